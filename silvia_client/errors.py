@@ -1,0 +1,177 @@
+"""Every exception the SDK raises, under one root.
+
+    SilviaError
+    ├── ConfigurationError          no base URL, a bad argument
+    ├── APIError                    something went wrong talking to the server
+    │   ├── APIConnectionError      could not connect, or the connection broke
+    │   │   └── APITimeoutError     connect/read timed out
+    │   ├── UnexpectedResponseError a 2xx that is not what the endpoint answers
+    │   └── APIStatusError          a non-2xx status, before any event
+    │       ├── AuthenticationError     401
+    │       ├── PermissionDeniedError   403
+    │       ├── NotFoundError           404
+    │       ├── RateLimitError          429 (.retry_after)
+    │       └── InternalServerError     5xx
+    └── StreamError                 a chat stream that did not finish; carries .turn
+        ├── ServerStreamError       the server sent an in-band `error` event
+        ├── StreamDisconnectedError the connection dropped mid-stream
+        ├── StreamTimeoutError      no event within the idle timeout
+        └── IncompleteTurnError     the stream ended without `done`
+
+A `StreamError` keeps everything that arrived before the failure: `.turn` is
+the partial `Turn`, with `complete` False.
+
+No message built here ever holds the bearer token or an account's provider:
+messages are made from status codes, request ids and the server's own error
+text only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .chat import Turn
+
+__all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "ConfigurationError",
+    "IncompleteTurnError",
+    "InternalServerError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "ServerStreamError",
+    "SilviaError",
+    "StreamDisconnectedError",
+    "StreamError",
+    "StreamTimeoutError",
+    "UnexpectedResponseError",
+]
+
+
+class SilviaError(Exception):
+    """The root of every error the SDK raises."""
+
+
+class ConfigurationError(SilviaError, ValueError):
+    """The client was configured in a way that cannot work."""
+
+
+class APIError(SilviaError):
+    """A request to the server failed."""
+
+
+class APIConnectionError(APIError):
+    """The connection could not be made, or broke before a response arrived."""
+
+
+class APITimeoutError(APIConnectionError):
+    """Connecting or reading took longer than the configured timeout."""
+
+
+class UnexpectedResponseError(APIError):
+    """A success status whose body is not what the endpoint answers."""
+
+    def __init__(self, message: str, *, status_code: int, request_id: str | None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.request_id = request_id
+
+
+class APIStatusError(APIError):
+    """The server answered with a non-2xx status."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        request_id: str | None = None,
+        error_type: str | None = None,
+        body: object = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status_code = status_code
+        self.request_id = request_id
+        self.error_type = error_type
+        self.body = body
+
+    def __str__(self) -> str:
+        suffix = f" (request id {self.request_id})" if self.request_id else ""
+        return f"{self.status_code}: {self.message}{suffix}"
+
+
+class AuthenticationError(APIStatusError):
+    """401: the token is missing, wrong or expired."""
+
+
+class PermissionDeniedError(APIStatusError):
+    """403: the token may not do this."""
+
+
+class NotFoundError(APIStatusError):
+    """404: no such session or endpoint."""
+
+
+class RateLimitError(APIStatusError):
+    """429: too many requests; `retry_after` is the server's wait in seconds, if it said."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int = 429,
+        request_id: str | None = None,
+        error_type: str | None = None,
+        body: object = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(
+            message,
+            status_code=status_code,
+            request_id=request_id,
+            error_type=error_type,
+            body=body,
+        )
+        self.retry_after = retry_after
+
+
+class InternalServerError(APIStatusError):
+    """5xx: the server failed."""
+
+
+class StreamError(SilviaError):
+    """A chat stream that stopped before `done`. `.turn` holds what arrived."""
+
+    def __init__(self, message: str, *, turn: Turn) -> None:
+        super().__init__(message)
+        self.turn = turn
+
+
+class ServerStreamError(StreamError):
+    """The server sent an `error` event: the turn failed on its side."""
+
+    def __init__(
+        self, message: str, *, turn: Turn, error_type: str | None = None, body: object = None
+    ) -> None:
+        super().__init__(message, turn=turn)
+        self.error_type = error_type
+        self.body = body
+
+
+class StreamDisconnectedError(StreamError):
+    """The connection dropped in the middle of the stream."""
+
+
+class StreamTimeoutError(StreamError):
+    """No event arrived within the idle timeout."""
+
+
+class IncompleteTurnError(StreamError):
+    """The stream ended cleanly but without the `done` event."""
