@@ -1,0 +1,79 @@
+"""Citation targets: typed values, the defensive parser, citation rows, links and account matching.
+
+Where things are:
+
+- `_targets.py`  the nine target kinds and `AccountRef` (values; `to_wire()`)
+- `_parse.py`    `parse_citation_target`: wire value -> target or None, never raises
+- `_rows.py`     `Citation`, `InlineCitation`, `load_citations`
+- `_links.py`    `account_href` (JavaScript's encodeURIComponent), `resolve_citation`
+- `_accounts.py` the doc's account-id rule and matching refs to the user's accounts
+"""
+
+from ._accounts import (
+    account_id_candidates,
+    account_ref_from_row,
+    find_account,
+    find_accounts,
+    is_account_id,
+)
+from ._links import (
+    CitationLink,
+    InvalidAccountIdError,
+    ResolvedCitation,
+    account_href,
+    encode_uri_component,
+    resolve_citation,
+)
+from ._parse import is_http_url, parse_citation_target
+from ._rows import Citation, CitationRows, InlineCitation, RowError, load_citations
+from ._targets import (
+    PROVIDERS,
+    AccountProvider,
+    AccountRef,
+    AccountsTarget,
+    AccountTarget,
+    AnalysisTarget,
+    CardDocumentTarget,
+    CitationTarget,
+    MarketDataTarget,
+    MortgageReferenceTarget,
+    PortfolioTarget,
+    TargetKind,
+    TaxReferenceTarget,
+    WebTarget,
+)
+
+__all__ = [
+    "PROVIDERS",
+    "AccountProvider",
+    "AccountRef",
+    "AccountTarget",
+    "AccountsTarget",
+    "AnalysisTarget",
+    "CardDocumentTarget",
+    "Citation",
+    "CitationLink",
+    "CitationRows",
+    "CitationTarget",
+    "InlineCitation",
+    "InvalidAccountIdError",
+    "MarketDataTarget",
+    "MortgageReferenceTarget",
+    "PortfolioTarget",
+    "ResolvedCitation",
+    "RowError",
+    "TargetKind",
+    "TaxReferenceTarget",
+    "WebTarget",
+    "account_href",
+    "account_id_candidates",
+    "account_ref_from_row",
+    "encode_uri_component",
+    "find_account",
+    "find_accounts",
+    "is_account_id",
+    "is_http_url",
+    "load_citations",
+    "parse_citation_target",
+    "resolve_citation",
+]
