@@ -1,0 +1,368 @@
+"""The event-stream parser: WHATWG rules on top of httpx-sse, at any chunking."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import TYPE_CHECKING
+
+import httpx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from silvia_client._sse import SSEParser, aiter_sse, iter_sse
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Iterable, Iterator
+
+    from httpx_sse import ServerSentEvent
+
+Ev = tuple[str, str, str, "int | None"]  # event, data, id, retry
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def tuples(events: Iterable[ServerSentEvent]) -> list[Ev]:
+    return [(e.event, e.data, e.id, e.retry) for e in events]
+
+
+def via_parser(chunks: Iterable[bytes]) -> list[Ev]:
+    # `feed`/`close` and `iter_sse` are separate code paths; check both.
+    parser = SSEParser()
+    events: list[ServerSentEvent] = []
+    for chunk in chunks:
+        events += parser.feed(chunk)
+    events += parser.close()
+    return tuples(events)
+
+
+def via_iter(chunks: Iterable[bytes]) -> list[Ev]:
+    return tuples(iter_sse(chunks))
+
+
+async def via_aiter(chunks: Iterable[bytes]) -> list[Ev]:
+    async def source() -> AsyncIterator[bytes]:
+        for chunk in chunks:
+            yield chunk
+
+    return tuples([e async for e in aiter_sse(source())])
+
+
+def splits(body: bytes) -> Iterator[list[bytes]]:
+    """Whole, cut in two at every offset, and one byte per chunk."""
+    yield [body]
+    for i in range(len(body) + 1):
+        yield [body[:i], body[i:]]
+    yield [body[i : i + 1] for i in range(len(body))]
+
+
+# Every rule at once. The BOM makes the first field name unreadable if kept; the
+# `id:` makes httpx-sse dispatch a phantom event at every later comment + blank line.
+STREAM = (
+    BOM
+    + b": opening comment\r\n"
+    + b"event: text\n"
+    + 'data: {"text": "h€llo"}\r\n'.encode()
+    + b"\r\n"
+    + b"id: 7\r"
+    + "data: 日本\r".encode()
+    + b"data:  one space kept\r"
+    + b"\r"
+    + b": ping\n"
+    + b"\n"
+    + b"event: ghost\n"
+    + b"\n"
+    + b"data\n"
+    + b"\n"
+    + b"retry: 1500\n"
+    + b"data:\n"
+    + "data: 🎉\ufeff\n".encode()
+    + b"\n"
+    + b"retry: 20\n"
+    + b"\n"
+    + b"event: citation\r\n"
+    + b"data: x\r\n"
+    + b"\r\n"
+    + b"event: tail\n"
+    + b"data: never dispatched\n"
+)
+EXPECTED: list[Ev] = [
+    ("text", '{"text": "h€llo"}', "", None),
+    ("message", "日本\n one space kept", "7", None),
+    ("message", "", "7", None),
+    ("message", "\n🎉\ufeff", "7", 1500),
+    ("citation", "x", "7", None),
+]
+
+
+def test_stream_whole_cut_anywhere_and_byte_by_byte() -> None:
+    for chunks in splits(STREAM):
+        assert via_iter(chunks) == EXPECTED, chunks
+        assert via_parser(chunks) == EXPECTED, chunks
+
+
+@pytest.mark.anyio
+async def test_async_twin_gives_the_same_events() -> None:
+    for chunks in splits(STREAM):
+        assert await via_aiter(chunks) == EXPECTED, chunks
+
+
+def test_events_come_out_as_soon_as_complete() -> None:
+    parser = SSEParser()
+    assert tuples(parser.feed(b"data: a\n")) == []
+    assert tuples(parser.feed(b"\ndata: b")) == [("message", "a", "", None)]
+    assert tuples(parser.feed(b"\n\n")) == [("message", "b", "", None)]
+    assert parser.close() == []
+
+    pulled: list[bytes] = []
+
+    def source() -> Iterator[bytes]:
+        for chunk in (b"data: 1\n\n", b"data: 2\n\n"):
+            pulled.append(chunk)
+            yield chunk
+
+    events = iter_sse(source())
+    assert next(events).data == "1"
+    assert pulled == [b"data: 1\n\n"]
+
+
+def test_crlf_split_across_chunks_is_one_line_ending() -> None:
+    # Read as CR + LF, the LF would be a blank line dispatching "a" alone.
+    chunks = [b"data: a\r", b"\ndata: b\r", b"\n\r", b"\n"]
+    assert via_parser(chunks) == [("message", "a\nb", "", None)]
+    assert via_iter(chunks) == [("message", "a\nb", "", None)]
+
+
+# BOM
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        [BOM + b"event: a\ndata: 1\n\n"],
+        [BOM[:1], BOM[1:] + b"event: a\ndata: 1\n\n"],
+        [BOM[:2], BOM[2:] + b"event: a\ndata: 1\n\n"],
+        [BOM[:1], BOM[1:2], BOM[2:], b"event: a\ndata: 1\n\n"],
+    ],
+)
+def test_leading_bom_is_dropped(chunks: list[bytes]) -> None:
+    assert via_parser(chunks) == [("a", "1", "", None)]
+    assert via_iter(chunks) == [("a", "1", "", None)]
+
+
+def test_only_one_leading_bom_is_dropped() -> None:
+    # The second BOM is part of the first line, making its field name unknown.
+    body = BOM + BOM + b"event: a\ndata: 1\n\n"
+    assert via_iter([body]) == [("message", "1", "", None)]
+
+
+def test_bom_after_the_start_is_content() -> None:
+    body = b"data: 1\n\n" + b"data: " + BOM + b"x" + BOM + b"\n\n"
+    assert via_iter([body]) == [("message", "1", "", None), ("message", "\ufeffx\ufeff", "", None)]
+
+
+# Charset
+
+
+def test_body_is_utf8_whatever_its_bytes() -> None:
+    body = "event: €\ndata: 日本 😀\n\n".encode()
+    for chunks in ([body], [body[i : i + 1] for i in range(len(body))]):
+        assert via_iter(chunks) == [("€", "日本 😀", "", None)]
+
+
+def test_invalid_utf8_becomes_replacement_character() -> None:
+    body = b"data: a\xffb\xe2\x82\n\n"
+    assert via_iter([body]) == [("message", "a\ufffdb\ufffd", "", None)]
+    # Truncated at end of stream: nothing to dispatch, and no error.
+    assert via_parser([b"data: a\n\n\xe2\x82"]) == [("message", "a", "", None)]
+
+
+def test_declared_charset_is_ignored() -> None:
+    response = httpx.Response(
+        200,
+        headers={"content-type": "text/event-stream; charset=latin-1"},
+        content="data: €ü日\n\n".encode(),
+    )
+    assert via_iter(response.iter_bytes()) == [("message", "€ü日", "", None)]
+
+
+# No phantom events
+
+
+def test_comment_after_id_dispatches_nothing() -> None:
+    body = b"id: 1\ndata: a\n\n: ping\n\n:\n\ndata: b\n\n"
+    assert via_iter([body]) == [("message", "a", "1", None), ("message", "b", "1", None)]
+
+
+def test_id_alone_dispatches_nothing_but_sticks() -> None:
+    assert via_iter([b"id: 9\n\ndata: a\n\n"]) == [("message", "a", "9", None)]
+
+
+def test_event_without_data_dispatches_nothing_and_does_not_leak() -> None:
+    body = b"event: x\n\ndata: y\n\n"
+    assert via_parser([body]) == [("message", "y", "", None)]
+    assert via_iter([body]) == [("message", "y", "", None)]
+
+
+def test_retry_without_data_dispatches_nothing_and_does_not_leak() -> None:
+    assert via_iter([b"retry: 10\n\ndata: y\n\n"]) == [("message", "y", "", None)]
+
+
+@pytest.mark.parametrize("line", [b"data:", b"data: ", b"data"])
+def test_empty_data_line_counts(line: bytes) -> None:
+    assert via_iter([b"event: e\n" + line + b"\n\n"]) == [("e", "", "", None)]
+
+
+def test_field_merely_starting_with_data_is_not_data() -> None:
+    assert via_iter([b"event: e\ndatum: 1\ndata_: 2\n\n"]) == []
+
+
+def test_keep_alive_comments_alone_produce_nothing() -> None:
+    assert via_iter([b": ping\n\n" * 5, b":\r\n\r\n: ping\r\r"]) == []
+
+
+# End of stream
+
+
+def test_event_not_ended_by_blank_line_is_dropped() -> None:
+    for body in (b"data: a\n\ndata: b\n", b"data: a\n\ndata: b", b"data: a\n\ndata: b\r"):
+        assert via_parser([body]) == [("message", "a", "", None)], body
+        assert via_iter([body]) == [("message", "a", "", None)], body
+
+
+def test_final_cr_is_a_blank_line_only_known_at_close() -> None:
+    parser = SSEParser()
+    # The CR might be half a CRLF until the stream ends.
+    assert parser.feed(b"data: a\n\r") == []
+    assert tuples(parser.close()) == [("message", "a", "", None)]
+    assert via_iter([b"data: a\r\r"]) == [("message", "a", "", None)]
+
+
+@pytest.mark.anyio
+async def test_async_final_cr_is_a_blank_line() -> None:
+    assert await via_aiter([b"data: a\n", b"\r"]) == [("message", "a", "", None)]
+
+
+# Errors and closing
+
+
+def test_source_error_propagates_unchanged() -> None:
+    error = httpx.ReadTimeout("slow")
+
+    def source() -> Iterator[bytes]:
+        yield b"data: a\n\ndata: b"
+        raise error
+
+    events = iter_sse(source())
+    assert next(events).data == "a"
+    with pytest.raises(httpx.ReadTimeout) as info:
+        next(events)
+    assert info.value is error
+
+
+@pytest.mark.anyio
+async def test_async_source_error_propagates_unchanged() -> None:
+    error = httpx.ReadError("reset")
+
+    async def source() -> AsyncIterator[bytes]:
+        yield b"data: a\n\n"
+        raise error
+
+    events = aiter_sse(source())
+    assert (await events.__anext__()).data == "a"
+    with pytest.raises(httpx.ReadError) as info:
+        await events.__anext__()
+    assert info.value is error
+
+
+@pytest.mark.anyio
+async def test_aclose_closes_the_source() -> None:
+    closed = False
+
+    async def source() -> AsyncIterator[bytes]:
+        nonlocal closed
+        try:
+            yield b"data: a\n\ndata: b\n\n"
+            yield b"data: c\n\n"
+        finally:
+            closed = True
+
+    events = aiter_sse(source())
+    assert (await events.__anext__()).data == "a"
+    await events.aclose()
+    assert closed
+
+
+@pytest.mark.anyio
+async def test_async_over_an_httpx_response() -> None:
+    async def body() -> AsyncIterator[bytes]:
+        yield b"data: \xe2\x82"
+        yield b"\xac\r"
+        yield b"\n\r\n"
+
+    response = httpx.Response(
+        200, headers={"content-type": "text/event-stream; charset=latin-1"}, content=body()
+    )
+    events = [e async for e in aiter_sse(response.aiter_bytes())]
+    assert tuples(events) == [("message", "€", "", None)]
+
+
+# Property: any events, any line endings and comments, any chunking.
+
+no_newlines = st.characters(codec="utf-8", exclude_characters="\r\n")
+names = st.text(no_newlines, max_size=8)
+datas = st.text(st.characters(codec="utf-8", exclude_characters="\r"), max_size=20)
+comments = st.text(no_newlines, max_size=8).map(lambda text: ":" + text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    events=st.lists(st.tuples(names, datas), max_size=6),
+    bom=st.booleans(),
+    data=st.data(),
+)
+def test_round_trip(events: list[tuple[str, str]], bom: bool, data: st.DataObject) -> None:
+    lines: list[str] = []
+
+    def maybe_comment(between_events: bool) -> None:
+        if data.draw(st.booleans()):
+            lines.append(data.draw(comments))
+            # Inside an event a blank line would end it, so a keep-alive block
+            # (comment + blank line) only goes between events.
+            if between_events and data.draw(st.booleans()):
+                lines.append("")
+
+    for name, value in events:
+        maybe_comment(between_events=True)
+        if name or data.draw(st.booleans()):
+            lines.append(f"event: {name}")
+        for part in value.split("\n"):
+            maybe_comment(between_events=False)
+            # Without the space, a value starting with one would lose it.
+            tight = not part.startswith(" ") and data.draw(st.booleans())
+            lines.append(f"data:{part}" if tight else f"data: {part}")
+        lines.append("")
+    maybe_comment(between_events=True)
+
+    text = ""
+    previous = ""
+    for line in lines:
+        ending = data.draw(st.sampled_from(["\n", "\r", "\r\n"]))
+        if previous == "\r" and not line and ending == "\n":
+            ending = "\r\n"  # CR + blank LF line would read as one CRLF
+        text += line + ending
+        previous = ending
+    body = (BOM if bom else b"") + text.encode()
+
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(body)), max_size=12)))
+    bounds = [0, *cuts, len(body)]
+    chunks = [body[a:b] for a, b in pairwise(bounds)]
+
+    expected = [(name or "message", value) for name, value in events]
+    assert [(e.event, e.data) for e in iter_sse(chunks)] == expected
+    assert [(e[0], e[1]) for e in via_parser(chunks)] == expected
