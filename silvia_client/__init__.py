@@ -1,5 +1,81 @@
-"""silvia-client: a typed client for Silvia's chat API, built around citation targets."""
+"""silvia-client: a typed client for Silvia's chat API, built around citation targets.
 
+from silvia_client import SilviaClient
+
+with SilviaClient() as client:  # SILVIA_BASE_URL, SILVIA_TOKEN
+    with client.chat.stream("How much is in checking?") as stream:
+        for text in stream.text_stream:
+            print(text, end="")
+        turn = stream.until_done()
+"""
+
+from ._client import AsyncSilviaClient, SilviaClient
 from ._version import __version__
+from ._wire import DEFAULT_WIRE, EventNames, WireFormat
+from .chat import AsyncChatStream, ChatEvent, ChatStream, Turn
+from .citations import (
+    AccountRef,
+    Citation,
+    CitationTarget,
+    InlineCitation,
+    parse_citation_target,
+    resolve_citation,
+)
+from .errors import (
+    APIConnectionError,
+    APIError,
+    APIStatusError,
+    APITimeoutError,
+    AuthenticationError,
+    ConfigurationError,
+    IncompleteTurnError,
+    InternalServerError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    ServerStreamError,
+    SilviaError,
+    StreamDisconnectedError,
+    StreamError,
+    StreamTimeoutError,
+    UnexpectedResponseError,
+)
+from .sessions import Message, Session
 
-__all__ = ["__version__"]
+__all__ = [
+    "DEFAULT_WIRE",
+    "APIConnectionError",
+    "APIError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AccountRef",
+    "AsyncChatStream",
+    "AsyncSilviaClient",
+    "AuthenticationError",
+    "ChatEvent",
+    "ChatStream",
+    "Citation",
+    "CitationTarget",
+    "ConfigurationError",
+    "EventNames",
+    "IncompleteTurnError",
+    "InlineCitation",
+    "InternalServerError",
+    "Message",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "ServerStreamError",
+    "Session",
+    "SilviaClient",
+    "SilviaError",
+    "StreamDisconnectedError",
+    "StreamError",
+    "StreamTimeoutError",
+    "Turn",
+    "UnexpectedResponseError",
+    "WireFormat",
+    "__version__",
+    "parse_citation_target",
+    "resolve_citation",
+]

@@ -1,0 +1,45 @@
+"""Chat turns: the stream, its typed events, and the assembled `Turn`.
+
+- `events.py`   every event type, and the table that reads them off the wire
+- `_turn.py`    `Turn`, its O(1)-per-event builder, and the per-source registry
+- `_stream.py`  `ChatStream` / `AsyncChatStream`
+- `_resource.py` `client.chat.stream(...)`
+"""
+
+from ._resource import AsyncChat, Chat
+from ._stream import AsyncChatStream, ChatStream
+from ._turn import SourceRegistry, Turn, TurnBuilder
+from .events import (
+    ChatEvent,
+    CitationEvent,
+    CitationsSummaryEvent,
+    DoneEvent,
+    ErrorEvent,
+    MalformedEvent,
+    MessageEvent,
+    SessionEvent,
+    TextEvent,
+    UnknownEvent,
+    decode_event,
+)
+
+__all__ = [
+    "AsyncChat",
+    "AsyncChatStream",
+    "Chat",
+    "ChatEvent",
+    "ChatStream",
+    "CitationEvent",
+    "CitationsSummaryEvent",
+    "DoneEvent",
+    "ErrorEvent",
+    "MalformedEvent",
+    "MessageEvent",
+    "SessionEvent",
+    "SourceRegistry",
+    "TextEvent",
+    "Turn",
+    "TurnBuilder",
+    "UnknownEvent",
+    "decode_event",
+]

@@ -1,0 +1,265 @@
+"""`ChatStream` and `AsyncChatStream`: one chat turn, as typed events and then a `Turn`.
+
+The request is sent when the stream is entered (or first iterated). Events are
+read one at a time from the open response; every event is also applied to the
+turn under construction, so `until_done()` after a full iteration has nothing
+left to read. Leaving the `with` block, `close()`, breaking out of the loop, or
+cancelling the task closes the response. A stream that fails hands back the
+partial turn on the error (`error.turn`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+import httpx
+
+from .._sse import aiter_sse, iter_sse
+from .._wire import WireFormat
+from ..errors import (
+    IncompleteTurnError,
+    ServerStreamError,
+    StreamDisconnectedError,
+    StreamError,
+    StreamTimeoutError,
+)
+from ._turn import Turn, TurnBuilder
+from .events import ChatEvent, TextEvent, decode_event
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = ["AsyncChatStream", "ChatStream"]
+
+
+class _StreamState:
+    """What the twins share: the turn under construction and how a stream ended."""
+
+    def __init__(self, wire: WireFormat, session_id: str | None) -> None:
+        self._wire = wire
+        self._builder = TurnBuilder(session_id)
+        self._failure: StreamError | None = None
+        self._turn: Turn | None = None
+        self._response: httpx.Response | None = None
+
+    @property
+    def session_id(self) -> str | None:
+        """The session's id, once the server has said it (or the one you passed)."""
+        return self._builder.session_id
+
+    @property
+    def request_id(self) -> str | None:
+        """The server's id for this request, for support tickets."""
+        response = self._response
+        return None if response is None else response.headers.get(self._wire.request_id_header)
+
+    def _decode(self, name: str, data: str) -> ChatEvent:
+        builder = self._builder
+        event = decode_event(name, data, self._wire, builder.text_length)
+        builder.apply(event)
+        return event
+
+    def _after(self) -> StreamError | None:
+        """The error that ends the stream after the event just applied, if any."""
+        error = self._builder.error
+        if error is None:
+            return None
+        return ServerStreamError(
+            f"the server reported an error: {error.message}",
+            turn=self._builder.build(),
+            error_type=error.error_type,
+            body=error.body,
+        )
+
+    def _failed(self, error: BaseException) -> StreamError:
+        turn = self._builder.build()
+        if isinstance(error, httpx.TimeoutException):
+            return StreamTimeoutError("no data within the idle timeout", turn=turn)
+        return StreamDisconnectedError(
+            f"the connection dropped mid-stream: {type(error).__name__}", turn=turn
+        )
+
+    def _ended_early(self) -> IncompleteTurnError:
+        return IncompleteTurnError("the stream ended without `done`", turn=self._builder.build())
+
+    def _result(self) -> Turn:
+        if self._failure is not None:
+            raise self._failure
+        if not self._builder.done:
+            raise IncompleteTurnError(
+                "the stream was closed before `done`", turn=self._builder.build()
+            )
+        if self._turn is None:
+            self._turn = self._builder.build()
+        return self._turn
+
+
+class ChatStream(_StreamState):
+    """A chat turn being streamed. Iterate it for events, or call `until_done()`."""
+
+    def __init__(
+        self,
+        open_response: Callable[[], httpx.Response],
+        *,
+        wire: WireFormat,
+        session_id: str | None = None,
+    ) -> None:
+        super().__init__(wire, session_id)
+        self._open = open_response
+        self._events: Iterator[ChatEvent] | None = None
+
+    def _started(self) -> Iterator[ChatEvent]:
+        if self._events is None:
+            self._response = self._open()
+            self._events = self._read(self._response)
+        return self._events
+
+    def _read(self, response: httpx.Response) -> Iterator[ChatEvent]:
+        try:
+            for sse in iter_sse(response.iter_bytes()):
+                yield self._decode(sse.event, sse.data)
+                if self._builder.done:
+                    return
+                if (failure := self._after()) is not None:
+                    raise failure
+            raise self._ended_early()
+        except httpx.RequestError as error:
+            raise self._failed(error) from error
+        finally:
+            response.close()
+
+    def __iter__(self) -> Iterator[ChatEvent]:
+        events = self._started()
+        finished = False
+        try:
+            yield from events
+            finished = True
+        except StreamError as error:
+            self._failure = error
+            finished = True
+            raise
+        finally:
+            if not finished:  # the caller broke out of the loop
+                self.close()
+
+    @property
+    def text_stream(self) -> Iterator[str]:
+        """The answer's text, piece by piece (the other events still build the turn)."""
+        events = iter(self)
+        try:
+            for event in events:
+                if isinstance(event, TextEvent):
+                    yield event.text
+        finally:
+            events.close()  # type: ignore[attr-defined]
+
+    def until_done(self) -> Turn:
+        """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""
+        for _ in self:
+            pass
+        return self._result()
+
+    def close(self) -> None:
+        if self._events is not None:
+            self._events.close()  # type: ignore[attr-defined]
+        elif self._response is not None:
+            self._response.close()
+
+    def __enter__(self) -> Self:
+        self._started()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class AsyncChatStream(_StreamState):
+    """The async twin of `ChatStream`: `async with`, `async for`, `await until_done()`."""
+
+    def __init__(
+        self,
+        open_response: Callable[[], Awaitable[httpx.Response]],
+        *,
+        wire: WireFormat,
+        session_id: str | None = None,
+    ) -> None:
+        super().__init__(wire, session_id)
+        self._open = open_response
+        self._events: AsyncIterator[ChatEvent] | None = None
+
+    async def _started(self) -> AsyncIterator[ChatEvent]:
+        if self._events is None:
+            self._response = await self._open()
+            self._events = self._read(self._response)
+        return self._events
+
+    async def _read(self, response: httpx.Response) -> AsyncIterator[ChatEvent]:
+        try:
+            async for sse in aiter_sse(response.aiter_bytes()):
+                yield self._decode(sse.event, sse.data)
+                if self._builder.done:
+                    return
+                if (failure := self._after()) is not None:
+                    raise failure
+            raise self._ended_early()
+        except httpx.RequestError as error:
+            raise self._failed(error) from error
+        finally:
+            await response.aclose()
+
+    async def __aiter__(self) -> AsyncIterator[ChatEvent]:
+        events = await self._started()
+        finished = False
+        try:
+            async for event in events:
+                yield event
+            finished = True
+        except StreamError as error:
+            self._failure = error
+            finished = True
+            raise
+        finally:
+            if not finished:  # the caller broke out of the loop, or the task was cancelled
+                await self.close()
+
+    @property
+    async def text_stream(self) -> AsyncIterator[str]:
+        """The answer's text, piece by piece (the other events still build the turn)."""
+        events = self.__aiter__()
+        try:
+            async for event in events:
+                if isinstance(event, TextEvent):
+                    yield event.text
+        finally:
+            await events.aclose()  # type: ignore[attr-defined]
+
+    async def until_done(self) -> Turn:
+        """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""
+        async for _ in self:
+            pass
+        return self._result()
+
+    async def close(self) -> None:
+        if self._events is not None:
+            await self._events.aclose()  # type: ignore[attr-defined]
+        elif self._response is not None:
+            await self._response.aclose()
+
+    async def __aenter__(self) -> Self:
+        await self._started()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()

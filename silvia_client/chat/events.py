@@ -1,0 +1,219 @@
+"""The typed events of one chat turn, and the table that reads them off the wire.
+
+Every SSE event becomes exactly one of these; nothing is dropped. A name the
+SDK does not know becomes `UnknownEvent` with its raw name and data; a known
+name whose data is not JSON, or not the documented shape, becomes
+`MalformedEvent` with the raw data. Neither stops the stream.
+
+`type` is the SDK's own name for an event (stable, for `match`), whatever the
+event is called on the wire (see `_wire.EventNames`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, ClassVar, Literal, TypeAlias
+
+from pydantic import ValidationError
+
+from .._wire import WireFormat
+from ..citations import Citation, InlineCitation, RowError, load_citations
+
+__all__ = [
+    "ChatEvent",
+    "CitationEvent",
+    "CitationsSummaryEvent",
+    "DoneEvent",
+    "ErrorEvent",
+    "MalformedEvent",
+    "MessageEvent",
+    "SessionEvent",
+    "TextEvent",
+    "UnknownEvent",
+    "decode_event",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEvent:
+    """The session this turn belongs to (first event of a turn)."""
+
+    type: ClassVar[Literal["session"]] = "session"
+    session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class TextEvent:
+    """A piece of the answer text."""
+
+    type: ClassVar[Literal["text"]] = "text"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class CitationEvent:
+    """A citation as it streamed in; its `offset` is the answer's length at that moment."""
+
+    type: ClassVar[Literal["citation"]] = "citation"
+    citation: InlineCitation
+
+
+@dataclass(frozen=True, slots=True)
+class CitationsSummaryEvent:
+    """The turn's citations, final. Rows that could not be read are in `errors`."""
+
+    type: ClassVar[Literal["citations_summary"]] = "citations_summary"
+    citations: tuple[Citation, ...]
+    errors: tuple[RowError, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MessageEvent:
+    """The model's final message, raw as the server sent it (it carries no targets)."""
+
+    type: ClassVar[Literal["message"]] = "message"
+    message: dict[str, Any] = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEvent:
+    """The server reports that the turn failed."""
+
+    type: ClassVar[Literal["error"]] = "error"
+    message: str
+    error_type: str | None = None
+    body: object = field(default=None, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class DoneEvent:
+    """The turn is complete."""
+
+    type: ClassVar[Literal["done"]] = "done"
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownEvent:
+    """An event this SDK does not know, kept with its raw name and data."""
+
+    type: ClassVar[Literal["unknown"]] = "unknown"
+    event: str
+    data: str
+
+
+@dataclass(frozen=True, slots=True)
+class MalformedEvent:
+    """A known event whose data could not be read; `data` is exactly what arrived."""
+
+    type: ClassVar[Literal["malformed"]] = "malformed"
+    event: str
+    data: str = field(repr=False)
+    reason: str
+
+
+ChatEvent: TypeAlias = (
+    SessionEvent
+    | TextEvent
+    | CitationEvent
+    | CitationsSummaryEvent
+    | MessageEvent
+    | ErrorEvent
+    | DoneEvent
+    | UnknownEvent
+    | MalformedEvent
+)
+
+
+class _Shape(Exception):
+    """The data parsed as JSON but is not the documented shape."""
+
+
+def _field(data: object, key: str, kind: type) -> Any:
+    if not isinstance(data, dict):
+        raise _Shape(f"expected an object, got {type(data).__name__}")
+    value = data.get(key)
+    if not isinstance(value, kind):
+        raise _Shape(f"expected {key!r} to be {kind.__name__}")
+    return value
+
+
+# A reader takes the parsed data, the wire format, and the answer's current
+# length (the offset of a streamed citation), and returns the event.
+Reader: TypeAlias = Callable[[object, WireFormat, int], ChatEvent]
+
+
+def _session(data: object, wire: WireFormat, offset: int) -> ChatEvent:
+    return SessionEvent(_field(data, wire.session_id_key, str))
+
+
+def _text(data: object, wire: WireFormat, offset: int) -> ChatEvent:
+    return TextEvent(_field(data, wire.text_key, str))
+
+
+def _citation(data: object, wire: WireFormat, offset: int) -> ChatEvent:
+    row = _field(data, wire.citation_key, dict)
+    return CitationEvent(InlineCitation.model_validate({**row, "offset": offset}))
+
+
+def _citations_summary(data: object, wire: WireFormat, offset: int) -> ChatEvent:
+    rows = load_citations(_field(data, wire.citations_key, list), Citation)
+    return CitationsSummaryEvent(rows.citations, rows.errors)
+
+
+def _message(data: object, wire: WireFormat, offset: int) -> ChatEvent:
+    if not isinstance(data, dict):
+        raise _Shape(f"expected an object, got {type(data).__name__}")
+    return MessageEvent(data)
+
+
+def _error(data: object, wire: WireFormat, offset: int) -> ChatEvent:
+    error = data.get(wire.error_key) if isinstance(data, dict) else None
+    if isinstance(error, str):
+        return ErrorEvent(error, None, data)
+    if isinstance(error, dict):
+        message, kind = error.get("message"), error.get("type")
+        return ErrorEvent(
+            message if isinstance(message, str) else "the server reported an error",
+            kind if isinstance(kind, str) else None,
+            data,
+        )
+    raise _Shape(f"expected {wire.error_key!r} to be an object or a string")
+
+
+def _done(data: object, wire: WireFormat, offset: int) -> ChatEvent:
+    return DoneEvent()
+
+
+@lru_cache(maxsize=8)
+def _readers(wire: WireFormat) -> Mapping[str, Reader]:
+    names = wire.events
+    return {
+        names.session: _session,
+        names.text: _text,
+        names.citation: _citation,
+        names.citations_summary: _citations_summary,
+        names.message: _message,
+        names.error: _error,
+        names.done: _done,
+    }
+
+
+def decode_event(name: str, data: str, wire: WireFormat, offset: int = 0) -> ChatEvent:
+    """Read one SSE event. Never raises: bad data gives a `MalformedEvent`."""
+    reader = _readers(wire).get(name)
+    if reader is None:
+        return UnknownEvent(name, data)
+    if name == wire.events.done and not data.strip():
+        return DoneEvent()  # `done` carries `{}`, but an empty data line means the same
+    try:
+        return reader(json.loads(data), wire, offset)
+    except ValueError as error:  # JSON errors and pydantic's ValidationError are both ValueErrors
+        reason = "invalid citation" if isinstance(error, ValidationError) else "invalid JSON"
+        return MalformedEvent(name, data, reason)
+    except _Shape as error:
+        return MalformedEvent(name, data, str(error))
+    except RecursionError:
+        return MalformedEvent(name, data, "nested too deeply")
