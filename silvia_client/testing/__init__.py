@@ -1,0 +1,93 @@
+"""A Silvia that is not Silvia: the reference server, its scenarios, and ways to run it.
+
+::
+
+    from silvia_client.testing import ReferenceServer
+
+    server = ReferenceServer()
+    http = httpx.Client(transport=server.transport(), base_url=IN_PROCESS_URL)  # in-process
+    with server.serve_loopback() as url:                                      # real socket
+        ...
+
+A scenario is a scripted turn (tool results, text, citations, maybe a fault);
+the server derives every source and target from it by the doc's rules, streams
+it in the wire contract's events, and stores it for the session endpoint.
+`expected_turn(scenario)` says what a client should assemble from it.
+"""
+
+from ._derive import humanize_citation_url, label_slug
+from ._expected import ExpectedTurn, expected_turn
+from ._faults import (
+    DropMidEvent,
+    EndWithoutDone,
+    ErrorEvent,
+    Fault,
+    HttpError,
+    MalformedEvent,
+    Stall,
+    UnknownEvent,
+)
+from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS, scenarios
+from ._loopback import LoopbackServer
+from ._scenario import Scenario
+from ._script import Checkpoint, Cite, PriorTurn, Say, ScriptItem
+from ._server import IN_PROCESS_URL, SCENARIO_COMMAND, SCENARIO_HEADER, ReferenceServer
+from ._store import SessionStore, StoredSession
+from ._tools import (
+    ExaArticle,
+    ExecutePython,
+    ExecuteSql,
+    ReadLibraryDocument,
+    SearchWeb,
+    ToolResult,
+    WebResult,
+    read_credit_card_document,
+    read_mortgage_authority,
+    read_tax_authority,
+)
+from ._transport import InProcessTransport
+from ._turn import ScriptError
+
+__all__ = [
+    "DEFAULT_SCENARIO",
+    "IN_PROCESS_URL",
+    "LEGACY_HISTORY",
+    "SCENARIOS",
+    "SCENARIO_COMMAND",
+    "SCENARIO_HEADER",
+    "Checkpoint",
+    "Cite",
+    "DropMidEvent",
+    "EndWithoutDone",
+    "ErrorEvent",
+    "ExaArticle",
+    "ExecutePython",
+    "ExecuteSql",
+    "ExpectedTurn",
+    "Fault",
+    "HttpError",
+    "InProcessTransport",
+    "LoopbackServer",
+    "MalformedEvent",
+    "PriorTurn",
+    "ReadLibraryDocument",
+    "ReferenceServer",
+    "Say",
+    "Scenario",
+    "ScriptError",
+    "ScriptItem",
+    "SearchWeb",
+    "SessionStore",
+    "Stall",
+    "StoredSession",
+    "ToolResult",
+    "UnknownEvent",
+    "WebResult",
+    "expected_turn",
+    "humanize_citation_url",
+    "label_slug",
+    "read_credit_card_document",
+    "read_mortgage_authority",
+    "read_tax_authority",
+    "scenarios",
+]

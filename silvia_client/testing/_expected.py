@@ -1,0 +1,106 @@
+"""What a client should assemble from a scenario: the hook end-to-end tests assert against.
+
+Computed by reading the scenario's own steps the way a client reads the wire,
+so it cannot drift from what the server sends: text deltas concatenated,
+citations as they streamed, the summary's citations, and where (and how) the
+stream stops short.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from .._wire import DEFAULT_WIRE, WireFormat
+from ._faults import HttpError
+from ._scenario import Scenario
+from ._steps import Drop, Event, Pause
+
+__all__ = ["ExpectedTurn", "expected_turn"]
+
+WireCitation = dict[str, object]
+
+
+@dataclass(frozen=True)
+class ExpectedTurn:
+    """The turn a conforming client assembles from `scenario` (wire dicts, targets included)."""
+
+    scenario: str
+    status: int = 200
+    text: str = ""
+    citations: tuple[WireCitation, ...] = ()  # the summary's: de-duplicated, final targets
+    inline_citations: tuple[WireCitation, ...] = ()  # as streamed, each with its target then
+    final_targets: dict[str, dict[str, object] | None] = field(default_factory=dict)
+    message: dict[str, object] | None = None  # the raw final message (no targets; its id varies)
+    complete: bool = False  # whether `done` arrives
+    fault: str | None = None  # the fault's kind, e.g. "drop", "stall", "http_error"
+    error: dict[str, object] | None = None  # the in-band or status error body's error object
+    retry_after: float | None = None
+    unknown_events: tuple[tuple[str, object], ...] = ()  # (event name, data)
+
+    def target_for(self, source: str) -> dict[str, object] | None:
+        """The target `source` has at the end of the turn (None: untyped or never written)."""
+        return self.final_targets.get(source)
+
+
+def expected_turn(
+    scenario: Scenario, *, wire: WireFormat = DEFAULT_WIRE, idle_timeout: float = 5.0
+) -> ExpectedTurn:
+    """What a client reading `scenario` with `idle_timeout` (seconds) should end up with.
+
+    A pause longer than `idle_timeout` ends the client's view there, as its idle
+    timeout would. Malformed events are bytes the client cannot read, so they add
+    nothing here; whether a client skips them or stops is the client's rule.
+    """
+    fault = scenario.fault
+    if isinstance(fault, HttpError):
+        return ExpectedTurn(
+            scenario=scenario.name,
+            status=fault.status,
+            fault=fault.kind,
+            error={"type": fault.error_type, "message": fault.message},
+            retry_after=fault.retry_after,
+        )
+    played = scenario.play()
+    known = set(dataclasses.asdict(wire.events).values())
+    text: list[str] = []
+    inline: list[WireCitation] = []
+    citations: tuple[WireCitation, ...] = ()
+    unknown: list[tuple[str, object]] = []
+    message: dict[str, object] | None = None
+    error: dict[str, object] | None = None
+    complete = False
+    for step in scenario.steps(session_id="expected", wire=wire):
+        if isinstance(step, Drop) or (isinstance(step, Pause) and step.seconds > idle_timeout):
+            break
+        if not isinstance(step, Event):
+            continue
+        data = step.data
+        assert isinstance(data, dict)
+        if step.name == wire.events.text:
+            text.append(data[wire.text_key])
+        elif step.name == wire.events.citation:
+            inline.append(data[wire.citation_key])
+        elif step.name == wire.events.citations_summary:
+            citations = tuple(data[wire.citations_key])
+        elif step.name == wire.events.message:
+            message = data
+        elif step.name == wire.events.error:
+            error = data[wire.error_key]
+            break
+        elif step.name == wire.events.done:
+            complete = True
+        elif step.name not in known:
+            unknown.append((step.name, data))
+    return ExpectedTurn(
+        scenario=scenario.name,
+        text="".join(text),
+        citations=citations,
+        inline_citations=tuple(inline),
+        final_targets=played.final_targets,
+        message=message,
+        complete=complete,
+        fault=None if fault is None else fault.kind,
+        error=error,
+        unknown_events=tuple(unknown),
+    )

@@ -1,0 +1,164 @@
+"""Ways a turn goes wrong, applied to a turn's steps (or replacing the reply).
+
+Each stream fault places itself by counting SSE events (`after_events`), so
+it lands at the same point under every runner. `kind` is the name an
+end-to-end test matches on (see `ExpectedTurn.fault`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, TypeAlias
+
+from .._wire import WireFormat
+from ._steps import Drop, Effect, Event, Pause, Raw, Step
+
+__all__ = [
+    "DropMidEvent",
+    "EndWithoutDone",
+    "ErrorEvent",
+    "Fault",
+    "HttpError",
+    "MalformedEvent",
+    "Stall",
+    "StreamFault",
+    "UnknownEvent",
+]
+
+
+def _after(steps: list[Step], events: int) -> int:
+    """The index just past the `events`-th SSE event (clamped to the end)."""
+    seen = 0
+    for index, step in enumerate(steps):
+        if seen >= events:
+            return index
+        if isinstance(step, Event):
+            seen += 1
+    return len(steps)
+
+
+def _next_event(steps: list[Step], start: int) -> int:
+    for index in range(start, len(steps)):
+        if isinstance(steps[index], Event):
+            return index
+    raise ValueError("no event left to cut")
+
+
+@dataclass(frozen=True)
+class HttpError:
+    """An error status before any event, with the contract's JSON error body."""
+
+    kind: ClassVar[str] = "http_error"
+    status: int
+    error_type: str
+    message: str
+    headers: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def retry_after(self) -> float | None:
+        for name, value in self.headers:
+            if name.lower() == "retry-after":
+                return float(value)
+        return None
+
+
+@dataclass(frozen=True)
+class DropMidEvent:
+    """The connection drops halfway through the event after the first `after_events`."""
+
+    kind: ClassVar[str] = "drop"
+    after_events: int = 6
+
+    def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        cut = _next_event(steps, _after(steps, self.after_events))
+        event = steps[cut]
+        assert isinstance(event, Event)
+        data = event.encode()
+        return [*steps[:cut], Raw(data[: len(data) // 2]), Drop()]
+
+
+@dataclass(frozen=True)
+class Stall:
+    """Nothing for `seconds` after `after_events` events, then the rest of the turn."""
+
+    kind: ClassVar[str] = "stall"
+    seconds: float = 300.0
+    after_events: int = 6
+
+    def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        at = _after(steps, self.after_events)
+        return [*steps[:at], Pause(self.seconds), *steps[at:]]
+
+
+@dataclass(frozen=True)
+class MalformedEvent:
+    """A known event name whose data is not what it should be (raw bytes, as given)."""
+
+    kind: ClassVar[str] = "malformed_event"
+    event: str = "citation"
+    data: str = '{"citation": {"source": "silvia://your-account/checking", '
+    after_events: int = 6
+
+    def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        at = _after(steps, self.after_events)
+        raw = Raw(f"event: {self.event}\ndata: {self.data}\n\n".encode())
+        return [*steps[:at], raw, *steps[at:]]
+
+
+@dataclass(frozen=True)
+class UnknownEvent:
+    """An event name the contract does not define; the turn still completes."""
+
+    kind: ClassVar[str] = "unknown_event"
+    event: str = "tool_progress"
+    data: object = None
+    after_events: int = 6
+
+    def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        at = _after(steps, self.after_events)
+        data = {"tool": "execute_sql", "status": "running"} if self.data is None else self.data
+        return [*steps[:at], Event(self.event, data), *steps[at:]]
+
+
+@dataclass(frozen=True)
+class ErrorEvent:
+    """An in-band `error` event after `after_events` events; the stream ends there."""
+
+    kind: ClassVar[str] = "error_event"
+    error_type: str = "overloaded_error"
+    message: str = "The model is overloaded. Try again in a moment."
+    after_events: int = 6
+
+    def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        at = _after(steps, self.after_events)
+        error = {wire.error_key: {"type": self.error_type, "message": self.message}}
+        return [*steps[:at], Event(wire.events.error, error)]
+
+
+@dataclass(frozen=True)
+class EndWithoutDone:
+    """The whole turn but no `done`: the body ends cleanly where `done` would be.
+
+    The turn never completes, so the assistant's message is not stored either.
+    """
+
+    kind: ClassVar[str] = "no_done"
+
+    def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        done = [
+            index
+            for index, step in enumerate(steps)
+            if isinstance(step, Event) and step.name == wire.events.done
+        ]
+        if not done:
+            return list(steps)
+        kept = steps[: done[-1]]
+        if kept and isinstance(kept[-1], Effect):
+            kept.pop()  # the storing of the completed turn, which never completes
+        return kept
+
+
+StreamFault: TypeAlias = (
+    DropMidEvent | Stall | MalformedEvent | UnknownEvent | ErrorEvent | EndWithoutDone
+)
+Fault: TypeAlias = HttpError | StreamFault

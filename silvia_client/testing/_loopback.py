@@ -1,0 +1,308 @@
+"""The reference server on a real socket: HTTP/1.1 on 127.0.0.1, standard library only.
+
+Why asyncio rather than `http.server.ThreadingHTTPServer`: a load test holds
+hundreds of streams open at once, and a thread per stream (each mostly
+sleeping) costs far more than a coroutine per stream; and shutting down cleanly
+means interrupting connections blocked in a read, which a task can be
+(`cancel()`) and a thread cannot. So the server is one event loop in one
+background thread, whatever the caller runs: sync tests, async tests, the CLI.
+
+Streams use chunked transfer encoding, so a dropped connection is visible to
+the client as a body that never ended (no `0` chunk); the JSON endpoint keeps
+the connection alive for the next request. Stopping closes every connection,
+cancels every stream in progress and joins the thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import http
+import threading
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from ._steps import Drop, Effect, Event, Pause, Raw, Reply, Request
+
+if TYPE_CHECKING:
+    from ._server import ReferenceServer
+
+__all__ = ["LoopbackServer"]
+
+_MAX_HEAD = 64 * 1024
+_MAX_BODY = 1024 * 1024
+
+
+class _BadRequest(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class _Incoming:
+    request: Request
+    http11: bool
+    keep_alive: bool
+
+
+class LoopbackServer:
+    """A `ReferenceServer` on a loopback socket, in a background thread.
+
+    ::
+
+        with server.serve_loopback(port=0) as url:
+            httpx.post(f"{url}/api/claude", ...)
+
+    `start()` / `stop()` do the same without a `with`.
+    """
+
+    def __init__(
+        self,
+        server: ReferenceServer,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        backlog: int = 1024,
+    ) -> None:
+        self._server = server
+        self._host = host
+        self._port = port
+        self._backlog = backlog
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._startup_error: BaseException | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+        self.url = ""
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def start(self, timeout: float = 10.0) -> str:
+        """Bind, start serving, and return the base URL (`http://127.0.0.1:<port>`)."""
+        if self._thread is not None:
+            raise RuntimeError("this loopback server was already started")
+        self._thread = threading.Thread(
+            target=self._run, name="silvia-reference-server", daemon=True
+        )
+        self._thread.start()
+        if not self._ready.wait(timeout):
+            raise RuntimeError("the reference server did not start in time")
+        if self._startup_error is not None:
+            self._thread.join()
+            raise self._startup_error
+        return self.url
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Close every connection (streams in progress are cut) and join the thread."""
+        thread, loop, stopping = self._thread, self._loop, self._stopping
+        if thread is None or not thread.is_alive():
+            return
+        if loop is not None and stopping is not None:
+            with contextlib.suppress(RuntimeError):  # the loop already ended
+                loop.call_soon_threadsafe(stopping.set)
+        thread.join(timeout)
+
+    def __enter__(self) -> str:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def open_connections(self) -> int:
+        """Connections open right now (a benchmark checks none is left behind)."""
+        return len(self._connections)
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as error:  # reported to start(), which re-raises it
+            self._startup_error = error
+            self._ready.set()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        listener = await asyncio.start_server(
+            self._serve_connection, self._host, self._port, backlog=self._backlog, limit=_MAX_HEAD
+        )
+        port = listener.sockets[0].getsockname()[1]
+        host = f"[{self._host}]" if ":" in self._host else self._host
+        self.url = f"http://{host}:{port}"
+        self._ready.set()
+        try:
+            await self._stopping.wait()
+        finally:
+            listener.close()
+            for task in list(self._connections):
+                task.cancel()
+            await asyncio.gather(*self._connections, return_exceptions=True)
+            await listener.wait_closed()
+
+    # -- connections ---------------------------------------------------------
+
+    async def _serve_connection(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        try:
+            while True:
+                try:
+                    incoming = await _read_request(reader, writer)
+                except _BadRequest as bad:
+                    await self._write_fixed(writer, self._bad_request(bad), keep_alive=False)
+                    break
+                if incoming is None:
+                    break
+                if not await self._respond(incoming, reader, writer):
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass  # the client went away, or the server is stopping: close below
+        finally:
+            self._connections.discard(task)
+            writer.close()
+            with contextlib.suppress(ConnectionError, asyncio.CancelledError):
+                await writer.wait_closed()
+
+    def _bad_request(self, bad: _BadRequest) -> Reply:
+        return self._server.error_reply(bad.status, "invalid_request_error", bad.message)
+
+    async def _respond(
+        self, incoming: _Incoming, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
+        """Answer one request; True when the connection may serve another."""
+        try:
+            reply = self._server.handle(incoming.request)
+        except Exception:  # a bug in a scenario or the server: answer, do not hang
+            reply = self._server.error_reply(500, "api_error", "The reference server failed.")
+        if reply.steps is None:
+            await self._write_fixed(writer, reply, keep_alive=incoming.keep_alive)
+            return incoming.keep_alive
+        # An HTTP/1.0 client cannot read chunks: its stream ends with the connection.
+        chunked = incoming.http11
+        keep_alive = incoming.keep_alive and chunked
+        framing = ("transfer-encoding", "chunked") if chunked else ("connection", "close")
+        writer.write(
+            _head(reply, [framing, ("connection", "keep-alive")] if keep_alive else [framing])
+        )
+        for step in reply.steps:
+            if isinstance(step, (Event, Raw)):
+                data = step.encode()
+                writer.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
+                await writer.drain()
+            elif isinstance(step, Pause):
+                if await _client_left_during(reader, step.seconds):
+                    return False
+            elif isinstance(step, Drop):
+                await writer.drain()
+                return False  # closed without the last chunk: the body never ends
+            elif isinstance(step, Effect):
+                step.action()
+        if chunked:
+            writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        return keep_alive
+
+    @staticmethod
+    async def _write_fixed(writer: asyncio.StreamWriter, reply: Reply, *, keep_alive: bool) -> None:
+        extra = [("content-length", str(len(reply.body)))]
+        extra.append(("connection", "keep-alive" if keep_alive else "close"))
+        writer.write(_head(reply, extra) + reply.body)
+        await writer.drain()
+
+
+def _head(reply: Reply, extra: list[tuple[str, str]]) -> bytes:
+    try:
+        reason = http.HTTPStatus(reply.status).phrase
+    except ValueError:
+        reason = ""
+    lines = [f"HTTP/1.1 {reply.status} {reason}"]
+    lines += [f"{name}: {value}" for name, value in (*reply.headers, *extra)]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+async def _client_left_during(reader: asyncio.StreamReader, seconds: float) -> bool:
+    """Sleep `seconds`, watching the socket: True if the client closed it meanwhile.
+
+    A client does not send while it reads a stream, so anything readable here is
+    the end of the connection (or a client we would not understand anyway).
+    """
+    if seconds <= 0:
+        return False
+    try:
+        await asyncio.wait_for(reader.read(1), seconds)
+    except asyncio.TimeoutError:
+        return False
+    return True
+
+
+async def _read_request(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> _Incoming | None:
+    """The next request on the connection, or None when the client closed it between requests."""
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.IncompleteReadError as eof:
+        if eof.partial.strip():
+            raise _BadRequest(400, "The request ended inside its head.") from None
+        return None
+    except asyncio.LimitOverrunError:
+        raise _BadRequest(431, "The request head is too large.") from None
+    request_line, *header_lines = head.decode("latin-1").split("\r\n")
+    parts = request_line.split(" ")
+    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+        raise _BadRequest(400, "Malformed request line.")
+    method, target, version = parts
+    headers: dict[str, str] = {}
+    for line in header_lines:
+        if not line:
+            continue
+        name, colon, value = line.partition(":")
+        if not colon or not name.strip():
+            raise _BadRequest(400, "Malformed header line.")
+        key = name.strip().lower()
+        headers[key] = f"{headers[key]}, {value.strip()}" if key in headers else value.strip()
+    if headers.get("expect", "").lower() == "100-continue":
+        writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+    body = await _read_body(reader, headers)
+    http11 = version == "HTTP/1.1"
+    connection = headers.get("connection", "").lower()
+    keep_alive = "close" not in connection if http11 else "keep-alive" in connection
+    return _Incoming(Request(method, target, headers, body), http11, keep_alive)
+
+
+async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        body = bytearray()
+        while True:
+            size_line = await reader.readuntil(b"\r\n")
+            try:
+                size = int(size_line.split(b";")[0].strip(), 16)
+            except ValueError:
+                raise _BadRequest(400, "Malformed chunk size.") from None
+            if size == 0:
+                while (await reader.readuntil(b"\r\n")) != b"\r\n":
+                    pass  # trailers, ignored
+                return bytes(body)
+            if len(body) + size > _MAX_BODY:
+                raise _BadRequest(413, "The request body is too large.")
+            body += await reader.readexactly(size)
+            await reader.readexactly(2)
+    try:
+        length = int(headers.get("content-length", "0"))
+    except ValueError:
+        raise _BadRequest(400, "Malformed Content-Length.") from None
+    if not 0 <= length <= _MAX_BODY:
+        raise _BadRequest(413, "The request body is too large.")
+    return await reader.readexactly(length)

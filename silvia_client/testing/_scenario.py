@@ -1,0 +1,85 @@
+"""`Scenario`: a named, scripted turn, optionally with a fault. Plain data.
+
+Integrators build their own and register them on a server::
+
+    server.register(Scenario(
+        "two-cards", "Both credit cards behind one label.",
+        script=(ExecuteSql(rows=(...)), Say("..."), Cite("silvia://your-account/credit-card")),
+    ))
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .._wire import WireFormat
+from ._faults import Fault, HttpError
+from ._script import Checkpoint, PriorTurn, ScriptItem
+from ._steps import Step
+from ._turn import PlayedTurn, play, turn_steps
+
+__all__ = ["Scenario"]
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A scripted turn the reference server plays when a request selects it by `name`.
+
+    `history` is seeded into a session that has no messages yet, before the
+    turn; `checkpoint` makes the turn a resumed one; `fault` breaks it.
+    Construction plays the script once, so a bad script fails here, not mid-request.
+    """
+
+    name: str
+    description: str
+    script: tuple[ScriptItem, ...] = ()
+    checkpoint: Checkpoint | None = None
+    history: tuple[PriorTurn, ...] = ()
+    fault: Fault | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "script", tuple(self.script))
+        object.__setattr__(self, "history", tuple(self.history))
+        if not _NAME.fullmatch(self.name):
+            raise ValueError(f"scenario name {self.name!r}: use letters, digits, '-', '_', '.'")
+        if not self.description.strip() or "\n" in self.description:
+            raise ValueError(f"scenario {self.name!r} needs a one-line description")
+        self.play()
+        for prior in self.history:
+            play(prior.script)
+
+    def play(self) -> PlayedTurn:
+        """The turn as the server streams it (a fresh message id each time)."""
+        return play(self.script, self.checkpoint)
+
+    def steps(
+        self,
+        *,
+        session_id: str,
+        wire: WireFormat,
+        pace: float = 0.0,
+        turn: PlayedTurn | None = None,
+        on_start: Callable[[], None] | None = None,
+        on_complete: Callable[[], None] | None = None,
+    ) -> list[Step]:
+        """The streamed body of this scenario's turn, fault included.
+
+        `turn` is the played turn to stream (played afresh if not given), so a
+        caller that stores the turn streams the very same one. Not for an
+        `HttpError` scenario, which answers before any body.
+        """
+        if isinstance(self.fault, HttpError):
+            raise ValueError(f"scenario {self.name!r} answers {self.fault.status}, not a stream")
+        steps = turn_steps(
+            self.play() if turn is None else turn,
+            session_id=session_id,
+            wire=wire,
+            pace=pace,
+            on_start=on_start,
+            on_complete=on_complete,
+        )
+        return steps if self.fault is None else self.fault.apply(steps, wire)

@@ -1,0 +1,314 @@
+"""`ReferenceServer`: a Silvia that is not Silvia, speaking whatever `WireFormat` it is given.
+
+It answers `Request`s with `Reply`s and knows nothing of sockets; the runners
+(`transport()` in-process, `serve_loopback()` on 127.0.0.1) move the bytes.
+
+Routes (paths from the `WireFormat`):
+
+* `POST {chat_path}`: plays a scenario as an SSE stream and stores the turn;
+* `GET {session_path}<percent-encoded id>`: the stored session.
+
+Every request needs `Authorization: Bearer <token>`: any non-empty token, or
+exactly `token=` when the server was given one. Every reply carries a request
+id. A request picks its scenario with the `x-silvia-scenario` header or a
+message starting `/scenario <name>`; otherwise the server's default plays. A
+header naming a status scenario (`status-404`, ...) applies to both routes.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
+from urllib.parse import unquote, urlsplit
+
+from .._wire import DEFAULT_WIRE, WireFormat
+from ._expected import ExpectedTurn, expected_turn
+from ._faults import HttpError
+from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS
+from ._loopback import LoopbackServer
+from ._scenario import Scenario
+from ._script import PriorTurn
+from ._steps import Reply, Request, json_bytes
+from ._store import SessionStore, new_session_id
+from ._transport import InProcessTransport
+from ._turn import PlayedTurn, play
+
+__all__ = ["IN_PROCESS_URL", "SCENARIO_COMMAND", "SCENARIO_HEADER", "ReferenceServer"]
+
+SCENARIO_HEADER = "x-silvia-scenario"
+"""Request header naming the scenario to play (a testing-kit convention, not the wire's)."""
+
+SCENARIO_COMMAND = "/scenario"
+"""A message starting `/scenario <name>` picks that scenario when no header does."""
+
+IN_PROCESS_URL = "http://silvia.test"
+"""A base URL for clients on the in-process transport (never resolved: no sockets)."""
+
+
+class _Refusal(Exception):
+    """An error reply, raised from deep in a handler."""
+
+    def __init__(
+        self, status: int, error_type: str, message: str, headers: Sequence[tuple[str, str]] = ()
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error_type = error_type
+        self.message = message
+        self.headers = tuple(headers)
+
+
+class ReferenceServer:
+    """The reference server: scenarios, target rules, session storage, the wire.
+
+    `scenarios` replaces the built-in library (default: all of `SCENARIOS`);
+    `token` requires that bearer token; `pace` puts that many seconds between
+    streamed deltas (the demo's typing effect; 0 for tests). Thread-safe: one
+    instance can serve the in-process transport and a loopback server at once.
+    """
+
+    def __init__(
+        self,
+        scenarios: Iterable[Scenario] | None = None,
+        *,
+        default_scenario: str = DEFAULT_SCENARIO,
+        token: str | None = None,
+        wire: WireFormat = DEFAULT_WIRE,
+        pace: float = 0.0,
+    ) -> None:
+        if token is not None and not token.strip():
+            raise ValueError("token must be a non-empty string, or None to accept any token")
+        self.wire = wire
+        self.pace = pace
+        self._token = token
+        self._scenarios: dict[str, Scenario] = (
+            dict(SCENARIOS) if scenarios is None else {s.name: s for s in scenarios}
+        )
+        if default_scenario not in self._scenarios:
+            raise ValueError(f"no scenario named {default_scenario!r}")
+        self.default_scenario = default_scenario
+        self.sessions = SessionStore(wire)
+
+    def __repr__(self) -> str:
+        # Never the token: only whether one is required.
+        return (
+            f"<ReferenceServer scenarios={len(self._scenarios)} "
+            f"default={self.default_scenario!r} token_required={self._token is not None}>"
+        )
+
+    # -- scenarios -----------------------------------------------------------
+
+    @property
+    def scenarios(self) -> Mapping[str, Scenario]:
+        """The scenarios this server plays, by name (read-only; use `register`)."""
+        return MappingProxyType(self._scenarios)
+
+    def register(self, *scenarios: Scenario) -> None:
+        """Add scenarios to this server, replacing any of the same name."""
+        for scenario in scenarios:
+            self._scenarios[scenario.name] = scenario
+
+    def expected_turn(self, scenario: str | Scenario, *, idle_timeout: float = 5.0) -> ExpectedTurn:
+        """What a client should assemble when this server plays `scenario`."""
+        if isinstance(scenario, str):
+            scenario = self._scenarios[scenario]
+        return expected_turn(scenario, wire=self.wire, idle_timeout=idle_timeout)
+
+    # -- sessions ------------------------------------------------------------
+
+    def seed_session(self, history: Sequence[PriorTurn], *, session_id: str | None = None) -> str:
+        """Store `history` as a session's earlier turns; returns the session id."""
+        session_id = session_id or new_session_id()
+        self.sessions.open(session_id, history[0].message if history else "")
+        for prior in history:
+            self._store_turn(session_id, prior.message, play(prior.script), legacy=prior.legacy)
+        return session_id
+
+    def seed_legacy_session(self, *, session_id: str | None = None) -> str:
+        """A session holding rows saved before targets existed (no `target` key)."""
+        return self.seed_session(LEGACY_HISTORY, session_id=session_id)
+
+    def _store_turn(
+        self, session_id: str, message: str, turn: PlayedTurn, *, legacy: bool = False
+    ) -> None:
+        self.sessions.append(session_id, "user", message)
+        self._store_answer(session_id, turn, legacy=legacy)
+
+    def _store_answer(self, session_id: str, turn: PlayedTurn, *, legacy: bool = False) -> None:
+        citations, inline = list(turn.summary), list(turn.inline_citations)
+        if legacy:
+            citations = [_without_target(c) for c in citations]
+            inline = [_without_target(c) for c in inline]
+        self.sessions.append(
+            session_id, "assistant", turn.text, citations=citations, inline_citations=inline
+        )
+
+    # -- runners -------------------------------------------------------------
+
+    def transport(self) -> InProcessTransport:
+        """An in-process httpx transport (sync and async) to this server."""
+        return InProcessTransport(self)
+
+    def serve_loopback(self, host: str = "127.0.0.1", port: int = 0) -> LoopbackServer:
+        """A real HTTP/1.1 server for this one; `with server.serve_loopback() as url: ...`."""
+        return LoopbackServer(self, host=host, port=port)
+
+    # -- requests ------------------------------------------------------------
+
+    def handle(self, request: Request) -> Reply:
+        """Answer one request (any thread)."""
+        request_id = _request_id()
+        try:
+            return self._route(request, request_id)
+        except _Refusal as refusal:
+            return self._error_reply(refusal, request_id)
+
+    def error_reply(self, status: int, error_type: str, message: str) -> Reply:
+        """An error reply in this server's format (for runners refusing a request themselves)."""
+        return self._error_reply(_Refusal(status, error_type, message), _request_id())
+
+    def _route(self, request: Request, request_id: str) -> Reply:
+        wire = self.wire
+        path = urlsplit(request.target).path
+        session_id: str | None = None
+        if path == wire.chat_path:
+            allowed = "POST"
+        elif path.startswith(wire.session_path) and _is_segment(path[len(wire.session_path) :]):
+            allowed = "GET"
+            session_id = unquote(path[len(wire.session_path) :])
+        else:
+            raise _Refusal(404, "not_found_error", f"No route for {path}.")
+        if request.method != allowed:
+            raise _Refusal(
+                405, "invalid_request_error", f"Use {allowed} here.", [("allow", allowed)]
+            )
+        self._authenticate(request.headers)
+        scenario = self._scenario_from_header(request.headers)
+        if scenario is not None and isinstance(scenario.fault, HttpError):
+            raise _refusal_for(scenario.fault)
+        if session_id is not None:
+            return self._session_reply(session_id, request_id)
+        return self._chat_reply(request, scenario, request_id)
+
+    def _authenticate(self, headers: Mapping[str, str]) -> None:
+        scheme, _, token = headers.get("authorization", "").partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            raise _Refusal(401, "authentication_error", "Missing bearer token.")
+        if self._token is not None and not hmac.compare_digest(
+            token.encode(), self._token.encode()
+        ):
+            raise _Refusal(401, "authentication_error", "Invalid bearer token.")
+
+    def _named(self, name: str) -> Scenario:
+        scenario = self._scenarios.get(name)
+        if scenario is None:
+            raise _Refusal(
+                400,
+                "invalid_request_error",
+                f"Unknown scenario {name!r}; `silvia serve --list` lists them.",
+            )
+        return scenario
+
+    def _scenario_from_header(self, headers: Mapping[str, str]) -> Scenario | None:
+        name = headers.get(SCENARIO_HEADER, "").strip()
+        return self._named(name) if name else None
+
+    def _scenario_from_message(self, message: str) -> Scenario | None:
+        words = message.split(maxsplit=2)
+        if len(words) >= 2 and words[0] == SCENARIO_COMMAND:
+            return self._named(words[1])
+        return None
+
+    def _chat_reply(self, request: Request, scenario: Scenario | None, request_id: str) -> Reply:
+        wire = self.wire
+        try:
+            body = json.loads(request.body)
+        except ValueError:
+            raise _Refusal(400, "invalid_request_error", "The body is not JSON.") from None
+        if not isinstance(body, dict):
+            raise _Refusal(400, "invalid_request_error", "The body must be a JSON object.")
+        message = body.get(wire.message_field)
+        if not isinstance(message, str) or not message.strip():
+            raise _Refusal(
+                400, "invalid_request_error", f"`{wire.message_field}` must be a non-empty string."
+            )
+        requested_id = body.get(wire.session_id_field)
+        if requested_id is not None and (not isinstance(requested_id, str) or not requested_id):
+            raise _Refusal(
+                400, "invalid_request_error", f"`{wire.session_id_field}` must be a string."
+            )
+        if scenario is None:
+            scenario = (
+                self._scenario_from_message(message) or self._scenarios[self.default_scenario]
+            )
+        if isinstance(scenario.fault, HttpError):
+            raise _refusal_for(scenario.fault)
+
+        # A session id the server has not seen starts that session (lenient, for tests).
+        session_id = requested_id or new_session_id()
+        turn = scenario.play()
+        history = scenario.history
+
+        def start() -> None:
+            self.sessions.open(session_id, message)
+            if history and self.sessions.is_empty(session_id):
+                self.seed_session(history, session_id=session_id)
+            self.sessions.append(session_id, "user", message)
+
+        def complete() -> None:
+            self._store_answer(session_id, turn)
+
+        steps = scenario.steps(
+            session_id=session_id,
+            wire=wire,
+            pace=self.pace,
+            turn=turn,
+            on_start=start,
+            on_complete=complete,
+        )
+        headers = (
+            ("content-type", "text/event-stream; charset=utf-8"),
+            ("cache-control", "no-cache"),
+            (wire.request_id_header, request_id),
+        )
+        return Reply(200, headers, steps=tuple(steps))
+
+    def _session_reply(self, session_id: str, request_id: str) -> Reply:
+        body = self.sessions.body(session_id)
+        if body is None:
+            raise _Refusal(404, "not_found_error", "Session not found.")
+        headers = (
+            ("content-type", "application/json"),
+            (self.wire.request_id_header, request_id),
+        )
+        return Reply(200, headers, body=json_bytes(body))
+
+    def _error_reply(self, refusal: _Refusal, request_id: str) -> Reply:
+        body = {self.wire.error_key: {"type": refusal.error_type, "message": refusal.message}}
+        headers = (
+            ("content-type", "application/json"),
+            (self.wire.request_id_header, request_id),
+            *refusal.headers,
+        )
+        return Reply(refusal.status, headers, body=json_bytes(body))
+
+
+def _request_id() -> str:
+    return f"req_{uuid.uuid4().hex[:24]}"
+
+
+def _is_segment(raw: str) -> bool:
+    # One non-empty path segment: an id with a `/` in it arrives as `%2F`.
+    return bool(raw) and "/" not in raw
+
+
+def _refusal_for(fault: HttpError) -> _Refusal:
+    return _Refusal(fault.status, fault.error_type, fault.message, fault.headers)
+
+
+def _without_target(citation: Mapping[str, object]) -> dict[str, object]:
+    return {key: value for key, value in citation.items() if key != "target"}

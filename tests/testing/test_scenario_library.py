@@ -1,0 +1,242 @@
+"""The built-in scenarios: coverage of the doc's table and rules, privacy, expected turns."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from silvia_client._wire import DEFAULT_WIRE
+from silvia_client.testing import (
+    DEFAULT_SCENARIO,
+    SCENARIOS,
+    Cite,
+    ExecuteSql,
+    HttpError,
+    Say,
+    Scenario,
+    ScriptError,
+    Stall,
+    expected_turn,
+    scenarios,
+)
+from silvia_client.testing._steps import Event, Raw
+
+from ._helpers import VENDOR_NAMES, without_providers
+
+TABLE_SOURCES = [
+    r"silvia://your-account/[a-z0-9-]+",
+    r"silvia://your-portfolio",
+    r"silvia://market-data/finnhub/[A-Z]+",
+    r"silvia://market-data/finnhub",
+    r"silvia://analysis",
+    r"silvia://tax-authority/.+",
+    r"silvia://credit-card-corpus/.+",
+    r"silvia://mortgage-code/.+",
+    r"silvia://search/search_web",
+    r"https://.+",
+]
+
+
+def test_names_are_unique_and_descriptions_one_line() -> None:
+    library = scenarios()
+    assert len({s.name for s in library}) == len(library) == len(SCENARIOS)
+    assert library[0].name == DEFAULT_SCENARIO == "demo"
+    for scenario in library:
+        assert scenario.description.strip()
+        assert "\n" not in scenario.description
+
+
+def test_the_library_is_read_only() -> None:
+    with pytest.raises(TypeError):
+        SCENARIOS["mine"] = SCENARIOS["demo"]  # type: ignore[index]
+
+
+def test_every_source_pattern_and_target_kind_of_the_doc_is_covered() -> None:
+    kinds: set[object] = set()
+    patterns: set[str] = set()
+    for scenario in SCENARIOS.values():
+        for source, target in expected_turn(scenario).final_targets.items():
+            kinds.add(None if target is None else target["kind"])
+            patterns.update(p for p in TABLE_SOURCES if re.fullmatch(p, source))
+    assert patterns == set(TABLE_SOURCES)
+    assert kinds == {
+        None,
+        "web",
+        "tax_reference",
+        "card_document",
+        "mortgage_reference",
+        "market_data",
+        "analysis",
+        "account",
+        "accounts",
+        "portfolio",
+    }
+    # Each library reader's both rows: with a URL and with url null.
+    library_targets = [
+        target
+        for scenario in SCENARIOS.values()
+        for target in expected_turn(scenario).final_targets.values()
+        if target and target["kind"] in {"tax_reference", "card_document", "mortgage_reference"}
+    ]
+    assert {(t["kind"], t["url"] is None) for t in library_targets} == {
+        (kind, url_is_null)
+        for kind in ("tax_reference", "card_document", "mortgage_reference")
+        for url_is_null in (True, False)
+    }
+
+
+def test_the_demo_turn_cites_accounts_a_ticker_a_web_page_and_a_tax_document() -> None:
+    expected = expected_turn(SCENARIOS["demo"])
+    assert expected.complete
+    assert expected.fault is None
+    kinds = {c["target"]["kind"] for c in expected.citations}  # type: ignore[index]
+    assert {"account", "accounts", "market_data", "web", "tax_reference"} <= kinds
+    assert expected.text.startswith("You have $4,210.55 in checking")
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_a_vendor_name_appears_only_in_target_providers(name: str) -> None:
+    scenario = SCENARIOS[name]
+    if isinstance(scenario.fault, HttpError):
+        return
+    wire_text = b"".join(
+        json.dumps(without_providers(step.data)).encode() if isinstance(step, Event) else step.data
+        for step in scenario.steps(session_id="s", wire=DEFAULT_WIRE)
+        if isinstance(step, (Event, Raw))
+    ).lower()
+    for vendor in VENDOR_NAMES:
+        assert vendor.encode() not in wire_text
+
+
+@pytest.mark.parametrize(
+    ("name", "inline", "summary"),
+    [
+        ("pooling", ["account", "accounts"], ["accounts", "accounts"]),
+        ("untyped-ids-then-none", ["account", None], [None, None]),
+        ("untyped-none-then-ids", [None, None], [None, None]),
+        ("untyped-web-vs-tax", ["web", None], [None, None]),
+        ("checkpoint-legacy", [None, "market_data"], [None, "market_data"]),
+        ("checkpoint-current", ["account", "market_data"], ["account", "market_data"]),
+        ("legacy-prompt", [None, "account"], [None, "account"]),
+        ("account-row-without-id", [None], [None]),
+        ("account-crypto-source", ["account", None], ["account", None]),
+    ],
+)
+def test_rule_scenarios_stream_and_summarise_the_targets_the_doc_implies(
+    name: str, inline: list[object], summary: list[object]
+) -> None:
+    expected = expected_turn(SCENARIOS[name])
+
+    def kinds(citations: tuple[dict[str, object], ...]) -> list[object]:
+        return [c["target"]["kind"] if "target" in c else None for c in citations]  # type: ignore[index]
+
+    assert kinds(expected.inline_citations) == inline
+    assert kinds(expected.citations) == summary
+
+
+def test_id_rule_scenario_types_exactly_the_two_valid_ids() -> None:
+    targets = expected_turn(SCENARIOS["account-id-rule"]).final_targets
+    typed = {source for source, target in targets.items() if target is not None}
+    assert typed == {"silvia://your-account/shortest-id", "silvia://your-account/longest-id"}
+
+
+def test_id_columns_scenario_gives_each_column_its_provider() -> None:
+    targets = expected_turn(SCENARIOS["account-id-columns"]).final_targets
+    providers = {source.rsplit("/", 1)[1]: t["provider"] for source, t in targets.items() if t}
+    assert providers == {
+        "checking": "plaid",
+        "savings": None,
+        "brokerage": "snaptrade",
+        "house": "manual",
+        "car": "manual",
+        "money-market": None,
+    }
+
+
+# -- faults, as the expected turn describes them --------------------------------
+
+
+def test_a_dropped_stream_expects_a_partial_turn_with_a_citation() -> None:
+    expected = expected_turn(SCENARIOS["fault-drop"])
+    complete = expected_turn(SCENARIOS["demo"])
+    assert (expected.fault, expected.complete) == ("drop", False)
+    assert expected.inline_citations
+    assert not expected.citations
+    assert complete.text.startswith(expected.text)
+    assert expected.text != complete.text
+
+
+def test_a_stall_ends_the_view_only_when_longer_than_the_idle_timeout() -> None:
+    stalled = expected_turn(SCENARIOS["fault-stall"], idle_timeout=1.0)
+    assert (stalled.fault, stalled.complete) == ("stall", False)
+    patient = expected_turn(SCENARIOS["fault-stall"], idle_timeout=1000.0)
+    assert patient.complete
+    assert patient.text == expected_turn(SCENARIOS["demo"]).text
+
+
+def test_an_in_band_error_expects_its_error_and_no_done() -> None:
+    expected = expected_turn(SCENARIOS["fault-error-event"])
+    assert expected.error == {
+        "type": "overloaded_error",
+        "message": "The model is overloaded. Try again in a moment.",
+    }
+    assert not expected.complete
+    assert expected.text
+
+
+def test_no_done_expects_everything_but_completion() -> None:
+    expected = expected_turn(SCENARIOS["fault-no-done"])
+    assert not expected.complete
+    assert expected.citations == expected_turn(SCENARIOS["demo"]).citations
+
+
+def test_unknown_and_malformed_events_leave_the_turn_whole() -> None:
+    demo = expected_turn(SCENARIOS["demo"])
+    unknown = expected_turn(SCENARIOS["fault-unknown-event"])
+    assert unknown.complete
+    assert unknown.unknown_events == (
+        ("tool_progress", {"tool": "execute_sql", "status": "running"}),
+    )
+    for name in ("fault-malformed-json", "fault-malformed-shape"):
+        malformed = expected_turn(SCENARIOS[name])
+        assert (malformed.fault, malformed.text) == ("malformed_event", demo.text)
+
+
+def test_status_scenarios_expect_their_status_and_error() -> None:
+    expected = expected_turn(SCENARIOS["status-429"])
+    assert (expected.status, expected.retry_after, expected.complete) == (429, 2.0, False)
+    assert expected.error == {"type": "rate_limit_error", "message": "Too many requests."}
+    assert {expected_turn(SCENARIOS[f"status-{s}"]).status for s in (401, 403, 404, 500)} == {
+        401,
+        403,
+        404,
+        500,
+    }
+
+
+# -- building scenarios ---------------------------------------------------------
+
+
+def test_a_custom_scenario_is_checked_when_built() -> None:
+    rows = ({"account_name": "Checking", "account_id": "a" * 20},)
+    with pytest.raises(ScriptError):
+        Scenario("mine", "Cites what it never wrote.", script=(Say("x"), Cite("silvia://analysis")))
+    with pytest.raises(ValueError, match="name"):
+        Scenario("has space", "d", script=())
+    with pytest.raises(ValueError, match="one-line"):
+        Scenario("two-lines", "a\nb", script=())
+    custom = Scenario(
+        "mine",
+        "One account.",
+        script=(ExecuteSql(rows=rows), Say("x"), Cite("silvia://your-account/checking")),
+        fault=Stall(seconds=9, after_events=1),
+    )
+    assert expected_turn(custom, idle_timeout=10).final_targets == {
+        "silvia://your-account/checking": {
+            "kind": "account",
+            "accountId": "a" * 20,
+            "provider": None,
+        }
+    }

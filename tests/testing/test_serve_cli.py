@@ -1,0 +1,126 @@
+"""`silvia serve`, as a user runs it, and the pytest plugin, as an integrator loads it."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from silvia_client.cli import main
+from silvia_client.testing import SCENARIOS
+
+from ._helpers import sse_events
+
+URL_LINE = re.compile(r"Silvia reference server on (http://127\.0\.0\.1:\d+)\n")
+
+
+def test_list_prints_every_scenario_with_its_description(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["serve", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(SCENARIOS)
+    for line, (name, scenario) in zip(lines, SCENARIOS.items(), strict=True):
+        assert line.split(maxsplit=1) == [name, scenario.description]
+
+
+def test_an_unknown_default_scenario_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--scenario", "nope"]) == 2
+    assert "nope" in capsys.readouterr().err
+
+
+@pytest.fixture
+def serve() -> Iterator[tuple[subprocess.Popen[str], str]]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "silvia_client", "serve", "--port", "0", "--token", "cli-s3cret"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        match = URL_LINE.fullmatch(process.stdout.readline())
+        assert match, "the first line names the URL"
+        yield process, match.group(1)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=10)
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_serve_answers_on_its_url_and_stops_cleanly(
+    serve: tuple[subprocess.Popen[str], str], stop: signal.Signals
+) -> None:
+    process, url = serve
+    with httpx.Client(base_url=url, timeout=10) as client:
+        refused = client.post(
+            "/api/claude", json={"message": "hi"}, headers={"authorization": "Bearer x"}
+        )
+        with client.stream(
+            "POST",
+            "/api/claude",
+            json={"message": "hi"},
+            headers={"authorization": "Bearer cli-s3cret"},
+        ) as response:
+            events = sse_events(response.iter_bytes())
+    assert refused.status_code == 401
+    assert events[-1] == ("done", {})
+    process.send_signal(stop)
+    out, err = process.communicate(timeout=10)
+    assert process.returncode == 0
+    assert "cli-s3cret" not in out + err
+
+
+def test_the_pytest_plugin_gives_its_fixtures(tmp_path: Path) -> None:
+    (tmp_path / "test_integrator.py").write_text(
+        textwrap.dedent(
+            """
+            import httpx
+            from silvia_client.testing import IN_PROCESS_URL
+
+            AUTH = {"authorization": "Bearer t"}
+
+            def test_in_process(silvia_server, silvia_transport):
+                with httpx.Client(transport=silvia_transport, base_url=IN_PROCESS_URL) as c:
+                    with c.stream("POST", "/api/claude", json={"message": "hi"}, headers=AUTH) as r:
+                        r.read()
+                assert len(silvia_server.sessions) == 1
+
+            def test_loopback(silvia_server, silvia_loopback_url):
+                r = httpx.get(silvia_loopback_url + "/api/chat/sessions/x", headers=AUTH)
+                assert r.status_code == 404
+
+            def test_fresh_server_each_test(silvia_server):
+                assert len(silvia_server.sessions) == 0
+            """
+        )
+    )
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "silvia_client.testing.pytest_plugin",
+            "-p",
+            "no:cacheprovider",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "3 passed" in result.stdout
