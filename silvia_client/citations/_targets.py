@@ -17,6 +17,7 @@ from typing import ClassVar, Literal, TypeAlias
 
 __all__ = [
     "PROVIDERS",
+    "TARGET_TYPES",
     "AccountProvider",
     "AccountRef",
     "AccountTarget",
@@ -173,4 +174,15 @@ CitationTarget: TypeAlias = (
     | AccountTarget
     | AccountsTarget
     | PortfolioTarget
+)
+TARGET_TYPES: tuple[type[CitationTarget], ...] = (
+    WebTarget,
+    TaxReferenceTarget,
+    CardDocumentTarget,
+    MortgageReferenceTarget,
+    MarketDataTarget,
+    AnalysisTarget,
+    AccountTarget,
+    AccountsTarget,
+    PortfolioTarget,
 )

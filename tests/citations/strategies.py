@@ -1,0 +1,321 @@
+"""Hypothesis strategies for citation targets and citation rows, for any test module to import.
+
+Three families:
+
+- `json_like` / `target_junk`: arbitrary JSON-like values, and target-shaped
+  dicts whose real keys (`kind`, `url`, `ticker`, `accountId`, `provider`,
+  `accounts`) hold values of the wrong type at every position;
+- `targets` / `canonical_wire_targets`: valid targets of all nine kinds, as
+  values and as the exact wire dicts a server sends;
+- `citation_rows`: wire citation rows (valid and not) as the stream and
+  history carry them.
+
+Example counts: `HYPOTHESIS_PROFILE` (default "ci") picks how hard the
+properties search. The never-raises property of the parser runs at least
+10,000 examples under "ci", which is what `.ci/run` gets; "dev" is a quick pass.
+These are per-test `settings` objects rather than `settings.load_profile()`, so
+importing this module never changes the settings of anyone else's tests.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import string
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+from silvia_client.citations import (
+    AccountRef,
+    AccountsTarget,
+    AccountTarget,
+    AnalysisTarget,
+    CardDocumentTarget,
+    CitationTarget,
+    MarketDataTarget,
+    MortgageReferenceTarget,
+    PortfolioTarget,
+    TaxReferenceTarget,
+    WebTarget,
+)
+
+# --------------------------------------------------------------------------- settings
+
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+_EXAMPLES = {
+    # name: (the parser's never-raises fuzz, every other property)
+    "ci": (10_000, 300),
+    "dev": (1_000, 100),
+}
+_FUZZ_EXAMPLES, _PROPERTY_EXAMPLES = _EXAMPLES.get(PROFILE, _EXAMPLES["ci"])
+
+# No deadline: a 2-core CI box under load must not turn a slow example into a failure.
+FUZZ = settings(
+    max_examples=_FUZZ_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+PROPERTY = settings(
+    max_examples=_PROPERTY_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+# --------------------------------------------------------------------------- constants
+
+KINDS = (
+    "web",
+    "tax_reference",
+    "card_document",
+    "mortgage_reference",
+    "market_data",
+    "analysis",
+    "account",
+    "accounts",
+    "portfolio",
+)
+URL_KINDS = ("tax_reference", "card_document", "mortgage_reference")
+PROVIDER_NAMES = ("plaid", "manual", "snaptrade")
+REAL_KEYS = ("kind", "url", "ticker", "accountId", "provider", "accounts")
+SURROGATES = range(0xD800, 0xE000)
+
+# --------------------------------------------------------------------------- text
+
+# Every code point, lone surrogates included (the default excludes category Cs).
+any_char = st.characters(exclude_categories=())
+any_text = st.text(alphabet=any_char, max_size=24)
+# Strings that look like what the server sends, so the junk also hits near misses.
+_interesting_strings = st.sampled_from(
+    (
+        *KINDS,
+        *PROVIDER_NAMES,
+        *REAL_KEYS,
+        "",
+        " ",
+        "Plaid",
+        "coinbase",
+        "https://example.com/a",
+        "http://example.com",
+        "https://",
+        "javascript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "/relative/path",
+        "silvia://analysis",
+        "silvia://market-data/finnhub",
+        "\ud800",
+        "https://exa\udc00mple.com",
+    )
+)
+texts = st.one_of(any_text, _interesting_strings)
+
+
+def lone_surrogate() -> st.SearchStrategy[str]:
+    return st.integers(0xD800, 0xDFFF).map(chr)
+
+
+# --------------------------------------------------------------------------- junk
+
+json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(min_value=-(2**80), max_value=2**80),
+    st.floats(allow_nan=True, allow_infinity=True),
+    texts,
+)
+_keys = st.one_of(st.sampled_from(REAL_KEYS), any_text)
+
+json_like: st.SearchStrategy[Any] = st.recursive(
+    json_scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=5),
+        st.dictionaries(_keys, children, max_size=5),
+    ),
+    max_leaves=16,
+)
+
+# Values of the wrong type for every field: everything JSON can hold.
+_wrong: st.SearchStrategy[Any] = st.recursive(
+    json_scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=3), st.dictionaries(_keys, children, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def _junk_account_entry() -> st.SearchStrategy[Any]:
+    entry = st.fixed_dictionaries(
+        {},
+        optional={"accountId": st.one_of(_wrong, account_ids), "provider": _providers_or_junk},
+    )
+    return st.one_of(entry, _wrong)
+
+
+account_ids = st.one_of(
+    st.from_regex(r"[A-Za-z0-9_-]{16,40}", fullmatch=True),
+    st.text(alphabet=any_char, min_size=1, max_size=24),
+)
+providers = st.sampled_from((*PROVIDER_NAMES, None))
+_providers_or_junk = st.one_of(providers, _wrong)
+
+target_junk: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries(
+    {"kind": st.one_of(st.sampled_from(KINDS), _wrong)},
+    optional={
+        "url": st.one_of(_wrong, st.sampled_from(("https://example.com", None))),
+        "ticker": _wrong,
+        "accountId": st.one_of(_wrong, account_ids),
+        "provider": _providers_or_junk,
+        "accounts": st.one_of(_wrong, st.lists(_junk_account_entry(), max_size=4)),
+    },
+)
+
+
+# --------------------------------------------------------------------------- valid targets
+
+_host = st.from_regex(r"[a-z0-9]([a-z0-9-]{0,12}[a-z0-9])?(\.[a-z]{2,6}){0,2}", fullmatch=True)
+_port = st.one_of(st.just(""), st.integers(1, 65535).map(lambda p: f":{p}"))
+_path_chars = string.ascii_letters + string.digits + "/?#=&%-._~!$'()*+,;:@" + "é中😀"
+_path = st.text(alphabet=_path_chars, max_size=30).map(lambda p: p if not p else "/" + p)
+_scheme = st.sampled_from(("http", "https", "HTTPS", "Http"))
+
+http_urls = st.builds(lambda s, h, p, t: f"{s}://{h}{p}{t}", _scheme, _host, _port, _path)
+# A ticker or an account id only has to be a non-empty string: any code point.
+tickers = st.one_of(
+    st.from_regex(r"[A-Z]{1,5}(\.[A-Z])?", fullmatch=True),
+    st.text(alphabet=any_char, min_size=1, max_size=12),
+)
+
+account_refs = st.builds(AccountRef, account_ids, providers)
+
+targets: st.SearchStrategy[CitationTarget] = st.one_of(
+    st.builds(WebTarget, http_urls),
+    st.builds(TaxReferenceTarget, st.none() | http_urls),
+    st.builds(CardDocumentTarget, st.none() | http_urls),
+    st.builds(MortgageReferenceTarget, st.none() | http_urls),
+    st.builds(MarketDataTarget, tickers),
+    st.just(AnalysisTarget()),
+    st.builds(AccountTarget, account_ids, providers),
+    st.builds(AccountsTarget, st.lists(account_refs, min_size=1, max_size=6).map(tuple)),
+    st.just(PortfolioTarget()),
+)
+
+account_bearing_targets: st.SearchStrategy[AccountTarget | AccountsTarget] = st.one_of(
+    st.builds(AccountTarget, account_ids, providers),
+    st.builds(AccountsTarget, st.lists(account_refs, min_size=1, max_size=6).map(tuple)),
+)
+
+
+def _wire_ref() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries({"accountId": account_ids, "provider": providers})
+
+
+# Canonical wire dicts, written out by hand rather than through `to_wire()`:
+# exactly the shape `types/chat.ts` gives, every field present.
+canonical_wire_targets: st.SearchStrategy[dict[str, Any]] = st.one_of(
+    st.fixed_dictionaries({"kind": st.just("web"), "url": http_urls}),
+    *(
+        st.fixed_dictionaries({"kind": st.just(kind), "url": st.none() | http_urls})
+        for kind in URL_KINDS
+    ),
+    st.fixed_dictionaries({"kind": st.just("market_data"), "ticker": tickers}),
+    st.fixed_dictionaries({"kind": st.just("analysis")}),  # fresh dicts: tests may mutate them
+    st.fixed_dictionaries(
+        {"kind": st.just("account"), "accountId": account_ids, "provider": providers}
+    ),
+    st.fixed_dictionaries(
+        {"kind": st.just("accounts"), "accounts": st.lists(_wire_ref(), min_size=1, max_size=6)}
+    ),
+    st.fixed_dictionaries({"kind": st.just("portfolio")}),
+)
+
+# Keys no kind of target uses, for "unknown extra fields are ignored".
+extra_fields = st.dictionaries(
+    any_text.filter(lambda k: k not in REAL_KEYS), json_like, min_size=1, max_size=4
+)
+
+
+@st.composite
+def mutated_wire_targets(draw: st.DrawFn) -> dict[str, Any]:
+    """A valid wire target with one field (possibly inside `accounts`) replaced or removed."""
+    wire: dict[str, Any] = copy.deepcopy(draw(canonical_wire_targets))
+    holder: dict[str, Any] = wire
+    if wire["kind"] == "accounts" and draw(st.booleans()):
+        entries = wire["accounts"]
+        holder = entries[draw(st.integers(0, len(entries) - 1))]
+    key = draw(st.sampled_from(sorted({*holder, *REAL_KEYS})))
+    if draw(st.booleans()):
+        holder.pop(key, None)
+    else:
+        holder[key] = draw(_wrong)
+    return wire
+
+
+# Everything the never-raises property feeds the parser.
+any_target_value = st.one_of(json_like, target_junk, mutated_wire_targets(), canonical_wire_targets)
+
+
+# --------------------------------------------------------------------------- citation rows
+
+sources = st.one_of(
+    st.sampled_from(
+        (
+            "silvia://your-account/checking",
+            "silvia://your-portfolio",
+            "silvia://market-data/finnhub",
+            "silvia://market-data/finnhub/AAPL",
+            "silvia://analysis",
+            "silvia://tax-authority/irc/1",
+            "silvia://search/search_web",
+            "javascript:alert(1)",
+            "data:text/html,x",
+            "",
+        )
+    ),
+    http_urls,
+    any_text,
+)
+_anthropic_extras = st.fixed_dictionaries(
+    {},
+    optional={
+        "type": st.just("search_result_location"),
+        "search_result_index": st.integers(0, 50),
+        "start_block_index": st.integers(0, 50),
+        "end_block_index": st.integers(0, 50),
+    },
+)
+
+
+@st.composite
+def citation_rows(
+    draw: st.DrawFn, *, target: st.SearchStrategy[Any] | None = None
+) -> dict[str, Any]:
+    """A well-formed wire citation row: `source` a string, `title`/`cited_text` strings or null.
+
+    `target` is drawn from `target` (default: valid, malformed and junk targets,
+    or no `target` key at all, as in rows saved before targets existed).
+    """
+    row: dict[str, Any] = {"source": draw(sources)}
+    row.update(draw(_anthropic_extras))
+    for name in ("title", "cited_text"):
+        if draw(st.booleans()):
+            row[name] = draw(st.none() | texts)
+    strategy = target if target is not None else st.one_of(any_target_value, st.just(...))
+    value = draw(strategy)
+    if value is not ...:
+        row["target"] = value
+    return row
+
+
+# Rows that are never a citation: not an object, no `source`, or a `source` that is not a string.
+bad_citation_rows = st.one_of(
+    json_scalars,
+    st.lists(json_like, max_size=3),
+    st.dictionaries(any_text.filter(lambda k: k != "source"), json_like, max_size=4),  # no source
+    st.fixed_dictionaries(
+        {"source": json_like.filter(lambda v: not isinstance(v, str))},
+        optional={"target": any_target_value},
+    ),
+)

@@ -1,0 +1,491 @@
+"""Links and labels: `encode_uri_component`, `account_href`, `resolve_citation`."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import string
+import subprocess
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from silvia_client.citations import (
+    AccountRef,
+    AccountsTarget,
+    AccountTarget,
+    CardDocumentTarget,
+    Citation,
+    InlineCitation,
+    InvalidAccountIdError,
+    MarketDataTarget,
+    WebTarget,
+    account_href,
+    encode_uri_component,
+    resolve_citation,
+)
+from silvia_client.errors import SilviaError
+
+from .strategies import PROPERTY, URL_KINDS, account_ids, citation_rows, lone_surrogate
+
+ID = "acc_9f8e7d6c5b4a3210"
+ID2 = "acc_0123456789abcdef"
+BASE = "https://app.example.com"
+
+# --------------------------------------------------------------------------- the reference
+
+UNRESERVED = frozenset(string.ascii_letters + string.digits + "-_.!~*'()")
+
+
+def reference_encode(value: str) -> str:
+    """encodeURIComponent as ECMA-262 defines it, for a string without lone surrogates."""
+    return "".join(
+        ch if ch in UNRESERVED else "".join(f"%{b:02X}" for b in ch.encode("utf-8")) for ch in value
+    )
+
+
+def _split(astral: str) -> str:
+    """An astral character as the two UTF-16 code units JavaScript holds it as."""
+    code = ord(astral) - 0x10000
+    return chr(0xD800 + (code >> 10)) + chr(0xDC00 + (code & 0x3FF))
+
+
+no_surrogates = st.text(alphabet=st.characters(codec="utf-8"), max_size=40)
+astral = st.characters(min_codepoint=0x10000)
+
+
+@PROPERTY
+@given(no_surrogates)
+def test_encode_matches_the_reference_definition(value: str) -> None:
+    assert encode_uri_component(value) == reference_encode(value)
+
+
+@PROPERTY
+@given(no_surrogates)
+def test_encoded_output_is_ascii_and_decodes_back(value: str) -> None:
+    from urllib.parse import unquote
+
+    encoded = encode_uri_component(value)
+    assert encoded.isascii()
+    assert set(encoded) <= UNRESERVED | set("%0123456789ABCDEF")
+    assert unquote(encoded, errors="strict") == value
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("", ""),
+        ("abcXYZ019", "abcXYZ019"),
+        ("-_.!~*'()", "-_.!~*'()"),
+        (" ", "%20"),
+        (
+            '/?#[]@:$&+,;=%"<>\\^`{|}',
+            "%2F%3F%23%5B%5D%40%3A%24%26%2B%2C%3B%3D%25%22%3C%3E%5C%5E%60%7B%7C%7D",
+        ),
+        ("é", "%C3%A9"),
+        ("\u20ac", "%E2%82%AC"),
+        ("😀", "%F0%9F%98%80"),
+        ("\x00\x7f", "%00%7F"),
+        ("\ufffd", "%EF%BF%BD"),
+    ],
+)
+def test_encode_known_values(value: str, expected: str) -> None:
+    assert encode_uri_component(value) == expected
+
+
+@PROPERTY
+@given(no_surrogates, astral, no_surrogates)
+def test_a_pair_given_as_two_code_points_encodes_like_the_astral_char(
+    before: str, char: str, after: str
+) -> None:
+    joined = before + char + after
+    split = before + _split(char) + after
+    assert len(split) == len(joined) + 1
+    assert encode_uri_component(split) == encode_uri_component(joined)
+    assert encode_uri_component(split) == reference_encode(joined)
+
+
+@st.composite
+def with_lone_surrogate(draw: st.DrawFn) -> str:
+    """A string holding a surrogate that no neighbour pairs with."""
+    before = draw(no_surrogates)
+    after = draw(no_surrogates)
+    unit = draw(lone_surrogate())
+    return before + unit + after
+
+
+@PROPERTY
+@given(with_lone_surrogate())
+def test_lone_surrogate_raises_invalid_account_id(value: str) -> None:
+    with pytest.raises(InvalidAccountIdError):
+        encode_uri_component(value)
+    with pytest.raises(InvalidAccountIdError):
+        account_href(value)
+
+
+@pytest.mark.parametrize(
+    "units",
+    [
+        [0xD800],
+        [0xDC00],
+        [0x61, 0xDBFF],
+        [0xDFFF, 0x7A],
+        [0xDC00, 0xD800],
+        [0xD800, 0xD800, 0xDC00],
+    ],
+)
+def test_lone_surrogate_cases(units: list[int]) -> None:
+    value = "".join(map(chr, units))
+    with pytest.raises(InvalidAccountIdError) as info:
+        encode_uri_component(value)
+    # A clear error of the SDK's tree, and a ValueError for callers that catch that.
+    assert isinstance(info.value, SilviaError)
+    assert isinstance(info.value, ValueError)
+
+
+@PROPERTY
+@given(no_surrogates)
+def test_account_href(value: str) -> None:
+    assert account_href(value) == "/accounts/" + reference_encode(value)
+
+
+def test_account_href_examples() -> None:
+    assert account_href(ID) == f"/accounts/{ID}"
+    assert account_href("a/b") == "/accounts/a%2Fb"
+    assert account_href("..") == "/accounts/.."
+    assert account_href("x?y#z") == "/accounts/x%3Fy%23z"
+
+
+# --------------------------------------------------------------------------- against Node
+
+
+def _corpus(count: int = 4000, seed: int = 20240611) -> list[str]:
+    """Strings over every region that matters: ASCII, BMP, astral, surrogates (lone and paired)."""
+    rng = random.Random(seed)
+    pools = [
+        (string.printable, 6),
+        ("-_.!~*'()", 2),
+        ([chr(c) for c in range(0x80, 0x800)], 2),
+        ([chr(c) for c in range(0x800, 0xD800)], 2),
+        ([chr(c) for c in range(0xE000, 0x10000)], 2),
+        ([chr(c) for c in (0x10000, 0x1F600, 0x10FFFF, 0x2A6D6)], 1),
+        ([chr(c) for c in (0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xD83D, 0xDE00)], 2),
+    ]
+    weights = [w for _, w in pools]
+    out = [
+        "",
+        "\ud83d\ude00",
+        "\ude00\ud83d",
+        "a\ud83d",
+        "\ude00a",
+        "\ud83d\ud83d\ude00",
+        "\ud83d\ude00\ude00",
+        "\U0010ffff",
+        "".join(map(chr, range(0x80))),
+    ]
+    while len(out) < count:
+        length = rng.randint(0, 16)
+        chars = []
+        for _ in range(length):
+            pool = rng.choices(pools, weights)[0][0]
+            if rng.random() < 0.1:
+                chars.append(chr(rng.randint(0, 0x10FFFF)))
+            else:
+                chars.append(rng.choice(pool))
+        out.append("".join(chars))
+    return out
+
+
+_NODE = """
+const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const out = input.map((s) => {
+  try { return `/accounts/${encodeURIComponent(s)}`; }
+  catch (e) { if (e instanceof URIError) return null; throw e; }
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node (Node.js) is not on PATH")
+def test_account_href_matches_javascript() -> None:
+    corpus = _corpus()
+    assert any(0xD800 <= ord(c) <= 0xDFFF for s in corpus for c in s)
+    node = shutil.which("node")
+    assert node is not None
+    # json.dumps escapes every non-ASCII code unit, lone surrogates included, and
+    # JSON.parse reads "\\ud83d\\ude00" as one astral character, as a server would send it.
+    done = subprocess.run(
+        [node, "-e", _NODE],
+        input=json.dumps(corpus),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    expected: list[str | None] = json.loads(done.stdout)
+    assert len(expected) == len(corpus)
+    lone = 0
+    mismatches = []
+    for value, js in zip(corpus, expected, strict=True):
+        try:
+            ours: str | None = account_href(value)
+        except InvalidAccountIdError:
+            ours = None
+        lone += ours is None
+        if ours != js:
+            mismatches.append((value, ours, js))
+    assert not mismatches, mismatches[:10]
+    assert 0 < lone < len(corpus)  # both sides of the rule were exercised
+
+
+# --------------------------------------------------------------------------- resolve_citation
+
+
+def _citation(target: Any = None, **fields: Any) -> Citation:
+    row: dict[str, Any] = {"source": "silvia://your-account/checking", **fields}
+    if target is not None:
+        row["target"] = target
+    return Citation.model_validate(row)
+
+
+@pytest.mark.parametrize("provider", ["plaid", "manual", "snaptrade", None])
+def test_account_gives_one_link_to_its_page(provider: str | None) -> None:
+    wire = {"kind": "account", "accountId": "abc/def ghi", "provider": provider}
+    resolved = resolve_citation(_citation(wire, title="Checking"))
+    assert [link.href for link in resolved.links] == ["/accounts/abc%2Fdef%20ghi"]
+    assert resolved.label == "Checking"
+    assert resolved.links[0].label
+    assert resolved.href == "/accounts/abc%2Fdef%20ghi"
+
+
+@PROPERTY
+@given(st.lists(account_ids.filter(lambda s: s.isascii()), min_size=1, max_size=30))
+def test_accounts_gives_one_link_per_account_all_of_them(ids: list[str]) -> None:
+    wire = {"kind": "accounts", "accounts": [{"accountId": i} for i in ids]}
+    resolved = resolve_citation(_citation(wire, title="Credit cards"))
+    assert [link.href for link in resolved.links] == [account_href(i) for i in ids]
+    assert all(isinstance(link.label, str) and link.label for link in resolved.links)
+
+
+def test_accounts_labels_tell_the_links_apart() -> None:
+    wire = {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": ID2}]}
+    resolved = resolve_citation(_citation(wire, title="Credit card"))
+    labels = [link.label for link in resolved.links]
+    assert len(set(labels)) == 2
+
+
+@pytest.mark.parametrize("kind", ["web", *URL_KINDS])
+def test_url_kinds_link_to_their_url(kind: str) -> None:
+    url = "https://www.example.gov/doc?id=1#s2"
+    resolved = resolve_citation(_citation({"kind": kind, "url": url}, title="Doc"))
+    assert [link.href for link in resolved.links] == [url]
+    assert resolved.links[0].label == resolved.label == "Doc"
+
+
+@pytest.mark.parametrize("kind", URL_KINDS)
+def test_document_kinds_without_url_have_no_link(kind: str) -> None:
+    citation = _citation({"kind": kind, "url": None}, title="IRC §1")
+    resolved = resolve_citation(citation)
+    assert resolved.links == ()
+    assert resolved.href is None
+    assert resolved.label == "IRC §1"
+
+
+def test_target_url_wins_over_an_http_source() -> None:
+    citation = Citation.model_validate(
+        {
+            "source": "https://source.example/a",
+            "target": {"kind": "card_document", "url": "https://issuer.example/terms"},
+        }
+    )
+    assert [link.href for link in resolve_citation(citation).links] == [
+        "https://issuer.example/terms"
+    ]
+
+
+@pytest.mark.parametrize("title", [None, "Apple", ""])
+def test_market_data_is_labelled_by_its_ticker(title: str | None) -> None:
+    citation = Citation.model_validate(
+        {
+            "source": "silvia://market-data/finnhub/AAPL",
+            "title": title,
+            "target": {"kind": "market_data", "ticker": "AAPL"},
+        }
+    )
+    resolved = resolve_citation(citation)
+    assert resolved.label == "AAPL"
+    assert resolved.links == ()  # neither an http(s) URL nor an account
+
+
+@pytest.mark.parametrize("title", [None, "Finnhub quote", ""])
+@pytest.mark.parametrize(
+    ("source", "label"),
+    [
+        ("silvia://market-data/finnhub", "Live data"),
+        ("silvia://analysis", "Analysis"),
+        ("silvia://market-data/finnhub/AAPL", "Analysis"),
+        ("silvia://market-data/finnhub/", "Analysis"),
+        ("https://example.com/page", "Analysis"),
+    ],
+)
+def test_analysis_label_depends_on_its_source(source: str, label: str, title: str | None) -> None:
+    citation = Citation.model_validate(
+        {"source": source, "title": title, "target": {"kind": "analysis"}}
+    )
+    assert resolve_citation(citation).label == label
+
+
+@pytest.mark.parametrize(
+    ("title", "source", "label"),
+    [
+        ("Checking", "silvia://your-account/checking", "Checking"),
+        (None, "silvia://your-account/checking", "silvia://your-account/checking"),
+        ("", "https://example.com/a", "https://example.com/a"),
+    ],
+)
+@pytest.mark.parametrize("target", [None, {"kind": "telepathy"}, {"kind": "web", "url": "x"}])
+def test_without_a_usable_target_the_label_is_title_then_source(
+    title: str | None, source: str, label: str, target: Any
+) -> None:
+    citation = Citation.model_validate({"source": source, "title": title, "target": target})
+    assert citation.target is None
+    assert resolve_citation(citation).label == label
+
+
+def test_legacy_http_source_is_a_link() -> None:
+    resolved = resolve_citation(Citation(source="https://example.com/a", title="A"))
+    assert [link.href for link in resolved.links] == ["https://example.com/a"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "javascript:alert(1)",
+        "JAVASCRIPT:alert(1)",
+        " javascript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "vbscript:x",
+        "file:///etc/passwd",
+        "//evil.example/",
+        "/accounts/abc",
+        "silvia://your-portfolio",
+        "https://exa mple.com",
+        "https://",
+    ],
+)
+@pytest.mark.parametrize("title", [None, "T"])
+def test_only_http_sources_become_links(source: str, title: str | None) -> None:
+    resolved = resolve_citation(Citation(source=source, title=title))
+    assert resolved.links == ()
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        WebTarget("javascript:alert(1)"),
+        WebTarget("data:text/html,x"),
+        CardDocumentTarget("javascript:alert(1)"),
+        WebTarget("/relative"),
+    ],
+)
+def test_hand_built_targets_with_bad_urls_never_link(target: Any) -> None:
+    citation = Citation(source="https://example.com/fallback").model_copy(update={"target": target})
+    assert citation.target is target
+    for link in resolve_citation(citation).links:
+        assert urlsplit(link.href).scheme in ("http", "https")
+        assert link.href != getattr(target, "url", None)
+
+
+@pytest.mark.parametrize("base", [BASE, BASE + "/", "http://localhost:3000"])
+def test_base_url_makes_account_links_absolute(base: str) -> None:
+    wire = {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": "a/b"}]}
+    resolved = resolve_citation(_citation(wire), base_url=base)
+    origin = base.rstrip("/")
+    assert [link.href for link in resolved.links] == [
+        f"{origin}/accounts/{ID}",
+        f"{origin}/accounts/a%2Fb",
+    ]
+
+
+def test_base_url_leaves_absolute_links_alone() -> None:
+    url = "https://www.irs.gov/p17"
+    resolved = resolve_citation(_citation({"kind": "web", "url": url}), base_url=BASE)
+    assert [link.href for link in resolved.links] == [url]
+
+
+@pytest.mark.parametrize("base", ["javascript:alert(1)", "data:x", "/relative", "app.example.com"])
+def test_a_non_http_base_url_never_makes_a_link_of_its_scheme(base: str) -> None:
+    citation = _citation({"kind": "account", "accountId": ID})
+    try:
+        resolved = resolve_citation(citation, base_url=base)
+    except SilviaError:
+        return
+    for link in resolved.links:
+        assert not link.href.lower().startswith(("javascript:", "data:"))
+
+
+@pytest.mark.parametrize("model", [Citation, InlineCitation])
+@pytest.mark.parametrize("base", [None, BASE])
+def test_lone_surrogate_id_gives_no_link_and_no_exception(
+    model: type[Citation], base: str | None
+) -> None:
+    account = model.model_validate(
+        {"source": "s", "target": {"kind": "account", "accountId": "a\ud800b"}}
+    )
+    assert resolve_citation(account, base_url=base).links == ()
+    accounts = model.model_validate(
+        {
+            "source": "s",
+            "target": {
+                "kind": "accounts",
+                "accounts": [{"accountId": ID}, {"accountId": "\udc00"}, {"accountId": ID2}],
+            },
+        }
+    )
+    hrefs = [link.href for link in resolve_citation(accounts, base_url=base).links]
+    prefix = base or ""
+    assert hrefs == [f"{prefix}/accounts/{ID}", f"{prefix}/accounts/{ID2}"]
+
+
+def test_account_links_come_from_hand_built_targets_too() -> None:
+    target = AccountsTarget((AccountRef(ID, "plaid"), AccountRef(ID2)))
+    citation = Citation(source="s").model_copy(update={"target": target})
+    assert [link.href for link in resolve_citation(citation).links] == [
+        account_href(ID),
+        account_href(ID2),
+    ]
+    single = Citation(source="s").model_copy(update={"target": AccountTarget(ID, "manual")})
+    assert [link.href for link in resolve_citation(single).links] == [account_href(ID)]
+
+
+def test_market_data_hand_built() -> None:
+    citation = Citation(source="s").model_copy(update={"target": MarketDataTarget("MSFT")})
+    assert resolve_citation(citation).label == "MSFT"
+
+
+def _is_link(href: str, base: str | None) -> bool:
+    parts = urlsplit(href)
+    if parts.scheme in ("http", "https") and parts.netloc:
+        return True
+    return base is None and href.startswith("/accounts/")
+
+
+@PROPERTY
+@given(st.sampled_from([Citation, InlineCitation]), citation_rows(), st.sampled_from([None, BASE]))
+def test_resolve_never_raises_for_citations_from_wire_rows(
+    model: type[Citation], row: dict[str, Any], base: str | None
+) -> None:
+    citation = model.model_validate(row)
+    resolved = resolve_citation(citation, base_url=base)
+    assert isinstance(resolved.label, str)
+    for link in resolved.links:
+        assert isinstance(link.label, str)
+        assert _is_link(link.href, base), link.href
+        assert not link.href.lower().startswith(("javascript:", "data:"))
+        if not link.href.startswith((base or "") + "/accounts/"):
+            # not an account page: it must be the target's URL or the legacy source
+            assert link.href in (getattr(citation.target, "url", None), citation.source)

@@ -1,0 +1,254 @@
+"""`provider` names a vendor: readable for routing, never shown.
+
+The robust check: whatever a user can see of an object whose provider is P
+(repr, str, labels, links, error messages) is identical to what they see of the
+same object with provider None. A substring search alone could be fooled by an
+account id that happens to contain "manual".
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import pprint
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from silvia_client.citations import (
+    AccountRef,
+    AccountsTarget,
+    AccountTarget,
+    AnalysisTarget,
+    CardDocumentTarget,
+    Citation,
+    InlineCitation,
+    MarketDataTarget,
+    MortgageReferenceTarget,
+    PortfolioTarget,
+    TaxReferenceTarget,
+    WebTarget,
+    load_citations,
+    parse_citation_target,
+    resolve_citation,
+)
+
+from .strategies import PROPERTY, PROVIDER_NAMES, account_bearing_targets, citation_rows
+
+ID = "acc_9f8e7d6c5b4a3210"
+ID2 = "acc_0123456789abcdef"
+BASE = "https://app.example.com"
+MODELS = [Citation, InlineCitation]
+TARGET_TYPES = (
+    WebTarget,
+    TaxReferenceTarget,
+    CardDocumentTarget,
+    MortgageReferenceTarget,
+    MarketDataTarget,
+    AnalysisTarget,
+    AccountTarget,
+    AccountsTarget,
+    PortfolioTarget,
+)
+
+
+def _with_provider(wire: Any, provider: str | None) -> Any:
+    """A copy of a wire target (or a row holding one) with every provider set to `provider`."""
+    wire = copy.deepcopy(wire)
+    holders: list[dict[str, Any]] = []
+    if isinstance(wire, dict):
+        target = wire.get("target", wire)
+        if isinstance(target, dict):
+            holders.append(target)
+            if isinstance(target.get("accounts"), list):
+                holders.extend(e for e in target["accounts"] if isinstance(e, dict))
+    for holder in holders:
+        if "accountId" in holder:
+            holder["provider"] = provider
+    return wire
+
+
+def _shown(value: Any) -> list[str]:
+    """Everything a user could be shown of a value."""
+    return [repr(value), str(value), f"{value}", f"{value!r}", pprint.pformat(value)]
+
+
+def _shown_resolved(citation: Citation) -> list[Any]:
+    out: list[Any] = []
+    for base in (None, BASE):
+        resolved = resolve_citation(citation, base_url=base)
+        out.append(resolved)
+        out.extend(_shown(resolved))
+        out.append(resolved.label)
+        out.extend((link.href, link.label) for link in resolved.links)
+    return out
+
+
+# --------------------------------------------------------------------------- targets
+
+
+@PROPERTY
+@given(account_bearing_targets, st.sampled_from(PROVIDER_NAMES))
+def test_target_repr_and_str_hide_the_provider(
+    target: AccountTarget | AccountsTarget, provider: str
+) -> None:
+    with_p = parse_citation_target(_with_provider(target.to_wire(), provider))
+    without = parse_citation_target(_with_provider(target.to_wire(), None))
+    assert isinstance(with_p, (AccountTarget, AccountsTarget))
+    assert isinstance(without, (AccountTarget, AccountsTarget))
+    assert with_p != without  # they do differ, in the provider ...
+    assert _shown(with_p) == _shown(without)  # ... which is never shown
+    refs = with_p.accounts if isinstance(with_p, AccountsTarget) else (with_p.ref,)
+    bare = without.accounts if isinstance(without, AccountsTarget) else (without.ref,)
+    for ref, ref_none in zip(refs, bare, strict=True):
+        assert ref.provider == provider  # still readable, for routing
+        assert _shown(ref) == _shown(ref_none)
+
+
+def test_repr_still_tells_accounts_apart() -> None:
+    # The comparison above would pass for a repr that showed nothing at all.
+    assert repr(AccountTarget(ID, "plaid")) != repr(AccountTarget(ID2, "plaid"))
+    assert ID in repr(AccountTarget(ID, "plaid"))
+    assert ID in repr(AccountsTarget((AccountRef(ID, "manual"),)))
+
+
+@pytest.mark.parametrize("provider", PROVIDER_NAMES)
+def test_provider_word_absent_from_shown_text(provider: str) -> None:
+    # With ids that cannot contain the word, a plain search is safe too.
+    target = AccountsTarget((AccountRef(ID, provider), AccountRef(ID2, provider)))  # type: ignore[arg-type]
+    citation = Citation.model_validate(
+        {"source": "silvia://your-account/cards", "title": "Cards", "target": target.to_wire()}
+    )
+    for text in [*_shown(target), *_shown(citation), *map(str, _shown_resolved(citation))]:
+        assert provider not in text.lower()
+
+
+# --------------------------------------------------------------------------- citations and links
+
+
+@PROPERTY
+@given(
+    st.sampled_from(MODELS),
+    citation_rows(target=account_bearing_targets.map(lambda t: t.to_wire())),
+    st.sampled_from(PROVIDER_NAMES),
+)
+def test_citation_repr_labels_and_links_hide_the_provider(
+    model: type[Citation], row: dict[str, Any], provider: str
+) -> None:
+    with_p = model.model_validate(_with_provider(row, provider))
+    without = model.model_validate(_with_provider(row, None))
+    assert with_p.target is not None
+    assert with_p != without
+    assert _shown(with_p) == _shown(without)
+    assert _shown_resolved(with_p) == _shown_resolved(without)
+
+
+@pytest.mark.parametrize("provider", PROVIDER_NAMES)
+def test_rows_listing_hides_the_provider(provider: str) -> None:
+    wire = {"kind": "account", "accountId": ID, "provider": "x"}
+    rows = [
+        {"source": "silvia://your-account/checking", "target": wire},
+        {"source": 7, "target": wire},  # a bad row holding a target
+        {"title": "no source", "target": {"kind": "accounts", "accounts": [wire]}},
+    ]
+    with_p = load_citations([_with_provider(r, provider) for r in rows], Citation)
+    without = load_citations([_with_provider(r, None) for r in rows], Citation)
+    assert _shown(with_p) == _shown(without)
+    assert len(with_p.errors) == 2
+    for error, error_none in zip(with_p.errors, without.errors, strict=True):
+        assert _shown(error) == _shown(error_none)
+        assert provider not in repr(error)
+        assert provider not in error.reason
+
+
+# --------------------------------------------------------------------------- exceptions
+
+
+BAD_ROWS: list[dict[str, Any]] = [
+    {"source": 7},
+    {"title": "no source"},
+    {"source": "s", "title": ["not", "a", "string"]},
+    {"source": None, "cited_text": 3},
+]
+
+
+BUILD: dict[str, Any] = {
+    "validate": lambda model, row: model.model_validate(row),
+    "json": lambda model, row: model.model_validate_json(json.dumps(row)),
+    "json-broken": lambda model, row: model.model_validate_json(json.dumps(row)[:-1]),
+    "construct": lambda model, row: model(**row),
+}
+
+
+def _raise(model: type[Citation], how: str, row: dict[str, Any]) -> ValidationError:
+    with pytest.raises(ValidationError) as info:
+        BUILD[how](model, row)
+    return info.value
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("how", ["validate", "json", "json-broken", "construct"])
+@pytest.mark.parametrize("bad", BAD_ROWS)
+@pytest.mark.parametrize("provider", PROVIDER_NAMES)
+@pytest.mark.parametrize(
+    "target",
+    [
+        {"kind": "account", "accountId": ID},
+        {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": ID2}]},
+        {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": 5}]},  # malformed
+    ],
+)
+def test_validation_error_hides_the_provider(
+    model: type[Citation], how: str, bad: dict[str, Any], provider: str, target: dict[str, Any]
+) -> None:
+    row = {**bad, "target": target}
+    error = _raise(model, how, _with_provider(row, provider))
+    error_none = _raise(model, how, _with_provider(row, None))
+    if how != "json-broken":  # (a JSON syntax error names its column, which moves)
+        assert str(error) == str(error_none)
+        assert repr(error) == repr(error_none)
+    assert provider not in str(error)
+    assert provider not in repr(error)
+
+
+# --------------------------------------------------------------------------- logging
+
+
+@pytest.mark.parametrize("provider", PROVIDER_NAMES)
+def test_targets_are_not_logged(caplog: pytest.LogCaptureFixture, provider: str) -> None:
+    url = "https://secret-doc.example/path"
+    targets: list[dict[str, Any]] = [
+        {"kind": "account", "accountId": ID, "provider": provider},
+        {"kind": "accounts", "accounts": [{"accountId": ID2, "provider": provider}]},
+        {"kind": "accounts", "accounts": [{"accountId": ID2, "provider": provider}, 5]},
+        {"kind": "web", "url": url},
+        {"kind": "account", "accountId": "a\ud800b-lone-surrogate", "provider": provider},
+    ]
+    rows: list[Any] = []
+    for target in targets:
+        rows.append({"source": "silvia://your-account/x", "title": "X", "target": target})
+        rows.append({"source": 7, "target": target})  # bad rows get logged about
+    rows.append("junk")
+    with caplog.at_level(logging.DEBUG, logger="silvia_client"):
+        for model in MODELS:
+            result = load_citations(rows, model)
+            for citation in result.citations:
+                resolve_citation(citation)
+                resolve_citation(citation, base_url=BASE)
+        for target in targets:
+            parse_citation_target(target)
+    assert result.errors  # the loader had something to say
+    secrets = (ID, ID2, url, provider, "a\ud800b")
+    for record in caplog.records:
+        message = record.getMessage()
+        assert not any(secret in message for secret in secrets), message
+        values = record.args.values() if isinstance(record.args, dict) else record.args or ()
+        for value in values:
+            assert not isinstance(value, (dict, list, Citation, AccountRef, *TARGET_TYPES)), value
+        assert record.exc_info is None or not any(
+            secret in str(record.exc_info[1]) for secret in secrets
+        )

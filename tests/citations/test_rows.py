@@ -1,0 +1,428 @@
+"""`Citation`, `InlineCitation` and `load_citations`: wire rows in, targets through the parser."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from silvia_client.citations import (
+    AccountsTarget,
+    AccountTarget,
+    Citation,
+    CitationRows,
+    InlineCitation,
+    MarketDataTarget,
+    RowError,
+    WebTarget,
+    load_citations,
+    parse_citation_target,
+)
+
+from .strategies import (
+    PROPERTY,
+    any_target_value,
+    bad_citation_rows,
+    canonical_wire_targets,
+    citation_rows,
+    json_like,
+    targets,
+)
+
+ID = "acc_9f8e7d6c5b4a3210"
+MODELS = [Citation, InlineCitation]
+
+Build = Callable[[type[Citation], dict[str, Any]], Citation]
+
+
+def _validate(model: type[Citation], row: dict[str, Any]) -> Citation:
+    return model.model_validate(row)
+
+
+def _validate_json(model: type[Citation], row: dict[str, Any]) -> Citation:
+    return model.model_validate_json(json.dumps(row))
+
+
+def _validate_json_bytes(model: type[Citation], row: dict[str, Any]) -> Citation:
+    return model.model_validate_json(json.dumps(row).encode())
+
+
+def _construct(model: type[Citation], row: dict[str, Any]) -> Citation:
+    return model(**row)
+
+
+BUILDERS = pytest.mark.parametrize(
+    "build", [_validate, _validate_json, _validate_json_bytes, _construct]
+)
+
+
+def _row(target: object = ..., **fields: object) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "type": "search_result_location",
+        "source": "silvia://your-account/checking",
+        "title": "Checking",
+        "cited_text": "Balance: $1,234.00",
+        "search_result_index": 2,
+        "start_block_index": 0,
+        "end_block_index": 1,
+    }
+    if target is not ...:
+        row["target"] = target
+    row.update(fields)
+    return row
+
+
+# --------------------------------------------------------------------------- building
+
+
+@pytest.mark.parametrize("model", MODELS)
+@BUILDERS
+def test_every_way_of_building_parses_the_target(model: type[Citation], build: Build) -> None:
+    wire = {"kind": "account", "accountId": ID, "provider": "plaid"}
+    citation = build(model, _row(wire))
+    assert citation.target == AccountTarget(ID, "plaid")
+    assert citation.target == parse_citation_target(wire)
+
+
+MALFORMED_TARGETS: list[object] = [
+    {"kind": "web", "url": "javascript:alert(1)"},
+    {"kind": "web"},
+    {"kind": "telepathy"},
+    {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": 7}]},
+    {"kind": "market_data", "ticker": ""},
+    {"url": "https://example.com"},
+    "web",
+    ["account"],
+    7,
+    None,
+]
+
+
+@pytest.mark.parametrize("model", MODELS)
+@BUILDERS
+@pytest.mark.parametrize("target", MALFORMED_TARGETS)
+def test_malformed_target_becomes_none_and_the_rest_is_kept(
+    model: type[Citation], build: Build, target: object
+) -> None:
+    citation = build(model, _row(target))
+    assert citation.target is None
+    assert citation.source == "silvia://your-account/checking"
+    assert citation.title == "Checking"
+    assert citation.cited_text == "Balance: $1,234.00"
+    extras = citation.model_extra or {}
+    assert extras["search_result_index"] == 2
+    assert extras["type"] == "search_result_location"
+
+
+@pytest.mark.parametrize("model", MODELS)
+@BUILDERS
+def test_row_without_target_has_none(model: type[Citation], build: Build) -> None:
+    citation = build(model, {"source": "https://example.com/a", "title": "A"})
+    assert citation.target is None
+    assert citation.title == "A"
+
+
+@pytest.mark.parametrize("model", MODELS)
+@BUILDERS
+def test_title_and_cited_text_are_optional(model: type[Citation], build: Build) -> None:
+    citation = build(model, {"source": "silvia://your-portfolio"})
+    assert (citation.title, citation.cited_text) == (None, None)
+    citation = build(model, {"source": "s", "title": None, "cited_text": None})
+    assert (citation.title, citation.cited_text) == (None, None)
+
+
+@pytest.mark.parametrize("model", MODELS)
+@BUILDERS
+def test_unknown_fields_are_kept_and_dumped_back(model: type[Citation], build: Build) -> None:
+    wire = {"kind": "accounts", "accounts": [{"accountId": ID, "provider": "manual"}]}
+    row = _row(wire, future_field={"nested": [1, 2, {"x": None}]}, start_char_index=12)
+    citation = build(model, row)
+    dumped = citation.model_dump()
+    for key, value in row.items():
+        assert dumped[key] == value, key
+    assert dumped["target"] == wire  # the target comes back in its wire form
+    assert json.loads(citation.model_dump_json())["target"] == wire
+    assert citation.model_dump(mode="json")["target"] == wire
+
+
+@PROPERTY
+@given(st.sampled_from(MODELS), citation_rows())
+def test_model_dump_gives_the_row_back_with_the_parsed_target(
+    model: type[Citation], row: dict[str, Any]
+) -> None:
+    citation = model.model_validate(copy.deepcopy(row))
+    dumped = citation.model_dump()
+    target = parse_citation_target(row.get("target"))
+    assert citation.target == target
+    assert dumped["target"] == (None if target is None else target.to_wire())
+    for key, value in row.items():
+        if key != "target":
+            assert dumped[key] == value
+    # ...and the dump reads back as the same citation.
+    assert model.model_validate(dumped) == citation
+
+
+@PROPERTY
+@given(st.sampled_from(MODELS), citation_rows(target=canonical_wire_targets))
+def test_json_round_trip(model: type[Citation], row: dict[str, Any]) -> None:
+    # Strings with lone surrogates are not JSON the server can send; keep to real JSON.
+    try:
+        text = json.dumps(row, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return
+    citation = model.model_validate_json(text)
+    assert citation == model.model_validate(row)
+    assert model.model_validate_json(citation.model_dump_json()) == citation
+
+
+@pytest.mark.parametrize("model", MODELS)
+@PROPERTY
+@given(target=targets)
+def test_a_typed_target_given_by_hand_is_kept(model: type[Citation], target: Any) -> None:
+    # Building a citation in code (a test, the reference server) with a target
+    # value must keep it: the parser reads wire dicts, a target is already read.
+    assert model(source="s", target=target).target == target
+    assert model.model_validate({"source": "s", "target": target}).target == target
+
+
+def test_citations_are_frozen() -> None:
+    citation = Citation.model_validate(_row({"kind": "portfolio"}))
+    with pytest.raises(ValidationError):
+        citation.target = None
+    with pytest.raises(ValidationError):
+        citation.source = "other"
+
+
+def test_inline_citation_keeps_its_offset() -> None:
+    citation = InlineCitation.model_validate(_row({"kind": "portfolio"}, offset=42))
+    assert citation.offset == 42
+    assert InlineCitation.model_validate(_row()).offset is None
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize(
+    "row",
+    [
+        {},
+        {"title": "no source"},
+        {"source": None},
+        {"source": 7},
+        {"source": ["s"]},
+        {"source": "s", "title": 7},
+        {"source": "s", "cited_text": {"text": "x"}},
+    ],
+)
+def test_rows_that_are_not_citations_raise_validation_error(
+    model: type[Citation], row: dict[str, Any]
+) -> None:
+    with pytest.raises(ValidationError):
+        model.model_validate(row)
+
+
+# --------------------------------------------------------------------------- load_citations
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_load_keeps_good_rows_and_reports_bad_ones(model: type[Citation]) -> None:
+    rows = [
+        _row({"kind": "market_data", "ticker": "AAPL"}),
+        {"title": "no source"},
+        _row({"kind": "web", "url": "javascript:x"}),  # a bad target is not a bad row
+        "not a row",
+        _row(),
+        None,
+    ]
+    result = load_citations(rows, model)
+    assert isinstance(result, CitationRows)
+    assert [c.target for c in result.citations] == [MarketDataTarget("AAPL"), None, None]
+    assert all(type(c) is model for c in result.citations)
+    assert [e.index for e in result.errors] == [1, 3, 5]
+    assert all(isinstance(e, RowError) and e.reason for e in result.errors)
+    assert [e.raw for e in result.errors] == [rows[1], rows[3], rows[5]]
+
+
+@PROPERTY
+@given(
+    st.lists(
+        st.one_of(
+            citation_rows().map(lambda row: (True, row)),
+            bad_citation_rows.map(lambda row: (False, row)),
+        ),
+        max_size=12,
+    ),
+    st.sampled_from(MODELS),
+)
+def test_load_splits_good_and_bad_rows_by_index(
+    labelled: list[tuple[bool, Any]], model: type[Citation]
+) -> None:
+    rows = [row for _, row in labelled]
+    good = [i for i, (ok, _) in enumerate(labelled) if ok]
+    result = load_citations(copy.deepcopy(rows), model)
+    assert [e.index for e in result.errors] == [i for i, (ok, _) in enumerate(labelled) if not ok]
+    assert result.citations == tuple(model.model_validate(rows[i]) for i in good)
+    for index, citation in zip(good, result.citations, strict=True):
+        assert citation.source == rows[index]["source"]
+        assert citation.target == parse_citation_target(rows[index].get("target"))
+
+
+@PROPERTY
+@given(st.one_of(st.lists(json_like, max_size=10), json_like))
+def test_load_never_raises_for_junk(rows: Any) -> None:
+    result = load_citations(rows, Citation)
+    if isinstance(rows, list):
+        assert len(result.citations) + len(result.errors) == len(rows)
+        indexes = [e.index for e in result.errors]
+        assert indexes == sorted(set(indexes))
+        assert all(0 <= i < len(rows) for i in indexes)
+    elif rows is None:
+        assert result == CitationRows(())
+    else:
+        assert result.citations == ()
+        assert len(result.errors) == 1
+
+
+@PROPERTY
+@given(
+    st.lists(st.fixed_dictionaries({"source": st.text()}, optional={"target": any_target_value}))
+)
+def test_load_never_fails_a_row_for_its_target(rows: list[dict[str, Any]]) -> None:
+    result = load_citations(rows, InlineCitation)
+    assert result.errors == ()
+    assert len(result.citations) == len(rows)
+
+
+def test_load_none_is_empty() -> None:
+    result = load_citations(None, Citation)
+    assert result.citations == ()
+    assert result.errors == ()
+
+
+@pytest.mark.parametrize("rows", [{"source": "s"}, "rows", 3, (), ({"source": "s"},), b"[]"])
+def test_load_non_list_is_one_error(rows: object) -> None:
+    result = load_citations(rows, Citation)
+    assert result.citations == ()
+    assert len(result.errors) == 1
+    assert result.errors[0].reason
+
+
+def test_load_empty_list() -> None:
+    assert load_citations([], Citation) == CitationRows(())
+
+
+def test_load_a_large_list() -> None:
+    wire = {"kind": "accounts", "accounts": [{"accountId": ID}] * 10}
+    rows: list[Any] = [_row(wire) for _ in range(20_000)]
+    rows.append({"nope": 1})
+    result = load_citations(rows, Citation)
+    assert len(result.citations) == 20_000
+    assert isinstance(result.citations[-1].target, AccountsTarget)
+    assert [e.index for e in result.errors] == [20_000]
+
+
+def test_load_rows_with_deeply_nested_extras() -> None:
+    deep: object = None
+    for _ in range(50_000):
+        deep = [deep]
+    rows = [_row({"kind": "web", "url": "https://e.example", "deep": deep}, deep=deep)]
+    result = load_citations(rows, Citation)
+    assert result.errors == ()
+    assert result.citations[0].target == WebTarget("https://e.example")
+
+
+class _HostileRow(dict):  # type: ignore[type-arg]
+    def _boom(self, *args: object, **kwargs: object) -> Any:
+        raise RuntimeError("hostile row")
+
+    get = __getitem__ = items = keys = values = __iter__ = __len__ = __contains__ = _boom
+
+
+def test_load_reports_a_row_whose_mapping_raises() -> None:
+    # "Never fails the whole list for one bad row": a row that cannot even be read
+    # is a bad row like any other; the good rows around it are kept.
+    rows = [_row(), _HostileRow(source="s"), _row()]
+    result = load_citations(rows, Citation)
+    assert len(result.citations) == 2
+    assert [e.index for e in result.errors] == [1]
+
+
+# --------------------------------------------------------------------------- the JSON fast path
+
+# `citation_from_json` / `load_json_citations` build rows from `json.loads` without
+# pydantic's validation, for speed; they must give exactly what `model_validate` gives.
+
+_offsets = st.one_of(st.none(), st.integers(-5, 10**9), st.booleans(), st.floats(), st.text())
+
+
+@st.composite
+def _json_rows(draw: st.DrawFn) -> Any:
+    row = draw(st.one_of(citation_rows(), citation_rows(), bad_citation_rows))
+    if isinstance(row, dict) and draw(st.booleans()):
+        row["offset"] = draw(_offsets)
+    # What the wire gives: a value `json.loads` made (lone surrogates and NaN included).
+    return json.loads(json.dumps(row))
+
+
+def _state(citation: Citation) -> tuple[Any, ...]:
+    extra = citation.model_extra or {}
+    return (
+        type(citation),
+        citation,
+        citation.__dict__,
+        list(extra.items()),  # same extras, in the same order
+        citation.model_fields_set,
+        repr(citation),
+        citation.model_dump(),
+    )
+
+
+def _outcome(build: Callable[[], Citation]) -> tuple[Any, ...]:
+    try:
+        return ("ok", *_state(build()))
+    except ValidationError as error:
+        return ("error", error.errors(include_url=False))
+
+
+@PROPERTY
+@given(st.sampled_from(MODELS), _json_rows(), st.one_of(st.just(...), st.integers(0, 10**6)))
+def test_citation_from_json_gives_what_model_validate_gives(
+    model: type[Citation], row: Any, offset: Any
+) -> None:
+    from silvia_client.citations._rows import citation_from_json
+
+    if offset is ... or model is not InlineCitation or not isinstance(row, dict):
+        fast = _outcome(lambda: citation_from_json(model, copy.deepcopy(row)))
+        slow = _outcome(lambda: model.model_validate(copy.deepcopy(row)))
+    else:  # the stream's way: the citation's offset is the answer's length so far
+        fast = _outcome(lambda: citation_from_json(model, copy.deepcopy(row), offset))
+        slow = _outcome(lambda: model.model_validate({**copy.deepcopy(row), "offset": offset}))
+    assert fast == slow
+
+
+@PROPERTY
+@given(st.sampled_from(MODELS), st.one_of(st.lists(_json_rows(), max_size=8), json_like))
+def test_load_json_citations_gives_what_load_citations_gives(
+    model: type[Citation], rows: Any
+) -> None:
+    from silvia_client.citations._rows import load_json_citations
+
+    fast = load_json_citations(copy.deepcopy(rows), model)
+    slow = load_citations(copy.deepcopy(rows), model)
+    assert [_state(c) for c in fast.citations] == [_state(c) for c in slow.citations]
+    assert [(e.index, e.reason) for e in fast.errors] == [(e.index, e.reason) for e in slow.errors]
+
+
+def test_citation_from_json_does_not_share_the_row() -> None:
+    from silvia_client.citations._rows import citation_from_json
+
+    row = _row({"kind": "portfolio"}, extra_list=[1])
+    citation = citation_from_json(Citation, row)
+    row["title"] = "changed"
+    row["new"] = 1
+    assert citation.title == "Checking"
+    assert "new" not in (citation.model_extra or {})
