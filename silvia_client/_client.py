@@ -6,7 +6,6 @@ building requests, and the retry policy. Each then sends in its own way.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import time
@@ -27,7 +26,12 @@ from ._retries import RetryPolicy
 from ._version import __version__
 from ._wire import DEFAULT_WIRE, WireFormat
 from .citations import is_http_url
-from .errors import APIConnectionError, APITimeoutError, ConfigurationError
+from .errors import (
+    APIConnectionError,
+    APITimeoutError,
+    ConfigurationError,
+    UnexpectedResponseError,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -100,13 +104,17 @@ class _ClientBase:
         self.idle_timeout = idle_timeout
         self.retries = RetryPolicy(max_retries=max_retries, initial_delay=retry_backoff)
         self.wire = wire
-        self._headers = {"user-agent": f"silvia-client/{__version__}", **(default_headers or {})}
+        # httpx.Headers, not a dict: header names are case-insensitive, so a caller's
+        # "User-Agent" replaces ours instead of going out beside it.
+        self._headers = httpx.Headers({"user-agent": f"silvia-client/{__version__}"})
+        self._headers.update(default_headers or {})
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.base_url!r})"
 
-    def _headers_for(self, accept: str) -> dict[str, str]:
-        headers = {**self._headers, "accept": accept}
+    def _headers_for(self, accept: str) -> httpx.Headers:
+        headers = self._headers.copy()
+        headers["accept"] = accept
         if self._token is not None:
             headers["authorization"] = self._token.header()
         return headers
@@ -126,17 +134,19 @@ class _ClientBase:
             write=self.timeout.write,
             pool=self.timeout.pool,
         )
+        headers = self._headers_for("text/event-stream")
+        headers["cache-control"] = "no-store"
         return client.build_request(
-            "POST",
-            self.base_url + wire.chat_path,
-            json=body,
-            headers={**self._headers_for("text/event-stream"), "cache-control": "no-store"},
-            timeout=timeout,
+            "POST", self.base_url + wire.chat_path, json=body, headers=headers, timeout=timeout
         )
 
     def _get_request(self, client: httpx.Client | httpx.AsyncClient, path: str) -> httpx.Request:
+        # The SDK's timeouts, even on a caller's own client (as for chat requests).
         return client.build_request(
-            "GET", self.base_url + path, headers=self._headers_for("application/json")
+            "GET",
+            self.base_url + path,
+            headers=self._headers_for("application/json"),
+            timeout=self.timeout,
         )
 
     def _log_response(self, request: httpx.Request, response: httpx.Response) -> None:
@@ -147,6 +157,11 @@ class _ClientBase:
             response.status_code,
             request_id(response, self.wire),
         )
+
+
+def _undecodable(response: httpx.Response, wire: WireFormat) -> UnexpectedResponseError:
+    encoding = response.headers.get("content-encoding", "")
+    return unexpected_response(response, b"", wire, f"a body that decodes as {encoding!r}")
 
 
 def _connection_error(error: httpx.TransportError) -> APIConnectionError:
@@ -209,19 +224,33 @@ class SilviaClient(_ClientBase):
     ) -> None:
         self.close()
 
-    def _send(self, request: httpx.Request, *, repeatable: bool) -> httpx.Response:
-        """Send with retries; the response is open (streamed) and 2xx, else an error is raised."""
+    def _send(
+        self, request: httpx.Request, *, repeatable: bool, read: bool = False
+    ) -> httpx.Response:
+        """Send with retries; the response is 2xx, else an error is raised.
+
+        The response is open (streamed), unless `read`: then its body is read, and
+        the response closed, inside the retry loop, so that a body that breaks off
+        is retried like a connection that failed.
+        """
         attempt = 0
         while True:
             try:
                 response = self._http.send(request, stream=True)
+                self._log_response(request, response)
+                if read and response.is_success:
+                    try:
+                        response.read()
+                    except httpx.DecodingError as error:  # a body its Content-Encoding belies
+                        raise _undecodable(response, self.wire) from error
+                    finally:
+                        response.close()
             except httpx.TransportError as error:
                 delay = self.retries.delay_after_error(error, attempt, repeatable=repeatable)
                 if delay is None:
                     raise _connection_error(error) from error
                 logger.info("retrying %s after %s", request.url.path, type(error).__name__)
             else:
-                self._log_response(request, response)
                 if response.is_success:
                     return response
                 body = _read_at_most(response, ERROR_BODY_MAX_BYTES)
@@ -240,13 +269,9 @@ class SilviaClient(_ClientBase):
         return response
 
     def _get_json_bytes(self, path: str) -> tuple[httpx.Response, bytes]:
-        response = self._send(self._get_request(self._http, path), repeatable=True)
-        try:
-            return response, response.read()
-        except httpx.TransportError as error:
-            raise _connection_error(error) from error
-        finally:
-            response.close()
+        request = self._get_request(self._http, path)
+        response = self._send(request, repeatable=True, read=True)
+        return response, response.content
 
 
 def _read_at_most(response: httpx.Response, limit: int) -> bytes:
@@ -256,7 +281,7 @@ def _read_at_most(response: httpx.Response, limit: int) -> bytes:
             data += chunk
             if len(data) >= limit:
                 break
-    except httpx.TransportError:
+    except (httpx.TransportError, httpx.DecodingError):
         pass  # what arrived is enough to describe the error
     finally:
         response.close()
@@ -270,7 +295,7 @@ async def _aread_at_most(response: httpx.Response, limit: int) -> bytes:
             data += chunk
             if len(data) >= limit:
                 break
-    except httpx.TransportError:
+    except (httpx.TransportError, httpx.DecodingError):
         pass  # what arrived is enough to describe the error
     finally:
         await response.aclose()
@@ -326,19 +351,28 @@ class AsyncSilviaClient(_ClientBase):
     ) -> None:
         await self.close()
 
-    async def _send(self, request: httpx.Request, *, repeatable: bool) -> httpx.Response:
-        """Send with retries; the response is open (streamed) and 2xx, else an error is raised."""
+    async def _send(
+        self, request: httpx.Request, *, repeatable: bool, read: bool = False
+    ) -> httpx.Response:
+        """Send with retries; the response is 2xx, else an error is raised (see the sync twin)."""
         attempt = 0
         while True:
             try:
                 response = await self._http.send(request, stream=True)
+                self._log_response(request, response)
+                if read and response.is_success:
+                    try:
+                        await response.aread()
+                    except httpx.DecodingError as error:
+                        raise _undecodable(response, self.wire) from error
+                    finally:
+                        await response.aclose()
             except httpx.TransportError as error:
                 delay = self.retries.delay_after_error(error, attempt, repeatable=repeatable)
                 if delay is None:
                     raise _connection_error(error) from error
                 logger.info("retrying %s after %s", request.url.path, type(error).__name__)
             else:
-                self._log_response(request, response)
                 if response.is_success:
                     return response
                 body = await _aread_at_most(response, ERROR_BODY_MAX_BYTES)
@@ -346,6 +380,8 @@ class AsyncSilviaClient(_ClientBase):
                 if delay is None:
                     raise status_error(response, body, self.wire)
                 logger.info("retrying %s after %d", request.url.path, response.status_code)
+            import asyncio  # here, not at the top: `import silvia_client` stays without it
+
             await asyncio.sleep(delay)
             attempt += 1
 
@@ -358,10 +394,6 @@ class AsyncSilviaClient(_ClientBase):
         return response
 
     async def _get_json_bytes(self, path: str) -> tuple[httpx.Response, bytes]:
-        response = await self._send(self._get_request(self._http, path), repeatable=True)
-        try:
-            return response, await response.aread()
-        except httpx.TransportError as error:
-            raise _connection_error(error) from error
-        finally:
-            await response.aclose()
+        request = self._get_request(self._http, path)
+        response = await self._send(request, repeatable=True, read=True)
+        return response, response.content

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
 import time
 
 import httpx
@@ -67,8 +68,14 @@ def parse_retry_after(response: httpx.Response) -> float | None:
     return max(seconds, 0.0)
 
 
+# A body shown in an error may hold citation targets, and a target's provider is
+# never shown (wire contract, Privacy): its value is blanked, even when cut short.
+_PROVIDER_VALUE = re.compile(r'("provider"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\\?$)')
+
+
 def _preview(body: bytes) -> str:
     text = body[: BODY_PREVIEW_CHARS * 4].decode("utf-8", errors="replace")
+    text = _PROVIDER_VALUE.sub(r'\1"…"', text)
     text = " ".join(text.split())
     return text[:BODY_PREVIEW_CHARS] + ("…" if len(text) > BODY_PREVIEW_CHARS else "")
 

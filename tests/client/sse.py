@@ -1,0 +1,156 @@
+"""Event-stream bodies built by hand, and response bodies that misbehave on cue.
+
+`event(...)` and friends build the exact bytes of one SSE event; `Body` is a
+response body (sync and async) that yields given chunks, then optionally raises
+a transport error or hangs, and records whether it was closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterable, Iterator
+from typing import Any
+
+import httpx
+
+BASE_URL = "https://silvia.test"
+CHAT_URL = BASE_URL + "/api/claude"
+TOKEN = "sk-silvia-TEST-0123456789-secret"
+SSE_HEADERS = {"content-type": "text/event-stream; charset=utf-8", "x-request-id": "req_123"}
+
+ACCOUNT_A = "acct_AAAAAAAAAAAAAAAA"
+ACCOUNT_B = "acct_BBBBBBBBBBBBBBBB"
+ACCOUNT_C = "acct_CCCCCCCCCCCCCCCC"
+ACCOUNT_SOURCE = "silvia://your-account/checking"
+WEB_URL = "https://example.com/article"
+
+
+def event(name: str, data: object) -> bytes:
+    """One event; `data` is JSON-encoded unless it is already a string (sent as is)."""
+    payload = data if isinstance(data, str) else json.dumps(data)
+    lines = "".join(f"data: {line}\n" for line in payload.split("\n"))
+    return f"event: {name}\n{lines}\n".encode()
+
+
+def comment(text: str = "ping") -> bytes:
+    return f": {text}\n\n".encode()
+
+
+def session(session_id: str) -> bytes:
+    return event("session", {"sessionId": session_id})
+
+
+def text(delta: str) -> bytes:
+    return event("text", {"text": delta})
+
+
+def citation(row: dict[str, Any]) -> bytes:
+    return event("citation", {"citation": row})
+
+
+def summary(rows: list[Any]) -> bytes:
+    return event("citations_summary", {"citations": rows})
+
+
+def message(obj: dict[str, Any]) -> bytes:
+    return event("message", obj)
+
+
+def error(msg: str, kind: str | None = "overloaded_error") -> bytes:
+    return event("error", {"error": {"type": kind, "message": msg}})
+
+
+def done() -> bytes:
+    return event("done", {})
+
+
+def account(account_id: str, provider: str | None = "plaid") -> dict[str, Any]:
+    return {"kind": "account", "accountId": account_id, "provider": provider}
+
+
+def accounts(*refs: tuple[str, str | None]) -> dict[str, Any]:
+    return {"kind": "accounts", "accounts": [{"accountId": a, "provider": p} for a, p in refs]}
+
+
+def web(url: str = WEB_URL) -> dict[str, Any]:
+    return {"kind": "web", "url": url}
+
+
+def row(source: str, target: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    """A citation row as the server sends it; no `target` key when `target` is None."""
+    out: dict[str, Any] = {"source": source, "title": f"title of {source}", "cited_text": "…"}
+    if target is not None:
+        out["target"] = target
+    out.update(extra)
+    return out
+
+
+FINAL_MESSAGE = {"id": "msg_1", "role": "assistant", "content": [{"type": "text", "text": "x"}]}
+
+
+def full_turn(session_id: str = "sess_1") -> bytes:
+    """A complete, well-formed turn with every contract event."""
+    return b"".join(
+        [
+            session(session_id),
+            text("You have "),
+            citation(row(ACCOUNT_SOURCE, account(ACCOUNT_A))),
+            text("$120 in checking."),
+            summary([row(ACCOUNT_SOURCE, account(ACCOUNT_A))]),
+            message(FINAL_MESSAGE),
+            done(),
+        ]
+    )
+
+
+class Body(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """A response body: `chunks`, then `fail` raised (if given), or a hang (async only)."""
+
+    def __init__(
+        self,
+        chunks: Iterable[bytes] | bytes,
+        *,
+        fail: Exception | None = None,
+        hang: bool = False,
+    ) -> None:
+        self.chunks = [chunks] if isinstance(chunks, bytes) else list(chunks)
+        self.fail = fail
+        self.hang = hang
+        self.closed = False
+        self.sent = 0  # chunks handed out so far
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.chunks:
+            self.sent += 1
+            yield chunk
+        if self.fail is not None:
+            raise self.fail
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self.chunks:
+            self.sent += 1
+            yield chunk
+        if self.hang:
+            await asyncio.Event().wait()  # until cancelled
+        if self.fail is not None:
+            raise self.fail
+
+    def close(self) -> None:
+        self.closed = True
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+def sse_response(
+    body: bytes | Body, status: int = 200, headers: dict[str, str] | None = None
+) -> httpx.Response:
+    stream = body if isinstance(body, Body) else Body(body)
+    return httpx.Response(status, headers={**SSE_HEADERS, **(headers or {})}, stream=stream)
+
+
+def json_response(
+    obj: object, status: int = 200, headers: dict[str, str] | None = None
+) -> httpx.Response:
+    return httpx.Response(status, json=obj, headers=headers)

@@ -1,0 +1,391 @@
+"""`client.chat.stream`: the request, `text_stream`, `until_done()`, and closing the response."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import Callable
+
+import httpx
+import pytest
+import respx
+
+from silvia_client import AsyncSilviaClient, SilviaClient
+from silvia_client._wire import DEFAULT_WIRE, EventNames
+from silvia_client.chat import DoneEvent, SessionEvent, TextEvent, UnknownEvent
+from silvia_client.errors import IncompleteTurnError
+
+from .conftest import Api
+from .sse import (
+    BASE_URL,
+    CHAT_URL,
+    TOKEN,
+    Body,
+    done,
+    event,
+    full_turn,
+    session,
+    sse_response,
+    text,
+)
+
+pytestmark = pytest.mark.anyio
+
+PIECES = ["How ", "much ", "is ", "in ", "checking?"]
+
+
+def pieces_turn() -> bytes:
+    return session("s1") + b"".join(text(p) for p in PIECES) + done()
+
+
+def serve_body(server: respx.MockRouter, make: Callable[[], Body]) -> list[Body]:
+    """Serve a fresh `make()` body per request; returns the bodies served, in order."""
+    bodies: list[Body] = []
+
+    def respond(request: httpx.Request) -> httpx.Response:
+        bodies.append(make())
+        return sse_response(bodies[-1])
+
+    server.post(CHAT_URL).mock(side_effect=respond)
+    return bodies
+
+
+def chunked() -> Body:
+    # One event per chunk, so that reading stops part way through the body.
+    return Body([session("s1"), *(text(p) for p in PIECES), done()])
+
+
+# ------------------------------------------------------------------------------------- the request
+
+
+@pytest.mark.parametrize(
+    ("session_id", "body"),
+    [(None, {"message": "How much?"}), ("sess_7", {"message": "How much?", "sessionId": "sess_7"})],
+)
+async def test_chat_request(
+    api: Api, server: respx.MockRouter, session_id: str | None, body: dict[str, str]
+) -> None:
+    route = server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
+    await api.turn(api.client(), "How much?", session_id=session_id)
+    assert route.call_count == 1
+    request = route.calls.last.request
+    assert request.method == "POST"
+    assert request.url == CHAT_URL
+    assert json.loads(request.content) == body
+    assert request.headers["content-type"] == "application/json"
+    assert request.headers["accept"] == "text/event-stream"
+
+
+async def test_nothing_is_sent_until_the_stream_is_used(api: Api, server: respx.MockRouter) -> None:
+    route = server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
+    client = api.client()
+    # Reading without `with` sends it (and closes the response at the end).
+    if isinstance(client, AsyncSilviaClient):
+        astream = client.chat.stream("hi")
+        assert route.call_count == 0
+        assert astream.request_id is None
+        turn = await astream.until_done()
+        request_id = astream.request_id
+    else:
+        stream = client.chat.stream("hi")
+        assert route.call_count == 0
+        assert stream.request_id is None
+        turn = stream.until_done()
+        request_id = stream.request_id
+    assert route.call_count == 1
+    assert turn.complete
+    assert request_id == "req_123"
+
+
+async def test_a_different_wire_format_is_honoured(api: Api, server: respx.MockRouter) -> None:
+    wire = dataclasses.replace(
+        DEFAULT_WIRE,
+        chat_path="/v2/chat",
+        message_field="prompt",
+        session_id_field="conversation",
+        events=EventNames(session="conversation", text="delta", done="end"),
+        session_id_key="id",
+        text_key="t",
+    )
+    body = (
+        event("conversation", {"id": "c1"})
+        + event("delta", {"t": "Hi"})
+        + event("text", {"text": "old name"})
+        + event("end", {})
+    )
+    route = server.post("/v2/chat").mock(side_effect=lambda r: sse_response(body))
+    events, failure = await api.read(api.client(wire=wire), "yo", session_id="c0")
+    assert failure is None
+    assert json.loads(route.calls.last.request.content) == {"prompt": "yo", "conversation": "c0"}
+    assert events == [
+        SessionEvent("c1"),
+        TextEvent("Hi"),
+        UnknownEvent("text", '{"text": "old name"}'),
+        DoneEvent(),
+    ]
+
+
+# ----------------------------------------------------------------------------------- text and turn
+
+
+async def test_text_stream_yields_the_deltas_and_builds_the_turn(
+    api: Api, server: respx.MockRouter
+) -> None:
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(pieces_turn()))
+    client = api.client()
+    if isinstance(client, AsyncSilviaClient):
+        async with client.chat.stream("hi") as astream:
+            deltas = [t async for t in astream.text_stream]
+            turn = await astream.until_done()
+    else:
+        with client.chat.stream("hi") as stream:
+            deltas = list(stream.text_stream)
+            turn = stream.until_done()
+    assert deltas == PIECES
+    assert turn.text == "".join(PIECES)
+    assert turn.session_id == "s1"
+    assert turn.complete
+
+
+async def test_until_done_after_full_iteration_returns_the_turn(
+    api: Api, server: respx.MockRouter
+) -> None:
+    bodies = serve_body(server, chunked)
+    client = api.client()
+    if isinstance(client, AsyncSilviaClient):
+        async with client.chat.stream("hi") as astream:
+            events = [e async for e in astream]
+            first = await astream.until_done()
+            again = await astream.until_done()
+    else:
+        with client.chat.stream("hi") as stream:
+            events = list(stream)
+            first = stream.until_done()
+            again = stream.until_done()
+    assert len(events) == len(PIECES) + 2
+    assert first is again
+    assert first.text == "".join(PIECES)
+    assert first.complete
+    assert len(bodies) == 1
+    assert bodies[0].closed
+
+
+async def test_until_done_after_partial_iteration_reads_the_rest(
+    api: Api, server: respx.MockRouter
+) -> None:
+    bodies = serve_body(server, chunked)
+    client = api.client()
+    if isinstance(client, AsyncSilviaClient):
+        async with client.chat.stream("hi") as astream:
+            events = astream.__aiter__()
+            seen = [await events.__anext__(), await events.__anext__()]
+            assert bodies[0].sent < len(bodies[0].chunks)  # really part way
+            turn = await astream.until_done()
+            await events.aclose()  # type: ignore[attr-defined]
+    else:
+        with client.chat.stream("hi") as stream:
+            it = iter(stream)
+            seen = [next(it), next(it)]
+            assert bodies[0].sent < len(bodies[0].chunks)
+            turn = stream.until_done()
+    assert seen == [SessionEvent("s1"), TextEvent(PIECES[0])]
+    assert turn.text == "".join(PIECES)  # the pieces already read are in the turn too
+    assert turn.complete
+    assert bodies[0].closed
+
+
+# ---------------------------------------------------------------------------------- closing (sync)
+
+
+def sync_client() -> SilviaClient:
+    return SilviaClient(base_url=BASE_URL, token=TOKEN)
+
+
+def test_leaving_with_before_reading_closes_the_response(server: respx.MockRouter) -> None:
+    bodies = serve_body(server, chunked)
+    with sync_client() as client, client.chat.stream("hi"):
+        pass
+    assert bodies[0].closed
+    assert bodies[0].sent == 0
+
+
+def test_leaving_with_part_way_closes_the_response(server: respx.MockRouter) -> None:
+    bodies = serve_body(server, chunked)
+    with sync_client() as client, client.chat.stream("hi") as stream:
+        it = iter(stream)
+        next(it)
+        assert not bodies[0].closed
+    assert bodies[0].closed
+    assert bodies[0].sent < len(bodies[0].chunks)
+
+
+def test_close_closes_the_response(server: respx.MockRouter) -> None:
+    bodies = serve_body(server, chunked)
+    with sync_client() as client:
+        stream = client.chat.stream("hi")
+        it = iter(stream)
+        next(it)
+        stream.close()
+        assert bodies[0].closed
+        # What arrived is kept; the turn is not complete.
+        with pytest.raises(IncompleteTurnError) as info:
+            stream.until_done()
+        assert info.value.turn.session_id == "s1"
+        assert not info.value.turn.complete
+
+
+def test_close_of_an_entered_stream_that_was_never_read(server: respx.MockRouter) -> None:
+    bodies = serve_body(server, chunked)
+    with sync_client() as client:
+        stream = client.chat.stream("hi").__enter__()
+        stream.close()
+        assert bodies[0].closed
+
+
+def test_breaking_out_of_the_loop_closes_the_response_at_once(server: respx.MockRouter) -> None:
+    bodies = serve_body(server, chunked)
+    with sync_client() as client:
+        stream = client.chat.stream("hi")  # no `with`: only the break can close it
+        for event in stream:
+            if isinstance(event, TextEvent):
+                break
+        assert bodies[0].closed
+        assert bodies[0].sent < len(bodies[0].chunks)
+
+
+def test_breaking_out_of_text_stream_closes_the_response(server: respx.MockRouter) -> None:
+    bodies = serve_body(server, chunked)
+    with sync_client() as client:
+        stream = client.chat.stream("hi")
+        for _ in stream.text_stream:
+            break
+        assert bodies[0].closed
+
+
+# --------------------------------------------------------------------------------- closing (async)
+
+
+def async_client() -> AsyncSilviaClient:
+    return AsyncSilviaClient(base_url=BASE_URL, token=TOKEN)
+
+
+async def eventually(condition: Callable[[], bool], turns: int = 100) -> bool:
+    """True once `condition()` holds, letting the event loop run at most `turns` times."""
+    for _ in range(turns):
+        if condition():
+            return True
+        await asyncio.sleep(0)
+    return condition()
+
+
+async def test_async_leaving_with_before_reading_closes_the_response(
+    server: respx.MockRouter,
+) -> None:
+    bodies = serve_body(server, chunked)
+    async with async_client() as client, client.chat.stream("hi"):
+        pass
+    assert bodies[0].closed
+    assert bodies[0].sent == 0
+
+
+async def test_async_leaving_with_part_way_closes_the_response(
+    server: respx.MockRouter,
+) -> None:
+    bodies = serve_body(server, chunked)
+    async with async_client() as client:
+        async with client.chat.stream("hi") as stream:
+            events = stream.__aiter__()
+            await events.__anext__()
+            assert not bodies[0].closed
+        assert bodies[0].closed
+        await events.aclose()  # type: ignore[attr-defined,unused-ignore]
+
+
+async def test_async_close_closes_the_response(server: respx.MockRouter) -> None:
+    bodies = serve_body(server, chunked)
+    async with async_client() as client:
+        stream = client.chat.stream("hi")
+        events = stream.__aiter__()
+        await events.__anext__()
+        await stream.close()
+        assert bodies[0].closed
+        with pytest.raises(IncompleteTurnError) as info:
+            await stream.until_done()
+        assert info.value.turn.session_id == "s1"
+        await events.aclose()  # type: ignore[attr-defined]
+
+
+async def test_async_close_of_an_entered_stream_that_was_never_read(
+    server: respx.MockRouter,
+) -> None:
+    bodies = serve_body(server, chunked)
+    async with async_client() as client:
+        stream = await client.chat.stream("hi").__aenter__()
+        await stream.close()
+        assert bodies[0].closed
+
+
+async def test_async_breaking_out_of_the_loop_closes_the_response(
+    server: respx.MockRouter,
+) -> None:
+    bodies = serve_body(server, chunked)
+    async with async_client() as client:
+        stream = client.chat.stream("hi")  # no `async with`: only the break can close it
+        async for event in stream:
+            if isinstance(event, TextEvent):
+                break
+        # Closed once the event loop has run the async generator's finalizer.
+        assert await eventually(lambda: bodies[0].closed)
+        assert bodies[0].sent < len(bodies[0].chunks)
+
+
+async def test_async_breaking_out_of_text_stream_closes_the_response(
+    server: respx.MockRouter,
+) -> None:
+    bodies = serve_body(server, chunked)
+    async with async_client() as client:
+        stream = client.chat.stream("hi")
+        async for _ in stream.text_stream:
+            break
+        assert await eventually(lambda: bodies[0].closed)
+
+
+async def test_cancelling_the_task_closes_the_response(server: respx.MockRouter) -> None:
+    # The body sends a session and a text event, then goes silent.
+    bodies = serve_body(server, lambda: Body([session("s1"), text("a")], hang=True))
+    received: list[object] = []
+    async with async_client() as client:
+
+        async def consume() -> None:
+            async with client.chat.stream("hi") as stream:
+                async for event in stream:
+                    received.append(event)
+
+        task = asyncio.ensure_future(consume())
+        assert await eventually(lambda: len(received) == 2)
+        assert not bodies[0].closed
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, timeout=5)
+        assert bodies[0].closed
+
+
+async def test_cancelling_a_task_without_with_closes_the_response(
+    server: respx.MockRouter,
+) -> None:
+    bodies = serve_body(server, lambda: Body([session("s1"), text("a")], hang=True))
+    received: list[object] = []
+    async with async_client() as client:
+        stream = client.chat.stream("hi")
+
+        async def consume() -> None:
+            async for event in stream:
+                received.append(event)
+
+        task = asyncio.ensure_future(consume())
+        assert await eventually(lambda: len(received) == 2)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, timeout=5)
+        assert await eventually(lambda: bodies[0].closed)

@@ -1,0 +1,246 @@
+"""Configuration: base URL and token, timeouts, headers, and whose HTTP client is closed."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+import respx
+
+from silvia_client import AsyncSilviaClient, SilviaClient
+from silvia_client.errors import ConfigurationError
+
+from .conftest import Api
+from .sse import BASE_URL, CHAT_URL, TOKEN, full_turn, json_response, sse_response
+
+pytestmark = pytest.mark.anyio
+
+SESSION_BODY = {"session": {"id": "s1", "title": "t"}, "messages": []}
+
+
+def chat_route(server: respx.MockRouter, url: str = CHAT_URL) -> respx.Route:
+    return server.post(url).mock(side_effect=lambda request: sse_response(full_turn()))
+
+
+# --------------------------------------------------------------------------------- base URL, token
+
+
+async def test_base_url_and_token_from_arguments(
+    api: Api, server: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SILVIA_BASE_URL", "https://env.invalid")
+    monkeypatch.setenv("SILVIA_TOKEN", "env-token")
+    route = chat_route(server)
+    turn = await api.turn(api.client(base_url=BASE_URL, token=TOKEN))
+    assert turn.complete
+    request = route.calls.last.request
+    assert request.url == CHAT_URL
+    assert request.headers["authorization"] == f"Bearer {TOKEN}"
+
+
+async def test_base_url_and_token_from_environment(
+    api: Api, server: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SILVIA_BASE_URL", "https://env.silvia.test/")
+    monkeypatch.setenv("SILVIA_TOKEN", "env-token-42")
+    route = chat_route(server, "https://env.silvia.test/api/claude")
+    client = api.client(base_url=None, token=None)
+    await api.turn(client)
+    request = route.calls.last.request
+    assert request.url == "https://env.silvia.test/api/claude"  # trailing slash not doubled
+    assert request.headers["authorization"] == "Bearer env-token-42"
+
+
+@pytest.mark.parametrize("cls", [SilviaClient, AsyncSilviaClient])
+@pytest.mark.parametrize("base_url", [None, ""])
+async def test_no_base_url_is_a_configuration_error(
+    cls: type[SilviaClient] | type[AsyncSilviaClient],
+    base_url: str | None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    with pytest.raises(ConfigurationError, match="SILVIA_BASE_URL"):
+        cls(base_url=base_url)
+
+
+@pytest.mark.parametrize("cls", [SilviaClient, AsyncSilviaClient])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"base_url": "ftp://silvia.test"}, "http"),
+        ({"base_url": "silvia.test"}, "http"),
+        ({"base_url": BASE_URL, "idle_timeout": 0}, "idle_timeout"),
+    ],
+)
+async def test_bad_arguments_are_configuration_errors(
+    cls: type[SilviaClient] | type[AsyncSilviaClient], kwargs: dict[str, object], match: str
+) -> None:
+    with pytest.raises(ConfigurationError, match=match):
+        cls(**kwargs)  # type: ignore[arg-type]
+
+
+async def test_without_a_token_no_authorization_is_sent(
+    api: Api, server: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SILVIA_TOKEN", raising=False)
+    route = chat_route(server)
+    await api.turn(api.client(token=None))
+    assert "authorization" not in route.calls.last.request.headers
+
+
+# ---------------------------------------------------------------------------------------- timeouts
+
+
+async def test_chat_read_timeout_is_the_idle_timeout(api: Api, server: respx.MockRouter) -> None:
+    route = chat_route(server)
+    timeout = httpx.Timeout(connect=3.0, read=40.0, write=5.0, pool=6.0)
+    await api.turn(api.client(timeout=timeout, idle_timeout=7.5))
+    assert route.calls.last.request.extensions["timeout"] == {
+        "connect": 3.0,
+        "read": 7.5,
+        "write": 5.0,
+        "pool": 6.0,
+    }
+
+
+@pytest.mark.parametrize("own_client", [False, True], ids=["sdk-client", "caller-client"])
+async def test_get_uses_the_configured_timeouts(
+    api: Api, server: respx.MockRouter, own_client: bool
+) -> None:
+    route = server.get("/api/chat/sessions/s1").mock(return_value=json_response(SESSION_BODY))
+    timeout = httpx.Timeout(connect=3.0, read=40.0, write=5.0, pool=6.0)
+    kwargs: dict[str, object] = {"timeout": timeout, "idle_timeout": 7.5}
+    if own_client:  # a caller's client with other defaults: the SDK's timeouts still apply
+        kwargs["http_client"] = (httpx.AsyncClient if api.is_async else httpx.Client)(timeout=99)
+    client = api.client(**kwargs)
+    await api.session(client, "s1")
+    assert route.calls.last.request.extensions["timeout"] == {
+        "connect": 3.0,
+        "read": 40.0,
+        "write": 5.0,
+        "pool": 6.0,
+    }
+    if own_client:
+        await _close_http(kwargs["http_client"])
+
+
+async def test_a_single_number_timeout(api: Api, server: respx.MockRouter) -> None:
+    route = chat_route(server)
+    await api.turn(api.client(timeout=4.0, idle_timeout=11.0))
+    assert route.calls.last.request.extensions["timeout"] == {
+        "connect": 4.0,
+        "read": 11.0,
+        "write": 4.0,
+        "pool": 4.0,
+    }
+
+
+# ----------------------------------------------------------------------------------------- headers
+
+
+async def test_chat_request_headers(api: Api, server: respx.MockRouter) -> None:
+    route = chat_route(server)
+    client = api.client(default_headers={"x-app": "notebook", "X-Trace": "t-1"})
+    await api.turn(client)
+    headers = route.calls.last.request.headers
+    assert headers["x-app"] == "notebook"
+    assert headers["x-trace"] == "t-1"
+    assert headers["accept"] == "text/event-stream"
+    assert headers["authorization"] == f"Bearer {TOKEN}"
+    assert headers["user-agent"].startswith("silvia-client/")
+
+
+async def test_session_request_headers(api: Api, server: respx.MockRouter) -> None:
+    route = server.get("/api/chat/sessions/s1").mock(return_value=json_response(SESSION_BODY))
+    await api.session(api.client(default_headers={"x-app": "notebook"}), "s1")
+    headers = route.calls.last.request.headers
+    assert headers["x-app"] == "notebook"
+    assert headers["accept"] == "application/json"
+    assert headers["authorization"] == f"Bearer {TOKEN}"
+
+
+async def test_default_headers_replace_ours_whatever_their_case(
+    api: Api, server: respx.MockRouter
+) -> None:
+    route = chat_route(server)
+    # A caller's User-Agent replaces the SDK's; a caller's Accept cannot break the protocol.
+    client = api.client(default_headers={"User-Agent": "my-app/1", "Accept": "application/json"})
+    await api.turn(client)
+    headers = route.calls.last.request.headers
+    assert headers.get_list("user-agent") == ["my-app/1"]
+    assert headers.get_list("accept") == ["text/event-stream"]
+
+
+async def test_the_token_wins_over_a_default_authorization_header(
+    api: Api, server: respx.MockRouter
+) -> None:
+    route = chat_route(server)
+    await api.turn(api.client(default_headers={"Authorization": "Basic abc"}))
+    assert route.calls.last.request.headers.get_list("authorization") == [f"Bearer {TOKEN}"]
+
+
+# ------------------------------------------------------------------------------------ whose client
+
+
+async def _close_http(http: object) -> None:
+    if isinstance(http, httpx.AsyncClient):
+        await http.aclose()
+    elif isinstance(http, httpx.Client):
+        http.close()
+
+
+async def test_a_callers_http_client_is_used(api: Api) -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        if request.method == "GET":
+            return json_response(SESSION_BODY)
+        return sse_response(full_turn())
+
+    transport = httpx.MockTransport(handler)
+    http = (httpx.AsyncClient if api.is_async else httpx.Client)(transport=transport)
+    client = api.client(http_client=http)
+    assert (await api.turn(client)).complete
+    assert (await api.session(client, "s1")).id == "s1"
+    assert [r.method for r in seen] == ["POST", "GET"]
+    assert json.loads(seen[0].content) == {"message": "hi"}
+    await _close_http(http)
+
+
+async def test_a_callers_http_client_is_not_closed(api: Api) -> None:
+    http = httpx.AsyncClient() if api.is_async else httpx.Client()
+    client = api.client(http_client=http)
+    await api.close(client)
+    assert not http.is_closed
+    # Nor by the context manager.
+    if isinstance(client, AsyncSilviaClient):
+        async with client:
+            pass
+    else:
+        with client:
+            pass
+    assert not http.is_closed
+    await _close_http(http)
+    assert http.is_closed
+
+
+async def test_the_sdks_own_http_client_is_closed_by_close(api: Api) -> None:
+    client = api.client()
+    assert not client._http.is_closed
+    await api.close(client)
+    assert client._http.is_closed
+
+
+def test_the_sdks_own_http_client_is_closed_by_with() -> None:
+    with SilviaClient(base_url=BASE_URL, token=TOKEN) as client:
+        assert not client._http.is_closed
+    assert client._http.is_closed
+
+
+async def test_the_async_sdks_own_http_client_is_closed_by_async_with() -> None:
+    async with AsyncSilviaClient(base_url=BASE_URL, token=TOKEN) as client:
+        assert not client._http.is_closed
+    assert client._http.is_closed

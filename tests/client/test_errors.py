@@ -1,0 +1,421 @@
+"""Failures: HTTP statuses, responses that are not a stream, and streams that stop early.
+
+Every error is a typed `SilviaError`; a stream that stops early hands back the
+partial turn, with everything that arrived; and a chat POST is never sent twice
+once it may have reached the server.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from email.utils import format_datetime
+
+import httpx
+import pytest
+import respx
+
+from silvia_client import AsyncSilviaClient
+from silvia_client.citations import AccountTarget, WebTarget
+from silvia_client.errors import (
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+    AuthenticationError,
+    IncompleteTurnError,
+    InternalServerError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    ServerStreamError,
+    SilviaError,
+    StreamDisconnectedError,
+    StreamError,
+    StreamTimeoutError,
+    UnexpectedResponseError,
+)
+
+from .conftest import Api
+from .sse import (
+    ACCOUNT_A,
+    ACCOUNT_SOURCE,
+    CHAT_URL,
+    WEB_URL,
+    Body,
+    account,
+    citation,
+    done,
+    error,
+    event,
+    row,
+    session,
+    sse_response,
+    summary,
+    text,
+    web,
+)
+
+pytestmark = pytest.mark.anyio
+
+SESSION_PATH = "/api/chat/sessions/s1"
+
+STATUSES: list[tuple[int, type[APIStatusError]]] = [
+    (400, APIStatusError),
+    (401, AuthenticationError),
+    (403, PermissionDeniedError),
+    (404, NotFoundError),
+    (409, APIStatusError),
+    (422, APIStatusError),
+    (429, RateLimitError),
+    (500, InternalServerError),
+    (502, InternalServerError),
+    (503, InternalServerError),
+]
+
+# (body, content type, the message the error should carry, its error type)
+BODIES: list[tuple[bytes, str, str, str | None]] = [
+    (
+        b'{"error": {"type": "invalid_request", "message": "Session is archived"}}',
+        "application/json",
+        "Session is archived",
+        "invalid_request",
+    ),
+    (b'{"error": "Session is archived"}', "application/json", "Session is archived", None),
+    (b"Session is archived", "text/plain", "Session is archived", None),
+]
+
+
+async def call(api: Api, endpoint: str, **client_kwargs: object) -> SilviaError:
+    """Make one chat or session request expected to fail; return the error."""
+    client = api.client(**client_kwargs)
+    with pytest.raises(SilviaError) as info:
+        await api.request(client, endpoint)
+    return info.value
+
+
+def route_for(server: respx.MockRouter, endpoint: str) -> respx.Route:
+    return server.post(CHAT_URL) if endpoint == "chat" else server.get(SESSION_PATH)
+
+
+# ----------------------------------------------------------------------------------- HTTP statuses
+
+
+@pytest.mark.parametrize("endpoint", ["chat", "session"])
+@pytest.mark.parametrize(("status", "cls"), STATUSES)
+@pytest.mark.parametrize(
+    ("body", "content_type", "text_", "kind"), BODIES, ids=["obj", "str", "txt"]
+)
+async def test_status_maps_to_its_error(
+    api: Api,
+    server: respx.MockRouter,
+    endpoint: str,
+    status: int,
+    cls: type[APIStatusError],
+    body: bytes,
+    content_type: str,
+    text_: str,
+    kind: str | None,
+) -> None:
+    route = route_for(server, endpoint).mock(
+        return_value=httpx.Response(
+            status, content=body, headers={"content-type": content_type, "x-request-id": "req_9"}
+        )
+    )
+    err = await call(api, endpoint, max_retries=0)
+    assert type(err) is cls
+    assert isinstance(err, APIStatusError)
+    assert err.status_code == status
+    assert err.request_id == "req_9"
+    assert err.message == text_
+    assert err.error_type == kind
+    assert str(err) == f"{status}: {text_} (request id req_9)"
+    assert route.call_count == 1
+
+
+async def test_status_error_without_a_body_or_request_id(
+    api: Api, server: respx.MockRouter
+) -> None:
+    server.post(CHAT_URL).mock(return_value=httpx.Response(502))
+    err = await call(api, "chat")
+    assert isinstance(err, InternalServerError)
+    assert err.request_id is None
+    assert err.message == "Bad Gateway"
+    assert str(err) == "502: Bad Gateway"
+
+
+async def test_a_huge_error_body_is_cut(api: Api, server: respx.MockRouter) -> None:
+    body = Body([b"x" * 50_000] * 10)  # 500 kB of text
+    server.post(CHAT_URL).mock(
+        side_effect=lambda r: httpx.Response(
+            400, stream=body, headers={"content-type": "text/plain"}
+        )
+    )
+    err = await call(api, "chat")
+    assert isinstance(err, APIStatusError)
+    assert len(err.message) < 1000
+    assert body.sent < 10  # not read whole
+    assert body.closed
+
+
+async def test_an_error_body_that_does_not_decode(api: Api, server: respx.MockRouter) -> None:
+    route = route_for(server, "chat").mock(
+        side_effect=lambda r: httpx.Response(
+            503,
+            stream=Body(b"not gzip at all"),
+            headers={"content-encoding": "gzip", "x-request-id": "req_2"},
+        )
+    )
+    err = await call(api, "chat")
+    assert isinstance(err, InternalServerError)
+    assert (err.status_code, err.request_id) == (503, "req_2")
+    assert route.call_count == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("7", 7.0), ("0.5", 0.5), ("-3", 0.0), ("soon", None), (None, None)],
+)
+async def test_rate_limit_retry_after_in_seconds(
+    api: Api, server: respx.MockRouter, value: str | None, expected: float | None
+) -> None:
+    headers = {} if value is None else {"retry-after": value}
+    server.post(CHAT_URL).mock(return_value=httpx.Response(429, headers=headers, text="slow down"))
+    err = await call(api, "chat")
+    assert isinstance(err, RateLimitError)
+    assert err.retry_after == expected
+    assert err.message == "slow down"
+
+
+async def test_rate_limit_retry_after_as_an_http_date(
+    api: Api, server: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = datetime(2025, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    monkeypatch.setattr(time, "time", now.timestamp)
+    later = format_datetime(now.replace(minute=6), usegmt=True)  # two minutes later
+    server.post(CHAT_URL).mock(return_value=httpx.Response(429, headers={"retry-after": later}))
+    err = await call(api, "chat")
+    assert isinstance(err, RateLimitError)
+    assert err.retry_after == 120.0
+
+
+# ------------------------------------------------------------------------------------ not a stream
+
+
+async def test_a_200_that_is_not_an_event_stream(api: Api, server: respx.MockRouter) -> None:
+    page = "<html><body>" + "Please sign in. " * 100 + "</body></html>"
+    server.post(CHAT_URL).mock(
+        return_value=httpx.Response(
+            200, text=page, headers={"content-type": "text/html", "x-request-id": "req_5"}
+        )
+    )
+    err = await call(api, "chat")
+    assert isinstance(err, UnexpectedResponseError)
+    assert err.status_code == 200
+    assert err.request_id == "req_5"
+    message = str(err)
+    assert "200" in message
+    assert "text/html" in message
+    assert "text/event-stream" in message
+    assert "<html><body>Please sign in." in message
+    assert len(message) < 400  # the start of the body, not all of it
+
+
+async def test_a_200_without_content_type(api: Api, server: respx.MockRouter) -> None:
+    server.post(CHAT_URL).mock(return_value=httpx.Response(200, content=b'{"ok": true}'))
+    err = await call(api, "chat")
+    assert isinstance(err, UnexpectedResponseError)
+    assert '{"ok": true}' in str(err)
+
+
+# ------------------------------------------------------------------------- streams that stop early
+
+
+def serve(server: respx.MockRouter, make: Callable[[], Body]) -> respx.Route:
+    return server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(make()))
+
+
+# What arrived before each failure: a session, text, citations, a summary, an unknown event.
+ARRIVED = [
+    session("sess_1"),
+    text("You have "),
+    citation(row(ACCOUNT_SOURCE, account(ACCOUNT_A))),
+    text("$120"),
+    event("progress", '{"step": 2}'),
+    citation(row(WEB_URL, web())),
+    summary([row(ACCOUNT_SOURCE, account(ACCOUNT_A)), row(WEB_URL, web())]),
+]
+
+
+def assert_nothing_lost(err: SilviaError) -> None:
+    assert isinstance(err, StreamError)
+    turn = err.turn
+    assert not turn.complete
+    assert turn.session_id == "sess_1"
+    assert turn.text == "You have $120"
+    assert [(c.source, c.offset) for c in turn.inline_citations] == [
+        (ACCOUNT_SOURCE, len("You have ")),
+        (WEB_URL, len("You have $120")),
+    ]
+    assert [c.source for c in turn.citations] == [ACCOUNT_SOURCE, WEB_URL]
+    assert turn.target_for(ACCOUNT_SOURCE) == AccountTarget(ACCOUNT_A, "plaid")
+    assert turn.target_for(WEB_URL) == WebTarget(WEB_URL)
+    assert [e.event for e in turn.unknown_events] == ["progress"]
+
+
+async def test_error_event(api: Api, server: respx.MockRouter) -> None:
+    route = serve(server, lambda: Body([*ARRIVED, error("overloaded", "overloaded_error"), done()]))
+    events, err = await api.read(api.client())
+    assert isinstance(err, ServerStreamError)
+    assert_nothing_lost(err)
+    assert err.error_type == "overloaded_error"
+    assert "overloaded" in str(err)
+    assert err.turn.error is not None
+    assert err.turn.error.message == "overloaded"
+    assert len(events) == len(ARRIVED) + 1  # the error event itself was yielded
+    assert route.call_count == 1
+
+
+@pytest.mark.parametrize(
+    "fail",
+    [httpx.ReadError("connection reset"), httpx.RemoteProtocolError("incomplete chunked read")],
+)
+async def test_connection_dropped_mid_stream(
+    api: Api, server: respx.MockRouter, fail: Exception
+) -> None:
+    bodies: list[Body] = []
+
+    def make() -> Body:
+        bodies.append(Body(ARRIVED, fail=fail))
+        return bodies[-1]
+
+    route = serve(server, make)
+    events, err = await api.read(api.client())
+    assert isinstance(err, StreamDisconnectedError)
+    assert isinstance(err.__cause__, type(fail))
+    assert_nothing_lost(err)
+    assert len(events) == len(ARRIVED)
+    assert route.call_count == 1  # never sent again
+    assert bodies[0].closed
+
+
+async def test_idle_timeout_mid_stream(api: Api, server: respx.MockRouter) -> None:
+    route = serve(server, lambda: Body(ARRIVED, fail=httpx.ReadTimeout("idle")))
+    _, err = await api.read(api.client())
+    assert isinstance(err, StreamTimeoutError)
+    assert_nothing_lost(err)
+    assert route.call_count == 1
+
+
+async def test_end_of_stream_without_done(api: Api, server: respx.MockRouter) -> None:
+    route = serve(server, lambda: Body(ARRIVED))
+    events, err = await api.read(api.client())
+    assert isinstance(err, IncompleteTurnError)
+    assert_nothing_lost(err)
+    assert len(events) == len(ARRIVED)
+    assert route.call_count == 1
+
+
+async def test_a_last_event_cut_short_is_not_dispatched(api: Api, server: respx.MockRouter) -> None:
+    serve(server, lambda: Body([*ARRIVED, b"event: done\ndata: {}\n"]))  # no blank line
+    _, err = await api.read(api.client())
+    assert isinstance(err, IncompleteTurnError)
+    assert_nothing_lost(err)
+
+
+async def test_until_done_raises_the_same_error_again(api: Api, server: respx.MockRouter) -> None:
+    serve(server, lambda: Body(ARRIVED, fail=httpx.ReadError("reset")))
+    client = api.client()
+    if isinstance(client, AsyncSilviaClient):
+        async with client.chat.stream("hi") as astream:
+            with pytest.raises(StreamDisconnectedError) as first:
+                async for _ in astream:
+                    pass
+            with pytest.raises(StreamDisconnectedError) as second:
+                await astream.until_done()
+    else:
+        with client.chat.stream("hi") as stream:
+            with pytest.raises(StreamDisconnectedError) as first:
+                for _ in stream:
+                    pass
+            with pytest.raises(StreamDisconnectedError) as second:
+                stream.until_done()
+    assert second.value is first.value
+
+
+# -------------------------------------------------------------------------------- never sent twice
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        httpx.Response(500),
+        httpx.Response(503, headers={"retry-after": "0"}),
+        httpx.Response(429, headers={"retry-after": "0"}),
+        httpx.Response(408),
+    ],
+    ids=["500", "503", "429", "408"],
+)
+async def test_a_chat_post_is_not_retried_after_a_status(
+    api: Api, server: respx.MockRouter, sleeps: list[float], response: httpx.Response
+) -> None:
+    route = server.post(CHAT_URL).mock(return_value=response)
+    err = await call(api, "chat")
+    assert isinstance(err, APIStatusError)
+    assert route.call_count == 1
+    assert sleeps == []
+
+
+@pytest.mark.parametrize(
+    ("fail", "cls"),
+    [
+        (httpx.ReadError, APIConnectionError),
+        (httpx.WriteError, APIConnectionError),
+        (httpx.RemoteProtocolError, APIConnectionError),
+        (httpx.ReadTimeout, APITimeoutError),
+        (httpx.WriteTimeout, APITimeoutError),
+    ],
+)
+async def test_a_chat_post_that_may_have_been_sent_is_not_retried(
+    api: Api,
+    server: respx.MockRouter,
+    sleeps: list[float],
+    fail: type[Exception],
+    cls: type[APIConnectionError],
+) -> None:
+    route = server.post(CHAT_URL).mock(side_effect=fail)
+    err = await call(api, "chat")
+    assert type(err) is cls
+    assert route.call_count == 1
+    assert sleeps == []
+
+
+@pytest.mark.parametrize("fail", [httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout])
+async def test_a_chat_post_never_sent_is_retried(
+    api: Api, server: respx.MockRouter, sleeps: list[float], fail: type[Exception]
+) -> None:
+    route = server.post(CHAT_URL).mock(
+        side_effect=[fail("refused"), fail("refused"), sse_response(session("s") + done())]
+    )
+    turn = await api.turn(api.client())
+    assert turn.complete
+    assert route.call_count == 3
+    assert len(sleeps) == 2
+
+
+@pytest.mark.parametrize(
+    ("fail", "cls"),
+    [(httpx.ConnectError, APIConnectionError), (httpx.ConnectTimeout, APITimeoutError)],
+)
+async def test_a_chat_post_that_never_connects_gives_up(
+    api: Api,
+    server: respx.MockRouter,
+    sleeps: list[float],
+    fail: type[Exception],
+    cls: type[APIConnectionError],
+) -> None:
+    route = server.post(CHAT_URL).mock(side_effect=fail)
+    err = await call(api, "chat")
+    assert type(err) is cls
+    assert route.call_count == 3  # two retries by default
+    assert len(sleeps) == 2

@@ -1,0 +1,229 @@
+"""GET retries: which failures, how many times, and how long to wait (recorded, never slept)."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from email.utils import format_datetime
+
+import httpx
+import pytest
+import respx
+
+from silvia_client._retries import RetryPolicy
+from silvia_client.errors import (
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+    InternalServerError,
+    NotFoundError,
+    RateLimitError,
+)
+
+from .conftest import Api
+from .sse import Body, json_response
+
+pytestmark = pytest.mark.anyio
+
+PATH = "/api/chat/sessions/s1"
+GOOD = {"session": {"id": "s1", "title": "t"}, "messages": []}
+
+
+def ok() -> httpx.Response:
+    return json_response(GOOD)
+
+
+RETRIED = [
+    pytest.param(lambda: httpx.ConnectError("refused"), id="connect-error"),
+    pytest.param(lambda: httpx.ConnectTimeout("slow"), id="connect-timeout"),
+    pytest.param(lambda: httpx.ReadError("reset"), id="read-error"),
+    pytest.param(lambda: httpx.ReadTimeout("slow"), id="read-timeout"),
+    pytest.param(lambda: httpx.RemoteProtocolError("bad"), id="protocol-error"),
+    pytest.param(lambda: httpx.Response(408), id="408"),
+    pytest.param(lambda: httpx.Response(429), id="429"),
+    pytest.param(lambda: httpx.Response(500), id="500"),
+    pytest.param(lambda: httpx.Response(502), id="502"),
+    pytest.param(lambda: httpx.Response(503), id="503"),
+    pytest.param(lambda: httpx.Response(504), id="504"),
+    # Headers arrived, then the body broke off: a GET is safe to send again.
+    pytest.param(
+        lambda: httpx.Response(200, stream=Body([b'{"session": '], fail=httpx.ReadError("x"))),
+        id="body-read-error",
+    ),
+]
+
+
+@pytest.mark.parametrize("failure", RETRIED)
+async def test_get_is_retried_then_succeeds(
+    api: Api, server: respx.MockRouter, sleeps: list[float], failure: object
+) -> None:
+    make = failure  # a fresh exception or response per attempt
+    route = server.get(PATH).mock(side_effect=[make(), make(), ok()])  # type: ignore[operator]
+    session = await api.session(api.client(), "s1")
+    assert session.id == "s1"
+    assert route.call_count == 3
+    assert len(sleeps) == 2
+
+
+@pytest.mark.parametrize(
+    ("failure", "cls"),
+    [
+        (lambda: httpx.ConnectError("refused"), APIConnectionError),
+        (lambda: httpx.ReadTimeout("slow"), APITimeoutError),
+        (lambda: httpx.Response(503, text="down"), InternalServerError),
+        (lambda: httpx.Response(429, headers={"retry-after": "1"}), RateLimitError),
+        (lambda: httpx.Response(408), APIStatusError),
+        (
+            lambda: httpx.Response(200, stream=Body([b"{"], fail=httpx.ReadError("x"))),
+            APIConnectionError,
+        ),
+    ],
+    ids=["connect", "timeout", "503", "429", "408", "body"],
+)
+async def test_get_gives_up_after_two_retries(
+    api: Api, server: respx.MockRouter, sleeps: list[float], failure: object, cls: type[Exception]
+) -> None:
+    route = server.get(PATH).mock(side_effect=lambda r: _raise_or_return(failure))
+    with pytest.raises(cls) as info:
+        await api.session(api.client(), "s1")
+    assert type(info.value) is cls
+    assert route.call_count == 3  # the default: 2 retries
+    assert len(sleeps) == 2
+
+
+def _raise_or_return(make: object) -> httpx.Response:
+    value = make()  # type: ignore[operator]
+    if isinstance(value, Exception):
+        raise value
+    assert isinstance(value, httpx.Response)
+    return value
+
+
+@pytest.mark.parametrize("max_retries", [0, 1, 4])
+async def test_max_retries(
+    api: Api, server: respx.MockRouter, sleeps: list[float], max_retries: int
+) -> None:
+    route = server.get(PATH).mock(return_value=httpx.Response(500))
+    with pytest.raises(InternalServerError):
+        await api.session(api.client(max_retries=max_retries), "s1")
+    assert route.call_count == max_retries + 1
+    assert len(sleeps) == max_retries
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 409, 422])
+async def test_client_errors_are_not_retried(
+    api: Api, server: respx.MockRouter, sleeps: list[float], status: int
+) -> None:
+    route = server.get(PATH).mock(return_value=httpx.Response(status))
+    with pytest.raises(APIStatusError) as info:
+        await api.session(api.client(), "s1")
+    assert info.value.status_code == status
+    assert route.call_count == 1
+    assert sleeps == []
+
+
+async def test_not_found_is_typed(api: Api, server: respx.MockRouter, sleeps: list[float]) -> None:
+    server.get(PATH).mock(return_value=httpx.Response(404, json={"error": "no such session"}))
+    with pytest.raises(NotFoundError, match="no such session"):
+        await api.session(api.client(), "s1")
+
+
+# -------------------------------------------------------------------------------- how long to wait
+
+
+@pytest.mark.parametrize("status", [429, 503])
+async def test_retry_after_seconds_is_honoured(
+    api: Api, server: respx.MockRouter, sleeps: list[float], status: int
+) -> None:
+    server.get(PATH).mock(
+        side_effect=[
+            httpx.Response(status, headers={"retry-after": "3"}),
+            httpx.Response(status, headers={"retry-after": "0"}),
+            ok(),
+        ]
+    )
+    await api.session(api.client(), "s1")
+    assert sleeps == [3.0, 0.0]
+
+
+async def test_retry_after_as_an_http_date_is_honoured(
+    api: Api, server: respx.MockRouter, sleeps: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = datetime(2025, 6, 1, 12, 0, 0, tzinfo=timezone.utc)
+    monkeypatch.setattr(time, "time", now.timestamp)
+    in_ten = format_datetime(now.replace(second=10), usegmt=True)
+    past = format_datetime(now.replace(hour=11), usegmt=True)
+    server.get(PATH).mock(
+        side_effect=[
+            httpx.Response(429, headers={"retry-after": in_ten}),
+            httpx.Response(429, headers={"retry-after": past}),
+            ok(),
+        ]
+    )
+    await api.session(api.client(), "s1")
+    assert sleeps == [10.0, 0.0]
+
+
+@pytest.mark.parametrize("value", ["86400", "1e300", "inf"])
+async def test_a_huge_retry_after_is_capped(
+    api: Api, server: respx.MockRouter, sleeps: list[float], value: str
+) -> None:
+    server.get(PATH).mock(side_effect=[httpx.Response(503, headers={"retry-after": value}), ok()])
+    await api.session(api.client(), "s1")
+    assert sleeps == [RetryPolicy().max_retry_after]
+
+
+async def test_the_cap_is_the_policys(
+    api: Api, server: respx.MockRouter, sleeps: list[float]
+) -> None:
+    server.get(PATH).mock(side_effect=[httpx.Response(429, headers={"retry-after": "30"}), ok()])
+    client = api.client()
+    client.retries = RetryPolicy(max_retry_after=5.0)
+    await api.session(client, "s1")
+    assert sleeps == [5.0]
+
+
+async def test_backoff_grows_within_its_jitter(
+    api: Api, server: respx.MockRouter, sleeps: list[float]
+) -> None:
+    server.get(PATH).mock(return_value=httpx.Response(500))
+    with pytest.raises(InternalServerError):
+        await api.session(api.client(max_retries=4, retry_backoff=0.5), "s1")
+    assert len(sleeps) == 4
+    for attempt, delay in enumerate(sleeps):
+        nominal = 0.5 * 2**attempt
+        assert 0.75 * nominal <= delay <= nominal, (attempt, delay)
+    assert sleeps == sorted(sleeps)
+    assert len(set(sleeps)) == 4
+
+
+async def test_backoff_after_connection_errors_too(
+    api: Api, server: respx.MockRouter, sleeps: list[float]
+) -> None:
+    server.get(PATH).mock(side_effect=httpx.ConnectError)
+    with pytest.raises(APIConnectionError):
+        await api.session(api.client(retry_backoff=2.0), "s1")
+    assert 1.5 <= sleeps[0] <= 2.0
+    assert 3.0 <= sleeps[1] <= 4.0
+
+
+def test_backoff_is_capped_and_jittered(monkeypatch: pytest.MonkeyPatch) -> None:
+    policy = RetryPolicy(max_retries=20, initial_delay=0.5, max_delay=8.0)
+    error = httpx.ConnectError("x")
+    monkeypatch.setattr("random.random", lambda: 0.0)
+    assert [policy.delay_after_error(error, n, repeatable=True) for n in range(7)] == [
+        0.5,
+        1.0,
+        2.0,
+        4.0,
+        8.0,
+        8.0,
+        8.0,
+    ]
+    monkeypatch.setattr("random.random", lambda: 0.999999)
+    assert policy.delay_after_error(error, 10, repeatable=True) == pytest.approx(6.0, abs=1e-4)
+
+
+def test_retry_policy_refuses_negative_retries() -> None:
+    with pytest.raises(ValueError, match="max_retries"):
+        RetryPolicy(max_retries=-1)

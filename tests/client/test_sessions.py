@@ -1,0 +1,306 @@
+"""`client.sessions.get`: history with the same typed citations as a live turn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from silvia_client.citations import (
+    AccountRef,
+    AccountsTarget,
+    AccountTarget,
+    Citation,
+    InlineCitation,
+    WebTarget,
+)
+from silvia_client.errors import ConfigurationError, UnexpectedResponseError
+from silvia_client.sessions import Session
+
+from .conftest import Api
+from .sse import (
+    ACCOUNT_A,
+    ACCOUNT_B,
+    ACCOUNT_SOURCE,
+    WEB_URL,
+    Body,
+    account,
+    accounts,
+    json_response,
+    web,
+)
+
+pytestmark = pytest.mark.anyio
+
+PATH = "/api/chat/sessions/sess_1"
+
+
+def cite(source: str, target: object = None, **extra: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"source": source, "title": "T:" + source, "cited_text": "q"}
+    if target is not None:
+        out["target"] = target
+    return {**out, **extra}
+
+
+def body(*messages: dict[str, Any], **session_fields: Any) -> dict[str, Any]:
+    return {
+        "session": {"id": "sess_1", "title": "Checking", **session_fields},
+        "messages": list(messages),
+    }
+
+
+def user(text: str = "How much is in checking?") -> dict[str, Any]:
+    return {"id": "m1", "role": "user", "content": text, "created_at": "2025-01-01T00:00:00Z"}
+
+
+def assistant(**fields: Any) -> dict[str, Any]:
+    return {
+        "id": "m2",
+        "role": "assistant",
+        "content": [{"type": "text", "text": "You have "}, {"type": "text", "text": "$120."}],
+        "created_at": "2025-01-01T00:00:05Z",
+        **fields,
+    }
+
+
+async def get(api: Api, server: respx.MockRouter, payload: object, sid: str = "sess_1") -> Session:
+    server.get(PATH).mock(return_value=json_response(payload))
+    return await api.session(api.client(), sid)
+
+
+async def test_messages_and_typed_citations(api: Api, server: respx.MockRouter) -> None:
+    session = await get(
+        api,
+        server,
+        body(
+            user(),
+            assistant(
+                citations=[
+                    cite(ACCOUNT_SOURCE, accounts((ACCOUNT_A, "plaid"), (ACCOUNT_B, None))),
+                    cite(WEB_URL, web()),
+                ],
+                inline_citations=[cite(WEB_URL, web(), start=0, end=9)],
+            ),
+        ),
+    )
+    assert session.id == "sess_1"
+    assert session.title == "Checking"
+    first, second = session.messages
+    assert (first.id, first.role, first.text, first.created_at) == (
+        "m1",
+        "user",
+        "How much is in checking?",
+        "2025-01-01T00:00:00Z",
+    )
+    assert first.citations == ()
+    assert first.inline_citations == ()
+    assert second.text == "You have $120."
+    assert all(type(c) is Citation for c in second.citations)
+    assert [c.target for c in second.citations] == [
+        AccountsTarget((AccountRef(ACCOUNT_A, "plaid"), AccountRef(ACCOUNT_B, None))),
+        WebTarget(WEB_URL),
+    ]
+    (inline,) = second.inline_citations
+    assert isinstance(inline, InlineCitation)
+    assert inline.target == WebTarget(WEB_URL)
+    assert inline.model_extra == {"start": 0, "end": 9}
+    assert second.citation_errors == ()
+
+
+async def test_rows_saved_before_targets_existed(api: Api, server: respx.MockRouter) -> None:
+    session = await get(
+        api,
+        server,
+        body(assistant(citations=[cite(ACCOUNT_SOURCE)], inline_citations=[cite(WEB_URL)])),
+    )
+    (msg,) = session.messages
+    assert [(c.source, c.title, c.target) for c in msg.citations] == [
+        (ACCOUNT_SOURCE, "T:" + ACCOUNT_SOURCE, None)
+    ]
+    assert [(c.source, c.title, c.target) for c in msg.inline_citations] == [
+        (WEB_URL, "T:" + WEB_URL, None)
+    ]
+
+
+async def test_fields_the_sdk_does_not_model_are_kept(api: Api, server: respx.MockRouter) -> None:
+    session = await get(
+        api,
+        server,
+        body(
+            assistant(
+                model="claude-x",
+                feedback={"score": 1},
+                citations=[
+                    cite(
+                        WEB_URL,
+                        web(),
+                        type="search_result_location",
+                        search_result_index=0,
+                        start_block_index=1,
+                        end_block_index=2,
+                    )
+                ],
+            ),
+            created_at="2025-01-01",
+            archived=False,
+        ),
+    )
+    assert dict(session.extra) == {"created_at": "2025-01-01", "archived": False}
+    (msg,) = session.messages
+    assert dict(msg.extra) == {"model": "claude-x", "feedback": {"score": 1}}
+    assert msg.citations[0].model_extra == {
+        "type": "search_result_location",
+        "search_result_index": 0,
+        "start_block_index": 1,
+        "end_block_index": 2,
+    }
+    # And they go back out as they came in.
+    assert msg.citations[0].model_dump()["search_result_index"] == 0
+
+
+async def test_a_malformed_row_is_skipped_and_reported(api: Api, server: respx.MockRouter) -> None:
+    session = await get(
+        api,
+        server,
+        body(
+            user(),
+            assistant(
+                citations=[
+                    cite(WEB_URL, web()),
+                    {"title": "no source", "target": account(ACCOUNT_A, "snaptrade")},
+                    "not a row",
+                    cite(ACCOUNT_SOURCE, account(ACCOUNT_A)),
+                ],
+                inline_citations=[{"source": 5}],
+            ),
+        ),
+    )
+    assert len(session.messages) == 2  # the session did not fail
+    msg = session.messages[1]
+    assert [c.source for c in msg.citations] == [WEB_URL, ACCOUNT_SOURCE]
+    assert msg.inline_citations == ()
+    assert [e.index for e in msg.citation_errors] == [1, 2, 0]
+    assert all(e.reason for e in msg.citation_errors)
+
+
+async def test_a_citation_list_that_is_not_a_list(api: Api, server: respx.MockRouter) -> None:
+    session = await get(api, server, body(assistant(citations={"0": cite(WEB_URL)})))
+    (msg,) = session.messages
+    assert msg.citations == ()
+    assert len(msg.citation_errors) == 1
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        {"kind": "web", "url": "data:text/html,hi"},
+        {"kind": "spaceship"},
+        {"kind": "account", "accountId": ""},
+        {"kind": "accounts", "accounts": []},
+        "account",
+        7,
+    ],
+)
+async def test_a_malformed_target_becomes_none(
+    api: Api, server: respx.MockRouter, target: object
+) -> None:
+    session = await get(api, server, body(assistant(citations=[cite(ACCOUNT_SOURCE, target)])))
+    (msg,) = session.messages
+    (c,) = msg.citations
+    assert (c.source, c.title, c.cited_text, c.target) == (
+        ACCOUNT_SOURCE,
+        "T:" + ACCOUNT_SOURCE,
+        "q",
+        None,
+    )
+    assert msg.citation_errors == ()
+
+
+async def test_an_unknown_provider_keeps_the_account(api: Api, server: respx.MockRouter) -> None:
+    session = await get(
+        api, server, body(assistant(citations=[cite(ACCOUNT_SOURCE, account(ACCOUNT_A, "mx"))]))
+    )
+    assert session.messages[0].citations[0].target == AccountTarget(ACCOUNT_A, None)
+
+
+async def test_message_rows_that_are_not_objects(api: Api, server: respx.MockRouter) -> None:
+    session = await get(api, server, {"messages": [user(), "junk", None]})
+    assert [m.id for m in session.messages] == ["m1"]
+    assert [e.index for e in session.message_errors] == [1, 2]
+    assert session.id == "sess_1"  # no `session` object: the id asked for
+    assert session.title is None
+
+
+async def test_the_id_is_escaped_as_a_path_segment(api: Api, server: respx.MockRouter) -> None:
+    route = server.get(url__regex=r".*").mock(return_value=json_response(body()))
+    await api.session(api.client(), "a/b c?d#e%f")
+    assert route.calls.last.request.url.raw_path == b"/api/chat/sessions/a%2Fb%20c%3Fd%23e%25f"
+
+
+async def test_a_simple_id(api: Api, server: respx.MockRouter) -> None:
+    route = server.get(url__regex=r".*").mock(return_value=json_response(body()))
+    await api.session(api.client(), "a/b c")
+    request = route.calls.last.request
+    assert request.method == "GET"
+    assert request.url.raw_path == b"/api/chat/sessions/a%2Fb%20c"
+
+
+@pytest.mark.parametrize("sid", ["", ".", ".."])
+async def test_an_id_that_is_no_path_segment_is_refused(
+    api: Api, server: respx.MockRouter, sid: str
+) -> None:
+    # "." and ".." would be resolved by the URL parser: ".." would GET /api/chat.
+    route = server.get(url__regex=r".*")
+    with pytest.raises(ConfigurationError):
+        await api.session(api.client(), sid)
+    assert route.call_count == 0
+
+
+async def test_dots_inside_an_id_are_kept(api: Api, server: respx.MockRouter) -> None:
+    route = server.get(url__regex=r".*").mock(return_value=json_response(body()))
+    await api.session(api.client(), "..a.b..")
+    assert route.calls.last.request.url.raw_path == b"/api/chat/sessions/..a.b.."
+
+
+async def test_a_body_that_does_not_decode(api: Api, server: respx.MockRouter) -> None:
+    route = server.get(PATH).mock(
+        side_effect=lambda r: httpx.Response(
+            200,
+            stream=Body(b"not gzip at all"),
+            headers={"content-encoding": "gzip", "content-type": "application/json"},
+        )
+    )
+    with pytest.raises(UnexpectedResponseError, match="gzip"):
+        await api.session(api.client(), "sess_1")
+    assert route.call_count == 1
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"<html>oops</html>",
+        b'{"session": {"id": "sess_1"}',
+        b"\xff\xfe not utf-8",
+        b"[]",
+        b'"a string"',
+        b'{"session": {"id": "sess_1"}}',
+        b'{"messages": {"0": {}}}',
+        b"[" * 100_000 + b"]" * 100_000,
+    ],
+    ids=["html", "cut", "bytes", "list", "string", "no-messages", "messages-dict", "deep"],
+)
+async def test_a_body_that_is_not_a_session(
+    api: Api, server: respx.MockRouter, content: bytes
+) -> None:
+    server.get(PATH).mock(
+        return_value=httpx.Response(
+            200, content=content, headers={"content-type": "application/json", "x-request-id": "r"}
+        )
+    )
+    with pytest.raises(UnexpectedResponseError) as info:
+        await api.session(api.client(), "sess_1")
+    assert info.value.status_code == 200
+    assert info.value.request_id == "r"
+    assert "200" in str(info.value)
