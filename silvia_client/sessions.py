@@ -12,12 +12,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
+from ._gc import gc_paused
 from ._responses import unexpected_response
 from ._wire import DEFAULT_WIRE, WireFormat
-from .citations import Citation, InlineCitation, RowError, load_citations
+from .chat import SourceRegistry
+from .citations import Citation, CitationTarget, InlineCitation, RowError
+from .citations._rows import citation_with_target, load_json_citations
 from .errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -57,6 +60,16 @@ class Message:
             )
         return ""
 
+    def _repr_html_(self) -> str:
+        from .display import message_html  # imported here: only notebooks need it
+
+        return message_html(self)
+
+    def _repr_markdown_(self) -> str:
+        from .display import message_markdown
+
+        return message_markdown(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Session:
@@ -68,22 +81,82 @@ class Session:
     extra: Mapping[str, Any] = field(default_factory=dict, repr=False)
     message_errors: tuple[RowError, ...] = ()
 
+    def _repr_html_(self) -> str:
+        from .display import session_html  # imported here: only notebooks need it
+
+        return session_html(self)
+
+    def _repr_markdown_(self) -> str:
+        from .display import session_markdown
+
+        return session_markdown(self)
+
 
 def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _one_meaning_per_source(
+    citations: tuple[Citation, ...], inline: tuple[InlineCitation, ...]
+) -> tuple[tuple[Citation, ...], tuple[InlineCitation, ...]]:
+    """A stored answer is one turn, so it is read as a live turn is: one target per source.
+
+    The server stores inline citations as they streamed, each with the target its
+    source had then (a later call may pool it, or leave it untyped). The rows of
+    a source whose targets differ go through the same registry, in the same
+    order (streamed, then the summary), as in `TurnBuilder`, so a reload agrees
+    with the live `Turn`. Almost always every source has one target throughout,
+    and nothing changes.
+    """
+    if not inline:
+        return citations, inline
+    rows = (*inline, *citations)
+    first: dict[str, CitationTarget | None] = {}
+    differing: set[str] = set()
+    for row in rows:
+        known = first.setdefault(row.source, row.target)
+        if known is not row.target and known != row.target:
+            differing.add(row.source)
+    if not differing:
+        return citations, inline
+    registry = SourceRegistry()
+    for row in rows:
+        if row.source in differing:
+            registry.observe(row.source, row.target)
+    final = {source: registry.target_for(source) for source in differing}
+    return _agreeing(citations, final), _agreeing(inline, final)
+
+
+_RowT = TypeVar("_RowT", bound=Citation)
+
+
+def _agreeing(
+    rows: tuple[_RowT, ...], final: Mapping[str, CitationTarget | None]
+) -> tuple[_RowT, ...]:
+    """`rows`, each row of a source in `final` with that target (copied only if it differs)."""
+    out: list[_RowT] | None = None
+    for index, row in enumerate(rows):
+        source = row.source
+        if source in final and row.target != (target := final[source]):
+            if out is None:
+                out = list(rows)
+            out[index] = citation_with_target(row, target)
+    return rows if out is None else tuple(out)
+
+
 def _message(data: dict[str, Any], wire: WireFormat) -> Message:
-    citations = load_citations(data.get(wire.message_citations_key), Citation)
-    inline = load_citations(data.get(wire.message_inline_citations_key), InlineCitation)
+    # The rows come straight from `json.loads` (see `parse_session`).
+    citations = load_json_citations(data.get(wire.message_citations_key), Citation)
+    inline = load_json_citations(data.get(wire.message_inline_citations_key), InlineCitation)
     modelled = _MESSAGE_FIELDS | {wire.message_citations_key, wire.message_inline_citations_key}
+    summary, streamed = _one_meaning_per_source(citations.citations, inline.citations)
     return Message(
         id=_text_or_none(data.get("id")),
         role=_text_or_none(data.get("role")),
         content=data.get("content"),
         created_at=_text_or_none(data.get("created_at")),
-        citations=citations.citations,
-        inline_citations=inline.citations,
+        citations=summary,
+        inline_citations=streamed,
         citation_errors=citations.errors + inline.errors,
         extra={key: value for key, value in data.items() if key not in modelled},
     )
@@ -100,11 +173,12 @@ def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE
     info = info if isinstance(info, dict) else {}
     messages: list[Message] = []
     errors: list[RowError] = []
-    for index, row in enumerate(rows):
-        if isinstance(row, dict):
-            messages.append(_message(row, wire))
-        else:
-            errors.append(RowError(index, f"expected an object, got {type(row).__name__}", row))
+    with gc_paused():  # a long session is many objects that all stay alive (see _gc.py)
+        for index, row in enumerate(rows):
+            if isinstance(row, dict):
+                messages.append(_message(row, wire))
+            else:
+                errors.append(RowError(index, f"expected an object, got {type(row).__name__}", row))
     return Session(
         id=_text_or_none(info.get("id")) or session_id,
         title=_text_or_none(info.get("title")),
@@ -117,6 +191,9 @@ def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE
 def session_path(session_id: str, wire: WireFormat) -> str:
     if not session_id:
         raise ConfigurationError("session_id must not be empty")
+    if session_id in (".", ".."):
+        # URL parsers resolve these segments (".." would GET the parent path), escaped or not.
+        raise ConfigurationError(f"session_id {session_id!r} cannot be a path segment")
     try:
         return wire.session_path + quote(session_id, safe="")
     except UnicodeEncodeError:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from .._sse import aiter_sse, iter_sse
+from .._sse import aiter_sse_fields, iter_sse_fields
 from .._wire import WireFormat
 from ..errors import (
     IncompleteTurnError,
@@ -26,7 +26,7 @@ from ..errors import (
     StreamTimeoutError,
 )
 from ._turn import Turn, TurnBuilder
-from .events import ChatEvent, TextEvent, decode_event
+from .events import ChatEvent, TextEvent, event_decoder
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -34,11 +34,26 @@ if TYPE_CHECKING:
 __all__ = ["AsyncChatStream", "ChatStream"]
 
 
+def _body(response: httpx.Response) -> Iterator[bytes]:
+    # Without a Content-Encoding, `iter_bytes` is `iter_raw` behind two stages that
+    # pass each chunk on unchanged; a stream's chunks are small and many.
+    if "content-encoding" in response.headers:
+        return response.iter_bytes()
+    return response.iter_raw()
+
+
+def _abody(response: httpx.Response) -> AsyncIterator[bytes]:
+    if "content-encoding" in response.headers:
+        return response.aiter_bytes()
+    return response.aiter_raw()
+
+
 class _StreamState:
     """What the twins share: the turn under construction and how a stream ended."""
 
     def __init__(self, wire: WireFormat, session_id: str | None) -> None:
         self._wire = wire
+        self._decode_event = event_decoder(wire)
         self._builder = TurnBuilder(session_id)
         self._failure: StreamError | None = None
         self._turn: Turn | None = None
@@ -54,12 +69,6 @@ class _StreamState:
         """The server's id for this request, for support tickets."""
         response = self._response
         return None if response is None else response.headers.get(self._wire.request_id_header)
-
-    def _decode(self, name: str, data: str) -> ChatEvent:
-        builder = self._builder
-        event = decode_event(name, data, self._wire, builder.text_length)
-        builder.apply(event)
-        return event
 
     def _after(self) -> StreamError | None:
         """The error that ends the stream after the event just applied, if any."""
@@ -117,12 +126,18 @@ class ChatStream(_StreamState):
         return self._events
 
     def _read(self, response: httpx.Response) -> Iterator[ChatEvent]:
+        # The per-event loop of the whole SDK: names looked up once, no calls but
+        # the decoder's and the builder's.
+        builder = self._builder
+        decode, apply = self._decode_event, builder.apply
         try:
-            for sse in iter_sse(response.iter_bytes()):
-                yield self._decode(sse.event, sse.data)
-                if self._builder.done:
+            for name, data, _, _ in iter_sse_fields(_body(response)):
+                event = decode(name, data, builder.text_length)
+                apply(event)
+                yield event
+                if builder.done:
                     return
-                if (failure := self._after()) is not None:
+                if builder.error is not None and (failure := self._after()) is not None:
                     raise failure
             raise self._ended_early()
         except httpx.RequestError as error:
@@ -164,7 +179,9 @@ class ChatStream(_StreamState):
     def close(self) -> None:
         if self._events is not None:
             self._events.close()  # type: ignore[attr-defined]
-        elif self._response is not None:
+        # Closing a generator that never started does not run its `finally`, so a
+        # stream entered but not read would keep its response open: close it here.
+        if self._response is not None:
             self._response.close()
 
     def __enter__(self) -> Self:
@@ -201,12 +218,16 @@ class AsyncChatStream(_StreamState):
         return self._events
 
     async def _read(self, response: httpx.Response) -> AsyncIterator[ChatEvent]:
+        builder = self._builder
+        decode, apply = self._decode_event, builder.apply
         try:
-            async for sse in aiter_sse(response.aiter_bytes()):
-                yield self._decode(sse.event, sse.data)
-                if self._builder.done:
+            async for name, data, _, _ in aiter_sse_fields(_abody(response)):
+                event = decode(name, data, builder.text_length)
+                apply(event)
+                yield event
+                if builder.done:
                     return
-                if (failure := self._after()) is not None:
+                if builder.error is not None and (failure := self._after()) is not None:
                     raise failure
             raise self._ended_early()
         except httpx.RequestError as error:
@@ -249,7 +270,8 @@ class AsyncChatStream(_StreamState):
     async def close(self) -> None:
         if self._events is not None:
             await self._events.aclose()  # type: ignore[attr-defined]
-        elif self._response is not None:
+        # As in `ChatStream.close`: an unstarted generator's `finally` never runs.
+        if self._response is not None:
             await self._response.aclose()
 
     async def __aenter__(self) -> Self:

@@ -26,6 +26,7 @@ from ..citations import (
     InlineCitation,
     RowError,
 )
+from ..citations._rows import citation_with_target
 from .events import (
     ChatEvent,
     CitationEvent,
@@ -103,7 +104,7 @@ def _agree(
     for citation in citations:
         final = targets.get(citation.source)
         if citation.target != final:
-            citation = citation.model_copy(update={"target": final})
+            citation = citation_with_target(citation, final)
         out.append(citation)
     return tuple(out)
 
@@ -138,6 +139,16 @@ class Turn:
     def sources(self) -> tuple[str, ...]:
         """Every source the turn cited, in order of first appearance."""
         return tuple(self._targets)
+
+    def _repr_html_(self) -> str:
+        from ..display import turn_html  # imported here: only notebooks need it
+
+        return turn_html(self)
+
+    def _repr_markdown_(self) -> str:
+        from ..display import turn_markdown
+
+        return turn_markdown(self)
 
     def __repr__(self) -> str:
         preview = self.text[:_PREVIEW_CHARS] + ("…" if len(self.text) > _PREVIEW_CHARS else "")
@@ -183,8 +194,9 @@ class TurnBuilder:
     def apply(self, event: ChatEvent) -> None:
         # Ordered by how often each event arrives.
         if isinstance(event, TextEvent):
-            self._text.append(event.text)
-            self.text_length += len(event.text)
+            text = event.text
+            self._text.append(text)
+            self.text_length += len(text)
         elif isinstance(event, CitationEvent):
             citation = event.citation
             self._inline.append(citation)

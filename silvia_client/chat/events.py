@@ -20,7 +20,8 @@ from typing import Any, ClassVar, Literal, TypeAlias
 from pydantic import ValidationError
 
 from .._wire import WireFormat
-from ..citations import Citation, InlineCitation, RowError, load_citations
+from ..citations import Citation, InlineCitation, RowError
+from ..citations._rows import citation_from_json, load_json_citations
 
 __all__ = [
     "ChatEvent",
@@ -28,12 +29,14 @@ __all__ = [
     "CitationsSummaryEvent",
     "DoneEvent",
     "ErrorEvent",
+    "EventDecoder",
     "MalformedEvent",
     "MessageEvent",
     "SessionEvent",
     "TextEvent",
     "UnknownEvent",
     "decode_event",
+    "event_decoder",
 ]
 
 
@@ -101,7 +104,7 @@ class UnknownEvent:
 
     type: ClassVar[Literal["unknown"]] = "unknown"
     event: str
-    data: str
+    data: str = field(repr=False)  # raw: it may hold targets, and their providers
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +143,27 @@ def _field(data: object, key: str, kind: type) -> Any:
     return value
 
 
+_scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def loads(data: str) -> Any:
+    """`json.loads(data)`: the same value, or the same exception, for any string.
+
+    It calls the decoder's scanner (C) directly, without `json.loads`'s per-call
+    steps (type and BOM checks, a whitespace regex at each end), which cost
+    more than the scan itself on the small objects of a chat stream. Those
+    steps only matter when the data does not start with a value or does not
+    end where the value does, and then `json.loads` itself decides.
+    """
+    try:
+        value, end = _scan_once(data, 0)
+    except (StopIteration, ValueError):
+        return json.loads(data)
+    if end != len(data):
+        return json.loads(data)
+    return value
+
+
 # A reader takes the parsed data, the wire format, and the answer's current
 # length (the offset of a streamed citation), and returns the event.
 Reader: TypeAlias = Callable[[object, WireFormat, int], ChatEvent]
@@ -150,16 +174,21 @@ def _session(data: object, wire: WireFormat, offset: int) -> ChatEvent:
 
 
 def _text(data: object, wire: WireFormat, offset: int) -> ChatEvent:
+    # The one event of a turn that comes by the thousand: `_field`, inlined.
+    if isinstance(data, dict):
+        text = data.get(wire.text_key)
+        if isinstance(text, str):
+            return TextEvent(text)
     return TextEvent(_field(data, wire.text_key, str))
 
 
 def _citation(data: object, wire: WireFormat, offset: int) -> ChatEvent:
     row = _field(data, wire.citation_key, dict)
-    return CitationEvent(InlineCitation.model_validate({**row, "offset": offset}))
+    return CitationEvent(citation_from_json(InlineCitation, row, offset))
 
 
 def _citations_summary(data: object, wire: WireFormat, offset: int) -> ChatEvent:
-    rows = load_citations(_field(data, wire.citations_key, list), Citation)
+    rows = load_json_citations(_field(data, wire.citations_key, list), Citation)
     return CitationsSummaryEvent(rows.citations, rows.errors)
 
 
@@ -187,33 +216,73 @@ def _done(data: object, wire: WireFormat, offset: int) -> ChatEvent:
     return DoneEvent()
 
 
+class EventDecoder:
+    """`decode_event` for one `WireFormat`, with its table of readers built once.
+
+    A chat stream makes one and calls it for every event.
+    """
+
+    __slots__ = ("_done", "_readers", "_text", "_text_key", "_wire")
+
+    def __init__(self, wire: WireFormat) -> None:
+        names = wire.events
+        self._wire = wire
+        self._done = names.done
+        self._text = names.text
+        self._text_key = wire.text_key
+        self._readers: Mapping[str, Reader] = {
+            names.session: _session,
+            names.text: _text,
+            names.citation: _citation,
+            names.citations_summary: _citations_summary,
+            names.message: _message,
+            names.error: _error,
+            names.done: _done,
+        }
+
+    def __call__(self, name: str, data: str, offset: int = 0) -> ChatEvent:
+        """Read one SSE event. Never raises: bad data gives a `MalformedEvent`."""
+        if name == self._text:
+            # The event that comes by the thousand: a well-formed one is read
+            # here (`loads` and `_text`, inlined); any other goes the general way.
+            try:
+                value, end = _scan_once(data, 0)
+            except Exception:
+                end = -1
+            if end == len(data) and type(value) is dict:
+                text = value.get(self._text_key)
+                if type(text) is str:
+                    return TextEvent(text)
+        reader = self._readers.get(name)
+        if reader is None:
+            return UnknownEvent(name, data)
+        try:
+            # `loads(data)`, inlined: a ValueError the scan raises is the one
+            # `json.loads` would raise (both start at the first character).
+            try:
+                value, end = _scan_once(data, 0)
+            except StopIteration:
+                end = -1
+            if end != len(data):
+                value = json.loads(data)
+            return reader(value, self._wire, offset)
+        except ValueError as error:  # JSON errors and pydantic's ValidationError alike
+            if name == self._done and not data.strip():
+                return DoneEvent()  # `done` carries `{}`, but an empty data line means the same
+            reason = "invalid citation" if isinstance(error, ValidationError) else "invalid JSON"
+            return MalformedEvent(name, data, reason)
+        except _Shape as error:
+            return MalformedEvent(name, data, str(error))
+        except RecursionError:
+            return MalformedEvent(name, data, "nested too deeply")
+
+
 @lru_cache(maxsize=8)
-def _readers(wire: WireFormat) -> Mapping[str, Reader]:
-    names = wire.events
-    return {
-        names.session: _session,
-        names.text: _text,
-        names.citation: _citation,
-        names.citations_summary: _citations_summary,
-        names.message: _message,
-        names.error: _error,
-        names.done: _done,
-    }
+def event_decoder(wire: WireFormat) -> EventDecoder:
+    """The `EventDecoder` of `wire` (one per wire format, shared)."""
+    return EventDecoder(wire)
 
 
 def decode_event(name: str, data: str, wire: WireFormat, offset: int = 0) -> ChatEvent:
     """Read one SSE event. Never raises: bad data gives a `MalformedEvent`."""
-    reader = _readers(wire).get(name)
-    if reader is None:
-        return UnknownEvent(name, data)
-    if name == wire.events.done and not data.strip():
-        return DoneEvent()  # `done` carries `{}`, but an empty data line means the same
-    try:
-        return reader(json.loads(data), wire, offset)
-    except ValueError as error:  # JSON errors and pydantic's ValidationError are both ValueErrors
-        reason = "invalid citation" if isinstance(error, ValidationError) else "invalid JSON"
-        return MalformedEvent(name, data, reason)
-    except _Shape as error:
-        return MalformedEvent(name, data, str(error))
-    except RecursionError:
-        return MalformedEvent(name, data, "nested too deeply")
+    return event_decoder(wire)(name, data, offset)

@@ -1,0 +1,154 @@
+"""Accumulation is O(1) per event: a turn of 2N events against one of N, in one run.
+
+    python benchmarks/bench_accumulate.py [--events N] [--repeat R] [--chunk-size B]
+
+Two measurements, each timing the N-event turn and the 2N-event turn
+(same mix as bench_stream: text deltas, a citation about every tenth event
+from a handful of repeating sources, two account sources whose targets pool
+from `account` to `accounts` partway through, keep-alives, then summary,
+message and done):
+
+* stream: the whole path, `client.chat.stream(...).until_done()` over a
+  `MockTransport` (SSE parsing, decoding, accumulating, building the `Turn`);
+* builder: `TurnBuilder.apply` for each already-decoded event, then `build()`:
+  accumulation alone, without the parsing that is O(1) per event anyway.
+
+Goal: the 2N turn takes at most 2.3 x as long as the N turn (2 x is linear; a
+builder that copied its state per event would be near 4 x). Repetitions of
+the two sizes are interleaved and the best time of each is kept. Exit status
+0 whether or not the goal is met.
+
+The same runs are then timed with CPython's cyclic garbage collector off, for
+comparison only: a turn keeps every streamed citation (a pydantic model, its
+dicts and its target), and past some size the collector starts full
+collections, which walk every live object; the 2N turn meets one that the N
+turn does not. What is left with the collector off is the SDK's own work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _corpus
+
+from silvia_client import DEFAULT_WIRE, SilviaClient
+from silvia_client._sse import iter_sse_fields
+from silvia_client.chat import ChatEvent, TurnBuilder, decode_event
+
+GOAL = 2.3
+
+
+def stream_side(events: int, chunk_size: int) -> Callable[[], None]:
+    turn = _corpus.build_turn(events)
+    parts = _corpus.chunks(_corpus.silvia_body(turn), chunk_size)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200,
+            headers={"content-type": "text/event-stream"},
+            content=_corpus.iter_chunks(parts),
+        )
+
+    client = SilviaClient(
+        base_url="https://silvia.test",
+        token="sk-bench",
+        http_client=httpx.Client(transport=httpx.MockTransport(handler)),
+    )
+    expected_citations = turn.citation_count
+
+    def run() -> None:
+        with client.chat.stream("How much is in checking?") as stream:
+            result = stream.until_done()
+        assert result.complete
+        assert len(result.inline_citations) == expected_citations
+
+    return run
+
+
+def builder_side(events: int) -> Callable[[], None]:
+    body = _corpus.silvia_body(_corpus.build_turn(events))
+    decoded: list[ChatEvent] = []
+    length = 0
+    for name, data, _, _ in iter_sse_fields([body]):
+        event = decode_event(name, data, DEFAULT_WIRE, length)
+        text = getattr(event, "text", None)
+        if isinstance(text, str):
+            length += len(text)
+        decoded.append(event)
+    assert len(decoded) == events
+
+    def run() -> None:
+        builder = TurnBuilder()
+        apply = builder.apply
+        for event in decoded:
+            apply(event)
+        assert builder.build().complete
+
+    return run
+
+
+def best_of(
+    runs: dict[str, Callable[[], None]], repeat: int, *, collector: bool = True
+) -> dict[str, float]:
+    best = dict.fromkeys(runs, float("inf"))
+    for run in runs.values():
+        run()  # warm up
+    for _ in range(repeat):
+        for name, run in runs.items():
+            gc.collect()
+            if not collector:
+                gc.disable()
+            start = time.perf_counter()
+            run()
+            best[name] = min(best[name], time.perf_counter() - start)
+            gc.enable()
+    return best
+
+
+def report(label: str, times: dict[str, float], n: int, *, goal: bool = True) -> None:
+    small, large = times["n"], times["2n"]
+    ratio = large / small
+    verdict = f"(goal <= {GOAL}x)  {'PASS' if ratio <= GOAL else 'MISS'}" if goal else ""
+    print(
+        f"  {label:20} {n:>9,} events {small * 1e3:8.1f} ms | {2 * n:>9,} events "
+        f"{large * 1e3:8.1f} ms | ratio {ratio:.2f}x  {verdict}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--chunk-size", type=int, default=4096, help="0: one chunk per event")
+    args = parser.parse_args()
+    n = args.events
+
+    print(
+        f"turns of {n:,} and {2 * n:,} events, {args.chunk_size or 'one'}"
+        f"{'-byte' if args.chunk_size else ' per event'} chunks, best of {args.repeat} "
+        f"interleaved runs ({3 * args.repeat} for the builder), Python {sys.version.split()[0]}"
+    )
+    stream = {"n": stream_side(n, args.chunk_size), "2n": stream_side(2 * n, args.chunk_size)}
+    builder = {"n": builder_side(n), "2n": builder_side(2 * n)}
+    # The inputs (bodies, decoded events) are not what is measured: out of the
+    # collector's sight, so that its full collections walk only what a run made.
+    gc.collect()
+    gc.freeze()
+    # The builder's runs are short: three times as many rounds.
+    report("stream", best_of(stream, args.repeat), n)
+    report("builder", best_of(builder, 3 * args.repeat), n)
+    print("with the cyclic garbage collector off during each run (for comparison, no goal):")
+    report("stream, gc off", best_of(stream, args.repeat, collector=False), n, goal=False)
+    report("builder, gc off", best_of(builder, 3 * args.repeat, collector=False), n, goal=False)
+
+
+if __name__ == "__main__":
+    main()
