@@ -15,6 +15,7 @@ it in the wire contract's events, and stores it for the session endpoint.
 `expected_turn(scenario)` says what a client should assemble from it.
 """
 
+from ._broken import BROKEN_RULES, BROKEN_SCENARIOS
 from ._derive import humanize_citation_url, label_slug
 from ._expected import ExpectedTurn, expected_turn
 from ._faults import (
@@ -29,7 +30,7 @@ from ._faults import (
 )
 from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS, scenarios
 from ._loopback import LoopbackServer
-from ._scenario import Scenario
+from ._scenario import Rewrite, Scenario
 from ._script import Checkpoint, Cite, PriorTurn, Say, ScriptItem
 from ._server import IN_PROCESS_URL, SCENARIO_COMMAND, SCENARIO_HEADER, ReferenceServer
 from ._store import SessionStore, StoredSession
@@ -49,6 +50,8 @@ from ._transport import InProcessTransport
 from ._turn import ScriptError
 
 __all__ = [
+    "BROKEN_RULES",
+    "BROKEN_SCENARIOS",
     "DEFAULT_SCENARIO",
     "IN_PROCESS_URL",
     "LEGACY_HISTORY",
@@ -72,6 +75,7 @@ __all__ = [
     "PriorTurn",
     "ReadLibraryDocument",
     "ReferenceServer",
+    "Rewrite",
     "Say",
     "Scenario",
     "ScriptError",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from .._wire import WireFormat
 from ._faults import Fault, HttpError
@@ -20,9 +21,22 @@ from ._script import Checkpoint, PriorTurn, ScriptItem
 from ._steps import Step
 from ._turn import PlayedTurn, play, turn_steps
 
-__all__ = ["Scenario"]
+__all__ = ["Rewrite", "Scenario"]
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+class Rewrite(Protocol):
+    """Deliberately non-conforming output, for checking a checker (`_broken.py`'s scenarios).
+
+    `turn` rewrites the turn the rules derived (what is streamed and stored
+    alike); `steps` rewrites the streamed body only, after any fault. Neither
+    may mutate what it is given.
+    """
+
+    def turn(self, turn: PlayedTurn) -> PlayedTurn: ...
+
+    def steps(self, steps: list[Step], wire: WireFormat) -> list[Step]: ...
 
 
 @dataclass(frozen=True)
@@ -30,7 +44,9 @@ class Scenario:
     """A scripted turn the reference server plays when a request selects it by `name`.
 
     `history` is seeded into a session that has no messages yet, before the
-    turn; `checkpoint` makes the turn a resumed one; `fault` breaks it.
+    turn; `checkpoint` makes the turn a resumed one; `fault` breaks it;
+    `rewrite` makes it break the server's own rules (never set on the library's
+    good scenarios).
     Construction plays the script once, so a bad script fails here, not mid-request.
     """
 
@@ -40,6 +56,7 @@ class Scenario:
     checkpoint: Checkpoint | None = None
     history: tuple[PriorTurn, ...] = ()
     fault: Fault | None = None
+    rewrite: Rewrite | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "script", tuple(self.script))
@@ -54,7 +71,8 @@ class Scenario:
 
     def play(self) -> PlayedTurn:
         """The turn as the server streams it (a fresh message id each time)."""
-        return play(self.script, self.checkpoint)
+        turn = play(self.script, self.checkpoint)
+        return turn if self.rewrite is None else self.rewrite.turn(turn)
 
     def steps(
         self,
@@ -82,4 +100,6 @@ class Scenario:
             on_start=on_start,
             on_complete=on_complete,
         )
-        return steps if self.fault is None else self.fault.apply(steps, wire)
+        if self.fault is not None:
+            steps = self.fault.apply(steps, wire)
+        return steps if self.rewrite is None else self.rewrite.steps(steps, wire)

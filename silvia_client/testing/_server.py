@@ -25,6 +25,7 @@ from types import MappingProxyType
 from urllib.parse import unquote, urlsplit
 
 from .._wire import DEFAULT_WIRE, WireFormat
+from ._broken import BROKEN_SCENARIOS
 from ._expected import ExpectedTurn, expected_turn
 from ._faults import HttpError
 from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS
@@ -32,7 +33,7 @@ from ._loopback import LoopbackServer
 from ._scenario import Scenario
 from ._script import PriorTurn
 from ._steps import Reply, Request, json_bytes
-from ._store import SessionStore, new_session_id
+from ._store import SessionStore
 from ._transport import InProcessTransport
 from ._turn import PlayedTurn, play
 
@@ -64,10 +65,14 @@ class _Refusal(Exception):
 class ReferenceServer:
     """The reference server: scenarios, target rules, session storage, the wire.
 
-    `scenarios` replaces the built-in library (default: all of `SCENARIOS`);
+    `scenarios` replaces the built-in library (default: all of `SCENARIOS`,
+    and the `BROKEN_SCENARIOS` a QA run is checked against);
     `token` requires that bearer token; `pace` puts that many seconds between
-    streamed deltas (the demo's typing effect; 0 for tests). Thread-safe: one
-    instance can serve the in-process transport and a loopback server at once.
+    streamed deltas (the demo's typing effect; 0 for tests); `deterministic`
+    numbers session and message ids (`sess_0001`, `msg_0001`, ...) and fixes
+    every stored timestamp, for outputs that must repeat (a notebook's, a
+    snapshot's). Thread-safe: one instance can serve the in-process transport
+    and a loopback server at once.
     """
 
     def __init__(
@@ -78,6 +83,7 @@ class ReferenceServer:
         token: str | None = None,
         wire: WireFormat = DEFAULT_WIRE,
         pace: float = 0.0,
+        deterministic: bool = False,
     ) -> None:
         if token is not None and not token.strip():
             raise ValueError("token must be a non-empty string, or None to accept any token")
@@ -85,12 +91,14 @@ class ReferenceServer:
         self.pace = pace
         self._token = token
         self._scenarios: dict[str, Scenario] = (
-            dict(SCENARIOS) if scenarios is None else {s.name: s for s in scenarios}
+            {**SCENARIOS, **BROKEN_SCENARIOS}
+            if scenarios is None
+            else {s.name: s for s in scenarios}
         )
         if default_scenario not in self._scenarios:
             raise ValueError(f"no scenario named {default_scenario!r}")
         self.default_scenario = default_scenario
-        self.sessions = SessionStore(wire)
+        self.sessions = SessionStore(wire, deterministic=deterministic)
 
     def __repr__(self) -> str:
         # Never the token: only whether one is required.
@@ -121,7 +129,7 @@ class ReferenceServer:
 
     def seed_session(self, history: Sequence[PriorTurn], *, session_id: str | None = None) -> str:
         """Store `history` as a session's earlier turns; returns the session id."""
-        session_id = session_id or new_session_id()
+        session_id = session_id or self.sessions.new_session_id()
         self.sessions.open(session_id, history[0].message if history else "")
         for prior in history:
             self._store_turn(session_id, prior.message, play(prior.script), legacy=prior.legacy)
@@ -249,7 +257,7 @@ class ReferenceServer:
             raise _refusal_for(scenario.fault)
 
         # A session id the server has not seen starts that session (lenient, for tests).
-        session_id = requested_id or new_session_id()
+        session_id = requested_id or self.sessions.new_session_id()
         turn = scenario.play()
         history = scenario.history
 

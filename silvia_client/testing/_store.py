@@ -9,6 +9,7 @@ copies, so a test can look without racing the server thread.
 from __future__ import annotations
 
 import copy
+import itertools
 import threading
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -26,6 +27,10 @@ def utc_now() -> str:
 
 def new_session_id() -> str:
     return f"sess_{uuid.uuid4().hex}"
+
+
+FIXED_TIME = "2025-01-01T00:00:00.000Z"
+"""Every timestamp of a deterministic store."""
 
 
 @dataclass
@@ -50,12 +55,32 @@ class StoredSession:
 
 
 class SessionStore(Mapping[str, StoredSession]):
-    """Thread-safe session storage; `store[session_id]` is a snapshot copy."""
+    """Thread-safe session storage; `store[session_id]` is a snapshot copy.
 
-    def __init__(self, wire: WireFormat) -> None:
+    `deterministic`: ids count up (`sess_0001`, `msg_0001`, ...) and every
+    timestamp is `FIXED_TIME`, so saved outputs and snapshots repeat exactly.
+    """
+
+    def __init__(self, wire: WireFormat, *, deterministic: bool = False) -> None:
         self._wire = wire
         self._lock = threading.Lock()
         self._sessions: dict[str, StoredSession] = {}
+        self._counters = (itertools.count(1), itertools.count(1)) if deterministic else None
+
+    def new_session_id(self) -> str:
+        """A fresh session id (random, or the next of `sess_0001`, ... when deterministic)."""
+        if self._counters is None:
+            return new_session_id()
+        with self._lock:
+            return f"sess_{next(self._counters[0]):04d}"
+
+    def _now(self) -> str:
+        return utc_now() if self._counters is None else FIXED_TIME
+
+    def _message_id(self) -> str:  # under the lock
+        if self._counters is None:
+            return f"msg_{uuid.uuid4().hex[:24]}"
+        return f"msg_{next(self._counters[1]):04d}"
 
     def __getitem__(self, session_id: str) -> StoredSession:
         with self._lock:
@@ -74,7 +99,7 @@ class SessionStore(Mapping[str, StoredSession]):
         with self._lock:
             if session_id in self._sessions:
                 return False
-            now = utc_now()
+            now = self._now()
             title = " ".join(first_message.split())[:60] or "New chat"
             self._sessions[session_id] = StoredSession(session_id, title, now, now)
             return True
@@ -94,9 +119,9 @@ class SessionStore(Mapping[str, StoredSession]):
         inline_citations: Sequence[Mapping[str, object]] = (),
     ) -> None:
         """Store one message row at the end of the session."""
-        now = utc_now()
+        now = self._now()
         row: dict[str, object] = {
-            "id": f"msg_{uuid.uuid4().hex[:24]}",
+            "id": "",
             "role": role,
             "content": content,
             "created_at": now,
@@ -104,6 +129,7 @@ class SessionStore(Mapping[str, StoredSession]):
             self._wire.message_inline_citations_key: copy.deepcopy(list(inline_citations)),
         }
         with self._lock:
+            row["id"] = self._message_id()
             session = self._sessions[session_id]
             session.messages.append(row)
             session.updated_at = now

@@ -2,26 +2,71 @@
 
 Registered as a `pytest11` entry point, so installing the package is enough::
 
-    def test_my_code(silvia_transport):
-        http = httpx.Client(transport=silvia_transport, base_url=IN_PROCESS_URL)
-        ...
+    from silvia_client.citations import resolve_citation
 
-Each test gets a fresh server (empty session store, built-in scenarios);
-register extra scenarios on `silvia_server` before using the other fixtures'
-connections. Every fixture builds on `silvia_server`, so a further fixture (a
-ready client, say) is one more function taking it.
+    def test_my_code_shows_account_links(silvia_client):
+        with silvia_client.chat.stream("/scenario accounts") as stream:
+            turn = stream.until_done()
+        links = [link.href for c in turn.citations for link in resolve_citation(c).links]
+        assert links == [f"/accounts/{ref.account_id}" for ref in turn.citations[0].target.accounts]
+
+The fixtures (each test gets its own; they all build on `silvia_server`):
+
+* `silvia_server`: a fresh `ReferenceServer` (empty session store, the built-in
+  scenarios). Register your own scenarios on it, or seed sessions, first.
+* `silvia_transport`: an in-process httpx transport to it, sync and async; no sockets.
+* `silvia_client`: a `SilviaClient` on that transport, closed after the test.
+* `async_silvia_client`: the `AsyncSilviaClient` twin, for `async def` tests
+  (pytest-asyncio, anyio, ...). The fixture itself is sync, so it works under
+  any async plugin; see its docstring for why closing it that way is sound.
+* `silvia_loopback_url`: the server on a real socket at 127.0.0.1, stopped after the test.
+* `silvia_loopback_client`: a `SilviaClient` talking to that URL over real HTTP.
+
+Pick a scenario per request with a message starting `/scenario <name>` (as
+above) or the `x-silvia-scenario` header (`default_headers=` on a client of your
+own); `silvia serve --list` lists them. Every fixture client has short timeouts
+(5 s, and a 5 s idle timeout on streams), so a test fails rather than hangs.
+
+For an async client over real sockets, build it inside the test, where its
+connections belong to the test's event loop::
+
+    async def test_over_http(silvia_loopback_url):
+        async with AsyncSilviaClient(base_url=silvia_loopback_url, token="t") as client:
+            ...
+
+Note that a test parameter named `silvia_client` shadows the package of that
+name inside the test; import what you need with `from silvia_client import ...`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
-from ._server import ReferenceServer
+from .._client import AsyncSilviaClient, SilviaClient
+from ._server import IN_PROCESS_URL, ReferenceServer
 from ._transport import InProcessTransport
 
-__all__ = ["silvia_loopback_url", "silvia_server", "silvia_transport"]
+__all__ = [
+    "FIXTURE_TOKEN",
+    "async_silvia_client",
+    "silvia_client",
+    "silvia_loopback_client",
+    "silvia_loopback_url",
+    "silvia_server",
+    "silvia_transport",
+]
+
+FIXTURE_TOKEN = "silvia-test-token"
+"""The bearer token the fixture clients send (the fixture server accepts any)."""
+
+# Short enough that a broken test fails quickly, long enough for a loaded CI machine.
+_TIMEOUT = httpx.Timeout(5.0)
+_IDLE_TIMEOUT = 5.0
 
 
 @pytest.fixture
@@ -37,7 +82,76 @@ def silvia_transport(silvia_server: ReferenceServer) -> InProcessTransport:
 
 
 @pytest.fixture
+def silvia_client(silvia_transport: InProcessTransport) -> Iterator[SilviaClient]:
+    """A `SilviaClient` on `silvia_transport` (in-process), closed after the test."""
+    with (
+        httpx.Client(transport=silvia_transport, timeout=_TIMEOUT) as http,
+        SilviaClient(
+            base_url=IN_PROCESS_URL,
+            token=FIXTURE_TOKEN,
+            http_client=http,
+            timeout=_TIMEOUT,
+            idle_timeout=_IDLE_TIMEOUT,
+        ) as client,
+    ):
+        yield client
+
+
+@pytest.fixture
+def async_silvia_client(silvia_transport: InProcessTransport) -> Iterator[AsyncSilviaClient]:
+    """An `AsyncSilviaClient` on `silvia_transport` (in-process), closed after the test.
+
+    A sync fixture on purpose: an async one would tie it to one async plugin
+    (pytest-asyncio and anyio each run only their own). That is sound here
+    because building an `httpx.AsyncClient` needs no event loop, and on the
+    in-process transport it holds nothing that belongs to one (no sockets, no
+    pool): so it is closed afterwards on a private loop in a helper thread,
+    which leaves the test's loop, running or not, untouched.
+    """
+    http = httpx.AsyncClient(transport=silvia_transport, timeout=_TIMEOUT)
+    client = AsyncSilviaClient(
+        base_url=IN_PROCESS_URL,
+        token=FIXTURE_TOKEN,
+        http_client=http,
+        timeout=_TIMEOUT,
+        idle_timeout=_IDLE_TIMEOUT,
+    )
+    try:
+        yield client
+    finally:
+        _close_on_own_loop(http)
+
+
+def _close_on_own_loop(http: httpx.AsyncClient) -> None:
+    errors: list[BaseException] = []
+
+    def close() -> None:
+        try:
+            asyncio.run(http.aclose())
+        except BaseException as error:  # re-raised in the test's thread
+            errors.append(error)
+
+    thread = threading.Thread(target=close, name="silvia-close-async-client")
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
+
+
+@pytest.fixture
 def silvia_loopback_url(silvia_server: ReferenceServer) -> Iterator[str]:
     """`silvia_server` on a real socket at 127.0.0.1: its base URL, stopped after the test."""
     with silvia_server.serve_loopback() as url:
         yield url
+
+
+@pytest.fixture
+def silvia_loopback_client(silvia_loopback_url: str) -> Iterator[SilviaClient]:
+    """A `SilviaClient` on `silvia_loopback_url` (real HTTP on 127.0.0.1), closed after the test."""
+    with SilviaClient(
+        base_url=silvia_loopback_url,
+        token=FIXTURE_TOKEN,
+        timeout=_TIMEOUT,
+        idle_timeout=_IDLE_TIMEOUT,
+    ) as client:
+        yield client

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from silvia_client.cli import main
-from silvia_client.testing import SCENARIOS
+from silvia_client.testing import BROKEN_SCENARIOS, SCENARIOS
 
 from ._helpers import sse_events
 
@@ -27,8 +27,9 @@ def test_list_prints_every_scenario_with_its_description(
 ) -> None:
     assert main(["serve", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len(SCENARIOS)
-    for line, (name, scenario) in zip(lines, SCENARIOS.items(), strict=True):
+    playable = {**SCENARIOS, **BROKEN_SCENARIOS}
+    assert len(lines) == len(playable)
+    for line, (name, scenario) in zip(lines, playable.items(), strict=True):
         assert line.split(maxsplit=1) == [name, scenario.description]
 
 

@@ -1,0 +1,242 @@
+"""`silvia demo`: a turn on the embedded reference server, in-process, nothing to set up.
+
+It streams the default `demo` turn (two of the user's accounts, a ticker, a web
+page, a tax document), printing the answer as it arrives with a marker such as
+`[1]` where each citation streamed in (numbered by source, in order of first
+appearance); then the numbered sources, each with its label and links as
+`resolve_citation` gives them; then it reloads the session and says whether
+the reload agrees with the live turn (same citations, same targets).
+
+No network, no account, no environment variables: the server runs in this
+process behind an httpx transport. Labels come only from `resolve_citation`, so
+an account's `provider` is never printed. Exit status: 0 on success; 1 on an
+SDK error (its message on stderr) or when live and reload disagree; 2 on bad
+arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from .. import SilviaClient
+    from ..chat import Turn
+    from ..citations import Citation, CitationTarget
+    from ..sessions import Session
+
+__all__ = ["register", "run"]
+
+DEMO_TOKEN = "demo-token"  # the in-process server accepts any non-empty bearer token
+QUESTION = "Where do my accounts stand, and what should I know about Apple, savings and my IRA?"
+
+# What each target kind is, in words. Kinds only: never a provider.
+_KIND_WORDS = {
+    "web": "web page",
+    "tax_reference": "tax document",
+    "card_document": "card document",
+    "mortgage_reference": "mortgage document",
+    "market_data": "market data",
+    "analysis": "analysis",
+    "account": "your account",
+    "accounts": "your accounts",
+    "portfolio": "your portfolio",
+}
+
+
+def _pace(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not 0 <= seconds <= 10:  # also rejects nan
+        raise argparse.ArgumentTypeError("use 0 to 10 seconds")
+    return seconds
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "demo",
+        help="stream a turn from the embedded reference server (no account, no network)",
+        description=(
+            "Start the reference server in-process, stream a turn that cites your accounts, "
+            "a ticker, a web page and a tax document, print it as it arrives with numbered "
+            "citation markers, then the sources with their links, then check that reloading "
+            "the session gives the same citations and targets."
+        ),
+    )
+    parser.add_argument(
+        "--pace",
+        type=_pace,
+        default=0.01,
+        metavar="SECONDS",
+        help="pause between streamed pieces, for a typing effect (default %(default)s; 0: none)",
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the web app's origin, to print account links as absolute URLs "
+        "(default: relative /accounts/<id> links)",
+    )
+    parser.add_argument(
+        "--scenario",
+        default=None,
+        metavar="NAME",
+        help="play another scenario of the library instead (see `silvia serve --list`)",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except BrokenPipeError:
+        # The reader went away (`silvia demo | head`): stop quietly, as a filter does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    import httpx
+
+    from .. import SilviaClient, SilviaError
+    from ..citations import is_http_url
+    from ..testing import DEFAULT_SCENARIO, IN_PROCESS_URL, ReferenceServer
+
+    out = sys.stdout
+    base_url: str | None = args.base_url
+    if base_url is not None and not is_http_url(base_url):
+        print("silvia demo: --base-url must be an absolute http(s) URL", file=sys.stderr)
+        return 2
+    server = ReferenceServer(pace=args.pace)
+    scenario = args.scenario or DEFAULT_SCENARIO
+    if scenario not in server.scenarios:
+        print(
+            f"silvia demo: no scenario named {scenario!r} (see `silvia serve --list`)",
+            file=sys.stderr,
+        )
+        return 2
+    message = QUESTION if scenario == DEFAULT_SCENARIO else f"/scenario {scenario}"
+
+    # The idle timeout only has to outlast the pacing (and cut a stalling scenario short).
+    idle_timeout = 5.0 + 2 * args.pace
+    with (
+        httpx.Client(transport=server.transport()) as http,
+        SilviaClient(
+            base_url=IN_PROCESS_URL,
+            token=DEMO_TOKEN,
+            http_client=http,
+            idle_timeout=idle_timeout,
+            max_retries=0,
+        ) as client,
+    ):
+        print(f"You: {message}\n", file=out)
+        numbers: dict[str, int] = {}
+        try:
+            turn = _stream_turn(client, message, numbers, out)
+            session = client.sessions.get(turn.session_id) if turn.session_id else None
+        except SilviaError as error:
+            out.write("\n")
+            out.flush()
+            print(f"silvia demo: {type(error).__name__}: {error}{_partial(error)}", file=sys.stderr)
+            return 1
+    _print_sources(turn, numbers, base_url, out)
+    agree, detail = _reload_agrees(turn, session)
+    print(f"\nReloaded session {turn.session_id}: {detail}", file=out, flush=True)
+    if not agree:
+        print("silvia demo: the reloaded session does not match the live turn", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _stream_turn(client: SilviaClient, message: str, numbers: dict[str, int], out: TextIO) -> Turn:
+    """Stream the turn, writing text and `[n]` markers as they arrive."""
+    from ..chat import CitationEvent, TextEvent
+
+    out.write("Silvia: ")
+    last_marker: tuple[int, int] | None = None  # (number, text length) of the marker just written
+    written = 0
+    with client.chat.stream(message) as stream:
+        for event in stream:
+            if isinstance(event, TextEvent):
+                out.write(event.text)
+                out.flush()
+                written += len(event.text)
+            elif isinstance(event, CitationEvent):
+                number = numbers.setdefault(event.citation.source, len(numbers) + 1)
+                if last_marker != (number, written):  # the same source twice in a row: one marker
+                    out.write(f"[{number}]")
+                    out.flush()
+                    last_marker = (number, written)
+        turn = stream.until_done()
+    out.write("\n")
+    out.flush()
+    return turn
+
+
+def _kind_words(target: CitationTarget | None) -> str:
+    if target is None:
+        return "no target: shown by its source and title"
+    words = _KIND_WORDS.get(target.kind, target.kind)
+    accounts = getattr(target, "accounts", None)
+    return f"{len(accounts)} of {words}" if accounts is not None else words
+
+
+def _print_sources(turn: Turn, numbers: dict[str, int], base_url: str | None, out: TextIO) -> None:
+    from ..citations import resolve_citation
+
+    if not numbers:
+        print("\nNo sources cited.", file=out)
+        return
+    # The summary's rows carry the final targets; an inline row stands in if it is missing.
+    first: dict[str, Citation] = {}
+    for citation in (*turn.citations, *turn.inline_citations):
+        first.setdefault(citation.source, citation)
+    print("\nSources", file=out)
+    for source, number in numbers.items():
+        citation = first[source]
+        resolved = resolve_citation(citation, base_url=base_url)
+        print(f"  [{number}] {resolved.label} ({_kind_words(citation.target)})", file=out)
+        for link in resolved.links:
+            prefix = "" if link.label == resolved.label else f"{link.label}: "
+            print(f"      {prefix}{link.href}", file=out)
+    out.flush()
+
+
+def _citation_key(citation: Citation) -> tuple[object, ...]:
+    return (citation.source, citation.title, citation.cited_text, citation.target)
+
+
+def _reload_agrees(turn: Turn, session: Session | None) -> tuple[bool, str]:
+    """Whether the reloaded answer has the live turn's citations and targets (offsets aside)."""
+    if session is None:
+        return False, "no session id came with the turn"
+    answers = [m for m in session.messages if m.role == "assistant"]
+    if not answers:
+        return False, "live and reload DISAGREE: the session holds no answer"
+    stored = answers[-1]
+    same_citations = list(map(_citation_key, turn.citations)) == list(
+        map(_citation_key, stored.citations)
+    )
+    same_inline = list(map(_citation_key, turn.inline_citations)) == list(
+        map(_citation_key, stored.inline_citations)
+    )
+    counts = f"{len(turn.citations)} citations, {len(turn.inline_citations)} inline"
+    if same_citations and same_inline:
+        return True, f"live and reload agree ({counts}, same targets)"
+    which = "citations" if not same_citations else "inline citations"
+    return False, f"live and reload DISAGREE on the {which} ({counts} live)"
+
+
+def _partial(error: BaseException) -> str:
+    """What a stream error's partial turn holds, in a few words."""
+    turn = getattr(error, "turn", None)
+    if turn is None:
+        return ""
+    return (
+        f" (the partial turn holds {len(turn.text)} characters of text "
+        f"and {len(turn.inline_citations)} citations)"
+    )

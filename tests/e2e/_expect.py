@@ -1,0 +1,206 @@
+"""What an end-to-end test checks: the client's turn against the scenario's `ExpectedTurn`.
+
+The expectation is the reference server's own account of what it sends
+(`expected_turn`); the client's side is whatever the SDK assembled from the
+bytes on a real socket. Citations are compared in their wire form (targets
+included, provider and all), so nothing the SDK drops or invents goes unseen.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import httpx
+
+from silvia_client import (
+    DEFAULT_WIRE,
+    AuthenticationError,
+    IncompleteTurnError,
+    InternalServerError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    ServerStreamError,
+    SilviaError,
+    StreamDisconnectedError,
+    StreamTimeoutError,
+    Turn,
+)
+from silvia_client.citations import Citation, InlineCitation
+from silvia_client.errors import APIStatusError
+from silvia_client.sessions import Message, Session
+from silvia_client.testing import ExpectedTurn, Scenario, Stall
+from silvia_client.testing._steps import Event
+
+TOKEN = "e2e-token"
+TIMEOUT = httpx.Timeout(5.0)  # connect, read, write, pool: nothing waits longer
+IDLE_TIMEOUT = 5.0  # a stream's idle timeout, for scenarios that do not stall
+STALL_IDLE_TIMEOUT = 0.3  # the client's idle timeout against a stalling scenario
+
+WireRow = dict[str, object]
+
+# The typed error each way a stream can stop short. A new fault kind fails loudly
+# here until it is given one.
+STREAM_ERRORS: dict[str, type[SilviaError]] = {
+    "drop": StreamDisconnectedError,
+    "stall": StreamTimeoutError,
+    "error_event": ServerStreamError,
+    "no_done": IncompleteTurnError,
+}
+STATUS_ERRORS: dict[int, type[APIStatusError]] = {
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    429: RateLimitError,
+}
+
+
+def idle_timeout_for(scenario: Scenario) -> float:
+    return STALL_IDLE_TIMEOUT if isinstance(scenario.fault, Stall) else IDLE_TIMEOUT
+
+
+def message_for(scenario: Scenario) -> str:
+    return f"/scenario {scenario.name}"
+
+
+def status_error_for(status: int) -> type[APIStatusError]:
+    if status >= 500:
+        return InternalServerError
+    return STATUS_ERRORS.get(status, APIStatusError)
+
+
+def stream_error_for(expected: ExpectedTurn) -> type[SilviaError]:
+    """The error a client reading `expected`'s stream must raise (it did not complete)."""
+    if expected.error is not None:
+        return ServerStreamError
+    if expected.fault is None:
+        return IncompleteTurnError  # a stream that ends short of `done` without a fault
+    if expected.fault not in STREAM_ERRORS:
+        raise AssertionError(f"no typed error known for fault kind {expected.fault!r}: add it")
+    return STREAM_ERRORS[expected.fault]
+
+
+def wire_row(citation: Citation) -> WireRow:
+    """A client citation as a wire row: extras kept, target in wire form, offset left out."""
+    row = citation.model_dump(exclude={"offset"} if isinstance(citation, InlineCitation) else None)
+    if row.get("target") is None:
+        row.pop("target", None)
+    return row
+
+
+def bare(row: WireRow) -> WireRow:
+    return {key: value for key, value in row.items() if key != "target"}
+
+
+def expected_offsets(scenario: Scenario, count: int) -> list[int]:
+    """Where each of the first `count` citations streamed: the answer's length then.
+
+    Read off the scenario's own events as the server sends them, independently
+    of the client.
+    """
+    wire = DEFAULT_WIRE
+    offsets: list[int] = []
+    length = 0
+    for step in scenario.steps(session_id="offsets", wire=wire):
+        if isinstance(step, Event) and isinstance(step.data, dict):
+            if step.name == wire.events.text:
+                length += len(step.data[wire.text_key])
+            elif step.name == wire.events.citation:
+                offsets.append(length)
+    return offsets[:count]
+
+
+def expected_targets(expected: ExpectedTurn) -> dict[str, object]:
+    """Each cited source's target at the end of what arrived.
+
+    The server attaches to every citation the target its source has at that
+    moment, and the summary carries the final ones; so a source's target is the
+    summary's if the summary arrived, else that of its last streamed citation.
+    """
+    targets: dict[str, object] = {}
+    for row in (*expected.inline_citations, *expected.citations):
+        targets[str(row["source"])] = row.get("target")
+    return targets
+
+
+def assert_turn_matches(turn: Turn, expected: ExpectedTurn, scenario: Scenario) -> None:
+    """The client's turn (complete or partial) is what the scenario implies."""
+    assert turn.text == expected.text
+    assert turn.complete is expected.complete
+    assert turn.session_id is not None
+    assert turn.session_id.startswith("sess_")
+
+    targets = expected_targets(expected)
+    # The summary, as sent: each row and its final target.
+    assert [wire_row(c) for c in turn.citations] == list(expected.citations)
+    # Every streamed citation, in order: its fields as sent, the offset where it
+    # arrived, and its source's target at the end of the turn.
+    assert [bare(wire_row(c)) for c in turn.inline_citations] == [
+        bare(row) for row in expected.inline_citations
+    ]
+    assert [c.offset for c in turn.inline_citations] == expected_offsets(
+        scenario, len(expected.inline_citations)
+    )
+    assert [_wire_target(c) for c in turn.inline_citations] == [
+        targets[str(row["source"])] for row in expected.inline_citations
+    ]
+    # target_for, per cited source, in order of first appearance.
+    assert list(turn.sources) == list(targets)
+    for source, target in targets.items():
+        found = turn.target_for(source)
+        assert (None if found is None else found.to_wire()) == target, source
+    if expected.complete:
+        # And they are the server's own final targets for every source cited.
+        for source, target in targets.items():
+            assert expected.target_for(source) == target, source
+
+    assert [(u.event, json.loads(u.data)) for u in turn.unknown_events] == list(
+        expected.unknown_events
+    )
+    if expected.error is not None:
+        assert turn.error is not None
+        assert turn.error.error_type == expected.error["type"]
+        assert turn.error.message == expected.error["message"]
+    else:
+        assert turn.error is None
+
+
+def _wire_target(citation: Citation) -> object:
+    return None if citation.target is None else citation.target.to_wire()
+
+
+def _key(citation: Citation) -> tuple[object, ...]:
+    return (citation.source, citation.title, citation.cited_text, citation.target)
+
+
+def answer(session: Session) -> Message:
+    """The session's last message, which must be an assistant's answer."""
+    assert session.messages, "the session holds no message"
+    last = session.messages[-1]
+    assert last.role == "assistant", [m.role for m in session.messages]
+    return last
+
+
+def assert_reload_agrees(turn: Turn, session: Session) -> None:
+    """`sessions.get` after the turn gives the live turn's text, citations and targets."""
+    assert session.id == turn.session_id
+    stored = answer(session)
+    assert stored.text == turn.text
+    assert stored.citation_errors == ()
+    assert [_key(c) for c in stored.citations] == [_key(c) for c in turn.citations]
+    # Inline citations agree too, offsets aside (a reloaded row has no stream position).
+    assert [_key(c) for c in stored.inline_citations] == [_key(c) for c in turn.inline_citations]
+    for citation in (*stored.citations, *stored.inline_citations):
+        assert citation.target == turn.target_for(citation.source), citation.source
+
+
+def assert_no_answer_stored(session: Session, message: str) -> None:
+    """A turn that did not complete stored the question and no answer."""
+    assert session.messages, "the session holds no message"
+    assert session.messages[-1].role == "user"
+    assert session.messages[-1].text == message
+
+
+def roles(messages: Sequence[Message]) -> list[str | None]:
+    return [m.role for m in messages]

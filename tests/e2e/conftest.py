@@ -1,0 +1,69 @@
+"""End-to-end fixtures: one reference server on 127.0.0.1 for the whole directory.
+
+Nothing here can hang: every client has short timeouts (5 s to connect, read,
+write or wait for the pool, and an idle timeout of at most 5 s on a stream), and
+the longest thing the server ever does is the 300 s stall, which a client's
+idle timeout cuts short. After each test, once its clients are closed, the
+server must have no connection left open.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from silvia_client import SilviaClient
+from silvia_client.testing import LoopbackServer, ReferenceServer
+
+from ._expect import IDLE_TIMEOUT, TIMEOUT, TOKEN
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def reference() -> ReferenceServer:
+    return ReferenceServer()
+
+
+@pytest.fixture(scope="session")
+def loopback(reference: ReferenceServer) -> Iterator[LoopbackServer]:
+    running = reference.serve_loopback(host="127.0.0.1", port=0)
+    running.start()
+    yield running
+    running.stop()
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return condition()
+        time.sleep(0.005)
+    return True
+
+
+@pytest.fixture(autouse=True)
+def _no_connection_left_open(loopback: LoopbackServer) -> Iterator[None]:
+    # Set up first, so torn down last: after every client of the test is closed.
+    yield
+    assert wait_until(lambda: loopback.open_connections == 0), (
+        f"{loopback.open_connections} connection(s) left open on the server after the test"
+    )
+
+
+def make_client(
+    url: str, *, token: str = TOKEN, idle_timeout: float = IDLE_TIMEOUT, **kwargs: object
+) -> SilviaClient:
+    """A client with short timeouts (see `_expect`), so that nothing waits long."""
+    return SilviaClient(
+        base_url=url,
+        token=token,
+        timeout=TIMEOUT,
+        idle_timeout=idle_timeout,
+        **kwargs,  # type: ignore[arg-type]
+    )

@@ -1,0 +1,99 @@
+"""`silvia demo`, run the way a new user runs it: a fresh process, no network, no settings."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from silvia_client.testing import SCENARIOS, expected_turn
+
+PROVIDERS = re.compile(r"plaid|snaptrade", re.IGNORECASE)
+
+
+def _demo(*args: str) -> subprocess.CompletedProcess[str]:
+    # No SILVIA_* settings and no proxy: the demo needs neither.
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("SILVIA_") and "proxy" not in key.lower()
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "silvia_client", "demo", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,  # a guard against a hang, not a bound on speed
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def demo() -> subprocess.CompletedProcess[str]:
+    return _demo("--pace", "0")
+
+
+def test_the_demo_succeeds_quietly(demo: subprocess.CompletedProcess[str]) -> None:
+    assert demo.returncode == 0, demo.stderr
+    assert demo.stderr == ""
+
+
+def test_the_answer_carries_a_marker_per_source_where_each_citation_streamed(
+    demo: subprocess.CompletedProcess[str],
+) -> None:
+    text = expected_turn(SCENARIOS["demo"]).text
+    answer = next(line for line in demo.stdout.splitlines() if line.startswith("Silvia: "))
+    # The answer is the turn's text with [1]..[5] inserted, in order of first appearance.
+    assert re.findall(r"\[(\d+)\]", answer) == ["1", "2", "3", "4", "5"]
+    assert re.sub(r"\[\d+\]", "", answer) == "Silvia: " + text
+    assert "checking[1]" in answer
+
+
+def test_the_sources_are_numbered_with_their_resolved_links(
+    demo: subprocess.CompletedProcess[str],
+) -> None:
+    out = demo.stdout
+    sources = out[out.index("\nSources\n") :]
+    assert re.search(
+        r"\[1\] Checking \(your account\)\n\s+/accounts/vzeNDwK7KQIm4yEog683u", sources
+    )
+    # Both cards behind one label: one link each.
+    assert sources.count("/accounts/") == 3
+    assert "[3] AAPL (market data)" in sources
+    assert "https://www.bankrate.com/" in sources
+    assert "[5] IRA contribution limits (tax document)" in sources
+    assert "https://www.irs.gov/retirement-plans/ira-contribution-limits" in sources
+
+
+def test_the_reload_agrees_with_the_live_turn(demo: subprocess.CompletedProcess[str]) -> None:
+    last = demo.stdout.rstrip().splitlines()[-1]
+    assert re.fullmatch(r"Reloaded session sess_\w+: live and reload agree \(.*\)", last), last
+
+
+def test_no_provider_is_ever_printed(demo: subprocess.CompletedProcess[str]) -> None:
+    assert not PROVIDERS.search(demo.stdout + demo.stderr)
+    assert "manual" not in (demo.stdout + demo.stderr).lower()
+
+
+def test_a_base_url_makes_account_links_absolute() -> None:
+    run = _demo("--pace", "0", "--base-url", "https://app.example.com")
+    assert run.returncode == 0, run.stderr
+    assert "https://app.example.com/accounts/vzeNDwK7KQIm4yEog683u" in run.stdout
+    assert not re.search(r"^\s+/accounts/", run.stdout, re.MULTILINE)
+
+
+def test_a_typed_error_is_a_message_on_stderr_and_exit_1() -> None:
+    run = _demo("--pace", "0", "--scenario", "fault-drop")
+    assert run.returncode == 1
+    assert run.stderr.startswith("silvia demo: StreamDisconnectedError: ")
+    assert "Sources" not in run.stdout
+    assert not PROVIDERS.search(run.stdout + run.stderr)
+
+
+def test_bad_arguments_exit_2() -> None:
+    assert _demo("--base-url", "javascript:alert(1)").returncode == 2
+    assert _demo("--scenario", "no-such-scenario").returncode == 2
+    assert _demo("--pace", "-1").returncode == 2

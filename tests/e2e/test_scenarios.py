@@ -1,0 +1,140 @@
+"""Every scenario of the library, end to end over real sockets, with the sync and async client.
+
+One test per scenario (a new scenario gets its tests by being added to
+`SCENARIOS`): the turn the client assembles is what `expected_turn` says the
+scenario implies, and reloading the session gives the same citations and
+targets. A scenario that fails gives its typed error, carrying what arrived.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from silvia_client import AsyncSilviaClient, SilviaError, StreamError, Turn
+from silvia_client.errors import APIStatusError, RateLimitError
+from silvia_client.sessions import Session
+from silvia_client.testing import SCENARIOS, ExpectedTurn, LoopbackServer, ReferenceServer, Scenario
+
+from ._expect import (
+    TIMEOUT,
+    TOKEN,
+    assert_no_answer_stored,
+    assert_reload_agrees,
+    assert_turn_matches,
+    idle_timeout_for,
+    message_for,
+    status_error_for,
+    stream_error_for,
+)
+from .conftest import make_client
+
+ALL = pytest.mark.parametrize("name", list(SCENARIOS), ids=list(SCENARIOS))
+
+
+def _check_status_error(error: BaseException, expected: ExpectedTurn) -> None:
+    assert isinstance(error, status_error_for(expected.status))
+    assert isinstance(error, APIStatusError)
+    assert error.status_code == expected.status
+    assert expected.error is not None
+    assert error.error_type == expected.error["type"]
+    assert error.message == expected.error["message"]
+    assert error.request_id is not None
+    assert error.request_id.startswith("req_")
+    if isinstance(error, RateLimitError):
+        assert error.retry_after == expected.retry_after
+
+
+def _check_outcome(
+    scenario: Scenario,
+    expected: ExpectedTurn,
+    turn: Turn | None,
+    error: SilviaError | None,
+) -> Turn | None:
+    """The turn, or the typed error with its partial turn; the turn to check the reload by."""
+    if expected.status != 200:
+        assert turn is None
+        assert error is not None
+        _check_status_error(error, expected)
+        return None
+    if expected.complete:
+        assert error is None, repr(error)
+        assert turn is not None
+        assert_turn_matches(turn, expected, scenario)
+        return turn
+    assert isinstance(error, stream_error_for(expected)), repr(error)
+    assert isinstance(error, StreamError)
+    assert_turn_matches(error.turn, expected, scenario)
+    return error.turn
+
+
+def _check_reload(scenario: Scenario, expected: ExpectedTurn, turn: Turn, session: Session) -> None:
+    if expected.complete:
+        assert_reload_agrees(turn, session)
+    else:
+        assert_no_answer_stored(session, message_for(scenario))
+
+
+@ALL
+def test_scenario_sync(name: str, reference: ReferenceServer, loopback: LoopbackServer) -> None:
+    scenario = SCENARIOS[name]
+    idle = idle_timeout_for(scenario)
+    expected = reference.expected_turn(name, idle_timeout=idle)
+    turn: Turn | None = None
+    error: SilviaError | None = None
+    with make_client(loopback.url, idle_timeout=idle) as client:
+        try:
+            with client.chat.stream(message_for(scenario)) as stream:
+                turn = stream.until_done()
+        except SilviaError as raised:
+            error = raised
+        checked = _check_outcome(scenario, expected, turn, error)
+        if checked is not None:
+            assert checked.session_id is not None
+            _check_reload(scenario, expected, checked, client.sessions.get(checked.session_id))
+
+
+@ALL
+@pytest.mark.anyio
+async def test_scenario_async(
+    name: str, reference: ReferenceServer, loopback: LoopbackServer
+) -> None:
+    scenario = SCENARIOS[name]
+    idle = idle_timeout_for(scenario)
+    expected = reference.expected_turn(name, idle_timeout=idle)
+    turn: Turn | None = None
+    error: SilviaError | None = None
+    async with AsyncSilviaClient(
+        base_url=loopback.url, token=TOKEN, timeout=TIMEOUT, idle_timeout=idle
+    ) as client:
+        try:
+            async with client.chat.stream(message_for(scenario)) as stream:
+                turn = await stream.until_done()
+        except SilviaError as raised:
+            error = raised
+        checked = _check_outcome(scenario, expected, turn, error)
+        if checked is not None:
+            assert checked.session_id is not None
+            session = await client.sessions.get(checked.session_id)
+            _check_reload(scenario, expected, checked, session)
+
+
+def test_a_legacy_session_keeps_its_old_rows_untyped_beside_the_new_typed_turn(
+    loopback: LoopbackServer,
+) -> None:
+    with make_client(loopback.url) as client:
+        with client.chat.stream("/scenario legacy-session") as stream:
+            turn = stream.until_done()
+        assert turn.session_id is not None
+        session = client.sessions.get(turn.session_id)
+    _, old_answer, question, answer = session.messages
+    assert [m.role for m in session.messages] == ["user", "assistant", "user", "assistant"]
+    # Saved before targets existed: no target, read as such (no error), source and title kept.
+    assert old_answer.citations
+    assert all(c.target is None for c in (*old_answer.citations, *old_answer.inline_citations))
+    assert old_answer.citation_errors == ()
+    assert old_answer.citations[0].source == "silvia://your-account/checking"
+    assert old_answer.citations[0].title == "Checking"
+    # The turn of this request, typed, as it streamed.
+    assert question.text == "/scenario legacy-session"
+    assert_reload_agrees(turn, session)
+    assert all(c.target is not None for c in answer.citations)
