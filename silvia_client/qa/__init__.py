@@ -1,0 +1,67 @@
+"""Conformance checks on what a Silvia server sends, and the scripted QA runner.
+
+::
+
+    from silvia_client.qa import Observer, assert_conforms, check
+
+    with Observer.reference() as qa:            # or Observer.connect(base_url, token=...)
+        observation = qa.observe("How much is in checking?", scenario="account")
+    result = check(observation)                 # every rule's outcome and the findings
+    assert_conforms(observation, expect={"cites_account": True})
+
+Where things are:
+
+- `observe.py`  recording a turn: each SSE event's raw name and data, and the SDK's reading
+- `rules.py`    the rule table (id, severity, description, check)
+- `checker.py`  running the rules over an observation; `assert_conforms`
+- `script.py`   the QA script format (JSON)
+- `runner.py`   running a script against a base URL or the reference server
+- `report.py`   the terminal table, JUnit XML, JSON
+- `pytest_plugin.py`  the `--silvia-base-url` option and the `silvia_qa` fixture
+
+`silvia qa run SCRIPT` and `silvia qa rules` are the command line.
+"""
+
+from .checker import CheckResult, RuleOutcome, Status, assert_conforms, check
+from .observe import (
+    Observation,
+    Observer,
+    Reload,
+    SentEvent,
+    observation_from_turn,
+    observe,
+    reload_session,
+)
+from .rules import EXPECTATIONS, RULES, RULES_BY_ID, Finding, Rule, Severity
+from .runner import PromptResult, RunResult, run_script
+from .script import Expectations, Prompt, Script, ScriptFormatError, load_script, parse_script
+
+__all__ = [
+    "EXPECTATIONS",
+    "RULES",
+    "RULES_BY_ID",
+    "CheckResult",
+    "Expectations",
+    "Finding",
+    "Observation",
+    "Observer",
+    "Prompt",
+    "PromptResult",
+    "Reload",
+    "Rule",
+    "RuleOutcome",
+    "RunResult",
+    "Script",
+    "ScriptFormatError",
+    "SentEvent",
+    "Severity",
+    "Status",
+    "assert_conforms",
+    "check",
+    "load_script",
+    "observation_from_turn",
+    "observe",
+    "parse_script",
+    "reload_session",
+    "run_script",
+]

@@ -1,0 +1,194 @@
+"""Running the rule table over one observed turn, and `assert_conforms` for tests.
+
+Every finding is built here, from a rule's `Problem`: its message and evidence
+are redacted on the way (`_privacy`), so no rule can leak a provider, however
+it was written. A rule whose check itself fails (on data odd enough to trip
+it) gives a finding saying so instead of ending the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from ..chat import Turn
+from ..citations import AccountsTarget, AccountTarget
+from ..sessions import Session
+from ._facts import Facts, facts_of
+from ._privacy import redact, redact_text
+from .observe import Observation, observation_from_turn
+from .rules import EXPECTATIONS, RULES, Finding, Problem, Rule
+from .script import Expectations, parse_expectations
+
+__all__ = ["CheckResult", "RuleOutcome", "Status", "assert_conforms", "check"]
+
+Status: TypeAlias = Literal["pass", "warn", "fail", "skip"]
+
+
+@dataclass(frozen=True)
+class RuleOutcome:
+    """How one turn fared against one rule: `pass`, `warn`, `fail`, or `skip` (with the reason)."""
+
+    rule: Rule
+    status: Status
+    findings: tuple[Finding, ...] = ()
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Every rule's outcome for one turn, in the rule table's order (expectations last)."""
+
+    outcomes: tuple[RuleOutcome, ...]
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return tuple(finding for outcome in self.outcomes for finding in outcome.findings)
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(finding for finding in self.findings if finding.severity == "error")
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        return tuple(finding for finding in self.findings if finding.severity == "warning")
+
+    @property
+    def ok(self) -> bool:
+        """No finding of error severity."""
+        return not self.errors
+
+    @property
+    def broken_rules(self) -> frozenset[str]:
+        """The ids of the rules with findings."""
+        return frozenset(finding.rule for finding in self.findings)
+
+    def outcome(self, rule_id: str) -> RuleOutcome:
+        for outcome in self.outcomes:
+            if outcome.rule.id == rule_id:
+                return outcome
+        raise KeyError(rule_id)
+
+
+def _finding(rule: Rule, problem: Problem) -> Finding:
+    evidence = redact(dict(problem.evidence))
+    assert isinstance(evidence, dict)
+    return Finding(rule.id, rule.severity, redact_text(problem.message), evidence)
+
+
+def _run(rule: Rule, facts: Facts, problems: Iterable[Problem] | None = None) -> RuleOutcome:
+    reason = rule.skip(facts)
+    if reason is not None:
+        return RuleOutcome(rule, "skip", reason=reason)
+    try:
+        found = tuple(
+            _finding(rule, p) for p in (rule.check(facts) if problems is None else problems)
+        )
+    except Exception as error:  # a hostile body must not end the run
+        found = (
+            _finding(
+                rule, Problem(f"the check could not run on this turn ({type(error).__name__})")
+            ),
+        )
+    if not found:
+        return RuleOutcome(rule, "pass")
+    return RuleOutcome(rule, "fail" if rule.severity == "error" else "warn", found)
+
+
+def _cited(facts: Facts) -> list[object]:
+    return [row.target for row in [*facts.streamed, *(facts.summary or ())]]
+
+
+def expectation_problems(facts: Facts, expect: Expectations) -> Iterator[Problem]:
+    """The ways a turn misses its prompt's expectations."""
+    targets = _cited(facts)
+    cites_any = bool(facts.streamed or facts.summary)
+    if expect.complete is not None and facts.observation.complete != expect.complete:
+        yield Problem(
+            "expected the turn to complete"
+            if expect.complete
+            else "expected the turn not to complete",
+            {"expected": {"complete": expect.complete}},
+        )
+    if expect.cites_account is not None:
+        cites_account = any(isinstance(t, (AccountTarget, AccountsTarget)) for t in targets)
+        if cites_account != expect.cites_account:
+            yield Problem(
+                "expected a citation of an account"
+                if expect.cites_account
+                else "expected no citation of an account",
+                {"expected": {"cites_account": expect.cites_account}},
+            )
+    kinds = {getattr(target, "kind", None) for target in targets}
+    missing = [kind for kind in expect.cites_kinds if kind not in kinds]
+    if missing:
+        yield Problem(
+            f"expected citations of kind(s) {', '.join(missing)}; cited: "
+            f"{', '.join(sorted(k for k in kinds if isinstance(k, str))) or 'none typed'}",
+            {"expected": {"cites_kinds": list(expect.cites_kinds)}, "missing": missing},
+        )
+    if expect.no_citations is not None and cites_any == expect.no_citations:
+        yield Problem(
+            "expected no citations" if expect.no_citations else "expected at least one citation",
+            {"expected": {"no_citations": expect.no_citations}, "streamed": len(facts.streamed)},
+        )
+
+
+def check(
+    subject: Observation | Turn,
+    *,
+    expect: Expectations | Mapping[str, object] | None = None,
+    session: Session | None = None,
+    rules: Iterable[Rule] = RULES,
+) -> CheckResult:
+    """Check one turn against the rule table (and `expect`, when given).
+
+    `subject` is an `Observation` (what the server sent; see `observe`) or a
+    `Turn` (the SDK's reading; the rules that need the raw events skip it).
+    `session` is the reloaded session, for a `Turn`.
+    """
+    if isinstance(subject, Turn):
+        subject = observation_from_turn(subject, session=session)
+    if expect is not None and not isinstance(expect, Expectations):
+        expect = parse_expectations(dict(expect))
+    facts = facts_of(subject)
+    outcomes = [_run(rule, facts) for rule in rules]
+    if expect is not None:
+        outcomes.append(_run(EXPECTATIONS, facts, list(expectation_problems(facts, expect))))
+    return CheckResult(tuple(outcomes))
+
+
+def format_findings(findings: Iterable[Finding]) -> str:
+    """One line per finding (already redacted)."""
+    from .report import format_finding
+
+    return "\n".join(format_finding(finding) for finding in findings)
+
+
+def assert_conforms(
+    subject: Observation | Turn,
+    *,
+    expect: Expectations | Mapping[str, object] | None = None,
+    session: Session | None = None,
+    strict: bool = False,
+) -> CheckResult:
+    """Assert that a turn follows the server's rules (and `expect`); return the result.
+
+    Raises `AssertionError` listing the findings when any is an error (or,
+    with `strict`, a warning). For use in plain pytest tests::
+
+        def test_checking(silvia_qa):
+            assert_conforms(silvia_qa.observe("How much is in checking?"),
+                            expect={"cites_account": True})
+    """
+    __tracebackhide__ = True
+    result = check(subject, expect=expect, session=session)
+    failing = result.findings if strict else result.errors
+    if failing:
+        noun = "finding" if len(failing) == 1 else "findings"
+        raise AssertionError(
+            f"the turn does not conform ({len(failing)} {noun}):\n"
+            + format_findings(result.findings)
+        )
+    return result

@@ -1,0 +1,213 @@
+"""Reports of a QA run: a table for the terminal, JUnit XML for CI, JSON for anything else.
+
+The table has a row per rule and a column per prompt (numbered; the prompts
+are listed above it), each cell `pass`, `warn`, `FAIL`, or `-` (the rule did
+not apply: no events arrived, the turn was not reloaded, ...). The findings
+follow, one line each.
+
+JUnit XML has one `<testcase>` per prompt and rule (`classname` the prompt,
+`name` the rule id), so a CI dashboard shows which rule broke on which prompt:
+a finding of error severity is a `<failure>`, a rule that did not apply is
+`<skipped>`, and warnings are passing cases with the warning in
+`<system-out>`. The JSON report holds the same, with every finding's evidence.
+
+Everything here is built from findings, which are already redacted, and from
+the script: no report holds a provider or the token.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from .._version import __version__
+from .checker import RuleOutcome, Status
+from .rules import EXPECTATIONS, Finding, Rule
+from .runner import PromptResult, RunResult
+
+__all__ = [
+    "format_finding",
+    "format_report",
+    "format_table",
+    "json_report",
+    "junit_xml",
+    "write_json",
+    "write_junit",
+]
+
+_CELL: dict[Status, str] = {"pass": "pass", "warn": "warn", "fail": "FAIL", "skip": "-"}
+_EVIDENCE_CHARS = 240
+_MESSAGE_CHARS = 60
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def format_finding(finding: Finding, prompt: str | None = None) -> str:
+    """`FAIL  rule-id  [prompt]  message  {evidence}` on one line."""
+    level = "FAIL" if finding.severity == "error" else "warn"
+    where = f"  [{prompt}]" if prompt else ""
+    evidence = json.dumps(finding.evidence, ensure_ascii=False, separators=(",", ":"))
+    return f"{level}  {finding.rule}{where}  {finding.message}  {_short(evidence, _EVIDENCE_CHARS)}"
+
+
+def _rules(run: RunResult) -> list[Rule]:
+    rules = list(run.rules)
+    if any(result.prompt.expect is not None for result in run.prompts):
+        rules.append(EXPECTATIONS)
+    return rules
+
+
+def _outcome(result: PromptResult, rule: Rule) -> RuleOutcome | None:
+    for outcome in result.result.outcomes:
+        if outcome.rule.id == rule.id:
+            return outcome
+    return None
+
+
+def format_table(run: RunResult) -> str:
+    """The prompts, numbered, then a row per rule with a cell per prompt."""
+    lines = ["prompts:"]
+    width_id = max(len(result.prompt.id) for result in run.prompts)
+    for number, result in enumerate(run.prompts, start=1):
+        scenario = f" (scenario {result.prompt.scenario})" if result.prompt.scenario else ""
+        lines.append(
+            f"  {number:>3}  {result.prompt.id:<{width_id}}  "
+            f"{_short(result.prompt.message, _MESSAGE_CHARS)}{scenario}"
+        )
+    rules = _rules(run)
+    width_rule = max(len("rule"), *(len(rule.id) for rule in rules))
+    width_cell = max(4, len(str(len(run.prompts))))
+    header = "  ".join(f"{n:>{width_cell}}" for n in range(1, len(run.prompts) + 1))
+    lines += ["", f"{'rule':<{width_rule}}  {header}"]
+    for rule in rules:
+        cells = []
+        for result in run.prompts:
+            outcome = _outcome(result, rule)
+            cells.append(f"{_CELL[outcome.status] if outcome else '-':>{width_cell}}")
+        lines.append(f"{rule.id:<{width_rule}}  {'  '.join(cells)}")
+    lines += ["", "(pass / warn / FAIL; - where the rule did not apply)"]
+    return "\n".join(lines)
+
+
+def format_report(run: RunResult) -> str:
+    """The table, the findings, and a verdict line."""
+    parts = [f"silvia qa: {len(run.prompts)} prompt(s) against {run.target}", "", format_table(run)]
+    lines = [
+        format_finding(finding, result.prompt.id)
+        for result in run.prompts
+        for finding in result.result.findings
+    ]
+    if lines:
+        parts += ["", "findings:", *lines]
+    verdict = "FAIL" if not run.ok else "ok"
+    parts += [
+        "",
+        f"{verdict}: {run.errors} error(s), {run.warnings} warning(s) over "
+        f"{len(run.prompts)} prompt(s) and {len(_rules(run))} rule(s)",
+    ]
+    return "\n".join(parts)
+
+
+def junit_xml(run: RunResult) -> bytes:
+    """JUnit XML: a test case per prompt and rule."""
+    rules = _rules(run)
+    cases: list[ET.Element] = []
+    failures = skipped = 0
+    for result in run.prompts:
+        for rule in rules:
+            outcome = _outcome(result, rule)
+            case = ET.Element(
+                "testcase", classname=f"silvia.qa.{result.prompt.id}", name=rule.id, time="0"
+            )
+            if outcome is None or outcome.status == "skip":
+                skipped += 1
+                reason = outcome.reason if outcome is not None else "no expectations"
+                ET.SubElement(case, "skipped", message=reason or "not applicable")
+            elif outcome.status == "fail":
+                failures += 1
+                failure = ET.SubElement(
+                    case,
+                    "failure",
+                    message=outcome.findings[0].message,
+                    type=rule.id,
+                )
+                failure.text = "\n".join(format_finding(f) for f in outcome.findings)
+            elif outcome.status == "warn":
+                out = ET.SubElement(case, "system-out")
+                out.text = "\n".join(format_finding(f) for f in outcome.findings)
+            cases.append(case)
+    name = run.script.name or "silvia qa"
+    counts = {
+        "tests": str(len(cases)),
+        "failures": str(failures),
+        "errors": "0",
+        "skipped": str(skipped),
+    }
+    root = ET.Element("testsuites", {"name": "silvia qa", **counts})
+    suite = ET.SubElement(root, "testsuite", {"name": name, **counts})
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(properties, "property", name="target", value=run.target)
+    ET.SubElement(properties, "property", name="silvia-client", value=__version__)
+    suite.extend(cases)
+    ET.indent(root)
+    xml: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return xml + b"\n"
+
+
+def json_report(run: RunResult) -> dict[str, object]:
+    """The run as JSON: rules, and per prompt each rule's status and every finding."""
+    rules = _rules(run)
+    prompts = []
+    for result in run.prompts:
+        observation = result.observation
+        statuses: dict[str, object] = {}
+        for rule in rules:
+            outcome = _outcome(result, rule)
+            if outcome is None:
+                statuses[rule.id] = {"status": "skip", "reason": "no expectations"}
+            elif outcome.status == "skip":
+                statuses[rule.id] = {"status": "skip", "reason": outcome.reason}
+            else:
+                statuses[rule.id] = {"status": outcome.status}
+        prompts.append(
+            {
+                "id": result.prompt.id,
+                "message": result.prompt.message,
+                "scenario": result.prompt.scenario,
+                "expect": None if result.prompt.expect is None else result.prompt.expect.to_dict(),
+                "session_id": observation.session_id,
+                "request_id": observation.request_id,
+                "complete": observation.complete,
+                "events": len(observation.events),
+                "ok": result.result.ok,
+                "rules": statuses,
+                "findings": [finding.to_dict() for finding in result.result.findings],
+            }
+        )
+    return {
+        "tool": "silvia qa",
+        "version": __version__,
+        "script": run.script.name,
+        "target": run.target,
+        "ok": run.ok,
+        "errors": run.errors,
+        "warnings": run.warnings,
+        "rules": [
+            {"id": rule.id, "severity": rule.severity, "description": rule.description}
+            for rule in rules
+        ],
+        "prompts": prompts,
+    }
+
+
+def write_junit(run: RunResult, path: str | Path) -> None:
+    Path(path).write_bytes(junit_xml(run))
+
+
+def write_json(run: RunResult, path: str | Path) -> None:
+    text = json.dumps(json_report(run), ensure_ascii=False, indent=2)
+    Path(path).write_text(text + "\n", encoding="utf-8")

@@ -1,0 +1,654 @@
+"""The rule table: what a conforming server sends, as checks on one observed turn.
+
+The rules are the server team's own (`chat-citation-targets.md`, restated in
+the wire contract's "The server's rules" and "Privacy"), plus two about the
+stream itself. Each has a stable id, a severity and a one-line description;
+its check reads a `Facts` and yields `Problem`s, which the checker turns into
+`Finding`s (redacted there, in one place).
+
+Where the doc leaves room, the reading taken here:
+
+* A source may always arrive with no target: a turn resumed from a checkpoint
+  written before targets existed streams its sources untyped, and one meaning
+  per source untypes a source on any disagreement. So `target-fits-source`
+  judges only the targets that were sent, and never asks for one.
+* A library URL may be humanized (eCFR XML, US Code ZIP): the block is then
+  sourced to the humanized URL, so the target's `url` still equals the source.
+* `one-meaning-per-source` follows a source through its `citation` events in
+  order and then the summary: typed to untyped is allowed (a disagreement),
+  untyped to typed is not, an account source's accounts may only grow (by
+  account id), and any other change of target is a finding. (One conforming
+  case it cannot tell apart: a turn resumed from a pre-target checkpoint whose
+  source is written again later in the turn would go from untyped to typed.)
+* `summary-agrees` asks that the summary and the stream cite the same
+  *sources*, and that the summary gives each source one target. It does not ask
+  that every streamed row appear in the summary row for row: the doc does not
+  say the summary keeps duplicates or every quoted passage. That the summary's
+  target is the final one (the registry's) is the last step of one meaning per
+  source, and is reported there, once.
+* `reload-agrees` compares the reloaded message's `citations` with the live
+  summary and its `inline_citations` with the streamed rows, by source, title,
+  quoted text and (parsed) target. The doc does not say whether a stored inline
+  row keeps the target it streamed with or the source's final one, so either
+  is accepted. An incomplete turn is not reloaded: it may rightly not be stored.
+* `no-vendor-names` looks at the answer text, and at every citation's title
+  and quoted text (`cited_text`): a UI shows the quote as the citation's
+  excerpt, so a vendor name there reaches the user just the same. It is a
+  warning: a user may ask about a vendor by name, and a web page may name one.
+  Findings name the field and the place, never the text around the name.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+from ..chat import CitationsSummaryEvent, MalformedEvent
+from ..citations import (
+    PROVIDERS,
+    AccountsTarget,
+    AccountTarget,
+    CitationTarget,
+    MarketDataTarget,
+    is_account_id,
+    is_http_url,
+)
+from ._facts import CitedRow, Facts, canonical
+from ._privacy import VENDOR_NAME
+
+__all__ = [
+    "EXPECTATIONS",
+    "RULES",
+    "RULES_BY_ID",
+    "Finding",
+    "Problem",
+    "Rule",
+    "Severity",
+    "expected_target",
+]
+
+Severity: TypeAlias = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a check found: a message and the evidence (raw values; the checker redacts them)."""
+
+    message: str
+    evidence: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A rule broken by one turn: which rule, how bad, what happened, and the evidence.
+
+    Built only by the checker, which redacts the message and the evidence: no
+    provider, no vendor name, and never the token (it is never looked at).
+    """
+
+    rule: str
+    severity: Severity
+    message: str
+    evidence: Mapping[str, object] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "message": self.message,
+            "evidence": dict(self.evidence),
+        }
+
+
+Check: TypeAlias = Callable[[Facts], Iterable[Problem]]
+Skip: TypeAlias = Callable[[Facts], "str | None"]
+
+
+def _never(facts: Facts) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of the rule table.
+
+    `skip` gives the reason the rule does not apply to a turn (no events
+    arrived, the session was not reloaded, ...), or None when it does.
+    """
+
+    id: str
+    severity: Severity
+    description: str
+    check: Check = field(repr=False)
+    skip: Skip = field(default=_never, repr=False)
+
+
+# -- when a rule applies ----------------------------------------------------------
+
+
+def _needs_events(facts: Facts) -> str | None:
+    return None if facts.observation.events else "no events arrived"
+
+
+def _needs_raw(facts: Facts) -> str | None:
+    if not facts.observation.raw:
+        return "needs the raw events, and this turn was rebuilt from a Turn"
+    return _needs_events(facts)
+
+
+def _needs_summary(facts: Facts) -> str | None:
+    if facts.summary is None and not facts.done:
+        return "the stream stopped before the summary"
+    return _needs_events(facts)
+
+
+def _needs_reload(facts: Facts) -> str | None:
+    if facts.reloaded is not None:
+        return None
+    if not facts.observation.complete:
+        return "the turn did not complete, so it was not reloaded"
+    return "the session was not reloaded"
+
+
+# -- helpers ---------------------------------------------------------------------------
+
+
+def _distinct(rows: Iterable[CitedRow]) -> list[tuple[CitedRow, list[str]]]:
+    """Rows grouped by (source, raw target): the first of each, with every place it was sent."""
+    groups: dict[tuple[str, str], tuple[CitedRow, list[str]]] = {}
+    for row in rows:
+        key = (row.source, canonical(row.target_raw))
+        if key in groups:
+            groups[key][1].append(row.where)
+        else:
+            groups[key] = (row, [row.where])
+    return list(groups.values())
+
+
+def _refs(target: CitationTarget | None) -> tuple[str, ...] | None:
+    """The account ids of an account target, or None for any other."""
+    if isinstance(target, AccountTarget):
+        return (target.account_id,)
+    if isinstance(target, AccountsTarget):
+        return tuple(ref.account_id for ref in target.accounts)
+    return None
+
+
+def _describe(target: CitationTarget | None) -> str:
+    if target is None:
+        return "no target"
+    if isinstance(target, MarketDataTarget):
+        return f"`market_data` ({target.ticker})"
+    if isinstance(target, AccountsTarget):
+        return f"`accounts` ({len(target.accounts)})"
+    url = getattr(target, "url", "absent")
+    if url != "absent":
+        return f"`{target.kind}` (url {'null' if url is None else url})"
+    return f"`{target.kind}`"
+
+
+def _evidence(row: CitedRow, places: list[str] | None = None) -> dict[str, object]:
+    return {"source": row.source, "target": row.target_raw, "where": places or [row.where]}
+
+
+# -- target-parses ---------------------------------------------------------------------
+
+
+def _unknown_providers(raw: object) -> int:
+    """How many account refs in a raw target carry a provider outside the doc's three (or null)."""
+    if not isinstance(raw, dict):
+        return 0
+    refs = [raw] if raw.get("kind") == "account" else raw.get("accounts")
+    count = 0
+    for ref in refs if isinstance(refs, list) else ():
+        if isinstance(ref, dict) and "provider" in ref:
+            provider = ref["provider"]
+            if provider is not None and not (isinstance(provider, str) and provider in PROVIDERS):
+                count += 1
+    return count
+
+
+def check_target_parses(facts: Facts) -> Iterator[Problem]:
+    for row, places in _distinct(row for row in facts.all_rows() if row.target_sent):
+        if row.target is None:
+            yield Problem(
+                f"{row.source}: the target does not parse (the client falls back to source "
+                "and title)",
+                _evidence(row, places),
+            )
+        elif unknown := _unknown_providers(row.target_raw):
+            yield Problem(
+                f"{row.source}: {unknown} account ref(s) with a provider that is none of the "
+                "doc's values or null (the parser reads it as null)",
+                _evidence(row, places),
+            )
+
+
+# -- target-fits-source ----------------------------------------------------------------
+
+ACCOUNT_PREFIX = "silvia://your-account/"
+PORTFOLIO = "silvia://your-portfolio"
+FINNHUB = "silvia://market-data/finnhub"
+ANALYSIS = "silvia://analysis"
+SEARCH_WEB = "silvia://search/search_web"
+_LIBRARY_PREFIXES = {
+    "silvia://tax-authority/": "tax_reference",
+    "silvia://credit-card-corpus/": "card_document",
+    "silvia://mortgage-code/": "mortgage_reference",
+}
+_URL_KINDS = ("web", "tax_reference", "card_document", "mortgage_reference")
+_URL_KINDS_TEXT = "`web`, `tax_reference`, `card_document` or `mortgage_reference`"
+
+
+def expected_target(source: str, target: CitationTarget) -> str | None:
+    """What the doc's table gives `source`, when `target` does not fit it; None when it does."""
+    kind = target.kind
+    if source.startswith(ACCOUNT_PREFIX) and len(source) > len(ACCOUNT_PREFIX):
+        return None if kind in ("account", "accounts") else "`account` or `accounts` (or none)"
+    if source == PORTFOLIO:
+        return None if kind == "portfolio" else "`portfolio`"
+    ticker = source[len(FINNHUB) + 1 :] if source.startswith(FINNHUB + "/") else ""
+    if ticker and "/" not in ticker:
+        fits = isinstance(target, MarketDataTarget) and target.ticker == ticker
+        return None if fits else f"`market_data` with ticker {ticker}"
+    if source in (FINNHUB, ANALYSIS):
+        return None if kind == "analysis" else "`analysis`"
+    if is_http_url(source):
+        fits = kind in _URL_KINDS and getattr(target, "url", None) == source
+        return None if fits else f"{_URL_KINDS_TEXT} with url equal to the source"
+    for prefix, library_kind in _LIBRARY_PREFIXES.items():
+        if source.startswith(prefix) and len(source) > len(prefix):
+            fits = kind == library_kind and getattr(target, "url", "") is None
+            return None if fits else f"`{library_kind}` with url null"
+    if source == SEARCH_WEB:
+        return "no target"
+    return "no target (the doc's table has no such source)"
+
+
+def check_target_fits_source(facts: Facts) -> Iterator[Problem]:
+    for row, places in _distinct(row for row in facts.all_rows() if row.target is not None):
+        assert row.target is not None
+        expected = expected_target(row.source, row.target)
+        if expected is not None:
+            yield Problem(
+                f"{row.source}: {_describe(row.target)} does not fit; the doc gives {expected}",
+                _evidence(row, places),
+            )
+
+
+# -- account-id-rule -------------------------------------------------------------------
+
+
+def check_account_ids(facts: Facts) -> Iterator[Problem]:
+    for row, places in _distinct(row for row in facts.all_rows() if _refs(row.target)):
+        bad = [
+            account_id for account_id in _refs(row.target) or () if not is_account_id(account_id)
+        ]
+        if bad:
+            yield Problem(
+                f"{row.source}: account id(s) {', '.join(map(repr, bad))} break the doc's id "
+                "rule (16 to 128 letters, digits, '-' or '_', not all digits)",
+                {**_evidence(row, places), "bad_ids": bad},
+            )
+
+
+# -- one-meaning-per-source ------------------------------------------------------------
+
+
+def _change(before: CitedRow, after: CitedRow) -> str | None:
+    """Why going from `before` to `after` breaks one meaning per source, or None."""
+    old, new = before.target, after.target
+    if new is None or old == new:
+        return None  # a disagreement untypes a source; the same target is the same meaning
+    if old is None:
+        return "untyped, then typed again: once untyped, a source stays untyped for the turn"
+    old_ids, new_ids = _refs(old), _refs(new)
+    if old_ids is not None and new_ids is not None:
+        dropped = [account_id for account_id in old_ids if account_id not in new_ids]
+        if not dropped:
+            return None  # pooled: accounts may only grow
+        return f"its accounts shrank ({len(dropped)} dropped): accounts may only grow"
+    return f"its target changed from {_describe(old)} to {_describe(new)}"
+
+
+def check_one_meaning(facts: Facts) -> Iterator[Problem]:
+    # The streamed rows in order, then the summary's target for each source (its
+    # first row: rows that disagree among themselves are `summary-agrees`'s).
+    sequence = list(facts.streamed)
+    seen: set[str] = set()
+    for row in facts.summary or ():
+        if row.source not in seen:
+            seen.add(row.source)
+            sequence.append(row)
+    last: dict[str, CitedRow] = {}
+    for row in sequence:
+        if not row.parses:
+            continue  # `target-parses` reports it; it says nothing about the meaning
+        before = last.get(row.source)
+        last[row.source] = row
+        if before is None:
+            continue
+        reason = _change(before, row)
+        if reason is not None:
+            yield Problem(
+                f"{row.source}: {reason} ({before.where} -> {row.where})",
+                {
+                    "source": row.source,
+                    "before": {"where": before.where, "target": before.target_raw},
+                    "after": {"where": row.where, "target": row.target_raw},
+                },
+            )
+
+
+# -- summary-agrees --------------------------------------------------------------------
+
+
+def check_summary_agrees(facts: Facts) -> Iterator[Problem]:
+    if facts.summary is None:
+        if facts.streamed:
+            yield Problem(
+                f"no `citations_summary` arrived, though {len(facts.streamed)} citation(s) "
+                "streamed",
+                {"streamed": len(facts.streamed)},
+            )
+        return
+    streamed = dict.fromkeys(row.source for row in facts.streamed)
+    summarised: dict[str, list[CitedRow]] = {}
+    for row in facts.summary:
+        summarised.setdefault(row.source, []).append(row)
+    for source in streamed:
+        if source not in summarised:
+            yield Problem(
+                f"{source}: streamed, but missing from the summary",
+                {
+                    "source": source,
+                    "where": [r.where for r in facts.streamed if r.source == source],
+                },
+            )
+    for source, rows in summarised.items():
+        if source not in streamed:
+            yield Problem(
+                f"{source}: in the summary, but never streamed",
+                {"source": source, "where": [row.where for row in rows]},
+            )
+        if len({row.target_key for row in rows}) > 1:
+            yield Problem(
+                f"{source}: the summary gives it {len({r.target_key for r in rows})} different "
+                "targets; the summary is final, one target per source",
+                {
+                    "source": source,
+                    "targets": [{"where": row.where, "target": row.target_raw} for row in rows],
+                },
+            )
+
+
+# -- reload-agrees ---------------------------------------------------------------------
+
+
+def _by_source(rows: Iterable[CitedRow]) -> dict[str, Counter[tuple[tuple[str, str, str], str]]]:
+    out: dict[str, Counter[tuple[tuple[str, str, str], str]]] = {}
+    for row in rows:
+        out.setdefault(row.source, Counter())[(row.text_key, row.target_key)] += 1
+    return out
+
+
+def _targets(rows: Iterable[CitedRow], source: str) -> list[object]:
+    return [row.target_raw for row in rows if row.source == source]
+
+
+def check_reload_agrees(facts: Facts) -> Iterator[Problem]:
+    reloaded = facts.reloaded
+    assert reloaded is not None
+    if reloaded.error is not None:
+        yield Problem(reloaded.error)
+        return
+    if facts.summary is not None:
+        live, stored = _by_source(facts.summary), _by_source(reloaded.citations)
+        for source in dict.fromkeys([*live, *stored]):
+            if live.get(source) != stored.get(source):
+                yield Problem(
+                    f"{source}: the reloaded message's citations differ from the live summary",
+                    {
+                        "source": source,
+                        "live": _targets(facts.summary, source),
+                        "reloaded": _targets(reloaded.citations, source),
+                    },
+                )
+    # Inline rows: the same rows as streamed; each target as it streamed, or the final one
+    # (the summary's first row for the source, else its last streamed row).
+    final: dict[str, str] = {row.source: row.target_key for row in facts.streamed}
+    for row in reversed(facts.summary or ()):
+        final[row.source] = row.target_key
+    streamed_targets: dict[tuple[str, str, str], set[str]] = {}
+    for row in facts.streamed:
+        streamed_targets.setdefault(row.text_key, set()).add(row.target_key)
+    live_rows = Counter(row.text_key for row in facts.streamed)
+    stored_rows = Counter(row.text_key for row in reloaded.inline_citations)
+    wrong: dict[str, list[CitedRow]] = {}
+    for row in reloaded.inline_citations:
+        allowed = streamed_targets.get(row.text_key, set()) | {final.get(row.source, "none")}
+        if row.text_key in live_rows and row.target_key not in allowed:
+            wrong.setdefault(row.source, []).append(row)
+    for source in dict.fromkeys(
+        [key[0] for key in (live_rows - stored_rows) + (stored_rows - live_rows)] + list(wrong)
+    ):
+        missing = sum(n for key, n in (live_rows - stored_rows).items() if key[0] == source)
+        extra = sum(n for key, n in (stored_rows - live_rows).items() if key[0] == source)
+        parts = []
+        if missing:
+            parts.append(f"{missing} streamed row(s) missing")
+        if extra:
+            parts.append(f"{extra} row(s) that never streamed")
+        if source in wrong:
+            parts.append(f"{len(wrong[source])} row(s) with another target")
+        yield Problem(
+            f"{source}: the reloaded inline citations differ from the stream ({'; '.join(parts)})",
+            {
+                "source": source,
+                "live": _targets(facts.streamed, source),
+                "reloaded": _targets(reloaded.inline_citations, source),
+            },
+        )
+
+
+# -- message-has-no-targets ------------------------------------------------------------
+
+
+def _find_key(value: object, key: str, path: str = "") -> Iterator[tuple[str, object]]:
+    if isinstance(value, dict):
+        for name, item in value.items():
+            here = f"{path}.{name}" if path else str(name)
+            if name == key:
+                yield here, item
+            yield from _find_key(item, key, here)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _find_key(item, key, f"{path}[{index}]")
+
+
+def check_message_has_no_targets(facts: Facts) -> Iterator[Problem]:
+    for number, value in facts.messages:
+        for path, target in _find_key(value, "target"):
+            yield Problem(
+                f"the raw `message` (event {number}) carries a target at {path}",
+                {"event": number, "path": path, "target": target},
+            )
+
+
+# -- no-vendor-names -------------------------------------------------------------------
+
+
+def check_no_vendor_names(facts: Facts) -> Iterator[Problem]:
+    asked = (
+        "; the prompt names a vendor too" if VENDOR_NAME.search(facts.observation.prompt) else ""
+    )
+    offsets = [match.start() for match in VENDOR_NAME.finditer(facts.text)]
+    if offsets:
+        yield Problem(
+            f"a vendor name appears in the answer text ({len(offsets)} time(s)){asked}",
+            {"field": "text", "offsets": offsets},
+        )
+    places: dict[tuple[str, str], list[str]] = {}
+    for row in [*facts.streamed, *(facts.summary or ())]:
+        for name in ("title", "cited_text"):
+            value = row.raw.get(name)
+            if isinstance(value, str) and VENDOR_NAME.search(value):
+                places.setdefault((row.source, name), []).append(row.where)
+    for (source, name), where in places.items():
+        yield Problem(
+            f"{source}: a vendor name appears in citations' `{name}`{asked}",
+            {"field": name, "source": source, "where": where},
+        )
+
+
+# -- stream-complete -------------------------------------------------------------------
+
+
+def check_stream_complete(facts: Facts) -> Iterator[Problem]:
+    observation = facts.observation
+    if not observation.complete:
+        yield Problem(
+            observation.failure or "`done` never arrived",
+            {"events": len(observation.events), "request_id": observation.request_id},
+        )
+
+
+# -- event-order -----------------------------------------------------------------------
+
+
+def check_event_order(facts: Facts) -> Iterator[Problem]:
+    names = facts.observation.wire.events
+    sent = [event.name for event in facts.observation.events]
+    if sent[0] != names.session:
+        at = sent.index(names.session) + 1 if names.session in sent else None
+        yield Problem(
+            f"the first event is `{sent[0]}`, not `{names.session}`",
+            {"first": sent[0], "session_event": at},
+        )
+    for name in (names.session, names.citations_summary, names.message):
+        if sent.count(name) > 1:
+            yield Problem(f"{sent.count(name)} `{name}` events; a turn has one", {"event": name})
+
+
+# -- events-well-formed ----------------------------------------------------------------
+
+
+def check_events_well_formed(facts: Facts) -> Iterator[Problem]:
+    observation = facts.observation
+    for number, sent in enumerate(observation.events, start=1):
+        event = sent.event
+        if isinstance(event, MalformedEvent):
+            yield Problem(
+                f"event {number} (`{sent.name}`) is not its documented shape: {event.reason}",
+                {"event": number, "name": sent.name, "reason": event.reason},
+            )
+        elif isinstance(event, CitationsSummaryEvent):
+            for error in event.errors:
+                yield Problem(
+                    f"event {number} (`{sent.name}`): row {error.index} is not a citation: "
+                    f"{error.reason}",
+                    {"event": number, "row": error.index, "reason": error.reason},
+                )
+    if not observation.raw:
+        for error in observation.turn.citation_errors:
+            yield Problem(
+                f"summary row {error.index} is not a citation: {error.reason}",
+                {"row": error.index, "reason": error.reason},
+            )
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "target-parses",
+        "error",
+        "every target the server sent parses, with a documented provider or null",
+        check_target_parses,
+        _needs_raw,
+    ),
+    Rule(
+        "target-fits-source",
+        "error",
+        "each target's kind fits its source, per the doc's table",
+        check_target_fits_source,
+        _needs_events,
+    ),
+    Rule(
+        "account-id-rule",
+        "error",
+        "account ids follow the doc's id rule",
+        check_account_ids,
+        _needs_events,
+    ),
+    Rule(
+        "one-meaning-per-source",
+        "error",
+        "a source keeps one meaning for the turn: accounts only grow, untyped stays untyped",
+        check_one_meaning,
+        _needs_raw,
+    ),
+    Rule(
+        "summary-agrees",
+        "error",
+        "the summary cites the streamed sources, one target each",
+        check_summary_agrees,
+        _needs_summary,
+    ),
+    Rule(
+        "reload-agrees",
+        "error",
+        "the reloaded session holds the live turn's citations and targets",
+        check_reload_agrees,
+        _needs_reload,
+    ),
+    Rule(
+        "message-has-no-targets",
+        "error",
+        "the raw `message` event carries no targets",
+        check_message_has_no_targets,
+        _needs_events,
+    ),
+    Rule(
+        "no-vendor-names",
+        "warning",
+        "no vendor name in the answer text, titles or quoted text",
+        check_no_vendor_names,
+        _needs_events,
+    ),
+    Rule(
+        "stream-complete",
+        "error",
+        "the stream was complete: `done` arrived",
+        check_stream_complete,
+    ),
+    Rule(
+        "event-order",
+        "error",
+        "`session` comes first, and a turn has one session, summary and message",
+        check_event_order,
+        _needs_raw,
+    ),
+    Rule(
+        "events-well-formed",
+        "error",
+        "every known event's data has its documented shape",
+        check_events_well_formed,
+        _needs_events,
+    ),
+)
+
+RULES_BY_ID: Mapping[str, Rule] = {rule.id: rule for rule in RULES}
+
+
+def _no_check(facts: Facts) -> Iterator[Problem]:
+    return iter(())
+
+
+EXPECTATIONS = Rule(
+    "expectations",
+    "error",
+    "the prompt's own expectations, from the QA script, hold",
+    _no_check,
+)
+"""Not a server rule: the row of the table for a script's per-prompt expectations."""

@@ -1,0 +1,117 @@
+"""Building observations by hand, event by event, for the rule tests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from silvia_client._wire import DEFAULT_WIRE
+from silvia_client.chat import TurnBuilder
+from silvia_client.chat.events import event_decoder
+from silvia_client.qa import Observation, Reload, SentEvent
+from silvia_client.qa.observe import NOT_JSON
+
+CHECKING = "vzeNDwK7KQIm4yEog683uElbp9GRLEFXGK98D"
+CARD_ONE = "qwp76DaG7ehEQWRnp1RjCwEBmP6bRXt1dDLK5"
+CARD_TWO = "Lm9WJ8NbnGUxPoEr4QzYDaRkKvXq1Ts7HcfB2"
+CARDS = "silvia://your-account/credit-card"
+AAPL = "silvia://market-data/finnhub/AAPL"
+IRS = "https://www.irs.gov/retirement-plans/ira-contribution-limits"
+
+_MISSING: Any = object()
+
+
+def account(*ids: str, provider: str | None = "plaid") -> dict[str, object]:
+    """An `account` target for one id, `accounts` for several."""
+    if len(ids) == 1:
+        return {"kind": "account", "accountId": ids[0], "provider": provider}
+    return {"kind": "accounts", "accounts": [{"accountId": i, "provider": provider} for i in ids]}
+
+
+def cite(
+    source: str, target: object = _MISSING, *, title: str = "Title", cited_text: str = "Quoted"
+) -> dict[str, object]:
+    row: dict[str, object] = {
+        "type": "search_result_location",
+        "source": source,
+        "title": title,
+        "cited_text": cited_text,
+    }
+    if target is not _MISSING:
+        row["target"] = target
+    return row
+
+
+class Raw(str):
+    """Event data sent exactly as given (not JSON-encoded)."""
+
+
+def observe_events(
+    events: Sequence[tuple[str, object]],
+    *,
+    reload: object = _MISSING,
+    prompt: str = "How are my accounts?",
+) -> Observation:
+    """An observation of exactly these events; `done` among them makes it complete."""
+    decode = event_decoder(DEFAULT_WIRE)
+    builder = TurnBuilder()
+    sent: list[SentEvent] = []
+    for name, value in events:
+        data = str(value) if isinstance(value, Raw) else json.dumps(value)
+        event = decode(name, data, builder.text_length)
+        builder.apply(event)
+        try:
+            parsed = json.loads(data)
+        except ValueError:
+            parsed = NOT_JSON
+        sent.append(SentEvent(name, data, parsed, event))
+    failure = None if builder.done else "the stream ended without `done`"
+    if reload is _MISSING:
+        reloaded = None
+    elif isinstance(reload, Reload):
+        reloaded = reload
+    else:
+        reloaded = Reload(body=reload)
+    return Observation(prompt, tuple(sent), builder.build(), failure=failure, reload=reloaded)
+
+
+def turn_events(
+    streamed: Sequence[dict[str, object]],
+    summary: Sequence[dict[str, object]] | None = None,
+    *,
+    text: str = "You have $4,210.55 in checking.",
+    message: object = None,
+    done: bool = True,
+) -> list[tuple[str, object]]:
+    """A turn's events: session, text, citations, the summary (default: the streamed rows)."""
+    events: list[tuple[str, object]] = [
+        ("session", {"sessionId": "sess_1"}),
+        ("text", {"text": text}),
+    ]
+    events += [("citation", {"citation": row}) for row in streamed]
+    rows = list(streamed) if summary is None else list(summary)
+    events.append(("citations_summary", {"citations": rows}))
+    events.append(("message", message if message is not None else {"role": "assistant"}))
+    if done:
+        events.append(("done", {}))
+    return events
+
+
+def stored(
+    citations: Sequence[dict[str, object]], inline: Sequence[dict[str, object]]
+) -> dict[str, object]:
+    """A session body whose last assistant message holds these rows."""
+    return {
+        "session": {"id": "sess_1", "title": "t"},
+        "messages": [
+            {"id": "m1", "role": "user", "content": "q", "citations": [], "inline_citations": []},
+            {
+                "id": "m2",
+                "role": "assistant",
+                "content": "a",
+                "citations": list(citations),
+                "inline_citations": list(inline),
+            },
+        ],
+    }

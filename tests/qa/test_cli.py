@@ -1,0 +1,236 @@
+"""`silvia qa`: exit codes, progress, the table, and the JUnit and JSON reports."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from silvia_client.qa import RULES
+from silvia_client.testing import BROKEN_RULES, ReferenceServer
+
+from ._cli import broken_script, run_cli, table, write_script
+
+EXAMPLE = str(Path(__file__).parents[2] / "examples" / "qa_script.json")
+RULE_IDS = [rule.id for rule in RULES]
+
+
+@pytest.fixture(autouse=True)
+def _no_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SILVIA_TOKEN", raising=False)
+
+
+def test_rules_lists_every_rule_with_its_severity(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_cli(["qa", "rules"], capsys)
+    assert status == 0
+    listed = [line.split(maxsplit=2) for line in out.splitlines()]
+    assert [row[0] for row in listed] == [*RULE_IDS, "expectations"]
+    assert [row[1] for row in listed[:-1]] == [rule.severity for rule in RULES]
+
+
+def test_the_example_passes_on_the_reference_server(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, err = run_cli(["qa", "run", EXAMPLE], capsys)
+    assert status == 0
+    cells = table(out)
+    assert list(cells) == [*RULE_IDS, "expectations"]
+    assert {cell for row in cells.values() for cell in row} == {"pass"}
+    assert len(cells["target-parses"]) == 12
+    progress = err.splitlines()
+    assert len(progress) == 12
+    assert progress[0] == "[1/12] overview: ok (0 error(s), 0 warning(s))"
+    assert out.rstrip().endswith("ok: 0 error(s), 0 warning(s) over 12 prompt(s) and 12 rule(s)")
+
+
+def test_each_broken_scenario_fails_its_own_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = broken_script(tmp_path / "broken.json")
+    status, out, err = run_cli(["qa", "run", str(script)], capsys)
+    assert status == 1
+    cells = table(out)
+    prompts = ["demo", *BROKEN_RULES]
+    for rule, row in cells.items():
+        for prompt, cell in zip(prompts, row, strict=True):
+            broken = BROKEN_RULES.get(prompt) == rule
+            expected = "pass"
+            if broken:
+                expected = "warn" if rule == "no-vendor-names" else "FAIL"
+            elif prompt == "broken-stream-complete" and rule == "reload-agrees":
+                expected = "-"  # an incomplete turn is not reloaded
+            assert cell == expected, (rule, prompt)
+    assert "[2/12] broken-target-parses: FAIL" in err
+    assert "broken-no-vendor-names: warn (0 error(s), 3 warning(s))" in err
+    assert "FAIL  target-fits-source  [broken-target-fits-source]" in out
+    assert out.rstrip().splitlines()[-1].startswith("FAIL: 19 error(s), 3 warning(s)")
+
+
+def test_warnings_alone_exit_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = write_script(
+        tmp_path / "s.json",
+        [{"message": "What is my brokerage worth?", "scenario": "broken-no-vendor-names"}],
+    )
+    status, out, _ = run_cli(["qa", "run", str(script)], capsys)
+    assert status == 0
+    assert table(out)["no-vendor-names"] == ["warn"]
+
+
+def test_an_unmet_expectation_fails_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = write_script(
+        tmp_path / "s.json",
+        [{"message": "Hello", "scenario": "no-citations", "expect": {"cites_account": True}}],
+    )
+    status, out, _ = run_cli(["qa", "run", str(script)], capsys)
+    assert status == 1
+    assert table(out)["expectations"] == ["FAIL"]
+    assert "FAIL  expectations  [p1]  expected a citation of an account" in out
+
+
+def test_junit_has_a_case_per_prompt_and_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = broken_script(tmp_path / "broken.json")
+    junit = tmp_path / "out" / "junit.xml"
+    junit.parent.mkdir()
+    status, _, _ = run_cli(["qa", "run", str(script), "--junit", str(junit)], capsys)
+    assert status == 1
+    root = ET.parse(junit).getroot()
+    (suite,) = root.iter("testsuite")
+    cases = list(suite.iter("testcase"))
+    assert len(cases) == 12 * len(RULES) == int(suite.get("tests", ""))
+    failed = {(c.get("classname"), c.get("name")) for c in cases if c.find("failure") is not None}
+    assert failed == {
+        (f"silvia.qa.{name}", rule)
+        for name, rule in BROKEN_RULES.items()
+        if rule != "no-vendor-names"
+    }
+    assert int(suite.get("failures", "")) == len(failed)
+    skipped = [c for c in cases if c.find("skipped") is not None]
+    assert [(c.get("classname"), c.get("name")) for c in skipped] == [
+        ("silvia.qa.broken-stream-complete", "reload-agrees")
+    ]
+    vendor = next(
+        c
+        for c in cases
+        if c.get("classname") == "silvia.qa.broken-no-vendor-names"
+        and c.get("name") == "no-vendor-names"
+    )
+    assert vendor.find("failure") is None
+    assert "warn  no-vendor-names" in (vendor.findtext("system-out") or "")
+    failure = next(
+        c for c in cases if c.get("name") == "target-parses" and c.find("failure") is not None
+    )
+    assert failure.find("failure").get("type") == "target-parses"  # type: ignore[union-attr]
+
+
+def test_the_json_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = broken_script(tmp_path / "broken.json")
+    path = tmp_path / "report.json"
+    status, _, _ = run_cli(["qa", "run", str(script), "--json", str(path)], capsys)
+    assert status == 1
+    report = json.loads(path.read_text(encoding="utf-8"))
+    assert report["ok"] is False
+    assert (report["errors"], report["warnings"]) == (19, 3)
+    assert [rule["id"] for rule in report["rules"]] == RULE_IDS
+    prompts = {prompt["id"]: prompt for prompt in report["prompts"]}
+    assert prompts["demo"]["ok"] is True
+    assert prompts["demo"]["findings"] == []
+    assert prompts["demo"]["session_id"]
+    assert prompts["demo"]["complete"] is True
+    for name, rule in BROKEN_RULES.items():
+        found = {finding["rule"] for finding in prompts[name]["findings"]}
+        assert found == {rule}
+        status_of = prompts[name]["rules"][rule]["status"]
+        assert status_of == ("warn" if rule == "no-vendor-names" else "fail")
+    assert prompts["broken-stream-complete"]["rules"]["reload-agrees"] == {
+        "status": "skip",
+        "reason": "the turn did not complete, so it was not reloaded",
+    }
+
+
+def test_a_run_against_a_base_url(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SILVIA_TOKEN", "qa-token-for-the-loopback")
+    server = ReferenceServer(token="qa-token-for-the-loopback")
+    with server.serve_loopback() as url:
+        status, out, _ = run_cli(["qa", "run", EXAMPLE, "--base-url", url], capsys)
+    assert status == 0
+    assert out.startswith(f"silvia qa: 12 prompt(s) against {url}")
+    assert len(server.sessions) == 11  # one prompt continues the session before it
+
+
+def test_a_base_url_that_refuses_the_token_fails_every_prompt(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SILVIA_TOKEN", "wrong")
+    with ReferenceServer(token="right").serve_loopback() as url:
+        status, out, _ = run_cli(["qa", "run", EXAMPLE, "--base-url", url], capsys)
+    assert status == 1
+    assert set(table(out)["stream-complete"]) == {"FAIL"}
+    assert "the chat request failed: HTTP 401 (authentication_error)" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["missing.json"], {}, "cannot read"),
+        ([EXAMPLE, "--timeout", "0"], {}, "--timeout must be a positive"),
+        ([EXAMPLE, "--base-url", "http://127.0.0.1:9"], {}, "set SILVIA_TOKEN"),
+        ([EXAMPLE, "--base-url", "ftp://x"], {"SILVIA_TOKEN": "t"}, "absolute http(s) URL"),
+    ],
+)
+def test_usage_errors_exit_2(
+    args: list[str],
+    env: dict[str, str],
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    status, out, err = run_cli(["qa", "run", *args], capsys)
+    assert status == 2
+    assert message in err
+    assert out == ""
+
+
+def test_a_script_out_of_format_or_naming_no_scenario_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"prompts": [{"mesage": "hi"}]}', encoding="utf-8")
+    status, _, err = run_cli(["qa", "run", str(bad)], capsys)
+    assert (status, err) == (
+        2,
+        "silvia qa: prompts[0]: unknown key(s) 'mesage'; allowed: "
+        "continue, expect, id, message, scenario\n",
+    )
+    unknown = write_script(tmp_path / "s.json", [{"message": "hi", "scenario": "nope"}])
+    status, out, err = run_cli(["qa", "run", str(unknown)], capsys)
+    assert status == 2
+    assert "p1: 'nope'" in err
+    assert out == ""
+
+
+def test_missing_arguments_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    for args in (["qa"], ["qa", "run"], ["qa", "run", EXAMPLE, "--timeout", "soon"]):
+        with pytest.raises(SystemExit) as caught:
+            run_cli(args, capsys)
+        assert caught.value.code == 2
+
+
+def test_a_report_that_cannot_be_written_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run_cli(["qa", "run", EXAMPLE, "--json", str(tmp_path)], capsys)
+    assert status == 2
+    assert "cannot write a report" in err
+    assert "ok: 0 error(s)" in out  # the run itself was reported

@@ -1,0 +1,167 @@
+"""The observer: raw events beside the SDK's reading, the reload, and how a turn fails."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import httpx
+import pytest
+
+from silvia_client import SilviaClient
+from silvia_client.chat import CitationEvent, DoneEvent, SessionEvent
+from silvia_client.qa import Observer, check, observation_from_turn, observe, reload_session
+from silvia_client.qa.observe import NOT_JSON
+from silvia_client.testing import IN_PROCESS_URL, SCENARIO_HEADER, ReferenceServer
+
+
+def test_each_event_is_recorded_raw_beside_its_typed_reading() -> None:
+    server = ReferenceServer()
+    with Observer.reference(server=server) as qa:
+        observation = qa.observe("How are my accounts?", scenario="broken-target-parses")
+    expected = server.expected_turn("broken-target-parses")
+    assert observation.complete
+    assert observation.failure is None
+    assert isinstance(observation.events[0].event, SessionEvent)
+    assert isinstance(observation.events[-1].event, DoneEvent)
+    citations = [sent for sent in observation.events if sent.name == "citation"]
+    # The raw target the server sent, which the SDK's reading no longer holds.
+    raw_targets = [sent.value["citation"].get("target") for sent in citations]
+    assert raw_targets == [c.get("target") for c in expected.inline_citations]
+    assert raw_targets[0] == {"kind": "account", "accountId": 4210, "provider": "plaid"}
+    first = citations[0].event
+    assert isinstance(first, CitationEvent)
+    assert first.citation.target is None
+    for sent in observation.events:
+        assert sent.value == json.loads(sent.data)
+
+
+def test_the_turn_is_the_one_a_chat_stream_builds() -> None:
+    server = ReferenceServer()
+    with Observer.reference(server=server) as qa:
+        observed = qa.observe("How are my cards?", scenario="pooling").turn
+    http = httpx.Client(transport=server.transport())
+    with (
+        SilviaClient(
+            base_url=IN_PROCESS_URL,
+            token="t",
+            http_client=http,
+            default_headers={SCENARIO_HEADER: "pooling"},
+        ) as client,
+        client.chat.stream("How are my cards?") as stream,
+    ):
+        streamed = stream.until_done()
+    http.close()
+    assert observed.text == streamed.text
+    assert observed.citations == streamed.citations
+    assert [c.model_dump() for c in observed.inline_citations] == [
+        c.model_dump() for c in streamed.inline_citations
+    ]
+    assert observed.complete
+    assert streamed.complete
+
+
+def test_a_complete_turn_is_reloaded_raw_and_typed() -> None:
+    with Observer.reference() as qa:
+        observation = qa.observe("How are my accounts?", scenario="demo")
+        unloaded = qa.observe("How are my accounts?", scenario="demo", reload=False)
+    reload = observation.reload
+    assert reload is not None
+    assert reload.error is None
+    assert reload.session is not None
+    assert reload.body["session"]["id"] == observation.session_id
+    assert reload.session.messages[-1].citations
+    assert unloaded.reload is None
+
+
+def test_a_continued_session_is_judged_by_its_last_turn() -> None:
+    with Observer.reference() as qa:
+        first = qa.observe("How are my accounts?", scenario="demo")
+        second = qa.observe("And Apple?", scenario="market-data", session_id=first.session_id)
+    assert second.session_id == first.session_id
+    assert second.reload is not None
+    assert len(second.reload.body["messages"]) == 4
+    assert check(second).findings == ()
+
+
+@pytest.mark.parametrize(
+    ("scenario", "failure"),
+    [
+        ("fault-drop", "the connection dropped mid-stream (RemoteProtocolError)"),
+        ("fault-error-event", "the server reported an error (overloaded_error); the turn stopped"),
+        ("fault-no-done", "the stream ended without `done`"),
+        ("status-500", "the chat request failed: HTTP 500 (api_error)"),
+        ("fault-stall", "the stream stalled: no data for 0.05 s"),
+    ],
+)
+def test_how_a_turn_stops_short_is_recorded(scenario: str, failure: str) -> None:
+    with Observer.reference(timeout=0.05) as qa:
+        observation = qa.observe("hi", scenario=scenario)
+    assert observation.failure == failure
+    assert not observation.complete
+    assert observation.reload is None  # an incomplete turn is not reloaded
+    (finding,) = check(observation).findings
+    assert (finding.rule, finding.message) == ("stream-complete", failure)
+
+
+def test_a_server_that_is_not_there() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with Observer.connect(f"http://127.0.0.1:{port}", token="t", timeout=5.0) as qa:
+        observation = qa.observe("hi")
+    assert observation.failure == "the chat request failed: could not connect (ConnectError)"
+    assert observation.events == ()
+
+
+def test_an_answer_that_is_not_an_event_stream() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"answer": "hi"})
+
+    http = httpx.Client(transport=httpx.MockTransport(handler))
+    with SilviaClient(base_url="http://silvia.test", token="t", http_client=http) as client:
+        observation = observe(client, "hi")
+    assert observation.failure == (
+        "the chat request answered 200 application/json, not text/event-stream"
+    )
+
+
+def test_data_that_is_not_json_is_kept_as_sent() -> None:
+    with Observer.reference() as qa:
+        observation = qa.observe("hi", scenario="fault-malformed-json")
+    (bad,) = [sent for sent in observation.events if sent.value is NOT_JSON]
+    assert bad.name == "citation"
+    assert bad.data.startswith('{"citation"')
+
+
+def test_a_reload_that_fails_is_recorded() -> None:
+    with Observer.reference() as qa:
+        observation = qa.observe("hi", scenario="demo", reload=False)
+    # Reloaded from another server, which never saw the session.
+    with Observer.reference() as other:
+        missing = reload_session(other.client, observation)
+    assert missing.reload is not None
+    assert missing.reload.error == "the reload failed: HTTP 404 (not_found_error)"
+    assert check(missing).broken_rules == {"reload-agrees"}
+
+
+def test_a_turn_can_be_checked_without_the_raw_events() -> None:
+    with Observer.reference() as qa:
+        observation = qa.observe("hi", scenario="broken-target-fits-source")
+        good = qa.observe("hi", scenario="demo")
+    assert good.reload is not None
+    session = good.reload.session
+    result = check(good.turn, session=session)
+    assert result.findings == ()
+    skipped = {o.rule.id for o in result.outcomes if o.status == "skip"}
+    assert skipped == {"target-parses", "one-meaning-per-source", "event-order"}
+    assert check(observation.turn).broken_rules == {"target-fits-source"}
+    rebuilt = observation_from_turn(observation.turn)
+    assert not rebuilt.raw
+    assert rebuilt.complete
+
+
+def test_an_incomplete_turn_checked_without_the_raw_events() -> None:
+    with Observer.reference() as qa:
+        observation = qa.observe("hi", scenario="fault-error-event")
+    assert check(observation.turn).broken_rules == {"stream-complete"}

@@ -1,0 +1,378 @@
+"""Each rule on hand-built turns: what it catches, what it lets through, and when it skips."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from silvia_client.citations import parse_citation_target
+from silvia_client.qa import RULES, Reload, Rule, check
+from silvia_client.qa.rules import Problem, expected_target
+
+from ._helpers import (
+    AAPL,
+    CARD_ONE,
+    CARD_TWO,
+    CARDS,
+    CHECKING,
+    IRS,
+    Raw,
+    account,
+    cite,
+    observe_events,
+    stored,
+    turn_events,
+)
+
+CHECKING_SRC = "silvia://your-account/checking"
+ECFR = "https://www.ecfr.gov/current/title-12/part-1026"
+
+
+def broken(events: list[tuple[str, object]], **kwargs: object) -> set[str]:
+    return set(check(observe_events(events, **kwargs)).broken_rules)  # type: ignore[arg-type]
+
+
+def test_every_rule_has_a_unique_id_a_severity_and_a_one_line_description() -> None:
+    assert len({rule.id for rule in RULES}) == len(RULES)
+    for rule in RULES:
+        assert rule.severity in ("error", "warning")
+        assert rule.description
+        assert "\n" not in rule.description
+    assert [rule.id for rule in RULES if rule.severity == "warning"] == ["no-vendor-names"]
+
+
+# -- the doc's table -------------------------------------------------------------------
+
+TABLE = [
+    (CHECKING_SRC, account(CHECKING), True),
+    (CHECKING_SRC, account(CARD_ONE, CARD_TWO), True),
+    (CHECKING_SRC, {"kind": "portfolio"}, False),
+    ("silvia://your-account/", account(CHECKING), False),
+    ("silvia://your-portfolio", {"kind": "portfolio"}, True),
+    ("silvia://your-portfolio", {"kind": "analysis"}, False),
+    (AAPL, {"kind": "market_data", "ticker": "AAPL"}, True),
+    (AAPL, {"kind": "market_data", "ticker": "aapl"}, False),
+    (AAPL, {"kind": "analysis"}, False),
+    ("silvia://market-data/finnhub", {"kind": "analysis"}, True),
+    ("silvia://market-data/finnhub", {"kind": "market_data", "ticker": "AAPL"}, False),
+    ("silvia://analysis", {"kind": "analysis"}, True),
+    ("silvia://analysis", {"kind": "portfolio"}, False),
+    (IRS, {"kind": "web", "url": IRS}, True),
+    (IRS, {"kind": "tax_reference", "url": IRS}, True),
+    (IRS, {"kind": "card_document", "url": IRS}, True),
+    (ECFR, {"kind": "mortgage_reference", "url": ECFR}, True),
+    (IRS, {"kind": "web", "url": IRS + "?page=2"}, False),
+    (IRS, {"kind": "tax_reference", "url": None}, False),
+    (IRS, {"kind": "market_data", "ticker": "IRS"}, False),
+    ("silvia://tax-authority/state/ca/ftb-1001.md", {"kind": "tax_reference", "url": None}, True),
+    ("silvia://tax-authority/state/ca/ftb-1001.md", {"kind": "tax_reference", "url": IRS}, False),
+    ("silvia://tax-authority/state/ca/ftb-1001.md", {"kind": "card_document", "url": None}, False),
+    ("silvia://credit-card-corpus/amex/gold.md", {"kind": "card_document", "url": None}, True),
+    ("silvia://credit-card-corpus/amex/gold.md", {"kind": "mortgage_reference"}, False),
+    ("silvia://mortgage-code/fannie-mae/b3.md", {"kind": "mortgage_reference", "url": None}, True),
+    ("silvia://search/search_web", {"kind": "web", "url": IRS}, False),
+    ("silvia://somewhere-else", {"kind": "analysis"}, False),
+    ("ftp://files.example/a.pdf", {"kind": "web", "url": IRS}, False),
+]
+
+
+@pytest.mark.parametrize(("source", "target", "fits"), TABLE)
+def test_the_table(source: str, target: dict[str, object], fits: bool) -> None:
+    parsed = parse_citation_target(target)
+    assert parsed is not None
+    assert (expected_target(source, parsed) is None) is fits
+    found = broken(turn_events([cite(source, target)]))
+    assert found == (set() if fits else {"target-fits-source"})
+
+
+@pytest.mark.parametrize("source", [CHECKING_SRC, "silvia://your-portfolio", AAPL, IRS, "x:y"])
+def test_a_source_may_always_come_without_a_target(source: str) -> None:
+    # Resumed from a checkpoint written before targets, or untyped by a disagreement.
+    assert broken(turn_events([cite(source)])) == set()
+    assert broken(turn_events([cite(source, None)])) == set()
+
+
+# -- target-parses, account-id-rule ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        {"kind": "hologram"},
+        {"kind": "account", "accountId": 4210, "provider": "plaid"},
+        {"kind": "accounts", "accounts": [{"accountId": CARD_ONE}, {"accountId": ""}]},
+        {"kind": "web", "url": "javascript:alert(1)"},
+        "account",
+    ],
+)
+def test_a_target_the_parser_rejects_is_reported_with_where_it_was(target: object) -> None:
+    result = check(observe_events(turn_events([cite(CHECKING_SRC, target)])))
+    assert result.broken_rules == {"target-parses"}
+    (finding,) = result.findings
+    assert finding.evidence["where"] == ["event 3 (citation)", "citations_summary[0]"]
+
+
+def test_a_provider_outside_the_doc_is_reported_but_null_or_missing_is_not() -> None:
+    odd = {"kind": "account", "accountId": CHECKING, "provider": "coinbase"}
+    assert broken(turn_events([cite(CHECKING_SRC, odd)])) == {"target-parses"}
+    for provider in (None, "manual", "snaptrade"):
+        assert (
+            broken(turn_events([cite(CHECKING_SRC, account(CHECKING, provider=provider))])) == set()
+        )
+    missing = {"kind": "account", "accountId": CHECKING}
+    assert broken(turn_events([cite(CHECKING_SRC, missing)])) == set()
+
+
+@pytest.mark.parametrize(
+    ("account_id", "ok"),
+    [
+        (CHECKING, True),
+        ("a1b2c3d4e5f6g7h8", True),
+        ("b" * 127 + "9", True),
+        ("acct-1234", False),
+        ("12345678901234567890", False),
+        ("a" * 129, False),
+        ("acct 1234 5678 9012", False),
+    ],
+)
+def test_account_ids_follow_the_doc_rule(account_id: str, ok: bool) -> None:
+    result = check(observe_events(turn_events([cite(CARDS, account(CARD_ONE, account_id))])))
+    assert result.broken_rules == (set() if ok else {"account-id-rule"})
+    if not ok:
+        assert result.findings[0].evidence["bad_ids"] == [account_id]
+
+
+# -- one-meaning-per-source ------------------------------------------------------------
+
+ONE = account(CARD_ONE)
+TWO = account(CARD_TWO)
+BOTH = account(CARD_ONE, CARD_TWO)
+WEB = {"kind": "web", "url": IRS}
+
+
+@pytest.mark.parametrize(
+    ("streamed", "summary", "ok"),
+    [
+        ([ONE, BOTH], BOTH, True),  # pooled: accounts grow
+        ([ONE, ONE], ONE, True),
+        ([ONE, None], None, True),  # a disagreement untypes the source
+        ([ONE], BOTH, True),  # written again after its last citation: pooled in the summary
+        ([BOTH, ONE], ONE, False),  # shrank
+        ([ONE, TWO], BOTH, False),  # replaced, not pooled
+        ([ONE], TWO, False),
+        ([None, ONE], ONE, False),  # untyped, then typed
+        ([ONE, None], ONE, False),
+    ],
+)
+def test_one_meaning_per_source(streamed: list[object], summary: object, ok: bool) -> None:
+    rows = [cite(CARDS, target, cited_text=f"row {i}") for i, target in enumerate(streamed)]
+    found = broken(turn_events(rows, [cite(CARDS, summary, cited_text="row 0")]))
+    assert found == (set() if ok else {"one-meaning-per-source"})
+
+
+def test_a_url_source_keeps_one_meaning() -> None:
+    rows = [cite(IRS, WEB), cite(IRS, None), cite(IRS, WEB)]
+    assert broken(turn_events(rows, [cite(IRS, None)])) == {"one-meaning-per-source"}
+    tax = {"kind": "tax_reference", "url": IRS}
+    assert broken(turn_events([cite(IRS, WEB), cite(IRS, tax)], [cite(IRS)])) == {
+        "one-meaning-per-source"
+    }
+
+
+def test_an_unparseable_target_says_nothing_about_the_meaning() -> None:
+    rows = [cite(CARDS, ONE), cite(CARDS, {"kind": "hologram"}), cite(CARDS, ONE)]
+    assert broken(turn_events(rows, [cite(CARDS, ONE)])) == {"target-parses"}
+
+
+# -- summary-agrees --------------------------------------------------------------------
+
+
+def test_the_summary_cites_the_streamed_sources() -> None:
+    streamed = [cite(CARDS, ONE), cite(AAPL, {"kind": "market_data", "ticker": "AAPL"})]
+    result = check(observe_events(turn_events(streamed, [cite(CARDS, ONE)])))
+    assert result.broken_rules == {"summary-agrees"}
+    assert "missing from the summary" in result.findings[0].message
+    extra = turn_events([cite(CARDS, ONE)], [cite(CARDS, ONE), cite(AAPL)])
+    assert broken(extra) == {"summary-agrees"}
+
+
+def test_the_summary_need_not_repeat_every_streamed_row() -> None:
+    streamed = [cite(CARDS, ONE, cited_text="a"), cite(CARDS, ONE, cited_text="b")]
+    assert broken(turn_events(streamed, [cite(CARDS, ONE, cited_text="a")])) == set()
+
+
+def test_the_summary_gives_each_source_one_target() -> None:
+    summary = [cite(CARDS, ONE, cited_text="a"), cite(CARDS, BOTH, cited_text="b")]
+    assert broken(turn_events([cite(CARDS, ONE)], summary)) == {"summary-agrees"}
+
+
+def test_no_summary_is_a_finding_after_done_and_a_skip_before() -> None:
+    events = [e for e in turn_events([cite(CARDS, ONE)]) if e[0] != "citations_summary"]
+    assert broken(events) == {"summary-agrees"}
+    cut = [e for e in events if e[0] != "done"]
+    result = check(observe_events(cut))
+    assert result.outcome("summary-agrees").status == "skip"
+    no_citations = [e for e in turn_events([]) if e[0] != "citations_summary"]
+    assert broken(no_citations) == set()
+
+
+# -- reload-agrees ---------------------------------------------------------------------
+
+
+def test_the_reload_agrees_when_it_holds_the_same_rows() -> None:
+    rows = [cite(CARDS, ONE, cited_text="a"), cite(CARDS, BOTH, cited_text="b")]
+    summary = [cite(CARDS, BOTH, cited_text="a"), cite(CARDS, BOTH, cited_text="b")]
+    events = turn_events(rows, summary)
+    assert broken(events, reload=stored(summary, rows)) == set()
+    # Stored inline rows may carry the final target instead of the streamed one.
+    assert broken(events, reload=stored(summary, summary)) == set()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        stored([cite(CARDS)], [cite(CARDS, ONE)]),  # the summary's target not stored
+        stored([cite(CARDS, ONE)], []),  # inline rows not stored
+        stored([cite(CARDS, ONE)], [cite(CARDS)]),
+        stored([cite(CARDS, ONE)], [cite(CARDS, TWO)]),
+        stored([cite(CARDS, ONE)], [cite(CARDS, ONE), cite(CARDS, ONE, cited_text="new")]),
+        stored([cite(CARDS, ONE, title="Other")], [cite(CARDS, ONE)]),
+        {"session": {"id": "sess_1"}, "messages": [{"role": "user", "content": "q"}]},
+        {"session": {"id": "sess_1"}},
+    ],
+)
+def test_the_reload_disagrees(body: object) -> None:
+    assert broken(turn_events([cite(CARDS, ONE)]), reload=body) == {"reload-agrees"}
+
+
+def test_a_failed_reload_is_a_finding_and_no_reload_a_skip() -> None:
+    events = turn_events([cite(CARDS, ONE)])
+    failed = check(observe_events(events, reload=Reload(error="the reload failed: HTTP 500")))
+    assert failed.broken_rules == {"reload-agrees"}
+    assert failed.findings[0].message == "the reload failed: HTTP 500"
+    skipped = check(observe_events(events)).outcome("reload-agrees")
+    assert (skipped.status, skipped.reason) == ("skip", "the session was not reloaded")
+    cut = check(observe_events(events[:-1])).outcome("reload-agrees")
+    assert cut.status == "skip"
+    assert "did not complete" in (cut.reason or "")
+
+
+# -- message-has-no-targets ------------------------------------------------------------
+
+
+def test_a_target_anywhere_in_the_raw_message_is_found() -> None:
+    message = {
+        "role": "assistant",
+        "content": [{"type": "text", "citations": [{"source": CARDS, "target": ONE}]}],
+    }
+    result = check(observe_events(turn_events([cite(CARDS, ONE)], message=message)))
+    assert result.broken_rules == {"message-has-no-targets"}
+    assert result.findings[0].evidence["path"] == "content[0].citations[0].target"
+
+
+# -- no-vendor-names -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "cited_text", "fields"),
+    [
+        ("Linked through PLAID.", "Checking", "balance: 1", {"text"}),
+        ("ok", "SnapTrade brokerage", "balance: 1", {"title"}),
+        ("ok", "Brokerage", "institution: snap trade", {"cited_text"}),
+        ("A manual account.", "Manual account", "source: manual", set()),
+    ],
+)
+def test_vendor_names_in_user_facing_text_are_a_warning(
+    text: str, title: str, cited_text: str, fields: set[str]
+) -> None:
+    row = cite(CHECKING_SRC, account(CHECKING), title=title, cited_text=cited_text)
+    result = check(observe_events(turn_events([row], text=text)))
+    assert result.ok  # a warning only
+    assert {f.evidence["field"] for f in result.warnings} == fields
+    assert result.broken_rules == ({"no-vendor-names"} if fields else set())
+
+
+def test_a_vendor_named_in_the_prompt_is_said_so() -> None:
+    events = turn_events([], text="Plaid links your bank.")
+    (finding,) = check(observe_events(events, prompt="What is Plaid?")).findings
+    assert finding.message.endswith("the prompt names a vendor too")
+
+
+# -- stream-complete, event-order, events-well-formed ----------------------------------
+
+
+def test_a_stream_without_done_is_incomplete() -> None:
+    result = check(observe_events(turn_events([cite(CARDS, ONE)], done=False)))
+    assert result.broken_rules == {"stream-complete"}
+    assert result.findings[0].message == "the stream ended without `done`"
+
+
+def test_session_comes_first_and_each_once() -> None:
+    events = turn_events([cite(CARDS, ONE)])
+    assert broken([events[1], events[0], *events[2:]]) == {"event-order"}
+    twice = [*events[:-1], events[-3], events[-1]]  # a second summary
+    assert broken(twice) == {"event-order"}
+    assert broken([*events[:2], events[0], *events[2:]]) == {"event-order"}
+
+
+def test_malformed_events_and_summary_rows_are_reported() -> None:
+    events = turn_events([cite(CARDS, ONE)])
+    bad_text = [*events[:2], ("text", {"text": 42}), *events[2:]]
+    assert broken(bad_text) == {"events-well-formed"}
+    not_json = [*events[:2], ("citation", Raw('{"citation": ')), *events[2:]]
+    assert broken(not_json) == {"events-well-formed"}
+    bad_row = turn_events([cite(CARDS, ONE)], [cite(CARDS, ONE), {"title": "no source"}])
+    result = check(observe_events(bad_row))
+    assert result.broken_rules == {"events-well-formed"}
+    assert "row 1" in result.findings[0].message
+
+
+def test_unknown_events_are_not_findings() -> None:
+    events = turn_events([cite(CARDS, ONE)])
+    assert broken([*events[:2], ("tool_progress", {"tool": "x"}), *events[2:]]) == set()
+
+
+# -- the checker itself ----------------------------------------------------------------
+
+
+def test_no_events_skips_every_rule_but_completeness() -> None:
+    result = check(observe_events([]))
+    assert {o.rule.id for o in result.outcomes if o.status != "skip"} == {"stream-complete"}
+    assert result.broken_rules == {"stream-complete"}
+
+
+def test_a_check_that_fails_gives_a_finding_not_an_exception() -> None:
+    def boom(facts: object) -> Iterator[Problem]:
+        raise RecursionError
+        yield Problem("never")
+
+    rule = Rule("boom", "error", "always fails", boom)
+    (finding,) = check(observe_events(turn_events([])), rules=[rule]).findings
+    assert finding.rule == "boom"
+    assert "RecursionError" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("expect", "ok"),
+    [
+        ({"complete": True, "cites_account": True, "cites_kinds": ["accounts"]}, True),
+        ({"complete": False}, False),
+        ({"cites_account": False}, False),
+        ({"cites_kinds": ["accounts", "web"]}, False),
+        ({"no_citations": True}, False),
+        ({"no_citations": False}, True),
+    ],
+)
+def test_expectations(expect: dict[str, object], ok: bool) -> None:
+    result = check(observe_events(turn_events([cite(CARDS, BOTH)])), expect=expect)
+    assert result.outcome("expectations").status == ("pass" if ok else "fail")
+    assert result.ok is ok
+
+
+def test_expectations_of_an_uncited_turn() -> None:
+    observation = observe_events(turn_events([]))
+    assert check(observation, expect={"no_citations": True}).ok
+    assert not check(observation, expect={"cites_account": True}).ok
+    with pytest.raises(KeyError):  # no expectations: no row for them
+        check(observation).outcome("expectations")

@@ -1,0 +1,94 @@
+"""The checker on the reference server: good turns pass, each broken one trips only its rule."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from silvia_client.cli import main
+from silvia_client.qa import RULES, Observer, check
+from silvia_client.testing import (
+    BROKEN_RULES,
+    BROKEN_SCENARIOS,
+    SCENARIOS,
+    ReferenceServer,
+    expected_turn,
+)
+
+GOOD = sorted(name for name, scenario in SCENARIOS.items() if scenario.fault is None)
+
+# What each fault scenario is, in the rules' terms (the stall is in test_observe).
+FAULTS = {
+    "fault-drop": {"stream-complete"},
+    "fault-malformed-json": {"events-well-formed"},
+    "fault-malformed-shape": {"events-well-formed"},
+    "fault-unknown-event": set(),
+    "fault-error-event": {"stream-complete"},
+    "fault-no-done": {"stream-complete"},
+    "status-401": {"stream-complete"},
+    "status-403": {"stream-complete"},
+    "status-404": {"stream-complete"},
+    "status-429": {"stream-complete"},
+    "status-500": {"stream-complete"},
+}
+
+
+@pytest.fixture(scope="module")
+def qa() -> Iterator[Observer]:
+    with Observer.reference(timeout=5.0) as observer:
+        yield observer
+
+
+@pytest.mark.parametrize("name", GOOD)
+def test_every_good_scenario_passes_every_rule(qa: Observer, name: str) -> None:
+    observation = qa.observe("How are my accounts doing?", scenario=name)
+    result = check(observation)
+    assert result.findings == ()
+    # Every rule ran: the turn completed and its session was reloaded.
+    assert {o.status for o in result.outcomes} == {"pass"}
+
+
+@pytest.mark.parametrize("name", list(BROKEN_SCENARIOS))
+def test_each_broken_scenario_is_caught_by_its_rule_and_no_other(qa: Observer, name: str) -> None:
+    observation = qa.observe("How are my accounts doing?", scenario=name)
+    assert check(observation).broken_rules == {BROKEN_RULES[name]}
+
+
+@pytest.mark.parametrize("name", sorted(FAULTS))
+def test_fault_scenarios_are_reported_by_the_stream_rules(qa: Observer, name: str) -> None:
+    observation = qa.observe("How are my accounts doing?", scenario=name)
+    assert check(observation).broken_rules == FAULTS[name]
+
+
+def test_every_rule_has_its_broken_scenario_named_after_it() -> None:
+    assert sorted(BROKEN_RULES.values()) == sorted(rule.id for rule in RULES)
+    for name, rule in BROKEN_RULES.items():
+        assert name == f"broken-{rule}"
+    assert set(FAULTS) | set(GOOD) | {"fault-stall"} == set(SCENARIOS)
+
+
+def test_broken_scenarios_are_kept_apart_from_the_library_but_served_and_listed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert not set(BROKEN_SCENARIOS) & set(SCENARIOS)
+    assert set(BROKEN_SCENARIOS) <= set(ReferenceServer().scenarios)
+    assert main(["serve", "--list"]) == 0
+    listed = dict(line.split(maxsplit=1) for line in capsys.readouterr().out.splitlines())
+    for name, scenario in BROKEN_SCENARIOS.items():
+        assert listed[name] == scenario.description
+
+
+def test_the_rewrite_hook_leaves_good_scenarios_alone() -> None:
+    assert all(scenario.rewrite is None for scenario in SCENARIOS.values())
+    # What a broken scenario streams is what `expected_turn` reads off its steps.
+    expected = expected_turn(BROKEN_SCENARIOS["broken-summary-agrees"])
+    assert "silvia://market-data/finnhub/AAPL" not in {c["source"] for c in expected.citations}
+    assert "silvia://market-data/finnhub/AAPL" in {c["source"] for c in expected.inline_citations}
+
+
+def test_broken_scenarios_do_not_touch_the_library_turns_they_start_from(qa: Observer) -> None:
+    for name in BROKEN_SCENARIOS:
+        qa.observe("hi", scenario=name)
+    assert check(qa.observe("hi", scenario="demo")).findings == ()
+    assert check(qa.observe("hi", scenario="pooling")).findings == ()
