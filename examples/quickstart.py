@@ -1,0 +1,32 @@
+"""Quickstart: stream one turn, print it as it arrives, then its sources with their links.
+
+python examples/quickstart.py                      # the embedded reference server
+SILVIA_BASE_URL=https://... SILVIA_TOKEN=... python examples/quickstart.py
+"""
+
+from __future__ import annotations
+
+from _client import client
+
+from silvia_client.citations import resolve_citation
+
+QUESTION = "How much is in checking, and what should I know about Apple, savings and my IRA?"
+
+
+def main() -> None:
+    with client() as silvia, silvia.chat.stream(QUESTION) as stream:
+        for text in stream.text_stream:  # the answer, piece by piece
+            print(text, end="", flush=True)
+        turn = stream.until_done()  # the assembled Turn
+    print("\n")
+
+    # The turn's citations, each source once, with what a UI would show for it.
+    for number, citation in enumerate(turn.citations, start=1):
+        resolved = resolve_citation(citation)
+        kind = citation.target.kind if citation.target else "no target"
+        links = ", ".join(link.href for link in resolved.links) or "(nothing to open)"
+        print(f"[{number}] {resolved.label} ({kind}): {links}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+"""Answers and their sources on a terminal: shared by `silvia chat`, `session show` and `demo`.
+
+- `TerminalRenderer.event` writes a streamed turn as it arrives: the text, and
+  a marker `[n]` where each citation streamed in. Sources are numbered in order
+  of first appearance, as the HTML views number them (`display.numbered_sources`).
+- `TerminalRenderer.answer` writes a finished text with its markers placed at
+  the citations' offsets (none for history rows, which carry no offset).
+- `TerminalRenderer.sources` lists the numbered sources: label, kind, links.
+
+Labels and links come only from `resolve_citation`, so `provider` is never
+written. Everything from the server is stripped of control characters first:
+an answer, a title or a URL cannot move the cursor, retitle the window or
+forge a hyperlink. Links are terminal hyperlinks (OSC 8) when the output is a
+terminal that is not `dumb` and `NO_COLOR` is not set; plain text otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, TextIO
+
+from ..display import marked_segments, numbered_sources
+
+if TYPE_CHECKING:
+    from ..chat import ChatEvent
+    from ..citations import Citation, CitationLink, CitationTarget, InlineCitation
+
+__all__ = [
+    "TerminalRenderer",
+    "clean",
+    "hyperlink",
+    "kind_words",
+    "supports_hyperlinks",
+]
+
+# C0 controls but tab and newline, DEL, and C1 controls (ESC, CSI, OSC, ... start with one).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+# What each target kind is, in words. Kinds only: never a provider.
+_KIND_WORDS = {
+    "web": "web page",
+    "tax_reference": "tax document",
+    "card_document": "card document",
+    "mortgage_reference": "mortgage document",
+    "market_data": "market data",
+    "analysis": "analysis",
+    "account": "your account",
+    "accounts": "your accounts",
+    "portfolio": "your portfolio",
+}
+
+
+def clean(text: str) -> str:
+    """`text` without control characters (tabs and newlines stay): safe to write to a terminal."""
+    return _CONTROL.sub("", text)
+
+
+def supports_hyperlinks(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether to write OSC 8 hyperlinks to `stream`: a terminal, not `dumb`, no `NO_COLOR`."""
+    env = os.environ if environ is None else environ
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):  # a closed or a bare stream
+        return False
+    return tty and env.get("TERM", "") != "dumb" and not env.get("NO_COLOR")
+
+
+def hyperlink(href: str, text: str) -> str:
+    """`text` as an OSC 8 terminal hyperlink to `href` (both cleaned)."""
+    return f"\x1b]8;;{clean(href)}\x1b\\{clean(text)}\x1b]8;;\x1b\\"
+
+
+def kind_words(target: CitationTarget | None) -> str:
+    """What a citation points at, in words ("your account", "web page", ...)."""
+    if target is None:
+        return "no target: shown by its source and title"
+    words = _KIND_WORDS.get(target.kind, target.kind)
+    accounts = getattr(target, "accounts", None)
+    return f"{len(accounts)} of {words}" if accounts is not None else words
+
+
+class TerminalRenderer:
+    """Writes answers, markers and sources to `out`.
+
+    `links`: write OSC 8 hyperlinks (default: when `supports_hyperlinks(out)`).
+    `base_url`: the web app's origin, which makes account links absolute (and
+    so clickable); without it they are the web app's `/accounts/<id>` paths.
+    """
+
+    def __init__(
+        self, out: TextIO, *, links: bool | None = None, base_url: str | None = None
+    ) -> None:
+        self.out = out
+        self.links = supports_hyperlinks(out) if links is None else links
+        self.base_url = base_url
+        self.numbers: dict[str, int] = {}  # source -> its number, as streamed so far
+        self._written = 0  # characters of answer text written
+        self._marked: tuple[int, set[int]] = (-1, set())  # numbers marked at that offset
+
+    # -- live --------------------------------------------------------------------
+
+    def text(self, text: str) -> None:
+        """One piece of the answer."""
+        self.out.write(clean(text))
+        self.out.flush()
+        self._written += len(text)
+
+    def citation(self, citation: InlineCitation) -> None:
+        """A streamed citation: its marker, unless its source is marked right here already."""
+        number = self.numbers.setdefault(citation.source, len(self.numbers) + 1)
+        offset, marked = self._marked
+        if offset != self._written:
+            offset, marked = self._written, set()
+            self._marked = (offset, marked)
+        if number not in marked:
+            marked.add(number)
+            self.out.write(f"[{number}]")
+            self.out.flush()
+
+    def event(self, event: ChatEvent) -> None:
+        """Write what a streamed event shows (text and citations; the rest shows nothing)."""
+        from ..chat import CitationEvent, TextEvent
+
+        if isinstance(event, TextEvent):
+            self.text(event.text)
+        elif isinstance(event, CitationEvent):
+            self.citation(event.citation)
+
+    # -- finished ----------------------------------------------------------------
+
+    def answer(
+        self, text: str, inline: Sequence[InlineCitation], citations: Sequence[Citation] = ()
+    ) -> None:
+        """A finished answer, with markers where its citations' offsets place them."""
+        numbers = {s.source: s.number for s in numbered_sources(inline, citations)}
+        for piece, marks in marked_segments(text, inline, numbers):
+            self.out.write(clean(piece) + "".join(f"[{number}]" for number in marks))
+        self.out.write("\n")
+        self.out.flush()
+
+    def _href(self, link: CitationLink) -> str:
+        if self.links and link.href.startswith(("http://", "https://")):
+            return hyperlink(link.href, link.href)
+        return clean(link.href)
+
+    def sources(
+        self, inline: Sequence[Citation], citations: Sequence[Citation], *, heading: str = "Sources"
+    ) -> None:
+        """The numbered sources, each with its label, its kind and its links."""
+        listed = numbered_sources(inline, citations, base_url=self.base_url)
+        if not listed:
+            self.out.write("\nNo sources cited.\n")
+            self.out.flush()
+            return
+        lines = ["", heading]
+        for source in listed:
+            resolved = source.resolved
+            label = clean(" ".join(resolved.label.split()))
+            lines.append(f"  [{source.number}] {label} ({kind_words(source.citation.target)})")
+            for link in resolved.links:
+                prefix = "" if link.label == resolved.label else f"{clean(link.label)}: "
+                lines.append(f"      {prefix}{self._href(link)}")
+        self.out.write("\n".join(lines) + "\n")
+        self.out.flush()

@@ -1,0 +1,77 @@
+"""`silvia session show ID`: a session's history, each answer with its numbered sources.
+
+Markers `[n]` appear where a stored citation has an offset (rows reloaded from
+history usually have none); each answer's sources are listed after it, with
+their links, as `silvia chat` lists them. The embedded reference server keeps
+sessions only within one process, so this command is for real servers: pass
+`--base-url` or set `SILVIA_BASE_URL` (token in `SILVIA_TOKEN`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .chat import add_server_arguments
+
+__all__ = ["register", "run_show"]
+
+_SPEAKERS = {"user": "You", "assistant": "Silvia"}
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "session",
+        help="look at a session's history",
+        description="Look at a session stored on the server.",
+    )
+    commands = parser.add_subparsers(dest="session_command", metavar="COMMAND", required=True)
+    show = commands.add_parser(
+        "show",
+        help="print a session's messages with their citations",
+        description=(
+            "Print every message of session ID, each answer followed by its numbered "
+            "sources with their links. The embedded reference server keeps sessions only "
+            "within one process, so pass --base-url (or set SILVIA_BASE_URL) for a real server."
+        ),
+    )
+    show.add_argument("session_id", metavar="ID", help="the session's id")
+    add_server_arguments(show)
+    show.set_defaults(run=run_show)
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from .. import SilviaError
+    from ._render import TerminalRenderer, clean
+    from .chat import check_url, error_line, open_client
+
+    for problem in (check_url(args.base_url, "--base-url"), check_url(args.web_url, "--web-url")):
+        if problem:
+            print(f"silvia session show: {problem}", file=sys.stderr)
+            return 2
+    try:
+        with open_client(args.base_url, "session show") as client:
+            session = client.sessions.get(args.session_id)
+    except SilviaError as error:
+        print(error_line("session show", error), file=sys.stderr)
+        return 1
+    out = sys.stdout
+    title = clean(" ".join((session.title or "").split()))
+    out.write(f"Session {clean(session.id)}" + (f": {title}" if title else "") + "\n")
+    if not session.messages:
+        out.write("\nNo messages.\n")
+    for message in session.messages:
+        speaker = _SPEAKERS.get(message.role or "", clean(message.role or "message"))
+        out.write(f"\n{speaker}: ")
+        render = TerminalRenderer(out, base_url=args.web_url)
+        render.answer(message.text, message.inline_citations, message.citations)
+        if message.citations or message.inline_citations:
+            render.sources(message.inline_citations, message.citations)
+    skipped = len(session.message_errors) + sum(len(m.citation_errors) for m in session.messages)
+    if skipped:
+        print(
+            f"silvia session show: skipped {skipped} unreadable message or citation row(s)",
+            file=sys.stderr,
+        )
+    out.flush()
+    return 0

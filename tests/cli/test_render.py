@@ -1,0 +1,152 @@
+"""The terminal rendering the commands share: markers, sources, hyperlinks, control characters."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+
+from silvia_client.chat.events import CitationEvent, TextEvent
+from silvia_client.citations import Citation, InlineCitation
+from silvia_client.cli._render import TerminalRenderer, clean, hyperlink, supports_hyperlinks
+
+ACCOUNT = "vzeNDwK7KQIm4yEog683uElbp9GRLEFXGK98D"
+ESC = "\x1b"
+
+
+class Tty(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self._tty = tty
+
+    def isatty(self) -> bool:
+        return self._tty
+
+
+def inline(source: str, offset: int, **row: Any) -> InlineCitation:
+    return InlineCitation.model_validate({"source": source, **row, "offset": offset})
+
+
+def web(url: str, title: str = "Page") -> Citation:
+    return Citation.model_validate(
+        {"source": url, "title": title, "target": {"kind": "web", "url": url}}
+    )
+
+
+@pytest.mark.parametrize(
+    ("tty", "env", "expected"),
+    [
+        (True, {"TERM": "xterm-256color"}, True),
+        (True, {}, True),
+        (True, {"TERM": "dumb"}, False),
+        (True, {"TERM": "xterm", "NO_COLOR": "1"}, False),
+        (True, {"TERM": "xterm", "NO_COLOR": ""}, True),  # no-color.org: set and not empty
+        (False, {"TERM": "xterm"}, False),
+    ],
+)
+def test_hyperlinks_only_on_a_capable_terminal(
+    tty: bool, env: dict[str, str], expected: bool
+) -> None:
+    assert supports_hyperlinks(Tty(tty), env) is expected
+
+
+def test_a_stream_without_isatty_gets_no_hyperlinks() -> None:
+    assert supports_hyperlinks(object(), {"TERM": "xterm"}) is False  # type: ignore[arg-type]
+
+
+def test_hyperlink_is_osc_8() -> None:
+    assert hyperlink("https://e.example/a", "text") == (
+        f"{ESC}]8;;https://e.example/a{ESC}\\text{ESC}]8;;{ESC}\\"
+    )
+
+
+def test_sources_as_hyperlinks_on_a_terminal() -> None:
+    out = Tty(True)
+    render = TerminalRenderer(out, links=True)
+    account = Citation.model_validate(
+        {
+            "source": "silvia://your-account/checking",
+            "title": "Checking",
+            "target": {"kind": "account", "accountId": ACCOUNT, "provider": "plaid"},
+        }
+    )
+    render.sources([], [web("https://e.example/a"), account])
+    assert out.getvalue().splitlines()[2:] == [
+        "  [1] Page (web page)",
+        "      " + hyperlink("https://e.example/a", "https://e.example/a"),
+        "  [2] Checking (your account)",
+        f"      /accounts/{ACCOUNT}",  # a relative path is no terminal link
+    ]
+    absolute = Tty(True)
+    TerminalRenderer(absolute, links=True, base_url="https://app.example").sources([], [account])
+    link = f"https://app.example/accounts/{ACCOUNT}"
+    assert absolute.getvalue().splitlines()[-1] == "      " + hyperlink(link, link)
+
+
+def test_the_default_follows_the_stream() -> None:
+    assert TerminalRenderer(Tty(False)).links is False
+    assert TerminalRenderer(io.StringIO()).links is False
+
+
+def test_server_text_cannot_drive_the_terminal() -> None:
+    evil = f"a{ESC}]8;;https://evil.example{ESC}\\b{ESC}[2J\rc\x07d\x9be\tf\ng"
+    assert clean(evil) == "a]8;;https://evil.example\\b[2Jcde\tf\ng"
+    out = Tty(True)
+    render = TerminalRenderer(out, links=True)
+    render.event(TextEvent(evil))
+    render.event(CitationEvent(inline("https://e.example/", len(evil), title=f"T{ESC}[31m")))
+    render.sources(
+        [inline("https://e.example/", len(evil), title=f"T{ESC}[31m")],
+        [web("https://e.example/", title=f"T{ESC}[31mred")],
+    )
+    written = out.getvalue()
+    # The only escapes are the renderer's own hyperlink's four.
+    assert written.count(ESC) == 4
+    assert written.startswith(clean(evil) + "[1]")
+    assert "  [1] T[31mred (web page)" in written
+
+
+def test_live_markers_one_per_source_at_each_place() -> None:
+    out = io.StringIO()
+    render = TerminalRenderer(out, links=False)
+    for event in [
+        TextEvent("One"),
+        CitationEvent(inline("a", 3)),
+        CitationEvent(inline("b", 3)),
+        CitationEvent(inline("a", 3)),
+        TextEvent(" two"),
+        CitationEvent(inline("a", 7)),
+        CitationEvent(inline("c", 7)),
+    ]:
+        render.event(event)
+    assert out.getvalue() == "One[1][2] two[1][3]"
+    assert render.numbers == {"a": 1, "b": 2, "c": 3}
+
+
+def test_a_finished_answer_places_markers_at_offsets() -> None:
+    out = io.StringIO()
+    rows = [inline("a", 3), inline("b", 3), inline("a", 7)]
+    TerminalRenderer(out, links=False).answer("One two.", rows)
+    assert out.getvalue() == "One[1][2] two[1].\n"
+
+
+def test_labels_never_show_the_provider() -> None:
+    def shown(provider: str | None) -> str:
+        out = io.StringIO()
+        row = {
+            "source": "silvia://your-account/cards",
+            "title": "Cards",
+            "target": {
+                "kind": "accounts",
+                "accounts": [
+                    {"accountId": ACCOUNT, "provider": provider},
+                    {"accountId": ACCOUNT[::-1], "provider": provider},
+                ],
+            },
+        }
+        TerminalRenderer(out, links=False).sources([], [Citation.model_validate(row)])
+        return out.getvalue()
+
+    assert shown("plaid") == shown("snaptrade") == shown(None)
+    assert "plaid" not in shown("plaid")

@@ -1,0 +1,91 @@
+"""A tiny DOM, parsed with `html.parser`, so tests assert structure rather than substrings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "wbr"})
+
+
+@dataclass
+class Node:
+    tag: str
+    attrs: dict[str, str | None] = field(default_factory=dict)
+    children: list[Node | str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The text content, entities decoded, as a browser's `textContent`."""
+        return "".join(child if isinstance(child, str) else child.text for child in self.children)
+
+    def iter(self) -> Iterator[Node]:
+        yield self
+        for child in self.children:
+            if isinstance(child, Node):
+                yield from child.iter()
+
+    def find_all(self, tag: str, cls: str | None = None) -> list[Node]:
+        return [
+            node
+            for node in self.iter()
+            if node.tag == tag and (cls is None or cls in (node.attrs.get("class") or "").split())
+        ]
+
+    def find(self, tag: str, cls: str | None = None) -> Node:
+        found = self.find_all(tag, cls)
+        assert len(found) == 1, f"expected one <{tag} class={cls!r}>, found {len(found)}"
+        return found[0]
+
+    def tags(self) -> set[str]:
+        return {node.tag for node in self.iter()}
+
+
+class _Builder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#root")
+        self.stack = [self.root]
+        self.attribute_lists: list[list[tuple[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.attribute_lists.append(attrs)
+        node = Node(tag, dict(attrs))
+        self.stack[-1].children.append(node)
+        if tag not in VOID:
+            self.stack.append(node)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.attribute_lists.append(attrs)
+        self.stack[-1].children.append(Node(tag, dict(attrs)))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in VOID:
+            return
+        assert self.stack[-1].tag == tag, f"</{tag}> closes <{self.stack[-1].tag}>"
+        self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.stack[-1].children.append(data)
+
+    def handle_comment(self, data: str) -> None:
+        raise AssertionError("the output holds an HTML comment")
+
+    def handle_decl(self, decl: str) -> None:
+        raise AssertionError("the output holds a declaration")
+
+    def handle_pi(self, data: str) -> None:
+        raise AssertionError("the output holds a processing instruction")
+
+
+def parse(html: str) -> Node:
+    """Parse `html`; fails unless every element is closed where it was opened."""
+    builder = _Builder()
+    builder.feed(html)
+    builder.close()
+    assert builder.stack == [builder.root], "unclosed elements"
+    for attrs in builder.attribute_lists:
+        names = [name for name, _ in attrs]
+        assert len(names) == len(set(names)), f"repeated attributes: {names}"
+    return builder.root

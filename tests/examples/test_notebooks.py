@@ -1,0 +1,160 @@
+"""The example notebooks: saved outputs that a run reproduces, and the check that says so.
+
+`tools/check_notebooks.py` is what CI runs on every notebook; here its
+comparison is tested on notebooks built in memory, and (when the `notebook`
+extra is installed) once end to end, on a copy whose saved outputs were tampered
+with and on a notebook whose cell raises. The saved tour itself is checked for
+anything a rerun could not reproduce: random ids, clock times, addresses.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TOUR = ROOT / "examples" / "citations_tour.ipynb"
+
+UNREPEATABLE = {
+    "a random session id": re.compile(r"sess_[0-9a-f]{32}"),
+    "a random message id": re.compile(r"msg_[0-9a-f]{24}"),
+    "a clock time": re.compile(r"20\d\d-\d\d-\d\dT(?!00:00:00\.000Z)"),
+    "a memory address": re.compile(r" at 0x[0-9a-f]{6,}"),
+}
+
+
+def load_checker() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "check_notebooks", ROOT / "tools" / "check_notebooks.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def outputs_text(notebook: dict[str, Any]) -> str:
+    return json.dumps([cell.get("outputs", []) for cell in notebook["cells"]])
+
+
+def test_the_tour_is_saved_with_its_outputs() -> None:
+    notebook = json.loads(TOUR.read_text(encoding="utf-8"))
+    code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    assert [cell["execution_count"] for cell in code] == list(range(1, len(code) + 1))
+    kinds = [o["output_type"] for cell in code for o in cell["outputs"]]
+    assert "error" not in kinds
+    shown = [o.get("data", {}) for cell in code for o in cell["outputs"]]
+    html = [data["text/html"] for data in shown if "text/html" in data]
+    assert len(html) == 3, "the turn, a citation and the session display as HTML"
+    assert all("silvia-" in "".join(page) for page in html)
+
+
+def test_the_tours_outputs_hold_nothing_a_rerun_would_change() -> None:
+    text = outputs_text(json.loads(TOUR.read_text(encoding="utf-8")))
+    for what, pattern in UNREPEATABLE.items():
+        assert not pattern.search(text), f"the saved outputs hold {what}"
+    for vendor in ("plaid", "snaptrade"):
+        assert vendor not in text.lower()
+
+
+# The comparison ---------------------------------------------------------------------------
+
+
+def _notebook(*outputs: list[dict[str, Any]], count: int = 1) -> Any:
+    nbformat = pytest.importorskip("nbformat")
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    cells = []
+    for cell_outputs in outputs:
+        cell = new_code_cell("x", execution_count=count)
+        cell.outputs = [new_output(**output) for output in cell_outputs]
+        cells.append(cell)
+    return nbformat.from_dict(new_notebook(cells=cells))
+
+
+def _stream(text: str, name: str = "stdout") -> dict[str, Any]:
+    return {"output_type": "stream", "name": name, "text": text}
+
+
+def _result(**data: str) -> dict[str, Any]:
+    mime = {key.replace("_", "/"): value for key, value in data.items()}
+    return {"output_type": "execute_result", "data": mime, "execution_count": 1}
+
+
+def test_stream_pieces_are_joined_and_counts_and_metadata_ignored() -> None:
+    checker = load_checker()
+    saved = _notebook([_stream("Hello, "), _stream("world"), _result(text_plain="1")], count=1)
+    fresh = _notebook([_stream("Hello, world"), _result(text_plain="1")], count=7)
+    fresh.metadata["language_info"] = {"name": "python", "version": "3.13.0"}
+    fresh.cells[0].metadata["execution"] = {"iopub.status.busy": "2025-01-01T00:00:00Z"}
+    assert checker.differences(saved, fresh) == []
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            [_result(text_html="<b>1</b>", text_plain="1")],
+            [_result(text_html="<b>2</b>", text_plain="1")],
+        ),
+        ([_result(text_markdown="**1**")], [_result(text_markdown="**2**")]),
+        (
+            [_result(text_plain="Turn(session_id='a')")],
+            [_result(text_plain="Turn(session_id='b')")],
+        ),
+        ([_stream("out")], [_stream("out", name="stderr")]),
+        ([_stream("out")], []),
+    ],
+)
+def test_a_changed_output_is_a_difference(
+    before: list[dict[str, Any]], after: list[dict[str, Any]]
+) -> None:
+    checker = load_checker()
+    problems = checker.differences(_notebook([], before), _notebook([], after))
+    assert len(problems) == 1
+    assert problems[0].startswith("code cell 2: outputs differ")
+
+
+# End to end (needs the `notebook` extra) --------------------------------------------------
+
+
+@pytest.fixture
+def kernel_ready() -> None:
+    for module in ("nbclient", "nbformat", "ipykernel"):
+        pytest.importorskip(module)
+
+
+@pytest.mark.usefixtures("kernel_ready")
+def test_the_check_fails_on_stale_outputs_and_on_a_raising_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    checker = load_checker()
+    shutil.copy(ROOT / "examples" / "_client.py", tmp_path)
+    stale = tmp_path / "stale.ipynb"
+    notebook = nbformat.read(TOUR, as_version=4)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    code[2].outputs[0]["data"]["text/html"] = "<p>an older view</p>"
+    nbformat.write(notebook, stale)
+    raising = tmp_path / "raising.ipynb"
+    nbformat.write(
+        new_notebook(cells=[new_code_cell("print('ok')"), new_code_cell("1 / 0")]), raising
+    )
+
+    assert checker.main([str(stale), str(raising)]) == 1
+    out = capsys.readouterr().out
+    assert f"FAIL {stale}: saved outputs are not what a run produces now" in out
+    assert "code cell 3: outputs differ" in out
+    assert any(line.startswith("-") and "<p>an older view</p>" in line for line in out.splitlines())
+    assert f"FAIL {raising}: a cell raised" in out
+    assert "ZeroDivisionError" in out

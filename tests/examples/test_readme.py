@@ -1,0 +1,91 @@
+"""The README's code runs, and its reference names every public name.
+
+A ```python block right after a `<!-- runnable -->` line is executed, each in a
+fresh namespace, against the reference server on 127.0.0.1 (through
+`SILVIA_BASE_URL` and `SILVIA_TOKEN`, as a reader would run it). Every other
+```python block must at least compile.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import silvia_client
+import silvia_client.chat
+import silvia_client.citations
+import silvia_client.display
+from silvia_client.testing import ReferenceServer
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+TOKEN = "readme-s3cret-token"
+FENCE = re.compile(r"^```python\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+
+
+def python_blocks() -> list[tuple[int, bool, str]]:
+    """(line, runnable, code) for every ```python block of the README."""
+    text = README.read_text(encoding="utf-8")
+    blocks = []
+    for match in FENCE.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        blocks.append((line, before.strip() == "<!-- runnable -->", match.group(1)))
+    return blocks
+
+
+def section(name: str) -> str:
+    text = README.read_text(encoding="utf-8")
+    start, end = f"<!-- section: {name} -->", f"<!-- /section: {name} -->"
+    return text[text.index(start) + len(start) : text.index(end)]
+
+
+RUNNABLE = [(line, code) for line, runnable, code in python_blocks() if runnable]
+
+
+def test_the_readme_has_runnable_blocks_in_each_of_its_sections() -> None:
+    for name in ("quickstart", "streaming"):
+        assert "<!-- runnable -->\n```python" in section(name)
+    assert len(RUNNABLE) >= 6
+
+
+@pytest.mark.parametrize(("line", "code"), [(b[0], b[2]) for b in python_blocks()])
+def test_every_python_block_compiles(line: int, code: str) -> None:
+    compile(code, f"README.md:{line}", "exec")
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    with ReferenceServer(token=TOKEN).serve_loopback() as url:
+        yield url
+
+
+@pytest.mark.parametrize(("line", "code"), RUNNABLE, ids=[f"line {b[0]}" for b in RUNNABLE])
+def test_runnable_blocks_run(
+    line: int,
+    code: str,
+    server_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("SILVIA_BASE_URL", server_url)
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    exec(compile(code, f"README.md:{line}", "exec"), {"__name__": "__readme__"})
+    out, err = capsys.readouterr()
+    assert out.strip(), "a README example shows something"
+    for secret in (TOKEN, "plaid", "snaptrade"):
+        assert secret not in out + err
+
+
+@pytest.mark.parametrize(
+    "module",
+    [silvia_client, silvia_client.citations, silvia_client.chat, silvia_client.display],
+    ids=lambda m: m.__name__,
+)
+def test_the_reference_names_every_public_name(module: object) -> None:
+    reference = section("reference")
+    named = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)(?:\(\))?`", reference))
+    missing = sorted(set(module.__all__) - named)  # type: ignore[attr-defined]
+    assert not missing, f"the README's reference does not name {missing}"
