@@ -19,31 +19,19 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .. import SilviaClient
     from ..chat import Turn
-    from ..citations import Citation, CitationTarget
+    from ..citations import Citation
     from ..sessions import Session
+    from ._render import TerminalRenderer
 
 __all__ = ["register", "run"]
 
 DEMO_TOKEN = "demo-token"  # the in-process server accepts any non-empty bearer token
 QUESTION = "Where do my accounts stand, and what should I know about Apple, savings and my IRA?"
-
-# What each target kind is, in words. Kinds only: never a provider.
-_KIND_WORDS = {
-    "web": "web page",
-    "tax_reference": "tax document",
-    "card_document": "card document",
-    "mortgage_reference": "mortgage document",
-    "market_data": "market data",
-    "analysis": "analysis",
-    "account": "your account",
-    "accounts": "your accounts",
-    "portfolio": "your portfolio",
-}
 
 
 def _pace(value: str) -> float:
@@ -105,6 +93,7 @@ def _run(args: argparse.Namespace) -> int:
     from .. import SilviaClient, SilviaError
     from ..citations import is_http_url
     from ..testing import DEFAULT_SCENARIO, IN_PROCESS_URL, ReferenceServer
+    from ._render import TerminalRenderer
 
     out = sys.stdout
     base_url: str | None = args.base_url
@@ -134,16 +123,16 @@ def _run(args: argparse.Namespace) -> int:
         ) as client,
     ):
         print(f"You: {message}\n", file=out)
-        numbers: dict[str, int] = {}
+        render = TerminalRenderer(out, base_url=base_url)
         try:
-            turn = _stream_turn(client, message, numbers, out)
+            turn = _stream_turn(client, message, render)
             session = client.sessions.get(turn.session_id) if turn.session_id else None
         except SilviaError as error:
             out.write("\n")
             out.flush()
             print(f"silvia demo: {type(error).__name__}: {error}{_partial(error)}", file=sys.stderr)
             return 1
-    _print_sources(turn, numbers, base_url, out)
+    render.sources(turn.inline_citations, turn.citations)
     agree, detail = _reload_agrees(turn, session)
     print(f"\nReloaded session {turn.session_id}: {detail}", file=out, flush=True)
     if not agree:
@@ -152,58 +141,16 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stream_turn(client: SilviaClient, message: str, numbers: dict[str, int], out: TextIO) -> Turn:
+def _stream_turn(client: SilviaClient, message: str, render: TerminalRenderer) -> Turn:
     """Stream the turn, writing text and `[n]` markers as they arrive."""
-    from ..chat import CitationEvent, TextEvent
-
-    out.write("Silvia: ")
-    last_marker: tuple[int, int] | None = None  # (number, text length) of the marker just written
-    written = 0
+    render.out.write("Silvia: ")
     with client.chat.stream(message) as stream:
         for event in stream:
-            if isinstance(event, TextEvent):
-                out.write(event.text)
-                out.flush()
-                written += len(event.text)
-            elif isinstance(event, CitationEvent):
-                number = numbers.setdefault(event.citation.source, len(numbers) + 1)
-                if last_marker != (number, written):  # the same source twice in a row: one marker
-                    out.write(f"[{number}]")
-                    out.flush()
-                    last_marker = (number, written)
+            render.event(event)
         turn = stream.until_done()
-    out.write("\n")
-    out.flush()
+    render.out.write("\n")
+    render.out.flush()
     return turn
-
-
-def _kind_words(target: CitationTarget | None) -> str:
-    if target is None:
-        return "no target: shown by its source and title"
-    words = _KIND_WORDS.get(target.kind, target.kind)
-    accounts = getattr(target, "accounts", None)
-    return f"{len(accounts)} of {words}" if accounts is not None else words
-
-
-def _print_sources(turn: Turn, numbers: dict[str, int], base_url: str | None, out: TextIO) -> None:
-    from ..citations import resolve_citation
-
-    if not numbers:
-        print("\nNo sources cited.", file=out)
-        return
-    # The summary's rows carry the final targets; an inline row stands in if it is missing.
-    first: dict[str, Citation] = {}
-    for citation in (*turn.citations, *turn.inline_citations):
-        first.setdefault(citation.source, citation)
-    print("\nSources", file=out)
-    for source, number in numbers.items():
-        citation = first[source]
-        resolved = resolve_citation(citation, base_url=base_url)
-        print(f"  [{number}] {resolved.label} ({_kind_words(citation.target)})", file=out)
-        for link in resolved.links:
-            prefix = "" if link.label == resolved.label else f"{link.label}: "
-            print(f"      {prefix}{link.href}", file=out)
-    out.flush()
 
 
 def _citation_key(citation: Citation) -> tuple[object, ...]:
