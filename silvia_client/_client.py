@@ -69,6 +69,12 @@ class _Token:
     def header(self) -> str:
         return f"Bearer {self._value}"
 
+    def scrub(self, body: bytes) -> bytes:
+        """`body` with the token blanked, should a server echo it in an error."""
+        value = self._value.encode("utf-8", errors="replace")
+        # A very short token would blank ordinary text; real tokens are long.
+        return body.replace(value, b"<token>") if len(value) >= 8 else body
+
     def __repr__(self) -> str:
         return "<token>"
 
@@ -110,7 +116,14 @@ class _ClientBase:
         self._headers.update(default_headers or {})
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(base_url={self.base_url!r})"
+        # Credentials written into the URL (`https://user:pass@host`) stay out too.
+        scheme, _, rest = self.base_url.partition("://")
+        authority, slash, path = rest.partition("/")
+        public = f"{scheme}://{authority.rpartition('@')[2]}{slash}{path}"
+        return f"{type(self).__name__}(base_url={public!r})"
+
+    def _scrubbed(self, body: bytes) -> bytes:
+        return self._token.scrub(body) if self._token is not None else body
 
     def _headers_for(self, accept: str) -> httpx.Headers:
         headers = self._headers.copy()
@@ -256,7 +269,7 @@ class SilviaClient(_ClientBase):
                 body = _read_at_most(response, ERROR_BODY_MAX_BYTES)
                 delay = self.retries.delay_after_status(response, attempt) if repeatable else None
                 if delay is None:
-                    raise status_error(response, body, self.wire)
+                    raise status_error(response, self._scrubbed(body), self.wire)
                 logger.info("retrying %s after %d", request.url.path, response.status_code)
             time.sleep(delay)
             attempt += 1
@@ -265,7 +278,9 @@ class SilviaClient(_ClientBase):
         response = self._send(self._chat_request(self._http, message, session_id), repeatable=False)
         if not is_event_stream(response):
             body = _read_at_most(response, ERROR_BODY_MAX_BYTES)
-            raise unexpected_response(response, body, self.wire, "text/event-stream")
+            raise unexpected_response(
+                response, self._scrubbed(body), self.wire, "text/event-stream"
+            )
         return response
 
     def _get_json_bytes(self, path: str) -> tuple[httpx.Response, bytes]:
@@ -378,7 +393,7 @@ class AsyncSilviaClient(_ClientBase):
                 body = await _aread_at_most(response, ERROR_BODY_MAX_BYTES)
                 delay = self.retries.delay_after_status(response, attempt) if repeatable else None
                 if delay is None:
-                    raise status_error(response, body, self.wire)
+                    raise status_error(response, self._scrubbed(body), self.wire)
                 logger.info("retrying %s after %d", request.url.path, response.status_code)
             import asyncio  # here, not at the top: `import silvia_client` stays without it
 
@@ -390,7 +405,9 @@ class AsyncSilviaClient(_ClientBase):
         response = await self._send(request, repeatable=False)
         if not is_event_stream(response):
             body = await _aread_at_most(response, ERROR_BODY_MAX_BYTES)
-            raise unexpected_response(response, body, self.wire, "text/event-stream")
+            raise unexpected_response(
+                response, self._scrubbed(body), self.wire, "text/event-stream"
+            )
         return response
 
     async def _get_json_bytes(self, path: str) -> tuple[httpx.Response, bytes]:

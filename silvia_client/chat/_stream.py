@@ -10,6 +10,7 @@ partial turn on the error (`error.turn`).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -172,8 +173,13 @@ class ChatStream(_StreamState):
 
     def until_done(self) -> Turn:
         """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""
-        for _ in self:
-            pass
+        try:
+            # Straight from the reader, not through `__iter__`: nothing is handed out,
+            # and the reader closes the response however it ends.
+            deque(self._started(), maxlen=0)
+        except StreamError as error:
+            self._failure = error
+            raise
         return self._result()
 
     def close(self) -> None:
@@ -263,8 +269,12 @@ class AsyncChatStream(_StreamState):
 
     async def until_done(self) -> Turn:
         """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""
-        async for _ in self:
-            pass
+        try:
+            async for _ in await self._started():  # as in `ChatStream.until_done`
+                pass
+        except StreamError as error:
+            self._failure = error
+            raise
         return self._result()
 
     async def close(self) -> None:

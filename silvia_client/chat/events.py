@@ -7,6 +7,11 @@ name whose data is not JSON, or not the documented shape, becomes
 
 `type` is the SDK's own name for an event (stable, for `match`), whatever the
 event is called on the wire (see `_wire.EventNames`).
+
+Events are plain slotted dataclasses, not frozen ones: one is made per SSE event,
+and a frozen dataclass costs about three times as much to build (and to define,
+at import). The turn never reads an event after applying it, so changing one
+changes nothing but that object.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SessionEvent:
     """The session this turn belongs to (first event of a turn)."""
 
@@ -48,7 +53,7 @@ class SessionEvent:
     session_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextEvent:
     """A piece of the answer text."""
 
@@ -56,7 +61,7 @@ class TextEvent:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CitationEvent:
     """A citation as it streamed in; its `offset` is the answer's length at that moment."""
 
@@ -64,7 +69,7 @@ class CitationEvent:
     citation: InlineCitation
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CitationsSummaryEvent:
     """The turn's citations, final. Rows that could not be read are in `errors`."""
 
@@ -73,7 +78,7 @@ class CitationsSummaryEvent:
     errors: tuple[RowError, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MessageEvent:
     """The model's final message, raw as the server sent it (it carries no targets)."""
 
@@ -81,7 +86,7 @@ class MessageEvent:
     message: dict[str, Any] = field(repr=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ErrorEvent:
     """The server reports that the turn failed."""
 
@@ -91,14 +96,14 @@ class ErrorEvent:
     body: object = field(default=None, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DoneEvent:
     """The turn is complete."""
 
     type: ClassVar[Literal["done"]] = "done"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UnknownEvent:
     """An event this SDK does not know, kept with its raw name and data."""
 
@@ -107,7 +112,7 @@ class UnknownEvent:
     data: str = field(repr=False)  # raw: it may hold targets, and their providers
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MalformedEvent:
     """A known event whose data could not be read; `data` is exactly what arrived."""
 

@@ -17,7 +17,7 @@ import pytest
 import respx
 
 from silvia_client import AsyncSilviaClient, SilviaClient
-from silvia_client.errors import SilviaError, StreamError
+from silvia_client.errors import AuthenticationError, SilviaError, StreamError
 
 from .conftest import Api
 from .sse import (
@@ -298,3 +298,26 @@ async def test_unexpected_response_hides_the_provider(api: Api, server: respx.Mo
             messages.append(str(info.value))
     assert "accountId" in messages[0]  # the start of the body is still shown
     assert messages[:2] == messages[2:]
+
+
+def test_a_token_the_server_echoes_is_blanked_in_the_error() -> None:
+    token = "sk-live-0123456789abcdef"
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(401, json={"error": {"type": "auth", "message": f"bad {token}"}})
+
+    http = httpx.Client(transport=httpx.MockTransport(handler))
+    with (
+        SilviaClient(base_url="http://silvia.test", token=token, http_client=http) as client,
+        pytest.raises(AuthenticationError) as caught,
+    ):
+        client.chat.stream("hi").until_done()
+    assert token not in str(caught.value)
+    assert token not in repr(caught.value.body)
+    assert "<token>" in caught.value.message
+
+
+def test_credentials_in_the_base_url_stay_out_of_the_repr() -> None:
+    with SilviaClient(base_url="https://someone:hunter2@silvia.test/base", token="t") as client:
+        assert "hunter2" not in repr(client)
+        assert repr(client) == "SilviaClient(base_url='https://silvia.test/base')"
