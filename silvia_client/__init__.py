@@ -9,18 +9,13 @@ with SilviaClient() as client:  # SILVIA_BASE_URL, SILVIA_TOKEN
         turn = stream.until_done()
 """
 
+from typing import TYPE_CHECKING
+
 from ._client import AsyncSilviaClient, SilviaClient
 from ._version import __version__
 from ._wire import DEFAULT_WIRE, EventNames, WireFormat
 from .chat import AsyncChatStream, ChatEvent, ChatStream, Turn
-from .citations import (
-    AccountRef,
-    Citation,
-    CitationTarget,
-    InlineCitation,
-    parse_citation_target,
-    resolve_citation,
-)
+from .citations import AccountRef, CitationTarget, parse_citation_target, resolve_citation
 from .errors import (
     APIConnectionError,
     APIError,
@@ -79,3 +74,16 @@ __all__ = [
     "parse_citation_target",
     "resolve_citation",
 ]
+
+if TYPE_CHECKING:
+    from .citations import Citation, InlineCitation
+
+
+def __getattr__(name: str) -> object:
+    # `Citation` and `InlineCitation` are pydantic models, loaded on first use
+    # (see `silvia_client.citations`).
+    if name in ("Citation", "InlineCitation"):
+        from . import citations
+
+        return getattr(citations, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

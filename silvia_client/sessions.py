@@ -19,14 +19,14 @@ from ._gc import gc_paused
 from ._responses import unexpected_response
 from ._wire import DEFAULT_WIRE, WireFormat
 from .chat import SourceRegistry
-from .citations import Citation, CitationTarget, InlineCitation, RowError
-from .citations._rows import citation_with_target, load_json_citations
+from .citations import CitationTarget, RowError
 from .errors import ConfigurationError
 
 if TYPE_CHECKING:
     import httpx
 
     from ._client import AsyncSilviaClient, SilviaClient
+    from .citations import Citation, InlineCitation
 
 __all__ = ["AsyncSessions", "Message", "Session", "Sessions", "parse_session"]
 
@@ -127,13 +127,15 @@ def _one_meaning_per_source(
     return _agreeing(citations, final), _agreeing(inline, final)
 
 
-_RowT = TypeVar("_RowT", bound=Citation)
+_RowT = TypeVar("_RowT", bound="Citation")
 
 
 def _agreeing(
     rows: tuple[_RowT, ...], final: Mapping[str, CitationTarget | None]
 ) -> tuple[_RowT, ...]:
     """`rows`, each row of a source in `final` with that target (copied only if it differs)."""
+    from .citations._rows import citation_with_target
+
     out: list[_RowT] | None = None
     for index, row in enumerate(rows):
         source = row.source
@@ -146,6 +148,8 @@ def _agreeing(
 
 def _message(data: dict[str, Any], wire: WireFormat) -> Message:
     # The rows come straight from `json.loads` (see `parse_session`).
+    from .citations._rows import Citation, InlineCitation, load_json_citations
+
     citations = load_json_citations(data.get(wire.message_citations_key), Citation)
     inline = load_json_citations(data.get(wire.message_inline_citations_key), InlineCitation)
     modelled = _MESSAGE_FIELDS | {wire.message_citations_key, wire.message_inline_citations_key}

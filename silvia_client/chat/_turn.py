@@ -15,18 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..citations import (
-    AccountRef,
-    AccountsTarget,
-    AccountTarget,
-    Citation,
-    CitationTarget,
-    InlineCitation,
-    RowError,
-)
-from ..citations._rows import citation_with_target
+from ..citations import AccountRef, AccountsTarget, AccountTarget, CitationTarget, RowError
 from .events import (
     ChatEvent,
     CitationEvent,
@@ -39,6 +30,9 @@ from .events import (
     TextEvent,
     UnknownEvent,
 )
+
+if TYPE_CHECKING:
+    from ..citations import Citation, InlineCitation
 
 __all__ = ["SourceRegistry", "Turn", "TurnBuilder"]
 
@@ -94,12 +88,14 @@ class SourceRegistry:
         return dict(self._targets)
 
 
-CitationT = TypeVar("CitationT", bound=Citation)
+CitationT = TypeVar("CitationT", bound="Citation")
 
 
 def _agree(
     citations: list[CitationT], targets: Mapping[str, CitationTarget | None]
 ) -> tuple[CitationT, ...]:
+    from ..citations._rows import citation_with_target
+
     out = []
     for citation in citations:
         final = targets.get(citation.source)

@@ -20,13 +20,16 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, ClassVar, Literal, TypeAlias
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import ValidationError
 
 from .._wire import WireFormat
-from ..citations import Citation, InlineCitation, RowError
-from ..citations._rows import citation_from_json, load_json_citations
+from ..citations import RowError
+
+if TYPE_CHECKING:
+    from ..citations import Citation, InlineCitation
 
 __all__ = [
     "ChatEvent",
@@ -187,14 +190,29 @@ def _text(data: object, wire: WireFormat, offset: int) -> ChatEvent:
     return TextEvent(_field(data, wire.text_key, str))
 
 
+# The citation rows' module (pydantic models), imported with the first citation
+# rather than with the package; then kept here, off the per-event path.
+_rows: ModuleType | None = None
+
+
+def _rows_module() -> ModuleType:
+    global _rows
+    from ..citations import _rows as rows
+
+    _rows = rows
+    return rows
+
+
 def _citation(data: object, wire: WireFormat, offset: int) -> ChatEvent:
     row = _field(data, wire.citation_key, dict)
-    return CitationEvent(citation_from_json(InlineCitation, row, offset))
+    rows = _rows or _rows_module()
+    return CitationEvent(rows.citation_from_json(rows.InlineCitation, row, offset))
 
 
 def _citations_summary(data: object, wire: WireFormat, offset: int) -> ChatEvent:
-    rows = load_json_citations(_field(data, wire.citations_key, list), Citation)
-    return CitationsSummaryEvent(rows.citations, rows.errors)
+    rows = _rows or _rows_module()
+    loaded = rows.load_json_citations(_field(data, wire.citations_key, list), rows.Citation)
+    return CitationsSummaryEvent(loaded.citations, loaded.errors)
 
 
 def _message(data: object, wire: WireFormat, offset: int) -> ChatEvent:

@@ -9,6 +9,8 @@ Where things are:
 - `_accounts.py` the doc's account-id rule and matching refs to the user's accounts
 """
 
+from typing import TYPE_CHECKING
+
 from ._accounts import (
     account_id_candidates,
     account_ref_from_row,
@@ -25,7 +27,7 @@ from ._links import (
     resolve_citation,
 )
 from ._parse import is_http_url, parse_citation_target
-from ._rows import Citation, CitationRows, InlineCitation, RowError, load_citations
+from ._row_errors import CitationRows, RowError
 from ._targets import (
     PROVIDERS,
     AccountProvider,
@@ -77,3 +79,20 @@ __all__ = [
     "parse_citation_target",
     "resolve_citation",
 ]
+
+if TYPE_CHECKING:
+    from ._rows import Citation, InlineCitation, load_citations
+
+# The citation rows are pydantic models. Like `import pydantic` itself, importing
+# this package leaves pydantic's model machinery (about 40 ms) until first use.
+_IN_ROWS = frozenset({"Citation", "InlineCitation", "load_citations"})
+
+
+def __getattr__(name: str) -> object:
+    if name in _IN_ROWS:
+        from . import _rows
+
+        value = getattr(_rows, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

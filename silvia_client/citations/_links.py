@@ -9,11 +9,11 @@ links; it never shows `provider`, and only http(s) URLs ever become links.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urljoin
 
 from ..errors import ConfigurationError, SilviaError
 from ._parse import is_http_url
-from ._rows import Citation
 from ._targets import (
     AccountRef,
     AccountsTarget,
@@ -23,6 +23,9 @@ from ._targets import (
     MarketDataTarget,
     PortfolioTarget,
 )
+
+if TYPE_CHECKING:
+    from ._rows import Citation
 
 __all__ = [
     "ACCOUNTS_PATH",

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Annotated, Any, Final, Generic, TypeVar
+from typing import Annotated, Any, Final, TypeVar
 
 from pydantic import BaseModel, ConfigDict, PlainSerializer, PlainValidator, ValidationError
 
 from ._parse import parse_citation_target
+from ._row_errors import CitationRows, RowError
 from ._targets import TARGET_TYPES, CitationTarget
 
 __all__ = [
@@ -96,23 +96,6 @@ class InlineCitation(Citation):
 
 
 CitationT = TypeVar("CitationT", bound=Citation)
-
-
-@dataclass(frozen=True)
-class RowError:
-    """A citation row that could not be read: where it was and why (never its content)."""
-
-    index: int
-    reason: str
-    raw: object = field(default=None, repr=False, compare=False)
-
-
-@dataclass(frozen=True)
-class CitationRows(Generic[CitationT]):
-    """The rows of a citation list that could be read, and the ones that could not."""
-
-    citations: tuple[CitationT, ...]
-    errors: tuple[RowError, ...] = ()
 
 
 def _reason(error: ValidationError) -> str:
