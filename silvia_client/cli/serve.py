@@ -67,10 +67,13 @@ def run(args: argparse.Namespace) -> int:
 
     stop = threading.Event()
 
-    def on_sigterm(signum: int, frame: Any) -> None:
+    def on_signal(signum: int, frame: Any) -> None:
         stop.set()
 
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    # Both signals just set the event, and the wait wakes up now and then: a
+    # KeyboardInterrupt raised into a lock wait that never times out can be
+    # missed (seen on Python 3.10), and then the server would not stop.
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         loopback = server.serve_loopback(host=args.host, port=args.port)
         try:
@@ -90,11 +93,11 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
                 flush=True,
             )
-            stop.wait()
-        except KeyboardInterrupt:
-            pass
+            while not stop.wait(0.2):
+                pass
         finally:
             loopback.stop()
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return 0
