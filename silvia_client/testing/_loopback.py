@@ -92,7 +92,7 @@ class LoopbackServer:
         if not self._ready.wait(timeout):
             raise RuntimeError("the reference server did not start in time")
         if self._startup_error is not None:
-            self._thread.join()
+            self._thread.join(timeout)  # it is ending: it failed to bind
             raise self._startup_error
         return self.url
 

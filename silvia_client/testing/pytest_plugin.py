@@ -133,7 +133,9 @@ def _close_on_own_loop(http: httpx.AsyncClient) -> None:
 
     thread = threading.Thread(target=close, name="silvia-close-async-client")
     thread.start()
-    thread.join()
+    thread.join(timeout=30)  # every wait has a bound; closing an idle client takes moments
+    if thread.is_alive():
+        raise RuntimeError("closing the async client did not finish in 30 s")
     if errors:
         raise errors[0]
 
