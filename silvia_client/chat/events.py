@@ -151,25 +151,23 @@ def _field(data: object, key: str, kind: type) -> Any:
     return value
 
 
+# The JSON decoder's C scanner, called directly: `json.loads`'s own per-call steps
+# (type and BOM checks, a whitespace regex at each end) cost more than the scan
+# itself on the small objects of a chat stream. They only matter when the data
+# does not start with a value or does not end where the value does, and then
+# `json.loads` itself decides, so values and errors are exactly its own.
 _scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def loads(data: str) -> Any:
-    """`json.loads(data)`: the same value, or the same exception, for any string.
-
-    It calls the decoder's scanner (C) directly, without `json.loads`'s per-call
-    steps (type and BOM checks, a whitespace regex at each end), which cost
-    more than the scan itself on the small objects of a chat stream. Those
-    steps only matter when the data does not start with a value or does not
-    end where the value does, and then `json.loads` itself decides.
-    """
+    """`json.loads(data)`: the same value, or the same exception, for any string."""
     try:
         value, end = _scan_once(data, 0)
-    except (StopIteration, ValueError):
-        return json.loads(data)
-    if end != len(data):
-        return json.loads(data)
-    return value
+    except StopIteration:
+        end = -1
+    # A ValueError the scan raises is the one `json.loads` would raise (both start
+    # at the first character); anything else is `json.loads`'s own call.
+    return value if end == len(data) else json.loads(data)
 
 
 # A reader takes the parsed data, the wire format, and the answer's current
@@ -267,7 +265,7 @@ class EventDecoder:
         """Read one SSE event. Never raises: bad data gives a `MalformedEvent`."""
         if name == self._text:
             # The event that comes by the thousand: a well-formed one is read
-            # here (`loads` and `_text`, inlined); any other goes the general way.
+            # here (the scan and `_text`, inlined); any other goes the general way.
             try:
                 value, end = _scan_once(data, 0)
             except Exception:
@@ -280,15 +278,7 @@ class EventDecoder:
         if reader is None:
             return UnknownEvent(name, data)
         try:
-            # `loads(data)`, inlined: a ValueError the scan raises is the one
-            # `json.loads` would raise (both start at the first character).
-            try:
-                value, end = _scan_once(data, 0)
-            except StopIteration:
-                end = -1
-            if end != len(data):
-                value = json.loads(data)
-            return reader(value, self._wire, offset)
+            return reader(loads(data), self._wire, offset)
         except ValueError as error:  # JSON errors and pydantic's ValidationError alike
             if name == self._done and not data.strip():
                 return DoneEvent()  # `done` carries `{}`, but an empty data line means the same
