@@ -23,7 +23,8 @@ def python_markdown(text: str) -> str:
 
 
 def commonmark(text: str) -> str:
-    return _COMMONMARK.render(text)
+    rendered: str = _COMMONMARK.render(text)
+    return rendered
 
 
 READERS: dict[str, Callable[[str], str]] = {
