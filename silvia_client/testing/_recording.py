@@ -426,7 +426,7 @@ class _Reader:
         if line is None:
             where = f"after line {self.last}" if self.last else "before its first line"
             raise RecordingFormatError(
-                f"the recording ends {where}, where a `{expected}` line belongs: it is truncated"
+                f"the recording ends {where}, without its `{expected}` line: it is truncated"
             )
         self.last = line.number
         return line
