@@ -37,8 +37,8 @@ from ._recording import (
     RecordedRequest,
     RecordedResponse,
     Recording,
-    RecordingFormatError,
 )
+from ._recording_format import RecordingFormatError
 from ._replay import RECORDING_COMMAND, ReplayServer, ReplayTransport
 from ._scenario import Rewrite, Scenario
 from ._script import Checkpoint, Cite, PriorTurn, Say, ScriptItem

@@ -250,7 +250,7 @@ class ReplayServer:
     def from_files(
         cls, paths: list[str], *, token: str | None = None, timing: bool = False
     ) -> ReplayServer:
-        """Load each file (a `RecordingFormatError` names the file's bad line); names are stems."""
+        """Load each file (a `RecordingFormatError` names its file and line); names are stems."""
         from pathlib import Path
 
         recordings: dict[str, Recording] = {}
