@@ -30,6 +30,16 @@ from ._faults import (
 )
 from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS, scenarios
 from ._loopback import LoopbackServer
+from ._record_transport import Capture, RecordingTransport, arecord_turn, record_turn
+from ._recording import (
+    RecordedChunk,
+    RecordedReload,
+    RecordedRequest,
+    RecordedResponse,
+    Recording,
+)
+from ._recording_format import RecordingFormatError
+from ._replay import RECORDING_COMMAND, ReplayServer, ReplayTransport
 from ._scenario import Rewrite, Scenario
 from ._script import Checkpoint, Cite, PriorTurn, Say, ScriptItem
 from ._server import IN_PROCESS_URL, SCENARIO_COMMAND, SCENARIO_HEADER, ReferenceServer
@@ -94,4 +104,21 @@ __all__ = [
     "read_mortgage_authority",
     "read_tax_authority",
     "scenarios",
+]
+
+# Recordings: capture a live turn, save it, replay it (see `_recording.py`).
+__all__ += [
+    "RECORDING_COMMAND",
+    "Capture",
+    "RecordedChunk",
+    "RecordedReload",
+    "RecordedRequest",
+    "RecordedResponse",
+    "Recording",
+    "RecordingFormatError",
+    "RecordingTransport",
+    "ReplayServer",
+    "ReplayTransport",
+    "arecord_turn",
+    "record_turn",
 ]
