@@ -41,6 +41,8 @@ def main() -> None:
             print(f"  - {resolved.label}: {hrefs or '(no link)'}")
         for error in message.citation_errors:  # rows that could not be read are reported
             print(f"  ! skipped citation row {error.index}: {error.reason}")
+        for error in message.inline_citation_errors:
+            print(f"  ! skipped inline citation row {error.index}: {error.reason}")
 
     reloaded = session.messages[-1]
     same = [key(c) for c in live.citations] == [key(c) for c in reloaded.citations]

@@ -8,9 +8,12 @@ shows. Everything that came from the server (text, titles, quoted text, URLs)
 is escaped: markup in it shows as text, and only http(s) URLs and `/accounts/`
 paths ever become links.
 
-A source is shown through one citation: the summary's row when there is one
-(its target is final), else the first streamed row. So a turn and the same turn
-reloaded from history show the same labels and links.
+Rows are shown as the server sent them. In the list of sources, a source is
+shown through the row that carries its final target (`target_for`'s rule: the
+summary's, else the last streamed), so a turn and the same turn reloaded from
+history show the same labels and links. Each chip in the answer is numbered by
+its source and links by its own row: where a source's rows carry different
+targets (accounts pooled as the turn went on), a chip opens what its row named.
 
 The same numbering and placement serve the `silvia` command (`cli/_render.py`):
 `numbered_sources` and `marked_segments`.
@@ -24,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from .citations import Citation, CitationLink, InlineCitation, ResolvedCitation, resolve_citation
+from .citations._final import final_targets
 
 if TYPE_CHECKING:
     from .chat import Turn
@@ -84,13 +88,16 @@ def numbered_sources(
 ) -> list[NumberedSource]:
     """Each source once, numbered as `number_sources(inline + citations)` numbers it.
 
-    A source is represented by its first row in `citations` (the summary, final
-    targets), else its first streamed row. `base_url` makes account links absolute.
+    A source is represented by a row carrying its final target (the summary's,
+    else its last streamed one, as `Turn.target_for` has it): the first such row
+    of `citations`, else of `inline`. `base_url` makes account links absolute.
     """
     numbers = number_sources([*inline, *citations])
+    finals = final_targets(inline, citations)
     chosen: dict[str, Citation] = {}
     for citation in (*citations, *inline):
-        chosen.setdefault(citation.source, citation)
+        if citation.target == finals[citation.source]:
+            chosen.setdefault(citation.source, citation)
     return [
         NumberedSource(number, chosen[source], resolve_citation(chosen[source], base_url=base_url))
         for source, number in numbers.items()
@@ -106,23 +113,43 @@ def marked_segments(
     the text are not placed. Several citations at one offset give one mark per
     source, in the order they streamed. The pieces joined give back `text`.
     """
+    return [
+        (piece, [number for number, _ in marks])
+        for piece, marks in _marked_rows(text, inline, numbers)
+    ]
+
+
+def _marked_rows(
+    text: str, inline: Sequence[InlineCitation], numbers: dict[str, int]
+) -> list[tuple[str, list[tuple[int, InlineCitation]]]]:
+    """`marked_segments`, each mark with the row it stands for (its source's first there)."""
     placed = sorted(
         (c for c in inline if c.offset is not None and 0 <= c.offset <= len(text)),
         key=lambda c: c.offset or 0,
     )
-    pieces: list[tuple[str, list[int]]] = []
+    pieces: list[tuple[str, list[tuple[int, InlineCitation]]]] = []
     start = 0
     for citation in placed:
         offset = citation.offset or 0
         number = numbers[citation.source]
         if pieces and offset == start:
-            if number not in pieces[-1][1]:
-                pieces[-1][1].append(number)
+            if all(number != marked for marked, _ in pieces[-1][1]):
+                pieces[-1][1].append((number, citation))
             continue
-        pieces.append((text[start:offset], [number]))
+        pieces.append((text[start:offset], [(number, citation)]))
         start = offset
     pieces.append((text[start:], []))
     return pieces
+
+
+def _chip_source(
+    number: int, row: InlineCitation, listed: NumberedSource, base_url: str | None
+) -> NumberedSource:
+    """What a chip shows: its source's number, and its own row's label and links."""
+    shown = listed.citation
+    if row.target == shown.target and row.title == shown.title:
+        return listed  # resolves alike: the usual case, where a source keeps one target
+    return NumberedSource(number, row, resolve_citation(row, base_url=base_url))
 
 
 def _quote(text: str | None) -> str:
@@ -182,14 +209,20 @@ def _sources_html(sources: Sequence[NumberedSource]) -> str:
 
 
 def _answer_html(
-    text: str, inline: Sequence[InlineCitation], sources: Sequence[NumberedSource]
+    text: str,
+    inline: Sequence[InlineCitation],
+    sources: Sequence[NumberedSource],
+    base_url: str | None,
 ) -> str:
     by_number = {source.number: source for source in sources}
     numbers = {source.source: source.number for source in sources}
     out = []
-    for piece, marks in marked_segments(text, inline, numbers):
+    for piece, marks in _marked_rows(text, inline, numbers):
         out.append(_text_html(piece))
-        out.extend(_chip_html(by_number[number]) for number in marks)
+        out.extend(
+            _chip_html(_chip_source(number, row, by_number[number], base_url))
+            for number, row in marks
+        )
     return "".join(out)
 
 
@@ -211,7 +244,8 @@ def turn_html(turn: Turn, *, base_url: str | None = None) -> str:
     sources = numbered_sources(turn.inline_citations, turn.citations, base_url=base_url)
     return (
         f'<div class="silvia-turn {_NO_MATH}">'
-        f'<p class="silvia-answer">{_answer_html(turn.text, turn.inline_citations, sources)}</p>'
+        f'<p class="silvia-answer">'
+        f"{_answer_html(turn.text, turn.inline_citations, sources, base_url)}</p>"
         f"{_sources_html(sources)}{_incomplete_html(turn)}</div>"
     )
 
@@ -227,7 +261,7 @@ def _message_body_html(message: Message, base_url: str | None) -> str:
         f'<div class="silvia-message {_role_class(message.role)}">'
         f'<p class="silvia-role"><strong>{role}</strong></p>'
         f'<p class="silvia-answer">'
-        f"{_answer_html(message.text, message.inline_citations, sources)}</p>"
+        f"{_answer_html(message.text, message.inline_citations, sources, base_url)}</p>"
         f"{_sources_html(sources)}</div>"
     )
 
@@ -303,14 +337,20 @@ def _chip_markdown(source: NumberedSource) -> str:
 
 
 def _answer_markdown(
-    text: str, inline: Sequence[InlineCitation], sources: Sequence[NumberedSource]
+    text: str,
+    inline: Sequence[InlineCitation],
+    sources: Sequence[NumberedSource],
+    base_url: str | None,
 ) -> str:
     by_number = {source.number: source for source in sources}
     numbers = {source.source: source.number for source in sources}
     out = []
-    for piece, marks in marked_segments(text, inline, numbers):
+    for piece, marks in _marked_rows(text, inline, numbers):
         out.append(_m_text(piece))
-        out.extend(_chip_markdown(by_number[number]) for number in marks)
+        out.extend(
+            _chip_markdown(_chip_source(number, row, by_number[number], base_url))
+            for number, row in marks
+        )
     return "".join(out).lstrip(" \t")
 
 
@@ -323,7 +363,7 @@ def citation_markdown(citation: Citation, *, base_url: str | None = None) -> str
 def turn_markdown(turn: Turn, *, base_url: str | None = None) -> str:
     """A turn: the answer with numbered markers, then the numbered sources."""
     sources = numbered_sources(turn.inline_citations, turn.citations, base_url=base_url)
-    parts = [_answer_markdown(turn.text, turn.inline_citations, sources)]
+    parts = [_answer_markdown(turn.text, turn.inline_citations, sources, base_url)]
     if sources:
         parts.append("**Sources**\n\n" + _sources_markdown(sources))
     if not turn.complete:
@@ -335,7 +375,7 @@ def turn_markdown(turn: Turn, *, base_url: str | None = None) -> str:
 def _message_parts_markdown(message: Message, base_url: str | None) -> list[str]:
     sources = numbered_sources(message.inline_citations, message.citations, base_url=base_url)
     parts = [f"**{_m(_one_line(message.role or 'message'))}**"]
-    parts.append(_answer_markdown(message.text, message.inline_citations, sources))
+    parts.append(_answer_markdown(message.text, message.inline_citations, sources, base_url))
     if sources:
         parts.append(_sources_markdown(sources))
     return parts

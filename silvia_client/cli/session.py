@@ -67,7 +67,9 @@ def run_show(args: argparse.Namespace) -> int:
         render.answer(message.text, message.inline_citations, message.citations)
         if message.citations or message.inline_citations:
             render.sources(message.inline_citations, message.citations)
-    skipped = len(session.message_errors) + sum(len(m.citation_errors) for m in session.messages)
+    skipped = len(session.message_errors) + sum(
+        len(m.citation_errors) + len(m.inline_citation_errors) for m in session.messages
+    )
     if skipped:
         print(
             f"silvia session show: skipped {skipped} unreadable message or citation row(s)",

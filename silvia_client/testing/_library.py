@@ -626,6 +626,28 @@ def _turn_rules() -> list[Scenario]:
             ),
         ),
         Scenario(
+            "checkpoint-fresh-write",
+            "Resumed from a checkpoint written before targets, then the label written again: "
+            "untyped, then typed.",
+            checkpoint=Checkpoint((_checking_and_cards(),), carries_targets=False),
+            script=(
+                Say("Checking held $4,210.55"),
+                Cite(CHECKING_SRC),
+                ExecuteSql(
+                    rows=(
+                        {
+                            "account_name": "Checking",
+                            "balance": "4310.55",
+                            "source": "plaid",
+                            "source_account_id": CHECKING,
+                        },
+                    )
+                ),
+                Say(" and holds $4,310.55 now."),
+                Cite(CHECKING_SRC),
+            ),
+        ),
+        Scenario(
             "checkpoint-current",
             "Resumed from a checkpoint that carries its registry: its sources keep their targets.",
             checkpoint=Checkpoint((_checking_and_cards(),), carries_targets=True),

@@ -131,6 +131,32 @@ def test_a_finished_answer_places_markers_at_offsets() -> None:
     assert out.getvalue() == "One[1][2] two[1].\n"
 
 
+def test_sources_show_each_sources_final_target() -> None:
+    cards = "silvia://your-account/cards"
+    one = {"kind": "account", "accountId": ACCOUNT, "provider": "plaid"}
+    both = {
+        "kind": "accounts",
+        "accounts": [
+            {"accountId": ACCOUNT},
+            {"accountId": "Lm9WJ8NbnGUxPoEr4QzYDaRkKvXq1Ts7HcfB2"},
+        ],
+    }
+    rows = [
+        inline(cards, 3, title="Cards", target=one),
+        inline(cards, 7, title="Cards", target=both, cited_text="b"),
+    ]
+    out = io.StringIO()
+    render = TerminalRenderer(out, links=False)
+    render.answer("One two.", rows)
+    render.sources(rows, [])  # no summary: the last streamed row is the final word
+    assert out.getvalue().splitlines()[:4] == [
+        "One[1] two[1].",
+        "",
+        "Sources",
+        "  [1] Cards (2 of your accounts)",
+    ]
+
+
 def test_labels_never_show_the_provider() -> None:
     def shown(provider: str | None) -> str:
         out = io.StringIO()

@@ -207,6 +207,56 @@ def test_a_chip_links_to_its_source_when_it_has_exactly_one_link() -> None:
     ]
 
 
+def chip_links(html: str) -> list[tuple[str, list[str | None]]]:
+    """(chip text, hrefs it opens) for every chip, in document order."""
+    return [
+        (chip.text, [a.attrs["href"] for a in chip.find_all("a")])
+        for chip in parse(html).find_all("sup", "silvia-chip")
+    ]
+
+
+CARDS_SRC = "silvia://your-account/credit-card"
+
+
+def test_pooled_accounts_list_the_final_target_and_each_chip_opens_its_own_row() -> None:
+    one = row(CARDS_SRC, "Cards", target=account(ACCOUNT_A), cited_text="first card")
+    both = row(CARDS_SRC, "Cards", target=accounts(ACCOUNT_A, ACCOUNT_B), cited_text="both")
+    summary = [{**one, "target": both["target"]}, both]
+    html = turn_html(build_turn("First", one, " then both", both, ".", summary=summary))
+    # One source, one number; the list shows where it ended: both cards.
+    assert sources(html) == [
+        (
+            "1",
+            "Cards",
+            [
+                (f"/accounts/{ACCOUNT_A}", "Cards (1 of 2)"),
+                (f"/accounts/{ACCOUNT_B}", "Cards (2 of 2)"),
+            ],
+        )
+    ]
+    # The first chip streamed when the server had one card: it opens that card.
+    assert chip_links(html) == [("[1]", [f"/accounts/{ACCOUNT_A}"]), ("[1]", [])]
+
+
+def test_a_source_untyped_then_typed_lists_its_final_target_and_chips_as_sent() -> None:
+    # After a checkpoint written before targets, then a fresh write (as the server sends it).
+    untyped = row(CARDS_SRC, "Cards", cited_text="before")
+    typed = row(CARDS_SRC, "Cards", target=account(ACCOUNT_B), cited_text="after")
+    summary = [{**untyped, "target": typed["target"]}, typed]
+    html = turn_html(build_turn("Was", untyped, " is", typed, ".", summary=summary))
+    assert sources(html) == [("1", "Cards", [(f"/accounts/{ACCOUNT_B}", "Cards")])]
+    assert chip_links(html) == [("[1]", []), ("[1]", [f"/accounts/{ACCOUNT_B}"])]
+
+
+def test_a_source_the_server_untyped_lists_no_link_but_its_typed_chip_keeps_one() -> None:
+    typed = row(CARDS_SRC, "Cards", target=account(ACCOUNT_A), cited_text="with an id")
+    untyped = row(CARDS_SRC, "Cards", cited_text="without")
+    for summary in ([row(CARDS_SRC, "Cards")], []):  # the summary's word, else the last row's
+        html = turn_html(build_turn("A", typed, " b", untyped, ".", summary=summary))
+        assert sources(html) == [("1", "Cards", [])]
+        assert chip_links(html) == [("[1]", [f"/accounts/{ACCOUNT_A}"]), ("[1]", [])]
+
+
 def test_history_rows_without_offsets_get_no_chips_but_are_listed() -> None:
     session = build_session(
         [
@@ -369,7 +419,10 @@ def client() -> Any:
         yield client
 
 
-@pytest.mark.parametrize("scenario", ["demo", "pooling", "untyped-ids-then-none", "search-web"])
+@pytest.mark.parametrize(
+    "scenario",
+    ["demo", "pooling", "untyped-ids-then-none", "checkpoint-fresh-write", "search-web"],
+)
 def test_live_and_reload_list_the_same_sources(client: SilviaClient, scenario: str) -> None:
     with client.chat.stream(f"/scenario {scenario}") as stream:
         turn = stream.until_done()

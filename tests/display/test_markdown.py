@@ -105,6 +105,20 @@ def test_the_whole_view_of_a_turn() -> None:
     )
 
 
+def test_chips_link_by_their_own_rows_and_the_list_by_the_final_target() -> None:
+    source = "silvia://your-account/credit-card"
+    one = row(source, "Cards", account(ACCOUNT_A), cited_text="one")
+    both = row(source, "Cards", accounts(ACCOUNT_A, ACCOUNT_B), cited_text="both")
+    turn = build_turn("a", one, " b", both, ".", summary=[{**one, "target": both["target"]}, both])
+    assert turn_markdown(turn) == (
+        f"a<sup>[\\[1\\]](/accounts/{ACCOUNT_A})</sup> b<sup>\\[1\\]</sup>\\.\n\n"
+        "**Sources**\n\n"
+        f"1. **Cards** — [Cards \\(1 of 2\\)](/accounts/{ACCOUNT_A}), "
+        f"[Cards \\(2 of 2\\)](/accounts/{ACCOUNT_B})  \n"
+        "   > one"
+    )
+
+
 def test_a_link_destination_cannot_be_ended_early() -> None:
     url = "https://e.example/x)y(z\\w<v>"
     turn = build_turn("a", row(url, "T", web(url)))
