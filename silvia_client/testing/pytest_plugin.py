@@ -51,7 +51,6 @@ imports nothing of the SDK until a fixture is first used.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
@@ -129,6 +128,8 @@ def async_silvia_client(async_silvia: AsyncSilviaClient) -> AsyncSilviaClient:
 
 
 def _close_on_own_loop(client: AsyncSilviaClient) -> None:
+    import asyncio  # here, not at the top: most runs never need it
+
     errors: list[BaseException] = []
 
     def close() -> None:
