@@ -36,6 +36,16 @@ if TYPE_CHECKING:
     )
     from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS, scenarios
     from ._loopback import LoopbackServer
+    from ._record_transport import Capture, RecordingTransport, arecord_turn, record_turn
+    from ._recording import (
+        RecordedChunk,
+        RecordedReload,
+        RecordedRequest,
+        RecordedResponse,
+        Recording,
+    )
+    from ._recording_format import RecordingFormatError
+    from ._replay import RECORDING_COMMAND, ReplayServer, ReplayTransport
     from ._scenario import Rewrite, Scenario
     from ._script import Checkpoint, Cite, PriorTurn, Say, ScriptItem
     from ._server import IN_PROCESS_URL, SCENARIO_COMMAND, SCENARIO_HEADER, ReferenceServer
@@ -102,6 +112,23 @@ __all__ = [
     "scenarios",
 ]
 
+# Recordings: capture a live turn, save it, replay it (see `_recording.py`).
+__all__ += [
+    "RECORDING_COMMAND",
+    "Capture",
+    "RecordedChunk",
+    "RecordedReload",
+    "RecordedRequest",
+    "RecordedResponse",
+    "Recording",
+    "RecordingFormatError",
+    "RecordingTransport",
+    "ReplayServer",
+    "ReplayTransport",
+    "arecord_turn",
+    "record_turn",
+]
+
 # Each name is imported on first use, so that loading the pytest plugin costs next
 # to nothing in runs that do not use it; see `silvia_client/_lazy.py`.
 load_on_first_use(
@@ -122,6 +149,16 @@ load_on_first_use(
         ),
         "._library": ("DEFAULT_SCENARIO", "LEGACY_HISTORY", "SCENARIOS", "scenarios"),
         "._loopback": ("LoopbackServer",),
+        "._record_transport": ("Capture", "RecordingTransport", "arecord_turn", "record_turn"),
+        "._recording": (
+            "RecordedChunk",
+            "RecordedReload",
+            "RecordedRequest",
+            "RecordedResponse",
+            "Recording",
+        ),
+        "._recording_format": ("RecordingFormatError",),
+        "._replay": ("RECORDING_COMMAND", "ReplayServer", "ReplayTransport"),
         "._scenario": ("Rewrite", "Scenario"),
         "._script": ("Checkpoint", "Cite", "PriorTurn", "Say", "ScriptItem"),
         "._server": ("IN_PROCESS_URL", "SCENARIO_COMMAND", "SCENARIO_HEADER", "ReferenceServer"),
