@@ -6,15 +6,19 @@ SILVIA_BASE_URL=https://... SILVIA_TOKEN=... python examples/quickstart.py
 
 from __future__ import annotations
 
-from _client import client
+import os
 
+from silvia_client import SilviaClient
 from silvia_client.display import numbered_sources
+from silvia_client.testing import ReferenceServer
 
 QUESTION = "How much is in checking, and what should I know about Apple, savings and my IRA?"
 
 
 def main() -> None:
-    with client() as silvia, silvia.chat.stream(QUESTION) as stream:
+    # The server at SILVIA_BASE_URL (token: SILVIA_TOKEN), else the embedded reference server.
+    silvia = SilviaClient() if os.environ.get("SILVIA_BASE_URL") else ReferenceServer().client()
+    with silvia, silvia.chat.stream(QUESTION) as stream:
         for text in stream.text_stream:  # the answer, piece by piece
             print(text, end="", flush=True)
         turn = stream.until_done()  # the assembled Turn

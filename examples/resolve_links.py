@@ -13,11 +13,11 @@ This prints the JSON a backend might hand its frontend for one turn.
 from __future__ import annotations
 
 import json
+import os
 
-from _client import client
-
-from silvia_client import Citation
+from silvia_client import Citation, SilviaClient
 from silvia_client.citations import resolve_citation
+from silvia_client.testing import ReferenceServer
 
 WEB_APP = "https://app.example.com"  # absolute account links; without it, SILVIA_WEB_URL or paths
 
@@ -36,7 +36,9 @@ def chips(text: str, inline: list[tuple[int, int]]) -> list[dict[str, object]]:
 
 
 def main() -> None:
-    with client() as silvia, silvia.chat.stream("Where do my accounts stand?") as stream:
+    # The server at SILVIA_BASE_URL (token: SILVIA_TOKEN), else the embedded reference server.
+    silvia = SilviaClient() if os.environ.get("SILVIA_BASE_URL") else ReferenceServer().client()
+    with silvia, silvia.chat.stream("Where do my accounts stand?") as stream:
         turn = stream.until_done()
 
     numbers: dict[str, int] = {}

@@ -2,8 +2,11 @@
 
 A ```python block right after a `<!-- runnable -->` line is executed, each in a
 fresh namespace, against the reference server on 127.0.0.1 (through
-`SILVIA_BASE_URL` and `SILVIA_TOKEN`, as a reader would run it). Every other
-```python block must at least compile.
+`SILVIA_BASE_URL` and `SILVIA_TOKEN`, as a reader would run it). A block right
+after `<!-- pytest: PATH -->` is a test file an integrator would write: it runs
+under pytest, with the package's plugin, beside a stand-in for the module at PATH
+(the integrator's code under test). Every other ```python block must at least
+compile.
 """
 
 from __future__ import annotations
@@ -43,6 +46,20 @@ def section(name: str) -> str:
 
 
 RUNNABLE = [(line, code) for line, runnable, code in python_blocks() if runnable]
+PYTEST_BLOCK = re.compile(
+    r"^<!-- pytest: (\S+) -->\n```python\n(.*?)^```$", re.MULTILINE | re.DOTALL
+)
+
+# What an integrator's `source_links` would do: the links a UI shows for a citation.
+CODE_UNDER_TEST = """
+from silvia_client.citations import resolve_citation
+
+
+def source_links(citation):
+    return [link.href for link in resolve_citation(citation).links]
+"""
+
+pytest_plugins = ["pytester"]
 
 
 def test_the_readme_has_runnable_blocks_in_each_of_its_sections() -> None:
@@ -77,6 +94,21 @@ def test_runnable_blocks_run(
     assert out.strip(), "a README example shows something"
     for secret in (TOKEN, "plaid", "snaptrade"):
         assert secret not in out + err
+
+
+def test_the_readmes_pytest_example_passes_under_pytest(pytester: pytest.Pytester) -> None:
+    [(path, code)] = PYTEST_BLOCK.findall(section("testing-kit"))
+    module = pytester.path / path
+    module.parent.mkdir(parents=True)
+    (module.parent / "__init__.py").write_text("")
+    module.write_text(CODE_UNDER_TEST)
+    pytester.makepyfile(test_readme_example=code)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    outcomes = result.parseoutcomes()
+    tests = code.count("\ndef test_") + code.count("\nasync def test_")
+    assert outcomes.get("passed", 0) >= tests == 3, result.outlines
+    assert set(outcomes) == {"passed"}, outcomes  # none skipped, failed or warned about
+    assert not result.errlines
 
 
 @pytest.mark.parametrize(
