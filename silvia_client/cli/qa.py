@@ -20,6 +20,9 @@ import argparse
 import os
 import sys
 
+from ._args import seconds
+from .chat import add_base_url_argument
+
 __all__ = ["register", "run_check", "run_rules"]
 
 
@@ -44,16 +47,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     run.add_argument("script", metavar="SCRIPT", help="the QA script (JSON)")
-    run.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="the server to check (default: an in-process reference server)",
-    )
+    add_base_url_argument(run)
     run.add_argument("--junit", metavar="PATH", help="write a JUnit XML report here")
     run.add_argument("--json", metavar="PATH", help="write a JSON report here")
     run.add_argument(
         "--timeout",
-        type=float,
+        type=seconds(positive=True),
         default=None,
         metavar="S",
         help="seconds a stream may stay silent, or a request take (default 60)",
@@ -80,24 +79,20 @@ def run_rules(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from ..citations import is_http_url
-    from ..qa import ScriptFormatError, load_script, run_script
+    from ..qa import Observer, ScriptFormatError, load_script, run_script
     from ..qa.report import format_report, write_json, write_junit
     from ..qa.runner import DEFAULT_TIMEOUT, PromptResult
+    from ._server import choose_server
 
     timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
-    if not timeout > 0:
-        return _usage("--timeout must be a positive number of seconds")
-    token = os.environ.get("SILVIA_TOKEN") or None
-    if args.base_url is not None:
-        if not is_http_url(args.base_url):
-            return _usage("--base-url must be an absolute http(s) URL")
-        if token is None:
-            return _usage("set SILVIA_TOKEN to the bearer token for --base-url")
     try:
         script = load_script(args.script)
     except ScriptFormatError as error:
         return _usage(str(error))
+    server = choose_server(args.base_url, "qa run")
+    token = os.environ.get("SILVIA_TOKEN") or None
+    if not server.embedded and token is None:
+        return _usage(f"set SILVIA_TOKEN to the bearer token for {server.source}")
 
     def progress(number: int, total: int, result: PromptResult) -> None:
         checked = result.result
@@ -109,10 +104,13 @@ def run_check(args: argparse.Namespace) -> int:
             flush=True,
         )
 
+    if server.reference is not None:
+        observer = Observer.reference(server=server.reference, timeout=timeout)
+    else:
+        observer = Observer.connect(server.base_url, token=token, timeout=timeout)
     try:
-        run = run_script(
-            script, base_url=args.base_url, token=token, timeout=timeout, progress=progress
-        )
+        with observer:
+            run = run_script(script, observer=observer, progress=progress)
     except ScriptFormatError as error:
         return _usage(str(error))
     print(format_report(run))

@@ -63,11 +63,10 @@ class RunResult:
 
 
 def public_url(url: str) -> str:
-    """`url` without any user info (`https://user:secret@host` shows as `https://host`)."""
+    """`url` without user info, query or fragment (`https://u:secret@host/?key=k` -> `https://host/`)."""
     parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    netloc = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=netloc, query="", fragment=""))
 
 
 def _skipped(prompt: Prompt, reason: str) -> Observation:

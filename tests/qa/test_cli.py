@@ -18,8 +18,9 @@ RULE_IDS = [rule.id for rule in RULES]
 
 
 @pytest.fixture(autouse=True)
-def _no_token(monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_server_in_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SILVIA_TOKEN", raising=False)
+    monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
 
 
 def test_rules_lists_every_rule_with_its_severity(capsys: pytest.CaptureFixture[str]) -> None:
@@ -39,7 +40,11 @@ def test_the_example_passes_on_the_reference_server(
     assert list(cells) == [*RULE_IDS, "expectations"]
     assert {cell for row in cells.values() for cell in row} == {"pass"}
     assert len(cells["target-parses"]) == 12
-    progress = err.splitlines()
+    chosen, *progress = err.splitlines()
+    assert chosen == (
+        "silvia qa run: no --base-url and no SILVIA_BASE_URL: using the embedded reference "
+        "server (in this process, made-up data)"
+    )
     assert len(progress) == 12
     assert progress[0] == "[1/12] overview: ok (0 error(s), 0 warning(s))"
     assert out.rstrip().endswith("ok: 0 error(s), 0 warning(s) over 12 prompt(s) and 12 rule(s)")
@@ -218,8 +223,9 @@ def test_a_base_url_that_refuses_the_token_fails_every_prompt(
     ("args", "env", "message"),
     [
         (["missing.json"], {}, "cannot read"),
-        ([EXAMPLE, "--timeout", "0"], {}, "--timeout must be a positive"),
         ([EXAMPLE, "--base-url", "http://127.0.0.1:9"], {}, "set SILVIA_TOKEN"),
+        ([EXAMPLE], {"SILVIA_BASE_URL": "http://127.0.0.1:9"}, "set SILVIA_TOKEN"),
+        ([EXAMPLE], {"SILVIA_BASE_URL": "127.0.0.1:9", "SILVIA_TOKEN": "t"}, "absolute http(s)"),
         ([EXAMPLE, "--base-url", "ftp://x"], {"SILVIA_TOKEN": "t"}, "absolute http(s) URL"),
     ],
 )
@@ -259,7 +265,13 @@ def test_a_script_out_of_format_or_naming_no_scenario_exits_2(
 
 
 def test_missing_arguments_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
-    for args in (["qa"], ["qa", "run"], ["qa", "run", EXAMPLE, "--timeout", "soon"]):
+    for args in (
+        ["qa"],
+        ["qa", "run"],
+        ["qa", "run", EXAMPLE, "--timeout", "soon"],
+        ["qa", "run", EXAMPLE, "--timeout", "0"],
+        ["qa", "run", EXAMPLE, "--timeout", "nan"],
+    ):
         with pytest.raises(SystemExit) as caught:
             run_cli(args, capsys)
         assert caught.value.code == 2
