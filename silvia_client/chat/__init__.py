@@ -1,14 +1,14 @@
 """Chat turns: the stream, its typed events, and the assembled `Turn`.
 
 - `events.py`   every event type, and the table that reads them off the wire
-- `_turn.py`    `Turn`, its O(1)-per-event builder, and the per-source registry
+- `_turn.py`    `Turn` (rows as sent, `target_for`) and its O(1)-per-event builder
 - `_stream.py`  `ChatStream` / `AsyncChatStream`
 - `_resource.py` `client.chat.stream(...)`
 """
 
 from ._resource import AsyncChat, Chat
 from ._stream import AsyncChatStream, ChatStream
-from ._turn import SourceRegistry, Turn, TurnBuilder
+from ._turn import Turn, TurnBuilder
 from .events import (
     ChatEvent,
     CitationEvent,
@@ -36,7 +36,6 @@ __all__ = [
     "MalformedEvent",
     "MessageEvent",
     "SessionEvent",
-    "SourceRegistry",
     "TextEvent",
     "Turn",
     "TurnBuilder",
