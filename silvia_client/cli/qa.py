@@ -1,14 +1,22 @@
 """`silvia qa`: check that a server's citation targets follow the server team's rules.
 
-`silvia qa run SCRIPT` runs every prompt of a QA script (see
-`silvia_client.qa.script` for the format), reloads each session, checks each
-turn against the rule table, prints one progress line per prompt on stderr,
-then the table of rules against prompts and the findings on stdout. It exits 1
-when any finding of error severity was made, 0 otherwise (warnings included),
-and 2 for a usage error (a script that is not in the format, a bad option, no
-token for a base URL). Without `--base-url` it runs against an in-process
-reference server, so it works on a fresh machine. `silvia qa rules` lists the
-rules.
+- `silvia qa run SCRIPT` runs every prompt of a QA script (see
+  `silvia_client.qa.script` for the format) against the server `--base-url`,
+  else `SILVIA_BASE_URL`, else the embedded reference server (said on stderr),
+  reloads each session, checks each turn against the rule table, prints one
+  progress line per prompt on stderr, then the table of rules against prompts
+  and the findings on stdout.
+- `silvia qa check FILE...` runs every rule over recorded turns (`silvia
+  record`, `--record DIR`), with no server at all, and reports the same way.
+- `silvia qa rules` lists the rules.
+
+Every `silvia qa` command exits 0 when the findings are warnings at most, 1
+when any finding is of error severity, 2 for a usage error (a script or a
+recording that cannot be read, a bad option, no token for a real server), and
+3 when the server could not be reached or refused the credentials before any
+prompt completed: then no more prompts start, and one line on stderr names the
+cause and the request id. Ctrl-C stops a run with status 130, after writing
+the reports asked for, the prompts not run marked as such.
 
 The token comes from `SILVIA_TOKEN` only, never from the command line, and is
 never printed; neither is any provider.
@@ -19,11 +27,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from ._args import seconds
 from .chat import add_base_url_argument
 
-__all__ = ["register", "run_check", "run_rules"]
+if TYPE_CHECKING:
+    from ..qa import PromptResult, RunResult
+
+__all__ = ["register", "run_check", "run_recorded", "run_rules"]
+
+
+def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--junit", metavar="PATH", help="write a JUnit XML report here")
+    parser.add_argument("--json", metavar="PATH", help="write a JSON report here")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,24 +49,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="check a server's citation targets against the server's own rules",
         description=(
             "Scripted QA: run a script of prompts against a server (or the embedded reference "
-            "server), and check every turn against the rules of chat-citation-targets."
+            "server), and check every turn against the rules of chat-citation-targets. "
+            "Exit status: 0 ok (warnings at most), 1 error findings, 2 usage error, 3 server "
+            "unreachable or credentials refused."
         ),
     )
+    parser.set_defaults(command_name="qa")
     commands = parser.add_subparsers(dest="qa_command", metavar="COMMAND", required=True)
 
     run = commands.add_parser(
         "run",
         help="run a QA script and check every turn",
         description=(
-            "Run each prompt of SCRIPT (JSON), reload each session, check each turn. Exits 1 "
-            "when any error-severity finding was made, else 0; 2 for usage errors. The bearer "
-            "token is read from SILVIA_TOKEN."
+            "Run each prompt of SCRIPT (JSON), reload each session, check each turn. Exit "
+            "status: 0 ok (warnings at most), 1 error findings, 2 usage error, 3 server "
+            "unreachable or credentials refused. The bearer token is read from SILVIA_TOKEN."
         ),
     )
     run.add_argument("script", metavar="SCRIPT", help="the QA script (JSON)")
     add_base_url_argument(run)
-    run.add_argument("--junit", metavar="PATH", help="write a JUnit XML report here")
-    run.add_argument("--json", metavar="PATH", help="write a JSON report here")
+    _add_report_arguments(run)
     run.add_argument(
         "--timeout",
         type=seconds(positive=True),
@@ -59,12 +78,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     run.set_defaults(run=run_check)
 
+    check = commands.add_parser(
+        "check",
+        help="check recorded turns, with no server",
+        description=(
+            "Run every rule over the turns recorded in FILE... (`silvia record`, or `silvia qa "
+            "run --record DIR`), with no server at all. Same reports and exit statuses as run."
+        ),
+    )
+    check.add_argument("files", nargs="+", metavar="FILE", help="recordings to check")
+    _add_report_arguments(check)
+    check.set_defaults(run=run_recorded)
+
     rules = commands.add_parser("rules", help="list the rules", description="List the rules.")
     rules.set_defaults(run=run_rules)
 
 
 def _usage(message: str) -> int:
-    print(f"silvia qa: {message}", file=sys.stderr)
+    from ._render import clean
+
+    print(clean(f"silvia qa: {message}"), file=sys.stderr)
     return 2
 
 
@@ -78,10 +111,44 @@ def run_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(run: RunResult, args: argparse.Namespace) -> int:
+    """Print the report, say why the run stopped, write the reports asked for; the status."""
+    from ..qa.report import format_report, stop_line, write_json, write_junit
+
+    print(format_report(run), flush=True)
+    stopped = stop_line(run)
+    if stopped is not None:
+        print(f"silvia qa: {stopped}", file=sys.stderr, flush=True)
+    try:
+        if args.junit:
+            write_junit(run, args.junit)
+        if args.json:
+            write_json(run, args.json)
+    except OSError as error:
+        print(f"silvia qa: cannot write a report: {error.strerror or error}", file=sys.stderr)
+        return 2
+    return 130 if run.interrupted else run.exit_status
+
+
+def _progress_line(number: int, total: int, result: PromptResult) -> str:
+    from ..qa.report import turn_ids
+    from ._render import clean
+
+    checked = result.result
+    verdict = "FAIL" if not checked.ok else ("warn" if checked.warnings else "ok")
+    line = (
+        f"[{number}/{total}] {result.prompt.id}: {verdict} "
+        f"({len(checked.errors)} error(s), {len(checked.warnings)} warning(s))"
+    )
+    ids = turn_ids(result.observation.request_id, result.observation.session_id)
+    if not checked.ok and ids:
+        line += f"; {ids}"
+    return clean(line)
+
+
 def run_check(args: argparse.Namespace) -> int:
-    from ..qa import Observer, ScriptFormatError, load_script, run_script
-    from ..qa.report import format_report, write_json, write_junit
-    from ..qa.runner import DEFAULT_TIMEOUT, PromptResult
+    from ..qa import Observer, RunResult, ScriptFormatError, load_script, run_script
+    from ..qa.runner import DEFAULT_TIMEOUT, run_target
     from ._server import choose_server
 
     timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
@@ -94,15 +161,11 @@ def run_check(args: argparse.Namespace) -> int:
     if not server.embedded and token is None:
         return _usage(f"set SILVIA_TOKEN to the bearer token for {server.source}")
 
+    done: list[PromptResult] = []  # what a Ctrl-C leaves: every prompt finished so far
+
     def progress(number: int, total: int, result: PromptResult) -> None:
-        checked = result.result
-        verdict = "FAIL" if not checked.ok else ("warn" if checked.warnings else "ok")
-        counts = f"{len(checked.errors)} error(s), {len(checked.warnings)} warning(s)"
-        print(
-            f"[{number}/{total}] {result.prompt.id}: {verdict} ({counts})",
-            file=sys.stderr,
-            flush=True,
-        )
+        done.append(result)
+        print(_progress_line(number, total, result), file=sys.stderr, flush=True)
 
     if server.reference is not None:
         observer = Observer.reference(server=server.reference, timeout=timeout)
@@ -113,13 +176,23 @@ def run_check(args: argparse.Namespace) -> int:
             run = run_script(script, observer=observer, progress=progress)
     except ScriptFormatError as error:
         return _usage(str(error))
-    print(format_report(run))
-    try:
-        if args.junit:
-            write_junit(run, args.junit)
-        if args.json:
-            write_json(run, args.json)
-    except OSError as error:
-        print(f"silvia qa: cannot write a report: {error.strerror or error}", file=sys.stderr)
-        return 2
-    return 0 if run.ok else 1
+    except KeyboardInterrupt:
+        print("\nsilvia qa: interrupted; writing the reports", file=sys.stderr, flush=True)
+        run = RunResult.of(script, run_target(observer), done, interrupted=True)
+    return _report(run, args)
+
+
+def run_recorded(args: argparse.Namespace) -> int:
+    from ..qa.recorded import check_recordings
+    from ..testing import Recording, RecordingFormatError
+
+    recordings: list[tuple[str, Recording]] = []
+    for path in args.files:
+        try:
+            name = os.path.splitext(os.path.basename(path))[0]
+            recordings.append((name, Recording.load(path)))
+        except RecordingFormatError as error:
+            return _usage(f"{path}: {error}")
+        except OSError as error:
+            return _usage(f"cannot read {path}: {error.strerror or error}")
+    return _report(check_recordings(recordings), args)

@@ -16,10 +16,13 @@ Where things are:
 - `checker.py`  running the rules over an observation; `assert_conforms`
 - `script.py`   the QA script format (JSON)
 - `runner.py`   running a script against a base URL or the reference server
+- `recorded.py` checking recorded turns (`testing.Recording`), no server needed
+- `_access.py`  when a server cannot be used at all (credentials refused, unreachable)
 - `report.py`   the terminal table, JUnit XML, JSON
 - `pytest_plugin.py`  the `--silvia-base-url` option and the `silvia_qa` fixture
 
-`silvia qa run SCRIPT` and `silvia qa rules` are the command line.
+`silvia qa run SCRIPT`, `silvia qa check FILE...` and `silvia qa rules` are the
+command line.
 """
 
 from typing import TYPE_CHECKING
@@ -27,6 +30,7 @@ from typing import TYPE_CHECKING
 from .._lazy import load_on_first_use
 
 if TYPE_CHECKING:
+    from ._access import AccessFailure
     from .checker import CheckResult, RuleOutcome, Status, assert_conforms, check
     from .observe import (
         Observation,
@@ -37,6 +41,7 @@ if TYPE_CHECKING:
         observe,
         reload_session,
     )
+    from .recorded import check_recordings, observe_recording
     from .rules import EXPECTATIONS, RULES, RULES_BY_ID, Finding, Rule, Severity
     from .runner import PromptResult, RunResult, run_script
     from .script import Expectations, Prompt, Script, ScriptFormatError, load_script, parse_script
@@ -45,6 +50,7 @@ __all__ = [
     "EXPECTATIONS",
     "RULES",
     "RULES_BY_ID",
+    "AccessFailure",
     "CheckResult",
     "Expectations",
     "Finding",
@@ -63,9 +69,11 @@ __all__ = [
     "Status",
     "assert_conforms",
     "check",
+    "check_recordings",
     "load_script",
     "observation_from_turn",
     "observe",
+    "observe_recording",
     "parse_script",
     "reload_session",
     "run_script",
@@ -76,6 +84,7 @@ __all__ = [
 load_on_first_use(
     __name__,
     {
+        "._access": ("AccessFailure",),
         ".checker": ("CheckResult", "RuleOutcome", "Status", "assert_conforms", "check"),
         ".observe": (
             "Observation",
@@ -87,6 +96,7 @@ load_on_first_use(
             "reload_session",
         ),
         ".rules": ("EXPECTATIONS", "RULES", "RULES_BY_ID", "Finding", "Rule", "Severity"),
+        ".recorded": ("check_recordings", "observe_recording"),
         ".runner": ("PromptResult", "RunResult", "run_script"),
         ".script": (
             "Expectations",

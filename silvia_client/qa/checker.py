@@ -74,27 +74,33 @@ class CheckResult:
         raise KeyError(rule_id)
 
 
-def _finding(rule: Rule, problem: Problem) -> Finding:
+def _finding(rule: Rule, problem: Problem, observation: Observation) -> Finding:
     evidence = redact(dict(problem.evidence))
     assert isinstance(evidence, dict)
     severity = rule.severity if problem.severity is None else problem.severity
-    return Finding(rule.id, severity, redact_text(problem.message), evidence)
+    return Finding(
+        rule.id,
+        severity,
+        redact_text(problem.message),
+        evidence,
+        request_id=observation.request_id,
+        session_id=observation.session_id,
+    )
 
 
 def _run(rule: Rule, facts: Facts, problems: Iterable[Problem] | None = None) -> RuleOutcome:
     reason = rule.skip(facts)
     if reason is not None:
         return RuleOutcome(rule, "skip", reason=reason)
+    observation = facts.observation
     try:
         found = tuple(
-            _finding(rule, p) for p in (rule.check(facts) if problems is None else problems)
+            _finding(rule, p, observation)
+            for p in (rule.check(facts) if problems is None else problems)
         )
     except Exception as error:  # a hostile body must not end the run
-        found = (
-            _finding(
-                rule, Problem(f"the check could not run on this turn ({type(error).__name__})")
-            ),
-        )
+        problem = Problem(f"the check could not run on this turn ({type(error).__name__})")
+        found = (_finding(rule, problem, observation),)
     if not found:
         return RuleOutcome(rule, "pass")
     # By the findings' own severities: a rule of errors may have found only warnings.

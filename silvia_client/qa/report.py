@@ -32,6 +32,8 @@ __all__ = [
     "format_table",
     "json_report",
     "junit_xml",
+    "stop_line",
+    "turn_ids",
     "write_json",
     "write_junit",
 ]
@@ -46,12 +48,35 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def turn_ids(request_id: str | None, session_id: str | None) -> str:
+    """`request req_1, session sess_2` (what the server sent of the two), or ''."""
+    ids = [
+        f"request {request_id}" if request_id else "",
+        f"session {session_id}" if session_id else "",
+    ]
+    return ", ".join(part for part in ids if part)
+
+
 def format_finding(finding: Finding, prompt: str | None = None) -> str:
-    """`FAIL  rule-id  [prompt]  message  {evidence}` on one line."""
+    """`FAIL  rule-id  [prompt]  message  {evidence}  (request ..., session ...)` on one line."""
     level = "FAIL" if finding.severity == "error" else "warn"
     where = f"  [{prompt}]" if prompt else ""
     evidence = json.dumps(finding.evidence, ensure_ascii=False, separators=(",", ":"))
-    return f"{level}  {finding.rule}{where}  {finding.message}  {_short(evidence, _EVIDENCE_CHARS)}"
+    ids = turn_ids(finding.request_id, finding.session_id)
+    return (
+        f"{level}  {finding.rule}{where}  {finding.message}  {_short(evidence, _EVIDENCE_CHARS)}"
+        + (f"  ({ids})" if ids else "")
+    )
+
+
+def stop_line(run: RunResult) -> str | None:
+    """Why the run stopped short, in one line; None when every prompt ran."""
+    not_run = len(run.prompts) - len(run.ran)
+    if run.access_failure is not None:
+        return f"stopped: {run.access_failure.message}; {not_run} prompt(s) not run"
+    if run.interrupted:
+        return f"interrupted: {not_run} prompt(s) not run"
+    return None
 
 
 def _rules(run: RunResult) -> list[Rule]:
@@ -74,9 +99,10 @@ def format_table(run: RunResult) -> str:
     width_id = max(len(result.prompt.id) for result in run.prompts)
     for number, result in enumerate(run.prompts, start=1):
         scenario = f" (scenario {result.prompt.scenario})" if result.prompt.scenario else ""
+        ran = "" if result.ran else " [not run]"
         lines.append(
             f"  {number:>3}  {result.prompt.id:<{width_id}}  "
-            f"{_short(result.prompt.message, _MESSAGE_CHARS)}{scenario}"
+            f"{_short(result.prompt.message, _MESSAGE_CHARS)}{scenario}{ran}"
         )
     rules = _rules(run)
     width_rule = max(len("rule"), *(len(rule.id) for rule in rules))
@@ -93,6 +119,14 @@ def format_table(run: RunResult) -> str:
     return "\n".join(lines)
 
 
+def _verdict(run: RunResult) -> str:
+    if run.access_failure is not None:
+        return "STOPPED"
+    if run.errors:
+        return "FAIL"
+    return "INTERRUPTED" if run.interrupted else "ok"
+
+
 def format_report(run: RunResult) -> str:
     """The table, the findings, and a verdict line."""
     parts = [f"silvia qa: {len(run.prompts)} prompt(s) against {run.target}", "", format_table(run)]
@@ -103,11 +137,16 @@ def format_report(run: RunResult) -> str:
     ]
     if lines:
         parts += ["", "findings:", *lines]
-    verdict = "FAIL" if not run.ok else "ok"
+    stopped = stop_line(run)
+    if stopped is not None:
+        parts += ["", stopped]
+    prompts = f"{len(run.prompts)} prompt(s)"
+    if stopped is not None:
+        prompts = f"{len(run.ran)} of {prompts}"
     parts += [
         "",
-        f"{verdict}: {run.errors} error(s), {run.warnings} warning(s) over "
-        f"{len(run.prompts)} prompt(s) and {len(_rules(run))} rule(s)",
+        f"{_verdict(run)}: {run.errors} error(s), {run.warnings} warning(s) over "
+        f"{prompts} and {len(_rules(run))} rule(s)",
     ]
     return "\n".join(parts)
 
@@ -152,6 +191,9 @@ def junit_xml(run: RunResult) -> bytes:
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="target", value=run.target)
     ET.SubElement(properties, "property", name="silvia-client", value=__version__)
+    stopped = stop_line(run)
+    if stopped is not None:
+        ET.SubElement(properties, "property", name="stopped", value=stopped)
     suite.extend(cases)
     ET.indent(root)
     xml: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
@@ -179,6 +221,7 @@ def json_report(run: RunResult) -> dict[str, object]:
                 "message": result.prompt.message,
                 "scenario": result.prompt.scenario,
                 "expect": None if result.prompt.expect is None else result.prompt.expect.to_dict(),
+                "ran": result.ran,
                 "session_id": observation.session_id,
                 "request_id": observation.request_id,
                 "complete": observation.complete,
@@ -194,8 +237,18 @@ def json_report(run: RunResult) -> dict[str, object]:
         "script": run.script.name,
         "target": run.target,
         "ok": run.ok,
+        "exit_status": run.exit_status,
         "errors": run.errors,
         "warnings": run.warnings,
+        "not_run": len(run.prompts) - len(run.ran),
+        "interrupted": run.interrupted,
+        "access_failure": None
+        if run.access_failure is None
+        else {
+            "kind": run.access_failure.kind,
+            "message": run.access_failure.message,
+            "request_id": run.access_failure.request_id,
+        },
         "rules": [
             {"id": rule.id, "severity": rule.severity, "description": rule.description}
             for rule in rules

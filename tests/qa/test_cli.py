@@ -284,3 +284,27 @@ def test_a_report_that_cannot_be_written_exits_2(
     assert status == 2
     assert "cannot write a report" in err
     assert "ok: 0 error(s)" in out  # the run itself was reported
+
+
+def test_failures_name_their_request_and_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = write_script(
+        tmp_path / "s.json",
+        [{"id": "bad", "message": "How is Apple?", "scenario": "broken-target-fits-source"}],
+    )
+    path = tmp_path / "report.json"
+    status, out, err = run_cli(["qa", "run", str(script), "--json", str(path)], capsys)
+    assert status == 1
+    (prompt,) = json.loads(path.read_text(encoding="utf-8"))["prompts"]
+    request_id, session_id = prompt["request_id"], prompt["session_id"]
+    assert request_id
+    assert session_id
+    assert prompt["findings"]
+    for finding in prompt["findings"]:
+        assert (finding["request_id"], finding["session_id"]) == (request_id, session_id)
+    ids = f"request {request_id}, session {session_id}"
+    line = next(line for line in out.splitlines() if line.startswith("FAIL  target-fits-source"))
+    assert line.endswith(f"  ({ids})")
+    (progress,) = [line for line in err.splitlines() if line.startswith("[1/1] bad: FAIL (")]
+    assert progress.endswith(f"; {ids}")
