@@ -52,7 +52,7 @@ def test_a_recording_is_observed_as_it_was_sent_reload_included() -> None:
     assert observation.complete
     assert observation.reload is not None
     assert observation.reload.session is not None
-    assert [sent.name for sent in observation.events][0] == "session"
+    assert observation.events[0].name == "session"
     assert check(observation).ok
 
 

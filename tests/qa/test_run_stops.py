@@ -27,9 +27,9 @@ def test_ctrl_c_writes_the_partial_reports_it_was_asked_for(tmp_path: Path) -> N
     # Slow turns over 127.0.0.1, so that Ctrl-C lands while prompts remain.
     with ReferenceServer(pace=0.1).serve_loopback() as url:
         env = {**os.environ, "SILVIA_BASE_URL": url, "SILVIA_TOKEN": TOKEN}
+        command = [sys.executable, "-m", "silvia_client", "qa", "run", str(script)]
         process = subprocess.Popen(
-            [sys.executable, "-m", "silvia_client", "qa", "run", str(script)]
-            + ["--junit", str(junit), "--json", str(report)],
+            [*command, "--junit", str(junit), "--json", str(report)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
