@@ -30,7 +30,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ._args import seconds
-from .chat import add_base_url_argument
+from .chat import add_base_url_argument, add_web_url_argument
 
 if TYPE_CHECKING:
     from ..qa import PromptResult, RunResult
@@ -41,6 +41,10 @@ __all__ = ["register", "run_check", "run_recorded", "run_rules"]
 def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--junit", metavar="PATH", help="write a JUnit XML report here")
     parser.add_argument("--json", metavar="PATH", help="write a JSON report here")
+    parser.add_argument(
+        "--html", metavar="PATH", help="write a self-contained HTML report here, to look at"
+    )
+    add_web_url_argument(parser)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -113,7 +117,7 @@ def run_rules(args: argparse.Namespace) -> int:
 
 def _report(run: RunResult, args: argparse.Namespace) -> int:
     """Print the report, say why the run stopped, write the reports asked for; the status."""
-    from ..qa.report import format_report, stop_line, write_json, write_junit
+    from ..qa.report import format_report, stop_line, write_html, write_json, write_junit
 
     print(format_report(run), flush=True)
     stopped = stop_line(run)
@@ -124,6 +128,8 @@ def _report(run: RunResult, args: argparse.Namespace) -> int:
             write_junit(run, args.junit)
         if args.json:
             write_json(run, args.json)
+        if args.html:
+            write_html(run, args.html, web_url=args.web_url)
     except OSError as error:
         print(f"silvia qa: cannot write a report: {error.strerror or error}", file=sys.stderr)
         return 2
@@ -150,8 +156,12 @@ def run_check(args: argparse.Namespace) -> int:
     from ..qa import Observer, RunResult, ScriptFormatError, load_script, run_script
     from ..qa.runner import DEFAULT_TIMEOUT, run_target
     from ._server import choose_server
+    from .chat import check_web_url
 
     timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
+    problem = check_web_url(args.web_url)
+    if problem:
+        return _usage(problem)
     try:
         script = load_script(args.script)
     except ScriptFormatError as error:
@@ -185,7 +195,11 @@ def run_check(args: argparse.Namespace) -> int:
 def run_recorded(args: argparse.Namespace) -> int:
     from ..qa.recorded import check_recordings
     from ..testing import Recording, RecordingFormatError
+    from .chat import check_web_url
 
+    problem = check_web_url(args.web_url)
+    if problem:
+        return _usage(problem)
     recordings: list[tuple[str, Recording]] = []
     for path in args.files:
         try:

@@ -1,4 +1,4 @@
-"""Reports of a QA run: a table for the terminal, JUnit XML for CI, JSON for anything else.
+"""Reports of a QA run: a table for the terminal, JUnit XML for CI, JSON, and an HTML page.
 
 The table has a row per rule and a column per prompt (numbered; the prompts
 are listed above it), each cell `pass`, `warn`, `FAIL`, or `-` (the rule did
@@ -10,6 +10,9 @@ JUnit XML has one `<testcase>` per prompt and rule (`classname` the prompt,
 a finding of error severity is a `<failure>`, a rule that did not apply is
 `<skipped>`, and warnings are passing cases with the warning in
 `<system-out>`. The JSON report holds the same, with every finding's evidence.
+
+`write_html` writes the page people look at (built in `_html.py`): a summary,
+a timing chart, and per prompt the turn with its citations and the findings.
 
 Everything here is built from findings, which are already redacted, and from
 the script: no report holds a provider or the token.
@@ -34,6 +37,7 @@ __all__ = [
     "junit_xml",
     "stop_line",
     "turn_ids",
+    "write_html",
     "write_json",
     "write_junit",
 ]
@@ -255,6 +259,13 @@ def json_report(run: RunResult) -> dict[str, object]:
         ],
         "prompts": prompts,
     }
+
+
+def write_html(run: RunResult, path: str | Path, *, web_url: str | None = None) -> None:
+    """Write `html_report(run)`: one self-contained page (see `_html.py`)."""
+    from ._html import html_report
+
+    Path(path).write_text(html_report(run, web_url=web_url), encoding="utf-8")
 
 
 def write_junit(run: RunResult, path: str | Path) -> None:
