@@ -21,16 +21,18 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
 from collections.abc import Sequence
 
 from .. import __version__
 from ..display import turn_html
+from ._timing import ObservedTimings
 from .checker import RuleOutcome
 from .rules import Finding
 from .runner import PromptResult, RunResult
 
-__all__ = ["html_report"]
+__all__ = ["html_report", "timing_chart"]
 
 _BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")  # they reorder what follows
 _POLICY = (
@@ -100,6 +102,73 @@ def _verdict(result: PromptResult) -> tuple[str, str]:
     if checked.errors:
         return "fail", "FAIL"
     return ("warn", "warn") if checked.warnings else ("ok", "ok")
+
+
+def _seconds(value: float | None) -> str:
+    return "none" if value is None else f"{value:.2f} s"
+
+
+def _spread(values: Sequence[float]) -> str:
+    """`median 0.42 s, max 1.30 s` of some durations."""
+    if not values:
+        return "none"
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    return f"median {median:.2f} s, max {ordered[-1]:.2f} s"
+
+
+_CHART_LABEL = 150  # px for the prompt labels
+_CHART_BARS = 520  # px for the bars
+_CHART_ROW = 26  # px per prompt
+
+
+def _ticks(longest: float) -> list[float]:
+    """Round gridline values from 0 past `longest`: 4 to 8 of them."""
+    step = 10 ** math.floor(math.log10(longest / 4)) if longest > 0 else 1.0
+    for factor in (1, 2, 5, 10):
+        if longest / (step * factor) <= 6:
+            step *= factor
+            break
+    return [step * i for i in range(math.ceil(longest / step) + 1)]
+
+
+def timing_chart(rows: Sequence[tuple[str, ObservedTimings]]) -> str:
+    """An inline SVG of each prompt's time to first text and to `done`, on one scale."""
+    times = [t for _, timings in rows for t in (timings.first_text, timings.done) if t is not None]
+    if not times:
+        return '<p class="muted">No timings: no prompt reached its first text.</p>'
+    ticks = _ticks(max(times))
+    scale = _CHART_BARS / ticks[-1]
+    height = _CHART_ROW * len(rows) + 24
+    width = _CHART_LABEL + _CHART_BARS + 60
+    parts = [
+        f'<svg class="chart" role="img" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">'
+        "<title>Time to first text (light) and whole turn (dark), per prompt</title>"
+    ]
+    for tick in ticks:
+        x = _CHART_LABEL + tick * scale
+        parts.append(
+            f'<line x1="{x:.1f}" y1="0" x2="{x:.1f}" y2="{height - 18}" stroke="#e0e0e0"/>'
+            f'<text x="{x:.1f}" y="{height - 4}" text-anchor="middle">{tick:g} s</text>'
+        )
+    for index, (label, timings) in enumerate(rows):
+        y = index * _CHART_ROW + 4
+        tip = f"{label}: first text {_seconds(timings.first_text)}, done {_seconds(timings.done)}"
+        parts.append(
+            f"<g><title>{_h(tip)}</title>"
+            f'<text x="{_CHART_LABEL - 6}" y="{y + 13}" text-anchor="end">{_h(label[:24])}</text>'
+        )
+        for css, value, offset in (("total", timings.done, 0), ("first", timings.first_text, 9)):
+            if value is not None:
+                parts.append(
+                    f'<rect class="{css}" x="{_CHART_LABEL}" y="{y + offset}" '
+                    f'width="{max(value * scale, 1):.1f}" height="8"/>'
+                )
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "".join(parts)
 
 
 def _summary(run: RunResult) -> str:

@@ -17,6 +17,7 @@ from ..citations import AccountsTarget, AccountTarget
 from ..sessions import Session
 from ._facts import Facts, facts_of
 from ._privacy import redact, redact_text
+from ._timing import ObservedTimings
 from .observe import Observation, observation_from_turn
 from .rules import EXPECTATIONS, RULES, Finding, Problem, Rule
 from .script import Expectations, parse_expectations
@@ -145,6 +146,21 @@ def expectation_problems(facts: Facts, expect: Expectations) -> Iterator[Problem
             "expected no citations" if expect.no_citations else "expected at least one citation",
             {"expected": {"no_citations": expect.no_citations}, "streamed": len(facts.streamed)},
         )
+
+
+def timing_problems(timings: ObservedTimings, expect: Expectations) -> Iterator[Problem]:
+    """The budgets a turn's timings went over, at the script's severity."""
+    measured = (
+        ("first text", "first_text", timings.first_text, expect.max_first_text_s),
+        ("whole turn", "done", timings.done, expect.max_turn_s),
+    )
+    for what, name, seconds, budget in measured:
+        if seconds is not None and budget is not None and seconds > budget:
+            yield Problem(
+                f"the {what} took {seconds:.2f} s; the budget is {budget:g} s",
+                {f"{name}_s": round(seconds, 3), "budget_s": budget},
+                expect.timing_severity,
+            )
 
 
 def check(

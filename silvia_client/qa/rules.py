@@ -68,6 +68,7 @@ __all__ = [
     "EXPECTATIONS",
     "RULES",
     "RULES_BY_ID",
+    "TIMING",
     "Finding",
     "Problem",
     "Rule",
@@ -691,3 +692,12 @@ EXPECTATIONS = Rule(
     _no_check,
 )
 """Not a server rule: the row of the table for a script's per-prompt expectations."""
+
+TIMING = Rule(
+    "timing",
+    "warning",
+    "the first text and the whole turn came within the script's budgets "
+    "(max_first_text_s, max_turn_s; a warning unless the script says error)",
+    _no_check,
+)
+"""Not a server rule: the row for the script's time budgets (its severity is the script's)."""
