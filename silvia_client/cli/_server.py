@@ -77,8 +77,8 @@ def say_embedded(command: str) -> None:
 def choose_server(base_url: str | None, command: str, *, embedded: bool = True) -> ServerChoice:
     """The flag, else the environment, else (when `embedded`) the embedded server; said on stderr.
 
-    Raises `UsageError` for a URL that is not absolute http(s), and for no
-    server at all when the embedded one is not an option.
+    Raises `UsageError` for a URL that is not absolute http(s) or that holds
+    credentials, and for no server at all when the embedded one is not an option.
     """
     from ..citations import is_http_url
 
@@ -98,5 +98,10 @@ def choose_server(base_url: str | None, command: str, *, embedded: bool = True) 
         return ServerChoice(IN_PROCESS_URL, "embedded", ReferenceServer())
     if not is_http_url(choice.base_url):
         raise UsageError(f"{choice.source} must be an absolute http(s) URL")
+    if "@" in urlsplit(choice.base_url).netloc:
+        raise UsageError(
+            f"{choice.source} must not hold credentials (user:password@): "
+            "the token goes in SILVIA_TOKEN"
+        )
     _say(command, f"using {shown_url(choice.base_url)} (from {choice.source})")
     return choice

@@ -91,14 +91,29 @@ def test_the_flag_wins_over_the_environment_and_no_secret_is_printed(
 ) -> None:
     monkeypatch.setenv("SILVIA_BASE_URL", "http://127.0.0.1:9")  # nothing listens there
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
-    host = loopback.removeprefix("http://")
-    flagged = f"http://user:pa55word@{host}/?key=query-secret#frag-secret"
+    flagged = f"{loopback}/?key=query-secret#frag-secret"
     argv = _commands(tmp_path).get(name, ["session", "show", "nope"])
     main([*argv, "--base-url", flagged])
     out, err = capsys.readouterr()
     assert err.splitlines()[0] == f"silvia {name}: using {loopback}/ (from --base-url)"
-    for secret in ("pa55word", "user:", "query-secret", "frag-secret", TOKEN):
+    for secret in ("query-secret", "frag-secret", TOKEN):
         assert secret not in out + err
+
+
+@pytest.mark.parametrize("name", ["chat", "record", "qa run", "session show"])
+def test_credentials_in_the_url_are_a_usage_error_that_does_not_repeat_them(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SILVIA_BASE_URL", "https://alice:pa55word@staging.example")
+    argv = _commands(tmp_path).get(name, ["session", "show", "nope"])
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    prefix = "qa" if name == "qa run" else name  # `silvia qa` says its usage errors as one
+    assert err == (
+        f"silvia {prefix}: SILVIA_BASE_URL must not hold credentials (user:password@): "
+        "the token goes in SILVIA_TOKEN\n"
+    )
 
 
 def test_qa_run_follows_silvia_base_url_and_a_wrong_token_does_not_pass(
