@@ -77,8 +77,9 @@ def say_embedded(command: str) -> None:
 def choose_server(base_url: str | None, command: str, *, embedded: bool = True) -> ServerChoice:
     """The flag, else the environment, else (when `embedded`) the embedded server; said on stderr.
 
-    Raises `UsageError` for a URL that is not absolute http(s) or that holds
-    credentials, and for no server at all when the embedded one is not an option.
+    Raises `UsageError` for a URL that is not absolute http(s), or that holds
+    credentials, a query or a fragment (the client would refuse it too), and
+    for no server at all when the embedded one is not an option.
     """
     from ..citations import is_http_url
 
@@ -98,10 +99,13 @@ def choose_server(base_url: str | None, command: str, *, embedded: bool = True) 
         return ServerChoice(IN_PROCESS_URL, "embedded", ReferenceServer())
     if not is_http_url(choice.base_url):
         raise UsageError(f"{choice.source} must be an absolute http(s) URL")
-    if "@" in urlsplit(choice.base_url).netloc:
+    parts = urlsplit(choice.base_url)
+    if "@" in parts.netloc:
         raise UsageError(
             f"{choice.source} must not hold credentials (user:password@): "
             "the token goes in SILVIA_TOKEN"
         )
+    if parts.query or parts.fragment or "?" in choice.base_url or "#" in choice.base_url:
+        raise UsageError(f"{choice.source} must not have a query (?) or a fragment (#)")
     _say(command, f"using {shown_url(choice.base_url)} (from {choice.source})")
     return choice

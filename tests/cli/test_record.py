@@ -178,11 +178,11 @@ def test_choose_server_never_prints_credentials(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
-    choice = choose_server(f"https://api.example/v1?key={TOKEN}#frag", "record")
+    choice = choose_server(f"https://api.example/v1/{TOKEN}", "record")
     err = capsys.readouterr().err
-    assert err == "silvia record: using https://api.example/v1 (from --base-url)\n"
+    assert err == "silvia record: using https://api.example/v1/<token> (from --base-url)\n"
     assert choice.transport is None
-    assert choice.client_options() == {"base_url": f"https://api.example/v1?key={TOKEN}#frag"}
+    assert choice.client_options() == {"base_url": f"https://api.example/v1/{TOKEN}"}
     assert shown_url(f"https://api.example/{TOKEN}/x") == "https://api.example/<token>/x"
     assert shown_url("https://user:pw@api.example/v1") == "https://api.example/v1"
     with pytest.raises(UsageError, match="must not hold credentials") as refused:
