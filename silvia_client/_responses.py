@@ -16,7 +16,9 @@ import httpx
 
 from ._wire import WireFormat
 from .errors import (
+    APIConnectionError,
     APIStatusError,
+    APITimeoutError,
     AuthenticationError,
     InternalServerError,
     NotFoundError,
@@ -28,9 +30,11 @@ from .errors import (
 __all__ = [
     "BODY_PREVIEW_CHARS",
     "ERROR_BODY_MAX_BYTES",
+    "connection_error",
     "is_event_stream",
     "parse_retry_after",
     "status_error",
+    "undecodable",
     "unexpected_response",
 ]
 
@@ -137,3 +141,15 @@ def unexpected_response(
         status_code=response.status_code,
         request_id=request_id(response, wire),
     )
+
+
+def undecodable(response: httpx.Response, wire: WireFormat) -> UnexpectedResponseError:
+    """A 2xx body that its Content-Encoding belies."""
+    encoding = response.headers.get("content-encoding", "")
+    return unexpected_response(response, b"", wire, f"a body that decodes as {encoding!r}")
+
+
+def connection_error(error: httpx.TransportError) -> APIConnectionError:
+    if isinstance(error, httpx.TimeoutException):
+        return APITimeoutError(f"timed out: {type(error).__name__}")
+    return APIConnectionError(f"connection failed: {type(error).__name__}: {error}")
