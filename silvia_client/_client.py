@@ -22,14 +22,7 @@ from ._config import (
     ClientBase,
     logger,
 )
-from ._responses import (
-    ERROR_BODY_MAX_BYTES,
-    connection_error,
-    is_event_stream,
-    status_error,
-    undecodable,
-    unexpected_response,
-)
+from ._responses import ERROR_BODY_MAX_BYTES, is_event_stream
 from ._wire import DEFAULT_WIRE, WireFormat
 
 if TYPE_CHECKING:
@@ -113,19 +106,19 @@ class SilviaClient(ClientBase):
         attempt = 0
         while True:
             try:
-                response = self._http.send(request, stream=True)
+                response = self._http.send(request, stream=True, follow_redirects=False)
                 self._log_response(request, response)
                 if read and response.is_success:
                     try:
                         response.read()
                     except httpx.DecodingError as error:  # a body its Content-Encoding belies
-                        raise undecodable(response, self.wire) from error
+                        raise self._errors.undecodable(response) from error
                     finally:
                         response.close()
             except httpx.TransportError as error:
                 delay = self.retries.delay_after_error(error, attempt, repeatable=repeatable)
                 if delay is None:
-                    raise connection_error(error) from error
+                    raise self._errors.connection_error(error) from error
                 logger.info("retrying %s after %s", request.url.path, type(error).__name__)
             else:
                 if response.is_success:
@@ -133,7 +126,7 @@ class SilviaClient(ClientBase):
                 body = _read_at_most(response, ERROR_BODY_MAX_BYTES)
                 delay = self.retries.delay_after_status(response, attempt) if repeatable else None
                 if delay is None:
-                    raise status_error(response, self._scrub.bytes(body), self.wire)
+                    raise self._errors.status_error(response, body)
                 logger.info("retrying %s after %d", request.url.path, response.status_code)
             time.sleep(delay)
             attempt += 1
@@ -142,9 +135,7 @@ class SilviaClient(ClientBase):
         response = self._send(self._chat_request(self._http, message, session_id), repeatable=False)
         if not is_event_stream(response):
             body = _read_at_most(response, ERROR_BODY_MAX_BYTES)
-            raise unexpected_response(
-                response, self._scrub.bytes(body), self.wire, "text/event-stream"
-            )
+            raise self._errors.unexpected(response, body, "text/event-stream")
         return response
 
     def _get_json_bytes(self, path: str) -> tuple[httpx.Response, bytes]:
@@ -237,19 +228,19 @@ class AsyncSilviaClient(ClientBase):
         attempt = 0
         while True:
             try:
-                response = await self._http.send(request, stream=True)
+                response = await self._http.send(request, stream=True, follow_redirects=False)
                 self._log_response(request, response)
                 if read and response.is_success:
                     try:
                         await response.aread()
                     except httpx.DecodingError as error:
-                        raise undecodable(response, self.wire) from error
+                        raise self._errors.undecodable(response) from error
                     finally:
                         await response.aclose()
             except httpx.TransportError as error:
                 delay = self.retries.delay_after_error(error, attempt, repeatable=repeatable)
                 if delay is None:
-                    raise connection_error(error) from error
+                    raise self._errors.connection_error(error) from error
                 logger.info("retrying %s after %s", request.url.path, type(error).__name__)
             else:
                 if response.is_success:
@@ -257,7 +248,7 @@ class AsyncSilviaClient(ClientBase):
                 body = await _aread_at_most(response, ERROR_BODY_MAX_BYTES)
                 delay = self.retries.delay_after_status(response, attempt) if repeatable else None
                 if delay is None:
-                    raise status_error(response, self._scrub.bytes(body), self.wire)
+                    raise self._errors.status_error(response, body)
                 logger.info("retrying %s after %d", request.url.path, response.status_code)
             import asyncio  # here, not at the top: `import silvia_client` stays without it
 
@@ -269,9 +260,7 @@ class AsyncSilviaClient(ClientBase):
         response = await self._send(request, repeatable=False)
         if not is_event_stream(response):
             body = await _aread_at_most(response, ERROR_BODY_MAX_BYTES)
-            raise unexpected_response(
-                response, self._scrub.bytes(body), self.wire, "text/event-stream"
-            )
+            raise self._errors.unexpected(response, body, "text/event-stream")
         return response
 
     async def _get_json_bytes(self, path: str) -> tuple[httpx.Response, bytes]:

@@ -5,15 +5,18 @@ Nothing here does I/O: the twins in `_client.py` send, each in its own way.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
+import re
 from collections.abc import Mapping
+from urllib.parse import urlsplit
 
 import httpx
 
-from ._responses import request_id
+from ._responses import ResponseErrors
 from ._retries import RetryPolicy
-from ._scrub import Scrubber
+from ._scrub import Scrubber, protect_library_logs
 from ._version import __version__
 from ._wire import WireFormat
 from .citations import is_http_url
@@ -59,6 +62,72 @@ class _Token:
     __str__ = __repr__
 
 
+# What an HTTP header can carry as a bearer token: printable ASCII, no spaces. A
+# token read from a file often ends in a newline, which httpx would refuse later
+# with the whole header (the token) in its message.
+_TOKEN_CHARS = re.compile(r"[\x21-\x7e]+")
+
+
+def _token_from(token: object) -> _Token | None:
+    """The token from `token`, else `SILVIA_TOKEN` (empty or unset: no token)."""
+    if token is None:
+        value = os.environ.get(TOKEN_ENV, "")
+        if not value:
+            return None
+        where = f"the {TOKEN_ENV} environment variable"
+    elif not isinstance(token, str):
+        raise ConfigurationError(f"token must be a str, not {type(token).__name__}")
+    elif not token:
+        raise ConfigurationError(
+            f"token is empty: pass the token, or leave token out to use {TOKEN_ENV}"
+        )
+    else:
+        value, where = token, "token"
+    if not _TOKEN_CHARS.fullmatch(value):
+        # Never the value, nor where in it the bad character is.
+        raise ConfigurationError(
+            f"{where} holds whitespace, a control character or a non-ASCII character "
+            "(a trailing newline from a file?): a bearer token is printable ASCII"
+        )
+    return _Token(value)
+
+
+def _base_url_from(base_url: object) -> str:
+    """The API's base URL, checked: absolute http(s), no credentials, no query or fragment."""
+    where = "base_url"
+    if base_url is None:
+        base_url, where = os.environ.get(BASE_URL_ENV), BASE_URL_ENV
+    if not base_url:
+        raise ConfigurationError(
+            f"no base URL: pass base_url=... or set the {BASE_URL_ENV} environment variable"
+        )
+    if not isinstance(base_url, str):
+        raise ConfigurationError(f"base_url must be a str, not {type(base_url).__name__}")
+    if not is_http_url(base_url):
+        raise ConfigurationError(f"{where} must be an absolute http(s) URL")
+    parts = urlsplit(base_url)
+    if "@" in parts.netloc:
+        # httpx would send `user:password` as Basic auth in place of the token.
+        raise ConfigurationError(
+            f"{where} must not hold credentials (user:password@): "
+            f"pass the token as token=... or in {TOKEN_ENV}"
+        )
+    if "?" in base_url or "#" in base_url:
+        raise ConfigurationError(f"{where} must not have a query (?) or a fragment (#)")
+    return base_url.rstrip("/")
+
+
+def _is_local(host: str) -> bool:
+    """Whether plain http to `host` stays on this machine, or on a name that is never public."""
+    host = host.rstrip(".")
+    if host == "localhost" or host.endswith((".localhost", ".test")):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 class ClientBase:
     def __init__(
         self,
@@ -72,34 +141,34 @@ class ClientBase:
         default_headers: Mapping[str, str] | None,
         wire: WireFormat,
     ) -> None:
-        base_url = base_url if base_url is not None else os.environ.get(BASE_URL_ENV)
-        if not base_url:
-            raise ConfigurationError(
-                f"no base URL: pass base_url=... or set the {BASE_URL_ENV} environment variable"
-            )
-        if not is_http_url(base_url):
-            raise ConfigurationError("base_url must be an absolute http(s) URL")
+        self.base_url = _base_url_from(base_url)
+        self._token = _token_from(token)
+        self._scrub = self._token.scrubber() if self._token is not None else Scrubber(None)
+        if self._scrub:
+            protect_library_logs()
         if idle_timeout <= 0:
             raise ConfigurationError("idle_timeout must be positive")
-        token = token if token is not None else os.environ.get(TOKEN_ENV)
-        self.base_url = base_url.rstrip("/")
-        self._token = _Token(token) if token else None
-        self._scrub = self._token.scrubber() if self._token is not None else Scrubber(None)
         self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
         self.idle_timeout = idle_timeout
         self.retries = RetryPolicy(max_retries=max_retries, initial_delay=retry_backoff)
         self.wire = wire
+        self._errors = ResponseErrors(wire, self._scrub, token_sent=self._token is not None)
         # httpx.Headers, not a dict: header names are case-insensitive, so a caller's
         # "User-Agent" replaces ours instead of going out beside it.
         self._headers = httpx.Headers({"user-agent": f"silvia-client/{__version__}"})
         self._headers.update(default_headers or {})
+        host = urlsplit(self.base_url).hostname or ""
+        if self._token is not None and self.base_url.startswith("http:") and not _is_local(host):
+            logger.warning(
+                "%s: the token goes over plain http to %s; use https unless a trusted "
+                "proxy sits in between",
+                type(self).__name__,
+                host,
+            )
 
     def __repr__(self) -> str:
-        # Credentials written into the URL (`https://user:pass@host`) stay out too.
-        scheme, _, rest = self.base_url.partition("://")
-        authority, slash, path = rest.partition("/")
-        public = f"{scheme}://{authority.rpartition('@')[2]}{slash}{path}"
-        return f"{type(self).__name__}(base_url={public!r})"
+        # A base URL holds no credentials (checked above), so it can be shown.
+        return f"{type(self).__name__}(base_url={self.base_url!r})"
 
     def _headers_for(self, accept: str) -> httpx.Headers:
         headers = self._headers.copy()
@@ -144,5 +213,5 @@ class ClientBase:
             request.method,
             request.url.path,
             response.status_code,
-            request_id(response, self.wire),
+            self._errors.request_id(response),
         )

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 from ._gc import gc_paused
-from ._responses import unexpected_response
 from ._wire import DEFAULT_WIRE, WireFormat
 from .chat import SourceRegistry
 from .citations import CitationTarget, RowError
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     import httpx
 
     from ._client import AsyncSilviaClient, SilviaClient
+    from ._responses import ResponseErrors
     from .citations import Citation, InlineCitation
 
 __all__ = ["AsyncSessions", "Message", "Session", "Sessions", "parse_session"]
@@ -205,12 +205,12 @@ def session_path(session_id: str, wire: WireFormat) -> str:
 
 
 def _session_from(
-    response: httpx.Response, body: bytes, session_id: str, wire: WireFormat
+    response: httpx.Response, body: bytes, session_id: str, errors: ResponseErrors
 ) -> Session:
     try:
-        return parse_session(json.loads(body), session_id, wire)
+        return parse_session(json.loads(body), session_id, errors.wire)
     except (ValueError, RecursionError):
-        raise unexpected_response(response, body, wire, "a session as JSON") from None
+        raise errors.unexpected(response, body, "a session as JSON") from None
 
 
 class Sessions:
@@ -221,7 +221,7 @@ class Sessions:
         """The session's history. GETs are retried on connection errors, 408, 429 and 5xx."""
         wire = self._client.wire
         response, body = self._client._get_json_bytes(session_path(session_id, wire))
-        return _session_from(response, body, session_id, wire)
+        return _session_from(response, body, session_id, self._client._errors)
 
 
 class AsyncSessions:
@@ -232,4 +232,4 @@ class AsyncSessions:
         """The session's history. GETs are retried on connection errors, 408, 429 and 5xx."""
         wire = self._client.wire
         response, body = await self._client._get_json_bytes(session_path(session_id, wire))
-        return _session_from(response, body, session_id, wire)
+        return _session_from(response, body, session_id, self._client._errors)

@@ -24,7 +24,7 @@ class Chat:
         client = self._client
         return ChatStream(
             lambda: client._open_chat(message, session_id),
-            wire=client.wire,
+            errors=client._errors,
             session_id=session_id,
         )
 
@@ -41,6 +41,6 @@ class AsyncChat:
         client = self._client
         return AsyncChatStream(
             lambda: client._open_chat(message, session_id),
-            wire=client.wire,
+            errors=client._errors,
             session_id=session_id,
         )

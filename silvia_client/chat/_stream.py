@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from .._responses import ResponseErrors
 from .._sse import aiter_sse_fields, iter_sse_fields
-from .._wire import WireFormat
 from ..errors import (
     IncompleteTurnError,
     ServerStreamError,
@@ -27,7 +27,7 @@ from ..errors import (
     StreamTimeoutError,
 )
 from ._turn import Turn, TurnBuilder
-from .events import ChatEvent, TextEvent, event_decoder
+from .events import ChatEvent, ErrorEvent, TextEvent, event_decoder
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -52,9 +52,9 @@ def _abody(response: httpx.Response) -> AsyncIterator[bytes]:
 class _StreamState:
     """What the twins share: the turn under construction and how a stream ended."""
 
-    def __init__(self, wire: WireFormat, session_id: str | None) -> None:
-        self._wire = wire
-        self._decode_event = event_decoder(wire)
+    def __init__(self, errors: ResponseErrors, session_id: str | None) -> None:
+        self._errors = errors
+        self._decode_event = event_decoder(errors.wire)
         self._builder = TurnBuilder(session_id)
         self._failure: StreamError | None = None
         self._turn: Turn | None = None
@@ -69,38 +69,52 @@ class _StreamState:
     def request_id(self) -> str | None:
         """The server's id for this request, for support tickets."""
         response = self._response
-        return None if response is None else response.headers.get(self._wire.request_id_header)
+        return None if response is None else self._errors.request_id(response)
 
-    def _after(self) -> StreamError | None:
-        """The error that ends the stream after the event just applied, if any."""
-        error = self._builder.error
-        if error is None:
-            return None
+    def _scrubbed(self, event: ErrorEvent) -> ErrorEvent:
+        """The `error` event, its server text scrubbed in place before anyone sees it.
+
+        The event is the one the turn keeps (`turn.error`), so both show the same.
+        """
+        scrub = self._errors.scrub
+        event.message = scrub.text(event.message)
+        event.error_type = scrub.optional(event.error_type)
+        event.body = scrub.value(event.body)
+        return event
+
+    def _error(self, cls: type[StreamError], message: str) -> StreamError:
+        """A `cls` carrying the partial turn and the ids, as far as the server said them."""
+        turn = self._builder.build()
+        session_id = self._errors.scrub.optional(turn.session_id)
+        return cls(message, turn=turn, request_id=self.request_id, session_id=session_id)
+
+    def _server_error(self, event: ErrorEvent) -> ServerStreamError:
+        turn = self._builder.build()
         return ServerStreamError(
-            f"the server reported an error: {error.message}",
-            turn=self._builder.build(),
-            error_type=error.error_type,
-            body=error.body,
+            f"the server reported an error: {event.message}",
+            turn=turn,
+            request_id=self.request_id,
+            session_id=self._errors.scrub.optional(turn.session_id),
+            error_type=event.error_type,
+            body=event.body,
         )
 
     def _failed(self, error: BaseException) -> StreamError:
-        turn = self._builder.build()
+        self._errors.scrub.exception(error)
         if isinstance(error, httpx.TimeoutException):
-            return StreamTimeoutError("no data within the idle timeout", turn=turn)
-        return StreamDisconnectedError(
-            f"the connection dropped mid-stream: {type(error).__name__}", turn=turn
+            return self._error(StreamTimeoutError, "no data within the idle timeout")
+        return self._error(
+            StreamDisconnectedError, f"the connection dropped mid-stream: {type(error).__name__}"
         )
 
-    def _ended_early(self) -> IncompleteTurnError:
-        return IncompleteTurnError("the stream ended without `done`", turn=self._builder.build())
+    def _ended_early(self) -> StreamError:
+        return self._error(IncompleteTurnError, "the stream ended without `done`")
 
     def _result(self) -> Turn:
         if self._failure is not None:
             raise self._failure
         if not self._builder.done:
-            raise IncompleteTurnError(
-                "the stream was closed before `done`", turn=self._builder.build()
-            )
+            raise self._error(IncompleteTurnError, "the stream was closed before `done`")
         if self._turn is None:
             self._turn = self._builder.build()
         return self._turn
@@ -113,10 +127,10 @@ class ChatStream(_StreamState):
         self,
         open_response: Callable[[], httpx.Response],
         *,
-        wire: WireFormat,
+        errors: ResponseErrors,
         session_id: str | None = None,
     ) -> None:
-        super().__init__(wire, session_id)
+        super().__init__(errors, session_id)
         self._open = open_response
         self._events: Iterator[ChatEvent] | None = None
 
@@ -135,11 +149,13 @@ class ChatStream(_StreamState):
             for name, data, _, _ in iter_sse_fields(_body(response)):
                 event = decode(name, data, builder.text_length)
                 apply(event)
-                yield event
-                if builder.done:
-                    return
-                if builder.error is not None and (failure := self._after()) is not None:
-                    raise failure
+                if builder.error is None:
+                    yield event
+                    if builder.done:
+                        return
+                else:  # an `error` event: the turn failed on the server
+                    yield self._scrubbed(builder.error)
+                    raise self._server_error(builder.error)
             raise self._ended_early()
         except httpx.RequestError as error:
             raise self._failed(error) from error
@@ -210,10 +226,10 @@ class AsyncChatStream(_StreamState):
         self,
         open_response: Callable[[], Awaitable[httpx.Response]],
         *,
-        wire: WireFormat,
+        errors: ResponseErrors,
         session_id: str | None = None,
     ) -> None:
-        super().__init__(wire, session_id)
+        super().__init__(errors, session_id)
         self._open = open_response
         self._events: AsyncIterator[ChatEvent] | None = None
 
@@ -230,11 +246,13 @@ class AsyncChatStream(_StreamState):
             async for name, data, _, _ in aiter_sse_fields(_abody(response)):
                 event = decode(name, data, builder.text_length)
                 apply(event)
-                yield event
-                if builder.done:
-                    return
-                if builder.error is not None and (failure := self._after()) is not None:
-                    raise failure
+                if builder.error is None:
+                    yield event
+                    if builder.done:
+                        return
+                else:  # an `error` event: the turn failed on the server
+                    yield self._scrubbed(builder.error)
+                    raise self._server_error(builder.error)
             raise self._ended_early()
         except httpx.RequestError as error:
             raise self._failed(error) from error
