@@ -1,45 +1,58 @@
 """What `SilviaClient` and `AsyncSilviaClient` share: configuration, the token, requests.
 
+`ClientBase` checks what the client is given (the base URL, the token, and the
+settings in `_options.py`), makes `with_options` copies, resolves a call's
+keywords against the client's settings into a `Call`, and builds requests.
 Nothing here does I/O: the twins in `_client.py` send, each in its own way.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import ipaddress
 import logging
+import math
 import os
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import httpx
 
+from ._body import ACCEPT_ENCODING
+from ._deadline import Halt, Timer
+from ._options import (
+    DEFAULT_CHAT_DEADLINE,
+    DEFAULT_GET_DEADLINE,
+    Call,
+    Kind,
+    backoff_seconds,
+    byte_limit,
+    deadline_seconds,
+    headers_from,
+    positive_seconds,
+    retry_count,
+    timeout_from,
+)
 from ._responses import ResponseErrors
 from ._retries import RetryPolicy
 from ._scrub import Scrubber, protect_library_logs
 from ._version import __version__
 from ._wire import WireFormat
 from .citations import is_http_url
-from .errors import ConfigurationError
+from .errors import APIError, ConfigurationError, ResponseTooLargeError
 
-__all__ = [
-    "BASE_URL_ENV",
-    "DEFAULT_IDLE_TIMEOUT",
-    "DEFAULT_MAX_RETRIES",
-    "DEFAULT_TIMEOUT",
-    "TOKEN_ENV",
-    "ClientBase",
-]
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = ["BASE_URL_ENV", "TOKEN_ENV", "ClientBase"]
 
 logger = logging.getLogger("silvia_client")
 
 BASE_URL_ENV = "SILVIA_BASE_URL"
 TOKEN_ENV = "SILVIA_TOKEN"
-DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=10.0)
-# The longest silence a chat stream may keep before it counts as stalled. Keep-alive
-# comments count as signs of life: that is what they are for.
-DEFAULT_IDLE_TIMEOUT = 90.0
-DEFAULT_MAX_RETRIES = 2
 
 
 class _Token:
@@ -129,6 +142,10 @@ def _is_local(host: str) -> bool:
 
 
 class ClientBase:
+    """Configuration, the token and requests, shared by the sync and async clients."""
+
+    _timer: Timer  # how this twin runs a deadline's alarm
+
     def __init__(
         self,
         *,
@@ -136,6 +153,9 @@ class ClientBase:
         token: str | None,
         timeout: float | httpx.Timeout | None,
         idle_timeout: float,
+        deadline: float | None,
+        max_event_bytes: int,
+        max_response_bytes: int,
         max_retries: int,
         retry_backoff: float,
         default_headers: Mapping[str, str] | None,
@@ -146,17 +166,27 @@ class ClientBase:
         self._scrub = self._token.scrubber() if self._token is not None else Scrubber(None)
         if self._scrub:
             protect_library_logs()
-        if idle_timeout <= 0:
-            raise ConfigurationError("idle_timeout must be positive")
-        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
-        self.idle_timeout = idle_timeout
-        self.retries = RetryPolicy(max_retries=max_retries, initial_delay=retry_backoff)
+        if not isinstance(wire, WireFormat):
+            raise ConfigurationError("wire must be a WireFormat")
         self.wire = wire
         self._errors = ResponseErrors(wire, self._scrub, token_sent=self._token is not None)
+        self._configure(
+            timeout=timeout,
+            idle_timeout=idle_timeout,
+            deadline=deadline,
+            max_event_bytes=max_event_bytes,
+            max_response_bytes=max_response_bytes,
+            retries=RetryPolicy(
+                max_retries=retry_count(max_retries), initial_delay=backoff_seconds(retry_backoff)
+            ),
+        )
         # httpx.Headers, not a dict: header names are case-insensitive, so a caller's
         # "User-Agent" replaces ours instead of going out beside it.
-        self._headers = httpx.Headers({"user-agent": f"silvia-client/{__version__}"})
-        self._headers.update(default_headers or {})
+        self._headers = headers_from(
+            httpx.Headers({"user-agent": f"silvia-client/{__version__}"}),
+            default_headers,
+            "default_headers",
+        )
         host = urlsplit(self.base_url).hostname or ""
         if self._token is not None and self.base_url.startswith("http:") and not _is_local(host):
             logger.warning(
@@ -166,46 +196,151 @@ class ClientBase:
                 host,
             )
 
+    def _configure(
+        self,
+        *,
+        timeout: object,
+        idle_timeout: object,
+        deadline: object,
+        max_event_bytes: object,
+        max_response_bytes: object,
+        retries: RetryPolicy,
+    ) -> None:
+        self.timeout = timeout_from(timeout)
+        self.idle_timeout = positive_seconds(idle_timeout, "idle_timeout")
+        self.deadline = deadline_seconds(deadline)
+        self.max_event_bytes = byte_limit(max_event_bytes, "max_event_bytes")
+        self.max_response_bytes = byte_limit(max_response_bytes, "max_response_bytes")
+        self.retries = retries
+
     def __repr__(self) -> str:
         # A base URL holds no credentials (checked above), so it can be shown.
         return f"{type(self).__name__}(base_url={self.base_url!r})"
 
-    def _headers_for(self, accept: str) -> httpx.Headers:
-        headers = self._headers.copy()
-        headers["accept"] = accept
+    def _bind(self) -> None:
+        """Make the resources (`chat`, `sessions`) of this client."""
+        raise NotImplementedError
+
+    def with_options(
+        self,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        deadline: float | None = None,
+        idle_timeout: float | None = None,
+        max_event_bytes: int | None = None,
+        max_response_bytes: int | None = None,
+    ) -> Self:
+        """A copy of this client with other settings, sharing its connection pool.
+
+        Each keyword left out (or None) keeps this client's setting;
+        `default_headers` are added to this client's. The copy never closes
+        the pool: closing it, or leaving a `with` block on it, leaves the pool
+        to this client (and to whoever owns this client's `http_client`).
+        """
+        other = copy.copy(self)
+        retries = self.retries
+        if max_retries is not None:
+            retries = dataclasses.replace(retries, max_retries=retry_count(max_retries))
+        other._configure(
+            timeout=self.timeout if timeout is None else timeout,
+            idle_timeout=self.idle_timeout if idle_timeout is None else idle_timeout,
+            deadline=self.deadline if deadline is None else deadline,
+            max_event_bytes=self.max_event_bytes if max_event_bytes is None else max_event_bytes,
+            max_response_bytes=(
+                self.max_response_bytes if max_response_bytes is None else max_response_bytes
+            ),
+            retries=retries,
+        )
+        other._headers = headers_from(self._headers, default_headers, "default_headers")
+        other._owns_http = False
+        other._bind()
+        return other
+
+    _owns_http: bool
+
+    def _call(
+        self,
+        kind: Kind,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        idle_timeout: float | None = None,
+        deadline: float | None = None,
+        max_event_bytes: int | None = None,
+        max_response_bytes: int | None = None,
+    ) -> Call:
+        """One operation's settings: the call's keywords over the client's (None: the client's)."""
+        headers = headers_from(self._headers, extra_headers, "extra_headers")
+        headers["accept"] = "text/event-stream" if kind == "chat" else "application/json"
+        headers.setdefault("accept-encoding", ACCEPT_ENCODING)  # what `_body` decodes
+        if kind == "chat":
+            headers["cache-control"] = "no-store"
         if self._token is not None:
             headers["authorization"] = self._token.header()
-        return headers
+        seconds = deadline_seconds(deadline)
+        if seconds is None:
+            seconds = self.deadline
+        if seconds is None:
+            seconds = DEFAULT_CHAT_DEADLINE if kind == "chat" else DEFAULT_GET_DEADLINE
+        return Call(
+            headers=headers,
+            timeout=self.timeout if timeout is None else timeout_from(timeout),
+            idle_timeout=(
+                self.idle_timeout
+                if idle_timeout is None
+                else positive_seconds(idle_timeout, "idle_timeout")
+            ),
+            seconds=seconds,
+            max_event_bytes=(
+                self.max_event_bytes
+                if max_event_bytes is None
+                else byte_limit(max_event_bytes, "max_event_bytes")
+            ),
+            max_response_bytes=(
+                self.max_response_bytes
+                if max_response_bytes is None
+                else byte_limit(max_response_bytes, "max_response_bytes")
+            ),
+        )
 
     def _chat_request(
-        self, client: httpx.Client | httpx.AsyncClient, message: str, session_id: str | None
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        message: str,
+        session_id: str | None,
+        call: Call,
     ) -> httpx.Request:
         wire = self.wire
         body: dict[str, str] = {wire.message_field: message}
         if session_id is not None:
             body[wire.session_id_field] = session_id
-        # The read timeout of a stream is its idle timeout: the longest wait for
-        # the next bytes, keep-alive comments included.
-        timeout = httpx.Timeout(
-            connect=self.timeout.connect,
-            read=self.idle_timeout,
-            write=self.timeout.write,
-            pool=self.timeout.pool,
-        )
-        headers = self._headers_for("text/event-stream")
-        headers["cache-control"] = "no-store"
         return client.build_request(
-            "POST", self.base_url + wire.chat_path, json=body, headers=headers, timeout=timeout
+            "POST", self.base_url + wire.chat_path, json=body, headers=call.headers
         )
 
-    def _get_request(self, client: httpx.Client | httpx.AsyncClient, path: str) -> httpx.Request:
-        # The SDK's timeouts, even on a caller's own client (as for chat requests).
-        return client.build_request(
-            "GET",
-            self.base_url + path,
-            headers=self._headers_for("application/json"),
-            timeout=self.timeout,
-        )
+    def _get_request(
+        self, client: httpx.Client | httpx.AsyncClient, path: str, call: Call
+    ) -> httpx.Request:
+        return client.build_request("GET", self.base_url + path, headers=call.headers)
+
+    @staticmethod
+    def _read_timeout(request: httpx.Request, call: Call) -> float | None:
+        """A request's read timeout: a stream's is its idle timeout (keep-alives included)."""
+        if request.method == "GET":
+            return call.timeout.read
+        return None if call.idle_timeout == math.inf else call.idle_timeout
+
+    def _halted(self, halt: Halt, response: httpx.Response, call: Call) -> APIError:
+        """The error for a body read that its guard, or its size limit, stopped."""
+        if halt.limit is not None:
+            return ResponseTooLargeError(
+                f"the body is longer than max_response_bytes ({halt.limit:,} bytes)",
+                limit=halt.limit,
+                request_id=self._errors.request_id(response),
+            )
+        return call.timed_out()
 
     def _log_response(self, request: httpx.Request, response: httpx.Response) -> None:
         logger.debug(

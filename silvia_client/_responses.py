@@ -161,13 +161,15 @@ class ResponseErrors:
         self, response: httpx.Response, body: bytes, expected: str
     ) -> UnexpectedResponseError:
         """A 2xx whose body is not `expected`; the message shows the start of the body."""
-        content_type = response.headers.get("content-type", "no content type")
+        content_type = self.scrub.optional(response.headers.get("content-type"))
         preview = _preview(self.scrub.bytes(body))
-        message = f"expected {expected}, got {response.status_code} {content_type}: {preview!r}"
+        shown = content_type or "no content type"
+        message = f"expected {expected}, got {response.status_code} {shown}: {preview!r}"
         return UnexpectedResponseError(
             self.scrub.text(message),
             status_code=response.status_code,
             request_id=self.request_id(response),
+            content_type=content_type,
         )
 
     def undecodable(self, response: httpx.Response) -> UnexpectedResponseError:

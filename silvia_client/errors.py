@@ -82,12 +82,20 @@ class APITimeoutError(APIConnectionError):
 
 
 class UnexpectedResponseError(APIError):
-    """A success status whose body is not what the endpoint answers."""
+    """A success status whose body is not what the endpoint answers (`content_type` says what)."""
 
-    def __init__(self, message: str, *, status_code: int, request_id: str | None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        request_id: str | None,
+        content_type: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.status_code = status_code
         self.request_id = request_id
+        self.content_type = content_type
 
 
 class ResponseTooLargeError(APIError):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 from ._gc import gc_paused
+from ._options import check_text
 from ._wire import DEFAULT_WIRE, WireFormat
 from .chat import SourceRegistry
 from .citations import CitationTarget, RowError
@@ -214,22 +215,118 @@ def _session_from(
 
 
 class Sessions:
+    """`client.sessions`: a session's history (`get`), or its body as sent (`get_raw`).
+
+    GETs are retried on connection errors, 408, 429 and 5xx, within the
+    deadline. Every keyword after the id is per call: None means "the
+    client's setting"; `math.inf` as `deadline` means none.
+    """
+
     def __init__(self, client: SilviaClient) -> None:
         self._client = client
 
-    def get(self, session_id: str) -> Session:
-        """The session's history. GETs are retried on connection errors, 408, 429 and 5xx."""
-        wire = self._client.wire
-        response, body = self._client._get_json_bytes(session_path(session_id, wire))
+    def get(
+        self,
+        session_id: str,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        max_response_bytes: int | None = None,
+    ) -> Session:
+        """The session's history, its citations read as a live turn's are."""
+        response, body = self._fetch(
+            session_id, extra_headers, timeout, deadline, max_response_bytes
+        )
         return _session_from(response, body, session_id, self._client._errors)
+
+    def get_raw(
+        self,
+        session_id: str,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        max_response_bytes: int | None = None,
+    ) -> bytes:
+        """The session's body exactly as the server sent it (decompressed), for tools that
+        judge the wire; `parse_session(json.loads(body), session_id)` reads it as `get` does."""
+        _, body = self._fetch(session_id, extra_headers, timeout, deadline, max_response_bytes)
+        return body
+
+    def _fetch(
+        self,
+        session_id: str,
+        extra_headers: Mapping[str, str] | None,
+        timeout: float | httpx.Timeout | None,
+        deadline: float | None,
+        max_response_bytes: int | None,
+    ) -> tuple[httpx.Response, bytes]:
+        client = self._client
+        check_text(session_id, "session_id")
+        path = session_path(session_id, client.wire)
+        call = client._call(
+            "get",
+            extra_headers=extra_headers,
+            timeout=timeout,
+            deadline=deadline,
+            max_response_bytes=max_response_bytes,
+        )
+        return client._fetch(path, call)
 
 
 class AsyncSessions:
+    """The async twin of `Sessions`."""
+
     def __init__(self, client: AsyncSilviaClient) -> None:
         self._client = client
 
-    async def get(self, session_id: str) -> Session:
-        """The session's history. GETs are retried on connection errors, 408, 429 and 5xx."""
-        wire = self._client.wire
-        response, body = await self._client._get_json_bytes(session_path(session_id, wire))
+    async def get(
+        self,
+        session_id: str,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        max_response_bytes: int | None = None,
+    ) -> Session:
+        """The session's history, its citations read as a live turn's are."""
+        response, body = await self._fetch(
+            session_id, extra_headers, timeout, deadline, max_response_bytes
+        )
         return _session_from(response, body, session_id, self._client._errors)
+
+    async def get_raw(
+        self,
+        session_id: str,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        max_response_bytes: int | None = None,
+    ) -> bytes:
+        """The session's body exactly as the server sent it (see `Sessions.get_raw`)."""
+        _, body = await self._fetch(
+            session_id, extra_headers, timeout, deadline, max_response_bytes
+        )
+        return body
+
+    async def _fetch(
+        self,
+        session_id: str,
+        extra_headers: Mapping[str, str] | None,
+        timeout: float | httpx.Timeout | None,
+        deadline: float | None,
+        max_response_bytes: int | None,
+    ) -> tuple[httpx.Response, bytes]:
+        client = self._client
+        check_text(session_id, "session_id")
+        path = session_path(session_id, client.wire)
+        call = client._call(
+            "get",
+            extra_headers=extra_headers,
+            timeout=timeout,
+            deadline=deadline,
+            max_response_bytes=max_response_bytes,
+        )
+        return await client._fetch(path, call)
