@@ -1,12 +1,12 @@
 """Reading a response body in pieces of bounded size, counted, and stopped on cue.
 
 * `body_chunks(response)` / `abody_chunks`: the decoded body. A body without
-  a Content-Encoding is read raw; gzip and deflate are decoded here, never
-  more than `PIECE` bytes out at a time, because httpx's own decoder turns one
-  64 KiB network read into whatever it inflates to (a gzip bomb: 64 MiB at
-  once). A response already read (a caller's transport or event hook read
-  it) gives its content. Any other encoding is an `httpx.DecodingError`; the
-  SDK asks for `gzip, deflate` only.
+  a Content-Encoding is read raw, straight from the response's stream. gzip
+  and deflate are decoded here, never more than `PIECE` bytes out at a time,
+  because httpx's own decoder turns one 64 KiB network read into whatever it
+  inflates to (a gzip bomb: 64 MiB at once). A response already read (a
+  caller's transport or event hook read it) gives its content. Any other
+  encoding is an `httpx.DecodingError`; the SDK asks for `gzip, deflate` only.
 * `guarded(chunks, guard, limit)` / `aguarded`: those pieces, raising `Halt`
   once more than `limit` bytes came, or once the guard is stopped (see
   `_deadline.py`). The check runs between chunks, on every transport.
@@ -16,9 +16,9 @@
 
 from __future__ import annotations
 
+import inspect
 import zlib
-from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 
 import httpx
 
@@ -105,21 +105,38 @@ def _content(response: httpx.Response) -> Iterator[bytes]:
         yield content[start : start + PIECE]
 
 
-def _inflated(raw: Iterator[bytes], inflater: _Inflater) -> Iterator[bytes]:
+def _inflated(raw: Iterable[bytes], inflater: _Inflater) -> Iterator[bytes]:
     for data in raw:
         yield from inflater.feed(data)
     if last := inflater.flush():
         yield last
 
 
-def body_chunks(response: httpx.Response) -> Iterator[bytes]:
+def _raw(response: httpx.Response) -> Iterable[bytes]:
+    """`response.iter_raw()`, less its layer per chunk.
+
+    That layer is a chunker that passes each chunk on unchanged (no chunk size
+    is asked for): on a stream of small events, one more call per event. The
+    SDK's own loop (`guarded`) reads the response's stream instead, after the
+    same checks and marking it read, as `iter_raw` does.
+    """
+    stream = response.stream
+    if response.is_closed:
+        raise httpx.StreamClosed()
+    if not isinstance(stream, httpx.SyncByteStream):
+        raise TypeError("an httpx.Client's response has a sync stream")
+    response.is_stream_consumed = True
+    return stream
+
+
+def body_chunks(response: httpx.Response) -> Iterable[bytes]:
     """The decoded body of `response`, in pieces of at most `PIECE` bytes when decoded here."""
     if response.is_stream_consumed:
         return _content(response)
     inflater = _inflater(response)
     if inflater is None:
-        return response.iter_raw()
-    return _inflated(response.iter_raw(), inflater)
+        return _raw(response)
+    return _inflated(_raw(response), inflater)
 
 
 async def _acontent(response: httpx.Response) -> AsyncIterator[bytes]:
@@ -127,7 +144,7 @@ async def _acontent(response: httpx.Response) -> AsyncIterator[bytes]:
         yield piece
 
 
-async def _ainflated(raw: AsyncIterator[bytes], inflater: _Inflater) -> AsyncIterator[bytes]:
+async def _ainflated(raw: AsyncIterable[bytes], inflater: _Inflater) -> AsyncIterator[bytes]:
     try:
         async for data in raw:
             for piece in inflater.feed(data):
@@ -138,25 +155,36 @@ async def _ainflated(raw: AsyncIterator[bytes], inflater: _Inflater) -> AsyncIte
         await _aclose(raw)
 
 
-def abody_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
+def _araw(response: httpx.Response) -> AsyncIterable[bytes]:
+    """The async twin of `_raw`."""
+    stream = response.stream
+    if response.is_closed:
+        raise httpx.StreamClosed()
+    if not isinstance(stream, httpx.AsyncByteStream):
+        raise TypeError("an httpx.AsyncClient's response has an async stream")
+    response.is_stream_consumed = True
+    return stream
+
+
+def abody_chunks(response: httpx.Response) -> AsyncIterable[bytes]:
     """The async twin of `body_chunks`."""
     if response.is_stream_consumed:
         return _acontent(response)
     inflater = _inflater(response)
     if inflater is None:
-        return response.aiter_raw()
-    return _ainflated(response.aiter_raw(), inflater)
+        return _araw(response)
+    return _ainflated(_araw(response), inflater)
 
 
-async def _aclose(iterator: AsyncIterator[bytes]) -> None:
+async def _aclose(iterator: AsyncIterable[bytes]) -> None:
     # Closing an async generator early does not close the one it reads from (the
-    # garbage collector would, on some later turn of the loop, or never).
-    aclose: Any = getattr(iterator, "aclose", None)
-    if aclose is not None:
-        await aclose()
+    # garbage collector would, on some later turn of the loop, or never). A
+    # response's own stream is the response's to close.
+    if inspect.isasyncgen(iterator):
+        await iterator.aclose()
 
 
-def guarded(chunks: Iterator[bytes], guard: Guard, limit: int) -> Iterator[bytes]:
+def guarded(chunks: Iterable[bytes], guard: Guard, limit: int) -> Iterator[bytes]:
     """`chunks`, raising `Halt` past `limit` bytes in all or once `guard` is stopped."""
     total = 0
     for chunk in chunks:
@@ -166,7 +194,7 @@ def guarded(chunks: Iterator[bytes], guard: Guard, limit: int) -> Iterator[bytes
         yield chunk
 
 
-async def aguarded(chunks: AsyncIterator[bytes], guard: Guard, limit: int) -> AsyncIterator[bytes]:
+async def aguarded(chunks: AsyncIterable[bytes], guard: Guard, limit: int) -> AsyncIterator[bytes]:
     """The async twin of `guarded` (closing it closes `chunks`)."""
     total = 0
     try:
