@@ -48,7 +48,13 @@ __all__ = [
     "SilviaClient",
 ]
 
-_ARGUMENTS = """
+
+class SilviaClient(ClientBase):
+    """A client for Silvia's chat API.
+
+    Use it as a context manager, or call `close()`. `with_options(...)` gives
+    a copy with other settings on the same connection pool.
+
     Arguments (all keyword-only):
 
     - `base_url`: the API's base URL, an absolute http(s) URL without
@@ -56,7 +62,9 @@ _ARGUMENTS = """
       environment variable; without either, `ConfigurationError`.
     - `token`: the bearer token, printable ASCII without spaces. Default:
       `SILVIA_TOKEN`; when that is unset or empty, requests go without
-      `Authorization`. `token=""` is a `ConfigurationError`.
+      `Authorization`. `token=""` is a `ConfigurationError`. The token is
+      blanked in whatever the server sends back, if it has 8 characters or
+      more (a shorter one cannot be a secret).
     - `timeout`: per-request timeouts, as seconds for every phase, an
       `httpx.Timeout`, or None for none. Default: connect 10 s, read 60 s,
       write 30 s, pool 10 s. A chat stream's read timeout is `idle_timeout`.
@@ -74,21 +82,12 @@ _ARGUMENTS = """
     - `retry_backoff`: seconds before the first retry, doubled each time,
       with jitter. Default: 0.5.
     - `default_headers`: headers sent with every request.
-    - `http_client`: your own `{http_client}`, for proxies, limits, transports
+    - `http_client`: your own `httpx.Client`, for proxies, limits, transports
       or event hooks. It stays yours to close; the SDK's timeouts, deadline and
       limits still apply, and redirects are never followed.
     - `wire`: the paths, event names and field names (`WireFormat`).
-"""
-
-
-class SilviaClient(ClientBase):
-    """A client for Silvia's chat API.
-
-    Use it as a context manager, or call `close()`. `with_options(...)` gives
-    a copy with other settings on the same connection pool.
     """
 
-    __doc__ = (__doc__ or "") + _ARGUMENTS.format(http_client="httpx.Client")
     _timer = staticmethod(thread_timer)
 
     def __init__(
@@ -232,9 +231,40 @@ class AsyncSilviaClient(ClientBase):
 
     Use it as an async context manager, or `await close()`. `with_options(...)`
     gives a copy with other settings on the same connection pool.
+
+    Arguments (all keyword-only):
+
+    - `base_url`: the API's base URL, an absolute http(s) URL without
+      credentials, query or fragment. Default: the `SILVIA_BASE_URL`
+      environment variable; without either, `ConfigurationError`.
+    - `token`: the bearer token, printable ASCII without spaces. Default:
+      `SILVIA_TOKEN`; when that is unset or empty, requests go without
+      `Authorization`. `token=""` is a `ConfigurationError`. The token is
+      blanked in whatever the server sends back, if it has 8 characters or
+      more (a shorter one cannot be a secret).
+    - `timeout`: per-request timeouts, as seconds for every phase, an
+      `httpx.Timeout`, or None for none. Default: connect 10 s, read 60 s,
+      write 30 s, pool 10 s. A chat stream's read timeout is `idle_timeout`.
+    - `idle_timeout`: the longest a chat stream may stay silent (keep-alive
+      comments count as signs of life), in seconds. Default: 90.
+    - `deadline`: seconds for a whole operation: connecting, retries, the
+      waits before them, and every read. Default (None): 600 for a chat turn,
+      120 for a GET; a number here applies to both; `math.inf` for none.
+    - `max_event_bytes`: the longest SSE line or event data a chat stream
+      accepts. Default: 16 MiB.
+    - `max_response_bytes`: the most a history body, or a whole chat stream,
+      may hold, counted after decompression. Default: 256 MiB.
+    - `max_retries`: how many times a failed request is sent again (see
+      the README's "Retries"). Default: 2.
+    - `retry_backoff`: seconds before the first retry, doubled each time,
+      with jitter. Default: 0.5.
+    - `default_headers`: headers sent with every request.
+    - `http_client`: your own `httpx.AsyncClient`, for proxies, limits, transports
+      or event hooks. It stays yours to close; the SDK's timeouts, deadline and
+      limits still apply, and redirects are never followed.
+    - `wire`: the paths, event names and field names (`WireFormat`).
     """
 
-    __doc__ = (__doc__ or "") + _ARGUMENTS.format(http_client="httpx.AsyncClient")
     _timer = staticmethod(loop_timer)
 
     def __init__(
