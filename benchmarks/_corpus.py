@@ -11,7 +11,7 @@ comment now and then; then `citations_summary`, `message` and `done`.
 Citations come from a handful of repeating sources whose targets are of
 mixed kinds (accounts, web, market data, ...). The two account sources are
 written again by a later "tool call" with another account, so their targets
-pool (`account` then `accounts`), as the registry must handle.
+pool (`account` then `accounts`), as the server's registry sends them.
 """
 
 from __future__ import annotations

@@ -79,7 +79,7 @@ def main() -> None:
 
     session = client.sessions.get(SESSION_ID)
     rows = sum(len(m.citations) + len(m.inline_citations) for m in session.messages)
-    skipped = sum(len(m.citation_errors) for m in session.messages)
+    skipped = sum(len(m.citation_errors) + len(m.inline_citation_errors) for m in session.messages)
     assert len(session.messages) == args.messages
     assert skipped == 0
     # Nothing big stays alive between the timed runs: a full collection during

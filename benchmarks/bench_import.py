@@ -13,17 +13,18 @@ unchanged instead (with `PYTHONDONTWRITEBYTECODE=1`, as in some dev shells,
 a package not installed from a wheel is compiled from source at every import).
 
 Reported: the median and the best of each, nothing subtracted (interpreter
-start-up is in every figure). A third line times `from silvia_client import
-SilviaClient`, which is what a user writes; it must be no slower than
-`import silvia_client`. Two more, for context only: `silvia_client` with its
-citation models loaded (they are pydantic models, loaded on first use, as
-`import pydantic` loads its own model machinery on first use), and the
-baseline plus one pydantic model defined.
+start-up is in every figure). `import silvia_client` alone loads next to
+nothing (its names load on first use, so that pytest loading the package's
+plugins stays cheap); the goal is on `from silvia_client import SilviaClient`,
+which is what a user writes, and loads the client. Two more, for context
+only: the client with the citation models loaded (they are pydantic models,
+loaded on first use, as `import pydantic` loads its own model machinery on
+first use), and the baseline plus one pydantic model defined.
 
-Goal: `import silvia_client` at most 1.6 x `import httpx, httpx_sse,
-pydantic` (medians). With `--explain`, also print the modules that
-`python -X importtime -c "import silvia_client"` shows as costing the most,
-by their own time and by cumulative time. Exit status 0 whether or not the
+Goal: `from silvia_client import SilviaClient` at most 1.6 x `import httpx,
+httpx_sse, pydantic` (medians). With `--explain`, also print the modules that
+`python -X importtime` shows as costing the most for that import, by their
+own time and by cumulative time. Exit status 0 whether or not the
 goal is met.
 """
 
@@ -46,7 +47,9 @@ SIDES = {
     # For context, no goal: the citation rows are pydantic models, which
     # `silvia_client` (like `import pydantic` itself) loads on first use; this
     # is the cost once they are loaded.
-    "... + the citation models loaded": "import silvia_client; silvia_client.Citation",
+    "... + the citation models loaded": (
+        "from silvia_client import SilviaClient; import silvia_client; silvia_client.Citation"
+    ),
     # For context, no goal: `import pydantic` is lazy (pydantic 2.x loads its
     # model machinery on first use), so the baseline above has none of it.
     "... + one pydantic model defined": (
@@ -57,7 +60,7 @@ SIDES = {
     ),
 }
 BASELINE = "import httpx, httpx_sse, pydantic"
-OURS = "import silvia_client"
+OURS = "from silvia_client import SilviaClient"
 
 
 def run_once(statement: str, env: dict[str, str] | None) -> float:
@@ -77,17 +80,25 @@ def parse_importtime(stderr: str) -> list[tuple[int, int, str]]:
     return rows
 
 
-def print_explain(top: int, env: dict[str, str] | None) -> None:
+def importtime_rows(statement: str, env: dict[str, str] | None) -> list[tuple[int, int, str]]:
     result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import silvia_client"],
+        [sys.executable, "-X", "importtime", "-c", statement],
         check=True,
         capture_output=True,
         text=True,
         env=env,
     )
-    rows = parse_importtime(result.stderr)
-    total = next(cum for _, cum, name in reversed(rows) if name.strip() == "silvia_client")
-    print(f"\n-X importtime, import silvia_client: {total / 1e3:.1f} ms in all")
+    return parse_importtime(result.stderr)
+
+
+def print_explain(top: int, env: dict[str, str] | None) -> None:
+    at_startup = {name for _, _, name in importtime_rows("pass", env)}
+    rows = [row for row in importtime_rows(OURS, env) if row[2] not in at_startup]
+    # The package's names load on first use, so the client is not imported inside
+    # `silvia_client` but after it: add up every top-level import the statement made.
+    top_level = min(len(name) - len(name.lstrip()) for _, _, name in rows)
+    total = sum(cum for _, cum, name in rows if len(name) - len(name.lstrip()) == top_level)
+    print(f"\n-X importtime, {OURS}: {total / 1e3:.1f} ms in all")
     print(f"\ntop {top} by own time (ms, own | cumulative):")
     for self_us, cumulative, name in sorted(rows, reverse=True)[:top]:
         print(f"  {self_us / 1e3:6.1f} | {cumulative / 1e3:6.1f}  {name}")
@@ -139,7 +150,7 @@ def measure(args: argparse.Namespace, env: dict[str, str] | None) -> None:
     best_ratio = min(times[OURS]) / min(times[BASELINE])
     print()
     print(
-        f"import silvia_client / import httpx, httpx_sse, pydantic: median {ratio:.2f}x, "
+        f"{OURS} / {BASELINE}: median {ratio:.2f}x, "
         f"best {best_ratio:.2f}x  (goal <= {GOAL}x)  {'PASS' if ratio <= GOAL else 'MISS'}"
     )
     if args.explain:

@@ -11,8 +11,9 @@ accounts)` one per ref (None where none matches).
 
 from __future__ import annotations
 
-from _client import client, on_reference_server
+import os
 
+from silvia_client import SilviaClient
 from silvia_client.citations import (
     AccountsTarget,
     AccountTarget,
@@ -20,6 +21,7 @@ from silvia_client.citations import (
     find_account,
     find_accounts,
 )
+from silvia_client.testing import ReferenceServer
 
 # The user's accounts as your app stores them. These are the reference server's
 # made-up accounts; against a real server, load the signed-in user's instead.
@@ -49,7 +51,10 @@ def main() -> None:
     for account in MY_ACCOUNTS:
         print(f"  {account['name']}: {', '.join(account_id_candidates(account))}")
 
-    with client() as silvia, silvia.chat.stream("Where do my checking and cards stand?") as stream:
+    # The server at SILVIA_BASE_URL (token: SILVIA_TOKEN), else the embedded reference server.
+    real_server = bool(os.environ.get("SILVIA_BASE_URL"))
+    silvia = SilviaClient() if real_server else ReferenceServer().client()
+    with silvia, silvia.chat.stream("Where do my checking and cards stand?") as stream:
         turn = stream.until_done()
 
     print("\nAccounts the answer cites:")
@@ -62,7 +67,7 @@ def main() -> None:
             matches = find_accounts(target, MY_ACCOUNTS)
             names = [str(m["name"]) if m else "not one of mine" for m in matches]
             print(f"  {citation.title}: all of {', '.join(names)}")
-    if not on_reference_server():
+    if real_server:
         print("(a real server's accounts are not these samples: replace MY_ACCOUNTS)")
 
 

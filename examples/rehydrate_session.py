@@ -8,10 +8,11 @@ have none; `resolve_citation` then falls back to `source` and `title`.
 
 from __future__ import annotations
 
-from _client import client
+import os
 
-from silvia_client import Citation
+from silvia_client import Citation, SilviaClient
 from silvia_client.citations import resolve_citation
+from silvia_client.testing import ReferenceServer
 
 QUESTION = "How much is in checking, and what do I owe on my cards?"
 
@@ -22,7 +23,9 @@ def key(citation: Citation) -> tuple[object, ...]:
 
 
 def main() -> None:
-    with client() as silvia:
+    # The server at SILVIA_BASE_URL (token: SILVIA_TOKEN), else the embedded reference server.
+    silvia = SilviaClient() if os.environ.get("SILVIA_BASE_URL") else ReferenceServer().client()
+    with silvia:
         with silvia.chat.stream(QUESTION) as stream:
             live = stream.until_done()
         assert live.session_id is not None, "the server names the session in its first event"
@@ -38,6 +41,8 @@ def main() -> None:
             print(f"  - {resolved.label}: {hrefs or '(no link)'}")
         for error in message.citation_errors:  # rows that could not be read are reported
             print(f"  ! skipped citation row {error.index}: {error.reason}")
+        for error in message.inline_citation_errors:
+            print(f"  ! skipped inline citation row {error.index}: {error.reason}")
 
     reloaded = session.messages[-1]
     same = [key(c) for c in live.citations] == [key(c) for c in reloaded.citations]

@@ -9,9 +9,9 @@ read as `MalformedEvent`: neither stops the stream.
 
 from __future__ import annotations
 
-from _client import client
+import os
 
-from silvia_client import StreamError
+from silvia_client import SilviaClient, StreamError
 from silvia_client.chat import (
     CitationEvent,
     CitationsSummaryEvent,
@@ -21,13 +21,16 @@ from silvia_client.chat import (
     TextEvent,
     UnknownEvent,
 )
+from silvia_client.testing import ReferenceServer
 
 QUESTION = "Where do my accounts stand, and what should I know about Apple, savings and my IRA?"
 
 
 def main() -> None:
     numbers: dict[str, int] = {}  # source -> its marker number, by first appearance
-    with client() as silvia:
+    # The server at SILVIA_BASE_URL (token: SILVIA_TOKEN), else the embedded reference server.
+    silvia = SilviaClient() if os.environ.get("SILVIA_BASE_URL") else ReferenceServer().client()
+    with silvia:
         try:
             with silvia.chat.stream(QUESTION) as stream:
                 for event in stream:

@@ -7,11 +7,11 @@ one read event by event, one through `text_stream`.
 from __future__ import annotations
 
 import asyncio
-
-from _client import async_client
+import os
 
 from silvia_client import AsyncSilviaClient, Turn
 from silvia_client.chat import CitationEvent, TextEvent
+from silvia_client.testing import ReferenceServer
 
 
 async def by_events(silvia: AsyncSilviaClient, question: str) -> tuple[str, Turn]:
@@ -34,7 +34,10 @@ async def by_text(silvia: AsyncSilviaClient, question: str) -> tuple[str, Turn]:
 
 
 async def main() -> None:
-    async with async_client() as silvia:
+    # The server at SILVIA_BASE_URL (token: SILVIA_TOKEN), else the embedded reference server.
+    real_server = bool(os.environ.get("SILVIA_BASE_URL"))
+    silvia = AsyncSilviaClient() if real_server else ReferenceServer().async_client()
+    async with silvia:
         (marked, first), (plain, second) = await asyncio.gather(
             by_events(silvia, "How much is in checking?"),
             by_text(silvia, "What should I know about Apple?"),

@@ -11,33 +11,43 @@ with SilviaClient() as client:  # SILVIA_BASE_URL, SILVIA_TOKEN
 
 from typing import TYPE_CHECKING
 
-from ._client import AsyncSilviaClient, SilviaClient
-from ._version import __version__
-from ._wire import DEFAULT_WIRE, EventNames, WireFormat
-from .chat import AsyncChatStream, ChatEvent, ChatStream, Turn
-from .citations import AccountRef, CitationTarget, parse_citation_target, resolve_citation
-from .errors import (
-    APIConnectionError,
-    APIError,
-    APIStatusError,
-    APITimeoutError,
-    AuthenticationError,
-    ConfigurationError,
-    IncompleteTurnError,
-    InternalServerError,
-    NotFoundError,
-    PermissionDeniedError,
-    RateLimitError,
-    ResponseTooLargeError,
-    ServerStreamError,
-    SilviaError,
-    StreamDisconnectedError,
-    StreamError,
-    StreamTimeoutError,
-    StreamTooLargeError,
-    UnexpectedResponseError,
-)
-from .sessions import Message, Session
+from ._lazy import load_on_first_use
+
+if TYPE_CHECKING:
+    from ._client import AsyncSilviaClient, SilviaClient
+    from ._version import __version__
+    from ._wire import DEFAULT_WIRE, EventNames, WireFormat
+    from .chat import AsyncChatStream, ChatEvent, ChatStream, Turn
+    from .citations import (
+        AccountRef,
+        Citation,
+        CitationTarget,
+        InlineCitation,
+        parse_citation_target,
+        resolve_citation,
+    )
+    from .errors import (
+        APIConnectionError,
+        APIError,
+        APIStatusError,
+        APITimeoutError,
+        AuthenticationError,
+        ConfigurationError,
+        IncompleteTurnError,
+        InternalServerError,
+        NotFoundError,
+        PermissionDeniedError,
+        RateLimitError,
+        ResponseTooLargeError,
+        ServerStreamError,
+        SilviaError,
+        StreamDisconnectedError,
+        StreamError,
+        StreamTimeoutError,
+        StreamTooLargeError,
+        UnexpectedResponseError,
+    )
+    from .sessions import Message, Session
 
 __all__ = [
     "DEFAULT_WIRE",
@@ -79,15 +89,44 @@ __all__ = [
     "resolve_citation",
 ]
 
-if TYPE_CHECKING:
-    from .citations import Citation, InlineCitation
-
-
-def __getattr__(name: str) -> object:
-    # `Citation` and `InlineCitation` are pydantic models, loaded on first use
-    # (see `silvia_client.citations`).
-    if name in ("Citation", "InlineCitation"):
-        from . import citations
-
-        return getattr(citations, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Each name is imported on first use, so that loading the package's pytest plugins
+# (which pytest does in every run) costs next to nothing; see `_lazy.py`.
+load_on_first_use(
+    __name__,
+    {
+        "._client": ("AsyncSilviaClient", "SilviaClient"),
+        "._version": ("__version__",),
+        "._wire": ("DEFAULT_WIRE", "EventNames", "WireFormat"),
+        ".chat": ("AsyncChatStream", "ChatEvent", "ChatStream", "Turn"),
+        ".citations": (
+            "AccountRef",
+            "Citation",
+            "CitationTarget",
+            "InlineCitation",
+            "parse_citation_target",
+            "resolve_citation",
+        ),
+        ".errors": (
+            "APIConnectionError",
+            "APIError",
+            "APIStatusError",
+            "APITimeoutError",
+            "AuthenticationError",
+            "ConfigurationError",
+            "IncompleteTurnError",
+            "InternalServerError",
+            "NotFoundError",
+            "PermissionDeniedError",
+            "RateLimitError",
+            "ResponseTooLargeError",
+            "ServerStreamError",
+            "SilviaError",
+            "StreamDisconnectedError",
+            "StreamError",
+            "StreamTimeoutError",
+            "StreamTooLargeError",
+            "UnexpectedResponseError",
+        ),
+        ".sessions": ("Message", "Session"),
+    },
+)

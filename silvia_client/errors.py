@@ -2,6 +2,7 @@
 
     SilviaError
     ├── ConfigurationError          no base URL, a bad argument
+    ├── RecordingFormatError        a recording file that cannot be read (`testing`)
     ├── APIError                    something went wrong talking to the server
     │   ├── APIConnectionError      could not connect, or the connection broke
     │   │   └── APITimeoutError     connect/read timed out, or the deadline passed

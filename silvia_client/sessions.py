@@ -5,6 +5,10 @@ server's contract: a malformed citation row is skipped and reported on its
 message, a malformed target becomes None, and fields the SDK does not model are
 kept in `extra`; but a body that is not a session at all is an
 `UnexpectedResponseError`.
+
+Every stored row is read as sent ("raw from the row"), each target on its own:
+a reloaded inline row keeps the target it streamed with, so a reload shows what
+the live turn showed because both show what the server sent.
 """
 
 from __future__ import annotations
@@ -12,14 +16,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ._gc import gc_paused
 from ._options import check_text
 from ._wire import DEFAULT_WIRE, WireFormat
-from .chat import SourceRegistry
+from .chat._turn import text_preview
 from .citations import CitationTarget, RowError
+from .citations._final import final_targets
 from .errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -37,16 +42,42 @@ _SESSION_FIELDS = frozenset({"id", "title"})
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One message of a session. `extra` holds every field the SDK does not model."""
+    """One message of a session. `extra` holds every field the SDK does not model.
+
+    `citations` and `inline_citations` are the stored rows, each read on its
+    own as sent. Rows that could not be read are reported in `citation_errors`
+    (of `citations`) and `inline_citation_errors` (of `inline_citations`).
+    """
 
     id: str | None
     role: str | None
-    content: Any = field(repr=False)
+    content: Any
     created_at: str | None = None
     citations: tuple[Citation, ...] = ()
     inline_citations: tuple[InlineCitation, ...] = ()
     citation_errors: tuple[RowError, ...] = ()
-    extra: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    inline_citation_errors: tuple[RowError, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    # Each cited source's final target, read off the rows on first use (see `_final_targets`).
+    _targets: dict[str, CitationTarget | None] | None = field(
+        default=None, init=False, compare=False
+    )
+
+    def _final_targets(self) -> dict[str, CitationTarget | None]:
+        targets = self._targets
+        if targets is None:
+            targets = final_targets(self.inline_citations, self.citations)
+            object.__setattr__(self, "_targets", targets)  # a cache: the message stays as read
+        return targets
+
+    def target_for(self, source: str) -> CitationTarget | None:
+        """The server's final word on `source`, by the rule of `Turn.target_for`.
+
+        Its target in `citations`, else that of its last row in
+        `inline_citations`; None when that row is untyped, or when the message
+        never cited `source`.
+        """
+        return self._final_targets().get(source)
 
     @property
     def text(self) -> str:
@@ -70,6 +101,14 @@ class Message:
         from .display import message_markdown
 
         return message_markdown(self)
+
+    def __repr__(self) -> str:
+        # A preview of the text and how many rows: never a target (a provider would show).
+        return (
+            f"Message(id={self.id!r}, role={self.role!r}, created_at={self.created_at!r}, "
+            f"text={text_preview(self.text)!r}, citations={len(self.citations)}, "
+            f"inline_citations={len(self.inline_citations)})"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,56 +136,6 @@ def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _one_meaning_per_source(
-    citations: tuple[Citation, ...], inline: tuple[InlineCitation, ...]
-) -> tuple[tuple[Citation, ...], tuple[InlineCitation, ...]]:
-    """A stored answer is one turn, so it is read as a live turn is: one target per source.
-
-    The server stores inline citations as they streamed, each with the target its
-    source had then (a later call may pool it, or leave it untyped). The rows of
-    a source whose targets differ go through the same registry, in the same
-    order (streamed, then the summary), as in `TurnBuilder`, so a reload agrees
-    with the live `Turn`. Almost always every source has one target throughout,
-    and nothing changes.
-    """
-    if not inline:
-        return citations, inline
-    rows = (*inline, *citations)
-    first: dict[str, CitationTarget | None] = {}
-    differing: set[str] = set()
-    for row in rows:
-        known = first.setdefault(row.source, row.target)
-        if known is not row.target and known != row.target:
-            differing.add(row.source)
-    if not differing:
-        return citations, inline
-    registry = SourceRegistry()
-    for row in rows:
-        if row.source in differing:
-            registry.observe(row.source, row.target)
-    final = {source: registry.target_for(source) for source in differing}
-    return _agreeing(citations, final), _agreeing(inline, final)
-
-
-_RowT = TypeVar("_RowT", bound="Citation")
-
-
-def _agreeing(
-    rows: tuple[_RowT, ...], final: Mapping[str, CitationTarget | None]
-) -> tuple[_RowT, ...]:
-    """`rows`, each row of a source in `final` with that target (copied only if it differs)."""
-    from .citations._rows import citation_with_target
-
-    out: list[_RowT] | None = None
-    for index, row in enumerate(rows):
-        source = row.source
-        if source in final and row.target != (target := final[source]):
-            if out is None:
-                out = list(rows)
-            out[index] = citation_with_target(row, target)
-    return rows if out is None else tuple(out)
-
-
 def _message(data: dict[str, Any], wire: WireFormat) -> Message:
     # The rows come straight from `json.loads` (see `parse_session`).
     from .citations._rows import Citation, InlineCitation, load_json_citations
@@ -154,15 +143,15 @@ def _message(data: dict[str, Any], wire: WireFormat) -> Message:
     citations = load_json_citations(data.get(wire.message_citations_key), Citation)
     inline = load_json_citations(data.get(wire.message_inline_citations_key), InlineCitation)
     modelled = _MESSAGE_FIELDS | {wire.message_citations_key, wire.message_inline_citations_key}
-    summary, streamed = _one_meaning_per_source(citations.citations, inline.citations)
     return Message(
         id=_text_or_none(data.get("id")),
         role=_text_or_none(data.get("role")),
         content=data.get("content"),
         created_at=_text_or_none(data.get("created_at")),
-        citations=summary,
-        inline_citations=streamed,
-        citation_errors=citations.errors + inline.errors,
+        citations=citations.citations,
+        inline_citations=inline.citations,
+        citation_errors=citations.errors,
+        inline_citation_errors=inline.errors,
         extra={key: value for key, value in data.items() if key not in modelled},
     )
 

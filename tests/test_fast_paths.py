@@ -32,12 +32,8 @@ from silvia_client.chat.events import (
     decode_event,
     loads,
 )
-from silvia_client.citations import AccountRef, AccountsTarget, Citation, InlineCitation
-from silvia_client.citations._rows import (
-    citation_from_json,
-    citation_with_target,
-    load_json_citations,
-)
+from silvia_client.citations import Citation, InlineCitation
+from silvia_client.citations._rows import citation_from_json, load_json_citations
 
 # --- JSON -------------------------------------------------------------------------
 
@@ -155,20 +151,6 @@ def test_citation_from_json_equals_model_validate_on_a_stored_row() -> None:
     assert fast == InlineCitation.model_validate(row)
     assert fast.model_dump() == InlineCitation.model_validate(row).model_dump()
     assert load_json_citations([row, {"title": "no source"}], InlineCitation).citations == (fast,)
-
-
-@settings(max_examples=100)
-@given(ROWS, st.sampled_from([Citation, InlineCitation]))
-def test_citation_with_target_is_model_copy(row: Any, model: type[Citation]) -> None:
-    try:
-        citation = model.model_validate(row)
-    except ValidationError:
-        return
-    target = AccountsTarget((AccountRef("acc_0123456789abcdef", "plaid"), AccountRef("b")))
-    for new in (target, None):
-        fast = citation_with_target(citation, new)
-        plain = citation.model_copy(update={"target": new})
-        assert _model_outcome(lambda: fast) == _model_outcome(lambda: plain)  # noqa: B023
 
 
 def test_citation_from_json_leaves_other_models_to_pydantic() -> None:

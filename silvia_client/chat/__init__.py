@@ -1,14 +1,14 @@
 """Chat turns: the stream, its typed events, and the assembled `Turn`.
 
 - `events.py`   every event type, and the table that reads them off the wire
-- `_turn.py`    `Turn`, its O(1)-per-event builder, and the per-source registry
+- `_turn.py`    `Turn` (rows as sent, `target_for`) and its O(1)-per-event builder
 - `_stream.py`  `ChatStream` / `AsyncChatStream`, and `RawEvent` (an event as sent)
 - `_resource.py` `client.chat.stream(...)` and `client.chat.send(...)`
 """
 
 from ._resource import AsyncChat, Chat
 from ._stream import AsyncChatStream, ChatStream, RawEvent
-from ._turn import SourceRegistry, Turn, TurnBuilder
+from ._turn import Turn, TurnBuilder
 from .events import (
     ChatEvent,
     CitationEvent,
@@ -37,7 +37,6 @@ __all__ = [
     "MessageEvent",
     "RawEvent",
     "SessionEvent",
-    "SourceRegistry",
     "TextEvent",
     "Turn",
     "TurnBuilder",

@@ -1,23 +1,20 @@
-"""Accumulating a turn's events into a `Turn`, and the per-source registry.
+"""Accumulating a turn's events into a `Turn`.
 
-Accumulation is O(1) per event: text pieces are appended and joined once,
-citations are appended, and the registry updates one entry. The one O(n) step,
-making every citation agree with the registry, runs once, when the `Turn` is
-built (at the end, or when a failure hands back the partial turn).
-
-One meaning per source per turn (the doc): a citation echoes only its source,
-so a source means one thing for the whole turn. When a later call writes the
-same account source again its accounts are pooled into the target; any other
-disagreement leaves the source untyped for the rest of the turn.
+Accumulation is O(1) per event: text pieces are appended and joined once, and
+citations are appended. Every row is kept as the server sent it, its target
+read through `parse_citation_target` and never rewritten: the one meaning per
+source per turn registry is the server's, which writes each row's target from
+it (QA checks that it did, on what it sent). `Turn.target_for` reads the
+server's final word off the rows (`citations._final`), once, on first use.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from ..citations import AccountRef, AccountsTarget, AccountTarget, CitationTarget, RowError
+from ..citations import CitationTarget, RowError
+from ..citations._final import final_targets
 from .events import (
     ChatEvent,
     CitationEvent,
@@ -34,85 +31,26 @@ from .events import (
 if TYPE_CHECKING:
     from ..citations import Citation, InlineCitation
 
-__all__ = ["SourceRegistry", "Turn", "TurnBuilder"]
+__all__ = ["Turn", "TurnBuilder", "text_preview"]
 
 _PREVIEW_CHARS = 60
 
 
-def _account_refs(target: CitationTarget | None) -> tuple[AccountRef, ...] | None:
-    if isinstance(target, AccountTarget):
-        return (target.ref,)
-    if isinstance(target, AccountsTarget):
-        return target.accounts
-    return None
-
-
-def _pool(old: tuple[AccountRef, ...], new: tuple[AccountRef, ...]) -> CitationTarget:
-    # Each account once (by id), in the order the turn first named it.
-    by_id: dict[str, AccountRef] = {}
-    for ref in old + new:
-        by_id.setdefault(ref.account_id, ref)
-    refs = tuple(by_id.values())
-    if len(refs) == 1:
-        return AccountTarget(refs[0].account_id, refs[0].provider)
-    return AccountsTarget(refs)
-
-
-class SourceRegistry:
-    """What each source of a turn points at, so far."""
-
-    __slots__ = ("_targets",)
-
-    def __init__(self) -> None:
-        # A source maps to its target; None once untyped (or never typed), for good.
-        self._targets: dict[str, CitationTarget | None] = {}
-
-    def observe(self, source: str, target: CitationTarget | None) -> None:
-        targets = self._targets
-        if source not in targets:
-            targets[source] = target
-            return
-        known = targets[source]
-        if known is None or known == target:
-            return
-        known_refs, new_refs = _account_refs(known), _account_refs(target)
-        if known_refs is not None and new_refs is not None:
-            targets[source] = _pool(known_refs, new_refs)
-        else:
-            targets[source] = None
-
-    def target_for(self, source: str) -> CitationTarget | None:
-        return self._targets.get(source)
-
-    def snapshot(self) -> dict[str, CitationTarget | None]:
-        return dict(self._targets)
-
-
-CitationT = TypeVar("CitationT", bound="Citation")
-
-
-def _agree(
-    citations: list[CitationT], targets: Mapping[str, CitationTarget | None]
-) -> tuple[CitationT, ...]:
-    from ..citations._rows import citation_with_target
-
-    out = []
-    for citation in citations:
-        final = targets.get(citation.source)
-        if citation.target != final:
-            citation = citation_with_target(citation, final)
-        out.append(citation)
-    return tuple(out)
+def text_preview(text: str) -> str:
+    """The start of `text`, for a repr: at most 60 characters, and "…" when cut."""
+    return text[:_PREVIEW_CHARS] + ("…" if len(text) > _PREVIEW_CHARS else "")
 
 
 @dataclass(frozen=True, eq=False)
 class Turn:
     """One chat turn as the client assembled it.
 
-    `citations` are the summary's (final); `inline_citations` are the streamed
-    ones in order, each with its `offset` in `text`. Both agree with
-    `target_for`, the registry at the end of the turn. `complete` is True only
-    when `done` arrived.
+    `citations` are the `citations_summary` rows as sent; `inline_citations`
+    are the streamed rows as sent, in order, each with its own target and its
+    `offset` in `text`. A source's rows may carry different targets (the
+    server pools accounts, or untypes a source, as the turn goes on);
+    `target_for` is where the source ended. `complete` is True only when
+    `done` arrived.
     """
 
     text: str = ""
@@ -125,16 +63,30 @@ class Turn:
     unknown_events: tuple[UnknownEvent, ...] = ()
     malformed_events: tuple[MalformedEvent, ...] = ()
     citation_errors: tuple[RowError, ...] = ()
-    _targets: Mapping[str, CitationTarget | None] = field(default_factory=dict, repr=False)
+    # Each cited source's final target, read off the rows on first use (see `_final_targets`).
+    _targets: dict[str, CitationTarget | None] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def _final_targets(self) -> dict[str, CitationTarget | None]:
+        targets = self._targets
+        if targets is None:
+            targets = final_targets(self.inline_citations, self.citations)
+            object.__setattr__(self, "_targets", targets)  # a cache: the turn stays as built
+        return targets
 
     def target_for(self, source: str) -> CitationTarget | None:
-        """The target `source` has at the end of the turn (None: untyped or never cited)."""
-        return self._targets.get(source)
+        """The server's final word on `source`: its target in the summary, else its last streamed.
+
+        None when that row is untyped, or the turn never cited `source`. If the
+        summary names the source twice with different targets, the last one.
+        """
+        return self._final_targets().get(source)
 
     @property
     def sources(self) -> tuple[str, ...]:
         """Every source the turn cited, in order of first appearance."""
-        return tuple(self._targets)
+        return tuple(self._final_targets())
 
     def _repr_html_(self) -> str:
         from ..display import turn_html  # imported here: only notebooks need it
@@ -147,10 +99,9 @@ class Turn:
         return turn_markdown(self)
 
     def __repr__(self) -> str:
-        preview = self.text[:_PREVIEW_CHARS] + ("…" if len(self.text) > _PREVIEW_CHARS else "")
         return (
             f"Turn(session_id={self.session_id!r}, complete={self.complete}, "
-            f"text={preview!r}, citations={len(self.citations)}, "
+            f"text={text_preview(self.text)!r}, citations={len(self.citations)}, "
             f"inline_citations={len(self.inline_citations)})"
         )
 
@@ -163,7 +114,6 @@ class TurnBuilder:
         "_inline",
         "_malformed",
         "_message",
-        "_registry",
         "_summary",
         "_text",
         "done",
@@ -181,11 +131,10 @@ class TurnBuilder:
         self.unknown: list[UnknownEvent] = []
         self._text: list[str] = []
         self._inline: list[InlineCitation] = []
-        self._summary: list[Citation] = []
+        self._summary: tuple[Citation, ...] = ()
         self._citation_errors: list[RowError] = []
         self._malformed: list[MalformedEvent] = []
         self._message: dict[str, Any] | None = None
-        self._registry = SourceRegistry()
 
     def apply(self, event: ChatEvent) -> None:
         # Ordered by how often each event arrives.
@@ -194,14 +143,10 @@ class TurnBuilder:
             self._text.append(text)
             self.text_length += len(text)
         elif isinstance(event, CitationEvent):
-            citation = event.citation
-            self._inline.append(citation)
-            self._registry.observe(citation.source, citation.target)
+            self._inline.append(event.citation)
         elif isinstance(event, CitationsSummaryEvent):
-            self._summary = list(event.citations)
+            self._summary = tuple(event.citations)
             self._citation_errors.extend(event.errors)
-            for final in event.citations:
-                self._registry.observe(final.source, final.target)
         elif isinstance(event, SessionEvent):
             self.session_id = event.session_id
         elif isinstance(event, MessageEvent):
@@ -216,11 +161,10 @@ class TurnBuilder:
             self._malformed.append(event)
 
     def build(self) -> Turn:
-        targets = self._registry.snapshot()
         return Turn(
             text="".join(self._text),
-            citations=_agree(self._summary, targets),
-            inline_citations=_agree(self._inline, targets),
+            citations=self._summary,
+            inline_citations=tuple(self._inline),
             session_id=self.session_id,
             message=self._message,
             complete=self.done and self.error is None,
@@ -228,5 +172,4 @@ class TurnBuilder:
             unknown_events=tuple(self.unknown),
             malformed_events=tuple(self._malformed),
             citation_errors=tuple(self._citation_errors),
-            _targets=targets,
         )

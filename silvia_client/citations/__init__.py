@@ -5,6 +5,7 @@ Where things are:
 - `_targets.py`  the nine target kinds and `AccountRef` (values; `to_wire()`)
 - `_parse.py`    `parse_citation_target`: wire value -> target or None, never raises
 - `_rows.py`     `Citation`, `InlineCitation`, `load_citations`
+- `_final.py`    a source's final target, read off the rows as sent (`target_for`)
 - `_links.py`    `account_href` (JavaScript's encodeURIComponent), `resolve_citation`
 - `_accounts.py` the doc's account-id rule and matching refs to the user's accounts
 """

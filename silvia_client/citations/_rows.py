@@ -25,7 +25,6 @@ __all__ = [
     "InlineCitation",
     "RowError",
     "citation_from_json",
-    "citation_with_target",
     "load_citations",
     "load_json_citations",
 ]
@@ -176,30 +175,6 @@ def citation_from_json(
     if offset is not _OFFSET_UNSET:
         row = {**row, "offset": offset}  # type: ignore[dict-item]
     return model.model_validate(row)
-
-
-def citation_with_target(citation: CitationT, target: CitationTarget | None) -> CitationT:
-    """`citation.model_copy(update={"target": target})`, without its per-call overhead.
-
-    For `Citation` and `InlineCitation` (no private attributes, `extra="allow"`),
-    the same copy `model_copy` makes: the field values with `target` replaced,
-    a copy of the extras and of `model_fields_set` (plus "target"). Any other
-    model goes to `model_copy`.
-    """
-    model = type(citation)
-    if model is not InlineCitation and model is not Citation:
-        return citation.model_copy(update={"target": target})
-    values = citation.__dict__.copy()
-    values["target"] = target
-    extra = citation.__pydantic_extra__
-    fields_set = set(citation.__pydantic_fields_set__)
-    fields_set.add("target")
-    copied = _new_object(model)
-    _set_attribute(copied, "__dict__", values)
-    _set_attribute(copied, "__pydantic_extra__", None if extra is None else extra.copy())
-    _set_attribute(copied, "__pydantic_fields_set__", fields_set)
-    _set_attribute(copied, "__pydantic_private__", None)
-    return copied
 
 
 def _load(

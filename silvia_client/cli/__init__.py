@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 __all__ = ["main"]
 
 # Subcommand modules, in the order `--help` lists them.
-_COMMANDS = ("demo", "chat", "session", "serve", "qa")
+_COMMANDS = ("demo", "chat", "session", "record", "serve", "qa")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,6 +3,13 @@
 The first line on stdout is `Silvia reference server on <url>`, flushed at
 once, so a script (or a test) can start it with `--port 0` and read the port.
 The bearer token given with `--token` is never printed.
+
+`silvia serve --replay FILE...` serves recordings instead of scenarios
+(`testing.ReplayServer`): the chat endpoint answers with a recorded stream, the
+session endpoint with the recorded reload. A request picks a recording by its
+file's stem, with the `x-silvia-scenario` header or a message starting
+`/recording NAME`; the default is the first file. A file that cannot be read
+is one line on stderr (naming its bad line) and exit status 2.
 """
 
 from __future__ import annotations
@@ -11,7 +18,10 @@ import argparse
 import signal
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..testing import ReplayServer
 
 __all__ = ["register", "run"]
 
@@ -38,7 +48,36 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--list", action="store_true", help="list the scenarios with a line each, and exit"
     )
+    parser.add_argument(
+        "--replay",
+        nargs="+",
+        metavar="FILE",
+        help="serve these recordings (from `silvia record`) instead of scenarios; pick one with "
+        "the x-silvia-scenario header or '/recording <file stem>'; the first is the default",
+    )
+    parser.add_argument(
+        "--timing",
+        action="store_true",
+        help="with --replay: send each recorded chunk at its recorded time",
+    )
     parser.set_defaults(run=run)
+
+
+def _replay_server(args: argparse.Namespace) -> ReplayServer | str:
+    """The replay server for `--replay`, or the usage error to print."""
+    from ..testing import RecordingFormatError, ReplayServer
+    from ._render import clean
+
+    if args.scenario or args.list or args.pace:
+        return "--replay serves recordings: it takes no --scenario, --list or --pace"
+    try:
+        return ReplayServer.from_files(args.replay, token=args.token, timing=args.timing)
+    except RecordingFormatError as error:
+        return clean(f"{error.path}: {error}")
+    except OSError as error:
+        return clean(f"cannot read {error.filename}: {error.strerror}")
+    except ValueError as error:
+        return clean(str(error))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,20 +89,34 @@ def run(args: argparse.Namespace) -> int:
         ReferenceServer,
     )
 
-    playable = {**SCENARIOS, **BROKEN_SCENARIOS}  # the broken ones last, for `silvia qa`
-    if args.list:
-        width = max(map(len, playable))
-        for name, scenario in playable.items():
-            print(f"{name:<{width}}  {scenario.description}")
-        return 0
-    default = args.scenario or DEFAULT_SCENARIO
-    if default not in playable:
-        print(f"silvia serve: no scenario named {default!r} (see --list)", file=sys.stderr)
-        return 2
     if args.token is not None and not args.token.strip():
         print("silvia serve: --token must not be empty", file=sys.stderr)
         return 2
-    server = ReferenceServer(default_scenario=default, token=args.token, pace=args.pace)
+    playable = {**SCENARIOS, **BROKEN_SCENARIOS}  # the broken ones last, for `silvia qa`
+    server: ReferenceServer | ReplayServer
+    if args.replay:
+        replay = _replay_server(args)
+        if isinstance(replay, str):
+            print(f"silvia serve: {replay}", file=sys.stderr)
+            return 2
+        server, default = replay, replay.default
+        picked = f"default recording {default!r} of {len(replay.recordings)}"
+        how = "'/recording <name>'"
+    else:
+        if args.timing:
+            print("silvia serve: --timing goes with --replay", file=sys.stderr)
+            return 2
+        if args.list:
+            width = max(map(len, playable))
+            for name, scenario in playable.items():
+                print(f"{name:<{width}}  {scenario.description}")
+            return 0
+        default = args.scenario or DEFAULT_SCENARIO
+        if default not in playable:
+            print(f"silvia serve: no scenario named {default!r} (see --list)", file=sys.stderr)
+            return 2
+        server = ReferenceServer(default_scenario=default, token=args.token, pace=args.pace)
+        picked, how = f"default scenario {default!r}", "'/scenario <name>'"
 
     stop = threading.Event()
 
@@ -88,8 +141,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"Silvia reference server on {url}", flush=True)
             auth = "the --token bearer token" if args.token else "any bearer token"
             print(
-                f"default scenario {default!r}; pick one with the {SCENARIO_HEADER} header or "
-                f"'/scenario <name>'; accepts {auth}; Ctrl-C to stop",
+                f"{picked}; pick one with the {SCENARIO_HEADER} header or "
+                f"{how}; accepts {auth}; Ctrl-C to stop",
                 file=sys.stderr,
                 flush=True,
             )

@@ -22,19 +22,24 @@ Where things are:
 `silvia qa run SCRIPT` and `silvia qa rules` are the command line.
 """
 
-from .checker import CheckResult, RuleOutcome, Status, assert_conforms, check
-from .observe import (
-    Observation,
-    Observer,
-    Reload,
-    SentEvent,
-    observation_from_turn,
-    observe,
-    reload_session,
-)
-from .rules import EXPECTATIONS, RULES, RULES_BY_ID, Finding, Rule, Severity
-from .runner import PromptResult, RunResult, run_script
-from .script import Expectations, Prompt, Script, ScriptFormatError, load_script, parse_script
+from typing import TYPE_CHECKING
+
+from .._lazy import load_on_first_use
+
+if TYPE_CHECKING:
+    from .checker import CheckResult, RuleOutcome, Status, assert_conforms, check
+    from .observe import (
+        Observation,
+        Observer,
+        Reload,
+        SentEvent,
+        observation_from_turn,
+        observe,
+        reload_session,
+    )
+    from .rules import EXPECTATIONS, RULES, RULES_BY_ID, Finding, Rule, Severity
+    from .runner import PromptResult, RunResult, run_script
+    from .script import Expectations, Prompt, Script, ScriptFormatError, load_script, parse_script
 
 __all__ = [
     "EXPECTATIONS",
@@ -65,3 +70,31 @@ __all__ = [
     "reload_session",
     "run_script",
 ]
+
+# Each name is imported on first use, so that loading the pytest plugin costs next
+# to nothing in runs that do not use it; see `silvia_client/_lazy.py`.
+load_on_first_use(
+    __name__,
+    {
+        ".checker": ("CheckResult", "RuleOutcome", "Status", "assert_conforms", "check"),
+        ".observe": (
+            "Observation",
+            "Observer",
+            "Reload",
+            "SentEvent",
+            "observation_from_turn",
+            "observe",
+            "reload_session",
+        ),
+        ".rules": ("EXPECTATIONS", "RULES", "RULES_BY_ID", "Finding", "Rule", "Severity"),
+        ".runner": ("PromptResult", "RunResult", "run_script"),
+        ".script": (
+            "Expectations",
+            "Prompt",
+            "Script",
+            "ScriptFormatError",
+            "load_script",
+            "parse_script",
+        ),
+    },
+)

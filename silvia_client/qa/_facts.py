@@ -99,6 +99,7 @@ class Facts:
     messages: tuple[tuple[int, object], ...]  # (event number, raw data) of `message` events
     text: str
     reloaded: ReloadedTurn | None  # None: the session was not reloaded
+    no_old_checkpoint: bool = False  # the prompt's expectations rule out an old checkpoint
 
     @property
     def done(self) -> bool:
@@ -140,8 +141,8 @@ def _reloaded(observation: Observation) -> ReloadedTurn | None:
     return ReloadedTurn(error="the reloaded session has no assistant message for the turn")
 
 
-def facts_of(observation: Observation) -> Facts:
-    """Lay `observation` out for the rules."""
+def facts_of(observation: Observation, *, no_old_checkpoint: bool = False) -> Facts:
+    """Lay `observation` out for the rules (`no_old_checkpoint`: from the prompt's `expect`)."""
     wire = observation.wire
     names = wire.events
     streamed: list[CitedRow] = []
@@ -169,4 +170,5 @@ def facts_of(observation: Observation) -> Facts:
         messages=tuple(messages),
         text=observation.turn.text,
         reloaded=_reloaded(observation),
+        no_old_checkpoint=no_old_checkpoint,
     )

@@ -28,7 +28,10 @@ Status: TypeAlias = Literal["pass", "warn", "fail", "skip"]
 
 @dataclass(frozen=True)
 class RuleOutcome:
-    """How one turn fared against one rule: `pass`, `warn`, `fail`, or `skip` (with the reason)."""
+    """How one turn fared against one rule: `pass`, `warn`, `fail`, or `skip` (with the reason).
+
+    `fail` when any finding is of error severity, `warn` when all are warnings.
+    """
 
     rule: Rule
     status: Status
@@ -74,7 +77,8 @@ class CheckResult:
 def _finding(rule: Rule, problem: Problem) -> Finding:
     evidence = redact(dict(problem.evidence))
     assert isinstance(evidence, dict)
-    return Finding(rule.id, rule.severity, redact_text(problem.message), evidence)
+    severity = rule.severity if problem.severity is None else problem.severity
+    return Finding(rule.id, severity, redact_text(problem.message), evidence)
 
 
 def _run(rule: Rule, facts: Facts, problems: Iterable[Problem] | None = None) -> RuleOutcome:
@@ -93,7 +97,9 @@ def _run(rule: Rule, facts: Facts, problems: Iterable[Problem] | None = None) ->
         )
     if not found:
         return RuleOutcome(rule, "pass")
-    return RuleOutcome(rule, "fail" if rule.severity == "error" else "warn", found)
+    # By the findings' own severities: a rule of errors may have found only warnings.
+    failed = any(finding.severity == "error" for finding in found)
+    return RuleOutcome(rule, "fail" if failed else "warn", found)
 
 
 def _cited(facts: Facts) -> list[object]:
@@ -152,7 +158,7 @@ def check(
         subject = observation_from_turn(subject, session=session)
     if expect is not None and not isinstance(expect, Expectations):
         expect = parse_expectations(dict(expect))
-    facts = facts_of(subject)
+    facts = facts_of(subject, no_old_checkpoint=expect is not None and expect.no_old_checkpoint)
     outcomes = [_run(rule, facts) for rule in rules]
     if expect is not None:
         outcomes.append(_run(EXPECTATIONS, facts, list(expectation_problems(facts, expect))))

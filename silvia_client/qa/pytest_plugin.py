@@ -15,18 +15,21 @@ server scenario and is ignored by a real server.
 
 Load it with `-p silvia_client.qa.pytest_plugin`, or in a `conftest.py` with
 `pytest_plugins = ["silvia_client.qa.pytest_plugin"]` (or through the
-package's `pytest11` entry point, when it is registered there).
+package's `pytest11` entry point, when it is registered there). pytest loads it
+in every run wherever the package is installed, so it imports nothing of the SDK
+until the option is given or the fixture first used.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
-from ..citations import is_http_url
-from .observe import Observer
+if TYPE_CHECKING:
+    from . import Observer
 
 __all__ = ["pytest_addoption", "pytest_configure", "silvia_base_url", "silvia_qa"]
 
@@ -52,6 +55,8 @@ def pytest_configure(config: pytest.Config) -> None:
     value = config.getoption(OPTION)
     if value is None:
         return
+    from ..citations import is_http_url
+
     if not is_http_url(value):
         raise pytest.UsageError(f"{OPTION} must be an absolute http(s) URL")
     if not os.environ.get("SILVIA_TOKEN"):
@@ -68,6 +73,8 @@ def silvia_base_url(request: pytest.FixtureRequest) -> str | None:
 @pytest.fixture
 def silvia_qa(silvia_base_url: str | None) -> Iterator[Observer]:
     """An `Observer` of the server under test: `--silvia-base-url`, else a reference server."""
+    from . import Observer
+
     if silvia_base_url is None:
         observer = Observer.reference()
     else:

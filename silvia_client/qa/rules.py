@@ -14,23 +14,29 @@ Where the doc leaves room, the reading taken here:
   judges only the targets that were sent, and never asks for one.
 * A library URL may be humanized (eCFR XML, US Code ZIP): the block is then
   sourced to the humanized URL, so the target's `url` still equals the source.
-* `one-meaning-per-source` follows a source through its `citation` events in
-  order and then the summary: typed to untyped is allowed (a disagreement),
-  untyped to typed is not, an account source's accounts may only grow (by
-  account id), and any other change of target is a finding. (One conforming
-  case it cannot tell apart: a turn resumed from a pre-target checkpoint whose
-  source is written again later in the turn would go from untyped to typed.)
+* `one-meaning-per-source` checks the server's registry on what the server
+  sent (the registry is the server's; the SDK never re-applies it to the
+  rows). It walks each source's rows in stream order, then the summary's
+  target for the source (its last row, the final word, as `target_for` reads
+  it): the same target again, or accounts pooled (an `account` growing into
+  `accounts`, by account id), is fine; typed, then untyped is fine (the server
+  untyped it on a disagreement); untyped after being typed, then typed again,
+  is an error; typed as one thing, then as another not by pooling, is an
+  error. Untyped from the start, then typed, is what a turn resumed from a
+  checkpoint written before targets existed does when it writes the source
+  afresh: a warning saying so, or an error when the prompt's expectations say
+  `"no_old_checkpoint": true`.
 * `summary-agrees` asks that the summary and the stream cite the same
-  *sources*, and that the summary gives each source one target. It does not ask
-  that every streamed row appear in the summary row for row: the doc does not
-  say the summary keeps duplicates or every quoted passage. That the summary's
-  target is the final one (the registry's) is the last step of one meaning per
-  source, and is reported there, once.
+  *sources*, and that the summary gives each source one target, comparing the
+  rows as sent. It does not ask that every streamed row appear in the summary
+  row for row: the doc does not say the summary keeps duplicates or every
+  quoted passage. Whether the summary's target follows from the stream is one
+  meaning per source's, and is reported there, once.
 * `reload-agrees` compares the reloaded message's `citations` with the live
   summary and its `inline_citations` with the streamed rows, by source, title,
-  quoted text and (parsed) target. The doc does not say whether a stored inline
-  row keeps the target it streamed with or the source's final one, so either
-  is accepted. An incomplete turn is not reloaded: it may rightly not be stored.
+  quoted text and (parsed) target: every reloaded row must equal a row as it
+  was sent, each inline row with the target it streamed with ("raw from the
+  row"). An incomplete turn is not reloaded: it may rightly not be stored.
 * `no-vendor-names` looks at the answer text, and at every citation's title
   and quoted text (`cited_text`): a UI shows the quote as the citation's
   excerpt, so a vendor name there reaches the user just the same. It is a
@@ -74,18 +80,24 @@ Severity: TypeAlias = Literal["error", "warning"]
 
 @dataclass(frozen=True)
 class Problem:
-    """What a check found: a message and the evidence (raw values; the checker redacts them)."""
+    """What a check found: a message and the evidence (raw values; the checker redacts them).
+
+    `severity` is this finding's, when it is not the rule's (None: the rule's).
+    """
 
     message: str
     evidence: Mapping[str, object] = field(default_factory=dict)
+    severity: Severity | None = None
 
 
 @dataclass(frozen=True)
 class Finding:
     """A rule broken by one turn: which rule, how bad, what happened, and the evidence.
 
-    Built only by the checker, which redacts the message and the evidence: no
-    provider, no vendor name, and never the token (it is never looked at).
+    `severity` is the finding's own: its rule's, unless the check said
+    otherwise (`one-meaning-per-source` has both). Built only by the checker,
+    which redacts the message and the evidence: no provider, no vendor name,
+    and never the token (it is never looked at).
     """
 
     rule: str
@@ -114,8 +126,9 @@ def _never(facts: Facts) -> str | None:
 class Rule:
     """One row of the rule table.
 
-    `skip` gives the reason the rule does not apply to a turn (no events
-    arrived, the session was not reloaded, ...), or None when it does.
+    `severity` is that of its findings unless a finding says otherwise. `skip`
+    gives the reason the rule does not apply to a turn (no events arrived, the
+    session was not reloaded, ...), or None when it does.
     """
 
     id: str
@@ -297,48 +310,75 @@ def check_account_ids(facts: Facts) -> Iterator[Problem]:
 # -- one-meaning-per-source ------------------------------------------------------------
 
 
-def _change(before: CitedRow, after: CitedRow) -> str | None:
-    """Why going from `before` to `after` breaks one meaning per source, or None."""
-    old, new = before.target, after.target
-    if new is None or old == new:
-        return None  # a disagreement untypes a source; the same target is the same meaning
-    if old is None:
-        return "untyped, then typed again: once untyped, a source stays untyped for the turn"
+_OLD_CHECKPOINT = (
+    "untyped, then typed: legitimate when the turn resumed from a checkpoint written before "
+    "targets existed and then wrote the source afresh"
+)
+
+
+def _retyped(old: CitationTarget, new: CitationTarget) -> str | None:
+    """Why a typed source typed again as `new` breaks one meaning per source, or None."""
+    if old == new:
+        return None
     old_ids, new_ids = _refs(old), _refs(new)
     if old_ids is not None and new_ids is not None:
         dropped = [account_id for account_id in old_ids if account_id not in new_ids]
         if not dropped:
-            return None  # pooled: accounts may only grow
+            return None  # pooled: an account source's accounts may only grow
         return f"its accounts shrank ({len(dropped)} dropped): accounts may only grow"
-    return f"its target changed from {_describe(old)} to {_describe(new)}"
+    return f"its target changed from {_describe(old)} to {_describe(new)}, not by pooling"
+
+
+def _walk(facts: Facts) -> list[CitedRow]:
+    """The rows in the order the server sent them: the stream, then each source's final row."""
+    final: dict[str, CitedRow] = {}
+    for row in facts.summary or ():
+        if row.parses:
+            final[row.source] = row  # the summary's last row for a source is its final word
+    return [*facts.streamed, *final.values()]
 
 
 def check_one_meaning(facts: Facts) -> Iterator[Problem]:
-    # The streamed rows in order, then the summary's target for each source (its
-    # first row: rows that disagree among themselves are `summary-agrees`'s).
-    sequence = list(facts.streamed)
-    seen: set[str] = set()
-    for row in facts.summary or ():
-        if row.source not in seen:
-            seen.add(row.source)
-            sequence.append(row)
-    last: dict[str, CitedRow] = {}
-    for row in sequence:
+    # Per source: untyped so far (from the start), typed, or untyped after being typed.
+    typed: dict[str, CitedRow] = {}  # a source's last typed row
+    untyped_after: dict[str, CitedRow] = {}  # the row that untyped a typed source
+    untyped_first: dict[str, CitedRow] = {}  # the first row of a source that came untyped
+    for row in _walk(facts):
         if not row.parses:
             continue  # `target-parses` reports it; it says nothing about the meaning
-        before = last.get(row.source)
-        last[row.source] = row
-        if before is None:
+        source = row.source
+        if row.target is None:
+            if source in typed:
+                untyped_after.setdefault(source, row)
+            else:
+                untyped_first.setdefault(source, row)
             continue
-        reason = _change(before, row)
-        if reason is not None:
+        before = untyped_after.pop(source, None)
+        reason: str | None = None
+        severity: Severity | None = None
+        if before is not None:
+            reason = "typed, untyped, then typed again: once untyped, a source stays untyped"
+        elif source in typed:
+            before = typed[source]
+            assert before.target is not None
+            reason = _retyped(before.target, row.target)
+        elif source in untyped_first:
+            before = untyped_first[source]
+            reason = _OLD_CHECKPOINT
+            if not facts.no_old_checkpoint:
+                severity = "warning"
+            else:
+                reason += ", which the prompt's expectations rule out (`no_old_checkpoint`)"
+        typed[source] = row
+        if reason is not None and before is not None:
             yield Problem(
-                f"{row.source}: {reason} ({before.where} -> {row.where})",
+                f"{source}: {reason} ({before.where} -> {row.where})",
                 {
-                    "source": row.source,
+                    "source": source,
                     "before": {"where": before.where, "target": before.target_raw},
                     "after": {"where": row.where, "target": row.target_raw},
                 },
+                severity,
             )
 
 
@@ -398,59 +438,52 @@ def _targets(rows: Iterable[CitedRow], source: str) -> list[object]:
     return [row.target_raw for row in rows if row.source == source]
 
 
+def _differences(
+    live: Counter[tuple[tuple[str, str, str], str]],
+    stored: Counter[tuple[tuple[str, str, str], str]],
+) -> str:
+    """How a source's stored rows differ from its live ones, counted, in words."""
+    missing, extra = live - stored, stored - live
+    # A row missing and a row never sent that cite the same text: one row, another target.
+    same_text = Counter(text for text, _ in missing.elements()) & Counter(
+        text for text, _ in extra.elements()
+    )
+    retargeted = same_text.total()
+    parts = []
+    if missing.total() - retargeted:
+        parts.append(f"{missing.total() - retargeted} live row(s) missing")
+    if extra.total() - retargeted:
+        parts.append(f"{extra.total() - retargeted} row(s) never sent live")
+    if retargeted:
+        parts.append(f"{retargeted} row(s) with another target than the one sent live")
+    return "; ".join(parts)
+
+
 def check_reload_agrees(facts: Facts) -> Iterator[Problem]:
     reloaded = facts.reloaded
     assert reloaded is not None
     if reloaded.error is not None:
         yield Problem(reloaded.error)
         return
-    if facts.summary is not None:
-        live, stored = _by_source(facts.summary), _by_source(reloaded.citations)
+    # Every reloaded row is a row as it was sent: the summary's, and each streamed
+    # row with the target it streamed with.
+    pairs = [("citations", "the live summary", facts.summary, reloaded.citations)]
+    pairs.append(("inline citations", "the stream", facts.streamed, reloaded.inline_citations))
+    for name, what, live_rows, stored_rows in pairs:
+        if live_rows is None:
+            continue  # no summary arrived: `summary-agrees` says so
+        live, stored = _by_source(live_rows), _by_source(stored_rows)
         for source in dict.fromkeys([*live, *stored]):
             if live.get(source) != stored.get(source):
+                how = _differences(live.get(source, Counter()), stored.get(source, Counter()))
                 yield Problem(
-                    f"{source}: the reloaded message's citations differ from the live summary",
+                    f"{source}: the reloaded message's {name} differ from {what} ({how})",
                     {
                         "source": source,
-                        "live": _targets(facts.summary, source),
-                        "reloaded": _targets(reloaded.citations, source),
+                        "live": _targets(live_rows, source),
+                        "reloaded": _targets(stored_rows, source),
                     },
                 )
-    # Inline rows: the same rows as streamed; each target as it streamed, or the final one
-    # (the summary's first row for the source, else its last streamed row).
-    final: dict[str, str] = {row.source: row.target_key for row in facts.streamed}
-    for row in reversed(facts.summary or ()):
-        final[row.source] = row.target_key
-    streamed_targets: dict[tuple[str, str, str], set[str]] = {}
-    for row in facts.streamed:
-        streamed_targets.setdefault(row.text_key, set()).add(row.target_key)
-    live_rows = Counter(row.text_key for row in facts.streamed)
-    stored_rows = Counter(row.text_key for row in reloaded.inline_citations)
-    wrong: dict[str, list[CitedRow]] = {}
-    for row in reloaded.inline_citations:
-        allowed = streamed_targets.get(row.text_key, set()) | {final.get(row.source, "none")}
-        if row.text_key in live_rows and row.target_key not in allowed:
-            wrong.setdefault(row.source, []).append(row)
-    for source in dict.fromkeys(
-        [key[0] for key in (live_rows - stored_rows) + (stored_rows - live_rows)] + list(wrong)
-    ):
-        missing = sum(n for key, n in (live_rows - stored_rows).items() if key[0] == source)
-        extra = sum(n for key, n in (stored_rows - live_rows).items() if key[0] == source)
-        parts = []
-        if missing:
-            parts.append(f"{missing} streamed row(s) missing")
-        if extra:
-            parts.append(f"{extra} row(s) that never streamed")
-        if source in wrong:
-            parts.append(f"{len(wrong[source])} row(s) with another target")
-        yield Problem(
-            f"{source}: the reloaded inline citations differ from the stream ({'; '.join(parts)})",
-            {
-                "source": source,
-                "live": _targets(facts.streamed, source),
-                "reloaded": _targets(reloaded.inline_citations, source),
-            },
-        )
 
 
 # -- message-has-no-targets ------------------------------------------------------------

@@ -32,7 +32,11 @@ JSON because it is in the standard library of every Python this SDK supports
     - `cites_account`: some citation targets an account or accounts (false:
       none does);
     - `cites_kinds`: a list of target kinds, each cited at least once;
-    - `no_citations`: no citation at all (false: at least one).
+    - `no_citations`: no citation at all (false: at least one);
+    - `no_old_checkpoint`: true when the turn cannot have resumed from a
+      checkpoint written before targets existed, so a source that streams
+      untyped and is then typed is an error of `one-meaning-per-source`, not
+      the warning it is otherwise.
 
 Unknown keys are errors, so a typo such as `"expects"` is caught rather than
 ignored.
@@ -75,6 +79,7 @@ class Expectations:
     cites_account: bool | None = None
     cites_kinds: tuple[str, ...] = ()
     no_citations: bool | None = None
+    no_old_checkpoint: bool = False
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {}
@@ -86,6 +91,8 @@ class Expectations:
             out["cites_kinds"] = list(self.cites_kinds)
         if self.no_citations is not None:
             out["no_citations"] = self.no_citations
+        if self.no_old_checkpoint:
+            out["no_old_checkpoint"] = True
         return out
 
 
@@ -127,7 +134,11 @@ def parse_expectations(value: object, where: str = "expect") -> Expectations:
     """Read an `expect` object (also what `assert_conforms(..., expect={...})` takes)."""
     if not isinstance(value, dict):
         raise ScriptFormatError(f"{where}: expected an object")
-    _keys(value, {"complete", "cites_account", "cites_kinds", "no_citations"}, where)
+    _keys(
+        value,
+        {"complete", "cites_account", "cites_kinds", "no_citations", "no_old_checkpoint"},
+        where,
+    )
     kinds = value.get("cites_kinds", [])
     if not isinstance(kinds, list) or not all(isinstance(kind, str) for kind in kinds):
         raise ScriptFormatError(f"{where}.cites_kinds: expected a list of target kinds")
@@ -142,6 +153,7 @@ def parse_expectations(value: object, where: str = "expect") -> Expectations:
         cites_account=_bool(value.get("cites_account"), f"{where}.cites_account"),
         cites_kinds=tuple(kinds),
         no_citations=_bool(value.get("no_citations"), f"{where}.no_citations"),
+        no_old_checkpoint=bool(_bool(value.get("no_old_checkpoint"), f"{where}.no_old_checkpoint")),
     )
 
 

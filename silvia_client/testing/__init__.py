@@ -5,8 +5,9 @@
     from silvia_client.testing import ReferenceServer
 
     server = ReferenceServer()
-    http = httpx.Client(transport=server.transport(), base_url=IN_PROCESS_URL)  # in-process
-    with server.serve_loopback() as url:                                      # real socket
+    with server.client() as client:           # a ready SilviaClient, in-process
+        ...
+    with server.serve_loopback() as url:      # a real socket on 127.0.0.1
         ...
 
 A scenario is a scripted turn (tool results, text, citations, maybe a fault);
@@ -15,39 +16,54 @@ it in the wire contract's events, and stores it for the session endpoint.
 `expected_turn(scenario)` says what a client should assemble from it.
 """
 
-from ._broken import BROKEN_RULES, BROKEN_SCENARIOS
-from ._derive import humanize_citation_url, label_slug
-from ._expected import ExpectedTurn, expected_turn
-from ._faults import (
-    DropMidEvent,
-    EndWithoutDone,
-    ErrorEvent,
-    Fault,
-    HttpError,
-    MalformedEvent,
-    Stall,
-    UnknownEvent,
-)
-from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS, scenarios
-from ._loopback import LoopbackServer
-from ._scenario import Rewrite, Scenario
-from ._script import Checkpoint, Cite, PriorTurn, Say, ScriptItem
-from ._server import IN_PROCESS_URL, SCENARIO_COMMAND, SCENARIO_HEADER, ReferenceServer
-from ._store import SessionStore, StoredSession
-from ._tools import (
-    ExaArticle,
-    ExecutePython,
-    ExecuteSql,
-    ReadLibraryDocument,
-    SearchWeb,
-    ToolResult,
-    WebResult,
-    read_credit_card_document,
-    read_mortgage_authority,
-    read_tax_authority,
-)
-from ._transport import InProcessTransport
-from ._turn import ScriptError
+from typing import TYPE_CHECKING
+
+from .._lazy import load_on_first_use
+
+if TYPE_CHECKING:
+    from ._broken import BROKEN_RULES, BROKEN_SCENARIOS
+    from ._derive import humanize_citation_url, label_slug
+    from ._expected import ExpectedTurn, expected_turn
+    from ._faults import (
+        DropMidEvent,
+        EndWithoutDone,
+        Fault,
+        HttpError,
+        SendError,
+        SendMalformed,
+        SendUnknown,
+        Stall,
+    )
+    from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS, scenarios
+    from ._loopback import LoopbackServer
+    from ._record_transport import Capture, RecordingTransport, arecord_turn, record_turn
+    from ._recording import (
+        RecordedChunk,
+        RecordedReload,
+        RecordedRequest,
+        RecordedResponse,
+        Recording,
+    )
+    from ._recording_format import RecordingFormatError
+    from ._replay import RECORDING_COMMAND, ReplayServer, ReplayTransport
+    from ._scenario import Rewrite, Scenario
+    from ._script import Checkpoint, Cite, PriorTurn, Say, ScriptItem
+    from ._server import IN_PROCESS_URL, SCENARIO_COMMAND, SCENARIO_HEADER, ReferenceServer
+    from ._store import SessionStore, StoredSession
+    from ._tools import (
+        ExaArticle,
+        ExecutePython,
+        ExecuteSql,
+        ReadLibraryDocument,
+        SearchWeb,
+        ToolResult,
+        WebResult,
+        read_credit_card_document,
+        read_mortgage_authority,
+        read_tax_authority,
+    )
+    from ._transport import InProcessTransport
+    from ._turn import ScriptError
 
 __all__ = [
     "BROKEN_RULES",
@@ -62,7 +78,6 @@ __all__ = [
     "Cite",
     "DropMidEvent",
     "EndWithoutDone",
-    "ErrorEvent",
     "ExaArticle",
     "ExecutePython",
     "ExecuteSql",
@@ -71,7 +86,6 @@ __all__ = [
     "HttpError",
     "InProcessTransport",
     "LoopbackServer",
-    "MalformedEvent",
     "PriorTurn",
     "ReadLibraryDocument",
     "ReferenceServer",
@@ -81,11 +95,13 @@ __all__ = [
     "ScriptError",
     "ScriptItem",
     "SearchWeb",
+    "SendError",
+    "SendMalformed",
+    "SendUnknown",
     "SessionStore",
     "Stall",
     "StoredSession",
     "ToolResult",
-    "UnknownEvent",
     "WebResult",
     "expected_turn",
     "humanize_citation_url",
@@ -95,3 +111,71 @@ __all__ = [
     "read_tax_authority",
     "scenarios",
 ]
+
+# Recordings: capture a live turn, save it, replay it (see `_recording.py`).
+__all__ += [
+    "RECORDING_COMMAND",
+    "Capture",
+    "RecordedChunk",
+    "RecordedReload",
+    "RecordedRequest",
+    "RecordedResponse",
+    "Recording",
+    "RecordingFormatError",
+    "RecordingTransport",
+    "ReplayServer",
+    "ReplayTransport",
+    "arecord_turn",
+    "record_turn",
+]
+
+# Each name is imported on first use, so that loading the pytest plugin costs next
+# to nothing in runs that do not use it; see `silvia_client/_lazy.py`.
+load_on_first_use(
+    __name__,
+    {
+        "._broken": ("BROKEN_RULES", "BROKEN_SCENARIOS"),
+        "._derive": ("humanize_citation_url", "label_slug"),
+        "._expected": ("ExpectedTurn", "expected_turn"),
+        "._faults": (
+            "DropMidEvent",
+            "EndWithoutDone",
+            "Fault",
+            "HttpError",
+            "SendError",
+            "SendMalformed",
+            "SendUnknown",
+            "Stall",
+        ),
+        "._library": ("DEFAULT_SCENARIO", "LEGACY_HISTORY", "SCENARIOS", "scenarios"),
+        "._loopback": ("LoopbackServer",),
+        "._record_transport": ("Capture", "RecordingTransport", "arecord_turn", "record_turn"),
+        "._recording": (
+            "RecordedChunk",
+            "RecordedReload",
+            "RecordedRequest",
+            "RecordedResponse",
+            "Recording",
+        ),
+        "._recording_format": ("RecordingFormatError",),
+        "._replay": ("RECORDING_COMMAND", "ReplayServer", "ReplayTransport"),
+        "._scenario": ("Rewrite", "Scenario"),
+        "._script": ("Checkpoint", "Cite", "PriorTurn", "Say", "ScriptItem"),
+        "._server": ("IN_PROCESS_URL", "SCENARIO_COMMAND", "SCENARIO_HEADER", "ReferenceServer"),
+        "._store": ("SessionStore", "StoredSession"),
+        "._tools": (
+            "ExaArticle",
+            "ExecutePython",
+            "ExecuteSql",
+            "ReadLibraryDocument",
+            "SearchWeb",
+            "ToolResult",
+            "WebResult",
+            "read_credit_card_document",
+            "read_mortgage_authority",
+            "read_tax_authority",
+        ),
+        "._transport": ("InProcessTransport",),
+        "._turn": ("ScriptError",),
+    },
+)

@@ -31,7 +31,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .._wire import WireFormat
-from ._faults import EndWithoutDone, MalformedEvent
+from ._faults import EndWithoutDone, SendMalformed
 from ._library import (
     AAPL_SRC,
     BROKERAGE,
@@ -291,7 +291,7 @@ def broken_scenarios() -> tuple[Scenario, ...]:
         _broken(
             "events-well-formed",
             "A `text` event whose data is JSON of the wrong shape, mid-turn.",
-            fault=MalformedEvent(event="text", data='{"text": 42}', after_events=12),
+            fault=SendMalformed(event="text", data='{"text": 42}', after_events=12),
         ),
     )
 

@@ -39,7 +39,11 @@ class ExpectedTurn:
     unknown_events: tuple[tuple[str, object], ...] = ()  # (event name, data)
 
     def target_for(self, source: str) -> dict[str, object] | None:
-        """The target `source` has at the end of the turn (None: untyped or never written)."""
+        """The target `source` has in the server's registry at the end of the turn.
+
+        None: untyped, or never written. For a source a complete turn cited, it
+        is the summary's target, and so what a client's `Turn.target_for` gives.
+        """
         return self.final_targets.get(source)
 
 

@@ -16,13 +16,13 @@ from ._steps import Drop, Effect, Event, Pause, Raw, Step
 __all__ = [
     "DropMidEvent",
     "EndWithoutDone",
-    "ErrorEvent",
     "Fault",
     "HttpError",
-    "MalformedEvent",
+    "SendError",
+    "SendMalformed",
+    "SendUnknown",
     "Stall",
     "StreamFault",
-    "UnknownEvent",
 ]
 
 
@@ -91,7 +91,7 @@ class Stall:
 
 
 @dataclass(frozen=True)
-class MalformedEvent:
+class SendMalformed:
     """A known event name whose data is not what it should be (raw bytes, as given)."""
 
     kind: ClassVar[str] = "malformed_event"
@@ -106,7 +106,7 @@ class MalformedEvent:
 
 
 @dataclass(frozen=True)
-class UnknownEvent:
+class SendUnknown:
     """An event name the contract does not define; the turn still completes."""
 
     kind: ClassVar[str] = "unknown_event"
@@ -121,7 +121,7 @@ class UnknownEvent:
 
 
 @dataclass(frozen=True)
-class ErrorEvent:
+class SendError:
     """An in-band `error` event after `after_events` events; the stream ends there."""
 
     kind: ClassVar[str] = "error_event"
@@ -159,6 +159,6 @@ class EndWithoutDone:
 
 
 StreamFault: TypeAlias = (
-    DropMidEvent | Stall | MalformedEvent | UnknownEvent | ErrorEvent | EndWithoutDone
+    DropMidEvent | Stall | SendMalformed | SendUnknown | SendError | EndWithoutDone
 )
 Fault: TypeAlias = HttpError | StreamFault

@@ -16,11 +16,11 @@ from ._derive import PORTFOLIO_SOURCE, SEARCH_WEB_SOURCE
 from ._faults import (
     DropMidEvent,
     EndWithoutDone,
-    ErrorEvent,
     HttpError,
-    MalformedEvent,
+    SendError,
+    SendMalformed,
+    SendUnknown,
     Stall,
-    UnknownEvent,
 )
 from ._scenario import Scenario
 from ._script import Checkpoint, Cite, PriorTurn, Say, ScriptItem
@@ -626,6 +626,28 @@ def _turn_rules() -> list[Scenario]:
             ),
         ),
         Scenario(
+            "checkpoint-fresh-write",
+            "Resumed from a checkpoint written before targets, then the label written again: "
+            "untyped, then typed.",
+            checkpoint=Checkpoint((_checking_and_cards(),), carries_targets=False),
+            script=(
+                Say("Checking held $4,210.55"),
+                Cite(CHECKING_SRC),
+                ExecuteSql(
+                    rows=(
+                        {
+                            "account_name": "Checking",
+                            "balance": "4310.55",
+                            "source": "plaid",
+                            "source_account_id": CHECKING,
+                        },
+                    )
+                ),
+                Say(" and holds $4,310.55 now."),
+                Cite(CHECKING_SRC),
+            ),
+        ),
+        Scenario(
             "checkpoint-current",
             "Resumed from a checkpoint that carries its registry: its sources keep their targets.",
             checkpoint=Checkpoint((_checking_and_cards(),), carries_targets=True),
@@ -669,25 +691,25 @@ def _faults() -> list[Scenario]:
             "fault-malformed-json",
             "A `citation` event whose data is not valid JSON, mid-turn.",
             script=_DEMO_SCRIPT,
-            fault=MalformedEvent(after_events=12),
+            fault=SendMalformed(after_events=12),
         ),
         Scenario(
             "fault-malformed-shape",
             "A `text` event whose data is valid JSON of the wrong shape, mid-turn.",
             script=_DEMO_SCRIPT,
-            fault=MalformedEvent(event="text", data='{"text": 42}', after_events=12),
+            fault=SendMalformed(event="text", data='{"text": 42}', after_events=12),
         ),
         Scenario(
             "fault-unknown-event",
             "An event name the contract does not define, mid-turn; the turn still completes.",
             script=_DEMO_SCRIPT,
-            fault=UnknownEvent(after_events=12),
+            fault=SendUnknown(after_events=12),
         ),
         Scenario(
             "fault-error-event",
             "An in-band `error` event after some text; the stream ends there, without `done`.",
             script=_DEMO_SCRIPT,
-            fault=ErrorEvent(after_events=12),
+            fault=SendError(after_events=12),
         ),
         Scenario(
             "fault-no-done",

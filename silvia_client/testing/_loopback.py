@@ -21,14 +21,11 @@ import http
 import threading
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ._steps import Drop, Effect, Event, Pause, Raw, Reply, Request
 
-if TYPE_CHECKING:
-    from ._server import ReferenceServer
-
-__all__ = ["LoopbackServer"]
+__all__ = ["LoopbackHandler", "LoopbackServer"]
 
 _MAX_HEAD = 64 * 1024
 _MAX_BODY = 1024 * 1024
@@ -48,8 +45,16 @@ class _Incoming:
     keep_alive: bool
 
 
+class LoopbackHandler(Protocol):
+    """What a loopback server serves: `ReferenceServer` and `ReplayServer` are ones."""
+
+    def handle(self, request: Request) -> Reply: ...
+
+    def error_reply(self, status: int, error_type: str, message: str) -> Reply: ...
+
+
 class LoopbackServer:
-    """A `ReferenceServer` on a loopback socket, in a background thread.
+    """A `ReferenceServer` (or a `ReplayServer`) on a loopback socket, in a background thread.
 
     ::
 
@@ -61,7 +66,7 @@ class LoopbackServer:
 
     def __init__(
         self,
-        server: ReferenceServer,
+        server: LoopbackHandler,
         *,
         host: str = "127.0.0.1",
         port: int = 0,

@@ -1,7 +1,8 @@
 """`ReferenceServer`: a Silvia that is not Silvia, speaking whatever `WireFormat` it is given.
 
 It answers `Request`s with `Reply`s and knows nothing of sockets; the runners
-(`transport()` in-process, `serve_loopback()` on 127.0.0.1) move the bytes.
+(`transport()` in-process, `serve_loopback()` on 127.0.0.1) move the bytes, and
+`client()` / `async_client()` are ready SDK clients on the in-process one.
 
 Routes (paths from the `WireFormat`):
 
@@ -22,8 +23,12 @@ import json
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
+import httpx
+
+from .._client import AsyncSilviaClient, SilviaClient
 from .._wire import DEFAULT_WIRE, WireFormat
 from ._broken import BROKEN_SCENARIOS
 from ._expected import ExpectedTurn, expected_turn
@@ -47,6 +52,9 @@ SCENARIO_COMMAND = "/scenario"
 
 IN_PROCESS_URL = "http://silvia.test"
 """A base URL for clients on the in-process transport (never resolved: no sockets)."""
+
+# What `client()` sends as its token to a server that accepts any.
+_ANY_TOKEN = "reference-server"
 
 
 class _Refusal(Exception):
@@ -159,6 +167,35 @@ class ReferenceServer:
     def transport(self) -> InProcessTransport:
         """An in-process httpx transport (sync and async) to this server."""
         return InProcessTransport(self)
+
+    def client(self, **options: Any) -> SilviaClient:
+        """A ready `SilviaClient` on this server, in-process; closing it closes all it made.
+
+        `options` go to the `SilviaClient` constructor (`timeout=`, `idle_timeout=`,
+        `default_headers=`, ...). The token is the one this server requires, else
+        any; pass `token=` to send another (a wrong one gets 401).
+        """
+        options = self._client_options(options)
+        client = SilviaClient(**options, http_client=httpx.Client(transport=self.transport()))
+        client._owns_http = True  # so closing it closes the httpx client made here
+        return client
+
+    def async_client(self, **options: Any) -> AsyncSilviaClient:
+        """The `AsyncSilviaClient` twin of `client()`: `async with`, or `await client.close()`."""
+        options = self._client_options(options)
+        client = AsyncSilviaClient(
+            **options, http_client=httpx.AsyncClient(transport=self.transport())
+        )
+        client._owns_http = True  # so closing it closes the httpx client made here
+        return client
+
+    def _client_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        if "http_client" in options:
+            raise TypeError(
+                "client() makes its own httpx client; for one of yours, pass "
+                "httpx.Client(transport=server.transport()) and base_url=IN_PROCESS_URL"
+            )
+        return {"base_url": IN_PROCESS_URL, "token": self._token or _ANY_TOKEN, **options}
 
     def serve_loopback(self, host: str = "127.0.0.1", port: int = 0) -> LoopbackServer:
         """A real HTTP/1.1 server for this one; `with server.serve_loopback() as url: ...`."""

@@ -4,8 +4,8 @@ Registered as a `pytest11` entry point, so installing the package is enough::
 
     from silvia_client.citations import resolve_citation
 
-    def test_my_code_shows_account_links(silvia_client):
-        with silvia_client.chat.stream("/scenario accounts") as stream:
+    def test_my_code_shows_account_links(silvia):
+        with silvia.chat.stream("/scenario accounts") as stream:
             turn = stream.until_done()
         links = [link.href for c in turn.citations for link in resolve_citation(c).links]
         assert links == [f"/accounts/{ref.account_id}" for ref in turn.citations[0].target.accounts]
@@ -14,13 +14,20 @@ The fixtures (each test gets its own; they all build on `silvia_server`):
 
 * `silvia_server`: a fresh `ReferenceServer` (empty session store, the built-in
   scenarios). Register your own scenarios on it, or seed sessions, first.
-* `silvia_transport`: an in-process httpx transport to it, sync and async; no sockets.
-* `silvia_client`: a `SilviaClient` on that transport, closed after the test.
-* `async_silvia_client`: the `AsyncSilviaClient` twin, for `async def` tests
-  (pytest-asyncio, anyio, ...). The fixture itself is sync, so it works under
-  any async plugin; see its docstring for why closing it that way is sound.
+* `silvia`: a `SilviaClient` on it, in-process (`silvia_server.client()`),
+  closed after the test.
+* `async_silvia`: the `AsyncSilviaClient` twin, for `async def` tests. Mark
+  them `@pytest.mark.anyio` (anyio comes with httpx and has a pytest plugin) or
+  use pytest-asyncio: the fixture itself is sync, so it works under any async
+  plugin; see its docstring for why closing it that way is sound.
+* `silvia_transport`: an in-process httpx transport to it, sync and async, for
+  an httpx client of your own (at `IN_PROCESS_URL`).
 * `silvia_loopback_url`: the server on a real socket at 127.0.0.1, stopped after the test.
 * `silvia_loopback_client`: a `SilviaClient` talking to that URL over real HTTP.
+
+`silvia_client` and `async_silvia_client` are the older names of `silvia` and
+`async_silvia`, kept as aliases: a parameter named `silvia_client` shadows the
+package of that name inside the test.
 
 Pick a scenario per request with a message starting `/scenario <name>` (as
 above) or the `x-silvia-scenario` header (`default_headers=` on a client of your
@@ -30,30 +37,35 @@ own); `silvia serve --list` lists them. Every fixture client has short timeouts
 For an async client over real sockets, build it inside the test, where its
 connections belong to the test's event loop::
 
+    @pytest.mark.anyio
     async def test_over_http(silvia_loopback_url):
         async with AsyncSilviaClient(base_url=silvia_loopback_url, token="t") as client:
             ...
 
-Note that a test parameter named `silvia_client` shadows the package of that
-name inside the test; import what you need with `from silvia_client import ...`.
+Under pytest-xdist each worker is its own process, so every test there also gets
+its own server (and its own port, picked by the system).
+
+pytest loads this module in every run wherever the package is installed, so it
+imports nothing of the SDK until a fixture is first used.
 """
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, Final
 
-import httpx
 import pytest
 
-from .._client import AsyncSilviaClient, SilviaClient
-from ._server import IN_PROCESS_URL, ReferenceServer
-from ._transport import InProcessTransport
+if TYPE_CHECKING:
+    from .. import AsyncSilviaClient, SilviaClient
+    from . import InProcessTransport, ReferenceServer
 
 __all__ = [
     "FIXTURE_TOKEN",
+    "async_silvia",
     "async_silvia_client",
+    "silvia",
     "silvia_client",
     "silvia_loopback_client",
     "silvia_loopback_url",
@@ -65,41 +77,29 @@ FIXTURE_TOKEN = "silvia-test-token"
 """The bearer token the fixture clients send (the fixture server accepts any)."""
 
 # Short enough that a broken test fails quickly, long enough for a loaded CI machine.
-_TIMEOUT = httpx.Timeout(5.0)
+_TIMEOUT = 5.0
 _IDLE_TIMEOUT = 5.0
+_OPTIONS: Final = {"token": FIXTURE_TOKEN, "timeout": _TIMEOUT, "idle_timeout": _IDLE_TIMEOUT}
 
 
 @pytest.fixture
 def silvia_server() -> ReferenceServer:
     """A fresh reference server with the built-in scenarios."""
+    from . import ReferenceServer
+
     return ReferenceServer()
 
 
 @pytest.fixture
-def silvia_transport(silvia_server: ReferenceServer) -> InProcessTransport:
-    """An in-process httpx transport (sync and async) to `silvia_server`."""
-    return silvia_server.transport()
-
-
-@pytest.fixture
-def silvia_client(silvia_transport: InProcessTransport) -> Iterator[SilviaClient]:
-    """A `SilviaClient` on `silvia_transport` (in-process), closed after the test."""
-    with (
-        httpx.Client(transport=silvia_transport, timeout=_TIMEOUT) as http,
-        SilviaClient(
-            base_url=IN_PROCESS_URL,
-            token=FIXTURE_TOKEN,
-            http_client=http,
-            timeout=_TIMEOUT,
-            idle_timeout=_IDLE_TIMEOUT,
-        ) as client,
-    ):
+def silvia(silvia_server: ReferenceServer) -> Iterator[SilviaClient]:
+    """A `SilviaClient` on `silvia_server` (in-process), closed after the test."""
+    with silvia_server.client(**_OPTIONS) as client:
         yield client
 
 
 @pytest.fixture
-def async_silvia_client(silvia_transport: InProcessTransport) -> Iterator[AsyncSilviaClient]:
-    """An `AsyncSilviaClient` on `silvia_transport` (in-process), closed after the test.
+def async_silvia(silvia_server: ReferenceServer) -> Iterator[AsyncSilviaClient]:
+    """An `AsyncSilviaClient` on `silvia_server` (in-process), closed after the test.
 
     A sync fixture on purpose: an async one would tie it to one async plugin
     (pytest-asyncio and anyio each run only their own). That is sound here
@@ -108,26 +108,33 @@ def async_silvia_client(silvia_transport: InProcessTransport) -> Iterator[AsyncS
     pool): so it is closed afterwards on a private loop in a helper thread,
     which leaves the test's loop, running or not, untouched.
     """
-    http = httpx.AsyncClient(transport=silvia_transport, timeout=_TIMEOUT)
-    client = AsyncSilviaClient(
-        base_url=IN_PROCESS_URL,
-        token=FIXTURE_TOKEN,
-        http_client=http,
-        timeout=_TIMEOUT,
-        idle_timeout=_IDLE_TIMEOUT,
-    )
+    client = silvia_server.async_client(**_OPTIONS)
     try:
         yield client
     finally:
-        _close_on_own_loop(http)
+        _close_on_own_loop(client)
 
 
-def _close_on_own_loop(http: httpx.AsyncClient) -> None:
+@pytest.fixture
+def silvia_client(silvia: SilviaClient) -> SilviaClient:
+    """`silvia` under its older name (which shadows the package inside a test)."""
+    return silvia
+
+
+@pytest.fixture
+def async_silvia_client(async_silvia: AsyncSilviaClient) -> AsyncSilviaClient:
+    """`async_silvia` under its older name."""
+    return async_silvia
+
+
+def _close_on_own_loop(client: AsyncSilviaClient) -> None:
+    import asyncio  # here, not at the top: most runs never need it
+
     errors: list[BaseException] = []
 
     def close() -> None:
         try:
-            asyncio.run(http.aclose())
+            asyncio.run(client.close())
         except BaseException as error:  # re-raised in the test's thread
             errors.append(error)
 
@@ -141,6 +148,12 @@ def _close_on_own_loop(http: httpx.AsyncClient) -> None:
 
 
 @pytest.fixture
+def silvia_transport(silvia_server: ReferenceServer) -> InProcessTransport:
+    """An in-process httpx transport (sync and async) to `silvia_server`."""
+    return silvia_server.transport()
+
+
+@pytest.fixture
 def silvia_loopback_url(silvia_server: ReferenceServer) -> Iterator[str]:
     """`silvia_server` on a real socket at 127.0.0.1: its base URL, stopped after the test."""
     with silvia_server.serve_loopback() as url:
@@ -150,6 +163,8 @@ def silvia_loopback_url(silvia_server: ReferenceServer) -> Iterator[str]:
 @pytest.fixture
 def silvia_loopback_client(silvia_loopback_url: str) -> Iterator[SilviaClient]:
     """A `SilviaClient` on `silvia_loopback_url` (real HTTP on 127.0.0.1), closed after the test."""
+    from .. import SilviaClient
+
     with SilviaClient(
         base_url=silvia_loopback_url,
         token=FIXTURE_TOKEN,

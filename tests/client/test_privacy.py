@@ -280,14 +280,19 @@ async def test_session_reprs_do_not_depend_on_the_provider(
         got = await api.session(api.client(), "s1")
         (msg,) = got.messages
         assert msg.citation_errors  # malformed rows were reported, without their content
+        assert msg.inline_citation_errors
+        errors = (*msg.citation_errors, *msg.inline_citation_errors)
         reprs.append(
             repr(got)
+            + repr(msg)
             + repr(msg.citations)
-            + repr(msg.citation_errors)
-            + str([e.reason for e in msg.citation_errors])
+            + repr(msg.inline_citations)
+            + repr(errors)
+            + str([e.reason for e in errors])
         )
     assert reprs[0] == reprs[2]
     assert reprs[1] == reprs[2]
+    assert leaks(reprs[0]) == []
 
 
 async def test_unexpected_response_hides_the_provider(api: Api, server: respx.MockRouter) -> None:

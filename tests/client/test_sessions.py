@@ -181,8 +181,10 @@ async def test_a_malformed_row_is_skipped_and_reported(api: Api, server: respx.M
     msg = session.messages[1]
     assert [c.source for c in msg.citations] == [WEB_URL, ACCOUNT_SOURCE]
     assert msg.inline_citations == ()
-    assert [e.index for e in msg.citation_errors] == [1, 2, 0]
-    assert all(e.reason for e in msg.citation_errors)
+    # Each list reports its own rows.
+    assert [e.index for e in msg.citation_errors] == [1, 2]
+    assert [e.index for e in msg.inline_citation_errors] == [0]
+    assert all(e.reason for e in (*msg.citation_errors, *msg.inline_citation_errors))
 
 
 async def test_a_citation_list_that_is_not_a_list(api: Api, server: respx.MockRouter) -> None:
@@ -190,6 +192,10 @@ async def test_a_citation_list_that_is_not_a_list(api: Api, server: respx.MockRo
     (msg,) = session.messages
     assert msg.citations == ()
     assert len(msg.citation_errors) == 1
+    assert msg.inline_citation_errors == ()
+    session = await get(api, server, body(assistant(inline_citations="rows")))
+    (msg,) = session.messages
+    assert (msg.citation_errors, len(msg.inline_citation_errors)) == ((), 1)
 
 
 @pytest.mark.parametrize(
@@ -304,3 +310,23 @@ async def test_a_body_that_is_not_a_session(
     assert info.value.status_code == 200
     assert info.value.request_id == "r"
     assert "200" in str(info.value)
+
+
+async def test_a_message_repr_previews_its_text_and_shows_no_target(
+    api: Api, server: respx.MockRouter
+) -> None:
+    text = "You have $4,210.55 in checking and $1,599.49 owed across your two credit cards."
+    rows = [cite(ACCOUNT_SOURCE, account(ACCOUNT_A, "plaid"))]
+    session = await get(
+        api, server, body(assistant(content=text, citations=rows, inline_citations=rows))
+    )
+    (msg,) = session.messages
+    assert repr(msg) == (
+        "Message(id='m2', role='assistant', created_at='2025-01-01T00:00:05Z', "
+        f"text={text[:60] + '…'!r}, citations=1, inline_citations=1)"
+    )
+    assert repr(msg) in repr(session)
+    for hidden in (ACCOUNT_A, "plaid", "target", "Target"):
+        assert hidden not in repr(session)
+    short = await get(api, server, body(user("Hi")))
+    assert "text='Hi'" in repr(short.messages[0])

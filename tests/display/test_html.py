@@ -9,19 +9,24 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
-from silvia_client import SilviaClient
+from silvia_client import ConfigurationError, SilviaClient
 from silvia_client.citations import Citation, WebTarget
 from silvia_client.display import (
     citation_html,
+    citation_markdown,
     message_html,
+    message_markdown,
     numbered_sources,
     session_html,
+    session_markdown,
     turn_html,
+    turn_markdown,
 )
 from silvia_client.testing import IN_PROCESS_URL, ReferenceServer
 
@@ -207,6 +212,56 @@ def test_a_chip_links_to_its_source_when_it_has_exactly_one_link() -> None:
     ]
 
 
+def chip_links(html: str) -> list[tuple[str, list[str | None]]]:
+    """(chip text, hrefs it opens) for every chip, in document order."""
+    return [
+        (chip.text, [a.attrs["href"] for a in chip.find_all("a")])
+        for chip in parse(html).find_all("sup", "silvia-chip")
+    ]
+
+
+CARDS_SRC = "silvia://your-account/credit-card"
+
+
+def test_pooled_accounts_list_the_final_target_and_each_chip_opens_its_own_row() -> None:
+    one = row(CARDS_SRC, "Cards", target=account(ACCOUNT_A), cited_text="first card")
+    both = row(CARDS_SRC, "Cards", target=accounts(ACCOUNT_A, ACCOUNT_B), cited_text="both")
+    summary = [{**one, "target": both["target"]}, both]
+    html = turn_html(build_turn("First", one, " then both", both, ".", summary=summary))
+    # One source, one number; the list shows where it ended: both cards.
+    assert sources(html) == [
+        (
+            "1",
+            "Cards",
+            [
+                (f"/accounts/{ACCOUNT_A}", "Cards (1 of 2)"),
+                (f"/accounts/{ACCOUNT_B}", "Cards (2 of 2)"),
+            ],
+        )
+    ]
+    # The first chip streamed when the server had one card: it opens that card.
+    assert chip_links(html) == [("[1]", [f"/accounts/{ACCOUNT_A}"]), ("[1]", [])]
+
+
+def test_a_source_untyped_then_typed_lists_its_final_target_and_chips_as_sent() -> None:
+    # After a checkpoint written before targets, then a fresh write (as the server sends it).
+    untyped = row(CARDS_SRC, "Cards", cited_text="before")
+    typed = row(CARDS_SRC, "Cards", target=account(ACCOUNT_B), cited_text="after")
+    summary = [{**untyped, "target": typed["target"]}, typed]
+    html = turn_html(build_turn("Was", untyped, " is", typed, ".", summary=summary))
+    assert sources(html) == [("1", "Cards", [(f"/accounts/{ACCOUNT_B}", "Cards")])]
+    assert chip_links(html) == [("[1]", []), ("[1]", [f"/accounts/{ACCOUNT_B}"])]
+
+
+def test_a_source_the_server_untyped_lists_no_link_but_its_typed_chip_keeps_one() -> None:
+    typed = row(CARDS_SRC, "Cards", target=account(ACCOUNT_A), cited_text="with an id")
+    untyped = row(CARDS_SRC, "Cards", cited_text="without")
+    for summary in ([row(CARDS_SRC, "Cards")], []):  # the summary's word, else the last row's
+        html = turn_html(build_turn("A", typed, " b", untyped, ".", summary=summary))
+        assert sources(html) == [("1", "Cards", [])]
+        assert chip_links(html) == [("[1]", [f"/accounts/{ACCOUNT_A}"]), ("[1]", [])]
+
+
 def test_history_rows_without_offsets_get_no_chips_but_are_listed() -> None:
     session = build_session(
         [
@@ -284,10 +339,70 @@ def test_a_hand_built_script_target_never_becomes_a_link() -> None:
     assert parse(citation_html(citation)).find_all("a") == []
 
 
-def test_base_url_makes_account_links_absolute() -> None:
+def test_web_url_makes_account_links_absolute() -> None:
     turn = build_turn("a", row("silvia://your-account/checking", "Checking", target=account()))
-    [(_, _, links)] = sources(turn_html(turn, base_url="https://app.example"))
+    [(_, _, links)] = sources(turn_html(turn, web_url="https://app.example"))
     assert links == [(f"https://app.example/accounts/{ACCOUNT_A}", "Checking")]
+
+
+def test_silvia_web_url_makes_notebook_links_absolute(monkeypatch: pytest.MonkeyPatch) -> None:
+    turn = build_turn("a", row("silvia://your-account/checking", "Checking", target=account()))
+    monkeypatch.setenv("SILVIA_WEB_URL", "https://app.example")
+    for html in (turn._repr_html_(), turn_html(turn)):
+        [(_, _, links)] = sources(html)
+        assert links == [(f"https://app.example/accounts/{ACCOUNT_A}", "Checking")]
+    [(_, _, links)] = sources(turn_html(turn, web_url=""))  # "": the app's own paths
+    assert links == [(f"/accounts/{ACCOUNT_A}", "Checking")]
+
+
+def test_a_bad_web_url_is_a_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    turn = build_turn("a")
+    with pytest.raises(ConfigurationError, match="web_url"):
+        turn_html(turn, web_url="javascript:alert(1)")
+    monkeypatch.setenv("SILVIA_WEB_URL", "app.example")
+    with pytest.raises(ConfigurationError, match="SILVIA_WEB_URL"):
+        turn_markdown(turn)
+
+
+def _views() -> list[tuple[Callable[..., object], object]]:
+    turn = build_turn("a", row("silvia://your-account/checking", "Checking", target=account()))
+    session = build_session(
+        [{"id": "m", "role": "assistant", "content": "x", "citations": [row("s", "T", account())]}]
+    )
+    message = session.messages[0]
+    return [
+        (turn_html, turn),
+        (turn_markdown, turn),
+        (session_html, session),
+        (session_markdown, session),
+        (message_html, message),
+        (message_markdown, message),
+        (citation_html, turn.citations[0]),
+        (citation_markdown, turn.citations[0]),
+    ]
+
+
+@pytest.mark.parametrize(("view", "shown"), _views())
+def test_base_url_is_a_deprecated_alias_of_web_url(
+    view: Callable[..., object], shown: object
+) -> None:
+    web = "https://app.example"
+    with pytest.warns(DeprecationWarning, match="pass web_url=") as caught:
+        old = view(shown, base_url=web)
+    assert old == view(shown, web_url=web)
+    assert f"{web}/accounts/{ACCOUNT_A}" in str(old)
+    assert [w.filename for w in caught] == [__file__]  # one warning, at the caller's line
+    with pytest.raises(TypeError, match="web_url= only"):
+        view(shown, web_url=web, base_url=web)
+
+
+def test_numbered_sources_takes_web_url_and_the_deprecated_base_url() -> None:
+    citation = Citation.model_validate(row("s", "Checking", account()))
+    [shown] = numbered_sources([], [citation], web_url="https://app.example")
+    assert shown.resolved.href == f"https://app.example/accounts/{ACCOUNT_A}"
+    with pytest.warns(DeprecationWarning, match="pass web_url="):
+        [old] = numbered_sources([], [citation], base_url="https://app.example")
+    assert old.resolved == shown.resolved
 
 
 def test_a_citation_shows_label_links_and_quote() -> None:
@@ -369,7 +484,10 @@ def client() -> Any:
         yield client
 
 
-@pytest.mark.parametrize("scenario", ["demo", "pooling", "untyped-ids-then-none", "search-web"])
+@pytest.mark.parametrize(
+    "scenario",
+    ["demo", "pooling", "untyped-ids-then-none", "checkpoint-fresh-write", "search-web"],
+)
 def test_live_and_reload_list_the_same_sources(client: SilviaClient, scenario: str) -> None:
     with client.chat.stream(f"/scenario {scenario}") as stream:
         turn = stream.until_done()

@@ -89,10 +89,6 @@ def wire_row(citation: Citation) -> WireRow:
     return row
 
 
-def bare(row: WireRow) -> WireRow:
-    return {key: value for key, value in row.items() if key != "target"}
-
-
 def expected_offsets(scenario: Scenario, count: int) -> list[int]:
     """Where each of the first `count` citations streamed: the answer's length then.
 
@@ -112,11 +108,12 @@ def expected_offsets(scenario: Scenario, count: int) -> list[int]:
 
 
 def expected_targets(expected: ExpectedTurn) -> dict[str, object]:
-    """Each cited source's target at the end of what arrived.
+    """Each cited source's target at the end of what arrived: what `target_for` must give.
 
     The server attaches to every citation the target its source has at that
     moment, and the summary carries the final ones; so a source's target is the
-    summary's if the summary arrived, else that of its last streamed citation.
+    summary's if the summary arrived (its last row), else that of its last
+    streamed citation.
     """
     targets: dict[str, object] = {}
     for row in (*expected.inline_citations, *expected.citations):
@@ -134,17 +131,13 @@ def assert_turn_matches(turn: Turn, expected: ExpectedTurn, scenario: Scenario) 
     targets = expected_targets(expected)
     # The summary, as sent: each row and its final target.
     assert [wire_row(c) for c in turn.citations] == list(expected.citations)
-    # Every streamed citation, in order: its fields as sent, the offset where it
-    # arrived, and its source's target at the end of the turn.
-    assert [bare(wire_row(c)) for c in turn.inline_citations] == [
-        bare(row) for row in expected.inline_citations
-    ]
+    # Every streamed citation, in order, as sent: its fields and the target it
+    # streamed with (which may not be its source's final one), and the offset
+    # where it arrived.
+    assert [wire_row(c) for c in turn.inline_citations] == list(expected.inline_citations)
     assert [c.offset for c in turn.inline_citations] == expected_offsets(
         scenario, len(expected.inline_citations)
     )
-    assert [_wire_target(c) for c in turn.inline_citations] == [
-        targets[str(row["source"])] for row in expected.inline_citations
-    ]
     # target_for, per cited source, in order of first appearance.
     assert list(turn.sources) == list(targets)
     for source, target in targets.items():
@@ -166,10 +159,6 @@ def assert_turn_matches(turn: Turn, expected: ExpectedTurn, scenario: Scenario) 
         assert turn.error is None
 
 
-def _wire_target(citation: Citation) -> object:
-    return None if citation.target is None else citation.target.to_wire()
-
-
 def _key(citation: Citation) -> tuple[object, ...]:
     return (citation.source, citation.title, citation.cited_text, citation.target)
 
@@ -183,16 +172,20 @@ def answer(session: Session) -> Message:
 
 
 def assert_reload_agrees(turn: Turn, session: Session) -> None:
-    """`sessions.get` after the turn gives the live turn's text, citations and targets."""
+    """`sessions.get` after the turn gives the live turn's text, citations and targets.
+
+    Both show what the server sent: the summary's rows, and each inline row
+    with the target it streamed with.
+    """
     assert session.id == turn.session_id
     stored = answer(session)
     assert stored.text == turn.text
-    assert stored.citation_errors == ()
+    assert (stored.citation_errors, stored.inline_citation_errors) == ((), ())
     assert [_key(c) for c in stored.citations] == [_key(c) for c in turn.citations]
     # Inline citations agree too, offsets aside (a reloaded row has no stream position).
     assert [_key(c) for c in stored.inline_citations] == [_key(c) for c in turn.inline_citations]
-    for citation in (*stored.citations, *stored.inline_citations):
-        assert citation.target == turn.target_for(citation.source), citation.source
+    for source in turn.sources:
+        assert stored.target_for(source) == turn.target_for(source), source
 
 
 def assert_no_answer_stored(session: Session, message: str) -> None:

@@ -1,6 +1,15 @@
-"""The pytest plugin's fixtures, used as an integrator's tests would use them."""
+"""The pytest plugin's fixtures, used as an integrator's tests would use them.
+
+Also: what loading the two plugins costs a run that does not use them (a few
+small modules, no pydantic), and the fixtures under pytest-xdist, in a nested
+run with `-n 2`.
+"""
 
 from __future__ import annotations
+
+import json
+import subprocess
+import sys
 
 import pytest
 
@@ -11,22 +20,22 @@ from silvia_client.testing import ReferenceServer, Say, Scenario
 pytest_plugins = ["pytester"]
 
 
-def test_silvia_client_streams_a_turn_in_process(silvia_client: SilviaClient) -> None:
-    with silvia_client.chat.stream("/scenario accounts") as stream:
+def test_silvia_streams_a_turn_in_process(silvia: SilviaClient) -> None:
+    with silvia.chat.stream("/scenario accounts") as stream:
         turn = stream.until_done()
     [citation] = turn.citations
     assert isinstance(citation.target, AccountsTarget)
     links = [link.href for link in resolve_citation(citation).links]
     assert links == [f"/accounts/{ref.account_id}" for ref in citation.target.accounts]
     assert turn.session_id is not None
-    assert silvia_client.sessions.get(turn.session_id).messages[-1].citations == turn.citations
+    assert silvia.sessions.get(turn.session_id).messages[-1].citations == turn.citations
 
 
 def test_the_client_talks_to_the_tests_own_server(
-    silvia_server: ReferenceServer, silvia_client: SilviaClient
+    silvia_server: ReferenceServer, silvia: SilviaClient
 ) -> None:
     silvia_server.register(Scenario("hello", "A greeting.", script=(Say("Hi there."),)))
-    with silvia_client.chat.stream("/scenario hello") as stream:
+    with silvia.chat.stream("/scenario hello") as stream:
         assert stream.until_done().text == "Hi there."
     assert len(silvia_server.sessions) == 1
 
@@ -36,26 +45,42 @@ def test_each_test_gets_a_fresh_server(silvia_server: ReferenceServer) -> None:
     assert "hello" not in silvia_server.scenarios
 
 
+def test_the_older_names_are_the_same_clients(
+    silvia: SilviaClient,
+    silvia_client: SilviaClient,
+    async_silvia: AsyncSilviaClient,
+    async_silvia_client: AsyncSilviaClient,
+) -> None:
+    assert silvia_client is silvia
+    assert async_silvia_client is async_silvia
+
+
+def test_the_fixture_clients_have_short_timeouts(
+    silvia: SilviaClient, async_silvia: AsyncSilviaClient
+) -> None:
+    for client in (silvia, async_silvia):
+        assert client.timeout.read == 5.0
+        assert client.idle_timeout == 5.0
+
+
 @pytest.mark.anyio
-async def test_async_silvia_client_streams_a_turn(async_silvia_client: AsyncSilviaClient) -> None:
-    async with async_silvia_client.chat.stream("hello") as stream:
+async def test_async_silvia_streams_a_turn(async_silvia: AsyncSilviaClient) -> None:
+    async with async_silvia.chat.stream("hello") as stream:
         turn = await stream.until_done()
     assert turn.complete
     assert turn.session_id is not None
-    session = await async_silvia_client.sessions.get(turn.session_id)
+    session = await async_silvia.sessions.get(turn.session_id)
     assert session.messages[-1].text == turn.text
 
 
-def test_the_async_client_is_closed_after_its_test(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("name", ["async_silvia", "async_silvia_client"])
+def test_the_async_client_is_closed_after_its_test(pytester: pytest.Pytester, name: str) -> None:
     pytester.makepyfile(
-        """
-        import asyncio
-        import pytest
-
+        f"""
         seen = []
 
-        def test_uses_it(async_silvia_client):
-            seen.append(async_silvia_client)
+        def test_uses_it({name}):
+            seen.append({name})
 
         def test_it_was_closed():
             [client] = seen
@@ -74,3 +99,121 @@ def test_silvia_loopback_client_goes_over_real_http(
     assert turn.complete
     with pytest.raises(NotFoundError):
         silvia_loopback_client.sessions.get("sess_nobody")
+
+
+# What loading the plugins costs ----------------------------------------------------------
+
+# The plugins' modules and the packages above them, whose `__init__`s import nothing.
+FEW = 6
+
+LOAD_THE_PLUGINS = """
+import json, sys
+from importlib.metadata import entry_points
+ours = [ep for ep in entry_points(group="pytest11") if ep.value.startswith("silvia_client")]
+for ep in ours:
+    ep.load()
+print(json.dumps({
+    "plugins": sorted(ep.value for ep in ours),
+    "modules": sorted(m for m in sys.modules if m.split(".")[0] == "silvia_client"),
+    "pydantic": sorted(m for m in sys.modules if m.split(".")[0] == "pydantic"),
+    "httpx": "httpx" in sys.modules,
+}))
+"""
+
+
+def test_loading_the_plugins_imports_a_few_small_modules_and_no_pydantic() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", LOAD_THE_PLUGINS],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    loaded = json.loads(result.stdout)
+    assert loaded["plugins"] == [
+        "silvia_client.qa.pytest_plugin",
+        "silvia_client.testing.pytest_plugin",
+    ]
+    assert loaded["pydantic"] == []
+    assert loaded["httpx"] is False
+    assert len(loaded["modules"]) <= FEW, loaded["modules"]
+
+
+def test_a_pytest_run_that_uses_no_fixture_loads_no_more(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        f"""
+        import sys
+
+        def test_nothing_of_the_sdk_was_loaded():
+            ours = [m for m in sys.modules if m.split(".")[0] == "silvia_client"]
+            assert len(ours) <= {FEW}, ours
+            assert "pydantic" not in sys.modules
+        """
+    )
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+# Under pytest-xdist ------------------------------------------------------------------------
+
+XDIST_SUITE = """
+import os
+from pathlib import Path
+
+import pytest
+
+from silvia_client.testing import Say, Scenario
+
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "none")
+SEEN = Path(__file__).parent / "seen"
+
+
+def _greeting(server, n):
+    server.register(Scenario("greet", "A greeting.", script=(Say(f"Hi {n} from {WORKER}."),)))
+    return f"Hi {n} from {WORKER}."
+
+
+@pytest.mark.parametrize("n", range(3))
+def test_silvia(silvia_server, silvia, n):
+    assert len(silvia_server.sessions) == 0
+    expected = _greeting(silvia_server, n)
+    with silvia.chat.stream("/scenario greet") as stream:
+        assert stream.until_done().text == expected
+    assert len(silvia_server.sessions) == 1
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("n", range(3))
+async def test_async_silvia(silvia_server, async_silvia, n):
+    assert len(silvia_server.sessions) == 0
+    expected = _greeting(silvia_server, n)
+    async with async_silvia.chat.stream("/scenario greet") as stream:
+        assert (await stream.until_done()).text == expected
+
+
+@pytest.mark.parametrize("n", range(3))
+def test_loopback(silvia_server, silvia_loopback_client, silvia_loopback_url, n):
+    expected = _greeting(silvia_server, n)
+    with silvia_loopback_client.chat.stream("/scenario greet") as stream:
+        assert stream.until_done().text == expected
+    assert len(silvia_server.sessions) == 1  # the URL is this test's own server
+    with SEEN.open("a") as seen:
+        seen.write(f"{WORKER} {silvia_loopback_url}\\n")
+
+
+def test_qa(silvia_qa):
+    assert silvia_qa.observe("How are my accounts?", scenario="accounts").turn.complete
+"""
+
+
+def test_the_fixtures_work_under_xdist_with_a_server_per_worker(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_suite=XDIST_SUITE)
+    # Hypothesis's plugin, unused here, is most of each worker's start-up time.
+    quick = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+    result = pytester.runpytest_subprocess("-n", "2", *quick, "-v")
+    result.assert_outcomes(passed=10)
+    workers = {line.split()[0] for line in (pytester.path / "seen").read_text().splitlines()}
+    assert workers <= {"gw0", "gw1"}
+    ran_on = {w for w in ("[gw0]", "[gw1]") if any(w in line for line in result.outlines)}
+    assert ran_on == {"[gw0]", "[gw1]"}, "both workers ran tests"

@@ -1,4 +1,4 @@
-"""`ReferenceServer(deterministic=True)`: what the examples and the notebook run on.
+"""`ReferenceServer(deterministic=True)`: what the example notebook runs on.
 
 Two such servers given the same requests store the same sessions, byte for
 byte: ids count up and timestamps are fixed. Without the flag, ids stay random.
@@ -8,17 +8,11 @@ from __future__ import annotations
 
 import json
 
-import httpx
-
-from silvia_client import SilviaClient
-from silvia_client.testing import IN_PROCESS_URL, ReferenceServer
+from silvia_client.testing import ReferenceServer
 
 
 def run(server: ReferenceServer) -> tuple[list[str | None], list[dict[str, object]]]:
-    with (
-        httpx.Client(transport=server.transport()) as http,
-        SilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http) as client,
-    ):
+    with server.client() as client:
         ids = []
         for message in ("hi", "/scenario market-data and stocks?"):
             with client.chat.stream(message) as stream:

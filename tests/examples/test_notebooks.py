@@ -2,7 +2,8 @@
 
 `tools/check_notebooks.py` is what CI runs on every notebook; here its
 comparison is tested on notebooks built in memory, and (when the `notebook`
-extra is installed) once end to end, on a copy whose saved outputs were tampered
+extra is installed) end to end: on a copy of the tour in a folder outside the
+repository, which must run as saved, on a copy whose saved outputs were tampered
 with and on a notebook whose cell raises. The saved tour itself is checked for
 anything a rerun could not reproduce: random ids, clock times, addresses.
 """
@@ -13,6 +14,7 @@ import importlib.util
 import json
 import re
 import shutil
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -21,6 +23,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TOUR = ROOT / "examples" / "citations_tour.ipynb"
+INSTALL_THE_EXTRA = "pip install -e '.[notebook]'"
+NEEDS_THE_EXTRA = f"needs the notebook extra: {INSTALL_THE_EXTRA}"
 
 UNREPEATABLE = {
     "a random session id": re.compile(r"sess_[0-9a-f]{32}"),
@@ -28,6 +32,12 @@ UNREPEATABLE = {
     "a clock time": re.compile(r"20\d\d-\d\d-\d\dT(?!00:00:00\.000Z)"),
     "a memory address": re.compile(r" at 0x[0-9a-f]{6,}"),
 }
+
+
+def need_the_notebook_extra(*modules: str) -> None:
+    """Skip, saying which extra to install, unless `modules` can be imported."""
+    for module in modules:
+        pytest.importorskip(module, reason=NEEDS_THE_EXTRA)
 
 
 def load_checker() -> ModuleType:
@@ -69,7 +79,7 @@ def test_the_tours_outputs_hold_nothing_a_rerun_would_change() -> None:
 
 
 def _notebook(*outputs: list[dict[str, Any]], count: int = 1) -> Any:
-    nbformat = pytest.importorskip("nbformat")
+    nbformat = pytest.importorskip("nbformat", reason=NEEDS_THE_EXTRA)
     from nbformat.v4 import new_code_cell, new_notebook, new_output
 
     cells = []
@@ -127,9 +137,29 @@ def test_a_changed_output_is_a_difference(
 
 
 @pytest.fixture
-def kernel_ready() -> None:
-    for module in ("nbclient", "nbformat", "ipykernel"):
-        pytest.importorskip(module)
+def kernel_ready(monkeypatch: pytest.MonkeyPatch) -> None:
+    need_the_notebook_extra("nbclient", "nbformat", "ipykernel")
+    # The check clears these and points JUPYTER_PATH at its kernel: undone after the test.
+    for name in ("SILVIA_BASE_URL", "SILVIA_TOKEN", "JUPYTER_PATH", "JUPYTER_PLATFORM_DIRS"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_a_test_skipped_for_the_missing_extra_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "nbclient", None)  # as if not installed
+    with pytest.raises(pytest.skip.Exception, match=re.escape(INSTALL_THE_EXTRA)):
+        need_the_notebook_extra("nbformat", "nbclient")
+
+
+@pytest.mark.usefixtures("kernel_ready")
+def test_the_tour_runs_as_saved_from_a_folder_outside_the_repository(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    elsewhere = tmp_path / TOUR.name  # the kernel's working directory is the notebook's folder
+    shutil.copy(TOUR, elsewhere)
+    assert load_checker().main([str(elsewhere)]) == 0, capsys.readouterr().out
+    assert f"ok   {elsewhere}" in capsys.readouterr().out
 
 
 @pytest.mark.usefixtures("kernel_ready")
@@ -140,7 +170,6 @@ def test_the_check_fails_on_stale_outputs_and_on_a_raising_cell(
     from nbformat.v4 import new_code_cell, new_notebook
 
     checker = load_checker()
-    shutil.copy(ROOT / "examples" / "_client.py", tmp_path)
     stale = tmp_path / "stale.ipynb"
     notebook = nbformat.read(TOUR, as_version=4)
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]

@@ -2,8 +2,11 @@
 
 A ```python block right after a `<!-- runnable -->` line is executed, each in a
 fresh namespace, against the reference server on 127.0.0.1 (through
-`SILVIA_BASE_URL` and `SILVIA_TOKEN`, as a reader would run it). Every other
-```python block must at least compile.
+`SILVIA_BASE_URL` and `SILVIA_TOKEN`, as a reader would run it). A block right
+after `<!-- pytest: PATH -->` is a test file an integrator would write: it runs
+under pytest, with the package's plugin, beside a stand-in for the module at PATH
+(the integrator's code under test). Every other ```python block must at least
+compile.
 """
 
 from __future__ import annotations
@@ -43,6 +46,20 @@ def section(name: str) -> str:
 
 
 RUNNABLE = [(line, code) for line, runnable, code in python_blocks() if runnable]
+PYTEST_BLOCK = re.compile(
+    r"^<!-- pytest: (\S+) -->\n```python\n(.*?)^```$", re.MULTILINE | re.DOTALL
+)
+
+# What an integrator's `source_links` would do: the links a UI shows for a citation.
+CODE_UNDER_TEST = """
+from silvia_client.citations import resolve_citation
+
+
+def source_links(citation):
+    return [link.href for link in resolve_citation(citation).links]
+"""
+
+pytest_plugins = ["pytester"]
 
 
 def test_the_readme_has_runnable_blocks_in_each_of_its_sections() -> None:
@@ -79,6 +96,21 @@ def test_runnable_blocks_run(
         assert secret not in out + err
 
 
+def test_the_readmes_pytest_example_passes_under_pytest(pytester: pytest.Pytester) -> None:
+    [(path, code)] = PYTEST_BLOCK.findall(section("testing-kit"))
+    module = pytester.path / path
+    module.parent.mkdir(parents=True)
+    (module.parent / "__init__.py").write_text("")
+    module.write_text(CODE_UNDER_TEST)
+    pytester.makepyfile(test_readme_example=code)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    outcomes = result.parseoutcomes()
+    tests = code.count("\ndef test_") + code.count("\nasync def test_")
+    assert outcomes.get("passed", 0) >= tests == 3, result.outlines
+    assert set(outcomes) == {"passed"}, outcomes  # none skipped, failed or warned about
+    assert not result.errlines
+
+
 @pytest.mark.parametrize(
     "module",
     [silvia_client, silvia_client.citations, silvia_client.chat, silvia_client.display],
@@ -89,3 +121,27 @@ def test_the_reference_names_every_public_name(module: object) -> None:
     named = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)(?:\(\))?`", reference))
     missing = sorted(set(module.__all__) - named)  # type: ignore[attr-defined]
     assert not missing, f"the README's reference does not name {missing}"
+
+
+@pytest.mark.parametrize("scenario", ["pooling", "checkpoint-fresh-write", "demo"])
+def test_the_quickstart_numbers_each_source_once(
+    scenario: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A pooled source is cited by two summary rows: it is still one numbered source,
+    # shown with its final target, as `silvia chat` and the notebooks show it.
+    line, code = next((line, code) for line, code in RUNNABLE if code in section("quickstart"))
+    server = ReferenceServer(token=TOKEN, default_scenario=scenario)
+    with server.serve_loopback() as url:
+        monkeypatch.setenv("SILVIA_BASE_URL", url)
+        monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+        exec(compile(code, f"README.md:{line}", "exec"), {"__name__": "__readme__"})
+    listed = [row for row in capsys.readouterr().out.splitlines() if row.startswith("[")]
+    expected = server.expected_turn(scenario)
+    final = {str(c["source"]): c.get("target") for c in expected.citations}
+    sources = list(dict.fromkeys(str(c["source"]) for c in expected.inline_citations))
+    assert len(listed) == len(sources)
+    for number, (row, source) in enumerate(zip(listed, sources, strict=True), start=1):
+        target = final[source]
+        kind = target["kind"] if isinstance(target, dict) else "untyped"
+        assert row.startswith(f"[{number}] ")
+        assert f"({kind})" in row

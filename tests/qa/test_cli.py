@@ -78,6 +78,44 @@ def test_warnings_alone_exit_zero(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert table(out)["no-vendor-names"] == ["warn"]
 
 
+def test_reports_and_the_exit_status_go_by_each_findings_own_severity(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An error rule whose finding is a warning (a turn resumed from an old checkpoint),
+    # and the same turn where the prompt rules that out, so the finding is an error.
+    resumed = {"message": "And checking now?", "scenario": "checkpoint-fresh-write"}
+    for strict, status, cell in ((False, 0, "warn"), (True, 1, "FAIL")):
+        prompt = {**resumed, "expect": {"no_old_checkpoint": True}} if strict else resumed
+        script = write_script(tmp_path / "s.json", [prompt])
+        junit, report = tmp_path / "junit.xml", tmp_path / "report.json"
+        args = ["qa", "run", str(script), "--junit", str(junit), "--json", str(report)]
+        code, out, err = run_cli(args, capsys)
+        assert code == status
+        assert table(out)["one-meaning-per-source"] == [cell]
+        level = "FAIL" if strict else "warn"
+        assert f"{level}  one-meaning-per-source  [p1]" in out
+        counts = "1 error(s), 0 warning(s)" if strict else "0 error(s), 1 warning(s)"
+        assert f"p1: {'FAIL' if strict else 'warn'} ({counts})" in err
+        (case,) = [
+            c
+            for c in ET.parse(junit).getroot().iter("testcase")
+            if c.get("name") == "one-meaning-per-source"
+        ]
+        assert (case.find("failure") is not None) is strict
+        assert (case.find("system-out") is not None) is not strict
+        data = json.loads(report.read_text(encoding="utf-8"))
+        assert (data["ok"], data["errors"], data["warnings"]) == (
+            not strict,
+            int(strict),
+            int(not strict),
+        )
+        (finding,) = data["prompts"][0]["findings"]
+        assert finding["severity"] == ("error" if strict else "warning")
+        assert data["prompts"][0]["rules"]["one-meaning-per-source"] == {
+            "status": "fail" if strict else "warn"
+        }
+
+
 def test_an_unmet_expectation_fails_the_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -152,23 +152,67 @@ WEB = {"kind": "web", "url": IRS}
 
 
 @pytest.mark.parametrize(
-    ("streamed", "summary", "ok"),
+    ("streamed", "summary", "severities"),
     [
-        ([ONE, BOTH], BOTH, True),  # pooled: accounts grow
-        ([ONE, ONE], ONE, True),
-        ([ONE, None], None, True),  # a disagreement untypes the source
-        ([ONE], BOTH, True),  # written again after its last citation: pooled in the summary
-        ([BOTH, ONE], ONE, False),  # shrank
-        ([ONE, TWO], BOTH, False),  # replaced, not pooled
-        ([ONE], TWO, False),
-        ([None, ONE], ONE, False),  # untyped, then typed
-        ([ONE, None], ONE, False),
+        ([ONE, BOTH], BOTH, []),  # pooled: accounts grow
+        ([ONE, ONE], ONE, []),
+        ([ONE, None], None, []),  # typed, then untyped: the server untyped it
+        ([ONE, None, None], None, []),
+        ([ONE], BOTH, []),  # written again after its last citation: pooled in the summary
+        ([None, None], None, []),
+        ([BOTH, ONE], ONE, ["error"]),  # shrank
+        ([ONE, TWO], BOTH, ["error"]),  # replaced, not pooled
+        ([ONE], TWO, ["error"]),
+        ([ONE, None], ONE, ["error"]),  # untyped after being typed, then typed again
+        ([ONE, None, ONE], ONE, ["error"]),
+        # Untyped from the start, then typed: an old checkpoint, then a fresh write.
+        ([None, ONE], ONE, ["warning"]),
+        ([None, ONE], BOTH, ["warning"]),
+        ([None, None], ONE, ["warning"]),
+        ([None, ONE, None, ONE], ONE, ["warning", "error"]),
+        ([None, ONE, TWO], TWO, ["warning", "error"]),
     ],
 )
-def test_one_meaning_per_source(streamed: list[object], summary: object, ok: bool) -> None:
+def test_one_meaning_per_source(
+    streamed: list[object], summary: object, severities: list[str]
+) -> None:
     rows = [cite(CARDS, target, cited_text=f"row {i}") for i, target in enumerate(streamed)]
-    found = broken(turn_events(rows, [cite(CARDS, summary, cited_text="row 0")]))
-    assert found == (set() if ok else {"one-meaning-per-source"})
+    result = check(observe_events(turn_events(rows, [cite(CARDS, summary, cited_text="row 0")])))
+    assert result.broken_rules == ({"one-meaning-per-source"} if severities else set())
+    assert [finding.severity for finding in result.findings] == severities
+    status = "fail" if "error" in severities else "warn" if severities else "pass"
+    assert result.outcome("one-meaning-per-source").status == status
+    assert result.ok is ("error" not in severities)
+
+
+def test_an_old_checkpoint_is_explained_and_an_error_when_the_prompt_rules_it_out() -> None:
+    events = turn_events(
+        [cite(CARDS, None, cited_text="a"), cite(CARDS, ONE, cited_text="b")],
+        [cite(CARDS, ONE, cited_text="a"), cite(CARDS, ONE, cited_text="b")],
+    )
+    (warning,) = check(observe_events(events)).findings
+    assert warning.severity == "warning"
+    assert "checkpoint written before targets existed" in warning.message
+    assert warning.evidence["before"] == {"where": "event 3 (citation)", "target": None}
+    assert warning.evidence["after"]["where"] == "event 4 (citation)"  # type: ignore[index]
+    ruled_out = check(observe_events(events), expect={"no_old_checkpoint": True})
+    (error,) = ruled_out.findings
+    assert (error.rule, error.severity) == ("one-meaning-per-source", "error")
+    assert "no_old_checkpoint" in error.message
+    assert not ruled_out.ok
+    assert ruled_out.outcome("expectations").status == "pass"  # the key only sets the severity
+    assert check(observe_events(events), expect={"no_old_checkpoint": False}).ok
+
+
+def test_the_summary_s_last_row_for_a_source_is_its_final_word() -> None:
+    streamed = [cite(CARDS, ONE)]
+    later_pooled = [cite(CARDS, ONE, cited_text="a"), cite(CARDS, BOTH, cited_text="b")]
+    assert check(observe_events(turn_events(streamed, later_pooled))).broken_rules == {
+        "summary-agrees"  # two targets in the summary is its finding, not this rule's
+    }
+    later_shrunk = [cite(CARDS, BOTH, cited_text="a"), cite(CARDS, TWO, cited_text="b")]
+    found = check(observe_events(turn_events(streamed, later_shrunk))).broken_rules
+    assert found == {"summary-agrees", "one-meaning-per-source"}
 
 
 def test_a_url_source_keeps_one_meaning() -> None:
@@ -220,13 +264,28 @@ def test_no_summary_is_a_finding_after_done_and_a_skip_before() -> None:
 # -- reload-agrees ---------------------------------------------------------------------
 
 
-def test_the_reload_agrees_when_it_holds_the_same_rows() -> None:
+def test_the_reload_agrees_when_it_holds_the_rows_as_sent() -> None:
     rows = [cite(CARDS, ONE, cited_text="a"), cite(CARDS, BOTH, cited_text="b")]
     summary = [cite(CARDS, BOTH, cited_text="a"), cite(CARDS, BOTH, cited_text="b")]
     events = turn_events(rows, summary)
     assert broken(events, reload=stored(summary, rows)) == set()
-    # Stored inline rows may carry the final target instead of the streamed one.
-    assert broken(events, reload=stored(summary, summary)) == set()
+    # In any order: the rule asks for the same rows, not the same sequence.
+    assert broken(events, reload=stored(summary[::-1], rows[::-1])) == set()
+
+
+def test_a_stored_inline_row_must_keep_the_target_it_streamed_with() -> None:
+    rows = [cite(CARDS, ONE, cited_text="a"), cite(CARDS, BOTH, cited_text="b")]
+    summary = [cite(CARDS, BOTH, cited_text="a"), cite(CARDS, BOTH, cited_text="b")]
+    result = check(observe_events(turn_events(rows, summary), reload=stored(summary, summary)))
+    assert result.broken_rules == {"reload-agrees"}
+    (finding,) = result.findings
+    assert "inline citations differ from the stream" in finding.message
+    assert "1 row(s) with another target than the one sent live" in finding.message
+    kinds = {
+        name: [target["kind"] for target in finding.evidence[name]]  # type: ignore[attr-defined]
+        for name in ("live", "reloaded")
+    }
+    assert kinds == {"live": ["account", "accounts"], "reloaded": ["accounts", "accounts"]}
 
 
 @pytest.mark.parametrize(

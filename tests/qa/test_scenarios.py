@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 import pytest
@@ -40,13 +41,45 @@ def qa() -> Iterator[Observer]:
         yield observer
 
 
+# Good turns whose findings are expected warnings: rule id -> how many.
+EXPECTED_WARNINGS = {
+    # Untyped, then typed: legitimate after a checkpoint written before targets existed.
+    "checkpoint-fresh-write": {"one-meaning-per-source": 1},
+}
+
+
 @pytest.mark.parametrize("name", GOOD)
 def test_every_good_scenario_passes_every_rule(qa: Observer, name: str) -> None:
     observation = qa.observe("How are my accounts doing?", scenario=name)
     result = check(observation)
-    assert result.findings == ()
+    assert result.ok
+    assert result.errors == ()
+    expected = EXPECTED_WARNINGS.get(name, {})
+    assert Counter(finding.rule for finding in result.warnings) == Counter(expected)
     # Every rule ran: the turn completed and its session was reloaded.
-    assert {o.status for o in result.outcomes} == {"pass"}
+    statuses = {o.rule.id: o.status for o in result.outcomes}
+    assert statuses == {rule.id: "warn" if rule.id in expected else "pass" for rule in RULES}
+
+
+def test_the_resumed_turn_is_a_warning_unless_the_prompt_rules_out_an_old_checkpoint(
+    qa: Observer,
+) -> None:
+    observation = qa.observe("How much is in checking now?", scenario="checkpoint-fresh-write")
+    # What the server sent, and the SDK's reading of it, live and reloaded.
+    turn = observation.turn
+    assert [c.target is None for c in turn.inline_citations] == [True, False]
+    assert all(c.target is not None for c in turn.citations)
+    assert observation.reload is not None
+    assert observation.reload.session is not None
+    stored = observation.reload.session.messages[-1]
+    assert [c.target for c in stored.inline_citations] == [c.target for c in turn.inline_citations]
+    (warning,) = check(observation).findings
+    assert (warning.rule, warning.severity) == ("one-meaning-per-source", "warning")
+    assert "checkpoint written before targets existed" in warning.message
+    strict = check(observation, expect={"no_old_checkpoint": True})
+    assert [(f.rule, f.severity) for f in strict.findings] == [("one-meaning-per-source", "error")]
+    assert strict.outcome("one-meaning-per-source").status == "fail"
+    assert not strict.ok
 
 
 @pytest.mark.parametrize("name", list(BROKEN_SCENARIOS))

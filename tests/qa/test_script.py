@@ -35,6 +35,7 @@ def test_a_full_script() -> None:
                         "cites_account": True,
                         "cites_kinds": ["accounts"],
                         "no_citations": False,
+                        "no_old_checkpoint": True,
                     },
                 },
             ],
@@ -48,9 +49,13 @@ def test_a_full_script() -> None:
             "And my cards?",
             scenario="accounts",
             continue_session=True,
-            expect=Expectations(True, True, ("accounts",), False),
+            expect=Expectations(True, True, ("accounts",), False, no_old_checkpoint=True),
         ),
     )
+    expect = script.prompts[1].expect
+    assert expect is not None
+    assert expect.to_dict()["no_old_checkpoint"] is True
+    assert "no_old_checkpoint" not in Expectations().to_dict()
 
 
 @pytest.mark.parametrize(
@@ -78,6 +83,10 @@ def test_a_full_script() -> None:
             "prompts[0].expect.complete: expected true or false",
         ),
         ({"prompts": [{"message": "hi", "expect": {"cites": []}}]}, "unknown key(s) 'cites'"),
+        (
+            {"prompts": [{"message": "hi", "expect": {"no_old_checkpoint": 1}}]},
+            "prompts[0].expect.no_old_checkpoint: expected true or false",
+        ),
     ],
 )
 def test_a_script_out_of_format_is_refused_saying_where(data: object, message: str) -> None:

@@ -432,6 +432,18 @@ def test_after_an_old_checkpoint_a_fresh_write_registers_normally() -> None:
     }
 
 
+def test_after_an_old_checkpoint_a_source_streams_untyped_then_typed() -> None:
+    # The registry starts empty, so the checkpoint's label is not in it: citing it
+    # streams untyped, and a fresh write is its first write, which types it. The
+    # stream keeps each citation's target then; the summary gives the final one.
+    checkpoint = Checkpoint((_cards(ID_A),), carries_targets=False)
+    turn = play((Say("a"), Cite(CARDS), _cards(ID_A), Say("b"), Cite(CARDS)), checkpoint)
+    final = {"kind": "account", "accountId": ID_A, "provider": "plaid"}
+    assert [c.get("target") for c in turn.inline_citations] == [None, final]
+    assert [c.get("target") for c in turn.summary] == [final, final]
+    assert turn.final_targets == {CARDS: final}
+
+
 def test_a_turn_cites_only_sources_it_wrote() -> None:
     with pytest.raises(ScriptError, match="no tool call"):
         play((Say("a"), Cite(CARDS)))

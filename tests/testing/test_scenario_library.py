@@ -119,6 +119,8 @@ def test_a_vendor_name_appears_only_in_target_providers(name: str) -> None:
         ("untyped-web-vs-tax", ["web", None], [None, None]),
         ("checkpoint-legacy", [None, "market_data"], [None, "market_data"]),
         ("checkpoint-current", ["account", "market_data"], ["account", "market_data"]),
+        # After an old checkpoint, a fresh write registers the label: untyped, then typed.
+        ("checkpoint-fresh-write", [None, "account"], ["account", "account"]),
         ("legacy-prompt", [None, "account"], [None, "account"]),
         ("account-row-without-id", [None], [None]),
         ("account-crypto-source", ["account", None], ["account", None]),

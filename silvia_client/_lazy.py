@@ -1,0 +1,60 @@
+"""Packages whose public names load on first use (PEP 562), as pydantic's do.
+
+pytest imports this package's two plugins in every run wherever the SDK is
+installed, and importing a plugin imports its packages' `__init__`s. So those
+(`silvia_client`, `silvia_client.testing`, `silvia_client.qa`) import nothing
+themselves: each names where its public names live, and a name's module is
+imported the first time the name is used. Type checkers read the same names
+from an `if TYPE_CHECKING:` import block beside the table.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Mapping
+from types import ModuleType
+
+__all__ = ["load_on_first_use"]
+
+
+class _LazyPackage(ModuleType):
+    """A package module whose missing public names are imported when first asked for."""
+
+    _where: Mapping[str, str]  # public name -> the submodule (relative) that defines it
+
+    def __getattr__(self, name: str) -> object:
+        where = self.__dict__.get("_where", {})
+        if name not in where:
+            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(where[name], self.__name__), name)
+        super().__setattr__(name, value)  # found directly next time
+        return value
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # Importing a submodule binds it on its package. Where the package has a
+        # public name spelt like a submodule (`qa.observe`, a function in
+        # qa/observe.py), the public name keeps it, as when `__init__` imported
+        # eagerly; the submodule is still in `sys.modules`.
+        if isinstance(value, ModuleType) and name in self.__dict__.get("_where", {}):
+            return
+        super().__setattr__(name, value)
+
+    def __dir__(self) -> list[str]:
+        return sorted({*self.__dict__, *self.__dict__.get("_where", {})})
+
+
+def load_on_first_use(package: str, where: Mapping[str, tuple[str, ...]]) -> None:
+    """Make `package`'s public names (`__all__`) load on first use.
+
+    `where` maps each relative submodule (".checker") to the public names it
+    defines; together they must be exactly the package's `__all__`.
+    """
+    module = sys.modules[package]
+    table = {name: submodule for submodule, names in where.items() for name in names}
+    public = set(getattr(module, "__all__", ()))
+    if set(table) != public or len(table) != sum(len(names) for names in where.values()):
+        missing, extra = sorted(public - set(table)), sorted(set(table) - public)
+        raise ImportError(f"{package}: the lazy table and __all__ differ ({missing=}, {extra=})")
+    module.__class__ = _LazyPackage
+    module.__dict__["_where"] = table

@@ -1,0 +1,37 @@
+"""The server's final word on each source of a turn: what `target_for` answers, live and reloaded.
+
+The one-meaning-per-source registry is the server's: it writes every row's
+`target` from it, and the SDK reads each row as sent. So a source's final
+target is read off the rows, not worked out again: the summary's (its last row
+for the source, should the summary name one source twice with different
+targets), else that of the source's last streamed row. A turn resumed from a
+checkpoint written before targets existed can stream a source untyped and then
+typed; its rows keep what the server sent, and this says where it ended.
+
+Kept apart from `_rows.py` (the pydantic models): it only reads attributes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._rows import Citation
+    from ._targets import CitationTarget
+
+__all__ = ["final_targets"]
+
+
+def final_targets(
+    streamed: Iterable[Citation], summary: Iterable[Citation]
+) -> dict[str, CitationTarget | None]:
+    """Each cited source's final target, the sources in order of first appearance.
+
+    The order is the streamed rows', then sources only the summary names. A
+    source whose final row has no target maps to None.
+    """
+    targets = {row.source: row.target for row in streamed}  # the last streamed row wins
+    for row in summary:
+        targets[row.source] = row.target  # the summary over the stream; its last row wins
+    return targets

@@ -1,0 +1,105 @@
+"""`silvia record MESSAGE -o FILE`: one live turn, saved as a recording to replay anywhere.
+
+The server is `--base-url`, else `SILVIA_BASE_URL`, else the embedded reference
+server (`_server.choose_server`, said on stderr); the token is `SILVIA_TOKEN`
+and never goes into the file. The turn is recorded whatever becomes of it (a
+failed turn is what a developer most needs to replay), then replayed from the
+recording to say on stderr what it holds. Exit status 0 when the recorded turn
+completed, 1 when it did not (the file is written all the same) or when
+nothing could be recorded, 2 for a usage error. `--redact` writes the copy to
+share (providers null, account ids pseudonymized; see `Recording.redacted`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "record",
+        help="record one live turn to a file, to replay it later",
+        description=(
+            "Send MESSAGE, and save the exchange as a recording: the request, the response's "
+            "status, headers and exact bytes with their arrival times, and the session reloaded "
+            "after a completed turn. The token is never saved; account ids and providers are, "
+            "unless --redact. Replay it with `silvia serve --replay FILE` or Recording.load()."
+        ),
+    )
+    parser.add_argument("message", metavar="MESSAGE", help="what to ask")
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", required=True, help="the recording file to write"
+    )
+    parser.add_argument(
+        "--session", metavar="ID", help="continue this session (default: start a new one)"
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the API's base URL (default: SILVIA_BASE_URL; without either, the embedded "
+        "reference server). The token is read from SILVIA_TOKEN.",
+    )
+    parser.add_argument(
+        "--redact",
+        action="store_true",
+        help="replace each provider with null and each account id with a stable pseudonym",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from .. import SilviaError
+    from ..testing import record_turn
+    from ._render import clean
+    from ._server import choose_server
+    from .chat import check_url, error_line
+
+    problem = check_url(args.base_url, "--base-url")
+    if problem or not args.message.strip():
+        print(f"silvia record: {problem or 'MESSAGE must not be empty'}", file=sys.stderr)
+        return 2
+    server = choose_server(args.base_url, "record")
+    try:
+        recording = record_turn(
+            args.message,
+            session_id=args.session,
+            transport=server.transport,
+            **server.client_options(),
+        )
+        if args.redact:
+            recording = recording.redacted()
+    except (SilviaError, ValueError) as error:
+        print(error_line("record", error), file=sys.stderr)
+        return 1
+    try:
+        recording.save(args.output)
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        print(clean(f"silvia record: cannot write {args.output}: {reason}"), file=sys.stderr)
+        return 1
+
+    # What the file replays as: exactly what a developer loading it will see.
+    failure: SilviaError | None = None
+    with recording.client() as client:
+        try:
+            with client.chat.stream(args.message, session_id=args.session) as stream:
+                turn = stream.until_done()
+        except SilviaError as error:
+            failure = error
+    response = recording.response
+    held = f"HTTP {response.status}, {len(response.chunks)} chunks"
+    if recording.reload is not None:
+        held += f", the session reloaded (HTTP {recording.reload.status})"
+    print(clean(f"silvia record: wrote {args.output}: {held}"), file=sys.stderr)
+    if failure is not None:
+        print(error_line("record", failure) + " (as recorded)", file=sys.stderr)
+        return 1
+    if turn.session_id:
+        print(
+            clean(f"silvia record: a complete turn in session {turn.session_id}"),
+            file=sys.stderr,
+        )
+    return 0

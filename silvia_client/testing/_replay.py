@@ -1,0 +1,319 @@
+"""Playing recordings back: in-process (`ReplayTransport`) and on a socket (`ReplayServer`).
+
+`ReplayTransport` (what `Recording.transport()` returns) is an httpx transport,
+sync and async, for one recording. A POST, whatever its path and body, gets
+the recorded response: status, headers, and the body chunk for chunk; then the
+body ends the way it did (`disconnected` raises `httpx.RemoteProtocolError`,
+`timeout` raises `httpx.ReadTimeout`, as on a socket). A GET whose last path
+segment is the reloaded session's gets the recorded reload; any other request
+is a 404. Without `timing` nothing waits; with it, each chunk comes at its
+recorded time, and a gap longer than the request's read timeout ends in that
+timeout, as it would live.
+
+`ReplayServer` serves several recordings by name, for `silvia serve --replay`
+(`serve_loopback()`) or in-process (`transport()`, on the reference server's
+runner). A request picks one the way it picks a scenario: the
+`x-silvia-scenario` header, or a message starting `/recording NAME`; otherwise
+the first. A session GET with no header finds the recording that reloaded that
+session. Like the reference server, it wants a bearer token: any non-empty one,
+or exactly `token=`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping
+from urllib.parse import unquote, urlsplit
+
+import httpx
+
+from .._wire import DEFAULT_WIRE
+from ._loopback import LoopbackServer
+from ._recording import RecordedResponse, Recording
+from ._server import SCENARIO_HEADER
+from ._steps import Drop, Pause, Raw, Reply, Request, Step, json_bytes
+from ._transport import InProcessTransport
+
+__all__ = ["RECORDING_COMMAND", "ReplayServer", "ReplayTransport"]
+
+RECORDING_COMMAND = "/recording"
+"""A message starting `/recording <name>` picks that recording on a `ReplayServer`."""
+
+_DROPPED = "peer closed connection without sending complete message body (replayed)"
+_FRAMING = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive"})
+# How long a replayed stall stays silent on a socket: the replaying client's own
+# idle timeout is what ends it, as it ended the recorded one.
+_STALL_SECONDS = 3600.0
+
+
+def _last_segment(path: str) -> str:
+    return unquote(urlsplit(path).path.rstrip("/").rpartition("/")[2])
+
+
+def _reloads(recording: Recording, path: str) -> bool:
+    reload = recording.reload
+    return reload is not None and _last_segment(reload.path) == _last_segment(path)
+
+
+def _not_found(message: str) -> tuple[int, tuple[tuple[str, str], ...], bytes]:
+    body = {DEFAULT_WIRE.error_key: {"type": "not_found_error", "message": message}}
+    return 404, (("content-type", "application/json"),), json_bytes(body)
+
+
+def _read_timeout(request: httpx.Request) -> float | None:
+    timeout = request.extensions.get("timeout", {})
+    value = timeout.get("read") if isinstance(timeout, dict) else None
+    return float(value) if value is not None else None
+
+
+class _Pacer:
+    """When each chunk is due, with `timing`; and whether the wait outlasts the read timeout."""
+
+    def __init__(self, request: httpx.Request, started: float, timing: bool) -> None:
+        self._request = request
+        self._started = started
+        self._timing = timing
+        self._timeout = _read_timeout(request)
+        self._last = started
+
+    def wait(self, at: float | None) -> tuple[float, bool]:
+        """(seconds to sleep, whether the read times out after them)."""
+        if not self._timing or at is None:
+            return 0.0, False
+        now, due = time.perf_counter(), self._started + at
+        if self._timeout is not None and due - self._last > self._timeout:
+            return max(0.0, self._last + self._timeout - now), True
+        return max(0.0, due - now), False
+
+    def heard(self) -> None:
+        self._last = time.perf_counter()
+
+    def ending(self, response: RecordedResponse) -> Exception | None:
+        if response.end == "disconnected":
+            return httpx.RemoteProtocolError(_DROPPED, request=self._request)
+        if response.end == "timeout":
+            return self.timeout()
+        return None
+
+    def timeout(self) -> httpx.ReadTimeout:
+        return httpx.ReadTimeout("timed out waiting for the next bytes", request=self._request)
+
+
+class _SyncReplay(httpx.SyncByteStream):
+    def __init__(self, response: RecordedResponse, pacer: _Pacer) -> None:
+        self._response = response
+        self._pacer = pacer
+        self._closed = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        pacer = self._pacer
+        for chunk in self._response.chunks:
+            seconds, times_out = pacer.wait(chunk.at)
+            time.sleep(seconds)
+            if times_out:
+                raise pacer.timeout()
+            if self._closed:
+                return
+            pacer.heard()
+            yield chunk.data
+        seconds, times_out = pacer.wait(self._response.ended_at)
+        time.sleep(seconds)
+        error = pacer.timeout() if times_out else pacer.ending(self._response)
+        if error is not None:
+            raise error
+
+    def close(self) -> None:
+        self._closed = True
+
+
+class _AsyncReplay(httpx.AsyncByteStream):
+    def __init__(self, response: RecordedResponse, pacer: _Pacer) -> None:
+        self._response = response
+        self._pacer = pacer
+        self._closed = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        pacer = self._pacer
+        for chunk in self._response.chunks:
+            seconds, times_out = pacer.wait(chunk.at)
+            await asyncio.sleep(seconds)
+            if times_out:
+                raise pacer.timeout()
+            if self._closed:
+                return
+            pacer.heard()
+            yield chunk.data
+        seconds, times_out = pacer.wait(self._response.ended_at)
+        await asyncio.sleep(seconds)
+        error = pacer.timeout() if times_out else pacer.ending(self._response)
+        if error is not None:
+            raise error
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+
+class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
+    """Sync and async httpx transport replaying one `Recording` (see the module docstring)."""
+
+    def __init__(self, recording: Recording, *, timing: bool = False) -> None:
+        self.recording = recording
+        self.timing = timing
+
+    def _fixed(self, request: httpx.Request) -> httpx.Response | None:
+        """The reply to a request that is not the chat POST, else None."""
+        if request.method == "POST":
+            return None
+        reload = self.recording.reload
+        if (
+            request.method == "GET"
+            and reload is not None
+            and _reloads(self.recording, request.url.path)
+        ):
+            return httpx.Response(reload.status, headers=list(reload.headers), content=reload.body)
+        status, headers, body = _not_found("Not in this recording.")
+        return httpx.Response(status, headers=list(headers), content=body)
+
+    def _chat(
+        self, request: httpx.Request, stream: type[_SyncReplay] | type[_AsyncReplay]
+    ) -> httpx.Response:
+        response = self.recording.response
+        pacer = _Pacer(request, time.perf_counter(), self.timing)
+        return httpx.Response(
+            response.status, headers=list(response.headers), stream=stream(response, pacer)
+        )
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        request.read()
+        return self._fixed(request) or self._chat(request, _SyncReplay)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        await request.aread()
+        return self._fixed(request) or self._chat(request, _AsyncReplay)
+
+
+# -- on a socket --------------------------------------------------------------
+
+
+def recorded_steps(response: RecordedResponse, *, timing: bool = False) -> tuple[Step, ...]:
+    """The loopback runner's steps for a recorded body (pauses only with `timing`)."""
+    steps: list[Step] = []
+    last = 0.0
+    for chunk in response.chunks:
+        if timing and chunk.at > last:
+            steps.append(Pause(chunk.at - last))
+            last = chunk.at
+        steps.append(Raw(chunk.data))
+    if response.end == "timeout":
+        steps += [Pause(_STALL_SECONDS), Drop()]
+    elif response.end == "disconnected":
+        steps.append(Drop())
+    return tuple(steps)
+
+
+def _unframed(headers: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    # The runner frames the body itself (chunked, or a Content-Length).
+    return tuple((name, value) for name, value in headers if name not in _FRAMING)
+
+
+class ReplayServer:
+    """Recordings served by name on the reference server's runners (see the module docstring).
+
+    `recordings` maps names to recordings, the first being the default;
+    `from_files` names each file by its stem.
+    """
+
+    def __init__(
+        self,
+        recordings: Mapping[str, Recording],
+        *,
+        token: str | None = None,
+        timing: bool = False,
+    ) -> None:
+        if not recordings:
+            raise ValueError("a replay server needs at least one recording")
+        if token is not None and not token.strip():
+            raise ValueError("token must be a non-empty string, or None to accept any token")
+        self.recordings = dict(recordings)
+        self.default = next(iter(self.recordings))
+        self.timing = timing
+        self._token = token
+
+    def __repr__(self) -> str:
+        required = self._token is not None
+        return f"<ReplayServer recordings={list(self.recordings)} token_required={required}>"
+
+    @classmethod
+    def from_files(
+        cls, paths: list[str], *, token: str | None = None, timing: bool = False
+    ) -> ReplayServer:
+        """Load each file (a `RecordingFormatError` names its file and line); names are stems."""
+        from pathlib import Path
+
+        recordings: dict[str, Recording] = {}
+        for path in paths:
+            name = Path(path).stem
+            if name in recordings:
+                raise ValueError(f"two recordings named {name!r}: file names must differ")
+            recordings[name] = Recording.load(path)
+        return cls(recordings, token=token, timing=timing)
+
+    def transport(self) -> InProcessTransport:
+        """An in-process httpx transport (sync and async) to this server."""
+        return InProcessTransport(self)
+
+    def serve_loopback(self, host: str = "127.0.0.1", port: int = 0) -> LoopbackServer:
+        """A real HTTP/1.1 server for these recordings; `with ... as url:`."""
+        return LoopbackServer(self, host=host, port=port)
+
+    def error_reply(self, status: int, error_type: str, message: str) -> Reply:
+        """An error reply in the wire's error format."""
+        body = {DEFAULT_WIRE.error_key: {"type": error_type, "message": message}}
+        return Reply(status, (("content-type", "application/json"),), body=json_bytes(body))
+
+    def handle(self, request: Request) -> Reply:
+        """Answer one request (any thread)."""
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            return self.error_reply(401, "authentication_error", "Missing bearer token.")
+        if self._token is not None and not hmac.compare_digest(
+            token.encode(), self._token.encode()
+        ):
+            return self.error_reply(401, "authentication_error", "Invalid bearer token.")
+        name = request.headers.get(SCENARIO_HEADER, "").strip() or None
+        if request.method == "POST":
+            name = name or _named_in(request.body)
+        if name is not None and name not in self.recordings:
+            known = ", ".join(self.recordings)
+            return self.error_reply(
+                400,
+                "invalid_request_error",
+                f"No recording named {name!r}; this server has {known}.",
+            )
+        if request.method == "POST":
+            response = self.recordings[name or self.default].response
+            steps = recorded_steps(response, timing=self.timing)
+            return Reply(response.status, _unframed(response.headers), steps=steps)
+        if request.method == "GET":
+            candidates = [self.recordings[name]] if name else list(self.recordings.values())
+            for recording in candidates:
+                if recording.reload is not None and _reloads(recording, request.target):
+                    reload = recording.reload
+                    return Reply(reload.status, _unframed(reload.headers), body=reload.body)
+        status, headers, body = _not_found("Not in these recordings.")
+        return Reply(status, headers, body=body)
+
+
+def _named_in(body: bytes) -> str | None:
+    """NAME from a chat body whose message starts `/recording NAME`."""
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    message = value.get(DEFAULT_WIRE.message_field) if isinstance(value, dict) else None
+    words = message.split(maxsplit=2) if isinstance(message, str) else []
+    return words[1] if len(words) >= 2 and words[0] == RECORDING_COMMAND else None

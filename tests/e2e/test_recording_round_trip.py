@@ -1,0 +1,264 @@
+"""Record on 127.0.0.1, replay three ways, and get the live turn back.
+
+A reference server this module starts (port 0, one exact token) plays each
+scenario to a client whose HTTP goes through a `RecordingTransport`; that
+client's turn (or partial turn, for a fault) and reload are the live ones. The
+recording is then saved, loaded, and replayed through `Recording.client()`,
+`Recording.async_client()` and a `silvia serve --replay` subprocess holding
+every recording at once. Each replay must give the same turn: text, citations
+and inline citations with their targets and offsets, session id and
+`complete`; the same error when the turn failed; and the same reload. Timings
+differ and are not compared.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from silvia_client import AsyncSilviaClient, SilviaClient, SilviaError, Turn
+from silvia_client.sessions import Session
+from silvia_client.testing import (
+    SCENARIO_HEADER,
+    Recording,
+    RecordingTransport,
+    ReferenceServer,
+    record_turn,
+)
+
+from ._expect import TIMEOUT
+
+TOKEN = "round-trip-s3cret-token-7f3a"
+IDLE_TIMEOUT = 0.5  # the live stall ends after this; nothing else waits near it
+URL_LINE = re.compile(r"Silvia reference server on (http://127\.0\.0\.1:\d+)\n")
+
+SCENARIOS = [
+    "demo",
+    "accounts",
+    "pooling",
+    "untyped-ids-then-none",
+    "checkpoint-legacy",
+    "fault-drop",
+    "fault-stall",
+    "fault-error-event",
+    "fault-no-done",
+    "fault-malformed-json",
+    "status-500",
+]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a client got from one turn: the turn (partial on failure), the error, the reload."""
+
+    turn: Turn | None
+    error: type[SilviaError] | None
+    session: Session | None
+
+
+def client_options() -> dict[str, object]:
+    return {"timeout": TIMEOUT, "idle_timeout": IDLE_TIMEOUT, "max_retries": 0}
+
+
+def play(client: SilviaClient, message: str) -> Outcome:
+    try:
+        with client.chat.stream(message) as stream:
+            turn = stream.until_done()
+    except SilviaError as error:
+        return Outcome(getattr(error, "turn", None), type(error), None)
+    assert turn.session_id is not None
+    return Outcome(turn, None, client.sessions.get(turn.session_id))
+
+
+async def aplay(client: AsyncSilviaClient, message: str) -> Outcome:
+    try:
+        async with client.chat.stream(message) as stream:
+            turn = await stream.until_done()
+    except SilviaError as error:
+        return Outcome(getattr(error, "turn", None), type(error), None)
+    assert turn.session_id is not None
+    return Outcome(turn, None, await client.sessions.get(turn.session_id))
+
+
+def assert_same(replayed: Outcome, live: Outcome) -> None:
+    assert replayed.error is live.error
+    assert (replayed.turn is None) is (live.turn is None)
+    if live.turn is not None:
+        assert replayed.turn is not None
+        assert replayed.turn.text == live.turn.text
+        assert replayed.turn.citations == live.turn.citations  # rows, targets and all
+        assert replayed.turn.inline_citations == live.turn.inline_citations  # offsets too
+        assert [c.target for c in replayed.turn.citations] == [
+            c.target for c in live.turn.citations
+        ]
+        assert [(c.target, c.offset) for c in replayed.turn.inline_citations] == [
+            (c.target, c.offset) for c in live.turn.inline_citations
+        ]
+        assert replayed.turn.session_id == live.turn.session_id
+        assert replayed.turn.complete is live.turn.complete
+    assert replayed.session == live.session
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    with ReferenceServer(token=TOKEN).serve_loopback(port=0) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def recorded(
+    server_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, tuple[Outcome, Path]]:
+    """Each scenario's live outcome and its recording's file."""
+    directory = tmp_path_factory.mktemp("recordings")
+    results = {}
+    for scenario in SCENARIOS:
+        recorder = RecordingTransport()
+        http = httpx.Client(transport=recorder)
+        with (
+            http,
+            SilviaClient(
+                base_url=server_url, token=TOKEN, http_client=http, **client_options()
+            ) as client,  # type: ignore[arg-type]
+            recorder.capture() as capture,
+        ):
+            live = play(client, f"/scenario {scenario}")
+        recording = capture.recording()
+        assert recording is not None
+        path = directory / f"{scenario}.jsonl"
+        recording.save(path)
+        results[scenario] = (live, path)
+    return results
+
+
+@pytest.fixture(scope="module")
+def replay_url(recorded: dict[str, tuple[Outcome, Path]]) -> Iterator[str]:
+    files = [str(path) for _, path in recorded.values()]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "silvia_client", "serve", "--replay", *files, "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        match = URL_LINE.fullmatch(process.stdout.readline())
+        assert match, "the first line names the URL"
+        yield match.group(1)
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+
+
+def test_the_live_turns_are_what_the_scenarios_make_them(
+    recorded: dict[str, tuple[Outcome, Path]],
+) -> None:
+    # So that the comparisons below compare something: complete turns, partial ones, errors.
+    assert recorded["demo"][0].turn is not None
+    assert recorded["demo"][0].turn.complete
+    assert recorded["demo"][0].session is not None
+    assert recorded["fault-drop"][0].error is not None
+    assert recorded["fault-drop"][0].turn is not None
+    assert recorded["fault-drop"][0].turn.inline_citations
+    assert recorded["status-500"][0].turn is None
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_the_file_never_holds_the_token(
+    scenario: str, recorded: dict[str, tuple[Outcome, Path]]
+) -> None:
+    _, path = recorded[scenario]
+    assert TOKEN.encode() not in path.read_bytes()
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_recording_client_replays_the_live_turn(
+    scenario: str, recorded: dict[str, tuple[Outcome, Path]]
+) -> None:
+    live, path = recorded[scenario]
+    with Recording.load(path).client(idle_timeout=IDLE_TIMEOUT) as client:
+        assert_same(play(client, "whatever is asked"), live)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("scenario", SCENARIOS)
+async def test_recording_async_client_replays_the_live_turn(
+    scenario: str, recorded: dict[str, tuple[Outcome, Path]]
+) -> None:
+    live, path = recorded[scenario]
+    async with Recording.load(path).async_client(idle_timeout=IDLE_TIMEOUT) as client:
+        assert_same(await aplay(client, "whatever is asked"), live)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_silvia_serve_replay_replays_the_live_turn(
+    scenario: str, recorded: dict[str, tuple[Outcome, Path]], replay_url: str
+) -> None:
+    live, _ = recorded[scenario]
+    with SilviaClient(
+        base_url=replay_url,
+        token="any",
+        default_headers={SCENARIO_HEADER: scenario},
+        **client_options(),  # type: ignore[arg-type]
+    ) as client:
+        assert_same(play(client, "whatever is asked"), live)
+
+
+def test_silvia_serve_replay_picks_by_message_and_defaults_to_the_first(
+    recorded: dict[str, tuple[Outcome, Path]], replay_url: str
+) -> None:
+    with SilviaClient(base_url=replay_url, token="any", **client_options()) as client:  # type: ignore[arg-type]
+        assert_same(play(client, "/recording accounts"), recorded["accounts"][0])
+        assert_same(play(client, "no name"), recorded[SCENARIOS[0]][0])
+
+
+def test_record_turn_over_loopback_replays_the_same_turn(server_url: str) -> None:
+    recording = record_turn("/scenario pooling", base_url=server_url, token=TOKEN)
+    assert TOKEN not in recording.dumps()
+    with SilviaClient(base_url=server_url, token=TOKEN) as client:
+        live = play(client, "/scenario pooling")
+    with recording.client() as client:
+        replayed = play(client, "again")
+    assert replayed.turn is not None
+    assert live.turn is not None
+    # A second live turn has its own session: everything else is the same.
+    assert replayed.turn.text == live.turn.text
+    assert replayed.turn.citations == live.turn.citations
+    assert replayed.turn.inline_citations == live.turn.inline_citations
+    assert replayed.turn.complete
+
+
+def test_a_redacted_recording_replays_over_loopback_with_typed_targets(
+    recorded: dict[str, tuple[Outcome, Path]], tmp_path: Path
+) -> None:
+    live, path = recorded["demo"]
+    redacted = tmp_path / "demo.jsonl"
+    Recording.load(path).redacted().save(redacted)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "silvia_client", "serve", "--replay", str(redacted), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        match = URL_LINE.fullmatch(process.stdout.readline())
+        assert match
+        with SilviaClient(base_url=match.group(1), token="any", **client_options()) as client:  # type: ignore[arg-type]
+            shared = play(client, "hi")
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+    assert shared.turn is not None
+    assert live.turn is not None
+    assert shared.turn.text == live.turn.text
+    kinds = [c.target.kind if c.target else None for c in shared.turn.citations]
+    assert kinds == [c.target.kind if c.target else None for c in live.turn.citations]
+    assert shared.session is not None
