@@ -12,32 +12,43 @@
   `_deadline.py`). The check runs between chunks, on every transport.
 * `read_body` / `aread_body`: a whole body within those bounds;
   `read_at_most` / `aread_at_most`: the start of an error body, for its message.
+* `drain` / `adrain`: after a stream's `done`, the rest of its body, read
+  within `DRAIN_BYTES` and `DRAIN_SECONDS`: if it ends there, the connection
+  goes back to the pool instead of being closed. The time bound is the guard's
+  (a socket shut down when it passes), so only a response with a socket under
+  it is drained; any other is closed at once, as it would have been.
 """
 
 from __future__ import annotations
 
 import inspect
+import time
 import zlib
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 
 import httpx
 
-from ._deadline import Guard, Halt
+from ._deadline import Guard, Halt, has_socket
 
 __all__ = [
     "ACCEPT_ENCODING",
     "PIECE",
     "abody_chunks",
+    "adrain",
     "aguarded",
     "aread_at_most",
     "aread_body",
     "body_chunks",
+    "drain",
     "guarded",
     "read_at_most",
     "read_body",
 ]
 
 ACCEPT_ENCODING = "gzip, deflate"
+# After `done`: the most read, and the longest waited, for the body's end.
+DRAIN_BYTES = 64 * 1024
+DRAIN_SECONDS = 0.1
 PIECE = 64 * 1024  # the most one decoded piece holds
 _UNBOUNDED = 2**62  # for a reader that stops itself
 
@@ -245,3 +256,33 @@ async def aread_at_most(response: httpx.Response, limit: int, guard: Guard) -> b
         await _aclose(chunks)
         await response.aclose()
     return bytes(data[:limit])
+
+
+def drain(response: httpx.Response, rest: Iterable[bytes], guard: Guard) -> None:
+    """Read the `rest` of a body whose stream is over, within the drain's bounds."""
+    if not has_socket(response):
+        return
+    guard.arm(time.monotonic() + DRAIN_SECONDS, "drained")
+    total = 0
+    try:
+        for chunk in rest:
+            total += len(chunk)
+            if total > DRAIN_BYTES:
+                return
+    except (httpx.TransportError, httpx.DecodingError, Halt):
+        pass  # the connection is closed, as it would have been without the drain
+
+
+async def adrain(response: httpx.Response, rest: AsyncIterable[bytes], guard: Guard) -> None:
+    """The async twin of `drain`."""
+    if not has_socket(response):
+        return
+    guard.arm(time.monotonic() + DRAIN_SECONDS, "drained")
+    total = 0
+    try:
+        async for chunk in rest:
+            total += len(chunk)
+            if total > DRAIN_BYTES:
+                return
+    except (httpx.TransportError, httpx.DecodingError, Halt):
+        pass  # the connection is closed, as it would have been without the drain

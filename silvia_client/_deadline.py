@@ -29,11 +29,20 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import httpx
 
-__all__ = ["Deadline", "Guard", "Halt", "StopReason", "loop_timer", "thread_timer"]
+__all__ = [
+    "Deadline",
+    "Guard",
+    "Halt",
+    "StopReason",
+    "has_socket",
+    "loop_timer",
+    "shutdown_socket",
+    "thread_timer",
+]
 
 logger = logging.getLogger("silvia_client")
 
@@ -74,11 +83,23 @@ Timer = Callable[[float, Callable[[], None]], Cancellable]
 """`timer(at, callback)`: run `callback` at monotonic time `at`, unless cancelled first."""
 
 
+def _socket_of(response: httpx.Response) -> object:
+    stream = response.extensions.get("network_stream")
+    return stream.get_extra_info("socket") if stream is not None else None
+
+
+def has_socket(response: httpx.Response) -> bool:
+    """Whether a stop can shut a socket down under `response` (not in-process, not a mock)."""
+    try:
+        return _socket_of(response) is not None
+    except Exception:  # a caller's transport may do anything
+        return False
+
+
 def shutdown_socket(response: httpx.Response) -> None:
     """Shut down the socket under `response`, if it has one: a blocked read on it ends now."""
     try:
-        stream = response.extensions.get("network_stream")
-        sock = stream.get_extra_info("socket") if stream is not None else None
+        sock: Any = _socket_of(response)
         if isinstance(sock, socket.socket):
             # The plain socket's shutdown, also for a TLS socket: `SSLSocket.shutdown`
             # would drop its TLS state under the thread that is reading.

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from .._body import abody_chunks, aguarded, body_chunks, guarded
+from .._body import abody_chunks, adrain, aguarded, body_chunks, drain, guarded
 from .._deadline import Guard, Halt
 from .._responses import ResponseErrors
 from .._sse import aiter_sse_fields, iter_sse_fields
@@ -236,9 +236,11 @@ class ChatStream(_StreamState):
         builder = self._builder
         decode, apply = self._decode_event, builder.apply
         call = self._call
+        chunks = fields = None
         try:
             chunks = guarded(body_chunks(response), call.guard, call.max_response_bytes)
-            for name, data, _, _ in iter_sse_fields(chunks):
+            fields = iter_sse_fields(chunks)
+            for name, data, _, _ in fields:
                 event = decode(name, data, builder.text_length)
                 apply(event)
                 if builder.error is None:
@@ -254,11 +256,18 @@ class ChatStream(_StreamState):
         except Halt as halt:
             raise self._halted(halt) from None
         finally:
-            self._finish(response)
+            # The parser is closed only after the drain, which reads on from `chunks`.
+            self._finish(response, chunks if builder.done else None)
+            if fields is not None:
+                fields.close()
 
-    def _finish(self, response: httpx.Response) -> None:
+    def _finish(self, response: httpx.Response, rest: Iterator[bytes] | None = None) -> None:
+        """Close the response; after `done`, drain the `rest` first (see `_body.drain`)."""
+        guard = self._call.guard
+        if rest is not None:
+            drain(response, rest, guard)
         # Unwatched first: a late alarm must not touch a connection back in the pool.
-        self._call.guard.release()
+        guard.release()
         response.close()
 
     def __iter__(self) -> Iterator[ChatEvent]:
@@ -369,9 +378,11 @@ class AsyncChatStream(_StreamState):
         builder = self._builder
         decode, apply = self._decode_event, builder.apply
         call = self._call
+        chunks = fields = None
         try:
             chunks = aguarded(abody_chunks(response), call.guard, call.max_response_bytes)
-            async for name, data, _, _ in aiter_sse_fields(chunks):
+            fields = aiter_sse_fields(chunks)
+            async for name, data, _, _ in fields:
                 event = decode(name, data, builder.text_length)
                 apply(event)
                 if builder.error is None:
@@ -387,11 +398,20 @@ class AsyncChatStream(_StreamState):
         except Halt as halt:
             raise self._halted(halt) from None
         finally:
-            await self._finish(response)
+            # The parser is closed only after the drain, which reads on from `chunks`.
+            await self._finish(response, chunks if builder.done else None)
+            if fields is not None:
+                await fields.aclose()
 
-    async def _finish(self, response: httpx.Response) -> None:
+    async def _finish(
+        self, response: httpx.Response, rest: AsyncIterator[bytes] | None = None
+    ) -> None:
+        """Close the response; after `done`, drain the `rest` first (see `_body.drain`)."""
+        guard = self._call.guard
+        if rest is not None:
+            await adrain(response, rest, guard)
         # Unwatched first: a late alarm must not touch a connection back in the pool.
-        self._call.guard.release()
+        guard.release()
         await response.aclose()
 
     async def __aiter__(self) -> AsyncIterator[ChatEvent]:
