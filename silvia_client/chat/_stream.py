@@ -30,7 +30,7 @@ import httpx
 from .._body import abody_chunks, adrain, aguarded, body_chunks, drain, guarded
 from .._deadline import Guard, Halt
 from .._responses import ResponseErrors
-from .._sse import aiter_sse_fields, iter_sse_fields
+from .._sse import EventTooLarge, aiter_sse_fields, iter_sse_fields
 from ..errors import (
     IncompleteTurnError,
     ServerStreamError,
@@ -147,17 +147,23 @@ class _StreamState:
             body=event.body,
         )
 
+    def _too_large(self, what: str, limit: int) -> StreamTooLargeError:
+        turn = self._builder.build()
+        return StreamTooLargeError(
+            f"{what} ({limit:,} bytes)",
+            turn=turn,
+            limit=limit,
+            request_id=self.request_id,
+            session_id=self._errors.scrub.optional(turn.session_id),
+        )
+
+    def _event_too_large(self, limit: int) -> StreamTooLargeError:
+        return self._too_large("an event or line is longer than max_event_bytes", limit)
+
     def _halted(self, halt: Halt) -> StreamError:
         """The error for a read its guard, or a size limit, stopped."""
         if halt.limit is not None:
-            turn = self._builder.build()
-            return StreamTooLargeError(
-                f"the stream is longer than max_response_bytes ({halt.limit:,} bytes)",
-                turn=turn,
-                limit=halt.limit,
-                request_id=self.request_id,
-                session_id=self._errors.scrub.optional(turn.session_id),
-            )
+            return self._too_large("the stream is longer than max_response_bytes", halt.limit)
         if halt.reason == "deadline":
             return self._error(
                 StreamTimeoutError, f"the turn's deadline of {self._call.seconds:g} s passed"
@@ -239,7 +245,7 @@ class ChatStream(_StreamState):
         chunks = fields = None
         try:
             chunks = guarded(body_chunks(response), call.guard, call.max_response_bytes)
-            fields = iter_sse_fields(chunks)
+            fields = iter_sse_fields(chunks, max_event_bytes=call.max_event_bytes)
             for name, data, _, _ in fields:
                 event = decode(name, data, builder.text_length)
                 apply(event)
@@ -255,6 +261,8 @@ class ChatStream(_StreamState):
             raise self._failed(error) from error
         except Halt as halt:
             raise self._halted(halt) from None
+        except EventTooLarge as error:
+            raise self._event_too_large(error.limit) from None
         finally:
             # The parser is closed only after the drain, which reads on from `chunks`.
             self._finish(response, chunks if builder.done else None)
@@ -381,7 +389,7 @@ class AsyncChatStream(_StreamState):
         chunks = fields = None
         try:
             chunks = aguarded(abody_chunks(response), call.guard, call.max_response_bytes)
-            fields = aiter_sse_fields(chunks)
+            fields = aiter_sse_fields(chunks, max_event_bytes=call.max_event_bytes)
             async for name, data, _, _ in fields:
                 event = decode(name, data, builder.text_length)
                 apply(event)
@@ -397,6 +405,8 @@ class AsyncChatStream(_StreamState):
             raise self._failed(error) from error
         except Halt as halt:
             raise self._halted(halt) from None
+        except EventTooLarge as error:
+            raise self._event_too_large(error.limit) from None
         finally:
             # The parser is closed only after the drain, which reads on from `chunks`.
             await self._finish(response, chunks if builder.done else None)

@@ -60,6 +60,30 @@ async def test_a_stream_over_max_response_bytes_stops_there_with_the_partial_tur
     assert body.closed
 
 
+async def test_an_event_over_max_event_bytes_stops_the_stream_with_the_partial_turn(
+    api: Api, server: respx.MockRouter
+) -> None:
+    body = Body([session("s1"), text("Hello"), text("x" * 5000), *(text("y") for _ in range(100))])
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(body))
+    events, error = await api.read(api.client(max_event_bytes=1000))
+    assert isinstance(error, StreamTooLargeError)
+    assert error.limit == 1000
+    assert "max_event_bytes (1,000 bytes)" in str(error)
+    assert error.turn.text == "Hello"  # the events before it
+    assert len(events) == 2
+    assert body.sent == 3  # the read stopped there
+    assert body.closed
+
+
+async def test_an_endless_line_stops_at_max_event_bytes(api: Api, server: respx.MockRouter) -> None:
+    body = Body([session("s1"), b"data: ", *(b"z" * 1000 for _ in range(100))])
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(body))
+    _, error = await api.read(api.client(), max_event_bytes=10_000)  # per call
+    assert isinstance(error, StreamTooLargeError)
+    assert error.turn.session_id == "s1"
+    assert body.sent < 20
+
+
 async def test_a_stream_within_the_limit_is_whole(api: Api, server: respx.MockRouter) -> None:
     whole = session("s1") + text("Hello") + done()
     server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(whole))
@@ -268,11 +292,16 @@ MEMORY_CASES = {
 }
 
 
-@pytest.mark.parametrize("name", list(MEMORY_CASES))
-async def test_memory_stays_a_small_multiple_of_the_limit(api: Api, name: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "limit"),
+    [(name, "max_response_bytes") for name in MEMORY_CASES]
+    # An event or a line too long also passes the other limit, per event.
+    + [("endless-line", "max_event_bytes"), ("huge-event", "max_event_bytes")],
+)
+async def test_memory_stays_a_small_multiple_of_the_limit(api: Api, name: str, limit: str) -> None:
     endpoint, respond = MEMORY_CASES[name]
     with HostileServer(respond) as hostile:
-        client = api.client(base_url=hostile.url, max_response_bytes=LIMIT, max_retries=0)
+        client = api.client(base_url=hostile.url, max_retries=0, **{limit: LIMIT})
 
         async def run() -> object:
             if endpoint == "chat":
