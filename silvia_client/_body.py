@@ -5,7 +5,7 @@
   and deflate are decoded here, never more than `PIECE` bytes out at a time,
   because httpx's own decoder turns one 64 KiB network read into whatever it
   inflates to (a gzip bomb: 64 MiB at once). A response already read (a
-  caller's transport or event hook read it) gives its content. Any other
+  caller's transport or event hook read it) gives its content, whole. Any other
   encoding is an `httpx.DecodingError`; the SDK asks for `gzip, deflate` only.
 * `guarded(chunks, guard, limit)` / `aguarded`: those pieces, raising `Halt`
   once more than `limit` bytes came, or once the guard is stopped (see
@@ -108,12 +108,13 @@ def _inflater(response: httpx.Response) -> _Inflater | None:
 
 
 def _content(response: httpx.Response) -> Iterator[bytes]:
+    # Whole: the memory is spent already, and a copy in pieces would cost time.
     try:
         content = response.content
     except httpx.ResponseNotRead:  # consumed, not kept: nothing left to read
         return
-    for start in range(0, len(content), PIECE):
-        yield content[start : start + PIECE]
+    if content:
+        yield content
 
 
 def _inflated(raw: Iterable[bytes], inflater: _Inflater) -> Iterator[bytes]:
