@@ -32,8 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from .. import SilviaClient
-from .._wire import DEFAULT_WIRE, WireFormat
+from .. import DEFAULT_WIRE, SilviaClient, WireFormat
 from ..chat import ChatEvent, DoneEvent, Turn, decode_event
 from ..errors import (
     APIConnectionError,
