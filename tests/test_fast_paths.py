@@ -16,13 +16,15 @@ from itertools import pairwise
 from typing import Any
 
 import httpx
+import pydantic_core
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from silvia_client import DEFAULT_WIRE, AsyncSilviaClient, SilviaClient
+from silvia_client import DEFAULT_WIRE, AsyncSilviaClient, SilviaClient, _json
 from silvia_client._gc import gc_paused
+from silvia_client._json import loads, reads_escapes_right
 from silvia_client._sse import SSEParser, iter_sse_fields
 from silvia_client.chat.events import (
     DoneEvent,
@@ -30,37 +32,213 @@ from silvia_client.chat.events import (
     TextEvent,
     UnknownEvent,
     decode_event,
-    loads,
 )
 from silvia_client.citations import Citation, InlineCitation
 from silvia_client.citations._rows import citation_from_json, load_json_citations
 
 # --- JSON -------------------------------------------------------------------------
+# Text, not only values: JSON as a server might write it, valid or nearly so, with
+# whatever whitespace, escapes, numbers and nesting `json.loads` and pydantic-core's
+# parser could read differently.
+
+_WHITESPACE = st.text(" \t\n\r", max_size=2) | st.sampled_from(["\x0c", "\xa0", "\u2028", "\ufeff"])
+_DIGITS = st.text("0123456789", min_size=1, max_size=25) | st.sampled_from(
+    ["0", "00", "1" * 4300, "9" * 4301, "9007199254740993", "18446744073709551616"]
+)
+_NUMBERS = st.one_of(
+    st.builds(
+        lambda sign, whole, fraction, exponent: sign + whole + fraction + exponent,
+        st.sampled_from(["", "", "-", "+", "--"]),
+        _DIGITS | st.just(""),
+        st.just("") | _DIGITS.map(lambda digits: "." + digits) | st.just("."),
+        st.just("")
+        | st.builds(
+            lambda e, sign, digits: e + sign + digits,
+            st.sampled_from("eE"),
+            st.sampled_from(["", "+", "-"]),
+            _DIGITS | st.sampled_from(["", "308", "324", "400", "99999999999999999999"]),
+        ),
+    ),
+    st.floats().map(repr),
+    st.floats(allow_nan=False).map(json.dumps),
+    st.integers().map(str),
+    st.sampled_from(["NaN", "Infinity", "-Infinity", "-NaN", "+Infinity", "nan", "inf", "-0"]),
+)
+_LITERALS = st.sampled_from(["true", "false", "null", "True", "tru", "nul", "nulll"])
+_ESCAPES = st.one_of(
+    st.sampled_from(
+        ['\\"', "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t", "\\x", "\\u", "\\u12", "\\'"]
+    ),
+    st.integers(0, 0xFFFF).map(lambda code: f"\\u{code:04x}"),
+    st.integers(0xD800, 0xDFFF).map(lambda code: f"\\u{code:04X}"),
+    st.sampled_from(["\\ud83d\\ude00", "\\uD83D\\uDE00", "\\ud800\\u0041", "\\udc00\\ud800"]),
+)
+_RAW = st.text(max_size=3) | st.sampled_from(
+    ["\ud800", "\udfff", "\x00", "\x1f", "\x7f", "é", "😀"]
+)
+_STRINGS = st.lists(_ESCAPES | _RAW, max_size=5).map(lambda parts: '"' + "".join(parts) + '"')
+_KEYS = _STRINGS | st.sampled_from(['"a"', '"b"', '"a"'])  # duplicate keys, often
+
+
+def _array(items: list[tuple[str, str, str]], trailing: str) -> str:
+    return "[" + ",".join(before + item + after for before, item, after in items) + trailing + "]"
+
+
+def _object(members: list[tuple[str, str, str]], trailing: str) -> str:
+    return "{" + ",".join(f"{key}{colon}{value}" for key, colon, value in members) + trailing + "}"
+
+
+_SCALAR_TEXTS = _NUMBERS | _LITERALS | _STRINGS
+
+
+def _containers(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    trailing = st.sampled_from(["", "", "", ","])
+    return st.builds(
+        _array, st.lists(st.tuples(_WHITESPACE, inner, _WHITESPACE), max_size=4), trailing
+    ) | st.builds(
+        _object,
+        st.lists(st.tuples(_KEYS, st.sampled_from([":", " : ", ""]), inner), max_size=4),
+        trailing,
+    )
+
+
+_VALUES = st.recursive(_SCALAR_TEXTS, _containers, max_leaves=12)
+
+
+def _nest(depth: int, inner: str, opening: str) -> str:
+    closing = "]" if opening == "[" else "]}"
+    return opening * depth + inner + closing * depth
+
+
+_JSON_TEXTS = st.builds(
+    lambda before, value, after: before + value + after,
+    _WHITESPACE,
+    _VALUES
+    | st.builds(
+        _nest,
+        st.integers(0, 250) | st.sampled_from([2_000, 100_000]),  # pydantic-core stops at 200
+        _VALUES,
+        st.sampled_from(["[", '{"a":[']),
+    ),
+    _WHITESPACE,
+)
+
+
+@st.composite
+def _mutated(draw: st.DrawFn, texts: st.SearchStrategy[str]) -> str:
+    text = draw(texts)
+    where = draw(st.integers(0, len(text)))
+    return draw(
+        st.sampled_from(
+            [
+                text,
+                text,
+                text[:where],  # cut short
+                text[:where]
+                + draw(st.sampled_from(['"', "\\", ",", "]", "}", "x", "\x00"]))
+                + text[where:],
+                text + draw(st.sampled_from(["x", " 1", "\x00", "]"])),
+            ]
+        )
+    )
+
 
 JSON_TEXTS = st.one_of(
+    _mutated(_JSON_TEXTS),
     st.text(),
     st.recursive(
         st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
         lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
     ).map(json.dumps),
-).flatmap(
-    lambda text: st.sampled_from(
-        [text, " " + text, text + " ", "\ufeff" + text, text + "x", text[:-1], "\n" + text]
-    )
 )
 
 
-def _outcome(function: Any, text: str) -> tuple[str, object]:
+def _canonical(value: object) -> list[object]:
+    # Every type, value, key and order, floats to the bit (-0.0, NaN); iterative,
+    # for values nested deeper than the recursion limit.
+    out: list[object] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            out.append(("dict", len(item)))
+            for key, child in reversed(list(item.items())):
+                stack.append(child)
+                stack.append(("key", key))
+        elif isinstance(item, list):
+            out.append(("list", len(item)))
+            stack.extend(reversed(item))
+        elif isinstance(item, float):
+            out.append(("float", item.hex()))
+        elif isinstance(item, tuple) and item and item[0] == "key":
+            out.append(item)
+        else:
+            out.append((type(item).__name__, item))
+    return out
+
+
+def _outcome(function: Any, text: str | bytes) -> tuple[str, object]:
     try:
         value = function(text)
+    except RecursionError:
+        # Where the text is deep enough to meet the limit depends on the caller's own
+        # depth, so which container raised may differ; that it raised may not.
+        return "raised", RecursionError
     except Exception as error:
         return "raised", (type(error), str(error))
-    return "value", json.dumps(value, sort_keys=True, allow_nan=True)
+    return "value", _canonical(value)
 
 
+@settings(max_examples=1_500, deadline=None)
 @given(JSON_TEXTS)
 def test_loads_is_json_loads(text: str) -> None:
     assert _outcome(loads, text) == _outcome(json.loads, text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(JSON_TEXTS, st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "utf-32-le", "bad byte"]))
+def test_loads_of_bytes_is_json_loads(text: str, encoding: str) -> None:
+    # A session body arrives as bytes: `json.loads` detects its encoding, and lets
+    # UTF-8 encoded surrogates through.
+    if encoding == "bad byte":
+        body = text.encode("utf-8", "surrogatepass")
+        body = body[: len(body) // 2] + b"\xff" + body[len(body) // 2 :]
+    else:
+        body = text.encode(encoding, "surrogatepass")
+    assert _outcome(loads, body) == _outcome(json.loads, body)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"\\ud800"',  # a lone surrogate, escaped
+        '"\ud800"',  # and raw
+        '"\\ud83d\\ude00 \\u00e9"',
+        '{"a": 1, "b": 2, "a": 3}',
+        "[NaN, Infinity, -Infinity, -0, -0.0, 1e400, 9007199254740993]",
+        "[" * 201 + "]" * 201,
+        "1" * 4301,
+        "\ufeff{}",
+    ],
+)
+def test_loads_reads_the_edge_cases_as_json_loads_does(text: str) -> None:
+    assert _outcome(loads, text) == _outcome(json.loads, text)
+
+
+def test_loads_falls_back_to_json_loads_for_a_parser_that_misreads_escapes() -> None:
+    # pydantic-core before 2.18.4 gave "Ã©" for "\u00e9".
+    def mojibake(data: Any) -> Any:
+        return json.loads(data).encode().decode("latin-1")
+
+    assert not reads_escapes_right(mojibake)
+    assert reads_escapes_right(pydantic_core.from_json) == _json.FAST
+    assert reads_escapes_right(json.loads)
+
+
+def test_loads_uses_the_fast_parser_where_it_reads_escapes_right() -> None:
+    if not _json.FAST:
+        pytest.skip(f"pydantic-core {pydantic_core.__version__} misreads escapes")
+    assert loads is not json.loads
 
 
 # --- citation rows ----------------------------------------------------------------
