@@ -181,6 +181,18 @@ def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE
     )
 
 
+def read_session(body: bytes, session_id: str, wire: WireFormat = DEFAULT_WIRE) -> Session:
+    """`parse_session(json.loads(body), ...)`: a session body's bytes, decoded and read.
+
+    Raises ValueError (or RecursionError) if the body is not JSON, or not a session.
+    """
+    # The pause covers the decoding too: the decoded body is hundreds of thousands
+    # of containers the collector would walk again and again as they pile up, and
+    # which all die here, before the pause ends, but for what the session keeps.
+    with gc_paused():
+        return parse_session(loads(body), session_id, wire)
+
+
 def session_path(session_id: str, wire: WireFormat) -> str:
     if not session_id:
         raise ConfigurationError("session_id must not be empty")
@@ -197,7 +209,7 @@ def _session_from(
     response: httpx.Response, body: bytes, session_id: str, wire: WireFormat
 ) -> Session:
     try:
-        return parse_session(loads(body), session_id, wire)
+        return read_session(body, session_id, wire)
     except (ValueError, RecursionError):
         raise unexpected_response(response, body, wire, "a session as JSON") from None
 

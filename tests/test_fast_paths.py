@@ -35,6 +35,7 @@ from silvia_client.chat.events import (
 )
 from silvia_client.citations import Citation, InlineCitation
 from silvia_client.citations._rows import citation_from_json, load_json_citations
+from silvia_client.sessions import parse_session, read_session
 
 # --- JSON -------------------------------------------------------------------------
 # Text, not only values: JSON as a server might write it, valid or nearly so, with
@@ -239,6 +240,87 @@ def test_loads_uses_the_fast_parser_where_it_reads_escapes_right() -> None:
     if not _json.FAST:
         pytest.skip(f"pydantic-core {pydantic_core.__version__} misreads escapes")
     assert loads is not json.loads
+
+
+# --- session bodies -----------------------------------------------------------------
+
+
+def _nested(depth: int) -> object:
+    value: object = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+_SESSION = {
+    "session": {"id": "sess_1", "title": "T\u00e9st \ud83d\ude00"},
+    "messages": [
+        {
+            "id": "m1",
+            "role": "assistant",
+            "content": "lone \ud800 surrogate, NaN below",
+            "score": float("nan"),
+            "inline_citations": [
+                {
+                    "source": "https://www.irs.gov/p590a",
+                    "target": {"kind": "tax_reference", "url": "https://www.irs.gov/p590a"},
+                    "offset": 3,
+                    "depth": _nested(60),
+                },
+                {"source": "silvia://x", "target": {"kind": "web", "url": 1}},
+                {"title": "no source"},
+            ],
+            "citations": [{"source": "silvia://your-portfolio", "target": {"kind": "portfolio"}}],
+        },
+        "not a message",
+    ],
+}
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-32"])
+@pytest.mark.parametrize("nesting", [0, 300])
+def test_read_session_is_parse_session_of_json_loads(encoding: str, nesting: int) -> None:
+    text = json.dumps(_SESSION)
+    if nesting:  # past pydantic-core's limit of 200: json.loads reads it
+        text = text.replace('"not a message"', "[" * nesting + "]" * nesting)
+    body = text.encode(encoding, "surrogatepass")
+    assert _session_outcome(read_session(body, "sess_1")) == _session_outcome(
+        parse_session(json.loads(body), "sess_1")
+    )
+    assert gc.isenabled()
+
+
+def _session_outcome(session: Any) -> object:
+    return (
+        session.id,
+        session.title,
+        repr(session.extra),
+        [(error.index, error.reason, repr(error.raw)) for error in session.message_errors],
+        [
+            (
+                repr(message),
+                message.content,
+                repr(message.extra),
+                [row.model_dump() for row in (*message.citations, *message.inline_citations)],
+                [
+                    (error.index, error.reason)
+                    for error in (*message.citation_errors, *message.inline_citation_errors)
+                ],
+            )
+            for message in session.messages
+        ],
+    )
+
+
+@pytest.mark.parametrize("body", [b"[" * 100_000, b'{"messages": 1}', b"\xff"])
+def test_read_session_raises_as_parse_session_of_json_loads_and_resumes_the_collector(
+    body: bytes,
+) -> None:
+    with pytest.raises((ValueError, RecursionError)) as info:
+        read_session(body, "sess_1")
+    with pytest.raises(info.type):
+        parse_session(json.loads(body), "sess_1")
+    assert gc.isenabled()
 
 
 # --- citation rows ----------------------------------------------------------------
