@@ -158,8 +158,22 @@ def anthropic_stream(parts: list[bytes], events: int) -> Callable[[], int]:
     return run
 
 
+class CollectorTime:
+    """CPU time spent in the cyclic garbage collector, per generation, while installed."""
+
+    def __init__(self) -> None:
+        self.seconds = [0.0, 0.0, 0.0]
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = CLOCK()
+        else:
+            self.seconds[info["generation"]] += CLOCK() - self._started
+
+
 def timed_rounds(
-    sides: dict[str, Callable[[], int]], repeat: int, events: int
+    sides: dict[str, Callable[[], int]], repeat: int, events: int, gc_stats: bool = False
 ) -> list[dict[str, float]]:
     """Each round's time of every side, the sides interleaved."""
     for name, run in sides.items():  # warm up: builds schemas, fills caches
@@ -167,14 +181,26 @@ def timed_rounds(
         if got != events:
             raise SystemExit(f"{name}: expected {events} events, got {got}")
     rounds = []
+    collector: dict[str, list[list[float]]] = {name: [] for name in sides}
     for _ in range(repeat):
         times = {}
         for name, run in sides.items():
             gc.collect()
+            spent = CollectorTime()
+            if gc_stats:
+                gc.callbacks.append(spent)
             start = CLOCK()
             run()
             times[name] = CLOCK() - start
+            if gc_stats:
+                gc.callbacks.remove(spent)
+                collector[name].append(spent.seconds)
         rounds.append(times)
+    if gc_stats:
+        print("  cyclic garbage collection, median ms per run (young, middle, full):")
+        for name, runs in collector.items():
+            by_generation = [statistics.median(run[g] for run in runs) * 1e3 for g in range(3)]
+            print(f"    {name:34} " + ", ".join(f"{ms:6.1f}" for ms in by_generation))
     return rounds
 
 
@@ -218,7 +244,7 @@ def measure(args: argparse.Namespace, mix: str, size: int) -> list[bool]:
         f"keep-alives), {chunking(size)} ({len(ours):,} for silvia's body, "
         f"{sum(map(len, ours)):,} bytes):"
     )
-    rounds = timed_rounds(sides, args.repeat, args.events)
+    rounds = timed_rounds(sides, args.repeat, args.events, args.gc_stats)
     for name in sides:
         times = [r[name] for r in rounds]
         median, best = statistics.median(times), min(times)
@@ -259,6 +285,9 @@ def main() -> None:
         help="comma-separated event mixes (benchmarks/_corpus.py; default heavy,tenth)",
     )
     parser.add_argument("--no-anthropic", action="store_true", help="skip the Anthropic side")
+    parser.add_argument(
+        "--gc-stats", action="store_true", help="also print each side's time in the collector"
+    )
     args = parser.parse_args()
 
     print(

@@ -33,8 +33,12 @@ from silvia_client.chat.events import (
     UnknownEvent,
     decode_event,
 )
-from silvia_client.citations import Citation, InlineCitation
-from silvia_client.citations._rows import citation_from_json, load_json_citations
+from silvia_client.citations import Citation, InlineCitation, _rows, parse_citation_target
+from silvia_client.citations._rows import (
+    _target_from_json,
+    citation_from_json,
+    load_json_citations,
+)
 from silvia_client.sessions import parse_session, read_session
 
 # --- JSON -------------------------------------------------------------------------
@@ -393,6 +397,46 @@ def test_citation_from_json_is_model_validate(
         assert _model_outcome(lambda: citation_from_json(model, row, offset)) == _model_outcome(
             lambda: model.model_validate({**row, "offset": offset})
         )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TARGETS.map(lambda target: json.loads(json.dumps(target))), max_size=20))
+def test_targets_read_from_json_are_the_parsers_whatever_was_read_before(
+    targets: list[Any],
+) -> None:
+    # Shared by wire form: a key equal to an earlier one (1 == 1.0 == True) must
+    # still give this target's own reading.
+    for target in targets:
+        assert _target_from_json(target) == parse_citation_target(target)
+
+
+def test_rows_with_the_same_wire_target_share_one_value() -> None:
+    wire = {"kind": "web", "url": "https://example.com/shared"}
+    first = citation_from_json(Citation, {"source": "a", "target": dict(wire)})
+    second = citation_from_json(InlineCitation, {"source": "b", "target": dict(wire)}, 3)
+    assert first.target is second.target
+    assert first.target == parse_citation_target(wire)
+
+
+def test_the_table_of_shared_targets_stays_bounded() -> None:
+    for number in range(3 * _rows._JSON_TARGETS_MAX):
+        _target_from_json({"kind": "market_data", "ticker": f"T{number}"})
+    assert len(_rows._JSON_TARGETS) <= _rows._JSON_TARGETS_MAX
+
+
+def test_a_kept_rows_extras_are_not_tracked_by_the_collector() -> None:
+    # The model, its field dict and its fields-set are tracked (a pydantic model
+    # needs them); its extras, all strings and numbers, are not.
+    row = json.loads(
+        '{"type": "search_result_location", "source": "s", "search_result_index": 1,'
+        ' "target": {"kind": "portfolio"}, "offset": 4}'
+    )
+    citation = citation_from_json(InlineCitation, row)
+    assert not gc.is_tracked(citation.__pydantic_extra__)
+    assert citation.__pydantic_extra__ == {
+        "type": "search_result_location",
+        "search_result_index": 1,
+    }
 
 
 def test_citation_from_json_equals_model_validate_on_a_stored_row() -> None:
