@@ -31,6 +31,7 @@ from silvia_client._gc import gc_paused
 from silvia_client._json import loads, reads_escapes_right
 from silvia_client._sse import EventTooLarge, SSEFields, SSEParser, iter_sse_fields
 from silvia_client.chat.events import (
+    CitationEvent,
     DoneEvent,
     MalformedEvent,
     TextEvent,
@@ -198,13 +199,13 @@ def _outcome(function: Any, text: str | bytes) -> tuple[str, object]:
     return "value", _canonical(value)
 
 
-@settings(max_examples=1_500, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(JSON_TEXTS)
 def test_loads_is_json_loads(text: str) -> None:
     assert _outcome(loads, text) == _outcome(json.loads, text)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(JSON_TEXTS, st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "utf-32-le", "bad byte"]))
 def test_loads_of_bytes_is_json_loads(text: str, encoding: str) -> None:
     # A session body arrives as bytes: `json.loads` detects its encoding, and lets
@@ -491,6 +492,37 @@ def _reference_text_event(data: str) -> object:
 @given(JSON_TEXTS | st.dictionaries(st.sampled_from(["text", "t"]), SCALARS).map(json.dumps))
 def test_a_text_event_reads_as_the_general_rule_says(data: str) -> None:
     assert decode_event("text", data, DEFAULT_WIRE) == _reference_text_event(data)
+
+
+def _reference_citation_event(data: str, offset: int) -> object:
+    # How a citation event is read (events.py), with pydantic's own validation.
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return MalformedEvent("citation", data, "invalid JSON")
+    except RecursionError:
+        return MalformedEvent("citation", data, "nested too deeply")
+    if not isinstance(value, dict):
+        return MalformedEvent("citation", data, f"expected an object, got {type(value).__name__}")
+    row = value.get("citation")
+    if not isinstance(row, dict):
+        return MalformedEvent("citation", data, "expected 'citation' to be dict")
+    try:
+        return CitationEvent(InlineCitation.model_validate({**row, "offset": offset}))
+    except ValidationError:
+        return MalformedEvent("citation", data, "invalid citation")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    JSON_TEXTS | ROWS.map(lambda row: json.dumps({"citation": row})),
+    st.integers(0, 10_000),
+)
+def test_a_citation_event_reads_as_the_general_rule_says(data: str, offset: int) -> None:
+    decode_event("citation", '{"citation": {"source": "s"}}', DEFAULT_WIRE)  # the quick path on
+    assert decode_event("citation", data, DEFAULT_WIRE, offset) == _reference_citation_event(
+        data, offset
+    )
 
 
 def test_deeply_nested_text_data_is_malformed_not_raised() -> None:
