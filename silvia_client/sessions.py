@@ -13,13 +13,13 @@ the live turn showed because both show what the server sent.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ._gc import gc_paused
+from ._json import loads
 from ._options import check_text
 from ._wire import DEFAULT_WIRE, WireFormat
 from .chat._turn import text_preview
@@ -136,13 +136,12 @@ def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _message(data: dict[str, Any], wire: WireFormat) -> Message:
-    # The rows come straight from `json.loads` (see `parse_session`).
+def _message(data: dict[str, Any], wire: WireFormat, modelled: frozenset[str]) -> Message:
+    # The rows come straight from `loads` (see `_session_from`).
     from .citations._rows import Citation, InlineCitation, load_json_citations
 
     citations = load_json_citations(data.get(wire.message_citations_key), Citation)
     inline = load_json_citations(data.get(wire.message_inline_citations_key), InlineCitation)
-    modelled = _MESSAGE_FIELDS | {wire.message_citations_key, wire.message_inline_citations_key}
     return Message(
         id=_text_or_none(data.get("id")),
         role=_text_or_none(data.get("role")),
@@ -167,10 +166,11 @@ def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE
     info = info if isinstance(info, dict) else {}
     messages: list[Message] = []
     errors: list[RowError] = []
+    modelled = _MESSAGE_FIELDS | {wire.message_citations_key, wire.message_inline_citations_key}
     with gc_paused():  # a long session is many objects that all stay alive (see _gc.py)
         for index, row in enumerate(rows):
             if isinstance(row, dict):
-                messages.append(_message(row, wire))
+                messages.append(_message(row, wire, modelled))
             else:
                 errors.append(RowError(index, f"expected an object, got {type(row).__name__}", row))
     return Session(
@@ -180,6 +180,18 @@ def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE
         extra={key: value for key, value in info.items() if key not in _SESSION_FIELDS},
         message_errors=tuple(errors),
     )
+
+
+def read_session(body: bytes, session_id: str, wire: WireFormat = DEFAULT_WIRE) -> Session:
+    """`parse_session(json.loads(body), ...)`: a session body's bytes, decoded and read.
+
+    Raises ValueError (or RecursionError) if the body is not JSON, or not a session.
+    """
+    # The pause covers the decoding too: the decoded body is hundreds of thousands
+    # of containers the collector would walk again and again as they pile up, and
+    # which all die here, before the pause ends, but for what the session keeps.
+    with gc_paused():
+        return parse_session(loads(body), session_id, wire)
 
 
 def session_path(session_id: str, wire: WireFormat) -> str:
@@ -198,7 +210,7 @@ def _session_from(
     response: httpx.Response, body: bytes, session_id: str, errors: ResponseErrors
 ) -> Session:
     try:
-        return parse_session(json.loads(body), session_id, errors.wire)
+        return read_session(body, session_id, errors.wire)
     except (ValueError, RecursionError):
         raise errors.unexpected(response, body, "a session as JSON") from None
 
