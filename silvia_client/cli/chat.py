@@ -9,8 +9,9 @@ The server is `--base-url`, else `SILVIA_BASE_URL`, else the embedded
 reference server in this process (`_server.choose_server`; which one is said
 on stderr). The token is `SILVIA_TOKEN`:
 there is no flag for it, so it stays out of shell history and process lists.
-An SDK error is one line on stderr and exit status 1; neither the token nor an
-account's provider is ever printed.
+`--timeout` bounds the connection and each silence of the stream, `--deadline`
+the whole turn. An SDK error is one line on stderr and exit status 1; neither
+the token nor an account's provider is ever printed.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
+
+from ._args import seconds
 
 if TYPE_CHECKING:
     from .. import SilviaClient, SilviaError
@@ -79,6 +82,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("message", metavar="MESSAGE", help="what to ask")
     parser.add_argument(
         "--session", metavar="ID", help="continue this session (default: start a new one)"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=seconds(positive=True),
+        metavar="S",
+        help="seconds to connect, and the longest silence of the stream (default: the client's, "
+        "10 to connect and 90 of silence)",
+    )
+    parser.add_argument(
+        "--deadline",
+        type=seconds(positive=True),
+        metavar="S",
+        help="seconds for the whole turn, retries included (default: none)",
     )
     add_server_arguments(parser)
     parser.set_defaults(run=run)
@@ -145,7 +161,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         with (
             open_client(args.base_url, "chat") as client,
-            client.chat.stream(args.message, session_id=args.session) as stream,
+            client.chat.stream(
+                args.message,
+                session_id=args.session,
+                timeout=args.timeout,
+                idle_timeout=args.timeout,
+                deadline=args.deadline,
+            ) as stream,
         ):
             for event in stream:
                 render.event(event)

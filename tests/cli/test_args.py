@@ -91,3 +91,31 @@ def test_ctrl_c_while_text_streams_says_interrupted_on_a_line_of_its_own() -> No
     answer = lines[lines.index("interrupted") - 1]
     assert answer.startswith("You have")
     assert "Traceback" not in output
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("--timeout", "StreamTimeoutError: no data within the idle timeout (0.2 s)"),
+        ("--deadline", "StreamTimeoutError: the turn's deadline of 0.2 s passed"),
+    ],
+)
+def test_chat_takes_a_timeout_and_a_deadline(
+    option: str, message: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
+    assert main(["chat", "/scenario fault-stall hi", option, "0.2"]) == 1  # it stalls for good
+    out, err = capsys.readouterr()
+    assert out.startswith("You have $4,210.55")  # what arrived is kept
+    assert err.splitlines()[-1].startswith(f"silvia chat: {message} (request id req_")
+
+
+@pytest.mark.parametrize("option", ["--timeout", "--deadline"])
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "soon"])
+def test_chat_timeouts_are_checked_by_argparse(
+    option: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["chat", "hi", option, value])
+    assert caught.value.code == 2
+    assert f"argument {option}: " in capsys.readouterr().err
