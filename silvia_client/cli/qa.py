@@ -29,13 +29,18 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from ._args import seconds
+from ._args import count, seconds
 from .chat import add_base_url_argument, add_web_url_argument
 
 if TYPE_CHECKING:
-    from ..qa import PromptResult, RunResult
+    from collections.abc import Callable
 
-__all__ = ["register", "run_check", "run_recorded", "run_rules"]
+    from ..qa import AsyncObserver, PromptResult, RunResult, Script
+    from ..qa.runner import Progress
+
+__all__ = ["MAX_CONCURRENCY", "register", "run_check", "run_recorded", "run_rules"]
+
+MAX_CONCURRENCY = 64
 
 
 def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
@@ -80,6 +85,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="S",
         help="seconds a stream may stay silent, or a request take (default 60)",
     )
+    run.add_argument(
+        "--concurrency",
+        type=count(at_most=MAX_CONCURRENCY),
+        default=1,
+        metavar="N",
+        help=f"run up to N prompts at once, 1 to {MAX_CONCURRENCY} (default 1); a prompt that "
+        "continues another waits for it; the reports and the exit status are the same for any N",
+    )
+    run.add_argument(
+        "--record",
+        metavar="DIR",
+        help="save every prompt's turn in DIR as a recording, PROMPT-ID.jsonl (made if missing), "
+        "to replay it or `silvia qa check` it later",
+    )
     run.set_defaults(run=run_check)
 
     check = commands.add_parser(
@@ -106,12 +125,12 @@ def _usage(message: str) -> int:
 
 
 def run_rules(args: argparse.Namespace) -> int:
-    from ..qa import EXPECTATIONS, RULES
+    from ..qa import EXPECTATIONS, RULES, TIMING
 
-    width = max(len(rule.id) for rule in (*RULES, EXPECTATIONS))
-    for rule in RULES:
+    rules = (*RULES, EXPECTATIONS, TIMING)
+    width = max(len(rule.id) for rule in rules)
+    for rule in rules:
         print(f"{rule.id:<{width}}  {rule.severity:<7}  {rule.description}")
-    print(f"{EXPECTATIONS.id:<{width}}  {EXPECTATIONS.severity:<7}  {EXPECTATIONS.description}")
     return 0
 
 
@@ -152,8 +171,35 @@ def _progress_line(number: int, total: int, result: PromptResult) -> str:
     return clean(line)
 
 
+def _recorder(directory: str) -> tuple[Callable[[PromptResult], None], list[str]]:
+    """Save each prompt's recording in `directory`; the list collects what could not be."""
+    from ._render import clean
+
+    problems: list[str] = []
+
+    def save(result: PromptResult) -> None:
+        path = os.path.join(directory, f"{result.prompt.id}.jsonl")
+        try:
+            result.observation.to_recording().save(path)
+        except ValueError:  # no response came: nothing to replay
+            print(f"silvia qa: {result.prompt.id}: no response, no recording", file=sys.stderr)
+        except OSError as error:
+            problems.append(clean(f"cannot write {path}: {error.strerror or error}"))
+
+    return save, problems
+
+
 def run_check(args: argparse.Namespace) -> int:
-    from ..qa import Observer, RunResult, ScriptFormatError, load_script, run_script
+    import asyncio
+
+    from ..qa import (
+        AsyncObserver,
+        Observer,
+        RunResult,
+        ScriptFormatError,
+        load_script,
+        run_script,
+    )
     from ..qa.runner import DEFAULT_TIMEOUT, run_target
     from ._server import choose_server
     from .chat import check_web_url
@@ -166,30 +212,59 @@ def run_check(args: argparse.Namespace) -> int:
         script = load_script(args.script)
     except ScriptFormatError as error:
         return _usage(str(error))
+    if args.record:
+        try:
+            os.makedirs(args.record, exist_ok=True)
+        except OSError as error:
+            return _usage(f"cannot make {args.record}: {error.strerror or error}")
     server = choose_server(args.base_url, "qa run")
     token = os.environ.get("SILVIA_TOKEN") or None
     if not server.embedded and token is None:
         return _usage(f"set SILVIA_TOKEN to the bearer token for {server.source}")
 
     done: list[PromptResult] = []  # what a Ctrl-C leaves: every prompt finished so far
+    save, unsaved = _recorder(args.record) if args.record else (None, [])
 
     def progress(number: int, total: int, result: PromptResult) -> None:
         done.append(result)
         print(_progress_line(number, total, result), file=sys.stderr, flush=True)
+        if save is not None:
+            save(result)
 
+    # One prompt at a time on the sync client; more at once on the async one.
+    kind = Observer if args.concurrency == 1 else AsyncObserver
+    record = bool(args.record)
+    observer: Observer | AsyncObserver
     if server.reference is not None:
-        observer = Observer.reference(server=server.reference, timeout=timeout)
+        observer = kind.reference(server=server.reference, timeout=timeout, record=record)
     else:
-        observer = Observer.connect(server.base_url, token=token, timeout=timeout)
+        observer = kind.connect(server.base_url, token=token, timeout=timeout, record=record)
     try:
-        with observer:
-            run = run_script(script, observer=observer, progress=progress)
+        if isinstance(observer, Observer):
+            with observer:
+                run = run_script(script, observer=observer, progress=progress)
+        else:
+            run = asyncio.run(_arun(script, observer, args.concurrency, progress))
     except ScriptFormatError as error:
         return _usage(str(error))
     except KeyboardInterrupt:
         print("\nsilvia qa: interrupted; writing the reports", file=sys.stderr, flush=True)
         run = RunResult.of(script, run_target(observer), done, interrupted=True)
-    return _report(run, args)
+    status = _report(run, args)
+    for line in unsaved:
+        print(f"silvia qa: {line}", file=sys.stderr)
+    return 2 if unsaved and status in (0, 1) else status
+
+
+async def _arun(
+    script: Script, observer: AsyncObserver, concurrency: int, progress: Progress
+) -> RunResult:
+    from ..qa import arun_script
+
+    async with observer:
+        return await arun_script(
+            script, observer=observer, concurrency=concurrency, progress=progress
+        )
 
 
 def run_recorded(args: argparse.Namespace) -> int:

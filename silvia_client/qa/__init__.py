@@ -11,7 +11,9 @@
 
 Where things are:
 
-- `observe.py`  recording a turn: each SSE event's raw name and data, and the SDK's reading
+- `observe.py`  observing a turn (sync and async): each SSE event's raw name and data, and
+                the SDK's reading; `_observation.py` holds what an observation is
+- `_timing.py`  first byte, first text, done: the one place timings are taken
 - `rules.py`    the rule table (id, severity, description, check)
 - `checker.py`  running the rules over an observation; `assert_conforms`
 - `script.py`   the QA script format (JSON)
@@ -31,30 +33,37 @@ from .._lazy import load_on_first_use
 
 if TYPE_CHECKING:
     from ._access import AccessFailure
+    from ._timing import ObservedTimings
     from .checker import CheckResult, RuleOutcome, Status, assert_conforms, check
     from .observe import (
+        AsyncObserver,
         Observation,
         Observer,
         Reload,
         SentEvent,
+        aobserve,
+        areload_session,
         observation_from_turn,
         observe,
         reload_session,
     )
     from .recorded import check_recordings, observe_recording
-    from .rules import EXPECTATIONS, RULES, RULES_BY_ID, Finding, Rule, Severity
-    from .runner import PromptResult, RunResult, run_script
+    from .rules import EXPECTATIONS, RULES, RULES_BY_ID, TIMING, Finding, Rule, Severity
+    from .runner import PromptResult, RunResult, arun_script, run_script
     from .script import Expectations, Prompt, Script, ScriptFormatError, load_script, parse_script
 
 __all__ = [
     "EXPECTATIONS",
     "RULES",
     "RULES_BY_ID",
+    "TIMING",
     "AccessFailure",
+    "AsyncObserver",
     "CheckResult",
     "Expectations",
     "Finding",
     "Observation",
+    "ObservedTimings",
     "Observer",
     "Prompt",
     "PromptResult",
@@ -67,6 +76,9 @@ __all__ = [
     "SentEvent",
     "Severity",
     "Status",
+    "aobserve",
+    "areload_session",
+    "arun_script",
     "assert_conforms",
     "check",
     "check_recordings",
@@ -86,18 +98,22 @@ load_on_first_use(
     {
         "._access": ("AccessFailure",),
         ".checker": ("CheckResult", "RuleOutcome", "Status", "assert_conforms", "check"),
+        "._timing": ("ObservedTimings",),
         ".observe": (
+            "AsyncObserver",
             "Observation",
             "Observer",
             "Reload",
             "SentEvent",
+            "aobserve",
+            "areload_session",
             "observation_from_turn",
             "observe",
             "reload_session",
         ),
-        ".rules": ("EXPECTATIONS", "RULES", "RULES_BY_ID", "Finding", "Rule", "Severity"),
+        ".rules": ("EXPECTATIONS", "RULES", "RULES_BY_ID", "TIMING", "Finding", "Rule", "Severity"),
         ".recorded": ("check_recordings", "observe_recording"),
-        ".runner": ("PromptResult", "RunResult", "run_script"),
+        ".runner": ("PromptResult", "RunResult", "arun_script", "run_script"),
         ".script": (
             "Expectations",
             "Prompt",

@@ -83,6 +83,7 @@ pre {
   background: #f1f3f4; padding: 0.4rem 0.6rem; border-radius: 0.3rem;
   font-size: 0.8rem; white-space: pre-wrap; overflow-wrap: anywhere;
 }
+.timings h2 { display: block; }
 .chart text { font: 11px system-ui, sans-serif; fill: #3c4043; }
 .chart .first { fill: #8ab4f8; }
 .chart .total { fill: #1a73e8; }
@@ -105,7 +106,9 @@ def _verdict(result: PromptResult) -> tuple[str, str]:
 
 
 def _seconds(value: float | None) -> str:
-    return "none" if value is None else f"{value:.2f} s"
+    if value is None:
+        return "not reached"
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
 
 
 def _spread(values: Sequence[float]) -> str:
@@ -115,7 +118,7 @@ def _spread(values: Sequence[float]) -> str:
     ordered = sorted(values)
     middle = len(ordered) // 2
     median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-    return f"median {median:.2f} s, max {ordered[-1]:.2f} s"
+    return f"median {_seconds(median)}, max {_seconds(ordered[-1])}"
 
 
 _CHART_LABEL = 150  # px for the prompt labels
@@ -181,7 +184,21 @@ def _summary(run: RunResult) -> str:
     if not_run:
         items.append((not_run, "not run"))
     bar = "".join(f"<li><strong>{count}</strong>{_h(label)}</li>" for count, label in items)
+    timings = [result.observation.timings for result in run.ran]
+    first = [t.first_text for t in timings if t is not None and t.first_text is not None]
+    whole = [t.done for t in timings if t is not None and t.done is not None]
+    bar += f"<li>first text: {_h(_spread(first))}</li><li>whole turn: {_h(_spread(whole))}</li>"
     return f'<ul class="bar">{bar}</ul>'
+
+
+def _chart(run: RunResult) -> str:
+    rows = [
+        (f"{number}. {result.prompt.id}", result.observation.timings)
+        for number, result in enumerate(run.prompts, start=1)
+        if result.ran and result.observation.timings is not None
+    ]
+    legend = '<p class="muted">Per prompt: time to the first text (light), to done (dark).</p>'
+    return f'<section class="timings"><h2>Timings</h2>{legend}{timing_chart(rows)}</section>'
 
 
 def _stopped(run: RunResult) -> str:
@@ -203,6 +220,13 @@ def _meta(result: PromptResult) -> str:
         ("session id", observation.session_id or "none sent"),
         ("complete", "yes" if observation.complete else "no"),
     ]
+    timings = observation.timings
+    if result.ran and timings is not None:
+        rows += [
+            ("first byte", _seconds(timings.first_byte)),
+            ("first text", _seconds(timings.first_text)),
+            ("done", _seconds(timings.done)),
+        ]
     if observation.failure:
         rows.append(("failure", observation.failure))
     cells = "".join(f"<dt>{_h(name)}</dt><dd>{_h(value)}</dd>" for name, value in rows)
@@ -268,6 +292,6 @@ def html_report(run: RunResult, *, web_url: str | None = None) -> str:
         "<body><header>"
         f"<h1>silvia qa: {_h(name)}</h1>"
         f'<p class="muted">against {_h(run.target)}; silvia-client {_h(__version__)}</p>'
-        f"{_summary(run)}{_stopped(run)}</header>"
+        f"{_summary(run)}{_stopped(run)}</header>{_chart(run)}"
         f"<main>{prompts}</main></body></html>\n"
     )

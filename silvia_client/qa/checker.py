@@ -19,10 +19,19 @@ from ._facts import Facts, facts_of
 from ._privacy import redact, redact_text
 from ._timing import ObservedTimings
 from .observe import Observation, observation_from_turn
-from .rules import EXPECTATIONS, RULES, Finding, Problem, Rule
+from .rules import EXPECTATIONS, RULES, TIMING, Finding, Problem, Rule
 from .script import Expectations, parse_expectations
 
-__all__ = ["CheckResult", "RuleOutcome", "Status", "assert_conforms", "check"]
+__all__ = [
+    "CheckResult",
+    "RuleOutcome",
+    "Status",
+    "assert_conforms",
+    "check",
+    "expectation_problems",
+    "prompt_rules",
+    "timing_problems",
+]
 
 Status: TypeAlias = Literal["pass", "warn", "fail", "skip"]
 
@@ -183,8 +192,21 @@ def check(
     facts = facts_of(subject, no_old_checkpoint=expect is not None and expect.no_old_checkpoint)
     outcomes = [_run(rule, facts) for rule in rules]
     if expect is not None:
-        outcomes.append(_run(EXPECTATIONS, facts, list(expectation_problems(facts, expect))))
+        extra = prompt_rules(expect)
+        if EXPECTATIONS in extra:
+            problems = list(expectation_problems(facts, expect))
+            outcomes.append(_run(EXPECTATIONS, facts, problems))
+        if TIMING in extra:  # (skipped, with the reason, when there are no timings)
+            problems = list(timing_problems(subject.timings or ObservedTimings(), expect))
+            outcomes.append(_run(TIMING, facts, problems))
     return CheckResult(tuple(outcomes))
+
+
+def prompt_rules(expect: Expectations | None) -> tuple[Rule, ...]:
+    """The rows a prompt's own expectations add to the table: `expectations`, `timing`."""
+    if expect is None:
+        return ()
+    return (*(() if expect.only_timing else (EXPECTATIONS,)), *((TIMING,) if expect.timed else ()))
 
 
 def format_findings(findings: Iterable[Finding]) -> str:

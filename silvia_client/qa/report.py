@@ -25,14 +25,16 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from .._version import __version__
-from .checker import RuleOutcome, Status
-from .rules import EXPECTATIONS, Finding, Rule
+from ._timing import ObservedTimings
+from .checker import RuleOutcome, Status, prompt_rules
+from .rules import EXPECTATIONS, TIMING, Finding, Rule
 from .runner import PromptResult, RunResult
 
 __all__ = [
     "format_finding",
     "format_report",
     "format_table",
+    "format_timings",
     "json_report",
     "junit_xml",
     "stop_line",
@@ -73,6 +75,17 @@ def format_finding(finding: Finding, prompt: str | None = None) -> str:
     )
 
 
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f} s"
+
+
+def format_timings(timings: ObservedTimings | None) -> str:
+    """`first text 0.12 s, done 1.30 s` (`-` for a moment the turn never reached)."""
+    if timings is None:
+        return "no timings"
+    return f"first text {_seconds(timings.first_text)}, done {_seconds(timings.done)}"
+
+
 def stop_line(run: RunResult) -> str | None:
     """Why the run stopped short, in one line; None when every prompt ran."""
     not_run = len(run.prompts) - len(run.ran)
@@ -84,10 +97,9 @@ def stop_line(run: RunResult) -> str | None:
 
 
 def _rules(run: RunResult) -> list[Rule]:
-    rules = list(run.rules)
-    if any(result.prompt.expect is not None for result in run.prompts):
-        rules.append(EXPECTATIONS)
-    return rules
+    """The table's rows: the run's rules, then those the prompts' expectations add."""
+    extra = {rule.id: rule for result in run.prompts for rule in prompt_rules(result.prompt.expect)}
+    return [*run.rules, *(rule for rule in (EXPECTATIONS, TIMING) if rule.id in extra)]
 
 
 def _outcome(result: PromptResult, rule: Rule) -> RuleOutcome | None:
@@ -103,7 +115,7 @@ def format_table(run: RunResult) -> str:
     width_id = max(len(result.prompt.id) for result in run.prompts)
     for number, result in enumerate(run.prompts, start=1):
         scenario = f" (scenario {result.prompt.scenario})" if result.prompt.scenario else ""
-        ran = "" if result.ran else " [not run]"
+        ran = f" [{format_timings(result.observation.timings)}]" if result.ran else " [not run]"
         lines.append(
             f"  {number:>3}  {result.prompt.id:<{width_id}}  "
             f"{_short(result.prompt.message, _MESSAGE_CHARS)}{scenario}{ran}"
@@ -198,6 +210,9 @@ def junit_xml(run: RunResult) -> bytes:
     stopped = stop_line(run)
     if stopped is not None:
         ET.SubElement(properties, "property", name="stopped", value=stopped)
+    for result in run.ran:
+        timings = format_timings(result.observation.timings)
+        ET.SubElement(properties, "property", name=f"timings.{result.prompt.id}", value=timings)
     suite.extend(cases)
     ET.indent(root)
     xml: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
@@ -229,6 +244,7 @@ def json_report(run: RunResult) -> dict[str, object]:
                 "session_id": observation.session_id,
                 "request_id": observation.request_id,
                 "complete": observation.complete,
+                "timings": None if observation.timings is None else observation.timings.to_dict(),
                 "events": len(observation.events),
                 "ok": result.result.ok,
                 "rules": statuses,

@@ -693,11 +693,19 @@ EXPECTATIONS = Rule(
 )
 """Not a server rule: the row of the table for a script's per-prompt expectations."""
 
+
+def _needs_timings(facts: Facts) -> str | None:
+    if facts.observation.timings is None:
+        return "no timings: the turn was not observed as it streamed"
+    return None
+
+
 TIMING = Rule(
     "timing",
     "warning",
     "the first text and the whole turn came within the script's budgets "
     "(max_first_text_s, max_turn_s; a warning unless the script says error)",
     _no_check,
+    _needs_timings,
 )
 """Not a server rule: the row for the script's time budgets (its severity is the script's)."""

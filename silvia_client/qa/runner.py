@@ -5,7 +5,9 @@ server, so a script can be tried on a fresh machine. A prompt's `scenario` is
 sent as the reference server's `x-silvia-scenario` header either way (a real
 server ignores it), so one script drives both.
 
-`run_script` runs the prompts one after another. A run that cannot succeed
+`run_script` runs the prompts one after another; `arun_script`, its async
+twin, runs up to N at once on the async client (a prompt that continues
+another waits for it), with the same result whatever N. A run that cannot succeed
 stops early: when the server refuses the credentials (401, 403) or cannot be
 reached before any prompt has completed, no more prompts start, and the
 `RunResult` says why (`access_failure`; `exit_status` 3). Prompts that did
@@ -17,15 +19,16 @@ Ctrl-C had found (collect each result from `progress`).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
 from ..chat import TurnBuilder
 from ._access import AccessFailure
-from .checker import CheckResult, RuleOutcome, check
-from .observe import Observation, Observer
-from .rules import EXPECTATIONS, RULES, Finding, Rule
+from .checker import CheckResult, RuleOutcome, check, prompt_rules
+from .observe import AsyncObserver, Observation, Observer
+from .rules import RULES, Finding, Rule
 from .script import Prompt, Script, ScriptFormatError
 
 __all__ = [
@@ -34,6 +37,7 @@ __all__ = [
     "Progress",
     "PromptResult",
     "RunResult",
+    "arun_script",
     "not_run",
     "public_url",
     "run_script",
@@ -138,7 +142,7 @@ def public_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc, query="", fragment=""))
 
 
-def run_target(observer: Observer) -> str:
+def run_target(observer: Observer | AsyncObserver) -> str:
     """What a run against `observer` is against, as the reports say it."""
     return REFERENCE_TARGET if observer.server is not None else public_url(observer.base_url)
 
@@ -147,7 +151,7 @@ def not_run(prompt: Prompt, reason: str, rules: Sequence[Rule] = RULES) -> Promp
     """A prompt the run never got to: an empty observation, every rule skipped with `reason`."""
     reason = f"not run: {reason}"
     observation = Observation(prompt.message, (), TurnBuilder().build(), failure=reason)
-    checked = [*rules, EXPECTATIONS] if prompt.expect is not None else list(rules)
+    checked = [*rules, *prompt_rules(prompt.expect)]
     outcomes = tuple(RuleOutcome(rule, "skip", reason=reason) for rule in checked)
     return PromptResult(prompt, observation, CheckResult(outcomes), ran=False)
 
@@ -156,7 +160,7 @@ def _skipped(prompt: Prompt, reason: str) -> Observation:
     return Observation(prompt.message, (), TurnBuilder().build(), failure=reason)
 
 
-def check_scenarios(script: Script, observer: Observer) -> None:
+def check_scenarios(script: Script, observer: Observer | AsyncObserver) -> None:
     """On a reference server, raise `ScriptFormatError` for a scenario it does not have."""
     server = observer.server
     if server is None:
@@ -195,6 +199,9 @@ class _Tally:
         result = PromptResult(prompt, observation, check(observation, expect=prompt.expect))
         self.results.append(result)
         self._completed = self._completed or observation.complete
+        failure = observation.access_failure
+        if failure is not None and not self._completed and not self.stopped:
+            self.access_failure = failure
         if self.progress is not None:
             self.progress(len(self.results), len(self.script.prompts), result)
         return result
@@ -256,3 +263,85 @@ def run_script(
     finally:
         if own:
             observer.close()
+
+
+def _chains(script: Script) -> list[list[Prompt]]:
+    """The prompts in runs that must go in order: each prompt, and the ones that continue it."""
+    chains: list[list[Prompt]] = []
+    for prompt in script.prompts:
+        if prompt.continue_session and chains:
+            chains[-1].append(prompt)
+        else:
+            chains.append([prompt])
+    return chains
+
+
+async def arun_script(
+    script: Script,
+    *,
+    base_url: str | None = None,
+    token: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    observer: AsyncObserver | None = None,
+    concurrency: int = 1,
+    progress: Progress | None = None,
+) -> RunResult:
+    """The async twin of `run_script`: up to `concurrency` prompts at once.
+
+    A prompt marked `continue` waits for the prompt it continues (a prompt and
+    those that continue it run in order, one at a time); other prompts start as
+    soon as one of the `concurrency` slots is free. The result lists the
+    prompts in the script's order, and is judged the same, whatever
+    `concurrency`. When the run stops early (`access_failure`), no more prompts
+    start and those in flight are cancelled (they count as not run).
+    """
+    if concurrency < 1:
+        raise ValueError("concurrency must be 1 or more")
+    own = observer is None
+    if observer is None:
+        if base_url is None:
+            observer = AsyncObserver.reference(token=token, timeout=timeout)
+        else:
+            observer = AsyncObserver.connect(base_url, token=token, timeout=timeout)
+    try:
+        check_scenarios(script, observer)
+        tally = _Tally(script, progress)
+        slots = asyncio.Semaphore(concurrency)
+        tasks: list[asyncio.Task[None]] = []
+
+        async def run_chain(chain: Sequence[Prompt], observer: AsyncObserver) -> None:
+            previous: Observation | None = None
+            for prompt in chain:
+                async with slots:
+                    if tally.stopped:
+                        return
+                    session_id = _continued(prompt, previous)
+                    if prompt.continue_session and session_id is None:
+                        observation = _skipped(prompt, NO_SESSION)
+                    else:
+                        observation = await observer.observe(
+                            prompt.message, scenario=prompt.scenario, session_id=session_id
+                        )
+                tally.add(prompt, observation)
+                if tally.stopped:  # stop the others: none of them can succeed either
+                    for task in tasks:
+                        if task is not asyncio.current_task():
+                            task.cancel()
+                    return
+                previous = observation
+
+        tasks += [asyncio.ensure_future(run_chain(chain, observer)) for chain in _chains(script)]
+        try:
+            await asyncio.wait(tasks)
+        finally:  # also when this run is cancelled (Ctrl-C): nothing is left running
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for task in tasks:
+            error = None if task.cancelled() else task.exception()
+            if error is not None:
+                raise error
+        return tally.result(run_target(observer))
+    finally:
+        if own:
+            await observer.aclose()

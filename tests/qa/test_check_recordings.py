@@ -134,3 +134,25 @@ def test_a_missing_file_is_a_usage_error(
     status, _, err = run_cli(["qa", "check", str(tmp_path / "nope.jsonl")], capsys)
     assert status == 2
     assert err.startswith("silvia qa: cannot read ")
+
+
+def test_qa_run_record_saves_every_prompt_and_qa_check_judges_them_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prompts: list[dict[str, object]] = [
+        {"id": "good", "message": "Cards?", "scenario": "accounts"},
+        {"id": "drop", "message": "Cards?", "scenario": "fault-drop"},
+        {"id": "bad", "message": "Apple?", "scenario": "broken-reload-agrees"},
+        {"id": "refused", "message": "Hi", "scenario": "status-500"},
+    ]
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"prompts": prompts}), encoding="utf-8")
+    saved = tmp_path / "turns" / "today"
+    status, live, _ = run_cli(["qa", "run", str(script), "--record", str(saved)], capsys)
+    assert status == 1
+    files = sorted(path.name for path in saved.iterdir())
+    assert files == ["bad.jsonl", "drop.jsonl", "good.jsonl", "refused.jsonl"]
+    recorded = [str(saved / f"{prompt['id']}.jsonl") for prompt in prompts]
+    status, again, _ = run_cli(["qa", "check", *recorded], capsys)
+    assert status == 1
+    assert table(again) == table(live)

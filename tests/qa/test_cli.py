@@ -27,8 +27,8 @@ def test_rules_lists_every_rule_with_its_severity(capsys: pytest.CaptureFixture[
     status, out, _ = run_cli(["qa", "rules"], capsys)
     assert status == 0
     listed = [line.split(maxsplit=2) for line in out.splitlines()]
-    assert [row[0] for row in listed] == [*RULE_IDS, "expectations"]
-    assert [row[1] for row in listed[:-1]] == [rule.severity for rule in RULES]
+    assert [row[0] for row in listed] == [*RULE_IDS, "expectations", "timing"]
+    assert [row[1] for row in listed] == [rule.severity for rule in RULES] + ["error", "warning"]
 
 
 def test_the_example_passes_on_the_reference_server(
@@ -208,15 +208,16 @@ def test_a_run_against_a_base_url(
     assert len(server.sessions) == 11  # one prompt continues the session before it
 
 
-def test_a_base_url_that_refuses_the_token_fails_every_prompt(
+def test_a_base_url_that_refuses_the_token_stops_at_the_first_prompt(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("SILVIA_TOKEN", "wrong")
     with ReferenceServer(token="right").serve_loopback() as url:
-        status, out, _ = run_cli(["qa", "run", EXAMPLE, "--base-url", url], capsys)
-    assert status == 1
-    assert set(table(out)["stream-complete"]) == {"FAIL"}
+        status, out, err = run_cli(["qa", "run", EXAMPLE, "--base-url", url], capsys)
+    assert status == 3
+    assert table(out)["stream-complete"] == ["FAIL", *["-"] * 11]
     assert "the chat request failed: HTTP 401 (authentication_error)" in out
+    assert "silvia qa: stopped: the server refused the credentials (HTTP 401" in err
 
 
 @pytest.mark.parametrize(

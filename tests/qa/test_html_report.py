@@ -15,12 +15,13 @@ import html
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from silvia_client.qa import PromptResult, RunResult, Script, check
+from silvia_client.qa import ObservedTimings, PromptResult, RunResult, Script, check
 from silvia_client.qa._html import html_report
 from silvia_client.qa.script import Expectations, Prompt
 
@@ -83,8 +84,9 @@ def hostile_result(number: int, p: str) -> PromptResult:
     ]
     # Providers ("plaid", "snaptrade") only in the targets, where no report may show them.
     events = turn_events(streamed, text=f"Answer {p}", message={"target": p})
-    observation = observe_events(events, prompt=f"Ask {p}")
-    prompt = Prompt(id=f"hostile-{number}", message=f"Ask {p}", scenario=p)
+    timings = ObservedTimings(0.01 * number, 0.02 * number, 0.1 * number)  # for the chart
+    observation = replace(observe_events(events, prompt=f"Ask {p}"), timings=timings)
+    prompt = Prompt(id=f"{number}-{p}", message=f"Ask {p}", scenario=p)  # ids are checked
     return PromptResult(prompt, observation, check(observation))
 
 
@@ -106,16 +108,19 @@ def test_the_page_is_well_formed_with_a_section_per_prompt(tmp_path: Path) -> No
     ]
     # No element, attribute or link of a payload's: only the report's own.
     assert root.tags() <= {
-        "#root", "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "p", "ul",
-        "li", "strong", "span", "main", "details", "summary", "dl", "dt", "dd", "div", "sup",
-        "a", "ol", "br", "q", "pre", "em", "svg", "g", "rect", "text", "line",
+        "#root", "html", "head", "meta", "title", "style", "body", "header", "main", "section",
+        "h1", "h2", "p", "ul", "ol", "li", "strong", "em", "span", "div", "sup", "a", "br", "q",
+        "pre", "details", "summary", "dl", "dt", "dd", "svg", "g", "rect", "text", "line",
     }  # fmt: skip
     for node in root.iter():
         assert not any(name.startswith("on") for name in node.attrs), node.attrs
         href = node.attrs.get("href")
         if href is not None:
             assert href.startswith(("https://", "http://")), href
-    assert root.find("title").text == "silvia qa: <script>x</script>"
+    assert root.find("head").find("title").text == "silvia qa: <script>x</script>"
+    # The chart labels each prompt by its id, as text.
+    labels = [node.text for node in root.find("svg").find_all("text")]
+    assert "2. 2-<img src=x onerror=" in labels  # cut at 24 characters
 
 
 def test_self_contained_and_private() -> None:
