@@ -24,7 +24,7 @@ _COMMANDS = ("demo", "chat", "session", "record", "serve", "qa")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .._version import __version__
+    from .. import __version__
 
     parser = argparse.ArgumentParser(
         prog="silvia",

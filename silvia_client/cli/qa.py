@@ -5,7 +5,12 @@
   else `SILVIA_BASE_URL`, else the embedded reference server (said on stderr),
   reloads each session, checks each turn against the rule table, prints one
   progress line per prompt on stderr, then the table of rules against prompts
-  and the findings on stdout.
+  and the findings on stdout. `--concurrency N` runs up to N prompts at once
+  on the async client (same reports, same status); `--record DIR` saves each
+  prompt's turn as a recording.
+- Both `run` and `check` write `--junit`, `--json` and `--html` reports (the
+  HTML one self-contained, to look at; `--web-url` makes its account links
+  absolute).
 - `silvia qa check FILE...` runs every rule over recorded turns (`silvia
   record`, `--record DIR`), with no server at all, and reports the same way.
 - `silvia qa rules` lists the rules.

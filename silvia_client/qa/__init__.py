@@ -7,7 +7,11 @@
     with Observer.reference() as qa:            # or Observer.connect(base_url, token=...)
         observation = qa.observe("How much is in checking?", scenario="account")
     result = check(observation)                 # every rule's outcome and the findings
-    assert_conforms(observation, expect={"cites_account": True})
+    assert_conforms(observation, expect={"cites_account": True, "max_turn_s": 30})
+    observation.timings                         # first byte, first text, done (seconds)
+
+`AsyncObserver` and `arun_script` are the async twins (`silvia qa run
+--concurrency N`); `check_recordings` checks recorded turns with no server.
 
 Where things are:
 
@@ -17,10 +21,10 @@ Where things are:
 - `rules.py`    the rule table (id, severity, description, check)
 - `checker.py`  running the rules over an observation; `assert_conforms`
 - `script.py`   the QA script format (JSON)
-- `runner.py`   running a script against a base URL or the reference server
+- `runner.py`   running a script (one prompt at a time, or N at once on the async client)
 - `recorded.py` checking recorded turns (`testing.Recording`), no server needed
 - `_access.py`  when a server cannot be used at all (credentials refused, unreachable)
-- `report.py`   the terminal table, JUnit XML, JSON
+- `report.py`   the terminal table, JUnit XML, JSON; `_html.py` the HTML page
 - `pytest_plugin.py`  the `--silvia-base-url` option and the `silvia_qa` fixture
 
 `silvia qa run SCRIPT`, `silvia qa check FILE...` and `silvia qa rules` are the

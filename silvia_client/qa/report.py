@@ -24,7 +24,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from .._version import __version__
+from .. import __version__
 from ._timing import ObservedTimings
 from .checker import RuleOutcome, Status, prompt_rules
 from .rules import EXPECTATIONS, TIMING, Finding, Rule

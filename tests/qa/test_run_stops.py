@@ -123,6 +123,8 @@ def test_a_server_refusing_the_token_stops_the_run_with_status_3(
     )
     ran = [prompt for prompt in data["prompts"] if prompt["ran"]]
     assert 1 <= len(ran) <= int(concurrency)  # no prompt started once the refusal came
+    refused = next(prompt for prompt in ran if prompt["request_id"] == request_id)
+    assert {finding["request_id"] for finding in refused["findings"]} == {request_id}
     assert data["not_run"] == len(data["prompts"]) - len(ran)
     assert data["exit_status"] == 3
     assert out.rstrip().splitlines()[-1].startswith("STOPPED: ")
