@@ -17,7 +17,7 @@ Where things are:
 
 - `observe.py`  observing a turn (sync and async): each SSE event's raw name and data, and
                 the SDK's reading; `_observation.py` holds what an observation is
-- `_timing.py`  first byte, first text, done: the one place timings are taken
+- `_timing.py`  first byte, first text, done: the SDK's `Turn.timings`, or a recording's
 - `rules.py`    the rule table (id, severity, description, check)
 - `checker.py`  running the rules over an observation; `assert_conforms`
 - `script.py`   the QA script format (JSON)
@@ -37,7 +37,6 @@ from .._lazy import load_on_first_use
 
 if TYPE_CHECKING:
     from ._access import AccessFailure
-    from ._timing import ObservedTimings
     from .checker import CheckResult, RuleOutcome, Status, assert_conforms, check
     from .observe import (
         AsyncObserver,
@@ -67,7 +66,6 @@ __all__ = [
     "Expectations",
     "Finding",
     "Observation",
-    "ObservedTimings",
     "Observer",
     "Prompt",
     "PromptResult",
@@ -102,7 +100,6 @@ load_on_first_use(
     {
         "._access": ("AccessFailure",),
         ".checker": ("CheckResult", "RuleOutcome", "Status", "assert_conforms", "check"),
-        "._timing": ("ObservedTimings",),
         ".observe": (
             "AsyncObserver",
             "Observation",

@@ -26,8 +26,8 @@ import re
 from collections.abc import Sequence
 
 from .. import __version__
+from ..chat import Timings
 from ..display import turn_html
-from ._timing import ObservedTimings
 from .checker import RuleOutcome
 from .rules import Finding
 from .runner import PromptResult, RunResult
@@ -136,7 +136,7 @@ def _ticks(longest: float) -> list[float]:
     return [step * i for i in range(math.ceil(longest / step) + 1)]
 
 
-def timing_chart(rows: Sequence[tuple[str, ObservedTimings]]) -> str:
+def timing_chart(rows: Sequence[tuple[str, Timings]]) -> str:
     """An inline SVG of each prompt's time to first text and to `done`, on one scale."""
     times = [t for _, timings in rows for t in (timings.first_text, timings.done) if t is not None]
     if not times:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from .. import DEFAULT_WIRE, WireFormat
-from ..chat import ChatEvent, DoneEvent, Turn, decode_event
+from ..chat import ChatEvent, DoneEvent, Timings, Turn, decode_event
 from ..errors import (
     APIConnectionError,
     APIStatusError,
@@ -35,7 +35,7 @@ from ..errors import (
 from ..sessions import Session, parse_session
 from ._access import AccessFailure, access_failure
 from ._privacy import redact_text
-from ._timing import ObservedTimings, Stopwatch
+from ._timing import Stopwatch, turn_timings
 
 if TYPE_CHECKING:
     from ..testing import Recording
@@ -116,7 +116,7 @@ class Observation:
     request_id: str | None = None
     wire: WireFormat = field(default=DEFAULT_WIRE, repr=False)
     raw: bool = True
-    timings: ObservedTimings | None = field(default=None, repr=False)
+    timings: Timings | None = field(default=None, repr=False)
     access_failure: AccessFailure | None = field(default=None, repr=False)
     recording: Recording | None = field(default=None, repr=False, compare=False)
 
@@ -203,7 +203,7 @@ def broke_off(
     error: StreamError,
     idle_timeout: float,
     wire: WireFormat,
-    watch: Stopwatch,
+    watch: Stopwatch | None,
 ) -> Observation:
     """A stream that stopped before `done`: what arrived, and why it stopped."""
     return Observation(
@@ -213,23 +213,28 @@ def broke_off(
         failure=stream_failure(error, idle_timeout),
         request_id=error.request_id,
         wire=wire,
-        timings=watch.timings(),
+        timings=turn_timings(error.turn, watch),
     )
 
 
 def no_stream(
-    message: str, session_id: str | None, error: SilviaError, wire: WireFormat, watch: Stopwatch
+    message: str,
+    session_id: str | None,
+    error: SilviaError,
+    wire: WireFormat,
+    watch: Stopwatch | None,
 ) -> Observation:
     """A chat request that got no event stream (an HTTP error, no connection, ...)."""
     request_id = getattr(error, "request_id", None)
+    turn = Turn(session_id=session_id)
     return Observation(
         message,
         (),
-        Turn(session_id=session_id),
+        turn,
         failure=request_failure(error),
         request_id=request_id,
         wire=wire,
-        timings=watch.timings(),
+        timings=turn_timings(turn, watch),
         access_failure=access_failure(error, request_id=request_id),
     )
 

@@ -1,41 +1,29 @@
-"""How long a turn took, as the observer saw it: first byte, first text, done.
+"""How long a turn took, as QA reads it: first byte, first text, done.
 
-`ObservedTimings` holds three moments, in seconds since the request went out,
-or None when the turn never got there: `first_byte` (the first event
-arrived: the response's first bytes), `first_text` (the first piece of
-answer text), `done` (the `done` event). A turn that broke off keeps what it
-reached.
+Live, the SDK times the turn itself: `Turn.timings` (`silvia_client.chat.Timings`,
+seconds since the request went out, None for a milestone the turn never
+reached; a partial turn on a `StreamError` carries them too). The observer
+takes them from there.
 
-`Stopwatch` takes them, as the observer reads the stream: `time.perf_counter`
-by default, or any clock, which is how a recording's own arrival times are
-read back (`recorded.py`). This is the one place timings are taken, so that
-the observer can read them from the SDK's `Turn` instead, should it ever
-carry them, by changing this module alone.
+A recorded turn is replayed in a blink, so its `Turn.timings` would time the
+replay. For it, a `Stopwatch` reads another clock, one that says when each
+replayed chunk arrived when it was recorded (`recorded.py`), and notes the
+first event, the first text and `done` as the observer reads them. The first
+byte is then the first chunk's arrival: a recording keeps no time for the
+response's headers.
+
+`turn_timings(turn, watch)` is the one place that picks between the two.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from ..chat import ChatEvent, DoneEvent, TextEvent
+from ..chat import ChatEvent, DoneEvent, TextEvent, Timings, Turn
 
-__all__ = ["Clock", "ObservedTimings", "Stopwatch"]
+__all__ = ["Clock", "Stopwatch", "turn_timings"]
 
 Clock = Callable[[], float]
-
-
-@dataclass(frozen=True)
-class ObservedTimings:
-    """Seconds from the request to the first event, the first text, and `done` (None: never)."""
-
-    first_byte: float | None = None
-    first_text: float | None = None
-    done: float | None = None
-
-    def to_dict(self) -> dict[str, float | None]:
-        return {"first_byte": self.first_byte, "first_text": self.first_text, "done": self.done}
 
 
 def _round(value: float) -> float:
@@ -43,9 +31,9 @@ def _round(value: float) -> float:
 
 
 class Stopwatch:
-    """Started when the request goes out; told of each event as it arrives."""
+    """Started when the request goes out, on `clock`; told of each event as it arrives."""
 
-    def __init__(self, clock: Clock = time.perf_counter) -> None:
+    def __init__(self, clock: Clock) -> None:
         self._clock = clock
         self._start = clock()
         self._first_byte: float | None = None
@@ -64,5 +52,10 @@ class Stopwatch:
         elif isinstance(event, DoneEvent) and self._done is None:
             self._done = self._now()
 
-    def timings(self) -> ObservedTimings:
-        return ObservedTimings(self._first_byte, self._first_text, self._done)
+    def timings(self) -> Timings:
+        return Timings(self._first_byte, self._first_text, self._done)
+
+
+def turn_timings(turn: Turn, watch: Stopwatch | None) -> Timings:
+    """The turn's timings: the stopwatch's when there is one (a recording), else the SDK's."""
+    return watch.timings() if watch is not None else turn.timings

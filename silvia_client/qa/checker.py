@@ -12,12 +12,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from ..chat import Turn
+from ..chat import Timings, Turn
 from ..citations import AccountsTarget, AccountTarget
 from ..sessions import Session
 from ._facts import Facts, facts_of
 from ._privacy import redact, redact_text
-from ._timing import ObservedTimings
 from .observe import Observation, observation_from_turn
 from .rules import EXPECTATIONS, RULES, TIMING, Finding, Problem, Rule
 from .script import Expectations, parse_expectations
@@ -157,7 +156,7 @@ def expectation_problems(facts: Facts, expect: Expectations) -> Iterator[Problem
         )
 
 
-def timing_problems(timings: ObservedTimings, expect: Expectations) -> Iterator[Problem]:
+def timing_problems(timings: Timings, expect: Expectations) -> Iterator[Problem]:
     """The budgets a turn's timings went over, at the script's severity."""
     measured = (
         ("first text", "first_text", timings.first_text, expect.max_first_text_s),
@@ -197,7 +196,7 @@ def check(
             problems = list(expectation_problems(facts, expect))
             outcomes.append(_run(EXPECTATIONS, facts, problems))
         if TIMING in extra:  # (skipped, with the reason, when there are no timings)
-            problems = list(timing_problems(subject.timings or ObservedTimings(), expect))
+            problems = list(timing_problems(subject.timings or Timings(), expect))
             outcomes.append(_run(TIMING, facts, problems))
     return CheckResult(tuple(outcomes))
 

@@ -11,8 +11,8 @@ beside the typed event the SDK read from it. It records both, and that data
 as JSON. One pass over the bytes: the raw and the typed views cannot disagree
 about which event is which, and `observation.turn` is the `Turn` the stream
 built. Like the client, it stops reading at `done` (or at an `error` event).
-As each event arrives, a `Stopwatch` (`_timing.py`) notes the first event,
-the first text and `done`.
+Each observation carries the turn's timings: the SDK's own (`Turn.timings`),
+or, with `clock=` (a recording's arrival times), a `Stopwatch`'s (`_timing.py`).
 
 The session is then reloaded the same way: its raw JSON body
 (`client.sessions.get_raw`), and the SDK's `Session` read from it
@@ -32,7 +32,6 @@ id the server sent, when it sent one. With a `recorder` (a
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
@@ -55,7 +54,7 @@ from ._observation import (
     observation_from_turn,
     reloaded,
 )
-from ._timing import Clock, Stopwatch
+from ._timing import Clock, Stopwatch, turn_timings
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -123,14 +122,16 @@ def observe(
     headers: Mapping[str, str] | None = None,
     reload: bool = True,
     recorder: RecordingTransport | None = None,
-    clock: Clock = time.perf_counter,
+    clock: Clock | None = None,
 ) -> Observation:
     """Send one chat turn through `client` and record what the server sent.
 
     With `reload` (the default) the session is reloaded after a complete turn
     (an incomplete one may rightly not have been stored). `recorder`, the
-    `RecordingTransport` under `client`, captures the exchange. Never raises
-    for what the server does: failures are recorded on the observation.
+    `RecordingTransport` under `client`, captures the exchange. `clock` times
+    the turn instead of the SDK (for a replayed recording: its recorded
+    times). Never raises for what the server does: failures are recorded on
+    the observation.
     """
     with _capturing(recorder) as capture:
         observation = _observe(client, message, session_id, headers, reload, clock)
@@ -143,16 +144,17 @@ def _observe(
     session_id: str | None,
     headers: Mapping[str, str] | None,
     reload: bool,
-    clock: Clock,
+    clock: Clock | None,
 ) -> Observation:
     wire = client.wire
     events: list[SentEvent] = []
-    watch = Stopwatch(clock)
+    watch = Stopwatch(clock) if clock is not None else None
     try:
         with client.chat.stream(message, session_id=session_id, extra_headers=headers) as stream:
             request_id = stream.request_id
             for raw, event in stream.iter_with_raw():
-                watch.event(event)
+                if watch is not None:
+                    watch.event(event)
                 events.append(SentEvent(raw.name, raw.data, json_value(raw.data), event))
             turn = stream.until_done()
     except StreamError as error:
@@ -160,7 +162,12 @@ def _observe(
     except SilviaError as error:  # before any event
         return no_stream(message, session_id, error, wire, watch)
     observation = Observation(
-        message, tuple(events), turn, request_id=request_id, wire=wire, timings=watch.timings()
+        message,
+        tuple(events),
+        turn,
+        request_id=request_id,
+        wire=wire,
+        timings=turn_timings(turn, watch),
     )
     if reload and observation.complete and observation.session_id:
         observation = reload_session(client, observation)
@@ -307,7 +314,7 @@ async def aobserve(
     headers: Mapping[str, str] | None = None,
     reload: bool = True,
     recorder: RecordingTransport | None = None,
-    clock: Clock = time.perf_counter,
+    clock: Clock | None = None,
 ) -> Observation:
     """The async twin of `observe`, through an `AsyncSilviaClient`."""
     with _capturing(recorder) as capture:
@@ -321,18 +328,19 @@ async def _aobserve(
     session_id: str | None,
     headers: Mapping[str, str] | None,
     reload: bool,
-    clock: Clock,
+    clock: Clock | None,
 ) -> Observation:
     wire = client.wire
     events: list[SentEvent] = []
-    watch = Stopwatch(clock)
+    watch = Stopwatch(clock) if clock is not None else None
     try:
         async with client.chat.stream(
             message, session_id=session_id, extra_headers=headers
         ) as stream:
             request_id = stream.request_id
             async for raw, event in stream.aiter_with_raw():
-                watch.event(event)
+                if watch is not None:
+                    watch.event(event)
                 events.append(SentEvent(raw.name, raw.data, json_value(raw.data), event))
             turn = await stream.until_done()
     except StreamError as error:
@@ -340,7 +348,12 @@ async def _aobserve(
     except SilviaError as error:  # before any event
         return no_stream(message, session_id, error, wire, watch)
     observation = Observation(
-        message, tuple(events), turn, request_id=request_id, wire=wire, timings=watch.timings()
+        message,
+        tuple(events),
+        turn,
+        request_id=request_id,
+        wire=wire,
+        timings=turn_timings(turn, watch),
     )
     if reload and observation.complete and observation.session_id:
         observation = await areload_session(client, observation)

@@ -25,7 +25,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from .. import __version__
-from ._timing import ObservedTimings
+from ..chat import Timings
 from .checker import RuleOutcome, Status, prompt_rules
 from .rules import EXPECTATIONS, TIMING, Finding, Rule
 from .runner import PromptResult, RunResult
@@ -79,7 +79,17 @@ def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f} s"
 
 
-def format_timings(timings: ObservedTimings | None) -> str:
+def _timings_dict(timings: Timings | None) -> dict[str, float | None] | None:
+    if timings is None:
+        return None
+    return {
+        "first_byte": timings.first_byte,
+        "first_text": timings.first_text,
+        "done": timings.done,
+    }
+
+
+def format_timings(timings: Timings | None) -> str:
     """`first text 0.12 s, done 1.30 s` (`-` for a moment the turn never reached)."""
     if timings is None:
         return "no timings"
@@ -244,7 +254,7 @@ def json_report(run: RunResult) -> dict[str, object]:
                 "session_id": observation.session_id,
                 "request_id": observation.request_id,
                 "complete": observation.complete,
-                "timings": None if observation.timings is None else observation.timings.to_dict(),
+                "timings": _timings_dict(observation.timings),
                 "events": len(observation.events),
                 "ok": result.result.ok,
                 "rules": statuses,

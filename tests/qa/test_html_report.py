@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from silvia_client.qa import ObservedTimings, PromptResult, RunResult, Script, check
+from silvia_client.chat import Timings
+from silvia_client.qa import PromptResult, RunResult, Script, check
 from silvia_client.qa._html import html_report
 from silvia_client.qa.script import Expectations, Prompt
 
@@ -84,7 +85,7 @@ def hostile_result(number: int, p: str) -> PromptResult:
     ]
     # Providers ("plaid", "snaptrade") only in the targets, where no report may show them.
     events = turn_events(streamed, text=f"Answer {p}", message={"target": p})
-    timings = ObservedTimings(0.01 * number, 0.02 * number, 0.1 * number)  # for the chart
+    timings = Timings(0.01 * number, 0.02 * number, 0.1 * number)  # for the chart
     observation = replace(observe_events(events, prompt=f"Ask {p}"), timings=timings)
     prompt = Prompt(id=f"{number}-{p}", message=f"Ask {p}", scenario=p)  # ids are checked
     return PromptResult(prompt, observation, check(observation))

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from silvia_client.chat import DoneEvent, SessionEvent, TextEvent
+from silvia_client.chat import DoneEvent, SessionEvent, TextEvent, Timings
 from silvia_client.qa import (
     TIMING,
     Observation,
-    ObservedTimings,
     Observer,
     check,
     observation_from_turn,
+    observe_recording,
 )
 from silvia_client.qa._timing import Stopwatch
 from silvia_client.qa.script import Expectations
@@ -34,7 +34,7 @@ class FakeClock:
 def test_the_stopwatch_notes_the_first_event_the_first_text_and_done() -> None:
     clock = FakeClock()
     watch = Stopwatch(clock)
-    assert watch.timings() == ObservedTimings(None, None, None)
+    assert watch.timings() == Timings(None, None, None)
     clock.now = 100.5
     watch.event(SessionEvent(session_id="s"))
     clock.now = 101.0
@@ -43,10 +43,10 @@ def test_the_stopwatch_notes_the_first_event_the_first_text_and_done() -> None:
     watch.event(TextEvent(text="Hi"))
     clock.now = 102.0
     watch.event(TextEvent(text=" there"))
-    assert watch.timings() == ObservedTimings(0.5, 1.25, None)  # a partial turn keeps these
+    assert watch.timings() == Timings(0.5, 1.25, None)  # a partial turn keeps these
     clock.now = 103.0
     watch.event(DoneEvent())
-    assert watch.timings() == ObservedTimings(0.5, 1.25, 3.0)
+    assert watch.timings() == Timings(0.5, 1.25, 3.0)
 
 
 def _observed(pace: float = 0.0) -> Observation:
@@ -126,3 +126,16 @@ def test_timings_in_the_prompt_list(tmp_path: Path, capsys: pytest.CaptureFixtur
     line = next(line for line in out.splitlines() if line.strip().startswith("1  p  "))
     assert "[first text " in line
     assert ", done " in line
+
+
+def test_a_live_turn_is_timed_by_the_sdk_a_recorded_one_by_its_recording() -> None:
+    with Observer.reference(server=ReferenceServer(pace=0.01), record=True) as qa:
+        live = qa.observe("hi", scenario="account")
+    assert live.timings is live.turn.timings  # Turn.timings, as the SDK took them
+    replayed = observe_recording(live.to_recording())
+    assert replayed.timings is not None
+    assert replayed.timings is not replayed.turn.timings  # the replay's own would be ~0 s
+    recorded_done = next(
+        chunk.at for chunk in live.to_recording().response.chunks if b"event: done" in chunk.data
+    )
+    assert replayed.timings.done == recorded_done
