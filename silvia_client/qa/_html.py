@@ -106,9 +106,9 @@ def _verdict(result: PromptResult) -> tuple[str, str]:
 
 
 def _seconds(value: float | None) -> str:
-    if value is None:
-        return "not reached"
-    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+    from .report import seconds_text
+
+    return seconds_text(value, "not reached")
 
 
 def _spread(values: Sequence[float]) -> str:

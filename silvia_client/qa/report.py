@@ -37,6 +37,7 @@ __all__ = [
     "format_timings",
     "json_report",
     "junit_xml",
+    "seconds_text",
     "stop_line",
     "turn_ids",
     "write_html",
@@ -75,8 +76,11 @@ def format_finding(finding: Finding, prompt: str | None = None) -> str:
     )
 
 
-def _seconds(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f} s"
+def seconds_text(value: float | None, never: str = "-") -> str:
+    """`70 ms` under a second, `1.25 s` from one on; `never` for a moment not reached."""
+    if value is None:
+        return never
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
 
 
 def _timings_dict(timings: Timings | None) -> dict[str, float | None] | None:
@@ -90,10 +94,10 @@ def _timings_dict(timings: Timings | None) -> dict[str, float | None] | None:
 
 
 def format_timings(timings: Timings | None) -> str:
-    """`first text 0.12 s, done 1.30 s` (`-` for a moment the turn never reached)."""
+    """`first text 120 ms, done 1.30 s` (`-` for a moment the turn never reached)."""
     if timings is None:
         return "no timings"
-    return f"first text {_seconds(timings.first_text)}, done {_seconds(timings.done)}"
+    return f"first text {seconds_text(timings.first_text)}, done {seconds_text(timings.done)}"
 
 
 def stop_line(run: RunResult) -> str | None:
