@@ -66,6 +66,9 @@ class Group:
     blind: Mapping[str, str] = field(default_factory=dict)  # test id -> why mutmut can't run it
 
 
+# The views' tests, for the `_repr_html_` and `_repr_markdown_` of turns and messages.
+VIEWS = ("tests/display/test_html.py", "tests/display/test_markdown.py")
+
 GROUPS: dict[str, Group] = {
     "citations": Group(
         modules=(
@@ -87,6 +90,27 @@ GROUPS: dict[str, Group] = {
                 "checks the warning's stacklevel, which mutmut's wrapper frame shifts"
             ),
         },
+    ),
+    "rows": Group(
+        modules=("citations/_rows.py",),
+        tests=("tests/citations", "tests/test_fast_paths.py"),
+    ),
+    "sse": Group(
+        modules=("_sse.py",),
+        tests=("tests/test_sse.py", "tests/test_sse_limit.py", "tests/test_fast_paths.py"),
+    ),
+    "turn": Group(
+        modules=("chat/_turn.py",),
+        tests=(
+            "tests/client/test_turn.py",
+            "tests/client/test_timings.py",
+            "tests/client/test_targets_as_sent.py",
+            *VIEWS,
+        ),
+    ),
+    "sessions": Group(
+        modules=("sessions.py",),
+        tests=("tests/client/test_sessions.py", "tests/client/test_targets_as_sent.py", *VIEWS),
     ),
 }
 
