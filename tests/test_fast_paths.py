@@ -32,6 +32,7 @@ from silvia_client import DEFAULT_WIRE, AsyncSilviaClient, SilviaClient, _json
 from silvia_client._gc import gc_paused
 from silvia_client._json import loads, reads_escapes_right
 from silvia_client._sse import EventTooLarge, SSEFields, SSEParser, iter_sse_fields
+from silvia_client.chat._turn import TurnBuilder
 from silvia_client.chat.events import (
     CitationEvent,
     DoneEvent,
@@ -39,6 +40,7 @@ from silvia_client.chat.events import (
     TextEvent,
     UnknownEvent,
     decode_event,
+    event_decoder,
 )
 from silvia_client.citations import Citation, InlineCitation, _rows, parse_citation_target
 from silvia_client.citations._rows import (
@@ -46,6 +48,7 @@ from silvia_client.citations._rows import (
     citation_from_json,
     load_json_citations,
 )
+from silvia_client.errors import StreamError, StreamTooLargeError
 from silvia_client.sessions import parse_session, read_session
 
 # --- JSON -------------------------------------------------------------------------
@@ -569,10 +572,12 @@ def test_a_shared_fields_set_refuses_to_change() -> None:
     assert second.model_fields_set == {"type", "source", "title", "target", "offset"}
 
 
-def test_the_table_of_shared_fields_sets_stays_bounded() -> None:
-    for number in range(3 * _rows._FIELDS_SETS_MAX):
+def test_the_tables_of_row_shapes_stay_bounded() -> None:
+    for number in range(3 * _rows._SHAPES_MAX):
         citation_from_json(Citation, {"source": "s", f"extra_{number}": 1})
-    assert len(_rows._FIELDS_SETS) <= _rows._FIELDS_SETS_MAX
+        citation_from_json(InlineCitation, {"source": "s", f"extra_{number}": 1}, 4)
+    assert len(_rows._CITATION_SHAPES) <= _rows._SHAPES_MAX
+    assert len(_rows._INLINE_CITATION_SHAPES) <= _rows._SHAPES_MAX
 
 
 def test_citation_from_json_equals_model_validate_on_a_stored_row() -> None:
@@ -722,8 +727,19 @@ def quick_sse(chunks: list[bytes], limit: int | None) -> tuple[list[SSEFields], 
     return events, False
 
 
+# Whole lines and events as a server writing plainly sends them, which the loop
+# reads a run at a time (`_sse._canonical_run`), mixed with the pieces above.
+CANONICAL = [
+    'event: text\ndata: {"text":"caf\u00e9 "}\n\n', "event: a\ndata: b\n\n", ": ping\n", "\n",
+    "event: x\ndata: \n\n", "event: \ndata: x\n\n", "event:  y\ndata:  {}\n\n", ":\n",
+    'event: text\ndata: {"text":"a\\"b"}\n\n',
+    "event: " + "n" * 30 + "\ndata: " + "d" * 30 + "\n\n",
+]  # fmt: skip
+
+
 def sse_body(data: st.DataObject) -> bytes:
-    text = "".join(data.draw(st.lists(st.sampled_from(PIECES), max_size=30)))
+    pieces = st.sampled_from(PIECES) | st.sampled_from(CANONICAL)
+    text = "".join(data.draw(st.lists(pieces, max_size=30)))
     body = data.draw(st.sampled_from([b"", b"\xef\xbb\xbf", b"\xef\xbb"])) + text.encode()
     return body + data.draw(st.sampled_from([b"", b"\xff", b"\xe2\x82"]))
 
@@ -739,8 +755,28 @@ def test_sse_reads_as_the_plain_algorithm(data: st.DataObject) -> None:
     # The one loop (`_sse._read_events`): any body, cut anywhere, with or without a
     # limit, reads as the spec's algorithm reads the whole of it.
     body = sse_body(data)
-    limit = data.draw(st.none() | st.integers(0, 40))
+    limit = data.draw(st.none() | st.integers(0, 40) | st.integers(40, 200))
     assert quick_sse(cut(body, data), limit) == plain_sse(body, limit)
+
+
+@settings(max_examples=400)
+@given(st.data())
+def test_each_event_comes_with_the_chunk_that_ends_it(data: st.DataObject) -> None:
+    # Nothing waits for a later chunk: after each chunk, the events read are those
+    # of the body so far (a run's rest is kept only if no event ends in it).
+    chunks = cut(sse_body(data), data)
+    limit = data.draw(st.none() | st.integers(30, 200))
+    parser = SSEParser(max_event_bytes=limit)
+    read: list[SSEFields] = []
+    for end in range(1, len(chunks) + 1):
+        expected, over = plain_sse(b"".join(chunks[:end]), limit)
+        try:
+            read += parser.feed_fields(chunks[end - 1])
+        except EventTooLarge:
+            assert over
+        assert read == expected
+        if over:
+            break
 
 
 @settings(max_examples=300)
@@ -833,3 +869,148 @@ def test_a_stream_reads_the_same_with_or_without_content_encoding(encoding: str 
 
     turn = asyncio.run(read())
     assert (turn.text, turn.session_id, turn.complete) == ("café ok", "s1", True)
+
+
+# --- the chat stream's quick reading ----------------------------------------------
+# The stream reads runs of canonical events by regular expression, and text events
+# of the plain shape straight off the wire (`EventDecoder.quick`): any body, cut
+# anywhere, must give the events that the spec's algorithm and `decode_event` give.
+
+_TEXTS = st.text(max_size=8) | st.sampled_from(['a"b', "a\\b", "\\u00e9", "\x1f", "\ud800", "€"])
+
+
+def _text_data(text: str, style: int) -> str:
+    if style == 0:  # as a server writes it compactly: the shortcut's shape, when it can be
+        return json.dumps({"text": text}, separators=(",", ":"), ensure_ascii=False)
+    if style == 1:
+        return json.dumps({"text": text})  # spaced, escaped: the general way
+    return '{"text":"' + text + '"}'  # raw: not always JSON, or not this text
+
+
+_CHAT_ELEMENTS = st.one_of(
+    st.builds(
+        lambda text, style: f"event: text\ndata: {_text_data(text, style)}\n\n",
+        _TEXTS,
+        st.integers(0, 2),
+    ),
+    ROWS.map(lambda row: "event: citation\ndata: " + json.dumps({"citation": row}) + "\n\n"),
+    st.sampled_from(
+        [
+            ": ping\n\n",
+            "\n",
+            'event: session\ndata: {"sessionId":"s1"}\n\n',
+            "event: done\ndata: {}\n\n",
+            "event: tool\ndata: {}\n\n",
+            "event: text\ndata: [1]\n\n",
+            'event: text\r\ndata: {"text":"crlf"}\r\n\r\n',
+            'id: 7\nevent: text\ndata: {"text":"x"}\n\n',
+        ]
+    ),
+    st.sampled_from(PIECES),
+)
+
+
+def _expected_chat(body: bytes, limit: int) -> tuple[list[object], str]:
+    """The events a stream must yield, and how it ends, by the plain algorithm."""
+    events, over = plain_sse(body, limit)
+    builder = TurnBuilder()
+    expected: list[object] = []
+    for name, data, _, _ in events:
+        event = decode_event(name, data, DEFAULT_WIRE, builder.text_length)
+        builder.apply(event)
+        expected.append(event)
+        if isinstance(event, DoneEvent):
+            return expected, "done"
+    return expected, "too large" if over else "incomplete"
+
+
+def _chat_client(chunks: list[bytes], limit: int) -> tuple[SilviaClient, AsyncSilviaClient]:
+    headers = {"content-type": "text/event-stream"}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers=headers, content=iter(chunks))
+
+    async def ahandler(request: httpx.Request) -> httpx.Response:
+        async def body() -> Any:
+            for chunk in chunks:
+                yield chunk
+
+        return httpx.Response(200, headers=headers, content=body())
+
+    options = {"base_url": "https://silvia.test", "max_event_bytes": limit, "max_retries": 0}
+    return (
+        SilviaClient(**options, http_client=httpx.Client(transport=httpx.MockTransport(handler))),
+        AsyncSilviaClient(
+            **options, http_client=httpx.AsyncClient(transport=httpx.MockTransport(ahandler))
+        ),
+    )
+
+
+def _ending(error: StreamError | None) -> str:
+    if error is None:
+        return "done"
+    return "too large" if isinstance(error, StreamTooLargeError) else "incomplete"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_chat_stream_reads_as_the_plain_algorithm_and_decode_event(data: st.DataObject) -> None:
+    text = "".join(data.draw(st.lists(_CHAT_ELEMENTS, max_size=25)))
+    body = data.draw(st.sampled_from([b"", b"\xef\xbb\xbf"])) + text.encode(
+        "utf-8", "surrogatepass"
+    )
+    limit = data.draw(st.sampled_from([10**9, 4096]) | st.integers(1, 300))
+    chunks = cut(body, data)
+    expected, ending = _expected_chat(body, limit)
+    sync, asynchronous = _chat_client(chunks, limit)
+
+    read: list[object] = []
+    error: StreamError | None = None
+    with sync:
+        try:
+            for event in sync.chat.stream("hi"):
+                read.append(event)
+        except StreamError as failure:
+            error = failure
+        assert (read, _ending(error)) == (expected, ending)
+
+        # Every event decoded by name and data, each beside its own (no shortcut).
+        raw: list[tuple[str, str]] = []
+        read = []
+        try:
+            with sync.chat.stream("hi") as stream:
+                for sent, event in stream.iter_with_raw():
+                    raw.append((sent.name, sent.data))
+                    read.append(event)
+        except StreamError:
+            pass
+        plain = [(name, value) for name, value, _, _ in plain_sse(body, limit)[0]]
+        assert (raw, read) == (plain[: len(expected)], expected)
+
+    async def aread() -> tuple[list[object], StreamError | None]:
+        events: list[object] = []
+        async with asynchronous:
+            try:
+                async for event in asynchronous.chat.stream("hi"):
+                    events.append(event)
+            except StreamError as failure:
+                return events, failure
+        return events, None
+
+    events, failure = asyncio.run(aread())
+    assert (events, _ending(failure)) == (expected, ending)
+
+
+@given(_TEXTS | JSON_TEXTS, st.integers(0, 2))
+def test_the_text_shortcut_reads_what_decode_event_reads(text: str, style: int) -> None:
+    data = _text_data(text, style) if style < 3 else text
+    quick = event_decoder(DEFAULT_WIRE).quick
+    element = f"event: text\ndata: {data}\n\n"
+    if "\n" in data or "\r" in data:
+        return  # not one canonical event
+    (read,) = quick.findall(element)
+    shortcut, name, _ = read
+    if not name:  # the shortcut read it
+        assert TextEvent(shortcut) == decode_event("text", data, DEFAULT_WIRE)
+    else:
+        assert read == ("", "text", data)

@@ -170,14 +170,17 @@ class TurnBuilder:
         self.first_text_at: float | None = None
         self.done_at: float | None = None
 
+    def add_text(self, text: str) -> None:
+        """`apply(TextEvent(text))`: the stream's loop calls it for the text it read."""
+        self._text.append(text)
+        self.text_length += len(text)
+        if self.first_text_at is None:
+            self.first_text_at = perf_counter()
+
     def apply(self, event: ChatEvent) -> None:
         # Ordered by how often each event arrives.
         if isinstance(event, TextEvent):
-            text = event.text
-            self._text.append(text)
-            self.text_length += len(text)
-            if self.first_text_at is None:
-                self.first_text_at = perf_counter()
+            self.add_text(event.text)
         elif isinstance(event, CitationEvent):
             self._inline.append(event.citation)
         elif isinstance(event, CitationsSummaryEvent):

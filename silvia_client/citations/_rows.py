@@ -15,9 +15,11 @@ a list of rows, which report each bad row and keep the rest.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable
-from typing import Annotated, Any, Final, NoReturn, TypeVar
+from types import MemberDescriptorType
+from typing import Annotated, Any, Final, NoReturn, TypeAlias, TypeVar
 
 from pydantic import BaseModel, ConfigDict, PlainSerializer, PlainValidator, ValidationError
 
@@ -209,24 +211,44 @@ for _name in (
 ):
     setattr(_SharedFieldsSet, _name, _refuse)
 
-# The shared fields-sets, by the row's keys in order (and "offset" when it is
-# set from outside the row). Bounded, as `_JSON_TARGETS` is.
-_FIELDS_SETS: dict[tuple[str, ...], _SharedFieldsSet] = {}
-_FIELDS_SETS_MAX = 512
+# What rows with the same keys, in the same order, have in common, by model: the
+# shared fields-set and the names of the extras. By the row's keys (and "offset"
+# last when it is set from outside the row). Bounded, as `_JSON_TARGETS` is.
+_Shape: TypeAlias = "tuple[_SharedFieldsSet, tuple[str, ...]]"
+_CITATION_SHAPES: dict[tuple[str, ...], _Shape] = {}
+_INLINE_CITATION_SHAPES: dict[tuple[str, ...], _Shape] = {}
+_SHAPES_MAX = 512
 
 
-def _new_fields_set(names: tuple[str, ...]) -> _SharedFieldsSet:
-    if len(_FIELDS_SETS) >= _FIELDS_SETS_MAX:
-        _FIELDS_SETS.clear()
-    fields_set = _FIELDS_SETS[names] = _SharedFieldsSet(names)
-    return fields_set
+def _new_shape(
+    shapes: dict[tuple[str, ...], _Shape], names: tuple[str, ...], model: type[Citation]
+) -> _Shape:
+    if len(shapes) >= _SHAPES_MAX:
+        shapes.clear()
+    fields = model.model_fields
+    extra_names = tuple(name for name in names if name not in fields)
+    shape = shapes[names] = (_SharedFieldsSet(names), extra_names)
+    return shape
 
 
 _OFFSET_UNSET: Final[Any] = object()
-_CITATION_FIELDS = frozenset({"source", "title", "cited_text", "target"})
-_INLINE_CITATION_FIELDS = _CITATION_FIELDS | {"offset"}
 _new_object = object.__new__
 _set_attribute = object.__setattr__
+
+
+def _slot_setter(name: str) -> Callable[[Any, Any], None]:
+    """A quick way to set a row's `name` slot: its descriptor's own setter, if it is one."""
+    descriptor = inspect.getattr_static(InlineCitation, name)
+    if isinstance(descriptor, MemberDescriptorType) and descriptor is inspect.getattr_static(
+        Citation, name
+    ):
+        return descriptor.__set__  # a third of `object.__setattr__`'s cost
+    return lambda row, value: _set_attribute(row, name, value)
+
+
+_set_extra = _slot_setter("__pydantic_extra__")
+_set_fields_set = _slot_setter("__pydantic_fields_set__")
+_set_private = _slot_setter("__pydantic_private__")
 
 
 def _prime(model: type[Citation]) -> None:
@@ -289,7 +311,7 @@ def citation_from_json(
             and (cited_text is None or type(cited_text) is str)
         ):
             if model is InlineCitation:
-                fields = _INLINE_CITATION_FIELDS
+                shapes = _INLINE_CITATION_SHAPES
                 if offset is _OFFSET_UNSET:
                     names = tuple(row)
                     offset = get("offset")
@@ -299,16 +321,18 @@ def citation_from_json(
                     names = (*row, "offset")
                     ok = True
             else:
-                fields = _CITATION_FIELDS
+                shapes = _CITATION_SHAPES
                 names = tuple(row)
                 ok = offset is _OFFSET_UNSET
             if ok:
-                fields_set = _FIELDS_SETS.get(names) or _new_fields_set(names)  # never empty
+                fields_set, extra_names = shapes.get(names) or _new_shape(shapes, names, model)
                 target = get("target")
                 # A new dict rather than a copy of the row: one built of strings and
                 # numbers is not tracked by the garbage collector, while a copy of a
                 # row that held an object (its target) is, until a full collection.
-                extra = {key: value for key, value in row.items() if key not in fields}
+                extra = {}
+                for name in extra_names:  # a comprehension is a call more, in 3.11
+                    extra[name] = row[name]
                 # What `BaseModel.model_construct` does, minus its per-call overhead,
                 # and with the fields set one by one: so they stay in the instance's
                 # own slots (see `_prime`), not in a dict the collector tracks.
@@ -316,14 +340,17 @@ def citation_from_json(
                 _set_attribute(citation, "source", source)
                 _set_attribute(citation, "title", title)
                 _set_attribute(citation, "cited_text", cited_text)
-                _set_attribute(
-                    citation, "target", None if target is None else _target_from_json(target)
-                )
+                if target is not None:
+                    try:  # `_target_from_json`, its usual case inlined
+                        target = _JSON_TARGETS[tuple(target.items())]
+                    except (AttributeError, KeyError, TypeError):
+                        target = _target_from_json(target)
+                _set_attribute(citation, "target", target)
                 if model is InlineCitation:
                     _set_attribute(citation, "offset", offset)
-                _set_attribute(citation, "__pydantic_extra__", extra)
-                _set_attribute(citation, "__pydantic_fields_set__", fields_set)
-                _set_attribute(citation, "__pydantic_private__", None)
+                _set_extra(citation, extra)
+                _set_fields_set(citation, fields_set)
+                _set_private(citation, None)
                 return citation
     if offset is not _OFFSET_UNSET:
         row = {**row, "offset": offset}  # type: ignore[dict-item]
