@@ -41,7 +41,7 @@ from ..errors import (
     StreamTooLargeError,
 )
 from ._turn import Turn, TurnBuilder
-from .events import ChatEvent, ErrorEvent, TextEvent, event_decoder
+from .events import ChatEvent, CitationEvent, ErrorEvent, TextEvent, event_decoder
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -71,6 +71,8 @@ class _StreamState:
         self._call = call
         self._decode_event = event_decoder(errors.wire)
         self._quick = self._decode_event.quick  # the SSE reader's pattern (`EventDecoder.quick`)
+        self._citation_name = errors.wire.events.citation  # read by `EventDecoder.citation`
+        self._read_citation = self._decode_event.citation
         self._builder = TurnBuilder(session_id)
         self._failure: StreamError | None = None
         self._turn: Turn | None = None
@@ -127,6 +129,7 @@ class _StreamState:
 
         self._decode_event = recording  # type: ignore[assignment]
         self._quick = quick_pattern()  # no shortcut: every event goes through `recording`
+        self._citation_name = ""  # nor this one: no event is called that
 
     def _scrubbed(self, event: ErrorEvent) -> ErrorEvent:
         """The `error` event, its server text scrubbed in place before anyone sees it.
@@ -253,7 +256,10 @@ class ChatStream(_StreamState):
         # `EventDecoder.quick`), and cannot end the turn.
         self._began = True
         builder = self._builder
-        decode, apply, add_text = self._decode_event, builder.apply, builder.add_text
+        decode, apply = self._decode_event, builder.apply
+        pieces, inline = builder.pieces, builder.inline
+        add_piece = pieces.append
+        citation_name, read_citation = self._citation_name, self._read_citation
         call = self._call
         chunks = batches = None
         try:
@@ -261,9 +267,19 @@ class ChatStream(_StreamState):
             batches = iter_sse_batches(chunks, self._quick, max_event_bytes=call.max_event_bytes)
             for batch in batches:
                 for text, name, data in batch:
-                    if not name:
-                        add_text(text)
+                    if not name:  # `builder.add_text(text)`, inlined
+                        if not pieces:
+                            builder.first_text()
+                        add_piece(text)
                         yield TextEvent(text)
+                        continue
+                    if name == citation_name:  # `apply(decode(...))`, inlined
+                        citation = read_citation(data, builder.text_length)
+                        if type(citation) is CitationEvent:
+                            inline.append(citation.citation)
+                        else:
+                            apply(citation)
+                        yield citation
                         continue
                     event = decode(name, data, builder.text_length)
                     apply(event)
@@ -404,7 +420,10 @@ class AsyncChatStream(_StreamState):
     async def _read(self, response: httpx.Response) -> AsyncIterator[ChatEvent]:
         self._began = True
         builder = self._builder
-        decode, apply, add_text = self._decode_event, builder.apply, builder.add_text
+        decode, apply = self._decode_event, builder.apply
+        pieces, inline = builder.pieces, builder.inline
+        add_piece = pieces.append
+        citation_name, read_citation = self._citation_name, self._read_citation
         call = self._call
         chunks = batches = None
         try:
@@ -412,9 +431,19 @@ class AsyncChatStream(_StreamState):
             batches = aiter_sse_batches(chunks, self._quick, max_event_bytes=call.max_event_bytes)
             async for batch in batches:
                 for text, name, data in batch:
-                    if not name:
-                        add_text(text)
+                    if not name:  # `builder.add_text(text)`, inlined
+                        if not pieces:
+                            builder.first_text()
+                        add_piece(text)
                         yield TextEvent(text)
+                        continue
+                    if name == citation_name:  # `apply(decode(...))`, inlined
+                        citation = read_citation(data, builder.text_length)
+                        if type(citation) is CitationEvent:
+                            inline.append(citation.citation)
+                        else:
+                            apply(citation)
+                        yield citation
                         continue
                     event = decode(name, data, builder.text_length)
                     apply(event)

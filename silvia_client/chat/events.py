@@ -296,7 +296,13 @@ class EventDecoder:
                 text = value.get(self._text_key)
                 if type(text) is str:
                     return TextEvent(text)
-        elif name == self._citation and _rows is not None:
+        elif name == self._citation:
+            return self.citation(data, offset)
+        return self._general(name, data, offset)
+
+    def citation(self, data: str, offset: int) -> ChatEvent:
+        """`self(<the citation event's name>, data, offset)`: the stream's loop calls it."""
+        if _rows is not None:
             try:
                 value = _parse(data)
                 row = value.get(self._citation_key) if type(value) is dict else None
@@ -306,6 +312,10 @@ class EventDecoder:
                     )
             except Exception:
                 pass  # a row pydantic refuses, say: the general way gives the `MalformedEvent`
+        return self._general(self._citation, data, offset)
+
+    def _general(self, name: str, data: str, offset: int) -> ChatEvent:
+        """The general way: `loads`, then the event's reader (see `_readers`)."""
         reader = self._readers.get(name)
         if reader is None:
             return UnknownEvent(name, data)
