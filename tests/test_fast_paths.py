@@ -15,6 +15,7 @@ import copy
 import gc
 import gzip
 import json
+import logging
 import pickle
 import re
 from contextlib import suppress
@@ -1014,3 +1015,34 @@ def test_the_text_shortcut_reads_what_decode_event_reads(text: str, style: int) 
         assert TextEvent(shortcut) == decode_event("text", data, DEFAULT_WIRE)
     else:
         assert read == ("", "text", data)
+
+
+def test_a_session_logs_its_bad_rows_after_the_collectors_pause() -> None:
+    # A logging handler is the caller's code: it runs with the collector on, and
+    # gets the warning each list with bad rows gives, as `load_citations` logs it.
+    records: list[tuple[str, bool]] = []
+
+    class Handler(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append((record.getMessage(), gc.isenabled()))
+
+    body = {
+        "session": {"id": "s"},
+        "messages": [
+            {"role": "assistant", "citations": [{"title": "no source"}, "x"]},
+            {"role": "assistant", "inline_citations": [{"source": 5}], "citations": []},
+        ],
+    }
+    logger = logging.getLogger("silvia_client")
+    handler = Handler()
+    logger.addHandler(handler)
+    try:
+        read_session(json.dumps(body).encode(), "s")
+        parse_session(body, "s")
+    finally:
+        logger.removeHandler(handler)
+    expected = [
+        ("skipped 2 malformed citation row(s)", True),
+        ("skipped 1 malformed citation row(s)", True),
+    ]
+    assert records == expected * 2

@@ -38,6 +38,7 @@ __all__ = [
 ]
 
 logger = logging.getLogger("silvia_client")
+SKIPPED = "skipped %d malformed citation row(s)"  # the warning, with the count of bad rows
 
 
 def _target_to_wire(target: CitationTarget | None) -> dict[str, object] | None:
@@ -358,7 +359,10 @@ def citation_from_json(
 
 
 def _load(
-    rows: object, model: type[CitationT], read: Callable[[type[CitationT], object], CitationT]
+    rows: object,
+    model: type[CitationT],
+    read: Callable[[type[CitationT], object], CitationT],
+    skipped: list[int] | None = None,
 ) -> CitationRows[CitationT]:
     if rows is None:
         return CitationRows(())
@@ -374,7 +378,10 @@ def _load(
         except Exception as error:  # a mapping whose own methods fail is a bad row too
             bad.append(RowError(index, f"unreadable row: {type(error).__name__}", row))
     if bad:
-        logger.warning("skipped %d malformed citation row(s)", len(bad))
+        if skipped is None:
+            logger.warning(SKIPPED, len(bad))
+        else:
+            skipped.append(len(bad))
     return CitationRows(tuple(good), tuple(bad))
 
 
@@ -397,6 +404,13 @@ def load_citations(rows: object, model: type[CitationT]) -> CitationRows[Citatio
     return _load(rows, model, _validate)
 
 
-def load_json_citations(rows: object, model: type[CitationT]) -> CitationRows[CitationT]:
-    """`load_citations` for rows straight from `json.loads` (see `citation_from_json`)."""
-    return _load(rows, model, citation_from_json)
+def load_json_citations(
+    rows: object, model: type[CitationT], skipped: list[int] | None = None
+) -> CitationRows[CitationT]:
+    """`load_citations` for rows straight from `json.loads` (see `citation_from_json`).
+
+    With `skipped`, the count of bad rows is appended to it rather than logged:
+    a reader that runs with the collector paused logs once the pause is over,
+    so that no logging handler (the caller's code) runs inside it.
+    """
+    return _load(rows, model, citation_from_json, skipped)
