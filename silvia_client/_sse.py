@@ -107,6 +107,12 @@ def _limit(max_event_bytes: int | None) -> int:
 # reader has made every CR and CRLF an LF before it looks.
 _CARRY_MAX = 64 * 1024  # the longest rest of a chunk kept for the next one (characters)
 _REPEAT_MAX = 2**31 - 1  # any longer line is not in a run: the general loop reads it
+# A long text (a body read whole) is read a window of this many characters at a
+# time: what the expressions hold, and each list of events, stays bounded.
+_RUN_WINDOW = 64 * 1024
+# Possessive (never backtracking, so holding nothing per event matched) where the
+# `re` module knows it (3.11); a run is the same either way.
+_RUN_REPEAT = "*+" if sys.version_info >= (3, 11) else "*"
 
 
 @lru_cache(maxsize=16)
@@ -126,7 +132,7 @@ def _canonical_run(short: int) -> re.Pattern[str] | None:
         return f"{start}[^\n]{{{least},{most}}}\n"
 
     event = line("event: ", 1) + line("data: ") + "\n"
-    return re.compile("(?:" + event + "|" + line(":") + "|\n)*")
+    return re.compile("(?:" + event + "|" + line(":") + "|\n)" + _RUN_REPEAT)
 
 
 def quick_pattern(shortcut: str | None = None) -> re.Pattern[str]:
@@ -270,14 +276,25 @@ def _read_events(
                 text = "".join(partial)
                 partial = []
                 partial_bytes = 0
-            end = canonical.match(text).end()  # type: ignore[union-attr]
-            if end:
+            end = 0
+            while True:
+                window = end + _RUN_WINDOW
+                stop = canonical.match(text, end, window).end()  # type: ignore[union-attr]
+                if stop == end:
+                    break
+                if batch:
+                    yield batch  # the last window's
                 if quick is None:
                     batch = [
-                        (name, value, last_id, None) for name, value in _PLAIN.findall(text, 0, end)
+                        (name, value, last_id, None)
+                        for name, value in _PLAIN.findall(text, end, stop)
                     ]
                 else:
-                    batch = quick.findall(text, 0, end)
+                    batch = quick.findall(text, end, stop)
+                end = stop
+                if window >= len(text):
+                    break  # the run ended in the text, not at the window's end
+            if end:
                 text = text[end:]
             if len(text) <= carry_max and "\n\n" not in text:
                 # No event ends in the rest (an event cut by the chunk's end, say):

@@ -21,6 +21,7 @@ import re
 from contextlib import suppress
 from itertools import pairwise
 from typing import Any
+from unittest.mock import patch
 
 import httpx
 import pydantic_core
@@ -29,7 +30,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from silvia_client import DEFAULT_WIRE, AsyncSilviaClient, SilviaClient, _json
+from silvia_client import DEFAULT_WIRE, AsyncSilviaClient, SilviaClient, _json, _sse
 from silvia_client._gc import gc_paused
 from silvia_client._json import loads, reads_escapes_right
 from silvia_client._sse import EventTooLarge, SSEFields, SSEParser, iter_sse_fields
@@ -758,6 +759,17 @@ def test_sse_reads_as_the_plain_algorithm(data: st.DataObject) -> None:
     body = sse_body(data)
     limit = data.draw(st.none() | st.integers(0, 40) | st.integers(40, 200))
     assert quick_sse(cut(body, data), limit) == plain_sse(body, limit)
+
+
+@settings(max_examples=300)
+@given(st.data())
+def test_a_long_text_reads_the_same_a_window_at_a_time(data: st.DataObject) -> None:
+    # A chunk longer than `_RUN_WINDOW` (a body read whole) is read a window at a
+    # time; windows of any size, cutting events anywhere, read as the spec does.
+    body = sse_body(data)
+    limit = data.draw(st.none() | st.integers(30, 200))
+    with patch.object(_sse, "_RUN_WINDOW", data.draw(st.integers(1, 60))):
+        assert quick_sse(cut(body, data), limit) == plain_sse(body, limit)
 
 
 @settings(max_examples=400)
