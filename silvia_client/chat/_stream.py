@@ -260,6 +260,7 @@ class ChatStream(_StreamState):
         pieces, inline = builder.pieces, builder.inline
         add_piece = pieces.append
         citation_name, read_citation = self._citation_name, self._read_citation
+        length = builder.text_length  # the answer's, kept here: a citation's offset
         call = self._call
         chunks = batches = None
         try:
@@ -271,18 +272,21 @@ class ChatStream(_StreamState):
                         if not pieces:
                             builder.first_text()
                         add_piece(text)
+                        length += len(text)
                         yield TextEvent(text)
                         continue
                     if name == citation_name:  # `apply(decode(...))`, inlined
-                        citation = read_citation(data, builder.text_length)
+                        citation = read_citation(data, length)
                         if type(citation) is CitationEvent:
                             inline.append(citation.citation)
                         else:
                             apply(citation)
                         yield citation
                         continue
-                    event = decode(name, data, builder.text_length)
+                    event = decode(name, data, length)
                     apply(event)
+                    if type(event) is TextEvent:
+                        length += len(event.text)
                     if builder.error is None:
                         yield event
                         if builder.done:
@@ -424,6 +428,7 @@ class AsyncChatStream(_StreamState):
         pieces, inline = builder.pieces, builder.inline
         add_piece = pieces.append
         citation_name, read_citation = self._citation_name, self._read_citation
+        length = builder.text_length  # the answer's, kept here: a citation's offset
         call = self._call
         chunks = batches = None
         try:
@@ -435,18 +440,21 @@ class AsyncChatStream(_StreamState):
                         if not pieces:
                             builder.first_text()
                         add_piece(text)
+                        length += len(text)
                         yield TextEvent(text)
                         continue
                     if name == citation_name:  # `apply(decode(...))`, inlined
-                        citation = read_citation(data, builder.text_length)
+                        citation = read_citation(data, length)
                         if type(citation) is CitationEvent:
                             inline.append(citation.citation)
                         else:
                             apply(citation)
                         yield citation
                         continue
-                    event = decode(name, data, builder.text_length)
+                    event = decode(name, data, length)
                     apply(event)
+                    if type(event) is TextEvent:
+                        length += len(event.text)
                     if builder.error is None:
                         yield event
                         if builder.done:
