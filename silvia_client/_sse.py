@@ -105,7 +105,7 @@ def _limit(max_event_bytes: int | None) -> int:
 # An event is one `event` line (a name) and one `data` line, then a blank line;
 # between events, comment lines and blank lines. Line ends are LF here: the
 # reader has made every CR and CRLF an LF before it looks.
-_CARRY_MAX = 64 * 1024  # the longest rest of a chunk kept for the next one (characters)
+_HELD_MAX = 64 * 1024  # the longest rest of a chunk held for the next one (characters)
 _REPEAT_MAX = 2**31 - 1  # any longer line is not in a run: the general loop reads it
 # A long text (a body read whole) is read a window of this many characters at a
 # time: what the expressions hold, and each list of events, stays bounded.
@@ -194,7 +194,7 @@ def _read_events(
     # (4 bytes a character at most): no line in it needs measuring.
     short = limit // 4
     canonical = _canonical_run(short)
-    carry_max = min(short, _CARRY_MAX)
+    held_max = min(short, _HELD_MAX)
     # Bytes not decoded yet: the start of a UTF-8 character cut by the chunk,
     # or, before the first three bytes are in, what may be a byte-order mark.
     pending = b""
@@ -266,7 +266,7 @@ def _read_events(
             and not data
             and not event
             and retry is None
-            and (not partial or partial_bytes <= carry_max)
+            and (not partial or partial_bytes <= held_max)
         ):
             if held:
                 text = held + text
@@ -296,7 +296,7 @@ def _read_events(
                     break  # the run ended in the text, not at the window's end
             if end:
                 text = text[end:]
-            if len(text) <= carry_max and "\n\n" not in text:
+            if len(text) <= held_max and "\n\n" not in text:
                 # No event ends in the rest (an event cut by the chunk's end, say):
                 # it is held back, to be read with the next chunk.
                 held = text
