@@ -15,12 +15,18 @@ from types import MappingProxyType
 from ._derive import PORTFOLIO_SOURCE, SEARCH_WEB_SOURCE
 from ._faults import (
     DropMidEvent,
+    EchoToken,
     EndWithoutDone,
     HttpError,
+    KeepAliveForever,
+    SendEndlessLine,
     SendError,
+    SendGzipBomb,
     SendMalformed,
+    SendOversizedEvent,
     SendUnknown,
     Stall,
+    Trickle,
 )
 from ._scenario import Scenario
 from ._script import Checkpoint, Cite, PriorTurn, Say, ScriptItem
@@ -717,6 +723,7 @@ def _faults() -> list[Scenario]:
             script=_DEMO_SCRIPT,
             fault=EndWithoutDone(),
         ),
+        *_hostile(),
         Scenario(
             "status-401",
             "401 with a JSON error body: the token is not accepted.",
@@ -743,6 +750,57 @@ def _faults() -> list[Scenario]:
             "status-500",
             "500 with a JSON error body.",
             fault=HttpError(500, "api_error", "Internal server error."),
+        ),
+    ]
+
+
+def _hostile() -> list[Scenario]:
+    """A hostile server: each is what a client's limits, deadline or scrubber is for."""
+    return [
+        Scenario(
+            "fault-endless-line",
+            "After a citation, a `data:` line that never ends: only `max_event_bytes` stops it.",
+            script=_DEMO_SCRIPT,
+            fault=SendEndlessLine(after_events=12),
+        ),
+        Scenario(
+            "fault-oversized-event",
+            "After a citation, a well-formed 64 MiB `text` event, then the end without `done`.",
+            script=_DEMO_SCRIPT,
+            fault=SendOversizedEvent(after_events=12),
+        ),
+        Scenario(
+            "fault-gzip-bomb",
+            "A gzip body that inflates to 1 GiB after a citation; by header, the session body too.",
+            script=_DEMO_SCRIPT,
+            fault=SendGzipBomb(after_events=12),
+        ),
+        Scenario(
+            "fault-trickle",
+            "After a citation, a byte every 2 s forever: no idle timeout fires, a deadline must.",
+            script=_DEMO_SCRIPT,
+            fault=Trickle(after_events=12),
+        ),
+        Scenario(
+            "fault-keep-alive-forever",
+            "After a citation, a keep-alive every second forever: only a deadline ends the turn.",
+            script=_DEMO_SCRIPT,
+            fault=KeepAliveForever(after_events=12),
+        ),
+        Scenario(
+            "fault-echo-token",
+            "After a citation, an `error` event whose message holds the request's bearer token.",
+            script=_DEMO_SCRIPT,
+            fault=EchoToken(after_events=12),
+        ),
+        Scenario(
+            "fault-echo-token-401",
+            "401 whose JSON error message holds the request's bearer token.",
+            fault=EchoToken(
+                status=401,
+                error_type="authentication_error",
+                message="Invalid bearer token: {token}",
+            ),
         ),
     ]
 
