@@ -4,10 +4,10 @@
 its own (a fresh raw deflate stream, ended by a sync flush, so it refers to
 nothing before it and the reader can decode it at once), and the pieces,
 concatenated, are one valid deflate stream. That is what lets a bomb be one
-compressed segment sent again and again: `padding(data, times)` compresses
-`data` once and says how often to send the result, and the member's CRC-32
-over all those copies is computed from the CRC of one (`_crc32_repeated`),
-never by reading gigabytes.
+compressed segment sent again and again: `padding(line, total)` compresses a
+run of `line` once and says how often to send the result, and the member's
+CRC-32 over all those copies is computed from the CRC of one
+(`_crc32_repeated`), never by reading gigabytes.
 
 The CRC arithmetic is zlib's own (`crc32_combine`, in its `multmodp` and
 `x2nmodp` form): polynomials over GF(2) in the reflected bit order CRC-32 uses.
@@ -81,11 +81,18 @@ def _crc32_repeated(crc: int, length: int, times: int) -> int:
     return total
 
 
-@lru_cache(maxsize=16)
 def _compressed(data: bytes) -> bytes:
     """`data` as a raw deflate piece that refers to nothing before it and ends byte-aligned."""
     compressor = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
     return compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH)
+
+
+@lru_cache(maxsize=8)
+def _run(line: bytes) -> tuple[bytes, int, int]:
+    """A run of `line` about `_UNIT` long (one long run compresses best): its compressed
+    form, its CRC-32 and its length. Kept, so a bomb per request costs no compression."""
+    data = line * max(1, _UNIT // len(line))
+    return _compressed(data), zlib.crc32(data), len(data)
 
 
 @dataclass(frozen=True)
@@ -129,16 +136,16 @@ class GzipBody:
         """
         if not line:
             raise ValueError("padding needs at least one byte to repeat")
-        data = line * max(1, _UNIT // len(line))  # one long run compresses best
-        times, tail_length = divmod(total, len(data))
-        tail = data[:tail_length]
+        segment, crc, length = _run(line)
+        times, tail_length = divmod(total, length)
         if times:
-            repeated = _crc32_repeated(zlib.crc32(data), len(data), times)
-            self._crc = crc32_combine(self._crc, repeated, len(data) * times)
+            repeated = _crc32_repeated(crc, length, times)
+            self._crc = crc32_combine(self._crc, repeated, length * times)
+        tail = (line * (tail_length // len(line) + 1))[:tail_length]
         self._crc = zlib.crc32(tail, self._crc)
         self._size += total
         rest = _compressed(tail) if tail else b""
-        return self._opening(), Padding(_compressed(data), times, rest)
+        return self._opening(), Padding(segment, times, rest)
 
     def end(self) -> bytes:
         """The last bytes: an empty final block, the CRC-32 and the length (modulo 2^32)."""

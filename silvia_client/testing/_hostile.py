@@ -1,4 +1,4 @@
-"""What a hostile server sends: floods that only a client's limits or deadline can end.
+"""What a hostile server sends: floods only a client's limits or deadline can end, and its token.
 
 An endless line, an oversized event, a gzip bomb, a trickle, keep-alives
 forever, and an error that echoes the request's bearer token. Each places
