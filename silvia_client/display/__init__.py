@@ -5,7 +5,8 @@ Jupyter (`_repr_html_`, `_repr_markdown_`). Citations are numbered by source,
 in the order the answer first cites them (sources only the summary names come
 after), and labelled as `resolve_citation` labels them, so `provider` never
 shows. Everything that came from the server (text, titles, quoted text, URLs)
-is escaped: markup in it shows as text, bidi controls are dropped (`_bidi.py`),
+is escaped: markup in it shows as text, bidi controls are dropped
+(`strip_bidi_controls`, the rule every view applies, the `silvia` command's too),
 and only http(s) URLs and `/accounts/` paths ever become links. A Markdown link
 destination is percent-encoded where a reader could end or bend it, so every
 CommonMark reader and python-markdown reads the whole URL.
@@ -29,8 +30,10 @@ Where things are:
                   `marked_segments`): what every view shares
 - `_html.py`      the HTML views (`turn_html`, ...) and their escaping
 - `_markdown.py`  the Markdown views (`turn_markdown`, ...), their escaping and links
+- `../_bidi.py`   `strip_bidi_controls`, which labels (`resolve_citation`) apply too
 """
 
+from .._bidi import strip_bidi_controls
 from ._html import citation_html, message_html, session_html, turn_html
 from ._markdown import citation_markdown, message_markdown, session_markdown, turn_markdown
 from ._sources import NumberedSource, marked_segments, number_sources, numbered_sources
@@ -46,6 +49,7 @@ __all__ = [
     "numbered_sources",
     "session_html",
     "session_markdown",
+    "strip_bidi_controls",
     "turn_html",
     "turn_markdown",
 ]
