@@ -35,7 +35,7 @@ from silvia_client.testing import (
     expected_turn,
 )
 from silvia_client.testing._gzip import GzipBody, crc32_combine
-from silvia_client.testing._library import _DEMO_SCRIPT
+from silvia_client.testing._library_data import DEMO_SCRIPT
 from silvia_client.testing._steps import Effect, Event
 
 from ._helpers import AUTH, sse_events
@@ -145,7 +145,7 @@ def test_the_padding_is_compressed_once_however_much_it_inflates_to() -> None:
 
 def test_an_endless_line_never_ends_and_its_server_stays_small() -> None:
     # 32 MiB of one line, read raw over a socket: the server keeps one 64 KiB copy.
-    server = served(Scenario("endless", "d", script=_DEMO_SCRIPT, fault=SendEndlessLine()))
+    server = served(Scenario("endless", "d", script=DEMO_SCRIPT, fault=SendEndlessLine()))
     received = 0
     last_newline = -1
 
@@ -166,7 +166,7 @@ def test_an_endless_line_never_ends_and_its_server_stays_small() -> None:
 
 def test_an_oversized_event_is_one_well_formed_event_of_exactly_its_size() -> None:
     fault = SendOversizedEvent(data_bytes=3 * MiB + 7, after_events=4)
-    server = served(Scenario("big", "d", script=_DEMO_SCRIPT, fault=fault))
+    server = served(Scenario("big", "d", script=DEMO_SCRIPT, fault=fault))
     with in_process(server) as client:
         events = sse_events(raw_chat(client, "big"))
     *before, (name, data) = events
@@ -185,7 +185,7 @@ def test_a_gzip_bombed_stream_inflates_to_its_events_then_exactly_its_padding(
         Scenario(
             "bomb",
             "d",
-            script=_DEMO_SCRIPT,
+            script=DEMO_SCRIPT,
             fault=SendGzipBomb(inflated_bytes=inflated, after_events=4),
         )
     )
@@ -224,7 +224,7 @@ def test_the_default_gzip_bomb_is_a_few_mib_on_the_wire_and_the_server_stays_sma
 
 def test_a_gzip_bombed_session_body_is_valid_json_of_its_session() -> None:
     fault = SendGzipBomb(inflated_bytes=2 * MiB + 1)
-    server = served(Scenario("bomb", "d", script=_DEMO_SCRIPT, fault=fault))
+    server = served(Scenario("bomb", "d", script=DEMO_SCRIPT, fault=fault))
     with in_process(server) as client:
         response = client.get(SESSIONS + "sess_x", headers={SCENARIO_HEADER: "bomb"})
     assert response.headers["content-encoding"] == "gzip"
@@ -238,7 +238,7 @@ def test_a_gzip_bombed_session_body_is_valid_json_of_its_session() -> None:
 def test_a_pace_longer_than_the_read_timeout_is_a_read_timeout_in_process(
     fault: Trickle | KeepAliveForever,
 ) -> None:
-    server = served(Scenario("paced", "d", script=_DEMO_SCRIPT, fault=fault))
+    server = served(Scenario("paced", "d", script=DEMO_SCRIPT, fault=fault))
     received: list[bytes] = []
     with in_process(server, timeout=0.2) as client, pytest.raises(httpx.ReadTimeout):
         received.extend(raw_chat(client, "paced"))
@@ -252,7 +252,7 @@ def test_a_pace_longer_than_the_read_timeout_is_a_read_timeout_in_process(
 def test_bytes_forever_keep_coming_at_their_pace_until_the_client_leaves(
     fault: Trickle | KeepAliveForever, copy: bytes
 ) -> None:
-    server = served(Scenario("paced", "d", script=_DEMO_SCRIPT, fault=fault))
+    server = served(Scenario("paced", "d", script=DEMO_SCRIPT, fault=fault))
     loopback = server.serve_loopback()
     url = loopback.start()
     try:
