@@ -10,9 +10,10 @@
 Labels and links come only from `resolve_citation`, so `provider` is never
 written. Everything from the server is stripped of control characters first:
 an answer, a title or a URL cannot move the cursor, retitle the window or
-forge a hyperlink; and of bidi controls (`_bidi.py`), so it cannot reorder
-what is written after it. Links are terminal hyperlinks (OSC 8) when the output
-is a terminal that is not `dumb` and `NO_COLOR` is not set; plain text otherwise.
+forge a hyperlink; and of bidi controls (`display.strip_bidi_controls`, the
+rule every view applies), so it cannot reorder what is written after it.
+Links are terminal hyperlinks (OSC 8) when the output is a terminal that is
+not `dumb` and `NO_COLOR` is not set; plain text otherwise.
 """
 
 from __future__ import annotations
@@ -22,8 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from .._bidi import strip_bidi_controls
-from ..display import marked_segments, numbered_sources
+from ..display import marked_segments, numbered_sources, strip_bidi_controls
 
 if TYPE_CHECKING:
     from ..chat import ChatEvent
@@ -104,13 +104,25 @@ class TerminalRenderer:
         self.numbers: dict[str, int] = {}  # source -> its number, as streamed so far
         self._written = 0  # characters of answer text written
         self._marked: tuple[int, set[int]] = (-1, set())  # numbers marked at that offset
+        self.mid_line = False  # whether the last thing written left a line open
 
     # -- live --------------------------------------------------------------------
 
+    def write(self, text: str) -> None:
+        """Write `text` as is (the caller's own words, not the server's)."""
+        if text:
+            self.out.write(text)
+            self.out.flush()
+            self.mid_line = not text.endswith("\n")
+
+    def end_line(self) -> None:
+        """End the line the stream left open, if it left one (before an error or a Ctrl-C)."""
+        if self.mid_line:
+            self.write("\n")
+
     def text(self, text: str) -> None:
         """One piece of the answer."""
-        self.out.write(clean(text))
-        self.out.flush()
+        self.write(clean(text))
         self._written += len(text)
 
     def citation(self, citation: InlineCitation) -> None:
@@ -122,8 +134,7 @@ class TerminalRenderer:
             self._marked = (offset, marked)
         if number not in marked:
             marked.add(number)
-            self.out.write(f"[{number}]")
-            self.out.flush()
+            self.write(f"[{number}]")
 
     def event(self, event: ChatEvent) -> None:
         """Write what a streamed event shows (text and citations; the rest shows nothing)."""
