@@ -1,6 +1,6 @@
 """Resolving citations into what a UI shows: numbered chips, labels and links.
 
-`resolve_citation(citation, base_url=...)` gives a label and zero or more
+`resolve_citation(citation, web_url=...)` gives a label and zero or more
 links: an account opens the web app's `/accounts/<id>` page (the id escaped as
 JavaScript's encodeURIComponent escapes it), `accounts` gives one link per
 account, a web page or a document its URL, and only http(s) URLs ever become
@@ -19,7 +19,7 @@ from silvia_client import Citation, SilviaClient
 from silvia_client.citations import resolve_citation
 from silvia_client.testing import ReferenceServer
 
-WEB_APP = "https://app.example.com"  # makes account links absolute; leave out for paths
+WEB_APP = "https://app.example.com"  # absolute account links; without it, SILVIA_WEB_URL or paths
 
 
 def chips(text: str, inline: list[tuple[int, int]]) -> list[dict[str, object]]:
@@ -53,7 +53,7 @@ def main() -> None:
     sources = []
     for source, number in numbers.items():
         shown = final.get(source) or next(c for c in turn.inline_citations if c.source == source)
-        resolved = resolve_citation(shown, base_url=WEB_APP)
+        resolved = resolve_citation(shown, web_url=WEB_APP)
         sources.append(
             {
                 "number": number,

@@ -5,8 +5,13 @@ Jupyter (`_repr_html_`, `_repr_markdown_`). Citations are numbered by source,
 in the order the answer first cites them (sources only the summary names come
 after), and labelled as `resolve_citation` labels them, so `provider` never
 shows. Everything that came from the server (text, titles, quoted text, URLs)
-is escaped: markup in it shows as text, and only http(s) URLs and `/accounts/`
-paths ever become links.
+is escaped: markup in it shows as text, bidi controls are dropped (`_bidi.py`),
+and only http(s) URLs and `/accounts/` paths ever become links. A Markdown link
+destination is percent-encoded where a reader could end or bend it, so every
+CommonMark reader and python-markdown reads the whole URL.
+
+`web_url=` (the web app's origin, default `SILVIA_WEB_URL`) makes account links
+absolute, as in `resolve_citation`; `base_url=` is its deprecated alias.
 
 Rows are shown as the server sent them. In the list of sources, a source is
 shown through the row that carries its final target (`target_for`'s rule: the
@@ -26,8 +31,10 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from ._bidi import strip_bidi_controls
 from .citations import Citation, CitationLink, InlineCitation, ResolvedCitation, resolve_citation
 from .citations._final import final_targets
+from .citations._links import web_origin
 
 if TYPE_CHECKING:
     from .chat import Turn
@@ -55,6 +62,20 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~=$])")
 # Jupyter typesets `$...$` in outputs with MathJax unless told not to (2 and 3).
 _NO_MATH = "tex2jax_ignore mathjax_ignore"
 _LINE_START = re.compile(r"[ \t]*\n[ \t]*")
+_MD_HREF = str.maketrans(
+    {
+        "&": "&amp;",
+        "\\": "%5C",
+        "(": "%28",
+        ")": "%29",
+        " ": "%20",
+        "<": "%3C",
+        ">": "%3E",
+        "'": "%27",
+        '"': "%22",
+        "`": "%60",
+    }
+)
 
 
 def number_sources(citations: Iterable[Citation]) -> dict[str, int]:
@@ -84,14 +105,19 @@ class NumberedSource:
 
 
 def numbered_sources(
-    inline: Sequence[Citation], citations: Sequence[Citation], *, base_url: str | None = None
+    inline: Sequence[Citation],
+    citations: Sequence[Citation],
+    *,
+    web_url: str | None = None,
+    base_url: str | None = None,
 ) -> list[NumberedSource]:
     """Each source once, numbered as `number_sources(inline + citations)` numbers it.
 
     A source is represented by a row carrying its final target (the summary's,
     else its last streamed one, as `Turn.target_for` has it): the first such row
-    of `citations`, else of `inline`. `base_url` makes account links absolute.
+    of `citations`, else of `inline`. `web_url` makes account links absolute.
     """
+    web_url = web_origin(web_url, base_url)
     numbers = number_sources([*inline, *citations])
     finals = final_targets(inline, citations)
     chosen: dict[str, Citation] = {}
@@ -99,7 +125,7 @@ def numbered_sources(
         if citation.target == finals[citation.source]:
             chosen.setdefault(citation.source, citation)
     return [
-        NumberedSource(number, chosen[source], resolve_citation(chosen[source], base_url=base_url))
+        NumberedSource(number, chosen[source], resolve_citation(chosen[source], web_url=web_url))
         for source, number in numbers.items()
     ]
 
@@ -143,13 +169,13 @@ def _marked_rows(
 
 
 def _chip_source(
-    number: int, row: InlineCitation, listed: NumberedSource, base_url: str | None
+    number: int, row: InlineCitation, listed: NumberedSource, web_url: str
 ) -> NumberedSource:
     """What a chip shows: its source's number, and its own row's label and links."""
     shown = listed.citation
     if row.target == shown.target and row.title == shown.title:
         return listed  # resolves alike: the usual case, where a source keeps one target
-    return NumberedSource(number, row, resolve_citation(row, base_url=base_url))
+    return NumberedSource(number, row, resolve_citation(row, web_url=web_url))
 
 
 def _quote(text: str | None) -> str:
@@ -167,7 +193,7 @@ def _one_line(text: str) -> str:
 
 
 def _h(text: str) -> str:
-    return html.escape(text, quote=True)
+    return html.escape(strip_bidi_controls(text), quote=True)
 
 
 def _text_html(text: str) -> str:
@@ -212,7 +238,7 @@ def _answer_html(
     text: str,
     inline: Sequence[InlineCitation],
     sources: Sequence[NumberedSource],
-    base_url: str | None,
+    web_url: str,
 ) -> str:
     by_number = {source.number: source for source in sources}
     numbers = {source.source: source.number for source in sources}
@@ -220,15 +246,18 @@ def _answer_html(
     for piece, marks in _marked_rows(text, inline, numbers):
         out.append(_text_html(piece))
         out.extend(
-            _chip_html(_chip_source(number, row, by_number[number], base_url))
+            _chip_html(_chip_source(number, row, by_number[number], web_url))
             for number, row in marks
         )
     return "".join(out)
 
 
-def citation_html(citation: Citation, *, base_url: str | None = None) -> str:
+def citation_html(
+    citation: Citation, *, web_url: str | None = None, base_url: str | None = None
+) -> str:
     """One citation: its label, its links, and what it quoted."""
-    source = NumberedSource(1, citation, resolve_citation(citation, base_url=base_url))
+    web_url = web_origin(web_url, base_url)
+    source = NumberedSource(1, citation, resolve_citation(citation, web_url=web_url))
     return f'<div class="silvia-citation {_NO_MATH}">{_source_item_html(source)}</div>'
 
 
@@ -239,13 +268,14 @@ def _incomplete_html(turn: Turn) -> str:
     return f'<p class="silvia-note"><em>Incomplete turn{reason}.</em></p>'
 
 
-def turn_html(turn: Turn, *, base_url: str | None = None) -> str:
+def turn_html(turn: Turn, *, web_url: str | None = None, base_url: str | None = None) -> str:
     """A turn: the answer with numbered citation chips, then the numbered sources."""
-    sources = numbered_sources(turn.inline_citations, turn.citations, base_url=base_url)
+    web_url = web_origin(web_url, base_url)
+    sources = numbered_sources(turn.inline_citations, turn.citations, web_url=web_url)
     return (
         f'<div class="silvia-turn {_NO_MATH}">'
         f'<p class="silvia-answer">'
-        f"{_answer_html(turn.text, turn.inline_citations, sources, base_url)}</p>"
+        f"{_answer_html(turn.text, turn.inline_citations, sources, web_url)}</p>"
         f"{_sources_html(sources)}{_incomplete_html(turn)}</div>"
     )
 
@@ -254,27 +284,33 @@ def _role_class(role: str | None) -> str:
     return "silvia-" + (re.sub(r"[^a-z0-9-]", "", (role or "").lower()) or "message")
 
 
-def _message_body_html(message: Message, base_url: str | None) -> str:
-    sources = numbered_sources(message.inline_citations, message.citations, base_url=base_url)
+def _message_body_html(message: Message, web_url: str) -> str:
+    sources = numbered_sources(message.inline_citations, message.citations, web_url=web_url)
     role = _h(message.role or "message")
     return (
         f'<div class="silvia-message {_role_class(message.role)}">'
         f'<p class="silvia-role"><strong>{role}</strong></p>'
         f'<p class="silvia-answer">'
-        f"{_answer_html(message.text, message.inline_citations, sources, base_url)}</p>"
+        f"{_answer_html(message.text, message.inline_citations, sources, web_url)}</p>"
         f"{_sources_html(sources)}</div>"
     )
 
 
-def message_html(message: Message, *, base_url: str | None = None) -> str:
+def message_html(
+    message: Message, *, web_url: str | None = None, base_url: str | None = None
+) -> str:
     """One message of a session: its role, its text with chips, its numbered sources."""
-    return f'<div class="silvia-messages {_NO_MATH}">{_message_body_html(message, base_url)}</div>'
+    body = _message_body_html(message, web_origin(web_url, base_url))
+    return f'<div class="silvia-messages {_NO_MATH}">{body}</div>'
 
 
-def session_html(session: Session, *, base_url: str | None = None) -> str:
+def session_html(
+    session: Session, *, web_url: str | None = None, base_url: str | None = None
+) -> str:
     """A session: its title, then each message with its citations."""
+    web_url = web_origin(web_url, base_url)
     title = _h(session.title or session.id)
-    body = "".join(_message_body_html(message, base_url) for message in session.messages)
+    body = "".join(_message_body_html(message, web_url) for message in session.messages)
     return f'<div class="silvia-session {_NO_MATH}"><h3>{title}</h3>{body}</div>'
 
 
@@ -283,7 +319,7 @@ def session_html(session: Session, *, base_url: str | None = None) -> str:
 
 def _m(text: str) -> str:
     """Text that Markdown shows as is: special characters escaped, HTML neutralised."""
-    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", strip_bidi_controls(text))
     return escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -293,18 +329,13 @@ def _m_text(text: str) -> str:
 
 
 def _md_href(href: str) -> str:
-    # Only http(s) URLs and /accounts/ paths get here (no spaces, no controls);
-    # these characters would still end or bend a Markdown link destination.
-    for char, code in (
-        ("\\", "%5C"),
-        ("(", "%28"),
-        (")", "%29"),
-        (" ", "%20"),
-        ("<", "%3C"),
-        (">", "%3E"),
-    ):
-        href = href.replace(char, code)
-    return href
+    # Only http(s) URLs and /accounts/ paths get here (no spaces, no controls). What
+    # could still end or bend a link destination is percent-encoded: a backslash
+    # (an escape), parentheses and `<>` (its ends), quotes (python-markdown starts a
+    # title at one, even without a space), a backtick (a code span across two links
+    # beats the link). `&` is written `&amp;`, which every reader turns back into
+    # `&`, so `&lt;` in a URL stays those four characters and a query keeps its `&`.
+    return href.translate(_MD_HREF)
 
 
 def _md_link(link: CitationLink, text: str) -> str:
@@ -340,7 +371,7 @@ def _answer_markdown(
     text: str,
     inline: Sequence[InlineCitation],
     sources: Sequence[NumberedSource],
-    base_url: str | None,
+    web_url: str,
 ) -> str:
     by_number = {source.number: source for source in sources}
     numbers = {source.source: source.number for source in sources}
@@ -348,22 +379,26 @@ def _answer_markdown(
     for piece, marks in _marked_rows(text, inline, numbers):
         out.append(_m_text(piece))
         out.extend(
-            _chip_markdown(_chip_source(number, row, by_number[number], base_url))
+            _chip_markdown(_chip_source(number, row, by_number[number], web_url))
             for number, row in marks
         )
     return "".join(out).lstrip(" \t")
 
 
-def citation_markdown(citation: Citation, *, base_url: str | None = None) -> str:
+def citation_markdown(
+    citation: Citation, *, web_url: str | None = None, base_url: str | None = None
+) -> str:
     """One citation: its label in bold, its links, and what it quoted."""
-    source = NumberedSource(1, citation, resolve_citation(citation, base_url=base_url))
+    web_url = web_origin(web_url, base_url)
+    source = NumberedSource(1, citation, resolve_citation(citation, web_url=web_url))
     return _source_item_markdown(source)
 
 
-def turn_markdown(turn: Turn, *, base_url: str | None = None) -> str:
+def turn_markdown(turn: Turn, *, web_url: str | None = None, base_url: str | None = None) -> str:
     """A turn: the answer with numbered markers, then the numbered sources."""
-    sources = numbered_sources(turn.inline_citations, turn.citations, base_url=base_url)
-    parts = [_answer_markdown(turn.text, turn.inline_citations, sources, base_url)]
+    web_url = web_origin(web_url, base_url)
+    sources = numbered_sources(turn.inline_citations, turn.citations, web_url=web_url)
+    parts = [_answer_markdown(turn.text, turn.inline_citations, sources, web_url)]
     if sources:
         parts.append("**Sources**\n\n" + _sources_markdown(sources))
     if not turn.complete:
@@ -372,23 +407,28 @@ def turn_markdown(turn: Turn, *, base_url: str | None = None) -> str:
     return "\n\n".join(parts)
 
 
-def _message_parts_markdown(message: Message, base_url: str | None) -> list[str]:
-    sources = numbered_sources(message.inline_citations, message.citations, base_url=base_url)
+def _message_parts_markdown(message: Message, web_url: str) -> list[str]:
+    sources = numbered_sources(message.inline_citations, message.citations, web_url=web_url)
     parts = [f"**{_m(_one_line(message.role or 'message'))}**"]
-    parts.append(_answer_markdown(message.text, message.inline_citations, sources, base_url))
+    parts.append(_answer_markdown(message.text, message.inline_citations, sources, web_url))
     if sources:
         parts.append(_sources_markdown(sources))
     return parts
 
 
-def message_markdown(message: Message, *, base_url: str | None = None) -> str:
+def message_markdown(
+    message: Message, *, web_url: str | None = None, base_url: str | None = None
+) -> str:
     """One message of a session: its role, its text with markers, its numbered sources."""
-    return "\n\n".join(_message_parts_markdown(message, base_url))
+    return "\n\n".join(_message_parts_markdown(message, web_origin(web_url, base_url)))
 
 
-def session_markdown(session: Session, *, base_url: str | None = None) -> str:
+def session_markdown(
+    session: Session, *, web_url: str | None = None, base_url: str | None = None
+) -> str:
     """A session: its title, then each message with its citations."""
+    web_url = web_origin(web_url, base_url)
     parts = [f"### {_m(_one_line(session.title or session.id))}"]
     for message in session.messages:
-        parts.extend(_message_parts_markdown(message, base_url))
+        parts.extend(_message_parts_markdown(message, web_url))
     return "\n\n".join(parts)

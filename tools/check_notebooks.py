@@ -6,7 +6,8 @@
 
 Each notebook runs top to bottom in a fresh kernel on this interpreter (cwd: the
 notebook's folder), against the embedded reference server: `SILVIA_BASE_URL`
-and `SILVIA_TOKEN` are removed from the kernel's environment. A cell that
+and `SILVIA_TOKEN` are removed from the kernel's environment, and so is
+`SILVIA_WEB_URL`, which would make the saved account links absolute. A cell that
 raises fails the check. Then every code cell's outputs are compared with the
 saved ones: stream text (consecutive pieces of one stream joined), and the
 `text/plain`, `text/html` and `text/markdown` of results and displays, in
@@ -122,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     if not paths:
         print("check_notebooks: no notebooks found")
         return 1
-    for name in ("SILVIA_BASE_URL", "SILVIA_TOKEN"):
+    for name in ("SILVIA_BASE_URL", "SILVIA_TOKEN", "SILVIA_WEB_URL"):
         os.environ.pop(name, None)
     os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")
     failed = 0

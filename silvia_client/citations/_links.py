@@ -2,16 +2,26 @@
 
 `account_href` escapes exactly as JavaScript's `encodeURIComponent`, because the
 web app opens `/accounts/${encodeURIComponent(accountId)}` and our links must
-be the same links. `resolve_citation` turns a citation into a label and its
-links; it never shows `provider`, and only http(s) URLs ever become links.
+be the same links. The ids `.` and `..` have no link: their paths would be dot
+segments, which a browser (and `urljoin`) resolves off `/accounts/`.
+`resolve_citation` turns a citation into a label and its links; it never shows
+`provider`, only http(s) URLs ever become links, and labels carry no bidi
+controls (`_bidi.py`).
+
+`web_url` is the web app's origin, which makes account links absolute; its
+default is `SILVIA_WEB_URL` (`base_url` always means the API server, and as a
+keyword here is a deprecated alias, `web_origin`).
 """
 
 from __future__ import annotations
 
+import os
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote, urljoin
 
+from .._bidi import strip_bidi_controls
 from ..errors import ConfigurationError, SilviaError
 from ._parse import is_http_url
 from ._targets import (
@@ -29,16 +39,22 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ACCOUNTS_PATH",
+    "WEB_URL_ENV",
     "CitationLink",
     "InvalidAccountIdError",
     "ResolvedCitation",
     "account_href",
     "encode_uri_component",
     "resolve_citation",
+    "web_origin",
 ]
 
 ACCOUNTS_PATH = "/accounts/"  # [doc] the web app's account page
 LIVE_DATA_SOURCE = "silvia://market-data/finnhub"  # [doc] its analysis is labelled "Live data"
+WEB_URL_ENV = "SILVIA_WEB_URL"  # the web app's origin when no `web_url` is passed
+
+# Ids whose escaped form is a dot segment: `/accounts/..` is the site root to a browser.
+_DOT_SEGMENTS = frozenset({".", ".."})
 
 # encodeURIComponent leaves A-Z a-z 0-9 and - _ . ! ~ * ' ( ) alone; quote()
 # always leaves letters, digits and _.-~, so the rest go in `safe`.
@@ -46,7 +62,7 @@ _UNRESERVED_EXTRA = "!*'()"
 
 
 class InvalidAccountIdError(SilviaError, ValueError):
-    """An account id that cannot be escaped (it holds a lone surrogate), so it has no link."""
+    """An account id that has no link: it holds a lone surrogate, or it is `.` or `..`."""
 
 
 def encode_uri_component(value: str) -> str:
@@ -69,8 +85,43 @@ def encode_uri_component(value: str) -> str:
 
 
 def account_href(account_id: str) -> str:
-    """The web app's page for an account: `/accounts/` plus the escaped id."""
+    """The web app's page for an account: `/accounts/` plus the escaped id.
+
+    Raises `InvalidAccountIdError` for an id with a lone surrogate, and for `.`
+    and `..`, whose paths would leave `/accounts/`.
+    """
+    if account_id in _DOT_SEGMENTS:
+        raise InvalidAccountIdError(
+            "an account id of '.' or '..' would be a dot segment, which leaves /accounts/"
+        )
     return ACCOUNTS_PATH + encode_uri_component(account_id)
+
+
+def web_origin(web_url: str | None, base_url: str | None = None, *, stacklevel: int = 2) -> str:
+    """The web app's origin for account links, or "" for the app's relative paths.
+
+    `web_url` wins; None means `SILVIA_WEB_URL` (unset or empty: ""). `base_url` is
+    the deprecated keyword for the same thing: it gives a `DeprecationWarning`,
+    which `stacklevel` places as `warnings.warn` counts from the function that
+    calls this one (2: its caller). Raises `ConfigurationError` when the origin is
+    not an absolute http(s) URL.
+    """
+    if base_url is not None:
+        if web_url is not None:
+            raise TypeError("pass web_url= only (base_url= is its deprecated name)")
+        warnings.warn(
+            "base_url= here is the web app's origin and is deprecated: pass web_url= "
+            "(base_url means the API server)",
+            DeprecationWarning,
+            stacklevel=stacklevel + 1,
+        )
+        web_url = base_url
+    name = "web_url"
+    if web_url is None:
+        web_url, name = os.environ.get(WEB_URL_ENV, ""), WEB_URL_ENV
+    if web_url and not is_http_url(web_url):
+        raise ConfigurationError(f"{name} must be an absolute http(s) URL")
+    return web_url
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +147,7 @@ class ResolvedCitation:
 
 def _fallback_label(citation: Citation) -> str:
     for text in (citation.title, citation.source):
+        text = strip_bidi_controls(text) if text else text
         if text and not text.isspace():
             return text
     return "Source"
@@ -103,7 +155,7 @@ def _fallback_label(citation: Citation) -> str:
 
 def _label(citation: Citation, target: CitationTarget | None) -> str:
     if isinstance(target, MarketDataTarget):
-        return target.ticker
+        return strip_bidi_controls(target.ticker) or _fallback_label(citation)
     if isinstance(target, AnalysisTarget):
         return "Live data" if citation.source == LIVE_DATA_SOURCE else "Analysis"
     if isinstance(target, PortfolioTarget) and not citation.title:
@@ -111,24 +163,24 @@ def _label(citation: Citation, target: CitationTarget | None) -> str:
     return _fallback_label(citation)
 
 
-def _account_link(ref: AccountRef, label: str, base_url: str | None) -> CitationLink | None:
+def _account_link(ref: AccountRef, label: str, origin: str) -> CitationLink | None:
     try:
         href = account_href(ref.account_id)
     except InvalidAccountIdError:
         return None
-    return CitationLink(urljoin(base_url, href) if base_url else href, label)
+    return CitationLink(urljoin(origin, href) if origin else href, label)
 
 
 def _links(
-    citation: Citation, target: CitationTarget | None, label: str, base_url: str | None
+    citation: Citation, target: CitationTarget | None, label: str, origin: str
 ) -> tuple[CitationLink, ...]:
     if isinstance(target, AccountTarget):
-        link = _account_link(target.ref, label, base_url)
+        link = _account_link(target.ref, label, origin)
         return (link,) if link else ()
     if isinstance(target, AccountsTarget):
         count = len(target.accounts)
         links = (
-            _account_link(ref, f"{label} ({number} of {count})", base_url)
+            _account_link(ref, f"{label} ({number} of {count})", origin)
             for number, ref in enumerate(target.accounts, start=1)
         )
         return tuple(link for link in links if link is not None)
@@ -140,17 +192,20 @@ def _links(
     return ()
 
 
-def resolve_citation(citation: Citation, *, base_url: str | None = None) -> ResolvedCitation:
+def resolve_citation(
+    citation: Citation, *, web_url: str | None = None, base_url: str | None = None
+) -> ResolvedCitation:
     """The label and links a UI shows for `citation`.
 
     An `account` gives one link and `accounts` one per account; URL-bearing kinds
     link to their URL when set; with no target, a legacy http(s) `source` is the
-    link. `base_url` (the web app's origin) makes account links absolute. Never
-    raises for a citation built from wire data: an id that cannot be escaped
-    simply gives no link.
+    link. `web_url` (the web app's origin) makes account links absolute; None
+    means `SILVIA_WEB_URL`, and "" (or neither set) the app's `/accounts/<id>`
+    paths. `base_url=` is its deprecated alias. The label holds no bidi controls.
+    Never raises for a citation built from wire data: an id without a link (a
+    lone surrogate, `.`, `..`) simply gives no link.
     """
-    if base_url is not None and not is_http_url(base_url):
-        raise ConfigurationError("base_url must be an absolute http(s) URL")
+    origin = web_origin(web_url, base_url, stacklevel=2)
     target = citation.target
     label = _label(citation, target)
-    return ResolvedCitation(label, _links(citation, target, label, base_url))
+    return ResolvedCitation(label, _links(citation, target, label, origin))

@@ -10,8 +10,9 @@
 Labels and links come only from `resolve_citation`, so `provider` is never
 written. Everything from the server is stripped of control characters first:
 an answer, a title or a URL cannot move the cursor, retitle the window or
-forge a hyperlink. Links are terminal hyperlinks (OSC 8) when the output is a
-terminal that is not `dumb` and `NO_COLOR` is not set; plain text otherwise.
+forge a hyperlink; and of bidi controls (`_bidi.py`), so it cannot reorder
+what is written after it. Links are terminal hyperlinks (OSC 8) when the output
+is a terminal that is not `dumb` and `NO_COLOR` is not set; plain text otherwise.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from .._bidi import strip_bidi_controls
 from ..display import marked_segments, numbered_sources
 
 if TYPE_CHECKING:
@@ -53,8 +55,11 @@ _KIND_WORDS = {
 
 
 def clean(text: str) -> str:
-    """`text` without control characters (tabs and newlines stay): safe to write to a terminal."""
-    return _CONTROL.sub("", text)
+    """`text` without control characters (tabs and newlines stay) or bidi controls.
+
+    Safe to write to a terminal: it cannot drive the terminal or reorder what follows.
+    """
+    return strip_bidi_controls(_CONTROL.sub("", text))
 
 
 def supports_hyperlinks(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:
@@ -85,16 +90,17 @@ class TerminalRenderer:
     """Writes answers, markers and sources to `out`.
 
     `links`: write OSC 8 hyperlinks (default: when `supports_hyperlinks(out)`).
-    `base_url`: the web app's origin, which makes account links absolute (and
-    so clickable); without it they are the web app's `/accounts/<id>` paths.
+    `web_url`: the web app's origin, which makes account links absolute (and so
+    clickable); None means `SILVIA_WEB_URL`, and without either they are the web
+    app's `/accounts/<id>` paths.
     """
 
     def __init__(
-        self, out: TextIO, *, links: bool | None = None, base_url: str | None = None
+        self, out: TextIO, *, links: bool | None = None, web_url: str | None = None
     ) -> None:
         self.out = out
         self.links = supports_hyperlinks(out) if links is None else links
-        self.base_url = base_url
+        self.web_url = web_url
         self.numbers: dict[str, int] = {}  # source -> its number, as streamed so far
         self._written = 0  # characters of answer text written
         self._marked: tuple[int, set[int]] = (-1, set())  # numbers marked at that offset
@@ -149,7 +155,7 @@ class TerminalRenderer:
         self, inline: Sequence[Citation], citations: Sequence[Citation], *, heading: str = "Sources"
     ) -> None:
         """The numbered sources, each with its label, its kind and its links."""
-        listed = numbered_sources(inline, citations, base_url=self.base_url)
+        listed = numbered_sources(inline, citations, web_url=self.web_url)
         if not listed:
             self.out.write("\nNo sources cited.\n")
             self.out.flush()

@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .. import SilviaClient, SilviaError
 
-__all__ = ["add_server_arguments", "check_url", "error_line", "open_client", "register", "run"]
+__all__ = [
+    "add_server_arguments",
+    "check_url",
+    "check_web_url",
+    "error_line",
+    "open_client",
+    "register",
+    "run",
+]
 
 EMBEDDED_TOKEN = "silvia-cli"  # the embedded reference server accepts any non-empty token
 
@@ -37,11 +45,16 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
         help="the API's base URL (default: SILVIA_BASE_URL; without either, the embedded "
         "reference server). The token is read from SILVIA_TOKEN.",
     )
+    add_web_url_argument(parser)
+
+
+def add_web_url_argument(parser: argparse.ArgumentParser) -> None:
+    """`--web-url`: the web app's origin, for absolute account links."""
     parser.add_argument(
         "--web-url",
         metavar="URL",
         help="the web app's origin, to print account links as absolute URLs "
-        "(default: the app's relative /accounts/<id> paths)",
+        "(default: SILVIA_WEB_URL; without either, the app's relative /accounts/<id> paths)",
     )
 
 
@@ -106,11 +119,18 @@ def check_url(value: str | None, flag: str) -> str | None:
     return None
 
 
+def check_web_url(value: str | None) -> str | None:
+    """What is wrong with `--web-url`, else with a non-empty `SILVIA_WEB_URL`, if anything."""
+    if value is None:
+        return check_url(os.environ.get("SILVIA_WEB_URL") or None, "SILVIA_WEB_URL")
+    return check_url(value, "--web-url")
+
+
 def run(args: argparse.Namespace) -> int:
     from .. import SilviaError, StreamError
     from ._render import TerminalRenderer, clean
 
-    for problem in (check_url(args.base_url, "--base-url"), check_url(args.web_url, "--web-url")):
+    for problem in (check_url(args.base_url, "--base-url"), check_web_url(args.web_url)):
         if problem:
             print(f"silvia chat: {problem}", file=sys.stderr)
             return 2
@@ -118,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         print("silvia chat: MESSAGE must not be empty", file=sys.stderr)
         return 2
     out = sys.stdout
-    render = TerminalRenderer(out, base_url=args.web_url)
+    render = TerminalRenderer(out, web_url=args.web_url)
     failure: SilviaError | None = None
     try:
         with (

@@ -8,8 +8,10 @@ appearance); then the numbered sources, each with its label and links as
 the reload agrees with the live turn (same citations, same targets).
 
 No network, no account, no environment variables: the server runs in this
-process behind an httpx transport. Labels come only from `resolve_citation`, so
-an account's `provider` is never printed. Exit status: 0 on success; 1 on an
+process behind an httpx transport, so there is no `--base-url` (the API server's
+URL; passing it is a usage error that points to `--web-url`). `--web-url`, else
+`SILVIA_WEB_URL`, makes account links absolute. Labels come only from
+`resolve_citation`, so an account's `provider` is never printed. Exit status: 0 on success; 1 on an
 SDK error (its message on stderr) or when live and reload disagree; 2 on bad
 arguments.
 """
@@ -19,7 +21,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .chat import add_web_url_argument
 
 if TYPE_CHECKING:
     from .. import SilviaClient
@@ -44,6 +49,23 @@ def _pace(value: str) -> float:
     return seconds
 
 
+class _BaseUrlIsNotTheWebUrl(argparse.Action):
+    """`--base-url` means the API server, which the demo never asks for: say what to use."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        parser.error(
+            "--base-url is the API server's URL, and silvia demo always plays on the "
+            "embedded reference server; for the web app's origin (absolute account "
+            "links) use --web-url"
+        )
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "demo",
@@ -62,11 +84,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SECONDS",
         help="pause between streamed pieces, for a typing effect (default %(default)s; 0: none)",
     )
+    add_web_url_argument(parser)
     parser.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="the web app's origin, to print account links as absolute URLs "
-        "(default: relative /accounts/<id> links)",
+        "--base-url", nargs="?", action=_BaseUrlIsNotTheWebUrl, help=argparse.SUPPRESS
     )
     parser.add_argument(
         "--scenario",
@@ -91,14 +111,14 @@ def _run(args: argparse.Namespace) -> int:
     import httpx
 
     from .. import SilviaClient, SilviaError
-    from ..citations import is_http_url
     from ..testing import DEFAULT_SCENARIO, IN_PROCESS_URL, ReferenceServer
     from ._render import TerminalRenderer
+    from .chat import check_web_url
 
     out = sys.stdout
-    base_url: str | None = args.base_url
-    if base_url is not None and not is_http_url(base_url):
-        print("silvia demo: --base-url must be an absolute http(s) URL", file=sys.stderr)
+    problem = check_web_url(args.web_url)
+    if problem:
+        print(f"silvia demo: {problem}", file=sys.stderr)
         return 2
     server = ReferenceServer(pace=args.pace)
     scenario = args.scenario or DEFAULT_SCENARIO
@@ -123,7 +143,7 @@ def _run(args: argparse.Namespace) -> int:
         ) as client,
     ):
         print(f"You: {message}\n", file=out)
-        render = TerminalRenderer(out, base_url=base_url)
+        render = TerminalRenderer(out, web_url=args.web_url)
         try:
             turn = _stream_turn(client, message, render)
             session = client.sessions.get(turn.session_id) if turn.session_id else None

@@ -43,9 +43,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run_show(args: argparse.Namespace) -> int:
     from .. import SilviaError
     from ._render import TerminalRenderer, clean
-    from .chat import check_url, error_line, open_client
+    from .chat import check_url, check_web_url, error_line, open_client
 
-    for problem in (check_url(args.base_url, "--base-url"), check_url(args.web_url, "--web-url")):
+    for problem in (check_url(args.base_url, "--base-url"), check_web_url(args.web_url)):
         if problem:
             print(f"silvia session show: {problem}", file=sys.stderr)
             return 2
@@ -63,7 +63,7 @@ def run_show(args: argparse.Namespace) -> int:
     for message in session.messages:
         speaker = _SPEAKERS.get(message.role or "", clean(message.role or "message"))
         out.write(f"\n{speaker}: ")
-        render = TerminalRenderer(out, base_url=args.web_url)
+        render = TerminalRenderer(out, web_url=args.web_url)
         render.answer(message.text, message.inline_citations, message.citations)
         if message.citations or message.inline_citations:
             render.sources(message.inline_citations, message.citations)

@@ -14,6 +14,7 @@ so one scenario behaves identically under both:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeAlias
@@ -33,9 +34,21 @@ __all__ = [
 ]
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def json_bytes(value: object) -> bytes:
-    """Compact UTF-8 JSON, as the server writes every body and event."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    """Compact UTF-8 JSON, as the server writes every body and event.
+
+    A lone surrogate has no UTF-8 form, so it goes out as a `\\udXXX` escape, as a
+    JSON server (JavaScript's `JSON.stringify`) writes it; everything else as is.
+    """
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        # Outside strings JSON is ASCII, so every surrogate here is inside one.
+        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode()
 
 
 def encode_event(name: str, data: object) -> bytes:

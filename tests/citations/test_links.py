@@ -23,16 +23,21 @@ from silvia_client.citations import (
     InlineCitation,
     InvalidAccountIdError,
     MarketDataTarget,
+    MortgageReferenceTarget,
+    TaxReferenceTarget,
     WebTarget,
     account_href,
     encode_uri_component,
+    is_http_url,
+    parse_citation_target,
     resolve_citation,
 )
-from silvia_client.errors import SilviaError
+from silvia_client.errors import ConfigurationError, SilviaError
 
 from .strategies import PROPERTY, URL_KINDS, account_ids, citation_rows, lone_surrogate
 
 ID = "acc_9f8e7d6c5b4a3210"
+DOT_SEGMENTS = (".", "..")  # ids whose path would be a dot segment: no link
 ID2 = "acc_0123456789abcdef"
 BASE = "https://app.example.com"
 
@@ -148,7 +153,7 @@ def test_lone_surrogate_cases(units: list[int]) -> None:
 
 
 @PROPERTY
-@given(no_surrogates)
+@given(no_surrogates.filter(lambda value: value not in DOT_SEGMENTS))
 def test_account_href(value: str) -> None:
     assert account_href(value) == "/accounts/" + reference_encode(value)
 
@@ -156,8 +161,20 @@ def test_account_href(value: str) -> None:
 def test_account_href_examples() -> None:
     assert account_href(ID) == f"/accounts/{ID}"
     assert account_href("a/b") == "/accounts/a%2Fb"
-    assert account_href("..") == "/accounts/.."
+    assert account_href("../x") == "/accounts/..%2Fx"
+    assert account_href("...") == "/accounts/..."
+    assert account_href("%2e%2e") == "/accounts/%252e%252e"
     assert account_href("x?y#z") == "/accounts/x%3Fy%23z"
+
+
+@pytest.mark.parametrize("account_id", DOT_SEGMENTS)
+def test_dot_segment_ids_have_no_href(account_id: str) -> None:
+    # `/accounts/..` is the site root to a browser, and urljoin drops the segment.
+    with pytest.raises(InvalidAccountIdError, match="leaves /accounts/") as info:
+        account_href(account_id)
+    assert isinstance(info.value, SilviaError)
+    assert isinstance(info.value, ValueError)
+    assert encode_uri_component(account_id) == account_id  # the escaping itself stays exact
 
 
 # --------------------------------------------------------------------------- against Node
@@ -186,6 +203,9 @@ def _corpus(count: int = 4000, seed: int = 20240611) -> list[str]:
         "\ud83d\ude00\ude00",
         "\U0010ffff",
         "".join(map(chr, range(0x80))),
+        ".",
+        "..",
+        "...",
     ]
     while len(out) < count:
         length = rng.randint(0, 16)
@@ -235,6 +255,9 @@ def test_account_href_matches_javascript() -> None:
             ours: str | None = account_href(value)
         except InvalidAccountIdError:
             ours = None
+        if value in DOT_SEGMENTS:  # deliberately no link, where JavaScript would leave the page
+            assert ours is None
+            continue
         lone += ours is None
         if ours != js:
             mismatches.append((value, ours, js))
@@ -263,7 +286,11 @@ def test_account_gives_one_link_to_its_page(provider: str | None) -> None:
 
 
 @PROPERTY
-@given(st.lists(account_ids.filter(lambda s: s.isascii()), min_size=1, max_size=30))
+@given(
+    st.lists(
+        account_ids.filter(lambda s: s.isascii() and s not in DOT_SEGMENTS), min_size=1, max_size=30
+    )
+)
 def test_accounts_gives_one_link_per_account_all_of_them(ids: list[str]) -> None:
     wire = {"kind": "accounts", "accounts": [{"accountId": i} for i in ids]}
     resolved = resolve_citation(_citation(wire, title="Credit cards"))
@@ -400,43 +427,149 @@ def test_hand_built_targets_with_bad_urls_never_link(target: Any) -> None:
         assert link.href != getattr(target, "url", None)
 
 
-@pytest.mark.parametrize("base", [BASE, BASE + "/", "http://localhost:3000"])
-def test_base_url_makes_account_links_absolute(base: str) -> None:
+# --------------------------------------------------------------------------- not http(s)
+
+# Scheme-shaped strings that are not http(s) URLs: each would be a script, another
+# protocol, or a backslash form a browser may read as a URL of its own choosing.
+NOT_HTTP_URLS = [
+    "javascript://example.com/%0Aalert(1)",
+    "javascript://%0Aalert(document.cookie)",
+    "JAVASCRIPT://example.com/%0aalert(1)",
+    "JaVaScRiPt://example.com/%0Aalert(1)",
+    "vbscript://example.com/%0Amsgbox(1)",
+    "data://example.com/,<script>alert(1)</script>",
+    "httpx://example.com/",
+    "https2://example.com/",
+    "xhttps://example.com/",
+    "wss://example.com/socket",
+    "ws://example.com/socket",
+    "ftp://example.com/",
+    "https:\\\\example.com\\",
+    "http:\\\\example.com/path",
+    "https:/\\example.com/",
+    "https:\\/example.com/",
+    "https:example.com",
+    "https:/example.com",
+    "https//example.com",
+    " https://example.com/",
+    "https://example.com/\n",
+    "\x00https://example.com/",
+]
+
+
+@pytest.mark.parametrize("url", NOT_HTTP_URLS)
+def test_not_http_urls_are_not_http_urls(url: str) -> None:
+    assert not is_http_url(url)
+
+
+@pytest.mark.parametrize("url", NOT_HTTP_URLS)
+@pytest.mark.parametrize("kind", ["web", *URL_KINDS])
+def test_a_target_with_a_non_http_url_is_no_target_and_no_link(url: str, kind: str) -> None:
+    wire = {"kind": kind, "url": url}
+    assert parse_citation_target(wire) is None
+    citation = Citation.model_validate({"source": url, "title": "T", "target": wire})
+    assert citation.target is None
+    assert resolve_citation(citation).links == ()
+
+
+@pytest.mark.parametrize("url", NOT_HTTP_URLS)
+@pytest.mark.parametrize(
+    "target_type", [WebTarget, TaxReferenceTarget, CardDocumentTarget, MortgageReferenceTarget]
+)
+def test_a_hand_built_target_with_a_non_http_url_never_links(url: str, target_type: Any) -> None:
+    target = target_type(url)
+    citation = Citation(source=url, title="T").model_copy(update={"target": target})
+    assert citation.target is target
+    assert resolve_citation(citation).links == ()
+
+
+@pytest.mark.parametrize("url", NOT_HTTP_URLS)
+@pytest.mark.parametrize("model", [Citation, InlineCitation])
+def test_a_legacy_source_with_a_non_http_url_never_links(url: str, model: type[Citation]) -> None:
+    assert resolve_citation(model.model_validate({"source": url, "title": "T"})).links == ()
+    assert resolve_citation(model.model_validate({"source": url})).links == ()
+
+
+@pytest.mark.parametrize(
+    "url", ["https://example.com/", "HTTPS://EXAMPLE.COM/", "Http://example.com:8080/a?b#c"]
+)
+def test_http_urls_in_any_case_do_link(url: str) -> None:
+    # The other side of the tests above: the scheme's case is not what refuses them.
+    assert [link.href for link in resolve_citation(Citation(source=url)).links] == [url]
+    web = Citation.model_validate({"source": "s", "target": {"kind": "web", "url": url}})
+    assert [link.href for link in resolve_citation(web).links] == [url]
+
+
+# --------------------------------------------------------------------------- web_url
+
+
+@pytest.mark.parametrize("web", [BASE, BASE + "/", "http://localhost:3000"])
+def test_web_url_makes_account_links_absolute(web: str) -> None:
     wire = {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": "a/b"}]}
-    resolved = resolve_citation(_citation(wire), base_url=base)
-    origin = base.rstrip("/")
+    resolved = resolve_citation(_citation(wire), web_url=web)
+    origin = web.rstrip("/")
     assert [link.href for link in resolved.links] == [
         f"{origin}/accounts/{ID}",
         f"{origin}/accounts/a%2Fb",
     ]
 
 
-def test_base_url_leaves_absolute_links_alone() -> None:
+def test_web_url_leaves_absolute_links_alone() -> None:
     url = "https://www.irs.gov/p17"
-    resolved = resolve_citation(_citation({"kind": "web", "url": url}), base_url=BASE)
+    resolved = resolve_citation(_citation({"kind": "web", "url": url}), web_url=BASE)
     assert [link.href for link in resolved.links] == [url]
 
 
-@pytest.mark.parametrize("base", ["javascript:alert(1)", "data:x", "/relative", "app.example.com"])
-def test_a_non_http_base_url_never_makes_a_link_of_its_scheme(base: str) -> None:
+@pytest.mark.parametrize(
+    "web", ["javascript:alert(1)", "data:x", "/relative", "app.example.com", *NOT_HTTP_URLS]
+)
+def test_a_non_http_web_url_is_a_configuration_error(web: str) -> None:
     citation = _citation({"kind": "account", "accountId": ID})
-    try:
-        resolved = resolve_citation(citation, base_url=base)
-    except SilviaError:
-        return
-    for link in resolved.links:
-        assert not link.href.lower().startswith(("javascript:", "data:"))
+    with pytest.raises(ConfigurationError, match=r"^web_url must be an absolute http"):
+        resolve_citation(citation, web_url=web)
+
+
+def test_web_url_defaults_to_silvia_web_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    citation = _citation({"kind": "account", "accountId": ID})
+    assert resolve_citation(citation).href == f"/accounts/{ID}"
+    monkeypatch.setenv("SILVIA_WEB_URL", BASE)
+    assert resolve_citation(citation).href == f"{BASE}/accounts/{ID}"
+    assert resolve_citation(citation, web_url="http://other.example").href == (
+        f"http://other.example/accounts/{ID}"
+    )
+    assert resolve_citation(citation, web_url="").href == f"/accounts/{ID}"  # "": paths
+    monkeypatch.setenv("SILVIA_WEB_URL", "")
+    assert resolve_citation(citation).href == f"/accounts/{ID}"
+
+
+def test_a_bad_silvia_web_url_is_a_configuration_error_naming_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SILVIA_WEB_URL", "app.example.com")
+    with pytest.raises(ConfigurationError, match=r"^SILVIA_WEB_URL must be an absolute http"):
+        resolve_citation(_citation({"kind": "account", "accountId": ID}))
+
+
+def test_base_url_is_a_deprecated_alias_of_web_url() -> None:
+    citation = _citation({"kind": "account", "accountId": ID})
+    with pytest.warns(DeprecationWarning, match="pass web_url=") as caught:
+        resolved = resolve_citation(citation, base_url=BASE)
+    assert resolved == resolve_citation(citation, web_url=BASE)
+    assert [w.filename for w in caught] == [__file__]  # it points at the caller's line
+    with pytest.raises(TypeError, match="web_url= only"):
+        resolve_citation(citation, web_url=BASE, base_url=BASE)
+
+
+# --------------------------------------------------------------------------- ids without a link
 
 
 @pytest.mark.parametrize("model", [Citation, InlineCitation])
-@pytest.mark.parametrize("base", [None, BASE])
-def test_lone_surrogate_id_gives_no_link_and_no_exception(
-    model: type[Citation], base: str | None
-) -> None:
+@pytest.mark.parametrize("web", ["", BASE])
+def test_lone_surrogate_id_gives_no_link_and_no_exception(model: type[Citation], web: str) -> None:
     account = model.model_validate(
         {"source": "s", "target": {"kind": "account", "accountId": "a\ud800b"}}
     )
-    assert resolve_citation(account, base_url=base).links == ()
+    assert resolve_citation(account, web_url=web).links == ()
     accounts = model.model_validate(
         {
             "source": "s",
@@ -446,9 +579,84 @@ def test_lone_surrogate_id_gives_no_link_and_no_exception(
             },
         }
     )
-    hrefs = [link.href for link in resolve_citation(accounts, base_url=base).links]
-    prefix = base or ""
-    assert hrefs == [f"{prefix}/accounts/{ID}", f"{prefix}/accounts/{ID2}"]
+    hrefs = [link.href for link in resolve_citation(accounts, web_url=web).links]
+    assert hrefs == [f"{web}/accounts/{ID}", f"{web}/accounts/{ID2}"]
+
+
+@pytest.mark.parametrize("account_id", DOT_SEGMENTS)
+@pytest.mark.parametrize("model", [Citation, InlineCitation])
+@pytest.mark.parametrize("web", ["", BASE, BASE + "/app/"])
+def test_dot_segment_id_gives_no_link_and_keeps_its_target(
+    account_id: str, model: type[Citation], web: str
+) -> None:
+    account = model.model_validate(
+        {
+            "source": "silvia://your-account/dots",
+            "title": "Dots",
+            "target": {"kind": "account", "accountId": account_id, "provider": "plaid"},
+        }
+    )
+    assert account.target == AccountTarget(account_id, "plaid")  # the target as sent
+    resolved = resolve_citation(account, web_url=web)
+    assert (resolved.label, resolved.links) == ("Dots", ())
+    refs = [{"accountId": ID}, {"accountId": account_id}, {"accountId": ID2}]
+    accounts = model.model_validate(
+        {"source": "s", "title": "Cards", "target": {"kind": "accounts", "accounts": refs}}
+    )
+    assert accounts.target == AccountsTarget(
+        (AccountRef(ID), AccountRef(account_id), AccountRef(ID2))
+    )
+    origin = web.rstrip("/").removesuffix("/app")
+    links = resolve_citation(accounts, web_url=web).links
+    assert [(link.href, link.label) for link in links] == [
+        (f"{origin}/accounts/{ID}", "Cards (1 of 3)"),
+        (f"{origin}/accounts/{ID2}", "Cards (3 of 3)"),
+    ]
+
+
+# --------------------------------------------------------------------------- bidi controls
+
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+@pytest.mark.parametrize("control", BIDI_CONTROLS)
+def test_labels_hold_no_bidi_controls(control: str) -> None:
+    title = Citation.model_validate(
+        {
+            "source": "silvia://your-account/cards",
+            "title": f"Cards{control} (gpj.exe",
+            "target": {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": ID2}]},
+        }
+    )
+    resolved = resolve_citation(title)
+    assert resolved.label == "Cards (gpj.exe"
+    assert [link.label for link in resolved.links] == [
+        "Cards (gpj.exe (1 of 2)",
+        "Cards (gpj.exe (2 of 2)",
+    ]
+    assert [link.href for link in resolved.links] == [account_href(ID), account_href(ID2)]
+    ticker = Citation.model_validate(
+        {"source": "s", "target": {"kind": "market_data", "ticker": f"AA{control}PL"}}
+    )
+    assert resolve_citation(ticker).label == "AAPL"
+    assert ticker.target == MarketDataTarget(f"AA{control}PL")  # the target as sent
+    source = Citation(source=f"silvia://x{control}y")
+    assert resolve_citation(source).label == "silvia://xy"
+
+
+def test_a_title_of_only_bidi_controls_falls_back_to_the_source() -> None:
+    citation = Citation(source="https://example.com/a", title=BIDI_CONTROLS)
+    assert resolve_citation(citation).label == "https://example.com/a"
+    ticker = Citation.model_validate(
+        {"source": "s", "title": "T", "target": {"kind": "market_data", "ticker": "\u202e"}}
+    )
+    assert resolve_citation(ticker).label == "T"
+
+
+def test_bidi_marks_stay_in_labels() -> None:
+    # Marks open no scope: they order text as a letter of their direction does.
+    title = "\u05e9\u05dc\u05d5\u05dd\u200f (RLM) \u200e (LRM) \u061c (ALM)"
+    assert resolve_citation(Citation(source="s", title=title)).label == title
 
 
 def test_account_links_come_from_hand_built_targets_too() -> None:
@@ -467,25 +675,28 @@ def test_market_data_hand_built() -> None:
     assert resolve_citation(citation).label == "MSFT"
 
 
-def _is_link(href: str, base: str | None) -> bool:
+def _is_link(href: str, web: str) -> bool:
     parts = urlsplit(href)
     if parts.scheme in ("http", "https") and parts.netloc:
         return True
-    return base is None and href.startswith("/accounts/")
+    return not web and href.startswith("/accounts/")
 
 
 @PROPERTY
-@given(st.sampled_from([Citation, InlineCitation]), citation_rows(), st.sampled_from([None, BASE]))
+@given(st.sampled_from([Citation, InlineCitation]), citation_rows(), st.sampled_from(["", BASE]))
 def test_resolve_never_raises_for_citations_from_wire_rows(
-    model: type[Citation], row: dict[str, Any], base: str | None
+    model: type[Citation], row: dict[str, Any], web: str
 ) -> None:
     citation = model.model_validate(row)
-    resolved = resolve_citation(citation, base_url=base)
+    resolved = resolve_citation(citation, web_url=web)
     assert isinstance(resolved.label, str)
+    assert not set(BIDI_CONTROLS) & set(resolved.label)
     for link in resolved.links:
         assert isinstance(link.label, str)
-        assert _is_link(link.href, base), link.href
+        assert _is_link(link.href, web), link.href
         assert not link.href.lower().startswith(("javascript:", "data:"))
-        if not link.href.startswith((base or "") + "/accounts/"):
+        if link.href.startswith(web + "/accounts/"):
+            assert urlsplit(link.href).path.removeprefix("/accounts/") not in ("", ".", "..")
+        else:
             # not an account page: it must be the target's URL or the legacy source
             assert link.href in (getattr(citation.target, "url", None), citation.source)

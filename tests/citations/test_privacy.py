@@ -79,8 +79,8 @@ def _shown(value: Any) -> list[str]:
 
 def _shown_resolved(citation: Citation) -> list[Any]:
     out: list[Any] = []
-    for base in (None, BASE):
-        resolved = resolve_citation(citation, base_url=base)
+    for web in ("", BASE):
+        resolved = resolve_citation(citation, web_url=web)
         out.append(resolved)
         out.extend(_shown(resolved))
         out.append(resolved.label)
@@ -238,7 +238,7 @@ def test_targets_are_not_logged(caplog: pytest.LogCaptureFixture, provider: str)
             result = load_citations(rows, model)
             for citation in result.citations:
                 resolve_citation(citation)
-                resolve_citation(citation, base_url=BASE)
+                resolve_citation(citation, web_url=BASE)
         for target in targets:
             parse_citation_target(target)
     assert result.errors  # the loader had something to say

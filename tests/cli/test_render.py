@@ -79,7 +79,7 @@ def test_sources_as_hyperlinks_on_a_terminal() -> None:
         f"      /accounts/{ACCOUNT}",  # a relative path is no terminal link
     ]
     absolute = Tty(True)
-    TerminalRenderer(absolute, links=True, base_url="https://app.example").sources([], [account])
+    TerminalRenderer(absolute, links=True, web_url="https://app.example").sources([], [account])
     link = f"https://app.example/accounts/{ACCOUNT}"
     assert absolute.getvalue().splitlines()[-1] == "      " + hyperlink(link, link)
 
@@ -177,3 +177,38 @@ def test_labels_never_show_the_provider() -> None:
 
     assert shown("plaid") == shown("snaptrade") == shown(None)
     assert "plaid" not in shown("plaid")
+
+
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def test_clean_drops_bidi_controls_and_keeps_bidi_marks() -> None:
+    assert clean(f"a{BIDI_CONTROLS}b") == "ab"
+    assert clean("\u05e9\u200f (RLM) \u200e (LRM) \u061c (ALM)") == (
+        "\u05e9\u200f (RLM) \u200e (LRM) \u061c (ALM)"
+    )
+
+
+@pytest.mark.parametrize("control", BIDI_CONTROLS)
+def test_server_text_cannot_reorder_the_terminal(control: str) -> None:
+    out = Tty(True)
+    render = TerminalRenderer(out, links=True)
+    render.event(TextEvent(f"Answer{control} text"))
+    cited = inline(f"https://e.example/{control}", 11, title=f"Title{control}")
+    render.event(CitationEvent(cited))
+    cards = Citation.model_validate(
+        {
+            "source": "silvia://your-account/cards",
+            "title": f"{control}Cards",
+            "target": {"kind": "accounts", "accounts": [{"accountId": f"{control}{ACCOUNT}"}]},
+        }
+    )
+    render.sources([cited], [web("https://e.example/a", title=f"Page{control}"), cards])
+    stored = f"Stored{control} answer"
+    render.answer(stored, [inline(f"https://e.example/{control}", len(stored))])
+    written = out.getvalue()
+    assert control not in written
+    assert written.startswith("Answer text[1]")
+    assert "  [2] Page (web page)" in written
+    assert "  [3] Cards (1 of your accounts)" in written
+    assert "Stored answer[1]" in written

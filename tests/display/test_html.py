@@ -9,19 +9,24 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
-from silvia_client import SilviaClient
+from silvia_client import ConfigurationError, SilviaClient
 from silvia_client.citations import Citation, WebTarget
 from silvia_client.display import (
     citation_html,
+    citation_markdown,
     message_html,
+    message_markdown,
     numbered_sources,
     session_html,
+    session_markdown,
     turn_html,
+    turn_markdown,
 )
 from silvia_client.testing import IN_PROCESS_URL, ReferenceServer
 
@@ -334,10 +339,70 @@ def test_a_hand_built_script_target_never_becomes_a_link() -> None:
     assert parse(citation_html(citation)).find_all("a") == []
 
 
-def test_base_url_makes_account_links_absolute() -> None:
+def test_web_url_makes_account_links_absolute() -> None:
     turn = build_turn("a", row("silvia://your-account/checking", "Checking", target=account()))
-    [(_, _, links)] = sources(turn_html(turn, base_url="https://app.example"))
+    [(_, _, links)] = sources(turn_html(turn, web_url="https://app.example"))
     assert links == [(f"https://app.example/accounts/{ACCOUNT_A}", "Checking")]
+
+
+def test_silvia_web_url_makes_notebook_links_absolute(monkeypatch: pytest.MonkeyPatch) -> None:
+    turn = build_turn("a", row("silvia://your-account/checking", "Checking", target=account()))
+    monkeypatch.setenv("SILVIA_WEB_URL", "https://app.example")
+    for html in (turn._repr_html_(), turn_html(turn)):
+        [(_, _, links)] = sources(html)
+        assert links == [(f"https://app.example/accounts/{ACCOUNT_A}", "Checking")]
+    [(_, _, links)] = sources(turn_html(turn, web_url=""))  # "": the app's own paths
+    assert links == [(f"/accounts/{ACCOUNT_A}", "Checking")]
+
+
+def test_a_bad_web_url_is_a_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    turn = build_turn("a")
+    with pytest.raises(ConfigurationError, match="web_url"):
+        turn_html(turn, web_url="javascript:alert(1)")
+    monkeypatch.setenv("SILVIA_WEB_URL", "app.example")
+    with pytest.raises(ConfigurationError, match="SILVIA_WEB_URL"):
+        turn_markdown(turn)
+
+
+def _views() -> list[tuple[Callable[..., object], object]]:
+    turn = build_turn("a", row("silvia://your-account/checking", "Checking", target=account()))
+    session = build_session(
+        [{"id": "m", "role": "assistant", "content": "x", "citations": [row("s", "T", account())]}]
+    )
+    message = session.messages[0]
+    return [
+        (turn_html, turn),
+        (turn_markdown, turn),
+        (session_html, session),
+        (session_markdown, session),
+        (message_html, message),
+        (message_markdown, message),
+        (citation_html, turn.citations[0]),
+        (citation_markdown, turn.citations[0]),
+    ]
+
+
+@pytest.mark.parametrize(("view", "shown"), _views())
+def test_base_url_is_a_deprecated_alias_of_web_url(
+    view: Callable[..., object], shown: object
+) -> None:
+    web = "https://app.example"
+    with pytest.warns(DeprecationWarning, match="pass web_url=") as caught:
+        old = view(shown, base_url=web)
+    assert old == view(shown, web_url=web)
+    assert f"{web}/accounts/{ACCOUNT_A}" in str(old)
+    assert [w.filename for w in caught] == [__file__]  # one warning, at the caller's line
+    with pytest.raises(TypeError, match="web_url= only"):
+        view(shown, web_url=web, base_url=web)
+
+
+def test_numbered_sources_takes_web_url_and_the_deprecated_base_url() -> None:
+    citation = Citation.model_validate(row("s", "Checking", account()))
+    [shown] = numbered_sources([], [citation], web_url="https://app.example")
+    assert shown.resolved.href == f"https://app.example/accounts/{ACCOUNT_A}"
+    with pytest.warns(DeprecationWarning, match="pass web_url="):
+        [old] = numbered_sources([], [citation], base_url="https://app.example")
+    assert old.resolved == shown.resolved
 
 
 def test_a_citation_shows_label_links_and_quote() -> None:

@@ -1,20 +1,34 @@
 """The Markdown views: server text escaped, numbering and links as in the HTML views.
 
-Markdown has no parser in the test dependencies, so the escaping is checked by
-reading the text back: `read_back` undoes exactly the escapes a CommonMark
-reader undoes, and fails on any character that reader could take as syntax.
+The escaping is checked two ways. `read_back` undoes exactly the escapes a
+CommonMark reader undoes, and fails on any character that reader could take as
+syntax. And two real readers, python-markdown and markdown-it (`_readers.py`),
+turn the views into HTML, whose links must be the links the HTML views have.
 """
 
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from silvia_client.citations import Citation
-from silvia_client.display import citation_markdown, session_markdown, turn_markdown
+from silvia_client.citations import Citation, is_http_url
+from silvia_client.display import (
+    citation_html,
+    citation_markdown,
+    session_html,
+    session_markdown,
+    turn_html,
+    turn_markdown,
+)
 
+from ..citations.strategies import PROPERTY
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
+from ._dom import parse
+from ._readers import READERS
 
 # What a CommonMark/GFM reader (with Jupyter's `$` math) could read as syntax.
 SYNTAX = set("\\`*_{}[]()#+-.!|~=$<>&")
@@ -158,3 +172,162 @@ def test_a_session_lists_its_messages_with_their_sources() -> None:
         "### \\# Title \\*x\\*\n\n**user**\n\nHow much?\n\n**assistant**\n\nTen\\.\n\n"
         f"1. **Checking** — [Checking](/accounts/{ACCOUNT_A})"
     )
+
+
+# Link destinations, read by real readers ---------------------------------------------
+
+
+def links(html: str) -> list[tuple[str, str]]:
+    """(href, text) of every link in `html`, attribute entities decoded as a browser does."""
+    return [(a.attrs.get("href") or "", a.text) for a in parse(html).find_all("a")]
+
+
+def decoded(links_found: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    # A reader may percent-encode more than the view did (markdown-it encodes non-ASCII);
+    # what must not change is the URL it decodes to.
+    return [(unquote(href), text) for href, text in links_found]
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("account_id", ["a'b'", 'a"b"', "a b", "a(b)c", "a<b>c", "a`b`c"])
+def test_an_account_link_with_quotes_is_read_whole(reader: str, account_id: str) -> None:
+    md = citation_markdown(Citation.model_validate(row("s", "Checking", account(account_id))))
+    [(href, text)] = links(READERS[reader](md))
+    assert href.startswith("/accounts/")
+    assert unquote(href.removeprefix("/accounts/")) == account_id
+    assert text == "Checking"
+
+
+def test_quotes_in_a_destination_are_percent_encoded() -> None:
+    md = citation_markdown(Citation.model_validate(row("s", "Checking", account("a'b'"))))
+    assert md == "**Checking** — [Checking](/accounts/a%27b%27)"
+    url = "https://e.example/a'b\"c?q=1&lt;&amp;x"
+    md = citation_markdown(Citation.model_validate(row("s", "Doc", web(url))))
+    assert md == "**Doc** — [Doc](https://e.example/a%27b%22c?q=1&amp;lt;&amp;amp;x)"
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://e.example/a'b'",
+        'https://e.example/a"b" "t"',
+        "https://e.example/x)y(z\\w<v>",
+        "https://e.example/`code`/x`",
+        "https://e.example/?a=1&b=2&lt;&amp;&#39;&#x27;",
+        "https://e.example/[a](b)*c*_d_",
+        "https://e.example/é/中/😀",
+    ],
+)
+def test_a_web_url_is_read_whole(reader: str, url: str) -> None:
+    url = url.replace(" ", "")  # an http(s) URL has no spaces
+    citation = Citation.model_validate(row("s", "Doc", web(url), cited_text="q"))
+    [(href, text)] = links(READERS[reader](citation_markdown(citation)))
+    assert unquote(href) == unquote(url)
+    assert text == "Doc"
+    # Between two links, a backtick in each would make a code span of what lies between.
+    turn = build_turn("a", row(url, "A", web(url)), " b", row(url + "2", "B", web(url + "2")))
+    assert decoded(links(READERS[reader](turn_markdown(turn)))) == decoded(links(turn_html(turn)))
+
+
+_DESTINATION_SPECIALS = "'\"()<>`\\[]{}|^&;%$#?@!*+,=:~/._-"
+_url_paths = st.text(
+    alphabet=st.one_of(
+        st.sampled_from(_DESTINATION_SPECIALS),
+        st.characters(codec="utf-8", exclude_categories=("Cc", "Cf", "Zs", "Zl", "Zp", "Cs")),
+    ),
+    max_size=30,
+)
+http_urls = st.builds(
+    lambda scheme, host, path: f"{scheme}://{host}/{path}",
+    st.sampled_from(["http", "https", "HTTPS"]),
+    st.from_regex(
+        r"[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?(\.[a-z]{2,6}){0,2}(:[0-9]{1,5})?", fullmatch=True
+    ),
+    _url_paths,
+).filter(is_http_url)
+linked_account_ids = st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=30).filter(
+    lambda value: value not in (".", "..")
+)
+
+
+@PROPERTY
+@given(linked_account_ids, st.sampled_from(["", "https://app.example/"]))
+def test_any_account_link_reads_back_to_its_id_in_both_readers(
+    account_id: str, web_url: str
+) -> None:
+    citation = Citation.model_validate(row("s", "Account", account(account_id)))
+    md = citation_markdown(citation, web_url=web_url)
+    origin = web_url.rstrip("/")
+    for reader in READERS.values():
+        [(href, text)] = links(reader(md))
+        assert href.startswith(f"{origin}/accounts/")
+        assert unquote(href.removeprefix(f"{origin}/accounts/"), errors="strict") == account_id
+        assert text == "Account"
+
+
+@PROPERTY
+@given(http_urls)
+def test_any_http_url_reads_back_whole_in_both_readers(url: str) -> None:
+    target = Citation.model_validate(row("s", "Doc", web(url)))
+    legacy = Citation.model_validate(row(url, "Doc"))
+    for citation in (target, legacy):
+        md = citation_markdown(citation)
+        for reader in READERS.values():
+            [(href, text)] = links(reader(md))
+            assert unquote(href) == unquote(url)
+            assert text == "Doc"
+
+
+# Bidi controls ------------------------------------------------------------------------
+
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+@pytest.mark.parametrize("control", BIDI)
+def test_bidi_controls_never_reach_a_view(control: str) -> None:
+    def evil(text: str) -> str:
+        return f"{control}{text}{control}"
+
+    turn = build_turn(
+        evil("Answer"),
+        row(evil("silvia://s/1"), evil("Title"), account(ACCOUNT_A), cited_text=evil("q")),
+        row("silvia://s/2", None, {"kind": "market_data", "ticker": evil("AAPL")}),
+        row(evil("silvia://s/3"), None),
+        error=evil("failed"),
+        done=False,
+    )
+    session = build_session(
+        [{"id": "m", "role": evil("assistant"), "content": evil("Hi"), "citations": []}],
+        title=evil("Session"),
+    )
+    views = [
+        turn_html(turn),
+        turn_markdown(turn),
+        session_html(session),
+        session_markdown(session),
+        citation_html(turn.citations[0]),
+        citation_markdown(turn.citations[0]),
+    ]
+    views += [reader(view) for reader in READERS.values() for view in views[1::2]]
+    for view in views:
+        assert control not in view
+    assert "Title" in turn_html(turn)
+    assert "AAPL" in turn_markdown(turn)
+
+
+# web_url --------------------------------------------------------------------------------
+
+
+def test_web_url_and_silvia_web_url_make_markdown_links_absolute(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    turn = build_turn("a", row("silvia://your-account/checking", "Checking", account()))
+    relative = f"[Checking](/accounts/{ACCOUNT_A})"
+    absolute = f"[Checking](https://app.example/accounts/{ACCOUNT_A})"
+    assert relative in turn_markdown(turn)
+    assert absolute in turn_markdown(turn, web_url="https://app.example")
+    monkeypatch.setenv("SILVIA_WEB_URL", "https://app.example")
+    assert absolute in turn_markdown(turn)
+    assert absolute in turn._repr_markdown_()
+    assert relative in turn_markdown(turn, web_url="")

@@ -14,13 +14,14 @@ from silvia_client.testing import SCENARIOS, expected_turn
 PROVIDERS = re.compile(r"plaid|snaptrade", re.IGNORECASE)
 
 
-def _demo(*args: str) -> subprocess.CompletedProcess[str]:
-    # No SILVIA_* settings and no proxy: the demo needs neither.
+def _demo(*args: str, **settings: str) -> subprocess.CompletedProcess[str]:
+    # No SILVIA_* settings but `settings`, and no proxy: the demo needs neither.
     env = {
         key: value
         for key, value in os.environ.items()
         if not key.startswith("SILVIA_") and "proxy" not in key.lower()
     }
+    env.update(settings)
     return subprocess.run(
         [sys.executable, "-m", "silvia_client", "demo", *args],
         capture_output=True,
@@ -78,11 +79,31 @@ def test_no_provider_is_ever_printed(demo: subprocess.CompletedProcess[str]) -> 
     assert "manual" not in (demo.stdout + demo.stderr).lower()
 
 
-def test_a_base_url_makes_account_links_absolute() -> None:
-    run = _demo("--pace", "0", "--base-url", "https://app.example.com")
+@pytest.mark.parametrize(
+    ("args", "settings"),
+    [
+        (("--web-url", "https://app.example.com"), {}),
+        ((), {"SILVIA_WEB_URL": "https://app.example.com"}),
+        (("--web-url", "https://app.example.com"), {"SILVIA_WEB_URL": "https://other.example"}),
+    ],
+)
+def test_a_web_url_makes_account_links_absolute(
+    args: tuple[str, ...], settings: dict[str, str]
+) -> None:
+    run = _demo("--pace", "0", *args, **settings)
     assert run.returncode == 0, run.stderr
     assert "https://app.example.com/accounts/vzeNDwK7KQIm4yEog683u" in run.stdout
     assert not re.search(r"^\s+/accounts/", run.stdout, re.MULTILINE)
+
+
+@pytest.mark.parametrize("args", [("--base-url", "https://app.example.com"), ("--base-url",)])
+def test_base_url_is_a_usage_error_that_points_to_web_url(args: tuple[str, ...]) -> None:
+    # --base-url means the API server, which the demo never uses; it once meant the web app.
+    run = _demo("--pace", "0", *args)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr.startswith("usage: silvia demo")
+    assert "use --web-url" in run.stderr
 
 
 def test_a_typed_error_is_a_message_on_stderr_and_exit_1() -> None:
@@ -94,6 +115,9 @@ def test_a_typed_error_is_a_message_on_stderr_and_exit_1() -> None:
 
 
 def test_bad_arguments_exit_2() -> None:
-    assert _demo("--base-url", "javascript:alert(1)").returncode == 2
+    assert _demo("--web-url", "javascript:alert(1)").returncode == 2
+    bad_setting = _demo(SILVIA_WEB_URL="app.example.com")
+    assert bad_setting.returncode == 2
+    assert bad_setting.stderr == "silvia demo: SILVIA_WEB_URL must be an absolute http(s) URL\n"
     assert _demo("--scenario", "no-such-scenario").returncode == 2
     assert _demo("--pace", "-1").returncode == 2

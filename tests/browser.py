@@ -1,0 +1,185 @@
+"""Headless Chromium for tests: load a page from 127.0.0.1 and read it after its scripts ran.
+
+::
+
+    from tests.browser import Chromium
+
+    def test_a_page(chromium: Chromium) -> None:   # the fixture, through a conftest
+        page = chromium.load("<!doctype html>...")
+        page.dom        # the DOM as Chromium serialises it, once the page has settled
+        page.requests   # every path the page asked the server for, in order
+
+The page is served by a small HTTP server on 127.0.0.1 (port 0), so relative
+links resolve against an http origin as they do in a notebook or a web app.
+Chromium runs with `--dump-dom` and a virtual-time budget: timers, image errors
+and other events fire in virtual time, so a page's own scripts (and any script
+that should not have run) have run when the DOM is read. A page reports what it
+found by writing it into its DOM, e.g. as JSON in an element (`report_script`).
+
+`chromium` (the fixture, `scope="session"`) skips with a line saying Chromium
+is missing, and fails instead when `CI` is set, so CI cannot go green without
+the browser tests. Conftests expose it with `from ..browser import chromium`.
+Tests that use it carry the `browser` marker (`.ci/run` runs them on one Python).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+__all__ = ["Chromium", "Page", "chromium", "find_chromium", "read_report", "report_script"]
+
+CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+# Nothing leaves the machine: no sync, updates, field trials or QUIC; a profile of its own.
+FLAGS = (
+    "--headless",
+    "--no-sandbox",  # the tests run as root in CI
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--virtual-time-budget=10000",  # virtual milliseconds for the page to settle
+)
+LAUNCH_TIMEOUT = 180  # seconds: a guard against a hung browser, not a bound on speed
+REPORT_ID = "silvia-browser-report"
+
+
+def find_chromium() -> str | None:
+    """The path of a Chromium (or Chrome) on PATH, or None."""
+    for name in CANDIDATES:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@dataclass(frozen=True)
+class Page:
+    """A page as Chromium left it: its serialised DOM and the paths it requested."""
+
+    dom: str
+    requests: tuple[str, ...]
+
+
+class _PageServer:
+    """Serves pages from memory on 127.0.0.1 and remembers every request path."""
+
+    def __init__(self) -> None:
+        self.pages: dict[str, bytes] = {}
+        self.requests: list[str] = []
+        pages, requests = self.pages, self.requests
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                requests.append(self.path)
+                body = pages.get(self.path)
+                self.send_response(200 if body is not None else 404)
+                self.send_header("content-type", "text/html; charset=utf-8")
+                self.send_header("cache-control", "no-store")
+                self.end_headers()
+                self.wfile.write(body or b"")
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass  # quiet: the test reads `requests`
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.origin = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=10)
+
+
+class Chromium:
+    """One headless Chromium binary, one profile, one page server; `load` runs a page."""
+
+    def __init__(self, path: str, profile: Path, server: _PageServer) -> None:
+        self.path = path
+        self.profile = profile
+        self._server = server
+        self._count = 0
+
+    @property
+    def origin(self) -> str:
+        """The origin pages are served from, e.g. `http://127.0.0.1:40123`."""
+        return self._server.origin
+
+    def load(self, page: str) -> Page:
+        """Serve `page` (an HTML document), load it in a fresh Chromium, return what it left."""
+        self._count += 1
+        path = f"/page-{self._count}.html"
+        self._server.pages[path] = page.encode("utf-8")
+        self._server.requests.clear()
+        command = [self.path, *FLAGS, f"--user-data-dir={self.profile}", "--dump-dom"]
+        done = subprocess.run(
+            [*command, self.origin + path],
+            capture_output=True,
+            timeout=LAUNCH_TIMEOUT,
+            check=False,
+        )
+        if done.returncode != 0 or not done.stdout.strip():
+            stderr = done.stderr.decode("utf-8", "replace")[-2000:]
+            raise AssertionError(f"Chromium exited with {done.returncode}: {stderr}")
+        return Page(done.stdout.decode("utf-8"), tuple(self._server.requests))
+
+
+def report_script(expression: str) -> str:
+    """A `<script>` that, once the page has loaded and settled, writes `expression` as JSON.
+
+    `expression` is JavaScript evaluated then; `read_report` reads the value back.
+    Put it in the `<head>`, so it runs however the body turns out.
+    """
+    return (
+        "<script>window.addEventListener('load', () => setTimeout(() => {"
+        f"const out = document.createElement('pre'); out.id = '{REPORT_ID}';"
+        f"out.textContent = JSON.stringify({expression});"
+        "document.documentElement.appendChild(out);"
+        "}, 1000));</script>"
+    )
+
+
+def read_report(page: Page) -> Any:
+    """The value `report_script` wrote into `page`; AssertionError when there is none."""
+    found = re.findall(f'<pre id="{REPORT_ID}">(.*?)</pre>', page.dom, re.DOTALL)
+    assert len(found) == 1, f"the page wrote {len(found)} reports (its body may have been cut)"
+    return json.loads(html.unescape(found[0]))
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Chromium]:
+    """Headless Chromium: skipped when it is missing, a failure when it is missing under CI."""
+    path = find_chromium()
+    if path is None:
+        message = "Chromium is not installed (apt-get install chromium): browser tests not run"
+        if os.environ.get("CI"):
+            pytest.fail(f"{message}, and CI is set", pytrace=False)
+        pytest.skip(message)
+    server = _PageServer()
+    try:
+        with tempfile.TemporaryDirectory(
+            prefix="silvia-chromium-", ignore_cleanup_errors=True
+        ) as profile:
+            yield Chromium(path, Path(profile), server)
+    finally:
+        server.close()

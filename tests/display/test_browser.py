@@ -1,0 +1,302 @@
+"""The notebook views in a real browser: hostile server strings run no script, make no bad link.
+
+Every server-controlled field (answer text, source, title, cited_text, URL,
+ticker, account id, session title, role, error message) holds each payload of
+a hostile corpus: script tags, event-handler attributes, `javascript:`,
+`data:` and `vbscript:` URLs in every case and with whitespace, control
+characters and entities inside, Markdown specials, quotes, bidi controls, and
+markup that would cut the page short. Each view (HTML, and Markdown read by
+python-markdown and by markdown-it) of each payload goes into one page as its
+own `<section>`, and headless Chromium loads it (`tests/browser.py`).
+
+A payload that ran would set `document.title` and `window.__silvia_pwned` to
+its number. The page reports what the browser made of every section: its
+elements, attributes and links (as the browser parses them), and what it
+requested. Each view must have the links the HTML view has.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import unquote
+
+import pytest
+
+from silvia_client.chat import Turn
+from silvia_client.display import session_html, session_markdown, turn_html, turn_markdown
+from silvia_client.sessions import Session
+
+from ..browser import Chromium, read_report, report_script
+from ._build import ACCOUNT_A, account, accounts, build_session, build_turn, row, web
+from ._readers import READERS
+
+pytestmark = pytest.mark.browser
+
+TITLE = "silvia-untouched"
+WEB_URL = "https://app.example"
+PYTHON_MARKDOWN_WART = re.compile(r"\\([$|~=])")
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+# `{js}` is what a payload would run: it marks the page with the payload's number.
+TEMPLATES = [
+    # Markup and event handlers
+    "<script>{js}</script>",
+    "<SCRIPT SRC=//evil.example/x.js></SCRIPT>",
+    "<img src=x onerror={js}>",
+    '<img src="x" onerror="{js}">',
+    "<svg onload={js}>",
+    "<svg><script>{js}</script></svg>",
+    "<body onload={js}>",
+    "<details open ontoggle={js}>",
+    "<input autofocus onfocus={js}>",
+    '<iframe srcdoc="<script>{js}</script>"></iframe>',
+    '<iframe src="javascript:{js}"></iframe>',
+    '<object data="javascript:{js}"></object>',
+    '<embed src="javascript:{js}">',
+    '<form action="javascript:{js}"><button>x</button></form>',
+    '<meta http-equiv="refresh" content="0;url=javascript:{js}">',
+    '<a href="javascript:{js}">x</a>',
+    '<style>@import "javascript:{js}";</style>',
+    "<math><mtext><table><mglyph><style><img src=x onerror={js}>",
+    '<noscript><p title="</noscript><img src=x onerror={js}>">',
+    # Breaking out of an attribute, an element, the page
+    '"><script>{js}</script>',
+    "'><img src=x onerror={js}>",
+    '" onmouseover="{js}" x="',
+    "</q></span></li></ol></p></div></section><script>{js}</script>",
+    "<!--<script>{js}</script>-->",
+    "<!--",
+    "-->",
+    "<![CDATA[<script>{js}</script>]]>",
+    "<textarea>",
+    "<title>",
+    "<style>",
+    "<plaintext>",
+    "<xmp>",
+    # Script URLs, in every case and with whitespace, controls and entities inside
+    "javascript:{js}",
+    "JAVASCRIPT:{js}",
+    "JaVaScRiPt:{js}",
+    " javascript:{js}",
+    "java\tscript:{js}",
+    "java\nscript:{js}",
+    "java\rscript:{js}",
+    "\x01javascript:{js}",
+    "\x00javascript:{js}",
+    "jav&#x09;ascript:{js}",
+    "&#106;avascript:{js}",
+    "javascript&colon;{js}",
+    "javascript://e.example/%0A{js}",
+    "JAVASCRIPT://e.example/%0a{js}",
+    "data:text/html,<script>{js}</script>",
+    "DATA:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+    "vbscript:msgbox(1)",
+    "VBScript:{js}",
+    "https:\\\\evil.example\\",
+    "//evil.example/",
+    "\\\\evil.example",
+    "/\\evil.example",
+    # Markdown
+    "[x](javascript:{js})",
+    "[x](JAVASCRIPT:{js})",
+    "[x]( javascript:{js})",
+    "![x](javascript:{js})",
+    "[x]: javascript:{js}",
+    "<javascript:{js}>",
+    '<https://e.example/"onmouseover="{js}>',
+    '[x](https://e.example/ "title" onclick={js})',
+    "**bold** _em_ `code` ~~s~~ $x$ # h | t | {braces} =eq=",
+    "\\",
+    "\\[1\\]",
+    "&lt;script&gt;{js}&lt;/script&gt;",
+    "&#x3C;script&#x3E;{js}",
+    "&amp;&quot;&#39;",
+    # Quotes, bidi controls, ids that are dot segments
+    "'single' \"double\" `back`",
+    "a'b'",
+    "\u202eevil.exe\u202c",
+    "\u2067rtl\u2069",
+    "\u202dlro",
+    "\u200fRLM\u200e",
+    ".",
+    "..",
+    "../..",
+    "%2e%2e",
+    "/..",
+]
+
+
+def payloads() -> Iterator[tuple[int, str]]:
+    for number, template in enumerate(TEMPLATES, start=1):
+        js = f"top.document.title='pwned-{number}';top.__silvia_pwned={number}"
+        yield number, template.replace("{js}", js)
+
+
+def rows(number: int, p: str) -> list[dict[str, Any]]:
+    """Citation rows carrying `p` in every field a server controls."""
+    return [
+        row(p, p, cited_text=p),  # a legacy row: the source is the URL
+        row(f"silvia://web/{number}", p, web(p), cited_text=p),
+        row(f"https://e.example/{number}/{p}", p, web(f"https://e.example/{number}/{p}")),
+        row(f"silvia://tax/{number}", p, {"kind": "tax_reference", "url": p}),
+        row(f"silvia://quote/{number}", None, {"kind": "market_data", "ticker": p}),
+        row(f"silvia://account/{number}", p, account(p)),
+        row(f"silvia://accounts/{number}", p, accounts(p, ".", "..", ACCOUNT_A)),
+    ]
+
+
+def turn_of(number: int, p: str) -> Turn:
+    cited = rows(number, p)
+    pieces: list[str | dict[str, Any]] = [f"Answer {p} ends"]
+    for citation in cited:
+        pieces += [citation, f" {p} "]
+    return build_turn(*pieces, error=p, done=False)
+
+
+def session_of(number: int, p: str) -> Session:
+    cited = rows(number, p)
+    return build_session(
+        [
+            {"id": "m1", "role": p, "content": f"Question {p}"},
+            {
+                "id": "m2",
+                "role": "assistant",
+                "content": [{"type": "text", "text": p}],
+                "citations": cited,
+                "inline_citations": cited,
+            },
+        ],
+        title=p,
+    )
+
+
+def views(number: int, p: str, web_url: str) -> Iterator[tuple[str, str, str]]:
+    """(the view's name, its family, its HTML) for every notebook view of payload `p`."""
+    turn, session = turn_of(number, p), session_of(number, p)
+    yield "turn html", "turn", turn_html(turn, web_url=web_url)
+    yield "session html", "session", session_html(session, web_url=web_url)
+    for name, reader in READERS.items():
+        yield f"turn markdown, {name}", "turn", reader(turn_markdown(turn, web_url=web_url))
+        yield (
+            f"session markdown, {name}",
+            "session",
+            reader(session_markdown(session, web_url=web_url)),
+        )
+
+
+# What the page reports: per section, what the browser built from it.
+PROBE = """(() => ({
+  title: document.title,
+  pwned: window.__silvia_pwned ?? null,
+  top: [...document.body.children].map((e) => e.id),
+  sections: [...document.querySelectorAll('section[data-case]')].map((s) => ({
+    id: s.id,
+    tags: [...new Set([...s.querySelectorAll('*')].map((e) => e.localName))],
+    attributes: [...new Set([...s.querySelectorAll('*')].flatMap((e) => e.getAttributeNames()))],
+    links: [...s.querySelectorAll('a, area')].map((a) => ({
+      raw: a.getAttribute('href'), protocol: a.protocol, origin: a.origin, path: a.pathname,
+      text: a.textContent,
+    })),
+    text: s.textContent,
+  })),
+}))()"""
+
+# The views' own elements and attributes, and a reader's (python-markdown, markdown-it).
+TAGS = {"div", "p", "h3", "strong", "em", "sup", "a", "ol", "li", "span", "br", "q", "blockquote"}
+ATTRIBUTES = {"class", "href", "target", "rel", "title", "value", "start"}
+
+
+@pytest.fixture(scope="module")
+def cases() -> dict[str, tuple[str, str, str, str]]:
+    """Section id -> (payload number and view, family, web_url, the view's HTML)."""
+    out: dict[str, tuple[str, str, str, str]] = {}
+    for web_url in ("", WEB_URL):
+        for number, p in payloads():
+            for view, family, fragment in views(number, p, web_url):
+                case_id = f"case-{len(out)}"
+                out[case_id] = (f"payload {number} ({p!r}), {view}", family, web_url, fragment)
+    return out
+
+
+@pytest.fixture(scope="module")
+def loaded(chromium: Chromium, cases: dict[str, tuple[str, str, str, str]]) -> dict[str, Any]:
+    body = "".join(
+        f'<section id="{case_id}" data-case="{html.escape(name)}">{fragment}</section>'
+        for case_id, (name, _, _, fragment) in cases.items()
+    )
+    page = chromium.load(
+        f'<!doctype html><html><head><meta charset="utf-8"><title>{TITLE}</title>'
+        f"{report_script(PROBE)}</head><body>{body}</body></html>"
+    )
+    report: dict[str, Any] = read_report(page)
+    report["requests"] = page.requests
+    report["origin"] = chromium.origin
+    return report
+
+
+def test_no_script_ran(loaded: dict[str, Any]) -> None:
+    assert loaded["pwned"] is None, f"payload {loaded['pwned']} ran a script"
+    assert loaded["title"] == TITLE
+
+
+def test_no_section_cut_the_page_or_built_foreign_markup(
+    loaded: dict[str, Any], cases: dict[str, tuple[str, str, str, str]]
+) -> None:
+    assert loaded["top"] == list(cases), "a view left an element open or closed one of the page's"
+    for section in loaded["sections"]:
+        name = cases[section["id"]][0]
+        assert set(section["tags"]) <= TAGS, name
+        assert set(section["attributes"]) <= ATTRIBUTES, name
+        assert not BIDI_CONTROLS & set(section["text"]), name
+    # The page asked for itself and perhaps its icon: no view loaded anything.
+    assert {path.split("?")[0] for path in loaded["requests"][1:]} <= {"/favicon.ico"}
+
+
+def test_every_link_is_http_or_an_account_page(
+    loaded: dict[str, Any], cases: dict[str, tuple[str, str, str, str]]
+) -> None:
+    links = 0
+    for section in loaded["sections"]:
+        name, _, web_url, _ = cases[section["id"]]
+        for link in section["links"]:
+            links += 1
+            assert link["raw"] is not None, name
+            assert link["protocol"] in ("http:", "https:"), (name, link)
+            if link["raw"].startswith("/") or link["origin"] == (web_url or loaded["origin"]):
+                # An account page: one segment under /accounts/, on the web app or the page.
+                assert link["origin"] == (web_url or loaded["origin"]), (name, link)
+                assert link["raw"].startswith((web_url or "") + "/accounts/"), (name, link)
+                segment = link["path"].removeprefix("/accounts/")
+                assert link["path"].startswith("/accounts/"), (name, link)
+                assert segment not in ("", ".", ".."), (name, link)
+                assert "/" not in segment, (name, link)
+    assert links > 1000  # the corpus did make links to check
+
+
+def test_every_view_has_the_links_of_the_html_view(
+    loaded: dict[str, Any], cases: dict[str, tuple[str, str, str, str]]
+) -> None:
+    def shown(link: dict[str, Any], view: str) -> tuple[str, str]:
+        # Readers may encode more than the view wrote; the URL it decodes to must not change.
+        # A NUL is dropped by the HTML parser and made U+FFFD by CommonMark: either is fine.
+        text = " ".join(link["text"].replace("\ufffd", "").split())
+        if view.endswith("python-markdown"):
+            # python-markdown knows no `\$ \| \~ \=` escape (CommonMark and Jupyter do), so
+            # it shows their backslash: a wart in the text, not in the link.
+            text = PYTHON_MARKDOWN_WART.sub(r"\1", text)
+        return unquote(link["raw"]), text
+
+    html_links: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
+    for section in loaded["sections"]:
+        name, family, web_url, _ = cases[section["id"]]
+        payload = name.split(", ")[0]
+        found = [shown(link, name) for link in section["links"]]
+        key = (payload, family, web_url)
+        if name.endswith(" html"):
+            html_links[key] = found
+        else:
+            assert found == html_links[key], name
+    assert len(html_links) == 2 * 2 * len(TEMPLATES)
