@@ -2,16 +2,20 @@
 
 Each optimisation made for the benchmarks (benchmarks/) has a plain
 counterpart that defines its behaviour: `json.loads`, `model_validate`, the
-pure `SSEParser`, the readers of `EventDecoder`. These tests hold the quick
-path to it on arbitrary input, so a behaviour change cannot hide in a fast path.
+event-stream algorithm as the spec words it, the readers of `EventDecoder`.
+These tests hold the quick path to it on arbitrary input, so a behaviour
+change cannot hide in a fast path.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import gc
 import gzip
 import json
+import re
+from contextlib import suppress
 from itertools import pairwise
 from typing import Any
 
@@ -23,7 +27,7 @@ from pydantic import ValidationError
 
 from silvia_client import DEFAULT_WIRE, AsyncSilviaClient, SilviaClient
 from silvia_client._gc import gc_paused
-from silvia_client._sse import SSEParser, iter_sse_fields
+from silvia_client._sse import EventTooLarge, SSEFields, SSEParser, iter_sse_fields
 from silvia_client.chat.events import (
     DoneEvent,
     MalformedEvent,
@@ -205,15 +209,79 @@ PIECES = [
 ]  # fmt: skip
 
 
-@settings(max_examples=400)
-@given(st.data())
-def test_iter_sse_fields_is_the_parser(data: st.DataObject) -> None:
-    # `iter_sse_fields` inlines `SSEParser`; any body, cut anywhere, reads the same.
+def plain_sse(body: bytes, limit: int | None) -> tuple[list[SSEFields], bool]:
+    """The event-stream algorithm as the spec words it, on the whole body: the
+    events, and whether a line or an event's data went over `limit` bytes."""
+
+    def over(text: str) -> bool:
+        return limit is not None and len(text.encode()) > limit
+
+    # The stdlib's decoder, one leading BOM dropped; the bytes of a character not
+    # finished at the end are not text yet (the stream might go on).
+    text = codecs.getincrementaldecoder("utf-8-sig")("replace").decode(body)
+    *lines, unended = re.split("\r\n|\r|\n", text)
+    events: list[SSEFields] = []
+    event, data, last_id, retry = "", list[str](), "", None
+    for line in lines:
+        if over(line):
+            return events, True
+        if not line:
+            if data:
+                events.append((event or "message", "\n".join(data), last_id, retry))
+            event, data, retry = "", [], None
+        elif not line.startswith(":"):
+            name, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if name == "data":
+                data.append(value)
+                if over("\n".join(data)):
+                    return events, True
+            elif name == "event":
+                event = value
+            elif name == "id" and "\0" not in value:
+                last_id = value
+            elif name == "retry":
+                with suppress(ValueError):
+                    retry = int(value)
+    return events, over(unended)
+
+
+def quick_sse(chunks: list[bytes], limit: int | None) -> tuple[list[SSEFields], bool]:
+    events: list[SSEFields] = []
+    try:
+        events.extend(iter_sse_fields(chunks, max_event_bytes=limit))
+    except EventTooLarge:
+        return events, True
+    return events, False
+
+
+def sse_body(data: st.DataObject) -> bytes:
     text = "".join(data.draw(st.lists(st.sampled_from(PIECES), max_size=30)))
     body = data.draw(st.sampled_from([b"", b"\xef\xbb\xbf", b"\xef\xbb"])) + text.encode()
-    body += data.draw(st.sampled_from([b"", b"\xff", b"\xe2\x82"]))
+    return body + data.draw(st.sampled_from([b"", b"\xff", b"\xe2\x82"]))
+
+
+def cut(body: bytes, data: st.DataObject) -> list[bytes]:
     cuts = sorted(data.draw(st.lists(st.integers(0, len(body)), max_size=8)))
-    chunks = [body[a:b] for a, b in pairwise([0, *cuts, len(body)])]
+    return [body[a:b] for a, b in pairwise([0, *cuts, len(body)])]
+
+
+@settings(max_examples=600)
+@given(st.data())
+def test_sse_reads_as_the_plain_algorithm(data: st.DataObject) -> None:
+    # The one loop (`_sse._read_events`): any body, cut anywhere, with or without a
+    # limit, reads as the spec's algorithm reads the whole of it.
+    body = sse_body(data)
+    limit = data.draw(st.none() | st.integers(0, 40))
+    assert quick_sse(cut(body, data), limit) == plain_sse(body, limit)
+
+
+@settings(max_examples=300)
+@given(st.data())
+def test_iter_sse_fields_is_the_parser(data: st.DataObject) -> None:
+    # The loop pulls the body's chunks in `iter_sse_fields`, and is fed them one at
+    # a time in `SSEParser`; any body, cut anywhere, reads the same.
+    chunks = cut(sse_body(data), data)
     parser = SSEParser()
     expected = [fields for chunk in chunks for fields in parser.feed_fields(chunk)]
     expected += parser.close_fields()

@@ -1,7 +1,8 @@
-"""The event-stream parser: WHATWG rules on top of httpx-sse, at any chunking."""
+"""The event-stream parser: the WHATWG rules at any chunking (its size limit: test_sse_limit)."""
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -138,6 +139,62 @@ def test_crlf_split_across_chunks_is_one_line_ending() -> None:
     assert via_iter(chunks) == [("message", "a\nb", "", None)]
 
 
+# Format cases of web-platform-tests (eventsource/format-*), as bodies. Their test
+# server ends a message with "\n\n" unless the test asks for no newline.
+
+WPT_FORMAT_CASES: list[tuple[str, bytes, list[Ev]]] = [
+    (
+        "format-comments",
+        b"data:1\r:\0\n:\r\ndata:2\n:" + b"x" * 2048 + b"\rdata:3\n:data:fail\r:"
+        + b"x" * 2048 + b"\ndata:4\n\n\n",
+        [("message", "1\n2\n3\n4", "", None)],
+    ),
+    (
+        "format-field-data",
+        b"data:\n\ndata\ndata\n\ndata:test\n\n\n",
+        [("message", "", "", None), ("message", "\n", "", None), ("message", "test", "", None)],
+    ),
+    (
+        "format-data-before-final-empty-line",
+        b"retry:1000\ndata:test1\n\nid:test\ndata:test2",
+        [("message", "test1", "", 1000)],
+    ),
+    ("format-null-character", b"data:\0\n\n\n\n", [("message", "\0", "", None)]),
+    ("format-field-event-empty", b"event: \ndata:data\n\n\n", [("message", "data", "", None)]),
+    (
+        "format-bom-2",
+        BOM + BOM + b"data:1\n\ndata:2\n\ndata:3\n\n\n",
+        [("message", "2", "", None), ("message", "3", "", None)],
+    ),
+    (
+        "format-field-id-null",
+        b"id:\0\0\ndata:hello\n\nid:\ndata:hello\n\n",
+        [("message", "hello", "", None), ("message", "hello", "", None)],
+    ),
+    (
+        "format-utf-8",
+        "data:ok\u2026\n\n".encode(),
+        [("message", "ok\u2026", "", None)],
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("body", "expected"), [c[1:] for c in WPT_FORMAT_CASES],
+                         ids=[c[0] for c in WPT_FORMAT_CASES])  # fmt: skip
+def test_web_platform_tests_format_cases(body: bytes, expected: list[Ev]) -> None:
+    for chunks in splits(body):
+        assert via_iter(chunks) == expected, chunks
+        assert via_parser(chunks) == expected, chunks
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("body", "expected"), [c[1:] for c in WPT_FORMAT_CASES],
+                         ids=[c[0] for c in WPT_FORMAT_CASES])  # fmt: skip
+async def test_web_platform_tests_format_cases_async(body: bytes, expected: list[Ev]) -> None:
+    for chunks in splits(body):
+        assert await via_aiter(chunks) == expected, chunks
+
+
 # BOM
 
 
@@ -235,11 +292,14 @@ def test_event_not_ended_by_blank_line_is_dropped() -> None:
         assert via_iter([body]) == [("message", "a", "", None)], body
 
 
-def test_final_cr_is_a_blank_line_only_known_at_close() -> None:
+def test_cr_ends_its_line_at_once_and_a_following_lf_is_skipped() -> None:
     parser = SSEParser()
-    # The CR might be half a CRLF until the stream ends.
-    assert parser.feed(b"data: a\n\r") == []
-    assert tuples(parser.close()) == [("message", "a", "", None)]
+    # The CR ends the blank line that dispatches; no need to wait for the next byte.
+    assert tuples(parser.feed(b"data: a\n\r")) == [("message", "a", "", None)]
+    # An LF right after it is the rest of a CRLF, not a second blank line.
+    assert parser.feed(b"\ndata: b\n") == []
+    assert tuples(parser.feed(b"\n")) == [("message", "b", "", None)]
+    assert parser.close() == []
     assert via_iter([b"data: a\r\r"]) == [("message", "a", "", None)]
 
 
@@ -364,5 +424,50 @@ def test_round_trip(events: list[tuple[str, str]], bom: bool, data: st.DataObjec
     chunks = [body[a:b] for a, b in pairwise(bounds)]
 
     expected = [(name or "message", value) for name, value in events]
+    assert [(e.event, e.data) for e in iter_sse(chunks)] == expected
+    assert [(e[0], e[1]) for e in via_parser(chunks)] == expected
+
+
+# Property: lines are what splitting the whole text on CRLF, CR and LF gives,
+# wherever the bytes are cut. Every line is a `data` line or blank, so each is
+# seen in the events: a `data` line's value in the data, a blank line as an
+# event's end. Where a CR ends one line and an LF the next, blank, one, the
+# whole text reads a CRLF: one line fewer than were written.
+
+line_contents = st.one_of(
+    st.just(""), st.text(no_newlines, max_size=8).map(lambda value: "data:" + value)
+)
+
+
+def events_of_lines(lines: list[str]) -> list[str]:
+    """The data of the events that `data` and blank lines make, by the book."""
+    events: list[str] = []
+    data: list[str] = []
+    for line in lines:
+        if line:
+            value = line.removeprefix("data:")
+            data.append(value.removeprefix(" "))
+        elif data:
+            events.append("\n".join(data))
+            data = []
+    return events
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    written=st.lists(st.tuples(line_contents, st.sampled_from(["\r", "\n", "\r\n"]))),
+    unended=line_contents,
+    data=st.data(),
+)
+def test_lines_are_the_whole_text_split_on_crlf_cr_and_lf(
+    written: list[tuple[str, str]], unended: str, data: st.DataObject
+) -> None:
+    text = "".join(line + ending for line, ending in written) + unended
+    body = text.encode()
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(body)), max_size=12)))
+    chunks = [body[a:b] for a, b in pairwise([0, *cuts, len(body)])]
+
+    lines = re.split("\r\n|\r|\n", text)[:-1]  # the last, unended, is never read
+    expected = [("message", value) for value in events_of_lines(lines)]
     assert [(e.event, e.data) for e in iter_sse(chunks)] == expected
     assert [(e[0], e[1]) for e in via_parser(chunks)] == expected

@@ -1,0 +1,377 @@
+"""The event-stream parser's size limit, `max_event_bytes`: lines and event data, sync and async."""
+
+from __future__ import annotations
+
+import tracemalloc
+from itertools import pairwise
+from typing import TYPE_CHECKING
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from silvia_client._sse import (
+    EventTooLarge,
+    SSEParser,
+    aiter_sse,
+    aiter_sse_fields,
+    iter_sse,
+    iter_sse_fields,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Iterable, Iterator
+
+Ev = tuple[str, str, str, "int | None"]  # event, data, id, retry
+Outcome = tuple[list[Ev], "int | None"]  # the events read, then the limit passed (or None)
+
+MiB = 1024 * 1024
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def read_sync(chunks: Iterable[bytes], limit: int | None) -> Outcome:
+    events: list[Ev] = []
+    try:
+        for fields in iter_sse_fields(chunks, max_event_bytes=limit):
+            events.append(fields)
+    except EventTooLarge as error:
+        return events, error.limit
+    return events, None
+
+
+def read_objects(chunks: Iterable[bytes], limit: int | None) -> Outcome:
+    events: list[Ev] = []
+    try:
+        for sse in iter_sse(chunks, max_event_bytes=limit):
+            events.append((sse.event, sse.data, sse.id, sse.retry))
+    except EventTooLarge as error:
+        return events, error.limit
+    return events, None
+
+
+def read_parser(chunks: Iterable[bytes], limit: int | None) -> Outcome:
+    parser = SSEParser(max_event_bytes=limit)
+    events: list[Ev] = []
+    try:
+        for chunk in chunks:
+            events += [(e.event, e.data, e.id, e.retry) for e in parser.feed(chunk)]
+        events += [(e.event, e.data, e.id, e.retry) for e in parser.close()]
+    except EventTooLarge as error:
+        return events, error.limit
+    return events, None
+
+
+async def _source(chunks: Iterable[bytes]) -> AsyncIterator[bytes]:
+    for chunk in chunks:
+        yield chunk
+
+
+async def read_async(chunks: Iterable[bytes], limit: int | None) -> Outcome:
+    events: list[Ev] = []
+    try:
+        async for fields in aiter_sse_fields(_source(chunks), max_event_bytes=limit):
+            events.append(fields)
+    except EventTooLarge as error:
+        return events, error.limit
+    return events, None
+
+
+async def read_async_objects(chunks: Iterable[bytes], limit: int | None) -> Outcome:
+    events: list[Ev] = []
+    try:
+        async for sse in aiter_sse(_source(chunks), max_event_bytes=limit):
+            events.append((sse.event, sse.data, sse.id, sse.retry))
+    except EventTooLarge as error:
+        return events, error.limit
+    return events, None
+
+
+SYNC_READERS = [read_sync, read_objects, read_parser]
+ASYNC_READERS = [read_async, read_async_objects]
+
+
+def splits(body: bytes) -> Iterator[list[bytes]]:
+    """Whole, cut in two at every offset, and one byte per chunk."""
+    yield [body]
+    for i in range(len(body) + 1):
+        yield [body[:i], body[i:]]
+    yield [body[i : i + 1] for i in range(len(body))]
+
+
+def message(data: str) -> Ev:
+    return ("message", data, "", None)
+
+
+# Each case: a body, a limit, and what reading it gives at any chunking: the events
+# before the one too large, and the limit if it was passed. A line is counted whole
+# (field name included, line end not), an event's data as its `data` lines joined by
+# LF, both in bytes of UTF-8.
+LIMIT_CASES: list[tuple[str, bytes, int, Outcome]] = [
+    # One line: "data: " and 10 bytes is 16, the limit; then one byte more.
+    ("line at the limit", b"data: 0123456789\n\n", 16, ([message("0123456789")], None)),
+    ("line one over", b"data: a\n\ndata: 0123456789x\n\n", 16, ([message("a")], 16)),
+    # Bytes, not characters: "é" is two bytes, "😀" four.
+    ("two-byte characters at the limit", "data: éééé\n\n".encode(), 14, ([message("éééé")], None)),
+    ("two-byte characters one over", "data: ééééé\n\n".encode(), 15, ([], 15)),
+    ("four-byte characters one over", "data: 😀😀\n\n".encode(), 13, ([], 13)),
+    # A comment or an unknown field counts as any line does.
+    ("comment over", b"data: a\n\n: " + b"p" * 20 + b"\n", 16, ([message("a")], 16)),
+    # Many short lines: 8 x "aaa" joined by LF is 31 bytes; each line is 9.
+    ("data at the limit", b"data: aaa\n" * 8 + b"\n", 31, ([message("aaa\n" * 7 + "aaa")], None)),
+    ("data one over", b"data: x\n\n" + b"data: aaa\n" * 8 + b"\n", 30, ([message("x")], 30)),
+    # Over the limit before its blank line arrives, or with none at all.
+    ("data over, never ended", b"data: aaa\n" * 8, 30, ([], 30)),
+    # Other events do not add up: each is within the limit.
+    ("events each within", b"data: 0123456789\n\n" * 5, 16, ([message("0123456789")] * 5, None)),
+    # A line not ended at all, over the limit: raised, though it would never be read.
+    ("unended line over", b"data: a\n\ndata: " + b"z" * 20, 16, ([message("a")], 16)),
+    # A limit of 0 lets blank lines through, and nothing else.
+    ("zero", b"\n\r\n\r", 0, ([], None)),
+    ("zero, a comment", b"\n:\n", 0, ([], 0)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("read", SYNC_READERS)
+@pytest.mark.parametrize(
+    ("body", "limit", "outcome"), [c[1:] for c in LIMIT_CASES], ids=[c[0] for c in LIMIT_CASES]
+)
+def test_limit_at_any_chunking(read: object, body: bytes, limit: int, outcome: Outcome) -> None:
+    assert callable(read)
+    for chunks in splits(body):
+        assert read(chunks, limit) == outcome, chunks
+    # Without a limit, everything is read.
+    assert read([body], None)[1] is None
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("read", ASYNC_READERS)
+@pytest.mark.parametrize(
+    ("body", "limit", "outcome"), [c[1:] for c in LIMIT_CASES], ids=[c[0] for c in LIMIT_CASES]
+)
+async def test_limit_at_any_chunking_async(
+    read: object, body: bytes, limit: int, outcome: Outcome
+) -> None:
+    assert callable(read)
+    for chunks in splits(body):
+        assert await read(chunks, limit) == outcome, chunks
+    assert (await read([body], None))[1] is None
+
+
+def test_each_event_is_counted_afresh() -> None:
+    # The first event is still open at the end of a chunk, so its data is counted
+    # there; the second, 14 bytes, must not carry that count.
+    chunks = [b"data: 012345678901\n", b"\ndata: aaaa\ndata: bbbb\ndata: cccc\n", b"\n"]
+    expected = ([message("012345678901"), message("aaaa\nbbbb\ncccc")], None)
+    for read in SYNC_READERS:
+        assert read(chunks, 20) == expected
+
+
+def test_the_error_says_the_limit_and_nothing_of_the_data() -> None:
+    secret = b"sk-live-0123456789abcdef"
+    with pytest.raises(EventTooLarge) as info:
+        list(iter_sse_fields([b"data: " + secret * 4 + b"\n\n"], max_event_bytes=64))
+    error = info.value
+    assert error.limit == 64
+    assert "64 bytes" in str(error)
+    assert secret.decode() not in str(error)
+    assert secret.decode() not in repr(error)
+    # Not a ValueError: no `except ValueError` around the stream catches it by accident.
+    assert not isinstance(error, ValueError)
+
+
+def test_a_negative_limit_is_refused() -> None:
+    with pytest.raises(ValueError, match="max_event_bytes"):
+        SSEParser(max_event_bytes=-1)
+    with pytest.raises(ValueError, match="max_event_bytes"):
+        iter_sse_fields([], max_event_bytes=-1)
+
+
+# As the bytes arrive
+
+
+def counting(chunks: Iterable[bytes], pulled: list[int]) -> Iterator[bytes]:
+    for chunk in chunks:
+        pulled[0] += 1
+        yield chunk
+
+
+def endless_line(chunk_size: int) -> Iterator[bytes]:
+    yield b"data: ok\n\n:"
+    while True:
+        yield b"x" * chunk_size
+
+
+def test_an_unended_line_raises_before_its_end_arrives() -> None:
+    # 1000-byte chunks of a line that never ends, with a limit of 4500 bytes: the
+    # fifth chunk passes it, and nothing after is asked for.
+    pulled = [0]
+    events = iter_sse_fields(counting(endless_line(1000), pulled), max_event_bytes=4500)
+    assert next(events) == message("ok")
+    with pytest.raises(EventTooLarge):
+        next(events)
+    assert pulled[0] == 1 + 5
+
+
+@pytest.mark.anyio
+async def test_an_unended_line_raises_before_its_end_arrives_async() -> None:
+    pulled = [0]
+    events = aiter_sse_fields(_source(counting(endless_line(1000), pulled)), max_event_bytes=4500)
+    assert await events.__anext__() == message("ok")
+    with pytest.raises(EventTooLarge):
+        await events.__anext__()
+    assert pulled[0] == 1 + 5
+
+
+def many_short_lines() -> Iterator[bytes]:
+    yield b"data: ok\n\n"
+    while True:
+        yield b"data: aaa\n" * 100  # 100 lines, 400 bytes of data joined
+
+
+def test_a_long_event_of_short_lines_raises_before_it_ends() -> None:
+    pulled = [0]
+    events = iter_sse_fields(counting(many_short_lines(), pulled), max_event_bytes=1000)
+    assert next(events) == message("ok")
+    with pytest.raises(EventTooLarge):
+        next(events)
+    assert pulled[0] == 1 + 3  # 1,200 bytes of data after the third
+
+
+@pytest.mark.anyio
+async def test_a_long_event_of_short_lines_raises_before_it_ends_async() -> None:
+    pulled = [0]
+    events = aiter_sse_fields(_source(counting(many_short_lines(), pulled)), max_event_bytes=1000)
+    assert await events.__anext__() == message("ok")
+    with pytest.raises(EventTooLarge):
+        await events.__anext__()
+    assert pulled[0] == 1 + 3
+
+
+def test_a_parser_past_the_limit_keeps_raising() -> None:
+    parser = SSEParser(max_event_bytes=16)
+    # The chunk's first event comes out; the line after it is over the limit.
+    assert parser.feed_fields(b"data: a\n\ndata: " + b"b" * 20) == [message("a")]
+    for call in (lambda: parser.feed_fields(b"\n\n"), parser.close_fields):
+        with pytest.raises(EventTooLarge) as info:
+            call()
+        assert info.value.limit == 16
+
+
+# Memory: an endless line holds a small multiple of the limit, not what was sent.
+
+
+def peak_growth(read: object) -> int:
+    assert callable(read)
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before, _ = tracemalloc.get_traced_memory()
+        read()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak - before
+
+
+@pytest.mark.parametrize("character", ["x", "é", "😀"])
+def test_an_endless_line_holds_a_small_multiple_of_the_limit(character: str) -> None:
+    # 64 MiB offered in 64 KiB chunks against a limit of 1 MiB; the chunk is one
+    # object, re-yielded, so only what the parser keeps shows in the peak.
+    sent = [0]
+    piece = character.encode() * (64 * 1024 // len(character.encode()))
+
+    def chunks() -> Iterator[bytes]:
+        yield b":"
+        while sent[0] < 64 * MiB:
+            sent[0] += len(piece)
+            yield piece
+
+    def read() -> None:
+        with pytest.raises(EventTooLarge):
+            for _ in iter_sse_fields(chunks(), max_event_bytes=MiB):
+                pass
+
+    assert peak_growth(read) < 4 * MiB
+    assert sent[0] <= MiB + len(piece)  # it stopped reading at the limit
+
+
+@pytest.mark.anyio
+async def test_an_endless_line_holds_a_small_multiple_of_the_limit_async() -> None:
+    sent = [0]
+    piece = b"x" * (64 * 1024)
+
+    async def chunks() -> AsyncIterator[bytes]:
+        yield b":"
+        while sent[0] < 64 * MiB:
+            sent[0] += len(piece)
+            yield piece
+
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before, _ = tracemalloc.get_traced_memory()
+        with pytest.raises(EventTooLarge):
+            async for _ in aiter_sse_fields(chunks(), max_event_bytes=MiB):
+                pass
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak - before < 4 * MiB
+    assert sent[0] <= MiB + len(piece)
+
+
+def test_a_long_event_of_short_lines_holds_a_small_multiple_of_the_limit() -> None:
+    sent = [0]
+    piece = b"data: aaa\n" * 6554  # about 64 KiB
+
+    def chunks() -> Iterator[bytes]:
+        while sent[0] < 64 * MiB:
+            sent[0] += len(piece)
+            yield piece
+
+    def read() -> None:
+        with pytest.raises(EventTooLarge):
+            for _ in iter_sse_fields(chunks(), max_event_bytes=MiB):
+                pass
+
+    # Kept as one string a chunk: 3-character lines, each its own string object of
+    # about 50 bytes, would hold over 10 times the limit.
+    assert peak_growth(read) < 4 * MiB
+    # 4 bytes of data ("aaa" and its LF) in each 10 sent: stopped at the limit.
+    assert sent[0] <= MiB * 10 // 4 + len(piece)
+
+
+# Property: with a limit, any body reads the same cut anywhere, and the events
+# before the limit are those read without one.
+
+PIECES = [
+    "data: ", "data:", "event: ", "id: ", ": ", "a", "bb", "é", "😀", "\n", "\r", "\r\n",
+    "\n\n", "x" * 9,
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(st.sampled_from(PIECES), max_size=30),
+    limit=st.integers(0, 24),
+    data=st.data(),
+)
+def test_limit_reads_the_same_cut_anywhere(
+    pieces: list[str], limit: int, data: st.DataObject
+) -> None:
+    body = "".join(pieces).encode()
+    whole = read_sync([body], limit)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(body)), max_size=8)))
+    chunks = [body[a:b] for a, b in pairwise([0, *cuts, len(body)])]
+    assert read_sync(chunks, limit) == whole
+    assert read_parser(chunks, limit) == whole
+    unlimited, _ = read_sync([body], None)
+    events, passed = whole
+    if passed is None:
+        assert events == unlimited
+    else:
+        assert events == unlimited[: len(events)]
