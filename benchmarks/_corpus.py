@@ -5,13 +5,17 @@ two sides of one run) see exactly the same bytes. Nothing imports
 `silvia_client`: the inputs are wire data, written the way the server writes
 them (`chat-citation-targets.md`, `wire-contract.md`).
 
-The event mix of a chat turn: `session` first; then mostly `text` deltas of a
-few words, a `citation` about every tenth event, and a `: ping` keep-alive
-comment now and then; then `citations_summary`, `message` and `done`.
-Citations come from a handful of repeating sources whose targets are of
-mixed kinds (accounts, web, market data, ...). The two account sources are
-written again by a later "tool call" with another account, so their targets
-pool (`account` then `accounts`), as the server's registry sends them.
+The event mix of a chat turn (`MIXES`): `session` first; then mostly `text`
+deltas of a few words, `citation`s, and a `: ping` keep-alive comment now and
+then; then `citations_summary`, `message` and `done`.
+
+* `tenth` (the first mix): a `citation` every tenth event, from a handful of
+  repeating sources whose targets are of mixed kinds (accounts, web, market
+  data, ...). The two account sources are written again by a later "tool
+  call" with another account, so their targets pool (`account` then
+  `accounts`), as the server's registry sends them.
+* `heavy` (citation-heavy): a `citation` every fourth event, each with an
+  `account`, `market_data`, `tax_reference` or `web` target.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "CITATION_EVERY",
+    "MIXES",
     "PING_EVERY",
     "Turn",
     "anthropic_body",
@@ -91,6 +96,38 @@ _SOURCES: tuple[tuple[str, str, dict[str, object] | None, dict[str, object] | No
 )
 
 
+# Sources a session's history cites besides `_SOURCES`: the two target kinds the
+# chat mixes leave out, so that a history holds all nine.
+_MORE_SOURCES: tuple[tuple[str, str, dict[str, object] | None, dict[str, object] | None], ...] = (
+    (
+        "https://www.example-bank.com/cards/agreement.pdf",
+        "Cardmember agreement",
+        {"kind": "card_document", "url": "https://www.example-bank.com/cards/agreement.pdf"},
+        None,
+    ),
+    (
+        "https://www.consumerfinance.gov/owning-a-home/",
+        "Owning a home",
+        {"kind": "mortgage_reference", "url": None},
+        None,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Mix:
+    """Which events a turn's body holds: a citation every `citation_every`, from `sources`."""
+
+    citation_every: int
+    sources: tuple[int, ...]  # indexes into _SOURCES
+
+
+MIXES = {
+    "tenth": Mix(CITATION_EVERY, tuple(range(len(_SOURCES)))),
+    "heavy": Mix(4, (0, 3, 4, 5)),  # account, market_data, web, tax_reference
+}
+
+
 @dataclass(frozen=True)
 class Turn:
     """One turn's content, independent of any wire format."""
@@ -111,14 +148,18 @@ def _delta(rng: random.Random) -> str:
 
 
 def _row(
-    rng: random.Random, source_index: int, target: dict[str, object] | None
+    rng: random.Random,
+    source_index: int,
+    target: dict[str, object] | None,
+    sources: tuple[tuple[str, str, dict[str, object] | None, dict[str, object] | None], ...] = (),
+    quote: tuple[int, int] = (8, 30),
 ) -> dict[str, object]:
-    source, title, _, _ = _SOURCES[source_index]
+    source, title, _, _ = (sources or _SOURCES)[source_index]
     row: dict[str, object] = {
         "type": "search_result_location",
         "source": source,
         "title": title,
-        "cited_text": " ".join(rng.choice(_WORDS) for _ in range(rng.randint(8, 30))),
+        "cited_text": " ".join(rng.choice(_WORDS) for _ in range(rng.randint(*quote))),
         "search_result_index": source_index,
         "start_block_index": 0,
         "end_block_index": rng.randint(1, 4),
@@ -128,21 +169,24 @@ def _row(
     return row
 
 
-def build_turn(events: int, *, seed: int = 1) -> Turn:
+def build_turn(events: int, *, seed: int = 1, mix: str = "tenth") -> Turn:
     """A turn of exactly `events` events: session + deltas/citations + summary, message, done."""
     if events < 5:
         raise ValueError("a turn needs at least 5 events")
     rng = random.Random(seed)
+    every, sources = MIXES[mix].citation_every, MIXES[mix].sources
     body_events = events - 4  # session, citations_summary, message, done
     items: list[str | dict[str, object]] = []
     final: dict[int, dict[str, object] | None] = {}
     for index in range(body_events):
-        if index % CITATION_EVERY == CITATION_EVERY - 1:
-            which = rng.randrange(len(_SOURCES))
+        if index % every == every - 1:
+            which = rng.choice(sources)
             first, later = _SOURCES[which][2], _SOURCES[which][3]
             # Past the first third of the turn, a second tool call has written the
-            # account sources again with another account: their targets pool.
-            target = later if later is not None and index > body_events // 3 else first
+            # account sources again with another account (in the first mix): their
+            # targets pool.
+            pools = mix == "tenth" and later is not None and index > body_events // 3
+            target = later if pools else first
             items.append(_row(rng, which, target))
             final[which] = target
         else:
@@ -269,8 +313,17 @@ def _pooled(first: dict[str, object], later: dict[str, object]) -> dict[str, obj
     return {"kind": "accounts", "accounts": refs}
 
 
-def session_body(messages: int, citations_per_message: int, *, seed: int = 2) -> bytes:
+def session_body(
+    messages: int, citations_per_message: int, *, seed: int = 2, mix: str = "stored"
+) -> bytes:
     """A session body of `messages` messages (alternating user/assistant).
+
+    `mix="stored"` (the first history mix) is described below. `mix="typed"`
+    differs in three ways: its sources are those of `stored` plus a card
+    document and a mortgage reference, so rows carry all nine target kinds, and
+    one source in ten is untyped (`silvia://search/search_web`); no message was
+    saved before targets existed; and a message's text, and a row's quote, are
+    shorter.
 
     Each message is one stored turn: `citations_per_message` inline citations
     (with `offset`) in the order they streamed, each with the target its source
@@ -283,16 +336,19 @@ def session_body(messages: int, citations_per_message: int, *, seed: int = 2) ->
     and messages carry fields the SDK does not model.
     """
     rng = random.Random(seed)
+    typed = mix == "typed"
+    sources = _SOURCES + _MORE_SOURCES if typed else _SOURCES
+    quote = (6, 20) if typed else (8, 30)  # words of `cited_text`
     out: list[dict[str, object]] = []
     for index in range(messages):
-        text = "".join(_delta(rng) for _ in range(40))
-        legacy = rng.random() < 0.1
+        text = "".join(_delta(rng) for _ in range(20 if typed else 40))
+        legacy = rng.random() < 0.1 and not typed
         second_call = rng.random() < 0.3
-        picks = [rng.randrange(len(_SOURCES)) for _ in range(citations_per_message)]
+        picks = [rng.randrange(len(sources)) for _ in range(citations_per_message)]
         final: dict[int, dict[str, object] | None] = {}
         inline = []
         for position, which in enumerate(picks):
-            first, later = _SOURCES[which][2], _SOURCES[which][3]
+            first, later = sources[which][2], sources[which][3]
             # Once pooled, a source stays pooled for the rest of the turn.
             pools = (which in final and final[which] != first) or (
                 second_call and position >= citations_per_message // 2
@@ -303,10 +359,10 @@ def session_body(messages: int, citations_per_message: int, *, seed: int = 2) ->
             elif first is not None and later is not None and pools:
                 target = _pooled(first, later)
             final[which] = target
-            row = _row(rng, which, target)
+            row = _row(rng, which, target, sources, quote)
             row["offset"] = rng.randrange(len(text))
             inline.append(row)
-        rows = [_row(rng, which, final[which]) for which in picks]
+        rows = [_row(rng, which, final[which], sources, quote) for which in picks]
         out.append(
             {
                 "id": f"msg_{seed}_{index:06d}",

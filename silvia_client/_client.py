@@ -1,13 +1,15 @@
-"""`SilviaClient` and `AsyncSilviaClient`: configuration, auth, sending, retries.
+"""`SilviaClient` and `AsyncSilviaClient`: sending, reading, retrying, within a deadline.
 
-The twins share everything that is not I/O (`_ClientBase`): configuration,
-building requests, and the retry policy. Each then sends in its own way.
+Everything the twins share that is not I/O (configuration, the token, a call's
+settings, building requests) is `ClientBase`, in `_config.py`; turning a
+response that is not what was asked for into a typed error is `_responses.py`;
+reading a body within its limits is `_body.py`; the deadline's alarm and the
+guard that ends a blocked read are `_deadline.py`. Here each twin sends in its
+own way; the two mirror each other line for line.
 """
 
 from __future__ import annotations
 
-import logging
-import os
 import time
 from collections.abc import Mapping
 from types import TracebackType
@@ -15,23 +17,20 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from ._responses import (
-    ERROR_BODY_MAX_BYTES,
-    is_event_stream,
-    request_id,
-    status_error,
-    unexpected_response,
+from ._body import aread_at_most, aread_body, read_at_most, read_body
+from ._config import ClientBase, logger
+from ._deadline import Halt, loop_timer, thread_timer
+from ._options import (
+    DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_EVENT_BYTES,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_TIMEOUT,
+    Call,
 )
-from ._retries import RetryPolicy
-from ._version import __version__
+from ._responses import ERROR_BODY_MAX_BYTES, is_event_stream
 from ._wire import DEFAULT_WIRE, WireFormat
-from .citations import is_http_url
-from .errors import (
-    APIConnectionError,
-    APITimeoutError,
-    ConfigurationError,
-    UnexpectedResponseError,
-)
+from .errors import APIStatusError, ConfigurationError, SilviaError
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -41,155 +40,55 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
+    "DEFAULT_MAX_EVENT_BYTES",
+    "DEFAULT_MAX_RESPONSE_BYTES",
     "DEFAULT_MAX_RETRIES",
     "DEFAULT_TIMEOUT",
     "AsyncSilviaClient",
     "SilviaClient",
 ]
 
-logger = logging.getLogger("silvia_client")
 
-BASE_URL_ENV = "SILVIA_BASE_URL"
-TOKEN_ENV = "SILVIA_TOKEN"
-DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=10.0)
-# The longest silence a chat stream may keep before it counts as stalled. Keep-alive
-# comments count as signs of life: that is what they are for.
-DEFAULT_IDLE_TIMEOUT = 90.0
-DEFAULT_MAX_RETRIES = 2
-
-
-class _Token:
-    """The bearer token, kept out of every repr and str."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def header(self) -> str:
-        return f"Bearer {self._value}"
-
-    def scrub(self, body: bytes) -> bytes:
-        """`body` with the token blanked, should a server echo it in an error."""
-        value = self._value.encode("utf-8", errors="replace")
-        # A very short token would blank ordinary text; real tokens are long.
-        return body.replace(value, b"<token>") if len(value) >= 8 else body
-
-    def __repr__(self) -> str:
-        return "<token>"
-
-    __str__ = __repr__
-
-
-class _ClientBase:
-    def __init__(
-        self,
-        *,
-        base_url: str | None,
-        token: str | None,
-        timeout: float | httpx.Timeout | None,
-        idle_timeout: float,
-        max_retries: int,
-        retry_backoff: float,
-        default_headers: Mapping[str, str] | None,
-        wire: WireFormat,
-    ) -> None:
-        base_url = base_url if base_url is not None else os.environ.get(BASE_URL_ENV)
-        if not base_url:
-            raise ConfigurationError(
-                f"no base URL: pass base_url=... or set the {BASE_URL_ENV} environment variable"
-            )
-        if not is_http_url(base_url):
-            raise ConfigurationError("base_url must be an absolute http(s) URL")
-        if idle_timeout <= 0:
-            raise ConfigurationError("idle_timeout must be positive")
-        token = token if token is not None else os.environ.get(TOKEN_ENV)
-        self.base_url = base_url.rstrip("/")
-        self._token = _Token(token) if token else None
-        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
-        self.idle_timeout = idle_timeout
-        self.retries = RetryPolicy(max_retries=max_retries, initial_delay=retry_backoff)
-        self.wire = wire
-        # httpx.Headers, not a dict: header names are case-insensitive, so a caller's
-        # "User-Agent" replaces ours instead of going out beside it.
-        self._headers = httpx.Headers({"user-agent": f"silvia-client/{__version__}"})
-        self._headers.update(default_headers or {})
-
-    def __repr__(self) -> str:
-        # Credentials written into the URL (`https://user:pass@host`) stay out too.
-        scheme, _, rest = self.base_url.partition("://")
-        authority, slash, path = rest.partition("/")
-        public = f"{scheme}://{authority.rpartition('@')[2]}{slash}{path}"
-        return f"{type(self).__name__}(base_url={public!r})"
-
-    def _scrubbed(self, body: bytes) -> bytes:
-        return self._token.scrub(body) if self._token is not None else body
-
-    def _headers_for(self, accept: str) -> httpx.Headers:
-        headers = self._headers.copy()
-        headers["accept"] = accept
-        if self._token is not None:
-            headers["authorization"] = self._token.header()
-        return headers
-
-    def _chat_request(
-        self, client: httpx.Client | httpx.AsyncClient, message: str, session_id: str | None
-    ) -> httpx.Request:
-        wire = self.wire
-        body: dict[str, str] = {wire.message_field: message}
-        if session_id is not None:
-            body[wire.session_id_field] = session_id
-        # The read timeout of a stream is its idle timeout: the longest wait for
-        # the next bytes, keep-alive comments included.
-        timeout = httpx.Timeout(
-            connect=self.timeout.connect,
-            read=self.idle_timeout,
-            write=self.timeout.write,
-            pool=self.timeout.pool,
-        )
-        headers = self._headers_for("text/event-stream")
-        headers["cache-control"] = "no-store"
-        return client.build_request(
-            "POST", self.base_url + wire.chat_path, json=body, headers=headers, timeout=timeout
-        )
-
-    def _get_request(self, client: httpx.Client | httpx.AsyncClient, path: str) -> httpx.Request:
-        # The SDK's timeouts, even on a caller's own client (as for chat requests).
-        return client.build_request(
-            "GET",
-            self.base_url + path,
-            headers=self._headers_for("application/json"),
-            timeout=self.timeout,
-        )
-
-    def _log_response(self, request: httpx.Request, response: httpx.Response) -> None:
-        logger.debug(
-            "%s %s -> %d (request id %s)",
-            request.method,
-            request.url.path,
-            response.status_code,
-            request_id(response, self.wire),
-        )
-
-
-def _undecodable(response: httpx.Response, wire: WireFormat) -> UnexpectedResponseError:
-    encoding = response.headers.get("content-encoding", "")
-    return unexpected_response(response, b"", wire, f"a body that decodes as {encoding!r}")
-
-
-def _connection_error(error: httpx.TransportError) -> APIConnectionError:
-    if isinstance(error, httpx.TimeoutException):
-        return APITimeoutError(f"timed out: {type(error).__name__}")
-    return APIConnectionError(f"connection failed: {type(error).__name__}: {error}")
-
-
-class SilviaClient(_ClientBase):
+class SilviaClient(ClientBase):
     """A client for Silvia's chat API.
 
-    `base_url` and `token` default to `SILVIA_BASE_URL` and `SILVIA_TOKEN`. Pass
-    your own `http_client` to control transports, proxies or limits; it is then
-    yours to close. Use it as a context manager, or call `close()`.
+    Use it as a context manager, or call `close()`. `with_options(...)` gives
+    a copy with other settings on the same connection pool.
+
+    Arguments (all keyword-only):
+
+    - `base_url`: the API's base URL, an absolute http(s) URL without
+      credentials, query or fragment. Default: the `SILVIA_BASE_URL`
+      environment variable; without either, `ConfigurationError`.
+    - `token`: the bearer token, printable ASCII without spaces. Default:
+      `SILVIA_TOKEN`; when that is unset or empty, requests go without
+      `Authorization`. `token=""` is a `ConfigurationError`. The token is
+      blanked in whatever the server sends back, if it has 8 characters or
+      more (a shorter one cannot be a secret).
+    - `timeout`: per-request timeouts, as seconds for every phase, an
+      `httpx.Timeout`, or None for none. Default: connect 10 s, read 60 s,
+      write 30 s, pool 10 s. A chat stream's read timeout is `idle_timeout`.
+    - `idle_timeout`: the longest a chat stream may stay silent (keep-alive
+      comments count as signs of life), in seconds. Default: 90.
+    - `deadline`: seconds for a whole operation: connecting, retries, the
+      waits before them, and every read. Default (None): 600 for a chat turn,
+      120 for a GET; a number here applies to both; `math.inf` for none.
+    - `max_event_bytes`: the longest SSE line or event data a chat stream
+      accepts. Default: 16 MiB.
+    - `max_response_bytes`: the most a history body, or a whole chat stream,
+      may hold, counted after decompression. Default: 256 MiB.
+    - `max_retries`: how many times a failed request is sent again (see
+      the README's "Retries"). Default: 2.
+    - `retry_backoff`: seconds before the first retry, doubled each time,
+      with jitter. Default: 0.5.
+    - `default_headers`: headers sent with every request.
+    - `http_client`: your own `httpx.Client`, for proxies, limits, transports
+      or event hooks. It stays yours to close; the SDK's timeouts, deadline and
+      limits still apply, and redirects are never followed.
+    - `wire`: the paths, event names and field names (`WireFormat`).
     """
+
+    _timer = staticmethod(thread_timer)
 
     def __init__(
         self,
@@ -198,17 +97,27 @@ class SilviaClient(_ClientBase):
         token: str | None = None,
         timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        deadline: float | None = None,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         max_retries: int = DEFAULT_MAX_RETRIES,
         retry_backoff: float = 0.5,
         default_headers: Mapping[str, str] | None = None,
         http_client: httpx.Client | None = None,
         wire: WireFormat = DEFAULT_WIRE,
     ) -> None:
+        if http_client is not None and not isinstance(http_client, httpx.Client):
+            raise ConfigurationError(
+                "http_client must be an httpx.Client (AsyncSilviaClient takes an httpx.AsyncClient)"
+            )
         super().__init__(
             base_url=base_url,
             token=token,
             timeout=timeout,
             idle_timeout=idle_timeout,
+            deadline=deadline,
+            max_event_bytes=max_event_bytes,
+            max_response_bytes=max_response_bytes,
             max_retries=max_retries,
             retry_backoff=retry_backoff,
             default_headers=default_headers,
@@ -216,6 +125,9 @@ class SilviaClient(_ClientBase):
         )
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client(timeout=self.timeout)
+        self._bind()
+
+    def _bind(self) -> None:
         from .chat import Chat
         from .sessions import Sessions
 
@@ -223,6 +135,7 @@ class SilviaClient(_ClientBase):
         self.sessions: Sessions = Sessions(self)
 
     def close(self) -> None:
+        """Close the connection pool, if this client made it (not a copy, not your own)."""
         if self._owns_http:
             self._http.close()
 
@@ -238,87 +151,121 @@ class SilviaClient(_ClientBase):
         self.close()
 
     def _send(
-        self, request: httpx.Request, *, repeatable: bool, read: bool = False
-    ) -> httpx.Response:
-        """Send with retries; the response is 2xx, else an error is raised.
+        self, request: httpx.Request, call: Call, *, idempotent: bool, read: bool = False
+    ) -> tuple[httpx.Response, bytes]:
+        """Send with retries, within the call's deadline; the response is 2xx, else an error.
 
-        The response is open (streamed), unless `read`: then its body is read, and
-        the response closed, inside the retry loop, so that a body that breaks off
-        is retried like a connection that failed.
+        The response is open (streamed) and watched by the call's guard, unless
+        `read`: then its body is read within the call's limits, and the response
+        closed, inside the retry loop, so that a body that breaks off is retried
+        like a connection that failed.
         """
+        guard = call.guard
+        assert guard is not None, "the call was started"
         attempt = 0
         while True:
+            request.extensions["timeout"] = call.timeouts(self._read_timeout(request, call))
+            error: SilviaError
             try:
-                response = self._http.send(request, stream=True)
+                response = self._http.send(request, stream=True, follow_redirects=False)
                 self._log_response(request, response)
-                if read and response.is_success:
-                    try:
-                        response.read()
-                    except httpx.DecodingError as error:  # a body its Content-Encoding belies
-                        raise _undecodable(response, self.wire) from error
-                    finally:
-                        response.close()
-            except httpx.TransportError as error:
-                delay = self.retries.delay_after_error(error, attempt, repeatable=repeatable)
-                if delay is None:
-                    raise _connection_error(error) from error
-                logger.info("retrying %s after %s", request.url.path, type(error).__name__)
-            else:
+                guard.watch(response)
                 if response.is_success:
-                    return response
-                body = _read_at_most(response, ERROR_BODY_MAX_BYTES)
-                delay = self.retries.delay_after_status(response, attempt) if repeatable else None
-                if delay is None:
-                    raise status_error(response, self._scrubbed(body), self.wire)
-                logger.info("retrying %s after %d", request.url.path, response.status_code)
+                    return response, self._read(response, call) if read else b""
+                body = read_at_most(response, ERROR_BODY_MAX_BYTES, guard)
+                error = self._errors.status_error(response, body)
+                delay = self.retries.delay_after_status(
+                    response, attempt, idempotent=idempotent, time_left=call.deadline.left()
+                )
+            except httpx.TransportError as failure:
+                error = self._errors.connection_error(failure)
+                error.__cause__ = failure
+                delay = self.retries.delay_after_error(
+                    failure, attempt, repeatable=idempotent, time_left=call.deadline.left()
+                )
+            guard.unwatch()
+            if not isinstance(error, APIStatusError) and call.expired():
+                raise call.timed_out() from error
+            if delay is None:
+                raise error
+            logger.info("retrying %s after %s", request.url.path, _what(error))
             time.sleep(delay)
             attempt += 1
 
-    def _open_chat(self, message: str, session_id: str | None) -> httpx.Response:
-        response = self._send(self._chat_request(self._http, message, session_id), repeatable=False)
-        if not is_event_stream(response):
-            body = _read_at_most(response, ERROR_BODY_MAX_BYTES)
-            raise unexpected_response(
-                response, self._scrubbed(body), self.wire, "text/event-stream"
-            )
+    def _read(self, response: httpx.Response, call: Call) -> bytes:
+        try:
+            return read_body(response, call.guard, call.max_response_bytes)
+        except httpx.DecodingError as error:  # a body its Content-Encoding belies
+            raise self._errors.undecodable(response) from error
+        except Halt as halt:
+            raise self._halted(halt, response, call) from None
+        finally:
+            call.guard.unwatch()
+            response.close()
+
+    def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
+        guard = call.start(self._timer)
+        try:
+            request = self._chat_request(self._http, message, session_id, call)
+            response, _ = self._send(request, call, idempotent=False)
+            if not is_event_stream(response):
+                body = read_at_most(response, ERROR_BODY_MAX_BYTES, guard)
+                raise self._errors.unexpected(response, body, "text/event-stream")
+        except BaseException:
+            guard.release()
+            raise
         return response
 
-    def _get_json_bytes(self, path: str) -> tuple[httpx.Response, bytes]:
-        request = self._get_request(self._http, path)
-        response = self._send(request, repeatable=True, read=True)
-        return response, response.content
+    def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]:
+        guard = call.start(self._timer)
+        try:
+            return self._send(
+                self._get_request(self._http, path, call), call, idempotent=True, read=True
+            )
+        finally:
+            guard.release()
 
 
-def _read_at_most(response: httpx.Response, limit: int) -> bytes:
-    data = bytearray()
-    try:
-        for chunk in response.iter_bytes():
-            data += chunk
-            if len(data) >= limit:
-                break
-    except (httpx.TransportError, httpx.DecodingError):
-        pass  # what arrived is enough to describe the error
-    finally:
-        response.close()
-    return bytes(data[:limit])
+class AsyncSilviaClient(ClientBase):
+    """The async twin of `SilviaClient`: same arguments, `await`/`async with`/`async for`.
 
+    Use it as an async context manager, or `await close()`. `with_options(...)`
+    gives a copy with other settings on the same connection pool.
 
-async def _aread_at_most(response: httpx.Response, limit: int) -> bytes:
-    data = bytearray()
-    try:
-        async for chunk in response.aiter_bytes():
-            data += chunk
-            if len(data) >= limit:
-                break
-    except (httpx.TransportError, httpx.DecodingError):
-        pass  # what arrived is enough to describe the error
-    finally:
-        await response.aclose()
-    return bytes(data[:limit])
+    Arguments (all keyword-only):
 
+    - `base_url`: the API's base URL, an absolute http(s) URL without
+      credentials, query or fragment. Default: the `SILVIA_BASE_URL`
+      environment variable; without either, `ConfigurationError`.
+    - `token`: the bearer token, printable ASCII without spaces. Default:
+      `SILVIA_TOKEN`; when that is unset or empty, requests go without
+      `Authorization`. `token=""` is a `ConfigurationError`. The token is
+      blanked in whatever the server sends back, if it has 8 characters or
+      more (a shorter one cannot be a secret).
+    - `timeout`: per-request timeouts, as seconds for every phase, an
+      `httpx.Timeout`, or None for none. Default: connect 10 s, read 60 s,
+      write 30 s, pool 10 s. A chat stream's read timeout is `idle_timeout`.
+    - `idle_timeout`: the longest a chat stream may stay silent (keep-alive
+      comments count as signs of life), in seconds. Default: 90.
+    - `deadline`: seconds for a whole operation: connecting, retries, the
+      waits before them, and every read. Default (None): 600 for a chat turn,
+      120 for a GET; a number here applies to both; `math.inf` for none.
+    - `max_event_bytes`: the longest SSE line or event data a chat stream
+      accepts. Default: 16 MiB.
+    - `max_response_bytes`: the most a history body, or a whole chat stream,
+      may hold, counted after decompression. Default: 256 MiB.
+    - `max_retries`: how many times a failed request is sent again (see
+      the README's "Retries"). Default: 2.
+    - `retry_backoff`: seconds before the first retry, doubled each time,
+      with jitter. Default: 0.5.
+    - `default_headers`: headers sent with every request.
+    - `http_client`: your own `httpx.AsyncClient`, for proxies, limits, transports
+      or event hooks. It stays yours to close; the SDK's timeouts, deadline and
+      limits still apply, and redirects are never followed.
+    - `wire`: the paths, event names and field names (`WireFormat`).
+    """
 
-class AsyncSilviaClient(_ClientBase):
-    """The async twin of `SilviaClient`: same arguments, `await`/`async with`/`async for`."""
+    _timer = staticmethod(loop_timer)
 
     def __init__(
         self,
@@ -327,17 +274,27 @@ class AsyncSilviaClient(_ClientBase):
         token: str | None = None,
         timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        deadline: float | None = None,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         max_retries: int = DEFAULT_MAX_RETRIES,
         retry_backoff: float = 0.5,
         default_headers: Mapping[str, str] | None = None,
         http_client: httpx.AsyncClient | None = None,
         wire: WireFormat = DEFAULT_WIRE,
     ) -> None:
+        if http_client is not None and not isinstance(http_client, httpx.AsyncClient):
+            raise ConfigurationError(
+                "http_client must be an httpx.AsyncClient (SilviaClient takes an httpx.Client)"
+            )
         super().__init__(
             base_url=base_url,
             token=token,
             timeout=timeout,
             idle_timeout=idle_timeout,
+            deadline=deadline,
+            max_event_bytes=max_event_bytes,
+            max_response_bytes=max_response_bytes,
             max_retries=max_retries,
             retry_backoff=retry_backoff,
             default_headers=default_headers,
@@ -345,6 +302,9 @@ class AsyncSilviaClient(_ClientBase):
         )
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(timeout=self.timeout)
+        self._bind()
+
+    def _bind(self) -> None:
         from .chat import AsyncChat
         from .sessions import AsyncSessions
 
@@ -352,6 +312,7 @@ class AsyncSilviaClient(_ClientBase):
         self.sessions: AsyncSessions = AsyncSessions(self)
 
     async def close(self) -> None:
+        """Close the connection pool, if this client made it (not a copy, not your own)."""
         if self._owns_http:
             await self._http.aclose()
 
@@ -367,50 +328,79 @@ class AsyncSilviaClient(_ClientBase):
         await self.close()
 
     async def _send(
-        self, request: httpx.Request, *, repeatable: bool, read: bool = False
-    ) -> httpx.Response:
-        """Send with retries; the response is 2xx, else an error is raised (see the sync twin)."""
+        self, request: httpx.Request, call: Call, *, idempotent: bool, read: bool = False
+    ) -> tuple[httpx.Response, bytes]:
+        """Send with retries, within the call's deadline (see the sync twin)."""
+        guard = call.guard
+        assert guard is not None, "the call was started"
         attempt = 0
         while True:
+            request.extensions["timeout"] = call.timeouts(self._read_timeout(request, call))
+            error: SilviaError
             try:
-                response = await self._http.send(request, stream=True)
+                response = await self._http.send(request, stream=True, follow_redirects=False)
                 self._log_response(request, response)
-                if read and response.is_success:
-                    try:
-                        await response.aread()
-                    except httpx.DecodingError as error:
-                        raise _undecodable(response, self.wire) from error
-                    finally:
-                        await response.aclose()
-            except httpx.TransportError as error:
-                delay = self.retries.delay_after_error(error, attempt, repeatable=repeatable)
-                if delay is None:
-                    raise _connection_error(error) from error
-                logger.info("retrying %s after %s", request.url.path, type(error).__name__)
-            else:
+                guard.watch(response)
                 if response.is_success:
-                    return response
-                body = await _aread_at_most(response, ERROR_BODY_MAX_BYTES)
-                delay = self.retries.delay_after_status(response, attempt) if repeatable else None
-                if delay is None:
-                    raise status_error(response, self._scrubbed(body), self.wire)
-                logger.info("retrying %s after %d", request.url.path, response.status_code)
+                    return response, await self._read(response, call) if read else b""
+                body = await aread_at_most(response, ERROR_BODY_MAX_BYTES, guard)
+                error = self._errors.status_error(response, body)
+                delay = self.retries.delay_after_status(
+                    response, attempt, idempotent=idempotent, time_left=call.deadline.left()
+                )
+            except httpx.TransportError as failure:
+                error = self._errors.connection_error(failure)
+                error.__cause__ = failure
+                delay = self.retries.delay_after_error(
+                    failure, attempt, repeatable=idempotent, time_left=call.deadline.left()
+                )
+            guard.unwatch()
+            if not isinstance(error, APIStatusError) and call.expired():
+                raise call.timed_out() from error
+            if delay is None:
+                raise error
+            logger.info("retrying %s after %s", request.url.path, _what(error))
             import asyncio  # here, not at the top: `import silvia_client` stays without it
 
             await asyncio.sleep(delay)
             attempt += 1
 
-    async def _open_chat(self, message: str, session_id: str | None) -> httpx.Response:
-        request = self._chat_request(self._http, message, session_id)
-        response = await self._send(request, repeatable=False)
-        if not is_event_stream(response):
-            body = await _aread_at_most(response, ERROR_BODY_MAX_BYTES)
-            raise unexpected_response(
-                response, self._scrubbed(body), self.wire, "text/event-stream"
-            )
+    async def _read(self, response: httpx.Response, call: Call) -> bytes:
+        try:
+            return await aread_body(response, call.guard, call.max_response_bytes)
+        except httpx.DecodingError as error:  # a body its Content-Encoding belies
+            raise self._errors.undecodable(response) from error
+        except Halt as halt:
+            raise self._halted(halt, response, call) from None
+        finally:
+            call.guard.unwatch()
+            await response.aclose()
+
+    async def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
+        guard = call.start(self._timer)
+        try:
+            request = self._chat_request(self._http, message, session_id, call)
+            response, _ = await self._send(request, call, idempotent=False)
+            if not is_event_stream(response):
+                body = await aread_at_most(response, ERROR_BODY_MAX_BYTES, guard)
+                raise self._errors.unexpected(response, body, "text/event-stream")
+        except BaseException:
+            guard.release()
+            raise
         return response
 
-    async def _get_json_bytes(self, path: str) -> tuple[httpx.Response, bytes]:
-        request = self._get_request(self._http, path)
-        response = await self._send(request, repeatable=True, read=True)
-        return response, response.content
+    async def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]:
+        guard = call.start(self._timer)
+        try:
+            return await self._send(
+                self._get_request(self._http, path, call), call, idempotent=True, read=True
+            )
+        finally:
+            guard.release()
+
+
+def _what(error: SilviaError) -> str:
+    """What a retry is after, for the log: a status, or the transport error's kind."""
+    if isinstance(error, APIStatusError):
+        return str(error.status_code)
+    return type(error.__cause__ or error).__name__

@@ -1,20 +1,33 @@
-"""`gc_paused()`: no cyclic garbage collection while a large value is being built.
+"""`gc_paused()`: no cyclic garbage collection while a session body is decoded and read.
 
-Reading a long session builds hundreds of thousands of small objects that all
-stay alive (citation models, their dicts, their targets). CPython's
-generational collector does not know they will: as they pile up it runs full
-collections, each one walking every object of the process, the caller's own
-included. On a 5,000-message session those walks cost more than the reading
-itself, and they find nothing: the objects are alive and refer to no cycle.
+Reading a long session decodes a body of hundreds of thousands of containers,
+then builds hundreds of thousands of small objects that all stay alive
+(citation models, their dicts). CPython's generational collector does not know
+which will: as they pile up it runs young collections that walk them, and full
+collections that walk every object of the process, the caller's own included.
+On a 5,000-message session those walks cost more than the reading itself, and
+they find nothing: nothing made there is part of a cycle.
 
-So the reading runs with the collector paused. Reference counting goes on,
-so garbage without cycles is still freed at once; a cycle made meanwhile (in
-any thread) waits until the pause ends, and the objects made during the pause
-are looked at by the next young-generation collection, as usual. Pauses nest
-and may overlap across threads: the collector is enabled again when the last
-one ends, and only if it was enabled when the first began. Only code that
-toggles the collector itself, from another thread during a pause, can be
-surprised (its `gc.disable()` is undone when the pause ends).
+So `sessions.read_session` decodes and reads with the collector paused. What
+it decoded dies before the pause ends (but for what the session keeps), so no
+collection ever walks it; the next young collection, on the first allocation
+after the pause, walks what the session keeps, once. Reference counting goes
+on, so garbage without cycles is still freed at once; a cycle made meanwhile
+(in any thread) waits until the pause ends.
+
+The pause is for that one call and nothing else: it holds only the SDK's own
+code over bytes already in memory (no I/O, no wait, no callback into user
+code), and it ends when the call does, error or not. A chat stream is not
+paused: user code runs between its events. A turn keeps every streamed
+citation, so the stream instead makes as few tracked objects per citation as
+it can (see `citations/_rows.py`): each row's target is shared with the rows
+that sent the same one, and its extra fields sit in a dict the collector does
+not track.
+
+Pauses nest and may overlap across threads: the collector is enabled again
+when the last one ends, and only if it was enabled when the first began. Only
+code that toggles the collector itself, from another thread during a pause,
+can be surprised (its `gc.disable()` is undone when the pause ends).
 """
 
 from __future__ import annotations

@@ -1,22 +1,28 @@
 """Turning an HTTP response that is not what we asked for into a typed error.
 
-Shared by the sync and async clients: they read the body (each its own way)
-and hand it here. Messages are built from the status, the request id and the
-server's own error text, never from the request, so no token can leak.
+Shared by the sync and async clients: they read the body (each its own way,
+within a size bound) and hand it here. Messages are built from the status, the
+request id and the server's own error text, never from the request; everything
+the server sent goes through the client's `Scrubber` first (see `_scrub.py`),
+so a server that echoes the token cannot make an error show it.
 """
 
 from __future__ import annotations
 
 import email.utils
 import json
+import math
 import re
 import time
 
 import httpx
 
+from ._scrub import Scrubber
 from ._wire import WireFormat
 from .errors import (
+    APIConnectionError,
     APIStatusError,
+    APITimeoutError,
     AuthenticationError,
     InternalServerError,
     NotFoundError,
@@ -28,14 +34,17 @@ from .errors import (
 __all__ = [
     "BODY_PREVIEW_CHARS",
     "ERROR_BODY_MAX_BYTES",
+    "MAX_RETRY_AFTER",
+    "ResponseErrors",
     "is_event_stream",
     "parse_retry_after",
-    "status_error",
-    "unexpected_response",
 ]
 
 ERROR_BODY_MAX_BYTES = 64 * 1024  # an error body longer than this is cut, not read whole
 BODY_PREVIEW_CHARS = 200
+# A server asking for a longer wait is read as asking for this long: `retry_after`
+# stays a number a caller can sleep on.
+MAX_RETRY_AFTER = 3600.0
 
 _STATUS_ERRORS: dict[int, type[APIStatusError]] = {
     401: AuthenticationError,
@@ -45,13 +54,11 @@ _STATUS_ERRORS: dict[int, type[APIStatusError]] = {
 }
 
 
-def request_id(response: httpx.Response, wire: WireFormat) -> str | None:
-    value: str | None = response.headers.get(wire.request_id_header)
-    return value
-
-
 def parse_retry_after(response: httpx.Response) -> float | None:
-    """Seconds the server asked us to wait (`Retry-After` as seconds or an HTTP date), or None."""
+    """Seconds the server asked us to wait (`Retry-After` as seconds or an HTTP date), or None.
+
+    Always finite: from 0 to `MAX_RETRY_AFTER`.
+    """
     value = response.headers.get("retry-after")
     if value is None:
         return None
@@ -60,12 +67,12 @@ def parse_retry_after(response: httpx.Response) -> float | None:
     except ValueError:
         try:
             when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return None
         seconds = when.timestamp() - time.time()
-    if seconds != seconds:  # NaN
+    if math.isnan(seconds):
         return None
-    return max(seconds, 0.0)
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
 # A body shown in an error may hold citation targets, and a target's provider is
@@ -80,60 +87,101 @@ def _preview(body: bytes) -> str:
     return text[:BODY_PREVIEW_CHARS] + ("…" if len(text) > BODY_PREVIEW_CHARS else "")
 
 
-def _server_error(body: bytes, wire: WireFormat) -> tuple[str | None, str | None, object]:
-    """(error type, message, parsed body) from `{"error": {...}}`, `{"error": "..."}` or text."""
-    try:
-        parsed: object = json.loads(body)
-    except ValueError:
-        return None, _preview(body) or None, body.decode("utf-8", errors="replace")
-    error = parsed.get(wire.error_key) if isinstance(parsed, dict) else None
-    if isinstance(error, dict):
-        kind, message = error.get("type"), error.get("message")
-        return (
-            kind if isinstance(kind, str) else None,
-            message if isinstance(message, str) else None,
-            parsed,
-        )
-    if isinstance(error, str):
-        return None, error, parsed
-    if isinstance(parsed, dict) and isinstance(parsed.get("message"), str):
-        return None, parsed["message"], parsed
-    return None, None, parsed
-
-
-def status_error(response: httpx.Response, body: bytes, wire: WireFormat) -> APIStatusError:
-    """The typed error for a non-2xx response whose (possibly cut) body is `body`."""
-    status = response.status_code
-    error_type, message, parsed = _server_error(body, wire)
-    text = message or response.reason_phrase or "error"
-    rid = request_id(response, wire)
-    if status == 429:
-        return RateLimitError(
-            text,
-            status_code=status,
-            request_id=rid,
-            error_type=error_type,
-            body=parsed,
-            retry_after=parse_retry_after(response),
-        )
-    cls = _STATUS_ERRORS.get(status)
-    if cls is None:
-        cls = InternalServerError if status >= 500 else APIStatusError
-    return cls(text, status_code=status, request_id=rid, error_type=error_type, body=parsed)
-
-
 def is_event_stream(response: httpx.Response) -> bool:
     content_type: str = response.headers.get("content-type", "")
     media_type = content_type.partition(";")[0].strip().lower()
     return media_type == "text/event-stream"
 
 
-def unexpected_response(
-    response: httpx.Response, body: bytes, wire: WireFormat, expected: str
-) -> UnexpectedResponseError:
-    content_type = response.headers.get("content-type", "no content type")
-    return UnexpectedResponseError(
-        f"expected {expected}, got {response.status_code} {content_type}: {_preview(body)!r}",
-        status_code=response.status_code,
-        request_id=request_id(response, wire),
-    )
+class ResponseErrors:
+    """One client's way of turning responses into errors: its wire format and its scrubber.
+
+    `token_sent` says whether the client sends a token: a 401 without one says
+    how to give it.
+    """
+
+    __slots__ = ("scrub", "token_sent", "wire")
+
+    def __init__(self, wire: WireFormat, scrub: Scrubber, *, token_sent: bool) -> None:
+        self.wire = wire
+        self.scrub = scrub
+        self.token_sent = token_sent
+
+    def request_id(self, response: httpx.Response) -> str | None:
+        """The server's id for the request (scrubbed), if it sent one."""
+        value: str | None = response.headers.get(self.wire.request_id_header)
+        return self.scrub.optional(value)
+
+    def _server_error(self, body: bytes) -> tuple[str | None, str | None, object]:
+        """(error type, message, parsed body) of `{"error": {...}}`, `{"error": "..."}` or text."""
+        body = self.scrub.bytes(body)
+        try:
+            parsed: object = json.loads(body)
+        except (ValueError, RecursionError):
+            return None, _preview(body) or None, body.decode("utf-8", errors="replace")
+        parsed = self.scrub.value(parsed)
+        error = parsed.get(self.wire.error_key) if isinstance(parsed, dict) else None
+        if isinstance(error, dict):
+            kind, message = error.get("type"), error.get("message")
+            return (
+                kind if isinstance(kind, str) else None,
+                message if isinstance(message, str) else None,
+                parsed,
+            )
+        if isinstance(error, str):
+            return None, error, parsed
+        if isinstance(parsed, dict) and isinstance(parsed.get("message"), str):
+            return None, parsed["message"], parsed
+        return None, None, parsed
+
+    def status_error(self, response: httpx.Response, body: bytes) -> APIStatusError:
+        """The typed error for a non-2xx response whose (possibly cut) body is `body`."""
+        status = response.status_code
+        error_type, message, parsed = self._server_error(body)
+        text = self.scrub.text(message or response.reason_phrase or "error")
+        if status == 401 and not self.token_sent:
+            text += " (no token was sent: set SILVIA_TOKEN, or pass token=...)"
+        rid = self.request_id(response)
+        kind = self.scrub.optional(error_type)
+        if status == 429:
+            return RateLimitError(
+                text,
+                status_code=status,
+                request_id=rid,
+                error_type=kind,
+                body=parsed,
+                retry_after=parse_retry_after(response),
+            )
+        cls = _STATUS_ERRORS.get(status)
+        if cls is None:
+            cls = InternalServerError if status >= 500 else APIStatusError
+        return cls(text, status_code=status, request_id=rid, error_type=kind, body=parsed)
+
+    def unexpected(
+        self, response: httpx.Response, body: bytes, expected: str
+    ) -> UnexpectedResponseError:
+        """A 2xx whose body is not `expected`; the message shows the start of the body."""
+        content_type = self.scrub.optional(response.headers.get("content-type"))
+        preview = _preview(self.scrub.bytes(body))
+        shown = content_type or "no content type"
+        message = f"expected {expected}, got {response.status_code} {shown}: {preview!r}"
+        return UnexpectedResponseError(
+            self.scrub.text(message),
+            status_code=response.status_code,
+            request_id=self.request_id(response),
+            content_type=content_type,
+        )
+
+    def undecodable(self, response: httpx.Response) -> UnexpectedResponseError:
+        """A 2xx body that its Content-Encoding belies."""
+        encoding = response.headers.get("content-encoding", "")
+        return self.unexpected(response, b"", f"a body that decodes as {encoding!r}")
+
+    def connection_error(self, error: httpx.TransportError) -> APIConnectionError:
+        """The SDK's error for a transport error (whose text may quote the server)."""
+        self.scrub.exception(error)
+        if isinstance(error, httpx.TimeoutException):
+            return APITimeoutError(f"timed out: {type(error).__name__}")
+        return APIConnectionError(
+            self.scrub.text(f"connection failed: {type(error).__name__}: {error}")
+        )

@@ -1,13 +1,20 @@
 """When to send a request again, and how long to wait first.
 
-Only requests that are safe to repeat are retried: a GET, or any request that
-certainly never reached the server (the connection was never made). A chat
-POST that may have reached the server is never sent again, because the server
-may already be running the turn.
+A GET is safe to repeat: it is retried after a connection error, a body that
+broke off, 408, 429 and 5xx. A chat POST is sent again only when it certainly
+was not processed: the connection was never made, or the server refused it
+with 429 (rate limited: it did not start the turn). After any other status, or
+any error once the request may have gone out, the server may be running the
+turn, so the message is never sent twice.
+
+Every wait fits in the time the operation has left: a `Retry-After` longer
+than that is not waited for at all (the caller gets the status's own error at
+once), and neither is a backoff that would outlast it.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 
@@ -18,6 +25,7 @@ from ._responses import parse_retry_after
 __all__ = ["RetryPolicy"]
 
 RETRY_STATUSES = frozenset({408, 429})  # plus every 5xx
+NOT_PROCESSED_STATUSES = frozenset({429})  # a refusal before any work: safe to send again
 
 
 @dataclass(frozen=True)
@@ -36,18 +44,37 @@ class RetryPolicy:
         delay = min(self.initial_delay * 2.0**attempt, self.max_delay)
         return delay * (1 - 0.25 * random.random())
 
-    def delay_after_status(self, response: httpx.Response, attempt: int) -> float | None:
-        """Seconds to wait before retrying a repeatable request, or None for no retry."""
+    def delay_after_status(
+        self,
+        response: httpx.Response,
+        attempt: int,
+        *,
+        idempotent: bool = True,
+        time_left: float = math.inf,
+    ) -> float | None:
+        """Seconds to wait before sending again after this status, or None for no retry."""
         status = response.status_code
-        if attempt >= self.max_retries or not (status in RETRY_STATUSES or status >= 500):
+        if attempt >= self.max_retries:
+            return None
+        if idempotent:
+            if not (status in RETRY_STATUSES or status >= 500):
+                return None
+        elif status not in NOT_PROCESSED_STATUSES:
             return None
         retry_after = parse_retry_after(response)
         if retry_after is not None:
+            if retry_after >= time_left:
+                return None  # the server asks for longer than there is: give up now
             return min(retry_after, self.max_retry_after)
-        return self._backoff(attempt)
+        return self._within(self._backoff(attempt), time_left)
 
     def delay_after_error(
-        self, error: Exception, attempt: int, *, repeatable: bool
+        self,
+        error: Exception,
+        attempt: int,
+        *,
+        repeatable: bool,
+        time_left: float = math.inf,
     ) -> float | None:
         """Seconds to wait before retrying after a transport error, or None for no retry."""
         if attempt >= self.max_retries:
@@ -56,5 +83,9 @@ class RetryPolicy:
             error, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
         )
         if never_sent or (repeatable and isinstance(error, httpx.TransportError)):
-            return self._backoff(attempt)
+            return self._within(self._backoff(attempt), time_left)
         return None
+
+    @staticmethod
+    def _within(delay: float, time_left: float) -> float | None:
+        return delay if delay < time_left else None

@@ -5,8 +5,9 @@
     ├── RecordingFormatError        a recording file that cannot be read (`testing`)
     ├── APIError                    something went wrong talking to the server
     │   ├── APIConnectionError      could not connect, or the connection broke
-    │   │   └── APITimeoutError     connect/read timed out
+    │   │   └── APITimeoutError     connect/read timed out, or the deadline passed
     │   ├── UnexpectedResponseError a 2xx that is not what the endpoint answers
+    │   ├── ResponseTooLargeError   a body over max_response_bytes
     │   └── APIStatusError          a non-2xx status, before any event
     │       ├── AuthenticationError     401
     │       ├── PermissionDeniedError   403
@@ -16,15 +17,19 @@
     └── StreamError                 a chat stream that did not finish; carries .turn
         ├── ServerStreamError       the server sent an in-band `error` event
         ├── StreamDisconnectedError the connection dropped mid-stream
-        ├── StreamTimeoutError      no event within the idle timeout
-        └── IncompleteTurnError     the stream ended without `done`
+        ├── StreamTimeoutError      no event within the idle timeout, or the deadline passed
+        ├── StreamTooLargeError     an event over max_event_bytes, or a stream over
+        │                           max_response_bytes
+        └── IncompleteTurnError     the stream ended (or was closed) without `done`
 
 A `StreamError` keeps everything that arrived before the failure: `.turn` is
-the partial `Turn`, with `complete` False.
+the partial `Turn`, with `complete` False; `.request_id` and `.session_id` say
+which request and session, as far as the server said.
 
 No message built here ever holds the bearer token or an account's provider:
 messages are made from status codes, request ids and the server's own error
-text only.
+text only, and the client blanks its token in everything the server sent (and
+escapes control characters) before it reaches a message.
 """
 
 from __future__ import annotations
@@ -46,11 +51,13 @@ __all__ = [
     "NotFoundError",
     "PermissionDeniedError",
     "RateLimitError",
+    "ResponseTooLargeError",
     "ServerStreamError",
     "SilviaError",
     "StreamDisconnectedError",
     "StreamError",
     "StreamTimeoutError",
+    "StreamTooLargeError",
     "UnexpectedResponseError",
 ]
 
@@ -72,15 +79,32 @@ class APIConnectionError(APIError):
 
 
 class APITimeoutError(APIConnectionError):
-    """Connecting or reading took longer than the configured timeout."""
+    """Connecting or reading took longer than the configured timeout, or the deadline passed."""
 
 
 class UnexpectedResponseError(APIError):
-    """A success status whose body is not what the endpoint answers."""
+    """A success status whose body is not what the endpoint answers (`content_type` says what)."""
 
-    def __init__(self, message: str, *, status_code: int, request_id: str | None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        request_id: str | None,
+        content_type: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.status_code = status_code
+        self.request_id = request_id
+        self.content_type = content_type
+
+
+class ResponseTooLargeError(APIError):
+    """A response body (decoded) longer than `max_response_bytes`; reading stopped there."""
+
+    def __init__(self, message: str, *, limit: int, request_id: str | None = None) -> None:
+        super().__init__(message)
+        self.limit = limit
         self.request_id = request_id
 
 
@@ -148,20 +172,47 @@ class InternalServerError(APIStatusError):
 
 
 class StreamError(SilviaError):
-    """A chat stream that stopped before `done`. `.turn` holds what arrived."""
+    """A chat stream that stopped before `done`. `.turn` holds what arrived.
 
-    def __init__(self, message: str, *, turn: Turn) -> None:
+    `request_id` is the server's id for the request, and `session_id` the
+    session's, when the server said them.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        turn: Turn,
+        request_id: str | None = None,
+        session_id: str | None = None,
+    ) -> None:
         super().__init__(message)
+        self.message = message
         self.turn = turn
+        self.request_id = request_id
+        self.session_id = session_id if session_id is not None else turn.session_id
+
+    def __str__(self) -> str:
+        ids = [f"request id {self.request_id}"] if self.request_id else []
+        if self.session_id:
+            ids.append(f"session {self.session_id}")
+        return f"{self.message} ({', '.join(ids)})" if ids else self.message
 
 
 class ServerStreamError(StreamError):
     """The server sent an `error` event: the turn failed on its side."""
 
     def __init__(
-        self, message: str, *, turn: Turn, error_type: str | None = None, body: object = None
+        self,
+        message: str,
+        *,
+        turn: Turn,
+        request_id: str | None = None,
+        session_id: str | None = None,
+        error_type: str | None = None,
+        body: object = None,
     ) -> None:
-        super().__init__(message, turn=turn)
+        super().__init__(message, turn=turn, request_id=request_id, session_id=session_id)
         self.error_type = error_type
         self.body = body
 
@@ -171,8 +222,27 @@ class StreamDisconnectedError(StreamError):
 
 
 class StreamTimeoutError(StreamError):
-    """No event arrived within the idle timeout."""
+    """No event arrived within the idle timeout, or the turn's deadline passed."""
+
+
+class StreamTooLargeError(StreamError):
+    """An event longer than `max_event_bytes`, or a stream longer than `max_response_bytes`.
+
+    Reading stopped at the limit (`.limit`, in bytes); `.turn` holds what came before.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        turn: Turn,
+        limit: int,
+        request_id: str | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        super().__init__(message, turn=turn, request_id=request_id, session_id=session_id)
+        self.limit = limit
 
 
 class IncompleteTurnError(StreamError):
-    """The stream ended cleanly but without the `done` event."""
+    """The stream ended cleanly but without the `done` event, or was closed before it."""

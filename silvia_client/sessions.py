@@ -13,14 +13,14 @@ the live turn showed because both show what the server sent.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ._gc import gc_paused
-from ._responses import unexpected_response
+from ._json import loads
+from ._options import check_text
 from ._wire import DEFAULT_WIRE, WireFormat
 from .chat._turn import text_preview
 from .citations import CitationTarget, RowError
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import httpx
 
     from ._client import AsyncSilviaClient, SilviaClient
+    from ._responses import ResponseErrors
     from .citations import Citation, InlineCitation
 
 __all__ = ["AsyncSessions", "Message", "Session", "Sessions", "parse_session"]
@@ -135,13 +136,12 @@ def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _message(data: dict[str, Any], wire: WireFormat) -> Message:
-    # The rows come straight from `json.loads` (see `parse_session`).
+def _message(data: dict[str, Any], wire: WireFormat, modelled: frozenset[str]) -> Message:
+    # The rows come straight from `loads` (see `_session_from`).
     from .citations._rows import Citation, InlineCitation, load_json_citations
 
     citations = load_json_citations(data.get(wire.message_citations_key), Citation)
     inline = load_json_citations(data.get(wire.message_inline_citations_key), InlineCitation)
-    modelled = _MESSAGE_FIELDS | {wire.message_citations_key, wire.message_inline_citations_key}
     return Message(
         id=_text_or_none(data.get("id")),
         role=_text_or_none(data.get("role")),
@@ -166,10 +166,11 @@ def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE
     info = info if isinstance(info, dict) else {}
     messages: list[Message] = []
     errors: list[RowError] = []
+    modelled = _MESSAGE_FIELDS | {wire.message_citations_key, wire.message_inline_citations_key}
     with gc_paused():  # a long session is many objects that all stay alive (see _gc.py)
         for index, row in enumerate(rows):
             if isinstance(row, dict):
-                messages.append(_message(row, wire))
+                messages.append(_message(row, wire, modelled))
             else:
                 errors.append(RowError(index, f"expected an object, got {type(row).__name__}", row))
     return Session(
@@ -179,6 +180,18 @@ def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE
         extra={key: value for key, value in info.items() if key not in _SESSION_FIELDS},
         message_errors=tuple(errors),
     )
+
+
+def read_session(body: bytes, session_id: str, wire: WireFormat = DEFAULT_WIRE) -> Session:
+    """`parse_session(json.loads(body), ...)`: a session body's bytes, decoded and read.
+
+    Raises ValueError (or RecursionError) if the body is not JSON, or not a session.
+    """
+    # The pause covers the decoding too: the decoded body is hundreds of thousands
+    # of containers the collector would walk again and again as they pile up, and
+    # which all die here, before the pause ends, but for what the session keeps.
+    with gc_paused():
+        return parse_session(loads(body), session_id, wire)
 
 
 def session_path(session_id: str, wire: WireFormat) -> str:
@@ -194,31 +207,127 @@ def session_path(session_id: str, wire: WireFormat) -> str:
 
 
 def _session_from(
-    response: httpx.Response, body: bytes, session_id: str, wire: WireFormat
+    response: httpx.Response, body: bytes, session_id: str, errors: ResponseErrors
 ) -> Session:
     try:
-        return parse_session(json.loads(body), session_id, wire)
+        return read_session(body, session_id, errors.wire)
     except (ValueError, RecursionError):
-        raise unexpected_response(response, body, wire, "a session as JSON") from None
+        raise errors.unexpected(response, body, "a session as JSON") from None
 
 
 class Sessions:
+    """`client.sessions`: a session's history (`get`), or its body as sent (`get_raw`).
+
+    GETs are retried on connection errors, 408, 429 and 5xx, within the
+    deadline. Every keyword after the id is per call: None means "the
+    client's setting"; `math.inf` as `deadline` means none.
+    """
+
     def __init__(self, client: SilviaClient) -> None:
         self._client = client
 
-    def get(self, session_id: str) -> Session:
-        """The session's history. GETs are retried on connection errors, 408, 429 and 5xx."""
-        wire = self._client.wire
-        response, body = self._client._get_json_bytes(session_path(session_id, wire))
-        return _session_from(response, body, session_id, wire)
+    def get(
+        self,
+        session_id: str,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        max_response_bytes: int | None = None,
+    ) -> Session:
+        """The session's history, its citations read as a live turn's are."""
+        response, body = self._fetch(
+            session_id, extra_headers, timeout, deadline, max_response_bytes
+        )
+        return _session_from(response, body, session_id, self._client._errors)
+
+    def get_raw(
+        self,
+        session_id: str,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        max_response_bytes: int | None = None,
+    ) -> bytes:
+        """The session's body exactly as the server sent it (decompressed), for tools that
+        judge the wire; `parse_session(json.loads(body), session_id)` reads it as `get` does."""
+        _, body = self._fetch(session_id, extra_headers, timeout, deadline, max_response_bytes)
+        return body
+
+    def _fetch(
+        self,
+        session_id: str,
+        extra_headers: Mapping[str, str] | None,
+        timeout: float | httpx.Timeout | None,
+        deadline: float | None,
+        max_response_bytes: int | None,
+    ) -> tuple[httpx.Response, bytes]:
+        client = self._client
+        check_text(session_id, "session_id")
+        path = session_path(session_id, client.wire)
+        call = client._call(
+            "get",
+            extra_headers=extra_headers,
+            timeout=timeout,
+            deadline=deadline,
+            max_response_bytes=max_response_bytes,
+        )
+        return client._fetch(path, call)
 
 
 class AsyncSessions:
+    """The async twin of `Sessions`."""
+
     def __init__(self, client: AsyncSilviaClient) -> None:
         self._client = client
 
-    async def get(self, session_id: str) -> Session:
-        """The session's history. GETs are retried on connection errors, 408, 429 and 5xx."""
-        wire = self._client.wire
-        response, body = await self._client._get_json_bytes(session_path(session_id, wire))
-        return _session_from(response, body, session_id, wire)
+    async def get(
+        self,
+        session_id: str,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        max_response_bytes: int | None = None,
+    ) -> Session:
+        """The session's history, its citations read as a live turn's are."""
+        response, body = await self._fetch(
+            session_id, extra_headers, timeout, deadline, max_response_bytes
+        )
+        return _session_from(response, body, session_id, self._client._errors)
+
+    async def get_raw(
+        self,
+        session_id: str,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        max_response_bytes: int | None = None,
+    ) -> bytes:
+        """The session's body exactly as the server sent it (see `Sessions.get_raw`)."""
+        _, body = await self._fetch(
+            session_id, extra_headers, timeout, deadline, max_response_bytes
+        )
+        return body
+
+    async def _fetch(
+        self,
+        session_id: str,
+        extra_headers: Mapping[str, str] | None,
+        timeout: float | httpx.Timeout | None,
+        deadline: float | None,
+        max_response_bytes: int | None,
+    ) -> tuple[httpx.Response, bytes]:
+        client = self._client
+        check_text(session_id, "session_id")
+        path = session_path(session_id, client.wire)
+        call = client._call(
+            "get",
+            extra_headers=extra_headers,
+            timeout=timeout,
+            deadline=deadline,
+            max_response_bytes=max_response_bytes,
+        )
+        return await client._fetch(path, call)

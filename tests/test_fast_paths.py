@@ -20,51 +20,316 @@ from itertools import pairwise
 from typing import Any
 
 import httpx
+import pydantic_core
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from silvia_client import DEFAULT_WIRE, AsyncSilviaClient, SilviaClient
+from silvia_client import DEFAULT_WIRE, AsyncSilviaClient, SilviaClient, _json
 from silvia_client._gc import gc_paused
+from silvia_client._json import loads, reads_escapes_right
 from silvia_client._sse import EventTooLarge, SSEFields, SSEParser, iter_sse_fields
 from silvia_client.chat.events import (
+    CitationEvent,
     DoneEvent,
     MalformedEvent,
     TextEvent,
     UnknownEvent,
     decode_event,
-    loads,
 )
-from silvia_client.citations import Citation, InlineCitation
-from silvia_client.citations._rows import citation_from_json, load_json_citations
+from silvia_client.citations import Citation, InlineCitation, _rows, parse_citation_target
+from silvia_client.citations._rows import (
+    _target_from_json,
+    citation_from_json,
+    load_json_citations,
+)
+from silvia_client.sessions import parse_session, read_session
 
 # --- JSON -------------------------------------------------------------------------
+# Text, not only values: JSON as a server might write it, valid or nearly so, with
+# whatever whitespace, escapes, numbers and nesting `json.loads` and pydantic-core's
+# parser could read differently.
+
+_WHITESPACE = st.text(" \t\n\r", max_size=2) | st.sampled_from(["\x0c", "\xa0", "\u2028", "\ufeff"])
+_DIGITS = st.text("0123456789", min_size=1, max_size=25) | st.sampled_from(
+    ["0", "00", "1" * 4300, "9" * 4301, "9007199254740993", "18446744073709551616"]
+)
+_NUMBERS = st.one_of(
+    st.builds(
+        lambda sign, whole, fraction, exponent: sign + whole + fraction + exponent,
+        st.sampled_from(["", "", "-", "+", "--"]),
+        _DIGITS | st.just(""),
+        st.just("") | _DIGITS.map(lambda digits: "." + digits) | st.just("."),
+        st.just("")
+        | st.builds(
+            lambda e, sign, digits: e + sign + digits,
+            st.sampled_from("eE"),
+            st.sampled_from(["", "+", "-"]),
+            _DIGITS | st.sampled_from(["", "308", "324", "400", "99999999999999999999"]),
+        ),
+    ),
+    st.floats().map(repr),
+    st.floats(allow_nan=False).map(json.dumps),
+    st.integers().map(str),
+    st.sampled_from(["NaN", "Infinity", "-Infinity", "-NaN", "+Infinity", "nan", "inf", "-0"]),
+)
+_LITERALS = st.sampled_from(["true", "false", "null", "True", "tru", "nul", "nulll"])
+_ESCAPES = st.one_of(
+    st.sampled_from(
+        ['\\"', "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t", "\\x", "\\u", "\\u12", "\\'"]
+    ),
+    st.integers(0, 0xFFFF).map(lambda code: f"\\u{code:04x}"),
+    st.integers(0xD800, 0xDFFF).map(lambda code: f"\\u{code:04X}"),
+    st.sampled_from(["\\ud83d\\ude00", "\\uD83D\\uDE00", "\\ud800\\u0041", "\\udc00\\ud800"]),
+)
+_RAW = st.text(max_size=3) | st.sampled_from(
+    ["\ud800", "\udfff", "\x00", "\x1f", "\x7f", "é", "😀"]
+)
+_STRINGS = st.lists(_ESCAPES | _RAW, max_size=5).map(lambda parts: '"' + "".join(parts) + '"')
+_KEYS = _STRINGS | st.sampled_from(['"a"', '"b"', '"a"'])  # duplicate keys, often
+
+
+def _array(items: list[tuple[str, str, str]], trailing: str) -> str:
+    return "[" + ",".join(before + item + after for before, item, after in items) + trailing + "]"
+
+
+def _object(members: list[tuple[str, str, str]], trailing: str) -> str:
+    return "{" + ",".join(f"{key}{colon}{value}" for key, colon, value in members) + trailing + "}"
+
+
+_SCALAR_TEXTS = _NUMBERS | _LITERALS | _STRINGS
+
+
+def _containers(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    trailing = st.sampled_from(["", "", "", ","])
+    return st.builds(
+        _array, st.lists(st.tuples(_WHITESPACE, inner, _WHITESPACE), max_size=4), trailing
+    ) | st.builds(
+        _object,
+        st.lists(st.tuples(_KEYS, st.sampled_from([":", " : ", ""]), inner), max_size=4),
+        trailing,
+    )
+
+
+_VALUES = st.recursive(_SCALAR_TEXTS, _containers, max_leaves=12)
+
+
+def _nest(depth: int, inner: str, opening: str) -> str:
+    closing = "]" if opening == "[" else "]}"
+    return opening * depth + inner + closing * depth
+
+
+_JSON_TEXTS = st.builds(
+    lambda before, value, after: before + value + after,
+    _WHITESPACE,
+    _VALUES
+    | st.builds(
+        _nest,
+        st.integers(0, 250) | st.sampled_from([2_000, 100_000]),  # pydantic-core stops at 200
+        _VALUES,
+        st.sampled_from(["[", '{"a":[']),
+    ),
+    _WHITESPACE,
+)
+
+
+@st.composite
+def _mutated(draw: st.DrawFn, texts: st.SearchStrategy[str]) -> str:
+    text = draw(texts)
+    where = draw(st.integers(0, len(text)))
+    return draw(
+        st.sampled_from(
+            [
+                text,
+                text,
+                text[:where],  # cut short
+                text[:where]
+                + draw(st.sampled_from(['"', "\\", ",", "]", "}", "x", "\x00"]))
+                + text[where:],
+                text + draw(st.sampled_from(["x", " 1", "\x00", "]"])),
+            ]
+        )
+    )
+
 
 JSON_TEXTS = st.one_of(
+    _mutated(_JSON_TEXTS),
     st.text(),
     st.recursive(
         st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
         lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
     ).map(json.dumps),
-).flatmap(
-    lambda text: st.sampled_from(
-        [text, " " + text, text + " ", "\ufeff" + text, text + "x", text[:-1], "\n" + text]
-    )
 )
 
 
-def _outcome(function: Any, text: str) -> tuple[str, object]:
+def _canonical(value: object) -> list[object]:
+    # Every type, value, key and order, floats to the bit (-0.0, NaN); iterative,
+    # for values nested deeper than the recursion limit.
+    out: list[object] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            out.append(("dict", len(item)))
+            for key, child in reversed(list(item.items())):
+                stack.append(child)
+                stack.append(("key", key))
+        elif isinstance(item, list):
+            out.append(("list", len(item)))
+            stack.extend(reversed(item))
+        elif isinstance(item, float):
+            out.append(("float", item.hex()))
+        elif isinstance(item, tuple) and item and item[0] == "key":
+            out.append(item)
+        else:
+            out.append((type(item).__name__, item))
+    return out
+
+
+def _outcome(function: Any, text: str | bytes) -> tuple[str, object]:
     try:
         value = function(text)
+    except RecursionError:
+        # Where the text is deep enough to meet the limit depends on the caller's own
+        # depth, so which container raised may differ; that it raised may not.
+        return "raised", RecursionError
     except Exception as error:
         return "raised", (type(error), str(error))
-    return "value", json.dumps(value, sort_keys=True, allow_nan=True)
+    return "value", _canonical(value)
 
 
+@settings(max_examples=800, deadline=None)
 @given(JSON_TEXTS)
 def test_loads_is_json_loads(text: str) -> None:
     assert _outcome(loads, text) == _outcome(json.loads, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_TEXTS, st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "utf-32-le", "bad byte"]))
+def test_loads_of_bytes_is_json_loads(text: str, encoding: str) -> None:
+    # A session body arrives as bytes: `json.loads` detects its encoding, and lets
+    # UTF-8 encoded surrogates through.
+    if encoding == "bad byte":
+        body = text.encode("utf-8", "surrogatepass")
+        body = body[: len(body) // 2] + b"\xff" + body[len(body) // 2 :]
+    else:
+        body = text.encode(encoding, "surrogatepass")
+    assert _outcome(loads, body) == _outcome(json.loads, body)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"\\ud800"',  # a lone surrogate, escaped
+        '"\ud800"',  # and raw
+        '"\\ud83d\\ude00 \\u00e9"',
+        '{"a": 1, "b": 2, "a": 3}',
+        "[NaN, Infinity, -Infinity, -0, -0.0, 1e400, 9007199254740993]",
+        "[" * 201 + "]" * 201,
+        "1" * 4301,
+        "\ufeff{}",
+    ],
+)
+def test_loads_reads_the_edge_cases_as_json_loads_does(text: str) -> None:
+    assert _outcome(loads, text) == _outcome(json.loads, text)
+
+
+def test_loads_falls_back_to_json_loads_for_a_parser_that_misreads_escapes() -> None:
+    # pydantic-core before 2.18.4 gave "Ã©" for "\u00e9".
+    def mojibake(data: Any) -> Any:
+        return json.loads(data).encode().decode("latin-1")
+
+    assert not reads_escapes_right(mojibake)
+    assert reads_escapes_right(pydantic_core.from_json) == _json.FAST
+    assert reads_escapes_right(json.loads)
+
+
+def test_loads_uses_the_fast_parser_where_it_reads_escapes_right() -> None:
+    if not _json.FAST:
+        pytest.skip(f"pydantic-core {pydantic_core.__version__} misreads escapes")
+    assert loads is not json.loads
+
+
+# --- session bodies -----------------------------------------------------------------
+
+
+def _nested(depth: int) -> object:
+    value: object = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+_SESSION = {
+    "session": {"id": "sess_1", "title": "T\u00e9st \ud83d\ude00"},
+    "messages": [
+        {
+            "id": "m1",
+            "role": "assistant",
+            "content": "lone \ud800 surrogate, NaN below",
+            "score": float("nan"),
+            "inline_citations": [
+                {
+                    "source": "https://www.irs.gov/p590a",
+                    "target": {"kind": "tax_reference", "url": "https://www.irs.gov/p590a"},
+                    "offset": 3,
+                    "depth": _nested(60),
+                },
+                {"source": "silvia://x", "target": {"kind": "web", "url": 1}},
+                {"title": "no source"},
+            ],
+            "citations": [{"source": "silvia://your-portfolio", "target": {"kind": "portfolio"}}],
+        },
+        "not a message",
+    ],
+}
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-32"])
+@pytest.mark.parametrize("nesting", [0, 300])
+def test_read_session_is_parse_session_of_json_loads(encoding: str, nesting: int) -> None:
+    text = json.dumps(_SESSION)
+    if nesting:  # past pydantic-core's limit of 200: json.loads reads it
+        text = text.replace('"not a message"', "[" * nesting + "]" * nesting)
+    body = text.encode(encoding, "surrogatepass")
+    assert _session_outcome(read_session(body, "sess_1")) == _session_outcome(
+        parse_session(json.loads(body), "sess_1")
+    )
+    assert gc.isenabled()
+
+
+def _session_outcome(session: Any) -> object:
+    return (
+        session.id,
+        session.title,
+        repr(session.extra),
+        [(error.index, error.reason, repr(error.raw)) for error in session.message_errors],
+        [
+            (
+                repr(message),
+                message.content,
+                repr(message.extra),
+                [row.model_dump() for row in (*message.citations, *message.inline_citations)],
+                [
+                    (error.index, error.reason)
+                    for error in (*message.citation_errors, *message.inline_citation_errors)
+                ],
+            )
+            for message in session.messages
+        ],
+    )
+
+
+@pytest.mark.parametrize("body", [b"[" * 100_000, b'{"messages": 1}', b"\xff"])
+def test_read_session_raises_as_parse_session_of_json_loads_and_resumes_the_collector(
+    body: bytes,
+) -> None:
+    with pytest.raises((ValueError, RecursionError)) as info:
+        read_session(body, "sess_1")
+    with pytest.raises(info.type):
+        parse_session(json.loads(body), "sess_1")
+    assert gc.isenabled()
 
 
 # --- citation rows ----------------------------------------------------------------
@@ -139,6 +404,46 @@ def test_citation_from_json_is_model_validate(
         )
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TARGETS.map(lambda target: json.loads(json.dumps(target))), max_size=20))
+def test_targets_read_from_json_are_the_parsers_whatever_was_read_before(
+    targets: list[Any],
+) -> None:
+    # Shared by wire form: a key equal to an earlier one (1 == 1.0 == True) must
+    # still give this target's own reading.
+    for target in targets:
+        assert _target_from_json(target) == parse_citation_target(target)
+
+
+def test_rows_with_the_same_wire_target_share_one_value() -> None:
+    wire = {"kind": "web", "url": "https://example.com/shared"}
+    first = citation_from_json(Citation, {"source": "a", "target": dict(wire)})
+    second = citation_from_json(InlineCitation, {"source": "b", "target": dict(wire)}, 3)
+    assert first.target is second.target
+    assert first.target == parse_citation_target(wire)
+
+
+def test_the_table_of_shared_targets_stays_bounded() -> None:
+    for number in range(3 * _rows._JSON_TARGETS_MAX):
+        _target_from_json({"kind": "market_data", "ticker": f"T{number}"})
+    assert len(_rows._JSON_TARGETS) <= _rows._JSON_TARGETS_MAX
+
+
+def test_a_kept_rows_extras_are_not_tracked_by_the_collector() -> None:
+    # The model, its field dict and its fields-set are tracked (a pydantic model
+    # needs them); its extras, all strings and numbers, are not.
+    row = json.loads(
+        '{"type": "search_result_location", "source": "s", "search_result_index": 1,'
+        ' "target": {"kind": "portfolio"}, "offset": 4}'
+    )
+    citation = citation_from_json(InlineCitation, row)
+    assert not gc.is_tracked(citation.__pydantic_extra__)
+    assert citation.__pydantic_extra__ == {
+        "type": "search_result_location",
+        "search_result_index": 1,
+    }
+
+
 def test_citation_from_json_equals_model_validate_on_a_stored_row() -> None:
     row = {
         "type": "search_result_location",
@@ -187,6 +492,37 @@ def _reference_text_event(data: str) -> object:
 @given(JSON_TEXTS | st.dictionaries(st.sampled_from(["text", "t"]), SCALARS).map(json.dumps))
 def test_a_text_event_reads_as_the_general_rule_says(data: str) -> None:
     assert decode_event("text", data, DEFAULT_WIRE) == _reference_text_event(data)
+
+
+def _reference_citation_event(data: str, offset: int) -> object:
+    # How a citation event is read (events.py), with pydantic's own validation.
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return MalformedEvent("citation", data, "invalid JSON")
+    except RecursionError:
+        return MalformedEvent("citation", data, "nested too deeply")
+    if not isinstance(value, dict):
+        return MalformedEvent("citation", data, f"expected an object, got {type(value).__name__}")
+    row = value.get("citation")
+    if not isinstance(row, dict):
+        return MalformedEvent("citation", data, "expected 'citation' to be dict")
+    try:
+        return CitationEvent(InlineCitation.model_validate({**row, "offset": offset}))
+    except ValidationError:
+        return MalformedEvent("citation", data, "invalid citation")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    JSON_TEXTS | ROWS.map(lambda row: json.dumps({"citation": row})),
+    st.integers(0, 10_000),
+)
+def test_a_citation_event_reads_as_the_general_rule_says(data: str, offset: int) -> None:
+    decode_event("citation", '{"citation": {"source": "s"}}', DEFAULT_WIRE)  # the quick path on
+    assert decode_event("citation", data, DEFAULT_WIRE, offset) == _reference_citation_event(
+        data, offset
+    )
 
 
 def test_deeply_nested_text_data_is_malformed_not_raised() -> None:

@@ -2,12 +2,12 @@
 
 - `events.py`   every event type, and the table that reads them off the wire
 - `_turn.py`    `Turn` (rows as sent, `target_for`) and its O(1)-per-event builder
-- `_stream.py`  `ChatStream` / `AsyncChatStream`
-- `_resource.py` `client.chat.stream(...)`
+- `_stream.py`  `ChatStream` / `AsyncChatStream`, and `RawEvent` (an event as sent)
+- `_resource.py` `client.chat.stream(...)` and `client.chat.send(...)`
 """
 
 from ._resource import AsyncChat, Chat
-from ._stream import AsyncChatStream, ChatStream
+from ._stream import AsyncChatStream, ChatStream, RawEvent
 from ._turn import Turn, TurnBuilder
 from .events import (
     ChatEvent,
@@ -35,6 +35,7 @@ __all__ = [
     "ErrorEvent",
     "MalformedEvent",
     "MessageEvent",
+    "RawEvent",
     "SessionEvent",
     "TextEvent",
     "Turn",

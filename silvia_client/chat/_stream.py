@@ -6,59 +6,76 @@ turn under construction, so `until_done()` after a full iteration has nothing
 left to read. Leaving the `with` block, `close()`, breaking out of the loop, or
 cancelling the task closes the response. A stream that fails hands back the
 partial turn on the error (`error.turn`).
+
+The body is read through the call's bounds (see `_body.py` and
+`_deadline.py`): at most `max_response_bytes` in all, `max_event_bytes` per
+event, and no later than the deadline. `ChatStream.close()` from another
+thread stops the call's guard, which shuts the socket down: a read blocked in
+the reading thread ends, and that thread gets the `StreamError`.
+
+`iter_with_raw()` / `aiter_with_raw()` give each event beside its `RawEvent`,
+the name and data as the server sent them, for tools that judge the wire (QA).
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING
 
 import httpx
 
-from .._sse import aiter_sse_fields, iter_sse_fields
-from .._wire import WireFormat
+from .._body import abody_chunks, adrain, aguarded, body_chunks, drain, guarded
+from .._deadline import Guard, Halt
+from .._responses import ResponseErrors
+from .._sse import EventTooLarge, aiter_sse_fields, iter_sse_fields
 from ..errors import (
     IncompleteTurnError,
     ServerStreamError,
     StreamDisconnectedError,
     StreamError,
     StreamTimeoutError,
+    StreamTooLargeError,
 )
 from ._turn import Turn, TurnBuilder
-from .events import ChatEvent, TextEvent, event_decoder
+from .events import ChatEvent, ErrorEvent, TextEvent, event_decoder
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["AsyncChatStream", "ChatStream"]
+    from .._options import Call
+
+__all__ = ["AsyncChatStream", "ChatStream", "RawEvent"]
 
 
-def _body(response: httpx.Response) -> Iterator[bytes]:
-    # Without a Content-Encoding, `iter_bytes` is `iter_raw` behind two stages that
-    # pass each chunk on unchanged; a stream's chunks are small and many.
-    if "content-encoding" in response.headers:
-        return response.iter_bytes()
-    return response.iter_raw()
+@dataclass(frozen=True, slots=True)
+class RawEvent:
+    """One SSE event as the server sent it: its name (`event:`) and its data, unread.
 
+    The data may hold citation targets, and their providers: it is kept out of
+    the repr.
+    """
 
-def _abody(response: httpx.Response) -> AsyncIterator[bytes]:
-    if "content-encoding" in response.headers:
-        return response.aiter_bytes()
-    return response.aiter_raw()
+    name: str
+    data: str = field(repr=False)
 
 
 class _StreamState:
     """What the twins share: the turn under construction and how a stream ended."""
 
-    def __init__(self, wire: WireFormat, session_id: str | None) -> None:
-        self._wire = wire
-        self._decode_event = event_decoder(wire)
+    def __init__(self, errors: ResponseErrors, call: Call, session_id: str | None) -> None:
+        self._errors = errors
+        self._call = call
+        self._decode_event = event_decoder(errors.wire)
         self._builder = TurnBuilder(session_id)
         self._failure: StreamError | None = None
         self._turn: Turn | None = None
         self._response: httpx.Response | None = None
+        self._began = False  # whether the first event has been asked for
+        self._closed = False
+        self._raw: RawEvent | None = None  # the last event's, while `iter_with_raw` reads
 
     @property
     def session_id(self) -> str | None:
@@ -69,54 +86,146 @@ class _StreamState:
     def request_id(self) -> str | None:
         """The server's id for this request, for support tickets."""
         response = self._response
-        return None if response is None else response.headers.get(self._wire.request_id_header)
+        return None if response is None else self._errors.request_id(response)
 
-    def _after(self) -> StreamError | None:
-        """The error that ends the stream after the event just applied, if any."""
-        error = self._builder.error
-        if error is None:
-            return None
-        return ServerStreamError(
-            f"the server reported an error: {error.message}",
-            turn=self._builder.build(),
-            error_type=error.error_type,
-            body=error.body,
+    def _state(self) -> str:
+        if self._failure is not None:
+            return "failed"
+        if self._builder.done:
+            return "done"
+        if self._closed:
+            return "closed"
+        return "not started" if self._response is None else "open"
+
+    def __repr__(self) -> str:
+        session_id = self._errors.scrub.optional(self.session_id)
+        return (
+            f"{type(self).__name__}(request_id={self.request_id!r}, "
+            f"session_id={session_id!r}, state={self._state()!r})"
         )
+
+    def _guard(self) -> Guard | None:
+        return getattr(self._call, "guard", None)  # set when the request goes out
+
+    def _recording(self) -> None:
+        """Keep each event's `RawEvent` (for `iter_with_raw`), from the first event on."""
+        if self._began:
+            raise RuntimeError("iter_with_raw() must be the first read of the stream")
+        decode = self._decode_event
+
+        def recording(name: str, data: str, offset: int = 0) -> ChatEvent:
+            self._raw = RawEvent(name, data)
+            return decode(name, data, offset)
+
+        self._decode_event = recording  # type: ignore[assignment]
+
+    def _scrubbed(self, event: ErrorEvent) -> ErrorEvent:
+        """The `error` event, its server text scrubbed in place before anyone sees it.
+
+        The event is the one the turn keeps (`turn.error`), so both show the same.
+        """
+        scrub = self._errors.scrub
+        event.message = scrub.text(event.message)
+        event.error_type = scrub.optional(event.error_type)
+        event.body = scrub.value(event.body)
+        return event
+
+    def _error(self, cls: type[StreamError], message: str) -> StreamError:
+        """A `cls` carrying the partial turn and the ids, as far as the server said them."""
+        turn = self._builder.build()
+        session_id = self._errors.scrub.optional(turn.session_id)
+        return cls(message, turn=turn, request_id=self.request_id, session_id=session_id)
+
+    def _server_error(self, event: ErrorEvent) -> ServerStreamError:
+        turn = self._builder.build()
+        return ServerStreamError(
+            f"the server reported an error: {event.message}",
+            turn=turn,
+            request_id=self.request_id,
+            session_id=self._errors.scrub.optional(turn.session_id),
+            error_type=event.error_type,
+            body=event.body,
+        )
+
+    def _too_large(self, what: str, limit: int) -> StreamTooLargeError:
+        turn = self._builder.build()
+        return StreamTooLargeError(
+            f"{what} ({limit:,} bytes)",
+            turn=turn,
+            limit=limit,
+            request_id=self.request_id,
+            session_id=self._errors.scrub.optional(turn.session_id),
+        )
+
+    def _event_too_large(self, limit: int) -> StreamTooLargeError:
+        return self._too_large("an event or line is longer than max_event_bytes", limit)
+
+    def _halted(self, halt: Halt) -> StreamError:
+        """The error for a read its guard, or a size limit, stopped."""
+        if halt.limit is not None:
+            return self._too_large("the stream is longer than max_response_bytes", halt.limit)
+        if halt.reason == "deadline":
+            return self._error(
+                StreamTimeoutError, f"the turn's deadline of {self._call.seconds:g} s passed"
+            )
+        return self._error(IncompleteTurnError, "the stream was closed before `done`")
+
+    def _stopped(self) -> Halt | None:
+        """Why the guard stopped the read, if it did (or the deadline passed)."""
+        guard = self._guard()
+        if guard is not None and guard.reason is not None:
+            return guard.halt()
+        if self._call.deadline.left() <= 0:
+            return Halt("deadline")
+        return None
 
     def _failed(self, error: BaseException) -> StreamError:
-        turn = self._builder.build()
+        if (halt := self._stopped()) is not None:  # the guard ended the read
+            return self._halted(halt)
+        self._errors.scrub.exception(error)
         if isinstance(error, httpx.TimeoutException):
-            return StreamTimeoutError("no data within the idle timeout", turn=turn)
-        return StreamDisconnectedError(
-            f"the connection dropped mid-stream: {type(error).__name__}", turn=turn
+            idle = self._call.idle_timeout
+            return self._error(StreamTimeoutError, f"no data within the idle timeout ({idle:g} s)")
+        return self._error(
+            StreamDisconnectedError, f"the connection dropped mid-stream: {type(error).__name__}"
         )
 
-    def _ended_early(self) -> IncompleteTurnError:
-        return IncompleteTurnError("the stream ended without `done`", turn=self._builder.build())
+    def _ended_early(self) -> StreamError:
+        if (halt := self._stopped()) is not None:  # the guard's shutdown looked like an end
+            return self._halted(halt)
+        return self._error(IncompleteTurnError, "the stream ended without `done`")
 
     def _result(self) -> Turn:
         if self._failure is not None:
             raise self._failure
         if not self._builder.done:
-            raise IncompleteTurnError(
-                "the stream was closed before `done`", turn=self._builder.build()
-            )
+            raise self._error(IncompleteTurnError, "the stream was closed before `done`")
         if self._turn is None:
             self._turn = self._builder.build()
         return self._turn
 
+    def _raced_close(self) -> StreamError:
+        # `close()` in another thread was closing the reader as this thread resumed it.
+        return self._error(IncompleteTurnError, "the stream was closed before `done`")
+
 
 class ChatStream(_StreamState):
-    """A chat turn being streamed. Iterate it for events, or call `until_done()`."""
+    """A chat turn being streamed. Iterate it for events, or call `until_done()`.
+
+    `close()` may be called from any thread: a read blocked in another thread
+    then ends within a second or two, with a `StreamError` holding the partial
+    turn.
+    """
 
     def __init__(
         self,
         open_response: Callable[[], httpx.Response],
         *,
-        wire: WireFormat,
+        errors: ResponseErrors,
+        call: Call,
         session_id: str | None = None,
     ) -> None:
-        super().__init__(wire, session_id)
+        super().__init__(errors, call, session_id)
         self._open = open_response
         self._events: Iterator[ChatEvent] | None = None
 
@@ -129,22 +238,45 @@ class ChatStream(_StreamState):
     def _read(self, response: httpx.Response) -> Iterator[ChatEvent]:
         # The per-event loop of the whole SDK: names looked up once, no calls but
         # the decoder's and the builder's.
+        self._began = True
         builder = self._builder
         decode, apply = self._decode_event, builder.apply
+        call = self._call
+        chunks = fields = None
         try:
-            for name, data, _, _ in iter_sse_fields(_body(response)):
+            chunks = guarded(body_chunks(response), call.guard, call.max_response_bytes)
+            fields = iter_sse_fields(chunks, max_event_bytes=call.max_event_bytes)
+            for name, data, _, _ in fields:
                 event = decode(name, data, builder.text_length)
                 apply(event)
-                yield event
-                if builder.done:
-                    return
-                if builder.error is not None and (failure := self._after()) is not None:
-                    raise failure
+                if builder.error is None:
+                    yield event
+                    if builder.done:
+                        return
+                else:  # an `error` event: the turn failed on the server
+                    yield self._scrubbed(builder.error)
+                    raise self._server_error(builder.error)
             raise self._ended_early()
         except httpx.RequestError as error:
             raise self._failed(error) from error
+        except Halt as halt:
+            raise self._halted(halt) from None
+        except EventTooLarge as error:
+            raise self._event_too_large(error.limit) from None
         finally:
-            response.close()
+            # The parser is closed only after the drain, which reads on from `chunks`.
+            self._finish(response, chunks if builder.done else None)
+            if fields is not None:
+                fields.close()
+
+    def _finish(self, response: httpx.Response, rest: Iterator[bytes] | None = None) -> None:
+        """Close the response; after `done`, drain the `rest` first (see `_body.drain`)."""
+        guard = self._call.guard
+        if rest is not None:
+            drain(response, rest, guard)
+        # Unwatched first: a late alarm must not touch a connection back in the pool.
+        guard.release()
+        response.close()
 
     def __iter__(self) -> Iterator[ChatEvent]:
         events = self._started()
@@ -156,9 +288,22 @@ class ChatStream(_StreamState):
             self._failure = error
             finished = True
             raise
+        except ValueError:  # "generator already executing": see `_raced_close`
+            if not self._closed:
+                raise
+            finished = True
+            raise self._raced_close() from None
         finally:
             if not finished:  # the caller broke out of the loop
                 self.close()
+
+    def iter_with_raw(self) -> Iterator[tuple[RawEvent, ChatEvent]]:
+        """Each event beside its `RawEvent` (the name and data as sent), for tools that judge
+        the wire. It must be the first read of the stream; it ends as iterating does."""
+        self._recording()
+        for event in self:
+            assert self._raw is not None
+            yield self._raw, event
 
     @property
     def text_stream(self) -> Iterator[str]:
@@ -180,15 +325,27 @@ class ChatStream(_StreamState):
         except StreamError as error:
             self._failure = error
             raise
+        except ValueError:  # "generator already executing": see `_raced_close`
+            if not self._closed:
+                raise
+            raise self._raced_close() from None
         return self._result()
 
     def close(self) -> None:
+        """Close the response. From another thread, a blocked read ends with a `StreamError`."""
+        self._closed = True
+        guard = self._guard()
+        if guard is not None:
+            guard.stop("closed")  # wakes a read blocked in another thread
         if self._events is not None:
-            self._events.close()  # type: ignore[attr-defined]
+            try:
+                self._events.close()  # type: ignore[attr-defined]
+            except ValueError:  # another thread is reading: the stop above ends it
+                return
         # Closing a generator that never started does not run its `finally`, so a
         # stream entered but not read would keep its response open: close it here.
         if self._response is not None:
-            self._response.close()
+            self._finish(self._response)
 
     def __enter__(self) -> Self:
         self._started()
@@ -210,10 +367,11 @@ class AsyncChatStream(_StreamState):
         self,
         open_response: Callable[[], Awaitable[httpx.Response]],
         *,
-        wire: WireFormat,
+        errors: ResponseErrors,
+        call: Call,
         session_id: str | None = None,
     ) -> None:
-        super().__init__(wire, session_id)
+        super().__init__(errors, call, session_id)
         self._open = open_response
         self._events: AsyncIterator[ChatEvent] | None = None
 
@@ -224,22 +382,47 @@ class AsyncChatStream(_StreamState):
         return self._events
 
     async def _read(self, response: httpx.Response) -> AsyncIterator[ChatEvent]:
+        self._began = True
         builder = self._builder
         decode, apply = self._decode_event, builder.apply
+        call = self._call
+        chunks = fields = None
         try:
-            async for name, data, _, _ in aiter_sse_fields(_abody(response)):
+            chunks = aguarded(abody_chunks(response), call.guard, call.max_response_bytes)
+            fields = aiter_sse_fields(chunks, max_event_bytes=call.max_event_bytes)
+            async for name, data, _, _ in fields:
                 event = decode(name, data, builder.text_length)
                 apply(event)
-                yield event
-                if builder.done:
-                    return
-                if builder.error is not None and (failure := self._after()) is not None:
-                    raise failure
+                if builder.error is None:
+                    yield event
+                    if builder.done:
+                        return
+                else:  # an `error` event: the turn failed on the server
+                    yield self._scrubbed(builder.error)
+                    raise self._server_error(builder.error)
             raise self._ended_early()
         except httpx.RequestError as error:
             raise self._failed(error) from error
+        except Halt as halt:
+            raise self._halted(halt) from None
+        except EventTooLarge as error:
+            raise self._event_too_large(error.limit) from None
         finally:
-            await response.aclose()
+            # The parser is closed only after the drain, which reads on from `chunks`.
+            await self._finish(response, chunks if builder.done else None)
+            if fields is not None:
+                await fields.aclose()
+
+    async def _finish(
+        self, response: httpx.Response, rest: AsyncIterator[bytes] | None = None
+    ) -> None:
+        """Close the response; after `done`, drain the `rest` first (see `_body.drain`)."""
+        guard = self._call.guard
+        if rest is not None:
+            await adrain(response, rest, guard)
+        # Unwatched first: a late alarm must not touch a connection back in the pool.
+        guard.release()
+        await response.aclose()
 
     async def __aiter__(self) -> AsyncIterator[ChatEvent]:
         events = await self._started()
@@ -252,9 +435,22 @@ class AsyncChatStream(_StreamState):
             self._failure = error
             finished = True
             raise
+        except RuntimeError:  # "asynchronous generator is already running": see `_raced_close`
+            if not self._closed:
+                raise
+            finished = True
+            raise self._raced_close() from None
         finally:
             if not finished:  # the caller broke out of the loop, or the task was cancelled
                 await self.close()
+
+    async def aiter_with_raw(self) -> AsyncIterator[tuple[RawEvent, ChatEvent]]:
+        """Each event beside its `RawEvent` (the name and data as sent), for tools that judge
+        the wire. It must be the first read of the stream; it ends as iterating does."""
+        self._recording()
+        async for event in self:
+            assert self._raw is not None
+            yield self._raw, event
 
     @property
     async def text_stream(self) -> AsyncIterator[str]:
@@ -275,14 +471,26 @@ class AsyncChatStream(_StreamState):
         except StreamError as error:
             self._failure = error
             raise
+        except RuntimeError:  # "asynchronous generator is already running": see `_raced_close`
+            if not self._closed:
+                raise
+            raise self._raced_close() from None
         return self._result()
 
     async def close(self) -> None:
+        """Close the response. From another task, a blocked read ends with a `StreamError`."""
+        self._closed = True
+        guard = self._guard()
+        if guard is not None:
+            guard.stop("closed")  # wakes a read blocked in another task
         if self._events is not None:
-            await self._events.aclose()  # type: ignore[attr-defined]
+            try:
+                await self._events.aclose()  # type: ignore[attr-defined]
+            except RuntimeError:  # another task is reading: the stop above ends it
+                return
         # As in `ChatStream.close`: an unstarted generator's `finally` never runs.
         if self._response is not None:
-            await self._response.aclose()
+            await self._finish(self._response)
 
     async def __aenter__(self) -> Self:
         await self._started()

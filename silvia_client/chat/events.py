@@ -16,7 +16,6 @@ changes nothing but that object.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -24,7 +23,9 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import ValidationError
+from pydantic_core import from_json
 
+from .._json import FAST, loads
 from .._wire import WireFormat
 from ..citations import RowError
 
@@ -151,25 +152,6 @@ def _field(data: object, key: str, kind: type) -> Any:
     return value
 
 
-# The JSON decoder's C scanner, called directly: `json.loads`'s own per-call steps
-# (type and BOM checks, a whitespace regex at each end) cost more than the scan
-# itself on the small objects of a chat stream. They only matter when the data
-# does not start with a value or does not end where the value does, and then
-# `json.loads` itself decides, so values and errors are exactly its own.
-_scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-
-
-def loads(data: str) -> Any:
-    """`json.loads(data)`: the same value, or the same exception, for any string."""
-    try:
-        value, end = _scan_once(data, 0)
-    except StopIteration:
-        end = -1
-    # A ValueError the scan raises is the one `json.loads` would raise (both start
-    # at the first character); anything else is `json.loads`'s own call.
-    return value if end == len(data) else json.loads(data)
-
-
 # A reader takes the parsed data, the wire format, and the answer's current
 # length (the offset of a streamed citation), and returns the event.
 Reader: TypeAlias = Callable[[object, WireFormat, int], ChatEvent]
@@ -237,13 +219,19 @@ def _done(data: object, wire: WireFormat, offset: int) -> ChatEvent:
     return DoneEvent()
 
 
+# What `from_json` reads is what `json.loads` reads (see `_json.py`), so where it
+# reads an event, the quick paths below take its value without the wrapper;
+# where it refuses, the general path asks `loads`.
+_parse: Callable[[str], Any] = from_json if FAST else loads
+
+
 class EventDecoder:
     """`decode_event` for one `WireFormat`, with its table of readers built once.
 
     A chat stream makes one and calls it for every event.
     """
 
-    __slots__ = ("_done", "_readers", "_text", "_text_key", "_wire")
+    __slots__ = ("_citation", "_citation_key", "_done", "_readers", "_text", "_text_key", "_wire")
 
     def __init__(self, wire: WireFormat) -> None:
         names = wire.events
@@ -251,6 +239,8 @@ class EventDecoder:
         self._done = names.done
         self._text = names.text
         self._text_key = wire.text_key
+        self._citation = names.citation
+        self._citation_key = wire.citation_key
         self._readers: Mapping[str, Reader] = {
             names.session: _session,
             names.text: _text,
@@ -263,17 +253,28 @@ class EventDecoder:
 
     def __call__(self, name: str, data: str, offset: int = 0) -> ChatEvent:
         """Read one SSE event. Never raises: bad data gives a `MalformedEvent`."""
+        # The events that come by the thousand, when well formed, are read here
+        # (`loads` and their readers, inlined); any other event, or one that does
+        # not read here, goes the general way, which reads it again.
         if name == self._text:
-            # The event that comes by the thousand: a well-formed one is read
-            # here (the scan and `_text`, inlined); any other goes the general way.
             try:
-                value, end = _scan_once(data, 0)
+                value = _parse(data)
             except Exception:
-                end = -1
-            if end == len(data) and type(value) is dict:
+                value = None
+            if type(value) is dict:
                 text = value.get(self._text_key)
                 if type(text) is str:
                     return TextEvent(text)
+        elif name == self._citation and _rows is not None:
+            try:
+                value = _parse(data)
+                row = value.get(self._citation_key) if type(value) is dict else None
+                if type(row) is dict:
+                    return CitationEvent(
+                        _rows.citation_from_json(_rows.InlineCitation, row, offset)
+                    )
+            except Exception:
+                pass  # a row pydantic refuses, say: the general way gives the `MalformedEvent`
         reader = self._readers.get(name)
         if reader is None:
             return UnknownEvent(name, data)

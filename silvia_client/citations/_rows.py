@@ -45,6 +45,42 @@ def _read_target(value: object) -> CitationTarget | None:
     return parse_citation_target(value)
 
 
+# Targets read off JSON, by their wire form: a stream or a session cites a few
+# sources many times, and each row's target is an equal, immutable value. Sharing
+# one value per wire form makes a row's target cost a lookup instead of a parse
+# and a new object, and leaves the garbage collector one object fewer to walk per
+# row that is kept. Bounded: a server that sends ever new targets empties it now
+# and then. Only for plain dicts from JSON, whose items are the whole input.
+_JSON_TARGETS: dict[tuple[tuple[str, Any], ...], CitationTarget | None] = {}
+_JSON_TARGETS_MAX = 512
+_MISSING: Final[Any] = object()
+
+
+def _target_from_json(value: object) -> CitationTarget | None:
+    """`_read_target(value)` for a value straight from JSON: the same value, maybe shared.
+
+    The key is the target's items in order. Two keys are equal only when each
+    value equals the other's, and for the parser every string, and None, is
+    equal only to itself, while any other value of a field (a number, a bool,
+    a list) voids the target or the provider whatever it is: equal keys give
+    equal targets. A target holding a list or an object (`accounts`) has no
+    hashable key, and is read each time.
+    """
+    if type(value) is not dict:
+        return _read_target(value)
+    key = tuple(value.items())
+    try:
+        target = _JSON_TARGETS.get(key, _MISSING)
+    except TypeError:  # unhashable: a list or an object inside
+        return parse_citation_target(value)
+    if target is _MISSING:
+        target = parse_citation_target(value)
+        if len(_JSON_TARGETS) >= _JSON_TARGETS_MAX:
+            _JSON_TARGETS.clear()
+        _JSON_TARGETS[key] = target
+    return target  # type: ignore[no-any-return]
+
+
 # The parser, not pydantic, decides what a target is: it never fails a row.
 WireTarget = Annotated[
     CitationTarget | None,
@@ -108,6 +144,8 @@ def _reason(error: ValidationError) -> str:
 
 
 _OFFSET_UNSET: Final[Any] = object()
+_CITATION_FIELDS = frozenset({"source", "title", "cited_text", "target"})
+_INLINE_CITATION_FIELDS = _CITATION_FIELDS | {"offset"}
 _new_object = object.__new__
 _set_attribute = object.__setattr__
 
@@ -123,48 +161,51 @@ def citation_from_json(
     A stream or a session carries thousands of rows. For `Citation` and
     `InlineCitation`, a row whose fields have the types the model asks for is
     built here, after the same checks, into the same model `model_validate`
-    gives: the same field values (the target through `_read_target`, the
-    validator's own function), the same extras in the same order, the same
-    `model_fields_set`. That is 10-20% quicker per row than `model_validate`
-    (whose callback to the target parser is most of its cost, and is paid here
-    too). Any other row, or any other model (a subclass may add fields or
-    validators), goes to `model_validate`, which gives its error.
+    gives: the same field values (the target through `parse_citation_target`,
+    the validator's own parser, and shared between rows with the same wire
+    target: see `_target_from_json`), the same extras in the same order, the
+    same `model_fields_set`. Any other row, or any other model (a subclass may
+    add fields or validators), goes to `model_validate`, which gives its error.
 
     Only for rows `json.loads` made: their keys are all strings and their
     values are plain `str`, `int`, `dict`, ... (pydantic rejects a non-string
     key, which this path does not look for).
     """
     if type(row) is dict and (model is InlineCitation or model is Citation):
-        extra: dict[str, Any] = row.copy()
-        source = extra.pop("source", None)
-        title = extra.pop("title", None)
-        cited_text = extra.pop("cited_text", None)
+        get = row.get
+        source, title, cited_text = get("source"), get("title"), get("cited_text")
         if (
             type(source) is str
             and (title is None or type(title) is str)
             and (cited_text is None or type(cited_text) is str)
         ):
-            target = extra.pop("target", None)
-            values: dict[str, Any] = {
-                "source": source,
-                "title": title,
-                "cited_text": cited_text,
-                "target": None if target is None else _read_target(target),
-            }
             fields_set = set(row)
             if model is InlineCitation:
+                fields = _INLINE_CITATION_FIELDS
                 if offset is _OFFSET_UNSET:
-                    offset = extra.pop("offset", None)
+                    offset = get("offset")
                     # Strict mode: an int, not a bool (nor a float).
                     ok = offset is None or type(offset) is int
                 else:
-                    extra.pop("offset", None)
                     fields_set.add("offset")
                     ok = True
-                values["offset"] = offset
             else:
+                fields = _CITATION_FIELDS
                 ok = offset is _OFFSET_UNSET
             if ok:
+                target = get("target")
+                values: dict[str, Any] = {
+                    "source": source,
+                    "title": title,
+                    "cited_text": cited_text,
+                    "target": None if target is None else _target_from_json(target),
+                }
+                if model is InlineCitation:
+                    values["offset"] = offset
+                # A new dict rather than a copy of the row: one built of strings and
+                # numbers is not tracked by the garbage collector, while a copy of a
+                # row that held an object (its target) is, until a full collection.
+                extra = {key: value for key, value in row.items() if key not in fields}
                 # What `BaseModel.model_construct` does, minus its per-call overhead.
                 citation = _new_object(model)
                 _set_attribute(citation, "__dict__", values)

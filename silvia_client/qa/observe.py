@@ -5,20 +5,21 @@ SDK reads every target through `parse_citation_target` (a bad one becomes
 None) and makes a turn's citations agree with its final registry, so a `Turn`
 no longer shows a malformed target or a target that changed mid-turn.
 
-So the observer reads the response itself, the way `ChatStream` does and with
-the same parts: the SDK's SSE parser (`_sse.iter_sse_fields`), its event
-decoder, and a `TurnBuilder`. For every event it records the raw name, the raw
-data string, that data as JSON, and the typed event. One pass over the bytes:
-the raw and the typed views cannot disagree about which event is which, and
-`observation.turn` is the `Turn` a `ChatStream` would have built. Like the
-client, it stops reading at `done` (or at an `error` event).
+So the observer reads the stream with `ChatStream.iter_with_raw()`, which
+gives every event as the server sent it (`RawEvent`: the raw name and data)
+beside the typed event the SDK read from it. It records both, and that data
+as JSON. One pass over the bytes: the raw and the typed views cannot disagree
+about which event is which, and `observation.turn` is the `Turn` the stream
+built. Like the client, it stops reading at `done` (or at an `error` event).
 
-The session is then reloaded the same way: the raw JSON body, and the SDK's
-`Session` read from it.
+The session is then reloaded the same way: its raw JSON body
+(`client.sessions.get_raw`), and the SDK's `Session` read from it
+(`parse_session`).
 
-The request goes out through the given `SilviaClient` (its auth, timeouts,
-retries and wire format), with extra headers when asked, e.g. the reference
-server's `x-silvia-scenario`.
+Everything goes through the given `SilviaClient`'s public API (its auth,
+timeouts, deadline, limits, retries and wire format), with extra headers when
+asked, e.g. the reference server's `x-silvia-scenario`. A failure keeps the
+request id the server sent, when it sent one.
 """
 
 from __future__ import annotations
@@ -31,14 +32,21 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from .._client import DEFAULT_TIMEOUT, SilviaClient
-from .._responses import is_event_stream
-from .._sse import iter_sse_fields
-from .._wire import DEFAULT_WIRE, WireFormat
-from ..chat import ChatEvent, DoneEvent, ErrorEvent, Turn, TurnBuilder
-from ..chat.events import event_decoder
-from ..errors import APIConnectionError, APIStatusError, APITimeoutError, SilviaError
-from ..sessions import Session, parse_session, session_path
+from .. import DEFAULT_WIRE, SilviaClient, WireFormat
+from ..chat import ChatEvent, DoneEvent, Turn, decode_event
+from ..errors import (
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+    IncompleteTurnError,
+    ServerStreamError,
+    SilviaError,
+    StreamDisconnectedError,
+    StreamError,
+    StreamTimeoutError,
+    UnexpectedResponseError,
+)
+from ..sessions import Session, parse_session
 from ._privacy import redact_text
 
 if TYPE_CHECKING:
@@ -164,59 +172,60 @@ def observe(
     what the server does: failures are recorded on the observation.
     """
     wire = client.wire
-    builder = TurnBuilder(session_id)
-    decode = event_decoder(wire)
     events: list[SentEvent] = []
-    failure: str | None = None
-    request = client._chat_request(client._http, message, session_id)
-    for name, value in (headers or {}).items():
-        request.headers[name] = value
+    request_id: str | None = None
     try:
-        response = client._send(request, repeatable=False)
-    except SilviaError as error:
-        failure = describe_error(error, "the chat request")
-        return Observation(message, (), builder.build(), failure=failure, wire=wire)
-    request_id = response.headers.get(wire.request_id_header)
-    if not is_event_stream(response):
-        response.close()
-        content_type = response.headers.get("content-type", "no content type")
-        failure = redact_text(
-            f"the chat request answered {response.status_code} {content_type}, "
-            "not text/event-stream"
-        )
+        with client.chat.stream(message, session_id=session_id, extra_headers=headers) as stream:
+            request_id = stream.request_id
+            for raw, event in stream.iter_with_raw():
+                events.append(SentEvent(raw.name, raw.data, _json(raw.data), event))
+            turn = stream.until_done()
+    except StreamError as error:
+        failure = _stream_failure(error, client)
         return Observation(
-            message, (), builder.build(), failure=failure, request_id=request_id, wire=wire
+            message,
+            tuple(events),
+            error.turn,
+            failure=failure,
+            request_id=error.request_id,
+            wire=wire,
         )
-    try:
-        for name, data, _, _ in iter_sse_fields(response.iter_bytes()):
-            event = decode(name, data, builder.text_length)
-            builder.apply(event)
-            events.append(SentEvent(name, data, _json(data), event))
-            if builder.done:
-                break
-            if isinstance(event, ErrorEvent):
-                kind = f" ({event.error_type})" if event.error_type else ""
-                failure = redact_text(f"the server reported an error{kind}; the turn stopped")
-                break
-        else:
-            failure = "the stream ended without `done`"
-    except httpx.TimeoutException:
-        failure = f"the stream stalled: no data for {client.idle_timeout:g} s"
-    except httpx.RequestError as error:
-        failure = f"the connection dropped mid-stream ({type(error).__name__})"
-    finally:
-        response.close()
-    observation = Observation(
-        message,
-        tuple(events),
-        builder.build(),
-        failure=failure,
-        request_id=request_id,
-        wire=wire,
-    )
+    except SilviaError as error:  # before any event
+        return Observation(
+            message,
+            (),
+            Turn(session_id=session_id),
+            failure=_request_failure(error),
+            request_id=getattr(error, "request_id", None),
+            wire=wire,
+        )
+    observation = Observation(message, tuple(events), turn, request_id=request_id, wire=wire)
     if reload and observation.complete and observation.session_id:
         observation = reload_session(client, observation)
     return observation
+
+
+def _request_failure(error: SilviaError) -> str:
+    if isinstance(error, UnexpectedResponseError):
+        content_type = error.content_type or "no content type"
+        return redact_text(
+            f"the chat request answered {error.status_code} {content_type}, not text/event-stream"
+        )
+    return describe_error(error, "the chat request")
+
+
+def _stream_failure(error: StreamError, client: SilviaClient) -> str:
+    cause = error.__cause__
+    if isinstance(error, ServerStreamError):
+        kind = f" ({error.error_type})" if error.error_type else ""
+        return redact_text(f"the server reported an error{kind}; the turn stopped")
+    if isinstance(error, StreamTimeoutError) and isinstance(cause, httpx.TimeoutException):
+        return f"the stream stalled: no data for {client.idle_timeout:g} s"
+    if isinstance(error, StreamDisconnectedError):
+        return f"the connection dropped mid-stream ({type(cause or error).__name__})"
+    if isinstance(error, IncompleteTurnError) and "closed" not in error.message:
+        return "the stream ended without `done`"
+    return redact_text(f"the stream stopped: {error.message}")
 
 
 def reload_session(client: SilviaClient, observation: Observation) -> Observation:
@@ -224,16 +233,15 @@ def reload_session(client: SilviaClient, observation: Observation) -> Observatio
     session_id = observation.session_id
     if not session_id:
         return replace(observation, reload=Reload(error="the turn named no session to reload"))
-    wire = client.wire
     try:
-        _, body = client._get_json_bytes(session_path(session_id, wire))
+        body = client.sessions.get_raw(session_id)
     except SilviaError as error:
         return replace(observation, reload=Reload(error=describe_error(error, "the reload")))
     value = _json(body.decode("utf-8", errors="replace"))
     if value is NOT_JSON:
         return replace(observation, reload=Reload(error="the session body is not JSON"))
     try:
-        session = parse_session(value, session_id, wire)
+        session = parse_session(value, session_id, client.wire)
     except ValueError as error:
         reason = redact_text(f"the session body is not a session: {error}")
         return replace(observation, reload=Reload(body=value, error=reason))
@@ -242,7 +250,7 @@ def reload_session(client: SilviaClient, observation: Observation) -> Observatio
 
 def _event(name: str, value: object, wire: WireFormat) -> SentEvent:
     data = json.dumps(value)
-    return SentEvent(name, data, value, event_decoder(wire)(name, data))
+    return SentEvent(name, data, value, decode_event(name, data, wire))
 
 
 def observation_from_turn(
@@ -385,10 +393,13 @@ class Observer:
         self.close()
 
 
+_CONNECT_TIMEOUT = 10.0  # the client's own default
+
+
 def _timeouts(timeout: float | None) -> dict[str, Any]:
     if timeout is None:
         return {}
     return {
-        "timeout": httpx.Timeout(timeout, connect=min(timeout, DEFAULT_TIMEOUT.connect or timeout)),
+        "timeout": httpx.Timeout(timeout, connect=min(timeout, _CONNECT_TIMEOUT)),
         "idle_timeout": timeout,
     }

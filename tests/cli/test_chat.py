@@ -201,7 +201,7 @@ def test_a_bad_base_url_in_the_environment_is_a_configuration_error(
     monkeypatch.setenv("SILVIA_BASE_URL", "not a url")
     assert main(["chat", "hi"]) == 1
     assert capsys.readouterr().err == (
-        "silvia chat: ConfigurationError: base_url must be an absolute http(s) URL\n"
+        "silvia chat: ConfigurationError: SILVIA_BASE_URL must be an absolute http(s) URL\n"
     )
 
 

@@ -174,14 +174,25 @@ async def test_an_error_body_that_does_not_decode(api: Api, server: respx.MockRo
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("7", 7.0), ("0.5", 0.5), ("-3", 0.0), ("soon", None), (None, None)],
+    [
+        ("7", 7.0),
+        ("0.5", 0.5),
+        ("-3", 0.0),
+        ("soon", None),
+        (None, None),
+        ("nan", None),
+        # Always finite and at most an hour: a caller may sleep on it.
+        ("99999999", 3600.0),
+        ("inf", 3600.0),
+        ("-inf", 0.0),
+    ],
 )
 async def test_rate_limit_retry_after_in_seconds(
     api: Api, server: respx.MockRouter, value: str | None, expected: float | None
 ) -> None:
     headers = {} if value is None else {"retry-after": value}
     server.post(CHAT_URL).mock(return_value=httpx.Response(429, headers=headers, text="slow down"))
-    err = await call(api, "chat")
+    err = await call(api, "chat", max_retries=0)
     assert isinstance(err, RateLimitError)
     assert err.retry_after == expected
     assert err.message == "slow down"
@@ -194,7 +205,7 @@ async def test_rate_limit_retry_after_as_an_http_date(
     monkeypatch.setattr(time, "time", now.timestamp)
     later = format_datetime(now.replace(minute=6), usegmt=True)  # two minutes later
     server.post(CHAT_URL).mock(return_value=httpx.Response(429, headers={"retry-after": later}))
-    err = await call(api, "chat")
+    err = await call(api, "chat", max_retries=0)
     assert isinstance(err, RateLimitError)
     assert err.retry_after == 120.0
 
@@ -351,10 +362,10 @@ async def test_until_done_raises_the_same_error_again(api: Api, server: respx.Mo
     [
         httpx.Response(500),
         httpx.Response(503, headers={"retry-after": "0"}),
-        httpx.Response(429, headers={"retry-after": "0"}),
         httpx.Response(408),
+        httpx.Response(409),
     ],
-    ids=["500", "503", "429", "408"],
+    ids=["500", "503", "408", "409"],
 )
 async def test_a_chat_post_is_not_retried_after_a_status(
     api: Api, server: respx.MockRouter, sleeps: list[float], response: httpx.Response
@@ -364,6 +375,36 @@ async def test_a_chat_post_is_not_retried_after_a_status(
     assert isinstance(err, APIStatusError)
     assert route.call_count == 1
     assert sleeps == []
+
+
+async def test_a_chat_post_refused_with_429_is_retried(
+    api: Api, server: respx.MockRouter, sleeps: list[float]
+) -> None:
+    # A 429 was never processed: the server started no turn, so sending again is safe.
+    route = server.post(CHAT_URL).mock(
+        side_effect=[
+            httpx.Response(429, headers={"retry-after": "2"}),
+            httpx.Response(429),
+            sse_response(session("s") + done()),
+        ]
+    )
+    turn = await api.turn(api.client(retry_backoff=1.0))
+    assert turn.complete
+    assert route.call_count == 3
+    assert sleeps[0] == 2.0  # Retry-After honoured
+    assert 1.5 <= sleeps[1] <= 2.0  # then the backoff
+
+
+async def test_a_chat_post_refused_with_429_gives_up_after_the_retries(
+    api: Api, server: respx.MockRouter, sleeps: list[float]
+) -> None:
+    route = server.post(CHAT_URL).mock(
+        return_value=httpx.Response(429, headers={"retry-after": "1"})
+    )
+    err = await call(api, "chat")
+    assert isinstance(err, RateLimitError)
+    assert route.call_count == 3
+    assert sleeps == [1.0, 1.0]
 
 
 @pytest.mark.parametrize(

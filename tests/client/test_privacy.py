@@ -17,7 +17,12 @@ import pytest
 import respx
 
 from silvia_client import AsyncSilviaClient, SilviaClient
-from silvia_client.errors import AuthenticationError, SilviaError, StreamError
+from silvia_client.errors import (
+    AuthenticationError,
+    ConfigurationError,
+    SilviaError,
+    StreamError,
+)
 
 from .conftest import Api
 from .sse import (
@@ -322,7 +327,12 @@ def test_a_token_the_server_echoes_is_blanked_in_the_error() -> None:
     assert "<token>" in caught.value.message
 
 
-def test_credentials_in_the_base_url_stay_out_of_the_repr() -> None:
-    with SilviaClient(base_url="https://someone:hunter2@silvia.test/base", token="t") as client:
-        assert "hunter2" not in repr(client)
-        assert repr(client) == "SilviaClient(base_url='https://silvia.test/base')"
+@pytest.mark.parametrize("cls", [SilviaClient, AsyncSilviaClient])
+def test_credentials_in_the_base_url_are_refused_unseen(
+    cls: type[SilviaClient] | type[AsyncSilviaClient],
+) -> None:
+    # httpx would turn them into Basic auth, in place of the bearer token.
+    with pytest.raises(ConfigurationError, match="credentials") as caught:
+        cls(base_url="https://someone:hunter2@silvia.test/base", token="t")
+    assert "hunter2" not in str(caught.value)
+    assert "hunter2" not in repr(caught.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from datetime import datetime, timezone
 from email.utils import format_datetime
@@ -168,9 +169,50 @@ async def test_retry_after_as_an_http_date_is_honoured(
 async def test_a_huge_retry_after_is_capped(
     api: Api, server: respx.MockRouter, sleeps: list[float], value: str
 ) -> None:
+    # Without a deadline, the wait is the policy's cap.
     server.get(PATH).mock(side_effect=[httpx.Response(503, headers={"retry-after": value}), ok()])
-    await api.session(api.client(), "s1")
+    await api.session(api.client(deadline=math.inf), "s1")
     assert sleeps == [RetryPolicy().max_retry_after]
+
+
+@pytest.mark.parametrize("status", [429, 503])
+@pytest.mark.parametrize("value", ["121", "99999999", "1e300", "inf"])
+async def test_a_retry_after_longer_than_the_time_left_fails_at_once(
+    api: Api, server: respx.MockRouter, sleeps: list[float], status: int, value: str
+) -> None:
+    route = server.get(PATH).mock(
+        return_value=httpx.Response(status, headers={"retry-after": value})
+    )
+    with pytest.raises(APIStatusError) as caught:
+        await api.session(api.client(), "s1")  # a GET's deadline: 120 s
+    assert caught.value.status_code == status  # the status's own error, not a timeout
+    assert route.call_count == 1
+    assert sleeps == []
+    if isinstance(caught.value, RateLimitError):
+        assert caught.value.retry_after is not None
+        assert 0 <= caught.value.retry_after <= 3600  # always finite: a caller may sleep on it
+
+
+async def test_a_retry_after_within_the_time_left_is_waited_for(
+    api: Api, server: respx.MockRouter, sleeps: list[float]
+) -> None:
+    server.get(PATH).mock(side_effect=[httpx.Response(429, headers={"retry-after": "20"}), ok()])
+    await api.session(api.client(deadline=30), "s1")
+    assert sleeps == [20.0]
+    server.get(PATH).mock(side_effect=[httpx.Response(429, headers={"retry-after": "20"}), ok()])
+    with pytest.raises(RateLimitError):
+        await api.session(api.client(deadline=10), "s1")
+    assert sleeps == [20.0]
+
+
+async def test_a_backoff_longer_than_the_time_left_is_not_waited_for(
+    api: Api, server: respx.MockRouter, sleeps: list[float]
+) -> None:
+    route = server.get(PATH).mock(return_value=httpx.Response(500))
+    with pytest.raises(InternalServerError):
+        await api.session(api.client(retry_backoff=5.0, deadline=3.0), "s1")
+    assert route.call_count == 1
+    assert sleeps == []
 
 
 async def test_the_cap_is_the_policys(

@@ -165,3 +165,37 @@ def test_an_incomplete_turn_checked_without_the_raw_events() -> None:
     with Observer.reference() as qa:
         observation = qa.observe("hi", scenario="fault-error-event")
     assert check(observation.turn).broken_rules == {"stream-complete"}
+
+
+@pytest.mark.parametrize(
+    ("respond", "failure"),
+    [
+        (
+            lambda r: httpx.Response(401, json={"error": "no"}, headers={"x-request-id": "req_q"}),
+            "the chat request failed: HTTP 401",
+        ),
+        (
+            lambda r: httpx.Response(
+                200,
+                content=b'event: session\ndata: {"sessionId": "s1"}\n\n',
+                headers={"content-type": "text/event-stream", "x-request-id": "req_q"},
+            ),
+            "the stream ended without `done`",
+        ),
+        (
+            lambda r: httpx.Response(200, text="<p>", headers={"x-request-id": "req_q"}),
+            "the chat request answered 200 text/plain; charset=utf-8, not text/event-stream",
+        ),
+    ],
+    ids=["401", "no-done", "not-a-stream"],
+)
+def test_a_failed_request_keeps_the_request_id_the_server_sent(
+    respond: object, failure: str
+) -> None:
+    http = httpx.Client(transport=httpx.MockTransport(respond))  # type: ignore[arg-type]
+    with SilviaClient(base_url="http://silvia.test", token="t", http_client=http) as client:
+        observation = observe(client, "hi")
+    assert observation.failure == failure
+    assert observation.request_id == "req_q"
+    (finding,) = check(observation).findings
+    assert finding.evidence["request_id"] == "req_q"

@@ -1,0 +1,210 @@
+"""Peak memory against a hostile server, with the size limits and without them, in one run.
+
+    python benchmarks/bench_limits.py [--payload-mib N] [--events N]
+
+A raw-socket server on 127.0.0.1 (in this process) sends, for each case,
+`--payload-mib` MiB (default 64) of:
+
+* endless-line: a chat stream whose one `data:` line never ends;
+* huge-event: a chat stream with one event of that size;
+* gzip-chat / gzip-history: a gzip bomb (about 1/1000 of that on the wire)
+  as a chat stream, and as a history body;
+* huge-history: a history body of that size.
+
+Each case runs in a fresh child process (so its peak is its own), once per
+limit: `max_event_bytes` and `max_response_bytes` both at 4 MiB, both at 16
+MiB, and both unbounded ("none"), which is what the SDK did before it had
+limits (it also let httpx inflate a whole network read at once, which the
+unbounded run here does not, so "none" understates the old peak). Each prints
+the growth of its peak RSS over its RSS just before the request (Linux: the
+peak, VmHWM, is reset through /proc/self/clear_refs), and the error the SDK
+raised. Goal: with a limit, peak growth under 4
+times the limit.
+
+Then memory per kept event: a stream of `--events` unknown events (which the
+`Turn` keeps, never drops), measured with `tracemalloc` after the turn is
+built, divided by the number of events.
+
+The exit status is 0 whether or not a goal is met.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gzip
+import json
+import socket
+import socketserver
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+
+MiB = 1024 * 1024
+LIMITS = {"4 MiB": 4 * MiB, "16 MiB": 16 * MiB, "none": 2**62}
+PIECE = 64 * 1024
+
+
+def chunk(data: bytes) -> bytes:
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+
+def chunked_head(content_type: str) -> bytes:
+    return (
+        f"HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\n"
+        "transfer-encoding: chunked\r\nconnection: close\r\n\r\n"
+    ).encode()
+
+
+def sized_head(content_type: str, length: int, encoding: str) -> bytes:
+    return (
+        f"HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-encoding: {encoding}\r\n"
+        f"content-length: {length}\r\nconnection: close\r\n\r\n"
+    ).encode()
+
+
+Writer = Callable[[socket.socket], None]
+
+
+def cases(payload: int) -> dict[str, tuple[str, Writer]]:
+    session = chunk(b'event: session\ndata: {"sessionId": "s1"}\n\n')
+    bomb = gzip.compress(b" " * payload, compresslevel=9)
+
+    def stream(first: bytes, piece: bytes, end: bytes = b"") -> Writer:
+        framed = chunk(piece)
+
+        def write(sock: socket.socket) -> None:
+            sock.sendall(first)
+            for _ in range(payload // len(piece)):
+                sock.sendall(framed)
+            sock.sendall(chunk(end) + chunk(b"") if end else chunk(b""))
+
+        return write
+
+    def whole(head: bytes, body: bytes) -> Writer:
+        return lambda sock: sock.sendall(head + body)
+
+    sse = chunked_head("text/event-stream") + session
+    return {
+        "endless-line": ("chat", stream(sse + chunk(b"data: "), b"x" * PIECE)),
+        "huge-event": ("chat", stream(sse + chunk(b"event: text\ndata: "), b"y" * PIECE, b"\n\n")),
+        "gzip-chat": ("chat", whole(sized_head("text/event-stream", len(bomb), "gzip"), bomb)),
+        "gzip-history": ("get", whole(sized_head("application/json", len(bomb), "gzip"), bomb)),
+        "huge-history": (
+            "get",
+            stream(chunked_head("application/json") + chunk(b'{"messages": ["'), b"w" * PIECE),
+        ),
+    }
+
+
+class Server(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    writer: Writer
+
+
+class Handler(socketserver.BaseRequestHandler):
+    def handle(self) -> None:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            more = self.request.recv(65536)
+            if not more:
+                return
+            data += more
+        with contextlib.suppress(OSError):  # the client stopped reading: that is the point
+            self.server.writer(self.request)  # type: ignore[attr-defined]
+
+
+CHILD = """
+import json, sys
+from silvia_client import SilviaClient, SilviaError
+
+def status(field):
+    with open("/proc/self/status") as lines:
+        return next(int(l.split()[1]) * 1024 for l in lines if l.startswith(field + ":"))
+
+url, endpoint, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
+client = SilviaClient(base_url=url, token="t", max_retries=0, deadline=600,
+                      max_event_bytes=limit, max_response_bytes=limit)
+client.sessions  # everything imported before the baseline
+with open("/proc/self/clear_refs", "w") as clear:
+    clear.write("5")  # the peak (VmHWM) starts again from the current RSS
+before = status("VmRSS")
+try:
+    if endpoint == "chat":
+        client.chat.stream("hi").until_done()
+    else:
+        client.sessions.get("s1")
+    outcome = "no error"
+except SilviaError as error:
+    outcome = type(error).__name__
+print(json.dumps({"growth": status("VmHWM") - before, "outcome": outcome}))
+"""
+
+
+def per_kept_event(events: int) -> float:
+    import tracemalloc
+
+    import httpx
+
+    from silvia_client import SilviaClient
+
+    body = b'event: session\ndata: {"sessionId": "s1"}\n\n' + b"".join(
+        f'event: shiny_{i % 7}\ndata: {{"n": {i}, "note": "kept as sent"}}\n\n'.encode()
+        for i in range(events)
+    )
+    body += b"event: done\ndata: {}\n\n"
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    http = httpx.Client(transport=httpx.MockTransport(handler))
+    with SilviaClient(base_url="https://silvia.test", token="t", http_client=http) as client:
+        client.chat.send("warm up")
+        tracemalloc.start()
+        turn = client.chat.send("hi")
+        kept = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+    assert len(turn.unknown_events) == events
+    return kept / events
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--payload-mib", type=int, default=64)
+    parser.add_argument("--events", type=int, default=100_000)
+    args = parser.parse_args()
+    server = Server(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    print(f"peak RSS growth, {args.payload_mib} MiB sent per case (goal: under 4 x the limit)")
+    print(f"  {'case':14} {'limit':>7} {'peak growth':>12} {'x limit':>8}  error")
+    for name, (endpoint, writer) in cases(args.payload_mib * MiB).items():
+        server.writer = writer
+        for label, limit in LIMITS.items():
+            done = subprocess.run(
+                [sys.executable, "-c", CHILD, url, endpoint, str(limit)],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=True,
+            )
+            result = json.loads(done.stdout)
+            growth = result["growth"]
+            ratio = f"{growth / limit:7.2f}x" if limit < 2**62 else "       -"
+            verdict = "" if limit >= 2**62 else (" PASS" if growth < 4 * limit else " MISS")
+            print(
+                f"  {name:14} {label:>7} {growth / MiB:9.1f} MiB {ratio}  "
+                f"{result['outcome']}{verdict}"
+            )
+    server.shutdown()
+    print(
+        f"\nmemory per kept event: {per_kept_event(args.events):,.0f} bytes ({args.events:,} "
+        "unknown events, kept by the Turn)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

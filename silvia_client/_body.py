@@ -1,0 +1,289 @@
+"""Reading a response body in pieces of bounded size, counted, and stopped on cue.
+
+* `body_chunks(response)` / `abody_chunks`: the decoded body. A body without
+  a Content-Encoding is read raw, straight from the response's stream. gzip
+  and deflate are decoded here, never more than `PIECE` bytes out at a time,
+  because httpx's own decoder turns one 64 KiB network read into whatever it
+  inflates to (a gzip bomb: 64 MiB at once). A response already read (a
+  caller's transport or event hook read it) gives its content, whole. Any other
+  encoding is an `httpx.DecodingError`; the SDK asks for `gzip, deflate` only.
+* `guarded(chunks, guard, limit)` / `aguarded`: those pieces, raising `Halt`
+  once more than `limit` bytes came, or once the guard is stopped (see
+  `_deadline.py`). The check runs between chunks, on every transport.
+* `read_body` / `aread_body`: a whole body within those bounds;
+  `read_at_most` / `aread_at_most`: the start of an error body, for its message.
+* `drain` / `adrain`: after a stream's `done`, the rest of its body, read
+  within `DRAIN_BYTES` and `DRAIN_SECONDS`: if it ends there, the connection
+  goes back to the pool instead of being closed. The time bound is the guard's
+  (a socket shut down when it passes), so only a response with a socket under
+  it is drained; any other is closed at once, as it would have been.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+import zlib
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+
+import httpx
+
+from ._deadline import Guard, Halt, has_socket
+
+__all__ = [
+    "ACCEPT_ENCODING",
+    "PIECE",
+    "abody_chunks",
+    "adrain",
+    "aguarded",
+    "aread_at_most",
+    "aread_body",
+    "body_chunks",
+    "drain",
+    "guarded",
+    "read_at_most",
+    "read_body",
+]
+
+ACCEPT_ENCODING = "gzip, deflate"
+# After `done`: the most read, and the longest waited, for the body's end.
+DRAIN_BYTES = 64 * 1024
+DRAIN_SECONDS = 0.1
+PIECE = 64 * 1024  # the most one decoded piece holds
+_UNBOUNDED = 2**62  # for a reader that stops itself
+
+
+class _Inflater:
+    """gzip or deflate (zlib-wrapped or raw, as httpx reads it), out in bounded pieces."""
+
+    __slots__ = ("_decoder", "_first", "_raw_fallback")
+
+    def __init__(self, encoding: str) -> None:
+        gzip = encoding in ("gzip", "x-gzip")
+        self._decoder = zlib.decompressobj(zlib.MAX_WBITS | 16 if gzip else zlib.MAX_WBITS)
+        self._raw_fallback = not gzip
+        self._first = True
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        try:
+            out = self._decoder.decompress(data, PIECE)
+        except zlib.error as error:
+            if not (self._first and self._raw_fallback):
+                raise httpx.DecodingError(str(error)) from error
+            # Some servers send raw deflate under "deflate": try that once.
+            self._decoder = zlib.decompressobj(-zlib.MAX_WBITS)
+            self._first = False
+            yield from self.feed(data)
+            return
+        self._first = False
+        while True:
+            if out:
+                yield out
+            tail = self._decoder.unconsumed_tail
+            if not tail:
+                return
+            try:
+                out = self._decoder.decompress(tail, PIECE)
+            except zlib.error as error:
+                raise httpx.DecodingError(str(error)) from error
+
+    def flush(self) -> bytes:
+        try:
+            return self._decoder.flush()
+        except zlib.error as error:
+            raise httpx.DecodingError(str(error)) from error
+
+
+def _inflater(response: httpx.Response) -> _Inflater | None:
+    """The decoder the body needs (None: none), or a `DecodingError` for one we cannot do."""
+    header = response.headers.get("content-encoding")
+    if header is None:
+        return None
+    codings = [c for c in header.lower().replace(" ", "").split(",") if c not in ("", "identity")]
+    if not codings:
+        return None
+    if len(codings) == 1 and codings[0] in ("gzip", "x-gzip", "deflate"):
+        return _Inflater(codings[0])
+    raise httpx.DecodingError(f"content encoding {header[:40]!r} is not supported")
+
+
+def _content(response: httpx.Response) -> Iterator[bytes]:
+    # Whole: the memory is spent already, and a copy in pieces would cost time.
+    try:
+        content = response.content
+    except httpx.ResponseNotRead:  # consumed, not kept: nothing left to read
+        return
+    if content:
+        yield content
+
+
+def _inflated(raw: Iterable[bytes], inflater: _Inflater) -> Iterator[bytes]:
+    for data in raw:
+        yield from inflater.feed(data)
+    if last := inflater.flush():
+        yield last
+
+
+def _raw(response: httpx.Response) -> Iterable[bytes]:
+    """`response.iter_raw()`, less its layer per chunk.
+
+    That layer is a chunker that passes each chunk on unchanged (no chunk size
+    is asked for): on a stream of small events, one more call per event. The
+    SDK's own loop (`guarded`) reads the response's stream instead, after the
+    same checks and marking it read, as `iter_raw` does.
+    """
+    stream = response.stream
+    if response.is_closed:
+        raise httpx.StreamClosed()
+    if not isinstance(stream, httpx.SyncByteStream):
+        raise TypeError("an httpx.Client's response has a sync stream")
+    response.is_stream_consumed = True
+    return stream
+
+
+def body_chunks(response: httpx.Response) -> Iterable[bytes]:
+    """The decoded body of `response`, in pieces of at most `PIECE` bytes when decoded here."""
+    if response.is_stream_consumed:
+        return _content(response)
+    inflater = _inflater(response)
+    if inflater is None:
+        return _raw(response)
+    return _inflated(_raw(response), inflater)
+
+
+async def _acontent(response: httpx.Response) -> AsyncIterator[bytes]:
+    for piece in _content(response):
+        yield piece
+
+
+async def _ainflated(raw: AsyncIterable[bytes], inflater: _Inflater) -> AsyncIterator[bytes]:
+    try:
+        async for data in raw:
+            for piece in inflater.feed(data):
+                yield piece
+        if last := inflater.flush():
+            yield last
+    finally:
+        await _aclose(raw)
+
+
+def _araw(response: httpx.Response) -> AsyncIterable[bytes]:
+    """The async twin of `_raw`."""
+    stream = response.stream
+    if response.is_closed:
+        raise httpx.StreamClosed()
+    if not isinstance(stream, httpx.AsyncByteStream):
+        raise TypeError("an httpx.AsyncClient's response has an async stream")
+    response.is_stream_consumed = True
+    return stream
+
+
+def abody_chunks(response: httpx.Response) -> AsyncIterable[bytes]:
+    """The async twin of `body_chunks`."""
+    if response.is_stream_consumed:
+        return _acontent(response)
+    inflater = _inflater(response)
+    if inflater is None:
+        return _araw(response)
+    return _ainflated(_araw(response), inflater)
+
+
+async def _aclose(iterator: AsyncIterable[bytes]) -> None:
+    # Closing an async generator early does not close the one it reads from (the
+    # garbage collector would, on some later turn of the loop, or never). A
+    # response's own stream is the response's to close.
+    if inspect.isasyncgen(iterator):
+        await iterator.aclose()
+
+
+def guarded(chunks: Iterable[bytes], guard: Guard, limit: int) -> Iterator[bytes]:
+    """`chunks`, raising `Halt` past `limit` bytes in all or once `guard` is stopped."""
+    total = 0
+    for chunk in chunks:
+        total += len(chunk)
+        if total > limit or guard.reason is not None:
+            raise Halt(None, limit) if total > limit else guard.halt()
+        yield chunk
+
+
+async def aguarded(chunks: AsyncIterable[bytes], guard: Guard, limit: int) -> AsyncIterator[bytes]:
+    """The async twin of `guarded` (closing it closes `chunks`)."""
+    total = 0
+    try:
+        async for chunk in chunks:
+            total += len(chunk)
+            if total > limit or guard.reason is not None:
+                raise Halt(None, limit) if total > limit else guard.halt()
+            yield chunk
+    finally:
+        await _aclose(chunks)
+
+
+def read_body(response: httpx.Response, guard: Guard, limit: int) -> bytes:
+    """The whole decoded body, at most `limit` bytes (else `Halt`); transport errors propagate."""
+    return b"".join(guarded(body_chunks(response), guard, limit))
+
+
+async def aread_body(response: httpx.Response, guard: Guard, limit: int) -> bytes:
+    return b"".join([chunk async for chunk in aguarded(abody_chunks(response), guard, limit)])
+
+
+def read_at_most(response: httpx.Response, limit: int, guard: Guard) -> bytes:
+    """The first `limit` bytes of the body, or what arrived before it broke; closes `response`."""
+    data = bytearray()
+    try:
+        for chunk in guarded(body_chunks(response), guard, _UNBOUNDED):
+            data += chunk
+            if len(data) >= limit:
+                break
+    except (httpx.TransportError, httpx.DecodingError, Halt):
+        pass  # what arrived is enough to describe the error
+    finally:
+        response.close()
+    return bytes(data[:limit])
+
+
+async def aread_at_most(response: httpx.Response, limit: int, guard: Guard) -> bytes:
+    data = bytearray()
+    chunks = aguarded(abody_chunks(response), guard, _UNBOUNDED)
+    try:
+        async for chunk in chunks:
+            data += chunk
+            if len(data) >= limit:
+                break
+    except (httpx.TransportError, httpx.DecodingError, Halt):
+        pass  # what arrived is enough to describe the error
+    finally:
+        await _aclose(chunks)
+        await response.aclose()
+    return bytes(data[:limit])
+
+
+def drain(response: httpx.Response, rest: Iterable[bytes], guard: Guard) -> None:
+    """Read the `rest` of a body whose stream is over, within the drain's bounds."""
+    if not has_socket(response):
+        return
+    guard.arm(time.monotonic() + DRAIN_SECONDS, "drained")
+    total = 0
+    try:
+        for chunk in rest:
+            total += len(chunk)
+            if total > DRAIN_BYTES:
+                return
+    except (httpx.TransportError, httpx.DecodingError, Halt):
+        pass  # the connection is closed, as it would have been without the drain
+
+
+async def adrain(response: httpx.Response, rest: AsyncIterable[bytes], guard: Guard) -> None:
+    """The async twin of `drain`."""
+    if not has_socket(response):
+        return
+    guard.arm(time.monotonic() + DRAIN_SECONDS, "drained")
+    total = 0
+    try:
+        async for chunk in rest:
+            total += len(chunk)
+            if total > DRAIN_BYTES:
+                return
+    except (httpx.TransportError, httpx.DecodingError, Halt):
+        pass  # the connection is closed, as it would have been without the drain

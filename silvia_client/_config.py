@@ -1,0 +1,352 @@
+"""What `SilviaClient` and `AsyncSilviaClient` share: configuration, the token, requests.
+
+`ClientBase` checks what the client is given (the base URL, the token, and the
+settings in `_options.py`), makes `with_options` copies, resolves a call's
+keywords against the client's settings into a `Call`, and builds requests.
+Nothing here does I/O: the twins in `_client.py` send, each in its own way.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import ipaddress
+import logging
+import math
+import os
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+import httpx
+
+from ._body import ACCEPT_ENCODING
+from ._deadline import Halt, Timer
+from ._options import (
+    DEFAULT_CHAT_DEADLINE,
+    DEFAULT_GET_DEADLINE,
+    Call,
+    Kind,
+    backoff_seconds,
+    byte_limit,
+    deadline_seconds,
+    headers_from,
+    positive_seconds,
+    retry_count,
+    timeout_from,
+)
+from ._responses import ResponseErrors
+from ._retries import RetryPolicy
+from ._scrub import Scrubber, protect_library_logs
+from ._version import __version__
+from ._wire import WireFormat
+from .citations import is_http_url
+from .errors import APIError, ConfigurationError, ResponseTooLargeError
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = ["BASE_URL_ENV", "TOKEN_ENV", "ClientBase"]
+
+logger = logging.getLogger("silvia_client")
+
+BASE_URL_ENV = "SILVIA_BASE_URL"
+TOKEN_ENV = "SILVIA_TOKEN"
+
+
+class _Token:
+    """The bearer token, kept out of every repr and str."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def header(self) -> str:
+        return f"Bearer {self._value}"
+
+    def scrubber(self) -> Scrubber:
+        return Scrubber(self._value)
+
+    def __repr__(self) -> str:
+        return "<token>"
+
+    __str__ = __repr__
+
+
+# What an HTTP header can carry as a bearer token: printable ASCII, no spaces. A
+# token read from a file often ends in a newline, which httpx would refuse later
+# with the whole header (the token) in its message.
+_TOKEN_CHARS = re.compile(r"[\x21-\x7e]+")
+
+
+def _token_from(token: object) -> _Token | None:
+    """The token from `token`, else `SILVIA_TOKEN` (empty or unset: no token)."""
+    if token is None:
+        value = os.environ.get(TOKEN_ENV, "")
+        if not value:
+            return None
+        where = f"the {TOKEN_ENV} environment variable"
+    elif not isinstance(token, str):
+        raise ConfigurationError(f"token must be a str, not {type(token).__name__}")
+    elif not token:
+        raise ConfigurationError(
+            f"token is empty: pass the token, or leave token out to use {TOKEN_ENV}"
+        )
+    else:
+        value, where = token, "token"
+    if not _TOKEN_CHARS.fullmatch(value):
+        # Never the value, nor where in it the bad character is.
+        raise ConfigurationError(
+            f"{where} holds whitespace, a control character or a non-ASCII character "
+            "(a trailing newline from a file?): a bearer token is printable ASCII"
+        )
+    return _Token(value)
+
+
+def _base_url_from(base_url: object) -> str:
+    """The API's base URL, checked: absolute http(s), no credentials, no query or fragment."""
+    where = "base_url"
+    if base_url is None:
+        base_url, where = os.environ.get(BASE_URL_ENV), BASE_URL_ENV
+    if not base_url:
+        raise ConfigurationError(
+            f"no base URL: pass base_url=... or set the {BASE_URL_ENV} environment variable"
+        )
+    if not isinstance(base_url, str):
+        raise ConfigurationError(f"base_url must be a str, not {type(base_url).__name__}")
+    if not is_http_url(base_url):
+        raise ConfigurationError(f"{where} must be an absolute http(s) URL")
+    parts = urlsplit(base_url)
+    if "@" in parts.netloc:
+        # httpx would send `user:password` as Basic auth in place of the token.
+        raise ConfigurationError(
+            f"{where} must not hold credentials (user:password@): "
+            f"pass the token as token=... or in {TOKEN_ENV}"
+        )
+    if "?" in base_url or "#" in base_url:
+        raise ConfigurationError(f"{where} must not have a query (?) or a fragment (#)")
+    return base_url.rstrip("/")
+
+
+def _is_local(host: str) -> bool:
+    """Whether plain http to `host` stays on this machine, or on a name that is never public."""
+    host = host.rstrip(".")
+    if host == "localhost" or host.endswith((".localhost", ".test")):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class ClientBase:
+    """Configuration, the token and requests, shared by the sync and async clients."""
+
+    _timer: Timer  # how this twin runs a deadline's alarm
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None,
+        token: str | None,
+        timeout: float | httpx.Timeout | None,
+        idle_timeout: float,
+        deadline: float | None,
+        max_event_bytes: int,
+        max_response_bytes: int,
+        max_retries: int,
+        retry_backoff: float,
+        default_headers: Mapping[str, str] | None,
+        wire: WireFormat,
+    ) -> None:
+        self.base_url = _base_url_from(base_url)
+        self._token = _token_from(token)
+        self._scrub = self._token.scrubber() if self._token is not None else Scrubber(None)
+        if self._scrub:
+            protect_library_logs()
+        if not isinstance(wire, WireFormat):
+            raise ConfigurationError("wire must be a WireFormat")
+        self.wire = wire
+        self._errors = ResponseErrors(wire, self._scrub, token_sent=self._token is not None)
+        self._configure(
+            timeout=timeout,
+            idle_timeout=idle_timeout,
+            deadline=deadline,
+            max_event_bytes=max_event_bytes,
+            max_response_bytes=max_response_bytes,
+            retries=RetryPolicy(
+                max_retries=retry_count(max_retries), initial_delay=backoff_seconds(retry_backoff)
+            ),
+        )
+        # httpx.Headers, not a dict: header names are case-insensitive, so a caller's
+        # "User-Agent" replaces ours instead of going out beside it.
+        self._headers = headers_from(
+            httpx.Headers({"user-agent": f"silvia-client/{__version__}"}),
+            default_headers,
+            "default_headers",
+        )
+        host = urlsplit(self.base_url).hostname or ""
+        if self._token is not None and self.base_url.startswith("http:") and not _is_local(host):
+            logger.warning(
+                "%s: the token goes over plain http to %s; use https unless a trusted "
+                "proxy sits in between",
+                type(self).__name__,
+                host,
+            )
+
+    def _configure(
+        self,
+        *,
+        timeout: object,
+        idle_timeout: object,
+        deadline: object,
+        max_event_bytes: object,
+        max_response_bytes: object,
+        retries: RetryPolicy,
+    ) -> None:
+        self.timeout = timeout_from(timeout)
+        self.idle_timeout = positive_seconds(idle_timeout, "idle_timeout")
+        self.deadline = deadline_seconds(deadline)
+        self.max_event_bytes = byte_limit(max_event_bytes, "max_event_bytes")
+        self.max_response_bytes = byte_limit(max_response_bytes, "max_response_bytes")
+        self.retries = retries
+
+    def __repr__(self) -> str:
+        # A base URL holds no credentials (checked above), so it can be shown.
+        return f"{type(self).__name__}(base_url={self.base_url!r})"
+
+    def _bind(self) -> None:
+        """Make the resources (`chat`, `sessions`) of this client."""
+        raise NotImplementedError
+
+    def with_options(
+        self,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        deadline: float | None = None,
+        idle_timeout: float | None = None,
+        max_event_bytes: int | None = None,
+        max_response_bytes: int | None = None,
+    ) -> Self:
+        """A copy of this client with other settings, sharing its connection pool.
+
+        Each keyword left out (or None) keeps this client's setting;
+        `default_headers` are added to this client's. The copy never closes
+        the pool: closing it, or leaving a `with` block on it, leaves the pool
+        to this client (and to whoever owns this client's `http_client`).
+        """
+        other = copy.copy(self)
+        retries = self.retries
+        if max_retries is not None:
+            retries = dataclasses.replace(retries, max_retries=retry_count(max_retries))
+        other._configure(
+            timeout=self.timeout if timeout is None else timeout,
+            idle_timeout=self.idle_timeout if idle_timeout is None else idle_timeout,
+            deadline=self.deadline if deadline is None else deadline,
+            max_event_bytes=self.max_event_bytes if max_event_bytes is None else max_event_bytes,
+            max_response_bytes=(
+                self.max_response_bytes if max_response_bytes is None else max_response_bytes
+            ),
+            retries=retries,
+        )
+        other._headers = headers_from(self._headers, default_headers, "default_headers")
+        other._owns_http = False
+        other._bind()
+        return other
+
+    _owns_http: bool
+
+    def _call(
+        self,
+        kind: Kind,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        idle_timeout: float | None = None,
+        deadline: float | None = None,
+        max_event_bytes: int | None = None,
+        max_response_bytes: int | None = None,
+    ) -> Call:
+        """One operation's settings: the call's keywords over the client's (None: the client's)."""
+        headers = headers_from(self._headers, extra_headers, "extra_headers")
+        headers["accept"] = "text/event-stream" if kind == "chat" else "application/json"
+        headers.setdefault("accept-encoding", ACCEPT_ENCODING)  # what `_body` decodes
+        if kind == "chat":
+            headers["cache-control"] = "no-store"
+        if self._token is not None:
+            headers["authorization"] = self._token.header()
+        seconds = deadline_seconds(deadline)
+        if seconds is None:
+            seconds = self.deadline
+        if seconds is None:
+            seconds = DEFAULT_CHAT_DEADLINE if kind == "chat" else DEFAULT_GET_DEADLINE
+        return Call(
+            headers=headers,
+            timeout=self.timeout if timeout is None else timeout_from(timeout),
+            idle_timeout=(
+                self.idle_timeout
+                if idle_timeout is None
+                else positive_seconds(idle_timeout, "idle_timeout")
+            ),
+            seconds=seconds,
+            max_event_bytes=(
+                self.max_event_bytes
+                if max_event_bytes is None
+                else byte_limit(max_event_bytes, "max_event_bytes")
+            ),
+            max_response_bytes=(
+                self.max_response_bytes
+                if max_response_bytes is None
+                else byte_limit(max_response_bytes, "max_response_bytes")
+            ),
+        )
+
+    def _chat_request(
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        message: str,
+        session_id: str | None,
+        call: Call,
+    ) -> httpx.Request:
+        wire = self.wire
+        body: dict[str, str] = {wire.message_field: message}
+        if session_id is not None:
+            body[wire.session_id_field] = session_id
+        return client.build_request(
+            "POST", self.base_url + wire.chat_path, json=body, headers=call.headers
+        )
+
+    def _get_request(
+        self, client: httpx.Client | httpx.AsyncClient, path: str, call: Call
+    ) -> httpx.Request:
+        return client.build_request("GET", self.base_url + path, headers=call.headers)
+
+    @staticmethod
+    def _read_timeout(request: httpx.Request, call: Call) -> float | None:
+        """A request's read timeout: a stream's is its idle timeout (keep-alives included)."""
+        if request.method == "GET":
+            return call.timeout.read
+        return None if call.idle_timeout == math.inf else call.idle_timeout
+
+    def _halted(self, halt: Halt, response: httpx.Response, call: Call) -> APIError:
+        """The error for a body read that its guard, or its size limit, stopped."""
+        if halt.limit is not None:
+            return ResponseTooLargeError(
+                f"the body is longer than max_response_bytes ({halt.limit:,} bytes)",
+                limit=halt.limit,
+                request_id=self._errors.request_id(response),
+            )
+        return call.timed_out()
+
+    def _log_response(self, request: httpx.Request, response: httpx.Response) -> None:
+        logger.debug(
+            "%s %s -> %d (request id %s)",
+            request.method,
+            request.url.path,
+            response.status_code,
+            self._errors.request_id(response),
+        )

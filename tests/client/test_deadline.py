@@ -1,0 +1,308 @@
+"""Time: a deadline bounds a whole operation, and a blocked read can be ended from outside.
+
+Servers that trickle, stall or never answer run on 127.0.0.1 (`tests.hostile`),
+so the real HTTP stack blocks as it would. No test asserts how long anything
+took: only that it ends (within a generous guard), and how.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+import respx
+
+from silvia_client import AsyncSilviaClient, SilviaClient
+from silvia_client.chat import ChatEvent, TextEvent
+from silvia_client.errors import (
+    APITimeoutError,
+    ConfigurationError,
+    IncompleteTurnError,
+    SilviaError,
+    StreamError,
+    StreamTimeoutError,
+)
+
+from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head
+from .conftest import Api
+from .sse import CHAT_URL, SSE_HEADERS, Body, full_turn, json_response, session, sse_response, text
+
+pytestmark = pytest.mark.anyio
+
+GUARD = 60.0  # seconds: "it ends", on however loaded a machine
+T = TypeVar("T")
+
+
+async def ends(api: Api, make: Callable[[], Awaitable[T]]) -> T:
+    """`await make()`, failing the test if it has not ended within `GUARD` seconds.
+
+    The sync client blocks, so it runs in a thread of its own (with its own loop).
+    """
+    if api.is_async:
+        return await asyncio.wait_for(make(), GUARD)
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = asyncio.run(make())  # type: ignore[arg-type]
+        except BaseException as error:
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    start = time.monotonic()
+    while thread.is_alive() and time.monotonic() - start < GUARD:
+        await asyncio.sleep(0.02)
+    assert not thread.is_alive(), "it did not end"
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]  # type: ignore[no-any-return]
+
+
+STREAM_START = head(200, {**SSE, "x-request-id": "req_slow"}, chunked=True) + b"".join(
+    chunk(e) for e in (event("session", {"sessionId": "s1"}), event("text", {"text": "Hello"}))
+)
+
+
+def trickling(
+    start: bytes, drip: bytes, every: float = 0.2
+) -> Callable[[Request, Connection], None]:
+    """`start`, then `drip` every `every` seconds, forever: never silent for an idle timeout."""
+
+    def respond(request: Request, connection: Connection) -> None:
+        if not connection.send(start):
+            return
+        while connection.sleep(every) and connection.send(drip):
+            pass
+
+    return respond
+
+
+def silent(request: Request, connection: Connection) -> None:
+    connection.wait_for_close(GUARD)  # reads the request, never answers
+
+
+def stalling(start: bytes) -> Callable[[Request, Connection], None]:
+    def respond(request: Request, connection: Connection) -> None:
+        connection.send(start)
+        connection.wait_for_close(GUARD)
+
+    return respond
+
+
+# -------------------------------------------------------------------------------- the deadline
+
+
+async def test_a_turn_that_trickles_past_its_deadline(api: Api) -> None:
+    with HostileServer(trickling(STREAM_START, chunk(b": ping\n\n"))) as hostile:
+        client = api.client(base_url=hostile.url, deadline=1.0, idle_timeout=30)
+        events, error = await ends(api, lambda: api.read(client))
+    assert isinstance(error, StreamTimeoutError)
+    assert "deadline of 1 s" in str(error)
+    assert error.turn.text == "Hello"  # the partial turn
+    assert error.request_id == "req_slow"
+    assert error.session_id == "s1"
+    assert [type(e) for e in events][-1] is TextEvent
+
+
+async def test_a_turn_whose_bytes_trickle_without_an_event(api: Api) -> None:
+    with HostileServer(trickling(STREAM_START, chunk(b"x"), every=0.1)) as hostile:
+        client = api.client(base_url=hostile.url, deadline=1.0, idle_timeout=30)
+        _, error = await ends(api, lambda: api.read(client))
+    assert isinstance(error, StreamTimeoutError)
+    assert error.turn.text == "Hello"
+
+
+async def test_a_get_that_trickles_past_its_deadline(api: Api) -> None:
+    start = head(200, {"content-type": "application/json"}, chunked=True) + chunk(b'{"messages"')
+    with HostileServer(trickling(start, chunk(b" "))) as hostile:
+        client = api.client(base_url=hostile.url, deadline=1.0)
+        with pytest.raises(APITimeoutError, match="deadline of 1 s"):
+            await ends(api, lambda: api.session(client, "s1"))
+
+
+@pytest.mark.parametrize("endpoint", ["chat", "session"])
+async def test_a_server_that_never_answers(api: Api, endpoint: str) -> None:
+    with HostileServer(silent) as hostile:
+        client = api.client(base_url=hostile.url, deadline=1.0, timeout=30, idle_timeout=30)
+        with pytest.raises(APITimeoutError):  # before any event: the stream never opened
+            await ends(api, lambda: api.request(client, endpoint))
+        # The retries of the GET fit in the deadline: none starts once it is past.
+        assert len(hostile.requests) <= 3
+
+
+async def test_a_stream_that_stalls_after_opening(api: Api) -> None:
+    with HostileServer(stalling(STREAM_START)) as hostile:
+        client = api.client(base_url=hostile.url, deadline=1.0, idle_timeout=30)
+        _, error = await ends(api, lambda: api.read(client))
+    assert isinstance(error, StreamTimeoutError)
+    assert error.turn.text == "Hello"
+
+
+class Dripping(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """A body with no socket under it: `first`, then a keep-alive now and then, forever."""
+
+    def __init__(self, first: bytes) -> None:
+        self.first = first
+        self.closed = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield self.first
+        while True:
+            time.sleep(0.05)
+            yield b": ping\n\n"
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self.first
+        while True:
+            await asyncio.sleep(0.05)
+            yield b": ping\n\n"
+
+    def close(self) -> None:
+        self.closed = True
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+async def test_the_deadline_holds_on_a_transport_without_a_socket(
+    api: Api, server: respx.MockRouter
+) -> None:
+    body = Dripping(session("s1") + text("Hi"))
+    server.post(CHAT_URL).mock(
+        side_effect=lambda r: httpx.Response(200, headers=SSE_HEADERS, stream=body)
+    )
+    client = api.client(deadline=0.5)
+    _, error = await ends(api, lambda: api.read(client))
+    assert isinstance(error, StreamTimeoutError)
+    assert error.turn.text == "Hi"
+    assert body.closed
+
+
+@pytest.mark.parametrize("value", [0, -1, math.nan, "10", True])
+def test_a_bad_deadline_is_a_configuration_error(value: object) -> None:
+    for cls in (SilviaClient, AsyncSilviaClient):
+        with pytest.raises(ConfigurationError, match="deadline"):
+            cls(base_url="https://silvia.test", token="t", deadline=value)  # type: ignore[arg-type]
+
+
+async def test_the_default_deadlines_cut_every_timeout(api: Api, server: respx.MockRouter) -> None:
+    chat = server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
+    get = server.get("/api/chat/sessions/s1").mock(
+        return_value=json_response({"session": {"id": "s1"}, "messages": []})
+    )
+    client = api.client(timeout=None, idle_timeout=math.inf)  # no timeouts but the deadline
+    await api.turn(client)
+    await api.session(client, "s1")
+    for route, seconds in ((chat, 600), (get, 120)):
+        phases = route.calls.last.request.extensions["timeout"]
+        assert all(seconds - 30 < value <= seconds for value in phases.values()), phases
+    # A deadline given to the client applies to both; one per call, to that call.
+    client = api.client(timeout=None, idle_timeout=math.inf, deadline=50)
+    await api.turn(client)
+    await api.session(client, "s1")
+    await api.turn(client, deadline=20)
+    for route, seconds in ((chat, 20), (get, 50)):
+        phases = route.calls.last.request.extensions["timeout"]
+        assert all(seconds - 10 < value <= seconds for value in phases.values()), phases
+    # `math.inf`: no deadline at all.
+    await api.turn(client, deadline=math.inf)
+    assert chat.calls.last.request.extensions["timeout"]["read"] is None
+
+
+async def test_the_idle_timeout_error_says_how_long_it_was(
+    api: Api, server: respx.MockRouter
+) -> None:
+    body = Body(session("s1") + text("Hi"), fail=httpx.ReadTimeout("slow"))
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(body))
+    _, error = await api.read(api.client(idle_timeout=7.5))
+    assert isinstance(error, StreamTimeoutError)
+    assert "idle timeout (7.5 s)" in str(error)
+
+
+# ------------------------------------------------------------------ close() ends a blocked read
+
+
+def test_close_from_another_thread_ends_a_blocked_read() -> None:
+    with HostileServer(stalling(STREAM_START)) as hostile:
+        client = SilviaClient(
+            base_url=hostile.url, token="t", idle_timeout=math.inf, deadline=math.inf
+        )
+        stream = client.chat.stream("hi").__enter__()
+        got: list[ChatEvent] = []
+        outcome: list[BaseException] = []
+        two_events = threading.Event()
+
+        def read() -> None:
+            try:
+                for one in stream:
+                    got.append(one)
+                    if len(got) == 2:
+                        two_events.set()
+            except BaseException as error:
+                outcome.append(error)
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        assert two_events.wait(GUARD)
+        time.sleep(0.2)  # the reader is now blocked in a read that nothing else would end
+        stream.close()
+        reader.join(GUARD)
+        assert not reader.is_alive(), "the blocked read did not end"
+        client.close()
+    (error,) = outcome
+    assert isinstance(error, StreamError), repr(error)  # never "generator already executing"
+    assert isinstance(error, IncompleteTurnError)
+    assert error.turn.text == "Hello"
+    assert error.request_id == "req_slow"
+    with pytest.raises(IncompleteTurnError):
+        stream.until_done()
+
+
+async def test_close_from_another_task_ends_a_blocked_read() -> None:
+    with HostileServer(stalling(STREAM_START)) as hostile:
+        async with AsyncSilviaClient(
+            base_url=hostile.url, token="t", idle_timeout=math.inf, deadline=math.inf
+        ) as client:
+            stream = await client.chat.stream("hi").__aenter__()
+            got: list[ChatEvent] = []
+            two_events = asyncio.Event()
+
+            async def read() -> None:
+                async for one in stream:
+                    got.append(one)
+                    if len(got) == 2:
+                        two_events.set()
+
+            reader = asyncio.create_task(read())
+            await asyncio.wait_for(two_events.wait(), GUARD)
+            await asyncio.sleep(0.2)
+            await stream.close()
+            with pytest.raises(SilviaError) as caught:
+                await asyncio.wait_for(reader, GUARD)
+    assert isinstance(caught.value, IncompleteTurnError)
+    assert caught.value.turn.text == "Hello"
+
+
+def test_closing_in_the_reading_thread_still_closes_at_once(
+    server: respx.MockRouter,
+) -> None:
+    body = Body([session("s1"), text("a"), text("b")])
+    server.post(CHAT_URL).mock(
+        side_effect=lambda r: httpx.Response(200, headers=SSE_HEADERS, stream=body)
+    )
+    with SilviaClient(base_url="https://silvia.test", token="t") as client:
+        stream = client.chat.stream("hi")
+        with stream:
+            for one in stream:
+                if isinstance(one, TextEvent):
+                    stream.close()
+                    break
+        assert body.closed
+        assert "closed" in repr(stream)

@@ -1,0 +1,326 @@
+"""Memory: a chat stream and a history body are bounded, and a body over the bound is a typed error.
+
+`max_response_bytes` bounds a history body and the whole of a chat stream,
+counted after decompression; the read stops there, so memory stays a small
+multiple of the limit whatever the server sends (measured with `tracemalloc`
+on small limits, against a raw-socket server on 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import tracemalloc
+import zlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from silvia_client import AsyncSilviaClient
+from silvia_client.errors import (
+    ConfigurationError,
+    ResponseTooLargeError,
+    SilviaError,
+    StreamDisconnectedError,
+    StreamTooLargeError,
+    UnexpectedResponseError,
+)
+
+from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head, response
+from .conftest import Api
+from .sse import CHAT_URL, Body, done, session, sse_response, text
+
+pytestmark = pytest.mark.anyio
+
+MiB = 1024 * 1024
+SESSION_PATH = "/api/chat/sessions/s1"
+
+
+# ------------------------------------------------------------------------------ the limit itself
+
+
+async def test_a_stream_over_max_response_bytes_stops_there_with_the_partial_turn(
+    api: Api, server: respx.MockRouter
+) -> None:
+    body = Body([session("s1"), *(text("x" * 100) for _ in range(1000)), done()])
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(body))
+    _, error = await api.read(api.client(max_response_bytes=10_000))
+    assert isinstance(error, StreamTooLargeError)
+    assert error.limit == 10_000
+    assert error.turn.session_id == "s1"
+    assert 0 < len(error.turn.text) < 10_000  # what came before the limit
+    assert not error.turn.complete
+    assert error.request_id == "req_123"
+    assert "max_response_bytes (10,000 bytes)" in str(error)
+    assert body.sent < 200  # the read stopped at the limit
+    assert body.closed
+
+
+async def test_an_event_over_max_event_bytes_stops_the_stream_with_the_partial_turn(
+    api: Api, server: respx.MockRouter
+) -> None:
+    body = Body([session("s1"), text("Hello"), text("x" * 5000), *(text("y") for _ in range(100))])
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(body))
+    events, error = await api.read(api.client(max_event_bytes=1000))
+    assert isinstance(error, StreamTooLargeError)
+    assert error.limit == 1000
+    assert "max_event_bytes (1,000 bytes)" in str(error)
+    assert error.turn.text == "Hello"  # the events before it
+    assert len(events) == 2
+    assert body.sent == 3  # the read stopped there
+    assert body.closed
+
+
+async def test_an_endless_line_stops_at_max_event_bytes(api: Api, server: respx.MockRouter) -> None:
+    body = Body([session("s1"), b"data: ", *(b"z" * 1000 for _ in range(100))])
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(body))
+    _, error = await api.read(api.client(), max_event_bytes=10_000)  # per call
+    assert isinstance(error, StreamTooLargeError)
+    assert error.turn.session_id == "s1"
+    assert body.sent < 20
+
+
+async def test_a_stream_within_the_limit_is_whole(api: Api, server: respx.MockRouter) -> None:
+    whole = session("s1") + text("Hello") + done()
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(whole))
+    turn = await api.turn(api.client(max_response_bytes=len(whole)))
+    assert turn.complete
+
+
+async def test_the_limit_per_call_wins_over_the_clients(api: Api, server: respx.MockRouter) -> None:
+    whole = session("s1") + text("Hello" * 100) + done()
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(whole))
+    client = api.client(max_response_bytes=100)
+    turn = await api.turn(client, max_response_bytes=len(whole))
+    assert turn.complete
+    _, error = await api.read(client)
+    assert isinstance(error, StreamTooLargeError)
+
+
+async def test_a_history_body_over_the_limit_is_response_too_large(
+    api: Api, server: respx.MockRouter
+) -> None:
+    payload = json.dumps({"session": {"id": "s1"}, "messages": [{"content": "x" * 5000}]})
+    route = server.get(SESSION_PATH).mock(
+        return_value=httpx.Response(200, text=payload, headers={"x-request-id": "req_h"})
+    )
+    client = api.client(max_response_bytes=1000)
+    with pytest.raises(ResponseTooLargeError) as caught:
+        await api.session(client, "s1")
+    assert caught.value.limit == 1000
+    assert caught.value.request_id == "req_h"
+    assert route.call_count == 1  # not retried: it would be as large again
+    if isinstance(client, AsyncSilviaClient):
+        await client.sessions.get("s1", max_response_bytes=len(payload))
+    else:
+        client.sessions.get("s1", max_response_bytes=len(payload))
+
+
+@pytest.mark.parametrize("value", [0, -1, 1.5, True, "10"])
+@pytest.mark.parametrize("name", ["max_event_bytes", "max_response_bytes"])
+def test_a_bad_limit_is_a_configuration_error(api_cls: Any, name: str, value: object) -> None:
+    with pytest.raises(ConfigurationError, match=name):
+        api_cls(base_url="https://silvia.test", token="t", **{name: value})
+
+
+@pytest.fixture(params=["sync", "async"])
+def api_cls(request: pytest.FixtureRequest) -> Any:
+    from silvia_client import SilviaClient
+
+    return AsyncSilviaClient if request.param == "async" else SilviaClient
+
+
+# --------------------------------------------------------------------------- decoded, not raw
+
+
+def gzipped(data: bytes) -> bytes:
+    return gzip.compress(data, compresslevel=9)
+
+
+def deflated(data: bytes, raw: bool = False) -> bytes:
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS if raw else zlib.MAX_WBITS)
+    return compressor.compress(data) + compressor.flush()
+
+
+@pytest.mark.parametrize(
+    ("encoding", "encode"),
+    [
+        ("gzip", gzipped),
+        ("deflate", deflated),
+        ("deflate", lambda data: deflated(data, raw=True)),
+    ],
+    ids=["gzip", "deflate", "raw-deflate"],
+)
+async def test_compressed_bodies_are_decoded_here(
+    api: Api, server: respx.MockRouter, encoding: str, encode: Callable[[bytes], bytes]
+) -> None:
+    whole = session("s1") + text("Hello") + done()
+    packed = encode(whole)
+    server.post(CHAT_URL).mock(
+        side_effect=lambda r: sse_response(
+            Body([packed[:7], packed[7:]]), headers={"content-encoding": encoding}
+        )
+    )
+    payload = json.dumps({"session": {"id": "s1"}, "messages": []}).encode()
+    server.get(SESSION_PATH).mock(
+        return_value=httpx.Response(
+            200,
+            stream=Body(encode(payload)),
+            headers={"content-encoding": encoding, "content-type": "application/json"},
+        )
+    )
+    client = api.client()
+    assert (await api.turn(client)).complete
+    assert (await api.session(client, "s1")).id == "s1"
+
+
+async def test_a_compressed_stream_is_counted_after_decompression(
+    api: Api, server: respx.MockRouter
+) -> None:
+    whole = session("s1") + text(" " * 100_000) + done()
+    packed = gzipped(whole)
+    assert len(packed) < 2_000
+    server.post(CHAT_URL).mock(
+        side_effect=lambda r: sse_response(Body(packed), headers={"content-encoding": "gzip"})
+    )
+    _, error = await api.read(api.client(max_response_bytes=50_000))
+    assert isinstance(error, StreamTooLargeError)
+
+
+async def test_an_encoding_the_sdk_did_not_ask_for_is_a_typed_error(
+    api: Api, server: respx.MockRouter
+) -> None:
+    route = server.post(CHAT_URL).mock(
+        side_effect=lambda r: sse_response(Body(b"\x00\x01"), headers={"content-encoding": "br"})
+    )
+    server.get(SESSION_PATH).mock(
+        return_value=httpx.Response(200, stream=Body(b"{}"), headers={"content-encoding": "br"})
+    )
+    client = api.client(max_retries=0)
+    _, error = await api.read(client)
+    assert isinstance(error, StreamDisconnectedError)
+    assert "DecodingError" in str(error)
+    assert route.calls.last.request.headers["accept-encoding"] == "gzip, deflate"
+    with pytest.raises(UnexpectedResponseError, match="br"):
+        await api.session(client, "s1")
+
+
+# ----------------------------------------------------------------- memory, against a real socket
+
+
+LIMIT = 1 * MiB
+
+
+async def peak_while(run: Callable[[], Awaitable[object]]) -> tuple[int, object]:
+    """The peak of memory traced while `run` runs, and what it returned (or raised)."""
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        try:
+            outcome: object = await run()
+        except Exception as error:
+            outcome = error
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return peak - before, outcome
+
+
+def endless(first: bytes, piece: bytes) -> Callable[[Request, Connection], None]:
+    """A chunked response: `first`, then `piece` again and again, until the client goes."""
+
+    def respond(request: Request, connection: Connection) -> None:
+        if not connection.send(first):
+            return
+        framed = chunk(piece)
+        while connection.send(framed):
+            pass
+
+    return respond
+
+
+def once(answer: bytes) -> Callable[[Request, Connection], None]:
+    def respond(request: Request, connection: Connection) -> None:
+        connection.send(answer)
+
+    return respond
+
+
+ZEROS = gzipped(b"\0" * (64 * MiB))  # 64 KiB that inflate to 64 MiB
+CHAT_HEAD = head(200, SSE, chunked=True) + chunk(event("session", {"sessionId": "s1"}))
+MEMORY_CASES = {
+    "endless-line": ("chat", endless(CHAT_HEAD + chunk(b"data: "), b"x" * 65536)),
+    "huge-event": (
+        "chat",
+        endless(CHAT_HEAD + chunk(b"event: text\n"), b"data: " + b"y" * 65530 + b"\n"),
+    ),
+    "endless-events": ("chat", endless(CHAT_HEAD, event("text", {"text": "z" * 1000}))),
+    "gzip-bomb-chat": (
+        "chat",
+        once(
+            head(200, {**SSE, "content-encoding": "gzip", "content-length": str(len(ZEROS))})
+            + ZEROS
+        ),
+    ),
+    "gzip-bomb-history": (
+        "get",
+        once(
+            head(
+                200,
+                {
+                    "content-type": "application/json",
+                    "content-encoding": "gzip",
+                    "content-length": str(len(ZEROS)),
+                },
+            )
+            + ZEROS
+        ),
+    ),
+    "huge-history": (
+        "get",
+        endless(
+            head(200, {"content-type": "application/json"}, chunked=True)
+            + chunk(b'{"messages": ["'),
+            b"w" * 65536,
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "limit"),
+    [(name, "max_response_bytes") for name in MEMORY_CASES]
+    # An event or a line too long also passes the other limit, per event.
+    + [("endless-line", "max_event_bytes"), ("huge-event", "max_event_bytes")],
+)
+async def test_memory_stays_a_small_multiple_of_the_limit(api: Api, name: str, limit: str) -> None:
+    endpoint, respond = MEMORY_CASES[name]
+    with HostileServer(respond) as hostile:
+        client = api.client(base_url=hostile.url, max_retries=0, **{limit: LIMIT})
+
+        async def run() -> object:
+            if endpoint == "chat":
+                return (await api.read(client))[1]
+            return await api.session(client, "s1")
+
+        with contextlib.suppress(SilviaError):  # once untraced: not what loads on first use
+            await run()
+        peak, outcome = await peak_while(run)
+        await api.close(client)
+    expected = StreamTooLargeError if endpoint == "chat" else ResponseTooLargeError
+    assert isinstance(outcome, expected), outcome
+    assert peak < 4 * LIMIT, f"{peak / MiB:.1f} MiB at the peak for a {LIMIT / MiB:g} MiB limit"
+
+
+async def test_a_history_nested_too_deeply_is_an_unexpected_response(api: Api) -> None:
+    deep = b'{"messages": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    answer = response(200, deep, {"content-type": "application/json"})
+    with HostileServer(once(answer)) as hostile:
+        client = api.client(base_url=hostile.url)
+        with pytest.raises(UnexpectedResponseError):
+            await api.session(client, "s1")

@@ -1,0 +1,357 @@
+"""Per-request options, `with_options`, `chat.send`, the advanced hooks, and ids on failures."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from silvia_client import AsyncSilviaClient, SilviaClient
+from silvia_client.chat import DoneEvent, RawEvent, SessionEvent, TextEvent
+from silvia_client.errors import (
+    ConfigurationError,
+    IncompleteTurnError,
+    InternalServerError,
+    ServerStreamError,
+    StreamDisconnectedError,
+)
+from silvia_client.sessions import parse_session
+
+from .conftest import Api
+from .sse import (
+    BASE_URL,
+    CHAT_URL,
+    TOKEN,
+    Body,
+    done,
+    error,
+    full_turn,
+    json_response,
+    session,
+    sse_response,
+    text,
+)
+
+pytestmark = pytest.mark.anyio
+
+SESSION_URL = BASE_URL + "/api/chat/sessions/s1"
+SESSION_BODY = {"session": {"id": "s1", "title": "t"}, "messages": []}
+
+
+def chat_route(server: respx.MockRouter) -> respx.Route:
+    return server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
+
+
+# ------------------------------------------------------------------------------ per request
+
+
+async def test_extra_headers_go_with_that_request_only(api: Api, server: respx.MockRouter) -> None:
+    chat = chat_route(server)
+    get = server.get(SESSION_URL).mock(return_value=json_response(SESSION_BODY))
+    client = api.client(default_headers={"x-team": "qa"})
+    await api.turn(client, extra_headers={"x-silvia-scenario": "demo", "X-Team": "ops"})
+    first = chat.calls.last.request.headers
+    assert (first["x-silvia-scenario"], first["x-team"]) == ("demo", "ops")
+    await api.turn(client)
+    assert "x-silvia-scenario" not in chat.calls.last.request.headers
+    assert chat.calls.last.request.headers["x-team"] == "qa"
+    if isinstance(client, AsyncSilviaClient):
+        await client.sessions.get("s1", extra_headers={"x-trace": "t1"})
+    else:
+        client.sessions.get("s1", extra_headers={"x-trace": "t1"})
+    assert get.calls.last.request.headers["x-trace"] == "t1"
+
+
+async def test_the_token_wins_over_an_extra_authorization_header(
+    api: Api, server: respx.MockRouter
+) -> None:
+    chat = chat_route(server)
+    await api.turn(api.client(), extra_headers={"authorization": "Bearer other"})
+    assert chat.calls.last.request.headers["authorization"] == f"Bearer {TOKEN}"
+
+
+async def test_a_timeout_per_request(api: Api, server: respx.MockRouter) -> None:
+    chat = chat_route(server)
+    get = server.get(SESSION_URL).mock(return_value=json_response(SESSION_BODY))
+    client = api.client(timeout=httpx.Timeout(3.0, read=40.0), idle_timeout=9.0)
+    await api.turn(client, timeout=5.0)
+    assert chat.calls.last.request.extensions["timeout"] == {
+        "connect": 5.0,
+        "read": 9.0,  # a stream's read timeout is its idle timeout
+        "write": 5.0,
+        "pool": 5.0,
+    }
+    await api.turn(client, timeout=httpx.Timeout(1.0, connect=2.0), idle_timeout=4.0)
+    assert chat.calls.last.request.extensions["timeout"] == {
+        "connect": 2.0,
+        "read": 4.0,
+        "write": 1.0,
+        "pool": 1.0,
+    }
+    if isinstance(client, AsyncSilviaClient):
+        await client.sessions.get("s1", timeout=7.0)
+    else:
+        client.sessions.get("s1", timeout=7.0)
+    assert get.calls.last.request.extensions["timeout"]["read"] == 7.0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"timeout": -1}, "timeout"),
+        ({"idle_timeout": 0}, "idle_timeout"),
+        ({"deadline": -2}, "deadline"),
+        ({"max_event_bytes": 0}, "max_event_bytes"),
+        ({"max_response_bytes": 2.5}, "max_response_bytes"),
+        ({"extra_headers": "x-a: 1"}, "extra_headers"),
+    ],
+)
+async def test_bad_per_request_options_fail_before_sending(
+    api: Api, server: respx.MockRouter, kwargs: dict[str, Any], match: str
+) -> None:
+    chat = chat_route(server)
+    with pytest.raises(ConfigurationError, match=match):
+        await api.turn(api.client(), **kwargs)
+    assert chat.call_count == 0
+
+
+# -------------------------------------------------------------------------------- with_options
+
+
+async def test_with_options_is_a_configured_copy(api: Api, server: respx.MockRouter) -> None:
+    chat = chat_route(server)
+    client = api.client(default_headers={"x-a": "1"}, idle_timeout=9.0)
+    other = client.with_options(
+        timeout=2.0,
+        idle_timeout=3.0,
+        default_headers={"x-b": "2"},
+        deadline=30,
+        max_retries=0,
+        max_event_bytes=1000,
+        max_response_bytes=5000,
+    )
+    assert type(other) is type(client)
+    assert (other.idle_timeout, other.deadline, other.retries.max_retries) == (3.0, 30, 0)
+    assert (other.max_event_bytes, other.max_response_bytes) == (1000, 5000)
+    assert (client.idle_timeout, client.deadline, client.retries.max_retries) == (9.0, None, 2)
+    await api.turn(other)
+    sent = chat.calls.last.request
+    assert (sent.headers["x-a"], sent.headers["x-b"]) == ("1", "2")
+    assert sent.extensions["timeout"] == {"connect": 2.0, "read": 3.0, "write": 2.0, "pool": 2.0}
+    await api.turn(client)
+    assert "x-b" not in chat.calls.last.request.headers
+    assert repr(other) == repr(client)
+
+
+async def test_a_copy_never_closes_the_pool(api: Api, server: respx.MockRouter) -> None:
+    chat_route(server)
+    client = api.client()
+    other = client.with_options(max_retries=0)
+    if isinstance(other, AsyncSilviaClient):
+        async with other:
+            pass
+        await other.close()
+    else:
+        assert isinstance(other, SilviaClient)
+        with other:
+            pass
+        other.close()
+    assert (await api.turn(client)).complete  # the pool is open
+    assert (await api.turn(other)).complete
+    await api.close(client)
+    with pytest.raises(RuntimeError):  # the original owned it, and closed it
+        await api.turn(other)
+
+
+async def test_with_options_checks_what_it_is_given(api: Api) -> None:
+    client = api.client()
+    with pytest.raises(ConfigurationError, match="max_retries"):
+        client.with_options(max_retries=-1)
+    with pytest.raises(ConfigurationError, match="deadline"):
+        client.with_options(deadline=0)
+
+
+async def test_with_options_max_retries_is_the_copys(api: Api, server: respx.MockRouter) -> None:
+    route = server.get(SESSION_URL).mock(return_value=httpx.Response(500))
+    client = api.client()
+    with pytest.raises(InternalServerError):
+        await api.session(client.with_options(max_retries=0), "s1")
+    assert route.call_count == 1
+
+
+# ------------------------------------------------------------------------------------ chat.send
+
+
+async def test_send_returns_the_turn(api: Api, server: respx.MockRouter) -> None:
+    chat_route(server)
+    client = api.client()
+    if isinstance(client, AsyncSilviaClient):
+        turn = await client.chat.send("How much?", extra_headers={"x-a": "1"})
+    else:
+        turn = client.chat.send("How much?", extra_headers={"x-a": "1"})
+    assert turn.complete
+    assert turn.text == "You have $120 in checking."
+
+
+async def test_send_raises_the_streams_error_with_the_partial_turn(
+    api: Api, server: respx.MockRouter
+) -> None:
+    body = Body(session("s1") + text("Hi"), fail=httpx.ReadError("reset"))
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(body))
+    client = api.client()
+
+    async def send() -> object:
+        if isinstance(client, AsyncSilviaClient):
+            return await client.chat.send("hi")
+        return client.chat.send("hi")
+
+    with pytest.raises(StreamDisconnectedError) as caught:
+        await send()
+    assert caught.value.turn.text == "Hi"
+    assert body.closed
+
+
+# ------------------------------------------------------------------------ the wire, as sent
+
+
+async def test_iter_with_raw_gives_each_event_beside_its_raw_form(
+    api: Api, server: respx.MockRouter
+) -> None:
+    wire = session("s1") + text("Hi") + b"event: shiny\ndata: {not json\n\n" + done()
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(wire))
+    client = api.client()
+    pairs: list[tuple[RawEvent, Any]] = []
+    if isinstance(client, AsyncSilviaClient):
+        async with client.chat.stream("hi") as astream:
+            async for pair in astream.aiter_with_raw():
+                pairs.append(pair)
+            turn = await astream.until_done()
+    else:
+        with client.chat.stream("hi") as stream:
+            pairs.extend(stream.iter_with_raw())
+            turn = stream.until_done()
+    assert [raw.name for raw, _ in pairs] == ["session", "text", "shiny", "done"]
+    assert [raw.data for raw, _ in pairs] == [
+        json.dumps({"sessionId": "s1"}),
+        json.dumps({"text": "Hi"}),
+        "{not json",
+        "{}",
+    ]
+    assert [type(event) for _, event in pairs][:2] == [SessionEvent, TextEvent]
+    assert isinstance(pairs[-1][1], DoneEvent)
+    assert turn.complete
+    assert repr(pairs[1][0]) == "RawEvent(name='text')"  # the data is kept out of the repr
+
+
+async def test_iter_with_raw_keeps_the_error_event_before_the_error(
+    api: Api, server: respx.MockRouter
+) -> None:
+    wire = session("s1") + error("overloaded")
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(wire))
+    client = api.client()
+    names: list[str] = []
+
+    async def read() -> None:
+        if isinstance(client, AsyncSilviaClient):
+            async with client.chat.stream("hi") as astream:
+                async for raw, _ in astream.aiter_with_raw():
+                    names.append(raw.name)
+        else:
+            with client.chat.stream("hi") as stream:
+                for raw, _ in stream.iter_with_raw():
+                    names.append(raw.name)
+
+    with pytest.raises(ServerStreamError):
+        await read()
+    assert names == ["session", "error"]
+
+
+def test_iter_with_raw_must_be_the_first_read(server: respx.MockRouter) -> None:
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
+    with (
+        SilviaClient(base_url=BASE_URL, token=TOKEN) as client,
+        client.chat.stream("hi") as stream,
+    ):
+        events = iter(stream)
+        next(events)
+        with pytest.raises(RuntimeError, match="first read"):
+            next(stream.iter_with_raw())
+
+
+async def test_get_raw_is_the_body_as_sent(api: Api, server: respx.MockRouter) -> None:
+    sent = json.dumps(SESSION_BODY, indent=1).encode()
+    route = server.get(SESSION_URL).mock(
+        side_effect=[httpx.Response(503), httpx.Response(200, content=sent)]
+    )
+    client = api.client(retry_backoff=0)
+    if isinstance(client, AsyncSilviaClient):
+        body = await client.sessions.get_raw("s1", extra_headers={"x-a": "1"})
+    else:
+        body = client.sessions.get_raw("s1", extra_headers={"x-a": "1"})
+    assert body == sent
+    assert route.call_count == 2  # retried as `get` is
+    assert parse_session(json.loads(body), "s1").id == "s1"
+
+
+# ------------------------------------------------------------------------------ ids and reprs
+
+
+async def test_a_stream_error_names_its_request_and_session(
+    api: Api, server: respx.MockRouter
+) -> None:
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(session("sess_9") + text("Hi")))
+    _, failure = await api.read(api.client())
+    assert isinstance(failure, IncompleteTurnError)
+    assert (failure.request_id, failure.session_id) == ("req_123", "sess_9")
+    assert str(failure) == "the stream ended without `done` (request id req_123, session sess_9)"
+
+
+async def test_a_stream_has_a_repr_with_its_ids_and_state(
+    api: Api, server: respx.MockRouter
+) -> None:
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn("sess_r")))
+    client = api.client()
+    if isinstance(client, AsyncSilviaClient):
+        astream = client.chat.stream("hi")
+        states = [repr(astream)]
+        async with astream:
+            states.append(repr(astream))
+            await astream.until_done()
+            states.append(repr(astream))
+        states.append(repr(astream))
+    else:
+        stream = client.chat.stream("hi")
+        states = [repr(stream)]
+        with stream:
+            states.append(repr(stream))
+            stream.until_done()
+            states.append(repr(stream))
+        states.append(repr(stream))
+    name = "AsyncChatStream" if api.is_async else "ChatStream"
+    assert states == [
+        f"{name}(request_id=None, session_id=None, state='not started')",
+        f"{name}(request_id='req_123', session_id=None, state='open')",
+        f"{name}(request_id='req_123', session_id='sess_r', state='done')",
+        f"{name}(request_id='req_123', session_id='sess_r', state='done')",
+    ]
+
+
+def test_math_inf_is_no_deadline() -> None:
+    client = SilviaClient(base_url=BASE_URL, token=TOKEN, deadline=math.inf)
+    assert client.deadline == math.inf
+    client.close()
+
+
+@pytest.mark.parametrize("cls", [SilviaClient, AsyncSilviaClient])
+def test_every_constructor_argument_is_documented(
+    cls: type[SilviaClient] | type[AsyncSilviaClient],
+) -> None:
+    import inspect
+
+    doc = cls.__doc__ or ""
+    for name in inspect.signature(cls).parameters:
+        assert f"- `{name}`:" in doc, name
