@@ -143,6 +143,24 @@ class Chromium:
             raise AssertionError(f"Chromium exited with {done.returncode}: {stderr}")
         return Page(done.stdout.decode("utf-8"), tuple(self._server.requests))
 
+    def screenshot(self, page: str, path: Path, *, width: int = 1200, height: int = 1600) -> None:
+        """Serve `page`, load it in a fresh Chromium, and save a PNG of it at `path`."""
+        self._count += 1
+        served = f"/page-{self._count}.html"
+        self._server.pages[served] = page.encode("utf-8")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        command = [self.path, *FLAGS, f"--user-data-dir={self.profile}"]
+        size, target = f"--window-size={width},{height}", f"--screenshot={path}"
+        done = subprocess.run(
+            [*command, size, target, self.origin + served],
+            capture_output=True,
+            timeout=LAUNCH_TIMEOUT,
+            check=False,
+        )
+        if done.returncode != 0 or not path.is_file():
+            stderr = done.stderr.decode("utf-8", "replace")[-2000:]
+            raise AssertionError(f"Chromium made no screenshot ({done.returncode}): {stderr}")
+
 
 def report_script(expression: str) -> str:
     """A `<script>` that, once the page has loaded and settled, writes `expression` as JSON.

@@ -1,14 +1,14 @@
 """Chat turns: the stream, its typed events, and the assembled `Turn`.
 
 - `events.py`   every event type, and the table that reads them off the wire
-- `_turn.py`    `Turn` (rows as sent, `target_for`) and its O(1)-per-event builder
+- `_turn.py`    `Turn` (rows as sent, `target_for`, `Timings`) and its O(1)-per-event builder
 - `_stream.py`  `ChatStream` / `AsyncChatStream`, and `RawEvent` (an event as sent)
 - `_resource.py` `client.chat.stream(...)` and `client.chat.send(...)`
 """
 
 from ._resource import AsyncChat, Chat
 from ._stream import AsyncChatStream, ChatStream, RawEvent
-from ._turn import Turn, TurnBuilder
+from ._turn import Timings, Turn, TurnBuilder
 from .events import (
     ChatEvent,
     CitationEvent,
@@ -38,6 +38,7 @@ __all__ = [
     "RawEvent",
     "SessionEvent",
     "TextEvent",
+    "Timings",
     "Turn",
     "TurnBuilder",
     "UnknownEvent",

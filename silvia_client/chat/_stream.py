@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from time import perf_counter
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -103,6 +104,12 @@ class _StreamState:
             f"{type(self).__name__}(request_id={self.request_id!r}, "
             f"session_id={session_id!r}, state={self._state()!r})"
         )
+
+    def _sent(self) -> None:
+        self._builder.started_at = perf_counter()  # `Turn.timings` count from here
+
+    def _answered(self) -> None:
+        self._builder.first_byte_at = perf_counter()
 
     def _guard(self) -> Guard | None:
         return getattr(self._call, "guard", None)  # set when the request goes out
@@ -231,7 +238,9 @@ class ChatStream(_StreamState):
 
     def _started(self) -> Iterator[ChatEvent]:
         if self._events is None:
+            self._sent()
             self._response = self._open()
+            self._answered()
             self._events = self._read(self._response)
         return self._events
 
@@ -377,7 +386,9 @@ class AsyncChatStream(_StreamState):
 
     async def _started(self) -> AsyncIterator[ChatEvent]:
         if self._events is None:
+            self._sent()
             self._response = await self._open()
+            self._answered()
             self._events = self._read(self._response)
         return self._events
 

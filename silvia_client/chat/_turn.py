@@ -6,11 +6,16 @@ read through `parse_citation_target` and never rewritten: the one meaning per
 source per turn registry is the server's, which writes each row's target from
 it (QA checks that it did, on what it sent). `Turn.target_for` reads the
 server's final word off the rows (`citations._final`), once, on first use.
+
+`Turn.timings` says how long the turn took to reach its milestones, from the
+moment the request went out: the stream stamps the start and the response's
+arrival, the builder the first text and `done` (one comparison per text event).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from ..citations import CitationTarget, RowError
@@ -31,7 +36,7 @@ from .events import (
 if TYPE_CHECKING:
     from ..citations import Citation, InlineCitation
 
-__all__ = ["Turn", "TurnBuilder", "text_preview"]
+__all__ = ["Timings", "Turn", "TurnBuilder", "text_preview"]
 
 _PREVIEW_CHARS = 60
 
@@ -39,6 +44,25 @@ _PREVIEW_CHARS = 60
 def text_preview(text: str) -> str:
     """The start of `text`, for a repr: at most 60 characters, and "…" when cut."""
     return text[:_PREVIEW_CHARS] + ("…" if len(text) > _PREVIEW_CHARS else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Timings:
+    """How long a turn took to reach each milestone, in seconds since the request went out.
+
+    `first_byte`: the response's status and headers arrived; `first_text`: the
+    first piece of the answer was read; `done`: the `done` event was read. Each
+    is None when the turn did not get that far. Measured with
+    `time.perf_counter`, so they are durations, not wall-clock times.
+    """
+
+    first_byte: float | None = None
+    first_text: float | None = None
+    done: float | None = None
+
+
+def _since(start: float | None, stamp: float | None) -> float | None:
+    return None if start is None or stamp is None else stamp - start
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,7 +74,7 @@ class Turn:
     `offset` in `text`. A source's rows may carry different targets (the
     server pools accounts, or untypes a source, as the turn goes on);
     `target_for` is where the source ended. `complete` is True only when
-    `done` arrived.
+    `done` arrived. `timings` says when the turn reached its milestones.
     """
 
     text: str = ""
@@ -63,6 +87,7 @@ class Turn:
     unknown_events: tuple[UnknownEvent, ...] = ()
     malformed_events: tuple[MalformedEvent, ...] = ()
     citation_errors: tuple[RowError, ...] = ()
+    timings: Timings = field(default_factory=Timings, repr=False)
     # Each cited source's final target, read off the rows on first use (see `_final_targets`).
     _targets: dict[str, CitationTarget | None] | None = field(
         default=None, init=False, repr=False, compare=False
@@ -117,8 +142,12 @@ class TurnBuilder:
         "_summary",
         "_text",
         "done",
+        "done_at",
         "error",
+        "first_byte_at",
+        "first_text_at",
         "session_id",
+        "started_at",
         "text_length",
         "unknown",
     )
@@ -135,6 +164,11 @@ class TurnBuilder:
         self._citation_errors: list[RowError] = []
         self._malformed: list[MalformedEvent] = []
         self._message: dict[str, Any] | None = None
+        # `perf_counter()` stamps: the stream sets the first two, `apply` the others.
+        self.started_at: float | None = None
+        self.first_byte_at: float | None = None
+        self.first_text_at: float | None = None
+        self.done_at: float | None = None
 
     def apply(self, event: ChatEvent) -> None:
         # Ordered by how often each event arrives.
@@ -142,6 +176,8 @@ class TurnBuilder:
             text = event.text
             self._text.append(text)
             self.text_length += len(text)
+            if self.first_text_at is None:
+                self.first_text_at = perf_counter()
         elif isinstance(event, CitationEvent):
             self._inline.append(event.citation)
         elif isinstance(event, CitationsSummaryEvent):
@@ -153,12 +189,21 @@ class TurnBuilder:
             self._message = event.message
         elif isinstance(event, DoneEvent):
             self.done = True
+            self.done_at = perf_counter()
         elif isinstance(event, ErrorEvent):
             self.error = event
         elif isinstance(event, UnknownEvent):
             self.unknown.append(event)
         else:
             self._malformed.append(event)
+
+    def timings(self) -> Timings:
+        start = self.started_at
+        return Timings(
+            first_byte=_since(start, self.first_byte_at),
+            first_text=_since(start, self.first_text_at),
+            done=_since(start, self.done_at),
+        )
 
     def build(self) -> Turn:
         return Turn(
@@ -172,4 +217,5 @@ class TurnBuilder:
             unknown_events=tuple(self.unknown),
             malformed_events=tuple(self._malformed),
             citation_errors=tuple(self._citation_errors),
+            timings=self.timings(),
         )

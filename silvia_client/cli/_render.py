@@ -104,13 +104,25 @@ class TerminalRenderer:
         self.numbers: dict[str, int] = {}  # source -> its number, as streamed so far
         self._written = 0  # characters of answer text written
         self._marked: tuple[int, set[int]] = (-1, set())  # numbers marked at that offset
+        self.mid_line = False  # whether the last thing written left a line open
 
     # -- live --------------------------------------------------------------------
 
+    def write(self, text: str) -> None:
+        """Write `text` as is (the caller's own words, not the server's)."""
+        if text:
+            self.out.write(text)
+            self.out.flush()
+            self.mid_line = not text.endswith("\n")
+
+    def end_line(self) -> None:
+        """End the line the stream left open, if it left one (before an error or a Ctrl-C)."""
+        if self.mid_line:
+            self.write("\n")
+
     def text(self, text: str) -> None:
         """One piece of the answer."""
-        self.out.write(clean(text))
-        self.out.flush()
+        self.write(clean(text))
         self._written += len(text)
 
     def citation(self, citation: InlineCitation) -> None:
@@ -122,8 +134,7 @@ class TerminalRenderer:
             self._marked = (offset, marked)
         if number not in marked:
             marked.add(number)
-            self.out.write(f"[{number}]")
-            self.out.flush()
+            self.write(f"[{number}]")
 
     def event(self, event: ChatEvent) -> None:
         """Write what a streamed event shows (text and citations; the rest shows nothing)."""

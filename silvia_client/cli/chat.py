@@ -6,10 +6,12 @@ where the terminal supports them). The session id, and how to continue it, go
 to stderr, so stdout is only the answer.
 
 The server is `--base-url`, else `SILVIA_BASE_URL`, else the embedded
-reference server in this process (said on stderr). The token is `SILVIA_TOKEN`:
+reference server in this process (`_server.choose_server`; which one is said
+on stderr). The token is `SILVIA_TOKEN`:
 there is no flag for it, so it stays out of shell history and process lists.
-An SDK error is one line on stderr and exit status 1; neither the token nor an
-account's provider is ever printed.
+`--timeout` bounds the connection and each silence of the stream, `--deadline`
+the whole turn. An SDK error is one line on stderr and exit status 1; neither
+the token nor an account's provider is ever printed.
 """
 
 from __future__ import annotations
@@ -21,11 +23,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from ._args import seconds
+
 if TYPE_CHECKING:
     from .. import SilviaClient, SilviaError
 
 __all__ = [
+    "add_base_url_argument",
     "add_server_arguments",
+    "add_web_url_argument",
     "check_url",
     "check_web_url",
     "error_line",
@@ -34,17 +40,21 @@ __all__ = [
     "run",
 ]
 
-EMBEDDED_TOKEN = "silvia-cli"  # the embedded reference server accepts any non-empty token
 
-
-def add_server_arguments(parser: argparse.ArgumentParser) -> None:
-    """`--base-url` (the API) and `--web-url` (the web app, for account links)."""
+def add_base_url_argument(parser: argparse.ArgumentParser, *, embedded: bool = True) -> None:
+    """`--base-url`: the API server (else `SILVIA_BASE_URL`, else maybe the embedded one)."""
+    fallback = "the embedded reference server" if embedded else "a usage error"
     parser.add_argument(
         "--base-url",
         metavar="URL",
-        help="the API's base URL (default: SILVIA_BASE_URL; without either, the embedded "
-        "reference server). The token is read from SILVIA_TOKEN.",
+        help=f"the API's base URL (default: SILVIA_BASE_URL; without either, {fallback}). "
+        "The token is read from SILVIA_TOKEN.",
     )
+
+
+def add_server_arguments(parser: argparse.ArgumentParser, *, embedded: bool = True) -> None:
+    """`--base-url` (the API) and `--web-url` (the web app, for account links)."""
+    add_base_url_argument(parser, embedded=embedded)
     add_web_url_argument(parser)
 
 
@@ -73,6 +83,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--session", metavar="ID", help="continue this session (default: start a new one)"
     )
+    parser.add_argument(
+        "--timeout",
+        type=seconds(positive=True),
+        metavar="S",
+        help="seconds to connect, and the longest silence of the stream (default: the client's, "
+        "10 to connect and 90 of silence)",
+    )
+    parser.add_argument(
+        "--deadline",
+        type=seconds(positive=True),
+        metavar="S",
+        help="seconds for the whole turn, retries included (default: none)",
+    )
     add_server_arguments(parser)
     parser.set_defaults(run=run)
 
@@ -85,28 +108,24 @@ def error_line(command: str, error: BaseException) -> str:
 
 
 @contextmanager
-def open_client(base_url: str | None, command: str) -> Iterator[SilviaClient]:
-    """A client for `base_url`, else `SILVIA_BASE_URL`, else the embedded reference server."""
+def open_client(
+    base_url: str | None, command: str, *, embedded: bool = True
+) -> Iterator[SilviaClient]:
+    """A client for the server `choose_server` picks (said on stderr); `UsageError` if none."""
     import httpx
 
     from .. import SilviaClient
+    from ._server import choose_server
 
-    if base_url or os.environ.get("SILVIA_BASE_URL"):
-        with SilviaClient(base_url=base_url) as client:
+    server = choose_server(base_url, command, embedded=embedded)
+    transport = server.transport
+    if transport is None:
+        with SilviaClient(**server.client_options()) as client:
             yield client
         return
-    from ..testing import IN_PROCESS_URL, ReferenceServer
-
-    print(
-        f"silvia {command}: no --base-url and no SILVIA_BASE_URL: using the embedded "
-        "reference server (in this process, made-up data)",
-        file=sys.stderr,
-        flush=True,
-    )
-    server = ReferenceServer()
     with (
-        httpx.Client(transport=server.transport()) as http,
-        SilviaClient(base_url=IN_PROCESS_URL, token=EMBEDDED_TOKEN, http_client=http) as client,
+        httpx.Client(transport=transport) as http,
+        SilviaClient(**server.client_options(), http_client=http) as client,
     ):
         yield client
 
@@ -128,22 +147,27 @@ def check_web_url(value: str | None) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     from .. import SilviaError, StreamError
+    from ._args import UsageError
     from ._render import TerminalRenderer, clean
 
-    for problem in (check_url(args.base_url, "--base-url"), check_web_url(args.web_url)):
-        if problem:
-            print(f"silvia chat: {problem}", file=sys.stderr)
-            return 2
+    problem = check_web_url(args.web_url)
+    if problem:
+        raise UsageError(problem)
     if not args.message.strip():
-        print("silvia chat: MESSAGE must not be empty", file=sys.stderr)
-        return 2
+        raise UsageError("MESSAGE must not be empty")
     out = sys.stdout
     render = TerminalRenderer(out, web_url=args.web_url)
     failure: SilviaError | None = None
     try:
         with (
             open_client(args.base_url, "chat") as client,
-            client.chat.stream(args.message, session_id=args.session) as stream,
+            client.chat.stream(
+                args.message,
+                session_id=args.session,
+                timeout=args.timeout,
+                idle_timeout=args.timeout,
+                deadline=args.deadline,
+            ) as stream,
         ):
             for event in stream:
                 render.event(event)
@@ -151,8 +175,12 @@ def run(args: argparse.Namespace) -> int:
     except StreamError as error:  # what arrived is on screen: end it, and list its sources
         failure, turn = error, error.turn
     except SilviaError as error:
+        render.end_line()
         print(error_line("chat", error), file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # "interrupted" goes on a line of its own
+        render.end_line()
+        raise
     out.write("\n")
     render.sources(turn.inline_citations, turn.citations)
     if failure is not None:

@@ -8,8 +8,9 @@ appearance); then the numbered sources, each with its label and links as
 the reload agrees with the live turn (same citations, same targets).
 
 No network, no account, no environment variables: the server runs in this
-process behind an httpx transport, so there is no `--base-url` (the API server's
-URL; passing it is a usage error that points to `--web-url`). `--web-url`, else
+process behind an httpx transport (said on stderr, whatever `SILVIA_BASE_URL`
+holds), so there is no `--base-url` (the API server's URL; passing it is a
+usage error that points to `--web-url`). `--web-url`, else
 `SILVIA_WEB_URL`, makes account links absolute. Labels come only from
 `resolve_citation`, so an account's `provider` is never printed. Exit status: 0 on success; 1 on an
 SDK error (its message on stderr) or when live and reload disagree; 2 on bad
@@ -24,6 +25,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ._args import seconds
 from .chat import add_web_url_argument
 
 if TYPE_CHECKING:
@@ -37,16 +39,6 @@ __all__ = ["register", "run"]
 
 DEMO_TOKEN = "demo-token"  # the in-process server accepts any non-empty bearer token
 QUESTION = "Where do my accounts stand, and what should I know about Apple, savings and my IRA?"
-
-
-def _pace(value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
-    if not 0 <= seconds <= 10:  # also rejects nan
-        raise argparse.ArgumentTypeError("use 0 to 10 seconds")
-    return seconds
 
 
 class _BaseUrlIsNotTheWebUrl(argparse.Action):
@@ -79,7 +71,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--pace",
-        type=_pace,
+        type=seconds(at_most=10),
         default=0.01,
         metavar="SECONDS",
         help="pause between streamed pieces, for a typing effect (default %(default)s; 0: none)",
@@ -113,6 +105,7 @@ def _run(args: argparse.Namespace) -> int:
     from .. import SilviaClient, SilviaError
     from ..testing import DEFAULT_SCENARIO, IN_PROCESS_URL, ReferenceServer
     from ._render import TerminalRenderer
+    from ._server import say_embedded
     from .chat import check_web_url
 
     out = sys.stdout
@@ -129,6 +122,7 @@ def _run(args: argparse.Namespace) -> int:
         )
         return 2
     message = QUESTION if scenario == DEFAULT_SCENARIO else f"/scenario {scenario}"
+    say_embedded("demo")
 
     # The idle timeout only has to outlast the pacing (and cut a stalling scenario short).
     idle_timeout = 5.0 + 2 * args.pace
@@ -148,10 +142,12 @@ def _run(args: argparse.Namespace) -> int:
             turn = _stream_turn(client, message, render)
             session = client.sessions.get(turn.session_id) if turn.session_id else None
         except SilviaError as error:
-            out.write("\n")
-            out.flush()
+            render.end_line()
             print(f"silvia demo: {type(error).__name__}: {error}{_partial(error)}", file=sys.stderr)
             return 1
+        except KeyboardInterrupt:  # "interrupted" goes on a line of its own
+            render.end_line()
+            raise
     render.sources(turn.inline_citations, turn.citations)
     agree, detail = _reload_agrees(turn, session)
     print(f"\nReloaded session {turn.session_id}: {detail}", file=out, flush=True)
@@ -163,13 +159,12 @@ def _run(args: argparse.Namespace) -> int:
 
 def _stream_turn(client: SilviaClient, message: str, render: TerminalRenderer) -> Turn:
     """Stream the turn, writing text and `[n]` markers as they arrive."""
-    render.out.write("Silvia: ")
+    render.write("Silvia: ")
     with client.chat.stream(message) as stream:
         for event in stream:
             render.event(event)
         turn = stream.until_done()
-    render.out.write("\n")
-    render.out.flush()
+    render.write("\n")
     return turn
 
 

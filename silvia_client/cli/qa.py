@@ -1,14 +1,27 @@
 """`silvia qa`: check that a server's citation targets follow the server team's rules.
 
-`silvia qa run SCRIPT` runs every prompt of a QA script (see
-`silvia_client.qa.script` for the format), reloads each session, checks each
-turn against the rule table, prints one progress line per prompt on stderr,
-then the table of rules against prompts and the findings on stdout. It exits 1
-when any finding of error severity was made, 0 otherwise (warnings included),
-and 2 for a usage error (a script that is not in the format, a bad option, no
-token for a base URL). Without `--base-url` it runs against an in-process
-reference server, so it works on a fresh machine. `silvia qa rules` lists the
-rules.
+- `silvia qa run SCRIPT` runs every prompt of a QA script (see
+  `silvia_client.qa.script` for the format) against the server `--base-url`,
+  else `SILVIA_BASE_URL`, else the embedded reference server (said on stderr),
+  reloads each session, checks each turn against the rule table, prints one
+  progress line per prompt on stderr, then the table of rules against prompts
+  and the findings on stdout. `--concurrency N` runs up to N prompts at once
+  on the async client (same reports, same status); `--record DIR` saves each
+  prompt's turn as a recording.
+- Both `run` and `check` write `--junit`, `--json` and `--html` reports (the
+  HTML one self-contained, to look at; `--web-url` makes its account links
+  absolute).
+- `silvia qa check FILE...` runs every rule over recorded turns (`silvia
+  record`, `--record DIR`), with no server at all, and reports the same way.
+- `silvia qa rules` lists the rules.
+
+Every `silvia qa` command exits 0 when the findings are warnings at most, 1
+when any finding is of error severity, 2 for a usage error (a script or a
+recording that cannot be read, a bad option, no token for a real server), and
+3 when the server could not be reached or refused the credentials before any
+prompt completed: then no more prompts start, and one line on stderr names the
+cause and the request id. Ctrl-C stops a run with status 130, after writing
+the reports asked for, the prompts not run marked as such.
 
 The token comes from `SILVIA_TOKEN` only, never from the command line, and is
 never printed; neither is any provider.
@@ -19,8 +32,29 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
-__all__ = ["register", "run_check", "run_rules"]
+from ._args import count, seconds
+from .chat import add_base_url_argument, add_web_url_argument
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..qa import AsyncObserver, PromptResult, RunResult, Script
+    from ..qa.runner import Progress
+
+__all__ = ["MAX_CONCURRENCY", "register", "run_check", "run_recorded", "run_rules"]
+
+MAX_CONCURRENCY = 64
+
+
+def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--junit", metavar="PATH", help="write a JUnit XML report here")
+    parser.add_argument("--json", metavar="PATH", help="write a JSON report here")
+    parser.add_argument(
+        "--html", metavar="PATH", help="write a self-contained HTML report here, to look at"
+    )
+    add_web_url_argument(parser)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,99 +63,230 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="check a server's citation targets against the server's own rules",
         description=(
             "Scripted QA: run a script of prompts against a server (or the embedded reference "
-            "server), and check every turn against the rules of chat-citation-targets."
+            "server), and check every turn against the rules of chat-citation-targets. "
+            "Exit status: 0 ok (warnings at most), 1 error findings, 2 usage error, 3 server "
+            "unreachable or credentials refused."
         ),
     )
+    parser.set_defaults(command_name="qa")
     commands = parser.add_subparsers(dest="qa_command", metavar="COMMAND", required=True)
 
     run = commands.add_parser(
         "run",
         help="run a QA script and check every turn",
         description=(
-            "Run each prompt of SCRIPT (JSON), reload each session, check each turn. Exits 1 "
-            "when any error-severity finding was made, else 0; 2 for usage errors. The bearer "
-            "token is read from SILVIA_TOKEN."
+            "Run each prompt of SCRIPT (JSON), reload each session, check each turn. Exit "
+            "status: 0 ok (warnings at most), 1 error findings, 2 usage error, 3 server "
+            "unreachable or credentials refused. The bearer token is read from SILVIA_TOKEN."
         ),
     )
     run.add_argument("script", metavar="SCRIPT", help="the QA script (JSON)")
-    run.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="the server to check (default: an in-process reference server)",
-    )
-    run.add_argument("--junit", metavar="PATH", help="write a JUnit XML report here")
-    run.add_argument("--json", metavar="PATH", help="write a JSON report here")
+    add_base_url_argument(run)
+    _add_report_arguments(run)
     run.add_argument(
         "--timeout",
-        type=float,
+        type=seconds(positive=True),
         default=None,
         metavar="S",
         help="seconds a stream may stay silent, or a request take (default 60)",
     )
+    run.add_argument(
+        "--concurrency",
+        type=count(at_most=MAX_CONCURRENCY),
+        default=1,
+        metavar="N",
+        help=f"run up to N prompts at once, 1 to {MAX_CONCURRENCY} (default 1); a prompt that "
+        "continues another waits for it; the reports and the exit status are the same for any N",
+    )
+    run.add_argument(
+        "--record",
+        metavar="DIR",
+        help="save every prompt's turn in DIR as a recording, PROMPT-ID.jsonl (made if missing), "
+        "to replay it or `silvia qa check` it later",
+    )
     run.set_defaults(run=run_check)
+
+    check = commands.add_parser(
+        "check",
+        help="check recorded turns, with no server",
+        description=(
+            "Run every rule over the turns recorded in FILE... (`silvia record`, or `silvia qa "
+            "run --record DIR`), with no server at all. Same reports and exit statuses as run."
+        ),
+    )
+    check.add_argument("files", nargs="+", metavar="FILE", help="recordings to check")
+    _add_report_arguments(check)
+    check.set_defaults(run=run_recorded)
 
     rules = commands.add_parser("rules", help="list the rules", description="List the rules.")
     rules.set_defaults(run=run_rules)
 
 
 def _usage(message: str) -> int:
-    print(f"silvia qa: {message}", file=sys.stderr)
+    from ._render import clean
+
+    print(clean(f"silvia qa: {message}"), file=sys.stderr)
     return 2
 
 
 def run_rules(args: argparse.Namespace) -> int:
-    from ..qa import EXPECTATIONS, RULES
+    from ..qa import EXPECTATIONS, RULES, TIMING
 
-    width = max(len(rule.id) for rule in (*RULES, EXPECTATIONS))
-    for rule in RULES:
+    rules = (*RULES, EXPECTATIONS, TIMING)
+    width = max(len(rule.id) for rule in rules)
+    for rule in rules:
         print(f"{rule.id:<{width}}  {rule.severity:<7}  {rule.description}")
-    print(f"{EXPECTATIONS.id:<{width}}  {EXPECTATIONS.severity:<7}  {EXPECTATIONS.description}")
     return 0
 
 
-def run_check(args: argparse.Namespace) -> int:
-    from ..citations import is_http_url
-    from ..qa import ScriptFormatError, load_script, run_script
-    from ..qa.report import format_report, write_json, write_junit
-    from ..qa.runner import DEFAULT_TIMEOUT, PromptResult
+def _report(run: RunResult, args: argparse.Namespace) -> int:
+    """Print the report, say why the run stopped, write the reports asked for; the status."""
+    from ..qa.report import format_report, stop_line, write_html, write_json, write_junit
 
-    timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
-    if not timeout > 0:
-        return _usage("--timeout must be a positive number of seconds")
-    token = os.environ.get("SILVIA_TOKEN") or None
-    if args.base_url is not None:
-        if not is_http_url(args.base_url):
-            return _usage("--base-url must be an absolute http(s) URL")
-        if token is None:
-            return _usage("set SILVIA_TOKEN to the bearer token for --base-url")
-    try:
-        script = load_script(args.script)
-    except ScriptFormatError as error:
-        return _usage(str(error))
-
-    def progress(number: int, total: int, result: PromptResult) -> None:
-        checked = result.result
-        verdict = "FAIL" if not checked.ok else ("warn" if checked.warnings else "ok")
-        counts = f"{len(checked.errors)} error(s), {len(checked.warnings)} warning(s)"
-        print(
-            f"[{number}/{total}] {result.prompt.id}: {verdict} ({counts})",
-            file=sys.stderr,
-            flush=True,
-        )
-
-    try:
-        run = run_script(
-            script, base_url=args.base_url, token=token, timeout=timeout, progress=progress
-        )
-    except ScriptFormatError as error:
-        return _usage(str(error))
-    print(format_report(run))
+    print(format_report(run), flush=True)
+    stopped = stop_line(run)
+    if stopped is not None:
+        print(f"silvia qa: {stopped}", file=sys.stderr, flush=True)
     try:
         if args.junit:
             write_junit(run, args.junit)
         if args.json:
             write_json(run, args.json)
+        if args.html:
+            write_html(run, args.html, web_url=args.web_url)
     except OSError as error:
         print(f"silvia qa: cannot write a report: {error.strerror or error}", file=sys.stderr)
         return 2
-    return 0 if run.ok else 1
+    return 130 if run.interrupted else run.exit_status
+
+
+def _progress_line(number: int, total: int, result: PromptResult) -> str:
+    from ..qa.report import turn_ids
+    from ._render import clean
+
+    checked = result.result
+    verdict = "FAIL" if not checked.ok else ("warn" if checked.warnings else "ok")
+    line = (
+        f"[{number}/{total}] {result.prompt.id}: {verdict} "
+        f"({len(checked.errors)} error(s), {len(checked.warnings)} warning(s))"
+    )
+    ids = turn_ids(result.observation.request_id, result.observation.session_id)
+    if not checked.ok and ids:
+        line += f"; {ids}"
+    return clean(line)
+
+
+def _recorder(directory: str) -> tuple[Callable[[PromptResult], None], list[str]]:
+    """Save each prompt's recording in `directory`; the list collects what could not be."""
+    from ._render import clean
+
+    problems: list[str] = []
+
+    def save(result: PromptResult) -> None:
+        path = os.path.join(directory, f"{result.prompt.id}.jsonl")
+        try:
+            result.observation.to_recording().save(path)
+        except ValueError:  # no response came: nothing to replay
+            print(f"silvia qa: {result.prompt.id}: no response, no recording", file=sys.stderr)
+        except OSError as error:
+            problems.append(clean(f"cannot write {path}: {error.strerror or error}"))
+
+    return save, problems
+
+
+def run_check(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from ..qa import (
+        AsyncObserver,
+        Observer,
+        RunResult,
+        ScriptFormatError,
+        load_script,
+        run_script,
+    )
+    from ..qa.runner import DEFAULT_TIMEOUT, run_target
+    from ._server import choose_server
+    from .chat import check_web_url
+
+    timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
+    problem = check_web_url(args.web_url)
+    if problem:
+        return _usage(problem)
+    try:
+        script = load_script(args.script)
+    except ScriptFormatError as error:
+        return _usage(str(error))
+    if args.record:
+        try:
+            os.makedirs(args.record, exist_ok=True)
+        except OSError as error:
+            return _usage(f"cannot make {args.record}: {error.strerror or error}")
+    server = choose_server(args.base_url, "qa run")
+    token = os.environ.get("SILVIA_TOKEN") or None
+    if not server.embedded and token is None:
+        return _usage(f"set SILVIA_TOKEN to the bearer token for {server.source}")
+
+    done: list[PromptResult] = []  # what a Ctrl-C leaves: every prompt finished so far
+    save, unsaved = _recorder(args.record) if args.record else (None, [])
+
+    def progress(number: int, total: int, result: PromptResult) -> None:
+        done.append(result)
+        print(_progress_line(number, total, result), file=sys.stderr, flush=True)
+        if save is not None:
+            save(result)
+
+    # One prompt at a time on the sync client; more at once on the async one.
+    kind = Observer if args.concurrency == 1 else AsyncObserver
+    record = bool(args.record)
+    observer: Observer | AsyncObserver
+    if server.reference is not None:
+        observer = kind.reference(server=server.reference, timeout=timeout, record=record)
+    else:
+        observer = kind.connect(server.base_url, token=token, timeout=timeout, record=record)
+    try:
+        if isinstance(observer, Observer):
+            with observer:
+                run = run_script(script, observer=observer, progress=progress)
+        else:
+            run = asyncio.run(_arun(script, observer, args.concurrency, progress))
+    except ScriptFormatError as error:
+        return _usage(str(error))
+    except KeyboardInterrupt:
+        print("\nsilvia qa: interrupted; writing the reports", file=sys.stderr, flush=True)
+        run = RunResult.of(script, run_target(observer), done, interrupted=True)
+    status = _report(run, args)
+    for line in unsaved:
+        print(f"silvia qa: {line}", file=sys.stderr)
+    return 2 if unsaved and status in (0, 1) else status
+
+
+async def _arun(
+    script: Script, observer: AsyncObserver, concurrency: int, progress: Progress
+) -> RunResult:
+    from ..qa import arun_script
+
+    async with observer:
+        return await arun_script(
+            script, observer=observer, concurrency=concurrency, progress=progress
+        )
+
+
+def run_recorded(args: argparse.Namespace) -> int:
+    from ..qa.recorded import check_recordings
+    from ..testing import Recording, RecordingFormatError
+    from .chat import check_web_url
+
+    problem = check_web_url(args.web_url)
+    if problem:
+        return _usage(problem)
+    recordings: list[tuple[str, Recording]] = []
+    for path in args.files:
+        try:
+            name = os.path.splitext(os.path.basename(path))[0]
+            recordings.append((name, Recording.load(path)))
+        except RecordingFormatError as error:
+            return _usage(f"{path}: {error}")
+        except OSError as error:
+            return _usage(f"cannot read {path}: {error.strerror or error}")
+    return _report(check_recordings(recordings), args)

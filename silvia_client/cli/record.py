@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .chat import add_base_url_argument
+
 __all__ = ["register", "run"]
 
 
@@ -36,12 +38,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--session", metavar="ID", help="continue this session (default: start a new one)"
     )
-    parser.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="the API's base URL (default: SILVIA_BASE_URL; without either, the embedded "
-        "reference server). The token is read from SILVIA_TOKEN.",
-    )
+    add_base_url_argument(parser)
     parser.add_argument(
         "--redact",
         action="store_true",
@@ -53,14 +50,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from .. import SilviaError
     from ..testing import record_turn
+    from ._args import UsageError
     from ._render import clean
     from ._server import choose_server
-    from .chat import check_url, error_line
+    from .chat import error_line
 
-    problem = check_url(args.base_url, "--base-url")
-    if problem or not args.message.strip():
-        print(f"silvia record: {problem or 'MESSAGE must not be empty'}", file=sys.stderr)
-        return 2
+    if not args.message.strip():
+        raise UsageError("MESSAGE must not be empty")
     server = choose_server(args.base_url, "record")
     try:
         recording = record_turn(

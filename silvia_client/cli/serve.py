@@ -20,6 +20,8 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
+from ._args import port, seconds
+
 if TYPE_CHECKING:
     from ..testing import ReplayServer
 
@@ -37,13 +39,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
-    parser.add_argument("--port", type=int, default=0, help="port to bind; 0 picks a free one")
+    parser.add_argument(
+        "--port", type=port, default=0, help="port to bind, 0 to 65535; 0 picks a free one"
+    )
     parser.add_argument(
         "--token", help="require exactly this bearer token (default: accept any non-empty one)"
     )
     parser.add_argument("--scenario", help="the scenario a request gets when it names none")
     parser.add_argument(
-        "--pace", type=float, default=0.0, help="seconds between streamed deltas (default 0)"
+        "--pace",
+        type=seconds(at_most=60),
+        default=0.0,
+        help="seconds between streamed deltas, 0 to 60 (default 0)",
     )
     parser.add_argument(
         "--list", action="store_true", help="list the scenarios with a line each, and exit"

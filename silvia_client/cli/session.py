@@ -4,7 +4,8 @@ Markers `[n]` appear where a stored citation has an offset (rows reloaded from
 history usually have none); each answer's sources are listed after it, with
 their links, as `silvia chat` lists them. The embedded reference server keeps
 sessions only within one process, so this command is for real servers: pass
-`--base-url` or set `SILVIA_BASE_URL` (token in `SILVIA_TOKEN`).
+`--base-url` or set `SILVIA_BASE_URL` (token in `SILVIA_TOKEN`); with neither,
+it is a usage error (exit status 2). Which server it asks is said on stderr.
 """
 
 from __future__ import annotations
@@ -36,21 +37,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     show.add_argument("session_id", metavar="ID", help="the session's id")
-    add_server_arguments(show)
-    show.set_defaults(run=run_show)
+    add_server_arguments(show, embedded=False)
+    show.set_defaults(run=run_show, command_name="session show")
 
 
 def run_show(args: argparse.Namespace) -> int:
     from .. import SilviaError
+    from ._args import UsageError
     from ._render import TerminalRenderer, clean
-    from .chat import check_url, check_web_url, error_line, open_client
+    from .chat import check_web_url, error_line, open_client
 
-    for problem in (check_url(args.base_url, "--base-url"), check_web_url(args.web_url)):
-        if problem:
-            print(f"silvia session show: {problem}", file=sys.stderr)
-            return 2
+    problem = check_web_url(args.web_url)
+    if problem:
+        raise UsageError(problem)
     try:
-        with open_client(args.base_url, "session show") as client:
+        with open_client(args.base_url, "session show", embedded=False) as client:
             session = client.sessions.get(args.session_id)
     except SilviaError as error:
         print(error_line("session show", error), file=sys.stderr)

@@ -7,19 +7,28 @@
     with Observer.reference() as qa:            # or Observer.connect(base_url, token=...)
         observation = qa.observe("How much is in checking?", scenario="account")
     result = check(observation)                 # every rule's outcome and the findings
-    assert_conforms(observation, expect={"cites_account": True})
+    assert_conforms(observation, expect={"cites_account": True, "max_turn_s": 30})
+    observation.timings                         # first byte, first text, done (seconds)
+
+`AsyncObserver` and `arun_script` are the async twins (`silvia qa run
+--concurrency N`); `check_recordings` checks recorded turns with no server.
 
 Where things are:
 
-- `observe.py`  recording a turn: each SSE event's raw name and data, and the SDK's reading
+- `observe.py`  observing a turn (sync and async): each SSE event's raw name and data, and
+                the SDK's reading; `_observation.py` holds what an observation is
+- `_timing.py`  first byte, first text, done: the SDK's `Turn.timings`, or a recording's
 - `rules.py`    the rule table (id, severity, description, check)
 - `checker.py`  running the rules over an observation; `assert_conforms`
 - `script.py`   the QA script format (JSON)
-- `runner.py`   running a script against a base URL or the reference server
-- `report.py`   the terminal table, JUnit XML, JSON
+- `runner.py`   running a script (one prompt at a time, or N at once on the async client)
+- `recorded.py` checking recorded turns (`testing.Recording`), no server needed
+- `_access.py`  when a server cannot be used at all (credentials refused, unreachable)
+- `report.py`   the terminal table, JUnit XML, JSON; `_html.py` the HTML page
 - `pytest_plugin.py`  the `--silvia-base-url` option and the `silvia_qa` fixture
 
-`silvia qa run SCRIPT` and `silvia qa rules` are the command line.
+`silvia qa run SCRIPT`, `silvia qa check FILE...` and `silvia qa rules` are the
+command line.
 """
 
 from typing import TYPE_CHECKING
@@ -27,24 +36,32 @@ from typing import TYPE_CHECKING
 from .._lazy import load_on_first_use
 
 if TYPE_CHECKING:
+    from ._access import AccessFailure
     from .checker import CheckResult, RuleOutcome, Status, assert_conforms, check
     from .observe import (
+        AsyncObserver,
         Observation,
         Observer,
         Reload,
         SentEvent,
+        aobserve,
+        areload_session,
         observation_from_turn,
         observe,
         reload_session,
     )
-    from .rules import EXPECTATIONS, RULES, RULES_BY_ID, Finding, Rule, Severity
-    from .runner import PromptResult, RunResult, run_script
+    from .recorded import check_recordings, observe_recording
+    from .rules import EXPECTATIONS, RULES, RULES_BY_ID, TIMING, Finding, Rule, Severity
+    from .runner import PromptResult, RunResult, arun_script, run_script
     from .script import Expectations, Prompt, Script, ScriptFormatError, load_script, parse_script
 
 __all__ = [
     "EXPECTATIONS",
     "RULES",
     "RULES_BY_ID",
+    "TIMING",
+    "AccessFailure",
+    "AsyncObserver",
     "CheckResult",
     "Expectations",
     "Finding",
@@ -61,11 +78,16 @@ __all__ = [
     "SentEvent",
     "Severity",
     "Status",
+    "aobserve",
+    "areload_session",
+    "arun_script",
     "assert_conforms",
     "check",
+    "check_recordings",
     "load_script",
     "observation_from_turn",
     "observe",
+    "observe_recording",
     "parse_script",
     "reload_session",
     "run_script",
@@ -76,18 +98,23 @@ __all__ = [
 load_on_first_use(
     __name__,
     {
+        "._access": ("AccessFailure",),
         ".checker": ("CheckResult", "RuleOutcome", "Status", "assert_conforms", "check"),
         ".observe": (
+            "AsyncObserver",
             "Observation",
             "Observer",
             "Reload",
             "SentEvent",
+            "aobserve",
+            "areload_session",
             "observation_from_turn",
             "observe",
             "reload_session",
         ),
-        ".rules": ("EXPECTATIONS", "RULES", "RULES_BY_ID", "Finding", "Rule", "Severity"),
-        ".runner": ("PromptResult", "RunResult", "run_script"),
+        ".rules": ("EXPECTATIONS", "RULES", "RULES_BY_ID", "TIMING", "Finding", "Rule", "Severity"),
+        ".recorded": ("check_recordings", "observe_recording"),
+        ".runner": ("PromptResult", "RunResult", "arun_script", "run_script"),
         ".script": (
             "Expectations",
             "Prompt",

@@ -12,16 +12,25 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from ..chat import Turn
+from ..chat import Timings, Turn
 from ..citations import AccountsTarget, AccountTarget
 from ..sessions import Session
 from ._facts import Facts, facts_of
 from ._privacy import redact, redact_text
 from .observe import Observation, observation_from_turn
-from .rules import EXPECTATIONS, RULES, Finding, Problem, Rule
+from .rules import EXPECTATIONS, RULES, TIMING, Finding, Problem, Rule
 from .script import Expectations, parse_expectations
 
-__all__ = ["CheckResult", "RuleOutcome", "Status", "assert_conforms", "check"]
+__all__ = [
+    "CheckResult",
+    "RuleOutcome",
+    "Status",
+    "assert_conforms",
+    "check",
+    "expectation_problems",
+    "prompt_rules",
+    "timing_problems",
+]
 
 Status: TypeAlias = Literal["pass", "warn", "fail", "skip"]
 
@@ -74,27 +83,33 @@ class CheckResult:
         raise KeyError(rule_id)
 
 
-def _finding(rule: Rule, problem: Problem) -> Finding:
+def _finding(rule: Rule, problem: Problem, observation: Observation) -> Finding:
     evidence = redact(dict(problem.evidence))
     assert isinstance(evidence, dict)
     severity = rule.severity if problem.severity is None else problem.severity
-    return Finding(rule.id, severity, redact_text(problem.message), evidence)
+    return Finding(
+        rule.id,
+        severity,
+        redact_text(problem.message),
+        evidence,
+        request_id=observation.request_id,
+        session_id=observation.session_id,
+    )
 
 
 def _run(rule: Rule, facts: Facts, problems: Iterable[Problem] | None = None) -> RuleOutcome:
     reason = rule.skip(facts)
     if reason is not None:
         return RuleOutcome(rule, "skip", reason=reason)
+    observation = facts.observation
     try:
         found = tuple(
-            _finding(rule, p) for p in (rule.check(facts) if problems is None else problems)
+            _finding(rule, p, observation)
+            for p in (rule.check(facts) if problems is None else problems)
         )
     except Exception as error:  # a hostile body must not end the run
-        found = (
-            _finding(
-                rule, Problem(f"the check could not run on this turn ({type(error).__name__})")
-            ),
-        )
+        problem = Problem(f"the check could not run on this turn ({type(error).__name__})")
+        found = (_finding(rule, problem, observation),)
     if not found:
         return RuleOutcome(rule, "pass")
     # By the findings' own severities: a rule of errors may have found only warnings.
@@ -141,6 +156,21 @@ def expectation_problems(facts: Facts, expect: Expectations) -> Iterator[Problem
         )
 
 
+def timing_problems(timings: Timings, expect: Expectations) -> Iterator[Problem]:
+    """The budgets a turn's timings went over, at the script's severity."""
+    measured = (
+        ("first text", "first_text", timings.first_text, expect.max_first_text_s),
+        ("whole turn", "done", timings.done, expect.max_turn_s),
+    )
+    for what, name, seconds, budget in measured:
+        if seconds is not None and budget is not None and seconds > budget:
+            yield Problem(
+                f"the {what} took {seconds:.2f} s; the budget is {budget:g} s",
+                {f"{name}_s": round(seconds, 3), "budget_s": budget},
+                expect.timing_severity,
+            )
+
+
 def check(
     subject: Observation | Turn,
     *,
@@ -161,8 +191,21 @@ def check(
     facts = facts_of(subject, no_old_checkpoint=expect is not None and expect.no_old_checkpoint)
     outcomes = [_run(rule, facts) for rule in rules]
     if expect is not None:
-        outcomes.append(_run(EXPECTATIONS, facts, list(expectation_problems(facts, expect))))
+        extra = prompt_rules(expect)
+        if EXPECTATIONS in extra:
+            problems = list(expectation_problems(facts, expect))
+            outcomes.append(_run(EXPECTATIONS, facts, problems))
+        if TIMING in extra:  # (skipped, with the reason, when there are no timings)
+            problems = list(timing_problems(subject.timings or Timings(), expect))
+            outcomes.append(_run(TIMING, facts, problems))
     return CheckResult(tuple(outcomes))
+
+
+def prompt_rules(expect: Expectations | None) -> tuple[Rule, ...]:
+    """The rows a prompt's own expectations add to the table: `expectations`, `timing`."""
+    if expect is None:
+        return ()
+    return (*(() if expect.only_timing else (EXPECTATIONS,)), *((TIMING,) if expect.timed else ()))
 
 
 def format_findings(findings: Iterable[Finding]) -> str:

@@ -11,150 +11,107 @@ beside the typed event the SDK read from it. It records both, and that data
 as JSON. One pass over the bytes: the raw and the typed views cannot disagree
 about which event is which, and `observation.turn` is the `Turn` the stream
 built. Like the client, it stops reading at `done` (or at an `error` event).
+Each observation carries the turn's timings: the SDK's own (`Turn.timings`),
+or, with `clock=` (a recording's arrival times), a `Stopwatch`'s (`_timing.py`).
 
 The session is then reloaded the same way: its raw JSON body
 (`client.sessions.get_raw`), and the SDK's `Session` read from it
 (`parse_session`).
 
-Everything goes through the given `SilviaClient`'s public API (its auth,
-timeouts, deadline, limits, retries and wire format), with extra headers when
-asked, e.g. the reference server's `x-silvia-scenario`. A failure keeps the
-request id the server sent, when it sent one.
+Everything goes through the given client's public API (its auth, timeouts,
+deadline, limits, retries and wire format), with extra headers when asked,
+e.g. the reference server's `x-silvia-scenario`. A failure keeps the request
+id the server sent, when it sent one. With a `recorder` (a
+`testing.RecordingTransport` under the client), the exchange is captured and
+`observation.to_recording()` gives it.
+
+`observe`, `reload_session` and `Observer` have async twins, line for line:
+`aobserve`, `areload_session` and `AsyncObserver` (what `silvia qa run
+--concurrency N` runs on). The values they make live in `_observation.py`.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from .. import DEFAULT_WIRE, SilviaClient, WireFormat
-from ..chat import ChatEvent, DoneEvent, Turn, decode_event
-from ..errors import (
-    APIConnectionError,
-    APIStatusError,
-    APITimeoutError,
-    IncompleteTurnError,
-    ServerStreamError,
-    SilviaError,
-    StreamDisconnectedError,
-    StreamError,
-    StreamTimeoutError,
-    UnexpectedResponseError,
+from .. import AsyncSilviaClient, SilviaClient
+from ..errors import SilviaError, StreamError
+from ._observation import (
+    NOT_JSON,
+    Observation,
+    Reload,
+    SentEvent,
+    broke_off,
+    json_value,
+    no_stream,
+    not_reloaded,
+    observation_from_turn,
+    reloaded,
 )
-from ..sessions import Session, parse_session
-from ._privacy import redact_text
+from ._timing import Clock, Stopwatch, turn_timings
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-    from ..testing import ReferenceServer
+    from ..testing import Capture, RecordingTransport, ReferenceServer
 
 __all__ = [
     "NOT_JSON",
+    "AsyncObserver",
     "Observation",
     "Observer",
     "Reload",
     "SentEvent",
+    "aobserve",
+    "areload_session",
     "observation_from_turn",
     "observe",
     "reload_session",
 ]
 
 
-class _NotJson:
-    def __repr__(self) -> str:
-        return "NOT_JSON"
+# -- what the twins share --------------------------------------------------------------
 
 
-NOT_JSON: Any = _NotJson()
-"""`SentEvent.value` of an event whose data is not JSON."""
+@contextmanager
+def _capturing(recorder: RecordingTransport | None) -> Iterator[Capture | None]:
+    if recorder is None:
+        yield None
+        return
+    with recorder.capture() as capture:
+        yield capture
 
 
-@dataclass(frozen=True, slots=True)
-class SentEvent:
-    """One SSE event as the server sent it, and as the SDK read it."""
-
-    name: str
-    data: str = field(repr=False)  # raw: it may hold targets, and their providers
-    value: Any = field(repr=False)  # `data` as JSON, or NOT_JSON
-    event: ChatEvent = field(repr=False)
+def _with_recording(observation: Observation, capture: Capture | None) -> Observation:
+    recording = capture.recording() if capture is not None else None
+    return observation if recording is None else replace(observation, recording=recording)
 
 
-@dataclass(frozen=True)
-class Reload:
-    """The session reloaded after the turn: its raw JSON body and the SDK's reading, or an error."""
-
-    body: Any = field(default=None, repr=False)
-    session: Session | None = field(default=None, repr=False)
-    error: str | None = None
+_CONNECT_TIMEOUT = 10.0  # the client's own default
 
 
-@dataclass(frozen=True)
-class Observation:
-    """One turn as observed: what was asked, every event, the assembled turn, the reload.
-
-    `failure` says why the turn stopped short (an HTTP error before any event,
-    a dropped connection, a stall, an `error` event, no `done`), or is None.
-    `raw` is False for an observation rebuilt from a `Turn`
-    (`observation_from_turn`), which no longer holds what the server sent:
-    rules that need the raw events skip it.
-    """
-
-    prompt: str
-    events: tuple[SentEvent, ...]
-    turn: Turn
-    failure: str | None = None
-    reload: Reload | None = None
-    request_id: str | None = None
-    wire: WireFormat = field(default=DEFAULT_WIRE, repr=False)
-    raw: bool = True
-
-    def __repr__(self) -> str:
-        # What the turn amounts to; not its text or targets (they are the server's to show).
-        return (
-            f"Observation(prompt={self.prompt!r}, events={len(self.events)}, "
-            f"complete={self.complete}, failure={self.failure!r}, "
-            f"session_id={self.session_id!r}, reloaded={self.reload is not None})"
-        )
-
-    @property
-    def done(self) -> bool:
-        """Whether `done` arrived."""
-        return any(isinstance(sent.event, DoneEvent) for sent in self.events)
-
-    @property
-    def complete(self) -> bool:
-        """Whether the turn completed: `done` arrived and nothing went wrong."""
-        return self.failure is None and self.done
-
-    @property
-    def session_id(self) -> str | None:
-        return self.turn.session_id
+def _timeouts(timeout: float | None) -> dict[str, Any]:
+    if timeout is None:
+        return {}
+    return {
+        "timeout": httpx.Timeout(timeout, connect=min(timeout, _CONNECT_TIMEOUT)),
+        "idle_timeout": timeout,
+    }
 
 
-def _json(data: str) -> Any:
-    try:
-        return json.loads(data)
-    except (ValueError, RecursionError):
-        return NOT_JSON
+def _scenario_headers(scenario: str | None) -> dict[str, str] | None:
+    from ..testing import SCENARIO_HEADER
+
+    return {SCENARIO_HEADER: scenario} if scenario else None
 
 
-def describe_error(error: SilviaError, what: str) -> str:
-    """A one-line account of a failed request: status and error type, never a body or a header."""
-    if isinstance(error, APIStatusError):
-        kind = f" ({error.error_type})" if error.error_type else ""
-        return redact_text(f"{what} failed: HTTP {error.status_code}{kind}")
-    if isinstance(error, APITimeoutError):
-        return f"{what} timed out"
-    if isinstance(error, APIConnectionError):
-        cause = error.__cause__ if error.__cause__ is not None else error
-        return f"{what} failed: could not connect ({type(cause).__name__})"
-    return f"{what} failed: {type(error).__name__}"
+# -- sync ------------------------------------------------------------------------------
 
 
 def observe(
@@ -164,149 +121,69 @@ def observe(
     session_id: str | None = None,
     headers: Mapping[str, str] | None = None,
     reload: bool = True,
+    recorder: RecordingTransport | None = None,
+    clock: Clock | None = None,
 ) -> Observation:
     """Send one chat turn through `client` and record what the server sent.
 
     With `reload` (the default) the session is reloaded after a complete turn
-    (an incomplete one may rightly not have been stored). Never raises for
-    what the server does: failures are recorded on the observation.
+    (an incomplete one may rightly not have been stored). `recorder`, the
+    `RecordingTransport` under `client`, captures the exchange. `clock` times
+    the turn instead of the SDK (for a replayed recording: its recorded
+    times). Never raises for what the server does: failures are recorded on
+    the observation.
     """
+    with _capturing(recorder) as capture:
+        observation = _observe(client, message, session_id, headers, reload, clock)
+    return _with_recording(observation, capture)
+
+
+def _observe(
+    client: SilviaClient,
+    message: str,
+    session_id: str | None,
+    headers: Mapping[str, str] | None,
+    reload: bool,
+    clock: Clock | None,
+) -> Observation:
     wire = client.wire
     events: list[SentEvent] = []
-    request_id: str | None = None
+    watch = Stopwatch(clock) if clock is not None else None
     try:
         with client.chat.stream(message, session_id=session_id, extra_headers=headers) as stream:
             request_id = stream.request_id
             for raw, event in stream.iter_with_raw():
-                events.append(SentEvent(raw.name, raw.data, _json(raw.data), event))
+                if watch is not None:
+                    watch.event(event)
+                events.append(SentEvent(raw.name, raw.data, json_value(raw.data), event))
             turn = stream.until_done()
     except StreamError as error:
-        failure = _stream_failure(error, client)
-        return Observation(
-            message,
-            tuple(events),
-            error.turn,
-            failure=failure,
-            request_id=error.request_id,
-            wire=wire,
-        )
+        return broke_off(message, events, error, client.idle_timeout, wire, watch)
     except SilviaError as error:  # before any event
-        return Observation(
-            message,
-            (),
-            Turn(session_id=session_id),
-            failure=_request_failure(error),
-            request_id=getattr(error, "request_id", None),
-            wire=wire,
-        )
-    observation = Observation(message, tuple(events), turn, request_id=request_id, wire=wire)
+        return no_stream(message, session_id, error, wire, watch)
+    observation = Observation(
+        message,
+        tuple(events),
+        turn,
+        request_id=request_id,
+        wire=wire,
+        timings=turn_timings(turn, watch),
+    )
     if reload and observation.complete and observation.session_id:
         observation = reload_session(client, observation)
     return observation
-
-
-def _request_failure(error: SilviaError) -> str:
-    if isinstance(error, UnexpectedResponseError):
-        content_type = error.content_type or "no content type"
-        return redact_text(
-            f"the chat request answered {error.status_code} {content_type}, not text/event-stream"
-        )
-    return describe_error(error, "the chat request")
-
-
-def _stream_failure(error: StreamError, client: SilviaClient) -> str:
-    cause = error.__cause__
-    if isinstance(error, ServerStreamError):
-        kind = f" ({error.error_type})" if error.error_type else ""
-        return redact_text(f"the server reported an error{kind}; the turn stopped")
-    if isinstance(error, StreamTimeoutError) and isinstance(cause, httpx.TimeoutException):
-        return f"the stream stalled: no data for {client.idle_timeout:g} s"
-    if isinstance(error, StreamDisconnectedError):
-        return f"the connection dropped mid-stream ({type(cause or error).__name__})"
-    if isinstance(error, IncompleteTurnError) and "closed" not in error.message:
-        return "the stream ended without `done`"
-    return redact_text(f"the stream stopped: {error.message}")
 
 
 def reload_session(client: SilviaClient, observation: Observation) -> Observation:
     """`observation` with its session reloaded (raw body and the SDK's reading)."""
     session_id = observation.session_id
     if not session_id:
-        return replace(observation, reload=Reload(error="the turn named no session to reload"))
+        return not_reloaded(observation, None)
     try:
         body = client.sessions.get_raw(session_id)
     except SilviaError as error:
-        return replace(observation, reload=Reload(error=describe_error(error, "the reload")))
-    value = _json(body.decode("utf-8", errors="replace"))
-    if value is NOT_JSON:
-        return replace(observation, reload=Reload(error="the session body is not JSON"))
-    try:
-        session = parse_session(value, session_id, client.wire)
-    except ValueError as error:
-        reason = redact_text(f"the session body is not a session: {error}")
-        return replace(observation, reload=Reload(body=value, error=reason))
-    return replace(observation, reload=Reload(body=value, session=session))
-
-
-def _event(name: str, value: object, wire: WireFormat) -> SentEvent:
-    data = json.dumps(value)
-    return SentEvent(name, data, value, decode_event(name, data, wire))
-
-
-def observation_from_turn(
-    turn: Turn,
-    *,
-    prompt: str = "",
-    session: Session | None = None,
-    wire: WireFormat = DEFAULT_WIRE,
-) -> Observation:
-    """An observation rebuilt from a `Turn` (and, if given, its reloaded `Session`).
-
-    A `Turn` holds the SDK's reading, not the wire: targets are already parsed
-    (a malformed one is None) and made to agree with the end of the turn. So
-    the result is marked `raw=False`, and the rules that need what the server
-    sent (parsing, one meaning per source, event order) skip it. The rest
-    (targets against sources, account ids, the summary, the final message,
-    vendor names, completeness, and the reload when a session is given) apply.
-    """
-    names = wire.events
-    # The events are not kept on a Turn: these are rebuilt from what it holds.
-    events: list[SentEvent] = []
-    if turn.session_id is not None:
-        events.append(_event(names.session, {wire.session_id_key: turn.session_id}, wire))
-    if turn.text:
-        events.append(_event(names.text, {wire.text_key: turn.text}, wire))
-    for citation in turn.inline_citations:
-        row = citation.model_dump(mode="json", exclude={"offset"})
-        events.append(_event(names.citation, {wire.citation_key: row}, wire))
-    if turn.citations or turn.complete:  # (a Turn does not say whether a summary came)
-        rows = [citation.model_dump(mode="json") for citation in turn.citations]
-        events.append(_event(names.citations_summary, {wire.citations_key: rows}, wire))
-    if turn.message is not None:
-        events.append(_event(names.message, turn.message, wire))
-    for malformed in turn.malformed_events:
-        events.append(SentEvent(malformed.event, malformed.data, _json(malformed.data), malformed))
-    if turn.complete:
-        events.append(_event(names.done, {}, wire))
-    failure = None
-    if not turn.complete:
-        failure = "the server reported an error" if turn.error else "the turn is not complete"
-    reload = None
-    if session is not None:
-        messages = [
-            {
-                "role": message.role,
-                wire.message_citations_key: [c.model_dump(mode="json") for c in message.citations],
-                wire.message_inline_citations_key: [
-                    c.model_dump(mode="json", exclude={"offset"}) for c in message.inline_citations
-                ],
-            }
-            for message in session.messages
-        ]
-        reload = Reload(body={wire.messages_key: messages}, session=session)
-    return Observation(
-        prompt, tuple(events), turn, failure=failure, reload=reload, wire=wire, raw=False
-    )
+        return not_reloaded(observation, error)
+    return reloaded(observation, body, session_id)
 
 
 class Observer:
@@ -316,16 +193,27 @@ class Observer:
 
         with Observer.reference() as qa:                      # no network
             observation = qa.observe("How much is in checking?", scenario="account")
-        with Observer.connect("https://staging.example", token=...) as qa:
+        with Observer.connect("https://staging.example", token=..., record=True) as qa:
             observation = qa.observe("How much is in checking?")
+        observation.to_recording().save("checking.jsonl")
 
     `scenario` is sent as the reference server's `x-silvia-scenario` header; a
-    real server ignores it, so one script drives both.
+    real server ignores it, so one script drives both. With `record=True` the
+    observer's client sends through a `RecordingTransport` and every
+    observation holds its exchange (`to_recording()`); such a transport
+    connects directly, without the proxies of the environment.
     """
 
-    def __init__(self, client: SilviaClient, *, server: ReferenceServer | None = None) -> None:
+    def __init__(
+        self,
+        client: SilviaClient,
+        *,
+        server: ReferenceServer | None = None,
+        recorder: RecordingTransport | None = None,
+    ) -> None:
         self.client = client
         self.server = server
+        self.recorder = recorder
         self._http: httpx.Client | None = None  # an HTTP client this observer made, to close
 
     @classmethod
@@ -335,28 +223,46 @@ class Observer:
         server: ReferenceServer | None = None,
         token: str | None = None,
         timeout: float | None = None,
+        record: bool = False,
     ) -> Observer:
         """An observer of an in-process reference server (a fresh one unless given)."""
-        from ..testing import IN_PROCESS_URL, ReferenceServer
+        from ..testing import IN_PROCESS_URL, RecordingTransport, ReferenceServer
 
         server = server if server is not None else ReferenceServer()
-        http = httpx.Client(transport=server.transport())
+        recorder = RecordingTransport(server.transport()) if record else None
+        http = httpx.Client(transport=recorder or server.transport())
         client = SilviaClient(
             base_url=IN_PROCESS_URL,
             token=token or "qa-local",
             http_client=http,
             **_timeouts(timeout),
         )
-        observer = cls(client, server=server)
+        observer = cls(client, server=server, recorder=recorder)
         observer._http = http
         return observer
 
     @classmethod
     def connect(
-        cls, base_url: str, *, token: str | None = None, timeout: float | None = None
+        cls,
+        base_url: str,
+        *,
+        token: str | None = None,
+        timeout: float | None = None,
+        record: bool = False,
     ) -> Observer:
         """An observer of the server at `base_url` (token: `token`, else `SILVIA_TOKEN`)."""
-        return cls(SilviaClient(base_url=base_url, token=token, **_timeouts(timeout)))
+        from ..testing import RecordingTransport
+
+        if not record:
+            return cls(SilviaClient(base_url=base_url, token=token, **_timeouts(timeout)))
+        recorder = RecordingTransport()
+        http = httpx.Client(transport=recorder)
+        client = SilviaClient(
+            base_url=base_url, token=token, http_client=http, **_timeouts(timeout)
+        )
+        observer = cls(client, recorder=recorder)
+        observer._http = http
+        return observer
 
     @property
     def base_url(self) -> str:
@@ -371,10 +277,14 @@ class Observer:
         reload: bool = True,
     ) -> Observation:
         """One turn, observed (and its session reloaded, when it completed)."""
-        from ..testing import SCENARIO_HEADER
-
-        headers = {SCENARIO_HEADER: scenario} if scenario else None
-        return observe(self.client, message, session_id=session_id, headers=headers, reload=reload)
+        return observe(
+            self.client,
+            message,
+            session_id=session_id,
+            headers=_scenario_headers(scenario),
+            reload=reload,
+            recorder=self.recorder,
+        )
 
     def close(self) -> None:
         self.client.close()
@@ -393,13 +303,172 @@ class Observer:
         self.close()
 
 
-_CONNECT_TIMEOUT = 10.0  # the client's own default
+# -- async -----------------------------------------------------------------------------
 
 
-def _timeouts(timeout: float | None) -> dict[str, Any]:
-    if timeout is None:
-        return {}
-    return {
-        "timeout": httpx.Timeout(timeout, connect=min(timeout, _CONNECT_TIMEOUT)),
-        "idle_timeout": timeout,
-    }
+async def aobserve(
+    client: AsyncSilviaClient,
+    message: str,
+    *,
+    session_id: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    reload: bool = True,
+    recorder: RecordingTransport | None = None,
+    clock: Clock | None = None,
+) -> Observation:
+    """The async twin of `observe`, through an `AsyncSilviaClient`."""
+    with _capturing(recorder) as capture:
+        observation = await _aobserve(client, message, session_id, headers, reload, clock)
+    return _with_recording(observation, capture)
+
+
+async def _aobserve(
+    client: AsyncSilviaClient,
+    message: str,
+    session_id: str | None,
+    headers: Mapping[str, str] | None,
+    reload: bool,
+    clock: Clock | None,
+) -> Observation:
+    wire = client.wire
+    events: list[SentEvent] = []
+    watch = Stopwatch(clock) if clock is not None else None
+    try:
+        async with client.chat.stream(
+            message, session_id=session_id, extra_headers=headers
+        ) as stream:
+            request_id = stream.request_id
+            async for raw, event in stream.aiter_with_raw():
+                if watch is not None:
+                    watch.event(event)
+                events.append(SentEvent(raw.name, raw.data, json_value(raw.data), event))
+            turn = await stream.until_done()
+    except StreamError as error:
+        return broke_off(message, events, error, client.idle_timeout, wire, watch)
+    except SilviaError as error:  # before any event
+        return no_stream(message, session_id, error, wire, watch)
+    observation = Observation(
+        message,
+        tuple(events),
+        turn,
+        request_id=request_id,
+        wire=wire,
+        timings=turn_timings(turn, watch),
+    )
+    if reload and observation.complete and observation.session_id:
+        observation = await areload_session(client, observation)
+    return observation
+
+
+async def areload_session(client: AsyncSilviaClient, observation: Observation) -> Observation:
+    """The async twin of `reload_session`."""
+    session_id = observation.session_id
+    if not session_id:
+        return not_reloaded(observation, None)
+    try:
+        body = await client.sessions.get_raw(session_id)
+    except SilviaError as error:
+        return not_reloaded(observation, error)
+    return reloaded(observation, body, session_id)
+
+
+class AsyncObserver:
+    """The async twin of `Observer`: `async with`, `await observer.observe(...)`."""
+
+    def __init__(
+        self,
+        client: AsyncSilviaClient,
+        *,
+        server: ReferenceServer | None = None,
+        recorder: RecordingTransport | None = None,
+    ) -> None:
+        self.client = client
+        self.server = server
+        self.recorder = recorder
+        self._http: httpx.AsyncClient | None = None  # an HTTP client this observer made
+
+    @classmethod
+    def reference(
+        cls,
+        *,
+        server: ReferenceServer | None = None,
+        token: str | None = None,
+        timeout: float | None = None,
+        record: bool = False,
+    ) -> AsyncObserver:
+        """An observer of an in-process reference server (a fresh one unless given)."""
+        from ..testing import IN_PROCESS_URL, RecordingTransport, ReferenceServer
+
+        server = server if server is not None else ReferenceServer()
+        recorder = RecordingTransport(server.transport()) if record else None
+        http = httpx.AsyncClient(transport=recorder or server.transport())
+        client = AsyncSilviaClient(
+            base_url=IN_PROCESS_URL,
+            token=token or "qa-local",
+            http_client=http,
+            **_timeouts(timeout),
+        )
+        observer = cls(client, server=server, recorder=recorder)
+        observer._http = http
+        return observer
+
+    @classmethod
+    def connect(
+        cls,
+        base_url: str,
+        *,
+        token: str | None = None,
+        timeout: float | None = None,
+        record: bool = False,
+    ) -> AsyncObserver:
+        """An observer of the server at `base_url` (token: `token`, else `SILVIA_TOKEN`)."""
+        from ..testing import RecordingTransport
+
+        if not record:
+            return cls(AsyncSilviaClient(base_url=base_url, token=token, **_timeouts(timeout)))
+        recorder = RecordingTransport()
+        http = httpx.AsyncClient(transport=recorder)
+        client = AsyncSilviaClient(
+            base_url=base_url, token=token, http_client=http, **_timeouts(timeout)
+        )
+        observer = cls(client, recorder=recorder)
+        observer._http = http
+        return observer
+
+    @property
+    def base_url(self) -> str:
+        return self.client.base_url
+
+    async def observe(
+        self,
+        message: str,
+        *,
+        scenario: str | None = None,
+        session_id: str | None = None,
+        reload: bool = True,
+    ) -> Observation:
+        """One turn, observed (and its session reloaded, when it completed)."""
+        return await aobserve(
+            self.client,
+            message,
+            session_id=session_id,
+            headers=_scenario_headers(scenario),
+            reload=reload,
+            recorder=self.recorder,
+        )
+
+    async def aclose(self) -> None:
+        await self.client.close()
+        if self._http is not None:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()

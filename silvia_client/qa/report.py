@@ -1,4 +1,4 @@
-"""Reports of a QA run: a table for the terminal, JUnit XML for CI, JSON for anything else.
+"""Reports of a QA run: a table for the terminal, JUnit XML for CI, JSON, and an HTML page.
 
 The table has a row per rule and a column per prompt (numbered; the prompts
 are listed above it), each cell `pass`, `warn`, `FAIL`, or `-` (the rule did
@@ -11,6 +11,9 @@ a finding of error severity is a `<failure>`, a rule that did not apply is
 `<skipped>`, and warnings are passing cases with the warning in
 `<system-out>`. The JSON report holds the same, with every finding's evidence.
 
+`write_html` writes the page people look at (built in `_html.py`): a summary,
+a timing chart, and per prompt the turn with its citations and the findings.
+
 Everything here is built from findings, which are already redacted, and from
 the script: no report holds a provider or the token.
 """
@@ -21,17 +24,23 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from .._version import __version__
-from .checker import RuleOutcome, Status
-from .rules import EXPECTATIONS, Finding, Rule
+from .. import __version__
+from ..chat import Timings
+from .checker import RuleOutcome, Status, prompt_rules
+from .rules import EXPECTATIONS, TIMING, Finding, Rule
 from .runner import PromptResult, RunResult
 
 __all__ = [
     "format_finding",
     "format_report",
     "format_table",
+    "format_timings",
     "json_report",
     "junit_xml",
+    "seconds_text",
+    "stop_line",
+    "turn_ids",
+    "write_html",
     "write_json",
     "write_junit",
 ]
@@ -46,19 +55,65 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def turn_ids(request_id: str | None, session_id: str | None) -> str:
+    """`request req_1, session sess_2` (what the server sent of the two), or ''."""
+    ids = [
+        f"request {request_id}" if request_id else "",
+        f"session {session_id}" if session_id else "",
+    ]
+    return ", ".join(part for part in ids if part)
+
+
 def format_finding(finding: Finding, prompt: str | None = None) -> str:
-    """`FAIL  rule-id  [prompt]  message  {evidence}` on one line."""
+    """`FAIL  rule-id  [prompt]  message  {evidence}  (request ..., session ...)` on one line."""
     level = "FAIL" if finding.severity == "error" else "warn"
     where = f"  [{prompt}]" if prompt else ""
     evidence = json.dumps(finding.evidence, ensure_ascii=False, separators=(",", ":"))
-    return f"{level}  {finding.rule}{where}  {finding.message}  {_short(evidence, _EVIDENCE_CHARS)}"
+    ids = turn_ids(finding.request_id, finding.session_id)
+    return (
+        f"{level}  {finding.rule}{where}  {finding.message}  {_short(evidence, _EVIDENCE_CHARS)}"
+        + (f"  ({ids})" if ids else "")
+    )
+
+
+def seconds_text(value: float | None, never: str = "-") -> str:
+    """`70 ms` under a second, `1.25 s` from one on; `never` for a moment not reached."""
+    if value is None:
+        return never
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def _timings_dict(timings: Timings | None) -> dict[str, float | None] | None:
+    if timings is None:
+        return None
+    return {
+        "first_byte": timings.first_byte,
+        "first_text": timings.first_text,
+        "done": timings.done,
+    }
+
+
+def format_timings(timings: Timings | None) -> str:
+    """`first text 120 ms, done 1.30 s` (`-` for a moment the turn never reached)."""
+    if timings is None:
+        return "no timings"
+    return f"first text {seconds_text(timings.first_text)}, done {seconds_text(timings.done)}"
+
+
+def stop_line(run: RunResult) -> str | None:
+    """Why the run stopped short, in one line; None when every prompt ran."""
+    not_run = len(run.prompts) - len(run.ran)
+    if run.access_failure is not None:
+        return f"stopped: {run.access_failure.message}; {not_run} prompt(s) not run"
+    if run.interrupted:
+        return f"interrupted: {not_run} prompt(s) not run"
+    return None
 
 
 def _rules(run: RunResult) -> list[Rule]:
-    rules = list(run.rules)
-    if any(result.prompt.expect is not None for result in run.prompts):
-        rules.append(EXPECTATIONS)
-    return rules
+    """The table's rows: the run's rules, then those the prompts' expectations add."""
+    extra = {rule.id: rule for result in run.prompts for rule in prompt_rules(result.prompt.expect)}
+    return [*run.rules, *(rule for rule in (EXPECTATIONS, TIMING) if rule.id in extra)]
 
 
 def _outcome(result: PromptResult, rule: Rule) -> RuleOutcome | None:
@@ -74,9 +129,10 @@ def format_table(run: RunResult) -> str:
     width_id = max(len(result.prompt.id) for result in run.prompts)
     for number, result in enumerate(run.prompts, start=1):
         scenario = f" (scenario {result.prompt.scenario})" if result.prompt.scenario else ""
+        ran = f" [{format_timings(result.observation.timings)}]" if result.ran else " [not run]"
         lines.append(
             f"  {number:>3}  {result.prompt.id:<{width_id}}  "
-            f"{_short(result.prompt.message, _MESSAGE_CHARS)}{scenario}"
+            f"{_short(result.prompt.message, _MESSAGE_CHARS)}{scenario}{ran}"
         )
     rules = _rules(run)
     width_rule = max(len("rule"), *(len(rule.id) for rule in rules))
@@ -93,6 +149,14 @@ def format_table(run: RunResult) -> str:
     return "\n".join(lines)
 
 
+def _verdict(run: RunResult) -> str:
+    if run.access_failure is not None:
+        return "STOPPED"
+    if run.errors:
+        return "FAIL"
+    return "INTERRUPTED" if run.interrupted else "ok"
+
+
 def format_report(run: RunResult) -> str:
     """The table, the findings, and a verdict line."""
     parts = [f"silvia qa: {len(run.prompts)} prompt(s) against {run.target}", "", format_table(run)]
@@ -103,11 +167,16 @@ def format_report(run: RunResult) -> str:
     ]
     if lines:
         parts += ["", "findings:", *lines]
-    verdict = "FAIL" if not run.ok else "ok"
+    stopped = stop_line(run)
+    if stopped is not None:
+        parts += ["", stopped]
+    prompts = f"{len(run.prompts)} prompt(s)"
+    if stopped is not None:
+        prompts = f"{len(run.ran)} of {prompts}"
     parts += [
         "",
-        f"{verdict}: {run.errors} error(s), {run.warnings} warning(s) over "
-        f"{len(run.prompts)} prompt(s) and {len(_rules(run))} rule(s)",
+        f"{_verdict(run)}: {run.errors} error(s), {run.warnings} warning(s) over "
+        f"{prompts} and {len(_rules(run))} rule(s)",
     ]
     return "\n".join(parts)
 
@@ -152,6 +221,12 @@ def junit_xml(run: RunResult) -> bytes:
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="target", value=run.target)
     ET.SubElement(properties, "property", name="silvia-client", value=__version__)
+    stopped = stop_line(run)
+    if stopped is not None:
+        ET.SubElement(properties, "property", name="stopped", value=stopped)
+    for result in run.ran:
+        timings = format_timings(result.observation.timings)
+        ET.SubElement(properties, "property", name=f"timings.{result.prompt.id}", value=timings)
     suite.extend(cases)
     ET.indent(root)
     xml: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
@@ -179,9 +254,11 @@ def json_report(run: RunResult) -> dict[str, object]:
                 "message": result.prompt.message,
                 "scenario": result.prompt.scenario,
                 "expect": None if result.prompt.expect is None else result.prompt.expect.to_dict(),
+                "ran": result.ran,
                 "session_id": observation.session_id,
                 "request_id": observation.request_id,
                 "complete": observation.complete,
+                "timings": _timings_dict(observation.timings),
                 "events": len(observation.events),
                 "ok": result.result.ok,
                 "rules": statuses,
@@ -194,14 +271,31 @@ def json_report(run: RunResult) -> dict[str, object]:
         "script": run.script.name,
         "target": run.target,
         "ok": run.ok,
+        "exit_status": run.exit_status,
         "errors": run.errors,
         "warnings": run.warnings,
+        "not_run": len(run.prompts) - len(run.ran),
+        "interrupted": run.interrupted,
+        "access_failure": None
+        if run.access_failure is None
+        else {
+            "kind": run.access_failure.kind,
+            "message": run.access_failure.message,
+            "request_id": run.access_failure.request_id,
+        },
         "rules": [
             {"id": rule.id, "severity": rule.severity, "description": rule.description}
             for rule in rules
         ],
         "prompts": prompts,
     }
+
+
+def write_html(run: RunResult, path: str | Path, *, web_url: str | None = None) -> None:
+    """Write `html_report(run)`: one self-contained page (see `_html.py`)."""
+    from ._html import html_report
+
+    Path(path).write_text(html_report(run, web_url=web_url), encoding="utf-8")
 
 
 def write_junit(run: RunResult, path: str | Path) -> None:

@@ -68,6 +68,7 @@ __all__ = [
     "EXPECTATIONS",
     "RULES",
     "RULES_BY_ID",
+    "TIMING",
     "Finding",
     "Problem",
     "Rule",
@@ -95,15 +96,19 @@ class Finding:
     """A rule broken by one turn: which rule, how bad, what happened, and the evidence.
 
     `severity` is the finding's own: its rule's, unless the check said
-    otherwise (`one-meaning-per-source` has both). Built only by the checker,
-    which redacts the message and the evidence: no provider, no vendor name,
-    and never the token (it is never looked at).
+    otherwise (`one-meaning-per-source` has both). `request_id` and
+    `session_id` name the turn, as the server sent them (None when it sent
+    none), so a finding can be traced in the server's logs. Built only by the
+    checker, which redacts the message and the evidence: no provider, no
+    vendor name, and never the token (it is never looked at).
     """
 
     rule: str
     severity: Severity
     message: str
     evidence: Mapping[str, object] = field(default_factory=dict)
+    request_id: str | None = None
+    session_id: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -111,6 +116,8 @@ class Finding:
             "severity": self.severity,
             "message": self.message,
             "evidence": dict(self.evidence),
+            "request_id": self.request_id,
+            "session_id": self.session_id,
         }
 
 
@@ -685,3 +692,20 @@ EXPECTATIONS = Rule(
     _no_check,
 )
 """Not a server rule: the row of the table for a script's per-prompt expectations."""
+
+
+def _needs_timings(facts: Facts) -> str | None:
+    if facts.observation.timings is None:
+        return "no timings: the turn was not observed as it streamed"
+    return None
+
+
+TIMING = Rule(
+    "timing",
+    "warning",
+    "the first text and the whole turn came within the script's budgets "
+    "(max_first_text_s, max_turn_s; a warning unless the script says error)",
+    _no_check,
+    _needs_timings,
+)
+"""Not a server rule: the row for the script's time budgets (its severity is the script's)."""

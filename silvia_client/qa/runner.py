@@ -4,21 +4,45 @@ Against a base URL (staging), or, with none, against an in-process reference
 server, so a script can be tried on a fresh machine. A prompt's `scenario` is
 sent as the reference server's `x-silvia-scenario` header either way (a real
 server ignores it), so one script drives both.
+
+`run_script` runs the prompts one after another; `arun_script`, its async
+twin, runs up to N at once on the async client (a prompt that continues
+another waits for it), with the same result whatever N. A run that cannot succeed
+stops early: when the server refuses the credentials (401, 403) or cannot be
+reached before any prompt has completed, no more prompts start, and the
+`RunResult` says why (`access_failure`; `exit_status` 3). Prompts that did
+not run are kept in the result, in their place, marked `ran=False`, so the
+reports still list every prompt. `RunResult.of` builds a result from the
+prompts that ran, which is also how a caller keeps what a run interrupted by
+Ctrl-C had found (collect each result from `progress`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
 from ..chat import TurnBuilder
-from .checker import CheckResult, check
-from .observe import Observation, Observer
+from ._access import AccessFailure
+from .checker import CheckResult, RuleOutcome, check, prompt_rules
+from .observe import AsyncObserver, Observation, Observer
 from .rules import RULES, Finding, Rule
 from .script import Prompt, Script, ScriptFormatError
 
-__all__ = ["DEFAULT_TIMEOUT", "PromptResult", "RunResult", "public_url", "run_script"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "REFERENCE_TARGET",
+    "Progress",
+    "PromptResult",
+    "RunResult",
+    "arun_script",
+    "not_run",
+    "public_url",
+    "run_script",
+    "run_target",
+]
 
 DEFAULT_TIMEOUT = 60.0
 """Seconds a prompt's stream may stay silent, and a request may take, before it counts as failed."""
@@ -28,21 +52,63 @@ REFERENCE_TARGET = "the in-process reference server"
 
 @dataclass(frozen=True)
 class PromptResult:
-    """One prompt: what was observed and how it was judged."""
+    """One prompt: what was observed and how it was judged.
+
+    `ran` is False for a prompt the run never got to (it stopped first, or was
+    interrupted): its observation is empty and every rule is skipped, with
+    the reason.
+    """
 
     prompt: Prompt
     observation: Observation
     result: CheckResult
+    ran: bool = True
 
 
 @dataclass(frozen=True)
 class RunResult:
-    """A whole run: the script, where it ran, and every prompt's result."""
+    """A whole run: the script, where it ran, and every prompt's result, in the script's order.
+
+    `access_failure` says why the run stopped before its end (the server
+    refused the credentials or could not be reached, before any prompt
+    completed); `interrupted` that it was cut short (Ctrl-C).
+    """
 
     script: Script
-    target: str  # the base URL (no user info), or REFERENCE_TARGET
+    target: str  # the base URL (no user info, query or fragment), or REFERENCE_TARGET
     prompts: tuple[PromptResult, ...]
     rules: tuple[Rule, ...] = RULES
+    access_failure: AccessFailure | None = field(default=None)
+    interrupted: bool = False
+
+    @classmethod
+    def of(
+        cls,
+        script: Script,
+        target: str,
+        results: Iterable[PromptResult],
+        *,
+        access_failure: AccessFailure | None = None,
+        interrupted: bool = False,
+        rules: tuple[Rule, ...] = RULES,
+    ) -> RunResult:
+        """A run from the prompts that ran (in any order); every other prompt marked not run."""
+        by_id = {result.prompt.id: result for result in results}
+        if interrupted:
+            reason = "the run was interrupted first"
+        elif access_failure is not None:
+            reason = f"the run stopped first: {access_failure.message}"
+        else:
+            reason = "the run stopped first"
+        prompts = tuple(
+            by_id.get(prompt.id) or not_run(prompt, reason, rules) for prompt in script.prompts
+        )
+        return cls(script, target, prompts, rules, access_failure, interrupted)
+
+    @property
+    def ran(self) -> tuple[PromptResult, ...]:
+        """The prompts that ran."""
+        return tuple(result for result in self.prompts if result.ran)
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -58,20 +124,100 @@ class RunResult:
 
     @property
     def ok(self) -> bool:
-        """No finding of error severity."""
-        return self.errors == 0
+        """No finding of error severity, and nothing stopped the run."""
+        return self.errors == 0 and self.access_failure is None and not self.interrupted
+
+    @property
+    def exit_status(self) -> int:
+        """`silvia qa`'s exit status: 3 the server refused or was unreachable, 1 errors, else 0."""
+        if self.access_failure is not None:
+            return 3
+        return 1 if self.errors else 0
 
 
 def public_url(url: str) -> str:
-    """`url` without any user info (`https://user:secret@host` shows as `https://host`)."""
+    """`url` without user info, query or fragment (`https://u:k@host/?key=k` -> `https://host/`)."""
     parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    netloc = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=netloc, query="", fragment=""))
+
+
+def run_target(observer: Observer | AsyncObserver) -> str:
+    """What a run against `observer` is against, as the reports say it."""
+    return REFERENCE_TARGET if observer.server is not None else public_url(observer.base_url)
+
+
+def not_run(prompt: Prompt, reason: str, rules: Sequence[Rule] = RULES) -> PromptResult:
+    """A prompt the run never got to: an empty observation, every rule skipped with `reason`."""
+    reason = f"not run: {reason}"
+    observation = Observation(prompt.message, (), TurnBuilder().build(), failure=reason)
+    checked = [*rules, *prompt_rules(prompt.expect)]
+    outcomes = tuple(RuleOutcome(rule, "skip", reason=reason) for rule in checked)
+    return PromptResult(prompt, observation, CheckResult(outcomes), ran=False)
 
 
 def _skipped(prompt: Prompt, reason: str) -> Observation:
     return Observation(prompt.message, (), TurnBuilder().build(), failure=reason)
+
+
+def check_scenarios(script: Script, observer: Observer | AsyncObserver) -> None:
+    """On a reference server, raise `ScriptFormatError` for a scenario it does not have."""
+    server = observer.server
+    if server is None:
+        return
+    unknown = [
+        f"{prompt.id}: {prompt.scenario!r}"
+        for prompt in script.prompts
+        if prompt.scenario is not None and prompt.scenario not in server.scenarios
+    ]
+    if unknown:
+        raise ScriptFormatError(
+            f"no such reference-server scenario ({'; '.join(unknown)}); "
+            "`silvia serve --list` lists them"
+        )
+
+
+Progress = Callable[[int, int, PromptResult], None]
+"""`progress(number, total, result)`: called as each prompt is done (number: how many are)."""
+
+
+class _Tally:
+    """What a run has found so far, and whether it must stop: shared by both runners."""
+
+    def __init__(self, script: Script, progress: Progress | None) -> None:
+        self.script = script
+        self.progress = progress
+        self.results: list[PromptResult] = []
+        self.access_failure: AccessFailure | None = None
+        self._completed = False  # some prompt completed: the server works, so never stop early
+
+    @property
+    def stopped(self) -> bool:
+        return self.access_failure is not None
+
+    def add(self, prompt: Prompt, observation: Observation) -> PromptResult:
+        result = PromptResult(prompt, observation, check(observation, expect=prompt.expect))
+        self.results.append(result)
+        self._completed = self._completed or observation.complete
+        failure = observation.access_failure
+        if failure is not None and not self._completed and not self.stopped:
+            self.access_failure = failure
+        if self.progress is not None:
+            self.progress(len(self.results), len(self.script.prompts), result)
+        return result
+
+    def result(self, target: str) -> RunResult:
+        return RunResult.of(self.script, target, self.results, access_failure=self.access_failure)
+
+
+NO_SESSION = "the previous prompt gave no session to continue"
+
+
+def _continued(prompt: Prompt, previous: Observation | None) -> str | None:
+    """The session `prompt` continues: the previous prompt's, when it says `continue`."""
+    if not prompt.continue_session or previous is None:
+        return None
+    return previous.session_id
 
 
 def run_script(
@@ -81,9 +227,9 @@ def run_script(
     token: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     observer: Observer | None = None,
-    progress: Callable[[int, int, PromptResult], None] | None = None,
+    progress: Progress | None = None,
 ) -> RunResult:
-    """Run every prompt of `script` and check it.
+    """Run every prompt of `script`, one after another, and check it.
 
     The server is `observer`'s if given, else the one at `base_url` (with
     `token`, else `SILVIA_TOKEN`), else a fresh in-process reference server.
@@ -98,37 +244,104 @@ def run_script(
         else:
             observer = Observer.connect(base_url, token=token, timeout=timeout)
     try:
-        server = observer.server
-        if server is not None:
-            unknown = [
-                f"{prompt.id}: {prompt.scenario!r}"
-                for prompt in script.prompts
-                if prompt.scenario is not None and prompt.scenario not in server.scenarios
-            ]
-            if unknown:
-                raise ScriptFormatError(
-                    f"no such reference-server scenario ({'; '.join(unknown)}); "
-                    "`silvia serve --list` lists them"
-                )
-        target = REFERENCE_TARGET if server is not None else public_url(observer.base_url)
-        results: list[PromptResult] = []
+        check_scenarios(script, observer)
+        tally = _Tally(script, progress)
         previous: Observation | None = None
-        for number, prompt in enumerate(script.prompts, start=1):
-            session_id = None
-            if prompt.continue_session:
-                session_id = previous.session_id if previous is not None else None
+        for prompt in script.prompts:
+            if tally.stopped:
+                break
+            session_id = _continued(prompt, previous)
             if prompt.continue_session and session_id is None:
-                observation = _skipped(prompt, "the previous prompt gave no session to continue")
+                observation = _skipped(prompt, NO_SESSION)
             else:
                 observation = observer.observe(
                     prompt.message, scenario=prompt.scenario, session_id=session_id
                 )
-            result = PromptResult(prompt, observation, check(observation, expect=prompt.expect))
-            results.append(result)
+            tally.add(prompt, observation)
             previous = observation
-            if progress is not None:
-                progress(number, len(script.prompts), result)
-        return RunResult(script, target, tuple(results))
+        return tally.result(run_target(observer))
     finally:
         if own:
             observer.close()
+
+
+def _chains(script: Script) -> list[list[Prompt]]:
+    """The prompts in runs that must go in order: each prompt, and the ones that continue it."""
+    chains: list[list[Prompt]] = []
+    for prompt in script.prompts:
+        if prompt.continue_session and chains:
+            chains[-1].append(prompt)
+        else:
+            chains.append([prompt])
+    return chains
+
+
+async def arun_script(
+    script: Script,
+    *,
+    base_url: str | None = None,
+    token: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    observer: AsyncObserver | None = None,
+    concurrency: int = 1,
+    progress: Progress | None = None,
+) -> RunResult:
+    """The async twin of `run_script`: up to `concurrency` prompts at once.
+
+    A prompt marked `continue` waits for the prompt it continues (a prompt and
+    those that continue it run in order, one at a time); other prompts start as
+    soon as one of the `concurrency` slots is free. The result lists the
+    prompts in the script's order, and is judged the same, whatever
+    `concurrency`. When the run stops early (`access_failure`), no more prompts
+    start and those in flight are cancelled (they count as not run).
+    """
+    if concurrency < 1:
+        raise ValueError("concurrency must be 1 or more")
+    own = observer is None
+    if observer is None:
+        if base_url is None:
+            observer = AsyncObserver.reference(token=token, timeout=timeout)
+        else:
+            observer = AsyncObserver.connect(base_url, token=token, timeout=timeout)
+    try:
+        check_scenarios(script, observer)
+        tally = _Tally(script, progress)
+        slots = asyncio.Semaphore(concurrency)
+        tasks: list[asyncio.Task[None]] = []
+
+        async def run_chain(chain: Sequence[Prompt], observer: AsyncObserver) -> None:
+            previous: Observation | None = None
+            for prompt in chain:
+                async with slots:
+                    if tally.stopped:
+                        return
+                    session_id = _continued(prompt, previous)
+                    if prompt.continue_session and session_id is None:
+                        observation = _skipped(prompt, NO_SESSION)
+                    else:
+                        observation = await observer.observe(
+                            prompt.message, scenario=prompt.scenario, session_id=session_id
+                        )
+                tally.add(prompt, observation)
+                if tally.stopped:  # stop the others: none of them can succeed either
+                    for task in tasks:
+                        if task is not asyncio.current_task():
+                            task.cancel()
+                    return
+                previous = observation
+
+        tasks += [asyncio.ensure_future(run_chain(chain, observer)) for chain in _chains(script)]
+        try:
+            await asyncio.wait(tasks)
+        finally:  # also when this run is cancelled (Ctrl-C): nothing is left running
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for task in tasks:
+            error = None if task.cancelled() else task.exception()
+            if error is not None:
+                raise error
+        return tally.result(run_target(observer))
+    finally:
+        if own:
+            await observer.aclose()

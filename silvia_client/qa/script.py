@@ -5,18 +5,24 @@ JSON because it is in the standard library of every Python this SDK supports
 
     {
       "name": "Staging smoke test",
+      "timing": {"max_first_text_s": 5, "max_turn_s": 30, "severity": "warning"},
       "prompts": [
         {
           "id": "checking",
           "message": "How much is in checking?",
           "scenario": "account",
           "continue": false,
-          "expect": {"complete": true, "cites_account": true}
+          "expect": {"complete": true, "cites_account": true, "max_turn_s": 20}
         }
       ]
     }
 
 - `name` (optional): the script's name, used in the reports.
+- `timing` (optional): time budgets for every prompt, checked by the `timing`
+  rule: `max_first_text_s` (seconds from the request to the first text) and
+  `max_turn_s` (to `done`), positive numbers, each optional; and `severity`,
+  `"warning"` (the default: a slow turn passes, with a warning) or `"error"`.
+  A prompt's own `expect` may set other budgets.
 - `prompts` (required, non-empty): in order. Each prompt has:
   - `message` (required): the user's message, sent as is;
   - `id` (optional): 1 to 64 letters, digits, `-`, `_` or `.`, unique; by
@@ -36,7 +42,9 @@ JSON because it is in the standard library of every Python this SDK supports
     - `no_old_checkpoint`: true when the turn cannot have resumed from a
       checkpoint written before targets existed, so a source that streams
       untyped and is then typed is an error of `one-meaning-per-source`, not
-      the warning it is otherwise.
+      the warning it is otherwise;
+    - `max_first_text_s`, `max_turn_s`: this prompt's time budgets (see
+      `timing`), checked by the `timing` rule rather than `expectations`.
 
 Unknown keys are errors, so a typo such as `"expects"` is caught rather than
 ignored.
@@ -45,22 +53,26 @@ ignored.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import get_args
 
 from ..citations import TargetKind
+from .rules import Severity
 
 __all__ = [
     "Expectations",
     "Prompt",
     "Script",
     "ScriptFormatError",
+    "TimingBudget",
     "load_script",
     "parse_expectations",
     "parse_script",
+    "parse_timing",
 ]
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -80,6 +92,20 @@ class Expectations:
     cites_kinds: tuple[str, ...] = ()
     no_citations: bool | None = None
     no_old_checkpoint: bool = False
+    max_first_text_s: float | None = None
+    max_turn_s: float | None = None
+    timing_severity: Severity = "warning"
+
+    @property
+    def timed(self) -> bool:
+        """Whether a time budget is set (the `timing` rule applies)."""
+        return self.max_first_text_s is not None or self.max_turn_s is not None
+
+    @property
+    def only_timing(self) -> bool:
+        """Whether time budgets are all there is (then the `expectations` rule has no row)."""
+        untimed = replace(self, max_first_text_s=None, max_turn_s=None, timing_severity="warning")
+        return self.timed and untimed == Expectations()
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {}
@@ -93,6 +119,12 @@ class Expectations:
             out["no_citations"] = self.no_citations
         if self.no_old_checkpoint:
             out["no_old_checkpoint"] = True
+        if self.max_first_text_s is not None:
+            out["max_first_text_s"] = self.max_first_text_s
+        if self.max_turn_s is not None:
+            out["max_turn_s"] = self.max_turn_s
+        if self.timed:
+            out["timing_severity"] = self.timing_severity
         return out
 
 
@@ -113,6 +145,7 @@ class Script:
 
     prompts: tuple[Prompt, ...]
     name: str | None = None
+    timing: TimingBudget | None = None
 
 
 def _keys(value: Mapping[str, object], allowed: set[str], where: str) -> None:
@@ -130,15 +163,63 @@ def _bool(value: object, where: str) -> bool | None:
     raise ScriptFormatError(f"{where}: expected true or false")
 
 
-def parse_expectations(value: object, where: str = "expect") -> Expectations:
-    """Read an `expect` object (also what `assert_conforms(..., expect={...})` takes)."""
+def _seconds(value: object, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ScriptFormatError(f"{where}: expected a number of seconds")
+    if not (math.isfinite(value) and value > 0):
+        raise ScriptFormatError(f"{where}: expected a positive number of seconds")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class TimingBudget:
+    """A script's `timing`: the budgets every prompt gets, and how bad missing one is."""
+
+    max_first_text_s: float | None = None
+    max_turn_s: float | None = None
+    severity: Severity = "warning"
+
+
+def parse_timing(value: object, where: str = "timing") -> TimingBudget:
+    """Read a script's `timing` object."""
+    if not isinstance(value, dict):
+        raise ScriptFormatError(f"{where}: expected an object")
+    _keys(value, {"max_first_text_s", "max_turn_s", "severity"}, where)
+    severity = value.get("severity", "warning")
+    if severity not in ("warning", "error"):
+        raise ScriptFormatError(f'{where}.severity: expected "warning" or "error"')
+    return TimingBudget(
+        _seconds(value.get("max_first_text_s"), f"{where}.max_first_text_s"),
+        _seconds(value.get("max_turn_s"), f"{where}.max_turn_s"),
+        severity,
+    )
+
+
+def parse_expectations(
+    value: object, where: str = "expect", timing: TimingBudget | None = None
+) -> Expectations:
+    """Read an `expect` object (also what `assert_conforms(..., expect={...})` takes).
+
+    `timing` (the script's) gives the budgets `value` does not set, and their severity.
+    """
     if not isinstance(value, dict):
         raise ScriptFormatError(f"{where}: expected an object")
     _keys(
         value,
-        {"complete", "cites_account", "cites_kinds", "no_citations", "no_old_checkpoint"},
+        {
+            "complete",
+            "cites_account",
+            "cites_kinds",
+            "no_citations",
+            "no_old_checkpoint",
+            "max_first_text_s",
+            "max_turn_s",
+        },
         where,
     )
+    timing = timing or TimingBudget()
     kinds = value.get("cites_kinds", [])
     if not isinstance(kinds, list) or not all(isinstance(kind, str) for kind in kinds):
         raise ScriptFormatError(f"{where}.cites_kinds: expected a list of target kinds")
@@ -154,10 +235,14 @@ def parse_expectations(value: object, where: str = "expect") -> Expectations:
         cites_kinds=tuple(kinds),
         no_citations=_bool(value.get("no_citations"), f"{where}.no_citations"),
         no_old_checkpoint=bool(_bool(value.get("no_old_checkpoint"), f"{where}.no_old_checkpoint")),
+        max_first_text_s=_seconds(value.get("max_first_text_s"), f"{where}.max_first_text_s")
+        or timing.max_first_text_s,
+        max_turn_s=_seconds(value.get("max_turn_s"), f"{where}.max_turn_s") or timing.max_turn_s,
+        timing_severity=timing.severity,
     )
 
 
-def _prompt(value: object, index: int, seen: set[str]) -> Prompt:
+def _prompt(value: object, index: int, seen: set[str], timing: TimingBudget | None) -> Prompt:
     where = f"prompts[{index}]"
     if not isinstance(value, dict):
         raise ScriptFormatError(f"{where}: expected an object with a 'message'")
@@ -181,12 +266,14 @@ def _prompt(value: object, index: int, seen: set[str]) -> Prompt:
     if continue_session and index == 0:
         raise ScriptFormatError(f"{where}.continue: the first prompt has no session to continue")
     expect = value.get("expect")
+    if expect is None and timing is not None:
+        expect = {}  # the script's budgets apply to every prompt
     return Prompt(
         id=prompt_id,
         message=message,
         scenario=scenario,
         continue_session=bool(continue_session),
-        expect=None if expect is None else parse_expectations(expect, f"{where}.expect"),
+        expect=None if expect is None else parse_expectations(expect, f"{where}.expect", timing),
     )
 
 
@@ -194,15 +281,18 @@ def parse_script(data: object) -> Script:
     """A script from its JSON value. Raises `ScriptFormatError`."""
     if not isinstance(data, dict):
         raise ScriptFormatError('expected a JSON object with a "prompts" list')
-    _keys(data, {"name", "prompts"}, "script")
+    _keys(data, {"name", "timing", "prompts"}, "script")
     name = data.get("name")
     if name is not None and not isinstance(name, str):
         raise ScriptFormatError("name: expected a string")
+    timing = None if data.get("timing") is None else parse_timing(data["timing"])
     prompts = data.get("prompts")
     if not isinstance(prompts, list) or not prompts:
         raise ScriptFormatError("prompts: expected a non-empty list")
     seen: set[str] = set()
-    return Script(tuple(_prompt(value, i, seen) for i, value in enumerate(prompts)), name)
+    return Script(
+        tuple(_prompt(value, i, seen, timing) for i, value in enumerate(prompts)), name, timing
+    )
 
 
 def load_script(path: str | Path) -> Script:

@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -195,13 +196,21 @@ def test_bad_arguments_exit_2(
     assert capsys.readouterr().err == f"silvia chat: {problem}\n"
 
 
-def test_a_bad_base_url_in_the_environment_is_a_configuration_error(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("argv", [["chat", "hi"], ["session", "show", "s1"], ["record", "hi"]])
+def test_a_bad_base_url_in_the_environment_is_a_usage_error(
+    argv: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("SILVIA_BASE_URL", "not a url")
-    assert main(["chat", "hi"]) == 1
-    assert capsys.readouterr().err == (
-        "silvia chat: ConfigurationError: SILVIA_BASE_URL must be an absolute http(s) URL\n"
+    if argv[0] == "record":
+        argv = [*argv, "-o", str(tmp_path / "r.jsonl")]
+    assert main(argv) == 2
+    command = " ".join(argv[:2]) if argv[0] == "session" else argv[0]
+    assert capsys.readouterr() == (
+        "",
+        f"silvia {command}: SILVIA_BASE_URL must be an absolute http(s) URL\n",
     )
 
 
@@ -229,7 +238,7 @@ def test_chat_then_session_show_on_a_real_socket(
 
     assert main(["session", "show", session_id]) == 0
     out, err = capsys.readouterr()
-    assert err == ""
+    assert err == f"silvia session show: using {loopback} (from SILVIA_BASE_URL)\n"
     blocks = out.split("\n\n")
     assert blocks[0] == f"Session {session_id}: How much is in checking?"
     assert blocks[1] == "You: How much is in checking?"
@@ -254,18 +263,22 @@ def test_session_show_with_a_wrong_token_is_one_line(
     assert main(["session", "show", "s1", "--base-url", loopback]) == 1
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.startswith("silvia session show: AuthenticationError: 401: Invalid bearer token.")
-    assert len(err.splitlines()) == 1
+    [chosen, line] = err.splitlines()
+    assert chosen == f"silvia session show: using {loopback} (from --base-url)"
+    assert line.startswith("silvia session show: AuthenticationError: 401: Invalid bearer token.")
     assert "wrong-" not in err
 
 
-def test_session_show_on_the_embedded_server_finds_nothing(
+def test_session_show_needs_a_server_the_embedded_one_keeps_no_sessions(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["session", "show", "sess_1"]) == 1
+    assert main(["session", "show", "sess_1"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.splitlines()[-1].startswith("silvia session show: NotFoundError: 404")
+    assert err == (
+        "silvia session show: no --base-url and no SILVIA_BASE_URL: name the server to ask "
+        "(the embedded reference server keeps nothing between runs)\n"
+    )
 
 
 def test_python_dash_m_is_the_same_command() -> None:

@@ -113,6 +113,6 @@ def test_a_password_in_the_base_url_is_refused_unseen(command: list[str]) -> Non
         url = server.url.replace("http://", "http://alice:hunter2-pass@")
         done = run(command, base_url=url)
         assert server.requests == []
-    assert done.returncode == 1
+    assert done.returncode == 2  # a usage error, found before any client is made
     assert "credentials" in done.stderr
     assert "hunter2-pass" not in done.stdout + done.stderr

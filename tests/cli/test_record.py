@@ -10,6 +10,7 @@ import pytest
 
 from silvia_client.citations import AccountsTarget
 from silvia_client.cli import main
+from silvia_client.cli._args import UsageError
 from silvia_client.cli._server import choose_server, shown_url
 from silvia_client.testing import Recording, ReferenceServer
 
@@ -177,14 +178,17 @@ def test_choose_server_never_prints_credentials(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
-    choice = choose_server(f"https://user:pw@api.example/v1?key={TOKEN}#frag", "record")
+    choice = choose_server(f"https://api.example/v1/{TOKEN}", "record")
     err = capsys.readouterr().err
-    assert err == "silvia record: using https://api.example/v1 (from --base-url)\n"
+    assert err == "silvia record: using https://api.example/v1/<token> (from --base-url)\n"
     assert choice.transport is None
-    assert choice.client_options() == {
-        "base_url": f"https://user:pw@api.example/v1?key={TOKEN}#frag"
-    }
+    assert choice.client_options() == {"base_url": f"https://api.example/v1/{TOKEN}"}
     assert shown_url(f"https://api.example/{TOKEN}/x") == "https://api.example/<token>/x"
+    assert shown_url("https://user:pw@api.example/v1") == "https://api.example/v1"
+    with pytest.raises(UsageError, match="must not hold credentials") as refused:
+        choose_server("https://user:pw@api.example/v1", "record")
+    assert "pw" not in str(refused.value)
+    assert capsys.readouterr().err == ""
 
 
 def test_choose_server_falls_back_to_the_embedded_server(

@@ -37,9 +37,24 @@ def demo() -> subprocess.CompletedProcess[str]:
     return _demo("--pace", "0")
 
 
-def test_the_demo_succeeds_quietly(demo: subprocess.CompletedProcess[str]) -> None:
+EMBEDDED_LINE = (
+    "silvia demo: playing on the embedded reference server (in this process, made-up data); "
+    "it never talks to an API server\n"
+)
+
+
+def test_the_demo_succeeds_and_says_only_which_server_it_plays_on(
+    demo: subprocess.CompletedProcess[str],
+) -> None:
     assert demo.returncode == 0, demo.stderr
-    assert demo.stderr == ""
+    assert demo.stderr == EMBEDDED_LINE
+
+
+def test_the_demo_plays_on_the_embedded_server_whatever_the_environment_says() -> None:
+    # An API server in the environment (nothing listens on port 9) is not asked.
+    run = _demo("--pace", "0", SILVIA_BASE_URL="http://127.0.0.1:9", SILVIA_TOKEN="t")
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == EMBEDDED_LINE
 
 
 def test_the_answer_carries_a_marker_per_source_where_each_citation_streamed(
@@ -109,7 +124,7 @@ def test_base_url_is_a_usage_error_that_points_to_web_url(args: tuple[str, ...])
 def test_a_typed_error_is_a_message_on_stderr_and_exit_1() -> None:
     run = _demo("--pace", "0", "--scenario", "fault-drop")
     assert run.returncode == 1
-    assert run.stderr.startswith("silvia demo: StreamDisconnectedError: ")
+    assert run.stderr.startswith(EMBEDDED_LINE + "silvia demo: StreamDisconnectedError: ")
     assert "Sources" not in run.stdout
     assert not PROVIDERS.search(run.stdout + run.stderr)
 

@@ -18,16 +18,17 @@ RULE_IDS = [rule.id for rule in RULES]
 
 
 @pytest.fixture(autouse=True)
-def _no_token(monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_server_in_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SILVIA_TOKEN", raising=False)
+    monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
 
 
 def test_rules_lists_every_rule_with_its_severity(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run_cli(["qa", "rules"], capsys)
     assert status == 0
     listed = [line.split(maxsplit=2) for line in out.splitlines()]
-    assert [row[0] for row in listed] == [*RULE_IDS, "expectations"]
-    assert [row[1] for row in listed[:-1]] == [rule.severity for rule in RULES]
+    assert [row[0] for row in listed] == [*RULE_IDS, "expectations", "timing"]
+    assert [row[1] for row in listed] == [rule.severity for rule in RULES] + ["error", "warning"]
 
 
 def test_the_example_passes_on_the_reference_server(
@@ -39,7 +40,11 @@ def test_the_example_passes_on_the_reference_server(
     assert list(cells) == [*RULE_IDS, "expectations"]
     assert {cell for row in cells.values() for cell in row} == {"pass"}
     assert len(cells["target-parses"]) == 12
-    progress = err.splitlines()
+    chosen, *progress = err.splitlines()
+    assert chosen == (
+        "silvia qa run: no --base-url and no SILVIA_BASE_URL: using the embedded reference "
+        "server (in this process, made-up data)"
+    )
     assert len(progress) == 12
     assert progress[0] == "[1/12] overview: ok (0 error(s), 0 warning(s))"
     assert out.rstrip().endswith("ok: 0 error(s), 0 warning(s) over 12 prompt(s) and 12 rule(s)")
@@ -206,23 +211,25 @@ def test_a_run_against_a_base_url(
     assert len(server.sessions) == 11  # one prompt continues the session before it
 
 
-def test_a_base_url_that_refuses_the_token_fails_every_prompt(
+def test_a_base_url_that_refuses_the_token_stops_at_the_first_prompt(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("SILVIA_TOKEN", "wrong")
     with ReferenceServer(token="right").serve_loopback() as url:
-        status, out, _ = run_cli(["qa", "run", EXAMPLE, "--base-url", url], capsys)
-    assert status == 1
-    assert set(table(out)["stream-complete"]) == {"FAIL"}
+        status, out, err = run_cli(["qa", "run", EXAMPLE, "--base-url", url], capsys)
+    assert status == 3
+    assert table(out)["stream-complete"] == ["FAIL", *["-"] * 11]
     assert "the chat request failed: HTTP 401 (authentication_error)" in out
+    assert "silvia qa: stopped: the server refused the credentials (HTTP 401" in err
 
 
 @pytest.mark.parametrize(
     ("args", "env", "message"),
     [
         (["missing.json"], {}, "cannot read"),
-        ([EXAMPLE, "--timeout", "0"], {}, "--timeout must be a positive"),
         ([EXAMPLE, "--base-url", "http://127.0.0.1:9"], {}, "set SILVIA_TOKEN"),
+        ([EXAMPLE], {"SILVIA_BASE_URL": "http://127.0.0.1:9"}, "set SILVIA_TOKEN"),
+        ([EXAMPLE], {"SILVIA_BASE_URL": "127.0.0.1:9", "SILVIA_TOKEN": "t"}, "absolute http(s)"),
         ([EXAMPLE, "--base-url", "ftp://x"], {"SILVIA_TOKEN": "t"}, "absolute http(s) URL"),
     ],
 )
@@ -262,7 +269,13 @@ def test_a_script_out_of_format_or_naming_no_scenario_exits_2(
 
 
 def test_missing_arguments_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
-    for args in (["qa"], ["qa", "run"], ["qa", "run", EXAMPLE, "--timeout", "soon"]):
+    for args in (
+        ["qa"],
+        ["qa", "run"],
+        ["qa", "run", EXAMPLE, "--timeout", "soon"],
+        ["qa", "run", EXAMPLE, "--timeout", "0"],
+        ["qa", "run", EXAMPLE, "--timeout", "nan"],
+    ):
         with pytest.raises(SystemExit) as caught:
             run_cli(args, capsys)
         assert caught.value.code == 2
@@ -275,3 +288,27 @@ def test_a_report_that_cannot_be_written_exits_2(
     assert status == 2
     assert "cannot write a report" in err
     assert "ok: 0 error(s)" in out  # the run itself was reported
+
+
+def test_failures_name_their_request_and_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = write_script(
+        tmp_path / "s.json",
+        [{"id": "bad", "message": "How is Apple?", "scenario": "broken-target-fits-source"}],
+    )
+    path = tmp_path / "report.json"
+    status, out, err = run_cli(["qa", "run", str(script), "--json", str(path)], capsys)
+    assert status == 1
+    (prompt,) = json.loads(path.read_text(encoding="utf-8"))["prompts"]
+    request_id, session_id = prompt["request_id"], prompt["session_id"]
+    assert request_id
+    assert session_id
+    assert prompt["findings"]
+    for finding in prompt["findings"]:
+        assert (finding["request_id"], finding["session_id"]) == (request_id, session_id)
+    ids = f"request {request_id}, session {session_id}"
+    line = next(line for line in out.splitlines() if line.startswith("FAIL  target-fits-source"))
+    assert line.endswith(f"  ({ids})")
+    (progress,) = [line for line in err.splitlines() if line.startswith("[1/1] bad: FAIL (")]
+    assert progress.endswith(f"; {ids}")

@@ -15,6 +15,7 @@ from silvia_client.qa import (
     parse_script,
     run_script,
 )
+from silvia_client.qa.script import TimingBudget
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "qa_script.json"
 
@@ -87,6 +88,31 @@ def test_a_full_script() -> None:
             {"prompts": [{"message": "hi", "expect": {"no_old_checkpoint": 1}}]},
             "prompts[0].expect.no_old_checkpoint: expected true or false",
         ),
+        (
+            {"prompts": [{"message": "hi", "expect": {"max_turn_s": 0}}]},
+            "prompts[0].expect.max_turn_s: expected a positive number of seconds",
+        ),
+        (
+            {"prompts": [{"message": "hi", "expect": {"max_first_text_s": True}}]},
+            "prompts[0].expect.max_first_text_s: expected a number of seconds",
+        ),
+        (
+            {"prompts": [{"message": "hi", "expect": {"max_turn_s": float("inf")}}]},
+            "prompts[0].expect.max_turn_s: expected a positive number",
+        ),
+        ({"timing": [], "prompts": [{"message": "hi"}]}, "timing: expected an object"),
+        (
+            {"timing": {"severity": "fatal"}, "prompts": [{"message": "hi"}]},
+            'timing.severity: expected "warning" or "error"',
+        ),
+        (
+            {"timing": {"max_turn": 3}, "prompts": [{"message": "hi"}]},
+            "timing: unknown key(s) 'max_turn'",
+        ),
+        (
+            {"timing": {"max_turn_s": "3"}, "prompts": [{"message": "hi"}]},
+            "timing.max_turn_s: expected a number of seconds",
+        ),
     ],
 )
 def test_a_script_out_of_format_is_refused_saying_where(data: object, message: str) -> None:
@@ -118,3 +144,36 @@ def test_the_readme_script_is_in_the_format_and_passes() -> None:
     block = section[section.index("```json\n") + 8 :]
     script = parse_script(json.loads(block[: block.index("```")]))
     assert run_script(script).ok
+
+
+def test_the_scripts_timing_gives_every_prompt_its_budgets_which_a_prompt_may_change() -> None:
+    script = parse_script(
+        {
+            "timing": {"max_first_text_s": 2, "max_turn_s": 10, "severity": "error"},
+            "prompts": [
+                {"message": "a"},
+                {"message": "b", "expect": {"max_turn_s": 30, "complete": True}},
+            ],
+        }
+    )
+    assert script.timing == TimingBudget(2.0, 10.0, "error")
+    first, second = (prompt.expect for prompt in script.prompts)
+    assert first == Expectations(max_first_text_s=2.0, max_turn_s=10.0, timing_severity="error")
+    assert first.only_timing
+    assert second == Expectations(
+        complete=True, max_first_text_s=2.0, max_turn_s=30.0, timing_severity="error"
+    )
+    assert not second.only_timing
+    assert second.to_dict() == {
+        "complete": True,
+        "max_first_text_s": 2.0,
+        "max_turn_s": 30.0,
+        "timing_severity": "error",
+    }
+
+
+def test_without_timing_a_prompt_without_expect_has_none() -> None:
+    script = parse_script({"prompts": [{"message": "a"}, {"message": "b", "expect": {}}]})
+    assert [prompt.expect for prompt in script.prompts] == [None, Expectations()]
+    assert not Expectations().timed
+    assert Expectations(max_turn_s=1.0).timed

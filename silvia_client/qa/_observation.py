@@ -1,0 +1,323 @@
+"""What an observed turn holds: the `Observation` value, its events, its reload, its failures.
+
+`observe.py` makes observations (sync and async); this module is what they
+are: `Observation` (with its timings, the access failure that stopped it, and
+the recording of the exchange when one was captured), `SentEvent`, `Reload`,
+`observation_from_turn` for a plain `Turn`, the one-line accounts of what
+went wrong (`describe_error`, `request_failure`, `stream_failure`), which hold
+no body, header, token or provider, and the observations both observers build
+when a turn fails or its session is reloaded (`broke_off`, `no_stream`,
+`reloaded`, `not_reloaded`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from .. import DEFAULT_WIRE, WireFormat
+from ..chat import ChatEvent, DoneEvent, Timings, Turn, decode_event
+from ..errors import (
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+    IncompleteTurnError,
+    ServerStreamError,
+    SilviaError,
+    StreamDisconnectedError,
+    StreamError,
+    StreamTimeoutError,
+    UnexpectedResponseError,
+)
+from ..sessions import Session, parse_session
+from ._access import AccessFailure, access_failure
+from ._privacy import redact_text
+from ._timing import Stopwatch, turn_timings
+
+if TYPE_CHECKING:
+    from ..testing import Recording
+
+__all__ = [
+    "NOT_JSON",
+    "Observation",
+    "Reload",
+    "SentEvent",
+    "broke_off",
+    "describe_error",
+    "json_value",
+    "no_stream",
+    "not_reloaded",
+    "observation_from_turn",
+    "reloaded",
+    "request_failure",
+    "stream_failure",
+]
+
+
+class _NotJson:
+    def __repr__(self) -> str:
+        return "NOT_JSON"
+
+
+NOT_JSON: Any = _NotJson()
+"""`SentEvent.value` of an event whose data is not JSON."""
+
+
+def json_value(data: str) -> Any:
+    """`data` read as JSON, or `NOT_JSON`."""
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return NOT_JSON
+
+
+@dataclass(frozen=True, slots=True)
+class SentEvent:
+    """One SSE event as the server sent it, and as the SDK read it."""
+
+    name: str
+    data: str = field(repr=False)  # raw: it may hold targets, and their providers
+    value: Any = field(repr=False)  # `data` as JSON, or NOT_JSON
+    event: ChatEvent = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Reload:
+    """The session reloaded after the turn: its raw JSON body and the SDK's reading, or an error."""
+
+    body: Any = field(default=None, repr=False)
+    session: Session | None = field(default=None, repr=False)
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One turn as observed: what was asked, every event, the assembled turn, the reload.
+
+    `failure` says why the turn stopped short (an HTTP error before any event,
+    a dropped connection, a stall, an `error` event, no `done`), or is None;
+    `access_failure` is set when that failure means the server cannot be used
+    at all (credentials refused, or no connection). `timings` are the
+    seconds from the request to the first event, the first text and `done`
+    (None for an observation rebuilt from a `Turn`). `raw` is False for such
+    an observation (`observation_from_turn`), which no longer holds what the
+    server sent: rules that need the raw events skip it. `to_recording()`
+    gives the exchange as a `testing.Recording`, when it was captured.
+    """
+
+    prompt: str
+    events: tuple[SentEvent, ...]
+    turn: Turn
+    failure: str | None = None
+    reload: Reload | None = None
+    request_id: str | None = None
+    wire: WireFormat = field(default=DEFAULT_WIRE, repr=False)
+    raw: bool = True
+    timings: Timings | None = field(default=None, repr=False)
+    access_failure: AccessFailure | None = field(default=None, repr=False)
+    recording: Recording | None = field(default=None, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        # What the turn amounts to; not its text or targets (they are the server's to show).
+        return (
+            f"Observation(prompt={self.prompt!r}, events={len(self.events)}, "
+            f"complete={self.complete}, failure={self.failure!r}, "
+            f"session_id={self.session_id!r}, reloaded={self.reload is not None})"
+        )
+
+    @property
+    def done(self) -> bool:
+        """Whether `done` arrived."""
+        return any(isinstance(sent.event, DoneEvent) for sent in self.events)
+
+    @property
+    def complete(self) -> bool:
+        """Whether the turn completed: `done` arrived and nothing went wrong."""
+        return self.failure is None and self.done
+
+    @property
+    def session_id(self) -> str | None:
+        return self.turn.session_id
+
+    def to_recording(self) -> Recording:
+        """The exchange as a `Recording` (save it, replay it, `silvia qa check` it).
+
+        Only an observation made with capture on holds one: `Observer.connect(...,
+        record=True)` (or `.reference`), or `observe(..., recorder=...)`. Raises
+        `ValueError` otherwise, or when no response came at all.
+        """
+        if self.recording is None:
+            why = (
+                "it was rebuilt from a Turn"
+                if not self.raw
+                else "capture was off (observe with record=True), or no response came"
+            )
+            raise ValueError(f"this observation holds no recording: {why}")
+        return self.recording
+
+
+def describe_error(error: SilviaError, what: str) -> str:
+    """A one-line account of a failed request: status and error type, never a body or a header."""
+    if isinstance(error, APIStatusError):
+        kind = f" ({error.error_type})" if error.error_type else ""
+        return redact_text(f"{what} failed: HTTP {error.status_code}{kind}")
+    if isinstance(error, APITimeoutError):
+        return f"{what} timed out"
+    if isinstance(error, APIConnectionError):
+        cause = error.__cause__ if error.__cause__ is not None else error
+        return f"{what} failed: could not connect ({type(cause).__name__})"
+    return f"{what} failed: {type(error).__name__}"
+
+
+def request_failure(error: SilviaError) -> str:
+    """What went wrong with a chat request that got no event stream."""
+    if isinstance(error, UnexpectedResponseError):
+        content_type = error.content_type or "no content type"
+        return redact_text(
+            f"the chat request answered {error.status_code} {content_type}, not text/event-stream"
+        )
+    return describe_error(error, "the chat request")
+
+
+def stream_failure(error: StreamError, idle_timeout: float) -> str:
+    """What went wrong with a chat stream that stopped before `done`."""
+    cause = error.__cause__
+    if isinstance(error, ServerStreamError):
+        kind = f" ({error.error_type})" if error.error_type else ""
+        return redact_text(f"the server reported an error{kind}; the turn stopped")
+    if isinstance(error, StreamTimeoutError) and isinstance(cause, httpx.TimeoutException):
+        return f"the stream stalled: no data for {idle_timeout:g} s"
+    if isinstance(error, StreamDisconnectedError):
+        return f"the connection dropped mid-stream ({type(cause or error).__name__})"
+    if isinstance(error, IncompleteTurnError) and "closed" not in error.message:
+        return "the stream ended without `done`"
+    return redact_text(f"the stream stopped: {error.message}")
+
+
+def broke_off(
+    message: str,
+    events: list[SentEvent],
+    error: StreamError,
+    idle_timeout: float,
+    wire: WireFormat,
+    watch: Stopwatch | None,
+) -> Observation:
+    """A stream that stopped before `done`: what arrived, and why it stopped."""
+    return Observation(
+        message,
+        tuple(events),
+        error.turn,
+        failure=stream_failure(error, idle_timeout),
+        request_id=error.request_id,
+        wire=wire,
+        timings=turn_timings(error.turn, watch),
+    )
+
+
+def no_stream(
+    message: str,
+    session_id: str | None,
+    error: SilviaError,
+    wire: WireFormat,
+    watch: Stopwatch | None,
+) -> Observation:
+    """A chat request that got no event stream (an HTTP error, no connection, ...)."""
+    request_id = getattr(error, "request_id", None)
+    turn = Turn(session_id=session_id)
+    return Observation(
+        message,
+        (),
+        turn,
+        failure=request_failure(error),
+        request_id=request_id,
+        wire=wire,
+        timings=turn_timings(turn, watch),
+        access_failure=access_failure(error, request_id=request_id),
+    )
+
+
+def reloaded(observation: Observation, body: bytes, session_id: str) -> Observation:
+    """`observation` with the reloaded session's raw body and the SDK's reading of it."""
+    value = json_value(body.decode("utf-8", errors="replace"))
+    if value is NOT_JSON:
+        return replace(observation, reload=Reload(error="the session body is not JSON"))
+    try:
+        session = parse_session(value, session_id, observation.wire)
+    except ValueError as error:
+        reason = redact_text(f"the session body is not a session: {error}")
+        return replace(observation, reload=Reload(body=value, error=reason))
+    return replace(observation, reload=Reload(body=value, session=session))
+
+
+def not_reloaded(observation: Observation, error: SilviaError | None) -> Observation:
+    """`observation` with the reason its session was not reloaded."""
+    reason = "the turn named no session to reload"
+    if error is not None:
+        reason = describe_error(error, "the reload")
+    return replace(observation, reload=Reload(error=reason))
+
+
+def _event(name: str, value: object, wire: WireFormat) -> SentEvent:
+    data = json.dumps(value)
+    return SentEvent(name, data, value, decode_event(name, data, wire))
+
+
+def observation_from_turn(
+    turn: Turn,
+    *,
+    prompt: str = "",
+    session: Session | None = None,
+    wire: WireFormat = DEFAULT_WIRE,
+) -> Observation:
+    """An observation rebuilt from a `Turn` (and, if given, its reloaded `Session`).
+
+    A `Turn` holds the SDK's reading, not the wire: targets are already parsed
+    (a malformed one is None) and made to agree with the end of the turn. So
+    the result is marked `raw=False`, and the rules that need what the server
+    sent (parsing, one meaning per source, event order) skip it. The rest
+    (targets against sources, account ids, the summary, the final message,
+    vendor names, completeness, and the reload when a session is given) apply.
+    """
+    names = wire.events
+    # The events are not kept on a Turn: these are rebuilt from what it holds.
+    events: list[SentEvent] = []
+    if turn.session_id is not None:
+        events.append(_event(names.session, {wire.session_id_key: turn.session_id}, wire))
+    if turn.text:
+        events.append(_event(names.text, {wire.text_key: turn.text}, wire))
+    for citation in turn.inline_citations:
+        row = citation.model_dump(mode="json", exclude={"offset"})
+        events.append(_event(names.citation, {wire.citation_key: row}, wire))
+    if turn.citations or turn.complete:  # (a Turn does not say whether a summary came)
+        rows = [citation.model_dump(mode="json") for citation in turn.citations]
+        events.append(_event(names.citations_summary, {wire.citations_key: rows}, wire))
+    if turn.message is not None:
+        events.append(_event(names.message, turn.message, wire))
+    for malformed in turn.malformed_events:
+        events.append(
+            SentEvent(malformed.event, malformed.data, json_value(malformed.data), malformed)
+        )
+    if turn.complete:
+        events.append(_event(names.done, {}, wire))
+    failure = None
+    if not turn.complete:
+        failure = "the server reported an error" if turn.error else "the turn is not complete"
+    reload = None
+    if session is not None:
+        messages = [
+            {
+                "role": message.role,
+                wire.message_citations_key: [c.model_dump(mode="json") for c in message.citations],
+                wire.message_inline_citations_key: [
+                    c.model_dump(mode="json", exclude={"offset"}) for c in message.inline_citations
+                ],
+            }
+            for message in session.messages
+        ]
+        reload = Reload(body={wire.messages_key: messages}, session=session)
+    return Observation(
+        prompt, tuple(events), turn, failure=failure, reload=reload, wire=wire, raw=False
+    )

@@ -1,0 +1,152 @@
+"""Checking recorded turns: every rule over a `Recording`, with no server at all.
+
+`observe_recording(recording)` replays the turn (`Recording.transport()`,
+byte for byte) through the SDK's client into the observer, so the rules see
+exactly what the server sent when it was recorded, and the recorded reload
+when there is one. The observer's clock is the recording's: as each chunk is
+read, it reads that chunk's recorded arrival time, so the timings are the
+ones of the recorded turn, not of the replay.
+
+`check_recordings({name: recording})` does so for each and returns a
+`RunResult`, so `silvia qa check FILE...` prints and writes the same reports,
+and exits with the same statuses, as `silvia qa run`.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping
+from itertools import accumulate
+from typing import TYPE_CHECKING
+
+import httpx
+
+from .. import DEFAULT_WIRE
+from .runner import PromptResult, RunResult
+from .script import Prompt, Script
+
+if TYPE_CHECKING:
+    from ..testing import Recording
+    from .observe import Observation
+
+__all__ = ["check_recordings", "observe_recording", "recorded_prompt"]
+
+_NOT_ID = re.compile(r"[^A-Za-z0-9_.-]+")
+REPLAY_URL = "http://recording.invalid"  # the replay answers whatever the host
+
+
+def _id(name: str, taken: set[str]) -> str:
+    """A prompt id from a recording's name: the script's id alphabet, unique in the run."""
+    base = _NOT_ID.sub("-", name).strip("-._")[:60] or "recording"
+    candidate, number = base, 1
+    while candidate in taken:
+        number += 1
+        candidate = f"{base}-{number}"
+    taken.add(candidate)
+    return candidate
+
+
+def _body_field(recording: Recording, name: str) -> str | None:
+    body = recording.request.body
+    value = body.get(name) if isinstance(body, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def recorded_prompt(recording: Recording, prompt_id: str) -> Prompt:
+    """The prompt a recording answered: its message, as the recorded request sent it."""
+    return Prompt(id=prompt_id, message=_body_field(recording, DEFAULT_WIRE.message_field) or "")
+
+
+class _RecordedClock:
+    """A clock that reads the recorded arrival time of the bytes read last."""
+
+    def __init__(self, recording: Recording) -> None:
+        self.ends = list(accumulate(len(chunk.data) for chunk in recording.response.chunks))
+        self.times = [chunk.at for chunk in recording.response.chunks]
+        self.read = 0
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, data: bytes) -> None:
+        self.read += len(data)
+        index = bisect_left(self.ends, self.read)
+        if index < len(self.times):
+            self.now = self.times[index]
+
+
+class _ClockedStream(httpx.SyncByteStream):
+    def __init__(self, inner: httpx.SyncByteStream, clock: _RecordedClock) -> None:
+        self._inner = inner
+        self._clock = clock
+
+    def __iter__(self) -> Iterator[bytes]:
+        for data in self._inner:
+            self._clock.advance(data)
+            yield data
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+class _ClockedReplay(httpx.BaseTransport):
+    """The recording's replay, moving `clock` to each chunk's recorded time as it is read."""
+
+    def __init__(self, recording: Recording, clock: _RecordedClock) -> None:
+        self._inner = recording.transport()
+        self._clock = clock
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self._inner.handle_request(request)
+        if request.method != "POST":
+            return response
+        assert isinstance(response.stream, httpx.SyncByteStream)
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers.raw,
+            stream=_ClockedStream(response.stream, self._clock),
+            extensions=response.extensions,
+        )
+
+
+def observe_recording(recording: Recording) -> Observation:
+    """What the server sent in `recording`, observed as it was live (and its reload).
+
+    The timings are the recording's: each event is timed by the recorded
+    arrival of the chunk that completed it.
+    """
+    from .. import SilviaClient
+    from .observe import observe
+
+    session_id = _body_field(recording, DEFAULT_WIRE.session_id_field)
+    message = _body_field(recording, DEFAULT_WIRE.message_field) or ""
+    clock = _RecordedClock(recording)
+    with (
+        httpx.Client(transport=_ClockedReplay(recording, clock)) as http,
+        SilviaClient(
+            base_url=REPLAY_URL, token="replay", max_retries=0, http_client=http
+        ) as client,
+    ):
+        return observe(client, message or "(recorded)", session_id=session_id, clock=clock)
+
+
+def check_recordings(
+    recordings: Mapping[str, Recording] | Iterable[tuple[str, Recording]],
+    *,
+    target: str | None = None,
+) -> RunResult:
+    """Every rule over each recorded turn, as a run (prompt ids from the names, made unique)."""
+    from .checker import check
+
+    taken: set[str] = set()
+    results = []
+    named = recordings.items() if isinstance(recordings, Mapping) else recordings
+    for name, recording in named:
+        prompt = recorded_prompt(recording, _id(name, taken))
+        observation = observe_recording(recording)
+        results.append(PromptResult(prompt, observation, check(observation)))
+    script = Script(tuple(result.prompt for result in results), name="recorded turns")
+    where = target or f"{len(results)} recording(s), no server"
+    return RunResult.of(script, where, results)

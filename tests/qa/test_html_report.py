@@ -1,0 +1,221 @@
+"""`silvia qa run --html`: one self-contained page, and a hostile turn runs nothing in a browser.
+
+The structural tests parse the page with `html.parser` (every element closed
+where it opened). The browser tests load the report of a hostile run in
+headless Chromium (`tests/browser.py`): every string the server or the script
+controls carries a payload that would set `document.title` and a global if it
+ran. The page is loaded as written (with its Content-Security-Policy) and with
+the policy removed, so escaping alone is shown to hold. A screenshot of the
+report goes to `tests/artifacts/` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from silvia_client.chat import Timings
+from silvia_client.qa import PromptResult, RunResult, Script, check
+from silvia_client.qa._html import html_report
+from silvia_client.qa.script import Expectations, Prompt
+
+from ..browser import Chromium, read_report, report_script
+from ..display._dom import parse
+from ._cli import run_cli, write_script
+from ._helpers import AAPL, CARD_ONE, CARD_TWO, account, cite, observe_events, turn_events
+
+ARTIFACTS = Path(__file__).parents[1] / "artifacts"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "qa_script.json"
+VENDORS = re.compile(r"plaid|snaptrade", re.IGNORECASE)
+
+# `{js}` is what a payload would run: it marks the page with the payload's number.
+TEMPLATES = [
+    "<script>{js}</script>",
+    "<img src=x onerror={js}>",
+    '<img src="x" onerror="{js}">',
+    "<svg onload={js}>",
+    "<svg><script>{js}</script></svg>",
+    "<details open ontoggle={js}>",
+    '<iframe srcdoc="<script>{js}</script>"></iframe>',
+    '<meta http-equiv="refresh" content="0;url=javascript:{js}">',
+    '<a href="javascript:{js}">x</a>',
+    '"><script>{js}</script>',
+    "'><img src=x onerror={js}>",
+    '" onmouseover="{js}" x="',
+    "</summary></details></main><script>{js}</script>",
+    "</style><script>{js}</script>",
+    "</title><script>{js}</script>",
+    "<!--<script>{js}</script>-->",
+    "<!--",
+    "<plaintext>",
+    "javascript:{js}",
+    " JaVaScRiPt:{js}",
+    "data:text/html,<script>{js}</script>",
+    "[x](javascript:{js}) **b** _e_ `c` $x$ # h | t",
+    "\u202eevil.exe\u202c",
+]
+
+
+def payloads() -> Iterator[tuple[int, str]]:
+    for number, template in enumerate(TEMPLATES, start=1):
+        js = f"top.document.title='pwned-{number}';top.__silvia_pwned={number}"
+        yield number, template.replace("{js}", js)
+
+
+def hostile_result(number: int, p: str) -> PromptResult:
+    """A prompt whose message, turn text, titles, quotes, sources and targets all carry `p`."""
+    streamed = [
+        cite(p, {"kind": "web", "url": p}, title=p, cited_text=p),
+        cite(f"https://e.example/{number}", {"kind": "web", "url": p}, title=p, cited_text=p),
+        cite(AAPL, {"kind": "market_data", "ticker": p}, title=p, cited_text=p),
+        cite(
+            "silvia://your-account/credit-card",
+            account(CARD_ONE, CARD_TWO),
+            title=p,
+            cited_text=p,
+        ),
+        cite("silvia://your-account/x", account(p, provider="snaptrade"), title=p, cited_text=p),
+    ]
+    # Providers ("plaid", "snaptrade") only in the targets, where no report may show them.
+    events = turn_events(streamed, text=f"Answer {p}", message={"target": p})
+    timings = Timings(0.01 * number, 0.02 * number, 0.1 * number)  # for the chart
+    observation = replace(observe_events(events, prompt=f"Ask {p}"), timings=timings)
+    prompt = Prompt(id=f"{number}-{p}", message=f"Ask {p}", scenario=p)  # ids are checked
+    return PromptResult(prompt, observation, check(observation))
+
+
+def hostile_run() -> RunResult:
+    results = [hostile_result(number, p) for number, p in payloads()]
+    script = Script(tuple(result.prompt for result in results), name="<script>x</script>")
+    return RunResult(script, "https://staging.example/<b>", tuple(results))
+
+
+def test_the_page_is_well_formed_with_a_section_per_prompt(tmp_path: Path) -> None:
+    run = hostile_run()
+    page = html_report(run, web_url="https://app.example")
+    assert page.startswith("<!doctype html>\n")
+    root = parse(page.removeprefix("<!doctype html>\n"))
+    prompts = [node for node in root.find_all("details") if "prompt" in node.attrs["class"]]
+    assert len(prompts) == len(TEMPLATES)
+    assert [node.attrs["id"] for node in prompts] == [
+        f"prompt-{n}" for n in range(1, len(TEMPLATES) + 1)
+    ]
+    # No element, attribute or link of a payload's: only the report's own.
+    assert root.tags() <= {
+        "#root", "html", "head", "meta", "title", "style", "body", "header", "main", "section",
+        "h1", "h2", "p", "ul", "ol", "li", "strong", "em", "span", "div", "sup", "a", "br", "q",
+        "pre", "details", "summary", "dl", "dt", "dd", "svg", "g", "rect", "text", "line",
+    }  # fmt: skip
+    for node in root.iter():
+        assert not any(name.startswith("on") for name in node.attrs), node.attrs
+        href = node.attrs.get("href")
+        if href is not None:
+            assert href.startswith(("https://", "http://")), href
+    assert root.find("head").find("title").text == "silvia qa: <script>x</script>"
+    # The chart labels each prompt by its id, as text.
+    labels = [node.text for node in root.find("svg").find_all("text")]
+    assert "2. 2-<img src=x onerror=" in labels  # cut at 24 characters
+
+
+def test_self_contained_and_private() -> None:
+    page = html_report(hostile_run())
+    # Nothing to fetch: no script, stylesheet, font or image from anywhere.
+    assert not re.search(r"<(script|link|iframe|object|embed|img)\b", page, re.IGNORECASE)
+    assert "@import" not in page
+    assert "url(" not in page
+    assert "Content-Security-Policy" in page
+    assert not VENDORS.search(page)  # providers and vendor names are redacted
+
+
+def test_qa_run_writes_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            {"id": "good", "message": "Cards?", "scenario": "accounts"},
+            {"id": "bad", "message": "Apple?", "scenario": "broken-target-fits-source"},
+        ],
+    )
+    out = tmp_path / "report.html"
+    status, _, _ = run_cli(["qa", "run", str(script), "--html", str(out)], capsys)
+    assert status == 1
+    root = parse(out.read_text(encoding="utf-8").removeprefix("<!doctype html>\n"))
+    good, bad = (node for node in root.find_all("details") if "prompt" in node.attrs["class"])
+    assert "ok" in good.attrs["class"].split()
+    assert "open" not in good.attrs
+    assert "fail" in bad.attrs["class"].split()
+    assert "open" in bad.attrs
+    findings = bad.find("ol", "findings")
+    assert "target-fits-source" in findings.text
+    chips = [node for node in good.iter() if "silvia-chip" in (node.attrs.get("class") or "")]
+    assert chips  # the turn as the notebook display renders it
+    assert good.find("ol", "silvia-sources").find_all("li")
+
+
+# In a browser ---------------------------------------------------------------------------
+
+PROBE = """(() => ({
+  title: document.title,
+  pwned: window.__silvia_pwned ?? null,
+  scripts: document.scripts.length,
+  prompts: document.querySelectorAll('details.prompt').length,
+  handlers: [...document.querySelectorAll('*')].flatMap(
+    (e) => e.getAttributeNames().filter((n) => n.startsWith('on'))),
+  links: [...document.querySelectorAll('a')].map((a) => a.protocol),
+}))()"""
+TITLE = "silvia qa: &lt;script&gt;x&lt;/script&gt;"
+
+
+@pytest.mark.browser
+def test_a_hostile_report_runs_no_script_in_chromium(chromium: Chromium) -> None:
+    page = html_report(hostile_run())
+    # As written: the title the report set, untouched; nothing requested but the page.
+    loaded = chromium.load(page)
+    assert f"<title>{TITLE}</title>" in loaded.dom
+    assert {path.split("?")[0] for path in loaded.requests[1:]} <= {"/favicon.ico"}
+
+    # Without its Content-Security-Policy, with a probe: escaping alone keeps it inert.
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy"[^>]*>', page)
+    assert policy is not None
+    probed = page.replace(policy.group(0), report_script(PROBE))
+    report: dict[str, Any] = read_report(chromium.load(probed))
+    assert report["pwned"] is None, f"payload {report['pwned']} ran a script"
+    assert report["title"] == html.unescape(TITLE)
+    assert report["scripts"] == 1  # the probe alone
+    assert report["prompts"] == len(TEMPLATES)
+    assert report["handlers"] == []
+    assert set(report["links"]) <= {"http:", "https:"}
+
+
+@pytest.mark.browser
+def test_a_screenshot_of_the_report(
+    chromium: Chromium, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    example = json.loads(EXAMPLE.read_text(encoding="utf-8"))["prompts"][:4]
+    broken = {"id": "broken", "message": "Apple?", "scenario": "broken-target-fits-source"}
+    script = write_script(tmp_path / "s.json", [*example, broken])
+    out = tmp_path / "report.html"
+    run_cli(["qa", "run", str(script), "--html", str(out)], capsys)
+    shot = ARTIFACTS / "qa-report.png"
+    shot.unlink(missing_ok=True)
+    chromium.screenshot(out.read_text(encoding="utf-8"), shot)
+    assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    hostile = ARTIFACTS / "qa-report-hostile.png"
+    chromium.screenshot(html_report(hostile_run()), hostile)
+    assert hostile.stat().st_size > 0
+
+
+def test_expectations_do_not_break_the_page() -> None:
+    result = hostile_result(1, "<b>")
+    prompt = Prompt(id="x", message="m", expect=Expectations(no_citations=True))
+    observation = result.observation
+    checked = check(observation, expect=prompt.expect)
+    run = RunResult(Script((prompt,)), "t", (PromptResult(prompt, observation, checked),))
+    root = parse(html_report(run).removeprefix("<!doctype html>\n"))
+    assert "expectations" in root.find("ol", "findings").text

@@ -1,0 +1,178 @@
+"""The observer's twins, timings, access failures and captured recordings.
+
+`Observer` and `AsyncObserver` see the same turn the same way, for every kind
+of turn the reference server plays; each observation carries its timings and,
+with `record=True`, the exchange as a `Recording` that checks the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from pathlib import Path
+
+import pytest
+
+from silvia_client.qa import (
+    AsyncObserver,
+    Observation,
+    Observer,
+    SentEvent,
+    check,
+    observation_from_turn,
+    observe_recording,
+)
+from silvia_client.testing import BROKEN_SCENARIOS, ReferenceServer
+
+SCENARIOS = [
+    "demo",
+    "pooling",
+    "no-citations",
+    "fault-drop",
+    "fault-stall",
+    "fault-error-event",
+    "fault-no-done",
+    "fault-malformed-json",
+    "status-401",
+    "status-403",
+    "status-500",
+    *sorted(BROKEN_SCENARIOS),
+]
+
+
+def _without_message_id(sent: SentEvent) -> object:
+    # The model's message id is made afresh for every turn, even on a deterministic server.
+    if sent.name == "message" and isinstance(sent.value, dict):
+        return {key: value for key, value in sent.value.items() if key != "id"}
+    return sent.data
+
+
+def shape(observation: Observation) -> tuple[object, ...]:
+    """What two observations of one scenario must share (timings and request ids aside)."""
+    reload = observation.reload
+    return (
+        [(sent.name, _without_message_id(sent)) for sent in observation.events],
+        observation.turn.text,
+        [c.model_dump() for c in observation.turn.inline_citations],
+        [c.model_dump() for c in observation.turn.citations],
+        observation.complete,
+        observation.failure,
+        None if reload is None else (reload.error, reload.session is not None),
+        None if observation.access_failure is None else observation.access_failure.kind,
+        sorted(check(observation).broken_rules),
+    )
+
+
+def sync_observation(scenario: str, **options: bool) -> Observation:
+    server = ReferenceServer(deterministic=True)  # the same ids, session and message, each time
+    with Observer.reference(server=server, timeout=0.5, **options) as qa:
+        return qa.observe("How are my accounts?", scenario=scenario)
+
+
+def async_observation(scenario: str, **options: bool) -> Observation:
+    async def run() -> Observation:
+        server = ReferenceServer(deterministic=True)
+        async with AsyncObserver.reference(server=server, timeout=0.5, **options) as qa:
+            return await qa.observe("How are my accounts?", scenario=scenario)
+
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_the_twins_observe_a_turn_alike(scenario: str) -> None:
+    observed = sync_observation(scenario)
+    assert shape(async_observation(scenario)) == shape(observed)
+    assert observed.request_id  # the reference server names every request
+
+
+@pytest.mark.parametrize("observation", [sync_observation, async_observation])
+def test_timings_are_in_order_and_a_partial_turn_keeps_its_own(observation: object) -> None:
+    assert callable(observation)
+    complete = observation("demo").timings
+    assert complete is not None
+    assert complete.first_byte is not None
+    assert complete.first_text is not None
+    assert complete.done is not None
+    assert 0 <= complete.first_byte <= complete.first_text <= complete.done
+    dropped = observation("fault-drop").timings  # text arrived, then the connection broke
+    assert dropped is not None
+    assert dropped.first_text is not None
+    assert dropped.done is None
+    refused = observation("status-401").timings
+    assert refused is not None
+    assert (refused.first_byte, refused.first_text, refused.done) == (None, None, None)
+
+
+@pytest.mark.parametrize("observation", [sync_observation, async_observation])
+@pytest.mark.parametrize(("scenario", "status"), [("status-401", 401), ("status-403", 403)])
+def test_refused_credentials_are_an_access_failure_with_the_request_id(
+    observation: object, scenario: str, status: int
+) -> None:
+    assert callable(observation)
+    observed = observation(scenario)
+    failure = observed.access_failure
+    assert failure is not None
+    assert failure.kind == "refused"
+    assert observed.request_id
+    assert failure.request_id == observed.request_id
+    assert f"HTTP {status}" in failure.message
+    assert f"request id {observed.request_id}" in failure.message
+    assert observation("status-500").access_failure is None  # the server answered: a finding
+
+
+def test_no_server_is_an_access_failure_of_its_own() -> None:
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with Observer.connect(f"http://127.0.0.1:{port}", token="t", timeout=2) as qa:
+        observed = qa.observe("hi")
+    assert observed.access_failure is not None
+    assert observed.access_failure.kind == "unreachable"
+    assert "no request id" in observed.access_failure.message
+
+
+@pytest.mark.parametrize("observation", [sync_observation, async_observation])
+@pytest.mark.parametrize("scenario", ["demo", "fault-drop", "broken-reload-agrees", "status-500"])
+def test_a_captured_recording_checks_as_the_live_turn(
+    observation: object, scenario: str, tmp_path: Path
+) -> None:
+    assert callable(observation)
+    live = observation(scenario, record=True)
+    path = tmp_path / "turn.jsonl"
+    live.to_recording().save(path)
+    from silvia_client.testing import Recording
+
+    replayed = observe_recording(Recording.load(path))
+    assert shape(replayed) == shape(live)
+    # The replayed timings are the recorded ones, not the replay's.
+    assert replayed.timings is not None
+    assert live.timings is not None
+    if live.timings.done is not None:
+        assert replayed.timings.done is not None
+
+
+def test_without_capture_there_is_no_recording() -> None:
+    observed = sync_observation("demo")
+    with pytest.raises(ValueError, match="capture was off"):
+        observed.to_recording()
+    with pytest.raises(ValueError, match="rebuilt from a Turn"):
+        observation_from_turn(observed.turn).to_recording()
+
+
+def test_the_recorded_clock_gives_the_recorded_times() -> None:
+    # A paced server: each event arrives in its own chunk, at its own time.
+    server = ReferenceServer(pace=0.05)
+    with Observer.reference(server=server, record=True) as qa:
+        live = qa.observe("hi", scenario="account")
+    recording = live.to_recording()
+    replayed = observe_recording(recording).timings
+    assert replayed is not None
+    chunks = recording.response.chunks
+    times = [chunk.at for chunk in chunks]
+    first_text = next(c.at for c in chunks if c.data.startswith(b"event: text"))
+    done = next(c.at for c in chunks if c.data.startswith(b"event: done"))
+    assert (replayed.first_byte, replayed.first_text, replayed.done) == (
+        times[0],
+        first_text,
+        done,
+    )
