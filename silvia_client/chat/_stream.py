@@ -517,7 +517,7 @@ class AsyncChatStream(_StreamState):
     @property
     async def text_stream(self) -> AsyncIterator[str]:
         """The answer's text, piece by piece (the other events still build the turn)."""
-        events = self.__aiter__()
+        events = aiter(self)
         try:
             async for event in events:
                 if isinstance(event, TextEvent):

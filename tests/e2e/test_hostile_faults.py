@@ -188,7 +188,8 @@ def play(mode: str, url: str, message: str, **options: Any) -> Outcome:
                 return Outcome(error, events)
         return Outcome(None, events)
 
-    outcome, outcome.peak = traced(sync if mode == "sync" else lambda: asyncio.run(run_async()))
+    outcome, peak = traced(sync if mode == "sync" else lambda: asyncio.run(run_async()))
+    outcome.peak = peak
     return outcome
 
 
@@ -212,7 +213,8 @@ def fetch(mode: str, url: str, session_id: str, headers: dict[str, str], **optio
                 return Outcome(error)
         return Outcome(None)
 
-    outcome, outcome.peak = traced(sync if mode == "sync" else lambda: asyncio.run(run_async()))
+    outcome, peak = traced(sync if mode == "sync" else lambda: asyncio.run(run_async()))
+    outcome.peak = peak
     return outcome
 
 
