@@ -23,8 +23,8 @@ once, and an LF right after it, maybe at the start of the next chunk, is
 skipped), and reads the events the chunk ends, handing them over in one list.
 A run of canonical events (`event: NAME`, `data: DATA`, a blank line; comments
 and blank lines between; what a plain server writes) is read by two regular
-expressions, one that finds where the run ends (`_canonical_run`) and one
-that reads its events; the rest goes to the field loop, which reads every
+expressions (`_sse_runs.py`), one that finds where the run ends and one that
+reads its events; the rest goes to the field loop, which reads every
 line the spec allows and checks the size limit. Everything else drives it:
 `iter_sse_fields` (plain `(event, data, id, retry)` tuples) by handing it the
 body's chunks, `aiter_sse_fields` and `SSEParser` by feeding it one chunk at a
@@ -49,10 +49,11 @@ import re
 import sys
 from codecs import BOM_UTF8, utf_8_decode
 from contextlib import suppress
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 from httpx_sse import ServerSentEvent
+
+from ._sse_runs import PLAIN, canonical_run, quick_pattern
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterable, Generator, Iterable, Iterator
@@ -101,58 +102,10 @@ def _limit(max_event_bytes: int | None) -> int:
     return max_event_bytes
 
 
-# A run of canonical lines: what a server that writes each event plainly sends.
-# An event is one `event` line (a name) and one `data` line, then a blank line;
-# between events, comment lines and blank lines. Line ends are LF here: the
-# reader has made every CR and CRLF an LF before it looks.
 _HELD_MAX = 64 * 1024  # the longest rest of a chunk held for the next one (characters)
-_REPEAT_MAX = 2**31 - 1  # any longer line is not in a run: the general loop reads it
 # A long text (a body read whole) is read a window of this many characters at a
 # time: what the expressions hold, and each list of events, stays bounded.
 _RUN_WINDOW = 64 * 1024
-# Possessive (never backtracking, so holding nothing per event matched) where the
-# `re` module knows it (3.11); a run is the same either way.
-_RUN_REPEAT = "*+" if sys.version_info >= (3, 11) else "*"
-
-
-@lru_cache(maxsize=16)
-def _canonical_run(short: int) -> re.Pattern[str] | None:
-    """A pattern matching the canonical lines at the start of a text, none over the limit.
-
-    `short` is the length in characters under which a line cannot be over the
-    limit (`_read_events`), so a line of the run needs no measuring. None when
-    even `event: x` could be over it.
-    """
-    if short < len("event: x"):
-        return None
-
-    def line(start: str, least: int = 0) -> str:
-        # `start`, then up to the rest of `short` characters of anything but LF.
-        most = min(short - len(start), _REPEAT_MAX)
-        return f"{start}[^\n]{{{least},{most}}}\n"
-
-    event = line("event: ", 1) + line("data: ") + "\n"
-    return re.compile("(?:" + event + "|" + line(":") + "|\n)" + _RUN_REPEAT)
-
-
-def quick_pattern(shortcut: str | None = None) -> re.Pattern[str]:
-    """A pattern for `iter_sse_batches`: each event of a canonical run as a 3-tuple.
-
-    An event is `("", name, data)`; with `shortcut`, a regular expression with one
-    group that matches some whole canonical events (`event: NAME\ndata: DATA\n\n`
-    and nothing more), an event it matches is `(its group, "", "")`. The name of
-    an event is never empty, so `name` says which it is.
-    """
-    general = "event: ([^\n]+)\ndata: ([^\n]*)\n\n"
-    if shortcut is None:
-        return re.compile("()" + general)
-    pattern = re.compile(shortcut + "|" + general)
-    if pattern.groups != 3:
-        raise ValueError("a shortcut has exactly one group")
-    return pattern
-
-
-_PLAIN = re.compile("event: ([^\n]+)\ndata: ([^\n]*)\n\n")
 
 
 @overload
@@ -180,12 +133,13 @@ def _read_events(
 
     Per chunk, with nothing of an event pending, the canonical run at the start
     of the text (with the line the last chunk left unended) is read by two
-    regular expressions: one that finds where it ends (`_canonical_run`), and
-    one that reads its events (`quick`, or `_PLAIN`). What follows it, if no
-    event ends in it (a line or an event cut by the chunk's end), waits for the
-    next chunk, to be read with it; anything else goes to the line loop, which
-    reads everything the spec allows. A run is read as the line loop would read
-    it: its lines are of the forms the loop reads first, each within the limit.
+    regular expressions (`_sse_runs.py`): one that finds where it ends
+    (`canonical_run`), and one that reads its events (`quick`, or `PLAIN`).
+    What follows it, if no event ends in it (a line or an event cut by the
+    chunk's end), waits for the next chunk, to be read with it; anything else
+    goes to the line loop, which reads everything the spec allows. A run is
+    read as the line loop would read it: its lines are of the forms the loop
+    reads first, each within the limit.
 
     Raises `EventTooLarge` at the first line or event over `limit`, after
     yielding the events before it.
@@ -193,7 +147,7 @@ def _read_events(
     # Text of at most this many characters is at most `limit` bytes in UTF-8
     # (4 bytes a character at most): no line in it needs measuring.
     short = limit // 4
-    canonical = _canonical_run(short)
+    canonical = canonical_run(short)
     held_max = min(short, _HELD_MAX)
     # Bytes not decoded yet: the start of a UTF-8 character cut by the chunk,
     # or, before the first three bytes are in, what may be a byte-order mark.
@@ -287,7 +241,7 @@ def _read_events(
                 if quick is None:
                     batch = [
                         (name, value, last_id, None)
-                        for name, value in _PLAIN.findall(text, end, stop)
+                        for name, value in PLAIN.findall(text, end, stop)
                     ]
                 else:
                     batch = quick.findall(text, end, stop)
@@ -479,7 +433,7 @@ def iter_sse_fields(
     line or an event's data over that many bytes raises `EventTooLarge`, after
     the events before it.
     """
-    return _each(_read_events(_limit(max_event_bytes), chunks))
+    return _each(iter_sse_batches(chunks, None, max_event_bytes=max_event_bytes))
 
 
 def _each(batches: Generator[list[SSEFields], None, None]) -> Generator[SSEFields, None, None]:
@@ -491,13 +445,17 @@ def _each(batches: Generator[list[SSEFields], None, None]) -> Generator[SSEField
 
 
 def iter_sse_batches(
-    chunks: Iterable[bytes], quick: re.Pattern[str], *, max_event_bytes: int | None = None
-) -> Generator[list[QuickFields], None, None]:
+    chunks: Iterable[bytes],
+    quick: re.Pattern[str] | None,
+    *,
+    max_event_bytes: int | None = None,
+) -> Generator[list[Any], None, None]:
     """`iter_sse_fields` for a reader in a hurry: the events a chunk ends, in one list.
 
-    Each event is a tuple of three, `("", name, data)`, or, where `quick`'s
-    shortcut read it, `(what it read, "", "")` (see `quick_pattern`). A chat
-    stream reads this way: its text events come straight from the shortcut.
+    With `quick` None, each event is an `SSEFields` tuple; with a pattern of
+    `quick_pattern`, a tuple of three, `("", name, data)`, or, where its
+    shortcut read the event, `(what it read, "", "")`. A chat stream reads this
+    way: its text events come straight from the shortcut.
     """
     return _read_events(_limit(max_event_bytes), chunks, quick)
 
@@ -538,10 +496,7 @@ async def aiter_sse_batches(
     *,
     max_event_bytes: int | None = None,
 ) -> AsyncGenerator[list[Any], None]:
-    """Async twin of `iter_sse_batches` (closing it closes `chunks`, as `aiter_sse_fields`).
-
-    With `quick` None, each event is an `SSEFields` tuple.
-    """
+    """Async twin of `iter_sse_batches` (closing it closes `chunks`, as `aiter_sse_fields`)."""
     source = chunks.__aiter__()
     inbox = _Inbox()
     batches = _read_events(_limit(max_event_bytes), inbox, quick)

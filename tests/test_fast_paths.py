@@ -950,11 +950,19 @@ def _chat_client(chunks: list[bytes], limit: int) -> tuple[SilviaClient, AsyncSi
 
         return httpx.Response(200, headers=headers, content=body())
 
-    options = {"base_url": "https://silvia.test", "max_event_bytes": limit, "max_retries": 0}
+    base = "https://silvia.test"
     return (
-        SilviaClient(**options, http_client=httpx.Client(transport=httpx.MockTransport(handler))),
+        SilviaClient(
+            base_url=base,
+            max_event_bytes=limit,
+            max_retries=0,
+            http_client=httpx.Client(transport=httpx.MockTransport(handler)),
+        ),
         AsyncSilviaClient(
-            **options, http_client=httpx.AsyncClient(transport=httpx.MockTransport(ahandler))
+            base_url=base,
+            max_event_bytes=limit,
+            max_retries=0,
+            http_client=httpx.AsyncClient(transport=httpx.MockTransport(ahandler)),
         ),
     )
 
@@ -1010,8 +1018,8 @@ def test_a_chat_stream_reads_as_the_plain_algorithm_and_decode_event(data: st.Da
                 return events, failure
         return events, None
 
-    events, failure = asyncio.run(aread())
-    assert (events, _ending(failure)) == (expected, ending)
+    events, ended_with = asyncio.run(aread())
+    assert (events, _ending(ended_with)) == (expected, ending)
 
 
 @given(_TEXTS | JSON_TEXTS, st.integers(0, 2))
