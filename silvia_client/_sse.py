@@ -18,15 +18,22 @@ long chat stream notices:
 * an event not ended by a blank line at end of stream is dropped.
 
 Where things are: `_read_events` is the one loop. Per chunk of bytes it
-decodes, splits lines (CR, LF or CRLF; a CR ends its line at once, and an LF
-right after it, maybe at the start of the next chunk, is skipped), checks the
-size limit, and reads each line's fields. Everything else drives it:
-`iter_sse_fields` (plain `(event, data, id, retry)` tuples, for the chat
-stream, which reads only the first two) by handing it the body's chunks,
-`aiter_sse_fields` and `SSEParser` by feeding it one chunk at a time;
+decodes, makes every line end an LF (CR, LF or CRLF; a CR ends its line at
+once, and an LF right after it, maybe at the start of the next chunk, is
+skipped), and reads the events the chunk ends, handing them over in one list.
+A run of canonical events (`event: NAME`, `data: DATA`, a blank line; comments
+and blank lines between; what a plain server writes) is read by two regular
+expressions (`_sse_runs.py`), one that finds where the run ends and one that
+reads its events; the rest goes to the field loop, which reads every
+line the spec allows and checks the size limit. Everything else drives it:
+`iter_sse_fields` (plain `(event, data, id, retry)` tuples) by handing it the
+body's chunks, `aiter_sse_fields` and `SSEParser` by feeding it one chunk at a
+time; `iter_sse_batches`/`aiter_sse_batches` give the lists themselves, with
+the events in the shape of a caller's pattern (`quick_pattern`: the chat
+stream reads its text events there, without decoding their JSON);
 `iter_sse`/`aiter_sse` and `SSEParser.feed` give httpx-sse's public
 `ServerSentEvent`s. On a stream of small chat events, the per-line and
-per-chunk costs are most of the parsing, hence its shape.
+per-event costs are most of the parsing, hence its shape.
 
 The size limit (`max_event_bytes`, None for none) is counted in bytes of the
 text as UTF-8. A line longer than the limit raises `EventTooLarge` as soon as
@@ -38,6 +45,7 @@ the parser holds stays within the limit plus one chunk.
 
 from __future__ import annotations
 
+import re
 import sys
 from codecs import BOM_UTF8, utf_8_decode
 from contextlib import suppress
@@ -45,21 +53,30 @@ from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 from httpx_sse import ServerSentEvent
 
+from ._sse_runs import PLAIN, canonical_run, quick_pattern
+
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterable, Generator, Iterable, Iterator
 
 __all__ = [
     "EventTooLarge",
+    "QuickFields",
     "SSEFields",
     "SSEParser",
     "aiter_sse",
+    "aiter_sse_batches",
     "aiter_sse_fields",
     "iter_sse",
+    "iter_sse_batches",
     "iter_sse_fields",
+    "quick_pattern",
 ]
 
 SSEFields: TypeAlias = "tuple[str, str, str, int | None]"
 """One event: its type (`"message"` when none was given), data, last event id, retry."""
+
+QuickFields: TypeAlias = "tuple[str, str, str]"
+"""One event of `iter_sse_batches`: `("", type, data)`, or `(what a shortcut read, "", "")`."""
 
 
 class EventTooLarge(Exception):
@@ -85,26 +102,44 @@ def _limit(max_event_bytes: int | None) -> int:
     return max_event_bytes
 
 
-@overload
-def _read_events(limit: int, chunks: Iterable[bytes]) -> Generator[SSEFields, None, None]: ...
+_HELD_MAX = 64 * 1024  # the longest rest of a chunk held for the next one (characters)
+# A long text (a body read whole) is read a window of this many characters at a
+# time: what the expressions hold, and each list of events, stays bounded.
+_RUN_WINDOW = 64 * 1024
+
+
 @overload
 def _read_events(
-    limit: int, chunks: Iterable[bytes | None]
-) -> Generator[SSEFields | None, None, None]: ...
+    limit: int, chunks: Iterable[bytes], quick: re.Pattern[str] | None = None
+) -> Generator[list[Any], None, None]: ...
+@overload
 def _read_events(
-    limit: int, chunks: Iterable[bytes | None]
-) -> Generator[SSEFields | None, None, None]:
-    """The one loop: each event of the body given as `chunks`, as soon as it is complete.
+    limit: int, chunks: Iterable[bytes | None], quick: re.Pattern[str] | None = None
+) -> Generator[list[Any] | None, None, None]: ...
+def _read_events(
+    limit: int, chunks: Iterable[bytes | None], quick: re.Pattern[str] | None = None
+) -> Generator[list[Any] | None, None, None]:
+    """The one loop: the events of the body given as `chunks`, a list per chunk that ends any.
+
+    Each event is an `SSEFields` tuple; with `quick` (see `quick_pattern`), a
+    tuple of three, `("", name, data)` or what `quick`'s shortcut read.
 
     A chunk of None (only `_Inbox` gives one) means there is no input yet: the
     reader yields None and waits to be resumed. That is how `SSEParser` and
     `aiter_sse_fields` feed it, chunk by chunk; `iter_sse_fields` hands it the
-    body's own chunks, and returns it as it is. So the parser's state lives in
-    this frame's local variables between chunks, which Python reads and
-    writes much faster than attributes, and an event is yielded straight to
-    the reader of a sync stream. With one chunk per event, keeping the state
-    on an object instead made `iter_sse_fields` about 30% slower, and handing
-    events over in a list about 15%.
+    body's own chunks. So the parser's state lives in this frame's local
+    variables between chunks, which Python reads and writes much faster than
+    attributes.
+
+    Per chunk, with nothing of an event pending, the canonical run at the start
+    of the text (with the line the last chunk left unended) is read by two
+    regular expressions (`_sse_runs.py`): one that finds where it ends
+    (`canonical_run`), and one that reads its events (`quick`, or `PLAIN`).
+    What follows it, if no event ends in it (a line or an event cut by the
+    chunk's end), waits for the next chunk, to be read with it; anything else
+    goes to the line loop, which reads everything the spec allows. A run is
+    read as the line loop would read it: its lines are of the forms the loop
+    reads first, each within the limit.
 
     Raises `EventTooLarge` at the first line or event over `limit`, after
     yielding the events before it.
@@ -112,6 +147,8 @@ def _read_events(
     # Text of at most this many characters is at most `limit` bytes in UTF-8
     # (4 bytes a character at most): no line in it needs measuring.
     short = limit // 4
+    canonical = canonical_run(short)
+    held_max = min(short, _HELD_MAX)
     # Bytes not decoded yet: the start of a UTF-8 character cut by the chunk,
     # or, before the first three bytes are in, what may be a byte-order mark.
     pending = b""
@@ -122,6 +159,9 @@ def _read_events(
     # The line not ended yet, in pieces (one a chunk), and its size.
     partial: list[str] = []
     partial_bytes = 0
+    # What followed the last canonical run, held back unread (no event ended in
+    # it); only ever with nothing of an event pending, and no `partial`.
+    held = ""
     # The event being read: its type; its data lines (an event is dispatched
     # only if it has one), how many of them were counted at the end of a chunk
     # and their size (each line plus one for the LF joining it); the last id
@@ -158,7 +198,7 @@ def _read_events(
         if not text:
             continue
 
-        # Text to lines, as the WHATWG algorithm reads them: a CR ends a line at
+        # Line ends to LF, as the WHATWG algorithm reads them: a CR ends a line at
         # once, and an LF right after a CR is skipped, so a CRLF cut between two
         # chunks is one line end, and a last lone CR ends its line.
         if after_cr:
@@ -170,6 +210,55 @@ def _read_events(
         if "\r" in text:
             after_cr = text[-1] == "\r"
             text = text.replace("\r\n", "\n").replace("\r", "\n")
+
+        # A canonical run, when nothing of an event is pending: at the start of the
+        # text held back from the last chunk, or of the line it left unended (if
+        # that is short: it is read again, with this text).
+        batch: list[Any] = []
+        if (
+            canonical is not None
+            and not data
+            and not event
+            and retry is None
+            and (not partial or partial_bytes <= held_max)
+        ):
+            if held:
+                text = held + text
+                held = ""
+            elif partial:
+                partial.append(text)
+                text = "".join(partial)
+                partial = []
+                partial_bytes = 0
+            end = 0
+            while True:
+                window = end + _RUN_WINDOW
+                stop = canonical.match(text, end, window).end()  # type: ignore[union-attr]
+                if stop == end:
+                    break
+                if batch:
+                    yield batch  # the last window's
+                if quick is None:
+                    batch = [
+                        (name, value, last_id, None)
+                        for name, value in PLAIN.findall(text, end, stop)
+                    ]
+                else:
+                    batch = quick.findall(text, end, stop)
+                end = stop
+                if window >= len(text):
+                    break  # the run ended in the text, not at the window's end
+            if end:
+                text = text[end:]
+            if len(text) <= held_max and "\n\n" not in text:
+                # No event ends in the rest (an event cut by the chunk's end, say):
+                # it is held back, to be read with the next chunk.
+                held = text
+                if batch:
+                    yield batch
+                continue
+
+        # Text to lines.
         lines = text.split("\n")
         tail = lines.pop()  # the start of a line not ended yet, or ""
 
@@ -189,6 +278,7 @@ def _read_events(
                 partial.append(lines[0])
                 lines[0] = "".join(partial)
             partial = []
+            partial_bytes = 0
         if len(text) > short and not too_large:
             for index, line in enumerate(lines):
                 if _utf8_len(line) > limit:
@@ -206,8 +296,13 @@ def _read_events(
                     else:
                         value = "\n".join(data)
                         if len(value) > short and _utf8_len(value) > limit:
+                            if batch:
+                                yield batch
                             raise EventTooLarge(limit)
-                    yield (event or "message", value, last_id, retry)
+                    name = event or "message"
+                    batch.append(
+                        (name, value, last_id, retry) if quick is None else ("", name, value)
+                    )
                     data = []
                     counted = data_bytes = 0
                 event = ""
@@ -232,6 +327,8 @@ def _read_events(
                 elif name == "retry":
                     with suppress(ValueError):  # httpx-sse's rule: what `int` reads
                         retry = int(value)
+        if batch:
+            yield batch
 
         # The limit, on the event still open: its data lines from this chunk
         # are counted now, those from earlier chunks already were.
@@ -305,10 +402,10 @@ class SSEParser:
         self._inbox.chunk = chunk
         done: list[SSEFields] = []
         try:
-            for fields in self._events:
-                if fields is None:
+            for batch in self._events:
+                if batch is None:
                     break
-                done.append(fields)
+                done += batch
         except EventTooLarge as error:
             self._too_large = error
             if not done:
@@ -336,7 +433,31 @@ def iter_sse_fields(
     line or an event's data over that many bytes raises `EventTooLarge`, after
     the events before it.
     """
-    return _read_events(_limit(max_event_bytes), chunks)
+    return _each(iter_sse_batches(chunks, None, max_event_bytes=max_event_bytes))
+
+
+def _each(batches: Generator[list[SSEFields], None, None]) -> Generator[SSEFields, None, None]:
+    try:
+        for batch in batches:
+            yield from batch
+    finally:
+        batches.close()
+
+
+def iter_sse_batches(
+    chunks: Iterable[bytes],
+    quick: re.Pattern[str] | None,
+    *,
+    max_event_bytes: int | None = None,
+) -> Generator[list[Any], None, None]:
+    """`iter_sse_fields` for a reader in a hurry: the events a chunk ends, in one list.
+
+    With `quick` None, each event is an `SSEFields` tuple; with a pattern of
+    `quick_pattern`, a tuple of three, `("", name, data)`, or, where its
+    shortcut read the event, `(what it read, "", "")`. A chat stream reads this
+    way: its text events come straight from the shortcut.
+    """
+    return _read_events(_limit(max_event_bytes), chunks, quick)
 
 
 def iter_sse(
@@ -360,16 +481,32 @@ async def aiter_sse_fields(
     response's byte stream is not left to the garbage collector (which, for an
     async generator, happens on some later event-loop turn, or never).
     """
+    batches = aiter_sse_batches(chunks, None, max_event_bytes=max_event_bytes)
+    try:
+        async for batch in batches:
+            for fields in batch:
+                yield fields
+    finally:
+        await batches.aclose()
+
+
+async def aiter_sse_batches(
+    chunks: AsyncIterable[bytes],
+    quick: re.Pattern[str] | None,
+    *,
+    max_event_bytes: int | None = None,
+) -> AsyncGenerator[list[Any], None]:
+    """Async twin of `iter_sse_batches` (closing it closes `chunks`, as `aiter_sse_fields`)."""
     source = chunks.__aiter__()
     inbox = _Inbox()
-    events = _read_events(_limit(max_event_bytes), inbox)
+    batches = _read_events(_limit(max_event_bytes), inbox, quick)
     try:
         async for chunk in source:
             inbox.chunk = chunk
-            for fields in events:
-                if fields is None:
+            for batch in batches:
+                if batch is None:
                     break
-                yield fields
+                yield batch
     finally:
         aclose: Any = getattr(source, "aclose", None)
         if aclose is not None:

@@ -166,19 +166,38 @@ ALLOWED: dict[str, tuple[Difference, ...]] = {
     "_sse.py:iter_sse_fields": (
         Difference(
             sync="""
-                return _read_events(_limit(max_event_bytes), chunks)
+                return _each(iter_sse_batches(chunks, None, max_event_bytes=max_event_bytes))
+            """,
+            async_="""
+                batches = iter_sse_batches(chunks, None, max_event_bytes=max_event_bytes)
+                try:
+                    for batch in batches:
+                        for fields in batch:
+                            yield fields
+                finally:
+                    batches.close()
+            """,
+            why="the sync twin returns its generator made at once, so that a bad limit is "
+            "refused at the call; an async generator cannot be returned so: its body runs "
+            f"at the first read; and {CLOSES_BY_HAND}",
+        ),
+    ),
+    "_sse.py:iter_sse_batches": (
+        Difference(
+            sync="""
+                return _read_events(_limit(max_event_bytes), chunks, quick)
             """,
             async_="""
                 source = chunks.__iter__()
                 inbox = _Inbox()
-                events = _read_events(_limit(max_event_bytes), inbox)
+                batches = _read_events(_limit(max_event_bytes), inbox, quick)
                 try:
                     for chunk in source:
                         inbox.chunk = chunk
-                        for fields in events:
-                            if fields is None:
+                        for batch in batches:
+                            if batch is None:
                                 break
-                            yield fields
+                            yield batch
                 finally:
                     close: Any = getattr(source, 'close', None)
                     if close is not None:
