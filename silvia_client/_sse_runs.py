@@ -2,7 +2,7 @@
 
 A canonical event is one `event` line (a name, not empty) and one `data` line,
 then a blank line; between events, comment lines and blank lines. Line ends are
-LF: the reader (`_sse._read_events`) has made every CR and CRLF an LF before it
+LF: the reader (`_sse_reader.read_events`) has made every CR and CRLF an LF before it
 looks. Such a run reads, under the WHATWG rules, as the field loop of `_sse.py`
 would read it line by line: each event has the name and the data of its two
 lines, the last id and no retry; comments and blank lines change nothing.
@@ -32,7 +32,7 @@ def canonical_run(short: int) -> re.Pattern[str] | None:
     """A pattern matching the canonical lines at the start of a text, none over the limit.
 
     `short` is the length in characters under which a line cannot be over the
-    limit (`_read_events`), so a line of the run needs no measuring. None when
+    limit (`_sse_reader.read_events`), so a line of the run needs no measuring. None when
     even `event: x` could be over it.
     """
     if short < len("event: x"):

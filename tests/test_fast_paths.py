@@ -30,7 +30,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from silvia_client import DEFAULT_WIRE, AsyncSilviaClient, SilviaClient, _json, _sse
+from silvia_client import DEFAULT_WIRE, AsyncSilviaClient, SilviaClient, _json, _sse_reader
 from silvia_client._gc import gc_paused
 from silvia_client._json import loads, reads_escapes_right
 from silvia_client._sse import EventTooLarge, SSEFields, SSEParser, iter_sse_fields
@@ -730,7 +730,7 @@ def quick_sse(chunks: list[bytes], limit: int | None) -> tuple[list[SSEFields], 
 
 
 # Whole lines and events as a server writing plainly sends them, which the loop
-# reads a run at a time (`_sse._canonical_run`), mixed with the pieces above.
+# reads a run at a time (`_sse_runs.canonical_run`), mixed with the pieces above.
 CANONICAL = [
     'event: text\ndata: {"text":"caf\u00e9 "}\n\n', "event: a\ndata: b\n\n", ": ping\n", "\n",
     "event: x\ndata: \n\n", "event: \ndata: x\n\n", "event:  y\ndata:  {}\n\n", ":\n",
@@ -754,7 +754,7 @@ def cut(body: bytes, data: st.DataObject) -> list[bytes]:
 @settings(max_examples=600)
 @given(st.data())
 def test_sse_reads_as_the_plain_algorithm(data: st.DataObject) -> None:
-    # The one loop (`_sse._read_events`): any body, cut anywhere, with or without a
+    # The one loop (`_sse_reader.read_events`): any body, cut anywhere, with or without a
     # limit, reads as the spec's algorithm reads the whole of it.
     body = sse_body(data)
     limit = data.draw(st.none() | st.integers(0, 40) | st.integers(40, 200))
@@ -768,7 +768,7 @@ def test_a_long_text_reads_the_same_a_window_at_a_time(data: st.DataObject) -> N
     # time; windows of any size, cutting events anywhere, read as the spec does.
     body = sse_body(data)
     limit = data.draw(st.none() | st.integers(30, 200))
-    with patch.object(_sse, "_RUN_WINDOW", data.draw(st.integers(1, 60))):
+    with patch.object(_sse_reader, "_RUN_WINDOW", data.draw(st.integers(1, 60))):
         assert quick_sse(cut(body, data), limit) == plain_sse(body, limit)
 
 

@@ -185,12 +185,12 @@ ALLOWED: dict[str, tuple[Difference, ...]] = {
     "_sse.py:iter_sse_batches": (
         Difference(
             sync="""
-                return _read_events(_limit(max_event_bytes), chunks, quick)
+                return read_events(event_limit(max_event_bytes), chunks, quick)
             """,
             async_="""
                 source = chunks.__iter__()
                 inbox = _Inbox()
-                batches = _read_events(_limit(max_event_bytes), inbox, quick)
+                batches = read_events(event_limit(max_event_bytes), inbox, quick)
                 try:
                     for chunk in source:
                         inbox.chunk = chunk
