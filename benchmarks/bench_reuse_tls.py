@@ -180,7 +180,11 @@ def main() -> None:
         finally:
             assert child.stdin is not None
             child.stdin.close()
-            child.wait(timeout=30)
+            try:
+                child.wait(timeout=30)
+            except subprocess.TimeoutExpired:  # uvicorn's graceful shutdown can hang here
+                child.kill()
+                child.wait()
 
 
 def measure(url: str, context: ssl.SSLContext, args: argparse.Namespace) -> None:

@@ -255,12 +255,12 @@ def measure(args: argparse.Namespace, mix: str, size: int) -> list[bool]:
 
     # The goals hold for the slower of the two ways to read a stream.
     results = []
-    for theirs, goal in ((HAND, HAND_GOAL), (HAND_FAST, None), (ANTHROPIC, ANTHROPIC_GOAL)):
-        if theirs not in sides:
+    for baseline, goal in ((HAND, HAND_GOAL), (HAND_FAST, None), (ANTHROPIC, ANTHROPIC_GOAL)):
+        if baseline not in sides:
             continue
-        iterate = median_ratio(rounds, ITERATE, theirs)
-        until_done = median_ratio(rounds, UNTIL_DONE, theirs)
-        line = f"  silvia / {theirs:32} iterate {iterate:5.2f}x, until_done {until_done:5.2f}x"
+        iterate = median_ratio(rounds, ITERATE, baseline)
+        until_done = median_ratio(rounds, UNTIL_DONE, baseline)
+        line = f"  silvia / {baseline:32} iterate {iterate:5.2f}x, until_done {until_done:5.2f}x"
         if goal is not None:
             results.append(min(iterate, until_done) >= goal)
             line += f"  (goal >= {goal}x)  {verdict(results[-1])}"

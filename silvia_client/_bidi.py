@@ -5,7 +5,11 @@ a scope that changes how the text after it is ordered on screen. Left open in a
 title, a right-to-left override reverses the rest of the answer and the link
 labels around it (visual spoofing), so every string from the server loses them
 before it is shown: labels (`resolve_citation`), the HTML and Markdown views
-(`display`) and the terminal (`cli/_render.py`).
+(`display`) and the terminal (`cli/_render.py`). It is public as
+`silvia_client.display.strip_bidi_controls`, for the `silvia` command (which
+uses only the public API) and for anyone who shows server text themselves; it
+lives here, outside `display`, because labels need it and importing `display`
+would load the views.
 
 The marks U+200E (LRM), U+200F (RLM) and U+061C (ALM) stay: they open no scope
 and order text exactly as any left-to-right or right-to-left letter does, which

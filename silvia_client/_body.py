@@ -231,8 +231,9 @@ async def aread_body(response: httpx.Response, guard: Guard, limit: int) -> byte
 def read_at_most(response: httpx.Response, limit: int, guard: Guard) -> bytes:
     """The first `limit` bytes of the body, or what arrived before it broke; closes `response`."""
     data = bytearray()
+    chunks = guarded(body_chunks(response), guard, _UNBOUNDED)
     try:
-        for chunk in guarded(body_chunks(response), guard, _UNBOUNDED):
+        for chunk in chunks:
             data += chunk
             if len(data) >= limit:
                 break

@@ -16,13 +16,17 @@ on, so garbage without cycles is still freed at once; a cycle made meanwhile
 (in any thread) waits until the pause ends.
 
 The pause is for that one call and nothing else: it holds only the SDK's own
-code over bytes already in memory (no I/O, no wait, no callback into user
-code), and it ends when the call does, error or not. A chat stream is not
-paused: user code runs between its events. A turn keeps every streamed
-citation, so the stream instead makes as few tracked objects per citation as
-it can (see `citations/_rows.py`): each row's target is shared with the rows
-that sent the same one, and its extra fields sit in a dict the collector does
-not track.
+code (and its dependencies') over bytes already in memory (no I/O, no wait, no
+callback into user code: the warnings for bad rows, whose handlers are the
+caller's, are logged after it), and it ends when the call does, error or not.
+A chat stream is not paused: user code runs between its events. A turn keeps
+every streamed citation, so the stream instead makes each kept citation one
+object the collector tracks (see `citations/_rows.py`): the row's target is
+shared with the rows that sent the same one, its fields-set with the rows that
+had the same keys, its fields live in the instance (CPython 3.11 and 3.12), and
+its extra fields sit in a dict the collector does not track. A turn of 25,000
+citations then stays under what triggers a full collection in a process of
+160,000 objects.
 
 Pauses nest and may overlap across threads: the collector is enabled again
 when the last one ends, and only if it was enabled when the first began. Only

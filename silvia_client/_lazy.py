@@ -33,9 +33,9 @@ class _LazyPackage(ModuleType):
 
     def __setattr__(self, name: str, value: object) -> None:
         # Importing a submodule binds it on its package. Where the package has a
-        # public name spelt like a submodule (`qa.observe`, a function in
-        # qa/observe.py), the public name keeps it, as when `__init__` imported
-        # eagerly; the submodule is still in `sys.modules`.
+        # public name spelt like a submodule (`qa.observe`, a function that the
+        # module qa/observe.py also offers), the public name keeps it, as when
+        # `__init__` imported eagerly; the submodule is still in `sys.modules`.
         if isinstance(value, ModuleType) and name in self.__dict__.get("_where", {}):
             return
         super().__setattr__(name, value)

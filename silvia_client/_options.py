@@ -112,6 +112,9 @@ def headers_from(base: httpx.Headers, extra: object, name: str) -> httpx.Headers
         return headers
     if not isinstance(extra, Mapping):
         raise ConfigurationError(f"{name} must be a mapping of header names to values")
+    # Checked here: httpx before 0.28 reads any other type with an AttributeError.
+    if not all(isinstance(item, str | bytes) for pair in extra.items() for item in pair):
+        raise ConfigurationError(f"{name}: header names and values must be str or bytes")
     try:
         headers.update(extra)
     except (TypeError, ValueError, UnicodeEncodeError) as error:

@@ -1,257 +1,45 @@
-"""Bytes of a `text/event-stream` body in, events out: the WHATWG rules, with a size limit.
+"""Server-sent events from a body's byte chunks: the ways in to the one reader.
 
-The parser follows the WHATWG HTML standard's "event stream interpretation"
-(https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation),
-where httpx-sse's `EventSource` departs from it in ways a client reading a
-long chat stream notices:
+The reader itself, and the WHATWG rules it follows where httpx-sse's
+`EventSource` does not, is `_sse_reader.read_events`. This module drives it:
+`iter_sse_fields` (plain `(event, data, id, retry)` tuples) by handing it the
+body's chunks, `aiter_sse_fields` and `SSEParser` by feeding it one chunk at a
+time (through `_Inbox`); `iter_sse_batches`/`aiter_sse_batches` give the
+reader's lists themselves, with the events in the shape of a caller's pattern
+(`quick_pattern`: the chat stream reads its text events there, without
+decoding their JSON); `iter_sse`/`aiter_sse` and `SSEParser.feed` give
+httpx-sse's public `ServerSentEvent`s.
 
-* the body is always UTF-8 (invalid bytes replaced), whatever charset the
-  Content-Type header names; `EventSource` decodes with `iter_text()`;
-* one leading byte-order mark is dropped; `EventSource` keeps it, stuck to the
-  first field name (`"\\ufeffevent"`), so the first event loses its type;
-* a blank line dispatches an event only if at least one `data` line came
-  since the last dispatch; `EventSource` also dispatches whenever `event`,
-  `retry` or a once-set `id` is pending, so after any `id:` every keep-alive
-  comment followed by a blank line becomes a phantom event;
-* an `id` holding NUL is ignored; `retry` is kept when `int` reads it (as
-  httpx-sse does), per event, while the last `id` stays for later events;
-* an event not ended by a blank line at end of stream is dropped.
-
-Where things are: `_read_events` is the one loop. Per chunk of bytes it
-decodes, splits lines (CR, LF or CRLF; a CR ends its line at once, and an LF
-right after it, maybe at the start of the next chunk, is skipped), checks the
-size limit, and reads each line's fields. Everything else drives it:
-`iter_sse_fields` (plain `(event, data, id, retry)` tuples, for the chat
-stream, which reads only the first two) by handing it the body's chunks,
-`aiter_sse_fields` and `SSEParser` by feeding it one chunk at a time;
-`iter_sse`/`aiter_sse` and `SSEParser.feed` give httpx-sse's public
-`ServerSentEvent`s. On a stream of small chat events, the per-line and
-per-chunk costs are most of the parsing, hence its shape.
-
-The size limit (`max_event_bytes`, None for none) is counted in bytes of the
-text as UTF-8. A line longer than the limit raises `EventTooLarge` as soon as
-that much of it has arrived, before its end does; so does an event whose data
-(its `data` lines joined by LF) grows past it. A line includes its field name,
-so a one-line event's data can be at most the limit less `len("data: ")`. What
-the parser holds stays within the limit plus one chunk.
+`max_event_bytes` (None for none) bounds a line, and an event's data, in bytes
+of UTF-8: past it the reader raises `EventTooLarge`, after the events before it.
 """
 
 from __future__ import annotations
 
-import sys
-from codecs import BOM_UTF8, utf_8_decode
-from contextlib import suppress
-from typing import TYPE_CHECKING, Any, TypeAlias, overload
+from typing import TYPE_CHECKING, Any
 
 from httpx_sse import ServerSentEvent
 
+from ._sse_reader import EventTooLarge, QuickFields, SSEFields, event_limit, read_events
+from ._sse_runs import quick_pattern
+
 if TYPE_CHECKING:
+    import re
     from collections.abc import AsyncGenerator, AsyncIterable, Generator, Iterable, Iterator
 
 __all__ = [
     "EventTooLarge",
+    "QuickFields",
     "SSEFields",
     "SSEParser",
     "aiter_sse",
+    "aiter_sse_batches",
     "aiter_sse_fields",
     "iter_sse",
+    "iter_sse_batches",
     "iter_sse_fields",
+    "quick_pattern",
 ]
-
-SSEFields: TypeAlias = "tuple[str, str, str, int | None]"
-"""One event: its type (`"message"` when none was given), data, last event id, retry."""
-
-
-class EventTooLarge(Exception):
-    """An event-stream line, or an event's data, passed the reader's `max_event_bytes`.
-
-    `limit` is that limit. The message gives it and nothing of the data.
-    """
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(f"event stream line or event data over the limit of {limit} bytes")
-        self.limit = limit
-
-
-def _utf8_len(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode())
-
-
-def _limit(max_event_bytes: int | None) -> int:
-    if max_event_bytes is None:
-        return sys.maxsize
-    if max_event_bytes < 0:
-        raise ValueError("max_event_bytes must be None or at least 0")
-    return max_event_bytes
-
-
-@overload
-def _read_events(limit: int, chunks: Iterable[bytes]) -> Generator[SSEFields, None, None]: ...
-@overload
-def _read_events(
-    limit: int, chunks: Iterable[bytes | None]
-) -> Generator[SSEFields | None, None, None]: ...
-def _read_events(
-    limit: int, chunks: Iterable[bytes | None]
-) -> Generator[SSEFields | None, None, None]:
-    """The one loop: each event of the body given as `chunks`, as soon as it is complete.
-
-    A chunk of None (only `_Inbox` gives one) means there is no input yet: the
-    reader yields None and waits to be resumed. That is how `SSEParser` and
-    `aiter_sse_fields` feed it, chunk by chunk; `iter_sse_fields` hands it the
-    body's own chunks, and returns it as it is. So the parser's state lives in
-    this frame's local variables between chunks, which Python reads and
-    writes much faster than attributes, and an event is yielded straight to
-    the reader of a sync stream. With one chunk per event, keeping the state
-    on an object instead made `iter_sse_fields` about 30% slower, and handing
-    events over in a list about 15%.
-
-    Raises `EventTooLarge` at the first line or event over `limit`, after
-    yielding the events before it.
-    """
-    # Text of at most this many characters is at most `limit` bytes in UTF-8
-    # (4 bytes a character at most): no line in it needs measuring.
-    short = limit // 4
-    # Bytes not decoded yet: the start of a UTF-8 character cut by the chunk,
-    # or, before the first three bytes are in, what may be a byte-order mark.
-    pending = b""
-    at_start = True
-    # Whether the last text ended with a CR, whose line has ended: an LF
-    # starting the next text is the rest of that CRLF, not a blank line.
-    after_cr = False
-    # The line not ended yet, in pieces (one a chunk), and its size.
-    partial: list[str] = []
-    partial_bytes = 0
-    # The event being read: its type; its data lines (an event is dispatched
-    # only if it has one), how many of them were counted at the end of a chunk
-    # and their size (each line plus one for the LF joining it); the last id
-    # (it stays for later events); and the retry (per event).
-    event = last_id = ""
-    data: list[str] = []
-    counted = data_bytes = 0
-    retry: int | None = None
-    for chunk in chunks:
-        if chunk is None:
-            yield None
-            continue
-
-        # Bytes to text: always UTF-8, invalid bytes replaced, one leading BOM
-        # dropped (what the stdlib's incremental "utf-8-sig" decoder does,
-        # without its two Python calls per chunk).
-        if pending:
-            chunk = pending + chunk
-        if at_start:
-            if len(chunk) < 3 and BOM_UTF8.startswith(chunk):
-                pending = chunk  # too short to tell a BOM yet
-                continue
-            at_start = False
-            if chunk.startswith(BOM_UTF8):
-                chunk = chunk[3:]
-        try:
-            # A chunk of whole, valid UTF-8 (nearly all of them) decodes the same
-            # either way; `bytes.decode` is just the quicker call.
-            text = chunk.decode()
-            pending = b""
-        except UnicodeDecodeError:
-            text, used = utf_8_decode(chunk, "replace", False)
-            pending = chunk[used:]
-        if not text:
-            continue
-
-        # Text to lines, as the WHATWG algorithm reads them: a CR ends a line at
-        # once, and an LF right after a CR is skipped, so a CRLF cut between two
-        # chunks is one line end, and a last lone CR ends its line.
-        if after_cr:
-            after_cr = False
-            if text[0] == "\n":
-                text = text[1:]
-                if not text:
-                    continue
-        if "\r" in text:
-            after_cr = text[-1] == "\r"
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-        lines = text.split("\n")
-        tail = lines.pop()  # the start of a line not ended yet, or ""
-
-        # The limit, on lines; the first may continue the last chunk's line.
-        too_large = False
-        if partial:
-            if not lines:
-                partial.append(tail)
-                partial_bytes += _utf8_len(tail)
-                if partial_bytes > limit:
-                    raise EventTooLarge(limit)
-                continue
-            if partial_bytes + _utf8_len(lines[0]) > limit:
-                lines.clear()
-                too_large = True
-            else:
-                partial.append(lines[0])
-                lines[0] = "".join(partial)
-            partial = []
-        if len(text) > short and not too_large:
-            for index, line in enumerate(lines):
-                if _utf8_len(line) > limit:
-                    del lines[index:]  # the events before it still count
-                    too_large = True
-                    break
-
-        # Lines to events.
-        for line in lines:
-            if not line:
-                # A blank line dispatches the event, if a `data` line came.
-                if data:
-                    if len(data) == 1:
-                        value = data[0]  # within the limit: a line, or counted already
-                    else:
-                        value = "\n".join(data)
-                        if len(value) > short and _utf8_len(value) > limit:
-                            raise EventTooLarge(limit)
-                    yield (event or "message", value, last_id, retry)
-                    data = []
-                    counted = data_bytes = 0
-                event = ""
-                retry = None
-            elif line.startswith("data: "):  # the two lines of nearly every event
-                data.append(line[6:])
-            elif line.startswith("event: "):
-                event = line[7:]
-            else:
-                # `name: value`, `name:value`, or a bare `name` (empty value); a
-                # line starting with a colon is a comment (empty name, ignored).
-                name, _, value = line.partition(":")
-                if value.startswith(" "):
-                    value = value[1:]
-                if name == "data":
-                    data.append(value)
-                elif name == "event":
-                    event = value
-                elif name == "id":
-                    if "\0" not in value:
-                        last_id = value
-                elif name == "retry":
-                    with suppress(ValueError):  # httpx-sse's rule: what `int` reads
-                        retry = int(value)
-
-        # The limit, on the event still open: its data lines from this chunk
-        # are counted now, those from earlier chunks already were.
-        if data:
-            for value in data[counted:]:
-                data_bytes += _utf8_len(value) + 1
-            if data_bytes - 1 > limit:
-                raise EventTooLarge(limit)
-            if len(data) - counted > 1:
-                # Joined now, one string a chunk: a string object for each of
-                # many short lines would hold many times the limit.
-                data[counted:] = ["\n".join(data[counted:])]
-            counted = len(data)
-        if too_large:
-            raise EventTooLarge(limit)
-        if tail:
-            partial = [tail]
-            partial_bytes = _utf8_len(tail)
-            if partial_bytes > limit:
-                raise EventTooLarge(limit)
 
 
 class _Inbox:
@@ -283,7 +71,7 @@ class SSEParser:
 
     def __init__(self, max_event_bytes: int | None = None) -> None:
         self._inbox = _Inbox()
-        self._events = _read_events(_limit(max_event_bytes), self._inbox)
+        self._events = read_events(event_limit(max_event_bytes), self._inbox)
         self._too_large: EventTooLarge | None = None
 
     def feed(self, chunk: bytes) -> list[ServerSentEvent]:
@@ -305,10 +93,10 @@ class SSEParser:
         self._inbox.chunk = chunk
         done: list[SSEFields] = []
         try:
-            for fields in self._events:
-                if fields is None:
+            for batch in self._events:
+                if batch is None:
                     break
-                done.append(fields)
+                done += batch
         except EventTooLarge as error:
             self._too_large = error
             if not done:
@@ -336,7 +124,31 @@ def iter_sse_fields(
     line or an event's data over that many bytes raises `EventTooLarge`, after
     the events before it.
     """
-    return _read_events(_limit(max_event_bytes), chunks)
+    return _each(iter_sse_batches(chunks, None, max_event_bytes=max_event_bytes))
+
+
+def _each(batches: Generator[list[SSEFields], None, None]) -> Generator[SSEFields, None, None]:
+    try:
+        for batch in batches:
+            yield from batch
+    finally:
+        batches.close()
+
+
+def iter_sse_batches(
+    chunks: Iterable[bytes],
+    quick: re.Pattern[str] | None,
+    *,
+    max_event_bytes: int | None = None,
+) -> Generator[list[Any], None, None]:
+    """`iter_sse_fields` for a reader in a hurry: the events a chunk ends, in one list.
+
+    With `quick` None, each event is an `SSEFields` tuple; with a pattern of
+    `quick_pattern`, a tuple of three, `("", name, data)`, or, where its
+    shortcut read the event, `(what it read, "", "")`. A chat stream reads this
+    way: its text events come straight from the shortcut.
+    """
+    return read_events(event_limit(max_event_bytes), chunks, quick)
 
 
 def iter_sse(
@@ -360,16 +172,32 @@ async def aiter_sse_fields(
     response's byte stream is not left to the garbage collector (which, for an
     async generator, happens on some later event-loop turn, or never).
     """
+    batches = aiter_sse_batches(chunks, None, max_event_bytes=max_event_bytes)
+    try:
+        async for batch in batches:
+            for fields in batch:
+                yield fields
+    finally:
+        await batches.aclose()
+
+
+async def aiter_sse_batches(
+    chunks: AsyncIterable[bytes],
+    quick: re.Pattern[str] | None,
+    *,
+    max_event_bytes: int | None = None,
+) -> AsyncGenerator[list[Any], None]:
+    """Async twin of `iter_sse_batches` (closing it closes `chunks`, as `aiter_sse_fields`)."""
     source = chunks.__aiter__()
     inbox = _Inbox()
-    events = _read_events(_limit(max_event_bytes), inbox)
+    batches = read_events(event_limit(max_event_bytes), inbox, quick)
     try:
         async for chunk in source:
             inbox.chunk = chunk
-            for fields in events:
-                if fields is None:
+            for batch in batches:
+                if batch is None:
                     break
-                yield fields
+                yield batch
     finally:
         aclose: Any = getattr(source, "aclose", None)
         if aclose is not None:

@@ -136,12 +136,16 @@ def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _message(data: dict[str, Any], wire: WireFormat, modelled: frozenset[str]) -> Message:
+def _message(
+    data: dict[str, Any], wire: WireFormat, modelled: frozenset[str], skipped: list[int]
+) -> Message:
     # The rows come straight from `loads` (see `_session_from`).
     from .citations._rows import Citation, InlineCitation, load_json_citations
 
-    citations = load_json_citations(data.get(wire.message_citations_key), Citation)
-    inline = load_json_citations(data.get(wire.message_inline_citations_key), InlineCitation)
+    citations = load_json_citations(data.get(wire.message_citations_key), Citation, skipped)
+    inline = load_json_citations(
+        data.get(wire.message_inline_citations_key), InlineCitation, skipped
+    )
     return Message(
         id=_text_or_none(data.get("id")),
         role=_text_or_none(data.get("role")),
@@ -155,8 +159,8 @@ def _message(data: dict[str, Any], wire: WireFormat, modelled: frozenset[str]) -
     )
 
 
-def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE) -> Session:
-    """Read a session body (already JSON-decoded). Raises ValueError if it is not a session."""
+def _session(body: object, session_id: str, wire: WireFormat, skipped: list[int]) -> Session:
+    """`parse_session`'s reading, unpaused; each list's count of bad rows goes to `skipped`."""
     if not isinstance(body, dict):
         raise ValueError("the body is not a JSON object")
     rows = body.get(wire.messages_key)
@@ -167,12 +171,11 @@ def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE
     messages: list[Message] = []
     errors: list[RowError] = []
     modelled = _MESSAGE_FIELDS | {wire.message_citations_key, wire.message_inline_citations_key}
-    with gc_paused():  # a long session is many objects that all stay alive (see _gc.py)
-        for index, row in enumerate(rows):
-            if isinstance(row, dict):
-                messages.append(_message(row, wire, modelled))
-            else:
-                errors.append(RowError(index, f"expected an object, got {type(row).__name__}", row))
+    for index, row in enumerate(rows):
+        if isinstance(row, dict):
+            messages.append(_message(row, wire, modelled, skipped))
+        else:
+            errors.append(RowError(index, f"expected an object, got {type(row).__name__}", row))
     return Session(
         id=_text_or_none(info.get("id")) or session_id,
         title=_text_or_none(info.get("title")),
@@ -180,6 +183,25 @@ def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE
         extra={key: value for key, value in info.items() if key not in _SESSION_FIELDS},
         message_errors=tuple(errors),
     )
+
+
+def _log_skipped(skipped: list[int]) -> None:
+    """The warnings for the lists with bad rows, after the pause: a logging handler
+    is the caller's code (see _gc.py). The same warning as `load_citations` logs."""
+    if skipped:
+        from .citations._rows import SKIPPED, logger  # loaded already: rows were read
+
+        for count in skipped:
+            logger.warning(SKIPPED, count)
+
+
+def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE) -> Session:
+    """Read a session body (already JSON-decoded). Raises ValueError if it is not a session."""
+    skipped: list[int] = []
+    with gc_paused():  # a long session is many objects that all stay alive (see _gc.py)
+        session = _session(body, session_id, wire, skipped)
+    _log_skipped(skipped)
+    return session
 
 
 def read_session(body: bytes, session_id: str, wire: WireFormat = DEFAULT_WIRE) -> Session:
@@ -190,8 +212,11 @@ def read_session(body: bytes, session_id: str, wire: WireFormat = DEFAULT_WIRE) 
     # The pause covers the decoding too: the decoded body is hundreds of thousands
     # of containers the collector would walk again and again as they pile up, and
     # which all die here, before the pause ends, but for what the session keeps.
+    skipped: list[int] = []
     with gc_paused():
-        return parse_session(loads(body), session_id, wire)
+        session = _session(loads(body), session_id, wire, skipped)
+    _log_skipped(skipped)
+    return session
 
 
 def session_path(session_id: str, wire: WireFormat) -> str:

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import copy
 import gc
 import gzip
 import json
+import logging
+import pickle
 import re
 from contextlib import suppress
 from itertools import pairwise
 from typing import Any
+from unittest.mock import patch
 
 import httpx
 import pydantic_core
@@ -26,10 +30,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from silvia_client import DEFAULT_WIRE, AsyncSilviaClient, SilviaClient, _json
+from silvia_client import DEFAULT_WIRE, AsyncSilviaClient, SilviaClient, _json, _sse_reader
 from silvia_client._gc import gc_paused
 from silvia_client._json import loads, reads_escapes_right
 from silvia_client._sse import EventTooLarge, SSEFields, SSEParser, iter_sse_fields
+from silvia_client.chat._turn import TurnBuilder
 from silvia_client.chat.events import (
     CitationEvent,
     DoneEvent,
@@ -37,6 +42,7 @@ from silvia_client.chat.events import (
     TextEvent,
     UnknownEvent,
     decode_event,
+    event_decoder,
 )
 from silvia_client.citations import Citation, InlineCitation, _rows, parse_citation_target
 from silvia_client.citations._rows import (
@@ -44,6 +50,7 @@ from silvia_client.citations._rows import (
     citation_from_json,
     load_json_citations,
 )
+from silvia_client.errors import StreamError, StreamTooLargeError
 from silvia_client.sessions import parse_session, read_session
 
 # --- JSON -------------------------------------------------------------------------
@@ -430,8 +437,7 @@ def test_the_table_of_shared_targets_stays_bounded() -> None:
 
 
 def test_a_kept_rows_extras_are_not_tracked_by_the_collector() -> None:
-    # The model, its field dict and its fields-set are tracked (a pydantic model
-    # needs them); its extras, all strings and numbers, are not.
+    # Strings and numbers only: a dict of them is not tracked.
     row = json.loads(
         '{"type": "search_result_location", "source": "s", "search_result_index": 1,'
         ' "target": {"kind": "portfolio"}, "offset": 4}'
@@ -442,6 +448,138 @@ def test_a_kept_rows_extras_are_not_tracked_by_the_collector() -> None:
         "type": "search_result_location",
         "search_result_index": 1,
     }
+
+
+class _Probe:
+    # A class shaped as a pydantic model is (slots and a `__dict__`).
+    __slots__ = ("__dict__", "a", "b", "c")
+
+
+def _tracked_per_object(build: Any, count: int = 2000) -> float:
+    gc.collect()
+    before = len(gc.get_objects())
+    kept = [build(number) for number in range(count)]
+    tracked = len(gc.get_objects()) - before - 1  # less the list
+    del kept
+    return tracked / count
+
+
+def _probe(number: int) -> _Probe:
+    probe = object.__new__(_Probe)
+    for name, value in (("x", "s"), ("y", number), ("z", _Probe), ("a", None)):
+        object.__setattr__(probe, name, value)
+    return probe
+
+
+@pytest.mark.parametrize("model", [Citation, InlineCitation])
+def test_a_kept_row_is_as_few_tracked_objects_as_any_object_with_attributes(
+    model: type[Citation],
+) -> None:
+    # The model's own instances, built first, must not keep the quick path's rows
+    # from holding their fields in the instance (see `_rows._prime`).
+    wire = {"source": "s", "title": "t", "target": {"kind": "web", "url": "https://a.example"}}
+    for _ in range(200):
+        model.model_validate(wire)
+    rows = [{"type": "x", "search_result_index": n, **wire} for n in range(2000)]
+    for row in rows[:2]:  # the shared target and fields-sets, made once
+        citation_from_json(model, row)
+        if model is InlineCitation:
+            citation_from_json(model, row, 0)
+    # One object on CPython 3.11 and 3.12 (the fields in the instance), two
+    # elsewhere (an instance's dict): never a fields-set per row.
+    floor = _tracked_per_object(_probe)
+    assert floor in (1.0, 2.0)
+    assert _tracked_per_object(lambda n: citation_from_json(model, rows[n])) == floor
+    if model is InlineCitation:
+        assert _tracked_per_object(lambda n: citation_from_json(model, rows[n], n)) == floor
+
+
+def _row_pair() -> tuple[InlineCitation, InlineCitation]:
+    row = json.loads(
+        '{"type": "search_result_location", "source": "s", "title": "t",'
+        ' "target": {"kind": "portfolio"}}'
+    )
+    first = citation_from_json(InlineCitation, row, 1)
+    second = citation_from_json(InlineCitation, dict(row), 2)
+    assert first.__pydantic_fields_set__ is second.__pydantic_fields_set__  # shared
+    return first, second
+
+
+def test_a_shared_fields_set_reads_as_pydantics_own() -> None:
+    first, _ = _row_pair()
+    plain = InlineCitation.model_validate(
+        {
+            "type": "search_result_location",
+            "source": "s",
+            "title": "t",
+            "offset": 1,
+            "target": {"kind": "portfolio"},
+        }
+    )
+    assert first == plain
+    assert hash(first) == hash(plain)
+    for options in ({}, {"exclude_unset": True}, {"exclude_unset": True, "mode": "json"}):
+        assert first.model_dump(**options) == plain.model_dump(**options)
+    assert first.model_dump_json(exclude_unset=True) == plain.model_dump_json(exclude_unset=True)
+    assert type(first.model_fields_set) is set
+    assert first.model_fields_set == plain.model_fields_set
+
+
+def test_a_rows_fields_set_is_its_own_to_change() -> None:
+    first, second = _row_pair()
+    first.model_fields_set.add("cited_text")
+    assert "cited_text" in first.model_fields_set  # the change stays on the row...
+    assert "cited_text" not in second.model_fields_set  # ...and on that row only
+    assert first.model_dump(exclude_unset=True)["cited_text"] is None
+    assert "cited_text" not in second.model_dump(exclude_unset=True)
+
+
+def test_copies_of_a_row_own_their_fields_set() -> None:
+    first, second = _row_pair()
+    for copied in (
+        first.model_copy(update={"cited_text": "q", "note": 1}),
+        first.model_copy(update={"cited_text": "q", "note": 1}, deep=True),
+    ):
+        assert {"cited_text", "note"} <= copied.model_fields_set
+        assert copied.model_dump(exclude_unset=True)["note"] == 1
+    for copied in (copy.copy(first), copy.deepcopy(first), first.model_copy()):
+        assert type(copied.__pydantic_fields_set__) is set
+        assert copied == first
+    assert "note" not in second.model_fields_set
+
+
+def test_rows_sharing_a_fields_set_unpickle_each_with_its_own() -> None:
+    first, second = _row_pair()
+    loaded = pickle.loads(pickle.dumps([first, second]))
+    assert loaded == [first, second]
+    assert loaded[0].__pydantic_fields_set__ is not loaded[1].__pydantic_fields_set__
+    loaded[0].model_fields_set.add("cited_text")
+    assert "cited_text" not in loaded[1].model_fields_set
+
+
+def test_a_shared_fields_set_refuses_to_change() -> None:
+    first, second = _row_pair()
+    shared = first.__pydantic_fields_set__
+    for change in (
+        lambda: shared.add("x"),
+        lambda: shared.discard("source"),
+        lambda: shared.update({"x"}),
+        lambda: shared.clear(),
+        lambda: shared.pop(),
+    ):
+        with pytest.raises(TypeError):
+            change()
+    with pytest.raises(TypeError):
+        shared |= {"x"}
+    assert second.model_fields_set == {"type", "source", "title", "target", "offset"}
+
+
+def test_the_tables_of_row_shapes_stay_bounded() -> None:
+    for number in range(3 * _rows._SHAPES_MAX):
+        citation_from_json(Citation, {"source": "s", f"extra_{number}": 1})
+        citation_from_json(InlineCitation, {"source": "s", f"extra_{number}": 1}, 4)
+    assert len(_rows._CITATION_SHAPES) <= _rows._SHAPES_MAX
+    assert len(_rows._INLINE_CITATION_SHAPES) <= _rows._SHAPES_MAX
 
 
 def test_citation_from_json_equals_model_validate_on_a_stored_row() -> None:
@@ -591,8 +729,19 @@ def quick_sse(chunks: list[bytes], limit: int | None) -> tuple[list[SSEFields], 
     return events, False
 
 
+# Whole lines and events as a server writing plainly sends them, which the loop
+# reads a run at a time (`_sse_runs.canonical_run`), mixed with the pieces above.
+CANONICAL = [
+    'event: text\ndata: {"text":"caf\u00e9 "}\n\n', "event: a\ndata: b\n\n", ": ping\n", "\n",
+    "event: x\ndata: \n\n", "event: \ndata: x\n\n", "event:  y\ndata:  {}\n\n", ":\n",
+    'event: text\ndata: {"text":"a\\"b"}\n\n',
+    "event: " + "n" * 30 + "\ndata: " + "d" * 30 + "\n\n",
+]  # fmt: skip
+
+
 def sse_body(data: st.DataObject) -> bytes:
-    text = "".join(data.draw(st.lists(st.sampled_from(PIECES), max_size=30)))
+    pieces = st.sampled_from(PIECES) | st.sampled_from(CANONICAL)
+    text = "".join(data.draw(st.lists(pieces, max_size=30)))
     body = data.draw(st.sampled_from([b"", b"\xef\xbb\xbf", b"\xef\xbb"])) + text.encode()
     return body + data.draw(st.sampled_from([b"", b"\xff", b"\xe2\x82"]))
 
@@ -605,11 +754,42 @@ def cut(body: bytes, data: st.DataObject) -> list[bytes]:
 @settings(max_examples=600)
 @given(st.data())
 def test_sse_reads_as_the_plain_algorithm(data: st.DataObject) -> None:
-    # The one loop (`_sse._read_events`): any body, cut anywhere, with or without a
+    # The one loop (`_sse_reader.read_events`): any body, cut anywhere, with or without a
     # limit, reads as the spec's algorithm reads the whole of it.
     body = sse_body(data)
-    limit = data.draw(st.none() | st.integers(0, 40))
+    limit = data.draw(st.none() | st.integers(0, 40) | st.integers(40, 200))
     assert quick_sse(cut(body, data), limit) == plain_sse(body, limit)
+
+
+@settings(max_examples=300)
+@given(st.data())
+def test_a_long_text_reads_the_same_a_window_at_a_time(data: st.DataObject) -> None:
+    # A chunk longer than `_RUN_WINDOW` (a body read whole) is read a window at a
+    # time; windows of any size, cutting events anywhere, read as the spec does.
+    body = sse_body(data)
+    limit = data.draw(st.none() | st.integers(30, 200))
+    with patch.object(_sse_reader, "_RUN_WINDOW", data.draw(st.integers(1, 60))):
+        assert quick_sse(cut(body, data), limit) == plain_sse(body, limit)
+
+
+@settings(max_examples=400)
+@given(st.data())
+def test_each_event_comes_with_the_chunk_that_ends_it(data: st.DataObject) -> None:
+    # Nothing waits for a later chunk: after each chunk, the events read are those
+    # of the body so far (a run's rest is kept only if no event ends in it).
+    chunks = cut(sse_body(data), data)
+    limit = data.draw(st.none() | st.integers(30, 200))
+    parser = SSEParser(max_event_bytes=limit)
+    read: list[SSEFields] = []
+    for end in range(1, len(chunks) + 1):
+        expected, over = plain_sse(b"".join(chunks[:end]), limit)
+        try:
+            read += parser.feed_fields(chunks[end - 1])
+        except EventTooLarge:
+            assert over
+        assert read == expected
+        if over:
+            break
 
 
 @settings(max_examples=300)
@@ -702,3 +882,187 @@ def test_a_stream_reads_the_same_with_or_without_content_encoding(encoding: str 
 
     turn = asyncio.run(read())
     assert (turn.text, turn.session_id, turn.complete) == ("café ok", "s1", True)
+
+
+# --- the chat stream's quick reading ----------------------------------------------
+# The stream reads runs of canonical events by regular expression, and text events
+# of the plain shape straight off the wire (`EventDecoder.quick`): any body, cut
+# anywhere, must give the events that the spec's algorithm and `decode_event` give.
+
+_TEXTS = st.text(max_size=8) | st.sampled_from(['a"b', "a\\b", "\\u00e9", "\x1f", "\ud800", "€"])
+
+
+def _text_data(text: str, style: int) -> str:
+    if style == 0:  # as a server writes it compactly: the shortcut's shape, when it can be
+        return json.dumps({"text": text}, separators=(",", ":"), ensure_ascii=False)
+    if style == 1:
+        return json.dumps({"text": text})  # spaced, escaped: the general way
+    return '{"text":"' + text + '"}'  # raw: not always JSON, or not this text
+
+
+_CHAT_ELEMENTS = st.one_of(
+    st.builds(
+        lambda text, style: f"event: text\ndata: {_text_data(text, style)}\n\n",
+        _TEXTS,
+        st.integers(0, 2),
+    ),
+    ROWS.map(lambda row: "event: citation\ndata: " + json.dumps({"citation": row}) + "\n\n"),
+    st.sampled_from(
+        [
+            ": ping\n\n",
+            "\n",
+            'event: session\ndata: {"sessionId":"s1"}\n\n',
+            "event: done\ndata: {}\n\n",
+            "event: tool\ndata: {}\n\n",
+            "event: text\ndata: [1]\n\n",
+            'event: text\r\ndata: {"text":"crlf"}\r\n\r\n',
+            'id: 7\nevent: text\ndata: {"text":"x"}\n\n',
+        ]
+    ),
+    st.sampled_from(PIECES),
+)
+
+
+def _expected_chat(body: bytes, limit: int) -> tuple[list[object], str]:
+    """The events a stream must yield, and how it ends, by the plain algorithm."""
+    events, over = plain_sse(body, limit)
+    builder = TurnBuilder()
+    expected: list[object] = []
+    for name, data, _, _ in events:
+        event = decode_event(name, data, DEFAULT_WIRE, builder.text_length)
+        builder.apply(event)
+        expected.append(event)
+        if isinstance(event, DoneEvent):
+            return expected, "done"
+    return expected, "too large" if over else "incomplete"
+
+
+def _chat_client(chunks: list[bytes], limit: int) -> tuple[SilviaClient, AsyncSilviaClient]:
+    headers = {"content-type": "text/event-stream"}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers=headers, content=iter(chunks))
+
+    async def ahandler(request: httpx.Request) -> httpx.Response:
+        async def body() -> Any:
+            for chunk in chunks:
+                yield chunk
+
+        return httpx.Response(200, headers=headers, content=body())
+
+    base = "https://silvia.test"
+    return (
+        SilviaClient(
+            base_url=base,
+            max_event_bytes=limit,
+            max_retries=0,
+            http_client=httpx.Client(transport=httpx.MockTransport(handler)),
+        ),
+        AsyncSilviaClient(
+            base_url=base,
+            max_event_bytes=limit,
+            max_retries=0,
+            http_client=httpx.AsyncClient(transport=httpx.MockTransport(ahandler)),
+        ),
+    )
+
+
+def _ending(error: StreamError | None) -> str:
+    if error is None:
+        return "done"
+    return "too large" if isinstance(error, StreamTooLargeError) else "incomplete"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_chat_stream_reads_as_the_plain_algorithm_and_decode_event(data: st.DataObject) -> None:
+    text = "".join(data.draw(st.lists(_CHAT_ELEMENTS, max_size=25)))
+    body = data.draw(st.sampled_from([b"", b"\xef\xbb\xbf"])) + text.encode(
+        "utf-8", "surrogatepass"
+    )
+    limit = data.draw(st.sampled_from([10**9, 4096]) | st.integers(1, 300))
+    chunks = cut(body, data)
+    expected, ending = _expected_chat(body, limit)
+    sync, asynchronous = _chat_client(chunks, limit)
+
+    read: list[object] = []
+    error: StreamError | None = None
+    with sync:
+        try:
+            for event in sync.chat.stream("hi"):
+                read.append(event)
+        except StreamError as failure:
+            error = failure
+        assert (read, _ending(error)) == (expected, ending)
+
+        # Every event decoded by name and data, each beside its own (no shortcut).
+        raw: list[tuple[str, str]] = []
+        read = []
+        try:
+            with sync.chat.stream("hi") as stream:
+                for sent, event in stream.iter_with_raw():
+                    raw.append((sent.name, sent.data))
+                    read.append(event)
+        except StreamError:
+            pass
+        plain = [(name, value) for name, value, _, _ in plain_sse(body, limit)[0]]
+        assert (raw, read) == (plain[: len(expected)], expected)
+
+    async def aread() -> tuple[list[object], StreamError | None]:
+        events: list[object] = []
+        async with asynchronous:
+            try:
+                async for event in asynchronous.chat.stream("hi"):
+                    events.append(event)
+            except StreamError as failure:
+                return events, failure
+        return events, None
+
+    events, ended_with = asyncio.run(aread())
+    assert (events, _ending(ended_with)) == (expected, ending)
+
+
+@given(_TEXTS | JSON_TEXTS, st.integers(0, 2))
+def test_the_text_shortcut_reads_what_decode_event_reads(text: str, style: int) -> None:
+    data = _text_data(text, style) if style < 3 else text
+    quick = event_decoder(DEFAULT_WIRE).quick
+    element = f"event: text\ndata: {data}\n\n"
+    if "\n" in data or "\r" in data:
+        return  # not one canonical event
+    (read,) = quick.findall(element)
+    shortcut, name, _ = read
+    if not name:  # the shortcut read it
+        assert TextEvent(shortcut) == decode_event("text", data, DEFAULT_WIRE)
+    else:
+        assert read == ("", "text", data)
+
+
+def test_a_session_logs_its_bad_rows_after_the_collectors_pause() -> None:
+    # A logging handler is the caller's code: it runs with the collector on, and
+    # gets the warning each list with bad rows gives, as `load_citations` logs it.
+    records: list[tuple[str, bool]] = []
+
+    class Handler(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append((record.getMessage(), gc.isenabled()))
+
+    body = {
+        "session": {"id": "s"},
+        "messages": [
+            {"role": "assistant", "citations": [{"title": "no source"}, "x"]},
+            {"role": "assistant", "inline_citations": [{"source": 5}], "citations": []},
+        ],
+    }
+    logger = logging.getLogger("silvia_client")
+    handler = Handler()
+    logger.addHandler(handler)
+    try:
+        read_session(json.dumps(body).encode(), "s")
+        parse_session(body, "s")
+    finally:
+        logger.removeHandler(handler)
+    expected = [
+        ("skipped 2 malformed citation row(s)", True),
+        ("skipped 1 malformed citation row(s)", True),
+    ]
+    assert records == expected * 2

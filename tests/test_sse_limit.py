@@ -20,7 +20,7 @@ from silvia_client._sse import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Iterable, Iterator
+    from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 
 Ev = tuple[str, str, str, "int | None"]  # event, data, id, retry
 Outcome = tuple[list[Ev], "int | None"]  # the events read, then the limit passed (or None)
@@ -255,7 +255,8 @@ def test_a_parser_past_the_limit_keeps_raising() -> None:
     parser = SSEParser(max_event_bytes=16)
     # The chunk's first event comes out; the line after it is over the limit.
     assert parser.feed_fields(b"data: a\n\ndata: " + b"b" * 20) == [message("a")]
-    for call in (lambda: parser.feed_fields(b"\n\n"), parser.close_fields):
+    calls: list[Callable[[], object]] = [lambda: parser.feed_fields(b"\n\n"), parser.close_fields]
+    for call in calls:
         with pytest.raises(EventTooLarge) as info:
             call()
         assert info.value.limit == 16

@@ -31,7 +31,7 @@ import httpx
 from .._body import abody_chunks, adrain, aguarded, body_chunks, drain, guarded
 from .._deadline import Guard, Halt
 from .._responses import ResponseErrors
-from .._sse import EventTooLarge, aiter_sse_fields, iter_sse_fields
+from .._sse import EventTooLarge, aiter_sse_batches, iter_sse_batches, quick_pattern
 from ..errors import (
     IncompleteTurnError,
     ServerStreamError,
@@ -41,7 +41,7 @@ from ..errors import (
     StreamTooLargeError,
 )
 from ._turn import Turn, TurnBuilder
-from .events import ChatEvent, ErrorEvent, TextEvent, event_decoder
+from .events import ChatEvent, CitationEvent, ErrorEvent, TextEvent, event_decoder
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -70,6 +70,9 @@ class _StreamState:
         self._errors = errors
         self._call = call
         self._decode_event = event_decoder(errors.wire)
+        self._quick = self._decode_event.quick  # the SSE reader's pattern (`EventDecoder.quick`)
+        self._citation_name = errors.wire.events.citation  # read by `EventDecoder.citation`
+        self._read_citation = self._decode_event.citation
         self._builder = TurnBuilder(session_id)
         self._failure: StreamError | None = None
         self._turn: Turn | None = None
@@ -125,6 +128,8 @@ class _StreamState:
             return decode(name, data, offset)
 
         self._decode_event = recording  # type: ignore[assignment]
+        self._quick = quick_pattern()  # no shortcut: every event goes through `recording`
+        self._citation_name = ""  # nor this one: no event is called that
 
     def _scrubbed(self, event: ErrorEvent) -> ErrorEvent:
         """The `error` event, its server text scrubbed in place before anyone sees it.
@@ -246,25 +251,49 @@ class ChatStream(_StreamState):
 
     def _read(self, response: httpx.Response) -> Iterator[ChatEvent]:
         # The per-event loop of the whole SDK: names looked up once, no calls but
-        # the decoder's and the builder's.
+        # the decoder's and the builder's. The SSE reader hands over the events of
+        # each chunk at once; a text event comes read already (name "", see
+        # `EventDecoder.quick`), and cannot end the turn.
         self._began = True
         builder = self._builder
         decode, apply = self._decode_event, builder.apply
+        pieces, inline = builder.pieces, builder.inline
+        add_piece = pieces.append
+        citation_name, read_citation = self._citation_name, self._read_citation
+        length = builder.text_length  # the answer's, kept here: a citation's offset
         call = self._call
-        chunks = fields = None
+        chunks = batches = None
         try:
             chunks = guarded(body_chunks(response), call.guard, call.max_response_bytes)
-            fields = iter_sse_fields(chunks, max_event_bytes=call.max_event_bytes)
-            for name, data, _, _ in fields:
-                event = decode(name, data, builder.text_length)
-                apply(event)
-                if builder.error is None:
-                    yield event
-                    if builder.done:
-                        return
-                else:  # an `error` event: the turn failed on the server
-                    yield self._scrubbed(builder.error)
-                    raise self._server_error(builder.error)
+            batches = iter_sse_batches(chunks, self._quick, max_event_bytes=call.max_event_bytes)
+            for batch in batches:
+                for text, name, data in batch:
+                    if not name:  # `builder.add_text(text)`, inlined
+                        if not pieces:
+                            builder.first_text()
+                        add_piece(text)
+                        length += len(text)
+                        yield TextEvent(text)
+                        continue
+                    if name == citation_name:  # `apply(decode(...))`, inlined
+                        citation = read_citation(data, length)
+                        if type(citation) is CitationEvent:
+                            inline.append(citation.citation)
+                        else:
+                            apply(citation)
+                        yield citation
+                        continue
+                    event = decode(name, data, length)
+                    apply(event)
+                    if type(event) is TextEvent:
+                        length += len(event.text)
+                    if builder.error is None:
+                        yield event
+                        if builder.done:
+                            return
+                    else:  # an `error` event: the turn failed on the server
+                        yield self._scrubbed(builder.error)
+                        raise self._server_error(builder.error)
             raise self._ended_early()
         except httpx.RequestError as error:
             raise self._failed(error) from error
@@ -275,8 +304,8 @@ class ChatStream(_StreamState):
         finally:
             # The parser is closed only after the drain, which reads on from `chunks`.
             self._finish(response, chunks if builder.done else None)
-            if fields is not None:
-                fields.close()
+            if batches is not None:
+                batches.close()
 
     def _finish(self, response: httpx.Response, rest: Iterator[bytes] | None = None) -> None:
         """Close the response; after `done`, drain the `rest` first (see `_body.drain`)."""
@@ -396,21 +425,43 @@ class AsyncChatStream(_StreamState):
         self._began = True
         builder = self._builder
         decode, apply = self._decode_event, builder.apply
+        pieces, inline = builder.pieces, builder.inline
+        add_piece = pieces.append
+        citation_name, read_citation = self._citation_name, self._read_citation
+        length = builder.text_length  # the answer's, kept here: a citation's offset
         call = self._call
-        chunks = fields = None
+        chunks = batches = None
         try:
             chunks = aguarded(abody_chunks(response), call.guard, call.max_response_bytes)
-            fields = aiter_sse_fields(chunks, max_event_bytes=call.max_event_bytes)
-            async for name, data, _, _ in fields:
-                event = decode(name, data, builder.text_length)
-                apply(event)
-                if builder.error is None:
-                    yield event
-                    if builder.done:
-                        return
-                else:  # an `error` event: the turn failed on the server
-                    yield self._scrubbed(builder.error)
-                    raise self._server_error(builder.error)
+            batches = aiter_sse_batches(chunks, self._quick, max_event_bytes=call.max_event_bytes)
+            async for batch in batches:
+                for text, name, data in batch:
+                    if not name:  # `builder.add_text(text)`, inlined
+                        if not pieces:
+                            builder.first_text()
+                        add_piece(text)
+                        length += len(text)
+                        yield TextEvent(text)
+                        continue
+                    if name == citation_name:  # `apply(decode(...))`, inlined
+                        citation = read_citation(data, length)
+                        if type(citation) is CitationEvent:
+                            inline.append(citation.citation)
+                        else:
+                            apply(citation)
+                        yield citation
+                        continue
+                    event = decode(name, data, length)
+                    apply(event)
+                    if type(event) is TextEvent:
+                        length += len(event.text)
+                    if builder.error is None:
+                        yield event
+                        if builder.done:
+                            return
+                    else:  # an `error` event: the turn failed on the server
+                        yield self._scrubbed(builder.error)
+                        raise self._server_error(builder.error)
             raise self._ended_early()
         except httpx.RequestError as error:
             raise self._failed(error) from error
@@ -421,8 +472,8 @@ class AsyncChatStream(_StreamState):
         finally:
             # The parser is closed only after the drain, which reads on from `chunks`.
             await self._finish(response, chunks if builder.done else None)
-            if fields is not None:
-                await fields.aclose()
+            if batches is not None:
+                await batches.aclose()
 
     async def _finish(
         self, response: httpx.Response, rest: AsyncIterator[bytes] | None = None
@@ -466,7 +517,7 @@ class AsyncChatStream(_StreamState):
     @property
     async def text_stream(self) -> AsyncIterator[str]:
         """The answer's text, piece by piece (the other events still build the turn)."""
-        events = self.__aiter__()
+        events = aiter(self)
         try:
             async for event in events:
                 if isinstance(event, TextEvent):

@@ -1,15 +1,20 @@
 """Accumulating a turn's events into a `Turn`.
 
-Accumulation is O(1) per event: text pieces are appended and joined once, and
-citations are appended. Every row is kept as the server sent it, its target
-read through `parse_citation_target` and never rewritten: the one meaning per
-source per turn registry is the server's, which writes each row's target from
-it (QA checks that it did, on what it sent). `Turn.target_for` reads the
+Accumulation is O(1) per event: text pieces are appended and joined once (the
+answer's length, a citation's offset, is counted when asked), and citations
+are appended. The stream's loop appends the text and citations it read
+quickly to `pieces` and `inline` itself, and applies every other event.
+
+Every row is kept as the server sent it, its target read through
+`parse_citation_target` and never rewritten: the one meaning per source per
+turn registry is the server's, which writes each row's target from it (QA
+checks that it did, on what it sent). `Turn.target_for` reads the
 server's final word off the rows (`citations._final`), once, on first use.
 
 `Turn.timings` says how long the turn took to reach its milestones, from the
 moment the request went out: the stream stamps the start and the response's
-arrival, the builder the first text and `done` (one comparison per text event).
+arrival, the builder the first text and `done` (a text event checks whether
+`pieces` is empty).
 """
 
 from __future__ import annotations
@@ -136,30 +141,32 @@ class TurnBuilder:
 
     __slots__ = (
         "_citation_errors",
-        "_inline",
+        "_counted",
+        "_length",
         "_malformed",
         "_message",
         "_summary",
-        "_text",
         "done",
         "done_at",
         "error",
         "first_byte_at",
         "first_text_at",
+        "inline",
+        "pieces",
         "session_id",
         "started_at",
-        "text_length",
         "unknown",
     )
 
     def __init__(self, session_id: str | None = None) -> None:
         self.session_id = session_id
-        self.text_length = 0
         self.done = False
         self.error: ErrorEvent | None = None
         self.unknown: list[UnknownEvent] = []
-        self._text: list[str] = []
-        self._inline: list[InlineCitation] = []
+        # The answer's pieces; how many of them `_length` counts (see `text_length`).
+        self.pieces: list[str] = []
+        self._counted = self._length = 0
+        self.inline: list[InlineCitation] = []  # the streamed rows (the stream appends too)
         self._summary: tuple[Citation, ...] = ()
         self._citation_errors: list[RowError] = []
         self._malformed: list[MalformedEvent] = []
@@ -170,16 +177,36 @@ class TurnBuilder:
         self.first_text_at: float | None = None
         self.done_at: float | None = None
 
+    @property
+    def text_length(self) -> int:
+        """The answer's length so far: the offset of a citation that arrives now.
+
+        Counted when asked (one `len` per piece, in C), so that a text event costs
+        only its append: the stream's loop appends to `pieces` itself, after
+        `first_text()` for the first one.
+        """
+        pieces = self.pieces
+        if self._counted != len(pieces):
+            self._length += sum(map(len, pieces[self._counted :]))
+            self._counted = len(pieces)
+        return self._length
+
+    def first_text(self) -> None:
+        """The first piece of text is here (`Turn.timings.first_text`)."""
+        self.first_text_at = perf_counter()
+
+    def add_text(self, text: str) -> None:
+        """`apply(TextEvent(text))`."""
+        if not self.pieces:
+            self.first_text()
+        self.pieces.append(text)
+
     def apply(self, event: ChatEvent) -> None:
         # Ordered by how often each event arrives.
         if isinstance(event, TextEvent):
-            text = event.text
-            self._text.append(text)
-            self.text_length += len(text)
-            if self.first_text_at is None:
-                self.first_text_at = perf_counter()
+            self.add_text(event.text)
         elif isinstance(event, CitationEvent):
-            self._inline.append(event.citation)
+            self.inline.append(event.citation)
         elif isinstance(event, CitationsSummaryEvent):
             self._summary = tuple(event.citations)
             self._citation_errors.extend(event.errors)
@@ -207,9 +234,9 @@ class TurnBuilder:
 
     def build(self) -> Turn:
         return Turn(
-            text="".join(self._text),
+            text="".join(self.pieces),
             citations=self._summary,
-            inline_citations=tuple(self._inline),
+            inline_citations=tuple(self.inline),
             session_id=self.session_id,
             message=self._message,
             complete=self.done and self.error is None,

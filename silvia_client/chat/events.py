@@ -16,6 +16,8 @@ changes nothing but that object.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -26,6 +28,7 @@ from pydantic import ValidationError
 from pydantic_core import from_json
 
 from .._json import FAST, loads
+from .._sse import quick_pattern
 from .._wire import WireFormat
 from ..citations import RowError
 
@@ -225,13 +228,40 @@ def _done(data: object, wire: WireFormat, offset: int) -> ChatEvent:
 _parse: Callable[[str], Any] = from_json if FAST else loads
 
 
+def _quick(name: str, key: str) -> re.Pattern[str]:
+    """The SSE reader's pattern (`_sse.quick_pattern`), with the shortcut for text events.
+
+    The shortcut reads a `text` event whose data is exactly `{"text":"..."}`, the
+    string without an escape, a quote or a control character: what `loads` gives
+    for that data is `{"text": <the characters between the quotes>}`, so the
+    event is `TextEvent(<those characters>)`, as `decode_event` reads it. Any
+    other text event, spaced or escaped, goes the general way. Names that could
+    not be on one line of a canonical event get no shortcut.
+    """
+    if not name or any(character in name + key for character in "\r\n"):
+        return quick_pattern()
+    data = re.escape("{" + json.dumps(key) + ':"') + r'([^"\\\x00-\x1f]*)"\}'
+    return quick_pattern("event: " + re.escape(name) + r"\ndata: " + data + r"\n\n")
+
+
 class EventDecoder:
     """`decode_event` for one `WireFormat`, with its table of readers built once.
 
-    A chat stream makes one and calls it for every event.
+    A chat stream makes one and calls it for every event. `quick` is the SSE
+    reader's pattern for its stream (see `_quick`): a text event it reads comes
+    as its text, with no data to decode.
     """
 
-    __slots__ = ("_citation", "_citation_key", "_done", "_readers", "_text", "_text_key", "_wire")
+    __slots__ = (
+        "_citation",
+        "_citation_key",
+        "_done",
+        "_readers",
+        "_text",
+        "_text_key",
+        "_wire",
+        "quick",
+    )
 
     def __init__(self, wire: WireFormat) -> None:
         names = wire.events
@@ -241,6 +271,7 @@ class EventDecoder:
         self._text_key = wire.text_key
         self._citation = names.citation
         self._citation_key = wire.citation_key
+        self.quick = _quick(names.text, wire.text_key)
         self._readers: Mapping[str, Reader] = {
             names.session: _session,
             names.text: _text,
@@ -265,7 +296,13 @@ class EventDecoder:
                 text = value.get(self._text_key)
                 if type(text) is str:
                     return TextEvent(text)
-        elif name == self._citation and _rows is not None:
+        elif name == self._citation:
+            return self.citation(data, offset)
+        return self._general(name, data, offset)
+
+    def citation(self, data: str, offset: int) -> ChatEvent:
+        """`self(<the citation event's name>, data, offset)`: the stream's loop calls it."""
+        if _rows is not None:
             try:
                 value = _parse(data)
                 row = value.get(self._citation_key) if type(value) is dict else None
@@ -275,6 +312,10 @@ class EventDecoder:
                     )
             except Exception:
                 pass  # a row pydantic refuses, say: the general way gives the `MalformedEvent`
+        return self._general(self._citation, data, offset)
+
+    def _general(self, name: str, data: str, offset: int) -> ChatEvent:
+        """The general way: `loads`, then the event's reader (see `_readers`)."""
         reader = self._readers.get(name)
         if reader is None:
             return UnknownEvent(name, data)

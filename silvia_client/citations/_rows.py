@@ -5,13 +5,21 @@ the constructor) reads `target` through `parse_citation_target`, so a malformed
 target becomes None and the rest of the row is kept. Fields the SDK does not
 model (`type`, `search_result_index`, position fields, ...) are kept as extras,
 and `model_dump()` gives them back with the target in its wire form.
+
+Where things are: the models; `citation_from_json`, the quick way from a row
+off JSON to the model `model_validate` gives, which makes each kept row as few
+objects as it can (`_target_from_json` and `_SharedFieldsSet` share what rows
+have in common, `_prime` keeps the fields out of a dict); and the loaders of
+a list of rows, which report each bad row and keep the rest.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable
-from typing import Annotated, Any, Final, TypeVar
+from types import MemberDescriptorType
+from typing import Annotated, Any, Final, NoReturn, TypeAlias, TypeVar
 
 from pydantic import BaseModel, ConfigDict, PlainSerializer, PlainValidator, ValidationError
 
@@ -30,6 +38,7 @@ __all__ = [
 ]
 
 logger = logging.getLogger("silvia_client")
+SKIPPED = "skipped %d malformed citation row(s)"  # the warning, with the count of bad rows
 
 
 def _target_to_wire(target: CitationTarget | None) -> dict[str, object] | None:
@@ -108,6 +117,22 @@ class Citation(BaseModel):
     cited_text: str | None = None
     target: WireTarget = None
 
+    @property
+    def model_fields_set(self) -> set[str]:
+        """The fields set when the row was built (pydantic's), this row's own set."""
+        fields_set = self.__pydantic_fields_set__
+        if type(fields_set) is _SharedFieldsSet:
+            # Shared with other rows read off the wire: copied at first use, since the
+            # caller may change it.
+            fields_set = set(fields_set)
+            _set_attribute(self, "__pydantic_fields_set__", fields_set)
+        return fields_set
+
+    def __getstate__(self) -> dict[Any, Any]:
+        state = super().__getstate__()
+        state["__pydantic_fields_set__"] = set(state["__pydantic_fields_set__"])
+        return state
+
     def _repr_html_(self) -> str:
         from ..display import citation_html  # imported here: only notebooks need it
 
@@ -143,11 +168,111 @@ def _reason(error: ValidationError) -> str:
     return "; ".join(parts)
 
 
+class _SharedFieldsSet(set[str]):
+    """The `model_fields_set` of the rows read off JSON with the same keys: one set for all.
+
+    A kept citation is then one object the garbage collector tracks, not two
+    (see `citation_from_json`). Nothing mutates it: pydantic copies a model's
+    fields-set before changing it (`model_copy`), and a copy is a plain set;
+    `Citation.model_fields_set` gives a row its own plain set on first use; and
+    a row pickles with a plain set. A mutating method raises `TypeError`, so
+    anything else that would change it for every row fails loudly instead.
+    """
+
+    __slots__ = ()
+
+    def __copy__(self) -> set[str]:
+        return set(self)
+
+    def __deepcopy__(self, memo: object) -> set[str]:
+        return set(self)
+
+    def __reduce__(self) -> tuple[type[set[str]], tuple[list[str]]]:
+        return set, (list(self),)
+
+
+def _refuse(self: _SharedFieldsSet, *args: object) -> NoReturn:
+    raise TypeError("a citation's shared fields-set cannot change; copy it first")
+
+
+for _name in (
+    "add",
+    "clear",
+    "difference_update",
+    "discard",
+    "intersection_update",
+    "pop",
+    "remove",
+    "symmetric_difference_update",
+    "update",
+    "__iand__",
+    "__ior__",
+    "__isub__",
+    "__ixor__",
+):
+    setattr(_SharedFieldsSet, _name, _refuse)
+
+# What rows with the same keys, in the same order, have in common, by model: the
+# shared fields-set and the names of the extras. By the row's keys (and "offset"
+# last when it is set from outside the row). Bounded, as `_JSON_TARGETS` is.
+_Shape: TypeAlias = "tuple[_SharedFieldsSet, tuple[str, ...]]"
+_CITATION_SHAPES: dict[tuple[str, ...], _Shape] = {}
+_INLINE_CITATION_SHAPES: dict[tuple[str, ...], _Shape] = {}
+_SHAPES_MAX = 512
+
+
+def _new_shape(
+    shapes: dict[tuple[str, ...], _Shape], names: tuple[str, ...], model: type[Citation]
+) -> _Shape:
+    if len(shapes) >= _SHAPES_MAX:
+        shapes.clear()
+    fields = model.model_fields
+    extra_names = tuple(name for name in names if name not in fields)
+    shape = shapes[names] = (_SharedFieldsSet(names), extra_names)
+    return shape
+
+
 _OFFSET_UNSET: Final[Any] = object()
-_CITATION_FIELDS = frozenset({"source", "title", "cited_text", "target"})
-_INLINE_CITATION_FIELDS = _CITATION_FIELDS | {"offset"}
 _new_object = object.__new__
 _set_attribute = object.__setattr__
+
+
+def _slot_setter(name: str) -> Callable[[Any, Any], None]:
+    """A quick way to set a row's `name` slot: its descriptor's own setter, if it is one."""
+    descriptor = inspect.getattr_static(InlineCitation, name)
+    if isinstance(descriptor, MemberDescriptorType) and descriptor is inspect.getattr_static(
+        Citation, name
+    ):
+        return descriptor.__set__  # a third of `object.__setattr__`'s cost
+    return lambda row, value: _set_attribute(row, name, value)
+
+
+_set_extra = _slot_setter("__pydantic_extra__")
+_set_fields_set = _slot_setter("__pydantic_fields_set__")
+_set_private = _slot_setter("__pydantic_private__")
+
+
+def _prime(model: type[Citation]) -> None:
+    """Have `model`'s instances keep their fields in the instance, not in a dict of their own.
+
+    CPython 3.11 and 3.12 keep the attributes of an instance of such a class in
+    the instance itself, as long as their names are in the class's table of
+    shared keys; that table takes new names only from the class's first
+    instances. `model_validate` gives each instance a dict of its own and adds
+    no name, so had it built the first ones, `citation_from_json` would find
+    the table closed, and each row it builds would carry a dict as well: one
+    more object for the garbage collector to walk per kept row. An instance
+    that sets the fields, in their order, first, opens the table to them.
+    (Where the interpreter does not do this, 3.10 and 3.13, a row gets its
+    dict, as before: the same row.)
+    """
+    instance = _new_object(model)
+    for name in model.model_fields:
+        _set_attribute(instance, name, None)
+
+
+_prime(Citation)
+_prime(InlineCitation)
 
 
 def citation_from_json(
@@ -167,6 +292,13 @@ def citation_from_json(
     same `model_fields_set`. Any other row, or any other model (a subclass may
     add fields or validators), goes to `model_validate`, which gives its error.
 
+    A turn or a session keeps every row, and as they pile up the cyclic garbage
+    collector walks them, again and again: so a row built here is as few
+    objects it tracks as the interpreter allows, one (see `_prime`). Its
+    target is shared with the rows that sent the same one; its fields-set with
+    the rows that had the same keys (see `_SharedFieldsSet`); its extras are a
+    dict of strings and numbers, which the collector does not track.
+
     Only for rows `json.loads` made: their keys are all strings and their
     values are plain `str`, `int`, `dict`, ... (pydantic rejects a non-string
     key, which this path does not look for).
@@ -179,39 +311,47 @@ def citation_from_json(
             and (title is None or type(title) is str)
             and (cited_text is None or type(cited_text) is str)
         ):
-            fields_set = set(row)
             if model is InlineCitation:
-                fields = _INLINE_CITATION_FIELDS
+                shapes = _INLINE_CITATION_SHAPES
                 if offset is _OFFSET_UNSET:
+                    names = tuple(row)
                     offset = get("offset")
                     # Strict mode: an int, not a bool (nor a float).
                     ok = offset is None or type(offset) is int
                 else:
-                    fields_set.add("offset")
+                    names = (*row, "offset")
                     ok = True
             else:
-                fields = _CITATION_FIELDS
+                shapes = _CITATION_SHAPES
+                names = tuple(row)
                 ok = offset is _OFFSET_UNSET
             if ok:
+                fields_set, extra_names = shapes.get(names) or _new_shape(shapes, names, model)
                 target = get("target")
-                values: dict[str, Any] = {
-                    "source": source,
-                    "title": title,
-                    "cited_text": cited_text,
-                    "target": None if target is None else _target_from_json(target),
-                }
-                if model is InlineCitation:
-                    values["offset"] = offset
                 # A new dict rather than a copy of the row: one built of strings and
                 # numbers is not tracked by the garbage collector, while a copy of a
                 # row that held an object (its target) is, until a full collection.
-                extra = {key: value for key, value in row.items() if key not in fields}
-                # What `BaseModel.model_construct` does, minus its per-call overhead.
+                extra = {}
+                for name in extra_names:  # a comprehension is a call more, in 3.11
+                    extra[name] = row[name]
+                # What `BaseModel.model_construct` does, minus its per-call overhead,
+                # and with the fields set one by one: so they stay in the instance's
+                # own slots (see `_prime`), not in a dict the collector tracks.
                 citation = _new_object(model)
-                _set_attribute(citation, "__dict__", values)
-                _set_attribute(citation, "__pydantic_extra__", extra)
-                _set_attribute(citation, "__pydantic_fields_set__", fields_set)
-                _set_attribute(citation, "__pydantic_private__", None)
+                _set_attribute(citation, "source", source)
+                _set_attribute(citation, "title", title)
+                _set_attribute(citation, "cited_text", cited_text)
+                if target is not None:
+                    try:  # `_target_from_json`, its usual case inlined
+                        target = _JSON_TARGETS[tuple(target.items())]
+                    except (AttributeError, KeyError, TypeError):
+                        target = _target_from_json(target)
+                _set_attribute(citation, "target", target)
+                if model is InlineCitation:
+                    _set_attribute(citation, "offset", offset)
+                _set_extra(citation, extra)
+                _set_fields_set(citation, fields_set)
+                _set_private(citation, None)
                 return citation
     if offset is not _OFFSET_UNSET:
         row = {**row, "offset": offset}  # type: ignore[dict-item]
@@ -219,7 +359,10 @@ def citation_from_json(
 
 
 def _load(
-    rows: object, model: type[CitationT], read: Callable[[type[CitationT], object], CitationT]
+    rows: object,
+    model: type[CitationT],
+    read: Callable[[type[CitationT], object], CitationT],
+    skipped: list[int] | None = None,
 ) -> CitationRows[CitationT]:
     if rows is None:
         return CitationRows(())
@@ -235,7 +378,10 @@ def _load(
         except Exception as error:  # a mapping whose own methods fail is a bad row too
             bad.append(RowError(index, f"unreadable row: {type(error).__name__}", row))
     if bad:
-        logger.warning("skipped %d malformed citation row(s)", len(bad))
+        if skipped is None:
+            logger.warning(SKIPPED, len(bad))
+        else:
+            skipped.append(len(bad))
     return CitationRows(tuple(good), tuple(bad))
 
 
@@ -258,6 +404,13 @@ def load_citations(rows: object, model: type[CitationT]) -> CitationRows[Citatio
     return _load(rows, model, _validate)
 
 
-def load_json_citations(rows: object, model: type[CitationT]) -> CitationRows[CitationT]:
-    """`load_citations` for rows straight from `json.loads` (see `citation_from_json`)."""
-    return _load(rows, model, citation_from_json)
+def load_json_citations(
+    rows: object, model: type[CitationT], skipped: list[int] | None = None
+) -> CitationRows[CitationT]:
+    """`load_citations` for rows straight from `json.loads` (see `citation_from_json`).
+
+    With `skipped`, the count of bad rows is appended to it rather than logged:
+    a reader that runs with the collector paused logs once the pause is over,
+    so that no logging handler (the caller's code) runs inside it.
+    """
+    return _load(rows, model, citation_from_json, skipped)

@@ -10,9 +10,10 @@
 Labels and links come only from `resolve_citation`, so `provider` is never
 written. Everything from the server is stripped of control characters first:
 an answer, a title or a URL cannot move the cursor, retitle the window or
-forge a hyperlink; and of bidi controls (`_bidi.py`), so it cannot reorder
-what is written after it. Links are terminal hyperlinks (OSC 8) when the output
-is a terminal that is not `dumb` and `NO_COLOR` is not set; plain text otherwise.
+forge a hyperlink; and of bidi controls (`display.strip_bidi_controls`, the
+rule every view applies), so it cannot reorder what is written after it.
+Links are terminal hyperlinks (OSC 8) when the output is a terminal that is
+not `dumb` and `NO_COLOR` is not set; plain text otherwise.
 """
 
 from __future__ import annotations
@@ -22,8 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from .._bidi import strip_bidi_controls
-from ..display import marked_segments, numbered_sources
+from ..display import marked_segments, numbered_sources, strip_bidi_controls
 
 if TYPE_CHECKING:
     from ..chat import ChatEvent

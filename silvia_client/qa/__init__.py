@@ -15,15 +15,23 @@
 
 Where things are:
 
-- `observe.py`  observing a turn (sync and async): each SSE event's raw name and data, and
-                the SDK's reading; `_observation.py` holds what an observation is
+- `observe.py`  observing a turn, as the server sent it (the public module):
+                `_observe_turn.py` one turn through a client, raw and typed
+                (`observe`, `reload_session` and their async twins);
+                `_observer.py` `Observer` / `AsyncObserver`, a client on one server;
+                `_observation.py` what an observation is
 - `_timing.py`  first byte, first text, done: the SDK's `Turn.timings`, or a recording's
-- `rules.py`    the rule table (id, severity, description, check)
+- `rules.py`    the rule table (id, severity, description, check, when it applies);
+                `_rule.py` what a rule and a finding are; each rule's check in
+                `_check_targets.py`, `_check_registry.py`, `_check_agreement.py`,
+                `_check_vendors.py`, `_check_stream.py` (which rule where: `rules.py`)
+- `_facts.py`   an observation laid out for the checks: every cited row, raw and parsed
 - `checker.py`  running the rules over an observation; `assert_conforms`
 - `script.py`   the QA script format (JSON)
 - `runner.py`   running a script (one prompt at a time, or N at once on the async client)
 - `recorded.py` checking recorded turns (`testing.Recording`), no server needed
 - `_access.py`  when a server cannot be used at all (credentials refused, unreachable)
+- `_privacy.py` what a finding may show: providers and vendor names redacted
 - `report.py`   the terminal table, JUnit XML, JSON; `_html.py` the HTML page
 - `pytest_plugin.py`  the `--silvia-base-url` option and the `silvia_qa` fixture
 
@@ -37,21 +45,13 @@ from .._lazy import load_on_first_use
 
 if TYPE_CHECKING:
     from ._access import AccessFailure
+    from ._observation import Observation, Reload, SentEvent, observation_from_turn
+    from ._observe_turn import aobserve, areload_session, observe, reload_session
+    from ._observer import AsyncObserver, Observer
+    from ._rule import Finding, Rule, Severity
     from .checker import CheckResult, RuleOutcome, Status, assert_conforms, check
-    from .observe import (
-        AsyncObserver,
-        Observation,
-        Observer,
-        Reload,
-        SentEvent,
-        aobserve,
-        areload_session,
-        observation_from_turn,
-        observe,
-        reload_session,
-    )
     from .recorded import check_recordings, observe_recording
-    from .rules import EXPECTATIONS, RULES, RULES_BY_ID, TIMING, Finding, Rule, Severity
+    from .rules import EXPECTATIONS, RULES, RULES_BY_ID, TIMING
     from .runner import PromptResult, RunResult, arun_script, run_script
     from .script import Expectations, Prompt, Script, ScriptFormatError, load_script, parse_script
 
@@ -100,19 +100,11 @@ load_on_first_use(
     {
         "._access": ("AccessFailure",),
         ".checker": ("CheckResult", "RuleOutcome", "Status", "assert_conforms", "check"),
-        ".observe": (
-            "AsyncObserver",
-            "Observation",
-            "Observer",
-            "Reload",
-            "SentEvent",
-            "aobserve",
-            "areload_session",
-            "observation_from_turn",
-            "observe",
-            "reload_session",
-        ),
-        ".rules": ("EXPECTATIONS", "RULES", "RULES_BY_ID", "TIMING", "Finding", "Rule", "Severity"),
+        "._observation": ("Observation", "Reload", "SentEvent", "observation_from_turn"),
+        "._observe_turn": ("aobserve", "areload_session", "observe", "reload_session"),
+        "._observer": ("AsyncObserver", "Observer"),
+        "._rule": ("Finding", "Rule", "Severity"),
+        ".rules": ("EXPECTATIONS", "RULES", "RULES_BY_ID", "TIMING"),
         ".recorded": ("check_recordings", "observe_recording"),
         ".runner": ("PromptResult", "RunResult", "arun_script", "run_script"),
         ".script": (

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..citations import CitationTarget, parse_citation_target
-from .observe import NOT_JSON, Observation
+from ._observation import NOT_JSON, Observation
 
 __all__ = ["CitedRow", "Facts", "ReloadedTurn", "canonical", "facts_of"]
 

@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from .. import __version__
 from ..chat import Timings
 from ..display import turn_html
+from ._rule import Finding
 from .checker import RuleOutcome
-from .rules import Finding
 from .runner import PromptResult, RunResult
 
 __all__ = ["html_report", "timing_chart"]

@@ -1,8 +1,9 @@
 """What an observed turn holds: the `Observation` value, its events, its reload, its failures.
 
-`observe.py` makes observations (sync and async); this module is what they
-are: `Observation` (with its timings, the access failure that stopped it, and
-the recording of the exchange when one was captured), `SentEvent`, `Reload`,
+`_observe_turn.py` makes observations through a client (sync and async), and
+`_observer.py` holds a client for it; this module is what they are:
+`Observation` (with its timings, the access failure that stopped it, and the
+recording of the exchange when one was captured), `SentEvent`, `Reload`,
 `observation_from_turn` for a plain `Turn`, the one-line accounts of what
 went wrong (`describe_error`, `request_failure`, `stream_failure`), which hold
 no body, header, token or provider, and the observations both observers build

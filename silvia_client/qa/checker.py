@@ -16,9 +16,10 @@ from ..chat import Timings, Turn
 from ..citations import AccountsTarget, AccountTarget
 from ..sessions import Session
 from ._facts import Facts, facts_of
+from ._observation import Observation, observation_from_turn
 from ._privacy import redact, redact_text
-from .observe import Observation, observation_from_turn
-from .rules import EXPECTATIONS, RULES, TIMING, Finding, Problem, Rule
+from ._rule import Finding, Problem, Rule
+from .rules import EXPECTATIONS, RULES, TIMING
 from .script import Expectations, parse_expectations
 
 __all__ = [

@@ -28,7 +28,7 @@ from .script import Prompt, Script
 
 if TYPE_CHECKING:
     from ..testing import Recording
-    from .observe import Observation
+    from ._observation import Observation
 
 __all__ = ["check_recordings", "observe_recording", "recorded_prompt"]
 
@@ -118,7 +118,7 @@ def observe_recording(recording: Recording) -> Observation:
     arrival of the chunk that completed it.
     """
     from .. import SilviaClient
-    from .observe import observe
+    from ._observe_turn import observe
 
     session_id = _body_field(recording, DEFAULT_WIRE.session_id_field)
     message = _body_field(recording, DEFAULT_WIRE.message_field) or ""

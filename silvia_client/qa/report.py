@@ -26,8 +26,9 @@ from pathlib import Path
 
 from .. import __version__
 from ..chat import Timings
+from ._rule import Finding, Rule
 from .checker import RuleOutcome, Status, prompt_rules
-from .rules import EXPECTATIONS, TIMING, Finding, Rule
+from .rules import EXPECTATIONS, TIMING
 from .runner import PromptResult, RunResult
 
 __all__ = [

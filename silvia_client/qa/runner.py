@@ -26,9 +26,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..chat import TurnBuilder
 from ._access import AccessFailure
+from ._observation import Observation
+from ._observer import AsyncObserver, Observer
+from ._rule import Finding, Rule
 from .checker import CheckResult, RuleOutcome, check, prompt_rules
-from .observe import AsyncObserver, Observation, Observer
-from .rules import RULES, Finding, Rule
+from .rules import RULES
 from .script import Prompt, Script, ScriptFormatError
 
 __all__ = [

@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import get_args
 
 from ..citations import TargetKind
-from .rules import Severity
+from ._rule import Severity
 
 __all__ = [
     "Expectations",

@@ -32,7 +32,8 @@ from typing import Any
 
 from .._wire import WireFormat
 from ._faults import EndWithoutDone, SendMalformed
-from ._library import (
+from ._library import SCENARIOS
+from ._library_data import (
     AAPL_SRC,
     BROKERAGE,
     CARD_ONE,
@@ -40,7 +41,6 @@ from ._library import (
     CARDS_SRC,
     CHECKING_SRC,
     IRA_LIMITS_URL,
-    SCENARIOS,
 )
 from ._scenario import Scenario
 from ._script import Cite, Say

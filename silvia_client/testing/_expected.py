@@ -12,9 +12,9 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from .._wire import DEFAULT_WIRE, WireFormat
-from ._faults import HttpError
+from ._faults import status_fault
 from ._scenario import Scenario
-from ._steps import Drop, Event, Pause
+from ._steps import Drop, Encoded, Event, Pause, Repeat
 
 __all__ = ["ExpectedTurn", "expected_turn"]
 
@@ -48,22 +48,32 @@ class ExpectedTurn:
 
 
 def expected_turn(
-    scenario: Scenario, *, wire: WireFormat = DEFAULT_WIRE, idle_timeout: float = 5.0
+    scenario: Scenario,
+    *,
+    wire: WireFormat = DEFAULT_WIRE,
+    idle_timeout: float = 5.0,
+    token: str = "",
 ) -> ExpectedTurn:
     """What a client reading `scenario` with `idle_timeout` (seconds) should end up with.
 
     A pause longer than `idle_timeout` ends the client's view there, as its idle
-    timeout would. Malformed events are bytes the client cannot read, so they add
-    nothing here; whether a client skips them or stops is the client's rule.
+    timeout would; so does a flood (an endless line, an oversized event, a bomb,
+    a trickle, keep-alives forever), as its limits or deadline would. Malformed
+    events are bytes the client cannot read, so they add nothing here; whether
+    a client skips them or stops is the client's rule. `token` is the bearer
+    token the client sends, which an `EchoToken` fault's message holds (as sent:
+    the client shows it blanked).
     """
     fault = scenario.fault
-    if isinstance(fault, HttpError):
+    refusal = status_fault(fault, token)
+    if refusal is not None:
+        assert fault is not None
         return ExpectedTurn(
             scenario=scenario.name,
-            status=fault.status,
+            status=refusal.status,
             fault=fault.kind,
-            error={"type": fault.error_type, "message": fault.message},
-            retry_after=fault.retry_after,
+            error={"type": refusal.error_type, "message": refusal.message},
+            retry_after=refusal.retry_after,
         )
     played = scenario.play()
     known = set(dataclasses.asdict(wire.events).values())
@@ -74,8 +84,12 @@ def expected_turn(
     message: dict[str, object] | None = None
     error: dict[str, object] | None = None
     complete = False
-    for step in scenario.steps(session_id="expected", wire=wire):
-        if isinstance(step, Drop) or (isinstance(step, Pause) and step.seconds > idle_timeout):
+    for step in scenario.steps(session_id="expected", wire=wire, token=token):
+        if isinstance(step, Encoded):
+            step = step.step
+        if isinstance(step, (Drop, Repeat)) or (
+            isinstance(step, Pause) and step.seconds > idle_timeout
+        ):
             break
         if not isinstance(step, Event):
             continue

@@ -3,6 +3,8 @@
 Each stream fault places itself by counting SSE events (`after_events`), so
 it lands at the same point under every runner. `kind` is the name an
 end-to-end test matches on (see `ExpectedTurn.fault`).
+The hostile ones (an endless line, an oversized event, a gzip bomb, a
+trickle, keep-alives forever, an error echoing the token) are in `_hostile.py`.
 """
 
 from __future__ import annotations
@@ -11,30 +13,34 @@ from dataclasses import dataclass
 from typing import ClassVar, TypeAlias
 
 from .._wire import WireFormat
-from ._steps import Drop, Effect, Event, Pause, Raw, Step
+from ._hostile import (
+    EchoToken,
+    KeepAliveForever,
+    SendEndlessLine,
+    SendGzipBomb,
+    SendOversizedEvent,
+    Trickle,
+)
+from ._steps import Drop, Effect, Event, Pause, Raw, Step, after_events
 
 __all__ = [
     "DropMidEvent",
+    "EchoToken",
     "EndWithoutDone",
     "Fault",
     "HttpError",
+    "KeepAliveForever",
+    "SendEndlessLine",
     "SendError",
+    "SendGzipBomb",
     "SendMalformed",
+    "SendOversizedEvent",
     "SendUnknown",
     "Stall",
     "StreamFault",
+    "Trickle",
+    "status_fault",
 ]
-
-
-def _after(steps: list[Step], events: int) -> int:
-    """The index just past the `events`-th SSE event (clamped to the end)."""
-    seen = 0
-    for index, step in enumerate(steps):
-        if seen >= events:
-            return index
-        if isinstance(step, Event):
-            seen += 1
-    return len(steps)
 
 
 def _next_event(steps: list[Step], start: int) -> int:
@@ -70,7 +76,7 @@ class DropMidEvent:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        cut = _next_event(steps, _after(steps, self.after_events))
+        cut = _next_event(steps, after_events(steps, self.after_events))
         event = steps[cut]
         assert isinstance(event, Event)
         data = event.encode()
@@ -86,7 +92,7 @@ class Stall:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        at = _after(steps, self.after_events)
+        at = after_events(steps, self.after_events)
         return [*steps[:at], Pause(self.seconds), *steps[at:]]
 
 
@@ -100,7 +106,7 @@ class SendMalformed:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        at = _after(steps, self.after_events)
+        at = after_events(steps, self.after_events)
         raw = Raw(f"event: {self.event}\ndata: {self.data}\n\n".encode())
         return [*steps[:at], raw, *steps[at:]]
 
@@ -115,7 +121,7 @@ class SendUnknown:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        at = _after(steps, self.after_events)
+        at = after_events(steps, self.after_events)
         data = {"tool": "execute_sql", "status": "running"} if self.data is None else self.data
         return [*steps[:at], Event(self.event, data), *steps[at:]]
 
@@ -130,7 +136,7 @@ class SendError:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        at = _after(steps, self.after_events)
+        at = after_events(steps, self.after_events)
         error = {wire.error_key: {"type": self.error_type, "message": self.message}}
         return [*steps[:at], Event(wire.events.error, error)]
 
@@ -159,6 +165,24 @@ class EndWithoutDone:
 
 
 StreamFault: TypeAlias = (
-    DropMidEvent | Stall | SendMalformed | SendUnknown | SendError | EndWithoutDone
+    DropMidEvent
+    | Stall
+    | SendMalformed
+    | SendUnknown
+    | SendError
+    | EndWithoutDone
+    | SendEndlessLine
+    | SendOversizedEvent
+    | SendGzipBomb
+    | Trickle
+    | KeepAliveForever
+    | EchoToken
 )
 Fault: TypeAlias = HttpError | StreamFault
+
+
+def status_fault(fault: Fault | None, token: str = "") -> HttpError | None:
+    """The status `fault` answers with before any event, for a request carrying `token`."""
+    if isinstance(fault, EchoToken) and fault.status is not None:
+        return HttpError(fault.status, fault.error_type, fault.message_for(token))
+    return fault if isinstance(fault, HttpError) else None

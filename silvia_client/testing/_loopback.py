@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol
 
-from ._steps import Drop, Effect, Event, Pause, Raw, Reply, Request
+from ._steps import Drop, Effect, Encoded, Event, Pause, Raw, Repeat, Reply, Request
 
 __all__ = ["LoopbackHandler", "LoopbackServer"]
 
@@ -202,10 +202,12 @@ class LoopbackServer:
             _head(reply, [framing, ("connection", "keep-alive")] if keep_alive else [framing])
         )
         for step in reply.steps:
-            if isinstance(step, (Event, Raw)):
-                data = step.encode()
-                writer.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
+            if isinstance(step, (Event, Raw, Encoded)):
+                writer.write(_framed(step.encode(), chunked))
                 await writer.drain()
+            elif isinstance(step, Repeat):
+                if not await _write_repeated(step, reader, writer, chunked):
+                    return False
             elif isinstance(step, Pause):
                 if await _client_left_during(reader, step.seconds):
                     return False
@@ -235,6 +237,31 @@ def _head(reply: Reply, extra: list[tuple[str, str]]) -> bytes:
     lines = [f"HTTP/1.1 {reply.status} {reason}"]
     lines += [f"{name}: {value}" for name, value in (*reply.headers, *extra)]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def _framed(data: bytes, chunked: bool) -> bytes:
+    return b"%x\r\n%s\r\n" % (len(data), data) if chunked else data
+
+
+async def _write_repeated(
+    step: Repeat, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, chunked: bool
+) -> bool:
+    """Write `step`'s copies as they are due; False if the client left meanwhile.
+
+    A client that leaves mid-write shows as a `ConnectionError` from `drain`
+    (the connection's handler closes it). Each copy also yields to the loop,
+    so an endless write into a fast reader never starves the other connections.
+    """
+    framed = _framed(step.data, chunked)
+    for _ in step.copies():
+        if step.every > 0:
+            if await _client_left_during(reader, step.every):
+                return False
+        else:
+            await asyncio.sleep(0)
+        writer.write(framed)
+        await writer.drain()
+    return True
 
 
 async def _client_left_during(reader: asyncio.StreamReader, seconds: float) -> bool:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .._wire import WireFormat
-from ._faults import Fault, HttpError
+from ._faults import EchoToken, Fault, HttpError, status_fault
 from ._script import Checkpoint, PriorTurn, ScriptItem
 from ._steps import Step
 from ._turn import PlayedTurn, play, turn_steps
@@ -83,15 +83,18 @@ class Scenario:
         turn: PlayedTurn | None = None,
         on_start: Callable[[], None] | None = None,
         on_complete: Callable[[], None] | None = None,
+        token: str = "",
     ) -> list[Step]:
         """The streamed body of this scenario's turn, fault included.
 
         `turn` is the played turn to stream (played afresh if not given), so a
-        caller that stores the turn streams the very same one. Not for an
-        `HttpError` scenario, which answers before any body.
+        caller that stores the turn streams the very same one; `token` is the
+        request's bearer token, for a fault that echoes it. Not for a scenario
+        that answers an error status (`HttpError`), before any body.
         """
-        if isinstance(self.fault, HttpError):
-            raise ValueError(f"scenario {self.name!r} answers {self.fault.status}, not a stream")
+        refusal = status_fault(self.fault)
+        if refusal is not None:
+            raise ValueError(f"scenario {self.name!r} answers {refusal.status}, not a stream")
         steps = turn_steps(
             self.play() if turn is None else turn,
             session_id=session_id,
@@ -100,6 +103,8 @@ class Scenario:
             on_start=on_start,
             on_complete=on_complete,
         )
-        if self.fault is not None:
+        if isinstance(self.fault, EchoToken):
+            steps = self.fault.apply(steps, wire, token)
+        elif self.fault is not None and not isinstance(self.fault, HttpError):
             steps = self.fault.apply(steps, wire)
         return steps if self.rewrite is None else self.rewrite.steps(steps, wire)

@@ -13,7 +13,8 @@ Every request needs `Authorization: Bearer <token>`: any non-empty token, or
 exactly `token=` when the server was given one. Every reply carries a request
 id. A request picks its scenario with the `x-silvia-scenario` header or a
 message starting `/scenario <name>`; otherwise the server's default plays. A
-header naming a status scenario (`status-404`, ...) applies to both routes.
+header naming a status scenario (`status-404`, ...) applies to both routes, and
+so does one naming a gzip bomb (the session body is a bomb too).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from .._client import AsyncSilviaClient, SilviaClient
 from .._wire import DEFAULT_WIRE, WireFormat
 from ._broken import BROKEN_SCENARIOS
 from ._expected import ExpectedTurn, expected_turn
-from ._faults import HttpError
+from ._faults import HttpError, SendGzipBomb, status_fault
 from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS
 from ._loopback import LoopbackServer
 from ._scenario import Scenario
@@ -127,11 +128,13 @@ class ReferenceServer:
         for scenario in scenarios:
             self._scenarios[scenario.name] = scenario
 
-    def expected_turn(self, scenario: str | Scenario, *, idle_timeout: float = 5.0) -> ExpectedTurn:
-        """What a client should assemble when this server plays `scenario`."""
+    def expected_turn(
+        self, scenario: str | Scenario, *, idle_timeout: float = 5.0, token: str = ""
+    ) -> ExpectedTurn:
+        """What a client sending `token` should assemble when this server plays `scenario`."""
         if isinstance(scenario, str):
             scenario = self._scenarios[scenario]
-        return expected_turn(scenario, wire=self.wire, idle_timeout=idle_timeout)
+        return expected_turn(scenario, wire=self.wire, idle_timeout=idle_timeout, token=token)
 
     # -- sessions ------------------------------------------------------------
 
@@ -230,15 +233,20 @@ class ReferenceServer:
             raise _Refusal(
                 405, "invalid_request_error", f"Use {allowed} here.", [("allow", allowed)]
             )
-        self._authenticate(request.headers)
+        token = self._authenticate(request.headers)
         scenario = self._scenario_from_header(request.headers)
-        if scenario is not None and isinstance(scenario.fault, HttpError):
-            raise _refusal_for(scenario.fault)
+        if scenario is not None:
+            refusal = status_fault(scenario.fault, token)
+            if refusal is not None:
+                raise _refusal_for(refusal)
         if session_id is not None:
+            if scenario is not None and isinstance(scenario.fault, SendGzipBomb):
+                return self._bomb_reply(scenario.fault, session_id, request_id)
             return self._session_reply(session_id, request_id)
-        return self._chat_reply(request, scenario, request_id)
+        return self._chat_reply(request, scenario, request_id, token)
 
-    def _authenticate(self, headers: Mapping[str, str]) -> None:
+    def _authenticate(self, headers: Mapping[str, str]) -> str:
+        """The request's bearer token, if this server accepts it."""
         scheme, _, token = headers.get("authorization", "").partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
@@ -247,6 +255,7 @@ class ReferenceServer:
             token.encode(), self._token.encode()
         ):
             raise _Refusal(401, "authentication_error", "Invalid bearer token.")
+        return token
 
     def _named(self, name: str) -> Scenario:
         scenario = self._scenarios.get(name)
@@ -268,7 +277,9 @@ class ReferenceServer:
             return self._named(words[1])
         return None
 
-    def _chat_reply(self, request: Request, scenario: Scenario | None, request_id: str) -> Reply:
+    def _chat_reply(
+        self, request: Request, scenario: Scenario | None, request_id: str, token: str
+    ) -> Reply:
         wire = self.wire
         try:
             body = json.loads(request.body)
@@ -290,8 +301,9 @@ class ReferenceServer:
             scenario = (
                 self._scenario_from_message(message) or self._scenarios[self.default_scenario]
             )
-        if isinstance(scenario.fault, HttpError):
-            raise _refusal_for(scenario.fault)
+        refusal = status_fault(scenario.fault, token)
+        if refusal is not None:
+            raise _refusal_for(refusal)
 
         # A session id the server has not seen starts that session (lenient, for tests).
         session_id = requested_id or self.sessions.new_session_id()
@@ -314,11 +326,13 @@ class ReferenceServer:
             turn=turn,
             on_start=start,
             on_complete=complete,
+            token=token,
         )
         headers = (
             ("content-type", "text/event-stream; charset=utf-8"),
             ("cache-control", "no-cache"),
             (wire.request_id_header, request_id),
+            *(scenario.fault.headers if isinstance(scenario.fault, SendGzipBomb) else ()),
         )
         return Reply(200, headers, steps=tuple(steps))
 
@@ -331,6 +345,14 @@ class ReferenceServer:
             (self.wire.request_id_header, request_id),
         )
         return Reply(200, headers, body=json_bytes(body))
+
+    def _bomb_reply(self, bomb: SendGzipBomb, session_id: str, request_id: str) -> Reply:
+        headers = (
+            ("content-type", "application/json"),
+            (self.wire.request_id_header, request_id),
+            *bomb.headers,
+        )
+        return Reply(200, headers, steps=tuple(bomb.session_body(session_id, self.wire)))
 
     def _error_reply(self, refusal: _Refusal, request_id: str) -> Reply:
         body = {self.wire.error_key: {"type": refusal.error_type, "message": refusal.message}}

@@ -6,6 +6,9 @@ either a fixed body or a list of steps. Each runner walks the steps in order,
 so one scenario behaves identically under both:
 
 * `Event` / `Raw`: bytes on the wire (an SSE event, or bytes exactly as given);
+* `Encoded`: an `Event` or `Raw` as it goes out under a Content-Encoding;
+* `Repeat`: the same bytes again and again, maybe paced, maybe forever (an
+  endless line, a bomb, a trickle): made as they are written, never held whole;
 * `Pause`: nothing on the wire for a while (a stall, or pacing);
 * `Drop`: the connection breaks here, mid-body;
 * `Effect`: a server-side action at this point of the stream (storing a message).
@@ -13,9 +16,10 @@ so one scenario behaves identically under both:
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -23,12 +27,15 @@ __all__ = [
     "PING",
     "Drop",
     "Effect",
+    "Encoded",
     "Event",
     "Pause",
     "Raw",
+    "Repeat",
     "Reply",
     "Request",
     "Step",
+    "after_events",
     "encode_event",
     "json_bytes",
 ]
@@ -78,6 +85,46 @@ class Raw:
 
 
 @dataclass(frozen=True)
+class Encoded:
+    """`step` as it goes out under the reply's Content-Encoding: `data` on the wire.
+
+    A reader of the steps (`expected_turn`) reads `step`; a runner writes `data`.
+    """
+
+    step: Event | Raw
+    data: bytes = field(repr=False)
+
+    def encode(self) -> bytes:
+        return self.data
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """`data` written `times` times (None: until the client leaves), `every` seconds apart.
+
+    Each copy is written as it is due, so what the server holds is one copy,
+    whatever it sends in all. Between copies the runner watches for the client
+    leaving, and stops there.
+    """
+
+    data: bytes = field(repr=False)
+    times: int | None = None
+    every: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not self.data:
+            raise ValueError("Repeat needs at least one byte to write")
+        if self.times is not None and self.times < 0:
+            raise ValueError("Repeat.times must be None or 0 or more")
+        if not self.every >= 0:
+            raise ValueError("Repeat.every must be 0 or more seconds")
+
+    def copies(self) -> Iterator[None]:
+        """One item per copy to write (endless when `times` is None)."""
+        return itertools.repeat(None) if self.times is None else itertools.repeat(None, self.times)
+
+
+@dataclass(frozen=True)
 class Pause:
     """No bytes for `seconds`. Longer than the reader's idle timeout, it is a stall."""
 
@@ -96,9 +143,20 @@ class Effect:
     action: Callable[[], None] = field(compare=False)
 
 
-Step: TypeAlias = Event | Raw | Pause | Drop | Effect
+Step: TypeAlias = Event | Raw | Encoded | Repeat | Pause | Drop | Effect
 
 PING = Raw(b": ping\n\n")
+
+
+def after_events(steps: Sequence[Step], events: int) -> int:
+    """The index just past the `events`-th SSE event (clamped to the end)."""
+    seen = 0
+    for index, step in enumerate(steps):
+        if seen >= events:
+            return index
+        if isinstance(step, Event):
+            seen += 1
+    return len(steps)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,9 @@ end), and the steps that mean trouble behave as they would on a socket:
 * a pause longer than the request's read timeout waits out that timeout and
   raises `httpx.ReadTimeout`, which is how a client's idle timeout shows;
 * a drop raises `httpx.RemoteProtocolError` mid-body, as httpx does when a
-  peer closes a chunked body early.
+  peer closes a chunked body early;
+* a `Repeat` is written one copy at a time as the client reads, for as long as
+  it reads (an endless one, until the client closes the response).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Protocol
 
 import httpx
 
-from ._steps import Drop, Effect, Event, Pause, Raw, Reply, Request, Step
+from ._steps import Drop, Effect, Encoded, Event, Pause, Raw, Repeat, Reply, Request, Step
 
 __all__ = ["InProcessTransport", "RequestHandler"]
 
@@ -77,9 +79,19 @@ class _SyncSteps(httpx.SyncByteStream):
         for step in self._steps:
             if self._closed:
                 return
-            if isinstance(step, (Event, Raw)):
+            if isinstance(step, (Event, Raw, Encoded)):
                 clock.heard()
                 yield step.encode()
+            elif isinstance(step, Repeat):
+                for _ in step.copies():
+                    if self._closed:
+                        return
+                    seconds, times_out = clock.pause(step.every)
+                    time.sleep(seconds)
+                    if times_out:
+                        raise clock.timeout_error()
+                    clock.heard()
+                    yield step.data
             elif isinstance(step, Pause):
                 seconds, times_out = clock.pause(step.seconds)
                 time.sleep(seconds)
@@ -105,9 +117,19 @@ class _AsyncSteps(httpx.AsyncByteStream):
         for step in self._steps:
             if self._closed:
                 return
-            if isinstance(step, (Event, Raw)):
+            if isinstance(step, (Event, Raw, Encoded)):
                 clock.heard()
                 yield step.encode()
+            elif isinstance(step, Repeat):
+                for _ in step.copies():
+                    if self._closed:
+                        return
+                    seconds, times_out = clock.pause(step.every)
+                    await asyncio.sleep(seconds)
+                    if times_out:
+                        raise clock.timeout_error()
+                    clock.heard()
+                    yield step.data
             elif isinstance(step, Pause):
                 seconds, times_out = clock.pause(step.seconds)
                 await asyncio.sleep(seconds)

@@ -75,6 +75,7 @@ def _subcommands() -> list[list[str]]:
     parser = build_parser()
     commands: list[list[str]] = [[]]
     for action in parser._subparsers._group_actions:  # type: ignore[union-attr]
+        assert isinstance(action.choices, dict)  # a subparsers action: name -> parser
         for name, sub in action.choices.items():
             commands.append([name])
             for inner in sub._subparsers._group_actions if sub._subparsers else []:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from silvia_client.chat.events import CitationEvent, TextEvent
+from silvia_client.chat.events import ChatEvent, CitationEvent, TextEvent
 from silvia_client.citations import Citation, InlineCitation
 from silvia_client.cli._render import TerminalRenderer, clean, hyperlink, supports_hyperlinks
 
@@ -110,7 +110,7 @@ def test_server_text_cannot_drive_the_terminal() -> None:
 def test_live_markers_one_per_source_at_each_place() -> None:
     out = io.StringIO()
     render = TerminalRenderer(out, links=False)
-    for event in [
+    events: list[ChatEvent] = [
         TextEvent("One"),
         CitationEvent(inline("a", 3)),
         CitationEvent(inline("b", 3)),
@@ -118,7 +118,8 @@ def test_live_markers_one_per_source_at_each_place() -> None:
         TextEvent(" two"),
         CitationEvent(inline("a", 7)),
         CitationEvent(inline("c", 7)),
-    ]:
+    ]
+    for event in events:
         render.event(event)
     assert out.getvalue() == "One[1][2] two[1][3]"
     assert render.numbers == {"a": 1, "b": 2, "c": 3}

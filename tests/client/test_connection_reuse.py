@@ -54,7 +54,8 @@ class App:
     async def chat(self, request: Request) -> Response:
         assert request.client is not None
         self.ports.append(request.client.port)
-        return sse.EventSourceResponse(turn_events(self.after))
+        response: Response = sse.EventSourceResponse(turn_events(self.after))  # importorskip: Any
+        return response
 
     async def session(self, request: Request) -> Response:
         assert request.client is not None

@@ -156,6 +156,7 @@ async def test_chat_failures_never_show_the_token(
         client = api.client(base_url=server.url, token=TOKEN, max_retries=0)
         events, error = await api.read(client)
     assert isinstance(error, expected), error
+    assert error is not None
     assert_error_hidden(error)
     assert_hidden(events)
     for got in events:

@@ -437,7 +437,7 @@ def _with_provider(provider: str | None) -> tuple[Any, ...]:
 def test_the_provider_changes_nothing_shown(provider: str) -> None:
     turn, session, citation = _with_provider(provider)
     bare_turn, bare_session, bare_citation = _with_provider(None)
-    assert turn.citations[0].target.provider == provider  # type: ignore[union-attr]
+    assert turn.citations[0].target.provider == provider
     for shown, bare in [
         (turn._repr_html_(), bare_turn._repr_html_()),
         (turn._repr_markdown_(), bare_turn._repr_markdown_()),
@@ -533,4 +533,4 @@ def test_the_hooks_are_the_display_functions() -> None:
     assert session.messages[0]._repr_html_() == message_html(session.messages[0])
     assert turn.inline_citations[0]._repr_html_() == citation_html(turn.inline_citations[0])
     for shown in (turn, session, session.messages[0], turn.citations[0]):
-        assert isinstance(shown._repr_markdown_(), str)  # type: ignore[union-attr]
+        assert isinstance(shown._repr_markdown_(), str)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import httpx
 
@@ -25,18 +26,32 @@ from silvia_client import (
     SilviaError,
     StreamDisconnectedError,
     StreamTimeoutError,
+    StreamTooLargeError,
     Turn,
 )
 from silvia_client.citations import Citation, InlineCitation
 from silvia_client.errors import APIStatusError
 from silvia_client.sessions import Message, Session
-from silvia_client.testing import ExpectedTurn, Scenario, Stall
-from silvia_client.testing._steps import Event
+from silvia_client.testing import (
+    ExpectedTurn,
+    KeepAliveForever,
+    Scenario,
+    SendEndlessLine,
+    SendGzipBomb,
+    SendOversizedEvent,
+    Stall,
+    Trickle,
+)
+from silvia_client.testing._steps import Encoded, Event
 
 TOKEN = "e2e-token"
 TIMEOUT = httpx.Timeout(5.0)  # connect, read, write, pool: nothing waits longer
 IDLE_TIMEOUT = 5.0  # a stream's idle timeout, for scenarios that do not stall
 STALL_IDLE_TIMEOUT = 0.3  # the client's idle timeout against a stalling scenario
+# Against a flood: small limits, and a short deadline for the floods that never end.
+FLOOD_LIMIT = 1024 * 1024
+FLOOD_DEADLINE = 1.0
+FLOODS = (SendEndlessLine, SendOversizedEvent, SendGzipBomb, Trickle, KeepAliveForever)
 
 WireRow = dict[str, object]
 
@@ -47,6 +62,11 @@ STREAM_ERRORS: dict[str, type[SilviaError]] = {
     "stall": StreamTimeoutError,
     "error_event": ServerStreamError,
     "no_done": IncompleteTurnError,
+    "endless_line": StreamTooLargeError,
+    "oversized_event": StreamTooLargeError,
+    "gzip_bomb": StreamTooLargeError,
+    "trickle": StreamTimeoutError,
+    "keep_alive_forever": StreamTimeoutError,
 }
 STATUS_ERRORS: dict[int, type[APIStatusError]] = {
     401: AuthenticationError,
@@ -58,6 +78,22 @@ STATUS_ERRORS: dict[int, type[APIStatusError]] = {
 
 def idle_timeout_for(scenario: Scenario) -> float:
     return STALL_IDLE_TIMEOUT if isinstance(scenario.fault, Stall) else IDLE_TIMEOUT
+
+
+def options_for(scenario: Scenario) -> dict[str, Any]:
+    """The client's settings for `scenario`: a short idle timeout against a stall, and
+    small limits and a short deadline against a flood."""
+    options: dict[str, Any] = {"idle_timeout": idle_timeout_for(scenario)}
+    if isinstance(scenario.fault, FLOODS):
+        options.update(
+            deadline=FLOOD_DEADLINE, max_event_bytes=FLOOD_LIMIT, max_response_bytes=FLOOD_LIMIT
+        )
+    return options
+
+
+def shown(text: object) -> object:
+    """Server text as the client shows it: the token blanked (an `EchoToken` echoes it)."""
+    return text.replace(TOKEN, "<token>") if isinstance(text, str) else text
 
 
 def message_for(scenario: Scenario) -> str:
@@ -99,6 +135,8 @@ def expected_offsets(scenario: Scenario, count: int) -> list[int]:
     offsets: list[int] = []
     length = 0
     for step in scenario.steps(session_id="offsets", wire=wire):
+        if isinstance(step, Encoded):  # as it was before the Content-Encoding
+            step = step.step
         if isinstance(step, Event) and isinstance(step.data, dict):
             if step.name == wire.events.text:
                 length += len(step.data[wire.text_key])
@@ -154,7 +192,7 @@ def assert_turn_matches(turn: Turn, expected: ExpectedTurn, scenario: Scenario) 
     if expected.error is not None:
         assert turn.error is not None
         assert turn.error.error_type == expected.error["type"]
-        assert turn.error.message == expected.error["message"]
+        assert turn.error.message == shown(expected.error["message"])
     else:
         assert turn.error is None
 

@@ -205,6 +205,7 @@ def test_qa(silvia_qa):
 """
 
 
+@pytest.mark.xdist
 def test_the_fixtures_work_under_xdist_with_a_server_per_worker(
     pytester: pytest.Pytester,
 ) -> None:

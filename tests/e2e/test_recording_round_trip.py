@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -63,7 +64,7 @@ class Outcome:
     session: Session | None
 
 
-def client_options() -> dict[str, object]:
+def client_options() -> dict[str, Any]:
     return {"timeout": TIMEOUT, "idle_timeout": IDLE_TIMEOUT, "max_retries": 0}
 
 
@@ -126,7 +127,7 @@ def recorded(
             http,
             SilviaClient(
                 base_url=server_url, token=TOKEN, http_client=http, **client_options()
-            ) as client,  # type: ignore[arg-type]
+            ) as client,
             recorder.capture() as capture,
         ):
             live = play(client, f"/scenario {scenario}")
@@ -206,7 +207,7 @@ def test_silvia_serve_replay_replays_the_live_turn(
         base_url=replay_url,
         token="any",
         default_headers={SCENARIO_HEADER: scenario},
-        **client_options(),  # type: ignore[arg-type]
+        **client_options(),
     ) as client:
         assert_same(play(client, "whatever is asked"), live)
 
@@ -214,7 +215,7 @@ def test_silvia_serve_replay_replays_the_live_turn(
 def test_silvia_serve_replay_picks_by_message_and_defaults_to_the_first(
     recorded: dict[str, tuple[Outcome, Path]], replay_url: str
 ) -> None:
-    with SilviaClient(base_url=replay_url, token="any", **client_options()) as client:  # type: ignore[arg-type]
+    with SilviaClient(base_url=replay_url, token="any", **client_options()) as client:
         assert_same(play(client, "/recording accounts"), recorded["accounts"][0])
         assert_same(play(client, "no name"), recorded[SCENARIOS[0]][0])
 
@@ -251,7 +252,7 @@ def test_a_redacted_recording_replays_over_loopback_with_typed_targets(
         assert process.stdout is not None
         match = URL_LINE.fullmatch(process.stdout.readline())
         assert match
-        with SilviaClient(base_url=match.group(1), token="any", **client_options()) as client:  # type: ignore[arg-type]
+        with SilviaClient(base_url=match.group(1), token="any", **client_options()) as client:
             shared = play(client, "hi")
     finally:
         process.terminate()

@@ -21,8 +21,9 @@ from ._expect import (
     assert_no_answer_stored,
     assert_reload_agrees,
     assert_turn_matches,
-    idle_timeout_for,
     message_for,
+    options_for,
+    shown,
     status_error_for,
     stream_error_for,
 )
@@ -37,7 +38,7 @@ def _check_status_error(error: BaseException, expected: ExpectedTurn) -> None:
     assert error.status_code == expected.status
     assert expected.error is not None
     assert error.error_type == expected.error["type"]
-    assert error.message == expected.error["message"]
+    assert error.message == shown(expected.error["message"])
     assert error.request_id is not None
     assert error.request_id.startswith("req_")
     if isinstance(error, RateLimitError):
@@ -77,11 +78,11 @@ def _check_reload(scenario: Scenario, expected: ExpectedTurn, turn: Turn, sessio
 @ALL
 def test_scenario_sync(name: str, reference: ReferenceServer, loopback: LoopbackServer) -> None:
     scenario = SCENARIOS[name]
-    idle = idle_timeout_for(scenario)
-    expected = reference.expected_turn(name, idle_timeout=idle)
+    options = options_for(scenario)
+    expected = reference.expected_turn(name, idle_timeout=options["idle_timeout"], token=TOKEN)
     turn: Turn | None = None
     error: SilviaError | None = None
-    with make_client(loopback.url, idle_timeout=idle) as client:
+    with make_client(loopback.url, **options) as client:
         try:
             with client.chat.stream(message_for(scenario)) as stream:
                 turn = stream.until_done()
@@ -99,12 +100,15 @@ async def test_scenario_async(
     name: str, reference: ReferenceServer, loopback: LoopbackServer
 ) -> None:
     scenario = SCENARIOS[name]
-    idle = idle_timeout_for(scenario)
-    expected = reference.expected_turn(name, idle_timeout=idle)
+    options = options_for(scenario)
+    expected = reference.expected_turn(name, idle_timeout=options["idle_timeout"], token=TOKEN)
     turn: Turn | None = None
     error: SilviaError | None = None
     async with AsyncSilviaClient(
-        base_url=loopback.url, token=TOKEN, timeout=TIMEOUT, idle_timeout=idle
+        base_url=loopback.url,
+        token=TOKEN,
+        timeout=TIMEOUT,
+        **options,
     ) as client:
         try:
             async with client.chat.stream(message_for(scenario)) as stream:

@@ -88,7 +88,10 @@ def test_reports_and_the_exit_status_go_by_each_findings_own_severity(
 ) -> None:
     # An error rule whose finding is a warning (a turn resumed from an old checkpoint),
     # and the same turn where the prompt rules that out, so the finding is an error.
-    resumed = {"message": "And checking now?", "scenario": "checkpoint-fresh-write"}
+    resumed: dict[str, object] = {
+        "message": "And checking now?",
+        "scenario": "checkpoint-fresh-write",
+    }
     for strict, status, cell in ((False, 0, "warn"), (True, 1, "FAIL")):
         prompt = {**resumed, "expect": {"no_old_checkpoint": True}} if strict else resumed
         script = write_script(tmp_path / "s.json", [prompt])

@@ -102,7 +102,7 @@ def test_the_page_is_well_formed_with_a_section_per_prompt(tmp_path: Path) -> No
     page = html_report(run, web_url="https://app.example")
     assert page.startswith("<!doctype html>\n")
     root = parse(page.removeprefix("<!doctype html>\n"))
-    prompts = [node for node in root.find_all("details") if "prompt" in node.attrs["class"]]
+    prompts = [node for node in root.find_all("details") if "prompt" in (node.attrs["class"] or "")]
     assert len(prompts) == len(TEMPLATES)
     assert [node.attrs["id"] for node in prompts] == [
         f"prompt-{n}" for n in range(1, len(TEMPLATES) + 1)
@@ -146,10 +146,12 @@ def test_qa_run_writes_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     status, _, _ = run_cli(["qa", "run", str(script), "--html", str(out)], capsys)
     assert status == 1
     root = parse(out.read_text(encoding="utf-8").removeprefix("<!doctype html>\n"))
-    good, bad = (node for node in root.find_all("details") if "prompt" in node.attrs["class"])
-    assert "ok" in good.attrs["class"].split()
+    good, bad = (
+        node for node in root.find_all("details") if "prompt" in (node.attrs["class"] or "")
+    )
+    assert "ok" in (good.attrs["class"] or "").split()
     assert "open" not in good.attrs
-    assert "fail" in bad.attrs["class"].split()
+    assert "fail" in (bad.attrs["class"] or "").split()
     assert "open" in bad.attrs
     findings = bad.find("ol", "findings")
     assert "target-fits-source" in findings.text
@@ -198,7 +200,11 @@ def test_a_screenshot_of_the_report(
     chromium: Chromium, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     example = json.loads(EXAMPLE.read_text(encoding="utf-8"))["prompts"][:4]
-    broken = {"id": "broken", "message": "Apple?", "scenario": "broken-target-fits-source"}
+    broken: dict[str, object] = {
+        "id": "broken",
+        "message": "Apple?",
+        "scenario": "broken-target-fits-source",
+    }
     script = write_script(tmp_path / "s.json", [*example, broken])
     out = tmp_path / "report.html"
     run_cli(["qa", "run", str(script), "--html", str(out)], capsys)

@@ -63,16 +63,16 @@ def shape(observation: Observation) -> tuple[object, ...]:
     )
 
 
-def sync_observation(scenario: str, **options: bool) -> Observation:
+def sync_observation(scenario: str, *, record: bool = False) -> Observation:
     server = ReferenceServer(deterministic=True)  # the same ids, session and message, each time
-    with Observer.reference(server=server, timeout=0.5, **options) as qa:
+    with Observer.reference(server=server, timeout=0.5, record=record) as qa:
         return qa.observe("How are my accounts?", scenario=scenario)
 
 
-def async_observation(scenario: str, **options: bool) -> Observation:
+def async_observation(scenario: str, *, record: bool = False) -> Observation:
     async def run() -> Observation:
         server = ReferenceServer(deterministic=True)
-        async with AsyncObserver.reference(server=server, timeout=0.5, **options) as qa:
+        async with AsyncObserver.reference(server=server, timeout=0.5, record=record) as qa:
             return await qa.observe("How are my accounts?", scenario=scenario)
 
     return asyncio.run(run())

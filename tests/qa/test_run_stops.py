@@ -42,7 +42,7 @@ def test_ctrl_c_writes_the_partial_reports_it_was_asked_for(tmp_path: Path) -> N
             env=env,
         )
         assert process.stderr is not None
-        lines = []
+        lines: list[str] = []
         while not any(line.startswith("[1/5] p1: ok") for line in lines):
             line = process.stderr.readline()
             assert line, f"the run ended first: {lines}"

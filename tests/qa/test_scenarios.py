@@ -34,6 +34,18 @@ FAULTS = {
     "status-500": {"stream-complete"},
 }
 
+# What a client's limits, deadline and scrubber are for, not a server's rules:
+# tests/e2e/test_hostile_faults.py runs them.
+HOSTILE = {
+    "fault-endless-line",
+    "fault-oversized-event",
+    "fault-gzip-bomb",
+    "fault-trickle",
+    "fault-keep-alive-forever",
+    "fault-echo-token",
+    "fault-echo-token-401",
+}
+
 
 @pytest.fixture(scope="module")
 def qa() -> Iterator[Observer]:
@@ -98,7 +110,7 @@ def test_every_rule_has_its_broken_scenario_named_after_it() -> None:
     assert sorted(BROKEN_RULES.values()) == sorted(rule.id for rule in RULES)
     for name, rule in BROKEN_RULES.items():
         assert name == f"broken-{rule}"
-    assert set(FAULTS) | set(GOOD) | {"fault-stall"} == set(SCENARIOS)
+    assert set(FAULTS) | set(GOOD) | {"fault-stall"} | HOSTILE == set(SCENARIOS)
 
 
 def test_broken_scenarios_are_kept_apart_from_the_library_but_served_and_listed(

@@ -18,7 +18,7 @@ from silvia_client.testing import (
     Stall,
     expected_turn,
 )
-from silvia_client.testing._library import _DEMO_SCRIPT
+from silvia_client.testing._library_data import DEMO_SCRIPT
 
 from ._helpers import AUTH, aread_turn, read_turn, sse_events, walk_dicts
 
@@ -89,7 +89,7 @@ async def test_the_async_transport_streams_the_same_turn() -> None:
 
 
 def _stalling(seconds: float) -> Scenario:
-    return Scenario("stall", "A stall.", script=_DEMO_SCRIPT, fault=Stall(seconds, after_events=3))
+    return Scenario("stall", "A stall.", script=DEMO_SCRIPT, fault=Stall(seconds, after_events=3))
 
 
 def test_a_stall_longer_than_the_read_timeout_raises_read_timeout_after_the_events_before_it() -> (
@@ -130,7 +130,7 @@ async def test_the_async_stall_raises_read_timeout_too() -> None:
 
 def test_a_drop_raises_mid_body_and_the_turn_is_not_stored_as_answered() -> None:
     server = ReferenceServer()
-    server.register(Scenario("drop", "Drop.", script=_DEMO_SCRIPT, fault=DropMidEvent(4)))
+    server.register(Scenario("drop", "Drop.", script=DEMO_SCRIPT, fault=DropMidEvent(4)))
     received: list[bytes] = []
     with _client(server) as client, pytest.raises(httpx.RemoteProtocolError):
         read_turn(client, "drop", received)

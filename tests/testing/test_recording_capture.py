@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -23,7 +24,7 @@ TOKEN = "capture-s3cret/token-0123456789"  # a `/`: JSON may write it escaped, a
 FORBIDDEN = ("authorization", "proxy-authorization", "cookie", "set-cookie")
 
 
-def reference(**options: object) -> dict[str, object]:
+def reference(**options: object) -> dict[str, Any]:
     """`record_turn` options for an in-process reference server."""
     server = ReferenceServer()
     return {"transport": server.transport(), "base_url": IN_PROCESS_URL, "token": TOKEN, **options}

@@ -210,8 +210,10 @@ def replay(message: str, server: ReplayServer = SERVER, **headers: str) -> str:
 def test_a_request_picks_a_recording_by_header_or_message_else_the_first() -> None:
     assert replay("anything") == "one"
     assert replay("/recording second please") == "two"
-    assert replay("anything", **{SCENARIO_HEADER: "second"}) == "two"
-    assert replay("/recording second", **{SCENARIO_HEADER: "first"}) == "one"  # the header wins
+    assert replay("anything", SERVER, **{SCENARIO_HEADER: "second"}) == "two"
+    assert (
+        replay("/recording second", SERVER, **{SCENARIO_HEADER: "first"}) == "one"
+    )  # the header wins
 
 
 def test_a_session_get_finds_the_recording_that_reloaded_it() -> None:

@@ -1,0 +1,141 @@
+"""Numbering the cited sources, and placing their marks in the answer: what every view shares.
+
+Sources are numbered in the order the answer first cites them (sources only
+the summary names come after); each is shown through the row that carries its
+final target (`target_for`'s rule). `marked_segments` cuts the answer at each
+streamed citation's offset. The HTML views (`_html.py`), the Markdown views
+(`_markdown.py`) and the `silvia` command (`cli/_render.py`) all number and
+place through here; `short_quote` and `one_line` shorten what they show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ..citations import Citation, InlineCitation, ResolvedCitation, resolve_citation
+from ..citations._final import final_targets
+from ..citations._links import web_origin
+
+__all__ = [
+    "NumberedSource",
+    "chip_source",
+    "marked_rows",
+    "marked_segments",
+    "number_sources",
+    "numbered_sources",
+    "one_line",
+    "short_quote",
+]
+
+_QUOTE_CHARS = 200
+
+
+def number_sources(citations: Iterable[Citation]) -> dict[str, int]:
+    """Each source's number, 1, 2, ..., in order of first appearance."""
+    numbers: dict[str, int] = {}
+    for citation in citations:
+        numbers.setdefault(citation.source, len(numbers) + 1)
+    return numbers
+
+
+class NumberedSource:
+    """One cited source: its number, the citation that stands for it, and how it resolves."""
+
+    __slots__ = ("citation", "number", "resolved")
+
+    def __init__(self, number: int, citation: Citation, resolved: ResolvedCitation) -> None:
+        self.number = number
+        self.citation = citation
+        self.resolved = resolved
+
+    @property
+    def source(self) -> str:
+        return self.citation.source
+
+    def __repr__(self) -> str:
+        return f"NumberedSource({self.number}, label={self.resolved.label!r})"
+
+
+def numbered_sources(
+    inline: Sequence[Citation],
+    citations: Sequence[Citation],
+    *,
+    web_url: str | None = None,
+    base_url: str | None = None,
+) -> list[NumberedSource]:
+    """Each source once, numbered as `number_sources(inline + citations)` numbers it.
+
+    A source is represented by a row carrying its final target (the summary's,
+    else its last streamed one, as `Turn.target_for` has it): the first such row
+    of `citations`, else of `inline`. `web_url` makes account links absolute.
+    """
+    web_url = web_origin(web_url, base_url)
+    numbers = number_sources([*inline, *citations])
+    finals = final_targets(inline, citations)
+    chosen: dict[str, Citation] = {}
+    for citation in (*citations, *inline):
+        if citation.target == finals[citation.source]:
+            chosen.setdefault(citation.source, citation)
+    return [
+        NumberedSource(number, chosen[source], resolve_citation(chosen[source], web_url=web_url))
+        for source, number in numbers.items()
+    ]
+
+
+def marked_segments(
+    text: str, inline: Sequence[InlineCitation], numbers: dict[str, int]
+) -> list[tuple[str, list[int]]]:
+    """`text` cut at each streamed citation's offset, with the source numbers to mark there.
+
+    Citations without an offset (rows reloaded from history) or with one outside
+    the text are not placed. Several citations at one offset give one mark per
+    source, in the order they streamed. The pieces joined give back `text`.
+    """
+    return [
+        (piece, [number for number, _ in marks])
+        for piece, marks in marked_rows(text, inline, numbers)
+    ]
+
+
+def marked_rows(
+    text: str, inline: Sequence[InlineCitation], numbers: dict[str, int]
+) -> list[tuple[str, list[tuple[int, InlineCitation]]]]:
+    """`marked_segments`, each mark with the row it stands for (its source's first there)."""
+    placed = sorted(
+        (c for c in inline if c.offset is not None and 0 <= c.offset <= len(text)),
+        key=lambda c: c.offset or 0,
+    )
+    pieces: list[tuple[str, list[tuple[int, InlineCitation]]]] = []
+    start = 0
+    for citation in placed:
+        offset = citation.offset or 0
+        number = numbers[citation.source]
+        if pieces and offset == start:
+            if all(number != marked for marked, _ in pieces[-1][1]):
+                pieces[-1][1].append((number, citation))
+            continue
+        pieces.append((text[start:offset], [(number, citation)]))
+        start = offset
+    pieces.append((text[start:], []))
+    return pieces
+
+
+def chip_source(
+    number: int, row: InlineCitation, listed: NumberedSource, web_url: str
+) -> NumberedSource:
+    """What a chip shows: its source's number, and its own row's label and links."""
+    shown = listed.citation
+    if row.target == shown.target and row.title == shown.title:
+        return listed  # resolves alike: the usual case, where a source keeps one target
+    return NumberedSource(number, row, resolve_citation(row, web_url=web_url))
+
+
+def short_quote(text: str | None) -> str:
+    if not text:
+        return ""
+    text = " ".join(text.split())
+    return text if len(text) <= _QUOTE_CHARS else text[: _QUOTE_CHARS - 1] + "…"
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())

@@ -1,0 +1,85 @@
+"""What a rule is and what it finds: `Rule`, `Problem`, `Finding`, `Severity`.
+
+A rule's check reads a `Facts` (`_facts.py`) and yields `Problem`s: a message
+and the raw evidence. The checker (`checker.py`) turns each into a `Finding`,
+redacted there, in one place. The rules themselves are in `rules.py`'s table;
+their checks in the `_check_*.py` modules it names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+from ._facts import Facts
+
+__all__ = ["Check", "Finding", "Problem", "Rule", "Severity", "Skip"]
+
+Severity: TypeAlias = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a check found: a message and the evidence (raw values; the checker redacts them).
+
+    `severity` is this finding's, when it is not the rule's (None: the rule's).
+    """
+
+    message: str
+    evidence: Mapping[str, object] = field(default_factory=dict)
+    severity: Severity | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A rule broken by one turn: which rule, how bad, what happened, and the evidence.
+
+    `severity` is the finding's own: its rule's, unless the check said
+    otherwise (`one-meaning-per-source` has both). `request_id` and
+    `session_id` name the turn, as the server sent them (None when it sent
+    none), so a finding can be traced in the server's logs. Built only by the
+    checker, which redacts the message and the evidence: no provider, no
+    vendor name, and never the token (it is never looked at).
+    """
+
+    rule: str
+    severity: Severity
+    message: str
+    evidence: Mapping[str, object] = field(default_factory=dict)
+    request_id: str | None = None
+    session_id: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "message": self.message,
+            "evidence": dict(self.evidence),
+            "request_id": self.request_id,
+            "session_id": self.session_id,
+        }
+
+
+Check: TypeAlias = Callable[[Facts], Iterable[Problem]]
+Skip: TypeAlias = Callable[[Facts], "str | None"]
+
+
+def _never(facts: Facts) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of the rule table.
+
+    `severity` is that of its findings unless a finding says otherwise. `skip`
+    gives the reason the rule does not apply to a turn (no events arrived, the
+    session was not reloaded, ...), or None when it does.
+    """
+
+    id: str
+    severity: Severity
+    description: str
+    check: Check = field(repr=False)
+    skip: Skip = field(default=_never, repr=False)

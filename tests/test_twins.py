@@ -1,0 +1,409 @@
+"""Each async twin says what its sync half says, but for the differences listed here.
+
+`tests/unasync.py` finds the twins, makes each async one sync and compares (its
+docstring has the substitutions). A difference that is meant goes in `ALLOWED`, with
+its reason; one entry covers every place the same lines differ in that twin. A twin
+whose async half does more than mirror the sync one is named in `NOT_MIRRORED`. A
+difference that has no reason is aligned. Any other difference fails, and so does an entry that
+matches nothing any more. Code is quoted as `ast.unparse` prints it: one statement a
+line, without comments, strings in its own quotes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from .unasync import PACKAGE, Hunk, Twin, all_twins, block, differences, twin_renames, twins_in
+
+
+@dataclass(frozen=True)
+class Difference:
+    """The sync lines, the async lines made sync, and why they differ."""
+
+    sync: str
+    async_: str
+    why: str
+
+    @property
+    def hunk(self) -> Hunk:
+        return Hunk(block(self.sync), block(self.async_))
+
+
+CLOSES_BY_HAND = (
+    "an async generator closed early closes the one it reads from by hand: the garbage "
+    "collector would, on some later turn of the loop, or never"
+)
+RUNNING = (
+    "a generator already running raises ValueError when a second thread reads or closes "
+    "it, an async generator RuntimeError"
+)
+
+ALLOWED: dict[str, tuple[Difference, ...]] = {
+    "_body.py:_content": (
+        Difference(
+            sync="""
+                try:
+                    content = response.content
+                except httpx.ResponseNotRead:
+                    return
+                if content:
+                    yield content
+            """,
+            async_="""
+                for piece in _content(response):
+                    yield piece
+            """,
+            why="a response's content, once read, is read without I/O: the async twin "
+            "hands on the sync one's pieces",
+        ),
+    ),
+    "_body.py:_inflated": (
+        Difference(
+            sync="""
+                for data in raw:
+                    yield from inflater.feed(data)
+                if (last := inflater.flush()):
+                    yield last
+            """,
+            async_="""
+                try:
+                    for data in raw:
+                        for piece in inflater.feed(data):
+                            yield piece
+                    if (last := inflater.flush()):
+                        yield last
+                finally:
+                    _aclose(raw)
+            """,
+            why=f"{CLOSES_BY_HAND}; and an async generator has no `yield from`",
+        ),
+    ),
+    "_body.py:_raw": (
+        Difference(
+            sync="""
+                raise TypeError("an httpx.Client's response has a sync stream")
+            """,
+            async_="""
+                raise TypeError("an httpx.Client's response has an async stream")
+            """,
+            why="each names the stream its own client's responses have",
+        ),
+    ),
+    "_body.py:guarded": (
+        Difference(
+            sync="""
+                for chunk in chunks:
+                    total += len(chunk)
+                    if total > limit or guard.reason is not None:
+                        raise Halt(None, limit) if total > limit else guard.halt()
+                    yield chunk
+            """,
+            async_="""
+                try:
+                    for chunk in chunks:
+                        total += len(chunk)
+                        if total > limit or guard.reason is not None:
+                            raise Halt(None, limit) if total > limit else guard.halt()
+                        yield chunk
+                finally:
+                    _aclose(chunks)
+            """,
+            why=CLOSES_BY_HAND,
+        ),
+    ),
+    "_body.py:read_body": (
+        Difference(
+            sync="""
+                return b''.join(guarded(body_chunks(response), guard, limit))
+            """,
+            async_="""
+                return b''.join([chunk for chunk in guarded(body_chunks(response), guard, limit)])
+            """,
+            why="`bytes.join` cannot read an async iterator",
+        ),
+    ),
+    "_body.py:read_at_most": (
+        Difference(
+            sync="",
+            async_="""
+                _aclose(chunks)
+            """,
+            why=CLOSES_BY_HAND,
+        ),
+    ),
+    "_client.py:SilviaClient": (
+        Difference(
+            sync="""
+                _timer = staticmethod(thread_timer)
+            """,
+            async_="""
+                _timer = staticmethod(loop_timer)
+            """,
+            why="deadlines fire from the watchdog thread for a sync client, from the running "
+            "event loop for an async one (`_deadline.py`)",
+        ),
+        Difference(
+            sync="""
+                raise ConfigurationError('http_client must be an httpx.Client (AsyncSilviaClient takes an httpx.AsyncClient)')
+            """,
+            async_="""
+                raise ConfigurationError('http_client must be an httpx.Client (SilviaClient takes an httpx.Client)')
+            """,
+            why="each names the httpx client it takes, and the other twin",
+        ),
+        Difference(
+            sync="",
+            async_="""
+                import asyncio
+            """,
+            why="asyncio is imported where the async client first sleeps, so that "
+            "`import silvia_client` does not load it (benchmarks/bench_import.py)",
+        ),
+    ),
+    "_sse.py:iter_sse_fields": (
+        Difference(
+            sync="""
+                return _each(iter_sse_batches(chunks, None, max_event_bytes=max_event_bytes))
+            """,
+            async_="""
+                batches = iter_sse_batches(chunks, None, max_event_bytes=max_event_bytes)
+                try:
+                    for batch in batches:
+                        for fields in batch:
+                            yield fields
+                finally:
+                    batches.close()
+            """,
+            why="the sync twin returns its generator made at once, so that a bad limit is "
+            "refused at the call; an async generator cannot be returned so: its body runs "
+            f"at the first read; and {CLOSES_BY_HAND}",
+        ),
+    ),
+    "_sse.py:iter_sse_batches": (
+        Difference(
+            sync="""
+                return read_events(event_limit(max_event_bytes), chunks, quick)
+            """,
+            async_="""
+                source = chunks.__iter__()
+                inbox = _Inbox()
+                batches = read_events(event_limit(max_event_bytes), inbox, quick)
+                try:
+                    for chunk in source:
+                        inbox.chunk = chunk
+                        for batch in batches:
+                            if batch is None:
+                                break
+                            yield batch
+                finally:
+                    close: Any = getattr(source, 'close', None)
+                    if close is not None:
+                        close()
+            """,
+            why="the one field reader is a sync generator: the sync twin hands it the chunks, "
+            f"the async one feeds it chunk by chunk through an inbox; and {CLOSES_BY_HAND}",
+        ),
+    ),
+    "_sse.py:iter_sse": (
+        Difference(
+            sync="""
+                for fields in iter_sse_fields(chunks, max_event_bytes=max_event_bytes):
+                    yield ServerSentEvent(*fields)
+            """,
+            async_="""
+                fields_of = iter_sse_fields(chunks, max_event_bytes=max_event_bytes)
+                try:
+                    for fields in fields_of:
+                        yield ServerSentEvent(*fields)
+                finally:
+                    fields_of.close()
+            """,
+            why=CLOSES_BY_HAND,
+        ),
+    ),
+    "chat/_stream.py:ChatStream": (
+        Difference(
+            sync="""
+                def __init__(self, open_response: Callable[[], httpx.Response], *, errors: ResponseErrors, call: Call, session_id: str | None=None) -> None:
+            """,
+            async_="""
+                def __init__(self, open_response: Callable[[], Awaitable[httpx.Response]], *, errors: ResponseErrors, call: Call, session_id: str | None=None) -> None:
+            """,
+            why="the async stream opens its response by awaiting it",
+        ),
+        Difference(
+            sync="""
+                yield from events
+            """,
+            async_="""
+                for event in events:
+                    yield event
+            """,
+            why="an async generator has no `yield from`",
+        ),
+        Difference(
+            sync="""
+                deque(self._started(), maxlen=0)
+            """,
+            async_="""
+                for _ in self._started():
+                    pass
+            """,
+            why="`deque` cannot drain an async iterator",
+        ),
+        Difference(sync="except ValueError:", async_="except RuntimeError:", why=RUNNING),
+    ),
+    "testing/_record_transport.py:RecordingTransport.handle_request": (
+        Difference(
+            sync="""
+                raise TypeError('this RecordingTransport wraps an async transport')
+            """,
+            async_="""
+                raise TypeError('this RecordingTransport wraps a sync transport')
+            """,
+            why="each says which kind of transport it cannot send through",
+        ),
+    ),
+    "testing/pytest_plugin.py:silvia": (
+        Difference(
+            sync="""
+                with silvia_server.client(**_OPTIONS) as client:
+            """,
+            async_="""
+                client = silvia_server.client(**_OPTIONS)
+                try:
+            """,
+            why="a sync fixture cannot `async with`: the async client is closed on a loop "
+            "of its own after the test (the test's loop may be gone by then)",
+        ),
+        Difference(
+            sync="",
+            async_="""
+                finally:
+                    _close_on_own_loop(client)
+            """,
+            why="the other half of the `try` above",
+        ),
+    ),
+}
+
+# Twins whose async half does more than its sync one, so is not a mirror of it.
+NOT_MIRRORED = {
+    "qa/runner.py:run_script": "`arun_script` runs up to `concurrency` prompts at once, "
+    "chains of continued prompts in order; `run_script` runs them one after another",
+}
+
+TWINS = all_twins()
+RENAMED = twin_renames(TWINS)
+
+
+def _differences(twin: Twin) -> list[Hunk]:
+    return differences((PACKAGE / twin.module).read_text("utf-8"), twin, RENAMED)
+
+
+def _unlisted(twin: Twin) -> Iterator[Hunk]:
+    listed = {difference.hunk for difference in ALLOWED.get(str(twin), ())}
+    return (hunk for hunk in _differences(twin) if hunk not in listed)
+
+
+def test_the_twins_of_the_modules_with_twins_are_found() -> None:
+    assert {str(twin) for twin in TWINS} >= {
+        "_body.py:body_chunks",
+        "_body.py:guarded",
+        "_body.py:read_at_most",
+        "_client.py:SilviaClient",
+        "_sse.py:iter_sse",
+        "chat/_stream.py:ChatStream",
+        "chat/_resource.py:Chat",
+        "sessions.py:Sessions",
+        "testing/_transport.py:_SyncSteps",
+        "testing/_transport.py:InProcessTransport.handle_request",
+        "testing/_record_transport.py:_CapturedStream",
+        "testing/_record_transport.py:RecordingTransport.handle_request",
+        "testing/_record_transport.py:record_turn",
+        "testing/_replay.py:_SyncReplay",
+    }
+
+
+@pytest.mark.parametrize("twin", [twin for twin in TWINS if str(twin) not in NOT_MIRRORED], ids=str)
+def test_each_async_twin_is_its_sync_half_made_sync(twin: Twin) -> None:
+    unlisted = list(_unlisted(twin))
+    assert not unlisted, (
+        f"{twin.async_} differs from {twin.sync} in silvia_client/{twin.module}"
+        " (- sync, + async made sync); align them, or add to ALLOWED with the reason:\n"
+        + "\n".join(hunk.shown() for hunk in unlisted)
+    )
+
+
+def test_every_listed_difference_is_still_there() -> None:
+    by_name = {str(twin): twin for twin in TWINS}
+    gone = [f"{name}: no such twin" for name in ALLOWED if name not in by_name]
+    for name, listed in ALLOWED.items():
+        if name in by_name:
+            present = set(_differences(by_name[name]))
+            gone += [f"{name}: {d.why}" for d in listed if d.hunk not in present]
+    assert not gone, "listed differences that are gone:\n" + "\n".join(gone)
+
+
+def test_every_twin_not_mirrored_is_a_twin_whose_halves_differ() -> None:
+    by_name = {str(twin): twin for twin in TWINS}
+    assert set(NOT_MIRRORED) <= set(by_name)
+    assert all(_differences(by_name[name]) for name in NOT_MIRRORED)
+
+
+def test_every_listed_difference_says_why() -> None:
+    assert all(difference.why.strip() for listed in ALLOWED.values() for difference in listed)
+    assert all(why.strip() for why in NOT_MIRRORED.values())
+
+
+# The checker itself, on a module made up here: it must see drift, and only drift.
+
+TWIN_MODULE = '''
+class Reader:
+    """Reads."""
+
+    def read(self, source: Iterator[bytes]) -> bytes:
+        # a comment the async twin need not repeat
+        with self.lock:
+            return b"".join(chunk for chunk in source)
+
+    def __iter__(self) -> Generator[bytes, None, None]:
+        with self.lock, self.opened() as chunks:
+            yield self.read(chunks)
+
+
+class AsyncReader:
+    """The async twin of `Reader`."""
+
+    async def read(self, source: AsyncIterator[bytes]) -> bytes:
+        async with self.lock:
+            return b"".join([chunk async for chunk in source])
+
+    async def __aiter__(self) -> AsyncGenerator[bytes, None]:
+        async with self.lock:
+            with self.opened() as chunks:
+                yield (await self.read(chunks))
+'''
+
+
+def test_the_checker_passes_twins_that_differ_only_by_the_substitutions() -> None:
+    [twin] = twins_in("made_up.py", TWIN_MODULE)
+    assert (twin.sync, twin.async_) == ("Reader", "AsyncReader")
+    # An async generator cannot be fed to `join`: the one difference.
+    assert differences(TWIN_MODULE, twin, twin_renames([twin])) == [
+        Hunk(
+            "return b''.join((chunk for chunk in source))",
+            "return b''.join([chunk for chunk in source])",
+        )
+    ]
+
+
+def test_the_checker_sees_a_change_made_on_one_side_only() -> None:
+    drifted = TWIN_MODULE.replace("await self.read(chunks)", "await self.read(chunks, 1)")
+    [twin] = twins_in("made_up.py", drifted)
+    assert Hunk("yield self.read(chunks)", "yield self.read(chunks, 1)") in differences(
+        drifted, twin, twin_renames([twin])
+    )
