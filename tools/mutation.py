@@ -110,7 +110,14 @@ GROUPS: dict[str, Group] = {
     ),
     "sessions": Group(
         modules=("sessions.py",),
-        tests=("tests/client/test_sessions.py", "tests/client/test_targets_as_sent.py", *VIEWS),
+        tests=(
+            "tests/client/test_sessions.py",
+            "tests/client/test_targets_as_sent.py",
+            "tests/client/test_options.py",
+            "tests/client/test_limits.py",
+            "tests/test_fast_paths.py",
+            *VIEWS,
+        ),
     ),
 }
 
@@ -130,6 +137,27 @@ EQUIVALENT: dict[str, str] = {
     ),
     "silvia_client.citations._links.x_resolve_citation__mutmut_7": (
         "drops stacklevel=2, which is web_origin's default"
+    ),
+    "silvia_client.sessions.xǁSessionsǁ_fetch__mutmut_14": (
+        "None for 'get': `_call` tells only 'chat' apart; any other kind gets a GET's settings"
+    ),
+    "silvia_client.sessions.xǁSessionsǁ_fetch__mutmut_24": (
+        "'XXgetXX' for 'get': `_call` tells only 'chat' apart; any other kind gets a GET's settings"
+    ),
+    "silvia_client.sessions.xǁSessionsǁ_fetch__mutmut_25": (
+        "'GET' for 'get': `_call` tells only 'chat' apart; any other kind gets a GET's settings"
+    ),
+    "silvia_client.sessions.xǁAsyncSessionsǁ_fetch__mutmut_14": (
+        "None for 'get': `_call` tells only 'chat' apart; any other kind gets a GET's settings"
+    ),
+    "silvia_client.sessions.xǁAsyncSessionsǁ_fetch__mutmut_24": (
+        "'XXgetXX' for 'get': `_call` tells only 'chat' apart; any other kind gets a GET's settings"
+    ),
+    "silvia_client.sessions.xǁAsyncSessionsǁ_fetch__mutmut_25": (
+        "'GET' for 'get': `_call` tells only 'chat' apart; any other kind gets a GET's settings"
+    ),
+    "silvia_client.sessions.x_session_path__mutmut_14": (
+        "quote(safe='XXXX'): 'X' is a letter, which quote never escapes"
     ),
 }
 
