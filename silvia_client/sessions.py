@@ -140,7 +140,7 @@ def _message(
     data: dict[str, Any], wire: WireFormat, modelled: frozenset[str], skipped: list[int]
 ) -> Message:
     # The rows come straight from `loads` (see `_session_from`).
-    from .citations._rows import Citation, InlineCitation, load_json_citations
+    from .citations._rows_read import Citation, InlineCitation, load_json_citations
 
     citations = load_json_citations(data.get(wire.message_citations_key), Citation, skipped)
     inline = load_json_citations(
@@ -189,7 +189,7 @@ def _log_skipped(skipped: list[int]) -> None:
     """The warnings for the lists with bad rows, after the pause: a logging handler
     is the caller's code (see _gc.py). The same warning as `load_citations` logs."""
     if skipped:
-        from .citations._rows import SKIPPED, logger  # loaded already: rows were read
+        from .citations._rows_read import SKIPPED, logger  # loaded already: rows were read
 
         for count in skipped:
             logger.warning(SKIPPED, count)
