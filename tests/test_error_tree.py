@@ -57,8 +57,8 @@ def test_every_public_error_is_drawn_under_its_parent() -> None:
 
 def test_the_drawing_is_read_with_its_nesting() -> None:
     # The check above is only as good as this reading of the drawing.
-    doc = silvia_client.errors.__doc__
-    assert doc is not None and "InvalidAccountIdError" in doc
-    assert "InvalidAccountIdError" in drawn_tree()
-    assert drawn_tree()["StreamTooLargeError"] == "StreamError"
-    assert drawn_tree()["APITimeoutError"] == "APIConnectionError"
+    drawn = drawn_tree()
+    assert drawn["InvalidAccountIdError"] == "SilviaError"
+    assert drawn["StreamTooLargeError"] == "StreamError"
+    assert drawn["APITimeoutError"] == "APIConnectionError"
+    assert drawn["AuthenticationError"] == "APIStatusError"
