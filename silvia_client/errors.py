@@ -3,6 +3,7 @@
     SilviaError
     ├── ConfigurationError          no base URL, a bad argument
     ├── RecordingFormatError        a recording file that cannot be read (`testing`)
+    ├── InvalidAccountIdError       an account id no link can carry (`citations`)
     ├── APIError                    something went wrong talking to the server
     │   ├── APIConnectionError      could not connect, or the connection broke
     │   │   └── APITimeoutError     connect/read timed out, or the deadline passed

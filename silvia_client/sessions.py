@@ -24,7 +24,7 @@ from ._options import check_text
 from ._wire import DEFAULT_WIRE, WireFormat
 from .chat._turn import text_preview
 from .citations import CitationTarget, RowError
-from .citations._final import final_targets
+from .citations._final import FinalTargets
 from .errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ _SESSION_FIELDS = frozenset({"id", "title"})
 
 
 @dataclass(frozen=True, slots=True)
-class Message:
+class Message(FinalTargets):
     """One message of a session. `extra` holds every field the SDK does not model.
 
     `citations` and `inline_citations` are the stored rows, each read on its
@@ -62,22 +62,6 @@ class Message:
     _targets: dict[str, CitationTarget | None] | None = field(
         default=None, init=False, compare=False
     )
-
-    def _final_targets(self) -> dict[str, CitationTarget | None]:
-        targets = self._targets
-        if targets is None:
-            targets = final_targets(self.inline_citations, self.citations)
-            object.__setattr__(self, "_targets", targets)  # a cache: the message stays as read
-        return targets
-
-    def target_for(self, source: str) -> CitationTarget | None:
-        """The server's final word on `source`, by the rule of `Turn.target_for`.
-
-        Its target in `citations`, else that of its last row in
-        `inline_citations`; None when that row is untyped, or when the message
-        never cited `source`.
-        """
-        return self._final_targets().get(source)
 
     @property
     def text(self) -> str:
@@ -140,7 +124,7 @@ def _message(
     data: dict[str, Any], wire: WireFormat, modelled: frozenset[str], skipped: list[int]
 ) -> Message:
     # The rows come straight from `loads` (see `_session_from`).
-    from .citations._rows import Citation, InlineCitation, load_json_citations
+    from .citations._rows_read import Citation, InlineCitation, load_json_citations
 
     citations = load_json_citations(data.get(wire.message_citations_key), Citation, skipped)
     inline = load_json_citations(
@@ -189,7 +173,7 @@ def _log_skipped(skipped: list[int]) -> None:
     """The warnings for the lists with bad rows, after the pause: a logging handler
     is the caller's code (see _gc.py). The same warning as `load_citations` logs."""
     if skipped:
-        from .citations._rows import SKIPPED, logger  # loaded already: rows were read
+        from .citations._rows_read import SKIPPED, logger  # loaded already: rows were read
 
         for count in skipped:
             logger.warning(SKIPPED, count)

@@ -44,8 +44,8 @@ from silvia_client.chat.events import (
     decode_event,
     event_decoder,
 )
-from silvia_client.citations import Citation, InlineCitation, _rows, parse_citation_target
-from silvia_client.citations._rows import (
+from silvia_client.citations import Citation, InlineCitation, _rows_read, parse_citation_target
+from silvia_client.citations._rows_read import (
     _target_from_json,
     citation_from_json,
     load_json_citations,
@@ -431,9 +431,9 @@ def test_rows_with_the_same_wire_target_share_one_value() -> None:
 
 
 def test_the_table_of_shared_targets_stays_bounded() -> None:
-    for number in range(3 * _rows._JSON_TARGETS_MAX):
+    for number in range(3 * _rows_read._JSON_TARGETS_MAX):
         _target_from_json({"kind": "market_data", "ticker": f"T{number}"})
-    assert len(_rows._JSON_TARGETS) <= _rows._JSON_TARGETS_MAX
+    assert len(_rows_read._JSON_TARGETS) <= _rows_read._JSON_TARGETS_MAX
 
 
 def test_a_kept_rows_extras_are_not_tracked_by_the_collector() -> None:
@@ -575,11 +575,11 @@ def test_a_shared_fields_set_refuses_to_change() -> None:
 
 
 def test_the_tables_of_row_shapes_stay_bounded() -> None:
-    for number in range(3 * _rows._SHAPES_MAX):
+    for number in range(3 * _rows_read._SHAPES_MAX):
         citation_from_json(Citation, {"source": "s", f"extra_{number}": 1})
         citation_from_json(InlineCitation, {"source": "s", f"extra_{number}": 1}, 4)
-    assert len(_rows._CITATION_SHAPES) <= _rows._SHAPES_MAX
-    assert len(_rows._INLINE_CITATION_SHAPES) <= _rows._SHAPES_MAX
+    assert len(_rows_read._CITATION_SHAPES) <= _rows_read._SHAPES_MAX
+    assert len(_rows_read._INLINE_CITATION_SHAPES) <= _rows_read._SHAPES_MAX
 
 
 def test_citation_from_json_equals_model_validate_on_a_stored_row() -> None:

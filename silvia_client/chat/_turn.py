@@ -24,7 +24,7 @@ from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from ..citations import CitationTarget, RowError
-from ..citations._final import final_targets
+from ..citations._final import FinalTargets
 from .events import (
     ChatEvent,
     CitationEvent,
@@ -71,7 +71,7 @@ def _since(start: float | None, stamp: float | None) -> float | None:
 
 
 @dataclass(frozen=True, eq=False)
-class Turn:
+class Turn(FinalTargets):
     """One chat turn as the client assembled it.
 
     `citations` are the `citations_summary` rows as sent; `inline_citations`
@@ -97,21 +97,6 @@ class Turn:
     _targets: dict[str, CitationTarget | None] | None = field(
         default=None, init=False, repr=False, compare=False
     )
-
-    def _final_targets(self) -> dict[str, CitationTarget | None]:
-        targets = self._targets
-        if targets is None:
-            targets = final_targets(self.inline_citations, self.citations)
-            object.__setattr__(self, "_targets", targets)  # a cache: the turn stays as built
-        return targets
-
-    def target_for(self, source: str) -> CitationTarget | None:
-        """The server's final word on `source`: its target in the summary, else its last streamed.
-
-        None when that row is untyped, or the turn never cited `source`. If the
-        summary names the source twice with different targets, the last one.
-        """
-        return self._final_targets().get(source)
 
     @property
     def sources(self) -> tuple[str, ...]:

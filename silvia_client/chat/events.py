@@ -180,7 +180,7 @@ _rows: ModuleType | None = None
 
 def _rows_module() -> ModuleType:
     global _rows
-    from ..citations import _rows as rows
+    from ..citations import _rows_read as rows
 
     _rows = rows
     return rows

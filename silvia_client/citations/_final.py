@@ -8,19 +8,21 @@ targets), else that of the source's last streamed row. A turn resumed from a
 checkpoint written before targets existed can stream a source untyped and then
 typed; its rows keep what the server sent, and this says where it ended.
 
-Kept apart from `_rows.py` (the pydantic models): it only reads attributes.
+Where things are: `final_targets`, the rule; `FinalTargets`, the `target_for`
+that `Turn` and `Message` share, with its cache. Kept apart from `_rows.py`
+(the pydantic models): it only reads attributes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ._rows import Citation
     from ._targets import CitationTarget
 
-__all__ = ["final_targets"]
+__all__ = ["FinalTargets", "final_targets"]
 
 
 def final_targets(
@@ -35,3 +37,35 @@ def final_targets(
     for row in summary:
         targets[row.source] = row.target  # the summary over the stream; its last row wins
     return targets
+
+
+class FinalTargets:
+    """`target_for`, for a frozen value holding a turn's rows: a `Turn`, a `Message`.
+
+    The value declares `citations` (the summary's rows), `inline_citations` (the
+    streamed ones) and a `_targets` field, None until first asked: the final
+    targets are read off the rows once, then kept.
+    """
+
+    __slots__ = ()
+
+    citations: Sequence[Citation]
+    inline_citations: Sequence[Citation]
+    _targets: dict[str, CitationTarget | None] | None
+
+    def _final_targets(self) -> dict[str, CitationTarget | None]:
+        targets = self._targets
+        if targets is None:
+            targets = final_targets(self.inline_citations, self.citations)
+            object.__setattr__(self, "_targets", targets)  # a cache: the value stays as built
+        return targets
+
+    def target_for(self, source: str) -> CitationTarget | None:
+        """The server's final word on `source`: its target in the summary, else its last streamed.
+
+        That is its last row in `citations`, else its last row in
+        `inline_citations`. None when that row is untyped, or `source` was never
+        cited. If the summary names the source twice with different targets, the
+        last one.
+        """
+        return self._final_targets().get(source)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from .._bidi import strip_bidi_controls
 from ..citations import Citation, CitationLink, InlineCitation, resolve_citation
 from ..citations._links import web_origin
-from ._sources import NumberedSource, chip_source, marked_rows, numbered_sources, short_quote
+from ._sources import NumberedSource, numbered_sources, short_quote, write_answer
 
 if TYPE_CHECKING:
     from ..chat import Turn
@@ -78,16 +78,9 @@ def _answer_html(
     sources: Sequence[NumberedSource],
     web_url: str,
 ) -> str:
-    by_number = {source.number: source for source in sources}
-    numbers = {source.source: source.number for source in sources}
-    out = []
-    for piece, marks in marked_rows(text, inline, numbers):
-        out.append(_text_html(piece))
-        out.extend(
-            _chip_html(chip_source(number, row, by_number[number], web_url))
-            for number, row in marks
-        )
-    return "".join(out)
+    return write_answer(
+        text, inline, sources, web_url, write_text=_text_html, write_chip=_chip_html
+    )
 
 
 def citation_html(

@@ -17,14 +17,7 @@ from typing import TYPE_CHECKING
 from .._bidi import strip_bidi_controls
 from ..citations import Citation, CitationLink, InlineCitation, resolve_citation
 from ..citations._links import web_origin
-from ._sources import (
-    NumberedSource,
-    chip_source,
-    marked_rows,
-    numbered_sources,
-    one_line,
-    short_quote,
-)
+from ._sources import NumberedSource, numbered_sources, one_line, short_quote, write_answer
 
 if TYPE_CHECKING:
     from ..chat import Turn
@@ -108,16 +101,10 @@ def _answer_markdown(
     sources: Sequence[NumberedSource],
     web_url: str,
 ) -> str:
-    by_number = {source.number: source for source in sources}
-    numbers = {source.source: source.number for source in sources}
-    out = []
-    for piece, marks in marked_rows(text, inline, numbers):
-        out.append(_m_text(piece))
-        out.extend(
-            _chip_markdown(chip_source(number, row, by_number[number], web_url))
-            for number, row in marks
-        )
-    return "".join(out).lstrip(" \t")
+    answer = write_answer(
+        text, inline, sources, web_url, write_text=_m_text, write_chip=_chip_markdown
+    )
+    return answer.lstrip(" \t")
 
 
 def citation_markdown(

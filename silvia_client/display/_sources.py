@@ -3,14 +3,15 @@
 Sources are numbered in the order the answer first cites them (sources only
 the summary names come after); each is shown through the row that carries its
 final target (`target_for`'s rule). `marked_segments` cuts the answer at each
-streamed citation's offset. The HTML views (`_html.py`), the Markdown views
+streamed citation's offset; `write_answer` writes it, pieces and chips, in a
+view's own escaping. The HTML views (`_html.py`), the Markdown views
 (`_markdown.py`) and the `silvia` command (`cli/_render.py`) all number and
 place through here; `short_quote` and `one_line` shorten what they show.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..citations import Citation, InlineCitation, ResolvedCitation, resolve_citation
 from ..citations._final import final_targets
@@ -25,6 +26,7 @@ __all__ = [
     "numbered_sources",
     "one_line",
     "short_quote",
+    "write_answer",
 ]
 
 _QUOTE_CHARS = 200
@@ -128,6 +130,30 @@ def chip_source(
     if row.target == shown.target and row.title == shown.title:
         return listed  # resolves alike: the usual case, where a source keeps one target
     return NumberedSource(number, row, resolve_citation(row, web_url=web_url))
+
+
+def write_answer(
+    text: str,
+    inline: Sequence[InlineCitation],
+    sources: Sequence[NumberedSource],
+    web_url: str,
+    *,
+    write_text: Callable[[str], str],
+    write_chip: Callable[[NumberedSource], str],
+) -> str:
+    """The answer with its chips, as a view writes it: each piece of text through
+    `write_text`, each mark through `write_chip` (its source's number, its own row's
+    label and links: `chip_source`)."""
+    by_number = {source.number: source for source in sources}
+    numbers = {source.source: source.number for source in sources}
+    out = []
+    for piece, marks in marked_rows(text, inline, numbers):
+        out.append(write_text(piece))
+        out.extend(
+            write_chip(chip_source(number, row, by_number[number], web_url))
+            for number, row in marks
+        )
+    return "".join(out)
 
 
 def short_quote(text: str | None) -> str:

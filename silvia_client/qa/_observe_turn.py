@@ -1,9 +1,10 @@
 """Observing one turn through a client: each SSE event raw, beside the SDK's reading of it.
 
 The checker must judge what the server sent, not what the SDK made of it: the
-SDK reads every target through `parse_citation_target` (a bad one becomes
-None) and makes a turn's citations agree with its final registry, so a `Turn`
-no longer shows a malformed target or a target that changed mid-turn.
+SDK reads every target through `parse_citation_target`, so a malformed target
+becomes None in a `Turn`, and the checks must see what it was. (The rows
+themselves are kept as sent: a target that changed mid-turn shows in the
+`Turn` too.)
 
 So `observe` reads the stream with `ChatStream.iter_with_raw()`, which gives
 every event as the server sent it (`RawEvent`: the raw name and data) beside

@@ -393,7 +393,7 @@ def _outcome(build: Callable[[], Citation]) -> tuple[Any, ...]:
 def test_citation_from_json_gives_what_model_validate_gives(
     model: type[Citation], row: Any, offset: Any
 ) -> None:
-    from silvia_client.citations._rows import citation_from_json
+    from silvia_client.citations._rows_read import citation_from_json
 
     if offset is ... or model is not InlineCitation or not isinstance(row, dict):
         fast = _outcome(lambda: citation_from_json(model, copy.deepcopy(row)))
@@ -409,7 +409,7 @@ def test_citation_from_json_gives_what_model_validate_gives(
 def test_load_json_citations_gives_what_load_citations_gives(
     model: type[Citation], rows: Any
 ) -> None:
-    from silvia_client.citations._rows import load_json_citations
+    from silvia_client.citations._rows_read import load_json_citations
 
     fast = load_json_citations(copy.deepcopy(rows), model)
     slow = load_citations(copy.deepcopy(rows), model)
@@ -418,7 +418,7 @@ def test_load_json_citations_gives_what_load_citations_gives(
 
 
 def test_citation_from_json_does_not_share_the_row() -> None:
-    from silvia_client.citations._rows import citation_from_json
+    from silvia_client.citations._rows_read import citation_from_json
 
     row = _row({"kind": "portfolio"}, extra_list=[1])
     citation = citation_from_json(Citation, row)
