@@ -92,11 +92,11 @@ GROUPS: dict[str, Group] = {
         },
     ),
     "rows": Group(
-        modules=("citations/_rows.py",),
+        modules=("citations/_rows.py", "citations/_rows_read.py"),
         tests=("tests/citations", "tests/test_fast_paths.py"),
     ),
     "sse": Group(
-        modules=("_sse.py",),
+        modules=("_sse.py", "_sse_reader.py", "_sse_runs.py"),
         tests=("tests/test_sse.py", "tests/test_sse_limit.py", "tests/test_fast_paths.py"),
     ),
     "turn": Group(

@@ -18,6 +18,7 @@ from silvia_client.citations import (
     Citation,
     InlineCitation,
     WebTarget,
+    _final,
 )
 from silvia_client.errors import (
     ConfigurationError,
@@ -280,16 +281,14 @@ def test_parse_session_says_why_a_body_is_not_a_session(payload: object, reason:
 def test_the_final_word_is_read_off_the_rows_once_on_first_use(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from silvia_client import sessions
-
     reads: list[int] = []
-    real = sessions.final_targets
+    real = _final.final_targets
 
     def counted(streamed: Any, summary: Any) -> Any:
         reads.append(1)
         return real(streamed, summary)
 
-    monkeypatch.setattr(sessions, "final_targets", counted)
+    monkeypatch.setattr(_final, "final_targets", counted)
     (message,) = parse_session(body(assistant(citations=[cite(WEB_URL, web())])), "s1").messages
     assert reads == []  # not while reading
     assert message.target_for(WEB_URL) == WebTarget(WEB_URL)

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from silvia_client import DEFAULT_WIRE
-from silvia_client.chat import DoneEvent, Turn, TurnBuilder, _turn
+from silvia_client.chat import DoneEvent, Turn, TurnBuilder
 from silvia_client.chat.events import CitationsSummaryEvent, TextEvent, event_decoder
 from silvia_client.citations import (
     AccountRef,
@@ -24,9 +24,9 @@ from silvia_client.citations import (
     MarketDataTarget,
     RowError,
     WebTarget,
+    _final,
     parse_citation_target,
 )
-from silvia_client.citations._final import final_targets
 
 from ..citations.strategies import PROPERTY, any_target_value
 from .conftest import Api
@@ -183,11 +183,13 @@ def test_the_final_word_is_read_off_the_rows_once_on_first_use(
 ) -> None:
     reads: list[int] = []
 
+    real = _final.final_targets
+
     def counted(streamed: Any, summary: Any) -> dict[str, CitationTarget | None]:
         reads.append(1)
-        return final_targets(streamed, summary)
+        return real(streamed, summary)
 
-    monkeypatch.setattr(_turn, "final_targets", counted)
+    monkeypatch.setattr(_final, "final_targets", counted)
     builder = TurnBuilder()
     builder.apply(CitationsSummaryEvent((Citation.model_validate(row(WEB_URL, web())),)))
     turn = builder.build()
