@@ -567,9 +567,9 @@ def test_a_shared_fields_set_refuses_to_change() -> None:
         lambda: shared.clear(),
         lambda: shared.pop(),
     ):
-        with pytest.raises(TypeError):
+        with pytest.raises(TypeError, match=r"^a citation's shared fields-set cannot change; copy"):
             change()
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"^a citation's shared fields-set cannot change; copy"):
         shared |= {"x"}
     assert second.model_fields_set == {"type", "source", "title", "target", "offset"}
 

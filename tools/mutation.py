@@ -55,6 +55,7 @@ ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "build" / "mutation"
 PACKAGE = "silvia_client"
 HYPOTHESIS_PROFILE = "mutation"  # registered in tests/conftest.py; also read by tests/citations
+PROFILE = (f"--hypothesis-profile={HYPOTHESIS_PROFILE}",)
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,10 @@ class Group:
     modules: tuple[str, ...]  # paths under silvia_client/
     tests: tuple[str, ...]  # test files (or folders) mutmut chooses from, per function
     blind: Mapping[str, str] = field(default_factory=dict)  # test id -> why mutmut can't run it
+    # Functions called only while their module is imported: mutmut imports the package
+    # once and forks for each mutant, so it never runs them mutated. Their survivors are
+    # applied to the copy and the group's tests run afresh, without mutmut.
+    import_time: tuple[str, ...] = ()
 
 
 # The views' tests, for the `_repr_html_` and `_repr_markdown_` of turns and messages.
@@ -94,10 +99,16 @@ GROUPS: dict[str, Group] = {
     "rows": Group(
         modules=("citations/_rows.py", "citations/_rows_read.py"),
         tests=("tests/citations", "tests/test_fast_paths.py"),
+        import_time=("_prime", "_slot_setter"),
     ),
     "sse": Group(
         modules=("_sse.py", "_sse_reader.py", "_sse_runs.py"),
-        tests=("tests/test_sse.py", "tests/test_sse_limit.py", "tests/test_fast_paths.py"),
+        tests=(
+            "tests/test_sse.py",
+            "tests/test_sse_limit.py",
+            "tests/test_sse_runs.py",
+            "tests/test_fast_paths.py",
+        ),
     ),
     "turn": Group(
         modules=("chat/_turn.py",),
@@ -158,6 +169,189 @@ EQUIVALENT: dict[str, str] = {
     ),
     "silvia_client.sessions.x_session_path__mutmut_14": (
         "quote(safe='XXXX'): 'X' is a letter, which quote never escapes"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_11": (
+        "None for `pending = b''`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_44": (
+        "None for `pending = b''`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_15": (
+        "None for `after_cr = False`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_59": (
+        "None for `after_cr = False`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_154": (
+        "None for `too_large = False`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_38": (
+        "None for `at_start = False`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_20": (
+        "None for `held = ''`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_102": (
+        "None for `held = ''`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_17": (
+        "None for `partial = []`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_108": (
+        "None for `partial = []`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_176": (
+        "None for `partial = []`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_213": (
+        "None for `event = ''`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_18": (
+        "partial_bytes off while `partial` is empty: read only when `partial` is not"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_19": (
+        "partial_bytes off while `partial` is empty: read only when `partial` is not"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_109": (
+        "partial_bytes off while `partial` is empty: read only when `partial` is not"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_110": (
+        "partial_bytes off while `partial` is empty: read only when `partial` is not"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_177": (
+        "partial_bytes off while `partial` is empty: read only when `partial` is not"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_178": (
+        "partial_bytes off while `partial` is empty: read only when `partial` is not"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_16": (
+        "after_cr True at the start: it skips a leading LF, a blank line with nothing pending"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_2": (
+        "short = limit / 4 (a float): run lines no longer match, the line loop reads them (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_3": (
+        "short = limit // 5: fewer lines skip measuring, which finds them within the limit (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_141": (
+        "window > len(text): one more match at the end of the text finds nothing (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_145": (
+        "len < held_max: that rest goes to the line loop, which reads it the same (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_179": (
+        "measures lines of a text under `short` too, which are all within the limit (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_180": (
+        "measures lines of a text of exactly `short`, all within the limit (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_197": (
+        "measures data of exactly `short` characters, within the limit (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_217": (
+        "`data: ` lines left to the general field branch, which reads them the same (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_218": (
+        "`data: ` lines left to the general field branch, which reads them the same (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_222": (
+        "`event: ` lines left to the general field branch, which reads them the same (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_223": (
+        "`event: ` lines left to the general field branch, which reads them the same (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_264": (
+        "joins one line into itself: the same string (memory)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_265": (
+        "two lines kept unjoined until the next chunk or the event's end (memory, not output)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_33": (
+        "a 3-byte first chunk that is a BOM waits for more, then is dropped as before"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_34": (
+        "a 3-byte first chunk that is a BOM waits for more, then is dropped as before"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_52": (
+        "utf_8_decode's `final` defaults to False"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_97": (
+        "whether a held line is read with the run or by the line loop: the same events (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_98": (
+        "whether a held line is read with the run or by the line loop: the same events (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_99": (
+        "whether a held line is read with the run or by the line loop: the same events (speed)"
+    ),
+    "silvia_client._sse_reader.x__utf8_len__mutmut_1": (
+        "encodes ASCII too: the same length (speed)"
+    ),
+    "silvia_client._sse.xǁ_Inboxǁ__init____mutmut_1": (
+        "'' for None: the first chunk is always put before the reader is resumed"
+    ),
+    "silvia_client.citations._rows.x__read_target__mutmut_2": (
+        "isinstance decides alone: a dict is no target value (speed)"
+    ),
+    "silvia_client.citations._rows_read.x__validate__mutmut_2": (
+        "copies plain dicts too: the same row (speed)"
+    ),
+    "silvia_client.citations._rows_read.x__validate__mutmut_3": (
+        "pydantic-core >= 2.19 reads a dict subclass through its methods, as dict() does"
+    ),
+    "silvia_client.citations._rows_read.x__new_shape__mutmut_1": (
+        "the table of shapes holds one more before it is emptied (memory)"
+    ),
+    "silvia_client.citations._rows_read.x__target_from_json__mutmut_15": (
+        "the table of targets holds one more before it is emptied (memory)"
+    ),
+    "silvia_client.citations._rows_read.x__target_from_json__mutmut_3": (
+        "a JSON target that is no object parses to None, as None does"
+    ),
+    "silvia_client.citations._rows_read.x__reason__mutmut_4": (
+        "the input and url of an error are never read, only loc and type"
+    ),
+    "silvia_client.citations._rows_read.x__reason__mutmut_5": (
+        "the input and url of an error are never read, only loc and type"
+    ),
+    "silvia_client.citations._rows_read.x__reason__mutmut_6": (
+        "the input and url of an error are never read, only loc and type"
+    ),
+    "silvia_client.citations._rows_read.x__reason__mutmut_7": (
+        "the input and url of an error are never read, only loc and type"
+    ),
+    "silvia_client.citations._rows_read.x__reason__mutmut_11": (
+        "a row's error location is one field or none: the joiner never shows"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_1": (
+        "the general setter for the slot's own: the same attribute set (speed)"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_6": (
+        "the three names are slots of both models: the same setter (speed)"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_7": (
+        "the three names are slots of both models: the same setter (speed)"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_12": (
+        "the general setter, for a name that is no slot: pydantic's three are slots"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_13": (
+        "the general setter, for a name that is no slot: pydantic's three are slots"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_14": (
+        "the general setter, for a name that is no slot: pydantic's three are slots"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_15": (
+        "the general setter, for a name that is no slot: pydantic's three are slots"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_16": (
+        "the general setter, for a name that is no slot: pydantic's three are slots"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_17": (
+        "the general setter, for a name that is no slot: pydantic's three are slots"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_18": (
+        "the general setter, for a name that is no slot: pydantic's three are slots"
     ),
 }
 
@@ -243,15 +437,25 @@ def diff(work: Path, mutant: str) -> str:
     return "\n".join(line for line in shown.splitlines()[1:] if line.strip())
 
 
-def killed_by_blind_tests(work: Path, group: Group, mutant: str) -> bool:
-    """Apply `mutant` to the copy, run the deselected tests without mutmut, then undo it."""
+def killed_afresh(work: Path, mutant: str, tests: Sequence[str]) -> bool:
+    """Apply `mutant` to the copy, run `tests` there without mutmut, then undo it."""
     module = mutant.rsplit(".", 1)[0]
     path = module.replace(".", "/")
     source = Path(path, "__init__.py") if (work / path).is_dir() else Path(path + ".py")
     subprocess.run([mutmut(), "apply", mutant], cwd=work, capture_output=True, check=True)
     try:
         status = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *group.blind],
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-x",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                *PROFILE,
+                *tests,
+            ],
             cwd=work,  # `-m` puts the copy first on sys.path: its silvia_client is imported
             env=environment(),
             capture_output=True,
@@ -260,6 +464,10 @@ def killed_by_blind_tests(work: Path, group: Group, mutant: str) -> bool:
     finally:
         shutil.copy2(ROOT / source, work / source)
     return status != 0
+
+
+def at_import(group: Group, mutant: str) -> bool:
+    return any(f".x_{function}__mutmut_" in mutant for function in group.import_time)
 
 
 # --------------------------------------------------------------------------- scoring
@@ -277,10 +485,13 @@ def module_of(mutant: str, group: Group) -> str:
 def report(name: str, group: Group, work: Path, seconds: float) -> bool:
     """Print the group's scores and survivors; True when nothing survived."""
     results = statuses(work)
-    if group.blind:
-        for mutant, status in results.items():
-            if status == "survived" and killed_by_blind_tests(work, group, mutant):
-                results[mutant] = "killed (by a test mutmut cannot run)"
+    for mutant, status in results.items():
+        if status != "survived":
+            continue
+        if at_import(group, mutant) and killed_afresh(work, mutant, group.tests):
+            results[mutant] = "killed (run at import: by the tests run afresh)"
+        elif group.blind and killed_afresh(work, mutant, tuple(group.blind)):
+            results[mutant] = "killed (by a test mutmut cannot run)"
     print(f"\n== {name}: {len(results)} mutants in {seconds / 60:.1f} min")
     clean = True
     for module in group.modules:
