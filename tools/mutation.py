@@ -22,6 +22,11 @@ a wrapper of its own (a warning's `stacklevel` then points into the wrapper):
 they are deselected (`Group.blind`) and run afterwards, without mutmut, against
 each survivor of their group, applied to the copy.
 
+mutmut imports the package once and forks for each mutant, so a function called
+only while its module is imported (`Group.import_time`: the rows' slot setters and
+the priming of the models) never runs mutated under it: its survivors are applied
+to the copy and the group's tests run afresh, without mutmut.
+
 Scores, per module: killed / total, where total leaves out the mutants listed in
 `EQUIVALENT` (changes with no observable difference, each with its reason). A
 listed mutant that no longer exists or is killed is reported as stale.
@@ -31,7 +36,9 @@ its own time. Not run in CI.
 
 What it cannot see: mutmut mutates code inside functions only. Module-level
 values are never mutated: the http(s) URL pattern in `citations/_parse.py`, the
-tables of parsers, the limits in `_wire.py`. Explicit tests guard those, e.g.
+tables of parsers, the limits in `_wire.py`, `PLAIN` in `_sse_runs.py`; nor
+decorated functions (`canonical_run`, an `lru_cache`). Explicit tests guard those:
+`tests/test_fast_paths.py` reads every run as the line loop would, and
 `NOT_HTTP_URLS` in `tests/citations/test_links.py` (`javascript://`, `httpx://`,
 `wss://`, `https:\\\\host`, ...), which a widened scheme fails.
 
