@@ -5,6 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
+import silvia_client.citations as citations
+
 
 def _run(code: str) -> str:
     result = subprocess.run(
@@ -37,6 +41,28 @@ def test_a_name_neither_module_has_is_an_attribute_error() -> None:
         "    try:\n"
         "        module.NoSuchName\n"
         "    except AttributeError as error:\n"
-        "        print(type(error).__name__)\n"
+        "        print(type(error).__name__, error)\n"
     )
-    assert out.splitlines() == ["AttributeError", "AttributeError"]
+    assert out.splitlines() == [
+        "AttributeError module 'silvia_client' has no attribute 'NoSuchName'",
+        "AttributeError module 'silvia_client.citations' has no attribute 'NoSuchName'",
+    ]
+
+
+@pytest.mark.parametrize("name", ["Citation", "InlineCitation", "load_citations"])
+def test_a_citation_model_is_read_from_the_rows_module_then_kept(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # In this process the name was loaded long ago: drop it to load it again.
+    from silvia_client.citations import _rows_read
+
+    monkeypatch.delitem(vars(citations), name, raising=False)
+    assert getattr(citations, name) is getattr(_rows_read, name)
+    assert vars(citations)[name] is getattr(_rows_read, name)  # kept: no second lookup
+
+
+def test_a_name_the_citations_package_lacks_is_an_attribute_error_naming_it() -> None:
+    with pytest.raises(AttributeError) as info:
+        citations.NoSuchName  # noqa: B018
+    assert str(info.value) == "module 'silvia_client.citations' has no attribute 'NoSuchName'"
+    assert "NoSuchName" not in vars(citations)

@@ -12,7 +12,8 @@ Three families:
 
 Example counts: `HYPOTHESIS_PROFILE` (default "ci") picks how hard the
 properties search. The never-raises property of the parser runs at least
-10,000 examples under "ci", which is what `.ci/run` gets; "dev" is a quick pass.
+10,000 examples under "ci", which is what `.ci/run` gets; "dev" is a quick pass,
+and "mutation" a quicker one (`tools/mutation.py` sets it).
 These are per-test `settings` objects rather than `settings.load_profile()`, so
 importing this module never changes the settings of anyone else's tests.
 """
@@ -48,6 +49,7 @@ _EXAMPLES = {
     # name: (the parser's never-raises fuzz, every other property)
     "ci": (10_000, 300),
     "dev": (1_000, 100),
+    "mutation": (500, 50),  # tools/mutation.py: each mutant runs the tests that reach it
 }
 _FUZZ_EXAMPLES, _PROPERTY_EXAMPLES = _EXAMPLES.get(PROFILE, _EXAMPLES["ci"])
 

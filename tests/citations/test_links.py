@@ -24,6 +24,7 @@ from silvia_client.citations import (
     InvalidAccountIdError,
     MarketDataTarget,
     MortgageReferenceTarget,
+    ResolvedCitation,
     TaxReferenceTarget,
     WebTarget,
     account_href,
@@ -32,6 +33,7 @@ from silvia_client.citations import (
     parse_citation_target,
     resolve_citation,
 )
+from silvia_client.citations._links import web_origin
 from silvia_client.errors import ConfigurationError, SilviaError
 
 from .strategies import PROPERTY, URL_KINDS, account_ids, citation_rows, lone_surrogate
@@ -150,6 +152,9 @@ def test_lone_surrogate_cases(units: list[int]) -> None:
     # A clear error of the SDK's tree, and a ValueError for callers that catch that.
     assert isinstance(info.value, SilviaError)
     assert isinstance(info.value, ValueError)
+    assert str(info.value) == (
+        "an account id holds a lone surrogate, which encodeURIComponent rejects"
+    )
 
 
 @PROPERTY
@@ -170,8 +175,11 @@ def test_account_href_examples() -> None:
 @pytest.mark.parametrize("account_id", DOT_SEGMENTS)
 def test_dot_segment_ids_have_no_href(account_id: str) -> None:
     # `/accounts/..` is the site root to a browser, and urljoin drops the segment.
-    with pytest.raises(InvalidAccountIdError, match="leaves /accounts/") as info:
+    with pytest.raises(InvalidAccountIdError) as info:
         account_href(account_id)
+    assert str(info.value) == (
+        "an account id of '.' or '..' would be a dot segment, which leaves /accounts/"
+    )
     assert isinstance(info.value, SilviaError)
     assert isinstance(info.value, ValueError)
     assert encode_uri_component(account_id) == account_id  # the escaping itself stays exact
@@ -383,6 +391,29 @@ def test_without_a_usable_target_the_label_is_title_then_source(
     assert resolve_citation(citation).label == label
 
 
+@pytest.mark.parametrize("title", [None, "", " ", "\u202e"])
+@pytest.mark.parametrize("source", ["", "\t", "\u2066\u2069"])
+def test_with_no_title_or_source_to_show_the_label_is_source(
+    title: str | None, source: str
+) -> None:
+    assert resolve_citation(Citation(source=source, title=title)).label == "Source"
+
+
+@pytest.mark.parametrize("title", [None, ""])
+def test_a_portfolio_without_a_title_is_labelled_portfolio(title: str | None) -> None:
+    wire = {"source": "silvia://your-portfolio", "title": title, "target": {"kind": "portfolio"}}
+    assert resolve_citation(Citation.model_validate(wire)) == ResolvedCitation("Portfolio")
+
+
+def test_a_portfolio_with_a_title_is_labelled_by_its_title() -> None:
+    wire = {
+        "source": "silvia://your-portfolio",
+        "title": "Holdings",
+        "target": {"kind": "portfolio"},
+    }
+    assert resolve_citation(Citation.model_validate(wire)).label == "Holdings"
+
+
 def test_legacy_http_source_is_a_link() -> None:
     resolved = resolve_citation(Citation(source="https://example.com/a", title="A"))
     assert [link.href for link in resolved.links] == ["https://example.com/a"]
@@ -548,6 +579,44 @@ def test_a_bad_silvia_web_url_is_a_configuration_error_naming_it(
     monkeypatch.setenv("SILVIA_WEB_URL", "app.example.com")
     with pytest.raises(ConfigurationError, match=r"^SILVIA_WEB_URL must be an absolute http"):
         resolve_citation(_citation({"kind": "account", "accountId": ID}))
+
+
+def test_without_a_web_url_the_origin_is_empty_for_the_apps_own_paths(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert web_origin(None) == ""  # SILVIA_WEB_URL unset: "", not None
+    assert web_origin("") == ""
+    monkeypatch.setenv("SILVIA_WEB_URL", "")
+    assert web_origin(None) == ""
+    assert web_origin(BASE) == BASE
+
+
+def test_base_url_warns_that_it_is_deprecated_and_says_what_to_pass() -> None:
+    citation = _citation({"kind": "account", "accountId": ID})
+    with pytest.warns(DeprecationWarning, match="pass web_url=") as caught:
+        resolve_citation(citation, base_url=BASE)
+    assert [(w.category, str(w.message)) for w in caught] == [
+        (
+            DeprecationWarning,
+            "base_url= here is the web app's origin and is deprecated: pass web_url= "
+            "(base_url means the API server)",
+        )
+    ]
+    with pytest.raises(TypeError) as info:
+        resolve_citation(citation, web_url=BASE, base_url=BASE)
+    assert str(info.value) == "pass web_url= only (base_url= is its deprecated name)"
+
+
+def _origin_for_a_view(**kwargs: Any) -> str:
+    # As the views in display.py call it, with the default stacklevel.
+    return web_origin(None, **kwargs)
+
+
+def test_web_origin_puts_the_warning_at_the_line_that_called_its_caller() -> None:
+    with pytest.warns(DeprecationWarning, match="pass web_url=") as caught:
+        origin = _origin_for_a_view(base_url=BASE)
+    assert origin == BASE
+    assert [w.filename for w in caught] == [__file__]
 
 
 def test_base_url_is_a_deprecated_alias_of_web_url() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,7 @@ from silvia_client.citations import (
     load_citations,
     parse_citation_target,
 )
+from silvia_client.citations._rows_read import load_json_citations
 
 from .strategies import (
     PROPERTY,
@@ -309,6 +311,43 @@ def test_load_non_list_is_one_error(rows: object) -> None:
     assert result.citations == ()
     assert len(result.errors) == 1
     assert result.errors[0].reason
+
+
+@pytest.mark.parametrize("load", [load_citations, load_json_citations])
+def test_load_says_what_is_wrong_with_each_bad_row_and_logs_the_count(
+    load: Callable[[object, type[Citation]], CitationRows[Citation]],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    rows = [
+        {"title": "no source"},
+        "not a row",
+        _row(),
+        {"source": 1, "title": 2},
+        _row(offset="a"),
+        _HostileRow(source="s"),
+    ]
+    with caplog.at_level(logging.WARNING, logger="silvia_client"):
+        result = load(rows, InlineCitation)
+    assert [(e.index, e.reason, e.raw) for e in result.errors] == [
+        (0, "source: missing", rows[0]),
+        (1, "row: model_type", "not a row"),
+        (3, "source: string_type; title: string_type", rows[3]),
+        (4, "offset: int_type", rows[4]),
+        (5, "unreadable row: RuntimeError", rows[5]),
+    ]
+    assert [r.getMessage() for r in caplog.records] == ["skipped 5 malformed citation row(s)"]
+    assert load({"source": "s"}, Citation).errors == (RowError(-1, "expected a list, got dict"),)
+
+
+def test_load_json_citations_counts_the_bad_rows_for_a_caller_who_logs_later(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    skipped: list[int] = []
+    with caplog.at_level(logging.WARNING, logger="silvia_client"):
+        load_json_citations([_row(), None, 3], Citation, skipped)
+        load_json_citations([_row()], Citation, skipped)
+    assert skipped == [2]
+    assert caplog.records == []
 
 
 def test_load_empty_list() -> None:

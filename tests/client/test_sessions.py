@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from typing import Any
 
 import httpx
 import pytest
 import respx
 
+from silvia_client import DEFAULT_WIRE, AsyncSilviaClient
 from silvia_client.citations import (
     AccountRef,
     AccountsTarget,
@@ -15,9 +18,14 @@ from silvia_client.citations import (
     Citation,
     InlineCitation,
     WebTarget,
+    _final,
 )
-from silvia_client.errors import ConfigurationError, UnexpectedResponseError
-from silvia_client.sessions import Session
+from silvia_client.errors import (
+    ConfigurationError,
+    ResponseTooLargeError,
+    UnexpectedResponseError,
+)
+from silvia_client.sessions import Session, parse_session, session_path
 
 from .conftest import Api
 from .sse import (
@@ -234,9 +242,58 @@ async def test_an_unknown_provider_keeps_the_account(api: Api, server: respx.Moc
 async def test_message_rows_that_are_not_objects(api: Api, server: respx.MockRouter) -> None:
     session = await get(api, server, {"messages": [user(), "junk", None]})
     assert [m.id for m in session.messages] == ["m1"]
-    assert [e.index for e in session.message_errors] == [1, 2]
+    assert [(e.index, e.reason, e.raw) for e in session.message_errors] == [
+        (1, "expected an object, got str", "junk"),
+        (2, "expected an object, got NoneType", None),
+    ]
     assert session.id == "sess_1"  # no `session` object: the id asked for
     assert session.title is None
+
+
+async def test_the_session_object_names_the_session(api: Api, server: respx.MockRouter) -> None:
+    named = await get(api, server, body(id="sess_canonical"))
+    assert (named.id, named.title) == ("sess_canonical", "Checking")
+    # Fields that are not text are not taken: the id asked for, and no title.
+    odd = await get(api, server, body(id=7, title=["T"]))
+    assert (odd.id, odd.title) == ("sess_1", None)
+    assert odd.extra == {}
+
+
+def test_parse_session_falls_back_to_the_id_it_is_given() -> None:
+    assert parse_session({"messages": []}, "sess_9").id == "sess_9"
+    assert parse_session({"session": {"id": ""}, "messages": []}, "sess_9").id == "sess_9"
+
+
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        ([], "the body is not a JSON object"),
+        ("a string", "the body is not a JSON object"),
+        ({"session": {"id": "s"}}, "the body has no 'messages' list"),
+        ({"messages": {"0": {}}}, "the body has no 'messages' list"),
+    ],
+)
+def test_parse_session_says_why_a_body_is_not_a_session(payload: object, reason: str) -> None:
+    with pytest.raises(ValueError, match=f"^{reason}$"):
+        parse_session(payload, "s1")
+
+
+def test_the_final_word_is_read_off_the_rows_once_on_first_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reads: list[int] = []
+    real = _final.final_targets
+
+    def counted(streamed: Any, summary: Any) -> Any:
+        reads.append(1)
+        return real(streamed, summary)
+
+    monkeypatch.setattr(_final, "final_targets", counted)
+    (message,) = parse_session(body(assistant(citations=[cite(WEB_URL, web())])), "s1").messages
+    assert reads == []  # not while reading
+    assert message.target_for(WEB_URL) == WebTarget(WEB_URL)
+    assert message.target_for("never cited") is None
+    assert reads == [1]
 
 
 async def test_the_id_is_escaped_as_a_path_segment(api: Api, server: respx.MockRouter) -> None:
@@ -253,15 +310,33 @@ async def test_a_simple_id(api: Api, server: respx.MockRouter) -> None:
     assert request.url.raw_path == b"/api/chat/sessions/a%2Fb%20c"
 
 
-@pytest.mark.parametrize("sid", ["", ".", ".."])
+@pytest.mark.parametrize(
+    ("sid", "error", "message"),
+    [
+        ("", ConfigurationError, "session_id must not be empty"),
+        (".", ConfigurationError, "session_id '.' cannot be a path segment"),
+        ("..", ConfigurationError, "session_id '..' cannot be a path segment"),
+        ("a\ud800", ConfigurationError, "session_id cannot be encoded as UTF-8 (it holds a lone"),
+        (5, TypeError, "session_id must be a str, not int"),
+    ],
+)
 async def test_an_id_that_is_no_path_segment_is_refused(
-    api: Api, server: respx.MockRouter, sid: str
+    api: Api, server: respx.MockRouter, sid: Any, error: type[Exception], message: str
 ) -> None:
     # "." and ".." would be resolved by the URL parser: ".." would GET /api/chat.
     route = server.get(url__regex=r".*")
-    with pytest.raises(ConfigurationError):
-        await api.session(api.client(), sid)
+    for method in ("get", "get_raw"):
+        with pytest.raises(error) as caught:
+            await fetch(api, api.client(), method, sid)
+        assert str(caught.value).startswith(message)
     assert route.call_count == 0
+
+
+def test_the_path_of_an_id_that_cannot_be_utf_8() -> None:
+    # `sessions.get` refuses it first (above); the path refuses it on its own too.
+    with pytest.raises(ConfigurationError) as caught:
+        session_path("a\udc80", DEFAULT_WIRE)
+    assert str(caught.value) == "session_id cannot be encoded as UTF-8"
 
 
 async def test_dots_inside_an_id_are_kept(api: Api, server: respx.MockRouter) -> None:
@@ -309,7 +384,45 @@ async def test_a_body_that_is_not_a_session(
         await api.session(api.client(), "sess_1")
     assert info.value.status_code == 200
     assert info.value.request_id == "r"
-    assert "200" in str(info.value)
+    assert str(info.value).startswith("expected a session as JSON, got 200 application/json: ")
+
+
+async def test_the_clients_wire_format_reads_the_session(
+    api: Api, server: respx.MockRouter
+) -> None:
+    wire = dataclasses.replace(DEFAULT_WIRE, session_key="chat", messages_key="turns")
+    payload = {"chat": {"id": "sess_1", "title": "Renamed"}, "turns": [user()]}
+    server.get(PATH).mock(return_value=json_response(payload))
+    session = await api.session(api.client(wire=wire), "sess_1")
+    assert (session.title, [m.id for m in session.messages]) == ("Renamed", ["m1"])
+
+
+async def fetch(api: Api, client: Any, method: str, sid: Any = "sess_1", **options: Any) -> Any:
+    """`client.sessions.get` or `get_raw`, sync or async."""
+    call = getattr(client.sessions, method)
+    if isinstance(client, AsyncSilviaClient):
+        return await call(sid, **options)
+    return call(sid, **options)
+
+
+@pytest.mark.parametrize("method", ["get", "get_raw"])
+async def test_each_option_of_a_call_reaches_its_request(
+    api: Api, server: respx.MockRouter, method: str
+) -> None:
+    payload = json.dumps(body(user())).encode()
+    route = server.get(PATH).mock(return_value=httpx.Response(200, content=payload))
+    client = api.client(timeout=30.0)
+    await fetch(api, client, method, extra_headers={"x-trace": "t1"})
+    assert route.calls.last.request.headers["x-trace"] == "t1"
+    await fetch(api, client, method, timeout=7.0)
+    assert set(route.calls.last.request.extensions["timeout"].values()) == {7.0}
+    await fetch(api, client, method, deadline=3.0)  # cuts every timeout of the call
+    assert all(0 < t <= 3.0 for t in route.calls.last.request.extensions["timeout"].values())
+    with pytest.raises(ResponseTooLargeError) as caught:
+        await fetch(api, client, method, max_response_bytes=len(payload) - 1)
+    assert caught.value.limit == len(payload) - 1
+    assert await fetch(api, client, method, max_response_bytes=len(payload))
+    assert route.calls.last.request.extensions["timeout"]["read"] == 30.0  # one call's options
 
 
 async def test_a_message_repr_previews_its_text_and_shows_no_target(

@@ -10,7 +10,7 @@ import httpx
 import pytest
 import respx
 
-from silvia_client.chat import Timings, Turn
+from silvia_client.chat import Timings, Turn, TurnBuilder
 from silvia_client.errors import StreamDisconnectedError
 
 from .conftest import Api
@@ -51,6 +51,18 @@ def serve(server: respx.MockRouter, body: Body) -> None:
 
 def test_a_turn_built_by_hand_reached_no_milestone() -> None:
     assert Turn().timings == Timings(first_byte=None, first_text=None, done=None)
+
+
+def test_each_timing_is_its_stamp_less_the_start() -> None:
+    builder = TurnBuilder()
+    assert builder.timings() == Timings()  # no start: nothing to count from
+    builder.started_at = 100.0
+    assert builder.timings() == Timings()  # started, no milestone yet
+    builder.first_byte_at = 100.25
+    assert builder.timings() == Timings(first_byte=0.25)
+    builder.first_text_at, builder.done_at = 101.0, 102.5
+    assert builder.timings() == Timings(first_byte=0.25, first_text=1.0, done=2.5)
+    assert builder.build().timings == Timings(first_byte=0.25, first_text=1.0, done=2.5)
 
 
 async def test_each_milestone_is_stamped_in_order_and_shows_the_waits(

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from silvia_client import DEFAULT_WIRE
 from silvia_client.chat import DoneEvent, Turn, TurnBuilder
-from silvia_client.chat.events import event_decoder
+from silvia_client.chat.events import CitationsSummaryEvent, TextEvent, event_decoder
 from silvia_client.citations import (
     AccountRef,
     AccountsTarget,
@@ -22,7 +22,9 @@ from silvia_client.citations import (
     CitationTarget,
     InlineCitation,
     MarketDataTarget,
+    RowError,
     WebTarget,
+    _final,
     parse_citation_target,
 )
 
@@ -126,6 +128,36 @@ async def test_an_empty_turn(api: Api, server: respx.MockRouter) -> None:
     assert turn.complete
 
 
+def test_a_turn_without_done_is_not_complete() -> None:
+    builder = TurnBuilder("s1")
+    builder.apply(TextEvent("partial"))
+    turn = builder.build()
+    assert turn.complete is False
+    assert (turn.text, turn.session_id) == ("partial", "s1")
+    assert (turn.citation_errors, turn.unknown_events, turn.malformed_events) == ((), (), ())
+
+
+def test_the_summarys_unreadable_rows_are_the_turns_citation_errors() -> None:
+    errors = (RowError(1, "target: not an object"), RowError(3, "source: missing"))
+    builder = TurnBuilder()
+    builder.apply(CitationsSummaryEvent((), errors))
+    builder.apply(DoneEvent())
+    assert builder.build().citation_errors == errors
+
+
+@pytest.mark.parametrize(
+    ("text", "preview"),
+    [("", ""), ("x" * 60, "x" * 60), ("x" * 61, "x" * 60 + "…"), ("é" * 70, "é" * 60 + "…")],
+)
+def test_the_repr_previews_at_most_60_characters_of_text(text: str, preview: str) -> None:
+    builder = TurnBuilder("s1")
+    builder.apply(TextEvent(text))
+    builder.apply(DoneEvent())
+    assert repr(builder.build()) == (
+        f"Turn(session_id='s1', complete=True, text={preview!r}, citations=0, inline_citations=0)"
+    )
+
+
 # ------------------------------------------------------ rows as sent, and the server's final word
 
 
@@ -144,6 +176,28 @@ async def test_target_for(api: Api, server: respx.MockRouter) -> None:
     assert turn.target_for("silvia://market-data/finnhub/AAPL") == MarketDataTarget("AAPL")
     assert turn.target_for("silvia://search/search_web") is None
     assert turn.target_for("never cited") is None
+
+
+def test_the_final_word_is_read_off_the_rows_once_on_first_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reads: list[int] = []
+
+    real = _final.final_targets
+
+    def counted(streamed: Any, summary: Any) -> dict[str, CitationTarget | None]:
+        reads.append(1)
+        return real(streamed, summary)
+
+    monkeypatch.setattr(_final, "final_targets", counted)
+    builder = TurnBuilder()
+    builder.apply(CitationsSummaryEvent((Citation.model_validate(row(WEB_URL, web())),)))
+    turn = builder.build()
+    assert reads == []  # not while building
+    assert turn.target_for(WEB_URL) == WebTarget(WEB_URL)
+    assert turn.sources == (WEB_URL,)
+    assert turn.target_for("never cited") is None
+    assert reads == [1]
 
 
 async def test_pooled_accounts_stream_as_they_grew_and_the_summary_is_final(

@@ -1,0 +1,562 @@
+"""Mutation testing of the parsers and the turn builder: would the tests notice a bug?
+
+    pip install -e '.[test,mutation]'
+    python tools/mutation.py                  # every group below
+    python tools/mutation.py citations sse    # only these groups
+    python tools/mutation.py --list           # the groups, their modules and tests
+
+What it runs: for each group, a copy of `silvia_client/`, `tests/` and
+`pyproject.toml` in `build/mutation/<group>/` (made anew each run), with a
+`[tool.mutmut]` section naming the group's modules and test files, then
+`mutmut run` there. mutmut changes one thing at a time inside each function of
+those modules (an operator, a constant, a string, an argument dropped) and runs
+the group's tests that call that function against each change, fastest first,
+stopping at the first failure. A mutant the tests notice is killed; one they do
+not is a survivor, printed with its diff. After a run, `mutmut show NAME` and
+`mutmut browse` in `build/mutation/<group>/` show any mutant.
+
+The tests run under the `mutation` hypothesis profile (`tests/conftest.py`):
+fewer examples, the same ones every run (so scores compare), no example database.
+A few tests cannot pass under mutmut, which calls each mutated function through
+a wrapper of its own (a warning's `stacklevel` then points into the wrapper):
+they are deselected (`Group.blind`) and run afterwards, without mutmut, against
+each survivor of their group, applied to the copy.
+
+mutmut imports the package once and forks for each mutant, so a function called
+only while its module is imported (`Group.import_time`: the rows' slot setters and
+the priming of the models) never runs mutated under it: its survivors are applied
+to the copy and the group's tests run afresh, without mutmut.
+
+Scores, per module: killed / total, where total leaves out the mutants listed in
+`EQUIVALENT` (changes with no observable difference, each with its reason). A
+listed mutant that no longer exists or is killed is reported as stale.
+
+How long: about N minutes for all groups on a 2-core machine; each group prints
+its own time. Not run in CI.
+
+What it cannot see: mutmut mutates code inside functions only. Module-level
+values are never mutated: the http(s) URL pattern in `citations/_parse.py`, the
+tables of parsers, the limits in `_wire.py`, `PLAIN` in `_sse_runs.py`; nor
+decorated functions (`canonical_run`, an `lru_cache`). Explicit tests guard those:
+`tests/test_fast_paths.py` reads every run as the line loop would, and
+`NOT_HTTP_URLS` in `tests/citations/test_links.py` (`javascript://`, `httpx://`,
+`wss://`, `https:\\\\host`, ...), which a widened scheme fails.
+
+Exit status: 0 when every mutant is killed or listed as equivalent, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / "build" / "mutation"
+PACKAGE = "silvia_client"
+HYPOTHESIS_PROFILE = "mutation"  # registered in tests/conftest.py; also read by tests/citations
+PROFILE = (f"--hypothesis-profile={HYPOTHESIS_PROFILE}",)
+
+
+@dataclass(frozen=True)
+class Group:
+    """Modules mutated together, and the tests that may kill their mutants."""
+
+    modules: tuple[str, ...]  # paths under silvia_client/
+    tests: tuple[str, ...]  # test files (or folders) mutmut chooses from, per function
+    blind: Mapping[str, str] = field(default_factory=dict)  # test id -> why mutmut can't run it
+    # Functions called only while their module is imported: mutmut imports the package
+    # once and forks for each mutant, so it never runs them mutated. Their survivors are
+    # applied to the copy and the group's tests run afresh, without mutmut.
+    import_time: tuple[str, ...] = ()
+
+
+# The views' tests, for the `_repr_html_` and `_repr_markdown_` of turns and messages.
+VIEWS = ("tests/display/test_html.py", "tests/display/test_markdown.py")
+
+GROUPS: dict[str, Group] = {
+    "citations": Group(
+        modules=(
+            "citations/__init__.py",
+            "citations/_accounts.py",
+            "citations/_final.py",
+            "citations/_links.py",
+            "citations/_parse.py",
+            "citations/_row_errors.py",
+            "citations/_targets.py",
+        ),
+        tests=("tests/citations", "tests/test_import.py", "tests/client/test_turn.py"),
+        blind={
+            "tests/citations/test_links.py::test_base_url_is_a_deprecated_alias_of_web_url": (
+                "checks the warning's stacklevel, which mutmut's wrapper frame shifts"
+            ),
+            "tests/citations/test_links.py::"
+            "test_web_origin_puts_the_warning_at_the_line_that_called_its_caller": (
+                "checks the warning's stacklevel, which mutmut's wrapper frame shifts"
+            ),
+        },
+    ),
+    "rows": Group(
+        modules=("citations/_rows.py", "citations/_rows_read.py"),
+        tests=("tests/citations", "tests/test_fast_paths.py"),
+        import_time=("_prime", "_slot_setter"),
+    ),
+    "sse": Group(
+        modules=("_sse.py", "_sse_reader.py", "_sse_runs.py"),
+        tests=(
+            "tests/test_sse.py",
+            "tests/test_sse_limit.py",
+            "tests/test_sse_runs.py",
+            "tests/test_fast_paths.py",
+        ),
+    ),
+    "turn": Group(
+        modules=("chat/_turn.py",),
+        tests=(
+            "tests/client/test_turn.py",
+            "tests/client/test_timings.py",
+            "tests/client/test_targets_as_sent.py",
+            *VIEWS,
+        ),
+    ),
+    "sessions": Group(
+        modules=("sessions.py",),
+        tests=(
+            "tests/client/test_sessions.py",
+            "tests/client/test_targets_as_sent.py",
+            "tests/client/test_options.py",
+            "tests/client/test_limits.py",
+            "tests/test_fast_paths.py",
+            *VIEWS,
+        ),
+    ),
+}
+
+# Mutants that change nothing observable, by mutmut's name: name -> why, one line each.
+EQUIVALENT: dict[str, str] = {
+    "silvia_client.citations._parse.x_parse_citation_target__mutmut_11": (
+        "calls None for an unknown kind: the `except Exception` turns that into None, as before"
+    ),
+    "silvia_client.citations._links.x_encode_uri_component__mutmut_12": (
+        "'UTF-16-LE' for 'utf-16-le': codec names are case-insensitive"
+    ),
+    "silvia_client.citations._links.x_encode_uri_component__mutmut_16": (
+        "'UTF-16-LE' for 'utf-16-le': codec names are case-insensitive"
+    ),
+    "silvia_client.citations._links.x__account_link__mutmut_8": (
+        "urljoin(origin, href) even when origin is '': urljoin('', href) is href"
+    ),
+    "silvia_client.citations._links.x_resolve_citation__mutmut_7": (
+        "drops stacklevel=2, which is web_origin's default"
+    ),
+    "silvia_client.sessions.xǁSessionsǁ_fetch__mutmut_14": (
+        "None for 'get': `_call` tells only 'chat' apart; any other kind gets a GET's settings"
+    ),
+    "silvia_client.sessions.xǁSessionsǁ_fetch__mutmut_24": (
+        "'XXgetXX' for 'get': `_call` tells only 'chat' apart; any other kind gets a GET's settings"
+    ),
+    "silvia_client.sessions.xǁSessionsǁ_fetch__mutmut_25": (
+        "'GET' for 'get': `_call` tells only 'chat' apart; any other kind gets a GET's settings"
+    ),
+    "silvia_client.sessions.xǁAsyncSessionsǁ_fetch__mutmut_14": (
+        "None for 'get': `_call` tells only 'chat' apart; any other kind gets a GET's settings"
+    ),
+    "silvia_client.sessions.xǁAsyncSessionsǁ_fetch__mutmut_24": (
+        "'XXgetXX' for 'get': `_call` tells only 'chat' apart; any other kind gets a GET's settings"
+    ),
+    "silvia_client.sessions.xǁAsyncSessionsǁ_fetch__mutmut_25": (
+        "'GET' for 'get': `_call` tells only 'chat' apart; any other kind gets a GET's settings"
+    ),
+    "silvia_client.sessions.x_session_path__mutmut_14": (
+        "quote(safe='XXXX'): 'X' is a letter, which quote never escapes"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_11": (
+        "None for `pending = b''`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_44": (
+        "None for `pending = b''`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_15": (
+        "None for `after_cr = False`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_59": (
+        "None for `after_cr = False`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_154": (
+        "None for `too_large = False`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_38": (
+        "None for `at_start = False`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_20": (
+        "None for `held = ''`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_102": (
+        "None for `held = ''`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_17": (
+        "None for `partial = []`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_108": (
+        "None for `partial = []`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_176": (
+        "None for `partial = []`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_213": (
+        "None for `event = ''`: only ever tested for truth, or set anew before it is read"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_18": (
+        "partial_bytes off while `partial` is empty: read only when `partial` is not"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_19": (
+        "partial_bytes off while `partial` is empty: read only when `partial` is not"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_109": (
+        "partial_bytes off while `partial` is empty: read only when `partial` is not"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_110": (
+        "partial_bytes off while `partial` is empty: read only when `partial` is not"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_177": (
+        "partial_bytes off while `partial` is empty: read only when `partial` is not"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_178": (
+        "partial_bytes off while `partial` is empty: read only when `partial` is not"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_16": (
+        "after_cr True at the start: it skips a leading LF, a blank line with nothing pending"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_2": (
+        "short = limit / 4 (a float): run lines no longer match, the line loop reads them (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_3": (
+        "short = limit // 5: fewer lines skip measuring, which finds them within the limit (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_141": (
+        "window > len(text): one more match at the end of the text finds nothing (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_145": (
+        "len < held_max: that rest goes to the line loop, which reads it the same (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_179": (
+        "measures lines of a text under `short` too, which are all within the limit (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_180": (
+        "measures lines of a text of exactly `short`, all within the limit (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_197": (
+        "measures data of exactly `short` characters, within the limit (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_217": (
+        "`data: ` lines left to the general field branch, which reads them the same (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_218": (
+        "`data: ` lines left to the general field branch, which reads them the same (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_222": (
+        "`event: ` lines left to the general field branch, which reads them the same (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_223": (
+        "`event: ` lines left to the general field branch, which reads them the same (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_264": (
+        "joins one line into itself: the same string (memory)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_265": (
+        "two lines kept unjoined until the next chunk or the event's end (memory, not output)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_33": (
+        "a 3-byte first chunk that is a BOM waits for more, then is dropped as before"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_34": (
+        "a 3-byte first chunk that is a BOM waits for more, then is dropped as before"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_52": (
+        "utf_8_decode's `final` defaults to False"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_97": (
+        "whether a held line is read with the run or by the line loop: the same events (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_98": (
+        "whether a held line is read with the run or by the line loop: the same events (speed)"
+    ),
+    "silvia_client._sse_reader.x_read_events__mutmut_99": (
+        "whether a held line is read with the run or by the line loop: the same events (speed)"
+    ),
+    "silvia_client._sse_reader.x__utf8_len__mutmut_1": (
+        "encodes ASCII too: the same length (speed)"
+    ),
+    "silvia_client._sse.xǁ_Inboxǁ__init____mutmut_1": (
+        "'' for None: the first chunk is always put before the reader is resumed"
+    ),
+    "silvia_client.citations._rows.x__read_target__mutmut_2": (
+        "isinstance decides alone: a dict is no target value (speed)"
+    ),
+    "silvia_client.citations._rows_read.x_citation_from_json__mutmut_97": (
+        "tuple(None) raises TypeError: `_target_from_json` reads the target, the same (speed)"
+    ),
+    "silvia_client.citations._rows_read.x__validate__mutmut_2": (
+        "copies plain dicts too: the same row (speed)"
+    ),
+    "silvia_client.citations._rows_read.x__validate__mutmut_3": (
+        "pydantic-core >= 2.19 reads a dict subclass through its methods, as dict() does"
+    ),
+    "silvia_client.citations._rows_read.x__new_shape__mutmut_1": (
+        "the table of shapes holds one more before it is emptied (memory)"
+    ),
+    "silvia_client.citations._rows_read.x__target_from_json__mutmut_15": (
+        "the table of targets holds one more before it is emptied (memory)"
+    ),
+    "silvia_client.citations._rows_read.x__target_from_json__mutmut_3": (
+        "a JSON target that is no object parses to None, as None does"
+    ),
+    "silvia_client.citations._rows_read.x__reason__mutmut_4": (
+        "the input and url of an error are never read, only loc and type"
+    ),
+    "silvia_client.citations._rows_read.x__reason__mutmut_5": (
+        "the input and url of an error are never read, only loc and type"
+    ),
+    "silvia_client.citations._rows_read.x__reason__mutmut_6": (
+        "the input and url of an error are never read, only loc and type"
+    ),
+    "silvia_client.citations._rows_read.x__reason__mutmut_7": (
+        "the input and url of an error are never read, only loc and type"
+    ),
+    "silvia_client.citations._rows_read.x__reason__mutmut_11": (
+        "a row's error location is one field or none: the joiner never shows"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_1": (
+        "the general setter for the slot's own: the same attribute set (speed)"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_6": (
+        "the three names are slots of both models: the same setter (speed)"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_7": (
+        "the three names are slots of both models: the same setter (speed)"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_12": (
+        "the general setter, for a name that is no slot: pydantic's three are slots"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_13": (
+        "the general setter, for a name that is no slot: pydantic's three are slots"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_14": (
+        "the general setter, for a name that is no slot: pydantic's three are slots"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_15": (
+        "the general setter, for a name that is no slot: pydantic's three are slots"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_16": (
+        "the general setter, for a name that is no slot: pydantic's three are slots"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_17": (
+        "the general setter, for a name that is no slot: pydantic's three are slots"
+    ),
+    "silvia_client.citations._rows_read.x__slot_setter__mutmut_18": (
+        "the general setter, for a name that is no slot: pydantic's three are slots"
+    ),
+}
+
+
+# --------------------------------------------------------------------------- running
+
+
+def mutmut() -> str:
+    found = shutil.which("mutmut", path=str(Path(sys.executable).parent)) or shutil.which("mutmut")
+    if found is None:
+        sys.exit("mutmut is not installed: pip install -e '.[mutation]'")
+    return found
+
+
+def toml_list(values: Sequence[str]) -> str:
+    return "[" + ", ".join('"' + value.replace("\\", "\\\\") + '"' for value in values) + "]"
+
+
+def prepare(name: str, group: Group) -> Path:
+    """A fresh copy of the package and tests, configured for this group."""
+    work = WORK / name
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", "artifacts")
+    shutil.copytree(ROOT / PACKAGE, work / PACKAGE, ignore=ignore)
+    shutil.copytree(ROOT / "tests", work / "tests", ignore=ignore)
+    pytest_args = ["-p", "no:cacheprovider", f"--hypothesis-profile={HYPOTHESIS_PROFILE}"]
+    for test in group.blind:
+        pytest_args += ["--deselect", test]
+    config = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    config += (
+        "\n[tool.mutmut]\n"
+        f'source_paths = ["{PACKAGE}"]\n'
+        f"only_mutate = {toml_list([f'{PACKAGE}/{module}' for module in group.modules])}\n"
+        f"pytest_add_cli_args_test_selection = {toml_list(group.tests)}\n"
+        f"pytest_add_cli_args = {toml_list(pytest_args)}\n"
+        "use_git_change_detection = false\n"
+    )
+    (work / "pyproject.toml").write_text(config, encoding="utf-8")
+    return work
+
+
+def environment() -> dict[str, str]:
+    env = dict(os.environ, HYPOTHESIS_PROFILE=HYPOTHESIS_PROFILE)
+    env.pop("SILVIA_WEB_URL", None)
+    return env
+
+
+def run_mutmut(work: Path, jobs: int) -> None:
+    log = work / "mutmut.log"
+    with log.open("w", encoding="utf-8") as out:
+        status = subprocess.run(
+            [mutmut(), "run", "--max-children", str(jobs)],
+            cwd=work,
+            env=environment(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            check=False,
+        ).returncode
+    if status != 0:
+        tail = log.read_text(encoding="utf-8", errors="replace")[-4000:]
+        sys.exit(f"mutmut run failed ({status}) in {work}; the end of {log}:\n{tail}")
+
+
+def statuses(work: Path) -> dict[str, str]:
+    """Every mutant of the run and what became of it (killed, survived, no tests, ...)."""
+    listed = subprocess.run(
+        [mutmut(), "results", "--all", "true"],
+        cwd=work,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    found = re.findall(r"^\s+(\S+): (.+)$", listed, flags=re.MULTILINE)
+    return {mutant: status.strip() for mutant, status in found}
+
+
+def diff(work: Path, mutant: str) -> str:
+    shown = subprocess.run(
+        [mutmut(), "show", mutant], cwd=work, capture_output=True, text=True, check=False
+    ).stdout
+    return "\n".join(line for line in shown.splitlines()[1:] if line.strip())
+
+
+def killed_afresh(work: Path, mutant: str, tests: Sequence[str]) -> bool:
+    """Apply `mutant` to the copy, run `tests` there without mutmut, then undo it."""
+    module = mutant.rsplit(".", 1)[0]
+    path = module.replace(".", "/")
+    source = Path(path, "__init__.py") if (work / path).is_dir() else Path(path + ".py")
+    subprocess.run([mutmut(), "apply", mutant], cwd=work, capture_output=True, check=True)
+    try:
+        status = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-x",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                *PROFILE,
+                *tests,
+            ],
+            cwd=work,  # `-m` puts the copy first on sys.path: its silvia_client is imported
+            env=environment(),
+            capture_output=True,
+            check=False,
+        ).returncode
+    finally:
+        shutil.copy2(ROOT / source, work / source)
+    return status != 0
+
+
+def at_import(group: Group, mutant: str) -> bool:
+    return any(f".x_{function}__mutmut_" in mutant for function in group.import_time)
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def module_of(mutant: str, group: Group) -> str:
+    dotted = mutant.rsplit(".", 1)[0]
+    for module in group.modules:
+        name = f"{PACKAGE}/{module}".removesuffix(".py").removesuffix("/__init__")
+        if name.replace("/", ".") == dotted:
+            return module
+    return dotted
+
+
+def report(name: str, group: Group, work: Path, started: float) -> bool:
+    """Print the group's scores and survivors; True when nothing survived."""
+    results = statuses(work)
+    for mutant, status in results.items():
+        if status != "survived":
+            continue
+        if at_import(group, mutant) and killed_afresh(work, mutant, group.tests):
+            results[mutant] = "killed (run at import: by the tests run afresh)"
+        elif group.blind and killed_afresh(work, mutant, tuple(group.blind)):
+            results[mutant] = "killed (by a test mutmut cannot run)"
+    minutes = (time.monotonic() - started) / 60  # the re-checks without mutmut included
+    print(f"\n== {name}: {len(results)} mutants in {minutes:.1f} min")
+    clean = True
+    for module in group.modules:
+        mine = {m: s for m, s in results.items() if module_of(m, group) == module}
+        scored = {m: s for m, s in mine.items() if m not in EQUIVALENT}
+        killed = [m for m, s in scored.items() if s.startswith("killed") or s == "timeout"]
+        equivalent = len(mine) - len(scored)
+        note = f" ({equivalent} equivalent, not counted)" if equivalent else ""
+        print(f"{PACKAGE}/{module}: {len(killed)} / {len(scored)} killed{note}")
+        for mutant, status in sorted(scored.items()):
+            if status.startswith("killed") or status == "timeout":
+                continue
+            clean = False
+            print(f"  {status}: {mutant}")
+            print("    " + diff(work, mutant).replace("\n", "\n    "))
+    for mutant in sorted(EQUIVALENT):
+        outcome = results.get(mutant, "no such mutant")
+        if module_of(mutant, group) in group.modules and outcome != "survived":
+            clean = False
+            print(f"  stale EQUIVALENT entry ({outcome}): {mutant}")
+    return clean
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "groups", nargs="*", metavar="GROUP", help=f"groups to run (default: {', '.join(GROUPS)})"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 2,
+        help="mutants tested at once (default: one per core)",
+    )
+    parser.add_argument("--list", action="store_true", help="print the groups and exit")
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.groups) - set(GROUPS))
+    if unknown:
+        parser.error(f"no such group: {', '.join(unknown)} (groups: {', '.join(GROUPS)})")
+    if args.list:
+        for name, group in GROUPS.items():
+            print(f"{name}: {', '.join(group.modules)}\n    tests: {', '.join(group.tests)}")
+        return 0
+    clean = True
+    started = time.monotonic()
+    for name in args.groups or GROUPS:
+        group = GROUPS[name]
+        group_started = time.monotonic()
+        work = prepare(name, group)
+        run_mutmut(work, args.jobs)
+        clean = report(name, group, work, group_started) and clean
+    print(f"\nall in {(time.monotonic() - started) / 60:.1f} min")
+    return 0 if clean else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
