@@ -21,7 +21,7 @@ value or exception is the answer: every error is `json.loads`'s own (a
 `ValueError`, or a `RecursionError` for text nested too deep for it).
 Everything `from_json` does accept (NaN and the infinities included, numbers
 of any size, duplicate keys: the last value, at the first key's place) it
-reads as `json.loads` does; `tests/test_fast_paths.py` holds the two together
+reads as `json.loads` does; `tests/fast_paths/test_json.py` holds the two together
 over arbitrary JSON text.
 
 pydantic-core before 2.18.4 (pydantic 2.7.0 to 2.7.3) misreads escaped

@@ -38,7 +38,7 @@ What it cannot see: mutmut mutates code inside functions only. Module-level
 values are never mutated: the http(s) URL pattern in `citations/_parse.py`, the
 tables of parsers, the limits in `_wire.py`, `PLAIN` in `_sse_runs.py`; nor
 decorated functions (`canonical_run`, an `lru_cache`). Explicit tests guard those:
-`tests/test_fast_paths.py` reads every run as the line loop would, and
+`tests/fast_paths/test_sse.py` reads every run as the line loop would, and
 `NOT_HTTP_URLS` in `tests/citations/test_links.py` (`javascript://`, `httpx://`,
 `wss://`, `https:\\\\host`, ...), which a widened scheme fails.
 
@@ -105,7 +105,7 @@ GROUPS: dict[str, Group] = {
     ),
     "rows": Group(
         modules=("citations/_rows.py", "citations/_rows_read.py"),
-        tests=("tests/citations", "tests/test_fast_paths.py"),
+        tests=("tests/citations", "tests/fast_paths"),
         import_time=("_prime", "_slot_setter"),
     ),
     "sse": Group(
@@ -114,7 +114,8 @@ GROUPS: dict[str, Group] = {
             "tests/test_sse.py",
             "tests/test_sse_limit.py",
             "tests/test_sse_runs.py",
-            "tests/test_fast_paths.py",
+            "tests/fast_paths/test_sse.py",
+            "tests/fast_paths/test_stream.py",
         ),
     ),
     "turn": Group(
@@ -133,7 +134,7 @@ GROUPS: dict[str, Group] = {
             "tests/client/test_targets_as_sent.py",
             "tests/client/test_options.py",
             "tests/client/test_limits.py",
-            "tests/test_fast_paths.py",
+            "tests/fast_paths/test_json.py",
             *VIEWS,
         ),
     ),
