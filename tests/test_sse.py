@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from silvia_client._sse import SSEParser, aiter_sse, iter_sse
 
+from .depth import examples
+
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterable, Iterator
 
@@ -380,7 +382,7 @@ datas = st.text(st.characters(codec="utf-8", exclude_characters="\r"), max_size=
 comments = st.text(no_newlines, max_size=8).map(lambda text: ":" + text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     events=st.lists(st.tuples(names, datas), max_size=6),
     bom=st.booleans(),
@@ -453,7 +455,7 @@ def events_of_lines(lines: list[str]) -> list[str]:
     return events
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     written=st.lists(st.tuples(line_contents, st.sampled_from(["\r", "\n", "\r\n"]))),
     unended=line_contents,

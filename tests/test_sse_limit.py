@@ -19,6 +19,8 @@ from silvia_client._sse import (
     iter_sse_fields,
 )
 
+from .depth import examples
+
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 
@@ -365,7 +367,7 @@ PIECES = [
 ]  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     pieces=st.lists(st.sampled_from(PIECES), max_size=30),
     limit=st.integers(0, 24),

@@ -19,19 +19,20 @@ from silvia_client._gc import gc_paused
 from silvia_client._json import loads, reads_escapes_right
 from silvia_client.sessions import parse_session, read_session
 
+from ..depth import examples
 from .references import (
     JSON_TEXTS,
     _outcome,
 )
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=examples(800), deadline=None)
 @given(JSON_TEXTS)
 def test_loads_is_json_loads(text: str) -> None:
     assert _outcome(loads, text) == _outcome(json.loads, text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(JSON_TEXTS, st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "utf-32-le", "bad byte"]))
 def test_loads_of_bytes_is_json_loads(text: str, encoding: str) -> None:
     # A session body arrives as bytes: `json.loads` detects its encoding, and lets

@@ -20,6 +20,7 @@ from silvia_client.citations._rows_read import (
     load_json_citations,
 )
 
+from ..depth import examples
 from .references import (
     ROWS,
     TARGETS,
@@ -42,7 +43,7 @@ def _model_outcome(build: Any) -> tuple[object, ...]:
     )
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(ROWS, st.sampled_from([Citation, InlineCitation]), st.none() | st.integers(0, 99))
 def test_citation_from_json_is_model_validate(
     row: Any, model: type[Citation], offset: int | None
@@ -56,7 +57,7 @@ def test_citation_from_json_is_model_validate(
         )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(TARGETS.map(lambda target: json.loads(json.dumps(target))), max_size=20))
 def test_targets_read_from_json_are_the_parsers_whatever_was_read_before(
     targets: list[Any],

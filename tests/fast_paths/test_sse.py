@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from silvia_client import _sse_reader
 from silvia_client._sse import EventTooLarge, SSEFields, SSEParser, iter_sse_fields
 
+from ..depth import examples
 from .references import (
     cut,
     plain_sse,
@@ -18,7 +19,7 @@ from .references import (
 )
 
 
-@settings(max_examples=600)
+@settings(max_examples=examples(600))
 @given(st.data())
 def test_sse_reads_as_the_plain_algorithm(data: st.DataObject) -> None:
     # The one loop (`_sse_reader.read_events`): any body, cut anywhere, with or without a
@@ -28,7 +29,7 @@ def test_sse_reads_as_the_plain_algorithm(data: st.DataObject) -> None:
     assert quick_sse(cut(body, data), limit) == plain_sse(body, limit)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.data())
 def test_a_long_text_reads_the_same_a_window_at_a_time(data: st.DataObject) -> None:
     # A chunk longer than `_RUN_WINDOW` (a body read whole) is read a window at a
@@ -39,7 +40,7 @@ def test_a_long_text_reads_the_same_a_window_at_a_time(data: st.DataObject) -> N
         assert quick_sse(cut(body, data), limit) == plain_sse(body, limit)
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(st.data())
 def test_each_event_comes_with_the_chunk_that_ends_it(data: st.DataObject) -> None:
     # Nothing waits for a later chunk: after each chunk, the events read are those
@@ -59,7 +60,7 @@ def test_each_event_comes_with_the_chunk_that_ends_it(data: st.DataObject) -> No
             break
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.data())
 def test_iter_sse_fields_is_the_parser(data: st.DataObject) -> None:
     # The loop pulls the body's chunks in `iter_sse_fields`, and is fed them one at

@@ -35,6 +35,7 @@ from silvia_client.citations import InlineCitation
 from silvia_client.errors import StreamError, StreamTooLargeError
 from silvia_client.sessions import parse_session, read_session
 
+from ..depth import examples
 from .references import (
     JSON_TEXTS,
     PIECES,
@@ -87,7 +88,7 @@ def _reference_citation_event(data: str, offset: int) -> object:
         return MalformedEvent("citation", data, "invalid citation")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     JSON_TEXTS | ROWS.map(lambda row: json.dumps({"citation": row})),
     st.integers(0, 10_000),
@@ -256,7 +257,7 @@ def _ending(error: StreamError | None) -> str:
     return "too large" if isinstance(error, StreamTooLargeError) else "incomplete"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.data())
 def test_a_chat_stream_reads_as_the_plain_algorithm_and_decode_event(data: st.DataObject) -> None:
     text = "".join(data.draw(st.lists(_CHAT_ELEMENTS, max_size=25)))

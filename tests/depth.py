@@ -1,0 +1,23 @@
+"""How many examples a hypothesis test runs, by the profile of the run.
+
+`HYPOTHESIS_PROFILE` names it: unset (or "ci"), the main run, at full depth;
+"dev", the other Pythons and the lowest versions in `.ci/run`, a third as many;
+"mutation", `tools/mutation.py`, which runs the tests once per mutant, at most
+50. A test's own `@settings(max_examples=...)` overrides the profile's, so a
+test that sets one takes it through `examples()`.
+"""
+
+from __future__ import annotations
+
+import os
+
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+
+
+def examples(full: int) -> int:
+    """`full` examples on the main run; fewer on the dev and mutation runs."""
+    if PROFILE == "mutation":
+        return min(full, 50)
+    if PROFILE == "dev":
+        return max(full // 3, 50)
+    return full
