@@ -465,3 +465,12 @@ def test_citation_from_json_does_not_share_the_row() -> None:
     row["new"] = 1
     assert citation.title == "Checking"
     assert "new" not in (citation.model_extra or {})
+
+
+def test_a_row_shows_in_a_notebook_as_the_display_views_draw_it() -> None:
+    from silvia_client.display import citation_html, citation_markdown
+
+    row = InlineCitation(source="silvia://web", title="Rates <today>", offset=0)
+    assert row._repr_html_() == citation_html(row)
+    assert row._repr_markdown_() == citation_markdown(row)
+    assert "Rates &lt;today&gt;" in row._repr_html_()

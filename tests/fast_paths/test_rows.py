@@ -203,6 +203,18 @@ def test_rows_sharing_a_fields_set_unpickle_each_with_its_own() -> None:
     assert "cited_text" not in loaded[1].model_fields_set
 
 
+def test_the_shared_fields_set_copies_and_pickles_as_a_plain_set() -> None:
+    # Whoever copies or pickles the set itself (not the row: pydantic copies it with
+    # `copy`, and a row pickles a plain set) gets a plain set of the same names.
+    shared = _row_pair()[0].__pydantic_fields_set__
+    assert type(shared) is not set  # the shared one, as the pair was read
+    for copied in (copy.deepcopy(shared), pickle.loads(pickle.dumps(shared))):
+        assert type(copied) is set
+        assert copied == set(shared)
+        copied.add("changed")
+    assert "changed" not in shared
+
+
 def test_rows_with_every_field_typed_share_their_fields_set() -> None:
     # Each field of the model's type: the quick way, whose rows share one fields-set.
     for model, extra in ((Citation, {}), (InlineCitation, {"offset": 3})):
