@@ -324,7 +324,7 @@ def test_load_says_what_is_wrong_with_each_bad_row_and_logs_the_count(
         _row(),
         {"source": 1, "title": 2},
         _row(offset="a"),
-        _HostileRow(source="s"),
+        {"source": "s", "cited_text": ["x"]},
     ]
     with caplog.at_level(logging.WARNING, logger="silvia_client"):
         result = load(rows, InlineCitation)
@@ -333,7 +333,7 @@ def test_load_says_what_is_wrong_with_each_bad_row_and_logs_the_count(
         (1, "row: model_type", "not a row"),
         (3, "source: string_type; title: string_type", rows[3]),
         (4, "offset: int_type", rows[4]),
-        (5, "unreadable row: RuntimeError", rows[5]),
+        (5, "cited_text: string_type", rows[5]),
     ]
     assert [r.getMessage() for r in caplog.records] == ["skipped 5 malformed citation row(s)"]
     assert load({"source": "s"}, Citation).errors == (RowError(-1, "expected a list, got dict"),)
