@@ -162,6 +162,11 @@ WPT_FORMAT_CASES: list[tuple[str, bytes, list[Ev]]] = [
         [("message", "test1", "", 1000)],
     ),
     ("format-null-character", b"data:\0\n\n\n\n", [("message", "\0", "", None)]),
+    (
+        "format-field-event",
+        b"event:test\ndata:x\n\ndata:x\n\n",
+        [("test", "x", "", None), ("message", "x", "", None)],
+    ),
     ("format-field-event-empty", b"event: \ndata:data\n\n\n", [("message", "data", "", None)]),
     (
         "format-bom-2",
@@ -402,7 +407,9 @@ def test_round_trip(events: list[tuple[str, str]], bom: bool, data: st.DataObjec
     for name, value in events:
         maybe_comment(between_events=True)
         if name or data.draw(st.booleans()):
-            lines.append(f"event: {name}")
+            # `event:` without the space too, where the name does not start with one.
+            tight = not name.startswith(" ") and data.draw(st.booleans())
+            lines.append(f"event:{name}" if tight else f"event: {name}")
         for part in value.split("\n"):
             maybe_comment(between_events=False)
             # Without the space, a value starting with one would lose it.

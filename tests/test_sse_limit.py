@@ -131,6 +131,8 @@ LIMIT_CASES: list[tuple[str, bytes, int, Outcome]] = [
     ("events each within", b"data: 0123456789\n\n" * 5, 16, ([message("0123456789")] * 5, None)),
     # A line not ended at all, over the limit: raised, though it would never be read.
     ("unended line over", b"data: a\n\ndata: " + b"z" * 20, 16, ([message("a")], 16)),
+    # A line of fewer bytes than a BOM, over the limit: raised, as any line over it.
+    ("a short line over a tiny limit", b"ab", 1, ([], 1)),
     # A limit of 0 lets blank lines through, and nothing else.
     ("zero", b"\n\r\n\r", 0, ([], None)),
     ("zero, a comment", b"\n:\n", 0, ([], 0)),
@@ -211,9 +213,14 @@ def counting(chunks: Iterable[bytes], pulled: list[int]) -> Iterator[bytes]:
         yield chunk
 
 
+# "Endless" as far as a reader can tell; bounded (10,000 chunks), so a reader that
+# never raises fails the test at the end of the body rather than hanging.
+ENDLESS = 10_000
+
+
 def endless_line(chunk_size: int) -> Iterator[bytes]:
     yield b"data: ok\n\n:"
-    while True:
+    for _ in range(ENDLESS):
         yield b"x" * chunk_size
 
 
@@ -240,7 +247,7 @@ async def test_an_unended_line_raises_before_its_end_arrives_async() -> None:
 
 def many_short_lines() -> Iterator[bytes]:
     yield b"data: ok\n\n"
-    while True:
+    for _ in range(ENDLESS):
         yield b"data: aaa\n" * 100  # 100 lines, 400 bytes of data joined
 
 

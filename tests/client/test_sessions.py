@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import json
+import logging
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -25,7 +29,7 @@ from silvia_client.errors import (
     ResponseTooLargeError,
     UnexpectedResponseError,
 )
-from silvia_client.sessions import Session, parse_session, session_path
+from silvia_client.sessions import Session, parse_session, read_session, session_path
 
 from .conftest import Api
 from .sse import (
@@ -193,6 +197,60 @@ async def test_a_malformed_row_is_skipped_and_reported(api: Api, server: respx.M
     assert [e.index for e in msg.citation_errors] == [1, 2]
     assert [e.index for e in msg.inline_citation_errors] == [0]
     assert all(e.reason for e in (*msg.citation_errors, *msg.inline_citation_errors))
+
+
+class _GcAtEmit(logging.Handler):
+    """Records each message with whether the collector was on when it was logged."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[tuple[str, bool]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.seen.append((record.getMessage(), gc.isenabled()))
+
+
+# Two bad rows and one in the first message, one in the second: a warning per list.
+BAD_ROWS = body(
+    assistant(citations=[cite(WEB_URL), None, 3], inline_citations=[{"source": 5}]),
+    assistant(citations=["x"]),
+)
+BAD_ROWS_LOGGED = [
+    ("skipped 2 malformed citation row(s)", True),
+    ("skipped 1 malformed citation row(s)", True),
+    ("skipped 1 malformed citation row(s)", True),
+]
+
+
+@contextlib.contextmanager
+def gc_at_emit() -> Iterator[list[tuple[str, bool]]]:
+    handler = _GcAtEmit()
+    sdk_logger = logging.getLogger("silvia_client")
+    sdk_logger.addHandler(handler)
+    try:
+        yield handler.seen
+    finally:
+        sdk_logger.removeHandler(handler)
+
+
+# The warnings wait for the end of the pause: a logging handler is the caller's code,
+# which must not run with the collector off (see _gc.py).
+async def test_bad_rows_are_logged_per_list_after_the_pause(
+    api: Api, server: respx.MockRouter
+) -> None:
+    with gc_at_emit() as seen:
+        await get(api, server, BAD_ROWS)
+    assert seen == BAD_ROWS_LOGGED
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["parse_session", "read_session"])
+def test_reading_a_body_logs_bad_rows_after_the_pause(binary: bool) -> None:
+    with gc_at_emit() as seen:
+        if binary:
+            read_session(json.dumps(BAD_ROWS).encode(), "sess_1")
+        else:
+            parse_session(BAD_ROWS, "sess_1")
+    assert seen == BAD_ROWS_LOGGED
 
 
 async def test_a_citation_list_that_is_not_a_list(api: Api, server: respx.MockRouter) -> None:
