@@ -387,7 +387,22 @@ def test_load_reports_a_row_whose_mapping_raises() -> None:
     rows = [_row(), _HostileRow(source="s"), _row()]
     result = load_citations(rows, Citation)
     assert len(result.citations) == 2
-    assert [e.index for e in result.errors] == [1]
+    # The reason names the error's type and nothing it says; the row is kept as sent.
+    (error,) = result.errors
+    assert (error.index, error.reason) == (1, "unreadable row: RuntimeError")
+    assert error.raw is rows[1]
+
+
+class _QuietRow(dict):  # type: ignore[type-arg]
+    """A dict subclass with nothing odd about it: a row like any other."""
+
+
+@pytest.mark.parametrize("model", [Citation, InlineCitation])
+def test_a_dict_subclass_row_reads_as_the_same_plain_row(model: type[Citation]) -> None:
+    row = _row({"kind": "web", "url": "https://e.example"}, offset=3)
+    result = load_citations([_QuietRow(row)], model)
+    assert result.errors == ()
+    assert result.citations == load_citations([row], model).citations
 
 
 # --------------------------------------------------------------------------- the JSON fast path
