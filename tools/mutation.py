@@ -39,8 +39,8 @@ values are never mutated: the http(s) URL pattern in `citations/_parse.py`, the
 tables of parsers, the limits in `_wire.py`, `PLAIN` in `_sse_runs.py`; nor
 decorated functions (`canonical_run`, an `lru_cache`). Explicit tests guard those:
 `tests/fast_paths/test_sse.py` reads every run as the line loop would, and
-`NOT_HTTP_URLS` in `tests/citations/test_links.py` (`javascript://`, `httpx://`,
-`wss://`, `https:\\\\host`, ...), which a widened scheme fails.
+`NOT_HTTP_URLS` in `tests/citations/test_links_schemes.py` (`javascript://`,
+`httpx://`, `wss://`, `https:\\\\host`, ...), which a widened scheme fails.
 
 Exit status: 0 when every mutant is killed or listed as equivalent, 1 otherwise.
 """
@@ -94,10 +94,11 @@ GROUPS: dict[str, Group] = {
         ),
         tests=("tests/citations", "tests/test_import.py", "tests/client/test_turn.py"),
         blind={
-            "tests/citations/test_links.py::test_base_url_is_a_deprecated_alias_of_web_url": (
+            "tests/citations/test_links_schemes.py::"
+            "test_base_url_is_a_deprecated_alias_of_web_url": (
                 "checks the warning's stacklevel, which mutmut's wrapper frame shifts"
             ),
-            "tests/citations/test_links.py::"
+            "tests/citations/test_links_schemes.py::"
             "test_web_origin_puts_the_warning_at_the_line_that_called_its_caller": (
                 "checks the warning's stacklevel, which mutmut's wrapper frame shifts"
             ),
