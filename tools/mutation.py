@@ -136,7 +136,8 @@ GROUPS: dict[str, Group] = {
     "sessions": Group(
         modules=("sessions.py",),
         tests=(
-            "tests/client/test_sessions.py",
+            "tests/client/test_sessions_messages.py",
+            "tests/client/test_sessions_requests.py",
             "tests/client/test_targets_as_sent.py",
             "tests/client/test_options.py",
             "tests/client/test_limits.py",
