@@ -39,8 +39,8 @@ values are never mutated: the http(s) URL pattern in `citations/_parse.py`, the
 tables of parsers, the limits in `_wire.py`, `PLAIN` in `_sse_runs.py`; nor
 decorated functions (`canonical_run`, an `lru_cache`). Explicit tests guard those:
 `tests/fast_paths/test_sse.py` reads every run as the line loop would, and
-`NOT_HTTP_URLS` in `tests/citations/test_links.py` (`javascript://`, `httpx://`,
-`wss://`, `https:\\\\host`, ...), which a widened scheme fails.
+`NOT_HTTP_URLS` in `tests/citations/test_links_schemes.py` (`javascript://`,
+`httpx://`, `wss://`, `https:\\\\host`, ...), which a widened scheme fails.
 
 Exit status: 0 when every mutant is killed or listed as equivalent, 1 otherwise.
 """
@@ -79,7 +79,12 @@ class Group:
 
 
 # The views' tests, for the `_repr_html_` and `_repr_markdown_` of turns and messages.
-VIEWS = ("tests/display/test_html.py", "tests/display/test_markdown.py")
+VIEWS = (
+    "tests/display/test_html_text.py",
+    "tests/display/test_html_chips.py",
+    "tests/display/test_html_links.py",
+    "tests/display/test_markdown.py",
+)
 
 GROUPS: dict[str, Group] = {
     "citations": Group(
@@ -94,10 +99,11 @@ GROUPS: dict[str, Group] = {
         ),
         tests=("tests/citations", "tests/test_import.py", "tests/client/test_turn.py"),
         blind={
-            "tests/citations/test_links.py::test_base_url_is_a_deprecated_alias_of_web_url": (
+            "tests/citations/test_links_schemes.py::"
+            "test_base_url_is_a_deprecated_alias_of_web_url": (
                 "checks the warning's stacklevel, which mutmut's wrapper frame shifts"
             ),
-            "tests/citations/test_links.py::"
+            "tests/citations/test_links_schemes.py::"
             "test_web_origin_puts_the_warning_at_the_line_that_called_its_caller": (
                 "checks the warning's stacklevel, which mutmut's wrapper frame shifts"
             ),
@@ -130,7 +136,8 @@ GROUPS: dict[str, Group] = {
     "sessions": Group(
         modules=("sessions.py",),
         tests=(
-            "tests/client/test_sessions.py",
+            "tests/client/test_sessions_messages.py",
+            "tests/client/test_sessions_requests.py",
             "tests/client/test_targets_as_sent.py",
             "tests/client/test_options.py",
             "tests/client/test_limits.py",

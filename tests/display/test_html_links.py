@@ -1,0 +1,197 @@
+"""The HTML views' links: by target kind, never to a script, `web_url`, and no provider shown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from silvia_client import ConfigurationError
+from silvia_client.citations import Citation, WebTarget
+from silvia_client.display import (
+    citation_html,
+    citation_markdown,
+    message_html,
+    message_markdown,
+    numbered_sources,
+    session_html,
+    session_markdown,
+    turn_html,
+    turn_markdown,
+)
+
+from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
+from ._dom import parse
+from ._html_parts import sources
+
+# Links ------------------------------------------------------------------------------------
+
+
+def test_links_by_target_kind() -> None:
+    turn = build_turn(
+        "a",
+        row("silvia://your-account/checking", "Checking", target=account(ACCOUNT_A)),
+        "b",
+        row(
+            "silvia://your-account/credit-card",
+            "Credit card",
+            target=accounts(ACCOUNT_A, ACCOUNT_B),
+        ),
+        "c",
+        row(
+            "https://news.example/x?a=1&b=2",
+            "Article",
+            target=web("https://news.example/x?a=1&b=2"),
+        ),
+        "d",
+        row(
+            "silvia://tax-authority/irs/p590.md",
+            "Pub 590",
+            target={"kind": "tax_reference", "url": None},
+        ),
+        "e",
+        row("silvia://analysis", "Interest", target={"kind": "analysis"}),
+    )
+    assert sources(turn_html(turn)) == [
+        ("1", "Checking", [(f"/accounts/{ACCOUNT_A}", "Checking")]),
+        (
+            "2",
+            "Credit card",
+            [
+                (f"/accounts/{ACCOUNT_A}", "Credit card (1 of 2)"),
+                (f"/accounts/{ACCOUNT_B}", "Credit card (2 of 2)"),
+            ],
+        ),
+        ("3", "Article", [("https://news.example/x?a=1&b=2", "Article")]),
+        ("4", "Pub 590", []),
+        ("5", "Analysis", []),
+    ]
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["javascript:alert(document.cookie)", "JaVaScRiPt:alert(1)", "data:text/html,<b>x</b>"],
+)
+def test_a_script_source_never_becomes_a_link(source: str) -> None:
+    html = turn_html(build_turn("Hi", row(source, None)))
+    tree = parse(html)
+    assert tree.find_all("a") == []
+    assert [label for _, label, _ in sources(html)] == [source]  # shown, as text
+
+
+def test_a_hand_built_script_target_never_becomes_a_link() -> None:
+    citation = Citation(source="x", title="X", target=WebTarget("javascript:alert(1)"))
+    assert parse(citation_html(citation)).find_all("a") == []
+
+
+def test_web_url_makes_account_links_absolute() -> None:
+    turn = build_turn("a", row("silvia://your-account/checking", "Checking", target=account()))
+    [(_, _, links)] = sources(turn_html(turn, web_url="https://app.example"))
+    assert links == [(f"https://app.example/accounts/{ACCOUNT_A}", "Checking")]
+
+
+def test_silvia_web_url_makes_notebook_links_absolute(monkeypatch: pytest.MonkeyPatch) -> None:
+    turn = build_turn("a", row("silvia://your-account/checking", "Checking", target=account()))
+    monkeypatch.setenv("SILVIA_WEB_URL", "https://app.example")
+    for html in (turn._repr_html_(), turn_html(turn)):
+        [(_, _, links)] = sources(html)
+        assert links == [(f"https://app.example/accounts/{ACCOUNT_A}", "Checking")]
+    [(_, _, links)] = sources(turn_html(turn, web_url=""))  # "": the app's own paths
+    assert links == [(f"/accounts/{ACCOUNT_A}", "Checking")]
+
+
+def test_a_bad_web_url_is_a_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    turn = build_turn("a")
+    with pytest.raises(ConfigurationError, match="web_url"):
+        turn_html(turn, web_url="javascript:alert(1)")
+    monkeypatch.setenv("SILVIA_WEB_URL", "app.example")
+    with pytest.raises(ConfigurationError, match="SILVIA_WEB_URL"):
+        turn_markdown(turn)
+
+
+def _views() -> list[tuple[Callable[..., object], object]]:
+    turn = build_turn("a", row("silvia://your-account/checking", "Checking", target=account()))
+    session = build_session(
+        [{"id": "m", "role": "assistant", "content": "x", "citations": [row("s", "T", account())]}]
+    )
+    message = session.messages[0]
+    return [
+        (turn_html, turn),
+        (turn_markdown, turn),
+        (session_html, session),
+        (session_markdown, session),
+        (message_html, message),
+        (message_markdown, message),
+        (citation_html, turn.citations[0]),
+        (citation_markdown, turn.citations[0]),
+    ]
+
+
+@pytest.mark.parametrize(("view", "shown"), _views())
+def test_base_url_is_a_deprecated_alias_of_web_url(
+    view: Callable[..., object], shown: object
+) -> None:
+    web = "https://app.example"
+    with pytest.warns(DeprecationWarning, match="pass web_url=") as caught:
+        old = view(shown, base_url=web)
+    assert old == view(shown, web_url=web)
+    assert f"{web}/accounts/{ACCOUNT_A}" in str(old)
+    assert [w.filename for w in caught] == [__file__]  # one warning, at the caller's line
+    with pytest.raises(TypeError, match="web_url= only"):
+        view(shown, web_url=web, base_url=web)
+
+
+def test_numbered_sources_takes_web_url_and_the_deprecated_base_url() -> None:
+    citation = Citation.model_validate(row("s", "Checking", account()))
+    [shown] = numbered_sources([], [citation], web_url="https://app.example")
+    assert shown.resolved.href == f"https://app.example/accounts/{ACCOUNT_A}"
+    with pytest.warns(DeprecationWarning, match="pass web_url="):
+        [old] = numbered_sources([], [citation], base_url="https://app.example")
+    assert old.resolved == shown.resolved
+
+
+def test_a_citation_shows_label_links_and_quote() -> None:
+    citation = Citation.model_validate(
+        row("silvia://your-account/checking", "Checking", account(), cited_text="balance: 10")
+    )
+    tree = parse(citation._repr_html_())
+    box = tree.find("div", "silvia-citation")
+    assert box.find("span", "silvia-label").text == "Checking"
+    assert [a.attrs["href"] for a in box.find_all("a")] == [f"/accounts/{ACCOUNT_A}"]
+    assert box.find("q").text == "balance: 10"
+
+
+# No provider ------------------------------------------------------------------------------
+
+
+def _with_provider(provider: str | None) -> tuple[Any, ...]:
+    checking = row("silvia://your-account/checking", "Checking", account(ACCOUNT_A, provider))
+    cards = row(
+        "silvia://your-account/credit-card",
+        "Cards",
+        accounts(ACCOUNT_A, ACCOUNT_B, provider=provider),
+    )
+    turn = build_turn("a", checking, "b", cards)
+    session = build_session(
+        [{"id": "m", "role": "assistant", "content": "x", "citations": [checking, cards]}]
+    )
+    return turn, session, Citation.model_validate(cards)
+
+
+@pytest.mark.parametrize("provider", ["plaid", "snaptrade", "manual"])
+def test_the_provider_changes_nothing_shown(provider: str) -> None:
+    turn, session, citation = _with_provider(provider)
+    bare_turn, bare_session, bare_citation = _with_provider(None)
+    assert turn.citations[0].target.provider == provider
+    for shown, bare in [
+        (turn._repr_html_(), bare_turn._repr_html_()),
+        (turn._repr_markdown_(), bare_turn._repr_markdown_()),
+        (session._repr_html_(), bare_session._repr_html_()),
+        (session._repr_markdown_(), bare_session._repr_markdown_()),
+        (citation._repr_html_(), bare_citation._repr_html_()),
+        (citation._repr_markdown_(), bare_citation._repr_markdown_()),
+    ]:
+        assert shown == bare
+        assert "plaid" not in shown
+        assert "snaptrade" not in shown
