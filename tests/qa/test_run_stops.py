@@ -30,8 +30,9 @@ def test_ctrl_c_writes_the_partial_reports_it_was_asked_for(tmp_path: Path) -> N
     ]
     script = write_script(tmp_path / "s.json", prompts)
     junit, report = tmp_path / "qa.xml", tmp_path / "qa.json"
-    # Slow turns over 127.0.0.1, so that Ctrl-C lands while prompts remain.
-    with ReferenceServer(pace=0.1).serve_loopback() as url:
+    # Slow turns over 127.0.0.1, so that Ctrl-C lands while prompts remain, even when a
+    # busy machine holds the command back.
+    with ReferenceServer(pace=0.5).serve_loopback() as url:
         env = {**os.environ, "SILVIA_BASE_URL": url, "SILVIA_TOKEN": TOKEN}
         command = [sys.executable, "-m", "silvia_client", "qa", "run", str(script)]
         process = subprocess.Popen(
