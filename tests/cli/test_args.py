@@ -14,6 +14,8 @@ from silvia_client import __version__
 from silvia_client.cli import main
 from silvia_client.testing import ReferenceServer
 
+from ..interruptible import silvia_command
+
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as caught:
@@ -67,12 +69,10 @@ def test_serve_on_an_out_of_range_port_prints_no_traceback() -> None:
 
 def test_ctrl_c_while_text_streams_says_interrupted_on_a_line_of_its_own() -> None:
     # A slow turn over 127.0.0.1; stdout and stderr share one pipe, as on a terminal.
-    # The deltas are 2 s apart, so the Ctrl-C lands mid-turn even when a busy machine
-    # holds the command back (at 0.2 s apart, the turn could end before it).
-    with ReferenceServer(pace=2.0).serve_loopback() as url:
+    with ReferenceServer(pace=0.2).serve_loopback() as url:
         env = {**os.environ, "SILVIA_BASE_URL": url, "SILVIA_TOKEN": "t", "PYTHONUNBUFFERED": "1"}
         process = subprocess.Popen(
-            [sys.executable, "-m", "silvia_client", "chat", "How much is in checking?"],
+            silvia_command("chat", "How much is in checking?"),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env=env,

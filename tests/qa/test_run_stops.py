@@ -10,7 +10,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 
 from silvia_client.testing import ReferenceServer
 
+from ..interruptible import silvia_command
 from ._cli import run_cli, write_script
 
 TOKEN = "stops-s3cret-token"
@@ -30,11 +30,10 @@ def test_ctrl_c_writes_the_partial_reports_it_was_asked_for(tmp_path: Path) -> N
     ]
     script = write_script(tmp_path / "s.json", prompts)
     junit, report = tmp_path / "qa.xml", tmp_path / "qa.json"
-    # Slow turns over 127.0.0.1, so that Ctrl-C lands while prompts remain, even when a
-    # busy machine holds the command back.
-    with ReferenceServer(pace=0.5).serve_loopback() as url:
+    # Slow turns over 127.0.0.1, so that Ctrl-C lands while prompts remain.
+    with ReferenceServer(pace=0.1).serve_loopback() as url:
         env = {**os.environ, "SILVIA_BASE_URL": url, "SILVIA_TOKEN": TOKEN}
-        command = [sys.executable, "-m", "silvia_client", "qa", "run", str(script)]
+        command = silvia_command("qa", "run", str(script))
         process = subprocess.Popen(
             [*command, "--junit", str(junit), "--json", str(report)],
             stdout=subprocess.PIPE,
