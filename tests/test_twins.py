@@ -318,7 +318,7 @@ def test_the_twins_of_the_modules_with_twins_are_found() -> None:
         "_sse.py:iter_sse",
         "chat/_stream.py:ChatStream",
         "chat/_resource.py:Chat",
-        "sessions.py:Sessions",
+        "sessions/_resource.py:Sessions",
         "testing/_transport.py:_SyncSteps",
         "testing/_transport.py:InProcessTransport.handle_request",
         "testing/_record_transport.py:_CapturedStream",

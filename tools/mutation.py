@@ -137,7 +137,7 @@ GROUPS: dict[str, Group] = {
         ),
     ),
     "sessions": Group(
-        modules=("sessions.py",),
+        modules=("sessions/_history.py", "sessions/_resource.py"),
         tests=(
             "tests/client/test_sessions_messages.py",
             "tests/client/test_sessions_requests.py",

@@ -1,4 +1,4 @@
-"""`client.sessions`: a session's history, with the same typed citations as a live turn.
+"""A session's history read off its body: `Session`, `Message`, `parse_session`, `read_session`.
 
 Reading is lenient where the data is the user's and strict where it is the
 server's contract: a malformed citation row is skipped and reported on its
@@ -18,23 +18,21 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from ._gc import gc_paused
-from ._json import loads
-from ._options import check_text
-from ._wire import DEFAULT_WIRE, WireFormat
-from .chat._turn import text_preview
-from .citations import CitationTarget, RowError
-from .citations._final import FinalTargets
-from .errors import ConfigurationError
+from .._gc import gc_paused
+from .._json import loads
+from .._wire import DEFAULT_WIRE, WireFormat
+from ..chat._turn import text_preview
+from ..citations import CitationTarget, RowError
+from ..citations._final import FinalTargets
+from ..errors import ConfigurationError
 
 if TYPE_CHECKING:
     import httpx
 
-    from ._client import AsyncSilviaClient, SilviaClient
-    from ._responses import ResponseErrors
-    from .citations import Citation, InlineCitation
+    from .._responses import ResponseErrors
+    from ..citations import Citation, InlineCitation
 
-__all__ = ["AsyncSessions", "Message", "Session", "Sessions", "parse_session"]
+__all__ = ["Message", "Session", "parse_session", "read_session", "session_from", "session_path"]
 
 _MESSAGE_FIELDS = frozenset({"id", "role", "content", "created_at"})
 _SESSION_FIELDS = frozenset({"id", "title"})
@@ -77,12 +75,12 @@ class Message(FinalTargets):
         return ""
 
     def _repr_html_(self) -> str:
-        from .display import message_html  # imported here: only notebooks need it
+        from ..display import message_html  # imported here: only notebooks need it
 
         return message_html(self)
 
     def _repr_markdown_(self) -> str:
-        from .display import message_markdown
+        from ..display import message_markdown
 
         return message_markdown(self)
 
@@ -106,12 +104,12 @@ class Session:
     message_errors: tuple[RowError, ...] = ()
 
     def _repr_html_(self) -> str:
-        from .display import session_html  # imported here: only notebooks need it
+        from ..display import session_html  # imported here: only notebooks need it
 
         return session_html(self)
 
     def _repr_markdown_(self) -> str:
-        from .display import session_markdown
+        from ..display import session_markdown
 
         return session_markdown(self)
 
@@ -124,7 +122,7 @@ def _message(
     data: dict[str, Any], wire: WireFormat, modelled: frozenset[str], skipped: list[int]
 ) -> Message:
     # The rows come straight from `loads` (see `_session_from`).
-    from .citations._rows_read import Citation, InlineCitation, load_json_citations
+    from ..citations._rows_read import Citation, InlineCitation, load_json_citations
 
     citations = load_json_citations(data.get(wire.message_citations_key), Citation, skipped)
     inline = load_json_citations(
@@ -173,7 +171,7 @@ def _log_skipped(skipped: list[int]) -> None:
     """The warnings for the lists with bad rows, after the pause: a logging handler
     is the caller's code (see _gc.py). The same warning as `load_citations` logs."""
     if skipped:
-        from .citations._rows_read import SKIPPED, logger  # loaded already: rows were read
+        from ..citations._rows_read import SKIPPED, logger  # loaded already: rows were read
 
         for count in skipped:
             logger.warning(SKIPPED, count)
@@ -215,128 +213,10 @@ def session_path(session_id: str, wire: WireFormat) -> str:
         raise ConfigurationError("session_id cannot be encoded as UTF-8") from None
 
 
-def _session_from(
+def session_from(
     response: httpx.Response, body: bytes, session_id: str, errors: ResponseErrors
 ) -> Session:
     try:
         return read_session(body, session_id, errors.wire)
     except (ValueError, RecursionError):
         raise errors.unexpected(response, body, "a session as JSON") from None
-
-
-class Sessions:
-    """`client.sessions`: a session's history (`get`), or its body as sent (`get_raw`).
-
-    GETs are retried on connection errors, 408, 429 and 5xx, within the
-    deadline. Every keyword after the id is per call: None means "the
-    client's setting"; `math.inf` as `deadline` means none.
-    """
-
-    def __init__(self, client: SilviaClient) -> None:
-        self._client = client
-
-    def get(
-        self,
-        session_id: str,
-        *,
-        extra_headers: Mapping[str, str] | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        deadline: float | None = None,
-        max_response_bytes: int | None = None,
-    ) -> Session:
-        """The session's history, its citations read as a live turn's are."""
-        response, body = self._fetch(
-            session_id, extra_headers, timeout, deadline, max_response_bytes
-        )
-        return _session_from(response, body, session_id, self._client._errors)
-
-    def get_raw(
-        self,
-        session_id: str,
-        *,
-        extra_headers: Mapping[str, str] | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        deadline: float | None = None,
-        max_response_bytes: int | None = None,
-    ) -> bytes:
-        """The session's body exactly as the server sent it (decompressed), for tools that
-        judge the wire; `parse_session(json.loads(body), session_id)` reads it as `get` does."""
-        _, body = self._fetch(session_id, extra_headers, timeout, deadline, max_response_bytes)
-        return body
-
-    def _fetch(
-        self,
-        session_id: str,
-        extra_headers: Mapping[str, str] | None,
-        timeout: float | httpx.Timeout | None,
-        deadline: float | None,
-        max_response_bytes: int | None,
-    ) -> tuple[httpx.Response, bytes]:
-        client = self._client
-        check_text(session_id, "session_id")
-        path = session_path(session_id, client.wire)
-        call = client._call(
-            "get",
-            extra_headers=extra_headers,
-            timeout=timeout,
-            deadline=deadline,
-            max_response_bytes=max_response_bytes,
-        )
-        return client._fetch(path, call)
-
-
-class AsyncSessions:
-    """The async twin of `Sessions`."""
-
-    def __init__(self, client: AsyncSilviaClient) -> None:
-        self._client = client
-
-    async def get(
-        self,
-        session_id: str,
-        *,
-        extra_headers: Mapping[str, str] | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        deadline: float | None = None,
-        max_response_bytes: int | None = None,
-    ) -> Session:
-        """The session's history, its citations read as a live turn's are."""
-        response, body = await self._fetch(
-            session_id, extra_headers, timeout, deadline, max_response_bytes
-        )
-        return _session_from(response, body, session_id, self._client._errors)
-
-    async def get_raw(
-        self,
-        session_id: str,
-        *,
-        extra_headers: Mapping[str, str] | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        deadline: float | None = None,
-        max_response_bytes: int | None = None,
-    ) -> bytes:
-        """The session's body exactly as the server sent it (see `Sessions.get_raw`)."""
-        _, body = await self._fetch(
-            session_id, extra_headers, timeout, deadline, max_response_bytes
-        )
-        return body
-
-    async def _fetch(
-        self,
-        session_id: str,
-        extra_headers: Mapping[str, str] | None,
-        timeout: float | httpx.Timeout | None,
-        deadline: float | None,
-        max_response_bytes: int | None,
-    ) -> tuple[httpx.Response, bytes]:
-        client = self._client
-        check_text(session_id, "session_id")
-        path = session_path(session_id, client.wire)
-        call = client._call(
-            "get",
-            extra_headers=extra_headers,
-            timeout=timeout,
-            deadline=deadline,
-            max_response_bytes=max_response_bytes,
-        )
-        return await client._fetch(path, call)
