@@ -13,16 +13,11 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from .._bidi import strip_bidi_controls
-from ..citations import Citation, CitationLink, InlineCitation, resolve_citation
-from ..citations._links import web_origin
-from ._sources import NumberedSource, numbered_sources, short_quote, write_answer
-
-if TYPE_CHECKING:
-    from ..chat import Turn
-    from ..sessions import Message, Session
+from ..citations._links import CitationLink, web_origin
+from ._protocols import CitedRow, MessageLike, SessionLike, StreamedRow, TurnLike
+from ._sources import NumberedSource, numbered_sources, resolve, short_quote, write_answer
 
 __all__ = ["citation_html", "message_html", "session_html", "turn_html"]
 
@@ -74,7 +69,7 @@ def _sources_html(sources: Sequence[NumberedSource]) -> str:
 
 def _answer_html(
     text: str,
-    inline: Sequence[InlineCitation],
+    inline: Sequence[StreamedRow],
     sources: Sequence[NumberedSource],
     web_url: str,
 ) -> str:
@@ -84,22 +79,22 @@ def _answer_html(
 
 
 def citation_html(
-    citation: Citation, *, web_url: str | None = None, base_url: str | None = None
+    citation: CitedRow, *, web_url: str | None = None, base_url: str | None = None
 ) -> str:
     """One citation: its label, its links, and what it quoted."""
     web_url = web_origin(web_url, base_url)
-    source = NumberedSource(1, citation, resolve_citation(citation, web_url=web_url))
+    source = NumberedSource(1, citation, resolve(citation, web_url))
     return f'<div class="silvia-citation {_NO_MATH}">{_source_item_html(source)}</div>'
 
 
-def _incomplete_html(turn: Turn) -> str:
+def _incomplete_html(turn: TurnLike) -> str:
     if turn.complete:
         return ""
     reason = f": {_h(turn.error.message)}" if turn.error is not None else ""
     return f'<p class="silvia-note"><em>Incomplete turn{reason}.</em></p>'
 
 
-def turn_html(turn: Turn, *, web_url: str | None = None, base_url: str | None = None) -> str:
+def turn_html(turn: TurnLike, *, web_url: str | None = None, base_url: str | None = None) -> str:
     """A turn: the answer with numbered citation chips, then the numbered sources."""
     web_url = web_origin(web_url, base_url)
     sources = numbered_sources(turn.inline_citations, turn.citations, web_url=web_url)
@@ -115,7 +110,7 @@ def _role_class(role: str | None) -> str:
     return "silvia-" + (re.sub(r"[^a-z0-9-]", "", (role or "").lower()) or "message")
 
 
-def _message_body_html(message: Message, web_url: str) -> str:
+def _message_body_html(message: MessageLike, web_url: str) -> str:
     sources = numbered_sources(message.inline_citations, message.citations, web_url=web_url)
     role = _h(message.role or "message")
     return (
@@ -128,7 +123,7 @@ def _message_body_html(message: Message, web_url: str) -> str:
 
 
 def message_html(
-    message: Message, *, web_url: str | None = None, base_url: str | None = None
+    message: MessageLike, *, web_url: str | None = None, base_url: str | None = None
 ) -> str:
     """One message of a session: its role, its text with chips, its numbered sources."""
     body = _message_body_html(message, web_origin(web_url, base_url))
@@ -136,7 +131,7 @@ def message_html(
 
 
 def session_html(
-    session: Session, *, web_url: str | None = None, base_url: str | None = None
+    session: SessionLike, *, web_url: str | None = None, base_url: str | None = None
 ) -> str:
     """A session: its title, then each message with its citations."""
     web_url = web_origin(web_url, base_url)

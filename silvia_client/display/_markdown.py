@@ -12,16 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from .._bidi import strip_bidi_controls
-from ..citations import Citation, CitationLink, InlineCitation, resolve_citation
-from ..citations._links import web_origin
-from ._sources import NumberedSource, numbered_sources, one_line, short_quote, write_answer
-
-if TYPE_CHECKING:
-    from ..chat import Turn
-    from ..sessions import Message, Session
+from ..citations._links import CitationLink, web_origin
+from ._protocols import CitedRow, MessageLike, SessionLike, StreamedRow, TurnLike
+from ._sources import NumberedSource, numbered_sources, one_line, resolve, short_quote, write_answer
 
 __all__ = ["citation_markdown", "message_markdown", "session_markdown", "turn_markdown"]
 
@@ -97,7 +92,7 @@ def _chip_markdown(source: NumberedSource) -> str:
 
 def _answer_markdown(
     text: str,
-    inline: Sequence[InlineCitation],
+    inline: Sequence[StreamedRow],
     sources: Sequence[NumberedSource],
     web_url: str,
 ) -> str:
@@ -108,15 +103,17 @@ def _answer_markdown(
 
 
 def citation_markdown(
-    citation: Citation, *, web_url: str | None = None, base_url: str | None = None
+    citation: CitedRow, *, web_url: str | None = None, base_url: str | None = None
 ) -> str:
     """One citation: its label in bold, its links, and what it quoted."""
     web_url = web_origin(web_url, base_url)
-    source = NumberedSource(1, citation, resolve_citation(citation, web_url=web_url))
+    source = NumberedSource(1, citation, resolve(citation, web_url))
     return _source_item_markdown(source)
 
 
-def turn_markdown(turn: Turn, *, web_url: str | None = None, base_url: str | None = None) -> str:
+def turn_markdown(
+    turn: TurnLike, *, web_url: str | None = None, base_url: str | None = None
+) -> str:
     """A turn: the answer with numbered markers, then the numbered sources."""
     web_url = web_origin(web_url, base_url)
     sources = numbered_sources(turn.inline_citations, turn.citations, web_url=web_url)
@@ -129,7 +126,7 @@ def turn_markdown(turn: Turn, *, web_url: str | None = None, base_url: str | Non
     return "\n\n".join(parts)
 
 
-def _message_parts_markdown(message: Message, web_url: str) -> list[str]:
+def _message_parts_markdown(message: MessageLike, web_url: str) -> list[str]:
     sources = numbered_sources(message.inline_citations, message.citations, web_url=web_url)
     parts = [f"**{_m(one_line(message.role or 'message'))}**"]
     parts.append(_answer_markdown(message.text, message.inline_citations, sources, web_url))
@@ -139,14 +136,14 @@ def _message_parts_markdown(message: Message, web_url: str) -> list[str]:
 
 
 def message_markdown(
-    message: Message, *, web_url: str | None = None, base_url: str | None = None
+    message: MessageLike, *, web_url: str | None = None, base_url: str | None = None
 ) -> str:
     """One message of a session: its role, its text with markers, its numbered sources."""
     return "\n\n".join(_message_parts_markdown(message, web_origin(web_url, base_url)))
 
 
 def session_markdown(
-    session: Session, *, web_url: str | None = None, base_url: str | None = None
+    session: SessionLike, *, web_url: str | None = None, base_url: str | None = None
 ) -> str:
     """A session: its title, then each message with its citations."""
     web_url = web_origin(web_url, base_url)

@@ -7,15 +7,20 @@ streamed citation's offset; `write_answer` writes it, pieces and chips, in a
 view's own escaping. The HTML views (`_html.py`), the Markdown views
 (`_markdown.py`) and the `silvia` command (`cli/_render.py`) all number and
 place through here; `short_quote` and `one_line` shorten what they show.
+Rows are read through `_protocols.py` (`CitedRow`, `StreamedRow`): no model is
+imported here, and the ground floor's `resolve_citation` and `final_targets`
+are called through `resolve` and `_final_targets`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any, cast
 
-from ..citations import Citation, InlineCitation, ResolvedCitation, resolve_citation
 from ..citations._final import final_targets
-from ..citations._links import web_origin
+from ..citations._links import ResolvedCitation, resolve_citation, web_origin
+from ..citations._targets import CitationTarget
+from ._protocols import CitedRow, StreamedRow
 
 __all__ = [
     "NumberedSource",
@@ -25,6 +30,7 @@ __all__ = [
     "number_sources",
     "numbered_sources",
     "one_line",
+    "resolve",
     "short_quote",
     "write_answer",
 ]
@@ -32,7 +38,22 @@ __all__ = [
 _QUOTE_CHARS = 200
 
 
-def number_sources(citations: Iterable[Citation]) -> dict[str, int]:
+# `resolve_citation` and `final_targets` are typed to take the `Citation` model, which
+# display may not import (not even for mypy: the model's hooks import display). They
+# read only attributes a `CitedRow` has, so a row is passed as it is, through a cast
+# to Any: the one place display steps outside the types, until they take a protocol.
+def resolve(row: CitedRow, web_url: str) -> ResolvedCitation:
+    """`resolve_citation(row, web_url=web_url)`, for any row (`web_url` is an origin already)."""
+    return resolve_citation(cast(Any, row), web_url=web_url)
+
+
+def _final_targets(
+    streamed: Sequence[CitedRow], summary: Sequence[CitedRow]
+) -> dict[str, CitationTarget | None]:
+    return final_targets(cast(Any, streamed), cast(Any, summary))
+
+
+def number_sources(citations: Iterable[CitedRow]) -> dict[str, int]:
     """Each source's number, 1, 2, ..., in order of first appearance."""
     numbers: dict[str, int] = {}
     for citation in citations:
@@ -45,7 +66,7 @@ class NumberedSource:
 
     __slots__ = ("citation", "number", "resolved")
 
-    def __init__(self, number: int, citation: Citation, resolved: ResolvedCitation) -> None:
+    def __init__(self, number: int, citation: CitedRow, resolved: ResolvedCitation) -> None:
         self.number = number
         self.citation = citation
         self.resolved = resolved
@@ -59,8 +80,8 @@ class NumberedSource:
 
 
 def numbered_sources(
-    inline: Sequence[Citation],
-    citations: Sequence[Citation],
+    inline: Sequence[CitedRow],
+    citations: Sequence[CitedRow],
     *,
     web_url: str | None = None,
     base_url: str | None = None,
@@ -73,19 +94,19 @@ def numbered_sources(
     """
     web_url = web_origin(web_url, base_url)
     numbers = number_sources([*inline, *citations])
-    finals = final_targets(inline, citations)
-    chosen: dict[str, Citation] = {}
+    finals = _final_targets(inline, citations)
+    chosen: dict[str, CitedRow] = {}
     for citation in (*citations, *inline):
         if citation.target == finals[citation.source]:
             chosen.setdefault(citation.source, citation)
     return [
-        NumberedSource(number, chosen[source], resolve_citation(chosen[source], web_url=web_url))
+        NumberedSource(number, chosen[source], resolve(chosen[source], web_url))
         for source, number in numbers.items()
     ]
 
 
 def marked_segments(
-    text: str, inline: Sequence[InlineCitation], numbers: dict[str, int]
+    text: str, inline: Sequence[StreamedRow], numbers: dict[str, int]
 ) -> list[tuple[str, list[int]]]:
     """`text` cut at each streamed citation's offset, with the source numbers to mark there.
 
@@ -100,41 +121,44 @@ def marked_segments(
 
 
 def marked_rows(
-    text: str, inline: Sequence[InlineCitation], numbers: dict[str, int]
-) -> list[tuple[str, list[tuple[int, InlineCitation]]]]:
+    text: str, inline: Sequence[StreamedRow], numbers: dict[str, int]
+) -> list[tuple[str, list[tuple[int, StreamedRow]]]]:
     """`marked_segments`, each mark with the row it stands for (its source's first there)."""
     placed = sorted(
         (c for c in inline if c.offset is not None and 0 <= c.offset <= len(text)),
         key=lambda c: c.offset or 0,
     )
-    pieces: list[tuple[str, list[tuple[int, InlineCitation]]]] = []
+    pieces: list[tuple[str, list[tuple[int, StreamedRow]]]] = []
     start = 0
+    marked: set[int] = set()  # the numbers marked at `start`: one look-up per citation
     for citation in placed:
         offset = citation.offset or 0
         number = numbers[citation.source]
         if pieces and offset == start:
-            if all(number != marked for marked, _ in pieces[-1][1]):
+            if number not in marked:
+                marked.add(number)
                 pieces[-1][1].append((number, citation))
             continue
         pieces.append((text[start:offset], [(number, citation)]))
+        marked = {number}
         start = offset
     pieces.append((text[start:], []))
     return pieces
 
 
 def chip_source(
-    number: int, row: InlineCitation, listed: NumberedSource, web_url: str
+    number: int, row: StreamedRow, listed: NumberedSource, web_url: str
 ) -> NumberedSource:
     """What a chip shows: its source's number, and its own row's label and links."""
     shown = listed.citation
     if row.target == shown.target and row.title == shown.title:
         return listed  # resolves alike: the usual case, where a source keeps one target
-    return NumberedSource(number, row, resolve_citation(row, web_url=web_url))
+    return NumberedSource(number, row, resolve(row, web_url))
 
 
 def write_answer(
     text: str,
-    inline: Sequence[InlineCitation],
+    inline: Sequence[StreamedRow],
     sources: Sequence[NumberedSource],
     web_url: str,
     *,
