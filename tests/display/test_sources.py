@@ -1,0 +1,108 @@
+"""Placing the marks (`marked_rows`, `marked_segments`): the same marks as the plain rule.
+
+The plain rule is the one `marked_rows` had before it kept a set of the numbers
+marked at an offset: each new mark there checked every mark already placed
+(quadratic when many citations share one offset). `_plain_marked_rows` keeps it,
+and the marks are held to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from silvia_client.citations import InlineCitation
+from silvia_client.display import marked_segments, number_sources, turn_html
+from silvia_client.display._sources import marked_rows
+
+from ..citations.strategies import PROPERTY
+from ._build import build_turn, row, web
+from ._html_parts import chips
+
+
+def _plain_marked_rows(
+    text: str, inline: Sequence[InlineCitation], numbers: dict[str, int]
+) -> list[tuple[str, list[tuple[int, InlineCitation]]]]:
+    placed = sorted(
+        (c for c in inline if c.offset is not None and 0 <= c.offset <= len(text)),
+        key=lambda c: c.offset or 0,
+    )
+    pieces: list[tuple[str, list[tuple[int, InlineCitation]]]] = []
+    start = 0
+    for citation in placed:
+        offset = citation.offset or 0
+        number = numbers[citation.source]
+        if pieces and offset == start:
+            if all(number != marked for marked, _ in pieces[-1][1]):
+                pieces[-1][1].append((number, citation))
+            continue
+        pieces.append((text[start:offset], [(number, citation)]))
+        start = offset
+    pieces.append((text[start:], []))
+    return pieces
+
+
+def _rows(sources_and_offsets: Sequence[tuple[str, int | None]]) -> list[InlineCitation]:
+    return [
+        InlineCitation.model_validate({"source": source, "title": f"T{i}", "offset": offset})
+        for i, (source, offset) in enumerate(sources_and_offsets)
+    ]
+
+
+def _same(
+    text: str, inline: Sequence[InlineCitation], numbers: dict[str, int]
+) -> list[tuple[str, list[tuple[int, InlineCitation]]]]:
+    placed = marked_rows(text, inline, numbers)
+    plain = _plain_marked_rows(text, inline, numbers)
+    # The rows are compared as objects: each mark stands for its source's first row there.
+    assert [(p, [(n, id(r)) for n, r in m]) for p, m in placed] == [
+        (p, [(n, id(r)) for n, r in m]) for p, m in plain
+    ]
+    return plain
+
+
+def test_many_sources_at_one_offset_give_one_mark_each_in_streamed_order() -> None:
+    sources = [f"s{i}" for i in range(500)]
+    # Each source three times at offset 5, interleaved; then more at the end of the text.
+    inline = _rows([(source, 5) for _ in range(3) for source in sources] + [("s7", 10), ("s3", 10)])
+    numbers = number_sources(inline)
+    text = "Hello world"
+    plain = _same(text, inline, numbers)
+    assert [piece for piece, _ in plain] == ["Hello", " worl", "d"]
+    assert [n for n, _ in plain[0][1]] == list(range(1, 501))
+    assert [row is inline[i] for i, (_, row) in enumerate(plain[0][1])] == [True] * 500
+    assert marked_segments(text, inline, numbers) == [
+        ("Hello", list(range(1, 501))),
+        (" worl", [8, 4]),
+        ("d", []),
+    ]
+
+
+def test_many_sources_at_one_offset_give_the_same_chips_in_a_view() -> None:
+    urls = [f"https://e.example/{i}" for i in range(300)]
+    rows = [row(url, f"T{i}", web(url)) for i, url in enumerate(urls)]
+    turn = build_turn("Answer", *rows, *rows, " tail", rows[9])
+    expected = [(6, f"[{i}]") for i in range(1, 301)] + [(11, "[10]")]
+    assert chips(turn_html(turn)) == expected
+
+
+@PROPERTY
+@given(
+    text=st.text(max_size=12),
+    marks=st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b", "c", "d"]),
+            st.one_of(st.none(), st.integers(min_value=-2, max_value=14)),
+        ),
+        max_size=30,
+    ),
+)
+def test_marks_are_placed_as_the_plain_rule_places_them(
+    text: str, marks: list[tuple[str, int | None]]
+) -> None:
+    inline = _rows(marks)
+    numbers = number_sources(inline)
+    plain = _same(text, inline, numbers)
+    assert "".join(piece for piece, _ in plain) == text
