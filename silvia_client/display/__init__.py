@@ -24,8 +24,13 @@ targets (accounts pooled as the turn went on), a chip opens what its row named.
 The same numbering and placement serve the `silvia` command (`cli/_render.py`):
 `numbered_sources` and `marked_segments`.
 
+The views read what they render through protocols of the attributes they use
+(`_protocols.py`) and import no model: the models' notebook hooks import this
+package, so an import back would be a cycle.
+
 Where things are:
 
+- `_protocols.py` what the views read of a row, a turn, a message, a session
 - `_sources.py`   numbering the sources and placing their marks (`numbered_sources`,
                   `marked_segments`): what every view shares
 - `_html.py`      the HTML views (`turn_html`, ...) and their escaping
