@@ -1,220 +1,143 @@
-"""Server-sent events from a body's byte chunks: the ways in to the one reader.
+"""The one SSE decoder: byte chunks in, httpx-sse's `ServerSentEvent`s out.
 
-The reader itself, and the WHATWG rules it follows where httpx-sse's
-`EventSource` does not, is `_sse_reader.read_events`. This module drives it:
-`iter_sse_fields` (plain `(event, data, id, retry)` tuples) by handing it the
-body's chunks, `aiter_sse_fields` and `SSEParser` by feeding it one chunk at a
-time (through `_Inbox`); `iter_sse_batches`/`aiter_sse_batches` give the
-reader's lists themselves, with the events in the shape of a caller's pattern
-(`quick_pattern`: the chat stream reads its text events there, without
-decoding their JSON); `iter_sse`/`aiter_sse` and `SSEParser.feed` give
-httpx-sse's public `ServerSentEvent`s.
+It reads a `text/event-stream` body by the WHATWG HTML standard's "event
+stream interpretation"
+(https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation),
+in the shape of httpx-sse's own decoders (a line decoder and an event decoder,
+here one class), and differs from httpx-sse's `EventSource` where a client
+reading a long chat stream would notice:
 
-`max_event_bytes` (None for none) bounds a line, and an event's data, in bytes
-of UTF-8: past it the reader raises `EventTooLarge`, after the events before it.
+* the body is always UTF-8, invalid bytes replaced, whatever charset the
+  Content-Type names, and one leading byte-order mark is dropped;
+* a line ends at CR, LF or CRLF, even when a chunk ends between the CR and the LF;
+* a blank line dispatches an event only if a `data` line came since the last
+  one (so a keep-alive comment never becomes a phantom event);
+* an `id` holding NUL is ignored; `retry` is kept when `int` reads it, per
+  event, while the last `id` stays for later events;
+* an event not ended by a blank line when the body ends is dropped;
+* `max_event_bytes` (None for none) bounds a line, and an event's data (its
+  `data` lines joined by LF), in bytes of UTF-8: past it the decoder raises
+  `EventTooLarge`, as soon as that much has arrived, so what it holds stays
+  within the limit plus one chunk.
+
+Where things are: `SSEDecoder.feed` takes a chunk and gives the events it
+ends; `_line` reads one line into the event being built. The chat stream
+(`chat/_stream.py`) feeds it the body's chunks (`_body.py`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import codecs
+import sys
+from contextlib import suppress
 
 from httpx_sse import ServerSentEvent
 
-from ._sse_reader import EventTooLarge, QuickFields, SSEFields, event_limit, read_events
-from ._sse_runs import quick_pattern
-
-if TYPE_CHECKING:
-    import re
-    from collections.abc import AsyncGenerator, AsyncIterable, Generator, Iterable, Iterator
-
-__all__ = [
-    "EventTooLarge",
-    "QuickFields",
-    "SSEFields",
-    "SSEParser",
-    "aiter_sse",
-    "aiter_sse_batches",
-    "aiter_sse_fields",
-    "iter_sse",
-    "iter_sse_batches",
-    "iter_sse_fields",
-    "quick_pattern",
-]
+__all__ = ["EventTooLarge", "SSEDecoder"]
 
 
-class _Inbox:
-    """The chunk source of a reader fed one chunk at a time: the last one put, then None."""
+class EventTooLarge(Exception):
+    """A line, or an event's data, passed `max_event_bytes` (`limit`); the message shows no data."""
 
-    __slots__ = ("chunk",)
-
-    def __init__(self) -> None:
-        self.chunk: bytes | None = None
-
-    def __iter__(self) -> Iterator[bytes | None]:
-        return self
-
-    def __next__(self) -> bytes | None:
-        chunk, self.chunk = self.chunk, None
-        return chunk
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"event stream line or event data over the limit of {limit} bytes")
+        self.limit = limit
 
 
-class SSEParser:
-    """Incremental event-stream parser: feed it byte chunks, get finished events.
+def _utf8_len(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode())
 
-    Pure (no I/O). Chunks may be cut anywhere, including inside a UTF-8
-    character or between the CR and LF of a CRLF. With `max_event_bytes`, a
-    line or an event's data over that many bytes raises `EventTooLarge`; the
-    parser then raises it again on every later call.
+
+class SSEDecoder:
+    """Feed it a body's byte chunks, cut anywhere; it gives back the events each one ends.
+
+    When a chunk passes the limit, `feed` still returns the events that chunk
+    ended before it; the next call (`feed` or `close`) raises `EventTooLarge`.
     """
 
-    __slots__ = ("_events", "_inbox", "_too_large")
-
     def __init__(self, max_event_bytes: int | None = None) -> None:
-        self._inbox = _Inbox()
-        self._events = read_events(event_limit(max_event_bytes), self._inbox)
+        if max_event_bytes is not None and max_event_bytes < 0:
+            raise ValueError("max_event_bytes must be None or at least 0")
+        self._limit = sys.maxsize if max_event_bytes is None else max_event_bytes
+        # utf-8-sig drops one leading byte-order mark, even one cut across chunks.
+        self._text = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
+        self._after_cr = False  # the last text ended in CR: an LF next ends no other line
+        self._partial: list[str] = []  # the line not ended yet, a piece a chunk
+        self._partial_bytes = 0
+        self._event = ""
+        self._data: list[str] = []
+        self._data_bytes = 0  # each data line's bytes, plus one for the LF joining it
+        self._last_id = ""
+        self._retry: int | None = None
         self._too_large: EventTooLarge | None = None
 
     def feed(self, chunk: bytes) -> list[ServerSentEvent]:
-        """Take the next chunk of the body; return the events it completes."""
-        return [ServerSentEvent(*fields) for fields in self.feed_fields(chunk)]
-
-    def close(self) -> list[ServerSentEvent]:
-        """Signal end of input; return the events only now known to be complete."""
-        return [ServerSentEvent(*fields) for fields in self.close_fields()]
-
-    def feed_fields(self, chunk: bytes) -> list[SSEFields]:
-        """`feed`, giving each event as an `(event, data, id, retry)` tuple.
-
-        A chunk that completes events and then passes the limit returns those
-        events; the next call raises `EventTooLarge`.
-        """
+        """The events `chunk` ends, in order."""
         if self._too_large is not None:
             raise self._too_large
-        self._inbox.chunk = chunk
-        done: list[SSEFields] = []
+        text = self._text.decode(chunk)
+        if not text:
+            return []
+        if self._after_cr and text[0] == "\n":
+            text = text[1:]
+        self._after_cr = text.endswith("\r")
+        *lines, rest = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        events: list[ServerSentEvent] = []
         try:
-            for batch in self._events:
-                if batch is None:
-                    break
-                done += batch
+            for line in lines:
+                if self._partial:
+                    line = "".join(self._partial) + line
+                    self._partial.clear()
+                    self._partial_bytes = 0
+                if len(line) * 4 > self._limit:  # else it cannot be over (4 bytes a character)
+                    self._check(_utf8_len(line))
+                self._line(line, events)
+            if rest:
+                self._partial.append(rest)
+                self._partial_bytes += _utf8_len(rest)
+                self._check(self._partial_bytes)
         except EventTooLarge as error:
             self._too_large = error
-            if not done:
+            if not events:
                 raise
-        return done
+            return events
+        if len(self._data) > 1:
+            # One string per chunk, not per line: many short data lines would
+            # each be an object many times its size.
+            self._data[:] = ["\n".join(self._data)]
+        return events
 
-    def close_fields(self) -> list[SSEFields]:
-        """`close`, giving each event as an `(event, data, id, retry)` tuple.
-
-        That is always none: every line ends as soon as its end arrives (a CR
-        too), and what is left, a line without an end and the event it belongs
-        to, is dropped, as the spec says.
-        """
+    def close(self) -> list[ServerSentEvent]:
+        """The body has ended. What is left (a line without its end, its event) is dropped."""
         if self._too_large is not None:
             raise self._too_large
         return []
 
+    def _check(self, size: int) -> None:
+        if size > self._limit:
+            raise EventTooLarge(self._limit)
 
-def iter_sse_fields(
-    chunks: Iterable[bytes], *, max_event_bytes: int | None = None
-) -> Generator[SSEFields, None, None]:
-    """Events of an event-stream body given as byte chunks, as `(event, data, id, retry)`.
-
-    Errors raised by `chunks` propagate unchanged. With `max_event_bytes`, a
-    line or an event's data over that many bytes raises `EventTooLarge`, after
-    the events before it.
-    """
-    return _each(iter_sse_batches(chunks, None, max_event_bytes=max_event_bytes))
-
-
-def _each(batches: Generator[list[SSEFields], None, None]) -> Generator[SSEFields, None, None]:
-    try:
-        for batch in batches:
-            yield from batch
-    finally:
-        batches.close()
-
-
-def iter_sse_batches(
-    chunks: Iterable[bytes],
-    quick: re.Pattern[str] | None,
-    *,
-    max_event_bytes: int | None = None,
-) -> Generator[list[Any], None, None]:
-    """`iter_sse_fields` for a reader in a hurry: the events a chunk ends, in one list.
-
-    With `quick` None, each event is an `SSEFields` tuple; with a pattern of
-    `quick_pattern`, a tuple of three, `("", name, data)`, or, where its
-    shortcut read the event, `(what it read, "", "")`. A chat stream reads this
-    way: its text events come straight from the shortcut.
-    """
-    return read_events(event_limit(max_event_bytes), chunks, quick)
-
-
-def iter_sse(
-    chunks: Iterable[bytes], *, max_event_bytes: int | None = None
-) -> Generator[ServerSentEvent, None, None]:
-    """Events of an event-stream body given as byte chunks, e.g. `response.iter_bytes()`.
-
-    Errors raised by `chunks` propagate unchanged; `max_event_bytes` is
-    `iter_sse_fields`'s.
-    """
-    for fields in iter_sse_fields(chunks, max_event_bytes=max_event_bytes):
-        yield ServerSentEvent(*fields)
-
-
-async def aiter_sse_fields(
-    chunks: AsyncIterable[bytes], *, max_event_bytes: int | None = None
-) -> AsyncGenerator[SSEFields, None]:
-    """Async twin of `iter_sse_fields`, e.g. over `response.aiter_bytes()`.
-
-    Closing this generator early also closes the chunk iterator it took, so the
-    response's byte stream is not left to the garbage collector (which, for an
-    async generator, happens on some later event-loop turn, or never).
-    """
-    batches = aiter_sse_batches(chunks, None, max_event_bytes=max_event_bytes)
-    try:
-        async for batch in batches:
-            for fields in batch:
-                yield fields
-    finally:
-        await batches.aclose()
-
-
-async def aiter_sse_batches(
-    chunks: AsyncIterable[bytes],
-    quick: re.Pattern[str] | None,
-    *,
-    max_event_bytes: int | None = None,
-) -> AsyncGenerator[list[Any], None]:
-    """Async twin of `iter_sse_batches` (closing it closes `chunks`, as `aiter_sse_fields`)."""
-    source = chunks.__aiter__()
-    inbox = _Inbox()
-    batches = read_events(event_limit(max_event_bytes), inbox, quick)
-    try:
-        async for chunk in source:
-            inbox.chunk = chunk
-            for batch in batches:
-                if batch is None:
-                    break
-                yield batch
-    finally:
-        aclose: Any = getattr(source, "aclose", None)
-        if aclose is not None:
-            await aclose()
-
-
-async def aiter_sse(
-    chunks: AsyncIterable[bytes], *, max_event_bytes: int | None = None
-) -> AsyncGenerator[ServerSentEvent, None]:
-    """Async twin of `iter_sse`, e.g. over `response.aiter_bytes()`.
-
-    Closing this generator early also closes the chunk iterator it took (see
-    `aiter_sse_fields`).
-    """
-    fields_of = aiter_sse_fields(chunks, max_event_bytes=max_event_bytes)
-    try:
-        async for fields in fields_of:
-            yield ServerSentEvent(*fields)
-    finally:
-        await fields_of.aclose()
+    def _line(self, line: str, events: list[ServerSentEvent]) -> None:
+        if not line:  # a blank line dispatches the event, if a `data` line came
+            if self._data:
+                data = "\n".join(self._data)
+                events.append(ServerSentEvent(self._event, data, self._last_id, self._retry))
+            self._event, self._data, self._data_bytes, self._retry = "", [], 0, None
+            return
+        # `name: value`, `name:value`, or a bare `name` (empty value); a line
+        # starting with a colon is a comment (an empty name, ignored).
+        name, _, value = line.partition(":")
+        if value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+            self._data_bytes += _utf8_len(value) + 1
+            self._check(self._data_bytes - 1)
+        elif name == "event":
+            self._event = value
+        elif name == "id":
+            if "\0" not in value:
+                self._last_id = value
+        elif name == "retry":
+            with suppress(ValueError):  # httpx-sse's rule: what `int` reads
+                self._retry = int(value)

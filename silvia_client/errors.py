@@ -37,8 +37,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ._errors_root import ConfigurationError, SilviaError
+
 if TYPE_CHECKING:
-    from .chat import Turn
+    from .chat._turn import Turn
 
 __all__ = [
     "APIConnectionError",
@@ -61,14 +63,6 @@ __all__ = [
     "StreamTooLargeError",
     "UnexpectedResponseError",
 ]
-
-
-class SilviaError(Exception):
-    """The root of every error the SDK raises."""
-
-
-class ConfigurationError(SilviaError, ValueError):
-    """The client was configured in a way that cannot work."""
 
 
 class APIError(SilviaError):

@@ -11,9 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from silvia_client._sse import SSEParser, aiter_sse, iter_sse
-
 from .depth import examples
+from .sse_helpers import SSEParser, aiter_sse, iter_sse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterable, Iterator
@@ -121,17 +120,6 @@ def test_events_come_out_as_soon_as_complete() -> None:
     assert tuples(parser.feed(b"\ndata: b")) == [("message", "a", "", None)]
     assert tuples(parser.feed(b"\n\n")) == [("message", "b", "", None)]
     assert parser.close() == []
-
-    pulled: list[bytes] = []
-
-    def source() -> Iterator[bytes]:
-        for chunk in (b"data: 1\n\n", b"data: 2\n\n"):
-            pulled.append(chunk)
-            yield chunk
-
-    events = iter_sse(source())
-    assert next(events).data == "1"
-    assert pulled == [b"data: 1\n\n"]
 
 
 def test_crlf_split_across_chunks_is_one_line_ending() -> None:
@@ -313,56 +301,6 @@ def test_cr_ends_its_line_at_once_and_a_following_lf_is_skipped() -> None:
 @pytest.mark.anyio
 async def test_async_final_cr_is_a_blank_line() -> None:
     assert await via_aiter([b"data: a\n", b"\r"]) == [("message", "a", "", None)]
-
-
-# Errors and closing
-
-
-def test_source_error_propagates_unchanged() -> None:
-    error = httpx.ReadTimeout("slow")
-
-    def source() -> Iterator[bytes]:
-        yield b"data: a\n\ndata: b"
-        raise error
-
-    events = iter_sse(source())
-    assert next(events).data == "a"
-    with pytest.raises(httpx.ReadTimeout) as info:
-        next(events)
-    assert info.value is error
-
-
-@pytest.mark.anyio
-async def test_async_source_error_propagates_unchanged() -> None:
-    error = httpx.ReadError("reset")
-
-    async def source() -> AsyncIterator[bytes]:
-        yield b"data: a\n\n"
-        raise error
-
-    events = aiter_sse(source())
-    assert (await events.__anext__()).data == "a"
-    with pytest.raises(httpx.ReadError) as info:
-        await events.__anext__()
-    assert info.value is error
-
-
-@pytest.mark.anyio
-async def test_aclose_closes_the_source() -> None:
-    closed = False
-
-    async def source() -> AsyncIterator[bytes]:
-        nonlocal closed
-        try:
-            yield b"data: a\n\ndata: b\n\n"
-            yield b"data: c\n\n"
-        finally:
-            closed = True
-
-    events = aiter_sse(source())
-    assert (await events.__anext__()).data == "a"
-    await events.aclose()
-    assert closed
 
 
 @pytest.mark.anyio

@@ -163,67 +163,6 @@ ALLOWED: dict[str, tuple[Difference, ...]] = {
             "`import silvia_client` does not load it (benchmarks/bench_import.py)",
         ),
     ),
-    "_sse.py:iter_sse_fields": (
-        Difference(
-            sync="""
-                return _each(iter_sse_batches(chunks, None, max_event_bytes=max_event_bytes))
-            """,
-            async_="""
-                batches = iter_sse_batches(chunks, None, max_event_bytes=max_event_bytes)
-                try:
-                    for batch in batches:
-                        for fields in batch:
-                            yield fields
-                finally:
-                    batches.close()
-            """,
-            why="the sync twin returns its generator made at once, so that a bad limit is "
-            "refused at the call; an async generator cannot be returned so: its body runs "
-            f"at the first read; and {CLOSES_BY_HAND}",
-        ),
-    ),
-    "_sse.py:iter_sse_batches": (
-        Difference(
-            sync="""
-                return read_events(event_limit(max_event_bytes), chunks, quick)
-            """,
-            async_="""
-                source = chunks.__iter__()
-                inbox = _Inbox()
-                batches = read_events(event_limit(max_event_bytes), inbox, quick)
-                try:
-                    for chunk in source:
-                        inbox.chunk = chunk
-                        for batch in batches:
-                            if batch is None:
-                                break
-                            yield batch
-                finally:
-                    close: Any = getattr(source, 'close', None)
-                    if close is not None:
-                        close()
-            """,
-            why="the one field reader is a sync generator: the sync twin hands it the chunks, "
-            f"the async one feeds it chunk by chunk through an inbox; and {CLOSES_BY_HAND}",
-        ),
-    ),
-    "_sse.py:iter_sse": (
-        Difference(
-            sync="""
-                for fields in iter_sse_fields(chunks, max_event_bytes=max_event_bytes):
-                    yield ServerSentEvent(*fields)
-            """,
-            async_="""
-                fields_of = iter_sse_fields(chunks, max_event_bytes=max_event_bytes)
-                try:
-                    for fields in fields_of:
-                        yield ServerSentEvent(*fields)
-                finally:
-                    fields_of.close()
-            """,
-            why=CLOSES_BY_HAND,
-        ),
-    ),
     "chat/_stream.py:ChatStream": (
         Difference(
             sync="""
@@ -233,26 +172,6 @@ ALLOWED: dict[str, tuple[Difference, ...]] = {
                 def __init__(self, open_response: Callable[[], Awaitable[httpx.Response]], *, errors: ResponseErrors, call: Call, session_id: str | None=None) -> None:
             """,
             why="the async stream opens its response by awaiting it",
-        ),
-        Difference(
-            sync="""
-                yield from events
-            """,
-            async_="""
-                for event in events:
-                    yield event
-            """,
-            why="an async generator has no `yield from`",
-        ),
-        Difference(
-            sync="""
-                deque(self._started(), maxlen=0)
-            """,
-            async_="""
-                for _ in self._started():
-                    pass
-            """,
-            why="`deque` cannot drain an async iterator",
         ),
         Difference(sync="except ValueError:", async_="except RuntimeError:", why=RUNNING),
     ),
@@ -315,7 +234,6 @@ def test_the_twins_of_the_modules_with_twins_are_found() -> None:
         "_body.py:guarded",
         "_body.py:read_at_most",
         "_client.py:SilviaClient",
-        "_sse.py:iter_sse",
         "chat/_stream.py:ChatStream",
         "chat/_resource.py:Chat",
         "sessions/_resource.py:Sessions",

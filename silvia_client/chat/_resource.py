@@ -1,26 +1,30 @@
 """`client.chat`: starting a chat turn (`stream`), or running one to its end (`send`).
 
-Every keyword after the message is per call: None means "the client's
-setting" (see `SilviaClient`); `math.inf` as `deadline` means none. The
-arguments are checked before anything is sent.
+The keywords after the message are `session_id` and this call's options: their
+table is `RequestOptions`'s (`_options.py`), shared with `client.sessions`.
+Everything is checked before anything is sent.
+
+A resource takes from its client only what `ChatClient` (`AsyncChatClient`)
+names, so it imports neither the client nor its configuration.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from .._options import check_text
+from .._options import RequestOptions, check_text
 from ..errors import ConfigurationError
 from ._stream import AsyncChatStream, ChatStream
 
 if TYPE_CHECKING:
     import httpx
 
-    from .._client import AsyncSilviaClient, SilviaClient
+    from .._options import Call, Kind
+    from .._responses import ResponseErrors
     from ._turn import Turn
 
-__all__ = ["AsyncChat", "Chat"]
+__all__ = ["AsyncChat", "AsyncChatClient", "Chat", "ChatClient"]
 
 
 def _check(message: object, session_id: object) -> None:
@@ -30,8 +34,19 @@ def _check(message: object, session_id: object) -> None:
         raise ConfigurationError("session_id must not be empty (leave it out to start a session)")
 
 
+class ChatClient(Protocol):
+    """What `Chat` needs of its client (a `SilviaClient` is one)."""
+
+    @property
+    def _errors(self) -> ResponseErrors: ...
+
+    def _call(self, kind: Kind, options: RequestOptions) -> Call: ...
+
+    def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response: ...
+
+
 class Chat:
-    def __init__(self, client: SilviaClient) -> None:
+    def __init__(self, client: ChatClient) -> None:
         self._client = client
 
     def stream(
@@ -49,18 +64,15 @@ class Chat:
         """Start a turn; the request is sent when the stream is entered or first read.
 
         Pass `session_id` to continue a session; leave it out to start one.
-        `extra_headers` go with this request only. `timeout`, `idle_timeout`,
-        `deadline` (seconds for the whole turn; `math.inf` for none),
-        `max_event_bytes` and `max_response_bytes` override the client's for
-        this turn; on a stream, the read timeout is the idle timeout.
         A `message` or `session_id` that is not a `str` is a `TypeError`; one
         that cannot be sent as UTF-8 (a lone surrogate) is a
         `ConfigurationError`, a `ValueError`. Nothing is sent then.
+
+        The other keywords are this turn's options, each None for the client's
+        setting; their table is `RequestOptions`'s (in `silvia_client._options`).
+        On a stream, the read timeout is the idle timeout.
         """
-        _check(message, session_id)
-        client = self._client
-        call = client._call(
-            "chat",
+        options = RequestOptions(
             extra_headers=extra_headers,
             timeout=timeout,
             idle_timeout=idle_timeout,
@@ -68,12 +80,7 @@ class Chat:
             max_event_bytes=max_event_bytes,
             max_response_bytes=max_response_bytes,
         )
-        return ChatStream(
-            lambda: client._open_chat(message, session_id, call),
-            errors=client._errors,
-            call=call,
-            session_id=session_id,
-        )
+        return self._stream(message, session_id, options)
 
     def send(
         self,
@@ -92,21 +99,44 @@ class Chat:
         The keywords are `stream`'s. A turn that does not finish raises its
         `StreamError`, with the partial turn as `error.turn`.
         """
-        with self.stream(
-            message,
-            session_id=session_id,
+        options = RequestOptions(
             extra_headers=extra_headers,
             timeout=timeout,
             idle_timeout=idle_timeout,
             deadline=deadline,
             max_event_bytes=max_event_bytes,
             max_response_bytes=max_response_bytes,
-        ) as stream:
+        )
+        with self._stream(message, session_id, options) as stream:
             return stream.until_done()
+
+    def _stream(self, message: str, session_id: str | None, options: RequestOptions) -> ChatStream:
+        _check(message, session_id)
+        client = self._client
+        call = client._call("chat", options)
+        return ChatStream(
+            lambda: client._open_chat(message, session_id, call),
+            errors=client._errors,
+            call=call,
+            session_id=session_id,
+        )
+
+
+class AsyncChatClient(Protocol):
+    """What `AsyncChat` needs of its client (an `AsyncSilviaClient` is one)."""
+
+    @property
+    def _errors(self) -> ResponseErrors: ...
+
+    def _call(self, kind: Kind, options: RequestOptions) -> Call: ...
+
+    async def _open_chat(
+        self, message: str, session_id: str | None, call: Call
+    ) -> httpx.Response: ...
 
 
 class AsyncChat:
-    def __init__(self, client: AsyncSilviaClient) -> None:
+    def __init__(self, client: AsyncChatClient) -> None:
         self._client = client
 
     def stream(
@@ -125,10 +155,7 @@ class AsyncChat:
 
         The keywords are those of `Chat.stream`.
         """
-        _check(message, session_id)
-        client = self._client
-        call = client._call(
-            "chat",
+        options = RequestOptions(
             extra_headers=extra_headers,
             timeout=timeout,
             idle_timeout=idle_timeout,
@@ -136,12 +163,7 @@ class AsyncChat:
             max_event_bytes=max_event_bytes,
             max_response_bytes=max_response_bytes,
         )
-        return AsyncChatStream(
-            lambda: client._open_chat(message, session_id, call),
-            errors=client._errors,
-            call=call,
-            session_id=session_id,
-        )
+        return self._stream(message, session_id, options)
 
     async def send(
         self,
@@ -156,14 +178,26 @@ class AsyncChat:
         max_response_bytes: int | None = None,
     ) -> Turn:
         """Run a turn to its end and return the `Turn` (see `Chat.send`)."""
-        async with self.stream(
-            message,
-            session_id=session_id,
+        options = RequestOptions(
             extra_headers=extra_headers,
             timeout=timeout,
             idle_timeout=idle_timeout,
             deadline=deadline,
             max_event_bytes=max_event_bytes,
             max_response_bytes=max_response_bytes,
-        ) as stream:
+        )
+        async with self._stream(message, session_id, options) as stream:
             return await stream.until_done()
+
+    def _stream(
+        self, message: str, session_id: str | None, options: RequestOptions
+    ) -> AsyncChatStream:
+        _check(message, session_id)
+        client = self._client
+        call = client._call("chat", options)
+        return AsyncChatStream(
+            lambda: client._open_chat(message, session_id, call),
+            errors=client._errors,
+            call=call,
+            session_id=session_id,
+        )

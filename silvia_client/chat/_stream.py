@@ -1,20 +1,18 @@
 """`ChatStream` and `AsyncChatStream`: one chat turn, as typed events and then a `Turn`.
 
-The request is sent when the stream is entered (or first iterated). Events are
-read one at a time from the open response; every event is also applied to the
-turn under construction, so `until_done()` after a full iteration has nothing
-left to read. Leaving the `with` block, `close()`, breaking out of the loop, or
-cancelling the task closes the response. A stream that fails hands back the
+The request is sent when the stream is entered (or first iterated). Then one
+loop (`_read`) takes the body's chunks (`_body.py`: bounded, guarded), feeds
+them to the SSE decoder (`_sse.py`), reads each SSE event into a typed event
+(`events.py`, one table) and applies it to the turn (`TurnBuilder.apply`).
+It yields each typed event beside the SSE event it came from: iterating the
+stream gives the first, `iter_with_raw()` both, for tools that judge the wire
+(QA); `until_done()` reads to the end. A stream that fails hands back the
 partial turn on the error (`error.turn`).
 
-The body is read through the call's bounds (see `_body.py` and
-`_deadline.py`): at most `max_response_bytes` in all, `max_event_bytes` per
-event, and no later than the deadline. `ChatStream.close()` from another
-thread stops the call's guard, which shuts the socket down: a read blocked in
-the reading thread ends, and that thread gets the `StreamError`.
-
-`iter_with_raw()` / `aiter_with_raw()` give each event beside its `RawEvent`,
-the name and data as the server sent them, for tools that judge the wire (QA).
+Leaving the `with` block, `close()`, breaking out of the loop, or cancelling
+the task closes the response. `ChatStream.close()` from another thread stops
+the call's guard (`_deadline.py`), which shuts the socket down: a read blocked
+in the reading thread ends, and that thread gets the `StreamError`.
 
 What the twins share (the turn being built, the errors a stream ends with) is
 `_StreamState`, in `_stream_state.py`.
@@ -22,21 +20,21 @@ What the twins share (the turn being built, the errors a stream ends with) is
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterator
 from types import TracebackType
 from typing import TYPE_CHECKING
 
 import httpx
+from httpx_sse import ServerSentEvent
 
 from .._body import abody_chunks, adrain, aguarded, body_chunks, drain, guarded
 from .._deadline import Halt
 from .._responses import ResponseErrors
-from .._sse import EventTooLarge, aiter_sse_batches, iter_sse_batches
+from .._sse import EventTooLarge, SSEDecoder
 from ..errors import StreamError
 from ._stream_state import RawEvent, _StreamState
 from ._turn import Turn
-from .events import ChatEvent, CitationEvent, TextEvent
+from .events import ChatEvent, TextEvent
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -44,6 +42,8 @@ if TYPE_CHECKING:
     from .._options import Call
 
 __all__ = ["AsyncChatStream", "ChatStream", "RawEvent"]
+
+Pair = tuple[ServerSentEvent, ChatEvent]
 
 
 class ChatStream(_StreamState):
@@ -64,61 +64,36 @@ class ChatStream(_StreamState):
     ) -> None:
         super().__init__(errors, call, session_id)
         self._open = open_response
-        self._events: Iterator[ChatEvent] | None = None
+        self._pairs: Generator[Pair, None, None] | None = None
 
-    def _started(self) -> Iterator[ChatEvent]:
-        if self._events is None:
+    def _started(self) -> Generator[Pair, None, None]:
+        if self._pairs is None:
             self._sent()
             self._response = self._open()
             self._answered()
-            self._events = self._read(self._response)
-        return self._events
+            self._pairs = self._read(self._response)
+        return self._pairs
 
-    def _read(self, response: httpx.Response) -> Iterator[ChatEvent]:
-        # The per-event loop of the whole SDK: names looked up once, no calls but
-        # the decoder's and the builder's. The SSE reader hands over the events of
-        # each chunk at once; a text event comes read already (name "", see
-        # `EventDecoder.quick`), and cannot end the turn.
+    def _read(self, response: httpx.Response) -> Generator[Pair, None, None]:
+        """The one loop: chunks, SSE events, typed events, each applied to the turn."""
         self._began = True
-        builder = self._builder
-        decode, apply = self._decode_event, builder.apply
-        pieces, inline = builder.pieces, builder.inline
-        add_piece = pieces.append
-        citation_name, read_citation = self._citation_name, self._read_citation
-        length = builder.text_length  # the answer's, kept here: a citation's offset
-        call = self._call
-        chunks = batches = None
+        call, builder = self._call, self._builder
+        assert call.guard is not None, "the call was started"
+        decoder = SSEDecoder(call.max_event_bytes)
+        chunks: Generator[bytes, None, None] | None = None
         try:
             chunks = guarded(body_chunks(response), call.guard, call.max_response_bytes)
-            batches = iter_sse_batches(chunks, self._quick, max_event_bytes=call.max_event_bytes)
-            for batch in batches:
-                for text, name, data in batch:
-                    if not name:  # `builder.add_text(text)`, inlined
-                        if not pieces:
-                            builder.first_text()
-                        add_piece(text)
-                        length += len(text)
-                        yield TextEvent(text)
-                        continue
-                    if name == citation_name:  # `apply(decode(...))`, inlined
-                        citation = read_citation(data, length)
-                        if type(citation) is CitationEvent:
-                            inline.append(citation.citation)
-                        else:
-                            apply(citation)
-                        yield citation
-                        continue
-                    event = decode(name, data, length)
-                    apply(event)
-                    if type(event) is TextEvent:
-                        length += len(event.text)
-                    if builder.error is None:
-                        yield event
-                        if builder.done:
-                            return
-                    else:  # an `error` event: the turn failed on the server
-                        yield self._scrubbed(builder.error)
+            for chunk in chunks:
+                for sse in decoder.feed(chunk):
+                    event = self._decode(sse.event, sse.data, builder.text_length)
+                    builder.apply(event)
+                    if builder.error is not None:  # an `error` event: the turn failed
+                        yield sse, self._scrubbed(builder.error)
                         raise self._server_error(builder.error)
+                    yield sse, event
+                    if builder.done:
+                        return
+            decoder.close()
             raise self._ended_early()
         except httpx.RequestError as error:
             raise self._failed(error) from error
@@ -127,25 +102,27 @@ class ChatStream(_StreamState):
         except EventTooLarge as error:
             raise self._event_too_large(error.limit) from None
         finally:
-            # The parser is closed only after the drain, which reads on from `chunks`.
             self._finish(response, chunks if builder.done else None)
-            if batches is not None:
-                batches.close()
+            if chunks is not None:
+                chunks.close()
 
     def _finish(self, response: httpx.Response, rest: Iterator[bytes] | None = None) -> None:
         """Close the response; after `done`, drain the `rest` first (see `_body.drain`)."""
         guard = self._call.guard
+        assert guard is not None, "the call was started"
         if rest is not None:
             drain(response, rest, guard)
         # Unwatched first: a late alarm must not touch a connection back in the pool.
         guard.release()
         response.close()
 
-    def __iter__(self) -> Iterator[ChatEvent]:
-        events = self._started()
+    def _each(self) -> Generator[Pair, None, None]:
+        """The loop's pairs, for a reader: records how the stream ended, closes it on a break."""
+        pairs = self._started()
         finished = False
         try:
-            yield from events
+            for pair in pairs:
+                yield pair
             finished = True
         except StreamError as error:
             self._failure = error
@@ -160,54 +137,54 @@ class ChatStream(_StreamState):
             if not finished:  # the caller broke out of the loop
                 self.close()
 
+    def __iter__(self) -> Iterator[ChatEvent]:
+        pairs = self._each()
+        try:
+            for _, event in pairs:
+                yield event
+        finally:
+            pairs.close()
+
     def iter_with_raw(self) -> Iterator[tuple[RawEvent, ChatEvent]]:
         """Each event beside its `RawEvent` (the name and data as sent), for tools that judge
-        the wire. It must be the first read of the stream; it ends as iterating does."""
-        self._recording()
-        for event in self:
-            assert self._raw is not None
-            yield self._raw, event
+        the wire. It ends as iterating does."""
+        pairs = self._each()
+        try:
+            for sse, event in pairs:
+                yield RawEvent(sse.event, sse.data), event
+        finally:
+            pairs.close()
 
     @property
     def text_stream(self) -> Iterator[str]:
         """The answer's text, piece by piece (the other events still build the turn)."""
-        events = iter(self)
+        pairs = self._each()
         try:
-            for event in events:
+            for _, event in pairs:
                 if isinstance(event, TextEvent):
                     yield event.text
         finally:
-            events.close()  # type: ignore[attr-defined]
+            pairs.close()
 
     def until_done(self) -> Turn:
         """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""
-        try:
-            # Straight from the reader, not through `__iter__`: nothing is handed out,
-            # and the reader closes the response however it ends.
-            deque(self._started(), maxlen=0)
-        except StreamError as error:
-            self._failure = error
-            raise
-        except ValueError:  # "generator already executing": see `_raced_close`
-            if not self._closed:
-                raise
-            raise self._raced_close() from None
+        for _ in self._each():
+            pass
         return self._result()
 
     def close(self) -> None:
         """Close the response. From another thread, a blocked read ends with a `StreamError`."""
         self._closed = True
-        guard = self._guard()
-        if guard is not None:
-            guard.stop("closed")  # wakes a read blocked in another thread
-        if self._events is not None:
+        if self._call.guard is not None:
+            self._call.guard.stop("closed")  # wakes a read blocked in another thread
+        if self._pairs is not None:
             try:
-                self._events.close()  # type: ignore[attr-defined]
+                self._pairs.close()
             except ValueError:  # another thread is reading: the stop above ends it
                 return
         # Closing a generator that never started does not run its `finally`, so a
         # stream entered but not read would keep its response open: close it here.
-        if self._response is not None:
+        if self._response is not None and not self._began:
             self._finish(self._response)
 
     def __enter__(self) -> Self:
@@ -236,57 +213,36 @@ class AsyncChatStream(_StreamState):
     ) -> None:
         super().__init__(errors, call, session_id)
         self._open = open_response
-        self._events: AsyncIterator[ChatEvent] | None = None
+        self._pairs: AsyncGenerator[Pair, None] | None = None
 
-    async def _started(self) -> AsyncIterator[ChatEvent]:
-        if self._events is None:
+    async def _started(self) -> AsyncGenerator[Pair, None]:
+        if self._pairs is None:
             self._sent()
             self._response = await self._open()
             self._answered()
-            self._events = self._read(self._response)
-        return self._events
+            self._pairs = self._read(self._response)
+        return self._pairs
 
-    async def _read(self, response: httpx.Response) -> AsyncIterator[ChatEvent]:
+    async def _read(self, response: httpx.Response) -> AsyncGenerator[Pair, None]:
+        """The one loop: chunks, SSE events, typed events, each applied to the turn."""
         self._began = True
-        builder = self._builder
-        decode, apply = self._decode_event, builder.apply
-        pieces, inline = builder.pieces, builder.inline
-        add_piece = pieces.append
-        citation_name, read_citation = self._citation_name, self._read_citation
-        length = builder.text_length  # the answer's, kept here: a citation's offset
-        call = self._call
-        chunks = batches = None
+        call, builder = self._call, self._builder
+        assert call.guard is not None, "the call was started"
+        decoder = SSEDecoder(call.max_event_bytes)
+        chunks: AsyncGenerator[bytes, None] | None = None
         try:
             chunks = aguarded(abody_chunks(response), call.guard, call.max_response_bytes)
-            batches = aiter_sse_batches(chunks, self._quick, max_event_bytes=call.max_event_bytes)
-            async for batch in batches:
-                for text, name, data in batch:
-                    if not name:  # `builder.add_text(text)`, inlined
-                        if not pieces:
-                            builder.first_text()
-                        add_piece(text)
-                        length += len(text)
-                        yield TextEvent(text)
-                        continue
-                    if name == citation_name:  # `apply(decode(...))`, inlined
-                        citation = read_citation(data, length)
-                        if type(citation) is CitationEvent:
-                            inline.append(citation.citation)
-                        else:
-                            apply(citation)
-                        yield citation
-                        continue
-                    event = decode(name, data, length)
-                    apply(event)
-                    if type(event) is TextEvent:
-                        length += len(event.text)
-                    if builder.error is None:
-                        yield event
-                        if builder.done:
-                            return
-                    else:  # an `error` event: the turn failed on the server
-                        yield self._scrubbed(builder.error)
+            async for chunk in chunks:
+                for sse in decoder.feed(chunk):
+                    event = self._decode(sse.event, sse.data, builder.text_length)
+                    builder.apply(event)
+                    if builder.error is not None:  # an `error` event: the turn failed
+                        yield sse, self._scrubbed(builder.error)
                         raise self._server_error(builder.error)
+                    yield sse, event
+                    if builder.done:
+                        return
+            decoder.close()
             raise self._ended_early()
         except httpx.RequestError as error:
             raise self._failed(error) from error
@@ -295,28 +251,29 @@ class AsyncChatStream(_StreamState):
         except EventTooLarge as error:
             raise self._event_too_large(error.limit) from None
         finally:
-            # The parser is closed only after the drain, which reads on from `chunks`.
             await self._finish(response, chunks if builder.done else None)
-            if batches is not None:
-                await batches.aclose()
+            if chunks is not None:
+                await chunks.aclose()
 
     async def _finish(
         self, response: httpx.Response, rest: AsyncIterator[bytes] | None = None
     ) -> None:
         """Close the response; after `done`, drain the `rest` first (see `_body.drain`)."""
         guard = self._call.guard
+        assert guard is not None, "the call was started"
         if rest is not None:
             await adrain(response, rest, guard)
         # Unwatched first: a late alarm must not touch a connection back in the pool.
         guard.release()
         await response.aclose()
 
-    async def __aiter__(self) -> AsyncIterator[ChatEvent]:
-        events = await self._started()
+    async def _each(self) -> AsyncGenerator[Pair, None]:
+        """The loop's pairs, for a reader: records how the stream ended, closes it on a break."""
+        pairs = await self._started()
         finished = False
         try:
-            async for event in events:
-                yield event
+            async for pair in pairs:
+                yield pair
             finished = True
         except StreamError as error:
             self._failure = error
@@ -331,52 +288,53 @@ class AsyncChatStream(_StreamState):
             if not finished:  # the caller broke out of the loop, or the task was cancelled
                 await self.close()
 
+    async def __aiter__(self) -> AsyncIterator[ChatEvent]:
+        pairs = self._each()
+        try:
+            async for _, event in pairs:
+                yield event
+        finally:
+            await pairs.aclose()
+
     async def aiter_with_raw(self) -> AsyncIterator[tuple[RawEvent, ChatEvent]]:
         """Each event beside its `RawEvent` (the name and data as sent), for tools that judge
-        the wire. It must be the first read of the stream; it ends as iterating does."""
-        self._recording()
-        async for event in self:
-            assert self._raw is not None
-            yield self._raw, event
+        the wire. It ends as iterating does."""
+        pairs = self._each()
+        try:
+            async for sse, event in pairs:
+                yield RawEvent(sse.event, sse.data), event
+        finally:
+            await pairs.aclose()
 
     @property
     async def text_stream(self) -> AsyncIterator[str]:
         """The answer's text, piece by piece (the other events still build the turn)."""
-        events = aiter(self)
+        pairs = self._each()
         try:
-            async for event in events:
+            async for _, event in pairs:
                 if isinstance(event, TextEvent):
                     yield event.text
         finally:
-            await events.aclose()  # type: ignore[attr-defined]
+            await pairs.aclose()
 
     async def until_done(self) -> Turn:
         """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""
-        try:
-            async for _ in await self._started():  # as in `ChatStream.until_done`
-                pass
-        except StreamError as error:
-            self._failure = error
-            raise
-        except RuntimeError:  # "asynchronous generator is already running": see `_raced_close`
-            if not self._closed:
-                raise
-            raise self._raced_close() from None
+        async for _ in self._each():
+            pass
         return self._result()
 
     async def close(self) -> None:
         """Close the response. From another task, a blocked read ends with a `StreamError`."""
         self._closed = True
-        guard = self._guard()
-        if guard is not None:
-            guard.stop("closed")  # wakes a read blocked in another task
-        if self._events is not None:
+        if self._call.guard is not None:
+            self._call.guard.stop("closed")  # wakes a read blocked in another task
+        if self._pairs is not None:
             try:
-                await self._events.aclose()  # type: ignore[attr-defined]
+                await self._pairs.aclose()
             except RuntimeError:  # another task is reading: the stop above ends it
                 return
         # As in `ChatStream.close`: an unstarted generator's `finally` never runs.
-        if self._response is not None:
+        if self._response is not None and not self._began:
             await self._finish(self._response)
 
     async def __aenter__(self) -> Self:

@@ -1,10 +1,10 @@
 """What `ChatStream` and `AsyncChatStream` share: the turn being built, and how a stream ended.
 
 Where things are: `RawEvent`, an event as the server sent it; `_StreamState`,
-the twins' common half: the builder of the turn, the ids (`session_id`,
-`request_id`), the repr, and every `StreamError` a stream can end with, each
-carrying the partial turn and the ids, the server's text scrubbed. The reading
-loops, sync and async, are in `_stream.py`.
+the twins' common half: the builder of the turn, the event decoder, the ids
+(`session_id`, `request_id`), the repr, and every `StreamError` a stream can
+end with, each carrying the partial turn and the ids, the server's text
+scrubbed. The reading loops, sync and async, are in `_stream.py`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from .._deadline import Guard, Halt
+from .._deadline import Halt
 from .._responses import ResponseErrors
-from .._sse import quick_pattern
 from ..errors import (
     IncompleteTurnError,
     ServerStreamError,
@@ -27,7 +26,7 @@ from ..errors import (
     StreamTooLargeError,
 )
 from ._turn import Turn, TurnBuilder
-from .events import ChatEvent, ErrorEvent, event_decoder
+from .events import ErrorEvent, event_decoder
 
 if TYPE_CHECKING:
     from .._options import Call
@@ -53,17 +52,13 @@ class _StreamState:
     def __init__(self, errors: ResponseErrors, call: Call, session_id: str | None) -> None:
         self._errors = errors
         self._call = call
-        self._decode_event = event_decoder(errors.wire)
-        self._quick = self._decode_event.quick  # the SSE reader's pattern (`EventDecoder.quick`)
-        self._citation_name = errors.wire.events.citation  # read by `EventDecoder.citation`
-        self._read_citation = self._decode_event.citation
+        self._decode = event_decoder(errors.wire)
         self._builder = TurnBuilder(session_id)
         self._failure: StreamError | None = None
         self._turn: Turn | None = None
         self._response: httpx.Response | None = None
         self._began = False  # whether the first event has been asked for
         self._closed = False
-        self._raw: RawEvent | None = None  # the last event's, while `iter_with_raw` reads
 
     @property
     def session_id(self) -> str | None:
@@ -97,23 +92,6 @@ class _StreamState:
 
     def _answered(self) -> None:
         self._builder.first_byte_at = perf_counter()
-
-    def _guard(self) -> Guard | None:
-        return getattr(self._call, "guard", None)  # set when the request goes out
-
-    def _recording(self) -> None:
-        """Keep each event's `RawEvent` (for `iter_with_raw`), from the first event on."""
-        if self._began:
-            raise RuntimeError("iter_with_raw() must be the first read of the stream")
-        decode = self._decode_event
-
-        def recording(name: str, data: str, offset: int = 0) -> ChatEvent:
-            self._raw = RawEvent(name, data)
-            return decode(name, data, offset)
-
-        self._decode_event = recording  # type: ignore[assignment]
-        self._quick = quick_pattern()  # no shortcut: every event goes through `recording`
-        self._citation_name = ""  # nor this one: no event is called that
 
     def _scrubbed(self, event: ErrorEvent) -> ErrorEvent:
         """The `error` event, its server text scrubbed in place before anyone sees it.
@@ -168,7 +146,7 @@ class _StreamState:
 
     def _stopped(self) -> Halt | None:
         """Why the guard stopped the read, if it did (or the deadline passed)."""
-        guard = self._guard()
+        guard = self._call.guard
         if guard is not None and guard.reason is not None:
             return guard.halt()
         if self._call.deadline.left() <= 0:

@@ -1,9 +1,8 @@
-"""Accumulating a turn's events into a `Turn`.
+"""The assembled `Turn`, and `TurnBuilder.apply`: the one place a turn is built from its events.
 
-Accumulation is O(1) per event: text pieces are appended and joined once (the
-answer's length, a citation's offset, is counted when asked), and citations
-are appended. The stream's loop appends the text and citations it read
-quickly to `pieces` and `inline` itself, and applies every other event.
+Accumulation is O(1) per event: text pieces are appended and joined once, the
+answer's length (a streamed citation's offset) is counted as they come, and
+citations are appended.
 
 Every row is kept as the server sent it, its target read through
 `parse_citation_target` and never rewritten: the one meaning per source per
@@ -126,34 +125,32 @@ class TurnBuilder:
 
     __slots__ = (
         "_citation_errors",
-        "_counted",
-        "_length",
+        "_inline",
         "_malformed",
         "_message",
+        "_pieces",
         "_summary",
+        "_unknown",
         "done",
         "done_at",
         "error",
         "first_byte_at",
         "first_text_at",
-        "inline",
-        "pieces",
         "session_id",
         "started_at",
-        "unknown",
+        "text_length",
     )
 
     def __init__(self, session_id: str | None = None) -> None:
         self.session_id = session_id
         self.done = False
         self.error: ErrorEvent | None = None
-        self.unknown: list[UnknownEvent] = []
-        # The answer's pieces; how many of them `_length` counts (see `text_length`).
-        self.pieces: list[str] = []
-        self._counted = self._length = 0
-        self.inline: list[InlineCitation] = []  # the streamed rows (the stream appends too)
+        self.text_length = 0  # the answer's length so far: the offset of a citation now
+        self._pieces: list[str] = []
+        self._inline: list[InlineCitation] = []
         self._summary: tuple[Citation, ...] = ()
         self._citation_errors: list[RowError] = []
+        self._unknown: list[UnknownEvent] = []
         self._malformed: list[MalformedEvent] = []
         self._message: dict[str, Any] | None = None
         # `perf_counter()` stamps: the stream sets the first two, `apply` the others.
@@ -162,36 +159,15 @@ class TurnBuilder:
         self.first_text_at: float | None = None
         self.done_at: float | None = None
 
-    @property
-    def text_length(self) -> int:
-        """The answer's length so far: the offset of a citation that arrives now.
-
-        Counted when asked (one `len` per piece, in C), so that a text event costs
-        only its append: the stream's loop appends to `pieces` itself, after
-        `first_text()` for the first one.
-        """
-        pieces = self.pieces
-        if self._counted != len(pieces):
-            self._length += sum(map(len, pieces[self._counted :]))
-            self._counted = len(pieces)
-        return self._length
-
-    def first_text(self) -> None:
-        """The first piece of text is here (`Turn.timings.first_text`)."""
-        self.first_text_at = perf_counter()
-
-    def add_text(self, text: str) -> None:
-        """`apply(TextEvent(text))`."""
-        if not self.pieces:
-            self.first_text()
-        self.pieces.append(text)
-
     def apply(self, event: ChatEvent) -> None:
         # Ordered by how often each event arrives.
         if isinstance(event, TextEvent):
-            self.add_text(event.text)
+            if self.first_text_at is None:
+                self.first_text_at = perf_counter()
+            self._pieces.append(event.text)
+            self.text_length += len(event.text)
         elif isinstance(event, CitationEvent):
-            self.inline.append(event.citation)
+            self._inline.append(event.citation)
         elif isinstance(event, CitationsSummaryEvent):
             self._summary = tuple(event.citations)
             self._citation_errors.extend(event.errors)
@@ -205,7 +181,7 @@ class TurnBuilder:
         elif isinstance(event, ErrorEvent):
             self.error = event
         elif isinstance(event, UnknownEvent):
-            self.unknown.append(event)
+            self._unknown.append(event)
         else:
             self._malformed.append(event)
 
@@ -219,14 +195,14 @@ class TurnBuilder:
 
     def build(self) -> Turn:
         return Turn(
-            text="".join(self.pieces),
+            text="".join(self._pieces),
             citations=self._summary,
-            inline_citations=tuple(self.inline),
+            inline_citations=tuple(self._inline),
             session_id=self.session_id,
             message=self._message,
             complete=self.done and self.error is None,
             error=self.error,
-            unknown_events=tuple(self.unknown),
+            unknown_events=tuple(self._unknown),
             malformed_events=tuple(self._malformed),
             citation_errors=tuple(self._citation_errors),
             timings=self.timings(),

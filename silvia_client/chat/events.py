@@ -8,6 +8,11 @@ name whose data is not JSON, or not the documented shape, becomes
 `type` is the SDK's own name for an event (stable, for `match`), whatever the
 event is called on the wire (see `_wire.EventNames`).
 
+Where things are: the event classes; `ChatEvent`, their union; the readers,
+one per event name, in one table (`EventDecoder`), each given the event's data
+decoded from JSON. An event is read once, by the stream (`chat/_stream.py`),
+and applied to the turn (`chat/_turn.py`).
+
 Events are plain slotted dataclasses, not frozen ones: one is made per SSE event,
 and a frozen dataclass costs about three times as much to build (and to define,
 at import). The turn never reads an event after applying it, so changing one
@@ -17,23 +22,18 @@ changes nothing but that object.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
-from pydantic import ValidationError
-from pydantic_core import from_json
+from pydantic_core import ValidationError
 
-from .._json import FAST, loads
-from .._sse import quick_pattern
 from .._wire import WireFormat
-from ..citations import RowError
+from ..citations._row_errors import RowError
 
 if TYPE_CHECKING:
-    from ..citations import Citation, InlineCitation
+    from ..citations._rows import Citation, InlineCitation
 
 __all__ = [
     "ChatEvent",
@@ -155,8 +155,8 @@ def _field(data: object, key: str, kind: type) -> Any:
     return value
 
 
-# A reader takes the parsed data, the wire format, and the answer's current
-# length (the offset of a streamed citation), and returns the event.
+# A reader takes the decoded data, the wire format, and the answer's length so
+# far (a streamed citation's offset), and returns the event.
 Reader: TypeAlias = Callable[[object, WireFormat, int], ChatEvent]
 
 
@@ -165,36 +165,21 @@ def _session(data: object, wire: WireFormat, offset: int) -> ChatEvent:
 
 
 def _text(data: object, wire: WireFormat, offset: int) -> ChatEvent:
-    # The one event of a turn that comes by the thousand: `_field`, inlined.
-    if isinstance(data, dict):
-        text = data.get(wire.text_key)
-        if isinstance(text, str):
-            return TextEvent(text)
     return TextEvent(_field(data, wire.text_key, str))
 
 
-# The citation rows' module (pydantic models), imported with the first citation
-# rather than with the package; then kept here, off the per-event path.
-_rows: ModuleType | None = None
-
-
-def _rows_module() -> ModuleType:
-    global _rows
-    from ..citations import _rows_read as rows
-
-    _rows = rows
-    return rows
-
-
 def _citation(data: object, wire: WireFormat, offset: int) -> ChatEvent:
+    # The rows' module (pydantic models) loads with the first citation, not the package.
+    from ..citations._rows import InlineCitation
+
     row = _field(data, wire.citation_key, dict)
-    rows = _rows or _rows_module()
-    return CitationEvent(rows.citation_from_json(rows.InlineCitation, row, offset))
+    return CitationEvent(InlineCitation.model_validate({**row, "offset": offset}))
 
 
 def _citations_summary(data: object, wire: WireFormat, offset: int) -> ChatEvent:
-    rows = _rows or _rows_module()
-    loaded = rows.load_json_citations(_field(data, wire.citations_key, list), rows.Citation)
+    from ..citations._rows import Citation, load_citations
+
+    loaded = load_citations(_field(data, wire.citations_key, list), Citation)
     return CitationsSummaryEvent(loaded.citations, loaded.errors)
 
 
@@ -222,56 +207,15 @@ def _done(data: object, wire: WireFormat, offset: int) -> ChatEvent:
     return DoneEvent()
 
 
-# What `from_json` reads is what `json.loads` reads (see `_json.py`), so where it
-# reads an event, the quick paths below take its value without the wrapper;
-# where it refuses, the general path asks `loads`.
-_parse: Callable[[str], Any] = from_json if FAST else loads
-
-
-def _quick(name: str, key: str) -> re.Pattern[str]:
-    """The SSE reader's pattern (`_sse.quick_pattern`), with the shortcut for text events.
-
-    The shortcut reads a `text` event whose data is exactly `{"text":"..."}`, the
-    string without an escape, a quote or a control character: what `loads` gives
-    for that data is `{"text": <the characters between the quotes>}`, so the
-    event is `TextEvent(<those characters>)`, as `decode_event` reads it. Any
-    other text event, spaced or escaped, goes the general way. Names that could
-    not be on one line of a canonical event get no shortcut.
-    """
-    if not name or any(character in name + key for character in "\r\n"):
-        return quick_pattern()
-    data = re.escape("{" + json.dumps(key) + ':"') + r'([^"\\\x00-\x1f]*)"\}'
-    return quick_pattern("event: " + re.escape(name) + r"\ndata: " + data + r"\n\n")
-
-
 class EventDecoder:
-    """`decode_event` for one `WireFormat`, with its table of readers built once.
+    """`decode_event` for one `WireFormat`: its table of readers, by event name, built once."""
 
-    A chat stream makes one and calls it for every event. `quick` is the SSE
-    reader's pattern for its stream (see `_quick`): a text event it reads comes
-    as its text, with no data to decode.
-    """
-
-    __slots__ = (
-        "_citation",
-        "_citation_key",
-        "_done",
-        "_readers",
-        "_text",
-        "_text_key",
-        "_wire",
-        "quick",
-    )
+    __slots__ = ("_done", "_readers", "_wire")
 
     def __init__(self, wire: WireFormat) -> None:
         names = wire.events
         self._wire = wire
         self._done = names.done
-        self._text = names.text
-        self._text_key = wire.text_key
-        self._citation = names.citation
-        self._citation_key = wire.citation_key
-        self.quick = _quick(names.text, wire.text_key)
         self._readers: Mapping[str, Reader] = {
             names.session: _session,
             names.text: _text,
@@ -284,43 +228,11 @@ class EventDecoder:
 
     def __call__(self, name: str, data: str, offset: int = 0) -> ChatEvent:
         """Read one SSE event. Never raises: bad data gives a `MalformedEvent`."""
-        # The events that come by the thousand, when well formed, are read here
-        # (`loads` and their readers, inlined); any other event, or one that does
-        # not read here, goes the general way, which reads it again.
-        if name == self._text:
-            try:
-                value = _parse(data)
-            except Exception:
-                value = None
-            if type(value) is dict:
-                text = value.get(self._text_key)
-                if type(text) is str:
-                    return TextEvent(text)
-        elif name == self._citation:
-            return self.citation(data, offset)
-        return self._general(name, data, offset)
-
-    def citation(self, data: str, offset: int) -> ChatEvent:
-        """`self(<the citation event's name>, data, offset)`: the stream's loop calls it."""
-        if _rows is not None:
-            try:
-                value = _parse(data)
-                row = value.get(self._citation_key) if type(value) is dict else None
-                if type(row) is dict:
-                    return CitationEvent(
-                        _rows.citation_from_json(_rows.InlineCitation, row, offset)
-                    )
-            except Exception:
-                pass  # a row pydantic refuses, say: the general way gives the `MalformedEvent`
-        return self._general(self._citation, data, offset)
-
-    def _general(self, name: str, data: str, offset: int) -> ChatEvent:
-        """The general way: `loads`, then the event's reader (see `_readers`)."""
         reader = self._readers.get(name)
         if reader is None:
             return UnknownEvent(name, data)
         try:
-            return reader(loads(data), self._wire, offset)
+            return reader(json.loads(data), self._wire, offset)
         except ValueError as error:  # JSON errors and pydantic's ValidationError alike
             if name == self._done and not data.strip():
                 return DoneEvent()  # `done` carries `{}`, but an empty data line means the same

@@ -4,8 +4,7 @@ Where things are:
 
 - `_targets.py`  the nine target kinds and `AccountRef` (values; `to_wire()`)
 - `_parse.py`    `parse_citation_target`: wire value -> target or None, never raises
-- `_rows.py`     `Citation`, `InlineCitation` (the pydantic models)
-- `_rows_read.py` rows off the wire: `citation_from_json`, `load_citations`
+- `_rows.py`     `Citation`, `InlineCitation` (the pydantic models); `load_citations`
 - `_final.py`    a source's final target, read off the rows as sent (`target_for`)
 - `_links.py`    `account_href` (JavaScript's encodeURIComponent), `resolve_citation`
 - `_accounts.py` the doc's account-id rule and matching refs to the user's accounts
@@ -83,7 +82,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from ._rows_read import Citation, InlineCitation, load_citations
+    from ._rows import Citation, InlineCitation, load_citations
 
 # The citation rows are pydantic models. Like `import pydantic` itself, importing
 # this package leaves pydantic's model machinery (about 40 ms) until first use.
@@ -92,9 +91,9 @@ _IN_ROWS = frozenset({"Citation", "InlineCitation", "load_citations"})
 
 def __getattr__(name: str) -> object:
     if name in _IN_ROWS:
-        from . import _rows_read
+        from . import _rows
 
-        value = getattr(_rows_read, name)
+        value = getattr(_rows, name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,14 +19,13 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ._rows import Citation
-    from ._targets import CitationTarget
+    from ._targets import CitationTarget, TargetedRow
 
 __all__ = ["FinalTargets", "final_targets"]
 
 
 def final_targets(
-    streamed: Iterable[Citation], summary: Iterable[Citation]
+    streamed: Iterable[TargetedRow], summary: Iterable[TargetedRow]
 ) -> dict[str, CitationTarget | None]:
     """Each cited source's final target, the sources in order of first appearance.
 
@@ -49,8 +48,8 @@ class FinalTargets:
 
     __slots__ = ()
 
-    citations: Sequence[Citation]
-    inline_citations: Sequence[Citation]
+    citations: Sequence[TargetedRow]
+    inline_citations: Sequence[TargetedRow]
     _targets: dict[str, CitationTarget | None] | None
 
     def _final_targets(self) -> dict[str, CitationTarget | None]:

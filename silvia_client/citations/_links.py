@@ -18,11 +18,10 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 from urllib.parse import quote, urljoin
 
 from .._bidi import strip_bidi_controls
-from ..errors import ConfigurationError, SilviaError
+from .._errors_root import ConfigurationError, SilviaError
 from ._parse import is_http_url
 from ._targets import (
     AccountRef,
@@ -32,10 +31,8 @@ from ._targets import (
     CitationTarget,
     MarketDataTarget,
     PortfolioTarget,
+    TargetedRow,
 )
-
-if TYPE_CHECKING:
-    from ._rows import Citation
 
 __all__ = [
     "ACCOUNTS_PATH",
@@ -145,7 +142,7 @@ class ResolvedCitation:
         return self.links[0].href if self.links else None
 
 
-def _fallback_label(citation: Citation) -> str:
+def _fallback_label(citation: TargetedRow) -> str:
     for text in (citation.title, citation.source):
         text = strip_bidi_controls(text) if text else text
         if text and not text.isspace():
@@ -153,7 +150,7 @@ def _fallback_label(citation: Citation) -> str:
     return "Source"
 
 
-def _label(citation: Citation, target: CitationTarget | None) -> str:
+def _label(citation: TargetedRow, target: CitationTarget | None) -> str:
     if isinstance(target, MarketDataTarget):
         return strip_bidi_controls(target.ticker) or _fallback_label(citation)
     if isinstance(target, AnalysisTarget):
@@ -172,7 +169,7 @@ def _account_link(ref: AccountRef, label: str, origin: str) -> CitationLink | No
 
 
 def _links(
-    citation: Citation, target: CitationTarget | None, label: str, origin: str
+    citation: TargetedRow, target: CitationTarget | None, label: str, origin: str
 ) -> tuple[CitationLink, ...]:
     if isinstance(target, AccountTarget):
         link = _account_link(target.ref, label, origin)
@@ -193,7 +190,7 @@ def _links(
 
 
 def resolve_citation(
-    citation: Citation, *, web_url: str | None = None, base_url: str | None = None
+    citation: TargetedRow, *, web_url: str | None = None, base_url: str | None = None
 ) -> ResolvedCitation:
     """The label and links a UI shows for `citation`.
 

@@ -6,26 +6,26 @@ target becomes None and the rest of the row is kept. Fields the SDK does not
 model (`type`, `search_result_index`, position fields, ...) are kept as extras,
 and `model_dump()` gives them back with the target in its wire form.
 
-Where things are: the models; `_SharedFieldsSet`, the fields-set that rows with
-the same keys share, and `_prime`, which keeps a row's fields out of a dict of
-its own (both so that a kept row is one object for the garbage collector). The
-quick way from JSON to these models, and the loaders of a list of rows, are in
-`_rows_read.py`.
+Where things are: the models; `load_citations`, which reads a list of rows off
+the wire, keeps the good ones and reports each bad one (`RowError`, in
+`_row_errors.py`) without its content.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NoReturn, TypeVar
+import logging
+from typing import Annotated, TypeVar
 
-from pydantic import BaseModel, ConfigDict, PlainSerializer, PlainValidator
+from pydantic import BaseModel, ConfigDict, PlainSerializer, PlainValidator, ValidationError
 
 from ._parse import parse_citation_target
+from ._row_errors import CitationRows, RowError
 from ._targets import TARGET_TYPES, CitationTarget
 
-__all__ = ["Citation", "CitationT", "InlineCitation"]
+__all__ = ["SKIPPED", "Citation", "CitationT", "InlineCitation", "load_citations"]
 
-_new_object = object.__new__
-_set_attribute = object.__setattr__
+logger = logging.getLogger("silvia_client")
+SKIPPED = "skipped %d malformed citation row(s)"  # the warning, with the count of bad rows
 
 
 def _target_to_wire(target: CitationTarget | None) -> dict[str, object] | None:
@@ -68,22 +68,6 @@ class Citation(BaseModel):
     cited_text: str | None = None
     target: WireTarget = None
 
-    @property
-    def model_fields_set(self) -> set[str]:
-        """The fields set when the row was built (pydantic's), this row's own set."""
-        fields_set = self.__pydantic_fields_set__
-        if type(fields_set) is _SharedFieldsSet:
-            # Shared with other rows read off the wire: copied at first use, since the
-            # caller may change it.
-            fields_set = set(fields_set)
-            _set_attribute(self, "__pydantic_fields_set__", fields_set)
-        return fields_set
-
-    def __getstate__(self) -> dict[Any, Any]:
-        state = super().__getstate__()
-        state["__pydantic_fields_set__"] = set(state["__pydantic_fields_set__"])
-        return state
-
     def _repr_html_(self) -> str:
         from ..display import citation_html  # imported here: only notebooks need it
 
@@ -109,69 +93,46 @@ class InlineCitation(Citation):
 CitationT = TypeVar("CitationT", bound=Citation)
 
 
-class _SharedFieldsSet(set[str]):
-    """The `model_fields_set` of the rows read off JSON with the same keys: one set for all.
+def _reason(error: ValidationError) -> str:
+    # Only locations and error types: a pydantic message quotes the input,
+    # which may hold a target and its provider.
+    parts = []
+    for detail in error.errors(include_input=False, include_url=False):
+        where = ".".join(str(part) for part in detail["loc"]) or "row"
+        parts.append(f"{where}: {detail['type']}")
+    return "; ".join(parts)
 
-    A kept citation is then one object the garbage collector tracks, not two
-    (see `citation_from_json`). Nothing mutates it: pydantic copies a model's
-    fields-set before changing it (`model_copy`), and a copy is a plain set;
-    `Citation.model_fields_set` gives a row its own plain set on first use; and
-    a row pickles with a plain set. A mutating method raises `TypeError`, so
-    anything else that would change it for every row fails loudly instead.
+
+def _validate(model: type[CitationT], row: object) -> CitationT:
+    if isinstance(row, dict) and type(row) is not dict:
+        # A dict subclass is read as `dict()` reads it, through its own methods
+        # where it overrides them: older pydantic-core (2.18, pydantic 2.7) reads
+        # a dict subclass's storage instead, so a row whose methods fail (or say
+        # something else) would read differently with the pydantic installed.
+        row = dict(row)
+    return model.model_validate(row)
+
+
+def load_citations(rows: object, model: type[CitationT]) -> CitationRows[CitationT]:
+    """Read a list of wire citation rows, keeping the good rows and reporting the bad ones.
+
+    `rows` is what the wire held: normally a list of objects; None (or a missing
+    field) gives an empty result; anything else is reported as one error. Bad
+    rows are counted in one warning per list (`SKIPPED`), never shown.
     """
-
-    __slots__ = ()
-
-    def __copy__(self) -> set[str]:
-        return set(self)
-
-    def __deepcopy__(self, memo: object) -> set[str]:
-        return set(self)
-
-    def __reduce__(self) -> tuple[type[set[str]], tuple[list[str]]]:
-        return set, (list(self),)
-
-
-def _refuse(self: _SharedFieldsSet, *args: object) -> NoReturn:
-    raise TypeError("a citation's shared fields-set cannot change; copy it first")
-
-
-for _name in (
-    "add",
-    "clear",
-    "difference_update",
-    "discard",
-    "intersection_update",
-    "pop",
-    "remove",
-    "symmetric_difference_update",
-    "update",
-    "__iand__",
-    "__ior__",
-    "__isub__",
-    "__ixor__",
-):
-    setattr(_SharedFieldsSet, _name, _refuse)
-
-
-def _prime(model: type[Citation]) -> None:
-    """Have `model`'s instances keep their fields in the instance, not in a dict of their own.
-
-    CPython 3.11 and 3.12 keep the attributes of an instance of such a class in
-    the instance itself, as long as their names are in the class's table of
-    shared keys; that table takes new names only from the class's first
-    instances. `model_validate` gives each instance a dict of its own and adds
-    no name, so had it built the first ones, `citation_from_json` would find
-    the table closed, and each row it builds would carry a dict as well: one
-    more object for the garbage collector to walk per kept row. An instance
-    that sets the fields, in their order, first, opens the table to them.
-    (Where the interpreter does not do this, 3.10 and 3.13, a row gets its
-    dict, as before: the same row.)
-    """
-    instance = _new_object(model)
-    for name in model.model_fields:
-        _set_attribute(instance, name, None)
-
-
-_prime(Citation)
-_prime(InlineCitation)
+    if rows is None:
+        return CitationRows(())
+    if not isinstance(rows, list):
+        return CitationRows((), (RowError(-1, f"expected a list, got {type(rows).__name__}"),))
+    good: list[CitationT] = []
+    bad: list[RowError] = []
+    for index, row in enumerate(rows):
+        try:
+            good.append(_validate(model, row))
+        except ValidationError as error:
+            bad.append(RowError(index, _reason(error), row))
+        except Exception as error:  # a mapping whose own methods fail is a bad row too
+            bad.append(RowError(index, f"unreadable row: {type(error).__name__}", row))
+    if bad:
+        logger.warning(SKIPPED, len(bad))
+    return CitationRows(tuple(good), tuple(bad))

@@ -13,7 +13,7 @@ repr (`field(repr=False)`) while staying part of equality and the wire form.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal, TypeAlias
+from typing import ClassVar, Literal, Protocol, TypeAlias
 
 __all__ = [
     "PROVIDERS",
@@ -186,3 +186,18 @@ TARGET_TYPES: tuple[type[CitationTarget], ...] = (
     AccountsTarget,
     PortfolioTarget,
 )
+
+
+class TargetedRow(Protocol):
+    """What the ground floor reads of a citation row: a `Citation` is one.
+
+    The links (`resolve_citation`) and the final word (`final_targets`) read rows
+    through this, so they need not import the row models (which sit above them).
+    """
+
+    @property
+    def source(self) -> str: ...
+    @property
+    def title(self) -> str | None: ...
+    @property
+    def target(self) -> CitationTarget | None: ...

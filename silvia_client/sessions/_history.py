@@ -13,13 +13,12 @@ the live turn showed because both show what the server sent.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from .._gc import gc_paused
-from .._json import loads
 from .._wire import DEFAULT_WIRE, WireFormat
 from ..chat._turn import text_preview
 from ..citations import CitationTarget, RowError
@@ -118,16 +117,11 @@ def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _message(
-    data: dict[str, Any], wire: WireFormat, modelled: frozenset[str], skipped: list[int]
-) -> Message:
-    # The rows come straight from `loads` (see `_session_from`).
-    from ..citations._rows_read import Citation, InlineCitation, load_json_citations
+def _message(data: dict[str, Any], wire: WireFormat, modelled: frozenset[str]) -> Message:
+    from ..citations._rows import Citation, InlineCitation, load_citations
 
-    citations = load_json_citations(data.get(wire.message_citations_key), Citation, skipped)
-    inline = load_json_citations(
-        data.get(wire.message_inline_citations_key), InlineCitation, skipped
-    )
+    citations = load_citations(data.get(wire.message_citations_key), Citation)
+    inline = load_citations(data.get(wire.message_inline_citations_key), InlineCitation)
     return Message(
         id=_text_or_none(data.get("id")),
         role=_text_or_none(data.get("role")),
@@ -141,8 +135,8 @@ def _message(
     )
 
 
-def _session(body: object, session_id: str, wire: WireFormat, skipped: list[int]) -> Session:
-    """`parse_session`'s reading, unpaused; each list's count of bad rows goes to `skipped`."""
+def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE) -> Session:
+    """Read a session body (already JSON-decoded). Raises ValueError if it is not a session."""
     if not isinstance(body, dict):
         raise ValueError("the body is not a JSON object")
     rows = body.get(wire.messages_key)
@@ -155,7 +149,7 @@ def _session(body: object, session_id: str, wire: WireFormat, skipped: list[int]
     modelled = _MESSAGE_FIELDS | {wire.message_citations_key, wire.message_inline_citations_key}
     for index, row in enumerate(rows):
         if isinstance(row, dict):
-            messages.append(_message(row, wire, modelled, skipped))
+            messages.append(_message(row, wire, modelled))
         else:
             errors.append(RowError(index, f"expected an object, got {type(row).__name__}", row))
     return Session(
@@ -167,38 +161,12 @@ def _session(body: object, session_id: str, wire: WireFormat, skipped: list[int]
     )
 
 
-def _log_skipped(skipped: list[int]) -> None:
-    """The warnings for the lists with bad rows, after the pause: a logging handler
-    is the caller's code (see _gc.py). The same warning as `load_citations` logs."""
-    if skipped:
-        from ..citations._rows_read import SKIPPED, logger  # loaded already: rows were read
-
-        for count in skipped:
-            logger.warning(SKIPPED, count)
-
-
-def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE) -> Session:
-    """Read a session body (already JSON-decoded). Raises ValueError if it is not a session."""
-    skipped: list[int] = []
-    with gc_paused():  # a long session is many objects that all stay alive (see _gc.py)
-        session = _session(body, session_id, wire, skipped)
-    _log_skipped(skipped)
-    return session
-
-
 def read_session(body: bytes, session_id: str, wire: WireFormat = DEFAULT_WIRE) -> Session:
     """`parse_session(json.loads(body), ...)`: a session body's bytes, decoded and read.
 
     Raises ValueError (or RecursionError) if the body is not JSON, or not a session.
     """
-    # The pause covers the decoding too: the decoded body is hundreds of thousands
-    # of containers the collector would walk again and again as they pile up, and
-    # which all die here, before the pause ends, but for what the session keeps.
-    skipped: list[int] = []
-    with gc_paused():
-        session = _session(loads(body), session_id, wire, skipped)
-    _log_skipped(skipped)
-    return session
+    return parse_session(json.loads(body), session_id, wire)
 
 
 def session_path(session_id: str, wire: WireFormat) -> str:

@@ -25,7 +25,6 @@ from silvia_client.citations import (
     load_citations,
     parse_citation_target,
 )
-from silvia_client.citations._rows_read import load_json_citations
 
 from .strategies import (
     PROPERTY,
@@ -313,11 +312,10 @@ def test_load_non_list_is_one_error(rows: object) -> None:
     assert result.errors[0].reason
 
 
-@pytest.mark.parametrize("load", [load_citations, load_json_citations])
 def test_load_says_what_is_wrong_with_each_bad_row_and_logs_the_count(
-    load: Callable[[object, type[Citation]], CitationRows[Citation]],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
+    load = load_citations
     rows = [
         {"title": "no source"},
         "not a row",
@@ -337,17 +335,6 @@ def test_load_says_what_is_wrong_with_each_bad_row_and_logs_the_count(
     ]
     assert [r.getMessage() for r in caplog.records] == ["skipped 5 malformed citation row(s)"]
     assert load({"source": "s"}, Citation).errors == (RowError(-1, "expected a list, got dict"),)
-
-
-def test_load_json_citations_counts_the_bad_rows_for_a_caller_who_logs_later(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    skipped: list[int] = []
-    with caplog.at_level(logging.WARNING, logger="silvia_client"):
-        load_json_citations([_row(), None, 3], Citation, skipped)
-        load_json_citations([_row()], Citation, skipped)
-    assert skipped == [2]
-    assert caplog.records == []
 
 
 def test_load_empty_list() -> None:
@@ -403,83 +390,6 @@ def test_a_dict_subclass_row_reads_as_the_same_plain_row(model: type[Citation]) 
     result = load_citations([_QuietRow(row)], model)
     assert result.errors == ()
     assert result.citations == load_citations([row], model).citations
-
-
-# --------------------------------------------------------------------------- the JSON fast path
-
-# `citation_from_json` / `load_json_citations` build rows from `json.loads` without
-# pydantic's validation, for speed; they must give exactly what `model_validate` gives.
-
-_offsets = st.one_of(st.none(), st.integers(-5, 10**9), st.booleans(), st.floats(), st.text())
-
-
-@st.composite
-def _json_rows(draw: st.DrawFn) -> Any:
-    row = draw(st.one_of(citation_rows(), citation_rows(), bad_citation_rows))
-    if isinstance(row, dict) and draw(st.booleans()):
-        row["offset"] = draw(_offsets)
-    # What the wire gives: a value `json.loads` made (lone surrogates and NaN included).
-    return json.loads(json.dumps(row))
-
-
-def _state(citation: Citation) -> tuple[Any, ...]:
-    extra = citation.model_extra or {}
-    return (
-        type(citation),
-        citation,
-        citation.__dict__,
-        list(extra.items()),  # same extras, in the same order
-        citation.model_fields_set,
-        repr(citation),
-        citation.model_dump(),
-    )
-
-
-def _outcome(build: Callable[[], Citation]) -> tuple[Any, ...]:
-    try:
-        return ("ok", *_state(build()))
-    except ValidationError as error:
-        return ("error", error.errors(include_url=False))
-
-
-@PROPERTY
-@given(st.sampled_from(MODELS), _json_rows(), st.one_of(st.just(...), st.integers(0, 10**6)))
-def test_citation_from_json_gives_what_model_validate_gives(
-    model: type[Citation], row: Any, offset: Any
-) -> None:
-    from silvia_client.citations._rows_read import citation_from_json
-
-    if offset is ... or model is not InlineCitation or not isinstance(row, dict):
-        fast = _outcome(lambda: citation_from_json(model, copy.deepcopy(row)))
-        slow = _outcome(lambda: model.model_validate(copy.deepcopy(row)))
-    else:  # the stream's way: the citation's offset is the answer's length so far
-        fast = _outcome(lambda: citation_from_json(model, copy.deepcopy(row), offset))
-        slow = _outcome(lambda: model.model_validate({**copy.deepcopy(row), "offset": offset}))
-    assert fast == slow
-
-
-@PROPERTY
-@given(st.sampled_from(MODELS), st.one_of(st.lists(_json_rows(), max_size=8), json_like))
-def test_load_json_citations_gives_what_load_citations_gives(
-    model: type[Citation], rows: Any
-) -> None:
-    from silvia_client.citations._rows_read import load_json_citations
-
-    fast = load_json_citations(copy.deepcopy(rows), model)
-    slow = load_citations(copy.deepcopy(rows), model)
-    assert [_state(c) for c in fast.citations] == [_state(c) for c in slow.citations]
-    assert [(e.index, e.reason) for e in fast.errors] == [(e.index, e.reason) for e in slow.errors]
-
-
-def test_citation_from_json_does_not_share_the_row() -> None:
-    from silvia_client.citations._rows_read import citation_from_json
-
-    row = _row({"kind": "portfolio"}, extra_list=[1])
-    citation = citation_from_json(Citation, row)
-    row["title"] = "changed"
-    row["new"] = 1
-    assert citation.title == "Checking"
-    assert "new" not in (citation.model_extra or {})
 
 
 def test_a_row_shows_in_a_notebook_as_the_display_views_draw_it() -> None:

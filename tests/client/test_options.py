@@ -270,16 +270,28 @@ async def test_iter_with_raw_keeps_the_error_event_before_the_error(
     assert names == ["session", "error"]
 
 
-def test_iter_with_raw_must_be_the_first_read(server: respx.MockRouter) -> None:
-    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
+def test_iter_with_raw_after_a_first_read_gives_the_rest_beside_their_raw_form(
+    server: respx.MockRouter,
+) -> None:
+    # The raw form comes from the same loop as the events, so a reader may ask for
+    # it at any point: the events not read yet come with theirs, none twice.
+    wire = session("s1") + text("Hi") + text(" there") + done()
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(wire))
     with (
         SilviaClient(base_url=BASE_URL, token=TOKEN) as client,
         client.chat.stream("hi") as stream,
     ):
-        events = iter(stream)
-        next(events)
-        with pytest.raises(RuntimeError, match="first read"):
-            next(stream.iter_with_raw())
+        events = iter(stream)  # kept: an iterator dropped mid-stream closes the stream
+        first = next(events)
+        rest = list(stream.iter_with_raw())
+        turn = stream.until_done()
+    assert isinstance(first, SessionEvent)
+    assert [raw.name for raw, _ in rest] == ["text", "text", "done"]
+    assert [raw.data for raw, _ in rest][:2] == [
+        json.dumps({"text": "Hi"}),
+        json.dumps({"text": " there"}),
+    ]
+    assert turn.text == "Hi there"
 
 
 async def test_get_raw_is_the_body_as_sent(api: Api, server: respx.MockRouter) -> None:

@@ -8,8 +8,9 @@ from typing import Any
 
 import httpx
 
-from silvia_client._sse import iter_sse
 from silvia_client.testing import SCENARIO_HEADER
+
+from ..sse_helpers import iter_sse
 
 AUTH = {"authorization": "Bearer test-token"}
 VENDOR_NAMES = ("plaid", "snaptrade", "manual")
