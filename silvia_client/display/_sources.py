@@ -15,11 +15,9 @@ are called through `resolve` and `_final_targets`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, cast
 
 from ..citations._final import final_targets
 from ..citations._links import ResolvedCitation, resolve_citation, web_origin
-from ..citations._targets import CitationTarget
 from ._protocols import CitedRow, StreamedRow
 
 __all__ = [
@@ -38,19 +36,9 @@ __all__ = [
 _QUOTE_CHARS = 200
 
 
-# `resolve_citation` and `final_targets` are typed to take the `Citation` model, which
-# display may not import (not even for mypy: the model's hooks import display). They
-# read only attributes a `CitedRow` has, so a row is passed as it is, through a cast
-# to Any: the one place display steps outside the types, until they take a protocol.
 def resolve(row: CitedRow, web_url: str) -> ResolvedCitation:
     """`resolve_citation(row, web_url=web_url)`, for any row (`web_url` is an origin already)."""
-    return resolve_citation(cast(Any, row), web_url=web_url)
-
-
-def _final_targets(
-    streamed: Sequence[CitedRow], summary: Sequence[CitedRow]
-) -> dict[str, CitationTarget | None]:
-    return final_targets(cast(Any, streamed), cast(Any, summary))
+    return resolve_citation(row, web_url=web_url)
 
 
 def number_sources(citations: Iterable[CitedRow]) -> dict[str, int]:
@@ -94,7 +82,7 @@ def numbered_sources(
     """
     web_url = web_origin(web_url, base_url)
     numbers = number_sources([*inline, *citations])
-    finals = _final_targets(inline, citations)
+    finals = final_targets(inline, citations)
     chosen: dict[str, CitedRow] = {}
     for citation in (*citations, *inline):
         if citation.target == finals[citation.source]:

@@ -60,17 +60,6 @@ MODELS = (
     "silvia_client.sessions._history",
 )
 
-# Imports outside display that still reach a model. The first two are under
-# `TYPE_CHECKING`, for annotations only (`resolve_citation` and `final_targets` name
-# `Citation`), and go once those take a protocol; the third (`_links.py` raising
-# `errors.py`'s root, where `errors.py` names `Turn`) once the root sits below the
-# turn. Each is left out of the graph only while it is there; none may be added.
-PENDING_OUTSIDE_DISPLAY = (
-    ("silvia_client.citations._links", "silvia_client.citations._rows"),
-    ("silvia_client.citations._final", "silvia_client.citations._rows"),
-    ("silvia_client.citations._links", "silvia_client.errors"),
-)
-
 
 def _imported(path: Path) -> set[str]:
     """Every module `path` imports, anywhere in it (functions, `TYPE_CHECKING`), absolute."""
@@ -98,9 +87,6 @@ def test_display_imports_only_itself_and_the_ground_floor(path: Path) -> None:
 
 def test_display_reaches_no_model() -> None:
     graph = grimp.build_graph("silvia_client", include_external_packages=False, cache_dir=None)
-    for importer, imported in PENDING_OUTSIDE_DISPLAY:
-        if imported in graph.find_modules_directly_imported_by(importer):
-            graph.remove_import(importer=importer, imported=imported)
     display = sorted(m for m in graph.modules if m.startswith("silvia_client.display"))
     chains = {
         (importer, model): graph.find_shortest_chain(importer=importer, imported=model)
