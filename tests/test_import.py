@@ -30,7 +30,7 @@ def test_the_citation_models_load_on_first_use_not_at_import() -> None:
     assert out.splitlines() == [
         "False False",
         "silvia_client.citations._rows silvia_client.citations._rows"
-        " silvia_client.citations._rows_read",
+        " silvia_client.citations._rows",
     ]
 
 
@@ -54,11 +54,11 @@ def test_a_citation_model_is_read_from_the_rows_module_then_kept(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # In this process the name was loaded long ago: drop it to load it again.
-    from silvia_client.citations import _rows_read
+    from silvia_client.citations import _rows
 
     monkeypatch.delitem(vars(citations), name, raising=False)
-    assert getattr(citations, name) is getattr(_rows_read, name)
-    assert vars(citations)[name] is getattr(_rows_read, name)  # kept: no second lookup
+    assert getattr(citations, name) is getattr(_rows, name)
+    assert vars(citations)[name] is getattr(_rows, name)  # kept: no second lookup
 
 
 def test_a_name_the_citations_package_lacks_is_an_attribute_error_naming_it() -> None:

@@ -93,8 +93,8 @@ class Turn(FinalTargets):
     citation_errors: tuple[RowError, ...] = ()
     timings: Timings = field(default_factory=Timings, repr=False)
     # Each cited source's final target, read off the rows on first use (see `_final_targets`).
-    _targets: dict[str, CitationTarget | None] | None = field(
-        default=None, init=False, repr=False, compare=False
+    _targets: dict[str, CitationTarget | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
     )
 
     @property

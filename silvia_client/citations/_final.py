@@ -42,22 +42,21 @@ class FinalTargets:
     """`target_for`, for a frozen value holding a turn's rows: a `Turn`, a `Message`.
 
     The value declares `citations` (the summary's rows), `inline_citations` (the
-    streamed ones) and a `_targets` field, None until first asked: the final
-    targets are read off the rows once, then kept.
+    streamed ones) and a `_targets` field, an empty dict of its own: the final
+    targets are read off the rows into it on first use, then kept (a value
+    without citations reads its none each time, at no cost).
     """
 
     __slots__ = ()
 
     citations: Sequence[TargetedRow]
     inline_citations: Sequence[TargetedRow]
-    _targets: dict[str, CitationTarget | None] | None
+    _targets: dict[str, CitationTarget | None]
 
     def _final_targets(self) -> dict[str, CitationTarget | None]:
-        targets = self._targets
-        if targets is None:
-            targets = final_targets(self.inline_citations, self.citations)
-            object.__setattr__(self, "_targets", targets)  # a cache: the value stays as built
-        return targets
+        if not self._targets:  # filled in place: the frozen value is never reassigned
+            self._targets.update(final_targets(self.inline_citations, self.citations))
+        return self._targets
 
     def target_for(self, source: str) -> CitationTarget | None:
         """The server's final word on `source`: its target in the summary, else its last streamed.

@@ -7,14 +7,13 @@ reports on rows does not load pydantic's model machinery.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import Generic, TypeVar
 
-if TYPE_CHECKING:
-    from ._rows import Citation
+from ._targets import TargetedRow
 
 __all__ = ["CitationRows", "RowError"]
 
-CitationT = TypeVar("CitationT", bound="Citation")
+CitationT = TypeVar("CitationT", bound=TargetedRow)  # a `Citation`, which sits above this
 
 
 @dataclass(frozen=True)

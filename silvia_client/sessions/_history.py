@@ -56,8 +56,8 @@ class Message(FinalTargets):
     inline_citation_errors: tuple[RowError, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
     # Each cited source's final target, read off the rows on first use (see `_final_targets`).
-    _targets: dict[str, CitationTarget | None] | None = field(
-        default=None, init=False, compare=False
+    _targets: dict[str, CitationTarget | None] = field(
+        default_factory=dict, init=False, compare=False
     )
 
     @property

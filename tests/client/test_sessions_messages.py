@@ -197,9 +197,9 @@ def gc_at_emit() -> Iterator[list[tuple[str, bool]]]:
         sdk_logger.removeHandler(handler)
 
 
-# The warnings wait for the end of the pause: a logging handler is the caller's code,
-# which must not run with the collector off (see _gc.py).
-async def test_bad_rows_are_logged_per_list_after_the_pause(
+# A warning per list, and the collector on when a handler (the caller's code) runs:
+# the SDK never pauses it.
+async def test_bad_rows_are_logged_per_list_with_the_collector_on(
     api: Api, server: respx.MockRouter
 ) -> None:
     with gc_at_emit() as seen:
@@ -208,7 +208,7 @@ async def test_bad_rows_are_logged_per_list_after_the_pause(
 
 
 @pytest.mark.parametrize("binary", [False, True], ids=["parse_session", "read_session"])
-def test_reading_a_body_logs_bad_rows_after_the_pause(binary: bool) -> None:
+def test_reading_a_body_logs_bad_rows_per_list_with_the_collector_on(binary: bool) -> None:
     with gc_at_emit() as seen:
         if binary:
             read_session(json.dumps(BAD_ROWS).encode(), "sess_1")
