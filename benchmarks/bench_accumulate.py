@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _corpus
 
 from silvia_client import DEFAULT_WIRE, SilviaClient
-from silvia_client._sse import iter_sse_fields
+from silvia_client._sse import SSEDecoder
 from silvia_client.chat import ChatEvent, TurnBuilder, decode_event
 
 GOAL = 2.3
@@ -87,8 +87,8 @@ def builder_side(events: int, mix: str) -> Callable[[], None]:
     body = _corpus.silvia_body(_corpus.build_turn(events, mix=mix))
     decoded: list[ChatEvent] = []
     length = 0
-    for name, data, _, _ in iter_sse_fields([body]):
-        event = decode_event(name, data, DEFAULT_WIRE, length)
+    for sse in SSEDecoder().feed(body):
+        event = decode_event(sse.event, sse.data, DEFAULT_WIRE, length)
         text = getattr(event, "text", None)
         if isinstance(text, str):
             length += len(text)
