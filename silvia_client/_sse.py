@@ -85,12 +85,6 @@ class SSEDecoder:
         events: list[ServerSentEvent] = []
         try:
             for line in lines:
-                if self._partial:
-                    line = "".join(self._partial) + line
-                    self._partial.clear()
-                    self._partial_bytes = 0
-                if len(line) * 4 > self._limit:  # else it cannot be over (4 bytes a character)
-                    self._check(_utf8_len(line))
                 self._line(line, events)
             if rest:
                 self._partial.append(rest)
@@ -118,21 +112,39 @@ class SSEDecoder:
             raise EventTooLarge(self._limit)
 
     def _line(self, line: str, events: list[ServerSentEvent]) -> None:
+        """Read one line (its end stripped) into the event being built."""
+        if self._partial:  # the line the last chunk began
+            line = "".join(self._partial) + line
+            self._partial.clear()
+            self._partial_bytes = 0
+        if len(line) * 4 > self._limit:  # else it cannot be over: 4 bytes a character at most
+            self._check(_utf8_len(line))
         if not line:  # a blank line dispatches the event, if a `data` line came
             if self._data:
-                data = "\n".join(self._data)
+                data = self._data[0] if len(self._data) == 1 else "\n".join(self._data)
                 events.append(ServerSentEvent(self._event, data, self._last_id, self._retry))
-            self._event, self._data, self._data_bytes, self._retry = "", [], 0, None
+                self._data = []
+                self._data_bytes = 0
+            self._event = ""
+            self._retry = None
             return
         # `name: value`, `name:value`, or a bare `name` (empty value); a line
-        # starting with a colon is a comment (an empty name, ignored).
-        name, _, value = line.partition(":")
-        if value.startswith(" "):
-            value = value[1:]
+        # starting with a colon is a comment (an empty name, ignored). The two
+        # lines of nearly every event are looked for first.
+        if line.startswith("data: "):
+            name, value = "data", line[6:]
+        elif line.startswith("event: "):
+            self._event = line[7:]
+            return
+        else:
+            name, _, value = line.partition(":")
+            if value.startswith(" "):
+                value = value[1:]
         if name == "data":
             self._data.append(value)
             self._data_bytes += _utf8_len(value) + 1
-            self._check(self._data_bytes - 1)
+            if self._data_bytes > self._limit + 1:
+                raise EventTooLarge(self._limit)
         elif name == "event":
             self._event = value
         elif name == "id":
