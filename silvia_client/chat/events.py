@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
-from pydantic_core import ValidationError
+from pydantic import ValidationError
 
 from .._wire import WireFormat
 from ..citations._row_errors import RowError
