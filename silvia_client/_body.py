@@ -24,7 +24,14 @@ from __future__ import annotations
 import inspect
 import time
 import zlib
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Generator,
+    Iterable,
+    Iterator,
+)
 
 import httpx
 
@@ -196,7 +203,7 @@ async def _aclose(iterator: AsyncIterable[bytes]) -> None:
         await iterator.aclose()
 
 
-def guarded(chunks: Iterable[bytes], guard: Guard, limit: int) -> Iterator[bytes]:
+def guarded(chunks: Iterable[bytes], guard: Guard, limit: int) -> Generator[bytes, None, None]:
     """`chunks`, raising `Halt` past `limit` bytes in all or once `guard` is stopped."""
     total = 0
     for chunk in chunks:
@@ -206,7 +213,9 @@ def guarded(chunks: Iterable[bytes], guard: Guard, limit: int) -> Iterator[bytes
         yield chunk
 
 
-async def aguarded(chunks: AsyncIterable[bytes], guard: Guard, limit: int) -> AsyncIterator[bytes]:
+async def aguarded(
+    chunks: AsyncIterable[bytes], guard: Guard, limit: int
+) -> AsyncGenerator[bytes, None]:
     """The async twin of `guarded` (closing it closes `chunks`)."""
     total = 0
     try:

@@ -193,14 +193,16 @@ class SilviaClient(ClientBase):
             attempt += 1
 
     def _read(self, response: httpx.Response, call: Call) -> bytes:
+        guard = call.guard
+        assert guard is not None, "the call was started"
         try:
-            return read_body(response, call.guard, call.max_response_bytes)
+            return read_body(response, guard, call.max_response_bytes)
         except httpx.DecodingError as error:  # a body its Content-Encoding belies
             raise self._errors.undecodable(response) from error
         except Halt as halt:
             raise self._halted(halt, response, call) from None
         finally:
-            call.guard.unwatch()
+            guard.unwatch()
             response.close()
 
     def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
@@ -366,14 +368,16 @@ class AsyncSilviaClient(ClientBase):
             attempt += 1
 
     async def _read(self, response: httpx.Response, call: Call) -> bytes:
+        guard = call.guard
+        assert guard is not None, "the call was started"
         try:
-            return await aread_body(response, call.guard, call.max_response_bytes)
+            return await aread_body(response, guard, call.max_response_bytes)
         except httpx.DecodingError as error:  # a body its Content-Encoding belies
             raise self._errors.undecodable(response) from error
         except Halt as halt:
             raise self._halted(halt, response, call) from None
         finally:
-            call.guard.unwatch()
+            guard.unwatch()
             await response.aclose()
 
     async def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:

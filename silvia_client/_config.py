@@ -1,8 +1,9 @@
 """What `SilviaClient` and `AsyncSilviaClient` share: configuration, the token, requests.
 
 `ClientBase` checks what the client is given (the base URL, the token, and the
-settings in `_options.py`), makes `with_options` copies, resolves a call's
-keywords against the client's settings into a `Call`, and builds requests.
+settings, by `_options.RULES`), makes `with_options` copies, resolves a call's
+`RequestOptions` against the client's settings into a `Call`, and builds
+requests.
 Nothing here does I/O: the twins in `_client.py` send, each in its own way.
 """
 
@@ -28,13 +29,9 @@ from ._options import (
     DEFAULT_GET_DEADLINE,
     Call,
     Kind,
-    backoff_seconds,
-    byte_limit,
-    deadline_seconds,
-    headers_from,
-    positive_seconds,
-    retry_count,
-    timeout_from,
+    RequestOptions,
+    check,
+    checked,
 )
 from ._responses import ResponseErrors
 from ._retries import RetryPolicy
@@ -142,9 +139,14 @@ def _is_local(host: str) -> bool:
 
 
 class ClientBase:
-    """Configuration, the token and requests, shared by the sync and async clients."""
+    """Configuration, the token and requests, shared by the sync and async clients.
+
+    The settings are plain attributes, checked: `timeout`, `idle_timeout`,
+    `deadline`, `max_event_bytes`, `max_response_bytes` and `retries`.
+    """
 
     _timer: Timer  # how this twin runs a deadline's alarm
+    _owns_http: bool
 
     def __init__(
         self,
@@ -170,23 +172,19 @@ class ClientBase:
             raise ConfigurationError("wire must be a WireFormat")
         self.wire = wire
         self._errors = ResponseErrors(wire, self._scrub, token_sent=self._token is not None)
-        self._configure(
-            timeout=timeout,
-            idle_timeout=idle_timeout,
-            deadline=deadline,
-            max_event_bytes=max_event_bytes,
-            max_response_bytes=max_response_bytes,
-            retries=RetryPolicy(
-                max_retries=retry_count(max_retries), initial_delay=backoff_seconds(retry_backoff)
-            ),
+        self.timeout: httpx.Timeout = check("timeout", timeout)
+        self.idle_timeout: float = check("idle_timeout", idle_timeout)
+        self.deadline: float | None = check("deadline", deadline)
+        self.max_event_bytes: int = check("max_event_bytes", max_event_bytes)
+        self.max_response_bytes: int = check("max_response_bytes", max_response_bytes)
+        self.retries = RetryPolicy(
+            max_retries=check("max_retries", max_retries),
+            initial_delay=check("retry_backoff", retry_backoff),
         )
         # httpx.Headers, not a dict: header names are case-insensitive, so a caller's
         # "User-Agent" replaces ours instead of going out beside it.
-        self._headers = headers_from(
-            httpx.Headers({"user-agent": f"silvia-client/{__version__}"}),
-            default_headers,
-            "default_headers",
-        )
+        self._headers = httpx.Headers({"user-agent": f"silvia-client/{__version__}"})
+        self._headers.update(check("default_headers", default_headers))
         host = urlsplit(self.base_url).hostname or ""
         if self._token is not None and self.base_url.startswith("http:") and not _is_local(host):
             logger.warning(
@@ -195,23 +193,6 @@ class ClientBase:
                 type(self).__name__,
                 host,
             )
-
-    def _configure(
-        self,
-        *,
-        timeout: object,
-        idle_timeout: object,
-        deadline: object,
-        max_event_bytes: object,
-        max_response_bytes: object,
-        retries: RetryPolicy,
-    ) -> None:
-        self.timeout = timeout_from(timeout)
-        self.idle_timeout = positive_seconds(idle_timeout, "idle_timeout")
-        self.deadline = deadline_seconds(deadline)
-        self.max_event_bytes = byte_limit(max_event_bytes, "max_event_bytes")
-        self.max_response_bytes = byte_limit(max_response_bytes, "max_response_bytes")
-        self.retries = retries
 
     def __repr__(self) -> str:
         # A base URL holds no credentials (checked above), so it can be shown.
@@ -239,70 +220,48 @@ class ClientBase:
         the pool: closing it, or leaving a `with` block on it, leaves the pool
         to this client (and to whoever owns this client's `http_client`).
         """
-        other = copy.copy(self)
-        retries = self.retries
-        if max_retries is not None:
-            retries = dataclasses.replace(retries, max_retries=retry_count(max_retries))
-        other._configure(
-            timeout=self.timeout if timeout is None else timeout,
-            idle_timeout=self.idle_timeout if idle_timeout is None else idle_timeout,
-            deadline=self.deadline if deadline is None else deadline,
-            max_event_bytes=self.max_event_bytes if max_event_bytes is None else max_event_bytes,
-            max_response_bytes=(
-                self.max_response_bytes if max_response_bytes is None else max_response_bytes
-            ),
-            retries=retries,
+        given = checked(
+            {
+                "timeout": timeout,
+                "idle_timeout": idle_timeout,
+                "deadline": deadline,
+                "max_event_bytes": max_event_bytes,
+                "max_response_bytes": max_response_bytes,
+                "default_headers": default_headers,
+            }
         )
-        other._headers = headers_from(self._headers, default_headers, "default_headers")
+        other = copy.copy(self)
+        other._headers = self._headers.copy()
+        other._headers.update(given.pop("default_headers", {}))
+        vars(other).update(given)  # each setting given replaces the copy's
+        if max_retries is not None:
+            max_retries = check("max_retries", max_retries)
+            other.retries = dataclasses.replace(self.retries, max_retries=max_retries)
         other._owns_http = False
         other._bind()
         return other
 
-    _owns_http: bool
-
-    def _call(
-        self,
-        kind: Kind,
-        *,
-        extra_headers: Mapping[str, str] | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        idle_timeout: float | None = None,
-        deadline: float | None = None,
-        max_event_bytes: int | None = None,
-        max_response_bytes: int | None = None,
-    ) -> Call:
-        """One operation's settings: the call's keywords over the client's (None: the client's)."""
-        headers = headers_from(self._headers, extra_headers, "extra_headers")
+    def _call(self, kind: Kind, options: RequestOptions) -> Call:
+        """One operation's settings: the call's options over the client's, checked."""
+        given = options.checked()
+        headers = self._headers.copy()
+        headers.update(given.get("extra_headers", {}))
         headers["accept"] = "text/event-stream" if kind == "chat" else "application/json"
         headers.setdefault("accept-encoding", ACCEPT_ENCODING)  # what `_body` decodes
         if kind == "chat":
             headers["cache-control"] = "no-store"
         if self._token is not None:
             headers["authorization"] = self._token.header()
-        seconds = deadline_seconds(deadline)
-        if seconds is None:
-            seconds = self.deadline
+        seconds = given.get("deadline", self.deadline)
         if seconds is None:
             seconds = DEFAULT_CHAT_DEADLINE if kind == "chat" else DEFAULT_GET_DEADLINE
         return Call(
             headers=headers,
-            timeout=self.timeout if timeout is None else timeout_from(timeout),
-            idle_timeout=(
-                self.idle_timeout
-                if idle_timeout is None
-                else positive_seconds(idle_timeout, "idle_timeout")
-            ),
+            timeout=given.get("timeout", self.timeout),
+            idle_timeout=given.get("idle_timeout", self.idle_timeout),
             seconds=seconds,
-            max_event_bytes=(
-                self.max_event_bytes
-                if max_event_bytes is None
-                else byte_limit(max_event_bytes, "max_event_bytes")
-            ),
-            max_response_bytes=(
-                self.max_response_bytes
-                if max_response_bytes is None
-                else byte_limit(max_response_bytes, "max_response_bytes")
-            ),
+            max_event_bytes=given.get("max_event_bytes", self.max_event_bytes),
+            max_response_bytes=given.get("max_response_bytes", self.max_response_bytes),
         )
 
     def _chat_request(

@@ -1,21 +1,26 @@
-"""The settings of a client and of one call, checked; and `Call`, one operation's settings.
+"""The options of a client and of one call, checked by one table; and `Call`, one operation.
 
-A client holds its settings as plain attributes (`timeout`, `idle_timeout`,
-`deadline`, `max_event_bytes`, `max_response_bytes`, `retries`); a call's
-keywords override them, `None` meaning "the client's". Every value is checked
-here, so a bad one is a `ConfigurationError` when it is given (at
-construction, in `with_options`, or when a call is made), never a bare
-`ValueError` from deep inside httpx later.
-
-`Call` is what one operation (a chat turn, a GET) runs with: its headers, its
-timeouts, its limits, and once started, its `Deadline` and its `Guard`.
+- `RULES`: every option a client or a call takes, as a table (argument -> the
+  values it accepts, read into what the SDK keeps -> the error otherwise), and
+  `check(name, value)`, the one way in to it. The constructors, `with_options`,
+  each call's options and `RetryPolicy` all go through it, so a bad value is a
+  `ConfigurationError` when it is given, never a bare `ValueError` from deep
+  inside httpx later.
+- `RequestOptions`: the per-call keywords of `chat.stream`, `chat.send`,
+  `sessions.get` and `sessions.get_raw`, as given; its docstring is their table.
+- `Call`: what one operation (a chat turn, a GET) runs with, the call's options
+  over the client's settings, checked; once started, its `Deadline` and its
+  `Guard`.
+- `check_text`: a message or a session id that can go out as UTF-8.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Mapping
-from typing import Literal
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import httpx
 
@@ -30,15 +35,14 @@ __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",
     "DEFAULT_MAX_RETRIES",
     "DEFAULT_TIMEOUT",
+    "RULES",
     "Call",
     "Kind",
-    "byte_limit",
+    "RequestOptions",
+    "Rule",
+    "check",
     "check_text",
-    "deadline_seconds",
-    "headers_from",
-    "positive_seconds",
-    "retry_count",
-    "timeout_from",
+    "checked",
 ]
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=10.0)
@@ -57,69 +61,159 @@ DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024
 Kind = Literal["chat", "get"]
 
 
+# --------------------------------------------------------------------------- the table
+
+
+class _Refused(Exception):
+    """A reader's "no": the rule's error, or `f"{name}: {detail}"` when it says more."""
+
+
 def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def timeout_from(value: object, name: str = "timeout") -> httpx.Timeout:
-    """Seconds (for every phase), an `httpx.Timeout`, or None (no timeouts)."""
+def _timeout(value: object) -> httpx.Timeout:
+    """Seconds (for every phase), an `httpx.Timeout`, or None (no timeouts); no phase below 0."""
     if isinstance(value, httpx.Timeout):
         timeout = value
     elif value is None or _is_number(value):
         timeout = httpx.Timeout(value)  # type: ignore[arg-type]
     else:
-        raise ConfigurationError(f"{name} must be seconds, an httpx.Timeout or None")
+        raise _Refused
     for phase, seconds in timeout.as_dict().items():
         if seconds is not None and not seconds >= 0:  # negative, or NaN
-            raise ConfigurationError(f"{name}: the {phase} timeout must be 0 or more seconds")
+            raise _Refused(f"the {phase} timeout must be 0 or more seconds")
     return timeout
 
 
-def positive_seconds(value: object, name: str) -> float:
+def _seconds_above_0(value: object) -> float:
     """A number of seconds above 0; `math.inf` for none."""
     if not _is_number(value) or not value > 0:  # type: ignore[operator]
-        raise ConfigurationError(f"{name} must be a number of seconds above 0 (math.inf: none)")
+        raise _Refused
     return float(value)  # type: ignore[arg-type]
 
 
-def deadline_seconds(value: object, name: str = "deadline") -> float | None:
-    """A deadline in seconds (`math.inf`: none), or None for the defaults."""
-    return None if value is None else positive_seconds(value, name)
+def _deadline(value: object) -> float | None:
+    """Seconds above 0 (`math.inf`: none), or None for the defaults (`DEFAULTS.*_deadline`)."""
+    return None if value is None else _seconds_above_0(value)
 
 
-def byte_limit(value: object, name: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise ConfigurationError(f"{name} must be a whole number of bytes above 0")
-    return value
-
-
-def retry_count(value: object) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ConfigurationError("max_retries must be a whole number, 0 or more")
-    return value
-
-
-def backoff_seconds(value: object) -> float:
+def _seconds_0_or_more(value: object) -> float:
+    """A finite number of seconds, 0 or more."""
     if not _is_number(value) or not 0 <= value < math.inf:  # type: ignore[operator]
-        raise ConfigurationError("retry_backoff must be a number of seconds, 0 or more")
+        raise _Refused
     return float(value)  # type: ignore[arg-type]
 
 
-def headers_from(base: httpx.Headers, extra: object, name: str) -> httpx.Headers:
-    """`base` with `extra` over it (a name's case does not matter)."""
-    headers = base.copy()
-    if extra is None:
-        return headers
-    if not isinstance(extra, Mapping):
-        raise ConfigurationError(f"{name} must be a mapping of header names to values")
+def _whole_above_0(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise _Refused
+    return value
+
+
+def _whole_0_or_more(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise _Refused
+    return value
+
+
+def _headers(value: object) -> httpx.Headers:
+    """A mapping of header names to values, each str or bytes; None for none."""
+    if value is None:
+        return httpx.Headers()
+    if not isinstance(value, Mapping):
+        raise _Refused
     # Checked here: httpx before 0.28 reads any other type with an AttributeError.
-    if not all(isinstance(item, str | bytes) for pair in extra.items() for item in pair):
-        raise ConfigurationError(f"{name}: header names and values must be str or bytes")
+    if not all(isinstance(item, str | bytes) for pair in value.items() for item in pair):
+        raise _Refused("header names and values must be str or bytes")
     try:
-        headers.update(extra)
+        return httpx.Headers(value)
     except (TypeError, ValueError, UnicodeEncodeError) as error:
-        raise ConfigurationError(f"{name}: {type(error).__name__}") from None
-    return headers
+        raise _Refused(type(error).__name__) from None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One argument's row: `read` gives the value as the SDK keeps it, or refuses it."""
+
+    read: Callable[[object], Any]  # what is accepted (its docstring says it in words)
+    error: str  # the `ConfigurationError` for what it refuses
+
+
+_SECONDS = "must be a number of seconds above 0 (math.inf: none)"
+_BYTES = "must be a whole number of bytes above 0"
+_HEADERS = "must be a mapping of header names to values"
+
+# argument -> accepted values (read into what the SDK keeps) -> the error for any other.
+# The constructors take every row; `with_options` and a call, those they have (None: the
+# client's); `RetryPolicy` checks its own two.
+RULES: Mapping[str, Rule] = {
+    "timeout": Rule(_timeout, "timeout must be seconds, an httpx.Timeout or None"),
+    "idle_timeout": Rule(_seconds_above_0, f"idle_timeout {_SECONDS}"),
+    "deadline": Rule(_deadline, f"deadline {_SECONDS}"),
+    "max_event_bytes": Rule(_whole_above_0, f"max_event_bytes {_BYTES}"),
+    "max_response_bytes": Rule(_whole_above_0, f"max_response_bytes {_BYTES}"),
+    "max_retries": Rule(_whole_0_or_more, "max_retries must be a whole number, 0 or more"),
+    "retry_backoff": Rule(
+        _seconds_0_or_more, "retry_backoff must be a number of seconds, 0 or more"
+    ),
+    "default_headers": Rule(_headers, f"default_headers {_HEADERS}"),
+    "extra_headers": Rule(_headers, f"extra_headers {_HEADERS}"),
+}
+
+
+def check(name: str, value: object) -> Any:
+    """`value` as the SDK keeps it, if `RULES[name]` accepts it; else `ConfigurationError`."""
+    rule = RULES[name]
+    try:
+        return rule.read(value)
+    except _Refused as refused:
+        raise ConfigurationError(f"{name}: {refused}" if refused.args else rule.error) from None
+
+
+def checked(values: Mapping[str, object]) -> dict[str, Any]:
+    """Each value given, checked; the None ones ("the client's setting") left out."""
+    return {name: check(name, value) for name, value in values.items() if value is not None}
+
+
+# ------------------------------------------------------------------------ one call's options
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    """One call's options, as given: each None means the client's setting (see `SilviaClient`).
+
+    `chat.stream` and `chat.send` take these keywords after `session_id`, and
+    `sessions.get` and `sessions.get_raw` after the id all but `idle_timeout`
+    and `max_event_bytes` (a GET has no stream), sync and async alike:
+
+    - `extra_headers`: headers for this request only, added to the client's
+      `default_headers` (one of the same name, whatever its case, replaces it).
+    - `timeout`: seconds for every phase, or an `httpx.Timeout`. A chat
+      stream's read timeout is its idle timeout.
+    - `idle_timeout`: the longest a chat stream may stay silent, in seconds
+      above 0 (keep-alive comments count; `math.inf`: none).
+    - `deadline`: seconds for the whole operation, above 0: connecting,
+      retries and the waits before them, every read (`math.inf`: none). None:
+      the client's, else 600 for a chat turn and 120 for a GET.
+    - `max_event_bytes`: the longest SSE line or event data, in bytes.
+    - `max_response_bytes`: the most a history body, or a whole chat stream,
+      may hold, counted after decompression.
+
+    Each is checked (`RULES`) when the call is made, before anything is sent:
+    a bad one is a `ConfigurationError`.
+    """
+
+    extra_headers: Mapping[str, str] | None = None
+    timeout: float | httpx.Timeout | None = None
+    idle_timeout: float | None = None
+    deadline: float | None = None
+    max_event_bytes: int | None = None
+    max_response_bytes: int | None = None
+
+    def checked(self) -> dict[str, Any]:
+        """The options given (not None), each as the SDK keeps it."""
+        return checked({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
 
 
 def check_text(value: object, name: str, *, optional: bool = False) -> None:
@@ -150,8 +244,6 @@ class Call:
         "timeout",
     )
 
-    guard: Guard  # set by `start`
-
     def __init__(
         self,
         *,
@@ -169,6 +261,7 @@ class Call:
         self.max_event_bytes = max_event_bytes
         self.max_response_bytes = max_response_bytes
         self.deadline = Deadline(math.inf)
+        self.guard: Guard | None = None  # set by `start`
 
     def start(self, timer: Timer) -> Guard:
         """Start the clock: the deadline runs from now, and the guard's alarm is set."""
@@ -178,7 +271,9 @@ class Call:
         return guard
 
     def expired(self) -> bool:
-        return self.guard.reason == "deadline" or self.deadline.left() <= 0
+        """Whether the deadline has passed (or its alarm stopped the guard)."""
+        stopped = self.guard is not None and self.guard.reason == "deadline"
+        return stopped or self.deadline.left() <= 0
 
     def timed_out(self) -> APITimeoutError:
         return APITimeoutError(f"the deadline of {self.seconds:g} s passed")

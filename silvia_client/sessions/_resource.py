@@ -1,30 +1,53 @@
-"""`client.sessions`: a session's history (`get`), or its body as sent (`get_raw`)."""
+"""`client.sessions`: a session's history (`get`), or its body as sent (`get_raw`).
+
+The keywords after the id are this call's options: their table is
+`RequestOptions`'s (`_options.py`), shared with `client.chat`. A resource takes
+from its client only what `SessionsClient` (`AsyncSessionsClient`) names, so it
+imports neither the client nor its configuration.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from .._options import check_text
+from .._options import RequestOptions, check_text
 from ._history import Session, session_from, session_path
 
 if TYPE_CHECKING:
     import httpx
 
-    from .._client import AsyncSilviaClient, SilviaClient
+    from .._options import Call, Kind
+    from .._responses import ResponseErrors
+    from .._wire import WireFormat
 
-__all__ = ["AsyncSessions", "Sessions"]
+__all__ = ["AsyncSessions", "AsyncSessionsClient", "Sessions", "SessionsClient"]
+
+
+class SessionsClient(Protocol):
+    """What `Sessions` needs of its client (a `SilviaClient` is one)."""
+
+    @property
+    def wire(self) -> WireFormat: ...
+
+    @property
+    def _errors(self) -> ResponseErrors: ...
+
+    def _call(self, kind: Kind, options: RequestOptions) -> Call: ...
+
+    def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]: ...
 
 
 class Sessions:
     """`client.sessions`: a session's history (`get`), or its body as sent (`get_raw`).
 
     GETs are retried on connection errors, 408, 429 and 5xx, within the
-    deadline. Every keyword after the id is per call: None means "the
-    client's setting"; `math.inf` as `deadline` means none.
+    deadline. The keywords after the id are this call's options, each None
+    for the client's setting; their table is `RequestOptions`'s (in
+    `silvia_client._options`).
     """
 
-    def __init__(self, client: SilviaClient) -> None:
+    def __init__(self, client: SessionsClient) -> None:
         self._client = client
 
     def get(
@@ -37,9 +60,13 @@ class Sessions:
         max_response_bytes: int | None = None,
     ) -> Session:
         """The session's history, its citations read as a live turn's are."""
-        response, body = self._fetch(
-            session_id, extra_headers, timeout, deadline, max_response_bytes
+        options = RequestOptions(
+            extra_headers=extra_headers,
+            timeout=timeout,
+            deadline=deadline,
+            max_response_bytes=max_response_bytes,
         )
+        response, body = self._fetch(session_id, options)
         return session_from(response, body, session_id, self._client._errors)
 
     def get_raw(
@@ -53,34 +80,40 @@ class Sessions:
     ) -> bytes:
         """The session's body exactly as the server sent it (decompressed), for tools that
         judge the wire; `parse_session(json.loads(body), session_id)` reads it as `get` does."""
-        _, body = self._fetch(session_id, extra_headers, timeout, deadline, max_response_bytes)
-        return body
-
-    def _fetch(
-        self,
-        session_id: str,
-        extra_headers: Mapping[str, str] | None,
-        timeout: float | httpx.Timeout | None,
-        deadline: float | None,
-        max_response_bytes: int | None,
-    ) -> tuple[httpx.Response, bytes]:
-        client = self._client
-        check_text(session_id, "session_id")
-        path = session_path(session_id, client.wire)
-        call = client._call(
-            "get",
+        options = RequestOptions(
             extra_headers=extra_headers,
             timeout=timeout,
             deadline=deadline,
             max_response_bytes=max_response_bytes,
         )
-        return client._fetch(path, call)
+        _, body = self._fetch(session_id, options)
+        return body
+
+    def _fetch(self, session_id: str, options: RequestOptions) -> tuple[httpx.Response, bytes]:
+        client = self._client
+        check_text(session_id, "session_id")
+        path = session_path(session_id, client.wire)
+        return client._fetch(path, client._call("get", options))
+
+
+class AsyncSessionsClient(Protocol):
+    """What `AsyncSessions` needs of its client (an `AsyncSilviaClient` is one)."""
+
+    @property
+    def wire(self) -> WireFormat: ...
+
+    @property
+    def _errors(self) -> ResponseErrors: ...
+
+    def _call(self, kind: Kind, options: RequestOptions) -> Call: ...
+
+    async def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]: ...
 
 
 class AsyncSessions:
     """The async twin of `Sessions`."""
 
-    def __init__(self, client: AsyncSilviaClient) -> None:
+    def __init__(self, client: AsyncSessionsClient) -> None:
         self._client = client
 
     async def get(
@@ -93,9 +126,13 @@ class AsyncSessions:
         max_response_bytes: int | None = None,
     ) -> Session:
         """The session's history, its citations read as a live turn's are."""
-        response, body = await self._fetch(
-            session_id, extra_headers, timeout, deadline, max_response_bytes
+        options = RequestOptions(
+            extra_headers=extra_headers,
+            timeout=timeout,
+            deadline=deadline,
+            max_response_bytes=max_response_bytes,
         )
+        response, body = await self._fetch(session_id, options)
         return session_from(response, body, session_id, self._client._errors)
 
     async def get_raw(
@@ -108,27 +145,19 @@ class AsyncSessions:
         max_response_bytes: int | None = None,
     ) -> bytes:
         """The session's body exactly as the server sent it (see `Sessions.get_raw`)."""
-        _, body = await self._fetch(
-            session_id, extra_headers, timeout, deadline, max_response_bytes
-        )
-        return body
-
-    async def _fetch(
-        self,
-        session_id: str,
-        extra_headers: Mapping[str, str] | None,
-        timeout: float | httpx.Timeout | None,
-        deadline: float | None,
-        max_response_bytes: int | None,
-    ) -> tuple[httpx.Response, bytes]:
-        client = self._client
-        check_text(session_id, "session_id")
-        path = session_path(session_id, client.wire)
-        call = client._call(
-            "get",
+        options = RequestOptions(
             extra_headers=extra_headers,
             timeout=timeout,
             deadline=deadline,
             max_response_bytes=max_response_bytes,
         )
-        return await client._fetch(path, call)
+        _, body = await self._fetch(session_id, options)
+        return body
+
+    async def _fetch(
+        self, session_id: str, options: RequestOptions
+    ) -> tuple[httpx.Response, bytes]:
+        client = self._client
+        check_text(session_id, "session_id")
+        path = session_path(session_id, client.wire)
+        return await client._fetch(path, client._call("get", options))

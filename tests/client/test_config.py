@@ -1,14 +1,20 @@
-"""Configuration: base URL and token, timeouts, headers, and whose HTTP client is closed."""
+"""Configuration: base URL and token, timeouts, headers, whose HTTP client is closed; what
+the resources import, and the one table that checks every option."""
 
 from __future__ import annotations
 
+import ast
 import json
+import math
+from pathlib import Path
 
 import httpx
 import pytest
 import respx
 
+import silvia_client
 from silvia_client import AsyncSilviaClient, SilviaClient
+from silvia_client._options import RULES, RequestOptions, check
 from silvia_client.errors import ConfigurationError
 
 from .conftest import Api
@@ -244,3 +250,61 @@ async def test_the_async_sdks_own_http_client_is_closed_by_async_with() -> None:
     async with AsyncSilviaClient(base_url=BASE_URL, token=TOKEN) as client:
         assert not client._http.is_closed
     assert client._http.is_closed
+
+
+# -------------------------------------------------------------------- what the resources import
+
+
+@pytest.mark.parametrize("resource", ["chat/_resource.py", "sessions/_resource.py"])
+def test_the_resources_import_neither_the_client_nor_its_configuration(resource: str) -> None:
+    tree = ast.parse((Path(silvia_client.__file__).parent / resource).read_text("utf-8"))
+    imported = {
+        node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+    } | {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    assert not {name for name in imported if name.split(".")[-1] in ("_client", "_config")}
+
+
+# ------------------------------------------------------------------------------ the one table
+
+
+def test_every_option_is_checked_by_its_row_of_the_table() -> None:
+    # A value of no accepted type is refused with the row's own message, naming the argument.
+    for name, rule in RULES.items():
+        with pytest.raises(ConfigurationError) as caught:
+            check(name, object())
+        assert str(caught.value) == rule.error
+        assert str(caught.value).startswith(name)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "kept"),
+    [
+        ("timeout", 5, httpx.Timeout(5.0)),
+        ("timeout", None, httpx.Timeout(None)),
+        ("idle_timeout", 2, 2.0),
+        ("deadline", None, None),
+        ("deadline", math.inf, math.inf),
+        ("max_event_bytes", 10, 10),
+        ("max_retries", 0, 0),
+        ("retry_backoff", 0, 0.0),
+        ("extra_headers", {"X-A": "1"}, httpx.Headers({"x-a": "1"})),
+        ("default_headers", None, httpx.Headers()),
+    ],
+)
+def test_a_row_reads_what_it_accepts_into_what_the_client_keeps(
+    name: str, value: object, kept: object
+) -> None:
+    assert check(name, value) == kept
+
+
+def test_a_call_leaves_its_options_given_as_none_to_the_client() -> None:
+    assert RequestOptions().checked() == {}
+    assert RequestOptions(deadline=5, max_response_bytes=9).checked() == {
+        "deadline": 5.0,
+        "max_response_bytes": 9,
+    }
