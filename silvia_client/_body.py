@@ -2,7 +2,7 @@
 
 * `body_chunks(response)` / `abody_chunks`: the decoded body. A body without
   a Content-Encoding is read raw, straight from the response's stream. gzip
-  and deflate are decoded here, never more than `PIECE` bytes out at a time,
+  and deflate are decoded here, never more than `DEFAULTS.piece_bytes` out at a time,
   because httpx's own decoder turns one 64 KiB network read into whatever it
   inflates to (a gzip bomb: 64 MiB at once). A response already read (a
   caller's transport or event hook read it) gives its content, whole. Any other
@@ -13,10 +13,13 @@
 * `read_body` / `aread_body`: a whole body within those bounds;
   `read_at_most` / `aread_at_most`: the start of an error body, for its message.
 * `drain` / `adrain`: after a stream's `done`, the rest of its body, read
-  within `DRAIN_BYTES` and `DRAIN_SECONDS`: if it ends there, the connection
+  within `DEFAULTS.drain_bytes` and `.drain_seconds`: if it ends there, the connection
   goes back to the pool instead of being closed. The time bound is the guard's
   (a socket shut down when it passes), so only a response with a socket under
   it is drained; any other is closed at once, as it would have been.
+
+The sizes and times are `DEFAULTS`' (`_wire.py`), as is what the SDK asks
+for (`accept_encoding`).
 """
 
 from __future__ import annotations
@@ -36,10 +39,9 @@ from collections.abc import (
 import httpx
 
 from ._deadline import Guard, Halt, has_socket
+from ._wire import DEFAULTS
 
 __all__ = [
-    "ACCEPT_ENCODING",
-    "PIECE",
     "abody_chunks",
     "adrain",
     "aguarded",
@@ -52,11 +54,6 @@ __all__ = [
     "read_body",
 ]
 
-ACCEPT_ENCODING = "gzip, deflate"
-# After `done`: the most read, and the longest waited, for the body's end.
-DRAIN_BYTES = 64 * 1024
-DRAIN_SECONDS = 0.1
-PIECE = 64 * 1024  # the most one decoded piece holds
 _UNBOUNDED = 2**62  # for a reader that stops itself
 
 
@@ -73,7 +70,7 @@ class _Inflater:
 
     def feed(self, data: bytes) -> Iterator[bytes]:
         try:
-            out = self._decoder.decompress(data, PIECE)
+            out = self._decoder.decompress(data, DEFAULTS.piece_bytes)
         except zlib.error as error:
             if not (self._first and self._raw_fallback):
                 raise httpx.DecodingError(str(error)) from error
@@ -90,7 +87,7 @@ class _Inflater:
             if not tail:
                 return
             try:
-                out = self._decoder.decompress(tail, PIECE)
+                out = self._decoder.decompress(tail, DEFAULTS.piece_bytes)
             except zlib.error as error:
                 raise httpx.DecodingError(str(error)) from error
 
@@ -149,7 +146,7 @@ def _raw(response: httpx.Response) -> Iterable[bytes]:
 
 
 def body_chunks(response: httpx.Response) -> Iterable[bytes]:
-    """The decoded body of `response`, in pieces of at most `PIECE` bytes when decoded here."""
+    """The decoded body of `response`, in pieces of at most `piece_bytes` when decoded here."""
     if response.is_stream_consumed:
         return _content(response)
     inflater = _inflater(response)
@@ -273,12 +270,12 @@ def drain(response: httpx.Response, rest: Iterable[bytes], guard: Guard) -> None
     """Read the `rest` of a body whose stream is over, within the drain's bounds."""
     if not has_socket(response):
         return
-    guard.arm(time.monotonic() + DRAIN_SECONDS, "drained")
+    guard.arm(time.monotonic() + DEFAULTS.drain_seconds, "drained")
     total = 0
     try:
         for chunk in rest:
             total += len(chunk)
-            if total > DRAIN_BYTES:
+            if total > DEFAULTS.drain_bytes:
                 return
     except (httpx.TransportError, httpx.DecodingError, Halt):
         pass  # the connection is closed, as it would have been without the drain
@@ -288,12 +285,12 @@ async def adrain(response: httpx.Response, rest: AsyncIterable[bytes], guard: Gu
     """The async twin of `drain`."""
     if not has_socket(response):
         return
-    guard.arm(time.monotonic() + DRAIN_SECONDS, "drained")
+    guard.arm(time.monotonic() + DEFAULTS.drain_seconds, "drained")
     total = 0
     try:
         async for chunk in rest:
             total += len(chunk)
-            if total > DRAIN_BYTES:
+            if total > DEFAULTS.drain_bytes:
                 return
     except (httpx.TransportError, httpx.DecodingError, Halt):
         pass  # the connection is closed, as it would have been without the drain

@@ -20,16 +20,9 @@ import httpx
 from ._body import aread_at_most, aread_body, read_at_most, read_body
 from ._config import ClientBase, logger
 from ._deadline import Halt, loop_timer, thread_timer
-from ._options import (
-    DEFAULT_IDLE_TIMEOUT,
-    DEFAULT_MAX_EVENT_BYTES,
-    DEFAULT_MAX_RESPONSE_BYTES,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_TIMEOUT,
-    Call,
-)
-from ._responses import ERROR_BODY_MAX_BYTES, is_event_stream
-from ._wire import DEFAULT_WIRE, WireFormat
+from ._options import Call
+from ._responses import is_event_stream
+from ._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from .errors import APIStatusError, ConfigurationError, SilviaError
 
 if TYPE_CHECKING:
@@ -38,15 +31,7 @@ if TYPE_CHECKING:
     from .chat import AsyncChat, Chat
     from .sessions import AsyncSessions, Sessions
 
-__all__ = [
-    "DEFAULT_IDLE_TIMEOUT",
-    "DEFAULT_MAX_EVENT_BYTES",
-    "DEFAULT_MAX_RESPONSE_BYTES",
-    "DEFAULT_MAX_RETRIES",
-    "DEFAULT_TIMEOUT",
-    "AsyncSilviaClient",
-    "SilviaClient",
-]
+__all__ = ["AsyncSilviaClient", "SilviaClient"]
 
 
 class SilviaClient(ClientBase):
@@ -95,13 +80,13 @@ class SilviaClient(ClientBase):
         *,
         base_url: str | None = None,
         token: str | None = None,
-        timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
-        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        timeout: float | httpx.Timeout | None = DEFAULTS.timeout,
+        idle_timeout: float = DEFAULTS.idle_timeout,
         deadline: float | None = None,
-        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        retry_backoff: float = 0.5,
+        max_event_bytes: int = DEFAULTS.max_event_bytes,
+        max_response_bytes: int = DEFAULTS.max_response_bytes,
+        max_retries: int = DEFAULTS.max_retries,
+        retry_backoff: float = DEFAULTS.retry_backoff,
         default_headers: Mapping[str, str] | None = None,
         http_client: httpx.Client | None = None,
         wire: WireFormat = DEFAULT_WIRE,
@@ -172,7 +157,7 @@ class SilviaClient(ClientBase):
                 guard.watch(response)
                 if response.is_success:
                     return response, self._read(response, call) if read else b""
-                body = read_at_most(response, ERROR_BODY_MAX_BYTES, guard)
+                body = read_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 error = self._errors.status_error(response, body)
                 delay = self.retries.delay_after_status(
                     response, attempt, idempotent=idempotent, time_left=call.deadline.left()
@@ -211,7 +196,7 @@ class SilviaClient(ClientBase):
             request = self._chat_request(self._http, message, session_id, call)
             response, _ = self._send(request, call, idempotent=False)
             if not is_event_stream(response):
-                body = read_at_most(response, ERROR_BODY_MAX_BYTES, guard)
+                body = read_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 raise self._errors.unexpected(response, body, "text/event-stream")
         except BaseException:
             guard.release()
@@ -274,13 +259,13 @@ class AsyncSilviaClient(ClientBase):
         *,
         base_url: str | None = None,
         token: str | None = None,
-        timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
-        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        timeout: float | httpx.Timeout | None = DEFAULTS.timeout,
+        idle_timeout: float = DEFAULTS.idle_timeout,
         deadline: float | None = None,
-        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        retry_backoff: float = 0.5,
+        max_event_bytes: int = DEFAULTS.max_event_bytes,
+        max_response_bytes: int = DEFAULTS.max_response_bytes,
+        max_retries: int = DEFAULTS.max_retries,
+        retry_backoff: float = DEFAULTS.retry_backoff,
         default_headers: Mapping[str, str] | None = None,
         http_client: httpx.AsyncClient | None = None,
         wire: WireFormat = DEFAULT_WIRE,
@@ -345,7 +330,7 @@ class AsyncSilviaClient(ClientBase):
                 guard.watch(response)
                 if response.is_success:
                     return response, await self._read(response, call) if read else b""
-                body = await aread_at_most(response, ERROR_BODY_MAX_BYTES, guard)
+                body = await aread_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 error = self._errors.status_error(response, body)
                 delay = self.retries.delay_after_status(
                     response, attempt, idempotent=idempotent, time_left=call.deadline.left()
@@ -386,7 +371,7 @@ class AsyncSilviaClient(ClientBase):
             request = self._chat_request(self._http, message, session_id, call)
             response, _ = await self._send(request, call, idempotent=False)
             if not is_event_stream(response):
-                body = await aread_at_most(response, ERROR_BODY_MAX_BYTES, guard)
+                body = await aread_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 raise self._errors.unexpected(response, body, "text/event-stream")
         except BaseException:
             guard.release()

@@ -3,8 +3,9 @@
 `ClientBase` checks what the client is given (the base URL, the token, and the
 settings, by `_options.RULES`), makes `with_options` copies, resolves a call's
 `RequestOptions` against the client's settings into a `Call`, and builds
-requests.
-Nothing here does I/O: the twins in `_client.py` send, each in its own way.
+requests. Nothing here does I/O: the twins in `_client.py` send, each in its
+own way. The defaults, the environment variables' names included, are
+`DEFAULTS` (`_wire.py`).
 """
 
 from __future__ import annotations
@@ -22,34 +23,22 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ._body import ACCEPT_ENCODING
 from ._deadline import Halt, Timer
-from ._options import (
-    DEFAULT_CHAT_DEADLINE,
-    DEFAULT_GET_DEADLINE,
-    Call,
-    Kind,
-    RequestOptions,
-    check,
-    checked,
-)
+from ._options import Call, Kind, RequestOptions, check, checked
 from ._responses import ResponseErrors
 from ._retries import RetryPolicy
 from ._scrub import Scrubber, protect_library_logs
 from ._version import __version__
-from ._wire import WireFormat
+from ._wire import DEFAULTS, WireFormat
 from .citations import is_http_url
 from .errors import APIError, ConfigurationError, ResponseTooLargeError
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["BASE_URL_ENV", "TOKEN_ENV", "ClientBase"]
+__all__ = ["ClientBase"]
 
 logger = logging.getLogger("silvia_client")
-
-BASE_URL_ENV = "SILVIA_BASE_URL"
-TOKEN_ENV = "SILVIA_TOKEN"
 
 
 class _Token:
@@ -80,17 +69,16 @@ _TOKEN_CHARS = re.compile(r"[\x21-\x7e]+")
 
 def _token_from(token: object) -> _Token | None:
     """The token from `token`, else `SILVIA_TOKEN` (empty or unset: no token)."""
+    env = DEFAULTS.token_env
     if token is None:
-        value = os.environ.get(TOKEN_ENV, "")
+        value = os.environ.get(env, "")
         if not value:
             return None
-        where = f"the {TOKEN_ENV} environment variable"
+        where = f"the {env} environment variable"
     elif not isinstance(token, str):
         raise ConfigurationError(f"token must be a str, not {type(token).__name__}")
     elif not token:
-        raise ConfigurationError(
-            f"token is empty: pass the token, or leave token out to use {TOKEN_ENV}"
-        )
+        raise ConfigurationError(f"token is empty: pass the token, or leave token out to use {env}")
     else:
         value, where = token, "token"
     if not _TOKEN_CHARS.fullmatch(value):
@@ -104,12 +92,12 @@ def _token_from(token: object) -> _Token | None:
 
 def _base_url_from(base_url: object) -> str:
     """The API's base URL, checked: absolute http(s), no credentials, no query or fragment."""
-    where = "base_url"
+    where, env = "base_url", DEFAULTS.base_url_env
     if base_url is None:
-        base_url, where = os.environ.get(BASE_URL_ENV), BASE_URL_ENV
+        base_url, where = os.environ.get(env), env
     if not base_url:
         raise ConfigurationError(
-            f"no base URL: pass base_url=... or set the {BASE_URL_ENV} environment variable"
+            f"no base URL: pass base_url=... or set the {env} environment variable"
         )
     if not isinstance(base_url, str):
         raise ConfigurationError(f"base_url must be a str, not {type(base_url).__name__}")
@@ -120,7 +108,7 @@ def _base_url_from(base_url: object) -> str:
         # httpx would send `user:password` as Basic auth in place of the token.
         raise ConfigurationError(
             f"{where} must not hold credentials (user:password@): "
-            f"pass the token as token=... or in {TOKEN_ENV}"
+            f"pass the token as token=... or in {DEFAULTS.token_env}"
         )
     if "?" in base_url or "#" in base_url:
         raise ConfigurationError(f"{where} must not have a query (?) or a fragment (#)")
@@ -247,14 +235,14 @@ class ClientBase:
         headers = self._headers.copy()
         headers.update(given.get("extra_headers", {}))
         headers["accept"] = "text/event-stream" if kind == "chat" else "application/json"
-        headers.setdefault("accept-encoding", ACCEPT_ENCODING)  # what `_body` decodes
+        headers.setdefault("accept-encoding", DEFAULTS.accept_encoding)  # what `_body` decodes
         if kind == "chat":
             headers["cache-control"] = "no-store"
         if self._token is not None:
             headers["authorization"] = self._token.header()
         seconds = given.get("deadline", self.deadline)
         if seconds is None:
-            seconds = DEFAULT_CHAT_DEADLINE if kind == "chat" else DEFAULT_GET_DEADLINE
+            seconds = DEFAULTS.chat_deadline if kind == "chat" else DEFAULTS.get_deadline
         return Call(
             headers=headers,
             timeout=given.get("timeout", self.timeout),

@@ -12,6 +12,8 @@
   over the client's settings, checked; once started, its `Deadline` and its
   `Guard`.
 - `check_text`: a message or a session id that can go out as UTF-8.
+
+The defaults are `DEFAULTS`, in `_wire.py`.
 """
 
 from __future__ import annotations
@@ -27,36 +29,7 @@ import httpx
 from ._deadline import Deadline, Guard, Timer
 from .errors import APITimeoutError, ConfigurationError
 
-__all__ = [
-    "DEFAULT_CHAT_DEADLINE",
-    "DEFAULT_GET_DEADLINE",
-    "DEFAULT_IDLE_TIMEOUT",
-    "DEFAULT_MAX_EVENT_BYTES",
-    "DEFAULT_MAX_RESPONSE_BYTES",
-    "DEFAULT_MAX_RETRIES",
-    "DEFAULT_TIMEOUT",
-    "RULES",
-    "Call",
-    "Kind",
-    "RequestOptions",
-    "Rule",
-    "check",
-    "check_text",
-    "checked",
-]
-
-DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=10.0)
-# The longest silence a chat stream may keep before it counts as stalled. Keep-alive
-# comments count as signs of life: that is what they are for.
-DEFAULT_IDLE_TIMEOUT = 90.0
-DEFAULT_MAX_RETRIES = 2
-# A whole operation, retries and every read included: long enough for a turn with
-# many tool calls, and for a GET that is retried twice.
-DEFAULT_CHAT_DEADLINE = 600.0
-DEFAULT_GET_DEADLINE = 120.0
-# Far above any real turn: a guard against a server that never stops, not a quota.
-DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
-DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024
+__all__ = ["RULES", "Call", "Kind", "RequestOptions", "Rule", "check", "check_text", "checked"]
 
 Kind = Literal["chat", "get"]
 

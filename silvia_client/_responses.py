@@ -18,7 +18,7 @@ import time
 import httpx
 
 from ._scrub import Scrubber
-from ._wire import WireFormat
+from ._wire import DEFAULTS, WireFormat
 from .errors import (
     APIConnectionError,
     APIStatusError,
@@ -31,20 +31,7 @@ from .errors import (
     UnexpectedResponseError,
 )
 
-__all__ = [
-    "BODY_PREVIEW_CHARS",
-    "ERROR_BODY_MAX_BYTES",
-    "MAX_RETRY_AFTER",
-    "ResponseErrors",
-    "is_event_stream",
-    "parse_retry_after",
-]
-
-ERROR_BODY_MAX_BYTES = 64 * 1024  # an error body longer than this is cut, not read whole
-BODY_PREVIEW_CHARS = 200
-# A server asking for a longer wait is read as asking for this long: `retry_after`
-# stays a number a caller can sleep on.
-MAX_RETRY_AFTER = 3600.0
+__all__ = ["ResponseErrors", "is_event_stream", "parse_retry_after"]
 
 _STATUS_ERRORS: dict[int, type[APIStatusError]] = {
     401: AuthenticationError,
@@ -57,7 +44,7 @@ _STATUS_ERRORS: dict[int, type[APIStatusError]] = {
 def parse_retry_after(response: httpx.Response) -> float | None:
     """Seconds the server asked us to wait (`Retry-After` as seconds or an HTTP date), or None.
 
-    Always finite: from 0 to `MAX_RETRY_AFTER`.
+    Always finite: from 0 to `DEFAULTS.retry_after_ceiling`.
     """
     value = response.headers.get("retry-after")
     if value is None:
@@ -72,7 +59,7 @@ def parse_retry_after(response: httpx.Response) -> float | None:
         seconds = when.timestamp() - time.time()
     if math.isnan(seconds):
         return None
-    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
+    return min(max(seconds, 0.0), DEFAULTS.retry_after_ceiling)
 
 
 # A body shown in an error may hold citation targets, and a target's provider is
@@ -81,10 +68,11 @@ _PROVIDER_VALUE = re.compile(r'("provider"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\\?$)')
 
 
 def _preview(body: bytes) -> str:
-    text = body[: BODY_PREVIEW_CHARS * 4].decode("utf-8", errors="replace")
+    chars = DEFAULTS.body_preview_chars
+    text = body[: chars * 4].decode("utf-8", errors="replace")  # 4: UTF-8's longest character
     text = _PROVIDER_VALUE.sub(r'\1"…"', text)
     text = " ".join(text.split())
-    return text[:BODY_PREVIEW_CHARS] + ("…" if len(text) > BODY_PREVIEW_CHARS else "")
+    return text[:chars] + ("…" if len(text) > chars else "")
 
 
 def is_event_stream(response: httpx.Response) -> bool:
@@ -140,7 +128,7 @@ class ResponseErrors:
         error_type, message, parsed = self._server_error(body)
         text = self.scrub.text(message or response.reason_phrase or "error")
         if status == 401 and not self.token_sent:
-            text += " (no token was sent: set SILVIA_TOKEN, or pass token=...)"
+            text += f" (no token was sent: set {DEFAULTS.token_env}, or pass token=...)"
         rid = self.request_id(response)
         kind = self.scrub.optional(error_type)
         if status == 429:

@@ -21,19 +21,17 @@ from dataclasses import dataclass
 import httpx
 
 from ._responses import parse_retry_after
+from ._wire import DEFAULTS
 
 __all__ = ["RetryPolicy"]
-
-RETRY_STATUSES = frozenset({408, 429})  # plus every 5xx
-NOT_PROCESSED_STATUSES = frozenset({429})  # a refusal before any work: safe to send again
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    max_retries: int = 2
-    initial_delay: float = 0.5  # seconds before the first retry, doubled each time
-    max_delay: float = 8.0
-    max_retry_after: float = 60.0  # a server's Retry-After is honoured up to this
+    max_retries: int = DEFAULTS.max_retries
+    initial_delay: float = DEFAULTS.retry_backoff  # seconds before the first retry, doubled
+    max_delay: float = DEFAULTS.max_backoff
+    max_retry_after: float = DEFAULTS.max_retry_after  # a server's Retry-After, honoured up to
 
     def __post_init__(self) -> None:
         if self.max_retries < 0:
@@ -57,9 +55,9 @@ class RetryPolicy:
         if attempt >= self.max_retries:
             return None
         if idempotent:
-            if not (status in RETRY_STATUSES or status >= 500):
+            if not (status in DEFAULTS.retry_statuses or status >= 500):
                 return None
-        elif status not in NOT_PROCESSED_STATUSES:
+        elif status not in DEFAULTS.not_processed_statuses:
             return None
         retry_after = parse_retry_after(response)
         if retry_after is not None:

@@ -1,4 +1,4 @@
-"""Every [default] of the wire contract, in one place.
+"""Every [default] in one place: the wire's (`WireFormat`) and the client's (`ClientDefaults`).
 
 `chat-citation-targets.md` (the server team's document) fixes the citation
 target shapes and where they sit. Everything else the SDK reads or sends on the
@@ -11,13 +11,21 @@ frozen value, so a deployment that differs needs a one-line change::
 
 The reference server in `silvia_client.testing` speaks the same `WireFormat`,
 so the two cannot drift apart.
+
+What a client does when it is not told otherwise (its timeouts, deadlines,
+limits and retries, the bodies it reads, the environment variables it looks
+in) is the second frozen value here, `DEFAULTS`: each named once, with why
+that value. Every other module reads it from here, the constructors' defaults
+too; none keeps a number of its own.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["DEFAULT_WIRE", "EventNames", "WireFormat"]
+import httpx
+
+__all__ = ["DEFAULTS", "DEFAULT_WIRE", "ClientDefaults", "EventNames", "WireFormat"]
 
 
 @dataclass(frozen=True)
@@ -62,3 +70,72 @@ class WireFormat:
 
 
 DEFAULT_WIRE = WireFormat()
+
+
+_KIB = 1024
+_MIB = 1024 * _KIB
+
+
+@dataclass(frozen=True)
+class ClientDefaults:
+    """The client's own defaults: what it does when neither the caller nor the server says.
+
+    Read as `DEFAULTS.<name>`; the constructors' arguments of the same names
+    start from these (`SilviaClient`'s docstring says what each means).
+    """
+
+    # Where a client looks for what it is not given.
+    base_url_env: str = "SILVIA_BASE_URL"
+    token_env: str = "SILVIA_TOKEN"  # unset or empty: requests go without a token
+
+    # One request's timeouts, per phase (httpx's four), in seconds.
+    connect_timeout: float = 10.0  # a handshake slower than this is a host that is not there
+    read_timeout: float = 60.0  # a GET's longest silence; a chat stream's is `idle_timeout`
+    write_timeout: float = 30.0  # a request body is one message: it goes out in one piece
+    pool_timeout: float = 10.0  # waiting for a free connection: as long as making one
+    # The longest silence a chat stream may keep before it counts as stalled. Keep-alive
+    # comments count as signs of life: that is what they are for.
+    idle_timeout: float = 90.0
+
+    # A whole operation, retries and every read included (`deadline=None`).
+    chat_deadline: float = 600.0  # long enough for a turn with many tool calls
+    get_deadline: float = 120.0  # long enough for a GET that is retried twice
+
+    # Far above any real turn: a guard against a server that never stops, not a quota.
+    max_event_bytes: int = 16 * _MIB  # one SSE line, or one event's data
+    max_response_bytes: int = 256 * _MIB  # a history body, or a whole stream, decompressed
+
+    # Retries (`_retries.py` has the rules).
+    max_retries: int = 2  # enough to ride out a restart or a dropped connection, no more
+    retry_backoff: float = 0.5  # seconds before the first retry, doubled each time, jittered
+    max_backoff: float = 8.0  # the doubling stops here: later retries wait no longer
+    max_retry_after: float = 60.0  # a server's Retry-After is honoured up to this
+    # A server asking for a longer wait is read as asking for this long: a
+    # `RateLimitError.retry_after` stays a number a caller can sleep on.
+    retry_after_ceiling: float = 3600.0
+    retry_statuses: frozenset[int] = frozenset({408, 429})  # a GET's, plus every 5xx
+    # A refusal before any work: the one status after which a chat POST is safe to send again.
+    not_processed_statuses: frozenset[int] = frozenset({429})
+
+    # Reading bodies (`_body.py`, `_responses.py`).
+    accept_encoding: str = "gzip, deflate"  # what `_body` decodes itself, in bounded pieces
+    piece_bytes: int = 64 * _KIB  # the most one decoded piece holds: a gzip bomb comes in these
+    error_body_max_bytes: int = 64 * _KIB  # an error body longer than this is cut, not read whole
+    body_preview_chars: int = 200  # of a body shown in an error message
+    # After `done`: the most read, and the longest waited, for the body's end, so that
+    # the connection goes back to the pool; past either, it is closed.
+    drain_bytes: int = 64 * _KIB
+    drain_seconds: float = 0.1
+
+    @property
+    def timeout(self) -> httpx.Timeout:
+        """The four request timeouts, as the `timeout` argument takes them."""
+        return httpx.Timeout(
+            connect=self.connect_timeout,
+            read=self.read_timeout,
+            write=self.write_timeout,
+            pool=self.pool_timeout,
+        )
+
+
+DEFAULTS = ClientDefaults()

@@ -1,9 +1,11 @@
-"""Configuration: base URL and token, timeouts, headers, whose HTTP client is closed; what
-the resources import, and the one table that checks every option."""
+"""Configuration: base URL and token, timeouts, headers, whose HTTP client is closed; the
+one home of the defaults, and the one table that checks every option."""
 
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 import json
 import math
 from pathlib import Path
@@ -15,6 +17,8 @@ import respx
 import silvia_client
 from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client._options import RULES, RequestOptions, check
+from silvia_client._retries import RetryPolicy
+from silvia_client._wire import DEFAULTS
 from silvia_client.errors import ConfigurationError
 
 from .conftest import Api
@@ -252,7 +256,40 @@ async def test_the_async_sdks_own_http_client_is_closed_by_async_with() -> None:
     assert client._http.is_closed
 
 
-# -------------------------------------------------------------------- what the resources import
+# --------------------------------------------------------------------------- one home for defaults
+
+
+@pytest.mark.parametrize("cls", [SilviaClient, AsyncSilviaClient])
+def test_the_constructors_defaults_are_the_one_defaults_value(
+    cls: type[SilviaClient] | type[AsyncSilviaClient],
+) -> None:
+    defaults = {
+        name: parameter.default for name, parameter in inspect.signature(cls).parameters.items()
+    }
+    assert defaults["timeout"] == DEFAULTS.timeout
+    for name in ("idle_timeout", "max_event_bytes", "max_response_bytes", "max_retries"):
+        assert defaults[name] == getattr(DEFAULTS, name), name
+    assert defaults["retry_backoff"] == DEFAULTS.retry_backoff
+    assert RetryPolicy() == RetryPolicy(
+        max_retries=DEFAULTS.max_retries,
+        initial_delay=DEFAULTS.retry_backoff,
+        max_delay=DEFAULTS.max_backoff,
+        max_retry_after=DEFAULTS.max_retry_after,
+    )
+
+
+def test_no_module_keeps_a_default_of_its_own() -> None:
+    # The names the defaults had before they moved to `DEFAULTS`, in `_wire.py`.
+    gone = {
+        "_options": ["DEFAULT_TIMEOUT", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_CHAT_DEADLINE"],
+        "_retries": ["RETRY_STATUSES", "NOT_PROCESSED_STATUSES"],
+        "_responses": ["ERROR_BODY_MAX_BYTES", "BODY_PREVIEW_CHARS", "MAX_RETRY_AFTER"],
+        "_body": ["DRAIN_BYTES", "DRAIN_SECONDS", "PIECE", "ACCEPT_ENCODING"],
+        "_config": ["BASE_URL_ENV", "TOKEN_ENV"],
+    }
+    for module, names in gone.items():
+        loaded = importlib.import_module(f"silvia_client.{module}")
+        assert not [name for name in names if hasattr(loaded, name)], module
 
 
 @pytest.mark.parametrize("resource", ["chat/_resource.py", "sessions/_resource.py"])
