@@ -1,11 +1,13 @@
 """`SilviaClient` and `AsyncSilviaClient`: sending, reading, retrying, within a deadline.
 
 Everything the twins share that is not I/O (configuration, the token, a call's
-settings, building requests) is `ClientBase`, in `_config.py`; turning a
+settings, building requests) is `ClientBase`, in `_config.py`; the defaults are
+`DEFAULTS` (`_wire.py`); whether and when to retry is `_retries.py`; turning a
 response that is not what was asked for into a typed error is `_responses.py`;
 reading a body within its limits is `_body.py`; the deadline's alarm and the
 guard that ends a blocked read are `_deadline.py`. Here each twin sends in its
-own way; the two mirror each other line for line.
+own way (send, classify, decide, sleep or raise); the two mirror each other
+line for line.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ import httpx
 
 from ._body import aread_at_most, aread_body, read_at_most, read_body
 from ._config import ClientBase, logger
-from ._deadline import Halt, loop_timer, thread_timer
+from ._deadline import Guard, Halt, loop_timer, thread_timer
 from ._options import Call
 from ._responses import is_event_stream
+from ._retries import Failure, after_failure
 from ._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from .errors import APIStatusError, ConfigurationError, SilviaError
 
@@ -113,6 +116,9 @@ class SilviaClient(ClientBase):
         self._bind()
 
     def _bind(self) -> None:
+        # Here, not at the top: `from silvia_client import SilviaClient` stays without the
+        # stream's modules (httpx-sse, pydantic-core) until a client is made. The
+        # resources do not import this module: they take what `ChatClient` names.
         from .chat import Chat
         from .sessions import Sessions
 
@@ -136,7 +142,7 @@ class SilviaClient(ClientBase):
         self.close()
 
     def _send(
-        self, request: httpx.Request, call: Call, *, idempotent: bool, read: bool = False
+        self, request: httpx.Request, call: Call, guard: Guard, *, read: bool = False
     ) -> tuple[httpx.Response, bytes]:
         """Send with retries, within the call's deadline; the response is 2xx, else an error.
 
@@ -145,41 +151,29 @@ class SilviaClient(ClientBase):
         closed, inside the retry loop, so that a body that breaks off is retried
         like a connection that failed.
         """
-        guard = call.guard
-        assert guard is not None, "the call was started"
         attempt = 0
         while True:
-            request.extensions["timeout"] = call.timeouts(self._read_timeout(request, call))
-            error: SilviaError
+            request.extensions["timeout"] = call.timeouts()
             try:
                 response = self._http.send(request, stream=True, follow_redirects=False)
                 self._log_response(request, response)
                 guard.watch(response)
                 if response.is_success:
-                    return response, self._read(response, call) if read else b""
+                    return response, self._read(response, call, guard) if read else b""
+                failure: Failure = response
                 body = read_at_most(response, DEFAULTS.error_body_max_bytes, guard)
-                error = self._errors.status_error(response, body)
-                delay = self.retries.delay_after_status(
-                    response, attempt, idempotent=idempotent, time_left=call.deadline.left()
-                )
-            except httpx.TransportError as failure:
-                error = self._errors.connection_error(failure)
-                error.__cause__ = failure
-                delay = self.retries.delay_after_error(
-                    failure, attempt, repeatable=idempotent, time_left=call.deadline.left()
-                )
+                error: SilviaError = self._errors.status_error(response, body)
+            except httpx.TransportError as broken:
+                failure, error = broken, self._errors.connection_error(broken)
             guard.unwatch()
-            if not isinstance(error, APIStatusError) and call.expired():
-                raise call.timed_out() from error
-            if delay is None:
-                raise error
+            step = after_failure(self.retries, call, failure, error, attempt)
+            if isinstance(step, SilviaError):
+                raise step
             logger.info("retrying %s after %s", request.url.path, _what(error))
-            time.sleep(delay)
+            time.sleep(step)
             attempt += 1
 
-    def _read(self, response: httpx.Response, call: Call) -> bytes:
-        guard = call.guard
-        assert guard is not None, "the call was started"
+    def _read(self, response: httpx.Response, call: Call, guard: Guard) -> bytes:
         try:
             return read_body(response, guard, call.max_response_bytes)
         except httpx.DecodingError as error:  # a body its Content-Encoding belies
@@ -194,7 +188,7 @@ class SilviaClient(ClientBase):
         guard = call.start(self._timer)
         try:
             request = self._chat_request(self._http, message, session_id, call)
-            response, _ = self._send(request, call, idempotent=False)
+            response, _ = self._send(request, call, guard)
             if not is_event_stream(response):
                 body = read_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 raise self._errors.unexpected(response, body, "text/event-stream")
@@ -206,9 +200,8 @@ class SilviaClient(ClientBase):
     def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]:
         guard = call.start(self._timer)
         try:
-            return self._send(
-                self._get_request(self._http, path, call), call, idempotent=True, read=True
-            )
+            request = self._get_request(self._http, path, call)
+            return self._send(request, call, guard, read=True)
         finally:
             guard.release()
 
@@ -315,46 +308,34 @@ class AsyncSilviaClient(ClientBase):
         await self.close()
 
     async def _send(
-        self, request: httpx.Request, call: Call, *, idempotent: bool, read: bool = False
+        self, request: httpx.Request, call: Call, guard: Guard, *, read: bool = False
     ) -> tuple[httpx.Response, bytes]:
         """Send with retries, within the call's deadline (see the sync twin)."""
-        guard = call.guard
-        assert guard is not None, "the call was started"
         attempt = 0
         while True:
-            request.extensions["timeout"] = call.timeouts(self._read_timeout(request, call))
-            error: SilviaError
+            request.extensions["timeout"] = call.timeouts()
             try:
                 response = await self._http.send(request, stream=True, follow_redirects=False)
                 self._log_response(request, response)
                 guard.watch(response)
                 if response.is_success:
-                    return response, await self._read(response, call) if read else b""
+                    return response, await self._read(response, call, guard) if read else b""
+                failure: Failure = response
                 body = await aread_at_most(response, DEFAULTS.error_body_max_bytes, guard)
-                error = self._errors.status_error(response, body)
-                delay = self.retries.delay_after_status(
-                    response, attempt, idempotent=idempotent, time_left=call.deadline.left()
-                )
-            except httpx.TransportError as failure:
-                error = self._errors.connection_error(failure)
-                error.__cause__ = failure
-                delay = self.retries.delay_after_error(
-                    failure, attempt, repeatable=idempotent, time_left=call.deadline.left()
-                )
+                error: SilviaError = self._errors.status_error(response, body)
+            except httpx.TransportError as broken:
+                failure, error = broken, self._errors.connection_error(broken)
             guard.unwatch()
-            if not isinstance(error, APIStatusError) and call.expired():
-                raise call.timed_out() from error
-            if delay is None:
-                raise error
+            step = after_failure(self.retries, call, failure, error, attempt)
+            if isinstance(step, SilviaError):
+                raise step
             logger.info("retrying %s after %s", request.url.path, _what(error))
             import asyncio  # here, not at the top: `import silvia_client` stays without it
 
-            await asyncio.sleep(delay)
+            await asyncio.sleep(step)
             attempt += 1
 
-    async def _read(self, response: httpx.Response, call: Call) -> bytes:
-        guard = call.guard
-        assert guard is not None, "the call was started"
+    async def _read(self, response: httpx.Response, call: Call, guard: Guard) -> bytes:
         try:
             return await aread_body(response, guard, call.max_response_bytes)
         except httpx.DecodingError as error:  # a body its Content-Encoding belies
@@ -369,7 +350,7 @@ class AsyncSilviaClient(ClientBase):
         guard = call.start(self._timer)
         try:
             request = self._chat_request(self._http, message, session_id, call)
-            response, _ = await self._send(request, call, idempotent=False)
+            response, _ = await self._send(request, call, guard)
             if not is_event_stream(response):
                 body = await aread_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 raise self._errors.unexpected(response, body, "text/event-stream")
@@ -381,9 +362,8 @@ class AsyncSilviaClient(ClientBase):
     async def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]:
         guard = call.start(self._timer)
         try:
-            return await self._send(
-                self._get_request(self._http, path, call), call, idempotent=True, read=True
-            )
+            request = self._get_request(self._http, path, call)
+            return await self._send(request, call, guard, read=True)
         finally:
             guard.release()
 

@@ -14,7 +14,6 @@ import copy
 import dataclasses
 import ipaddress
 import logging
-import math
 import os
 import re
 from collections.abc import Mapping
@@ -165,10 +164,7 @@ class ClientBase:
         self.deadline: float | None = check("deadline", deadline)
         self.max_event_bytes: int = check("max_event_bytes", max_event_bytes)
         self.max_response_bytes: int = check("max_response_bytes", max_response_bytes)
-        self.retries = RetryPolicy(
-            max_retries=check("max_retries", max_retries),
-            initial_delay=check("retry_backoff", retry_backoff),
-        )
+        self.retries = RetryPolicy(max_retries=max_retries, initial_delay=retry_backoff)
         # httpx.Headers, not a dict: header names are case-insensitive, so a caller's
         # "User-Agent" replaces ours instead of going out beside it.
         self._headers = httpx.Headers({"user-agent": f"silvia-client/{__version__}"})
@@ -223,7 +219,6 @@ class ClientBase:
         other._headers.update(given.pop("default_headers", {}))
         vars(other).update(given)  # each setting given replaces the copy's
         if max_retries is not None:
-            max_retries = check("max_retries", max_retries)
             other.retries = dataclasses.replace(self.retries, max_retries=max_retries)
         other._owns_http = False
         other._bind()
@@ -244,6 +239,7 @@ class ClientBase:
         if seconds is None:
             seconds = DEFAULTS.chat_deadline if kind == "chat" else DEFAULTS.get_deadline
         return Call(
+            kind,
             headers=headers,
             timeout=given.get("timeout", self.timeout),
             idle_timeout=given.get("idle_timeout", self.idle_timeout),
@@ -271,13 +267,6 @@ class ClientBase:
         self, client: httpx.Client | httpx.AsyncClient, path: str, call: Call
     ) -> httpx.Request:
         return client.build_request("GET", self.base_url + path, headers=call.headers)
-
-    @staticmethod
-    def _read_timeout(request: httpx.Request, call: Call) -> float | None:
-        """A request's read timeout: a stream's is its idle timeout (keep-alives included)."""
-        if request.method == "GET":
-            return call.timeout.read
-        return None if call.idle_timeout == math.inf else call.idle_timeout
 
     def _halted(self, halt: Halt, response: httpx.Response, call: Call) -> APIError:
         """The error for a body read that its guard, or its size limit, stopped."""

@@ -10,10 +10,11 @@
   `sessions.get` and `sessions.get_raw`, as given; its docstring is their table.
 - `Call`: what one operation (a chat turn, a GET) runs with, the call's options
   over the client's settings, checked; once started, its `Deadline` and its
-  `Guard`.
+  `Guard`. Its deadline decisions (the next attempt's timeouts, whether the
+  deadline has passed) do no I/O.
 - `check_text`: a message or a session id that can go out as UTF-8.
 
-The defaults are `DEFAULTS`, in `_wire.py`.
+The defaults are `DEFAULTS`, in `_wire.py`; the retry decisions, `_retries.py`.
 """
 
 from __future__ import annotations
@@ -211,6 +212,7 @@ class Call:
         "guard",
         "headers",
         "idle_timeout",
+        "kind",
         "max_event_bytes",
         "max_response_bytes",
         "seconds",
@@ -219,6 +221,7 @@ class Call:
 
     def __init__(
         self,
+        kind: Kind,
         *,
         headers: httpx.Headers,
         timeout: httpx.Timeout,
@@ -227,6 +230,7 @@ class Call:
         max_event_bytes: int,
         max_response_bytes: int,
     ) -> None:
+        self.kind = kind
         self.headers = headers
         self.timeout = timeout
         self.idle_timeout = idle_timeout
@@ -235,6 +239,11 @@ class Call:
         self.max_response_bytes = max_response_bytes
         self.deadline = Deadline(math.inf)
         self.guard: Guard | None = None  # set by `start`
+
+    @property
+    def repeatable(self) -> bool:
+        """Whether sending the request twice is safe: a GET is; a chat POST may run twice."""
+        return self.kind == "get"
 
     def start(self, timer: Timer) -> Guard:
         """Start the clock: the deadline runs from now, and the guard's alarm is set."""
@@ -251,13 +260,17 @@ class Call:
     def timed_out(self) -> APITimeoutError:
         return APITimeoutError(f"the deadline of {self.seconds:g} s passed")
 
-    def timeouts(self, read: float | None) -> dict[str, float | None]:
-        """This attempt's timeouts: each cut to the time left (`APITimeoutError` if none is)."""
+    def timeouts(self) -> dict[str, float | None]:
+        """The next attempt's timeouts, each cut to the time left (`APITimeoutError` if none is).
+
+        A chat stream's read timeout is its idle timeout (keep-alive comments count).
+        """
         left = self.deadline.left()
         if left <= 0:
             raise self.timed_out()
         phases = self.timeout.as_dict()
-        phases["read"] = read
+        if self.kind == "chat":
+            phases["read"] = None if self.idle_timeout == math.inf else self.idle_timeout
         if left == math.inf:
             return phases
         return {phase: left if s is None else min(s, left) for phase, s in phases.items()}

@@ -166,10 +166,13 @@ class ResponseErrors:
         return self.unexpected(response, b"", f"a body that decodes as {encoding!r}")
 
     def connection_error(self, error: httpx.TransportError) -> APIConnectionError:
-        """The SDK's error for a transport error (whose text may quote the server)."""
+        """The SDK's error for a transport error (whose text may quote the server), caused by it."""
         self.scrub.exception(error)
         if isinstance(error, httpx.TimeoutException):
-            return APITimeoutError(f"timed out: {type(error).__name__}")
-        return APIConnectionError(
-            self.scrub.text(f"connection failed: {type(error).__name__}: {error}")
-        )
+            failure: APIConnectionError = APITimeoutError(f"timed out: {type(error).__name__}")
+        else:
+            failure = APIConnectionError(
+                self.scrub.text(f"connection failed: {type(error).__name__}: {error}")
+            )
+        failure.__cause__ = error
+        return failure

@@ -1,4 +1,4 @@
-"""When to send a request again, and how long to wait first.
+"""When to send a request again, and how long to wait first: plain decisions, no I/O.
 
 A GET is safe to repeat: it is retried after a connection error, a body that
 broke off, 408, 429 and 5xx. A chat POST is sent again only when it certainly
@@ -10,6 +10,11 @@ turn, so the message is never sent twice.
 Every wait fits in the time the operation has left: a `Retry-After` longer
 than that is not waited for at all (the caller gets the status's own error at
 once), and neither is a backoff that would outlast it.
+
+`RetryPolicy.should_retry` and `RetryPolicy.delay` decide from what an attempt
+ended with (the Anthropic SDK's `_should_retry` and `_calculate_retry_timeout`);
+`after_failure` puts them beside the call's deadline: the next wait, or the
+error to raise. The twins in `_client.py` send, sleep and raise.
 """
 
 from __future__ import annotations
@@ -17,13 +22,24 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import httpx
 
+from ._options import check
 from ._responses import parse_retry_after
 from ._wire import DEFAULTS
 
-__all__ = ["RetryPolicy"]
+if TYPE_CHECKING:
+    from ._options import Call
+    from .errors import SilviaError
+
+__all__ = ["Failure", "RetryPolicy", "after_failure"]
+
+Failure = httpx.Response | httpx.TransportError  # how an attempt ended, when not with a 2xx
+
+# A transport error that means the request never left: safe to send again, whatever it is.
+_NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
 
 @dataclass(frozen=True)
@@ -34,56 +50,56 @@ class RetryPolicy:
     max_retry_after: float = DEFAULTS.max_retry_after  # a server's Retry-After, honoured up to
 
     def __post_init__(self) -> None:
-        if self.max_retries < 0:
-            raise ValueError("max_retries must be 0 or more")
+        check("max_retries", self.max_retries)
+        check("retry_backoff", self.initial_delay)
+
+    def should_retry(self, failure: Failure, *, repeatable: bool) -> bool:
+        """Whether a request that ended so may be sent again, the count and the time aside."""
+        if isinstance(failure, httpx.TransportError):
+            return repeatable or isinstance(failure, _NEVER_SENT)
+        status = failure.status_code
+        if repeatable:
+            return status in DEFAULTS.retry_statuses or status >= 500
+        return status in DEFAULTS.not_processed_statuses
+
+    def delay(
+        self, failure: Failure, attempt: int, *, repeatable: bool, time_left: float = math.inf
+    ) -> float | None:
+        """Seconds to wait before sending again after `failure`, or None for no retry.
+
+        `attempt` counts from 0; `time_left` is the operation's, and no wait outlasts it.
+        """
+        if attempt >= self.max_retries or not self.should_retry(failure, repeatable=repeatable):
+            return None
+        if isinstance(failure, httpx.Response):
+            retry_after = parse_retry_after(failure)
+            if retry_after is not None:
+                if retry_after >= time_left:
+                    return None  # the server asks for longer than there is: give up now
+                return min(retry_after, self.max_retry_after)
+        backoff = self._backoff(attempt)
+        return backoff if backoff < time_left else None
 
     def _backoff(self, attempt: int) -> float:
         # Exponential, with jitter so that many clients do not retry in step.
         delay = min(self.initial_delay * 2.0**attempt, self.max_delay)
         return delay * (1 - 0.25 * random.random())
 
-    def delay_after_status(
-        self,
-        response: httpx.Response,
-        attempt: int,
-        *,
-        idempotent: bool = True,
-        time_left: float = math.inf,
-    ) -> float | None:
-        """Seconds to wait before sending again after this status, or None for no retry."""
-        status = response.status_code
-        if attempt >= self.max_retries:
-            return None
-        if idempotent:
-            if not (status in DEFAULTS.retry_statuses or status >= 500):
-                return None
-        elif status not in DEFAULTS.not_processed_statuses:
-            return None
-        retry_after = parse_retry_after(response)
-        if retry_after is not None:
-            if retry_after >= time_left:
-                return None  # the server asks for longer than there is: give up now
-            return min(retry_after, self.max_retry_after)
-        return self._within(self._backoff(attempt), time_left)
 
-    def delay_after_error(
-        self,
-        error: Exception,
-        attempt: int,
-        *,
-        repeatable: bool,
-        time_left: float = math.inf,
-    ) -> float | None:
-        """Seconds to wait before retrying after a transport error, or None for no retry."""
-        if attempt >= self.max_retries:
-            return None
-        never_sent = isinstance(
-            error, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
-        )
-        if never_sent or (repeatable and isinstance(error, httpx.TransportError)):
-            return self._within(self._backoff(attempt), time_left)
-        return None
+def after_failure(
+    policy: RetryPolicy, call: Call, failure: Failure, error: SilviaError, attempt: int
+) -> float | SilviaError:
+    """What follows a failed attempt: the seconds to wait before the next, or the error to raise.
 
-    @staticmethod
-    def _within(delay: float, time_left: float) -> float | None:
-        return delay if delay < time_left else None
+    `error` is what `failure` means to the caller (`ResponseErrors`). A transport
+    error once the deadline has passed is the deadline's timeout, caused by it:
+    the deadline most likely ended that read. A status is always its own error.
+    """
+    if isinstance(failure, httpx.TransportError) and call.expired():
+        timed_out = call.timed_out()
+        timed_out.__cause__ = error
+        return timed_out
+    delay = policy.delay(
+        failure, attempt, repeatable=call.repeatable, time_left=call.deadline.left()
+    )
+    return error if delay is None else delay

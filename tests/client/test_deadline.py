@@ -19,6 +19,7 @@ import pytest
 import respx
 
 from silvia_client import AsyncSilviaClient, SilviaClient
+from silvia_client._options import RequestOptions
 from silvia_client.chat import ChatEvent, TextEvent
 from silvia_client.errors import (
     APITimeoutError,
@@ -306,3 +307,37 @@ def test_closing_in_the_reading_thread_still_closes_at_once(
                     break
         assert body.closed
         assert "closed" in repr(stream)
+
+
+# ------------------------------------------------------------ a call's deadline, without I/O
+
+
+def no_alarm(at: float, callback: Callable[[], None]) -> threading.Timer:
+    """A `Timer` whose alarms never go off (a thread's timer, never started)."""
+    return threading.Timer(0, callback)
+
+
+def test_a_calls_guard_is_none_until_it_starts() -> None:
+    with SilviaClient(base_url="https://silvia.test", token="t") as client:
+        call = client._call("get", RequestOptions(deadline=30))
+        assert call.guard is None
+        assert not call.expired()
+        guard = call.start(no_alarm)
+        assert call.guard is guard
+        assert guard.reason is None
+        guard.stop("deadline")
+        assert call.expired()
+
+
+def test_a_calls_timeouts_are_cut_to_the_time_left() -> None:
+    with SilviaClient(
+        base_url="https://silvia.test", token="t", timeout=50, idle_timeout=9
+    ) as client:
+        chat = client._call("chat", RequestOptions(deadline=math.inf))
+        assert chat.timeouts() == {"connect": 50, "read": 9, "write": 50, "pool": 50}
+        get = client._call("get", RequestOptions(deadline=20))
+        get.start(no_alarm)
+        assert all(10 < (seconds or 0) <= 20 for seconds in get.timeouts().values())
+        get.deadline.at -= 30  # past it
+        with pytest.raises(APITimeoutError, match="deadline of 20 s"):
+            get.timeouts()

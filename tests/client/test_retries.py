@@ -11,11 +11,14 @@ import httpx
 import pytest
 import respx
 
-from silvia_client._retries import RetryPolicy
+from silvia_client._deadline import Deadline
+from silvia_client._options import Call, Kind
+from silvia_client._retries import RetryPolicy, after_failure
 from silvia_client.errors import (
     APIConnectionError,
     APIStatusError,
     APITimeoutError,
+    ConfigurationError,
     InternalServerError,
     NotFoundError,
     RateLimitError,
@@ -253,7 +256,7 @@ def test_backoff_is_capped_and_jittered(monkeypatch: pytest.MonkeyPatch) -> None
     policy = RetryPolicy(max_retries=20, initial_delay=0.5, max_delay=8.0)
     error = httpx.ConnectError("x")
     monkeypatch.setattr("random.random", lambda: 0.0)
-    assert [policy.delay_after_error(error, n, repeatable=True) for n in range(7)] == [
+    assert [policy.delay(error, n, repeatable=True) for n in range(7)] == [
         0.5,
         1.0,
         2.0,
@@ -263,9 +266,61 @@ def test_backoff_is_capped_and_jittered(monkeypatch: pytest.MonkeyPatch) -> None
         8.0,
     ]
     monkeypatch.setattr("random.random", lambda: 0.999999)
-    assert policy.delay_after_error(error, 10, repeatable=True) == pytest.approx(6.0, abs=1e-4)
+    assert policy.delay(error, 10, repeatable=True) == pytest.approx(6.0, abs=1e-4)
 
 
 def test_retry_policy_refuses_negative_retries() -> None:
     with pytest.raises(ValueError, match="max_retries"):
         RetryPolicy(max_retries=-1)
+
+
+# ------------------------------------------------------------------ the decision, without I/O
+
+
+def _call(kind: Kind, left: float = 120.0) -> Call:
+    """A call of 120 s, started `120 - left` s ago (without a guard's alarm)."""
+    call = Call(
+        kind,
+        headers=httpx.Headers(),
+        timeout=httpx.Timeout(5.0),
+        idle_timeout=9.0,
+        seconds=120.0,
+        max_event_bytes=1,
+        max_response_bytes=1,
+    )
+    call.deadline = Deadline(left)
+    return call
+
+
+def test_after_failure_gives_the_wait_or_the_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("random.random", lambda: 0.0)
+    policy, status = RetryPolicy(), InternalServerError("down", status_code=503)
+    assert after_failure(policy, _call("get"), httpx.Response(503), status, 0) == 0.5
+    assert after_failure(policy, _call("get"), httpx.Response(503), status, 2) is status
+    # A chat POST that reached the server is never sent again; one refused with 429 is.
+    assert after_failure(policy, _call("chat"), httpx.Response(503), status, 0) is status
+    assert after_failure(policy, _call("chat"), httpx.Response(429), status, 1) == 1.0
+    broken = APIConnectionError("reset")
+    assert after_failure(policy, _call("chat"), httpx.ReadError("x"), broken, 0) is broken
+    assert after_failure(policy, _call("chat"), httpx.ConnectError("x"), broken, 0) == 0.5
+
+
+def test_after_failure_past_the_deadline_is_the_deadlines_timeout() -> None:
+    broken = APIConnectionError("reset")
+    timed_out = after_failure(RetryPolicy(), _call("get", -1), httpx.ReadError("x"), broken, 0)
+    assert isinstance(timed_out, APITimeoutError)
+    assert str(timed_out) == "the deadline of 120 s passed"
+    assert timed_out.__cause__ is broken
+    # A status is its own error, even then.
+    status = InternalServerError("down", status_code=503)
+    late = _call("get", -1)
+    assert after_failure(RetryPolicy(), late, httpx.Response(503), status, 0) is status
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [({"max_retries": 1.5}, "max_retries"), ({"initial_delay": -1}, "retry_backoff")],
+)
+def test_retry_policy_is_checked_by_the_options_table(kwargs: dict[str, float], match: str) -> None:
+    with pytest.raises(ConfigurationError, match=match):
+        RetryPolicy(**kwargs)  # type: ignore[arg-type]
