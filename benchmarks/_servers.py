@@ -36,6 +36,7 @@ import asyncio
 import contextlib
 import json
 import resource
+import select
 import socket
 import ssl
 import subprocess
@@ -86,8 +87,15 @@ class Child:
         return self._process.pid
 
     def _read_line(self) -> str:
-        assert self._process.stdout is not None
-        return self._process.stdout.readline().strip()
+        """The child's next line; a child silent for `timeout` seconds is killed."""
+        stdout = self._process.stdout
+        assert stdout is not None
+        ready, _, _ = select.select([stdout], [], [], self._timeout)
+        if not ready:
+            self._process.kill()
+            self._process.wait()
+            raise RuntimeError(f"the server did not answer in {self._timeout:g} s")
+        return stdout.readline().strip()
 
     def ask(self, command: str) -> str:
         """Send one command, return the child's one-line answer."""
