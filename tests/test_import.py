@@ -29,8 +29,7 @@ def test_the_citation_models_load_on_first_use_not_at_import() -> None:
     )
     assert out.splitlines() == [
         "False False",
-        "silvia_client.citations._rows silvia_client.citations._rows"
-        " silvia_client.citations._rows",
+        "silvia_client.citations._rows silvia_client.citations._rows silvia_client.citations._rows",
     ]
 
 
