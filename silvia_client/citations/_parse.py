@@ -18,7 +18,6 @@ from collections.abc import Callable
 
 from ._targets import (
     PROVIDERS,
-    AccountProvider,
     AccountRef,
     AccountsTarget,
     AccountTarget,
@@ -57,111 +56,64 @@ def _is_clean_text(value: str) -> bool:
     return all(char.isprintable() and not char.isspace() for char in value)
 
 
-def _provider(value: object) -> AccountProvider | None:
-    # Unknown or missing providers become None: the account itself is still good.
-    if type(value) is str and value in PROVIDERS:
-        return value  # type: ignore[return-value]
-    return None
+def _account_ref(entry: object) -> AccountRef | None:
+    """An account ref (`accountId`, `provider`), or None when its id is missing or not text.
 
-
-def _account_id(value: object) -> str | None:
-    if type(value) is str and value:
-        return value
-    return None
-
-
-def _parse_web(data: dict[object, object]) -> CitationTarget | None:
-    url = data.get("url")
-    return WebTarget(url) if is_http_url(url) else None  # type: ignore[arg-type]
-
-
-def _optional_url(data: dict[object, object]) -> tuple[bool, str | None]:
-    url = data.get("url")
-    if url is None:
-        return True, None
-    if is_http_url(url):
-        return True, url  # type: ignore[return-value]
-    return False, None
-
-
-def _parse_tax_reference(data: dict[object, object]) -> CitationTarget | None:
-    ok, url = _optional_url(data)
-    return TaxReferenceTarget(url) if ok else None
-
-
-def _parse_card_document(data: dict[object, object]) -> CitationTarget | None:
-    ok, url = _optional_url(data)
-    return CardDocumentTarget(url) if ok else None
-
-
-def _parse_mortgage_reference(data: dict[object, object]) -> CitationTarget | None:
-    ok, url = _optional_url(data)
-    return MortgageReferenceTarget(url) if ok else None
-
-
-def _parse_market_data(data: dict[object, object]) -> CitationTarget | None:
-    ticker = data.get("ticker")
-    if type(ticker) is str and ticker:
-        return MarketDataTarget(ticker)
-    return None
-
-
-def _parse_analysis(data: dict[object, object]) -> CitationTarget | None:
-    return _ANALYSIS
-
-
-def _parse_portfolio(data: dict[object, object]) -> CitationTarget | None:
-    return _PORTFOLIO
-
-
-def _parse_account(data: dict[object, object]) -> CitationTarget | None:
-    account_id = _account_id(data.get("accountId"))
-    if account_id is None:
+    An unknown or missing provider becomes None: the account itself is still good.
+    """
+    if not isinstance(entry, dict):
         return None
-    return AccountTarget(account_id, _provider(data.get("provider")))
-
-
-def _parse_accounts(data: dict[object, object]) -> CitationTarget | None:
-    entries = data.get("accounts")
-    if type(entries) is not list or not entries:
+    account_id, provider = entry.get("accountId"), entry.get("provider")
+    if type(account_id) is not str or not account_id:
         return None
-    refs: list[AccountRef] = []
-    for entry in entries:
-        if not isinstance(entry, dict):
-            return None
-        account_id = _account_id(entry.get("accountId"))
-        if account_id is None:
-            return None
-        refs.append(AccountRef(account_id, _provider(entry.get("provider"))))
-    return AccountsTarget(tuple(refs))
+    known = type(provider) is str and provider in PROVIDERS
+    return AccountRef(account_id, provider if known else None)
+
+
+def _read(value: dict[object, object]) -> CitationTarget | None:
+    kind, url = value.get("kind"), value.get("url")
+    if type(kind) is not str:  # a str subclass could compare equal to a kind
+        return None
+    match kind:
+        case "web":
+            return WebTarget(url) if is_http_url(url) else None  # type: ignore[arg-type]
+        case "tax_reference" | "card_document" | "mortgage_reference":
+            # `url` is null, missing (read as null), or an absolute http(s) URL.
+            if url is not None and not is_http_url(url):
+                return None
+            return _OPTIONAL_URL[kind](url)  # type: ignore[arg-type]  # a str: checked above
+        case "market_data":
+            ticker = value.get("ticker")
+            return MarketDataTarget(ticker) if type(ticker) is str and ticker else None
+        case "analysis":
+            return _ANALYSIS
+        case "portfolio":
+            return _PORTFOLIO
+        case "account":
+            ref = _account_ref(value)
+            return None if ref is None else AccountTarget(ref.account_id, ref.provider)
+        case "accounts":
+            entries = value.get("accounts")
+            if type(entries) is not list or not entries:
+                return None
+            refs = [_account_ref(entry) for entry in entries]
+            return None if None in refs else AccountsTarget(tuple(refs))  # type: ignore[arg-type]
+    return None
 
 
 _ANALYSIS = AnalysisTarget()
 _PORTFOLIO = PortfolioTarget()
-
-_PARSERS: dict[str, Callable[[dict[object, object]], CitationTarget | None]] = {
-    "web": _parse_web,
-    "tax_reference": _parse_tax_reference,
-    "card_document": _parse_card_document,
-    "mortgage_reference": _parse_mortgage_reference,
-    "market_data": _parse_market_data,
-    "analysis": _parse_analysis,
-    "account": _parse_account,
-    "accounts": _parse_accounts,
-    "portfolio": _parse_portfolio,
+_OPTIONAL_URL: dict[str, Callable[[str | None], CitationTarget]] = {
+    "tax_reference": TaxReferenceTarget,
+    "card_document": CardDocumentTarget,
+    "mortgage_reference": MortgageReferenceTarget,
 }
 
 
 def parse_citation_target(value: object) -> CitationTarget | None:
     """Read a wire target, or give None for anything malformed or unknown. Never raises."""
     try:
-        if not isinstance(value, dict):
-            return None
-        kind = value.get("kind")
-        if type(kind) is not str:
-            return None
-        parse = _PARSERS.get(kind)
-        return parse(value) if parse is not None else None
+        return _read(value) if isinstance(value, dict) else None
     except Exception:
         # Only a hostile dict subclass (a raising `get` or `__eq__`) gets here;
         # the contract is "None, never an exception" for any input.
