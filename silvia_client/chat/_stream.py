@@ -21,6 +21,7 @@ What the twins share (the turn being built, the errors a stream ends with) is
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterator
+from time import perf_counter
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -68,9 +69,9 @@ class ChatStream(_StreamState):
 
     def _started(self) -> Generator[Pair, None, None]:
         if self._pairs is None:
-            self._sent()
+            self._builder.started_at = perf_counter()  # `Turn.timings` count from here
             self._response = self._open()
-            self._answered()
+            self._builder.first_byte_at = perf_counter()
             self._pairs = self._read(self._response)
         return self._pairs
 
@@ -217,9 +218,9 @@ class AsyncChatStream(_StreamState):
 
     async def _started(self) -> AsyncGenerator[Pair, None]:
         if self._pairs is None:
-            self._sent()
+            self._builder.started_at = perf_counter()  # `Turn.timings` count from here
             self._response = await self._open()
-            self._answered()
+            self._builder.first_byte_at = perf_counter()
             self._pairs = self._read(self._response)
         return self._pairs
 

@@ -10,7 +10,6 @@ scrubbed. The reading loops, sync and async, are in `_stream.py`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from time import perf_counter
 from typing import TYPE_CHECKING
 
 import httpx
@@ -86,12 +85,6 @@ class _StreamState:
             f"{type(self).__name__}(request_id={self.request_id!r}, "
             f"session_id={session_id!r}, state={self._state()!r})"
         )
-
-    def _sent(self) -> None:
-        self._builder.started_at = perf_counter()  # `Turn.timings` count from here
-
-    def _answered(self) -> None:
-        self._builder.first_byte_at = perf_counter()
 
     def _scrubbed(self, event: ErrorEvent) -> ErrorEvent:
         """The `error` event, its server text scrubbed in place before anyone sees it.
