@@ -190,6 +190,26 @@ async def test_web_platform_tests_format_cases_async(body: bytes, expected: list
         assert await via_aiter(chunks) == expected, chunks
 
 
+# Retry: kept when `int` reads it (httpx-sse's rule), else ignored, and for one event only.
+
+RETRY_CASES: list[tuple[str, bytes, list[Ev]]] = [
+    ("bogus after good", b"retry:3000\nretry:1000x\ndata:x\n\n", [("message", "x", "", 3000)]),
+    ("bogus alone", b"retry: soon\ndata:x\n\ndata:y\n\n",
+     [("message", "x", "", None), ("message", "y", "", None)]),
+    ("empty", b"retry\ndata:test\n\n", [("message", "test", "", None)]),
+    ("what int reads", b"retry: +15\ndata:a\n\nretry: 1_000\ndata:b\n\n",
+     [("message", "a", "", 15), ("message", "b", "", 1000)]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("body", "expected"), [c[1:] for c in RETRY_CASES],
+                         ids=[c[0] for c in RETRY_CASES])  # fmt: skip
+def test_a_retry_int_cannot_read_is_ignored(body: bytes, expected: list[Ev]) -> None:
+    for chunks in splits(body):
+        assert via_iter(chunks) == expected, chunks
+        assert via_parser(chunks) == expected, chunks
+
+
 # BOM
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import tracemalloc
+from contextlib import suppress
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -126,6 +128,9 @@ LIMIT_CASES: list[tuple[str, bytes, int, Outcome]] = [
     ("data one over", b"data: x\n\n" + b"data: aaa\n" * 8 + b"\n", 30, ([message("x")], 30)),
     # Over the limit before its blank line arrives, or with none at all.
     ("data over, never ended", b"data: aaa\n" * 8, 30, ([], 30)),
+    # The count starts afresh after an event: the second is at the limit, not over.
+    ("the next event's data at the limit", b"data: x\n\n" + b"data: aaa\n" * 8 + b"\n", 31,
+     ([message("x"), message("aaa\n" * 7 + "aaa")], None)),
     # Other events do not add up: each is within the limit.
     ("events each within", b"data: 0123456789\n\n" * 5, 16, ([message("0123456789")] * 5, None)),
     # A line not ended at all, over the limit: raised, though it would never be read.
@@ -392,3 +397,58 @@ def test_limit_reads_the_same_cut_anywhere(
         assert events == unlimited
     else:
         assert events == unlimited[: len(events)]
+
+
+# Property: the limit by the book. Split the whole text into lines; a line over the
+# limit, a `data` line that takes its event's data (joined by LF) over it, or the
+# unended rest over it stops the reading there, after the events before it.
+
+BOOK_PIECES = [*PIECES, "retry: ", "7", "id", "\0", "data", ":"]
+
+
+def by_the_book(body: bytes, limit: int) -> Outcome:
+    *lines, rest = re.split("\r\n|\r|\n", body.decode("utf-8", "replace"))
+    events: list[Ev] = []
+    data: list[str] | None = None
+    name, last_id, retry = "", "", None
+    for line in lines:
+        if len(line.encode()) > limit:
+            return events, limit
+        if not line:
+            if data is not None:
+                events.append((name or "message", "\n".join(data), last_id, retry))
+            data, name, retry = None, "", None
+            continue
+        field, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if field == "data":
+            data = [*(data or []), value]
+            if len("\n".join(data).encode()) > limit:
+                return events, limit
+        elif field == "event":
+            name = value
+        elif field == "id" and "\0" not in value:
+            last_id = value
+        elif field == "retry":
+            with suppress(ValueError):  # kept when `int` reads it (httpx-sse's rule)
+                retry = int(value)
+    if len(rest.encode()) > limit:
+        return events, limit
+    return events, None
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    pieces=st.lists(st.sampled_from(BOOK_PIECES), max_size=30),
+    limit=st.integers(0, 24),
+    data=st.data(),
+)
+def test_limit_is_read_by_the_book_cut_anywhere(
+    pieces: list[str], limit: int, data: st.DataObject
+) -> None:
+    body = "".join(pieces).encode()
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(body)), max_size=8)))
+    chunks = [body[a:b] for a, b in pairwise([0, *cuts, len(body)])]
+    expected = by_the_book(body, limit)
+    assert read_sync([body], limit) == expected
+    assert read_parser(chunks, limit) == expected

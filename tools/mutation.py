@@ -22,10 +22,11 @@ a wrapper of its own (a warning's `stacklevel` then points into the wrapper):
 they are deselected (`Group.blind`) and run afterwards, without mutmut, against
 each survivor of their group, applied to the copy.
 
-mutmut imports the package once and forks for each mutant, so a function called
-only while its module is imported (`Group.import_time`: the rows' slot setters and
-the priming of the models) never runs mutated under it: its survivors are applied
-to the copy and the group's tests run afresh, without mutmut.
+mutmut runs the tests once in its own process, then forks it for each mutant, so
+what that run built and cached is not built again under a mutant: the events'
+table, one `EventDecoder` per wire format shared through `event_decoder` (an
+`lru_cache`), is built mutated only where a test builds its own
+(`tests/client/test_events_table.py`).
 
 Scores, per module: killed / total, where total leaves out the mutants listed in
 `EQUIVALENT` (`tools/mutation_equivalent.py`: changes with no observable
@@ -37,11 +38,12 @@ each group prints its own time. Not run in CI.
 
 What it cannot see: mutmut mutates code inside functions only. Module-level
 values are never mutated: the http(s) URL pattern in `citations/_parse.py`, the
-tables of parsers, the limits in `_wire.py`, `PLAIN` in `_sse_runs.py`; nor
-decorated functions (`canonical_run`, an `lru_cache`). Explicit tests guard those:
-`tests/fast_paths/test_sse.py` reads every run as the line loop would, and
-`NOT_HTTP_URLS` in `tests/citations/test_links_schemes.py` (`javascript://`,
-`httpx://`, `wss://`, `https:\\\\host`, ...), which a widened scheme fails.
+tables of parsers, the limits in `_wire.py`, `_PREVIEW_CHARS` in `chat/_turn.py`;
+nor decorated functions (`event_decoder`, an `lru_cache`). Explicit tests guard
+those: `NOT_HTTP_URLS` in `tests/citations/test_links_schemes.py` (`javascript://`,
+`httpx://`, `wss://`, `https:\\\\host`, ...), which a widened scheme fails; the
+previews of 60 and 61 characters in `tests/client/test_turn.py`; one decoder per
+wire format in `tests/client/test_events_table.py`.
 
 Exit status: 0 when every mutant is killed or listed as equivalent, 1 otherwise.
 """
@@ -75,10 +77,6 @@ class Group:
     modules: tuple[str, ...]  # paths under silvia_client/
     tests: tuple[str, ...]  # test files (or folders) mutmut chooses from, per function
     blind: Mapping[str, str] = field(default_factory=dict)  # test id -> why mutmut can't run it
-    # Functions called only while their module is imported: mutmut imports the package
-    # once and forks for each mutant, so it never runs them mutated. Their survivors are
-    # applied to the copy and the group's tests run afresh, without mutmut.
-    import_time: tuple[str, ...] = ()
 
 
 # The views' tests, for the `_repr_html_` and `_repr_markdown_` of turns and messages.
@@ -113,18 +111,30 @@ GROUPS: dict[str, Group] = {
         },
     ),
     "rows": Group(
-        modules=("citations/_rows.py", "citations/_rows_read.py"),
-        tests=("tests/citations", "tests/fast_paths"),
-        import_time=("_prime", "_slot_setter"),
+        modules=("citations/_rows.py",),
+        tests=(
+            "tests/citations",
+            "tests/client/test_events.py",
+            "tests/client/test_targets_as_sent.py",
+            "tests/client/test_sessions_messages.py",
+        ),
     ),
     "sse": Group(
-        modules=("_sse.py", "_sse_reader.py", "_sse_runs.py"),
+        modules=("_sse.py",),
         tests=(
             "tests/test_sse.py",
             "tests/test_sse_limit.py",
-            "tests/test_sse_runs.py",
-            "tests/fast_paths/test_sse.py",
-            "tests/fast_paths/test_stream.py",
+            "tests/client/test_chat_stream.py",
+            "tests/client/test_limits.py",
+        ),
+    ),
+    "events": Group(
+        modules=("chat/events.py",),
+        tests=(
+            "tests/client/test_events.py",
+            "tests/client/test_events_table.py",
+            "tests/client/test_chat_stream.py",
+            "tests/client/test_turn.py",
         ),
     ),
     "turn": Group(
@@ -144,7 +154,7 @@ GROUPS: dict[str, Group] = {
             "tests/client/test_targets_as_sent.py",
             "tests/client/test_options.py",
             "tests/client/test_limits.py",
-            "tests/fast_paths/test_json.py",
+            "tests/client/test_retries.py",
             *VIEWS,
         ),
     ),
@@ -260,10 +270,6 @@ def killed_afresh(work: Path, mutant: str, tests: Sequence[str]) -> bool:
     return status != 0
 
 
-def at_import(group: Group, mutant: str) -> bool:
-    return any(f".x_{function}__mutmut_" in mutant for function in group.import_time)
-
-
 # --------------------------------------------------------------------------- scoring
 
 
@@ -282,9 +288,7 @@ def report(name: str, group: Group, work: Path, started: float) -> bool:
     for mutant, status in results.items():
         if status != "survived":
             continue
-        if at_import(group, mutant) and killed_afresh(work, mutant, group.tests):
-            results[mutant] = "killed (run at import: by the tests run afresh)"
-        elif group.blind and killed_afresh(work, mutant, tuple(group.blind)):
+        if group.blind and killed_afresh(work, mutant, tuple(group.blind)):
             results[mutant] = "killed (by a test mutmut cannot run)"
     minutes = (time.monotonic() - started) / 60  # the re-checks without mutmut included
     print(f"\n== {name}: {len(results)} mutants in {minutes:.1f} min")

@@ -399,3 +399,27 @@ def test_a_row_shows_in_a_notebook_as_the_display_views_draw_it() -> None:
     assert row._repr_html_() == citation_html(row)
     assert row._repr_markdown_() == citation_markdown(row)
     assert "Rates &lt;today&gt;" in row._repr_html_()
+
+
+class _SaysOtherwise(dict):  # type: ignore[type-arg]
+    """A dict subclass whose `get` and `items` say something other than what it holds."""
+
+    def get(self, key: object, default: object = None) -> object:
+        return "said otherwise"
+
+    def items(self) -> Any:
+        return [("source", "said otherwise"), ("title", "said otherwise")]
+
+
+@pytest.mark.parametrize("model", [Citation, InlineCitation])
+def test_a_dict_subclass_row_reads_as_dict_reads_it(model: type[Citation]) -> None:
+    # As `dict()` copies it (what it holds), whichever methods pydantic-core would call:
+    # older pydantic-core reads a dict subclass's storage, newer its `get` and `items`.
+    row = _SaysOtherwise(_row({"kind": "web", "url": "https://e.example"}, offset=3))
+    result = load_citations([row], model)
+    assert result.errors == ()
+    assert result.citations == load_citations([dict(row)], model).citations
+    assert (result.citations[0].source, result.citations[0].title) == (
+        "silvia://your-account/checking",
+        "Checking",
+    )
