@@ -105,10 +105,9 @@ def _reason(error: ValidationError) -> str:
 
 def _validate(model: type[CitationT], row: object) -> CitationT:
     if isinstance(row, dict) and type(row) is not dict:
-        # A dict subclass is read as `dict()` reads it, through its own methods
-        # where it overrides them: older pydantic-core (2.18, pydantic 2.7) reads
-        # a dict subclass's storage instead, so a row whose methods fail (or say
-        # something else) would read differently with the pydantic installed.
+        # A dict subclass is read as a plain copy of what it holds (`dict()`'s
+        # reading), whatever its own `get` or `items` say: pydantic-core versions
+        # differ in how they read a subclass, and a row must read the same on each.
         row = dict(row)
     return model.model_validate(row)
 
