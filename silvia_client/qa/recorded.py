@@ -10,6 +10,11 @@ ones of the recorded turn, not of the replay.
 `check_recordings({name: recording})` does so for each and returns a
 `RunResult`, so `silvia qa check FILE...` prints and writes the same reports,
 and exits with the same statuses, as `silvia qa run`.
+
+The replay's client is addressed as `Recording.client()`'s is, at the testing
+kit's `IN_PROCESS_URL` (a `.test` name, never resolved, which the client knows
+stays on this machine), so checking a recording never warns about a token over
+plain http: no request leaves the process.
 """
 
 from __future__ import annotations
@@ -33,7 +38,6 @@ if TYPE_CHECKING:
 __all__ = ["check_recordings", "observe_recording", "recorded_prompt"]
 
 _NOT_ID = re.compile(r"[^A-Za-z0-9_.-]+")
-REPLAY_URL = "http://recording.invalid"  # the replay answers whatever the host
 
 
 def _id(name: str, taken: set[str]) -> str:
@@ -118,6 +122,7 @@ def observe_recording(recording: Recording) -> Observation:
     arrival of the chunk that completed it.
     """
     from .. import SilviaClient
+    from ..testing import IN_PROCESS_URL
     from ._observe_turn import observe
 
     session_id = _body_field(recording, DEFAULT_WIRE.session_id_field)
@@ -125,8 +130,10 @@ def observe_recording(recording: Recording) -> Observation:
     clock = _RecordedClock(recording)
     with (
         httpx.Client(transport=_ClockedReplay(recording, clock)) as http,
+        # The replay answers whatever the host; this one is the in-process URL,
+        # which no request leaves, so the client has no plain-http token to warn of.
         SilviaClient(
-            base_url=REPLAY_URL, token="replay", max_retries=0, http_client=http
+            base_url=IN_PROCESS_URL, token="replay", max_retries=0, http_client=http
         ) as client,
     ):
         return observe(client, message or "(recorded)", session_id=session_id, clock=clock)

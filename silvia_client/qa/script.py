@@ -29,7 +29,10 @@ JSON because it is in the standard library of every Python this SDK supports
     default `p1`, `p2`, ... (the reports name prompts by it);
   - `scenario` (optional): the reference server's scenario to play, sent as
     the `x-silvia-scenario` header; a real server ignores it, so one script
-    drives the reference server and staging alike;
+    drives the reference server and staging alike. A name follows the
+    reference server's own rule for its scenarios' names (letters, digits,
+    `-`, `_` and `.`, starting with a letter or digit), checked here, so a name
+    no server could have is the script's error, not a failed request;
   - `continue` (optional, default false): continue the previous prompt's
     session instead of starting one;
   - `expect` (optional): what this turn should show, beyond the server's
@@ -47,7 +50,9 @@ JSON because it is in the standard library of every Python this SDK supports
       `timing`), checked by the `timing` rule rather than `expectations`.
 
 Unknown keys are errors, so a typo such as `"expects"` is caught rather than
-ignored.
+ignored. Every error says where it is: the place in the JSON
+(`prompts[1].scenario`), and, for a file `load_script` read, its line and column
+(`ScriptFormatError.line`, `.column`).
 """
 
 from __future__ import annotations
@@ -80,7 +85,30 @@ TARGET_KINDS: tuple[str, ...] = get_args(TargetKind)
 
 
 class ScriptFormatError(ValueError):
-    """A QA script that is not in the format (the message says where)."""
+    """A QA script that is not in the format (the message says where).
+
+    `where` is the place in the script's JSON the message starts with
+    (`"prompts[1].scenario"`; `""` for the script as a whole); `line` and
+    `column` (1-based) are where that place is in the file, when `load_script`
+    read one (None otherwise).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        where: str = "",
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.where = where
+        self.line = line
+        self.column = column
+
+
+def _error(where: str, problem: str) -> ScriptFormatError:
+    return ScriptFormatError(f"{where}: {problem}", where=where)
 
 
 @dataclass(frozen=True)
@@ -148,28 +176,32 @@ class Script:
     timing: TimingBudget | None = None
 
 
-def _keys(value: Mapping[str, object], allowed: set[str], where: str) -> None:
+def _keys(
+    value: Mapping[str, object], allowed: set[str], where: str, at: str | None = None
+) -> None:
+    """Refuse keys not in `allowed` (`at`: the object's place, when not `where`)."""
     unknown = sorted(set(value) - allowed)
     if unknown:
         raise ScriptFormatError(
             f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; "
-            f"allowed: {', '.join(sorted(allowed))}"
+            f"allowed: {', '.join(sorted(allowed))}",
+            where=where if at is None else at,
         )
 
 
 def _bool(value: object, where: str) -> bool | None:
     if value is None or isinstance(value, bool):
         return value
-    raise ScriptFormatError(f"{where}: expected true or false")
+    raise _error(where, "expected true or false")
 
 
 def _seconds(value: object, where: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ScriptFormatError(f"{where}: expected a number of seconds")
+        raise _error(where, "expected a number of seconds")
     if not (math.isfinite(value) and value > 0):
-        raise ScriptFormatError(f"{where}: expected a positive number of seconds")
+        raise _error(where, "expected a positive number of seconds")
     return float(value)
 
 
@@ -185,11 +217,11 @@ class TimingBudget:
 def parse_timing(value: object, where: str = "timing") -> TimingBudget:
     """Read a script's `timing` object."""
     if not isinstance(value, dict):
-        raise ScriptFormatError(f"{where}: expected an object")
+        raise _error(where, "expected an object")
     _keys(value, {"max_first_text_s", "max_turn_s", "severity"}, where)
     severity = value.get("severity", "warning")
     if severity not in ("warning", "error"):
-        raise ScriptFormatError(f'{where}.severity: expected "warning" or "error"')
+        raise _error(f"{where}.severity", 'expected "warning" or "error"')
     return TimingBudget(
         _seconds(value.get("max_first_text_s"), f"{where}.max_first_text_s"),
         _seconds(value.get("max_turn_s"), f"{where}.max_turn_s"),
@@ -205,7 +237,7 @@ def parse_expectations(
     `timing` (the script's) gives the budgets `value` does not set, and their severity.
     """
     if not isinstance(value, dict):
-        raise ScriptFormatError(f"{where}: expected an object")
+        raise _error(where, "expected an object")
     _keys(
         value,
         {
@@ -222,12 +254,13 @@ def parse_expectations(
     timing = timing or TimingBudget()
     kinds = value.get("cites_kinds", [])
     if not isinstance(kinds, list) or not all(isinstance(kind, str) for kind in kinds):
-        raise ScriptFormatError(f"{where}.cites_kinds: expected a list of target kinds")
+        raise _error(f"{where}.cites_kinds", "expected a list of target kinds")
     unknown = [kind for kind in kinds if kind not in TARGET_KINDS]
     if unknown:
-        raise ScriptFormatError(
-            f"{where}.cites_kinds: unknown kind(s) {', '.join(map(repr, unknown))}; "
-            f"the kinds are {', '.join(TARGET_KINDS)}"
+        raise _error(
+            f"{where}.cites_kinds",
+            f"unknown kind(s) {', '.join(map(repr, unknown))}; "
+            f"the kinds are {', '.join(TARGET_KINDS)}",
         )
     return Expectations(
         complete=_bool(value.get("complete"), f"{where}.complete"),
@@ -245,26 +278,30 @@ def parse_expectations(
 def _prompt(value: object, index: int, seen: set[str], timing: TimingBudget | None) -> Prompt:
     where = f"prompts[{index}]"
     if not isinstance(value, dict):
-        raise ScriptFormatError(f"{where}: expected an object with a 'message'")
+        raise _error(where, "expected an object with a 'message'")
     _keys(value, {"id", "message", "scenario", "continue", "expect"}, where)
     prompt_id = value.get("id", f"p{index + 1}")
     if not isinstance(prompt_id, str) or not _ID.fullmatch(prompt_id):
-        raise ScriptFormatError(
-            f"{where}.id: use 1 to 64 letters, digits, '-', '_' or '.', starting with a "
-            "letter or digit"
+        raise _error(
+            f"{where}.id",
+            "use 1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit",
         )
     if prompt_id in seen:
-        raise ScriptFormatError(f"{where}.id: {prompt_id!r} is used twice")
+        raise _error(f"{where}.id", f"{prompt_id!r} is used twice")
     seen.add(prompt_id)
     message = value.get("message")
     if not isinstance(message, str) or not message.strip():
-        raise ScriptFormatError(f"{where}.message: expected a non-empty string")
+        raise _error(f"{where}.message", "expected a non-empty string")
     scenario = value.get("scenario")
-    if scenario is not None and (not isinstance(scenario, str) or not scenario.strip()):
-        raise ScriptFormatError(f"{where}.scenario: expected a scenario name")
+    if scenario is not None and not _is_scenario_name(scenario):
+        raise _error(
+            f"{where}.scenario",
+            f"expected a scenario name ({_shown(scenario)} is not one): letters, digits, "
+            "'-', '_' and '.', starting with a letter or digit",
+        )
     continue_session = _bool(value.get("continue", False), f"{where}.continue")
     if continue_session and index == 0:
-        raise ScriptFormatError(f"{where}.continue: the first prompt has no session to continue")
+        raise _error(f"{where}.continue", "the first prompt has no session to continue")
     expect = value.get("expect")
     if expect is None and timing is not None:
         expect = {}  # the script's budgets apply to every prompt
@@ -281,14 +318,14 @@ def parse_script(data: object) -> Script:
     """A script from its JSON value. Raises `ScriptFormatError`."""
     if not isinstance(data, dict):
         raise ScriptFormatError('expected a JSON object with a "prompts" list')
-    _keys(data, {"name", "timing", "prompts"}, "script")
+    _keys(data, {"name", "timing", "prompts"}, "script", at="")
     name = data.get("name")
     if name is not None and not isinstance(name, str):
-        raise ScriptFormatError("name: expected a string")
+        raise _error("name", "expected a string")
     timing = None if data.get("timing") is None else parse_timing(data["timing"])
     prompts = data.get("prompts")
     if not isinstance(prompts, list) or not prompts:
-        raise ScriptFormatError("prompts: expected a non-empty list")
+        raise _error("prompts", "expected a non-empty list")
     seen: set[str] = set()
     return Script(
         tuple(_prompt(value, i, seen, timing) for i, value in enumerate(prompts)), name, timing
@@ -307,4 +344,92 @@ def load_script(path: str | Path) -> Script:
         data = json.loads(text)
     except ValueError as error:
         raise ScriptFormatError(f"{path} is not JSON: {error}") from None
-    return parse_script(data)
+    try:
+        return parse_script(data)
+    except ScriptFormatError as error:
+        line, column = _line_and_column(text, _place(text, _steps(error.where)))
+        raise ScriptFormatError(
+            f"{path}: line {line} column {column}: {error}",
+            where=error.where,
+            line=line,
+            column=column,
+        ) from None
+
+
+def _is_scenario_name(value: object) -> bool:
+    """Whether `value` is a name the reference server's scenarios may have.
+
+    The server's own rule, not a copy: `Scenario` checks every name with this
+    pattern, so a script names only what a server could play, and nothing that
+    cannot go in a header. (Imported here, not above: reading a script does not
+    load the testing kit until a prompt names a scenario.)
+    """
+    from ..testing._scenario import _NAME
+
+    return isinstance(value, str) and _NAME.fullmatch(value) is not None
+
+
+def _shown(value: object) -> str:
+    """A bad value as the message shows it: a string's repr (controls escaped), cut short."""
+    shown = repr(value) if isinstance(value, str) else type(value).__name__
+    return shown if len(shown) <= 80 else f"{shown[:77]}..."
+
+
+# Finding a place in the text: the errors name places as `where` strings, which the
+# parser builds from the format's own keys (never a key the script made up) and indexes.
+_STEP = re.compile(r"([A-Za-z_]+)|\[(\d+)\]")
+_SPACE = re.compile(r"[ \t\n\r]*")  # what JSON allows between tokens
+_DECODER = json.JSONDecoder()
+
+
+def _steps(where: str) -> list[str | int]:
+    """`"prompts[1].expect"` as the keys and indexes to it: `["prompts", 1, "expect"]`."""
+    return [key or int(index) for key, index in _STEP.findall(where)]
+
+
+def _skip(text: str, at: int) -> int:
+    """The offset of the next token at or after `at`."""
+    space = _SPACE.match(text, at)
+    return at if space is None else space.end()
+
+
+def _place(text: str, steps: list[str | int]) -> int:
+    """The offset in `text` (valid JSON) of the value at `steps`, or of the nearest above it."""
+    at = _skip(text, 0)
+    for step in steps:
+        inner = _member(text, at, step)
+        if inner is None:
+            break
+        at = inner
+    return at
+
+
+def _member(text: str, at: int, step: str | int) -> int | None:
+    """Where the value of key or index `step` of the object or array at `at` starts.
+
+    The last of repeated keys, as `json.loads` keeps it; None when there is none.
+    """
+    if text[at] != ("{" if isinstance(step, str) else "["):
+        return None
+    found, index = None, 0
+    at = _skip(text, at + 1)
+    while text[at] not in "]}":
+        if isinstance(step, str):
+            key, at = _DECODER.raw_decode(text, at)
+            at = _skip(text, _skip(text, at) + 1)  # past the colon
+            if key == step:
+                found = at
+        elif index == step:
+            return at
+        else:
+            index += 1
+        _, at = _DECODER.raw_decode(text, at)  # past the value
+        at = _skip(text, at)
+        if text[at] == ",":
+            at = _skip(text, at + 1)
+    return found
+
+
+def _line_and_column(text: str, offset: int) -> tuple[int, int]:
+    """1-based, counting characters, as `json`'s own errors do."""
+    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)

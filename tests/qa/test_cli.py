@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
-from silvia_client.qa import RULES
-from silvia_client.testing import BROKEN_RULES, ReferenceServer
+from silvia_client.qa import RULES, AsyncObserver, Observer
+from silvia_client.testing import (
+    BROKEN_RULES,
+    IN_PROCESS_URL,
+    SCENARIO_HEADER,
+    ReferenceServer,
+    record_turn,
+)
 
 from ._cli import broken_script, run_cli, table, write_script
 
@@ -258,7 +266,7 @@ def test_a_script_out_of_format_or_naming_no_scenario_exits_2(
     status, _, err = run_cli(["qa", "run", str(bad)], capsys)
     assert (status, err) == (
         2,
-        "silvia qa: prompts[0]: unknown key(s) 'mesage'; allowed: "
+        f"silvia qa: {bad}: line 1 column 14: prompts[0]: unknown key(s) 'mesage'; allowed: "
         "continue, expect, id, message, scenario\n",
     )
     unknown = write_script(tmp_path / "s.json", [{"message": "hi", "scenario": "nope"}])
@@ -312,3 +320,55 @@ def test_failures_name_their_request_and_session(
     assert line.endswith(f"  ({ids})")
     (progress,) = [line for line in err.splitlines() if line.startswith("[1/1] bad: FAIL (")]
     assert progress.endswith(f"; {ids}")
+
+
+# ----------------------------------------------------------- transport warnings
+
+
+def _plain_http_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "plain http" in r.getMessage()]
+
+
+def test_qa_check_never_warns_about_transport_security(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Recorded turns are judged offline: no token goes anywhere, so there is nothing
+    # to warn of, with or without a token in the environment.
+    recording = record_turn(
+        "How are my accounts?",
+        transport=ReferenceServer().transport(),
+        base_url=IN_PROCESS_URL,
+        token="t",
+        default_headers={SCENARIO_HEADER: "accounts"},
+    )
+    path = tmp_path / "turn.jsonl"
+    recording.save(path)
+    caplog.set_level(logging.DEBUG, logger="silvia_client")
+    for token in (None, "a-real-token"):
+        if token is not None:
+            monkeypatch.setenv("SILVIA_TOKEN", token)
+        status, out, err = run_cli(["qa", "check", str(path)], capsys)
+        assert status == 0
+        assert "ok: 0 error(s)" in out
+        assert err == ""
+        assert _plain_http_warnings(caplog) == []
+        assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+@pytest.mark.parametrize("kind", [Observer, AsyncObserver])
+def test_a_live_observer_over_plain_http_with_a_token_still_warns(
+    kind: type[Observer] | type[AsyncObserver], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="silvia_client")
+    observer = kind.connect("http://staging.example.com", token="qa-token")
+    assert _plain_http_warnings(caplog) == [
+        f"{type(observer.client).__name__}: the token goes over plain http to "
+        "staging.example.com; use https unless a trusted proxy sits in between"
+    ]
+    if isinstance(observer, Observer):
+        observer.close()
+    else:
+        asyncio.run(observer.aclose())

@@ -177,3 +177,46 @@ def test_without_timing_a_prompt_without_expect_has_none() -> None:
     assert [prompt.expect for prompt in script.prompts] == [None, Expectations()]
     assert not Expectations().timed
     assert Expectations(max_turn_s=1.0).timed
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column", "where"),
+    [
+        ('{\n  "prompts": []\n}', 2, 14, "prompts"),
+        ('{"prompts": [\n  {"message": "a"},\n  {"message": " "}\n]}', 3, 15, "prompts[1].message"),
+        ('{"prompts": [\n  {"message": "a",\n   "expects": {}}\n]}', 2, 3, "prompts[0]"),
+        ('{"prompts": [{"message": "a"}],\n "nmae": "x"}', 1, 1, ""),
+        (
+            '{"prompts": [{"message": "a",\n  "expect": {"cites_kinds":\n ["wallet"]}}]}',
+            3,
+            2,
+            "prompts[0].expect.cites_kinds",
+        ),
+        (
+            '{"timing": {\n  "severity": "fatal"}, "prompts": [{"message": "a"}]}',
+            2,
+            15,
+            "timing.severity",
+        ),
+        # A repeated key: `json.loads` keeps the last, and so does the place found.
+        ('{"prompts": [{"message": "a",\n "id": "ok",\n "id": "a b"}]}', 3, 8, "prompts[0].id"),
+        # An escaped key is the key it spells; columns count characters, as `json`'s do.
+        ('{"pr\\u006fmpts": [{"message": "é", "id": "é"}]}', 1, 42, "prompts[0].id"),
+        # No such key: the nearest place above it.
+        ('{"prompts": [\n  {"id": "x"}]}', 2, 3, "prompts[0].message"),
+    ],
+)
+def test_load_script_says_the_line_and_column_of_every_error(
+    tmp_path: Path, text: str, line: int, column: int, where: str
+) -> None:
+    path = tmp_path / "script.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ScriptFormatError) as caught:
+        load_script(path)
+    error = caught.value
+    assert (error.line, error.column, error.where) == (line, column, where)
+    assert str(error).startswith(f"{path}: line {line} column {column}: ")
+    with pytest.raises(ScriptFormatError) as parsed:
+        parse_script(json.loads(text))
+    assert str(error) == f"{path}: line {line} column {column}: {parsed.value}"
+    assert (parsed.value.line, parsed.value.column, parsed.value.where) == (None, None, where)
