@@ -108,6 +108,8 @@ def _verdict(result: PromptResult) -> tuple[str, str]:
 def _seconds(value: float | None) -> str:
     from .report import seconds_text
 
+    if value is not None and not 0 <= value <= _CHART_LONGEST:
+        return f"{value:g} s"  # NaN, infinite, negative or past a day: as it is, and short
     return seconds_text(value, "not reached")
 
 
@@ -124,11 +126,23 @@ def _spread(values: Sequence[float]) -> str:
 _CHART_LABEL = 150  # px for the prompt labels
 _CHART_BARS = 520  # px for the bars
 _CHART_ROW = 26  # px per prompt
+_CHART_LONGEST = 86_400.0  # s: a longer time (or an infinite one) is drawn as a day
+_CHART_SHORTEST = 1e-6  # s: when the longest time is shorter, the scale is 0 (flat bars)
+
+
+def _drawn(seconds: float) -> float:
+    """A time as the chart draws it: clamped to 0 to a day (NaN and negatives are 0)."""
+    return min(seconds, _CHART_LONGEST) if seconds > 0 else 0.0
 
 
 def _ticks(longest: float) -> list[float]:
-    """Round gridline values from 0 past `longest`: 4 to 8 of them."""
-    step = 10 ** math.floor(math.log10(longest / 4)) if longest > 0 else 1.0
+    """Round gridline values from 0 past `longest` (a `_drawn` time): 4 to 8 of them.
+
+    Only 0 when `longest` is under `_CHART_SHORTEST`: such a chart has no scale.
+    """
+    if longest < _CHART_SHORTEST:
+        return [0.0]
+    step = 10.0 ** math.floor(math.log10(longest / 4))
     for factor in (1, 2, 5, 10):
         if longest / (step * factor) <= 6:
             step *= factor
@@ -137,12 +151,16 @@ def _ticks(longest: float) -> list[float]:
 
 
 def timing_chart(rows: Sequence[tuple[str, Timings]]) -> str:
-    """An inline SVG of each prompt's time to first text and to `done`, on one scale."""
+    """An inline SVG of each prompt's time to first text and to `done`, on one scale.
+
+    Any float draws: times are clamped to 0 to a day, and when every time is
+    (next to) 0 the scale is 0 and the bars are flat. The tooltips say the times.
+    """
     times = [t for _, timings in rows for t in (timings.first_text, timings.done) if t is not None]
     if not times:
         return '<p class="muted">No timings: no prompt reached its first text.</p>'
-    ticks = _ticks(max(times))
-    scale = _CHART_BARS / ticks[-1]
+    ticks = _ticks(max(_drawn(t) for t in times))
+    scale = _CHART_BARS / ticks[-1] if ticks[-1] > 0 else 0.0
     height = _CHART_ROW * len(rows) + 24
     width = _CHART_LABEL + _CHART_BARS + 60
     parts = [
@@ -167,7 +185,7 @@ def timing_chart(rows: Sequence[tuple[str, Timings]]) -> str:
             if value is not None:
                 parts.append(
                     f'<rect class="{css}" x="{_CHART_LABEL}" y="{y + offset}" '
-                    f'width="{max(value * scale, 1):.1f}" height="8"/>'
+                    f'width="{max(_drawn(value) * scale, 1):.1f}" height="8"/>'
                 )
         parts.append("</g>")
     parts.append("</svg>")

@@ -9,7 +9,11 @@ ones of the recorded turn, not of the replay.
 
 `check_recordings({name: recording})` does so for each and returns a
 `RunResult`, so `silvia qa check FILE...` prints and writes the same reports,
-and exits with the same statuses, as `silvia qa run`.
+and exits with the same statuses, as `silvia qa run`. A recording may hold a
+header HTTP cannot carry (a CR LF or a character outside ASCII in a value, a
+name that is not a token): the in-process replay still hands it over, and
+when any recording of the run holds one, the run gains the `recorded-headers`
+rule (`RECORDED_HEADERS`), whose findings name each such header and its line.
 
 The replay's client is addressed as `Recording.client()`'s is, at the testing
 kit's `IN_PROCESS_URL` (a `.test` name, never resolved, which the client knows
@@ -22,12 +26,16 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
 import httpx
 
 from .. import DEFAULT_WIRE
+from ._facts import Facts
+from ._rule import Problem, Rule
+from .rules import RULES
 from .runner import PromptResult, RunResult
 from .script import Prompt, Script
 
@@ -35,9 +43,23 @@ if TYPE_CHECKING:
     from ..testing import Recording
     from ._observation import Observation
 
-__all__ = ["check_recordings", "observe_recording", "recorded_prompt"]
+__all__ = ["RECORDED_HEADERS", "check_recordings", "observe_recording", "recorded_prompt"]
 
 _NOT_ID = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def _no_problem(facts: Facts) -> tuple[Problem, ...]:
+    return ()
+
+
+RECORDED_HEADERS = Rule(
+    "recorded-headers",
+    "error",
+    "every recorded header is one HTTP can carry: a token name, a visible-ASCII value "
+    "(a replay server refuses any other)",
+    _no_problem,
+)
+"""Not a server rule: the row `check_recordings` adds when a recording holds such a header."""
 
 
 def _id(name: str, taken: set[str]) -> str:
@@ -149,11 +171,29 @@ def check_recordings(
 
     taken: set[str] = set()
     results = []
-    named = recordings.items() if isinstance(recordings, Mapping) else recordings
-    for name, recording in named:
+    named = list(recordings.items() if isinstance(recordings, Mapping) else recordings)
+    found = [_header_problems(recording) for _, recording in named]
+    judged = any(found)  # then every recording gets the row, to pass or fail
+    for (name, recording), problems in zip(named, found, strict=True):
         prompt = recorded_prompt(recording, _id(name, taken))
         observation = observe_recording(recording)
-        results.append(PromptResult(prompt, observation, check(observation)))
+        rules = (*RULES, _finding(problems)) if judged else RULES
+        results.append(PromptResult(prompt, observation, check(observation, rules=rules)))
     script = Script(tuple(result.prompt for result in results), name="recorded turns")
     where = target or f"{len(results)} recording(s), no server"
-    return RunResult.of(script, where, results)
+    rules = (*RULES, RECORDED_HEADERS) if judged else RULES
+    return RunResult.of(script, where, results, rules=rules)
+
+
+def _header_problems(recording: Recording) -> tuple[Problem, ...]:
+    """A problem per header of `recording` HTTP cannot carry (its message names the line)."""
+    return tuple(Problem(str(error), {"line": error.line}) for error in recording.header_errors())
+
+
+def _finding(problems: tuple[Problem, ...]) -> Rule:
+    """`RECORDED_HEADERS`, finding `problems` (one recording's)."""
+
+    def found(facts: Facts) -> tuple[Problem, ...]:
+        return problems
+
+    return replace(RECORDED_HEADERS, check=found)

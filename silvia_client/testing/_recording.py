@@ -13,17 +13,25 @@ them whoever builds it; the capturing side also drops any header whose value
 holds the token and blanks the token in the bodies). Account ids and providers
 are kept, so that a replay is faithful: a recording is raw wire data, written
 only when asked, and `redacted()` makes the copy to share.
+
+Any other header is kept as recorded, even one HTTP cannot carry, so that
+`silvia qa check` can judge it; `header_errors()` lists those a replay cannot
+write (a name that is not an RFC 9110 token, a value that is not visible ASCII
+with spaces and tabs inside), and `client()`, `async_client()` and
+`ReplayServer` refuse a recording that has any.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from .. import AsyncSilviaClient, SilviaClient
+    from ._recording_format import RecordingFormatError
     from ._replay import ReplayTransport
 
 __all__ = [
@@ -37,6 +45,7 @@ __all__ = [
     "RecordedResponse",
     "Recording",
     "allowed_headers",
+    "written_value",
 ]
 
 FORBIDDEN_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
@@ -52,6 +61,38 @@ def allowed_headers(headers: Iterable[tuple[str, str]]) -> Headers:
     """`headers` with lower-case names, without the `FORBIDDEN_HEADERS`."""
     return tuple(
         (name.lower(), value) for name, value in headers if name.lower() not in FORBIDDEN_HEADERS
+    )
+
+
+# A recording keeps any header, but a replay writes only what HTTP can carry.
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # RFC 9110 `token`
+_NOT_VALUE = re.compile(r"[^\t\x20-\x7e]")  # a value is visible ASCII, spaces and tabs
+_SHOWN = 60  # characters of a bad name shown in its error
+
+
+def written_value(value: str) -> str:
+    """A header value as a replay writes it: without leading or trailing spaces and tabs."""
+    return value.strip(" \t")
+
+
+def _header_error(name: str, value: str, where: str) -> str | None:
+    """Why a replay cannot write this header (escaped, ASCII only), or None."""
+    if not _TOKEN.fullmatch(name):
+        shown = ascii(name[:_SHOWN]) + ("..." if len(name) > _SHOWN else "")
+        return f"the {where} header name {shown} is not an HTTP token (RFC 9110)"
+    bad = _NOT_VALUE.search(value)
+    if bad is None:
+        return None
+    character = bad.group()
+    if character in "\r\n":
+        what = "a line break"
+    elif character.isascii():
+        what = "a control character"
+    else:
+        what = "a character outside ASCII"
+    return (
+        f"the value of the {where} header {name} holds {what} (U+{ord(character):04X}), "
+        "where HTTP allows visible ASCII, spaces and tabs"
     )
 
 
@@ -180,12 +221,41 @@ class Recording:
 
     # -- replaying -----------------------------------------------------------
 
+    def header_errors(self) -> tuple[RecordingFormatError, ...]:
+        """Each recorded header HTTP cannot carry, as an error naming its line; () if none.
+
+        A header name must be an RFC 9110 token, a value visible ASCII (spaces
+        and tabs inside). `client()`, `async_client()` and `ReplayServer`
+        raise the first of these; `load` keeps such a recording, and
+        `silvia qa check` reports each as a finding.
+        """
+        from ._recording_format import RecordingFormatError
+
+        # The lines of the file (`dumps()`): the response's headers are on line
+        # 3, the reload's after the chunks and the `response_end` line.
+        owners = [(3, "response", self.response.headers)]
+        if self.reload is not None:
+            owners.append((len(self.response.chunks) + 5, "reload", self.reload.headers))
+        return tuple(
+            RecordingFormatError(f"{message}: a replay cannot send it", line=line)
+            for line, where, headers in owners
+            for name, value in headers
+            if (message := _header_error(name, value, where)) is not None
+        )
+
+    def _replayable(self) -> None:
+        errors = self.header_errors()
+        if errors:
+            raise errors[0]
+
     def transport(self, *, timing: bool = False) -> ReplayTransport:
         """An httpx transport (sync and async) that replays this turn.
 
         A POST gets the recorded response, chunk for chunk (with `timing`, each
         at its recorded time); a GET of the reloaded session gets the recorded
-        reload; anything else is a 404.
+        reload; anything else is a 404. In-process there is no wire a header
+        could split, so it hands over even headers HTTP cannot carry, as their
+        UTF-8 bytes (for `silvia qa check` to judge); `client()` refuses them.
         """
         from ._replay import ReplayTransport
 
@@ -195,12 +265,15 @@ class Recording:
         """A `SilviaClient` on `transport()`: no URL or token needed.
 
         `options` go to `SilviaClient` (`idle_timeout=`, `wire=`, ...). Retries
-        default to 0: a replay answers the same every time.
+        default to 0: a replay answers the same every time. A recording with a
+        header HTTP cannot carry is refused (`header_errors()`): a
+        `RecordingFormatError` naming its line.
         """
         import httpx
 
         from .. import SilviaClient
 
+        self._replayable()
         http = httpx.Client(transport=self.transport(timing=timing))
         return SilviaClient(**_replay_options(options), http_client=http)
 
@@ -210,6 +283,7 @@ class Recording:
 
         from .. import AsyncSilviaClient
 
+        self._replayable()
         http = httpx.AsyncClient(transport=self.transport(timing=timing))
         return AsyncSilviaClient(**_replay_options(options), http_client=http)
 

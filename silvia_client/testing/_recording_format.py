@@ -37,7 +37,20 @@ order (a file is one recording)::
 Unknown keys are ignored (a later version 1 writer may add some); an unknown
 `type`, a line out of order, or a newer `version` is an error. Reading never
 evaluates anything: lines are parsed with `json.loads` and checked field by
-field, and every problem is a `RecordingFormatError` naming the line.
+field, and every problem is a `RecordingFormatError` naming the line. A file
+is untrusted input, so every number is bounded: times (`at`) finite, 0 or more
+and at most a day (`MAX_SECONDS`), checked without converting first (a
+400-digit integer is an error, not an `OverflowError`); `version` and `lines`
+integers from 1 to 2**53 (what any JSON reader keeps exact); `status` 100 to 599.
+
+Headers are kept as the file has them, even those HTTP cannot carry, so that
+`silvia qa check` can judge such a recording. Writing them is another matter:
+`Recording.header_errors()` (in `_recording.py`) lists each header whose name
+is not an RFC 9110 token or whose value is not visible ASCII (spaces and tabs
+inside; leading and trailing ones are dropped when written), each a
+`RecordingFormatError` naming its line, and `Recording.client()` and
+`ReplayServer` refuse such a recording (a CR LF in a value would add headers
+of its own on a socket).
 
 Never in a recording: the bearer token, and the `Authorization`,
 `Proxy-Authorization`, `Cookie` and `Set-Cookie` headers (a `Recording` drops
@@ -54,7 +67,7 @@ import binascii
 import json
 import math
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeGuard
 
 from .._version import __version__
 from ..errors import SilviaError
@@ -68,11 +81,25 @@ from ._recording import (
     Recording,
 )
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "RecordingFormatError", "dump", "encode_bytes", "parse"]
+__all__ = [
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "MAX_SECONDS",
+    "RecordingFormatError",
+    "dump",
+    "encode_bytes",
+    "parse",
+]
 
 FORMAT_NAME = "silvia-recording"
 FORMAT_VERSION = 1
 """The version this SDK writes, and the newest it reads."""
+
+MAX_SECONDS = 86_400
+"""The latest time (`at`) a recording may hold, in seconds: a day."""
+
+_MAX_COUNT = 2**53
+"""The largest `version` or `lines`: integers any JSON reader keeps exact."""
 
 
 class RecordingFormatError(SilviaError, ValueError):
@@ -176,8 +203,10 @@ class _Line:
         return str(self.get("path", _is_path, "a path starting with `/`"))
 
     def at(self, *, optional: bool = False) -> float | None:
-        value = self.get("at", _is_time, "a number of seconds (0 or more)", optional=optional)
-        return None if value is None else float(value)
+        value = self.get(
+            "at", _is_time, f"a number of seconds, from 0 to {MAX_SECONDS}", optional=optional
+        )
+        return None if value is None else float(value) + 0.0  # (-0.0 is 0.0)
 
     def data(self) -> bytes:
         text, encoded = self.value.get("text"), self.value.get("base64")
@@ -204,7 +233,14 @@ def _is_path(value: Any) -> bool:
 
 
 def _is_time(value: Any) -> bool:
-    return type(value) in (int, float) and math.isfinite(value) and value >= 0
+    # An int is compared as it is: converting a huge one to float would overflow.
+    if type(value) is int:
+        return 0 <= value <= MAX_SECONDS
+    return type(value) is float and math.isfinite(value) and 0 <= value <= MAX_SECONDS
+
+
+def _is_count(value: Any) -> TypeGuard[int]:
+    return type(value) is int and 1 <= value <= _MAX_COUNT
 
 
 def _is_str(value: Any) -> bool:
@@ -258,8 +294,8 @@ def parse(data: bytes) -> Recording:
     if header.type != "recording" or header.value.get("format") != FORMAT_NAME:
         raise header.error(f"not a {FORMAT_NAME} file (its first line must say so)")
     version = header.value.get("version")
-    if type(version) is not int or version < 1:
-        raise header.error("`version` must be a positive integer")
+    if not _is_count(version):
+        raise header.error("`version` must be a positive integer (at most 2**53)")
     if version > FORMAT_VERSION:
         raise header.error(
             f"format version {version} is newer than this silvia-client reads "
@@ -295,7 +331,7 @@ def parse(data: bytes) -> Recording:
         line = reader.next("end")
     if line.type != "end":
         raise line.error(f"a `{line.type}` line where the `end` line belongs")
-    count = line.get("lines", lambda v: type(v) is int, "a number of lines")
+    count = line.get("lines", _is_count, "a number of lines (1 to 2**53)")
     if count != line.number:
         raise line.error(
             f"the recording says it has {count} lines but has {line.number}: it is corrupted"

@@ -8,7 +8,10 @@ body ends the way it did (`disconnected` raises `httpx.RemoteProtocolError`,
 segment is the reloaded session's gets the recorded reload; any other request
 is a 404. Without `timing` nothing waits; with it, each chunk comes at its
 recorded time, and a gap longer than the request's read timeout ends in that
-timeout, as it would live.
+timeout, as it would live. Header values go without leading or trailing spaces
+and tabs (a socket's reader drops them too), as UTF-8 bytes: in-process there is
+no wire a header could split, so even one HTTP cannot carry is handed over
+(`silvia qa check` judges it), while `Recording.client()` refuses it.
 
 `ReplayServer` serves several recordings by name, for `silvia serve --replay`
 (`serve_loopback()`) or in-process (`transport()`, on the reference server's
@@ -16,7 +19,11 @@ runner). A request picks one the way it picks a scenario: the
 `x-silvia-scenario` header, or a message starting `/recording NAME`; otherwise
 the first. A session GET with no header finds the recording that reloaded that
 session. Like the reference server, it wants a bearer token: any non-empty one,
-or exactly `token=`.
+or exactly `token=`. It writes headers on a socket, so it refuses a recording
+with a header HTTP cannot carry (`Recording.header_errors()`: a name that is
+not an RFC 9110 token, a value that is not visible ASCII with spaces and tabs
+inside): a `RecordingFormatError` naming the line, and the file with
+`from_files`.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ import httpx
 
 from .._wire import DEFAULT_WIRE
 from ._loopback import LoopbackServer
-from ._recording import RecordedResponse, Recording
+from ._recording import Headers, RecordedResponse, Recording, written_value
 from ._server import SCENARIO_HEADER
 from ._steps import Drop, Pause, Raw, Reply, Request, Step, json_bytes
 from ._transport import InProcessTransport
@@ -61,6 +68,18 @@ def _reloads(recording: Recording, path: str) -> bool:
 def _not_found(message: str) -> tuple[int, tuple[tuple[str, str], ...], bytes]:
     body = {DEFAULT_WIRE.error_key: {"type": "not_found_error", "message": message}}
     return 404, (("content-type", "application/json"),), json_bytes(body)
+
+
+def _header_bytes(headers: Headers) -> list[tuple[bytes, bytes]]:
+    """Headers for an in-process `httpx.Response`: UTF-8 bytes, values stripped.
+
+    A lone surrogate (JSON can hold one) goes as its `\\udXXX` escape, not a crash.
+    """
+    return [(_utf8(name), _utf8(written_value(value))) for name, value in headers]
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "backslashreplace")
 
 
 def _read_timeout(request: httpx.Request) -> float | None:
@@ -173,7 +192,8 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             and reload is not None
             and _reloads(self.recording, request.url.path)
         ):
-            return httpx.Response(reload.status, headers=list(reload.headers), content=reload.body)
+            reloaded = _header_bytes(reload.headers)
+            return httpx.Response(reload.status, headers=reloaded, content=reload.body)
         status, headers, body = _not_found("Not in this recording.")
         return httpx.Response(status, headers=list(headers), content=body)
 
@@ -183,7 +203,9 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         response = self.recording.response
         pacer = _Pacer(request, time.perf_counter(), self.timing)
         return httpx.Response(
-            response.status, headers=list(response.headers), stream=stream(response, pacer)
+            response.status,
+            headers=_header_bytes(response.headers),
+            stream=stream(response, pacer),
         )
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -214,9 +236,17 @@ def recorded_steps(response: RecordedResponse, *, timing: bool = False) -> tuple
     return tuple(steps)
 
 
-def _unframed(headers: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+def _unframed(headers: Headers) -> Headers:
     # The runner frames the body itself (chunked, or a Content-Length).
-    return tuple((name, value) for name, value in headers if name not in _FRAMING)
+    return tuple((name, written_value(value)) for name, value in headers if name not in _FRAMING)
+
+
+def _refuse_unwritable(recording: Recording, path: str | None = None) -> None:
+    """Raise the first header error of `recording` (naming its line, and `path`)."""
+    errors = recording.header_errors()
+    if errors:
+        errors[0].path = path
+        raise errors[0]
 
 
 class ReplayServer:
@@ -237,6 +267,8 @@ class ReplayServer:
             raise ValueError("a replay server needs at least one recording")
         if token is not None and not token.strip():
             raise ValueError("token must be a non-empty string, or None to accept any token")
+        for recording in recordings.values():
+            _refuse_unwritable(recording)
         self.recordings = dict(recordings)
         self.default = next(iter(self.recordings))
         self.timing = timing
@@ -250,7 +282,10 @@ class ReplayServer:
     def from_files(
         cls, paths: list[str], *, token: str | None = None, timing: bool = False
     ) -> ReplayServer:
-        """Load each file (a `RecordingFormatError` names its file and line); names are stems."""
+        """Load each file (a `RecordingFormatError` names its file and line); names are stems.
+
+        A file with a header HTTP cannot carry is refused the same way.
+        """
         from pathlib import Path
 
         recordings: dict[str, Recording] = {}
@@ -259,6 +294,7 @@ class ReplayServer:
             if name in recordings:
                 raise ValueError(f"two recordings named {name!r}: file names must differ")
             recordings[name] = Recording.load(path)
+            _refuse_unwritable(recordings[name], path)
         return cls(recordings, token=token, timing=timing)
 
     def transport(self) -> InProcessTransport:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import replace
@@ -27,7 +28,7 @@ from silvia_client.qa._html import html_report
 from silvia_client.qa.script import Expectations, Prompt
 
 from ..browser import Chromium, read_report, report_script
-from ..display._dom import parse
+from ..display._dom import Node, parse
 from ._cli import run_cli, write_script
 from ._helpers import AAPL, CARD_ONE, CARD_TWO, account, cite, observe_events, turn_events
 
@@ -225,3 +226,58 @@ def test_expectations_do_not_break_the_page() -> None:
     run = RunResult(Script((prompt,)), "t", (PromptResult(prompt, observation, checked),))
     root = parse(html_report(run).removeprefix("<!doctype html>\n"))
     assert "expectations" in root.find("ol", "findings").text
+
+
+# The chart at the edges of a float --------------------------------------------------------
+
+EDGE_TIMES = [0.0, -0.0, 5e-324, 1e-310, 1e-7, 1.7e308, math.inf, math.nan, -1.0]
+
+
+def timed_run(times: list[Timings]) -> RunResult:
+    results = []
+    for number, timings in enumerate(times, start=1):
+        result = hostile_result(number, "x")
+        observation = replace(result.observation, timings=timings)
+        results.append(replace(result, observation=observation))
+    return RunResult(Script(tuple(result.prompt for result in results)), "t", tuple(results))
+
+
+def chart_of(page: str) -> Node:
+    return parse(page.removeprefix("<!doctype html>\n")).find("svg")
+
+
+@pytest.mark.parametrize("seconds", EDGE_TIMES, ids=repr)
+def test_the_chart_draws_any_time_alike_for_every_prompt(seconds: float) -> None:
+    page = html_report(timed_run([Timings(seconds, seconds, seconds)] * 3))
+    chart = chart_of(page)
+    widths = [float(bar.attrs["width"] or "") for bar in chart.find_all("rect")]
+    assert len(widths) == 6
+    assert all(1 <= width <= 520 for width in widths)
+    assert len(set(widths)) == 1  # one time, one length
+    ticks = [float(line.attrs["x1"] or "") for line in chart.find_all("line")]
+    assert all(150 <= x <= 670 for x in ticks)
+    for node in chart.iter():  # every coordinate a plain number
+        assert not any(re.search("nan|inf|e[+-]", value or "") for value in node.attrs.values())
+    assert len(page) < 40_000  # and no 309-digit time
+
+
+@pytest.mark.parametrize("seconds", [0.0, 5e-324])
+def test_all_zero_or_tiny_times_draw_flat_bars_on_a_single_tick(seconds: float) -> None:
+    chart = chart_of(html_report(timed_run([Timings(seconds, seconds, seconds)] * 2)))
+    assert {bar.attrs["width"] for bar in chart.find_all("rect")} == {"1.0"}
+    assert chart.find_all("text")[0].text == "0 s"
+    assert len(chart.find_all("line")) == 1  # one gridline: a chart of scale 0
+
+
+def bar_widths(*times: Timings) -> list[float]:
+    chart = chart_of(html_report(timed_run(list(times))))
+    return [float(bar.attrs["width"] or "") for bar in chart.find_all("rect")]
+
+
+def test_a_huge_time_is_drawn_as_a_day_and_the_others_keep_their_scale() -> None:
+    day = bar_widths(Timings(0.1, 0.5, 1.0), Timings(1, 86_400, 86_400))
+    huge = bar_widths(Timings(0.1, 0.5, 1.0), Timings(1, 1.7e308, 1.7e308))
+    assert huge == day
+    assert huge[2:] == [round(520 * 86_400 / 100_000, 1)] * 2  # on a scale of 0 to 100000 s
+    chart = chart_of(html_report(timed_run([Timings(1, 1.7e308, math.inf)])))
+    assert "first text 1.7e+308 s, done inf s" in chart.text  # the tooltip says them as they are
