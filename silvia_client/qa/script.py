@@ -364,9 +364,9 @@ def _is_scenario_name(value: object) -> bool:
     cannot go in a header. (Imported here, not above: reading a script does not
     load the testing kit until a prompt names a scenario.)
     """
-    from ..testing._scenario import _NAME
+    from ..testing import is_scenario_name
 
-    return isinstance(value, str) and _NAME.fullmatch(value) is not None
+    return is_scenario_name(value)
 
 
 def _shown(value: object) -> str:

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     )
     from ._recording_format import RecordingFormatError
     from ._replay import RECORDING_COMMAND, ReplayServer, ReplayTransport
-    from ._scenario import Rewrite, Scenario
+    from ._scenario import Rewrite, Scenario, is_scenario_name
     from ._script import Checkpoint, Cite, PriorTurn, Say, ScriptItem
     from ._server import IN_PROCESS_URL, SCENARIO_COMMAND, SCENARIO_HEADER, ReferenceServer
     from ._store import SessionStore, StoredSession
@@ -117,6 +117,7 @@ __all__ = [
     "WebResult",
     "expected_turn",
     "humanize_citation_url",
+    "is_scenario_name",
     "label_slug",
     "read_credit_card_document",
     "read_mortgage_authority",
@@ -177,7 +178,7 @@ load_on_first_use(
         ),
         "._recording_format": ("RecordingFormatError",),
         "._replay": ("RECORDING_COMMAND", "ReplayServer", "ReplayTransport"),
-        "._scenario": ("Rewrite", "Scenario"),
+        "._scenario": ("Rewrite", "Scenario", "is_scenario_name"),
         "._script": ("Checkpoint", "Cite", "PriorTurn", "Say", "ScriptItem"),
         "._server": ("IN_PROCESS_URL", "SCENARIO_COMMAND", "SCENARIO_HEADER", "ReferenceServer"),
         "._store": ("SessionStore", "StoredSession"),

@@ -21,9 +21,15 @@ from ._script import Checkpoint, PriorTurn, ScriptItem
 from ._steps import Step
 from ._turn import PlayedTurn, play, turn_steps
 
-__all__ = ["Rewrite", "Scenario"]
+__all__ = ["Rewrite", "Scenario", "is_scenario_name"]
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def is_scenario_name(name: object) -> bool:
+    """Whether `name` can name a scenario: letters, digits, `-`, `_` and `.`, a letter or
+    digit first (what `Scenario` checks, and what a QA script may name)."""
+    return isinstance(name, str) and _NAME.fullmatch(name) is not None
 
 
 class Rewrite(Protocol):
@@ -61,7 +67,7 @@ class Scenario:
     def __post_init__(self) -> None:
         object.__setattr__(self, "script", tuple(self.script))
         object.__setattr__(self, "history", tuple(self.history))
-        if not _NAME.fullmatch(self.name):
+        if not is_scenario_name(self.name):
             raise ValueError(f"scenario name {self.name!r}: use letters, digits, '-', '_', '.'")
         if not self.description.strip() or "\n" in self.description:
             raise ValueError(f"scenario {self.name!r} needs a one-line description")
