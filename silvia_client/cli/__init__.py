@@ -6,8 +6,21 @@ status. Modules import what they need inside `run`, so `silvia --help` stays qui
 
 Shared parts: `_server.py` chooses the server a command talks to (and says
 which), `_args.py` checks numeric arguments, `_render.py` writes answers and
-sources to a terminal. Ctrl-C ends any command with status 130 and the line
-"interrupted" on stderr; a command that was streaming text ends its line first.
+sources to a terminal, `_output.py` is the one writer: `main` runs every
+command with `sys.stdout` and `sys.stderr` wrapped so that text a stream's
+encoding cannot carry (a lone surrogate, or anything outside ASCII under
+`PYTHONIOENCODING=ascii`) is written escaped instead of raising.
+
+Exit statuses, for every command: 0 ok, 1 an error (for `silvia qa`: error
+findings), 2 a usage error, 3 the server unreachable or the credentials
+refused (`silvia qa`), 4 an internal error, 130 interrupted. Ctrl-C ends any
+command with status 130 and the line "interrupted" on stderr; a command that
+was streaming text ends its line first. Any other exception that reaches
+`main` is an internal error: one line on stderr naming the command and the
+exception's type (never its message), the traceback before it only with
+`--debug` or `SILVIA_DEBUG=1`, and status 4, so that a crash never reads as a
+server's fault. `silvia qa` writes the reports asked for first, as it does on
+Ctrl-C.
 """
 
 from __future__ import annotations
@@ -23,31 +36,68 @@ __all__ = ["main"]
 _COMMANDS = ("demo", "chat", "session", "record", "serve", "qa")
 
 
+EXIT_STATUSES = (
+    "exit status: 0 ok; 1 an error (silvia qa: error findings); 2 usage error; "
+    "3 server unreachable or credentials refused; 4 internal error (a bug in silvia: "
+    "--debug or SILVIA_DEBUG=1 prints the traceback); 130 interrupted"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
 
     parser = argparse.ArgumentParser(
         prog="silvia",
         description="Talk to Silvia's chat API, or to the embedded reference server.",
+        epilog=EXIT_STATUSES,
     )
     parser.add_argument("--version", action="version", version=f"silvia {__version__}")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="on an internal error (exit status 4), print the traceback too (also SILVIA_DEBUG=1)",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in _COMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(subparsers)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from ._args import UsageError
+def _command(args: argparse.Namespace) -> str:
+    """The command as typed: `chat`, `qa run`, `session show`."""
+    name: str = args.command
+    sub = getattr(args, f"{name}_command", None)
+    return f"{name} {sub}" if sub else name
 
-    args = build_parser().parse_args(argv)
-    run: Callable[[argparse.Namespace], int] = args.run
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from ._output import writing_safely
+
+    with writing_safely():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    from ._args import UsageError
+    from ._output import debug_from_environment, internal_error_lines
+
+    command = ""
+    debug = debug_from_environment()
     try:
-        return run(args)
-    except UsageError as error:
-        name = getattr(args, "command_name", args.command)
-        print(f"silvia {name}: {error}", file=sys.stderr)
-        return 2
+        args = build_parser().parse_args(argv)
+        command = _command(args)
+        debug = debug or args.debug
+        run: Callable[[argparse.Namespace], int] = args.run
+        try:
+            return run(args)
+        except UsageError as error:
+            name = getattr(args, "command_name", args.command)
+            print(f"silvia {name}: {error}", file=sys.stderr)
+            return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as error:  # an internal error: one line and 4, never the 1 of a finding
+        sys.stderr.write(internal_error_lines(command, error, debug=debug))
+        sys.stderr.flush()
+        return 4

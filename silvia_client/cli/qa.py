@@ -21,7 +21,11 @@ recording that cannot be read, a bad option, no token for a real server), and
 3 when the server could not be reached or refused the credentials before any
 prompt completed: then no more prompts start, and one line on stderr names the
 cause and the request id. Ctrl-C stops a run with status 130, after writing
-the reports asked for, the prompts not run marked as such.
+the reports asked for, the prompts not run marked as such. An internal error
+(an exception nothing above maps, a bug of ours) is status 4, never 1: the
+reports asked for are written first, in the same way (the run marked as
+interrupted, the prompts not run marked as such), then `main` prints its one
+line. A report that fails does not keep the others from being written.
 
 The token comes from `SILVIA_TOKEN` only, never from the command line, and is
 never printed; neither is any provider.
@@ -30,6 +34,7 @@ never printed; neither is any provider.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -65,7 +70,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Scripted QA: run a script of prompts against a server (or the embedded reference "
             "server), and check every turn against the rules of chat-citation-targets. "
             "Exit status: 0 ok (warnings at most), 1 error findings, 2 usage error, 3 server "
-            "unreachable or credentials refused."
+            "unreachable or credentials refused, 4 internal error, 130 interrupted."
         ),
     )
     parser.set_defaults(command_name="qa")
@@ -77,7 +82,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Run each prompt of SCRIPT (JSON), reload each session, check each turn. Exit "
             "status: 0 ok (warnings at most), 1 error findings, 2 usage error, 3 server "
-            "unreachable or credentials refused. The bearer token is read from SILVIA_TOKEN."
+            "unreachable or credentials refused, 4 internal error (the reports are still "
+            "written), 130 interrupted. The bearer token is read from SILVIA_TOKEN."
         ),
     )
     run.add_argument("script", metavar="SCRIPT", help="the QA script (JSON)")
@@ -139,23 +145,45 @@ def run_rules(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(run: RunResult, args: argparse.Namespace) -> int:
-    """Print the report, say why the run stopped, write the reports asked for; the status."""
-    from ..qa.report import format_report, stop_line, write_html, write_json, write_junit
+def _report(run: RunResult, args: argparse.Namespace, *, stop_line: bool = True) -> int:
+    """Print the report, say why the run stopped, write the reports asked for; the status.
 
-    print(format_report(run), flush=True)
-    stopped = stop_line(run)
+    Each step is tried whatever became of the one before: an internal error in
+    one (raised again at the end, for `main`'s exit status 4) does not keep the
+    reports after it from being written. `stop_line=False` leaves the run's stop
+    line to the caller.
+    """
+    from functools import partial
+
+    from ..qa import report
+
+    failure: Exception | None = None
+    try:
+        print(report.format_report(run), flush=True)
+    except Exception as error:  # an internal error: write the reports all the same
+        failure = error
+    stopped = report.stop_line(run) if stop_line else None
     if stopped is not None:
         print(f"silvia qa: {stopped}", file=sys.stderr, flush=True)
-    try:
-        if args.junit:
-            write_junit(run, args.junit)
-        if args.json:
-            write_json(run, args.json)
-        if args.html:
-            write_html(run, args.html, web_url=args.web_url)
-    except OSError as error:
-        print(f"silvia qa: cannot write a report: {error.strerror or error}", file=sys.stderr)
+    unwritten = False
+    writers = (
+        (args.junit, report.write_junit),
+        (args.json, report.write_json),
+        (args.html, partial(report.write_html, web_url=args.web_url)),
+    )
+    for path, write in writers:
+        if not path:
+            continue
+        try:
+            write(run, path)
+        except OSError as error:
+            unwritten = True
+            print(f"silvia qa: cannot write a report: {error.strerror or error}", file=sys.stderr)
+        except Exception as error:  # an internal error: the other reports are still written
+            failure = failure or error
+    if failure is not None:
+        raise failure
+    if unwritten:
         return 2
     return 130 if run.interrupted else run.exit_status
 
@@ -255,6 +283,13 @@ def run_check(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\nsilvia qa: interrupted; writing the reports", file=sys.stderr, flush=True)
         run = RunResult.of(script, run_target(observer), done, interrupted=True)
+    except Exception:
+        # An internal error (exit status 4, said by `main`): as on Ctrl-C, the reports
+        # keep every prompt finished so far, the run marked as cut short.
+        run = RunResult.of(script, run_target(observer), done, interrupted=True)
+        with contextlib.suppress(Exception):  # the run's own error is the one to tell
+            _report(run, args, stop_line=False)
+        raise
     status = _report(run, args)
     for line in unsaved:
         print(f"silvia qa: {line}", file=sys.stderr)

@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,8 @@ from silvia_client.testing import (
     record_turn,
 )
 
+from ..cli._lone_surrogates import ESCAPED as LONE_ESCAPED
+from ..cli._lone_surrogates import server as lone_surrogates_server
 from ._cli import broken_script, run_cli, table, write_script
 
 EXAMPLE = str(Path(__file__).parents[2] / "examples" / "qa_script.json")
@@ -372,3 +375,92 @@ def test_a_live_observer_over_plain_http_with_a_token_still_warns(
         observer.close()
     else:
         asyncio.run(observer.aclose())
+
+
+# ----------------------------------------------------- lone surrogates from the server
+
+SURROGATE_TOKEN = "qa-lone-surrogate-token"
+_RAW_REPORT = (
+    "silvia_client.qa.report writes what the server sent as it is: write_json and "
+    "write_html raise UnicodeEncodeError on a lone surrogate (the run then exits 4, not "
+    "its status), and junit_xml writes it as &#55296;, which XML 1.0 refuses (qa/'s fix)"
+)
+
+
+@pytest.fixture(scope="module")
+def lone_surrogates_url() -> Iterator[str]:
+    with lone_surrogates_server(SURROGATE_TOKEN).serve_loopback() as url:
+        yield url
+
+
+def _run_lone_surrogates(
+    scenario: str,
+    url: str,
+    extra: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> tuple[int, str, str]:
+    monkeypatch.setenv("SILVIA_TOKEN", SURROGATE_TOKEN)
+    script = write_script(tmp_path / "s.json", [{"message": "Rates?", "scenario": scenario}])
+    return run_cli(["qa", "run", str(script), "--base-url", url, *extra], capsys)
+
+
+def test_a_lone_surrogate_in_a_finding_is_written_escaped(
+    lone_surrogates_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, err = _run_lone_surrogates(
+        "lone-surrogates-misfit", lone_surrogates_url, [], tmp_path, monkeypatch, capsys
+    )
+    assert status == 1  # the finding's status, not a crash's
+    (finding,) = [line for line in out.splitlines() if line.startswith("FAIL  ")]
+    assert finding.startswith("FAIL  target-fits-source  [p1]  https://example.com/rates: ")
+    assert f"`market_data` (X{LONE_ESCAPED})" in finding
+    assert table(out)["target-fits-source"] == ["FAIL"]
+    assert "[1/1] p1: FAIL (1 error(s), 0 warning(s))" in err
+    assert "internal error" not in err
+
+
+def _read_report(kind: str, path: Path) -> None:
+    if kind == "junit":
+        assert len(list(ET.parse(path).getroot().iter("testcase"))) == len(RULES)
+    elif kind == "json":
+        assert len(json.loads(path.read_text(encoding="utf-8"))["prompts"]) == 1
+    else:
+        assert "<html" in path.read_text(encoding="utf-8").lower()
+
+
+_XFAIL = pytest.mark.xfail(reason=_RAW_REPORT, strict=True)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "kind", "status"),
+    [
+        ("lone-surrogates", "junit", 0),
+        ("lone-surrogates", "json", 0),
+        pytest.param("lone-surrogates", "html", 0, marks=_XFAIL),
+        pytest.param("lone-surrogates-misfit", "junit", 1, marks=_XFAIL),
+        pytest.param("lone-surrogates-misfit", "json", 1, marks=_XFAIL),
+        pytest.param("lone-surrogates-misfit", "html", 1, marks=_XFAIL),
+    ],
+)
+def test_a_turn_with_lone_surrogates_keeps_its_status_and_its_reports(
+    scenario: str,
+    kind: str,
+    status: int,
+    lone_surrogates_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = tmp_path / f"report.{kind}"
+    code, out, err = _run_lone_surrogates(
+        scenario, lone_surrogates_url, [f"--{kind}", str(path)], tmp_path, monkeypatch, capsys
+    )
+    assert "internal error" not in err
+    assert code == status
+    assert "1 prompt(s)" in out
+    _read_report(kind, path)

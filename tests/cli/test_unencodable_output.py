@@ -1,0 +1,129 @@
+"""Text a stream cannot carry is written escaped: a lone surrogate never crashes a command.
+
+`silvia chat` and `silvia session show` against a loopback reference server
+whose turn holds lone surrogates in its text and a citation's title
+(`_lone_surrogates.py`; `silvia qa run` is in tests/qa/test_cli.py), in-process
+through `main(argv)` on pytest's UTF-8 capture; once as a subprocess under
+`PYTHONIOENCODING=ascii`, where an `é` cannot be written either. Then the
+writer itself, `cli._output`.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from silvia_client.cli import main
+from silvia_client.cli._output import SafeStream, carried, writing_safely
+
+from ._lone_surrogates import ESCAPED, TEXT, TITLE, server
+
+TOKEN = "cli-lone-surrogate-token"
+
+
+@pytest.fixture(autouse=True)
+def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
+    monkeypatch.delenv("SILVIA_DEBUG", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+
+
+@pytest.fixture(scope="module")
+def loopback() -> Iterator[str]:
+    with server(TOKEN).serve_loopback() as url:
+        yield url
+
+
+def escaped(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def test_chat_then_session_show_write_lone_surrogates_escaped(
+    loopback: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["chat", "/scenario lone-surrogates", "--base-url", loopback]) == 0
+    out, err = capsys.readouterr()
+    answer, _, sources = out.partition("\n\n")
+    assert answer == escaped(TEXT) + "[1]"  # the whole turn is on screen, é and emoji as is
+    assert ESCAPED in answer
+    assert "\\udfff" in answer
+    assert "café \U0001f600" in answer
+    assert f"  [1] {escaped(TITLE)} (web page)" in sources.splitlines()
+    session_id = re.search(r"--session (\S+)", err).group(1)  # type: ignore[union-attr]
+
+    assert main(["session", "show", session_id, "--base-url", loopback]) == 0
+    out, err = capsys.readouterr()
+    blocks = out.split("\n\n")
+    assert blocks[1] == "You: /scenario lone-surrogates"
+    assert blocks[2] == "Silvia: " + escaped(TEXT)
+    assert f"  [1] {escaped(TITLE)} (web page)" in blocks[3].splitlines()
+    assert TOKEN not in out + err
+
+
+def test_under_an_ascii_stdout_everything_outside_ascii_is_escaped(loopback: str) -> None:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SILVIA_")}
+    env.update(SILVIA_TOKEN=TOKEN, PYTHONIOENCODING="ascii", NO_COLOR="1")
+    chat = ["chat", "/scenario lone-surrogates", "--base-url", loopback]
+    done = subprocess.run(
+        [sys.executable, "-m", "silvia_client", *chat],
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode("ascii")  # nothing but ASCII was written
+    answer = out.split("\n\n")[0]
+    assert answer == TEXT.encode("ascii", "backslashreplace").decode("ascii") + "[1]"
+    assert "caf\\xe9 \\U0001f600" in answer
+    assert b"Traceback" not in done.stderr
+
+
+# The writer -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "encoding", "errors", "written"),
+    [
+        ("a\ud800b", "utf-8", "strict", "a\\ud800b"),
+        ("café \U0001f600", "utf-8", "strict", "café \U0001f600"),  # carried: as it is
+        ("café \U0001f600", "ascii", "strict", "caf\\xe9 \\U0001f600"),
+        ("café", "latin-1", "strict", "café"),
+        ("a\ud800b", None, None, "a\ud800b"),  # no encoding (a StringIO): anything goes
+        ("\udcff", "utf-8", "surrogateescape", "\udcff"),  # the stream's handler carries it
+        ("\ud800", "utf-8", "surrogateescape", "\\ud800"),  # ... but not this one
+    ],
+)
+def test_carried(text: str, encoding: str | None, errors: str | None, written: str) -> None:
+    assert carried(text, encoding, errors) == written
+
+
+def test_a_safe_stream_writes_escaped_and_is_the_stream_otherwise() -> None:
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="ascii", errors="strict", write_through=True)
+    safe = SafeStream(stream)
+    safe.write("é\ud800\n")
+    safe.writelines(["ok", "\u2603"])
+    assert raw.getvalue() == b"\\xe9\\ud800\nok\\u2603"
+    assert safe.encoding == "ascii"
+    assert safe.isatty() is False
+
+
+def test_writing_safely_wraps_both_streams_and_puts_them_back(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    stdout, stderr = sys.stdout, sys.stderr
+    with writing_safely():
+        assert isinstance(sys.stdout, SafeStream)
+        assert isinstance(sys.stderr, SafeStream)
+        print("out \ud800")
+        print("err \udfff", file=sys.stderr)
+    assert (sys.stdout, sys.stderr) == (stdout, stderr)
+    assert capsys.readouterr() == ("out \\ud800\n", "err \\udfff\n")
