@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from ._observer import AsyncObserver, Observer
     from ._rule import Finding, Rule, Severity
     from .checker import CheckResult, RuleOutcome, Status, assert_conforms, check
-    from .recorded import check_recordings, observe_recording
+    from .recorded import RecordingSource, check_recordings, observe_recording
     from .rules import EXPECTATIONS, RULES, RULES_BY_ID, TIMING
     from .runner import PromptResult, RunResult, arun_script, run_script
     from .script import Expectations, Prompt, Script, ScriptFormatError, load_script, parse_script
@@ -69,6 +69,7 @@ __all__ = [
     "Observer",
     "Prompt",
     "PromptResult",
+    "RecordingSource",
     "Reload",
     "Rule",
     "RuleOutcome",
@@ -105,7 +106,7 @@ load_on_first_use(
         "._observer": ("AsyncObserver", "Observer"),
         "._rule": ("Finding", "Rule", "Severity"),
         ".rules": ("EXPECTATIONS", "RULES", "RULES_BY_ID", "TIMING"),
-        ".recorded": ("check_recordings", "observe_recording"),
+        ".recorded": ("RecordingSource", "check_recordings", "observe_recording"),
         ".runner": ("PromptResult", "RunResult", "arun_script", "run_script"),
         ".script": (
             "Expectations",

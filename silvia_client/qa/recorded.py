@@ -7,7 +7,9 @@ when there is one. The observer's clock is the recording's: as each chunk is
 read, it reads that chunk's recorded arrival time, so the timings are the
 ones of the recorded turn, not of the replay.
 
-`check_recordings({name: recording})` does so for each and returns a
+`check_recordings(...)` does so for each of the recordings it is given (a
+`Recording`, a path to its file, a `(name, Recording)` pair or a mapping of
+names to recordings, alone or mixed in an iterable) and returns a
 `RunResult`, so `silvia qa check FILE...` prints and writes the same reports,
 and exits with the same statuses, as `silvia qa run`. A recording may hold a
 header HTTP cannot carry (a CR LF or a character outside ASCII in a value, a
@@ -23,12 +25,14 @@ plain http: no request leaves the process.
 
 from __future__ import annotations
 
+import os
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from itertools import accumulate
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Union
 
 import httpx
 
@@ -43,7 +47,13 @@ if TYPE_CHECKING:
     from ..testing import Recording
     from ._observation import Observation
 
-__all__ = ["RECORDED_HEADERS", "check_recordings", "observe_recording", "recorded_prompt"]
+__all__ = [
+    "RECORDED_HEADERS",
+    "RecordingSource",
+    "check_recordings",
+    "observe_recording",
+    "recorded_prompt",
+]
 
 _NOT_ID = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -161,17 +171,48 @@ def observe_recording(recording: Recording) -> Observation:
         return observe(client, message or "(recorded)", session_id=session_id, clock=clock)
 
 
+RecordingSource = Union["Recording", str, "os.PathLike[str]", tuple[str, "Recording"]]
+"""One item `check_recordings` takes: a recording, a path to its file, or a named one."""
+
+_TAKES = (
+    "check_recordings takes recordings, paths to recording files (str or os.PathLike), "
+    "(name, Recording) pairs or mappings of names to recordings, alone or mixed in an "
+    "iterable"
+)
+
+
 def check_recordings(
-    recordings: Mapping[str, Recording] | Iterable[tuple[str, Recording]],
+    recordings: Mapping[str, Recording]
+    | Iterable[RecordingSource | Mapping[str, Recording]]
+    | RecordingSource,
     *,
     target: str | None = None,
 ) -> RunResult:
-    """Every rule over each recorded turn, as a run (prompt ids from the names, made unique)."""
+    """Every rule over each recorded turn, as a run with one prompt per recording.
+
+    `recordings` is one of these, or any mix of them in an iterable:
+
+    - a `Recording`;
+    - a path to a recording file (`str` or `os.PathLike`), read with
+      `Recording.load`, whose errors (`RecordingFormatError`, `OSError`) it raises;
+    - a `(name, Recording)` pair (a tuple is one pair only when it is a name and a
+      recording, else it is an iterable of items; a two-item list reads as a pair);
+    - a mapping of names to recordings.
+
+    Each prompt's id comes from a name: a pair's or a mapping's own; a path's file
+    stem (`turns/good.jsonl` is `good`); a bare recording's request id (the
+    `x-request-id` its chat response carried), else `recording-N`, N its 1-based
+    place in the run. An id keeps the script's id alphabet (any other character
+    becomes `-`), and a name already taken by an earlier prompt gets `-2`, `-3`, ...
+    (two recordings named `x` are `x` and `x-2`), so each keeps its own row. Any
+    other shape is a `TypeError` saying what it takes, raised before any path is
+    read or any turn replayed.
+    """
     from .checker import check
 
+    named = _named(recordings)
     taken: set[str] = set()
     results = []
-    named = list(recordings.items() if isinstance(recordings, Mapping) else recordings)
     found = [_header_problems(recording) for _, recording in named]
     judged = any(found)  # then every recording gets the row, to pass or fail
     for (name, recording), problems in zip(named, found, strict=True):
@@ -183,6 +224,70 @@ def check_recordings(
     where = target or f"{len(results)} recording(s), no server"
     rules = (*RULES, RECORDED_HEADERS) if judged else RULES
     return RunResult.of(script, where, results, rules=rules)
+
+
+def _named(recordings: object) -> list[tuple[str, Recording]]:
+    """`check_recordings`' argument as (name, recording) pairs, in order.
+
+    Every item's shape is checked before any path is read.
+    """
+    from ..testing import Recording
+
+    if isinstance(recordings, (Recording, str, os.PathLike, Mapping)) or _is_pair(recordings):
+        items: Iterable[object] = [recordings]
+    elif isinstance(recordings, Iterable) and not isinstance(recordings, (bytes, bytearray)):
+        items = recordings
+    else:
+        raise TypeError(f"{_TAKES}; got {type(recordings).__name__}")
+    # A (name, recording) pair, or a path to read once every item's shape is known.
+    entries: list[tuple[str, Recording] | str | os.PathLike[str]] = []
+    for place, item in enumerate(items, start=1):
+        if isinstance(item, Mapping):
+            entries.extend(_pair(pair, f"{place} (a mapping)") for pair in item.items())
+        elif isinstance(item, Recording):
+            entries.append((_request_id(item) or f"recording-{len(entries) + 1}", item))
+        elif isinstance(item, (str, os.PathLike)) and isinstance(os.fspath(item), str):
+            entries.append(item)
+        else:
+            entries.append(_pair(item, str(place)))
+    return [
+        entry if isinstance(entry, tuple) else (Path(entry).stem, Recording.load(entry))
+        for entry in entries
+    ]
+
+
+def _is_pair(item: object) -> bool:
+    """Whether `item` is one (name, Recording) pair (else a tuple is an iterable of items)."""
+    from ..testing import Recording
+
+    return (
+        isinstance(item, tuple)
+        and len(item) == 2
+        and isinstance(item[0], str)
+        and isinstance(item[1], Recording)
+    )
+
+
+def _pair(item: object, place: str) -> tuple[str, Recording]:
+    from ..testing import Recording
+
+    if isinstance(item, (tuple, list)) and len(item) == 2:
+        name, recording = item
+        if isinstance(name, str) and isinstance(recording, Recording):
+            return name, recording
+        what = f"a pair of {type(name).__name__} and {type(recording).__name__}"
+    else:
+        what = type(item).__name__  # never the item itself: it may hold anything
+    raise TypeError(f"{_TAKES}; got {what} (item {place})")
+
+
+def _request_id(recording: Recording) -> str | None:
+    """The request id the recorded chat response carried, if any."""
+    header = DEFAULT_WIRE.request_id_header
+    for name, value in recording.response.headers:
+        if name == header and value.strip():
+            return value.strip()
+    return None
 
 
 def _header_problems(recording: Recording) -> tuple[Problem, ...]:

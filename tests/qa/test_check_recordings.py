@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from silvia_client.qa import RULES, check, check_recordings, observe_recording
+from silvia_client.qa import RULES, RunResult, check, check_recordings, observe_recording
 from silvia_client.testing import (
     BROKEN_RULES,
     IN_PROCESS_URL,
     SCENARIO_HEADER,
     Recording,
+    RecordingFormatError,
     ReferenceServer,
     record_turn,
 )
@@ -63,6 +65,117 @@ def test_check_recordings_is_a_run_with_a_prompt_per_recording() -> None:
     assert [result.result.ok for result in run.prompts] == [True, False, False]
     assert run.exit_status == 1
     assert run.target == "3 recording(s), no server"
+
+
+def request_id(recording: Recording) -> str:
+    return dict(recording.response.headers)["x-request-id"]
+
+
+def without_request_id(recording: Recording) -> Recording:
+    headers = tuple((n, v) for n, v in recording.response.headers if n != "x-request-id")
+    return replace(recording, response=replace(recording.response, headers=headers))
+
+
+def ids(run: RunResult) -> list[str]:
+    return [result.prompt.id for result in run.prompts]
+
+
+def test_check_recordings_takes_bare_recordings_named_by_their_request_id() -> None:
+    good, bad = recorded("demo"), recorded("broken-target-parses")
+    run = check_recordings([good, bad])
+    assert ids(run) == [request_id(good), request_id(bad)]
+    assert [result.result.ok for result in run.prompts] == [True, False]
+    assert ids(check_recordings(good)) == [request_id(good)]  # one alone
+
+
+def test_a_bare_recording_without_a_request_id_is_recording_n_by_its_place() -> None:
+    good = recorded("demo")
+    anonymous = without_request_id(good)
+    run = check_recordings([good, anonymous, ("named", good), anonymous])
+    assert ids(run) == [request_id(good), "recording-2", "named", "recording-4"]
+
+
+def test_check_recordings_takes_paths_named_by_their_stem(tmp_path: Path) -> None:
+    good = save(tmp_path, "good.turn", recorded("demo"))
+    summary = tmp_path / "summary.jsonl"
+    recorded("broken-summary-agrees").save(summary)
+    run = check_recordings([good, summary])  # a str and an os.PathLike
+    assert ids(run) == ["good.turn", "summary"]
+    assert [result.result.ok for result in run.prompts] == [True, False]
+    assert ids(check_recordings(summary)) == ["summary"]
+    assert ids(check_recordings(str(summary))) == ["summary"]  # a path, not its characters
+
+
+def test_a_path_that_is_not_a_recording_raises_what_load_raises(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json at all\n", encoding="utf-8")
+    with pytest.raises(RecordingFormatError) as caught:
+        check_recordings([recorded("demo"), bad])
+    assert caught.value.path == str(bad)
+    with pytest.raises(FileNotFoundError):
+        check_recordings([tmp_path / "nope.jsonl"])
+
+
+def test_check_recordings_still_takes_pairs_and_mappings_and_mixes_them(tmp_path: Path) -> None:
+    good, bad = recorded("demo"), recorded("broken-target-parses")
+    path = save(tmp_path, "saved", good)
+    assert ids(check_recordings({"a": good, "b": bad})) == ["a", "b"]
+    assert ids(check_recordings(("one pair", good))) == ["one-pair"]
+    assert ids(check_recordings((good, bad))) == [request_id(good), request_id(bad)]
+    run = check_recordings([("pair", good), {"m1": good, "m2": bad}, path, bad])
+    assert ids(run) == ["pair", "m1", "m2", "saved", request_id(bad)]
+    assert run.target == "5 recording(s), no server"
+    # A two-item list still reads as a pair, as the unpacking before it did (untyped).
+    listed: list[object] = [["listed pair", bad]]
+    assert ids(check_recordings(listed)) == ["listed-pair"]  # type: ignore[arg-type]
+    assert ids(check_recordings(iter([good]))) == [request_id(good)]  # any iterable
+    assert ids(check_recordings([])) == []
+
+
+def test_the_same_name_twice_gets_a_suffix_so_each_keeps_its_row(tmp_path: Path) -> None:
+    good = recorded("demo")
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir()
+    second.mkdir()
+    paths = [save(first, "turn", good), save(second, "turn", good)]
+    run = check_recordings([*paths, ("turn", good), good, good])
+    assert ids(run) == ["turn", "turn-2", "turn-3", request_id(good), f"{request_id(good)}-2"]
+    # The first to come keeps the name, whether it was given or made up.
+    anonymous = without_request_id(good)
+    given_first = check_recordings([("recording-2", good), anonymous])
+    assert ids(given_first) == ["recording-2", "recording-2-2"]
+    made_up_first = check_recordings([anonymous, ("recording-1", good)])
+    assert ids(made_up_first) == ["recording-1", "recording-1-2"]
+
+
+@pytest.mark.parametrize(
+    ("recordings", "got"),
+    [
+        (42, "got int"),
+        (None, "got NoneType"),
+        (b"turn.jsonl", "got bytes"),
+        ([42], "got int (item 1)"),
+        ([("name", "not a recording")], "got a pair of str and str (item 1)"),
+        ([(1, "x", "y")], "got tuple (item 1)"),
+        ({"name": "turn.jsonl"}, "got a pair of str and str (item 1 (a mapping))"),
+        ({7: "x"}, "got a pair of int and str (item 1 (a mapping))"),
+        ([[b"turn.jsonl"]], "got list (item 1)"),
+    ],
+)
+def test_a_wrong_shape_is_a_type_error_saying_what_it_takes(recordings: object, got: str) -> None:
+    with pytest.raises(TypeError) as caught:
+        check_recordings(recordings)  # type: ignore[arg-type]
+    message = str(caught.value)
+    assert message.startswith(
+        "check_recordings takes recordings, paths to recording files (str or os.PathLike), "
+        "(name, Recording) pairs or mappings of names to recordings"
+    )
+    assert message.endswith(got)
+
+
+def test_a_wrong_item_fails_before_any_turn_is_replayed(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match=r"got int \(item 3\)"):
+        check_recordings([recorded("demo"), tmp_path / "never-read.jsonl", 3])  # type: ignore[list-item]
 
 
 def test_qa_check_prints_the_table_and_writes_the_reports(
