@@ -6,8 +6,9 @@ It answers `Request`s with `Reply`s and knows nothing of sockets; the runners
 
 Routes (paths from the `WireFormat`):
 
-* `POST {chat_path}`: plays a scenario as an SSE stream and stores the turn;
-* `GET {session_path}<percent-encoded id>`: the stored session.
+* `POST {chat_path}`: plays a scenario as an SSE stream and stores the turn,
+  in a new session, or in the one its `sessionId` names (404 if there is none);
+* `GET {session_path}<percent-encoded id>`: the stored session (404 if there is none).
 
 Every request needs `Authorization: Bearer <token>`: any non-empty token, or
 exactly `token=` when the server was given one. Every reply carries a request
@@ -305,7 +306,10 @@ class ReferenceServer:
         if refusal is not None:
             raise _refusal_for(refusal)
 
-        # A session id the server has not seen starts that session (lenient, for tests).
+        # A session id the server does not know is a 404, as a real server answers
+        # (the wire contract's [default]); a turn without one starts a session.
+        if requested_id is not None and requested_id not in self.sessions:
+            raise _Refusal(404, "not_found_error", "Session not found.")
         session_id = requested_id or self.sessions.new_session_id()
         turn = scenario.play()
         history = scenario.history

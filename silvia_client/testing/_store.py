@@ -94,6 +94,11 @@ class SessionStore(Mapping[str, StoredSession]):
         with self._lock:
             return len(self._sessions)
 
+    def __contains__(self, session_id: object) -> bool:
+        # Without `Mapping`'s default, which would deep-copy the session to look.
+        with self._lock:
+            return session_id in self._sessions
+
     def open(self, session_id: str, first_message: str) -> bool:
         """Make sure the session exists (titled by its first message); True if it was new."""
         with self._lock:
