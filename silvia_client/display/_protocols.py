@@ -19,22 +19,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from ..citations._targets import CitationTarget
+from ..citations._targets import TargetedRow
 
 __all__ = ["CitedRow", "MessageLike", "SessionLike", "StreamedRow", "TurnErrorLike", "TurnLike"]
 
 
-class CitedRow(Protocol):
-    """A citation row (`Citation`): its source, title, quoted text and target."""
+class CitedRow(TargetedRow, Protocol):
+    """A citation row (`Citation`): what the ground floor reads (source, title, target),
+    and the quoted text."""
 
     @property
-    def source(self) -> str: ...
-    @property
-    def title(self) -> str | None: ...
-    @property
     def cited_text(self) -> str | None: ...
-    @property
-    def target(self) -> CitationTarget | None: ...
 
 
 class StreamedRow(CitedRow, Protocol):
