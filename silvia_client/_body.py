@@ -38,7 +38,7 @@ from collections.abc import (
 
 import httpx
 
-from ._deadline import Guard, Halt, has_socket
+from ._deadline import Guard, Halt, socket_of
 from ._wire import DEFAULTS
 
 __all__ = [
@@ -128,31 +128,14 @@ def _inflated(raw: Iterable[bytes], inflater: _Inflater) -> Iterator[bytes]:
         yield last
 
 
-def _raw(response: httpx.Response) -> Iterable[bytes]:
-    """`response.iter_raw()`, less its layer per chunk.
-
-    That layer is a chunker that passes each chunk on unchanged (no chunk size
-    is asked for): on a stream of small events, one more call per event. The
-    SDK's own loop (`guarded`) reads the response's stream instead, after the
-    same checks and marking it read, as `iter_raw` does.
-    """
-    stream = response.stream
-    if response.is_closed:
-        raise httpx.StreamClosed()
-    if not isinstance(stream, httpx.SyncByteStream):
-        raise TypeError("an httpx.Client's response has a sync stream")
-    response.is_stream_consumed = True
-    return stream
-
-
 def body_chunks(response: httpx.Response) -> Iterable[bytes]:
     """The decoded body of `response`, in pieces of at most `piece_bytes` when decoded here."""
     if response.is_stream_consumed:
         return _content(response)
     inflater = _inflater(response)
     if inflater is None:
-        return _raw(response)
-    return _inflated(_raw(response), inflater)
+        return response.iter_raw()
+    return _inflated(response.iter_raw(), inflater)
 
 
 async def _acontent(response: httpx.Response) -> AsyncIterator[bytes]:
@@ -171,25 +154,14 @@ async def _ainflated(raw: AsyncIterable[bytes], inflater: _Inflater) -> AsyncIte
         await _aclose(raw)
 
 
-def _araw(response: httpx.Response) -> AsyncIterable[bytes]:
-    """The async twin of `_raw`."""
-    stream = response.stream
-    if response.is_closed:
-        raise httpx.StreamClosed()
-    if not isinstance(stream, httpx.AsyncByteStream):
-        raise TypeError("an httpx.AsyncClient's response has an async stream")
-    response.is_stream_consumed = True
-    return stream
-
-
 def abody_chunks(response: httpx.Response) -> AsyncIterable[bytes]:
     """The async twin of `body_chunks`."""
     if response.is_stream_consumed:
         return _acontent(response)
     inflater = _inflater(response)
     if inflater is None:
-        return _araw(response)
-    return _ainflated(_araw(response), inflater)
+        return response.aiter_raw()
+    return _ainflated(response.aiter_raw(), inflater)
 
 
 async def _aclose(iterator: AsyncIterable[bytes]) -> None:
@@ -268,7 +240,7 @@ async def aread_at_most(response: httpx.Response, limit: int, guard: Guard) -> b
 
 def drain(response: httpx.Response, rest: Iterable[bytes], guard: Guard) -> None:
     """Read the `rest` of a body whose stream is over, within the drain's bounds."""
-    if not has_socket(response):
+    if socket_of(response) is None:
         return
     guard.arm(time.monotonic() + DEFAULTS.drain_seconds, "drained")
     total = 0
@@ -283,7 +255,7 @@ def drain(response: httpx.Response, rest: Iterable[bytes], guard: Guard) -> None
 
 async def adrain(response: httpx.Response, rest: AsyncIterable[bytes], guard: Guard) -> None:
     """The async twin of `drain`."""
-    if not has_socket(response):
+    if socket_of(response) is None:
         return
     guard.arm(time.monotonic() + DEFAULTS.drain_seconds, "drained")
     total = 0

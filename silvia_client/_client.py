@@ -23,7 +23,6 @@ from ._body import aread_at_most, aread_body, read_at_most, read_body
 from ._config import ClientBase, logger
 from ._deadline import Guard, Halt, loop_timer, thread_timer
 from ._options import Call
-from ._responses import is_event_stream
 from ._retries import Failure, after_failure
 from ._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from .errors import APIStatusError, ConfigurationError, SilviaError
@@ -165,7 +164,7 @@ class SilviaClient(ClientBase):
                 error: SilviaError = self._errors.status_error(response, body)
             except httpx.TransportError as broken:
                 failure, error = broken, self._errors.connection_error(broken)
-            guard.unwatch()
+            guard.watch(None)
             step = after_failure(self.retries, call, failure, error, attempt)
             if isinstance(step, SilviaError):
                 raise step
@@ -181,7 +180,7 @@ class SilviaClient(ClientBase):
         except Halt as halt:
             raise self._halted(halt, response, call) from None
         finally:
-            guard.unwatch()
+            guard.watch(None)
             response.close()
 
     def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
@@ -189,7 +188,7 @@ class SilviaClient(ClientBase):
         try:
             request = self._chat_request(self._http, message, session_id, call)
             response, _ = self._send(request, call, guard)
-            if not is_event_stream(response):
+            if not _is_event_stream(response):
                 body = read_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 raise self._errors.unexpected(response, body, "text/event-stream")
         except BaseException:
@@ -325,7 +324,7 @@ class AsyncSilviaClient(ClientBase):
                 error: SilviaError = self._errors.status_error(response, body)
             except httpx.TransportError as broken:
                 failure, error = broken, self._errors.connection_error(broken)
-            guard.unwatch()
+            guard.watch(None)
             step = after_failure(self.retries, call, failure, error, attempt)
             if isinstance(step, SilviaError):
                 raise step
@@ -343,7 +342,7 @@ class AsyncSilviaClient(ClientBase):
         except Halt as halt:
             raise self._halted(halt, response, call) from None
         finally:
-            guard.unwatch()
+            guard.watch(None)
             await response.aclose()
 
     async def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
@@ -351,7 +350,7 @@ class AsyncSilviaClient(ClientBase):
         try:
             request = self._chat_request(self._http, message, session_id, call)
             response, _ = await self._send(request, call, guard)
-            if not is_event_stream(response):
+            if not _is_event_stream(response):
                 body = await aread_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 raise self._errors.unexpected(response, body, "text/event-stream")
         except BaseException:
@@ -373,3 +372,8 @@ def _what(error: SilviaError) -> str:
     if isinstance(error, APIStatusError):
         return str(error.status_code)
     return type(error.__cause__ or error).__name__
+
+
+def _is_event_stream(response: httpx.Response) -> bool:
+    media_type = response.headers.get("content-type", "").partition(";")[0]
+    return bool(media_type.strip().lower() == "text/event-stream")

@@ -279,6 +279,8 @@ class ClientBase:
         return call.timed_out()
 
     def _log_response(self, request: httpx.Request, response: httpx.Response) -> None:
+        if not logger.isEnabledFor(logging.DEBUG):  # the id is read (and scrubbed) for the log
+            return
         logger.debug(
             "%s %s -> %d (request id %s)",
             request.method,

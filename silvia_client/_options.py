@@ -9,7 +9,7 @@
 - `RequestOptions`: the per-call keywords of `chat.stream`, `chat.send`,
   `sessions.get` and `sessions.get_raw`, as given; its docstring is their table.
 - `Call`: what one operation (a chat turn, a GET) runs with, the call's options
-  over the client's settings, checked; once started, its `Deadline` and its
+  over the client's settings, checked; once started, its deadline and its
   `Guard`. Its deadline decisions (the next attempt's timeouts, whether the
   deadline has passed) do no I/O.
 - `check_text`: a message or a session id that can go out as UTF-8.
@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import httpx
 
-from ._deadline import Deadline, Guard, Timer
+from ._deadline import Guard, Timer
 from .errors import APITimeoutError, ConfigurationError
 
 __all__ = ["RULES", "Call", "Kind", "RequestOptions", "Rule", "check", "check_text", "checked"]
@@ -204,41 +205,19 @@ def check_text(value: object, name: str, *, optional: bool = False) -> None:
         ) from None
 
 
+@dataclass(eq=False)
 class Call:
-    """One operation's settings, and once `start`ed, its deadline and its guard."""
+    """One operation's settings, and once `start`ed, its deadline (`at`) and its guard."""
 
-    __slots__ = (
-        "deadline",
-        "guard",
-        "headers",
-        "idle_timeout",
-        "kind",
-        "max_event_bytes",
-        "max_response_bytes",
-        "seconds",
-        "timeout",
-    )
-
-    def __init__(
-        self,
-        kind: Kind,
-        *,
-        headers: httpx.Headers,
-        timeout: httpx.Timeout,
-        idle_timeout: float,
-        seconds: float,
-        max_event_bytes: int,
-        max_response_bytes: int,
-    ) -> None:
-        self.kind = kind
-        self.headers = headers
-        self.timeout = timeout
-        self.idle_timeout = idle_timeout
-        self.seconds = seconds
-        self.max_event_bytes = max_event_bytes
-        self.max_response_bytes = max_response_bytes
-        self.deadline = Deadline(math.inf)
-        self.guard: Guard | None = None  # set by `start`
+    kind: Kind
+    headers: httpx.Headers
+    timeout: httpx.Timeout
+    idle_timeout: float
+    seconds: float  # the deadline, from `start`
+    max_event_bytes: int
+    max_response_bytes: int
+    at: float = field(default=math.inf, init=False)  # monotonic time the deadline passes
+    guard: Guard | None = field(default=None, init=False)  # set by `start`
 
     @property
     def repeatable(self) -> bool:
@@ -247,15 +226,19 @@ class Call:
 
     def start(self, timer: Timer) -> Guard:
         """Start the clock: the deadline runs from now, and the guard's alarm is set."""
-        self.deadline = Deadline(self.seconds)
+        self.at = time.monotonic() + self.seconds
         self.guard = guard = Guard(timer)
-        guard.arm(self.deadline.at, "deadline")
+        guard.arm(self.at, "deadline")
         return guard
+
+    def left(self) -> float:
+        """Seconds left before the deadline (negative once past; `math.inf`: none)."""
+        return self.at - time.monotonic()
 
     def expired(self) -> bool:
         """Whether the deadline has passed (or its alarm stopped the guard)."""
         stopped = self.guard is not None and self.guard.reason == "deadline"
-        return stopped or self.deadline.left() <= 0
+        return stopped or self.left() <= 0
 
     def timed_out(self) -> APITimeoutError:
         return APITimeoutError(f"the deadline of {self.seconds:g} s passed")
@@ -265,7 +248,7 @@ class Call:
 
         A chat stream's read timeout is its idle timeout (keep-alive comments count).
         """
-        left = self.deadline.left()
+        left = self.left()
         if left <= 0:
             raise self.timed_out()
         phases = self.timeout.as_dict()

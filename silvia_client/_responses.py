@@ -31,7 +31,7 @@ from .errors import (
     UnexpectedResponseError,
 )
 
-__all__ = ["ResponseErrors", "is_event_stream", "parse_retry_after"]
+__all__ = ["ResponseErrors", "parse_retry_after"]
 
 _STATUS_ERRORS: dict[int, type[APIStatusError]] = {
     401: AuthenticationError,
@@ -73,12 +73,6 @@ def _preview(body: bytes) -> str:
     text = _PROVIDER_VALUE.sub(r'\1"…"', text)
     text = " ".join(text.split())
     return text[:chars] + ("…" if len(text) > chars else "")
-
-
-def is_event_stream(response: httpx.Response) -> bool:
-    content_type: str = response.headers.get("content-type", "")
-    media_type = content_type.partition(";")[0].strip().lower()
-    return media_type == "text/event-stream"
 
 
 class ResponseErrors:

@@ -99,7 +99,5 @@ def after_failure(
         timed_out = call.timed_out()
         timed_out.__cause__ = error
         return timed_out
-    delay = policy.delay(
-        failure, attempt, repeatable=call.repeatable, time_left=call.deadline.left()
-    )
+    delay = policy.delay(failure, attempt, repeatable=call.repeatable, time_left=call.left())
     return error if delay is None else delay

@@ -81,17 +81,6 @@ ALLOWED: dict[str, tuple[Difference, ...]] = {
             why=f"{CLOSES_BY_HAND}; and an async generator has no `yield from`",
         ),
     ),
-    "_body.py:_raw": (
-        Difference(
-            sync="""
-                raise TypeError("an httpx.Client's response has a sync stream")
-            """,
-            async_="""
-                raise TypeError("an httpx.Client's response has an async stream")
-            """,
-            why="each names the stream its own client's responses have",
-        ),
-    ),
     "_body.py:guarded": (
         Difference(
             sync="""

@@ -101,7 +101,9 @@ class ChatStream(_StreamState):
         except Halt as halt:
             raise self._halted(halt) from None
         except EventTooLarge as error:
-            raise self._event_too_large(error.limit) from None
+            raise self._too_large(
+                "an event or line is longer than max_event_bytes", error.limit
+            ) from None
         finally:
             self._finish(response, chunks if builder.done else None)
             if chunks is not None:
@@ -250,7 +252,9 @@ class AsyncChatStream(_StreamState):
         except Halt as halt:
             raise self._halted(halt) from None
         except EventTooLarge as error:
-            raise self._event_too_large(error.limit) from None
+            raise self._too_large(
+                "an event or line is longer than max_event_bytes", error.limit
+            ) from None
         finally:
             await self._finish(response, chunks if builder.done else None)
             if chunks is not None:

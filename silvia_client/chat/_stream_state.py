@@ -10,7 +10,7 @@ scrubbed. The reading loops, sync and async, are in `_stream.py`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -97,35 +97,18 @@ class _StreamState:
         event.body = scrub.value(event.body)
         return event
 
-    def _error(self, cls: type[StreamError], message: str) -> StreamError:
+    def _error(self, cls: type[StreamError], message: str, **details: Any) -> StreamError:
         """A `cls` carrying the partial turn and the ids, as far as the server said them."""
         turn = self._builder.build()
         session_id = self._errors.scrub.optional(turn.session_id)
-        return cls(message, turn=turn, request_id=self.request_id, session_id=session_id)
+        return cls(message, turn=turn, request_id=self.request_id, session_id=session_id, **details)
 
-    def _server_error(self, event: ErrorEvent) -> ServerStreamError:
-        turn = self._builder.build()
-        return ServerStreamError(
-            f"the server reported an error: {event.message}",
-            turn=turn,
-            request_id=self.request_id,
-            session_id=self._errors.scrub.optional(turn.session_id),
-            error_type=event.error_type,
-            body=event.body,
-        )
+    def _server_error(self, event: ErrorEvent) -> StreamError:
+        message = f"the server reported an error: {event.message}"
+        return self._error(ServerStreamError, message, error_type=event.error_type, body=event.body)
 
-    def _too_large(self, what: str, limit: int) -> StreamTooLargeError:
-        turn = self._builder.build()
-        return StreamTooLargeError(
-            f"{what} ({limit:,} bytes)",
-            turn=turn,
-            limit=limit,
-            request_id=self.request_id,
-            session_id=self._errors.scrub.optional(turn.session_id),
-        )
-
-    def _event_too_large(self, limit: int) -> StreamTooLargeError:
-        return self._too_large("an event or line is longer than max_event_bytes", limit)
+    def _too_large(self, what: str, limit: int) -> StreamError:
+        return self._error(StreamTooLargeError, f"{what} ({limit:,} bytes)", limit=limit)
 
     def _halted(self, halt: Halt) -> StreamError:
         """The error for a read its guard, or a size limit, stopped."""
@@ -142,7 +125,7 @@ class _StreamState:
         guard = self._call.guard
         if guard is not None and guard.reason is not None:
             return guard.halt()
-        if self._call.deadline.left() <= 0:
+        if self._call.left() <= 0:
             return Halt("deadline")
         return None
 

@@ -11,7 +11,6 @@ import httpx
 import pytest
 import respx
 
-from silvia_client._deadline import Deadline
 from silvia_client._options import Call, Kind
 from silvia_client._retries import RetryPolicy, after_failure
 from silvia_client.errors import (
@@ -288,7 +287,7 @@ def _call(kind: Kind, left: float = 120.0) -> Call:
         max_event_bytes=1,
         max_response_bytes=1,
     )
-    call.deadline = Deadline(left)
+    call.at = time.monotonic() + left
     return call
 
 
