@@ -24,19 +24,27 @@ from .errors import (
     APIStatusError,
     APITimeoutError,
     AuthenticationError,
+    BadRequestError,
+    ConflictError,
     InternalServerError,
     NotFoundError,
     PermissionDeniedError,
     RateLimitError,
+    RequestTooLargeError,
     UnexpectedResponseError,
+    UnprocessableEntityError,
 )
 
 __all__ = ["ResponseErrors", "parse_retry_after"]
 
 _STATUS_ERRORS: dict[int, type[APIStatusError]] = {
+    400: BadRequestError,
     401: AuthenticationError,
     403: PermissionDeniedError,
     404: NotFoundError,
+    409: ConflictError,
+    413: RequestTooLargeError,
+    422: UnprocessableEntityError,
     429: RateLimitError,
 }
 

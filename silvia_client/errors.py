@@ -4,15 +4,20 @@
     ├── ConfigurationError          no base URL, a bad argument
     ├── RecordingFormatError        a recording file that cannot be read (`testing`)
     ├── InvalidAccountIdError       an account id no link can carry (`citations`)
+    ├── ClientClosedError           a call on a client that was closed
     ├── APIError                    something went wrong talking to the server
     │   ├── APIConnectionError      could not connect, or the connection broke
     │   │   └── APITimeoutError     connect/read timed out, or the deadline passed
     │   ├── UnexpectedResponseError a 2xx that is not what the endpoint answers
     │   ├── ResponseTooLargeError   a body over max_response_bytes
     │   └── APIStatusError          a non-2xx status, before any event
+    │       ├── BadRequestError         400
     │       ├── AuthenticationError     401
     │       ├── PermissionDeniedError   403
     │       ├── NotFoundError           404
+    │       ├── ConflictError           409
+    │       ├── RequestTooLargeError    413
+    │       ├── UnprocessableEntityError 422
     │       ├── RateLimitError          429 (.retry_after)
     │       └── InternalServerError     5xx
     └── StreamError                 a chat stream that did not finish; carries .turn
@@ -48,12 +53,16 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AuthenticationError",
+    "BadRequestError",
+    "ClientClosedError",
     "ConfigurationError",
+    "ConflictError",
     "IncompleteTurnError",
     "InternalServerError",
     "NotFoundError",
     "PermissionDeniedError",
     "RateLimitError",
+    "RequestTooLargeError",
     "ResponseTooLargeError",
     "ServerStreamError",
     "SilviaError",
@@ -62,7 +71,12 @@ __all__ = [
     "StreamTimeoutError",
     "StreamTooLargeError",
     "UnexpectedResponseError",
+    "UnprocessableEntityError",
 ]
+
+
+class ClientClosedError(SilviaError):
+    """The client was closed (`close()`, or its `with` block ended): make a new one."""
 
 
 class APIError(SilviaError):
@@ -127,6 +141,10 @@ class APIStatusError(APIError):
         return f"{self.status_code}: {self.message}{suffix}"
 
 
+class BadRequestError(APIStatusError):
+    """400: the server refused the request as malformed (its message says why)."""
+
+
 class AuthenticationError(APIStatusError):
     """401: the token is missing, wrong or expired."""
 
@@ -137,6 +155,18 @@ class PermissionDeniedError(APIStatusError):
 
 class NotFoundError(APIStatusError):
     """404: no such session or endpoint."""
+
+
+class ConflictError(APIStatusError):
+    """409: the request conflicts with the session's state (a turn already running, say)."""
+
+
+class RequestTooLargeError(APIStatusError):
+    """413: the request (the message) is larger than the server accepts."""
+
+
+class UnprocessableEntityError(APIStatusError):
+    """422: the request is well-formed, but the server cannot act on what it says."""
 
 
 class RateLimitError(APIStatusError):

@@ -23,17 +23,21 @@ from silvia_client.errors import (
     APIStatusError,
     APITimeoutError,
     AuthenticationError,
+    BadRequestError,
+    ConflictError,
     IncompleteTurnError,
     InternalServerError,
     NotFoundError,
     PermissionDeniedError,
     RateLimitError,
+    RequestTooLargeError,
     ServerStreamError,
     SilviaError,
     StreamDisconnectedError,
     StreamError,
     StreamTimeoutError,
     UnexpectedResponseError,
+    UnprocessableEntityError,
 )
 
 from .conftest import Api
@@ -61,12 +65,14 @@ pytestmark = pytest.mark.anyio
 SESSION_PATH = "/api/chat/sessions/s1"
 
 STATUSES: list[tuple[int, type[APIStatusError]]] = [
-    (400, APIStatusError),
+    (400, BadRequestError),
     (401, AuthenticationError),
     (403, PermissionDeniedError),
     (404, NotFoundError),
-    (409, APIStatusError),
-    (422, APIStatusError),
+    (409, ConflictError),
+    (413, RequestTooLargeError),
+    (418, APIStatusError),  # a status with no class of its own
+    (422, UnprocessableEntityError),
     (429, RateLimitError),
     (500, InternalServerError),
     (502, InternalServerError),
