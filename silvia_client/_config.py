@@ -266,7 +266,13 @@ class ClientBase:
     def _get_request(
         self, client: httpx.Client | httpx.AsyncClient, path: str, call: Call
     ) -> httpx.Request:
-        return client.build_request("GET", self.base_url + path, headers=call.headers)
+        url = self.base_url + path
+        if len(url) > DEFAULTS.max_url_chars:  # httpx would refuse it with its own error
+            raise ConfigurationError(
+                f"the session's URL would be {len(url):,} characters, past the "
+                f"{DEFAULTS.max_url_chars:,} a URL may hold: the session id is too long"
+            )
+        return client.build_request("GET", url, headers=call.headers)
 
     def _halted(self, halt: Halt, response: httpx.Response, call: Call) -> APIError:
         """The error for a body read that its guard, or its size limit, stopped."""

@@ -12,7 +12,6 @@
   over the client's settings, checked; once started, its deadline and its
   `Guard`. Its deadline decisions (the next attempt's timeouts, whether the
   deadline has passed) do no I/O.
-- `check_text`: a message or a session id that can go out as UTF-8.
 
 The defaults are `DEFAULTS`, in `_wire.py`; the retry decisions, `_retries.py`.
 """
@@ -29,9 +28,10 @@ from typing import Any, Literal
 import httpx
 
 from ._deadline import Guard, Timer
+from ._wire import DEFAULTS
 from .errors import APITimeoutError, ConfigurationError
 
-__all__ = ["RULES", "Call", "Kind", "RequestOptions", "Rule", "check", "check_text", "checked"]
+__all__ = ["RULES", "Call", "Kind", "RequestOptions", "Rule", "check", "checked", "rules_table"]
 
 Kind = Literal["chat", "get"]
 
@@ -47,8 +47,13 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _within_clock(seconds: object) -> bool:
+    """Whether a number of seconds is one a wait can be given: 0 to `max_seconds`, or inf."""
+    return seconds == math.inf or 0 <= seconds <= DEFAULTS.max_seconds  # type: ignore[operator]
+
+
 def _timeout(value: object) -> httpx.Timeout:
-    """Seconds (for every phase), an `httpx.Timeout`, or None (no timeouts); no phase below 0."""
+    """Seconds for every phase, an `httpx.Timeout`, or None (none); a phase above 0, at most 1e9."""
     if isinstance(value, httpx.Timeout):
         timeout = value
     elif value is None or _is_number(value):
@@ -56,37 +61,71 @@ def _timeout(value: object) -> httpx.Timeout:
     else:
         raise _Refused
     for phase, seconds in timeout.as_dict().items():
-        if seconds is not None and not seconds >= 0:  # negative, or NaN
-            raise _Refused(f"the {phase} timeout must be 0 or more seconds")
+        if seconds is not None and not (_is_number(seconds) and seconds > 0):  # 0, <0, NaN
+            raise _Refused(f"the {phase} timeout must be above 0 seconds (None: none)")
+        if seconds is not None and (seconds == math.inf or not _within_clock(seconds)):
+            raise _Refused(f"the {phase} timeout must be at most {DEFAULTS.max_seconds:g} s")
     return timeout
 
 
 def _seconds_above_0(value: object) -> float:
-    """A number of seconds above 0; `math.inf` for none."""
-    if not _is_number(value) or not value > 0:  # type: ignore[operator]
+    """A number of seconds above 0 and at most 1e9; `math.inf` for none."""
+    if not _is_number(value) or not value > 0 or not _within_clock(value):  # type: ignore[operator]
         raise _Refused
     return float(value)  # type: ignore[arg-type]
 
 
 def _deadline(value: object) -> float | None:
-    """Seconds above 0 (`math.inf`: none), or None for the defaults (`DEFAULTS.*_deadline`)."""
+    """Seconds above 0 and at most 1e9 (`math.inf`: none), or None for the defaults."""
     return None if value is None else _seconds_above_0(value)
 
 
 def _seconds_0_or_more(value: object) -> float:
-    """A finite number of seconds, 0 or more."""
-    if not _is_number(value) or not 0 <= value < math.inf:  # type: ignore[operator]
+    """A finite number of seconds, 0 to 1e9."""
+    if not _is_number(value) or value == math.inf or not _within_clock(value):
         raise _Refused
     return float(value)  # type: ignore[arg-type]
 
 
+def _text(value: object, name: str) -> str:
+    """A `str` (else `TypeError`, as Python's own) that can go out as UTF-8."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigurationError(
+            f"{name} cannot be encoded as UTF-8 (it holds a lone surrogate)"
+        ) from None
+    return value
+
+
+def _message(value: object) -> str:
+    """A `str` with more than whitespace in it ([default]), that can go out as UTF-8."""
+    message = _text(value, "message")
+    if DEFAULTS.refuse_blank_message and not message.strip():
+        raise _Refused
+    return message
+
+
+def _session_id(value: object) -> str | None:
+    """None (a new session, for a chat turn), or a `str` that is not empty, UTF-8-encodable."""
+    if value is None:
+        return None
+    if not _text(value, "session_id"):
+        raise _Refused
+    return value  # type: ignore[return-value]
+
+
 def _whole_above_0(value: object) -> int:
+    """A whole number (an `int`, not a bool) above 0."""
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise _Refused
     return value
 
 
 def _whole_0_or_more(value: object) -> int:
+    """A whole number (an `int`, not a bool), 0 or more."""
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise _Refused
     return value
@@ -113,9 +152,12 @@ class Rule:
 
     read: Callable[[object], Any]  # what is accepted (its docstring says it in words)
     error: str  # the `ConfigurationError` for what it refuses
+    # Whether a value of the wrong type is a `TypeError` (as Python's own functions
+    # raise), rather than the `ConfigurationError`: so for the message and the session id.
+    type_error: bool = False
 
 
-_SECONDS = "must be a number of seconds above 0 (math.inf: none)"
+_SECONDS = f"must be a number of seconds above 0, at most {DEFAULTS.max_seconds:g} (math.inf: none)"
 _BYTES = "must be a whole number of bytes above 0"
 _HEADERS = "must be a mapping of header names to values"
 
@@ -130,11 +172,26 @@ RULES: Mapping[str, Rule] = {
     "max_response_bytes": Rule(_whole_above_0, f"max_response_bytes {_BYTES}"),
     "max_retries": Rule(_whole_0_or_more, "max_retries must be a whole number, 0 or more"),
     "retry_backoff": Rule(
-        _seconds_0_or_more, "retry_backoff must be a number of seconds, 0 or more"
+        _seconds_0_or_more,
+        f"retry_backoff must be a number of seconds, 0 to {DEFAULTS.max_seconds:g}",
+    ),
+    "message": Rule(_message, "message must not be empty or only whitespace", type_error=True),
+    "session_id": Rule(
+        _session_id, "session_id must not be empty (leave it out for a new session)", True
     ),
     "default_headers": Rule(_headers, f"default_headers {_HEADERS}"),
     "extra_headers": Rule(_headers, f"extra_headers {_HEADERS}"),
 }
+
+
+def rules_table() -> str:
+    """`RULES` as the Markdown table the docs show: argument, what it accepts, the error."""
+    rows = ["| argument | accepts | otherwise |", "| --- | --- | --- |"]
+    for name, rule in RULES.items():
+        accepts = " ".join((rule.read.__doc__ or "").split())
+        otherwise = "`TypeError` for another type; else " if rule.type_error else ""
+        rows.append(f"| `{name}` | {accepts} | {otherwise}`ConfigurationError`: {rule.error} |")
+    return "\n".join(rows)
 
 
 def check(name: str, value: object) -> Any:
@@ -189,20 +246,6 @@ class RequestOptions:
     def checked(self) -> dict[str, Any]:
         """The options given (not None), each as the SDK keeps it."""
         return checked({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
-
-
-def check_text(value: object, name: str, *, optional: bool = False) -> None:
-    """A `str` that can go out as UTF-8: else TypeError or ValueError naming `name`."""
-    if value is None and optional:
-        return
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, not {type(value).__name__}")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ConfigurationError(
-            f"{name} cannot be encoded as UTF-8 (it holds a lone surrogate)"
-        ) from None
 
 
 @dataclass(eq=False)

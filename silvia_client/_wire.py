@@ -97,6 +97,10 @@ class ClientDefaults:
     # comments count as signs of life: that is what they are for.
     idle_timeout: float = 90.0
 
+    # The longest finite wait any argument may ask for (about 31 years): every clock and
+    # socket timeout here can hold it. `math.inf`, where an argument documents it, is none.
+    max_seconds: float = 1e9
+
     # A whole operation, retries and every read included (`deadline=None`).
     chat_deadline: float = 600.0  # long enough for a turn with many tool calls
     get_deadline: float = 120.0  # long enough for a GET that is retried twice
@@ -116,6 +120,13 @@ class ClientDefaults:
     retry_statuses: frozenset[int] = frozenset({408, 429})  # a GET's, plus every 5xx
     # A refusal before any work: the one status after which a chat POST is safe to send again.
     not_processed_statuses: frozenset[int] = frozenset({429})
+
+    # [default] A message that is empty or only whitespace is refused before it is sent:
+    # the server's document does not say, and the reference server answers 400.
+    refuse_blank_message: bool = True
+    # httpx refuses a URL longer than this; a session id that would make one is refused
+    # before anything is sent, naming the limit.
+    max_url_chars: int = 65_536
 
     # Reading bodies (`_body.py`, `_responses.py`).
     accept_encoding: str = "gzip, deflate"  # what `_body` decodes itself, in bounded pieces

@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
-from .._options import RequestOptions, check_text
-from ..errors import ConfigurationError
+from .._options import RequestOptions, check
 from ._stream import AsyncChatStream, ChatStream
 
 if TYPE_CHECKING:
@@ -25,13 +24,6 @@ if TYPE_CHECKING:
     from ._turn import Turn
 
 __all__ = ["AsyncChat", "AsyncChatClient", "Chat", "ChatClient"]
-
-
-def _check(message: object, session_id: object) -> None:
-    check_text(message, "message")
-    check_text(session_id, "session_id", optional=True)
-    if session_id == "":
-        raise ConfigurationError("session_id must not be empty (leave it out to start a session)")
 
 
 class ChatClient(Protocol):
@@ -64,9 +56,10 @@ class Chat:
         """Start a turn; the request is sent when the stream is entered or first read.
 
         Pass `session_id` to continue a session; leave it out to start one.
-        A `message` or `session_id` that is not a `str` is a `TypeError`; one
-        that cannot be sent as UTF-8 (a lone surrogate) is a
-        `ConfigurationError`, a `ValueError`. Nothing is sent then.
+        A `message` or `session_id` that is not a `str` is a `TypeError`; an
+        empty (or all-whitespace) message, an empty session id, or one that
+        cannot be sent as UTF-8 (a lone surrogate) is a `ConfigurationError`,
+        a `ValueError`. Nothing is sent then.
 
         The other keywords are this turn's options, each None for the client's
         setting; their table is `RequestOptions`'s (in `silvia_client._options`).
@@ -111,7 +104,8 @@ class Chat:
             return stream.until_done()
 
     def _stream(self, message: str, session_id: str | None, options: RequestOptions) -> ChatStream:
-        _check(message, session_id)
+        check("message", message)
+        check("session_id", session_id)
         client = self._client
         call = client._call("chat", options)
         return ChatStream(
@@ -192,7 +186,8 @@ class AsyncChat:
     def _stream(
         self, message: str, session_id: str | None, options: RequestOptions
     ) -> AsyncChatStream:
-        _check(message, session_id)
+        check("message", message)
+        check("session_id", session_id)
         client = self._client
         call = client._call("chat", options)
         return AsyncChatStream(

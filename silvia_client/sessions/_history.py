@@ -176,9 +176,10 @@ def session_path(session_id: str, wire: WireFormat) -> str:
         # URL parsers resolve these segments (".." would GET the parent path), escaped or not.
         raise ConfigurationError(f"session_id {session_id!r} cannot be a path segment")
     try:
-        return wire.session_path + quote(session_id, safe="")
+        path = wire.session_path + quote(session_id, safe="")
     except UnicodeEncodeError:
         raise ConfigurationError("session_id cannot be encoded as UTF-8") from None
+    return path
 
 
 def session_from(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
-from .._options import RequestOptions, check_text
+from .._options import RequestOptions, check
 from ._history import Session, session_from, session_path
 
 if TYPE_CHECKING:
@@ -91,7 +91,8 @@ class Sessions:
 
     def _fetch(self, session_id: str, options: RequestOptions) -> tuple[httpx.Response, bytes]:
         client = self._client
-        check_text(session_id, "session_id")
+        if check("session_id", session_id) is None:
+            raise TypeError("session_id must be a str, not NoneType")
         path = session_path(session_id, client.wire)
         return client._fetch(path, client._call("get", options))
 
@@ -158,6 +159,7 @@ class AsyncSessions:
         self, session_id: str, options: RequestOptions
     ) -> tuple[httpx.Response, bytes]:
         client = self._client
-        check_text(session_id, "session_id")
+        if check("session_id", session_id) is None:
+            raise TypeError("session_id must be a str, not NoneType")
         path = session_path(session_id, client.wire)
         return await client._fetch(path, client._call("get", options))

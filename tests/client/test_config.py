@@ -312,6 +312,10 @@ def test_the_resources_import_neither_the_client_nor_its_configuration(resource:
 def test_every_option_is_checked_by_its_row_of_the_table() -> None:
     # A value of no accepted type is refused with the row's own message, naming the argument.
     for name, rule in RULES.items():
+        if rule.type_error:  # the message and the session id: as Python's own functions
+            with pytest.raises(TypeError, match=f"^{name} must be a str, not object$"):
+                check(name, object())
+            continue
         with pytest.raises(ConfigurationError) as caught:
             check(name, object())
         assert str(caught.value) == rule.error
