@@ -163,7 +163,7 @@ class SilviaClient(ClientBase):
                 body = read_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 error: SilviaError = self._errors.status_error(response, body)
             except httpx.TransportError as broken:
-                failure, error = broken, self._errors.connection_error(broken)
+                failure, error = broken, self._errors.connection_error(broken, request.url)
             guard.watch(None)
             step = after_failure(self.retries, call, failure, error, attempt)
             if isinstance(step, SilviaError):
@@ -323,7 +323,7 @@ class AsyncSilviaClient(ClientBase):
                 body = await aread_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 error: SilviaError = self._errors.status_error(response, body)
             except httpx.TransportError as broken:
-                failure, error = broken, self._errors.connection_error(broken)
+                failure, error = broken, self._errors.connection_error(broken, request.url)
             guard.watch(None)
             step = after_failure(self.retries, call, failure, error, attempt)
             if isinstance(step, SilviaError):

@@ -167,14 +167,22 @@ class ResponseErrors:
         encoding = response.headers.get("content-encoding", "")
         return self.unexpected(response, b"", f"a body that decodes as {encoding!r}")
 
-    def connection_error(self, error: httpx.TransportError) -> APIConnectionError:
-        """The SDK's error for a transport error (whose text may quote the server), caused by it."""
+    def connection_error(self, error: httpx.TransportError, url: httpx.URL) -> APIConnectionError:
+        """The SDK's error for a transport error (whose text may quote the server), caused by it.
+
+        It names where it was going, `scheme://host:port`: never the path or the query
+        (a session id), nor any userinfo.
+        """
         self.scrub.exception(error)
+        port = url.port or {"http": 80, "https": 443}.get(url.scheme)
+        where = f"{url.scheme}://{url.host}:{port}"
         if isinstance(error, httpx.TimeoutException):
-            failure: APIConnectionError = APITimeoutError(f"timed out: {type(error).__name__}")
+            failure: APIConnectionError = APITimeoutError(
+                f"timed out: {type(error).__name__} ({where})"
+            )
         else:
             failure = APIConnectionError(
-                self.scrub.text(f"connection failed: {type(error).__name__}: {error}")
+                self.scrub.text(f"connection to {where} failed: {type(error).__name__}: {error}")
             )
         failure.__cause__ = error
         return failure

@@ -72,6 +72,7 @@ class ChatStream(_StreamState):
             self._builder.started_at = perf_counter()  # `Turn.timings` count from here
             self._response = self._open()
             self._builder.first_byte_at = perf_counter()
+            self._builder.request_id = self.request_id
             self._pairs = self._read(self._response)
         return self._pairs
 
@@ -223,6 +224,7 @@ class AsyncChatStream(_StreamState):
             self._builder.started_at = perf_counter()  # `Turn.timings` count from here
             self._response = await self._open()
             self._builder.first_byte_at = perf_counter()
+            self._builder.request_id = self.request_id
             self._pairs = self._read(self._response)
         return self._pairs
 

@@ -85,6 +85,7 @@ class Turn(FinalTargets):
     citations: tuple[Citation, ...] = ()
     inline_citations: tuple[InlineCitation, ...] = ()
     session_id: str | None = None
+    request_id: str | None = None  # the response's x-request-id: the id to quote to support
     message: dict[str, Any] | None = field(default=None, repr=False)
     complete: bool = False
     error: ErrorEvent | None = None
@@ -136,6 +137,7 @@ class TurnBuilder:
         "error",
         "first_byte_at",
         "first_text_at",
+        "request_id",
         "session_id",
         "started_at",
         "text_length",
@@ -143,6 +145,7 @@ class TurnBuilder:
 
     def __init__(self, session_id: str | None = None) -> None:
         self.session_id = session_id
+        self.request_id: str | None = None  # the stream sets it when the response comes
         self.done = False
         self.error: ErrorEvent | None = None
         self.text_length = 0  # the answer's length so far: the offset of a citation now
@@ -199,6 +202,7 @@ class TurnBuilder:
             citations=self._summary,
             inline_citations=tuple(self._inline),
             session_id=self.session_id,
+            request_id=self.request_id,
             message=self._message,
             complete=self.done and self.error is None,
             error=self.error,

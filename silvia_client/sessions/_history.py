@@ -13,6 +13,7 @@ the live turn showed because both show what the server sent.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -101,6 +102,7 @@ class Session:
     messages: tuple[Message, ...]
     extra: Mapping[str, Any] = field(default_factory=dict, repr=False)
     message_errors: tuple[RowError, ...] = ()
+    request_id: str | None = None  # the response's x-request-id: the id to quote to support
 
     def _repr_html_(self) -> str:
         from ..display import session_html  # imported here: only notebooks need it
@@ -186,6 +188,7 @@ def session_from(
     response: httpx.Response, body: bytes, session_id: str, errors: ResponseErrors
 ) -> Session:
     try:
-        return read_session(body, session_id, errors.wire)
+        session = read_session(body, session_id, errors.wire)
     except (ValueError, RecursionError):
         raise errors.unexpected(response, body, "a session as JSON") from None
+    return dataclasses.replace(session, request_id=errors.request_id(response))
