@@ -125,9 +125,14 @@ class SilviaClient(ClientBase):
         self.sessions: Sessions = Sessions(self)
 
     def close(self) -> None:
-        """Close the connection pool, if this client made it (not a copy, not your own)."""
-        if self._owns_http:
+        """Close the client: every stream it opened ends, in any thread, and any call after
+        raises `ClientClosedError`. The connection pool is closed if this client made it
+        (not your own `http_client`). A `with_options` copy's `close()` does nothing."""
+        if self._closing():
             self._http.close()
+
+    def _http_closed(self) -> bool:
+        return self._http.is_closed
 
     def __enter__(self) -> Self:
         return self
@@ -164,6 +169,8 @@ class SilviaClient(ClientBase):
                 error: SilviaError = self._errors.status_error(response, body)
             except httpx.TransportError as broken:
                 failure, error = broken, self._errors.connection_error(broken, request.url)
+            except RuntimeError as refused:  # a closed pool, an ended event loop
+                raise self._unusable(refused) from refused
             guard.watch(None)
             step = after_failure(self.retries, call, failure, error, attempt)
             if isinstance(step, SilviaError):
@@ -184,7 +191,7 @@ class SilviaClient(ClientBase):
             response.close()
 
     def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
-        guard = call.start(self._timer)
+        guard = self._life.track(call.start(self._timer))
         try:
             request = self._chat_request(self._http, message, session_id, call)
             response, _ = self._send(request, call, guard)
@@ -197,7 +204,7 @@ class SilviaClient(ClientBase):
         return response
 
     def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]:
-        guard = call.start(self._timer)
+        guard = self._life.track(call.start(self._timer))
         try:
             request = self._get_request(self._http, path, call)
             return self._send(request, call, guard, read=True)
@@ -291,9 +298,12 @@ class AsyncSilviaClient(ClientBase):
         self.sessions: AsyncSessions = AsyncSessions(self)
 
     async def close(self) -> None:
-        """Close the connection pool, if this client made it (not a copy, not your own)."""
-        if self._owns_http:
+        """Close the client, as `SilviaClient.close` does (see there)."""
+        if self._closing():
             await self._http.aclose()
+
+    def _http_closed(self) -> bool:
+        return self._http.is_closed
 
     async def __aenter__(self) -> Self:
         return self
@@ -324,6 +334,8 @@ class AsyncSilviaClient(ClientBase):
                 error: SilviaError = self._errors.status_error(response, body)
             except httpx.TransportError as broken:
                 failure, error = broken, self._errors.connection_error(broken, request.url)
+            except RuntimeError as refused:  # a closed pool, an ended event loop
+                raise self._unusable(refused) from refused
             guard.watch(None)
             step = after_failure(self.retries, call, failure, error, attempt)
             if isinstance(step, SilviaError):
@@ -346,7 +358,7 @@ class AsyncSilviaClient(ClientBase):
             await response.aclose()
 
     async def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
-        guard = call.start(self._timer)
+        guard = self._life.track(call.start(self._timer))
         try:
             request = self._chat_request(self._http, message, session_id, call)
             response, _ = await self._send(request, call, guard)
@@ -359,7 +371,7 @@ class AsyncSilviaClient(ClientBase):
         return response
 
     async def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]:
-        guard = call.start(self._timer)
+        guard = self._life.track(call.start(self._timer))
         try:
             request = self._get_request(self._http, path, call)
             return await self._send(request, call, guard, read=True)

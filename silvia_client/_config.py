@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ._deadline import Halt, Timer
+from ._deadline import Halt, Lifecycle, Timer
 from ._options import Call, Kind, RequestOptions, check, checked
 from ._responses import ResponseErrors
 from ._retries import RetryPolicy
@@ -30,7 +30,7 @@ from ._scrub import Scrubber, protect_library_logs
 from ._version import __version__
 from ._wire import DEFAULTS, WireFormat
 from .citations import is_http_url
-from .errors import APIError, ConfigurationError, ResponseTooLargeError
+from .errors import ClientClosedError, ConfigurationError, ResponseTooLargeError, SilviaError
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -152,6 +152,8 @@ class ClientBase:
     ) -> None:
         self.base_url = _base_url_from(base_url)
         self._token = _token_from(token)
+        self._life = Lifecycle()  # shared with `with_options` copies: one pool, one state
+        self._copy = False
         self._scrub = self._token.scrubber() if self._token is not None else Scrubber(None)
         if self._scrub:
             protect_library_logs()
@@ -221,11 +223,14 @@ class ClientBase:
         if max_retries is not None:
             other.retries = dataclasses.replace(self.retries, max_retries=max_retries)
         other._owns_http = False
+        other._copy = True
         other._bind()
         return other
 
     def _call(self, kind: Kind, options: RequestOptions) -> Call:
         """One operation's settings: the call's options over the client's, checked."""
+        if self._life.closed:
+            raise ClientClosedError(f"this {type(self).__name__} is closed: make a new one")
         given = options.checked()
         headers = self._headers.copy()
         headers.update(given.get("extra_headers", {}))
@@ -274,8 +279,10 @@ class ClientBase:
             )
         return client.build_request("GET", url, headers=call.headers)
 
-    def _halted(self, halt: Halt, response: httpx.Response, call: Call) -> APIError:
+    def _halted(self, halt: Halt, response: httpx.Response, call: Call) -> SilviaError:
         """The error for a body read that its guard, or its size limit, stopped."""
+        if halt.reason == "closed":
+            return ClientClosedError("the client was closed while the request was under way")
         if halt.limit is not None:
             return ResponseTooLargeError(
                 f"the body is longer than max_response_bytes ({halt.limit:,} bytes)",
@@ -283,6 +290,30 @@ class ClientBase:
                 request_id=self._errors.request_id(response),
             )
         return call.timed_out()
+
+    def _closing(self) -> bool:
+        """Close this client's state (not a copy's), stopping every operation it runs.
+
+        Whether the caller should then close the connection pool too.
+        """
+        if self._copy:  # a copy never closes: the pool and the state are the original's
+            return False
+        self._life.close()
+        return self._owns_http
+
+    def _unusable(self, error: RuntimeError) -> RuntimeError | ClientClosedError:
+        """httpx's `RuntimeError` for a closed pool or an ended event loop, as the SDK's error."""
+        if self._http_closed():
+            return ClientClosedError("the connection pool is closed: make a new client")
+        if "Event loop is closed" in str(error):
+            return ClientClosedError(
+                f"this {type(self).__name__}'s connections belong to an event loop that has "
+                "ended: an async client serves one event loop (make one inside each asyncio.run)"
+            )
+        return error
+
+    def _http_closed(self) -> bool:
+        raise NotImplementedError
 
     def _log_response(self, request: httpx.Request, response: httpx.Response) -> None:
         if not logger.isEnabledFor(logging.DEBUG):  # the id is read (and scrubbed) for the log

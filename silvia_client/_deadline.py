@@ -28,13 +28,14 @@ import math
 import socket
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 import httpx
 
-__all__ = ["Guard", "Halt", "StopReason", "loop_timer", "socket_of", "thread_timer"]
+__all__ = ["Guard", "Halt", "Lifecycle", "StopReason", "loop_timer", "socket_of", "thread_timer"]
 
 logger = logging.getLogger("silvia_client")
 
@@ -90,7 +91,7 @@ class Guard:
     someone else's by then.
     """
 
-    __slots__ = ("_alarm", "_lock", "_response", "_timer", "reason")
+    __slots__ = ("__weakref__", "_alarm", "_lock", "_response", "_timer", "reason")
 
     def __init__(self, timer: Timer) -> None:
         self.reason: StopReason | None = None
@@ -128,6 +129,37 @@ class Guard:
     def halt(self) -> Halt:
         """The `Halt` a reader raises when it finds the guard stopped."""
         return Halt(self.reason)
+
+
+class Lifecycle:
+    """A client's open-or-closed state, shared with its `with_options` copies.
+
+    Every operation's guard is tracked (weakly: a guard goes with its stream), so
+    that `close()` stops them all, and a read blocked in any thread ends with
+    the stream's error, its partial turn kept.
+    """
+
+    __slots__ = ("_guards", "_lock", "closed")
+
+    def __init__(self) -> None:
+        self.closed = False
+        self._lock = threading.Lock()
+        self._guards: weakref.WeakSet[Guard] = weakref.WeakSet()
+
+    def track(self, guard: Guard) -> Guard:
+        with self._lock:
+            if self.closed:  # closed while this call was being set up
+                guard.stop("closed")
+            self._guards.add(guard)
+        return guard
+
+    def close(self) -> None:
+        """Closed from now on; every operation still running is stopped."""
+        with self._lock:
+            self.closed = True
+            guards = list(self._guards)
+        for guard in guards:
+            guard.stop("closed")
 
 
 # ------------------------------------------------------------------------- the sync clients' timer

@@ -29,6 +29,7 @@ import httpx
 from ._options import check
 from ._responses import parse_retry_after
 from ._wire import DEFAULTS
+from .errors import ClientClosedError
 
 if TYPE_CHECKING:
     from ._options import Call
@@ -95,6 +96,8 @@ def after_failure(
     error once the deadline has passed is the deadline's timeout, caused by it:
     the deadline most likely ended that read. A status is always its own error.
     """
+    if call.guard is not None and call.guard.reason == "closed":  # the client was closed
+        return ClientClosedError("the client was closed while the request was under way")
     if isinstance(failure, httpx.TransportError) and call.expired():
         timed_out = call.timed_out()
         timed_out.__cause__ = error

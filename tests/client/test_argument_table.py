@@ -91,8 +91,8 @@ def test_a_lone_surrogate_is_refused(name: str) -> None:
 
 def test_the_constructor_refuses_through_the_same_rows() -> None:
     for name in SECONDS:
+        options: dict[str, Any] = {name: 10**400}
         with pytest.raises(ConfigurationError, match=name):
-            options: dict[str, Any] = {name: 10**400}
             SilviaClient(base_url="http://127.0.0.1:1", **options)
 
 

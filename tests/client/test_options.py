@@ -13,6 +13,7 @@ import respx
 from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client.chat import DoneEvent, RawEvent, SessionEvent, TextEvent
 from silvia_client.errors import (
+    ClientClosedError,
     ConfigurationError,
     IncompleteTurnError,
     InternalServerError,
@@ -163,7 +164,7 @@ async def test_a_copy_never_closes_the_pool(api: Api, server: respx.MockRouter) 
     assert (await api.turn(client)).complete  # the pool is open
     assert (await api.turn(other)).complete
     await api.close(client)
-    with pytest.raises(RuntimeError):  # the original owned it, and closed it
+    with pytest.raises(ClientClosedError):  # the original owned it, and closed it
         await api.turn(other)
 
 
