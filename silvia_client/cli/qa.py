@@ -156,6 +156,7 @@ def _report(run: RunResult, args: argparse.Namespace, *, stop_line: bool = True)
     from functools import partial
 
     from ..qa import report
+    from ._render import clean
 
     failure: Exception | None = None
     try:
@@ -164,7 +165,7 @@ def _report(run: RunResult, args: argparse.Namespace, *, stop_line: bool = True)
         failure = error
     stopped = report.stop_line(run) if stop_line else None
     if stopped is not None:
-        print(f"silvia qa: {stopped}", file=sys.stderr, flush=True)
+        print(clean(f"silvia qa: {stopped}"), file=sys.stderr, flush=True)
     unwritten = False
     writers = (
         (args.junit, report.write_junit),

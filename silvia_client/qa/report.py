@@ -15,7 +15,13 @@ a finding of error severity is a `<failure>`, a rule that did not apply is
 a timing chart, and per prompt the turn with its citations and the findings.
 
 Everything here is built from findings, which are already redacted, and from
-the script: no report holds a provider or the token.
+the script: no report holds a provider or the token. Every writer puts what it
+writes through the core's cleaner for its medium (`_scrub`): the table and
+the finding lines through `terminal_text`, the JUnit document through
+`xml_text` (every attribute and text), the JSON report through `json_clean`,
+the HTML page through `terminal_text` (after its own escaping, in `_html.py`). So a control
+character, an escape sequence or a lone surrogate from the server reaches no
+terminal raw, and every report parses.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from .. import __version__
+from .._scrub import json_clean, terminal_text, xml_text
 from ..chat import Timings
 from ._rule import Finding, Rule
 from .checker import RuleOutcome, Status, prompt_rules
@@ -71,10 +78,11 @@ def format_finding(finding: Finding, prompt: str | None = None) -> str:
     where = f"  [{prompt}]" if prompt else ""
     evidence = json.dumps(finding.evidence, ensure_ascii=False, separators=(",", ":"))
     ids = turn_ids(finding.request_id, finding.session_id)
-    return (
-        f"{level}  {finding.rule}{where}  {finding.message}  {_short(evidence, _EVIDENCE_CHARS)}"
-        + (f"  ({ids})" if ids else "")
+    line = (
+        f"{level}  {finding.rule}{where}  {_short(finding.message, 10 * _EVIDENCE_CHARS)}  "
+        f"{_short(evidence, _EVIDENCE_CHARS)}" + (f"  ({ids})" if ids else "")
     )
+    return terminal_text(line)
 
 
 def seconds_text(value: float | None, never: str = "-") -> str:
@@ -179,7 +187,7 @@ def format_report(run: RunResult) -> str:
         f"{_verdict(run)}: {run.errors} error(s), {run.warnings} warning(s) over "
         f"{prompts} and {len(_rules(run))} rule(s)",
     ]
-    return "\n".join(parts)
+    return terminal_text("\n".join(parts))
 
 
 def junit_xml(run: RunResult) -> bytes:
@@ -229,9 +237,21 @@ def junit_xml(run: RunResult) -> bytes:
         timings = format_timings(result.observation.timings)
         ET.SubElement(properties, "property", name=f"timings.{result.prompt.id}", value=timings)
     suite.extend(cases)
+    _clean_xml(root)
     ET.indent(root)
     xml: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return xml + b"\n"
+
+
+def _clean_xml(root: ET.Element) -> None:
+    """Every attribute and text of the tree through `xml_text`: the document is well-formed."""
+    for element in root.iter():
+        if element.text:
+            element.text = xml_text(element.text)
+        if element.tail:
+            element.tail = xml_text(element.tail)
+        for key, value in element.attrib.items():
+            element.set(key, xml_text(value))
 
 
 def json_report(run: RunResult) -> dict[str, object]:
@@ -304,5 +324,5 @@ def write_junit(run: RunResult, path: str | Path) -> None:
 
 
 def write_json(run: RunResult, path: str | Path) -> None:
-    text = json.dumps(json_report(run), ensure_ascii=False, indent=2)
+    text = json.dumps(json_clean(json_report(run)), ensure_ascii=False, indent=2)
     Path(path).write_text(text + "\n", encoding="utf-8")
