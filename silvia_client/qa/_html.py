@@ -98,7 +98,7 @@ def _h(text: object) -> str:
 
 def _verdict(result: PromptResult) -> tuple[str, str]:
     """(CSS class, label) of a prompt's verdict."""
-    if not result.ran:
+    if not result.did_run:
         return "not-run", "not run"
     checked = result.result
     if checked.errors:
@@ -194,14 +194,13 @@ def timing_chart(rows: Sequence[tuple[str, Timings]]) -> str:
 
 
 def _summary(run: RunResult) -> str:
-    not_run = len(run.prompts) - len(run.ran)
     items = [
         (len(run.prompts), "prompts"),
+        (run.failed, "failed"),
+        (run.not_run, "did not run"),
         (run.errors, "errors"),
         (run.warnings, "warnings"),
     ]
-    if not_run:
-        items.append((not_run, "not run"))
     bar = "".join(f"<li><strong>{count}</strong>{_h(label)}</li>" for count, label in items)
     timings = [result.observation.timings for result in run.ran]
     first = [t.first_text for t in timings if t is not None and t.first_text is not None]
@@ -278,7 +277,7 @@ def _prompt(number: int, result: PromptResult, web_url: str | None) -> str:
         f'</summary><p><span class="muted">You:</span> {_h(result.prompt.message)}</p>',
         _meta(result),
     ]
-    if result.ran:
+    if result.did_run:
         parts.append(
             f'<div class="turn">{turn_html(result.observation.turn, web_url=web_url)}</div>'
         )

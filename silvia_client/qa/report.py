@@ -53,7 +53,13 @@ __all__ = [
     "write_junit",
 ]
 
-_CELL: dict[Status, str] = {"pass": "pass", "warn": "warn", "fail": "FAIL", "skip": "-"}
+_CELL: dict[Status, str] = {
+    "pass": "pass",
+    "warn": "warn",
+    "fail": "FAIL",
+    "skip": "-",
+    "not_run": "n/r",
+}
 _EVIDENCE_CHARS = 240
 _MESSAGE_CHARS = 60
 
@@ -138,7 +144,7 @@ def format_table(run: RunResult) -> str:
     width_id = max(len(result.prompt.id) for result in run.prompts)
     for number, result in enumerate(run.prompts, start=1):
         scenario = f" (scenario {result.prompt.scenario})" if result.prompt.scenario else ""
-        ran = f" [{format_timings(result.observation.timings)}]" if result.ran else " [not run]"
+        ran = f" [{format_timings(result.observation.timings)}]" if result.did_run else " [not run]"
         lines.append(
             f"  {number:>3}  {result.prompt.id:<{width_id}}  "
             f"{_short(result.prompt.message, _MESSAGE_CHARS)}{scenario}{ran}"
@@ -154,7 +160,7 @@ def format_table(run: RunResult) -> str:
             outcome = _outcome(result, rule)
             cells.append(f"{_CELL[outcome.status] if outcome else '-':>{width_cell}}")
         lines.append(f"{rule.id:<{width_rule}}  {'  '.join(cells)}")
-    lines += ["", "(pass / warn / FAIL; - where the rule did not apply)"]
+    lines += ["", "(pass / warn / FAIL; - where the rule did not apply; n/r not run)"]
     return "\n".join(lines)
 
 
@@ -184,6 +190,8 @@ def format_report(run: RunResult) -> str:
         prompts = f"{len(run.ran)} of {prompts}"
     parts += [
         "",
+        f"prompts: {len(run.prompts) - run.failed - run.not_run} passed, {run.failed} failed, "
+        f"{run.not_run} did not run",
         f"{_verdict(run)}: {run.errors} error(s), {run.warnings} warning(s) over "
         f"{prompts} and {len(_rules(run))} rule(s)",
     ]
@@ -194,17 +202,23 @@ def junit_xml(run: RunResult) -> bytes:
     """JUnit XML: a test case per prompt and rule."""
     rules = _rules(run)
     cases: list[ET.Element] = []
-    failures = skipped = 0
+    failures = skipped = errors = 0
     for result in run.prompts:
         for rule in rules:
             outcome = _outcome(result, rule)
             case = ET.Element(
                 "testcase", classname=f"silvia.qa.{result.prompt.id}", name=rule.id, time="0"
             )
-            if outcome is None or outcome.status == "skip":
+            if outcome is None or outcome.status in ("skip", "not_run"):
                 skipped += 1
                 reason = outcome.reason if outcome is not None else "no expectations"
                 ET.SubElement(case, "skipped", message=reason or "not applicable")
+            elif outcome.status == "fail" and result.result.not_run:
+                errors += 1  # the one cause of a prompt that could not run
+                error = ET.SubElement(
+                    case, "error", message=outcome.findings[0].message, type="not-run"
+                )
+                error.text = "\n".join(format_finding(f) for f in outcome.findings)
             elif outcome.status == "fail":
                 failures += 1
                 failure = ET.SubElement(
@@ -222,7 +236,7 @@ def junit_xml(run: RunResult) -> bytes:
     counts = {
         "tests": str(len(cases)),
         "failures": str(failures),
-        "errors": "0",
+        "errors": str(errors),
         "skipped": str(skipped),
     }
     root = ET.Element("testsuites", {"name": "silvia qa", **counts})
@@ -254,6 +268,23 @@ def _clean_xml(root: ET.Element) -> None:
             element.set(key, xml_text(value))
 
 
+def _prompt_status(result: PromptResult) -> str:
+    """`ok`, `warn`, `fail` or `not_run`: a prompt's verdict."""
+    if not result.did_run:
+        return "not_run"
+    if not result.result.ok:
+        return "fail"
+    return "warn" if result.result.warnings else "ok"
+
+
+def _cause(result: PromptResult) -> str:
+    """Why a prompt did not run, in one line."""
+    cause = result.result.cause
+    if cause is not None:
+        return cause.message
+    return result.observation.failure or "not run"
+
+
 def json_report(run: RunResult) -> dict[str, object]:
     """The run as JSON: rules, and per prompt each rule's status and every finding."""
     rules = _rules(run)
@@ -265,8 +296,8 @@ def json_report(run: RunResult) -> dict[str, object]:
             outcome = _outcome(result, rule)
             if outcome is None:
                 statuses[rule.id] = {"status": "skip", "reason": "no expectations"}
-            elif outcome.status == "skip":
-                statuses[rule.id] = {"status": "skip", "reason": outcome.reason}
+            elif outcome.status in ("skip", "not_run"):
+                statuses[rule.id] = {"status": outcome.status, "reason": outcome.reason}
             else:
                 statuses[rule.id] = {"status": outcome.status}
         prompts.append(
@@ -276,6 +307,8 @@ def json_report(run: RunResult) -> dict[str, object]:
                 "scenario": result.prompt.scenario,
                 "expect": None if result.prompt.expect is None else result.prompt.expect.to_dict(),
                 "ran": result.ran,
+                "status": _prompt_status(result),
+                "not_run": None if result.did_run else _cause(result),
                 "session_id": observation.session_id,
                 "request_id": observation.request_id,
                 "complete": observation.complete,
@@ -295,7 +328,8 @@ def json_report(run: RunResult) -> dict[str, object]:
         "exit_status": run.exit_status,
         "errors": run.errors,
         "warnings": run.warnings,
-        "not_run": len(run.prompts) - len(run.ran),
+        "failed": run.failed,
+        "not_run": run.not_run,
         "interrupted": run.interrupted,
         "access_failure": None
         if run.access_failure is None

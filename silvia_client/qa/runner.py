@@ -57,14 +57,20 @@ class PromptResult:
     """One prompt: what was observed and how it was judged.
 
     `ran` is False for a prompt the run never got to (it stopped first, or was
-    interrupted): its observation is empty and every rule is skipped, with
-    the reason.
+    interrupted): its observation is empty and every rule is `not_run`, with
+    the reason. `did_run` is False for those and for a prompt whose request
+    failed before any event (its one finding says why).
     """
 
     prompt: Prompt
     observation: Observation
     result: CheckResult
     ran: bool = True
+
+    @property
+    def did_run(self) -> bool:
+        """Whether there was a turn to judge."""
+        return self.ran and not self.result.not_run
 
 
 @dataclass(frozen=True)
@@ -113,6 +119,16 @@ class RunResult:
         return tuple(result for result in self.prompts if result.ran)
 
     @property
+    def not_run(self) -> int:
+        """How many prompts gave no turn to judge (never sent, or the request failed)."""
+        return sum(not result.did_run for result in self.prompts)
+
+    @property
+    def failed(self) -> int:
+        """How many prompts ran and have a finding of error severity."""
+        return sum(result.did_run and not result.result.ok for result in self.prompts)
+
+    @property
     def findings(self) -> tuple[Finding, ...]:
         return tuple(finding for result in self.prompts for finding in result.result.findings)
 
@@ -154,7 +170,7 @@ def not_run(prompt: Prompt, reason: str, rules: Sequence[Rule] = RULES) -> Promp
     reason = f"not run: {reason}"
     observation = Observation(prompt.message, (), TurnBuilder().build(), failure=reason)
     checked = [*rules, *prompt_rules(prompt.expect)]
-    outcomes = tuple(RuleOutcome(rule, "skip", reason=reason) for rule in checked)
+    outcomes = tuple(RuleOutcome(rule, "not_run", reason=reason) for rule in checked)
     return PromptResult(prompt, observation, CheckResult(outcomes), ran=False)
 
 

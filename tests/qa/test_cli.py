@@ -230,8 +230,11 @@ def test_a_base_url_that_refuses_the_token_stops_at_the_first_prompt(
     with ReferenceServer(token="right").serve_loopback() as url:
         status, out, err = run_cli(["qa", "run", EXAMPLE, "--base-url", url], capsys)
     assert status == 3
-    assert table(out)["stream-complete"] == ["FAIL", *["-"] * 11]
-    assert "the chat request failed: HTTP 401 (authentication_error)" in out
+    cells = table(out)
+    assert cells["stream-complete"] == ["FAIL", *["n/r"] * 11]  # one cause, one finding
+    assert {row[0] for rule, row in cells.items() if rule != "stream-complete"} == {"n/r"}
+    assert "the chat request failed: HTTP 401 (authentication_error): " in out
+    assert "prompts: 0 passed, 0 failed, 12 did not run" in out
     assert "silvia qa: stopped: the server refused the credentials (HTTP 401" in err
 
 
