@@ -50,8 +50,10 @@ def test_a_misspelled_scenario_is_one_finding_with_the_servers_words(
     junit, report, page = tmp_path / "r.xml", tmp_path / "r.json", tmp_path / "r.html"
     with ReferenceServer(token=TOKEN).serve_loopback() as url:
         status, out, err = run_cli(
-            ["qa", "run", str(script), "--base-url", url, "--junit", str(junit)]
-            + ["--json", str(report), "--html", str(page)],
+            [
+                *("qa", "run", str(script), "--base-url", url),
+                *("--junit", str(junit), "--json", str(report), "--html", str(page)),
+            ],
             capsys,
         )
     assert status == 1

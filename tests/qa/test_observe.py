@@ -141,7 +141,8 @@ def test_a_reload_that_fails_is_recorded() -> None:
     with Observer.reference() as other:
         missing = reload_session(other.client, observation)
     assert missing.reload is not None
-    assert missing.reload.error == "the reload failed: HTTP 404 (not_found_error): Session not found."
+    said = "Session not found."  # the server's own words
+    assert missing.reload.error == f"the reload failed: HTTP 404 (not_found_error): {said}"
     assert check(missing).broken_rules == {"reload-agrees"}
 
 
