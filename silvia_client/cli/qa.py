@@ -14,6 +14,8 @@
 - `silvia qa check FILE...` runs every rule over recorded turns (`silvia
   record`, `--record DIR`), with no server at all, and reports the same way.
 - `silvia qa rules` lists the rules.
+- `silvia qa init [PATH]` writes a starter script (`qa/_starter.py`), which
+  passes against the embedded reference server.
 
 Every `silvia qa` command exits 0 when the findings are warnings at most, 1
 when any finding is of error severity, 2 for a usage error (a script or a
@@ -48,9 +50,10 @@ if TYPE_CHECKING:
     from ..qa import AsyncObserver, PromptResult, RunResult, Script
     from ..qa.runner import Progress
 
-__all__ = ["MAX_CONCURRENCY", "register", "run_check", "run_recorded", "run_rules"]
+__all__ = ["MAX_CONCURRENCY", "register", "run_check", "run_init", "run_recorded", "run_rules"]
 
 MAX_CONCURRENCY = 64
+STARTER_PATH = "qa_script.json"
 
 
 def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
@@ -127,6 +130,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     rules = commands.add_parser("rules", help="list the rules", description="List the rules.")
     rules.set_defaults(run=run_rules)
 
+    init = commands.add_parser(
+        "init",
+        help="write a starter QA script",
+        description=(
+            "Write a starter QA script to PATH (default qa_script.json): every expectation "
+            "kind, the timing budgets and a continued prompt, each with a comment. It passes "
+            "against the embedded reference server: `silvia qa run PATH`."
+        ),
+    )
+    init.add_argument(
+        "path", nargs="?", default=STARTER_PATH, metavar="PATH", help="where to write it"
+    )
+    init.add_argument("--force", action="store_true", help="overwrite PATH if it exists")
+    init.set_defaults(run=run_init)
+
 
 def _usage(message: str) -> int:
     from ._render import clean
@@ -142,6 +160,22 @@ def run_rules(args: argparse.Namespace) -> int:
     width = max(len(rule.id) for rule in rules)
     for rule in rules:
         print(f"{rule.id:<{width}}  {rule.severity:<7}  {rule.description}")
+    return 0
+
+
+def run_init(args: argparse.Namespace) -> int:
+    from ..qa._starter import starter_text
+    from ._render import clean
+
+    mode = "w" if args.force else "x"
+    try:
+        with open(args.path, mode, encoding="utf-8") as file:
+            file.write(starter_text())
+    except FileExistsError:
+        return _usage(f"{args.path} exists; --force overwrites it")
+    except OSError as error:
+        return _usage(f"cannot write {args.path}: {error.strerror or error}")
+    print(clean(f"silvia qa: wrote {args.path}; run it with: silvia qa run {args.path}"))
     return 0
 
 
