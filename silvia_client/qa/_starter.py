@@ -1,4 +1,4 @@
-"""The starter script `silvia qa init` writes: every expectation kind, the budgets, a continued prompt.
+"""The starter script `silvia qa init` writes: every expectation, the budgets, a continuation.
 
 Built here, in code, so it ships in every wheel (no data file to find) and
 cannot drift from the format: `tests/qa/test_init.py` loads it with
