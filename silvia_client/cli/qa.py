@@ -63,6 +63,12 @@ def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
         "--html", metavar="PATH", help="write a self-contained HTML report here, to look at"
     )
     add_web_url_argument(parser)
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        help="always print the table with a row per rule and a column per prompt (by default "
+        "a table wider than the terminal, or 100 columns, has a row per prompt instead)",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -179,6 +185,24 @@ def run_init(args: argparse.Namespace) -> int:
     return 0
 
 
+NOT_A_TERMINAL_WIDTH = 100
+
+
+def _table_width(args: argparse.Namespace) -> int | None:
+    """The width the table must keep to: the terminal's, else 100; None with `--wide`."""
+    if getattr(args, "wide", False):
+        return None
+    try:
+        tty = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if not tty:
+        return NOT_A_TERMINAL_WIDTH
+    import shutil
+
+    return max(40, shutil.get_terminal_size((NOT_A_TERMINAL_WIDTH, 24)).columns)
+
+
 def _report(run: RunResult, args: argparse.Namespace, *, stop_line: bool = True) -> int:
     """Print the report, say why the run stopped, write the reports asked for; the status.
 
@@ -194,7 +218,7 @@ def _report(run: RunResult, args: argparse.Namespace, *, stop_line: bool = True)
 
     failure: Exception | None = None
     try:
-        print(report.format_report(run), flush=True)
+        print(report.format_report(run, _table_width(args)), flush=True)
     except Exception as error:  # an internal error: write the reports all the same
         failure = error
     stopped = report.stop_line(run) if stop_line else None

@@ -1,9 +1,12 @@
 """Reports of a QA run: a table for the terminal, JUnit XML for CI, JSON, and an HTML page.
 
 The table has a row per rule and a column per prompt (numbered; the prompts
-are listed above it), each cell `pass`, `warn`, `FAIL`, or `-` (the rule did
-not apply: no events arrived, the turn was not reloaded, ...). The findings
-follow, one line each.
+are listed above it), each cell `pass`, `warn`, `FAIL`, `-` (the rule did not
+apply: the turn was not reloaded, ...) or `n/r` (not run: no turn to judge).
+Given a width (the CLI's: the terminal's, else 100), a table wider than that
+is laid out the other way (`compact_table`): a row per prompt, a
+one-character column per numbered rule, with a legend. The findings follow,
+one line each.
 
 JUnit XML has one `<testcase>` per prompt and rule (`classname` the prompt,
 `name` the rule id), so a CI dashboard shows which rule broke on which prompt:
@@ -39,6 +42,7 @@ from .rules import EXPECTATIONS, TIMING
 from .runner import PromptResult, RunResult
 
 __all__ = [
+    "compact_table",
     "format_finding",
     "format_report",
     "format_table",
@@ -138,8 +142,22 @@ def _outcome(result: PromptResult, rule: Rule) -> RuleOutcome | None:
     return None
 
 
-def format_table(run: RunResult) -> str:
-    """The prompts, numbered, then a row per rule with a cell per prompt."""
+def format_table(run: RunResult, width: int | None = None) -> str:
+    """The prompts, numbered, then a row per rule with a cell per prompt.
+
+    With `width`, a table wider than that is laid out the other way instead
+    (`compact_table`): a row per prompt, a one-character column per rule.
+    """
+    if width is None:
+        return _wide_table(run)
+    wide = _wide_table(run).splitlines()
+    start = next(i for i, line in enumerate(wide) if line.startswith("rule "))
+    if max(len(line) for line in wide[start:]) > width:
+        return compact_table(run, width)
+    return "\n".join(_fit(line, width) for line in wide)  # the prompts' lines cut to fit
+
+
+def _wide_table(run: RunResult) -> str:
     lines = ["prompts:"]
     width_id = max(len(result.prompt.id) for result in run.prompts)
     for number, result in enumerate(run.prompts, start=1):
@@ -164,6 +182,38 @@ def format_table(run: RunResult) -> str:
     return "\n".join(lines)
 
 
+_MARK: dict[Status, str] = {"pass": ".", "warn": "w", "fail": "F", "skip": "-", "not_run": "~"}
+_ID_CHARS = 24
+
+
+def _fit(line: str, width: int) -> str:
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def compact_table(run: RunResult, width: int) -> str:
+    """A row per prompt, a column per rule (numbered, with a legend): for many prompts.
+
+    Every line is at most `width` characters; the rules are listed above, by number.
+    """
+    rules = _rules(run)
+    lines = ["rules:"]
+    lines += [_fit(f"  {n:>2}  {rule.id}", width) for n, rule in enumerate(rules, start=1)]
+    width_id = min(_ID_CHARS, max(len(result.prompt.id) for result in run.prompts))
+    numbers = "".join(f"{n:>3}" for n in range(1, len(rules) + 1))
+    lines += ["", _fit(f"{'#':>4}  {'prompt':<{width_id}} {numbers}", width)]
+    for number, result in enumerate(run.prompts, start=1):
+        cells = ""
+        for rule in rules:
+            outcome = _outcome(result, rule)
+            cells += f"{_MARK[outcome.status] if outcome else '-':>3}"
+        timings = format_timings(result.observation.timings) if result.did_run else "not run"
+        prompt_id = _short(result.prompt.id, width_id)
+        lines.append(_fit(f"{number:>4}  {prompt_id:<{width_id}} {cells}  {timings}", width))
+    legend = "(. pass, w warn, F FAIL, - the rule did not apply, ~ not run; --wide: rules as rows)"
+    lines += ["", _fit(legend, width)]
+    return "\n".join(lines)
+
+
 def _verdict(run: RunResult) -> str:
     if run.access_failure is not None:
         return "STOPPED"
@@ -172,9 +222,13 @@ def _verdict(run: RunResult) -> str:
     return "INTERRUPTED" if run.interrupted else "ok"
 
 
-def format_report(run: RunResult) -> str:
-    """The table, the findings, and a verdict line."""
-    parts = [f"silvia qa: {len(run.prompts)} prompt(s) against {run.target}", "", format_table(run)]
+def format_report(run: RunResult, width: int | None = None) -> str:
+    """The table (`format_table(run, width)`), the findings, and a verdict line."""
+    parts = [
+        f"silvia qa: {len(run.prompts)} prompt(s) against {run.target}",
+        "",
+        format_table(run, width),
+    ]
     lines = [
         format_finding(finding, result.prompt.id)
         for result in run.prompts
