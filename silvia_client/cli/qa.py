@@ -3,9 +3,11 @@
 - `silvia qa run SCRIPT` runs every prompt of a QA script (see
   `silvia_client.qa.script` for the format) against the server `--base-url`,
   else `SILVIA_BASE_URL`, else the embedded reference server (said on stderr),
-  reloads each session, checks each turn against the rule table, prints one
-  progress line per prompt on stderr, then the table of rules against prompts
-  and the findings on stdout. `--concurrency N` runs up to N prompts at once
+  reloads each session, checks each turn against the rule table, shows its
+  progress on stderr (on a terminal one live line, `LiveProgress`: prompts
+  done, errors so far, the prompt running and for how long; else one line per
+  finished prompt; `--quiet` neither), then the table and the findings on
+  stdout. `--concurrency N` runs up to N prompts at once
   on the async client (same reports, same status); `--record DIR` saves each
   prompt's turn as a recording.
 - Both `run` and `check` write `--junit`, `--json` and `--html` reports (the
@@ -39,18 +41,27 @@ import argparse
 import contextlib
 import os
 import sys
-from typing import TYPE_CHECKING
+import threading
+from typing import TYPE_CHECKING, TextIO
 
 from ._args import count, seconds
 from .chat import add_base_url_argument, add_web_url_argument
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
-    from ..qa import AsyncObserver, PromptResult, RunResult, Script
-    from ..qa.runner import Progress
+    from ..qa import AsyncObserver, Prompt, PromptResult, RunResult, Script
+    from ..qa.runner import Progress, Started
 
-__all__ = ["MAX_CONCURRENCY", "register", "run_check", "run_init", "run_recorded", "run_rules"]
+__all__ = [
+    "MAX_CONCURRENCY",
+    "LiveProgress",
+    "register",
+    "run_check",
+    "run_init",
+    "run_recorded",
+    "run_rules",
+]
 
 MAX_CONCURRENCY = 64
 STARTER_PATH = "qa_script.json"
@@ -112,6 +123,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="N",
         help=f"run up to N prompts at once, 1 to {MAX_CONCURRENCY} (default 1); a prompt that "
         "continues another waits for it; the reports and the exit status are the same for any N",
+    )
+    run.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr (by default a live line on a terminal, else a line per "
+        "finished prompt)",
     )
     run.add_argument(
         "--record",
@@ -267,6 +284,99 @@ def _progress_line(number: int, total: int, result: PromptResult) -> str:
     return clean(line)
 
 
+class LiveProgress:
+    """The live progress line on a terminal's stderr: done/total, errors, the prompt running.
+
+    `started` and `finished` redraw it; `tick` redraws it with the elapsed time
+    (a thread calls it every `TICK` seconds while the run goes on); `close`
+    clears it. `clock` gives seconds (injectable, for tests).
+    """
+
+    TICK = 0.5
+
+    def __init__(
+        self, stream: TextIO, total: int, clock: Callable[[], float] | None = None
+    ) -> None:
+        import time
+
+        self.stream = stream
+        self.total = total
+        self.clock = clock or time.monotonic
+        self.done = 0
+        self.errors = 0
+        self.running: dict[str, float] = {}  # prompt id -> when it was sent
+        self._lock = threading.Lock()
+
+    def line(self) -> str:
+        from ._render import clean
+
+        text = f"[{self.done}/{self.total}] {self.errors} error(s)"
+        if self.running:
+            prompt_id, since = min(self.running.items(), key=lambda item: item[1])
+            more = f" (+{len(self.running) - 1})" if len(self.running) > 1 else ""
+            text += f"; running {prompt_id}{more}, {max(0.0, self.clock() - since):.1f} s"
+        return clean(text)
+
+    def _draw(self) -> None:
+        import shutil
+
+        width = shutil.get_terminal_size((80, 24)).columns - 1
+        line = self.line()
+        line = line if len(line) <= width else line[: max(0, width - 1)] + "…"
+        self.stream.write(f"\r\x1b[2K{line}")
+        self.stream.flush()
+
+    def started(self, prompt: Prompt) -> None:
+        with self._lock:
+            self.running[prompt.id] = self.clock()
+            self._draw()
+
+    def finished(self, number: int, total: int, result: PromptResult) -> None:
+        with self._lock:
+            self.done = number
+            self.errors += len(result.result.errors)
+            self.running.pop(result.prompt.id, None)
+            self._draw()
+
+    def tick(self) -> None:
+        with self._lock:
+            self._draw()
+
+    def close(self) -> None:
+        with self._lock:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+
+
+@contextlib.contextmanager
+def _ticking(live: LiveProgress | None) -> Iterator[None]:
+    """Redraw `live` every `TICK` seconds inside the block (nothing for None)."""
+    if live is None:
+        yield
+        return
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.wait(live.TICK):
+            live.tick()
+
+    thread = threading.Thread(target=tick, name="silvia-qa-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        live.close()
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def _recorder(directory: str) -> tuple[Callable[[PromptResult], None], list[str]]:
     """Save each prompt's recording in `directory`; the list collects what could not be."""
     from ._render import clean
@@ -321,11 +431,22 @@ def run_check(args: argparse.Namespace) -> int:
     done: list[PromptResult] = []  # what a Ctrl-C leaves: every prompt finished so far
     save, unsaved = _recorder(args.record) if args.record else (None, [])
 
+    live = (
+        LiveProgress(sys.stderr, len(script.prompts))
+        if not args.quiet and _is_terminal(sys.stderr)
+        else None
+    )
+
     def progress(number: int, total: int, result: PromptResult) -> None:
         done.append(result)
-        print(_progress_line(number, total, result), file=sys.stderr, flush=True)
+        if live is not None:
+            live.finished(number, total, result)
+        elif not args.quiet:
+            print(_progress_line(number, total, result), file=sys.stderr, flush=True)
         if save is not None:
             save(result)
+
+    started = live.started if live is not None else None
 
     # One prompt at a time on the sync client; more at once on the async one.
     kind = Observer if args.concurrency == 1 else AsyncObserver
@@ -336,11 +457,12 @@ def run_check(args: argparse.Namespace) -> int:
     else:
         observer = kind.connect(server.base_url, token=token, timeout=timeout, record=record)
     try:
-        if isinstance(observer, Observer):
-            with observer:
-                run = run_script(script, observer=observer, progress=progress)
-        else:
-            run = asyncio.run(_arun(script, observer, args.concurrency, progress))
+        with _ticking(live):
+            if isinstance(observer, Observer):
+                with observer:
+                    run = run_script(script, observer=observer, progress=progress, started=started)
+            else:
+                run = asyncio.run(_arun(script, observer, args.concurrency, progress, started))
     except ScriptFormatError as error:
         return _usage(str(error))
     except KeyboardInterrupt:
@@ -360,13 +482,21 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 async def _arun(
-    script: Script, observer: AsyncObserver, concurrency: int, progress: Progress
+    script: Script,
+    observer: AsyncObserver,
+    concurrency: int,
+    progress: Progress,
+    started: Started | None,
 ) -> RunResult:
     from ..qa import arun_script
 
     async with observer:
         return await arun_script(
-            script, observer=observer, concurrency=concurrency, progress=progress
+            script,
+            observer=observer,
+            concurrency=concurrency,
+            progress=progress,
+            started=started,
         )
 
 

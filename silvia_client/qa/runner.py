@@ -39,6 +39,7 @@ __all__ = [
     "Progress",
     "PromptResult",
     "RunResult",
+    "Started",
     "arun_script",
     "not_run",
     "public_url",
@@ -198,6 +199,9 @@ def check_scenarios(script: Script, observer: Observer | AsyncObserver) -> None:
 Progress = Callable[[int, int, PromptResult], None]
 """`progress(number, total, result)`: called as each prompt is done (number: how many are)."""
 
+Started = Callable[[Prompt], None]
+"""`started(prompt)`: called as a prompt is sent (for a live progress line)."""
+
 
 class _Tally:
     """What a run has found so far, and whether it must stop: shared by both runners."""
@@ -246,12 +250,14 @@ def run_script(
     timeout: float = DEFAULT_TIMEOUT,
     observer: Observer | None = None,
     progress: Progress | None = None,
+    started: Started | None = None,
 ) -> RunResult:
     """Run every prompt of `script`, one after another, and check it.
 
     The server is `observer`'s if given, else the one at `base_url` (with
     `token`, else `SILVIA_TOKEN`), else a fresh in-process reference server.
-    `progress(number, total, result)` is called after each prompt. Raises
+    `progress(number, total, result)` is called after each prompt, `started(prompt)`
+    as each is sent. Raises
     `ScriptFormatError` before sending anything if, on a reference server, a
     prompt names a scenario the server does not have.
     """
@@ -272,6 +278,8 @@ def run_script(
             if prompt.continue_session and session_id is None:
                 observation = _skipped(prompt, NO_SESSION)
             else:
+                if started is not None:
+                    started(prompt)
                 observation = observer.observe(
                     prompt.message, scenario=prompt.scenario, session_id=session_id
                 )
@@ -303,6 +311,7 @@ async def arun_script(
     observer: AsyncObserver | None = None,
     concurrency: int = 1,
     progress: Progress | None = None,
+    started: Started | None = None,
 ) -> RunResult:
     """The async twin of `run_script`: up to `concurrency` prompts at once.
 
@@ -337,6 +346,8 @@ async def arun_script(
                     if prompt.continue_session and session_id is None:
                         observation = _skipped(prompt, NO_SESSION)
                     else:
+                        if started is not None:
+                            started(prompt)
                         observation = await observer.observe(
                             prompt.message, scenario=prompt.scenario, session_id=session_id
                         )
