@@ -162,10 +162,11 @@ def _wide_table(run: RunResult) -> str:
     width_id = max(len(result.prompt.id) for result in run.prompts)
     for number, result in enumerate(run.prompts, start=1):
         scenario = f" (scenario {result.prompt.scenario})" if result.prompt.scenario else ""
-        ran = f" [{format_timings(result.observation.timings)}]" if result.did_run else " [not run]"
+        ran = f"[{format_timings(result.observation.timings)}]" if result.did_run else "[not run]"
+        # The verdict before the message: a line cut to the width loses the message's end.
         lines.append(
-            f"  {number:>3}  {result.prompt.id:<{width_id}}  "
-            f"{_short(result.prompt.message, _MESSAGE_CHARS)}{scenario}{ran}"
+            f"  {number:>3}  {result.prompt.id:<{width_id}}  {ran}  "
+            f"{_short(result.prompt.message, _MESSAGE_CHARS)}{scenario}"
         )
     rules = _rules(run)
     width_rule = max(len("rule"), *(len(rule.id) for rule in rules))
