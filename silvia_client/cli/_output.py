@@ -8,8 +8,9 @@ runs and puts the streams back after. So every `print`, every
 error handler (a lone surrogate such as `"\\ud800"`, which is valid JSON, on
 UTF-8; anything outside ASCII under `PYTHONIOENCODING=ascii`) is written
 escaped (`\\ud800`, `\\xe9`), as `str.encode(encoding, "backslashreplace")`
-writes it. Text the stream can carry is written as it is. Control characters
-are not this module's business: `_render.clean` removes them before.
+writes it (`carried`, the core's cleaner for this medium). Text the stream
+can carry is written as it is. Control characters are not this module's
+business: `_render.clean` escapes them before.
 
 `internal_error_lines` is what `main` writes for an exception no command
 maps to a status (exit 4): one line naming the command and the exception's
@@ -26,6 +27,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO, cast
 
+from .._scrub import carried
+
 __all__ = [
     "SafeStream",
     "carried",
@@ -36,21 +39,6 @@ __all__ = [
 
 DEBUG_VARIABLE = "SILVIA_DEBUG"
 _MIN_SECRET_LENGTH = 8  # shorter values cannot be real tokens (the client's rule too)
-
-
-def carried(text: str, encoding: str | None, errors: str | None = None) -> str:
-    """`text` as a stream in `encoding` (with its `errors` handler) can write it.
-
-    The same text when it can; else each character it cannot carry
-    backslash-escaped. No encoding (a `StringIO`) carries anything.
-    """
-    if encoding is None or text.isascii():
-        return text
-    try:
-        text.encode(encoding, errors or "strict")
-    except UnicodeEncodeError:
-        return text.encode(encoding, "backslashreplace").decode(encoding)
-    return text
 
 
 class SafeStream:

@@ -8,10 +8,11 @@
 - `TerminalRenderer.sources` lists the numbered sources: label, kind, links.
 
 Labels and links come only from `resolve_citation`, so `provider` is never
-written. Everything from the server is stripped of control characters first:
-an answer, a title or a URL cannot move the cursor, retitle the window or
-forge a hyperlink; and of bidi controls (`display.strip_bidi_controls`, the
-rule every view applies), so it cannot reorder what is written after it.
+written. Everything from the server goes through `clean` first, the core's
+terminal cleaner (`_scrub.terminal_text`): its control characters are written
+as visible escapes (`\x1b`), so an answer, a title or a URL cannot move the
+cursor, retitle the window or forge a hyperlink; and its bidi controls are
+dropped (the rule every view applies), so it cannot reorder what follows.
 Links are terminal hyperlinks (OSC 8) when the output is a terminal that is
 not `dumb` and `NO_COLOR` is not set; plain text otherwise.
 """
@@ -19,11 +20,11 @@ not `dumb` and `NO_COLOR` is not set; plain text otherwise.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from ..display import marked_segments, numbered_sources, strip_bidi_controls
+from .._scrub import terminal_text
+from ..display import marked_segments, numbered_sources
 
 if TYPE_CHECKING:
     from ..chat import ChatEvent
@@ -36,9 +37,6 @@ __all__ = [
     "kind_words",
     "supports_hyperlinks",
 ]
-
-# C0 controls but tab and newline, DEL, and C1 controls (ESC, CSI, OSC, ... start with one).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 # What each target kind is, in words. Kinds only: never a provider.
 _KIND_WORDS = {
@@ -55,11 +53,11 @@ _KIND_WORDS = {
 
 
 def clean(text: str) -> str:
-    """`text` without control characters (tabs and newlines stay) or bidi controls.
+    """`text` with its control characters escaped (tabs and newlines stay), bidi controls dropped.
 
     Safe to write to a terminal: it cannot drive the terminal or reorder what follows.
     """
-    return strip_bidi_controls(_CONTROL.sub("", text))
+    return terminal_text(text)
 
 
 def supports_hyperlinks(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:

@@ -3,9 +3,11 @@
 - `silvia qa run SCRIPT` runs every prompt of a QA script (see
   `silvia_client.qa.script` for the format) against the server `--base-url`,
   else `SILVIA_BASE_URL`, else the embedded reference server (said on stderr),
-  reloads each session, checks each turn against the rule table, prints one
-  progress line per prompt on stderr, then the table of rules against prompts
-  and the findings on stdout. `--concurrency N` runs up to N prompts at once
+  reloads each session, checks each turn against the rule table, shows its
+  progress on stderr (on a terminal one live line, `LiveProgress`: prompts
+  done, errors so far, the prompt running and for how long; else one line per
+  finished prompt; `--quiet` neither), then the table and the findings on
+  stdout. `--concurrency N` runs up to N prompts at once
   on the async client (same reports, same status); `--record DIR` saves each
   prompt's turn as a recording.
 - Both `run` and `check` write `--junit`, `--json` and `--html` reports (the
@@ -14,6 +16,8 @@
 - `silvia qa check FILE...` runs every rule over recorded turns (`silvia
   record`, `--record DIR`), with no server at all, and reports the same way.
 - `silvia qa rules` lists the rules.
+- `silvia qa init [PATH]` writes a starter script (`qa/_starter.py`), which
+  passes against the embedded reference server.
 
 Every `silvia qa` command exits 0 when the findings are warnings at most, 1
 when any finding is of error severity, 2 for a usage error (a script or a
@@ -37,20 +41,30 @@ import argparse
 import contextlib
 import os
 import sys
-from typing import TYPE_CHECKING
+import threading
+from typing import TYPE_CHECKING, TextIO
 
 from ._args import count, seconds
 from .chat import add_base_url_argument, add_web_url_argument
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
-    from ..qa import AsyncObserver, PromptResult, RunResult, Script
-    from ..qa.runner import Progress
+    from ..qa import AsyncObserver, Prompt, PromptResult, RunResult, Script
+    from ..qa.runner import Progress, Started
 
-__all__ = ["MAX_CONCURRENCY", "register", "run_check", "run_recorded", "run_rules"]
+__all__ = [
+    "MAX_CONCURRENCY",
+    "LiveProgress",
+    "register",
+    "run_check",
+    "run_init",
+    "run_recorded",
+    "run_rules",
+]
 
 MAX_CONCURRENCY = 64
+STARTER_PATH = "qa_script.json"
 
 
 def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,6 +74,12 @@ def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
         "--html", metavar="PATH", help="write a self-contained HTML report here, to look at"
     )
     add_web_url_argument(parser)
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        help="always print the table with a row per rule and a column per prompt (by default "
+        "a table wider than the terminal, or 100 columns, has a row per prompt instead)",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -105,6 +125,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "continues another waits for it; the reports and the exit status are the same for any N",
     )
     run.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr (by default a live line on a terminal, else a line per "
+        "finished prompt)",
+    )
+    run.add_argument(
         "--record",
         metavar="DIR",
         help="save every prompt's turn in DIR as a recording, PROMPT-ID.jsonl (made if missing), "
@@ -127,6 +153,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     rules = commands.add_parser("rules", help="list the rules", description="List the rules.")
     rules.set_defaults(run=run_rules)
 
+    init = commands.add_parser(
+        "init",
+        help="write a starter QA script",
+        description=(
+            "Write a starter QA script to PATH (default qa_script.json): every expectation "
+            "kind, the timing budgets and a continued prompt, each with a comment. It passes "
+            "against the embedded reference server: `silvia qa run PATH`."
+        ),
+    )
+    init.add_argument(
+        "path", nargs="?", default=STARTER_PATH, metavar="PATH", help="where to write it"
+    )
+    init.add_argument("--force", action="store_true", help="overwrite PATH if it exists")
+    init.set_defaults(run=run_init)
+
 
 def _usage(message: str) -> int:
     from ._render import clean
@@ -145,6 +186,40 @@ def run_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_init(args: argparse.Namespace) -> int:
+    from ..qa._starter import starter_text
+    from ._render import clean
+
+    mode = "w" if args.force else "x"
+    try:
+        with open(args.path, mode, encoding="utf-8") as file:
+            file.write(starter_text())
+    except FileExistsError:
+        return _usage(f"{args.path} exists; --force overwrites it")
+    except OSError as error:
+        return _usage(f"cannot write {args.path}: {error.strerror or error}")
+    print(clean(f"silvia qa: wrote {args.path}; run it with: silvia qa run {args.path}"))
+    return 0
+
+
+NOT_A_TERMINAL_WIDTH = 100
+
+
+def _table_width(args: argparse.Namespace) -> int | None:
+    """The width the table must keep to: the terminal's, else 100; None with `--wide`."""
+    if getattr(args, "wide", False):
+        return None
+    try:
+        tty = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if not tty:
+        return NOT_A_TERMINAL_WIDTH
+    import shutil
+
+    return max(40, shutil.get_terminal_size((NOT_A_TERMINAL_WIDTH, 24)).columns)
+
+
 def _report(run: RunResult, args: argparse.Namespace, *, stop_line: bool = True) -> int:
     """Print the report, say why the run stopped, write the reports asked for; the status.
 
@@ -156,15 +231,16 @@ def _report(run: RunResult, args: argparse.Namespace, *, stop_line: bool = True)
     from functools import partial
 
     from ..qa import report
+    from ._render import clean
 
     failure: Exception | None = None
     try:
-        print(report.format_report(run), flush=True)
+        print(report.format_report(run, _table_width(args)), flush=True)
     except Exception as error:  # an internal error: write the reports all the same
         failure = error
     stopped = report.stop_line(run) if stop_line else None
     if stopped is not None:
-        print(f"silvia qa: {stopped}", file=sys.stderr, flush=True)
+        print(clean(f"silvia qa: {stopped}"), file=sys.stderr, flush=True)
     unwritten = False
     writers = (
         (args.junit, report.write_junit),
@@ -193,6 +269,10 @@ def _progress_line(number: int, total: int, result: PromptResult) -> str:
     from ._render import clean
 
     checked = result.result
+    if checked.cause is not None:  # one cause, said once
+        line = f"[{number}/{total}] {result.prompt.id}: not run: {checked.cause.message}"
+        ids = turn_ids(result.observation.request_id, result.observation.session_id)
+        return clean(f"{line}; {ids}" if ids else line)
     verdict = "FAIL" if not checked.ok else ("warn" if checked.warnings else "ok")
     line = (
         f"[{number}/{total}] {result.prompt.id}: {verdict} "
@@ -202,6 +282,99 @@ def _progress_line(number: int, total: int, result: PromptResult) -> str:
     if not checked.ok and ids:
         line += f"; {ids}"
     return clean(line)
+
+
+class LiveProgress:
+    """The live progress line on a terminal's stderr: done/total, errors, the prompt running.
+
+    `started` and `finished` redraw it; `tick` redraws it with the elapsed time
+    (a thread calls it every `TICK` seconds while the run goes on); `close`
+    clears it. `clock` gives seconds (injectable, for tests).
+    """
+
+    TICK = 0.5
+
+    def __init__(
+        self, stream: TextIO, total: int, clock: Callable[[], float] | None = None
+    ) -> None:
+        import time
+
+        self.stream = stream
+        self.total = total
+        self.clock = clock or time.monotonic
+        self.done = 0
+        self.errors = 0
+        self.running: dict[str, float] = {}  # prompt id -> when it was sent
+        self._lock = threading.Lock()
+
+    def line(self) -> str:
+        from ._render import clean
+
+        text = f"[{self.done}/{self.total}] {self.errors} error(s)"
+        if self.running:
+            prompt_id, since = min(self.running.items(), key=lambda item: item[1])
+            more = f" (+{len(self.running) - 1})" if len(self.running) > 1 else ""
+            text += f"; running {prompt_id}{more}, {max(0.0, self.clock() - since):.1f} s"
+        return clean(text)
+
+    def _draw(self) -> None:
+        import shutil
+
+        width = shutil.get_terminal_size((80, 24)).columns - 1
+        line = self.line()
+        line = line if len(line) <= width else line[: max(0, width - 1)] + "…"
+        self.stream.write(f"\r\x1b[2K{line}")
+        self.stream.flush()
+
+    def started(self, prompt: Prompt) -> None:
+        with self._lock:
+            self.running[prompt.id] = self.clock()
+            self._draw()
+
+    def finished(self, number: int, total: int, result: PromptResult) -> None:
+        with self._lock:
+            self.done = number
+            self.errors += len(result.result.errors)
+            self.running.pop(result.prompt.id, None)
+            self._draw()
+
+    def tick(self) -> None:
+        with self._lock:
+            self._draw()
+
+    def close(self) -> None:
+        with self._lock:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+
+
+@contextlib.contextmanager
+def _ticking(live: LiveProgress | None) -> Iterator[None]:
+    """Redraw `live` every `TICK` seconds inside the block (nothing for None)."""
+    if live is None:
+        yield
+        return
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.wait(live.TICK):
+            live.tick()
+
+    thread = threading.Thread(target=tick, name="silvia-qa-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        live.close()
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _recorder(directory: str) -> tuple[Callable[[PromptResult], None], list[str]]:
@@ -258,11 +431,22 @@ def run_check(args: argparse.Namespace) -> int:
     done: list[PromptResult] = []  # what a Ctrl-C leaves: every prompt finished so far
     save, unsaved = _recorder(args.record) if args.record else (None, [])
 
+    live = (
+        LiveProgress(sys.stderr, len(script.prompts))
+        if not args.quiet and _is_terminal(sys.stderr)
+        else None
+    )
+
     def progress(number: int, total: int, result: PromptResult) -> None:
         done.append(result)
-        print(_progress_line(number, total, result), file=sys.stderr, flush=True)
+        if live is not None:
+            live.finished(number, total, result)
+        elif not args.quiet:
+            print(_progress_line(number, total, result), file=sys.stderr, flush=True)
         if save is not None:
             save(result)
+
+    started = live.started if live is not None else None
 
     # One prompt at a time on the sync client; more at once on the async one.
     kind = Observer if args.concurrency == 1 else AsyncObserver
@@ -273,11 +457,12 @@ def run_check(args: argparse.Namespace) -> int:
     else:
         observer = kind.connect(server.base_url, token=token, timeout=timeout, record=record)
     try:
-        if isinstance(observer, Observer):
-            with observer:
-                run = run_script(script, observer=observer, progress=progress)
-        else:
-            run = asyncio.run(_arun(script, observer, args.concurrency, progress))
+        with _ticking(live):
+            if isinstance(observer, Observer):
+                with observer:
+                    run = run_script(script, observer=observer, progress=progress, started=started)
+            else:
+                run = asyncio.run(_arun(script, observer, args.concurrency, progress, started))
     except ScriptFormatError as error:
         return _usage(str(error))
     except KeyboardInterrupt:
@@ -297,13 +482,21 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 async def _arun(
-    script: Script, observer: AsyncObserver, concurrency: int, progress: Progress
+    script: Script,
+    observer: AsyncObserver,
+    concurrency: int,
+    progress: Progress,
+    started: Started | None,
 ) -> RunResult:
     from ..qa import arun_script
 
     async with observer:
         return await arun_script(
-            script, observer=observer, concurrency=concurrency, progress=progress
+            script,
+            observer=observer,
+            concurrency=concurrency,
+            progress=progress,
+            started=started,
         )
 
 

@@ -14,7 +14,9 @@ browser would refuse one even if escaping failed). It holds:
 
 Everything from the server or the script is escaped here or by `turn_html`,
 and bidi controls are dropped, so no server string can add markup, a link of
-its own, or reorder the page's text.
+its own, or reorder the page's text; control characters and lone surrogates
+are written as visible escapes (the core's `terminal_text`, here and over the
+whole page), so the page encodes and holds none raw.
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ from __future__ import annotations
 import html
 import json
 import math
-import re
 from collections.abc import Sequence
 
 from .. import __version__
+from .._scrub import terminal_text
 from ..chat import Timings
 from ..display import turn_html
 from ._rule import Finding
@@ -34,7 +36,6 @@ from .runner import PromptResult, RunResult
 
 __all__ = ["html_report", "timing_chart"]
 
-_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")  # they reorder what follows
 _POLICY = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
     "base-uri 'none'; form-action 'none'"
@@ -92,12 +93,12 @@ pre {
 
 def _h(text: object) -> str:
     """Text from the server or the script, as HTML text or an attribute value."""
-    return html.escape(_BIDI_CONTROLS.sub("", str(text)), quote=True)
+    return html.escape(terminal_text(str(text)), quote=True)
 
 
 def _verdict(result: PromptResult) -> tuple[str, str]:
     """(CSS class, label) of a prompt's verdict."""
-    if not result.ran:
+    if not result.did_run:
         return "not-run", "not run"
     checked = result.result
     if checked.errors:
@@ -193,14 +194,13 @@ def timing_chart(rows: Sequence[tuple[str, Timings]]) -> str:
 
 
 def _summary(run: RunResult) -> str:
-    not_run = len(run.prompts) - len(run.ran)
     items = [
         (len(run.prompts), "prompts"),
+        (run.failed, "failed"),
+        (run.not_run, "did not run"),
         (run.errors, "errors"),
         (run.warnings, "warnings"),
     ]
-    if not_run:
-        items.append((not_run, "not run"))
     bar = "".join(f"<li><strong>{count}</strong>{_h(label)}</li>" for count, label in items)
     timings = [result.observation.timings for result in run.ran]
     first = [t.first_text for t in timings if t is not None and t.first_text is not None]
@@ -277,7 +277,7 @@ def _prompt(number: int, result: PromptResult, web_url: str | None) -> str:
         f'</summary><p><span class="muted">You:</span> {_h(result.prompt.message)}</p>',
         _meta(result),
     ]
-    if result.ran:
+    if result.did_run:
         parts.append(
             f'<div class="turn">{turn_html(result.observation.turn, web_url=web_url)}</div>'
         )
@@ -300,7 +300,7 @@ def html_report(run: RunResult, *, web_url: str | None = None) -> str:
     prompts = "".join(
         _prompt(number, result, web_url) for number, result in enumerate(run.prompts, start=1)
     )
-    return (
+    return terminal_text(  # what `turn_html` wrote too: no raw control, no lone surrogate
         "<!doctype html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'

@@ -160,11 +160,22 @@ class Observation:
         return self.recording
 
 
+_SAID_CHARS = 300  # of the server's error message, in a finding
+
+
 def describe_error(error: SilviaError, what: str) -> str:
-    """A one-line account of a failed request: status and error type, never a body or a header."""
+    """A one-line account of a failed request: status, error type and the server's message.
+
+    Never a body or a header; the message is the client's scrubbed reading of it.
+    """
     if isinstance(error, APIStatusError):
+        # The server's own words (already through the client's scrubber: no token, no
+        # control), so a finding says "Unknown scenario 'acounts'", not just "HTTP 400".
         kind = f" ({error.error_type})" if error.error_type else ""
-        return redact_text(f"{what} failed: HTTP {error.status_code}{kind}")
+        said = " ".join(error.message.split())
+        said = said if len(said) <= _SAID_CHARS else said[: _SAID_CHARS - 1] + "…"
+        said = f": {said}" if said and said != error.error_type else ""
+        return redact_text(f"{what} failed: HTTP {error.status_code}{kind}{said}")
     if isinstance(error, APITimeoutError):
         return f"{what} timed out"
     if isinstance(error, APIConnectionError):

@@ -33,14 +33,17 @@ __all__ = [
     "timing_problems",
 ]
 
-Status: TypeAlias = Literal["pass", "warn", "fail", "skip"]
+Status: TypeAlias = Literal["pass", "warn", "fail", "skip", "not_run"]
 
 
 @dataclass(frozen=True)
 class RuleOutcome:
-    """How one turn fared against one rule: `pass`, `warn`, `fail`, or `skip` (with the reason).
+    """How one turn fared against one rule: `pass`, `warn`, `fail`, `skip` or `not_run`.
 
-    `fail` when any finding is of error severity, `warn` when all are warnings.
+    `fail` when any finding is of error severity, `warn` when all are warnings;
+    `skip` when the rule does not apply to the turn, `not_run` when there was
+    no turn to judge (the request failed before any event, or the prompt was
+    never sent), both with the reason.
     """
 
     rule: Rule
@@ -71,6 +74,18 @@ class CheckResult:
     def ok(self) -> bool:
         """No finding of error severity."""
         return not self.errors
+
+    @property
+    def not_run(self) -> bool:
+        """Whether there was no turn to judge: its rules are `not_run` (one finding says why)."""
+        return any(outcome.status == "not_run" for outcome in self.outcomes)
+
+    @property
+    def cause(self) -> Finding | None:
+        """Why the turn could not run, when it could not: its one finding."""
+        if not self.not_run:
+            return None
+        return next(iter(self.findings), None)
 
     @property
     def broken_rules(self) -> frozenset[str]:
@@ -172,6 +187,37 @@ def timing_problems(timings: Timings, expect: Expectations) -> Iterator[Problem]
             )
 
 
+def _could_not_run(observation: Observation) -> bool:
+    """No event came, and the request failed (an HTTP error, no connection, no session)."""
+    return observation.raw and not observation.events and observation.failure is not None
+
+
+def _not_run(
+    observation: Observation, rules: tuple[Rule, ...], extra: tuple[Rule, ...]
+) -> CheckResult:
+    """One cause, one finding: on `stream-complete`; every other rule is `not_run`."""
+    failure = observation.failure or "the request failed"
+    reason = f"not run: {failure}"
+    outcomes: list[RuleOutcome] = []
+    every = (*rules, *extra)
+    carrier = CAUSE_RULE if any(rule.id == CAUSE_RULE for rule in every) else every[0].id
+    for rule in every:
+        if rule.id == carrier:
+            finding = _finding(
+                rule,
+                Problem(failure, {"events": 0, "request_id": observation.request_id}),
+                observation,
+            )
+            outcomes.append(RuleOutcome(rule, "fail", (finding,), reason=reason))
+        else:
+            outcomes.append(RuleOutcome(rule, "not_run", reason=reason))
+    return CheckResult(tuple(outcomes))
+
+
+CAUSE_RULE = "stream-complete"
+"""The rule that carries the one finding of a turn that could not run."""
+
+
 def check(
     subject: Observation | Turn,
     *,
@@ -183,12 +229,16 @@ def check(
 
     `subject` is an `Observation` (what the server sent; see `observe`) or a
     `Turn` (the SDK's reading; the rules that need the raw events skip it).
-    `session` is the reloaded session, for a `Turn`.
+    `session` is the reloaded session, for a `Turn`. A turn that could not
+    run (the request failed before any event) has one finding, its cause, on
+    `stream-complete`, and every other rule `not_run`.
     """
     if isinstance(subject, Turn):
         subject = observation_from_turn(subject, session=session)
     if expect is not None and not isinstance(expect, Expectations):
         expect = parse_expectations(dict(expect))
+    if _could_not_run(subject):
+        return _not_run(subject, tuple(rules), prompt_rules(expect))
     facts = facts_of(subject, no_old_checkpoint=expect is not None and expect.no_old_checkpoint)
     outcomes = [_run(rule, facts) for rule in rules]
     if expect is not None:

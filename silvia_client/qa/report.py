@@ -1,9 +1,12 @@
 """Reports of a QA run: a table for the terminal, JUnit XML for CI, JSON, and an HTML page.
 
 The table has a row per rule and a column per prompt (numbered; the prompts
-are listed above it), each cell `pass`, `warn`, `FAIL`, or `-` (the rule did
-not apply: no events arrived, the turn was not reloaded, ...). The findings
-follow, one line each.
+are listed above it), each cell `pass`, `warn`, `FAIL`, `-` (the rule did not
+apply: the turn was not reloaded, ...) or `n/r` (not run: no turn to judge).
+Given a width (the CLI's: the terminal's, else 100), a table wider than that
+is laid out the other way (`compact_table`): a row per prompt, a
+one-character column per numbered rule, with a legend. The findings follow,
+one line each.
 
 JUnit XML has one `<testcase>` per prompt and rule (`classname` the prompt,
 `name` the rule id), so a CI dashboard shows which rule broke on which prompt:
@@ -15,7 +18,13 @@ a finding of error severity is a `<failure>`, a rule that did not apply is
 a timing chart, and per prompt the turn with its citations and the findings.
 
 Everything here is built from findings, which are already redacted, and from
-the script: no report holds a provider or the token.
+the script: no report holds a provider or the token. Every writer puts what it
+writes through the core's cleaner for its medium (`_scrub`): the table and
+the finding lines through `terminal_text`, the JUnit document through
+`xml_text` (every attribute and text), the JSON report through `json_clean`,
+the HTML page through `terminal_text` (after its own escaping, in `_html.py`). So a control
+character, an escape sequence or a lone surrogate from the server reaches no
+terminal raw, and every report parses.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from .. import __version__
+from .._scrub import json_clean, terminal_text, xml_text
 from ..chat import Timings
 from ._rule import Finding, Rule
 from .checker import RuleOutcome, Status, prompt_rules
@@ -32,6 +42,7 @@ from .rules import EXPECTATIONS, TIMING
 from .runner import PromptResult, RunResult
 
 __all__ = [
+    "compact_table",
     "format_finding",
     "format_report",
     "format_table",
@@ -46,7 +57,13 @@ __all__ = [
     "write_junit",
 ]
 
-_CELL: dict[Status, str] = {"pass": "pass", "warn": "warn", "fail": "FAIL", "skip": "-"}
+_CELL: dict[Status, str] = {
+    "pass": "pass",
+    "warn": "warn",
+    "fail": "FAIL",
+    "skip": "-",
+    "not_run": "n/r",
+}
 _EVIDENCE_CHARS = 240
 _MESSAGE_CHARS = 60
 
@@ -71,10 +88,11 @@ def format_finding(finding: Finding, prompt: str | None = None) -> str:
     where = f"  [{prompt}]" if prompt else ""
     evidence = json.dumps(finding.evidence, ensure_ascii=False, separators=(",", ":"))
     ids = turn_ids(finding.request_id, finding.session_id)
-    return (
-        f"{level}  {finding.rule}{where}  {finding.message}  {_short(evidence, _EVIDENCE_CHARS)}"
-        + (f"  ({ids})" if ids else "")
+    line = (
+        f"{level}  {finding.rule}{where}  {_short(finding.message, 10 * _EVIDENCE_CHARS)}  "
+        f"{_short(evidence, _EVIDENCE_CHARS)}" + (f"  ({ids})" if ids else "")
     )
+    return terminal_text(line)
 
 
 def seconds_text(value: float | None, never: str = "-") -> str:
@@ -124,16 +142,31 @@ def _outcome(result: PromptResult, rule: Rule) -> RuleOutcome | None:
     return None
 
 
-def format_table(run: RunResult) -> str:
-    """The prompts, numbered, then a row per rule with a cell per prompt."""
+def format_table(run: RunResult, width: int | None = None) -> str:
+    """The prompts, numbered, then a row per rule with a cell per prompt.
+
+    With `width`, a table wider than that is laid out the other way instead
+    (`compact_table`): a row per prompt, a one-character column per rule.
+    """
+    if width is None:
+        return _wide_table(run)
+    wide = _wide_table(run).splitlines()
+    start = next(i for i, line in enumerate(wide) if line.startswith("rule "))
+    if max(len(line) for line in wide[start:]) > width:
+        return compact_table(run, width)
+    return "\n".join(_fit(line, width) for line in wide)  # the prompts' lines cut to fit
+
+
+def _wide_table(run: RunResult) -> str:
     lines = ["prompts:"]
     width_id = max(len(result.prompt.id) for result in run.prompts)
     for number, result in enumerate(run.prompts, start=1):
         scenario = f" (scenario {result.prompt.scenario})" if result.prompt.scenario else ""
-        ran = f" [{format_timings(result.observation.timings)}]" if result.ran else " [not run]"
+        ran = f"[{format_timings(result.observation.timings)}]" if result.did_run else "[not run]"
+        # The verdict before the message: a line cut to the width loses the message's end.
         lines.append(
-            f"  {number:>3}  {result.prompt.id:<{width_id}}  "
-            f"{_short(result.prompt.message, _MESSAGE_CHARS)}{scenario}{ran}"
+            f"  {number:>3}  {result.prompt.id:<{width_id}}  {ran}  "
+            f"{_short(result.prompt.message, _MESSAGE_CHARS)}{scenario}"
         )
     rules = _rules(run)
     width_rule = max(len("rule"), *(len(rule.id) for rule in rules))
@@ -146,7 +179,39 @@ def format_table(run: RunResult) -> str:
             outcome = _outcome(result, rule)
             cells.append(f"{_CELL[outcome.status] if outcome else '-':>{width_cell}}")
         lines.append(f"{rule.id:<{width_rule}}  {'  '.join(cells)}")
-    lines += ["", "(pass / warn / FAIL; - where the rule did not apply)"]
+    lines += ["", "(pass / warn / FAIL; - where the rule did not apply; n/r not run)"]
+    return "\n".join(lines)
+
+
+_MARK: dict[Status, str] = {"pass": ".", "warn": "w", "fail": "F", "skip": "-", "not_run": "~"}
+_ID_CHARS = 24
+
+
+def _fit(line: str, width: int) -> str:
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def compact_table(run: RunResult, width: int) -> str:
+    """A row per prompt, a column per rule (numbered, with a legend): for many prompts.
+
+    Every line is at most `width` characters; the rules are listed above, by number.
+    """
+    rules = _rules(run)
+    lines = ["rules:"]
+    lines += [_fit(f"  {n:>2}  {rule.id}", width) for n, rule in enumerate(rules, start=1)]
+    width_id = min(_ID_CHARS, max(len(result.prompt.id) for result in run.prompts))
+    numbers = "".join(f"{n:>3}" for n in range(1, len(rules) + 1))
+    lines += ["", _fit(f"{'#':>4}  {'prompt':<{width_id}} {numbers}", width)]
+    for number, result in enumerate(run.prompts, start=1):
+        cells = ""
+        for rule in rules:
+            outcome = _outcome(result, rule)
+            cells += f"{_MARK[outcome.status] if outcome else '-':>3}"
+        timings = format_timings(result.observation.timings) if result.did_run else "not run"
+        prompt_id = _short(result.prompt.id, width_id)
+        lines.append(_fit(f"{number:>4}  {prompt_id:<{width_id}} {cells}  {timings}", width))
+    legend = "(. pass, w warn, F FAIL, - the rule did not apply, ~ not run; --wide: rules as rows)"
+    lines += ["", _fit(legend, width)]
     return "\n".join(lines)
 
 
@@ -158,9 +223,13 @@ def _verdict(run: RunResult) -> str:
     return "INTERRUPTED" if run.interrupted else "ok"
 
 
-def format_report(run: RunResult) -> str:
-    """The table, the findings, and a verdict line."""
-    parts = [f"silvia qa: {len(run.prompts)} prompt(s) against {run.target}", "", format_table(run)]
+def format_report(run: RunResult, width: int | None = None) -> str:
+    """The table (`format_table(run, width)`), the findings, and a verdict line."""
+    parts = [
+        f"silvia qa: {len(run.prompts)} prompt(s) against {run.target}",
+        "",
+        format_table(run, width),
+    ]
     lines = [
         format_finding(finding, result.prompt.id)
         for result in run.prompts
@@ -176,27 +245,35 @@ def format_report(run: RunResult) -> str:
         prompts = f"{len(run.ran)} of {prompts}"
     parts += [
         "",
+        f"prompts: {len(run.prompts) - run.failed - run.not_run} passed, {run.failed} failed, "
+        f"{run.not_run} did not run",
         f"{_verdict(run)}: {run.errors} error(s), {run.warnings} warning(s) over "
         f"{prompts} and {len(_rules(run))} rule(s)",
     ]
-    return "\n".join(parts)
+    return terminal_text("\n".join(parts))
 
 
 def junit_xml(run: RunResult) -> bytes:
     """JUnit XML: a test case per prompt and rule."""
     rules = _rules(run)
     cases: list[ET.Element] = []
-    failures = skipped = 0
+    failures = skipped = errors = 0
     for result in run.prompts:
         for rule in rules:
             outcome = _outcome(result, rule)
             case = ET.Element(
                 "testcase", classname=f"silvia.qa.{result.prompt.id}", name=rule.id, time="0"
             )
-            if outcome is None or outcome.status == "skip":
+            if outcome is None or outcome.status in ("skip", "not_run"):
                 skipped += 1
                 reason = outcome.reason if outcome is not None else "no expectations"
                 ET.SubElement(case, "skipped", message=reason or "not applicable")
+            elif outcome.status == "fail" and result.result.not_run:
+                errors += 1  # the one cause of a prompt that could not run
+                error = ET.SubElement(
+                    case, "error", message=outcome.findings[0].message, type="not-run"
+                )
+                error.text = "\n".join(format_finding(f) for f in outcome.findings)
             elif outcome.status == "fail":
                 failures += 1
                 failure = ET.SubElement(
@@ -214,7 +291,7 @@ def junit_xml(run: RunResult) -> bytes:
     counts = {
         "tests": str(len(cases)),
         "failures": str(failures),
-        "errors": "0",
+        "errors": str(errors),
         "skipped": str(skipped),
     }
     root = ET.Element("testsuites", {"name": "silvia qa", **counts})
@@ -229,9 +306,38 @@ def junit_xml(run: RunResult) -> bytes:
         timings = format_timings(result.observation.timings)
         ET.SubElement(properties, "property", name=f"timings.{result.prompt.id}", value=timings)
     suite.extend(cases)
+    _clean_xml(root)
     ET.indent(root)
     xml: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return xml + b"\n"
+
+
+def _clean_xml(root: ET.Element) -> None:
+    """Every attribute and text of the tree through `xml_text`: the document is well-formed."""
+    for element in root.iter():
+        if element.text:
+            element.text = xml_text(element.text)
+        if element.tail:
+            element.tail = xml_text(element.tail)
+        for key, value in element.attrib.items():
+            element.set(key, xml_text(value))
+
+
+def _prompt_status(result: PromptResult) -> str:
+    """`ok`, `warn`, `fail` or `not_run`: a prompt's verdict."""
+    if not result.did_run:
+        return "not_run"
+    if not result.result.ok:
+        return "fail"
+    return "warn" if result.result.warnings else "ok"
+
+
+def _cause(result: PromptResult) -> str:
+    """Why a prompt did not run, in one line."""
+    cause = result.result.cause
+    if cause is not None:
+        return cause.message
+    return result.observation.failure or "not run"
 
 
 def json_report(run: RunResult) -> dict[str, object]:
@@ -245,8 +351,8 @@ def json_report(run: RunResult) -> dict[str, object]:
             outcome = _outcome(result, rule)
             if outcome is None:
                 statuses[rule.id] = {"status": "skip", "reason": "no expectations"}
-            elif outcome.status == "skip":
-                statuses[rule.id] = {"status": "skip", "reason": outcome.reason}
+            elif outcome.status in ("skip", "not_run"):
+                statuses[rule.id] = {"status": outcome.status, "reason": outcome.reason}
             else:
                 statuses[rule.id] = {"status": outcome.status}
         prompts.append(
@@ -256,6 +362,8 @@ def json_report(run: RunResult) -> dict[str, object]:
                 "scenario": result.prompt.scenario,
                 "expect": None if result.prompt.expect is None else result.prompt.expect.to_dict(),
                 "ran": result.ran,
+                "status": _prompt_status(result),
+                "not_run": None if result.did_run else _cause(result),
                 "session_id": observation.session_id,
                 "request_id": observation.request_id,
                 "complete": observation.complete,
@@ -275,7 +383,8 @@ def json_report(run: RunResult) -> dict[str, object]:
         "exit_status": run.exit_status,
         "errors": run.errors,
         "warnings": run.warnings,
-        "not_run": len(run.prompts) - len(run.ran),
+        "failed": run.failed,
+        "not_run": run.not_run,
         "interrupted": run.interrupted,
         "access_failure": None
         if run.access_failure is None
@@ -304,5 +413,5 @@ def write_junit(run: RunResult, path: str | Path) -> None:
 
 
 def write_json(run: RunResult, path: str | Path) -> None:
-    text = json.dumps(json_report(run), ensure_ascii=False, indent=2)
+    text = json.dumps(json_clean(json_report(run)), ensure_ascii=False, indent=2)
     Path(path).write_text(text + "\n", encoding="utf-8")

@@ -39,6 +39,7 @@ __all__ = [
     "Progress",
     "PromptResult",
     "RunResult",
+    "Started",
     "arun_script",
     "not_run",
     "public_url",
@@ -57,14 +58,20 @@ class PromptResult:
     """One prompt: what was observed and how it was judged.
 
     `ran` is False for a prompt the run never got to (it stopped first, or was
-    interrupted): its observation is empty and every rule is skipped, with
-    the reason.
+    interrupted): its observation is empty and every rule is `not_run`, with
+    the reason. `did_run` is False for those and for a prompt whose request
+    failed before any event (its one finding says why).
     """
 
     prompt: Prompt
     observation: Observation
     result: CheckResult
     ran: bool = True
+
+    @property
+    def did_run(self) -> bool:
+        """Whether there was a turn to judge."""
+        return self.ran and not self.result.not_run
 
 
 @dataclass(frozen=True)
@@ -113,6 +120,16 @@ class RunResult:
         return tuple(result for result in self.prompts if result.ran)
 
     @property
+    def not_run(self) -> int:
+        """How many prompts gave no turn to judge (never sent, or the request failed)."""
+        return sum(not result.did_run for result in self.prompts)
+
+    @property
+    def failed(self) -> int:
+        """How many prompts ran and have a finding of error severity."""
+        return sum(result.did_run and not result.result.ok for result in self.prompts)
+
+    @property
     def findings(self) -> tuple[Finding, ...]:
         return tuple(finding for result in self.prompts for finding in result.result.findings)
 
@@ -154,7 +171,7 @@ def not_run(prompt: Prompt, reason: str, rules: Sequence[Rule] = RULES) -> Promp
     reason = f"not run: {reason}"
     observation = Observation(prompt.message, (), TurnBuilder().build(), failure=reason)
     checked = [*rules, *prompt_rules(prompt.expect)]
-    outcomes = tuple(RuleOutcome(rule, "skip", reason=reason) for rule in checked)
+    outcomes = tuple(RuleOutcome(rule, "not_run", reason=reason) for rule in checked)
     return PromptResult(prompt, observation, CheckResult(outcomes), ran=False)
 
 
@@ -181,6 +198,9 @@ def check_scenarios(script: Script, observer: Observer | AsyncObserver) -> None:
 
 Progress = Callable[[int, int, PromptResult], None]
 """`progress(number, total, result)`: called as each prompt is done (number: how many are)."""
+
+Started = Callable[[Prompt], None]
+"""`started(prompt)`: called as a prompt is sent (for a live progress line)."""
 
 
 class _Tally:
@@ -230,12 +250,14 @@ def run_script(
     timeout: float = DEFAULT_TIMEOUT,
     observer: Observer | None = None,
     progress: Progress | None = None,
+    started: Started | None = None,
 ) -> RunResult:
     """Run every prompt of `script`, one after another, and check it.
 
     The server is `observer`'s if given, else the one at `base_url` (with
     `token`, else `SILVIA_TOKEN`), else a fresh in-process reference server.
-    `progress(number, total, result)` is called after each prompt. Raises
+    `progress(number, total, result)` is called after each prompt, `started(prompt)`
+    as each is sent. Raises
     `ScriptFormatError` before sending anything if, on a reference server, a
     prompt names a scenario the server does not have.
     """
@@ -256,6 +278,8 @@ def run_script(
             if prompt.continue_session and session_id is None:
                 observation = _skipped(prompt, NO_SESSION)
             else:
+                if started is not None:
+                    started(prompt)
                 observation = observer.observe(
                     prompt.message, scenario=prompt.scenario, session_id=session_id
                 )
@@ -287,6 +311,7 @@ async def arun_script(
     observer: AsyncObserver | None = None,
     concurrency: int = 1,
     progress: Progress | None = None,
+    started: Started | None = None,
 ) -> RunResult:
     """The async twin of `run_script`: up to `concurrency` prompts at once.
 
@@ -321,6 +346,8 @@ async def arun_script(
                     if prompt.continue_session and session_id is None:
                         observation = _skipped(prompt, NO_SESSION)
                     else:
+                        if started is not None:
+                            started(prompt)
                         observation = await observer.observe(
                             prompt.message, scenario=prompt.scenario, session_id=session_id
                         )

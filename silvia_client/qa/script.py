@@ -49,8 +49,10 @@ JSON because it is in the standard library of every Python this SDK supports
     - `max_first_text_s`, `max_turn_s`: this prompt's time budgets (see
       `timing`), checked by the `timing` rule rather than `expectations`.
 
-Unknown keys are errors, so a typo such as `"expects"` is caught rather than
-ignored. Every error says where it is: the place in the JSON
+Any object (the script, `timing`, a prompt, an `expect`) may carry a
+`comment`, any JSON value, which the loader ignores: a word for the reader.
+Other unknown keys are errors, so a typo such as `"expects"` is caught rather
+than ignored. Every error says where it is: the place in the JSON
 (`prompts[1].scenario`), and, for a file `load_script` read, its line and column
 (`ScriptFormatError.line`, `.column`).
 """
@@ -176,11 +178,15 @@ class Script:
     timing: TimingBudget | None = None
 
 
+COMMENT = "comment"
+"""The key every object of a script may carry, and the loader ignores."""
+
+
 def _keys(
     value: Mapping[str, object], allowed: set[str], where: str, at: str | None = None
 ) -> None:
-    """Refuse keys not in `allowed` (`at`: the object's place, when not `where`)."""
-    unknown = sorted(set(value) - allowed)
+    """Refuse keys not in `allowed` or `comment` (`at`: the object's place, when not `where`)."""
+    unknown = sorted(set(value) - allowed - {COMMENT})
     if unknown:
         raise ScriptFormatError(
             f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; "

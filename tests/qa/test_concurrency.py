@@ -163,7 +163,16 @@ def test_the_command_reports_the_same_for_any_n(
     reports = {}
     for concurrency in ("1", "8"):
         path = tmp_path / f"report-{concurrency}.json"
-        argv = ["qa", "run", str(script), "--json", str(path), "--concurrency", concurrency]
+        argv = [
+            "qa",
+            "run",
+            str(script),
+            "--json",
+            str(path),
+            "--concurrency",
+            concurrency,
+            "--wide",
+        ]
         status, out, _ = run_cli([*argv, "--timeout", "0.5"], capsys)
         assert status == 1
         table = out[out.index("\nrule ") : out.index("(pass / warn / FAIL")]

@@ -90,7 +90,7 @@ def test_a_continued_session_is_judged_by_its_last_turn() -> None:
         ("fault-drop", "the connection dropped mid-stream (RemoteProtocolError)"),
         ("fault-error-event", "the server reported an error (overloaded_error); the turn stopped"),
         ("fault-no-done", "the stream ended without `done`"),
-        ("status-500", "the chat request failed: HTTP 500 (api_error)"),
+        ("status-500", "the chat request failed: HTTP 500 (api_error): Internal server error."),
         ("fault-stall", "the stream stalled: no data for 0.05 s"),
     ],
 )
@@ -141,7 +141,8 @@ def test_a_reload_that_fails_is_recorded() -> None:
     with Observer.reference() as other:
         missing = reload_session(other.client, observation)
     assert missing.reload is not None
-    assert missing.reload.error == "the reload failed: HTTP 404 (not_found_error)"
+    said = "Session not found."  # the server's own words
+    assert missing.reload.error == f"the reload failed: HTTP 404 (not_found_error): {said}"
     assert check(missing).broken_rules == {"reload-agrees"}
 
 
@@ -172,7 +173,7 @@ def test_an_incomplete_turn_checked_without_the_raw_events() -> None:
     [
         (
             lambda r: httpx.Response(401, json={"error": "no"}, headers={"x-request-id": "req_q"}),
-            "the chat request failed: HTTP 401",
+            "the chat request failed: HTTP 401: no",  # the server's words
         ),
         (
             lambda r: httpx.Response(

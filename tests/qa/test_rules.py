@@ -395,10 +395,12 @@ def test_unknown_events_are_not_findings() -> None:
 # -- the checker itself ----------------------------------------------------------------
 
 
-def test_no_events_skips_every_rule_but_completeness() -> None:
+def test_no_events_is_one_finding_and_every_other_rule_not_run() -> None:
     result = check(observe_events([]))
-    assert {o.rule.id for o in result.outcomes if o.status != "skip"} == {"stream-complete"}
+    assert {o.rule.id for o in result.outcomes if o.status != "not_run"} == {"stream-complete"}
     assert result.broken_rules == {"stream-complete"}
+    assert result.not_run
+    assert result.cause is result.findings[0]
 
 
 def test_a_check_that_fails_gives_a_finding_not_an_exception() -> None:

@@ -63,7 +63,8 @@ def test_ctrl_c_writes_the_partial_reports_it_was_asked_for(tmp_path: Path) -> N
     assert ran == sorted(ran, reverse=True)  # one after another: the ones run come first
     assert data["not_run"] == ran.count(False)
     not_run = next(prompt for prompt in data["prompts"] if not prompt["ran"])
-    assert {rule["status"] for rule in not_run["rules"].values()} == {"skip"}
+    assert {rule["status"] for rule in not_run["rules"].values()} == {"not_run"}
+    assert not_run["status"] == "not_run"
     assert all(rule["reason"].startswith("not run: ") for rule in not_run["rules"].values())
 
     root = ET.parse(junit).getroot()
@@ -125,7 +126,10 @@ def test_a_server_refusing_the_token_stops_the_run_with_status_3(
     assert 1 <= len(ran) <= int(concurrency)  # no prompt started once the refusal came
     refused = next(prompt for prompt in ran if prompt["request_id"] == request_id)
     assert {finding["request_id"] for finding in refused["findings"]} == {request_id}
-    assert data["not_run"] == len(data["prompts"]) - len(ran)
+    assert data["not_run"] == len(data["prompts"])  # the refused one too: it gave no turn
+    assert data["failed"] == 0
+    assert [finding["rule"] for finding in refused["findings"]] == ["stream-complete"]
+    assert refused["status"] == "not_run"
     assert data["exit_status"] == 3
     assert out.rstrip().splitlines()[-1].startswith("STOPPED: ")
     assert TOKEN not in out + err + report.read_text(encoding="utf-8")

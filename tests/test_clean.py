@@ -1,0 +1,117 @@
+"""The core's cleaner, one per medium (`silvia_client._scrub`): property tests over any text.
+
+For any string (lone surrogates, controls, bidi controls and XML's non-characters
+drawn often): what `terminal_text` gives holds no raw control but `\\n` and `\\t`,
+no bidi control and no lone surrogate, encodes as UTF-8, and keeps every other
+character in order; `xml_text` gives text an XML 1.0 parser reads back
+unchanged, as text and as an attribute; `json_clean` gives a value that dumps,
+encodes and reads back; `carried` gives text its encoding writes. Each cleaner
+is idempotent and leaves plain text alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+import xml.etree.ElementTree as ET
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from silvia_client._bidi import BIDI_CONTROLS
+from silvia_client._scrub import carried, json_clean, terminal_text, xml_text
+
+HOSTILE = (
+    "\x1b]0;pwned\x07",
+    "\x1b[2J",
+    "\x9b31m",
+    "\x7f",
+    "\u202e",
+    "\u2066",
+    "\ud800",
+    "\udfff",
+    "\x00",
+    "\x0c",
+    "\ufffe",
+    "\uffff",
+    "\x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\",
+    "\r",
+    "\u2028",
+)
+texts = st.lists(
+    st.one_of(st.text(), st.sampled_from(HOSTILE), st.characters(max_codepoint=0x2070)),
+    max_size=12,
+).map("".join)
+
+# What must never be written raw to a terminal: C0 but \n and \t, DEL, C1, the line
+# and paragraph separators, lone surrogates.
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _expected(text: str) -> str:
+    """The spec, a character at a time: raw ones escaped, bidi controls dropped, the rest kept."""
+    return "".join(
+        c.encode("unicode_escape").decode("ascii")
+        if RAW.fullmatch(c)
+        else ("" if c in BIDI_CONTROLS else c)
+        for c in text
+    )
+
+
+@given(texts)
+def test_terminal_text_holds_nothing_raw_and_keeps_the_rest(text: str) -> None:
+    cleaned = terminal_text(text)
+    assert cleaned == _expected(text)
+    assert RAW.search(cleaned) is None
+    assert not BIDI_CONTROLS & set(cleaned)
+    cleaned.encode("utf-8")  # strict: no lone surrogate left
+    assert terminal_text(cleaned) == cleaned
+
+
+@given(st.text(alphabet=st.characters(categories=("L", "N", "P", "Zs"))))
+def test_plain_text_is_left_alone(text: str) -> None:
+    if not BIDI_CONTROLS & set(text):
+        assert terminal_text(text) == text
+        assert xml_text(text) == text
+
+
+@given(texts)
+def test_xml_text_reads_back_as_text_and_attribute(text: str) -> None:
+    cleaned = xml_text(text)
+    assert XML_FORBIDDEN.search(cleaned) is None
+    root = ET.Element("r", a=cleaned)
+    root.text = cleaned
+    parsed = ET.fromstring(ET.tostring(root, encoding="utf-8"))
+    assert parsed.get("a") == cleaned
+    assert (parsed.text or "") == cleaned
+    assert xml_text(cleaned) == cleaned
+
+
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), texts),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(texts, inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+@given(json_values)
+def test_json_clean_dumps_encodes_and_reads_back(value: object) -> None:
+    cleaned = json_clean(value)
+    dumped = json.dumps(cleaned, ensure_ascii=False)
+    dumped.encode("utf-8")
+    assert json.loads(dumped) == cleaned
+    assert RAW.search(dumped.replace("\n", "")) is None
+    assert json_clean(cleaned) == cleaned
+
+
+@given(texts, st.sampled_from(["utf-8", "ascii", "latin-1", None]))
+def test_carried_is_what_the_encoding_writes(text: str, encoding: str | None) -> None:
+    shown = carried(text, encoding)
+    if encoding is None:
+        assert shown == text
+    else:
+        shown.encode(encoding)  # strict
+        if all(unicodedata.category(c) != "Cs" for c in text) and encoding == "utf-8":
+            assert shown == text
