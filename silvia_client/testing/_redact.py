@@ -84,17 +84,30 @@ def _apply(data: bytes, edits: Sequence[_Edit]) -> bytes:
     return b"".join(out)
 
 
-def _moved(boundary: int, edits: Sequence[_Edit], inside: Literal["start", "end"]) -> int:
-    """Where `boundary` lands once `edits` are applied (inside a span: at its `inside`)."""
-    shift = 0
-    for start, end, replacement in edits:
-        if end <= boundary:
-            shift += len(replacement) - (end - start)
-        elif start < boundary:
-            return start + shift + (len(replacement) if inside == "end" else 0)
-        else:
-            break
-    return boundary + shift
+class _Mover:
+    """Where each boundary lands once `edits` are applied (inside a span: at its `inside`).
+
+    Boundaries are asked in increasing order, so one pass over the edits serves
+    them all: linear in chunks plus edits, not their product.
+    """
+
+    def __init__(self, edits: Sequence[_Edit], inside: Literal["start", "end"]) -> None:
+        self._edits = edits
+        self._inside = inside
+        self._next = 0  # the first edit not wholly before the last boundary asked
+        self._shift = 0  # what the edits before it changed the length by
+
+    def __call__(self, boundary: int) -> int:
+        edits = self._edits
+        while self._next < len(edits) and edits[self._next][1] <= boundary:
+            start, end, replacement = edits[self._next]
+            self._shift += len(replacement) - (end - start)
+            self._next += 1
+        if self._next < len(edits):
+            start, _, replacement = edits[self._next]
+            if start < boundary:
+                return start + self._shift + (len(replacement) if self._inside == "end" else 0)
+        return boundary + self._shift
 
 
 def _non_overlapping(edits: Iterable[_Edit]) -> list[_Edit]:
@@ -124,10 +137,11 @@ def _edited_chunks(
     if not edits:
         return tuple(chunks)
     new = _apply(b"".join(chunk.data for chunk in chunks), edits)
+    moved = _Mover(edits, inside)
     out, start, end = [], 0, 0
     for chunk in chunks:
         end += len(chunk.data)
-        stop = _moved(end, edits, inside)
+        stop = moved(end)
         if stop > start:
             out.append(RecordedChunk(chunk.at, new[start:stop]))
             start = stop
