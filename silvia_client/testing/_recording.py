@@ -194,7 +194,8 @@ class Recording:
         """Read a recording from the file's contents."""
         from ._recording_format import parse
 
-        return parse(data.encode("utf-8") if isinstance(data, str) else data)
+        # A lone surrogate in a str is kept as bytes that are not UTF-8: an error naming its line.
+        return parse(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write this recording to `path` (replacing the file)."""

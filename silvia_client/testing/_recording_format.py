@@ -42,6 +42,12 @@ is untrusted input, so every number is bounded: times (`at`) finite, 0 or more
 and at most a day (`MAX_SECONDS`), checked without converting first (a
 400-digit integer is an error, not an `OverflowError`); `version` and `lines`
 integers from 1 to 2**53 (what any JSON reader keeps exact); `status` 100 to 599.
+Sizes are bounded by what a live client reads at most (`MAX_BODY_BYTES`, the
+default `max_response_bytes`): the response's chunks together, and the reload's
+body, each hold at most that many bytes as recorded (a gzip body inflates
+further; a replay's client bounds that as it reads, as it does live). Every
+field has its type checked: a `method` is an HTTP token, a `path` a string
+starting with `/`, `headers` a list of pairs of strings, `redacted` a boolean.
 
 Headers are kept as the file has them, even those HTTP cannot carry, so that
 `silvia qa check` can judge such a recording. Writing them is another matter:
@@ -66,10 +72,12 @@ import base64
 import binascii
 import json
 import math
+import re
 from collections.abc import Callable, Iterator
 from typing import Any, TypeGuard
 
 from .._version import __version__
+from .._wire import DEFAULTS
 from ..errors import SilviaError
 from ._recording import (
     BODY_ENDS,
@@ -84,6 +92,7 @@ from ._recording import (
 __all__ = [
     "FORMAT_NAME",
     "FORMAT_VERSION",
+    "MAX_BODY_BYTES",
     "MAX_SECONDS",
     "RecordingFormatError",
     "dump",
@@ -97,6 +106,9 @@ FORMAT_VERSION = 1
 
 MAX_SECONDS = 86_400
 """The latest time (`at`) a recording may hold, in seconds: a day."""
+
+MAX_BODY_BYTES = DEFAULTS.max_response_bytes
+"""The most bytes a recorded body (the response's chunks together, or the reload's) holds."""
 
 _MAX_COUNT = 2**53
 """The largest `version` or `lines`: integers any JSON reader keeps exact."""
@@ -130,7 +142,17 @@ def dump(recording: Recording) -> str:
     """The file's contents: JSON lines, each ending in a newline."""
     lines = list(_lines(recording))
     lines.append({"type": "end", "lines": len(lines) + 1})
-    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    return "".join(_json_line(line) + "\n" for line in lines)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _json_line(value: dict[str, Any]) -> str:
+    """One line, as UTF-8 can write it: a lone surrogate (JSON holds one) as its escape."""
+    text = json.dumps(value, ensure_ascii=False)
+    # Outside strings JSON is ASCII, so every surrogate here is inside one.
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _lines(recording: Recording) -> Iterator[dict[str, Any]]:
@@ -208,16 +230,41 @@ class _Line:
         )
         return None if value is None else float(value) + 0.0  # (-0.0 is 0.0)
 
-    def data(self) -> bytes:
+    def data(self, room: int, what: str) -> bytes:
+        """The line's bytes; an error if they are more than `room` (what `what` has left)."""
         text, encoded = self.value.get("text"), self.value.get("base64")
         if isinstance(text, str) and encoded is None:
-            return text.encode("utf-8")
-        if isinstance(encoded, str) and text is None:
+            # A character is at most 4 bytes: check before encoding a huge one.
+            if len(text) > room:
+                raise self._too_large(what)
+            data = _utf8(text)
+            if data is None:
+                raise self.error("`text` holds a lone surrogate, which is not UTF-8")
+        elif isinstance(encoded, str) and text is None:
+            if len(encoded) // 4 * 3 > room + 2:
+                raise self._too_large(what)
             try:
-                return base64.b64decode(encoded, validate=True)
+                data = base64.b64decode(encoded, validate=True)
             except (binascii.Error, ValueError):
                 raise self.error("`base64` is not valid base64") from None
-        raise self.error("the bytes must be one of `text` (a string) or `base64` (a string)")
+        else:
+            raise self.error("the bytes must be one of `text` (a string) or `base64` (a string)")
+        if len(data) > room:
+            raise self._too_large(what)
+        return data
+
+    def _too_large(self, what: str) -> RecordingFormatError:
+        return self.error(
+            f"{what} would hold more than {MAX_BODY_BYTES:,} bytes, "
+            "the most a client reads (max_response_bytes)"
+        )
+
+
+def _utf8(text: str) -> bytes | None:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
 
 
 def _is_list(value: Any) -> bool:
@@ -243,8 +290,11 @@ def _is_count(value: Any) -> TypeGuard[int]:
     return type(value) is int and 1 <= value <= _MAX_COUNT
 
 
-def _is_str(value: Any) -> bool:
-    return isinstance(value, str) and bool(value)
+_METHOD = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,32}")
+
+
+def _is_method(value: Any) -> bool:
+    return isinstance(value, str) and _METHOD.fullmatch(value) is not None
 
 
 def _parsed_lines(data: bytes) -> Iterator[_Line]:
@@ -305,7 +355,7 @@ def parse(data: bytes) -> Recording:
 
     line = reader.expect("request")
     request = RecordedRequest(
-        method=line.get("method", _is_str, "an HTTP method"),
+        method=line.get("method", _is_method, "an HTTP method (a token of 1 to 32 characters)"),
         path=line.path(),
         body=line.value.get("body"),
     )
@@ -313,11 +363,14 @@ def parse(data: bytes) -> Recording:
     status, headers = line.status(), line.headers()
 
     chunks: list[RecordedChunk] = []
+    room = MAX_BODY_BYTES
     line = reader.next("response_end")
     while line.type == "chunk":
         at = line.at()
         assert at is not None
-        chunks.append(RecordedChunk(at, line.data()))
+        piece = line.data(room, "the response's chunks")
+        room -= len(piece)
+        chunks.append(RecordedChunk(at, piece))
         line = reader.next("response_end")
     if line.type != "response_end":
         raise line.error(f"a `{line.type}` line where a `chunk` or `response_end` line belongs")
@@ -327,7 +380,12 @@ def parse(data: bytes) -> Recording:
     reload = None
     line = reader.next("end")
     if line.type == "reload":
-        reload = RecordedReload(line.path(), line.status(), line.headers(), line.data())
+        reload = RecordedReload(
+            line.path(),
+            line.status(),
+            line.headers(),
+            line.data(MAX_BODY_BYTES, "the reload's body"),
+        )
         line = reader.next("end")
     if line.type != "end":
         raise line.error(f"a `{line.type}` line where the `end` line belongs")

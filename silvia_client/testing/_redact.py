@@ -1,48 +1,57 @@
 """Taking things out of a recording: the bearer token always, account identities on request.
 
-Both work on the bytes, not on a re-encoding of them: every edit replaces a
-span of the joined body, and the chunk boundaries move with the text around
-them (a boundary inside a replaced span moves to its end), so the chunking and
-the arrival times survive, and a stream that is not JSON (a fault, a malformed
-event) is edited as safely as one that is.
+Both edit spans of the joined body, and the chunk boundaries move with the
+text around them, so the chunking and the arrival times survive, and a stream
+that is not JSON (a fault, a malformed event) is edited as safely as one that is.
 
 `scrub_secret` (run by the capturing side on every recording it makes):
 
 - drops every header whose value holds the token (the forbidden headers are
   dropped by the `Recording` itself);
-- replaces the token in the bodies, the request's JSON strings and the paths
+- replaces the token (on the bytes; a boundary inside a replaced span moves
+  to its end) in the bodies, the request's JSON strings and the paths
   with `<token>`, raw and JSON-escaped. A token under 8 characters (a test
   token such as `any`) is matched only as a whole header value or word there,
   and left in bodies, where it would blank ordinary words; real tokens are long.
 
-`redact` (`Recording.redacted()`, `silvia record --redact`):
+`redact` (`Recording.redacted()`, `silvia record --redact`) works on the
+structure, not on the text (what it looks for is `_redact_scan.py`'s):
 
-- every JSON member named `provider` with a string value becomes `null`;
-- every account id becomes a pseudonym, `acct_redacted_0001` and so on, by
-  order of first appearance: the same id always gets the same pseudonym in
-  one recording, and a pseudonym obeys the doc's id rule, so the replay still
-  parses with typed account targets. The ids are those of `accountId` members
-  (targets) and those written after an id column's name (`source_account_id`,
-  `snaptrade_account_id`, `manual_account_uuid`, `account_uuid`, `account_id`,
-  as `name: id`, `name=id` or a JSON member), in the response, the reload and
-  the request; each is then replaced wherever it appears as a whole word
-  (`cited_text`, the raw `message` event, the answer's text). A value that
-  breaks the id rule is not an account id by the doc's definition and is kept.
+- each SSE event's data (`_redact_events.py` cuts the stream), the reload's
+  body and the request's are decoded as JSON, into strings that are JSON
+  documents themselves and into key/value text (the server's SQL rows);
+- every `provider` member, at any depth and however its key is spelled
+  (`"provid\\u0065r"` included), becomes `null`;
+- account ids are found where ids stand (`accountId`, the doc's id columns,
+  any `*_account_id`), and each is then replaced wherever it appears, raw,
+  JSON-escaped or percent-encoded, by a pseudonym, `acct_redacted_0001` and so
+  on, by order of first appearance: the same id always gets the same one in
+  one recording, never one the recording already holds, and a pseudonym obeys
+  the doc's id rule, so the replay still parses with typed account targets.
+  A string that merely fits the id rule (an event name, a session id, a
+  block index) is not an account id and is kept: replay needs it. A value
+  that breaks the id rule is not an account id by the doc's definition either.
 
-A body sent with a `Content-Encoding` cannot be edited as text: `redact`
-refuses it rather than share it unredacted (the capturing side asks for
-`identity`, so a server that compresses anyway is the only source of one).
+Only the events that changed are written again (compact JSON, one `data:`
+line, their other lines as they were); every other byte stays where it was,
+malformed and unknown events included. A chunk boundary inside a rewritten
+event moves to the event's start, so each event still completes in the chunk,
+and at the time, it did. An event that is not JSON is edited as text. If a
+found id or a non-null provider member would remain anywhere (an event
+redaction cannot read, say), `redact` raises `RecordingFormatError` naming
+the chunk (and its line) instead of returning a copy that is not clean.
 """
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, Literal
 
-from ..citations import is_account_id
 from ._recording import (
     Headers,
     RecordedChunk,
@@ -51,6 +60,10 @@ from ._recording import (
     RecordedResponse,
     Recording,
 )
+from ._recording_format import RecordingFormatError
+from ._redact_events import EventSpan, data, events, rebuild
+from ._redact_scan import Scan, loads
+from ._steps import json_bytes
 
 __all__ = ["redact", "scrub_secret"]
 
@@ -71,17 +84,30 @@ def _apply(data: bytes, edits: Sequence[_Edit]) -> bytes:
     return b"".join(out)
 
 
-def _moved(boundary: int, edits: Sequence[_Edit]) -> int:
-    """Where `boundary` lands once `edits` are applied (inside a span: at its end)."""
-    shift = 0
-    for start, end, replacement in edits:
-        if end <= boundary:
-            shift += len(replacement) - (end - start)
-        elif start < boundary:
-            return start + shift + len(replacement)
-        else:
-            break
-    return boundary + shift
+class _Mover:
+    """Where each boundary lands once `edits` are applied (inside a span: at its `inside`).
+
+    Boundaries are asked in increasing order, so one pass over the edits serves
+    them all: linear in chunks plus edits, not their product.
+    """
+
+    def __init__(self, edits: Sequence[_Edit], inside: Literal["start", "end"]) -> None:
+        self._edits = edits
+        self._inside = inside
+        self._next = 0  # the first edit not wholly before the last boundary asked
+        self._shift = 0  # what the edits before it changed the length by
+
+    def __call__(self, boundary: int) -> int:
+        edits = self._edits
+        while self._next < len(edits) and edits[self._next][1] <= boundary:
+            start, end, replacement = edits[self._next]
+            self._shift += len(replacement) - (end - start)
+            self._next += 1
+        if self._next < len(edits):
+            start, _, replacement = edits[self._next]
+            if start < boundary:
+                return start + self._shift + (len(replacement) if self._inside == "end" else 0)
+        return boundary + self._shift
 
 
 def _non_overlapping(edits: Iterable[_Edit]) -> list[_Edit]:
@@ -97,17 +123,30 @@ def rewrite_chunks(
 ) -> tuple[RecordedChunk, ...]:
     """`chunks` with `find`'s edits applied to their joined bytes, boundaries kept."""
     data = b"".join(chunk.data for chunk in chunks)
-    edits = _non_overlapping(find(data))
+    return _edited_chunks(chunks, _non_overlapping(find(data)), inside="end")
+
+
+def _edited_chunks(
+    chunks: Sequence[RecordedChunk], edits: Sequence[_Edit], inside: Literal["start", "end"]
+) -> tuple[RecordedChunk, ...]:
+    """`chunks` with `edits` (sorted, apart) applied to their joined bytes.
+
+    A boundary inside an edited span moves to its `inside` end: a chunk wholly
+    inside one is gone, and every other keeps its time.
+    """
     if not edits:
         return tuple(chunks)
-    new = _apply(data, edits)
+    new = _apply(b"".join(chunk.data for chunk in chunks), edits)
+    moved = _Mover(edits, inside)
     out, start, end = [], 0, 0
     for chunk in chunks:
         end += len(chunk.data)
-        stop = _moved(end, edits)
-        if stop > start:  # a chunk wholly inside a replaced span is gone
+        stop = moved(end)
+        if stop > start:
             out.append(RecordedChunk(chunk.at, new[start:stop]))
             start = stop
+    if start < len(new):  # (only when the last boundary moved back to a span's start)
+        out.append(RecordedChunk(chunks[-1].at, new[start:]))
     return tuple(out)
 
 
@@ -207,46 +246,6 @@ def scrub_secret(recording: Recording, secret: str) -> Recording:
 
 # -- account identities ----------------------------------------------------------
 
-_ID = rb"[A-Za-z0-9_-]{16,128}"
-_TARGET_ID = re.compile(rb'"accountId"\s*:\s*"(' + _ID + rb')"')
-_COLUMN_ID = re.compile(
-    rb"(?<![A-Za-z0-9_])(?:source_account_id|snaptrade_account_id|manual_account_uuid"
-    rb"|account_uuid|account_id)"
-    rb'\\?"?\s*[:=]\s*\\?"?(' + _ID + rb")(?![A-Za-z0-9_-])"
-)
-_PROVIDER = re.compile(rb'("provider"\s*:\s*)"(?:[^"\\]|\\.)*"')
-
-
-def _texts(recording: Recording) -> Iterator[bytes]:
-    yield json.dumps(recording.request.body, ensure_ascii=False).encode("utf-8")
-    yield recording.response.body
-    if recording.reload is not None:
-        yield recording.reload.body
-
-
-def _account_ids(recording: Recording) -> list[bytes]:
-    """Every account id in the recording, in order of first appearance."""
-    found: dict[bytes, None] = {}
-    for data in _texts(recording):
-        matches = [*_TARGET_ID.finditer(data), *_COLUMN_ID.finditer(data)]
-        for match in sorted(matches, key=lambda m: m.start(1)):
-            if is_account_id(match.group(1).decode("ascii")):
-                found.setdefault(match.group(1), None)
-    return list(found)
-
-
-def _pseudonyms(ids: Sequence[bytes], taken: bytes) -> dict[bytes, bytes]:
-    names: dict[bytes, bytes] = {}
-    number = 0
-    for account_id in ids:
-        while True:
-            number += 1
-            name = b"acct_redacted_%04d" % number
-            if name not in taken:  # never a name the recording already holds
-                break
-        names[account_id] = name
-    return names
-
 
 def _encoded(recording: Recording) -> str | None:
     for headers in (
@@ -259,26 +258,164 @@ def _encoded(recording: Recording) -> str | None:
     return None
 
 
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def _decoded(data: bytes | None) -> tuple[bool, Any]:
+    """(True, value) when `data` is JSON, else (False, None)."""
+    return (False, None) if data is None else loads(data)
+
+
+class _Event:
+    """One event of the response: its span, and its data decoded when it is JSON."""
+
+    def __init__(self, body: bytes, span: EventSpan) -> None:
+        self.span = span
+        self.raw = body[span.start : span.end]
+        self.is_json, self.value = _decoded(data(span))
+
+    def find(self, scan: Scan) -> None:
+        if self.is_json:
+            scan.find(self.value)
+        else:
+            scan.find_text(_text(self.raw))
+
+    def redacted(self, scan: Scan) -> bytes:
+        if self.is_json:
+            try:
+                value, changed = scan.redact(self.value)
+            except RecursionError:  # deeper than a walk can go: edited as text
+                return scan.replace_bytes(self.raw)
+            return rebuild(self.span, json_bytes(value) if changed else None, scan.replace_bytes)
+        return scan.replace_bytes(self.raw)
+
+
+def _left_in_body(scan: Scan, data: bytes) -> str | None:
+    """What redaction takes out that `data` (a body, or an event) still holds, or None."""
+    return _left_in_json(scan, data, data)
+
+
+def _left_in_json(scan: Scan, json_text: bytes, raw: bytes) -> str | None:
+    """`_left_in_body` for `raw` whose JSON (if it is any) is `json_text`."""
+    is_json, value = loads(json_text)
+    if is_json:
+        try:
+            return scan.left_in(value) or scan.left_in_bytes(raw, providers=False)
+        except RecursionError:
+            pass
+    return scan.left_in_bytes(raw)
+
+
+def _refuse_leftovers(scan: Scan, recording: Recording) -> None:
+    """Raise, naming the chunk (or line), if a found id or a provider member remains."""
+    response = recording.response
+    body = response.body
+    ends = list(itertools.accumulate(len(chunk.data) for chunk in response.chunks))
+    for span in events(body):
+        raw = body[span.start : span.end]
+        found = _left_in_json(scan, data(span) or b"", raw)
+        if found is not None:
+            chunk = min(bisect.bisect_left(ends, span.end), len(ends) - 1)
+            raise RecordingFormatError(
+                f"cannot redact chunk {chunk + 1} of the response: {found} would remain "
+                "in an event redaction cannot read; the copy is not written",
+                line=chunk + 4,
+            )
+    request = recording.request
+    for found, where, line in [
+        (scan.left_in(request.body) or scan.left_in_text(request.path), "the request", 2),
+        (
+            scan.left_in([value for _, value in response.headers]),
+            "the response headers",
+            3,
+        ),
+    ]:
+        if found is not None:
+            raise RecordingFormatError(f"cannot redact {where}: {found} would remain", line=line)
+    reload = recording.reload
+    if reload is not None:
+        found = _left_in_body(scan, reload.body) or scan.left_in(
+            [reload.path, *(value for _, value in reload.headers)]
+        )
+        if found is not None:
+            raise RecordingFormatError(
+                f"cannot redact the reload: {found} would remain",
+                line=len(response.chunks) + 5,
+            )
+
+
 def redact(recording: Recording) -> Recording:
     """`recording` with providers null and account ids pseudonymized; see the module docstring."""
     encoding = _encoded(recording)
     if encoding is not None:
         raise ValueError(f"cannot redact a body sent with Content-Encoding: {encoding}")
-    ids = _account_ids(recording)
-    names = _pseudonyms(ids, b"\n".join(_texts(recording)))
-    word = (
-        re.compile(
-            rb"(?<![A-Za-z0-9_-])(" + b"|".join(map(re.escape, ids)) + rb")(?![A-Za-z0-9_-])"
-        )
-        if ids
-        else None
+    request, response, reload = recording.request, recording.response, recording.reload
+    body = response.body
+    spans = [_Event(body, span) for span in events(body)]
+
+    scan = Scan()
+    scan.find(request.body)
+    scan.find_text(request.path)
+    for event in spans:
+        event.find(scan)
+    reload_json, reload_value = _decoded(reload.body if reload is not None else None)
+    if reload is not None:
+        scan.find(reload_value) if reload_json else scan.find_text(_text(reload.body))
+    scan.freeze(
+        [json.dumps(request.body, ensure_ascii=False), request.path, _text(body)]
+        + ([_text(reload.body)] if reload is not None else [])
     )
 
-    def find(data: bytes) -> Iterator[_Edit]:
-        for match in _PROVIDER.finditer(data):
-            yield match.start(), match.end(), match.group(1) + b"null"
-        if word is not None:
-            for match in word.finditer(data):
-                yield match.start(), match.end(), names[match.group(1)]
+    edits: list[_Edit] = []
+    for event in spans:
+        new = event.redacted(scan)
+        if new != event.raw:
+            edits.append((event.span.start, event.span.end, new))
 
-    return _rewrite(recording, find, is_redacted=True)
+    def headers(pairs: Headers) -> Headers:
+        return tuple((name, scan.replace_text(value)) for name, value in pairs)
+
+    new_reload = None
+    if reload is not None:
+        new_body = _redacted_body(scan, reload.body, reload_json, reload_value)
+        new_reload = RecordedReload(
+            scan.replace_text(reload.path),
+            reload.status,
+            _with_length(headers(reload.headers), len(new_body)),
+            new_body,
+        )
+    redacted = dataclasses.replace(
+        recording,
+        request=RecordedRequest(
+            request.method, scan.replace_text(request.path), scan.redact(request.body)[0]
+        ),
+        response=RecordedResponse(
+            response.status,
+            headers(response.headers),
+            _edited_chunks(response.chunks, edits, inside="start"),
+            response.end,
+            response.ended_at,
+        ),
+        reload=new_reload,
+        is_redacted=True,
+    )
+    _refuse_leftovers(scan, redacted)
+    return redacted
+
+
+def _with_length(headers: Headers, length: int) -> Headers:
+    """`headers` with a recorded Content-Length saying the redacted body's length."""
+    return tuple(
+        (name, str(length) if name == "content-length" else value) for name, value in headers
+    )
+
+
+def _redacted_body(scan: Scan, body: bytes, is_json: bool, value: Any) -> bytes:
+    if is_json:
+        try:
+            new, changed = scan.redact(value)
+        except RecursionError:
+            return scan.replace_bytes(body)
+        return json_bytes(new) if changed else body
+    return scan.replace_bytes(body)

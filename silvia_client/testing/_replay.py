@@ -13,15 +13,22 @@ and tabs (a socket's reader drops them too), as UTF-8 bytes: in-process there is
 no wire a header could split, so even one HTTP cannot carry is handed over
 (`silvia qa check` judges it), while `Recording.client()` refuses it.
 
+Every body, the reload's included, is handed over as a stream in pieces of at
+most 64 KiB, as a socket's reads are, never as a whole `content=` (which httpx
+reads and decodes at once): so a replaying client reads it through its own
+bounded body path, a gzip body is inflated in pieces, and `max_response_bytes`
+and `max_event_bytes` stop a recorded bomb exactly as they stop a live one.
+
 `ReplayServer` serves several recordings by name, for `silvia serve --replay`
 (`serve_loopback()`) or in-process (`transport()`, on the reference server's
 runner). A request picks one the way it picks a scenario: the
 `x-silvia-scenario` header, or a message starting `/recording NAME`; otherwise
 the first. A session GET with no header finds the recording that reloaded that
-session. Like the reference server, it wants a bearer token: any non-empty one,
-or exactly `token=`. It writes headers on a socket, so it refuses a recording
-with a header HTTP cannot carry (`Recording.header_errors()`: a name that is
-not an RFC 9110 token, a value that is not visible ASCII with spaces and tabs
+session. In-process, its fixed bodies are streamed too (`_Streamed`). Like the
+reference server, it wants a bearer token: any non-empty one, or exactly
+`token=`. It writes headers on a socket, so it refuses a recording with a
+header HTTP cannot carry (`Recording.header_errors()`: a name that is not an
+RFC 9110 token, a value that is not visible ASCII with spaces and tabs
 inside): a `RecordingFormatError` naming the line, and the file with
 `from_files`.
 """
@@ -54,6 +61,8 @@ _FRAMING = frozenset({"content-length", "transfer-encoding", "connection", "keep
 # How long a replayed stall stays silent on a socket: the replaying client's own
 # idle timeout is what ends it, as it ended the recorded one.
 _STALL_SECONDS = 3600.0
+# The most one read hands the client, as a socket's read would (httpx reads 64 KiB).
+_PIECE = 64 * 1024
 
 
 def _last_segment(path: str) -> str:
@@ -121,6 +130,31 @@ class _Pacer:
         return httpx.ReadTimeout("timed out waiting for the next bytes", request=self._request)
 
 
+def _pieces(data: bytes) -> Iterator[bytes]:
+    """`data` in socket-sized pieces, so the client's limits stop it as they would live."""
+    for start in range(0, len(data), _PIECE):
+        yield data[start : start + _PIECE]
+
+
+class _Whole(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """A fixed body (the reload) as a stream, never as `content=`.
+
+    httpx reads and decodes a `content=` body whole when the response is made,
+    so a gzip reload would inflate all at once, before any limit; a stream goes
+    through the client's own bounded body path, as a socket's does.
+    """
+
+    def __init__(self, body: bytes) -> None:
+        self._body = body
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from _pieces(self._body)
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for piece in _pieces(self._body):
+            yield piece
+
+
 class _SyncReplay(httpx.SyncByteStream):
     def __init__(self, response: RecordedResponse, pacer: _Pacer) -> None:
         self._response = response
@@ -137,7 +171,8 @@ class _SyncReplay(httpx.SyncByteStream):
             if self._closed:
                 return
             pacer.heard()
-            yield chunk.data
+            for piece in _pieces(chunk.data):  # noqa: UP028 (line for line with its async twin)
+                yield piece
         seconds, times_out = pacer.wait(self._response.ended_at)
         time.sleep(seconds)
         error = pacer.timeout() if times_out else pacer.ending(self._response)
@@ -164,7 +199,8 @@ class _AsyncReplay(httpx.AsyncByteStream):
             if self._closed:
                 return
             pacer.heard()
-            yield chunk.data
+            for piece in _pieces(chunk.data):
+                yield piece
         seconds, times_out = pacer.wait(self._response.ended_at)
         await asyncio.sleep(seconds)
         error = pacer.timeout() if times_out else pacer.ending(self._response)
@@ -193,7 +229,7 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             and _reloads(self.recording, request.url.path)
         ):
             reloaded = _header_bytes(reload.headers)
-            return httpx.Response(reload.status, headers=reloaded, content=reload.body)
+            return httpx.Response(reload.status, headers=reloaded, stream=_Whole(reload.body))
         status, headers, body = _not_found("Not in this recording.")
         return httpx.Response(status, headers=list(headers), content=body)
 
@@ -298,8 +334,12 @@ class ReplayServer:
         return cls(recordings, token=token, timing=timing)
 
     def transport(self) -> InProcessTransport:
-        """An in-process httpx transport (sync and async) to this server."""
-        return InProcessTransport(self)
+        """An in-process httpx transport (sync and async) to this server.
+
+        Every body goes as a stream (`_Streamed`), so a client reads even a
+        reload through its own bounded body path, decompressed in pieces.
+        """
+        return InProcessTransport(_Streamed(self))
 
     def serve_loopback(self, host: str = "127.0.0.1", port: int = 0) -> LoopbackServer:
         """A real HTTP/1.1 server for these recordings; `with ... as url:`."""
@@ -342,6 +382,26 @@ class ReplayServer:
                     return Reply(reload.status, _unframed(reload.headers), body=reload.body)
         status, headers, body = _not_found("Not in these recordings.")
         return Reply(status, headers, body=body)
+
+
+class _Streamed:
+    """A `ReplayServer` whose fixed bodies are streamed steps, for the in-process transport.
+
+    The in-process transport hands a fixed body to httpx as `content=`, which
+    httpx reads and decodes whole at once (a gzip reload inflated before any
+    limit); as steps it is read the way a socket's body is. On a socket the
+    server itself answers, with a Content-Length.
+    """
+
+    def __init__(self, server: ReplayServer) -> None:
+        self._server = server
+
+    def handle(self, request: Request) -> Reply:
+        reply = self._server.handle(request)
+        if reply.steps is not None or not reply.body:
+            return reply
+        steps = tuple(Raw(piece) for piece in _pieces(reply.body))
+        return Reply(reply.status, reply.headers, steps=steps)
 
 
 def _named_in(body: bytes) -> str | None:

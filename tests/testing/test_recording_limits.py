@@ -1,0 +1,199 @@
+"""A replay applies a live client's limits to what it decompresses, and never inflates whole.
+
+A recording is small on disk and may inflate to anything: a gzip chunk of a
+few hundred KiB holds 64 MiB of text events. Replayed in-process
+(`Recording.client()`, `async_client()`, `ReplayServer.transport()`), on a
+socket (`ReplayServer.serve_loopback()`, what `silvia serve --replay` runs),
+and checked (`check_recordings`, what `silvia qa check` runs), the body goes
+through the client's own bounded path: `max_response_bytes` and
+`max_event_bytes` stop it with the live client's `StreamTooLargeError` /
+`ResponseTooLargeError` (a finding, in QA), and memory stays near the limit
+(`tracemalloc`), not near what the bomb inflates to. A reload used to be
+inflated whole by httpx before any limit: it is streamed now.
+"""
+
+from __future__ import annotations
+
+import gzip
+import tracemalloc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import cache
+from typing import Any
+
+import httpx
+import pytest
+
+from silvia_client import AsyncSilviaClient, SilviaClient
+from silvia_client.errors import ResponseTooLargeError, StreamTooLargeError
+from silvia_client.qa import check_recordings
+from silvia_client.testing import (
+    IN_PROCESS_URL,
+    RecordedChunk,
+    RecordedReload,
+    RecordedRequest,
+    RecordedResponse,
+    Recording,
+    ReplayServer,
+)
+
+MIB = 1024 * 1024
+SESSION = "sess_bomb"
+LIMIT = 1 * MIB
+# What replaying may hold at most beyond the recording itself: a few limits'
+# worth, never the 64 MiB the bomb inflates to.
+BOUND = 24 * MIB
+SSE = (("content-type", "text/event-stream"), ("content-encoding", "gzip"))
+
+
+@cache
+def bomb(size: int = 64 * MIB) -> bytes:
+    """`size` bytes of small text events after a session event, gzip-compressed."""
+    event = b'event: text\ndata: {"text":"' + b"a" * 200 + b'"}\n\n'
+    body = b'event: session\ndata: {"sessionId":"sess_bomb"}\n\n'
+    body += event * (size // len(event)) + b"event: done\ndata: {}\n\n"
+    return gzip.compress(body, 9)
+
+
+@cache
+def one_big_event(size: int = 20 * MIB) -> bytes:
+    """One text event of `size` bytes (past the default `max_event_bytes`), gzip-compressed."""
+    body = b'event: session\ndata: {"sessionId":"sess_bomb"}\n\nevent: text\ndata: {"text":"'
+    return gzip.compress(body + b"a" * size + b'"}\n\nevent: done\ndata: {}\n\n', 9)
+
+
+@cache
+def session_bomb(size: int = 64 * MIB) -> bytes:
+    """A session body of `size` bytes of tiny citation rows, gzip-compressed."""
+    row = b'{"source":"a"},'
+    rows = row * (size // len(row)) + b'{"source":"a"}'
+    return gzip.compress(
+        b'{"session":{"id":"sess_bomb"},"messages":[{"id":"m","role":"assistant",'
+        b'"content":"x","citations":[' + rows + b"]}]}",
+        9,
+    )
+
+
+def streamed(body: bytes) -> Recording:
+    """A turn whose whole stream is one recorded gzip chunk."""
+    return Recording(
+        RecordedRequest("POST", "/api/claude", {"message": "hi"}),
+        RecordedResponse(200, SSE, (RecordedChunk(0.001, body),), "ended", 0.002),
+    )
+
+
+def reloaded(body: bytes) -> Recording:
+    """A short complete turn whose reload is `body`, sent gzip-compressed."""
+    turn = b'event: session\ndata: {"sessionId":"sess_bomb"}\n\nevent: done\ndata: {}\n\n'
+    headers = (("content-type", "application/json"), ("content-encoding", "gzip"))
+    return Recording(
+        RecordedRequest("POST", "/api/claude", {"message": "hi"}),
+        RecordedResponse(200, SSE[:1], (RecordedChunk(0.001, turn),), "ended", 0.002),
+        RecordedReload(f"/api/chat/sessions/{SESSION}", 200, headers, body),
+    )
+
+
+@contextmanager
+def peak() -> Iterator[list[int]]:
+    """The peak of traced memory inside the block, in bytes (appended on exit)."""
+    out: list[int] = []
+    tracemalloc.start()
+    try:
+        yield out
+    finally:
+        out.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+
+
+def test_the_bombs_are_small_on_disk_and_large_inflated() -> None:
+    assert len(bomb()) < 400 * 1024
+    assert len(streamed(bomb()).dumps()) < 600 * 1024  # base64 in the file
+    assert len(gzip.decompress(bomb())) > 63 * MIB
+
+
+def sync_clients(recording: Recording, **options: Any) -> Iterator[SilviaClient]:
+    yield recording.client(**options)
+    server = ReplayServer({"bomb": recording})
+    http = httpx.Client(transport=server.transport())
+    yield SilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http, **options)
+
+
+def async_clients(recording: Recording, **options: Any) -> Iterator[AsyncSilviaClient]:
+    yield recording.async_client(**options)
+    server = ReplayServer({"bomb": recording})
+    http = httpx.AsyncClient(transport=server.transport())
+    yield AsyncSilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http, **options)
+
+
+Make = Callable[[], Recording]
+STREAMS: list[tuple[str, Make, dict[str, Any]]] = [
+    ("many-events", lambda: streamed(bomb()), {"max_response_bytes": LIMIT}),
+    ("one-event", lambda: streamed(one_big_event()), {"max_event_bytes": LIMIT}),
+]
+
+
+@pytest.mark.parametrize(("shape", "make", "options"), STREAMS, ids=[s[0] for s in STREAMS])
+def test_a_replayed_gzip_stream_stops_at_the_clients_limit(
+    shape: str, make: Make, options: dict[str, Any]
+) -> None:
+    recording = make()
+    for client in sync_clients(recording, **options):
+        with peak() as used, client, pytest.raises(StreamTooLargeError) as caught:
+            client.chat.send("hi")
+        assert caught.value.turn.session_id == SESSION  # the partial turn, as live
+        assert used[0] < BOUND, used
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("shape", "make", "options"), STREAMS, ids=[s[0] for s in STREAMS])
+async def test_a_replayed_gzip_stream_stops_at_the_clients_limit_async(
+    shape: str, make: Make, options: dict[str, Any]
+) -> None:
+    recording = make()
+    for client in async_clients(recording, **options):
+        with peak() as used:
+            async with client:
+                with pytest.raises(StreamTooLargeError) as caught:
+                    await client.chat.send("hi")
+        assert caught.value.turn.session_id == SESSION
+        assert used[0] < BOUND, used
+
+
+def test_a_replayed_gzip_reload_stops_at_the_clients_limit_without_inflating_whole() -> None:
+    recording = reloaded(session_bomb())
+    for client in sync_clients(recording, max_response_bytes=LIMIT):
+        with peak() as used, client:
+            assert client.chat.send("hi").session_id == SESSION
+            with pytest.raises(ResponseTooLargeError):
+                client.sessions.get(SESSION)
+        assert used[0] < BOUND, used  # it was 143 MiB: httpx inflated the reload whole
+
+
+@pytest.mark.anyio
+async def test_a_replayed_gzip_reload_stops_at_the_clients_limit_async() -> None:
+    recording = reloaded(session_bomb())
+    for client in async_clients(recording, max_response_bytes=LIMIT):
+        with peak() as used:
+            async with client:
+                assert (await client.chat.send("hi")).session_id == SESSION
+                with pytest.raises(ResponseTooLargeError):
+                    await client.sessions.get(SESSION)
+        assert used[0] < BOUND, used
+
+
+def test_on_a_socket_the_replay_server_sends_the_bytes_and_the_client_bounds_them() -> None:
+    recording = streamed(bomb())
+    with ReplayServer({"bomb": recording}).serve_loopback() as url:
+        client = SilviaClient(base_url=url, token="t", max_response_bytes=LIMIT, max_retries=0)
+        with peak() as used, client, pytest.raises(StreamTooLargeError):
+            client.chat.send("hi")
+    assert used[0] < BOUND, used
+
+
+def test_qa_check_turns_an_event_past_the_default_limit_into_a_finding() -> None:
+    recording = streamed(one_big_event())
+    with peak() as used:
+        run = check_recordings([("bomb", recording)])
+    [prompt] = run.prompts
+    assert not prompt.result.ok
+    assert used[0] < 3 * 16 * MIB + BOUND, used  # the default max_event_bytes is 16 MiB

@@ -1,0 +1,324 @@
+"""`Recording.redacted()` works on the structure: every spelling of an id and a provider goes.
+
+The property test generates turns whose account ids and providers stand where
+ids stand (a target's `accountId`, raw or with an escaped key or value; a
+tool's row quoted as JSON inside `cited_text`; the SQL rows' key/value text),
+each id repeated elsewhere (the answer's text, a title, a URL, raw, JSON-escaped
+and percent-encoded), chunked anywhere. The redacted file holds none of the
+found ids in any spelling, no non-null `provider` member at any depth once
+decoded, and it replays to a turn, and a reloaded session, whose targets carry
+no provider. Free text never says the provider words themselves (an answer
+may, legitimately).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import re
+import string
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from silvia_client.citations import AccountsTarget, AccountTarget, CitationTarget, is_account_id
+from silvia_client.testing import (
+    RecordedChunk,
+    RecordedReload,
+    RecordedRequest,
+    RecordedResponse,
+    Recording,
+    RecordingFormatError,
+)
+
+from ._helpers import sse_events
+
+PROVIDERS = ("plaid", "snaptrade", "manual")
+SESSION = "sess_0123456789abcdefghij"  # fits the id rule: it must survive
+COLUMNS = (
+    "account_id",
+    "source_account_id",
+    "snaptrade_account_id",
+    "manual_account_uuid",
+    "account_uuid",
+    "plaid_account_id",
+)
+
+ids = st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{15,40}", fullmatch=True).filter(
+    lambda value: is_account_id(value) and "redacted" not in value
+)
+free_text = st.text(alphabet=string.ascii_letters + " .,$", max_size=24).filter(
+    lambda text: not re.search("plaid|snaptrade|manual|provider", text, re.IGNORECASE)
+)
+
+
+def escaped(draw: st.DrawFn, word: str, *, percent: bool = False) -> str:
+    """`word` with some characters `\\u00XX` (or `%XX`): what a reader decodes to `word`."""
+    mask = draw(st.lists(st.booleans(), min_size=len(word), max_size=len(word)))
+    mark = "%{:02X}" if percent else "\\u{:04x}"
+    return "".join(mark.format(ord(c)) if hide else c for c, hide in zip(word, mask, strict=True))
+
+
+class Slots:
+    """Placeholders put in the JSON before it is written, each spelled after."""
+
+    def __init__(self) -> None:
+        self.spelled: dict[str, str] = {}
+
+    def put(self, spelling: str) -> str:
+        slot = f"SLOT{len(self.spelled):04d}X"
+        self.spelled[slot] = spelling
+        return slot
+
+    def write(self, value: object) -> str:
+        text = json.dumps(value, separators=(",", ":"))
+        for slot, spelling in self.spelled.items():
+            text = text.replace(slot, spelling)
+        return text
+
+
+@st.composite
+def citation(draw: st.DrawFn, slots: Slots, account_id: str, index: int) -> dict[str, Any]:
+    """A citation naming `account_id` where ids stand, with its provider, and repeats."""
+    provider = draw(st.sampled_from(PROVIDERS))
+    key = slots.put(draw(st.sampled_from(["accountId", "account\\u0049d"])))
+    provider_key = slots.put(draw(st.sampled_from(["provider", "provid\\u0065r"])))
+    value = slots.put(draw(st.sampled_from([account_id, escaped(draw, account_id)])))
+    row = {draw(st.sampled_from(COLUMNS)): account_id, "provider": provider, "balance": 12.5}
+    quoted = draw(st.sampled_from(["json", "kv", "kv="]))
+    if quoted == "json":
+        cited = json.dumps(row)
+    else:
+        sep = ": " if quoted == "kv" else "="
+        cited = ", ".join(f"{name}{sep}{item}" for name, item in row.items())
+    title = draw(free_text) + " " + slots.put(escaped(draw, account_id, percent=True))
+    return {
+        "type": "search_result_location",
+        "source": f"silvia://your-account/a{index}",
+        "title": title,
+        "cited_text": cited + " " + draw(free_text),
+        "search_result_index": index,
+        "start_block_index": 0,
+        "end_block_index": 1,
+        "target": {"kind": "account", key: value, provider_key: provider},
+    }
+
+
+@st.composite
+def recordings(draw: st.DrawFn) -> tuple[Recording, list[str]]:
+    accounts = draw(st.lists(ids, min_size=1, max_size=3, unique=True))
+    slots = Slots()
+    rows = [draw(citation(slots, account, i)) for i, account in enumerate(accounts)]
+    mentions = " ".join(
+        draw(free_text) + " " + slots.put(escaped(draw, account, percent=draw(st.booleans())))
+        for account in accounts
+    )
+    url = f"https://bank.example/accounts/{accounts[0]}?x=1"
+    events = [
+        ("session", {"sessionId": SESSION}),
+        ("text", {"text": mentions + " " + url}),
+        *[("citation", {"citation": row}) for row in rows],
+        ("citations_summary", {"citations": rows}),
+        ("done", {}),
+    ]
+    body = "".join(f"event: {name}\ndata: {slots.write(data)}\n\n" for name, data in events)
+    data = body.encode("utf-8")
+    cuts = draw(st.lists(st.integers(min_value=1, max_value=len(data) - 1), max_size=6))
+    bounds = sorted({0, len(data), *cuts})
+    chunks = tuple(
+        RecordedChunk(0.001 * i, data[a:b]) for i, (a, b) in enumerate(itertools.pairwise(bounds))
+    )
+    session = {
+        "session": {"id": SESSION, "title": "t"},
+        "messages": [
+            {"id": "m1", "role": "user", "content": "hi", "citations": []},
+            {"id": "m2", "role": "assistant", "content": mentions, "citations": rows},
+        ],
+    }
+    recording = Recording(
+        RecordedRequest("POST", "/api/claude", {"message": "hi " + accounts[0]}),
+        RecordedResponse(200, (("content-type", "text/event-stream"),), chunks, "closed", 0.5),
+        RecordedReload(
+            f"/api/chat/sessions/{SESSION}",
+            200,
+            (("content-type", "application/json"),),
+            slots.write(session).encode("utf-8"),
+        ),
+    )
+    return recording, accounts
+
+
+_ESCAPE = re.compile(r"\\+u00([0-9a-fA-F]{2})|%([0-9a-fA-F]{2})")
+
+
+def decoded_text(text: str) -> str:
+    """`text` with every JSON escape and percent-encoding read, until nothing changes."""
+    while True:
+        new = _ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), text)
+        if new == text:
+            return text
+        text = new
+
+
+def nested(value: object) -> Iterator[tuple[str | None, object]]:
+    """(key, value) at any depth, into strings that are JSON documents."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key, item
+            yield from nested(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from nested(item)
+    elif isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+        with contextlib.suppress(ValueError):
+            yield from nested(json.loads(value))
+
+
+def providers(target: CitationTarget | None) -> list[object]:
+    if isinstance(target, AccountTarget):
+        return [target.provider]
+    if isinstance(target, AccountsTarget):
+        return [ref.provider for ref in target.accounts]
+    return []
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(recordings())
+def test_no_spelling_of_a_found_id_and_no_provider_survives(
+    generated: tuple[Recording, list[str]],
+) -> None:
+    original, accounts = generated
+    redacted = Recording.loads(original.redacted().dumps())
+    assert redacted.reload is not None
+    bodies = [redacted.response.body.decode(), redacted.reload.body.decode(), redacted.dumps()]
+    for text in bodies:
+        for account in accounts:
+            assert account not in decoded_text(text)
+
+    events = sse_events([redacted.response.body])
+    assert [name for name, _ in events] == [
+        name for name, _ in sse_events([original.response.body])
+    ]
+    for value in [data for _, data in events] + [json.loads(redacted.reload.body)]:
+        for key, item in nested(value):
+            if key == "provider":
+                assert item is None
+
+    with redacted.client() as client, client.chat.stream("again") as stream:
+        turn = stream.until_done()
+        assert turn.session_id == SESSION  # fits the id rule, and survives
+        session = client.sessions.get(SESSION)
+    rows = [*turn.inline_citations, *turn.citations]
+    rows += [row for message in session.messages for row in message.citations]
+    assert len(rows) == 3 * len(accounts)
+    for row in rows:
+        assert isinstance(row.target, AccountTarget)
+        assert is_account_id(row.target.account_id)
+        assert providers(row.target) == [None]
+
+
+def test_what_replay_needs_survives_though_it_fits_the_id_rule() -> None:
+    body = (
+        b'event: session\ndata: {"sessionId":"sess_abcdefghijklmnopqr"}\n\n'
+        b'event: unknown_event_name_longer\ndata: {"block":"block_index_0000000001"}\n\n'
+        b'event: text\ndata: {"text":"hello"}\n\n'
+        b"event: done\ndata: {}\n\n"
+    )
+    recording = Recording(
+        RecordedRequest("POST", "/api/claude", {"message": "hi"}),
+        RecordedResponse(200, (("content-type", "text/event-stream"),), (RecordedChunk(0, body),)),
+    )
+    assert recording.redacted().response.body == body
+
+
+def test_only_changed_events_are_rewritten_and_malformed_ones_kept_byte_for_byte() -> None:
+    account = "qwp76DaG7ehEQWRnp1RjCwEBmP6b"
+    kept = [
+        b'event: text\r\ndata:  {"text" :  "spaced"}\r\n\r\n',
+        b"event: text\ndata: {not json at all\n\n",
+        b"event: strange\ndata: \xff\xfe\n\n",
+        b": a comment\n\n",
+    ]
+    changed = (
+        b'event: citation\ndata: {"citation": {"target": {"kind": "account", '
+        b'"accountId": "' + account.encode() + b'", "provider": "plaid"}}}\n\n'
+    )
+    chunks = (
+        *(RecordedChunk(float(i), c) for i, c in enumerate(kept)),
+        RecordedChunk(9.0, changed),
+    )
+    recording = Recording(
+        RecordedRequest("POST", "/api/claude", {"message": "hi"}),
+        RecordedResponse(200, (("content-type", "text/event-stream"),), chunks),
+    )
+    redacted = recording.redacted()
+    assert [c.data for c in redacted.response.chunks[:4]] == kept
+    assert [c.at for c in redacted.response.chunks] == [c.at for c in chunks]
+    assert redacted.response.chunks[4].data == (
+        b'event: citation\ndata: {"citation":{"target":{"kind":"account",'
+        b'"accountId":"acct_redacted_0001","provider":null}}}\n\n'
+    )
+
+
+def test_a_chunk_boundary_inside_a_rewritten_event_moves_to_its_start() -> None:
+    event = (
+        b'event: citation\ndata: {"citation":{"target":{"kind":"account",'
+        b'"accountId":"qwp76DaG7ehEQWRnp1RjCwEBmP6b","provider":"plaid"}}}\n\n'
+    )
+    head = b'event: text\ndata: {"text":"a"}\n\n'
+    cut = len(head) + 30
+    body = head + event
+    chunks = (RecordedChunk(1.0, body[:cut]), RecordedChunk(2.0, body[cut:]))
+    recording = Recording(
+        RecordedRequest("POST", "/api/claude", {"message": "hi"}),
+        RecordedResponse(200, (("content-type", "text/event-stream"),), chunks),
+    )
+    first, second = recording.redacted().response.chunks
+    assert (first.at, first.data) == (1.0, head)
+    assert second.at == 2.0  # the event still completes when it did
+    assert second.data.startswith(b"event: citation\n")
+
+
+def test_ids_after_any_account_id_column_and_in_quoted_rows_are_found() -> None:
+    first, second = "Plaid0123456789abcdefXY", "Quoted0123456789abcdefZ"
+    row = json.dumps({"snaptrade_account_id": second, "provider": "snaptrade"})
+    citation = {
+        "citation": {
+            "cited_text": f"plaid_account_id: {first}, balance: 1\n{row}",
+            "title": f"{first} and {second}",
+        }
+    }
+    body = b"event: citation\ndata: " + json.dumps(citation).encode() + b"\n\n"
+    recording = Recording(
+        RecordedRequest("POST", "/api/claude", {"message": "hi"}),
+        RecordedResponse(200, (("content-type", "text/event-stream"),), (RecordedChunk(0, body),)),
+    )
+    [(_, data)] = sse_events([recording.redacted().response.body])
+    cited = data["citation"]["cited_text"]
+    assert first not in cited
+    assert second not in cited
+    assert "plaid_account_id: acct_redacted_0001" in cited
+    assert json.loads(cited.split("\n")[1]) == {
+        "snaptrade_account_id": "acct_redacted_0002",
+        "provider": None,
+    }
+    assert data["citation"]["title"] == "acct_redacted_0001 and acct_redacted_0002"
+
+
+def test_a_provider_redaction_cannot_remove_refuses_the_copy_naming_the_chunk() -> None:
+    chunks = (
+        RecordedChunk(0.0, b'event: text\ndata: {"text":"a"}\n\n'),
+        RecordedChunk(0.1, b'event: citation\ndata: {"target": {"provider": {"name": "pl\n\n'),
+    )
+    recording = Recording(
+        RecordedRequest("POST", "/api/claude", {"message": "hi"}),
+        RecordedResponse(200, (("content-type", "text/event-stream"),), chunks),
+    )
+    with pytest.raises(RecordingFormatError, match=r"^line 5: cannot redact chunk 2 ") as caught:
+        recording.redacted()
+    assert "a provider member would remain" in str(caught.value)
+    assert "pl" not in str(caught.value).split("would remain")[1]
