@@ -89,9 +89,9 @@ def test_the_default_follows_the_stream() -> None:
     assert TerminalRenderer(io.StringIO()).links is False
 
 
-def test_server_text_cannot_drive_the_terminal() -> None:
+def test_server_text_cannot_drive_the_terminal_its_controls_are_escaped() -> None:
     evil = f"a{ESC}]8;;https://evil.example{ESC}\\b{ESC}[2J\rc\x07d\x9be\tf\ng"
-    assert clean(evil) == "a]8;;https://evil.example\\b[2Jcde\tf\ng"
+    assert clean(evil) == "a\\x1b]8;;https://evil.example\\x1b\\b\\x1b[2J\\rc\\x07d\\x9be\tf\ng"
     out = Tty(True)
     render = TerminalRenderer(out, links=True)
     render.event(TextEvent(evil))
@@ -104,7 +104,7 @@ def test_server_text_cannot_drive_the_terminal() -> None:
     # The only escapes are the renderer's own hyperlink's four.
     assert written.count(ESC) == 4
     assert written.startswith(clean(evil) + "[1]")
-    assert "  [1] T[31mred (web page)" in written
+    assert "  [1] T\\x1b[31mred (web page)" in written
 
 
 def test_live_markers_one_per_source_at_each_place() -> None:
