@@ -68,6 +68,17 @@ class Citation(BaseModel):
     cited_text: str | None = None
     target: WireTarget = None
 
+    def __repr__(self) -> str:
+        # The modelled fields as they are (a target's repr never shows its provider),
+        # and of the extras only their names: an extra is whatever the server added,
+        # `{"provider": "plaid"}` included, at any depth.
+        fields = [f"{name}={getattr(self, name)!r}" for name in type(self).model_fields]
+        if self.model_extra:
+            fields.append(f"extra_keys={tuple(self.model_extra)!r}")
+        return f"{type(self).__name__}({', '.join(fields)})"
+
+    __str__ = __repr__
+
     def _repr_html_(self) -> str:
         from ..display import citation_html  # imported here: only notebooks need it
 
