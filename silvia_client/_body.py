@@ -49,6 +49,7 @@ __all__ = [
     "aread_body",
     "body_chunks",
     "drain",
+    "encoding_error",
     "guarded",
     "read_at_most",
     "read_body",
@@ -108,7 +109,19 @@ def _inflater(response: httpx.Response) -> _Inflater | None:
         return None
     if len(codings) == 1 and codings[0] in ("gzip", "x-gzip", "deflate"):
         return _Inflater(codings[0])
-    raise httpx.DecodingError(f"content encoding {header[:40]!r} is not supported")
+    raise httpx.DecodingError(
+        f"the Content-Encoding {header[:40]!r} is not one the SDK decodes "
+        f"(it asks for {DEFAULTS.accept_encoding!r}, one at a time)"
+    )
+
+
+def encoding_error(response: httpx.Response) -> str | None:
+    """Why the body's Content-Encoding cannot be decoded here (`br`, `zstd`, stacked), or None."""
+    try:
+        _inflater(response)
+    except httpx.DecodingError as error:
+        return str(error)
+    return None
 
 
 def _content(response: httpx.Response) -> Iterator[bytes]:

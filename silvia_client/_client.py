@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from ._body import aread_at_most, aread_body, read_at_most, read_body
+from ._body import aread_at_most, aread_body, encoding_error, read_at_most, read_body
 from ._config import ClientBase, logger
 from ._deadline import Guard, Halt, loop_timer, thread_timer
 from ._options import Call
@@ -183,7 +183,7 @@ class SilviaClient(ClientBase):
         try:
             return read_body(response, guard, call.max_response_bytes)
         except httpx.DecodingError as error:  # a body its Content-Encoding belies
-            raise self._errors.undecodable(response) from error
+            raise self._errors.undecodable(response, encoding_error(response)) from error
         except Halt as halt:
             raise self._halted(halt, response, call) from None
         finally:
@@ -198,6 +198,9 @@ class SilviaClient(ClientBase):
             if not _is_event_stream(response):
                 body = read_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 raise self._errors.unexpected(response, body, "text/event-stream")
+            if (why := encoding_error(response)) is not None:
+                response.close()
+                raise self._errors.undecodable(response, why)
         except BaseException:
             guard.release()
             raise
@@ -350,7 +353,7 @@ class AsyncSilviaClient(ClientBase):
         try:
             return await aread_body(response, guard, call.max_response_bytes)
         except httpx.DecodingError as error:  # a body its Content-Encoding belies
-            raise self._errors.undecodable(response) from error
+            raise self._errors.undecodable(response, encoding_error(response)) from error
         except Halt as halt:
             raise self._halted(halt, response, call) from None
         finally:
@@ -365,6 +368,9 @@ class AsyncSilviaClient(ClientBase):
             if not _is_event_stream(response):
                 body = await aread_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 raise self._errors.unexpected(response, body, "text/event-stream")
+            if (why := encoding_error(response)) is not None:
+                await response.aclose()
+                raise self._errors.undecodable(response, why)
         except BaseException:
             guard.release()
             raise

@@ -162,8 +162,17 @@ class ResponseErrors:
             content_type=content_type,
         )
 
-    def undecodable(self, response: httpx.Response) -> UnexpectedResponseError:
-        """A 2xx body that its Content-Encoding belies."""
+    def undecodable(
+        self, response: httpx.Response, why: str | None = None
+    ) -> UnexpectedResponseError:
+        """A 2xx body that its Content-Encoding belies, or in one the SDK cannot decode (`why`)."""
+        if why is not None:
+            return UnexpectedResponseError(
+                self.scrub.text(why),
+                status_code=response.status_code,
+                request_id=self.request_id(response),
+                content_type=self.scrub.optional(response.headers.get("content-type")),
+            )
         encoding = response.headers.get("content-encoding", "")
         return self.unexpected(response, b"", f"a body that decodes as {encoding!r}")
 

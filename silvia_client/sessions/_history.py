@@ -102,7 +102,9 @@ class Session:
     messages: tuple[Message, ...]
     extra: Mapping[str, Any] = field(default_factory=dict, repr=False)
     message_errors: tuple[RowError, ...] = ()
-    request_id: str | None = None  # the response's x-request-id: the id to quote to support
+    # The response's x-request-id, the id to quote to support; not in the repr, where a
+    # notebook's saved output would change with every run.
+    request_id: str | None = field(default=None, repr=False, compare=False)
 
     def _repr_html_(self) -> str:
         from ..display import session_html  # imported here: only notebooks need it

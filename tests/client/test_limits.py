@@ -25,7 +25,6 @@ from silvia_client.errors import (
     ConfigurationError,
     ResponseTooLargeError,
     SilviaError,
-    StreamDisconnectedError,
     StreamTooLargeError,
     UnexpectedResponseError,
 )
@@ -191,22 +190,27 @@ async def test_a_compressed_stream_is_counted_after_decompression(
     assert isinstance(error, StreamTooLargeError)
 
 
-async def test_an_encoding_the_sdk_did_not_ask_for_is_a_typed_error(
-    api: Api, server: respx.MockRouter
+@pytest.mark.parametrize("encoding", ["br", "zstd", "gzip, gzip", "compress"])
+async def test_an_encoding_the_sdk_did_not_ask_for_is_an_unexpected_response_naming_it(
+    api: Api, server: respx.MockRouter, encoding: str
 ) -> None:
     route = server.post(CHAT_URL).mock(
-        side_effect=lambda r: sse_response(Body(b"\x00\x01"), headers={"content-encoding": "br"})
+        side_effect=lambda r: sse_response(
+            Body(b"\x00\x01"), headers={"content-encoding": encoding}
+        )
     )
     server.get(SESSION_PATH).mock(
-        return_value=httpx.Response(200, stream=Body(b"{}"), headers={"content-encoding": "br"})
+        return_value=httpx.Response(200, stream=Body(b"{}"), headers={"content-encoding": encoding})
     )
     client = api.client(max_retries=0)
-    _, error = await api.read(client)
-    assert isinstance(error, StreamDisconnectedError)
-    assert "DecodingError" in str(error)
+    with pytest.raises(UnexpectedResponseError) as caught:
+        await api.turn(client)
+    assert repr(encoding) in str(caught.value)
+    assert "DecodingError" not in str(caught.value)
     assert route.calls.last.request.headers["accept-encoding"] == "gzip, deflate"
-    with pytest.raises(UnexpectedResponseError, match="br"):
+    with pytest.raises(UnexpectedResponseError, match="Content-Encoding") as caught:
         await api.session(client, "s1")
+    assert repr(encoding) in str(caught.value)
 
 
 # ----------------------------------------------------------------- memory, against a real socket
