@@ -2,7 +2,10 @@
 
 The first line on stdout is `Silvia reference server on <url>`, flushed at
 once, so a script (or a test) can start it with `--port 0` and read the port.
-The bearer token given with `--token` is never printed.
+The bearer token given with `--token` is never printed. Ctrl-C (SIGINT) stops
+it as it stops every command: "interrupted" on stderr, exit status 130.
+SIGTERM, which a supervisor sends to say "stop now", is a clean stop: status 0.
+`-v` logs one line per request on stderr (`_request_log.py`).
 
 `silvia serve --replay FILE...` serves recordings instead of scenarios
 (`testing.ReplayServer`): the chat endpoint answers with a recorded stream, the
@@ -126,8 +129,10 @@ def run(args: argparse.Namespace) -> int:
         picked, how = f"default scenario {default!r}", "'/scenario <name>'"
 
     stop = threading.Event()
+    received: list[int] = []
 
     def on_signal(signum: int, frame: Any) -> None:
+        received.append(signum)
         stop.set()
 
     # Both signals just set the event, and the wait wakes up now and then: a
@@ -160,4 +165,6 @@ def run(args: argparse.Namespace) -> int:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if signal.SIGINT in received:  # Ctrl-C: the same ending as every other command's
+        raise KeyboardInterrupt
     return 0
