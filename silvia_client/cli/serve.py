@@ -70,7 +70,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="with --replay: send each recorded chunk at its recorded time",
     )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="log one line per request on stderr: method, path, status, scenario, duration "
+        "(never the token, a message or a body)",
+    )
     parser.set_defaults(run=run)
+
+
+def _log_line(line: str) -> None:
+    """One request's line (`LoopbackServer`'s log), from the server's thread."""
+    print(f"silvia serve: {line}", file=sys.stderr, flush=True)
 
 
 def _replay_server(args: argparse.Namespace) -> ReplayServer | str:
@@ -96,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         DEFAULT_SCENARIO,
         SCENARIO_HEADER,
         SCENARIOS,
+        LoopbackServer,
         ReferenceServer,
     )
 
@@ -140,7 +153,8 @@ def run(args: argparse.Namespace) -> int:
     # missed (seen on Python 3.10), and then the server would not stop.
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        loopback = server.serve_loopback(host=args.host, port=args.port)
+        log = _log_line if args.verbose else None
+        loopback = LoopbackServer(server, host=args.host, port=args.port, log=log)
         try:
             url = loopback.start()
         except OSError as error:
