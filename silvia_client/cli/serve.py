@@ -41,18 +41,33 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "with the x-silvia-scenario header or a message starting '/scenario <name>'."
         ),
     )
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
     parser.add_argument(
-        "--port", type=port, default=0, help="port to bind, 0 to 65535; 0 picks a free one"
+        "--host",
+        default="127.0.0.1",
+        metavar="ADDRESS",
+        help="address to bind (default %(default)s)",
     )
     parser.add_argument(
-        "--token", help="require exactly this bearer token (default: accept any non-empty one)"
+        "--port",
+        type=port,
+        default=0,
+        metavar="PORT",
+        help="port to bind, 0 to 65535; 0 picks a free one",
     )
-    parser.add_argument("--scenario", help="the scenario a request gets when it names none")
+    parser.add_argument(
+        "--token",
+        metavar="TOKEN",
+        help="require exactly this bearer token (default: accept any non-empty one); a client "
+        "sets it in SILVIA_TOKEN",
+    )
+    parser.add_argument(
+        "--scenario", metavar="NAME", help="the scenario a request gets when it names none"
+    )
     parser.add_argument(
         "--pace",
         type=seconds(at_most=60),
         default=0.0,
+        metavar="SECONDS",
         help="seconds between streamed deltas, 0 to 60 (default 0)",
     )
     parser.add_argument(
