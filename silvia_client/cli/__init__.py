@@ -6,7 +6,9 @@ status. Modules import what they need inside `run`, so `silvia --help` stays qui
 
 Shared parts: `_server.py` chooses the server a command talks to (and says
 which), `_args.py` checks numeric arguments, `_render.py` writes answers and
-sources to a terminal, `_output.py` is the one writer: `main` runs every
+sources to a terminal, `_hints.py` says an SDK error's hints for the command
+line, `_interactive.py` is `silvia chat`'s session on a terminal, `_output.py`
+is the one writer: `main` runs every
 command with `sys.stdout` and `sys.stderr` wrapped so that text a stream's
 encoding cannot carry (a lone surrogate, or anything outside ASCII under
 `PYTHONIOENCODING=ascii`) is written escaped instead of raising.

@@ -5,7 +5,8 @@ once, so a script (or a test) can start it with `--port 0` and read the port.
 The bearer token given with `--token` is never printed. Ctrl-C (SIGINT) stops
 it as it stops every command: "interrupted" on stderr, exit status 130.
 SIGTERM, which a supervisor sends to say "stop now", is a clean stop: status 0.
-`-v` logs one line per request on stderr (`_request_log.py`).
+`-v` logs one line per request on stderr (`testing.LoopbackServer(log=...)`
+writes it: never the token, a message or a body).
 
 `silvia serve --replay FILE...` serves recordings instead of scenarios
 (`testing.ReplayServer`): the chat endpoint answers with a recorded stream, the
