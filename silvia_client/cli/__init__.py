@@ -6,7 +6,9 @@ status. Modules import what they need inside `run`, so `silvia --help` stays qui
 
 Shared parts: `_server.py` chooses the server a command talks to (and says
 which), `_args.py` checks numeric arguments, `_render.py` writes answers and
-sources to a terminal, `_output.py` is the one writer: `main` runs every
+sources to a terminal, `_hints.py` says an SDK error's hints for the command
+line, `_interactive.py` is `silvia chat`'s session on a terminal, `_output.py`
+is the one writer: `main` runs every
 command with `sys.stdout` and `sys.stderr` wrapped so that text a stream's
 encoding cannot carry (a lone surrogate, or anything outside ASCII under
 `PYTHONIOENCODING=ascii`) is written escaped instead of raising.
@@ -20,13 +22,19 @@ was streaming text ends its line first. Any other exception that reaches
 exception's type (never its message), the traceback before it only with
 `--debug` or `SILVIA_DEBUG=1`, and status 4, so that a crash never reads as a
 server's fault. `silvia qa` writes the reports asked for first, as it does on
-Ctrl-C.
+Ctrl-C. A reader that goes away (`silvia chat ... | head`) ends the command
+quietly, as a filter ends: no line, status 1, and stdout pointed at the null
+device so that Python's last flush cannot fail again.
+
+Hints for a terminal user, not for Python code: `_hints.py` rewrites what an
+SDK error suggests (`token=...`) into what the command line has (`SILVIA_TOKEN`).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -97,7 +105,20 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _reader_left()
     except Exception as error:  # an internal error: one line and 4, never the 1 of a finding
         sys.stderr.write(internal_error_lines(command, error, debug=debug))
         sys.stderr.flush()
         return 4
+
+
+def _reader_left() -> int:
+    """The reader of stdout went away (`| head`): stop quietly, as a filter does."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):
+        pass  # no real file behind stdout (a test's capture): nothing to point elsewhere
+    return 1

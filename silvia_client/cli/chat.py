@@ -3,7 +3,15 @@
 The answer goes to stdout as it arrives, with `[n]` where each citation
 streamed in; then the numbered sources with their links (terminal hyperlinks
 where the terminal supports them). The session id, and how to continue it, go
-to stderr, so stdout is only the answer.
+to stderr, so stdout is only the answer. MESSAGE `-` reads the message from
+stdin, and so does no MESSAGE when stdin is not a terminal; no MESSAGE on a
+terminal is an interactive session (`_interactive.py`), turn after turn.
+`--scenario NAME` picks the reference server's scenario with its header
+(`scenario_headers`), so the message, and the session's title, stay the user's.
+
+`play_turn` is one turn on screen, for this command and the interactive one;
+`client_for` and `open_client` make the client; `error_line` is an SDK
+error's one line, its hints said for the command line (`_hints.py`).
 
 The server is `--base-url`, else `SILVIA_BASE_URL`, else the embedded
 reference server in this process (`_server.choose_server`; which one is said
@@ -19,25 +27,36 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ._args import seconds
 
 if TYPE_CHECKING:
     from .. import SilviaClient, SilviaError
+    from ..chat import Turn
+    from ._render import TerminalRenderer
+    from ._server import ServerChoice
 
 __all__ = [
+    "TurnOptions",
     "add_base_url_argument",
+    "add_scenario_argument",
     "add_server_arguments",
+    "add_timeout_arguments",
     "add_web_url_argument",
     "check_url",
     "check_web_url",
+    "client_for",
     "error_line",
     "open_client",
+    "play_turn",
+    "read_stdin",
     "register",
     "run",
+    "scenario_headers",
 ]
 
 
@@ -68,21 +87,33 @@ def add_web_url_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "chat",
-        help="send a message and stream the answer with its citations",
-        description=(
-            "Send MESSAGE, stream the answer as it arrives with a marker [n] where each "
-            "citation streamed in, then list the numbered sources with their links. "
-            "Against the embedded reference server, a message starting '/scenario NAME' "
-            "plays that scenario (see `silvia serve --list`)."
-        ),
-    )
-    parser.add_argument("message", metavar="MESSAGE", help="what to ask")
+def add_scenario_argument(parser: argparse.ArgumentParser) -> None:
+    """`--scenario NAME`: the reference server's scenario, sent as a header, not in the message."""
     parser.add_argument(
-        "--session", metavar="ID", help="continue this session (default: start a new one)"
+        "--scenario",
+        metavar="NAME",
+        help="the reference server's scenario to play (see `silvia serve --list`), sent as its "
+        "x-silvia-scenario header, so the message stays yours; a real server ignores it",
     )
+
+
+def scenario_headers(name: str | None) -> dict[str, str] | None:
+    """The request header that picks scenario `name`; None for none; `UsageError` for a bad name."""
+    from ..testing import SCENARIO_HEADER, is_scenario_name
+    from ._args import UsageError
+
+    if name is None:
+        return None
+    if not is_scenario_name(name):
+        raise UsageError(
+            "--scenario takes a scenario's name: letters, digits, '-', '_' and '.', "
+            "a letter or digit first (see `silvia serve --list`)"
+        )
+    return {SCENARIO_HEADER: name}
+
+
+def add_timeout_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--timeout` (connect, and each silence) and `--deadline` (the whole turn)."""
     parser.add_argument(
         "--timeout",
         type=seconds(positive=True),
@@ -96,28 +127,58 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="S",
         help="seconds for the whole turn, retries included (default: none)",
     )
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "chat",
+        help="send a message and stream the answer with its citations",
+        description=(
+            "Send MESSAGE, stream the answer as it arrives with a marker [n] where each "
+            "citation streamed in, then list the numbered sources with their links. "
+            "MESSAGE '-' reads the message from stdin, and so does no MESSAGE when stdin is "
+            "not a terminal; with no MESSAGE on a terminal, an interactive session: each line "
+            "a turn of the same session, Ctrl-C ends a turn, Ctrl-D quits. Against the "
+            "embedded reference server, --scenario NAME plays that scenario "
+            "(see `silvia serve --list`)."
+        ),
+    )
+    parser.add_argument(
+        "message",
+        metavar="MESSAGE",
+        nargs="?",
+        help="what to ask; '-' reads it from stdin (default: stdin when it is not a terminal, "
+        "else an interactive session)",
+    )
+    parser.add_argument(
+        "--session", metavar="ID", help="continue this session (default: start a new one)"
+    )
+    add_scenario_argument(parser)
+    add_timeout_arguments(parser)
     add_server_arguments(parser)
     parser.set_defaults(run=run)
 
 
-def error_line(command: str, error: BaseException) -> str:
-    """The one stderr line for an SDK error (its message holds no token and no provider)."""
+def error_line(command: str, error: BaseException, *, embedded: bool = False) -> str:
+    """The one stderr line for an SDK error (its message holds no token and no provider).
+
+    The client's hints for Python code are said as the command line says them
+    (`_hints.terminal_message`: `SILVIA_TOKEN`, not `token=...`).
+    """
+    from ._hints import terminal_message
     from ._render import clean
 
-    return clean(f"silvia {command}: {type(error).__name__}: {error}")
+    message = terminal_message(error, embedded=embedded)
+    return clean(f"silvia {command}: {type(error).__name__}: {message}")
 
 
 @contextmanager
-def open_client(
-    base_url: str | None, command: str, *, embedded: bool = True
-) -> Iterator[SilviaClient]:
-    """A client for the server `choose_server` picks (said on stderr); `UsageError` if none."""
+def client_for(server: ServerChoice) -> Iterator[SilviaClient]:
+    """A client for `server`: over its in-process transport when it is the embedded one."""
     import httpx
 
     from .. import SilviaClient
-    from ._server import choose_server
 
-    server = choose_server(base_url, command, embedded=embedded)
     transport = server.transport
     if transport is None:
         with SilviaClient(**server.client_options()) as client:
@@ -127,6 +188,17 @@ def open_client(
         httpx.Client(transport=transport) as http,
         SilviaClient(**server.client_options(), http_client=http) as client,
     ):
+        yield client
+
+
+@contextmanager
+def open_client(
+    base_url: str | None, command: str, *, embedded: bool = True
+) -> Iterator[SilviaClient]:
+    """A client for the server `choose_server` picks (said on stderr); `UsageError` if none."""
+    from ._server import choose_server
+
+    with client_for(choose_server(base_url, command, embedded=embedded)) as client:
         yield client
 
 
@@ -145,48 +217,119 @@ def check_web_url(value: str | None) -> str | None:
     return check_url(value, "--web-url")
 
 
-def run(args: argparse.Namespace) -> int:
-    from .. import SilviaError, StreamError
+def read_stdin() -> str:
+    """The message on stdin, surrounding whitespace (the final newline) removed."""
     from ._args import UsageError
-    from ._render import TerminalRenderer, clean
 
-    problem = check_web_url(args.web_url)
-    if problem:
-        raise UsageError(problem)
-    if not args.message.strip():
-        raise UsageError("MESSAGE must not be empty")
-    out = sys.stdout
-    render = TerminalRenderer(out, web_url=args.web_url)
+    if sys.stdin is None:  # started with stdin closed
+        raise UsageError("no MESSAGE, and no stdin to read it from")
+    try:
+        return sys.stdin.read().strip()
+    except UnicodeDecodeError:
+        raise UsageError("the message on stdin is not text in the terminal's encoding") from None
+    except OSError as error:
+        raise UsageError(f"cannot read the message from stdin: {error.strerror or error}") from None
+
+
+@dataclass(frozen=True)
+class TurnOptions:
+    """What every turn of one `silvia chat` sends beside its message."""
+
+    headers: dict[str, str] | None = None
+    timeout: float | None = None
+    deadline: float | None = None
+
+
+def play_turn(
+    client: SilviaClient,
+    message: str,
+    session_id: str | None,
+    options: TurnOptions,
+    render: TerminalRenderer,
+    on_session: Callable[[str], None] | None = None,
+    *,
+    heading: str = "",
+) -> tuple[Turn | None, SilviaError | None]:
+    """Stream one turn to `render`, then its sources: (the turn, the error that ended it).
+
+    The turn is None when no part of it arrived (an error before the stream);
+    a stream that broke gives its partial turn with the error. `on_session`
+    hears the session id as soon as the stream names it (an interactive
+    session continues it even when Ctrl-C cuts the turn short). `heading`
+    (`Silvia: `) is written once the stream has started, so a refused request
+    leaves no empty heading behind. Ctrl-C ends the line the answer left open
+    and goes on as `KeyboardInterrupt`.
+    """
+    from .. import SilviaError, StreamError
+    from ..chat import SessionEvent
+
     failure: SilviaError | None = None
     try:
-        with (
-            open_client(args.base_url, "chat") as client,
-            client.chat.stream(
-                args.message,
-                session_id=args.session,
-                timeout=args.timeout,
-                idle_timeout=args.timeout,
-                deadline=args.deadline,
-            ) as stream,
-        ):
+        with client.chat.stream(
+            message,
+            session_id=session_id,
+            extra_headers=options.headers,
+            timeout=options.timeout,
+            idle_timeout=options.timeout,
+            deadline=options.deadline,
+        ) as stream:
             for event in stream:
+                render.write(heading)  # once: the stream started
+                heading = ""
+                if on_session is not None and isinstance(event, SessionEvent):
+                    on_session(event.session_id)
                 render.event(event)
             turn = stream.until_done()
     except StreamError as error:  # what arrived is on screen: end it, and list its sources
         failure, turn = error, error.turn
     except SilviaError as error:
         render.end_line()
-        print(error_line("chat", error), file=sys.stderr)
-        return 1
+        return None, error
     except KeyboardInterrupt:  # "interrupted" goes on a line of its own
         render.end_line()
         raise
-    out.write("\n")
+    render.write("\n")
     render.sources(turn.inline_citations, turn.citations)
+    return turn, failure
+
+
+def _is_terminal(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):  # no stdin, or a closed one
+        return False
+
+
+def run(args: argparse.Namespace) -> int:
+    from .. import SilviaError
+    from ._args import UsageError
+    from ._render import TerminalRenderer, clean
+    from ._server import choose_server
+
+    problem = check_web_url(args.web_url)
+    if problem:
+        raise UsageError(problem)
+    options = TurnOptions(scenario_headers(args.scenario), args.timeout, args.deadline)
+    message: str | None = args.message
+    if message is None and _is_terminal(sys.stdin):
+        from ._interactive import run_interactive
+
+        return run_interactive(args, options)
+    if message is None or message == "-":
+        message = read_stdin()
+    if not message.strip():
+        raise UsageError("MESSAGE must not be empty")
+    render = TerminalRenderer(sys.stdout, web_url=args.web_url)
+    server = choose_server(args.base_url, "chat")
+    try:
+        with client_for(server) as client:
+            turn, failure = play_turn(client, message, args.session, options, render)
+    except SilviaError as error:  # the client could not be made (a malformed SILVIA_TOKEN, ...)
+        turn, failure = None, error
     if failure is not None:
-        print(error_line("chat", failure), file=sys.stderr)
+        print(error_line("chat", failure, embedded=server.embedded), file=sys.stderr)
         return 1
-    if turn.session_id:
+    if turn is not None and turn.session_id:
         session = clean(turn.session_id)
         print(
             f"silvia chat: session {session}; continue it with --session {session}",

@@ -20,7 +20,6 @@ arguments.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -90,16 +89,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except BrokenPipeError:
-        # The reader went away (`silvia demo | head`): stop quietly, as a filter does.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 1
-
-
-def _run(args: argparse.Namespace) -> int:
+    # A reader that goes away (`silvia demo | head`) is `main`'s to handle, as for every command.
     import httpx
 
     from .. import SilviaClient, SilviaError

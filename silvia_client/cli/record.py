@@ -8,14 +8,26 @@ recording to say on stderr what it holds. Exit status 0 when the recorded turn
 completed, 1 when it did not (the file is written all the same) or when
 nothing could be recorded, 2 for a usage error. `--redact` writes the copy to
 share (providers null, account ids pseudonymized; see `Recording.redacted`).
+
+The answer streams to stderr while it is recorded (stdout stays empty, as
+before), through the client's own reading loop over a `RecordingTransport`:
+what `testing.record_turn` does, with the events shown on the way.
+`--scenario NAME` picks the reference server's scenario with its header, on
+the turn and on the reload.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from .chat import add_base_url_argument
+from .chat import add_base_url_argument, add_scenario_argument
+
+if TYPE_CHECKING:
+    from .. import SilviaError
+    from ..testing import Recording
+    from ._server import ServerChoice
 
 __all__ = ["register", "run"]
 
@@ -27,8 +39,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Send MESSAGE, and save the exchange as a recording: the request, the response's "
             "status, headers and exact bytes with their arrival times, and the session reloaded "
-            "after a completed turn. The token is never saved; account ids and providers are, "
-            "unless --redact. Replay it with `silvia serve --replay FILE` or Recording.load()."
+            "after a completed turn. The answer streams to stderr as it is recorded. The token "
+            "is never saved; account ids and providers are, unless --redact. Replay it with "
+            "`silvia serve --replay FILE` or Recording.load()."
         ),
     )
     parser.add_argument("message", metavar="MESSAGE", help="what to ask")
@@ -38,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--session", metavar="ID", help="continue this session (default: start a new one)"
     )
+    add_scenario_argument(parser)
     add_base_url_argument(parser)
     parser.add_argument(
         "--redact",
@@ -47,28 +61,60 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
+def _record(
+    server: ServerChoice, message: str, session_id: str | None, headers: dict[str, str] | None
+) -> tuple[Recording, SilviaError | None]:
+    """The turn recorded, streamed to stderr on the way: (the recording, the error it ended with).
+
+    What `testing.record_turn` does, with the answer shown as it arrives: a
+    turn that fails is recorded too; a request that got no response at all
+    raises its error (there is nothing to replay).
+    """
+    import httpx
+
+    from .. import APIConnectionError, SilviaClient, SilviaError
+    from ..testing import RecordingTransport
+    from ._render import TerminalRenderer
+    from .chat import TurnOptions, play_turn
+
+    render = TerminalRenderer(sys.stderr)
+    recorder = RecordingTransport(server.transport)
+    failure: SilviaError | None = None
+    with (
+        httpx.Client(transport=recorder) as http,
+        SilviaClient(**server.client_options(), http_client=http) as client,
+        recorder.capture() as capture,
+    ):
+        options = TurnOptions(headers)
+        turn, failure = play_turn(client, message, session_id, options, render, heading="Silvia: ")
+        if failure is None and turn is not None and turn.session_id:
+            try:
+                client.sessions.get(turn.session_id, extra_headers=headers)
+            except SilviaError as error:  # the reload's answer is recorded; replay shows it
+                failure = error
+    recording = capture.recording()
+    if recording is None:
+        raise failure if failure is not None else APIConnectionError("no chat response")
+    return recording, failure
+
+
 def run(args: argparse.Namespace) -> int:
     from .. import SilviaError
-    from ..testing import record_turn
     from ._args import UsageError
     from ._render import clean
     from ._server import choose_server
-    from .chat import error_line
+    from .chat import error_line, scenario_headers
 
     if not args.message.strip():
         raise UsageError("MESSAGE must not be empty")
+    headers = scenario_headers(args.scenario)
     server = choose_server(args.base_url, "record")
     try:
-        recording = record_turn(
-            args.message,
-            session_id=args.session,
-            transport=server.transport,
-            **server.client_options(),
-        )
+        recording, _ = _record(server, args.message, args.session, headers)
         if args.redact:
             recording = recording.redacted()
     except (SilviaError, ValueError) as error:
-        print(error_line("record", error), file=sys.stderr)
+        print(error_line("record", error, embedded=server.embedded), file=sys.stderr)
         return 1
     try:
         recording.save(args.output)
@@ -91,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
         held += f", the session reloaded (HTTP {recording.reload.status})"
     print(clean(f"silvia record: wrote {args.output}: {held}"), file=sys.stderr)
     if failure is not None:
-        print(error_line("record", failure) + " (as recorded)", file=sys.stderr)
+        line = error_line("record", failure, embedded=server.embedded)
+        print(line + " (as recorded)", file=sys.stderr)
         return 1
     if turn.session_id:
         print(

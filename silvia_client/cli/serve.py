@@ -2,7 +2,11 @@
 
 The first line on stdout is `Silvia reference server on <url>`, flushed at
 once, so a script (or a test) can start it with `--port 0` and read the port.
-The bearer token given with `--token` is never printed.
+The bearer token given with `--token` is never printed. Ctrl-C (SIGINT) stops
+it as it stops every command: "interrupted" on stderr, exit status 130.
+SIGTERM, which a supervisor sends to say "stop now", is a clean stop: status 0.
+`-v` logs one line per request on stderr (`testing.LoopbackServer(log=...)`
+writes it: never the token, a message or a body).
 
 `silvia serve --replay FILE...` serves recordings instead of scenarios
 (`testing.ReplayServer`): the chat endpoint answers with a recorded stream, the
@@ -38,18 +42,33 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "with the x-silvia-scenario header or a message starting '/scenario <name>'."
         ),
     )
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
     parser.add_argument(
-        "--port", type=port, default=0, help="port to bind, 0 to 65535; 0 picks a free one"
+        "--host",
+        default="127.0.0.1",
+        metavar="ADDRESS",
+        help="address to bind (default %(default)s)",
     )
     parser.add_argument(
-        "--token", help="require exactly this bearer token (default: accept any non-empty one)"
+        "--port",
+        type=port,
+        default=0,
+        metavar="PORT",
+        help="port to bind, 0 to 65535; 0 picks a free one",
     )
-    parser.add_argument("--scenario", help="the scenario a request gets when it names none")
+    parser.add_argument(
+        "--token",
+        metavar="TOKEN",
+        help="require exactly this bearer token (default: accept any non-empty one); a client "
+        "sets it in SILVIA_TOKEN",
+    )
+    parser.add_argument(
+        "--scenario", metavar="NAME", help="the scenario a request gets when it names none"
+    )
     parser.add_argument(
         "--pace",
         type=seconds(at_most=60),
         default=0.0,
+        metavar="SECONDS",
         help="seconds between streamed deltas, 0 to 60 (default 0)",
     )
     parser.add_argument(
@@ -67,7 +86,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="with --replay: send each recorded chunk at its recorded time",
     )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="log one line per request on stderr: method, path, status, scenario, duration "
+        "(never the token, a message or a body)",
+    )
     parser.set_defaults(run=run)
+
+
+def _log_line(line: str) -> None:
+    """One request's line (`LoopbackServer`'s log), from the server's thread."""
+    print(f"silvia serve: {line}", file=sys.stderr, flush=True)
 
 
 def _replay_server(args: argparse.Namespace) -> ReplayServer | str:
@@ -93,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
         DEFAULT_SCENARIO,
         SCENARIO_HEADER,
         SCENARIOS,
+        LoopbackServer,
         ReferenceServer,
     )
 
@@ -126,8 +158,10 @@ def run(args: argparse.Namespace) -> int:
         picked, how = f"default scenario {default!r}", "'/scenario <name>'"
 
     stop = threading.Event()
+    received: list[int] = []
 
     def on_signal(signum: int, frame: Any) -> None:
+        received.append(signum)
         stop.set()
 
     # Both signals just set the event, and the wait wakes up now and then: a
@@ -135,7 +169,8 @@ def run(args: argparse.Namespace) -> int:
     # missed (seen on Python 3.10), and then the server would not stop.
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        loopback = server.serve_loopback(host=args.host, port=args.port)
+        log = _log_line if args.verbose else None
+        loopback = LoopbackServer(server, host=args.host, port=args.port, log=log)
         try:
             url = loopback.start()
         except OSError as error:
@@ -160,4 +195,6 @@ def run(args: argparse.Namespace) -> int:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if signal.SIGINT in received:  # Ctrl-C: the same ending as every other command's
+        raise KeyboardInterrupt
     return 0

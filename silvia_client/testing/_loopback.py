@@ -11,6 +11,14 @@ Streams use chunked transfer encoding, so a dropped connection is visible to
 the client as a body that never ended (no `0` chunk); the JSON endpoint keeps
 the connection alive for the next request. Stopping closes every connection,
 cancels every stream in progress and joins the thread.
+
+`log=` (`silvia serve -v`) hears one line per request once its answer is
+written or cut short: method, path, status, scenario and duration, as
+`POST /api/claude 200 scenario=accounts 12.5ms`. Never a header, the token, a
+message or a body: the path loses its query, and what is not visible ASCII in
+it is percent-encoded; the scenario is the handler's `scenario_for(request)`
+(the reference server's) or else a valid name in the `x-silvia-scenario`
+header, `-` when there is none.
 """
 
 from __future__ import annotations
@@ -19,16 +27,22 @@ import asyncio
 import contextlib
 import http
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol
+from urllib.parse import urlsplit
 
+from ._scenario import is_scenario_name
 from ._steps import Drop, Effect, Encoded, Event, Pause, Raw, Repeat, Reply, Request
 
 __all__ = ["LoopbackHandler", "LoopbackServer"]
 
 _MAX_HEAD = 64 * 1024
 _MAX_BODY = 1024 * 1024
+_MAX_LOGGED_PATH = 200  # characters of a path a log line shows
+_SCENARIO_HEADER = "x-silvia-scenario"  # `_server.SCENARIO_HEADER`, which imports this module
 
 
 class _BadRequest(Exception):
@@ -61,7 +75,9 @@ class LoopbackServer:
         with server.serve_loopback(port=0) as url:
             httpx.post(f"{url}/api/claude", ...)
 
-    `start()` / `stop()` do the same without a `with`.
+    `start()` / `stop()` do the same without a `with`. `log`, when given, is
+    called with one line per request (see the module's docstring), from the
+    server's thread; an exception it raises is ignored, never the connection's.
     """
 
     def __init__(
@@ -71,8 +87,10 @@ class LoopbackServer:
         host: str = "127.0.0.1",
         port: int = 0,
         backlog: int = 1024,
+        log: Callable[[str], None] | None = None,
     ) -> None:
         self._server = server
+        self._log = log
         self._host = host
         self._port = port
         self._backlog = backlog
@@ -186,11 +204,36 @@ class LoopbackServer:
     async def _respond(
         self, incoming: _Incoming, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> bool:
-        """Answer one request; True when the connection may serve another."""
+        """Answer one request (and log it, if asked); True when the connection may serve another."""
+        started = time.perf_counter()
         try:
             reply = self._server.handle(incoming.request)
         except Exception:  # a bug in a scenario or the server: answer, do not hang
             reply = self._server.error_reply(500, "api_error", "The reference server failed.")
+        if self._log is None:
+            return await self._write_reply(incoming, reply, reader, writer)
+        try:
+            return await self._write_reply(incoming, reply, reader, writer)
+        finally:  # also when the client left mid-stream, or the server is stopping
+            self._log_request(incoming.request, reply.status, time.perf_counter() - started)
+
+    def _log_request(self, request: Request, status: int, seconds: float) -> None:
+        scenario = _logged_scenario(self._server, request) or "-"
+        line = (
+            f"{_visible(request.method, 16)} {_visible(urlsplit(request.target).path)} {status} "
+            f"scenario={scenario} {seconds * 1000:.1f}ms"
+        )
+        assert self._log is not None
+        with contextlib.suppress(Exception):  # a log that fails never ends a connection
+            self._log(line)
+
+    async def _write_reply(
+        self,
+        incoming: _Incoming,
+        reply: Reply,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
         if reply.steps is None:
             await self._write_fixed(writer, reply, keep_alive=incoming.keep_alive)
             return incoming.keep_alive
@@ -227,6 +270,26 @@ class LoopbackServer:
         extra.append(("connection", "keep-alive" if keep_alive else "close"))
         writer.write(_head(reply, extra) + reply.body)
         await writer.drain()
+
+
+def _visible(text: str, limit: int = _MAX_LOGGED_PATH) -> str:
+    """`text` for a log line: visible ASCII as it is, anything else percent-encoded, cut short."""
+    shown = "".join(c if "!" <= c <= "~" else _percent(c) for c in text[:limit])
+    return shown + ("..." if len(text) > limit else "") or "-"
+
+
+def _percent(character: str) -> str:
+    return "".join(f"%{byte:02X}" for byte in character.encode("utf-8", "surrogatepass"))
+
+
+def _logged_scenario(server: LoopbackHandler, request: Request) -> str | None:
+    """The scenario a log line names: the handler's word, else a valid name in the header."""
+    scenario_for = getattr(server, "scenario_for", None)
+    if callable(scenario_for):
+        named = scenario_for(request)
+    else:
+        named = request.headers.get(_SCENARIO_HEADER, "").strip()
+    return named if is_scenario_name(named) else None
 
 
 def _head(reply: Reply, extra: list[tuple[str, str]]) -> bytes:

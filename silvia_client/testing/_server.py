@@ -215,6 +215,26 @@ class ReferenceServer:
         except _Refusal as refusal:
             return self._error_reply(refusal, request_id)
 
+    def scenario_for(self, request: Request) -> str | None:
+        """The name of the scenario `request` plays, for a log line (`silvia serve -v`).
+
+        Its `x-silvia-scenario` header's, else (a chat POST) its message's
+        `/scenario NAME`, else the default; None for a name this server does not
+        know, and for a session GET that names none. Only the name comes out:
+        never the message.
+        """
+        name = request.headers.get(SCENARIO_HEADER, "").strip()
+        if not name and urlsplit(request.target).path == self.wire.chat_path:
+            try:
+                body = json.loads(request.body)
+            except (ValueError, RecursionError):
+                return None
+            message = body.get(self.wire.message_field) if isinstance(body, dict) else None
+            words = message.split(maxsplit=2) if isinstance(message, str) else []
+            named = len(words) >= 2 and words[0] == SCENARIO_COMMAND
+            name = words[1] if named else self.default_scenario
+        return name if name in self._scenarios else None
+
     def error_reply(self, status: int, error_type: str, message: str) -> Reply:
         """An error reply in this server's format (for runners refusing a request themselves)."""
         return self._error_reply(_Refusal(status, error_type, message), _request_id())

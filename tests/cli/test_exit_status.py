@@ -41,12 +41,6 @@ def boom(*args: object, **kwargs: object) -> Any:
     raise RuntimeError(f"the server said {TOKEN}")
 
 
-def _patch_record_turn(monkeypatch: pytest.MonkeyPatch) -> None:
-    import silvia_client.testing
-
-    monkeypatch.setattr(silvia_client.testing, "record_turn", boom)
-
-
 def _patch_recording_load(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Recording, "load", boom)
 
@@ -61,15 +55,19 @@ def _patch_run_script(monkeypatch: pytest.MonkeyPatch) -> None:
 COMMANDS: dict[str, tuple[list[str], Callable[[pytest.MonkeyPatch], None], int]] = {
     "chat": (
         ["chat", "hi"],
-        lambda mp: mp.setattr("silvia_client.cli.chat.open_client", boom),
-        0,
+        lambda mp: mp.setattr("silvia_client.cli.chat.client_for", boom),
+        1,  # playing on the embedded server, said
     ),
     "session show": (
         ["session", "show", "s1", "--base-url", "http://127.0.0.1:9"],
-        lambda mp: mp.setattr("silvia_client.cli.chat.open_client", boom),
-        0,
+        lambda mp: mp.setattr("silvia_client.cli.chat.client_for", boom),
+        1,  # the server it asks, said
     ),
-    "record": (["record", "hi", "-o", "turn.jsonl"], _patch_record_turn, 1),  # server said
+    "record": (
+        ["record", "hi", "-o", "turn.jsonl"],
+        lambda mp: mp.setattr("silvia_client.cli.record._record", boom),
+        1,  # the embedded server, said
+    ),
     "demo": (
         ["demo", "--pace", "0"],
         lambda mp: mp.setattr("silvia_client.cli.demo._stream_turn", boom),
@@ -109,7 +107,7 @@ def test_an_internal_error_is_one_line_and_exit_4(
 def test_debug_prints_the_traceback_with_the_token_blanked(
     how: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr("silvia_client.cli.chat.open_client", boom)
+    monkeypatch.setattr("silvia_client.cli._server.choose_server", boom)
     argv = ["chat", "hi"]
     if how == "--debug":
         argv = ["--debug", *argv]
@@ -129,7 +127,7 @@ def test_debug_prints_the_traceback_with_the_token_blanked(
 def test_silvia_debug_off_prints_no_traceback(
     value: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr("silvia_client.cli.chat.open_client", boom)
+    monkeypatch.setattr("silvia_client.cli._server.choose_server", boom)
     monkeypatch.setenv("SILVIA_DEBUG", value)
     assert main(["chat", "hi"]) == 4
     assert capsys.readouterr().err == line("chat") + HINT + "\n"
@@ -161,7 +159,7 @@ def test_the_statuses_already_mapped_are_kept(
     assert main(["chat", "   "]) == 2  # a usage error
     assert main(["qa", "check", str(tmp_path / "missing.jsonl")]) == 2
     with pytest.raises(SystemExit) as exit_info:  # argparse's own
-        main(["chat"])
+        main(["chat", "hi", "--timeout"])
     assert exit_info.value.code == 2
     assert "internal error" not in capsys.readouterr().err
 

@@ -1,0 +1,82 @@
+"""What an SDK error suggests, said for a terminal user: `SILVIA_TOKEN`, not `token=...`.
+
+The client's messages are written for Python code: a 401 with no token says
+"set SILVIA_TOKEN, or pass token=...", a bad base URL "pass base_url=...". The
+`silvia` command has no `token=` and no `base_url=`: it has the `SILVIA_TOKEN`
+variable and the `--base-url` flag. `terminal_message(error)` is the error's
+text with each such hint rewritten; the error itself is left as it is, so a
+Python user still reads the client's own words.
+
+- A 401 (`AuthenticationError`) loses whatever hint the client put after the
+  server's message, and gets the command line's: with `SILVIA_TOKEN` unset,
+  "no token was sent: set SILVIA_TOKEN"; with it set, that the server refused
+  it (and, for `silvia serve --token T`, that T is the token it takes). From
+  the embedded reference server a 401 is a scenario playing one: no hint.
+- Any other message has the client's Python arguments (`token=...`,
+  `base_url=...`, `web_url=...`) named as the command line names them.
+
+Nothing here reads or prints a token: only whether `SILVIA_TOKEN` is set.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+__all__ = ["AUTH_HINT_REFUSED", "AUTH_HINT_UNSET", "terminal_message"]
+
+AUTH_HINT_UNSET = "no token was sent: set SILVIA_TOKEN to the server's bearer token"
+AUTH_HINT_REFUSED = (
+    "the server refused the token in SILVIA_TOKEN: set it to the server's bearer token "
+    "(for `silvia serve --token T`, that is T)"
+)
+
+# The client's hints for Python code, and what the command line has instead. Whole
+# phrases first (so that no sentence names SILVIA_TOKEN twice), then single arguments.
+_PHRASES = (
+    (re.compile(r",? or pass token=\.\.\."), ""),
+    (
+        re.compile(r"pass the token as token=\.\.\. or in SILVIA_TOKEN"),
+        "put the token in SILVIA_TOKEN",
+    ),
+    (re.compile(r"pass the token, or leave token out to use SILVIA_TOKEN"), "set SILVIA_TOKEN"),
+    (
+        re.compile(r"pass base_url=\.\.\. or set the SILVIA_BASE_URL environment variable"),
+        "pass --base-url or set SILVIA_BASE_URL",
+    ),
+)
+_ARGUMENTS = (
+    (re.compile(r"\btoken=\.\.\."), "SILVIA_TOKEN"),
+    (re.compile(r"\bbase_url=\.\.\."), "--base-url"),
+    (re.compile(r"\bweb_url=\.\.\."), "--web-url"),
+)
+# What a client appends to a 401's message: " (...token...)" at its end.
+_AUTH_SUFFIX = re.compile(r"\s*\([^()]*(?:token=|SILVIA_TOKEN)[^()]*\)\s*$")
+
+
+def _rewritten(text: str) -> str:
+    for pattern, replacement in (*_PHRASES, *_ARGUMENTS):
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _auth_message(error: BaseException, *, embedded: bool) -> str | None:
+    """A 401's text with the command line's hint; None for anything else."""
+    from .. import AuthenticationError
+
+    if not isinstance(error, AuthenticationError):
+        return None
+    said = _AUTH_SUFFIX.sub("", str(getattr(error, "message", ""))) or "authentication failed"
+    text = f"{error.status_code}: {_rewritten(said)}"
+    if not embedded:
+        hint = AUTH_HINT_REFUSED if os.environ.get("SILVIA_TOKEN") else AUTH_HINT_UNSET
+        text += f" ({hint})"
+    if error.request_id:
+        text += f" (request id {error.request_id})"
+    return text
+
+
+def terminal_message(error: BaseException, *, embedded: bool = False) -> str:
+    """`str(error)` with the client's Python hints said as the command line says them."""
+    auth = _auth_message(error, embedded=embedded)
+    return auth if auth is not None else _rewritten(str(error))
