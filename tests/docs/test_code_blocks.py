@@ -1,0 +1,156 @@
+"""The code of the README and of every docs/ page runs, as a reader would run it.
+
+The markers are described in `pages.py`: a `<!-- runnable -->` block is executed
+against the reference server on 127.0.0.1, a `<!-- pytest: PATH -->` block runs
+under pytest with the package's plugin, and every other ```python block compiles.
+A page added to docs/ is picked up by its file name, with nothing to register.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import silvia_client
+import silvia_client.chat
+import silvia_client.citations
+import silvia_client.display
+from silvia_client.testing import ReferenceServer
+
+from .pages import DOCS, PAGES, README, Block, blocks, section
+
+TOKEN = "readme-s3cret-token"
+
+ALL = [block for page in PAGES for block in blocks(page)]
+RUNNABLE = [block for block in ALL if block.runnable]
+PYTEST = [block for block in ALL if block.pytest_path]
+
+# What an integrator's code under test would be, for each PATH a pytest block names.
+CODE_UNDER_TEST = {
+    # An integrator's `source_links`: the links a UI shows for a citation.
+    "myapp/render.py": """
+from silvia_client.citations import resolve_citation
+
+
+def source_links(citation):
+    return [link.href for link in resolve_citation(citation).links]
+""",
+}
+
+pytest_plugins = ["pytester"]
+
+
+def ids(found: list[Block]) -> list[str]:
+    return [block.name for block in found]
+
+
+def test_the_readme_has_runnable_blocks_in_its_quickstart() -> None:
+    assert "<!-- runnable -->\n```python" in section(README, "quickstart")
+
+
+@pytest.mark.parametrize(
+    "page",
+    [DOCS / name for name in ("streaming.md", "sessions.md", "errors.md", "testing.md")],
+    ids=lambda page: page.name,
+)
+def test_the_topic_pages_have_runnable_blocks(page: Path) -> None:
+    assert any(block.runnable for block in blocks(page))
+
+
+def test_the_blocks_are_found_on_every_page() -> None:
+    # A fence the pattern misses (say, ```py) would silently go untested.
+    for page in PAGES:
+        fences = page.read_text(encoding="utf-8").count("```python\n")
+        assert len(blocks(page)) == fences, page.name
+    assert len(RUNNABLE) >= 20
+    assert PYTEST
+
+
+@pytest.mark.parametrize("block", ALL, ids=ids(ALL))
+def test_every_python_block_compiles(block: Block) -> None:
+    compile(block.code, block.name, "exec")
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    with ReferenceServer(token=TOKEN).serve_loopback() as url:
+        yield url
+
+
+@pytest.mark.parametrize("block", RUNNABLE, ids=ids(RUNNABLE))
+def test_runnable_blocks_run(
+    block: Block,
+    server_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("SILVIA_BASE_URL", server_url)
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    exec(compile(block.code, block.name, "exec"), {"__name__": "__docs__"})
+    out, err = capsys.readouterr()
+    assert out.strip(), "an example shows something"
+    for secret in (TOKEN, "plaid", "snaptrade"):
+        assert secret not in out + err
+
+
+@pytest.mark.parametrize("block", PYTEST, ids=ids(PYTEST))
+def test_the_pytest_examples_pass_under_pytest(block: Block, pytester: pytest.Pytester) -> None:
+    path = str(block.pytest_path)
+    assert path in CODE_UNDER_TEST, f"{block.name}: give {path} a stand-in in CODE_UNDER_TEST"
+    module = pytester.path / path
+    module.parent.mkdir(parents=True)
+    (module.parent / "__init__.py").write_text("")
+    module.write_text(CODE_UNDER_TEST[path])
+    pytester.makepyfile(test_docs_example=block.code)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    outcomes = result.parseoutcomes()
+    tests = block.code.count("\ndef test_") + block.code.count("\nasync def test_")
+    assert tests >= 1
+    assert outcomes.get("passed", 0) >= tests, result.outlines
+    assert set(outcomes) == {"passed"}, outcomes  # none skipped, failed or warned about
+    assert not result.errlines
+
+
+def test_the_testing_kits_pytest_example_tests_three_things() -> None:
+    [block] = [block for block in PYTEST if block.page.name == "testing.md"]
+    assert block.code.count("\ndef test_") + block.code.count("\nasync def test_") == 3
+
+
+@pytest.mark.parametrize(
+    "module",
+    [silvia_client, silvia_client.citations, silvia_client.chat, silvia_client.display],
+    ids=lambda m: m.__name__,
+)
+def test_the_references_overview_names_every_public_name(module: object) -> None:
+    reference = section(DOCS / "reference.md", "reference")
+    named = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)(?:\(\))?`", reference))
+    missing = sorted(set(module.__all__) - named)  # type: ignore[attr-defined]
+    assert not missing, f"docs/reference.md's overview does not name {missing}"
+
+
+@pytest.mark.parametrize("scenario", ["pooling", "checkpoint-fresh-write", "demo"])
+def test_the_quickstart_numbers_each_source_once(
+    scenario: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A pooled source is cited by two summary rows: it is still one numbered source,
+    # shown with its final target, as `silvia chat` and the notebooks show it.
+    quickstart = section(README, "quickstart")
+    block = next(block for block in RUNNABLE if block.page == README and block.code in quickstart)
+    server = ReferenceServer(token=TOKEN, default_scenario=scenario)
+    with server.serve_loopback() as url:
+        monkeypatch.setenv("SILVIA_BASE_URL", url)
+        monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+        exec(compile(block.code, block.name, "exec"), {"__name__": "__docs__"})
+    listed = [row for row in capsys.readouterr().out.splitlines() if row.startswith("[")]
+    expected = server.expected_turn(scenario)
+    final = {str(c["source"]): c.get("target") for c in expected.citations}
+    sources = list(dict.fromkeys(str(c["source"]) for c in expected.inline_citations))
+    assert len(listed) == len(sources)
+    for number, (row, source) in enumerate(zip(listed, sources, strict=True), start=1):
+        target = final[source]
+        kind = target["kind"] if isinstance(target, dict) else "untyped"
+        assert row.startswith(f"[{number}] ")
+        assert f"({kind})" in row

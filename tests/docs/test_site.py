@@ -1,0 +1,208 @@
+"""The documentation site in headless Chromium: every page loads clean, links, and is found.
+
+The site is built from this tree (`built_site`, `mkdocs build --strict`) and served
+on 127.0.0.1 (`site.py`: search needs a web worker, which file:// does not start).
+Every page of the navigation is loaded once, with a search for a word of its own
+(`?q=WORD`), and its probe reports what the browser made of it. Checked:
+
+- no page logs a console error, throws, or fails to load anything, and nothing it
+  asks the server for is missing; the site asks for nothing remote;
+- every internal link, on every page, names a page of the site and an id on it;
+- the search returns each page for a word on it;
+- the reference page lists every name of the root `__all__` (and of
+  `silvia_client.testing`, `.qa` and `.display`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+import silvia_client
+import silvia_client.display
+import silvia_client.qa
+import silvia_client.testing
+
+from ..browser import Chromium
+from .pages import ROOT
+from .site import LoadedPage, SiteServer, load
+
+pytestmark = pytest.mark.browser
+
+# A word is searched for only if it is on at most this many pages: the page must then
+# be among the few the search shows, not past its first screen of results.
+MAX_PAGES_PER_WORD = 3
+# Where a name of `__all__` is documented when it is not `module.name`: `qa.observe`
+# is also the name of a public submodule, which the reference shows under that name.
+DOCUMENTED_AS = {"silvia_client.qa.observe": "silvia_client.qa.observe.observe"}
+
+
+def site_paths() -> list[str]:
+    """The URL path of every page in mkdocs.yml's navigation, in its order."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    nav = config[config.index("\nnav:\n") : config.index("\ntheme:")]
+    files = re.findall(r"^  - [^:\n]+: (\S+)\.md$", nav, re.M)
+    return ["/" if name == "index" else f"/{name}/" for name in files]
+
+
+def search_words(site: Path) -> dict[str, str]:
+    """For each page, a word on it that is on as few other pages as possible.
+
+    Read from the site's own search index. Only a word that stands alone between
+    spaces, in lower case, is taken: the search splits text on punctuation and
+    between camel-case parts too, and does not stem a word next to punctuation
+    (`(accumulating` is found by no query), so such a word is one it may not find.
+    """
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    pages_of: dict[str, set[str]] = {}
+    for entry in index["docs"]:
+        page = "/" + str(entry["location"]).split("#", 1)[0]
+        text = re.sub(r"<[^>]+>", " ", f"{entry['title']} {entry['text']}")
+        for word in text.split():
+            if re.fullmatch(r"[a-z]{5,}", word):
+                pages_of.setdefault(word, set()).add(page)
+    words: dict[str, str] = {}
+    for word, pages in sorted(pages_of.items(), key=lambda item: (len(item[1]), -len(item[0]))):
+        if len(pages) <= MAX_PAGES_PER_WORD:
+            for page in pages:
+                words.setdefault(page, word)
+    return words
+
+
+@pytest.fixture(scope="module")
+def server(built_site: Path) -> Iterator[SiteServer]:
+    with SiteServer(built_site) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def words(built_site: Path) -> dict[str, str]:
+    return search_words(built_site)
+
+
+@pytest.fixture(scope="module")
+def loaded(chromium: Chromium, server: SiteServer, words: dict[str, str]) -> dict[str, LoadedPage]:
+    """Every page, loaded once (with its search word, when it has one)."""
+    pages = {}
+    for path in site_paths():
+        query = f"?q={words[path]}" if path in words else ""
+        pages[path] = load(chromium, server.origin + path + query)
+    return pages
+
+
+def test_the_navigation_is_the_site(built_site: Path) -> None:
+    built = [
+        index.parent.relative_to(built_site).as_posix()
+        for index in built_site.glob("**/index.html")
+    ]
+    assert sorted("/" if page == "." else f"/{page}/" for page in built) == sorted(site_paths())
+    assert len(built) >= 12
+
+
+def test_every_page_loads_without_a_console_error(loaded: dict[str, LoadedPage]) -> None:
+    for path, page in loaded.items():
+        assert page.report["errors"] == [], path
+        assert page.report["title"], path
+
+
+def test_nothing_a_page_asked_for_is_missing(
+    loaded: dict[str, LoadedPage], server: SiteServer
+) -> None:
+    assert loaded
+    assert any(r.startswith("/search/search_index.json") for r in server.requests)
+    assert server.missing == []
+
+
+def test_every_internal_link_resolves(loaded: dict[str, LoadedPage], server: SiteServer) -> None:
+    checked = 0
+    ids_of: dict[Path, set[str]] = {}  # each page's ids, read once (the reference is large)
+    for path, page in loaded.items():
+        for href in page.report["links"]:
+            link = urlsplit(href)
+            if f"{link.scheme}://{link.netloc}" != server.origin:
+                continue  # another site: a link, never something the page loads (below)
+            target = server.file(unquote(link.path))
+            assert target is not None, f"{path} links {href}: no such page"
+            if link.fragment:
+                if target not in ids_of:
+                    text = target.read_text(encoding="utf-8")
+                    ids_of[target] = set(re.findall(r'\bid="([^"]+)"', text))
+                ids = ids_of[target]
+                fragment = unquote(link.fragment)
+                assert fragment in ids, f"{path} links {href}: no such id on that page"
+            checked += 1
+    assert checked > 100  # the navigation alone links every page from every page
+
+
+def test_the_search_finds_each_page_by_a_word_on_it(
+    loaded: dict[str, LoadedPage], words: dict[str, str]
+) -> None:
+    searched = 0
+    for path, page in loaded.items():
+        if path not in words:
+            continue  # a stub with no word of its own (every word it has is on many pages)
+        found = {urlsplit(href).path for href in page.report["results"]}
+        assert path in found, f"searching {words[path]!r}: {page.report['meta']}, {found}"
+        searched += 1
+    topics = ("/", "/streaming/", "/sessions/", "/citations/", "/errors/", "/configuration/")
+    assert set(topics) | {"/testing/", "/reference/"} <= set(words)
+    assert searched >= 8
+
+
+@pytest.mark.parametrize(
+    "module",
+    [silvia_client, silvia_client.testing, silvia_client.qa, silvia_client.display],
+    ids=lambda module: module.__name__,
+)
+def test_the_reference_lists_every_public_name(
+    loaded: dict[str, LoadedPage], module: object
+) -> None:
+    ids = set(loaded["/reference/"].report["ids"])
+    prefix = module.__name__  # type: ignore[attr-defined]
+    names = [f"{prefix}.{name}" for name in module.__all__]  # type: ignore[attr-defined]
+    missing = [name for name in names if DOCUMENTED_AS.get(name, name) not in ids]
+    assert not missing, f"the reference page does not list {missing}"
+
+
+# An element that loads something from outside the site: a script, a style sheet, an
+# image, a frame, a font in a style sheet.
+REMOTE = re.compile(
+    rb"""(?:\bsrc\s*=\s*["']?|<link\b[^>]*\bhref\s*=\s*["']?|url\(\s*["']?|@import\s+["']?)"""
+    rb"""(?:https?:)?//""",
+    re.IGNORECASE,
+)
+
+
+def test_the_site_asks_for_nothing_remote(built_site: Path) -> None:
+    # The machines have no internet, and a reader's may not either: no web font, CDN
+    # or analytics. (Chromium, above, also resolves no host but 127.0.0.1.)
+    files = [f for f in built_site.rglob("*") if f.suffix in {".html", ".css", ".js"}]
+    assert len(files) > 12
+    remote = [f.relative_to(built_site).as_posix() for f in files if REMOTE.search(f.read_bytes())]
+    assert remote == []
+
+
+SELF_TEST = b"""<!doctype html><html><head><title>probe</title><link rel="icon" href="data:,">
+<link rel="stylesheet" href="https://fonts.example.com/a.css">
+</head><body><img src="/no-such-image.png"><script>console.error("boom")</script>
+<a href="/streaming/">a link</a></body></html>"""
+
+
+def test_the_probe_sees_errors_missing_files_and_remote_loads(
+    chromium: Chromium, built_site: Path
+) -> None:
+    # The checks above pass on an empty report too: the probe must see what it is for.
+    with SiteServer(built_site, extra={"/probe.html": SELF_TEST}) as served:
+        page = load(chromium, served.origin + "/probe.html")
+    errors = page.report["errors"]
+    assert "boom" in errors
+    assert any("no-such-image.png" in error for error in errors)
+    assert any("fonts.example.com" in error for error in errors)
+    assert served.missing == ["/no-such-image.png"]
+    assert page.report["links"] == [served.origin + "/streaming/"]
+    assert REMOTE.search(SELF_TEST)
