@@ -29,6 +29,7 @@ from typing import Any, Literal
 import httpx
 
 from ._deadline import Guard, Timer
+from ._tracing import NO_OPERATION, Operation
 from .errors import APITimeoutError, ConfigurationError
 
 __all__ = ["RULES", "Call", "Kind", "RequestOptions", "Rule", "check", "check_text", "checked"]
@@ -218,6 +219,7 @@ class Call:
     max_response_bytes: int
     at: float = field(default=math.inf, init=False)  # monotonic time the deadline passes
     guard: Guard | None = field(default=None, init=False)  # set by `start`
+    trace: Operation = field(default=NO_OPERATION, init=False)  # its spans (`_tracing.py`)
 
     @property
     def repeatable(self) -> bool:
