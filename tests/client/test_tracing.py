@@ -416,6 +416,31 @@ def test_a_stream_entered_and_closed_unread_ends_its_span(
     assert event_names(turn) == ["first_byte"]
 
 
+async def test_a_cancelled_async_turn_ends_its_span_incomplete(
+    url: str, provider: TracerProvider, exporter: InMemorySpanExporter
+) -> None:
+    import asyncio
+
+    stalled = {SCENARIO_HEADER: "fault-stall"}  # events, then silence for minutes
+    async with AsyncSilviaClient(base_url=url, token=TOKEN, tracer_provider=provider) as client:
+        reading = asyncio.Event()
+
+        async def read() -> None:
+            async with client.chat.stream(MESSAGE, extra_headers=stalled) as stream:
+                async for _ in stream:
+                    reading.set()
+
+        task = asyncio.create_task(read())
+        await reading.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    turn = only(finished(exporter), "silvia.chat")
+    assert attributes(turn)["silvia.turn.complete"] is False
+    assert attributes(turn)["silvia.turn.events"] > 0
+    assert turn.status.status_code is StatusCode.UNSET
+
+
 # --------------------------------------------------------------------------- configuration
 
 
