@@ -28,6 +28,7 @@ from ._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from .errors import APIStatusError, ConfigurationError, SilviaError
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import TracerProvider
     from typing_extensions import Self
 
     from .chat import AsyncChat, Chat
@@ -73,6 +74,13 @@ class SilviaClient(ClientBase):
       or event hooks. It stays yours to close; the SDK's timeouts, deadline and
       limits still apply, and redirects are never followed.
     - `wire`: the paths, event names and field names (`WireFormat`).
+    - `tracer_provider`: an OpenTelemetry `TracerProvider` (the `otel` extra):
+      a span per chat turn and session GET, and one per HTTP attempt under it
+      (docs/tracing.md). Default (None): no tracing, and OpenTelemetry is not
+      imported. `with_options` copies keep it.
+    - `propagate_context`: send each attempt's trace context to the server (a
+      `traceparent` header, by OpenTelemetry's propagators), so that its
+      traces join yours. Needs `tracer_provider`. Default: False.
     """
 
     _timer = staticmethod(thread_timer)
@@ -92,6 +100,8 @@ class SilviaClient(ClientBase):
         default_headers: Mapping[str, str] | None = None,
         http_client: httpx.Client | None = None,
         wire: WireFormat = DEFAULT_WIRE,
+        tracer_provider: TracerProvider | None = None,
+        propagate_context: bool = False,
     ) -> None:
         if http_client is not None and not isinstance(http_client, httpx.Client):
             raise ConfigurationError(
@@ -109,6 +119,8 @@ class SilviaClient(ClientBase):
             retry_backoff=retry_backoff,
             default_headers=default_headers,
             wire=wire,
+            tracer_provider=tracer_provider,
+            propagate_context=propagate_context,
         )
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client(timeout=self.timeout)
@@ -158,9 +170,11 @@ class SilviaClient(ClientBase):
         attempt = 0
         while True:
             request.extensions["timeout"] = call.timeouts()
+            call.trace.attempt(request, attempt)
             try:
                 response = self._http.send(request, stream=True, follow_redirects=False)
                 self._log_response(request, response)
+                call.trace.response(response)
                 guard.watch(response)
                 if response.is_success:
                     return response, self._read(response, call, guard) if read else b""
@@ -172,6 +186,7 @@ class SilviaClient(ClientBase):
             except RuntimeError as refused:  # a closed pool, an ended event loop
                 raise self._unusable(refused) from refused
             guard.watch(None)
+            call.trace.failed(failure)
             step = after_failure(self.retries, call, failure, error, attempt)
             if isinstance(step, SilviaError):
                 raise step
@@ -192,6 +207,7 @@ class SilviaClient(ClientBase):
 
     def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
         guard = self._life.track(call.start(self._timer))
+        call.trace = self._tracing.start(call.kind)
         try:
             request = self._chat_request(self._http, message, session_id, call)
             response, _ = self._send(request, call, guard)
@@ -201,18 +217,24 @@ class SilviaClient(ClientBase):
             if (why := encoding_error(response)) is not None:
                 response.close()
                 raise self._errors.undecodable(response, why)
-        except BaseException:
+        except BaseException as error:
             guard.release()
+            call.trace.end(error)
             raise
         return response
 
     def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]:
         guard = self._life.track(call.start(self._timer))
+        trace = call.trace = self._tracing.start(call.kind, path)
         try:
             request = self._get_request(self._http, path, call)
             return self._send(request, call, guard, read=True)
+        except BaseException as error:
+            trace.end(error)
+            raise
         finally:
             guard.release()
+            trace.end()
 
 
 class AsyncSilviaClient(ClientBase):
@@ -252,6 +274,13 @@ class AsyncSilviaClient(ClientBase):
       or event hooks. It stays yours to close; the SDK's timeouts, deadline and
       limits still apply, and redirects are never followed.
     - `wire`: the paths, event names and field names (`WireFormat`).
+    - `tracer_provider`: an OpenTelemetry `TracerProvider` (the `otel` extra):
+      a span per chat turn and session GET, and one per HTTP attempt under it
+      (docs/tracing.md). Default (None): no tracing, and OpenTelemetry is not
+      imported. `with_options` copies keep it.
+    - `propagate_context`: send each attempt's trace context to the server (a
+      `traceparent` header, by OpenTelemetry's propagators), so that its
+      traces join yours. Needs `tracer_provider`. Default: False.
     """
 
     _timer = staticmethod(loop_timer)
@@ -271,6 +300,8 @@ class AsyncSilviaClient(ClientBase):
         default_headers: Mapping[str, str] | None = None,
         http_client: httpx.AsyncClient | None = None,
         wire: WireFormat = DEFAULT_WIRE,
+        tracer_provider: TracerProvider | None = None,
+        propagate_context: bool = False,
     ) -> None:
         if http_client is not None and not isinstance(http_client, httpx.AsyncClient):
             raise ConfigurationError(
@@ -288,6 +319,8 @@ class AsyncSilviaClient(ClientBase):
             retry_backoff=retry_backoff,
             default_headers=default_headers,
             wire=wire,
+            tracer_provider=tracer_provider,
+            propagate_context=propagate_context,
         )
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(timeout=self.timeout)
@@ -326,9 +359,11 @@ class AsyncSilviaClient(ClientBase):
         attempt = 0
         while True:
             request.extensions["timeout"] = call.timeouts()
+            call.trace.attempt(request, attempt)
             try:
                 response = await self._http.send(request, stream=True, follow_redirects=False)
                 self._log_response(request, response)
+                call.trace.response(response)
                 guard.watch(response)
                 if response.is_success:
                     return response, await self._read(response, call, guard) if read else b""
@@ -340,6 +375,7 @@ class AsyncSilviaClient(ClientBase):
             except RuntimeError as refused:  # a closed pool, an ended event loop
                 raise self._unusable(refused) from refused
             guard.watch(None)
+            call.trace.failed(failure)
             step = after_failure(self.retries, call, failure, error, attempt)
             if isinstance(step, SilviaError):
                 raise step
@@ -362,6 +398,7 @@ class AsyncSilviaClient(ClientBase):
 
     async def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
         guard = self._life.track(call.start(self._timer))
+        call.trace = self._tracing.start(call.kind)
         try:
             request = self._chat_request(self._http, message, session_id, call)
             response, _ = await self._send(request, call, guard)
@@ -371,18 +408,24 @@ class AsyncSilviaClient(ClientBase):
             if (why := encoding_error(response)) is not None:
                 await response.aclose()
                 raise self._errors.undecodable(response, why)
-        except BaseException:
+        except BaseException as error:
             guard.release()
+            call.trace.end(error)
             raise
         return response
 
     async def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]:
         guard = self._life.track(call.start(self._timer))
+        trace = call.trace = self._tracing.start(call.kind, path)
         try:
             request = self._get_request(self._http, path, call)
             return await self._send(request, call, guard, read=True)
+        except BaseException as error:
+            trace.end(error)
+            raise
         finally:
             guard.release()
+            trace.end()
 
 
 def _what(error: SilviaError) -> str:

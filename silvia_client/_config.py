@@ -27,6 +27,7 @@ from ._options import Call, Kind, RequestOptions, check, checked
 from ._responses import ResponseErrors
 from ._retries import RetryPolicy
 from ._scrub import Scrubber, protect_library_logs
+from ._tracing import tracing_for
 from ._version import __version__
 from ._wire import DEFAULTS, WireFormat
 from .citations import is_http_url
@@ -149,6 +150,8 @@ class ClientBase:
         retry_backoff: float,
         default_headers: Mapping[str, str] | None,
         wire: WireFormat,
+        tracer_provider: object = None,
+        propagate_context: bool = False,
     ) -> None:
         self.base_url = _base_url_from(base_url)
         self._token = _token_from(token)
@@ -161,6 +164,13 @@ class ClientBase:
             raise ConfigurationError("wire must be a WireFormat")
         self.wire = wire
         self._errors = ResponseErrors(wire, self._scrub, token_sent=self._token is not None)
+        self._tracing = tracing_for(  # off (and OpenTelemetry not imported) without a provider
+            tracer_provider,
+            propagate_context,
+            request_id=self._errors.request_id,
+            scrub=self._scrub.optional,
+            session_path=wire.session_path,
+        )
         self.timeout: httpx.Timeout = check("timeout", timeout)
         self.idle_timeout: float = check("idle_timeout", idle_timeout)
         self.deadline: float | None = check("deadline", deadline)

@@ -28,6 +28,7 @@ from typing import Any, Literal
 import httpx
 
 from ._deadline import Guard, Timer
+from ._tracing import NO_OPERATION, Operation
 from ._wire import DEFAULTS
 from .errors import APITimeoutError, ConfigurationError
 
@@ -261,6 +262,7 @@ class Call:
     max_response_bytes: int
     at: float = field(default=math.inf, init=False)  # monotonic time the deadline passes
     guard: Guard | None = field(default=None, init=False)  # set by `start`
+    trace: Operation = field(default=NO_OPERATION, init=False)  # its spans (`_tracing.py`)
 
     @property
     def repeatable(self) -> bool:

@@ -87,6 +87,7 @@ class ChatStream(_StreamState):
             chunks = guarded(body_chunks(response), call.guard, call.max_response_bytes)
             for chunk in chunks:
                 for sse in decoder.feed(chunk):
+                    call.trace.event()
                     event = self._decode(sse.event, sse.data, builder.text_length)
                     builder.apply(event)
                     if builder.error is not None:  # an `error` event: the turn failed
@@ -112,6 +113,7 @@ class ChatStream(_StreamState):
 
     def _finish(self, response: httpx.Response, rest: Iterator[bytes] | None = None) -> None:
         """Close the response; after `done`, drain the `rest` first (see `_body.drain`)."""
+        self._call.trace.end_turn(self._builder)  # first: a drain that fails cannot keep it open
         guard = self._call.guard
         assert guard is not None, "the call was started"
         if rest is not None:
@@ -239,6 +241,7 @@ class AsyncChatStream(_StreamState):
             chunks = aguarded(abody_chunks(response), call.guard, call.max_response_bytes)
             async for chunk in chunks:
                 for sse in decoder.feed(chunk):
+                    call.trace.event()
                     event = self._decode(sse.event, sse.data, builder.text_length)
                     builder.apply(event)
                     if builder.error is not None:  # an `error` event: the turn failed
@@ -266,6 +269,7 @@ class AsyncChatStream(_StreamState):
         self, response: httpx.Response, rest: AsyncIterator[bytes] | None = None
     ) -> None:
         """Close the response; after `done`, drain the `rest` first (see `_body.drain`)."""
+        self._call.trace.end_turn(self._builder)  # first: a drain that fails cannot keep it open
         guard = self._call.guard
         assert guard is not None, "the call was started"
         if rest is not None:

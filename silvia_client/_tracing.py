@@ -1,0 +1,298 @@
+"""OpenTelemetry traces of a client's operations: one span per operation, one per HTTP attempt.
+
+Where things are: `tracing_for` reads a client's `tracer_provider=` and
+`propagate_context=` into a `Tracing`; `Tracing.start` opens an `Operation`
+(a chat turn, a session GET), which the call keeps as `Call.trace`
+(`_options.py`). The twins' `_send` (`_client.py`) tell it of each HTTP
+attempt, the streams (`chat/_stream.py`) of each event and of the turn's end,
+`_StreamState._error` (`chat/_stream_state.py`) of the error a stream ends
+with. The page for users is `docs/tracing.md`.
+
+Tracing is off unless a client is given a tracer provider. Then `Tracing` and
+`Operation` are the no-op bases below, whose methods do nothing, so the call
+sites need no `if`, and OpenTelemetry is never imported: it is imported (the
+`otel` extra, `opentelemetry-api`) only when a provider is given.
+
+What a span holds is chosen for privacy: ids, counts, statuses, the server's
+address, timings and error types. Never a message, an answer's text, a
+citation or its target (so no account id and no provider), a header (so never
+the token), nor an exception's message, which may quote the server. What the
+server sent (the request id, the session id) goes through the client's
+scrubber first, as it does before reaching an exception.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from ._errors_root import ConfigurationError
+
+if TYPE_CHECKING:
+    import httpx
+    from opentelemetry.trace import Span, Tracer
+
+    from .chat._turn import TurnBuilder
+
+__all__ = ["NO_OPERATION", "NO_TRACING", "Operation", "Tracing", "tracing_for"]
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+# One span per operation, named for what the user called.
+_NAMES = {"chat": "silvia.chat", "get": "silvia.sessions.get"}
+
+
+class Operation:
+    """One operation's spans, as the call sites see them; this base, tracing off, does nothing."""
+
+    __slots__ = ()
+
+    def attempt(self, request: httpx.Request, resend_count: int) -> None:
+        """An HTTP attempt starts (`resend_count`: 0 for the first)."""
+
+    def response(self, response: httpx.Response) -> None:
+        """The attempt's status and headers arrived."""
+
+    def failed(self, failure: httpx.Response | httpx.TransportError) -> None:
+        """The attempt ended with an error status, or a transport error."""
+
+    def event(self) -> None:
+        """A chat stream read one event."""
+
+    def error(self, cls: type[BaseException]) -> None:
+        """The stream is about to raise `cls`: the turn's span ends with it."""
+
+    def end_turn(self, builder: TurnBuilder) -> None:
+        """A chat stream ended (done, failed, closed or abandoned): what the turn came to."""
+
+    def end(self, error: BaseException | None = None) -> None:
+        """The operation ended, with `error` if it raised one; a second call does nothing."""
+
+
+NO_OPERATION = Operation()
+
+
+class Tracing:
+    """A client's tracing; this base, tracing off, opens no span (and imports nothing)."""
+
+    __slots__ = ()
+
+    def start(self, kind: str, path: str | None = None) -> Operation:
+        """The operation of kind `kind` ("chat" or "get", of `path`) starts."""
+        return NO_OPERATION
+
+
+NO_TRACING = Tracing()
+
+
+def tracing_for(
+    tracer_provider: object,
+    propagate_context: object,
+    *,
+    request_id: Callable[[httpx.Response], str | None],
+    scrub: Callable[[str | None], str | None],
+    session_path: str,
+) -> Tracing:
+    """A client's tracing: off (`NO_TRACING`) unless `tracer_provider` is given.
+
+    `request_id` reads a response's request id, scrubbed; `scrub` blanks the
+    token in a value the server sent; `session_path` is where a GET's session
+    id starts in its path.
+    """
+    if not isinstance(propagate_context, bool):
+        raise ConfigurationError("propagate_context must be True or False")
+    if tracer_provider is None:
+        if propagate_context:
+            raise ConfigurationError(
+                "propagate_context=True needs a tracer_provider (for the global one, "
+                "pass opentelemetry.trace.get_tracer_provider())"
+            )
+        return NO_TRACING
+    if not callable(getattr(tracer_provider, "get_tracer", None)):
+        raise ConfigurationError("tracer_provider must be an OpenTelemetry TracerProvider")
+    return _OTelTracing(tracer_provider, propagate_context, request_id, scrub, session_path)
+
+
+class _OTelTracing(Tracing):
+    """Tracing on: each operation a span of `tracer_provider`'s tracer."""
+
+    __slots__ = ("_inject", "propagate", "request_id", "scrub", "session_path", "tracer")
+
+    def __init__(
+        self,
+        tracer_provider: Any,
+        propagate: bool,
+        request_id: Callable[[httpx.Response], str | None],
+        scrub: Callable[[str | None], str | None],
+        session_path: str,
+    ) -> None:
+        try:
+            from opentelemetry import propagate as otel_propagate
+        except ImportError:
+            raise ConfigurationError(
+                "tracer_provider needs OpenTelemetry's API: pip install 'silvia-client[otel]'"
+            ) from None
+        from ._version import __version__
+
+        self.tracer: Tracer = tracer_provider.get_tracer("silvia_client", __version__)
+        self.propagate = propagate
+        self._inject = otel_propagate.inject
+        self.request_id = request_id
+        self.scrub = scrub
+        self.session_path = session_path
+
+    def start(self, kind: str, path: str | None = None) -> Operation:
+        session_id = None
+        if path is not None and path.startswith(self.session_path):
+            session_id = unquote(path[len(self.session_path) :])
+        return _TracedOperation(self, kind, session_id)
+
+    def inject(self, span: Span, headers: httpx.Headers) -> None:
+        """`span`'s context into `headers`, by OpenTelemetry's propagators (`traceparent`)."""
+        from opentelemetry.trace import set_span_in_context
+
+        self._inject(headers, context=set_span_in_context(span))
+
+
+class _TracedOperation(Operation):
+    """The operation's span and its current attempt's; error types, never messages."""
+
+    __slots__ = (
+        "_attempt",
+        "_ended",
+        "_error_type",
+        "_events",
+        "_perf",
+        "_span",
+        "_tracing",
+        "_wall_ns",
+        "kind",
+    )
+
+    def __init__(self, tracing: _OTelTracing, kind: str, session_id: str | None) -> None:
+        from opentelemetry.trace import SpanKind
+
+        self._tracing = tracing
+        self.kind = kind
+        # A clock pair, so that the turn's `perf_counter` stamps become span event times.
+        self._wall_ns, self._perf = time.time_ns(), time.perf_counter()
+        self._span = tracing.tracer.start_span(
+            _NAMES.get(kind, f"silvia.{kind}"), kind=SpanKind.INTERNAL, start_time=self._wall_ns
+        )
+        self._set(self._span, "silvia.session_id", tracing.scrub(session_id))
+        self._attempt: Span | None = None
+        self._error_type: str | None = None
+        self._events = 0
+        self._ended = False
+
+    @staticmethod
+    def _set(span: Span, name: str, value: str | bool | int | None) -> None:
+        if value is not None:
+            span.set_attribute(name, value)
+
+    @staticmethod
+    def _fail(span: Span, error_type: str) -> None:
+        from opentelemetry.trace import Status, StatusCode
+
+        span.set_attribute("error.type", error_type)
+        span.set_status(Status(StatusCode.ERROR, error_type))
+
+    def attempt(self, request: httpx.Request, resend_count: int) -> None:
+        from opentelemetry.trace import SpanKind, set_span_in_context
+
+        self._end_attempt()
+        url = request.url
+        attributes: dict[str, str | int] = {
+            "http.request.method": request.method,
+            "server.address": url.host,
+            "server.port": url.port or _DEFAULT_PORTS.get(url.scheme, 0),
+            "url.scheme": url.scheme,
+            # The client's own URL: the base URL (no credentials, no query) and a path
+            # that holds at most a session id, scrubbed as the span's own is.
+            "url.full": self._tracing.scrub(str(url)) or "",
+        }
+        if resend_count:
+            attributes["http.request.resend_count"] = resend_count
+        self._attempt = span = self._tracing.tracer.start_span(
+            request.method,
+            context=set_span_in_context(self._span),
+            kind=SpanKind.CLIENT,
+            attributes=attributes,
+        )
+        if self._tracing.propagate:
+            self._tracing.inject(span, request.headers)
+
+    def response(self, response: httpx.Response) -> None:
+        span = self._attempt
+        if span is None:
+            return
+        span.set_attribute("http.response.status_code", response.status_code)
+        version = response.http_version.removeprefix("HTTP/")
+        span.set_attribute("network.protocol.version", version)
+        self._set(self._span, "silvia.request_id", self._tracing.request_id(response))
+        if response.is_success and self.kind == "chat":
+            self._end_attempt()  # the stream's body is the turn's, not the attempt's
+
+    def failed(self, failure: httpx.Response | httpx.TransportError) -> None:
+        span = self._attempt
+        if span is None:
+            return
+        if isinstance(failure, BaseException):
+            self._fail(span, type(failure).__name__)
+        else:
+            self._fail(span, str(failure.status_code))
+        self._end_attempt()
+
+    def _end_attempt(self, error_type: str | None = None) -> None:
+        span, self._attempt = self._attempt, None
+        if span is not None:
+            if error_type is not None:
+                self._fail(span, error_type)
+            span.end()
+
+    def event(self) -> None:
+        self._events += 1
+
+    def error(self, cls: type[BaseException]) -> None:
+        if self._error_type is None:
+            self._error_type = cls.__name__
+
+    def end_turn(self, builder: TurnBuilder) -> None:
+        if self._ended:
+            return
+        turn = builder.build()
+        span = self._span
+        span.set_attribute("silvia.turn.complete", turn.complete)
+        span.set_attribute("silvia.turn.events", self._events)
+        span.set_attribute("silvia.turn.citations", len(turn.citations))
+        span.set_attribute("silvia.turn.inline_citations", len(turn.inline_citations))
+        self._set(span, "silvia.session_id", self._tracing.scrub(turn.session_id))
+        for name, stamp in (
+            ("first_byte", builder.first_byte_at),
+            ("first_text", builder.first_text_at),
+            ("done", builder.done_at),
+        ):
+            if stamp is not None:
+                span.add_event(name, timestamp=self._wall_ns + int((stamp - self._perf) * 1e9))
+        self.end()
+
+    def end(self, error: BaseException | None = None) -> None:
+        if self._ended:
+            return
+        self._ended = True
+        error_type = self._error_type
+        if error is not None and isinstance(error, Exception):
+            error_type = error_type or type(error).__name__
+        span = self._span
+        if error_type is not None:
+            self._end_attempt(error_type)
+            self._fail(span, error_type)
+            # The exception's type only: its message may quote the server.
+            span.add_event("exception", {"exception.type": error_type})
+        else:
+            # Ended by a cancel, an interrupt, or a stream closed early: no error of its own.
+            if error is not None:
+                span.set_attribute("silvia.ended_by", type(error).__name__)
+            self._end_attempt()
+        span.end()
