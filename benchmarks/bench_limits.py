@@ -21,6 +21,16 @@ peak, VmHWM, is reset through /proc/self/clear_refs), and the error the SDK
 raised. Goal: with a limit, peak growth under 4
 times the limit.
 
+Then the shapes that grow most in memory for their size, each in a fresh child
+process with the client's default limits (`--tiny-mib` MiB, default 32, sent of
+each, gzip on the wire): a history of tiny citation rows (`{"source":"a"},`), a
+chat stream of tiny text events, of tiny citation events, and of events that are
+not JSON, and one `citations_summary` event of tiny rows; and a recording of
+`--tiny-mib` MiB of text events in one gzip chunk, checked as `silvia qa check`
+does (`check_recordings`). Each prints its peak growth and as a multiple of the
+default `max_response_bytes`. Goal: every one under 1 GiB. Run it with
+`PYTHONPATH` at an older tree to get that tree's figures.
+
 Then memory per kept event: a stream of `--events` unknown events (which the
 `Turn` keeps, never drops), measured with `tracemalloc` after the turn is
 built, divided by the number of events.
@@ -143,6 +153,129 @@ print(json.dumps({"growth": status("VmHWM") - before, "outcome": outcome}))
 """
 
 
+def tiny_bodies(size: int) -> dict[str, tuple[str, bytes]]:
+    """The shapes that amplify most: (endpoint, the decoded body) of about `size` bytes."""
+    session = b'event: session\ndata: {"sessionId":"s1"}\n\n'
+    done = b"event: done\ndata: {}\n\n"
+
+    def repeated(piece: bytes) -> bytes:
+        return piece * (size // len(piece))
+
+    row = b'{"source":"a"},'
+    rows = repeated(row) + b'{"source":"a"}'
+    summary_rows = row * (15 * MiB // len(row)) + b'{"source":"a"}'
+    return {
+        "tiny-rows-history": (
+            "get",
+            b'{"session":{"id":"s1"},"messages":[{"id":"m","role":"assistant",'
+            b'"content":"x","citations":[' + rows + b"]}]}",
+        ),
+        "tiny-text-chat": (
+            "chat",
+            session + repeated(b'event: text\ndata: {"text":"a"}\n\n') + done,
+        ),
+        "tiny-citation-chat": (
+            "chat",
+            session + repeated(b'event: citation\ndata: {"source":"a"}\n\n') + done,
+        ),
+        "not-json-chat": ("chat", session + repeated(b"event: text\ndata: x\n\n") + done),
+        "tiny-summary-chat": (
+            "chat",
+            session
+            + b'event: citations_summary\ndata: {"citations":['
+            + summary_rows
+            + b"]}\n\n"
+            + done,
+        ),
+        "recording-text": (
+            "recording",
+            session + repeated(b'event: text\ndata: {"text":"a"}\n\n') + done,
+        ),
+    }
+
+
+TINY_CHILD = """
+import gzip, json, sys
+import httpx
+from silvia_client import SilviaClient, SilviaError
+
+def status(field):
+    with open("/proc/self/status") as lines:
+        return next(int(l.split()[1]) * 1024 for l in lines if l.startswith(field + ":"))
+
+endpoint, path = sys.argv[1], sys.argv[2]
+with open(path, "rb") as file:
+    wire = file.read()  # gzip, as a server or a recording would hold it
+kind = "application/json" if endpoint == "get" else "text/event-stream"
+
+def handler(request):
+    return httpx.Response(200, headers={"content-type": kind, "content-encoding": "gzip"},
+                          stream=httpx.ByteStream(wire))
+
+recording = None
+if endpoint == "recording":
+    from silvia_client.qa import check_recordings
+    from silvia_client.testing import (RecordedChunk, RecordedRequest, RecordedResponse,
+                                       Recording)
+    recording = Recording(RecordedRequest("POST", "/api/claude", {"message": "hi"}),
+                          RecordedResponse(200, (("content-type", "text/event-stream"),
+                                                 ("content-encoding", "gzip")),
+                                           (RecordedChunk(0.0, wire),)), None)
+client = SilviaClient(base_url="https://silvia.test", token="t", max_retries=0,
+                      http_client=httpx.Client(transport=httpx.MockTransport(handler)))
+with open("/proc/self/clear_refs", "w") as clear:
+    clear.write("5")
+before = status("VmRSS")
+outcome = "no error"
+try:
+    if endpoint == "chat":
+        kept = client.chat.send("hi")
+    elif endpoint == "get":
+        kept = client.sessions.get("s1")
+    else:
+        kept = check_recordings([recording])
+        found = [f for prompt in kept.prompts for f in prompt.result.findings]
+        outcome = "; ".join(sorted({f.rule for f in found})) or "no finding"
+except SilviaError as error:
+    outcome = type(error).__name__
+print(json.dumps({"growth": status("VmHWM") - before, "outcome": outcome}))
+"""
+
+
+def tiny_shapes(size: int) -> None:
+    import os
+    import tempfile
+
+    from silvia_client._wire import DEFAULTS
+
+    limit = DEFAULTS.max_response_bytes
+    print(
+        f"\npeak RSS growth, the tiny shapes, {size // MiB} MiB each, default limits "
+        f"(max_response_bytes {limit // MiB} MiB; goal: under 1 GiB)"
+    )
+    print(f"  {'case':20} {'peak growth':>12} {'x limit':>8}  outcome")
+    for name, (endpoint, body) in tiny_bodies(size).items():
+        with tempfile.NamedTemporaryFile(delete=False) as file:
+            file.write(gzip.compress(body, 6))
+        try:
+            done = subprocess.run(
+                [sys.executable, "-c", TINY_CHILD, endpoint, file.name],
+                capture_output=True,
+                text=True,
+                timeout=900,
+                check=True,
+            )
+        finally:
+            os.unlink(file.name)
+        result = json.loads(done.stdout)
+        growth = result["growth"]
+        verdict = "PASS" if growth < 1024 * MiB else "MISS"
+        print(
+            f"  {name:20} {growth / MiB:9.1f} MiB {growth / limit:7.2f}x  "
+            f"{result['outcome']} {verdict}"
+        )
+
+
 def per_kept_event(events: int) -> float:
     import tracemalloc
 
@@ -174,7 +307,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--payload-mib", type=int, default=64)
     parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--tiny-mib", type=int, default=32)
+    parser.add_argument("--only-tiny", action="store_true", help="only the tiny shapes")
     args = parser.parse_args()
+    if args.only_tiny:
+        tiny_shapes(args.tiny_mib * MiB)
+        return 0
     server = Server(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}"
@@ -199,6 +337,7 @@ def main() -> int:
                 f"{result['outcome']}{verdict}"
             )
     server.shutdown()
+    tiny_shapes(args.tiny_mib * MiB)
     print(
         f"\nmemory per kept event: {per_kept_event(args.events):,.0f} bytes ({args.events:,} "
         "unknown events, kept by the Turn)"

@@ -64,7 +64,8 @@ class SilviaClient(ClientBase):
     - `max_event_bytes`: the longest SSE line or event data a chat stream
       accepts. Default: 16 MiB.
     - `max_response_bytes`: the most a history body, or a whole chat stream,
-      may hold, counted after decompression. Default: 256 MiB.
+      may hold, counted after decompression. Default: 64 MiB. A call also reads at
+      most `max_response_bytes // 64` JSON objects and SSE events (10,000 at least).
     - `max_retries`: how many times a failed request is sent again (see
       the README's "Retries"). Default: 2.
     - `retry_backoff`: seconds before the first retry, doubled each time,
@@ -264,7 +265,8 @@ class AsyncSilviaClient(ClientBase):
     - `max_event_bytes`: the longest SSE line or event data a chat stream
       accepts. Default: 16 MiB.
     - `max_response_bytes`: the most a history body, or a whole chat stream,
-      may hold, counted after decompression. Default: 256 MiB.
+      may hold, counted after decompression. Default: 64 MiB. A call also reads at
+      most `max_response_bytes // 64` JSON objects and SSE events (10,000 at least).
     - `max_retries`: how many times a failed request is sent again (see
       the README's "Retries"). Default: 2.
     - `retry_backoff`: seconds before the first retry, doubled each time,

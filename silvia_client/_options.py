@@ -265,6 +265,11 @@ class Call:
     trace: Operation = field(default=NO_OPERATION, init=False)  # its spans (`_tracing.py`)
 
     @property
+    def max_objects(self) -> int:
+        """The most JSON objects and SSE events the call reads (see `DEFAULTS.bytes_per_object`)."""
+        return max(self.max_response_bytes // DEFAULTS.bytes_per_object, DEFAULTS.min_objects)
+
+    @property
     def repeatable(self) -> bool:
         """Whether sending the request twice is safe: a GET is; a chat POST may run twice."""
         return self.kind == "get"

@@ -111,6 +111,13 @@ class _StreamState:
     def _too_large(self, what: str, limit: int) -> StreamError:
         return self._error(StreamTooLargeError, f"{what} ({limit:,} bytes)", limit=limit)
 
+    def _too_many(self, max_objects: int) -> StreamError:
+        message = (
+            f"the stream holds more than {max_objects:,} events and JSON objects, the most "
+            "a stream of max_response_bytes may (max_response_bytes // 64)"
+        )
+        return self._error(StreamTooLargeError, message, limit=self._call.max_response_bytes)
+
     def _halted(self, halt: Halt) -> StreamError:
         """The error for a read its guard, or a size limit, stopped."""
         if halt.limit is not None:

@@ -24,7 +24,7 @@ from .._wire import DEFAULT_WIRE, WireFormat
 from ..chat._turn import text_preview
 from ..citations import CitationTarget, RowError
 from ..citations._final import FinalTargets
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, ResponseTooLargeError
 
 if TYPE_CHECKING:
     import httpx
@@ -187,8 +187,24 @@ def session_path(session_id: str, wire: WireFormat) -> str:
 
 
 def session_from(
-    response: httpx.Response, body: bytes, session_id: str, errors: ResponseErrors
+    response: httpx.Response,
+    body: bytes,
+    session_id: str,
+    errors: ResponseErrors,
+    max_objects: int,
 ) -> Session:
+    """The session a GET's `body` holds, read only if it holds at most `max_objects` objects.
+
+    A `{` counts every object the body could hold (and any in its strings): counted before
+    it is decoded, since decoding is where a body of tiny rows grows 45-fold.
+    """
+    if body.count(b"{") > max_objects:
+        raise ResponseTooLargeError(
+            f"the body holds more than {max_objects:,} JSON objects, the most a body of "
+            "max_response_bytes may (max_response_bytes // 64)",
+            limit=len(body),
+            request_id=errors.request_id(response),
+        )
     try:
         session = read_session(body, session_id, errors.wire)
     except (ValueError, RecursionError):

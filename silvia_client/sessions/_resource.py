@@ -66,8 +66,8 @@ class Sessions:
             deadline=deadline,
             max_response_bytes=max_response_bytes,
         )
-        response, body = self._fetch(session_id, options)
-        return session_from(response, body, session_id, self._client._errors)
+        response, body, call = self._fetch(session_id, options)
+        return session_from(response, body, session_id, self._client._errors, call.max_objects)
 
     def get_raw(
         self,
@@ -86,15 +86,18 @@ class Sessions:
             deadline=deadline,
             max_response_bytes=max_response_bytes,
         )
-        _, body = self._fetch(session_id, options)
+        _, body, _ = self._fetch(session_id, options)
         return body
 
-    def _fetch(self, session_id: str, options: RequestOptions) -> tuple[httpx.Response, bytes]:
+    def _fetch(
+        self, session_id: str, options: RequestOptions
+    ) -> tuple[httpx.Response, bytes, Call]:
         client = self._client
         if check("session_id", session_id) is None:
             raise TypeError("session_id must be a str, not NoneType")
         path = session_path(session_id, client.wire)
-        return client._fetch(path, client._call("get", options))
+        call = client._call("get", options)
+        return (*client._fetch(path, call), call)
 
 
 class AsyncSessionsClient(Protocol):
@@ -133,8 +136,8 @@ class AsyncSessions:
             deadline=deadline,
             max_response_bytes=max_response_bytes,
         )
-        response, body = await self._fetch(session_id, options)
-        return session_from(response, body, session_id, self._client._errors)
+        response, body, call = await self._fetch(session_id, options)
+        return session_from(response, body, session_id, self._client._errors, call.max_objects)
 
     async def get_raw(
         self,
@@ -152,14 +155,15 @@ class AsyncSessions:
             deadline=deadline,
             max_response_bytes=max_response_bytes,
         )
-        _, body = await self._fetch(session_id, options)
+        _, body, _ = await self._fetch(session_id, options)
         return body
 
     async def _fetch(
         self, session_id: str, options: RequestOptions
-    ) -> tuple[httpx.Response, bytes]:
+    ) -> tuple[httpx.Response, bytes, Call]:
         client = self._client
         if check("session_id", session_id) is None:
             raise TypeError("session_id must be a str, not NoneType")
         path = session_path(session_id, client.wire)
-        return await client._fetch(path, client._call("get", options))
+        call = client._call("get", options)
+        return (*await client._fetch(path, call), call)
