@@ -153,7 +153,12 @@ def test_numbered_sources_takes_web_url_and_the_deprecated_base_url() -> None:
 
 def test_a_citation_shows_label_links_and_quote() -> None:
     citation = Citation.model_validate(
-        row("silvia://your-account/checking", "Checking", account(), cited_text="balance: 10, name: C")
+        row(
+            "silvia://your-account/checking",
+            "Checking",
+            account(),
+            cited_text="balance: 10, name: C",
+        )
     )
     tree = parse(citation._repr_html_())
     box = tree.find("div", "silvia-citation")
