@@ -39,20 +39,24 @@ Where things are:
 - `_glance.py`    a session at a glance: one line of counts, and a bar by kind
 - `_style.py`     the one stylesheet (host colours, light and dark) and the kinds' names
 - `_page.py`      `page(obj, path)`: a standalone HTML page to share
+- `_live.py`      `live(stream)` / `alive(stream)`: a turn streamed into a notebook cell
 - `_markdown.py`  the Markdown views (`turn_markdown`, ...), their escaping and links
 - `../_bidi.py`   `strip_bidi_controls`, which labels (`resolve_citation`) apply too
 """
 
 from .._bidi import strip_bidi_controls
 from ._html import citation_html, message_html, session_html, turn_html
+from ._live import alive, live
 from ._markdown import citation_markdown, message_markdown, session_markdown, turn_markdown
 from ._page import page
 from ._sources import NumberedSource, marked_segments, number_sources, numbered_sources
 
 __all__ = [
     "NumberedSource",
+    "alive",
     "citation_html",
     "citation_markdown",
+    "live",
     "marked_segments",
     "message_html",
     "message_markdown",
