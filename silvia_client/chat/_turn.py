@@ -120,6 +120,24 @@ class Turn(FinalTargets):
             f"inline_citations={len(self.inline_citations)})"
         )
 
+    def citation_records(self, *, web_url: str | None = None) -> list[dict[str, Any]]:
+        """One flat dict per citation row, for a table; never a `provider` (`_records.py`)."""
+        from .._records import turn_records  # imported here: only tables need it
+
+        return turn_records(self, web_url=web_url)
+
+    def to_pandas(self, *, web_url: str | None = None) -> Any:
+        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra)."""
+        from .._records import frame
+
+        return frame(self.citation_records(web_url=web_url))
+
+    def to_json(self, *, include_provider: bool = False, indent: int | None = 2) -> str:
+        """The turn as a JSON document: text, rows with targets, timings, ids (`_export.py`)."""
+        from .._export import turn_json
+
+        return turn_json(self, include_provider=include_provider, indent=indent)
+
 
 class TurnBuilder:
     """Applies events, one at a time, to a turn under construction."""

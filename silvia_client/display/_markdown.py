@@ -17,6 +17,7 @@ from .._bidi import strip_bidi_controls
 from ..citations._links import CitationLink, web_origin
 from ._protocols import CitedRow, MessageLike, SessionLike, StreamedRow, TurnLike
 from ._sources import NumberedSource, numbered_sources, one_line, resolve, short_quote, write_answer
+from ._style import link_texts
 
 __all__ = ["citation_markdown", "message_markdown", "session_markdown", "turn_markdown"]
 
@@ -69,8 +70,10 @@ def _source_item_markdown(source: NumberedSource) -> str:
     resolved = source.resolved
     line = f"**{_m(one_line(resolved.label))}**"
     if resolved.links:
+        target = source.citation.target
+        texts = link_texts(None if target is None else target.kind, len(resolved.links))
         line += " — " + ", ".join(
-            _md_link(link, _m(one_line(link.label))) for link in resolved.links
+            _md_link(link, _m(text)) for link, text in zip(resolved.links, texts, strict=True)
         )
     quote = short_quote(source.citation.cited_text)
     if quote:

@@ -92,6 +92,18 @@ class Message(FinalTargets):
             f"inline_citations={len(self.inline_citations)})"
         )
 
+    def citation_records(self, *, web_url: str | None = None) -> list[dict[str, Any]]:
+        """One flat dict per citation row, for a table; never a `provider` (`_records.py`)."""
+        from .._records import message_records  # imported here: only tables need it
+
+        return message_records(self, web_url=web_url)
+
+    def to_pandas(self, *, web_url: str | None = None) -> Any:
+        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra)."""
+        from .._records import frame
+
+        return frame(self.citation_records(web_url=web_url))
+
 
 @dataclass(frozen=True, slots=True)
 class Session:
@@ -115,6 +127,24 @@ class Session:
         from ..display import session_markdown
 
         return session_markdown(self)
+
+    def citation_records(self, *, web_url: str | None = None) -> list[dict[str, Any]]:
+        """One flat dict per citation row of every message; never a `provider` (`_records.py`)."""
+        from .._records import session_records  # imported here: only tables need it
+
+        return session_records(self, web_url=web_url)
+
+    def to_pandas(self, *, web_url: str | None = None) -> Any:
+        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra)."""
+        from .._records import frame
+
+        return frame(self.citation_records(web_url=web_url))
+
+    def to_json(self, *, include_provider: bool = False, indent: int | None = 2) -> str:
+        """The session as a JSON document: messages, their rows with targets (`_export.py`)."""
+        from .._export import session_json
+
+        return session_json(self, include_provider=include_provider, indent=indent)
 
 
 def _text_or_none(value: object) -> str | None:

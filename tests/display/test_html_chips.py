@@ -97,8 +97,8 @@ def test_pooled_accounts_list_the_final_target_and_each_chip_opens_its_own_row()
             "1",
             "Cards",
             [
-                (f"/accounts/{ACCOUNT_A}", "Cards (1 of 2)"),
-                (f"/accounts/{ACCOUNT_B}", "Cards (2 of 2)"),
+                (f"/accounts/{ACCOUNT_A}", "Open account (1 of 2)"),
+                (f"/accounts/{ACCOUNT_B}", "Open account (2 of 2)"),
             ],
         )
     ]
@@ -112,7 +112,7 @@ def test_a_source_untyped_then_typed_lists_its_final_target_and_chips_as_sent() 
     typed = row(CARDS_SRC, "Cards", target=account(ACCOUNT_B), cited_text="after")
     summary = [{**untyped, "target": typed["target"]}, typed]
     html = turn_html(build_turn("Was", untyped, " is", typed, ".", summary=summary))
-    assert sources(html) == [("1", "Cards", [(f"/accounts/{ACCOUNT_B}", "Cards")])]
+    assert sources(html) == [("1", "Cards", [(f"/accounts/{ACCOUNT_B}", "Open account")])]
     assert chip_links(html) == [("[1]", []), ("[1]", [f"/accounts/{ACCOUNT_B}"])]
 
 
@@ -139,7 +139,7 @@ def test_history_rows_without_offsets_get_no_chips_but_are_listed() -> None:
     )
     html = message_html(session.messages[0])
     assert chips(html) == []
-    assert sources(html) == [("1", "Checking", [(f"/accounts/{ACCOUNT_A}", "Checking")])]
+    assert sources(html) == [("1", "Checking", [(f"/accounts/{ACCOUNT_A}", "Open account")])]
 
 
 # Against the reference server -----------------------------------------------------------

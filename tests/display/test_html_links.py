@@ -54,16 +54,16 @@ def test_links_by_target_kind() -> None:
         row("silvia://analysis", "Interest", target={"kind": "analysis"}),
     )
     assert sources(turn_html(turn)) == [
-        ("1", "Checking", [(f"/accounts/{ACCOUNT_A}", "Checking")]),
+        ("1", "Checking", [(f"/accounts/{ACCOUNT_A}", "Open account")]),
         (
             "2",
             "Credit card",
             [
-                (f"/accounts/{ACCOUNT_A}", "Credit card (1 of 2)"),
-                (f"/accounts/{ACCOUNT_B}", "Credit card (2 of 2)"),
+                (f"/accounts/{ACCOUNT_A}", "Open account (1 of 2)"),
+                (f"/accounts/{ACCOUNT_B}", "Open account (2 of 2)"),
             ],
         ),
-        ("3", "Article", [("https://news.example/x?a=1&b=2", "Article")]),
+        ("3", "Article", [("https://news.example/x?a=1&b=2", "Open page")]),
         ("4", "Pub 590", []),
         ("5", "Analysis", []),
     ]
@@ -88,7 +88,7 @@ def test_a_hand_built_script_target_never_becomes_a_link() -> None:
 def test_web_url_makes_account_links_absolute() -> None:
     turn = build_turn("a", row("silvia://your-account/checking", "Checking", target=account()))
     [(_, _, links)] = sources(turn_html(turn, web_url="https://app.example"))
-    assert links == [(f"https://app.example/accounts/{ACCOUNT_A}", "Checking")]
+    assert links == [(f"https://app.example/accounts/{ACCOUNT_A}", "Open account")]
 
 
 def test_silvia_web_url_makes_notebook_links_absolute(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -96,9 +96,9 @@ def test_silvia_web_url_makes_notebook_links_absolute(monkeypatch: pytest.Monkey
     monkeypatch.setenv("SILVIA_WEB_URL", "https://app.example")
     for html in (turn._repr_html_(), turn_html(turn)):
         [(_, _, links)] = sources(html)
-        assert links == [(f"https://app.example/accounts/{ACCOUNT_A}", "Checking")]
+        assert links == [(f"https://app.example/accounts/{ACCOUNT_A}", "Open account")]
     [(_, _, links)] = sources(turn_html(turn, web_url=""))  # "": the app's own paths
-    assert links == [(f"/accounts/{ACCOUNT_A}", "Checking")]
+    assert links == [(f"/accounts/{ACCOUNT_A}", "Open account")]
 
 
 def test_a_bad_web_url_is_a_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -153,13 +153,26 @@ def test_numbered_sources_takes_web_url_and_the_deprecated_base_url() -> None:
 
 def test_a_citation_shows_label_links_and_quote() -> None:
     citation = Citation.model_validate(
-        row("silvia://your-account/checking", "Checking", account(), cited_text="balance: 10")
+        row(
+            "silvia://your-account/checking",
+            "Checking",
+            account(),
+            cited_text="balance: 10, name: C",
+        )
     )
     tree = parse(citation._repr_html_())
     box = tree.find("div", "silvia-citation")
     assert box.find("span", "silvia-label").text == "Checking"
     assert [a.attrs["href"] for a in box.find_all("a")] == [f"/accounts/{ACCOUNT_A}"]
-    assert box.find("q").text == "balance: 10"
+    kv = box.find("dl", "silvia-kv")  # a `key: value` quote is a key/value list
+    assert [(n.tag, n.text) for n in kv.children if not isinstance(n, str)] == [
+        ("dt", "balance"),
+        ("dd", "10"),
+        ("dt", "name"),
+        ("dd", "C"),
+    ]
+    assert box.find("span", "silvia-badge").text == "Account"
+    assert box.find("a").attrs["title"] == "Checking"  # the label, as the link's title
 
 
 # No provider ------------------------------------------------------------------------------

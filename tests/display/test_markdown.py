@@ -111,11 +111,11 @@ def test_the_whole_view_of_a_turn() -> None:
         " and owe \\$5<sup>\\[2\\]</sup>\\."
         " See this<sup>[\\[3\\]](https://e.example/a_%28b%29)</sup>\\.\n\n"
         "**Sources**\n\n"
-        f"1. **Checking** — [Checking](/accounts/{ACCOUNT_A})  \n"
+        f"1. **Checking** — [Open account](/accounts/{ACCOUNT_A})  \n"
         "   > balance: 10\n"
-        f"2. **Cards** — [Cards \\(1 of 2\\)](/accounts/{ACCOUNT_A}), "
-        f"[Cards \\(2 of 2\\)](/accounts/{ACCOUNT_B})\n"
-        "3. **Rates \\(2024\\)** — [Rates \\(2024\\)](https://e.example/a_%28b%29)"
+        f"2. **Cards** — [Open account \\(1 of 2\\)](/accounts/{ACCOUNT_A}), "
+        f"[Open account \\(2 of 2\\)](/accounts/{ACCOUNT_B})\n"
+        "3. **Rates \\(2024\\)** — [Open page](https://e.example/a_%28b%29)"
     )
 
 
@@ -127,8 +127,8 @@ def test_chips_link_by_their_own_rows_and_the_list_by_the_final_target() -> None
     assert turn_markdown(turn) == (
         f"a<sup>[\\[1\\]](/accounts/{ACCOUNT_A})</sup> b<sup>\\[1\\]</sup>\\.\n\n"
         "**Sources**\n\n"
-        f"1. **Cards** — [Cards \\(1 of 2\\)](/accounts/{ACCOUNT_A}), "
-        f"[Cards \\(2 of 2\\)](/accounts/{ACCOUNT_B})  \n"
+        f"1. **Cards** — [Open account \\(1 of 2\\)](/accounts/{ACCOUNT_A}), "
+        f"[Open account \\(2 of 2\\)](/accounts/{ACCOUNT_B})  \n"
         "   > one"
     )
 
@@ -170,7 +170,7 @@ def test_a_session_lists_its_messages_with_their_sources() -> None:
     )
     assert session_markdown(session) == (
         "### \\# Title \\*x\\*\n\n**user**\n\nHow much?\n\n**assistant**\n\nTen\\.\n\n"
-        f"1. **Checking** — [Checking](/accounts/{ACCOUNT_A})"
+        f"1. **Checking** — [Open account](/accounts/{ACCOUNT_A})"
     )
 
 
@@ -195,15 +195,15 @@ def test_an_account_link_with_quotes_is_read_whole(reader: str, account_id: str)
     [(href, text)] = links(READERS[reader](md))
     assert href.startswith("/accounts/")
     assert unquote(href.removeprefix("/accounts/")) == account_id
-    assert text == "Checking"
+    assert text == "Open account"
 
 
 def test_quotes_in_a_destination_are_percent_encoded() -> None:
     md = citation_markdown(Citation.model_validate(row("s", "Checking", account("a'b'"))))
-    assert md == "**Checking** — [Checking](/accounts/a%27b%27)"
+    assert md == "**Checking** — [Open account](/accounts/a%27b%27)"
     url = "https://e.example/a'b\"c?q=1&lt;&amp;x"
     md = citation_markdown(Citation.model_validate(row("s", "Doc", web(url))))
-    assert md == "**Doc** — [Doc](https://e.example/a%27b%22c?q=1&amp;lt;&amp;amp;x)"
+    assert md == "**Doc** — [Open page](https://e.example/a%27b%22c?q=1&amp;lt;&amp;amp;x)"
 
 
 @pytest.mark.parametrize("reader", READERS)
@@ -224,7 +224,7 @@ def test_a_web_url_is_read_whole(reader: str, url: str) -> None:
     citation = Citation.model_validate(row("s", "Doc", web(url), cited_text="q"))
     [(href, text)] = links(READERS[reader](citation_markdown(citation)))
     assert unquote(href) == unquote(url)
-    assert text == "Doc"
+    assert text == "Open page"
     # Between two links, a backtick in each would make a code span of what lies between.
     turn = build_turn("a", row(url, "A", web(url)), " b", row(url + "2", "B", web(url + "2")))
     assert decoded(links(READERS[reader](turn_markdown(turn)))) == decoded(links(turn_html(turn)))
@@ -263,7 +263,7 @@ def test_any_account_link_reads_back_to_its_id_in_both_readers(
         [(href, text)] = links(reader(md))
         assert href.startswith(f"{origin}/accounts/")
         assert unquote(href.removeprefix(f"{origin}/accounts/"), errors="strict") == account_id
-        assert text == "Account"
+        assert text == "Open account"
 
 
 @PROPERTY
@@ -276,7 +276,7 @@ def test_any_http_url_reads_back_whole_in_both_readers(url: str) -> None:
         for reader in READERS.values():
             [(href, text)] = links(reader(md))
             assert unquote(href) == unquote(url)
-            assert text == "Doc"
+            assert text == "Open page"
 
 
 # Bidi controls ------------------------------------------------------------------------
@@ -323,8 +323,8 @@ def test_web_url_and_silvia_web_url_make_markdown_links_absolute(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     turn = build_turn("a", row("silvia://your-account/checking", "Checking", account()))
-    relative = f"[Checking](/accounts/{ACCOUNT_A})"
-    absolute = f"[Checking](https://app.example/accounts/{ACCOUNT_A})"
+    relative = f"[Open account](/accounts/{ACCOUNT_A})"
+    absolute = f"[Open account](https://app.example/accounts/{ACCOUNT_A})"
     assert relative in turn_markdown(turn)
     assert absolute in turn_markdown(turn, web_url="https://app.example")
     monkeypatch.setenv("SILVIA_WEB_URL", "https://app.example")

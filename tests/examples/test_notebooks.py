@@ -63,7 +63,7 @@ def test_the_tour_is_saved_with_its_outputs() -> None:
     assert "error" not in kinds
     shown = [o.get("data", {}) for cell in code for o in cell["outputs"]]
     html = [data["text/html"] for data in shown if "text/html" in data]
-    assert len(html) == 3, "the turn, a citation and the session display as HTML"
+    assert len(html) == 4, "the turn, a citation, the session and the live turn display as HTML"
     assert all("silvia-" in "".join(page) for page in html)
 
 
@@ -187,3 +187,44 @@ def test_the_check_fails_on_stale_outputs_and_on_a_raising_cell(
     assert any(line.startswith("-") and "<p>an older view</p>" in line for line in out.splitlines())
     assert f"FAIL {raising}: a cell raised" in out
     assert "ZeroDivisionError" in out
+
+
+@pytest.mark.usefixtures("kernel_ready")
+def test_the_live_cell_holds_one_output_updated_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # nbclient applies each `update_display_data` to the output it names: one output,
+    # however many updates; counted here as they arrive.
+    import nbformat
+    from nbclient import NotebookClient
+
+    checker = load_checker()
+
+    class Counting(NotebookClient):
+        updates: list[int] = []  # noqa: RUF012 (one list for the one run)
+
+        def process_message(self, msg: dict[str, Any], cell: Any, cell_index: int) -> Any:
+            if msg["msg_type"] == "update_display_data":
+                self.updates.append(cell_index)
+            return super().process_message(msg, cell, cell_index)
+
+    notebook = nbformat.read(TOUR, as_version=4)
+    cells = enumerate(notebook.cells)
+    [index] = [i for i, c in cells if c.cell_type == "code" and "display.live(" in c.source]
+    monkeypatch.setenv("JUPYTER_PATH", str(checker._kernel_dir(tmp_path)))
+    monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
+    monkeypatch.delenv("SILVIA_WEB_URL", raising=False)
+    client = Counting(
+        notebook,
+        timeout=checker.TIMEOUT,
+        kernel_name=checker.KERNEL,
+        resources={"metadata": {"path": str(TOUR.parent)}},
+    )
+    client.execute()
+    outputs = notebook.cells[index].outputs
+    assert [o.output_type for o in outputs] == ["display_data"]
+    assert Counting.updates, "the live output was updated"
+    assert set(Counting.updates) == {index}
+    shown = "".join(outputs[0].data["text/html"])
+    assert "Sources" in shown  # the final view, with its sources
+    assert "Streaming…" not in shown

@@ -1,0 +1,63 @@
+"""A session at a glance: one line of its messages, citations, kinds cited, and legacy rows.
+
+Drawn in CSS (a bar of one segment per kind, sized by its count; no plotting
+library), with the same facts as text beside it, so it reads without the
+stylesheet too. Sources are counted once per message that cites them, each
+by the kind of its final target (`target_for`'s rule); rows are every row of
+every message (the summary's and the streamed), and a legacy row is one with
+no target.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from ..citations._final import final_targets
+from ._protocols import MessageLike
+from ._style import KIND_NAMES, kind_class
+
+__all__ = ["glance_counts", "glance_html"]
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def glance_counts(messages: Sequence[MessageLike]) -> tuple[int, int, Counter[str | None]]:
+    """The rows the messages cite, the legacy ones, and their sources by final kind."""
+    kinds: Counter[str | None] = Counter()
+    rows = legacy = 0
+    for message in messages:
+        for target in final_targets(message.inline_citations, message.citations).values():
+            kinds[None if target is None else target.kind] += 1
+        for row in (*message.citations, *message.inline_citations):
+            rows += 1
+            legacy += row.target is None
+    return rows, legacy, kinds
+
+
+def glance_html(messages: Sequence[MessageLike]) -> str:
+    """The line: a bar by kind, then "N messages · N sources (N rows) · Kind N ... · N legacy"."""
+    rows, legacy, kinds = glance_counts(messages)
+    total = sum(kinds.values())
+    typed = [(kind, kinds[kind]) for kind in KIND_NAMES if kinds[kind]]
+    segments = "".join(
+        f'<span class="{kind_class(kind)}" style="flex-grow:{count}"></span>'
+        for kind, count in [*typed, (None, kinds[None])]  # untyped sources last, in grey
+        if count
+    )
+    facts = [
+        _plural(len(messages), "message"),
+        f"{_plural(total, 'source')} cited ({_plural(rows, 'row')})",
+    ]
+    counts = [
+        f'<span class="silvia-count {kind_class(kind)}">{KIND_NAMES[kind or ""]} {count}</span>'
+        for kind, count in typed
+    ]
+    legacy_html = (
+        f'<span class="silvia-count silvia-kind-none">{_plural(legacy, "legacy row")}</span>'
+    )
+    bar = f'<span class="silvia-bar" aria-hidden="true">{segments}</span>' if total else ""
+    text = " · ".join([*facts, *counts, legacy_html])
+    return f'<p class="silvia-glance">{bar}<span>{text}</span></p>'

@@ -1,0 +1,139 @@
+"""The HTML of a view's sources: the "Sources" list, each source with its badge, links and quotes.
+
+Each source is one item numbered as the views number it (`_sources.py`): a
+badge naming its target kind, its label, links that say what they open ("Open
+account", "Open page", "Open document"; the label is the link's title), then
+what its row quoted. A quote of `key: value` rows is a small key/value list;
+a long one folds (`_quotes.py`). Every other quote of the source's rows (a
+pooled source is cited by several rows) is kept, folded under it. Escaping is
+`escape` (markup shows as text, bidi controls dropped); only the links
+`resolve_citation` gives (http(s) URLs, `/accounts/` paths) become `<a href>`.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+
+from .._bidi import strip_bidi_controls
+from ..citations._links import CitationLink
+from ._protocols import CitedRow
+from ._quotes import FOLDED_ROWS, fold, key_values
+from ._sources import NumberedSource
+from ._style import KIND_NAMES, LEGACY_NAME, kind_class, link_texts
+
+__all__ = ["escape", "link_html", "source_item_html", "sources_html"]
+
+
+def escape(text: str) -> str:
+    return html.escape(strip_bidi_controls(text), quote=True)
+
+
+def link_html(link: CitationLink, text: str, title: str | None = None) -> str:
+    titled = f' title="{escape(title)}"' if title else ""
+    return (
+        f'<a href="{escape(link.href)}"{titled} target="_blank" '
+        f'rel="noopener noreferrer">{text}</a>'
+    )
+
+
+def _kind(row: CitedRow) -> str | None:
+    return None if row.target is None else row.target.kind
+
+
+def _badge_html(row: CitedRow) -> str:
+    kind = _kind(row)
+    name = KIND_NAMES.get(kind or "", LEGACY_NAME)
+    return f'<span class="silvia-badge {kind_class(kind)}">{name}</span> '
+
+
+def _links_html(source: NumberedSource) -> str:
+    links = source.resolved.links
+    if not links:
+        return ""
+    texts = link_texts(_kind(source.citation), len(links))
+    written = ", ".join(
+        link_html(link, text, link.label) for link, text in zip(links, texts, strict=True)
+    )
+    return f' — <span class="silvia-links">{written}</span>'
+
+
+def _kv_html(rows: list[list[tuple[str, str]]]) -> str:
+    def table(pairs: list[tuple[str, str]]) -> str:
+        cells = "".join(
+            f"<dt>{escape(key)}</dt><dd>{escape(fold(value)[0])}</dd>" for key, value in pairs
+        )
+        return f'<dl class="silvia-kv">{cells}</dl>'
+
+    shown = "".join(table(pairs) for pairs in rows[:FOLDED_ROWS])
+    rest = rows[FOLDED_ROWS:]
+    if rest:
+        more = "".join(table(pairs) for pairs in rest)
+        plural = "s" if len(rest) > 1 else ""
+        shown += (
+            f'<details class="silvia-more"><summary>{len(rest)} more row{plural}</summary>'
+            f"{more}</details>"
+        )
+    return shown
+
+
+def quote_html(text: str | None) -> str:
+    """What a row quoted: pairs as a key/value list, else the quote, long ones folded."""
+    if not text or not text.strip():
+        return ""
+    rows = key_values(text)
+    if rows is not None:
+        return _kv_html(rows)
+    short, cut = fold(text)
+    out = f'<q class="silvia-quote">{escape(short)}</q>'
+    if cut:
+        whole = escape(text.strip()).replace("\n", "<br>\n")
+        out += (
+            '<details class="silvia-more"><summary>Whole quote</summary>'
+            f'<div class="silvia-quote">{whole}</div></details>'
+        )
+    return out
+
+
+def _other_quotes(source: NumberedSource, rows: Iterable[CitedRow]) -> list[str]:
+    seen = {source.citation.cited_text}
+    out: list[str] = []
+    for row in rows:
+        text = row.cited_text
+        if row.source == source.source and text and text.strip() and text not in seen:
+            seen.add(text)
+            out.append(text)
+    return out
+
+
+def source_item_html(source: NumberedSource, rows: Iterable[CitedRow] = ()) -> str:
+    """One source's item: badge, label, links, its quote, and its other rows' quotes folded."""
+    row = source.citation
+    parts = [
+        _badge_html(row),
+        f'<span class="silvia-label">{escape(source.resolved.label)}</span>',
+        _links_html(source),
+        quote_html(row.cited_text),
+    ]
+    others = _other_quotes(source, rows)
+    if others:
+        plural = "s" if len(others) > 1 else ""
+        quotes = "".join(f"<div>{quote_html(text)}</div>" for text in others)
+        parts.append(
+            f'<details class="silvia-more"><summary>{len(others)} more quote{plural} '
+            f"of this source</summary>{quotes}</details>"
+        )
+    return "".join(parts)
+
+
+def sources_html(sources: Sequence[NumberedSource], rows: Sequence[CitedRow]) -> str:
+    """The "Sources" heading and list (nothing when there are none); `rows`: every row cited."""
+    if not sources:
+        return ""
+    items = "".join(
+        f'<li value="{source.number}">{source_item_html(source, rows)}</li>' for source in sources
+    )
+    return (
+        '<p class="silvia-heading"><strong>Sources</strong></p>'
+        f'<ol class="silvia-sources">{items}</ol>'
+    )

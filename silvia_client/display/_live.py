@@ -1,0 +1,173 @@
+"""`live(stream)` and `alive(stream)`: a turn streamed into a notebook cell, then its final view.
+
+In a Jupyter kernel, one display handle is shown and updated in place as the
+answer arrives (at most `per_second` updates, 10 by default, timed by `clock`:
+`Throttle`), then replaced by the turn's own view, with its sources; the
+`Turn` is returned. A stream that fails shows the partial turn it hands back
+(`error.turn`), then raises. Anywhere else (a terminal, a script, IPython
+without a kernel) the text is printed as it arrives, as `text_stream` gives
+it, and the turn returned.
+
+IPython is never imported here: a kernel has imported it already, and
+`sys.modules` says so. Streaming into a cell is this layer's job: the chat
+layers take no display argument. `stream` is read through `LiveStream` (its
+`text_stream` and `until_done`), so no model is imported either.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any, Protocol, TextIO, TypeVar
+
+from ._html_sources import escape
+from ._protocols import TurnLike
+from ._style import STYLE
+
+__all__ = ["AsyncLiveStream", "LiveStream", "Throttle", "alive", "live", "streaming_html"]
+
+TurnT_co = TypeVar("TurnT_co", bound=TurnLike, covariant=True)
+UPDATES_PER_SECOND = 10.0
+
+
+class LiveStream(Protocol[TurnT_co]):
+    """A chat stream (`ChatStream`): its text as it arrives, then its turn."""
+
+    @property
+    def text_stream(self) -> Iterator[str]: ...
+    def until_done(self) -> TurnT_co: ...
+
+
+class AsyncLiveStream(Protocol[TurnT_co]):
+    """An async chat stream (`AsyncChatStream`)."""
+
+    @property
+    def text_stream(self) -> AsyncIterator[str]: ...
+    async def until_done(self) -> TurnT_co: ...
+
+
+class Throttle:
+    """Says whether an update may go out now: at most `per_second` a second, by `clock`.
+
+    The first update always goes; after that, one once `1 / per_second` seconds
+    have passed since the last that went. `clock` is any monotonic clock in
+    seconds (a test passes a fake one).
+    """
+
+    def __init__(
+        self, per_second: float = UPDATES_PER_SECOND, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        if not per_second > 0:
+            raise ValueError("per_second must be a positive number")
+        self.interval = 1.0 / per_second
+        self.clock = clock
+        self._last: float | None = None
+
+    def ready(self) -> bool:
+        now = self.clock()
+        if self._last is not None and now - self._last < self.interval:
+            return False
+        self._last = now
+        return True
+
+
+def streaming_html(text: str) -> str:
+    """What the cell shows while the answer arrives: the text so far, and a quiet line."""
+    answer = escape(text).replace("\n", "<br>\n")
+    return (
+        f'<div class="silvia silvia-turn silvia-live tex2jax_ignore mathjax_ignore">{STYLE}'
+        f'<p class="silvia-answer">{answer}</p>'
+        '<p class="silvia-note">Streaming…</p></div>'
+    )
+
+
+def _kernel_display() -> tuple[Any, Any] | None:
+    """IPython's `display` and `HTML` when running in a Jupyter kernel, else None."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None or getattr(shell, "kernel", None) is None:
+        return None
+    from IPython.display import HTML, display  # type: ignore[import-not-found, unused-ignore]
+
+    return display, HTML
+
+
+class _Cell:
+    """One live output: in a kernel a display handle updated in place, else printed text."""
+
+    def __init__(self, throttle: Throttle, out: TextIO | None) -> None:
+        self._throttle = throttle
+        self._out = out
+        self._pieces: list[str] = []
+        found = _kernel_display() if out is None else None
+        self._html: Any = None
+        self._handle: Any = None
+        if found is not None:
+            display, self._html = found
+            self._handle = display(self._html(streaming_html("")), display_id=True)
+            self._throttle.ready()  # the empty view counts as the first update
+
+    def piece(self, text: str) -> None:
+        self._pieces.append(text)
+        if self._handle is None:
+            out = self._out or sys.stdout
+            out.write(text)
+            out.flush()
+        elif self._throttle.ready():
+            self._handle.update(self._html(streaming_html("".join(self._pieces))))
+
+    def end(self, turn: TurnLike | None) -> None:
+        """Show the final view (`turn`'s own), or the partial turn of a failed stream."""
+        if self._handle is None:
+            (self._out or sys.stdout).write("\n")
+        elif turn is not None:
+            self._handle.update(turn)  # its `_repr_html_`/`_repr_markdown_`: the view, sources
+        else:
+            self._handle.update(self._html(streaming_html("".join(self._pieces))))
+
+
+def live(
+    stream: LiveStream[TurnT_co],
+    *,
+    per_second: float = UPDATES_PER_SECOND,
+    clock: Callable[[], float] = time.monotonic,
+    out: TextIO | None = None,
+) -> TurnT_co:
+    """Show `stream`'s answer as it arrives, then its final view; return the `Turn`.
+
+    In a Jupyter kernel: one output, updated in place at most `per_second`
+    times a second, then the turn's view with its sources. Elsewhere, or when
+    `out` is given: the text written to `out` (default stdout) as it arrives.
+    A failed stream shows its partial turn (`error.turn`), then raises.
+    """
+    cell = _Cell(Throttle(per_second, clock), out)
+    try:
+        for text in stream.text_stream:
+            cell.piece(text)
+        turn = stream.until_done()
+    except Exception as error:
+        cell.end(getattr(error, "turn", None))
+        raise
+    cell.end(turn)
+    return turn
+
+
+async def alive(
+    stream: AsyncLiveStream[TurnT_co],
+    *,
+    per_second: float = UPDATES_PER_SECOND,
+    clock: Callable[[], float] = time.monotonic,
+    out: TextIO | None = None,
+) -> TurnT_co:
+    """`live` for an `AsyncChatStream`: `turn = await display.alive(stream)`."""
+    cell = _Cell(Throttle(per_second, clock), out)
+    try:
+        async for text in stream.text_stream:
+            cell.piece(text)
+        turn = await stream.until_done()
+    except Exception as error:
+        cell.end(getattr(error, "turn", None))
+        raise
+    cell.end(turn)
+    return turn

@@ -1,0 +1,188 @@
+"""The views in headless Chromium under each theme signal, at 1200 and 400 px: fit, clear, legible.
+
+Four hosts, one page load each: a plain light browser; a plain browser whose
+system prefers dark (`--force-dark-mode`); JupyterLab's dark theme
+(`data-jp-theme-light="false"` and its `--jp-*` variables on the body); VS
+Code's dark theme (`body.vscode-dark` and its `--vscode-*` variables). Each
+page holds every view twice, in a 1200 px and a 400 px wide column (the width
+a notebook's output area gives them): a turn of every kind with long and
+`key: value` quotes, a reloaded session with pooled and legacy rows, and a
+hostile turn (markup, bidi controls, a long unbroken URL and label). The page
+opens every fold, then measures, from element boxes and computed styles:
+
+- no element reaches past its column (nothing overflows horizontally);
+- no text lies outside an ancestor that clips (`overflow` other than visible);
+- every piece of text has a contrast of at least 4.5:1 against the background
+  it is drawn on (backgrounds composited up the tree, alpha included).
+
+A screenshot of each page goes to `tests/artifacts/notebook-views-<host>.png`.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from silvia_client.display import session_html, turn_html
+
+from ..browser import FLAGS, LAUNCH_TIMEOUT, Chromium, Page, read_report, report_script
+from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
+
+pytestmark = pytest.mark.browser
+
+ARTIFACTS = Path(__file__).parents[1] / "artifacts"
+WIDTHS = (1200, 400)
+MIN_CONTRAST = 4.5
+
+JUPYTERLAB_DARK = (
+    "--jp-layout-color0:#111111;--jp-content-font-color1:rgba(255,255,255,1);"
+    "--jp-content-font-color2:rgba(255,255,255,0.72);--jp-content-link-color:#64b5f6;"
+    "--jp-border-color2:#424242;--jp-content-font-family:system-ui,sans-serif;"
+    "--jp-content-font-size1:14px;"
+    "background:var(--jp-layout-color0);color:var(--jp-content-font-color1)"
+)
+VSCODE_DARK = (
+    "--vscode-editor-background:#1e1e1e;--vscode-editor-foreground:#d4d4d4;"
+    "--vscode-descriptionForeground:rgba(204,204,204,0.7);"
+    "--vscode-textLink-foreground:#3794ff;--vscode-panel-border:rgba(128,128,128,0.35);"
+    "background:var(--vscode-editor-background);color:var(--vscode-editor-foreground)"
+)
+# host -> (attributes of <body>, extra Chromium flags)
+HOSTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "light": ("", ()),
+    "prefers-dark": ("", ("--force-dark-mode",)),
+    "jupyterlab-dark": (f'data-jp-theme-light="false" style="{JUPYTERLAB_DARK}"', ()),
+    "vscode-dark": (f'class="vscode-body vscode-dark" style="{VSCODE_DARK}"', ()),
+}
+
+
+def _turn() -> str:
+    long_quote = "Traditional and Roth IRA contributions are limited each year. " * 6
+    pieces: list[Any] = [
+        "You have $4,210.55 in checking",
+        row("silvia://your-account/checking", "Checking", account(),
+            cited_text=f"account_name: Checking, balance: 4210.55, account_id: {ACCOUNT_A}"),
+        " and owe $1,599.49 on two cards",
+        row("silvia://your-account/credit-card", "Credit card", accounts(ACCOUNT_A, ACCOUNT_B),
+            cited_text="name: Card, balance: -1312.40\nname: Card, balance: -287.09"),
+        ". Apple trades at $227.48",
+        row("silvia://market-data/finnhub/AAPL", "AAPL", {"kind": "market_data", "ticker": "AAPL"},
+            cited_text='{"symbol": "AAPL", "c": 227.48}'),
+        "; savings pay 4.30%",
+        row("https://bank.example/rates", "Best high-yield savings accounts",
+            web("https://bank.example/rates"), cited_text="Top savings pay 4.30% APY."),
+        "; the IRA limit is $7,000",
+        row("https://irs.example/p590", "IRA contribution limits",
+            {"kind": "tax_reference", "url": "https://irs.example/p590"}, cited_text=long_quote),
+        row("silvia://analysis", "Interest", {"kind": "analysis"}, cited_text="4210.55 * 0.043"),
+        row("silvia://your-portfolio", None, {"kind": "portfolio"}),
+        ".",
+    ]  # fmt: skip
+    return turn_html(build_turn(*pieces))
+
+
+def _session() -> str:
+    src = "silvia://your-account/cards"
+    one = row(src, "Cards", account(ACCOUNT_A), cited_text="account_name: Card A, balance: 1")
+    both = row(
+        src, "Cards", accounts(ACCOUNT_A, ACCOUNT_B), cited_text="name: A, b: 1\nname: B, b: 2"
+    )
+    legacy = row("Old note", "Old note", cited_text="Saved before targets existed.")
+    answer = {"role": "assistant", "content": "Your cards hold $3.", "created_at": "2025-01-01"}
+    return session_html(
+        build_session(
+            [
+                {"id": "m1", "role": "user", "content": "What do my cards hold?"},
+                {"id": "m2", **answer, "citations": [both, legacy],
+                 "inline_citations": [one, both, legacy]},
+            ],
+            title="Cards and notes",
+        )
+    )  # fmt: skip
+
+
+def _hostile() -> str:
+    long_url = "https://e.example/" + "a" * 300
+    word = "W" * 250
+    markup = '<script>alert(1)</script>"><img src=x onerror=alert(1)> \u202eevil\u202c'
+    return turn_html(
+        build_turn(
+            f"{markup} {word}",
+            row(long_url, word, web(long_url), cited_text=f"{markup} {word}"),
+            row("silvia://your-account/x", markup, account(word),
+                cited_text=f"{word}: {word}, k: v"),
+            row(markup, markup, cited_text=markup),
+            error=markup,
+            done=False,
+        )
+    )  # fmt: skip
+
+
+VIEWS = {"turn": _turn, "session": _session, "hostile turn": _hostile}
+
+# The measuring script (an expression), beside this file; %(min)s is the contrast to meet.
+PROBE = (Path(__file__).parent / "themes_probe.js").read_text(encoding="utf-8")
+PROBE = PROBE.split("\n", 1)[1].replace("%(min)s", str(MIN_CONTRAST))
+
+
+def host_page(body_attributes: str) -> str:
+    columns = "".join(
+        f'<div data-frame="{name} at {width}px" style="width:{width}px;flex:none">{view()}</div>'
+        for width in WIDTHS
+        for name, view in VIEWS.items()
+    )
+    return (
+        f'<!doctype html><html><head><meta charset="utf-8">{report_script(PROBE)}</head>'
+        f'<body {body_attributes}><div style="display:flex;flex-wrap:wrap;gap:24px;'
+        f'align-items:flex-start">{columns}</div></body></html>'
+    )
+
+
+def _run(chromium: Chromium, page: Path, flags: tuple[str, ...], *extra: str) -> bytes:
+    command = [chromium.path, *FLAGS, *flags, f"--user-data-dir={chromium.profile}", *extra]
+    done = subprocess.run(
+        [*command, page.as_uri()], capture_output=True, timeout=LAUNCH_TIMEOUT, check=False
+    )
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")[-2000:]
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def measured(chromium: Chromium, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    folder = tmp_path_factory.mktemp("themes")
+    for host, (attributes, flags) in HOSTS.items():
+        path = folder / f"{host}.html"
+        path.write_text(host_page(attributes), encoding="utf-8")
+        dom = _run(chromium, path, flags, "--window-size=1700,3000", "--dump-dom")
+        out[host] = read_report(Page(dom.decode("utf-8"), ()))
+        shot = ARTIFACTS / f"notebook-views-{host}.png"
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        _run(chromium, path, flags, "--window-size=1700,3000", f"--screenshot={shot}")
+        assert shot.is_file()
+    return out
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_every_view_fits_its_column_unclipped_and_legible(
+    measured: dict[str, Any], host: str
+) -> None:
+    report = measured[host]
+    assert report["views"] == len(VIEWS) * len(WIDTHS)
+    assert report["texts"] > 100  # the probe saw the views' text
+    assert report["pwned"] is None
+    assert report["problems"] == [], f"{report['count']} problems under {host}"
+    assert report["minimum"] >= MIN_CONTRAST
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_each_signal_gives_its_palette(measured: dict[str, Any], host: str) -> None:
+    # The luminance of what each view is drawn on: near white when light, near black when dark.
+    shades = measured[host]["shades"]
+    if host == "light":
+        assert min(shades) > 0.8, shades
+    else:
+        assert max(shades) < 0.05, shades

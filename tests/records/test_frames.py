@@ -1,0 +1,115 @@
+"""`to_pandas()`: the records as a typed DataFrame; and the records into another table library."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from silvia_client._records import FIELDS
+
+from ..display._build import build_session, row, web
+from .test_records import pooled_turn
+
+pd = pytest.importorskip("pandas", reason="needs pandas: pip install 'silvia-client[pandas]'")
+
+
+def session_with_times() -> object:
+    cited = [row("https://e.example/a", "A", web("https://e.example/a"))]
+    return build_session(
+        [
+            {"id": "m1", "role": "user", "content": "Hi", "created_at": "2025-01-01T00:00:00Z"},
+            {
+                "id": "m2",
+                "role": "assistant",
+                "content": "Yes",
+                "created_at": "2025-01-01T02:00:01.5+02:00",
+                "citations": cited,
+                "inline_citations": cited,
+            },
+            {"id": "m3", "role": "assistant", "content": "x", "created_at": "not a time",
+             "citations": cited},
+        ]
+    )  # fmt: skip
+
+
+def test_the_frame_has_every_field_typed() -> None:
+    frame = pooled_turn().to_pandas()
+    assert list(frame.columns) == list(FIELDS)
+    assert len(frame) == 7
+    for name in ("index", "number", "offset"):
+        assert str(frame[name].dtype) == "Int64", name
+    assert frame["offset"].isna().tolist() == [True] * 3 + [False] * 4
+    for name in ("session_id", "source", "title", "cited_text", "kind", "url", "label"):
+        assert pd.api.types.is_string_dtype(frame[name]), name
+    assert frame["kind"].isna().sum() == 2  # the legacy row, twice: missing, not "None"
+    assert frame["summary"].dtype == bool
+    assert frame["account_ids"].iloc[0] == (
+        "vzeNDwK7KQIm4yEog683uElbp9GRLEFXGK98D",
+        "qwp76DaG7ehEQWRnp1RjCwEBmP6bRXt1dDLK5",
+    )
+
+
+def test_created_at_is_a_utc_datetime_and_a_bad_time_is_missing() -> None:
+    frame = session_with_times().to_pandas()  # type: ignore[attr-defined]
+    assert isinstance(frame["created_at"].dtype, pd.DatetimeTZDtype)
+    assert str(frame["created_at"].dt.tz) == "UTC"
+    times = frame["created_at"].tolist()
+    assert times[0] == pd.Timestamp("2025-01-01T00:00:01.5", tz="UTC")
+    assert pd.isna(times[-1])
+
+
+def test_an_empty_turn_is_an_empty_frame_with_the_columns() -> None:
+    from ..display._build import build_turn
+
+    frame = build_turn("No sources.").to_pandas()
+    assert list(frame.columns) == list(FIELDS)
+    assert len(frame) == 0
+    assert str(frame["number"].dtype) == "Int64"
+
+
+def test_a_message_has_its_frame_too() -> None:
+    session = session_with_times()
+    message = session.messages[1]  # type: ignore[attr-defined]
+    assert message.to_pandas()["message_id"].tolist() == ["m2", "m2"]
+
+
+def test_without_pandas_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pandas", None)  # as if not installed
+    turn = pooled_turn()
+    with pytest.raises(ImportError, match=r"silvia-client\[pandas\]") as info:
+        turn.to_pandas()
+    assert info.value.name == "pandas"
+    assert len(turn.citation_records()) == 7  # the records need nothing
+
+
+def test_the_records_make_a_polars_frame_as_they_are() -> None:
+    pl = pytest.importorskip("polars", reason="needs polars (pip install polars): not installed")
+    records = pooled_turn().citation_records()
+    frame = pl.DataFrame([{**r, "account_ids": list(r["account_ids"]),
+                           "hrefs": list(r["hrefs"])} for r in records])  # fmt: skip
+    assert frame.columns == list(FIELDS)
+    assert frame.height == 7
+    assert frame["number"].to_list() == [r["number"] for r in records]
+    assert frame.filter(pl.col("kind") == "accounts")["account_ids"].to_list()[0] == list(
+        records[0]["account_ids"]
+    )
+
+
+def test_records_import_no_pandas_and_the_package_neither() -> None:
+    import subprocess
+
+    code = (
+        "import sys\n"
+        "from silvia_client.testing import ReferenceServer\n"
+        "import silvia_client\n"
+        "print('pandas' in sys.modules)\n"
+        "turn = ReferenceServer().client().chat.send('hi')\n"
+        "print(len(turn.citation_records()) > 0, 'pandas' in sys.modules)\n"
+        "turn.to_pandas()\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.split() == ["False", "True", "False", "True"]
