@@ -2,14 +2,14 @@
 
 `turn.to_json()` is one object::
 
-    {"type": "turn", "session_id": ..., "complete": true, "text": "...",
+    {"type": "turn", "session_id": ..., "request_id": ..., "complete": true, "text": "...",
      "error": null | {"message": ..., "type": ...},
      "timings": {"first_byte": s, "first_text": s, "done": s},
      "citations": [row, ...], "inline_citations": [row, ...]}
 
 and `session.to_json()`::
 
-    {"type": "session", "id": ..., "title": ...,
+    {"type": "session", "id": ..., "request_id": ..., "title": ...,
      "messages": [{"id", "role", "created_at", "text", "citations", "inline_citations"}, ...]}
 
 Each row is its wire form (`model_dump(mode="json")`: `source`, `title`,
@@ -55,6 +55,8 @@ class TurnDocument(Protocol):
     @property
     def session_id(self) -> str | None: ...
     @property
+    def request_id(self) -> str | None: ...
+    @property
     def complete(self) -> bool: ...
     @property
     def text(self) -> str: ...
@@ -91,6 +93,8 @@ class SessionDocument(Protocol):
     @property
     def id(self) -> str: ...
     @property
+    def request_id(self) -> str | None: ...
+    @property
     def title(self) -> str | None: ...
     @property
     def messages(self) -> Sequence[MessageDocument]: ...
@@ -121,6 +125,7 @@ def turn_json(turn: TurnDocument, *, include_provider: bool = False, indent: int
     document = {
         "type": "turn",
         "session_id": turn.session_id,
+        "request_id": turn.request_id,
         "complete": turn.complete,
         "text": turn.text,
         "error": _error(turn.error),
@@ -142,6 +147,7 @@ def session_json(
     document = {
         "type": "session",
         "id": session.id,
+        "request_id": session.request_id,
         "title": session.title,
         "messages": [
             {

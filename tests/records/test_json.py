@@ -73,3 +73,13 @@ def test_a_session_round_trips_with_each_message() -> None:
     assert document["messages"][0]["created_at"] == "2025-01-01T00:00:00Z"
     again = [Citation.model_validate(r) for r in document["messages"][1]["citations"]]
     assert tuple(again) == session.messages[1].citations
+
+
+def test_the_documents_carry_the_request_ids() -> None:
+    import dataclasses
+
+    turn = dataclasses.replace(pooled_turn(), request_id="req_t")
+    assert json.loads(turn.to_json())["request_id"] == "req_t"
+    assert json.loads(pooled_turn().to_json())["request_id"] is None
+    session = dataclasses.replace(build_session([]), request_id="req_s")
+    assert json.loads(session.to_json())["request_id"] == "req_s"
