@@ -69,6 +69,7 @@ def add_web_url_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `silvia chat` to the parser."""
     parser = subparsers.add_parser(
         "chat",
         help="send a message and stream the answer with its citations",
@@ -131,6 +132,7 @@ def open_client(
 
 
 def check_url(value: str | None, flag: str) -> str | None:
+    """What is wrong with the URL given as `flag`, if anything (None: nothing)."""
     from ..citations import is_http_url
 
     if value is not None and not is_http_url(value):
@@ -146,6 +148,7 @@ def check_web_url(value: str | None) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `silvia chat`: stream one turn to the terminal; the exit status."""
     from .. import SilviaError, StreamError
     from ._args import UsageError
     from ._render import TerminalRenderer, clean

@@ -21,6 +21,7 @@ __all__ = ["register", "run"]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `silvia record` to the parser."""
     parser = subparsers.add_parser(
         "record",
         help="record one live turn to a file, to replay it later",
@@ -48,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `silvia record`: one live turn saved to a file; the exit status."""
     from .. import SilviaError
     from ..testing import record_turn
     from ._args import UsageError
