@@ -83,6 +83,7 @@ def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `silvia qa` (`run`, `check`, `rules`) to the parser."""
     parser = subparsers.add_parser(
         "qa",
         help="check a server's citation targets against the server's own rules",
@@ -177,6 +178,7 @@ def _usage(message: str) -> int:
 
 
 def run_rules(args: argparse.Namespace) -> int:
+    """Run `silvia qa rules`: list the rules; the exit status."""
     from ..qa import EXPECTATIONS, RULES, TIMING
 
     rules = (*RULES, EXPECTATIONS, TIMING)
@@ -396,6 +398,7 @@ def _recorder(directory: str) -> tuple[Callable[[PromptResult], None], list[str]
 
 
 def run_check(args: argparse.Namespace) -> int:
+    """Run `silvia qa run`: a QA script against a server, with its reports; the exit status."""
     import asyncio
 
     from ..qa import (
@@ -501,6 +504,7 @@ async def _arun(
 
 
 def run_recorded(args: argparse.Namespace) -> int:
+    """Run `silvia qa check`: the rules over recordings; the exit status."""
     from ..qa.recorded import check_recordings
     from ..testing import Recording, RecordingFormatError
     from .chat import check_web_url
