@@ -135,11 +135,16 @@ def test_the_typed_script_runs() -> None:
     ]
     assert out["local"] == [
         "ConfigurationError is a ValueError: True",
+        "ClientClosedError",
         "InvalidAccountIdError",
         "RecordingFormatError",
         "ScriptFormatError",
     ]
-    assert out["caught"] == ["ok complete=True", "StreamTooLargeError 64", "APIConnectionError"]
+    assert out["caught"] == [
+        "ok complete=True request id given=True",
+        "StreamTooLargeError 64",
+        "APIConnectionError",
+    ]
     assert out["stream"][1].startswith("complete=True ")
     assert out["options"][0] == "send: complete=True"
     assert out["options"][1] != "text_stream: 0 characters"
@@ -160,7 +165,7 @@ def test_the_typed_script_runs() -> None:
         ("fault-error-event", "ServerStreamError"),
         ("fault-drop", "StreamDisconnectedError complete=False"),
         ("fault-no-done", "IncompleteTurnError"),
-        ("demo", "ok complete=True"),
+        ("demo", "ok complete=True request id given=True"),
     ],
 )
 def test_each_failure_lands_in_the_except_of_its_class(scenario: str, caught: str) -> None:

@@ -9,10 +9,8 @@ in strict mode and mypy --strict find nothing `Unknown` in it.
 as a user's editor does; `[tool.pyright]` in pyproject.toml) and runs it on the reference
 server: each scenario's failure must land in its own `except`.
 
-Not here yet (design.md's third round, still to land): `BadRequestError`,
-`ConflictError`, `RequestTooLargeError`, `UnprocessableEntityError`, `ClientClosedError`,
-`turn.request_id`, `session.request_id`, `citation_records`, `to_pandas`, `to_json`,
-`display.live` and `tracer_provider`; each goes in as it lands.
+Not here yet (design.md's third round): `session.request_id`, `citation_records`,
+`to_pandas`, `to_json`, `display.live` and `tracer_provider`; each goes in as it lands.
 """
 
 from __future__ import annotations
@@ -34,14 +32,18 @@ from silvia_client import (
     AsyncChatStream,
     AsyncSilviaClient,
     AuthenticationError,
+    BadRequestError,
     ChatEvent,
     ChatStream,
+    ClientClosedError,
     ConfigurationError,
+    ConflictError,
     IncompleteTurnError,
     InternalServerError,
     NotFoundError,
     PermissionDeniedError,
     RateLimitError,
+    RequestTooLargeError,
     ResponseTooLargeError,
     ServerStreamError,
     SilviaClient,
@@ -52,6 +54,7 @@ from silvia_client import (
     StreamTooLargeError,
     Turn,
     UnexpectedResponseError,
+    UnprocessableEntityError,
 )
 from silvia_client.chat import (
     CitationEvent,
@@ -178,6 +181,8 @@ def caught(client: SilviaClient, scenario: str | None = None) -> str:
     try:
         turn: Turn = client.chat.send("How much is in checking?", extra_headers=headers)
     # Statuses before any event, the most specific first.
+    except BadRequestError as error:
+        return f"BadRequestError {error.status_code}"
     except AuthenticationError as error:
         return f"AuthenticationError {error.status_code}"
     except PermissionDeniedError as error:
@@ -187,6 +192,12 @@ def caught(client: SilviaClient, scenario: str | None = None) -> str:
     except RateLimitError as error:
         retry_after: float | None = error.retry_after
         return f"RateLimitError {error.status_code} retry after {retry_after}"
+    except ConflictError as error:
+        return f"ConflictError {error.status_code}"
+    except RequestTooLargeError as error:
+        return f"RequestTooLargeError {error.status_code}"
+    except UnprocessableEntityError as error:
+        return f"UnprocessableEntityError {error.status_code}"
     except InternalServerError as error:
         return f"InternalServerError {error.status_code}"
     except APIStatusError as error:
@@ -222,7 +233,8 @@ def caught(client: SilviaClient, scenario: str | None = None) -> str:
         return "ConfigurationError"
     except SilviaError:
         return "SilviaError"
-    return f"ok complete={turn.complete}"
+    turn_id: str | None = turn.request_id  # what to quote to support about this turn
+    return f"ok complete={turn.complete} request id given={turn_id is not None}"
 
 
 @contextmanager
@@ -241,6 +253,12 @@ def local_mistakes() -> list[str]:
         SilviaClient(base_url="http://127.0.0.1:1", timeout=-1.0)
     except ValueError as error:  # a ConfigurationError is a ValueError too
         seen.append(f"{type(error).__name__} is a ValueError: {isinstance(error, SilviaError)}")
+    closed = ReferenceServer().client()
+    closed.close()
+    try:
+        closed.chat.send("Anyone there?")
+    except ClientClosedError as error:
+        seen.append(type(error).__name__)
     try:
         account_href("..")
     except InvalidAccountIdError as error:

@@ -189,6 +189,7 @@ def run_rules(args: argparse.Namespace) -> int:
 
 
 def run_init(args: argparse.Namespace) -> int:
+    """Run `silvia qa init`: write a starter QA script; the exit status."""
     from ..qa._starter import starter_text
     from ._render import clean
 
@@ -303,13 +304,14 @@ class LiveProgress:
 
         self.stream = stream
         self.total = total
-        self.clock = clock or time.monotonic
-        self.done = 0
-        self.errors = 0
+        self.clock: Callable[[], float] = clock or time.monotonic
+        self.done: int = 0
+        self.errors: int = 0
         self.running: dict[str, float] = {}  # prompt id -> when it was sent
         self._lock = threading.Lock()
 
     def line(self) -> str:
+        """The progress line: prompts done, errors, the oldest prompt still running."""
         from ._render import clean
 
         text = f"[{self.done}/{self.total}] {self.errors} error(s)"
@@ -329,11 +331,13 @@ class LiveProgress:
         self.stream.flush()
 
     def started(self, prompt: Prompt) -> None:
+        """A prompt was sent: redraw with it running."""
         with self._lock:
             self.running[prompt.id] = self.clock()
             self._draw()
 
     def finished(self, number: int, total: int, result: PromptResult) -> None:
+        """A prompt's turn was checked: count it and its errors, and redraw."""
         with self._lock:
             self.done = number
             self.errors += len(result.result.errors)
@@ -341,10 +345,12 @@ class LiveProgress:
             self._draw()
 
     def tick(self) -> None:
+        """Redraw, so the running prompt's seconds go on."""
         with self._lock:
             self._draw()
 
     def close(self) -> None:
+        """Clear the progress line."""
         with self._lock:
             self.stream.write("\r\x1b[2K")
             self.stream.flush()
