@@ -50,7 +50,7 @@ def main() -> None:
 
     # One entry per source; the summary's row carries the final target.
     final: dict[str, Citation] = {citation.source: citation for citation in turn.citations}
-    sources = []
+    sources: list[dict[str, object]] = []
     for source, number in numbers.items():
         shown = final.get(source) or next(c for c in turn.inline_citations if c.source == source)
         resolved = resolve_citation(shown, web_url=WEB_APP)

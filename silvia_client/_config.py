@@ -133,6 +133,9 @@ class ClientBase:
     `deadline`, `max_event_bytes`, `max_response_bytes` and `retries`.
     """
 
+    base_url: str
+    wire: WireFormat
+    retries: RetryPolicy
     _timer: Timer  # how this twin runs a deadline's alarm
     _owns_http: bool
 

@@ -291,6 +291,7 @@ class Call:
         return stopped or self.left() <= 0
 
     def timed_out(self) -> APITimeoutError:
+        """The error a call past its deadline raises, naming the deadline."""
         return APITimeoutError(f"the deadline of {self.seconds:g} s passed")
 
     def timeouts(self) -> dict[str, float | None]:

@@ -93,9 +93,9 @@ class ResponseErrors:
     __slots__ = ("scrub", "token_sent", "wire")
 
     def __init__(self, wire: WireFormat, scrub: Scrubber, *, token_sent: bool) -> None:
-        self.wire = wire
-        self.scrub = scrub
-        self.token_sent = token_sent
+        self.wire: WireFormat = wire
+        self.scrub: Scrubber = scrub
+        self.token_sent: bool = token_sent
 
     def request_id(self, response: httpx.Response) -> str | None:
         """The server's id for the request (scrubbed), if it sent one."""

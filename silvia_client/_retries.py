@@ -45,6 +45,8 @@ _NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
 @dataclass(frozen=True)
 class RetryPolicy:
+    """How often, and after how long, a failed request is sent again."""
+
     max_retries: int = DEFAULTS.max_retries
     initial_delay: float = DEFAULTS.retry_backoff  # seconds before the first retry, doubled
     max_delay: float = DEFAULTS.max_backoff

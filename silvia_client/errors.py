@@ -215,7 +215,7 @@ class StreamError(SilviaError):
         self.message = message
         self.turn = turn
         self.request_id = request_id
-        self.session_id = session_id if session_id is not None else turn.session_id
+        self.session_id: str | None = session_id if session_id is not None else turn.session_id
 
     def __str__(self) -> str:
         ids = [f"request id {self.request_id}"] if self.request_id else []

@@ -38,6 +38,8 @@ class ChatClient(Protocol):
 
 
 class Chat:
+    """`client.chat`: a turn as a stream of typed events, or sent and read whole."""
+
     def __init__(self, client: ChatClient) -> None:
         self._client = client
 
@@ -130,6 +132,8 @@ class AsyncChatClient(Protocol):
 
 
 class AsyncChat:
+    """`client.chat` of the async client: `Chat`'s twin."""
+
     def __init__(self, client: AsyncChatClient) -> None:
         self._client = client
 

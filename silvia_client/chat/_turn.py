@@ -164,9 +164,9 @@ class TurnBuilder:
     def __init__(self, session_id: str | None = None) -> None:
         self.session_id = session_id
         self.request_id: str | None = None  # the stream sets it when the response comes
-        self.done = False
+        self.done: bool = False
         self.error: ErrorEvent | None = None
-        self.text_length = 0  # the answer's length so far: the offset of a citation now
+        self.text_length: int = 0  # the answer's length so far: the offset of a citation now
         self._pieces: list[str] = []
         self._inline: list[InlineCitation] = []
         self._summary: tuple[Citation, ...] = ()
@@ -181,6 +181,7 @@ class TurnBuilder:
         self.done_at: float | None = None
 
     def apply(self, event: ChatEvent) -> None:
+        """Add one event to the turn being built."""
         # Ordered by how often each event arrives.
         if isinstance(event, TextEvent):
             if self.first_text_at is None:
@@ -207,6 +208,7 @@ class TurnBuilder:
             self._malformed.append(event)
 
     def timings(self) -> Timings:
+        """Seconds from the start to the first byte, the first text and `done`, so far."""
         start = self.started_at
         return Timings(
             first_byte=_since(start, self.first_byte_at),
@@ -215,6 +217,7 @@ class TurnBuilder:
         )
 
     def build(self) -> Turn:
+        """The turn as it stands: complete if `done` arrived and no error did."""
         return Turn(
             text="".join(self._pieces),
             citations=self._summary,

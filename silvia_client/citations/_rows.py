@@ -14,7 +14,7 @@ the wire, keeps the good ones and reports each bad one (`RowError`, in
 from __future__ import annotations
 
 import logging
-from typing import Annotated, TypeVar
+from typing import Annotated, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, PlainSerializer, PlainValidator, ValidationError
 
@@ -59,7 +59,7 @@ class Citation(BaseModel):
 
     # defer_build keeps `import silvia_client` quick (the schema is built on first
     # use); hide_input_in_errors keeps targets, and so providers, out of messages.
-    model_config = ConfigDict(
+    model_config: ClassVar[ConfigDict] = ConfigDict(
         extra="allow", frozen=True, strict=True, defer_build=True, hide_input_in_errors=True
     )
 

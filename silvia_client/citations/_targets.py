@@ -59,6 +59,7 @@ class AccountRef:
     provider: AccountProvider | None = field(default=None, repr=False)
 
     def to_wire(self) -> WireDict:
+        """The account as the server's JSON object (inside an `accounts` target)."""
         return {"accountId": self.account_id, "provider": self.provider}
 
 
@@ -70,6 +71,7 @@ class WebTarget:
     url: str
 
     def to_wire(self) -> WireDict:
+        """The target as the server's JSON object."""
         return {"kind": "web", "url": self.url}
 
 
@@ -81,6 +83,7 @@ class TaxReferenceTarget:
     url: str | None = None
 
     def to_wire(self) -> WireDict:
+        """The target as the server's JSON object."""
         return {"kind": "tax_reference", "url": self.url}
 
 
@@ -92,6 +95,7 @@ class CardDocumentTarget:
     url: str | None = None
 
     def to_wire(self) -> WireDict:
+        """The target as the server's JSON object."""
         return {"kind": "card_document", "url": self.url}
 
 
@@ -103,6 +107,7 @@ class MortgageReferenceTarget:
     url: str | None = None
 
     def to_wire(self) -> WireDict:
+        """The target as the server's JSON object."""
         return {"kind": "mortgage_reference", "url": self.url}
 
 
@@ -114,6 +119,7 @@ class MarketDataTarget:
     ticker: str
 
     def to_wire(self) -> WireDict:
+        """The target as the server's JSON object."""
         return {"kind": "market_data", "ticker": self.ticker}
 
 
@@ -124,6 +130,7 @@ class AnalysisTarget:
     kind: ClassVar[Literal["analysis"]] = "analysis"
 
     def to_wire(self) -> WireDict:
+        """The target as the server's JSON object."""
         return {"kind": "analysis"}
 
 
@@ -140,6 +147,7 @@ class AccountTarget:
         return AccountRef(self.account_id, self.provider)
 
     def to_wire(self) -> WireDict:
+        """The target as the server's JSON object."""
         return {"kind": "account", "accountId": self.account_id, "provider": self.provider}
 
 
@@ -151,6 +159,7 @@ class AccountsTarget:
     accounts: tuple[AccountRef, ...]
 
     def to_wire(self) -> WireDict:
+        """The target as the server's JSON object."""
         return {"kind": "accounts", "accounts": [ref.to_wire() for ref in self.accounts]}
 
 
@@ -161,6 +170,7 @@ class PortfolioTarget:
     kind: ClassVar[Literal["portfolio"]] = "portfolio"
 
     def to_wire(self) -> WireDict:
+        """The target as the server's JSON object."""
         return {"kind": "portfolio"}
 
 

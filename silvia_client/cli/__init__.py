@@ -52,6 +52,7 @@ EXIT_STATUSES = (
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `silvia` command's parser, with every subcommand."""
     from .. import __version__
 
     parser = argparse.ArgumentParser(
@@ -79,6 +80,7 @@ def _command(args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run `silvia` with `argv` (default: the process's arguments); the exit status."""
     from ._output import writing_safely
 
     with writing_safely():

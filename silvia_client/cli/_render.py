@@ -97,12 +97,12 @@ class TerminalRenderer:
         self, out: TextIO, *, links: bool | None = None, web_url: str | None = None
     ) -> None:
         self.out = out
-        self.links = supports_hyperlinks(out) if links is None else links
+        self.links: bool = supports_hyperlinks(out) if links is None else links
         self.web_url = web_url
         self.numbers: dict[str, int] = {}  # source -> its number, as streamed so far
         self._written = 0  # characters of answer text written
         self._marked: tuple[int, set[int]] = (-1, set())  # numbers marked at that offset
-        self.mid_line = False  # whether the last thing written left a line open
+        self.mid_line: bool = False  # whether the last thing written left a line open
 
     # -- live --------------------------------------------------------------------
 

@@ -130,6 +130,7 @@ def add_timeout_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `silvia chat` to the parser."""
     parser = subparsers.add_parser(
         "chat",
         help="send a message and stream the answer with its citations",
@@ -203,6 +204,7 @@ def open_client(
 
 
 def check_url(value: str | None, flag: str) -> str | None:
+    """What is wrong with the URL given as `flag`, if anything (None: nothing)."""
     from ..citations import is_http_url
 
     if value is not None and not is_http_url(value):
@@ -301,6 +303,7 @@ def _is_terminal(stream: object) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `silvia chat`: one turn streamed to the terminal, or a conversation; the exit status."""
     from .. import SilviaError
     from ._args import UsageError
     from ._render import TerminalRenderer, clean

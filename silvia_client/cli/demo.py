@@ -58,6 +58,7 @@ class _BaseUrlIsNotTheWebUrl(argparse.Action):
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `silvia demo` to the parser."""
     parser = subparsers.add_parser(
         "demo",
         help="stream a turn from the embedded reference server (no account, no network)",
@@ -89,6 +90,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `silvia demo`: a turn from the embedded reference server; the exit status."""
     # A reader that goes away (`silvia demo | head`) is `main`'s to handle, as for every command.
     import httpx
 

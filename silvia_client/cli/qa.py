@@ -83,6 +83,7 @@ def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `silvia qa` (`run`, `check`, `rules`) to the parser."""
     parser = subparsers.add_parser(
         "qa",
         help="check a server's citation targets against the server's own rules",
@@ -177,6 +178,7 @@ def _usage(message: str) -> int:
 
 
 def run_rules(args: argparse.Namespace) -> int:
+    """Run `silvia qa rules`: list the rules; the exit status."""
     from ..qa import EXPECTATIONS, RULES, TIMING
 
     rules = (*RULES, EXPECTATIONS, TIMING)
@@ -187,6 +189,7 @@ def run_rules(args: argparse.Namespace) -> int:
 
 
 def run_init(args: argparse.Namespace) -> int:
+    """Run `silvia qa init`: write a starter QA script; the exit status."""
     from ..qa._starter import starter_text
     from ._render import clean
 
@@ -301,13 +304,14 @@ class LiveProgress:
 
         self.stream = stream
         self.total = total
-        self.clock = clock or time.monotonic
-        self.done = 0
-        self.errors = 0
+        self.clock: Callable[[], float] = clock or time.monotonic
+        self.done: int = 0
+        self.errors: int = 0
         self.running: dict[str, float] = {}  # prompt id -> when it was sent
         self._lock = threading.Lock()
 
     def line(self) -> str:
+        """The progress line: prompts done, errors, the oldest prompt still running."""
         from ._render import clean
 
         text = f"[{self.done}/{self.total}] {self.errors} error(s)"
@@ -327,11 +331,13 @@ class LiveProgress:
         self.stream.flush()
 
     def started(self, prompt: Prompt) -> None:
+        """A prompt was sent: redraw with it running."""
         with self._lock:
             self.running[prompt.id] = self.clock()
             self._draw()
 
     def finished(self, number: int, total: int, result: PromptResult) -> None:
+        """A prompt's turn was checked: count it and its errors, and redraw."""
         with self._lock:
             self.done = number
             self.errors += len(result.result.errors)
@@ -339,10 +345,12 @@ class LiveProgress:
             self._draw()
 
     def tick(self) -> None:
+        """Redraw, so the running prompt's seconds go on."""
         with self._lock:
             self._draw()
 
     def close(self) -> None:
+        """Clear the progress line."""
         with self._lock:
             self.stream.write("\r\x1b[2K")
             self.stream.flush()
@@ -396,6 +404,7 @@ def _recorder(directory: str) -> tuple[Callable[[PromptResult], None], list[str]
 
 
 def run_check(args: argparse.Namespace) -> int:
+    """Run `silvia qa run`: a QA script against a server, with its reports; the exit status."""
     import asyncio
 
     from ..qa import (
@@ -501,6 +510,7 @@ async def _arun(
 
 
 def run_recorded(args: argparse.Namespace) -> int:
+    """Run `silvia qa check`: the rules over recordings; the exit status."""
     from ..qa.recorded import check_recordings
     from ..testing import Recording, RecordingFormatError
     from .chat import check_web_url

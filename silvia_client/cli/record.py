@@ -33,6 +33,7 @@ __all__ = ["register", "run"]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `silvia record` to the parser."""
     parser = subparsers.add_parser(
         "record",
         help="record one live turn to a file, to replay it later",
@@ -99,6 +100,7 @@ def _record(
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `silvia record`: one live turn saved to a file; the exit status."""
     from .. import SilviaError
     from ._args import UsageError
     from ._render import clean

@@ -33,6 +33,7 @@ __all__ = ["register", "run"]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `silvia serve` to the parser."""
     parser = subparsers.add_parser(
         "serve",
         help="run the reference server on 127.0.0.1",
@@ -119,6 +120,7 @@ def _replay_server(args: argparse.Namespace) -> ReplayServer | str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `silvia serve`: the reference server on 127.0.0.1 until stopped; the exit status."""
     from ..testing import (
         BROKEN_SCENARIOS,
         DEFAULT_SCENARIO,

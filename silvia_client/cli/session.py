@@ -21,6 +21,7 @@ _SPEAKERS = {"user": "You", "assistant": "Silvia"}
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `silvia session` (`show`) to the parser."""
     parser = subparsers.add_parser(
         "session",
         help="look at a session's history",
@@ -42,6 +43,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_show(args: argparse.Namespace) -> int:
+    """Run `silvia session show`: a stored session's history; the exit status."""
     from .. import SilviaError
     from ._args import UsageError
     from ._render import TerminalRenderer, clean

@@ -55,9 +55,9 @@ class NumberedSource:
     __slots__ = ("citation", "number", "resolved")
 
     def __init__(self, number: int, citation: CitedRow, resolved: ResolvedCitation) -> None:
-        self.number = number
-        self.citation = citation
-        self.resolved = resolved
+        self.number: int = number
+        self.citation: CitedRow = citation
+        self.resolved: ResolvedCitation = resolved
 
     @property
     def source(self) -> str:

@@ -153,6 +153,7 @@ class Observer:
         )
 
     def close(self) -> None:
+        """Close the client, and the HTTP client this observer made, if it made one."""
         self.client.close()
         if self._http is not None:
             self._http.close()
@@ -258,6 +259,7 @@ class AsyncObserver:
         )
 
     async def aclose(self) -> None:
+        """Close the client, and the HTTP client this observer made, if it made one."""
         await self.client.close()
         if self._http is not None:
             await self._http.aclose()

@@ -51,6 +51,7 @@ class Finding:
     session_id: str | None = None
 
     def to_dict(self) -> dict[str, object]:
+        """The finding as JSON, as the reports write it."""
         return {
             "rule": self.rule,
             "severity": self.severity,

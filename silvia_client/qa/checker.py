@@ -93,6 +93,7 @@ class CheckResult:
         return frozenset(finding.rule for finding in self.findings)
 
     def outcome(self, rule_id: str) -> RuleOutcome:
+        """The outcome of the rule with this id; KeyError if it was not checked."""
         for outcome in self.outcomes:
             if outcome.rule.id == rule_id:
                 return outcome

@@ -37,6 +37,7 @@ OPTION = "--silvia-base-url"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add `--silvia-base-url` (pytest hook)."""
     group = parser.getgroup("silvia-qa", "Silvia QA")
     group.addoption(
         OPTION,
@@ -51,6 +52,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Refuse a `--silvia-base-url` that is not http(s), or has no SILVIA_TOKEN (pytest hook)."""
     # A usage error stops the session before any test, as a bad option should.
     value = config.getoption(OPTION)
     if value is None:

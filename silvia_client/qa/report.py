@@ -409,9 +409,11 @@ def write_html(run: RunResult, path: str | Path, *, web_url: str | None = None) 
 
 
 def write_junit(run: RunResult, path: str | Path) -> None:
+    """Write `junit_xml(run)` to `path`."""
     Path(path).write_bytes(junit_xml(run))
 
 
 def write_json(run: RunResult, path: str | Path) -> None:
+    """Write `json_report(run)` to `path`, as UTF-8."""
     text = json.dumps(json_clean(json_report(run)), ensure_ascii=False, indent=2)
     Path(path).write_text(text + "\n", encoding="utf-8")

@@ -138,6 +138,7 @@ class Expectations:
         return self.timed and untimed == Expectations()
 
     def to_dict(self) -> dict[str, object]:
+        """The expectations that are set, as a QA script spells them."""
         out: dict[str, object] = {}
         if self.complete is not None:
             out["complete"] = self.complete

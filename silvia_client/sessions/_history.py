@@ -204,6 +204,7 @@ def read_session(body: bytes, session_id: str, wire: WireFormat = DEFAULT_WIRE) 
 
 
 def session_path(session_id: str, wire: WireFormat) -> str:
+    """The path that GETs a session, its id escaped; ConfigurationError if it cannot be one."""
     if not session_id:
         raise ConfigurationError("session_id must not be empty")
     if session_id in (".", ".."):

@@ -76,6 +76,7 @@ class DropMidEvent:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         cut = _next_event(steps, after_events(steps, self.after_events))
         event = steps[cut]
         assert isinstance(event, Event)
@@ -92,6 +93,7 @@ class Stall:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         at = after_events(steps, self.after_events)
         return [*steps[:at], Pause(self.seconds), *steps[at:]]
 
@@ -106,6 +108,7 @@ class SendMalformed:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         at = after_events(steps, self.after_events)
         raw = Raw(f"event: {self.event}\ndata: {self.data}\n\n".encode())
         return [*steps[:at], raw, *steps[at:]]
@@ -121,6 +124,7 @@ class SendUnknown:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         at = after_events(steps, self.after_events)
         data = {"tool": "execute_sql", "status": "running"} if self.data is None else self.data
         return [*steps[:at], Event(self.event, data), *steps[at:]]
@@ -136,6 +140,7 @@ class SendError:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         at = after_events(steps, self.after_events)
         error = {wire.error_key: {"type": self.error_type, "message": self.message}}
         return [*steps[:at], Event(wire.events.error, error)]
@@ -151,6 +156,7 @@ class EndWithoutDone:
     kind: ClassVar[str] = "no_done"
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         done = [
             index
             for index, step in enumerate(steps)

@@ -81,6 +81,7 @@ class SendEndlessLine:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         return [*_before(steps, self.after_events, wire), Raw(b"data: "), Repeat(_PIECE)]
 
 
@@ -101,6 +102,7 @@ class SendOversizedEvent:
         _counted("data_bytes", self.data_bytes)
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         opening = b'{"' + wire.text_key.encode() + b'":"'
         # The text is what is left of `data_bytes` after the JSON around it.
         times, rest = divmod(max(self.data_bytes - len(opening) - 2, 0), len(_PIECE))
@@ -135,6 +137,7 @@ class SendGzipBomb:
         _counted("inflated_bytes", self.inflated_bytes)
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         body = GzipBody()
         encoded: list[Step] = [
             Encoded(step, body.piece(step.encode())) if isinstance(step, (Event, Raw)) else step
@@ -180,6 +183,7 @@ class Trickle:
         _paced("every", self.every)
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         trickle = Repeat(b"x", every=self.every)
         return [*_before(steps, self.after_events, wire), Raw(b"data: "), trickle]
 
@@ -200,6 +204,7 @@ class KeepAliveForever:
         _paced("every", self.every)
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         return [*_before(steps, self.after_events, wire), Repeat(PING.data, every=self.every)]
 
 
@@ -228,5 +233,6 @@ class EchoToken:
         return self.message.replace(TOKEN_PLACEHOLDER, token)
 
     def apply(self, steps: list[Step], wire: WireFormat, token: str = "") -> list[Step]:
+        """The turn's steps with this fault in them, `token` echoed (a new list)."""
         error = {wire.error_key: {"type": self.error_type, "message": self.message_for(token)}}
         return [*_before(steps, self.after_events, wire), Event(wire.events.error, error)]

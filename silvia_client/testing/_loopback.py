@@ -62,9 +62,11 @@ class _Incoming:
 class LoopbackHandler(Protocol):
     """What a loopback server serves: `ReferenceServer` and `ReplayServer` are ones."""
 
-    def handle(self, request: Request) -> Reply: ...
+    def handle(self, request: Request) -> Reply:
+        """Answer one request (any thread)."""
 
-    def error_reply(self, status: int, error_type: str, message: str) -> Reply: ...
+    def error_reply(self, status: int, error_type: str, message: str) -> Reply:
+        """An error reply in the wire's error format (for a request the server never got)."""
 
 
 class LoopbackServer:
@@ -100,7 +102,7 @@ class LoopbackServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping: asyncio.Event | None = None
         self._connections: set[asyncio.Task[None]] = set()
-        self.url = ""
+        self.url: str = ""
 
     # -- lifecycle -----------------------------------------------------------
 

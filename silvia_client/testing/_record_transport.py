@@ -229,6 +229,7 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             capture._exchanges.append(exchange)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        """Send the request on to `inner`, keeping the exchange inside a `capture()` block."""
         inner = self._inner
         if inner is None:
             inner = self._inner = httpx.HTTPTransport()
@@ -244,6 +245,7 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         return _passed_on(response, _CapturedStream(response.stream, exchange))
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Send the request on to `inner`, keeping the exchange inside a `capture()` block."""
         inner = self._inner
         if inner is None:
             inner = self._inner = httpx.AsyncHTTPTransport()
@@ -259,11 +261,13 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         return _passed_on(response, _AsyncCapturedStream(response.stream, exchange))
 
     def close(self) -> None:
+        """Close the transport this one made (never an `inner` it was given)."""
         for inner in self._owned:
             if isinstance(inner, httpx.BaseTransport):
                 inner.close()
 
     async def aclose(self) -> None:
+        """Close the transport this one made (never an `inner` it was given)."""
         for inner in self._owned:
             if isinstance(inner, httpx.AsyncBaseTransport):
                 await inner.aclose()

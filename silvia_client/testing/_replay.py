@@ -245,10 +245,12 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         )
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        """Answer from the recording: its chat response, or its session for a reload."""
         request.read()
         return self._fixed(request) or self._chat(request, _SyncReplay)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Answer from the recording: its chat response, or its session for a reload."""
         await request.aread()
         return self._fixed(request) or self._chat(request, _AsyncReplay)
 
@@ -305,8 +307,8 @@ class ReplayServer:
             raise ValueError("token must be a non-empty string, or None to accept any token")
         for recording in recordings.values():
             _refuse_unwritable(recording)
-        self.recordings = dict(recordings)
-        self.default = next(iter(self.recordings))
+        self.recordings: dict[str, Recording] = dict(recordings)
+        self.default: str = next(iter(self.recordings))
         self.timing = timing
         self._token = token
 

@@ -40,9 +40,11 @@ class Rewrite(Protocol):
     may mutate what it is given.
     """
 
-    def turn(self, turn: PlayedTurn) -> PlayedTurn: ...
+    def turn(self, turn: PlayedTurn) -> PlayedTurn:
+        """The turn to play instead of `turn` (a new one: `turn` is left as it is)."""
 
-    def steps(self, steps: list[Step], wire: WireFormat) -> list[Step]: ...
+    def steps(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The body's steps to stream instead of `steps` (a new list)."""
 
 
 @dataclass(frozen=True)

@@ -108,7 +108,7 @@ class ReferenceServer:
         if default_scenario not in self._scenarios:
             raise ValueError(f"no scenario named {default_scenario!r}")
         self.default_scenario = default_scenario
-        self.sessions = SessionStore(wire, deterministic=deterministic)
+        self.sessions: SessionStore = SessionStore(wire, deterministic=deterministic)
 
     def __repr__(self) -> str:
         # Never the token: only whether one is required.

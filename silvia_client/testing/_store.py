@@ -110,6 +110,7 @@ class SessionStore(Mapping[str, StoredSession]):
             return True
 
     def is_empty(self, session_id: str) -> bool:
+        """Whether the session is unknown or holds no message yet."""
         with self._lock:
             session = self._sessions.get(session_id)
             return session is None or not session.messages

@@ -32,7 +32,8 @@ _DROPPED = "peer closed connection without sending complete message body (incomp
 class RequestHandler(Protocol):
     """What the transport forwards to: `ReferenceServer` is one."""
 
-    def handle(self, request: Request) -> Reply: ...
+    def handle(self, request: Request) -> Reply:
+        """Answer one request."""
 
 
 def _server_request(request: httpx.Request, body: bytes) -> Request:
@@ -155,12 +156,14 @@ class InProcessTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         self._server = server
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        """Hand the request to the server and stream its reply back (httpx's transport API)."""
         reply = self._server.handle(_server_request(request, request.read()))
         if reply.steps is None:
             return httpx.Response(reply.status, headers=list(reply.headers), content=reply.body)
         return _response(reply, _SyncSteps(reply.steps, request))
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Hand the request to the server and stream its reply back (httpx's transport API)."""
         reply = self._server.handle(_server_request(request, await request.aread()))
         if reply.steps is None:
             return httpx.Response(reply.status, headers=list(reply.headers), content=reply.body)
