@@ -120,3 +120,11 @@ def test_the_docs_table_has_a_row_per_rule() -> None:
     for name in RULES:
         assert f"| `{name}` |" in table
     assert "TypeError" in table.split("`message`", 1)[1].split("\n", 1)[0]
+
+
+def test_the_configuration_page_shows_the_table_as_the_code_has_it() -> None:
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "docs" / "configuration.md").read_text()
+    shown = page.split("<!-- rules-table -->\n", 1)[1].split("\n<!-- /rules-table -->", 1)[0]
+    assert shown == rules_table()
