@@ -82,15 +82,15 @@ class ChatStream(_StreamState):
         call, builder = self._call, self._builder
         assert call.guard is not None, "the call was started"
         decoder = SSEDecoder(call.max_event_bytes)
-        kept = 0  # events and JSON objects read, against `call.max_objects`
+        kept, most = 0, call.max_objects  # events and JSON objects read, and the cap
         chunks: Generator[bytes, None, None] | None = None
         try:
             chunks = guarded(body_chunks(response), call.guard, call.max_response_bytes)
             for chunk in chunks:
                 for sse in decoder.feed(chunk):
                     kept += 1 + sse.data.count("{")  # an event, and the objects in it
-                    if kept > call.max_objects:
-                        raise self._too_many(call.max_objects)
+                    if kept > most:
+                        raise self._too_many(most)
                     call.trace.event()
                     event = self._decode(sse.event, sse.data, builder.text_length)
                     builder.apply(event)
@@ -240,15 +240,15 @@ class AsyncChatStream(_StreamState):
         call, builder = self._call, self._builder
         assert call.guard is not None, "the call was started"
         decoder = SSEDecoder(call.max_event_bytes)
-        kept = 0  # events and JSON objects read, against `call.max_objects`
+        kept, most = 0, call.max_objects  # events and JSON objects read, and the cap
         chunks: AsyncGenerator[bytes, None] | None = None
         try:
             chunks = aguarded(abody_chunks(response), call.guard, call.max_response_bytes)
             async for chunk in chunks:
                 for sse in decoder.feed(chunk):
                     kept += 1 + sse.data.count("{")  # an event, and the objects in it
-                    if kept > call.max_objects:
-                        raise self._too_many(call.max_objects)
+                    if kept > most:
+                        raise self._too_many(most)
                     call.trace.event()
                     event = self._decode(sse.event, sse.data, builder.text_length)
                     builder.apply(event)
