@@ -20,6 +20,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .._scrub import terminal_text
 from ..chat import Timings
 from ._html_text import DAY, h, seconds
 
@@ -142,7 +143,8 @@ def timing_chart(rows: Sequence[ChartRow]) -> str:
         return '<p class="muted">No timings: no prompt reached its first text.</p>'
     ticks = _ticks(max(_drawn(t) for t in times))
     scale = _BARS / ticks[-1] if ticks[-1] > 0 else 0.0
-    labels = [_wrap(row.label) for row in rows]
+    # Wrapped as shown: a control character is drawn as its escape (`\x07`), 4 wide.
+    labels = [_wrap(terminal_text(row.label)) for row in rows]
     left = math.ceil(max(_width(line) for lines in labels for line in lines)) + _GAP
     heights = [max(_ROW, _LINE * len(lines) + 8) for lines in labels]
     height = _AXIS + sum(heights) + _AXIS

@@ -30,8 +30,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from silvia_client.chat import Timings
 from silvia_client.cli import main
-from silvia_client.qa._html_chart import _LABEL_MOST, _width, _wrap
+from silvia_client.qa._html_chart import _LABEL_MOST, ChartRow, _width, _wrap, timing_chart
 from silvia_client.testing import BROKEN_SCENARIOS
 
 from ..browser import Chromium, read_report, report_script
@@ -287,3 +288,13 @@ def test_screenshots_of_a_hundred_prompts(
         shot.unlink(missing_ok=True)
         chromium.screenshot(shown, shot, width=width, height=1600)
         assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_a_label_is_wrapped_as_it_is_shown_control_characters_escaped() -> None:
+    label = "recording-" + "\x07" * 40 + "-end"  # a file stem may hold anything
+    chart = parse(timing_chart([ChartRow(label, Timings(0.1, 0.2, 0.3))])).find("svg")
+    lines = [span.text for span in chart.find_all("tspan")]
+    assert "".join(lines) == "recording-" + "\\x07" * 40 + "-end"  # each drawn as its escape
+    left = float(chart.find_all("rect")[0].attrs["x"] or "")
+    assert len(lines) > 1
+    assert all(_width(line) < left for line in lines)
