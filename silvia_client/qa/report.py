@@ -15,6 +15,7 @@ a finding of error severity is a `<failure>`, a rule that did not apply is
 `<system-out>`. The JSON report holds the same, with every finding's evidence.
 
 `write_html` writes the page people look at (built in `_html.py`): a summary,
+a "failures only" switch, a rules-by-prompts matrix that jumps to each prompt,
 a timing chart, and per prompt the turn with its citations and the findings.
 
 Everything here is built from findings, which are already redacted, and from

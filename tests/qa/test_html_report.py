@@ -35,6 +35,7 @@ from ._helpers import AAPL, CARD_ONE, CARD_TWO, account, cite, observe_events, t
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 EXAMPLE = Path(__file__).parents[2] / "examples" / "qa_script.json"
 VENDORS = re.compile(r"plaid|snaptrade", re.IGNORECASE)
+OWN_LINK = re.compile(r"#prompt-[0-9]+|#matrix")
 
 # `{js}` is what a payload would run: it marks the page with the payload's number.
 TEMPLATES = [
@@ -113,16 +114,22 @@ def test_the_page_is_well_formed_with_a_section_per_prompt(tmp_path: Path) -> No
         "#root", "html", "head", "meta", "title", "style", "body", "header", "main", "section",
         "h1", "h2", "p", "ul", "ol", "li", "strong", "em", "span", "div", "sup", "a", "br", "q",
         "pre", "details", "summary", "dl", "dt", "dd", "svg", "g", "rect", "text", "line",
+        "tspan", "input", "label", "table", "thead", "tbody", "tr", "th", "td",
     }  # fmt: skip
     for node in root.iter():
         assert not any(name.startswith("on") for name in node.attrs), node.attrs
         href = node.attrs.get("href")
-        if href is not None:
-            assert href.startswith(("https://", "http://")), href
+        if href is not None:  # the web's, or a jump of the report's own to one of its parts
+            assert href.startswith(("https://", "http://")) or OWN_LINK.fullmatch(href), href
     assert root.find("head").find("title").text == "silvia qa: <script>x</script>"
-    # The chart labels each prompt by its id, as text.
-    labels = [node.text for node in root.find("svg").find_all("text")]
-    assert "2. 2-<img src=x onerror=" in labels  # cut at 24 characters
+    # The chart labels each prompt by its whole id, as text (on lines), linking to its section.
+    # (Compared without white space: a line breaks after a space, which it does not end with.)
+    links = {
+        re.sub(r"\s", "", node.find("text").text): node.attrs["href"]
+        for node in root.find("svg").find_all("a")
+    }
+    p = TEMPLATES[1].replace("{js}", "top.document.title='pwned-2';top.__silvia_pwned=2")
+    assert links[re.sub(r"\s", "", f"2. 2-{p}")] == "#prompt-2"  # whole, not cut at 24 chars
 
 
 def test_self_contained_and_private() -> None:
@@ -170,7 +177,8 @@ PROBE = """(() => ({
   prompts: document.querySelectorAll('details.prompt').length,
   handlers: [...document.querySelectorAll('*')].flatMap(
     (e) => e.getAttributeNames().filter((n) => n.startsWith('on'))),
-  links: [...document.querySelectorAll('a')].map((a) => a.protocol),
+  links: [...document.querySelectorAll('a')].map(
+    (a) => new URL(a.getAttribute('href') ?? '', document.baseURI).protocol),
 }))()"""
 TITLE = "silvia qa: &lt;script&gt;x&lt;/script&gt;"
 
@@ -255,7 +263,8 @@ def test_the_chart_draws_any_time_alike_for_every_prompt(seconds: float) -> None
     assert all(1 <= width <= 520 for width in widths)
     assert len(set(widths)) == 1  # one time, one length
     ticks = [float(line.attrs["x1"] or "") for line in chart.find_all("line")]
-    assert all(150 <= x <= 670 for x in ticks)
+    left = float(chart.find_all("rect")[0].attrs["x"] or "")  # where the bars start
+    assert all(left <= x <= left + 520 for x in ticks)
     for node in chart.iter():  # every coordinate a plain number
         assert not any(re.search("nan|inf|e[+-]", value or "") for value in node.attrs.values())
     assert len(page) < 40_000  # and no 309-digit time
