@@ -1,0 +1,148 @@
+"""No httpx exception escapes a public method (issue 20, "Ids and URLs before sending"): every
+public call, over arguments a careless or hostile caller passes, returns, or raises a
+`SilviaError` (a `TypeError` for a value of the wrong type, as Python's own): never
+`httpx.InvalidURL`, `httpx.LocalProtocolError` or another error of httpx's."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Any
+
+import httpx
+import pytest
+
+from silvia_client import AsyncSilviaClient, SilviaClient
+from silvia_client.errors import SilviaError
+
+from .sse import full_turn
+
+SESSION_IDS: list[Any] = [
+    "s" * 70_000,
+    "..",
+    ".",
+    "a/b?c#d",
+    "\x00\r\n",
+    "a\ud800",
+    "",
+    " ",
+    "é" * 30_000,
+    None,
+    42,
+]
+MESSAGES: list[Any] = ["", " \n", "a\ud800", "\x00", "x" * 1_000_000, None, 3.5, b"hi"]
+HEADERS: list[Any] = [
+    {"x-a": "line\r\nbreak"},
+    {"x-a": "\x00"},
+    {"bad name": "v"},
+    {"x-a": "ü€"},
+    {"": "v"},
+    {"x-a": 5},
+    "not a mapping",
+]
+NUMBERS: list[Any] = [0, -1, math.nan, math.inf, 10**400, 1e-320, True, "5"]
+
+
+def handler(request: httpx.Request) -> httpx.Response:
+    if request.method == "POST":
+        return httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, content=full_turn()
+        )
+    return httpx.Response(200, json={"session": {"id": "s"}, "messages": []})
+
+
+def calls(client: SilviaClient) -> list[tuple[str, Callable[[], object]]]:
+    out: list[tuple[str, Callable[[], object]]] = []
+    for sid in SESSION_IDS:
+        out.append((f"get({sid!r:.20})", partial(client.sessions.get, sid)))
+        out.append((f"get_raw({sid!r:.20})", partial(client.sessions.get_raw, sid)))
+        out.append(
+            (f"send(session_id={sid!r:.20})", partial(client.chat.send, "hi", session_id=sid))
+        )
+    for message in MESSAGES:
+        out.append((f"send({message!r:.20})", partial(client.chat.send, message)))
+    for headers in HEADERS:
+        name = f"{headers!r:.30}"
+        out.append(
+            (f"send(extra_headers={name})", partial(client.chat.send, "hi", extra_headers=headers))
+        )
+        out.append(
+            (f"get(extra_headers={name})", partial(client.sessions.get, "s", extra_headers=headers))
+        )
+        out.append(
+            (
+                f"with_options(default_headers={name})",
+                partial(client.with_options, default_headers=headers),
+            )
+        )
+    for number in NUMBERS:
+        for option in (
+            "timeout",
+            "deadline",
+            "idle_timeout",
+            "max_event_bytes",
+            "max_response_bytes",
+        ):
+            given: dict[str, Any] = {option: number}
+            out.append((f"send({option}={number!r:.20})", partial(client.chat.send, "hi", **given)))
+            out.append(
+                (f"with_options({option}={number!r:.20})", partial(client.with_options, **given))
+            )
+    return out
+
+
+def _outcome(call: Callable[[], object]) -> BaseException | None:
+    try:
+        call()
+    except (SilviaError, TypeError):
+        return None
+    except BaseException as error:  # anything else is the failure this test looks for
+        return error
+    return None
+
+
+def test_no_public_method_of_the_sync_client_lets_an_httpx_error_out() -> None:
+    http = httpx.Client(transport=httpx.MockTransport(handler))
+    with SilviaClient(base_url="https://silvia.test", token="t", http_client=http) as client:
+        escaped = {name: repr(error) for name, call in calls(client) if (error := _outcome(call))}
+    assert not escaped, escaped
+
+
+@pytest.mark.parametrize(
+    "base_url", ["https://silvia.test/" + "p" * 70_000, "https://silvia.test:99999", "ftp://x"]
+)
+def test_a_constructor_refuses_a_base_url_httpx_would_refuse(base_url: str) -> None:
+    assert _outcome(lambda: SilviaClient(base_url=base_url, token="t").sessions.get("s")) is None
+
+
+def test_no_public_method_of_the_async_client_lets_an_httpx_error_out() -> None:
+    async def run() -> dict[str, str]:
+        http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+        escaped: dict[str, str] = {}
+        async with AsyncSilviaClient(
+            base_url="https://silvia.test", token="t", http_client=http
+        ) as client:
+            calls: list[tuple[str, Callable[[], Awaitable[object]]]] = []
+            for sid in SESSION_IDS:
+                calls.append((f"get({sid!r:.20})", partial(client.sessions.get, sid)))
+                calls.append((f"get_raw({sid!r:.20})", partial(client.sessions.get_raw, sid)))
+                calls.append(
+                    (f"send({sid!r:.20})", partial(client.chat.send, "hi", session_id=sid))
+                )
+            for headers in HEADERS:
+                calls.append(
+                    (f"{headers!r:.30}", partial(client.chat.send, "hi", extra_headers=headers))
+                )
+            for name, call in calls:
+                try:
+                    await call()
+                except (SilviaError, TypeError):
+                    pass
+                except BaseException as error:  # anything else is what this test looks for
+                    escaped[name] = repr(error)
+        return escaped
+
+    escaped = asyncio.run(run())
+    assert not escaped, escaped
