@@ -130,8 +130,13 @@ def sources_html(sources: Sequence[NumberedSource], rows: Sequence[CitedRow]) ->
     """The "Sources" heading and list (nothing when there are none); `rows`: every row cited."""
     if not sources:
         return ""
+    by_source: dict[str, list[CitedRow]] = {}  # one pass: each source then reads its own rows
+    for row in rows:
+        by_source.setdefault(row.source, []).append(row)
     items = "".join(
-        f'<li value="{source.number}">{source_item_html(source, rows)}</li>' for source in sources
+        f'<li value="{source.number}">'
+        f"{source_item_html(source, by_source.get(source.source, ()))}</li>"
+        for source in sources
     )
     return (
         '<p class="silvia-heading"><strong>Sources</strong></p>'
