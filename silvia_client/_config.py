@@ -168,8 +168,8 @@ class ClientBase:
         self.wire = wire
         self._errors = ResponseErrors(wire, self._scrub, token_sent=self._token is not None)
         self._tracing = tracing_for(  # off (and OpenTelemetry not imported) without a provider
-            tracer_provider,
-            propagate_context,
+            check("tracer_provider", tracer_provider),
+            check("propagate_context", propagate_context),
             request_id=self._errors.request_id,
             scrub=self._scrub.optional,
             session_path=wire.session_path,

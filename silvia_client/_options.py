@@ -132,6 +132,20 @@ def _whole_0_or_more(value: object) -> int:
     return value
 
 
+def _tracer_provider(value: object) -> object:
+    """None (no tracing), or an OpenTelemetry `TracerProvider` (what has `get_tracer`)."""
+    if value is not None and not callable(getattr(value, "get_tracer", None)):
+        raise _Refused
+    return value
+
+
+def _flag(value: object) -> bool:
+    """True or False (not a truthy value of another type)."""
+    if not isinstance(value, bool):
+        raise _Refused
+    return value
+
+
 def _headers(value: object) -> httpx.Headers:
     """A mapping of header names to values, each str or bytes; None for none."""
     if value is None:
@@ -180,6 +194,10 @@ RULES: Mapping[str, Rule] = {
     "session_id": Rule(
         _session_id, "session_id must not be empty (leave it out for a new session)", True
     ),
+    "tracer_provider": Rule(
+        _tracer_provider, "tracer_provider must be an OpenTelemetry TracerProvider"
+    ),
+    "propagate_context": Rule(_flag, "propagate_context must be True or False"),
     "default_headers": Rule(_headers, f"default_headers {_HEADERS}"),
     "extra_headers": Rule(_headers, f"extra_headers {_HEADERS}"),
 }

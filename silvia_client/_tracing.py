@@ -88,7 +88,7 @@ NO_TRACING = Tracing()
 
 def tracing_for(
     tracer_provider: object,
-    propagate_context: object,
+    propagate_context: bool,
     *,
     request_id: Callable[[httpx.Response], str | None],
     scrub: Callable[[str | None], str | None],
@@ -100,8 +100,7 @@ def tracing_for(
     token in a value the server sent; `session_path` is where a GET's session
     id starts in its path.
     """
-    if not isinstance(propagate_context, bool):
-        raise ConfigurationError("propagate_context must be True or False")
+    # Each is checked by its row of `_options.RULES` first; here, what the two mean together.
     if tracer_provider is None:
         if propagate_context:
             raise ConfigurationError(
@@ -109,8 +108,6 @@ def tracing_for(
                 "pass opentelemetry.trace.get_tracer_provider())"
             )
         return NO_TRACING
-    if not callable(getattr(tracer_provider, "get_tracer", None)):
-        raise ConfigurationError("tracer_provider must be an OpenTelemetry TracerProvider")
     return _OTelTracing(tracer_provider, propagate_context, request_id, scrub, session_path)
 
 
