@@ -18,7 +18,7 @@ server text uses (the `silvia` command, the QA reports, the testing kit):
 - `terminal_text`: a terminal, a plain-text report, a log. C0 controls but
   `\n` and `\t`, C1 controls (so every ESC and CSI sequence), DEL, the line
   and paragraph separators and lone surrogates are written as their visible
-  escapes (`\x1b`, `\x9b`, `\ud800`); bidi controls are dropped, as every
+  escapes (`\\x1b`, `\\x9b`, `\\ud800`); bidi controls are dropped, as every
   view drops them (`_bidi.py`). What is left cannot drive a terminal, forge a
   hyperlink, reorder the text after it, or fail to encode as UTF-8.
 - `xml_text`: XML 1.0 (JUnit): `terminal_text`, and the characters XML 1.0
@@ -83,7 +83,9 @@ def escape_controls(text: str) -> str:
 # What a terminal must never get raw: C0 but tab and newline, DEL and C1 (ESC, CSI,
 # OSC ... start with one), the line and paragraph separators, and lone surrogates
 # (a str holds a pair as one code point, so any surrogate left is alone).
-_TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+# A raw pattern: `re` reads the escapes, so the source holds no lone surrogate (Python
+# 3.13.0 cannot compile a module whose constants do, as pytest's rewriter does).
+_TERMINAL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 # What XML 1.0 forbids beyond those (its Char production): U+FFFE and U+FFFF.
 _XML_EXTRA = re.compile("[\ufffe\uffff]")
 

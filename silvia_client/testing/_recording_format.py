@@ -145,7 +145,7 @@ def dump(recording: Recording) -> str:
     return "".join(_json_line(line) + "\n" for line in lines)
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")  # raw: no lone surrogate in the source
 
 
 def _json_line(value: dict[str, Any]) -> str:

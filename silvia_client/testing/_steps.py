@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")  # raw: no lone surrogate in the source
 
 
 def json_bytes(value: object) -> bytes:
