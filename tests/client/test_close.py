@@ -17,7 +17,7 @@ import respx
 
 from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client.chat import ChatEvent
-from silvia_client.errors import ClientClosedError, IncompleteTurnError, SilviaError
+from silvia_client.errors import ClientClosedError, IncompleteTurnError, SilviaError, StreamError
 from silvia_client.testing import ReferenceServer
 
 from ..hostile import HostileServer
@@ -28,7 +28,8 @@ from .test_deadline import GUARD, STREAM_START, stalling
 SESSION_URL = "https://silvia.test/api/chat/sessions/s1"
 
 
-def test_closing_the_client_ends_a_read_blocked_in_another_thread() -> None:
+@pytest.mark.parametrize("closer", ["stream", "client"])
+def test_a_close_from_another_thread_ends_a_blocked_read(closer: str) -> None:
     with HostileServer(stalling(STREAM_START)) as hostile:
         client = SilviaClient(
             base_url=hostile.url, token="t", idle_timeout=math.inf, deadline=math.inf
@@ -51,18 +52,24 @@ def test_closing_the_client_ends_a_read_blocked_in_another_thread() -> None:
         reader.start()
         assert two_events.wait(GUARD)
         time.sleep(0.2)  # the reader is now blocked in a read nothing else would end
-        client.close()
+        (stream if closer == "stream" else client).close()
         reader.join(GUARD)
         assert not reader.is_alive(), "the blocked read did not end"
+        client.close()
     (error,) = outcome
-    assert isinstance(error, IncompleteTurnError), repr(error)
+    assert isinstance(error, StreamError), repr(error)  # never "generator already executing"
+    assert isinstance(error, IncompleteTurnError)
     assert error.turn.text == "Hello"
+    assert error.request_id == "req_slow"
+    with pytest.raises(IncompleteTurnError):
+        stream.until_done()
     with pytest.raises(ClientClosedError):
         client.chat.send("again")
 
 
 @pytest.mark.anyio
-async def test_closing_the_async_client_ends_a_read_blocked_in_another_task() -> None:
+@pytest.mark.parametrize("closer", ["stream", "client"])
+async def test_a_close_from_another_task_ends_a_blocked_read(closer: str) -> None:
     with HostileServer(stalling(STREAM_START)) as hostile:
         client = AsyncSilviaClient(
             base_url=hostile.url, token="t", idle_timeout=math.inf, deadline=math.inf
@@ -80,9 +87,10 @@ async def test_closing_the_async_client_ends_a_read_blocked_in_another_task() ->
         reader = asyncio.create_task(read())
         await asyncio.wait_for(two_events.wait(), GUARD)
         await asyncio.sleep(0.2)
-        await client.close()
+        await (stream if closer == "stream" else client).close()
         with pytest.raises(SilviaError) as caught:
             await asyncio.wait_for(reader, GUARD)
+        await client.close()
     assert isinstance(caught.value, IncompleteTurnError)
     assert caught.value.turn.text == "Hello"
 
