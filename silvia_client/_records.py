@@ -169,8 +169,13 @@ def _rows(
 
 def turn_records(turn: TurnRows, *, web_url: str | None = None) -> list[dict[str, Any]]:
     """One record per row of `turn`: the summary's rows, then the streamed ones."""
-    about = {"session_id": turn.session_id, "message_id": None, "role": "assistant"}
-    about["created_at"] = None  # a turn is an assistant's answer, not yet a stored message
+    # A turn is an assistant's answer, not yet a stored message: no id, no time.
+    about = {
+        "session_id": turn.session_id,
+        "message_id": None,
+        "role": "assistant",
+        "created_at": None,
+    }
     return _rows(turn.inline_citations, turn.citations, about, web_origin(web_url))
 
 

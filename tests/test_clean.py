@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from silvia_client._bidi import BIDI_CONTROLS
-from silvia_client._scrub import carried, json_clean, terminal_text, xml_text
+from silvia_client.display import carried, json_clean, terminal_text, xml_text
 
 HOSTILE = (
     "\x1b]0;pwned\x07",

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO, cast
 
-from .._scrub import carried
+from ..display import carried
 
 __all__ = [
     "SafeStream",

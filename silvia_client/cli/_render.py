@@ -23,8 +23,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from .._scrub import terminal_text
-from ..display import marked_segments, numbered_sources
+from ..display import marked_segments, numbered_sources, terminal_text
 
 if TYPE_CHECKING:
     from ..chat import ChatEvent

@@ -31,8 +31,7 @@ import json
 from collections.abc import Sequence
 
 from .. import __version__
-from .._scrub import terminal_text
-from ..display import turn_html
+from ..display import terminal_text, turn_html
 from ._html_chart import ChartRow, timing_chart
 from ._html_matrix import rule_matrix
 from ._html_style import STYLE

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 
-from .._scrub import terminal_text
+from ..display import terminal_text
 from .report import seconds_text
 from .runner import PromptResult
 

@@ -35,8 +35,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from .. import __version__
-from .._scrub import json_clean, terminal_text, xml_text
 from ..chat import Timings
+from ..display import json_clean, terminal_text, xml_text
 from ._rule import Finding, Rule
 from .checker import RuleOutcome, Status, prompt_rules
 from .rules import EXPECTATIONS, TIMING
