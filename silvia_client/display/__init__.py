@@ -30,12 +30,11 @@ package, so an import back would be a cycle.
 
 Where things are:
 
-- `_protocols.py` what the views read of a row, a turn, a message, a session
+- `_protocols.py` what the views (and the records, the documents) read of the models
 - `_sources.py`   numbering the sources and placing their marks (`numbered_sources`,
                   `marked_segments`): what every view shares
 - `_html.py`      the HTML views (`turn_html`, ...) and the notes a view gives once
 - `_html_sources.py` a view's "Sources": badges, links that say what they open, quotes
-- `_quotes.py`    `key: value` quotes read as pairs; long quotes folded
 - `_glance.py`    a session at a glance: one line of counts, and a bar by kind
 - `_style.py`     the one stylesheet (host colours, light and dark) and the kinds' names
 - `_page.py`      `page(obj, path)`: a standalone HTML page to share

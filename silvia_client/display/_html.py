@@ -1,14 +1,13 @@
 """The HTML views: `turn_html`, `message_html`, `session_html`, `citation_html`.
 
 A turn is its answer with a numbered chip where each citation streamed in,
-then its "Sources" (`_html_sources.py`); numbering and placement are
-`_sources.py`'s. A session opens with a line that sums it up (`_glance.py`).
-Each view says once, in a quiet line, what a reader could otherwise miss:
-sources with no marker in the text (rows reloaded from history carry no
-position; every row is still listed), and account links that are relative
-(no `web_url`), with how to make them absolute. Everything from the server is
-escaped, and each view is wrapped in a class that tells Jupyter not to typeset
-`$...$` as math, with the views' stylesheet (`_style.py`) inside it.
+then its "Sources" (`_html_sources.py`). A session opens with a line that sums
+it up (`_glance.py`). Each view says once, in a quiet line, what a reader could
+otherwise miss: sources with no marker in the text (rows reloaded from history
+carry no position; every row is still listed), and account links that are
+relative (no `web_url`), with how to make them absolute. Each view is wrapped
+in a class that tells Jupyter not to typeset `$...$` as math, with the views'
+stylesheet (`_style.py`) inside it.
 """
 
 from __future__ import annotations
@@ -16,20 +15,22 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..citations._links import web_origin
+from ..citations._links import resolve_citation, web_origin
 from ._glance import glance_html
 from ._html_sources import escape, link_html, source_item_html, sources_html
 from ._protocols import CitedRow, MessageLike, SessionLike, StreamedRow, TurnLike
-from ._sources import (
-    NumberedSource,
-    marked_segments,
-    numbered_sources,
-    resolve,
-    write_answer,
-)
+from ._sources import NumberedSource, chips, numbered_sources
 from ._style import STYLE
 
-__all__ = ["RELATIVE_NOTE", "citation_html", "message_html", "session_html", "turn_html"]
+__all__ = [
+    "RELATIVE_NOTE",
+    "citation_html",
+    "message_html",
+    "session_html",
+    "text_html",
+    "turn_html",
+    "view",
+]
 
 # Jupyter typesets `$...$` in outputs with MathJax unless told not to (2 and 3).
 _NO_MATH = "tex2jax_ignore mathjax_ignore"
@@ -39,11 +40,12 @@ RELATIVE_NOTE = (
 )
 
 
-def _view(kind: str, body: str) -> str:
+def view(kind: str, body: str) -> str:
+    """`body` in the views' wrapper: `silvia silvia-<kind>`, no math, the stylesheet."""
     return f'<div class="silvia silvia-{kind} {_NO_MATH}">{STYLE}{body}</div>'
 
 
-def _text_html(text: str) -> str:
+def text_html(text: str) -> str:
     return escape(text).replace("\n", "<br>\n")
 
 
@@ -56,34 +58,38 @@ def _chip_html(source: NumberedSource) -> str:
     return f'<sup class="silvia-chip" title="{label}">{chip}</sup>'
 
 
-def _answer_html(
-    text: str, inline: Sequence[StreamedRow], sources: Sequence[NumberedSource], web_url: str
-) -> str:
-    answer = write_answer(
-        text, inline, sources, web_url, write_text=_text_html, write_chip=_chip_html
-    )
-    return f'<p class="silvia-answer">{answer}</p>'
-
-
 class _Notes:
-    """What a view has to say once: unmarked sources, relative account links."""
+    """What a view has to say once, over all it shows: unmarked sources, relative links."""
 
     def __init__(self, web_url: str) -> None:
         self.web_url = web_url
         self.unmarked = 0
         self.relative = False
 
-    def see(self, text: str, inline: Sequence[StreamedRow], citations: Sequence[CitedRow],
-            sources: Sequence[NumberedSource]) -> None:  # fmt: skip
-        numbers = {source.source: source.number for source in sources}
-        marked = {n for _, marks in marked_segments(text, inline, numbers) for n in marks}
-        self.unmarked += len(set(numbers.values()) - marked)
+    def cited(self, text: str, inline: Sequence[StreamedRow], citations: Sequence[CitedRow]) -> str:
+        """An answer with its chips, then its sources; what it leaves unsaid is noted."""
+        sources = numbered_sources(inline, citations, web_url=self.web_url)
+        pieces = chips(text, inline, sources, self.web_url)
+        self.unmarked += len(sources) - len({c.number for _, marks in pieces for c in marks})
+        rows = (*citations, *inline)
         if not self.web_url and not self.relative:
             self.relative = any(
                 link.href.startswith("/")
-                for row in (*citations, *inline)
-                for link in resolve(row, self.web_url).links
+                for row in rows
+                for link in resolve_citation(row, web_url=self.web_url).links
             )
+        answer = "".join(
+            text_html(piece) + "".join(map(_chip_html, marks)) for piece, marks in pieces
+        )
+        return f'<p class="silvia-answer">{answer}</p>{sources_html(sources, rows)}'
+
+    def message(self, message: MessageLike) -> str:
+        role_class = re.sub(r"[^a-z0-9-]", "", (message.role or "").lower()) or "message"
+        return (
+            f'<div class="silvia-message silvia-{role_class}"><p class="silvia-role">'
+            f"<strong>{escape(message.role or 'message')}</strong></p>"
+            f"{self.cited(message.text, message.inline_citations, message.citations)}</div>"
+        )
 
     def html(self) -> str:
         out = ""
@@ -100,54 +106,22 @@ class _Notes:
         return out
 
 
-def _cited(
-    text: str,
-    inline: Sequence[StreamedRow],
-    citations: Sequence[CitedRow],
-    notes: _Notes,
-) -> str:
-    """An answer with its chips, then its sources; what it leaves unsaid goes to `notes`."""
-    sources = numbered_sources(inline, citations, web_url=notes.web_url)
-    notes.see(text, inline, citations, sources)
-    return _answer_html(text, inline, sources, notes.web_url) + sources_html(
-        sources, (*citations, *inline)
-    )
-
-
 def citation_html(
     citation: CitedRow, *, web_url: str | None = None, base_url: str | None = None
 ) -> str:
     """One citation: its kind, its label, its links, and what it quoted."""
-    web_url = web_origin(web_url, base_url)
-    source = NumberedSource(1, citation, resolve(citation, web_url))
-    return _view("citation", source_item_html(source))
-
-
-def _incomplete_html(turn: TurnLike) -> str:
-    if turn.complete:
-        return ""
-    reason = f": {escape(turn.error.message)}" if turn.error is not None else ""
-    return f'<p class="silvia-note"><em>Incomplete turn{reason}.</em></p>'
+    resolved = resolve_citation(citation, web_url=web_origin(web_url, base_url))
+    return view("citation", source_item_html(NumberedSource(1, citation, resolved)))
 
 
 def turn_html(turn: TurnLike, *, web_url: str | None = None, base_url: str | None = None) -> str:
     """A turn: the answer with numbered citation chips, then its sources."""
     notes = _Notes(web_origin(web_url, base_url))
-    body = _cited(turn.text, turn.inline_citations, turn.citations, notes)
-    return _view("turn", body + notes.html() + _incomplete_html(turn))
-
-
-def _role_class(role: str | None) -> str:
-    return "silvia-" + (re.sub(r"[^a-z0-9-]", "", (role or "").lower()) or "message")
-
-
-def _message_body_html(message: MessageLike, notes: _Notes) -> str:
-    role = escape(message.role or "message")
-    cited = _cited(message.text, message.inline_citations, message.citations, notes)
-    return (
-        f'<div class="silvia-message {_role_class(message.role)}">'
-        f'<p class="silvia-role"><strong>{role}</strong></p>{cited}</div>'
-    )
+    body = notes.cited(turn.text, turn.inline_citations, turn.citations) + notes.html()
+    if not turn.complete:
+        reason = f": {escape(turn.error.message)}" if turn.error is not None else ""
+        body += f'<p class="silvia-note"><em>Incomplete turn{reason}.</em></p>'
+    return view("turn", body)
 
 
 def message_html(
@@ -155,8 +129,8 @@ def message_html(
 ) -> str:
     """One message of a session: its role, its text with chips, its sources."""
     notes = _Notes(web_origin(web_url, base_url))
-    body = _message_body_html(message, notes)
-    return _view("messages", body + notes.html())
+    body = notes.message(message)
+    return view("messages", body + notes.html())
 
 
 def session_html(
@@ -164,7 +138,6 @@ def session_html(
 ) -> str:
     """A session: its title and a line that sums it up, then each message with its sources."""
     notes = _Notes(web_origin(web_url, base_url))
+    body = "".join(notes.message(message) for message in session.messages)
     title = escape(session.title or session.id)
-    body = "".join(_message_body_html(message, notes) for message in session.messages)
-    top = f"<h3>{title}</h3>{glance_html(session.messages)}{notes.html()}"
-    return _view("session", top + body)
+    return view("session", f"<h3>{title}</h3>{glance_html(session.messages)}{notes.html()}{body}")

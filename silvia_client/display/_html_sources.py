@@ -3,26 +3,33 @@
 Each source is one item numbered as the views number it (`_sources.py`): a
 badge naming its target kind, its label, links that say what they open ("Open
 account", "Open page", "Open document"; the label is the link's title), then
-what its row quoted. A quote of `key: value` rows is a small key/value list;
-a long one folds (`_quotes.py`). Every other quote of the source's rows (a
-pooled source is cited by several rows) is kept, folded under it. Escaping is
-`escape` (markup shows as text, bidi controls dropped); only the links
-`resolve_citation` gives (http(s) URLs, `/accounts/` paths) become `<a href>`.
+what its row quoted. A tool's SQL rows reach `cited_text` as lines of
+`key: value, key: value`: such a quote (every line two pairs or more; prose,
+even "Note: a colon", stays prose) is a small key/value list, and a long quote
+folds. Every other quote of the source's rows (a pooled source is cited by
+several rows) is kept, folded under it. Escaping is `escape` (markup shows as
+text, bidi controls dropped); only the links `resolve_citation` gives (http(s)
+URLs, `/accounts/` paths) become `<a href>`.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Sequence
 
 from .._bidi import strip_bidi_controls
 from ..citations._links import CitationLink
 from ._protocols import CitedRow
-from ._quotes import FOLDED_ROWS, fold, key_values
-from ._sources import NumberedSource
+from ._sources import NumberedSource, fold
 from ._style import KIND_NAMES, LEGACY_NAME, kind_class, link_texts
 
-__all__ = ["escape", "link_html", "source_item_html", "sources_html"]
+__all__ = ["FOLDED_ROWS", "escape", "key_values", "link_html", "source_item_html", "sources_html"]
+
+FOLDED_ROWS = 3  # a quote of more key/value rows than this folds after them
+
+# A pair starts a line or follows ", ": a key of letters, digits, `_` and inner spaces.
+_PAIR = re.compile(r"(?:^|, )([A-Za-z_][A-Za-z0-9_ ]{0,39}): ")
 
 
 def escape(text: str) -> str:
@@ -37,25 +44,24 @@ def link_html(link: CitationLink, text: str, title: str | None = None) -> str:
     )
 
 
-def _kind(row: CitedRow) -> str | None:
-    return None if row.target is None else row.target.kind
-
-
-def _badge_html(row: CitedRow) -> str:
-    kind = _kind(row)
-    name = KIND_NAMES.get(kind or "", LEGACY_NAME)
-    return f'<span class="silvia-badge {kind_class(kind)}">{name}</span> '
-
-
-def _links_html(source: NumberedSource) -> str:
-    links = source.resolved.links
-    if not links:
-        return ""
-    texts = link_texts(_kind(source.citation), len(links))
-    written = ", ".join(
-        link_html(link, text, link.label) for link, text in zip(links, texts, strict=True)
-    )
-    return f' — <span class="silvia-links">{written}</span>'
+def key_values(text: str | None) -> list[list[tuple[str, str]]] | None:
+    """Each line of `text` as its (key, value) pairs, when every line is such pairs; else None."""
+    rows: list[list[tuple[str, str]]] = []
+    for line in (text or "").strip().splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        starts = list(_PAIR.finditer(line))
+        if len(starts) < 2 or starts[0].start() != 0:
+            return None
+        ends = [after.start() for after in starts[1:]] + [len(line)]
+        rows.append(
+            [
+                (here.group(1), line[here.end() : end])
+                for here, end in zip(starts, ends, strict=True)
+            ]
+        )
+    return rows or None
 
 
 def _kv_html(rows: list[list[tuple[str, str]]]) -> str:
@@ -95,35 +101,32 @@ def quote_html(text: str | None) -> str:
     return out
 
 
-def _other_quotes(source: NumberedSource, rows: Iterable[CitedRow]) -> list[str]:
-    seen = {source.citation.cited_text}
-    out: list[str] = []
-    for row in rows:
-        text = row.cited_text
-        if row.source == source.source and text and text.strip() and text not in seen:
-            seen.add(text)
-            out.append(text)
-    return out
-
-
 def source_item_html(source: NumberedSource, rows: Iterable[CitedRow] = ()) -> str:
     """One source's item: badge, label, links, its quote, and its other rows' quotes folded."""
-    row = source.citation
-    parts = [
-        _badge_html(row),
-        f'<span class="silvia-label">{escape(source.resolved.label)}</span>',
-        _links_html(source),
-        quote_html(row.cited_text),
-    ]
-    others = _other_quotes(source, rows)
+    row, links = source.citation, source.resolved.links
+    kind = None if row.target is None else row.target.kind
+    name = KIND_NAMES.get(kind or "", LEGACY_NAME)
+    out = (
+        f'<span class="silvia-badge {kind_class(kind)}">{name}</span> '
+        f'<span class="silvia-label">{escape(source.resolved.label)}</span>'
+    )
+    if links:
+        written = ", ".join(
+            link_html(link, text, link.label)
+            for link, text in zip(links, link_texts(kind, len(links)), strict=True)
+        )
+        out += f' — <span class="silvia-links">{written}</span>'
+    out += quote_html(row.cited_text)
+    quoted = dict.fromkeys(other.cited_text for other in rows)  # each once, in order
+    others = [text for text in quoted if text and text.strip() and text != row.cited_text]
     if others:
         plural = "s" if len(others) > 1 else ""
         quotes = "".join(f"<div>{quote_html(text)}</div>" for text in others)
-        parts.append(
+        out += (
             f'<details class="silvia-more"><summary>{len(others)} more quote{plural} '
             f"of this source</summary>{quotes}</details>"
         )
-    return "".join(parts)
+    return out
 
 
 def sources_html(sources: Sequence[NumberedSource], rows: Sequence[CitedRow]) -> str:

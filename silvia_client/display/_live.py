@@ -21,9 +21,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, Protocol, TextIO, TypeVar
 
-from ._html_sources import escape
+from ._html import text_html, view
 from ._protocols import TurnLike
-from ._style import STYLE
 
 __all__ = ["AsyncLiveStream", "LiveStream", "Throttle", "alive", "live", "streaming_html"]
 
@@ -78,12 +77,8 @@ class Throttle:
 
 def streaming_html(text: str) -> str:
     """What the cell shows while the answer arrives: the text so far, and a quiet line."""
-    answer = escape(text).replace("\n", "<br>\n")
-    return (
-        f'<div class="silvia silvia-turn silvia-live tex2jax_ignore mathjax_ignore">{STYLE}'
-        f'<p class="silvia-answer">{answer}</p>'
-        '<p class="silvia-note">Streaming…</p></div>'
-    )
+    answer = f'<p class="silvia-answer">{text_html(text)}</p>'
+    return view("turn silvia-live", answer + '<p class="silvia-note">Streaming…</p>')
 
 
 def _kernel_display() -> tuple[Any, Any] | None:

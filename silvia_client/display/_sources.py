@@ -3,42 +3,33 @@
 Sources are numbered in the order the answer first cites them (sources only
 the summary names come after); each is shown through the row that carries its
 final target (`target_for`'s rule). `marked_segments` cuts the answer at each
-streamed citation's offset; `write_answer` writes it, pieces and chips, in a
-view's own escaping. The HTML views (`_html.py`), the Markdown views
-(`_markdown.py`) and the `silvia` command (`cli/_render.py`) all number and
-place through here; `short_quote` and `one_line` shorten what they show.
-Rows are read through `_protocols.py` (`CitedRow`, `StreamedRow`): no model is
-imported here, and the ground floor's `resolve_citation` and `final_targets`
-are called through `resolve` and `_final_targets`.
+streamed citation's offset; `chips` gives each mark the row it stands for. The
+HTML views (`_html.py`), the Markdown views (`_markdown.py`) and the `silvia`
+command (`cli/_render.py`) all number and place through here; `fold` and
+`one_line` shorten what they show.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from ..citations._final import final_targets
 from ..citations._links import ResolvedCitation, resolve_citation, web_origin
 from ._protocols import CitedRow, StreamedRow
 
 __all__ = [
+    "FOLDED_CHARS",
     "NumberedSource",
-    "chip_source",
+    "chips",
+    "fold",
     "marked_rows",
     "marked_segments",
     "number_sources",
     "numbered_sources",
     "one_line",
-    "resolve",
-    "short_quote",
-    "write_answer",
 ]
 
-_QUOTE_CHARS = 200
-
-
-def resolve(row: CitedRow, web_url: str) -> ResolvedCitation:
-    """`resolve_citation(row, web_url=web_url)`, for any row (`web_url` is an origin already)."""
-    return resolve_citation(row, web_url=web_url)
+FOLDED_CHARS = 200  # a quote longer than this folds after it
 
 
 def number_sources(citations: Iterable[CitedRow]) -> dict[str, int]:
@@ -88,7 +79,7 @@ def numbered_sources(
         if citation.target == finals[citation.source]:
             chosen.setdefault(citation.source, citation)
     return [
-        NumberedSource(number, chosen[source], resolve(chosen[source], web_url))
+        NumberedSource(number, chosen[source], resolve_citation(chosen[source], web_url=web_url))
         for source, number in numbers.items()
     ]
 
@@ -134,46 +125,33 @@ def marked_rows(
     return pieces
 
 
-def chip_source(
-    number: int, row: StreamedRow, listed: NumberedSource, web_url: str
-) -> NumberedSource:
-    """What a chip shows: its source's number, and its own row's label and links."""
-    shown = listed.citation
-    if row.target == shown.target and row.title == shown.title:
-        return listed  # resolves alike: the usual case, where a source keeps one target
-    return NumberedSource(number, row, resolve(row, web_url))
-
-
-def write_answer(
-    text: str,
-    inline: Sequence[StreamedRow],
-    sources: Sequence[NumberedSource],
-    web_url: str,
-    *,
-    write_text: Callable[[str], str],
-    write_chip: Callable[[NumberedSource], str],
-) -> str:
-    """The answer with its chips, as a view writes it: each piece of text through
-    `write_text`, each mark through `write_chip` (its source's number, its own row's
-    label and links: `chip_source`)."""
+def chips(
+    text: str, inline: Sequence[StreamedRow], sources: Sequence[NumberedSource], web_url: str
+) -> list[tuple[str, list[NumberedSource]]]:
+    """The answer's pieces, each with the chips after it: its source's number, its own row's
+    label and links (where a source's rows carry different targets, a chip opens its own)."""
     by_number = {source.number: source for source in sources}
     numbers = {source.source: source.number for source in sources}
-    out = []
+    out: list[tuple[str, list[NumberedSource]]] = []
     for piece, marks in marked_rows(text, inline, numbers):
-        out.append(write_text(piece))
-        out.extend(
-            write_chip(chip_source(number, row, by_number[number], web_url))
-            for number, row in marks
-        )
-    return "".join(out)
-
-
-def short_quote(text: str | None) -> str:
-    if not text:
-        return ""
-    text = " ".join(text.split())
-    return text if len(text) <= _QUOTE_CHARS else text[: _QUOTE_CHARS - 1] + "…"
+        shown: list[NumberedSource] = []
+        for number, row in marks:
+            listed = by_number[number]
+            if row.target == listed.citation.target and row.title == listed.citation.title:
+                shown.append(listed)  # resolves alike: the usual case
+            else:
+                shown.append(NumberedSource(number, row, resolve_citation(row, web_url=web_url)))
+        out.append((piece, shown))
+    return out
 
 
 def one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def fold(text: str) -> tuple[str, bool]:
+    """`text` on one line, cut to `FOLDED_CHARS` (with "…"), and whether it was cut."""
+    text = one_line(text)
+    if len(text) <= FOLDED_CHARS:
+        return text, False
+    return text[: FOLDED_CHARS - 1] + "…", True

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from silvia_client.citations import Citation
 from silvia_client.display import citation_html, page, session_html, turn_html
-from silvia_client.display._quotes import FOLDED_CHARS, key_values
+from silvia_client.display._html_sources import key_values
+from silvia_client.display._sources import FOLDED_CHARS
 from silvia_client.display._style import KIND_NAMES
 
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
