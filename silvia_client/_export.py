@@ -19,90 +19,23 @@ it back. `model_dump()` of a row is the wire form and keeps `provider`; here
 every `provider` key in a row is left out unless `include_provider=True` (a
 provider names a vendor, and a shared document is user-facing). Non-ASCII text
 is written as `\\u` escapes, so the document is ASCII and any file takes it.
-
-Read through protocols, like `_records.py`: no model is imported here.
+The models are read through protocols (`display/_protocols.py`), as in `_records.py`.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
+
+from .display._protocols import SessionData, TurnData, WireRow
 
 __all__ = ["session_json", "turn_json"]
-
-_PROVIDER = "provider"
-
-
-class WireRow(Protocol):
-    """A citation row that gives back its wire form (`Citation`, `InlineCitation`)."""
-
-    def model_dump(self, *, mode: str = ...) -> dict[str, Any]: ...
-
-
-class TimingsLike(Protocol):
-    @property
-    def first_byte(self) -> float | None: ...
-    @property
-    def first_text(self) -> float | None: ...
-    @property
-    def done(self) -> float | None: ...
-
-
-class TurnDocument(Protocol):
-    """What a turn's document holds (`Turn`)."""
-
-    @property
-    def session_id(self) -> str | None: ...
-    @property
-    def request_id(self) -> str | None: ...
-    @property
-    def complete(self) -> bool: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def error(self) -> object | None: ...
-    @property
-    def timings(self) -> TimingsLike: ...
-    @property
-    def citations(self) -> Sequence[WireRow]: ...
-    @property
-    def inline_citations(self) -> Sequence[WireRow]: ...
-
-
-class MessageDocument(Protocol):
-    """What a message's part of a session's document holds (`Message`)."""
-
-    @property
-    def id(self) -> str | None: ...
-    @property
-    def role(self) -> str | None: ...
-    @property
-    def created_at(self) -> str | None: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def citations(self) -> Sequence[WireRow]: ...
-    @property
-    def inline_citations(self) -> Sequence[WireRow]: ...
-
-
-class SessionDocument(Protocol):
-    """What a session's document holds (`Session`)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def request_id(self) -> str | None: ...
-    @property
-    def title(self) -> str | None: ...
-    @property
-    def messages(self) -> Sequence[MessageDocument]: ...
 
 
 def _without_provider(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _without_provider(v) for k, v in value.items() if k != _PROVIDER}
+        return {k: _without_provider(v) for k, v in value.items() if k != "provider"}
     if isinstance(value, list):
         return [_without_provider(item) for item in value]
     return value
@@ -119,7 +52,7 @@ def _error(error: object | None) -> dict[str, Any] | None:
     return {"message": getattr(error, "message", None), "type": getattr(error, "error_type", None)}
 
 
-def turn_json(turn: TurnDocument, *, include_provider: bool = False, indent: int | None = 2) -> str:
+def turn_json(turn: TurnData, *, include_provider: bool = False, indent: int | None = 2) -> str:
     """`turn` as a JSON document (the module's docstring draws it)."""
     timings = turn.timings
     document = {
@@ -141,7 +74,7 @@ def turn_json(turn: TurnDocument, *, include_provider: bool = False, indent: int
 
 
 def session_json(
-    session: SessionDocument, *, include_provider: bool = False, indent: int | None = 2
+    session: SessionData, *, include_provider: bool = False, indent: int | None = 2
 ) -> str:
     """`session` as a JSON document (the module's docstring draws it)."""
     document = {

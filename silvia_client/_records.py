@@ -1,67 +1,32 @@
 """Citations as flat records, and as a DataFrame: what `citation_records()` and `to_pandas()` give.
 
-`turn.citation_records()`, `message.citation_records()` and
-`session.citation_records()` give one plain `dict` per citation row, every
-row kept (the summary's and the streamed, typed or not), in `FIELDS`' order:
+`turn_records`, `message_records` and `session_records` give one plain `dict`
+per citation row, every row kept (the summary's, then the streamed; typed or
+not), with the fields of `FIELDS` in that order; docs/notebooks.md ("Citations
+as a table") says what each holds. `number` is the source's number as the
+views number it, `label` and `hrefs` are what `resolve_citation` gives, and
+`final` says whether the row carries `target_for(source)`. A target's
+`provider` is never a field: it names a vendor, for routing only.
 
-- `session_id`    the turn's session, or the session's id (None for a message alone)
-- `message_id`, `role`, `created_at`  the message's as sent (a turn: None, "assistant", None)
-- `summary`       True for a `citations_summary` row (`citations`), False for a
-                  streamed one (`inline_citations`)
-- `index`         the row's place in its list, from 0
-- `number`        its source's number as the views number it (first cited, 1)
-- `offset`        where it streamed in the answer (None: a summary row, or a reloaded one)
-- `source`, `title`, `cited_text`     as sent
-- `kind`          the target's kind, or None for an untyped (legacy) row
-- `url`, `ticker` the target's, else None
-- `account_ids`   the account ids it names, a tuple (empty for other kinds)
-- `label`, `hrefs` what `resolve_citation(row, web_url=...)` gives: the label and the
-                  links' hrefs (a tuple)
-- `final`         whether this row carries the server's final word on its source
-                  (`target_for(source)` equals its target)
-
-A target's `provider` is never a field: it names a vendor, for routing only.
-
-`frame(records)` builds the `pandas.DataFrame` (the `pandas` extra): `created_at`
-as a UTC datetime (NaT where it is missing or not a time), `index`, `number` and
-`offset` as nullable `Int64`, the text columns as pandas' string dtype, the
-tuples as objects. Without pandas it raises an `ImportError` naming the extra.
-The records themselves are plain values, so any other table library (polars,
-pyarrow, the csv module) takes them as they are.
-
-Read through protocols (`display/_protocols.py`, and the few more attributes
-here): this module imports no model, so the models' methods can import it.
-JSON documents are `_export.py`'s.
+`frame(records)` builds the `pandas.DataFrame` (the `pandas` extra), each
+column typed; without pandas it raises an `ImportError` naming the extra. The
+records are plain values, so any other table library takes them as they are.
+The models are read through protocols (`display/_protocols.py`), as in `_export.py`.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from .citations._final import final_targets
 from .citations._links import resolve_citation, web_origin
-from .citations._targets import (
-    AccountsTarget,
-    AccountTarget,
-    CitationTarget,
-    MarketDataTarget,
-)
-from .display._protocols import CitedRow, MessageLike, SessionLike, StreamedRow, TurnLike
+from .citations._targets import AccountsTarget, AccountTarget, MarketDataTarget
+from .display._protocols import MessageData, SessionData, TurnData, WireRow
 from .display._sources import number_sources
 
-__all__ = [
-    "FIELDS",
-    "PANDAS_EXTRA",
-    "MessageRows",
-    "SessionRows",
-    "TurnRows",
-    "frame",
-    "message_records",
-    "session_records",
-    "turn_records",
-]
+__all__ = ["FIELDS", "PANDAS_EXTRA", "frame", "message_records", "session_records", "turn_records"]
 
 FIELDS = (
     "session_id",
@@ -99,52 +64,23 @@ _STRINGS = (
 PANDAS_EXTRA = "to_pandas() needs pandas: pip install 'silvia-client[pandas]'"
 
 
-class TurnRows(TurnLike, Protocol):
-    """A turn (`Turn`), with the session it belongs to."""
-
-    @property
-    def session_id(self) -> str | None: ...
-
-
-class MessageRows(MessageLike, Protocol):
-    """A message (`Message`), with its id and when it was written."""
-
-    @property
-    def id(self) -> str | None: ...
-    @property
-    def created_at(self) -> str | None: ...
-
-
-class SessionRows(SessionLike, Protocol):
-    """A session (`Session`) whose messages have ids and times."""
-
-    @property
-    def messages(self) -> Sequence[MessageRows]: ...
-
-
-def _account_ids(target: CitationTarget | None) -> tuple[str, ...]:
-    if isinstance(target, AccountTarget):
-        return (target.account_id,)
-    if isinstance(target, AccountsTarget):
-        return tuple(ref.account_id for ref in target.accounts)
-    return ()
-
-
 def _rows(
-    inline: Sequence[StreamedRow],
-    summary: Sequence[CitedRow],
-    about: dict[str, Any],
-    web_url: str,
+    inline: Sequence[WireRow], summary: Sequence[WireRow], about: dict[str, Any], web_url: str
 ) -> list[dict[str, Any]]:
     numbers = number_sources([*inline, *summary])
     finals = final_targets(inline, summary)
     out: list[dict[str, Any]] = []
-    listed: list[tuple[bool, Sequence[CitedRow]]] = [(True, summary), (False, inline)]
-    for is_summary, rows in listed:
+    for is_summary, rows in ((True, summary), (False, inline)):
         for index, row in enumerate(rows):
             target = row.target
             resolved = resolve_citation(row, web_url=web_url)
             url = getattr(target, "url", None)
+            if isinstance(target, AccountTarget):
+                account_ids: tuple[str, ...] = (target.account_id,)
+            elif isinstance(target, AccountsTarget):
+                account_ids = tuple(ref.account_id for ref in target.accounts)
+            else:
+                account_ids = ()
             out.append(
                 {
                     **about,
@@ -158,7 +94,7 @@ def _rows(
                     "kind": None if target is None else target.kind,
                     "url": url if isinstance(url, str) else None,
                     "ticker": target.ticker if isinstance(target, MarketDataTarget) else None,
-                    "account_ids": _account_ids(target),
+                    "account_ids": account_ids,
                     "label": resolved.label,
                     "hrefs": tuple(link.href for link in resolved.links),
                     "final": target == finals[row.source],
@@ -167,7 +103,19 @@ def _rows(
     return out
 
 
-def turn_records(turn: TurnRows, *, web_url: str | None = None) -> list[dict[str, Any]]:
+def _message_rows(
+    message: MessageData, session_id: str | None, web_url: str
+) -> list[dict[str, Any]]:
+    about = {
+        "session_id": session_id,
+        "message_id": message.id,
+        "role": message.role,
+        "created_at": message.created_at,
+    }
+    return _rows(message.inline_citations, message.citations, about, web_url)
+
+
+def turn_records(turn: TurnData, *, web_url: str | None = None) -> list[dict[str, Any]]:
     """One record per row of `turn`: the summary's rows, then the streamed ones."""
     # A turn is an assistant's answer, not yet a stored message: no id, no time.
     about = {
@@ -179,42 +127,23 @@ def turn_records(turn: TurnRows, *, web_url: str | None = None) -> list[dict[str
     return _rows(turn.inline_citations, turn.citations, about, web_origin(web_url))
 
 
-def _message_rows(
-    message: MessageRows, session_id: str | None, origin: str
-) -> list[dict[str, Any]]:
-    about = {
-        "session_id": session_id,
-        "message_id": message.id,
-        "role": message.role,
-        "created_at": message.created_at,
-    }
-    return _rows(message.inline_citations, message.citations, about, origin)
-
-
-def message_records(message: MessageRows, *, web_url: str | None = None) -> list[dict[str, Any]]:
+def message_records(message: MessageData, *, web_url: str | None = None) -> list[dict[str, Any]]:
     """One record per row of `message` (`session_id` None: a message does not know it)."""
     return _message_rows(message, None, web_origin(web_url))
 
 
-def session_records(session: SessionRows, *, web_url: str | None = None) -> list[dict[str, Any]]:
+def session_records(session: SessionData, *, web_url: str | None = None) -> list[dict[str, Any]]:
     """One record per row of every message of `session`, message by message."""
     origin = web_origin(web_url)
-    out: list[dict[str, Any]] = []
-    for message in session.messages:
-        out.extend(_message_rows(message, session.id, origin))
-    return out
-
-
-def _pandas() -> Any:
-    try:
-        return importlib.import_module("pandas")
-    except ImportError as error:
-        raise ImportError(PANDAS_EXTRA, name="pandas") from error
+    return [r for message in session.messages for r in _message_rows(message, session.id, origin)]
 
 
 def frame(records: Sequence[dict[str, Any]]) -> Any:
     """A `pandas.DataFrame` of `records`, one column per field of `FIELDS`, typed."""
-    pd = _pandas()
+    try:
+        pd = importlib.import_module("pandas")
+    except ImportError as error:
+        raise ImportError(PANDAS_EXTRA, name="pandas") from error
     columns = {name: [record[name] for record in records] for name in FIELDS}
     data = pd.DataFrame(columns, columns=list(FIELDS))
     # A time that is missing or not a time is NaT: a table of the user's data never fails.

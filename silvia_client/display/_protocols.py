@@ -2,26 +2,36 @@
 
 `CitedRow` and `StreamedRow` (a row, and a streamed one), `TurnLike`, `MessageLike`
 and `SessionLike`: the views take anything with these attributes, so `display`
-imports no model. The models (`Citation` and `InlineCitation` in
-`citations/_rows.py`, `Turn` in `chat/_turn.py`, `Session` and `Message` in
-`sessions/_history.py`) import `display` in their notebook hooks (`_repr_html_`,
-`_repr_markdown_`), and an import back from here, even under `TYPE_CHECKING`,
-would close a cycle (import-linter counts both). Each model satisfies its
-protocol as it is; every attribute is read-only here, as the models are frozen.
-
-From the citations package, `display` imports only its ground floor, which
-imports no model at run time: the targets (`_targets.py`), the links and labels
-(`_links.py`) and the final-target rule (`_final.py`).
+imports no model. `TurnData`, `MessageData` and `SessionData` are what the records
+(`../_records.py`) and the JSON documents (`../_export.py`) read, for the same
+reason. The models (`Citation` and `InlineCitation` in `citations/_rows.py`,
+`Turn` in `chat/_turn.py`, `Session` and `Message` in `sessions/_history.py`)
+import these modules in their methods, and an import back, even under
+`TYPE_CHECKING`, would close a cycle (import-linter counts both). Each model
+satisfies its protocol as it is; every attribute is read-only here, as the
+models are frozen. From the citations package, `display` imports only its
+ground floor (`_targets.py`, `_links.py`, `_final.py`), which imports no model.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..citations._targets import TargetedRow
 
-__all__ = ["CitedRow", "MessageLike", "SessionLike", "StreamedRow", "TurnErrorLike", "TurnLike"]
+__all__ = [
+    "CitedRow",
+    "MessageData",
+    "MessageLike",
+    "SessionData",
+    "SessionLike",
+    "StreamedRow",
+    "TurnData",
+    "TurnErrorLike",
+    "TurnLike",
+    "WireRow",
+]
 
 
 class CitedRow(TargetedRow, Protocol):
@@ -83,3 +93,69 @@ class SessionLike(Protocol):
     def title(self) -> str | None: ...
     @property
     def messages(self) -> Sequence[MessageLike]: ...
+
+
+class WireRow(CitedRow, Protocol):
+    """A row that gives back its wire form (`Citation`, `InlineCitation`)."""
+
+    def model_dump(self, *, mode: str = ...) -> dict[str, Any]: ...
+
+
+class TimingsLike(Protocol):
+    @property
+    def first_byte(self) -> float | None: ...
+    @property
+    def first_text(self) -> float | None: ...
+    @property
+    def done(self) -> float | None: ...
+
+
+class TurnData(Protocol):
+    """What a turn's records and document hold (`Turn`)."""
+
+    @property
+    def session_id(self) -> str | None: ...
+    @property
+    def request_id(self) -> str | None: ...
+    @property
+    def complete(self) -> bool: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def error(self) -> object | None: ...
+    @property
+    def timings(self) -> TimingsLike: ...
+    @property
+    def citations(self) -> Sequence[WireRow]: ...
+    @property
+    def inline_citations(self) -> Sequence[WireRow]: ...
+
+
+class MessageData(Protocol):
+    """What a message's records and part of a session's document hold (`Message`)."""
+
+    @property
+    def id(self) -> str | None: ...
+    @property
+    def role(self) -> str | None: ...
+    @property
+    def created_at(self) -> str | None: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def citations(self) -> Sequence[WireRow]: ...
+    @property
+    def inline_citations(self) -> Sequence[WireRow]: ...
+
+
+class SessionData(Protocol):
+    """What a session's records and document hold (`Session`)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def request_id(self) -> str | None: ...
+    @property
+    def title(self) -> str | None: ...
+    @property
+    def messages(self) -> Sequence[MessageData]: ...
