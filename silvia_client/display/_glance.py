@@ -17,15 +17,15 @@ from ..citations._final import final_targets
 from ._protocols import MessageLike
 from ._style import KIND_NAMES, kind_class
 
-__all__ = ["glance_counts", "glance_html"]
+__all__ = ["glance_html"]
 
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def glance_counts(messages: Sequence[MessageLike]) -> tuple[int, int, Counter[str | None]]:
-    """The rows the messages cite, the legacy ones, and their sources by final kind."""
+def glance_html(messages: Sequence[MessageLike]) -> str:
+    """The line: a bar by kind, then "N messages · N sources (N rows) · Kind N ... · N legacy"."""
     kinds: Counter[str | None] = Counter()
     rows = legacy = 0
     for message in messages:
@@ -34,12 +34,6 @@ def glance_counts(messages: Sequence[MessageLike]) -> tuple[int, int, Counter[st
         for row in (*message.citations, *message.inline_citations):
             rows += 1
             legacy += row.target is None
-    return rows, legacy, kinds
-
-
-def glance_html(messages: Sequence[MessageLike]) -> str:
-    """The line: a bar by kind, then "N messages · N sources (N rows) · Kind N ... · N legacy"."""
-    rows, legacy, kinds = glance_counts(messages)
     total = sum(kinds.values())
     typed = [(kind, kinds[kind]) for kind in KIND_NAMES if kinds[kind]]
     segments = "".join(
@@ -47,17 +41,14 @@ def glance_html(messages: Sequence[MessageLike]) -> str:
         for kind, count in [*typed, (None, kinds[None])]  # untyped sources last, in grey
         if count
     )
+    bar = f'<span class="silvia-bar" aria-hidden="true">{segments}</span>' if total else ""
     facts = [
         _plural(len(messages), "message"),
         f"{_plural(total, 'source')} cited ({_plural(rows, 'row')})",
+        *(
+            f'<span class="silvia-count {kind_class(kind)}">{KIND_NAMES[kind or ""]} {count}</span>'
+            for kind, count in typed
+        ),
+        f'<span class="silvia-count silvia-kind-none">{_plural(legacy, "legacy row")}</span>',
     ]
-    counts = [
-        f'<span class="silvia-count {kind_class(kind)}">{KIND_NAMES[kind or ""]} {count}</span>'
-        for kind, count in typed
-    ]
-    legacy_html = (
-        f'<span class="silvia-count silvia-kind-none">{_plural(legacy, "legacy row")}</span>'
-    )
-    bar = f'<span class="silvia-bar" aria-hidden="true">{segments}</span>' if total else ""
-    text = " · ".join([*facts, *counts, legacy_html])
-    return f'<p class="silvia-glance">{bar}<span>{text}</span></p>'
+    return f'<p class="silvia-glance">{bar}<span>{" · ".join(facts)}</span></p>'

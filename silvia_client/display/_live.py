@@ -1,17 +1,12 @@
 """`live(stream)` and `alive(stream)`: a turn streamed into a notebook cell, then its final view.
 
-In a Jupyter kernel, one display handle is shown and updated in place as the
-answer arrives (at most `per_second` updates, 10 by default, timed by `clock`:
-`Throttle`), then replaced by the turn's own view, with its sources; the
-`Turn` is returned. A stream that fails shows the partial turn it hands back
-(`error.turn`), then raises. Anywhere else (a terminal, a script, IPython
-without a kernel) the text is printed as it arrives, as `text_stream` gives
-it, and the turn returned.
-
-IPython is never imported here: a kernel has imported it already, and
-`sys.modules` says so. Streaming into a cell is this layer's job: the chat
-layers take no display argument. `stream` is read through `LiveStream` (its
-`text_stream` and `until_done`), so no model is imported either.
+In a Jupyter kernel one display handle is shown, updated in place as the
+answer arrives (`Throttle` keeps it to `per_second` updates), then replaced by
+the turn's own view; anywhere else the text is printed as `text_stream` gives
+it. Streaming into a cell is this layer's job: the chat layers take no display
+argument. IPython is never imported here (a kernel has imported it already,
+and `sys.modules` says so), and `stream` is read through `LiveStream`, so no
+model is imported either.
 """
 
 from __future__ import annotations
@@ -51,12 +46,9 @@ class AsyncLiveStream(Protocol[TurnT_co]):
 
 
 class Throttle:
-    """Says whether an update may go out now: at most `per_second` a second, by `clock`.
-
-    The first update always goes; after that, one once `1 / per_second` seconds
-    have passed since the last that went. `clock` is any monotonic clock in
-    seconds (a test passes a fake one).
-    """
+    """Says whether an update may go out now: the first always, then one once
+    `1 / per_second` seconds have passed since the last that went, by `clock`
+    (any monotonic clock in seconds; a test passes a fake one)."""
 
     def __init__(
         self, per_second: float = UPDATES_PER_SECOND, clock: Callable[[], float] = time.monotonic
@@ -81,45 +73,38 @@ def streaming_html(text: str) -> str:
     return view("turn silvia-live", answer + '<p class="silvia-note">Streaming…</p>')
 
 
-def _kernel_display() -> tuple[Any, Any] | None:
-    """IPython's `display` and `HTML` when running in a Jupyter kernel, else None."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    if shell is None or getattr(shell, "kernel", None) is None:
-        return None
-    from IPython.display import HTML, display  # type: ignore[import-not-found, unused-ignore]
-
-    return display, HTML
-
-
 class _Cell:
     """One live output: in a kernel a display handle updated in place, else printed text."""
 
-    def __init__(self, throttle: Throttle, out: TextIO | None) -> None:
-        self._throttle = throttle
-        self._out = out
+    def __init__(self, per_second: float, clock: Callable[[], float], out: TextIO | None) -> None:
+        self._throttle = Throttle(per_second, clock)
+        self._out = out or sys.stdout
         self._pieces: list[str] = []
-        found = _kernel_display() if out is None else None
-        self._html: Any = None
         self._handle: Any = None
-        if found is not None:
-            display, self._html = found
-            self._handle = display(self._html(streaming_html("")), display_id=True)
+        self._html: Any = None
+        ipython = sys.modules.get("IPython") if out is None else None
+        shell = ipython.get_ipython() if ipython is not None else None
+        if getattr(shell, "kernel", None) is not None:
+            from IPython.display import HTML, display  # type: ignore[import-not-found, unused-ignore]
+
+            html: Any = HTML  # IPython's own types are not checked here
+            show: Any = display
+            self._html = html
+            self._handle = show(html(streaming_html("")), display_id=True)
             self._throttle.ready()  # the empty view counts as the first update
 
     def piece(self, text: str) -> None:
         self._pieces.append(text)
         if self._handle is None:
-            out = self._out or sys.stdout
-            out.write(text)
-            out.flush()
+            self._out.write(text)
+            self._out.flush()
         elif self._throttle.ready():
             self._handle.update(self._html(streaming_html("".join(self._pieces))))
 
     def end(self, turn: TurnLike | None) -> None:
         """Show the final view (`turn`'s own), or the partial turn of a failed stream."""
         if self._handle is None:
-            (self._out or sys.stdout).write("\n")
+            self._out.write("\n")
         elif turn is not None:
             self._handle.update(turn)  # its `_repr_html_`/`_repr_markdown_`: the view, sources
         else:
@@ -140,7 +125,7 @@ def live(
     `out` is given: the text written to `out` (default stdout) as it arrives.
     A failed stream shows its partial turn (`error.turn`), then raises.
     """
-    cell = _Cell(Throttle(per_second, clock), out)
+    cell = _Cell(per_second, clock, out)
     try:
         for text in stream.text_stream:
             cell.piece(text)
@@ -160,7 +145,7 @@ async def alive(
     out: TextIO | None = None,
 ) -> TurnT_co:
     """`live` for an `AsyncChatStream`: `turn = await display.alive(stream)`."""
-    cell = _Cell(Throttle(per_second, clock), out)
+    cell = _Cell(per_second, clock, out)
     try:
         async for text in stream.text_stream:
             cell.piece(text)

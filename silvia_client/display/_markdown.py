@@ -30,20 +30,7 @@ _LINE_START = re.compile(r"[ \t]*\n[ \t]*")
 # one, even without a space), a backtick (a code span across two links beats the
 # link). `&` is written `&amp;`, which every reader turns back into `&`, so `&lt;` in
 # a URL stays those four characters and a query keeps its `&`.
-_MD_HREF = str.maketrans(
-    {
-        "&": "&amp;",
-        "\\": "%5C",
-        "(": "%28",
-        ")": "%29",
-        " ": "%20",
-        "<": "%3C",
-        ">": "%3E",
-        "'": "%27",
-        '"': "%22",
-        "`": "%60",
-    }
-)
+_MD_HREF = {ord("&"): "&amp;"} | {ord(c): f"%{ord(c):02X}" for c in "\\() <>'\"`"}
 
 
 def _m(text: str) -> str:
