@@ -48,19 +48,6 @@ FIELDS = (
     "hrefs",
     "final",
 )
-_INTEGERS = ("index", "number", "offset")
-_STRINGS = (
-    "session_id",
-    "message_id",
-    "role",
-    "source",
-    "title",
-    "cited_text",
-    "kind",
-    "url",
-    "ticker",
-    "label",
-)
 PANDAS_EXTRA = "to_pandas() needs pandas: pip install 'silvia-client[pandas]'"
 
 
@@ -146,14 +133,13 @@ def frame(records: Sequence[dict[str, Any]]) -> Any:
         raise ImportError(PANDAS_EXTRA, name="pandas") from error
     columns = {name: [record[name] for record in records] for name in FIELDS}
     data = pd.DataFrame(columns, columns=list(FIELDS))
-    # A time that is missing or not a time is NaT: a table of the user's data never fails.
-    data["created_at"] = pd.to_datetime(
-        data["created_at"], utc=True, errors="coerce", format="ISO8601"
-    )
-    for name in _INTEGERS:
-        data[name] = data[name].astype("Int64")
-    for name in _STRINGS:
-        data[name] = data[name].astype("string")
-    data["summary"] = data["summary"].astype(bool)
-    data["final"] = data["final"].astype(bool)
+    for name in FIELDS:
+        if name == "created_at":  # a time missing or not a time is NaT: a table never fails
+            data[name] = pd.to_datetime(data[name], utc=True, errors="coerce", format="ISO8601")
+        elif name in ("index", "number", "offset"):
+            data[name] = data[name].astype("Int64")
+        elif name in ("summary", "final"):
+            data[name] = data[name].astype(bool)
+        elif name not in ("account_ids", "hrefs"):  # the tuples stay objects
+            data[name] = data[name].astype("string")
     return data

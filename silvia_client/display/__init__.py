@@ -33,11 +33,11 @@ Where things are:
 - `_protocols.py` what the views (and the records, the documents) read of the models
 - `_sources.py`   numbering the sources and placing their marks (`numbered_sources`,
                   `marked_segments`): what every view shares
-- `_html.py`      the HTML views (`turn_html`, ...) and the notes a view gives once
+- `_html.py`      the HTML views (`turn_html`, ...), the notes a view gives once, and
+                  `page(obj, path)`: a standalone HTML page to share
 - `_html_sources.py` a view's "Sources": badges, links that say what they open, quotes
 - `_glance.py`    a session at a glance: one line of counts, and a bar by kind
 - `_style.py`     the one stylesheet (host colours, light and dark) and the kinds' names
-- `_page.py`      `page(obj, path)`: a standalone HTML page to share
 - `_live.py`      `live(stream)` / `alive(stream)`: a turn streamed into a notebook cell
 - `_markdown.py`  the Markdown views (`turn_markdown`, ...), their escaping and links
 - `../_bidi.py`   `strip_bidi_controls`, which labels (`resolve_citation`) apply too
@@ -47,10 +47,9 @@ Where things are:
 
 from .._bidi import strip_bidi_controls
 from .._clean import carried, json_clean, terminal_text, xml_text
-from ._html import citation_html, message_html, session_html, turn_html
+from ._html import citation_html, message_html, page, session_html, turn_html
 from ._live import alive, live
 from ._markdown import citation_markdown, message_markdown, session_markdown, turn_markdown
-from ._page import page
 from ._sources import NumberedSource, marked_segments, number_sources, numbered_sources
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""The HTML views: `turn_html`, `message_html`, `session_html`, `citation_html`.
+"""The HTML views: `turn_html`, `message_html`, `session_html`, `citation_html`, and `page`.
 
 A turn is its answer with a numbered chip where each citation streamed in,
 then its "Sources" (`_html_sources.py`). A session opens with a line that sums
@@ -8,12 +8,20 @@ carry no position; every row is still listed), and account links that are
 relative (no `web_url`), with how to make them absolute. Each view is wrapped
 in a class that tells Jupyter not to typeset `$...$` as math, with the views'
 stylesheet (`_style.py`) inside it.
+
+`page(obj)` is an object's view in a small HTML document, to share: UTF-8, a
+viewport for phones, `color-scheme: light dark` (a browser's dark mode darkens
+the page around the view too), and a Content Security Policy that allows no
+script, no request and no form, only the page's own styles and links out.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
+from pathlib import Path
+from typing import cast
 
 from ..citations._links import resolve_citation, web_origin
 from ._glance import glance_html
@@ -23,9 +31,9 @@ from ._sources import NumberedSource, chips, numbered_sources
 from ._style import STYLE
 
 __all__ = [
-    "RELATIVE_NOTE",
     "citation_html",
     "message_html",
+    "page",
     "session_html",
     "text_html",
     "turn_html",
@@ -37,6 +45,12 @@ _NO_MATH = "tex2jax_ignore mathjax_ignore"
 RELATIVE_NOTE = (
     "Account links are relative to the web app (/accounts/…): pass web_url= "
     "or set SILVIA_WEB_URL to make them absolute."
+)
+_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'"
+_PAGE_STYLE = (
+    "<style>:root{color-scheme:light dark}"
+    "body{margin:0 auto;padding:1rem;max-width:64rem;background:Canvas;color:CanvasText}"
+    "</style>"
 )
 
 
@@ -141,3 +155,42 @@ def session_html(
     body = "".join(notes.message(message) for message in session.messages)
     title = escape(session.title or session.id)
     return view("session", f"<h3>{title}</h3>{glance_html(session.messages)}{notes.html()}{body}")
+
+
+def page(
+    obj: object,
+    path: str | os.PathLike[str] | None = None,
+    *,
+    web_url: str | None = None,
+    title: str | None = None,
+) -> str:
+    """A standalone HTML page of `obj`; with `path`, also written there (UTF-8).
+
+    `web_url` (default `SILVIA_WEB_URL`) makes account links absolute, as the
+    views take it: a page opened from a file has no web app to be relative to.
+    """
+    if hasattr(obj, "messages"):
+        session = cast(SessionLike, obj)
+        shown, html = session.title or session.id, session_html(session, web_url=web_url)
+    elif hasattr(obj, "complete"):
+        shown, html = "Silvia answer", turn_html(cast(TurnLike, obj), web_url=web_url)
+    elif hasattr(obj, "role"):
+        shown, html = "Silvia message", message_html(cast(MessageLike, obj), web_url=web_url)
+    elif hasattr(obj, "source") and hasattr(obj, "target"):
+        shown, html = "Silvia citation", citation_html(cast(CitedRow, obj), web_url=web_url)
+    else:
+        raise TypeError(
+            f"page() takes a Turn, a Session, a Message or a Citation, not {type(obj).__name__}"
+        )
+    document = (
+        "<!doctype html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta name="color-scheme" content="light dark">'
+        f"<title>{escape(title or shown)}</title>{_PAGE_STYLE}</head>\n"
+        f"<body>{html}</body></html>\n"
+    )
+    if path is not None:
+        Path(path).write_text(document, encoding="utf-8")
+    return document
