@@ -3,13 +3,14 @@
 `Turn`, `Citation`, `Session` and `Message` render through these functions in
 Jupyter (`_repr_html_`, `_repr_markdown_`). Citations are numbered by source,
 in the order the answer first cites them (sources only the summary names come
-after), and labelled as `resolve_citation` labels them, so `provider` never
-shows. Everything that came from the server (text, titles, quoted text, URLs)
-is escaped: markup in it shows as text, bidi controls are dropped
-(`strip_bidi_controls`, the rule every view applies, the `silvia` command's too),
-and only http(s) URLs and `/accounts/` paths ever become links. A Markdown link
-destination is percent-encoded where a reader could end or bend it, so every
-CommonMark reader and python-markdown reads the whole URL.
+after; `numbered_sources` and `marked_segments` number and place them, for the
+`silvia` command too), and labelled as `resolve_citation` labels them, so
+`provider` never shows. Everything that came from the server (text, titles,
+quoted text, URLs) is escaped: markup in it shows as text, bidi controls are
+dropped (`strip_bidi_controls`, the rule every view applies, the `silvia`
+command's too), and only http(s) URLs and `/accounts/` paths ever become links.
+A Markdown link destination is percent-encoded where a reader could end or
+bend it, so every CommonMark reader and python-markdown reads the whole URL.
 
 `web_url=` (the web app's origin, default `SILVIA_WEB_URL`) makes account links
 absolute, as in `resolve_citation`; `base_url=` is its deprecated alias.
@@ -21,16 +22,10 @@ history show the same labels and links. Each chip in the answer is numbered by
 its source and links by its own row: where a source's rows carry different
 targets (accounts pooled as the turn went on), a chip opens what its row named.
 
-The same numbering and placement serve the `silvia` command (`cli/_render.py`):
-`numbered_sources` and `marked_segments`.
-
-The views read what they render through protocols of the attributes they use
-(`_protocols.py`) and import no model: the models' notebook hooks import this
-package, so an import back would be a cycle.
-
 Where things are:
 
-- `_protocols.py` what the views (and the records, the documents) read of the models
+- `_protocols.py` what the views (and the records, the documents) read of the models:
+                  no model is imported here, as the models' hooks import this package
 - `_sources.py`   numbering the sources and placing their marks (`numbered_sources`,
                   `marked_segments`): what every view shares
 - `_html.py`      the HTML views (`turn_html`, ...), the notes a view gives once, and

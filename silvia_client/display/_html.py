@@ -42,10 +42,6 @@ __all__ = [
 
 # Jupyter typesets `$...$` in outputs with MathJax unless told not to (2 and 3).
 _NO_MATH = "tex2jax_ignore mathjax_ignore"
-RELATIVE_NOTE = (
-    "Account links are relative to the web app (/accounts/…): pass web_url= "
-    "or set SILVIA_WEB_URL to make them absolute."
-)
 _POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'"
 _PAGE_STYLE = (
     "<style>:root{color-scheme:light dark}"
@@ -64,12 +60,10 @@ def text_html(text: str) -> str:
 
 
 def _chip_html(source: NumberedSource) -> str:
-    label = escape(source.resolved.label)
-    chip = f"[{source.number}]"
-    links = source.resolved.links
+    chip, links = f"[{source.number}]", source.resolved.links
     if len(links) == 1:  # a chip opens its source when there is one place to open
         chip = link_html(links[0], chip)
-    return f'<sup class="silvia-chip" title="{label}">{chip}</sup>'
+    return f'<sup class="silvia-chip" title="{escape(source.resolved.label)}">{chip}</sup>'
 
 
 class _Notes:
@@ -116,7 +110,10 @@ class _Notes:
                 "reloaded from history). Every source is listed under Sources.</p>"
             )
         if self.relative:
-            out += f'<p class="silvia-note">{escape(RELATIVE_NOTE)}</p>'
+            out += (
+                '<p class="silvia-note">Account links are relative to the web app (/accounts/…): '
+                "pass web_url= or set SILVIA_WEB_URL to make them absolute.</p>"
+            )
         return out
 
 

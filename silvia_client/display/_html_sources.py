@@ -3,11 +3,9 @@
 Each source is one item numbered as the views number it (`_sources.py`): a
 badge naming its target kind, its label, links that say what they open ("Open
 account", "Open page", "Open document"; the label is the link's title), then
-what its row quoted. A tool's SQL rows reach `cited_text` as lines of
-`key: value, key: value`: such a quote (every line two pairs or more; prose,
-even "Note: a colon", stays prose) is a small key/value list, and a long quote
-folds. Every other quote of the source's rows (a pooled source is cited by
-several rows) is kept, folded under it. Escaping is `escape` (markup shows as
+what its row quoted: a tool's SQL rows (`key_values`) as a small key/value
+list, a long quote folded. Every other quote of the source's rows (a pooled
+source is cited by several rows) is kept, folded under it. Escaping is `escape` (markup shows as
 text, bidi controls dropped); only the links `resolve_citation` gives (http(s)
 URLs, `/accounts/` paths) become `<a href>`.
 """
@@ -45,7 +43,9 @@ def link_html(link: CitationLink, text: str, title: str | None = None) -> str:
 
 
 def key_values(text: str | None) -> list[list[tuple[str, str]]] | None:
-    """Each line of `text` as its (key, value) pairs, when every line is such pairs; else None."""
+    """Each line of `text` as its (key, value) pairs, when every line holds two or more; else
+    None. A tool's SQL rows reach `cited_text` as `key: value, key: value` lines; prose, even
+    "Note: a colon", is not pairs."""
     rows: list[list[tuple[str, str]]] = []
     for line in (text or "").strip().splitlines():
         line = line.strip()

@@ -44,9 +44,8 @@ def _md_link(link: CitationLink, text: str) -> str:
 
 
 def _chip_markdown(source: NumberedSource) -> str:
-    links = source.resolved.links
-    chip = f"\\[{source.number}\\]"
-    if len(links) == 1:
+    chip, links = f"\\[{source.number}\\]", source.resolved.links
+    if len(links) == 1:  # a chip opens its source when there is one place to open
         chip = _md_link(links[0], chip)
     return f"<sup>{chip}</sup>"
 

@@ -31,6 +31,7 @@ __all__ = [
     "TurnErrorLike",
     "TurnLike",
     "WireRow",
+    "WireStreamedRow",
 ]
 
 
@@ -96,9 +97,13 @@ class SessionLike(Protocol):
 
 
 class WireRow(CitedRow, Protocol):
-    """A row that gives back its wire form (`Citation`, `InlineCitation`)."""
+    """A row that gives back its wire form (`Citation`)."""
 
     def model_dump(self, *, mode: str = ...) -> dict[str, Any]: ...
+
+
+class WireStreamedRow(StreamedRow, WireRow, Protocol):
+    """A streamed row that gives back its wire form (`InlineCitation`)."""
 
 
 class TimingsLike(Protocol):
@@ -110,52 +115,38 @@ class TimingsLike(Protocol):
     def done(self) -> float | None: ...
 
 
-class TurnData(Protocol):
-    """What a turn's records and document hold (`Turn`)."""
+class TurnData(TurnLike, Protocol):
+    """What a turn's records and document read (`Turn`): also its ids, timings, wire rows."""
 
     @property
     def session_id(self) -> str | None: ...
     @property
     def request_id(self) -> str | None: ...
     @property
-    def complete(self) -> bool: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def error(self) -> object | None: ...
-    @property
     def timings(self) -> TimingsLike: ...
     @property
     def citations(self) -> Sequence[WireRow]: ...
     @property
-    def inline_citations(self) -> Sequence[WireRow]: ...
+    def inline_citations(self) -> Sequence[WireStreamedRow]: ...
 
 
-class MessageData(Protocol):
-    """What a message's records and part of a session's document hold (`Message`)."""
+class MessageData(MessageLike, Protocol):
+    """What a message's records and document read (`Message`): also its id, time, wire rows."""
 
     @property
     def id(self) -> str | None: ...
     @property
-    def role(self) -> str | None: ...
-    @property
     def created_at(self) -> str | None: ...
-    @property
-    def text(self) -> str: ...
     @property
     def citations(self) -> Sequence[WireRow]: ...
     @property
-    def inline_citations(self) -> Sequence[WireRow]: ...
+    def inline_citations(self) -> Sequence[WireStreamedRow]: ...
 
 
-class SessionData(Protocol):
-    """What a session's records and document hold (`Session`)."""
+class SessionData(SessionLike, Protocol):
+    """What a session's records and document read (`Session`): also its request id."""
 
-    @property
-    def id(self) -> str: ...
     @property
     def request_id(self) -> str | None: ...
-    @property
-    def title(self) -> str | None: ...
     @property
     def messages(self) -> Sequence[MessageData]: ...
