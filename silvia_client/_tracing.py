@@ -8,10 +8,10 @@ attempt, the streams (`chat/_stream.py`) of each event and of the turn's end,
 `_StreamState._error` (`chat/_stream_state.py`) of the error a stream ends
 with. The page for users is `docs/tracing.md`.
 
-Tracing is off unless a client is given a tracer provider. Then `Tracing` and
-`Operation` are the no-op bases below, whose methods do nothing, so the call
-sites need no `if`, and OpenTelemetry is never imported: it is imported (the
-`otel` extra, `opentelemetry-api`) only when a provider is given.
+Tracing is off unless a client is given a tracer provider: then the client's
+tracing and each `Call.trace` are None, the call sites check that and call
+nothing here, and OpenTelemetry is never imported. It is imported (the `otel`
+extra, `opentelemetry-api`) only when a provider is given.
 
 What a span holds is chosen for privacy: ids, counts, statuses, the server's
 address, timings and error types. Never a message, an answer's text, a
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote
 
 from ._errors_root import ConfigurationError
@@ -36,15 +36,15 @@ if TYPE_CHECKING:
 
     from .chat._turn import TurnBuilder
 
-__all__ = ["NO_OPERATION", "NO_TRACING", "Operation", "Tracing", "tracing_for"]
+__all__ = ["Operation", "Tracing", "tracing_for"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # One span per operation, named for what the user called.
 _NAMES = {"chat": "silvia.chat", "get": "silvia.sessions.get"}
 
 
-class Operation:
-    """One operation's spans, as the call sites see them; this base, tracing off, does nothing."""
+class Operation(Protocol):
+    """One operation's spans, as the call sites see them."""
 
     __slots__ = ()
 
@@ -70,22 +70,6 @@ class Operation:
         """The operation ended, with `error` if it raised one; a second call does nothing."""
 
 
-NO_OPERATION = Operation()
-
-
-class Tracing:
-    """A client's tracing; this base, tracing off, opens no span (and imports nothing)."""
-
-    __slots__ = ()
-
-    def start(self, kind: str, path: str | None = None) -> Operation:
-        """The operation of kind `kind` ("chat" or "get", of `path`) starts."""
-        return NO_OPERATION
-
-
-NO_TRACING = Tracing()
-
-
 def tracing_for(
     tracer_provider: object,
     propagate_context: bool,
@@ -93,8 +77,8 @@ def tracing_for(
     request_id: Callable[[httpx.Response], str | None],
     scrub: Callable[[str | None], str | None],
     session_path: str,
-) -> Tracing:
-    """A client's tracing: off (`NO_TRACING`) unless `tracer_provider` is given.
+) -> Tracing | None:
+    """A client's tracing: off (None) unless `tracer_provider` is given.
 
     `request_id` reads a response's request id, scrubbed; `scrub` blanks the
     token in a value the server sent; `session_path` is where a GET's session
@@ -107,12 +91,12 @@ def tracing_for(
                 "propagate_context=True needs a tracer_provider (for the global one, "
                 "pass opentelemetry.trace.get_tracer_provider())"
             )
-        return NO_TRACING
-    return _OTelTracing(tracer_provider, propagate_context, request_id, scrub, session_path)
+        return None
+    return Tracing(tracer_provider, propagate_context, request_id, scrub, session_path)
 
 
-class _OTelTracing(Tracing):
-    """Tracing on: each operation a span of `tracer_provider`'s tracer."""
+class Tracing:
+    """A client's tracing: each operation a span of `tracer_provider`'s tracer."""
 
     __slots__ = ("_inject", "propagate", "request_id", "scrub", "session_path", "tracer")
 
@@ -140,6 +124,7 @@ class _OTelTracing(Tracing):
         self.session_path = session_path
 
     def start(self, kind: str, path: str | None = None) -> Operation:
+        """The operation of kind `kind` ("chat" or "get", of `path`) starts."""
         session_id = None
         if path is not None and path.startswith(self.session_path):
             session_id = unquote(path[len(self.session_path) :])
@@ -167,7 +152,7 @@ class _TracedOperation(Operation):
         "kind",
     )
 
-    def __init__(self, tracing: _OTelTracing, kind: str, session_id: str | None) -> None:
+    def __init__(self, tracing: Tracing, kind: str, session_id: str | None) -> None:
         from opentelemetry.trace import SpanKind
 
         self._tracing = tracing
