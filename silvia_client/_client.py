@@ -35,7 +35,6 @@ from ._options import Call, Kind, RequestOptions, check, checked
 from ._responses import ResponseErrors
 from ._retries import Failure, RetryPolicy, after_failure
 from ._scrub import Scrubber, protect_library_logs
-from ._tracing import tracing_for
 from ._version import __version__
 from ._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from .citations import is_http_url
@@ -51,6 +50,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
     from typing_extensions import Self
 
+    from ._tracing import Tracing
     from .chat import AsyncChat, Chat
     from .sessions import AsyncSessions, Sessions
 
@@ -180,13 +180,19 @@ class ClientBase:
             raise ConfigurationError("wire must be a WireFormat")
         self.wire = wire
         self._errors = ResponseErrors(wire, self._scrub, token_sent=self._token is not None)
-        self._tracing = tracing_for(  # off (and OpenTelemetry not imported) without a provider
-            check("tracer_provider", tracer_provider),
-            check("propagate_context", propagate_context),
-            request_id=self._errors.request_id,
-            scrub=self._scrub.optional,
-            session_path=wire.session_path,
-        )
+        provider = check("tracer_provider", tracer_provider)
+        propagate = check("propagate_context", propagate_context)
+        self._tracing: Tracing | None = None  # off without a provider
+        if provider is not None:
+            from ._tracing import Tracing  # here: tracing off, nothing of it is imported
+
+            request_id, scrub = self._errors.request_id, self._scrub.optional
+            self._tracing = Tracing(provider, propagate, request_id, scrub, wire.session_path)
+        elif propagate:
+            raise ConfigurationError(
+                "propagate_context=True needs a tracer_provider (for the global one, "
+                "pass opentelemetry.trace.get_tracer_provider())"
+            )
         self.timeout: httpx.Timeout = check("timeout", timeout)
         self.idle_timeout: float = check("idle_timeout", idle_timeout)
         self.deadline: float | None = check("deadline", deadline)

@@ -1,7 +1,7 @@
 """OpenTelemetry traces of a client's operations: one span per operation, one per HTTP attempt.
 
-Where things are: `tracing_for` reads a client's `tracer_provider=` and
-`propagate_context=` into a `Tracing`; `Tracing.start` opens an `Operation`
+Where things are: `ClientBase` (`_client.py`) makes a client's `Tracing` from
+its `tracer_provider=` and `propagate_context=`; `Tracing.start` opens an `Operation`
 (a chat turn, a session GET), which the call keeps as `Call.trace`
 (`_options.py`). The twins' `_send` (`_client.py`) tell it of each HTTP
 attempt, the streams (`chat/_stream.py`) of each event and of the turn's end,
@@ -9,9 +9,8 @@ attempt, the streams (`chat/_stream.py`) of each event and of the turn's end,
 with. The page for users is `docs/tracing.md`.
 
 Tracing is off unless a client is given a tracer provider: then the client's
-tracing and each `Call.trace` are None, the call sites check that and call
-nothing here, and OpenTelemetry is never imported. It is imported (the `otel`
-extra, `opentelemetry-api`) only when a provider is given.
+tracing and each `Call.trace` are None, the call sites check that, and neither
+this module nor OpenTelemetry (the `otel` extra, `opentelemetry-api`) is imported.
 
 What a span holds is chosen for privacy: ids, counts, statuses, the server's
 address, timings and error types. Never a message, an answer's text, a
@@ -36,7 +35,7 @@ if TYPE_CHECKING:
 
     from .chat._turn import TurnBuilder
 
-__all__ = ["Operation", "Tracing", "tracing_for"]
+__all__ = ["Operation", "Tracing"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # One span per operation, named for what the user called.
@@ -70,33 +69,13 @@ class Operation(Protocol):
         """The operation ended, with `error` if it raised one; a second call does nothing."""
 
 
-def tracing_for(
-    tracer_provider: object,
-    propagate_context: bool,
-    *,
-    request_id: Callable[[httpx.Response], str | None],
-    scrub: Callable[[str | None], str | None],
-    session_path: str,
-) -> Tracing | None:
-    """A client's tracing: off (None) unless `tracer_provider` is given.
+class Tracing:
+    """A client's tracing: each operation a span of `tracer_provider`'s tracer.
 
     `request_id` reads a response's request id, scrubbed; `scrub` blanks the
     token in a value the server sent; `session_path` is where a GET's session
     id starts in its path.
     """
-    # Each is checked by its row of `_options.RULES` first; here, what the two mean together.
-    if tracer_provider is None:
-        if propagate_context:
-            raise ConfigurationError(
-                "propagate_context=True needs a tracer_provider (for the global one, "
-                "pass opentelemetry.trace.get_tracer_provider())"
-            )
-        return None
-    return Tracing(tracer_provider, propagate_context, request_id, scrub, session_path)
-
-
-class Tracing:
-    """A client's tracing: each operation a span of `tracer_provider`'s tracer."""
 
     __slots__ = ("_inject", "propagate", "request_id", "scrub", "session_path", "tracer")
 
