@@ -77,7 +77,7 @@ class Tracing:
     id starts in its path.
     """
 
-    __slots__ = ("_inject", "propagate", "request_id", "scrub", "session_path", "tracer")
+    __slots__ = ("inject", "propagate", "request_id", "scrub", "session_path", "tracer")
 
     def __init__(
         self,
@@ -97,7 +97,7 @@ class Tracing:
 
         self.tracer: Tracer = tracer_provider.get_tracer("silvia_client", __version__)
         self.propagate = propagate
-        self._inject = otel_propagate.inject
+        self.inject = otel_propagate.inject
         self.request_id = request_id
         self.scrub = scrub
         self.session_path = session_path
@@ -108,12 +108,6 @@ class Tracing:
         if path is not None and path.startswith(self.session_path):
             session_id = unquote(path[len(self.session_path) :])
         return _TracedOperation(self, kind, session_id)
-
-    def inject(self, span: Span, headers: httpx.Headers) -> None:
-        """`span`'s context into `headers`, by OpenTelemetry's propagators (`traceparent`)."""
-        from opentelemetry.trace import set_span_in_context
-
-        self._inject(headers, context=set_span_in_context(span))
 
 
 class _TracedOperation(Operation):
@@ -181,8 +175,8 @@ class _TracedOperation(Operation):
             kind=SpanKind.CLIENT,
             attributes=attributes,
         )
-        if self._tracing.propagate:
-            self._tracing.inject(span, request.headers)
+        if self._tracing.propagate:  # by OpenTelemetry's propagators: a `traceparent` header
+            self._tracing.inject(request.headers, context=set_span_in_context(span))
 
     def response(self, response: httpx.Response) -> None:
         span = self._attempt
