@@ -190,14 +190,10 @@ class _TracedOperation(Operation):
             self._end_attempt()  # the stream's body is the turn's, not the attempt's
 
     def failed(self, failure: httpx.Response | httpx.TransportError) -> None:
-        span = self._attempt
-        if span is None:
-            return
         if isinstance(failure, BaseException):
-            self._fail(span, type(failure).__name__)
+            self._end_attempt(type(failure).__name__)
         else:
-            self._fail(span, str(failure.status_code))
-        self._end_attempt()
+            self._end_attempt(str(failure.status_code))
 
     def _end_attempt(self, error_type: str | None = None) -> None:
         span, self._attempt = self._attempt, None
@@ -237,7 +233,7 @@ class _TracedOperation(Operation):
             return
         self._ended = True
         error_type = self._error_type
-        if error is not None and isinstance(error, Exception):
+        if isinstance(error, Exception):
             error_type = error_type or type(error).__name__
         span = self._span
         if error_type is not None:
