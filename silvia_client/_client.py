@@ -348,8 +348,6 @@ class ClientBase:
         return error
 
     def _log_response(self, request: httpx.Request, response: httpx.Response) -> None:
-        if not logger.isEnabledFor(logging.DEBUG):  # the id is read (and scrubbed) for the log
-            return
         logger.debug(
             "%s %s -> %d (request id %s)",
             request.method,
@@ -494,7 +492,8 @@ class SilviaClient(ClientBase):
                 trace.attempt(request, attempt)
             try:
                 response = self._http.send(request, stream=True, follow_redirects=False)
-                self._log_response(request, response)
+                if logger.isEnabledFor(logging.DEBUG):  # only then: the line reads the request id
+                    self._log_response(request, response)
                 if trace is not None:
                     trace.response(response)
                 guard.watch(response)
@@ -535,7 +534,8 @@ class SilviaClient(ClientBase):
         try:
             request = self._chat_request(self._http, message, session_id, call)
             response, _ = self._send(request, call, guard)
-            if not _is_event_stream(response):
+            media_type = response.headers.get("content-type", "").partition(";")[0]
+            if media_type.strip().lower() != "text/event-stream":
                 body = read_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 raise self._errors.unexpected(response, body, "text/event-stream")
             if (why := encoding_error(response)) is not None:
@@ -651,7 +651,8 @@ class AsyncSilviaClient(ClientBase):
                 trace.attempt(request, attempt)
             try:
                 response = await self._http.send(request, stream=True, follow_redirects=False)
-                self._log_response(request, response)
+                if logger.isEnabledFor(logging.DEBUG):  # only then: the line reads the request id
+                    self._log_response(request, response)
                 if trace is not None:
                     trace.response(response)
                 guard.watch(response)
@@ -694,7 +695,8 @@ class AsyncSilviaClient(ClientBase):
         try:
             request = self._chat_request(self._http, message, session_id, call)
             response, _ = await self._send(request, call, guard)
-            if not _is_event_stream(response):
+            media_type = response.headers.get("content-type", "").partition(";")[0]
+            if media_type.strip().lower() != "text/event-stream":
                 body = await aread_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 raise self._errors.unexpected(response, body, "text/event-stream")
             if (why := encoding_error(response)) is not None:
@@ -729,8 +731,3 @@ def _what(error: SilviaError) -> str:
     if isinstance(error, APIStatusError):
         return str(error.status_code)
     return type(error.__cause__ or error).__name__
-
-
-def _is_event_stream(response: httpx.Response) -> bool:
-    media_type = response.headers.get("content-type", "").partition(";")[0]
-    return bool(media_type.strip().lower() == "text/event-stream")
