@@ -1,40 +1,360 @@
-"""`SilviaClient` and `AsyncSilviaClient`: sending, reading, retrying, within a deadline.
+"""`SilviaClient` and `AsyncSilviaClient`: configuration, requests, and sending them.
 
-Everything the twins share that is not I/O (configuration, the token, a call's
-settings, building requests) is `ClientBase`, in `_config.py`; the defaults are
-`DEFAULTS` (`_wire.py`); whether and when to retry is `_retries.py`; turning a
-response that is not what was asked for into a typed error is `_responses.py`;
-reading a body within its limits is `_body.py`; the deadline's alarm and the
-guard that ends a blocked read are `_deadline.py`. Here each twin sends in its
-own way (send, classify, decide, sleep or raise); the two mirror each other
-line for line.
+Where things are: `ClientBase`, first, is what the twins share that does no
+I/O: it checks what a client is given (the base URL and the token here, every
+setting by `_options.RULES`), makes `with_options` copies, resolves a call's
+`RequestOptions` into a `Call` (`_options.py`) and builds requests. The twins
+below it send, each in its own way (send, classify, decide, sleep or raise),
+mirroring each other line for line. The defaults are `DEFAULTS` (`_wire.py`);
+whether and when to retry is `_retries.py`; a response that is not what was
+asked for becomes a typed error in `_responses.py`; a body is read within its
+limits by `_body.py`; the deadline's alarm and the guard that ends a blocked
+read are `_deadline.py`; the spans, when a `tracer_provider` is given,
+`_tracing.py`.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import ipaddress
+import logging
+import os
+import re
 import time
 from collections.abc import Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import httpx
 
 from ._body import aread_at_most, aread_body, encoding_error, read_at_most, read_body
-from ._config import ClientBase, logger
-from ._deadline import Guard, Halt, loop_timer, thread_timer
-from ._options import Call
-from ._retries import Failure, after_failure
+from ._deadline import Guard, Halt, Lifecycle, Timer, loop_timer, thread_timer
+from ._options import Call, Kind, RequestOptions, check, checked
+from ._responses import ResponseErrors
+from ._retries import Failure, RetryPolicy, after_failure
+from ._scrub import Scrubber, protect_library_logs
+from ._version import __version__
 from ._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
-from .errors import APIStatusError, ConfigurationError, SilviaError
+from .citations import is_http_url
+from .errors import (
+    APIStatusError,
+    ClientClosedError,
+    ConfigurationError,
+    ResponseTooLargeError,
+    SilviaError,
+)
 
 if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
     from typing_extensions import Self
 
+    from ._tracing import Tracing
     from .chat import AsyncChat, Chat
     from .sessions import AsyncSessions, Sessions
 
-__all__ = ["AsyncSilviaClient", "SilviaClient"]
+__all__ = ["AsyncSilviaClient", "ClientBase", "SilviaClient"]
+
+logger = logging.getLogger("silvia_client")
+
+
+class _Token:
+    """The bearer token, kept out of every repr and str."""
+
+    __slots__ = ("header", "value")
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+        self.header = f"Bearer {value}"  # the `Authorization` header's value
+
+    def __repr__(self) -> str:
+        return "<token>"
+
+    __str__ = __repr__
+
+
+# What an HTTP header can carry as a bearer token: printable ASCII, no spaces. A
+# token read from a file often ends in a newline, which httpx would refuse later
+# with the whole header (the token) in its message.
+_TOKEN_CHARS = re.compile(r"[\x21-\x7e]+")
+
+
+def _token_from(token: object) -> _Token | None:
+    """The token from `token`, else `SILVIA_TOKEN` (empty or unset: no token)."""
+    env = DEFAULTS.token_env
+    if token is None:
+        value = os.environ.get(env, "")
+        if not value:
+            return None
+        where = f"the {env} environment variable"
+    elif not isinstance(token, str):
+        raise ConfigurationError(f"token must be a str, not {type(token).__name__}")
+    elif not token:
+        raise ConfigurationError(f"token is empty: pass the token, or leave token out to use {env}")
+    else:
+        value, where = token, "token"
+    if not _TOKEN_CHARS.fullmatch(value):
+        # Never the value, nor where in it the bad character is.
+        raise ConfigurationError(
+            f"{where} holds whitespace, a control character or a non-ASCII character "
+            "(a trailing newline from a file?): a bearer token is printable ASCII"
+        )
+    return _Token(value)
+
+
+def _base_url_from(base_url: object) -> str:
+    """The API's base URL, checked: absolute http(s), no credentials, no query or fragment."""
+    where, env = "base_url", DEFAULTS.base_url_env
+    if base_url is None:
+        base_url, where = os.environ.get(env), env
+    if not base_url:
+        raise ConfigurationError(
+            f"no base URL: pass base_url=... or set the {env} environment variable"
+        )
+    if not isinstance(base_url, str):
+        raise ConfigurationError(f"base_url must be a str, not {type(base_url).__name__}")
+    if not is_http_url(base_url):
+        raise ConfigurationError(f"{where} must be an absolute http(s) URL")
+    parts = urlsplit(base_url)
+    if "@" in parts.netloc:
+        # httpx would send `user:password` as Basic auth in place of the token.
+        raise ConfigurationError(
+            f"{where} must not hold credentials (user:password@): "
+            f"pass the token as token=... or in {DEFAULTS.token_env}"
+        )
+    if "?" in base_url or "#" in base_url:
+        raise ConfigurationError(f"{where} must not have a query (?) or a fragment (#)")
+    return base_url.rstrip("/")
+
+
+def _is_local(host: str) -> bool:
+    """Whether plain http to `host` stays on this machine, or on a name that is never public."""
+    host = host.rstrip(".")
+    if host == "localhost" or host.endswith((".localhost", ".test")):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class ClientBase:
+    """Configuration, the token and requests, shared by the sync and async clients.
+
+    The settings are plain attributes, checked: `timeout`, `idle_timeout`,
+    `deadline`, `max_event_bytes`, `max_response_bytes` and `retries`.
+    """
+
+    base_url: str
+    wire: WireFormat
+    retries: RetryPolicy
+    _timer: Timer  # how this twin runs a deadline's alarm
+    _owns_http: bool
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None,
+        token: str | None,
+        timeout: float | httpx.Timeout | None,
+        idle_timeout: float,
+        deadline: float | None,
+        max_event_bytes: int,
+        max_response_bytes: int,
+        max_retries: int,
+        retry_backoff: float,
+        default_headers: Mapping[str, str] | None,
+        wire: WireFormat,
+        tracer_provider: object = None,
+        propagate_context: bool = False,
+    ) -> None:
+        self.base_url = _base_url_from(base_url)
+        self._token = _token_from(token)
+        self._life = Lifecycle()  # shared with `with_options` copies: one pool, one state
+        self._copy = False
+        self._scrub = Scrubber(self._token.value if self._token is not None else None)
+        if self._scrub:
+            protect_library_logs()
+        if not isinstance(wire, WireFormat):
+            raise ConfigurationError("wire must be a WireFormat")
+        self.wire = wire
+        self._errors = ResponseErrors(wire, self._scrub, token_sent=self._token is not None)
+        provider = check("tracer_provider", tracer_provider)
+        propagate = check("propagate_context", propagate_context)
+        self._tracing: Tracing | None = None  # off without a provider
+        if provider is not None:
+            from ._tracing import Tracing  # here: tracing off, nothing of it is imported
+
+            request_id, scrub = self._errors.request_id, self._scrub.optional
+            self._tracing = Tracing(provider, propagate, request_id, scrub, wire.session_path)
+        elif propagate:
+            raise ConfigurationError(
+                "propagate_context=True needs a tracer_provider (for the global one, "
+                "pass opentelemetry.trace.get_tracer_provider())"
+            )
+        self.timeout: httpx.Timeout = check("timeout", timeout)
+        self.idle_timeout: float = check("idle_timeout", idle_timeout)
+        self.deadline: float | None = check("deadline", deadline)
+        self.max_event_bytes: int = check("max_event_bytes", max_event_bytes)
+        self.max_response_bytes: int = check("max_response_bytes", max_response_bytes)
+        self.retries = RetryPolicy(max_retries=max_retries, initial_delay=retry_backoff)
+        # httpx.Headers, not a dict: header names are case-insensitive, so a caller's
+        # "User-Agent" replaces ours instead of going out beside it.
+        self._headers = httpx.Headers({"user-agent": f"silvia-client/{__version__}"})
+        self._headers.update(check("default_headers", default_headers))
+        host = urlsplit(self.base_url).hostname or ""
+        if self._token is not None and self.base_url.startswith("http:") and not _is_local(host):
+            logger.warning(
+                "%s: the token goes over plain http to %s; use https unless a trusted "
+                "proxy sits in between",
+                type(self).__name__,
+                host,
+            )
+
+    def __repr__(self) -> str:
+        # A base URL holds no credentials (checked above), so it can be shown.
+        return f"{type(self).__name__}(base_url={self.base_url!r})"
+
+    def _bind(self) -> None:
+        """Make the resources (`chat`, `sessions`) of this client."""
+        raise NotImplementedError
+
+    def with_options(
+        self,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        deadline: float | None = None,
+        idle_timeout: float | None = None,
+        max_event_bytes: int | None = None,
+        max_response_bytes: int | None = None,
+    ) -> Self:
+        """A copy of this client with other settings, sharing its connection pool.
+
+        Each keyword left out (or None) keeps this client's setting;
+        `default_headers` are added to this client's. The copy never closes
+        the pool: closing it, or leaving a `with` block on it, leaves the pool
+        to this client (and to whoever owns this client's `http_client`).
+        """
+        given = checked(
+            {
+                "timeout": timeout,
+                "idle_timeout": idle_timeout,
+                "deadline": deadline,
+                "max_event_bytes": max_event_bytes,
+                "max_response_bytes": max_response_bytes,
+                "default_headers": default_headers,
+            }
+        )
+        other = copy.copy(self)
+        other._headers = self._headers.copy()
+        other._headers.update(given.pop("default_headers", {}))
+        vars(other).update(given)  # each setting given replaces the copy's
+        if max_retries is not None:
+            other.retries = dataclasses.replace(self.retries, max_retries=max_retries)
+        other._owns_http = False
+        other._copy = True
+        other._bind()
+        return other
+
+    def _call(self, kind: Kind, options: RequestOptions) -> Call:
+        """One operation's settings: the call's options over the client's, checked."""
+        if self._life.closed:
+            raise ClientClosedError(f"this {type(self).__name__} is closed: make a new one")
+        given = checked(vars(options))
+        headers = self._headers.copy()
+        headers.update(given.get("extra_headers", {}))
+        headers["accept"] = "text/event-stream" if kind == "chat" else "application/json"
+        headers.setdefault("accept-encoding", DEFAULTS.accept_encoding)  # what `_body` decodes
+        if kind == "chat":
+            headers["cache-control"] = "no-store"
+        if self._token is not None:
+            headers["authorization"] = self._token.header
+        seconds = given.get("deadline", self.deadline)
+        if seconds is None:
+            seconds = DEFAULTS.chat_deadline if kind == "chat" else DEFAULTS.get_deadline
+        max_response_bytes = given.get("max_response_bytes", self.max_response_bytes)
+        return Call(
+            kind,
+            headers=headers,
+            timeout=given.get("timeout", self.timeout),
+            idle_timeout=given.get("idle_timeout", self.idle_timeout),
+            seconds=seconds,
+            max_event_bytes=given.get("max_event_bytes", self.max_event_bytes),
+            max_response_bytes=max_response_bytes,
+            # See `DEFAULTS.bytes_per_object`.
+            max_objects=max(max_response_bytes // DEFAULTS.bytes_per_object, DEFAULTS.min_objects),
+        )
+
+    def _chat_request(
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        message: str,
+        session_id: str | None,
+        call: Call,
+    ) -> httpx.Request:
+        wire = self.wire
+        body: dict[str, str] = {wire.message_field: message}
+        if session_id is not None:
+            body[wire.session_id_field] = session_id
+        return client.build_request(
+            "POST", self.base_url + wire.chat_path, json=body, headers=call.headers
+        )
+
+    def _get_request(
+        self, client: httpx.Client | httpx.AsyncClient, path: str, call: Call
+    ) -> httpx.Request:
+        url = self.base_url + path
+        if len(url) > DEFAULTS.max_url_chars:  # httpx would refuse it with its own error
+            raise ConfigurationError(
+                f"the session's URL would be {len(url):,} characters, past the "
+                f"{DEFAULTS.max_url_chars:,} a URL may hold: the session id is too long"
+            )
+        return client.build_request("GET", url, headers=call.headers)
+
+    def _halted(self, halt: Halt, response: httpx.Response, call: Call) -> SilviaError:
+        """The error for a body read that its guard, or its size limit, stopped."""
+        if halt.reason == "closed":
+            return ClientClosedError("the client was closed while the request was under way")
+        if halt.limit is not None:
+            return ResponseTooLargeError(
+                f"the body is longer than max_response_bytes ({halt.limit:,} bytes)",
+                limit=halt.limit,
+                request_id=self._errors.request_id(response),
+            )
+        return call.timed_out()
+
+    def _closing(self) -> bool:
+        """Close this client's state (not a copy's), stopping every operation it runs.
+
+        Whether the caller should then close the connection pool too.
+        """
+        if self._copy:  # a copy never closes: the pool and the state are the original's
+            return False
+        self._life.close()
+        return self._owns_http
+
+    def _unusable(self, error: RuntimeError, pool_closed: bool) -> RuntimeError | ClientClosedError:
+        """httpx's `RuntimeError` for a closed pool or an ended event loop, as the SDK's error."""
+        if pool_closed:
+            return ClientClosedError("the connection pool is closed: make a new client")
+        if "Event loop is closed" in str(error):
+            return ClientClosedError(
+                f"this {type(self).__name__}'s connections belong to an event loop that has "
+                "ended: an async client serves one event loop (make one inside each asyncio.run)"
+            )
+        return error
+
+    def _log_response(self, request: httpx.Request, response: httpx.Response) -> None:
+        logger.debug(
+            "%s %s -> %d (request id %s)",
+            request.method,
+            request.url.path,
+            response.status_code,
+            self._errors.request_id(response),
+        )
 
 
 class SilviaClient(ClientBase):
@@ -144,9 +464,6 @@ class SilviaClient(ClientBase):
         if self._closing():
             self._http.close()
 
-    def _http_closed(self) -> bool:
-        return self._http.is_closed
-
     def __enter__(self) -> Self:
         return self
 
@@ -168,14 +485,17 @@ class SilviaClient(ClientBase):
         closed, inside the retry loop, so that a body that breaks off is retried
         like a connection that failed.
         """
-        attempt = 0
+        trace, attempt = call.trace, 0
         while True:
             request.extensions["timeout"] = call.timeouts()
-            call.trace.attempt(request, attempt)
+            if trace is not None:
+                trace.attempt(request, attempt)
             try:
                 response = self._http.send(request, stream=True, follow_redirects=False)
-                self._log_response(request, response)
-                call.trace.response(response)
+                if logger.isEnabledFor(logging.DEBUG):  # only then: the line reads the request id
+                    self._log_response(request, response)
+                if trace is not None:
+                    trace.response(response)
                 guard.watch(response)
                 if response.is_success:
                     return response, self._read(response, call, guard) if read else b""
@@ -185,9 +505,10 @@ class SilviaClient(ClientBase):
             except httpx.TransportError as broken:
                 failure, error = broken, self._errors.connection_error(broken, request.url)
             except RuntimeError as refused:  # a closed pool, an ended event loop
-                raise self._unusable(refused) from refused
+                raise self._unusable(refused, self._http.is_closed) from refused
             guard.watch(None)
-            call.trace.failed(failure)
+            if trace is not None:
+                trace.failed(failure)
             step = after_failure(self.retries, call, failure, error, attempt)
             if isinstance(step, SilviaError):
                 raise step
@@ -208,11 +529,13 @@ class SilviaClient(ClientBase):
 
     def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
         guard = self._life.track(call.start(self._timer))
-        call.trace = self._tracing.start(call.kind)
+        if self._tracing is not None:
+            call.trace = self._tracing.start(call.kind)
         try:
             request = self._chat_request(self._http, message, session_id, call)
             response, _ = self._send(request, call, guard)
-            if not _is_event_stream(response):
+            media_type = response.headers.get("content-type", "").partition(";")[0]
+            if media_type.strip().lower() != "text/event-stream":
                 body = read_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 raise self._errors.unexpected(response, body, "text/event-stream")
             if (why := encoding_error(response)) is not None:
@@ -220,69 +543,35 @@ class SilviaClient(ClientBase):
                 raise self._errors.undecodable(response, why)
         except BaseException as error:
             guard.release()
-            call.trace.end(error)
+            if call.trace is not None:
+                call.trace.end(error)
             raise
         return response
 
     def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]:
         guard = self._life.track(call.start(self._timer))
-        trace = call.trace = self._tracing.start(call.kind, path)
+        if self._tracing is not None:
+            call.trace = self._tracing.start(call.kind, path)
         try:
             request = self._get_request(self._http, path, call)
             return self._send(request, call, guard, read=True)
         except BaseException as error:
-            trace.end(error)
+            if call.trace is not None:
+                call.trace.end(error)
             raise
         finally:
             guard.release()
-            trace.end()
+            if call.trace is not None:
+                call.trace.end()
 
 
 class AsyncSilviaClient(ClientBase):
-    """The async twin of `SilviaClient`: same arguments, `await`/`async with`/`async for`.
+    """The async twin of `SilviaClient`: `await`, `async with`, `async for`.
 
-    Use it as an async context manager, or `await close()`. `with_options(...)`
-    gives a copy with other settings on the same connection pool.
-
-    Arguments (all keyword-only):
-
-    - `base_url`: the API's base URL, an absolute http(s) URL without
-      credentials, query or fragment. Default: the `SILVIA_BASE_URL`
-      environment variable; without either, `ConfigurationError`.
-    - `token`: the bearer token, printable ASCII without spaces. Default:
-      `SILVIA_TOKEN`; when that is unset or empty, requests go without
-      `Authorization`. `token=""` is a `ConfigurationError`. The token is
-      blanked in whatever the server sends back, if it has 8 characters or
-      more (a shorter one cannot be a secret).
-    - `timeout`: per-request timeouts, as seconds for every phase, an
-      `httpx.Timeout`, or None for none. Default: connect 10 s, read 60 s,
-      write 30 s, pool 10 s. A chat stream's read timeout is `idle_timeout`.
-    - `idle_timeout`: the longest a chat stream may stay silent (keep-alive
-      comments count as signs of life), in seconds. Default: 90.
-    - `deadline`: seconds for a whole operation: connecting, retries, the
-      waits before them, and every read. Default (None): 600 for a chat turn,
-      120 for a GET; a number here applies to both; `math.inf` for none.
-    - `max_event_bytes`: the longest SSE line or event data a chat stream
-      accepts. Default: 16 MiB.
-    - `max_response_bytes`: the most a history body, or a whole chat stream,
-      may hold, counted after decompression. Default: 64 MiB. A call also reads at
-      most `max_response_bytes // 64` JSON objects and SSE events (10,000 at least).
-    - `max_retries`: how many times a failed request is sent again (see
-      the README's "Retries"). Default: 2.
-    - `retry_backoff`: seconds before the first retry, doubled each time,
-      with jitter. Default: 0.5.
-    - `default_headers`: headers sent with every request.
-    - `http_client`: your own `httpx.AsyncClient`, for proxies, limits, transports
-      or event hooks. It stays yours to close; the SDK's timeouts, deadline and
-      limits still apply, and redirects are never followed.
-    - `wire`: the paths, event names and field names (`WireFormat`).
-    - `tracer_provider`: an OpenTelemetry `TracerProvider` (the `otel` extra):
-      a span per chat turn and session GET, and one per HTTP attempt under it
-      (docs/tracing.md). Default (None): no tracing, and OpenTelemetry is not
-      imported. `with_options` copies keep it.
-    - `propagate_context`: send each attempt's trace context to the server (a
-      `traceparent` header, by OpenTelemetry's propagators), so that its
-      traces join yours. Needs `tracer_provider`. Default: False.
+    It takes `SilviaClient`'s arguments (see there for each), its `http_client`
+    an `httpx.AsyncClient`. Use it as an async context manager, or `await
+    close()`. `with_options(...)` gives a copy with other settings on the same
+    connection pool.
     """
 
     _timer = staticmethod(loop_timer)
@@ -340,9 +629,6 @@ class AsyncSilviaClient(ClientBase):
         if self._closing():
             await self._http.aclose()
 
-    def _http_closed(self) -> bool:
-        return self._http.is_closed
-
     async def __aenter__(self) -> Self:
         return self
 
@@ -358,14 +644,17 @@ class AsyncSilviaClient(ClientBase):
         self, request: httpx.Request, call: Call, guard: Guard, *, read: bool = False
     ) -> tuple[httpx.Response, bytes]:
         """Send with retries, within the call's deadline (see the sync twin)."""
-        attempt = 0
+        trace, attempt = call.trace, 0
         while True:
             request.extensions["timeout"] = call.timeouts()
-            call.trace.attempt(request, attempt)
+            if trace is not None:
+                trace.attempt(request, attempt)
             try:
                 response = await self._http.send(request, stream=True, follow_redirects=False)
-                self._log_response(request, response)
-                call.trace.response(response)
+                if logger.isEnabledFor(logging.DEBUG):  # only then: the line reads the request id
+                    self._log_response(request, response)
+                if trace is not None:
+                    trace.response(response)
                 guard.watch(response)
                 if response.is_success:
                     return response, await self._read(response, call, guard) if read else b""
@@ -375,9 +664,10 @@ class AsyncSilviaClient(ClientBase):
             except httpx.TransportError as broken:
                 failure, error = broken, self._errors.connection_error(broken, request.url)
             except RuntimeError as refused:  # a closed pool, an ended event loop
-                raise self._unusable(refused) from refused
+                raise self._unusable(refused, self._http.is_closed) from refused
             guard.watch(None)
-            call.trace.failed(failure)
+            if trace is not None:
+                trace.failed(failure)
             step = after_failure(self.retries, call, failure, error, attempt)
             if isinstance(step, SilviaError):
                 raise step
@@ -400,11 +690,13 @@ class AsyncSilviaClient(ClientBase):
 
     async def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
         guard = self._life.track(call.start(self._timer))
-        call.trace = self._tracing.start(call.kind)
+        if self._tracing is not None:
+            call.trace = self._tracing.start(call.kind)
         try:
             request = self._chat_request(self._http, message, session_id, call)
             response, _ = await self._send(request, call, guard)
-            if not _is_event_stream(response):
+            media_type = response.headers.get("content-type", "").partition(";")[0]
+            if media_type.strip().lower() != "text/event-stream":
                 body = await aread_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 raise self._errors.unexpected(response, body, "text/event-stream")
             if (why := encoding_error(response)) is not None:
@@ -412,22 +704,26 @@ class AsyncSilviaClient(ClientBase):
                 raise self._errors.undecodable(response, why)
         except BaseException as error:
             guard.release()
-            call.trace.end(error)
+            if call.trace is not None:
+                call.trace.end(error)
             raise
         return response
 
     async def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]:
         guard = self._life.track(call.start(self._timer))
-        trace = call.trace = self._tracing.start(call.kind, path)
+        if self._tracing is not None:
+            call.trace = self._tracing.start(call.kind, path)
         try:
             request = self._get_request(self._http, path, call)
             return await self._send(request, call, guard, read=True)
         except BaseException as error:
-            trace.end(error)
+            if call.trace is not None:
+                call.trace.end(error)
             raise
         finally:
             guard.release()
-            trace.end()
+            if call.trace is not None:
+                call.trace.end()
 
 
 def _what(error: SilviaError) -> str:
@@ -435,8 +731,3 @@ def _what(error: SilviaError) -> str:
     if isinstance(error, APIStatusError):
         return str(error.status_code)
     return type(error.__cause__ or error).__name__
-
-
-def _is_event_stream(response: httpx.Response) -> bool:
-    media_type = response.headers.get("content-type", "").partition(";")[0]
-    return bool(media_type.strip().lower() == "text/event-stream")

@@ -9,28 +9,30 @@
 - `RequestOptions`: the per-call keywords of `chat.stream`, `chat.send`,
   `sessions.get` and `sessions.get_raw`, as given; its docstring is their table.
 - `Call`: what one operation (a chat turn, a GET) runs with, the call's options
-  over the client's settings, checked; once started, its deadline and its
-  `Guard`. Its deadline decisions (the next attempt's timeouts, whether the
-  deadline has passed) do no I/O.
+  over the client's settings, checked (by `ClientBase._call`, `_client.py`);
+  once started, its deadline, its `Guard` and, when tracing is on, its spans.
+  Its deadline decisions (the next attempt's timeouts, whether the deadline has
+  passed) do no I/O.
 
 The defaults are `DEFAULTS`, in `_wire.py`; the retry decisions, `_retries.py`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 
 from ._deadline import Guard, Timer
-from ._tracing import NO_OPERATION, Operation
 from ._wire import DEFAULTS
 from .errors import APITimeoutError, ConfigurationError
+
+if TYPE_CHECKING:
+    from ._tracing import Operation
 
 __all__ = ["RULES", "Call", "Kind", "RequestOptions", "Rule", "check", "checked", "rules_table"]
 
@@ -88,34 +90,22 @@ def _seconds_0_or_more(value: object) -> float:
     return float(value)  # type: ignore[arg-type]
 
 
-def _text(value: object, name: str) -> str:
-    """A `str` (else `TypeError`, as Python's own) that can go out as UTF-8."""
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, not {type(value).__name__}")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ConfigurationError(
-            f"{name} cannot be encoded as UTF-8 (it holds a lone surrogate)"
-        ) from None
+# The two text rows' readers see a `str` that can go out as UTF-8, or None: `check` makes
+# sure first. None is the session id's "a new session"; a message has no such value.
+def _message(value: str | None) -> str:
+    """A `str` with more than whitespace in it ([default]), that can go out as UTF-8."""
+    if value is None:
+        raise TypeError("message must be a str, not NoneType")
+    if DEFAULTS.refuse_blank_message and not value.strip():
+        raise _Refused
     return value
 
 
-def _message(value: object) -> str:
-    """A `str` with more than whitespace in it ([default]), that can go out as UTF-8."""
-    message = _text(value, "message")
-    if DEFAULTS.refuse_blank_message and not message.strip():
-        raise _Refused
-    return message
-
-
-def _session_id(value: object) -> str | None:
+def _session_id(value: str | None) -> str | None:
     """None (a new session, for a chat turn), or a `str` that is not empty, UTF-8-encodable."""
-    if value is None:
-        return None
-    if not _text(value, "session_id"):
+    if value == "":
         raise _Refused
-    return value  # type: ignore[return-value]
+    return value
 
 
 def _whole_above_0(value: object) -> int:
@@ -165,10 +155,10 @@ def _headers(value: object) -> httpx.Headers:
 class Rule:
     """One argument's row: `read` gives the value as the SDK keeps it, or refuses it."""
 
-    read: Callable[[object], Any]  # what is accepted (its docstring says it in words)
+    read: Callable[[Any], Any]  # what is accepted (its docstring says it in words)
     error: str  # the `ConfigurationError` for what it refuses
-    # Whether a value of the wrong type is a `TypeError` (as Python's own functions
-    # raise), rather than the `ConfigurationError`: so for the message and the session id.
+    # A text row (the message, the session id): a value of another type than `str` (or
+    # None) is a `TypeError`, as Python's own functions raise, not the `ConfigurationError`.
     type_error: bool = False
 
 
@@ -216,6 +206,15 @@ def rules_table() -> str:
 def check(name: str, value: object) -> Any:
     """`value` as the SDK keeps it, if `RULES[name]` accepts it; else `ConfigurationError`."""
     rule = RULES[name]
+    if rule.type_error and value is not None:  # text: a `str` that can go out as UTF-8
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ConfigurationError(
+                f"{name} cannot be encoded as UTF-8 (it holds a lone surrogate)"
+            ) from None
     try:
         return rule.read(value)
     except _Refused as refused:
@@ -262,10 +261,6 @@ class RequestOptions:
     max_event_bytes: int | None = None
     max_response_bytes: int | None = None
 
-    def checked(self) -> dict[str, Any]:
-        """The options given (not None), each as the SDK keeps it."""
-        return checked({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
-
 
 @dataclass(eq=False)
 class Call:
@@ -278,14 +273,10 @@ class Call:
     seconds: float  # the deadline, from `start`
     max_event_bytes: int
     max_response_bytes: int
+    max_objects: int  # the most JSON objects and SSE events the call reads
     at: float = field(default=math.inf, init=False)  # monotonic time the deadline passes
     guard: Guard | None = field(default=None, init=False)  # set by `start`
-    trace: Operation = field(default=NO_OPERATION, init=False)  # its spans (`_tracing.py`)
-
-    @property
-    def max_objects(self) -> int:
-        """The most JSON objects and SSE events the call reads (see `DEFAULTS.bytes_per_object`)."""
-        return max(self.max_response_bytes // DEFAULTS.bytes_per_object, DEFAULTS.min_objects)
+    trace: Operation | None = field(default=None, init=False)  # its spans; None: tracing off
 
     @property
     def repeatable(self) -> bool:
@@ -317,7 +308,7 @@ class Call:
 
         A chat stream's read timeout is its idle timeout (keep-alive comments count).
         """
-        left = self.left()
+        left = self.at - time.monotonic()
         if left <= 0:
             raise self.timed_out()
         phases = self.timeout.as_dict()

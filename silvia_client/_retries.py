@@ -80,13 +80,10 @@ class RetryPolicy:
                 if retry_after >= time_left:
                     return None  # the server asks for longer than there is: give up now
                 return min(retry_after, self.max_retry_after)
-        backoff = self._backoff(attempt)
-        return backoff if backoff < time_left else None
-
-    def _backoff(self, attempt: int) -> float:
         # Exponential, with jitter so that many clients do not retry in step.
-        delay = min(self.initial_delay * 2.0**attempt, self.max_delay)
-        return delay * (1 - 0.25 * random.random())
+        backoff = min(self.initial_delay * 2.0**attempt, self.max_delay)
+        backoff *= 1 - 0.25 * random.random()
+        return backoff if backoff < time_left else None
 
 
 def after_failure(

@@ -1,17 +1,16 @@
 """OpenTelemetry traces of a client's operations: one span per operation, one per HTTP attempt.
 
-Where things are: `tracing_for` reads a client's `tracer_provider=` and
-`propagate_context=` into a `Tracing`; `Tracing.start` opens an `Operation`
+Where things are: `ClientBase` (`_client.py`) makes a client's `Tracing` from
+its `tracer_provider=` and `propagate_context=`; `Tracing.start` opens an `Operation`
 (a chat turn, a session GET), which the call keeps as `Call.trace`
 (`_options.py`). The twins' `_send` (`_client.py`) tell it of each HTTP
 attempt, the streams (`chat/_stream.py`) of each event and of the turn's end,
 `_StreamState._error` (`chat/_stream_state.py`) of the error a stream ends
 with. The page for users is `docs/tracing.md`.
 
-Tracing is off unless a client is given a tracer provider. Then `Tracing` and
-`Operation` are the no-op bases below, whose methods do nothing, so the call
-sites need no `if`, and OpenTelemetry is never imported: it is imported (the
-`otel` extra, `opentelemetry-api`) only when a provider is given.
+Tracing is off unless a client is given a tracer provider: then the client's
+tracing and each `Call.trace` are None, the call sites check that, and neither
+this module nor OpenTelemetry (the `otel` extra, `opentelemetry-api`) is imported.
 
 What a span holds is chosen for privacy: ids, counts, statuses, the server's
 address, timings and error types. Never a message, an answer's text, a
@@ -25,7 +24,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote
 
 from ._errors_root import ConfigurationError
@@ -36,15 +35,15 @@ if TYPE_CHECKING:
 
     from .chat._turn import TurnBuilder
 
-__all__ = ["NO_OPERATION", "NO_TRACING", "Operation", "Tracing", "tracing_for"]
+__all__ = ["Operation", "Tracing"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # One span per operation, named for what the user called.
 _NAMES = {"chat": "silvia.chat", "get": "silvia.sessions.get"}
 
 
-class Operation:
-    """One operation's spans, as the call sites see them; this base, tracing off, does nothing."""
+class Operation(Protocol):
+    """One operation's spans, as the call sites see them."""
 
     __slots__ = ()
 
@@ -70,51 +69,15 @@ class Operation:
         """The operation ended, with `error` if it raised one; a second call does nothing."""
 
 
-NO_OPERATION = Operation()
-
-
 class Tracing:
-    """A client's tracing; this base, tracing off, opens no span (and imports nothing)."""
-
-    __slots__ = ()
-
-    def start(self, kind: str, path: str | None = None) -> Operation:
-        """The operation of kind `kind` ("chat" or "get", of `path`) starts."""
-        return NO_OPERATION
-
-
-NO_TRACING = Tracing()
-
-
-def tracing_for(
-    tracer_provider: object,
-    propagate_context: bool,
-    *,
-    request_id: Callable[[httpx.Response], str | None],
-    scrub: Callable[[str | None], str | None],
-    session_path: str,
-) -> Tracing:
-    """A client's tracing: off (`NO_TRACING`) unless `tracer_provider` is given.
+    """A client's tracing: each operation a span of `tracer_provider`'s tracer.
 
     `request_id` reads a response's request id, scrubbed; `scrub` blanks the
     token in a value the server sent; `session_path` is where a GET's session
     id starts in its path.
     """
-    # Each is checked by its row of `_options.RULES` first; here, what the two mean together.
-    if tracer_provider is None:
-        if propagate_context:
-            raise ConfigurationError(
-                "propagate_context=True needs a tracer_provider (for the global one, "
-                "pass opentelemetry.trace.get_tracer_provider())"
-            )
-        return NO_TRACING
-    return _OTelTracing(tracer_provider, propagate_context, request_id, scrub, session_path)
 
-
-class _OTelTracing(Tracing):
-    """Tracing on: each operation a span of `tracer_provider`'s tracer."""
-
-    __slots__ = ("_inject", "propagate", "request_id", "scrub", "session_path", "tracer")
+    __slots__ = ("inject", "propagate", "request_id", "scrub", "session_path", "tracer")
 
     def __init__(
         self,
@@ -134,22 +97,17 @@ class _OTelTracing(Tracing):
 
         self.tracer: Tracer = tracer_provider.get_tracer("silvia_client", __version__)
         self.propagate = propagate
-        self._inject = otel_propagate.inject
+        self.inject = otel_propagate.inject
         self.request_id = request_id
         self.scrub = scrub
         self.session_path = session_path
 
     def start(self, kind: str, path: str | None = None) -> Operation:
+        """The operation of kind `kind` ("chat" or "get", of `path`) starts."""
         session_id = None
         if path is not None and path.startswith(self.session_path):
             session_id = unquote(path[len(self.session_path) :])
         return _TracedOperation(self, kind, session_id)
-
-    def inject(self, span: Span, headers: httpx.Headers) -> None:
-        """`span`'s context into `headers`, by OpenTelemetry's propagators (`traceparent`)."""
-        from opentelemetry.trace import set_span_in_context
-
-        self._inject(headers, context=set_span_in_context(span))
 
 
 class _TracedOperation(Operation):
@@ -167,7 +125,7 @@ class _TracedOperation(Operation):
         "kind",
     )
 
-    def __init__(self, tracing: _OTelTracing, kind: str, session_id: str | None) -> None:
+    def __init__(self, tracing: Tracing, kind: str, session_id: str | None) -> None:
         from opentelemetry.trace import SpanKind
 
         self._tracing = tracing
@@ -217,8 +175,8 @@ class _TracedOperation(Operation):
             kind=SpanKind.CLIENT,
             attributes=attributes,
         )
-        if self._tracing.propagate:
-            self._tracing.inject(span, request.headers)
+        if self._tracing.propagate:  # by OpenTelemetry's propagators: a `traceparent` header
+            self._tracing.inject(request.headers, context=set_span_in_context(span))
 
     def response(self, response: httpx.Response) -> None:
         span = self._attempt
@@ -232,14 +190,10 @@ class _TracedOperation(Operation):
             self._end_attempt()  # the stream's body is the turn's, not the attempt's
 
     def failed(self, failure: httpx.Response | httpx.TransportError) -> None:
-        span = self._attempt
-        if span is None:
-            return
         if isinstance(failure, BaseException):
-            self._fail(span, type(failure).__name__)
+            self._end_attempt(type(failure).__name__)
         else:
-            self._fail(span, str(failure.status_code))
-        self._end_attempt()
+            self._end_attempt(str(failure.status_code))
 
     def _end_attempt(self, error_type: str | None = None) -> None:
         span, self._attempt = self._attempt, None
@@ -279,7 +233,7 @@ class _TracedOperation(Operation):
             return
         self._ended = True
         error_type = self._error_type
-        if error is not None and isinstance(error, Exception):
+        if isinstance(error, Exception):
             error_type = error_type or type(error).__name__
         span = self._span
         if error_type is not None:

@@ -91,7 +91,8 @@ class ChatStream(_StreamState):
                     kept += 1 + sse.data.count("{")  # an event, and the objects in it
                     if kept > most:
                         raise self._too_many(most)
-                    call.trace.event()
+                    if call.trace is not None:
+                        call.trace.event()
                     event = self._decode(sse.event, sse.data, builder.text_length)
                     builder.apply(event)
                     if builder.error is not None:  # an `error` event: the turn failed
@@ -117,7 +118,8 @@ class ChatStream(_StreamState):
 
     def _finish(self, response: httpx.Response, rest: Iterator[bytes] | None = None) -> None:
         """Close the response; after `done`, drain the `rest` first (see `_body.drain`)."""
-        self._call.trace.end_turn(self._builder)  # first: a drain that fails cannot keep it open
+        if self._call.trace is not None:  # first: a drain that fails cannot keep it open
+            self._call.trace.end_turn(self._builder)
         guard = self._call.guard
         assert guard is not None, "the call was started"
         if rest is not None:
@@ -249,7 +251,8 @@ class AsyncChatStream(_StreamState):
                     kept += 1 + sse.data.count("{")  # an event, and the objects in it
                     if kept > most:
                         raise self._too_many(most)
-                    call.trace.event()
+                    if call.trace is not None:
+                        call.trace.event()
                     event = self._decode(sse.event, sse.data, builder.text_length)
                     builder.apply(event)
                     if builder.error is not None:  # an `error` event: the turn failed
@@ -277,7 +280,8 @@ class AsyncChatStream(_StreamState):
         self, response: httpx.Response, rest: AsyncIterator[bytes] | None = None
     ) -> None:
         """Close the response; after `done`, drain the `rest` first (see `_body.drain`)."""
-        self._call.trace.end_turn(self._builder)  # first: a drain that fails cannot keep it open
+        if self._call.trace is not None:  # first: a drain that fails cannot keep it open
+            self._call.trace.end_turn(self._builder)
         guard = self._call.guard
         assert guard is not None, "the call was started"
         if rest is not None:

@@ -99,7 +99,8 @@ class _StreamState:
 
     def _error(self, cls: type[StreamError], message: str, **details: Any) -> StreamError:
         """A `cls` carrying the partial turn and the ids, as far as the server said them."""
-        self._call.trace.error(cls)  # raised next: the turn's span ends with it
+        if self._call.trace is not None:  # raised next: the turn's span ends with it
+            self._call.trace.error(cls)
         turn = self._builder.build()
         session_id = self._errors.scrub.optional(turn.session_id)
         return cls(message, turn=turn, request_id=self.request_id, session_id=session_id, **details)

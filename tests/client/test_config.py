@@ -285,7 +285,7 @@ def test_no_module_keeps_a_default_of_its_own() -> None:
         "_retries": ["RETRY_STATUSES", "NOT_PROCESSED_STATUSES"],
         "_responses": ["ERROR_BODY_MAX_BYTES", "BODY_PREVIEW_CHARS", "MAX_RETRY_AFTER"],
         "_body": ["DRAIN_BYTES", "DRAIN_SECONDS", "PIECE", "ACCEPT_ENCODING"],
-        "_config": ["BASE_URL_ENV", "TOKEN_ENV"],
+        "_client": ["BASE_URL_ENV", "TOKEN_ENV"],
     }
     for module, names in gone.items():
         loaded = importlib.import_module(f"silvia_client.{module}")
@@ -293,7 +293,7 @@ def test_no_module_keeps_a_default_of_its_own() -> None:
 
 
 @pytest.mark.parametrize("resource", ["chat/_resource.py", "sessions/_resource.py"])
-def test_the_resources_import_neither_the_client_nor_its_configuration(resource: str) -> None:
+def test_the_resources_do_not_import_the_client(resource: str) -> None:
     tree = ast.parse((Path(silvia_client.__file__).parent / resource).read_text("utf-8"))
     imported = {
         node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
@@ -303,7 +303,7 @@ def test_the_resources_import_neither_the_client_nor_its_configuration(resource:
         if isinstance(node, ast.Import)
         for alias in node.names
     }
-    assert not {name for name in imported if name.split(".")[-1] in ("_client", "_config")}
+    assert not {name for name in imported if name.split(".")[-1] == "_client"}
 
 
 # ------------------------------------------------------------------------------ the one table
@@ -344,8 +344,8 @@ def test_a_row_reads_what_it_accepts_into_what_the_client_keeps(
 
 
 def test_a_call_leaves_its_options_given_as_none_to_the_client() -> None:
-    assert RequestOptions().checked() == {}
-    assert RequestOptions(deadline=5, max_response_bytes=9).checked() == {
-        "deadline": 5.0,
-        "max_response_bytes": 9,
-    }
+    with SilviaClient(base_url=BASE_URL, deadline=7, max_response_bytes=99) as client:
+        call = client._call("get", RequestOptions())
+        assert (call.seconds, call.max_response_bytes) == (7.0, 99)
+        call = client._call("get", RequestOptions(deadline=5, max_response_bytes=9))
+        assert (call.seconds, call.max_response_bytes) == (5.0, 9)

@@ -1,8 +1,8 @@
-"""Tracing off, the default: nothing of OpenTelemetry is imported, whether or not it is installed.
+"""Tracing off, the default: nothing of OpenTelemetry, nor the SDK's tracing, is imported.
 
 In a fresh interpreter (this one may have imported it for `test_tracing.py`):
 `import silvia_client`, then a sync and an async turn and a session GET on the
-reference server, with no `tracer_provider`.
+reference server, with no `tracer_provider`, whether or not OpenTelemetry is installed.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import silvia_client
 from silvia_client.testing import ReferenceServer
 
 def loaded():
-    return sorted(m for m in sys.modules if m.split(".")[0] == "opentelemetry")
+    traced = ("opentelemetry", "silvia_client._tracing")
+    return sorted(m for m in sys.modules if m.split(".")[0] in traced or m in traced)
 
 print(loaded())
 server = ReferenceServer()
