@@ -76,9 +76,6 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client.citations._rows.x__read_target__mutmut_2": (
         "isinstance decides alone: a dict is no target value (speed)"
     ),
-    "silvia_client.citations._rows.x__validate__mutmut_2": (
-        "copies plain dicts too: the same row (speed)"
-    ),
     "silvia_client.citations._rows.x__reason__mutmut_4": (
         "the input and url of an error are never read, only loc and type"
     ),
