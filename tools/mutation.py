@@ -37,7 +37,7 @@ How long: about a quarter of an hour for all groups (13.5 min on 2 idle cores);
 each group prints its own time. Not run in CI.
 
 What it cannot see: mutmut mutates code inside functions only. Module-level
-values are never mutated: the http(s) URL pattern in `citations/_parse.py`, the
+values are never mutated: the http(s) URL pattern in `citations/_targets.py`, the
 tables of parsers, the limits in `_wire.py`, `_PREVIEW_CHARS` in `chat/_turn.py`;
 nor decorated functions (`event_decoder`, an `lru_cache`). Explicit tests guard
 those: `NOT_HTTP_URLS` in `tests/citations/test_links_schemes.py` (`javascript://`,
@@ -94,8 +94,6 @@ GROUPS: dict[str, Group] = {
             "citations/_accounts.py",
             "citations/_final.py",
             "citations/_links.py",
-            "citations/_parse.py",
-            "citations/_row_errors.py",
             "citations/_targets.py",
         ),
         tests=("tests/citations", "tests/test_import.py", "tests/client/test_turn.py"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 # Mutants that change nothing observable, by mutmut's name: name -> why, one line each.
 EQUIVALENT: dict[str, str] = {
-    "silvia_client.citations._parse.x_parse_citation_target__mutmut_11": (
+    "silvia_client.citations._targets.x_parse_citation_target__mutmut_11": (
         "calls None for an unknown kind: the `except Exception` turns that into None, as before"
     ),
     "silvia_client.citations._links.x_encode_uri_component__mutmut_12": (
@@ -75,9 +75,6 @@ EQUIVALENT: dict[str, str] = {
     ),
     "silvia_client.citations._rows.x__read_target__mutmut_2": (
         "isinstance decides alone: a dict is no target value (speed)"
-    ),
-    "silvia_client.citations._rows.x__validate__mutmut_2": (
-        "copies plain dicts too: the same row (speed)"
     ),
     "silvia_client.citations._rows.x__reason__mutmut_4": (
         "the input and url of an error are never read, only loc and type"

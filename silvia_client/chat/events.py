@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 from pydantic import ValidationError
 
 from .._wire import WireFormat
-from ..citations._row_errors import RowError
+from ..citations._targets import RowError
 
 if TYPE_CHECKING:
     from ..citations._rows import Citation, InlineCitation

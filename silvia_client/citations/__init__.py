@@ -2,8 +2,9 @@
 
 Where things are:
 
-- `_targets.py`  the nine target kinds and `AccountRef` (values; `to_wire()`)
-- `_parse.py`    `parse_citation_target`: wire value -> target or None, never raises
+- `_targets.py`  the nine target kinds and `AccountRef` (values; `to_wire()`);
+                 `parse_citation_target`: wire value -> target or None, never raises;
+                 `RowError`, `CitationRows`: what a loader of rows reports
 - `_rows.py`     `Citation`, `InlineCitation` (the pydantic models); `load_citations`
 - `_final.py`    a source's final target, read off the rows as sent (`target_for`)
 - `_links.py`    `account_href` (JavaScript's encodeURIComponent), `resolve_citation`
@@ -27,8 +28,6 @@ from ._links import (
     encode_uri_component,
     resolve_citation,
 )
-from ._parse import is_http_url, parse_citation_target
-from ._row_errors import CitationRows, RowError
 from ._targets import (
     PROVIDERS,
     AccountProvider,
@@ -37,13 +36,17 @@ from ._targets import (
     AccountTarget,
     AnalysisTarget,
     CardDocumentTarget,
+    CitationRows,
     CitationTarget,
     MarketDataTarget,
     MortgageReferenceTarget,
     PortfolioTarget,
+    RowError,
     TargetKind,
     TaxReferenceTarget,
     WebTarget,
+    is_http_url,
+    parse_citation_target,
 )
 
 __all__ = [
@@ -84,13 +87,11 @@ __all__ = [
 if TYPE_CHECKING:
     from ._rows import Citation, InlineCitation, load_citations
 
-# The citation rows are pydantic models. Like `import pydantic` itself, importing
-# this package leaves pydantic's model machinery (about 40 ms) until first use.
-_IN_ROWS = frozenset({"Citation", "InlineCitation", "load_citations"})
-
 
 def __getattr__(name: str) -> object:
-    if name in _IN_ROWS:
+    # The citation rows are pydantic models. Like `import pydantic` itself, importing
+    # this package leaves pydantic's model machinery (about 40 ms) until first use.
+    if name in ("Citation", "InlineCitation", "load_citations"):
         from . import _rows
 
         value = getattr(_rows, name)

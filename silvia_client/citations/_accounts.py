@@ -1,18 +1,9 @@
 """Which account a row names, and which of the user's accounts a target points at.
 
-The doc's rule ("Account ids"): a row names its account through, in order,
-
-1. `source_account_id`, with the provider from the row's `source` column
-   (`plaid`, `manual`, `snaptrade`; null when `source` was not selected; any
-   other `source`, such as a crypto wallet, means the row names no account);
-2. `snaptrade_account_id` (snaptrade), then `manual_account_uuid` or
-   `account_uuid` (manual);
-3. `account_id`, with provider null, because two vendors use that name.
-
-A value counts as an id only if it is a string of 16 to 128 letters, digits,
-`-` or `_`, and is not all digits: that rules out row numbers and labels.
-
-The reference server derives targets with the same functions, so the rule is
+The rule is the doc's ("Account ids", restated in the wire contract): the id
+columns in `ACCOUNT_ID_COLUMNS`' order, `source_account_id` taking its provider
+from the row's `source` column, and `is_account_id` for what counts as an id.
+The reference server derives targets with these same functions, so the rule is
 written once.
 """
 
@@ -23,15 +14,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from ._targets import PROVIDERS, AccountProvider, AccountRef, AccountsTarget, AccountTarget
-
-__all__ = [
-    "ACCOUNT_ID_COLUMNS",
-    "account_id_candidates",
-    "account_ref_from_row",
-    "find_account",
-    "find_accounts",
-    "is_account_id",
-]
 
 _ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{16,128}")
 
@@ -97,11 +79,7 @@ def find_account(ref: AccountRef | AccountTarget, accounts: Iterable[Row]) -> Ro
 def find_accounts(
     target: AccountTarget | AccountsTarget, accounts: Iterable[Row]
 ) -> list[Row | None]:
-    """For each account the target names, the user's matching account (None where none does).
-
-    The result lines up with the target's refs, so a caller can tell which ref
-    went unmatched.
-    """
+    """For each of the target's refs, in order, the user's matching account or None."""
     pool: Sequence[Row] = list(accounts)
     refs = (target.ref,) if isinstance(target, AccountTarget) else target.accounts
     return [find_account(ref, pool) for ref in refs]

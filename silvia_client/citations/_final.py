@@ -1,16 +1,12 @@
 """The server's final word on each source of a turn: what `target_for` answers, live and reloaded.
 
-The one-meaning-per-source registry is the server's: it writes every row's
-`target` from it, and the SDK reads each row as sent. So a source's final
-target is read off the rows, not worked out again: the summary's (its last row
-for the source, should the summary name one source twice with different
-targets), else that of the source's last streamed row. A turn resumed from a
-checkpoint written before targets existed can stream a source untyped and then
-typed; its rows keep what the server sent, and this says where it ended.
+The one-meaning-per-source registry is the server's and every row is read as
+sent, so a source's final target is read off the rows, not worked out again. A
+turn resumed from a checkpoint written before targets existed can stream a
+source untyped and then typed: this says where it ended.
 
-Where things are: `final_targets`, the rule; `FinalTargets`, the `target_for`
-that `Turn` and `Message` share, with its cache. Kept apart from `_rows.py`
-(the pydantic models): it only reads attributes.
+`final_targets` is the rule; `FinalTargets`, the `target_for` that `Turn` and
+`Message` share, with its cache. Apart from `_rows.py`: it only reads attributes.
 """
 
 from __future__ import annotations
@@ -20,8 +16,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ._targets import CitationTarget, TargetedRow
-
-__all__ = ["FinalTargets", "final_targets"]
 
 
 def final_targets(
@@ -41,10 +35,8 @@ def final_targets(
 class FinalTargets:
     """`target_for`, for a frozen value holding a turn's rows: a `Turn`, a `Message`.
 
-    The value declares `citations` (the summary's rows), `inline_citations` (the
-    streamed ones) and a `_targets` field, an empty dict of its own: the final
-    targets are read off the rows into it on first use, then kept (a value
-    without citations reads its none each time, at no cost).
+    The value declares `citations`, `inline_citations` and `_targets`, an empty
+    dict of its own, filled off the rows on first use and then kept.
     """
 
     __slots__ = ()
@@ -61,9 +53,7 @@ class FinalTargets:
     def target_for(self, source: str) -> CitationTarget | None:
         """The server's final word on `source`: its target in the summary, else its last streamed.
 
-        That is its last row in `citations`, else its last row in
-        `inline_citations`. None when that row is untyped, or `source` was never
-        cited. If the summary names the source twice with different targets, the
-        last one.
+        That is its last row in `citations`, else its last in `inline_citations`;
+        None when that row is untyped, or `source` was never cited.
         """
         return self._final_targets().get(source)

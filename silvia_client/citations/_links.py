@@ -2,15 +2,11 @@
 
 `account_href` escapes exactly as JavaScript's `encodeURIComponent`, because the
 web app opens `/accounts/${encodeURIComponent(accountId)}` and our links must
-be the same links. The ids `.` and `..` have no link: their paths would be dot
-segments, which a browser (and `urljoin`) resolves off `/accounts/`.
-`resolve_citation` turns a citation into a label and its links; it never shows
-`provider`, only http(s) URLs ever become links, and labels carry no bidi
-controls (`_bidi.py`).
-
-`web_url` is the web app's origin, which makes account links absolute; its
-default is `SILVIA_WEB_URL` (`base_url` always means the API server, and as a
-keyword here is a deprecated alias, `web_origin`).
+be the same links. `resolve_citation` turns a citation into a label and its
+links; it never shows `provider`, only http(s) URLs ever become links, and
+labels carry no bidi controls (`_bidi.py`). `web_origin` reads the web app's
+origin, which makes account links absolute (`base_url` always means the API
+server; as a keyword here it is a deprecated alias of `web_url`).
 """
 
 from __future__ import annotations
@@ -22,7 +18,6 @@ from urllib.parse import quote, urljoin
 
 from .._bidi import strip_bidi_controls
 from .._errors_root import ConfigurationError, SilviaError
-from ._parse import is_http_url
 from ._targets import (
     AccountRef,
     AccountsTarget,
@@ -32,30 +27,12 @@ from ._targets import (
     MarketDataTarget,
     PortfolioTarget,
     TargetedRow,
+    is_http_url,
 )
-
-__all__ = [
-    "ACCOUNTS_PATH",
-    "WEB_URL_ENV",
-    "CitationLink",
-    "InvalidAccountIdError",
-    "ResolvedCitation",
-    "account_href",
-    "encode_uri_component",
-    "resolve_citation",
-    "web_origin",
-]
 
 ACCOUNTS_PATH = "/accounts/"  # [doc] the web app's account page
 LIVE_DATA_SOURCE = "silvia://market-data/finnhub"  # [doc] its analysis is labelled "Live data"
 WEB_URL_ENV = "SILVIA_WEB_URL"  # the web app's origin when no `web_url` is passed
-
-# Ids whose escaped form is a dot segment: `/accounts/..` is the site root to a browser.
-_DOT_SEGMENTS = frozenset({".", ".."})
-
-# encodeURIComponent leaves A-Z a-z 0-9 and - _ . ! ~ * ' ( ) alone; quote()
-# always leaves letters, digits and _.-~, so the rest go in `safe`.
-_UNRESERVED_EXTRA = "!*'()"
 
 
 class InvalidAccountIdError(SilviaError, ValueError):
@@ -74,7 +51,9 @@ def encode_uri_component(value: str) -> str:
         # read them as one character, so join them the way UTF-16 does.
         value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
     try:
-        return quote(value, safe=_UNRESERVED_EXTRA)
+        # encodeURIComponent leaves A-Z a-z 0-9 and - _ . ! ~ * ' ( ) alone; quote()
+        # always leaves letters, digits and _.-~, so the rest go in `safe`.
+        return quote(value, safe="!*'()")
     except UnicodeEncodeError:
         raise InvalidAccountIdError(
             "an account id holds a lone surrogate, which encodeURIComponent rejects"
@@ -87,7 +66,7 @@ def account_href(account_id: str) -> str:
     Raises `InvalidAccountIdError` for an id with a lone surrogate, and for `.`
     and `..`, whose paths would leave `/accounts/`.
     """
-    if account_id in _DOT_SEGMENTS:
+    if account_id in (".", ".."):  # `/accounts/..` is the site root to a browser
         raise InvalidAccountIdError(
             "an account id of '.' or '..' would be a dot segment, which leaves /accounts/"
         )
@@ -168,27 +147,6 @@ def _account_link(ref: AccountRef, label: str, origin: str) -> CitationLink | No
     return CitationLink(urljoin(origin, href) if origin else href, label)
 
 
-def _links(
-    citation: TargetedRow, target: CitationTarget | None, label: str, origin: str
-) -> tuple[CitationLink, ...]:
-    if isinstance(target, AccountTarget):
-        link = _account_link(target.ref, label, origin)
-        return (link,) if link else ()
-    if isinstance(target, AccountsTarget):
-        count = len(target.accounts)
-        links = (
-            _account_link(ref, f"{label} ({number} of {count})", origin)
-            for number, ref in enumerate(target.accounts, start=1)
-        )
-        return tuple(link for link in links if link is not None)
-    url = getattr(target, "url", None) if target is not None else citation.source
-    # Defence in depth: the parser only lets http(s) URLs into targets, but a
-    # target can also be built by hand, and a legacy `source` is any string.
-    if is_http_url(url):
-        return (CitationLink(url, label),)  # type: ignore[arg-type]
-    return ()
-
-
 def resolve_citation(
     citation: TargetedRow, *, web_url: str | None = None, base_url: str | None = None
 ) -> ResolvedCitation:
@@ -205,4 +163,19 @@ def resolve_citation(
     origin = web_origin(web_url, base_url, stacklevel=2)
     target = citation.target
     label = _label(citation, target)
-    return ResolvedCitation(label, _links(citation, target, label, origin))
+    if isinstance(target, AccountTarget):
+        link = _account_link(target.ref, label, origin)
+        return ResolvedCitation(label, (link,) if link else ())
+    if isinstance(target, AccountsTarget):
+        count = len(target.accounts)
+        links = (
+            _account_link(ref, f"{label} ({number} of {count})", origin)
+            for number, ref in enumerate(target.accounts, start=1)
+        )
+        return ResolvedCitation(label, tuple(link for link in links if link is not None))
+    url = getattr(target, "url", None) if target is not None else citation.source
+    # Defence in depth: the parser only lets http(s) URLs into targets, but a
+    # target can also be built by hand, and a legacy `source` is any string.
+    if is_http_url(url):
+        return ResolvedCitation(label, (CitationLink(url, label),))  # type: ignore[arg-type]
+    return ResolvedCitation(label)

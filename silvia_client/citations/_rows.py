@@ -6,9 +6,7 @@ target becomes None and the rest of the row is kept. Fields the SDK does not
 model (`type`, `search_result_index`, position fields, ...) are kept as extras,
 and `model_dump()` gives them back with the target in its wire form.
 
-Where things are: the models; `load_citations`, which reads a list of rows off
-the wire, keeps the good ones and reports each bad one (`RowError`, in
-`_row_errors.py`) without its content.
+Also here: `load_citations`, which reads a list of rows off the wire.
 """
 
 from __future__ import annotations
@@ -18,11 +16,7 @@ from typing import Annotated, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, PlainSerializer, PlainValidator, ValidationError
 
-from ._parse import parse_citation_target
-from ._row_errors import CitationRows, RowError
-from ._targets import TARGET_TYPES, CitationTarget
-
-__all__ = ["SKIPPED", "Citation", "CitationT", "InlineCitation", "load_citations"]
+from ._targets import CitationRows, CitationTarget, RowError, parse_citation_target
 
 logger = logging.getLogger("silvia_client")
 SKIPPED = "skipped %d malformed citation row(s)"  # the warning, with the count of bad rows
@@ -36,7 +30,7 @@ def _read_target(value: object) -> CitationTarget | None:
     # A target built by hand is already a value; anything else is wire data. A
     # wire target is a dict, checked first: `isinstance` against the nine target
     # classes costs as much as parsing the dict.
-    if type(value) is not dict and isinstance(value, TARGET_TYPES):
+    if type(value) is not dict and isinstance(value, CitationTarget):
         return value
     return parse_citation_target(value)
 
@@ -114,15 +108,6 @@ def _reason(error: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def _validate(model: type[CitationT], row: object) -> CitationT:
-    if isinstance(row, dict) and type(row) is not dict:
-        # A dict subclass is read as a plain copy of what it holds (`dict()`'s
-        # reading), whatever its own `get` or `items` say: pydantic-core versions
-        # differ in how they read a subclass, and a row must read the same on each.
-        row = dict(row)
-    return model.model_validate(row)
-
-
 def load_citations(rows: object, model: type[CitationT]) -> CitationRows[CitationT]:
     """Read a list of wire citation rows, keeping the good rows and reporting the bad ones.
 
@@ -138,7 +123,11 @@ def load_citations(rows: object, model: type[CitationT]) -> CitationRows[Citatio
     bad: list[RowError] = []
     for index, row in enumerate(rows):
         try:
-            good.append(_validate(model, row))
+            # A dict subclass is read as a plain copy of what it holds (`dict()`'s
+            # reading), whatever its own `get` or `items` say: pydantic-core versions
+            # differ in how they read a subclass, and a row must read the same on each.
+            plain = dict(row) if isinstance(row, dict) and type(row) is not dict else row
+            good.append(model.model_validate(plain))
         except ValidationError as error:
             bad.append(RowError(index, _reason(error), row))
         except Exception as error:  # a mapping whose own methods fail is a bad row too

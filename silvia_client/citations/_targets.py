@@ -1,37 +1,27 @@
-"""The nine kinds of citation target, as light immutable values.
+"""The ground floor's values: the nine kinds of citation target, the parser, row errors.
 
-Plain frozen dataclasses rather than pydantic models: a stream can carry many
-targets and they are built by `parse_citation_target`, which does its own
-checking, so a validating model would only add cost. Values compare and hash by
-their fields; attributes are snake_case, and `to_wire()` gives back the camelCase
-dict the server sent.
-
+The targets are plain frozen dataclasses rather than pydantic models: a stream
+can carry many and the parser does its own checking, so a validating model
+would only add cost. Values compare and hash by their fields; attributes are
+snake_case, and `to_wire()` gives back the camelCase dict the server sent.
 `provider` names a vendor and is for routing only, so it is left out of every
 repr (`field(repr=False)`) while staying part of equality and the wire form.
+
+`parse_citation_target` is the one door a wire target enters by, under the wire
+contract's rules ("CitationTarget and how a client reads it"). It is hand-written
+over plain dicts on purpose: it is on the hot path of every streamed citation,
+and it must never raise, whatever it is given.
+
+`RowError` and `CitationRows` are what a loader of rows reports; they live here,
+not beside the pydantic models, so that code reporting on rows loads no pydantic.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal, Protocol, TypeAlias
-
-__all__ = [
-    "PROVIDERS",
-    "TARGET_TYPES",
-    "AccountProvider",
-    "AccountRef",
-    "AccountTarget",
-    "AccountsTarget",
-    "AnalysisTarget",
-    "CardDocumentTarget",
-    "CitationTarget",
-    "MarketDataTarget",
-    "MortgageReferenceTarget",
-    "PortfolioTarget",
-    "TargetKind",
-    "TaxReferenceTarget",
-    "WebTarget",
-]
+from typing import ClassVar, Generic, Literal, Protocol, TypeAlias, TypeVar
 
 AccountProvider: TypeAlias = Literal["plaid", "manual", "snaptrade"]
 PROVIDERS: frozenset[str] = frozenset({"plaid", "manual", "snaptrade"})
@@ -185,25 +175,10 @@ CitationTarget: TypeAlias = (
     | AccountsTarget
     | PortfolioTarget
 )
-TARGET_TYPES: tuple[type[CitationTarget], ...] = (
-    WebTarget,
-    TaxReferenceTarget,
-    CardDocumentTarget,
-    MortgageReferenceTarget,
-    MarketDataTarget,
-    AnalysisTarget,
-    AccountTarget,
-    AccountsTarget,
-    PortfolioTarget,
-)
 
 
 class TargetedRow(Protocol):
-    """What the ground floor reads of a citation row: a `Citation` is one.
-
-    The links (`resolve_citation`) and the final word (`final_targets`) read rows
-    through this, so they need not import the row models (which sit above them).
-    """
+    """What the ground floor reads of a citation row: a `Citation` is one (the models sit above)."""
 
     @property
     def source(self) -> str: ...
@@ -211,3 +186,99 @@ class TargetedRow(Protocol):
     def title(self) -> str | None: ...
     @property
     def target(self) -> CitationTarget | None: ...
+
+
+CitationT = TypeVar("CitationT", bound=TargetedRow)  # a `Citation`, which sits above this
+
+
+@dataclass(frozen=True)
+class RowError:
+    """A citation row that could not be read: where it was and why (never its content)."""
+
+    index: int
+    reason: str
+    raw: object = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class CitationRows(Generic[CitationT]):
+    """The rows of a citation list that could be read, and the ones that could not."""
+
+    citations: tuple[CitationT, ...]
+    errors: tuple[RowError, ...] = ()
+
+
+# scheme://[userinfo@]host[:port][/path][?query][#fragment], with no ASCII space or
+# control character anywhere. One compiled pattern: URLs are most of what targets carry.
+_HTTP_URL = re.compile(
+    r"(?i:https?)://"
+    r"(?:[^\x00-\x20\x7f/?#]*@)?"  # userinfo
+    r"[^\x00-\x20\x7f/?#@:][^\x00-\x20\x7f/?#@]*"  # a host, then perhaps a port
+    r"(?:[/?#][^\x00-\x20\x7f]*)?"  # path, query, fragment
+)
+
+_OPTIONAL_URL: dict[str, Callable[[str | None], CitationTarget]] = {
+    "tax_reference": TaxReferenceTarget,
+    "card_document": CardDocumentTarget,
+    "mortgage_reference": MortgageReferenceTarget,
+}
+
+
+def is_http_url(value: object) -> bool:
+    """True for an absolute http or https URL with a host, free of whitespace and controls."""
+    if type(value) is not str or _HTTP_URL.fullmatch(value) is None:
+        return False
+    # Unicode whitespace and controls end a URL in a browser as ASCII ones do, and a
+    # lone surrogate cannot be sent at all; none of them counts as printable.
+    return value.isascii() or all(char.isprintable() and not char.isspace() for char in value)
+
+
+def _account_ref(entry: object) -> AccountRef | None:
+    # None when the id is missing or not text; an unknown or missing provider
+    # becomes None, since the account itself is still good.
+    if not isinstance(entry, dict):
+        return None
+    account_id, provider = entry.get("accountId"), entry.get("provider")
+    if type(account_id) is not str or not account_id:
+        return None
+    known = type(provider) is str and provider in PROVIDERS
+    return AccountRef(account_id, provider if known else None)
+
+
+def parse_citation_target(value: object) -> CitationTarget | None:
+    """Read a wire target, or give None for anything malformed or unknown. Never raises."""
+    # The `try` is for a hostile dict subclass (a raising `get` or `__eq__`): the
+    # contract is "None, never an exception" for any input.
+    try:
+        if not isinstance(value, dict):
+            return None
+        kind, url = value.get("kind"), value.get("url")
+        if type(kind) is not str:  # a str subclass could compare equal to a kind
+            return None
+        match kind:
+            case "web":
+                return WebTarget(url) if is_http_url(url) else None  # type: ignore[arg-type]
+            case "tax_reference" | "card_document" | "mortgage_reference":
+                # `url` is null, missing (read as null), or an absolute http(s) URL.
+                if url is not None and not is_http_url(url):
+                    return None
+                return _OPTIONAL_URL[kind](url)  # a str: checked above
+            case "market_data":
+                ticker = value.get("ticker")
+                return MarketDataTarget(ticker) if type(ticker) is str and ticker else None
+            case "analysis":
+                return AnalysisTarget()
+            case "portfolio":
+                return PortfolioTarget()
+            case "account":
+                ref = _account_ref(value)
+                return None if ref is None else AccountTarget(ref.account_id, ref.provider)
+            case "accounts":
+                entries = value.get("accounts")
+                if type(entries) is not list or not entries:
+                    return None
+                refs = [_account_ref(entry) for entry in entries]
+                return None if None in refs else AccountsTarget(tuple(refs))  # type: ignore[arg-type]
+        return None
+    except Exception:
+        return None

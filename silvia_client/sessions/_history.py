@@ -1,22 +1,17 @@
 """A session's history read off its body: `Session`, `Message`, `parse_session`, `read_session`.
 
-Reading is lenient where the data is the user's and strict where it is the
-server's contract: a malformed citation row is skipped and reported on its
-message, a malformed target becomes None, and fields the SDK does not model are
-kept in `extra`; but a body that is not a session at all is an
-`UnexpectedResponseError`.
-
-Every stored row is read as sent ("raw from the row"), each target on its own:
-a reloaded inline row keeps the target it streamed with, so a reload shows what
-the live turn showed because both show what the server sent.
+Lenient where the data is the user's, strict where it is the server's contract:
+a malformed citation row is skipped and reported on its message, a malformed
+target becomes None, unmodelled fields are kept in `extra`; a body that is not a
+session is an `UnexpectedResponseError`. Every row is read as sent ("raw from
+the row"), so a reload shows what the live turn showed.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -32,7 +27,6 @@ if TYPE_CHECKING:
     from .._responses import ResponseErrors
     from ..citations import Citation, InlineCitation
 
-__all__ = ["Message", "Session", "parse_session", "read_session", "session_from", "session_path"]
 
 _MESSAGE_FIELDS = frozenset({"id", "role", "content", "created_at"})
 _SESSION_FIELDS = frozenset({"id", "title"})
@@ -196,10 +190,7 @@ def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE
 
 
 def read_session(body: bytes, session_id: str, wire: WireFormat = DEFAULT_WIRE) -> Session:
-    """`parse_session(json.loads(body), ...)`: a session body's bytes, decoded and read.
-
-    Raises ValueError (or RecursionError) if the body is not JSON, or not a session.
-    """
+    """`parse_session(json.loads(body), ...)`; ValueError (or RecursionError) if it cannot be."""
     return parse_session(json.loads(body), session_id, wire)
 
 
@@ -211,10 +202,9 @@ def session_path(session_id: str, wire: WireFormat) -> str:
         # URL parsers resolve these segments (".." would GET the parent path), escaped or not.
         raise ConfigurationError(f"session_id {session_id!r} cannot be a path segment")
     try:
-        path = wire.session_path + quote(session_id, safe="")
+        return wire.session_path + quote(session_id, safe="")
     except UnicodeEncodeError:
         raise ConfigurationError("session_id cannot be encoded as UTF-8") from None
-    return path
 
 
 def session_from(
@@ -240,4 +230,4 @@ def session_from(
         session = read_session(body, session_id, errors.wire)
     except (ValueError, RecursionError):
         raise errors.unexpected(response, body, "a session as JSON") from None
-    return dataclasses.replace(session, request_id=errors.request_id(response))
+    return replace(session, request_id=errors.request_id(response))

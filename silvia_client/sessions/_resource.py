@@ -1,9 +1,7 @@
-"""`client.sessions`: a session's history (`get`), or its body as sent (`get_raw`).
+"""`client.sessions`, sync and async: `get` and `get_raw`.
 
-The keywords after the id are this call's options: their table is
-`RequestOptions`'s (`_options.py`), shared with `client.chat`. A resource takes
-from its client only what `SessionsClient` (`AsyncSessionsClient`) names, so it
-imports neither the client nor its configuration.
+A resource takes from its client only what `SessionsClient` (`AsyncSessionsClient`)
+names, so it imports neither the client nor its configuration.
 """
 
 from __future__ import annotations
@@ -21,11 +19,9 @@ if TYPE_CHECKING:
     from .._responses import ResponseErrors
     from .._wire import WireFormat
 
-__all__ = ["AsyncSessions", "AsyncSessionsClient", "Sessions", "SessionsClient"]
 
-
-class SessionsClient(Protocol):
-    """What `Sessions` needs of its client (a `SilviaClient` is one)."""
+class _Client(Protocol):
+    """What both resources need of their client; each adds its own `_fetch`."""
 
     @property
     def wire(self) -> WireFormat: ...
@@ -35,7 +31,24 @@ class SessionsClient(Protocol):
 
     def _call(self, kind: Kind, options: RequestOptions) -> Call: ...
 
+
+class SessionsClient(_Client, Protocol):
+    """What `Sessions` needs of its client (a `SilviaClient` is one)."""
+
     def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]: ...
+
+
+class AsyncSessionsClient(_Client, Protocol):
+    """What `AsyncSessions` needs of its client (an `AsyncSilviaClient` is one)."""
+
+    async def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]: ...
+
+
+def _request(client: _Client, session_id: str, options: RequestOptions) -> tuple[str, Call]:
+    # The GET's path and settings, both checked before anything is sent.
+    if check("session_id", session_id) is None:
+        raise TypeError("session_id must be a str, not NoneType")
+    return session_path(session_id, client.wire), client._call("get", options)
 
 
 class Sessions:
@@ -66,7 +79,8 @@ class Sessions:
             deadline=deadline,
             max_response_bytes=max_response_bytes,
         )
-        response, body, call = self._fetch(session_id, options)
+        path, call = _request(self._client, session_id, options)
+        response, body = self._client._fetch(path, call)
         return session_from(response, body, session_id, self._client._errors, call.max_objects)
 
     def get_raw(
@@ -86,32 +100,9 @@ class Sessions:
             deadline=deadline,
             max_response_bytes=max_response_bytes,
         )
-        _, body, _ = self._fetch(session_id, options)
+        path, call = _request(self._client, session_id, options)
+        _, body = self._client._fetch(path, call)
         return body
-
-    def _fetch(
-        self, session_id: str, options: RequestOptions
-    ) -> tuple[httpx.Response, bytes, Call]:
-        client = self._client
-        if check("session_id", session_id) is None:
-            raise TypeError("session_id must be a str, not NoneType")
-        path = session_path(session_id, client.wire)
-        call = client._call("get", options)
-        return (*client._fetch(path, call), call)
-
-
-class AsyncSessionsClient(Protocol):
-    """What `AsyncSessions` needs of its client (an `AsyncSilviaClient` is one)."""
-
-    @property
-    def wire(self) -> WireFormat: ...
-
-    @property
-    def _errors(self) -> ResponseErrors: ...
-
-    def _call(self, kind: Kind, options: RequestOptions) -> Call: ...
-
-    async def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]: ...
 
 
 class AsyncSessions:
@@ -136,7 +127,8 @@ class AsyncSessions:
             deadline=deadline,
             max_response_bytes=max_response_bytes,
         )
-        response, body, call = await self._fetch(session_id, options)
+        path, call = _request(self._client, session_id, options)
+        response, body = await self._client._fetch(path, call)
         return session_from(response, body, session_id, self._client._errors, call.max_objects)
 
     async def get_raw(
@@ -155,15 +147,6 @@ class AsyncSessions:
             deadline=deadline,
             max_response_bytes=max_response_bytes,
         )
-        _, body, _ = await self._fetch(session_id, options)
+        path, call = _request(self._client, session_id, options)
+        _, body = await self._client._fetch(path, call)
         return body
-
-    async def _fetch(
-        self, session_id: str, options: RequestOptions
-    ) -> tuple[httpx.Response, bytes, Call]:
-        client = self._client
-        if check("session_id", session_id) is None:
-            raise TypeError("session_id must be a str, not NoneType")
-        path = session_path(session_id, client.wire)
-        call = client._call("get", options)
-        return (*await client._fetch(path, call), call)

@@ -24,7 +24,6 @@ from typing import TypeAlias
 from urllib.parse import parse_qs, urlsplit
 
 from ..citations._accounts import ACCOUNT_ID_COLUMNS, account_ref_from_row
-from ..citations._parse import is_http_url
 from ..citations._targets import (
     AccountRef,
     AccountsTarget,
@@ -37,6 +36,7 @@ from ..citations._targets import (
     PortfolioTarget,
     TaxReferenceTarget,
     WebTarget,
+    is_http_url,
 )
 from ._tools import (
     ExecutePython,
