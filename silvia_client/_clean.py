@@ -15,13 +15,11 @@ the testing kit):
   `terminal_text`, so it dumps and encodes, and a reader shows it safely.
 - `carried`: text as a stream's encoding can carry it (what it cannot, escaped).
 
-- `escape_controls`: one line of a message (an exception, a log record), every
-  control escaped, newlines and tabs too (the scrubber's `text` uses it).
-
 Each is idempotent: cleaning cleaned text changes nothing. They are public as
 `silvia_client.display.terminal_text`, `xml_text`, `json_clean` and `carried`
 (the QA reports and the `silvia` command use them from there). Blanking the
-bearer token is the scrubber's job (`_scrub.py`), before any of these.
+bearer token is the scrubber's job (`_scrub.py`), before any of these; its
+`escaped` writes the escapes here too.
 """
 
 from __future__ import annotations
@@ -30,23 +28,9 @@ import re
 from typing import Any
 
 from ._bidi import strip_bidi_controls
+from ._scrub import escaped
 
-__all__ = ["carried", "escape_controls", "json_clean", "terminal_text", "xml_text"]
-
-
-def _escape(match: re.Match[str]) -> str:
-    return match.group().encode("unicode_escape").decode("ascii")
-
-
-# C0 and C1 controls and DEL (a newline forges a log line, an escape sequence
-# drives a terminal), the Unicode line and paragraph separators, and the bidi
-# controls that reorder what follows them on screen.
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
-def escape_controls(text: str) -> str:
-    """`text` with every control character written as its escape (`\\n`, `\\x1b`, `\\u202e`)."""
-    return _CONTROLS.sub(_escape, text)
+__all__ = ["carried", "json_clean", "terminal_text", "xml_text"]
 
 
 # What a terminal must never get raw: C0 but tab and newline, DEL and C1 (ESC, CSI,
@@ -67,12 +51,12 @@ def terminal_text(text: str) -> str:
     """
     if text.isascii() and text.isprintable():  # the common case, and a cheap one
         return text
-    return _TERMINAL.sub(_escape, strip_bidi_controls(text))
+    return _TERMINAL.sub(escaped, strip_bidi_controls(text))
 
 
 def xml_text(text: str) -> str:
     """`text` fit for XML 1.0 text or an attribute: `terminal_text`, and U+FFFE/U+FFFF escaped."""
-    return _XML_EXTRA.sub(_escape, terminal_text(text))
+    return _XML_EXTRA.sub(escaped, terminal_text(text))
 
 
 def json_clean(value: Any) -> Any:

@@ -100,7 +100,7 @@ class ResponseErrors:
     def request_id(self, response: httpx.Response) -> str | None:
         """The server's id for the request (scrubbed), if it sent one."""
         value: str | None = response.headers.get(self.wire.request_id_header)
-        return self.scrub.optional(value)
+        return None if value is None else self.scrub.text(value)
 
     def _server_error(self, body: bytes) -> tuple[str | None, str | None, object]:
         """(error type, message, parsed body) of `{"error": {...}}`, `{"error": "..."}` or text."""

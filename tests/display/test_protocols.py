@@ -44,7 +44,7 @@ DISPLAY = Path(silvia_client.display.__file__).parent
 GROUND_FLOOR = frozenset(
     {
         "silvia_client._bidi",
-        "silvia_client._clean",  # the cleaners, re-exported: they import only `_bidi`
+        "silvia_client._clean",  # the cleaners, re-exported: they import only `_bidi`, `_scrub`
         "silvia_client.citations._final",
         "silvia_client.citations._links",
         "silvia_client.citations._targets",
