@@ -1,25 +1,20 @@
 """Reading a response body in pieces of bounded size, counted, and stopped on cue.
 
-* `body_chunks(response)` / `abody_chunks`: the decoded body. A body without
-  a Content-Encoding is read raw, straight from the response's stream. gzip
-  and deflate are decoded here, never more than `DEFAULTS.piece_bytes` out at a time,
-  because httpx's own decoder turns one 64 KiB network read into whatever it
-  inflates to (a gzip bomb: 64 MiB at once). A response already read (a
-  caller's transport or event hook read it) gives its content, whole. Any other
-  encoding is an `httpx.DecodingError`; the SDK asks for `gzip, deflate` only.
+* `body_chunks(response)` / `abody_chunks`: the decoded body. Without a
+  Content-Encoding it is read raw. gzip and deflate are decoded here, at most
+  `DEFAULTS.piece_bytes` out at a time: httpx's own decoder turns one 64 KiB
+  read into whatever it inflates to (a gzip bomb: 64 MiB at once). A response
+  already read (by a caller's transport or event hook) gives its content,
+  whole. Any other encoding is an `httpx.DecodingError`.
 * `guarded(chunks, guard, limit)` / `aguarded`: those pieces, raising `Halt`
-  once more than `limit` bytes came, or once the guard is stopped (see
-  `_deadline.py`). The check runs between chunks, on every transport.
+  past `limit` bytes or once the guard is stopped (`_deadline.py`), checked
+  between chunks on every transport.
 * `read_body` / `aread_body`: a whole body within those bounds;
   `read_at_most` / `aread_at_most`: the start of an error body, for its message.
-* `drain` / `adrain`: after a stream's `done`, the rest of its body, read
-  within `DEFAULTS.drain_bytes` and `.drain_seconds`: if it ends there, the connection
-  goes back to the pool instead of being closed. The time bound is the guard's
-  (a socket shut down when it passes), so only a response with a socket under
-  it is drained; any other is closed at once, as it would have been.
-
-The sizes and times are `DEFAULTS`' (`_wire.py`), as is what the SDK asks
-for (`accept_encoding`).
+* `drain` / `adrain`: after a stream's `done`, the rest of its body, within
+  `DEFAULTS.drain_bytes` and `.drain_seconds`, so that the connection goes back
+  to the pool. The time bound shuts the guard's socket down, so a response
+  without one is not drained, but closed at once.
 """
 
 from __future__ import annotations
@@ -249,12 +244,9 @@ def drain(response: httpx.Response, rest: Iterable[bytes], guard: Guard) -> None
     if guard.socket is None:  # no socket to shut down when the time is up
         return
     guard.arm(time.monotonic() + DEFAULTS.drain_seconds, "drained")
-    total = 0
     try:
-        for chunk in rest:
-            total += len(chunk)
-            if total > DEFAULTS.drain_bytes:
-                return
+        for _ in guarded(rest, guard, DEFAULTS.drain_bytes):
+            pass
     except (httpx.TransportError, httpx.DecodingError, Halt):
         pass  # the connection is closed, as it would have been without the drain
 
@@ -264,11 +256,8 @@ async def adrain(response: httpx.Response, rest: AsyncIterable[bytes], guard: Gu
     if guard.socket is None:  # no socket to shut down when the time is up
         return
     guard.arm(time.monotonic() + DEFAULTS.drain_seconds, "drained")
-    total = 0
     try:
-        async for chunk in rest:
-            total += len(chunk)
-            if total > DEFAULTS.drain_bytes:
-                return
+        async for _ in aguarded(rest, guard, DEFAULTS.drain_bytes):
+            pass
     except (httpx.TransportError, httpx.DecodingError, Halt):
         pass  # the connection is closed, as it would have been without the drain
