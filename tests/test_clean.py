@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 from hypothesis import given
 from hypothesis import strategies as st
 
-from silvia_client._bidi import BIDI_CONTROLS
+from silvia_client._clean import BIDI_CONTROLS
 from silvia_client.display import carried, json_clean, terminal_text, xml_text
 
 HOSTILE = (

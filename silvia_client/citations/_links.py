@@ -6,7 +6,7 @@ be the same links. The ids `.` and `..` have no link: their paths would be dot
 segments, which a browser (and `urljoin`) resolves off `/accounts/`.
 `resolve_citation` turns a citation into a label and its links; it never shows
 `provider`, only http(s) URLs ever become links, and labels carry no bidi
-controls (`_bidi.py`).
+controls (`_clean.py`).
 
 `web_url` is the web app's origin, which makes account links absolute; its
 default is `SILVIA_WEB_URL` (`base_url` always means the API server, and as a
@@ -20,7 +20,7 @@ import warnings
 from dataclasses import dataclass
 from urllib.parse import quote, urljoin
 
-from .._bidi import strip_bidi_controls
+from .._clean import strip_bidi_controls
 from .._errors_root import ConfigurationError, SilviaError
 from ._parse import is_http_url
 from ._targets import (

@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable, Sequence
 
-from .._bidi import strip_bidi_controls
+from .._clean import strip_bidi_controls
 from ..citations._links import CitationLink
 from ._protocols import CitedRow
 from ._quotes import FOLDED_ROWS, fold, key_values

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .._bidi import strip_bidi_controls
+from .._clean import strip_bidi_controls
 from ..citations._links import CitationLink, web_origin
 from ._protocols import CitedRow, MessageLike, SessionLike, StreamedRow, TurnLike
 from ._sources import NumberedSource, numbered_sources, one_line, resolve, short_quote, write_answer
