@@ -6,17 +6,15 @@ are cut to the time left (`Call.timeouts`). After that, httpx cannot change a
 read's timeout, and closing a response from another thread does not wake a
 read blocked on its socket; shutting the socket down does.
 
-So each operation has a `Guard`. It is stopped by the deadline's alarm, by
-`ChatStream.close()` or the client's `close()` from another thread, or after
-`done` when the rest of a body takes too long. Stopping sets `guard.reason`,
-which readers check between chunks on every transport, and shuts down the
-socket of the response it watches, which ends a blocked read at once. The
-socket is reached through the response's `network_stream` extension; a
-transport without one (in-process, a mock) gets only the check between chunks.
+So each operation has a `Guard`, stopped by the deadline's alarm, by a
+`close()` of the stream or the client from another thread, or by a drain after
+`done` that takes too long. A stop sets `guard.reason`, which readers check
+between chunks on every transport, and shuts down the socket of the response
+it watches (found through the `network_stream` extension; a transport without
+one, in-process or a mock, gets only the check between chunks).
 
-Alarms run on a timer: for the sync client one watchdog thread for the whole
-process (a heap of alarms), for the async client the event loop's own
-`call_later`. The guard is otherwise the same for both.
+Alarms run on a `Timer`: for the sync clients one watchdog thread for the whole
+process, for the async clients the event loop's `call_later`.
 """
 
 from __future__ import annotations
@@ -126,9 +124,8 @@ class Guard:
 class Lifecycle:
     """A client's open-or-closed state, shared with its `with_options` copies.
 
-    Every operation's guard is tracked (weakly: a guard goes with its stream), so
-    that `close()` stops them all, and a read blocked in any thread ends with
-    the stream's error, its partial turn kept.
+    It tracks every operation's guard (weakly: a guard goes with its stream), so
+    that `close()` stops them all.
     """
 
     __slots__ = ("_guards", "_lock", "closed")
