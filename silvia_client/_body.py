@@ -240,7 +240,7 @@ async def aread_at_most(response: httpx.Response, limit: int, guard: Guard) -> b
 
 
 def drain(response: httpx.Response, rest: Iterable[bytes], guard: Guard) -> None:
-    """Read the `rest` of a body whose stream is over, within the drain's bounds."""
+    """Read the `rest` of `response`'s body, which `guard` watches, within the drain's bounds."""
     if guard.socket is None:  # no socket to shut down when the time is up
         return
     guard.arm(time.monotonic() + DEFAULTS.drain_seconds, "drained")
