@@ -158,9 +158,9 @@ class _Watchdog:
     """One thread that runs every sync client's alarms at their time.
 
     An alarm is a one-item list, its callback, in a heap; cancelling it empties
-    the list, and an empty one stays there until its time, unless arming finds
-    the heap mostly cancelled and rebuilds it. So arming and cancelling cost a
-    heap push and a `list.clear`. The thread starts with the first alarm and
+    the list, which stays there until it is first or arming finds the heap
+    mostly cancelled and rebuilds it. So arming and cancelling cost a heap push
+    and a `list.clear`. The thread starts with the first alarm and
     ends after a minute with none. A wait is never longer than
     `threading.TIMEOUT_MAX` (an alarm further off is simply waited for again).
     """
@@ -195,20 +195,18 @@ class _Watchdog:
         with self._cond:
             while True:
                 heap = self._heap
-                while heap and not heap[0][2]:
-                    heapq.heappop(heap)
                 if not heap:
                     if not self._cond.wait(self.IDLE_EXIT) and not self._heap:
                         self._thread = None
                         return None
                     continue
                 wait = heap[0][0] - time.monotonic()
-                if wait > 0:
+                if wait > 0 and heap[0][2]:
                     self._cond.wait(min(wait, threading.TIMEOUT_MAX))
                     continue
                 try:
                     return heapq.heappop(heap)[2].pop()
-                except IndexError:  # cancelled since it was looked at
+                except IndexError:  # a cancelled alarm, dropped as soon as it is first
                     continue
 
     def _run(self) -> None:
