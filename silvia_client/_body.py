@@ -1,25 +1,20 @@
 """Reading a response body in pieces of bounded size, counted, and stopped on cue.
 
-* `body_chunks(response)` / `abody_chunks`: the decoded body. A body without
-  a Content-Encoding is read raw, straight from the response's stream. gzip
-  and deflate are decoded here, never more than `DEFAULTS.piece_bytes` out at a time,
-  because httpx's own decoder turns one 64 KiB network read into whatever it
-  inflates to (a gzip bomb: 64 MiB at once). A response already read (a
-  caller's transport or event hook read it) gives its content, whole. Any other
-  encoding is an `httpx.DecodingError`; the SDK asks for `gzip, deflate` only.
+* `body_chunks(response)` / `abody_chunks`: the decoded body. Without a
+  Content-Encoding it is read raw. gzip and deflate are decoded here, at most
+  `DEFAULTS.piece_bytes` out at a time: httpx's own decoder turns one 64 KiB
+  read into whatever it inflates to (a gzip bomb: 64 MiB at once). A response
+  already read (by a caller's transport or event hook) gives its content,
+  whole. Any other encoding is an `httpx.DecodingError`.
 * `guarded(chunks, guard, limit)` / `aguarded`: those pieces, raising `Halt`
-  once more than `limit` bytes came, or once the guard is stopped (see
-  `_deadline.py`). The check runs between chunks, on every transport.
+  past `limit` bytes or once the guard is stopped (`_deadline.py`), checked
+  between chunks on every transport.
 * `read_body` / `aread_body`: a whole body within those bounds;
   `read_at_most` / `aread_at_most`: the start of an error body, for its message.
-* `drain` / `adrain`: after a stream's `done`, the rest of its body, read
-  within `DEFAULTS.drain_bytes` and `.drain_seconds`: if it ends there, the connection
-  goes back to the pool instead of being closed. The time bound is the guard's
-  (a socket shut down when it passes), so only a response with a socket under
-  it is drained; any other is closed at once, as it would have been.
-
-The sizes and times are `DEFAULTS`' (`_wire.py`), as is what the SDK asks
-for (`accept_encoding`).
+* `drain` / `adrain`: after a stream's `done`, the rest of its body, within
+  `DEFAULTS.drain_bytes` and `.drain_seconds`, so that the connection goes back
+  to the pool. The time bound shuts the guard's socket down, so a response
+  without one is not drained, but closed at once.
 """
 
 from __future__ import annotations
@@ -38,7 +33,7 @@ from collections.abc import (
 
 import httpx
 
-from ._deadline import Guard, Halt, socket_of
+from ._deadline import Guard, Halt
 from ._wire import DEFAULTS
 
 __all__ = [
@@ -61,36 +56,28 @@ _UNBOUNDED = 2**62  # for a reader that stops itself
 class _Inflater:
     """gzip or deflate (zlib-wrapped or raw, as httpx reads it), out in bounded pieces."""
 
-    __slots__ = ("_decoder", "_first", "_raw_fallback")
+    __slots__ = ("_decoder", "_raw_fallback")
 
     def __init__(self, encoding: str) -> None:
         gzip = encoding in ("gzip", "x-gzip")
         self._decoder = zlib.decompressobj(zlib.MAX_WBITS | 16 if gzip else zlib.MAX_WBITS)
         self._raw_fallback = not gzip
-        self._first = True
 
     def feed(self, data: bytes) -> Iterator[bytes]:
-        try:
-            out = self._decoder.decompress(data, DEFAULTS.piece_bytes)
-        except zlib.error as error:
-            if not (self._first and self._raw_fallback):
-                raise httpx.DecodingError(str(error)) from error
-            # Some servers send raw deflate under "deflate": try that once.
-            self._decoder = zlib.decompressobj(-zlib.MAX_WBITS)
-            self._first = False
-            yield from self.feed(data)
-            return
-        self._first = False
-        while True:
+        while data:
+            try:
+                out = self._decoder.decompress(data, DEFAULTS.piece_bytes)
+            except zlib.error as error:
+                if not self._raw_fallback:
+                    raise httpx.DecodingError(str(error)) from error
+                # Some servers send raw deflate under "deflate": try that, on the first bytes.
+                self._decoder = zlib.decompressobj(-zlib.MAX_WBITS)
+                self._raw_fallback = False
+                continue
+            self._raw_fallback = False
             if out:
                 yield out
-            tail = self._decoder.unconsumed_tail
-            if not tail:
-                return
-            try:
-                out = self._decoder.decompress(tail, DEFAULTS.piece_bytes)
-            except zlib.error as error:
-                raise httpx.DecodingError(str(error)) from error
+            data = self._decoder.unconsumed_tail
 
     def flush(self) -> bytes:
         try:
@@ -99,11 +86,8 @@ class _Inflater:
             raise httpx.DecodingError(str(error)) from error
 
 
-def _inflater(response: httpx.Response) -> _Inflater | None:
-    """The decoder the body needs (None: none), or a `DecodingError` for one we cannot do."""
-    header = response.headers.get("content-encoding")
-    if header is None:
-        return None
+def _inflater(header: str) -> _Inflater | None:
+    """The decoder a Content-Encoding needs (None: none), or a `DecodingError` if we cannot."""
     codings = [c for c in header.lower().replace(" ", "").split(",") if c not in ("", "identity")]
     if not codings:
         return None
@@ -117,10 +101,12 @@ def _inflater(response: httpx.Response) -> _Inflater | None:
 
 def encoding_error(response: httpx.Response) -> str | None:
     """Why the body's Content-Encoding cannot be decoded here (`br`, `zstd`, stacked), or None."""
-    try:
-        _inflater(response)
-    except httpx.DecodingError as error:
-        return str(error)
+    header = response.headers.get("content-encoding")
+    if header is not None:
+        try:
+            _inflater(header)
+        except httpx.DecodingError as error:
+            return str(error)
     return None
 
 
@@ -145,7 +131,8 @@ def body_chunks(response: httpx.Response) -> Iterable[bytes]:
     """The decoded body of `response`, in pieces of at most `piece_bytes` when decoded here."""
     if response.is_stream_consumed:
         return _content(response)
-    inflater = _inflater(response)
+    header = response.headers.get("content-encoding")
+    inflater = None if header is None else _inflater(header)
     if inflater is None:
         return response.iter_raw()
     return _inflated(response.iter_raw(), inflater)
@@ -171,7 +158,8 @@ def abody_chunks(response: httpx.Response) -> AsyncIterable[bytes]:
     """The async twin of `body_chunks`."""
     if response.is_stream_consumed:
         return _acontent(response)
-    inflater = _inflater(response)
+    header = response.headers.get("content-encoding")
+    inflater = None if header is None else _inflater(header)
     if inflater is None:
         return response.aiter_raw()
     return _ainflated(response.aiter_raw(), inflater)
@@ -252,30 +240,24 @@ async def aread_at_most(response: httpx.Response, limit: int, guard: Guard) -> b
 
 
 def drain(response: httpx.Response, rest: Iterable[bytes], guard: Guard) -> None:
-    """Read the `rest` of a body whose stream is over, within the drain's bounds."""
-    if socket_of(response) is None:
+    """Read the `rest` of `response`'s body, which `guard` watches, within the drain's bounds."""
+    if guard.socket is None:  # no socket to shut down when the time is up
         return
     guard.arm(time.monotonic() + DEFAULTS.drain_seconds, "drained")
-    total = 0
     try:
-        for chunk in rest:
-            total += len(chunk)
-            if total > DEFAULTS.drain_bytes:
-                return
+        for _ in guarded(rest, guard, DEFAULTS.drain_bytes):
+            pass
     except (httpx.TransportError, httpx.DecodingError, Halt):
         pass  # the connection is closed, as it would have been without the drain
 
 
 async def adrain(response: httpx.Response, rest: AsyncIterable[bytes], guard: Guard) -> None:
     """The async twin of `drain`."""
-    if socket_of(response) is None:
+    if guard.socket is None:  # no socket to shut down when the time is up
         return
     guard.arm(time.monotonic() + DEFAULTS.drain_seconds, "drained")
-    total = 0
     try:
-        async for chunk in rest:
-            total += len(chunk)
-            if total > DEFAULTS.drain_bytes:
-                return
+        async for _ in aguarded(rest, guard, DEFAULTS.drain_bytes):
+            pass
     except (httpx.TransportError, httpx.DecodingError, Halt):
         pass  # the connection is closed, as it would have been without the drain

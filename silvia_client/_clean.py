@@ -1,27 +1,30 @@
-"""One cleaner per output medium: server text made fit for where it is written.
+"""Server text made fit for where it is written: the bidi rule, and one cleaner per medium.
 
-Every writer of server text uses these (the `silvia` command, the QA reports,
-the testing kit):
-
+- `strip_bidi_controls`: the rule every view applies. An embedding, override
+  or isolate control (U+202A-U+202E, U+2066-U+2069) opens a scope that
+  reorders the text after it on screen: left open in a title, a right-to-left
+  override reverses the rest of the answer and the link labels around it
+  (visual spoofing). So labels (`resolve_citation`), the HTML and Markdown
+  views (`display`) and the terminal (`cli/_render.py`) drop them. The marks
+  U+200E (LRM), U+200F (RLM) and U+061C (ALM) stay: they open no scope, order
+  text as any letter does, and right-to-left names need them.
 - `terminal_text`: a terminal, a plain-text report, a log. C0 controls but
   `\n` and `\t`, C1 controls (so every ESC and CSI sequence), DEL, the line
   and paragraph separators and lone surrogates are written as their visible
-  escapes (`\\x1b`, `\\x9b`, `\\ud800`); bidi controls are dropped, as every
-  view drops them (`_bidi.py`). What is left cannot drive a terminal, forge a
-  hyperlink, reorder the text after it, or fail to encode as UTF-8.
+  escapes (`\\x1b`, `\\x9b`, `\\ud800`); bidi controls are dropped. What is
+  left cannot drive a terminal, forge a hyperlink, reorder the text after it,
+  or fail to encode as UTF-8.
 - `xml_text`: XML 1.0 (JUnit): `terminal_text`, and the characters XML 1.0
   forbids besides (U+FFFE, U+FFFF) escaped too, so the document is well-formed.
 - `json_clean`: a JSON value for a report file, every string (keys too) through
   `terminal_text`, so it dumps and encodes, and a reader shows it safely.
 - `carried`: text as a stream's encoding can carry it (what it cannot, escaped).
 
-- `escape_controls`: one line of a message (an exception, a log record), every
-  control escaped, newlines and tabs too (the scrubber's `text` uses it).
-
-Each is idempotent: cleaning cleaned text changes nothing. They are public as
-`silvia_client.display.terminal_text`, `xml_text`, `json_clean` and `carried`
-(the QA reports and the `silvia` command use them from there). Blanking the
-bearer token is the scrubber's job (`_scrub.py`), before any of these.
+Each is idempotent. They are public in `silvia_client.display` (the `silvia`
+command and the QA reports use them from there); they live here, outside it,
+because labels need the bidi rule and importing `display` would load the views.
+Blanking the bearer token is the scrubber's job (`_scrub.py`), before any of
+these; its `escaped` writes the escapes here too.
 """
 
 from __future__ import annotations
@@ -29,24 +32,26 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._bidi import strip_bidi_controls
+from ._scrub import escaped
 
-__all__ = ["carried", "escape_controls", "json_clean", "terminal_text", "xml_text"]
+__all__ = [
+    "BIDI_CONTROLS",
+    "carried",
+    "json_clean",
+    "strip_bidi_controls",
+    "terminal_text",
+    "xml_text",
+]
+
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
-def _escape(match: re.Match[str]) -> str:
-    return match.group().encode("unicode_escape").decode("ascii")
-
-
-# C0 and C1 controls and DEL (a newline forges a log line, an escape sequence
-# drives a terminal), the Unicode line and paragraph separators, and the bidi
-# controls that reorder what follows them on screen.
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
-def escape_controls(text: str) -> str:
-    """`text` with every control character written as its escape (`\\n`, `\\x1b`, `\\u202e`)."""
-    return _CONTROLS.sub(_escape, text)
+def strip_bidi_controls(text: str) -> str:
+    """`text` without embedding, override or isolate controls (bidi marks stay)."""
+    if text.isascii():  # the common case, and a cheap one
+        return text
+    return _BIDI_CONTROL.sub("", text)
 
 
 # What a terminal must never get raw: C0 but tab and newline, DEL and C1 (ESC, CSI,
@@ -67,12 +72,12 @@ def terminal_text(text: str) -> str:
     """
     if text.isascii() and text.isprintable():  # the common case, and a cheap one
         return text
-    return _TERMINAL.sub(_escape, strip_bidi_controls(text))
+    return _TERMINAL.sub(escaped, strip_bidi_controls(text))
 
 
 def xml_text(text: str) -> str:
     """`text` fit for XML 1.0 text or an attribute: `terminal_text`, and U+FFFE/U+FFFF escaped."""
-    return _XML_EXTRA.sub(_escape, terminal_text(text))
+    return _XML_EXTRA.sub(escaped, terminal_text(text))
 
 
 def json_clean(value: Any) -> Any:

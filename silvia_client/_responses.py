@@ -100,7 +100,7 @@ class ResponseErrors:
     def request_id(self, response: httpx.Response) -> str | None:
         """The server's id for the request (scrubbed), if it sent one."""
         value: str | None = response.headers.get(self.wire.request_id_header)
-        return self.scrub.optional(value)
+        return None if value is None else self.scrub.text(value)
 
     def _server_error(self, body: bytes) -> tuple[str | None, str | None, object]:
         """(error type, message, parsed body) of `{"error": {...}}`, `{"error": "..."}` or text."""
@@ -111,18 +111,16 @@ class ResponseErrors:
             return None, _preview(body) or None, body.decode("utf-8", errors="replace")
         parsed = self.scrub.value(parsed)
         error = parsed.get(self.wire.error_key) if isinstance(parsed, dict) else None
-        if isinstance(error, dict):
-            kind, message = error.get("type"), error.get("message")
-            return (
-                kind if isinstance(kind, str) else None,
-                message if isinstance(message, str) else None,
-                parsed,
-            )
         if isinstance(error, str):
             return None, error, parsed
-        if isinstance(parsed, dict) and isinstance(parsed.get("message"), str):
-            return None, parsed["message"], parsed
-        return None, None, parsed
+        if not isinstance(error, dict):  # a top-level `message`, if any
+            error = {"message": parsed.get("message")} if isinstance(parsed, dict) else {}
+        kind, message = error.get("type"), error.get("message")
+        return (
+            kind if isinstance(kind, str) else None,
+            message if isinstance(message, str) else None,
+            parsed,
+        )
 
     def status_error(self, response: httpx.Response, body: bytes) -> APIStatusError:
         """The typed error for a non-2xx response whose (possibly cut) body is `body`."""
@@ -131,21 +129,17 @@ class ResponseErrors:
         text = self.scrub.text(message or response.reason_phrase or "error")
         if status == 401 and not self.token_sent:
             text += f" (no token was sent: set {DEFAULTS.token_env}, or pass token=...)"
-        rid = self.request_id(response)
-        kind = self.scrub.optional(error_type)
-        if status == 429:
-            return RateLimitError(
-                text,
-                status_code=status,
-                request_id=rid,
-                error_type=kind,
-                body=parsed,
-                retry_after=parse_retry_after(response),
-            )
-        cls = _STATUS_ERRORS.get(status)
-        if cls is None:
-            cls = InternalServerError if status >= 500 else APIStatusError
-        return cls(text, status_code=status, request_id=rid, error_type=kind, body=parsed)
+        cls = _STATUS_ERRORS.get(status, InternalServerError if status >= 500 else APIStatusError)
+        error = cls(
+            text,
+            status_code=status,
+            request_id=self.request_id(response),
+            error_type=self.scrub.optional(error_type),
+            body=parsed,
+        )
+        if isinstance(error, RateLimitError):
+            error.retry_after = parse_retry_after(response)
+        return error
 
     def unexpected(
         self, response: httpx.Response, body: bytes, expected: str

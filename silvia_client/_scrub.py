@@ -5,16 +5,12 @@ record or the command line goes through a client's `Scrubber` first: status
 bodies, previews of 2xx bodies, `error` event messages, request ids, header
 values, and the text of transport errors (which may quote what the server
 sent). It blanks the client's bearer token, and in text meant for a message it
-escapes control characters, so a server cannot forge log lines or move a
-terminal's cursor.
+escapes control characters (`escaped`, which `_clean.py`'s cleaners share), so
+a server cannot forge log lines or move a terminal's cursor.
 
 Tokens shorter than `MIN_SECRET_LENGTH` (8) characters are not blanked: they
 cannot be real secrets (`"t"` in tests), and blanking them would blank
 ordinary text.
-
-The one cleaner per output medium (a terminal, XML, a JSON report, a stream's
-encoding), which every writer of server text uses, is `_clean.py`, public as
-`silvia_client.display.terminal_text` and its siblings.
 
 Two things the SDK does not write itself log what the server sends: httpx (the
 reason phrase, at INFO) and httpcore (response headers, at DEBUG). A filter on
@@ -26,17 +22,24 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
+import re
 import weakref
-from collections.abc import Iterable
 from typing import Any
 
-from ._clean import escape_controls
-
-__all__ = ["MIN_SECRET_LENGTH", "Scrubber", "protect_library_logs"]
+__all__ = ["MIN_SECRET_LENGTH", "Scrubber", "escaped", "protect_library_logs"]
 
 MIN_SECRET_LENGTH = 8
 BLANK = "<token>"
+
+# C0 and C1 controls and DEL (a newline forges a log line, an escape sequence
+# drives a terminal), the Unicode line and paragraph separators, and the bidi
+# controls that reorder what follows them on screen.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def escaped(match: re.Match[str]) -> str:
+    """The matched characters as their visible escapes (`\\n`, `\\x1b`, `\\u202e`)."""
+    return match.group().encode("unicode_escape").decode("ascii")
 
 
 class Scrubber:
@@ -69,8 +72,8 @@ class Scrubber:
         return text
 
     def text(self, text: str) -> str:
-        """`text`, fit for a message: the token blanked, control characters escaped."""
-        return escape_controls(self.blank(text))
+        """`text`, fit for a message: the token blanked, every control character escaped."""
+        return _CONTROLS.sub(escaped, self.blank(text))
 
     def optional(self, text: str | None) -> str | None:
         """`text(...)` of a value that may be missing (a request id, say)."""
@@ -120,8 +123,6 @@ class Scrubber:
         return "Scrubber()"
 
 
-# ------------------------------------------------------------- httpx's and httpcore's own records
-
 _LIVE: weakref.WeakSet[Scrubber] = weakref.WeakSet()
 _LIBRARY_LOGGERS = (
     "httpx",
@@ -134,37 +135,24 @@ _LIBRARY_LOGGERS = (
 )
 
 
-class _RecordScrubber(logging.Filter):
-    """Blanks every live client's token in a record an HTTP library makes."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        scrubbers: Iterable[Scrubber] = tuple(_LIVE)
-        if not scrubbers:
-            return True
-        try:
-            message = record.getMessage()
-        except Exception:  # a record that cannot be formatted is the handler's to report
-            return True
-        clean = message
-        for scrubber in scrubbers:
-            clean = scrubber.blank(clean)
-        if clean != message:
-            record.msg, record.args = clean, ()
+def _blank_tokens(record: logging.LogRecord) -> bool:
+    """A log filter: every live client's token blanked in a record an HTTP library makes."""
+    scrubbers = tuple(_LIVE)
+    if not scrubbers:
         return True
-
-
-_installed = False
-_install_lock = threading.Lock()
+    try:
+        message = record.getMessage()
+    except Exception:  # a record that cannot be formatted is the handler's to report
+        return True
+    clean = message
+    for scrubber in scrubbers:
+        clean = scrubber.blank(clean)
+    if clean != message:
+        record.msg, record.args = clean, ()
+    return True
 
 
 def protect_library_logs() -> None:
-    """Put the token filter on the HTTP libraries' loggers (once per process)."""
-    global _installed
-    if _installed:
-        return
-    with _install_lock:
-        if not _installed:
-            record_scrubber = _RecordScrubber()
-            for name in _LIBRARY_LOGGERS:
-                logging.getLogger(name).addFilter(record_scrubber)
-            _installed = True
+    """Put the token filter on the HTTP libraries' loggers (a logger adds it once)."""
+    for name in _LIBRARY_LOGGERS:
+        logging.getLogger(name).addFilter(_blank_tokens)

@@ -3,9 +3,7 @@
 It reads a `text/event-stream` body by the WHATWG HTML standard's "event
 stream interpretation"
 (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation),
-in the shape of httpx-sse's own decoders (a line decoder and an event decoder,
-here one class), and differs from httpx-sse's `EventSource` where a client
-reading a long chat stream would notice:
+and differs from httpx-sse's `EventSource` where a long chat stream would notice:
 
 * the body is always UTF-8, invalid bytes replaced, whatever charset the
   Content-Type names, and one leading byte-order mark is dropped;
@@ -20,9 +18,8 @@ reading a long chat stream would notice:
   `EventTooLarge`, as soon as that much has arrived, so what it holds stays
   within the limit plus one chunk.
 
-Where things are: `SSEDecoder.feed` takes a chunk and gives the events it
-ends; `_line` reads one line into the event being built. The chat stream
-(`chat/_stream.py`) feeds it the body's chunks (`_body.py`).
+`SSEDecoder.feed` takes a chunk and gives the events it ends; `_line` reads
+one line into the event being built. `chat/_stream.py` feeds it the body.
 """
 
 from __future__ import annotations

@@ -12,11 +12,10 @@ frozen value, so a deployment that differs needs a one-line change::
 The reference server in `silvia_client.testing` speaks the same `WireFormat`,
 so the two cannot drift apart.
 
-What a client does when it is not told otherwise (its timeouts, deadlines,
-limits and retries, the bodies it reads, the environment variables it looks
-in) is the second frozen value here, `DEFAULTS`: each named once, with why
-that value. Every other module reads it from here, the constructors' defaults
-too; none keeps a number of its own.
+What a client does when it is not told otherwise (timeouts, deadlines, limits,
+retries, the bodies it reads, the environment it looks in) is the second
+frozen value, `DEFAULTS`, each named once with why; every other module, the
+constructors' defaults too, reads it from here.
 """
 
 from __future__ import annotations

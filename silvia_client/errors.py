@@ -28,14 +28,10 @@
         │                           max_response_bytes
         └── IncompleteTurnError     the stream ended (or was closed) without `done`
 
-A `StreamError` keeps everything that arrived before the failure: `.turn` is
-the partial `Turn`, with `complete` False; `.request_id` and `.session_id` say
-which request and session, as far as the server said.
-
-No message built here ever holds the bearer token or an account's provider:
-messages are made from status codes, request ids and the server's own error
-text only, and the client blanks its token in everything the server sent (and
-escapes control characters) before it reaches a message.
+A `StreamError` keeps what arrived before the failure: `.turn`, the partial
+`Turn` (`complete` False). No message holds the bearer token or an account's
+provider: messages are made from status codes, request ids and the server's
+own error text, scrubbed first (`_scrub.py`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The core's cleaner, one per medium (`silvia_client._scrub`): property tests over any text.
+"""The core's cleaner, one per medium (`silvia_client._clean`): property tests over any text.
 
 For any string (lone surrogates, controls, bidi controls and XML's non-characters
 drawn often): what `terminal_text` gives holds no raw control but `\\n` and `\\t`,
@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 from hypothesis import given
 from hypothesis import strategies as st
 
-from silvia_client._bidi import BIDI_CONTROLS
+from silvia_client._clean import BIDI_CONTROLS
 from silvia_client.display import carried, json_clean, terminal_text, xml_text
 
 HOSTILE = (

@@ -35,13 +35,12 @@ Where things are:
 - `_style.py`     the one stylesheet (host colours, light and dark) and the kinds' names
 - `_live.py`      `live(stream)` / `alive(stream)`: a turn streamed into a notebook cell
 - `_markdown.py`  the Markdown views (`turn_markdown`, ...), their escaping and links
-- `../_bidi.py`   `strip_bidi_controls`, which labels (`resolve_citation`) apply too
-- `../_clean.py`  `terminal_text`, `xml_text`, `json_clean`, `carried`: server text
+- `../_clean.py`  `strip_bidi_controls`, which labels (`resolve_citation`) apply too;
+                  `terminal_text`, `xml_text`, `json_clean`, `carried`: server text
                   fit for a terminal, XML, a JSON report, a stream's encoding
 """
 
-from .._bidi import strip_bidi_controls
-from .._clean import carried, json_clean, terminal_text, xml_text
+from .._clean import carried, json_clean, strip_bidi_controls, terminal_text, xml_text
 from ._html import citation_html, message_html, page, session_html, turn_html
 from ._live import alive, live
 from ._markdown import citation_markdown, message_markdown, session_markdown, turn_markdown

@@ -249,9 +249,9 @@ def test_closing_in_the_reading_thread_still_closes_at_once(
 # ------------------------------------------------------------ a call's deadline, without I/O
 
 
-def no_alarm(at: float, callback: Callable[[], None]) -> threading.Timer:
+def no_alarm(at: float, callback: Callable[[], None]) -> Callable[[], None]:
     """A `Timer` whose alarms never go off (a thread's timer, never started)."""
-    return threading.Timer(0, callback)
+    return threading.Timer(0, callback).cancel
 
 
 def test_a_calls_guard_is_none_until_it_starts() -> None:

@@ -43,8 +43,7 @@ DISPLAY = Path(silvia_client.display.__file__).parent
 # The ground floor display may import from: no model, at run time or for mypy.
 GROUND_FLOOR = frozenset(
     {
-        "silvia_client._bidi",
-        "silvia_client._clean",  # the cleaners, re-exported: they import only `_bidi`
+        "silvia_client._clean",  # the bidi rule, the cleaners: they import only `_scrub`
         "silvia_client.citations._final",
         "silvia_client.citations._links",
         "silvia_client.citations._targets",
