@@ -1,8 +1,8 @@
 """`SilviaClient` and `AsyncSilviaClient`: configuration, requests, and sending them.
 
 Where things are: `ClientBase`, first, is what the twins share that does no
-I/O: it checks what a client is given (the base URL and the token here, every
-setting by `_options.RULES`), makes `with_options` copies, resolves a call's
+I/O: it checks what a client is given (the base URL, the token and every
+setting, by `_options.py`), makes `with_options` copies, resolves a call's
 `RequestOptions` into a `Call` (`_options.py`) and builds requests. The twins
 below it send, each in its own way (send, classify, decide, sleep or raise),
 mirroring each other line for line. The defaults are `DEFAULTS` (`_wire.py`);
@@ -17,10 +17,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import ipaddress
 import logging
-import os
-import re
 import time
 from collections.abc import Mapping
 from types import TracebackType
@@ -31,13 +28,21 @@ import httpx
 
 from ._body import aread_at_most, aread_body, encoding_error, read_at_most, read_body
 from ._deadline import Guard, Halt, Lifecycle, Timer, loop_timer, thread_timer
-from ._options import Call, Kind, RequestOptions, check, checked
+from ._options import (
+    Call,
+    Kind,
+    RequestOptions,
+    base_url_from,
+    check,
+    checked,
+    is_local,
+    token_from,
+)
 from ._responses import ResponseErrors
 from ._retries import Failure, RetryPolicy, after_failure
 from ._scrub import Scrubber, protect_library_logs
 from ._version import __version__
 from ._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
-from .citations import is_http_url
 from .errors import (
     APIStatusError,
     ClientClosedError,
@@ -57,86 +62,6 @@ if TYPE_CHECKING:
 __all__ = ["AsyncSilviaClient", "ClientBase", "SilviaClient"]
 
 logger = logging.getLogger("silvia_client")
-
-
-class _Token:
-    """The bearer token, kept out of every repr and str."""
-
-    __slots__ = ("header", "value")
-
-    def __init__(self, value: str) -> None:
-        self.value = value
-        self.header = f"Bearer {value}"  # the `Authorization` header's value
-
-    def __repr__(self) -> str:
-        return "<token>"
-
-    __str__ = __repr__
-
-
-# What an HTTP header can carry as a bearer token: printable ASCII, no spaces. A
-# token read from a file often ends in a newline, which httpx would refuse later
-# with the whole header (the token) in its message.
-_TOKEN_CHARS = re.compile(r"[\x21-\x7e]+")
-
-
-def _token_from(token: object) -> _Token | None:
-    """The token from `token`, else `SILVIA_TOKEN` (empty or unset: no token)."""
-    env = DEFAULTS.token_env
-    if token is None:
-        value = os.environ.get(env, "")
-        if not value:
-            return None
-        where = f"the {env} environment variable"
-    elif not isinstance(token, str):
-        raise ConfigurationError(f"token must be a str, not {type(token).__name__}")
-    elif not token:
-        raise ConfigurationError(f"token is empty: pass the token, or leave token out to use {env}")
-    else:
-        value, where = token, "token"
-    if not _TOKEN_CHARS.fullmatch(value):
-        # Never the value, nor where in it the bad character is.
-        raise ConfigurationError(
-            f"{where} holds whitespace, a control character or a non-ASCII character "
-            "(a trailing newline from a file?): a bearer token is printable ASCII"
-        )
-    return _Token(value)
-
-
-def _base_url_from(base_url: object) -> str:
-    """The API's base URL, checked: absolute http(s), no credentials, no query or fragment."""
-    where, env = "base_url", DEFAULTS.base_url_env
-    if base_url is None:
-        base_url, where = os.environ.get(env), env
-    if not base_url:
-        raise ConfigurationError(
-            f"no base URL: pass base_url=... or set the {env} environment variable"
-        )
-    if not isinstance(base_url, str):
-        raise ConfigurationError(f"base_url must be a str, not {type(base_url).__name__}")
-    if not is_http_url(base_url):
-        raise ConfigurationError(f"{where} must be an absolute http(s) URL")
-    parts = urlsplit(base_url)
-    if "@" in parts.netloc:
-        # httpx would send `user:password` as Basic auth in place of the token.
-        raise ConfigurationError(
-            f"{where} must not hold credentials (user:password@): "
-            f"pass the token as token=... or in {DEFAULTS.token_env}"
-        )
-    if "?" in base_url or "#" in base_url:
-        raise ConfigurationError(f"{where} must not have a query (?) or a fragment (#)")
-    return base_url.rstrip("/")
-
-
-def _is_local(host: str) -> bool:
-    """Whether plain http to `host` stays on this machine, or on a name that is never public."""
-    host = host.rstrip(".")
-    if host == "localhost" or host.endswith((".localhost", ".test")):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class ClientBase:
@@ -169,8 +94,8 @@ class ClientBase:
         tracer_provider: object = None,
         propagate_context: bool = False,
     ) -> None:
-        self.base_url = _base_url_from(base_url)
-        self._token = _token_from(token)
+        self.base_url = base_url_from(base_url)
+        self._token = token_from(token)
         self._life = Lifecycle()  # shared with `with_options` copies: one pool, one state
         self._copy = False
         self._scrub = Scrubber(self._token.value if self._token is not None else None)
@@ -204,7 +129,7 @@ class ClientBase:
         self._headers = httpx.Headers({"user-agent": f"silvia-client/{__version__}"})
         self._headers.update(check("default_headers", default_headers))
         host = urlsplit(self.base_url).hostname or ""
-        if self._token is not None and self.base_url.startswith("http:") and not _is_local(host):
+        if self._token is not None and self.base_url.startswith("http:") and not is_local(host):
             logger.warning(
                 "%s: the token goes over plain http to %s; use https unless a trusted "
                 "proxy sits in between",

@@ -6,6 +6,9 @@
   each call's options and `RetryPolicy` all go through it, so a bad value is a
   `ConfigurationError` when it is given, never a bare `ValueError` from deep
   inside httpx later.
+- `base_url_from`, `token_from`: a client's two arguments that no table row
+  fits (each may come from the environment), and `is_local`, whether plain
+  http stays on this machine.
 - `RequestOptions`: the per-call keywords of `chat.stream`, `chat.send`,
   `sessions.get` and `sessions.get_raw`, as given; its docstring is their table.
 - `Call`: what one operation (a chat turn, a GET) runs with, the call's options
@@ -19,22 +22,39 @@ The defaults are `DEFAULTS`, in `_wire.py`; the retry decisions, `_retries.py`.
 
 from __future__ import annotations
 
+import ipaddress
 import math
+import os
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 import httpx
 
 from ._deadline import Guard, Timer
 from ._wire import DEFAULTS
+from .citations import is_http_url
 from .errors import APITimeoutError, ConfigurationError
 
 if TYPE_CHECKING:
     from ._tracing import Operation
 
-__all__ = ["RULES", "Call", "Kind", "RequestOptions", "Rule", "check", "checked", "rules_table"]
+__all__ = [
+    "RULES",
+    "Call",
+    "Kind",
+    "RequestOptions",
+    "Rule",
+    "base_url_from",
+    "check",
+    "checked",
+    "is_local",
+    "rules_table",
+    "token_from",
+]
 
 Kind = Literal["chat", "get"]
 
@@ -224,6 +244,89 @@ def check(name: str, value: object) -> Any:
 def checked(values: Mapping[str, object]) -> dict[str, Any]:
     """Each value given, checked; the None ones ("the client's setting") left out."""
     return {name: check(name, value) for name, value in values.items() if value is not None}
+
+
+# ------------------------------------------------- a client's own: the base URL and the token
+
+
+class _Token:
+    """The bearer token, kept out of every repr and str."""
+
+    __slots__ = ("header", "value")
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+        self.header = f"Bearer {value}"  # the `Authorization` header's value
+
+    def __repr__(self) -> str:
+        return "<token>"
+
+    __str__ = __repr__
+
+
+# What an HTTP header can carry as a bearer token: printable ASCII, no spaces. A
+# token read from a file often ends in a newline, which httpx would refuse later
+# with the whole header (the token) in its message.
+_TOKEN_CHARS = re.compile(r"[\x21-\x7e]+")
+
+
+def token_from(token: object) -> _Token | None:
+    """The token from `token`, else `SILVIA_TOKEN` (empty or unset: no token)."""
+    env = DEFAULTS.token_env
+    if token is None:
+        value = os.environ.get(env, "")
+        if not value:
+            return None
+        where = f"the {env} environment variable"
+    elif not isinstance(token, str):
+        raise ConfigurationError(f"token must be a str, not {type(token).__name__}")
+    elif not token:
+        raise ConfigurationError(f"token is empty: pass the token, or leave token out to use {env}")
+    else:
+        value, where = token, "token"
+    if not _TOKEN_CHARS.fullmatch(value):
+        # Never the value, nor where in it the bad character is.
+        raise ConfigurationError(
+            f"{where} holds whitespace, a control character or a non-ASCII character "
+            "(a trailing newline from a file?): a bearer token is printable ASCII"
+        )
+    return _Token(value)
+
+
+def base_url_from(base_url: object) -> str:
+    """The API's base URL, checked: absolute http(s), no credentials, no query or fragment."""
+    where, env = "base_url", DEFAULTS.base_url_env
+    if base_url is None:
+        base_url, where = os.environ.get(env), env
+    if not base_url:
+        raise ConfigurationError(
+            f"no base URL: pass base_url=... or set the {env} environment variable"
+        )
+    if not isinstance(base_url, str):
+        raise ConfigurationError(f"base_url must be a str, not {type(base_url).__name__}")
+    if not is_http_url(base_url):
+        raise ConfigurationError(f"{where} must be an absolute http(s) URL")
+    parts = urlsplit(base_url)
+    if "@" in parts.netloc:
+        # httpx would send `user:password` as Basic auth in place of the token.
+        raise ConfigurationError(
+            f"{where} must not hold credentials (user:password@): "
+            f"pass the token as token=... or in {DEFAULTS.token_env}"
+        )
+    if "?" in base_url or "#" in base_url:
+        raise ConfigurationError(f"{where} must not have a query (?) or a fragment (#)")
+    return base_url.rstrip("/")
+
+
+def is_local(host: str) -> bool:
+    """Whether plain http to `host` stays on this machine, or on a name that is never public."""
+    host = host.rstrip(".")
+    if host == "localhost" or host.endswith((".localhost", ".test")):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 # ------------------------------------------------------------------------ one call's options
