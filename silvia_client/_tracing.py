@@ -4,9 +4,8 @@ Where things are: `tracing_for` reads a client's `tracer_provider=` and
 `propagate_context=` into a `Tracing`; `Tracing.start` opens an `Operation`
 (a chat turn, a session GET), which the call keeps as `Call.trace`
 (`_options.py`). The twins' `_send` (`_client.py`) tell it of each HTTP
-attempt, the streams (`chat/_stream.py`) of each event and of the turn's end,
-`_StreamState._error` (`chat/_stream_state.py`) of the error a stream ends
-with. The page for users is `docs/tracing.md`.
+attempt, the streams (`chat/_stream.py`) of the turn's end (the builder
+counted its events) and of the error a stream ends with. The page for users is `docs/tracing.md`.
 
 Tracing is off unless a client is given a tracer provider. Then `Tracing` and
 `Operation` are the no-op bases below, whose methods do nothing, so the call
@@ -56,9 +55,6 @@ class Operation:
 
     def failed(self, failure: httpx.Response | httpx.TransportError) -> None:
         """The attempt ended with an error status, or a transport error."""
-
-    def event(self) -> None:
-        """A chat stream read one event."""
 
     def error(self, cls: type[BaseException]) -> None:
         """The stream is about to raise `cls`: the turn's span ends with it."""
@@ -159,7 +155,6 @@ class _TracedOperation(Operation):
         "_attempt",
         "_ended",
         "_error_type",
-        "_events",
         "_perf",
         "_span",
         "_tracing",
@@ -180,7 +175,6 @@ class _TracedOperation(Operation):
         self._set(self._span, "silvia.session_id", tracing.scrub(session_id))
         self._attempt: Span | None = None
         self._error_type: str | None = None
-        self._events = 0
         self._ended = False
 
     @staticmethod
@@ -248,9 +242,6 @@ class _TracedOperation(Operation):
                 self._fail(span, error_type)
             span.end()
 
-    def event(self) -> None:
-        self._events += 1
-
     def error(self, cls: type[BaseException]) -> None:
         if self._error_type is None:
             self._error_type = cls.__name__
@@ -261,7 +252,7 @@ class _TracedOperation(Operation):
         turn = builder.build()
         span = self._span
         span.set_attribute("silvia.turn.complete", turn.complete)
-        span.set_attribute("silvia.turn.events", self._events)
+        span.set_attribute("silvia.turn.events", builder.events)
         span.set_attribute("silvia.turn.citations", len(turn.citations))
         span.set_attribute("silvia.turn.inline_citations", len(turn.inline_citations))
         self._set(span, "silvia.session_id", self._tracing.scrub(turn.session_id))

@@ -5,25 +5,27 @@ loop (`_read`) takes the body's chunks (`_body.py`: bounded, guarded), feeds
 them to the SSE decoder (`_sse.py`), reads each SSE event into a typed event
 (`events.py`, one table) and applies it to the turn (`TurnBuilder.apply`).
 It yields each typed event beside the SSE event it came from: iterating the
-stream gives the first, `iter_with_raw()` both, for tools that judge the wire
-(QA); `until_done()` reads to the end. A stream that fails hands back the
-partial turn on the error (`error.turn`).
+stream gives the first, `iter_with_raw()` both (as `RawEvent`s), for tools
+that judge the wire (QA); `until_done()` reads to the end. A stream that
+fails hands back the partial turn on the error (`error.turn`).
 
 Leaving the `with` block, `close()`, breaking out of the loop, or cancelling
 the task closes the response. `ChatStream.close()` from another thread stops
 the call's guard (`_deadline.py`), which shuts the socket down: a read blocked
 in the reading thread ends, and that thread gets the `StreamError`.
 
-What the twins share (the turn being built, the errors a stream ends with) is
-`_StreamState`, in `_stream_state.py`.
+What the twins share is `_StreamState`: the turn being built, the ids, the
+repr, and every `StreamError` a stream can end with, each carrying the partial
+turn and the ids, the server's text scrubbed.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterator
+from dataclasses import dataclass, field
 from time import perf_counter
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
 from httpx_sse import ServerSentEvent
@@ -32,10 +34,16 @@ from .._body import abody_chunks, adrain, aguarded, body_chunks, drain, guarded
 from .._deadline import Halt
 from .._responses import ResponseErrors
 from .._sse import EventTooLarge, SSEDecoder
-from ..errors import StreamError
-from ._stream_state import RawEvent, _StreamState
-from ._turn import Turn
-from .events import ChatEvent, TextEvent
+from ..errors import (
+    IncompleteTurnError,
+    ServerStreamError,
+    StreamDisconnectedError,
+    StreamError,
+    StreamTimeoutError,
+    StreamTooLargeError,
+)
+from ._turn import Turn, TurnBuilder
+from .events import ChatEvent, ErrorEvent, TextEvent, event_decoder
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -45,53 +53,170 @@ if TYPE_CHECKING:
 __all__ = ["AsyncChatStream", "ChatStream", "RawEvent"]
 
 Pair = tuple[ServerSentEvent, ChatEvent]
+Opener = TypeVar("Opener")  # how a twin opens its response: sync, or awaited
+_CLOSED = "the stream was closed before `done`"
 
 
-class ChatStream(_StreamState):
-    """A chat turn being streamed. Iterate it for events, or call `until_done()`.
+@dataclass(frozen=True, slots=True)
+class RawEvent:
+    """One SSE event as the server sent it: its name (`event:`) and its data, unread.
 
-    `close()` may be called from any thread: a read blocked in another thread
-    then ends within a second or two, with a `StreamError` holding the partial
-    turn.
+    The data may hold citation targets, and their providers: it is kept out of
+    the repr.
     """
+
+    name: str
+    data: str = field(repr=False)
+
+
+class _StreamState(Generic[Opener]):
+    """What the twins share: the turn under construction and how a stream ended."""
 
     def __init__(
         self,
-        open_response: Callable[[], httpx.Response],
+        open_response: Opener,
         *,
         errors: ResponseErrors,
         call: Call,
         session_id: str | None = None,
     ) -> None:
-        super().__init__(errors, call, session_id)
         self._open = open_response
-        self._pairs: Generator[Pair, None, None] | None = None
+        self._errors = errors
+        self._call = call
+        self._decode = event_decoder(errors.wire)
+        self._builder = TurnBuilder(session_id)
+        self.request_id: str | None = None  # the server's id for this request, for support
+        self._failure: StreamError | None = None
+        self._turn: Turn | None = None
+        self._response: httpx.Response | None = None
+        self._began = False  # whether the first event has been asked for
+        self._closed = False
 
-    def _started(self) -> Generator[Pair, None, None]:
-        if self._pairs is None:
-            self._builder.started_at = perf_counter()  # `Turn.timings` count from here
-            self._response = self._open()
-            self._builder.first_byte_at = perf_counter()
-            self._builder.request_id = self.request_id
-            self._pairs = self._read(self._response)
-        return self._pairs
+    @property
+    def session_id(self) -> str | None:
+        """The session's id, once the server has said it (or the one you passed)."""
+        return self._builder.session_id
+
+    def _state(self) -> str:
+        if self._failure is not None:
+            return "failed"
+        if self._builder.done:
+            return "done"
+        if self._closed:
+            return "closed"
+        return "not started" if self._response is None else "open"
+
+    def __repr__(self) -> str:
+        session_id = self._errors.scrub.optional(self.session_id)
+        return (
+            f"{type(self).__name__}(request_id={self.request_id!r}, "
+            f"session_id={session_id!r}, state={self._state()!r})"
+        )
+
+    def _scrubbed(self, event: ErrorEvent) -> ErrorEvent:
+        """The `error` event, its server text scrubbed in place before anyone sees it.
+
+        The event is the one the turn keeps (`turn.error`), so both show the same.
+        """
+        scrub = self._errors.scrub
+        event.message = scrub.text(event.message)
+        event.error_type = scrub.optional(event.error_type)
+        event.body = scrub.value(event.body)
+        return event
+
+    def _error(self, cls: type[StreamError], message: str, **details: Any) -> StreamError:
+        """A `cls` carrying the partial turn and the ids, as far as the server said them."""
+        self._call.trace.error(cls)  # raised next: the turn's span ends with it
+        turn = self._builder.build()
+        session_id = self._errors.scrub.optional(turn.session_id)
+        return cls(message, turn=turn, request_id=self.request_id, session_id=session_id, **details)
+
+    def _server_error(self, event: ErrorEvent) -> StreamError:
+        message = f"the server reported an error: {event.message}"
+        return self._error(ServerStreamError, message, error_type=event.error_type, body=event.body)
+
+    def _too_large(self, what: str, limit: int) -> StreamError:
+        return self._error(StreamTooLargeError, f"{what} ({limit:,} bytes)", limit=limit)
+
+    def _too_many(self, max_objects: int) -> StreamError:
+        message = (
+            f"the stream holds more than {max_objects:,} events and JSON objects, the most "
+            "a stream of max_response_bytes may (max_response_bytes // 64)"
+        )
+        return self._error(StreamTooLargeError, message, limit=self._call.max_response_bytes)
+
+    def _halted(self, halt: Halt) -> StreamError:
+        """The error for a read its guard, or a size limit, stopped."""
+        if halt.limit is not None:
+            return self._too_large("the stream is longer than max_response_bytes", halt.limit)
+        if halt.reason == "deadline":
+            return self._error(
+                StreamTimeoutError, f"the turn's deadline of {self._call.seconds:g} s passed"
+            )
+        return self._error(IncompleteTurnError, _CLOSED)
+
+    def _stopped(self) -> Halt | None:
+        """Why the guard stopped the read, if it did (or the deadline passed)."""
+        guard = self._call.guard
+        if guard is not None and guard.reason is not None:
+            return guard.halt()
+        if self._call.left() <= 0:
+            return Halt("deadline")
+        return None
+
+    def _failed(self, error: BaseException) -> StreamError:
+        if (halt := self._stopped()) is not None:  # the guard ended the read
+            return self._halted(halt)
+        self._errors.scrub.exception(error)
+        if isinstance(error, httpx.TimeoutException):
+            idle = self._call.idle_timeout
+            return self._error(StreamTimeoutError, f"no data within the idle timeout ({idle:g} s)")
+        return self._error(
+            StreamDisconnectedError, f"the connection dropped mid-stream: {type(error).__name__}"
+        )
+
+    def _ended_early(self) -> StreamError:
+        if (halt := self._stopped()) is not None:  # the guard's shutdown looked like an end
+            return self._halted(halt)
+        return self._error(IncompleteTurnError, "the stream ended without `done`")
+
+
+class ChatStream(_StreamState[Callable[[], httpx.Response]]):
+    """A chat turn being streamed. Iterate it for events, or call `until_done()`.
+
+    `close()` may be called from any thread: a read blocked in another thread
+    then ends within a second or two, with a `StreamError` holding the partial
+    turn. `request_id` is the server's id for the request, for support tickets.
+    """
+
+    _pairs: Generator[Pair, None, None] | None = None
+
+    def __enter__(self) -> Self:
+        if self._pairs is None:  # the request goes out once, on entering or first reading
+            builder = self._builder
+            builder.started_at = perf_counter()  # `Turn.timings` count from here
+            self._response = response = self._open()
+            builder.first_byte_at = perf_counter()
+            self.request_id = builder.request_id = self._errors.request_id(response)
+            self._pairs = self._read(response)
+        return self
 
     def _read(self, response: httpx.Response) -> Generator[Pair, None, None]:
-        """The one loop: chunks, SSE events, typed events, each applied to the turn."""
+        """The one loop: each SSE event of the body read into a typed event, applied to the turn."""
         self._began = True
         call, builder = self._call, self._builder
-        assert call.guard is not None, "the call was started"
+        guard = call.guard
+        assert guard is not None, "the call was started"
         decoder = SSEDecoder(call.max_event_bytes)
         kept, most = 0, call.max_objects  # events and JSON objects read, and the cap
         chunks: Generator[bytes, None, None] | None = None
         try:
-            chunks = guarded(body_chunks(response), call.guard, call.max_response_bytes)
+            chunks = guarded(body_chunks(response), guard, call.max_response_bytes)
             for chunk in chunks:
                 for sse in decoder.feed(chunk):
                     kept += 1 + sse.data.count("{")  # an event, and the objects in it
                     if kept > most:
                         raise self._too_many(most)
-                    call.trace.event()
                     event = self._decode(sse.event, sse.data, builder.text_length)
                     builder.apply(event)
                     if builder.error is not None:  # an `error` event: the turn failed
@@ -111,24 +236,19 @@ class ChatStream(_StreamState):
                 "an event or line is longer than max_event_bytes", error.limit
             ) from None
         finally:
-            self._finish(response, chunks if builder.done else None)
+            call.trace.end_turn(builder)  # first: a drain that fails cannot keep it open
+            if chunks is not None and builder.done:
+                drain(response, chunks, guard)  # the rest of the body (see `_body.drain`)
+            # Unwatched first: a late alarm must not touch a connection back in the pool.
+            guard.release()
+            response.close()
             if chunks is not None:
                 chunks.close()
 
-    def _finish(self, response: httpx.Response, rest: Iterator[bytes] | None = None) -> None:
-        """Close the response; after `done`, drain the `rest` first (see `_body.drain`)."""
-        self._call.trace.end_turn(self._builder)  # first: a drain that fails cannot keep it open
-        guard = self._call.guard
-        assert guard is not None, "the call was started"
-        if rest is not None:
-            drain(response, rest, guard)
-        # Unwatched first: a late alarm must not touch a connection back in the pool.
-        guard.release()
-        response.close()
-
     def _each(self) -> Generator[Pair, None, None]:
         """The loop's pairs, for a reader: records how the stream ended, closes it on a break."""
-        pairs = self._started()
+        pairs = self.__enter__()._pairs  # entered here if not by a `with`
+        assert pairs is not None
         finished = False
         try:
             for pair in pairs:  # noqa: UP028 (as its async twin must: tests/test_twins.py)
@@ -138,11 +258,11 @@ class ChatStream(_StreamState):
             self._failure = error
             finished = True
             raise
-        except ValueError:  # "generator already executing": see `_raced_close`
-            if not self._closed:
+        except ValueError:  # "generator already executing": `close()` in another thread
+            if not self._closed:  # was closing the loop as this thread resumed it
                 raise
             finished = True
-            raise self._raced_close() from None
+            raise self._error(IncompleteTurnError, _CLOSED) from None
         finally:
             if not finished:  # the caller broke out of the loop
                 self.close()
@@ -180,26 +300,32 @@ class ChatStream(_StreamState):
         """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""
         for _ in self._each():
             pass
-        return self._result()
+        if self._failure is not None:
+            raise self._failure
+        if not self._builder.done:
+            raise self._error(IncompleteTurnError, _CLOSED)
+        if self._turn is None:
+            self._turn = self._builder.build()
+        return self._turn
 
     def close(self) -> None:
         """Close the response. From another thread, a blocked read ends with a `StreamError`."""
         self._closed = True
-        if self._call.guard is not None:
-            self._call.guard.stop("closed")  # wakes a read blocked in another thread
-        if self._pairs is not None:
-            try:
-                self._pairs.close()
-            except ValueError:  # another thread is reading: the stop above ends it
-                return
+        guard = self._call.guard
+        if guard is not None:
+            guard.stop("closed")  # wakes a read blocked in another thread
+        if self._pairs is None:  # never entered
+            return
+        try:
+            self._pairs.close()
+        except ValueError:  # another thread is reading: the stop above ends it
+            return
         # Closing a generator that never started does not run its `finally`, so a
         # stream entered but not read would keep its response open: close it here.
-        if self._response is not None and not self._began:
-            self._finish(self._response)
-
-    def __enter__(self) -> Self:
-        self._started()
-        return self
+        if not self._began and self._response is not None and guard is not None:
+            self._call.trace.end_turn(self._builder)
+            guard.release()
+            self._response.close()
 
     def __exit__(
         self,
@@ -210,46 +336,37 @@ class ChatStream(_StreamState):
         self.close()
 
 
-class AsyncChatStream(_StreamState):
+class AsyncChatStream(_StreamState[Callable[[], Awaitable[httpx.Response]]]):
     """The async twin of `ChatStream`: `async with`, `async for`, `await until_done()`."""
 
-    def __init__(
-        self,
-        open_response: Callable[[], Awaitable[httpx.Response]],
-        *,
-        errors: ResponseErrors,
-        call: Call,
-        session_id: str | None = None,
-    ) -> None:
-        super().__init__(errors, call, session_id)
-        self._open = open_response
-        self._pairs: AsyncGenerator[Pair, None] | None = None
+    _pairs: AsyncGenerator[Pair, None] | None = None
 
-    async def _started(self) -> AsyncGenerator[Pair, None]:
-        if self._pairs is None:
-            self._builder.started_at = perf_counter()  # `Turn.timings` count from here
-            self._response = await self._open()
-            self._builder.first_byte_at = perf_counter()
-            self._builder.request_id = self.request_id
-            self._pairs = self._read(self._response)
-        return self._pairs
+    async def __aenter__(self) -> Self:
+        if self._pairs is None:  # the request goes out once, on entering or first reading
+            builder = self._builder
+            builder.started_at = perf_counter()  # `Turn.timings` count from here
+            self._response = response = await self._open()
+            builder.first_byte_at = perf_counter()
+            self.request_id = builder.request_id = self._errors.request_id(response)
+            self._pairs = self._read(response)
+        return self
 
     async def _read(self, response: httpx.Response) -> AsyncGenerator[Pair, None]:
-        """The one loop: chunks, SSE events, typed events, each applied to the turn."""
+        """The one loop: each SSE event of the body read into a typed event, applied to the turn."""
         self._began = True
         call, builder = self._call, self._builder
-        assert call.guard is not None, "the call was started"
+        guard = call.guard
+        assert guard is not None, "the call was started"
         decoder = SSEDecoder(call.max_event_bytes)
         kept, most = 0, call.max_objects  # events and JSON objects read, and the cap
         chunks: AsyncGenerator[bytes, None] | None = None
         try:
-            chunks = aguarded(abody_chunks(response), call.guard, call.max_response_bytes)
+            chunks = aguarded(abody_chunks(response), guard, call.max_response_bytes)
             async for chunk in chunks:
                 for sse in decoder.feed(chunk):
                     kept += 1 + sse.data.count("{")  # an event, and the objects in it
                     if kept > most:
                         raise self._too_many(most)
-                    call.trace.event()
                     event = self._decode(sse.event, sse.data, builder.text_length)
                     builder.apply(event)
                     if builder.error is not None:  # an `error` event: the turn failed
@@ -269,26 +386,19 @@ class AsyncChatStream(_StreamState):
                 "an event or line is longer than max_event_bytes", error.limit
             ) from None
         finally:
-            await self._finish(response, chunks if builder.done else None)
+            call.trace.end_turn(builder)  # first: a drain that fails cannot keep it open
+            if chunks is not None and builder.done:
+                await adrain(response, chunks, guard)  # the rest of the body (see `_body.drain`)
+            # Unwatched first: a late alarm must not touch a connection back in the pool.
+            guard.release()
+            await response.aclose()
             if chunks is not None:
                 await chunks.aclose()
 
-    async def _finish(
-        self, response: httpx.Response, rest: AsyncIterator[bytes] | None = None
-    ) -> None:
-        """Close the response; after `done`, drain the `rest` first (see `_body.drain`)."""
-        self._call.trace.end_turn(self._builder)  # first: a drain that fails cannot keep it open
-        guard = self._call.guard
-        assert guard is not None, "the call was started"
-        if rest is not None:
-            await adrain(response, rest, guard)
-        # Unwatched first: a late alarm must not touch a connection back in the pool.
-        guard.release()
-        await response.aclose()
-
     async def _each(self) -> AsyncGenerator[Pair, None]:
         """The loop's pairs, for a reader: records how the stream ended, closes it on a break."""
-        pairs = await self._started()
+        pairs = (await self.__aenter__())._pairs  # entered here if not by a `with`
+        assert pairs is not None
         finished = False
         try:
             async for pair in pairs:
@@ -298,11 +408,11 @@ class AsyncChatStream(_StreamState):
             self._failure = error
             finished = True
             raise
-        except RuntimeError:  # "asynchronous generator is already running": see `_raced_close`
+        except RuntimeError:  # "asynchronous generator is already running": as in `ChatStream`
             if not self._closed:
                 raise
             finished = True
-            raise self._raced_close() from None
+            raise self._error(IncompleteTurnError, _CLOSED) from None
         finally:
             if not finished:  # the caller broke out of the loop, or the task was cancelled
                 await self.close()
@@ -340,25 +450,31 @@ class AsyncChatStream(_StreamState):
         """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""
         async for _ in self._each():
             pass
-        return self._result()
+        if self._failure is not None:
+            raise self._failure
+        if not self._builder.done:
+            raise self._error(IncompleteTurnError, _CLOSED)
+        if self._turn is None:
+            self._turn = self._builder.build()
+        return self._turn
 
     async def close(self) -> None:
         """Close the response. From another task, a blocked read ends with a `StreamError`."""
         self._closed = True
-        if self._call.guard is not None:
-            self._call.guard.stop("closed")  # wakes a read blocked in another task
-        if self._pairs is not None:
-            try:
-                await self._pairs.aclose()
-            except RuntimeError:  # another task is reading: the stop above ends it
-                return
+        guard = self._call.guard
+        if guard is not None:
+            guard.stop("closed")  # wakes a read blocked in another task
+        if self._pairs is None:  # never entered
+            return
+        try:
+            await self._pairs.aclose()
+        except RuntimeError:  # another task is reading: the stop above ends it
+            return
         # As in `ChatStream.close`: an unstarted generator's `finally` never runs.
-        if self._response is not None and not self._began:
-            await self._finish(self._response)
-
-    async def __aenter__(self) -> Self:
-        await self._started()
-        return self
+        if not self._began and self._response is not None and guard is not None:
+            self._call.trace.end_turn(self._builder)
+            guard.release()
+            await self._response.aclose()
 
     async def __aexit__(
         self,

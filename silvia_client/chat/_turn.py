@@ -65,10 +65,6 @@ class Timings:
     done: float | None = None
 
 
-def _since(start: float | None, stamp: float | None) -> float | None:
-    return None if start is None or stamp is None else stamp - start
-
-
 @dataclass(frozen=True, eq=False)
 class Turn(FinalTargets):
     """One chat turn as the client assembled it.
@@ -153,6 +149,7 @@ class TurnBuilder:
         "done",
         "done_at",
         "error",
+        "events",
         "first_byte_at",
         "first_text_at",
         "request_id",
@@ -166,6 +163,7 @@ class TurnBuilder:
         self.request_id: str | None = None  # the stream sets it when the response comes
         self.done: bool = False
         self.error: ErrorEvent | None = None
+        self.events: int = 0  # how many have been applied (a span's `silvia.turn.events`)
         self.text_length: int = 0  # the answer's length so far: the offset of a citation now
         self._pieces: list[str] = []
         self._inline: list[InlineCitation] = []
@@ -182,6 +180,7 @@ class TurnBuilder:
 
     def apply(self, event: ChatEvent) -> None:
         """Add one event to the turn being built."""
+        self.events += 1
         # Ordered by how often each event arrives.
         if isinstance(event, TextEvent):
             if self.first_text_at is None:
@@ -209,15 +208,19 @@ class TurnBuilder:
 
     def timings(self) -> Timings:
         """Seconds from the start to the first byte, the first text and `done`, so far."""
-        start = self.started_at
-        return Timings(
-            first_byte=_since(start, self.first_byte_at),
-            first_text=_since(start, self.first_text_at),
-            done=_since(start, self.done_at),
-        )
+        return self.build().timings
 
     def build(self) -> Turn:
         """The turn as it stands: complete if `done` arrived and no error did."""
+        start = self.started_at
+        timings = Timings()  # no start: nothing to count from
+        if start is not None:
+            first_byte, first_text, done = self.first_byte_at, self.first_text_at, self.done_at
+            timings = Timings(
+                first_byte=None if first_byte is None else first_byte - start,
+                first_text=None if first_text is None else first_text - start,
+                done=None if done is None else done - start,
+            )
         return Turn(
             text="".join(self._pieces),
             citations=self._summary,
@@ -230,5 +233,5 @@ class TurnBuilder:
             unknown_events=tuple(self._unknown),
             malformed_events=tuple(self._malformed),
             citation_errors=tuple(self._citation_errors),
-            timings=self.timings(),
+            timings=timings,
         )
