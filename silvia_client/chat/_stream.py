@@ -1,22 +1,18 @@
 """`ChatStream` and `AsyncChatStream`: one chat turn, as typed events and then a `Turn`.
 
-The request is sent when the stream is entered (or first iterated). Then one
-loop (`_read`) takes the body's chunks (`_body.py`: bounded, guarded), feeds
-them to the SSE decoder (`_sse.py`), reads each SSE event into a typed event
-(`events.py`, one table) and applies it to the turn (`TurnBuilder.apply`).
-It yields each typed event beside the SSE event it came from: iterating the
-stream gives the first, `iter_with_raw()` both (as `RawEvent`s), for tools
-that judge the wire (QA); `until_done()` reads to the end. A stream that
-fails hands back the partial turn on the error (`error.turn`).
+Where things are: `RawEvent`; `_StreamState`, what the twins share (the turn
+being built, the ids, the repr, every `StreamError` a stream can end with, each
+carrying the partial turn); then the twins. The request goes out when a stream
+is entered (or first read). Then one loop (`_read`) feeds the body's chunks
+(`_body.py`: bounded, guarded) to the SSE decoder (`_sse.py`), reads each SSE
+event into a typed event (`events.py`) and applies it to the turn
+(`TurnBuilder.apply`). It yields both: iterating the stream gives the typed
+event, `iter_with_raw()` both, for tools that judge the wire (QA).
 
 Leaving the `with` block, `close()`, breaking out of the loop, or cancelling
-the task closes the response. `ChatStream.close()` from another thread stops
-the call's guard (`_deadline.py`), which shuts the socket down: a read blocked
-in the reading thread ends, and that thread gets the `StreamError`.
-
-What the twins share is `_StreamState`: the turn being built, the ids, the
-repr, and every `StreamError` a stream can end with, each carrying the partial
-turn and the ids, the server's text scrubbed.
+the task closes the response. `close()` from another thread stops the call's
+guard (`_deadline.py`), which shuts the socket down: the blocked read ends,
+and its thread gets the `StreamError`.
 """
 
 from __future__ import annotations
@@ -24,7 +20,6 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from time import perf_counter
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
@@ -97,27 +92,22 @@ class _StreamState(Generic[Opener]):
         """The session's id, once the server has said it (or the one you passed)."""
         return self._builder.session_id
 
-    def _state(self) -> str:
-        if self._failure is not None:
-            return "failed"
-        if self._builder.done:
-            return "done"
-        if self._closed:
-            return "closed"
-        return "not started" if self._response is None else "open"
-
     def __repr__(self) -> str:
+        state = "not started" if self._response is None else "open"
+        if self._failure is not None:
+            state = "failed"
+        elif self._builder.done:
+            state = "done"
+        elif self._closed:
+            state = "closed"
         session_id = self._errors.scrub.optional(self.session_id)
         return (
             f"{type(self).__name__}(request_id={self.request_id!r}, "
-            f"session_id={session_id!r}, state={self._state()!r})"
+            f"session_id={session_id!r}, state={state!r})"
         )
 
     def _scrubbed(self, event: ErrorEvent) -> ErrorEvent:
-        """The `error` event, its server text scrubbed in place before anyone sees it.
-
-        The event is the one the turn keeps (`turn.error`), so both show the same.
-        """
+        # In place, before anyone sees it: the turn keeps this event (`turn.error`).
         scrub = self._errors.scrub
         event.message = scrub.text(event.message)
         event.error_type = scrub.optional(event.error_type)
@@ -145,8 +135,10 @@ class _StreamState(Generic[Opener]):
         )
         return self._error(StreamTooLargeError, message, limit=self._call.max_response_bytes)
 
-    def _halted(self, halt: Halt) -> StreamError:
+    def _halted(self, halt: Halt | EventTooLarge) -> StreamError:
         """The error for a read its guard, or a size limit, stopped."""
+        if isinstance(halt, EventTooLarge):
+            return self._too_large("an event or line is longer than max_event_bytes", halt.limit)
         if halt.limit is not None:
             return self._too_large("the stream is longer than max_response_bytes", halt.limit)
         if halt.reason == "deadline":
@@ -155,18 +147,18 @@ class _StreamState(Generic[Opener]):
             )
         return self._error(IncompleteTurnError, _CLOSED)
 
-    def _stopped(self) -> Halt | None:
-        """Why the guard stopped the read, if it did (or the deadline passed)."""
+    def _failed(self, error: httpx.RequestError | None) -> StreamError:
+        """The error for a read that failed with `error`, or for a body that ended (None).
+
+        Either may be the guard's doing (its shutdown of the socket), or the deadline's.
+        """
         guard = self._call.guard
         if guard is not None and guard.reason is not None:
-            return guard.halt()
+            return self._halted(guard.halt())
         if self._call.left() <= 0:
-            return Halt("deadline")
-        return None
-
-    def _failed(self, error: BaseException) -> StreamError:
-        if (halt := self._stopped()) is not None:  # the guard ended the read
-            return self._halted(halt)
+            return self._halted(Halt("deadline"))
+        if error is None:
+            return self._error(IncompleteTurnError, "the stream ended without `done`")
         self._errors.scrub.exception(error)
         if isinstance(error, httpx.TimeoutException):
             idle = self._call.idle_timeout
@@ -174,11 +166,6 @@ class _StreamState(Generic[Opener]):
         return self._error(
             StreamDisconnectedError, f"the connection dropped mid-stream: {type(error).__name__}"
         )
-
-    def _ended_early(self) -> StreamError:
-        if (halt := self._stopped()) is not None:  # the guard's shutdown looked like an end
-            return self._halted(halt)
-        return self._error(IncompleteTurnError, "the stream ended without `done`")
 
 
 class ChatStream(_StreamState[Callable[[], httpx.Response]]):
@@ -226,15 +213,11 @@ class ChatStream(_StreamState[Callable[[], httpx.Response]]):
                     if builder.done:
                         return
             decoder.close()
-            raise self._ended_early()
+            raise self._failed(None)
         except httpx.RequestError as error:
             raise self._failed(error) from error
-        except Halt as halt:
+        except (Halt, EventTooLarge) as halt:
             raise self._halted(halt) from None
-        except EventTooLarge as error:
-            raise self._too_large(
-                "an event or line is longer than max_event_bytes", error.limit
-            ) from None
         finally:
             call.trace.end_turn(builder)  # first: a drain that fails cannot keep it open
             if chunks is not None and builder.done:
@@ -249,23 +232,20 @@ class ChatStream(_StreamState[Callable[[], httpx.Response]]):
         """The loop's pairs, for a reader: records how the stream ended, closes it on a break."""
         pairs = self.__enter__()._pairs  # entered here if not by a `with`
         assert pairs is not None
-        finished = False
         try:
             for pair in pairs:  # noqa: UP028 (as its async twin must: tests/test_twins.py)
                 yield pair
-            finished = True
         except StreamError as error:
             self._failure = error
-            finished = True
             raise
         except ValueError:  # "generator already executing": `close()` in another thread
-            if not self._closed:  # was closing the loop as this thread resumed it
-                raise
-            finished = True
-            raise self._error(IncompleteTurnError, _CLOSED) from None
-        finally:
-            if not finished:  # the caller broke out of the loop
-                self.close()
+            if self._closed:  # was closing the loop as this thread resumed it
+                raise self._error(IncompleteTurnError, _CLOSED) from None
+            self.close()
+            raise
+        except BaseException:  # the caller broke out of the loop
+            self.close()
+            raise
 
     def __iter__(self) -> Iterator[ChatEvent]:
         pairs = self._each()
@@ -327,12 +307,7 @@ class ChatStream(_StreamState[Callable[[], httpx.Response]]):
             guard.release()
             self._response.close()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 
@@ -376,15 +351,11 @@ class AsyncChatStream(_StreamState[Callable[[], Awaitable[httpx.Response]]]):
                     if builder.done:
                         return
             decoder.close()
-            raise self._ended_early()
+            raise self._failed(None)
         except httpx.RequestError as error:
             raise self._failed(error) from error
-        except Halt as halt:
+        except (Halt, EventTooLarge) as halt:
             raise self._halted(halt) from None
-        except EventTooLarge as error:
-            raise self._too_large(
-                "an event or line is longer than max_event_bytes", error.limit
-            ) from None
         finally:
             call.trace.end_turn(builder)  # first: a drain that fails cannot keep it open
             if chunks is not None and builder.done:
@@ -399,23 +370,20 @@ class AsyncChatStream(_StreamState[Callable[[], Awaitable[httpx.Response]]]):
         """The loop's pairs, for a reader: records how the stream ended, closes it on a break."""
         pairs = (await self.__aenter__())._pairs  # entered here if not by a `with`
         assert pairs is not None
-        finished = False
         try:
             async for pair in pairs:
                 yield pair
-            finished = True
         except StreamError as error:
             self._failure = error
-            finished = True
             raise
         except RuntimeError:  # "asynchronous generator is already running": as in `ChatStream`
-            if not self._closed:
-                raise
-            finished = True
-            raise self._error(IncompleteTurnError, _CLOSED) from None
-        finally:
-            if not finished:  # the caller broke out of the loop, or the task was cancelled
-                await self.close()
+            if self._closed:
+                raise self._error(IncompleteTurnError, _CLOSED) from None
+            await self.close()
+            raise
+        except BaseException:  # the caller broke out of the loop, or the task was cancelled
+            await self.close()
+            raise
 
     async def __aiter__(self) -> AsyncIterator[ChatEvent]:
         pairs = self._each()
@@ -476,10 +444,5 @@ class AsyncChatStream(_StreamState[Callable[[], Awaitable[httpx.Response]]]):
             guard.release()
             await self._response.aclose()
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.close()

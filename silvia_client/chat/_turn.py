@@ -1,19 +1,12 @@
 """The assembled `Turn`, and `TurnBuilder.apply`: the one place a turn is built from its events.
 
-Accumulation is O(1) per event: text pieces are appended and joined once, the
-answer's length (a streamed citation's offset) is counted as they come, and
-citations are appended.
-
-Every row is kept as the server sent it, its target read through
-`parse_citation_target` and never rewritten: the one meaning per source per
-turn registry is the server's, which writes each row's target from it (QA
-checks that it did, on what it sent). `Turn.target_for` reads the
-server's final word off the rows (`citations._final`), once, on first use.
-
-`Turn.timings` says how long the turn took to reach its milestones, from the
-moment the request went out: the stream stamps the start and the response's
-arrival, the builder the first text and `done` (a text event checks whether
-`pieces` is empty).
+Accumulation is O(1) per event: text pieces are appended and joined once, and
+the answer's length (a streamed citation's offset) is counted as they come.
+Every row is kept as the server sent it, its target never rewritten: the one
+meaning per source per turn registry is the server's, which writes each row's
+target from it (QA checks that it did). `Turn.target_for` reads the server's final word off the
+rows (`citations._final`), once, on first use. Of `Turn.timings`' stamps, the
+stream sets the start and the response's arrival, the builder the others.
 """
 
 from __future__ import annotations
@@ -137,26 +130,6 @@ class Turn(FinalTargets):
 
 class TurnBuilder:
     """Applies events, one at a time, to a turn under construction."""
-
-    __slots__ = (
-        "_citation_errors",
-        "_inline",
-        "_malformed",
-        "_message",
-        "_pieces",
-        "_summary",
-        "_unknown",
-        "done",
-        "done_at",
-        "error",
-        "events",
-        "first_byte_at",
-        "first_text_at",
-        "request_id",
-        "session_id",
-        "started_at",
-        "text_length",
-    )
 
     def __init__(self, session_id: str | None = None) -> None:
         self.session_id = session_id
