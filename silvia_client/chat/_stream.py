@@ -23,7 +23,6 @@ from time import perf_counter
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
-from httpx_sse import ServerSentEvent
 
 from .._body import abody_chunks, adrain, aguarded, body_chunks, drain, guarded
 from .._deadline import Halt
@@ -47,7 +46,6 @@ if TYPE_CHECKING:
 
 __all__ = ["AsyncChatStream", "ChatStream", "RawEvent"]
 
-Pair = tuple[ServerSentEvent, ChatEvent]
 Opener = TypeVar("Opener")  # how a twin opens its response: sync, or awaited
 _CLOSED = "the stream was closed before `done`"
 
@@ -62,6 +60,9 @@ class RawEvent:
 
     name: str
     data: str = field(repr=False)
+
+
+Pair = tuple[RawEvent, ChatEvent]
 
 
 class _StreamState(Generic[Opener]):
@@ -204,12 +205,13 @@ class ChatStream(_StreamState[Callable[[], httpx.Response]]):
                     kept += 1 + sse.data.count("{")  # an event, and the objects in it
                     if kept > most:
                         raise self._too_many(most)
-                    event = self._decode(sse.event, sse.data, builder.text_length)
+                    raw = RawEvent(sse.event, sse.data)
+                    event = self._decode(raw.name, raw.data, builder.text_length)
                     builder.apply(event)
                     if builder.error is not None:  # an `error` event: the turn failed
-                        yield sse, self._scrubbed(builder.error)
+                        yield raw, self._scrubbed(builder.error)
                         raise self._server_error(builder.error)
-                    yield sse, event
+                    yield raw, event
                     if builder.done:
                         return
             decoder.close()
@@ -258,12 +260,7 @@ class ChatStream(_StreamState[Callable[[], httpx.Response]]):
     def iter_with_raw(self) -> Iterator[tuple[RawEvent, ChatEvent]]:
         """Each event beside its `RawEvent` (the name and data as sent), for tools that judge
         the wire. It ends as iterating does."""
-        pairs = self._each()
-        try:
-            for sse, event in pairs:
-                yield RawEvent(sse.event, sse.data), event
-        finally:
-            pairs.close()
+        return self._each()
 
     @property
     def text_stream(self) -> Iterator[str]:
@@ -342,12 +339,13 @@ class AsyncChatStream(_StreamState[Callable[[], Awaitable[httpx.Response]]]):
                     kept += 1 + sse.data.count("{")  # an event, and the objects in it
                     if kept > most:
                         raise self._too_many(most)
-                    event = self._decode(sse.event, sse.data, builder.text_length)
+                    raw = RawEvent(sse.event, sse.data)
+                    event = self._decode(raw.name, raw.data, builder.text_length)
                     builder.apply(event)
                     if builder.error is not None:  # an `error` event: the turn failed
-                        yield sse, self._scrubbed(builder.error)
+                        yield raw, self._scrubbed(builder.error)
                         raise self._server_error(builder.error)
-                    yield sse, event
+                    yield raw, event
                     if builder.done:
                         return
             decoder.close()
@@ -393,15 +391,10 @@ class AsyncChatStream(_StreamState[Callable[[], Awaitable[httpx.Response]]]):
         finally:
             await pairs.aclose()
 
-    async def aiter_with_raw(self) -> AsyncIterator[tuple[RawEvent, ChatEvent]]:
+    def aiter_with_raw(self) -> AsyncIterator[tuple[RawEvent, ChatEvent]]:
         """Each event beside its `RawEvent` (the name and data as sent), for tools that judge
         the wire. It ends as iterating does."""
-        pairs = self._each()
-        try:
-            async for sse, event in pairs:
-                yield RawEvent(sse.event, sse.data), event
-        finally:
-            await pairs.aclose()
+        return self._each()
 
     @property
     async def text_stream(self) -> AsyncIterator[str]:
