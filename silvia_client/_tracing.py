@@ -4,8 +4,9 @@ Where things are: `tracing_for` reads a client's `tracer_provider=` and
 `propagate_context=` into a `Tracing`; `Tracing.start` opens an `Operation`
 (a chat turn, a session GET), which the call keeps as `Call.trace`
 (`_options.py`). The twins' `_send` (`_client.py`) tell it of each HTTP
-attempt, the streams (`chat/_stream.py`) of the turn's end (the builder
-counted its events) and of the error a stream ends with. The page for users is `docs/tracing.md`.
+attempt, the streams (`chat/_stream.py`) of the error a stream ends with and
+of the turn's end (whose builder counted its events). The page for users is
+`docs/tracing.md`.
 
 Tracing is off unless a client is given a tracer provider. Then `Tracing` and
 `Operation` are the no-op bases below, whose methods do nothing, so the call
