@@ -23,6 +23,7 @@ from time import perf_counter
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
+from httpx_sse import ServerSentEvent
 
 from .._body import abody_chunks, adrain, aguarded, body_chunks, drain, guarded
 from .._deadline import Halt
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AsyncChatStream", "ChatStream", "RawEvent"]
 
+Pair = tuple[ServerSentEvent, ChatEvent]
 Opener = TypeVar("Opener")  # how a twin opens its response: sync, or awaited
 _CLOSED = "the stream was closed before `done`"
 
@@ -60,9 +62,6 @@ class RawEvent:
 
     name: str
     data: str = field(repr=False)
-
-
-Pair = tuple[RawEvent, ChatEvent]
 
 
 class _StreamState(Generic[Opener]):
@@ -205,13 +204,12 @@ class ChatStream(_StreamState[Callable[[], httpx.Response]]):
                     kept += 1 + sse.data.count("{")  # an event, and the objects in it
                     if kept > most:
                         raise self._too_many(most)
-                    raw = RawEvent(sse.event, sse.data)
-                    event = self._decode(raw.name, raw.data, builder.text_length)
+                    event = self._decode(sse.event, sse.data, builder.text_length)
                     builder.apply(event)
                     if builder.error is not None:  # an `error` event: the turn failed
-                        yield raw, self._scrubbed(builder.error)
+                        yield sse, self._scrubbed(builder.error)
                         raise self._server_error(builder.error)
-                    yield raw, event
+                    yield sse, event
                     if builder.done:
                         return
             decoder.close()
@@ -260,7 +258,12 @@ class ChatStream(_StreamState[Callable[[], httpx.Response]]):
     def iter_with_raw(self) -> Iterator[tuple[RawEvent, ChatEvent]]:
         """Each event beside its `RawEvent` (the name and data as sent), for tools that judge
         the wire. It ends as iterating does."""
-        return self._each()
+        pairs = self._each()
+        try:
+            for sse, event in pairs:
+                yield RawEvent(sse.event, sse.data), event
+        finally:
+            pairs.close()
 
     @property
     def text_stream(self) -> Iterator[str]:
@@ -339,13 +342,12 @@ class AsyncChatStream(_StreamState[Callable[[], Awaitable[httpx.Response]]]):
                     kept += 1 + sse.data.count("{")  # an event, and the objects in it
                     if kept > most:
                         raise self._too_many(most)
-                    raw = RawEvent(sse.event, sse.data)
-                    event = self._decode(raw.name, raw.data, builder.text_length)
+                    event = self._decode(sse.event, sse.data, builder.text_length)
                     builder.apply(event)
                     if builder.error is not None:  # an `error` event: the turn failed
-                        yield raw, self._scrubbed(builder.error)
+                        yield sse, self._scrubbed(builder.error)
                         raise self._server_error(builder.error)
-                    yield raw, event
+                    yield sse, event
                     if builder.done:
                         return
             decoder.close()
@@ -391,10 +393,15 @@ class AsyncChatStream(_StreamState[Callable[[], Awaitable[httpx.Response]]]):
         finally:
             await pairs.aclose()
 
-    def aiter_with_raw(self) -> AsyncIterator[tuple[RawEvent, ChatEvent]]:
+    async def aiter_with_raw(self) -> AsyncIterator[tuple[RawEvent, ChatEvent]]:
         """Each event beside its `RawEvent` (the name and data as sent), for tools that judge
         the wire. It ends as iterating does."""
-        return self._each()
+        pairs = self._each()
+        try:
+            async for sse, event in pairs:
+                yield RawEvent(sse.event, sse.data), event
+        finally:
+            await pairs.aclose()
 
     @property
     async def text_stream(self) -> AsyncIterator[str]:
