@@ -4,9 +4,9 @@ Where things are: `ClientBase` (`_client.py`) makes a client's `Tracing` from
 its `tracer_provider=` and `propagate_context=`; `Tracing.start` opens an `Operation`
 (a chat turn, a session GET), which the call keeps as `Call.trace`
 (`_options.py`). The twins' `_send` (`_client.py`) tell it of each HTTP
-attempt, the streams (`chat/_stream.py`) of each event and of the turn's end,
-`_StreamState._error` (`chat/_stream_state.py`) of the error a stream ends
-with. The page for users is `docs/tracing.md`.
+attempt, the streams (`chat/_stream.py`) of the error a stream ends with and
+of the turn's end (whose builder counted its events). The page for users is
+`docs/tracing.md`.
 
 Tracing is off unless a client is given a tracer provider: then the client's
 tracing and each `Call.trace` are None, the call sites check that, and neither
@@ -55,9 +55,6 @@ class Operation(Protocol):
 
     def failed(self, failure: httpx.Response | httpx.TransportError) -> None:
         """The attempt ended with an error status, or a transport error."""
-
-    def event(self) -> None:
-        """A chat stream read one event."""
 
     def error(self, cls: type[BaseException]) -> None:
         """The stream is about to raise `cls`: the turn's span ends with it."""
@@ -117,7 +114,6 @@ class _TracedOperation(Operation):
         "_attempt",
         "_ended",
         "_error_type",
-        "_events",
         "_perf",
         "_span",
         "_tracing",
@@ -138,7 +134,6 @@ class _TracedOperation(Operation):
         self._set(self._span, "silvia.session_id", tracing.scrub(session_id))
         self._attempt: Span | None = None
         self._error_type: str | None = None
-        self._events = 0
         self._ended = False
 
     @staticmethod
@@ -202,9 +197,6 @@ class _TracedOperation(Operation):
                 self._fail(span, error_type)
             span.end()
 
-    def event(self) -> None:
-        self._events += 1
-
     def error(self, cls: type[BaseException]) -> None:
         if self._error_type is None:
             self._error_type = cls.__name__
@@ -215,7 +207,7 @@ class _TracedOperation(Operation):
         turn = builder.build()
         span = self._span
         span.set_attribute("silvia.turn.complete", turn.complete)
-        span.set_attribute("silvia.turn.events", self._events)
+        span.set_attribute("silvia.turn.events", builder.events)
         span.set_attribute("silvia.turn.citations", len(turn.citations))
         span.set_attribute("silvia.turn.inline_citations", len(turn.inline_citations))
         self._set(span, "silvia.session_id", self._tracing.scrub(turn.session_id))

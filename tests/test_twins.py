@@ -154,12 +154,8 @@ ALLOWED: dict[str, tuple[Difference, ...]] = {
     ),
     "chat/_stream.py:ChatStream": (
         Difference(
-            sync="""
-                def __init__(self, open_response: Callable[[], httpx.Response], *, errors: ResponseErrors, call: Call, session_id: str | None=None) -> None:
-            """,
-            async_="""
-                def __init__(self, open_response: Callable[[], Awaitable[httpx.Response]], *, errors: ResponseErrors, call: Call, session_id: str | None=None) -> None:
-            """,
+            sync="class ChatStream(_StreamState[Callable[[], httpx.Response]]):",
+            async_="class ChatStream(_StreamState[Callable[[], Awaitable[httpx.Response]]]):",
             why="the async stream opens its response by awaiting it",
         ),
         Difference(sync="except ValueError:", async_="except RuntimeError:", why=RUNNING),

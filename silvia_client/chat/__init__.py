@@ -2,14 +2,13 @@
 
 - `events.py`   every event type, and the table that reads them off the wire
 - `_turn.py`    `Turn` (rows as sent, `target_for`, `Timings`) and its O(1)-per-event builder
-- `_stream.py`  `ChatStream` / `AsyncChatStream`: the reading loops, sync and async
-- `_stream_state.py` what they share: the turn being built, the errors; `RawEvent`
+- `_stream.py`  `ChatStream` / `AsyncChatStream`: the reading loops, sync and async,
+  what they share (the turn being built, the errors), and `RawEvent`
 - `_resource.py` `client.chat.stream(...)` and `client.chat.send(...)`
 """
 
 from ._resource import AsyncChat, Chat
-from ._stream import AsyncChatStream, ChatStream
-from ._stream_state import RawEvent
+from ._stream import AsyncChatStream, ChatStream, RawEvent
 from ._turn import Timings, Turn, TurnBuilder
 from .events import (
     ChatEvent,

@@ -67,6 +67,8 @@ class Chat:
         setting; their table is `RequestOptions`'s (in `silvia_client._options`).
         On a stream, the read timeout is the idle timeout.
         """
+        check("message", message)
+        check("session_id", session_id)
         options = RequestOptions(
             extra_headers=extra_headers,
             timeout=timeout,
@@ -75,7 +77,14 @@ class Chat:
             max_event_bytes=max_event_bytes,
             max_response_bytes=max_response_bytes,
         )
-        return self._stream(message, session_id, options)
+        client = self._client
+        call = client._call("chat", options)
+        return ChatStream(
+            lambda: client._open_chat(message, session_id, call),
+            errors=client._errors,
+            call=call,
+            session_id=session_id,
+        )
 
     def send(
         self,
@@ -94,28 +103,17 @@ class Chat:
         The keywords are `stream`'s. A turn that does not finish raises its
         `StreamError`, with the partial turn as `error.turn`.
         """
-        options = RequestOptions(
+        with self.stream(
+            message,
+            session_id=session_id,
             extra_headers=extra_headers,
             timeout=timeout,
             idle_timeout=idle_timeout,
             deadline=deadline,
             max_event_bytes=max_event_bytes,
             max_response_bytes=max_response_bytes,
-        )
-        with self._stream(message, session_id, options) as stream:
+        ) as stream:
             return stream.until_done()
-
-    def _stream(self, message: str, session_id: str | None, options: RequestOptions) -> ChatStream:
-        check("message", message)
-        check("session_id", session_id)
-        client = self._client
-        call = client._call("chat", options)
-        return ChatStream(
-            lambda: client._open_chat(message, session_id, call),
-            errors=client._errors,
-            call=call,
-            session_id=session_id,
-        )
 
 
 class AsyncChatClient(Protocol):
@@ -153,6 +151,8 @@ class AsyncChat:
 
         The keywords are those of `Chat.stream`.
         """
+        check("message", message)
+        check("session_id", session_id)
         options = RequestOptions(
             extra_headers=extra_headers,
             timeout=timeout,
@@ -161,7 +161,14 @@ class AsyncChat:
             max_event_bytes=max_event_bytes,
             max_response_bytes=max_response_bytes,
         )
-        return self._stream(message, session_id, options)
+        client = self._client
+        call = client._call("chat", options)
+        return AsyncChatStream(
+            lambda: client._open_chat(message, session_id, call),
+            errors=client._errors,
+            call=call,
+            session_id=session_id,
+        )
 
     async def send(
         self,
@@ -176,27 +183,14 @@ class AsyncChat:
         max_response_bytes: int | None = None,
     ) -> Turn:
         """Run a turn to its end and return the `Turn` (see `Chat.send`)."""
-        options = RequestOptions(
+        async with self.stream(
+            message,
+            session_id=session_id,
             extra_headers=extra_headers,
             timeout=timeout,
             idle_timeout=idle_timeout,
             deadline=deadline,
             max_event_bytes=max_event_bytes,
             max_response_bytes=max_response_bytes,
-        )
-        async with self._stream(message, session_id, options) as stream:
+        ) as stream:
             return await stream.until_done()
-
-    def _stream(
-        self, message: str, session_id: str | None, options: RequestOptions
-    ) -> AsyncChatStream:
-        check("message", message)
-        check("session_id", session_id)
-        client = self._client
-        call = client._call("chat", options)
-        return AsyncChatStream(
-            lambda: client._open_chat(message, session_id, call),
-            errors=client._errors,
-            call=call,
-            session_id=session_id,
-        )

@@ -1,29 +1,26 @@
 """`ChatStream` and `AsyncChatStream`: one chat turn, as typed events and then a `Turn`.
 
-The request is sent when the stream is entered (or first iterated). Then one
-loop (`_read`) takes the body's chunks (`_body.py`: bounded, guarded), feeds
-them to the SSE decoder (`_sse.py`), reads each SSE event into a typed event
-(`events.py`, one table) and applies it to the turn (`TurnBuilder.apply`).
-It yields each typed event beside the SSE event it came from: iterating the
-stream gives the first, `iter_with_raw()` both, for tools that judge the wire
-(QA); `until_done()` reads to the end. A stream that fails hands back the
-partial turn on the error (`error.turn`).
+Where things are: `RawEvent`; `_StreamState`, what the twins share (the turn
+being built, the ids, the repr, every `StreamError` a stream can end with, each
+carrying the partial turn); then the twins. The request goes out when a stream
+is entered (or first read). Then one loop (`_read`) feeds the body's chunks
+(`_body.py`: bounded, guarded) to the SSE decoder (`_sse.py`), reads each SSE
+event into a typed event (`events.py`) and applies it to the turn
+(`TurnBuilder.apply`). It yields both: iterating the stream gives the typed
+event, `iter_with_raw()` both, for tools that judge the wire (QA).
 
 Leaving the `with` block, `close()`, breaking out of the loop, or cancelling
-the task closes the response. `ChatStream.close()` from another thread stops
-the call's guard (`_deadline.py`), which shuts the socket down: a read blocked
-in the reading thread ends, and that thread gets the `StreamError`.
-
-What the twins share (the turn being built, the errors a stream ends with) is
-`_StreamState`, in `_stream_state.py`.
+the task closes the response. `close()` from another thread stops the call's
+guard (`_deadline.py`), which shuts the socket down: the blocked read ends,
+and its thread gets the `StreamError`.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterator
+from dataclasses import dataclass, field
 from time import perf_counter
-from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
 from httpx_sse import ServerSentEvent
@@ -32,10 +29,16 @@ from .._body import abody_chunks, adrain, aguarded, body_chunks, drain, guarded
 from .._deadline import Halt
 from .._responses import ResponseErrors
 from .._sse import EventTooLarge, SSEDecoder
-from ..errors import StreamError
-from ._stream_state import RawEvent, _StreamState
-from ._turn import Turn
-from .events import ChatEvent, TextEvent
+from ..errors import (
+    IncompleteTurnError,
+    ServerStreamError,
+    StreamDisconnectedError,
+    StreamError,
+    StreamTimeoutError,
+    StreamTooLargeError,
+)
+from ._turn import Turn, TurnBuilder
+from .events import ChatEvent, ErrorEvent, TextEvent, event_decoder
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -45,54 +48,163 @@ if TYPE_CHECKING:
 __all__ = ["AsyncChatStream", "ChatStream", "RawEvent"]
 
 Pair = tuple[ServerSentEvent, ChatEvent]
+Opener = TypeVar("Opener")  # how a twin opens its response: sync, or awaited
+_CLOSED = "the stream was closed before `done`"
 
 
-class ChatStream(_StreamState):
-    """A chat turn being streamed. Iterate it for events, or call `until_done()`.
+@dataclass(frozen=True, slots=True)
+class RawEvent:
+    """One SSE event as the server sent it: its name (`event:`) and its data, unread.
 
-    `close()` may be called from any thread: a read blocked in another thread
-    then ends within a second or two, with a `StreamError` holding the partial
-    turn.
+    The data may hold citation targets, and their providers: it is kept out of
+    the repr.
     """
+
+    name: str
+    data: str = field(repr=False)
+
+
+class _StreamState(Generic[Opener]):
+    """What the twins share: the turn under construction and how a stream ended."""
 
     def __init__(
         self,
-        open_response: Callable[[], httpx.Response],
+        open_response: Opener,
         *,
         errors: ResponseErrors,
         call: Call,
         session_id: str | None = None,
     ) -> None:
-        super().__init__(errors, call, session_id)
         self._open = open_response
-        self._pairs: Generator[Pair, None, None] | None = None
+        self._errors = errors
+        self._call = call
+        self._decode = event_decoder(errors.wire)
+        self._builder = TurnBuilder(session_id)
+        self.request_id: str | None = None  # the server's id for this request, for support
+        self._failure: StreamError | None = None
+        self._turn: Turn | None = None
+        self._response: httpx.Response | None = None
+        self._began = False  # whether the first event has been asked for
+        self._closed = False
 
-    def _started(self) -> Generator[Pair, None, None]:
-        if self._pairs is None:
-            self._builder.started_at = perf_counter()  # `Turn.timings` count from here
-            self._response = self._open()
-            self._builder.first_byte_at = perf_counter()
-            self._builder.request_id = self.request_id
-            self._pairs = self._read(self._response)
-        return self._pairs
+    @property
+    def session_id(self) -> str | None:
+        """The session's id, once the server has said it (or the one you passed)."""
+        return self._builder.session_id
+
+    def __repr__(self) -> str:
+        state = "not started" if self._response is None else "open"
+        if self._failure is not None:
+            state = "failed"
+        elif self._builder.done:
+            state = "done"
+        elif self._closed:
+            state = "closed"
+        session_id = self._errors.scrub.optional(self.session_id)
+        return (
+            f"{type(self).__name__}(request_id={self.request_id!r}, "
+            f"session_id={session_id!r}, state={state!r})"
+        )
+
+    def _scrubbed(self, event: ErrorEvent) -> ErrorEvent:
+        # In place, before anyone sees it: the turn keeps this event (`turn.error`).
+        scrub = self._errors.scrub
+        event.message = scrub.text(event.message)
+        event.error_type = scrub.optional(event.error_type)
+        event.body = scrub.value(event.body)
+        return event
+
+    def _error(self, cls: type[StreamError], message: str, **details: Any) -> StreamError:
+        """A `cls` carrying the partial turn and the ids, as far as the server said them."""
+        if self._call.trace is not None:  # raised next: the turn's span ends with it
+            self._call.trace.error(cls)
+        turn = self._builder.build()
+        session_id = self._errors.scrub.optional(turn.session_id)
+        return cls(message, turn=turn, request_id=self.request_id, session_id=session_id, **details)
+
+    def _server_error(self, event: ErrorEvent) -> StreamError:
+        message = f"the server reported an error: {event.message}"
+        return self._error(ServerStreamError, message, error_type=event.error_type, body=event.body)
+
+    def _too_large(self, what: str, limit: int) -> StreamError:
+        return self._error(StreamTooLargeError, f"{what} ({limit:,} bytes)", limit=limit)
+
+    def _too_many(self, max_objects: int) -> StreamError:
+        message = (
+            f"the stream holds more than {max_objects:,} events and JSON objects, the most "
+            "a stream of max_response_bytes may (max_response_bytes // 64)"
+        )
+        return self._error(StreamTooLargeError, message, limit=self._call.max_response_bytes)
+
+    def _halted(self, halt: Halt | EventTooLarge) -> StreamError:
+        """The error for a read its guard, or a size limit, stopped."""
+        if isinstance(halt, EventTooLarge):
+            return self._too_large("an event or line is longer than max_event_bytes", halt.limit)
+        if halt.limit is not None:
+            return self._too_large("the stream is longer than max_response_bytes", halt.limit)
+        if halt.reason == "deadline":
+            return self._error(
+                StreamTimeoutError, f"the turn's deadline of {self._call.seconds:g} s passed"
+            )
+        return self._error(IncompleteTurnError, _CLOSED)
+
+    def _failed(self, error: httpx.RequestError | None) -> StreamError:
+        """The error for a read that failed with `error`, or for a body that ended (None).
+
+        Either may be the guard's doing (its shutdown of the socket), or the deadline's.
+        """
+        guard = self._call.guard
+        if guard is not None and guard.reason is not None:
+            return self._halted(guard.halt())
+        if self._call.left() <= 0:
+            return self._halted(Halt("deadline"))
+        if error is None:
+            return self._error(IncompleteTurnError, "the stream ended without `done`")
+        self._errors.scrub.exception(error)
+        if isinstance(error, httpx.TimeoutException):
+            idle = self._call.idle_timeout
+            return self._error(StreamTimeoutError, f"no data within the idle timeout ({idle:g} s)")
+        return self._error(
+            StreamDisconnectedError, f"the connection dropped mid-stream: {type(error).__name__}"
+        )
+
+
+class ChatStream(_StreamState[Callable[[], httpx.Response]]):
+    """A chat turn being streamed. Iterate it for events, or call `until_done()`.
+
+    `close()` may be called from any thread: a read blocked in another thread
+    then ends within a second or two, with a `StreamError` holding the partial
+    turn. `request_id` is the server's id for the request, for support tickets.
+    """
+
+    _pairs: Generator[Pair, None, None] | None = None
+
+    def __enter__(self) -> Self:
+        if self._pairs is None:  # the request goes out once, on entering or first reading
+            builder = self._builder
+            builder.started_at = perf_counter()  # `Turn.timings` count from here
+            self._response = response = self._open()
+            builder.first_byte_at = perf_counter()
+            self.request_id = builder.request_id = self._errors.request_id(response)
+            self._pairs = self._read(response)
+        return self
 
     def _read(self, response: httpx.Response) -> Generator[Pair, None, None]:
-        """The one loop: chunks, SSE events, typed events, each applied to the turn."""
+        """The one loop: each SSE event of the body read into a typed event, applied to the turn."""
         self._began = True
         call, builder = self._call, self._builder
-        assert call.guard is not None, "the call was started"
+        guard = call.guard
+        assert guard is not None, "the call was started"
         decoder = SSEDecoder(call.max_event_bytes)
         kept, most = 0, call.max_objects  # events and JSON objects read, and the cap
         chunks: Generator[bytes, None, None] | None = None
         try:
-            chunks = guarded(body_chunks(response), call.guard, call.max_response_bytes)
+            chunks = guarded(body_chunks(response), guard, call.max_response_bytes)
             for chunk in chunks:
                 for sse in decoder.feed(chunk):
                     kept += 1 + sse.data.count("{")  # an event, and the objects in it
                     if kept > most:
                         raise self._too_many(most)
-                    if call.trace is not None:
-                        call.trace.event()
                     event = self._decode(sse.event, sse.data, builder.text_length)
                     builder.apply(event)
                     if builder.error is not None:  # an `error` event: the turn failed
@@ -102,52 +214,40 @@ class ChatStream(_StreamState):
                     if builder.done:
                         return
             decoder.close()
-            raise self._ended_early()
+            raise self._failed(None)
         except httpx.RequestError as error:
             raise self._failed(error) from error
-        except Halt as halt:
+        except (Halt, EventTooLarge) as halt:
             raise self._halted(halt) from None
-        except EventTooLarge as error:
-            raise self._too_large(
-                "an event or line is longer than max_event_bytes", error.limit
-            ) from None
         finally:
-            self._finish(response, chunks if builder.done else None)
+            if call.trace is not None:  # first: a drain that fails cannot keep it open
+                call.trace.end_turn(builder)
+            if chunks is not None and builder.done:
+                drain(response, chunks, guard)  # the rest of the body (see `_body.drain`)
+            # Unwatched first: a late alarm must not touch a connection back in the pool.
+            guard.release()
+            response.close()
             if chunks is not None:
                 chunks.close()
 
-    def _finish(self, response: httpx.Response, rest: Iterator[bytes] | None = None) -> None:
-        """Close the response; after `done`, drain the `rest` first (see `_body.drain`)."""
-        if self._call.trace is not None:  # first: a drain that fails cannot keep it open
-            self._call.trace.end_turn(self._builder)
-        guard = self._call.guard
-        assert guard is not None, "the call was started"
-        if rest is not None:
-            drain(response, rest, guard)
-        # Unwatched first: a late alarm must not touch a connection back in the pool.
-        guard.release()
-        response.close()
-
     def _each(self) -> Generator[Pair, None, None]:
         """The loop's pairs, for a reader: records how the stream ended, closes it on a break."""
-        pairs = self._started()
-        finished = False
+        pairs = self.__enter__()._pairs  # entered here if not by a `with`
+        assert pairs is not None
         try:
             for pair in pairs:  # noqa: UP028 (as its async twin must: tests/test_twins.py)
                 yield pair
-            finished = True
         except StreamError as error:
             self._failure = error
-            finished = True
             raise
-        except ValueError:  # "generator already executing": see `_raced_close`
-            if not self._closed:
-                raise
-            finished = True
-            raise self._raced_close() from None
-        finally:
-            if not finished:  # the caller broke out of the loop
-                self.close()
+        except ValueError:  # "generator already executing": `close()` in another thread
+            if self._closed:  # was closing the loop as this thread resumed it
+                raise self._error(IncompleteTurnError, _CLOSED) from None
+            self.close()
+            raise
+        except BaseException:  # the caller broke out of the loop
+            self.close()
+            raise
 
     def __iter__(self) -> Iterator[ChatEvent]:
         pairs = self._each()
@@ -182,77 +282,69 @@ class ChatStream(_StreamState):
         """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""
         for _ in self._each():
             pass
-        return self._result()
+        if self._failure is not None:
+            raise self._failure
+        if not self._builder.done:
+            raise self._error(IncompleteTurnError, _CLOSED)
+        if self._turn is None:
+            self._turn = self._builder.build()
+        return self._turn
 
     def close(self) -> None:
         """Close the response. From another thread, a blocked read ends with a `StreamError`."""
         self._closed = True
-        if self._call.guard is not None:
-            self._call.guard.stop("closed")  # wakes a read blocked in another thread
-        if self._pairs is not None:
-            try:
-                self._pairs.close()
-            except ValueError:  # another thread is reading: the stop above ends it
-                return
+        guard = self._call.guard
+        if guard is not None:
+            guard.stop("closed")  # wakes a read blocked in another thread
+        if self._pairs is None:  # never entered
+            return
+        try:
+            self._pairs.close()
+        except ValueError:  # another thread is reading: the stop above ends it
+            return
         # Closing a generator that never started does not run its `finally`, so a
         # stream entered but not read would keep its response open: close it here.
-        if self._response is not None and not self._began:
-            self._finish(self._response)
+        if not self._began and self._response is not None and guard is not None:
+            if self._call.trace is not None:
+                self._call.trace.end_turn(self._builder)
+            guard.release()
+            self._response.close()
 
-    def __enter__(self) -> Self:
-        self._started()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 
-class AsyncChatStream(_StreamState):
+class AsyncChatStream(_StreamState[Callable[[], Awaitable[httpx.Response]]]):
     """The async twin of `ChatStream`: `async with`, `async for`, `await until_done()`."""
 
-    def __init__(
-        self,
-        open_response: Callable[[], Awaitable[httpx.Response]],
-        *,
-        errors: ResponseErrors,
-        call: Call,
-        session_id: str | None = None,
-    ) -> None:
-        super().__init__(errors, call, session_id)
-        self._open = open_response
-        self._pairs: AsyncGenerator[Pair, None] | None = None
+    _pairs: AsyncGenerator[Pair, None] | None = None
 
-    async def _started(self) -> AsyncGenerator[Pair, None]:
-        if self._pairs is None:
-            self._builder.started_at = perf_counter()  # `Turn.timings` count from here
-            self._response = await self._open()
-            self._builder.first_byte_at = perf_counter()
-            self._builder.request_id = self.request_id
-            self._pairs = self._read(self._response)
-        return self._pairs
+    async def __aenter__(self) -> Self:
+        if self._pairs is None:  # the request goes out once, on entering or first reading
+            builder = self._builder
+            builder.started_at = perf_counter()  # `Turn.timings` count from here
+            self._response = response = await self._open()
+            builder.first_byte_at = perf_counter()
+            self.request_id = builder.request_id = self._errors.request_id(response)
+            self._pairs = self._read(response)
+        return self
 
     async def _read(self, response: httpx.Response) -> AsyncGenerator[Pair, None]:
-        """The one loop: chunks, SSE events, typed events, each applied to the turn."""
+        """The one loop: each SSE event of the body read into a typed event, applied to the turn."""
         self._began = True
         call, builder = self._call, self._builder
-        assert call.guard is not None, "the call was started"
+        guard = call.guard
+        assert guard is not None, "the call was started"
         decoder = SSEDecoder(call.max_event_bytes)
         kept, most = 0, call.max_objects  # events and JSON objects read, and the cap
         chunks: AsyncGenerator[bytes, None] | None = None
         try:
-            chunks = aguarded(abody_chunks(response), call.guard, call.max_response_bytes)
+            chunks = aguarded(abody_chunks(response), guard, call.max_response_bytes)
             async for chunk in chunks:
                 for sse in decoder.feed(chunk):
                     kept += 1 + sse.data.count("{")  # an event, and the objects in it
                     if kept > most:
                         raise self._too_many(most)
-                    if call.trace is not None:
-                        call.trace.event()
                     event = self._decode(sse.event, sse.data, builder.text_length)
                     builder.apply(event)
                     if builder.error is not None:  # an `error` event: the turn failed
@@ -262,54 +354,40 @@ class AsyncChatStream(_StreamState):
                     if builder.done:
                         return
             decoder.close()
-            raise self._ended_early()
+            raise self._failed(None)
         except httpx.RequestError as error:
             raise self._failed(error) from error
-        except Halt as halt:
+        except (Halt, EventTooLarge) as halt:
             raise self._halted(halt) from None
-        except EventTooLarge as error:
-            raise self._too_large(
-                "an event or line is longer than max_event_bytes", error.limit
-            ) from None
         finally:
-            await self._finish(response, chunks if builder.done else None)
+            if call.trace is not None:  # first: a drain that fails cannot keep it open
+                call.trace.end_turn(builder)
+            if chunks is not None and builder.done:
+                await adrain(response, chunks, guard)  # the rest of the body (see `_body.drain`)
+            # Unwatched first: a late alarm must not touch a connection back in the pool.
+            guard.release()
+            await response.aclose()
             if chunks is not None:
                 await chunks.aclose()
 
-    async def _finish(
-        self, response: httpx.Response, rest: AsyncIterator[bytes] | None = None
-    ) -> None:
-        """Close the response; after `done`, drain the `rest` first (see `_body.drain`)."""
-        if self._call.trace is not None:  # first: a drain that fails cannot keep it open
-            self._call.trace.end_turn(self._builder)
-        guard = self._call.guard
-        assert guard is not None, "the call was started"
-        if rest is not None:
-            await adrain(response, rest, guard)
-        # Unwatched first: a late alarm must not touch a connection back in the pool.
-        guard.release()
-        await response.aclose()
-
     async def _each(self) -> AsyncGenerator[Pair, None]:
         """The loop's pairs, for a reader: records how the stream ended, closes it on a break."""
-        pairs = await self._started()
-        finished = False
+        pairs = (await self.__aenter__())._pairs  # entered here if not by a `with`
+        assert pairs is not None
         try:
             async for pair in pairs:
                 yield pair
-            finished = True
         except StreamError as error:
             self._failure = error
-            finished = True
             raise
-        except RuntimeError:  # "asynchronous generator is already running": see `_raced_close`
-            if not self._closed:
-                raise
-            finished = True
-            raise self._raced_close() from None
-        finally:
-            if not finished:  # the caller broke out of the loop, or the task was cancelled
-                await self.close()
+        except RuntimeError:  # "asynchronous generator is already running": as in `ChatStream`
+            if self._closed:
+                raise self._error(IncompleteTurnError, _CLOSED) from None
+            await self.close()
+            raise
+        except BaseException:  # the caller broke out of the loop, or the task was cancelled
+            await self.close()
+            raise
 
     async def __aiter__(self) -> AsyncIterator[ChatEvent]:
         pairs = self._each()
@@ -344,30 +422,32 @@ class AsyncChatStream(_StreamState):
         """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""
         async for _ in self._each():
             pass
-        return self._result()
+        if self._failure is not None:
+            raise self._failure
+        if not self._builder.done:
+            raise self._error(IncompleteTurnError, _CLOSED)
+        if self._turn is None:
+            self._turn = self._builder.build()
+        return self._turn
 
     async def close(self) -> None:
         """Close the response. From another task, a blocked read ends with a `StreamError`."""
         self._closed = True
-        if self._call.guard is not None:
-            self._call.guard.stop("closed")  # wakes a read blocked in another task
-        if self._pairs is not None:
-            try:
-                await self._pairs.aclose()
-            except RuntimeError:  # another task is reading: the stop above ends it
-                return
+        guard = self._call.guard
+        if guard is not None:
+            guard.stop("closed")  # wakes a read blocked in another task
+        if self._pairs is None:  # never entered
+            return
+        try:
+            await self._pairs.aclose()
+        except RuntimeError:  # another task is reading: the stop above ends it
+            return
         # As in `ChatStream.close`: an unstarted generator's `finally` never runs.
-        if self._response is not None and not self._began:
-            await self._finish(self._response)
+        if not self._began and self._response is not None and guard is not None:
+            if self._call.trace is not None:
+                self._call.trace.end_turn(self._builder)
+            guard.release()
+            await self._response.aclose()
 
-    async def __aenter__(self) -> Self:
-        await self._started()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.close()

@@ -1,19 +1,12 @@
 """The assembled `Turn`, and `TurnBuilder.apply`: the one place a turn is built from its events.
 
-Accumulation is O(1) per event: text pieces are appended and joined once, the
-answer's length (a streamed citation's offset) is counted as they come, and
-citations are appended.
-
-Every row is kept as the server sent it, its target read through
-`parse_citation_target` and never rewritten: the one meaning per source per
-turn registry is the server's, which writes each row's target from it (QA
-checks that it did, on what it sent). `Turn.target_for` reads the
-server's final word off the rows (`citations._final`), once, on first use.
-
-`Turn.timings` says how long the turn took to reach its milestones, from the
-moment the request went out: the stream stamps the start and the response's
-arrival, the builder the first text and `done` (a text event checks whether
-`pieces` is empty).
+Accumulation is O(1) per event: text pieces are appended and joined once, and
+the answer's length (a streamed citation's offset) is counted as they come.
+Every row is kept as the server sent it, its target never rewritten: the one
+meaning per source per turn registry is the server's, which writes each row's
+target from it (QA checks that it did). `Turn.target_for` reads the server's final word off the
+rows (`citations._final`), once, on first use. Of `Turn.timings`' stamps, the
+stream sets the start and the response's arrival, the builder the others.
 """
 
 from __future__ import annotations
@@ -63,10 +56,6 @@ class Timings:
     first_byte: float | None = None
     first_text: float | None = None
     done: float | None = None
-
-
-def _since(start: float | None, stamp: float | None) -> float | None:
-    return None if start is None or stamp is None else stamp - start
 
 
 @dataclass(frozen=True, eq=False)
@@ -142,30 +131,12 @@ class Turn(FinalTargets):
 class TurnBuilder:
     """Applies events, one at a time, to a turn under construction."""
 
-    __slots__ = (
-        "_citation_errors",
-        "_inline",
-        "_malformed",
-        "_message",
-        "_pieces",
-        "_summary",
-        "_unknown",
-        "done",
-        "done_at",
-        "error",
-        "first_byte_at",
-        "first_text_at",
-        "request_id",
-        "session_id",
-        "started_at",
-        "text_length",
-    )
-
     def __init__(self, session_id: str | None = None) -> None:
         self.session_id = session_id
         self.request_id: str | None = None  # the stream sets it when the response comes
         self.done: bool = False
         self.error: ErrorEvent | None = None
+        self.events: int = 0  # how many have been applied (a span's `silvia.turn.events`)
         self.text_length: int = 0  # the answer's length so far: the offset of a citation now
         self._pieces: list[str] = []
         self._inline: list[InlineCitation] = []
@@ -182,6 +153,7 @@ class TurnBuilder:
 
     def apply(self, event: ChatEvent) -> None:
         """Add one event to the turn being built."""
+        self.events += 1
         # Ordered by how often each event arrives.
         if isinstance(event, TextEvent):
             if self.first_text_at is None:
@@ -209,15 +181,19 @@ class TurnBuilder:
 
     def timings(self) -> Timings:
         """Seconds from the start to the first byte, the first text and `done`, so far."""
-        start = self.started_at
-        return Timings(
-            first_byte=_since(start, self.first_byte_at),
-            first_text=_since(start, self.first_text_at),
-            done=_since(start, self.done_at),
-        )
+        return self.build().timings
 
     def build(self) -> Turn:
         """The turn as it stands: complete if `done` arrived and no error did."""
+        start = self.started_at
+        timings = Timings()  # no start: nothing to count from
+        if start is not None:
+            first_byte, first_text, done = self.first_byte_at, self.first_text_at, self.done_at
+            timings = Timings(
+                first_byte=None if first_byte is None else first_byte - start,
+                first_text=None if first_text is None else first_text - start,
+                done=None if done is None else done - start,
+            )
         return Turn(
             text="".join(self._pieces),
             citations=self._summary,
@@ -230,5 +206,5 @@ class TurnBuilder:
             unknown_events=tuple(self._unknown),
             malformed_events=tuple(self._malformed),
             citation_errors=tuple(self._citation_errors),
-            timings=self.timings(),
+            timings=timings,
         )

@@ -1,22 +1,19 @@
 """The typed events of one chat turn, and the table that reads them off the wire.
 
 Every SSE event becomes exactly one of these; nothing is dropped. A name the
-SDK does not know becomes `UnknownEvent` with its raw name and data; a known
-name whose data is not JSON, or not the documented shape, becomes
-`MalformedEvent` with the raw data. Neither stops the stream.
-
-`type` is the SDK's own name for an event (stable, for `match`), whatever the
-event is called on the wire (see `_wire.EventNames`).
+SDK does not know becomes `UnknownEvent` (raw name and data); a known name
+whose data is not JSON, or not the documented shape, `MalformedEvent` (raw
+data). Neither stops the stream. `type` is the SDK's own name for an event
+(stable, for `match`), whatever the wire calls it (`_wire.EventNames`).
 
 Where things are: the event classes; `ChatEvent`, their union; the readers,
-one per event name, in one table (`EventDecoder`), each given the event's data
-decoded from JSON. An event is read once, by the stream (`chat/_stream.py`),
-and applied to the turn (`chat/_turn.py`).
+one per event name, in one table (`EventDecoder`). The stream
+(`chat/_stream.py`) reads each event once and applies it to the turn
+(`chat/_turn.py`).
 
-Events are plain slotted dataclasses, not frozen ones: one is made per SSE event,
-and a frozen dataclass costs about three times as much to build (and to define,
-at import). The turn never reads an event after applying it, so changing one
-changes nothing but that object.
+Events are slotted dataclasses, not frozen ones: one is made per SSE event,
+and a frozen one costs about three times as much to build. The turn never
+reads an event after applying it.
 """
 
 from __future__ import annotations
