@@ -87,6 +87,13 @@ class _StreamState(Generic[Opener]):
         self._began = False  # whether the first event has been asked for
         self._closed = False
 
+    def _opened(self, response: httpx.Response) -> httpx.Response:
+        """Note what the response's head says: when it came, and the server's id for it."""
+        self._response = response
+        self._builder.first_byte_at = perf_counter()
+        self.request_id = self._builder.request_id = self._errors.request_id(response)
+        return response
+
     @property
     def session_id(self) -> str | None:
         """The session's id, once the server has said it (or the one you passed)."""
@@ -181,12 +188,8 @@ class ChatStream(_StreamState[Callable[[], httpx.Response]]):
 
     def __enter__(self) -> Self:
         if self._pairs is None:  # the request goes out once, on entering or first reading
-            builder = self._builder
-            builder.started_at = perf_counter()  # `Turn.timings` count from here
-            self._response = response = self._open()
-            builder.first_byte_at = perf_counter()
-            self.request_id = builder.request_id = self._errors.request_id(response)
-            self._pairs = self._read(response)
+            self._builder.started_at = perf_counter()  # `Turn.timings` count from here
+            self._pairs = self._read(self._opened(self._open()))
         return self
 
     def _read(self, response: httpx.Response) -> Generator[Pair, None, None]:
@@ -321,12 +324,8 @@ class AsyncChatStream(_StreamState[Callable[[], Awaitable[httpx.Response]]]):
 
     async def __aenter__(self) -> Self:
         if self._pairs is None:  # the request goes out once, on entering or first reading
-            builder = self._builder
-            builder.started_at = perf_counter()  # `Turn.timings` count from here
-            self._response = response = await self._open()
-            builder.first_byte_at = perf_counter()
-            self.request_id = builder.request_id = self._errors.request_id(response)
-            self._pairs = self._read(response)
+            self._builder.started_at = perf_counter()  # `Turn.timings` count from here
+            self._pairs = self._read(self._opened(await self._open()))
         return self
 
     async def _read(self, response: httpx.Response) -> AsyncGenerator[Pair, None]:
