@@ -16,6 +16,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, Protocol, TextIO, TypeVar
 
+from .._errors_root import ConfigurationError
 from ._html import text_html, view
 from ._protocols import TurnLike
 
@@ -54,7 +55,8 @@ class Throttle:
         self, per_second: float = UPDATES_PER_SECOND, clock: Callable[[], float] = time.monotonic
     ) -> None:
         if not per_second > 0:
-            raise ValueError("per_second must be a positive number")
+            # The SDK's rule for a value it cannot honour (a `ValueError` too).
+            raise ConfigurationError(f"per_second must be a positive number, not {per_second!r}")
         self.interval = 1.0 / per_second
         self.clock = clock
         self._last: float | None = None

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import io
+import math
 import sys
 import types
 from typing import Any
 
 import pytest
 
-from silvia_client import StreamError, display
+from silvia_client import ConfigurationError, StreamError, display
 from silvia_client.display._live import Throttle, streaming_html
 from silvia_client.testing import SCENARIO_HEADER, ReferenceServer
 
@@ -33,8 +34,9 @@ def test_the_throttle_lets_at_most_ten_updates_a_second_through() -> None:
     for start in range(3):
         assert 9 <= sum(start <= t < start + 1 for t in times) <= 10
     assert Throttle(per_second=2, clock=FakeClock(0.1)).interval == 0.5
-    with pytest.raises(ValueError, match="positive"):
-        Throttle(per_second=0)
+    for bad in (0, -1.0, math.nan):
+        with pytest.raises(ConfigurationError, match="positive"):
+            Throttle(per_second=bad)
 
 
 class FakeHandle:
