@@ -9,7 +9,11 @@ docstring that names these things does not count):
 - no `__pydantic_*__` attribute read or written (pydantic's instance internals);
 - no `object.__setattr__`, but in a dataclass's own `__post_init__` (the standard
   library's way for a frozen dataclass to normalise its fields), which never
-  touches a model.
+  touches a model;
+- no private name taken from another of the package's modules (`from .report
+  import _rules`): what a sibling needs is named without the underscore, so a
+  reader sees it is shared. A private submodule itself (`from . import _rows`) is
+  not a name of that kind.
 """
 
 from __future__ import annotations
@@ -27,6 +31,10 @@ PRIVATE_OF_DEPENDENCIES = ("httpx", "httpx_sse", "pydantic", "pydantic_core")
 def _is_private_dependency(module: str) -> bool:
     top, _, rest = module.partition(".")
     return top in PRIVATE_OF_DEPENDENCIES and rest.startswith("_")
+
+
+def _is_private_name(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
 class _Finder(ast.NodeVisitor):
@@ -50,6 +58,11 @@ class _Finder(ast.NodeVisitor):
             for alias in node.names:
                 if alias.name.startswith("_"):
                     self._say(node, f"from {module} import {alias.name}")
+        ours = node.level > 0 or module.split(".")[0] == "silvia_client"
+        if ours and node.module is not None:  # `from . import _rows` takes a submodule
+            for alias in node.names:
+                if _is_private_name(alias.name):
+                    self._say(node, f"a sibling's private name: {alias.name}")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.attr.startswith("__pydantic_"):
@@ -105,12 +118,22 @@ def test_the_module_uses_public_apis_only(path: Path) -> None:
             "class C:\n    def method(self):\n        object.__setattr__(self, 'x', 1)\n",
             "object.__setattr__ outside",
         ),
+        ("from .report import _rules as table_rules\n", "a sibling's private name: _rules"),
+        ("from silvia_client.chat._turn import _preview\n", "a sibling's private name"),
     ],
 )
 def test_each_rule_finds_what_it_names(source: str, what: str) -> None:
     found = _findings(source)
     assert len(found) == 1
     assert what in found[0]
+
+
+def test_a_public_name_a_private_submodule_or_a_dunder_may_be_imported() -> None:
+    source = (
+        "from . import _rows\nfrom ._html_text import h as _h\n"
+        "from .._version import __version__\nfrom .report import table_rules\n"
+    )
+    assert _findings(source) == []
 
 
 def test_a_frozen_dataclass_may_normalise_its_fields_in_post_init() -> None:

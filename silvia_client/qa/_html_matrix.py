@@ -7,7 +7,7 @@ in view while the page scrolls), and in each cell a mark: ✓ pass, ! warn,
 ✗ fail, – the rule did not apply, ○ not run. A cell that is not a pass has
 its finding's message (or the reason) as its tooltip. Each row carries its
 prompt's verdict class, so the "failures only" switch hides passing rows.
-The rules are the terminal table's (`report._rules`), in its order.
+The rules are the terminal table's (`report.table_rules`), in its order.
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from __future__ import annotations
 from ._html_text import h, verdict
 from ._rule import Rule
 from .checker import RuleOutcome, Status
-from .report import _outcome as rule_outcome  # the table's own: one reading of a cell
-from .report import _rules as table_rules
+from .report import rule_outcome, table_rules  # the terminal table's: one reading of a cell
 from .runner import PromptResult, RunResult
 
 __all__ = ["LEGEND", "MARKS", "rule_matrix"]

@@ -130,13 +130,14 @@ def stop_line(run: RunResult) -> str | None:
     return None
 
 
-def _rules(run: RunResult) -> list[Rule]:
+def table_rules(run: RunResult) -> list[Rule]:
     """The table's rows: the run's rules, then those the prompts' expectations add."""
     extra = {rule.id: rule for result in run.prompts for rule in prompt_rules(result.prompt.expect)}
     return [*run.rules, *(rule for rule in (EXPECTATIONS, TIMING) if rule.id in extra)]
 
 
-def _outcome(result: PromptResult, rule: Rule) -> RuleOutcome | None:
+def rule_outcome(result: PromptResult, rule: Rule) -> RuleOutcome | None:
+    """One cell of the table: what `rule` found on this prompt (None: it did not run there)."""
     for outcome in result.result.outcomes:
         if outcome.rule.id == rule.id:
             return outcome
@@ -169,7 +170,7 @@ def _wide_table(run: RunResult) -> str:
             f"  {number:>3}  {result.prompt.id:<{width_id}}  {ran}  "
             f"{_short(result.prompt.message, _MESSAGE_CHARS)}{scenario}"
         )
-    rules = _rules(run)
+    rules = table_rules(run)
     width_rule = max(len("rule"), *(len(rule.id) for rule in rules))
     width_cell = max(4, len(str(len(run.prompts))))
     header = "  ".join(f"{n:>{width_cell}}" for n in range(1, len(run.prompts) + 1))
@@ -177,7 +178,7 @@ def _wide_table(run: RunResult) -> str:
     for rule in rules:
         cells = []
         for result in run.prompts:
-            outcome = _outcome(result, rule)
+            outcome = rule_outcome(result, rule)
             cells.append(f"{_CELL[outcome.status] if outcome else '-':>{width_cell}}")
         lines.append(f"{rule.id:<{width_rule}}  {'  '.join(cells)}")
     lines += ["", "(pass / warn / FAIL; - where the rule did not apply; n/r not run)"]
@@ -197,7 +198,7 @@ def compact_table(run: RunResult, width: int) -> str:
 
     Every line is at most `width` characters; the rules are listed above, by number.
     """
-    rules = _rules(run)
+    rules = table_rules(run)
     lines = ["rules:"]
     lines += [_fit(f"  {n:>2}  {rule.id}", width) for n, rule in enumerate(rules, start=1)]
     width_id = min(_ID_CHARS, max(len(result.prompt.id) for result in run.prompts))
@@ -206,7 +207,7 @@ def compact_table(run: RunResult, width: int) -> str:
     for number, result in enumerate(run.prompts, start=1):
         cells = ""
         for rule in rules:
-            outcome = _outcome(result, rule)
+            outcome = rule_outcome(result, rule)
             cells += f"{_MARK[outcome.status] if outcome else '-':>3}"
         timings = format_timings(result.observation.timings) if result.did_run else "not run"
         prompt_id = _short(result.prompt.id, width_id)
@@ -249,19 +250,19 @@ def format_report(run: RunResult, width: int | None = None) -> str:
         f"prompts: {len(run.prompts) - run.failed - run.not_run} passed, {run.failed} failed, "
         f"{run.not_run} did not run",
         f"{_verdict(run)}: {run.errors} error(s), {run.warnings} warning(s) over "
-        f"{prompts} and {len(_rules(run))} rule(s)",
+        f"{prompts} and {len(table_rules(run))} rule(s)",
     ]
     return terminal_text("\n".join(parts))
 
 
 def junit_xml(run: RunResult) -> bytes:
     """JUnit XML: a test case per prompt and rule."""
-    rules = _rules(run)
+    rules = table_rules(run)
     cases: list[ET.Element] = []
     failures = skipped = errors = 0
     for result in run.prompts:
         for rule in rules:
-            outcome = _outcome(result, rule)
+            outcome = rule_outcome(result, rule)
             case = ET.Element(
                 "testcase", classname=f"silvia.qa.{result.prompt.id}", name=rule.id, time="0"
             )
@@ -343,13 +344,13 @@ def _cause(result: PromptResult) -> str:
 
 def json_report(run: RunResult) -> dict[str, object]:
     """The run as JSON: rules, and per prompt each rule's status and every finding."""
-    rules = _rules(run)
+    rules = table_rules(run)
     prompts = []
     for result in run.prompts:
         observation = result.observation
         statuses: dict[str, object] = {}
         for rule in rules:
-            outcome = _outcome(result, rule)
+            outcome = rule_outcome(result, rule)
             if outcome is None:
                 statuses[rule.id] = {"status": "skip", "reason": "no expectations"}
             elif outcome.status in ("skip", "not_run"):
