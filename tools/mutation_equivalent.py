@@ -9,8 +9,14 @@ from __future__ import annotations
 
 # Mutants that change nothing observable, by mutmut's name: name -> why, one line each.
 EQUIVALENT: dict[str, str] = {
-    "silvia_client.citations._targets.x_parse_citation_target__mutmut_11": (
-        "calls None for an unknown kind: the `except Exception` turns that into None, as before"
+    "silvia_client.citations._targets.x_parse_citation_target__mutmut_55": (
+        "reads `ref.account_id` of a None ref: the `except Exception` turns that into None"
+    ),
+    "silvia_client.citations._links.x_encode_uri_component__mutmut_23": (
+        "safe='XX!*'()XX': 'X' is a letter, which quote never escapes"
+    ),
+    "silvia_client.citations._rows.x_load_citations__mutmut_23": (
+        "copies a plain dict too before validating it: the same row (speed)"
     ),
     "silvia_client.citations._links.x_encode_uri_component__mutmut_12": (
         "'UTF-16-LE' for 'utf-16-le': codec names are case-insensitive"

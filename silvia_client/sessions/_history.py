@@ -24,6 +24,7 @@ from ..errors import ConfigurationError, ResponseTooLargeError
 if TYPE_CHECKING:
     import httpx
 
+    from .._options import Call
     from .._responses import ResponseErrors
     from ..citations import Citation, InlineCitation
 
@@ -212,18 +213,19 @@ def session_from(
     body: bytes,
     session_id: str,
     errors: ResponseErrors,
-    max_objects: int,
+    call: Call,
 ) -> Session:
-    """The session a GET's `body` holds, read only if it holds at most `max_objects` objects.
+    """The session a GET's `body` holds, read only if it holds at most `call.max_objects` objects.
 
     A `{` counts every object the body could hold (and any in its strings): counted before
-    it is decoded, since decoding is where a body of tiny rows grows 45-fold.
+    it is decoded, since decoding is where a body of tiny rows grows 45-fold. The error's
+    `limit` is the byte limit the cap comes from, as a stream's is.
     """
-    if body.count(b"{") > max_objects:
+    if body.count(b"{") > call.max_objects:
         raise ResponseTooLargeError(
-            f"the body holds more than {max_objects:,} JSON objects, the most a body of "
+            f"the body holds more than {call.max_objects:,} JSON objects, the most a body of "
             "max_response_bytes may (max_response_bytes // 64)",
-            limit=len(body),
+            limit=call.max_response_bytes,
             request_id=errors.request_id(response),
         )
     try:

@@ -81,7 +81,7 @@ class Sessions:
         )
         path, call = _request(self._client, session_id, options)
         response, body = self._client._fetch(path, call)
-        return session_from(response, body, session_id, self._client._errors, call.max_objects)
+        return session_from(response, body, session_id, self._client._errors, call)
 
     def get_raw(
         self,
@@ -129,7 +129,7 @@ class AsyncSessions:
         )
         path, call = _request(self._client, session_id, options)
         response, body = await self._client._fetch(path, call)
-        return session_from(response, body, session_id, self._client._errors, call.max_objects)
+        return session_from(response, body, session_id, self._client._errors, call)
 
     async def get_raw(
         self,

@@ -35,9 +35,16 @@ async def test_a_history_of_more_objects_than_the_cap_is_refused_before_it_is_re
 ) -> None:
     body = history(CAP)  # under LIMIT in bytes (17 a row), over the cap in objects
     assert len(body) < LIMIT
-    server.get(SESSION_URL).mock(return_value=httpx.Response(200, content=body))
-    with pytest.raises(ResponseTooLargeError, match="16,384 JSON objects"):
+    headers = {"x-request-id": "req_many"}
+    server.get(SESSION_URL).mock(return_value=httpx.Response(200, content=body, headers=headers))
+    with pytest.raises(ResponseTooLargeError) as caught:
         await api.session(api.client(max_response_bytes=LIMIT), "s1")
+    assert str(caught.value) == (
+        "the body holds more than 16,384 JSON objects, the most a body of "
+        "max_response_bytes may (max_response_bytes // 64)"
+    )
+    # The byte limit the cap comes from, as a stream's `StreamTooLargeError` says it.
+    assert (caught.value.limit, caught.value.request_id) == (LIMIT, "req_many")
 
 
 async def test_a_history_under_the_cap_reads_every_row(api: Api, server: respx.MockRouter) -> None:

@@ -46,6 +46,7 @@ async def test_a_simple_id(api: Api, server: respx.MockRouter) -> None:
         ("..", ConfigurationError, "session_id '..' cannot be a path segment"),
         ("a\ud800", ConfigurationError, "session_id cannot be encoded as UTF-8 (it holds a lone"),
         (5, TypeError, "session_id must be a str, not int"),
+        (None, TypeError, "session_id must be a str, not NoneType"),
     ],
 )
 async def test_an_id_that_is_no_path_segment_is_refused(
@@ -60,11 +61,19 @@ async def test_an_id_that_is_no_path_segment_is_refused(
     assert route.call_count == 0
 
 
-def test_the_path_of_an_id_that_cannot_be_utf_8() -> None:
-    # `sessions.get` refuses it first (above); the path refuses it on its own too.
+@pytest.mark.parametrize(
+    ("sid", "message"),
+    [
+        ("", "session_id must not be empty"),
+        ("..", "session_id '..' cannot be a path segment"),
+        ("a\udc80", "session_id cannot be encoded as UTF-8"),
+    ],
+)
+def test_the_path_refuses_an_id_on_its_own_too(sid: str, message: str) -> None:
+    # `sessions.get` refuses the empty and the unencodable id first (above).
     with pytest.raises(ConfigurationError) as caught:
-        session_path("a\udc80", DEFAULT_WIRE)
-    assert str(caught.value) == "session_id cannot be encoded as UTF-8"
+        session_path(sid, DEFAULT_WIRE)
+    assert str(caught.value) == message
 
 
 async def test_dots_inside_an_id_are_kept(api: Api, server: respx.MockRouter) -> None:

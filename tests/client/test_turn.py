@@ -137,6 +137,17 @@ def test_a_turn_without_done_is_not_complete() -> None:
     assert (turn.citation_errors, turn.unknown_events, turn.malformed_events) == ((), (), ())
 
 
+def test_the_builder_counts_what_it_applies_and_carries_the_request_id() -> None:
+    builder = TurnBuilder("s1")
+    assert (builder.events, builder.request_id, builder.build().request_id) == (0, None, None)
+    for piece in ("a", "b", "c"):
+        builder.apply(TextEvent(piece))
+    builder.apply(DoneEvent())
+    builder.request_id = "req_1"  # as the stream sets it when the response's head comes
+    assert builder.events == 4  # a span's `silvia.turn.events`
+    assert builder.build().request_id == "req_1"
+
+
 def test_the_summarys_unreadable_rows_are_the_turns_citation_errors() -> None:
     errors = (RowError(1, "target: not an object"), RowError(3, "source: missing"))
     builder = TurnBuilder()

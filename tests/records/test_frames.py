@@ -8,7 +8,7 @@ import pytest
 
 from silvia_client._records import FIELDS
 
-from ..display._build import build_session, row, web
+from ..display._build import ACCOUNT_A, account, build_session, row, web
 from .test_records import pooled_turn
 
 pd = pytest.importorskip("pandas", reason="needs pandas: pip install 'silvia-client[pandas]'")
@@ -113,3 +113,17 @@ def test_records_import_no_pandas_and_the_package_neither() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert done.stdout.split() == ["False", "True", "False", "True"]
+
+
+def test_every_table_takes_the_web_url_for_its_account_links() -> None:
+    cited = [row("acct:checking", "Checking", account())]
+    session = build_session([{"id": "m1", "role": "assistant", "content": "x", "citations": cited}])
+    turn = pooled_turn()
+    link = f"https://app.example/accounts/{ACCOUNT_A}"
+    for value in (turn, session, session.messages[0]):
+        frame = value.to_pandas(web_url="https://app.example")
+        assert link in {href for hrefs in frame["hrefs"] for href in hrefs}
+        relative = value.to_pandas()
+        assert f"/accounts/{ACCOUNT_A}" in {href for hrefs in relative["hrefs"] for href in hrefs}
+        records = value.citation_records(web_url="https://app.example")
+        assert link in {href for r in records for href in r["hrefs"]}

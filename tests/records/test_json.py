@@ -83,3 +83,16 @@ def test_the_documents_carry_the_request_ids() -> None:
     assert json.loads(pooled_turn().to_json())["request_id"] is None
     session = dataclasses.replace(build_session([]), request_id="req_s")
     assert json.loads(session.to_json())["request_id"] == "req_s"
+
+
+def test_a_document_is_indented_by_two_unless_told_otherwise() -> None:
+    cited = [row("acct:checking", "Checking", account())]
+    session = build_session([{"id": "m1", "role": "assistant", "content": "x", "citations": cited}])
+    for value in (pooled_turn(), session):
+        lines = value.to_json().splitlines()
+        assert lines[1].startswith('  "')
+        assert not lines[1].startswith('   "')
+        assert value.to_json(indent=4).splitlines()[1].startswith('    "')
+        assert "\n" not in value.to_json(indent=None)
+        assert "plaid" not in value.to_json()  # the provider stays out unless asked
+        assert '"provider": "plaid"' in value.to_json(include_provider=True)
