@@ -44,6 +44,7 @@ DISPLAY = Path(silvia_client.display.__file__).parent
 GROUND_FLOOR = frozenset(
     {
         "silvia_client._clean",  # the bidi rule, the cleaners: they import only `_scrub`
+        "silvia_client._errors_root",  # `ConfigurationError`: it imports nothing
         "silvia_client.citations._final",
         "silvia_client.citations._links",
         "silvia_client.citations._targets",
