@@ -80,7 +80,6 @@ class _StreamState(Generic[Opener]):
         self._call = call
         self._decode = event_decoder(errors.wire)
         self._builder = TurnBuilder(session_id)
-        self.request_id: str | None = None  # the server's id for this request, for support
         self._failure: StreamError | None = None
         self._turn: Turn | None = None
         self._response: httpx.Response | None = None
@@ -91,8 +90,13 @@ class _StreamState(Generic[Opener]):
         """Note what the response's head says: when it came, and the server's id for it."""
         self._response = response
         self._builder.first_byte_at = perf_counter()
-        self.request_id = self._builder.request_id = self._errors.request_id(response)
+        self._builder.request_id = self._errors.request_id(response)
         return response
+
+    @property
+    def request_id(self) -> str | None:
+        """The server's id for this request (x-request-id), once its response has come."""
+        return self._builder.request_id
 
     @property
     def session_id(self) -> str | None:
