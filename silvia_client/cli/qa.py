@@ -275,7 +275,8 @@ def _progress_line(number: int, total: int, result: PromptResult) -> str:
     if checked.cause is not None:  # one cause, said once
         line = f"[{number}/{total}] {result.prompt.id}: not run: {checked.cause.message}"
         ids = turn_ids(result.observation.request_id, result.observation.session_id)
-        return clean(f"{line}; {ids}" if ids else line)
+        # In parentheses: the cause is the server's sentence, which ends in its own stop.
+        return clean(f"{line} ({ids})" if ids else line)
     verdict = "FAIL" if not checked.ok else ("warn" if checked.warnings else "ok")
     line = (
         f"[{number}/{total}] {result.prompt.id}: {verdict} "

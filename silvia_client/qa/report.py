@@ -122,11 +122,10 @@ def format_timings(timings: Timings | None) -> str:
 
 def stop_line(run: RunResult) -> str | None:
     """Why the run stopped short, in one line; None when every prompt ran."""
-    not_run = len(run.prompts) - len(run.ran)
     if run.access_failure is not None:
-        return f"stopped: {run.access_failure.message}; {not_run} prompt(s) not run"
+        return f"stopped: {run.access_failure.message}; {run.not_run} did not run"
     if run.interrupted:
-        return f"interrupted: {not_run} prompt(s) not run"
+        return f"interrupted: {run.not_run} did not run"
     return None
 
 
@@ -256,15 +255,27 @@ def format_report(run: RunResult, width: int | None = None) -> str:
 
 
 def junit_xml(run: RunResult) -> bytes:
-    """JUnit XML: a test case per prompt and rule."""
+    """JUnit XML: a test case per prompt and rule.
+
+    Each case's `time` is its prompt's measured turn time (to `done`, else the
+    last moment the turn reached; 0 for a prompt that did not run), so a CI
+    dashboard shows which prompts are slow; the suite's `time` is the sum over
+    the prompts, each counted once.
+    """
     rules = table_rules(run)
+    total = 0.0
     cases: list[ET.Element] = []
     failures = skipped = errors = 0
     for result in run.prompts:
+        seconds = _turn_seconds(result)
+        total += seconds
         for rule in rules:
             outcome = rule_outcome(result, rule)
             case = ET.Element(
-                "testcase", classname=f"silvia.qa.{result.prompt.id}", name=rule.id, time="0"
+                "testcase",
+                classname=f"silvia.qa.{result.prompt.id}",
+                name=rule.id,
+                time=f"{seconds:.3f}",
             )
             if outcome is None or outcome.status in ("skip", "not_run"):
                 skipped += 1
@@ -297,7 +308,8 @@ def junit_xml(run: RunResult) -> bytes:
         "skipped": str(skipped),
     }
     root = ET.Element("testsuites", {"name": "silvia qa", **counts})
-    suite = ET.SubElement(root, "testsuite", {"name": name, **counts})
+    root.set("time", f"{total:.3f}")
+    suite = ET.SubElement(root, "testsuite", {"name": name, **counts, "time": f"{total:.3f}"})
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="target", value=run.target)
     ET.SubElement(properties, "property", name="silvia-client", value=__version__)
@@ -312,6 +324,15 @@ def junit_xml(run: RunResult) -> bytes:
     ET.indent(root)
     xml: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return xml + b"\n"
+
+
+def _turn_seconds(result: PromptResult) -> float:
+    """A prompt's measured turn time: to `done`, else the last moment reached; 0 if none."""
+    timings = result.observation.timings if result.did_run else None
+    if timings is None:
+        return 0.0
+    reached = [t for t in (timings.done, timings.first_text, timings.first_byte) if t is not None]
+    return reached[0] if reached else 0.0
 
 
 def _clean_xml(root: ET.Element) -> None:

@@ -155,12 +155,30 @@ def test_junit_has_a_case_per_prompt_and_rule(
     script = broken_script(tmp_path / "broken.json")
     junit = tmp_path / "out" / "junit.xml"
     junit.parent.mkdir()
-    status, _, _ = run_cli(["qa", "run", str(script), "--junit", str(junit)], capsys)
+    report = tmp_path / "out" / "report.json"
+    args = ["qa", "run", str(script), "--junit", str(junit), "--json", str(report)]
+    status, _, _ = run_cli(args, capsys)
     assert status == 1
     root = ET.parse(junit).getroot()
     (suite,) = root.iter("testsuite")
     cases = list(suite.iter("testcase"))
     assert len(cases) == 12 * len(RULES) == int(suite.get("tests", ""))
+
+    # Each case's time is its prompt's measured turn time (to done, else the last moment
+    # the turn reached), the suite's their sum.
+    def turn_time(timings: dict[str, float | None] | None) -> float:
+        moments = (timings or {}).get
+        return moments("done") or moments("first_text") or moments("first_byte") or 0.0
+
+    done = {
+        prompt["id"]: turn_time(prompt["timings"])
+        for prompt in json.loads(report.read_text(encoding="utf-8"))["prompts"]
+    }
+    for case in cases:
+        prompt_id = (case.get("classname") or "").removeprefix("silvia.qa.")
+        assert float(case.get("time", "")) == pytest.approx(done[prompt_id], abs=0.001)
+    assert any(seconds > 0 for seconds in done.values())
+    assert float(suite.get("time", "")) == pytest.approx(sum(done.values()), abs=0.02)
     failed = {(c.get("classname"), c.get("name")) for c in cases if c.find("failure") is not None}
     assert failed == {
         (f"silvia.qa.{name}", rule)

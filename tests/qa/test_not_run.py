@@ -66,10 +66,12 @@ def test_a_misspelled_scenario_is_one_finding_with_the_servers_words(
     assert len(findings) == 1
     assert f"HTTP 400 (invalid_request_error): {SAID}" in findings[0]
     assert "prompts: 1 passed, 1 failed, 1 did not run" in out
-    assert (
+    (progress,) = [line for line in err.splitlines() if line.startswith("[2/3] typo: ")]
+    assert progress.startswith(
         f"[2/3] typo: not run: the chat request failed: HTTP 400 (invalid_request_error): {SAID}"
-        in err
+        " (request "
     )
+    assert ".;" not in err
 
     data = json.loads(report.read_text(encoding="utf-8"))
     assert (data["failed"], data["not_run"]) == (1, 1)

@@ -52,9 +52,11 @@ def test_ctrl_c_writes_the_partial_reports_it_was_asked_for(tmp_path: Path) -> N
     assert process.returncode == 130
     assert "Traceback" not in err
     assert "interrupted: " in err
-    assert "prompt(s) not run" in out
-
     data = json.loads(report.read_text(encoding="utf-8"))
+    # One count of the prompts not run, said the same way in the stop line and the summary.
+    stop = next(line for line in out.splitlines() if line.startswith("interrupted: "))
+    assert stop == f"interrupted: {data['not_run']} did not run"
+    assert f", {data['not_run']} did not run" in out
     assert data["interrupted"] is True
     ran = [prompt["ran"] for prompt in data["prompts"]]
     assert [prompt["id"] for prompt in data["prompts"]] == ["p1", "p2", "p3", "p4", "p5"]
@@ -168,8 +170,7 @@ def test_a_server_that_is_not_there_stops_the_run_with_status_3(
     status, _, err = run_cli(["qa", "run", str(EXAMPLE), "--base-url", url], capsys)
     assert status == 3
     assert _stop_line(err).startswith(
-        "silvia qa: stopped: cannot reach the server (ConnectError, no request id); "
-        "11 prompt(s) not run"
+        "silvia qa: stopped: cannot reach the server (ConnectError, no request id); 12 did not run"
     )
     assert "[2/12]" not in err
 
