@@ -12,7 +12,9 @@ from __future__ import annotations
 import email.utils
 import json
 import math
+import os
 import re
+import socket
 import time
 
 import httpx
@@ -184,8 +186,29 @@ class ResponseErrors:
                 f"timed out: {type(error).__name__} ({where})"
             )
         else:
+            reason = _system_reason(error)
             failure = APIConnectionError(
-                self.scrub.text(f"connection to {where} failed: {type(error).__name__}: {error}")
+                self.scrub.text(f"connection to {where} failed: {type(error).__name__}: {reason}")
             )
         failure.__cause__ = error
         return failure
+
+
+def _system_reason(error: BaseException) -> str:
+    """Why a connection failed, in the operating system's words, the same for both clients.
+
+    httpx's sync and async transports word one refusal differently ("[Errno 111]
+    Connection refused" against "All connection attempts failed"); the `OSError`
+    at the bottom of the chain is the same, so its `errno` is what is said. A
+    failure with no such error keeps httpx's words.
+    """
+    reason, seen = str(error), set[int]()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, socket.gaierror) and cause.strerror:
+            reason = cause.strerror  # a name that did not resolve
+        elif isinstance(cause, OSError) and cause.errno is not None and cause.errno > 0:
+            reason = os.strerror(cause.errno)
+        cause = cause.__cause__ or cause.__context__
+    return reason

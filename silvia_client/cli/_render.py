@@ -20,6 +20,8 @@ not `dumb` and `NO_COLOR` is not set; plain text otherwise.
 from __future__ import annotations
 
 import os
+import re
+import shutil
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
@@ -74,6 +76,18 @@ def hyperlink(href: str, text: str) -> str:
     return f"\x1b]8;;{clean(href)}\x1b\\{clean(text)}\x1b]8;;\x1b\\"
 
 
+_WORDS = re.compile(r"\s+|\S+")
+
+
+def _terminal_width(out: TextIO) -> int | None:
+    """The width a streamed answer wraps at: the terminal's, less one; None when not a terminal."""
+    try:
+        tty = out.isatty()
+    except (AttributeError, ValueError):
+        return None
+    return max(shutil.get_terminal_size().columns - 1, 20) if tty else None
+
+
 def kind_words(target: CitationTarget | None) -> str:
     """What a citation points at, in words ("your account", "web page", ...)."""
     if target is None:
@@ -89,38 +103,77 @@ class TerminalRenderer:
     `links`: write OSC 8 hyperlinks (default: when `supports_hyperlinks(out)`).
     `web_url`: the web app's origin, which makes account links absolute (and so
     clickable); None means `SILVIA_WEB_URL`, and without either they are the web
-    app's `/accounts/<id>` paths.
+    app's `/accounts/<id>` paths. `width`: the column a streamed answer wraps at,
+    at spaces, so that the terminal never breaks a word in two (default: the
+    terminal's width when `out` is a terminal; None, or output to a file or a
+    pipe, never wraps). A word longer than the line is written whole.
     """
 
     def __init__(
-        self, out: TextIO, *, links: bool | None = None, web_url: str | None = None
+        self,
+        out: TextIO,
+        *,
+        links: bool | None = None,
+        web_url: str | None = None,
+        width: int | None = -1,
     ) -> None:
         self.out = out
         self.links: bool = supports_hyperlinks(out) if links is None else links
         self.web_url = web_url
+        self.width = _terminal_width(out) if width == -1 else width
         self.numbers: dict[str, int] = {}  # source -> its number, as streamed so far
         self._written = 0  # characters of answer text written
         self._marked: tuple[int, set[int]] = (-1, set())  # numbers marked at that offset
         self.mid_line: bool = False  # whether the last thing written left a line open
+        self._word = ""  # with a width: the word under way, written once it is whole
+        self._column = 0  # with a width: characters on the line written last
 
     # -- live --------------------------------------------------------------------
 
     def write(self, text: str) -> None:
         """Write `text` as is (the caller's own words, not the server's)."""
+        self._flush_word()
+        self._put(text)
+
+    def _put(self, text: str) -> None:
         if text:
             self.out.write(text)
             self.out.flush()
             self.mid_line = not text.endswith("\n")
+            line_start = text.rfind("\n") + 1
+            self._column = len(text) - line_start + (self._column if line_start == 0 else 0)
 
     def end_line(self) -> None:
         """End the line the stream left open, if it left one (before an error or a Ctrl-C)."""
+        self._flush_word()
         if self.mid_line:
             self.write("\n")
 
     def text(self, text: str) -> None:
         """One piece of the answer."""
-        self.write(clean(text))
         self._written += len(text)
+        if self.width is None:
+            self.write(clean(text))
+            return
+        for piece in _WORDS.findall(clean(text)):
+            if not piece[0].isspace():
+                self._word += piece  # a word may come in several pieces: wait for its end
+                continue
+            self._flush_word()
+            for space in piece:
+                if space == "\n" or self._column >= self.width:  # a full line breaks here
+                    self._put("\n")
+                elif self._column > 0:  # no space at the start of a line it opened
+                    self._put(space)
+
+    def _flush_word(self) -> None:
+        """Write the word under way, on the next line when it would not fit on this one."""
+        word, self._word = self._word, ""
+        if not word:
+            return
+        if self.width is not None and self._column > 0 and self._column + len(word) > self.width:
+            self._put("\n")
+        self._put(word)
 
     def citation(self, citation: InlineCitation) -> None:
         """A streamed citation: its marker, unless its source is marked right here already."""
@@ -131,7 +184,10 @@ class TerminalRenderer:
             self._marked = (offset, marked)
         if number not in marked:
             marked.add(number)
-            self.write(f"[{number}]")
+            if self.width is None:
+                self.write(f"[{number}]")
+            else:  # a marker stays with the word it follows
+                self._word += f"[{number}]"
 
     def event(self, event: ChatEvent) -> None:
         """Write what a streamed event shows (text and citations; the rest shows nothing)."""
@@ -148,6 +204,7 @@ class TerminalRenderer:
         self, text: str, inline: Sequence[InlineCitation], citations: Sequence[Citation] = ()
     ) -> None:
         """A finished answer, with markers where its citations' offsets place them."""
+        self._flush_word()
         numbers = {s.source: s.number for s in numbered_sources(inline, citations)}
         for piece, marks in marked_segments(text, inline, numbers):
             self.out.write(clean(piece) + "".join(f"[{number}]" for number in marks))
@@ -163,6 +220,7 @@ class TerminalRenderer:
         self, inline: Sequence[Citation], citations: Sequence[Citation], *, heading: str = "Sources"
     ) -> None:
         """The numbered sources, each with its label, its kind and its links."""
+        self._flush_word()
         listed = numbered_sources(inline, citations, web_url=self.web_url)
         if not listed:
             self.out.write("\nNo sources cited.\n")

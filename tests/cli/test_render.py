@@ -6,6 +6,8 @@ import io
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from silvia_client.chat.events import ChatEvent, CitationEvent, TextEvent
 from silvia_client.citations import Citation, InlineCitation
@@ -212,3 +214,38 @@ def test_server_text_cannot_reorder_the_terminal(control: str) -> None:
     assert "  [2] Page (web page)" in written
     assert "  [3] Cards (1 of your accounts)" in written
     assert "Stored answer[1]" in written
+
+
+@given(
+    pieces=st.lists(st.text(alphabet="ab c\n", max_size=12), max_size=30),
+    width=st.integers(min_value=4, max_value=30),
+)
+def test_a_streamed_answer_wraps_at_spaces_never_inside_a_word(
+    pieces: list[str], width: int
+) -> None:
+    out = io.StringIO()
+    render = TerminalRenderer(out, links=False, width=width)
+    for piece in pieces:  # pieces break words anywhere, as a model's deltas do
+        render.event(TextEvent(piece))
+    render.end_line()
+    text = "".join(pieces)
+    assert out.getvalue().split() == text.split()  # every word whole, in order
+    for line in out.getvalue().split("\n"):
+        assert len(line) <= width or " " not in line  # only a lone long word passes the width
+    assert out.getvalue().count("\n") >= text.count("\n")  # the answer's own line breaks kept
+
+
+def test_a_terminal_wraps_the_answer_a_pipe_does_not() -> None:
+    words = ("I moved part of it into your IRAs " * 10).rstrip()
+    piped = io.StringIO()
+    TerminalRenderer(piped).event(TextEvent(words))
+    assert piped.getvalue() == words  # a file or a pipe gets the text as it came
+    terminal = Tty(True)
+    render = TerminalRenderer(terminal, width=40)
+    render.event(TextEvent(words))
+    render.event(CitationEvent(inline("https://e.example/", len(words))))
+    render.end_line()
+    lines = terminal.getvalue().splitlines()
+    assert len(lines) > 5
+    assert all(len(line) <= 40 for line in lines)
+    assert terminal.getvalue().split() == [*words.split()[:-1], "IRAs[1]"]
