@@ -51,11 +51,12 @@ if TYPE_CHECKING:
     from ._observation import Observation, Reload, SentEvent, observation_from_turn
     from ._observe_turn import aobserve, areload_session, observe, reload_session
     from ._observer import AsyncObserver, Observer
+    from ._results import PromptResult, RunResult
     from ._rule import Finding, Rule, Severity
     from .checker import CheckResult, RuleOutcome, Status, assert_conforms, check
     from .recorded import RecordingSource, check_recordings, observe_recording
     from .rules import EXPECTATIONS, RULES, RULES_BY_ID, TIMING
-    from .runner import PromptResult, RunResult, arun_script, run_script
+    from .runner import arun_script, run_script
     from .script import Expectations, Prompt, Script, ScriptFormatError, load_script, parse_script
 
 __all__ = [
@@ -110,7 +111,8 @@ load_on_first_use(
         "._rule": ("Finding", "Rule", "Severity"),
         ".rules": ("EXPECTATIONS", "RULES", "RULES_BY_ID", "TIMING"),
         ".recorded": ("RecordingSource", "check_recordings", "observe_recording"),
-        ".runner": ("PromptResult", "RunResult", "arun_script", "run_script"),
+        "._results": ("PromptResult", "RunResult"),
+        ".runner": ("arun_script", "run_script"),
         ".script": (
             "Expectations",
             "Prompt",

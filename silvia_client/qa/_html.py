@@ -38,10 +38,9 @@ from ._html_style import STYLE
 from ._html_text import h as _h
 from ._html_text import seconds as _seconds
 from ._html_text import verdict as _verdict
+from ._results import PromptResult, RunResult, stop_line
 from ._rule import Finding
 from .checker import RuleOutcome
-from .report import stop_line
-from .runner import PromptResult, RunResult
 
 __all__ = ["html_report", "timing_chart"]
 

@@ -13,10 +13,14 @@ The rules are the terminal table's (`report.table_rules`), in its order.
 from __future__ import annotations
 
 from ._html_text import h, verdict
+from ._results import (  # the terminal table's: one reading of a cell
+    PromptResult,
+    RunResult,
+    rule_outcome,
+    table_rules,
+)
 from ._rule import Rule
 from .checker import RuleOutcome, Status
-from .report import rule_outcome, table_rules  # the terminal table's: one reading of a cell
-from .runner import PromptResult, RunResult
 
 __all__ = ["LEGEND", "MARKS", "rule_matrix"]
 

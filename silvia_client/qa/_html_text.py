@@ -11,8 +11,7 @@ from __future__ import annotations
 import html
 
 from ..display import terminal_text
-from .report import seconds_text
-from .runner import PromptResult
+from ._results import PromptResult, seconds_text
 
 __all__ = ["DAY", "h", "seconds", "verdict"]
 

@@ -1,4 +1,4 @@
-"""What a rule is and what it finds: `Rule`, `Problem`, `Finding`, `Severity`.
+"""What a rule is and what it finds: `Rule`, `Problem`, `Finding`, `Severity`; a finding's line.
 
 A rule's check reads a `Facts` (`_facts.py`) and yields `Problem`s: a message
 and the raw evidence. The checker (`checker.py`) turns each into a `Finding`,
@@ -8,10 +8,12 @@ their checks in the `_check_*.py` modules it names.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
+from ..display import terminal_text
 from ._facts import Facts
 
 __all__ = ["Check", "Finding", "Problem", "Rule", "Severity", "Skip"]
@@ -84,3 +86,34 @@ class Rule:
     description: str
     check: Check = field(repr=False)
     skip: Skip = field(default=_never, repr=False)
+
+
+_EVIDENCE_CHARS = 240
+
+
+def short(text: str, limit: int) -> str:
+    """`text` on one line, cut to `limit` characters with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def turn_ids(request_id: str | None, session_id: str | None) -> str:
+    """`request req_1, session sess_2` (what the server sent of the two), or ''."""
+    ids = [
+        f"request {request_id}" if request_id else "",
+        f"session {session_id}" if session_id else "",
+    ]
+    return ", ".join(part for part in ids if part)
+
+
+def format_finding(finding: Finding, prompt: str | None = None) -> str:
+    """`FAIL  rule-id  [prompt]  message  {evidence}  (request ..., session ...)` on one line."""
+    level = "FAIL" if finding.severity == "error" else "warn"
+    where = f"  [{prompt}]" if prompt else ""
+    evidence = json.dumps(finding.evidence, ensure_ascii=False, separators=(",", ":"))
+    ids = turn_ids(finding.request_id, finding.session_id)
+    line = (
+        f"{level}  {finding.rule}{where}  {short(finding.message, 10 * _EVIDENCE_CHARS)}  "
+        f"{short(evidence, _EVIDENCE_CHARS)}" + (f"  ({ids})" if ids else "")
+    )
+    return terminal_text(line)

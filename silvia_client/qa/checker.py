@@ -18,7 +18,7 @@ from ..sessions import Session
 from ._facts import Facts, facts_of
 from ._observation import Observation, observation_from_turn
 from ._privacy import redact, redact_text
-from ._rule import Finding, Problem, Rule
+from ._rule import Finding, Problem, Rule, format_finding
 from .rules import EXPECTATIONS, RULES, TIMING
 from .script import Expectations, parse_expectations
 
@@ -262,7 +262,6 @@ def prompt_rules(expect: Expectations | None) -> tuple[Rule, ...]:
 
 def format_findings(findings: Iterable[Finding]) -> str:
     """One line per finding (already redacted)."""
-    from .report import format_finding
 
     return "\n".join(format_finding(finding) for finding in findings)
 

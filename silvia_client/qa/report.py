@@ -37,10 +37,17 @@ from pathlib import Path
 from .. import __version__
 from ..chat import Timings
 from ..display import json_clean, terminal_text, xml_text
-from ._rule import Finding, Rule
-from .checker import RuleOutcome, Status, prompt_rules
-from .rules import EXPECTATIONS, TIMING
-from .runner import PromptResult, RunResult
+from ._results import (
+    PromptResult,
+    RunResult,
+    format_timings,
+    rule_outcome,
+    seconds_text,
+    stop_line,
+    table_rules,
+)
+from ._rule import format_finding, short, turn_ids
+from .checker import Status
 
 __all__ = [
     "compact_table",
@@ -65,42 +72,7 @@ _CELL: dict[Status, str] = {
     "skip": "-",
     "not_run": "n/r",
 }
-_EVIDENCE_CHARS = 240
 _MESSAGE_CHARS = 60
-
-
-def _short(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def turn_ids(request_id: str | None, session_id: str | None) -> str:
-    """`request req_1, session sess_2` (what the server sent of the two), or ''."""
-    ids = [
-        f"request {request_id}" if request_id else "",
-        f"session {session_id}" if session_id else "",
-    ]
-    return ", ".join(part for part in ids if part)
-
-
-def format_finding(finding: Finding, prompt: str | None = None) -> str:
-    """`FAIL  rule-id  [prompt]  message  {evidence}  (request ..., session ...)` on one line."""
-    level = "FAIL" if finding.severity == "error" else "warn"
-    where = f"  [{prompt}]" if prompt else ""
-    evidence = json.dumps(finding.evidence, ensure_ascii=False, separators=(",", ":"))
-    ids = turn_ids(finding.request_id, finding.session_id)
-    line = (
-        f"{level}  {finding.rule}{where}  {_short(finding.message, 10 * _EVIDENCE_CHARS)}  "
-        f"{_short(evidence, _EVIDENCE_CHARS)}" + (f"  ({ids})" if ids else "")
-    )
-    return terminal_text(line)
-
-
-def seconds_text(value: float | None, never: str = "-") -> str:
-    """`70 ms` under a second, `1.25 s` from one on; `never` for a moment not reached."""
-    if value is None:
-        return never
-    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
 
 
 def _timings_dict(timings: Timings | None) -> dict[str, float | None] | None:
@@ -111,36 +83,6 @@ def _timings_dict(timings: Timings | None) -> dict[str, float | None] | None:
         "first_text": timings.first_text,
         "done": timings.done,
     }
-
-
-def format_timings(timings: Timings | None) -> str:
-    """`first text 120 ms, done 1.30 s` (`-` for a moment the turn never reached)."""
-    if timings is None:
-        return "no timings"
-    return f"first text {seconds_text(timings.first_text)}, done {seconds_text(timings.done)}"
-
-
-def stop_line(run: RunResult) -> str | None:
-    """Why the run stopped short, in one line; None when every prompt ran."""
-    if run.access_failure is not None:
-        return f"stopped: {run.access_failure.message}; {run.not_run} did not run"
-    if run.interrupted:
-        return f"interrupted: {run.not_run} did not run"
-    return None
-
-
-def table_rules(run: RunResult) -> list[Rule]:
-    """The table's rows: the run's rules, then those the prompts' expectations add."""
-    extra = {rule.id: rule for result in run.prompts for rule in prompt_rules(result.prompt.expect)}
-    return [*run.rules, *(rule for rule in (EXPECTATIONS, TIMING) if rule.id in extra)]
-
-
-def rule_outcome(result: PromptResult, rule: Rule) -> RuleOutcome | None:
-    """One cell of the table: what `rule` found on this prompt (None: it did not run there)."""
-    for outcome in result.result.outcomes:
-        if outcome.rule.id == rule.id:
-            return outcome
-    return None
 
 
 def format_table(run: RunResult, width: int | None = None) -> str:
@@ -167,7 +109,7 @@ def _wide_table(run: RunResult) -> str:
         # The verdict before the message: a line cut to the width loses the message's end.
         lines.append(
             f"  {number:>3}  {result.prompt.id:<{width_id}}  {ran}  "
-            f"{_short(result.prompt.message, _MESSAGE_CHARS)}{scenario}"
+            f"{short(result.prompt.message, _MESSAGE_CHARS)}{scenario}"
         )
     rules = table_rules(run)
     width_rule = max(len("rule"), *(len(rule.id) for rule in rules))
@@ -209,7 +151,7 @@ def compact_table(run: RunResult, width: int) -> str:
             outcome = rule_outcome(result, rule)
             cells += f"{_MARK[outcome.status] if outcome else '-':>3}"
         timings = format_timings(result.observation.timings) if result.did_run else "not run"
-        prompt_id = _short(result.prompt.id, width_id)
+        prompt_id = short(result.prompt.id, width_id)
         lines.append(_fit(f"{number:>4}  {prompt_id:<{width_id}} {cells}  {timings}", width))
     legend = "(. pass, w warn, F FAIL, - the rule did not apply, ~ not run; --wide: rules as rows)"
     lines += ["", _fit(legend, width)]

@@ -20,17 +20,15 @@ Ctrl-C had found (collect each result from `progress`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from ..chat import TurnBuilder
 from ._access import AccessFailure
 from ._observation import Observation
 from ._observer import AsyncObserver, Observer
-from ._rule import Finding, Rule
-from .checker import CheckResult, RuleOutcome, check, prompt_rules
-from .rules import RULES
+from ._results import PromptResult, RunResult, not_run
+from .checker import check
 from .script import Prompt, Script, ScriptFormatError
 
 __all__ = [
@@ -53,107 +51,6 @@ DEFAULT_TIMEOUT = 60.0
 REFERENCE_TARGET = "the in-process reference server"
 
 
-@dataclass(frozen=True)
-class PromptResult:
-    """One prompt: what was observed and how it was judged.
-
-    `ran` is False for a prompt the run never got to (it stopped first, or was
-    interrupted): its observation is empty and every rule is `not_run`, with
-    the reason. `did_run` is False for those and for a prompt whose request
-    failed before any event (its one finding says why).
-    """
-
-    prompt: Prompt
-    observation: Observation
-    result: CheckResult
-    ran: bool = True
-
-    @property
-    def did_run(self) -> bool:
-        """Whether there was a turn to judge."""
-        return self.ran and not self.result.not_run
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """A whole run: the script, where it ran, and every prompt's result, in the script's order.
-
-    `access_failure` says why the run stopped before its end (the server
-    refused the credentials or could not be reached, before any prompt
-    completed); `interrupted` that it was cut short (Ctrl-C).
-    """
-
-    script: Script
-    target: str  # the base URL (no user info, query or fragment), or REFERENCE_TARGET
-    prompts: tuple[PromptResult, ...]
-    rules: tuple[Rule, ...] = RULES
-    access_failure: AccessFailure | None = field(default=None)
-    interrupted: bool = False
-
-    @classmethod
-    def of(
-        cls,
-        script: Script,
-        target: str,
-        results: Iterable[PromptResult],
-        *,
-        access_failure: AccessFailure | None = None,
-        interrupted: bool = False,
-        rules: tuple[Rule, ...] = RULES,
-    ) -> RunResult:
-        """A run from the prompts that ran (in any order); every other prompt marked not run."""
-        by_id = {result.prompt.id: result for result in results}
-        if interrupted:
-            reason = "the run was interrupted first"
-        elif access_failure is not None:
-            reason = f"the run stopped first: {access_failure.message}"
-        else:
-            reason = "the run stopped first"
-        prompts = tuple(
-            by_id.get(prompt.id) or not_run(prompt, reason, rules) for prompt in script.prompts
-        )
-        return cls(script, target, prompts, rules, access_failure, interrupted)
-
-    @property
-    def ran(self) -> tuple[PromptResult, ...]:
-        """The prompts that ran."""
-        return tuple(result for result in self.prompts if result.ran)
-
-    @property
-    def not_run(self) -> int:
-        """How many prompts gave no turn to judge (never sent, or the request failed)."""
-        return sum(not result.did_run for result in self.prompts)
-
-    @property
-    def failed(self) -> int:
-        """How many prompts ran and have a finding of error severity."""
-        return sum(result.did_run and not result.result.ok for result in self.prompts)
-
-    @property
-    def findings(self) -> tuple[Finding, ...]:
-        return tuple(finding for result in self.prompts for finding in result.result.findings)
-
-    @property
-    def errors(self) -> int:
-        return sum(finding.severity == "error" for finding in self.findings)
-
-    @property
-    def warnings(self) -> int:
-        return sum(finding.severity == "warning" for finding in self.findings)
-
-    @property
-    def ok(self) -> bool:
-        """No finding of error severity, and nothing stopped the run."""
-        return self.errors == 0 and self.access_failure is None and not self.interrupted
-
-    @property
-    def exit_status(self) -> int:
-        """`silvia qa`'s exit status: 3 the server refused or was unreachable, 1 errors, else 0."""
-        if self.access_failure is not None:
-            return 3
-        return 1 if self.errors else 0
-
-
 def public_url(url: str) -> str:
     """`url` without user info, query or fragment (`https://u:k@host/?key=k` -> `https://host/`)."""
     parts = urlsplit(url)
@@ -164,15 +61,6 @@ def public_url(url: str) -> str:
 def run_target(observer: Observer | AsyncObserver) -> str:
     """What a run against `observer` is against, as the reports say it."""
     return REFERENCE_TARGET if observer.server is not None else public_url(observer.base_url)
-
-
-def not_run(prompt: Prompt, reason: str, rules: Sequence[Rule] = RULES) -> PromptResult:
-    """A prompt the run never got to: an empty observation, every rule skipped with `reason`."""
-    reason = f"not run: {reason}"
-    observation = Observation(prompt.message, (), TurnBuilder().build(), failure=reason)
-    checked = [*rules, *prompt_rules(prompt.expect)]
-    outcomes = tuple(RuleOutcome(rule, "not_run", reason=reason) for rule in checked)
-    return PromptResult(prompt, observation, CheckResult(outcomes), ran=False)
 
 
 def _skipped(prompt: Prompt, reason: str) -> Observation:
