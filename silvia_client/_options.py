@@ -342,10 +342,12 @@ class RequestOptions:
 
     - `extra_headers`: headers for this request only, added to the client's
       `default_headers` (one of the same name, whatever its case, replaces it).
-    - `timeout`: seconds for every phase, or an `httpx.Timeout`. A chat
-      stream's read timeout is its idle timeout.
-    - `idle_timeout`: the longest a chat stream may stay silent, in seconds
-      above 0 (keep-alive comments count; `math.inf`: none).
+    - `timeout`: seconds for every phase, or an `httpx.Timeout`. Its read
+      phase bounds the wait for the response's head (a chat turn's and a
+      session's) and a session's body reads, per attempt.
+    - `idle_timeout`: once a chat stream's head has come, the longest it may
+      stay silent between events, in seconds above 0 (keep-alive comments
+      count; `math.inf`: none).
     - `deadline`: seconds for the whole operation, above 0: connecting,
       retries and the waits before them, every read (`math.inf`: none). None:
       the client's, else 600 for a chat turn and 120 for a GET.
