@@ -300,9 +300,13 @@ class SilviaClient(ClientBase):
       more (a shorter one cannot be a secret).
     - `timeout`: per-request timeouts, as seconds for every phase, an
       `httpx.Timeout`, or None for none. Default: connect 10 s, read 60 s,
-      write 30 s, pool 10 s. A chat stream's read timeout is `idle_timeout`.
-    - `idle_timeout`: the longest a chat stream may stay silent (keep-alive
-      comments count as signs of life), in seconds. Default: 90.
+      write 30 s, pool 10 s. The read phase bounds the wait for a response's
+      head, a chat turn's and a session's, and a session's body reads; each
+      attempt gets its own (a session read is retried, a chat turn whose
+      request went out is not).
+    - `idle_timeout`: once a chat stream's head has come, the longest it may
+      stay silent between events (keep-alive comments count as signs of
+      life), in seconds. Default: 90.
     - `deadline`: seconds for a whole operation: connecting, retries, the
       waits before them, and every read. Default (None): 600 for a chat turn,
       120 for a GET; a number here applies to both; `math.inf` for none.

@@ -1,10 +1,11 @@
 """Deadlines, and the one way to end a read that is blocked.
 
 A `deadline` bounds a whole operation: connecting, every retry and the sleep
-before it, and every read. Before a response arrives, the per-request timeouts
-are cut to the time left (`Call.timeouts`). After that, httpx cannot change a
-read's timeout, and closing a response from another thread does not wake a
-read blocked on its socket; shutting the socket down does.
+before it, and every read. Each request's timeouts are cut to the time left
+(`Call.timeouts`), and so is a chat stream's wait between events, set as its
+body's reading starts (`Call.wait_between_events`). A read already waiting
+keeps the timeout it began with, and closing a response from another thread
+does not wake a read blocked on its socket; shutting the socket down does.
 
 So each operation has a `Guard`, stopped by the deadline's alarm, by a
 `close()` of the stream or the client from another thread, or by a drain after

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ._deadline import Guard, Timer
+from ._deadline import Guard, Halt, Timer
 from ._wire import DEFAULTS
 from .citations import is_http_url
 from .errors import APITimeoutError, ConfigurationError
@@ -342,10 +342,12 @@ class RequestOptions:
 
     - `extra_headers`: headers for this request only, added to the client's
       `default_headers` (one of the same name, whatever its case, replaces it).
-    - `timeout`: seconds for every phase, or an `httpx.Timeout`. A chat
-      stream's read timeout is its idle timeout.
-    - `idle_timeout`: the longest a chat stream may stay silent, in seconds
-      above 0 (keep-alive comments count; `math.inf`: none).
+    - `timeout`: seconds for every phase, or an `httpx.Timeout`. Its read
+      phase bounds the wait for the response's head (a chat turn's and a
+      session's) and a session's body reads, per attempt.
+    - `idle_timeout`: once a chat stream's head has come, the longest it may
+      stay silent between events, in seconds above 0 (keep-alive comments
+      count; `math.inf`: none).
     - `deadline`: seconds for the whole operation, above 0: connecting,
       retries and the waits before them, every read (`math.inf`: none). None:
       the client's, else 600 for a chat turn and 120 for a GET.
@@ -409,14 +411,31 @@ class Call:
     def timeouts(self) -> dict[str, float | None]:
         """The next attempt's timeouts, each cut to the time left (`APITimeoutError` if none is).
 
-        A chat stream's read timeout is its idle timeout (keep-alive comments count).
+        The read timeout bounds the wait for the response's head, a chat turn's
+        too; a chat stream's reads after the head wait `idle_timeout` instead
+        (`wait_between_events`).
         """
         left = self.at - time.monotonic()
         if left <= 0:
             raise self.timed_out()
         phases = self.timeout.as_dict()
-        if self.kind == "chat":
-            phases["read"] = None if self.idle_timeout == math.inf else self.idle_timeout
         if left == math.inf:
             return phases
         return {phase: left if s is None else min(s, left) for phase, s in phases.items()}
+
+    def wait_between_events(self, request: httpx.Request) -> None:
+        """From the head on, a chat stream's reads wait `idle_timeout`, cut to the time left.
+
+        Called as the body's reading starts (`Halt` if the deadline has passed).
+        httpcore reads the read timeout from the request's `timeout` extension,
+        the dict httpx hands it, when a body's reading starts (HTTP/1.1) and on
+        every read (HTTP/2): set here, it bounds each wait between events, as
+        `timeouts()`'s bounded the wait for the head.
+        """
+        left = self.left()
+        if left <= 0:
+            raise Halt("deadline")
+        idle = None if self.idle_timeout == math.inf else self.idle_timeout
+        if left != math.inf:
+            idle = left if idle is None else min(idle, left)
+        request.extensions["timeout"] = {**request.extensions.get("timeout", {}), "read": idle}

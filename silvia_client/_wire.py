@@ -21,8 +21,10 @@ constructors' defaults too, reads it from here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import httpx
+if TYPE_CHECKING:  # imported where it is used: `silvia --help` reads `DEFAULTS` without httpx
+    import httpx
 
 __all__ = ["DEFAULTS", "DEFAULT_WIRE", "ClientDefaults", "EventNames", "WireFormat"]
 
@@ -89,7 +91,7 @@ class ClientDefaults:
 
     # One request's timeouts, per phase (httpx's four), in seconds.
     connect_timeout: float = 10.0  # a handshake slower than this is a host that is not there
-    read_timeout: float = 60.0  # a GET's longest silence; a chat stream's is `idle_timeout`
+    read_timeout: float = 60.0  # the wait for a head, and a GET's silences (a stream: idle)
     write_timeout: float = 30.0  # a request body is one message: it goes out in one piece
     pool_timeout: float = 10.0  # waiting for a free connection: as long as making one
     # The longest silence a chat stream may keep before it counts as stalled. Keep-alive
@@ -147,6 +149,8 @@ class ClientDefaults:
     @property
     def timeout(self) -> httpx.Timeout:
         """The four request timeouts, as the `timeout` argument takes them."""
+        import httpx
+
         return httpx.Timeout(
             connect=self.connect_timeout,
             read=self.read_timeout,

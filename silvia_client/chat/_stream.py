@@ -206,6 +206,7 @@ class ChatStream(_StreamState[Callable[[], httpx.Response]]):
         kept, most = 0, call.max_objects  # events and JSON objects read, and the cap
         chunks: Generator[bytes, None, None] | None = None
         try:
+            call.wait_between_events(response.request)  # the head came: `idle_timeout` now
             chunks = guarded(body_chunks(response), guard, call.max_response_bytes)
             for chunk in chunks:
                 for sse in decoder.feed(chunk):
@@ -342,6 +343,7 @@ class AsyncChatStream(_StreamState[Callable[[], Awaitable[httpx.Response]]]):
         kept, most = 0, call.max_objects  # events and JSON objects read, and the cap
         chunks: AsyncGenerator[bytes, None] | None = None
         try:
+            call.wait_between_events(response.request)  # the head came: `idle_timeout` now
             chunks = aguarded(abody_chunks(response), guard, call.max_response_bytes)
             async for chunk in chunks:
                 for sse in decoder.feed(chunk):

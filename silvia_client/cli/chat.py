@@ -17,9 +17,10 @@ The server is `--base-url`, else `SILVIA_BASE_URL`, else the embedded
 reference server in this process (`_server.choose_server`; which one is said
 on stderr). The token is `SILVIA_TOKEN`:
 there is no flag for it, so it stays out of shell history and process lists.
-`--timeout` bounds the connection and each silence of the stream, `--deadline`
-the whole turn. An SDK error is one line on stderr and exit status 1; neither
-the token nor an account's provider is ever printed.
+`--timeout` bounds each wait of a turn (the client's `timeout` and
+`idle_timeout`), `--deadline` the whole turn; their help states the defaults
+from `DEFAULTS`, as the client applies them. An SDK error is one line on stderr
+and exit status 1; neither the token nor an account's provider is ever printed.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._wire import DEFAULTS
 from ._args import seconds
 
 if TYPE_CHECKING:
@@ -50,6 +52,7 @@ __all__ = [
     "check_url",
     "check_web_url",
     "client_for",
+    "deadline_help",
     "error_line",
     "open_client",
     "play_turn",
@@ -57,6 +60,7 @@ __all__ = [
     "register",
     "run",
     "scenario_headers",
+    "timeout_help",
 ]
 
 
@@ -112,20 +116,30 @@ def scenario_headers(name: str | None) -> dict[str, str] | None:
     return {SCENARIO_HEADER: name}
 
 
-def add_timeout_arguments(parser: argparse.ArgumentParser) -> None:
-    """`--timeout` (connect, and each silence) and `--deadline` (the whole turn)."""
-    parser.add_argument(
-        "--timeout",
-        type=seconds(positive=True),
-        metavar="S",
-        help="seconds to connect, and the longest silence of the stream (default: the client's, "
-        "10 to connect and 90 of silence)",
+def timeout_help() -> str:
+    """`--timeout`'s help: what it bounds, and the defaults the client applies without it."""
+    d = DEFAULTS
+    return (
+        "seconds for each wait of a turn: connecting, sending, the wait for the answer to "
+        "start and each silence between its events (the client's timeout and idle_timeout; "
+        f"default: {d.connect_timeout:g} to connect, {d.write_timeout:g} to send, "
+        f"{d.read_timeout:g} for the answer to start, {d.idle_timeout:g} between events)"
     )
+
+
+def deadline_help() -> str:
+    """`--deadline`'s help: what it bounds, and the default a chat turn gets without it."""
+    return (
+        "seconds for the whole turn, retries included (the client's deadline; "
+        f"default: {DEFAULTS.chat_deadline:g})"
+    )
+
+
+def add_timeout_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--timeout` (every wait of a turn) and `--deadline` (the whole turn)."""
+    parser.add_argument("--timeout", type=seconds(positive=True), metavar="S", help=timeout_help())
     parser.add_argument(
-        "--deadline",
-        type=seconds(positive=True),
-        metavar="S",
-        help="seconds for the whole turn, retries included (default: none)",
+        "--deadline", type=seconds(positive=True), metavar="S", help=deadline_help()
     )
 
 

@@ -150,6 +150,22 @@ def sse_response(
     return httpx.Response(status, headers={**SSE_HEADERS, **(headers or {})}, stream=stream)
 
 
+class TurnNotingTimeouts:
+    """A respx side effect: a whole turn, noting the timeouts each request went out with.
+
+    A copy, taken as the request is sent: once the head has come, the stream's
+    reading sets the read timeout to `idle_timeout` (on the request respx
+    records too, with some versions of respx and httpx).
+    """
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, float | None]] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(dict(request.extensions["timeout"]))
+        return sse_response(full_turn())
+
+
 def json_response(
     obj: object, status: int = 200, headers: dict[str, str] | None = None
 ) -> httpx.Response:

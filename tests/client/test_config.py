@@ -22,7 +22,15 @@ from silvia_client._wire import DEFAULTS
 from silvia_client.errors import ConfigurationError
 
 from .conftest import Api
-from .sse import BASE_URL, CHAT_URL, TOKEN, full_turn, json_response, sse_response
+from .sse import (
+    BASE_URL,
+    CHAT_URL,
+    TOKEN,
+    TurnNotingTimeouts,
+    full_turn,
+    json_response,
+    sse_response,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -103,13 +111,17 @@ async def test_without_a_token_no_authorization_is_sent(
 # ---------------------------------------------------------------------------------------- timeouts
 
 
-async def test_chat_read_timeout_is_the_idle_timeout(api: Api, server: respx.MockRouter) -> None:
-    route = chat_route(server)
+async def test_a_chat_turn_waits_for_its_head_the_read_timeout(
+    api: Api, server: respx.MockRouter
+) -> None:
+    # The timeouts the request went out with: the read phase bounds the wait for the
+    # head; the stream's reads after it wait `idle_timeout` (test_timeout_bounds.py).
+    server.post(CHAT_URL).mock(side_effect=(turns := TurnNotingTimeouts()))
     timeout = httpx.Timeout(connect=3.0, read=40.0, write=5.0, pool=6.0)
     await api.turn(api.client(timeout=timeout, idle_timeout=7.5))
-    assert route.calls.last.request.extensions["timeout"] == {
+    assert turns.sent[-1] == {
         "connect": 3.0,
-        "read": 7.5,
+        "read": 40.0,
         "write": 5.0,
         "pool": 6.0,
     }
@@ -137,11 +149,11 @@ async def test_get_uses_the_configured_timeouts(
 
 
 async def test_a_single_number_timeout(api: Api, server: respx.MockRouter) -> None:
-    route = chat_route(server)
+    server.post(CHAT_URL).mock(side_effect=(turns := TurnNotingTimeouts()))
     await api.turn(api.client(timeout=4.0, idle_timeout=11.0))
-    assert route.calls.last.request.extensions["timeout"] == {
+    assert turns.sent[-1] == {
         "connect": 4.0,
-        "read": 11.0,
+        "read": 4.0,  # the head's wait; `idle_timeout` governs after it
         "write": 4.0,
         "pool": 4.0,
     }

@@ -28,6 +28,7 @@ from .sse import (
     CHAT_URL,
     TOKEN,
     Body,
+    TurnNotingTimeouts,
     done,
     error,
     full_turn,
@@ -76,20 +77,20 @@ async def test_the_token_wins_over_an_extra_authorization_header(
 
 
 async def test_a_timeout_per_request(api: Api, server: respx.MockRouter) -> None:
-    chat = chat_route(server)
+    server.post(CHAT_URL).mock(side_effect=(turns := TurnNotingTimeouts()))
     get = server.get(SESSION_URL).mock(return_value=json_response(SESSION_BODY))
     client = api.client(timeout=httpx.Timeout(3.0, read=40.0), idle_timeout=9.0)
     await api.turn(client, timeout=5.0)
-    assert chat.calls.last.request.extensions["timeout"] == {
+    assert turns.sent[-1] == {
         "connect": 5.0,
-        "read": 9.0,  # a stream's read timeout is its idle timeout
+        "read": 5.0,  # the head's wait; a stream's reads after it wait its idle timeout
         "write": 5.0,
         "pool": 5.0,
     }
     await api.turn(client, timeout=httpx.Timeout(1.0, connect=2.0), idle_timeout=4.0)
-    assert chat.calls.last.request.extensions["timeout"] == {
+    assert turns.sent[-1] == {
         "connect": 2.0,
-        "read": 4.0,
+        "read": 1.0,
         "write": 1.0,
         "pool": 1.0,
     }
@@ -124,7 +125,7 @@ async def test_bad_per_request_options_fail_before_sending(
 
 
 async def test_with_options_is_a_configured_copy(api: Api, server: respx.MockRouter) -> None:
-    chat = chat_route(server)
+    chat = server.post(CHAT_URL).mock(side_effect=(turns := TurnNotingTimeouts()))
     client = api.client(default_headers={"x-a": "1"}, idle_timeout=9.0)
     other = client.with_options(
         timeout=2.0,
@@ -142,7 +143,7 @@ async def test_with_options_is_a_configured_copy(api: Api, server: respx.MockRou
     await api.turn(other)
     sent = chat.calls.last.request
     assert (sent.headers["x-a"], sent.headers["x-b"]) == ("1", "2")
-    assert sent.extensions["timeout"] == {"connect": 2.0, "read": 3.0, "write": 2.0, "pool": 2.0}
+    assert turns.sent[-1] == {"connect": 2.0, "read": 2.0, "write": 2.0, "pool": 2.0}
     await api.turn(client)
     assert "x-b" not in chat.calls.last.request.headers
     assert repr(other) == repr(client)

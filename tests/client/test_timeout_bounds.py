@@ -1,0 +1,148 @@
+"""`timeout` bounds the wait for a response's head; `idle_timeout`, the gaps between events.
+
+Servers on 127.0.0.1 (`tests.hostile`) accept and never answer, or send the
+head and then pause, so the real HTTP stack waits as it would for a user. The
+only time bound is a generous one that proves "does not wait for the idle
+timeout" (the bug: `SilviaClient(timeout=2).chat.send(...)` waited 90 s). Each
+client here has a deadline of 20 s, so the bug fails the test in 20 s, naming
+the deadline, not in 90.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+from silvia_client import SilviaClient
+from silvia_client._deadline import Halt
+from silvia_client._options import RequestOptions
+from silvia_client.chat import TextEvent
+from silvia_client.errors import APITimeoutError, StreamTimeoutError
+
+from ..hostile import SSE, Connection, HostileServer, Request, chunk, head
+from .conftest import Api
+from .sse import done, session, text
+
+pytestmark = pytest.mark.anyio
+
+QUICK = 10.0  # seconds: far below the 90 s idle timeout the bug waited
+DEADLINE = 20.0  # the test's own guard: the bug ends here, with the deadline's error
+GUARD = 30.0  # how long the silent server holds a connection before giving up on it
+
+
+def silent(request: Request, connection: Connection) -> None:
+    connection.wait_for_close(GUARD)  # reads the request, never answers
+
+
+def pausing(pause: float) -> Callable[[Request, Connection], None]:
+    """The head and a first event at once, then `pause` seconds of silence, then the rest."""
+
+    def respond(request: Request, connection: Connection) -> None:
+        if not connection.send(head(200, SSE, chunked=True) + chunk(session("s1") + text("Hel"))):
+            return
+        if connection.sleep(pause):
+            connection.send(chunk(text("lo")) + chunk(done()) + chunk(b""))
+
+    return respond
+
+
+@pytest.mark.parametrize(
+    "timeout", [0.5, httpx.Timeout(10.0, read=0.5)], ids=["seconds", "read-phase"]
+)
+async def test_a_chat_turn_waits_for_the_head_no_longer_than_timeout(
+    api: Api, timeout: float | httpx.Timeout
+) -> None:
+    with HostileServer(silent) as hostile:
+        client = api.client(base_url=hostile.url, timeout=timeout, deadline=DEADLINE)
+        start = time.monotonic()
+        with pytest.raises(APITimeoutError) as caught:
+            await api.turn(client)
+        elapsed = time.monotonic() - start
+    assert "deadline" not in str(caught.value)
+    assert elapsed < QUICK
+    assert len(hostile.requests) == 1  # the message went out: it is never sent twice
+
+
+async def test_a_chat_turns_own_timeout_bounds_its_wait_for_the_head(api: Api) -> None:
+    with HostileServer(silent) as hostile:
+        client = api.client(base_url=hostile.url, deadline=DEADLINE)  # the default 60 s read
+        start = time.monotonic()
+        with pytest.raises(APITimeoutError) as caught:
+            await api.turn(client, timeout=0.5)
+        elapsed = time.monotonic() - start
+    assert "deadline" not in str(caught.value)
+    assert elapsed < QUICK
+
+
+async def test_a_session_read_waits_for_the_head_no_longer_than_timeout(api: Api) -> None:
+    with HostileServer(silent) as hostile:
+        client = api.client(
+            base_url=hostile.url, timeout=0.5, deadline=DEADLINE, retry_backoff=0.05
+        )
+        start = time.monotonic()
+        with pytest.raises(APITimeoutError) as caught:
+            await api.session(client, "s1")
+        elapsed = time.monotonic() - start
+    assert "deadline" not in str(caught.value)
+    assert elapsed < QUICK
+    assert len(hostile.requests) == 3  # a GET is retried: each attempt waited `timeout`
+
+
+async def test_after_the_head_a_pause_longer_than_timeout_is_the_idle_timeouts_to_judge(
+    api: Api,
+) -> None:
+    # A model that thinks for a while mid-answer: 1.5 s of silence, past the 0.5 s
+    # `timeout`, within the 5 s `idle_timeout`.
+    with HostileServer(pausing(1.5)) as hostile:
+        client = api.client(base_url=hostile.url, timeout=0.5, idle_timeout=5.0)
+        turn = await api.turn(client)
+    assert turn.complete
+    assert turn.text == "Hello"
+
+
+async def test_after_the_head_a_pause_longer_than_the_idle_timeout_ends_the_stream(
+    api: Api,
+) -> None:
+    with HostileServer(pausing(3.0)) as hostile:
+        client = api.client(base_url=hostile.url, timeout=5.0, idle_timeout=0.5)
+        events, error = await api.read(client)
+    assert isinstance(error, StreamTimeoutError)
+    assert "idle timeout (0.5 s)" in str(error)
+    assert error.turn.text == "Hel"  # the partial turn
+    assert [type(e) for e in events][-1] is TextEvent
+
+
+# ------------------------------------------------------------- the two phases, without I/O
+
+
+def test_a_chat_calls_reads_wait_timeout_for_the_head_then_idle_timeout() -> None:
+    with SilviaClient(
+        base_url="https://silvia.test", token="t", timeout=httpx.Timeout(50, read=4), idle_timeout=9
+    ) as client:
+        chat = client._call("chat", RequestOptions(deadline=math.inf))
+        request = client._http.build_request("POST", "https://silvia.test/api/chat")
+        request.extensions["timeout"] = chat.timeouts()
+        assert request.extensions["timeout"] == {"connect": 50, "read": 4, "write": 50, "pool": 50}
+        chat.wait_between_events(request)
+        assert request.extensions["timeout"] == {"connect": 50, "read": 9, "write": 50, "pool": 50}
+
+
+def test_the_wait_between_events_is_cut_to_the_time_left() -> None:
+    with SilviaClient(base_url="https://silvia.test", token="t", idle_timeout=math.inf) as client:
+        chat = client._call("chat", RequestOptions(deadline=math.inf))
+        request = client._http.build_request("POST", "https://silvia.test/api/chat")
+        chat.wait_between_events(request)
+        assert request.extensions["timeout"]["read"] is None  # no idle timeout, no deadline
+        chat = client._call("chat", RequestOptions(deadline=20))
+        chat.at = time.monotonic() + 20
+        chat.wait_between_events(request)
+        read = request.extensions["timeout"]["read"]
+        assert read is not None
+        assert 10 < read <= 20
+        chat.at -= 30  # past it
+        with pytest.raises(Halt):
+            chat.wait_between_events(request)
