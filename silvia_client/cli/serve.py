@@ -8,6 +8,12 @@ SIGTERM, which a supervisor sends to say "stop now", is a clean stop: status 0.
 `-v` logs one line per request on stderr (`testing.LoopbackServer(log=...)`
 writes it: never the token, a message or a body).
 
+It answers only its own names (`LoopbackServer(allowed_hosts=...)`): a request
+whose `Host` is not an IP literal, `localhost` or a name given with
+`--allow-host` gets 421 and nothing served. A web page that rebinds its own
+name to 127.0.0.1 (DNS rebinding) sends that name, so it cannot read a turn or
+a session, which a replayed recording may hold from a real account.
+
 `silvia serve --replay FILE...` serves recordings instead of scenarios
 (`testing.ReplayServer`): the chat endpoint answers with a recorded stream, the
 session endpoint with the recorded reload. A request picks a recording by its
@@ -19,6 +25,7 @@ is one line on stderr (naming its bad line) and exit status 2.
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
 import threading
@@ -30,6 +37,8 @@ if TYPE_CHECKING:
     from ..testing import ReplayServer
 
 __all__ = ["register", "run"]
+
+_HOST_NAME = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?")  # DNS labels; compose allows _
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,6 +57,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="127.0.0.1",
         metavar="ADDRESS",
         help="address to bind (default %(default)s)",
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        type=_host_name,
+        metavar="NAME",
+        help="also answer requests for this host name (repeatable, any case), as when a "
+        "container is reached by its service name; by default only an IP address or "
+        "localhost is answered, any other Host gets 421 (a web page's DNS rebinding)",
     )
     parser.add_argument(
         "--port",
@@ -95,6 +114,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(never the token, a message or a body)",
     )
     parser.set_defaults(run=run)
+
+
+def _host_name(value: str) -> str:
+    """An `--allow-host` NAME: a host name alone (no port, scheme or path)."""
+    if not _HOST_NAME.fullmatch(value):
+        raise argparse.ArgumentTypeError(
+            f"not a host name: {value!r} (a name alone: letters, digits, '-', '_' and dots)"
+        )
+    return value
 
 
 def _log_line(line: str) -> None:
@@ -172,7 +200,9 @@ def run(args: argparse.Namespace) -> int:
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         log = _log_line if args.verbose else None
-        loopback = LoopbackServer(server, host=args.host, port=args.port, log=log)
+        loopback = LoopbackServer(
+            server, host=args.host, port=args.port, log=log, allowed_hosts=args.allow_host
+        )
         try:
             url = loopback.start()
         except OSError as error:

@@ -19,6 +19,13 @@ message or a body: the path loses its query, and what is not visible ASCII in
 it is percent-encoded; the scenario is the handler's `scenario_for(request)`
 (the reference server's) or else a valid name in the `x-silvia-scenario`
 header, `-` when there is none.
+
+`allowed_hosts=` (`silvia serve`, whose `--allow-host` adds names) answers a
+request only when its `Host` is an IP literal, `localhost` or one of the names
+(`host_allowed`); any other gets 421 Misdirected Request and a line of text,
+before the handler sees it. A web page that rebinds its own name to 127.0.0.1
+reaches the socket with its name in `Host`, so it gets nothing served. The
+default (None) answers any `Host`: the testing kit's tests reach it by address.
 """
 
 from __future__ import annotations
@@ -26,9 +33,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import http
+import ipaddress
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol
@@ -37,12 +45,17 @@ from urllib.parse import urlsplit
 from ._scenario import is_scenario_name
 from ._steps import Drop, Effect, Encoded, Event, Pause, Raw, Repeat, Reply, Request
 
-__all__ = ["LoopbackHandler", "LoopbackServer"]
+__all__ = ["LoopbackHandler", "LoopbackServer", "host_allowed"]
 
 _MAX_HEAD = 64 * 1024
 _MAX_BODY = 1024 * 1024
 _MAX_LOGGED_PATH = 200  # characters of a path a log line shows
 _SCENARIO_HEADER = "x-silvia-scenario"  # `_server.SCENARIO_HEADER`, which imports this module
+_MISDIRECTED = Reply(
+    421,
+    (("content-type", "text/plain; charset=utf-8"),),
+    b"This server does not answer for that host name.\n",
+)
 
 
 class _BadRequest(Exception):
@@ -80,6 +93,9 @@ class LoopbackServer:
     `start()` / `stop()` do the same without a `with`. `log`, when given, is
     called with one line per request (see the module's docstring), from the
     server's thread; an exception it raises is ignored, never the connection's.
+    `allowed_hosts`, when given, are the names (beside IP literals and
+    `localhost`) a request's `Host` may carry; any other gets 421 (see the
+    module's docstring). None, the default, answers any `Host`.
     """
 
     def __init__(
@@ -90,9 +106,11 @@ class LoopbackServer:
         port: int = 0,
         backlog: int = 1024,
         log: Callable[[str], None] | None = None,
+        allowed_hosts: Iterable[str] | None = None,
     ) -> None:
         self._server = server
         self._log = log
+        self._allowed_hosts = None if allowed_hosts is None else tuple(allowed_hosts)
         self._host = host
         self._port = port
         self._backlog = backlog
@@ -208,10 +226,15 @@ class LoopbackServer:
     ) -> bool:
         """Answer one request (and log it, if asked); True when the connection may serve another."""
         started = time.perf_counter()
-        try:
-            reply = self._server.handle(incoming.request)
-        except Exception:  # a bug in a scenario or the server: answer, do not hang
-            reply = self._server.error_reply(500, "api_error", "The reference server failed.")
+        allowed = self._allowed_hosts
+        if allowed is not None and not host_allowed(incoming.request.headers.get("host"), allowed):
+            reply = _MISDIRECTED
+            incoming = _Incoming(incoming.request, incoming.http11, keep_alive=False)
+        else:
+            try:
+                reply = self._server.handle(incoming.request)
+            except Exception:  # a bug in a scenario or the server: answer, do not hang
+                reply = self._server.error_reply(500, "api_error", "The reference server failed.")
         if self._log is None:
             return await self._write_reply(incoming, reply, reader, writer)
         try:
@@ -272,6 +295,49 @@ class LoopbackServer:
         extra.append(("connection", "keep-alive" if keep_alive else "close"))
         writer.write(_head(reply, extra) + reply.body)
         await writer.drain()
+
+
+def host_allowed(host: str | None, names: Iterable[str] = ()) -> bool:
+    """Whether a request's `Host` header names this server, for `allowed_hosts`.
+
+    True for an IP literal (`127.0.0.1`, `[::1]`), `localhost`, or one of
+    `names`, with or without a port; a name in any case, with one trailing dot
+    or none. False for anything else, a missing header included: a client that
+    sends none (HTTP/1.0) cannot be told from a page whose name was dropped.
+    """
+    if host is None or not host.isascii():  # ASCII only: `lower()` then maps nothing else in
+        return False
+    if host.startswith("["):  # an IPv6 literal, the only form with colons inside
+        literal, bracket, rest = host[1:].partition("]")
+        if not bracket or (rest and not rest.startswith(":")) or not _is_port(rest[1:]):
+            return False
+        return _is_address(ipaddress.IPv6Address, literal)
+    name, _, port = host.partition(":")
+    if not name or not _is_port(port):
+        return False
+    if _is_address(ipaddress.IPv4Address, name):
+        return True
+    key = _host_key(name)
+    return key == "localhost" or key in map(_host_key, names)
+
+
+def _is_port(text: str) -> bool:
+    """What follows a host's `:`: digits, or nothing (RFC 3986 allows an empty port)."""
+    return not text or text.isdigit()
+
+
+def _is_address(kind: Callable[[str], object], text: str) -> bool:
+    try:
+        kind(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _host_key(name: str) -> str:
+    """A host name as `host_allowed` compares it: lower case, one trailing dot dropped."""
+    lowered = name.lower()
+    return lowered[:-1] if lowered.endswith(".") else lowered
 
 
 def _visible(text: str, limit: int = _MAX_LOGGED_PATH) -> str:

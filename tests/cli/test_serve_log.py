@@ -37,7 +37,7 @@ def _raw(url: str, line: bytes, body: bytes) -> None:
     host, port = url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=30) as sock:
         sock.sendall(
-            line + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+            line + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
             b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
         )
         while sock.recv(65536):

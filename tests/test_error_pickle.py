@@ -1,0 +1,179 @@
+"""Every `SilviaError` pickles and deep-copies as itself, and crosses a process boundary.
+
+An error raised in a `ProcessPoolExecutor` worker is pickled back to the parent;
+one that cannot be rebuilt (most take keyword-only arguments) broke the pool
+instead (`BrokenProcessPool`). Every subclass the package defines is found by
+walking the tree, built with a value for each argument, and must come back with
+its type, message and every attribute (a stream error's partial `Turn` too, its
+targets included). Errors a real client raised, with its token set and a server
+that echoes the token, come back the same and hold no token in their bytes.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import multiprocessing
+import pickle
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import fields
+from typing import Any
+
+import pytest
+
+import silvia_client
+import silvia_client.citations
+import silvia_client.qa
+import silvia_client.testing
+from silvia_client import IncompleteTurnError, NotFoundError, StreamDisconnectedError, Turn
+from silvia_client.errors import SilviaError
+from silvia_client.testing import ReferenceServer
+
+TOKEN = "pickle-s3cret-token-0123456789"
+# Scenarios whose errors cover every way a client fails: statuses, an in-band error,
+# a drop, a stream without `done`, and a server that echoes the token.
+FAILING = (
+    "status-404",
+    "status-429",
+    "status-500",
+    "fault-echo-token-401",
+    "fault-echo-token",
+    "fault-error-event",
+    "fault-drop",
+    "fault-no-done",
+)
+
+
+def _send(scenario: str) -> None:
+    """One turn of `scenario` from a client whose token is set (in a worker, too)."""
+    with ReferenceServer().client(token=TOKEN) as client:
+        client.chat.send(f"/scenario {scenario} What do I owe on my cards?")
+
+
+def _raised(scenario: str) -> SilviaError:
+    with pytest.raises(SilviaError) as caught:
+        _send(scenario)
+    return caught.value
+
+
+def _every_error_class(root: type[SilviaError] = SilviaError) -> Iterator[type[SilviaError]]:
+    """Every subclass of `root` the package defines (its modules imported first)."""
+    packages = (silvia_client, silvia_client.citations, silvia_client.qa, silvia_client.testing)
+    for package in packages:  # their names load lazily: each error's module imports on use
+        for name in package.__all__:
+            getattr(package, name)
+    for cls in root.__subclasses__():
+        if cls.__module__.startswith("silvia_client."):
+            yield cls
+            yield from _every_error_class(cls)
+
+
+def _arguments(cls: type[SilviaError], values: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    """A message, and a value for every keyword `cls` takes (a new required one fails here)."""
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    _, *parameters = inspect.signature(cls.__init__).parameters.values()  # after `self`
+    for parameter in parameters:
+        name = parameter.name
+        if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+            args.append(values[name])
+        elif parameter.kind is parameter.VAR_POSITIONAL:
+            args.append(values["message"])
+        elif parameter.kind is parameter.KEYWORD_ONLY:
+            if name in values:
+                kwargs[name] = values[name]
+            elif parameter.default is parameter.empty:
+                pytest.fail(f"{cls.__name__} requires {name}=: give it a value in this test")
+    return args, kwargs
+
+
+def _state(error: BaseException) -> dict[str, Any]:
+    """What an error carries, its turn compared field by field (`Turn` compares by identity)."""
+    state = {"type": type(error), "str": str(error), "args": error.args}
+    for name, value in vars(error).items():
+        if isinstance(value, Turn):
+            value = {
+                "fields": {f.name: getattr(value, f.name) for f in fields(value) if f.compare},
+                "targets": {source: value.target_for(source) for source in value.sources},
+            }
+        state[name] = value
+    return state
+
+
+def _assert_survives(error: SilviaError) -> bytes:
+    data = pickle.dumps(error)
+    assert _state(pickle.loads(data)) == _state(error)
+    assert _state(copy.deepcopy(error)) == _state(error)
+    return data
+
+
+@pytest.fixture(scope="module")
+def partial_turn() -> Turn:
+    """A partial turn with citations and their targets, as a stream error carries it."""
+    error = _raised("fault-no-done")
+    assert isinstance(error, IncompleteTurnError)
+    assert error.turn.citations
+    assert error.turn.sources
+    return error.turn
+
+
+def test_every_silvia_error_class_survives_pickle_and_deepcopy(partial_turn: Turn) -> None:
+    values: dict[str, Any] = {
+        "message": "boom",
+        "status_code": 418,
+        "request_id": "req_1",
+        "session_id": "sess_1",
+        "retry_after": 2.5,
+        "error_type": "api_error",
+        "body": {"error": {"type": "api_error", "message": "boom"}},
+        "content_type": "text/html",
+        "limit": 1024,
+        "line": 3,
+        "turn": partial_turn,
+    }
+    classes: list[type[SilviaError]] = [SilviaError, *_every_error_class()]
+    assert {"NotFoundError", "ServerStreamError", "RecordingFormatError"} <= {
+        cls.__name__ for cls in classes
+    }
+    for cls in classes:
+        args, kwargs = _arguments(cls, values)
+        error = cls(*args, **kwargs)
+        if hasattr(error, "path"):  # set after construction (`RecordingFormatError`)
+            error.path = "turn.jsonl"
+        _assert_survives(error)
+
+
+def test_errors_a_client_raised_pickle_as_themselves_and_without_the_token() -> None:
+    raised = [_raised(scenario) for scenario in FAILING]
+    assert {type(error).__name__ for error in raised} >= {
+        "NotFoundError",
+        "RateLimitError",
+        "InternalServerError",
+        "AuthenticationError",
+        "ServerStreamError",
+        "StreamDisconnectedError",
+        "IncompleteTurnError",
+    }
+    for error in raised:
+        assert TOKEN.encode() not in _assert_survives(error), type(error).__name__
+
+
+def test_an_error_raised_in_a_worker_process_reaches_the_parent_as_itself() -> None:
+    # spawn: pytest's process has threads, and forking one warns (3.12+).
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        not_found = pool.submit(_send, "status-404")
+        dropped = pool.submit(_send, "fault-drop")
+        with pytest.raises(NotFoundError) as caught_status:
+            not_found.result(timeout=120)
+        with pytest.raises(StreamDisconnectedError) as caught_stream:
+            dropped.result(timeout=120)
+    assert caught_status.value.status_code == 404
+    assert caught_status.value.request_id
+    turn = caught_stream.value.turn
+    assert turn.inline_citations
+    assert not turn.complete
+    assert turn.session_id is not None
+    assert caught_stream.value.session_id == turn.session_id
+    assert all(turn.target_for(source) is not None for source in turn.sources[:2])
