@@ -10,7 +10,9 @@ whether and when to retry is `_retries.py`; a response that is not what was
 asked for becomes a typed error in `_responses.py`; a body is read within its
 limits by `_body.py`; the deadline's alarm and the guard that ends a blocked
 read are `_deadline.py`; the spans, when a `tracer_provider` is given,
-`_tracing.py`.
+`_tracing.py`. Each twin reaches its connection pool only through `_http`, a
+`Pool` (`_pool.py`): this process's (a forked child gets its own) and, for the
+async twin, the first event loop's.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from ._options import (
     is_local,
     token_from,
 )
+from ._pool import BoundedCookieJar, Pool
 from ._responses import ResponseErrors
 from ._retries import Failure, RetryPolicy, after_failure
 from ._scrub import Scrubber, protect_library_logs
@@ -75,7 +78,7 @@ class ClientBase:
     wire: WireFormat
     retries: RetryPolicy
     _timer: Timer  # how this twin runs a deadline's alarm
-    _owns_http: bool
+    _pool: Pool[httpx.Client] | Pool[httpx.AsyncClient]  # shared with `with_options` copies
 
     def __init__(
         self,
@@ -179,7 +182,6 @@ class ClientBase:
         vars(other).update(given)  # each setting given replaces the copy's
         if max_retries is not None:
             other.retries = dataclasses.replace(self.retries, max_retries=max_retries)
-        other._owns_http = False
         other._copy = True
         other._bind()
         return other
@@ -259,17 +261,13 @@ class ClientBase:
         if self._copy:  # a copy never closes: the pool and the state are the original's
             return False
         self._life.close()
-        return self._owns_http
+        return self._pool.owned
 
     def _unusable(self, error: RuntimeError, pool_closed: bool) -> RuntimeError | ClientClosedError:
-        """httpx's `RuntimeError` for a closed pool or an ended event loop, as the SDK's error."""
+        """httpx's `RuntimeError` for a closed pool, as the SDK's error. (A call from another
+        event loop never gets here: `Pool.get` refuses it before anything is sent.)"""
         if pool_closed:
             return ClientClosedError("the connection pool is closed: make a new client")
-        if "Event loop is closed" in str(error):
-            return ClientClosedError(
-                f"this {type(self).__name__}'s connections belong to an event loop that has "
-                "ended: an async client serves one event loop (make one inside each asyncio.run)"
-            )
         return error
 
     def _log_response(self, request: httpx.Request, response: httpx.Response) -> None:
@@ -322,7 +320,10 @@ class SilviaClient(ClientBase):
     - `default_headers`: headers sent with every request.
     - `http_client`: your own `httpx.Client`, for proxies, limits, transports
       or event hooks. It stays yours to close; the SDK's timeouts, deadline and
-      limits still apply, and redirects are never followed.
+      limits still apply, and redirects are never followed. Its cookies are
+      yours too (the SDK's own pool keeps at most 50, 8 KiB in all). Used before
+      a fork, it is refused in the child (`ClientClosedError`): make it, and the
+      client, in each worker; the SDK's own pool is made anew in a forked child.
     - `wire`: the paths, event names and field names (`WireFormat`).
     - `tracer_provider`: an OpenTelemetry `TracerProvider` (the `otel` extra):
       a span per chat turn and session GET, and one per HTTP attempt under it
@@ -372,9 +373,18 @@ class SilviaClient(ClientBase):
             tracer_provider=tracer_provider,
             propagate_context=propagate_context,
         )
-        self._owns_http = http_client is None
-        self._http = http_client or httpx.Client(timeout=self.timeout)
+        timeout = self.timeout
+        self._pool: Pool[httpx.Client] = Pool(
+            http_client,
+            lambda: httpx.Client(timeout=timeout, cookies=BoundedCookieJar()),
+            type(self).__name__,
+        )
         self._bind()
+
+    @property
+    def _http(self) -> httpx.Client:
+        """The connection pool, this process's and (async) the event loop's (`Pool.get`)."""
+        return self._pool.get()
 
     def _bind(self) -> None:
         # Here, not at the top: `from silvia_client import SilviaClient` stays without the
@@ -390,8 +400,8 @@ class SilviaClient(ClientBase):
         """Close the client: every stream it opened ends, in any thread, and any call after
         raises `ClientClosedError`. The connection pool is closed if this client made it
         (not your own `http_client`). A `with_options` copy's `close()` does nothing."""
-        if self._closing():
-            self._http.close()
+        if self._closing() and (http := self._pool.to_close()) is not None:
+            http.close()
 
     def __enter__(self) -> Self:
         return self
@@ -542,9 +552,17 @@ class AsyncSilviaClient(ClientBase):
             tracer_provider=tracer_provider,
             propagate_context=propagate_context,
         )
-        self._owns_http = http_client is None
-        self._http = http_client or httpx.AsyncClient(timeout=self.timeout)
+        timeout = self.timeout
+        self._pool: Pool[httpx.AsyncClient] = Pool(
+            http_client,
+            lambda: httpx.AsyncClient(timeout=timeout, cookies=BoundedCookieJar()),
+            type(self).__name__,
+        )
         self._bind()
+
+    @property
+    def _http(self) -> httpx.AsyncClient:
+        return self._pool.get()
 
     def _bind(self) -> None:
         from .chat import AsyncChat
@@ -555,8 +573,8 @@ class AsyncSilviaClient(ClientBase):
 
     async def close(self) -> None:
         """Close the client, as `SilviaClient.close` does (see there)."""
-        if self._closing():
-            await self._http.aclose()
+        if self._closing() and (http := self._pool.to_close()) is not None:
+            await http.aclose()
 
     async def __aenter__(self) -> Self:
         return self

@@ -15,7 +15,9 @@ it watches (found through the `network_stream` extension; a transport without
 one, in-process or a mock, gets only the check between chunks).
 
 Alarms run on a `Timer`: for the sync clients one watchdog thread for the whole
-process, for the async clients the event loop's `call_later`.
+process (a forked child starts its own: see `_Watchdog`), for the async clients the
+event loop's `call_later`. `running_loop` names the loop an async client's pool is
+bound to (`_pool.py`); it and `loop_timer` are the two places that name asyncio.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import heapq
 import itertools
 import logging
 import math
+import os
 import socket
 import threading
 import time
@@ -33,7 +36,16 @@ from typing import Any, Literal
 
 import httpx
 
-__all__ = ["Guard", "Halt", "Lifecycle", "StopReason", "Timer", "loop_timer", "thread_timer"]
+__all__ = [
+    "Guard",
+    "Halt",
+    "Lifecycle",
+    "StopReason",
+    "Timer",
+    "loop_timer",
+    "running_loop",
+    "thread_timer",
+]
 
 logger = logging.getLogger("silvia_client")
 
@@ -164,17 +176,44 @@ class _Watchdog:
     and a `list.clear`. The thread starts with the first alarm and
     ends after a minute with none. A wait is never longer than
     `threading.TIMEOUT_MAX` (an alarm further off is simply waited for again).
+
+    The watchdog is its process's. In a child forked from it, the thread does not
+    run (only the thread that forked goes on), its lock may have been held at the
+    fork, and the alarms in the heap are the parent's: one fired there would shut
+    down a socket the parent is reading. So the first alarm armed in another process
+    starts it over: an empty heap, a new lock, a new thread. That is a process id
+    compared at each arming, not a process-wide fork hook.
     """
 
     IDLE_EXIT = 60.0
+    FORK_LOCK_WAIT = 1.0  # starting over takes microseconds; longer, the lock was held at fork
 
     def __init__(self) -> None:
+        self._fork_lock = threading.Lock()
+        self._start_over()
+
+    def _start_over(self) -> None:
+        self._pid = os.getpid()
         self._cond = threading.Condition(threading.Lock())
         self._heap: list[tuple[float, int, list[Callable[[], None]]]] = []
         self._order = itertools.count()
         self._thread: threading.Thread | None = None
 
+    def _forked(self) -> None:
+        """Start over in this process, once, however many of its threads arrive here."""
+        held = self._fork_lock.acquire(timeout=self.FORK_LOCK_WAIT)
+        try:
+            if self._pid != os.getpid():
+                self._start_over()
+        finally:
+            if held:
+                self._fork_lock.release()
+            else:  # held by a thread of the parent when it forked: released nowhere here
+                self._fork_lock = threading.Lock()
+
     def call_at(self, at: float, callback: Callable[[], None]) -> Callable[[], None]:
+        if self._pid != os.getpid():  # a forked child: the parent's thread does not run here
+            self._forked()
         alarm = [callback]
         with self._cond:
             heap = self._heap
@@ -220,6 +259,16 @@ class _Watchdog:
 
 thread_timer: Timer = _Watchdog().call_at
 """The sync clients' `Timer`: the process's watchdog thread."""
+
+
+def running_loop() -> object | None:
+    """The event loop running in this thread, None outside one: what an async pool serves."""
+    import asyncio  # here, not at the top: `import silvia_client` stays without it
+
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # no loop runs in this thread (asyncio's documented answer)
+        return None
 
 
 def loop_timer(at: float, callback: Callable[[], None]) -> Callable[[], None]:

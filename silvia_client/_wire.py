@@ -136,6 +136,15 @@ class ClientDefaults:
     # before anything is sent, naming the limit.
     max_url_chars: int = 65_536
 
+    # The cookie jar of a pool the SDK makes (`_pool.py`): enough for what a load
+    # balancer's sticky session or a gateway sets, which is a cookie or two, and bounded,
+    # so that a server setting cookies on every response cannot grow each request's
+    # `Cookie` header without end. 8 KiB is about the longest header line nginx and
+    # Apache accept by default (a longer one is refused: 400 or 431). Past either bound
+    # the cookies kept first stay (the sticky one among them) and a new name is dropped.
+    max_cookies: int = 50
+    max_cookie_bytes: int = 8 * _KIB
+
     # Reading bodies (`_body.py`, `_responses.py`).
     accept_encoding: str = "gzip, deflate"  # what `_body` decodes itself, in bounded pieces
     piece_bytes: int = 64 * _KIB  # the most one decoded piece holds: a gzip bomb comes in these

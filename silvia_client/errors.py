@@ -5,6 +5,7 @@
     ├── RecordingFormatError        a recording file that cannot be read (`testing`)
     ├── InvalidAccountIdError       an account id no link can carry (`citations`)
     ├── ClientClosedError           a call on a client that was closed
+    │   └── EventLoopChangedError   an async client called from a second event loop
     ├── APIError                    something went wrong talking to the server
     │   ├── APIConnectionError      could not connect, or the connection broke
     │   │   └── APITimeoutError     connect/read timed out, or the deadline passed
@@ -53,6 +54,7 @@ __all__ = [
     "ClientClosedError",
     "ConfigurationError",
     "ConflictError",
+    "EventLoopChangedError",
     "IncompleteTurnError",
     "InternalServerError",
     "NotFoundError",
@@ -73,6 +75,14 @@ __all__ = [
 
 class ClientClosedError(SilviaError):
     """The client was closed (`close()`, or its `with` block ended): make a new one."""
+
+
+class EventLoopChangedError(ClientClosedError):
+    """An `AsyncSilviaClient` called from an event loop other than the first it ran on.
+
+    Its connections belong to that first loop, so it serves that loop only (nothing
+    was sent): make the client inside the loop that uses it, one per `asyncio.run`.
+    """
 
 
 class APIError(SilviaError):

@@ -2,7 +2,9 @@
 
 It answers `Request`s with `Reply`s and knows nothing of sockets; the runners
 (`transport()` in-process, `serve_loopback()` on 127.0.0.1) move the bytes, and
-`client()` / `async_client()` are ready SDK clients on the in-process one.
+`client()` / `async_client()` are ready SDK clients on the in-process one, whose
+pool is the SDK's own as a production client's is: the same cookie jar, made anew
+in a forked child, and an async one serves the first event loop it runs on.
 
 Routes (paths from the `WireFormat`):
 
@@ -31,6 +33,7 @@ from urllib.parse import unquote, urlsplit
 import httpx
 
 from .._client import AsyncSilviaClient, SilviaClient
+from .._pool import BoundedCookieJar
 from .._wire import DEFAULT_WIRE, WireFormat
 from ._broken import BROKEN_SCENARIOS
 from ._expected import ExpectedTurn, expected_turn
@@ -180,17 +183,24 @@ class ReferenceServer:
         any; pass `token=` to send another (a wrong one gets 401).
         """
         options = self._client_options(options)
-        client = SilviaClient(**options, http_client=httpx.Client(transport=self.transport()))
-        client._owns_http = True  # so closing it closes the httpx client made here
+
+        def pool() -> httpx.Client:
+            return httpx.Client(transport=self.transport(), cookies=BoundedCookieJar())
+
+        client = SilviaClient(**options, http_client=pool())
+        # The SDK's own pool, as a production client's: closed with it, made anew in a fork.
+        client._pool.own(pool)
         return client
 
     def async_client(self, **options: Any) -> AsyncSilviaClient:
         """The `AsyncSilviaClient` twin of `client()`: `async with`, or `await client.close()`."""
         options = self._client_options(options)
-        client = AsyncSilviaClient(
-            **options, http_client=httpx.AsyncClient(transport=self.transport())
-        )
-        client._owns_http = True  # so closing it closes the httpx client made here
+
+        def pool() -> httpx.AsyncClient:
+            return httpx.AsyncClient(transport=self.transport(), cookies=BoundedCookieJar())
+
+        client = AsyncSilviaClient(**options, http_client=pool())
+        client._pool.own(pool)
         return client
 
     def _client_options(self, options: dict[str, Any]) -> dict[str, Any]:

@@ -104,9 +104,11 @@ def async_silvia(silvia_server: ReferenceServer) -> Iterator[AsyncSilviaClient]:
     A sync fixture on purpose: an async one would tie it to one async plugin
     (pytest-asyncio and anyio each run only their own). That is sound here
     because building an `httpx.AsyncClient` needs no event loop, and on the
-    in-process transport it holds nothing that belongs to one (no sockets, no
-    pool): so it is closed afterwards on a private loop in a helper thread,
-    which leaves the test's loop, running or not, untouched.
+    in-process transport it holds nothing that belongs to one (no sockets): so
+    it is closed afterwards on a private loop in a helper thread, which leaves
+    the test's loop, running or not, untouched. Used from the test, it serves
+    the test's loop only, as a production client serves its first loop: a call
+    from another raises `EventLoopChangedError`.
     """
     client = silvia_server.async_client(**_OPTIONS)
     try:

@@ -1,0 +1,210 @@
+"""A forked child never reads from its parent's connections, and its deadlines fire (issue 28,
+finding 4).
+
+Before, a client used in the parent and then in a forked child shared the parent's
+kept-alive connection: the two processes read each other's answers (one user's
+answer in another's request, in a pre-fork web server), and in the child the
+deadline thread was gone while the SDK believed it ran (`deadline=2` read a
+keep-alive stream for 20 s and more).
+
+Each case runs in a `python -c` script of its own, so that this test process never
+forks (Python 3.12 warns of `fork()` in a process with threads, and pytest has
+some). The server runs here, on 127.0.0.1, and notes which connection (the
+client's port) each message came on; the script reports what each side read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import silvia_client
+
+from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head, response
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
+
+SCRIPT = r'''
+import asyncio, json, os, select, signal, sys, time, warnings
+
+import httpx
+
+from silvia_client import AsyncSilviaClient, SilviaClient, SilviaError
+
+url, case = sys.argv[1], sys.argv[2]
+# Short timeouts: a side that waits for an answer the other one read fails in seconds.
+SHORT = {"token": "t", "timeout": 5.0, "idle_timeout": 5.0, "max_retries": 0}
+
+
+def answer(client, message):
+    try:
+        turn = client.chat.send(message)
+    except SilviaError as error:
+        return f"{type(error).__name__}: {error}"
+    return [turn.text, turn.session_id]
+
+
+async def aanswer(client, message):
+    try:
+        turn = await client.chat.send(message)
+    except SilviaError as error:
+        return f"{type(error).__name__}: {error}"
+    return [turn.text, turn.session_id]
+
+
+def in_child(work):
+    """Run `work()` in a forked child: its pid, and the pipe its JSON result comes on."""
+    read, write = os.pipe()
+    with warnings.catch_warnings():
+        # Python 3.12 warns of fork() with threads running: the SDK's deadline thread
+        # is, as in a server that used the client before it forked its workers.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:
+        try:
+            try:
+                result = work()
+            except BaseException as error:
+                result = f"{type(error).__name__}: {error}"
+            os.write(write, json.dumps(result).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    return pid, read
+
+
+def child_result(pid, read, seconds=20.0):
+    ready, _, _ = select.select([read], [], [], seconds)
+    if not ready:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        return f"no answer from the child in {seconds:.0f} s"
+    data = b""
+    while more := os.read(read, 65536):
+        data += more
+    os.waitpid(pid, 0)
+    return json.loads(data)
+
+
+def timed(client, message):
+    started = time.monotonic()
+    try:
+        client.chat.send(message)
+    except SilviaError as error:
+        return [type(error).__name__, time.monotonic() - started]
+    return ["no error", time.monotonic() - started]
+
+
+report = {}
+if case == "sync":
+    client = SilviaClient(base_url=url, **SHORT)
+    report["before"] = answer(client, "parent-before")  # the pool keeps its connection
+    pid, read = in_child(lambda: answer(client, "child"))
+    report["parent"] = answer(client, "parent")  # while the child sends its own
+    report["child"] = child_result(pid, read)
+elif case == "async":
+    client = AsyncSilviaClient(base_url=url, **SHORT)
+    report["before"] = asyncio.run(aanswer(client, "parent-before"))
+    pid, read = in_child(lambda: asyncio.run(aanswer(client, "child")))
+    report["child"] = child_result(pid, read)
+elif case == "deadline":
+    client = SilviaClient(base_url=url, **SHORT)
+    report["before"] = answer(client, "parent-before")  # the deadline thread starts here
+    fresh = lambda: SilviaClient(base_url=url, token="t", max_retries=0, deadline=2)
+    pid, read = in_child(lambda: timed(fresh(), "keep-alive"))
+    report["child"] = child_result(pid, read)
+elif case in ("own", "async-own"):
+    if case == "own":
+        client = SilviaClient(base_url=url, http_client=httpx.Client(), **SHORT)
+        report["before"] = answer(client, "parent-before")
+        pid, read = in_child(lambda: answer(client, "child"))
+    else:
+        client = AsyncSilviaClient(base_url=url, http_client=httpx.AsyncClient(), **SHORT)
+        report["before"] = asyncio.run(aanswer(client, "parent-before"))
+        pid, read = in_child(lambda: asyncio.run(aanswer(client, "child")))
+    report["child"] = child_result(pid, read)
+print(json.dumps(report))
+'''
+
+
+class EchoServer:
+    """Answers each chat turn with its own message, and notes the connection it came on."""
+
+    def __init__(self) -> None:
+        self.came_on: dict[str, int] = {}  # message -> the client's port
+
+    def __call__(self, request: Request, connection: Connection) -> None:
+        message = str(request.json()["message"])  # type: ignore[index]
+        self.came_on[message] = connection.sock.getpeername()[1]
+        if message == "keep-alive":  # comments forever: only a deadline ends this turn
+            connection.send(head(200, SSE, chunked=True))
+            while connection.send(chunk(b": keep-alive\n\n")) and connection.sleep(0.2):
+                pass
+            return
+        connection.sleep(0.3)  # both sides' requests are under way before either is answered
+        events = (
+            event("session", {"sessionId": f"session-{message}"}),
+            event("text", {"text": f"answer for {message}"}),
+            event("done", {}),
+        )
+        body = b"".join(chunk(e) for e in events) + chunk(b"")
+        if not connection.send(head(200, SSE, chunked=True) + body):
+            connection.send(response(500))
+
+
+def run(case: str) -> tuple[dict[str, Any], EchoServer]:
+    echo = EchoServer()
+    root = Path(silvia_client.__file__).resolve().parent.parent  # the tree under test
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    with HostileServer(echo) as server:
+        done = subprocess.run(
+            [sys.executable, "-c", SCRIPT, server.url, case],
+            capture_output=True,
+            text=True,
+            timeout=90,
+            env=env,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return report, echo
+
+
+def test_a_forked_child_and_its_parent_each_read_their_own_answer() -> None:
+    report, echo = run("sync")
+    assert report["before"] == ["answer for parent-before", "session-parent-before"]
+    assert report["child"] == ["answer for child", "session-child"]
+    assert report["parent"] == ["answer for parent", "session-parent"]
+    # The child opened a connection of its own; the parent kept using its own.
+    assert echo.came_on["child"] != echo.came_on["parent-before"]
+    assert echo.came_on["parent"] == echo.came_on["parent-before"]
+
+
+def test_an_async_client_in_a_forked_child_gets_a_pool_of_its_own() -> None:
+    report, echo = run("async")
+    assert report["before"] == ["answer for parent-before", "session-parent-before"]
+    assert report["child"] == ["answer for child", "session-child"]
+    assert echo.came_on["child"] != echo.came_on["parent-before"]
+
+
+def test_a_deadline_fires_in_a_forked_child() -> None:
+    report, _ = run("deadline")
+    assert isinstance(report["child"], list), report  # else: no answer from the child in 20 s
+    error, seconds = report["child"]
+    assert error in ("StreamTimeoutError", "APITimeoutError"), report
+    assert seconds < 15  # deadline=2; before, the read went on until the server stopped
+
+
+@pytest.mark.parametrize("case", ["own", "async-own"])
+def test_a_callers_own_http_client_used_before_a_fork_is_refused_in_the_child(case: str) -> None:
+    report, echo = run(case)
+    assert report["before"] == ["answer for parent-before", "session-parent-before"]
+    assert report["child"].startswith("ClientClosedError: "), report
+    assert "after the fork, in each worker" in report["child"]
+    assert "child" not in echo.came_on  # nothing was sent on the parent's connection
