@@ -26,7 +26,7 @@ import argparse
 import sys
 from types import ModuleType
 
-from .chat import TurnOptions
+from ._common import TurnOptions
 
 __all__ = ["PROMPT", "run_interactive"]
 
@@ -49,9 +49,9 @@ def _line_editing() -> ModuleType | None:
 
 def run_interactive(args: argparse.Namespace, options: TurnOptions) -> int:
     from .. import SilviaError
+    from ._common import client_for, error_line, play_turn
     from ._render import TerminalRenderer, clean
     from ._server import choose_server
-    from .chat import client_for, error_line, play_turn
 
     server = choose_server(args.base_url, "chat")
     session: list[str] = [args.session] if args.session else []

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._args import seconds
-from .chat import add_web_url_argument
+from ._common import add_web_url_argument
 
 if TYPE_CHECKING:
     from .. import SilviaClient
@@ -96,9 +96,9 @@ def run(args: argparse.Namespace) -> int:
 
     from .. import SilviaClient, SilviaError
     from ..testing import DEFAULT_SCENARIO, IN_PROCESS_URL, ReferenceServer
+    from ._common import check_web_url
     from ._render import TerminalRenderer
     from ._server import say_embedded
-    from .chat import check_web_url
 
     out = sys.stdout
     problem = check_web_url(args.web_url)

@@ -45,7 +45,7 @@ import threading
 from typing import TYPE_CHECKING, TextIO
 
 from ._args import count, seconds
-from .chat import add_base_url_argument, add_web_url_argument
+from ._common import add_base_url_argument, add_web_url_argument
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -417,8 +417,8 @@ def run_check(args: argparse.Namespace) -> int:
         run_script,
     )
     from ..qa.runner import DEFAULT_TIMEOUT, run_target
+    from ._common import check_web_url
     from ._server import choose_server
-    from .chat import check_web_url
 
     timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
     problem = check_web_url(args.web_url)
@@ -514,7 +514,7 @@ def run_recorded(args: argparse.Namespace) -> int:
     """Run `silvia qa check`: the rules over recordings; the exit status."""
     from ..qa.recorded import check_recordings
     from ..testing import Recording, RecordingFormatError
-    from .chat import check_web_url
+    from ._common import check_web_url
 
     problem = check_web_url(args.web_url)
     if problem:

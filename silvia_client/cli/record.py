@@ -22,7 +22,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from .chat import add_base_url_argument, add_scenario_argument
+from ._common import add_base_url_argument, add_scenario_argument
 
 if TYPE_CHECKING:
     from .. import SilviaError
@@ -75,8 +75,8 @@ def _record(
 
     from .. import APIConnectionError, SilviaClient, SilviaError
     from ..testing import RecordingTransport
+    from ._common import TurnOptions, play_turn
     from ._render import TerminalRenderer
-    from .chat import TurnOptions, play_turn
 
     render = TerminalRenderer(sys.stderr)
     recorder = RecordingTransport(server.transport)
@@ -103,9 +103,9 @@ def run(args: argparse.Namespace) -> int:
     """Run `silvia record`: one live turn saved to a file; the exit status."""
     from .. import SilviaError
     from ._args import UsageError
+    from ._common import error_line, scenario_headers
     from ._render import clean
     from ._server import choose_server
-    from .chat import error_line, scenario_headers
 
     if not args.message.strip():
         raise UsageError("MESSAGE must not be empty")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .chat import add_server_arguments
+from ._common import add_server_arguments
 
 __all__ = ["register", "run_show"]
 
@@ -46,8 +46,8 @@ def run_show(args: argparse.Namespace) -> int:
     """Run `silvia session show`: a stored session's history; the exit status."""
     from .. import SilviaError
     from ._args import UsageError
+    from ._common import check_web_url, error_line, open_client
     from ._render import TerminalRenderer, clean
-    from .chat import check_web_url, error_line, open_client
 
     problem = check_web_url(args.web_url)
     if problem:

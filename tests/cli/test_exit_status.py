@@ -60,7 +60,7 @@ COMMANDS: dict[str, tuple[list[str], Callable[[pytest.MonkeyPatch], None], int]]
     ),
     "session show": (
         ["session", "show", "s1", "--base-url", "http://127.0.0.1:9"],
-        lambda mp: mp.setattr("silvia_client.cli.chat.client_for", boom),
+        lambda mp: mp.setattr("silvia_client.cli._common.client_for", boom),
         1,  # the server it asks, said
     ),
     "record": (

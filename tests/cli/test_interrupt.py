@@ -87,7 +87,7 @@ def server_url() -> Iterator[str]:
 @pytest.mark.parametrize(
     ("argv", "target"),
     [
-        (["record", "hi", "-o", "turn.jsonl"], "silvia_client.cli.chat.play_turn"),
+        (["record", "hi", "-o", "turn.jsonl"], "silvia_client.cli._common.play_turn"),
         (["chat", "hi"], "silvia_client.cli._render.TerminalRenderer.event"),
         (["session", "show", "s1"], "silvia_client.SilviaClient.__enter__"),
     ],
