@@ -35,7 +35,7 @@ Where things are:
 - `report.py`   the terminal table, JUnit XML, JSON; `_html.py` the HTML page
                 (`_html_matrix.py` the matrix, `_html_chart.py` the timing chart,
                 `report.css` its CSS, `_html_text.py` escaping and verdicts)
-- `_starter.py` the starter script `silvia qa init` writes
+- `starter.json` the starter script `silvia qa init` writes
 - `pytest_plugin.py`  the `--silvia-base-url` option and the `silvia_qa` fixture
 
 `silvia qa run SCRIPT`, `silvia qa check FILE...`, `silvia qa rules` and
