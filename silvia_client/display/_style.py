@@ -63,6 +63,10 @@ def kind_class(kind: str | None) -> str:
 
 @functools.cache
 def style() -> str:
-    """The `<style>` element of every view: `style.css`, beside this module, read once."""
+    """The `<style>` element of every view: `style.css`, beside this module, read once.
+
+    The file breaks its rules into lines for reading; a view carries them on one
+    line, as every view always has (a saved notebook's outputs stay as they are).
+    """
     css = resources.files(__package__).joinpath("style.css").read_text(encoding="utf-8")
-    return f"<style>{css}</style>"
+    return "<style>" + css.replace("\n", "") + "</style>"
