@@ -16,7 +16,7 @@
 - `silvia qa check FILE...` runs every rule over recorded turns (`silvia
   record`, `--record DIR`), with no server at all, and reports the same way.
 - `silvia qa rules` lists the rules.
-- `silvia qa init [PATH]` writes a starter script (`qa/_starter.py`), which
+- `silvia qa init [PATH]` writes a starter script (`qa/starter.json`), which
   passes against the embedded reference server.
 
 Every `silvia qa` command exits 0 when the findings are warnings at most, 1
@@ -190,13 +190,16 @@ def run_rules(args: argparse.Namespace) -> int:
 
 def run_init(args: argparse.Namespace) -> int:
     """Run `silvia qa init`: write a starter QA script; the exit status."""
-    from ..qa._starter import starter_text
+    from importlib import resources
+
     from ._render import clean
+
+    starter = resources.files("silvia_client.qa").joinpath("starter.json")
 
     mode = "w" if args.force else "x"
     try:
         with open(args.path, mode, encoding="utf-8") as file:
-            file.write(starter_text())
+            file.write(starter.read_text(encoding="utf-8"))
     except FileExistsError:
         return _usage(f"{args.path} exists; --force overwrites it")
     except OSError as error:

@@ -32,7 +32,8 @@ Where things are:
                   `page(obj, path)`: a standalone HTML page to share
 - `_html_sources.py` a view's "Sources": badges, links that say what they open, quotes
 - `_glance.py`    a session at a glance: one line of counts, and a bar by kind
-- `_style.py`     the one stylesheet (host colours, light and dark) and the kinds' names
+- `_style.py`     the kinds' names, and `style()`: `style.css`, the one stylesheet
+                  (host colours, light and dark)
 - `_live.py`      `live(stream)` / `alive(stream)`: a turn streamed into a notebook cell
 - `_markdown.py`  the Markdown views (`turn_markdown`, ...), their escaping and links
 - `../_clean.py`  `strip_bidi_controls`, which labels (`resolve_citation`) apply too;

@@ -7,7 +7,7 @@ otherwise miss: sources with no marker in the text (rows reloaded from history
 carry no position; every row is still listed), and account links that are
 relative (no `web_url`), with how to make them absolute. Each view is wrapped
 in a class that tells Jupyter not to typeset `$...$` as math, with the views'
-stylesheet (`_style.py`) inside it.
+stylesheet (`style.css`, read by `_style.py`) inside it.
 
 `page(obj)` is an object's view in a small HTML document, to share: UTF-8, a
 viewport for phones, `color-scheme: light dark` (a browser's dark mode darkens
@@ -28,7 +28,7 @@ from ._glance import glance_html
 from ._html_sources import escape, link_html, source_item_html, sources_html
 from ._protocols import CitedRow, MessageLike, SessionLike, StreamedRow, TurnLike
 from ._sources import NumberedSource, chips, numbered_sources
-from ._style import STYLE
+from ._style import style
 
 __all__ = [
     "citation_html",
@@ -52,7 +52,7 @@ _PAGE_STYLE = (
 
 def view(kind: str, body: str) -> str:
     """`body` in the views' wrapper: `silvia silvia-<kind>`, no math, the stylesheet."""
-    return f'<div class="silvia silvia-{kind} {_NO_MATH}">{STYLE}{body}</div>'
+    return f'<div class="silvia silvia-{kind} {_NO_MATH}">{style()}{body}</div>'
 
 
 def text_html(text: str) -> str:

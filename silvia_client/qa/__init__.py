@@ -34,8 +34,8 @@ Where things are:
 - `_privacy.py` what a finding may show: providers and vendor names redacted
 - `report.py`   the terminal table, JUnit XML, JSON; `_html.py` the HTML page
                 (`_html_matrix.py` the matrix, `_html_chart.py` the timing chart,
-                `_html_style.py` its CSS, `_html_text.py` escaping and verdicts)
-- `_starter.py` the starter script `silvia qa init` writes
+                `report.css` its CSS, `_html_text.py` escaping and verdicts)
+- `starter.json` the starter script `silvia qa init` writes
 - `pytest_plugin.py`  the `--silvia-base-url` option and the `silvia_qa` fixture
 
 `silvia qa run SCRIPT`, `silvia qa check FILE...`, `silvia qa rules` and

@@ -6,7 +6,7 @@ browser would refuse one even if escaping failed). From the top:
 
 - a summary bar: prompts, errors, warnings, prompts not run, and timings;
 - a "failures only" switch: a checkbox that hides, with CSS alone
-  (`_html_style.py`), every passing prompt's matrix row and section;
+  (`report.css`), every passing prompt's matrix row and section;
 - the rules-by-prompts matrix (`_html_matrix.py`): a row per prompt, linking
   to its section, a mark per rule (pass, warn, fail, did not apply, not run);
 - the timing chart (`_html_chart.py`): each prompt's time to first text and
@@ -27,14 +27,15 @@ characters and lone surrogates are written as visible escapes (the core's
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
+from importlib import resources
 
 from .. import __version__
 from ..display import terminal_text, turn_html
 from ._html_chart import ChartRow, timing_chart
 from ._html_matrix import rule_matrix
-from ._html_style import STYLE
 from ._html_text import h as _h
 from ._html_text import seconds as _seconds
 from ._html_text import verdict as _verdict
@@ -48,6 +49,12 @@ _POLICY = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
     "base-uri 'none'; form-action 'none'"
 )
+
+
+@functools.cache
+def _style() -> str:
+    """`report.css`, beside this module, read once."""
+    return resources.files(__package__).joinpath("report.css").read_text(encoding="utf-8")
 
 
 def _spread(values: Sequence[float]) -> str:
@@ -77,7 +84,7 @@ def _summary(run: RunResult) -> str:
 
 
 def _switch(run: RunResult) -> str:
-    """The "failures only" checkbox: a sibling before what it hides (`_html_style.py`)."""
+    """The "failures only" checkbox: a sibling before what it hides (`report.css`)."""
     passed = sum(1 for result in run.prompts if _verdict(result)[0] == "ok")
     return (
         '<input type="checkbox" id="failures-only" class="switch">'
@@ -189,7 +196,7 @@ def html_report(run: RunResult, *, web_url: str | None = None) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
         '<meta name="referrer" content="no-referrer">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>silvia qa: {_h(name)}</title><style>{STYLE}</style></head>"
+        f"<title>silvia qa: {_h(name)}</title><style>\n{_style()}</style></head>"
         "<body><header>"
         f"<h1>silvia qa: {_h(name)}</h1>"
         f'<p class="muted">against {_h(run.target)}; silvia-client {_h(__version__)}</p>'

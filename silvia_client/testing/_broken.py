@@ -33,15 +33,6 @@ from typing import Any
 from .._wire import WireFormat
 from ._faults import EndWithoutDone, SendMalformed
 from ._library import SCENARIOS
-from ._library_data import (
-    AAPL_SRC,
-    BROKERAGE,
-    CARD_ONE,
-    CARD_TWO,
-    CARDS_SRC,
-    CHECKING_SRC,
-    IRA_LIMITS_URL,
-)
 from ._scenario import Scenario
 from ._script import Cite, Say
 from ._steps import Event, Step
@@ -49,6 +40,15 @@ from ._tools import ExecuteSql
 from ._turn import PlayedTurn, TextDelta, WireCitation
 
 __all__ = ["BROKEN_RULES", "BROKEN_SCENARIOS", "Breakage", "broken_scenarios"]
+
+# The demo's accounts and sources (`scenarios/demo.json`), which these scenarios break.
+CHECKING_SRC = "silvia://your-account/checking"
+CARDS_SRC = "silvia://your-account/credit-card"
+AAPL_SRC = "silvia://market-data/finnhub/AAPL"
+IRA_LIMITS_URL = "https://www.irs.gov/retirement-plans/ira-contribution-limits"
+CARD_ONE = "qwp76DaG7ehEQWRnp1RjCwEBmP6bRXt1dDLK5"
+CARD_TWO = "Lm9WJ8NbnGUxPoEr4QzYDaRkKvXq1Ts7HcfB2"
+BROKERAGE = "5b3c9f0e-2a41-4d8e-b6f7-93c1e0a2d4f8"
 
 
 @dataclass(frozen=True)

@@ -1,40 +1,182 @@
 """The built-in scenarios: every row of the doc's source table, every rule, every fault.
 
-Each scenario is only tool results, text and citations; sources and targets
-come from the server's rules (`_derive`), never written here. Where things are:
+They are data, in `scenarios/*.json` beside this module, read in this order:
 
-- `_library_data.py`     the user's accounts, the cited sources, shared tool results, the demo
-- `_library_targets.py`  one scenario per row of the doc's source table
-- `_library_turns.py`    the turn's rules: registry, legacy prompt, checkpoints, legacy rows
-- `_library_faults.py`   a server that breaks, errs, or is hostile
+- `demo.json`     the `silvia demo` turn (two accounts, a ticker, a web page, a tax document)
+- `targets.json`  one scenario per row of the doc's source table
+- `turns.json`    the turn's rules: registry, legacy prompt, checkpoints, legacy rows
+- `faults.json`   a server that breaks, errs, or is hostile
+
+Each scenario is only tool results, text and citations; sources and targets
+come from the server's rules (`_derive`), never written there. A file is a list
+of scenarios, each with a `name`, a one-line `description`, and any of:
+
+- `script`: a list of items (`{"say": text}`, `{"cite": source, "start": 0, "end": 2}`,
+  or a tool result: `{"tool": "execute_sql", "rows": [...]}`, `execute_python`,
+  `search_web`, or one of the three library readers with its `sidecar`), or the
+  name of a scenario above it whose script it plays (the faults play the demo's);
+- `checkpoint`: `{"tool_calls": [...], "carries_targets": false}`;
+- `history`: `[{"message": ..., "script": [...]}]`, turns saved before this one;
+- `fault`: `{"kind": ...}` and the fault's fields (the `kind`s are the classes'
+  own, `_faults.py` and `_hostile.py`).
+
+Account ids are made up but shaped like the real ones (Plaid-style 37-character
+ids, uuids). No vendor name appears in any label, title or text: only the rows'
+`source` column names one, and that column is never rendered.
+
+Each object is read into its class by the class's own field names (a key the
+class lacks, or one it needs and is not given, fails), and every script is played
+once (`Scenario`), so a script citing a source its tool calls did not write
+fails on import, with the file and the scenario named.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable, Mapping
+from importlib import resources
 from types import MappingProxyType
+from typing import Any
 
-from ._library_data import DEMO_SCRIPT, LEGACY_HISTORY
-from ._library_faults import faults
-from ._library_targets import target_table
-from ._library_turns import turn_rules
+from ._faults import (
+    DropMidEvent,
+    EchoToken,
+    EndWithoutDone,
+    Fault,
+    HttpError,
+    KeepAliveForever,
+    SendEndlessLine,
+    SendError,
+    SendGzipBomb,
+    SendMalformed,
+    SendOversizedEvent,
+    SendUnknown,
+    Stall,
+    Trickle,
+)
 from ._scenario import Scenario
+from ._script import Checkpoint, Cite, PriorTurn, Say, ScriptItem
+from ._tools import (
+    ExaArticle,
+    ExecutePython,
+    ExecuteSql,
+    ReadLibraryDocument,
+    SearchWeb,
+    ToolResult,
+    WebResult,
+)
 
 __all__ = ["DEFAULT_SCENARIO", "LEGACY_HISTORY", "SCENARIOS", "scenarios"]
 
 DEFAULT_SCENARIO = "demo"
+_FILES = ("demo.json", "targets.json", "turns.json", "faults.json")
+_FAULTS: dict[str, type[Fault]] = {
+    fault.kind: fault
+    for fault in (
+        HttpError,
+        DropMidEvent,
+        Stall,
+        SendMalformed,
+        SendUnknown,
+        SendError,
+        EndWithoutDone,
+        SendEndlessLine,
+        SendOversizedEvent,
+        SendGzipBomb,
+        Trickle,
+        KeepAliveForever,
+        EchoToken,
+    )
+}
+
+
+def _tool(data: Mapping[str, Any]) -> ToolResult:
+    fields = dict(data)
+    tool = fields.pop("tool")
+    if tool == "execute_sql":
+        return ExecuteSql(**fields)
+    if tool == "execute_python":
+        articles = tuple(ExaArticle(**article) for article in fields.pop("articles", ()))
+        return ExecutePython(**fields, articles=articles)
+    if tool == "search_web":
+        results = tuple(WebResult(**result) for result in fields.pop("results"))
+        return SearchWeb(**fields, results=results)
+    return ReadLibraryDocument(tool, **fields)  # which refuses a tool it is not
+
+
+def _item(data: Mapping[str, Any]) -> ScriptItem:
+    fields = dict(data)
+    if "say" in fields:
+        return Say(fields.pop("say"), **fields)
+    if "cite" in fields:
+        return Cite(fields.pop("cite"), **fields)
+    if "tool" not in fields:
+        raise ValueError(f"an item with none of `say`, `cite`, `tool`: {sorted(fields)}")
+    return _tool(fields)
+
+
+def _fault(data: Mapping[str, Any]) -> Fault:
+    fields = dict(data)
+    kind = fields.pop("kind")
+    if kind not in _FAULTS:
+        raise ValueError(f"no fault of kind {kind!r}: one of {', '.join(_FAULTS)}")
+    if "headers" in fields:
+        fields["headers"] = tuple(tuple(header) for header in fields["headers"])
+    return _FAULTS[kind](**fields)
+
+
+def _scenario(data: Mapping[str, Any], above: Mapping[str, Scenario]) -> Scenario:
+    fields = dict(data)
+    script = fields.get("script", ())
+    if isinstance(script, str):
+        if script not in above:
+            raise ValueError(f"no scenario {script!r} above it to take the script of")
+        fields["script"] = above[script].script
+    else:
+        fields["script"] = tuple(_item(item) for item in script)
+    if "checkpoint" in fields:
+        checkpoint = fields["checkpoint"]
+        calls = tuple(_tool(call) for call in checkpoint["tool_calls"])
+        fields["checkpoint"] = Checkpoint(**{**checkpoint, "tool_calls": calls})
+    if "history" in fields:
+        fields["history"] = tuple(
+            PriorTurn(**{**prior, "script": tuple(_item(item) for item in prior["script"])})
+            for prior in fields["history"]
+        )
+    if "fault" in fields:
+        fields["fault"] = _fault(fields["fault"])
+    return Scenario(**fields)
+
+
+def read_library(files: Iterable[tuple[str, str]]) -> tuple[Scenario, ...]:
+    """The scenarios of some files, each `(name, JSON text)`, in order."""
+    library: dict[str, Scenario] = {}
+    for file, text in files:
+        for index, data in enumerate(json.loads(text)):
+            name = data.get("name", f"number {index + 1}")
+            try:
+                if name in library:
+                    raise ValueError("a second scenario of that name")
+                library[name] = _scenario(data, library)
+            except (KeyError, TypeError, ValueError) as error:
+                # A key missing or unknown (the classes' own TypeError), a bad value.
+                message = f"{type(error).__name__}: {error}"
+                raise ValueError(f"scenarios/{file}, scenario {name!r}: {message}") from error
+    return tuple(library.values())
 
 
 def scenarios() -> tuple[Scenario, ...]:
-    """A fresh copy of the built-in library, default first."""
-    demo = Scenario(
-        DEFAULT_SCENARIO,
-        "The `silvia demo` turn: two accounts, a ticker, a web page and a tax document.",
-        script=DEMO_SCRIPT,
+    """A fresh copy of the built-in library, default first, read from `scenarios/*.json`."""
+    folder = resources.files(__package__).joinpath("scenarios")
+    return read_library(
+        (file, folder.joinpath(file).read_text(encoding="utf-8")) for file in _FILES
     )
-    return (demo, *target_table(), *turn_rules(), *faults())
 
 
 SCENARIOS: MappingProxyType[str, Scenario] = MappingProxyType(
     {scenario.name: scenario for scenario in scenarios()}
 )
 """The built-in scenarios by name, read-only (each server keeps its own copy to register into)."""
+
+LEGACY_HISTORY: tuple[PriorTurn, ...] = SCENARIOS["legacy-session"].history
+"""A turn saved before targets existed: its rows carry no `target` key."""

@@ -1,19 +1,20 @@
 """`silvia qa init [PATH]`: a starter script that `qa run` accepts, and the `comment` key.
 
-The script is built in code (`qa/_starter.py`), so a wheel writes it as a
-checkout does; it covers every expectation key, the timing budgets and a
-continued prompt, and passes against the embedded reference server.
+The script is a file in the package (`qa/starter.json`); it covers every
+expectation key, the timing budgets and a continued prompt, and passes against
+the embedded reference server.
 """
 
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from silvia_client.qa import load_script, parse_script
-from silvia_client.qa._starter import starter_script
 
 from ._cli import run_cli, table
 
@@ -51,7 +52,8 @@ def test_init_writes_a_script_qa_run_passes(
 
 
 def test_the_starter_covers_every_expectation_and_carries_comments() -> None:
-    data = starter_script()
+    starter = resources.files("silvia_client.qa").joinpath("starter.json")
+    data: dict[str, Any] = json.loads(starter.read_text(encoding="utf-8"))
     used = {key for prompt in data["prompts"] for key in prompt.get("expect", {})}
     assert used == EXPECTATION_KEYS
     assert {"max_first_text_s", "max_turn_s", "severity"} <= set(data["timing"])

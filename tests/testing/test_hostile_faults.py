@@ -35,7 +35,6 @@ from silvia_client.testing import (
     expected_turn,
 )
 from silvia_client.testing._gzip import GzipBody, crc32_combine
-from silvia_client.testing._library_data import DEMO_SCRIPT
 from silvia_client.testing._steps import Effect, Event
 
 from ._helpers import AUTH, sse_events
@@ -52,6 +51,8 @@ HOSTILE = (
     "fault-keep-alive-forever",
     "fault-echo-token",
 )
+
+DEMO_SCRIPT = SCENARIOS["demo"].script
 
 
 def served(*scenarios: Scenario) -> ReferenceServer:

@@ -12,18 +12,20 @@ from silvia_client._wire import EventNames, WireFormat
 from silvia_client.testing import (
     IN_PROCESS_URL,
     SCENARIO_HEADER,
+    SCENARIOS,
     DropMidEvent,
     ReferenceServer,
     Scenario,
     Stall,
     expected_turn,
 )
-from silvia_client.testing._library_data import DEMO_SCRIPT
 
 from ._helpers import AUTH, aread_turn, read_turn, sse_events, walk_dicts
 
 CHAT = "/api/claude"
 SESSIONS = "/api/chat/sessions/"
+
+DEMO_SCRIPT = SCENARIOS["demo"].script
 
 
 def _client(server: ReferenceServer, **kwargs: object) -> httpx.Client:

@@ -20,6 +20,7 @@ from silvia_client.testing import (
     expected_turn,
     scenarios,
 )
+from silvia_client.testing._library import read_library
 from silvia_client.testing._steps import Encoded, Event, Raw
 
 from ._helpers import VENDOR_NAMES, without_providers
@@ -45,6 +46,31 @@ def test_names_are_unique_and_descriptions_one_line() -> None:
     for scenario in library:
         assert scenario.description.strip()
         assert "\n" not in scenario.description
+
+
+@pytest.mark.parametrize(
+    ("scenario", "message"),
+    [
+        ({"script": [{"say": "Hi", "colour": "red"}]}, "unexpected keyword argument 'colour'"),
+        ({"script": [{"tool": "execute_sql"}]}, "missing 1 required positional argument: 'rows'"),
+        ({"script": [{"text": "Hi"}]}, "an item with none of `say`, `cite`, `tool`"),
+        ({"script": [{"tool": "read_everything", "path": "p", "text": "t"}]}, "not a library"),
+        ({"script": [{"cite": "silvia://analysis"}]}, "ScriptError"),
+        ({"script": "demo"}, "no scenario 'demo' above it"),
+        ({"fault": {"kind": "flood"}}, "no fault of kind 'flood'"),
+        ({"fault": {"kind": "stall", "minutes": 5}}, "unexpected keyword argument 'minutes'"),
+        ({"checkpoint": {"tool_calls": [], "targets": True}}, "unexpected keyword argument"),
+    ],
+)
+def test_a_library_file_that_does_not_fit_names_the_file_and_the_scenario(
+    scenario: dict[str, object], message: str
+) -> None:
+    text = json.dumps(
+        [{"name": "ok", "description": "Fine."}, {"name": "a", "description": "d", **scenario}]
+    )
+    with pytest.raises(ValueError, match=r"^scenarios/mine\.json, scenario 'a': ") as raised:
+        read_library([("mine.json", text)])
+    assert message in str(raised.value)
 
 
 def test_the_library_is_read_only() -> None:
