@@ -15,35 +15,44 @@ and `session.to_json()`::
 Each row is its wire form (`model_dump(mode="json")`: `source`, `title`,
 `cited_text`, the `target` as the server sent it, `offset` on a streamed row,
 and any field the SDK does not model), so `Citation.model_validate(row)` reads
-it back. `model_dump()` of a row is the wire form and keeps `provider`; here
-every `provider` key in a row is left out unless `include_provider=True` (a
-provider names a vendor, and a shared document is user-facing). Non-ASCII text
-is written as `\\u` escapes, so the document is ASCII and any file takes it.
-The models are read through protocols (`display/_protocols.py`), as in `_records.py`.
+it back. Every `provider` member of a row is left out unless
+`include_provider=True`, as in every dump of a row (`citations/_rows.py`). Non-ASCII
+text is written as `\\u` escapes, so the document is ASCII and any file takes it.
+
+`turn_document`, `message_document` and `session_document` are those objects
+before they are text; `pydantic_schema` is how pydantic (and so FastAPI) takes a
+`Turn`, `Message` or `Session` and dumps it as one of them (their
+`__get_pydantic_core_schema__`). `context={"include_provider": True}` asks for the
+providers there too. The models are read through protocols (`display/_protocols.py`),
+as in `_records.py`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any
 
-from .display._protocols import SessionData, TurnData, WireRow
+from .citations._targets import INCLUDE_PROVIDER, asks_for_provider
+from .display._protocols import MessageData, SessionData, TurnData, WireRow
 
-__all__ = ["session_json", "turn_json"]
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler, SerializationInfo
+    from pydantic_core import CoreSchema
 
-
-def _without_provider(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_provider(v) for k, v in value.items() if k != "provider"}
-    if isinstance(value, list):
-        return [_without_provider(item) for item in value]
-    return value
+__all__ = [
+    "message_document",
+    "pydantic_schema",
+    "session_document",
+    "session_json",
+    "turn_document",
+    "turn_json",
+]
 
 
 def _rows(rows: Sequence[WireRow], include_provider: bool) -> list[Any]:
-    dumped = [row.model_dump(mode="json") for row in rows]
-    return dumped if include_provider else [_without_provider(row) for row in dumped]
+    context = {INCLUDE_PROVIDER: include_provider}
+    return [row.model_dump(mode="json", context=context) for row in rows]
 
 
 def _error(error: object | None) -> dict[str, Any] | None:
@@ -52,10 +61,10 @@ def _error(error: object | None) -> dict[str, Any] | None:
     return {"message": getattr(error, "message", None), "type": getattr(error, "error_type", None)}
 
 
-def turn_json(turn: TurnData, *, include_provider: bool = False, indent: int | None = 2) -> str:
-    """`turn` as a JSON document (the module's docstring draws it)."""
+def turn_document(turn: TurnData, include_provider: bool = False) -> dict[str, Any]:
+    """`turn` as the object its JSON document holds (the module's docstring draws it)."""
     timings = turn.timings
-    document = {
+    return {
         "type": "turn",
         "session_id": turn.session_id,
         "request_id": turn.request_id,
@@ -70,28 +79,62 @@ def turn_json(turn: TurnData, *, include_provider: bool = False, indent: int | N
         "citations": _rows(turn.citations, include_provider),
         "inline_citations": _rows(turn.inline_citations, include_provider),
     }
-    return json.dumps(document, indent=indent)
+
+
+def message_document(message: MessageData, include_provider: bool = False) -> dict[str, Any]:
+    """`message` as the object a session's document holds for it."""
+    return {
+        "id": message.id,
+        "role": message.role,
+        "created_at": message.created_at,
+        "text": message.text,
+        "citations": _rows(message.citations, include_provider),
+        "inline_citations": _rows(message.inline_citations, include_provider),
+    }
+
+
+def session_document(session: SessionData, include_provider: bool = False) -> dict[str, Any]:
+    """`session` as the object its JSON document holds (the module's docstring draws it)."""
+    return {
+        "type": "session",
+        "id": session.id,
+        "request_id": session.request_id,
+        "title": session.title,
+        "messages": [message_document(m, include_provider) for m in session.messages],
+    }
+
+
+def turn_json(turn: TurnData, *, include_provider: bool = False, indent: int | None = 2) -> str:
+    """`turn` as a JSON document (the module's docstring draws it)."""
+    return json.dumps(turn_document(turn, include_provider), indent=indent)
 
 
 def session_json(
     session: SessionData, *, include_provider: bool = False, indent: int | None = 2
 ) -> str:
     """`session` as a JSON document (the module's docstring draws it)."""
-    document = {
-        "type": "session",
-        "id": session.id,
-        "request_id": session.request_id,
-        "title": session.title,
-        "messages": [
-            {
-                "id": message.id,
-                "role": message.role,
-                "created_at": message.created_at,
-                "text": message.text,
-                "citations": _rows(message.citations, include_provider),
-                "inline_citations": _rows(message.inline_citations, include_provider),
-            }
-            for message in session.messages
-        ],
-    }
-    return json.dumps(document, indent=indent)
+    return json.dumps(session_document(session, include_provider), indent=indent)
+
+
+def pydantic_schema(
+    cls: type[Any], handler: GetCoreSchemaHandler, document: Callable[[Any, bool], dict[str, Any]]
+) -> CoreSchema:
+    """How pydantic takes a `cls` (only an instance) and dumps it: as `document` gives it.
+
+    The provider is left out unless the dump's context asks for it by name. The JSON
+    schema says only that it is an object: the module's docstring draws the rest.
+    """
+    from pydantic import PlainSerializer, PlainValidator, WithJsonSchema  # for pydantic's users
+
+    def check(value: object) -> object:
+        if isinstance(value, cls):
+            return value
+        raise ValueError(f"expected a {cls.__name__}")
+
+    def dump(value: Any, info: SerializationInfo) -> dict[str, Any]:
+        return document(value, asks_for_provider(info.context))
+
+    shape = {"type": "object", "title": cls.__name__, "description": f"{cls.__name__}.to_json()"}
+    return handler.generate_schema(
+        Annotated[object, PlainValidator(check), PlainSerializer(dump), WithJsonSchema(shape)]
+    )

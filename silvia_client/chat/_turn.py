@@ -31,6 +31,9 @@ from .events import (
 )
 
 if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
+
     from ..citations import Citation, InlineCitation
 
 __all__ = ["Timings", "Turn", "TurnBuilder", "text_preview"]
@@ -126,6 +129,15 @@ class Turn(FinalTargets):
         from .._export import turn_json
 
         return turn_json(self, include_provider=include_provider, indent=indent)
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[Any], handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        """pydantic's dump (so FastAPI's `-> Turn`): what `to_json()` writes."""
+        from .._export import pydantic_schema, turn_document
+
+        return pydantic_schema(cls, handler, turn_document)
 
 
 class TurnBuilder:

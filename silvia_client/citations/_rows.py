@@ -4,7 +4,12 @@ Whatever builds a citation from wire data (`model_validate`, `model_validate_jso
 the constructor) reads `target` through `parse_citation_target`, so a malformed
 target becomes None and the rest of the row is kept. Fields the SDK does not
 model (`type`, `search_result_index`, position fields, ...) are kept as extras,
-and `model_dump()` gives them back with the target in its wire form.
+and `model_dump()` gives them back with the target in its wire form, less every
+`provider` member at any depth, extras included: every dump a user reaches
+without naming the provider (`model_dump` in any mode, `model_dump_json`, a
+`TypeAdapter`'s, so FastAPI's) leaves it out, and
+`model_dump(context={"include_provider": True})` is the full wire form. One
+wrap serializer (`_dump`) does it; pydantic passes it the context.
 
 Also here: `load_citations`, which reads a list of rows off the wire.
 """
@@ -14,9 +19,25 @@ from __future__ import annotations
 import logging
 from typing import Annotated, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, PlainSerializer, PlainValidator, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    PlainSerializer,
+    PlainValidator,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
-from ._targets import CitationRows, CitationTarget, RowError, parse_citation_target
+from ._targets import (
+    CitationRows,
+    CitationTarget,
+    RowError,
+    asks_for_provider,
+    parse_citation_target,
+    without_provider,
+)
 
 logger = logging.getLogger("silvia_client")
 SKIPPED = "skipped %d malformed citation row(s)"  # the warning, with the count of bad rows
@@ -61,6 +82,17 @@ class Citation(BaseModel):
     title: str | None = None
     cited_text: str | None = None
     target: WireTarget = None
+
+    # No return annotation, on purpose: pydantic would take it for the schema of every
+    # dump, and a FastAPI response's schema would lose the row's fields.
+    @model_serializer(mode="wrap")
+    def _dump(  # type: ignore[no-untyped-def]
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ):
+        # The row as pydantic dumps it (target in wire form, extras kept), then without
+        # any `provider` unless the caller asked for it by name.
+        dumped = handler(self)
+        return dumped if asks_for_provider(info.context) else without_provider(dumped)
 
     def __repr__(self) -> str:
         # The modelled fields as they are (a target's repr never shows its provider),

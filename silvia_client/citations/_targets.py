@@ -3,9 +3,13 @@
 The targets are plain frozen dataclasses rather than pydantic models: a stream
 can carry many and the parser does its own checking, so a validating model
 would only add cost. Values compare and hash by their fields; attributes are
-snake_case, and `to_wire()` gives back the camelCase dict the server sent.
-`provider` names a vendor and is for routing only, so it is left out of every
-repr (`field(repr=False)`) while staying part of equality and the wire form.
+snake_case, and `to_wire()` gives back the camelCase dict the server sent: the
+full wire form, `provider` included, for routing. `provider` names a vendor and
+is for routing only, so it is left out of every repr (`field(repr=False)`) while
+staying part of equality and the wire form. Every serialization a user reaches
+without naming it leaves it out: `without_provider` is that rule (every
+`provider` member, at any depth), and `asks_for_provider` reads the name a
+caller asks by (`context={"include_provider": True}`).
 
 `parse_citation_target` is the one door a wire target enters by, under the wire
 contract's rules ("CitationTarget and how a client reads it"). It is hand-written
@@ -40,6 +44,24 @@ TargetKind: TypeAlias = Literal[
 
 WireDict: TypeAlias = dict[str, object]
 
+INCLUDE_PROVIDER = "include_provider"  # the serialization context's key that asks for it
+
+
+def asks_for_provider(context: object) -> bool:
+    """Whether a pydantic serialization `context` asks for the provider by name."""
+    return isinstance(context, dict) and context.get(INCLUDE_PROVIDER) is True
+
+
+def without_provider(value: object) -> object:
+    """`value` (a dumped row or document) with every `provider` member left out, at any depth."""
+    if isinstance(value, dict):
+        return {key: without_provider(item) for key, item in value.items() if key != "provider"}
+    if isinstance(value, list):
+        return [without_provider(item) for item in value]
+    if isinstance(value, tuple):  # a python-mode dump keeps an extra's tuple a tuple
+        return tuple(without_provider(item) for item in value)
+    return value
+
 
 @dataclass(frozen=True, slots=True)
 class AccountRef:
@@ -49,7 +71,7 @@ class AccountRef:
     provider: AccountProvider | None = field(default=None, repr=False)
 
     def to_wire(self) -> WireDict:
-        """The account as the server's JSON object (inside an `accounts` target)."""
+        """The full wire form (for routing): the server's JSON object, `provider` included."""
         return {"accountId": self.account_id, "provider": self.provider}
 
 
@@ -61,7 +83,7 @@ class WebTarget:
     url: str
 
     def to_wire(self) -> WireDict:
-        """The target as the server's JSON object."""
+        """The full wire form (for routing): the server's JSON object."""
         return {"kind": "web", "url": self.url}
 
 
@@ -73,7 +95,7 @@ class TaxReferenceTarget:
     url: str | None = None
 
     def to_wire(self) -> WireDict:
-        """The target as the server's JSON object."""
+        """The full wire form (for routing): the server's JSON object."""
         return {"kind": "tax_reference", "url": self.url}
 
 
@@ -85,7 +107,7 @@ class CardDocumentTarget:
     url: str | None = None
 
     def to_wire(self) -> WireDict:
-        """The target as the server's JSON object."""
+        """The full wire form (for routing): the server's JSON object."""
         return {"kind": "card_document", "url": self.url}
 
 
@@ -97,7 +119,7 @@ class MortgageReferenceTarget:
     url: str | None = None
 
     def to_wire(self) -> WireDict:
-        """The target as the server's JSON object."""
+        """The full wire form (for routing): the server's JSON object."""
         return {"kind": "mortgage_reference", "url": self.url}
 
 
@@ -109,7 +131,7 @@ class MarketDataTarget:
     ticker: str
 
     def to_wire(self) -> WireDict:
-        """The target as the server's JSON object."""
+        """The full wire form (for routing): the server's JSON object."""
         return {"kind": "market_data", "ticker": self.ticker}
 
 
@@ -120,7 +142,7 @@ class AnalysisTarget:
     kind: ClassVar[Literal["analysis"]] = "analysis"
 
     def to_wire(self) -> WireDict:
-        """The target as the server's JSON object."""
+        """The full wire form (for routing): the server's JSON object."""
         return {"kind": "analysis"}
 
 
@@ -137,7 +159,7 @@ class AccountTarget:
         return AccountRef(self.account_id, self.provider)
 
     def to_wire(self) -> WireDict:
-        """The target as the server's JSON object."""
+        """The full wire form (for routing): the server's JSON object, `provider` included."""
         return {"kind": "account", "accountId": self.account_id, "provider": self.provider}
 
 
@@ -149,7 +171,7 @@ class AccountsTarget:
     accounts: tuple[AccountRef, ...]
 
     def to_wire(self) -> WireDict:
-        """The target as the server's JSON object."""
+        """The full wire form (for routing): the server's JSON object, each `provider` included."""
         return {"kind": "accounts", "accounts": [ref.to_wire() for ref in self.accounts]}
 
 
@@ -160,7 +182,7 @@ class PortfolioTarget:
     kind: ClassVar[Literal["portfolio"]] = "portfolio"
 
     def to_wire(self) -> WireDict:
-        """The target as the server's JSON object."""
+        """The full wire form (for routing): the server's JSON object."""
         return {"kind": "portfolio"}
 
 

@@ -97,9 +97,11 @@ class SessionLike(Protocol):
 
 
 class WireRow(CitedRow, Protocol):
-    """A row that gives back its wire form (`Citation`)."""
+    """A row that gives back its wire form (`Citation`): its provider only when asked."""
 
-    def model_dump(self, *, mode: str = ...) -> dict[str, Any]: ...
+    def model_dump(
+        self, *, mode: str = ..., context: dict[str, Any] | None = ...
+    ) -> dict[str, Any]: ...
 
 
 class WireStreamedRow(StreamedRow, WireRow, Protocol):

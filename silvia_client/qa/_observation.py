@@ -161,6 +161,9 @@ class Observation:
 
 
 _SAID_CHARS = 300  # of the server's error message, in a finding
+# A row rebuilt as the server sent it, `provider` included: QA's rules check it (a dump
+# without the context leaves it out).
+_AS_SENT = {"include_provider": True}
 
 
 def describe_error(error: SilviaError, what: str) -> str:
@@ -301,10 +304,10 @@ def observation_from_turn(
     if turn.text:
         events.append(_event(names.text, {wire.text_key: turn.text}, wire))
     for citation in turn.inline_citations:
-        row = citation.model_dump(mode="json", exclude={"offset"})
+        row = citation.model_dump(mode="json", exclude={"offset"}, context=_AS_SENT)
         events.append(_event(names.citation, {wire.citation_key: row}, wire))
     if turn.citations or turn.complete:  # (a Turn does not say whether a summary came)
-        rows = [citation.model_dump(mode="json") for citation in turn.citations]
+        rows = [c.model_dump(mode="json", context=_AS_SENT) for c in turn.citations]
         events.append(_event(names.citations_summary, {wire.citations_key: rows}, wire))
     if turn.message is not None:
         events.append(_event(names.message, turn.message, wire))
@@ -322,9 +325,12 @@ def observation_from_turn(
         messages = [
             {
                 "role": message.role,
-                wire.message_citations_key: [c.model_dump(mode="json") for c in message.citations],
+                wire.message_citations_key: [
+                    c.model_dump(mode="json", context=_AS_SENT) for c in message.citations
+                ],
                 wire.message_inline_citations_key: [
-                    c.model_dump(mode="json", exclude={"offset"}) for c in message.inline_citations
+                    c.model_dump(mode="json", exclude={"offset"}, context=_AS_SENT)
+                    for c in message.inline_citations
                 ],
             }
             for message in session.messages

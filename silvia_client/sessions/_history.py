@@ -23,6 +23,8 @@ from ..errors import ConfigurationError, ResponseTooLargeError
 
 if TYPE_CHECKING:
     import httpx
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
 
     from .._options import Call
     from .._responses import ResponseErrors
@@ -99,6 +101,15 @@ class Message(FinalTargets):
 
         return frame(self.citation_records(web_url=web_url))
 
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[Any], handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        """pydantic's dump (so FastAPI's `-> Message`): the message as its session's `to_json()`."""
+        from .._export import message_document, pydantic_schema
+
+        return pydantic_schema(cls, handler, message_document)
+
 
 @dataclass(frozen=True, slots=True)
 class Session:
@@ -140,6 +151,15 @@ class Session:
         from .._export import session_json
 
         return session_json(self, include_provider=include_provider, indent=indent)
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[Any], handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        """pydantic's dump (so FastAPI's `-> Session`): what `to_json()` writes."""
+        from .._export import pydantic_schema, session_document
+
+        return pydantic_schema(cls, handler, session_document)
 
 
 def _text_or_none(value: object) -> str | None:

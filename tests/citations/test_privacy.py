@@ -3,21 +3,26 @@
 The robust check: whatever a user can see of an object whose provider is P
 (repr, str, labels, links, error messages) is identical to what they see of the
 same object with provider None. A substring search alone could be fooled by an
-account id that happens to contain "manual".
+account id that happens to contain "manual". A dump holds no `provider` key at
+any depth unless it is asked for by name.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import dataclasses
 import json
 import logging
 import pprint
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from silvia_client.citations import (
     AccountRef,
@@ -37,7 +42,14 @@ from silvia_client.citations import (
     resolve_citation,
 )
 
-from .strategies import PROPERTY, PROVIDER_NAMES, account_bearing_targets, citation_rows
+from .strategies import (
+    PROPERTY,
+    PROVIDER_NAMES,
+    account_bearing_targets,
+    any_target_value,
+    canonical_wire_targets,
+    citation_rows,
+)
 
 ID = "acc_9f8e7d6c5b4a3210"
 ID2 = "acc_0123456789abcdef"
@@ -163,6 +175,86 @@ def test_rows_listing_hides_the_provider(provider: str) -> None:
         assert _shown(error) == _shown(error_none)
         assert provider not in repr(error)
         assert provider not in error.reason
+
+
+# --------------------------------------------------------------------------- dumps
+
+WIRE = {"include_provider": True}
+
+
+def _keys(value: Any) -> Iterator[Any]:
+    """Every key of every dict in `value`, at any depth."""
+    if isinstance(value, dict):
+        yield from value
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _keys(item)
+
+
+def _bare(target: Any) -> Any:
+    """`target` as read back from a dump without providers: every provider None."""
+    if isinstance(target, AccountTarget):
+        return dataclasses.replace(target, provider=None)
+    if isinstance(target, AccountsTarget):
+        return AccountsTarget(tuple(AccountRef(ref.account_id) for ref in target.accounts))
+    return target
+
+
+# JSON values (no NaN: a row must equal itself) whose objects often hold a `provider`.
+_extra_values: st.SearchStrategy[Any] = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text(max_size=8)
+    | st.sampled_from(PROVIDER_NAMES),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(st.sampled_from(("provider", "accountId", "x")), children, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@st.composite
+def _rows_with_providers(draw: st.DrawFn) -> dict[str, Any]:
+    """A row whose target, top-level extras and nested extras each may name a vendor."""
+    row = draw(citation_rows(target=st.one_of(canonical_wire_targets, any_target_value)))
+    row["provider"] = draw(st.sampled_from(PROVIDER_NAMES))  # an extra named `provider`
+    vendor = draw(st.sampled_from(PROVIDER_NAMES))
+    row["trace"] = {"steps": [draw(_extra_values), {"provider": vendor, "n": draw(_extra_values)}]}
+    return row
+
+
+@PROPERTY
+@given(st.sampled_from(MODELS), _rows_with_providers())
+def test_every_dump_leaves_every_provider_out_unless_asked_by_name(
+    model: type[Citation], row: dict[str, Any]
+) -> None:
+    citation = model.model_validate(copy.deepcopy(row))
+    rows = TypeAdapter(list[model])  # type: ignore[valid-type]  # a FastAPI response_model's
+    dumps = [
+        citation.model_dump(),
+        citation.model_dump(mode="json"),
+        citation.model_dump(context={"include_provider": False}),
+        rows.dump_python([citation]),
+        rows.dump_python([citation], mode="json"),
+    ]
+    # (A row with a lone surrogate has no JSON text: pydantic refuses to write it.)
+    with contextlib.suppress(PydanticSerializationError):
+        dumps += [json.loads(citation.model_dump_json()), json.loads(rows.dump_json([citation]))]
+    for dumped in dumps:
+        assert "provider" not in set(_keys(dumped))
+    # Asked for by name, the row is the full wire form: every provider as it was sent.
+    full = citation.model_dump(context=WIRE)
+    target = citation.target
+    assert full["target"] == (None if target is None else target.to_wire())
+    assert (full["provider"], full["trace"]) == (row["provider"], row["trace"])
+    # Read back, a dump without providers is the same row with every provider None.
+    again = model.model_validate(citation.model_dump())
+    assert again.target == _bare(target)
+    assert "provider" not in set(_keys(again.model_extra))
+    assert again.model_dump() == citation.model_dump()
 
 
 # --------------------------------------------------------------------------- exceptions

@@ -119,7 +119,8 @@ def stream_error_for(expected: ExpectedTurn) -> type[SilviaError]:
 
 def wire_row(citation: Citation) -> WireRow:
     """A client citation as a wire row: extras kept, target in wire form, offset left out."""
-    row = citation.model_dump(exclude={"offset"} if isinstance(citation, InlineCitation) else None)
+    exclude = {"offset"} if isinstance(citation, InlineCitation) else None
+    row = citation.model_dump(exclude=exclude, context={"include_provider": True})
     if row.get("target") is None:
         row.pop("target", None)
     return row

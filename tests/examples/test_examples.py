@@ -1,5 +1,7 @@
 """Every `examples/*.py` runs: on the embedded reference server, and on a loopback one.
 
+(A server, `relay_fastapi.py`, is run by a test of its own: `test_relay_fastapi.py`.)
+
 Each script runs as a user runs it (`python examples/NAME.py`, a subprocess,
 from a working directory outside the repository):
 once with no `SILVIA_BASE_URL` (the embedded reference server), once with
@@ -23,7 +25,11 @@ import pytest
 from silvia_client.testing import ReferenceServer
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-SCRIPTS = sorted(p.name for p in EXAMPLES.glob("*.py") if not p.name.startswith("_"))
+# A server is no script that ends: each has a test of its own, under uvicorn.
+SERVERS = {"relay_fastapi.py": "test_relay_fastapi.py"}
+SCRIPTS = sorted(
+    p.name for p in EXAMPLES.glob("*.py") if not p.name.startswith("_") and p.name not in SERVERS
+)
 TOKEN = "examples-s3cret-token"
 VENDORS = ("plaid", "snaptrade")
 TIMEOUT = 120  # a hang fails the test instead of stalling the suite
@@ -88,6 +94,9 @@ def test_the_examples_are_there() -> None:
     }
     assert expected <= set(SCRIPTS)
     assert (EXAMPLES / "citations_tour.ipynb").is_file()
+    for server, test in SERVERS.items():
+        assert (EXAMPLES / server).is_file()
+        assert (Path(__file__).parent / test).is_file()
 
 
 @pytest.mark.parametrize("mode", ["embedded", "loopback"])

@@ -162,6 +162,20 @@ def test_a_turn_can_be_checked_without_the_raw_events() -> None:
     assert rebuilt.complete
 
 
+def test_an_observation_rebuilt_from_a_turn_keeps_every_provider_as_sent() -> None:
+    # QA checks the rows the server sent, vendors included: its rebuilt rows ask for them.
+    with Observer.reference() as qa:
+        observed = qa.observe("How are my cards?", scenario="pooling")
+    assert observed.reload is not None
+    rebuilt = observation_from_turn(observed.turn, session=observed.reload.session)
+    rows = [sent.value["citation"] for sent in rebuilt.events if sent.name == "citation"]
+    targets = [c.target for c in observed.turn.inline_citations]
+    assert [row.get("target") for row in rows] == [t and t.to_wire() for t in targets]
+    assert rebuilt.reload is not None
+    reloaded = [row for m in rebuilt.reload.body["messages"] for row in m["citations"]]
+    assert '"provider": "plaid"' in json.dumps([rows, reloaded])
+
+
 def test_an_incomplete_turn_checked_without_the_raw_events() -> None:
     with Observer.reference() as qa:
         observation = qa.observe("hi", scenario="fault-error-event")

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import BaseModel, TypeAdapter
 
 from silvia_client import SilviaClient, SilviaError
 from silvia_client._records import FIELDS
 from silvia_client.chat import Turn
 from silvia_client.display import numbered_sources
-from silvia_client.sessions import Session
+from silvia_client.sessions import Message, Session
 from silvia_client.testing import SCENARIO_HEADER, SCENARIOS, ReferenceServer
 
 from ..display._build import (
@@ -213,3 +215,41 @@ def test_no_json_document_of_the_library_holds_a_provider_unless_asked(
                 assert_private(value.to_json())
                 asked += value.to_json(include_provider=True)
     assert '"provider": "plaid"' in asked  # they were there to leave out
+
+
+class _Response(BaseModel):
+    """What a FastAPI app's response model might hold: a turn, its session, some messages."""
+
+    turn: Turn | None
+    session: Session | None
+    messages: list[Message]
+
+
+def test_pydantic_dumps_the_library_as_its_json_documents(
+    library: list[tuple[str, Turn | None, Session | None]],
+) -> None:
+    dumped = ""
+    for name, turn, session in library:
+        messages = list(session.messages) if session is not None else []
+        response = _Response(turn=turn, session=session, messages=messages)
+        for asked in (False, True):
+            context = {"include_provider": True} if asked else None
+            text = response.model_dump_json(context=context)
+            document = json.loads(text)
+            assert response.model_dump(context=context) == document, name
+            want_turn = None if turn is None else json.loads(turn.to_json(include_provider=asked))
+            assert document["turn"] == want_turn, name
+            if session is not None:
+                want = json.loads(session.to_json(include_provider=asked))
+                assert document["session"] == want, name
+                assert document["messages"] == want["messages"], name
+            if not asked:
+                assert '"provider"' not in text, name
+                assert_private(text)
+            dumped += text
+        for value, kind in ((turn, Turn), (session, Session)):
+            if value is not None:  # the bare value, as FastAPI's `-> Turn` dumps it
+                adapter: TypeAdapter[Any] = TypeAdapter(kind)
+                assert json.loads(adapter.dump_json(value)) == json.loads(value.to_json())
+                assert adapter.dump_python(value, mode="json") == json.loads(value.to_json())
+    assert '"provider":"plaid"' in dumped  # asked for by name, they are there
