@@ -310,7 +310,7 @@ class SilviaClient(ClientBase):
       accepts. Default: 16 MiB.
     - `max_response_bytes`: the most a history body, or a whole chat stream,
       may hold, counted after decompression. Default: 64 MiB. A call also reads at
-      most `max_response_bytes // 16` JSON values and SSE events (10,000 at least).
+      most `max_response_bytes // 32` JSON values and SSE events (10,000 at least).
     - `max_retries`: how many times a failed request is sent again (see
       the README's "Retries"). Default: 2.
     - `retry_backoff`: seconds before the first retry, doubled each time,
