@@ -44,6 +44,7 @@ import argparse
 import contextlib
 import gzip
 import json
+import os
 import socket
 import socketserver
 import subprocess
@@ -54,6 +55,10 @@ from collections.abc import Callable
 MiB = 1024 * 1024
 LIMITS = {"4 MiB": 4 * MiB, "16 MiB": 16 * MiB, "none": 2**62}
 PIECE = 64 * 1024
+HERE = os.path.dirname(os.path.abspath(__file__))
+# One call's peak, as a multiple of max_response_bytes, that the docs promise for every
+# shape (docs/configuration.md, "Size limits"; `DEFAULTS.bytes_per_value`).
+DOCUMENTED = 12.0
 
 
 def chunk(data: bytes) -> bytes:
@@ -221,8 +226,11 @@ if endpoint == "recording":
                           RecordedResponse(200, (("content-type", "text/event-stream"),
                                                  ("content-encoding", "gzip")),
                                            (RecordedChunk(0.0, wire),)), None)
+limits = {}
+if len(sys.argv) > 3:  # both limits at this many bytes; otherwise the client's defaults
+    limits = {"max_event_bytes": int(sys.argv[3]), "max_response_bytes": int(sys.argv[3])}
 client = SilviaClient(base_url="https://silvia.test", token="t", max_retries=0,
-                      http_client=httpx.Client(transport=httpx.MockTransport(handler)))
+                      http_client=httpx.Client(transport=httpx.MockTransport(handler)), **limits)
 with open("/proc/self/clear_refs", "w") as clear:
     clear.write("5")
 before = status("VmRSS")
@@ -243,7 +251,6 @@ print(json.dumps({"growth": status("VmHWM") - before, "outcome": outcome}))
 
 
 def tiny_shapes(size: int) -> None:
-    import os
     import tempfile
 
     from silvia_client._wire import DEFAULTS
@@ -262,6 +269,7 @@ def tiny_shapes(size: int) -> None:
                 [sys.executable, "-c", TINY_CHILD, endpoint, file.name],
                 capture_output=True,
                 text=True,
+                cwd=HERE,  # not a tree's root: `-c` puts the directory first on sys.path
                 timeout=900,
                 check=True,
             )
@@ -272,6 +280,146 @@ def tiny_shapes(size: int) -> None:
         verdict = "PASS" if growth < 1024 * MiB else "MISS"
         print(
             f"  {name:20} {growth / MiB:9.1f} MiB {growth / limit:7.2f}x  "
+            f"{result['outcome']} {verdict}"
+        )
+
+
+# The shapes of JSON that grow most once decoded (issue 28, finding 6): each a function
+# of how many pieces it holds. Their values, counted as `_json.most_values` does, are what
+# the count cap bounds.
+def array(piece: bytes) -> Callable[[int], bytes]:
+    return lambda count: b"[" + b",".join([piece] * count) + b"]"
+
+
+def many_keys(count: int) -> bytes:
+    return b"{" + b",".join(b'"k%d":0' % i for i in range(count)) + b"}"
+
+
+SHAPES: dict[str, Callable[[int], bytes]] = {
+    "small-arrays": array(b"[0]"),  # 2 values in 4 bytes
+    "small-numbers": array(b"300"),  # 1 in 4 (not one of the ints Python caches)
+    "short-strings": array(b'"ab"'),  # 1 in 5
+    "wide-strings": array('"\u0100"'.encode()),  # 1 in 5: one character of 2-byte text
+    "tiny-rows": array(b'{"source":"a"}'),  # 3 in 15
+    "many-keys": many_keys,  # one object: 2 values in about 12 bytes a key
+    "deep-arrays": array(b"[" * 400 + b"]" * 400),  # 400 in 801, within json's depth
+    "deep-objects": array(b'{"a":' * 400 + b"0" + b"}" * 400),  # 801 in 2,402
+}
+
+
+def counted(data: bytes) -> int:
+    """`_json.most_values`, here too so that an older tree (which lacks it) is measured."""
+    return 1 + sum(data.count(mark) for mark in (b"{", b"[", b",", b":"))
+
+
+def pieces(shape: Callable[[int], bytes], size: int, values: int | None = None) -> bytes:
+    """`shape` of at most `size` bytes, and of at most `values` values if given."""
+    each = counted(shape(1000)) - counted(shape(999))
+    count = size // (len(shape(1000)) - len(shape(999)))
+    if values is not None:
+        count = min(count, values // each - 10)
+    made = shape(count)
+    while len(made) > size:  # the keys grow longer than the estimate
+        count = count * 9 // 10
+        made = shape(count)
+    return made
+
+
+def filled(shape: Callable[[int], bytes], size: int, values: int | None = None) -> bytes:
+    """A JSON object of about `size` bytes: `shape` under "v", then a string that pads it
+    to `size` (a string costs about its size, decoded)."""
+    made = pieces(shape, size, values)
+    return b'{"v":' + made + b',"pad":"' + b"x" * max(size - len(made) - 20, 0) + b'"}'
+
+
+# The rows the SDK reads into objects of its own, which cost most a value: tiny citation
+# rows, rows that are not objects (each a `RowError`), messages that are not objects.
+ROWS = {
+    "cited-rows": array(b'{"source":"a"}'),
+    "bad-rows": array(b"1000"),
+    "bad-messages": array(b"1000"),
+}
+SESSION = b'event: session\ndata: {"sessionId":"s1"}\n\n'
+DONE = b"event: done\ndata: {}\n\n"
+
+
+def row_bodies(name: str, limit: int, values: int | None) -> tuple[bytes, bytes | None]:
+    """(history, stream) of `name`'s rows, each padded to about `limit` bytes."""
+    rows = pieces(ROWS[name], limit - 1000, values and values - 100)
+    pad = b"x" * max(limit - len(rows) - 1000, 0)
+    message = b'{"id":"m","role":"assistant","content":"x","citations":' + rows + b"}"
+    messages = rows if name == "bad-messages" else b"[" + message + b"]"
+    history = b'{"session":{"id":"s1","pad":"' + pad + b'"},"messages":' + messages + b"}"
+    text = b'event: text\ndata: {"text":"' + pad + b'"}\n\n'
+    if name == "cited-rows":  # as citation events: 6 values and an event each
+        count = (len(rows) - 2) // 15 if values is None else (values - 100) // 6
+        cited = b'event: citation\ndata: {"citation":{"source":"a"}}\n\n' * count
+        return history, SESSION + text[: max(limit - len(cited) - 1000, 0)] + cited + DONE
+    if name == "bad-rows":  # as one summary
+        summary = b'event: citations_summary\ndata: {"citations":' + rows + b"}\n\n"
+        return history, SESSION + text + summary + DONE
+    return history, None
+
+
+def shape_bodies(limit: int, cap: int | None) -> dict[str, tuple[str, bytes]]:
+    """Each shape, as a history (one message's unmodelled field) and as a stream (three
+    citation events, each with an unmodelled field), of just under `limit` bytes: "full"
+    is the shape throughout (past the cap); "capped" holds `cap` values and is padded.
+    Then the rows, as a history and, where they have one, as a stream."""
+    head = b'{"session":{"id":"s1"},"messages":[{"id":"m","role":"assistant","content":"x","x":'
+    out: dict[str, tuple[str, bytes]] = {}
+    variants = (("full", None), ("capped", cap)) if cap is not None else (("full", None),)
+    for name, shape in SHAPES.items():
+        for variant, values in variants:
+            body = head + filled(shape, limit - 1000, values and values - 100) + b"}]}"
+            out[f"{name}-history-{variant}"] = ("get", body)
+            event = b'event: citation\ndata: {"citation":{"source":"a","x":' + filled(
+                shape, limit // 3 - 1000, values and values // 3 - 100
+            )
+            stream = SESSION + (event + b"}}\n\n") * 3 + DONE
+            out[f"{name}-chat-{variant}"] = ("chat", stream)
+    for name in ROWS:
+        for variant, values in variants:
+            history, chat = row_bodies(name, limit, values)
+            out[f"{name}-history-{variant}"] = ("get", history)
+            if chat is not None:
+                out[f"{name}-chat-{variant}"] = ("chat", chat)
+    return out
+
+
+def shapes(limit: int, documented: float, only: list[str]) -> None:
+    import tempfile
+
+    from silvia_client._wire import DEFAULTS
+
+    per_value = getattr(DEFAULTS, "bytes_per_value", None)  # None: a tree before the cap
+    cap = max(limit // per_value, DEFAULTS.min_values) if per_value else None
+    print(
+        f"\npeak RSS growth, the shapes, just under {limit / MiB:g} MiB each, both limits at "
+        f"{limit / MiB:g} MiB (documented: under {documented:g} x the limit)"
+    )
+    print(f"  {'case':28} {'values':>10} {'peak growth':>12} {'x limit':>8}  outcome")
+    for name, (endpoint, body) in shape_bodies(limit, cap).items():
+        if only and not any(name.startswith(prefix) for prefix in only):
+            continue
+        with tempfile.NamedTemporaryFile(delete=False) as file:
+            file.write(gzip.compress(body, 6))
+        try:
+            done = subprocess.run(
+                [sys.executable, "-c", TINY_CHILD, endpoint, file.name, str(limit)],
+                capture_output=True,
+                text=True,
+                cwd=HERE,  # not a tree's root: `-c` puts the directory first on sys.path
+                timeout=900,
+                check=True,
+            )
+        finally:
+            os.unlink(file.name)
+        result = json.loads(done.stdout)
+        growth = result["growth"]
+        verdict = "PASS" if growth < documented * limit else "MISS"
+        print(
+            f"  {name:28} {counted(body):>10,} {growth / MiB:9.1f} MiB {growth / limit:7.2f}x  "
             f"{result['outcome']} {verdict}"
         )
 
@@ -309,9 +457,16 @@ def main() -> int:
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--tiny-mib", type=int, default=32)
     parser.add_argument("--only-tiny", action="store_true", help="only the tiny shapes")
+    parser.add_argument("--shape-mib", type=float, default=16)
+    parser.add_argument("--documented", type=float, default=DOCUMENTED)
+    parser.add_argument("--shape", action="append", default=[], help="only cases named so")
+    parser.add_argument("--only-shapes", action="store_true", help="only the JSON shapes")
     args = parser.parse_args()
     if args.only_tiny:
         tiny_shapes(args.tiny_mib * MiB)
+        return 0
+    if args.only_shapes:
+        shapes(int(args.shape_mib * MiB), args.documented, args.shape)
         return 0
     server = Server(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -325,6 +480,7 @@ def main() -> int:
                 [sys.executable, "-c", CHILD, url, endpoint, str(limit)],
                 capture_output=True,
                 text=True,
+                cwd=HERE,  # not a tree's root: `-c` puts the directory first on sys.path
                 timeout=600,
                 check=True,
             )
@@ -338,6 +494,7 @@ def main() -> int:
             )
     server.shutdown()
     tiny_shapes(args.tiny_mib * MiB)
+    shapes(int(args.shape_mib * MiB), args.documented, args.shape)
     print(
         f"\nmemory per kept event: {per_kept_event(args.events):,.0f} bytes ({args.events:,} "
         "unknown events, kept by the Turn)"

@@ -211,8 +211,8 @@ class ClientBase:
             seconds=seconds,
             max_event_bytes=given.get("max_event_bytes", self.max_event_bytes),
             max_response_bytes=max_response_bytes,
-            # See `DEFAULTS.bytes_per_object`.
-            max_objects=max(max_response_bytes // DEFAULTS.bytes_per_object, DEFAULTS.min_objects),
+            # See `DEFAULTS.bytes_per_value`.
+            max_values=max(max_response_bytes // DEFAULTS.bytes_per_value, DEFAULTS.min_values),
         )
 
     def _chat_request(
@@ -312,7 +312,7 @@ class SilviaClient(ClientBase):
       accepts. Default: 16 MiB.
     - `max_response_bytes`: the most a history body, or a whole chat stream,
       may hold, counted after decompression. Default: 64 MiB. A call also reads at
-      most `max_response_bytes // 64` JSON objects and SSE events (10,000 at least).
+      most `max_response_bytes // 32` JSON values and SSE events (10,000 at least).
     - `max_retries`: how many times a failed request is sent again (see
       the README's "Retries"). Default: 2.
     - `retry_backoff`: seconds before the first retry, doubled each time,

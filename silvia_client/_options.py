@@ -378,7 +378,7 @@ class Call:
     seconds: float  # the deadline, from `start`
     max_event_bytes: int
     max_response_bytes: int
-    max_objects: int  # the most JSON objects and SSE events the call reads
+    max_values: int  # the most JSON values and SSE events the call reads (`_json.most_values`)
     at: float = field(default=math.inf, init=False)  # monotonic time the deadline passes
     guard: Guard | None = field(default=None, init=False)  # set by `start`
     trace: Operation | None = field(default=None, init=False)  # its spans; None: tracing off

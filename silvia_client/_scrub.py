@@ -91,7 +91,9 @@ class Scrubber:
         if not self._forms or isinstance(value, (int, float, bool)) or value is None:
             return value
         try:
-            dumped = json.dumps(value, ensure_ascii=False)
+            # `default=str`: a number kept as a `Decimal` (`_json.py`) holds no token, and
+            # must not make the rest go unscrubbed; in a scrubbed copy it is its digits.
+            dumped = json.dumps(value, ensure_ascii=False, default=str)
         except (TypeError, ValueError, RecursionError):
             return value
         if not any(form in dumped for form in self._forms):

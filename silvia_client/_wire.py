@@ -109,13 +109,16 @@ class ClientDefaults:
     # Far above any real turn: a guard against a server that never stops, not a quota.
     max_event_bytes: int = 16 * _MIB  # one SSE line, or one event's data
     max_response_bytes: int = 64 * _MIB  # a history body, or a whole stream, decompressed
-    # What a call keeps is bounded by count as well as by bytes: a body of tiny rows
-    # (`{"source":"a"},`, 17 bytes) becomes ~780 bytes a row in memory. So a call reads
-    # at most `max_response_bytes // bytes_per_object` JSON objects and SSE events: with
-    # the defaults, 1 Mi of them, and one call's worst case stays under 1 GiB
-    # (`benchmarks/bench_limits.py`, the tiny shapes).
-    bytes_per_object: int = 64
-    min_objects: int = 10_000  # the cap never below this: a small limit is about bytes
+    # What a call keeps is bounded by count as well as by bytes: decoded, a body of tiny
+    # values grows up to 55 times its size, about 300 bytes a value at most (a row the SDK
+    # reads into a `Citation` or a `RowError`). So a call reads at most
+    # `max_response_bytes // bytes_per_value` JSON values and SSE events, counted before
+    # decoding (`_json.most_values`: containers, commas and colons): with the defaults,
+    # 2 Mi of them, and one call's peak stays under 12 times `max_response_bytes`, under
+    # 800 MiB (`benchmarks/bench_limits.py --only-shapes`). A real history holds a value
+    # in about 15 bytes, a real stream in 11: this cap stops one at about half its limit.
+    bytes_per_value: int = 32
+    min_values: int = 10_000  # the cap never below this: a small limit is about bytes
 
     # Retries (`_retries.py` has the rules).
     max_retries: int = 2  # enough to ride out a restart or a dropped connection, no more

@@ -27,8 +27,10 @@ from httpx_sse import ServerSentEvent
 
 from .._body import abody_chunks, adrain, aguarded, body_chunks, drain, guarded
 from .._deadline import Halt
+from .._json import most_values
 from .._responses import ResponseErrors
 from .._sse import EventTooLarge, SSEDecoder
+from .._wire import DEFAULTS
 from ..errors import (
     IncompleteTurnError,
     ServerStreamError,
@@ -140,10 +142,10 @@ class _StreamState(Generic[Opener]):
     def _too_large(self, what: str, limit: int) -> StreamError:
         return self._error(StreamTooLargeError, f"{what} ({limit:,} bytes)", limit=limit)
 
-    def _too_many(self, max_objects: int) -> StreamError:
+    def _too_many(self, max_values: int) -> StreamError:
         message = (
-            f"the stream holds more than {max_objects:,} events and JSON objects, the most "
-            "a stream of max_response_bytes may (max_response_bytes // 64)"
+            f"the stream holds more than {max_values:,} events and JSON values, the most a "
+            f"stream of max_response_bytes may (max_response_bytes // {DEFAULTS.bytes_per_value})"
         )
         return self._error(StreamTooLargeError, message, limit=self._call.max_response_bytes)
 
@@ -203,14 +205,14 @@ class ChatStream(_StreamState[Callable[[], httpx.Response]]):
         guard = call.guard
         assert guard is not None, "the call was started"
         decoder = SSEDecoder(call.max_event_bytes)
-        kept, most = 0, call.max_objects  # events and JSON objects read, and the cap
+        kept, most = 0, call.max_values  # events and JSON values read, and the cap
         chunks: Generator[bytes, None, None] | None = None
         try:
             call.wait_between_events(response.request)  # the head came: `idle_timeout` now
             chunks = guarded(body_chunks(response), guard, call.max_response_bytes)
             for chunk in chunks:
                 for sse in decoder.feed(chunk):
-                    kept += 1 + sse.data.count("{")  # an event, and the objects in it
+                    kept += 1 + most_values(sse.data)  # an event, and the values in it
                     if kept > most:
                         raise self._too_many(most)
                     event = self._decode(sse.event, sse.data, builder.text_length)
@@ -340,14 +342,14 @@ class AsyncChatStream(_StreamState[Callable[[], Awaitable[httpx.Response]]]):
         guard = call.guard
         assert guard is not None, "the call was started"
         decoder = SSEDecoder(call.max_event_bytes)
-        kept, most = 0, call.max_objects  # events and JSON objects read, and the cap
+        kept, most = 0, call.max_values  # events and JSON values read, and the cap
         chunks: AsyncGenerator[bytes, None] | None = None
         try:
             call.wait_between_events(response.request)  # the head came: `idle_timeout` now
             chunks = aguarded(abody_chunks(response), guard, call.max_response_bytes)
             async for chunk in chunks:
                 for sse in decoder.feed(chunk):
-                    kept += 1 + sse.data.count("{")  # an event, and the objects in it
+                    kept += 1 + most_values(sse.data)  # an event, and the values in it
                     if kept > most:
                         raise self._too_many(most)
                     event = self._decode(sse.event, sse.data, builder.text_length)

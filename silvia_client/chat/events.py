@@ -18,7 +18,6 @@ reads an event after applying it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import ValidationError
 
+from .._json import loads
 from .._wire import WireFormat
 from ..citations._targets import RowError
 
@@ -229,7 +229,7 @@ class EventDecoder:
         if reader is None:
             return UnknownEvent(name, data)
         try:
-            return reader(json.loads(data), self._wire, offset)
+            return reader(loads(data), self._wire, offset)
         except ValueError as error:  # JSON errors and pydantic's ValidationError alike
             if name == self._done and not data.strip():
                 return DoneEvent()  # `done` carries `{}`, but an empty data line means the same

@@ -9,13 +9,13 @@ the row"), so a reload shows what the live turn showed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from .._wire import DEFAULT_WIRE, WireFormat
+from .._json import loads, most_values
+from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from ..chat._turn import text_preview
 from ..citations import CitationTarget, RowError
 from ..citations._final import FinalTargets
@@ -211,8 +211,11 @@ def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE
 
 
 def read_session(body: bytes, session_id: str, wire: WireFormat = DEFAULT_WIRE) -> Session:
-    """`parse_session(json.loads(body), ...)`; ValueError (or RecursionError) if it cannot be."""
-    return parse_session(json.loads(body), session_id, wire)
+    """`parse_session` of the decoded body; ValueError (or RecursionError) if it cannot be.
+
+    Decoded as a live event is (`_json.loads`): a number of any length keeps its row.
+    """
+    return parse_session(loads(body), session_id, wire)
 
 
 def session_path(session_id: str, wire: WireFormat) -> str:
@@ -235,16 +238,17 @@ def session_from(
     errors: ResponseErrors,
     call: Call,
 ) -> Session:
-    """The session a GET's `body` holds, read only if it holds at most `call.max_objects` objects.
+    """The session a GET's `body` holds, read only if it holds at most `call.max_values` values.
 
-    A `{` counts every object the body could hold (and any in its strings): counted before
-    it is decoded, since decoding is where a body of tiny rows grows 45-fold. The error's
-    `limit` is the byte limit the cap comes from, as a stream's is.
+    `most_values` bounds the values the body could hold (`{`, `[`, `,` and `:`, any in its
+    strings too): counted before it is decoded, since decoding is where a body of tiny
+    values grows 30 to 45 times its size. The error's `limit` is the byte limit the cap
+    comes from, as a stream's is.
     """
-    if body.count(b"{") > call.max_objects:
+    if most_values(body) > call.max_values:
         raise ResponseTooLargeError(
-            f"the body holds more than {call.max_objects:,} JSON objects, the most a body of "
-            "max_response_bytes may (max_response_bytes // 64)",
+            f"the body holds more than {call.max_values:,} JSON values, the most a body of "
+            f"max_response_bytes may (max_response_bytes // {DEFAULTS.bytes_per_value})",
             limit=call.max_response_bytes,
             request_id=errors.request_id(response),
         )

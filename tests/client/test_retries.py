@@ -286,7 +286,7 @@ def _call(kind: Kind, left: float = 120.0) -> Call:
         seconds=120.0,
         max_event_bytes=1,
         max_response_bytes=1,
-        max_objects=1,
+        max_values=1,
     )
     call.at = time.monotonic() + left
     return call
