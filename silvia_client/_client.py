@@ -43,7 +43,7 @@ from ._options import (
 from ._pool import BoundedCookieJar, Pool
 from ._responses import ResponseErrors
 from ._retries import Failure, RetryPolicy, after_failure
-from ._scrub import Scrubber, protect_library_logs
+from ._text import Scrubber, protect_library_logs
 from ._version import __version__
 from ._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from .errors import (

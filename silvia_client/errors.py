@@ -32,7 +32,7 @@
 A `StreamError` keeps what arrived before the failure: `.turn`, the partial
 `Turn` (`complete` False). No message holds the bearer token or an account's
 provider: messages are made from status codes, request ids and the server's
-own error text, scrubbed first (`_scrub.py`).
+own error text, scrubbed first (`_text.py`).
 """
 
 from __future__ import annotations

@@ -36,12 +36,10 @@ Where things are:
                   (host colours, light and dark)
 - `_live.py`      `live(stream)` / `alive(stream)`: a turn streamed into a notebook cell
 - `_markdown.py`  the Markdown views (`turn_markdown`, ...), their escaping and links
-- `../_clean.py`  `strip_bidi_controls`, which labels (`resolve_citation`) apply too;
-                  `terminal_text`, `xml_text`, `json_clean`, `carried`: server text
-                  fit for a terminal, XML, a JSON report, a stream's encoding
+- `../_text.py`   `strip_bidi_controls`, which labels (`resolve_citation`) apply too
 """
 
-from .._clean import carried, json_clean, strip_bidi_controls, terminal_text, xml_text
+from .._text import strip_bidi_controls
 from ._html import citation_html, message_html, page, session_html, turn_html
 from ._live import alive, live
 from ._markdown import citation_markdown, message_markdown, session_markdown, turn_markdown
@@ -50,10 +48,8 @@ from ._sources import NumberedSource, marked_segments, number_sources, numbered_
 __all__ = [
     "NumberedSource",
     "alive",
-    "carried",
     "citation_html",
     "citation_markdown",
-    "json_clean",
     "live",
     "marked_segments",
     "message_html",
@@ -64,8 +60,6 @@ __all__ = [
     "session_html",
     "session_markdown",
     "strip_bidi_controls",
-    "terminal_text",
     "turn_html",
     "turn_markdown",
-    "xml_text",
 ]

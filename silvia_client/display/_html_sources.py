@@ -16,7 +16,7 @@ import html
 import re
 from collections.abc import Iterable, Sequence
 
-from .._clean import strip_bidi_controls
+from .._text import strip_bidi_controls
 from ..citations._links import CitationLink
 from ._protocols import CitedRow
 from ._sources import NumberedSource, fold

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .._clean import strip_bidi_controls
+from .._text import strip_bidi_controls
 from ..citations._links import CitationLink, resolve_citation, web_origin
 from ._protocols import CitedRow, MessageLike, SessionLike, StreamedRow, TurnLike
 from ._sources import NumberedSource, chips, fold, numbered_sources, one_line

@@ -76,7 +76,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any, TypeGuard
 
-from .._version import __version__
+from .. import __version__
 from .._wire import DEFAULTS
 from ..errors import SilviaError
 from ._recording import (

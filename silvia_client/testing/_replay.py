@@ -44,7 +44,7 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
-from .._wire import DEFAULT_WIRE
+from .. import DEFAULT_WIRE
 from ._loopback import LoopbackServer
 from ._recording import Headers, RecordedResponse, Recording, written_value
 from ._server import SCENARIO_HEADER

@@ -43,7 +43,7 @@ DISPLAY = Path(silvia_client.display.__file__).parent
 # The ground floor display may import from: no model, at run time or for mypy.
 GROUND_FLOOR = frozenset(
     {
-        "silvia_client._clean",  # the bidi rule, the cleaners: they import only `_scrub`
+        "silvia_client._text",  # the bidi rule, the cleaners, the scrubber: stdlib only
         "silvia_client._errors_root",  # `ConfigurationError`: it imports nothing
         "silvia_client.citations._final",
         "silvia_client.citations._links",
