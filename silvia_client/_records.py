@@ -28,25 +28,28 @@ from .display._sources import number_sources
 
 __all__ = ["FIELDS", "PANDAS_EXTRA", "frame", "message_records", "session_records", "turn_records"]
 
+# In reading order: what a row is (kind, label, title, quote) first, then where it points,
+# then the bookkeeping; the long ids and the times last, so that a table at a
+# notebook's width shows the first columns a person reads.
 FIELDS = (
-    "session_id",
-    "message_id",
-    "role",
-    "created_at",
-    "summary",
-    "index",
-    "number",
-    "offset",
-    "source",
+    "kind",
+    "label",
     "title",
     "cited_text",
-    "kind",
+    "number",
+    "source",
     "url",
     "ticker",
     "account_ids",
-    "label",
     "hrefs",
     "final",
+    "summary",
+    "index",
+    "offset",
+    "role",
+    "created_at",
+    "message_id",
+    "session_id",
 )
 PANDAS_EXTRA = "to_pandas() needs pandas: pip install 'silvia-client[pandas]'"
 
@@ -69,22 +72,22 @@ def _rows(
             else:
                 account_ids = ()
             out.append(
-                {
-                    **about,
-                    "summary": is_summary,
-                    "index": index,
-                    "number": numbers[row.source],
-                    "offset": None if is_summary else getattr(row, "offset", None),
-                    "source": row.source,
+                {  # in the order of `FIELDS`
+                    "kind": None if target is None else target.kind,
+                    "label": resolved.label,
                     "title": row.title,
                     "cited_text": row.cited_text,
-                    "kind": None if target is None else target.kind,
+                    "number": numbers[row.source],
+                    "source": row.source,
                     "url": url if isinstance(url, str) else None,
                     "ticker": target.ticker if isinstance(target, MarketDataTarget) else None,
                     "account_ids": account_ids,
-                    "label": resolved.label,
                     "hrefs": tuple(link.href for link in resolved.links),
                     "final": target == finals[row.source],
+                    "summary": is_summary,
+                    "index": index,
+                    "offset": None if is_summary else getattr(row, "offset", None),
+                    **about,
                 }
             )
     return out
@@ -94,10 +97,10 @@ def _message_rows(
     message: MessageData, session_id: str | None, web_url: str
 ) -> list[dict[str, Any]]:
     about = {
-        "session_id": session_id,
-        "message_id": message.id,
         "role": message.role,
         "created_at": message.created_at,
+        "message_id": message.id,
+        "session_id": session_id,
     }
     return _rows(message.inline_citations, message.citations, about, web_url)
 
@@ -106,10 +109,10 @@ def turn_records(turn: TurnData, *, web_url: str | None = None) -> list[dict[str
     """One record per row of `turn`: the summary's rows, then the streamed ones."""
     # A turn is an assistant's answer, not yet a stored message: no id, no time.
     about = {
-        "session_id": turn.session_id,
-        "message_id": None,
         "role": "assistant",
         "created_at": None,
+        "message_id": None,
+        "session_id": turn.session_id,
     }
     return _rows(turn.inline_citations, turn.citations, about, web_origin(web_url))
 
