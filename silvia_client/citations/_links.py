@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from urllib.parse import quote, urljoin
 
 from .._clean import strip_bidi_controls
-from .._errors_root import ConfigurationError, SilviaError
+from ..errors import ConfigurationError, SilviaError
 from ._targets import (
     AccountRef,
     AccountsTarget,
