@@ -87,7 +87,6 @@ class _Pacer:
         self._request = request
         self._started = started
         self._timing = timing
-        self._timeout = _read_timeout(request)
         self._last = started
 
     def wait(self, at: float | None) -> tuple[float, bool]:
@@ -95,8 +94,11 @@ class _Pacer:
         if not self._timing or at is None:
             return 0.0, False
         now, due = time.perf_counter(), self._started + at
-        if self._timeout is not None and due - self._last > self._timeout:
-            return max(0.0, self._last + self._timeout - now), True
+        # Read at each wait, as httpcore reads it for each read: a client sets a stream's
+        # read timeout (its idle timeout) once the head has come.
+        timeout = _read_timeout(self._request)
+        if timeout is not None and due - self._last > timeout:
+            return max(0.0, self._last + timeout - now), True
         return max(0.0, due - now), False
 
     def heard(self) -> None:
