@@ -11,20 +11,24 @@ views number it, `label` and `hrefs` are what `resolve_citation` gives, and
 `frame(records)` builds the `pandas.DataFrame` (the `pandas` extra), each
 column typed; without pandas it raises an `ImportError` naming the extra. The
 records are plain values, so any other table library takes them as they are.
-The models are read through protocols (`display/_protocols.py`), as in `_export.py`.
+The models' methods call this module, so it names them for types only, as `_export.py` does.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .citations._final import final_targets
 from .citations._links import resolve_citation, web_origin
 from .citations._targets import AccountsTarget, AccountTarget, MarketDataTarget
-from .display._protocols import MessageData, SessionData, TurnData, WireRow
 from .display._sources import number_sources
+
+if TYPE_CHECKING:
+    from .chat._turn import Turn
+    from .citations._rows import Citation
+    from .sessions._history import Message, Session
 
 __all__ = ["FIELDS", "PANDAS_EXTRA", "frame", "message_records", "session_records", "turn_records"]
 
@@ -55,7 +59,7 @@ PANDAS_EXTRA = "to_pandas() needs pandas: pip install 'silvia-client[pandas]'"
 
 
 def _rows(
-    inline: Sequence[WireRow], summary: Sequence[WireRow], about: dict[str, Any], web_url: str
+    inline: Sequence[Citation], summary: Sequence[Citation], about: dict[str, Any], web_url: str
 ) -> list[dict[str, Any]]:
     numbers = number_sources([*inline, *summary])
     finals = final_targets(inline, summary)
@@ -93,9 +97,7 @@ def _rows(
     return out
 
 
-def _message_rows(
-    message: MessageData, session_id: str | None, web_url: str
-) -> list[dict[str, Any]]:
+def _message_rows(message: Message, session_id: str | None, web_url: str) -> list[dict[str, Any]]:
     about = {
         "role": message.role,
         "created_at": message.created_at,
@@ -105,7 +107,7 @@ def _message_rows(
     return _rows(message.inline_citations, message.citations, about, web_url)
 
 
-def turn_records(turn: TurnData, *, web_url: str | None = None) -> list[dict[str, Any]]:
+def turn_records(turn: Turn, *, web_url: str | None = None) -> list[dict[str, Any]]:
     """One record per row of `turn`: the summary's rows, then the streamed ones."""
     # A turn is an assistant's answer, not yet a stored message: no id, no time.
     about = {
@@ -117,12 +119,12 @@ def turn_records(turn: TurnData, *, web_url: str | None = None) -> list[dict[str
     return _rows(turn.inline_citations, turn.citations, about, web_origin(web_url))
 
 
-def message_records(message: MessageData, *, web_url: str | None = None) -> list[dict[str, Any]]:
+def message_records(message: Message, *, web_url: str | None = None) -> list[dict[str, Any]]:
     """One record per row of `message` (`session_id` None: a message does not know it)."""
     return _message_rows(message, None, web_origin(web_url))
 
 
-def session_records(session: SessionData, *, web_url: str | None = None) -> list[dict[str, Any]]:
+def session_records(session: Session, *, web_url: str | None = None) -> list[dict[str, Any]]:
     """One record per row of every message of `session`, message by message."""
     origin = web_origin(web_url)
     return [r for message in session.messages for r in _message_rows(message, session.id, origin)]

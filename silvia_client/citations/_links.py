@@ -16,8 +16,8 @@ import warnings
 from dataclasses import dataclass
 from urllib.parse import quote, urljoin
 
-from .._errors_root import ConfigurationError, SilviaError
 from .._text import strip_bidi_controls
+from ..errors import ConfigurationError, SilviaError
 from ._targets import (
     AccountRef,
     AccountsTarget,

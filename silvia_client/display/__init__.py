@@ -22,10 +22,11 @@ history show the same labels and links. Each chip in the answer is numbered by
 its source and links by its own row: where a source's rows carry different
 targets (accounts pooled as the turn went on), a chip opens what its row named.
 
+The models' notebook hooks import this package, so it names the models for types
+only (under `TYPE_CHECKING`), and imports none at run time.
+
 Where things are:
 
-- `_protocols.py` what the views (and the records, the documents) read of the models:
-                  no model is imported here, as the models' hooks import this package
 - `_sources.py`   numbering the sources and placing their marks (`numbered_sources`,
                   `marked_segments`): what every view shares
 - `_html.py`      the HTML views (`turn_html`, ...), the notes a view gives once, and
