@@ -216,7 +216,7 @@ def test_fieldless_kinds() -> None:
 def test_account_with_known_provider() -> None:
     for provider in ("plaid", "manual", "snaptrade"):
         result = parse_citation_target({"kind": "account", "accountId": ID, "provider": provider})
-        assert result == AccountTarget(ID, provider)  # type: ignore[arg-type]
+        assert result == AccountTarget(ID, provider)
         assert isinstance(result, AccountTarget)
         assert result.provider == provider  # readable as an attribute, for routing
 
@@ -286,7 +286,8 @@ def test_accounts_keeps_every_entry_in_order() -> None:
 
 
 def test_accounts_needs_a_non_empty_list() -> None:
-    for entries in ([], None, {}, "accounts", 1, {"accountId": ID}):
+    not_lists: list[object] = [[], None, {}, "accounts", 1, {"accountId": ID}]
+    for entries in not_lists:
         assert parse_citation_target({"kind": "accounts", "accounts": entries}) is None, entries
     assert parse_citation_target({"kind": "accounts"}) is None
 
