@@ -49,10 +49,11 @@ def reference_is_account_id(value: object) -> bool:
 def test_id_length_boundaries() -> None:
     length: int
     ok: bool
-    for length, ok in [(0, False), (1, False), (15, False), (16, True), (128, True), (129, False)]:
+    for case in [(0, False), (1, False), (15, False), (16, True), (128, True), (129, False)]:
+        length, ok = case
         value = ("a1-_" * 40)[:length]
-        assert is_account_id(value) is ok, (length, ok)
-        assert bool(account_id_candidates({"account_id": value})) is ok, (length, ok)
+        assert is_account_id(value) is ok, case
+        assert bool(account_id_candidates({"account_id": value})) is ok, case
 
 
 def test_all_digits_is_not_an_id() -> None:
@@ -267,10 +268,11 @@ def test_find_account() -> None:
         (AccountRef(E), "House"),  # matched through any of the account's ids
         (AccountTarget(A, "plaid"), "Checking"),
     ]
-    for ref, name in cases:
+    for case in cases:
+        ref, name = case
         found = find_account(ref, ACCOUNTS)
-        assert found is not None, (ref, name)
-        assert found["name"] == name, (ref, name)
+        assert found is not None, case
+        assert found["name"] == name, case
 
 
 def test_find_account_none() -> None:

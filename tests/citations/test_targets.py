@@ -90,9 +90,10 @@ def test_different_targets_are_not_equal() -> None:
             AccountsTarget((AccountRef("b" * 16), AccountRef(ID))),
         ),
     ]
-    for a, b in cases:
-        assert a != b, (a, b)
-        assert len({a, b}) == 2, (a, b)
+    for case in cases:
+        a, b = case
+        assert a != b, case
+        assert len({a, b}) == 2, case
 
 
 @PROPERTY
@@ -151,13 +152,14 @@ def test_attributes_are_snake_case() -> None:
         ),
         ({"kind": "portfolio"}, {}),
     ]
-    for wire, attributes in cases:
+    for case in cases:
+        wire, attributes = case
         target = parse_citation_target(wire)
-        assert target is not None, (wire, attributes)
-        assert target.kind == wire["kind"], (wire, attributes)
+        assert target is not None, case
+        assert target.kind == wire["kind"], case
         for name, value in attributes.items():
-            assert getattr(target, name) == value, (wire, attributes)
-        assert not hasattr(target, "accountId"), (wire, attributes)
+            assert getattr(target, name) == value, case
+        assert not hasattr(target, "accountId"), case
 
 
 def test_accounts_attributes() -> None:

@@ -81,12 +81,13 @@ def test_the_table() -> None:
     source: str
     target: dict[str, object]
     fits: bool
-    for source, target, fits in TABLE:
+    for case in TABLE:
+        source, target, fits = case
         parsed = parse_citation_target(target)
-        assert parsed is not None, (source, target, fits)
-        assert (expected_target(source, parsed) is None) is fits, (source, target, fits)
+        assert parsed is not None, case
+        assert (expected_target(source, parsed) is None) is fits, case
         found = broken(turn_events([cite(source, target)]))
-        assert found == (set() if fits else {"target-fits-source"}), (source, target, fits)
+        assert found == (set() if fits else {"target-fits-source"}), case
 
 
 def test_a_source_may_always_come_without_a_target() -> None:
@@ -172,28 +173,17 @@ def test_one_meaning_per_source() -> None:
         ([None, ONE, None, ONE], ONE, ["warning", "error"]),
         ([None, ONE, TWO], TWO, ["warning", "error"]),
     ]
-    for streamed, summary, severities in cases:
+    for case in cases:
+        streamed, summary, severities = case
         rows = [cite(CARDS, target, cited_text=f"row {i}") for i, target in enumerate(streamed)]
         result = check(
             observe_events(turn_events(rows, [cite(CARDS, summary, cited_text="row 0")]))
         )
-        assert result.broken_rules == ({"one-meaning-per-source"} if severities else set()), (
-            streamed,
-            summary,
-            severities,
-        )
-        assert [finding.severity for finding in result.findings] == severities, (
-            streamed,
-            summary,
-            severities,
-        )
+        assert result.broken_rules == ({"one-meaning-per-source"} if severities else set()), case
+        assert [finding.severity for finding in result.findings] == severities, case
         status = "fail" if "error" in severities else "warn" if severities else "pass"
-        assert result.outcome("one-meaning-per-source").status == status, (
-            streamed,
-            summary,
-            severities,
-        )
-        assert result.ok is ("error" not in severities), (streamed, summary, severities)
+        assert result.outcome("one-meaning-per-source").status == status, case
+        assert result.ok is ("error" not in severities), case
 
 
 def test_an_old_checkpoint_is_explained_and_an_error_when_the_prompt_rules_it_out() -> None:
@@ -441,10 +431,11 @@ def test_expectations() -> None:
         ({"no_citations": True}, False),
         ({"no_citations": False}, True),
     ]
-    for expect, ok in cases:
+    for case in cases:
+        expect, ok = case
         result = check(observe_events(turn_events([cite(CARDS, BOTH)])), expect=expect)
-        assert result.outcome("expectations").status == ("pass" if ok else "fail"), (expect, ok)
-        assert result.ok is ok, (expect, ok)
+        assert result.outcome("expectations").status == ("pass" if ok else "fail"), case
+        assert result.ok is ok, case
 
 
 def test_expectations_of_an_uncited_turn() -> None:

@@ -172,9 +172,10 @@ def test_id_columns_in_the_docs_order() -> None:
         # A column holding a non-id is passed over for the next one.
         ({"source_account_id": "1042", "account_id": ID_B}, AccountRef(ID_B, None)),
     ]
-    for columns, expected in cases:
+    for case in cases:
+        columns, expected = case
         (result,) = search_results(ExecuteSql(rows=(_row(**columns),)))
-        assert result.claim == AccountClaim((expected,)), (columns, expected)
+        assert result.claim == AccountClaim((expected,)), case
 
 
 def test_values_that_are_not_ids_name_no_account() -> None:
@@ -272,20 +273,17 @@ def test_library_reads_with_and_without_a_source_url() -> None:
         (read_credit_card_document, "silvia://credit-card-corpus/", CardDocumentTarget),
         (read_mortgage_authority, "silvia://mortgage-code/", MortgageReferenceTarget),
     ]
-    for read, prefix, kind in cases:
+    for case in cases:
+        read, prefix, kind = case
         (with_url,) = search_results(read("a/b.md", "text", source_url="https://gov.example/b"))
         assert (with_url.source, with_url.claim) == (
             "https://gov.example/b",
             TargetClaim(kind("https://gov.example/b")),
-        ), (read, prefix, kind)
+        ), case
         (without,) = search_results(read("/a/b.md", "text"))
-        assert (without.source, without.claim) == (prefix + "a/b.md", TargetClaim(kind(None))), (
-            read,
-            prefix,
-            kind,
-        )
+        assert (without.source, without.claim) == (prefix + "a/b.md", TargetClaim(kind(None))), case
         (not_http,) = search_results(read("a/b.md", "text", source_url="ftp://gov.example/b"))
-        assert not_http.source == prefix + "a/b.md", (read, prefix, kind)
+        assert not_http.source == prefix + "a/b.md", case
 
 
 def test_library_title_comes_from_the_sidecar_or_the_file_name() -> None:

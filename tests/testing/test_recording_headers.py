@@ -95,30 +95,31 @@ def test_load_keeps_it_and_every_replay_that_writes_refuses_it_naming_the_line(
 ) -> None:
     where: str
     header: tuple[str, str]
-    for where, header in CASES:
+    for case in CASES:
+        where, header = case
         text, line = with_header(where, header)
         path = save(tmp_path, text)
         loaded = Recording.load(path)
         owner = loaded.response if where == "response" else loaded.reload
-        assert owner is not None, (where, header)
-        assert header in owner.headers, (where, header)  # kept as the file has it
+        assert owner is not None, case
+        assert header in owner.headers, case  # kept as the file has it
         [error] = loaded.header_errors()
-        assert error.line == line, (where, header)
-        assert str(error).startswith(f"line {line}: "), (where, header)
-        assert str(error).isascii(), (where, header)  # escaped: nothing raw
-        assert str(error).isprintable(), (where, header)
-        assert len(str(error)) < 300, (where, header)  # a long name is cut
+        assert error.line == line, case
+        assert str(error).startswith(f"line {line}: "), case
+        assert str(error).isascii(), case  # escaped: nothing raw
+        assert str(error).isprintable(), case
+        assert len(str(error)) < 300, case  # a long name is cut
 
         for replay in (loaded.client, loaded.async_client):
             with pytest.raises(RecordingFormatError) as caught:
                 replay()
-            assert caught.value.line == line, (where, header)
+            assert caught.value.line == line, case
         with pytest.raises(RecordingFormatError) as caught:
             ReplayServer({"hostile": loaded})
-        assert caught.value.line == line, (where, header)
+        assert caught.value.line == line, case
         with pytest.raises(RecordingFormatError) as caught:
             ReplayServer.from_files([str(path)])
-        assert (caught.value.line, caught.value.path) == (line, str(path)), (where, header)
+        assert (caught.value.line, caught.value.path) == (line, str(path)), case
 
 
 def test_serve_replay_refuses_it_with_the_file_and_line(
@@ -126,17 +127,18 @@ def test_serve_replay_refuses_it_with_the_file_and_line(
 ) -> None:
     where: str
     header: tuple[str, str]
-    for where, header in CASES:
+    for case in CASES:
+        where, header = case
         text, line = with_header(where, header)
         path = save(tmp_path, text)
         status = main(["serve", "--replay", str(path), "--port", "0"])
         out, err = capsys.readouterr()
-        assert status == 2, (where, header)
-        assert out == "", (where, header)
-        assert err.startswith(f"silvia serve: {path}: line {line}: "), (where, header)
-        assert err.count("\n") == 1, (where, header)
-        assert "Traceback" not in err, (where, header)
-        assert "stolen" not in err, (where, header)
+        assert status == 2, case
+        assert out == "", case
+        assert err.startswith(f"silvia serve: {path}: line {line}: "), case
+        assert err.count("\n") == 1, case
+        assert "Traceback" not in err, case
+        assert "stolen" not in err, case
 
 
 def test_qa_check_judges_the_turn_and_reports_the_header(
@@ -144,7 +146,8 @@ def test_qa_check_judges_the_turn_and_reports_the_header(
 ) -> None:
     where: str
     header: tuple[str, str]
-    for where, header in CASES:
+    for case in CASES:
+        where, header = case
         text, line = with_header(where, header)
         hostile, good = save(tmp_path, text), save(tmp_path, turn().dumps(), "good")
         junit, report, page = tmp_path / "qa.xml", tmp_path / "qa.json", tmp_path / "qa.html"
@@ -161,20 +164,17 @@ def test_qa_check_judges_the_turn_and_reports_the_header(
         status = main([*args, "--html", str(page)])
         out, err = capsys.readouterr()
         assert status == 1, out + err  # an error finding: the recording holds what HTTP forbids
-        assert "Traceback" not in err, (where, header)
+        assert "Traceback" not in err, case
         rows = table(out)
-        assert rows[RECORDED_HEADERS.id] == ["pass", "FAIL"], (where, header)
-        assert rows["stream-complete"] == ["pass", "pass"], (
-            where,
-            header,
-        )  # the turn was still judged
-        assert rows["target-parses"] == ["pass", "pass"], (where, header)
-        assert f"line {line}: " in out, (where, header)
-        assert "\r" not in out, (where, header)  # (the request id holding it is shown escaped)
+        assert rows[RECORDED_HEADERS.id] == ["pass", "FAIL"], case
+        assert rows["stream-complete"] == ["pass", "pass"], case  # the turn was still judged
+        assert rows["target-parses"] == ["pass", "pass"], case
+        assert f"line {line}: " in out, case
+        assert "\r" not in out, case  # (the request id holding it is shown escaped)
         data = json.loads(report.read_text(encoding="utf-8"))
         [finding] = data["prompts"][1]["findings"]
-        assert finding["rule"] == RECORDED_HEADERS.id, (where, header)
-        assert finding["evidence"] == {"line": line}, (where, header)
+        assert finding["rule"] == RECORDED_HEADERS.id, case
+        assert finding["evidence"] == {"line": line}, case
         ET.parse(junit)  # well-formed
         parse(page.read_text(encoding="utf-8").removeprefix("<!doctype html>\n"))
 
