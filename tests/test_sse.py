@@ -211,7 +211,6 @@ def test_a_retry_int_cannot_read_is_ignored() -> None:
 
 
 def test_leading_bom_is_dropped() -> None:
-    chunks: list[bytes]
     for chunks in [
         [BOM + b"event: a\ndata: 1\n\n"],
         [BOM[:1], BOM[1:] + b"event: a\ndata: 1\n\n"],
@@ -281,7 +280,6 @@ def test_retry_without_data_dispatches_nothing_and_does_not_leak() -> None:
 
 
 def test_empty_data_line_counts() -> None:
-    line: bytes
     for line in [b"data:", b"data: ", b"data"]:
         assert via_iter([b"event: e\n" + line + b"\n\n"]) == [("e", "", "", None)], line
 

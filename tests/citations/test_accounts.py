@@ -47,8 +47,6 @@ def reference_is_account_id(value: object) -> bool:
 
 
 def test_id_length_boundaries() -> None:
-    length: int
-    ok: bool
     for case in [(0, False), (1, False), (15, False), (16, True), (128, True), (129, False)]:
         length, ok = case
         value = ("a1-_" * 40)[:length]
@@ -57,7 +55,6 @@ def test_id_length_boundaries() -> None:
 
 
 def test_all_digits_is_not_an_id() -> None:
-    length: int
     for length in [16, 17, 64, 128]:
         assert not is_account_id("7" * length), length
         assert is_account_id("7" * (length - 1) + "x"), length
@@ -66,7 +63,6 @@ def test_all_digits_is_not_an_id() -> None:
 
 
 def test_characters_outside_the_id_alphabet() -> None:
-    value: str
     for value in [
         "a" * 15 + " ",
         "a" * 16 + "\n",
@@ -84,7 +80,6 @@ def test_characters_outside_the_id_alphabet() -> None:
 
 
 def test_non_strings_are_not_ids() -> None:
-    value: object
     for value in [None, 1234567890123456789, 1.5, b"a" * 20, ["a" * 20], True]:
         assert not is_account_id(value), value
         assert account_id_candidates({"account_id": value, "source_account_id": value}) == (), value
@@ -136,7 +131,6 @@ def test_candidates_are_each_given_once() -> None:
 
 
 def test_rows_without_ids() -> None:
-    row: dict[str, Any]
     for row in [
         {},
         {"name": "Checking", "balance": 100},
@@ -147,7 +141,6 @@ def test_rows_without_ids() -> None:
 
 
 def test_other_source_means_no_account() -> None:
-    source: str
     for source in ["coinbase", "crypto", "metamask", "Plaid", "", "PLAID"]:
         row = {
             "source": source,
@@ -164,7 +157,6 @@ def test_other_source_means_no_account() -> None:
 
 
 def test_source_account_id_takes_its_provider_from_source() -> None:
-    provider: str
     for provider in ["plaid", "manual", "snaptrade"]:
         ref = account_ref_from_row({"source": provider, "source_account_id": A, "account_id": E})
         assert ref == AccountRef(A, provider), provider  # type: ignore[arg-type]
@@ -176,8 +168,6 @@ def test_source_not_selected_means_provider_none() -> None:
 
 
 def test_provider_by_column() -> None:
-    row: dict[str, Any]
-    expected: AccountRef
     for row, expected in [
         ({"snaptrade_account_id": B, "account_id": E}, AccountRef(B, "snaptrade")),
         ({"manual_account_uuid": C, "account_id": E}, AccountRef(C, "manual")),
@@ -276,7 +266,6 @@ def test_find_account() -> None:
 
 
 def test_find_account_none() -> None:
-    account_id: str
     for account_id in [D, "nope-nope-nope-nope", "Checking"]:
         assert find_account(AccountRef(account_id), ACCOUNTS) is None, account_id
         assert find_account(AccountRef(account_id), []) is None, account_id

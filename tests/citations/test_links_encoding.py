@@ -58,8 +58,6 @@ def test_encoded_output_is_ascii_and_decodes_back(value: str) -> None:
 
 
 def test_encode_known_values() -> None:
-    value: str
-    expected: str
     for value, expected in [
         ("", ""),
         ("abcXYZ019", "abcXYZ019"),
@@ -109,7 +107,6 @@ def test_lone_surrogate_raises_invalid_account_id(value: str) -> None:
 
 
 def test_lone_surrogate_cases() -> None:
-    units: list[int]
     for units in [
         [0xD800],
         [0xDC00],
@@ -145,7 +142,6 @@ def test_account_href_examples() -> None:
 
 
 def test_dot_segment_ids_have_no_href() -> None:
-    account_id: str
     for account_id in DOT_SEGMENTS:
         # `/accounts/..` is the site root to a browser, and urljoin drops the segment.
         with pytest.raises(InvalidAccountIdError) as info:

@@ -27,7 +27,6 @@ from .strategies import PROPERTY, URL_KINDS, account_ids, citation_rows
 
 
 def test_account_gives_one_link_to_its_page() -> None:
-    provider: str | None
     for provider in ["plaid", "manual", "snaptrade", None]:
         wire = {"kind": "account", "accountId": "abc/def ghi", "provider": provider}
         resolved = resolve_citation(_citation(wire, title="Checking"))
@@ -58,7 +57,6 @@ def test_accounts_labels_tell_the_links_apart() -> None:
 
 
 def test_url_kinds_link_to_their_url() -> None:
-    kind: str
     for kind in ["web", *URL_KINDS]:
         url = "https://www.example.gov/doc?id=1#s2"
         resolved = resolve_citation(_citation({"kind": kind, "url": url}, title="Doc"))
@@ -67,7 +65,6 @@ def test_url_kinds_link_to_their_url() -> None:
 
 
 def test_document_kinds_without_url_have_no_link() -> None:
-    kind: str
     for kind in URL_KINDS:
         citation = _citation({"kind": kind, "url": None}, title="IRC §1")
         resolved = resolve_citation(citation)
@@ -89,7 +86,6 @@ def test_target_url_wins_over_an_http_source() -> None:
 
 
 def test_market_data_is_labelled_by_its_ticker() -> None:
-    title: str | None
     for title in [None, "Apple", ""]:
         citation = Citation.model_validate(
             {
@@ -104,9 +100,6 @@ def test_market_data_is_labelled_by_its_ticker() -> None:
 
 
 def test_analysis_label_depends_on_its_source() -> None:
-    source: str
-    label: str
-    title: str | None
     for title in [None, "Finnhub quote", ""]:
         for source, label in [
             ("silvia://market-data/finnhub", "Live data"),
@@ -122,10 +115,6 @@ def test_analysis_label_depends_on_its_source() -> None:
 
 
 def test_without_a_usable_target_the_label_is_title_then_source() -> None:
-    title: str | None
-    source: str
-    label: str
-    target: Any
     for title, source, label in [
         ("Checking", "silvia://your-account/checking", "Checking"),
         (None, "silvia://your-account/checking", "silvia://your-account/checking"),
@@ -138,8 +127,6 @@ def test_without_a_usable_target_the_label_is_title_then_source() -> None:
 
 
 def test_with_no_title_or_source_to_show_the_label_is_source() -> None:
-    title: str | None
-    source: str
     for title in [None, "", " ", "\u202e"]:
         for source in ["", "\t", "\u2066\u2069"]:
             assert resolve_citation(Citation(source=source, title=title)).label == "Source", (
@@ -149,7 +136,6 @@ def test_with_no_title_or_source_to_show_the_label_is_source() -> None:
 
 
 def test_a_portfolio_without_a_title_is_labelled_portfolio() -> None:
-    title: str | None
     for title in [None, ""]:
         wire = {
             "source": "silvia://your-portfolio",
@@ -174,8 +160,6 @@ def test_a_portfolio_with_a_title_is_labelled_by_its_title() -> None:
 
 
 def test_lone_surrogate_id_gives_no_link_and_no_exception() -> None:
-    model: type[Citation]
-    web: str
     for model in [Citation, InlineCitation]:
         for web in ["", BASE]:
             account = model.model_validate(
@@ -200,9 +184,6 @@ def test_lone_surrogate_id_gives_no_link_and_no_exception() -> None:
 
 
 def test_dot_segment_id_gives_no_link_and_keeps_its_target() -> None:
-    account_id: str
-    model: type[Citation]
-    web: str
     for account_id in DOT_SEGMENTS:
         for model in [Citation, InlineCitation]:
             for web in ["", BASE, BASE + "/app/"]:
@@ -245,7 +226,6 @@ BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 
 
 def test_labels_hold_no_bidi_controls() -> None:
-    control: str
     for control in BIDI_CONTROLS:
         title = Citation.model_validate(
             {

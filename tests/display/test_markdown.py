@@ -76,13 +76,11 @@ def read_back(markdown: str) -> str:
 
 
 def test_answer_text_reads_back_exactly() -> None:
-    text: str
     for text in NASTY:
         assert read_back(turn_markdown(build_turn(text))) == text, text
 
 
 def test_titles_and_quotes_read_back_exactly() -> None:
-    text: str
     for text in NASTY:
         citation = Citation.model_validate(row("silvia://analysis", text, cited_text=text))
         label, quote = citation_markdown(citation).split("  \n   > ")
@@ -144,7 +142,6 @@ def test_a_link_destination_cannot_be_ended_early() -> None:
 
 
 def test_a_script_source_is_never_a_link() -> None:
-    source: str
     for source in ["javascript:alert(1)", "data:text/html,x", "vbscript:x"]:
         md = turn_markdown(build_turn("a", row(source, None)))
         assert "](" not in md, source
@@ -192,8 +189,6 @@ def decoded(links_found: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def test_an_account_link_with_quotes_is_read_whole() -> None:
-    reader: str
-    account_id: str
     for reader in READERS:
         for account_id in ["a'b'", 'a"b"', "a b", "a(b)c", "a<b>c", "a`b`c"]:
             md = citation_markdown(
@@ -214,8 +209,6 @@ def test_quotes_in_a_destination_are_percent_encoded() -> None:
 
 
 def test_a_web_url_is_read_whole() -> None:
-    reader: str
-    url: str
     for reader in READERS:
         for url in [
             "https://e.example/a'b'",

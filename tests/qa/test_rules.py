@@ -78,9 +78,6 @@ TABLE: list[tuple[str, dict[str, object], bool]] = [
 
 
 def test_the_table() -> None:
-    source: str
-    target: dict[str, object]
-    fits: bool
     for case in TABLE:
         source, target, fits = case
         parsed = parse_citation_target(target)
@@ -91,7 +88,6 @@ def test_the_table() -> None:
 
 
 def test_a_source_may_always_come_without_a_target() -> None:
-    source: str
     for source in [CHECKING_SRC, "silvia://your-portfolio", AAPL, IRS, "x:y"]:
         # Resumed from a checkpoint written before targets, or untyped by a disagreement.
         assert broken(turn_events([cite(source)])) == set(), source
@@ -102,7 +98,6 @@ def test_a_source_may_always_come_without_a_target() -> None:
 
 
 def test_a_target_the_parser_rejects_is_reported_with_where_it_was() -> None:
-    target: object
     for target in [
         {"kind": "hologram"},
         {"kind": "account", "accountId": 4210, "provider": "plaid"},
@@ -128,8 +123,6 @@ def test_a_provider_outside_the_doc_is_reported_but_null_or_missing_is_not() -> 
 
 
 def test_account_ids_follow_the_doc_rule() -> None:
-    account_id: str
-    ok: bool
     for account_id, ok in [
         (CHECKING, True),
         ("a1b2c3d4e5f6g7h8", True),
@@ -290,7 +283,6 @@ def test_a_stored_inline_row_must_keep_the_target_it_streamed_with() -> None:
 
 
 def test_the_reload_disagrees() -> None:
-    body: object
     for body in [
         stored([cite(CARDS)], [cite(CARDS, ONE)]),  # the summary's target not stored
         stored([cite(CARDS, ONE)], []),  # inline rows not stored
@@ -333,10 +325,6 @@ def test_a_target_anywhere_in_the_raw_message_is_found() -> None:
 
 
 def test_vendor_names_in_user_facing_text_are_a_warning() -> None:
-    text: str
-    title: str
-    cited_text: str
-    fields: set[str]
     for text, title, cited_text, fields in [
         ("Linked through PLAID.", "Checking", "balance: 1", {"text"}),
         ("ok", "SnapTrade brokerage", "balance: 1", {"title"}),

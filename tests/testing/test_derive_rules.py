@@ -74,8 +74,6 @@ def test_rows_are_grouped_by_label_into_account_sources_titled_by_the_label() ->
 
 
 def test_label_slug() -> None:
-    label: str
-    slug: str
     for label, slug in [
         ("Credit card", "credit-card"),
         ("  Sapphire  Preferred!", "sapphire-preferred"),
@@ -179,7 +177,6 @@ def test_id_columns_in_the_docs_order() -> None:
 
 
 def test_values_that_are_not_ids_name_no_account() -> None:
-    value: object
     for value in [
         42,
         "1234567890123456789",  # all digits: a row number
@@ -194,7 +191,6 @@ def test_values_that_are_not_ids_name_no_account() -> None:
 
 
 def test_values_that_are_ids() -> None:
-    value: str
     for value in ["a" * 16, "a" * 128, "0123456789abcdef", "A-b_C-d_E-f_G-h_"]:
         (result,) = search_results(ExecuteSql(rows=(_row(account_id=value),)))
         assert result.claim == AccountClaim((AccountRef(value, None),)), value
@@ -236,7 +232,6 @@ def test_several_payloads_with_tickers_give_one_source_each() -> None:
 
 
 def test_a_finnhub_payload_without_its_ticker_is_live_data_analysis() -> None:
-    output: str
     for output in ["{'c': 227.48}", '{"c": 227.48}', "price 227.48"]:
         (result,) = search_results(ExecutePython(FINNHUB, output))
         assert (result.source, result.title) == ("silvia://market-data/finnhub", "Live data"), (
@@ -293,8 +288,6 @@ def test_library_title_comes_from_the_sidecar_or_the_file_name() -> None:
 
 
 def test_download_urls_are_made_readable() -> None:
-    url: str
-    readable: str
     for url, readable in [
         (
             "https://www.ecfr.gov/api/versioner/v1/full/2024-06-01/title-12.xml?part=1026",
@@ -350,7 +343,6 @@ def test_pooling_the_same_account_again_keeps_one_account_and_learns_its_provide
 
 
 def test_a_label_written_with_and_without_ids_is_untyped() -> None:
-    order: str
     for order in ["ids first", "ids last"]:
         with_ids = ExecuteSql(rows=(_row("Checking", source_account_id=ID_A),))
         without = ExecuteSql(rows=(_row("Checking"),))

@@ -93,8 +93,6 @@ CASES = [(where, header) for header in HOSTILE.values() for where in ("response"
 def test_load_keeps_it_and_every_replay_that_writes_refuses_it_naming_the_line(
     tmp_path: Path,
 ) -> None:
-    where: str
-    header: tuple[str, str]
     for case in CASES:
         where, header = case
         text, line = with_header(where, header)
@@ -125,8 +123,6 @@ def test_load_keeps_it_and_every_replay_that_writes_refuses_it_naming_the_line(
 def test_serve_replay_refuses_it_with_the_file_and_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    where: str
-    header: tuple[str, str]
     for case in CASES:
         where, header = case
         text, line = with_header(where, header)
@@ -144,8 +140,6 @@ def test_serve_replay_refuses_it_with_the_file_and_line(
 def test_qa_check_judges_the_turn_and_reports_the_header(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    where: str
-    header: tuple[str, str]
     for case in CASES:
         where, header = case
         text, line = with_header(where, header)
