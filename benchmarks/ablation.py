@@ -43,8 +43,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "build" / "ablation"
 BEFORE = "116cd87"  # main before the plain core
-# The variants that are a commit's tree: `main` is where this branch left main.
-COMMITS = {"before": BEFORE, "main": "$(git merge-base HEAD main)"}
+# The variants that are a commit's tree; `main` is where this branch left main.
+COMMITS = {"before": BEFORE, "main": "main"}
 
 EVENTS = "silvia_client/chat/events.py"
 JSON = "silvia_client/_json.py"
@@ -85,7 +85,7 @@ PATCHES: dict[str, Callable[[Path], Path] | None] = {
 
 
 def _commit(variant: str) -> str:
-    if variant == "main":
+    if variant == "main":  # not main's tip, which may hold other branches' work since
         found = subprocess.run(
             ["git", "merge-base", "HEAD", "main"], cwd=ROOT, capture_output=True, text=True
         )
