@@ -1,4 +1,4 @@
-"""JSON as the wire carries it: `loads`, which keeps every number, `most_values`, and the fast path's parts.
+"""JSON as the wire carries it: `loads`, which keeps every number; `most_values`; the fast path.
 
 Where things are: these are used where a call decodes what the server sent, an
 event's data (`chat/events.py`, counted in `chat/_stream.py`) and a history body
@@ -24,8 +24,10 @@ read decode with pydantic's parser (`pydantic_core.from_json`, a
 whenever that parser refuses the text (nesting past 200, a lone surrogate, an
 integer past 4,300 digits, anything not JSON) or its result `holds_infinity`:
 pydantic's parser reads a number past a float's range as infinity, where `loads`
-keeps a `Decimal`. `FAST` is a constant, read when a decoder is built;
-`benchmarks/ablation.py` turns it off in a copy of the tree to measure what it buys.
+keeps a `Decimal`. `FAST` is the switch (`benchmarks/ablation.py` turns it off in a
+copy of the tree to measure what it buys); `FAST_PATH`, read when a decoder is built,
+is on where `FAST` is and the installed pydantic-core reads a `\\u` escape right
+(pydantic 2.7's, 2.18, reads `"\\u20ac"` as three characters, not `€`).
 """
 
 from __future__ import annotations
@@ -35,9 +37,21 @@ from decimal import Decimal
 from math import isinf
 from typing import Any
 
-__all__ = ["FAST", "holds_infinity", "loads", "most_values"]
+from pydantic_core import from_json
+
+__all__ = ["FAST", "FAST_PATH", "holds_infinity", "loads", "most_values"]
 
 FAST = True  # pydantic's parser first, `loads` when it refuses (the module's docstring)
+
+
+def _reads_escapes_right() -> bool:
+    # pydantic-core 2.18 builds a string of ASCII text (escapes aside) as one byte a
+    # character, so an escape past U+007F comes out as its UTF-8 bytes read as Latin-1:
+    # no fast path there.
+    return bool(from_json('"\\u00e9\\u20ac"') == "\u00e9\u20ac")
+
+
+FAST_PATH = FAST and _reads_escapes_right()
 
 
 def _integer(text: str) -> int | Decimal:

@@ -25,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from silvia_client._json import loads
+from silvia_client._json import FAST_PATH, loads
 from silvia_client._wire import DEFAULT_WIRE
 from silvia_client.chat.events import (
     CitationEvent,
@@ -264,6 +264,7 @@ def test_a_number_pydantic_reads_otherwise_keeps_its_row_and_value(
     assert shown(row.model_extra) == shown({"x": loads(body)["messages"][0]["citations"][0]["x"]})
 
 
+@pytest.mark.skipif(not FAST_PATH, reason="this pydantic-core misreads escapes: no fast path")
 def test_ordinary_events_and_bodies_take_the_fast_path() -> None:
     # The property above would hold with no fast path at all: these show it is taken.
     fast = EventDecoder(DEFAULT_WIRE)._fast

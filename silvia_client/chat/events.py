@@ -11,7 +11,7 @@ one per event name, in one table (`EventDecoder`). The stream
 (`chat/_stream.py`) reads each event once and applies it to the turn
 (`chat/_turn.py`).
 
-The fast path (`_json.FAST`, CONTRIBUTING's "Fast paths"): `EventDecoder` first
+The fast path (`_json.FAST_PATH`, CONTRIBUTING's "Fast paths"): `EventDecoder` first
 reads an event with pydantic's parser, `from_json` and then the same reader, or,
 for `citation` and `citations_summary`, one `validate_json` that builds the rows
 from the event's JSON (a streamed row's offset in the validation context,
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 from pydantic_core import from_json
 
-from .._json import FAST, holds_infinity, loads
+from .._json import FAST_PATH, holds_infinity, loads
 from .._wire import WireFormat
 from ..citations._targets import RowError
 
@@ -284,7 +284,7 @@ class EventDecoder:
                 names.error: _parsed(_error, wire, keeps_values=True),
                 names.done: _parsed(_done, wire, keeps_values=False),
             }
-            if FAST
+            if FAST_PATH
             else {}
         )
 

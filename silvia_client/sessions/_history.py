@@ -8,7 +8,7 @@ the row"), so a reload shows what the live turn showed.
 
 Where things are: the two dataclasses; `parse_session`, the plain reading of a
 decoded body; `read_session`, which reads a body's bytes, first by the fast path
-(`_json.FAST`: one `validate_json` of the whole body, its rows built straight from
+(`_json.FAST_PATH`: one `validate_json` of the whole body, its rows built straight from
 its JSON, `_body_adapter`) and the plain way, `_json.loads` and `parse_session`,
 whenever that refuses (a bad row, a message that is not an object, anything
 pydantic's parser does not read, an infinity in a kept value: `_json`'s
@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from .._json import FAST, holds_infinity, loads, most_values
+from .._json import FAST_PATH, holds_infinity, loads, most_values
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from ..chat._turn import text_preview
 from ..citations import CitationTarget, RowError
@@ -226,7 +226,7 @@ def read_session(body: bytes, session_id: str, wire: WireFormat = DEFAULT_WIRE) 
     Decoded as a live event is (`_json.loads`): a number of any length keeps its row.
     Read by the fast path first when it is on (the module's docstring).
     """
-    if FAST:
+    if FAST_PATH:
         try:
             return _fast_session(body, session_id, wire)
         except (ValueError, LookupError, RecursionError):
