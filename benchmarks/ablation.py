@@ -3,7 +3,7 @@
     python benchmarks/ablation.py [--variants plain,no_fast_json,text_regex,before]
                                   [--runs N] [--bench stream|history] [-- BENCH ARGS...]
 
-Each variant is a copy of `silvia_client/` under `build/ablation/<variant>/`
+Each variant is a copy of `silvia_client/` under `build/ablation/<bench>/<variant>/`
 with one small patch applied (below), or, for `before`, the tree as it was
 before the plain core (`git worktree` of `BEFORE`, the commit this rewrite
 started from). The benchmark (`bench_stream.py` or `bench_history.py`) then runs
@@ -93,9 +93,9 @@ def _commit(variant: str) -> str:
     return COMMITS[variant]
 
 
-def tree_of(variant: str) -> Path:
+def tree_of(variant: str, bench: str) -> Path:
     """The folder to put on PYTHONPATH for `variant`, made afresh."""
-    target = WORK / variant
+    target = WORK / bench / variant  # by benchmark: two can run at once
     if target.exists():
         if variant in COMMITS:
             subprocess.run(["git", "worktree", "remove", "--force", str(target)], cwd=ROOT)
@@ -154,7 +154,7 @@ def main() -> None:
     parser.add_argument("bench_args", nargs="*", help="passed to the benchmark, after --")
     args = parser.parse_args()
     variants = args.variants.split(",")
-    trees = {variant: tree_of(variant) for variant in variants}
+    trees = {variant: tree_of(variant, args.bench) for variant in variants}
     results: dict[str, dict[str, list[float]]] = {variant: {} for variant in variants}
     for round_ in range(args.runs):
         for variant in variants:
