@@ -26,7 +26,7 @@ Sides, interleaved, each round timing every side:
 * sessions.get: the whole `client.sessions.get(...)` through an
   `httpx.MockTransport` serving the body (HTTP and decoding included).
 
-Goal: `sessions.get` at most 2.0 x `json.loads`, on the median of the
+Goal: `sessions.get` at most 3.0 x `json.loads`, on the median of the
 per-round ratios (the machine is shared; a ratio taken within one round sees
 the same load on both sides). Exit status 0 whether or not the goal is met.
 """
@@ -50,7 +50,7 @@ import _corpus
 from silvia_client import SilviaClient
 from silvia_client.sessions import parse_session
 
-GOAL = 2.0  # the plain core's floor
+GOAL = 3.0  # issue 29's floor
 SESSION_ID = "sess_00000002"
 LOADS = "json.loads(body)"
 PARSE = "parse_session(json.loads(body))"

@@ -11,7 +11,7 @@ real client, so each pays for its HTTP client's response handling:
   `until_done()` (every event applied to the `Turn`, then the `Turn` built).
 * by hand: what a user writes over the same bytes and transport without the
   SDK: `httpx_sse.connect_sse(...)`, `EventSource.iter_sse()`, and
-  `json.loads(sse.data)` for each event. Goal: silvia >= 1.0 x this rate on the
+  `json.loads(sse.data)` for each event. Goal: silvia >= 0.75 x this rate on the
   `heavy` mix (a typed SDK costs no more than parsing to dicts), >= 1.5 x on `tenth`.
   Beside it, for honesty and without a goal, the same loop with
   `pydantic_core.from_json(sse.data)`, a faster parser the SDK does not use (its
@@ -21,7 +21,7 @@ real client, so each pays for its HTTP client's response handling:
   `search_result_location` citation deltas, `ping` events where silvia's body
   has keep-alive comments), the same number of yielded events, through
   `anthropic.Anthropic(http_client=httpx2.Client(transport=
-  httpx2.MockTransport(...)))`. Goal: silvia >= 5 x this rate.
+  httpx2.MockTransport(...)))`. Goal: silvia >= 3.5 x this rate.
 
 The turn (benchmarks/_corpus.py, `--mix`): `session`, then text deltas of one
 to three words with a `citation` every fourth event, each with an account,
@@ -219,8 +219,8 @@ UNTIL_DONE = "silvia ChatStream.until_done()"
 HAND = "httpx-sse + json.loads (by hand)"
 HAND_FAST = "httpx-sse + from_json (by hand)"
 ANTHROPIC = "anthropic Stream"
-HAND_GOALS = {"heavy": 1.0, "tenth": 1.5}  # by mix
-ANTHROPIC_GOAL = 5.0
+HAND_GOALS = {"heavy": 0.75, "tenth": 1.5}  # by mix: issue 29's floor, the plain core's
+ANTHROPIC_GOAL = 3.5  # issue 29's floor
 
 
 def median_ratio(rounds: list[dict[str, float]], ours: str, theirs: str) -> float:

@@ -11,6 +11,15 @@ one per event name, in one table (`EventDecoder`). The stream
 (`chat/_stream.py`) reads each event once and applies it to the turn
 (`chat/_turn.py`).
 
+The fast path (`_json.FAST_PATH`, CONTRIBUTING's "Fast paths"): `EventDecoder` first
+reads an event with pydantic's parser, `from_json` and then the same reader, or,
+for `citation` and `citations_summary`, one `validate_json` that builds the rows
+from the event's JSON (a streamed row's offset in the validation context,
+`STREAM_OFFSET`). Whatever that refuses, or whose result holds an infinity
+(`_json.holds_infinity`), goes the plain way, `_json.loads` and the reader: the
+whole event, so the plain way decides every `MalformedEvent` and every row error.
+`tests/test_fast_json.py` holds the two ways equal.
+
 Events are slotted dataclasses, not frozen ones: one is made per SSE event,
 and a frozen one costs about three times as much to build. The turn never
 reads an event after applying it.
@@ -23,9 +32,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
-from pydantic import ValidationError
+from pydantic import ConfigDict, TypeAdapter, ValidationError
+from pydantic_core import from_json
 
-from .._json import loads
+from .._json import FAST_PATH, holds_infinity, loads
 from .._wire import WireFormat
 from ..citations._targets import RowError
 
@@ -204,10 +214,61 @@ def _done(data: object, wire: WireFormat, offset: int) -> ChatEvent:
     return DoneEvent()
 
 
+class _Refused(ValueError):
+    """The fast path's result may differ from the plain one's: read it the plain way."""
+
+
+# A fast reader takes the data and the offset, and raises (ValueError, LookupError,
+# _Shape, RecursionError) for anything it leaves to the plain way.
+FastReader: TypeAlias = Callable[[str, int], ChatEvent]
+_REFUSED = (ValueError, LookupError, _Shape, RecursionError)
+# Only the keys go to pydantic-core's string cache (shared by the process), never the text.
+_KEYS_ONLY: ConfigDict = ConfigDict(cache_strings="keys")
+
+
+def _parsed(reader: Reader, wire: WireFormat, keeps_values: bool) -> FastReader:
+    """`reader` of the data as `from_json` reads it; refused if kept values hold an infinity."""
+
+    def read(data: str, offset: int) -> ChatEvent:
+        value = from_json(data, cache_strings="keys")
+        if keeps_values and holds_infinity(value):
+            raise _Refused
+        return reader(value, wire, offset)
+
+    return read
+
+
+@lru_cache(maxsize=1)
+def _row_adapters() -> tuple[TypeAdapter[Any], TypeAdapter[Any], str]:
+    # Built at the first citation, as the rows' module is loaded: an event's data is
+    # read as a dict of rows (one row, or one list), so any other member refuses. With
+    # them, the validation context's key for a streamed row's offset.
+    from ..citations._rows import STREAM_OFFSET, Citation, InlineCitation
+
+    return (
+        TypeAdapter(dict[str, InlineCitation], config=_KEYS_ONLY),
+        TypeAdapter(dict[str, list[Citation]], config=_KEYS_ONLY),
+        STREAM_OFFSET,
+    )
+
+
+def _fast_text(key: str) -> FastReader:
+    """`_text` of the data as `from_json` reads it, in one function: the most frequent event."""
+
+    def read(data: str, offset: int) -> ChatEvent:
+        value = from_json(data, cache_strings="keys")
+        text = value.get(key) if type(value) is dict else None
+        if isinstance(text, str):
+            return TextEvent(text)
+        raise _Refused
+
+    return read
+
+
 class EventDecoder:
     """`decode_event` for one `WireFormat`: its table of readers, by event name, built once."""
 
-    __slots__ = ("_done", "_readers", "_wire")
+    __slots__ = ("_done", "_fast", "_readers", "_wire")
 
     def __init__(self, wire: WireFormat) -> None:
         names = wire.events
@@ -222,9 +283,32 @@ class EventDecoder:
             names.error: _error,
             names.done: _done,
         }
+        self._fast: Mapping[str, FastReader] = (
+            {
+                names.session: _parsed(_session, wire, keeps_values=False),
+                names.text: _fast_text(wire.text_key),
+                names.citation: self._fast_citation,
+                names.citations_summary: self._fast_summary,
+                names.message: _parsed(_message, wire, keeps_values=True),
+                names.error: _parsed(_error, wire, keeps_values=True),
+                names.done: _parsed(_done, wire, keeps_values=False),
+            }
+            if FAST_PATH
+            else {}
+        )
 
     def __call__(self, name: str, data: str, offset: int = 0) -> ChatEvent:
         """Read one SSE event. Never raises: bad data gives a `MalformedEvent`."""
+        fast = self._fast.get(name)
+        if fast is not None:
+            try:
+                return fast(data, offset)
+            except _REFUSED:
+                pass  # the plain way reads it, and says what is wrong with it
+        return self.plain(name, data, offset)
+
+    def plain(self, name: str, data: str, offset: int = 0) -> ChatEvent:
+        """`__call__` without the fast path: `_json.loads`, then the event's reader."""
         reader = self._readers.get(name)
         if reader is None:
             return UnknownEvent(name, data)
@@ -239,6 +323,20 @@ class EventDecoder:
             return MalformedEvent(name, data, str(error))
         except RecursionError:
             return MalformedEvent(name, data, "nested too deeply")
+
+    def _fast_citation(self, data: str, offset: int) -> ChatEvent:
+        adapter, _, key = _row_adapters()
+        row = adapter.validate_json(data, context={key: offset})[self._wire.citation_key]
+        if holds_infinity(row.model_extra):
+            raise _Refused
+        return CitationEvent(row)
+
+    def _fast_summary(self, data: str, offset: int) -> ChatEvent:
+        rows = _row_adapters()[1].validate_json(data)[self._wire.citations_key]
+        for row in rows:
+            if holds_infinity(row.model_extra):
+                raise _Refused
+        return CitationsSummaryEvent(tuple(rows))
 
 
 @lru_cache(maxsize=8)

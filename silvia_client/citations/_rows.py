@@ -11,13 +11,15 @@ without naming the provider (`model_dump` in any mode, `model_dump_json`, a
 `model_dump(context={"include_provider": True})` is the full wire form. One
 wrap serializer (`_dump`) does it; pydantic passes it the context.
 
-Also here: `load_citations`, which reads a list of rows off the wire.
+Also here: `load_citations`, which reads a list of rows off the wire, and
+`STREAM_OFFSET`, the validation context's key that gives a streamed row its
+offset when the events' fast path validates it from the event's JSON.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Annotated, ClassVar, TypeVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -27,7 +29,9 @@ from pydantic import (
     SerializationInfo,
     SerializerFunctionWrapHandler,
     ValidationError,
+    ValidationInfo,
     model_serializer,
+    model_validator,
 )
 
 from ._targets import (
@@ -40,6 +44,8 @@ from ._targets import (
 )
 
 logger = logging.getLogger("silvia_client")
+# The validation context's key for a streamed row's offset (`InlineCitation`'s validator).
+STREAM_OFFSET = "silvia_client.stream_offset"
 SKIPPED = "skipped %d malformed citation row(s)"  # the warning, with the count of bad rows
 
 
@@ -125,6 +131,17 @@ class InlineCitation(Citation):
     """
 
     offset: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _offset_of_stream(cls, data: Any, info: ValidationInfo) -> Any:
+        # The events' fast path validates a row straight from its event's JSON
+        # (`chat/events.py`) and hands the stream's offset in the context; set here
+        # as the plain path sets it, in the row's data, so it counts as set alike.
+        context = info.context
+        if type(data) is dict and type(context) is dict and STREAM_OFFSET in context:
+            return {**data, "offset": context[STREAM_OFFSET]}
+        return data
 
 
 CitationT = TypeVar("CitationT", bound=Citation)

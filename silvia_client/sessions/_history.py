@@ -5,16 +5,26 @@ a malformed citation row is skipped and reported on its message, a malformed
 target becomes None, unmodelled fields are kept in `extra`; a body that is not a
 session is an `UnexpectedResponseError`. Every row is read as sent ("raw from
 the row"), so a reload shows what the live turn showed.
+
+Where things are: the two dataclasses; `parse_session`, the plain reading of a
+decoded body; `read_session`, which reads a body's bytes, first by the fast path
+(`_json.FAST_PATH`: one `validate_json` of the whole body, its rows built straight from
+its JSON, `_body_adapter`) and the plain way, `_json.loads` and `parse_session`,
+whenever that refuses (a bad row, a message that is not an object, anything
+pydantic's parser does not read, an infinity in a kept value: `_json`'s
+docstring), so the plain way decides every error; `session_from`, which counts a
+body's values before either. `tests/test_fast_json.py` holds the two ways equal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from .._json import loads, most_values
+from .._json import FAST_PATH, holds_infinity, loads, most_values
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from ..chat._turn import text_preview
 from ..citations import CitationTarget, RowError
@@ -23,7 +33,7 @@ from ..errors import ConfigurationError, ResponseTooLargeError
 
 if TYPE_CHECKING:
     import httpx
-    from pydantic import GetCoreSchemaHandler
+    from pydantic import BaseModel, GetCoreSchemaHandler, TypeAdapter
     from pydantic_core import CoreSchema
 
     from .._options import Call
@@ -236,8 +246,77 @@ def read_session(body: bytes, session_id: str, wire: WireFormat = DEFAULT_WIRE) 
     """`parse_session` of the decoded body; ValueError (or RecursionError) if it cannot be.
 
     Decoded as a live event is (`_json.loads`): a number of any length keeps its row.
+    Read by the fast path first when it is on (the module's docstring).
     """
+    if FAST_PATH:
+        try:
+            return _fast_session(body, session_id, wire)
+        except (ValueError, LookupError, RecursionError):
+            pass  # the plain way reads it, and says what is wrong with it
     return parse_session(loads(body), session_id, wire)
+
+
+@lru_cache(maxsize=8)
+def _body_adapter(wire: WireFormat) -> TypeAdapter[BaseModel]:
+    """A body as the fast path reads it: its messages' rows typed, all else kept as sent."""
+    from pydantic import ConfigDict, Field, TypeAdapter, create_model
+
+    from ..citations._rows import Citation, InlineCitation
+
+    # Only the keys go to pydantic-core's string cache (shared by the process).
+    message = create_model(
+        "FastMessage",
+        __config__=ConfigDict(extra="allow", cache_strings="keys"),
+        rows=(list[Citation] | None, Field(None, alias=wire.message_citations_key)),
+        inline_rows=(
+            list[InlineCitation] | None,
+            Field(None, alias=wire.message_inline_citations_key),
+        ),
+    )
+    body = create_model(
+        "FastBody",
+        __config__=ConfigDict(extra="ignore", cache_strings="keys"),
+        messages=(list[message], Field(alias=wire.messages_key)),  # type: ignore[valid-type]
+        info=(object, Field(None, alias=wire.session_key)),
+    )
+    return TypeAdapter(body)
+
+
+class _Refused(ValueError):
+    """A kept value holds an infinity, which `loads` may have read as a `Decimal`."""
+
+
+def _fast_session(body: bytes, session_id: str, wire: WireFormat) -> Session:
+    read: Any = _body_adapter(wire).validate_json(body)
+    info = read.info if isinstance(read.info, dict) else {}
+    if holds_infinity(info):
+        raise _Refused
+    messages = []
+    for row in read.messages:
+        data = row.model_extra
+        if holds_infinity(data):
+            raise _Refused
+        for rows in (row.rows, row.inline_rows):
+            for cited in rows or ():
+                if holds_infinity(cited.model_extra):
+                    raise _Refused
+        messages.append(
+            Message(
+                id=_text_or_none(data.get("id")),
+                role=_text_or_none(data.get("role")),
+                content=data.get("content"),
+                created_at=_text_or_none(data.get("created_at")),
+                citations=tuple(row.rows or ()),
+                inline_citations=tuple(row.inline_rows or ()),
+                extra={key: value for key, value in data.items() if key not in _MESSAGE_FIELDS},
+            )
+        )
+    return Session(
+        id=_text_or_none(info.get("id")) or session_id,
+        title=_text_or_none(info.get("title")),
+        messages=tuple(messages),
+        extra={key: value for key, value in info.items() if key not in _SESSION_FIELDS},
+    )
 
 
 def session_path(session_id: str, wire: WireFormat) -> str:

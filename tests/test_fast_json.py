@@ -1,0 +1,287 @@
+"""The events' and the history's fast path against the plain way (issue 29, item 8).
+
+With `_json.FAST` on, an event is read by pydantic's parser (`from_json`, or one
+`validate_json` that builds the citation rows), and a history body by one
+`validate_json`; whatever that parser refuses, or reads differently from
+`json.loads` (a number past a float's range, which it reads as infinity), goes
+the plain way, `_json.loads` and the readers. The property: for any text, the
+fast path gives exactly what the plain way gives: the same events, rows, row
+errors, extras with the same values and types, fields-sets, and the same error
+for a body that is not a session. The texts are built from JSON fragments the
+two parsers treat differently: nesting past 200, lone surrogates, integers past
+4,300 digits, numbers past a float's range, NaN and the infinities, duplicate
+keys.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from silvia_client._json import FAST_PATH, loads
+from silvia_client._wire import DEFAULT_WIRE
+from silvia_client.chat.events import (
+    CitationEvent,
+    CitationsSummaryEvent,
+    EventDecoder,
+    TextEvent,
+)
+from silvia_client.citations._targets import INCLUDE_PROVIDER
+from silvia_client.sessions._history import _fast_session, parse_session, read_session
+
+from .depth import examples
+
+# What pydantic's parser refuses or reads otherwise than `json.loads`, and a few plain numbers.
+SPECIAL = [
+    "1e400",
+    "-1e400",
+    "1E+309",
+    "2" + "0" * 310,
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "1" * 4301,
+    "-" + "9" * 5000,
+    '"\\ud800"',
+    '"a\\udfff"',
+    "[" * 250 + "]" * 250,
+    '{"a":' * 210 + "1" + "}" * 210,
+    "-0",
+    "-0.0",
+    "1e-400",
+    "-1e-400",
+    "12345678901234567890123",
+    "1.7976931348623157e308",
+    "0.1",
+    "5",
+    "5.0",
+]
+TARGETS = [
+    '{"kind":"web","url":"https://example.com/a"}',
+    '{"kind":"market_data","ticker":"VTI","x":1e400}',
+    '{"kind":"account","accountId":"acc_1","provider":"plaid"}',
+    '{"kind":"accounts","accounts":[{"accountId":"a","provider":"p"}]}',
+    '{"kind":"portfolio"}',
+    '{"kind":"web","url":"not a url"}',
+]
+ROW_KEYS = ["source", "title", "cited_text", "target", "offset", "type", "search_result_index", "x"]
+KEYS = [*ROW_KEYS, "kind", "url", "text", "citation", "citations", "sessionId", "error", "a"]
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6)
+)
+leaves = st.sampled_from(SPECIAL) | scalars.map(json.dumps) | st.just('"s"')
+
+
+def _object(items: list[tuple[str, str]]) -> str:
+    return "{" + ",".join(f"{json.dumps(key)}:{value}" for key, value in items) + "}"
+
+
+def _array(items: list[str]) -> str:
+    return "[" + ",".join(items) + "]"
+
+
+texts = st.recursive(
+    leaves,
+    lambda inner: (
+        st.lists(st.tuples(st.sampled_from(KEYS) | st.text(max_size=3), inner), max_size=5).map(
+            _object
+        )
+        | st.lists(inner, max_size=4).map(_array)
+    ),
+    max_leaves=20,
+)
+row_values = leaves | st.sampled_from(TARGETS) | texts
+# A row starts with a good `source`; its keys may repeat (the last one counts).
+rows = st.lists(st.tuples(st.sampled_from(ROW_KEYS), row_values), max_size=5).map(
+    lambda items: _object([("source", '"s"'), *items])
+)
+good_rows = st.lists(
+    st.tuples(st.sampled_from(["title", "cited_text"]), st.text(max_size=5).map(json.dumps))
+    | st.tuples(st.sampled_from(["type", "x"]), leaves)
+    | st.tuples(st.just("target"), st.sampled_from(TARGETS)),
+    max_size=5,
+).map(lambda items: _object([("source", '"s"'), *items]))
+any_rows = rows | good_rows
+
+
+def _event(key: str, value: str, more: list[tuple[str, str]]) -> str:
+    return _object([(key, value), *more])
+
+
+event_data = (
+    texts
+    | st.builds(
+        _event,
+        st.just("citation"),
+        any_rows,
+        st.lists(st.tuples(st.sampled_from(KEYS), texts), max_size=1),
+    )
+    | st.builds(
+        _event,
+        st.just("citations"),
+        st.lists(any_rows, max_size=4).map(_array),
+        st.lists(st.tuples(st.sampled_from(KEYS), texts), max_size=1),
+    )
+    | st.builds(
+        _event, st.sampled_from(["text", "sessionId", "error"]), leaves | texts, st.just([])
+    )
+    | st.sampled_from(["", " ", "{}", "\ufeff{}", '{"text":"a\\u00e9"}', '{"text":"a"} '])
+)
+EVENT_NAMES = [*dataclasses.astuple(DEFAULT_WIRE.events), "unknown"]
+
+
+def shown(value: Any) -> Any:
+    """`value` as a comparable structure: every type, every number exactly, NaN included."""
+    if isinstance(value, BaseModel):
+        dump = value.model_dump(context={INCLUDE_PROVIDER: True})
+        return (type(value).__name__, shown(dump), sorted(value.model_fields_set))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (
+            type(value).__name__,
+            [shown(getattr(value, f.name)) for f in dataclasses.fields(value)],
+        )
+    if isinstance(value, dict):
+        return ("dict", [(key, shown(item)) for key, item in value.items()])
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [shown(item) for item in value])
+    if isinstance(value, (float, Decimal)):
+        return (type(value).__name__, repr(value))
+    return (type(value).__name__, value)
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.sampled_from(EVENT_NAMES), event_data, st.integers(0, 10**6))
+def test_an_event_reads_the_same_both_ways(name: str, data: str, offset: int) -> None:
+    decoder = EventDecoder(DEFAULT_WIRE)
+    assert shown(decoder(name, data, offset)) == shown(decoder.plain(name, data, offset))
+
+
+def _message(items: list[tuple[str, str]]) -> str:
+    return _object(items)
+
+
+message_values = {
+    "id": leaves,
+    "role": st.sampled_from(['"user"', '"assistant"']) | leaves,
+    "content": leaves | texts,
+    "created_at": leaves,
+    "citations": st.lists(any_rows, max_size=3).map(_array) | leaves,
+    "inline_citations": st.lists(any_rows, max_size=3).map(_array) | leaves,
+    "model": texts,
+}
+message_items = st.sampled_from(sorted(message_values)).flatmap(
+    lambda key: st.tuples(st.just(key), message_values[key])
+)
+messages = st.lists(message_items, max_size=6).map(_message) | texts
+bodies = (
+    st.builds(
+        lambda session, items, more: _object(
+            [("session", session), ("messages", _array(items)), *more]
+        ),
+        st.lists(st.tuples(st.sampled_from(["id", "title", "user"]), leaves), max_size=3).map(
+            _object
+        )
+        | leaves,
+        st.lists(messages, max_size=4),
+        st.lists(st.tuples(st.sampled_from(["messages", "session", "x"]), texts), max_size=1),
+    )
+    | texts
+)
+
+
+def _outcome(read: Any) -> Any:
+    try:
+        return shown(read())
+    except RecursionError:
+        return "RecursionError"
+    except ValueError:
+        return "ValueError"
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(bodies)
+def test_a_history_reads_the_same_both_ways(body: str) -> None:
+    data = body.encode()
+    assert _outcome(lambda: read_session(data, "s")) == _outcome(
+        lambda: parse_session(loads(data), "s")
+    )
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "\ufeff" + '{"session":{},"messages":[]}',  # json.loads reads a BOM off bytes
+        '{"session":{},"messages":[{"id":"a\\ud800"}]}',
+    ],
+)
+def test_a_body_pydantic_refuses_is_read_the_plain_way(data: str) -> None:
+    body = data.encode()
+    with pytest.raises(ValueError, match=r"(?i)json|expected|surrogate|hex escape"):
+        _fast_session(body, "s", DEFAULT_WIRE)
+    assert shown(read_session(body, "s")) == shown(parse_session(loads(body), "s"))
+
+
+def test_a_surrogate_encoded_in_the_bytes_is_read_as_json_loads_reads_it() -> None:
+    body = b'{"session":{},"messages":[{"id":"a\xed\xa0\x80"}]}'
+    assert read_session(body, "s").messages[0].id == "a\ud800"
+
+
+@pytest.mark.parametrize(
+    ("number", "value"),
+    [
+        ("1e400", Decimal("1e400")),
+        ("-1E+309", Decimal("-1e309")),
+        ("7" * 5000, Decimal("7" * 5000)),
+        ("NaN", None),
+    ],
+)
+def test_a_number_pydantic_reads_otherwise_keeps_its_row_and_value(
+    number: str, value: Decimal | None
+) -> None:
+    decoder = EventDecoder(DEFAULT_WIRE)
+    event = decoder("citation", f'{{"citation":{{"source":"s","x":[{number}]}}}}', 3)
+    assert isinstance(event, CitationEvent)
+    kept = event.citation.model_extra["x"][0]  # type: ignore[index]
+    if value is None:
+        assert kept != kept  # NaN, as json.loads reads it
+    else:
+        assert type(kept) is Decimal
+        assert kept == value
+    body = f'{{"messages":[{{"citations":[{{"source":"s","x":{number}}}]}}]}}'.encode()
+    row = read_session(body, "s").messages[0].citations[0]
+    assert shown(row.model_extra) == shown({"x": loads(body)["messages"][0]["citations"][0]["x"]})
+
+
+@pytest.mark.skipif(not FAST_PATH, reason="this pydantic-core misreads escapes: no fast path")
+def test_ordinary_events_and_bodies_take_the_fast_path() -> None:
+    # The property above would hold with no fast path at all: these show it is taken.
+    fast = EventDecoder(DEFAULT_WIRE)._fast
+    assert fast["text"]('{"text":"hi"}', 0) == TextEvent("hi")
+    row = '{"source":"s","target":{"kind":"web","url":"https://example.com/"},"type":"t","i":1}'
+    event = fast["citation"](f'{{"citation":{row}}}', 7)
+    assert isinstance(event, CitationEvent)
+    assert event.citation.offset == 7
+    assert "offset" in event.citation.model_fields_set
+    summary = fast["citations_summary"](f'{{"citations":[{row},{row}]}}', 0)
+    assert isinstance(summary, CitationsSummaryEvent)
+    assert len(summary.citations) == 2
+    body = (
+        '{"session":{"id":"x","title":"t","u":1},"messages":[{"id":"m","role":"user",'
+        f'"content":"c","citations":[{row}],"inline_citations":[{row[:-1]},"offset":3}}],'
+        '"n":2.5}]}'
+    ).encode()
+    session = _fast_session(body, "s", DEFAULT_WIRE)
+    assert shown(session) == shown(parse_session(loads(body), "s"))
+    assert session.messages[0].inline_citations[0].offset == 3
