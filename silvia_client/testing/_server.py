@@ -32,8 +32,9 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
-from .._client import AsyncSilviaClient, SilviaClient
+from .._async._client import AsyncSilviaClient
 from .._pool import BoundedCookieJar
+from .._sync._client import SilviaClient
 from .._wire import DEFAULT_WIRE, WireFormat
 from ._broken import BROKEN_SCENARIOS
 from ._expected import ExpectedTurn, expected_turn
