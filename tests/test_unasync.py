@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 TOOL = ROOT / "tools" / "unasync.py"
 
@@ -46,11 +48,15 @@ def test_each_generated_module_says_so_and_names_its_source() -> None:
         )
 
 
-def test_an_edit_on_one_side_only_fails_the_check(tmp_path: Path) -> None:
+def test_an_edit_on_one_side_only_fails_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tool = _tool()
     for side in ("_async", "_sync"):
-        shutil.copytree(tool.SOURCE.parent / side, tmp_path / side)
-    tool.ROOT, tool.SOURCE, tool.TARGET = tmp_path, tmp_path / "_async", tmp_path / "_sync"
+        shutil.copytree(ROOT / "silvia_client" / side, tmp_path / side)
+    monkeypatch.setattr(tool, "ROOT", tmp_path)
+    monkeypatch.setattr(tool, "SOURCE", tmp_path / "_async")
+    monkeypatch.setattr(tool, "TARGET", tmp_path / "_sync")
     assert tool.run(check=True) == []
     stream = tmp_path / "_sync" / "_stream.py"
     stream.write_text(stream.read_text("utf-8").replace("self._closed = True", "pass"), "utf-8")
