@@ -2,18 +2,30 @@
 
 The code in `_async/` is written once and made sync by `tools/unasync.py`; what
 cannot be made sync by renaming is here, a few lines a side. Sleeping goes through
-anyio, so the async client runs under asyncio and trio alike; the deadline's alarm
-is the same on both sides (the watchdog thread of `_deadline.py`).
+anyio, so the async client runs under asyncio and trio alike, and so does the
+drain's time bound (a cancel scope around one loop, never across a `yield`); the
+deadline's alarm is the same on both sides (the watchdog thread of `_deadline.py`).
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterable, Awaitable, Callable
+from collections.abc import AsyncIterable, Awaitable, Callable, Iterator
+from contextlib import contextmanager
 
 import httpx
 
-__all__ = ["ALREADY_RUNNING", "OTHER_CLIENT", "Opener", "close_chunks", "sleep"]
+from .._deadline import Guard
+from .._wire import DEFAULTS
+
+__all__ = [
+    "ALREADY_RUNNING",
+    "OTHER_CLIENT",
+    "Opener",
+    "close_chunks",
+    "drain_bound",
+    "sleep",
+]
 
 Opener = Callable[[], Awaitable[httpx.Response]]
 """How a stream opens its response: awaited."""
@@ -37,3 +49,14 @@ async def close_chunks(chunks: AsyncIterable[bytes]) -> None:
     it reads from (the garbage collector would, on some later turn of the loop, or never)."""
     if inspect.isasyncgen(chunks):
         await chunks.aclose()
+
+
+@contextmanager
+def drain_bound(guard: Guard) -> Iterator[bool]:
+    """Bound the drain after `done` to `DEFAULTS.drain_seconds`: a cancel scope, which ends
+    a read on any transport (so the body is read to its end, and every async iterator
+    over it too: under trio, one left unfinished warns when it is collected)."""
+    import anyio
+
+    with anyio.move_on_after(DEFAULTS.drain_seconds):
+        yield True

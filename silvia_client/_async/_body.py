@@ -7,14 +7,14 @@
 * `read_body`: a whole body within those bounds; `read_at_most`: the start of an
   error body, for its message.
 * `drain`: after a stream's `done`, the rest of its body, within
-  `DEFAULTS.drain_bytes` and `.drain_seconds`, so that the connection goes back
-  to the pool. The time bound shuts the guard's socket down, so a response
-  without one is not drained, but closed at once.
+  `DEFAULTS.drain_bytes` and `.drain_seconds` (`_backend.drain_bound`: async, a
+  cancel scope; sync, the guard's alarm, which shuts its socket down, so a sync
+  response without one is not drained, but closed at once), so that the
+  connection goes back to the pool, and every iterator over the body ends.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator
 
 import httpx
@@ -22,7 +22,7 @@ import httpx
 from .._body import Inflater, content_pieces, inflater_for
 from .._deadline import Guard, Halt
 from .._wire import DEFAULTS
-from ._backend import close_chunks
+from ._backend import close_chunks, drain_bound
 
 __all__ = ["body_chunks", "drain", "guarded", "read_at_most", "read_body"]
 
@@ -93,13 +93,13 @@ async def read_at_most(response: httpx.Response, limit: int, guard: Guard) -> by
     return bytes(data[:limit])
 
 
-async def drain(response: httpx.Response, rest: AsyncIterable[bytes], guard: Guard) -> None:
-    """Read the `rest` of `response`'s body, which `guard` watches, within the drain's bounds."""
-    if guard.socket is None:  # no socket to shut down when the time is up
-        return
-    guard.arm(time.monotonic() + DEFAULTS.drain_seconds, "drained")
-    try:
-        async for _ in guarded(rest, guard, DEFAULTS.drain_bytes):
-            pass
-    except (httpx.TransportError, httpx.DecodingError, Halt):
-        pass  # the connection is closed, as it would have been without the drain
+async def drain(rest: AsyncIterable[bytes], guard: Guard) -> None:
+    """Read the `rest` of a body, which `guard` watches, within the drain's bounds."""
+    with drain_bound(guard) as bounded:
+        if not bounded:  # no way to end it when the time is up: closed at once instead
+            return
+        try:
+            async for _ in guarded(rest, guard, DEFAULTS.drain_bytes):
+                pass
+        except (httpx.TransportError, httpx.DecodingError, Halt):
+            pass  # the connection is closed, as it would have been without the drain

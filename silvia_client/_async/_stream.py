@@ -91,7 +91,7 @@ class AsyncChatStream(StreamState[Opener]):
             if call.trace is not None:  # first: a drain that fails cannot keep it open
                 call.trace.end_turn(builder)
             if chunks is not None and builder.done:
-                await drain(response, chunks, guard)  # the rest of the body (see `_body.drain`)
+                await drain(chunks, guard)  # the rest of the body (see `_body.drain`)
             # Unwatched first: a late alarm must not touch a connection back in the pool.
             guard.release()
             await response.aclose()

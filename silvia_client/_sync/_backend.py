@@ -7,11 +7,22 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 import httpx
 
-__all__ = ["ALREADY_RUNNING", "OTHER_CLIENT", "Opener", "close_chunks", "sleep"]
+from .._deadline import Guard
+from .._wire import DEFAULTS
+
+__all__ = [
+    "ALREADY_RUNNING",
+    "OTHER_CLIENT",
+    "Opener",
+    "close_chunks",
+    "drain_bound",
+    "sleep",
+]
 
 Opener = Callable[[], httpx.Response]
 """How a stream opens its response."""
@@ -32,3 +43,14 @@ def close_chunks(chunks: Iterable[bytes]) -> None:
     """Close `chunks` if it is a generator, as the async side must (the same code on both)."""
     if inspect.isgenerator(chunks):
         chunks.close()
+
+
+@contextmanager
+def drain_bound(guard: Guard) -> Iterator[bool]:
+    """Bound the drain after `done` to `DEFAULTS.drain_seconds`: the guard's alarm shuts its
+    socket down then. A response without a socket cannot be stopped so: False, no drain."""
+    if guard.socket is None:
+        yield False
+        return
+    guard.arm(time.monotonic() + DEFAULTS.drain_seconds, "drained")
+    yield True

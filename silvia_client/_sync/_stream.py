@@ -93,7 +93,7 @@ class ChatStream(StreamState[Opener]):
             if call.trace is not None:  # first: a drain that fails cannot keep it open
                 call.trace.end_turn(builder)
             if chunks is not None and builder.done:
-                drain(response, chunks, guard)  # the rest of the body (see `_body.drain`)
+                drain(chunks, guard)  # the rest of the body (see `_body.drain`)
             # Unwatched first: a late alarm must not touch a connection back in the pool.
             guard.release()
             response.close()
