@@ -1,6 +1,7 @@
 """Peak memory against a hostile server, with the size limits and without them, in one run.
 
-    python benchmarks/bench_limits.py [--payload-mib N] [--events N]
+    python benchmarks/bench_limits.py [--payload-mib N] [--events N] [--tiny-mib N]
+                                      [--shape-mib N] [--shape PREFIX] [--only-tiny | --only-shapes]
 
 A raw-socket server on 127.0.0.1 (in this process) sends, for each case,
 `--payload-mib` MiB (default 64) of:
@@ -31,6 +32,19 @@ does (`check_recordings`). Each prints its peak growth and as a multiple of the
 default `max_response_bytes`. Goal: every one under 1 GiB. Run it with
 `PYTHONPATH` at an older tree to get that tree's figures.
 
+Then the JSON shapes (issue 28, finding 6; `--only-shapes` for these alone), each just
+under `--shape-mib` MiB (default 16) with both limits at that: arrays of small arrays,
+of numbers, of short strings (one-byte and two-byte text), of tiny rows, one object of
+many keys, arrays nested and objects nested (within `json.loads`'s depth), each in a
+history (a message's unmodelled field) and in a stream (three citation events'
+unmodelled field); then citation rows, rows that are not objects and messages that are
+not objects, which the SDK reads into objects of its own (a `Citation`, a `RowError`).
+Each "full" (the shape throughout) and "capped" (just under the count cap, padded to
+the limit with one string). Each prints the values counted, its peak growth, that as a
+multiple of the limit, and PASS if under the documented multiple (`DOCUMENTED`).
+`--shape PREFIX` (repeatable) runs only the cases so named. A tree without the value
+cap (`DEFAULTS.bytes_per_value`) gets the "full" cases only.
+
 Then memory per kept event: a stream of `--events` unknown events (which the
 `Turn` keeps, never drops), measured with `tracemalloc` after the turn is
 built, divided by the number of events.
@@ -50,7 +64,8 @@ import socketserver
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import partial
 
 MiB = 1024 * 1024
 LIMITS = {"4 MiB": 4 * MiB, "16 MiB": 16 * MiB, "none": 2**62}
@@ -229,6 +244,11 @@ if endpoint == "recording":
 limits = {}
 if len(sys.argv) > 3:  # both limits at this many bytes; otherwise the client's defaults
     limits = {"max_event_bytes": int(sys.argv[3]), "max_response_bytes": int(sys.argv[3])}
+    # What loads on first use (the row models and their schemas) before the baseline:
+    # a few MiB whatever the body, which would swamp a small limit's multiple.
+    from silvia_client.citations import Citation, InlineCitation
+    Citation.model_validate({"source": "a"})
+    InlineCitation.model_validate({"source": "a", "offset": 0})
 client = SilviaClient(base_url="https://silvia.test", token="t", max_retries=0,
                       http_client=httpx.Client(transport=httpx.MockTransport(handler)), **limits)
 with open("/proc/self/clear_refs", "w") as clear:
@@ -361,30 +381,43 @@ def row_bodies(name: str, limit: int, values: int | None) -> tuple[bytes, bytes 
     return history, None
 
 
-def shape_bodies(limit: int, cap: int | None) -> dict[str, tuple[str, bytes]]:
+def row_history(name: str, limit: int, values: int | None) -> bytes:
+    return row_bodies(name, limit, values)[0]
+
+
+def row_stream(name: str, limit: int, values: int | None) -> bytes:
+    return row_bodies(name, limit, values)[1] or b""
+
+
+HEAD = b'{"session":{"id":"s1"},"messages":[{"id":"m","role":"assistant","content":"x","x":'
+
+
+def shape_history(shape: Callable[[int], bytes], limit: int, values: int | None) -> bytes:
+    return HEAD + filled(shape, limit - 1000, values and values - 100) + b"}]}"
+
+
+def shape_stream(shape: Callable[[int], bytes], limit: int, values: int | None) -> bytes:
+    data = filled(shape, limit // 3 - 1000, values and values // 3 - 100)
+    event = b'event: citation\ndata: {"citation":{"source":"a","x":' + data + b"}}\n\n"
+    return SESSION + event * 3 + DONE
+
+
+def shape_bodies(limit: int, cap: int | None) -> Iterator[tuple[str, str, Callable[[], bytes]]]:
     """Each shape, as a history (one message's unmodelled field) and as a stream (three
     citation events, each with an unmodelled field), of just under `limit` bytes: "full"
     is the shape throughout (past the cap); "capped" holds `cap` values and is padded.
-    Then the rows, as a history and, where they have one, as a stream."""
-    head = b'{"session":{"id":"s1"},"messages":[{"id":"m","role":"assistant","content":"x","x":'
-    out: dict[str, tuple[str, bytes]] = {}
+    Then the rows, as a history and, where they have one, as a stream. Each is (name,
+    endpoint, a function that builds the body), so a case not run is not built."""
     variants = (("full", None), ("capped", cap)) if cap is not None else (("full", None),)
     for name, shape in SHAPES.items():
         for variant, values in variants:
-            body = head + filled(shape, limit - 1000, values and values - 100) + b"}]}"
-            out[f"{name}-history-{variant}"] = ("get", body)
-            event = b'event: citation\ndata: {"citation":{"source":"a","x":' + filled(
-                shape, limit // 3 - 1000, values and values // 3 - 100
-            )
-            stream = SESSION + (event + b"}}\n\n") * 3 + DONE
-            out[f"{name}-chat-{variant}"] = ("chat", stream)
+            yield f"{name}-history-{variant}", "get", partial(shape_history, shape, limit, values)
+            yield f"{name}-chat-{variant}", "chat", partial(shape_stream, shape, limit, values)
     for name in ROWS:
         for variant, values in variants:
-            history, chat = row_bodies(name, limit, values)
-            out[f"{name}-history-{variant}"] = ("get", history)
-            if chat is not None:
-                out[f"{name}-chat-{variant}"] = ("chat", chat)
-    return out
+            yield f"{name}-history-{variant}", "get", partial(row_history, name, limit, values)
+            if name != "bad-messages":  # messages have no stream of their own
+                yield f"{name}-chat-{variant}", "chat", partial(row_stream, name, limit, values)
 
 
 def shapes(limit: int, documented: float, only: list[str]) -> None:
@@ -399,9 +432,10 @@ def shapes(limit: int, documented: float, only: list[str]) -> None:
         f"{limit / MiB:g} MiB (documented: under {documented:g} x the limit)"
     )
     print(f"  {'case':28} {'values':>10} {'peak growth':>12} {'x limit':>8}  outcome")
-    for name, (endpoint, body) in shape_bodies(limit, cap).items():
+    for name, endpoint, build in shape_bodies(limit, cap):
         if only and not any(name.startswith(prefix) for prefix in only):
             continue
+        body = build()
         with tempfile.NamedTemporaryFile(delete=False) as file:
             file.write(gzip.compress(body, 6))
         try:

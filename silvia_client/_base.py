@@ -33,7 +33,7 @@ from ._options import (
 from ._pool import Pool
 from ._responses import ResponseErrors
 from ._retries import RetryPolicy
-from ._scrub import Scrubber, protect_library_logs
+from ._text import Scrubber, protect_library_logs
 from ._version import __version__
 from ._wire import DEFAULTS, WireFormat
 from .errors import (

@@ -23,8 +23,8 @@ text is written as `\\u` escapes, so the document is ASCII and any file takes it
 before they are text; `pydantic_schema` is how pydantic (and so FastAPI) takes a
 `Turn`, `Message` or `Session` and dumps it as one of them (their
 `__get_pydantic_core_schema__`). `context={"include_provider": True}` asks for the
-providers there too. The models are read through protocols (`display/_protocols.py`),
-as in `_records.py`.
+providers there too. The models' methods call this module, so it names them for
+types only, as `_records.py` does.
 """
 
 from __future__ import annotations
@@ -34,11 +34,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 from .citations._targets import INCLUDE_PROVIDER, asks_for_provider
-from .display._protocols import MessageData, SessionData, TurnData, WireRow
 
 if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler, SerializationInfo
     from pydantic_core import CoreSchema
+
+    from .chat._turn import Turn
+    from .citations._rows import Citation
+    from .sessions._history import Message, Session
 
 __all__ = [
     "message_document",
@@ -50,7 +53,7 @@ __all__ = [
 ]
 
 
-def _rows(rows: Sequence[WireRow], include_provider: bool) -> list[Any]:
+def _rows(rows: Sequence[Citation], include_provider: bool) -> list[Any]:
     context = {INCLUDE_PROVIDER: include_provider}
     return [row.model_dump(mode="json", context=context) for row in rows]
 
@@ -61,7 +64,7 @@ def _error(error: object | None) -> dict[str, Any] | None:
     return {"message": getattr(error, "message", None), "type": getattr(error, "error_type", None)}
 
 
-def turn_document(turn: TurnData, include_provider: bool = False) -> dict[str, Any]:
+def turn_document(turn: Turn, include_provider: bool = False) -> dict[str, Any]:
     """`turn` as the object its JSON document holds (the module's docstring draws it)."""
     timings = turn.timings
     return {
@@ -81,7 +84,7 @@ def turn_document(turn: TurnData, include_provider: bool = False) -> dict[str, A
     }
 
 
-def message_document(message: MessageData, include_provider: bool = False) -> dict[str, Any]:
+def message_document(message: Message, include_provider: bool = False) -> dict[str, Any]:
     """`message` as the object a session's document holds for it."""
     return {
         "id": message.id,
@@ -93,7 +96,7 @@ def message_document(message: MessageData, include_provider: bool = False) -> di
     }
 
 
-def session_document(session: SessionData, include_provider: bool = False) -> dict[str, Any]:
+def session_document(session: Session, include_provider: bool = False) -> dict[str, Any]:
     """`session` as the object its JSON document holds (the module's docstring draws it)."""
     return {
         "type": "session",
@@ -104,13 +107,13 @@ def session_document(session: SessionData, include_provider: bool = False) -> di
     }
 
 
-def turn_json(turn: TurnData, *, include_provider: bool = False, indent: int | None = 2) -> str:
+def turn_json(turn: Turn, *, include_provider: bool = False, indent: int | None = 2) -> str:
     """`turn` as a JSON document (the module's docstring draws it)."""
     return json.dumps(turn_document(turn, include_provider), indent=indent)
 
 
 def session_json(
-    session: SessionData, *, include_provider: bool = False, indent: int | None = 2
+    session: Session, *, include_provider: bool = False, indent: int | None = 2
 ) -> str:
     """`session` as a JSON document (the module's docstring draws it)."""
     return json.dumps(session_document(session, include_provider), indent=indent)

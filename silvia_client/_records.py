@@ -11,48 +11,55 @@ views number it, `label` and `hrefs` are what `resolve_citation` gives, and
 `frame(records)` builds the `pandas.DataFrame` (the `pandas` extra), each
 column typed; without pandas it raises an `ImportError` naming the extra. The
 records are plain values, so any other table library takes them as they are.
-The models are read through protocols (`display/_protocols.py`), as in `_export.py`.
+The models' methods call this module, so it names them for types only, as `_export.py` does.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .citations._final import final_targets
 from .citations._links import resolve_citation, web_origin
 from .citations._targets import AccountsTarget, AccountTarget, MarketDataTarget
-from .display._protocols import MessageData, SessionData, TurnData, WireRow
 from .display._sources import number_sources
+
+if TYPE_CHECKING:
+    from .chat._turn import Turn
+    from .citations._rows import Citation
+    from .sessions._history import Message, Session
 
 __all__ = ["FIELDS", "PANDAS_EXTRA", "frame", "message_records", "session_records", "turn_records"]
 
+# In reading order: what a row is (kind, label, title, quote) first, then where it points,
+# then the bookkeeping; the long ids and the times last, so that a table at a
+# notebook's width shows the first columns a person reads.
 FIELDS = (
-    "session_id",
-    "message_id",
-    "role",
-    "created_at",
-    "summary",
-    "index",
-    "number",
-    "offset",
-    "source",
+    "kind",
+    "label",
     "title",
     "cited_text",
-    "kind",
+    "number",
+    "source",
     "url",
     "ticker",
     "account_ids",
-    "label",
     "hrefs",
     "final",
+    "summary",
+    "index",
+    "offset",
+    "role",
+    "created_at",
+    "message_id",
+    "session_id",
 )
 PANDAS_EXTRA = "to_pandas() needs pandas: pip install 'silvia-client[pandas]'"
 
 
 def _rows(
-    inline: Sequence[WireRow], summary: Sequence[WireRow], about: dict[str, Any], web_url: str
+    inline: Sequence[Citation], summary: Sequence[Citation], about: dict[str, Any], web_url: str
 ) -> list[dict[str, Any]]:
     numbers = number_sources([*inline, *summary])
     finals = final_targets(inline, summary)
@@ -69,57 +76,55 @@ def _rows(
             else:
                 account_ids = ()
             out.append(
-                {
-                    **about,
-                    "summary": is_summary,
-                    "index": index,
-                    "number": numbers[row.source],
-                    "offset": None if is_summary else getattr(row, "offset", None),
-                    "source": row.source,
+                {  # in the order of `FIELDS`
+                    "kind": None if target is None else target.kind,
+                    "label": resolved.label,
                     "title": row.title,
                     "cited_text": row.cited_text,
-                    "kind": None if target is None else target.kind,
+                    "number": numbers[row.source],
+                    "source": row.source,
                     "url": url if isinstance(url, str) else None,
                     "ticker": target.ticker if isinstance(target, MarketDataTarget) else None,
                     "account_ids": account_ids,
-                    "label": resolved.label,
                     "hrefs": tuple(link.href for link in resolved.links),
                     "final": target == finals[row.source],
+                    "summary": is_summary,
+                    "index": index,
+                    "offset": None if is_summary else getattr(row, "offset", None),
+                    **about,
                 }
             )
     return out
 
 
-def _message_rows(
-    message: MessageData, session_id: str | None, web_url: str
-) -> list[dict[str, Any]]:
+def _message_rows(message: Message, session_id: str | None, web_url: str) -> list[dict[str, Any]]:
     about = {
-        "session_id": session_id,
-        "message_id": message.id,
         "role": message.role,
         "created_at": message.created_at,
+        "message_id": message.id,
+        "session_id": session_id,
     }
     return _rows(message.inline_citations, message.citations, about, web_url)
 
 
-def turn_records(turn: TurnData, *, web_url: str | None = None) -> list[dict[str, Any]]:
+def turn_records(turn: Turn, *, web_url: str | None = None) -> list[dict[str, Any]]:
     """One record per row of `turn`: the summary's rows, then the streamed ones."""
     # A turn is an assistant's answer, not yet a stored message: no id, no time.
     about = {
-        "session_id": turn.session_id,
-        "message_id": None,
         "role": "assistant",
         "created_at": None,
+        "message_id": None,
+        "session_id": turn.session_id,
     }
     return _rows(turn.inline_citations, turn.citations, about, web_origin(web_url))
 
 
-def message_records(message: MessageData, *, web_url: str | None = None) -> list[dict[str, Any]]:
+def message_records(message: Message, *, web_url: str | None = None) -> list[dict[str, Any]]:
     """One record per row of `message` (`session_id` None: a message does not know it)."""
     return _message_rows(message, None, web_origin(web_url))
 
 
-def session_records(session: SessionData, *, web_url: str | None = None) -> list[dict[str, Any]]:
+def session_records(session: Session, *, web_url: str | None = None) -> list[dict[str, Any]]:
     """One record per row of every message of `session`, message by message."""
     origin = web_origin(web_url)
     return [r for message in session.messages for r in _message_rows(message, session.id, origin)]

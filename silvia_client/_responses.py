@@ -3,7 +3,7 @@
 Shared by the sync and async clients: they read the body (each its own way,
 within a size bound) and hand it here. Messages are built from the status, the
 request id and the server's own error text, never from the request; everything
-the server sent goes through the client's `Scrubber` first (see `_scrub.py`),
+the server sent goes through the client's `Scrubber` first (see `_text.py`),
 so a server that echoes the token cannot make an error show it.
 """
 
@@ -19,7 +19,7 @@ import time
 
 import httpx
 
-from ._scrub import Scrubber
+from ._text import Scrubber
 from ._wire import DEFAULTS, WireFormat
 from .errors import (
     APIConnectionError,

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote
 
-from ._errors_root import ConfigurationError
+from .errors import ConfigurationError
 
 if TYPE_CHECKING:
     import httpx

@@ -32,14 +32,21 @@
 A `StreamError` keeps what arrived before the failure: `.turn`, the partial
 `Turn` (`complete` False). No message holds the bearer token or an account's
 provider: messages are made from status codes, request ids and the server's
-own error text, scrubbed first (`_scrub.py`).
+own error text, scrubbed first (`_text.py`).
+
+`SilviaError.__reduce__` makes every error pickle (and `copy.deepcopy`), so one
+raised in a worker process reaches the parent as itself: the error is rebuilt
+from its `args` without its `__init__` (most take keyword-only arguments, which
+`Exception`'s own pickling, `cls(*args)`, cannot pass), then its attributes
+(`status_code`, `request_id`, `turn`, ...) are put back as they were.
+
+This module imports nothing of the SDK at run time (`Turn` is named for types
+only), so every module, the ground floor's included, raises from here.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
-from ._errors_root import ConfigurationError, SilviaError
 
 if TYPE_CHECKING:
     from .chat._turn import Turn
@@ -71,6 +78,22 @@ __all__ = [
     "UnexpectedResponseError",
     "UnprocessableEntityError",
 ]
+
+
+class SilviaError(Exception):
+    """The root of every error the SDK raises."""
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuilt, (type(self), self.args), self.__dict__)
+
+
+def _rebuilt(cls: type[SilviaError], args: tuple[object, ...]) -> SilviaError:
+    """An error of `cls` with `args`, its `__init__` not run: pickle then sets its attributes."""
+    return cls.__new__(cls, *args)
+
+
+class ConfigurationError(SilviaError, ValueError):
+    """The client was configured in a way that cannot work."""
 
 
 class ClientClosedError(SilviaError):

@@ -62,3 +62,14 @@ def test_the_drawing_is_read_with_its_nesting() -> None:
     assert drawn["StreamTooLargeError"] == "StreamError"
     assert drawn["APITimeoutError"] == "APIConnectionError"
     assert drawn["AuthenticationError"] == "APIStatusError"
+
+
+def test_every_error_of_errors_py_is_named_from_there() -> None:
+    # A traceback names `module.Class`: `silvia_client.errors.ConfigurationError`, as
+    # a user imports it, not a private module it once lived in (`_errors_root`).
+    elsewhere = {
+        name: cls.__module__
+        for name in silvia_client.errors.__all__
+        if (cls := getattr(silvia_client.errors, name)).__module__ != "silvia_client.errors"
+    }
+    assert elsewhere == {}

@@ -136,6 +136,7 @@ def test_the_typed_script_runs() -> None:
     assert out["local"] == [
         "ConfigurationError is a ValueError: True",
         "ClientClosedError",
+        "EventLoopChangedError",
         "InvalidAccountIdError",
         "RecordingFormatError",
         "ScriptFormatError",

@@ -38,6 +38,7 @@ from silvia_client import (
     ClientClosedError,
     ConfigurationError,
     ConflictError,
+    EventLoopChangedError,
     IncompleteTurnError,
     InternalServerError,
     NotFoundError,
@@ -258,6 +259,12 @@ def local_mistakes() -> list[str]:
     try:
         closed.chat.send("Anyone there?")
     except ClientClosedError as error:
+        seen.append(type(error).__name__)
+    kit = ReferenceServer().async_client()  # an async client serves the event loop it ran on
+    asyncio.run(kit.chat.send("Hello"))
+    try:
+        asyncio.run(kit.chat.send("Hello again"))
+    except EventLoopChangedError as error:
         seen.append(type(error).__name__)
     try:
         account_href("..")

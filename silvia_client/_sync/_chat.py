@@ -53,7 +53,8 @@ class Chat:
 
         The other keywords are this turn's options, each None for the client's
         setting; their table is `RequestOptions`'s (in `silvia_client._options`).
-        On a stream, the read timeout is the idle timeout.
+        `timeout` bounds the wait for the answer to start; `idle_timeout`, each
+        silence between its events after that.
         """
         check("message", message)
         check("session_id", session_id)

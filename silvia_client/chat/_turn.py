@@ -119,7 +119,18 @@ class Turn(FinalTargets):
         return turn_records(self, web_url=web_url)
 
     def to_pandas(self, *, web_url: str | None = None) -> Any:
-        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra)."""
+        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra).
+
+        Each citation is there twice when the server sent both: once as a
+        `citations_summary` row (`summary` True) and once as it streamed in. To
+        count each once, keep the summary's rows::
+
+            frame = turn.to_pandas()
+            frame[frame["summary"]].groupby("kind", dropna=False).size()
+
+        The columns read left to right: `kind`, `label`, `title`, `cited_text`,
+        ..., the ids and times last (docs/notebooks.md lists them).
+        """
         from .._records import frame
 
         return frame(self.citation_records(web_url=web_url))

@@ -4,7 +4,7 @@
 web app opens `/accounts/${encodeURIComponent(accountId)}` and our links must
 be the same links. `resolve_citation` turns a citation into a label and its
 links; it never shows `provider`, only http(s) URLs ever become links, and
-labels carry no bidi controls (`_clean.py`). `web_origin` reads the web app's
+labels carry no bidi controls (`_text.py`). `web_origin` reads the web app's
 origin, which makes account links absolute (`base_url` always means the API
 server; as a keyword here it is a deprecated alias of `web_url`).
 """
@@ -16,8 +16,8 @@ import warnings
 from dataclasses import dataclass
 from urllib.parse import quote, urljoin
 
-from .._clean import strip_bidi_controls
-from .._errors_root import ConfigurationError, SilviaError
+from .._text import strip_bidi_controls
+from ..errors import ConfigurationError, SilviaError
 from ._targets import (
     AccountRef,
     AccountsTarget,

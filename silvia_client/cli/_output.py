@@ -27,11 +27,10 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO, cast
 
-from ..display import carried
+from .._text import carried
 
 __all__ = [
     "SafeStream",
-    "carried",
     "debug_from_environment",
     "internal_error_lines",
     "writing_safely",

@@ -9,7 +9,7 @@
 
 Labels and links come only from `resolve_citation`, so `provider` is never
 written. Everything from the server goes through `clean` first, the core's
-terminal cleaner (`_scrub.terminal_text`): its control characters are written
+terminal cleaner (`_text.terminal_text`): its control characters are written
 as visible escapes (`\x1b`), so an answer, a title or a URL cannot move the
 cursor, retitle the window or forge a hyperlink; and its bidi controls are
 dropped (the rule every view applies), so it cannot reorder what follows.
@@ -25,7 +25,8 @@ import shutil
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from ..display import marked_segments, numbered_sources, terminal_text
+from .._text import terminal_text
+from ..display import marked_segments, numbered_sources
 
 if TYPE_CHECKING:
     from ..chat import ChatEvent

@@ -22,10 +22,11 @@ history show the same labels and links. Each chip in the answer is numbered by
 its source and links by its own row: where a source's rows carry different
 targets (accounts pooled as the turn went on), a chip opens what its row named.
 
+The models' notebook hooks import this package, so it names the models for types
+only (under `TYPE_CHECKING`), and imports none at run time.
+
 Where things are:
 
-- `_protocols.py` what the views (and the records, the documents) read of the models:
-                  no model is imported here, as the models' hooks import this package
 - `_sources.py`   numbering the sources and placing their marks (`numbered_sources`,
                   `marked_segments`): what every view shares
 - `_html.py`      the HTML views (`turn_html`, ...), the notes a view gives once, and
@@ -36,12 +37,10 @@ Where things are:
                   (host colours, light and dark)
 - `_live.py`      `live(stream)` / `alive(stream)`: a turn streamed into a notebook cell
 - `_markdown.py`  the Markdown views (`turn_markdown`, ...), their escaping and links
-- `../_clean.py`  `strip_bidi_controls`, which labels (`resolve_citation`) apply too;
-                  `terminal_text`, `xml_text`, `json_clean`, `carried`: server text
-                  fit for a terminal, XML, a JSON report, a stream's encoding
+- `../_text.py`   `strip_bidi_controls`, which labels (`resolve_citation`) apply too
 """
 
-from .._clean import carried, json_clean, strip_bidi_controls, terminal_text, xml_text
+from .._text import strip_bidi_controls
 from ._html import citation_html, message_html, page, session_html, turn_html
 from ._live import alive, live
 from ._markdown import citation_markdown, message_markdown, session_markdown, turn_markdown
@@ -50,10 +49,8 @@ from ._sources import NumberedSource, marked_segments, number_sources, numbered_
 __all__ = [
     "NumberedSource",
     "alive",
-    "carried",
     "citation_html",
     "citation_markdown",
-    "json_clean",
     "live",
     "marked_segments",
     "message_html",
@@ -64,8 +61,6 @@ __all__ = [
     "session_html",
     "session_markdown",
     "strip_bidi_controls",
-    "terminal_text",
     "turn_html",
     "turn_markdown",
-    "xml_text",
 ]

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..citations._final import final_targets
-from ._protocols import MessageLike
 from ._style import KIND_NAMES, kind_class
+
+if TYPE_CHECKING:
+    from ..sessions._history import Message
 
 __all__ = ["glance_html"]
 
@@ -24,7 +27,7 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def glance_html(messages: Sequence[MessageLike]) -> str:
+def glance_html(messages: Sequence[Message]) -> str:
     """The line: a bar by kind, then "N messages · N sources (N rows) · Kind N ... · N legacy"."""
     kinds: Counter[str | None] = Counter()
     rows = legacy = 0

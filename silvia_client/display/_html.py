@@ -21,14 +21,18 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from ..citations._links import resolve_citation, web_origin
 from ._glance import glance_html
 from ._html_sources import escape, link_html, source_item_html, sources_html
-from ._protocols import CitedRow, MessageLike, SessionLike, StreamedRow, TurnLike
 from ._sources import NumberedSource, chips, numbered_sources
 from ._style import style
+
+if TYPE_CHECKING:
+    from ..chat._turn import Turn
+    from ..citations._rows import Citation, InlineCitation
+    from ..sessions._history import Message, Session
 
 __all__ = [
     "citation_html",
@@ -74,7 +78,9 @@ class _Notes:
         self.unmarked = 0
         self.relative = False
 
-    def cited(self, text: str, inline: Sequence[StreamedRow], citations: Sequence[CitedRow]) -> str:
+    def cited(
+        self, text: str, inline: Sequence[InlineCitation], citations: Sequence[Citation]
+    ) -> str:
         """An answer with its chips, then its sources; what it leaves unsaid is noted."""
         sources = numbered_sources(inline, citations, web_url=self.web_url)
         pieces = chips(text, inline, sources, self.web_url)
@@ -91,7 +97,7 @@ class _Notes:
         )
         return f'<p class="silvia-answer">{answer}</p>{sources_html(sources, rows)}'
 
-    def message(self, message: MessageLike) -> str:
+    def message(self, message: Message) -> str:
         role_class = re.sub(r"[^a-z0-9-]", "", (message.role or "").lower()) or "message"
         return (
             f'<div class="silvia-message silvia-{role_class}"><p class="silvia-role">'
@@ -118,14 +124,14 @@ class _Notes:
 
 
 def citation_html(
-    citation: CitedRow, *, web_url: str | None = None, base_url: str | None = None
+    citation: Citation, *, web_url: str | None = None, base_url: str | None = None
 ) -> str:
     """One citation: its kind, its label, its links, and what it quoted."""
     resolved = resolve_citation(citation, web_url=web_origin(web_url, base_url))
     return view("citation", source_item_html(NumberedSource(1, citation, resolved)))
 
 
-def turn_html(turn: TurnLike, *, web_url: str | None = None, base_url: str | None = None) -> str:
+def turn_html(turn: Turn, *, web_url: str | None = None, base_url: str | None = None) -> str:
     """A turn: the answer with numbered citation chips, then its sources."""
     notes = _Notes(web_origin(web_url, base_url))
     body = notes.cited(turn.text, turn.inline_citations, turn.citations) + notes.html()
@@ -136,7 +142,7 @@ def turn_html(turn: TurnLike, *, web_url: str | None = None, base_url: str | Non
 
 
 def message_html(
-    message: MessageLike, *, web_url: str | None = None, base_url: str | None = None
+    message: Message, *, web_url: str | None = None, base_url: str | None = None
 ) -> str:
     """One message of a session: its role, its text with chips, its sources."""
     notes = _Notes(web_origin(web_url, base_url))
@@ -145,7 +151,7 @@ def message_html(
 
 
 def session_html(
-    session: SessionLike, *, web_url: str | None = None, base_url: str | None = None
+    session: Session, *, web_url: str | None = None, base_url: str | None = None
 ) -> str:
     """A session: its title and a line that sums it up, then each message with its sources."""
     notes = _Notes(web_origin(web_url, base_url))
@@ -167,14 +173,14 @@ def page(
     views take it: a page opened from a file has no web app to be relative to.
     """
     if hasattr(obj, "messages"):
-        session = cast(SessionLike, obj)
+        session = cast("Session", obj)
         shown, html = session.title or session.id, session_html(session, web_url=web_url)
     elif hasattr(obj, "complete"):
-        shown, html = "Silvia answer", turn_html(cast(TurnLike, obj), web_url=web_url)
+        shown, html = "Silvia answer", turn_html(cast("Turn", obj), web_url=web_url)
     elif hasattr(obj, "role"):
-        shown, html = "Silvia message", message_html(cast(MessageLike, obj), web_url=web_url)
+        shown, html = "Silvia message", message_html(cast("Message", obj), web_url=web_url)
     elif hasattr(obj, "source") and hasattr(obj, "target"):
-        shown, html = "Silvia citation", citation_html(cast(CitedRow, obj), web_url=web_url)
+        shown, html = "Silvia citation", citation_html(cast("Citation", obj), web_url=web_url)
     else:
         raise TypeError(
             f"page() takes a Turn, a Session, a Message or a Citation, not {type(obj).__name__}"

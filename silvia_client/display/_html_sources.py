@@ -15,12 +15,15 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from .._clean import strip_bidi_controls
+from .._text import strip_bidi_controls
 from ..citations._links import CitationLink
-from ._protocols import CitedRow
 from ._sources import NumberedSource, fold
 from ._style import KIND_NAMES, LEGACY_NAME, kind_class, link_texts
+
+if TYPE_CHECKING:
+    from ..citations._rows import Citation
 
 __all__ = ["FOLDED_ROWS", "escape", "key_values", "link_html", "source_item_html", "sources_html"]
 
@@ -101,7 +104,7 @@ def quote_html(text: str | None) -> str:
     return out
 
 
-def source_item_html(source: NumberedSource, rows: Iterable[CitedRow] = ()) -> str:
+def source_item_html(source: NumberedSource, rows: Iterable[Citation] = ()) -> str:
     """One source's item: badge, label, links, its quote, and its other rows' quotes folded."""
     row, links = source.citation, source.resolved.links
     kind = None if row.target is None else row.target.kind
@@ -129,11 +132,11 @@ def source_item_html(source: NumberedSource, rows: Iterable[CitedRow] = ()) -> s
     return out
 
 
-def sources_html(sources: Sequence[NumberedSource], rows: Sequence[CitedRow]) -> str:
+def sources_html(sources: Sequence[NumberedSource], rows: Sequence[Citation]) -> str:
     """The "Sources" heading and list (nothing when there are none); `rows`: every row cited."""
     if not sources:
         return ""
-    by_source: dict[str, list[CitedRow]] = {}  # one pass: each source then reads its own rows
+    by_source: dict[str, list[Citation]] = {}  # one pass: each source then reads its own rows
     for row in rows:
         by_source.setdefault(row.source, []).append(row)
     items = "".join(

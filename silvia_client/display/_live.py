@@ -14,15 +14,17 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any, Protocol, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar
 
-from .._errors_root import ConfigurationError
+from ..errors import ConfigurationError
 from ._html import text_html, view
-from ._protocols import TurnLike
+
+if TYPE_CHECKING:
+    from ..chat._turn import Turn
 
 __all__ = ["AsyncLiveStream", "LiveStream", "Throttle", "alive", "live", "streaming_html"]
 
-TurnT_co = TypeVar("TurnT_co", bound=TurnLike, covariant=True)
+TurnT_co = TypeVar("TurnT_co", bound="Turn", covariant=True)
 UPDATES_PER_SECOND = 10.0
 
 
@@ -103,7 +105,7 @@ class _Cell:
         elif self._throttle.ready():
             self._handle.update(self._html(streaming_html("".join(self._pieces))))
 
-    def end(self, turn: TurnLike | None) -> None:
+    def end(self, turn: Turn | None) -> None:
         """Show the final view (`turn`'s own), or the partial turn of a failed stream."""
         if self._handle is None:
             self._out.write("\n")

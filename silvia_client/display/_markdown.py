@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from .._clean import strip_bidi_controls
+from .._text import strip_bidi_controls
 from ..citations._links import CitationLink, resolve_citation, web_origin
-from ._protocols import CitedRow, MessageLike, SessionLike, StreamedRow, TurnLike
 from ._sources import NumberedSource, chips, fold, numbered_sources, one_line
 from ._style import link_texts
+
+if TYPE_CHECKING:
+    from ..chat._turn import Turn
+    from ..citations._rows import Citation, InlineCitation
+    from ..sessions._history import Message, Session
 
 __all__ = ["citation_markdown", "message_markdown", "session_markdown", "turn_markdown"]
 
@@ -67,8 +72,8 @@ def _source_markdown(source: NumberedSource) -> str:
 
 def _cited_markdown(
     text: str,
-    inline: Sequence[StreamedRow],
-    citations: Sequence[CitedRow],
+    inline: Sequence[InlineCitation],
+    citations: Sequence[Citation],
     web_url: str,
     heading: str,
 ) -> list[str]:
@@ -87,16 +92,14 @@ def _cited_markdown(
 
 
 def citation_markdown(
-    citation: CitedRow, *, web_url: str | None = None, base_url: str | None = None
+    citation: Citation, *, web_url: str | None = None, base_url: str | None = None
 ) -> str:
     """One citation: its label in bold, its links, and what it quoted."""
     resolved = resolve_citation(citation, web_url=web_origin(web_url, base_url))
     return _source_markdown(NumberedSource(1, citation, resolved))
 
 
-def turn_markdown(
-    turn: TurnLike, *, web_url: str | None = None, base_url: str | None = None
-) -> str:
+def turn_markdown(turn: Turn, *, web_url: str | None = None, base_url: str | None = None) -> str:
     """A turn: the answer with numbered markers, then the numbered sources."""
     web_url = web_origin(web_url, base_url)
     parts = _cited_markdown(
@@ -108,21 +111,21 @@ def turn_markdown(
     return "\n\n".join(parts)
 
 
-def _message_parts(message: MessageLike, web_url: str) -> list[str]:
+def _message_parts(message: Message, web_url: str) -> list[str]:
     role = f"**{_m(one_line(message.role or 'message'))}**"
     cited = _cited_markdown(message.text, message.inline_citations, message.citations, web_url, "")
     return [role, *cited]
 
 
 def message_markdown(
-    message: MessageLike, *, web_url: str | None = None, base_url: str | None = None
+    message: Message, *, web_url: str | None = None, base_url: str | None = None
 ) -> str:
     """One message of a session: its role, its text with markers, its numbered sources."""
     return "\n\n".join(_message_parts(message, web_origin(web_url, base_url)))
 
 
 def session_markdown(
-    session: SessionLike, *, web_url: str | None = None, base_url: str | None = None
+    session: Session, *, web_url: str | None = None, base_url: str | None = None
 ) -> str:
     """A session: its title, then each message with its citations."""
     web_url = web_origin(web_url, base_url)

@@ -12,10 +12,13 @@ command (`cli/_render.py`) all number and place through here; `fold` and
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from ..citations._final import final_targets
 from ..citations._links import ResolvedCitation, resolve_citation, web_origin
-from ._protocols import CitedRow, StreamedRow
+
+if TYPE_CHECKING:
+    from ..citations._rows import Citation, InlineCitation
 
 __all__ = [
     "FOLDED_CHARS",
@@ -32,7 +35,7 @@ __all__ = [
 FOLDED_CHARS = 200  # a quote longer than this folds after it
 
 
-def number_sources(citations: Iterable[CitedRow]) -> dict[str, int]:
+def number_sources(citations: Iterable[Citation]) -> dict[str, int]:
     """Each source's number, 1, 2, ..., in order of first appearance."""
     numbers: dict[str, int] = {}
     for citation in citations:
@@ -45,9 +48,9 @@ class NumberedSource:
 
     __slots__ = ("citation", "number", "resolved")
 
-    def __init__(self, number: int, citation: CitedRow, resolved: ResolvedCitation) -> None:
+    def __init__(self, number: int, citation: Citation, resolved: ResolvedCitation) -> None:
         self.number: int = number
-        self.citation: CitedRow = citation
+        self.citation: Citation = citation
         self.resolved: ResolvedCitation = resolved
 
     @property
@@ -59,8 +62,8 @@ class NumberedSource:
 
 
 def numbered_sources(
-    inline: Sequence[CitedRow],
-    citations: Sequence[CitedRow],
+    inline: Sequence[Citation],
+    citations: Sequence[Citation],
     *,
     web_url: str | None = None,
     base_url: str | None = None,
@@ -74,7 +77,7 @@ def numbered_sources(
     web_url = web_origin(web_url, base_url)
     numbers = number_sources([*inline, *citations])
     finals = final_targets(inline, citations)
-    chosen: dict[str, CitedRow] = {}
+    chosen: dict[str, Citation] = {}
     for citation in (*citations, *inline):
         if citation.target == finals[citation.source]:
             chosen.setdefault(citation.source, citation)
@@ -85,7 +88,7 @@ def numbered_sources(
 
 
 def marked_segments(
-    text: str, inline: Sequence[StreamedRow], numbers: dict[str, int]
+    text: str, inline: Sequence[InlineCitation], numbers: dict[str, int]
 ) -> list[tuple[str, list[int]]]:
     """`text` cut at each streamed citation's offset, with the source numbers to mark there.
 
@@ -100,14 +103,14 @@ def marked_segments(
 
 
 def marked_rows(
-    text: str, inline: Sequence[StreamedRow], numbers: dict[str, int]
-) -> list[tuple[str, list[tuple[int, StreamedRow]]]]:
+    text: str, inline: Sequence[InlineCitation], numbers: dict[str, int]
+) -> list[tuple[str, list[tuple[int, InlineCitation]]]]:
     """`marked_segments`, each mark with the row it stands for (its source's first there)."""
     placed = sorted(
         (c for c in inline if c.offset is not None and 0 <= c.offset <= len(text)),
         key=lambda c: c.offset or 0,
     )
-    pieces: list[tuple[str, list[tuple[int, StreamedRow]]]] = []
+    pieces: list[tuple[str, list[tuple[int, InlineCitation]]]] = []
     start = 0
     marked: set[int] = set()  # the numbers marked at `start`: one look-up per citation
     for citation in placed:
@@ -126,7 +129,7 @@ def marked_rows(
 
 
 def chips(
-    text: str, inline: Sequence[StreamedRow], sources: Sequence[NumberedSource], web_url: str
+    text: str, inline: Sequence[InlineCitation], sources: Sequence[NumberedSource], web_url: str
 ) -> list[tuple[str, list[NumberedSource]]]:
     """The answer's pieces, each with the chips after it: its source's number, its own row's
     label and links (where a source's rows carry different targets, a chip opens its own)."""

@@ -33,7 +33,8 @@ from collections.abc import Sequence
 from importlib import resources
 
 from .. import __version__
-from ..display import terminal_text, turn_html
+from .._text import terminal_text
+from ..display import turn_html
 from ._html_chart import ChartRow, timing_chart
 from ._html_matrix import rule_matrix
 from ._html_text import h as _h

@@ -20,8 +20,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .._text import terminal_text
 from ..chat import Timings
-from ..display import terminal_text
 from ._html_text import DAY, h, seconds
 
 __all__ = ["ChartRow", "timing_chart"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 
-from ..display import terminal_text
+from .._text import terminal_text
 from ._results import PromptResult, seconds_text
 
 __all__ = ["DAY", "h", "seconds", "verdict"]

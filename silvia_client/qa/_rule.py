@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
-from ..display import terminal_text
+from .._text import terminal_text
 from ._facts import Facts
 
 __all__ = ["Check", "Finding", "Problem", "Rule", "Severity", "Skip"]

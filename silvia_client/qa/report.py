@@ -20,7 +20,7 @@ a timing chart, and per prompt the turn with its citations and the findings.
 
 Everything here is built from findings, which are already redacted, and from
 the script: no report holds a provider or the token. Every writer puts what it
-writes through the core's cleaner for its medium (`_scrub`): the table and
+writes through the core's cleaner for its medium (`_text.py`): the table and
 the finding lines through `terminal_text`, the JUnit document through
 `xml_text` (every attribute and text), the JSON report through `json_clean`,
 the HTML page through `terminal_text` (after its own escaping, in `_html.py`). So a control
@@ -35,8 +35,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from .. import __version__
+from .._text import json_clean, terminal_text, xml_text
 from ..chat import Timings
-from ..display import json_clean, terminal_text, xml_text
 from ._results import (
     PromptResult,
     RunResult,

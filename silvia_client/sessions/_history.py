@@ -96,7 +96,18 @@ class Message(FinalTargets):
         return message_records(self, web_url=web_url)
 
     def to_pandas(self, *, web_url: str | None = None) -> Any:
-        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra)."""
+        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra).
+
+        Each citation is there twice when the server sent both: once as a
+        `citations_summary` row (`summary` True) and once as it streamed in. To
+        count each once, keep the summary's rows::
+
+            frame = message.to_pandas()
+            frame[frame["summary"]].groupby("kind", dropna=False).size()
+
+        The columns read left to right: `kind`, `label`, `title`, `cited_text`,
+        ..., the ids and times last (docs/notebooks.md lists them).
+        """
         from .._records import frame
 
         return frame(self.citation_records(web_url=web_url))
@@ -141,7 +152,18 @@ class Session:
         return session_records(self, web_url=web_url)
 
     def to_pandas(self, *, web_url: str | None = None) -> Any:
-        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra)."""
+        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra).
+
+        Each citation is there twice when the server sent both: once as a
+        `citations_summary` row (`summary` True) and once as it streamed in. To
+        count each once, keep the summary's rows::
+
+            frame = session.to_pandas()
+            frame[frame["summary"]].groupby("kind", dropna=False).size()
+
+        The columns read left to right: `kind`, `label`, `title`, `cited_text`,
+        ..., the ids and times last (docs/notebooks.md lists them).
+        """
         from .._records import frame
 
         return frame(self.citation_records(web_url=web_url))

@@ -43,15 +43,16 @@ if TYPE_CHECKING:
     from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS, scenarios
     from ._loopback import LoopbackServer
     from ._record_transport import Capture, RecordingTransport, arecord_turn, record_turn
-    from ._recording import (
+    from ._recording import Recording
+    from ._recording_format import RecordingFormatError
+    from ._recording_parts import (
         RecordedChunk,
         RecordedReload,
         RecordedRequest,
         RecordedResponse,
-        Recording,
     )
-    from ._recording_format import RecordingFormatError
-    from ._replay import RECORDING_COMMAND, ReplayServer, ReplayTransport
+    from ._replay import ReplayTransport
+    from ._replay_server import RECORDING_COMMAND, ReplayServer
     from ._scenario import Rewrite, Scenario, is_scenario_name
     from ._script import Checkpoint, Cite, PriorTurn, Say, ScriptItem
     from ._server import IN_PROCESS_URL, SCENARIO_COMMAND, SCENARIO_HEADER, ReferenceServer
@@ -169,15 +170,16 @@ load_on_first_use(
         "._library": ("DEFAULT_SCENARIO", "LEGACY_HISTORY", "SCENARIOS", "scenarios"),
         "._loopback": ("LoopbackServer",),
         "._record_transport": ("Capture", "RecordingTransport", "arecord_turn", "record_turn"),
-        "._recording": (
+        "._recording": ("Recording",),
+        "._recording_format": ("RecordingFormatError",),
+        "._recording_parts": (
             "RecordedChunk",
             "RecordedReload",
             "RecordedRequest",
             "RecordedResponse",
-            "Recording",
         ),
-        "._recording_format": ("RecordingFormatError",),
-        "._replay": ("RECORDING_COMMAND", "ReplayServer", "ReplayTransport"),
+        "._replay": ("ReplayTransport",),
+        "._replay_server": ("RECORDING_COMMAND", "ReplayServer"),
         "._scenario": ("Rewrite", "Scenario", "is_scenario_name"),
         "._script": ("Checkpoint", "Cite", "PriorTurn", "Say", "ScriptItem"),
         "._server": ("IN_PROCESS_URL", "SCENARIO_COMMAND", "SCENARIO_HEADER", "ReferenceServer"),

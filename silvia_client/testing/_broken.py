@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
-from .._wire import WireFormat
+from .. import WireFormat
 from ._faults import EndWithoutDone, SendMalformed
 from ._library import SCENARIOS
 from ._scenario import Scenario

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 from urllib.parse import parse_qs, urlsplit
 
-from ..citations._accounts import ACCOUNT_ID_COLUMNS, account_ref_from_row
-from ..citations._targets import (
+from ..citations import (
     AccountRef,
     AccountsTarget,
     AccountTarget,
@@ -36,8 +35,10 @@ from ..citations._targets import (
     PortfolioTarget,
     TaxReferenceTarget,
     WebTarget,
+    account_ref_from_row,
     is_http_url,
 )
+from ..citations._accounts import ACCOUNT_ID_COLUMNS
 from ._tools import (
     ExecutePython,
     ExecuteSql,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from .._wire import DEFAULT_WIRE, WireFormat
+from .. import DEFAULT_WIRE, WireFormat
 from ._faults import status_fault
 from ._scenario import Scenario
 from ._steps import Drop, Encoded, Event, Pause, Repeat

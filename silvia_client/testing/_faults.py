@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, TypeAlias
 
-from .._wire import WireFormat
+from .. import WireFormat
 from ._hostile import (
     EchoToken,
     KeepAliveForever,

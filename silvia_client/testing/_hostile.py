@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .._wire import WireFormat
+from .. import WireFormat
 from ._gzip import GzipBody
 from ._steps import PING, Effect, Encoded, Event, Raw, Repeat, Step, after_events, json_bytes
 

@@ -33,13 +33,13 @@ import httpx
 
 from .. import AsyncSilviaClient, SilviaClient
 from ..errors import APIConnectionError, SilviaError
-from ._recording import (
+from ._recording import Recording
+from ._recording_parts import (
     BodyEnd,
     RecordedChunk,
     RecordedReload,
     RecordedRequest,
     RecordedResponse,
-    Recording,
 )
 from ._redact import scrub_secret
 

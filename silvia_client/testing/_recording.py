@@ -1,11 +1,19 @@
 """Recordings: one chat turn as it crossed the wire, kept as a value and a file.
 
 Where things are: this module holds the `Recording` value (`load`, `save`,
-`redacted()`, and the replay entry points, which live in `_replay.py`);
-`_recording_format.py` reads and writes the file, and its docstring is the
-format's description; `_record_transport.py` captures recordings from a live
-client (`RecordingTransport`, `record_turn`); `_redact.py` takes the token and,
-on request, account identities out.
+`redacted()`, and the replay entry points), and each of its methods calls the
+module that does the work, none of which imports this one back:
+
+- `_recording_parts.py`  what a recording is made of (`RecordedRequest`,
+                         `RecordedResponse` and its chunks, `RecordedReload`), and
+                         which headers it keeps and a replay can write
+- `_recording_format.py` the file, read and written; its docstring is the format's
+                         description
+- `_redact.py`           the token and, on request, account identities taken out
+- `_replay.py`           one recording replayed in-process (`ReplayTransport`)
+- `_replay_server.py`    recordings served by name (`ReplayServer`), which loads them
+- `_record_transport.py` recordings captured from a live client (`RecordingTransport`,
+                         `record_turn`)
 
 Never in a recording: the bearer token, and the `Authorization`,
 `Proxy-Authorization`, `Cookie` and `Set-Cookie` headers (a `Recording` drops
@@ -24,126 +32,18 @@ with spaces and tabs inside), and `client()`, `async_client()` and
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ._recording_parts import RecordedReload, RecordedRequest, RecordedResponse, header_error
 
 if TYPE_CHECKING:
     from .. import AsyncSilviaClient, SilviaClient
     from ._recording_format import RecordingFormatError
     from ._replay import ReplayTransport
 
-__all__ = [
-    "BODY_ENDS",
-    "FORBIDDEN_HEADERS",
-    "BodyEnd",
-    "Headers",
-    "RecordedChunk",
-    "RecordedReload",
-    "RecordedRequest",
-    "RecordedResponse",
-    "Recording",
-    "allowed_headers",
-    "written_value",
-]
-
-FORBIDDEN_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
-"""Headers no recording ever holds (names lower-case)."""
-
-BodyEnd = Literal["ended", "closed", "disconnected", "timeout"]
-BODY_ENDS: tuple[BodyEnd, ...] = ("ended", "closed", "disconnected", "timeout")
-
-Headers = tuple[tuple[str, str], ...]
-
-
-def allowed_headers(headers: Iterable[tuple[str, str]]) -> Headers:
-    """`headers` with lower-case names, without the `FORBIDDEN_HEADERS`."""
-    return tuple(
-        (name.lower(), value) for name, value in headers if name.lower() not in FORBIDDEN_HEADERS
-    )
-
-
-# A recording keeps any header, but a replay writes only what HTTP can carry.
-_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # RFC 9110 `token`
-_NOT_VALUE = re.compile(r"[^\t\x20-\x7e]")  # a value is visible ASCII, spaces and tabs
-_SHOWN = 60  # characters of a bad name shown in its error
-
-
-def written_value(value: str) -> str:
-    """A header value as a replay writes it: without leading or trailing spaces and tabs."""
-    return value.strip(" \t")
-
-
-def _header_error(name: str, value: str, where: str) -> str | None:
-    """Why a replay cannot write this header (escaped, ASCII only), or None."""
-    if not _TOKEN.fullmatch(name):
-        shown = ascii(name[:_SHOWN]) + ("..." if len(name) > _SHOWN else "")
-        return f"the {where} header name {shown} is not an HTTP token (RFC 9110)"
-    bad = _NOT_VALUE.search(value)
-    if bad is None:
-        return None
-    character = bad.group()
-    if character in "\r\n":
-        what = "a line break"
-    elif character.isascii():
-        what = "a control character"
-    else:
-        what = "a character outside ASCII"
-    return (
-        f"the value of the {where} header {name} holds {what} (U+{ord(character):04X}), "
-        "where HTTP allows visible ASCII, spaces and tabs"
-    )
-
-
-@dataclass(frozen=True)
-class RecordedChunk:
-    """Bytes of a response body as they arrived, `at` seconds after the request went out."""
-
-    at: float
-    data: bytes = field(repr=False)  # raw wire data: it may hold account ids and providers
-
-
-@dataclass(frozen=True)
-class RecordedRequest:
-    """The chat request: method, path (no host) and JSON body; never its headers."""
-
-    method: str
-    path: str
-    body: Any = field(default=None, repr=False)
-
-
-@dataclass(frozen=True)
-class RecordedResponse:
-    """The chat response: status, headers, the body's chunks and how the body ended."""
-
-    status: int
-    headers: Headers = field(default=(), repr=False)
-    chunks: tuple[RecordedChunk, ...] = field(default=(), repr=False)
-    end: BodyEnd = "ended"
-    ended_at: float | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "headers", allowed_headers(self.headers))
-        object.__setattr__(self, "chunks", tuple(self.chunks))
-
-    @property
-    def body(self) -> bytes:
-        """Every chunk's bytes, joined."""
-        return b"".join(chunk.data for chunk in self.chunks)
-
-
-@dataclass(frozen=True)
-class RecordedReload:
-    """The session GET after a completed turn: path, status, headers and body."""
-
-    path: str
-    status: int
-    headers: Headers = field(default=(), repr=False)
-    body: bytes = field(default=b"", repr=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "headers", allowed_headers(self.headers))
+__all__ = ["Recording"]
 
 
 @dataclass(frozen=True)
@@ -195,7 +95,10 @@ class Recording:
         from ._recording_format import parse
 
         # A lone surrogate in a str is kept as bytes that are not UTF-8: an error naming its line.
-        return parse(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
+        request, response, reload, redacted = parse(
+            data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+        )
+        return cls(request, response, reload, is_redacted=redacted)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write this recording to `path` (replacing the file)."""
@@ -241,7 +144,7 @@ class Recording:
             RecordingFormatError(f"{message}: a replay cannot send it", line=line)
             for line, where, headers in owners
             for name, value in headers
-            if (message := _header_error(name, value, where)) is not None
+            if (message := header_error(name, value, where)) is not None
         )
 
     def _replayable(self) -> None:

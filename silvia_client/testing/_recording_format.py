@@ -74,20 +74,22 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterator
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
-from .._version import __version__
+from .. import __version__
 from .._wire import DEFAULTS
 from ..errors import SilviaError
-from ._recording import (
+from ._recording_parts import (
     BODY_ENDS,
     Headers,
     RecordedChunk,
     RecordedReload,
     RecordedRequest,
     RecordedResponse,
-    Recording,
 )
+
+if TYPE_CHECKING:
+    from ._recording import Recording
 
 __all__ = [
     "FORMAT_NAME",
@@ -337,8 +339,11 @@ class _Reader:
         return line
 
 
-def parse(data: bytes) -> Recording:
-    """A recording from a file's bytes; `RecordingFormatError` names the bad line."""
+def parse(data: bytes) -> tuple[RecordedRequest, RecordedResponse, RecordedReload | None, bool]:
+    """A recording's parts from a file's bytes, and whether it is redacted.
+
+    `RecordingFormatError` names the bad line. `Recording.loads` makes the value.
+    """
     reader = _Reader(data)
     header = reader.next("recording")
     if header.type != "recording" or header.value.get("format") != FORMAT_NAME:
@@ -397,7 +402,7 @@ def parse(data: bytes) -> Recording:
     extra = next(_parsed_lines_after(data, line.number), None)
     if extra is not None:
         raise RecordingFormatError("nothing may follow the `end` line", line=extra)
-    return Recording(request, response, reload, is_redacted=bool(redacted))
+    return request, response, reload, bool(redacted)
 
 
 def _parsed_lines_after(data: bytes, number: int) -> Iterator[int]:

@@ -50,20 +50,22 @@ import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from ._recording import (
+from ._recording_format import RecordingFormatError
+from ._recording_parts import (
     Headers,
     RecordedChunk,
     RecordedReload,
     RecordedRequest,
     RecordedResponse,
-    Recording,
 )
-from ._recording_format import RecordingFormatError
 from ._redact_events import EventSpan, data, events, rebuild
 from ._redact_scan import Scan, loads
 from ._steps import json_bytes
+
+if TYPE_CHECKING:
+    from ._recording import Recording
 
 __all__ = ["redact", "scrub_secret"]
 

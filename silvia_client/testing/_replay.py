@@ -1,66 +1,47 @@
-"""Playing recordings back: in-process (`ReplayTransport`) and on a socket (`ReplayServer`).
+"""Playing a recording back in-process: `ReplayTransport`, what `Recording.transport()` returns.
 
-`ReplayTransport` (what `Recording.transport()` returns) is an httpx transport,
-sync and async, for one recording. A POST, whatever its path and body, gets
-the recorded response: status, headers, and the body chunk for chunk; then the
-body ends the way it did (`disconnected` raises `httpx.RemoteProtocolError`,
-`timeout` raises `httpx.ReadTimeout`, as on a socket). A GET whose last path
-segment is the reloaded session's gets the recorded reload; any other request
-is a 404. Without `timing` nothing waits; with it, each chunk comes at its
-recorded time, and a gap longer than the request's read timeout ends in that
-timeout, as it would live. Header values go without leading or trailing spaces
-and tabs (a socket's reader drops them too), as UTF-8 bytes: in-process there is
-no wire a header could split, so even one HTTP cannot carry is handed over
-(`silvia qa check` judges it), while `Recording.client()` refuses it.
+`ReplayTransport` is an httpx transport, sync and async, for one recording. A
+POST, whatever its path and body, gets the recorded response: status, headers,
+and the body chunk for chunk; then the body ends the way it did (`disconnected`
+raises `httpx.RemoteProtocolError`, `timeout` raises `httpx.ReadTimeout`, as on a
+socket). A GET whose last path segment is the reloaded session's gets the
+recorded reload; any other request is a 404. Without `timing` nothing waits;
+with it, each chunk comes at its recorded time, and a gap longer than the
+request's read timeout ends in that timeout, as it would live. Header values go
+without leading or trailing spaces and tabs (a socket's reader drops them too),
+as UTF-8 bytes: in-process there is no wire a header could split, so even one
+HTTP cannot carry is handed over (`silvia qa check` judges it), while
+`Recording.client()` refuses it.
 
 Every body, the reload's included, is handed over as a stream in pieces of at
-most 64 KiB, as a socket's reads are, never as a whole `content=` (which httpx
-reads and decodes at once): so a replaying client reads it through its own
-bounded body path, a gzip body is inflated in pieces, and `max_response_bytes`
-and `max_event_bytes` stop a recorded bomb exactly as they stop a live one.
-
-`ReplayServer` serves several recordings by name, for `silvia serve --replay`
-(`serve_loopback()`) or in-process (`transport()`, on the reference server's
-runner). A request picks one the way it picks a scenario: the
-`x-silvia-scenario` header, or a message starting `/recording NAME`; otherwise
-the first. A session GET with no header finds the recording that reloaded that
-session. In-process, its fixed bodies are streamed too (`_Streamed`). Like the
-reference server, it wants a bearer token: any non-empty one, or exactly
-`token=`. It writes headers on a socket, so it refuses a recording with a
-header HTTP cannot carry (`Recording.header_errors()`: a name that is not an
-RFC 9110 token, a value that is not visible ASCII with spaces and tabs
-inside): a `RecordingFormatError` naming the line, and the file with
-`from_files`.
+most 64 KiB (`pieces`), as a socket's reads are, never as a whole `content=`
+(which httpx reads and decodes at once): so a replaying client reads it through
+its own bounded body path, a gzip body is inflated in pieces, and
+`max_response_bytes` and `max_event_bytes` stop a recorded bomb exactly as they
+stop a live one. `_replay_server.py` (several recordings by name, on a socket)
+shares `pieces`, `reloads` and `not_found`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
-import json
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 import httpx
 
-from .._wire import DEFAULT_WIRE
-from ._loopback import LoopbackServer
-from ._recording import Headers, RecordedResponse, Recording, written_value
-from ._server import SCENARIO_HEADER
-from ._steps import Drop, Pause, Raw, Reply, Request, Step, json_bytes
-from ._transport import InProcessTransport
+from .. import DEFAULT_WIRE
+from ._recording_parts import Headers, RecordedResponse, written_value
+from ._steps import json_bytes
 
-__all__ = ["RECORDING_COMMAND", "ReplayServer", "ReplayTransport"]
+if TYPE_CHECKING:
+    from ._recording import Recording
 
-RECORDING_COMMAND = "/recording"
-"""A message starting `/recording <name>` picks that recording on a `ReplayServer`."""
+__all__ = ["ReplayTransport", "not_found", "pieces", "reloads"]
 
 _DROPPED = "peer closed connection without sending complete message body (replayed)"
-_FRAMING = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive"})
-# How long a replayed stall stays silent on a socket: the replaying client's own
-# idle timeout is what ends it, as it ended the recorded one.
-_STALL_SECONDS = 3600.0
 # The most one read hands the client, as a socket's read would (httpx reads 64 KiB).
 _PIECE = 64 * 1024
 
@@ -69,12 +50,14 @@ def _last_segment(path: str) -> str:
     return unquote(urlsplit(path).path.rstrip("/").rpartition("/")[2])
 
 
-def _reloads(recording: Recording, path: str) -> bool:
+def reloads(recording: Recording, path: str) -> bool:
+    """Whether `path` is the session `recording` reloaded (its last segment, decoded)."""
     reload = recording.reload
     return reload is not None and _last_segment(reload.path) == _last_segment(path)
 
 
-def _not_found(message: str) -> tuple[int, tuple[tuple[str, str], ...], bytes]:
+def not_found(message: str) -> tuple[int, tuple[tuple[str, str], ...], bytes]:
+    """A 404 in the wire's error format: status, headers, body."""
     body = {DEFAULT_WIRE.error_key: {"type": "not_found_error", "message": message}}
     return 404, (("content-type", "application/json"),), json_bytes(body)
 
@@ -104,7 +87,6 @@ class _Pacer:
         self._request = request
         self._started = started
         self._timing = timing
-        self._timeout = _read_timeout(request)
         self._last = started
 
     def wait(self, at: float | None) -> tuple[float, bool]:
@@ -112,8 +94,11 @@ class _Pacer:
         if not self._timing or at is None:
             return 0.0, False
         now, due = time.perf_counter(), self._started + at
-        if self._timeout is not None and due - self._last > self._timeout:
-            return max(0.0, self._last + self._timeout - now), True
+        # Read at each wait, as httpcore reads it for each read: a client sets a stream's
+        # read timeout (its idle timeout) once the head has come.
+        timeout = _read_timeout(self._request)
+        if timeout is not None and due - self._last > timeout:
+            return max(0.0, self._last + timeout - now), True
         return max(0.0, due - now), False
 
     def heard(self) -> None:
@@ -130,7 +115,7 @@ class _Pacer:
         return httpx.ReadTimeout("timed out waiting for the next bytes", request=self._request)
 
 
-def _pieces(data: bytes) -> Iterator[bytes]:
+def pieces(data: bytes) -> Iterator[bytes]:
     """`data` in socket-sized pieces, so the client's limits stop it as they would live."""
     for start in range(0, len(data), _PIECE):
         yield data[start : start + _PIECE]
@@ -148,10 +133,10 @@ class _Whole(httpx.SyncByteStream, httpx.AsyncByteStream):
         self._body = body
 
     def __iter__(self) -> Iterator[bytes]:
-        yield from _pieces(self._body)
+        yield from pieces(self._body)
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        for piece in _pieces(self._body):
+        for piece in pieces(self._body):
             yield piece
 
 
@@ -171,7 +156,7 @@ class _SyncReplay(httpx.SyncByteStream):
             if self._closed:
                 return
             pacer.heard()
-            for piece in _pieces(chunk.data):  # noqa: UP028 (line for line with its async twin)
+            for piece in pieces(chunk.data):  # noqa: UP028 (line for line with its async twin)
                 yield piece
         seconds, times_out = pacer.wait(self._response.ended_at)
         time.sleep(seconds)
@@ -199,7 +184,7 @@ class _AsyncReplay(httpx.AsyncByteStream):
             if self._closed:
                 return
             pacer.heard()
-            for piece in _pieces(chunk.data):
+            for piece in pieces(chunk.data):
                 yield piece
         seconds, times_out = pacer.wait(self._response.ended_at)
         await asyncio.sleep(seconds)
@@ -226,11 +211,11 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         if (
             request.method == "GET"
             and reload is not None
-            and _reloads(self.recording, request.url.path)
+            and reloads(self.recording, request.url.path)
         ):
             reloaded = _header_bytes(reload.headers)
             return httpx.Response(reload.status, headers=reloaded, stream=_Whole(reload.body))
-        status, headers, body = _not_found("Not in this recording.")
+        status, headers, body = not_found("Not in this recording.")
         return httpx.Response(status, headers=list(headers), content=body)
 
     def _chat(
@@ -253,165 +238,3 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         """Answer from the recording: its chat response, or its session for a reload."""
         await request.aread()
         return self._fixed(request) or self._chat(request, _AsyncReplay)
-
-
-# -- on a socket --------------------------------------------------------------
-
-
-def recorded_steps(response: RecordedResponse, *, timing: bool = False) -> tuple[Step, ...]:
-    """The loopback runner's steps for a recorded body (pauses only with `timing`)."""
-    steps: list[Step] = []
-    last = 0.0
-    for chunk in response.chunks:
-        if timing and chunk.at > last:
-            steps.append(Pause(chunk.at - last))
-            last = chunk.at
-        steps.append(Raw(chunk.data))
-    if response.end == "timeout":
-        steps += [Pause(_STALL_SECONDS), Drop()]
-    elif response.end == "disconnected":
-        steps.append(Drop())
-    return tuple(steps)
-
-
-def _unframed(headers: Headers) -> Headers:
-    # The runner frames the body itself (chunked, or a Content-Length).
-    return tuple((name, written_value(value)) for name, value in headers if name not in _FRAMING)
-
-
-def _refuse_unwritable(recording: Recording, path: str | None = None) -> None:
-    """Raise the first header error of `recording` (naming its line, and `path`)."""
-    errors = recording.header_errors()
-    if errors:
-        errors[0].path = path
-        raise errors[0]
-
-
-class ReplayServer:
-    """Recordings served by name on the reference server's runners (see the module docstring).
-
-    `recordings` maps names to recordings, the first being the default;
-    `from_files` names each file by its stem.
-    """
-
-    def __init__(
-        self,
-        recordings: Mapping[str, Recording],
-        *,
-        token: str | None = None,
-        timing: bool = False,
-    ) -> None:
-        if not recordings:
-            raise ValueError("a replay server needs at least one recording")
-        if token is not None and not token.strip():
-            raise ValueError("token must be a non-empty string, or None to accept any token")
-        for recording in recordings.values():
-            _refuse_unwritable(recording)
-        self.recordings: dict[str, Recording] = dict(recordings)
-        self.default: str = next(iter(self.recordings))
-        self.timing = timing
-        self._token = token
-
-    def __repr__(self) -> str:
-        required = self._token is not None
-        return f"<ReplayServer recordings={list(self.recordings)} token_required={required}>"
-
-    @classmethod
-    def from_files(
-        cls, paths: list[str], *, token: str | None = None, timing: bool = False
-    ) -> ReplayServer:
-        """Load each file (a `RecordingFormatError` names its file and line); names are stems.
-
-        A file with a header HTTP cannot carry is refused the same way.
-        """
-        from pathlib import Path
-
-        recordings: dict[str, Recording] = {}
-        for path in paths:
-            name = Path(path).stem
-            if name in recordings:
-                raise ValueError(f"two recordings named {name!r}: file names must differ")
-            recordings[name] = Recording.load(path)
-            _refuse_unwritable(recordings[name], path)
-        return cls(recordings, token=token, timing=timing)
-
-    def transport(self) -> InProcessTransport:
-        """An in-process httpx transport (sync and async) to this server.
-
-        Every body goes as a stream (`_Streamed`), so a client reads even a
-        reload through its own bounded body path, decompressed in pieces.
-        """
-        return InProcessTransport(_Streamed(self))
-
-    def serve_loopback(self, host: str = "127.0.0.1", port: int = 0) -> LoopbackServer:
-        """A real HTTP/1.1 server for these recordings; `with ... as url:`."""
-        return LoopbackServer(self, host=host, port=port)
-
-    def error_reply(self, status: int, error_type: str, message: str) -> Reply:
-        """An error reply in the wire's error format."""
-        body = {DEFAULT_WIRE.error_key: {"type": error_type, "message": message}}
-        return Reply(status, (("content-type", "application/json"),), body=json_bytes(body))
-
-    def handle(self, request: Request) -> Reply:
-        """Answer one request (any thread)."""
-        scheme, _, token = request.headers.get("authorization", "").partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token:
-            return self.error_reply(401, "authentication_error", "Missing bearer token.")
-        if self._token is not None and not hmac.compare_digest(
-            token.encode(), self._token.encode()
-        ):
-            return self.error_reply(401, "authentication_error", "Invalid bearer token.")
-        name = request.headers.get(SCENARIO_HEADER, "").strip() or None
-        if request.method == "POST":
-            name = name or _named_in(request.body)
-        if name is not None and name not in self.recordings:
-            known = ", ".join(self.recordings)
-            return self.error_reply(
-                400,
-                "invalid_request_error",
-                f"No recording named {name!r}; this server has {known}.",
-            )
-        if request.method == "POST":
-            response = self.recordings[name or self.default].response
-            steps = recorded_steps(response, timing=self.timing)
-            return Reply(response.status, _unframed(response.headers), steps=steps)
-        if request.method == "GET":
-            candidates = [self.recordings[name]] if name else list(self.recordings.values())
-            for recording in candidates:
-                if recording.reload is not None and _reloads(recording, request.target):
-                    reload = recording.reload
-                    return Reply(reload.status, _unframed(reload.headers), body=reload.body)
-        status, headers, body = _not_found("Not in these recordings.")
-        return Reply(status, headers, body=body)
-
-
-class _Streamed:
-    """A `ReplayServer` whose fixed bodies are streamed steps, for the in-process transport.
-
-    The in-process transport hands a fixed body to httpx as `content=`, which
-    httpx reads and decodes whole at once (a gzip reload inflated before any
-    limit); as steps it is read the way a socket's body is. On a socket the
-    server itself answers, with a Content-Length.
-    """
-
-    def __init__(self, server: ReplayServer) -> None:
-        self._server = server
-
-    def handle(self, request: Request) -> Reply:
-        reply = self._server.handle(request)
-        if reply.steps is not None or not reply.body:
-            return reply
-        steps = tuple(Raw(piece) for piece in _pieces(reply.body))
-        return Reply(reply.status, reply.headers, steps=steps)
-
-
-def _named_in(body: bytes) -> str | None:
-    """NAME from a chat body whose message starts `/recording NAME`."""
-    try:
-        value = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
-    message = value.get(DEFAULT_WIRE.message_field) if isinstance(value, dict) else None
-    words = message.split(maxsplit=2) if isinstance(message, str) else []
-    return words[1] if len(words) >= 2 and words[0] == RECORDING_COMMAND else None

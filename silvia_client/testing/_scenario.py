@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from .._wire import WireFormat
+from .. import WireFormat
 from ._faults import EchoToken, Fault, HttpError, status_fault
 from ._script import Checkpoint, PriorTurn, ScriptItem
 from ._steps import Step

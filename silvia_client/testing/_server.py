@@ -32,10 +32,8 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
-from .._async._client import AsyncSilviaClient
+from .. import DEFAULT_WIRE, AsyncSilviaClient, SilviaClient, WireFormat
 from .._pool import BoundedCookieJar
-from .._sync._client import SilviaClient
-from .._wire import DEFAULT_WIRE, WireFormat
 from ._broken import BROKEN_SCENARIOS
 from ._expected import ExpectedTurn, expected_turn
 from ._faults import HttpError, SendGzipBomb, status_fault

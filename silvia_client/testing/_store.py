@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from .._wire import WireFormat
+from .. import WireFormat
 
 __all__ = ["SessionStore", "StoredSession", "new_session_id", "utc_now"]
 

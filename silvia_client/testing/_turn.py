@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .._wire import WireFormat
+from .. import WireFormat
 from ._derive import SearchResult, TargetRegistry, search_results
 from ._script import Checkpoint, Cite, Say, ScriptItem
 from ._steps import PING, Effect, Event, Pause, Step

@@ -19,8 +19,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from silvia_client._text import carried
 from silvia_client.cli import main
-from silvia_client.cli._output import SafeStream, carried, writing_safely
+from silvia_client.cli._output import SafeStream, writing_safely
 
 from ._lone_surrogates import ESCAPED, TEXT, TITLE, server
 

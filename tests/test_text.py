@@ -1,4 +1,4 @@
-"""The core's cleaner, one per medium (`silvia_client._clean`): property tests over any text.
+"""The core's cleaner, one per medium (`silvia_client._text`): property tests over any text.
 
 For any string (lone surrogates, controls, bidi controls and XML's non-characters
 drawn often): what `terminal_text` gives holds no raw control but `\\n` and `\\t`,
@@ -6,7 +6,8 @@ no bidi control and no lone surrogate, encodes as UTF-8, and keeps every other
 character in order; `xml_text` gives text an XML 1.0 parser reads back
 unchanged, as text and as an attribute; `json_clean` gives a value that dumps,
 encodes and reads back; `carried` gives text its encoding writes. Each cleaner
-is idempotent and leaves plain text alone.
+is idempotent and leaves plain text alone. They are the tools' own (the QA
+reports, the `silvia` command): no public module offers them.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ import xml.etree.ElementTree as ET
 from hypothesis import given
 from hypothesis import strategies as st
 
-from silvia_client._clean import BIDI_CONTROLS
-from silvia_client.display import carried, json_clean, terminal_text, xml_text
+from silvia_client._text import BIDI_CONTROLS, carried, json_clean, terminal_text, xml_text
+
+from .test_public_names import public_modules
 
 HOSTILE = (
     "\x1b]0;pwned\x07",
@@ -115,3 +117,8 @@ def test_carried_is_what_the_encoding_writes(text: str, encoding: str | None) ->
         shown.encode(encoding)  # strict
         if all(unicodedata.category(c) != "Cs" for c in text) and encoding == "utf-8":
             assert shown == text
+
+
+def test_the_cleaners_are_no_public_name() -> None:
+    public = {name for module in public_modules() for name in module.__all__}
+    assert not {"terminal_text", "xml_text", "json_clean", "carried"} & public

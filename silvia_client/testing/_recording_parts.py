@@ -1,0 +1,131 @@
+"""What a recording is made of: the request, the response and its chunks, the reload.
+
+Where things are: these parts, and the rule of which headers a recording keeps
+and which a replay can write, are here, below everything else about recordings;
+`_recording.py` holds the `Recording` value made of them (its module docstring
+is the map of the rest).
+
+Never in a recording: the `FORBIDDEN_HEADERS` (a `RecordedResponse` and a
+`RecordedReload` drop them whoever builds one). Any other header is kept as
+recorded, even one HTTP cannot carry; `header_error` says why a replay cannot
+write one (a name that is not an RFC 9110 token, a value that is not visible
+ASCII with spaces and tabs inside).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "BODY_ENDS",
+    "FORBIDDEN_HEADERS",
+    "BodyEnd",
+    "Headers",
+    "RecordedChunk",
+    "RecordedReload",
+    "RecordedRequest",
+    "RecordedResponse",
+    "allowed_headers",
+    "header_error",
+    "written_value",
+]
+
+FORBIDDEN_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+"""Headers no recording ever holds (names lower-case)."""
+
+BodyEnd = Literal["ended", "closed", "disconnected", "timeout"]
+BODY_ENDS: tuple[BodyEnd, ...] = ("ended", "closed", "disconnected", "timeout")
+
+Headers = tuple[tuple[str, str], ...]
+
+
+def allowed_headers(headers: Iterable[tuple[str, str]]) -> Headers:
+    """`headers` with lower-case names, without the `FORBIDDEN_HEADERS`."""
+    return tuple(
+        (name.lower(), value) for name, value in headers if name.lower() not in FORBIDDEN_HEADERS
+    )
+
+
+# A recording keeps any header, but a replay writes only what HTTP can carry.
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # RFC 9110 `token`
+_NOT_VALUE = re.compile(r"[^\t\x20-\x7e]")  # a value is visible ASCII, spaces and tabs
+_SHOWN = 60  # characters of a bad name shown in its error
+
+
+def written_value(value: str) -> str:
+    """A header value as a replay writes it: without leading or trailing spaces and tabs."""
+    return value.strip(" \t")
+
+
+def header_error(name: str, value: str, where: str) -> str | None:
+    """Why a replay cannot write this header (escaped, ASCII only), or None."""
+    if not _TOKEN.fullmatch(name):
+        shown = ascii(name[:_SHOWN]) + ("..." if len(name) > _SHOWN else "")
+        return f"the {where} header name {shown} is not an HTTP token (RFC 9110)"
+    bad = _NOT_VALUE.search(value)
+    if bad is None:
+        return None
+    character = bad.group()
+    if character in "\r\n":
+        what = "a line break"
+    elif character.isascii():
+        what = "a control character"
+    else:
+        what = "a character outside ASCII"
+    return (
+        f"the value of the {where} header {name} holds {what} (U+{ord(character):04X}), "
+        "where HTTP allows visible ASCII, spaces and tabs"
+    )
+
+
+@dataclass(frozen=True)
+class RecordedChunk:
+    """Bytes of a response body as they arrived, `at` seconds after the request went out."""
+
+    at: float
+    data: bytes = field(repr=False)  # raw wire data: it may hold account ids and providers
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """The chat request: method, path (no host) and JSON body; never its headers."""
+
+    method: str
+    path: str
+    body: Any = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class RecordedResponse:
+    """The chat response: status, headers, the body's chunks and how the body ended."""
+
+    status: int
+    headers: Headers = field(default=(), repr=False)
+    chunks: tuple[RecordedChunk, ...] = field(default=(), repr=False)
+    end: BodyEnd = "ended"
+    ended_at: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "headers", allowed_headers(self.headers))
+        object.__setattr__(self, "chunks", tuple(self.chunks))
+
+    @property
+    def body(self) -> bytes:
+        """Every chunk's bytes, joined."""
+        return b"".join(chunk.data for chunk in self.chunks)
+
+
+@dataclass(frozen=True)
+class RecordedReload:
+    """The session GET after a completed turn: path, status, headers and body."""
+
+    path: str
+    status: int
+    headers: Headers = field(default=(), repr=False)
+    body: bytes = field(default=b"", repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "headers", allowed_headers(self.headers))

@@ -1,0 +1,201 @@
+"""Recordings served by name: `ReplayServer`, for `silvia serve --replay` and in-process.
+
+`ReplayServer` serves several recordings by name, on a socket
+(`serve_loopback()`) or in-process (`transport()`, on the reference server's
+runner). A request picks one the way it picks a scenario: the
+`x-silvia-scenario` header, or a message starting `/recording NAME`; otherwise
+the first. A POST gets the recording's response, chunk for chunk
+(`recorded_steps`: paced only with `timing`; a recorded timeout stalls, a
+disconnect drops the connection), a GET its reload. A session GET with no header finds the
+recording that reloaded that session. In-process, its fixed bodies are streamed
+too (`_Streamed`). Like the reference server, it wants a bearer token: any
+non-empty one, or exactly `token=`. It writes headers on a socket, so it refuses
+a recording with a header HTTP cannot carry (`Recording.header_errors()`: a name
+that is not an RFC 9110 token, a value that is not visible ASCII with spaces and
+tabs inside): a `RecordingFormatError` naming the line, and the file with
+`from_files`.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Mapping
+
+from .._wire import DEFAULT_WIRE
+from ._loopback import LoopbackServer
+from ._recording import Recording
+from ._recording_parts import Headers, RecordedResponse, written_value
+from ._replay import not_found, pieces, reloads
+from ._server import SCENARIO_HEADER
+from ._steps import Drop, Pause, Raw, Reply, Request, Step, json_bytes
+from ._transport import InProcessTransport
+
+__all__ = ["RECORDING_COMMAND", "ReplayServer", "recorded_steps"]
+
+RECORDING_COMMAND = "/recording"
+"""A message starting `/recording <name>` picks that recording on a `ReplayServer`."""
+
+_FRAMING = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive"})
+# How long a replayed stall stays silent on a socket: the replaying client's own
+# idle timeout is what ends it, as it ended the recorded one.
+_STALL_SECONDS = 3600.0
+
+
+def recorded_steps(response: RecordedResponse, *, timing: bool = False) -> tuple[Step, ...]:
+    """The loopback runner's steps for a recorded body (pauses only with `timing`)."""
+    steps: list[Step] = []
+    last = 0.0
+    for chunk in response.chunks:
+        if timing and chunk.at > last:
+            steps.append(Pause(chunk.at - last))
+            last = chunk.at
+        steps.append(Raw(chunk.data))
+    if response.end == "timeout":
+        steps += [Pause(_STALL_SECONDS), Drop()]
+    elif response.end == "disconnected":
+        steps.append(Drop())
+    return tuple(steps)
+
+
+def _unframed(headers: Headers) -> Headers:
+    # The runner frames the body itself (chunked, or a Content-Length).
+    return tuple((name, written_value(value)) for name, value in headers if name not in _FRAMING)
+
+
+def _refuse_unwritable(recording: Recording, path: str | None = None) -> None:
+    """Raise the first header error of `recording` (naming its line, and `path`)."""
+    errors = recording.header_errors()
+    if errors:
+        errors[0].path = path
+        raise errors[0]
+
+
+class ReplayServer:
+    """Recordings served by name on the reference server's runners (see the module docstring).
+
+    `recordings` maps names to recordings, the first being the default;
+    `from_files` names each file by its stem.
+    """
+
+    def __init__(
+        self,
+        recordings: Mapping[str, Recording],
+        *,
+        token: str | None = None,
+        timing: bool = False,
+    ) -> None:
+        if not recordings:
+            raise ValueError("a replay server needs at least one recording")
+        if token is not None and not token.strip():
+            raise ValueError("token must be a non-empty string, or None to accept any token")
+        for recording in recordings.values():
+            _refuse_unwritable(recording)
+        self.recordings: dict[str, Recording] = dict(recordings)
+        self.default: str = next(iter(self.recordings))
+        self.timing = timing
+        self._token = token
+
+    def __repr__(self) -> str:
+        required = self._token is not None
+        return f"<ReplayServer recordings={list(self.recordings)} token_required={required}>"
+
+    @classmethod
+    def from_files(
+        cls, paths: list[str], *, token: str | None = None, timing: bool = False
+    ) -> ReplayServer:
+        """Load each file (a `RecordingFormatError` names its file and line); names are stems.
+
+        A file with a header HTTP cannot carry is refused the same way.
+        """
+        from pathlib import Path
+
+        recordings: dict[str, Recording] = {}
+        for path in paths:
+            name = Path(path).stem
+            if name in recordings:
+                raise ValueError(f"two recordings named {name!r}: file names must differ")
+            recordings[name] = Recording.load(path)
+            _refuse_unwritable(recordings[name], path)
+        return cls(recordings, token=token, timing=timing)
+
+    def transport(self) -> InProcessTransport:
+        """An in-process httpx transport (sync and async) to this server.
+
+        Every body goes as a stream (`_Streamed`), so a client reads even a
+        reload through its own bounded body path, decompressed in pieces.
+        """
+        return InProcessTransport(_Streamed(self))
+
+    def serve_loopback(self, host: str = "127.0.0.1", port: int = 0) -> LoopbackServer:
+        """A real HTTP/1.1 server for these recordings; `with ... as url:`."""
+        return LoopbackServer(self, host=host, port=port)
+
+    def error_reply(self, status: int, error_type: str, message: str) -> Reply:
+        """An error reply in the wire's error format."""
+        body = {DEFAULT_WIRE.error_key: {"type": error_type, "message": message}}
+        return Reply(status, (("content-type", "application/json"),), body=json_bytes(body))
+
+    def handle(self, request: Request) -> Reply:
+        """Answer one request (any thread)."""
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            return self.error_reply(401, "authentication_error", "Missing bearer token.")
+        if self._token is not None and not hmac.compare_digest(
+            token.encode(), self._token.encode()
+        ):
+            return self.error_reply(401, "authentication_error", "Invalid bearer token.")
+        name = request.headers.get(SCENARIO_HEADER, "").strip() or None
+        if request.method == "POST":
+            name = name or _named_in(request.body)
+        if name is not None and name not in self.recordings:
+            known = ", ".join(self.recordings)
+            return self.error_reply(
+                400,
+                "invalid_request_error",
+                f"No recording named {name!r}; this server has {known}.",
+            )
+        if request.method == "POST":
+            response = self.recordings[name or self.default].response
+            steps = recorded_steps(response, timing=self.timing)
+            return Reply(response.status, _unframed(response.headers), steps=steps)
+        if request.method == "GET":
+            candidates = [self.recordings[name]] if name else list(self.recordings.values())
+            for recording in candidates:
+                if recording.reload is not None and reloads(recording, request.target):
+                    reload = recording.reload
+                    return Reply(reload.status, _unframed(reload.headers), body=reload.body)
+        status, headers, body = not_found("Not in these recordings.")
+        return Reply(status, headers, body=body)
+
+
+class _Streamed:
+    """A `ReplayServer` whose fixed bodies are streamed steps, for the in-process transport.
+
+    The in-process transport hands a fixed body to httpx as `content=`, which
+    httpx reads and decodes whole at once (a gzip reload inflated before any
+    limit); as steps it is read the way a socket's body is. On a socket the
+    server itself answers, with a Content-Length.
+    """
+
+    def __init__(self, server: ReplayServer) -> None:
+        self._server = server
+
+    def handle(self, request: Request) -> Reply:
+        reply = self._server.handle(request)
+        if reply.steps is not None or not reply.body:
+            return reply
+        steps = tuple(Raw(piece) for piece in pieces(reply.body))
+        return Reply(reply.status, reply.headers, steps=steps)
+
+
+def _named_in(body: bytes) -> str | None:
+    """NAME from a chat body whose message starts `/recording NAME`."""
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    message = value.get(DEFAULT_WIRE.message_field) if isinstance(value, dict) else None
+    words = message.split(maxsplit=2) if isinstance(message, str) else []
+    return words[1] if len(words) >= 2 and words[0] == RECORDING_COMMAND else None
