@@ -22,7 +22,7 @@ import hmac
 import json
 from collections.abc import Mapping
 
-from .._wire import DEFAULT_WIRE
+from .. import DEFAULT_WIRE
 from ._loopback import LoopbackServer
 from ._recording import Recording
 from ._recording_parts import Headers, RecordedResponse, written_value
