@@ -52,11 +52,11 @@ async def close_chunks(chunks: AsyncIterable[bytes]) -> None:
 
 
 @contextmanager
-def drain_bound(guard: Guard) -> Iterator[bool]:
+def drain_bound(guard: Guard) -> Iterator[None]:
     """Bound the drain after `done` to `DEFAULTS.drain_seconds`: a cancel scope, which ends
     a read on any transport (so the body is read to its end, and every async iterator
     over it too: under trio, one left unfinished warns when it is collected)."""
     import anyio
 
     with anyio.move_on_after(DEFAULTS.drain_seconds):
-        yield True
+        yield

@@ -8,9 +8,9 @@
   error body, for its message.
 * `drain`: after a stream's `done`, the rest of its body, within
   `DEFAULTS.drain_bytes` and `.drain_seconds` (`_backend.drain_bound`: async, a
-  cancel scope; sync, the guard's alarm, which shuts its socket down, so a sync
-  response without one is not drained, but closed at once), so that the
-  connection goes back to the pool, and every iterator over the body ends.
+  cancel scope; sync, the guard's alarm, which shuts its socket down, and is
+  checked between chunks on a transport without one), so that the connection
+  goes back to the pool, and every iterator over the body ends.
 """
 
 from __future__ import annotations
@@ -95,9 +95,7 @@ async def read_at_most(response: httpx.Response, limit: int, guard: Guard) -> by
 
 async def drain(rest: AsyncIterable[bytes], guard: Guard) -> None:
     """Read the `rest` of a body, which `guard` watches, within the drain's bounds."""
-    with drain_bound(guard) as bounded:
-        if not bounded:  # no way to end it when the time is up: closed at once instead
-            return
+    with drain_bound(guard):
         try:
             async for _ in guarded(rest, guard, DEFAULTS.drain_bytes):
                 pass

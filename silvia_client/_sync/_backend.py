@@ -46,11 +46,8 @@ def close_chunks(chunks: Iterable[bytes]) -> None:
 
 
 @contextmanager
-def drain_bound(guard: Guard) -> Iterator[bool]:
-    """Bound the drain after `done` to `DEFAULTS.drain_seconds`: the guard's alarm shuts its
-    socket down then. A response without a socket cannot be stopped so: False, no drain."""
-    if guard.socket is None:
-        yield False
-        return
+def drain_bound(guard: Guard) -> Iterator[None]:
+    """Bound the drain after `done` to `DEFAULTS.drain_seconds`: the guard's alarm then shuts
+    its socket down, and stops the read at the next chunk on a transport without one."""
     guard.arm(time.monotonic() + DEFAULTS.drain_seconds, "drained")
-    yield True
+    yield

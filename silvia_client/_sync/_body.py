@@ -10,9 +10,9 @@
   error body, for its message.
 * `drain`: after a stream's `done`, the rest of its body, within
   `DEFAULTS.drain_bytes` and `.drain_seconds` (`_backend.drain_bound`: sync, a
-  cancel scope; sync, the guard's alarm, which shuts its socket down, so a sync
-  response without one is not drained, but closed at once), so that the
-  connection goes back to the pool, and every iterator over the body ends.
+  cancel scope; sync, the guard's alarm, which shuts its socket down, and is
+  checked between chunks on a transport without one), so that the connection
+  goes back to the pool, and every iterator over the body ends.
 """
 
 from __future__ import annotations
@@ -97,9 +97,7 @@ def read_at_most(response: httpx.Response, limit: int, guard: Guard) -> bytes:
 
 def drain(rest: Iterable[bytes], guard: Guard) -> None:
     """Read the `rest` of a body, which `guard` watches, within the drain's bounds."""
-    with drain_bound(guard) as bounded:
-        if not bounded:  # no way to end it when the time is up: closed at once instead
-            return
+    with drain_bound(guard):
         try:
             for _ in guarded(rest, guard, DEFAULTS.drain_bytes):
                 pass
