@@ -46,26 +46,24 @@ def reference_is_account_id(value: object) -> bool:
 # --------------------------------------------------------------------------- the id rule
 
 
-@pytest.mark.parametrize(
-    ("length", "ok"), [(0, False), (1, False), (15, False), (16, True), (128, True), (129, False)]
-)
-def test_id_length_boundaries(length: int, ok: bool) -> None:
-    value = ("a1-_" * 40)[:length]
-    assert is_account_id(value) is ok
-    assert bool(account_id_candidates({"account_id": value})) is ok
+def test_id_length_boundaries() -> None:
+    for case in [(0, False), (1, False), (15, False), (16, True), (128, True), (129, False)]:
+        length, ok = case
+        value = ("a1-_" * 40)[:length]
+        assert is_account_id(value) is ok, case
+        assert bool(account_id_candidates({"account_id": value})) is ok, case
 
 
-@pytest.mark.parametrize("length", [16, 17, 64, 128])
-def test_all_digits_is_not_an_id(length: int) -> None:
-    assert not is_account_id("7" * length)
-    assert is_account_id("7" * (length - 1) + "x")
-    assert is_account_id("-" + "7" * (length - 1))
-    assert account_id_candidates({"account_id": "7" * length}) == ()
+def test_all_digits_is_not_an_id() -> None:
+    for length in [16, 17, 64, 128]:
+        assert not is_account_id("7" * length), length
+        assert is_account_id("7" * (length - 1) + "x"), length
+        assert is_account_id("-" + "7" * (length - 1)), length
+        assert account_id_candidates({"account_id": "7" * length}) == (), length
 
 
-@pytest.mark.parametrize(
-    "value",
-    [
+def test_characters_outside_the_id_alphabet() -> None:
+    for value in [
         "a" * 15 + " ",
         "a" * 16 + "\n",
         "\n" + "a" * 16,
@@ -77,16 +75,14 @@ def test_all_digits_is_not_an_id(length: int) -> None:
         "Credit card ending 1234",
         "Sapphire Preferred",
         "a" * 8 + "\ud800" + "a" * 8,
-    ],
-)
-def test_characters_outside_the_id_alphabet(value: str) -> None:
-    assert not is_account_id(value)
+    ]:
+        assert not is_account_id(value), value
 
 
-@pytest.mark.parametrize("value", [None, 1234567890123456789, 1.5, b"a" * 20, ["a" * 20], True])
-def test_non_strings_are_not_ids(value: object) -> None:
-    assert not is_account_id(value)
-    assert account_id_candidates({"account_id": value, "source_account_id": value}) == ()
+def test_non_strings_are_not_ids() -> None:
+    for value in [None, 1234567890123456789, 1.5, b"a" * 20, ["a" * 20], True]:
+        assert not is_account_id(value), value
+        assert account_id_candidates({"account_id": value, "source_account_id": value}) == (), value
 
 
 @PROPERTY
@@ -134,35 +130,36 @@ def test_candidates_are_each_given_once() -> None:
     assert account_id_candidates(row) == (C, E)
 
 
-@pytest.mark.parametrize(
-    "row",
-    [{}, {"name": "Checking", "balance": 100}, {"id": 1, "account_name": "Chase ...1234"}],
-)
-def test_rows_without_ids(row: dict[str, Any]) -> None:
-    assert account_id_candidates(row) == ()
-    assert account_ref_from_row(row) is None
+def test_rows_without_ids() -> None:
+    for row in [
+        {},
+        {"name": "Checking", "balance": 100},
+        {"id": 1, "account_name": "Chase ...1234"},
+    ]:
+        assert account_id_candidates(row) == (), row
+        assert account_ref_from_row(row) is None, row
 
 
-@pytest.mark.parametrize("source", ["coinbase", "crypto", "metamask", "Plaid", "", "PLAID"])
-def test_other_source_means_no_account(source: str) -> None:
-    row = {
-        "source": source,
-        "source_account_id": A,
-        "snaptrade_account_id": B,
-        "account_uuid": C,
-        "account_id": E,
-    }
-    assert account_id_candidates(row) == ()
-    assert account_ref_from_row(row) is None
+def test_other_source_means_no_account() -> None:
+    for source in ["coinbase", "crypto", "metamask", "Plaid", "", "PLAID"]:
+        row = {
+            "source": source,
+            "source_account_id": A,
+            "snaptrade_account_id": B,
+            "account_uuid": C,
+            "account_id": E,
+        }
+        assert account_id_candidates(row) == (), source
+        assert account_ref_from_row(row) is None, source
 
 
 # --------------------------------------------------------------------------- the ref a row names
 
 
-@pytest.mark.parametrize("provider", ["plaid", "manual", "snaptrade"])
-def test_source_account_id_takes_its_provider_from_source(provider: str) -> None:
-    ref = account_ref_from_row({"source": provider, "source_account_id": A, "account_id": E})
-    assert ref == AccountRef(A, provider)  # type: ignore[arg-type]
+def test_source_account_id_takes_its_provider_from_source() -> None:
+    for provider in ["plaid", "manual", "snaptrade"]:
+        ref = account_ref_from_row({"source": provider, "source_account_id": A, "account_id": E})
+        assert ref == AccountRef(A, provider), provider  # type: ignore[arg-type]
 
 
 def test_source_not_selected_means_provider_none() -> None:
@@ -170,9 +167,8 @@ def test_source_not_selected_means_provider_none() -> None:
     assert account_ref_from_row({"source_account_id": A, "source": None}) == AccountRef(A, None)
 
 
-@pytest.mark.parametrize(
-    ("row", "expected"),
-    [
+def test_provider_by_column() -> None:
+    for row, expected in [
         ({"snaptrade_account_id": B, "account_id": E}, AccountRef(B, "snaptrade")),
         ({"manual_account_uuid": C, "account_id": E}, AccountRef(C, "manual")),
         ({"account_uuid": D, "account_id": E}, AccountRef(D, "manual")),
@@ -180,10 +176,8 @@ def test_source_not_selected_means_provider_none() -> None:
         ({"source": "plaid", "account_id": E}, AccountRef(E, None)),
         ({"source_account_id": "1" * 20, "snaptrade_account_id": B}, AccountRef(B, "snaptrade")),
         ({"source_account_id": "short", "account_uuid": D}, AccountRef(D, "manual")),
-    ],
-)
-def test_provider_by_column(row: dict[str, Any], expected: AccountRef) -> None:
-    assert account_ref_from_row(row) == expected
+    ]:
+        assert account_ref_from_row(row) == expected, (row, expected)
 
 
 def test_ref_is_the_first_candidate() -> None:
@@ -255,27 +249,26 @@ ACCOUNTS: list[dict[str, Any]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("ref", "name"),
-    [
+def test_find_account() -> None:
+    cases: list[tuple[AccountRef | AccountTarget, str]] = [
         (AccountRef(A, "plaid"), "Checking"),
         (AccountRef(A), "Checking"),
         (AccountRef(B, "snaptrade"), "Brokerage"),
         (AccountRef(C, "manual"), "House"),
         (AccountRef(E), "House"),  # matched through any of the account's ids
         (AccountTarget(A, "plaid"), "Checking"),
-    ],
-)
-def test_find_account(ref: AccountRef | AccountTarget, name: str) -> None:
-    found = find_account(ref, ACCOUNTS)
-    assert found is not None
-    assert found["name"] == name
+    ]
+    for case in cases:
+        ref, name = case
+        found = find_account(ref, ACCOUNTS)
+        assert found is not None, case
+        assert found["name"] == name, case
 
 
-@pytest.mark.parametrize("account_id", [D, "nope-nope-nope-nope", "Checking"])
-def test_find_account_none(account_id: str) -> None:
-    assert find_account(AccountRef(account_id), ACCOUNTS) is None
-    assert find_account(AccountRef(account_id), []) is None
+def test_find_account_none() -> None:
+    for account_id in [D, "nope-nope-nope-nope", "Checking"]:
+        assert find_account(AccountRef(account_id), ACCOUNTS) is None, account_id
+        assert find_account(AccountRef(account_id), []) is None, account_id
 
 
 def test_find_account_takes_an_iterator() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,14 +26,14 @@ from .strategies import PROPERTY, URL_KINDS, account_ids, citation_rows
 # --------------------------------------------------------------------------- resolve_citation
 
 
-@pytest.mark.parametrize("provider", ["plaid", "manual", "snaptrade", None])
-def test_account_gives_one_link_to_its_page(provider: str | None) -> None:
-    wire = {"kind": "account", "accountId": "abc/def ghi", "provider": provider}
-    resolved = resolve_citation(_citation(wire, title="Checking"))
-    assert [link.href for link in resolved.links] == ["/accounts/abc%2Fdef%20ghi"]
-    assert resolved.label == "Checking"
-    assert resolved.links[0].label
-    assert resolved.href == "/accounts/abc%2Fdef%20ghi"
+def test_account_gives_one_link_to_its_page() -> None:
+    for provider in ["plaid", "manual", "snaptrade", None]:
+        wire = {"kind": "account", "accountId": "abc/def ghi", "provider": provider}
+        resolved = resolve_citation(_citation(wire, title="Checking"))
+        assert [link.href for link in resolved.links] == ["/accounts/abc%2Fdef%20ghi"], provider
+        assert resolved.label == "Checking", provider
+        assert resolved.links[0].label, provider
+        assert resolved.href == "/accounts/abc%2Fdef%20ghi", provider
 
 
 @PROPERTY
@@ -57,21 +56,21 @@ def test_accounts_labels_tell_the_links_apart() -> None:
     assert len(set(labels)) == 2
 
 
-@pytest.mark.parametrize("kind", ["web", *URL_KINDS])
-def test_url_kinds_link_to_their_url(kind: str) -> None:
-    url = "https://www.example.gov/doc?id=1#s2"
-    resolved = resolve_citation(_citation({"kind": kind, "url": url}, title="Doc"))
-    assert [link.href for link in resolved.links] == [url]
-    assert resolved.links[0].label == resolved.label == "Doc"
+def test_url_kinds_link_to_their_url() -> None:
+    for kind in ["web", *URL_KINDS]:
+        url = "https://www.example.gov/doc?id=1#s2"
+        resolved = resolve_citation(_citation({"kind": kind, "url": url}, title="Doc"))
+        assert [link.href for link in resolved.links] == [url], kind
+        assert resolved.links[0].label == resolved.label == "Doc", kind
 
 
-@pytest.mark.parametrize("kind", URL_KINDS)
-def test_document_kinds_without_url_have_no_link(kind: str) -> None:
-    citation = _citation({"kind": kind, "url": None}, title="IRC §1")
-    resolved = resolve_citation(citation)
-    assert resolved.links == ()
-    assert resolved.href is None
-    assert resolved.label == "IRC §1"
+def test_document_kinds_without_url_have_no_link() -> None:
+    for kind in URL_KINDS:
+        citation = _citation({"kind": kind, "url": None}, title="IRC §1")
+        resolved = resolve_citation(citation)
+        assert resolved.links == (), kind
+        assert resolved.href is None, kind
+        assert resolved.label == "IRC §1", kind
 
 
 def test_target_url_wins_over_an_http_source() -> None:
@@ -86,67 +85,66 @@ def test_target_url_wins_over_an_http_source() -> None:
     ]
 
 
-@pytest.mark.parametrize("title", [None, "Apple", ""])
-def test_market_data_is_labelled_by_its_ticker(title: str | None) -> None:
-    citation = Citation.model_validate(
-        {
-            "source": "silvia://market-data/finnhub/AAPL",
-            "title": title,
-            "target": {"kind": "market_data", "ticker": "AAPL"},
-        }
-    )
-    resolved = resolve_citation(citation)
-    assert resolved.label == "AAPL"
-    assert resolved.links == ()  # neither an http(s) URL nor an account
+def test_market_data_is_labelled_by_its_ticker() -> None:
+    for title in [None, "Apple", ""]:
+        citation = Citation.model_validate(
+            {
+                "source": "silvia://market-data/finnhub/AAPL",
+                "title": title,
+                "target": {"kind": "market_data", "ticker": "AAPL"},
+            }
+        )
+        resolved = resolve_citation(citation)
+        assert resolved.label == "AAPL", title
+        assert resolved.links == (), title  # neither an http(s) URL nor an account
 
 
-@pytest.mark.parametrize("title", [None, "Finnhub quote", ""])
-@pytest.mark.parametrize(
-    ("source", "label"),
-    [
-        ("silvia://market-data/finnhub", "Live data"),
-        ("silvia://analysis", "Analysis"),
-        ("silvia://market-data/finnhub/AAPL", "Analysis"),
-        ("silvia://market-data/finnhub/", "Analysis"),
-        ("https://example.com/page", "Analysis"),
-    ],
-)
-def test_analysis_label_depends_on_its_source(source: str, label: str, title: str | None) -> None:
-    citation = Citation.model_validate(
-        {"source": source, "title": title, "target": {"kind": "analysis"}}
-    )
-    assert resolve_citation(citation).label == label
+def test_analysis_label_depends_on_its_source() -> None:
+    for title in [None, "Finnhub quote", ""]:
+        for source, label in [
+            ("silvia://market-data/finnhub", "Live data"),
+            ("silvia://analysis", "Analysis"),
+            ("silvia://market-data/finnhub/AAPL", "Analysis"),
+            ("silvia://market-data/finnhub/", "Analysis"),
+            ("https://example.com/page", "Analysis"),
+        ]:
+            citation = Citation.model_validate(
+                {"source": source, "title": title, "target": {"kind": "analysis"}}
+            )
+            assert resolve_citation(citation).label == label, (title, source, label)
 
 
-@pytest.mark.parametrize(
-    ("title", "source", "label"),
-    [
+def test_without_a_usable_target_the_label_is_title_then_source() -> None:
+    for title, source, label in [
         ("Checking", "silvia://your-account/checking", "Checking"),
         (None, "silvia://your-account/checking", "silvia://your-account/checking"),
         ("", "https://example.com/a", "https://example.com/a"),
-    ],
-)
-@pytest.mark.parametrize("target", [None, {"kind": "telepathy"}, {"kind": "web", "url": "x"}])
-def test_without_a_usable_target_the_label_is_title_then_source(
-    title: str | None, source: str, label: str, target: Any
-) -> None:
-    citation = Citation.model_validate({"source": source, "title": title, "target": target})
-    assert citation.target is None
-    assert resolve_citation(citation).label == label
+    ]:
+        for target in [None, {"kind": "telepathy"}, {"kind": "web", "url": "x"}]:
+            citation = Citation.model_validate({"source": source, "title": title, "target": target})
+            assert citation.target is None, (title, source, label, target)
+            assert resolve_citation(citation).label == label, (title, source, label, target)
 
 
-@pytest.mark.parametrize("title", [None, "", " ", "\u202e"])
-@pytest.mark.parametrize("source", ["", "\t", "\u2066\u2069"])
-def test_with_no_title_or_source_to_show_the_label_is_source(
-    title: str | None, source: str
-) -> None:
-    assert resolve_citation(Citation(source=source, title=title)).label == "Source"
+def test_with_no_title_or_source_to_show_the_label_is_source() -> None:
+    for title in [None, "", " ", "\u202e"]:
+        for source in ["", "\t", "\u2066\u2069"]:
+            assert resolve_citation(Citation(source=source, title=title)).label == "Source", (
+                title,
+                source,
+            )
 
 
-@pytest.mark.parametrize("title", [None, ""])
-def test_a_portfolio_without_a_title_is_labelled_portfolio(title: str | None) -> None:
-    wire = {"source": "silvia://your-portfolio", "title": title, "target": {"kind": "portfolio"}}
-    assert resolve_citation(Citation.model_validate(wire)) == ResolvedCitation("Portfolio")
+def test_a_portfolio_without_a_title_is_labelled_portfolio() -> None:
+    for title in [None, ""]:
+        wire = {
+            "source": "silvia://your-portfolio",
+            "title": title,
+            "target": {"kind": "portfolio"},
+        }
+        assert resolve_citation(Citation.model_validate(wire)) == ResolvedCitation("Portfolio"), (
+            title
+        )
 
 
 def test_a_portfolio_with_a_title_is_labelled_by_its_title() -> None:
@@ -161,55 +159,65 @@ def test_a_portfolio_with_a_title_is_labelled_by_its_title() -> None:
 # --------------------------------------------------------------------------- ids without a link
 
 
-@pytest.mark.parametrize("model", [Citation, InlineCitation])
-@pytest.mark.parametrize("web", ["", BASE])
-def test_lone_surrogate_id_gives_no_link_and_no_exception(model: type[Citation], web: str) -> None:
-    account = model.model_validate(
-        {"source": "s", "target": {"kind": "account", "accountId": "a\ud800b"}}
-    )
-    assert resolve_citation(account, web_url=web).links == ()
-    accounts = model.model_validate(
-        {
-            "source": "s",
-            "target": {
-                "kind": "accounts",
-                "accounts": [{"accountId": ID}, {"accountId": "\udc00"}, {"accountId": ID2}],
-            },
-        }
-    )
-    hrefs = [link.href for link in resolve_citation(accounts, web_url=web).links]
-    assert hrefs == [f"{web}/accounts/{ID}", f"{web}/accounts/{ID2}"]
+def test_lone_surrogate_id_gives_no_link_and_no_exception() -> None:
+    for model in [Citation, InlineCitation]:
+        for web in ["", BASE]:
+            account = model.model_validate(
+                {"source": "s", "target": {"kind": "account", "accountId": "a\ud800b"}}
+            )
+            assert resolve_citation(account, web_url=web).links == (), (model, web)
+            accounts = model.model_validate(
+                {
+                    "source": "s",
+                    "target": {
+                        "kind": "accounts",
+                        "accounts": [
+                            {"accountId": ID},
+                            {"accountId": "\udc00"},
+                            {"accountId": ID2},
+                        ],
+                    },
+                }
+            )
+            hrefs = [link.href for link in resolve_citation(accounts, web_url=web).links]
+            assert hrefs == [f"{web}/accounts/{ID}", f"{web}/accounts/{ID2}"], (model, web)
 
 
-@pytest.mark.parametrize("account_id", DOT_SEGMENTS)
-@pytest.mark.parametrize("model", [Citation, InlineCitation])
-@pytest.mark.parametrize("web", ["", BASE, BASE + "/app/"])
-def test_dot_segment_id_gives_no_link_and_keeps_its_target(
-    account_id: str, model: type[Citation], web: str
-) -> None:
-    account = model.model_validate(
-        {
-            "source": "silvia://your-account/dots",
-            "title": "Dots",
-            "target": {"kind": "account", "accountId": account_id, "provider": "plaid"},
-        }
-    )
-    assert account.target == AccountTarget(account_id, "plaid")  # the target as sent
-    resolved = resolve_citation(account, web_url=web)
-    assert (resolved.label, resolved.links) == ("Dots", ())
-    refs = [{"accountId": ID}, {"accountId": account_id}, {"accountId": ID2}]
-    accounts = model.model_validate(
-        {"source": "s", "title": "Cards", "target": {"kind": "accounts", "accounts": refs}}
-    )
-    assert accounts.target == AccountsTarget(
-        (AccountRef(ID), AccountRef(account_id), AccountRef(ID2))
-    )
-    origin = web.rstrip("/").removesuffix("/app")
-    links = resolve_citation(accounts, web_url=web).links
-    assert [(link.href, link.label) for link in links] == [
-        (f"{origin}/accounts/{ID}", "Cards (1 of 3)"),
-        (f"{origin}/accounts/{ID2}", "Cards (3 of 3)"),
-    ]
+def test_dot_segment_id_gives_no_link_and_keeps_its_target() -> None:
+    for account_id in DOT_SEGMENTS:
+        for model in [Citation, InlineCitation]:
+            for web in ["", BASE, BASE + "/app/"]:
+                account = model.model_validate(
+                    {
+                        "source": "silvia://your-account/dots",
+                        "title": "Dots",
+                        "target": {"kind": "account", "accountId": account_id, "provider": "plaid"},
+                    }
+                )
+                assert account.target == AccountTarget(account_id, "plaid"), (
+                    account_id,
+                    model,
+                    web,
+                )  # the target as sent
+                resolved = resolve_citation(account, web_url=web)
+                assert (resolved.label, resolved.links) == ("Dots", ()), (account_id, model, web)
+                refs = [{"accountId": ID}, {"accountId": account_id}, {"accountId": ID2}]
+                accounts = model.model_validate(
+                    {
+                        "source": "s",
+                        "title": "Cards",
+                        "target": {"kind": "accounts", "accounts": refs},
+                    }
+                )
+                assert accounts.target == AccountsTarget(
+                    (AccountRef(ID), AccountRef(account_id), AccountRef(ID2))
+                ), (account_id, model, web)
+                origin = web.rstrip("/").removesuffix("/app")
+                links = resolve_citation(accounts, web_url=web).links
+                assert [(link.href, link.label) for link in links] == [
+                    (f"{origin}/accounts/{ID}", "Cards (1 of 3)"),
+                    (f"{origin}/accounts/{ID2}", "Cards (3 of 3)"),
+                ], (account_id, model, web)
 
 
 # --------------------------------------------------------------------------- bidi controls
@@ -217,29 +225,31 @@ def test_dot_segment_id_gives_no_link_and_keeps_its_target(
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 
 
-@pytest.mark.parametrize("control", BIDI_CONTROLS)
-def test_labels_hold_no_bidi_controls(control: str) -> None:
-    title = Citation.model_validate(
-        {
-            "source": "silvia://your-account/cards",
-            "title": f"Cards{control} (gpj.exe",
-            "target": {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": ID2}]},
-        }
-    )
-    resolved = resolve_citation(title)
-    assert resolved.label == "Cards (gpj.exe"
-    assert [link.label for link in resolved.links] == [
-        "Cards (gpj.exe (1 of 2)",
-        "Cards (gpj.exe (2 of 2)",
-    ]
-    assert [link.href for link in resolved.links] == [account_href(ID), account_href(ID2)]
-    ticker = Citation.model_validate(
-        {"source": "s", "target": {"kind": "market_data", "ticker": f"AA{control}PL"}}
-    )
-    assert resolve_citation(ticker).label == "AAPL"
-    assert ticker.target == MarketDataTarget(f"AA{control}PL")  # the target as sent
-    source = Citation(source=f"silvia://x{control}y")
-    assert resolve_citation(source).label == "silvia://xy"
+def test_labels_hold_no_bidi_controls() -> None:
+    for control in BIDI_CONTROLS:
+        title = Citation.model_validate(
+            {
+                "source": "silvia://your-account/cards",
+                "title": f"Cards{control} (gpj.exe",
+                "target": {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": ID2}]},
+            }
+        )
+        resolved = resolve_citation(title)
+        assert resolved.label == "Cards (gpj.exe", control
+        assert [link.label for link in resolved.links] == [
+            "Cards (gpj.exe (1 of 2)",
+            "Cards (gpj.exe (2 of 2)",
+        ], control
+        assert [link.href for link in resolved.links] == [account_href(ID), account_href(ID2)], (
+            control
+        )
+        ticker = Citation.model_validate(
+            {"source": "s", "target": {"kind": "market_data", "ticker": f"AA{control}PL"}}
+        )
+        assert resolve_citation(ticker).label == "AAPL", control
+        assert ticker.target == MarketDataTarget(f"AA{control}PL"), control  # the target as sent
+        source = Citation(source=f"silvia://x{control}y")
+        assert resolve_citation(source).label == "silvia://xy", control
 
 
 def test_a_title_of_only_bidi_controls_falls_back_to_the_source() -> None:

@@ -9,7 +9,6 @@ import copy
 import math
 from typing import Any
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -47,28 +46,30 @@ URL_TARGETS: dict[str, type[TaxReferenceTarget | CardDocumentTarget | MortgageRe
 # --------------------------------------------------------------------------- rules
 
 
-@pytest.mark.parametrize(
-    "kind",
-    [
-        "",
-        "Web",
-        "WEB",
-        "web ",
-        " web",
-        "webpage",
-        "unknown",
-        "account\x00",
-        "accounts_v2",
-        "\ud800",
-    ],
-)
-def test_unknown_kind_gives_none(kind: str) -> None:
-    assert parse_citation_target({"kind": kind, "url": "https://example.com"}) is None
+UNKNOWN_KINDS: list[object] = [
+    "",
+    "Web",
+    "WEB",
+    "web ",
+    " web",
+    "webpage",
+    "unknown",
+    "account\x00",
+    "accounts_v2",
+    "\ud800",
+    # ...and of the wrong type
+    None,
+    1,
+    1.0,
+    True,
+    ["web"],
+    {"web": 1},
+]
 
 
-@pytest.mark.parametrize("kind", [None, 1, 1.0, True, ["web"], {"web": 1}])
-def test_kind_of_wrong_type_gives_none(kind: object) -> None:
-    assert parse_citation_target({"kind": kind, "url": "https://example.com"}) is None
+def test_unknown_kind_or_kind_of_wrong_type_gives_none() -> None:
+    for kind in UNKNOWN_KINDS:
+        assert parse_citation_target({"kind": kind, "url": "https://example.com"}) is None, kind
 
 
 def test_missing_kind_gives_none() -> None:
@@ -76,25 +77,25 @@ def test_missing_kind_gives_none() -> None:
     assert parse_citation_target({}) is None
 
 
-@pytest.mark.parametrize(
-    "url",
-    [
-        "http://example.com",
-        "https://example.com",
-        "https://example.com/",
-        "https://example.com:8443/a/b?c=d&e=f#g",
-        "https://user:pass@example.com/",
-        "https://127.0.0.1/x",
-        "http://[::1]:8080/",
-        "https://www.ecfr.gov/current/title-12/chapter-X/part-1026",
-        "https://example.com/caf%C3%A9",
-        "https://example.com/café",
-        "HTTPS://EXAMPLE.COM/",
-        "Http://Example.com",
-    ],
-)
-def test_web_accepts_absolute_http_urls(url: str) -> None:
-    assert parse_citation_target({"kind": "web", "url": url}) == WebTarget(url)
+GOOD_URLS = [
+    "http://example.com",
+    "https://example.com",
+    "https://example.com/",
+    "https://example.com:8443/a/b?c=d&e=f#g",
+    "https://user:pass@example.com/",
+    "https://127.0.0.1/x",
+    "http://[::1]:8080/",
+    "https://www.ecfr.gov/current/title-12/chapter-X/part-1026",
+    "https://example.com/caf%C3%A9",
+    "https://example.com/café",
+    "HTTPS://EXAMPLE.COM/",
+    "Http://Example.com",
+]
+
+
+def test_web_accepts_absolute_http_urls() -> None:
+    for url in GOOD_URLS:
+        assert parse_citation_target({"kind": "web", "url": url}) == WebTarget(url), url
 
 
 BAD_URLS = [
@@ -142,52 +143,54 @@ BAD_URLS = [
 ]
 
 
-@pytest.mark.parametrize("url", BAD_URLS)
-def test_web_rejects_anything_but_an_absolute_http_url(url: str) -> None:
-    assert parse_citation_target({"kind": "web", "url": url}) is None
+# Whitespace inside the host: no browser opens these. The contract: "whitespace ->
+# None". ASCII whitespace is rejected anywhere (above); a host made of, or broken by,
+# Unicode whitespace is no more a URL.
+UNICODE_SPACE_HOSTS = [
+    "https://\u3000/",
+    "https://exa\u00a0mple.com/",
+    "https://example.com\u2028/",
+    "https://example.com\x85",
+]
+WRONG_TYPES: list[object] = [
+    None,
+    0,
+    1,
+    1.5,
+    True,
+    False,
+    [],
+    {},
+    ["https://example.com"],
+    {"href": "x"},
+]
 
 
-@pytest.mark.parametrize("url", [None, 1, 1.5, True, ["https://example.com"], {"href": "x"}])
-def test_web_rejects_url_of_wrong_type(url: object) -> None:
-    assert parse_citation_target({"kind": "web", "url": url}) is None
+def test_web_rejects_anything_but_an_absolute_http_url() -> None:
+    for url in [*BAD_URLS, *UNICODE_SPACE_HOSTS, *WRONG_TYPES]:
+        assert parse_citation_target({"kind": "web", "url": url}) is None, url
 
 
 def test_web_requires_url() -> None:
     assert parse_citation_target({"kind": "web"}) is None
 
 
-@pytest.mark.parametrize(
-    "url",
-    [
-        # whitespace inside the host: no browser opens these
-        "https://\u3000/",
-        "https://exa\u00a0mple.com/",
-        "https://example.com\u2028/",
-        "https://example.com\x85",
-    ],
-)
-def test_web_rejects_unicode_whitespace_in_host(url: str) -> None:
-    # The contract: "whitespace -> None". ASCII whitespace is rejected anywhere
-    # (above); a host made of, or broken by, Unicode whitespace is no more a URL.
-    assert parse_citation_target({"kind": "web", "url": url}) is None
+def test_document_kinds_url_null_missing_or_http() -> None:
+    for kind in URL_KINDS:
+        cls = URL_TARGETS[kind]
+        assert parse_citation_target({"kind": kind, "url": None}) == cls(None)
+        assert parse_citation_target({"kind": kind}) == cls(None)
+        for url in ("https://www.irs.gov/pub/irs-pdf/p17.pdf", "http://example.com/x"):
+            result = parse_citation_target({"kind": kind, "url": url})
+            assert result == cls(url)
+            assert isinstance(result, cls)
+            assert result.url == url
 
 
-@pytest.mark.parametrize("kind", URL_KINDS)
-def test_document_kinds_url_null_missing_or_http(kind: str) -> None:
-    cls = URL_TARGETS[kind]
-    assert parse_citation_target({"kind": kind, "url": None}) == cls(None)
-    assert parse_citation_target({"kind": kind}) == cls(None)
-    for url in ("https://www.irs.gov/pub/irs-pdf/p17.pdf", "http://example.com/x"):
-        result = parse_citation_target({"kind": kind, "url": url})
-        assert result == cls(url)
-        assert isinstance(result, cls)
-        assert result.url == url
-
-
-@pytest.mark.parametrize("kind", URL_KINDS)
-@pytest.mark.parametrize("url", [*BAD_URLS, 0, False, [], {}, ["https://example.com"]])
-def test_document_kinds_reject_anything_else(kind: str, url: object) -> None:
-    assert parse_citation_target({"kind": kind, "url": url}) is None
+def test_document_kinds_reject_anything_else() -> None:
+    for kind in URL_KINDS:
+        for url in [*BAD_URLS, *UNICODE_SPACE_HOSTS, *WRONG_TYPES[1:]]:  # not None: no link
+            assert parse_citation_target({"kind": kind, "url": url}) is None, (kind, url)
 
 
 def test_market_data_needs_a_non_empty_string_ticker() -> None:
@@ -202,21 +205,20 @@ def test_market_data_needs_a_non_empty_string_ticker() -> None:
     assert parse_citation_target({"kind": "market_data"}) is None
 
 
-@pytest.mark.parametrize("kind", ["analysis", "portfolio"])
-def test_fieldless_kinds(kind: str) -> None:
-    expected = AnalysisTarget() if kind == "analysis" else PortfolioTarget()
-    assert parse_citation_target({"kind": kind}) == expected
-    # Other kinds' fields, whatever their value, are extras here.
-    noisy = {"kind": kind, "url": "javascript:x", "ticker": 1, "accountId": None, "accounts": 3}
-    assert parse_citation_target(noisy) == expected
+def test_fieldless_kinds() -> None:
+    for kind, expected in (("analysis", AnalysisTarget()), ("portfolio", PortfolioTarget())):
+        assert parse_citation_target({"kind": kind}) == expected
+        # Other kinds' fields, whatever their value, are extras here.
+        noisy = {"kind": kind, "url": "javascript:x", "ticker": 1, "accountId": None, "accounts": 3}
+        assert parse_citation_target(noisy) == expected
 
 
-@pytest.mark.parametrize("provider", ["plaid", "manual", "snaptrade"])
-def test_account_with_known_provider(provider: str) -> None:
-    result = parse_citation_target({"kind": "account", "accountId": ID, "provider": provider})
-    assert result == AccountTarget(ID, provider)  # type: ignore[arg-type]
-    assert isinstance(result, AccountTarget)
-    assert result.provider == provider  # readable as an attribute, for routing
+def test_account_with_known_provider() -> None:
+    for provider in ("plaid", "manual", "snaptrade"):
+        result = parse_citation_target({"kind": "account", "accountId": ID, "provider": provider})
+        assert result == AccountTarget(ID, provider)
+        assert isinstance(result, AccountTarget)
+        assert result.provider == provider  # readable as an attribute, for routing
 
 
 UNKNOWN_PROVIDERS: list[object] = [
@@ -239,22 +241,22 @@ UNKNOWN_PROVIDERS: list[object] = [
 ]
 
 
-@pytest.mark.parametrize("provider", UNKNOWN_PROVIDERS)
-def test_account_with_unknown_provider_keeps_the_account(provider: object) -> None:
-    result = parse_citation_target({"kind": "account", "accountId": ID, "provider": provider})
-    assert result == AccountTarget(ID, None)
-    assert isinstance(result, AccountTarget)
-    assert result.provider is None
+def test_account_with_unknown_provider_keeps_the_account() -> None:
+    for provider in UNKNOWN_PROVIDERS:
+        result = parse_citation_target({"kind": "account", "accountId": ID, "provider": provider})
+        assert result == AccountTarget(ID, None), provider
+        assert isinstance(result, AccountTarget)
+        assert result.provider is None
 
 
 def test_account_with_missing_provider_keeps_the_account() -> None:
     assert parse_citation_target({"kind": "account", "accountId": ID}) == AccountTarget(ID, None)
 
 
-@pytest.mark.parametrize("account_id", ["", None, 1, 1.0, True, [ID], {"id": ID}])
-def test_account_needs_a_non_empty_string_id(account_id: object) -> None:
-    value = {"kind": "account", "accountId": account_id, "provider": "plaid"}
-    assert parse_citation_target(value) is None
+def test_account_needs_a_non_empty_string_id() -> None:
+    for account_id in ("", None, 1, 1.0, True, [ID], {"id": ID}):
+        value = {"kind": "account", "accountId": account_id, "provider": "plaid"}
+        assert parse_citation_target(value) is None, account_id
 
 
 def test_account_missing_id_gives_none() -> None:
@@ -283,32 +285,34 @@ def test_accounts_keeps_every_entry_in_order() -> None:
     )
 
 
-@pytest.mark.parametrize("entries", [[], None, {}, "accounts", 1, {"accountId": ID}])
-def test_accounts_needs_a_non_empty_list(entries: object) -> None:
-    assert parse_citation_target({"kind": "accounts", "accounts": entries}) is None
+def test_accounts_needs_a_non_empty_list() -> None:
+    not_lists: list[object] = [[], None, {}, "accounts", 1, {"accountId": ID}]
+    for entries in not_lists:
+        assert parse_citation_target({"kind": "accounts", "accounts": entries}) is None, entries
     assert parse_citation_target({"kind": "accounts"}) is None
 
 
-@pytest.mark.parametrize(
-    "bad",
-    [
-        None,
-        ID,
-        [ID],
-        1,
-        {},
-        {"accountId": ""},
-        {"accountId": None, "provider": "plaid"},
-        {"accountId": 12345678901234567},
-        {"provider": "plaid"},
-        {"account_id": ID},
-    ],
-)
-@pytest.mark.parametrize("position", [0, 1, 2])
-def test_one_bad_accounts_entry_voids_the_target(bad: object, position: int) -> None:
-    entries: list[object] = [{"accountId": ID, "provider": "plaid"}, {"accountId": ID2}]
-    entries.insert(position, bad)
-    assert parse_citation_target({"kind": "accounts", "accounts": entries}) is None
+BAD_ENTRIES: list[object] = [
+    None,
+    ID,
+    [ID],
+    1,
+    {},
+    {"accountId": ""},
+    {"accountId": None, "provider": "plaid"},
+    {"accountId": 12345678901234567},
+    {"provider": "plaid"},
+    {"account_id": ID},
+]
+
+
+def test_one_bad_accounts_entry_voids_the_target() -> None:
+    for bad in BAD_ENTRIES:
+        for position in (0, 1, 2):
+            entries: list[object] = [{"accountId": ID, "provider": "plaid"}, {"accountId": ID2}]
+            entries.insert(position, bad)
+            wire = {"kind": "accounts", "accounts": entries}
+            assert parse_citation_target(wire) is None, wire
 
 
 @PROPERTY

@@ -59,9 +59,12 @@ def _construct(model: type[Citation], row: dict[str, Any]) -> Citation:
     return model(**row)
 
 
-BUILDERS = pytest.mark.parametrize(
-    "build", [_validate, _validate_json, _validate_json_bytes, _construct]
-)
+BUILDERS: tuple[Build, ...] = (_validate, _validate_json, _validate_json_bytes, _construct)
+
+
+def _every_build(row: dict[str, Any]) -> list[Citation]:
+    """The row built as each model, in every way: from a dict, JSON text, JSON bytes, kwargs."""
+    return [build(model, copy.deepcopy(row)) for model in MODELS for build in BUILDERS]
 
 
 def _row(target: object = ..., **fields: object) -> dict[str, Any]:
@@ -83,13 +86,14 @@ def _row(target: object = ..., **fields: object) -> dict[str, Any]:
 # --------------------------------------------------------------------------- building
 
 
-@pytest.mark.parametrize("model", MODELS)
-@BUILDERS
-def test_every_way_of_building_parses_the_target(model: type[Citation], build: Build) -> None:
+def test_every_way_of_building_parses_the_target() -> None:
     wire = {"kind": "account", "accountId": ID, "provider": "plaid"}
-    citation = build(model, _row(wire))
-    assert citation.target == AccountTarget(ID, "plaid")
-    assert citation.target == parse_citation_target(wire)
+    built = _every_build(_row(wire))
+    assert len(built) == 8
+    assert {type(citation) for citation in built} == set(MODELS)
+    for citation in built:
+        assert citation.target == AccountTarget(ID, "plaid")
+        assert citation.target == parse_citation_target(wire)
 
 
 MALFORMED_TARGETS: list[object] = [
@@ -106,51 +110,43 @@ MALFORMED_TARGETS: list[object] = [
 ]
 
 
-@pytest.mark.parametrize("model", MODELS)
-@BUILDERS
-@pytest.mark.parametrize("target", MALFORMED_TARGETS)
-def test_malformed_target_becomes_none_and_the_rest_is_kept(
-    model: type[Citation], build: Build, target: object
-) -> None:
-    citation = build(model, _row(target))
-    assert citation.target is None
-    assert citation.source == "silvia://your-account/checking"
-    assert citation.title == "Checking"
-    assert citation.cited_text == "Balance: $1,234.00"
-    extras = citation.model_extra or {}
-    assert extras["search_result_index"] == 2
-    assert extras["type"] == "search_result_location"
+def test_malformed_target_becomes_none_and_the_rest_is_kept() -> None:
+    for target in MALFORMED_TARGETS:
+        for citation in _every_build(_row(target)):
+            assert citation.target is None, (target, citation)
+            assert citation.source == "silvia://your-account/checking"
+            assert citation.title == "Checking"
+            assert citation.cited_text == "Balance: $1,234.00"
+            extras = citation.model_extra or {}
+            assert extras["search_result_index"] == 2
+            assert extras["type"] == "search_result_location"
 
 
-@pytest.mark.parametrize("model", MODELS)
-@BUILDERS
-def test_row_without_target_has_none(model: type[Citation], build: Build) -> None:
-    citation = build(model, {"source": "https://example.com/a", "title": "A"})
-    assert citation.target is None
-    assert citation.title == "A"
+def test_row_without_target_has_none() -> None:
+    for citation in _every_build({"source": "https://example.com/a", "title": "A"}):
+        assert citation.target is None
+        assert citation.title == "A"
 
 
-@pytest.mark.parametrize("model", MODELS)
-@BUILDERS
-def test_title_and_cited_text_are_optional(model: type[Citation], build: Build) -> None:
-    citation = build(model, {"source": "silvia://your-portfolio"})
-    assert (citation.title, citation.cited_text) == (None, None)
-    citation = build(model, {"source": "s", "title": None, "cited_text": None})
-    assert (citation.title, citation.cited_text) == (None, None)
+def test_title_and_cited_text_are_optional() -> None:
+    for row in (
+        {"source": "silvia://your-portfolio"},
+        {"source": "s", "title": None, "cited_text": None},
+    ):
+        for citation in _every_build(row):
+            assert (citation.title, citation.cited_text) == (None, None), citation
 
 
-@pytest.mark.parametrize("model", MODELS)
-@BUILDERS
-def test_unknown_fields_are_kept_and_dumped_back(model: type[Citation], build: Build) -> None:
+def test_unknown_fields_are_kept_and_dumped_back() -> None:
     wire = {"kind": "accounts", "accounts": [{"accountId": ID, "provider": "manual"}]}
     row = _row(wire, future_field={"nested": [1, 2, {"x": None}]}, start_char_index=12)
-    citation = build(model, row)
-    dumped = citation.model_dump(context=WIRE)
-    for key, value in row.items():
-        assert dumped[key] == value, key
-    assert dumped["target"] == wire  # the target comes back in its wire form
-    assert json.loads(citation.model_dump_json(context=WIRE))["target"] == wire
-    assert citation.model_dump(mode="json", context=WIRE)["target"] == wire
+    for citation in _every_build(row):
+        dumped = citation.model_dump(context=WIRE)
+        for key, value in row.items():
+            assert dumped[key] == value, (key, citation)
+        assert dumped["target"] == wire  # the target comes back in its wire form
+        assert json.loads(citation.model_dump_json(context=WIRE))["target"] == wire
+        assert citation.model_dump(mode="json", context=WIRE)["target"] == wire
 
 
 @PROPERTY
@@ -183,14 +179,14 @@ def test_json_round_trip(model: type[Citation], row: dict[str, Any]) -> None:
     assert model.model_validate_json(citation.model_dump_json(context=WIRE)) == citation
 
 
-@pytest.mark.parametrize("model", MODELS)
 @PROPERTY
 @given(target=targets)
-def test_a_typed_target_given_by_hand_is_kept(model: type[Citation], target: Any) -> None:
+def test_a_typed_target_given_by_hand_is_kept(target: Any) -> None:
     # Building a citation in code (a test, the reference server) with a target
     # value must keep it: the parser reads wire dicts, a target is already read.
-    assert model(source="s", target=target).target == target
-    assert model.model_validate({"source": "s", "target": target}).target == target
+    for model in MODELS:
+        assert model(source="s", target=target).target == target
+        assert model.model_validate({"source": "s", "target": target}).target == target
 
 
 def test_citations_are_frozen() -> None:
@@ -207,10 +203,8 @@ def test_inline_citation_keeps_its_offset() -> None:
     assert InlineCitation.model_validate(_row()).offset is None
 
 
-@pytest.mark.parametrize("model", MODELS)
-@pytest.mark.parametrize(
-    "row",
-    [
+def test_rows_that_are_not_citations_raise_validation_error() -> None:
+    for row in (
         {},
         {"title": "no source"},
         {"source": None},
@@ -218,20 +212,21 @@ def test_inline_citation_keeps_its_offset() -> None:
         {"source": ["s"]},
         {"source": "s", "title": 7},
         {"source": "s", "cited_text": {"text": "x"}},
-    ],
-)
-def test_rows_that_are_not_citations_raise_validation_error(
-    model: type[Citation], row: dict[str, Any]
-) -> None:
-    with pytest.raises(ValidationError):
-        model.model_validate(row)
+    ):
+        for model in MODELS:
+            with pytest.raises(ValidationError):
+                model.model_validate(row)
 
 
 # --------------------------------------------------------------------------- load_citations
 
 
-@pytest.mark.parametrize("model", MODELS)
-def test_load_keeps_good_rows_and_reports_bad_ones(model: type[Citation]) -> None:
+def test_load_keeps_good_rows_and_reports_bad_ones() -> None:
+    for model in MODELS:
+        _load_keeps_good_rows_and_reports_bad_ones(model)
+
+
+def _load_keeps_good_rows_and_reports_bad_ones(model: type[Citation]) -> None:
     rows = [
         _row({"kind": "market_data", "ticker": "AAPL"}),
         {"title": "no source"},
@@ -305,12 +300,12 @@ def test_load_none_is_empty() -> None:
     assert result.errors == ()
 
 
-@pytest.mark.parametrize("rows", [{"source": "s"}, "rows", 3, (), ({"source": "s"},), b"[]"])
-def test_load_non_list_is_one_error(rows: object) -> None:
-    result = load_citations(rows, Citation)
-    assert result.citations == ()
-    assert len(result.errors) == 1
-    assert result.errors[0].reason
+def test_load_non_list_is_one_error() -> None:
+    for rows in ({"source": "s"}, "rows", 3, (), ({"source": "s"},), b"[]"):
+        result = load_citations(rows, Citation)
+        assert result.citations == (), rows
+        assert len(result.errors) == 1, rows
+        assert result.errors[0].reason
 
 
 def test_load_says_what_is_wrong_with_each_bad_row_and_logs_the_count(
@@ -385,12 +380,12 @@ class _QuietRow(dict):  # type: ignore[type-arg]
     """A dict subclass with nothing odd about it: a row like any other."""
 
 
-@pytest.mark.parametrize("model", [Citation, InlineCitation])
-def test_a_dict_subclass_row_reads_as_the_same_plain_row(model: type[Citation]) -> None:
+def test_a_dict_subclass_row_reads_as_the_same_plain_row() -> None:
     row = _row({"kind": "web", "url": "https://e.example"}, offset=3)
-    result = load_citations([_QuietRow(row)], model)
-    assert result.errors == ()
-    assert result.citations == load_citations([row], model).citations
+    for model in MODELS:
+        result = load_citations([_QuietRow(row)], model)
+        assert result.errors == ()
+        assert result.citations == load_citations([row], model).citations
 
 
 def test_a_row_shows_in_a_notebook_as_the_display_views_draw_it() -> None:
@@ -412,15 +407,15 @@ class _SaysOtherwise(dict):  # type: ignore[type-arg]
         return [("source", "said otherwise"), ("title", "said otherwise")]
 
 
-@pytest.mark.parametrize("model", [Citation, InlineCitation])
-def test_a_dict_subclass_row_reads_as_dict_reads_it(model: type[Citation]) -> None:
+def test_a_dict_subclass_row_reads_as_dict_reads_it() -> None:
     # As `dict()` copies it (what it holds), whichever methods pydantic-core would call:
     # older pydantic-core reads a dict subclass's storage, newer its `get` and `items`.
     row = _SaysOtherwise(_row({"kind": "web", "url": "https://e.example"}, offset=3))
-    result = load_citations([row], model)
-    assert result.errors == ()
-    assert result.citations == load_citations([dict(row)], model).citations
-    assert (result.citations[0].source, result.citations[0].title) == (
-        "silvia://your-account/checking",
-        "Checking",
-    )
+    for model in MODELS:
+        result = load_citations([row], model)
+        assert result.errors == ()
+        assert result.citations == load_citations([dict(row)], model).citations
+        assert (result.citations[0].source, result.citations[0].title) == (
+            "silvia://your-account/checking",
+            "Checking",
+        )

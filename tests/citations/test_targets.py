@@ -76,9 +76,8 @@ def test_targets_are_equal_exactly_when_their_wire_forms_are(
     assert (a == b) == (a.to_wire() == b.to_wire())
 
 
-@pytest.mark.parametrize(
-    ("a", "b"),
-    [
+def test_different_targets_are_not_equal() -> None:
+    cases: list[tuple[CitationTarget, CitationTarget]] = [
         (WebTarget("https://a.example"), TaxReferenceTarget("https://a.example")),
         (TaxReferenceTarget(None), CardDocumentTarget(None)),
         (CardDocumentTarget(None), MortgageReferenceTarget(None)),
@@ -90,11 +89,11 @@ def test_targets_are_equal_exactly_when_their_wire_forms_are(
             AccountsTarget((AccountRef(ID), AccountRef("b" * 16))),
             AccountsTarget((AccountRef("b" * 16), AccountRef(ID))),
         ),
-    ],
-)
-def test_different_targets_are_not_equal(a: CitationTarget, b: CitationTarget) -> None:
-    assert a != b
-    assert len({a, b}) == 2
+    ]
+    for case in cases:
+        a, b = case
+        assert a != b, case
+        assert len({a, b}) == 2, case
 
 
 @PROPERTY
@@ -139,9 +138,8 @@ def test_accounts_is_a_tuple_of_refs() -> None:
     hash(target)  # an immutable container of immutable refs
 
 
-@pytest.mark.parametrize(
-    ("wire", "attributes"),
-    [
+def test_attributes_are_snake_case() -> None:
+    cases: list[tuple[dict[str, Any], dict[str, Any]]] = [
         ({"kind": "web", "url": "https://e.example/"}, {"url": "https://e.example/"}),
         ({"kind": "tax_reference", "url": None}, {"url": None}),
         ({"kind": "card_document", "url": "https://c.example"}, {"url": "https://c.example"}),
@@ -153,15 +151,15 @@ def test_accounts_is_a_tuple_of_refs() -> None:
             {"account_id": ID, "provider": "manual"},
         ),
         ({"kind": "portfolio"}, {}),
-    ],
-)
-def test_attributes_are_snake_case(wire: dict[str, Any], attributes: dict[str, Any]) -> None:
-    target = parse_citation_target(wire)
-    assert target is not None
-    assert target.kind == wire["kind"]
-    for name, value in attributes.items():
-        assert getattr(target, name) == value
-    assert not hasattr(target, "accountId")
+    ]
+    for case in cases:
+        wire, attributes = case
+        target = parse_citation_target(wire)
+        assert target is not None, case
+        assert target.kind == wire["kind"], case
+        for name, value in attributes.items():
+            assert getattr(target, name) == value, case
+        assert not hasattr(target, "accountId"), case
 
 
 def test_accounts_attributes() -> None:

@@ -1,9 +1,11 @@
 """Every scenario of the library, end to end over real sockets, with the sync and async client.
 
-One test per scenario (a new scenario gets its tests by being added to
-`SCENARIOS`): the turn the client assembles is what `expected_turn` says the
-scenario implies, and reloading the session gives the same citations and
-targets. A scenario that fails gives its typed error, carrying what arrived.
+One test per client goes through every scenario of `SCENARIOS` (a new scenario
+is tested by being added there): the turn the client assembles is what
+`expected_turn` says the scenario implies, and reloading the session gives the
+same citations and targets. A scenario that fails gives its typed error,
+carrying what arrived. A failure names its scenario; after each scenario no
+connection is left open on the server.
 """
 
 from __future__ import annotations
@@ -27,9 +29,7 @@ from ._expect import (
     status_error_for,
     stream_error_for,
 )
-from .conftest import make_client
-
-ALL = pytest.mark.parametrize("name", list(SCENARIOS), ids=list(SCENARIOS))
+from .conftest import make_client, wait_until
 
 
 def _check_status_error(error: BaseException, expected: ExpectedTurn) -> None:
@@ -75,8 +75,32 @@ def _check_reload(scenario: Scenario, expected: ExpectedTurn, turn: Turn, sessio
         assert_no_answer_stored(session, message_for(scenario))
 
 
-@ALL
-def test_scenario_sync(name: str, reference: ReferenceServer, loopback: LoopbackServer) -> None:
+def _each_scenario_closed(name: str, loopback: LoopbackServer) -> None:
+    assert wait_until(lambda: loopback.open_connections == 0), (
+        f"scenario {name!r}: {loopback.open_connections} connection(s) left open on the server"
+    )
+
+
+def test_every_scenario_sync(reference: ReferenceServer, loopback: LoopbackServer) -> None:
+    for name in SCENARIOS:
+        try:
+            _scenario_sync(name, reference, loopback)
+        except Exception as error:
+            raise AssertionError(f"scenario {name!r} (sync client)") from error
+        _each_scenario_closed(name, loopback)
+
+
+@pytest.mark.anyio
+async def test_every_scenario_async(reference: ReferenceServer, loopback: LoopbackServer) -> None:
+    for name in SCENARIOS:
+        try:
+            await _scenario_async(name, reference, loopback)
+        except Exception as error:
+            raise AssertionError(f"scenario {name!r} (async client)") from error
+        _each_scenario_closed(name, loopback)
+
+
+def _scenario_sync(name: str, reference: ReferenceServer, loopback: LoopbackServer) -> None:
     scenario = SCENARIOS[name]
     options = options_for(scenario)
     expected = reference.expected_turn(name, idle_timeout=options["idle_timeout"], token=TOKEN)
@@ -94,11 +118,7 @@ def test_scenario_sync(name: str, reference: ReferenceServer, loopback: Loopback
             _check_reload(scenario, expected, checked, client.sessions.get(checked.session_id))
 
 
-@ALL
-@pytest.mark.anyio
-async def test_scenario_async(
-    name: str, reference: ReferenceServer, loopback: LoopbackServer
-) -> None:
+async def _scenario_async(name: str, reference: ReferenceServer, loopback: LoopbackServer) -> None:
     scenario = SCENARIOS[name]
     options = options_for(scenario)
     expected = reference.expected_turn(name, idle_timeout=options["idle_timeout"], token=TOKEN)

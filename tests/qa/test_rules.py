@@ -44,7 +44,7 @@ def test_every_rule_has_a_unique_id_a_severity_and_a_one_line_description() -> N
 
 # -- the doc's table -------------------------------------------------------------------
 
-TABLE = [
+TABLE: list[tuple[str, dict[str, object], bool]] = [
     (CHECKING_SRC, account(CHECKING), True),
     (CHECKING_SRC, account(CARD_ONE, CARD_TWO), True),
     (CHECKING_SRC, {"kind": "portfolio"}, False),
@@ -77,40 +77,38 @@ TABLE = [
 ]
 
 
-@pytest.mark.parametrize(("source", "target", "fits"), TABLE)
-def test_the_table(source: str, target: dict[str, object], fits: bool) -> None:
-    parsed = parse_citation_target(target)
-    assert parsed is not None
-    assert (expected_target(source, parsed) is None) is fits
-    found = broken(turn_events([cite(source, target)]))
-    assert found == (set() if fits else {"target-fits-source"})
+def test_the_table() -> None:
+    for case in TABLE:
+        source, target, fits = case
+        parsed = parse_citation_target(target)
+        assert parsed is not None, case
+        assert (expected_target(source, parsed) is None) is fits, case
+        found = broken(turn_events([cite(source, target)]))
+        assert found == (set() if fits else {"target-fits-source"}), case
 
 
-@pytest.mark.parametrize("source", [CHECKING_SRC, "silvia://your-portfolio", AAPL, IRS, "x:y"])
-def test_a_source_may_always_come_without_a_target(source: str) -> None:
-    # Resumed from a checkpoint written before targets, or untyped by a disagreement.
-    assert broken(turn_events([cite(source)])) == set()
-    assert broken(turn_events([cite(source, None)])) == set()
+def test_a_source_may_always_come_without_a_target() -> None:
+    for source in [CHECKING_SRC, "silvia://your-portfolio", AAPL, IRS, "x:y"]:
+        # Resumed from a checkpoint written before targets, or untyped by a disagreement.
+        assert broken(turn_events([cite(source)])) == set(), source
+        assert broken(turn_events([cite(source, None)])) == set(), source
 
 
 # -- target-parses, account-id-rule ----------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "target",
-    [
+def test_a_target_the_parser_rejects_is_reported_with_where_it_was() -> None:
+    for target in [
         {"kind": "hologram"},
         {"kind": "account", "accountId": 4210, "provider": "plaid"},
         {"kind": "accounts", "accounts": [{"accountId": CARD_ONE}, {"accountId": ""}]},
         {"kind": "web", "url": "javascript:alert(1)"},
         "account",
-    ],
-)
-def test_a_target_the_parser_rejects_is_reported_with_where_it_was(target: object) -> None:
-    result = check(observe_events(turn_events([cite(CHECKING_SRC, target)])))
-    assert result.broken_rules == {"target-parses"}
-    (finding,) = result.findings
-    assert finding.evidence["where"] == ["event 3 (citation)", "citations_summary[0]"]
+    ]:
+        result = check(observe_events(turn_events([cite(CHECKING_SRC, target)])))
+        assert result.broken_rules == {"target-parses"}, target
+        (finding,) = result.findings
+        assert finding.evidence["where"] == ["event 3 (citation)", "citations_summary[0]"], target
 
 
 def test_a_provider_outside_the_doc_is_reported_but_null_or_missing_is_not() -> None:
@@ -124,9 +122,8 @@ def test_a_provider_outside_the_doc_is_reported_but_null_or_missing_is_not() -> 
     assert broken(turn_events([cite(CHECKING_SRC, missing)])) == set()
 
 
-@pytest.mark.parametrize(
-    ("account_id", "ok"),
-    [
+def test_account_ids_follow_the_doc_rule() -> None:
+    for account_id, ok in [
         (CHECKING, True),
         ("a1b2c3d4e5f6g7h8", True),
         ("b" * 127 + "9", True),
@@ -134,13 +131,11 @@ def test_a_provider_outside_the_doc_is_reported_but_null_or_missing_is_not() -> 
         ("12345678901234567890", False),
         ("a" * 129, False),
         ("acct 1234 5678 9012", False),
-    ],
-)
-def test_account_ids_follow_the_doc_rule(account_id: str, ok: bool) -> None:
-    result = check(observe_events(turn_events([cite(CARDS, account(CARD_ONE, account_id))])))
-    assert result.broken_rules == (set() if ok else {"account-id-rule"})
-    if not ok:
-        assert result.findings[0].evidence["bad_ids"] == [account_id]
+    ]:
+        result = check(observe_events(turn_events([cite(CARDS, account(CARD_ONE, account_id))])))
+        assert result.broken_rules == (set() if ok else {"account-id-rule"}), (account_id, ok)
+        if not ok:
+            assert result.findings[0].evidence["bad_ids"] == [account_id], (account_id, ok)
 
 
 # -- one-meaning-per-source ------------------------------------------------------------
@@ -151,9 +146,8 @@ BOTH = account(CARD_ONE, CARD_TWO)
 WEB = {"kind": "web", "url": IRS}
 
 
-@pytest.mark.parametrize(
-    ("streamed", "summary", "severities"),
-    [
+def test_one_meaning_per_source() -> None:
+    cases: list[tuple[list[object], object, list[str]]] = [
         ([ONE, BOTH], BOTH, []),  # pooled: accounts grow
         ([ONE, ONE], ONE, []),
         ([ONE, None], None, []),  # typed, then untyped: the server untyped it
@@ -171,18 +165,18 @@ WEB = {"kind": "web", "url": IRS}
         ([None, None], ONE, ["warning"]),
         ([None, ONE, None, ONE], ONE, ["warning", "error"]),
         ([None, ONE, TWO], TWO, ["warning", "error"]),
-    ],
-)
-def test_one_meaning_per_source(
-    streamed: list[object], summary: object, severities: list[str]
-) -> None:
-    rows = [cite(CARDS, target, cited_text=f"row {i}") for i, target in enumerate(streamed)]
-    result = check(observe_events(turn_events(rows, [cite(CARDS, summary, cited_text="row 0")])))
-    assert result.broken_rules == ({"one-meaning-per-source"} if severities else set())
-    assert [finding.severity for finding in result.findings] == severities
-    status = "fail" if "error" in severities else "warn" if severities else "pass"
-    assert result.outcome("one-meaning-per-source").status == status
-    assert result.ok is ("error" not in severities)
+    ]
+    for case in cases:
+        streamed, summary, severities = case
+        rows = [cite(CARDS, target, cited_text=f"row {i}") for i, target in enumerate(streamed)]
+        result = check(
+            observe_events(turn_events(rows, [cite(CARDS, summary, cited_text="row 0")]))
+        )
+        assert result.broken_rules == ({"one-meaning-per-source"} if severities else set()), case
+        assert [finding.severity for finding in result.findings] == severities, case
+        status = "fail" if "error" in severities else "warn" if severities else "pass"
+        assert result.outcome("one-meaning-per-source").status == status, case
+        assert result.ok is ("error" not in severities), case
 
 
 def test_an_old_checkpoint_is_explained_and_an_error_when_the_prompt_rules_it_out() -> None:
@@ -288,9 +282,8 @@ def test_a_stored_inline_row_must_keep_the_target_it_streamed_with() -> None:
     assert kinds == {"live": ["account", "accounts"], "reloaded": ["accounts", "accounts"]}
 
 
-@pytest.mark.parametrize(
-    "body",
-    [
+def test_the_reload_disagrees() -> None:
+    for body in [
         stored([cite(CARDS)], [cite(CARDS, ONE)]),  # the summary's target not stored
         stored([cite(CARDS, ONE)], []),  # inline rows not stored
         stored([cite(CARDS, ONE)], [cite(CARDS)]),
@@ -299,10 +292,8 @@ def test_a_stored_inline_row_must_keep_the_target_it_streamed_with() -> None:
         stored([cite(CARDS, ONE, title="Other")], [cite(CARDS, ONE)]),
         {"session": {"id": "sess_1"}, "messages": [{"role": "user", "content": "q"}]},
         {"session": {"id": "sess_1"}},
-    ],
-)
-def test_the_reload_disagrees(body: object) -> None:
-    assert broken(turn_events([cite(CARDS, ONE)]), reload=body) == {"reload-agrees"}
+    ]:
+        assert broken(turn_events([cite(CARDS, ONE)]), reload=body) == {"reload-agrees"}, body
 
 
 def test_a_failed_reload_is_a_finding_and_no_reload_a_skip() -> None:
@@ -333,23 +324,28 @@ def test_a_target_anywhere_in_the_raw_message_is_found() -> None:
 # -- no-vendor-names -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("text", "title", "cited_text", "fields"),
-    [
+def test_vendor_names_in_user_facing_text_are_a_warning() -> None:
+    for text, title, cited_text, fields in [
         ("Linked through PLAID.", "Checking", "balance: 1", {"text"}),
         ("ok", "SnapTrade brokerage", "balance: 1", {"title"}),
         ("ok", "Brokerage", "institution: snap trade", {"cited_text"}),
         ("A manual account.", "Manual account", "source: manual", set()),
-    ],
-)
-def test_vendor_names_in_user_facing_text_are_a_warning(
-    text: str, title: str, cited_text: str, fields: set[str]
-) -> None:
-    row = cite(CHECKING_SRC, account(CHECKING), title=title, cited_text=cited_text)
-    result = check(observe_events(turn_events([row], text=text)))
-    assert result.ok  # a warning only
-    assert {f.evidence["field"] for f in result.warnings} == fields
-    assert result.broken_rules == ({"no-vendor-names"} if fields else set())
+    ]:
+        row = cite(CHECKING_SRC, account(CHECKING), title=title, cited_text=cited_text)
+        result = check(observe_events(turn_events([row], text=text)))
+        assert result.ok, (text, title, cited_text, fields)  # a warning only
+        assert {f.evidence["field"] for f in result.warnings} == fields, (
+            text,
+            title,
+            cited_text,
+            fields,
+        )
+        assert result.broken_rules == ({"no-vendor-names"} if fields else set()), (
+            text,
+            title,
+            cited_text,
+            fields,
+        )
 
 
 def test_a_vendor_named_in_the_prompt_is_said_so() -> None:
@@ -414,21 +410,20 @@ def test_a_check_that_fails_gives_a_finding_not_an_exception() -> None:
     assert "RecursionError" in finding.message
 
 
-@pytest.mark.parametrize(
-    ("expect", "ok"),
-    [
+def test_expectations() -> None:
+    cases: list[tuple[dict[str, object], bool]] = [
         ({"complete": True, "cites_account": True, "cites_kinds": ["accounts"]}, True),
         ({"complete": False}, False),
         ({"cites_account": False}, False),
         ({"cites_kinds": ["accounts", "web"]}, False),
         ({"no_citations": True}, False),
         ({"no_citations": False}, True),
-    ],
-)
-def test_expectations(expect: dict[str, object], ok: bool) -> None:
-    result = check(observe_events(turn_events([cite(CARDS, BOTH)])), expect=expect)
-    assert result.outcome("expectations").status == ("pass" if ok else "fail")
-    assert result.ok is ok
+    ]
+    for case in cases:
+        expect, ok = case
+        result = check(observe_events(turn_events([cite(CARDS, BOTH)])), expect=expect)
+        assert result.outcome("expectations").status == ("pass" if ok else "fail"), case
+        assert result.ok is ok, case
 
 
 def test_expectations_of_an_uncited_turn() -> None:

@@ -73,16 +73,13 @@ def test_rows_are_grouped_by_label_into_account_sources_titled_by_the_label() ->
     ]
 
 
-@pytest.mark.parametrize(
-    ("label", "slug"),
-    [
+def test_label_slug() -> None:
+    for label, slug in [
         ("Credit card", "credit-card"),
         ("  Sapphire  Preferred!", "sapphire-preferred"),
         ("401(k)", "401-k"),
-    ],
-)
-def test_label_slug(label: str, slug: str) -> None:
-    assert label_slug(label) == slug
+    ]:
+        assert label_slug(label) == slug, (label, slug)
 
 
 def test_a_label_with_nothing_to_slug_is_rejected() -> None:
@@ -114,12 +111,15 @@ def test_a_label_covering_several_accounts_gives_accounts_in_row_order() -> None
     }
 
 
-@pytest.mark.parametrize("missing", [{"source_account_id": None}, {}, {"account_id": "12"}])
-def test_one_row_without_an_account_id_leaves_the_label_untyped(missing: dict[str, object]) -> None:
-    rows = (_row("Credit card", source_account_id=ID_A), _row("Credit card", **missing))
-    (result,) = search_results(ExecuteSql(rows=rows))
-    assert result.claim == AccountClaim(None)
-    assert _target_after(ExecuteSql(rows=rows)) == {"silvia://your-account/credit-card": None}
+def test_one_row_without_an_account_id_leaves_the_label_untyped() -> None:
+    cases: list[dict[str, object]] = [{"source_account_id": None}, {}, {"account_id": "12"}]
+    for missing in cases:
+        rows = (_row("Credit card", source_account_id=ID_A), _row("Credit card", **missing))
+        (result,) = search_results(ExecuteSql(rows=rows))
+        assert result.claim == AccountClaim(None), missing
+        assert _target_after(ExecuteSql(rows=rows)) == {
+            "silvia://your-account/credit-card": None
+        }, missing
 
 
 def test_a_portfolio_wide_result_is_the_portfolio() -> None:
@@ -150,9 +150,8 @@ def test_no_vendor_name_reaches_the_text_from_a_column_or_its_name() -> None:
 # -- account ids: column order, provider, the id rule -------------------------
 
 
-@pytest.mark.parametrize(
-    ("columns", "expected"),
-    [
+def test_id_columns_in_the_docs_order() -> None:
+    cases: list[tuple[dict[str, object], AccountRef]] = [
         ({"source_account_id": ID_A, "source": "plaid"}, AccountRef(ID_A, "plaid")),
         ({"source_account_id": ID_A, "source": "manual"}, AccountRef(ID_A, "manual")),
         ({"source_account_id": ID_A}, AccountRef(ID_A, None)),
@@ -170,16 +169,15 @@ def test_no_vendor_name_reaches_the_text_from_a_column_or_its_name() -> None:
         ({"account_id": ID_B, "account_uuid": ID_A}, AccountRef(ID_A, "manual")),
         # A column holding a non-id is passed over for the next one.
         ({"source_account_id": "1042", "account_id": ID_B}, AccountRef(ID_B, None)),
-    ],
-)
-def test_id_columns_in_the_docs_order(columns: dict[str, object], expected: AccountRef) -> None:
-    (result,) = search_results(ExecuteSql(rows=(_row(**columns),)))
-    assert result.claim == AccountClaim((expected,))
+    ]
+    for case in cases:
+        columns, expected = case
+        (result,) = search_results(ExecuteSql(rows=(_row(**columns),)))
+        assert result.claim == AccountClaim((expected,)), case
 
 
-@pytest.mark.parametrize(
-    "value",
-    [
+def test_values_that_are_not_ids_name_no_account() -> None:
+    for value in [
         42,
         "1234567890123456789",  # all digits: a row number
         "a" * 15,
@@ -187,17 +185,15 @@ def test_id_columns_in_the_docs_order(columns: dict[str, object], expected: Acco
         "acct 1234 5678 9012",
         "acct.1234.5678.9012",
         "Checking account!!",
-    ],
-)
-def test_values_that_are_not_ids_name_no_account(value: object) -> None:
-    (result,) = search_results(ExecuteSql(rows=(_row(account_id=value),)))
-    assert result.claim == AccountClaim(None)
+    ]:
+        (result,) = search_results(ExecuteSql(rows=(_row(account_id=value),)))
+        assert result.claim == AccountClaim(None), value
 
 
-@pytest.mark.parametrize("value", ["a" * 16, "a" * 128, "0123456789abcdef", "A-b_C-d_E-f_G-h_"])
-def test_values_that_are_ids(value: str) -> None:
-    (result,) = search_results(ExecuteSql(rows=(_row(account_id=value),)))
-    assert result.claim == AccountClaim((AccountRef(value, None),))
+def test_values_that_are_ids() -> None:
+    for value in ["a" * 16, "a" * 128, "0123456789abcdef", "A-b_C-d_E-f_G-h_"]:
+        (result,) = search_results(ExecuteSql(rows=(_row(account_id=value),)))
+        assert result.claim == AccountClaim((AccountRef(value, None),)), value
 
 
 def test_a_crypto_wallet_source_names_no_account_even_with_an_id() -> None:
@@ -235,11 +231,13 @@ def test_several_payloads_with_tickers_give_one_source_each() -> None:
     ]
 
 
-@pytest.mark.parametrize("output", ["{'c': 227.48}", '{"c": 227.48}', "price 227.48"])
-def test_a_finnhub_payload_without_its_ticker_is_live_data_analysis(output: str) -> None:
-    (result,) = search_results(ExecutePython(FINNHUB, output))
-    assert (result.source, result.title) == ("silvia://market-data/finnhub", "Live data")
-    assert result.claim == TargetClaim(AnalysisTarget())
+def test_a_finnhub_payload_without_its_ticker_is_live_data_analysis() -> None:
+    for output in ["{'c': 227.48}", '{"c": 227.48}', "price 227.48"]:
+        (result,) = search_results(ExecutePython(FINNHUB, output))
+        assert (result.source, result.title) == ("silvia://market-data/finnhub", "Live data"), (
+            output
+        )
+        assert result.claim == TargetClaim(AnalysisTarget()), output
 
 
 def test_finnhub_named_only_in_the_payload_still_counts() -> None:
@@ -264,24 +262,23 @@ def test_an_exa_article_is_cited_by_its_url_as_web() -> None:
 # -- the three library readers --------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("read", "prefix", "kind"),
-    [
+def test_library_reads_with_and_without_a_source_url() -> None:
+    cases: list[tuple[Any, str, Any]] = [
         (read_tax_authority, "silvia://tax-authority/", TaxReferenceTarget),
         (read_credit_card_document, "silvia://credit-card-corpus/", CardDocumentTarget),
         (read_mortgage_authority, "silvia://mortgage-code/", MortgageReferenceTarget),
-    ],
-)
-def test_library_reads_with_and_without_a_source_url(read, prefix, kind) -> None:  # type: ignore[no-untyped-def]
-    (with_url,) = search_results(read("a/b.md", "text", source_url="https://gov.example/b"))
-    assert (with_url.source, with_url.claim) == (
-        "https://gov.example/b",
-        TargetClaim(kind("https://gov.example/b")),
-    )
-    (without,) = search_results(read("/a/b.md", "text"))
-    assert (without.source, without.claim) == (prefix + "a/b.md", TargetClaim(kind(None)))
-    (not_http,) = search_results(read("a/b.md", "text", source_url="ftp://gov.example/b"))
-    assert not_http.source == prefix + "a/b.md"
+    ]
+    for case in cases:
+        read, prefix, kind = case
+        (with_url,) = search_results(read("a/b.md", "text", source_url="https://gov.example/b"))
+        assert (with_url.source, with_url.claim) == (
+            "https://gov.example/b",
+            TargetClaim(kind("https://gov.example/b")),
+        ), case
+        (without,) = search_results(read("/a/b.md", "text"))
+        assert (without.source, without.claim) == (prefix + "a/b.md", TargetClaim(kind(None))), case
+        (not_http,) = search_results(read("a/b.md", "text", source_url="ftp://gov.example/b"))
+        assert not_http.source == prefix + "a/b.md", case
 
 
 def test_library_title_comes_from_the_sidecar_or_the_file_name() -> None:
@@ -290,9 +287,8 @@ def test_library_title_comes_from_the_sidecar_or_the_file_name() -> None:
     assert (titled.title, untitled.title) == ("Publication 590-A", "p590a.md")
 
 
-@pytest.mark.parametrize(
-    ("url", "readable"),
-    [
+def test_download_urls_are_made_readable() -> None:
+    for url, readable in [
         (
             "https://www.ecfr.gov/api/versioner/v1/full/2024-06-01/title-12.xml?part=1026",
             "https://www.ecfr.gov/current/title-12/part-1026",
@@ -306,12 +302,10 @@ def test_library_title_comes_from_the_sidecar_or_the_file_name() -> None:
             "https://uscode.house.gov/view.xhtml?path=/prelim@title26&edition=prelim",
         ),
         ("https://www.irs.gov/publications/p590a", "https://www.irs.gov/publications/p590a"),
-    ],
-)
-def test_download_urls_are_made_readable(url: str, readable: str) -> None:
-    assert humanize_citation_url(url) == readable
-    (result,) = search_results(read_mortgage_authority("x.xml", "t", source_url=url))
-    assert result.claim == TargetClaim(MortgageReferenceTarget(readable))
+    ]:
+        assert humanize_citation_url(url) == readable, (url, readable)
+        (result,) = search_results(read_mortgage_authority("x.xml", "t", source_url=url))
+        assert result.claim == TargetClaim(MortgageReferenceTarget(readable)), (url, readable)
 
 
 # -- search_web -----------------------------------------------------------------
@@ -348,12 +342,12 @@ def test_pooling_the_same_account_again_keeps_one_account_and_learns_its_provide
     }
 
 
-@pytest.mark.parametrize("order", ["ids first", "ids last"])
-def test_a_label_written_with_and_without_ids_is_untyped(order: str) -> None:
-    with_ids = ExecuteSql(rows=(_row("Checking", source_account_id=ID_A),))
-    without = ExecuteSql(rows=(_row("Checking"),))
-    calls = (with_ids, without) if order == "ids first" else (without, with_ids)
-    assert _target_after(*calls) == {"silvia://your-account/checking": None}
+def test_a_label_written_with_and_without_ids_is_untyped() -> None:
+    for order in ["ids first", "ids last"]:
+        with_ids = ExecuteSql(rows=(_row("Checking", source_account_id=ID_A),))
+        without = ExecuteSql(rows=(_row("Checking"),))
+        calls = (with_ids, without) if order == "ids first" else (without, with_ids)
+        assert _target_after(*calls) == {"silvia://your-account/checking": None}, order
 
 
 def test_untyped_stays_untyped_even_when_a_later_write_agrees_with_the_first() -> None:

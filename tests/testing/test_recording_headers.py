@@ -87,82 +87,90 @@ def save(tmp_path: Path, text: str, name: str = "hostile") -> Path:
     return path
 
 
-CASES = [
-    pytest.param(where, header, id=f"{where}-{case}")
-    for case, header in HOSTILE.items()
-    for where in ("response", "reload")
-]
+CASES = [(where, header) for header in HOSTILE.values() for where in ("response", "reload")]
 
 
-@pytest.mark.parametrize(("where", "header"), CASES)
 def test_load_keeps_it_and_every_replay_that_writes_refuses_it_naming_the_line(
-    where: str, header: tuple[str, str], tmp_path: Path
+    tmp_path: Path,
 ) -> None:
-    text, line = with_header(where, header)
-    path = save(tmp_path, text)
-    loaded = Recording.load(path)
-    owner = loaded.response if where == "response" else loaded.reload
-    assert owner is not None
-    assert header in owner.headers  # kept as the file has it
-    [error] = loaded.header_errors()
-    assert error.line == line
-    assert str(error).startswith(f"line {line}: ")
-    assert str(error).isascii()  # escaped: nothing raw
-    assert str(error).isprintable()
-    assert len(str(error)) < 300  # a long name is cut
+    for case in CASES:
+        where, header = case
+        text, line = with_header(where, header)
+        path = save(tmp_path, text)
+        loaded = Recording.load(path)
+        owner = loaded.response if where == "response" else loaded.reload
+        assert owner is not None, case
+        assert header in owner.headers, case  # kept as the file has it
+        [error] = loaded.header_errors()
+        assert error.line == line, case
+        assert str(error).startswith(f"line {line}: "), case
+        assert str(error).isascii(), case  # escaped: nothing raw
+        assert str(error).isprintable(), case
+        assert len(str(error)) < 300, case  # a long name is cut
 
-    for replay in (loaded.client, loaded.async_client):
+        for replay in (loaded.client, loaded.async_client):
+            with pytest.raises(RecordingFormatError) as caught:
+                replay()
+            assert caught.value.line == line, case
         with pytest.raises(RecordingFormatError) as caught:
-            replay()
-        assert caught.value.line == line
-    with pytest.raises(RecordingFormatError) as caught:
-        ReplayServer({"hostile": loaded})
-    assert caught.value.line == line
-    with pytest.raises(RecordingFormatError) as caught:
-        ReplayServer.from_files([str(path)])
-    assert (caught.value.line, caught.value.path) == (line, str(path))
+            ReplayServer({"hostile": loaded})
+        assert caught.value.line == line, case
+        with pytest.raises(RecordingFormatError) as caught:
+            ReplayServer.from_files([str(path)])
+        assert (caught.value.line, caught.value.path) == (line, str(path)), case
 
 
-@pytest.mark.parametrize(("where", "header"), CASES)
 def test_serve_replay_refuses_it_with_the_file_and_line(
-    where: str, header: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text, line = with_header(where, header)
-    path = save(tmp_path, text)
-    status = main(["serve", "--replay", str(path), "--port", "0"])
-    out, err = capsys.readouterr()
-    assert status == 2
-    assert out == ""
-    assert err.startswith(f"silvia serve: {path}: line {line}: ")
-    assert err.count("\n") == 1
-    assert "Traceback" not in err
-    assert "stolen" not in err
+    for case in CASES:
+        where, header = case
+        text, line = with_header(where, header)
+        path = save(tmp_path, text)
+        status = main(["serve", "--replay", str(path), "--port", "0"])
+        out, err = capsys.readouterr()
+        assert status == 2, case
+        assert out == "", case
+        assert err.startswith(f"silvia serve: {path}: line {line}: "), case
+        assert err.count("\n") == 1, case
+        assert "Traceback" not in err, case
+        assert "stolen" not in err, case
 
 
-@pytest.mark.parametrize(("where", "header"), CASES)
 def test_qa_check_judges_the_turn_and_reports_the_header(
-    where: str, header: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text, line = with_header(where, header)
-    hostile, good = save(tmp_path, text), save(tmp_path, turn().dumps(), "good")
-    junit, report, page = tmp_path / "qa.xml", tmp_path / "qa.json", tmp_path / "qa.html"
-    args = ["qa", "check", str(good), str(hostile), "--junit", str(junit), "--json", str(report)]
-    status = main([*args, "--html", str(page)])
-    out, err = capsys.readouterr()
-    assert status == 1, out + err  # an error finding: the recording holds what HTTP forbids
-    assert "Traceback" not in err
-    rows = table(out)
-    assert rows[RECORDED_HEADERS.id] == ["pass", "FAIL"]
-    assert rows["stream-complete"] == ["pass", "pass"]  # the turn was still judged
-    assert rows["target-parses"] == ["pass", "pass"]
-    assert f"line {line}: " in out
-    assert "\r" not in out  # (the request id holding it is shown escaped)
-    data = json.loads(report.read_text(encoding="utf-8"))
-    [finding] = data["prompts"][1]["findings"]
-    assert finding["rule"] == RECORDED_HEADERS.id
-    assert finding["evidence"] == {"line": line}
-    ET.parse(junit)  # well-formed
-    parse(page.read_text(encoding="utf-8").removeprefix("<!doctype html>\n"))
+    for case in CASES:
+        where, header = case
+        text, line = with_header(where, header)
+        hostile, good = save(tmp_path, text), save(tmp_path, turn().dumps(), "good")
+        junit, report, page = tmp_path / "qa.xml", tmp_path / "qa.json", tmp_path / "qa.html"
+        args = [
+            "qa",
+            "check",
+            str(good),
+            str(hostile),
+            "--junit",
+            str(junit),
+            "--json",
+            str(report),
+        ]
+        status = main([*args, "--html", str(page)])
+        out, err = capsys.readouterr()
+        assert status == 1, out + err  # an error finding: the recording holds what HTTP forbids
+        assert "Traceback" not in err, case
+        rows = table(out)
+        assert rows[RECORDED_HEADERS.id] == ["pass", "FAIL"], case
+        assert rows["stream-complete"] == ["pass", "pass"], case  # the turn was still judged
+        assert rows["target-parses"] == ["pass", "pass"], case
+        assert f"line {line}: " in out, case
+        assert "\r" not in out, case  # (the request id holding it is shown escaped)
+        data = json.loads(report.read_text(encoding="utf-8"))
+        [finding] = data["prompts"][1]["findings"]
+        assert finding["rule"] == RECORDED_HEADERS.id, case
+        assert finding["evidence"] == {"line": line}, case
+        ET.parse(junit)  # well-formed
+        parse(page.read_text(encoding="utf-8").removeprefix("<!doctype html>\n"))
 
 
 def test_check_recordings_adds_the_row_only_when_a_recording_needs_it() -> None:
