@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from ._lazy import load_on_first_use
 
 if TYPE_CHECKING:
-    from ._client import AsyncSilviaClient, SilviaClient
+    from ._async._client import AsyncSilviaClient
+    from ._sync._client import SilviaClient
     from ._version import __version__
     from ._wire import DEFAULT_WIRE, EventNames, WireFormat
     from .chat import AsyncChatStream, ChatEvent, ChatStream, Turn
@@ -106,7 +107,8 @@ __all__ = [
 load_on_first_use(
     __name__,
     {
-        "._client": ("AsyncSilviaClient", "SilviaClient"),
+        "._async._client": ("AsyncSilviaClient",),
+        "._sync._client": ("SilviaClient",),
         "._version": ("__version__",),
         "._wire": ("DEFAULT_WIRE", "EventNames", "WireFormat"),
         ".chat": ("AsyncChatStream", "ChatEvent", "ChatStream", "Turn"),

@@ -14,10 +14,11 @@ between chunks on every transport, and shuts down the socket of the response
 it watches (found through the `network_stream` extension; a transport without
 one, in-process or a mock, gets only the check between chunks).
 
-Alarms run on a `Timer`: for the sync clients one watchdog thread for the whole
-process (a forked child starts its own: see `_Watchdog`), for the async clients the
-event loop's `call_later`. `running_loop` names the loop an async client's pool is
-bound to (`_pool.py`); it and `loop_timer` are the two places that name asyncio.
+Alarms run on a `Timer`, for every client, sync or async: one watchdog thread
+for the whole process (`thread_timer`; a forked child starts its own: see
+`_Watchdog`). An alarm only sets a flag and shuts a socket down, which is safe
+from another thread, so an async client's deadline fires the same way under any
+event loop (asyncio, trio): nothing here names one.
 """
 
 from __future__ import annotations
@@ -42,8 +43,6 @@ __all__ = [
     "Lifecycle",
     "StopReason",
     "Timer",
-    "loop_timer",
-    "running_loop",
     "thread_timer",
 ]
 
@@ -164,11 +163,11 @@ class Lifecycle:
             guard.stop("closed")
 
 
-# ------------------------------------------------------------------------- the sync clients' timer
+# ------------------------------------------------------------------------------ the clients' timer
 
 
 class _Watchdog:
-    """One thread that runs every sync client's alarms at their time.
+    """One thread that runs every client's alarms at their time.
 
     An alarm is a one-item list, its callback, in a heap; cancelling it empties
     the list, which stays there until it is first or arming finds the heap
@@ -258,21 +257,4 @@ class _Watchdog:
 
 
 thread_timer: Timer = _Watchdog().call_at
-"""The sync clients' `Timer`: the process's watchdog thread."""
-
-
-def running_loop() -> object | None:
-    """The event loop running in this thread, None outside one: what an async pool serves."""
-    import asyncio  # here, not at the top: `import silvia_client` stays without it
-
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:  # no loop runs in this thread (asyncio's documented answer)
-        return None
-
-
-def loop_timer(at: float, callback: Callable[[], None]) -> Callable[[], None]:
-    """The async clients' `Timer`: the running event loop."""
-    import asyncio  # here, not at the top: `import silvia_client` stays without it
-
-    return asyncio.get_running_loop().call_later(max(at - time.monotonic(), 0.0), callback).cancel
+"""Every client's `Timer`: the process's watchdog thread."""

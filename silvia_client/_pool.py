@@ -17,8 +17,8 @@ call, not a process-wide fork hook.
 
 An async pool's connections also belong to the event loop that opened them: a
 pool notes the loop it first served, and a call from another raises
-`EventLoopChangedError` before anything is sent (`running_loop`, in
-`_deadline.py`, is the one place that asks which loop runs).
+`EventLoopChangedError` before anything is sent (`running_loop`, below, is the
+one place that asks which loop runs: anyio's token of it, under asyncio or trio).
 """
 
 from __future__ import annotations
@@ -32,15 +32,24 @@ from typing import Generic, TypeVar
 
 import httpx
 
-from ._deadline import running_loop
 from ._wire import DEFAULTS
 from .errors import ClientClosedError, EventLoopChangedError
 
-__all__ = ["BoundedCookieJar", "Pool"]
+__all__ = ["BoundedCookieJar", "Pool", "running_loop"]
 
 logger = logging.getLogger("silvia_client")
 
 H = TypeVar("H", httpx.Client, httpx.AsyncClient)
+
+
+def running_loop() -> object | None:
+    """The event loop running in this thread (asyncio's loop, trio's token), None outside one."""
+    from anyio.lowlevel import current_token  # here: `import silvia_client` stays without it
+
+    try:
+        return current_token().native_token  # a new wrapper per call, of the same loop
+    except RuntimeError:  # no event loop runs in this thread (anyio's `NoEventLoopError`)
+        return None
 
 
 class Pool(Generic[H]):

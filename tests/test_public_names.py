@@ -28,7 +28,13 @@ import silvia_client
 # Each `silvia` subcommand's module offers the same two functions, which the
 # command line's `__init__` calls by these names: one interface, many modules.
 SUBCOMMAND_INTERFACE = {"register", "run"}
-LAZY_PACKAGES = ("silvia_client", "silvia_client.testing", "silvia_client.qa")
+LAZY_PACKAGES = (
+    "silvia_client",
+    "silvia_client.chat",
+    "silvia_client.sessions",
+    "silvia_client.testing",
+    "silvia_client.qa",
+)
 
 
 def public_modules() -> list[ModuleType]:

@@ -1,6 +1,12 @@
-"""Each async twin says what its sync half says, but for the differences listed here.
+"""Each hand-written async twin says what its sync half says, but for the differences here.
 
-`tests/unasync.py` finds the twins, makes each async one sync and compares (its
+The core's I/O is written once, async, and its sync half generated
+(`tools/unasync.py`, checked by `tests/test_unasync.py`); what cannot be generated
+stays written by hand, twice, and is checked here: the testing kit's transports,
+which serve both sides in one class, the method pairs of one class
+(`ReferenceServer.client` / `.async_client`, `Recording.client`), the pytest
+fixtures, `display.live` / `alive`, QA's observers, and QA's runner, whose async
+side runs prompts concurrently on purpose. `tests/unasync.py` finds the twins, makes each async one sync and compares (its
 docstring has the substitutions). A difference that is meant goes in `ALLOWED`, with
 its reason; one entry covers every place the same lines differ in that twin. A twin
 whose async half does more than mirror the sync one is named in `NOT_MIRRORED`. A
@@ -32,134 +38,7 @@ class Difference:
         return Hunk(block(self.sync), block(self.async_))
 
 
-CLOSES_BY_HAND = (
-    "an async generator closed early closes the one it reads from by hand: the garbage "
-    "collector would, on some later turn of the loop, or never"
-)
-RUNNING = (
-    "a generator already running raises ValueError when a second thread reads or closes "
-    "it, an async generator RuntimeError"
-)
-
 ALLOWED: dict[str, tuple[Difference, ...]] = {
-    "_body.py:_content": (
-        Difference(
-            sync="""
-                try:
-                    content = response.content
-                except httpx.ResponseNotRead:
-                    return
-                if content:
-                    yield content
-            """,
-            async_="""
-                for piece in _content(response):
-                    yield piece
-            """,
-            why="a response's content, once read, is read without I/O: the async twin "
-            "hands on the sync one's pieces",
-        ),
-    ),
-    "_body.py:_inflated": (
-        Difference(
-            sync="""
-                for data in raw:
-                    yield from inflater.feed(data)
-                if (last := inflater.flush()):
-                    yield last
-            """,
-            async_="""
-                try:
-                    for data in raw:
-                        for piece in inflater.feed(data):
-                            yield piece
-                    if (last := inflater.flush()):
-                        yield last
-                finally:
-                    _aclose(raw)
-            """,
-            why=f"{CLOSES_BY_HAND}; and an async generator has no `yield from`",
-        ),
-    ),
-    "_body.py:guarded": (
-        Difference(
-            sync="""
-                for chunk in chunks:
-                    total += len(chunk)
-                    if total > limit or guard.reason is not None:
-                        raise Halt(None, limit) if total > limit else guard.halt()
-                    yield chunk
-            """,
-            async_="""
-                try:
-                    for chunk in chunks:
-                        total += len(chunk)
-                        if total > limit or guard.reason is not None:
-                            raise Halt(None, limit) if total > limit else guard.halt()
-                        yield chunk
-                finally:
-                    _aclose(chunks)
-            """,
-            why=CLOSES_BY_HAND,
-        ),
-    ),
-    "_body.py:read_body": (
-        Difference(
-            sync="""
-                return b''.join(guarded(body_chunks(response), guard, limit))
-            """,
-            async_="""
-                return b''.join([chunk for chunk in guarded(body_chunks(response), guard, limit)])
-            """,
-            why="`bytes.join` cannot read an async iterator",
-        ),
-    ),
-    "_body.py:read_at_most": (
-        Difference(
-            sync="",
-            async_="""
-                _aclose(chunks)
-            """,
-            why=CLOSES_BY_HAND,
-        ),
-    ),
-    "_client.py:SilviaClient": (
-        Difference(
-            sync="""
-                _timer = staticmethod(thread_timer)
-            """,
-            async_="""
-                _timer = staticmethod(loop_timer)
-            """,
-            why="deadlines fire from the watchdog thread for a sync client, from the running "
-            "event loop for an async one (`_deadline.py`)",
-        ),
-        Difference(
-            sync="""
-                raise ConfigurationError('http_client must be an httpx.Client (AsyncSilviaClient takes an httpx.AsyncClient)')
-            """,
-            async_="""
-                raise ConfigurationError('http_client must be an httpx.Client (SilviaClient takes an httpx.Client)')
-            """,
-            why="each names the httpx client it takes, and the other twin",
-        ),
-        Difference(
-            sync="",
-            async_="""
-                import asyncio
-            """,
-            why="asyncio is imported where the async client first sleeps, so that "
-            "`import silvia_client` does not load it (benchmarks/bench_import.py)",
-        ),
-    ),
-    "chat/_stream.py:ChatStream": (
-        Difference(
-            sync="class ChatStream(_StreamState[Callable[[], httpx.Response]]):",
-            async_="class ChatStream(_StreamState[Callable[[], Awaitable[httpx.Response]]]):",
-            why="the async stream opens its response by awaiting it",
-        ),
-        Difference(sync="except ValueError:", async_="except RuntimeError:", why=RUNNING),
-    ),
     "testing/_record_transport.py:RecordingTransport.handle_request": (
         Difference(
             sync="""
@@ -214,16 +93,12 @@ def _unlisted(twin: Twin) -> Iterator[Hunk]:
 
 
 def test_the_twins_of_the_modules_with_twins_are_found() -> None:
+    # The generated I/O has none: each of its modules holds one side.
     assert {str(twin) for twin in TWINS} >= {
-        "_body.py:body_chunks",
-        "_body.py:guarded",
-        "_body.py:read_at_most",
-        "_client.py:SilviaClient",
-        "chat/_stream.py:ChatStream",
-        "chat/_resource.py:Chat",
-        "chat/_resource.py:ChatClient",
-        "sessions/_resource.py:Sessions",
-        "sessions/_resource.py:SessionsClient",
+        "display/_live.py:live",
+        "testing/_server.py:ReferenceServer.client",
+        "testing/_recording.py:Recording.client",
+        "testing/pytest_plugin.py:silvia",
         "testing/_transport.py:_SyncSteps",
         "testing/_transport.py:InProcessTransport.handle_request",
         "testing/_record_transport.py:_CapturedStream",

@@ -1,6 +1,8 @@
-"""Async twins made sync and compared with their sync halves, as httpcore's `unasync --check`.
+"""Hand-written async twins made sync and compared with their sync halves.
 
-`tests/test_twins.py` runs this over the package and holds the allow-list.
+The core's I/O is generated (`tools/unasync.py`); this is for what stays written
+twice by hand (the list is in `tests/test_twins.py`, which runs this over the
+package and holds the allow-list).
 
 The twins are found by name, module by module, so a new one is checked without
 being listed: the class `AsyncX` beside `X`, `_AsyncX` beside `_SyncX` or `_X`; the
@@ -17,7 +19,7 @@ The async twin is made sync, then both are compared statement by statement:
   `with` is one `with` of both (an `async with` cannot take a sync context manager);
 - then, in the code `ast.unparse` prints, every twin's name and the names in
   `RENAMES` are replaced by their sync forms (`AsyncX` by `X`, `aiter_` by `iter_`,
-  `__aiter__` by `__iter__`, `aclose` by `close`, `asyncio.sleep` by `time.sleep`, ...).
+  `__aiter__` by `__iter__`, ...).
 
 Docstrings and comments are left out (each is written once, on the sync twin, which
 the async one may point to), and so is line wrapping (an `Async` name is longer).
@@ -40,14 +42,9 @@ RENAMES: tuple[tuple[str, str], ...] = (
     (r"\b__aenter__\b", "__enter__"),
     (r"\b__aexit__\b", "__exit__"),
     (r"\b__aiter__\b", "__iter__"),
-    (r"\b__anext__\b", "__next__"),
     (r"\baiter_(?=\w)", "iter_"),  # aiter_bytes, aiter_raw, aiter_lines, aiter_sse
-    (r"\baiter\b", "iter"),
-    (r"\banext\b", "next"),
-    (r"\baclose\b", "close"),
     (r"\baread\b", "read"),
     (r"\bhandle_async_request\b", "handle_request"),
-    (r"\basynccontextmanager\b", "contextmanager"),
     (r"\basyncio\.sleep\b", "time.sleep"),
     (r"\bAsyncByteStream\b", "SyncByteStream"),  # httpx's names for the two body streams
     (r"\bAsync(?=[A-Z])", ""),  # AsyncIterator, AsyncClient, AsyncBaseTransport, ...

@@ -2,27 +2,38 @@
 
 - `events.py`   every event type, and the table that reads them off the wire
 - `_turn.py`    `Turn` (rows as sent, `target_for`, `Timings`) and its O(1)-per-event builder
-- `_stream.py`  `ChatStream` / `AsyncChatStream`: the reading loops, sync and async,
-  what they share (the turn being built, the errors), and `RawEvent`
-- `_resource.py` `client.chat.stream(...)` and `client.chat.send(...)`
+- `_stream.py`  what the streams share without I/O (the turn being built, the errors),
+  and `RawEvent`
+
+`ChatStream` / `AsyncChatStream` (the reading loops) and `Chat` / `AsyncChat`
+(`client.chat.stream(...)`, `.send(...)`) are the I/O: `silvia_client/_async/`,
+and `_sync/` generated from it.
 """
 
-from ._resource import AsyncChat, Chat
-from ._stream import AsyncChatStream, ChatStream, RawEvent
-from ._turn import Timings, Turn, TurnBuilder
-from .events import (
-    ChatEvent,
-    CitationEvent,
-    CitationsSummaryEvent,
-    DoneEvent,
-    ErrorEvent,
-    MalformedEvent,
-    MessageEvent,
-    SessionEvent,
-    TextEvent,
-    UnknownEvent,
-    decode_event,
-)
+from typing import TYPE_CHECKING
+
+from .._lazy import load_on_first_use
+
+if TYPE_CHECKING:
+    from .._async._chat import AsyncChat
+    from .._async._stream import AsyncChatStream
+    from .._sync._chat import Chat
+    from .._sync._stream import ChatStream
+    from ._stream import RawEvent
+    from ._turn import Timings, Turn, TurnBuilder
+    from .events import (
+        ChatEvent,
+        CitationEvent,
+        CitationsSummaryEvent,
+        DoneEvent,
+        ErrorEvent,
+        MalformedEvent,
+        MessageEvent,
+        SessionEvent,
+        TextEvent,
+        UnknownEvent,
+        decode_event,
+    )
 
 __all__ = [
     "AsyncChat",
@@ -45,3 +56,34 @@ __all__ = [
     "UnknownEvent",
     "decode_event",
 ]
+
+# Each name is imported on first use (`_lazy.py`): the streams and resources import this
+# package's modules, and this package names them.
+load_on_first_use(
+    __name__,
+    {
+        ".._async._chat": ("AsyncChat",),
+        ".._async._stream": ("AsyncChatStream",),
+        ".._sync._chat": ("Chat",),
+        ".._sync._stream": ("ChatStream",),
+        "._stream": ("RawEvent",),
+        "._turn": (
+            "Timings",
+            "Turn",
+            "TurnBuilder",
+        ),
+        ".events": (
+            "ChatEvent",
+            "CitationEvent",
+            "CitationsSummaryEvent",
+            "DoneEvent",
+            "ErrorEvent",
+            "MalformedEvent",
+            "MessageEvent",
+            "SessionEvent",
+            "TextEvent",
+            "UnknownEvent",
+            "decode_event",
+        ),
+    },
+)

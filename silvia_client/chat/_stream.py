@@ -1,23 +1,16 @@
-"""`ChatStream` and `AsyncChatStream`: one chat turn, as typed events and then a `Turn`.
+"""What both chat streams share without I/O: `RawEvent`, and `StreamState`.
 
-Where things are: `RawEvent`; `_StreamState`, what the twins share (the turn
-being built, the ids, the repr, every `StreamError` a stream can end with, each
-carrying the partial turn); then the twins. The request goes out when a stream
-is entered (or first read). Then one loop (`_read`) feeds the body's chunks
-(`_body.py`: bounded, guarded) to the SSE decoder (`_sse.py`), reads each SSE
+Where things are: `StreamState` holds the turn being built, the ids, the repr,
+and every `StreamError` a stream can end with, each carrying the partial turn.
+The streams that read (`AsyncChatStream`, and `ChatStream` generated from it)
+are `_async/_stream.py` and `_sync/_stream.py`: one loop (`_read`) feeds the
+body's chunks (bounded, guarded) to the SSE decoder (`_sse.py`), reads each SSE
 event into a typed event (`events.py`) and applies it to the turn
-(`TurnBuilder.apply`). It yields both: iterating the stream gives the typed
-event, `iter_with_raw()` both, for tools that judge the wire (QA).
-
-Leaving the `with` block, `close()`, breaking out of the loop, or cancelling
-the task closes the response. `close()` from another thread stops the call's
-guard (`_deadline.py`), which shuts the socket down: the blocked read ends,
-and its thread gets the `StreamError`.
+(`TurnBuilder.apply`).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -25,11 +18,9 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import httpx
 from httpx_sse import ServerSentEvent
 
-from .._body import abody_chunks, adrain, aguarded, body_chunks, drain, guarded
 from .._deadline import Halt
-from .._json import most_values
 from .._responses import ResponseErrors
-from .._sse import EventTooLarge, SSEDecoder
+from .._sse import EventTooLarge
 from .._wire import DEFAULTS
 from ..errors import (
     IncompleteTurnError,
@@ -40,18 +31,16 @@ from ..errors import (
     StreamTooLargeError,
 )
 from ._turn import Turn, TurnBuilder
-from .events import ChatEvent, ErrorEvent, TextEvent, event_decoder
+from .events import ChatEvent, ErrorEvent, event_decoder
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
-
     from .._options import Call
 
-__all__ = ["AsyncChatStream", "ChatStream", "RawEvent"]
+__all__ = ["CLOSED_EARLY", "Pair", "RawEvent", "StreamState"]
 
 Pair = tuple[ServerSentEvent, ChatEvent]
-Opener = TypeVar("Opener")  # how a twin opens its response: sync, or awaited
-_CLOSED = "the stream was closed before `done`"
+Opener = TypeVar("Opener")  # how a stream opens its response: sync, or awaited
+CLOSED_EARLY = "the stream was closed before `done`"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +55,8 @@ class RawEvent:
     data: str = field(repr=False)
 
 
-class _StreamState(Generic[Opener]):
-    """What the twins share: the turn under construction and how a stream ended."""
+class StreamState(Generic[Opener]):
+    """What both streams share: the turn under construction and how a stream ended."""
 
     def __init__(
         self,
@@ -159,7 +148,7 @@ class _StreamState(Generic[Opener]):
             return self._error(
                 StreamTimeoutError, f"the turn's deadline of {self._call.seconds:g} s passed"
             )
-        return self._error(IncompleteTurnError, _CLOSED)
+        return self._error(IncompleteTurnError, CLOSED_EARLY)
 
     def _failed(self, error: httpx.RequestError | None) -> StreamError:
         """The error for a read that failed with `error`, or for a body that ended (None).
@@ -180,281 +169,3 @@ class _StreamState(Generic[Opener]):
         return self._error(
             StreamDisconnectedError, f"the connection dropped mid-stream: {type(error).__name__}"
         )
-
-
-class ChatStream(_StreamState[Callable[[], httpx.Response]]):
-    """A chat turn being streamed. Iterate it for events, or call `until_done()`.
-
-    `close()` may be called from any thread: a read blocked in another thread
-    then ends within a second or two, with a `StreamError` holding the partial
-    turn. `request_id` is the server's id for the request, for support tickets.
-    """
-
-    _pairs: Generator[Pair, None, None] | None = None
-
-    def __enter__(self) -> Self:
-        if self._pairs is None:  # the request goes out once, on entering or first reading
-            self._builder.started_at = perf_counter()  # `Turn.timings` count from here
-            self._pairs = self._read(self._opened(self._open()))
-        return self
-
-    def _read(self, response: httpx.Response) -> Generator[Pair, None, None]:
-        """The one loop: each SSE event of the body read into a typed event, applied to the turn."""
-        self._began = True
-        call, builder = self._call, self._builder
-        guard = call.guard
-        assert guard is not None, "the call was started"
-        decoder = SSEDecoder(call.max_event_bytes)
-        kept, most = 0, call.max_values  # events and JSON values read, and the cap
-        chunks: Generator[bytes, None, None] | None = None
-        try:
-            call.wait_between_events(response.request)  # the head came: `idle_timeout` now
-            chunks = guarded(body_chunks(response), guard, call.max_response_bytes)
-            for chunk in chunks:
-                for sse in decoder.feed(chunk):
-                    kept += 1 + most_values(sse.data)  # an event, and the values in it
-                    if kept > most:
-                        raise self._too_many(most)
-                    event = self._decode(sse.event, sse.data, builder.text_length)
-                    builder.apply(event)
-                    if builder.error is not None:  # an `error` event: the turn failed
-                        yield sse, self._scrubbed(builder.error)
-                        raise self._server_error(builder.error)
-                    yield sse, event
-                    if builder.done:
-                        return
-            decoder.close()
-            raise self._failed(None)
-        except httpx.RequestError as error:
-            raise self._failed(error) from error
-        except (Halt, EventTooLarge) as halt:
-            raise self._halted(halt) from None
-        finally:
-            if call.trace is not None:  # first: a drain that fails cannot keep it open
-                call.trace.end_turn(builder)
-            if chunks is not None and builder.done:
-                drain(response, chunks, guard)  # the rest of the body (see `_body.drain`)
-            # Unwatched first: a late alarm must not touch a connection back in the pool.
-            guard.release()
-            response.close()
-            if chunks is not None:
-                chunks.close()
-
-    def _each(self) -> Generator[Pair, None, None]:
-        """The loop's pairs, for a reader: records how the stream ended, closes it on a break."""
-        pairs = self.__enter__()._pairs  # entered here if not by a `with`
-        assert pairs is not None
-        try:
-            for pair in pairs:  # noqa: UP028 (as its async twin must: tests/test_twins.py)
-                yield pair
-        except StreamError as error:
-            self._failure = error
-            raise
-        except ValueError:  # "generator already executing": `close()` in another thread
-            if self._closed:  # was closing the loop as this thread resumed it
-                raise self._error(IncompleteTurnError, _CLOSED) from None
-            self.close()
-            raise
-        except BaseException:  # the caller broke out of the loop
-            self.close()
-            raise
-
-    def __iter__(self) -> Iterator[ChatEvent]:
-        pairs = self._each()
-        try:
-            for _, event in pairs:
-                yield event
-        finally:
-            pairs.close()
-
-    def iter_with_raw(self) -> Iterator[tuple[RawEvent, ChatEvent]]:
-        """Each event beside its `RawEvent` (the name and data as sent), for tools that judge
-        the wire. It ends as iterating does."""
-        pairs = self._each()
-        try:
-            for sse, event in pairs:
-                yield RawEvent(sse.event, sse.data), event
-        finally:
-            pairs.close()
-
-    @property
-    def text_stream(self) -> Iterator[str]:
-        """The answer's text, piece by piece (the other events still build the turn)."""
-        pairs = self._each()
-        try:
-            for _, event in pairs:
-                if isinstance(event, TextEvent):
-                    yield event.text
-        finally:
-            pairs.close()
-
-    def until_done(self) -> Turn:
-        """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""
-        for _ in self._each():
-            pass
-        if self._failure is not None:
-            raise self._failure
-        if not self._builder.done:
-            raise self._error(IncompleteTurnError, _CLOSED)
-        if self._turn is None:
-            self._turn = self._builder.build()
-        return self._turn
-
-    def close(self) -> None:
-        """Close the response. From another thread, a blocked read ends with a `StreamError`."""
-        self._closed = True
-        guard = self._call.guard
-        if guard is not None:
-            guard.stop("closed")  # wakes a read blocked in another thread
-        if self._pairs is None:  # never entered
-            return
-        try:
-            self._pairs.close()
-        except ValueError:  # another thread is reading: the stop above ends it
-            return
-        # Closing a generator that never started does not run its `finally`, so a
-        # stream entered but not read would keep its response open: close it here.
-        if not self._began and self._response is not None and guard is not None:
-            if self._call.trace is not None:
-                self._call.trace.end_turn(self._builder)
-            guard.release()
-            self._response.close()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-
-class AsyncChatStream(_StreamState[Callable[[], Awaitable[httpx.Response]]]):
-    """The async twin of `ChatStream`: `async with`, `async for`, `await until_done()`."""
-
-    _pairs: AsyncGenerator[Pair, None] | None = None
-
-    async def __aenter__(self) -> Self:
-        if self._pairs is None:  # the request goes out once, on entering or first reading
-            self._builder.started_at = perf_counter()  # `Turn.timings` count from here
-            self._pairs = self._read(self._opened(await self._open()))
-        return self
-
-    async def _read(self, response: httpx.Response) -> AsyncGenerator[Pair, None]:
-        """The one loop: each SSE event of the body read into a typed event, applied to the turn."""
-        self._began = True
-        call, builder = self._call, self._builder
-        guard = call.guard
-        assert guard is not None, "the call was started"
-        decoder = SSEDecoder(call.max_event_bytes)
-        kept, most = 0, call.max_values  # events and JSON values read, and the cap
-        chunks: AsyncGenerator[bytes, None] | None = None
-        try:
-            call.wait_between_events(response.request)  # the head came: `idle_timeout` now
-            chunks = aguarded(abody_chunks(response), guard, call.max_response_bytes)
-            async for chunk in chunks:
-                for sse in decoder.feed(chunk):
-                    kept += 1 + most_values(sse.data)  # an event, and the values in it
-                    if kept > most:
-                        raise self._too_many(most)
-                    event = self._decode(sse.event, sse.data, builder.text_length)
-                    builder.apply(event)
-                    if builder.error is not None:  # an `error` event: the turn failed
-                        yield sse, self._scrubbed(builder.error)
-                        raise self._server_error(builder.error)
-                    yield sse, event
-                    if builder.done:
-                        return
-            decoder.close()
-            raise self._failed(None)
-        except httpx.RequestError as error:
-            raise self._failed(error) from error
-        except (Halt, EventTooLarge) as halt:
-            raise self._halted(halt) from None
-        finally:
-            if call.trace is not None:  # first: a drain that fails cannot keep it open
-                call.trace.end_turn(builder)
-            if chunks is not None and builder.done:
-                await adrain(response, chunks, guard)  # the rest of the body (see `_body.drain`)
-            # Unwatched first: a late alarm must not touch a connection back in the pool.
-            guard.release()
-            await response.aclose()
-            if chunks is not None:
-                await chunks.aclose()
-
-    async def _each(self) -> AsyncGenerator[Pair, None]:
-        """The loop's pairs, for a reader: records how the stream ended, closes it on a break."""
-        pairs = (await self.__aenter__())._pairs  # entered here if not by a `with`
-        assert pairs is not None
-        try:
-            async for pair in pairs:
-                yield pair
-        except StreamError as error:
-            self._failure = error
-            raise
-        except RuntimeError:  # "asynchronous generator is already running": as in `ChatStream`
-            if self._closed:
-                raise self._error(IncompleteTurnError, _CLOSED) from None
-            await self.close()
-            raise
-        except BaseException:  # the caller broke out of the loop, or the task was cancelled
-            await self.close()
-            raise
-
-    async def __aiter__(self) -> AsyncIterator[ChatEvent]:
-        pairs = self._each()
-        try:
-            async for _, event in pairs:
-                yield event
-        finally:
-            await pairs.aclose()
-
-    async def aiter_with_raw(self) -> AsyncIterator[tuple[RawEvent, ChatEvent]]:
-        """Each event beside its `RawEvent` (the name and data as sent), for tools that judge
-        the wire. It ends as iterating does."""
-        pairs = self._each()
-        try:
-            async for sse, event in pairs:
-                yield RawEvent(sse.event, sse.data), event
-        finally:
-            await pairs.aclose()
-
-    @property
-    async def text_stream(self) -> AsyncIterator[str]:
-        """The answer's text, piece by piece (the other events still build the turn)."""
-        pairs = self._each()
-        try:
-            async for _, event in pairs:
-                if isinstance(event, TextEvent):
-                    yield event.text
-        finally:
-            await pairs.aclose()
-
-    async def until_done(self) -> Turn:
-        """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""
-        async for _ in self._each():
-            pass
-        if self._failure is not None:
-            raise self._failure
-        if not self._builder.done:
-            raise self._error(IncompleteTurnError, _CLOSED)
-        if self._turn is None:
-            self._turn = self._builder.build()
-        return self._turn
-
-    async def close(self) -> None:
-        """Close the response. From another task, a blocked read ends with a `StreamError`."""
-        self._closed = True
-        guard = self._call.guard
-        if guard is not None:
-            guard.stop("closed")  # wakes a read blocked in another task
-        if self._pairs is None:  # never entered
-            return
-        try:
-            await self._pairs.aclose()
-        except RuntimeError:  # another task is reading: the stop above ends it
-            return
-        # As in `ChatStream.close`: an unstarted generator's `finally` never runs.
-        if not self._began and self._response is not None and guard is not None:
-            if self._call.trace is not None:
-                self._call.trace.end_turn(self._builder)
-            guard.release()
-            await self._response.aclose()
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()

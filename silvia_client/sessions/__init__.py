@@ -1,11 +1,19 @@
 """Session history: the same typed citations as a live turn.
 
 - `_history.py`  `Session` and `Message`, and reading a session body (`parse_session`)
-- `_resource.py` `client.sessions.get(...)` and `get_raw(...)`, sync and async
+
+`Sessions` / `AsyncSessions` (`client.sessions.get(...)`, `get_raw(...)`) are the I/O:
+`silvia_client/_async/_sessions.py`, and `_sync/` generated from it.
 """
 
-from ._history import Message, Session, parse_session, read_session, session_path
-from ._resource import AsyncSessions, Sessions
+from typing import TYPE_CHECKING
+
+from .._lazy import load_on_first_use
+
+if TYPE_CHECKING:
+    from .._async._sessions import AsyncSessions
+    from .._sync._sessions import Sessions
+    from ._history import Message, Session, parse_session, read_session, session_path
 
 __all__ = [
     "AsyncSessions",
@@ -16,3 +24,14 @@ __all__ = [
     "read_session",
     "session_path",
 ]
+
+# Each name is imported on first use (`_lazy.py`): the resources import this package's
+# modules, and this package names them.
+load_on_first_use(
+    __name__,
+    {
+        ".._async._sessions": ("AsyncSessions",),
+        ".._sync._sessions": ("Sessions",),
+        "._history": ("Message", "Session", "parse_session", "read_session", "session_path"),
+    },
+)

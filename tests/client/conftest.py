@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import anyio
 import httpx
 import httpx._transports.default as httpx_transports
 import pytest
@@ -124,7 +124,7 @@ async def api(request: pytest.FixtureRequest) -> AsyncIterator[Api]:
 
 @pytest.fixture
 def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """Retry waits, recorded instead of slept (both `time.sleep` and `asyncio.sleep`)."""
+    """Retry waits, recorded instead of slept (`time.sleep`, and `anyio.sleep` for async)."""
     recorded: list[float] = []
 
     def sleep(seconds: float) -> None:
@@ -134,5 +134,5 @@ def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
         recorded.append(seconds)
 
     monkeypatch.setattr(time, "sleep", sleep)
-    monkeypatch.setattr(asyncio, "sleep", asleep)
+    monkeypatch.setattr(anyio, "sleep", asleep)
     return recorded

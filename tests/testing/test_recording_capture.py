@@ -43,7 +43,7 @@ def test_record_turn_keeps_the_request_the_response_bytes_and_the_reload() -> No
     times = [chunk.at for chunk in response.chunks]
     assert times == sorted(times)
     assert all(at >= 0 for at in times)
-    assert response.end == "closed"  # the client stops reading at `done`
+    assert response.end == "ended"  # after `done`, the client reads the rest (the drain)
     assert response.ended_at is not None
     assert response.ended_at >= times[-1]
     assert recording.reload is not None
@@ -63,7 +63,7 @@ def test_the_recorded_chunks_are_the_ones_the_server_sent() -> None:
 @pytest.mark.parametrize(
     ("scenario", "end", "reloaded"),
     [
-        ("demo", "closed", True),
+        ("demo", "ended", True),
         ("fault-drop", "disconnected", False),
         ("fault-stall", "timeout", False),
         ("fault-no-done", "ended", False),
@@ -232,7 +232,7 @@ async def test_arecord_turn_records_as_record_turn_does() -> None:
     synced = record_turn("/scenario accounts", **reference())
     assert recording.request == synced.request
     assert recording.response.status == synced.response.status
-    assert recording.response.end == synced.response.end == "closed"
+    assert recording.response.end == synced.response.end == "ended"
     assert len(recording.response.chunks) == len(synced.response.chunks)
     assert recording.reload is not None
     assert TOKEN not in recording.dumps()

@@ -1,0 +1,62 @@
+"""What the async I/O does its own way, by hand: `_sync/_backend.py` has the same names.
+
+The code in `_async/` is written once and made sync by `tools/unasync.py`; what
+cannot be made sync by renaming is here, a few lines a side. Sleeping goes through
+anyio, so the async client runs under asyncio and trio alike, and so does the
+drain's time bound (a cancel scope around one loop, never across a `yield`); the
+deadline's alarm is the same on both sides (the watchdog thread of `_deadline.py`).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterable, Awaitable, Callable, Iterator
+from contextlib import contextmanager
+
+import httpx
+
+from .._deadline import Guard
+from .._wire import DEFAULTS
+
+__all__ = [
+    "ALREADY_RUNNING",
+    "OTHER_CLIENT",
+    "Opener",
+    "close_chunks",
+    "drain_bound",
+    "sleep",
+]
+
+Opener = Callable[[], Awaitable[httpx.Response]]
+"""How a stream opens its response: awaited."""
+
+ALREADY_RUNNING: type[Exception] = RuntimeError
+"""What reading or closing an async generator that another task is running raises."""
+
+OTHER_CLIENT = "SilviaClient takes an httpx.Client"
+"""The other twin's `http_client`, for the error that names this one's."""
+
+
+async def sleep(seconds: float) -> None:
+    """Wait `seconds` (before a retry), under whichever event loop runs."""
+    import anyio  # here, not at the top: `import silvia_client` stays without it
+
+    await anyio.sleep(seconds)
+
+
+async def close_chunks(chunks: AsyncIterable[bytes]) -> None:
+    """Close `chunks` if it is an async generator: closing one early does not close the one
+    it reads from (the garbage collector would, on some later turn of the loop, or never)."""
+    if inspect.isasyncgen(chunks):
+        await chunks.aclose()
+
+
+@contextmanager
+def drain_bound(guard: Guard) -> Iterator[None]:
+    """Bound the drain after `done` to `DEFAULTS.drain_seconds`: a cancel scope, which ends
+    a read on any transport (so the body is read to its end, and every async iterator
+    over it too: under trio, one left unfinished warns when it is collected)."""
+    import anyio
+
+    with anyio.move_on_after(DEFAULTS.drain_seconds):
+        yield

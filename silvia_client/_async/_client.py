@@ -1,0 +1,264 @@
+"""`AsyncSilviaClient`: sending requests, with retries, within a call's deadline.
+
+Where things are: what both clients share without I/O is `ClientBase`
+(`_base.py`: settings, `with_options`, a call's options into a `Call`, requests).
+This module sends (send, classify, decide, sleep or raise); `_sync/_client.py`
+is generated from it (`tools/unasync.py`). The defaults are `DEFAULTS`
+(`_wire.py`); whether and when to retry is `_retries.py`; a response that is not
+what was asked for becomes a typed error in `_responses.py`; a body is read within
+its limits by `_body.py`; the deadline's alarm and the guard that ends a blocked
+read are `_deadline.py`; the spans, when a `tracer_provider` is given,
+`_tracing.py`. The client reaches its connection pool only through `_http`, a
+`Pool` (`_pool.py`): this process's (a forked child gets its own) and, async, the
+first event loop's.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+import httpx
+
+from .._base import ClientBase, what_failed
+from .._body import encoding_error
+from .._deadline import Guard, Halt, thread_timer
+from .._options import Call
+from .._pool import BoundedCookieJar, Pool
+from .._retries import Failure, after_failure
+from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
+from ..errors import ConfigurationError, SilviaError
+from ._backend import OTHER_CLIENT, sleep
+from ._body import read_at_most, read_body
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import TracerProvider
+    from typing_extensions import Self
+
+    from ._chat import AsyncChat
+    from ._sessions import AsyncSessions
+
+__all__ = ["AsyncSilviaClient"]
+
+logger = logging.getLogger("silvia_client")
+
+
+class AsyncSilviaClient(ClientBase):
+    """A client for Silvia's chat API, async.
+
+    Use it as a context manager (`async with`), or call `await close()`. `with_options(...)` gives
+    a copy with other settings on the same connection pool.
+
+    Arguments (all keyword-only):
+
+    - `base_url`: the API's base URL, an absolute http(s) URL without
+      credentials, query or fragment. Default: the `SILVIA_BASE_URL`
+      environment variable; without either, `ConfigurationError`.
+    - `token`: the bearer token, printable ASCII without spaces. Default:
+      `SILVIA_TOKEN`; when that is unset or empty, requests go without
+      `Authorization`. `token=""` is a `ConfigurationError`. The token is
+      blanked in whatever the server sends back, if it has 8 characters or
+      more (a shorter one cannot be a secret).
+    - `timeout`: per-request timeouts, as seconds for every phase, an
+      `httpx.Timeout`, or None for none. Default: connect 10 s, read 60 s,
+      write 30 s, pool 10 s. The read phase bounds the wait for a response's
+      head, a chat turn's and a session's, and a session's body reads; each
+      attempt gets its own (a session read is retried, a chat turn whose
+      request went out is not).
+    - `idle_timeout`: once a chat stream's head has come, the longest it may
+      stay silent between events (keep-alive comments count as signs of
+      life), in seconds. Default: 90.
+    - `deadline`: seconds for a whole operation: connecting, retries, the
+      waits before them, and every read. Default (None): 600 for a chat turn,
+      120 for a GET; a number here applies to both; `math.inf` for none.
+    - `max_event_bytes`: the longest SSE line or event data a chat stream
+      accepts. Default: 16 MiB.
+    - `max_response_bytes`: the most a history body, or a whole chat stream,
+      may hold, counted after decompression. Default: 64 MiB. A call also reads at
+      most `max_response_bytes // 32` JSON values and SSE events (10,000 at least).
+    - `max_retries`: how many times a failed request is sent again (see
+      the README's "Retries"). Default: 2.
+    - `retry_backoff`: seconds before the first retry, doubled each time,
+      with jitter. Default: 0.5.
+    - `default_headers`: headers sent with every request.
+    - `http_client`: your own `httpx.AsyncClient`, for proxies, limits, transports
+      or event hooks. It stays yours to close; the SDK's timeouts, deadline and
+      limits still apply, and redirects are never followed. Its cookies are
+      yours too (the SDK's own pool keeps at most 50, 8 KiB in all). Used before
+      a fork, it is refused in the child (`ClientClosedError`): make it, and the
+      client, in each worker; the SDK's own pool is made anew in a forked child.
+    - `wire`: the paths, event names and field names (`WireFormat`).
+    - `tracer_provider`: an OpenTelemetry `TracerProvider` (the `otel` extra):
+      a span per chat turn and session GET, and one per HTTP attempt under it
+      (docs/tracing.md). Default (None): no tracing, and OpenTelemetry is not
+      imported. `with_options` copies keep it.
+    - `propagate_context`: send each attempt's trace context to the server (a
+      `traceparent` header, by OpenTelemetry's propagators), so that its
+      traces join yours. Needs `tracer_provider`. Default: False.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None = None,
+        token: str | None = None,
+        timeout: float | httpx.Timeout | None = DEFAULTS.timeout,
+        idle_timeout: float = DEFAULTS.idle_timeout,
+        deadline: float | None = None,
+        max_event_bytes: int = DEFAULTS.max_event_bytes,
+        max_response_bytes: int = DEFAULTS.max_response_bytes,
+        max_retries: int = DEFAULTS.max_retries,
+        retry_backoff: float = DEFAULTS.retry_backoff,
+        default_headers: Mapping[str, str] | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        wire: WireFormat = DEFAULT_WIRE,
+        tracer_provider: TracerProvider | None = None,
+        propagate_context: bool = False,
+    ) -> None:
+        if http_client is not None and not isinstance(http_client, httpx.AsyncClient):
+            raise ConfigurationError(f"http_client must be an httpx.AsyncClient ({OTHER_CLIENT})")
+        super().__init__(
+            base_url=base_url,
+            token=token,
+            timeout=timeout,
+            idle_timeout=idle_timeout,
+            deadline=deadline,
+            max_event_bytes=max_event_bytes,
+            max_response_bytes=max_response_bytes,
+            max_retries=max_retries,
+            retry_backoff=retry_backoff,
+            default_headers=default_headers,
+            wire=wire,
+            tracer_provider=tracer_provider,
+            propagate_context=propagate_context,
+        )
+        timeout = self.timeout
+        self._pool: Pool[httpx.AsyncClient] = Pool(
+            http_client,
+            lambda: httpx.AsyncClient(timeout=timeout, cookies=BoundedCookieJar()),
+            type(self).__name__,
+        )
+        self._bind()
+
+    @property
+    def _http(self) -> httpx.AsyncClient:
+        """The connection pool, this process's and (async) the event loop's (`Pool.get`)."""
+        return self._pool.get()
+
+    def _bind(self) -> None:
+        # Here, not at the top: `from silvia_client import SilviaClient` stays without the
+        # stream's modules (httpx-sse, pydantic-core) until a client is made.
+        from ._chat import AsyncChat
+        from ._sessions import AsyncSessions
+
+        self.chat: AsyncChat = AsyncChat(self)
+        self.sessions: AsyncSessions = AsyncSessions(self)
+
+    async def close(self) -> None:
+        """Close the client: every stream it opened ends, in any thread, and any call after
+        raises `ClientClosedError`. The connection pool is closed if this client made it
+        (not your own `http_client`). A `with_options` copy's `close()` does nothing."""
+        if self._closing() and (http := self._pool.to_close()) is not None:
+            await http.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def _send(
+        self, request: httpx.Request, call: Call, guard: Guard, *, read: bool = False
+    ) -> tuple[httpx.Response, bytes]:
+        """Send with retries, within the call's deadline; the response is 2xx, else an error.
+
+        The response is open (streamed) and watched by the call's guard, unless
+        `read`: then its body is read within the call's limits, and the response
+        closed, inside the retry loop, so that a body that breaks off is retried
+        like a connection that failed.
+        """
+        trace, attempt = call.trace, 0
+        while True:
+            request.extensions["timeout"] = call.timeouts()
+            if trace is not None:
+                trace.attempt(request, attempt)
+            try:
+                response = await self._http.send(request, stream=True, follow_redirects=False)
+                if logger.isEnabledFor(logging.DEBUG):  # only then: the line reads the request id
+                    self._log_response(request, response)
+                if trace is not None:
+                    trace.response(response)
+                guard.watch(response)
+                if response.is_success:
+                    return response, await self._read(response, call, guard) if read else b""
+                failure: Failure = response
+                body = await read_at_most(response, DEFAULTS.error_body_max_bytes, guard)
+                error: SilviaError = self._errors.status_error(response, body)
+            except httpx.TransportError as broken:
+                failure, error = broken, self._errors.connection_error(broken, request.url)
+            except RuntimeError as refused:  # a closed pool, an ended event loop
+                raise self._unusable(refused, self._http.is_closed) from refused
+            guard.watch(None)
+            if trace is not None:
+                trace.failed(failure)
+            step = after_failure(self.retries, call, failure, error, attempt)
+            if isinstance(step, SilviaError):
+                raise step
+            logger.info("retrying %s after %s", request.url.path, what_failed(error))
+            await sleep(step)
+            attempt += 1
+
+    async def _read(self, response: httpx.Response, call: Call, guard: Guard) -> bytes:
+        try:
+            return await read_body(response, guard, call.max_response_bytes)
+        except httpx.DecodingError as error:  # a body its Content-Encoding belies
+            raise self._errors.undecodable(response, encoding_error(response)) from error
+        except Halt as halt:
+            raise self._halted(halt, response, call) from None
+        finally:
+            guard.watch(None)
+            await response.aclose()
+
+    async def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
+        guard = self._life.track(call.start(thread_timer))
+        if self._tracing is not None:
+            call.trace = self._tracing.start(call.kind)
+        try:
+            request = self._chat_request(self._http, message, session_id, call)
+            response, _ = await self._send(request, call, guard)
+            media_type = response.headers.get("content-type", "").partition(";")[0]
+            if media_type.strip().lower() != "text/event-stream":
+                body = await read_at_most(response, DEFAULTS.error_body_max_bytes, guard)
+                raise self._errors.unexpected(response, body, "text/event-stream")
+            if (why := encoding_error(response)) is not None:
+                await response.aclose()
+                raise self._errors.undecodable(response, why)
+        except BaseException as error:
+            guard.release()
+            if call.trace is not None:
+                call.trace.end(error)
+            raise
+        return response
+
+    async def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]:
+        guard = self._life.track(call.start(thread_timer))
+        if self._tracing is not None:
+            call.trace = self._tracing.start(call.kind, path)
+        try:
+            request = self._get_request(self._http, path, call)
+            return await self._send(request, call, guard, read=True)
+        except BaseException as error:
+            if call.trace is not None:
+                call.trace.end(error)
+            raise
+        finally:
+            guard.release()
+            if call.trace is not None:
+                call.trace.end()

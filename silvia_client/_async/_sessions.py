@@ -1,0 +1,82 @@
+"""`client.sessions`: `get` and `get_raw`.
+
+`_sync/_sessions.py` is generated from this module (`tools/unasync.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from .._options import Call, RequestOptions, check
+from ..sessions._history import Session, session_from, session_path
+
+if TYPE_CHECKING:
+    import httpx
+
+    from ._client import AsyncSilviaClient
+
+__all__ = ["AsyncSessions"]
+
+
+def _request(
+    client: AsyncSilviaClient, session_id: str, options: RequestOptions
+) -> tuple[str, Call]:
+    # The GET's path and settings, both checked before anything is sent.
+    if check("session_id", session_id) is None:
+        raise TypeError("session_id must be a str, not NoneType")
+    return session_path(session_id, client.wire), client._call("get", options)
+
+
+class AsyncSessions:
+    """`client.sessions`: a session's history (`get`), or its body as sent (`get_raw`).
+
+    GETs are retried on connection errors, 408, 429 and 5xx, within the
+    deadline. The keywords after the id are this call's options, each None
+    for the client's setting; their table is `RequestOptions`'s (in
+    `silvia_client._options`).
+    """
+
+    def __init__(self, client: AsyncSilviaClient) -> None:
+        self._client = client
+
+    async def get(
+        self,
+        session_id: str,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        max_response_bytes: int | None = None,
+    ) -> Session:
+        """The session's history, its citations read as a live turn's are."""
+        options = RequestOptions(
+            extra_headers=extra_headers,
+            timeout=timeout,
+            deadline=deadline,
+            max_response_bytes=max_response_bytes,
+        )
+        path, call = _request(self._client, session_id, options)
+        response, body = await self._client._fetch(path, call)
+        return session_from(response, body, session_id, self._client._errors, call)
+
+    async def get_raw(
+        self,
+        session_id: str,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        max_response_bytes: int | None = None,
+    ) -> bytes:
+        """The session's body exactly as the server sent it (decompressed), for tools that
+        judge the wire; `parse_session(json.loads(body), session_id)` reads it as `get` does."""
+        options = RequestOptions(
+            extra_headers=extra_headers,
+            timeout=timeout,
+            deadline=deadline,
+            max_response_bytes=max_response_bytes,
+        )
+        path, call = _request(self._client, session_id, options)
+        _, body = await self._client._fetch(path, call)
+        return body

@@ -1,0 +1,273 @@
+"""What both clients share that does no I/O: `ClientBase`, and `what_failed` for the retry log.
+
+Where things are: `ClientBase` checks what a client is given (the base URL, the
+token and every setting, by `_options.py`), makes `with_options` copies,
+resolves a call's `RequestOptions` into a `Call` (`_options.py`) and builds
+requests. The clients that send are written once, async, in `_async/_client.py`
+(`AsyncSilviaClient`), and generated from it in `_sync/_client.py`
+(`SilviaClient`) by `tools/unasync.py`.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+import httpx
+
+from ._deadline import Halt, Lifecycle
+from ._options import (
+    Call,
+    Kind,
+    RequestOptions,
+    base_url_from,
+    check,
+    checked,
+    is_local,
+    token_from,
+)
+from ._pool import Pool
+from ._responses import ResponseErrors
+from ._retries import RetryPolicy
+from ._text import Scrubber, protect_library_logs
+from ._version import __version__
+from ._wire import DEFAULTS, WireFormat
+from .errors import (
+    APIStatusError,
+    ClientClosedError,
+    ConfigurationError,
+    ResponseTooLargeError,
+    SilviaError,
+)
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from ._tracing import Tracing
+
+__all__ = ["ClientBase", "what_failed"]
+
+logger = logging.getLogger("silvia_client")
+
+
+class ClientBase:
+    """Configuration, the token and requests, shared by the sync and async clients.
+
+    The settings are plain attributes, checked: `timeout`, `idle_timeout`,
+    `deadline`, `max_event_bytes`, `max_response_bytes` and `retries`.
+    """
+
+    base_url: str
+    wire: WireFormat
+    retries: RetryPolicy
+    _pool: Pool[httpx.Client] | Pool[httpx.AsyncClient]  # shared with `with_options` copies
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None,
+        token: str | None,
+        timeout: float | httpx.Timeout | None,
+        idle_timeout: float,
+        deadline: float | None,
+        max_event_bytes: int,
+        max_response_bytes: int,
+        max_retries: int,
+        retry_backoff: float,
+        default_headers: Mapping[str, str] | None,
+        wire: WireFormat,
+        tracer_provider: object = None,
+        propagate_context: bool = False,
+    ) -> None:
+        self.base_url = base_url_from(base_url)
+        self._token = token_from(token)
+        self._life = Lifecycle()  # shared with `with_options` copies: one pool, one state
+        self._copy = False
+        self._scrub = Scrubber(self._token.value if self._token is not None else None)
+        if self._scrub:
+            protect_library_logs()
+        if not isinstance(wire, WireFormat):
+            raise ConfigurationError("wire must be a WireFormat")
+        self.wire = wire
+        self._errors = ResponseErrors(wire, self._scrub, token_sent=self._token is not None)
+        provider = check("tracer_provider", tracer_provider)
+        propagate = check("propagate_context", propagate_context)
+        self._tracing: Tracing | None = None  # off without a provider
+        if provider is not None:
+            from ._tracing import Tracing  # here: tracing off, nothing of it is imported
+
+            request_id, scrub = self._errors.request_id, self._scrub.optional
+            self._tracing = Tracing(provider, propagate, request_id, scrub, wire.session_path)
+        elif propagate:
+            raise ConfigurationError(
+                "propagate_context=True needs a tracer_provider (for the global one, "
+                "pass opentelemetry.trace.get_tracer_provider())"
+            )
+        self.timeout: httpx.Timeout = check("timeout", timeout)
+        self.idle_timeout: float = check("idle_timeout", idle_timeout)
+        self.deadline: float | None = check("deadline", deadline)
+        self.max_event_bytes: int = check("max_event_bytes", max_event_bytes)
+        self.max_response_bytes: int = check("max_response_bytes", max_response_bytes)
+        self.retries = RetryPolicy(max_retries=max_retries, initial_delay=retry_backoff)
+        # httpx.Headers, not a dict: header names are case-insensitive, so a caller's
+        # "User-Agent" replaces ours instead of going out beside it.
+        self._headers = httpx.Headers({"user-agent": f"silvia-client/{__version__}"})
+        self._headers.update(check("default_headers", default_headers))
+        host = urlsplit(self.base_url).hostname or ""
+        if self._token is not None and self.base_url.startswith("http:") and not is_local(host):
+            logger.warning(
+                "%s: the token goes over plain http to %s; use https unless a trusted "
+                "proxy sits in between",
+                type(self).__name__,
+                host,
+            )
+
+    def __repr__(self) -> str:
+        # A base URL holds no credentials (checked above), so it can be shown.
+        return f"{type(self).__name__}(base_url={self.base_url!r})"
+
+    def _bind(self) -> None:
+        """Make the resources (`chat`, `sessions`) of this client."""
+        raise NotImplementedError
+
+    def with_options(
+        self,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        deadline: float | None = None,
+        idle_timeout: float | None = None,
+        max_event_bytes: int | None = None,
+        max_response_bytes: int | None = None,
+    ) -> Self:
+        """A copy of this client with other settings, sharing its connection pool.
+
+        Each keyword left out (or None) keeps this client's setting;
+        `default_headers` are added to this client's. The copy never closes
+        the pool: closing it, or leaving a `with` block on it, leaves the pool
+        to this client (and to whoever owns this client's `http_client`).
+        """
+        given = checked(
+            {
+                "timeout": timeout,
+                "idle_timeout": idle_timeout,
+                "deadline": deadline,
+                "max_event_bytes": max_event_bytes,
+                "max_response_bytes": max_response_bytes,
+                "default_headers": default_headers,
+            }
+        )
+        other = copy.copy(self)
+        other._headers = self._headers.copy()
+        other._headers.update(given.pop("default_headers", {}))
+        vars(other).update(given)  # each setting given replaces the copy's
+        if max_retries is not None:
+            other.retries = dataclasses.replace(self.retries, max_retries=max_retries)
+        other._copy = True
+        other._bind()
+        return other
+
+    def _call(self, kind: Kind, options: RequestOptions) -> Call:
+        """One operation's settings: the call's options over the client's, checked."""
+        if self._life.closed:
+            raise ClientClosedError(f"this {type(self).__name__} is closed: make a new one")
+        given = checked(vars(options))
+        headers = self._headers.copy()
+        headers.update(given.get("extra_headers", {}))
+        headers["accept"] = "text/event-stream" if kind == "chat" else "application/json"
+        headers.setdefault("accept-encoding", DEFAULTS.accept_encoding)  # what `_body` decodes
+        if kind == "chat":
+            headers["cache-control"] = "no-store"
+        if self._token is not None:
+            headers["authorization"] = self._token.header
+        seconds = given.get("deadline", self.deadline)
+        if seconds is None:
+            seconds = DEFAULTS.chat_deadline if kind == "chat" else DEFAULTS.get_deadline
+        max_response_bytes = given.get("max_response_bytes", self.max_response_bytes)
+        return Call(
+            kind,
+            headers=headers,
+            timeout=given.get("timeout", self.timeout),
+            idle_timeout=given.get("idle_timeout", self.idle_timeout),
+            seconds=seconds,
+            max_event_bytes=given.get("max_event_bytes", self.max_event_bytes),
+            max_response_bytes=max_response_bytes,
+            # See `DEFAULTS.bytes_per_value`.
+            max_values=max(max_response_bytes // DEFAULTS.bytes_per_value, DEFAULTS.min_values),
+        )
+
+    def _chat_request(
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        message: str,
+        session_id: str | None,
+        call: Call,
+    ) -> httpx.Request:
+        wire = self.wire
+        body: dict[str, str] = {wire.message_field: message}
+        if session_id is not None:
+            body[wire.session_id_field] = session_id
+        return client.build_request(
+            "POST", self.base_url + wire.chat_path, json=body, headers=call.headers
+        )
+
+    def _get_request(
+        self, client: httpx.Client | httpx.AsyncClient, path: str, call: Call
+    ) -> httpx.Request:
+        url = self.base_url + path
+        if len(url) > DEFAULTS.max_url_chars:  # httpx would refuse it with its own error
+            raise ConfigurationError(
+                f"the session's URL would be {len(url):,} characters, past the "
+                f"{DEFAULTS.max_url_chars:,} a URL may hold: the session id is too long"
+            )
+        return client.build_request("GET", url, headers=call.headers)
+
+    def _halted(self, halt: Halt, response: httpx.Response, call: Call) -> SilviaError:
+        """The error for a body read that its guard, or its size limit, stopped."""
+        if halt.reason == "closed":
+            return ClientClosedError("the client was closed while the request was under way")
+        if halt.limit is not None:
+            return ResponseTooLargeError(
+                f"the body is longer than max_response_bytes ({halt.limit:,} bytes)",
+                limit=halt.limit,
+                request_id=self._errors.request_id(response),
+            )
+        return call.timed_out()
+
+    def _closing(self) -> bool:
+        """Close this client's state (not a copy's), stopping every operation it runs.
+
+        Whether the caller should then close the connection pool too.
+        """
+        if self._copy:  # a copy never closes: the pool and the state are the original's
+            return False
+        self._life.close()
+        return self._pool.owned
+
+    def _unusable(self, error: RuntimeError, pool_closed: bool) -> RuntimeError | ClientClosedError:
+        """httpx's `RuntimeError` for a closed pool, as the SDK's error. (A call from another
+        event loop never gets here: `Pool.get` refuses it before anything is sent.)"""
+        if pool_closed:
+            return ClientClosedError("the connection pool is closed: make a new client")
+        return error
+
+    def _log_response(self, request: httpx.Request, response: httpx.Response) -> None:
+        logger.debug(
+            "%s %s -> %d (request id %s)",
+            request.method,
+            request.url.path,
+            response.status_code,
+            self._errors.request_id(response),
+        )
+
+
+def what_failed(error: SilviaError) -> str:
+    """What a retry is after, for the log: a status, or the transport error's kind."""
+    if isinstance(error, APIStatusError):
+        return str(error.status_code)
+    return type(error.__cause__ or error).__name__

@@ -1,0 +1,157 @@
+"""The async client under asyncio and under trio (anyio): the named subset run on both.
+
+The rest of the async suite runs on asyncio only (`anyio_backend` in conftest.py);
+these are what depends on the event loop: a turn and a session over real
+sockets, a retry's sleep, the deadline and the idle timeout firing mid-stream,
+a close from another task, a cancelled read, and the one event loop a client's
+pool serves. Servers that stall run on 127.0.0.1 (`tests.hostile`), in threads of
+their own, so they serve either loop. No test asserts how long anything took:
+only that it ends (within `GUARD`), and how.
+"""
+
+from __future__ import annotations
+
+import math
+
+import anyio
+import httpx
+import pytest
+import respx
+
+from silvia_client import AsyncSilviaClient, EventLoopChangedError
+from silvia_client.chat import ChatEvent, TextEvent
+from silvia_client.errors import IncompleteTurnError, SilviaError, StreamTimeoutError
+from silvia_client.testing import ReferenceServer
+
+from ..hostile import HostileServer, chunk
+from .sse import BASE_URL, CHAT_URL, full_turn, sse_response
+from .test_deadline import GUARD, STREAM_START, stalling, trickling
+
+pytestmark = pytest.mark.anyio
+TOKEN = "sk-backends-test-token"
+BACKENDS = ["asyncio", "trio"]
+
+
+async def read(client: AsyncSilviaClient) -> tuple[list[ChatEvent], SilviaError | None]:
+    """The events of a turn, and the error that ended it."""
+    events: list[ChatEvent] = []
+    try:
+        async with client.chat.stream("hi") as stream:
+            async for event in stream:
+                events.append(event)
+    except SilviaError as error:
+        return events, error
+    return events, None
+
+
+@pytest.fixture(params=BACKENDS)
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+async def test_a_turn_and_its_session_over_a_real_socket() -> None:
+    with ReferenceServer(token=TOKEN).serve_loopback() as url:
+        async with AsyncSilviaClient(base_url=url, token=TOKEN) as client:
+            with anyio.fail_after(GUARD):
+                turn = await client.chat.send("How much is in checking?")
+                session = await client.sessions.get(str(turn.session_id))
+    assert turn.complete
+    assert turn.text
+    assert session.messages[-1].text == turn.text
+
+
+async def test_a_retry_sleeps_on_the_running_loop(server: respx.MockRouter) -> None:
+    route = server.post(CHAT_URL).mock(side_effect=[httpx.Response(429), sse_response(full_turn())])
+    async with AsyncSilviaClient(base_url=BASE_URL, token=TOKEN, retry_backoff=0.01) as client:
+        turn = await client.with_options(max_retries=1).chat.send("hi")
+    assert turn.complete
+    assert route.call_count == 2
+
+
+async def test_the_deadline_fires_mid_stream() -> None:
+    with HostileServer(trickling(STREAM_START, chunk(b": ping\n\n"))) as hostile:
+        async with AsyncSilviaClient(
+            base_url=hostile.url, token=TOKEN, deadline=1.0, idle_timeout=30
+        ) as client:
+            with anyio.fail_after(GUARD):
+                events, error = await read(client)
+    assert isinstance(error, StreamTimeoutError)
+    assert "deadline of 1 s" in str(error)
+    assert error.turn.text == "Hello"  # the partial turn
+    assert isinstance(events[-1], TextEvent)
+
+
+async def test_the_idle_timeout_fires_mid_stream() -> None:
+    with HostileServer(stalling(STREAM_START)) as hostile:
+        async with AsyncSilviaClient(
+            base_url=hostile.url, token=TOKEN, idle_timeout=0.5, deadline=math.inf
+        ) as client:
+            with anyio.fail_after(GUARD), pytest.raises(StreamTimeoutError) as caught:
+                await client.chat.send("hi")
+    assert "idle timeout" in str(caught.value)
+    assert caught.value.turn.text == "Hello"
+
+
+@pytest.mark.parametrize("closer", ["stream", "client"])
+async def test_a_close_from_another_task_ends_a_blocked_read(closer: str) -> None:
+    with HostileServer(stalling(STREAM_START)) as hostile:
+        client = AsyncSilviaClient(
+            base_url=hostile.url, token=TOKEN, idle_timeout=math.inf, deadline=math.inf
+        )
+        stream = await client.chat.stream("hi").__aenter__()
+        two_events = anyio.Event()
+        got: list[ChatEvent] = []
+        failed: list[SilviaError] = []
+
+        async def read() -> None:
+            try:
+                async for one in stream:
+                    got.append(one)
+                    if len(got) == 2:
+                        two_events.set()
+            except SilviaError as error:
+                failed.append(error)
+
+        with anyio.fail_after(GUARD):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(read)
+                await two_events.wait()
+                await anyio.sleep(0.2)  # the reader is blocked on the socket by now
+                await (stream if closer == "stream" else client).close()
+        await client.close()
+    [error] = failed
+    assert isinstance(error, IncompleteTurnError)
+    assert error.turn.text == "Hello"
+
+
+async def test_a_cancelled_read_closes_the_stream_and_the_client_goes_on() -> None:
+    with HostileServer(stalling(STREAM_START)) as hostile:
+        async with AsyncSilviaClient(
+            base_url=hostile.url, token=TOKEN, idle_timeout=math.inf, deadline=math.inf
+        ) as client:
+            got: list[ChatEvent] = []
+            with anyio.move_on_after(1.0) as scope:
+                async with client.chat.stream("hi") as stream:
+                    async for event in stream:
+                        got.append(event)
+            assert scope.cancelled_caught
+            assert "state='closed'" in repr(stream)
+            assert [type(e) for e in got][-1] is TextEvent
+    with ReferenceServer(token=TOKEN).serve_loopback() as url:
+        async with AsyncSilviaClient(base_url=url, token=TOKEN) as client:
+            with anyio.fail_after(GUARD):
+                assert (await client.chat.send("hello")).complete
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_second_event_loop_is_refused_on_either_backend(backend: str) -> None:
+    with ReferenceServer(token=TOKEN).serve_loopback() as url:
+        client = AsyncSilviaClient(base_url=url, token=TOKEN)
+
+        async def turn() -> bool:
+            # No connection outlives the first loop (it could not be closed from another).
+            return (await client.chat.send("hello", extra_headers={"connection": "close"})).complete
+
+        assert anyio.run(turn, backend=backend)
+        with pytest.raises(EventLoopChangedError):
+            anyio.run(turn, backend=backend)
