@@ -58,7 +58,8 @@ class ClientBase:
     """Configuration, the token and requests, shared by the sync and async clients.
 
     The settings are plain attributes, checked: `timeout`, `idle_timeout`,
-    `deadline`, `max_event_bytes`, `max_response_bytes` and `retries`.
+    `deadline`, `max_event_bytes`, `max_response_bytes` and `retries`; and
+    `extra_body`, `extra_query`, empty but in a `with_options` copy.
     """
 
     base_url: str
@@ -113,6 +114,8 @@ class ClientBase:
         self.max_event_bytes: int = check("max_event_bytes", max_event_bytes)
         self.max_response_bytes: int = check("max_response_bytes", max_response_bytes)
         self.retries = RetryPolicy(max_retries=max_retries, initial_delay=retry_backoff)
+        self.extra_body: dict[str, object] = {}  # `with_options` defaults, under a call's
+        self.extra_query: dict[str, str | int | float] = {}
         # httpx.Headers, not a dict: header names are case-insensitive, so a caller's
         # "User-Agent" replaces ours instead of going out beside it.
         self._headers = httpx.Headers({"user-agent": f"silvia-client/{__version__}"})
@@ -144,11 +147,14 @@ class ClientBase:
         idle_timeout: float | None = None,
         max_event_bytes: int | None = None,
         max_response_bytes: int | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        extra_query: Mapping[str, str | int | float] | None = None,
     ) -> Self:
         """A copy of this client with other settings, sharing its connection pool.
 
         Each keyword left out (or None) keeps this client's setting;
-        `default_headers` are added to this client's. The copy never closes
+        `default_headers`, `extra_body` and `extra_query` are added to this
+        client's (a call's own replace them, key by key). The copy never closes
         the pool: closing it, or leaving a `with` block on it, leaves the pool
         to this client (and to whoever owns this client's `http_client`).
         """
@@ -160,11 +166,16 @@ class ClientBase:
                 "max_event_bytes": max_event_bytes,
                 "max_response_bytes": max_response_bytes,
                 "default_headers": default_headers,
+                "extra_body": extra_body,
+                "extra_query": extra_query,
             }
         )
+        self._refuse_reserved(given.get("extra_body", {}))
         other = copy.copy(self)
         other._headers = self._headers.copy()
         other._headers.update(given.pop("default_headers", {}))
+        other.extra_body = {**self.extra_body, **given.pop("extra_body", {})}
+        other.extra_query = {**self.extra_query, **given.pop("extra_query", {})}
         vars(other).update(given)  # each setting given replaces the copy's
         if max_retries is not None:
             other.retries = dataclasses.replace(self.retries, max_retries=max_retries)
@@ -177,6 +188,8 @@ class ClientBase:
         if self._life.closed:
             raise ClientClosedError(f"this {type(self).__name__} is closed: make a new one")
         given = checked(vars(options))
+        extra_body = {**self.extra_body, **given.get("extra_body", {})}
+        self._refuse_reserved(extra_body)
         headers = self._headers.copy()
         headers.update(given.get("extra_headers", {}))
         headers["accept"] = "text/event-stream" if kind == "chat" else "application/json"
@@ -199,7 +212,18 @@ class ClientBase:
             max_response_bytes=max_response_bytes,
             # See `DEFAULTS.bytes_per_value`.
             max_values=max(max_response_bytes // DEFAULTS.bytes_per_value, DEFAULTS.min_values),
+            extra_body=extra_body if kind == "chat" else {},
+            extra_query={**self.extra_query, **given.get("extra_query", {})},
         )
+
+    def _refuse_reserved(self, extra_body: Mapping[str, object]) -> None:
+        """`ConfigurationError` for a field of `extra_body` the SDK sets itself."""
+        reserved = {self.wire.message_field, self.wire.session_id_field}
+        if clash := sorted(reserved.intersection(extra_body)):
+            raise ConfigurationError(
+                f"extra_body must not set {', '.join(map(repr, clash))}: the SDK sets it "
+                "(pass the message, or session_id=)"
+            )
 
     def _chat_request(
         self,
@@ -209,11 +233,15 @@ class ClientBase:
         call: Call,
     ) -> httpx.Request:
         wire = self.wire
-        body: dict[str, str] = {wire.message_field: message}
+        body: dict[str, object] = {**call.extra_body, wire.message_field: message}
         if session_id is not None:
             body[wire.session_id_field] = session_id
         return client.build_request(
-            "POST", self.base_url + wire.chat_path, json=body, headers=call.headers
+            "POST",
+            self.base_url + wire.chat_path,
+            json=body,
+            headers=call.headers,
+            params=call.extra_query or None,
         )
 
     def _get_request(
@@ -225,7 +253,9 @@ class ClientBase:
                 f"the session's URL would be {len(url):,} characters, past the "
                 f"{DEFAULTS.max_url_chars:,} a URL may hold: the session id is too long"
             )
-        return client.build_request("GET", url, headers=call.headers)
+        return client.build_request(
+            "GET", url, headers=call.headers, params=call.extra_query or None
+        )
 
     def _halted(self, halt: Halt, response: httpx.Response, call: Call) -> SilviaError:
         """The error for a body read that its guard, or its size limit, stopped."""

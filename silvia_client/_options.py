@@ -23,6 +23,7 @@ The defaults are `DEFAULTS`, in `_wire.py`; the retry decisions, `_retries.py`.
 from __future__ import annotations
 
 import ipaddress
+import json
 import math
 import os
 import re
@@ -171,6 +172,36 @@ def _headers(value: object) -> httpx.Headers:
         raise _Refused(type(error).__name__) from None
 
 
+def _extra_body(value: object) -> dict[str, Any]:
+    """A mapping of field names (`str`) to values JSON can carry, merged into a chat turn's
+    JSON body; None for none."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
+        raise _Refused
+    try:
+        json.dumps(dict(value), allow_nan=False)
+    except (TypeError, ValueError) as error:  # a set, an object, NaN, a circle
+        raise _Refused(f"cannot be sent as JSON ({type(error).__name__})") from None
+    return dict(value)
+
+
+_QUERY_VALUE = (str, int, float)
+
+
+def _extra_query(value: object) -> dict[str, Any]:
+    """A mapping of query parameter names (`str`) to values (a `str`, an `int` or a
+    `float`, not a bool), added to the request's URL; None for none."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise _Refused
+    for key, item in value.items():
+        if not isinstance(key, str) or isinstance(item, bool) or not isinstance(item, _QUERY_VALUE):
+            raise _Refused
+    return dict(value)
+
+
 @dataclass(frozen=True)
 class Rule:
     """One argument's row: `read` gives the value as the SDK keeps it, or refuses it."""
@@ -210,6 +241,12 @@ RULES: Mapping[str, Rule] = {
     "propagate_context": Rule(_flag, "propagate_context must be True or False"),
     "default_headers": Rule(_headers, f"default_headers {_HEADERS}"),
     "extra_headers": Rule(_headers, f"extra_headers {_HEADERS}"),
+    "extra_body": Rule(
+        _extra_body, "extra_body must be a mapping of field names (str) to JSON values"
+    ),
+    "extra_query": Rule(
+        _extra_query, "extra_query must be a mapping of parameter names (str) to str, int or float"
+    ),
 }
 
 
@@ -342,6 +379,11 @@ class RequestOptions:
 
     - `extra_headers`: headers for this request only, added to the client's
       `default_headers` (one of the same name, whatever its case, replaces it).
+    - `extra_body` (a chat turn only): fields added to the turn's JSON body,
+      over the client's (`with_options`); the SDK's own (the wire's message
+      and session id fields) cannot be among them.
+    - `extra_query`: query parameters added to the request's URL, over the
+      client's (`with_options`).
     - `timeout`: seconds for every phase, or an `httpx.Timeout`. Its read
       phase bounds the wait for the response's head (a chat turn's and a
       session's) and a session's body reads, per attempt.
@@ -360,6 +402,8 @@ class RequestOptions:
     """
 
     extra_headers: Mapping[str, str] | None = None
+    extra_body: Mapping[str, object] | None = None
+    extra_query: Mapping[str, str | int | float] | None = None
     timeout: float | httpx.Timeout | None = None
     idle_timeout: float | None = None
     deadline: float | None = None
@@ -379,6 +423,8 @@ class Call:
     max_event_bytes: int
     max_response_bytes: int
     max_values: int  # the most JSON values and SSE events the call reads (`_json.most_values`)
+    extra_body: Mapping[str, object] = field(default_factory=dict)  # merged into a chat body
+    extra_query: Mapping[str, str | int | float] = field(default_factory=dict)  # on the URL
     at: float = field(default=math.inf, init=False)  # monotonic time the deadline passes
     guard: Guard | None = field(default=None, init=False)  # set by `start`
     trace: Operation | None = field(default=None, init=False)  # its spans; None: tracing off

@@ -45,6 +45,7 @@ class AsyncSessions:
         session_id: str,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, str | int | float] | None = None,
         timeout: float | httpx.Timeout | None = None,
         deadline: float | None = None,
         max_response_bytes: int | None = None,
@@ -52,6 +53,7 @@ class AsyncSessions:
         """The session's history, its citations read as a live turn's are."""
         options = RequestOptions(
             extra_headers=extra_headers,
+            extra_query=extra_query,
             timeout=timeout,
             deadline=deadline,
             max_response_bytes=max_response_bytes,
@@ -65,6 +67,7 @@ class AsyncSessions:
         session_id: str,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, str | int | float] | None = None,
         timeout: float | httpx.Timeout | None = None,
         deadline: float | None = None,
         max_response_bytes: int | None = None,
@@ -73,6 +76,7 @@ class AsyncSessions:
         judge the wire; `parse_session(json.loads(body), session_id)` reads it as `get` does."""
         options = RequestOptions(
             extra_headers=extra_headers,
+            extra_query=extra_query,
             timeout=timeout,
             deadline=deadline,
             max_response_bytes=max_response_bytes,

@@ -47,6 +47,7 @@ class Sessions:
         session_id: str,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, str | int | float] | None = None,
         timeout: float | httpx.Timeout | None = None,
         deadline: float | None = None,
         max_response_bytes: int | None = None,
@@ -54,6 +55,7 @@ class Sessions:
         """The session's history, its citations read as a live turn's are."""
         options = RequestOptions(
             extra_headers=extra_headers,
+            extra_query=extra_query,
             timeout=timeout,
             deadline=deadline,
             max_response_bytes=max_response_bytes,
@@ -67,6 +69,7 @@ class Sessions:
         session_id: str,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, str | int | float] | None = None,
         timeout: float | httpx.Timeout | None = None,
         deadline: float | None = None,
         max_response_bytes: int | None = None,
@@ -75,6 +78,7 @@ class Sessions:
         judge the wire; `parse_session(json.loads(body), session_id)` reads it as `get` does."""
         options = RequestOptions(
             extra_headers=extra_headers,
+            extra_query=extra_query,
             timeout=timeout,
             deadline=deadline,
             max_response_bytes=max_response_bytes,
