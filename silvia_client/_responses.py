@@ -138,10 +138,31 @@ class ResponseErrors:
             request_id=self.request_id(response),
             error_type=self.scrub.optional(error_type),
             body=parsed,
+            response=self._kept(response, body),
         )
         if isinstance(error, RateLimitError):
             error.retry_after = parse_retry_after(response)
         return error
+
+    def _kept(self, response: httpx.Response, body: bytes) -> httpx.Response:
+        """A new, read response holding what an error keeps: the status, the headers and
+        the (bounded) body, the token blanked in each; its request only the method and
+        the URL without its query, so no header sent (`Authorization`) is held."""
+        blank = self.scrub.blank
+        headers = httpx.Headers(
+            [(blank(name), blank(value)) for name, value in response.headers.multi_items()]
+        )
+        url = response.request.url.copy_with(query=None, fragment=None)
+        kept = httpx.Response(
+            response.status_code,
+            content=self.scrub.bytes(body),
+            request=httpx.Request(response.request.method, blank(str(url))),
+            extensions={"http_version": response.extensions.get("http_version", b"HTTP/1.1")},
+        )
+        # After building: the body is decoded already, so a `Content-Encoding` given to
+        # the constructor would have it decoded again.
+        kept.headers = headers
+        return kept
 
     def unexpected(
         self, response: httpx.Response, body: bytes, expected: str

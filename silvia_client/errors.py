@@ -49,6 +49,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import httpx
+
     from .chat._turn import Turn
 
 __all__ = [
@@ -84,7 +86,10 @@ class SilviaError(Exception):
     """The root of every error the SDK raises."""
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuilt, (type(self), self.args), self.__dict__)
+        # An `APIStatusError`'s `response` stays out: what crosses a process (or a log
+        # that pickles) never holds an HTTP object; it comes back None.
+        state = {name: value for name, value in self.__dict__.items() if name != "response"}
+        return (_rebuilt, (type(self), self.args), state)
 
 
 def _rebuilt(cls: type[SilviaError], args: tuple[object, ...]) -> SilviaError:
@@ -147,7 +152,15 @@ class ResponseTooLargeError(APIError):
 
 
 class APIStatusError(APIError):
-    """The server answered with a non-2xx status."""
+    """The server answered with a non-2xx status.
+
+    `response` is an `httpx.Response` holding what the SDK read of it: the status,
+    the headers and at most the first 64 KiB of the body, already read (`.content`),
+    the token blanked in each as in every other field; its request is only the
+    method and the URL. It is None once the error has been pickled or copied.
+    """
+
+    response: httpx.Response | None = None  # what a pickled error comes back with
 
     def __init__(
         self,
@@ -157,6 +170,7 @@ class APIStatusError(APIError):
         request_id: str | None = None,
         error_type: str | None = None,
         body: object = None,
+        response: httpx.Response | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -164,6 +178,16 @@ class APIStatusError(APIError):
         self.request_id = request_id
         self.error_type = error_type
         self.body = body
+        self.response = response
+
+    @property
+    def headers(self) -> httpx.Headers:
+        """The response's headers (the token blanked); empty without a `response`."""
+        if self.response is not None:
+            return self.response.headers
+        import httpx  # here: this module imports nothing at run time but when asked
+
+        return httpx.Headers()
 
     def __str__(self) -> str:
         suffix = f" (request id {self.request_id})" if self.request_id else ""
@@ -210,6 +234,7 @@ class RateLimitError(APIStatusError):
         error_type: str | None = None,
         body: object = None,
         retry_after: float | None = None,
+        response: httpx.Response | None = None,
     ) -> None:
         super().__init__(
             message,
@@ -217,6 +242,7 @@ class RateLimitError(APIStatusError):
             request_id=request_id,
             error_type=error_type,
             body=body,
+            response=response,
         )
         self.retry_after = retry_after
 

@@ -90,6 +90,12 @@ class StreamState(Generic[Opener]):
         return self._builder.request_id
 
     @property
+    def response(self) -> httpx.Response | None:
+        """The turn's `httpx.Response` once its head has come (None before): its status and
+        headers. Its body is this stream: read the events, not the response."""
+        return self._response
+
+    @property
     def session_id(self) -> str | None:
         """The session's id, once the server has said it (or the one you passed)."""
         return self._builder.session_id
