@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
@@ -78,15 +77,22 @@ def hyperlink(href: str, text: str) -> str:
 
 
 _WORDS = re.compile(r"\s+|\S+")
+_NARROWEST = 20  # columns: a terminal narrower than this, or of no known width, is not wrapped
 
 
 def _terminal_width(out: TextIO) -> int | None:
-    """The width a streamed answer wraps at: the terminal's, less one; None when not a terminal."""
+    """The width a streamed answer wraps at: the terminal's, less one.
+
+    None (no wrapping) when `out` is not a terminal, or is one whose width is not
+    known (a new pseudo-terminal says 0 columns) or too narrow to wrap in.
+    """
     try:
-        tty = out.isatty()
-    except (AttributeError, ValueError):
+        if not out.isatty():
+            return None
+        columns = os.get_terminal_size(out.fileno()).columns
+    except (AttributeError, ValueError, OSError):  # a closed or a bare stream
         return None
-    return max(shutil.get_terminal_size().columns - 1, 20) if tty else None
+    return columns - 1 if columns > _NARROWEST else None
 
 
 def kind_words(target: CitationTarget | None) -> str:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
 import io
+import os
+import struct
+import termios
 from typing import Any
 
 import pytest
@@ -249,3 +253,16 @@ def test_a_terminal_wraps_the_answer_a_pipe_does_not() -> None:
     assert len(lines) > 5
     assert all(len(line) <= 40 for line in lines)
     assert terminal.getvalue().split() == [*words.split()[:-1], "IRAs[1]"]
+
+
+def test_a_terminal_of_no_known_width_is_not_wrapped() -> None:
+    # A new pseudo-terminal says it has 0 columns: wrapping there would break every line.
+    main, side = os.openpty()
+    try:
+        with os.fdopen(side, "w", closefd=False) as out:
+            assert TerminalRenderer(out).width is None
+            fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 60, 0, 0))
+            assert TerminalRenderer(out).width == 59
+    finally:
+        os.close(main)
+        os.close(side)
