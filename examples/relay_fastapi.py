@@ -9,12 +9,15 @@ embedded reference server). Its routes:
 
 - `POST /chat/stream` `{"message": ...}`: the answer's text as it streams
   (`text/plain`); a browser that goes away closes the turn's stream to Silvia too;
+- `POST /chat/events`: every event of the turn as it streams, one JSON object a
+  line (`event.to_json()`: a `type` key, citations in their wire form);
 - `POST /chat`: the finished `Turn` as JSON (`-> Turn`: what `turn.to_json()` writes);
 - `GET /sessions/{session_id}`: the `Session` as JSON;
 - `GET /sessions/{session_id}/citations`: every summary row of the session
   (`response_model=list[Citation]`).
 
-pydantic dumps a `Turn`, a `Session` and a `Citation` without any `provider`, so
+pydantic dumps a `Turn`, a `Session` and a `Citation`, and `event.to_json()` writes
+an event, without any `provider`, so
 none of these responses names the vendor that holds an account (FastAPI 0.128 or
 later: earlier ones copy a dataclass into a dict before they check it).
 """
@@ -65,6 +68,17 @@ async def answer(ask: Ask) -> AsyncIterator[str]:
 @app.post("/chat/stream")
 async def chat_stream(ask: Ask) -> StreamingResponse:
     return StreamingResponse(answer(ask), media_type="text/plain; charset=utf-8")
+
+
+async def events(ask: Ask) -> AsyncIterator[str]:
+    async with silvia.chat.stream(ask.message, session_id=ask.session_id) as stream:
+        async for event in stream:
+            yield event.to_json() + "\n"
+
+
+@app.post("/chat/events")
+async def chat_events(ask: Ask) -> StreamingResponse:
+    return StreamingResponse(events(ask), media_type="application/x-ndjson")
 
 
 @app.post("/chat")

@@ -20,6 +20,14 @@ from the event's JSON (a streamed row's offset in the validation context,
 whole event, so the plain way decides every `MalformedEvent` and every row error.
 `tests/test_fast_json.py` holds the two ways equal.
 
+`to_dict` and `to_json` (on `_Event`, the classes' one base) give an event as
+JSON for a relay: a `type` key, then each field; citations in their wire form,
+and every raw value (an unknown or malformed event's data, an error's body, a
+message, a row error's raw row) with no `provider` member unless asked
+(`_raw`). The data of an unknown or malformed event stays a string: as sent,
+or, when it held a `provider`, re-written without it, and left out when it is
+not JSON and the provider is not asked for.
+
 Events are slotted dataclasses, not frozen ones: one is made per SSE event,
 and a frozen one costs about three times as much to build. The turn never
 reads an event after applying it.
@@ -27,8 +35,9 @@ reads an event after applying it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
@@ -37,7 +46,7 @@ from pydantic_core import from_json
 
 from .._json import FAST_PATH, holds_infinity, loads
 from .._wire import WireFormat
-from ..citations._targets import RowError
+from ..citations._targets import INCLUDE_PROVIDER, RowError, without_provider
 
 if TYPE_CHECKING:
     from ..citations._rows import Citation, InlineCitation
@@ -59,8 +68,61 @@ __all__ = [
 ]
 
 
+def _raw(value: object, include_provider: bool) -> object:
+    """A raw value the server sent, as JSON: every `provider` member left out unless asked."""
+    return value if include_provider else without_provider(value)
+
+
+def _raw_data(data: str, include_provider: bool) -> str | None:
+    """An event's raw data: as sent, or without its `provider` members, or None if not JSON."""
+    if include_provider:
+        return data
+    try:
+        value = loads(data)
+    except (ValueError, RecursionError):
+        return None
+    kept = without_provider(value)
+    return data if kept == value else json.dumps(kept, default=str)
+
+
+def _jsonable(value: object, include_provider: bool) -> object:
+    if isinstance(value, tuple):
+        return [_jsonable(item, include_provider) for item in value]
+    if isinstance(value, RowError):
+        raw = _raw(value.raw, include_provider)
+        return {"index": value.index, "reason": value.reason, "raw": raw}
+    dump = getattr(value, "model_dump", None)  # a citation row (pydantic)
+    if dump is not None:
+        return dump(mode="json", context={INCLUDE_PROVIDER: include_provider})
+    return _raw(value, include_provider)
+
+
+class _Event:
+    """What every chat event has: its JSON form, for a relay."""
+
+    __slots__ = ()
+    type: ClassVar[str]
+
+    def to_dict(self, *, include_provider: bool = False) -> dict[str, Any]:
+        """A JSON-ready dict: `type`, then each field; no `provider` unless asked by name."""
+        document: dict[str, Any] = {"type": self.type}
+        for item in fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
+            value = getattr(self, item.name)
+            if item.name == "data" and isinstance(value, str):
+                raw = _raw_data(value, include_provider)
+                if raw is not None:
+                    document["data"] = raw
+            else:
+                document[item.name] = _jsonable(value, include_provider)
+        return document
+
+    def to_json(self, *, include_provider: bool = False) -> str:
+        """`to_dict()` as a JSON string (one line)."""
+        return json.dumps(self.to_dict(include_provider=include_provider), default=str)
+
+
 @dataclass(slots=True)
-class SessionEvent:
+class SessionEvent(_Event):
     """The session this turn belongs to (first event of a turn)."""
 
     type: ClassVar[Literal["session"]] = "session"
@@ -68,7 +130,7 @@ class SessionEvent:
 
 
 @dataclass(slots=True)
-class TextEvent:
+class TextEvent(_Event):
     """A piece of the answer text."""
 
     type: ClassVar[Literal["text"]] = "text"
@@ -76,7 +138,7 @@ class TextEvent:
 
 
 @dataclass(slots=True)
-class CitationEvent:
+class CitationEvent(_Event):
     """A citation as it streamed in; its `offset` is the answer's length at that moment."""
 
     type: ClassVar[Literal["citation"]] = "citation"
@@ -84,7 +146,7 @@ class CitationEvent:
 
 
 @dataclass(slots=True)
-class CitationsSummaryEvent:
+class CitationsSummaryEvent(_Event):
     """The turn's citations, final. Rows that could not be read are in `errors`."""
 
     type: ClassVar[Literal["citations_summary"]] = "citations_summary"
@@ -93,7 +155,7 @@ class CitationsSummaryEvent:
 
 
 @dataclass(slots=True)
-class MessageEvent:
+class MessageEvent(_Event):
     """The model's final message, raw as the server sent it (it carries no targets)."""
 
     type: ClassVar[Literal["message"]] = "message"
@@ -101,7 +163,7 @@ class MessageEvent:
 
 
 @dataclass(slots=True)
-class ErrorEvent:
+class ErrorEvent(_Event):
     """The server reports that the turn failed."""
 
     type: ClassVar[Literal["error"]] = "error"
@@ -111,14 +173,14 @@ class ErrorEvent:
 
 
 @dataclass(slots=True)
-class DoneEvent:
+class DoneEvent(_Event):
     """The turn is complete."""
 
     type: ClassVar[Literal["done"]] = "done"
 
 
 @dataclass(slots=True)
-class UnknownEvent:
+class UnknownEvent(_Event):
     """An event this SDK does not know, kept with its raw name and data."""
 
     type: ClassVar[Literal["unknown"]] = "unknown"
@@ -127,7 +189,7 @@ class UnknownEvent:
 
 
 @dataclass(slots=True)
-class MalformedEvent:
+class MalformedEvent(_Event):
     """A known event whose data could not be read; `data` is exactly what arrived."""
 
     type: ClassVar[Literal["malformed"]] = "malformed"

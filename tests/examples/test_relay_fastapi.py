@@ -164,8 +164,17 @@ def test_no_byte_the_relay_sends_names_a_provider(
     assert streamed.status_code == 200
     assert streamed.text == document["text"]
 
+    relayed = relay.post("/chat/events", json=ask)
+    assert relayed.status_code == 200
+    lines = [json.loads(line) for line in relayed.text.splitlines()]
+    assert [line["type"] for line in lines][-1] == "done"
+    assert "".join(line["text"] for line in lines if line["type"] == "text") == document["text"]
+    assert _account_targets([line["citation"] for line in lines if line["type"] == "citation"])
+
     for response in (turn, session, rows, streamed, relay.get("/openapi.json")):
         _private(response.content)
+    for line in relayed.content.splitlines():
+        _private(line)
         _private(repr(response.headers.raw).encode())
 
 

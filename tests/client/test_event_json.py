@@ -1,0 +1,84 @@
+"""Every chat event as JSON for a relay: `to_dict()`, `to_json()`; no `provider` unless asked."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from silvia_client.chat import ChatEvent, ErrorEvent, MalformedEvent, UnknownEvent
+from silvia_client.errors import StreamError
+from silvia_client.testing import SCENARIOS, ReferenceServer
+
+# Every turn that ends (the faults that stall or never end are left out), and the
+# faults that give an unknown, a malformed and an error event.
+ENDING = ["fault-malformed-json", "fault-malformed-shape", "fault-unknown-event"]
+ENDING.append("fault-error-event")
+NAMES = [n for n in SCENARIOS if not n.startswith(("fault-", "status-"))] + ENDING
+RAW = '{"target": {"type": "account", "account_id": "a1", "provider": "plaid"}, "n": 1}'
+
+
+def _keys(value: Any) -> Iterator[Any]:
+    if isinstance(value, dict):
+        yield from value
+        value = list(value.values())
+    if isinstance(value, list):
+        for item in value:
+            yield from _keys(item)
+
+
+def _every_event() -> list[ChatEvent]:
+    client = ReferenceServer().client()
+    events: list[ChatEvent] = [
+        UnknownEvent("later", RAW),
+        MalformedEvent("citation", RAW, "invalid citation"),
+        MalformedEvent("text", "{not json provider", "invalid JSON"),
+        ErrorEvent("boom", "overloaded", json.loads(RAW)),
+    ]
+    for name in NAMES:
+        try:
+            with client.chat.stream(f"/scenario {name} How are my accounts?") as stream:
+                events.extend(stream)
+        except StreamError:
+            pass
+    return events
+
+
+EVENTS = _every_event()
+
+
+def test_the_scenarios_give_every_kind_of_event_and_providers() -> None:
+    assert {e.type for e in EVENTS} == {
+        "session", "text", "citation", "citations_summary", "message",
+        "error", "done", "unknown", "malformed",
+    }  # fmt: skip
+    assert sum('"provider"' in e.to_json(include_provider=True) for e in EVENTS) > 10
+
+
+@pytest.mark.parametrize("event", EVENTS, ids=lambda e: e.type)
+def test_an_event_as_json_names_no_provider_unless_asked(event: ChatEvent) -> None:
+    document = event.to_dict()
+    assert document["type"] == event.type
+    assert json.loads(event.to_json()) == document
+    assert "provider" not in set(_keys(document))
+    assert '"provider"' not in event.to_json()
+    full = event.to_dict(include_provider=True)
+    assert json.loads(event.to_json(include_provider=True)) == full
+    assert set(full) >= set(document)
+
+
+def test_raw_data_keeps_its_provider_only_when_asked() -> None:
+    unknown = UnknownEvent("later", RAW)
+    assert json.loads(unknown.to_dict()["data"]) == {
+        "target": {"type": "account", "account_id": "a1"},
+        "n": 1,
+    }
+    assert unknown.to_dict(include_provider=True)["data"] == RAW
+    not_json = MalformedEvent("text", "{not json provider", "invalid JSON")
+    assert "data" not in not_json.to_dict()
+    assert not_json.to_dict(include_provider=True)["data"] == "{not json provider"
+    error = ErrorEvent("boom", "overloaded", json.loads(RAW))
+    assert error.to_dict()["body"]["target"] == {"type": "account", "account_id": "a1"}
+    assert error.to_dict(include_provider=True)["body"] == json.loads(RAW)
