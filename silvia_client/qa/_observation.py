@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from .. import DEFAULT_WIRE, WireFormat
+from .._json import loads
 from ..chat import ChatEvent, DoneEvent, Timings, Turn, decode_event
 from ..errors import (
     APIConnectionError,
@@ -68,9 +69,9 @@ NOT_JSON: Any = _NotJson()
 
 
 def json_value(data: str) -> Any:
-    """`data` read as JSON, or `NOT_JSON`."""
+    """`data` read as JSON as the SDK reads it (a huge number is a `Decimal`), or `NOT_JSON`."""
     try:
-        return json.loads(data)
+        return loads(data)
     except (ValueError, RecursionError):
         return NOT_JSON
 

@@ -16,6 +16,7 @@ which redacts its message and evidence), so the rule is kept in one place:
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from ..citations import PROVIDERS
 
@@ -48,4 +49,6 @@ def redact(value: object) -> object:
         return [redact(item) for item in value]
     if isinstance(value, str):
         return redact_text(value)
+    if isinstance(value, Decimal):  # a number no float holds: its digits, as text
+        return str(value)
     return value
