@@ -41,15 +41,17 @@ from typing import TYPE_CHECKING
 from .. import AsyncSilviaClient, SilviaClient
 from ..errors import SilviaError, StreamError
 from ._observation import (
+    Clock,
     Observation,
     SentEvent,
+    Stopwatch,
     broke_off,
     json_value,
     no_stream,
     not_reloaded,
     reloaded,
+    turn_timings,
 )
-from ._timing import Clock, Stopwatch, turn_timings
 
 if TYPE_CHECKING:
     from ..testing import Capture, RecordingTransport

@@ -14,8 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..chat import Timings, TurnBuilder
-from ._access import AccessFailure
-from ._observation import Observation
+from ._observation import AccessFailure, Observation
 from ._rule import Finding, Rule
 from .checker import CheckResult, RuleOutcome, prompt_rules
 from .rules import EXPECTATIONS, RULES, TIMING

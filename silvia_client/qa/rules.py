@@ -2,23 +2,8 @@
 
 The rules are the server team's own (`chat-citation-targets.md`, restated in
 the wire contract's "The server's rules" and "Privacy"), plus two about the
-stream itself. Each has a stable id, a severity and a one-line description;
-its check reads a `Facts` and yields `Problem`s, which the checker turns into
-`Finding`s (redacted there, in one place).
-
-Where things are:
-
-- here                    the table (`RULES`), when each rule applies, and the two rows
-                          that are not the server's (`EXPECTATIONS`, `TIMING`)
-- `_rule.py`              `Rule`, `Problem`, `Finding`, `Severity`
-- `_check_targets.py`     each target as sent: `target-parses`, `target-fits-source`
-                          (the doc's table: `expected_target`), `account-id-rule`,
-                          `message-has-no-targets`
-- `_check_registry.py`    `one-meaning-per-source`
-- `_check_agreement.py`   `summary-agrees`, `reload-agrees`
-- `_check_vendors.py`     `no-vendor-names`
-- `_check_stream.py`      `stream-complete`, `event-order`, `events-well-formed`
-- `_facts.py`             what every check reads: the observation's cited rows
+stream itself. Each check (`_checks.py`) reads a `Facts` and yields `Problem`s,
+which the checker turns into `Finding`s (redacted there, in one place).
 
 Where the doc leaves room, the reading taken here:
 
@@ -62,17 +47,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from ._check_agreement import check_reload_agrees, check_summary_agrees
-from ._check_registry import check_one_meaning
-from ._check_stream import check_event_order, check_events_well_formed, check_stream_complete
-from ._check_targets import (
+from ._checks import (
     check_account_ids,
+    check_event_order,
+    check_events_well_formed,
     check_message_has_no_targets,
+    check_no_vendor_names,
+    check_one_meaning,
+    check_reload_agrees,
+    check_stream_complete,
+    check_summary_agrees,
     check_target_fits_source,
     check_target_parses,
     expected_target,
 )
-from ._check_vendors import check_no_vendor_names
 from ._facts import Facts
 from ._rule import Finding, Problem, Rule, Severity
 

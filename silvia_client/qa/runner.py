@@ -24,8 +24,7 @@ from collections.abc import Callable, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from ..chat import TurnBuilder
-from ._access import AccessFailure
-from ._observation import Observation
+from ._observation import AccessFailure, Observation
 from ._observer import AsyncObserver, Observer
 from ._results import PromptResult, RunResult, not_run
 from .checker import check

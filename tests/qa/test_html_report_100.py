@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 from silvia_client.chat import Timings
 from silvia_client.cli import main
-from silvia_client.qa._html_chart import _LABEL_MOST, ChartRow, _width, _wrap, timing_chart
+from silvia_client.qa._html import _LABEL_MOST, ChartRow, _width, _wrap, timing_chart
 from silvia_client.testing import BROKEN_SCENARIOS
 
 from ..browser import Chromium, read_report, report_script
