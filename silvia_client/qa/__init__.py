@@ -16,8 +16,8 @@
 Where things are:
 
 - `observe.py`  observing a turn as the server sent it (the public module):
-                `_observe_turn.py` one turn through a client, `_observer.py` the
-                observers, `_observation.py` what an observation is, its timings, and
+                `_observing.py` one turn through a client, and the observers;
+                `_observation.py` what an observation is, its timings, and
                 when a server cannot be used at all (`AccessFailure`)
 - `rules.py`    the rule table and the readings taken where the doc leaves room;
                 `_rule.py` a rule and a finding; `_checks.py` each rule's check;
@@ -40,8 +40,14 @@ from .._lazy import load_on_first_use
 
 if TYPE_CHECKING:
     from ._observation import AccessFailure, Observation, Reload, SentEvent, observation_from_turn
-    from ._observe_turn import aobserve, areload_session, observe, reload_session
-    from ._observer import AsyncObserver, Observer
+    from ._observing import (
+        AsyncObserver,
+        Observer,
+        aobserve,
+        areload_session,
+        observe,
+        reload_session,
+    )
     from ._results import PromptResult, RunResult
     from ._rule import Finding, Rule, Severity
     from .checker import CheckResult, RuleOutcome, Status, assert_conforms, check
@@ -102,8 +108,14 @@ load_on_first_use(
             "SentEvent",
             "observation_from_turn",
         ),
-        "._observe_turn": ("aobserve", "areload_session", "observe", "reload_session"),
-        "._observer": ("AsyncObserver", "Observer"),
+        "._observing": (
+            "AsyncObserver",
+            "Observer",
+            "aobserve",
+            "areload_session",
+            "observe",
+            "reload_session",
+        ),
         "._rule": ("Finding", "Rule", "Severity"),
         ".rules": ("EXPECTATIONS", "RULES", "RULES_BY_ID", "TIMING"),
         ".recorded": ("RecordingSource", "check_recordings", "observe_recording"),

@@ -155,7 +155,7 @@ def observe_recording(recording: Recording) -> Observation:
     """
     from .. import SilviaClient
     from ..testing import IN_PROCESS_URL
-    from ._observe_turn import observe
+    from ._observing import observe
 
     session_id = _body_field(recording, DEFAULT_WIRE.session_id_field)
     message = _body_field(recording, DEFAULT_WIRE.message_field) or ""

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..chat import TurnBuilder
 from ._observation import AccessFailure, Observation
-from ._observer import AsyncObserver, Observer
+from ._observing import AsyncObserver, Observer
 from ._results import PromptResult, RunResult, not_run
 from .checker import check
 from .script import Prompt, Script, ScriptFormatError
