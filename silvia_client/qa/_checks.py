@@ -1,12 +1,6 @@
-"""Each rule's check (the table that names them is `rules.py`), on a `Facts`.
+"""Each rule's check, on a `Facts` (the table is `rules.py`, with the readings taken).
 
-- each target on its own: `target-parses`, `target-fits-source` (the doc's table:
-  `expected_target`), `account-id-rule`, `message-has-no-targets`; rows that
-  repeat a (source, target) pair are reported once, with every place sent;
-- the server's registry: `one-meaning-per-source`;
-- the summary and the reload against the stream: `summary-agrees`, `reload-agrees`;
-- `no-vendor-names` (a finding names the field and place, never the text around it);
-- the stream itself: `stream-complete`, `event-order`, `events-well-formed`.
+Rows that repeat a (source, target) pair are reported once, with every place sent.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""Observing a turn as the server sent it: each SSE event raw, beside the SDK's reading of it.
+"""Observing a turn as the server sent it: the public module of `observe`, `Observer` and kin.
 
-The public names of observing, in one module (`silvia_client.qa` has them too):
-`observe`, `reload_session` and `Observer`, with their async twins `aobserve`,
-`areload_session` and `AsyncObserver`; and what they make, an `Observation` of
-`SentEvent`s and a `Reload` (`observation_from_turn` rebuilds one from a
-`Turn`; `NOT_JSON` is the value of an event whose data is not JSON).
-
-The code is in `_observing.py` (observing, the observers) and `_observation.py`
-(what an observation is).
+The code is in `_observing.py` (observing, the observers) and `_observation.py` (what an
+observation is; `NOT_JSON` is the value of an event whose data is not JSON).
 """
 
 from __future__ import annotations
