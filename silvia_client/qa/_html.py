@@ -36,9 +36,6 @@ from ._results import PromptResult, RunResult, rule_outcome, seconds_text, stop_
 from ._rule import Finding, Rule
 from .checker import RuleOutcome, Status
 
-__all__ = ["ChartRow", "html_report", "timing_chart"]
-
-
 DAY = 86_400.0  # s: a longer time (or an infinite one) is drawn as a day
 
 

@@ -40,27 +40,6 @@ from ._privacy import redact_text
 if TYPE_CHECKING:
     from ..testing import Recording
 
-__all__ = [
-    "NOT_JSON",
-    "AccessFailure",
-    "Clock",
-    "Observation",
-    "Reload",
-    "SentEvent",
-    "Stopwatch",
-    "access_failure",
-    "broke_off",
-    "describe_error",
-    "json_value",
-    "no_stream",
-    "not_reloaded",
-    "observation_from_turn",
-    "reloaded",
-    "request_failure",
-    "stream_failure",
-    "turn_timings",
-]
-
 
 # -- when a server cannot be used at all (the run stops, exit status 3) -----------------
 
@@ -192,15 +171,9 @@ class Reload:
 class Observation:
     """One turn as observed: what was asked, every event, the assembled turn, the reload.
 
-    `failure` says why the turn stopped short (an HTTP error before any event,
-    a dropped connection, a stall, an `error` event, no `done`), or is None;
-    `access_failure` is set when that failure means the server cannot be used
-    at all (credentials refused, or no connection). `timings` are the
-    seconds from the request to the first event, the first text and `done`
-    (None for an observation rebuilt from a `Turn`). `raw` is False for such
-    an observation (`observation_from_turn`), which no longer holds what the
-    server sent: rules that need the raw events skip it. `to_recording()`
-    gives the exchange as a `testing.Recording`, when it was captured.
+    `failure` says why the turn stopped short (None: it did not); `access_failure`
+    that the server cannot be used at all. `raw` is False for an observation rebuilt
+    from a `Turn` (`observation_from_turn`): the rules that need the wire skip it.
     """
 
     prompt: str
@@ -238,11 +211,9 @@ class Observation:
         return self.turn.session_id
 
     def to_recording(self) -> Recording:
-        """The exchange as a `Recording` (save it, replay it, `silvia qa check` it).
+        """The exchange as a `Recording`, when captured (`record=True`, or `recorder=`).
 
-        Only an observation made with capture on holds one: `Observer.connect(...,
-        record=True)` (or `.reference`), or `observe(..., recorder=...)`. Raises
-        `ValueError` otherwise, or when no response came at all.
+        Raises `ValueError` otherwise, or when no response came at all.
         """
         if self.recording is None:
             why = (
@@ -383,12 +354,9 @@ def observation_from_turn(
 ) -> Observation:
     """An observation rebuilt from a `Turn` (and, if given, its reloaded `Session`).
 
-    A `Turn` holds the SDK's reading, not the wire: targets are already parsed
-    (a malformed one is None) and made to agree with the end of the turn. So
-    the result is marked `raw=False`, and the rules that need what the server
-    sent (parsing, one meaning per source, event order) skip it. The rest
-    (targets against sources, account ids, the summary, the final message,
-    vendor names, completeness, and the reload when a session is given) apply.
+    A `Turn` holds the SDK's reading, not the wire, so the result is `raw=False`:
+    the rules that need what the server sent (parsing, one meaning per source,
+    event order) skip it; the others apply.
     """
     names = wire.events
     # The events are not kept on a Turn: these are rebuilt from what it holds.

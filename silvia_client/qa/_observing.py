@@ -45,8 +45,6 @@ if TYPE_CHECKING:
 
     from ..testing import Capture, InProcessTransport, RecordingTransport, ReferenceServer
 
-__all__ = ["AsyncObserver", "Observer", "aobserve", "areload_session", "observe", "reload_session"]
-
 
 @contextmanager
 def _capturing(recorder: RecordingTransport | None) -> Iterator[Capture | None]:

@@ -13,8 +13,6 @@ from decimal import Decimal
 
 from ..citations import PROVIDERS
 
-__all__ = ["REDACTED", "VENDOR_NAME", "redact", "redact_text"]
-
 REDACTED = "<redacted>"
 VENDOR = "<vendor>"
 

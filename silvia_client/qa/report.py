@@ -179,13 +179,7 @@ def format_report(run: RunResult, width: int | None = None) -> str:
 
 
 def junit_xml(run: RunResult) -> bytes:
-    """JUnit XML: a test case per prompt and rule.
-
-    Each case's `time` is its prompt's measured turn time (to `done`, else the
-    last moment the turn reached; 0 for a prompt that did not run), so a CI
-    dashboard shows which prompts are slow; the suite's `time` is the sum over
-    the prompts, each counted once.
-    """
+    """JUnit XML: a test case per prompt and rule, each timed by its prompt's turn."""
     rules = table_rules(run)
     total = 0.0
     cases: list[ET.Element] = []
