@@ -119,7 +119,7 @@ def stored(
     }
 
 
-T = TypeVar("T")
+T = TypeVar("T", bound=Callable[..., Any])
 
 
 def with_examples(values: Iterable[object]) -> Callable[[T], T]:
@@ -127,7 +127,7 @@ def with_examples(values: Iterable[object]) -> Callable[[T], T]:
 
     def decorate(test: T) -> T:
         for value in values:
-            test = example(value)(test)  # type: ignore[assignment, arg-type]
+            test = example(value)(test)
         return test
 
     return decorate
