@@ -85,24 +85,22 @@ def test_a_continued_session_is_judged_by_its_last_turn() -> None:
     assert check(second).findings == ()
 
 
-@pytest.mark.parametrize(
-    ("scenario", "failure"),
-    [
-        ("fault-drop", "the connection dropped mid-stream (RemoteProtocolError)"),
-        ("fault-error-event", "the server reported an error (overloaded_error); the turn stopped"),
-        ("fault-no-done", "the stream ended without `done`"),
-        ("status-500", "the chat request failed: HTTP 500 (api_error): Internal server error."),
-        ("fault-stall", "the stream stalled: no data for 0.05 s"),
-    ],
-)
-def test_how_a_turn_stops_short_is_recorded(scenario: str, failure: str) -> None:
+def test_how_a_turn_stops_short_is_recorded() -> None:
+    stopped = {
+        "fault-drop": "the connection dropped mid-stream (RemoteProtocolError)",
+        "fault-error-event": "the server reported an error (overloaded_error); the turn stopped",
+        "fault-no-done": "the stream ended without `done`",
+        "status-500": "the chat request failed: HTTP 500 (api_error): Internal server error.",
+        "fault-stall": "the stream stalled: no data for 0.05 s",
+    }
     with Observer.reference(timeout=0.05) as qa:
-        observation = qa.observe("hi", scenario=scenario)
-    assert observation.failure == failure
-    assert not observation.complete
-    assert observation.reload is None  # an incomplete turn is not reloaded
-    (finding,) = check(observation).findings
-    assert (finding.rule, finding.message) == ("stream-complete", failure)
+        for scenario, failure in stopped.items():
+            observation = qa.observe("hi", scenario=scenario)
+            assert observation.failure == failure, scenario
+            assert not observation.complete, scenario
+            assert observation.reload is None, scenario  # an incomplete turn is not reloaded
+            (finding,) = check(observation).findings
+            assert (finding.rule, finding.message) == ("stream-complete", failure), scenario
 
 
 def test_a_server_that_is_not_there() -> None:
