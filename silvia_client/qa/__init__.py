@@ -15,27 +15,19 @@
 
 Where things are:
 
-- `observe.py`  observing a turn, as the server sent it (the public module):
-                `_observe_turn.py` one turn through a client, raw and typed
-                (`observe`, `reload_session` and their async twins);
-                `_observer.py` `Observer` / `AsyncObserver`, a client on one server;
-                `_observation.py` what an observation is
-- `_timing.py`  first byte, first text, done: the SDK's `Turn.timings`, or a recording's
-- `rules.py`    the rule table (id, severity, description, check, when it applies);
-                `_rule.py` what a rule and a finding are; each rule's check in
-                `_check_targets.py`, `_check_registry.py`, `_check_agreement.py`,
-                `_check_vendors.py`, `_check_stream.py` (which rule where: `rules.py`)
-- `_facts.py`   an observation laid out for the checks: every cited row, raw and parsed
+- `observe.py`  observing a turn as the server sent it (the public module):
+                `_observing.py` one turn through a client, and the observers;
+                `_observation.py` what an observation is, its timings, and
+                when a server cannot be used at all (`AccessFailure`)
+- `rules.py`    the rule table and the readings taken where the doc leaves room;
+                `_rule.py` a rule and a finding; `_checks.py` each rule's check;
+                `_facts.py` an observation laid out for the checks
 - `checker.py`  running the rules over an observation; `assert_conforms`
-- `script.py`   the QA script format (JSON)
-- `runner.py`   running a script (one prompt at a time, or N at once on the async client)
+- `script.py`   the QA script format (JSON, read through pydantic); `starter.json`
+- `runner.py`   running a script; `_results.py` what a run found
 - `recorded.py` checking recorded turns (`testing.Recording`), no server needed
-- `_access.py`  when a server cannot be used at all (credentials refused, unreachable)
-- `_privacy.py` what a finding may show: providers and vendor names redacted
-- `report.py`   the terminal table, JUnit XML, JSON; `_html.py` the HTML page
-                (`_html_matrix.py` the matrix, `_html_chart.py` the timing chart,
-                `report.css` its CSS, `_html_text.py` escaping and verdicts)
-- `starter.json` the starter script `silvia qa init` writes
+- `_privacy.py` what a finding may show: no provider, no vendor name
+- `report.py`   the terminal table, JUnit XML, JSON; `_html.py` the HTML page (`report.css`)
 - `pytest_plugin.py`  the `--silvia-base-url` option and the `silvia_qa` fixture
 
 `silvia qa run SCRIPT`, `silvia qa check FILE...`, `silvia qa rules` and
@@ -47,10 +39,15 @@ from typing import TYPE_CHECKING
 from .._lazy import load_on_first_use
 
 if TYPE_CHECKING:
-    from ._access import AccessFailure
-    from ._observation import Observation, Reload, SentEvent, observation_from_turn
-    from ._observe_turn import aobserve, areload_session, observe, reload_session
-    from ._observer import AsyncObserver, Observer
+    from ._observation import AccessFailure, Observation, Reload, SentEvent, observation_from_turn
+    from ._observing import (
+        AsyncObserver,
+        Observer,
+        aobserve,
+        areload_session,
+        observe,
+        reload_session,
+    )
     from ._results import PromptResult, RunResult
     from ._rule import Finding, Rule, Severity
     from .checker import CheckResult, RuleOutcome, Status, assert_conforms, check
@@ -103,11 +100,22 @@ __all__ = [
 load_on_first_use(
     __name__,
     {
-        "._access": ("AccessFailure",),
         ".checker": ("CheckResult", "RuleOutcome", "Status", "assert_conforms", "check"),
-        "._observation": ("Observation", "Reload", "SentEvent", "observation_from_turn"),
-        "._observe_turn": ("aobserve", "areload_session", "observe", "reload_session"),
-        "._observer": ("AsyncObserver", "Observer"),
+        "._observation": (
+            "AccessFailure",
+            "Observation",
+            "Reload",
+            "SentEvent",
+            "observation_from_turn",
+        ),
+        "._observing": (
+            "AsyncObserver",
+            "Observer",
+            "aobserve",
+            "areload_session",
+            "observe",
+            "reload_session",
+        ),
         "._rule": ("Finding", "Rule", "Severity"),
         ".rules": ("EXPECTATIONS", "RULES", "RULES_BY_ID", "TIMING"),
         ".recorded": ("RecordingSource", "check_recordings", "observe_recording"),

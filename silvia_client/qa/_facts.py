@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from ..citations import CitationTarget, parse_citation_target
 from ._observation import NOT_JSON, Observation
 
-__all__ = ["CitedRow", "Facts", "ReloadedTurn", "canonical", "facts_of"]
-
 
 def canonical(value: object) -> str:
     """A stable text form of a JSON value, for comparing and grouping."""

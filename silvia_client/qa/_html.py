@@ -1,50 +1,278 @@
 """The HTML report of a QA run: one self-contained page for people to look at.
 
-`html_report(run)` gives one HTML document: no external script, style, font or
-image, and no script of its own (a Content-Security-Policy says so too, so a
-browser would refuse one even if escaping failed). From the top:
+No external script, style, font or image, and no script of its own (a
+Content-Security-Policy says so too). From the top: a summary bar; a
+"failures only" checkbox that hides, with CSS alone (`report.css`), every
+passing prompt's matrix row and section (by the verdict class each carries);
+the rules-by-prompts matrix; the timing chart; and per prompt its verdict,
+message, ids, timings, the turn as `display.turn_html` renders it, and each
+finding with its evidence (already redacted by the checker).
 
-- a summary bar: prompts, errors, warnings, prompts not run, and timings;
-- a "failures only" switch: a checkbox that hides, with CSS alone
-  (`report.css`), every passing prompt's matrix row and section;
-- the rules-by-prompts matrix (`_html_matrix.py`): a row per prompt, linking
-  to its section, a mark per rule (pass, warn, fail, did not apply, not run);
-- the timing chart (`_html_chart.py`): each prompt's time to first text and
-  whole turn, its label whole and wrapping, linking to its section;
-- per prompt (`id="prompt-N"`): the verdict, the message, the scenario, the
-  request and session ids, the timings, the turn as the notebook display
-  renders it (`display.turn_html`: the text with its citation chips, then the
-  numbered sources with their links), the rules it did not pass, and each
-  finding with its evidence (findings are redacted by the checker: no provider).
-
-Everything from the server or the script is escaped (`_html_text.h`) here, in
-the matrix and chart, or by `turn_html`, and bidi controls are dropped, so no
-server string can add markup, a link of its own, or reorder the page's text;
-the page's only links of its own are `#prompt-N` and `#matrix` jumps. Control
-characters and lone surrogates are written as visible escapes (the core's
-`terminal_text`, here and over the whole page), so the page holds none raw.
+Everything from the server or the script goes through `h` (escaped, bidi
+controls dropped, control characters as visible escapes, as `terminal_text`
+writes them, here and over the whole page), so no server string adds markup or
+a link; the page's only links of its own are `#prompt-N` and `#matrix` jumps.
+The chart never cuts a label: it wraps it (`_wrap`), with widths estimated on the
+wide side per character (`_em`), which the browser test checks on rendered boxes.
 """
 
 from __future__ import annotations
 
 import functools
+import html
 import json
+import math
+import re
+import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 
 from .. import __version__
 from .._text import terminal_text
+from ..chat import Timings
 from ..display import turn_html
-from ._html_chart import ChartRow, timing_chart
-from ._html_matrix import rule_matrix
-from ._html_text import h as _h
-from ._html_text import seconds as _seconds
-from ._html_text import verdict as _verdict
-from ._results import PromptResult, RunResult, stop_line
-from ._rule import Finding
-from .checker import RuleOutcome
+from ._results import PromptResult, RunResult, rule_outcome, seconds_text, stop_line, table_rules
+from ._rule import Finding, Rule
+from .checker import RuleOutcome, Status
 
-__all__ = ["html_report", "timing_chart"]
+DAY = 86_400.0  # s: a longer time (or an infinite one) is drawn as a day
+
+
+def h(text: object) -> str:
+    """Text from the server or the script, as HTML text or an attribute value."""
+    return html.escape(terminal_text(str(text)), quote=True)
+
+
+def verdict(result: PromptResult) -> tuple[str, str]:
+    """(CSS class, label) of a prompt's verdict."""
+    if not result.did_run:
+        return "not-run", "not run"
+    checked = result.result
+    if checked.errors:
+        return "fail", "FAIL"
+    return ("warn", "warn") if checked.warnings else ("ok", "ok")
+
+
+def seconds(value: float | None) -> str:
+    """`70 ms`, `1.25 s`, or `not reached`; an odd float (NaN, inf, past a day) as it is."""
+    if value is not None and not 0 <= value <= DAY:
+        return f"{value:g} s"  # NaN, infinite, negative or past a day: as it is, and short
+    return seconds_text(value, "not reached")
+
+
+# -- the matrix -----------------------------------------------------------------------
+
+
+MARKS: dict[Status, tuple[str, str]] = {
+    "pass": ("✓", "pass"),
+    "warn": ("!", "warn"),
+    "fail": ("✗", "fail"),
+    "skip": ("–", "skip"),
+    "not_run": ("○", "not-run"),
+}
+"""Each status's mark and CSS class."""
+
+LEGEND = "✓ pass, ! warn, ✗ fail, – the rule did not apply, ○ not run"
+
+
+def _tooltip(outcome: RuleOutcome | None) -> str:
+    if outcome is None:
+        return "no expectations"
+    if outcome.findings:
+        first = outcome.findings[0].message
+        more = len(outcome.findings) - 1
+        return first + (f" (and {more} more)" if more else "")
+    return outcome.reason or ""
+
+
+def _cell(outcome: RuleOutcome | None) -> str:
+    mark, css = MARKS[outcome.status if outcome is not None else "skip"]
+    tip = _tooltip(outcome) if css != "pass" else ""
+    title = f' title="{h(tip)}"' if tip else ""
+    return f'<td class="m {css}"{title}>{mark}</td>'
+
+
+def _matrix_row(number: int, result: PromptResult, rules: list[Rule]) -> str:
+    css, label = verdict(result)
+    cells = "".join(_cell(rule_outcome(result, rule)) for rule in rules)
+    return (
+        f'<tr class="{css}"><th scope="row"><a href="#prompt-{number}" title="{h(label)}">'
+        f"{number}. {h(result.prompt.id)}</a></th>{cells}</tr>"
+    )
+
+
+def rule_matrix(run: RunResult) -> str:
+    """The matrix as an HTML section: a row per prompt, a column per rule."""
+    rules = table_rules(run)
+    header = "".join(
+        f'<th scope="col" class="rule" title="{h(rule.description)}"><span>{h(rule.id)}</span></th>'
+        for rule in rules
+    )
+    rows = "".join(
+        _matrix_row(number, result, rules) for number, result in enumerate(run.prompts, start=1)
+    )
+    return (
+        '<section class="matrix" id="matrix"><h2>Rules by prompt</h2>'
+        f'<p class="muted">{h(LEGEND)}. A prompt links to its section.</p>'
+        '<div class="box"><table><thead><tr><th scope="col" class="prompt-col">prompt</th>'
+        f"{header}</tr></thead>"
+        f"<tbody>{rows}</tbody></table></div></section>"
+    )
+
+
+# -- the timing chart -----------------------------------------------------------------
+
+
+_FONT = 11  # px: the labels' and ticks' font size (`.chart text` in the style sheet)
+_LINE = 13  # px per line of a label
+_LABEL_MOST = 230  # px: a label longer than this wraps
+_GAP = 10  # px between the label column and the bars
+_BARS = 520  # px for the bars
+_ROW = 26  # px per prompt, at least
+_AXIS = 22  # px above the rows, and below, for the ticks
+_PAD = 8  # px right of the bars
+_SHORTEST = 1e-6  # s: when the longest time is shorter, the scale is 0 (flat bars)
+_BREAKS = re.compile(r"[^-_./\s]*[-_./\s]?")  # a label's pieces, each ending where it may break
+
+
+@dataclass(frozen=True)
+class ChartRow:
+    """One prompt in the chart: its label, its timings, and the id of its section."""
+
+    label: str
+    timings: Timings
+    anchor: str | None = None
+
+
+def _em(char: str) -> float:
+    """A character's width in em, on the wide side of common sans-serif fonts."""
+    if char in "il.,:;|!'` ":
+        return 0.4
+    if char in "MWmw@%" or char.isupper():
+        return 1.0
+    if char.isascii():
+        return 0.68
+    if unicodedata.east_asian_width(char) in "WF" or ord(char) > 0xFFFF:
+        return 1.3  # wide: CJK, fullwidth forms, emoji
+    return 1.05
+
+
+def _width(text: str) -> float:
+    return sum(_em(char) for char in text) * _FONT
+
+
+def _wrap(label: str) -> list[str]:
+    """`label` in lines of at most `_LABEL_MOST` px (estimated), broken where it may be."""
+    lines: list[str] = []
+    line, width = "", 0.0
+    for piece in (piece for piece in _BREAKS.findall(label) if piece):
+        size = _width(piece)
+        if width + size <= _LABEL_MOST:
+            line, width = line + piece, width + size
+            continue
+        if line:
+            lines.append(line)
+            line, width = "", 0.0
+        for char in piece:  # a piece wider than a line: broken anywhere
+            size = _width(char)
+            if line and width + size > _LABEL_MOST:
+                lines.append(line)
+                line, width = "", 0.0
+            line, width = line + char, width + size
+    if line:
+        lines.append(line)
+    return [line.strip() or line for line in lines] or [""]
+
+
+def _drawn(value: float) -> float:
+    """A time as the chart draws it: clamped to 0 to a day (NaN and negatives are 0)."""
+    return min(value, DAY) if value > 0 else 0.0
+
+
+def _ticks(longest: float) -> list[float]:
+    """Round gridline values from 0 past `longest` (a `_drawn` time): 4 to 8 of them.
+
+    Only 0 when `longest` is under `_SHORTEST`: such a chart has no scale.
+    """
+    if longest < _SHORTEST:
+        return [0.0]
+    step = 10.0 ** math.floor(math.log10(longest / 4))
+    for factor in (1, 2, 5, 10):
+        if longest / (step * factor) <= 6:
+            step *= factor
+            break
+    return [step * i for i in range(math.ceil(longest / step) + 1)]
+
+
+def _chart_row(
+    row: ChartRow, lines: list[str], top: float, height: float, left: float, scale: float
+) -> str:
+    timings = row.timings
+    tip = f"{row.label}: first text {seconds(timings.first_text)}, done {seconds(timings.done)}"
+    first_line = top + (height - _LINE * len(lines)) / 2 + _FONT
+    spans = "".join(
+        f'<tspan x="0" y="{first_line + index * _LINE:.1f}">{h(line)}</tspan>'
+        for index, line in enumerate(lines)
+    )
+    parts = [f"<g><title>{h(tip)}</title><text>{spans}</text>"]
+    bar_top = top + (height - 17) / 2
+    for css, value, offset in (("total", timings.done, 0), ("first", timings.first_text, 9)):
+        if value is not None:
+            parts.append(
+                f'<rect class="{css}" x="{left:.1f}" y="{bar_top + offset:.1f}" '
+                f'width="{max(_drawn(value) * scale, 1):.1f}" height="8"/>'
+            )
+    parts.append("</g>")
+    drawn = "".join(parts)
+    if row.anchor is None:
+        return drawn
+    return f'<a href="#{h(row.anchor)}">{drawn}</a>'
+
+
+def timing_chart(rows: Sequence[ChartRow]) -> str:
+    """An inline SVG of each prompt's time to first text and to `done`, on one scale.
+
+    Any float draws: times are clamped to 0 to a day, and when every time is
+    (next to) 0 the scale is 0 and the bars are flat. The tooltips say the times.
+    """
+    times = [t for row in rows for t in (row.timings.first_text, row.timings.done) if t is not None]
+    if not times:
+        return '<p class="muted">No timings: no prompt reached its first text.</p>'
+    ticks = _ticks(max(_drawn(t) for t in times))
+    scale = _BARS / ticks[-1] if ticks[-1] > 0 else 0.0
+    # Wrapped as shown: a control character is drawn as its escape (`\x07`), 4 wide.
+    labels = [_wrap(terminal_text(row.label)) for row in rows]
+    left = math.ceil(max(_width(line) for lines in labels for line in lines)) + _GAP
+    heights = [max(_ROW, _LINE * len(lines) + 8) for lines in labels]
+    height = _AXIS + sum(heights) + _AXIS
+    width = left + _BARS + _PAD
+    parts = [
+        f'<svg class="chart" role="img" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">'
+        "<title>Time to first text (light) and whole turn (dark), per prompt</title>"
+    ]
+    for index, tick in enumerate(ticks):
+        x = left + tick * scale
+        # The last tick's label ends at its line, so it stays inside the chart.
+        anchor = "end" if index and index == len(ticks) - 1 else "middle"
+        ends = f'x="{x:.1f}" text-anchor="{anchor}"'  # the ticks above the rows and below
+        parts.append(
+            f'<text {ends} y="{_AXIS - 8}">{tick:g} s</text>'
+            f'<line x1="{x:.1f}" y1="{_AXIS - 4}" x2="{x:.1f}" y2="{height - _AXIS + 4}" '
+            'stroke="#e0e0e0"/>'
+            f'<text {ends} y="{height - 6}">{tick:g} s</text>'
+        )
+    top = float(_AXIS)
+    for row, lines, row_height in zip(rows, labels, heights, strict=True):
+        parts.append(_chart_row(row, lines, top, row_height, left, scale))
+        top += row_height
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# -- the page -------------------------------------------------------------------------
+
 
 _POLICY = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
@@ -65,7 +293,7 @@ def _spread(values: Sequence[float]) -> str:
     ordered = sorted(values)
     middle = len(ordered) // 2
     median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-    return f"median {_seconds(median)}, max {_seconds(ordered[-1])}"
+    return f"median {seconds(median)}, max {seconds(ordered[-1])}"
 
 
 def _summary(run: RunResult) -> str:
@@ -76,17 +304,17 @@ def _summary(run: RunResult) -> str:
         (run.errors, "errors"),
         (run.warnings, "warnings"),
     ]
-    bar = "".join(f"<li><strong>{count}</strong>{_h(label)}</li>" for count, label in items)
+    bar = "".join(f"<li><strong>{count}</strong>{h(label)}</li>" for count, label in items)
     timings = [result.observation.timings for result in run.ran]
     first = [t.first_text for t in timings if t is not None and t.first_text is not None]
     whole = [t.done for t in timings if t is not None and t.done is not None]
-    bar += f"<li>first text: {_h(_spread(first))}</li><li>whole turn: {_h(_spread(whole))}</li>"
+    bar += f"<li>first text: {h(_spread(first))}</li><li>whole turn: {h(_spread(whole))}</li>"
     return f'<ul class="bar">{bar}</ul>'
 
 
 def _switch(run: RunResult) -> str:
     """The "failures only" checkbox: a sibling before what it hides (`report.css`)."""
-    passed = sum(1 for result in run.prompts if _verdict(result)[0] == "ok")
+    passed = sum(1 for result in run.prompts if verdict(result)[0] == "ok")
     return (
         '<input type="checkbox" id="failures-only" class="switch">'
         '<label for="failures-only" class="switch">Failures only</label> '
@@ -111,7 +339,7 @@ def _chart(run: RunResult) -> str:
 
 def _stopped(run: RunResult) -> str:
     line = stop_line(run)
-    return f'<p class="stopped">{_h(line)}</p>' if line else ""
+    return f'<p class="stopped">{h(line)}</p>' if line else ""
 
 
 def _meta(result: PromptResult) -> str:
@@ -129,21 +357,21 @@ def _meta(result: PromptResult) -> str:
     timings = observation.timings
     if result.ran and timings is not None:
         rows += [
-            ("first byte", _seconds(timings.first_byte)),
-            ("first text", _seconds(timings.first_text)),
-            ("done", _seconds(timings.done)),
+            ("first byte", seconds(timings.first_byte)),
+            ("first text", seconds(timings.first_text)),
+            ("done", seconds(timings.done)),
         ]
     if observation.failure:
         rows.append(("failure", observation.failure))
-    cells = "".join(f"<dt>{_h(name)}</dt><dd>{_h(value)}</dd>" for name, value in rows)
+    cells = "".join(f"<dt>{h(name)}</dt><dd>{h(value)}</dd>" for name, value in rows)
     return f'<dl class="meta">{cells}</dl>'
 
 
 def _finding(finding: Finding) -> str:
     evidence = json.dumps(finding.evidence, ensure_ascii=False, indent=1)
     return (
-        f'<li class="{_h(finding.severity)}"><strong>{_h(finding.rule)}</strong> '
-        f"({_h(finding.severity)}): {_h(finding.message)}<pre>{_h(evidence)}</pre></li>"
+        f'<li class="{h(finding.severity)}"><strong>{h(finding.rule)}</strong> '
+        f"({h(finding.severity)}): {h(finding.message)}<pre>{h(evidence)}</pre></li>"
     )
 
 
@@ -151,19 +379,19 @@ def _unpassed(outcomes: Sequence[RuleOutcome]) -> str:
     shown = [outcome for outcome in outcomes if outcome.status in ("fail", "warn")]
     if not shown:
         return ""
-    names = ", ".join(f"{_h(outcome.rule.id)} ({_h(outcome.status)})" for outcome in shown)
+    names = ", ".join(f"{h(outcome.rule.id)} ({h(outcome.status)})" for outcome in shown)
     return f'<p class="muted">Rules not passed: {names}</p>'
 
 
 def _prompt(number: int, result: PromptResult, web_url: str | None) -> str:
-    css, label = _verdict(result)
+    css, label = verdict(result)
     # Open where there is something to see; a passing prompt opens with a click.
     opened = " open" if css in ("fail", "warn") else ""
     parts = [
         f'<details class="prompt {css}" id="prompt-{number}"{opened}><summary>',
-        f'<h2>{number}. {_h(result.prompt.id)} <span class="verdict">{_h(label)}</span></h2>',
+        f'<h2>{number}. {h(result.prompt.id)} <span class="verdict">{h(label)}</span></h2>',
         ' <a class="top" href="#matrix">back to the matrix</a>',
-        f'</summary><p><span class="muted">You:</span> {_h(result.prompt.message)}</p>',
+        f'</summary><p><span class="muted">You:</span> {h(result.prompt.message)}</p>',
         _meta(result),
     ]
     if result.did_run:
@@ -189,7 +417,7 @@ def html_report(run: RunResult, *, web_url: str | None = None) -> str:
     prompts = "".join(
         _prompt(number, result, web_url) for number, result in enumerate(run.prompts, start=1)
     )
-    if all(_verdict(result)[0] == "ok" for result in run.prompts):
+    if all(verdict(result)[0] == "ok" for result in run.prompts):
         prompts += '<p class="none-failed muted">Every prompt passed.</p>'
     return terminal_text(  # what `turn_html` wrote too: no raw control, no lone surrogate
         "<!doctype html>\n"
@@ -197,10 +425,10 @@ def html_report(run: RunResult, *, web_url: str | None = None) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
         '<meta name="referrer" content="no-referrer">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>silvia qa: {_h(name)}</title><style>\n{_style()}</style></head>"
+        f"<title>silvia qa: {h(name)}</title><style>\n{_style()}</style></head>"
         "<body><header>"
-        f"<h1>silvia qa: {_h(name)}</h1>"
-        f'<p class="muted">against {_h(run.target)}; silvia-client {_h(__version__)}</p>'
+        f"<h1>silvia qa: {h(name)}</h1>"
+        f'<p class="muted">against {h(run.target)}; silvia-client {h(__version__)}</p>'
         f"{_summary(run)}{_stopped(run)}</header>"
         f"{_switch(run)}{rule_matrix(run)}{_chart(run)}"
         f"<main>{prompts}</main></body></html>\n"

@@ -1,31 +1,32 @@
-"""What an observed turn holds: the `Observation` value, its events, its reload, its failures.
+"""What an observed turn is: `Observation`, its events, reload, timings and failures.
 
-`_observe_turn.py` makes observations through a client (sync and async), and
-`_observer.py` holds a client for it; this module is what they are:
-`Observation` (with its timings, the access failure that stopped it, and the
-recording of the exchange when one was captured), `SentEvent`, `Reload`,
-`observation_from_turn` for a plain `Turn`, the one-line accounts of what
-went wrong (`describe_error`, `request_failure`, `stream_failure`), which hold
-no body, header, token or provider, and the observations both observers build
-when a turn fails or its session is reloaded (`broke_off`, `no_stream`,
-`reloaded`, `not_reloaded`).
+Here: `Observation` and its parts (`SentEvent`, `Reload`), `observation_from_turn`
+for a plain `Turn`; `AccessFailure` (a server refused the credentials or could not
+be reached: a run stops, exit status 3); the `Stopwatch` that times a recorded
+turn by its recording's clock (live, `Turn.timings` is the SDK's own); the
+one-line accounts of what went wrong (no body, header, token or provider); and
+the observations both observers build when a turn fails or is reloaded.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 
 from .. import DEFAULT_WIRE, WireFormat
-from ..chat import ChatEvent, DoneEvent, Timings, Turn, decode_event
+from .._json import loads
+from ..chat import ChatEvent, DoneEvent, TextEvent, Timings, Turn, decode_event
 from ..errors import (
     APIConnectionError,
     APIStatusError,
     APITimeoutError,
+    AuthenticationError,
     IncompleteTurnError,
+    PermissionDeniedError,
     ServerStreamError,
     SilviaError,
     StreamDisconnectedError,
@@ -34,28 +35,100 @@ from ..errors import (
     UnexpectedResponseError,
 )
 from ..sessions import Session, parse_session
-from ._access import AccessFailure, access_failure
 from ._privacy import redact_text
-from ._timing import Stopwatch, turn_timings
 
 if TYPE_CHECKING:
     from ..testing import Recording
 
-__all__ = [
-    "NOT_JSON",
-    "Observation",
-    "Reload",
-    "SentEvent",
-    "broke_off",
-    "describe_error",
-    "json_value",
-    "no_stream",
-    "not_reloaded",
-    "observation_from_turn",
-    "reloaded",
-    "request_failure",
-    "stream_failure",
-]
+
+# -- when a server cannot be used at all (the run stops, exit status 3) -----------------
+
+
+@dataclass(frozen=True)
+class AccessFailure:
+    """Why a server could not be used: `refused` (401, 403) or `unreachable`.
+
+    `message` is one line naming the cause and the request id (or saying
+    there was none); it never holds the token.
+    """
+
+    kind: Literal["refused", "unreachable"]
+    message: str
+    request_id: str | None = None
+
+
+def _request(request_id: str | None) -> str:
+    return f"request id {request_id}" if request_id else "no request id"
+
+
+def access_failure(error: SilviaError, *, request_id: str | None = None) -> AccessFailure | None:
+    """The access failure a chat request's `error` amounts to, or None for any other error."""
+    if isinstance(error, (AuthenticationError, PermissionDeniedError)):
+        request_id = error.request_id or request_id
+        kind = f" {error.error_type}" if error.error_type else ""
+        hint = "check SILVIA_TOKEN" if isinstance(error, AuthenticationError) else "check access"
+        return AccessFailure(
+            "refused",
+            redact_text(
+                f"the server refused the credentials (HTTP {error.status_code}{kind}, "
+                f"{_request(request_id)}); {hint}"
+            ),
+            request_id,
+        )
+    cause = error.__cause__ if error.__cause__ is not None else error
+    if isinstance(error, APITimeoutError) and not isinstance(cause, httpx.ConnectTimeout):
+        return None  # connected, then no answer in time: reachable, and a finding
+    if isinstance(error, APIConnectionError):
+        return AccessFailure(
+            "unreachable",
+            f"cannot reach the server ({type(cause).__name__}, {_request(request_id)})",
+            request_id,
+        )
+    return None
+
+
+# -- how long a turn took --------------------------------------------------------------
+
+
+Clock = Callable[[], float]
+
+
+def _round(value: float) -> float:
+    return round(max(value, 0.0), 6)
+
+
+class Stopwatch:
+    """Started when the request goes out, on `clock`; told of each event as it arrives."""
+
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+        self._start = clock()
+        self._first_byte: float | None = None
+        self._first_text: float | None = None
+        self._done: float | None = None
+
+    def _now(self) -> float:
+        return _round(self._clock() - self._start)
+
+    def event(self, event: ChatEvent) -> None:
+        """Note `event`'s arrival."""
+        if self._first_byte is None:
+            self._first_byte = self._now()
+        if self._first_text is None and isinstance(event, TextEvent) and event.text:
+            self._first_text = self._now()
+        elif isinstance(event, DoneEvent) and self._done is None:
+            self._done = self._now()
+
+    def timings(self) -> Timings:
+        return Timings(self._first_byte, self._first_text, self._done)
+
+
+def turn_timings(turn: Turn, watch: Stopwatch | None) -> Timings:
+    """The turn's timings: the stopwatch's when there is one (a recording), else the SDK's."""
+    return watch.timings() if watch is not None else turn.timings
+
+
+# -- the observation ------------------------------------------------------------------
 
 
 class _NotJson:
@@ -68,9 +141,9 @@ NOT_JSON: Any = _NotJson()
 
 
 def json_value(data: str) -> Any:
-    """`data` read as JSON, or `NOT_JSON`."""
+    """`data` read as JSON as the SDK reads it (a huge number is a `Decimal`), or `NOT_JSON`."""
     try:
-        return json.loads(data)
+        return loads(data)
     except (ValueError, RecursionError):
         return NOT_JSON
 
@@ -98,15 +171,9 @@ class Reload:
 class Observation:
     """One turn as observed: what was asked, every event, the assembled turn, the reload.
 
-    `failure` says why the turn stopped short (an HTTP error before any event,
-    a dropped connection, a stall, an `error` event, no `done`), or is None;
-    `access_failure` is set when that failure means the server cannot be used
-    at all (credentials refused, or no connection). `timings` are the
-    seconds from the request to the first event, the first text and `done`
-    (None for an observation rebuilt from a `Turn`). `raw` is False for such
-    an observation (`observation_from_turn`), which no longer holds what the
-    server sent: rules that need the raw events skip it. `to_recording()`
-    gives the exchange as a `testing.Recording`, when it was captured.
+    `failure` says why the turn stopped short (None: it did not); `access_failure`
+    that the server cannot be used at all. `raw` is False for an observation rebuilt
+    from a `Turn` (`observation_from_turn`): the rules that need the wire skip it.
     """
 
     prompt: str
@@ -144,11 +211,9 @@ class Observation:
         return self.turn.session_id
 
     def to_recording(self) -> Recording:
-        """The exchange as a `Recording` (save it, replay it, `silvia qa check` it).
+        """The exchange as a `Recording`, when captured (`record=True`, or `recorder=`).
 
-        Only an observation made with capture on holds one: `Observer.connect(...,
-        record=True)` (or `.reference`), or `observe(..., recorder=...)`. Raises
-        `ValueError` otherwise, or when no response came at all.
+        Raises `ValueError` otherwise, or when no response came at all.
         """
         if self.recording is None:
             why = (
@@ -289,12 +354,9 @@ def observation_from_turn(
 ) -> Observation:
     """An observation rebuilt from a `Turn` (and, if given, its reloaded `Session`).
 
-    A `Turn` holds the SDK's reading, not the wire: targets are already parsed
-    (a malformed one is None) and made to agree with the end of the turn. So
-    the result is marked `raw=False`, and the rules that need what the server
-    sent (parsing, one meaning per source, event order) skip it. The rest
-    (targets against sources, account ids, the summary, the final message,
-    vendor names, completeness, and the reload when a session is given) apply.
+    A `Turn` holds the SDK's reading, not the wire, so the result is `raw=False`:
+    the rules that need what the server sent (parsing, one meaning per source,
+    event order) skip it; the others apply.
     """
     names = wire.events
     # The events are not kept on a Turn: these are rebuilt from what it holds.

@@ -1,25 +1,17 @@
 """What a QA finding may show: never a provider, never a vendor name, never the token.
 
-Every finding passes through here (`Finding` is only built by the checker,
-which redacts its message and evidence), so the rule is kept in one place:
-
-* the value of any `provider` key, at any depth, becomes `"<redacted>"`
-  (a null stays null: that the rows did not say is not a secret);
-* a string that names a vendor (in any case) has the name replaced, and a
-  string that *is* a provider value (`"manual"` too) is replaced whole, so a
-  provider the server put somewhere else (a target's `kind`, a dict key) is
-  hidden as well;
-* the token never gets here: findings are built from what the server sent,
-  never from the request.
+Every finding passes through here (the checker builds them all): a `provider` value
+at any depth becomes `"<redacted>"` (null stays null); a vendor name in a string is
+replaced, and a string that *is* a provider value is replaced whole. The token never
+gets here: findings are built from what the server sent.
 """
 
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from ..citations import PROVIDERS
-
-__all__ = ["REDACTED", "VENDOR_NAME", "redact", "redact_text"]
 
 REDACTED = "<redacted>"
 VENDOR = "<vendor>"
@@ -48,4 +40,6 @@ def redact(value: object) -> object:
         return [redact(item) for item in value]
     if isinstance(value, str):
         return redact_text(value)
+    if isinstance(value, Decimal):  # a number no float holds: its digits, as text
+        return str(value)
     return value

@@ -14,33 +14,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..chat import Timings, TurnBuilder
-from ._access import AccessFailure
-from ._observation import Observation
+from ._observation import AccessFailure, Observation
 from ._rule import Finding, Rule
 from .checker import CheckResult, RuleOutcome, prompt_rules
 from .rules import EXPECTATIONS, RULES, TIMING
 from .script import Prompt, Script
-
-__all__ = [
-    "PromptResult",
-    "RunResult",
-    "format_timings",
-    "not_run",
-    "rule_outcome",
-    "seconds_text",
-    "stop_line",
-    "table_rules",
-]
 
 
 @dataclass(frozen=True)
 class PromptResult:
     """One prompt: what was observed and how it was judged.
 
-    `ran` is False for a prompt the run never got to (it stopped first, or was
-    interrupted): its observation is empty and every rule is `not_run`, with
-    the reason. `did_run` is False for those and for a prompt whose request
-    failed before any event (its one finding says why).
+    `ran` is False for a prompt the run never got to; `did_run` is False for those
+    and for a prompt whose request failed before any event.
     """
 
     prompt: Prompt

@@ -16,8 +16,6 @@ from typing import Literal, TypeAlias
 from .._text import terminal_text
 from ._facts import Facts
 
-__all__ = ["Check", "Finding", "Problem", "Rule", "Severity", "Skip"]
-
 Severity: TypeAlias = Literal["error", "warning"]
 
 
@@ -37,12 +35,9 @@ class Problem:
 class Finding:
     """A rule broken by one turn: which rule, how bad, what happened, and the evidence.
 
-    `severity` is the finding's own: its rule's, unless the check said
-    otherwise (`one-meaning-per-source` has both). `request_id` and
-    `session_id` name the turn, as the server sent them (None when it sent
-    none), so a finding can be traced in the server's logs. Built only by the
-    checker, which redacts the message and the evidence: no provider, no
-    vendor name, and never the token (it is never looked at).
+    `severity` is its own (the rule's unless the check said otherwise); `request_id`
+    and `session_id` name the turn as the server sent them. Built only by the
+    checker, which redacts the message and the evidence.
     """
 
     rule: str

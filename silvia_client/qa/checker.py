@@ -40,10 +40,8 @@ Status: TypeAlias = Literal["pass", "warn", "fail", "skip", "not_run"]
 class RuleOutcome:
     """How one turn fared against one rule: `pass`, `warn`, `fail`, `skip` or `not_run`.
 
-    `fail` when any finding is of error severity, `warn` when all are warnings;
-    `skip` when the rule does not apply to the turn, `not_run` when there was
-    no turn to judge (the request failed before any event, or the prompt was
-    never sent), both with the reason.
+    `skip`: the rule does not apply; `not_run`: there was no turn to judge; both
+    with the `reason`.
     """
 
     rule: Rule
@@ -228,11 +226,9 @@ def check(
 ) -> CheckResult:
     """Check one turn against the rule table (and `expect`, when given).
 
-    `subject` is an `Observation` (what the server sent; see `observe`) or a
-    `Turn` (the SDK's reading; the rules that need the raw events skip it).
-    `session` is the reloaded session, for a `Turn`. A turn that could not
-    run (the request failed before any event) has one finding, its cause, on
-    `stream-complete`, and every other rule `not_run`.
+    `subject` is an `Observation` or a `Turn` (the rules that need the raw events
+    skip it; `session` is its reloaded session). A turn that could not run has one
+    finding, its cause, on `stream-complete`, and every other rule `not_run`.
     """
     if isinstance(subject, Turn):
         subject = observation_from_turn(subject, session=session)
@@ -275,12 +271,8 @@ def assert_conforms(
 ) -> CheckResult:
     """Assert that a turn follows the server's rules (and `expect`); return the result.
 
-    Raises `AssertionError` listing the findings when any is an error (or,
-    with `strict`, a warning). For use in plain pytest tests::
-
-        def test_checking(silvia_qa):
-            assert_conforms(silvia_qa.observe("How much is in checking?"),
-                            expect={"cites_account": True})
+    Raises `AssertionError` listing the findings when any is an error (or, with
+    `strict`, a warning).
     """
     __tracebackhide__ = True
     result = check(subject, expect=expect, session=session)

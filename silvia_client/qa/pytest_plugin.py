@@ -1,23 +1,8 @@
-"""pytest support for QA suites written as plain tests: `--silvia-base-url` and `silvia_qa`.
+"""pytest support for QA suites as plain tests: `--silvia-base-url` and the `silvia_qa` fixture.
 
-::
-
-    from silvia_client.qa import assert_conforms
-
-    def test_checking_cites_the_account(silvia_qa):
-        observation = silvia_qa.observe("How much is in checking?", scenario="account")
-        assert_conforms(observation, expect={"cites_account": True})
-
-`pytest --silvia-base-url https://staging.example` (token from `SILVIA_TOKEN`)
-runs such tests against that server; without the option they run against a
-fresh in-process reference server per test. `scenario` picks a reference
-server scenario and is ignored by a real server.
-
-Load it with `-p silvia_client.qa.pytest_plugin`, or in a `conftest.py` with
-`pytest_plugins = ["silvia_client.qa.pytest_plugin"]` (or through the
-package's `pytest11` entry point, when it is registered there). pytest loads it
-in every run wherever the package is installed, so it imports nothing of the SDK
-until the option is given or the fixture first used.
+Without the option, each test gets a fresh in-process reference server; with it (token
+from `SILVIA_TOKEN`), that server. pytest loads this in every run wherever the package
+is installed, so it imports nothing of the SDK until the option or fixture is used.
 """
 
 from __future__ import annotations

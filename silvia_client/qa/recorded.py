@@ -1,26 +1,11 @@
 """Checking recorded turns: every rule over a `Recording`, with no server at all.
 
-`observe_recording(recording)` replays the turn (`Recording.transport()`,
-byte for byte) through the SDK's client into the observer, so the rules see
-exactly what the server sent when it was recorded, and the recorded reload
-when there is one. The observer's clock is the recording's: as each chunk is
-read, it reads that chunk's recorded arrival time, so the timings are the
-ones of the recorded turn, not of the replay.
-
-`check_recordings(...)` does so for each of the recordings it is given (a
-`Recording`, a path to its file, a `(name, Recording)` pair or a mapping of
-names to recordings, alone or mixed in an iterable) and returns a
-`RunResult`, so `silvia qa check FILE...` prints and writes the same reports,
-and exits with the same statuses, as `silvia qa run`. A recording may hold a
-header HTTP cannot carry (a CR LF or a character outside ASCII in a value, a
-name that is not a token): the in-process replay still hands it over, and
-when any recording of the run holds one, the run gains the `recorded-headers`
-rule (`RECORDED_HEADERS`), whose findings name each such header and its line.
-
-The replay's client is addressed as `Recording.client()`'s is, at the testing
-kit's `IN_PROCESS_URL` (a `.test` name, never resolved, which the client knows
-stays on this machine), so checking a recording never warns about a token over
-plain http: no request leaves the process.
+`observe_recording` replays the turn byte for byte (`Recording.transport()`) through
+the SDK's client, on a clock that reads each chunk's recorded arrival, so the rules
+and the timings are those of the recorded turn. `check_recordings` does so for each
+recording and returns a `RunResult`, so `silvia qa check` reports like `silvia qa run`;
+a recorded header HTTP cannot carry adds the `recorded-headers` rule. The client is
+addressed at the testing kit's `IN_PROCESS_URL`: no request leaves the process.
 """
 
 from __future__ import annotations
@@ -148,14 +133,10 @@ class _ClockedReplay(httpx.BaseTransport):
 
 
 def observe_recording(recording: Recording) -> Observation:
-    """What the server sent in `recording`, observed as it was live (and its reload).
-
-    The timings are the recording's: each event is timed by the recorded
-    arrival of the chunk that completed it.
-    """
+    """What the server sent in `recording`, observed as live, timed by the recording."""
     from .. import SilviaClient
     from ..testing import IN_PROCESS_URL
-    from ._observe_turn import observe
+    from ._observing import observe
 
     session_id = _body_field(recording, DEFAULT_WIRE.session_id_field)
     message = _body_field(recording, DEFAULT_WIRE.message_field) or ""
@@ -190,23 +171,11 @@ def check_recordings(
 ) -> RunResult:
     """Every rule over each recorded turn, as a run with one prompt per recording.
 
-    `recordings` is one of these, or any mix of them in an iterable:
-
-    - a `Recording`;
-    - a path to a recording file (`str` or `os.PathLike`), read with
-      `Recording.load`, whose errors (`RecordingFormatError`, `OSError`) it raises;
-    - a `(name, Recording)` pair (a tuple is one pair only when it is a name and a
-      recording, else it is an iterable of items; a two-item list reads as a pair);
-    - a mapping of names to recordings.
-
-    Each prompt's id comes from a name: a pair's or a mapping's own; a path's file
-    stem (`turns/good.jsonl` is `good`); a bare recording's request id (the
-    `x-request-id` its chat response carried), else `recording-N`, N its 1-based
-    place in the run. An id keeps the script's id alphabet (any other character
-    becomes `-`), and a name already taken by an earlier prompt gets `-2`, `-3`, ...
-    (two recordings named `x` are `x` and `x-2`), so each keeps its own row. Any
-    other shape is a `TypeError` saying what it takes, raised before any path is
-    read or any turn replayed.
+    `recordings`: a `Recording`, a path to its file, a `(name, Recording)` pair or a
+    mapping of names to recordings, or any mix of them in an iterable (any other shape
+    is a `TypeError`, raised before any file is read). A prompt's id is the pair's or
+    mapping's name, a path's stem, else the recorded request id, else `recording-N`;
+    kept to the script's id alphabet, and made unique (`x`, `x-2`, ...).
     """
     from .checker import check
 

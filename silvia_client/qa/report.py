@@ -1,31 +1,13 @@
 """Reports of a QA run: a table for the terminal, JUnit XML for CI, JSON, and an HTML page.
 
-The table has a row per rule and a column per prompt (numbered; the prompts
-are listed above it), each cell `pass`, `warn`, `FAIL`, `-` (the rule did not
-apply: the turn was not reloaded, ...) or `n/r` (not run: no turn to judge).
-Given a width (the CLI's: the terminal's, else 100), a table wider than that
-is laid out the other way (`compact_table`): a row per prompt, a
-one-character column per numbered rule, with a legend. The findings follow,
-one line each.
-
-JUnit XML has one `<testcase>` per prompt and rule (`classname` the prompt,
-`name` the rule id), so a CI dashboard shows which rule broke on which prompt:
-a finding of error severity is a `<failure>`, a rule that did not apply is
-`<skipped>`, and warnings are passing cases with the warning in
-`<system-out>`. The JSON report holds the same, with every finding's evidence.
-
-`write_html` writes the page people look at (built in `_html.py`): a summary,
-a "failures only" switch, a rules-by-prompts matrix that jumps to each prompt,
-a timing chart, and per prompt the turn with its citations and the findings.
-
-Everything here is built from findings, which are already redacted, and from
-the script: no report holds a provider or the token. Every writer puts what it
-writes through the core's cleaner for its medium (`_text.py`): the table and
-the finding lines through `terminal_text`, the JUnit document through
-`xml_text` (every attribute and text), the JSON report through `json_clean`,
-the HTML page through `terminal_text` (after its own escaping, in `_html.py`). So a control
-character, an escape sequence or a lone surrogate from the server reaches no
-terminal raw, and every report parses.
+The table: a row per rule, a column per numbered prompt (`pass`, `warn`, `FAIL`, `-`
+did not apply, `n/r` not run), laid out the other way (`compact_table`) when wider
+than the given width; then the findings, one line each. JUnit: a `<testcase>` per
+prompt and rule (an error finding a `<failure>`, a rule that did not apply
+`<skipped>`, warnings in `<system-out>`). The HTML page is built in `_html.py`.
+Reports are built from redacted findings, and every writer puts its text through
+the cleaner for its medium (`_text.py`), so no control character reaches a
+terminal raw and every report parses.
 """
 
 from __future__ import annotations
@@ -197,13 +179,7 @@ def format_report(run: RunResult, width: int | None = None) -> str:
 
 
 def junit_xml(run: RunResult) -> bytes:
-    """JUnit XML: a test case per prompt and rule.
-
-    Each case's `time` is its prompt's measured turn time (to `done`, else the
-    last moment the turn reached; 0 for a prompt that did not run), so a CI
-    dashboard shows which prompts are slow; the suite's `time` is the sum over
-    the prompts, each counted once.
-    """
+    """JUnit XML: a test case per prompt and rule, each timed by its prompt's turn."""
     rules = table_rules(run)
     total = 0.0
     cases: list[ET.Element] = []

@@ -1,78 +1,50 @@
 """The rule table: what a conforming server sends, as checks on one observed turn.
 
-The rules are the server team's own (`chat-citation-targets.md`, restated in
-the wire contract's "The server's rules" and "Privacy"), plus two about the
-stream itself. Each has a stable id, a severity and a one-line description;
-its check reads a `Facts` and yields `Problem`s, which the checker turns into
-`Finding`s (redacted there, in one place).
-
-Where things are:
-
-- here                    the table (`RULES`), when each rule applies, and the two rows
-                          that are not the server's (`EXPECTATIONS`, `TIMING`)
-- `_rule.py`              `Rule`, `Problem`, `Finding`, `Severity`
-- `_check_targets.py`     each target as sent: `target-parses`, `target-fits-source`
-                          (the doc's table: `expected_target`), `account-id-rule`,
-                          `message-has-no-targets`
-- `_check_registry.py`    `one-meaning-per-source`
-- `_check_agreement.py`   `summary-agrees`, `reload-agrees`
-- `_check_vendors.py`     `no-vendor-names`
-- `_check_stream.py`      `stream-complete`, `event-order`, `events-well-formed`
-- `_facts.py`             what every check reads: the observation's cited rows
+The server team's rules (`chat-citation-targets.md`; the wire contract's "The
+server's rules" and "Privacy"), plus two about the stream. Each check is in
+`_checks.py`; the checker turns what it finds into redacted `Finding`s.
 
 Where the doc leaves room, the reading taken here:
 
-* A source may always arrive with no target: a turn resumed from a checkpoint
-  written before targets existed streams its sources untyped, and one meaning
-  per source untypes a source on any disagreement. So `target-fits-source`
-  judges only the targets that were sent, and never asks for one.
-* A library URL may be humanized (eCFR XML, US Code ZIP): the block is then
-  sourced to the humanized URL, so the target's `url` still equals the source.
-* `one-meaning-per-source` checks the server's registry on what the server
-  sent (the registry is the server's; the SDK never re-applies it to the
-  rows). It walks each source's rows in stream order, then the summary's
-  target for the source (its last row, the final word, as `target_for` reads
-  it): the same target again, or accounts pooled (an `account` growing into
-  `accounts`, by account id), is fine; typed, then untyped is fine (the server
-  untyped it on a disagreement); untyped after being typed, then typed again,
-  is an error; typed as one thing, then as another not by pooling, is an
-  error. Untyped from the start, then typed, is what a turn resumed from a
-  checkpoint written before targets existed does when it writes the source
-  afresh: a warning saying so, or an error when the prompt's expectations say
+* A source may always arrive with no target (an old checkpoint, or a disagreement
+  the server untyped): `target-fits-source` judges only the targets sent.
+* A humanized library URL (eCFR XML, US Code ZIP) is the block's source, so the
+  target's `url` still equals the source.
+* `one-meaning-per-source` checks the server's registry on what it sent: each
+  source's rows in stream order, then the summary's last row for it (the final
+  word, as `target_for` reads it). The same target again, accounts pooled (by
+  account id), or typed then untyped is fine; untyped after typed then typed again,
+  or typed as another thing not by pooling, is an error. Untyped from the start,
+  then typed (an old checkpoint written afresh) is a warning, or an error with
   `"no_old_checkpoint": true`.
-* `summary-agrees` asks that the summary and the stream cite the same
-  *sources*, and that the summary gives each source one target, comparing the
-  rows as sent. It does not ask that every streamed row appear in the summary
-  row for row: the doc does not say the summary keeps duplicates or every
-  quoted passage. Whether the summary's target follows from the stream is one
-  meaning per source's, and is reported there, once.
-* `reload-agrees` compares the reloaded message's `citations` with the live
-  summary and its `inline_citations` with the streamed rows, by source, title,
-  quoted text and (parsed) target: every reloaded row must equal a row as it
-  was sent, each inline row with the target it streamed with ("raw from the
-  row"). An incomplete turn is not reloaded: it may rightly not be stored.
-* `no-vendor-names` looks at the answer text, and at every citation's title
-  and quoted text (`cited_text`): a UI shows the quote as the citation's
-  excerpt, so a vendor name there reaches the user just the same. It is a
-  warning: a user may ask about a vendor by name, and a web page may name one.
-  Findings name the field and the place, never the text around the name.
+* `summary-agrees` asks for the same *sources* as the stream and one target each,
+  not every streamed row (the doc does not say the summary keeps duplicates).
+* `reload-agrees`: every reloaded row equals a row as sent (by source, title,
+  quoted text and parsed target), an inline row with the target it streamed with
+  ("raw from the row"). An incomplete turn is not reloaded.
+* `no-vendor-names` reads the answer text, titles and quoted text (a UI shows the
+  quote), as a warning: a user may ask about a vendor by name. A finding names the
+  field and place, never the text around the name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from ._check_agreement import check_reload_agrees, check_summary_agrees
-from ._check_registry import check_one_meaning
-from ._check_stream import check_event_order, check_events_well_formed, check_stream_complete
-from ._check_targets import (
+from ._checks import (
     check_account_ids,
+    check_event_order,
+    check_events_well_formed,
     check_message_has_no_targets,
+    check_no_vendor_names,
+    check_one_meaning,
+    check_reload_agrees,
+    check_stream_complete,
+    check_summary_agrees,
     check_target_fits_source,
     check_target_parses,
     expected_target,
 )
-from ._check_vendors import check_no_vendor_names
 from ._facts import Facts
 from ._rule import Finding, Problem, Rule, Severity
 

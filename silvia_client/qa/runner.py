@@ -1,20 +1,11 @@
 """Running a QA script: each prompt observed, its session reloaded, the turn checked.
 
-Against a base URL (staging), or, with none, against an in-process reference
-server, so a script can be tried on a fresh machine. A prompt's `scenario` is
-sent as the reference server's `x-silvia-scenario` header either way (a real
-server ignores it), so one script drives both.
-
-`run_script` runs the prompts one after another; `arun_script`, its async
-twin, runs up to N at once on the async client (a prompt that continues
-another waits for it), with the same result whatever N. A run that cannot succeed
-stops early: when the server refuses the credentials (401, 403) or cannot be
-reached before any prompt has completed, no more prompts start, and the
-`RunResult` says why (`access_failure`; `exit_status` 3). Prompts that did
-not run are kept in the result, in their place, marked `ran=False`, so the
-reports still list every prompt. `RunResult.of` builds a result from the
-prompts that ran, which is also how a caller keeps what a run interrupted by
-Ctrl-C had found (collect each result from `progress`).
+Against a base URL, or, with none, an in-process reference server. `run_script`
+runs the prompts one after another; `arun_script` up to N at once on the async
+client (a prompt that continues another waits for it), with the same result
+whatever N. A run stops early when the server refuses the credentials or cannot be
+reached before any prompt completed (`access_failure`, exit status 3); prompts that
+did not run keep their place, marked `ran=False`.
 """
 
 from __future__ import annotations
@@ -24,9 +15,8 @@ from collections.abc import Callable, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from ..chat import TurnBuilder
-from ._access import AccessFailure
-from ._observation import Observation
-from ._observer import AsyncObserver, Observer
+from ._observation import AccessFailure, Observation
+from ._observing import AsyncObserver, Observer
 from ._results import PromptResult, RunResult, not_run
 from .checker import check
 from .script import Prompt, Script, ScriptFormatError
@@ -142,12 +132,9 @@ def run_script(
 ) -> RunResult:
     """Run every prompt of `script`, one after another, and check it.
 
-    The server is `observer`'s if given, else the one at `base_url` (with
-    `token`, else `SILVIA_TOKEN`), else a fresh in-process reference server.
-    `progress(number, total, result)` is called after each prompt, `started(prompt)`
-    as each is sent. Raises
-    `ScriptFormatError` before sending anything if, on a reference server, a
-    prompt names a scenario the server does not have.
+    The server is `observer`'s, else the one at `base_url`, else a fresh reference
+    server. Raises `ScriptFormatError` before sending anything when, on a reference
+    server, a prompt names a scenario it does not have.
     """
     own = observer is None
     if observer is None:
@@ -203,12 +190,8 @@ async def arun_script(
 ) -> RunResult:
     """The async twin of `run_script`: up to `concurrency` prompts at once.
 
-    A prompt marked `continue` waits for the prompt it continues (a prompt and
-    those that continue it run in order, one at a time); other prompts start as
-    soon as one of the `concurrency` slots is free. The result lists the
-    prompts in the script's order, and is judged the same, whatever
-    `concurrency`. When the run stops early (`access_failure`), no more prompts
-    start and those in flight are cancelled (they count as not run).
+    A prompt and those that continue it run in order; when the run stops early,
+    no more prompts start and those in flight are cancelled (they count as not run).
     """
     if concurrency < 1:
         raise ValueError("concurrency must be 1 or more")

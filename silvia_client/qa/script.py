@@ -1,71 +1,41 @@
 """The QA script format: one JSON file of prompts, each with optional expectations.
 
-JSON because it is in the standard library of every Python this SDK supports
-(`tomllib` is 3.11+) and every QA tool can write it. The whole format::
+JSON because every supported Python reads it (`tomllib` is 3.11+). The whole format::
 
     {
-      "name": "Staging smoke test",
+      "name": "Staging smoke test",                  # optional, used in the reports
       "timing": {"max_first_text_s": 5, "max_turn_s": 30, "severity": "warning"},
-      "prompts": [
+      "prompts": [                                   # required, non-empty, in order
         {
-          "id": "checking",
-          "message": "How much is in checking?",
-          "scenario": "account",
-          "continue": false,
-          "expect": {"complete": true, "cites_account": true, "max_turn_s": 20}
+          "id": "checking",                          # default p1, p2, ...; unique
+          "message": "How much is in checking?",     # required, sent as is
+          "scenario": "account",                     # x-silvia-scenario; a real server ignores it
+          "continue": false,                         # continue the previous prompt's session
+          "expect": {"complete": true, "cites_account": true, "cites_kinds": ["account"],
+                     "no_citations": false, "no_old_checkpoint": true, "max_turn_s": 20}
         }
       ]
     }
 
-- `name` (optional): the script's name, used in the reports.
-- `timing` (optional): time budgets for every prompt, checked by the `timing`
-  rule: `max_first_text_s` (seconds from the request to the first text) and
-  `max_turn_s` (to `done`), positive numbers, each optional; and `severity`,
-  `"warning"` (the default: a slow turn passes, with a warning) or `"error"`.
-  A prompt's own `expect` may set other budgets.
-- `prompts` (required, non-empty): in order. Each prompt has:
-  - `message` (required): the user's message, sent as is;
-  - `id` (optional): 1 to 64 letters, digits, `-`, `_` or `.`, unique; by
-    default `p1`, `p2`, ... (the reports name prompts by it);
-  - `scenario` (optional): the reference server's scenario to play, sent as
-    the `x-silvia-scenario` header; a real server ignores it, so one script
-    drives the reference server and staging alike. A name follows the
-    reference server's own rule for its scenarios' names (letters, digits,
-    `-`, `_` and `.`, starting with a letter or digit), checked here, so a name
-    no server could have is the script's error, not a failed request;
-  - `continue` (optional, default false): continue the previous prompt's
-    session instead of starting one;
-  - `expect` (optional): what this turn should show, beyond the server's
-    rules; each key optional:
-    - `complete`: `done` arrives (false: it must not);
-    - `cites_account`: some citation targets an account or accounts (false:
-      none does);
-    - `cites_kinds`: a list of target kinds, each cited at least once;
-    - `no_citations`: no citation at all (false: at least one);
-    - `no_old_checkpoint`: true when the turn cannot have resumed from a
-      checkpoint written before targets existed, so a source that streams
-      untyped and is then typed is an error of `one-meaning-per-source`, not
-      the warning it is otherwise;
-    - `max_first_text_s`, `max_turn_s`: this prompt's time budgets (see
-      `timing`), checked by the `timing` rule rather than `expectations`.
-
-Any object (the script, `timing`, a prompt, an `expect`) may carry a
-`comment`, any JSON value, which the loader ignores: a word for the reader.
-Other unknown keys are errors, so a typo such as `"expects"` is caught rather
-than ignored. Every error says where it is: the place in the JSON
-(`prompts[1].scenario`), and, for a file `load_script` read, its line and column
-(`ScriptFormatError.line`, `.column`).
+`timing` gives every prompt time budgets (seconds, positive) for the `timing` rule, a
+warning unless `severity` is `"error"`; a prompt's `expect` may set its own. An id is
+1 to 64 letters, digits, `-`, `_` or `.`; a scenario name follows the reference
+server's own rule (`testing.is_scenario_name`). What each expectation means: docs/qa.md.
+Any object may carry a `comment`, which the loader ignores; other unknown keys are
+errors. The file form is read through the pydantic models below; every error says its
+place (`prompts[1].scenario`) and, for a file `load_script` read, its line and column.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import get_args
+from typing import Annotated, Any, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
 from ..citations import TargetKind
 from ._rule import Severity
@@ -79,38 +49,26 @@ __all__ = [
     "load_script",
     "parse_expectations",
     "parse_script",
-    "parse_timing",
 ]
 
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 TARGET_KINDS: tuple[str, ...] = get_args(TargetKind)
 
 
 class ScriptFormatError(ValueError):
-    """A QA script that is not in the format (the message says where).
+    """A QA script that is not in the format.
 
-    `where` is the place in the script's JSON the message starts with
-    (`"prompts[1].scenario"`; `""` for the script as a whole); `line` and
-    `column` (1-based) are where that place is in the file, when `load_script`
-    read one (None otherwise).
+    `where` is the place in the JSON the message starts with (`"prompts[1].scenario"`;
+    `""` for the script as a whole); `line` and `column` (1-based) are where that
+    place is in the file, when `load_script` read one (None otherwise).
     """
 
     def __init__(
-        self,
-        message: str,
-        *,
-        where: str = "",
-        line: int | None = None,
-        column: int | None = None,
+        self, message: str, *, where: str = "", line: int | None = None, column: int | None = None
     ) -> None:
         super().__init__(message)
         self.where = where
         self.line = line
         self.column = column
-
-
-def _error(where: str, problem: str) -> ScriptFormatError:
-    return ScriptFormatError(f"{where}: {problem}", where=where)
 
 
 @dataclass(frozen=True)
@@ -140,22 +98,15 @@ class Expectations:
     def to_dict(self) -> dict[str, object]:
         """The expectations that are set, as a QA script spells them."""
         out: dict[str, object] = {}
-        if self.complete is not None:
-            out["complete"] = self.complete
-        if self.cites_account is not None:
-            out["cites_account"] = self.cites_account
-        if self.cites_kinds:
-            out["cites_kinds"] = list(self.cites_kinds)
-        if self.no_citations is not None:
-            out["no_citations"] = self.no_citations
-        if self.no_old_checkpoint:
-            out["no_old_checkpoint"] = True
-        if self.max_first_text_s is not None:
-            out["max_first_text_s"] = self.max_first_text_s
-        if self.max_turn_s is not None:
-            out["max_turn_s"] = self.max_turn_s
-        if self.timed:
-            out["timing_severity"] = self.timing_severity
+        for key, value in vars(self).items():
+            if key == "cites_kinds":
+                value = list(value) or None
+            elif key == "no_old_checkpoint":
+                value = value or None
+            elif key == "timing_severity" and not self.timed:
+                value = None
+            if value is not None:
+                out[key] = value
         return out
 
 
@@ -171,48 +122,6 @@ class Prompt:
 
 
 @dataclass(frozen=True)
-class Script:
-    """A QA script: its prompts, in order."""
-
-    prompts: tuple[Prompt, ...]
-    name: str | None = None
-    timing: TimingBudget | None = None
-
-
-COMMENT = "comment"
-"""The key every object of a script may carry, and the loader ignores."""
-
-
-def _keys(
-    value: Mapping[str, object], allowed: set[str], where: str, at: str | None = None
-) -> None:
-    """Refuse keys not in `allowed` or `comment` (`at`: the object's place, when not `where`)."""
-    unknown = sorted(set(value) - allowed - {COMMENT})
-    if unknown:
-        raise ScriptFormatError(
-            f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; "
-            f"allowed: {', '.join(sorted(allowed))}",
-            where=where if at is None else at,
-        )
-
-
-def _bool(value: object, where: str) -> bool | None:
-    if value is None or isinstance(value, bool):
-        return value
-    raise _error(where, "expected true or false")
-
-
-def _seconds(value: object, where: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _error(where, "expected a number of seconds")
-    if not (math.isfinite(value) and value > 0):
-        raise _error(where, "expected a positive number of seconds")
-    return float(value)
-
-
-@dataclass(frozen=True)
 class TimingBudget:
     """A script's `timing`: the budgets every prompt gets, and how bad missing one is."""
 
@@ -221,122 +130,215 @@ class TimingBudget:
     severity: Severity = "warning"
 
 
-def parse_timing(value: object, where: str = "timing") -> TimingBudget:
-    """Read a script's `timing` object."""
-    if not isinstance(value, dict):
-        raise _error(where, "expected an object")
-    _keys(value, {"max_first_text_s", "max_turn_s", "severity"}, where)
-    severity = value.get("severity", "warning")
-    if severity not in ("warning", "error"):
-        raise _error(f"{where}.severity", 'expected "warning" or "error"')
-    return TimingBudget(
-        _seconds(value.get("max_first_text_s"), f"{where}.max_first_text_s"),
-        _seconds(value.get("max_turn_s"), f"{where}.max_turn_s"),
-        severity,
-    )
+@dataclass(frozen=True)
+class Script:
+    """A QA script: its prompts, in order."""
+
+    prompts: tuple[Prompt, ...]
+    name: str | None = None
+    timing: TimingBudget | None = None
 
 
-def parse_expectations(
-    value: object, where: str = "expect", timing: TimingBudget | None = None
-) -> Expectations:
-    """Read an `expect` object (also what `assert_conforms(..., expect={...})` takes).
+# -- the file form ----------------------------------------------------------------------
 
-    `timing` (the script's) gives the budgets `value` does not set, and their severity.
-    """
-    if not isinstance(value, dict):
-        raise _error(where, "expected an object")
-    _keys(
-        value,
-        {
-            "complete",
-            "cites_account",
-            "cites_kinds",
-            "no_citations",
-            "no_old_checkpoint",
-            "max_first_text_s",
-            "max_turn_s",
-        },
-        where,
-    )
+_Seconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+
+def _refused(problem: str) -> PydanticCustomError:
+    # The message goes in as context, so braces in a shown value stay text.
+    return PydanticCustomError("script", "{problem}", {"problem": problem})
+
+
+class _Object(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    comment: Any = None  # a word for the reader
+
+
+class _TimingFile(_Object):
+    max_first_text_s: _Seconds | None = None
+    max_turn_s: _Seconds | None = None
+    severity: Severity = "warning"
+
+
+class _ExpectFile(_Object):
+    complete: bool | None = None
+    cites_account: bool | None = None
+    cites_kinds: list[str] = []
+    no_citations: bool | None = None
+    no_old_checkpoint: bool | None = None
+    max_first_text_s: _Seconds | None = None
+    max_turn_s: _Seconds | None = None
+
+    @field_validator("cites_kinds")
+    @classmethod
+    def _known(cls, kinds: list[str]) -> list[str]:
+        unknown = [kind for kind in kinds if kind not in TARGET_KINDS]
+        if unknown:
+            raise _refused(
+                f"unknown kind(s) {', '.join(map(repr, unknown))}; "
+                f"the kinds are {', '.join(TARGET_KINDS)}"
+            )
+        return kinds
+
+
+class _PromptFile(_Object):
+    id: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+    message: str
+    scenario: Any = None
+    continue_: bool = Field(False, alias="continue")
+    expect: _ExpectFile | None = None
+
+    @field_validator("message")
+    @classmethod
+    def _not_blank(cls, message: str) -> str:
+        if not message.strip():
+            raise _refused("expected a non-empty string")
+        return message
+
+    @field_validator("scenario")
+    @classmethod
+    def _scenario(cls, name: object) -> object:
+        from ..testing import is_scenario_name  # the server's own rule, loaded when needed
+
+        if name is not None and not is_scenario_name(name):
+            shown = repr(name) if isinstance(name, str) else type(name).__name__
+            shown = shown if len(shown) <= 80 else f"{shown[:77]}..."
+            raise _refused(
+                f"expected a scenario name ({shown} is not one): letters, digits, "
+                "'-', '_' and '.', starting with a letter or digit"
+            )
+        return name
+
+
+class _ScriptFile(_Object):
+    name: str | None = None
+    timing: _TimingFile | None = None
+    prompts: list[_PromptFile] = Field(min_length=1)
+
+
+# What a field holds, said when a value does not fit it (by the field's name).
+_EXPECTED = {
+    "prompts": "expected a non-empty list",
+    "message": "expected a non-empty string",
+    "id": "use 1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit",
+    "name": "expected a string",
+    "timing": "expected an object",
+    "expect": "expected an object",
+    "severity": 'expected "warning" or "error"',
+    "cites_kinds": "expected a list of target kinds",
+    "max_first_text_s": "expected a number of seconds",
+    "max_turn_s": "expected a number of seconds",
+}
+_OUT_OF_RANGE = "expected a positive number of seconds"
+# The model of an object, by the key it sits under (None: the script itself).
+_MODELS: dict[str | None, type[_Object]] = {
+    None: _ScriptFile,
+    "timing": _TimingFile,
+    "prompts": _PromptFile,
+    "expect": _ExpectFile,
+}
+
+Loc = tuple[str | int, ...]
+
+
+def _where(loc: Loc) -> str:
+    return "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in loc)[1:]
+
+
+class _Invalid(Exception):
+    def __init__(self, loc: Loc, problem: str, label: str | None = None) -> None:
+        super().__init__(problem)
+        self.loc, self.problem = loc, problem
+        self.label = _where(loc) if label is None else label  # what the message starts with
+
+    def error(self) -> ScriptFormatError:
+        return ScriptFormatError(f"{self.label}: {self.problem}", where=_where(self.loc))
+
+
+def _first_problem(error: ValidationError, prefix: Loc = ()) -> _Invalid:
+    """The error to report: an unknown key first (a typo explains the rest), then in order."""
+    details = [(d["type"], (*prefix, *d["loc"]), d["msg"]) for d in error.errors()]
+    extra = [loc for kind, loc, _ in details if kind == "extra_forbidden"]
+    if extra:
+        parent = extra[0][:-1]
+        keys = [repr(loc[-1]) for loc in extra if loc[:-1] == parent]
+        owner = _MODELS[next((s for s in reversed(parent) if isinstance(s, str)), None)]
+        allowed = sorted(f.alias or name for name, f in owner.model_fields.items())
+        allowed.remove("comment")
+        problem = f"unknown key(s) {', '.join(keys)}; allowed: {', '.join(allowed)}"
+        return _Invalid(parent, problem, _where(parent) or "script")
+    kind, loc, message = details[0]
+    if kind == "script":
+        return _Invalid(loc, message)
+    if not loc:
+        return _Invalid(loc, 'expected a JSON object with a "prompts" list')
+    if isinstance(loc[-1], int) and loc[-2:-1] == ("prompts",):
+        return _Invalid(loc, "expected an object with a 'message'")
+    while isinstance(loc[-1], int):  # an item of a list: the list's message
+        loc = loc[:-1]
+    if kind in ("greater_than", "finite_number"):
+        return _Invalid(loc, _OUT_OF_RANGE)
+    return _Invalid(loc, _EXPECTED.get(str(loc[-1]), "expected true or false"))
+
+
+def _expectations(value: _ExpectFile, timing: TimingBudget | None) -> Expectations:
     timing = timing or TimingBudget()
-    kinds = value.get("cites_kinds", [])
-    if not isinstance(kinds, list) or not all(isinstance(kind, str) for kind in kinds):
-        raise _error(f"{where}.cites_kinds", "expected a list of target kinds")
-    unknown = [kind for kind in kinds if kind not in TARGET_KINDS]
-    if unknown:
-        raise _error(
-            f"{where}.cites_kinds",
-            f"unknown kind(s) {', '.join(map(repr, unknown))}; "
-            f"the kinds are {', '.join(TARGET_KINDS)}",
-        )
     return Expectations(
-        complete=_bool(value.get("complete"), f"{where}.complete"),
-        cites_account=_bool(value.get("cites_account"), f"{where}.cites_account"),
-        cites_kinds=tuple(kinds),
-        no_citations=_bool(value.get("no_citations"), f"{where}.no_citations"),
-        no_old_checkpoint=bool(_bool(value.get("no_old_checkpoint"), f"{where}.no_old_checkpoint")),
-        max_first_text_s=_seconds(value.get("max_first_text_s"), f"{where}.max_first_text_s")
-        or timing.max_first_text_s,
-        max_turn_s=_seconds(value.get("max_turn_s"), f"{where}.max_turn_s") or timing.max_turn_s,
+        complete=value.complete,
+        cites_account=value.cites_account,
+        cites_kinds=tuple(value.cites_kinds),
+        no_citations=value.no_citations,
+        no_old_checkpoint=bool(value.no_old_checkpoint),
+        max_first_text_s=value.max_first_text_s or timing.max_first_text_s,
+        max_turn_s=value.max_turn_s or timing.max_turn_s,
         timing_severity=timing.severity,
     )
 
 
-def _prompt(value: object, index: int, seen: set[str], timing: TimingBudget | None) -> Prompt:
-    where = f"prompts[{index}]"
-    if not isinstance(value, dict):
-        raise _error(where, "expected an object with a 'message'")
-    _keys(value, {"id", "message", "scenario", "continue", "expect"}, where)
-    prompt_id = value.get("id", f"p{index + 1}")
-    if not isinstance(prompt_id, str) or not _ID.fullmatch(prompt_id):
-        raise _error(
-            f"{where}.id",
-            "use 1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit",
-        )
-    if prompt_id in seen:
-        raise _error(f"{where}.id", f"{prompt_id!r} is used twice")
-    seen.add(prompt_id)
-    message = value.get("message")
-    if not isinstance(message, str) or not message.strip():
-        raise _error(f"{where}.message", "expected a non-empty string")
-    scenario = value.get("scenario")
-    if scenario is not None and not _is_scenario_name(scenario):
-        raise _error(
-            f"{where}.scenario",
-            f"expected a scenario name ({_shown(scenario)} is not one): letters, digits, "
-            "'-', '_' and '.', starting with a letter or digit",
-        )
-    continue_session = _bool(value.get("continue", False), f"{where}.continue")
-    if continue_session and index == 0:
-        raise _error(f"{where}.continue", "the first prompt has no session to continue")
-    expect = value.get("expect")
-    if expect is None and timing is not None:
-        expect = {}  # the script's budgets apply to every prompt
-    return Prompt(
-        id=prompt_id,
-        message=message,
-        scenario=scenario,
-        continue_session=bool(continue_session),
-        expect=None if expect is None else parse_expectations(expect, f"{where}.expect", timing),
+def parse_expectations(value: object, timing: TimingBudget | None = None) -> Expectations:
+    """Read an `expect` object (what `assert_conforms(..., expect={...})` takes)."""
+    try:
+        return _expectations(_ExpectFile.model_validate(value), timing)
+    except ValidationError as error:
+        raise _first_problem(error, ("expect",)).error() from None
+
+
+def _script(data: object) -> Script:
+    try:
+        form = _ScriptFile.model_validate(data)
+    except ValidationError as error:
+        raise _first_problem(error) from None
+    timing = (
+        None if form.timing is None else TimingBudget(**form.timing.model_dump(exclude={"comment"}))
     )
+    prompts: list[Prompt] = []
+    for index, value in enumerate(form.prompts):
+        prompt_id = value.id or f"p{index + 1}"
+        if any(prompt.id == prompt_id for prompt in prompts):
+            raise _Invalid(("prompts", index, "id"), f"{prompt_id!r} is used twice")
+        if value.continue_ and index == 0:
+            raise _Invalid(
+                ("prompts", 0, "continue"), "the first prompt has no session to continue"
+            )
+        expect = value.expect or (_ExpectFile() if timing is not None else None)
+        prompts.append(
+            Prompt(
+                prompt_id,
+                value.message,
+                value.scenario,
+                value.continue_,
+                None if expect is None else _expectations(expect, timing),
+            )
+        )
+    return Script(tuple(prompts), form.name, timing)
 
 
 def parse_script(data: object) -> Script:
     """A script from its JSON value. Raises `ScriptFormatError`."""
-    if not isinstance(data, dict):
-        raise ScriptFormatError('expected a JSON object with a "prompts" list')
-    _keys(data, {"name", "timing", "prompts"}, "script", at="")
-    name = data.get("name")
-    if name is not None and not isinstance(name, str):
-        raise _error("name", "expected a string")
-    timing = None if data.get("timing") is None else parse_timing(data["timing"])
-    prompts = data.get("prompts")
-    if not isinstance(prompts, list) or not prompts:
-        raise _error("prompts", "expected a non-empty list")
-    seen: set[str] = set()
-    return Script(
-        tuple(_prompt(value, i, seen, timing) for i, value in enumerate(prompts)), name, timing
-    )
+    try:
+        return _script(data)
+    except _Invalid as invalid:
+        raise invalid.error() from None
 
 
 def load_script(path: str | Path) -> Script:
@@ -352,58 +354,32 @@ def load_script(path: str | Path) -> Script:
     except ValueError as error:
         raise ScriptFormatError(f"{path} is not JSON: {error}") from None
     try:
-        return parse_script(data)
-    except ScriptFormatError as error:
-        line, column = _line_and_column(text, _place(text, _steps(error.where)))
+        return _script(data)
+    except _Invalid as invalid:
+        offset = _place(text, invalid.loc)
+        line, column = text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
         raise ScriptFormatError(
-            f"{path}: line {line} column {column}: {error}",
-            where=error.where,
+            f"{path}: line {line} column {column}: {invalid.error()}",
+            where=_where(invalid.loc),
             line=line,
             column=column,
         ) from None
 
 
-def _is_scenario_name(value: object) -> bool:
-    """Whether `value` is a name the reference server's scenarios may have.
-
-    The server's own rule, not a copy: `Scenario` checks every name with this
-    pattern, so a script names only what a server could play, and nothing that
-    cannot go in a header. (Imported here, not above: reading a script does not
-    load the testing kit until a prompt names a scenario.)
-    """
-    from ..testing import is_scenario_name
-
-    return is_scenario_name(value)
-
-
-def _shown(value: object) -> str:
-    """A bad value as the message shows it: a string's repr (controls escaped), cut short."""
-    shown = repr(value) if isinstance(value, str) else type(value).__name__
-    return shown if len(shown) <= 80 else f"{shown[:77]}..."
-
-
-# Finding a place in the text: the errors name places as `where` strings, which the
-# parser builds from the format's own keys (never a key the script made up) and indexes.
-_STEP = re.compile(r"([A-Za-z_]+)|\[(\d+)\]")
+# Finding a place in the text (columns count characters, as `json`'s own errors do).
 _SPACE = re.compile(r"[ \t\n\r]*")  # what JSON allows between tokens
 _DECODER = json.JSONDecoder()
 
 
-def _steps(where: str) -> list[str | int]:
-    """`"prompts[1].expect"` as the keys and indexes to it: `["prompts", 1, "expect"]`."""
-    return [key or int(index) for key, index in _STEP.findall(where)]
-
-
 def _skip(text: str, at: int) -> int:
-    """The offset of the next token at or after `at`."""
     space = _SPACE.match(text, at)
     return at if space is None else space.end()
 
 
-def _place(text: str, steps: list[str | int]) -> int:
-    """The offset in `text` (valid JSON) of the value at `steps`, or of the nearest above it."""
+def _place(text: str, loc: Loc) -> int:
+    """The offset in `text` (valid JSON) of the value at `loc`, or of the nearest above it."""
     at = _skip(text, 0)
-    for step in steps:
+    for step in loc:
         inner = _member(text, at, step)
         if inner is None:
             break
@@ -435,8 +411,3 @@ def _member(text: str, at: int, step: str | int) -> int | None:
         if text[at] == ",":
             at = _skip(text, at + 1)
     return found
-
-
-def _line_and_column(text: str, offset: int) -> tuple[int, int]:
-    """1-based, counting characters, as `json`'s own errors do."""
-    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+from hypothesis import example
 
 from silvia_client._wire import DEFAULT_WIRE
 from silvia_client.chat import TurnBuilder
@@ -115,3 +117,17 @@ def stored(
             },
         ],
     }
+
+
+T = TypeVar("T", bound=Callable[..., Any])
+
+
+def with_examples(values: Iterable[object]) -> Callable[[T], T]:
+    """`@example(value)` for each of `values`, a hostile list kept as a property's examples."""
+
+    def decorate(test: T) -> T:
+        for value in values:
+            test = example(value)(test)
+        return test
+
+    return decorate

@@ -256,31 +256,26 @@ def test_a_base_url_that_refuses_the_token_stops_at_the_first_prompt(
     assert "silvia qa: stopped: the server refused the credentials (HTTP 401" in err
 
 
-@pytest.mark.parametrize(
-    ("args", "env", "message"),
-    [
-        (["missing.json"], {}, "cannot read"),
-        ([EXAMPLE, "--base-url", "http://127.0.0.1:9"], {}, "set SILVIA_TOKEN"),
-        ([EXAMPLE], {"SILVIA_BASE_URL": "http://127.0.0.1:9"}, "set SILVIA_TOKEN"),
-        ([EXAMPLE], {"SILVIA_BASE_URL": "127.0.0.1:9", "SILVIA_TOKEN": "t"}, "absolute http(s)"),
-        ([EXAMPLE, "--base-url", "ftp://x"], {"SILVIA_TOKEN": "t"}, "absolute http(s) URL"),
-    ],
-)
+USAGE_ERRORS: list[tuple[list[str], dict[str, str], str]] = [
+    (["missing.json"], {}, "cannot read"),
+    ([EXAMPLE, "--base-url", "http://127.0.0.1:9"], {}, "set SILVIA_TOKEN"),
+    ([EXAMPLE], {"SILVIA_BASE_URL": "http://127.0.0.1:9"}, "set SILVIA_TOKEN"),
+    ([EXAMPLE], {"SILVIA_BASE_URL": "127.0.0.1:9", "SILVIA_TOKEN": "t"}, "absolute http(s)"),
+    ([EXAMPLE, "--base-url", "ftp://x"], {"SILVIA_TOKEN": "t"}, "absolute http(s) URL"),
+]
+
+
 def test_usage_errors_exit_2(
-    args: list[str],
-    env: dict[str, str],
-    message: str,
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    status, out, err = run_cli(["qa", "run", *args], capsys)
-    assert status == 2
-    assert message in err
-    assert out == ""
+    for args, env, message in USAGE_ERRORS:
+        with monkeypatch.context() as patch:
+            for name, value in env.items():
+                patch.setenv(name, value)
+            status, out, err = run_cli(["qa", "run", *args], capsys)
+        assert (status, out) == (2, ""), (args, env)
+        assert message in err, (args, env)
 
 
 def test_a_script_out_of_format_or_naming_no_scenario_exits_2(

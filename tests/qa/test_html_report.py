@@ -221,9 +221,6 @@ def test_a_screenshot_of_the_report(
     shot.unlink(missing_ok=True)
     chromium.screenshot(out.read_text(encoding="utf-8"), shot)
     assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
-    hostile = ARTIFACTS / "qa-report-hostile.png"
-    chromium.screenshot(html_report(hostile_run()), hostile)
-    assert hostile.stat().st_size > 0
 
 
 def test_expectations_do_not_break_the_page() -> None:
@@ -254,28 +251,29 @@ def chart_of(page: str) -> Node:
     return parse(page.removeprefix("<!doctype html>\n")).find("svg")
 
 
-@pytest.mark.parametrize("seconds", EDGE_TIMES, ids=repr)
-def test_the_chart_draws_any_time_alike_for_every_prompt(seconds: float) -> None:
-    page = html_report(timed_run([Timings(seconds, seconds, seconds)] * 3))
-    chart = chart_of(page)
-    widths = [float(bar.attrs["width"] or "") for bar in chart.find_all("rect")]
-    assert len(widths) == 6
-    assert all(1 <= width <= 520 for width in widths)
-    assert len(set(widths)) == 1  # one time, one length
-    ticks = [float(line.attrs["x1"] or "") for line in chart.find_all("line")]
-    left = float(chart.find_all("rect")[0].attrs["x"] or "")  # where the bars start
-    assert all(left <= x <= left + 520 for x in ticks)
-    for node in chart.iter():  # every coordinate a plain number
-        assert not any(re.search("nan|inf|e[+-]", value or "") for value in node.attrs.values())
-    assert not re.search(r"\d{40}", page)  # and no 309-digit time anywhere on the page
+def test_the_chart_draws_any_time_alike_for_every_prompt() -> None:
+    for seconds in EDGE_TIMES:
+        page = html_report(timed_run([Timings(seconds, seconds, seconds)] * 3))
+        chart = chart_of(page)
+        widths = [float(bar.attrs["width"] or "") for bar in chart.find_all("rect")]
+        assert len(widths) == 6, seconds
+        assert all(1 <= width <= 520 for width in widths), seconds
+        assert len(set(widths)) == 1, seconds  # one time, one length
+        ticks = [float(line.attrs["x1"] or "") for line in chart.find_all("line")]
+        left = float(chart.find_all("rect")[0].attrs["x"] or "")  # where the bars start
+        assert all(left <= x <= left + 520 for x in ticks), seconds
+        for node in chart.iter():  # every coordinate a plain number
+            values = node.attrs.values()
+            assert not any(re.search("nan|inf|e[+-]", value or "") for value in values), seconds
+        assert not re.search(r"\d{40}", page), seconds  # and no 309-digit time on the page
 
 
-@pytest.mark.parametrize("seconds", [0.0, 5e-324])
-def test_all_zero_or_tiny_times_draw_flat_bars_on_a_single_tick(seconds: float) -> None:
-    chart = chart_of(html_report(timed_run([Timings(seconds, seconds, seconds)] * 2)))
-    assert {bar.attrs["width"] for bar in chart.find_all("rect")} == {"1.0"}
-    assert chart.find_all("text")[0].text == "0 s"
-    assert len(chart.find_all("line")) == 1  # one gridline: a chart of scale 0
+def test_all_zero_or_tiny_times_draw_flat_bars_on_a_single_tick() -> None:
+    for seconds in [0.0, 5e-324]:
+        chart = chart_of(html_report(timed_run([Timings(seconds, seconds, seconds)] * 2)))
+        assert {bar.attrs["width"] for bar in chart.find_all("rect")} == {"1.0"}, seconds
+        assert chart.find_all("text")[0].text == "0 s", seconds
+        assert len(chart.find_all("line")) == 1, seconds  # one gridline: a chart of scale 0
 
 
 def bar_widths(*times: Timings) -> list[float]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+from decimal import Decimal
 
 import httpx
 import pytest
@@ -84,24 +85,22 @@ def test_a_continued_session_is_judged_by_its_last_turn() -> None:
     assert check(second).findings == ()
 
 
-@pytest.mark.parametrize(
-    ("scenario", "failure"),
-    [
-        ("fault-drop", "the connection dropped mid-stream (RemoteProtocolError)"),
-        ("fault-error-event", "the server reported an error (overloaded_error); the turn stopped"),
-        ("fault-no-done", "the stream ended without `done`"),
-        ("status-500", "the chat request failed: HTTP 500 (api_error): Internal server error."),
-        ("fault-stall", "the stream stalled: no data for 0.05 s"),
-    ],
-)
-def test_how_a_turn_stops_short_is_recorded(scenario: str, failure: str) -> None:
+def test_how_a_turn_stops_short_is_recorded() -> None:
+    stopped = {
+        "fault-drop": "the connection dropped mid-stream (RemoteProtocolError)",
+        "fault-error-event": "the server reported an error (overloaded_error); the turn stopped",
+        "fault-no-done": "the stream ended without `done`",
+        "status-500": "the chat request failed: HTTP 500 (api_error): Internal server error.",
+        "fault-stall": "the stream stalled: no data for 0.05 s",
+    }
     with Observer.reference(timeout=0.05) as qa:
-        observation = qa.observe("hi", scenario=scenario)
-    assert observation.failure == failure
-    assert not observation.complete
-    assert observation.reload is None  # an incomplete turn is not reloaded
-    (finding,) = check(observation).findings
-    assert (finding.rule, finding.message) == ("stream-complete", failure)
+        for scenario, failure in stopped.items():
+            observation = qa.observe("hi", scenario=scenario)
+            assert observation.failure == failure, scenario
+            assert not observation.complete, scenario
+            assert observation.reload is None, scenario  # an incomplete turn is not reloaded
+            (finding,) = check(observation).findings
+            assert (finding.rule, finding.message) == ("stream-complete", failure), scenario
 
 
 def test_a_server_that_is_not_there() -> None:
@@ -214,3 +213,22 @@ def test_a_failed_request_keeps_the_request_id_the_server_sent(
     assert observation.request_id == "req_q"
     (finding,) = check(observation).findings
     assert finding.evidence["request_id"] == "req_q"
+
+
+def test_a_huge_number_is_read_as_the_sdk_reads_it_not_as_data_that_is_not_json() -> None:
+    huge = "9" * 5_000  # past `int`'s 4,300 digits: the SDK keeps it as a Decimal
+    body = (
+        f'event: session\ndata: {{"sessionId": "s1", "n": {huge}}}\n\n'
+        f'event: citation\ndata: {{"citation": {{"source": "s", "target": {huge}}}}}\n\n'
+        "event: done\ndata: {}\n\n"
+    )
+    sse = {"content-type": "text/event-stream"}
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, headers=sse, text=body))
+    with (
+        httpx.Client(transport=transport) as http,
+        SilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http) as client,
+    ):
+        observation = observe(client, "hi", reload=False)
+    assert observation.events[0].value["n"] == Decimal(huge)
+    (finding,) = check(observation).outcome("target-parses").findings
+    assert finding.evidence["target"] == str(Decimal(huge)), "the evidence shows its digits"

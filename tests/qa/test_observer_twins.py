@@ -22,7 +22,7 @@ from silvia_client.qa import (
     observation_from_turn,
     observe_recording,
 )
-from silvia_client.testing import BROKEN_SCENARIOS, ReferenceServer
+from silvia_client.testing import BROKEN_SCENARIOS, Recording, ReferenceServer
 
 SCENARIOS = [
     "demo",
@@ -78,46 +78,46 @@ def async_observation(scenario: str, *, record: bool = False) -> Observation:
     return asyncio.run(run())
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS)
-def test_the_twins_observe_a_turn_alike(scenario: str) -> None:
-    observed = sync_observation(scenario)
-    assert shape(async_observation(scenario)) == shape(observed)
-    assert observed.request_id  # the reference server names every request
+TWINS = {"Observer": sync_observation, "AsyncObserver": async_observation}
 
 
-@pytest.mark.parametrize("observation", [sync_observation, async_observation])
-def test_timings_are_in_order_and_a_partial_turn_keeps_its_own(observation: object) -> None:
-    assert callable(observation)
-    complete = observation("demo").timings
-    assert complete is not None
-    assert complete.first_byte is not None
-    assert complete.first_text is not None
-    assert complete.done is not None
-    assert 0 <= complete.first_byte <= complete.first_text <= complete.done
-    dropped = observation("fault-drop").timings  # text arrived, then the connection broke
-    assert dropped is not None
-    assert dropped.first_text is not None
-    assert dropped.done is None
-    refused = observation("status-401").timings
-    assert refused is not None
-    assert (refused.first_byte, refused.first_text, refused.done) == (None, None, None)
+def test_the_twins_observe_a_turn_alike() -> None:
+    for scenario in SCENARIOS:
+        observed = sync_observation(scenario)
+        assert shape(async_observation(scenario)) == shape(observed), scenario
+        assert observed.request_id, scenario  # the reference server names every request
 
 
-@pytest.mark.parametrize("observation", [sync_observation, async_observation])
-@pytest.mark.parametrize(("scenario", "status"), [("status-401", 401), ("status-403", 403)])
-def test_refused_credentials_are_an_access_failure_with_the_request_id(
-    observation: object, scenario: str, status: int
-) -> None:
-    assert callable(observation)
-    observed = observation(scenario)
-    failure = observed.access_failure
-    assert failure is not None
-    assert failure.kind == "refused"
-    assert observed.request_id
-    assert failure.request_id == observed.request_id
-    assert f"HTTP {status}" in failure.message
-    assert f"request id {observed.request_id}" in failure.message
-    assert observation("status-500").access_failure is None  # the server answered: a finding
+def test_timings_are_in_order_and_a_partial_turn_keeps_its_own() -> None:
+    for twin, observation in TWINS.items():
+        complete = observation("demo").timings
+        assert complete is not None, twin
+        assert complete.first_byte is not None, twin
+        assert complete.first_text is not None, twin
+        assert complete.done is not None, twin
+        assert 0 <= complete.first_byte <= complete.first_text <= complete.done, twin
+        dropped = observation("fault-drop").timings  # text arrived, then the connection broke
+        assert dropped is not None, twin
+        assert (dropped.first_text is not None, dropped.done) == (True, None), twin
+        refused = observation("status-401").timings
+        assert refused is not None, twin
+        assert (refused.first_byte, refused.first_text, refused.done) == (None, None, None), twin
+
+
+def test_refused_credentials_are_an_access_failure_with_the_request_id() -> None:
+    for twin, observation in TWINS.items():
+        for status in (401, 403):
+            case = f"{twin}, {status}"
+            observed = observation(f"status-{status}")
+            failure = observed.access_failure
+            assert failure is not None, case
+            assert failure.kind == "refused", case
+            assert observed.request_id, case
+            assert failure.request_id == observed.request_id, case
+            assert f"HTTP {status}" in failure.message, case
+            assert f"request id {observed.request_id}" in failure.message, case
+        # The server answered: a finding, not an access failure.
+        assert observation("status-500").access_failure is None, twin
 
 
 def test_no_server_is_an_access_failure_of_its_own() -> None:
@@ -131,24 +131,19 @@ def test_no_server_is_an_access_failure_of_its_own() -> None:
     assert "no request id" in observed.access_failure.message
 
 
-@pytest.mark.parametrize("observation", [sync_observation, async_observation])
-@pytest.mark.parametrize("scenario", ["demo", "fault-drop", "broken-reload-agrees", "status-500"])
-def test_a_captured_recording_checks_as_the_live_turn(
-    observation: object, scenario: str, tmp_path: Path
-) -> None:
-    assert callable(observation)
-    live = observation(scenario, record=True)
-    path = tmp_path / "turn.jsonl"
-    live.to_recording().save(path)
-    from silvia_client.testing import Recording
-
-    replayed = observe_recording(Recording.load(path))
-    assert shape(replayed) == shape(live)
-    # The replayed timings are the recorded ones, not the replay's.
-    assert replayed.timings is not None
-    assert live.timings is not None
-    if live.timings.done is not None:
-        assert replayed.timings.done is not None
+def test_a_captured_recording_checks_as_the_live_turn(tmp_path: Path) -> None:
+    for twin, observation in TWINS.items():
+        for scenario in ["demo", "fault-drop", "broken-reload-agrees", "status-500"]:
+            case = f"{twin}, {scenario}"
+            live = observation(scenario, record=True)
+            path = tmp_path / f"{twin}-{scenario}.jsonl"
+            live.to_recording().save(path)
+            replayed = observe_recording(Recording.load(path))
+            assert shape(replayed) == shape(live), case
+            # The replayed timings are the recorded ones, not the replay's.
+            assert replayed.timings is not None, case
+            assert live.timings is not None, case
+            assert (replayed.timings.done is None) == (live.timings.done is None), case
 
 
 def test_without_capture_there_is_no_recording() -> None:

@@ -49,7 +49,10 @@ HOSTILE = {
 
 @pytest.fixture(scope="module")
 def qa() -> Iterator[Observer]:
-    with Observer.reference(timeout=5.0) as observer:
+    server = ReferenceServer()
+    # No retries: a 429's Retry-After (4 s) is not what these tests are about.
+    client = server.client(max_retries=0, timeout=5.0, idle_timeout=5.0)
+    with Observer(client, server=server) as observer:
         yield observer
 
 
@@ -60,17 +63,16 @@ EXPECTED_WARNINGS = {
 }
 
 
-@pytest.mark.parametrize("name", GOOD)
-def test_every_good_scenario_passes_every_rule(qa: Observer, name: str) -> None:
-    observation = qa.observe("How are my accounts doing?", scenario=name)
-    result = check(observation)
-    assert result.ok
-    assert result.errors == ()
-    expected = EXPECTED_WARNINGS.get(name, {})
-    assert Counter(finding.rule for finding in result.warnings) == Counter(expected)
-    # Every rule ran: the turn completed and its session was reloaded.
-    statuses = {o.rule.id: o.status for o in result.outcomes}
-    assert statuses == {rule.id: "warn" if rule.id in expected else "pass" for rule in RULES}
+def test_every_good_scenario_passes_every_rule(qa: Observer) -> None:
+    for name in GOOD:
+        result = check(qa.observe("How are my accounts doing?", scenario=name))
+        expected = EXPECTED_WARNINGS.get(name, {})
+        assert result.errors == (), name
+        assert Counter(finding.rule for finding in result.warnings) == Counter(expected), name
+        # Every rule ran: the turn completed and its session was reloaded.
+        statuses = {o.rule.id: o.status for o in result.outcomes}
+        expected_statuses = {r.id: "warn" if r.id in expected else "pass" for r in RULES}
+        assert statuses == expected_statuses, name
 
 
 def test_the_resumed_turn_is_a_warning_unless_the_prompt_rules_out_an_old_checkpoint(
@@ -94,16 +96,11 @@ def test_the_resumed_turn_is_a_warning_unless_the_prompt_rules_out_an_old_checkp
     assert not strict.ok
 
 
-@pytest.mark.parametrize("name", list(BROKEN_SCENARIOS))
-def test_each_broken_scenario_is_caught_by_its_rule_and_no_other(qa: Observer, name: str) -> None:
-    observation = qa.observe("How are my accounts doing?", scenario=name)
-    assert check(observation).broken_rules == {BROKEN_RULES[name]}
-
-
-@pytest.mark.parametrize("name", sorted(FAULTS))
-def test_fault_scenarios_are_reported_by_the_stream_rules(qa: Observer, name: str) -> None:
-    observation = qa.observe("How are my accounts doing?", scenario=name)
-    assert check(observation).broken_rules == FAULTS[name]
+def test_each_broken_or_fault_scenario_breaks_its_rules_and_no_other(qa: Observer) -> None:
+    expected = {**{name: {rule} for name, rule in BROKEN_RULES.items()}, **FAULTS}
+    for name, rules in expected.items():
+        observation = qa.observe("How are my accounts doing?", scenario=name)
+        assert check(observation).broken_rules == rules, name
 
 
 def test_every_rule_has_its_broken_scenario_named_after_it() -> None:

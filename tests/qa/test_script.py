@@ -59,66 +59,66 @@ def test_a_full_script() -> None:
     assert "no_old_checkpoint" not in Expectations().to_dict()
 
 
-@pytest.mark.parametrize(
-    ("data", "message"),
-    [
-        ([], "expected a JSON object"),
-        ({"prompts": []}, "prompts: expected a non-empty list"),
-        ({"prompt": [{"message": "hi"}]}, "unknown key(s) 'prompt'"),
-        ({"prompts": ["hi"]}, "prompts[0]: expected an object"),
-        ({"prompts": [{"message": " "}]}, "prompts[0].message"),
-        ({"prompts": [{"message": "hi", "expects": {}}]}, "prompts[0]: unknown key(s) 'expects'"),
-        ({"prompts": [{"message": "hi", "id": "a b"}]}, "prompts[0].id"),
-        (
-            {"prompts": [{"message": "a", "id": "x"}, {"message": "b", "id": "x"}]},
-            "prompts[1].id: 'x' is used twice",
-        ),
-        ({"prompts": [{"message": "hi", "continue": True}]}, "the first prompt has no session"),
-        ({"prompts": [{"message": "hi", "scenario": 3}]}, "prompts[0].scenario"),
-        (
-            {"prompts": [{"message": "hi", "expect": {"cites_kinds": ["wallet"]}}]},
-            "prompts[0].expect.cites_kinds: unknown kind(s) 'wallet'",
-        ),
-        (
-            {"prompts": [{"message": "hi", "expect": {"complete": "yes"}}]},
-            "prompts[0].expect.complete: expected true or false",
-        ),
-        ({"prompts": [{"message": "hi", "expect": {"cites": []}}]}, "unknown key(s) 'cites'"),
-        (
-            {"prompts": [{"message": "hi", "expect": {"no_old_checkpoint": 1}}]},
-            "prompts[0].expect.no_old_checkpoint: expected true or false",
-        ),
-        (
-            {"prompts": [{"message": "hi", "expect": {"max_turn_s": 0}}]},
-            "prompts[0].expect.max_turn_s: expected a positive number of seconds",
-        ),
-        (
-            {"prompts": [{"message": "hi", "expect": {"max_first_text_s": True}}]},
-            "prompts[0].expect.max_first_text_s: expected a number of seconds",
-        ),
-        (
-            {"prompts": [{"message": "hi", "expect": {"max_turn_s": float("inf")}}]},
-            "prompts[0].expect.max_turn_s: expected a positive number",
-        ),
-        ({"timing": [], "prompts": [{"message": "hi"}]}, "timing: expected an object"),
-        (
-            {"timing": {"severity": "fatal"}, "prompts": [{"message": "hi"}]},
-            'timing.severity: expected "warning" or "error"',
-        ),
-        (
-            {"timing": {"max_turn": 3}, "prompts": [{"message": "hi"}]},
-            "timing: unknown key(s) 'max_turn'",
-        ),
-        (
-            {"timing": {"max_turn_s": "3"}, "prompts": [{"message": "hi"}]},
-            "timing.max_turn_s: expected a number of seconds",
-        ),
-    ],
-)
-def test_a_script_out_of_format_is_refused_saying_where(data: object, message: str) -> None:
-    with pytest.raises(ScriptFormatError) as caught:
-        parse_script(data)
-    assert message in str(caught.value)
+OUT_OF_FORMAT = [
+    ([], "expected a JSON object"),
+    ({"prompts": []}, "prompts: expected a non-empty list"),
+    ({"prompt": [{"message": "hi"}]}, "unknown key(s) 'prompt'"),
+    ({"prompts": ["hi"]}, "prompts[0]: expected an object"),
+    ({"prompts": [{"message": " "}]}, "prompts[0].message"),
+    ({"prompts": [{"message": "hi", "expects": {}}]}, "prompts[0]: unknown key(s) 'expects'"),
+    ({"prompts": [{"message": "hi", "id": "a b"}]}, "prompts[0].id"),
+    (
+        {"prompts": [{"message": "a", "id": "x"}, {"message": "b", "id": "x"}]},
+        "prompts[1].id: 'x' is used twice",
+    ),
+    ({"prompts": [{"message": "hi", "continue": True}]}, "the first prompt has no session"),
+    ({"prompts": [{"message": "hi", "scenario": 3}]}, "prompts[0].scenario"),
+    (
+        {"prompts": [{"message": "hi", "expect": {"cites_kinds": ["wallet"]}}]},
+        "prompts[0].expect.cites_kinds: unknown kind(s) 'wallet'",
+    ),
+    (
+        {"prompts": [{"message": "hi", "expect": {"complete": "yes"}}]},
+        "prompts[0].expect.complete: expected true or false",
+    ),
+    ({"prompts": [{"message": "hi", "expect": {"cites": []}}]}, "unknown key(s) 'cites'"),
+    (
+        {"prompts": [{"message": "hi", "expect": {"no_old_checkpoint": 1}}]},
+        "prompts[0].expect.no_old_checkpoint: expected true or false",
+    ),
+    (
+        {"prompts": [{"message": "hi", "expect": {"max_turn_s": 0}}]},
+        "prompts[0].expect.max_turn_s: expected a positive number of seconds",
+    ),
+    (
+        {"prompts": [{"message": "hi", "expect": {"max_first_text_s": True}}]},
+        "prompts[0].expect.max_first_text_s: expected a number of seconds",
+    ),
+    (
+        {"prompts": [{"message": "hi", "expect": {"max_turn_s": float("inf")}}]},
+        "prompts[0].expect.max_turn_s: expected a positive number",
+    ),
+    ({"timing": [], "prompts": [{"message": "hi"}]}, "timing: expected an object"),
+    (
+        {"timing": {"severity": "fatal"}, "prompts": [{"message": "hi"}]},
+        'timing.severity: expected "warning" or "error"',
+    ),
+    (
+        {"timing": {"max_turn": 3}, "prompts": [{"message": "hi"}]},
+        "timing: unknown key(s) 'max_turn'",
+    ),
+    (
+        {"timing": {"max_turn_s": "3"}, "prompts": [{"message": "hi"}]},
+        "timing.max_turn_s: expected a number of seconds",
+    ),
+]
+
+
+def test_a_script_out_of_format_is_refused_saying_where() -> None:
+    for data, message in OUT_OF_FORMAT:
+        with pytest.raises(ScriptFormatError) as caught:
+            parse_script(data)
+        assert message in str(caught.value), message
 
 
 def test_load_script_reads_a_file_and_explains_a_bad_one(tmp_path: Path) -> None:
@@ -179,44 +179,42 @@ def test_without_timing_a_prompt_without_expect_has_none() -> None:
     assert Expectations(max_turn_s=1.0).timed
 
 
-@pytest.mark.parametrize(
-    ("text", "line", "column", "where"),
-    [
-        ('{\n  "prompts": []\n}', 2, 14, "prompts"),
-        ('{"prompts": [\n  {"message": "a"},\n  {"message": " "}\n]}', 3, 15, "prompts[1].message"),
-        ('{"prompts": [\n  {"message": "a",\n   "expects": {}}\n]}', 2, 3, "prompts[0]"),
-        ('{"prompts": [{"message": "a"}],\n "nmae": "x"}', 1, 1, ""),
-        (
-            '{"prompts": [{"message": "a",\n  "expect": {"cites_kinds":\n ["wallet"]}}]}',
-            3,
-            2,
-            "prompts[0].expect.cites_kinds",
-        ),
-        (
-            '{"timing": {\n  "severity": "fatal"}, "prompts": [{"message": "a"}]}',
-            2,
-            15,
-            "timing.severity",
-        ),
-        # A repeated key: `json.loads` keeps the last, and so does the place found.
-        ('{"prompts": [{"message": "a",\n "id": "ok",\n "id": "a b"}]}', 3, 8, "prompts[0].id"),
-        # An escaped key is the key it spells; columns count characters, as `json`'s do.
-        ('{"pr\\u006fmpts": [{"message": "é", "id": "é"}]}', 1, 42, "prompts[0].id"),
-        # No such key: the nearest place above it.
-        ('{"prompts": [\n  {"id": "x"}]}', 2, 3, "prompts[0].message"),
-    ],
-)
-def test_load_script_says_the_line_and_column_of_every_error(
-    tmp_path: Path, text: str, line: int, column: int, where: str
-) -> None:
-    path = tmp_path / "script.json"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(ScriptFormatError) as caught:
-        load_script(path)
-    error = caught.value
-    assert (error.line, error.column, error.where) == (line, column, where)
-    assert str(error).startswith(f"{path}: line {line} column {column}: ")
-    with pytest.raises(ScriptFormatError) as parsed:
-        parse_script(json.loads(text))
-    assert str(error) == f"{path}: line {line} column {column}: {parsed.value}"
-    assert (parsed.value.line, parsed.value.column, parsed.value.where) == (None, None, where)
+PLACES = [
+    ('{\n  "prompts": []\n}', 2, 14, "prompts"),
+    ('{"prompts": [\n  {"message": "a"},\n  {"message": " "}\n]}', 3, 15, "prompts[1].message"),
+    ('{"prompts": [\n  {"message": "a",\n   "expects": {}}\n]}', 2, 3, "prompts[0]"),
+    ('{"prompts": [{"message": "a"}],\n "nmae": "x"}', 1, 1, ""),
+    (
+        '{"prompts": [{"message": "a",\n  "expect": {"cites_kinds":\n ["wallet"]}}]}',
+        3,
+        2,
+        "prompts[0].expect.cites_kinds",
+    ),
+    (
+        '{"timing": {\n  "severity": "fatal"}, "prompts": [{"message": "a"}]}',
+        2,
+        15,
+        "timing.severity",
+    ),
+    # A repeated key: `json.loads` keeps the last, and so does the place found.
+    ('{"prompts": [{"message": "a",\n "id": "ok",\n "id": "a b"}]}', 3, 8, "prompts[0].id"),
+    # An escaped key is the key it spells; columns count characters, as `json`'s do.
+    ('{"pr\\u006fmpts": [{"message": "é", "id": "é"}]}', 1, 42, "prompts[0].id"),
+    # No such key: the nearest place above it.
+    ('{"prompts": [\n  {"id": "x"}]}', 2, 3, "prompts[0].message"),
+]
+
+
+def test_load_script_says_the_line_and_column_of_every_error(tmp_path: Path) -> None:
+    for text, line, column, where in PLACES:
+        path = tmp_path / "script.json"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(ScriptFormatError) as caught:
+            load_script(path)
+        error = caught.value
+        assert (error.line, error.column, error.where) == (line, column, where), text
+        assert str(error).startswith(f"{path}: line {line} column {column}: ")
+        with pytest.raises(ScriptFormatError) as parsed:
+            parse_script(json.loads(text))
+        assert str(error) == f"{path}: line {line} column {column}: {parsed.value}"
+        assert (parsed.value.line, parsed.value.column, parsed.value.where) == (None, None, where)

@@ -11,13 +11,16 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from silvia_client.qa import ScriptFormatError, load_script, parse_script
 from silvia_client.testing import BROKEN_SCENARIOS, SCENARIOS, Scenario
 
 from ._cli import run_cli
+from ._helpers import with_examples
 
-# Each class of name the server's rule refuses; the test ids say which.
+# Each class of name the server's rule refuses, by what it is.
 HOSTILE = {
     "newline": "accounts\nx",
     "carriage-return-line-feed": "accounts\r\nx-injected: 1",
@@ -41,6 +44,7 @@ HOSTILE = {
     "slash": "../accounts",
 }
 GOOD = ["accounts", "demo", "a", "9", "broken-target-parses", "v1.2_rc-3", "x" * 1_000]
+NOT_STRINGS = [3, True, ["demo"], {"name": "demo"}]
 
 
 def server_takes(name: str) -> bool:
@@ -72,97 +76,61 @@ def write(tmp_path: Path, scenario: object) -> tuple[Path, int, int]:
     return path, number + 1, lines[number].index('"scenario": ') + len('"scenario": ') + 1
 
 
-@pytest.mark.parametrize("name", HOSTILE.values(), ids=HOSTILE.keys())
-def test_the_server_itself_refuses_each_hostile_name(name: str) -> None:
-    assert not server_takes(name)
-
-
-@pytest.mark.parametrize("name", HOSTILE.values(), ids=HOSTILE.keys())
-def test_parse_script_refuses_each_hostile_name_saying_where(name: str) -> None:
+@with_examples([*HOSTILE.values(), *GOOD])
+@given(st.text(max_size=12) | st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,20}", fullmatch=True))
+def test_the_script_takes_exactly_the_names_the_server_takes(name: str) -> None:
+    # One rule: the script's verdict is the server's, for a long name too.
+    if server_takes(name):
+        assert parse_script(script(name)).prompts[1].scenario == name
+        return
     with pytest.raises(ScriptFormatError) as caught:
         parse_script(script(name))
     error = caught.value
     assert error.where == "prompts[1].scenario"
     assert str(error).startswith("prompts[1].scenario: expected a scenario name (")
     assert (error.line, error.column) == (None, None)  # no file, so no line
-    # The name is shown escaped: nothing in the message moves a terminal's cursor.
-    assert str(error).isprintable()
+    assert str(error).isprintable(), "the name is shown escaped"
 
 
-@pytest.mark.parametrize("name", HOSTILE.values(), ids=HOSTILE.keys())
-def test_load_script_refuses_each_hostile_name_with_its_line_and_column(
-    tmp_path: Path, name: str
-) -> None:
-    path, line, column = write(tmp_path, name)
-    with pytest.raises(ScriptFormatError) as caught:
-        load_script(path)
-    error = caught.value
-    assert (error.line, error.column) == (line, column)
-    assert line > 1
-    assert error.where == "prompts[1].scenario"
-    assert str(error).startswith(f"{path}: line {line} column {column}: prompts[1].scenario: ")
+def test_load_script_says_the_line_and_column_of_a_bad_name(tmp_path: Path) -> None:
+    for what, name in [*HOSTILE.items(), *((repr(value), value) for value in NOT_STRINGS)]:
+        path, line, column = write(tmp_path, name)
+        with pytest.raises(ScriptFormatError) as caught:
+            load_script(path)
+        error = caught.value
+        assert (error.line, error.column, error.where) == (line, column, "prompts[1].scenario"), (
+            what
+        )
+        assert str(error).startswith(
+            f"{path}: line {line} column {column}: prompts[1].scenario: expected a scenario name ("
+        ), what
+    for name in GOOD:
+        path, _, _ = write(tmp_path, name)
+        assert load_script(path).prompts[1].scenario == name
 
 
-@pytest.mark.parametrize("name", HOSTILE.values(), ids=HOSTILE.keys())
-@pytest.mark.parametrize("base_url", [None, "http://127.0.0.1:9"], ids=["embedded", "real"])
 def test_qa_run_refuses_each_hostile_name_as_a_usage_error_before_sending(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    name: str,
-    base_url: str | None,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
     monkeypatch.setenv("SILVIA_TOKEN", "qa-token")
-    path, line, column = write(tmp_path, name)
-    args = ["qa", "run", str(path), "--timeout", "2"]
-    status, out, err = run_cli([*args, "--base-url", base_url] if base_url else args, capsys)
-    assert status == 2  # the script's fault: not 3 (unreachable), not 1 (a finding)
-    assert out == ""  # no prompt ran, no table
-    (message,) = err.splitlines()
-    assert message.startswith(f"silvia qa: {path}: line {line} column {column}: ")
-    assert "prompts[1].scenario: expected a scenario name" in message
-    assert message.isprintable()
+    for what, name in HOSTILE.items():
+        path, line, column = write(tmp_path, name)
+        for base_url in ([], ["--base-url", "http://127.0.0.1:9"]):
+            args = ["qa", "run", str(path), "--timeout", "2", *base_url]
+            status, out, err = run_cli(args, capsys)
+            case = f"{what}, {base_url or 'embedded'}"
+            # The script's fault: not 3 (unreachable), not 1 (a finding); no prompt ran.
+            assert (status, out) == (2, ""), case
+            (message,) = err.splitlines()
+            assert message.startswith(f"silvia qa: {path}: line {line} column {column}: "), case
+            assert "prompts[1].scenario: expected a scenario name" in message, case
+            assert message.isprintable(), case
 
 
-@pytest.mark.parametrize("value", [3, True, ["demo"], {"name": "demo"}])
-def test_a_scenario_that_is_not_a_string_is_refused_with_its_line(
-    tmp_path: Path, value: object
-) -> None:
-    path, line, column = write(tmp_path, value)
-    with pytest.raises(ScriptFormatError) as caught:
-        load_script(path)
-    assert str(caught.value).startswith(
-        f"{path}: line {line} column {column}: prompts[1].scenario: expected a scenario name ("
-    )
-
-
-@pytest.mark.parametrize("name", GOOD)
-def test_a_good_name_loads(tmp_path: Path, name: str) -> None:
-    path, _, _ = write(tmp_path, name)
-    assert load_script(path).prompts[1].scenario == name
-    assert parse_script(script(name)).prompts[1].scenario == name
-
-
-def test_every_scenario_the_server_plays_can_be_named() -> None:
+def test_every_scenario_the_server_plays_can_be_named_and_none_is_no_name() -> None:
     names = [*SCENARIOS, *BROKEN_SCENARIOS]
     loaded = parse_script({"prompts": [{"message": "Hi", "scenario": n} for n in names]})
     assert [prompt.scenario for prompt in loaded.prompts] == names
-
-
-@pytest.mark.parametrize("name", [*HOSTILE.values(), *GOOD])
-def test_the_script_takes_exactly_the_names_the_server_takes(name: str) -> None:
-    # One rule: the script's verdict is the server's, for a long name too (the rule
-    # bounds no length; a name either side of it is judged alike).
-    try:
-        parse_script(script(name))
-    except ScriptFormatError:
-        taken = False
-    else:
-        taken = True
-    assert taken == server_takes(name)
-
-
-def test_no_scenario_is_no_name_to_check() -> None:
     loaded = parse_script({"prompts": [{"message": "Hi"}, {"message": "Hi", "scenario": None}]})
     assert [prompt.scenario for prompt in loaded.prompts] == [None, None]

@@ -16,7 +16,7 @@ from silvia_client.qa import (
     observation_from_turn,
     observe_recording,
 )
-from silvia_client.qa._timing import Stopwatch
+from silvia_client.qa._observation import Stopwatch
 from silvia_client.qa.script import Expectations
 from silvia_client.testing import ReferenceServer
 
