@@ -3,17 +3,14 @@
 `silvia chat` and `silvia session show` against a loopback reference server
 whose turn holds lone surrogates in its text and a citation's title
 (`_lone_surrogates.py`; `silvia qa run` is in tests/qa/test_cli.py), in-process
-through `main(argv)` on pytest's UTF-8 capture; once as a subprocess under
-`PYTHONIOENCODING=ascii`, where an `é` cannot be written either. Then the
-writer itself, `cli._output`.
+through `main(argv)` on pytest's UTF-8 capture, and on an ASCII stdout, where an
+`é` cannot be written either. Then the writer itself, `cli._output`.
 """
 
 from __future__ import annotations
 
 import io
-import os
 import re
-import subprocess
 import sys
 from collections.abc import Iterator
 
@@ -29,10 +26,7 @@ TOKEN = "cli-lone-surrogate-token"
 
 
 @pytest.fixture(autouse=True)
-def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
-    monkeypatch.delenv("SILVIA_DEBUG", raising=False)
-    monkeypatch.delenv("NO_COLOR", raising=False)
+def _token(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
 
 
@@ -68,31 +62,25 @@ def test_chat_then_session_show_write_lone_surrogates_escaped(
     assert TOKEN not in out + err
 
 
-def test_under_an_ascii_stdout_everything_outside_ascii_is_escaped(loopback: str) -> None:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("SILVIA_")}
-    env.update(SILVIA_TOKEN=TOKEN, PYTHONIOENCODING="ascii", NO_COLOR="1")
-    chat = ["chat", "/scenario lone-surrogates", "--base-url", loopback]
-    done = subprocess.run(
-        [sys.executable, "-m", "silvia_client", *chat],
-        env=env,
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    out = done.stdout.decode("ascii")  # nothing but ASCII was written
-    answer = out.split("\n\n")[0]
+def test_under_an_ascii_stdout_everything_outside_ascii_is_escaped(
+    loopback: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    written = io.BytesIO()
+    stdout = io.TextIOWrapper(written, encoding="ascii", errors="strict", write_through=True)
+    monkeypatch.setattr("sys.stdout", stdout)  # as under PYTHONIOENCODING=ascii
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert main(["chat", "/scenario lone-surrogates", "--base-url", loopback]) == 0
+    answer = written.getvalue().decode("ascii").split("\n\n")[0]  # nothing but ASCII written
     assert answer == TEXT.encode("ascii", "backslashreplace").decode("ascii") + "[1]"
     assert "caf\\xe9 \\U0001f600" in answer
-    assert b"Traceback" not in done.stderr
+    assert "Traceback" not in capsys.readouterr().err
 
 
 # The writer -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("text", "encoding", "errors", "written"),
-    [
+def test_carried() -> None:
+    for text, encoding, errors, written in [
         ("a\ud800b", "utf-8", "strict", "a\\ud800b"),
         ("café \U0001f600", "utf-8", "strict", "café \U0001f600"),  # carried: as it is
         ("café \U0001f600", "ascii", "strict", "caf\\xe9 \\U0001f600"),
@@ -100,10 +88,8 @@ def test_under_an_ascii_stdout_everything_outside_ascii_is_escaped(loopback: str
         ("a\ud800b", None, None, "a\ud800b"),  # no encoding (a StringIO): anything goes
         ("\udcff", "utf-8", "surrogateescape", "\udcff"),  # the stream's handler carries it
         ("\ud800", "utf-8", "surrogateescape", "\\ud800"),  # ... but not this one
-    ],
-)
-def test_carried(text: str, encoding: str | None, errors: str | None, written: str) -> None:
-    assert carried(text, encoding, errors) == written
+    ]:
+        assert carried(text, encoding, errors) == written, (text, encoding, errors)
 
 
 def test_a_safe_stream_writes_escaped_and_is_the_stream_otherwise() -> None:
