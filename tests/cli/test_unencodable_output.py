@@ -1,16 +1,13 @@
 """Text a stream cannot carry is written escaped: a lone surrogate never crashes a command.
 
-`silvia chat` and `silvia session show` against a loopback reference server
-whose turn holds lone surrogates in its text and a citation's title
-(`_lone_surrogates.py`; `silvia qa run` is in tests/qa/test_cli.py), in-process
-through `main(argv)` on pytest's UTF-8 capture, and on an ASCII stdout, where an
-`é` cannot be written either. Then the writer itself, `cli._output`.
+`silvia chat` and `session show` on a loopback server whose turn holds lone surrogates
+(`_lone_surrogates.py`; `silvia qa run`'s are in tests/qa/test_cli.py), on UTF-8 and on
+an ASCII stdout; then the writer itself, `cli._output`.
 """
 
 from __future__ import annotations
 
 import io
-import re
 import sys
 from collections.abc import Iterator
 
@@ -20,6 +17,7 @@ from silvia_client._text import carried
 from silvia_client.cli import main
 from silvia_client.cli._output import SafeStream, writing_safely
 
+from ._cli import run, session_of
 from ._lone_surrogates import ESCAPED, TEXT, TITLE, server
 
 TOKEN = "cli-lone-surrogate-token"
@@ -41,33 +39,28 @@ def escaped(text: str) -> str:
 
 
 def test_chat_then_session_show_write_lone_surrogates_escaped(
-    loopback: str, capsys: pytest.CaptureFixture[str]
+    loopback: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["chat", "/scenario lone-surrogates", "--base-url", loopback]) == 0
-    out, err = capsys.readouterr()
+    status, out, err = run(["chat", "/scenario lone-surrogates", "--base-url", loopback], capsys)
+    assert status == 0
     answer, _, sources = out.partition("\n\n")
     assert answer == escaped(TEXT) + "[1]"  # the whole turn is on screen, é and emoji as is
     assert ESCAPED in answer
     assert "\\udfff" in answer
     assert "café \U0001f600" in answer
     assert f"  [1] {escaped(TITLE)} (web page)" in sources.splitlines()
-    session_id = re.search(r"--session (\S+)", err).group(1)  # type: ignore[union-attr]
-
-    assert main(["session", "show", session_id, "--base-url", loopback]) == 0
-    out, err = capsys.readouterr()
+    status, out, err = run(["session", "show", session_of(err), "--base-url", loopback], capsys)
+    assert status == 0
     blocks = out.split("\n\n")
     assert blocks[1] == "You: /scenario lone-surrogates"
     assert blocks[2] == "Silvia: " + escaped(TEXT)
     assert f"  [1] {escaped(TITLE)} (web page)" in blocks[3].splitlines()
     assert TOKEN not in out + err
 
-
-def test_under_an_ascii_stdout_everything_outside_ascii_is_escaped(
-    loopback: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+    # Under PYTHONIOENCODING=ascii an `é` cannot be written either.
     written = io.BytesIO()
     stdout = io.TextIOWrapper(written, encoding="ascii", errors="strict", write_through=True)
-    monkeypatch.setattr("sys.stdout", stdout)  # as under PYTHONIOENCODING=ascii
+    monkeypatch.setattr("sys.stdout", stdout)
     monkeypatch.setenv("NO_COLOR", "1")
     assert main(["chat", "/scenario lone-surrogates", "--base-url", loopback]) == 0
     answer = written.getvalue().decode("ascii").split("\n\n")[0]  # nothing but ASCII written
