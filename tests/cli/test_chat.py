@@ -59,7 +59,10 @@ def test_the_web_url_makes_account_links_absolute(
 ) -> None:
     for argv in (["chat", QUESTION], ["demo", "--pace", "0"]):
         monkeypatch.delenv("SILVIA_WEB_URL", raising=False)
-        assert f"      {CHECKING}\n" in run(argv, capsys)[1], argv
+        status, out, err = run(argv, capsys)
+        assert status == 0
+        assert f"      {CHECKING}\n" in out, argv
+        assert private(out, err), argv  # `silvia demo` names no provider either
         monkeypatch.setenv("SILVIA_WEB_URL", "https://app.example")
         out = run(argv, capsys)[1]
         assert f"      https://app.example{CHECKING}\n" in out, argv
