@@ -1,13 +1,8 @@
-"""Argument types for the `silvia` command: numbers checked by argparse, not by a traceback.
+"""Argument types (argparse `type=`): a bad value is a usage line and status 2, not a traceback.
 
-Each is an argparse `type=`: it returns the value, or raises
-`argparse.ArgumentTypeError`, which argparse turns into a usage line and exit
-status 2 (`silvia serve: error: argument --port: use 0 to 65535`). NaN and the
-infinities are refused wherever seconds are expected.
-
-`UsageError` is for what argparse cannot see (an environment variable, a
-combination of options): `main` prints it as `silvia COMMAND: message` and
-exits 2.
+NaN and the infinities are refused wherever seconds are expected. `UsageError`
+is for what argparse cannot see (the environment, a combination of options):
+`main` prints it as `silvia COMMAND: message`, status 2.
 """
 
 from __future__ import annotations
@@ -16,21 +11,9 @@ import argparse
 import math
 from collections.abc import Callable
 
-__all__ = ["UsageError", "count", "port", "seconds"]
-
 
 class UsageError(Exception):
     """A usage error found after parsing: one line on stderr, exit status 2."""
-
-
-def _number(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
-    if not math.isfinite(number):
-        raise argparse.ArgumentTypeError(f"not a finite number: {value!r}")
-    return number
 
 
 def _integer(value: str) -> int:
@@ -41,7 +24,6 @@ def _integer(value: str) -> int:
 
 
 def port(value: str) -> int:
-    """A TCP port, 0 (the system picks one) to 65535."""
     number = _integer(value)
     if not 0 <= number <= 65535:
         raise argparse.ArgumentTypeError("use 0 to 65535 (0: any free port)")
@@ -52,9 +34,15 @@ def seconds(*, positive: bool = False, at_most: float | None = None) -> Callable
     """Seconds: at least 0 (more than 0 when `positive`), and at most `at_most` when given."""
 
     def parse(value: str) -> float:
-        number = _number(value)
-        low_ok = number > 0 if positive else number >= 0
-        if not low_ok or (at_most is not None and number > at_most):
+        try:
+            number = float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+        if not math.isfinite(number):
+            raise argparse.ArgumentTypeError(f"not a finite number: {value!r}")
+        if not (number > 0 if positive else number >= 0) or (
+            at_most is not None and number > at_most
+        ):
             low = "more than 0" if positive else "0 or more"
             high = f" and at most {at_most:g}" if at_most is not None else ""
             raise argparse.ArgumentTypeError(f"use {low}{high} seconds")

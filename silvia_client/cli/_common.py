@@ -1,19 +1,15 @@
-"""What the `silvia` commands share: their server and timeout options, a client, one turn on screen.
+"""What the `silvia` commands share: their options, a client, one turn on screen.
 
-- The options: `--base-url`, `--web-url`, `--scenario`, `--timeout` and
-  `--deadline` (`add_*_argument`), with their checks (`check_url`,
-  `check_web_url`, `scenario_headers`); the timeout options' help states the
-  defaults from `DEFAULTS`, as the client applies them.
-- A client: `client_for` a chosen server (over its in-process transport when it
-  is the embedded one), `open_client` for the server `choose_server` picks.
+- The options (`add_*_argument`) and their checks (`check_web_url`,
+  `scenario_headers`); the timeout options' help states the defaults from
+  `DEFAULTS`, as the client applies them.
+- `client_for` a chosen server (`_server.py`), over its in-process transport when
+  it is the embedded one.
 - `play_turn`: one turn streamed to a `TerminalRenderer` (`_render.py`), then its
-  sources, for `silvia chat`, its interactive session and `silvia record`;
-  `TurnOptions`, what each turn sends beside its message.
-- `error_line`: an SDK error's one stderr line, its hints said for the command
-  line (`_hints.py`); `read_stdin`, a message from stdin.
+  sources, for `chat`, its interactive session and `record`; `TurnOptions`.
+- `error_line`: an SDK error's stderr line (`_hints.py`); `read_stdin`; `is_terminal`.
 
-Each command is a module of its own (`chat.py`, `session.py`, ...) that imports
-this one; none imports another command.
+No command module imports another.
 """
 
 from __future__ import annotations
@@ -27,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._wire import DEFAULTS
-from ._args import seconds
+from ._args import UsageError, seconds
 
 if TYPE_CHECKING:
     from .. import SilviaClient, SilviaError
@@ -35,28 +31,8 @@ if TYPE_CHECKING:
     from ._render import TerminalRenderer
     from ._server import ServerChoice
 
-__all__ = [
-    "TurnOptions",
-    "add_base_url_argument",
-    "add_scenario_argument",
-    "add_server_arguments",
-    "add_timeout_arguments",
-    "add_web_url_argument",
-    "check_url",
-    "check_web_url",
-    "client_for",
-    "deadline_help",
-    "error_line",
-    "open_client",
-    "play_turn",
-    "read_stdin",
-    "scenario_headers",
-    "timeout_help",
-]
-
 
 def add_base_url_argument(parser: argparse.ArgumentParser, *, embedded: bool = True) -> None:
-    """`--base-url`: the API server (else `SILVIA_BASE_URL`, else maybe the embedded one)."""
     fallback = "the embedded reference server" if embedded else "a usage error"
     parser.add_argument(
         "--base-url",
@@ -66,14 +42,7 @@ def add_base_url_argument(parser: argparse.ArgumentParser, *, embedded: bool = T
     )
 
 
-def add_server_arguments(parser: argparse.ArgumentParser, *, embedded: bool = True) -> None:
-    """`--base-url` (the API) and `--web-url` (the web app, for account links)."""
-    add_base_url_argument(parser, embedded=embedded)
-    add_web_url_argument(parser)
-
-
 def add_web_url_argument(parser: argparse.ArgumentParser) -> None:
-    """`--web-url`: the web app's origin, for absolute account links."""
     parser.add_argument(
         "--web-url",
         metavar="URL",
@@ -83,7 +52,6 @@ def add_web_url_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def add_scenario_argument(parser: argparse.ArgumentParser) -> None:
-    """`--scenario NAME`: the reference server's scenario, sent as a header, not in the message."""
     parser.add_argument(
         "--scenario",
         metavar="NAME",
@@ -92,10 +60,30 @@ def add_scenario_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_timeout_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--timeout` (every wait of a turn) and `--deadline` (the whole turn), defaults said."""
+    d = DEFAULTS
+    parser.add_argument(
+        "--timeout",
+        type=seconds(positive=True),
+        metavar="S",
+        help="seconds for each wait of a turn: connecting, sending, the wait for the answer to "
+        "start and each silence between its events (the client's timeout and idle_timeout; "
+        f"default: {d.connect_timeout:g} to connect, {d.write_timeout:g} to send, "
+        f"{d.read_timeout:g} for the answer to start, {d.idle_timeout:g} between events)",
+    )
+    parser.add_argument(
+        "--deadline",
+        type=seconds(positive=True),
+        metavar="S",
+        help="seconds for the whole turn, retries included (the client's deadline; "
+        f"default: {d.chat_deadline:g})",
+    )
+
+
 def scenario_headers(name: str | None) -> dict[str, str] | None:
     """The request header that picks scenario `name`; None for none; `UsageError` for a bad name."""
     from ..testing import SCENARIO_HEADER, is_scenario_name
-    from ._args import UsageError
 
     if name is None:
         return None
@@ -107,39 +95,18 @@ def scenario_headers(name: str | None) -> dict[str, str] | None:
     return {SCENARIO_HEADER: name}
 
 
-def timeout_help() -> str:
-    """`--timeout`'s help: what it bounds, and the defaults the client applies without it."""
-    d = DEFAULTS
-    return (
-        "seconds for each wait of a turn: connecting, sending, the wait for the answer to "
-        "start and each silence between its events (the client's timeout and idle_timeout; "
-        f"default: {d.connect_timeout:g} to connect, {d.write_timeout:g} to send, "
-        f"{d.read_timeout:g} for the answer to start, {d.idle_timeout:g} between events)"
-    )
+def check_web_url(value: str | None) -> None:
+    """`UsageError` for a `--web-url`, else a non-empty `SILVIA_WEB_URL`, that is no http(s) URL."""
+    from ..citations import is_http_url
 
-
-def deadline_help() -> str:
-    """`--deadline`'s help: what it bounds, and the default a chat turn gets without it."""
-    return (
-        "seconds for the whole turn, retries included (the client's deadline; "
-        f"default: {DEFAULTS.chat_deadline:g})"
-    )
-
-
-def add_timeout_arguments(parser: argparse.ArgumentParser) -> None:
-    """`--timeout` (every wait of a turn) and `--deadline` (the whole turn)."""
-    parser.add_argument("--timeout", type=seconds(positive=True), metavar="S", help=timeout_help())
-    parser.add_argument(
-        "--deadline", type=seconds(positive=True), metavar="S", help=deadline_help()
-    )
+    flag = "--web-url" if value is not None else "SILVIA_WEB_URL"
+    value = value if value is not None else os.environ.get("SILVIA_WEB_URL") or None
+    if value is not None and not is_http_url(value):
+        raise UsageError(f"{flag} must be an absolute http(s) URL")
 
 
 def error_line(command: str, error: BaseException, *, embedded: bool = False) -> str:
-    """The one stderr line for an SDK error (its message holds no token and no provider).
-
-    The client's hints for Python code are said as the command line says them
-    (`_hints.terminal_message`: `SILVIA_TOKEN`, not `token=...`).
-    """
+    """The one stderr line for an SDK error, its hints said as the command line says them."""
     from ._hints import terminal_message
     from ._render import clean
 
@@ -149,7 +116,6 @@ def error_line(command: str, error: BaseException, *, embedded: bool = False) ->
 
 @contextmanager
 def client_for(server: ServerChoice) -> Iterator[SilviaClient]:
-    """A client for `server`: over its in-process transport when it is the embedded one."""
     import httpx
 
     from .. import SilviaClient
@@ -166,37 +132,15 @@ def client_for(server: ServerChoice) -> Iterator[SilviaClient]:
         yield client
 
 
-@contextmanager
-def open_client(
-    base_url: str | None, command: str, *, embedded: bool = True
-) -> Iterator[SilviaClient]:
-    """A client for the server `choose_server` picks (said on stderr); `UsageError` if none."""
-    from ._server import choose_server
-
-    with client_for(choose_server(base_url, command, embedded=embedded)) as client:
-        yield client
-
-
-def check_url(value: str | None, flag: str) -> str | None:
-    """What is wrong with the URL given as `flag`, if anything (None: nothing)."""
-    from ..citations import is_http_url
-
-    if value is not None and not is_http_url(value):
-        return f"{flag} must be an absolute http(s) URL"
-    return None
-
-
-def check_web_url(value: str | None) -> str | None:
-    """What is wrong with `--web-url`, else with a non-empty `SILVIA_WEB_URL`, if anything."""
-    if value is None:
-        return check_url(os.environ.get("SILVIA_WEB_URL") or None, "SILVIA_WEB_URL")
-    return check_url(value, "--web-url")
+def is_terminal(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):  # no stream, or a closed one
+        return False
 
 
 def read_stdin() -> str:
     """The message on stdin, surrounding whitespace (the final newline) removed."""
-    from ._args import UsageError
-
     if sys.stdin is None:  # started with stdin closed
         raise UsageError("no MESSAGE, and no stdin to read it from")
     try:
@@ -228,13 +172,9 @@ def play_turn(
 ) -> tuple[Turn | None, SilviaError | None]:
     """Stream one turn to `render`, then its sources: (the turn, the error that ended it).
 
-    The turn is None when no part of it arrived (an error before the stream);
-    a stream that broke gives its partial turn with the error. `on_session`
-    hears the session id as soon as the stream names it (an interactive
-    session continues it even when Ctrl-C cuts the turn short). `heading`
-    (`Silvia: `) is written once the stream has started, so a refused request
-    leaves no empty heading behind. Ctrl-C ends the line the answer left open
-    and goes on as `KeyboardInterrupt`.
+    The turn is None when nothing arrived; a broken stream gives its partial turn.
+    `on_session` hears the session id as soon as the stream names it. `heading`
+    is written once the stream has started. Ctrl-C ends the open line and goes on.
     """
     from .. import SilviaError, StreamError
     from ..chat import SessionEvent
@@ -250,7 +190,7 @@ def play_turn(
             deadline=options.deadline,
         ) as stream:
             for event in stream:
-                render.write(heading)  # once: the stream started
+                render.write(heading)
                 heading = ""
                 if on_session is not None and isinstance(event, SessionEvent):
                     on_session(event.session_id)

@@ -1,20 +1,9 @@
 """What an SDK error suggests, said for a terminal user: `SILVIA_TOKEN`, not `token=...`.
 
-The client's messages are written for Python code: a 401 with no token says
-"set SILVIA_TOKEN, or pass token=...", a bad base URL "pass base_url=...". The
-`silvia` command has no `token=` and no `base_url=`: it has the `SILVIA_TOKEN`
-variable and the `--base-url` flag. `terminal_message(error)` is the error's
-text with each such hint rewritten; the error itself is left as it is, so a
-Python user still reads the client's own words.
-
-- A 401 (`AuthenticationError`) loses whatever hint the client put after the
-  server's message, and gets the command line's: with `SILVIA_TOKEN` unset,
-  "no token was sent: set SILVIA_TOKEN"; with it set, that the server refused
-  it (and, for `silvia serve --token T`, that T is the token it takes). From
-  the embedded reference server a 401 is a scenario playing one: no hint.
-- Any other message has the client's Python arguments (`token=...`,
-  `base_url=...`, `web_url=...`) named as the command line names them.
-
+`terminal_message(error)` is the error's text with the client's hints for Python
+code (`token=...`, `base_url=...`, `web_url=...`) named as the command line names
+them; the error itself is left as it is. A 401 gets the command line's own hint
+(`SILVIA_TOKEN` unset, or refused), none from the embedded server, which plays it.
 Nothing here reads or prints a token: only whether `SILVIA_TOKEN` is set.
 """
 
@@ -22,8 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-
-__all__ = ["AUTH_HINT_REFUSED", "AUTH_HINT_UNSET", "terminal_message"]
 
 AUTH_HINT_UNSET = "no token was sent: set SILVIA_TOKEN to the server's bearer token"
 AUTH_HINT_REFUSED = (
@@ -61,7 +48,6 @@ def _rewritten(text: str) -> str:
 
 
 def _auth_message(error: BaseException, *, embedded: bool) -> str | None:
-    """A 401's text with the command line's hint; None for anything else."""
     from .. import AuthenticationError
 
     if not isinstance(error, AuthenticationError):
@@ -77,6 +63,5 @@ def _auth_message(error: BaseException, *, embedded: bool) -> str | None:
 
 
 def terminal_message(error: BaseException, *, embedded: bool = False) -> str:
-    """`str(error)` with the client's Python hints said as the command line says them."""
     auth = _auth_message(error, embedded=embedded)
     return auth if auth is not None else _rewritten(str(error))

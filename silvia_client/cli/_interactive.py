@@ -1,23 +1,10 @@
 """`silvia chat` with no message on a terminal: one session, a turn per line.
 
-Each line typed at the `You: ` prompt is a turn, streamed as `silvia chat
-MESSAGE` streams one (`chat.play_turn`), in the same session: the first turn
-starts it (or `--session ID` names it), and every later one continues it. The
-session id is taken as soon as the stream names it, so a turn cut short still
-leaves the session to continue.
-
-- Ctrl-C during a turn ends that turn ("interrupted" on stderr) and returns
-  to the prompt; Ctrl-C at the prompt drops the line being typed.
-- Ctrl-D at the prompt (end of input) ends the session: exit status 0, and
-  how to continue the session later said on stderr.
-- An SDK error ends its turn with its one line on stderr; the next line is a
-  turn as any other.
-
-Line editing and history come from `readline` where Python has it (not on
-Windows). The history lives in this process only: it is never read from nor
-written to a file (the messages are a user's finances), and it is cleared when
-the session ends. Python writes `~/.python_history` only for its own
-interactive prompt, which this is not.
+Each line at the `You: ` prompt is a turn (`play_turn`) of one session, whose id
+is taken as soon as the stream names it. Ctrl-C ends a turn, or drops the line
+being typed; Ctrl-D ends the session (status 0). `readline`'s history, where
+Python has it, lives in memory only and is cleared at the end: the messages are
+a user's finances, never written to a file.
 """
 
 from __future__ import annotations
@@ -28,8 +15,6 @@ from types import ModuleType
 
 from ._common import TurnOptions
 
-__all__ = ["PROMPT", "run_interactive"]
-
 PROMPT = "You: "
 _HELLO = (
     "silvia chat: each line you type is a turn of one session; "
@@ -38,7 +23,6 @@ _HELLO = (
 
 
 def _line_editing() -> ModuleType | None:
-    """`readline`, with an empty history kept in memory only; None where there is none."""
     try:
         import readline
     except ImportError:  # Windows, or a Python built without it: plain input() still works

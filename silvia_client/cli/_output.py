@@ -1,21 +1,11 @@
 """The one writer of the `silvia` command: what a stream cannot carry is escaped, never a crash.
 
-`main` runs every command inside `writing_safely()`, which puts a
-`SafeStream` around `sys.stdout` and `sys.stderr` for as long as the command
-runs and puts the streams back after. So every `print`, every
-`TerminalRenderer` write and every report line goes through
-`SafeStream.write`: text the stream's encoding cannot carry with its own
-error handler (a lone surrogate such as `"\\ud800"`, which is valid JSON, on
-UTF-8; anything outside ASCII under `PYTHONIOENCODING=ascii`) is written
-escaped (`\\ud800`, `\\xe9`), as `str.encode(encoding, "backslashreplace")`
-writes it (`carried`, the core's cleaner for this medium). Text the stream
-can carry is written as it is. Control characters are not this module's
-business: `_render.clean` escapes them before.
-
-`internal_error_lines` is what `main` writes for an exception no command
-maps to a status (exit 4): one line naming the command and the exception's
-type, never its message (which may quote the server, or a token); with
-`debug`, the traceback before it, the bearer token blanked.
+`main` runs every command inside `writing_safely()`: `sys.stdout` and `sys.stderr`
+wrapped in a `SafeStream`, which writes what the stream's encoding cannot carry
+(a lone surrogate on UTF-8, anything outside ASCII under `PYTHONIOENCODING=ascii`)
+escaped (`carried`, the core's cleaner for this medium). `internal_error_lines`
+is what an internal error (exit 4) writes: the command and the exception's type,
+never its message; with `debug`, the traceback first, the token blanked.
 """
 
 from __future__ import annotations
@@ -29,23 +19,12 @@ from typing import Any, TextIO, cast
 
 from .._text import carried
 
-__all__ = [
-    "SafeStream",
-    "debug_from_environment",
-    "internal_error_lines",
-    "writing_safely",
-]
-
 DEBUG_VARIABLE = "SILVIA_DEBUG"
 _MIN_SECRET_LENGTH = 8  # shorter values cannot be real tokens (the client's rule too)
 
 
 class SafeStream:
-    """A text stream that writes what its encoding cannot carry escaped.
-
-    Everything but `write` and `writelines` is the wrapped stream's own
-    (`flush`, `isatty`, `fileno`, `encoding`, ...).
-    """
+    """A text stream that writes what its encoding cannot carry escaped; else the stream's own."""
 
     def __init__(self, stream: TextIO) -> None:
         self.wrapped = stream
@@ -70,7 +49,6 @@ def _safe(stream: TextIO) -> TextIO:
 
 @contextmanager
 def writing_safely() -> Iterator[None]:
-    """`sys.stdout` and `sys.stderr` wrapped in a `SafeStream` inside the block."""
     stdout, stderr = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _safe(stdout), _safe(stderr)
     try:
@@ -84,13 +62,13 @@ def debug_from_environment() -> bool:
     return os.environ.get(DEBUG_VARIABLE, "").strip().lower() not in ("", "0", "false", "no")
 
 
-def _blank_token(text: str) -> str:
+def blank_token(text: str) -> str:
+    """`text` with `SILVIA_TOKEN`'s value, if it could be a token, said as `<token>`."""
     token = os.environ.get("SILVIA_TOKEN", "")
     return text.replace(token, "<token>") if len(token) >= _MIN_SECRET_LENGTH else text
 
 
 def internal_error_lines(command: str, error: BaseException, *, debug: bool) -> str:
-    """What stderr gets for an internal error: one line (after the traceback, with `debug`)."""
     from ._render import clean
 
     line = (
@@ -99,5 +77,5 @@ def internal_error_lines(command: str, error: BaseException, *, debug: bool) -> 
     )
     if not debug:
         return f"{line}; --debug or {DEBUG_VARIABLE}=1 prints the traceback\n"
-    shown = clean(_blank_token("".join(traceback.format_exception(error))))
+    shown = clean(blank_token("".join(traceback.format_exception(error))))
     return f"{shown.rstrip()}\n{line}\n"

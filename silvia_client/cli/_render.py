@@ -1,20 +1,12 @@
-"""Answers and their sources on a terminal: shared by `silvia chat`, `session show` and `demo`.
+"""Answers and their sources on a terminal: for `silvia chat`, `session show`, `record` and `demo`.
 
-- `TerminalRenderer.event` writes a streamed turn as it arrives: the text, and
-  a marker `[n]` where each citation streamed in. Sources are numbered in order
-  of first appearance, as the HTML views number them (`display.numbered_sources`).
-- `TerminalRenderer.answer` writes a finished text with its markers placed at
-  the citations' offsets (none for history rows, which carry no offset).
-- `TerminalRenderer.sources` lists the numbered sources: label, kind, links.
-
-Labels and links come only from `resolve_citation`, so `provider` is never
-written. Everything from the server goes through `clean` first, the core's
-terminal cleaner (`_text.terminal_text`): its control characters are written
-as visible escapes (`\x1b`), so an answer, a title or a URL cannot move the
-cursor, retitle the window or forge a hyperlink; and its bidi controls are
-dropped (the rule every view applies), so it cannot reorder what follows.
-Links are terminal hyperlinks (OSC 8) when the output is a terminal that is
-not `dumb` and `NO_COLOR` is not set; plain text otherwise.
+`TerminalRenderer` writes a streamed turn as it arrives (`event`: the text, and a
+marker `[n]` where each citation streamed in, numbered as the HTML views number
+sources), a finished answer (`answer`: markers at the citations' offsets) and the
+numbered sources (`sources`: label, kind, links, all from `resolve_citation`, so
+never a provider). Server text goes through `clean` (the core's terminal cleaner):
+controls escaped, bidi controls dropped. Links are OSC 8 hyperlinks on a terminal
+that is not `dumb` when `NO_COLOR` is not set.
 """
 
 from __future__ import annotations
@@ -31,13 +23,7 @@ if TYPE_CHECKING:
     from ..chat import ChatEvent
     from ..citations import Citation, CitationLink, CitationTarget, InlineCitation
 
-__all__ = [
-    "TerminalRenderer",
-    "clean",
-    "hyperlink",
-    "kind_words",
-    "supports_hyperlinks",
-]
+clean = terminal_text  # controls escaped (tabs and newlines stay), bidi controls dropped
 
 # What each target kind is, in words. Kinds only: never a provider.
 _KIND_WORDS = {
@@ -53,16 +39,7 @@ _KIND_WORDS = {
 }
 
 
-def clean(text: str) -> str:
-    """`text` with its control characters escaped (tabs and newlines stay), bidi controls dropped.
-
-    Safe to write to a terminal: it cannot drive the terminal or reorder what follows.
-    """
-    return terminal_text(text)
-
-
 def supports_hyperlinks(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:
-    """Whether to write OSC 8 hyperlinks to `stream`: a terminal, not `dumb`, no `NO_COLOR`."""
     env = os.environ if environ is None else environ
     try:
         tty = stream.isatty()
@@ -72,7 +49,6 @@ def supports_hyperlinks(stream: TextIO, environ: Mapping[str, str] | None = None
 
 
 def hyperlink(href: str, text: str) -> str:
-    """`text` as an OSC 8 terminal hyperlink to `href` (both cleaned)."""
     return f"\x1b]8;;{clean(href)}\x1b\\{clean(text)}\x1b]8;;\x1b\\"
 
 
@@ -81,11 +57,7 @@ _NARROWEST = 20  # columns: a terminal narrower than this, or of no known width,
 
 
 def _terminal_width(out: TextIO) -> int | None:
-    """The width a streamed answer wraps at: the terminal's, less one.
-
-    None (no wrapping) when `out` is not a terminal, or is one whose width is not
-    known (a new pseudo-terminal says 0 columns) or too narrow to wrap in.
-    """
+    """The terminal's width less one; None (no wrapping) off a terminal or at 0 columns."""
     try:
         if not out.isatty():
             return None
@@ -96,7 +68,6 @@ def _terminal_width(out: TextIO) -> int | None:
 
 
 def kind_words(target: CitationTarget | None) -> str:
-    """What a citation points at, in words ("your account", "web page", ...)."""
     if target is None:
         return "no target: shown by its source and title"
     words = _KIND_WORDS.get(target.kind, target.kind)
@@ -107,13 +78,10 @@ def kind_words(target: CitationTarget | None) -> str:
 class TerminalRenderer:
     """Writes answers, markers and sources to `out`.
 
-    `links`: write OSC 8 hyperlinks (default: when `supports_hyperlinks(out)`).
-    `web_url`: the web app's origin, which makes account links absolute (and so
-    clickable); None means `SILVIA_WEB_URL`, and without either they are the web
-    app's `/accounts/<id>` paths. `width`: the column a streamed answer wraps at,
-    at spaces, so that the terminal never breaks a word in two (default: the
-    terminal's width when `out` is a terminal; None, or output to a file or a
-    pipe, never wraps). A word longer than the line is written whole.
+    `links`: OSC 8 hyperlinks (default: `supports_hyperlinks(out)`). `web_url`: the
+    web app's origin for account links (None: `SILVIA_WEB_URL`, else relative
+    paths). `width`: where a streamed answer wraps, at spaces (default: the
+    terminal's; None never wraps); a word longer than the line is written whole.
     """
 
     def __init__(
@@ -135,10 +103,7 @@ class TerminalRenderer:
         self._word = ""  # with a width: the word under way, written once it is whole
         self._column = 0  # with a width: characters on the line written last
 
-    # -- live --------------------------------------------------------------------
-
     def write(self, text: str) -> None:
-        """Write `text` as is (the caller's own words, not the server's)."""
         self._flush_word()
         self._put(text)
 
@@ -151,13 +116,11 @@ class TerminalRenderer:
             self._column = len(text) - line_start + (self._column if line_start == 0 else 0)
 
     def end_line(self) -> None:
-        """End the line the stream left open, if it left one (before an error or a Ctrl-C)."""
         self._flush_word()
         if self.mid_line:
             self.write("\n")
 
     def text(self, text: str) -> None:
-        """One piece of the answer."""
         self._written += len(text)
         if self.width is None:
             self.write(clean(text))
@@ -174,7 +137,6 @@ class TerminalRenderer:
                     self._put(space)
 
     def _flush_word(self) -> None:
-        """Write the word under way, on the next line when it would not fit on this one."""
         word, self._word = self._word, ""
         if not word:
             return
@@ -183,7 +145,7 @@ class TerminalRenderer:
         self._put(word)
 
     def citation(self, citation: InlineCitation) -> None:
-        """A streamed citation: its marker, unless its source is marked right here already."""
+        """A streamed citation's marker, unless its source is marked right here already."""
         number = self.numbers.setdefault(citation.source, len(self.numbers) + 1)
         offset, marked = self._marked
         if offset != self._written:
@@ -197,7 +159,6 @@ class TerminalRenderer:
                 self._word += f"[{number}]"
 
     def event(self, event: ChatEvent) -> None:
-        """Write what a streamed event shows (text and citations; the rest shows nothing)."""
         from ..chat import CitationEvent, TextEvent
 
         if isinstance(event, TextEvent):
@@ -205,12 +166,9 @@ class TerminalRenderer:
         elif isinstance(event, CitationEvent):
             self.citation(event.citation)
 
-    # -- finished ----------------------------------------------------------------
-
     def answer(
         self, text: str, inline: Sequence[InlineCitation], citations: Sequence[Citation] = ()
     ) -> None:
-        """A finished answer, with markers where its citations' offsets place them."""
         self._flush_word()
         numbers = {s.source: s.number for s in numbered_sources(inline, citations)}
         for piece, marks in marked_segments(text, inline, numbers):
@@ -226,7 +184,6 @@ class TerminalRenderer:
     def sources(
         self, inline: Sequence[Citation], citations: Sequence[Citation], *, heading: str = "Sources"
     ) -> None:
-        """The numbered sources, each with its label, its kind and its links."""
         self._flush_word()
         listed = numbered_sources(inline, citations, web_url=self.web_url)
         if not listed:

@@ -1,25 +1,11 @@
 """`silvia chat MESSAGE`: one turn, streamed live with citation markers, then its sources.
 
-The answer goes to stdout as it arrives, with `[n]` where each citation
-streamed in; then the numbered sources with their links (terminal hyperlinks
-where the terminal supports them). The session id, and how to continue it, go
-to stderr, so stdout is only the answer. MESSAGE `-` reads the message from
-stdin, and so does no MESSAGE when stdin is not a terminal; no MESSAGE on a
-terminal is an interactive session (`_interactive.py`), turn after turn.
-`--scenario NAME` picks the reference server's scenario with its header
-(`scenario_headers`), so the message, and the session's title, stay the user's.
-
-One turn on screen (`play_turn`), the client, the options and an error's line
-are `_common.py`'s, shared with the other commands and the interactive session.
-
-The server is `--base-url`, else `SILVIA_BASE_URL`, else the embedded
-reference server in this process (`_server.choose_server`; which one is said
-on stderr). The token is `SILVIA_TOKEN`:
-there is no flag for it, so it stays out of shell history and process lists.
-`--timeout` bounds each wait of a turn (the client's `timeout` and
-`idle_timeout`), `--deadline` the whole turn; their help states the defaults
-from `DEFAULTS`, as the client applies them. An SDK error is one line on stderr
-and exit status 1; neither the token nor an account's provider is ever printed.
+The answer goes to stdout, the session id and how to continue it to stderr. MESSAGE
+`-`, or none when stdin is not a terminal, reads stdin; none on a terminal is an
+interactive session (`_interactive.py`). The turn on screen, the options and an
+error's line are `_common.py`'s; the server is `_server.choose_server`'s; the token
+is `SILVIA_TOKEN` only (no flag: it stays out of shell history). An SDK error is
+one line on stderr and status 1.
 """
 
 from __future__ import annotations
@@ -29,12 +15,14 @@ import sys
 
 from ._common import (
     TurnOptions,
+    add_base_url_argument,
     add_scenario_argument,
-    add_server_arguments,
     add_timeout_arguments,
+    add_web_url_argument,
     check_web_url,
     client_for,
     error_line,
+    is_terminal,
     play_turn,
     read_stdin,
     scenario_headers,
@@ -44,7 +32,6 @@ __all__ = ["register", "run"]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `silvia chat` to the parser."""
     parser = subparsers.add_parser(
         "chat",
         help="send a message and stream the answer with its citations",
@@ -70,30 +57,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_scenario_argument(parser)
     add_timeout_arguments(parser)
-    add_server_arguments(parser)
+    add_base_url_argument(parser)
+    add_web_url_argument(parser)
     parser.set_defaults(run=run)
 
 
-def _is_terminal(stream: object) -> bool:
-    try:
-        return bool(stream.isatty())  # type: ignore[attr-defined]
-    except (AttributeError, ValueError, OSError):  # no stdin, or a closed one
-        return False
-
-
 def run(args: argparse.Namespace) -> int:
-    """Run `silvia chat`: one turn streamed to the terminal, or a conversation; the exit status."""
     from .. import SilviaError
     from ._args import UsageError
     from ._render import TerminalRenderer, clean
     from ._server import choose_server
 
-    problem = check_web_url(args.web_url)
-    if problem:
-        raise UsageError(problem)
+    check_web_url(args.web_url)
     options = TurnOptions(scenario_headers(args.scenario), args.timeout, args.deadline)
     message: str | None = args.message
-    if message is None and _is_terminal(sys.stdin):
+    if message is None and is_terminal(sys.stdin):
         from ._interactive import run_interactive
 
         return run_interactive(args, options)
@@ -112,9 +90,6 @@ def run(args: argparse.Namespace) -> int:
         print(error_line("chat", failure, embedded=server.embedded), file=sys.stderr)
         return 1
     if turn is not None and turn.session_id:
-        session = clean(turn.session_id)
-        print(
-            f"silvia chat: session {session}; continue it with --session {session}",
-            file=sys.stderr,
-        )
+        shown = clean(turn.session_id)
+        print(f"silvia chat: session {shown}; continue it with --session {shown}", file=sys.stderr)
     return 0

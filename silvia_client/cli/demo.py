@@ -1,20 +1,11 @@
 """`silvia demo`: a turn on the embedded reference server, in-process, nothing to set up.
 
-It streams the default `demo` turn (two of the user's accounts, a ticker, a web
-page, a tax document), printing the answer as it arrives with a marker such as
-`[1]` where each citation streamed in (numbered by source, in order of first
-appearance); then the numbered sources, each with its label and links as
-`resolve_citation` gives them; then it reloads the session and says whether
-the reload agrees with the live turn (same citations, same targets).
-
-No network, no account, no environment variables: the server runs in this
-process behind an httpx transport (said on stderr, whatever `SILVIA_BASE_URL`
-holds), so there is no `--base-url` (the API server's URL; passing it is a
-usage error that points to `--web-url`). `--web-url`, else
-`SILVIA_WEB_URL`, makes account links absolute. Labels come only from
-`resolve_citation`, so an account's `provider` is never printed. Exit status: 0 on success; 1 on an
-SDK error (its message on stderr) or when live and reload disagree; 2 on bad
-arguments.
+It streams the `demo` turn (two accounts, a ticker, a web page, a tax document)
+with a marker `[n]` where each citation streamed in, then the numbered sources
+with their links (`resolve_citation`'s, so never a provider), then reloads the
+session and says whether the reload agrees with the live turn. No network, no
+environment: there is no `--base-url` (passing it is a usage error that points
+to `--web-url`). Status 1 on an SDK error or when live and reload disagree.
 """
 
 from __future__ import annotations
@@ -24,15 +15,13 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._args import seconds
+from ._args import UsageError, seconds
 from ._common import add_web_url_argument
 
 if TYPE_CHECKING:
-    from .. import SilviaClient
     from ..chat import Turn
     from ..citations import Citation
     from ..sessions import Session
-    from ._render import TerminalRenderer
 
 __all__ = ["register", "run"]
 
@@ -41,8 +30,6 @@ QUESTION = "Where do my accounts stand, and what should I know about Apple, savi
 
 
 class _BaseUrlIsNotTheWebUrl(argparse.Action):
-    """`--base-url` means the API server, which the demo never asks for: say what to use."""
-
     def __call__(
         self,
         parser: argparse.ArgumentParser,
@@ -58,7 +45,6 @@ class _BaseUrlIsNotTheWebUrl(argparse.Action):
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `silvia demo` to the parser."""
     parser = subparsers.add_parser(
         "demo",
         help="stream a turn from the embedded reference server (no account, no network)",
@@ -90,8 +76,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run `silvia demo`: a turn from the embedded reference server; the exit status."""
-    # A reader that goes away (`silvia demo | head`) is `main`'s to handle, as for every command.
     import httpx
 
     from .. import SilviaClient, SilviaError
@@ -101,18 +85,11 @@ def run(args: argparse.Namespace) -> int:
     from ._server import say_embedded
 
     out = sys.stdout
-    problem = check_web_url(args.web_url)
-    if problem:
-        print(f"silvia demo: {problem}", file=sys.stderr)
-        return 2
+    check_web_url(args.web_url)
     server = ReferenceServer(pace=args.pace)
     scenario = args.scenario or DEFAULT_SCENARIO
     if scenario not in server.scenarios:
-        print(
-            f"silvia demo: no scenario named {scenario!r} (see `silvia serve --list`)",
-            file=sys.stderr,
-        )
-        return 2
+        raise UsageError(f"no scenario named {scenario!r} (see `silvia serve --list`)")
     message = QUESTION if scenario == DEFAULT_SCENARIO else f"/scenario {scenario}"
     say_embedded("demo")
 
@@ -131,7 +108,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"You: {message}\n", file=out)
         render = TerminalRenderer(out, web_url=args.web_url)
         try:
-            turn = _stream_turn(client, message, render)
+            render.write("Silvia: ")
+            with client.chat.stream(message) as stream:
+                for event in stream:
+                    render.event(event)
+                turn = stream.until_done()
+            render.write("\n")
             session = client.sessions.get(turn.session_id) if turn.session_id else None
         except SilviaError as error:
             render.end_line()
@@ -149,35 +131,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stream_turn(client: SilviaClient, message: str, render: TerminalRenderer) -> Turn:
-    """Stream the turn, writing text and `[n]` markers as they arrive."""
-    render.write("Silvia: ")
-    with client.chat.stream(message) as stream:
-        for event in stream:
-            render.event(event)
-        turn = stream.until_done()
-    render.write("\n")
-    return turn
-
-
-def _citation_key(citation: Citation) -> tuple[object, ...]:
+def _key(citation: Citation) -> tuple[object, ...]:
     return (citation.source, citation.title, citation.cited_text, citation.target)
 
 
 def _reload_agrees(turn: Turn, session: Session | None) -> tuple[bool, str]:
-    """Whether the reloaded answer has the live turn's citations and targets (offsets aside)."""
+    """Whether the reload has the live turn's citations and targets (offsets aside), said."""
     if session is None:
         return False, "no session id came with the turn"
     answers = [m for m in session.messages if m.role == "assistant"]
     if not answers:
         return False, "live and reload DISAGREE: the session holds no answer"
     stored = answers[-1]
-    same_citations = list(map(_citation_key, turn.citations)) == list(
-        map(_citation_key, stored.citations)
-    )
-    same_inline = list(map(_citation_key, turn.inline_citations)) == list(
-        map(_citation_key, stored.inline_citations)
-    )
+    same_citations = list(map(_key, turn.citations)) == list(map(_key, stored.citations))
+    same_inline = list(map(_key, turn.inline_citations)) == list(map(_key, stored.inline_citations))
     counts = f"{len(turn.citations)} citations, {len(turn.inline_citations)} inline"
     if same_citations and same_inline:
         return True, f"live and reload agree ({counts}, same targets)"
@@ -186,11 +153,12 @@ def _reload_agrees(turn: Turn, session: Session | None) -> tuple[bool, str]:
 
 
 def _partial(error: BaseException) -> str:
-    """What a stream error's partial turn holds, in a few words."""
     turn = getattr(error, "turn", None)
-    if turn is None:
-        return ""
     return (
-        f" (the partial turn holds {len(turn.text)} characters of text "
-        f"and {len(turn.inline_citations)} citations)"
+        ""
+        if turn is None
+        else (
+            f" (the partial turn holds {len(turn.text)} characters of text "
+            f"and {len(turn.inline_citations)} citations)"
+        )
     )

@@ -1,38 +1,16 @@
 """`silvia qa`: check that a server's citation targets follow the server team's rules.
 
-- `silvia qa run SCRIPT` runs every prompt of a QA script (see
-  `silvia_client.qa.script` for the format) against the server `--base-url`,
-  else `SILVIA_BASE_URL`, else the embedded reference server (said on stderr),
-  reloads each session, checks each turn against the rule table, shows its
-  progress on stderr (on a terminal one live line, `LiveProgress`: prompts
-  done, errors so far, the prompt running and for how long; else one line per
-  finished prompt; `--quiet` neither), then the table and the findings on
-  stdout. `--concurrency N` runs up to N prompts at once
-  on the async client (same reports, same status); `--record DIR` saves each
-  prompt's turn as a recording.
-- Both `run` and `check` write `--junit`, `--json` and `--html` reports (the
-  HTML one self-contained, to look at; `--web-url` makes its account links
-  absolute).
-- `silvia qa check FILE...` runs every rule over recorded turns (`silvia
-  record`, `--record DIR`), with no server at all, and reports the same way.
-- `silvia qa rules` lists the rules.
-- `silvia qa init [PATH]` writes a starter script (`qa/starter.json`), which
-  passes against the embedded reference server.
+`run SCRIPT` runs a QA script (`qa.script`) against the chosen server (`_server`),
+on the async client with `--concurrency N`, with progress on stderr (`LiveProgress`
+on a terminal); `check FILE...` runs the rules over recordings, with no server;
+both print the table and write `--junit`, `--json`, `--html` reports (`_report`).
+`rules` lists the rules; `init` writes the starter script (`qa/starter.json`).
 
-Every `silvia qa` command exits 0 when the findings are warnings at most, 1
-when any finding is of error severity, 2 for a usage error (a script or a
-recording that cannot be read, a bad option, no token for a real server), and
-3 when the server could not be reached or refused the credentials before any
-prompt completed: then no more prompts start, and one line on stderr names the
-cause and the request id. Ctrl-C stops a run with status 130, after writing
-the reports asked for, the prompts not run marked as such. An internal error
-(an exception nothing above maps, a bug of ours) is status 4, never 1: the
-reports asked for are written first, in the same way (the run marked as
-interrupted, the prompts not run marked as such), then `main` prints its one
-line. A report that fails does not keep the others from being written.
-
-The token comes from `SILVIA_TOKEN` only, never from the command line, and is
-never printed; neither is any provider.
+Status: 0 warnings at most, 1 error findings, 2 usage error, 3 server unreachable
+or credentials refused, 130 Ctrl-C, 4 internal error. On Ctrl-C and on an internal
+error the reports asked for are written first (the prompts not run marked), and
+a report that fails does not keep the others from being written. The token comes
+from `SILVIA_TOKEN` only, and is never printed; neither is any provider.
 """
 
 from __future__ import annotations
@@ -42,26 +20,17 @@ import contextlib
 import os
 import sys
 import threading
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from ._args import count, seconds
-from ._common import add_base_url_argument, add_web_url_argument
+from ._args import UsageError, count, seconds
+from ._common import add_base_url_argument, add_web_url_argument, check_web_url, is_terminal
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from ..qa import AsyncObserver, Prompt, PromptResult, RunResult, Script
-    from ..qa.runner import Progress, Started
 
-__all__ = [
-    "MAX_CONCURRENCY",
-    "LiveProgress",
-    "register",
-    "run_check",
-    "run_init",
-    "run_recorded",
-    "run_rules",
-]
+__all__ = ["MAX_CONCURRENCY", "LiveProgress", "register"]
 
 MAX_CONCURRENCY = 64
 STARTER_PATH = "qa_script.json"
@@ -83,7 +52,6 @@ def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `silvia qa` (`run`, `check`, `rules`) to the parser."""
     parser = subparsers.add_parser(
         "qa",
         help="check a server's citation targets against the server's own rules",
@@ -170,15 +138,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     init.set_defaults(run=run_init)
 
 
-def _usage(message: str) -> int:
-    from ._render import clean
-
-    print(clean(f"silvia qa: {message}"), file=sys.stderr)
-    return 2
-
-
 def run_rules(args: argparse.Namespace) -> int:
-    """Run `silvia qa rules`: list the rules; the exit status."""
     from ..qa import EXPECTATIONS, RULES, TIMING
 
     rules = (*RULES, EXPECTATIONS, TIMING)
@@ -189,7 +149,6 @@ def run_rules(args: argparse.Namespace) -> int:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    """Run `silvia qa init`: write a starter QA script; the exit status."""
     from importlib import resources
 
     from ._render import clean
@@ -201,9 +160,9 @@ def run_init(args: argparse.Namespace) -> int:
         with open(args.path, mode, encoding="utf-8") as file:
             file.write(starter.read_text(encoding="utf-8"))
     except FileExistsError:
-        return _usage(f"{args.path} exists; --force overwrites it")
+        raise UsageError(f"{args.path} exists; --force overwrites it") from None
     except OSError as error:
-        return _usage(f"cannot write {args.path}: {error.strerror or error}")
+        raise UsageError(f"cannot write {args.path}: {error.strerror or error}") from None
     print(clean(f"silvia qa: wrote {args.path}; run it with: silvia qa run {args.path}"))
     return 0
 
@@ -215,11 +174,7 @@ def _table_width(args: argparse.Namespace) -> int | None:
     """The width the table must keep to: the terminal's, else 100; None with `--wide`."""
     if getattr(args, "wide", False):
         return None
-    try:
-        tty = sys.stdout.isatty()
-    except (AttributeError, ValueError):
-        tty = False
-    if not tty:
+    if not is_terminal(sys.stdout):
         return NOT_A_TERMINAL_WIDTH
     import shutil
 
@@ -227,12 +182,9 @@ def _table_width(args: argparse.Namespace) -> int | None:
 
 
 def _report(run: RunResult, args: argparse.Namespace, *, stop_line: bool = True) -> int:
-    """Print the report, say why the run stopped, write the reports asked for; the status.
+    """Print the table, say why the run stopped, write the reports asked for; the status.
 
-    Each step is tried whatever became of the one before: an internal error in
-    one (raised again at the end, for `main`'s exit status 4) does not keep the
-    reports after it from being written. `stop_line=False` leaves the run's stop
-    line to the caller.
+    An internal error in one step is raised again after the others (`main`: status 4).
     """
     from functools import partial
 
@@ -248,12 +200,12 @@ def _report(run: RunResult, args: argparse.Namespace, *, stop_line: bool = True)
     if stopped is not None:
         print(clean(f"silvia qa: {stopped}"), file=sys.stderr, flush=True)
     unwritten = False
-    writers = (
+    html = partial(report.write_html, web_url=args.web_url)
+    for path, write in (
         (args.junit, report.write_junit),
         (args.json, report.write_json),
-        (args.html, partial(report.write_html, web_url=args.web_url)),
-    )
-    for path, write in writers:
+        (args.html, html),
+    ):
         if not path:
             continue
         try:
@@ -265,38 +217,27 @@ def _report(run: RunResult, args: argparse.Namespace, *, stop_line: bool = True)
             failure = failure or error
     if failure is not None:
         raise failure
-    if unwritten:
-        return 2
-    return 130 if run.interrupted else run.exit_status
+    return 2 if unwritten else 130 if run.interrupted else run.exit_status
 
 
 def _progress_line(number: int, total: int, result: PromptResult) -> str:
     from ..qa.report import turn_ids
     from ._render import clean
 
-    checked = result.result
-    if checked.cause is not None:  # one cause, said once
-        line = f"[{number}/{total}] {result.prompt.id}: not run: {checked.cause.message}"
-        ids = turn_ids(result.observation.request_id, result.observation.session_id)
-        # In parentheses: the cause is the server's sentence, which ends in its own stop.
-        return clean(f"{line} ({ids})" if ids else line)
-    verdict = "FAIL" if not checked.ok else ("warn" if checked.warnings else "ok")
-    line = (
-        f"[{number}/{total}] {result.prompt.id}: {verdict} "
-        f"({len(checked.errors)} error(s), {len(checked.warnings)} warning(s))"
-    )
+    checked, line = result.result, f"[{number}/{total}] {result.prompt.id}: "
     ids = turn_ids(result.observation.request_id, result.observation.session_id)
-    if not checked.ok and ids:
-        line += f"; {ids}"
-    return clean(line)
+    if checked.cause is not None:  # one cause, said once; in parentheses after its own stop
+        line += f"not run: {checked.cause.message}" + (f" ({ids})" if ids else "")
+        return clean(line)
+    verdict = "FAIL" if not checked.ok else ("warn" if checked.warnings else "ok")
+    line += f"{verdict} ({len(checked.errors)} error(s), {len(checked.warnings)} warning(s))"
+    return clean(line + (f"; {ids}" if not checked.ok and ids else ""))
 
 
 class LiveProgress:
     """The live progress line on a terminal's stderr: done/total, errors, the prompt running.
 
-    `started` and `finished` redraw it; `tick` redraws it with the elapsed time
-    (a thread calls it every `TICK` seconds while the run goes on); `close`
-    clears it. `clock` gives seconds (injectable, for tests).
+    `_ticking` redraws it every `TICK` seconds; `clock` gives seconds (for tests).
     """
 
     TICK = 0.5
@@ -315,7 +256,6 @@ class LiveProgress:
         self._lock = threading.Lock()
 
     def line(self) -> str:
-        """The progress line: prompts done, errors, the oldest prompt still running."""
         from ._render import clean
 
         text = f"[{self.done}/{self.total}] {self.errors} error(s)"
@@ -335,13 +275,11 @@ class LiveProgress:
         self.stream.flush()
 
     def started(self, prompt: Prompt) -> None:
-        """A prompt was sent: redraw with it running."""
         with self._lock:
             self.running[prompt.id] = self.clock()
             self._draw()
 
     def finished(self, number: int, total: int, result: PromptResult) -> None:
-        """A prompt's turn was checked: count it and its errors, and redraw."""
         with self._lock:
             self.done = number
             self.errors += len(result.result.errors)
@@ -349,12 +287,10 @@ class LiveProgress:
             self._draw()
 
     def tick(self) -> None:
-        """Redraw, so the running prompt's seconds go on."""
         with self._lock:
             self._draw()
 
     def close(self) -> None:
-        """Clear the progress line."""
         with self._lock:
             self.stream.write("\r\x1b[2K")
             self.stream.flush()
@@ -362,7 +298,6 @@ class LiveProgress:
 
 @contextlib.contextmanager
 def _ticking(live: LiveProgress | None) -> Iterator[None]:
-    """Redraw `live` every `TICK` seconds inside the block (nothing for None)."""
     if live is None:
         yield
         return
@@ -380,13 +315,6 @@ def _ticking(live: LiveProgress | None) -> Iterator[None]:
         stop.set()
         thread.join()
         live.close()
-
-
-def _is_terminal(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 def _recorder(directory: str) -> tuple[Callable[[PromptResult], None], list[str]]:
@@ -408,47 +336,33 @@ def _recorder(directory: str) -> tuple[Callable[[PromptResult], None], list[str]
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """Run `silvia qa run`: a QA script against a server, with its reports; the exit status."""
     import asyncio
 
-    from ..qa import (
-        AsyncObserver,
-        Observer,
-        RunResult,
-        ScriptFormatError,
-        load_script,
-        run_script,
-    )
+    from ..qa import AsyncObserver, Observer, RunResult, ScriptFormatError, load_script, run_script
     from ..qa.runner import DEFAULT_TIMEOUT, run_target
-    from ._common import check_web_url
     from ._server import choose_server
 
     timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
-    problem = check_web_url(args.web_url)
-    if problem:
-        return _usage(problem)
+    check_web_url(args.web_url)
     try:
         script = load_script(args.script)
     except ScriptFormatError as error:
-        return _usage(str(error))
+        raise UsageError(str(error)) from None
     if args.record:
         try:
             os.makedirs(args.record, exist_ok=True)
         except OSError as error:
-            return _usage(f"cannot make {args.record}: {error.strerror or error}")
+            raise UsageError(f"cannot make {args.record}: {error.strerror or error}") from None
     server = choose_server(args.base_url, "qa run")
     token = os.environ.get("SILVIA_TOKEN") or None
     if not server.embedded and token is None:
-        return _usage(f"set SILVIA_TOKEN to the bearer token for {server.source}")
+        raise UsageError(f"set SILVIA_TOKEN to the bearer token for {server.source}")
 
     done: list[PromptResult] = []  # what a Ctrl-C leaves: every prompt finished so far
     save, unsaved = _recorder(args.record) if args.record else (None, [])
 
-    live = (
-        LiveProgress(sys.stderr, len(script.prompts))
-        if not args.quiet and _is_terminal(sys.stderr)
-        else None
-    )
+    terminal = not args.quiet and is_terminal(sys.stderr)
+    live = LiveProgress(sys.stderr, len(script.prompts)) if terminal else None
 
     def progress(number: int, total: int, result: PromptResult) -> None:
         done.append(result)
@@ -475,15 +389,14 @@ def run_check(args: argparse.Namespace) -> int:
                 with observer:
                     run = run_script(script, observer=observer, progress=progress, started=started)
             else:
-                run = asyncio.run(_arun(script, observer, args.concurrency, progress, started))
+                hooks = {"progress": progress, "started": started}
+                run = asyncio.run(_arun(script, observer, args.concurrency, **hooks))
     except ScriptFormatError as error:
-        return _usage(str(error))
+        raise UsageError(str(error)) from None
     except KeyboardInterrupt:
         print("\nsilvia qa: interrupted; writing the reports", file=sys.stderr, flush=True)
         run = RunResult.of(script, run_target(observer), done, interrupted=True)
-    except Exception:
-        # An internal error (exit status 4, said by `main`): as on Ctrl-C, the reports
-        # keep every prompt finished so far, the run marked as cut short.
+    except Exception:  # an internal error (status 4, `main`'s): the reports first, as on Ctrl-C
         run = RunResult.of(script, run_target(observer), done, interrupted=True)
         with contextlib.suppress(Exception):  # the run's own error is the one to tell
             _report(run, args, stop_line=False)
@@ -494,41 +407,25 @@ def run_check(args: argparse.Namespace) -> int:
     return 2 if unsaved and status in (0, 1) else status
 
 
-async def _arun(
-    script: Script,
-    observer: AsyncObserver,
-    concurrency: int,
-    progress: Progress,
-    started: Started | None,
-) -> RunResult:
+async def _arun(script: Script, observer: AsyncObserver, n: int, **hooks: Any) -> RunResult:
     from ..qa import arun_script
 
     async with observer:
-        return await arun_script(
-            script,
-            observer=observer,
-            concurrency=concurrency,
-            progress=progress,
-            started=started,
-        )
+        return await arun_script(script, observer=observer, concurrency=n, **hooks)
 
 
 def run_recorded(args: argparse.Namespace) -> int:
-    """Run `silvia qa check`: the rules over recordings; the exit status."""
     from ..qa.recorded import check_recordings
     from ..testing import Recording, RecordingFormatError
-    from ._common import check_web_url
 
-    problem = check_web_url(args.web_url)
-    if problem:
-        return _usage(problem)
+    check_web_url(args.web_url)
     recordings: list[tuple[str, Recording]] = []
     for path in args.files:
         try:
             name = os.path.splitext(os.path.basename(path))[0]
             recordings.append((name, Recording.load(path)))
         except RecordingFormatError as error:
-            return _usage(f"{path}: {error}")
+            raise UsageError(f"{path}: {error}") from None
         except OSError as error:
-            return _usage(f"cannot read {path}: {error.strerror or error}")
+            raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
     return _report(check_recordings(recordings), args)

@@ -1,19 +1,11 @@
 """`silvia record MESSAGE -o FILE`: one live turn, saved as a recording to replay anywhere.
 
-The server is `--base-url`, else `SILVIA_BASE_URL`, else the embedded reference
-server (`_server.choose_server`, said on stderr); the token is `SILVIA_TOKEN`
-and never goes into the file. The turn is recorded whatever becomes of it (a
-failed turn is what a developer most needs to replay), then replayed from the
-recording to say on stderr what it holds. Exit status 0 when the recorded turn
-completed, 1 when it did not (the file is written all the same) or when
-nothing could be recorded, 2 for a usage error. `--redact` writes the copy to
-share (providers null, account ids pseudonymized; see `Recording.redacted`).
-
-The answer streams to stderr while it is recorded (stdout stays empty, as
-before), through the client's own reading loop over a `RecordingTransport`:
-what `testing.record_turn` does, with the events shown on the way.
-`--scenario NAME` picks the reference server's scenario with its header, on
-the turn and on the reload.
+The server is `_server.choose_server`'s; the token never goes into the file. The
+answer streams to stderr (stdout stays empty) through the client's own loop over
+a `RecordingTransport`, as `testing.record_turn` records. A failed turn is
+recorded too (what a developer most needs to replay), then the file is replayed
+to say what it holds: status 0 for a complete turn, 1 otherwise. `--redact`
+writes the copy to share (`Recording.redacted`).
 """
 
 from __future__ import annotations
@@ -25,7 +17,6 @@ from typing import TYPE_CHECKING
 from ._common import add_base_url_argument, add_scenario_argument
 
 if TYPE_CHECKING:
-    from .. import SilviaError
     from ..testing import Recording
     from ._server import ServerChoice
 
@@ -33,7 +24,6 @@ __all__ = ["register", "run"]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `silvia record` to the parser."""
     parser = subparsers.add_parser(
         "record",
         help="record one live turn to a file, to replay it later",
@@ -64,13 +54,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _record(
     server: ServerChoice, message: str, session_id: str | None, headers: dict[str, str] | None
-) -> tuple[Recording, SilviaError | None]:
-    """The turn recorded, streamed to stderr on the way: (the recording, the error it ended with).
-
-    What `testing.record_turn` does, with the answer shown as it arrives: a
-    turn that fails is recorded too; a request that got no response at all
-    raises its error (there is nothing to replay).
-    """
+) -> Recording:
+    """The turn recorded and shown on stderr; a request with no response at all raises."""
     import httpx
 
     from .. import APIConnectionError, SilviaClient, SilviaError
@@ -96,11 +81,10 @@ def _record(
     recording = capture.recording()
     if recording is None:
         raise failure if failure is not None else APIConnectionError("no chat response")
-    return recording, failure
+    return recording
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run `silvia record`: one live turn saved to a file; the exit status."""
     from .. import SilviaError
     from ._args import UsageError
     from ._common import error_line, scenario_headers
@@ -112,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     headers = scenario_headers(args.scenario)
     server = choose_server(args.base_url, "record")
     try:
-        recording, _ = _record(server, args.message, args.session, headers)
+        recording = _record(server, args.message, args.session, headers)
         if args.redact:
             recording = recording.redacted()
     except (SilviaError, ValueError) as error:
@@ -144,7 +128,6 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if turn.session_id:
         print(
-            clean(f"silvia record: a complete turn in session {turn.session_id}"),
-            file=sys.stderr,
+            clean(f"silvia record: a complete turn in session {turn.session_id}"), file=sys.stderr
         )
     return 0

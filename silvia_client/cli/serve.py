@@ -1,25 +1,11 @@
 """`silvia serve`: the reference server on a real socket, until Ctrl-C or SIGTERM.
 
-The first line on stdout is `Silvia reference server on <url>`, flushed at
-once, so a script (or a test) can start it with `--port 0` and read the port.
-The bearer token given with `--token` is never printed. Ctrl-C (SIGINT) stops
-it as it stops every command: "interrupted" on stderr, exit status 130.
-SIGTERM, which a supervisor sends to say "stop now", is a clean stop: status 0.
-`-v` logs one line per request on stderr (`testing.LoopbackServer(log=...)`
-writes it: never the token, a message or a body).
-
-It answers only its own names (`LoopbackServer(allowed_hosts=...)`): a request
-whose `Host` is not an IP literal, `localhost` or a name given with
-`--allow-host` gets 421 and nothing served. A web page that rebinds its own
-name to 127.0.0.1 (DNS rebinding) sends that name, so it cannot read a turn or
-a session, which a replayed recording may hold from a real account.
-
-`silvia serve --replay FILE...` serves recordings instead of scenarios
-(`testing.ReplayServer`): the chat endpoint answers with a recorded stream, the
-session endpoint with the recorded reload. A request picks a recording by its
-file's stem, with the `x-silvia-scenario` header or a message starting
-`/recording NAME`; the default is the first file. A file that cannot be read
-is one line on stderr (naming its bad line) and exit status 2.
+The first line on stdout, flushed at once, is `Silvia reference server on <url>`
+(so `--port 0` can be read back). Ctrl-C ends it as every command (130); SIGTERM
+is a clean stop (0). `-v` logs a line per request (`LoopbackServer(log=...)`:
+never the token, a message or a body). Only its own names are answered (`Host`
+an IP literal, `localhost` or an `--allow-host`; else 421), against DNS
+rebinding. `--replay FILE...` serves recordings (`testing.ReplayServer`).
 """
 
 from __future__ import annotations
@@ -31,7 +17,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-from ._args import port, seconds
+from ._args import UsageError, port, seconds
 
 if TYPE_CHECKING:
     from ..testing import ReplayServer
@@ -42,7 +28,6 @@ _HOST_NAME = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?")  # DNS labels; 
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `silvia serve` to the parser."""
     parser = subparsers.add_parser(
         "serve",
         help="run the reference server on 127.0.0.1",
@@ -117,7 +102,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _host_name(value: str) -> str:
-    """An `--allow-host` NAME: a host name alone (no port, scheme or path)."""
     if not _HOST_NAME.fullmatch(value):
         raise argparse.ArgumentTypeError(
             f"not a host name: {value!r} (a name alone: letters, digits, '-', '_' and dots)"
@@ -126,29 +110,25 @@ def _host_name(value: str) -> str:
 
 
 def _log_line(line: str) -> None:
-    """One request's line (`LoopbackServer`'s log), from the server's thread."""
     print(f"silvia serve: {line}", file=sys.stderr, flush=True)
 
 
-def _replay_server(args: argparse.Namespace) -> ReplayServer | str:
-    """The replay server for `--replay`, or the usage error to print."""
+def _replay_server(args: argparse.Namespace) -> ReplayServer:
     from ..testing import RecordingFormatError, ReplayServer
-    from ._render import clean
 
     if args.scenario or args.list or args.pace:
-        return "--replay serves recordings: it takes no --scenario, --list or --pace"
+        raise UsageError("--replay serves recordings: it takes no --scenario, --list or --pace")
     try:
         return ReplayServer.from_files(args.replay, token=args.token, timing=args.timing)
     except RecordingFormatError as error:
-        return clean(f"{error.path}: {error}")
+        raise UsageError(f"{error.path}: {error}") from None
     except OSError as error:
-        return clean(f"cannot read {error.filename}: {error.strerror}")
+        raise UsageError(f"cannot read {error.filename}: {error.strerror}") from None
     except ValueError as error:
-        return clean(str(error))
+        raise UsageError(str(error)) from None
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run `silvia serve`: the reference server on 127.0.0.1 until stopped; the exit status."""
     from ..testing import (
         BROKEN_SCENARIOS,
         DEFAULT_SCENARIO,
@@ -159,22 +139,17 @@ def run(args: argparse.Namespace) -> int:
     )
 
     if args.token is not None and not args.token.strip():
-        print("silvia serve: --token must not be empty", file=sys.stderr)
-        return 2
+        raise UsageError("--token must not be empty")
     playable = {**SCENARIOS, **BROKEN_SCENARIOS}  # the broken ones last, for `silvia qa`
     server: ReferenceServer | ReplayServer
     if args.replay:
         replay = _replay_server(args)
-        if isinstance(replay, str):
-            print(f"silvia serve: {replay}", file=sys.stderr)
-            return 2
         server, default = replay, replay.default
         picked = f"default recording {default!r} of {len(replay.recordings)}"
         how = "'/recording <name>'"
     else:
         if args.timing:
-            print("silvia serve: --timing goes with --replay", file=sys.stderr)
-            return 2
+            raise UsageError("--timing goes with --replay")
         if args.list:
             width = max(map(len, playable))
             for name, scenario in playable.items():
@@ -182,8 +157,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         default = args.scenario or DEFAULT_SCENARIO
         if default not in playable:
-            print(f"silvia serve: no scenario named {default!r} (see --list)", file=sys.stderr)
-            return 2
+            raise UsageError(f"no scenario named {default!r} (see --list)")
         server = ReferenceServer(default_scenario=default, token=args.token, pace=args.pace)
         picked, how = f"default scenario {default!r}", "'/scenario <name>'"
 
@@ -194,9 +168,8 @@ def run(args: argparse.Namespace) -> int:
         received.append(signum)
         stop.set()
 
-    # Both signals just set the event, and the wait wakes up now and then: a
-    # KeyboardInterrupt raised into a lock wait that never times out can be
-    # missed (seen on Python 3.10), and then the server would not stop.
+    # Both signals set the event, and the wait wakes now and then: a KeyboardInterrupt
+    # raised into a lock wait with no timeout can be missed (seen on Python 3.10).
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         log = _log_line if args.verbose else None

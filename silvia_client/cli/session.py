@@ -1,11 +1,8 @@
 """`silvia session show ID`: a session's history, each answer with its numbered sources.
 
-Markers `[n]` appear where a stored citation has an offset (rows reloaded from
-history usually have none); each answer's sources are listed after it, with
-their links, as `silvia chat` lists them. The embedded reference server keeps
-sessions only within one process, so this command is for real servers: pass
-`--base-url` or set `SILVIA_BASE_URL` (token in `SILVIA_TOKEN`); with neither,
-it is a usage error (exit status 2). Which server it asks is said on stderr.
+Markers `[n]` appear where a stored citation has an offset (history rows usually
+have none). The embedded reference server keeps no sessions between runs, so the
+server must be named (`--base-url` or `SILVIA_BASE_URL`): else a usage error.
 """
 
 from __future__ import annotations
@@ -13,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import add_server_arguments
+from ._common import add_base_url_argument, add_web_url_argument
 
 __all__ = ["register", "run_show"]
 
@@ -21,7 +18,6 @@ _SPEAKERS = {"user": "You", "assistant": "Silvia"}
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `silvia session` (`show`) to the parser."""
     parser = subparsers.add_parser(
         "session",
         help="look at a session's history",
@@ -38,22 +34,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     show.add_argument("session_id", metavar="ID", help="the session's id")
-    add_server_arguments(show, embedded=False)
+    add_base_url_argument(show, embedded=False)
+    add_web_url_argument(show)
     show.set_defaults(run=run_show, command_name="session show")
 
 
 def run_show(args: argparse.Namespace) -> int:
-    """Run `silvia session show`: a stored session's history; the exit status."""
     from .. import SilviaError
-    from ._args import UsageError
-    from ._common import check_web_url, error_line, open_client
+    from ._common import check_web_url, client_for, error_line
     from ._render import TerminalRenderer, clean
+    from ._server import choose_server
 
-    problem = check_web_url(args.web_url)
-    if problem:
-        raise UsageError(problem)
+    check_web_url(args.web_url)
     try:
-        with open_client(args.base_url, "session show", embedded=False) as client:
+        with client_for(choose_server(args.base_url, "session show", embedded=False)) as client:
             session = client.sessions.get(args.session_id)
     except SilviaError as error:
         print(error_line("session show", error), file=sys.stderr)

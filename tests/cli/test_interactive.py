@@ -1,15 +1,14 @@
-"""`silvia chat` with no message, on a terminal: a session, a turn per line, under a pty.
+"""`silvia chat` with no message, on a terminal: a session, a turn per line.
 
-The command runs as a subprocess whose stdin, stdout and stderr are a
-pseudo-terminal, against a reference server on 127.0.0.1 that this test
-holds, so the session the turns went to can be looked at afterwards. Ctrl-C
-is SIGINT, as the terminal sends it when the key is typed; Ctrl-D is the
-end-of-input character typed at the prompt. The timeouts only keep a broken
-command from hanging the suite: nothing is asserted about time.
+Under a pty, as a subprocess against a reference server on 127.0.0.1 that the test
+holds (to look at the session afterwards): Ctrl-C is SIGINT, as the terminal sends
+it; Ctrl-D the end-of-input character. The timeouts only keep a broken command from
+hanging the suite. Then in-process, stdin a keyboard that `input()` reads.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import select
@@ -26,6 +25,7 @@ from silvia_client import SilviaClient
 from silvia_client.testing import ReferenceServer
 
 from ..interruptible import silvia_command
+from ._cli import run, session_of
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="a pty is POSIX")
 
@@ -45,27 +45,27 @@ class Terminal:
         self.seen = ""  # everything shown so far
         self.position = 0  # where the last expectation ended in it
 
+    def _read(self) -> str:
+        ready, _, _ = select.select([self.master], [], [], PATIENCE)
+        assert ready, f"nothing more shown: {self.seen[self.position :]!r}"
+        try:
+            return os.read(self.master, 65536).decode("utf-8", errors="replace")
+        except OSError:  # the command ended and closed the pty
+            return ""
+
     def expect(self, text: str) -> str:
         """Read until `text` shows after the last expectation; what showed up to its end."""
         start = self.position
         while text not in self.seen[start:]:
-            ready, _, _ = select.select([self.master], [], [], PATIENCE)
-            assert ready, f"waited for {text!r}; the screen shows {self.seen[start:]!r}"
-            try:
-                data = os.read(self.master, 65536)
-            except OSError:  # the command ended and closed the pty
-                data = b""
+            data = self._read()
             assert data, f"the command ended before {text!r}: {self.seen[start:]!r}"
-            self.seen += data.decode("utf-8", errors="replace")
+            self.seen += data
         self.position = self.seen.index(text, start) + len(text)
         return self.seen[start : self.position]
 
     def wait_for_input(self) -> None:
-        """Wait until the command sits waiting for a key (CPython's readline misses a signal
-        that lands while it handles one: a person never types and hits Ctrl-C at once).
-
-        Linux shows where a thread sleeps; elsewhere a pause stands in for it.
-        """
+        """Wait until the command sits waiting for a key (readline misses a signal that lands
+        while it handles one); Linux shows where a thread sleeps, elsewhere a pause serves."""
         wchan = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/wchan")
         for _ in range(int(PATIENCE / 0.01)):
             try:
@@ -82,20 +82,12 @@ class Terminal:
 
     def finish(self) -> tuple[int, str]:
         """The exit status, and everything shown after the last expectation."""
-        rest = b""
-        while True:
-            ready, _, _ = select.select([self.master], [], [], PATIENCE)
-            assert ready, "the command did not end"
-            try:
-                data = os.read(self.master, 65536)
-            except OSError:
-                break
-            if not data:
-                break
+        rest = ""
+        while data := self._read():
             rest += data
         status = self.process.wait(timeout=PATIENCE)
         os.close(self.master)
-        return status, rest.decode("utf-8", errors="replace")
+        return status, rest
 
     def kill(self) -> None:
         if self.process.poll() is None:
@@ -110,27 +102,16 @@ def server() -> Iterator[tuple[ReferenceServer, str]]:
         yield reference, url
 
 
-def _env(url: str, home: Path) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("SILVIA_")}
-    env.update(
-        SILVIA_BASE_URL=url,
-        SILVIA_TOKEN=TOKEN,
-        HOME=str(home),  # where a history file would go: the test checks none does
-        TERM="dumb",
-        INPUTRC=os.devnull,
-        PYTHONUNBUFFERED="1",
-        PYTHONSTARTUP="",
-    )
-    return env
-
-
 def test_each_line_is_a_turn_of_one_session_ctrl_c_ends_a_turn_and_ctrl_d_quits(
     server: tuple[ReferenceServer, str], tmp_path: Path
 ) -> None:
     reference, url = server
-    home = tmp_path / "home"
+    home = tmp_path / "home"  # where a history file would go: the test checks none does
     home.mkdir()
-    terminal = Terminal(silvia_command("chat"), _env(url, home))
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SILVIA_")}
+    env.update(SILVIA_BASE_URL=url, SILVIA_TOKEN=TOKEN, HOME=str(home), TERM="dumb")
+    env.update(INPUTRC=os.devnull, PYTHONUNBUFFERED="1", PYTHONSTARTUP="")
+    terminal = Terminal(silvia_command("chat"), env)
     try:
         terminal.expect("Ctrl-D (end of input) quits")
         terminal.expect("You: ")
@@ -178,17 +159,25 @@ def test_each_line_is_a_turn_of_one_session_ctrl_c_ends_a_turn_and_ctrl_d_quits(
     assert TOKEN not in terminal.seen + rest
 
 
-def test_ctrl_d_at_the_first_prompt_exits_0_with_no_session(
-    server: tuple[ReferenceServer, str], tmp_path: Path
+class _Keyboard(io.StringIO):
+    """Lines typed at a terminal, then Ctrl-D: what `input()` reads when stdin is no real one."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_ctrl_d_ends_the_session_in_process(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    reference, url = server
-    terminal = Terminal(silvia_command("chat"), _env(url, tmp_path))
-    try:
-        terminal.expect("You: ")
-        terminal.type("\x04")
-        status, rest = terminal.finish()
-    finally:
-        terminal.kill()
+    monkeypatch.setattr("sys.stdin", _Keyboard(""))  # Ctrl-D at the first prompt
+    status, out, err = run(["chat"], capsys)
+    assert (status, out) == (0, "You: \n")
+    assert "--session" not in err
+    monkeypatch.setattr("sys.stdin", _Keyboard("How much is in checking?\n   \n"))
+    status, out, err = run(["chat", "--scenario", "accounts"], capsys)
     assert status == 0
-    assert "--session" not in rest
-    assert len(reference.sessions) == 0
+    assert out.startswith("You: Silvia: ")  # the blank line is no turn
+    assert out.count("Sources") == 1
+    assert "Ctrl-D (end of input) quits" in err
+    assert err.splitlines()[-1].startswith("silvia chat: session ")
+    session_of(err)

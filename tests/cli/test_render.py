@@ -9,7 +9,6 @@ import struct
 import termios
 from typing import Any
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -40,28 +39,19 @@ def web(url: str, title: str = "Page") -> Citation:
     )
 
 
-@pytest.mark.parametrize(
-    ("tty", "env", "expected"),
-    [
+def test_hyperlinks_are_osc_8_only_on_a_capable_terminal() -> None:
+    for tty, env, expected in [
         (True, {"TERM": "xterm-256color"}, True),
         (True, {}, True),
         (True, {"TERM": "dumb"}, False),
         (True, {"TERM": "xterm", "NO_COLOR": "1"}, False),
         (True, {"TERM": "xterm", "NO_COLOR": ""}, True),  # no-color.org: set and not empty
         (False, {"TERM": "xterm"}, False),
-    ],
-)
-def test_hyperlinks_only_on_a_capable_terminal(
-    tty: bool, env: dict[str, str], expected: bool
-) -> None:
-    assert supports_hyperlinks(Tty(tty), env) is expected
-
-
-def test_a_stream_without_isatty_gets_no_hyperlinks() -> None:
+    ]:
+        assert supports_hyperlinks(Tty(tty), env) is expected, (tty, env)
     assert supports_hyperlinks(object(), {"TERM": "xterm"}) is False  # type: ignore[arg-type]
-
-
-def test_hyperlink_is_osc_8() -> None:
+    assert TerminalRenderer(Tty(False)).links is False
+    assert TerminalRenderer(io.StringIO()).links is False
     assert hyperlink("https://e.example/a", "text") == (
         f"{ESC}]8;;https://e.example/a{ESC}\\text{ESC}]8;;{ESC}\\"
     )
@@ -90,11 +80,6 @@ def test_sources_as_hyperlinks_on_a_terminal() -> None:
     assert absolute.getvalue().splitlines()[-1] == "      " + hyperlink(link, link)
 
 
-def test_the_default_follows_the_stream() -> None:
-    assert TerminalRenderer(Tty(False)).links is False
-    assert TerminalRenderer(io.StringIO()).links is False
-
-
 def test_server_text_cannot_drive_the_terminal_its_controls_are_escaped() -> None:
     evil = f"a{ESC}]8;;https://evil.example{ESC}\\b{ESC}[2J\rc\x07d\x9be\tf\ng"
     assert clean(evil) == "a\\x1b]8;;https://evil.example\\x1b\\b\\x1b[2J\\rc\\x07d\\x9be\tf\ng"
@@ -113,90 +98,58 @@ def test_server_text_cannot_drive_the_terminal_its_controls_are_escaped() -> Non
     assert "  [1] T\\x1b[31mred (web page)" in written
 
 
-def test_live_markers_one_per_source_at_each_place() -> None:
+def test_markers_one_per_source_at_each_place_live_and_at_offsets() -> None:
     out = io.StringIO()
     render = TerminalRenderer(out, links=False)
-    events: list[ChatEvent] = [
-        TextEvent("One"),
-        CitationEvent(inline("a", 3)),
-        CitationEvent(inline("b", 3)),
-        CitationEvent(inline("a", 3)),
-        TextEvent(" two"),
-        CitationEvent(inline("a", 7)),
-        CitationEvent(inline("c", 7)),
-    ]
+    events: list[ChatEvent] = [TextEvent("One")]
+    events += [CitationEvent(inline(source, 3)) for source in "aba"]
+    events += [TextEvent(" two"), CitationEvent(inline("a", 7)), CitationEvent(inline("c", 7))]
     for event in events:
         render.event(event)
     assert out.getvalue() == "One[1][2] two[1][3]"
     assert render.numbers == {"a": 1, "b": 2, "c": 3}
-
-
-def test_a_finished_answer_places_markers_at_offsets() -> None:
     out = io.StringIO()
     rows = [inline("a", 3), inline("b", 3), inline("a", 7)]
     TerminalRenderer(out, links=False).answer("One two.", rows)
     assert out.getvalue() == "One[1][2] two[1].\n"
 
 
-def test_sources_show_each_sources_final_target() -> None:
-    cards = "silvia://your-account/cards"
-    one = {"kind": "account", "accountId": ACCOUNT, "provider": "plaid"}
-    both = {
-        "kind": "accounts",
-        "accounts": [
-            {"accountId": ACCOUNT},
-            {"accountId": "Lm9WJ8NbnGUxPoEr4QzYDaRkKvXq1Ts7HcfB2"},
-        ],
-    }
-    rows = [
-        inline(cards, 3, title="Cards", target=one),
-        inline(cards, 7, title="Cards", target=both, cited_text="b"),
-    ]
-    out = io.StringIO()
-    render = TerminalRenderer(out, links=False)
-    render.answer("One two.", rows)
-    render.sources(rows, [])  # no summary: the last streamed row is the final word
-    assert out.getvalue().splitlines()[:4] == [
+def test_sources_show_each_sources_final_target_and_never_its_provider() -> None:
+    def shown(provider: str | None) -> str:
+        one = {"kind": "account", "accountId": ACCOUNT, "provider": provider}
+        refs = [{"accountId": ACCOUNT, "provider": provider}, {"accountId": ACCOUNT[::-1]}]
+        cards = "silvia://your-account/cards"
+        rows = [
+            inline(cards, 3, title="Cards", target=one),
+            inline(cards, 7, title="Cards", target={"kind": "accounts", "accounts": refs}),
+        ]
+        out = io.StringIO()
+        render = TerminalRenderer(out, links=False)
+        render.answer("One two.", rows)
+        render.sources(rows, [])  # no summary: the last streamed row is the final word
+        return out.getvalue()
+
+    assert shown(None).splitlines()[:4] == [
         "One[1] two[1].",
         "",
         "Sources",
         "  [1] Cards (2 of your accounts)",
     ]
-
-
-def test_labels_never_show_the_provider() -> None:
-    def shown(provider: str | None) -> str:
-        out = io.StringIO()
-        row = {
-            "source": "silvia://your-account/cards",
-            "title": "Cards",
-            "target": {
-                "kind": "accounts",
-                "accounts": [
-                    {"accountId": ACCOUNT, "provider": provider},
-                    {"accountId": ACCOUNT[::-1], "provider": provider},
-                ],
-            },
-        }
-        TerminalRenderer(out, links=False).sources([], [Citation.model_validate(row)])
-        return out.getvalue()
-
     assert shown("plaid") == shown("snaptrade") == shown(None)
-    assert "plaid" not in shown("plaid")
 
 
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 
 
-def test_clean_drops_bidi_controls_and_keeps_bidi_marks() -> None:
+def test_server_text_cannot_reorder_the_terminal() -> None:
     assert clean(f"a{BIDI_CONTROLS}b") == "ab"
-    assert clean("\u05e9\u200f (RLM) \u200e (LRM) \u061c (ALM)") == (
-        "\u05e9\u200f (RLM) \u200e (LRM) \u061c (ALM)"
-    )
+    marks = "\u05e9\u200f (RLM) \u200e (LRM) \u061c (ALM)"
+    assert clean(marks) == marks  # marks are kept: they reorder nothing after them
+    for control in BIDI_CONTROLS:
+        _render_with(control)
 
 
-@pytest.mark.parametrize("control", BIDI_CONTROLS)
-def test_server_text_cannot_reorder_the_terminal(control: str) -> None:
+def _render_with(control: str) -> None:
     out = Tty(True)
     render = TerminalRenderer(out, links=True)
     render.event(TextEvent(f"Answer{control} text"))
@@ -213,7 +166,7 @@ def test_server_text_cannot_reorder_the_terminal(control: str) -> None:
     stored = f"Stored{control} answer"
     render.answer(stored, [inline(f"https://e.example/{control}", len(stored))])
     written = out.getvalue()
-    assert control not in written
+    assert control not in written, repr(control)
     assert written.startswith("Answer text[1]")
     assert "  [2] Page (web page)" in written
     assert "  [3] Cards (1 of your accounts)" in written

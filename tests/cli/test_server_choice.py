@@ -1,142 +1,93 @@
 """Which server each command talks to: `--base-url`, else `SILVIA_BASE_URL`, else embedded.
 
-Every command that talks to a server says on stderr which one it used, and
-never prints a token, a password or a query string doing so.
+Every command that talks to a server says on stderr which one it used, and never
+prints a token, a password or a query string doing so.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from silvia_client.cli import main
 from silvia_client.testing import ReferenceServer
 
-TOKEN = "choice-s3cret-token"
+from ._cli import TOKEN, run
+
 EMBEDDED = (
     "no --base-url and no SILVIA_BASE_URL: using the embedded reference server "
     "(in this process, made-up data)"
 )
 
 
-@pytest.fixture(autouse=True)
-def _no_server_in_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
-    monkeypatch.delenv("SILVIA_TOKEN", raising=False)
-
-
-@pytest.fixture
-def server() -> ReferenceServer:
-    return ReferenceServer(token=TOKEN)
-
-
-@pytest.fixture
-def loopback(server: ReferenceServer) -> Iterator[str]:
-    with server.serve_loopback() as url:
-        yield url
-
-
-def _script(tmp_path: Path) -> str:
-    path = tmp_path / "script.json"
-    path.write_text(json.dumps({"prompts": [{"message": "hi", "scenario": "demo"}]}))
-    return str(path)
-
-
 def _commands(tmp_path: Path) -> dict[str, list[str]]:
     """Each command that talks to a server, by the name it gives itself."""
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"prompts": [{"message": "hi", "scenario": "demo"}]}))
     return {
         "chat": ["chat", "hi"],
         "record": ["record", "hi", "-o", str(tmp_path / "turn.jsonl")],
-        "qa run": ["qa", "run", _script(tmp_path)],
+        "qa run": ["qa", "run", str(script)],
     }
 
 
-@pytest.mark.parametrize("name", ["chat", "record", "qa run"])
-def test_with_neither_the_embedded_server_is_used_and_said(
-    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_the_flag_else_the_environment_else_the_embedded_server_and_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(_commands(tmp_path)[name]) == 0
-    err = capsys.readouterr().err
-    assert err.splitlines()[0] == f"silvia {name}: {EMBEDDED}"
+    commands = _commands(tmp_path)
+    for name, argv in commands.items():
+        status, _, err = run(argv, capsys)
+        assert status == 0, err
+        assert err.splitlines()[0] == f"silvia {name}: {EMBEDDED}"
+
+    server = ReferenceServer(token=TOKEN)
+    with server.serve_loopback() as url:
+        monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+        monkeypatch.setenv("SILVIA_BASE_URL", url)
+        for played, (name, argv) in enumerate(commands.items(), start=1):
+            status, out, err = run(argv, capsys)
+            assert status == 0, err
+            assert err.splitlines()[0] == f"silvia {name}: using {url} (from SILVIA_BASE_URL)"
+            assert len(server.sessions) == played  # the turn was played there, not in this process
+            assert TOKEN not in out + err
+
+        monkeypatch.setenv("SILVIA_BASE_URL", "http://127.0.0.1:9")  # nothing listens there
+        for name, argv in {**commands, "session show": ["session", "show", "nope"]}.items():
+            _, out, err = run([*argv, "--base-url", f"{url}/"], capsys)
+            assert err.splitlines()[0] == f"silvia {name}: using {url}/ (from --base-url)"
+            assert TOKEN not in out + err
+
+        # Staging exported with a wrong token: the run must not pass on some other server.
+        monkeypatch.setenv("SILVIA_BASE_URL", url)
+        monkeypatch.setenv("SILVIA_TOKEN", "wrong-" + TOKEN)
+        played = len(server.sessions)
+        status, out, err = run(commands["qa run"], capsys)
+        assert status != 0
+        assert len(server.sessions) == played  # none more
+        assert f"against {url}" in out
+        assert "embedded" not in err
 
 
-@pytest.mark.parametrize("name", ["chat", "record", "qa run"])
-def test_the_environment_is_followed_and_said(
-    name: str,
-    tmp_path: Path,
+def test_a_url_with_credentials_a_query_or_a_fragment_is_a_usage_error_that_hides_them(
     loopback: str,
-    server: ReferenceServer,
+    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setenv("SILVIA_BASE_URL", loopback)
-    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
-    assert main(_commands(tmp_path)[name]) == 0
-    err = capsys.readouterr().err
-    assert err.splitlines()[0] == f"silvia {name}: using {loopback} (from SILVIA_BASE_URL)"
-    assert len(server.sessions) == 1  # the turn was played there, not in this process
-    assert TOKEN not in err
-
-
-@pytest.mark.parametrize("name", ["chat", "record", "qa run", "session show"])
-def test_the_flag_wins_over_the_environment_and_no_secret_is_printed(
-    name: str,
-    tmp_path: Path,
-    loopback: str,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    monkeypatch.setenv("SILVIA_BASE_URL", "http://127.0.0.1:9")  # nothing listens there
-    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
-    argv = _commands(tmp_path).get(name, ["session", "show", "nope"])
-    main([*argv, "--base-url", f"{loopback}/"])
-    out, err = capsys.readouterr()
-    assert err.splitlines()[0] == f"silvia {name}: using {loopback}/ (from --base-url)"
-    assert TOKEN not in out + err
-
-
-@pytest.mark.parametrize("url", ["{url}/?key=query-secret", "{url}/#frag-secret", "{url}?"])
-def test_a_query_or_a_fragment_is_a_usage_error_that_does_not_repeat_them(
-    url: str, loopback: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(["chat", "hi", "--base-url", url.format(url=loopback)]) == 2
-    out, err = capsys.readouterr()
-    assert out == ""
-    assert err == "silvia chat: --base-url must not have a query (?) or a fragment (#)\n"
-
-
-@pytest.mark.parametrize("name", ["chat", "record", "qa run", "session show"])
-def test_credentials_in_the_url_are_a_usage_error_that_does_not_repeat_them(
-    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+    refused = "--base-url must not have a query (?) or a fragment (#)"
+    for url in (f"{loopback}/?key=query-secret", f"{loopback}/#frag-secret", f"{loopback}?"):
+        assert run(["chat", "hi", "--base-url", url], capsys) == (
+            2,
+            "",
+            f"silvia chat: {refused}\n",
+        )
     monkeypatch.setenv("SILVIA_BASE_URL", "https://alice:pa55word@staging.example")
-    argv = _commands(tmp_path).get(name, ["session", "show", "nope"])
-    assert main(argv) == 2
-    out, err = capsys.readouterr()
-    assert out == ""
-    prefix = "qa" if name == "qa run" else name  # `silvia qa` says its usage errors as one
-    assert err == (
-        f"silvia {prefix}: SILVIA_BASE_URL must not hold credentials (user:password@): "
-        "the token goes in SILVIA_TOKEN\n"
-    )
-
-
-def test_qa_run_follows_silvia_base_url_and_a_wrong_token_does_not_pass(
-    tmp_path: Path,
-    loopback: str,
-    server: ReferenceServer,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    # Staging exported with a wrong token: the run must not pass on some other server.
-    monkeypatch.setenv("SILVIA_BASE_URL", loopback)
-    monkeypatch.setenv("SILVIA_TOKEN", "wrong-" + TOKEN)
-    status = main(["qa", "run", _script(tmp_path)])
-    out, err = capsys.readouterr()
-    assert status != 0
-    assert server.sessions == {}
-    assert f"against {loopback}" in out
-    assert "embedded" not in err
+    for name, argv in {**_commands(tmp_path), "session show": ["session", "show", "nope"]}.items():
+        prefix = "qa" if name == "qa run" else name  # `silvia qa` says its usage errors as one
+        assert run(argv, capsys) == (
+            2,
+            "",
+            f"silvia {prefix}: SILVIA_BASE_URL must not hold credentials (user:password@): "
+            "the token goes in SILVIA_TOKEN\n",
+        )

@@ -1,19 +1,13 @@
 """Text a stream cannot carry is written escaped: a lone surrogate never crashes a command.
 
-`silvia chat` and `silvia session show` against a loopback reference server
-whose turn holds lone surrogates in its text and a citation's title
-(`_lone_surrogates.py`; `silvia qa run` is in tests/qa/test_cli.py), in-process
-through `main(argv)` on pytest's UTF-8 capture; once as a subprocess under
-`PYTHONIOENCODING=ascii`, where an `é` cannot be written either. Then the
-writer itself, `cli._output`.
+`silvia chat` and `session show` on a loopback server whose turn holds lone surrogates
+(`_lone_surrogates.py`; `silvia qa run`'s are in tests/qa/test_cli.py), on UTF-8 and on
+an ASCII stdout; then the writer itself, `cli._output`.
 """
 
 from __future__ import annotations
 
 import io
-import os
-import re
-import subprocess
 import sys
 from collections.abc import Iterator
 
@@ -23,16 +17,14 @@ from silvia_client._text import carried
 from silvia_client.cli import main
 from silvia_client.cli._output import SafeStream, writing_safely
 
+from ._cli import run, session_of
 from ._lone_surrogates import ESCAPED, TEXT, TITLE, server
 
 TOKEN = "cli-lone-surrogate-token"
 
 
 @pytest.fixture(autouse=True)
-def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
-    monkeypatch.delenv("SILVIA_DEBUG", raising=False)
-    monkeypatch.delenv("NO_COLOR", raising=False)
+def _token(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
 
 
@@ -47,52 +39,41 @@ def escaped(text: str) -> str:
 
 
 def test_chat_then_session_show_write_lone_surrogates_escaped(
-    loopback: str, capsys: pytest.CaptureFixture[str]
+    loopback: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["chat", "/scenario lone-surrogates", "--base-url", loopback]) == 0
-    out, err = capsys.readouterr()
+    status, out, err = run(["chat", "/scenario lone-surrogates", "--base-url", loopback], capsys)
+    assert status == 0
     answer, _, sources = out.partition("\n\n")
     assert answer == escaped(TEXT) + "[1]"  # the whole turn is on screen, é and emoji as is
     assert ESCAPED in answer
     assert "\\udfff" in answer
     assert "café \U0001f600" in answer
     assert f"  [1] {escaped(TITLE)} (web page)" in sources.splitlines()
-    session_id = re.search(r"--session (\S+)", err).group(1)  # type: ignore[union-attr]
-
-    assert main(["session", "show", session_id, "--base-url", loopback]) == 0
-    out, err = capsys.readouterr()
+    status, out, err = run(["session", "show", session_of(err), "--base-url", loopback], capsys)
+    assert status == 0
     blocks = out.split("\n\n")
     assert blocks[1] == "You: /scenario lone-surrogates"
     assert blocks[2] == "Silvia: " + escaped(TEXT)
     assert f"  [1] {escaped(TITLE)} (web page)" in blocks[3].splitlines()
     assert TOKEN not in out + err
 
-
-def test_under_an_ascii_stdout_everything_outside_ascii_is_escaped(loopback: str) -> None:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("SILVIA_")}
-    env.update(SILVIA_TOKEN=TOKEN, PYTHONIOENCODING="ascii", NO_COLOR="1")
-    chat = ["chat", "/scenario lone-surrogates", "--base-url", loopback]
-    done = subprocess.run(
-        [sys.executable, "-m", "silvia_client", *chat],
-        env=env,
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    out = done.stdout.decode("ascii")  # nothing but ASCII was written
-    answer = out.split("\n\n")[0]
+    # Under PYTHONIOENCODING=ascii an `é` cannot be written either.
+    written = io.BytesIO()
+    stdout = io.TextIOWrapper(written, encoding="ascii", errors="strict", write_through=True)
+    monkeypatch.setattr("sys.stdout", stdout)
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert main(["chat", "/scenario lone-surrogates", "--base-url", loopback]) == 0
+    answer = written.getvalue().decode("ascii").split("\n\n")[0]  # nothing but ASCII written
     assert answer == TEXT.encode("ascii", "backslashreplace").decode("ascii") + "[1]"
     assert "caf\\xe9 \\U0001f600" in answer
-    assert b"Traceback" not in done.stderr
+    assert "Traceback" not in capsys.readouterr().err
 
 
 # The writer -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("text", "encoding", "errors", "written"),
-    [
+def test_carried() -> None:
+    for text, encoding, errors, written in [
         ("a\ud800b", "utf-8", "strict", "a\\ud800b"),
         ("café \U0001f600", "utf-8", "strict", "café \U0001f600"),  # carried: as it is
         ("café \U0001f600", "ascii", "strict", "caf\\xe9 \\U0001f600"),
@@ -100,10 +81,8 @@ def test_under_an_ascii_stdout_everything_outside_ascii_is_escaped(loopback: str
         ("a\ud800b", None, None, "a\ud800b"),  # no encoding (a StringIO): anything goes
         ("\udcff", "utf-8", "surrogateescape", "\udcff"),  # the stream's handler carries it
         ("\ud800", "utf-8", "surrogateescape", "\\ud800"),  # ... but not this one
-    ],
-)
-def test_carried(text: str, encoding: str | None, errors: str | None, written: str) -> None:
-    assert carried(text, encoding, errors) == written
+    ]:
+        assert carried(text, encoding, errors) == written, (text, encoding, errors)
 
 
 def test_a_safe_stream_writes_escaped_and_is_the_stream_otherwise() -> None:

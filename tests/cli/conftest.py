@@ -1,0 +1,1 @@
+from ._cli import _no_silvia_environment, loopback  # noqa: F401  (the fixtures, for every test)
