@@ -71,29 +71,36 @@ HOSTS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-def _turn() -> str:
-    long_quote = "Traditional and Roth IRA contributions are limited each year. " * 6
-    pieces: list[Any] = [
-        "You have $4,210.55 in checking",
-        row("silvia://your-account/checking", "Checking", account(),
-            cited_text=f"account_name: Checking, balance: 4210.55, account_id: {ACCOUNT_A}"),
-        " and owe $1,599.49 on two cards",
-        row("silvia://your-account/credit-card", "Credit card", accounts(ACCOUNT_A, ACCOUNT_B),
-            cited_text="name: Card, balance: -1312.40\nname: Card, balance: -287.09"),
-        ". Apple trades at $227.48",
-        row("silvia://market-data/finnhub/AAPL", "AAPL", {"kind": "market_data", "ticker": "AAPL"},
-            cited_text='{"symbol": "AAPL", "c": 227.48}'),
-        "; savings pay 4.30%",
-        row("https://bank.example/rates", "Best high-yield savings accounts",
-            web("https://bank.example/rates"), cited_text="Top savings pay 4.30% APY."),
-        "; the IRA limit is $7,000",
-        row("https://irs.example/p590", "IRA contribution limits",
-            {"kind": "tax_reference", "url": "https://irs.example/p590"}, cited_text=long_quote),
-        row("silvia://analysis", "Interest", {"kind": "analysis"}, cited_text="4210.55 * 0.043"),
-        row("silvia://your-portfolio", None, {"kind": "portfolio"}),
-        ".",
+def audit_rows() -> list[list[dict[str, Any]]]:
+    """Three turns' rows, eight sources: SQL rows, market-data quotes (JSON), a long quote."""
+    quote = '{{"symbol": "{}", "c": {}, "d": {}, "dp": {}, "pc": {}}}'
+    rates, irs = "https://bank.example/rates", "https://irs.example/ira-limits"
+    sql = "account_name: {}, balance: {}, account_id: {}"
+    cards = "\n".join(
+        sql.format("Card", b, i) for b, i in [(-1312.4, ACCOUNT_A), (-287.09, ACCOUNT_B)]
+    )
+    return [
+        [row("silvia://your-account/checking", "Checking", account(),
+             cited_text=sql.format("Checking", 4210.55, ACCOUNT_A)),
+         row("silvia://your-account/credit-card", "Credit card", accounts(ACCOUNT_A, ACCOUNT_B),
+             cited_text=cards),
+         row("silvia://analysis", "Interest", {"kind": "analysis"}, cited_text="4210.55 * 0.043")],
+        [row(f"silvia://market-data/finnhub/{t}", t, {"kind": "market_data", "ticker": t},
+             cited_text=quote.format(t, *figures))
+         for t, figures in [("AAPL", (227.48, 1.92, 0.85, 225.56)),
+                            ("MSFT", (415.1, -2.3, -0.55, 417.4))]]
+        + [row("silvia://your-portfolio", "Portfolio", {"kind": "portfolio"},
+               cited_text="symbol: AAPL, shares: 10\nsymbol: MSFT, shares: 4")],
+        [row(rates, "Best high-yield savings accounts", web(rates),
+             cited_text="Top high-yield savings accounts pay around 4.30% APY."),
+         row(irs, "IRA contribution limits", {"kind": "tax_reference", "url": irs},
+             cited_text="For 2024, what you put into all your IRAs is limited to $7,000. " * 4)],
     ]  # fmt: skip
-    return turn_html(build_turn(*pieces))
+
+
+def _turn() -> str:
+    rows = [cited for turn in audit_rows() for cited in turn]
+    return turn_html(build_turn(*[piece for cited in rows for piece in ("An answer ", cited)]))
 
 
 def _session() -> str:
@@ -198,34 +205,6 @@ TEMPLATES = ("lab", "classic")
 MAX_SESSION_HEIGHT = 800  # px at 1200 px, folds closed
 FRAME_HEIGHT = 3000
 EXPORT_PROBE = (Path(__file__).parent / "export_probe.js").read_text(encoding="utf-8")
-
-
-def audit_rows() -> list[list[dict[str, Any]]]:
-    """Three turns' rows, eight sources: SQL rows, market-data quotes (JSON), a long quote."""
-    quote = '{{"symbol": "{}", "c": {}, "d": {}, "dp": {}, "pc": {}}}'
-    rates, irs = "https://bank.example/rates", "https://irs.example/ira-limits"
-    sql = "account_name: {}, balance: {}, account_id: {}"
-    cards = "\n".join(
-        sql.format("Card", b, i) for b, i in [(-1312.4, ACCOUNT_A), (-287.09, ACCOUNT_B)]
-    )
-    sources = [
-        [row("silvia://your-account/checking", "Checking", account(),
-             cited_text=sql.format("Checking", 4210.55, ACCOUNT_A)),
-         row("silvia://your-account/credit-card", "Credit card", accounts(ACCOUNT_A, ACCOUNT_B),
-             cited_text=cards),
-         row("silvia://analysis", "Interest", {"kind": "analysis"}, cited_text="4210.55 * 0.043")],
-        [row(f"silvia://market-data/finnhub/{t}", t, {"kind": "market_data", "ticker": t},
-             cited_text=quote.format(t, *figures))
-         for t, figures in [("AAPL", (227.48, 1.92, 0.85, 225.56)),
-                            ("MSFT", (415.1, -2.3, -0.55, 417.4))]]
-        + [row("silvia://your-portfolio", "Portfolio", {"kind": "portfolio"},
-               cited_text="symbol: AAPL, shares: 10\nsymbol: MSFT, shares: 4")],
-        [row(rates, "Best high-yield savings accounts", web(rates),
-             cited_text="Top high-yield savings accounts pay around 4.30% APY."),
-         row(irs, "IRA contribution limits", {"kind": "tax_reference", "url": irs},
-             cited_text="For 2024, what you put into all your IRAs is limited to $7,000. " * 4)],
-    ]  # fmt: skip
-    return sources
 
 
 def audit_session(sources: list[list[dict[str, Any]]]) -> Session:

@@ -13,46 +13,9 @@ from silvia_client.citations import Citation
 from silvia_client.display import citation_html, page, session_html, turn_html
 from silvia_client.display._html_sources import key_values
 from silvia_client.display._sources import FOLDED_CHARS
-from silvia_client.display._style import KIND_NAMES
 
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
-from ._dom import Node, parse
-from ._html_parts import sources
-
-TARGETS = {
-    "web": web("https://e.example/a"),
-    "tax_reference": {"kind": "tax_reference", "url": "https://irs.example/p590"},
-    "card_document": {"kind": "card_document", "url": None},
-    "mortgage_reference": {"kind": "mortgage_reference", "url": "https://cfpb.example/x"},
-    "market_data": {"kind": "market_data", "ticker": "AAPL"},
-    "analysis": {"kind": "analysis"},
-    "account": account(),
-    "accounts": accounts(ACCOUNT_A, ACCOUNT_B),
-    "portfolio": {"kind": "portfolio"},
-}
-
-
-def badge(item: Node) -> str:
-    return item.find("span", "silvia-badge").text
-
-
-def test_each_kind_has_its_badge_and_links_say_what_they_open() -> None:
-    cited = [row(f"silvia://{kind}", kind.title(), target) for kind, target in TARGETS.items()]
-    cited.append(row("https://legacy.example/page", "Old page"))  # untyped: the source links
-    turn = build_turn(*[piece for c in cited for piece in ("x ", c)])
-    tree = parse(turn_html(turn))
-    items = tree.find("ol", "silvia-sources").find_all("li")
-    assert [badge(li) for li in items] == [*KIND_NAMES.values(), "Untyped"]
-    assert len({li.find("span", "silvia-badge").attrs["class"] for li in items}) == len(items)
-    words = {label: [text for _, text in links] for _, label, links in sources(turn_html(turn))}
-    assert words["Web"] == ["Open page"]
-    assert words["Tax_Reference"] == ["Open document"]
-    assert words["Card_Document"] == []  # url null: nothing to open
-    assert words["Mortgage_Reference"] == ["Open document"]
-    assert words["Account"] == ["Open account"]
-    assert words["Accounts"] == ["Open account (1 of 2)", "Open account (2 of 2)"]
-    assert words["Old page"] == ["Open page"]
-    assert words["AAPL"] == words["Analysis"] == words["Portfolio"] == []
+from ._dom import parse
 
 
 def test_there_is_a_sources_heading_only_when_there_are_sources() -> None:
