@@ -107,9 +107,7 @@ class _Notes:
 
     def message(self, message: Message, *, folded: bool = False) -> str:
         role_class = re.sub(r"[^a-z0-9-]", "", (message.role or "").lower()) or "message"
-        cited = self.cited(
-            message.text, message.inline_citations, message.citations, folded=folded
-        )
+        cited = self.cited(message.text, message.inline_citations, message.citations, folded=folded)
         return (
             f'<div class="silvia-message silvia-{role_class}"><p class="silvia-role">'
             f"<strong>{escape(message.role or 'message')}</strong></p>"
