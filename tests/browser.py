@@ -10,7 +10,10 @@
         page.requests   # every path the page asked the server for, in order
 
 The page is served by a small HTTP server on 127.0.0.1 (port 0), so relative
-links resolve against an http origin as they do in a notebook or a web app.
+links resolve against an http origin as they do in a notebook or a web app;
+`publish` serves more pages beside it (a frame's page, same origin). `load` and
+`screenshot` take a window size and extra flags, e.g. `OFFLINE`, which fails
+every host name at once (a page's CDN scripts) instead of waiting on DNS.
 Chromium runs with `--dump-dom` and a virtual-time budget: timers, image errors
 and other events fire in virtual time, so a page's own scripts (and any script
 that should not have run) have run when the DOM is read. A page reports what it
@@ -40,7 +43,15 @@ from typing import Any
 
 import pytest
 
-__all__ = ["Chromium", "Page", "chromium", "find_chromium", "read_report", "report_script"]
+__all__ = [
+    "OFFLINE",
+    "Chromium",
+    "Page",
+    "chromium",
+    "find_chromium",
+    "read_report",
+    "report_script",
+]
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 # Nothing leaves the machine: no sync, updates, field trials or QUIC; a profile of its own.
@@ -58,6 +69,7 @@ FLAGS = (
     "--disable-extensions",
     "--virtual-time-budget=10000",  # virtual milliseconds for the page to settle
 )
+OFFLINE = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
 LAUNCH_TIMEOUT = 180  # seconds: a guard against a hung browser, not a bound on speed
 REPORT_ID = "silvia-browser-report"
 
@@ -125,13 +137,22 @@ class Chromium:
         """The origin pages are served from, e.g. `http://127.0.0.1:40123`."""
         return self._server.origin
 
-    def load(self, page: str) -> Page:
+    def publish(self, path: str, page: str) -> str:
+        """Serve `page` at `path` (e.g. `/export.html`) from now on; returns `path`."""
+        self._server.pages[path] = page.encode("utf-8")
+        return path
+
+    def load(
+        self, page: str, *, window: tuple[int, int] | None = None, flags: tuple[str, ...] = ()
+    ) -> Page:
         """Serve `page` (an HTML document), load it in a fresh Chromium, return what it left."""
         self._count += 1
         path = f"/page-{self._count}.html"
         self._server.pages[path] = page.encode("utf-8")
         self._server.requests.clear()
-        command = [self.path, *FLAGS, f"--user-data-dir={self.profile}", "--dump-dom"]
+        size = () if window is None else (f"--window-size={window[0]},{window[1]}",)
+        command = [self.path, *FLAGS, *flags, *size, f"--user-data-dir={self.profile}"]
+        command.append("--dump-dom")
         done = subprocess.run(
             [*command, self.origin + path],
             capture_output=True,
@@ -143,13 +164,21 @@ class Chromium:
             raise AssertionError(f"Chromium exited with {done.returncode}: {stderr}")
         return Page(done.stdout.decode("utf-8"), tuple(self._server.requests))
 
-    def screenshot(self, page: str, path: Path, *, width: int = 1200, height: int = 1600) -> None:
+    def screenshot(
+        self,
+        page: str,
+        path: Path,
+        *,
+        width: int = 1200,
+        height: int = 1600,
+        flags: tuple[str, ...] = (),
+    ) -> None:
         """Serve `page`, load it in a fresh Chromium, and save a PNG of it at `path`."""
         self._count += 1
         served = f"/page-{self._count}.html"
         self._server.pages[served] = page.encode("utf-8")
         path.parent.mkdir(parents=True, exist_ok=True)
-        command = [self.path, *FLAGS, f"--user-data-dir={self.profile}"]
+        command = [self.path, *FLAGS, *flags, f"--user-data-dir={self.profile}"]
         size, target = f"--window-size={width},{height}", f"--screenshot={path}"
         done = subprocess.run(
             [*command, size, target, self.origin + served],

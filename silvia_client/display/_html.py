@@ -2,12 +2,13 @@
 
 A turn is its answer with a numbered chip where each citation streamed in,
 then its "Sources" (`_html_sources.py`). A session opens with a line that sums
-it up (`_glance.py`). Each view says once, in a quiet line, what a reader could
-otherwise miss: sources with no marker in the text (rows reloaded from history
-carry no position; every row is still listed), and account links that are
-relative (no `web_url`), with how to make them absolute. Each view is wrapped
-in a class that tells Jupyter not to typeset `$...$` as math, with the views'
-stylesheet (`style.css`, read by `_style.py`) inside it.
+it up (`_glance.py`); each message's sources are folded under one line. Each
+view says once, in a quiet line, what a reader could otherwise miss: sources
+with no marker in the text (rows reloaded from history carry no position; every
+row is still listed), and account links that are relative (no `web_url`), with
+how to make them absolute. Each view is wrapped in a class that tells Jupyter
+not to typeset `$...$` as math, with the views' stylesheet (`style.css`, read by
+`_style.py`) inside it.
 
 `page(obj)` is an object's view in a small HTML document, to share: UTF-8, a
 viewport for phones, `color-scheme: light dark` (a browser's dark mode darkens
@@ -79,9 +80,15 @@ class _Notes:
         self.relative = False
 
     def cited(
-        self, text: str, inline: Sequence[InlineCitation], citations: Sequence[Citation]
+        self,
+        text: str,
+        inline: Sequence[InlineCitation],
+        citations: Sequence[Citation],
+        *,
+        folded: bool = False,
     ) -> str:
-        """An answer with its chips, then its sources; what it leaves unsaid is noted."""
+        """An answer with its chips, then its sources (`folded`: under one line); what it
+        leaves unsaid is noted."""
         sources = numbered_sources(inline, citations, web_url=self.web_url)
         pieces = chips(text, inline, sources, self.web_url)
         self.unmarked += len(sources) - len({c.number for _, marks in pieces for c in marks})
@@ -95,14 +102,16 @@ class _Notes:
         answer = "".join(
             text_html(piece) + "".join(map(_chip_html, marks)) for piece, marks in pieces
         )
-        return f'<p class="silvia-answer">{answer}</p>{sources_html(sources, rows)}'
+        listed = sources_html(sources, rows, folded=folded)
+        return f'<p class="silvia-answer">{answer}</p>{listed}'
 
-    def message(self, message: Message) -> str:
+    def message(self, message: Message, *, folded: bool = False) -> str:
         role_class = re.sub(r"[^a-z0-9-]", "", (message.role or "").lower()) or "message"
+        cited = self.cited(message.text, message.inline_citations, message.citations, folded=folded)
         return (
             f'<div class="silvia-message silvia-{role_class}"><p class="silvia-role">'
             f"<strong>{escape(message.role or 'message')}</strong></p>"
-            f"{self.cited(message.text, message.inline_citations, message.citations)}</div>"
+            f"{cited}</div>"
         )
 
     def html(self) -> str:
@@ -153,9 +162,9 @@ def message_html(
 def session_html(
     session: Session, *, web_url: str | None = None, base_url: str | None = None
 ) -> str:
-    """A session: its title and a line that sums it up, then each message with its sources."""
+    """A session: its title and a line that sums it up, then each message, its sources folded."""
     notes = _Notes(web_origin(web_url, base_url))
-    body = "".join(notes.message(message) for message in session.messages)
+    body = "".join(notes.message(message, folded=True) for message in session.messages)
     title = escape(session.title or session.id)
     return view("session", f"<h3>{title}</h3>{glance_html(session.messages)}{notes.html()}{body}")
 

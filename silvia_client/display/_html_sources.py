@@ -3,16 +3,20 @@
 Each source is one item numbered as the views number it (`_sources.py`): a
 badge naming its target kind, its label, links that say what they open ("Open
 account", "Open page", "Open document"; the label is the link's title), then
-what its row quoted: a tool's SQL rows (`key_values`) as a small key/value
-list, a long quote folded. Every other quote of the source's rows (a pooled
-source is cited by several rows) is kept, folded under it. Escaping is `escape` (markup shows as
-text, bidi controls dropped); only the links `resolve_citation` gives (http(s)
-URLs, `/accounts/` paths) become `<a href>`.
+what its row quoted: a tool's SQL rows and a JSON object such as a market-data
+quote (`key_values`) as a small key/value list, a long quote folded. Every other
+quote of the source's rows (a pooled source is cited by several rows) is kept,
+folded under it. "Sources" is a heading (`<h3>`; `<h4>` under a session's title);
+a session folds each message's list under one summary line, so a long session
+reads at a glance. Escaping is `escape` (markup shows as text, bidi controls
+dropped); only the links `resolve_citation` gives (http(s) URLs, `/accounts/`
+paths) become `<a href>`.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -30,7 +34,9 @@ __all__ = ["FOLDED_ROWS", "escape", "key_values", "link_html", "source_item_html
 FOLDED_ROWS = 3  # a quote of more key/value rows than this folds after them
 
 # A pair starts a line or follows ", ": a key of letters, digits, `_` and inner spaces.
-_PAIR = re.compile(r"(?:^|, )([A-Za-z_][A-Za-z0-9_ ]{0,39}): ")
+_KEY = r"[A-Za-z_][A-Za-z0-9_ ]{0,39}"
+_PAIR = re.compile(rf"(?:^|, )({_KEY}): ")
+_JSON_WORDS = {None: "null", True: "true", False: "false"}
 
 
 def escape(text: str) -> str:
@@ -45,12 +51,39 @@ def link_html(link: CitationLink, text: str, title: str | None = None) -> str:
     )
 
 
-def key_values(text: str | None) -> list[list[tuple[str, str]]] | None:
-    """Each line of `text` as its (key, value) pairs, when every line holds two or more; else
-    None. A tool's SQL rows reach `cited_text` as `key: value, key: value` lines; prose, even
-    "Note: a colon", is not pairs."""
+def _json_pairs(text: str) -> list[list[tuple[str, str]]] | None:
+    """A JSON object (or a list of them) of plain values, keyed as SQL rows are; else None.
+
+    Numbers stay as sent (`227.48`, never `227.48000000000002`); a nested value, or a
+    key no SQL row could have, leaves the quote as it is."""
+    try:
+        value = json.loads(text, parse_int=str, parse_float=str, parse_constant=str)
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
+        return None
     rows: list[list[tuple[str, str]]] = []
-    for line in (text or "").strip().splitlines():
+    for item in value if isinstance(value, list) else [value]:
+        if not isinstance(item, dict) or not item:
+            return None
+        pairs: list[tuple[str, str]] = []
+        for key, shown in item.items():
+            if isinstance(shown, (dict, list)) or not re.fullmatch(_KEY, key):
+                return None
+            pairs.append((key, shown if isinstance(shown, str) else _JSON_WORDS[shown]))
+        rows.append(pairs)
+    return rows or None
+
+
+def key_values(text: str | None) -> list[list[tuple[str, str]]] | None:
+    """`text` as rows of (key, value) pairs when it is pairs; else None.
+
+    A tool's SQL rows reach `cited_text` as `key: value, key: value` lines, each of
+    two or more pairs; prose, even "Note: a colon", is not pairs. A market-data quote
+    is a JSON object: it is one row of its members."""
+    stripped = (text or "").strip()
+    if stripped.startswith(("{", "[")):
+        return _json_pairs(stripped)
+    rows: list[list[tuple[str, str]]] = []
+    for line in stripped.splitlines():
         line = line.strip()
         if not line:
             continue
@@ -132,8 +165,13 @@ def source_item_html(source: NumberedSource, rows: Iterable[Citation] = ()) -> s
     return out
 
 
-def sources_html(sources: Sequence[NumberedSource], rows: Sequence[Citation]) -> str:
-    """The "Sources" heading and list (nothing when there are none); `rows`: every row cited."""
+def sources_html(
+    sources: Sequence[NumberedSource], rows: Sequence[Citation], *, folded: bool = False
+) -> str:
+    """The "Sources" heading and list (nothing when there are none); `rows`: every row cited.
+
+    `folded` (a session's messages): an `<h4>`, and the list closed under one line
+    that names the sources; else an `<h3>` and the list open."""
     if not sources:
         return ""
     by_source: dict[str, list[Citation]] = {}  # one pass: each source then reads its own rows
@@ -144,7 +182,12 @@ def sources_html(sources: Sequence[NumberedSource], rows: Sequence[Citation]) ->
         f"{source_item_html(source, by_source.get(source.source, ()))}</li>"
         for source in sources
     )
+    listed = f'<ol class="silvia-sources">{items}</ol>'
+    if not folded:
+        return f'<h3 class="silvia-heading">Sources</h3>{listed}'
+    count = f"{len(sources)} source{'s' if len(sources) > 1 else ''}"
+    names = " · ".join(escape(source.resolved.label) for source in sources)
     return (
-        '<p class="silvia-heading"><strong>Sources</strong></p>'
-        f'<ol class="silvia-sources">{items}</ol>'
+        '<h4 class="silvia-heading">Sources</h4><details class="silvia-more silvia-fold">'
+        f"<summary>{count}: {names}</summary>{listed}</details>"
     )

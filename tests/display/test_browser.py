@@ -205,7 +205,22 @@ PROBE = """(() => ({
 }))()"""
 
 # The views' own elements and attributes, and a reader's (python-markdown, markdown-it).
-TAGS = {"div", "p", "h3", "strong", "em", "sup", "a", "ol", "li", "span", "br", "q", "blockquote"}
+TAGS = {
+    "div",
+    "p",
+    "h3",
+    "h4",
+    "strong",
+    "em",
+    "sup",
+    "a",
+    "ol",
+    "li",
+    "span",
+    "br",
+    "q",
+    "blockquote",
+}
 TAGS |= {"style", "details", "summary", "dl", "dt", "dd"}  # the stylesheet; folds; key/values
 # `style` only on the glance's bar segments (`flex-grow:N`, tests/display/test_views.py).
 ATTRIBUTES = {"class", "href", "target", "rel", "title", "value", "start", "style", "aria-hidden"}

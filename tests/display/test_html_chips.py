@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
 
-import httpx
 import pytest
 
 from silvia_client import SilviaClient
 from silvia_client.display import message_html, numbered_sources, turn_html
-from silvia_client.testing import IN_PROCESS_URL, ReferenceServer
+from silvia_client.testing import ReferenceServer
 
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
 from ._dom import parse
@@ -146,27 +145,20 @@ def test_history_rows_without_offsets_get_no_chips_but_are_listed() -> None:
 
 
 @pytest.fixture
-def client() -> Any:
-    server = ReferenceServer()
-    with (
-        httpx.Client(transport=server.transport()) as http,
-        SilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http) as client,
-    ):
+def client() -> Iterator[SilviaClient]:
+    with ReferenceServer().client() as client:
         yield client
 
 
-@pytest.mark.parametrize(
-    "scenario",
-    ["demo", "pooling", "untyped-ids-then-none", "checkpoint-fresh-write", "search-web"],
-)
-def test_live_and_reload_list_the_same_sources(client: SilviaClient, scenario: str) -> None:
-    with client.chat.stream(f"/scenario {scenario}") as stream:
-        turn = stream.until_done()
-    assert turn.session_id is not None
-    session = client.sessions.get(turn.session_id)
-    reloaded = session.messages[-1]
-    assert sources(turn_html(turn)) == sources(message_html(reloaded))
-    assert len(sources(turn_html(turn))) == len(turn.sources)
+def test_live_and_reload_list_the_same_sources(client: SilviaClient) -> None:
+    scenarios = ("demo", "pooling", "untyped-ids-then-none", "checkpoint-fresh-write", "search-web")
+    for scenario in scenarios:
+        with client.chat.stream(f"/scenario {scenario}") as stream:
+            turn = stream.until_done()
+        assert turn.session_id is not None
+        reloaded = client.sessions.get(turn.session_id).messages[-1]
+        assert sources(turn_html(turn)) == sources(message_html(reloaded)), scenario
+        assert len(sources(turn_html(turn))) == len(turn.sources), scenario
 
 
 def test_numbered_sources_match_the_chips(client: SilviaClient) -> None:

@@ -20,6 +20,7 @@ from silvia_client.display import (
     turn_html,
     turn_markdown,
 )
+from silvia_client.display._style import KIND_NAMES
 
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
 from ._dom import parse
@@ -28,59 +29,52 @@ from ._html_parts import sources
 # Links ------------------------------------------------------------------------------------
 
 
-def test_links_by_target_kind() -> None:
-    turn = build_turn(
-        "a",
-        row("silvia://your-account/checking", "Checking", target=account(ACCOUNT_A)),
-        "b",
-        row(
-            "silvia://your-account/credit-card",
-            "Credit card",
-            target=accounts(ACCOUNT_A, ACCOUNT_B),
-        ),
-        "c",
-        row(
-            "https://news.example/x?a=1&b=2",
-            "Article",
-            target=web("https://news.example/x?a=1&b=2"),
-        ),
-        "d",
-        row(
-            "silvia://tax-authority/irs/p590.md",
-            "Pub 590",
-            target={"kind": "tax_reference", "url": None},
-        ),
-        "e",
-        row("silvia://analysis", "Interest", target={"kind": "analysis"}),
-    )
-    assert sources(turn_html(turn)) == [
-        ("1", "Checking", [(f"/accounts/{ACCOUNT_A}", "Open account")]),
-        (
-            "2",
-            "Credit card",
-            [
-                (f"/accounts/{ACCOUNT_A}", "Open account (1 of 2)"),
-                (f"/accounts/{ACCOUNT_B}", "Open account (2 of 2)"),
-            ],
-        ),
-        ("3", "Article", [("https://news.example/x?a=1&b=2", "Open page")]),
-        ("4", "Pub 590", []),
-        ("5", "Analysis", []),
+TARGETS = {
+    "web": web("https://e.example/a?b=1&c=2"),
+    "tax_reference": {"kind": "tax_reference", "url": "https://irs.example/p590"},
+    "card_document": {"kind": "card_document", "url": None},
+    "mortgage_reference": {"kind": "mortgage_reference", "url": "https://cfpb.example/x"},
+    "market_data": {"kind": "market_data", "ticker": "AAPL"},
+    "analysis": {"kind": "analysis"},
+    "account": account(ACCOUNT_A),
+    "accounts": accounts(ACCOUNT_A, ACCOUNT_B),
+    "portfolio": {"kind": "portfolio"},
+}
+
+
+def test_each_kind_has_its_badge_and_links_that_say_what_they_open() -> None:
+    cited = [row(f"silvia://{kind}", kind.title(), target) for kind, target in TARGETS.items()]
+    cited.append(row("https://legacy.example/page", "Old page"))  # untyped: the source links
+    html = turn_html(build_turn(*[piece for c in cited for piece in ("x ", c)]))
+    items = parse(html).find("ol", "silvia-sources").find_all("li")
+    assert [li.find("span", "silvia-badge").text for li in items] == [
+        *KIND_NAMES.values(),
+        "Untyped",
     ]
+    assert len({li.find("span", "silvia-badge").attrs["class"] for li in items}) == len(items)
+    links = {label: found for _, label, found in sources(html)}
+    assert links == {
+        "Web": [("https://e.example/a?b=1&c=2", "Open page")],
+        "Tax_Reference": [("https://irs.example/p590", "Open document")],
+        "Card_Document": [],  # url null: nothing to open
+        "Mortgage_Reference": [("https://cfpb.example/x", "Open document")],
+        "AAPL": [],
+        "Analysis": [],
+        "Account": [(f"/accounts/{ACCOUNT_A}", "Open account")],
+        "Accounts": [
+            (f"/accounts/{ACCOUNT_A}", "Open account (1 of 2)"),
+            (f"/accounts/{ACCOUNT_B}", "Open account (2 of 2)"),
+        ],
+        "Portfolio": [],
+        "Old page": [("https://legacy.example/page", "Open page")],
+    }
 
 
-@pytest.mark.parametrize(
-    "source",
-    ["javascript:alert(document.cookie)", "JaVaScRiPt:alert(1)", "data:text/html,<b>x</b>"],
-)
-def test_a_script_source_never_becomes_a_link(source: str) -> None:
-    html = turn_html(build_turn("Hi", row(source, None)))
-    tree = parse(html)
-    assert tree.find_all("a") == []
-    assert [label for _, label, _ in sources(html)] == [source]  # shown, as text
-
-
-def test_a_hand_built_script_target_never_becomes_a_link() -> None:
+def test_a_script_source_or_target_never_becomes_a_link() -> None:
+    for source in ["javascript:alert(document.cookie)", "JaVaScRiPt:alert(1)", "data:text/html,x"]:
+        html = turn_html(build_turn("Hi", row(source, None)))
+        assert parse(html).find_all("a") == [], source
+        assert [label for _, label, _ in sources(html)] == [source]  # shown, as text
     citation = Citation(source="x", title="X", target=WebTarget("javascript:alert(1)"))
     assert parse(citation_html(citation)).find_all("a") == []
 
@@ -192,19 +186,19 @@ def _with_provider(provider: str | None) -> tuple[Any, ...]:
     return turn, session, Citation.model_validate(cards)
 
 
-@pytest.mark.parametrize("provider", ["plaid", "snaptrade", "manual"])
-def test_the_provider_changes_nothing_shown(provider: str) -> None:
-    turn, session, citation = _with_provider(provider)
+def test_the_provider_changes_nothing_shown() -> None:
     bare_turn, bare_session, bare_citation = _with_provider(None)
-    assert turn.citations[0].target.provider == provider
-    for shown, bare in [
-        (turn._repr_html_(), bare_turn._repr_html_()),
-        (turn._repr_markdown_(), bare_turn._repr_markdown_()),
-        (session._repr_html_(), bare_session._repr_html_()),
-        (session._repr_markdown_(), bare_session._repr_markdown_()),
-        (citation._repr_html_(), bare_citation._repr_html_()),
-        (citation._repr_markdown_(), bare_citation._repr_markdown_()),
-    ]:
-        assert shown == bare
-        assert "plaid" not in shown
-        assert "snaptrade" not in shown
+    for provider in ("plaid", "snaptrade", "manual"):
+        turn, session, citation = _with_provider(provider)
+        assert turn.citations[0].target.provider == provider
+        for shown, bare in [
+            (turn._repr_html_(), bare_turn._repr_html_()),
+            (turn._repr_markdown_(), bare_turn._repr_markdown_()),
+            (session._repr_html_(), bare_session._repr_html_()),
+            (session._repr_markdown_(), bare_session._repr_markdown_()),
+            (citation._repr_html_(), bare_citation._repr_html_()),
+            (citation._repr_markdown_(), bare_citation._repr_markdown_()),
+        ]:
+            assert shown == bare
+            assert "plaid" not in shown
+            assert "snaptrade" not in shown

@@ -5,8 +5,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import pytest
-
 from silvia_client.display import citation_html, message_html, session_html, turn_html
 
 from ._build import account, build_session, build_turn, row, web
@@ -26,24 +24,26 @@ VIEW_TAGS = {
 }
 
 
-@pytest.mark.parametrize(
-    "markup",
-    [SCRIPT, "<b>bold</b> & <i>co</i>", "<img src=x onerror=alert(1)>", "&lt;already&gt; &amp;"],
-)
-def test_server_text_in_titles_quotes_and_answers_shows_as_text(markup: str) -> None:
-    turn = build_turn(
-        f"Answer {markup} here",
-        row(f"https://example.com/{markup[:3]}", title=f"Title {markup}", cited_text=markup),
-    )
-    html = turn_html(turn)
-    tree = parse(html)
-    # Only the view's own elements: nothing the server sent became an element.
-    assert tree.tags() <= VIEW_TAGS
-    assert answer_text(html) == f"Answer {markup} here"
-    [(_, label, _)] = sources(html)
-    assert label == f"Title {markup}"
-    assert tree.find("q", "silvia-quote").text == markup
-    assert tree.find("sup", "silvia-chip").attrs["title"] == f"Title {markup}"
+def test_server_text_in_titles_quotes_and_answers_shows_as_text() -> None:
+    for markup in (
+        SCRIPT,
+        "<b>b</b> & <i>co</i>",
+        "<img src=x onerror=alert(1)>",
+        "&lt;a&gt; &amp;",
+    ):
+        turn = build_turn(
+            f"Answer {markup} here",
+            row(f"https://example.com/{markup[:3]}", title=f"Title {markup}", cited_text=markup),
+        )
+        html = turn_html(turn)
+        tree = parse(html)
+        # Only the view's own elements: nothing the server sent became an element.
+        assert tree.tags() <= VIEW_TAGS, markup
+        assert answer_text(html) == f"Answer {markup} here"
+        [(_, label, _)] = sources(html)
+        assert label == f"Title {markup}"
+        assert tree.find("q", "silvia-quote").text == markup
+        assert tree.find("sup", "silvia-chip").attrs["title"] == f"Title {markup}"
 
 
 def test_a_quote_in_a_url_stays_inside_the_href() -> None:
@@ -98,19 +98,12 @@ def test_line_breaks_in_the_answer_are_kept() -> None:
 # The incomplete-turn note ---------------------------------------------------------------
 
 
-def test_a_complete_turn_has_no_note() -> None:
+def test_an_incomplete_turn_says_so_and_gives_the_servers_reason_escaped() -> None:
     assert parse(turn_html(build_turn("Done."))).find_all("p", "silvia-note") == []
-
-
-def test_an_incomplete_turn_says_so() -> None:
-    turn = build_turn("Half", done=False)
-    assert not turn.complete
-    assert parse(turn_html(turn)).find("p", "silvia-note").text == "Incomplete turn."
-
-
-def test_a_failed_turn_gives_the_servers_reason_escaped() -> None:
-    turn = build_turn("Half", error=f"overloaded {SCRIPT}", done=False)
-    tree = parse(turn_html(turn))
+    assert parse(turn_html(build_turn("Half", done=False))).find("p", "silvia-note").text == (
+        "Incomplete turn."
+    )
+    tree = parse(turn_html(build_turn("Half", error=f"overloaded {SCRIPT}", done=False)))
     assert "script" not in tree.tags()
     assert tree.find("p", "silvia-note").text == f"Incomplete turn: overloaded {SCRIPT}."
 

@@ -12,7 +12,7 @@ import re
 from urllib.parse import unquote
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from silvia_client.citations import Citation, is_http_url
@@ -188,49 +188,12 @@ def decoded(links_found: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [(unquote(href), text) for href, text in links_found]
 
 
-def test_an_account_link_with_quotes_is_read_whole() -> None:
-    for reader in READERS:
-        for account_id in ["a'b'", 'a"b"', "a b", "a(b)c", "a<b>c", "a`b`c"]:
-            md = citation_markdown(
-                Citation.model_validate(row("s", "Checking", account(account_id)))
-            )
-            [(href, text)] = links(READERS[reader](md))
-            assert href.startswith("/accounts/"), (reader, account_id)
-            assert unquote(href.removeprefix("/accounts/")) == account_id, (reader, account_id)
-            assert text == "Open account", (reader, account_id)
-
-
 def test_quotes_in_a_destination_are_percent_encoded() -> None:
     md = citation_markdown(Citation.model_validate(row("s", "Checking", account("a'b'"))))
     assert md == "**Checking** — [Open account](/accounts/a%27b%27)"
     url = "https://e.example/a'b\"c?q=1&lt;&amp;x"
     md = citation_markdown(Citation.model_validate(row("s", "Doc", web(url))))
     assert md == "**Doc** — [Open page](https://e.example/a%27b%22c?q=1&amp;lt;&amp;amp;x)"
-
-
-def test_a_web_url_is_read_whole() -> None:
-    for reader in READERS:
-        for url in [
-            "https://e.example/a'b'",
-            'https://e.example/a"b" "t"',
-            "https://e.example/x)y(z\\w<v>",
-            "https://e.example/`code`/x`",
-            "https://e.example/?a=1&b=2&lt;&amp;&#39;&#x27;",
-            "https://e.example/[a](b)*c*_d_",
-            "https://e.example/é/中/😀",
-        ]:
-            url = url.replace(" ", "")  # an http(s) URL has no spaces
-            citation = Citation.model_validate(row("s", "Doc", web(url), cited_text="q"))
-            [(href, text)] = links(READERS[reader](citation_markdown(citation)))
-            assert unquote(href) == unquote(url), (reader, url)
-            assert text == "Open page", (reader, url)
-            # Between two links, a backtick in each would make a code span of what lies between.
-            turn = build_turn(
-                "a", row(url, "A", web(url)), " b", row(url + "2", "B", web(url + "2"))
-            )
-            assert decoded(links(READERS[reader](turn_markdown(turn)))) == decoded(
-                links(turn_html(turn))
-            ), (reader, url)
 
 
 _DESTINATION_SPECIALS = "'\"()<>`\\[]{}|^&;%$#?@!*+,=:~/._-"
@@ -256,6 +219,12 @@ linked_account_ids = st.text(alphabet=st.characters(codec="utf-8"), min_size=1, 
 
 @PROPERTY
 @given(linked_account_ids, st.sampled_from(["", "https://app.example/"]))
+@example("a'b'", "")
+@example('a"b"', "")
+@example("a b", "")
+@example("a(b)c", "")
+@example("a<b>c", "")
+@example("a`b`c", "")
 def test_any_account_link_reads_back_to_its_id_in_both_readers(
     account_id: str, web_url: str
 ) -> None:
@@ -271,15 +240,24 @@ def test_any_account_link_reads_back_to_its_id_in_both_readers(
 
 @PROPERTY
 @given(http_urls)
+@example("https://e.example/a'b'")
+@example('https://e.example/a"b""t"')
+@example("https://e.example/x)y(z\\w<v>")
+@example("https://e.example/`code`/x`")
+@example("https://e.example/?a=1&b=2&lt;&amp;&#39;&#x27;")
+@example("https://e.example/[a](b)*c*_d_")
+@example("https://e.example/é/中/😀")
 def test_any_http_url_reads_back_whole_in_both_readers(url: str) -> None:
     target = Citation.model_validate(row("s", "Doc", web(url)))
     legacy = Citation.model_validate(row(url, "Doc"))
-    for citation in (target, legacy):
-        md = citation_markdown(citation)
-        for reader in READERS.values():
-            [(href, text)] = links(reader(md))
+    # Between two links, a backtick in each would make a code span of what lies between.
+    turn = build_turn("a", row(url, "A", web(url)), " b", row(url + "2", "B", web(url + "2")))
+    for reader in READERS.values():
+        for citation in (target, legacy):
+            [(href, text)] = links(reader(citation_markdown(citation)))
             assert unquote(href) == unquote(url)
             assert text == "Open page"
+        assert decoded(links(reader(turn_markdown(turn)))) == decoded(links(turn_html(turn)))
 
 
 # Bidi controls ------------------------------------------------------------------------
@@ -287,10 +265,9 @@ def test_any_http_url_reads_back_whole_in_both_readers(url: str) -> None:
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 
 
-@pytest.mark.parametrize("control", BIDI)
-def test_bidi_controls_never_reach_a_view(control: str) -> None:
+def test_bidi_controls_never_reach_a_view() -> None:
     def evil(text: str) -> str:
-        return f"{control}{text}{control}"
+        return f"{BIDI}{text}{BIDI[::-1]}"
 
     turn = build_turn(
         evil("Answer"),
@@ -314,7 +291,7 @@ def test_bidi_controls_never_reach_a_view(control: str) -> None:
     ]
     views += [reader(view) for reader in READERS.values() for view in views[1::2]]
     for view in views:
-        assert control not in view
+        assert not set(BIDI) & set(view), view
     assert "Title" in turn_html(turn)
     assert "AAPL" in turn_markdown(turn)
 

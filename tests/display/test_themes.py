@@ -1,4 +1,4 @@
-"""The views in headless Chromium under each theme signal, at 1200 and 400 px: fit, clear, legible.
+"""The views in headless Chromium, at 1200 and 400 px: under each theme signal, and exported.
 
 Four hosts, one page load each: a plain light browser; a plain browser whose
 system prefers dark (`--force-dark-mode`); JupyterLab's dark theme
@@ -16,10 +16,21 @@ opens every fold, then measures, from element boxes and computed styles:
   it is drawn on (backgrounds composited up the tree, alpha included).
 
 A screenshot of each page goes to `tests/artifacts/notebook-views-<host>.png`.
+
+Exported: a notebook holding a turn, a message and a three-turn session with
+eight sources (their `_repr_html_`), written by nbconvert's HTML exporter with
+its lab and classic templates, each shown in a frame 1200 and 400 px wide (a
+window is never narrower than 500 px). As shown, the session's sources are
+folded (no `<details>` open) and it is at most 800 px tall at 1200 px; every
+view has its "Sources" headings. With every fold opened, no key of a key/value
+list wraps inside a word and nothing reaches past its view or scrolls sideways.
+Screenshots (folds closed): `tests/artifacts/nbconvert-<template>-<width>.png`, and
+what was measured beside them, `nbconvert-measures.json`.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -27,8 +38,9 @@ from typing import Any
 import pytest
 
 from silvia_client.display import session_html, turn_html
+from silvia_client.sessions import Session
 
-from ..browser import FLAGS, LAUNCH_TIMEOUT, Chromium, Page, read_report, report_script
+from ..browser import FLAGS, LAUNCH_TIMEOUT, OFFLINE, Chromium, Page, read_report, report_script
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
 
 pytestmark = pytest.mark.browser
@@ -59,29 +71,36 @@ HOSTS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-def _turn() -> str:
-    long_quote = "Traditional and Roth IRA contributions are limited each year. " * 6
-    pieces: list[Any] = [
-        "You have $4,210.55 in checking",
-        row("silvia://your-account/checking", "Checking", account(),
-            cited_text=f"account_name: Checking, balance: 4210.55, account_id: {ACCOUNT_A}"),
-        " and owe $1,599.49 on two cards",
-        row("silvia://your-account/credit-card", "Credit card", accounts(ACCOUNT_A, ACCOUNT_B),
-            cited_text="name: Card, balance: -1312.40\nname: Card, balance: -287.09"),
-        ". Apple trades at $227.48",
-        row("silvia://market-data/finnhub/AAPL", "AAPL", {"kind": "market_data", "ticker": "AAPL"},
-            cited_text='{"symbol": "AAPL", "c": 227.48}'),
-        "; savings pay 4.30%",
-        row("https://bank.example/rates", "Best high-yield savings accounts",
-            web("https://bank.example/rates"), cited_text="Top savings pay 4.30% APY."),
-        "; the IRA limit is $7,000",
-        row("https://irs.example/p590", "IRA contribution limits",
-            {"kind": "tax_reference", "url": "https://irs.example/p590"}, cited_text=long_quote),
-        row("silvia://analysis", "Interest", {"kind": "analysis"}, cited_text="4210.55 * 0.043"),
-        row("silvia://your-portfolio", None, {"kind": "portfolio"}),
-        ".",
+def audit_rows() -> list[list[dict[str, Any]]]:
+    """Three turns' rows, eight sources: SQL rows, market-data quotes (JSON), a long quote."""
+    quote = '{{"symbol": "{}", "c": {}, "d": {}, "dp": {}, "pc": {}}}'
+    rates, irs = "https://bank.example/rates", "https://irs.example/ira-limits"
+    sql = "account_name: {}, balance: {}, account_id: {}"
+    cards = "\n".join(
+        sql.format("Card", b, i) for b, i in [(-1312.4, ACCOUNT_A), (-287.09, ACCOUNT_B)]
+    )
+    return [
+        [row("silvia://your-account/checking", "Checking", account(),
+             cited_text=sql.format("Checking", 4210.55, ACCOUNT_A)),
+         row("silvia://your-account/credit-card", "Credit card", accounts(ACCOUNT_A, ACCOUNT_B),
+             cited_text=cards),
+         row("silvia://analysis", "Interest", {"kind": "analysis"}, cited_text="4210.55 * 0.043")],
+        [row(f"silvia://market-data/finnhub/{t}", t, {"kind": "market_data", "ticker": t},
+             cited_text=quote.format(t, *figures))
+         for t, figures in [("AAPL", (227.48, 1.92, 0.85, 225.56)),
+                            ("MSFT", (415.1, -2.3, -0.55, 417.4))]]
+        + [row("silvia://your-portfolio", "Portfolio", {"kind": "portfolio"},
+               cited_text="symbol: AAPL, shares: 10\nsymbol: MSFT, shares: 4")],
+        [row(rates, "Best high-yield savings accounts", web(rates),
+             cited_text="Top high-yield savings accounts pay around 4.30% APY."),
+         row(irs, "IRA contribution limits", {"kind": "tax_reference", "url": irs},
+             cited_text="For 2024, what you put into all your IRAs is limited to $7,000. " * 4)],
     ]  # fmt: skip
-    return turn_html(build_turn(*pieces))
+
+
+def _turn() -> str:
+    rows = [cited for turn in audit_rows() for cited in turn]
+    return turn_html(build_turn(*[piece for cited in rows for piece in ("An answer ", cited)]))
 
 
 def _session() -> str:
@@ -166,23 +185,89 @@ def measured(chromium: Chromium, tmp_path_factory: pytest.TempPathFactory) -> di
     return out
 
 
-@pytest.mark.parametrize("host", HOSTS)
-def test_every_view_fits_its_column_unclipped_and_legible(
-    measured: dict[str, Any], host: str
+def test_every_view_fits_its_column_unclipped_legible_and_in_its_hosts_palette(
+    measured: dict[str, Any],
 ) -> None:
-    report = measured[host]
-    assert report["views"] == len(VIEWS) * len(WIDTHS)
-    assert report["texts"] > 100  # the probe saw the views' text
-    assert report["pwned"] is None
-    assert report["problems"] == [], f"{report['count']} problems under {host}"
-    assert report["minimum"] >= MIN_CONTRAST
+    for host, report in measured.items():
+        assert report["views"] == len(VIEWS) * len(WIDTHS), host
+        assert report["texts"] > 100, host  # the probe saw the views' text
+        assert report["pwned"] is None, host
+        assert report["problems"] == [], f"{report['count']} problems under {host}"
+        assert report["minimum"] >= MIN_CONTRAST, host
+        # The luminance of what each view is drawn on: near white when light, near black if dark.
+        shades = report["shades"]
+        assert (min(shades) > 0.8) if host == "light" else (max(shades) < 0.05), (host, shades)
 
 
-@pytest.mark.parametrize("host", HOSTS)
-def test_each_signal_gives_its_palette(measured: dict[str, Any], host: str) -> None:
-    # The luminance of what each view is drawn on: near white when light, near black when dark.
-    shades = measured[host]["shades"]
-    if host == "light":
-        assert min(shades) > 0.8, shades
-    else:
-        assert max(shades) < 0.05, shades
+# nbconvert's exports ---------------------------------------------------------------------
+
+TEMPLATES = ("lab", "classic")
+MAX_SESSION_HEIGHT = 800  # px at 1200 px, folds closed
+FRAME_HEIGHT = 3000
+EXPORT_PROBE = (Path(__file__).parent / "export_probe.js").read_text(encoding="utf-8")
+
+
+def audit_session(sources: list[list[dict[str, Any]]]) -> Session:
+    messages: list[dict[str, Any]] = []
+    for n, cited in enumerate(sources):
+        messages.append({"id": f"q{n}", "role": "user", "content": f"Question {n + 1}?"})
+        answer = f"Answer {n + 1}: " + "what the sources below say, in a sentence or two. " * 2
+        messages.append({"id": f"a{n}", "role": "assistant", "content": answer,
+                         "citations": cited, "inline_citations": cited})  # fmt: skip
+    return build_session(messages, title="Accounts, markets and savings")
+
+
+def exported(template: str) -> str:
+    nbformat = pytest.importorskip("nbformat", reason="the notebook extra is not installed")
+    nbconvert = pytest.importorskip("nbconvert", reason="the notebook extra is not installed")
+    rows = audit_rows()
+    session = audit_session(rows)
+    turn = build_turn("You have $4,210.55", *rows[0][:2], " and Apple", rows[1][0], ".")
+    notebook = nbformat.v4.new_notebook()
+    for shown in (turn, session.messages[3], session):
+        cell = nbformat.v4.new_code_cell("shown")
+        data = {"text/html": shown._repr_html_(), "text/plain": repr(shown)}
+        cell.outputs = [nbformat.v4.new_output("execute_result", data=data, execution_count=1)]
+        notebook.cells.append(cell)
+    body, _ = nbconvert.HTMLExporter(template_name=template).from_notebook_node(notebook)
+    return str(body)
+
+
+@pytest.fixture(scope="module")
+def exports(chromium: Chromium) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for template in TEMPLATES:
+        path = chromium.publish(f"/nbconvert-{template}.html", exported(template))
+        for width in WIDTHS:
+            frame = (
+                f'<iframe src="{path}" style="border:0;width:{width}px;height:{FRAME_HEIGHT}px">'
+            )
+            host = f'<!doctype html><html><body style="margin:0">{frame}</iframe></body></html>'
+            window = (max(width, 500), FRAME_HEIGHT)
+            shot = ARTIFACTS / f"nbconvert-{template}-{width}.png"
+            chromium.screenshot(host, shot, width=window[0], height=window[1], flags=(OFFLINE,))
+            probe = (
+                f"document.querySelector('iframe').contentWindow.eval({json.dumps(EXPORT_PROBE)})"
+            )
+            probed = host.replace("<body", f"<head>{report_script(probe)}</head><body")
+            page = chromium.load(probed, window=window, flags=(OFFLINE,))
+            out[f"{template} at {width}px"] = read_report(page)
+    (ARTIFACTS / "nbconvert-measures.json").write_text(json.dumps(out, indent=1), encoding="utf-8")
+    return out
+
+
+def test_nbconvert_exports_fold_the_session_and_fit_their_keys(exports: dict[str, Any]) -> None:
+    assert len(exports) == len(TEMPLATES) * len(WIDTHS)
+    for case, report in exports.items():
+        width = int(case.split(" at ")[1].removesuffix("px"))
+        assert report["width"] == width, case
+        assert report["words"] > 20, case  # the probe saw the keys
+        assert report["problems"] == [], case
+        turn, message, session = report["views"]
+        assert [turn["view"], message["view"], session["view"]] == [
+            "silvia-turn", "silvia-messages", "silvia-session"
+        ], case  # fmt: skip
+        assert [turn["headings"], message["headings"], session["headings"]] == [1, 1, 3], case
+        assert turn["open"] == message["open"] == session["open"] == 0, case
+        if width == 1200:
+            assert session["height"] <= MAX_SESSION_HEIGHT, (case, session["height"])

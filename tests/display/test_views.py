@@ -13,58 +13,37 @@ from silvia_client.citations import Citation
 from silvia_client.display import citation_html, page, session_html, turn_html
 from silvia_client.display._html_sources import key_values
 from silvia_client.display._sources import FOLDED_CHARS
-from silvia_client.display._style import KIND_NAMES
 
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
-from ._dom import Node, parse
-from ._html_parts import sources
-
-TARGETS = {
-    "web": web("https://e.example/a"),
-    "tax_reference": {"kind": "tax_reference", "url": "https://irs.example/p590"},
-    "card_document": {"kind": "card_document", "url": None},
-    "mortgage_reference": {"kind": "mortgage_reference", "url": "https://cfpb.example/x"},
-    "market_data": {"kind": "market_data", "ticker": "AAPL"},
-    "analysis": {"kind": "analysis"},
-    "account": account(),
-    "accounts": accounts(ACCOUNT_A, ACCOUNT_B),
-    "portfolio": {"kind": "portfolio"},
-}
-
-
-def badge(item: Node) -> str:
-    return item.find("span", "silvia-badge").text
-
-
-def test_each_kind_has_its_badge_and_links_say_what_they_open() -> None:
-    cited = [row(f"silvia://{kind}", kind.title(), target) for kind, target in TARGETS.items()]
-    cited.append(row("https://legacy.example/page", "Old page"))  # untyped: the source links
-    turn = build_turn(*[piece for c in cited for piece in ("x ", c)])
-    tree = parse(turn_html(turn))
-    items = tree.find("ol", "silvia-sources").find_all("li")
-    assert [badge(li) for li in items] == [*KIND_NAMES.values(), "Untyped"]
-    assert len({li.find("span", "silvia-badge").attrs["class"] for li in items}) == len(items)
-    words = {label: [text for _, text in links] for _, label, links in sources(turn_html(turn))}
-    assert words["Web"] == ["Open page"]
-    assert words["Tax_Reference"] == ["Open document"]
-    assert words["Card_Document"] == []  # url null: nothing to open
-    assert words["Mortgage_Reference"] == ["Open document"]
-    assert words["Account"] == ["Open account"]
-    assert words["Accounts"] == ["Open account (1 of 2)", "Open account (2 of 2)"]
-    assert words["Old page"] == ["Open page"]
-    assert words["AAPL"] == words["Analysis"] == words["Portfolio"] == []
+from ._dom import parse
 
 
 def test_there_is_a_sources_heading_only_when_there_are_sources() -> None:
     cited = turn_html(build_turn("a", row("https://e.example/a", "A", web("https://e.example/a"))))
-    assert parse(cited).find("p", "silvia-heading").text == "Sources"
-    assert parse(turn_html(build_turn("No sources."))).find_all("p", "silvia-heading") == []
+    assert parse(cited).find("h3", "silvia-heading").text == "Sources"
+    assert parse(turn_html(build_turn("No sources."))).find_all("h3", "silvia-heading") == []
+
+
+def test_a_session_folds_each_messages_sources_under_one_line() -> None:
+    tree = parse(_reloaded())
+    assert tree.find_all("h3", "silvia-heading") == []  # the session's title is its <h3>
+    assert [h.text for h in tree.find_all("h4", "silvia-heading")] == ["Sources", "Sources"]
+    folds = tree.find_all("details", "silvia-fold")
+    assert [fold.attrs.get("open") for fold in folds] == [None, None]  # closed until clicked
+    assert [fold.find("summary").text for fold in folds] == ["2 sources: Checking · Old note"] * 2
+    assert [len(fold.find("ol", "silvia-sources").find_all("li")) for fold in folds] == [2, 2]
 
 
 def test_key_value_rows_become_lists_and_prose_stays_prose() -> None:
     assert key_values("account_name: Checking, balance: 4210.55, account_id: x1") == [
         [("account_name", "Checking"), ("balance", "4210.55"), ("account_id", "x1")]
     ]
+    quote = '{"symbol": "AAPL", "c": 227.48, "x": 1e400, "up": true, "t": null, "s": "a, b"}'
+    assert key_values(f" {quote}\n") == [
+        [("symbol", "AAPL"), ("c", "227.48"), ("x", "1e400"), ("up", "true"), ("t", "null"),
+         ("s", "a, b")]
+    ]  # fmt: skip
+    assert key_values('[{"a": 1}, {"a": 2, "b": "x"}]') == [[("a", "1")], [("a", "2"), ("b", "x")]]
     assert key_values("a: 1, b: two, three\nc: 3, d: 4") == [
         [("a", "1"), ("b", "two, three")],
         [("c", "3"), ("d", "4")],
@@ -76,6 +55,12 @@ def test_key_value_rows_become_lists_and_prose_stays_prose() -> None:
         "",
         None,
         "a: 1\nnot pairs",
+        '{"nested": {"a": 1}, "b": 2}',
+        '{"bad key!": 1}',
+        "{}",
+        "[1, 2]",
+        "{not json",
+        "[" * 100_000,
     ):
         assert key_values(prose) is None, prose
     rows = "\n".join(f"name: Card {n}, balance: {n}" for n in range(5))
@@ -180,11 +165,12 @@ def test_the_stylesheet_is_the_sdks_own_and_scoped_to_its_classes() -> None:
     html = turn_html(build_turn("a", row("s", "<style>*{color:red}</style>")))
     [style] = re.findall(r"<style>(.*?)</style>", html, re.DOTALL)
     for rule in re.findall(r"([^{}]+)\{", style):
-        if rule.startswith("@media"):
+        if rule.startswith(("@media", "@container")):
             continue
         for selector in rule.split(","):
             assert ".silvia" in selector, selector
     assert "color:red" not in style
+    assert "currentColor" in style  # lines and tints follow the text's colour
 
 
 def test_page_writes_a_standalone_document_that_runs_nothing(tmp_path: Path) -> None:
@@ -226,4 +212,4 @@ def test_key_value_rows_read_back_as_written(rows: list[list[tuple[str, str]]]) 
 @given(st.text())
 def test_any_quote_reads_as_pairs_or_as_prose_without_raising(text: str) -> None:
     rows = key_values(text)
-    assert rows is None or all(len(pairs) >= 2 for pairs in rows)
+    assert rows is None or all(pairs for pairs in rows)
