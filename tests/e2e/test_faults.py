@@ -91,9 +91,11 @@ def test_a_session_the_server_never_saw_is_not_found(loopback: LoopbackServer) -
 def test_a_token_the_server_does_not_accept_is_an_authentication_error() -> None:
     server = ReferenceServer(token="the-right-token")
     with server.serve_loopback() as url:
-        with make_client(url, token="a-wrong-token") as client:
-            with pytest.raises(AuthenticationError) as caught:
-                client.chat.send("hello")
+        with (
+            make_client(url, token="a-wrong-token") as client,
+            pytest.raises(AuthenticationError) as caught,
+        ):
+            client.chat.send("hello")
         assert "a-wrong-token" not in str(caught.value)
         assert "the-right-token" not in str(caught.value)
         with make_client(url, token="the-right-token") as client:
