@@ -392,7 +392,7 @@ def test_silvia_chat_ends_with_the_error_and_never_prints_the_token(
                 "chat",
                 "--base-url",
                 hostile.url,
-                f"/scenario {name}",
+                "/scenario " + name,
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -400,10 +400,10 @@ def test_silvia_chat_ends_with_the_error_and_never_prints_the_token(
             env=env,
             text=True,
         )
-        for name in (f"/scenario {case}" for case in cases)
+        for name in cases
     }
     for name, error in cases.items():
-        run = runs[f"/scenario {name}"]
+        run = runs[name]
         out, err = run.communicate(timeout=GUARD)  # a guard against a hang, not a bound
         assert run.returncode == 1, (name, err)
         assert TOKEN not in out + err, name
