@@ -25,6 +25,7 @@ from silvia_client.testing import (
     SCENARIO_HEADER,
     SCENARIOS,
     EchoToken,
+    Fault,
     KeepAliveForever,
     ReferenceServer,
     Scenario,
@@ -240,7 +241,11 @@ def test_a_gzip_bombed_session_body_is_valid_json_of_its_session() -> None:
 
 
 def test_a_pace_longer_than_the_read_timeout_is_a_read_timeout_in_process() -> None:
-    for fault in [Trickle(every=5.0, after_events=4), KeepAliveForever(every=5.0, after_events=4)]:
+    faults: list[Fault] = [
+        Trickle(every=5.0, after_events=4),
+        KeepAliveForever(every=5.0, after_events=4),
+    ]
+    for fault in faults:
         try:
             server = served(Scenario("paced", "d", script=DEMO_SCRIPT, fault=fault))
             received: list[bytes] = []
@@ -252,10 +257,11 @@ def test_a_pace_longer_than_the_read_timeout_is_a_read_timeout_in_process() -> N
 
 
 def test_bytes_forever_keep_coming_at_their_pace_until_the_client_leaves() -> None:
-    for fault, copy in [
+    cases: list[tuple[Fault, bytes]] = [
         (Trickle(every=0.01, after_events=4), b"x"),
         (KeepAliveForever(every=0.01), b": ping\n\n"),
-    ]:
+    ]
+    for fault, copy in cases:
         try:
             server = served(Scenario("paced", "d", script=DEMO_SCRIPT, fault=fault))
             loopback = server.serve_loopback()
@@ -359,14 +365,15 @@ def test_no_hostile_turn_stores_its_answer() -> None:
 
 
 def test_bad_sizes_and_paces_are_refused_when_built() -> None:
-    for make, named in [
+    cases: list[tuple[Callable[[], object], str]] = [
         (lambda: SendOversizedEvent(data_bytes=0), "data_bytes"),
         (lambda: SendGzipBomb(inflated_bytes=-1), "inflated_bytes"),
         (lambda: SendGzipBomb(inflated_bytes=True), "inflated_bytes"),
         (lambda: Trickle(every=0), "every"),
         (lambda: KeepAliveForever(every=-1.0), "every"),
         (lambda: EchoToken(status=200), "status"),
-    ]:
+    ]
+    for make, named in cases:
         try:
             with pytest.raises(ValueError, match=named):
                 make()

@@ -180,7 +180,7 @@ def replaced(number: int, line: str) -> str:
 
 
 def test_a_bad_file_is_a_clear_error_naming_its_line() -> None:
-    for data, line, says in [
+    cases: list[tuple[str | bytes, int | None, str]] = [
         (b"", None, "truncated"),
         (replaced(1, '{"type": "recording", "format": "other", "version": 1}'), 1, "not a"),
         (
@@ -207,7 +207,8 @@ def test_a_bad_file_is_a_clear_error_naming_its_line() -> None:
         (replaced(9, '{"type": "end", "lines": 4}'), 9, "corrupted"),
         ("\n".join(lines_of()) + "\n" + lines_of()[-1] + "\n", 10, "follow"),
         (SAMPLE.dumps().encode().replace(b"checking", b"check\xffng"), 2, "UTF-8"),
-    ]:
+    ]
+    for data, line, says in cases:
         try:
             with pytest.raises(RecordingFormatError) as caught:
                 Recording.loads(data)

@@ -49,7 +49,7 @@ def test_names_are_unique_and_descriptions_one_line() -> None:
 
 
 def test_a_library_file_that_does_not_fit_names_the_file_and_the_scenario() -> None:
-    for scenario, message in [
+    cases: list[tuple[dict[str, object], str]] = [
         ({"script": [{"say": "Hi", "colour": "red"}]}, "unexpected keyword argument 'colour'"),
         ({"script": [{"tool": "execute_sql"}]}, "missing 1 required positional argument: 'rows'"),
         ({"script": [{"text": "Hi"}]}, "an item with none of `say`, `cite`, `tool`"),
@@ -59,7 +59,8 @@ def test_a_library_file_that_does_not_fit_names_the_file_and_the_scenario() -> N
         ({"fault": {"kind": "flood"}}, "no fault of kind 'flood'"),
         ({"fault": {"kind": "stall", "minutes": 5}}, "unexpected keyword argument 'minutes'"),
         ({"checkpoint": {"tool_calls": [], "targets": True}}, "unexpected keyword argument"),
-    ]:
+    ]
+    for scenario, message in cases:
         try:
             text = json.dumps(
                 [
