@@ -1,25 +1,11 @@
-"""Broken scenarios: a server that breaks its own rules, one rule at a time.
+"""Broken scenarios: a server that breaks one of the rules `silvia_client.qa` checks, each.
 
-Each scenario here starts from a good turn (sources and targets derived by the
-doc's rules, as everywhere in the library) and then breaks exactly one of the
-rules `silvia_client.qa` checks, so a QA run against it should report that
-rule and no other. They are what the QA kit's own tests run against, and what
-a QA engineer can point `silvia qa run` at to see a failure.
-
-They are marked by where they live: `BROKEN_SCENARIOS`, not `SCENARIOS`. The
-reference server plays both (and `silvia serve --list` lists both), but code
-that iterates `SCENARIOS` sees only good turns and faults. `BROKEN_RULES`
-names the rule each one breaks; the name is always `broken-<rule id>`.
-
-The breakage is a `Rewrite` (see `Scenario.rewrite`): of the derived turn,
-so that what is streamed and what is stored stay alike, or of the streamed
-steps alone, where the point is that they differ. Two need no rewrite: one is
-a fault the library already has (no `done`), the other is content a derivation
-passes through faithfully (vendor names in labels and text).
-
-Providers are put in odd places on purpose (inside unparseable targets, in a
-target's `kind`, in the final message), so tests can show no QA output ever
-carries one.
+Where things are: `BROKEN_SCENARIOS` (played and listed, but not in
+`SCENARIOS`, which holds only good turns and faults) and `BROKEN_RULES`, the
+rule each breaks (named `broken-<rule id>`). Each starts from a derived turn
+and breaks it with a `Rewrite` (`Scenario.rewrite`) of the turn or of the
+streamed steps alone. Providers sit in odd places on purpose, so tests can show
+no QA output carries one.
 """
 
 from __future__ import annotations

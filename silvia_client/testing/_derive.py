@@ -1,18 +1,11 @@
 """The server's target rules: tool results in, cited sources and their targets out.
 
-This is the reference server's copy of `app/api/claude/citation-targets.ts` as
-the doc describes it ("What the server cites, and the target each source
-gets"). Two steps:
-
-1. `search_results(tool_result)` turns one tool result into the `search_result`
-   blocks the model can cite, each with a source, a title, its text and a
-   *claim*: what that one result says the source is.
-2. `TargetRegistry` keeps one meaning per source per turn. A later write of
-   the same account source pools its accounts; any other disagreement leaves the
-   source untyped for the rest of the turn.
-
-The account-id rule itself (column order, the id pattern, `source` as provider)
-is the SDK's `citations._accounts`, reused here so it is written once.
+Where things are: the reference server's copy of the doc's "What the server
+cites, and the target each source gets". `search_results(tool_result)` makes
+the citable blocks, each with a source, title, text and a claim;
+`TargetRegistry` keeps one meaning per source per turn (a later write of an
+account source pools its accounts; any other disagreement leaves it untyped).
+The account-id rule is the SDK's `citations._accounts`, reused.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """What a client should assemble from a scenario: the hook end-to-end tests assert against.
 
-Computed by reading the scenario's own steps the way a client reads the wire,
-so it cannot drift from what the server sends: text deltas concatenated,
-citations as they streamed, the summary's citations, and where (and how) the
-stream stops short.
+Where things are: `expected_turn` reads the scenario's own steps as a client
+reads the wire, so it cannot drift from what the server sends.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Ways a turn goes wrong, applied to a turn's steps (or replacing the reply).
 
-Each stream fault places itself by counting SSE events (`after_events`), so
-it lands at the same point under every runner. `kind` is the name an
-end-to-end test matches on (see `ExpectedTurn.fault`).
-The hostile ones (an endless line, an oversized event, a gzip bomb, a
-trickle, keep-alives forever, an error echoing the token) are in `_hostile.py`.
+Where things are: the stream faults, each placed by counting events
+(`after_events`) and named by `kind`; the status faults; the hostile ones are
+in `_hostile.py`.
 """
 
 from __future__ import annotations

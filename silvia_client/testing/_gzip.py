@@ -1,16 +1,9 @@
 """A gzip body written in pieces, with a bomb in it that costs the server next to nothing.
 
-`GzipBody` writes one gzip member piece by piece: each piece is compressed on
-its own (a fresh raw deflate stream, ended by a sync flush, so it refers to
-nothing before it and the reader can decode it at once), and the pieces,
-concatenated, are one valid deflate stream. That is what lets a bomb be one
-compressed segment sent again and again: `padding(line, total)` compresses a
-run of `line` once and says how often to send the result, and the member's
-CRC-32 over all those copies is computed from the CRC of one
-(`_crc32_repeated`), never by reading gigabytes.
-
-The CRC arithmetic is zlib's own (`crc32_combine`, in its `multmodp` and
-`x2nmodp` form): polynomials over GF(2) in the reflected bit order CRC-32 uses.
+Where things are: `GzipBody` compresses each piece on its own (a raw deflate
+stream ended by a sync flush), so one compressed segment can be sent again and
+again (`padding`); the CRC-32 over all copies comes from one copy's
+(`_crc32_repeated`, zlib's `crc32_combine` arithmetic), never by reading gigabytes.
 """
 
 from __future__ import annotations

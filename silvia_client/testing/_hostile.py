@@ -1,15 +1,9 @@
 """What a hostile server sends: floods only a client's limits or deadline can end, and its token.
 
-An endless line, an oversized event, a gzip bomb, a trickle, keep-alives
-forever, and an error that echoes the request's bearer token. Each places
-itself by counting events (`after_events`), as the other faults do, and writes
-its flood as a `Repeat`: the server holds one copy, however much it sends.
-Then the body ends without `done` (or never ends), and the answer is never
-stored, so a client that takes it all still sees a turn that did not complete.
-
-The sizes and paces default to more than a client's defaults allow (a 64 MiB
-event, a 1 GiB bomb, a byte every 2 s): tests pass small ones, with small
-limits and short deadlines on their clients.
+Where things are: an endless line, an oversized event, a gzip bomb, a trickle,
+keep-alives forever, and an error echoing the bearer token. Each places itself
+by `after_events` and writes its flood as a `Repeat` (one copy held); the answer
+is never stored. Defaults exceed a client's default limits; tests pass small ones.
 """
 
 from __future__ import annotations

@@ -1,33 +1,11 @@
-"""The built-in scenarios: every row of the doc's source table, every rule, every fault.
+"""The built-in scenarios, read from `scenarios/*.json` beside this module.
 
-They are data, in `scenarios/*.json` beside this module, read in this order:
-
-- `demo.json`     the `silvia demo` turn (two accounts, a ticker, a web page, a tax document)
-- `targets.json`  one scenario per row of the doc's source table
-- `turns.json`    the turn's rules: registry, legacy prompt, checkpoints, legacy rows
-- `faults.json`   a server that breaks, errs, or is hostile
-
-Each scenario is only tool results, text and citations; sources and targets
-come from the server's rules (`_derive`), never written there. A file is a list
-of scenarios, each with a `name`, a one-line `description`, and any of:
-
-- `script`: a list of items (`{"say": text}`, `{"cite": source, "start": 0, "end": 2}`,
-  or a tool result: `{"tool": "execute_sql", "rows": [...]}`, `execute_python`,
-  `search_web`, or one of the three library readers with its `sidecar`), or the
-  name of a scenario above it whose script it plays (the faults play the demo's);
-- `checkpoint`: `{"tool_calls": [...], "carries_targets": false}`;
-- `history`: `[{"message": ..., "script": [...]}]`, turns saved before this one;
-- `fault`: `{"kind": ...}` and the fault's fields (the `kind`s are the classes'
-  own, `_faults.py` and `_hostile.py`).
-
-Account ids are made up but shaped like the real ones (Plaid-style 37-character
-ids, uuids). No vendor name appears in any label, title or text: only the rows'
-`source` column names one, and that column is never rendered.
-
-Each object is read into its class by the class's own field names (a key the
-class lacks, or one it needs and is not given, fails), and every script is played
-once (`Scenario`), so a script citing a source its tool calls did not write
-fails on import, with the file and the scenario named.
+Where things are: `demo.json` (the `silvia demo` turn), `targets.json` (a row of
+the doc's source table each), `turns.json` (the turn's rules), `faults.json`
+(a server that breaks, errs, or is hostile); docs/testing.md describes the
+format. Each object is read into its class by the class's own field names and
+each script played once, so a bad file fails on import, naming the file and
+the scenario. Only the rows' `source` column names a vendor.
 """
 
 from __future__ import annotations

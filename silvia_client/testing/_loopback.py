@@ -1,31 +1,12 @@
 """The reference server on a real socket: HTTP/1.1 on 127.0.0.1, standard library only.
 
-Why asyncio rather than `http.server.ThreadingHTTPServer`: a load test holds
-hundreds of streams open at once, and a thread per stream (each mostly
-sleeping) costs far more than a coroutine per stream; and shutting down cleanly
-means interrupting connections blocked in a read, which a task can be
-(`cancel()`) and a thread cannot. So the server is one event loop in one
-background thread, whatever the caller runs: sync tests, async tests, the CLI.
-
-Streams use chunked transfer encoding, so a dropped connection is visible to
-the client as a body that never ended (no `0` chunk); the JSON endpoint keeps
-the connection alive for the next request. Stopping closes every connection,
-cancels every stream in progress and joins the thread.
-
-`log=` (`silvia serve -v`) hears one line per request once its answer is
-written or cut short: method, path, status, scenario and duration, as
-`POST /api/claude 200 scenario=accounts 12.5ms`. Never a header, the token, a
-message or a body: the path loses its query, and what is not visible ASCII in
-it is percent-encoded; the scenario is the handler's `scenario_for(request)`
-(the reference server's) or else a valid name in the `x-silvia-scenario`
-header, `-` when there is none.
-
-`allowed_hosts=` (`silvia serve`, whose `--allow-host` adds names) answers a
-request only when its `Host` is an IP literal, `localhost` or one of the names
-(`host_allowed`); any other gets 421 Misdirected Request and a line of text,
-before the handler sees it. A web page that rebinds its own name to 127.0.0.1
-reaches the socket with its name in `Host`, so it gets nothing served. The
-default (None) answers any `Host`: the testing kit's tests reach it by address.
+Where things are: one asyncio loop in a background thread (a coroutine per
+stream is cheap where a thread is not, and a task can be cancelled mid-read);
+`LoopbackServer` starts, counts open connections and stops it. Streams are
+chunked, so a drop shows as a body that never ended. `log=` hears one line per
+request (method, path without query, status, scenario, duration; never a header,
+token or body). `allowed_hosts=` answers 421 to a `Host` that is not an IP
+literal, `localhost` or a listed name (`host_allowed`), against DNS rebinding.
 """
 
 from __future__ import annotations

@@ -1,23 +1,11 @@
 """Capturing recordings: a transport that keeps what went by, and `record_turn` on top of it.
 
-Two ways in, smallest first:
-
-- `record_turn(message, base_url=..., token=...)` (and `arecord_turn`): one
-  turn through a fresh `SilviaClient` built from the same keyword arguments,
-  then its session reloaded when it completed; returns the `Recording`.
-- `RecordingTransport(inner)`: an httpx transport (sync and async) around the
-  real one, for a client you build yourself. What passes through is kept only
-  inside `with transport.capture() as capture:` (per thread or asyncio task,
-  so concurrent turns each capture their own), and `capture.recording()`
-  turns it into a `Recording`: the last POST (the chat turn) and the last GET
-  after it (the reload).
-
-Each chunk's arrival time is taken with `time.perf_counter` when the client
-reads it, in seconds since the request went out. The capture asks the server
-for an unencoded body (`Accept-Encoding: identity`), so that the recorded
-bytes are the body itself. The bearer token is read from each request's
-`Authorization` header and scrubbed from what is kept (`_redact.scrub_secret`);
-request headers are never kept.
+Where things are: `record_turn` / `arecord_turn` play one turn through a fresh
+client and reload its session; `RecordingTransport(inner)` wraps a transport of
+your own, keeping what passes inside `with transport.capture() as capture:`
+(per thread or task) for `capture.recording()`. Times come from
+`time.perf_counter` as the client reads; bodies are asked unencoded; the token
+is scrubbed (`_redact.scrub_secret`) and request headers are never kept.
 """
 
 from __future__ import annotations

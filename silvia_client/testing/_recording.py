@@ -1,32 +1,16 @@
 """Recordings: one chat turn as it crossed the wire, kept as a value and a file.
 
-Where things are: this module holds the `Recording` value (`load`, `save`,
-`redacted()`, and the replay entry points), and each of its methods calls the
-module that does the work, none of which imports this one back:
+Where things are: the `Recording` value is here; its parts (and which headers
+a recording keeps) in `_recording_parts.py`, the file in `_recording_format.py`,
+redaction in `_redact.py`, replay in `_replay.py` (in-process) and
+`_replay_server.py` (by name), capture in `_record_transport.py`. None imports
+this module back.
 
-- `_recording_parts.py`  what a recording is made of (`RecordedRequest`,
-                         `RecordedResponse` and its chunks, `RecordedReload`), and
-                         which headers it keeps and a replay can write
-- `_recording_format.py` the file, read and written; its docstring is the format's
-                         description
-- `_redact.py`           the token and, on request, account identities taken out
-- `_replay.py`           one recording replayed in-process (`ReplayTransport`)
-- `_replay_server.py`    recordings served by name (`ReplayServer`), which loads them
-- `_record_transport.py` recordings captured from a live client (`RecordingTransport`,
-                         `record_turn`)
-
-Never in a recording: the bearer token, and the `Authorization`,
-`Proxy-Authorization`, `Cookie` and `Set-Cookie` headers (a `Recording` drops
-them whoever builds it; the capturing side also drops any header whose value
-holds the token and blanks the token in the bodies). Account ids and providers
-are kept, so that a replay is faithful: a recording is raw wire data, written
-only when asked, and `redacted()` makes the copy to share.
-
-Any other header is kept as recorded, even one HTTP cannot carry, so that
-`silvia qa check` can judge it; `header_errors()` lists those a replay cannot
-write (a name that is not an RFC 9110 token, a value that is not visible ASCII
-with spaces and tabs inside), and `client()`, `async_client()` and
-`ReplayServer` refuse a recording that has any.
+Never in a recording: the bearer token and the credential headers. Account ids
+and providers are kept, so a replay is faithful; `redacted()` makes the copy to
+share. A header HTTP cannot carry is kept for `silvia qa check` to judge, and
+`header_errors()` lists it; `client()`, `async_client()` and `ReplayServer`
+refuse such a recording.
 """
 
 from __future__ import annotations

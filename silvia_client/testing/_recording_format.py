@@ -1,69 +1,12 @@
-"""The recording file: writing a `Recording` as JSON lines, and reading one back, strictly.
+"""The recording file: a `Recording` written as JSON lines, and read back strictly.
 
-The format, version 1
----------------------
-
-JSON lines: UTF-8 text, one JSON object per line, each with a `type`, in this
-order (a file is one recording)::
-
-    {"type": "recording", "format": "silvia-recording", "version": 1, "redacted": false,
-     "written_by": "silvia-client 0.1.0"}
-    {"type": "request", "method": "POST", "path": "/api/claude",
-     "body": {"message": "How much is in checking?"}}
-    {"type": "response", "status": 200, "headers": [["content-type", "text/event-stream"], ...]}
-    {"type": "chunk", "at": 0.004121, "text": "event: session\\ndata: {...}\\n\\n"}
-    {"type": "chunk", "at": 0.005008, "base64": "4oCc"}
-    {"type": "response_end", "at": 0.031, "how": "closed"}
-    {"type": "reload", "path": "/api/chat/sessions/sess_1", "status": 200,
-     "headers": [...], "text": "{\\"session\\": ...}"}
-    {"type": "end", "lines": 8}
-
-- `request`: the chat request's method, path (no host) and JSON body. Its
-  headers are not kept: they carry the credentials.
-- `response`: the status and the response headers, names lower-case.
-- `chunk`: the response body exactly as it arrived, one line per chunk, in
-  order. `at` is the arrival time in seconds since the request went out. The
-  bytes are `text` when they are valid UTF-8 on their own, else `base64`
-  (standard alphabet, padded): a chunk that splits a character is base64.
-- `response_end`: how the body ended, and when: `ended` (the server ended it),
-  `closed` (the reader stopped reading, as a client does after `done`),
-  `disconnected` (the connection broke mid-body) or `timeout` (no bytes within
-  the reader's timeout). `at` is null when unknown.
-- `reload`: present when the turn completed and its session was reloaded: the
-  GET's path, status, headers and body, the body encoded as a chunk is.
-- `end`: the last line, with the number of lines in the file (itself included),
-  so that a truncated file is told from a complete one.
-
-Unknown keys are ignored (a later version 1 writer may add some); an unknown
-`type`, a line out of order, or a newer `version` is an error. Reading never
-evaluates anything: lines are parsed with `json.loads` and checked field by
-field, and every problem is a `RecordingFormatError` naming the line. A file
-is untrusted input, so every number is bounded: times (`at`) finite, 0 or more
-and at most a day (`MAX_SECONDS`), checked without converting first (a
-400-digit integer is an error, not an `OverflowError`); `version` and `lines`
-integers from 1 to 2**53 (what any JSON reader keeps exact); `status` 100 to 599.
-Sizes are bounded by what a live client reads at most (`MAX_BODY_BYTES`, the
-default `max_response_bytes`): the response's chunks together, and the reload's
-body, each hold at most that many bytes as recorded (a gzip body inflates
-further; a replay's client bounds that as it reads, as it does live). Every
-field has its type checked: a `method` is an HTTP token, a `path` a string
-starting with `/`, `headers` a list of pairs of strings, `redacted` a boolean.
-
-Headers are kept as the file has them, even those HTTP cannot carry, so that
-`silvia qa check` can judge such a recording. Writing them is another matter:
-`Recording.header_errors()` (in `_recording.py`) lists each header whose name
-is not an RFC 9110 token or whose value is not visible ASCII (spaces and tabs
-inside; leading and trailing ones are dropped when written), each a
-`RecordingFormatError` naming its line, and `Recording.client()` and
-`ReplayServer` refuse such a recording (a CR LF in a value would add headers
-of its own on a socket).
-
-Never in a recording: the bearer token, and the `Authorization`,
-`Proxy-Authorization`, `Cookie` and `Set-Cookie` headers (a `Recording` drops
-them whoever builds it; the capturing side also drops any header whose value
-holds the token and blanks the token in the bodies). Account ids and providers
-are kept, so that a replay is faithful: a recording is raw wire data, written
-only when asked, and `redacted()` makes the copy to share.
+Where things are: `docs/recordings.md` describes the format (version 1) and its
+bounds; here `dump` writes it, and `parse` reads it line by line, each line through
+a pydantic model of its `type`, every problem a `RecordingFormatError` naming the
+line and the field. Times are bounded without converting first (a 400-digit
+integer is an error, not an `OverflowError`); bodies by what a client reads at
+most (`MAX_BODY_BYTES`). Headers are kept as the file has them, even those HTTP
+cannot carry: `Recording.header_errors()` judges those.
 """
 
 from __future__ import annotations
@@ -71,17 +14,18 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import math
 import re
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, TypeGuard
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
 
 from .. import __version__
 from .._wire import DEFAULTS
 from ..errors import SilviaError
 from ._recording_parts import (
     BODY_ENDS,
-    Headers,
+    BodyEnd,
     RecordedChunk,
     RecordedReload,
     RecordedRequest,
@@ -187,62 +131,119 @@ def _header_list(owner: RecordedResponse | RecordedReload) -> list[list[str]]:
 
 # -- reading ----------------------------------------------------------------
 
+_Str = Annotated[str, Strict()]
+_Seconds = Annotated[float, Strict(), Field(ge=0, le=MAX_SECONDS, allow_inf_nan=False)]
+_Count = Annotated[int, Strict(), Field(ge=1, le=_MAX_COUNT)]
+_Status = Annotated[int, Strict(), Field(ge=100, le=599)]
+_Path = Annotated[str, Strict(), Field(pattern=r"^/")]
+_Method = Annotated[str, Strict(), Field(pattern=r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,32}$")]
+_Headers = list[tuple[_Str, _Str]]
 
-class _Line:
-    """One parsed line, and checked access to its fields (errors name the line)."""
+# What each field must be, as an error says it.
+_MUST_BE = {
+    "version": "a positive integer (at most 2**53)",
+    "redacted": "true or false",
+    "method": "an HTTP method (a token of 1 to 32 characters)",
+    "path": "a path starting with `/`",
+    "status": "an HTTP status (100 to 599)",
+    "headers": "a list of [name, value] pairs",
+    "at": f"a number of seconds, from 0 to {MAX_SECONDS}",
+    "how": f"one of {', '.join(BODY_ENDS)}",
+    "lines": "a number of lines (1 to 2**53)",
+    "text": "a string",
+    "base64": "a string",
+}
+
+
+class _Line(BaseModel):
+    # Each scalar strict: JSON's types as they are (no "1" for 1, no true for 1).
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+_M = TypeVar("_M", bound=_Line)
+
+
+class _Header(_Line):
+    version: _Count
+    redacted: Annotated[bool, Strict()] | None = None
+
+
+class _Request(_Line):
+    method: _Method
+    path: _Path
+    body: Any = None
+
+
+class _Response(_Line):
+    status: _Status
+    headers: _Headers
+
+
+class _Bytes(_Line):
+    text: _Str | None = None
+    base64: _Str | None = None
+
+
+class _Chunk(_Bytes):
+    at: _Seconds
+
+
+class _ResponseEnd(_Line):
+    at: _Seconds | None = None
+    how: BodyEnd
+
+
+class _Reload(_Bytes):
+    path: _Path
+    status: _Status
+    headers: _Headers
+
+
+class _End(_Line):
+    lines: _Count
+
+
+_MODELS: dict[str, type[_Line]] = {
+    "recording": _Header,
+    "request": _Request,
+    "response": _Response,
+    "chunk": _Chunk,
+    "response_end": _ResponseEnd,
+    "reload": _Reload,
+    "end": _End,
+}
+
+
+class _Parsed:
+    """One line of the file: its number, its `type` and its JSON object."""
 
     def __init__(self, number: int, value: dict[str, Any]) -> None:
-        self.number = number
-        self.value = value
-        self.type = value.get("type")
+        self.number, self.value, self.type = number, value, value["type"]
 
     def error(self, message: str) -> RecordingFormatError:
         return RecordingFormatError(message, line=self.number)
 
-    def get(
-        self, key: str, check: Callable[[Any], bool], what: str, *, optional: bool = False
-    ) -> Any:
-        if key not in self.value:
-            if optional:
-                return None
-            raise self.error(f"the `{self.type}` line has no `{key}`")
-        value = self.value[key]
-        if (value is None and optional) or check(value):
-            return value
-        raise self.error(f"`{key}` must be {what}")
+    def read(self, model: type[_M]) -> _M:
+        """The line through `model`: an error names the line and the first bad field."""
+        try:
+            return model.model_validate(self.value)
+        except ValidationError as invalid:
+            key = str(invalid.errors()[0]["loc"][0])
+            if key not in self.value:
+                raise self.error(f"the `{self.type}` line has no `{key}`") from None
+            raise self.error(f"`{key}` must be {_MUST_BE[key]}") from None
 
-    def headers(self) -> Headers:
-        value = self.get("headers", _is_list, "a list of [name, value] pairs")
-        if not all(
-            isinstance(pair, list) and len(pair) == 2 and all(isinstance(s, str) for s in pair)
-            for pair in value
-        ):
-            raise self.error("`headers` must be a list of [name, value] pairs")
-        return tuple((name, header) for name, header in value)
-
-    def status(self) -> int:
-        return int(self.get("status", _is_status, "an HTTP status (100 to 599)"))
-
-    def path(self) -> str:
-        return str(self.get("path", _is_path, "a path starting with `/`"))
-
-    def at(self, *, optional: bool = False) -> float | None:
-        value = self.get(
-            "at", _is_time, f"a number of seconds, from 0 to {MAX_SECONDS}", optional=optional
-        )
-        return None if value is None else float(value) + 0.0  # (-0.0 is 0.0)
-
-    def data(self, room: int, what: str) -> bytes:
+    def data(self, line: _Bytes, room: int, what: str) -> bytes:
         """The line's bytes; an error if they are more than `room` (what `what` has left)."""
-        text, encoded = self.value.get("text"), self.value.get("base64")
-        if isinstance(text, str) and encoded is None:
-            # A character is at most 4 bytes: check before encoding a huge one.
-            if len(text) > room:
+        text, encoded = line.text, line.base64
+        if text is not None and encoded is None:
+            if len(text) > room:  # a character is at least a byte: refused before encoding
                 raise self._too_large(what)
-            data = _utf8(text)
-            if data is None:
-                raise self.error("`text` holds a lone surrogate, which is not UTF-8")
-        elif isinstance(encoded, str) and text is None:
+            try:
+                data = text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise self.error("`text` holds a lone surrogate, which is not UTF-8") from None
+        elif encoded is not None and text is None:
             if len(encoded) // 4 * 3 > room + 2:
                 raise self._too_large(what)
             try:
@@ -262,80 +263,40 @@ class _Line:
         )
 
 
-def _utf8(text: str) -> bytes | None:
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return None
-
-
-def _is_list(value: Any) -> bool:
-    return isinstance(value, list)
-
-
-def _is_status(value: Any) -> bool:
-    return type(value) is int and 100 <= value <= 599
-
-
-def _is_path(value: Any) -> bool:
-    return isinstance(value, str) and value.startswith("/")
-
-
-def _is_time(value: Any) -> bool:
-    # An int is compared as it is: converting a huge one to float would overflow.
-    if type(value) is int:
-        return 0 <= value <= MAX_SECONDS
-    return type(value) is float and math.isfinite(value) and 0 <= value <= MAX_SECONDS
-
-
-def _is_count(value: Any) -> TypeGuard[int]:
-    return type(value) is int and 1 <= value <= _MAX_COUNT
-
-
-_METHOD = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,32}")
-
-
-def _is_method(value: Any) -> bool:
-    return isinstance(value, str) and _METHOD.fullmatch(value) is not None
-
-
-def _parsed_lines(data: bytes) -> Iterator[_Line]:
-    raw_lines = data.split(b"\n")
-    if raw_lines and raw_lines[-1] == b"":
-        raw_lines.pop()  # the newline that ends the last line
-    for number, raw in enumerate(raw_lines, start=1):
-        try:
-            value = json.loads(raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise RecordingFormatError("not UTF-8 text", line=number) from None
-        except (ValueError, RecursionError):
-            raise RecordingFormatError(
-                "not a JSON line (is the file truncated or corrupted?)", line=number
-            ) from None
-        if not isinstance(value, dict) or not isinstance(value.get("type"), str):
-            raise RecordingFormatError("not a JSON object with a `type`", line=number)
-        yield _Line(number, value)
-
-
 class _Reader:
+    """The file's lines in order, each parsed as JSON; `next` and `expect` say what belongs."""
+
     def __init__(self, data: bytes) -> None:
-        self._lines = _parsed_lines(data)
+        self.raw = data.split(b"\n")
+        if self.raw[-1] == b"":
+            self.raw.pop()  # the newline that ends the last line
         self.last = 0
 
-    def next(self, expected: str) -> _Line:
-        line = next(self._lines, None)
-        if line is None:
+    def next(self, expected: str) -> _Parsed:
+        if self.last == len(self.raw):
             where = f"after line {self.last}" if self.last else "before its first line"
             raise RecordingFormatError(
                 f"the recording ends {where}, without its `{expected}` line: it is truncated"
             )
-        self.last = line.number
-        return line
+        self.last += 1
+        try:
+            value = json.loads(self.raw[self.last - 1].decode("utf-8"))
+        except UnicodeDecodeError:
+            raise RecordingFormatError("not UTF-8 text", line=self.last) from None
+        except (ValueError, RecursionError):
+            raise RecordingFormatError(
+                "not a JSON line (is the file truncated or corrupted?)", line=self.last
+            ) from None
+        if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+            raise RecordingFormatError("not a JSON object with a `type`", line=self.last)
+        return _Parsed(self.last, value)
 
-    def expect(self, expected: str) -> _Line:
-        line = self.next(expected)
-        if line.type != expected:
-            raise line.error(f"a `{line.type}` line where the `{expected}` line belongs")
+    def expect(self, *expected: str) -> _Parsed:
+        line = self.next(expected[-1])
+        if line.type not in expected:
+            belongs = " or ".join(f"`{name}`" for name in expected)
+            article = "the" if len(expected) == 1 else "a"
+            raise line.error(f"a `{line.type}` line where {article} {belongs} line belongs")
         return line
 
 
@@ -345,69 +306,50 @@ def parse(data: bytes) -> tuple[RecordedRequest, RecordedResponse, RecordedReloa
     `RecordingFormatError` names the bad line. `Recording.loads` makes the value.
     """
     reader = _Reader(data)
-    header = reader.next("recording")
-    if header.type != "recording" or header.value.get("format") != FORMAT_NAME:
-        raise header.error(f"not a {FORMAT_NAME} file (its first line must say so)")
-    version = header.value.get("version")
-    if not _is_count(version):
-        raise header.error("`version` must be a positive integer (at most 2**53)")
-    if version > FORMAT_VERSION:
-        raise header.error(
-            f"format version {version} is newer than this silvia-client reads "
+    line = reader.next("recording")
+    if line.type != "recording" or line.value.get("format") != FORMAT_NAME:
+        raise line.error(f"not a {FORMAT_NAME} file (its first line must say so)")
+    header = line.read(_Header)
+    if header.version > FORMAT_VERSION:
+        raise line.error(
+            f"format version {header.version} is newer than this silvia-client reads "
             f"({FORMAT_VERSION}): upgrade silvia-client"
         )
-    redacted = header.get("redacted", lambda v: isinstance(v, bool), "true or false", optional=True)
-
-    line = reader.expect("request")
-    request = RecordedRequest(
-        method=line.get("method", _is_method, "an HTTP method (a token of 1 to 32 characters)"),
-        path=line.path(),
-        body=line.value.get("body"),
-    )
-    line = reader.expect("response")
-    status, headers = line.status(), line.headers()
+    request = reader.expect("request").read(_Request)
+    response = reader.expect("response").read(_Response)
 
     chunks: list[RecordedChunk] = []
     room = MAX_BODY_BYTES
-    line = reader.next("response_end")
+    line = reader.expect("chunk", "response_end")
     while line.type == "chunk":
-        at = line.at()
-        assert at is not None
-        piece = line.data(room, "the response's chunks")
+        chunk = line.read(_Chunk)
+        piece = line.data(chunk, room, "the response's chunks")
         room -= len(piece)
-        chunks.append(RecordedChunk(at, piece))
-        line = reader.next("response_end")
-    if line.type != "response_end":
-        raise line.error(f"a `{line.type}` line where a `chunk` or `response_end` line belongs")
-    how = line.get("how", lambda v: v in BODY_ENDS, f"one of {', '.join(BODY_ENDS)}")
-    response = RecordedResponse(status, headers, tuple(chunks), how, line.at(optional=True))
+        chunks.append(RecordedChunk(chunk.at + 0.0, piece))  # (-0.0 is 0.0)
+        line = reader.expect("chunk", "response_end")
+    end = line.read(_ResponseEnd)
+    ended_at = None if end.at is None else end.at + 0.0
 
     reload = None
-    line = reader.next("end")
+    line = reader.expect("reload", "end")
     if line.type == "reload":
-        reload = RecordedReload(
-            line.path(),
-            line.status(),
-            line.headers(),
-            line.data(MAX_BODY_BYTES, "the reload's body"),
-        )
-        line = reader.next("end")
-    if line.type != "end":
-        raise line.error(f"a `{line.type}` line where the `end` line belongs")
-    count = line.get("lines", _is_count, "a number of lines (1 to 2**53)")
+        got = line.read(_Reload)
+        body = line.data(got, MAX_BODY_BYTES, "the reload's body")
+        reload = RecordedReload(got.path, got.status, tuple(got.headers), body)
+        line = reader.expect("end")
+    count = line.read(_End).lines
     if count != line.number:
         raise line.error(
             f"the recording says it has {count} lines but has {line.number}: it is corrupted"
         )
-    extra = next(_parsed_lines_after(data, line.number), None)
-    if extra is not None:
-        raise RecordingFormatError("nothing may follow the `end` line", line=extra)
-    return request, response, reload, bool(redacted)
-
-
-def _parsed_lines_after(data: bytes, number: int) -> Iterator[int]:
-    """Line numbers after `number` that hold anything (a file is one recording)."""
-    lines = data.split(b"\n")
-    for index in range(number, len(lines)):
-        if lines[index].strip():
-            yield index + 1
+    for number in range(line.number, len(reader.raw)):
+        if reader.raw[number].strip():
+            raise RecordingFormatError("nothing may follow the `end` line", line=number + 1)
+    return (
+        RecordedRequest(request.method, request.path, request.body),
+        RecordedResponse(
+            response.status, tuple(response.headers), tuple(chunks), end.how, ended_at
+        ),
+        reload,
+        bool(header.redacted),
+    )

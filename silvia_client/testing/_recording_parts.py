@@ -1,15 +1,8 @@
 """What a recording is made of: the request, the response and its chunks, the reload.
 
-Where things are: these parts, and the rule of which headers a recording keeps
-and which a replay can write, are here, below everything else about recordings;
-`_recording.py` holds the `Recording` value made of them (its module docstring
-is the map of the rest).
-
-Never in a recording: the `FORBIDDEN_HEADERS` (a `RecordedResponse` and a
-`RecordedReload` drop them whoever builds one). Any other header is kept as
-recorded, even one HTTP cannot carry; `header_error` says why a replay cannot
-write one (a name that is not an RFC 9110 token, a value that is not visible
-ASCII with spaces and tabs inside).
+Where things are: these parts, `FORBIDDEN_HEADERS` (dropped whoever builds a
+part) and `header_error` (why a replay cannot write a header), below everything
+else about recordings; `_recording.py` is the map of the rest.
 """
 
 from __future__ import annotations

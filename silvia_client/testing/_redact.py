@@ -1,45 +1,14 @@
 """Taking things out of a recording: the bearer token always, account identities on request.
 
-Both edit spans of the joined body, and the chunk boundaries move with the
-text around them, so the chunking and the arrival times survive, and a stream
-that is not JSON (a fault, a malformed event) is edited as safely as one that is.
-
-`scrub_secret` (run by the capturing side on every recording it makes):
-
-- drops every header whose value holds the token (the forbidden headers are
-  dropped by the `Recording` itself);
-- replaces the token (on the bytes; a boundary inside a replaced span moves
-  to its end) in the bodies, the request's JSON strings and the paths
-  with `<token>`, raw and JSON-escaped. A token under 8 characters (a test
-  token such as `any`) is matched only as a whole header value or word there,
-  and left in bodies, where it would blank ordinary words; real tokens are long.
-
-`redact` (`Recording.redacted()`, `silvia record --redact`) works on the
-structure, not on the text (what it looks for is `_redact_scan.py`'s):
-
-- each SSE event's data (`_redact_events.py` cuts the stream), the reload's
-  body and the request's are decoded as JSON, into strings that are JSON
-  documents themselves and into key/value text (the server's SQL rows);
-- every `provider` member, at any depth and however its key is spelled
-  (`"provid\\u0065r"` included), becomes `null`;
-- account ids are found where ids stand (`accountId`, the doc's id columns,
-  any `*_account_id`), and each is then replaced wherever it appears, raw,
-  JSON-escaped or percent-encoded, by a pseudonym, `acct_redacted_0001` and so
-  on, by order of first appearance: the same id always gets the same one in
-  one recording, never one the recording already holds, and a pseudonym obeys
-  the doc's id rule, so the replay still parses with typed account targets.
-  A string that merely fits the id rule (an event name, a session id, a
-  block index) is not an account id and is kept: replay needs it. A value
-  that breaks the id rule is not an account id by the doc's definition either.
-
-Only the events that changed are written again (compact JSON, one `data:`
-line, their other lines as they were); every other byte stays where it was,
-malformed and unknown events included. A chunk boundary inside a rewritten
-event moves to the event's start, so each event still completes in the chunk,
-and at the time, it did. An event that is not JSON is edited as text. If a
-found id or a non-null provider member would remain anywhere (an event
-redaction cannot read, say), `redact` raises `RecordingFormatError` naming
-the chunk (and its line) instead of returning a copy that is not clean.
+Where things are: `scrub_secret` (every recording the capturing side makes)
+drops headers holding the token and blanks it in bodies, JSON strings and paths
+(a token under 8 characters only as a whole value or word). `redact`
+(`Recording.redacted()`) nulls every `provider` and replaces each account id,
+in every spelling, by a stable pseudonym (`acct_redacted_0001`, ...), finding
+them with `_redact_scan.py` in events cut by `_redact_events.py`. Both edit
+spans of the joined body and move chunk boundaries with the text, so chunking
+and times survive; only changed events are rewritten. If a found id or a
+provider would remain, `redact` raises `RecordingFormatError` naming the chunk.
 """
 
 from __future__ import annotations

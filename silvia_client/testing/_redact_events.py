@@ -1,18 +1,10 @@
 """A recorded stream cut into its SSE events, each with its place in the body; one written back.
 
-Where things are: `_redact.py` redacts a recording with these; `_redact_scan.py`
-finds and replaces what redaction takes out. This is not the SDK's SSE reader
-(`silvia_client._sse`, which hands out events, not byte spans): redaction must
-leave every byte it does not change where it was, so it needs the spans.
-
-`events(body)` yields an `EventSpan` per event: its lines (content and the
-terminator each had: `\\r\\n`, `\\r` or `\\n`, as the SSE spec allows), from
-its first line to the end of its last one; the blank line that ends it is not
-part of it, and a last event the body never ended is one too. `data(span)` is
-the event's data as the spec joins it; `rebuild(span, data, other)` writes the
-event back with new data (one `data:` line: compact JSON holds no newline) and
-its other lines passed through `other`, each with its own terminator, so an
-event nothing changed comes back byte for byte.
+Where things are: `events(body)` yields an `EventSpan` per event (its lines and
+their own terminators); `data(span)` joins its data as the SSE spec does;
+`rebuild(span, data, other)` writes it back with one `data:` line, so an event
+nothing changed comes back byte for byte. Not the SDK's `_sse` reader:
+redaction (`_redact.py`) needs byte spans, not events.
 """
 
 from __future__ import annotations

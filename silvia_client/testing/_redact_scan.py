@@ -1,27 +1,12 @@
 """What redaction looks for, and the edits it makes, on decoded JSON and on plain text.
 
-Where things are: `_redact.py` runs a redaction over a whole recording;
-`_redact_events.py` cuts a stream into its SSE events and writes one back;
-this module knows the shapes. `Scan` holds the account ids found so far and,
-once `freeze()`-d, their pseudonyms.
-
-- `loads(text)` reads JSON keeping every member as written (`Members`): a key
-  written twice is seen twice, so a shadowed `provider` or id is found too.
-- Where ids stand: a member whose decoded key is `accountId`, an id column of
-  the doc's rule (`source_account_id`, `snaptrade_account_id`,
-  `manual_account_uuid`, `account_uuid`, `account_id`) or any `*_account_id`,
-  with a value the rule calls an id, at any depth; inside a string that is
-  itself a JSON document (a tool's quoted row); and in key/value text (the
-  reference server's SQL rows, `account_id: ID, balance: 12`, or `name=ID`,
-  quoted or not, escaped or not: `_KV_ID`).
-- A `provider` member at any depth, whatever escapes spell its key, becomes
-  null; in text, `"provider": "..."` and `provider: word` do (`_TEXT_PROVIDER`).
-- Each id found is then replaced wherever it appears, in any spelling a
-  reader would decode to it: raw, JSON-escaped (`\\u0061`), percent-encoded
-  (`%61`), in any mix (`Scan.spelled`). A string that merely fits the id rule
-  (an event name, a block index, a session id) is left alone.
-
-Nothing here raises on odd input: what does not parse is text.
+Where things are: `Scan` holds the account ids found (and, once `freeze()`-d,
+their pseudonyms); `loads` reads JSON keeping every member as written, so a key
+written twice is seen twice. Ids stand under `accountId`, the doc's id columns
+and any `*_account_id`, in strings that are JSON themselves, and in key/value
+text (`_KV_ID`); a `provider` member anywhere, or `provider:` in text, becomes
+null. Each id is replaced in every spelling a reader decodes to it
+(`Scan.spelled`). Nothing here raises on odd input: what does not parse is text.
 """
 
 from __future__ import annotations

@@ -1,25 +1,12 @@
 """Playing a recording back in-process: `ReplayTransport`, what `Recording.transport()` returns.
 
-`ReplayTransport` is an httpx transport, sync and async, for one recording. A
-POST, whatever its path and body, gets the recorded response: status, headers,
-and the body chunk for chunk; then the body ends the way it did (`disconnected`
-raises `httpx.RemoteProtocolError`, `timeout` raises `httpx.ReadTimeout`, as on a
-socket). A GET whose last path segment is the reloaded session's gets the
-recorded reload; any other request is a 404. Without `timing` nothing waits;
-with it, each chunk comes at its recorded time, and a gap longer than the
-request's read timeout ends in that timeout, as it would live. Header values go
-without leading or trailing spaces and tabs (a socket's reader drops them too),
-as UTF-8 bytes: in-process there is no wire a header could split, so even one
-HTTP cannot carry is handed over (`silvia qa check` judges it), while
-`Recording.client()` refuses it.
-
-Every body, the reload's included, is handed over as a stream in pieces of at
-most 64 KiB (`pieces`), as a socket's reads are, never as a whole `content=`
-(which httpx reads and decodes at once): so a replaying client reads it through
-its own bounded body path, a gzip body is inflated in pieces, and
-`max_response_bytes` and `max_event_bytes` stop a recorded bomb exactly as they
-stop a live one. `_replay_server.py` (several recordings by name, on a socket)
-shares `pieces`, `reloads` and `not_found`.
+Where things are: a POST gets the recorded response chunk for chunk, ending as
+it did (`disconnected` raises `httpx.RemoteProtocolError`, `timeout`
+`httpx.ReadTimeout`); a GET of the reloaded session gets the reload; anything
+else a 404. With `timing`, chunks come at their recorded times. Bodies go as
+streams of at most 64 KiB pieces (`pieces`), never a whole `content=`, so the
+client's bounded body path and limits apply as live. `_replay_server.py` shares
+`pieces`, `reloads` and `not_found`.
 """
 
 from __future__ import annotations

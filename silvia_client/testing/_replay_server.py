@@ -1,19 +1,11 @@
 """Recordings served by name: `ReplayServer`, for `silvia serve --replay` and in-process.
 
-`ReplayServer` serves several recordings by name, on a socket
-(`serve_loopback()`) or in-process (`transport()`, on the reference server's
-runner). A request picks one the way it picks a scenario: the
-`x-silvia-scenario` header, or a message starting `/recording NAME`; otherwise
-the first. A POST gets the recording's response, chunk for chunk
-(`recorded_steps`: paced only with `timing`; a recorded timeout stalls, a
-disconnect drops the connection), a GET its reload. A session GET with no header finds the
-recording that reloaded that session. In-process, its fixed bodies are streamed
-too (`_Streamed`). Like the reference server, it wants a bearer token: any
-non-empty one, or exactly `token=`. It writes headers on a socket, so it refuses
-a recording with a header HTTP cannot carry (`Recording.header_errors()`: a name
-that is not an RFC 9110 token, a value that is not visible ASCII with spaces and
-tabs inside): a `RecordingFormatError` naming the line, and the file with
-`from_files`.
+Where things are: `ReplayServer` answers on a socket (`serve_loopback()`) or
+in-process (`transport()`). A request picks a recording as it picks a scenario
+(the `x-silvia-scenario` header, or a `/recording NAME` message; else the
+first); a POST gets its response chunk for chunk (`recorded_steps`), a GET its
+reload, found by session id when no header names it. It wants a bearer token
+and refuses a recording with a header HTTP cannot carry (`header_errors()`).
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
 """The words of a scripted turn: tool results (`_tools`), what the model says, what it cites.
 
-A script is a sequence, in the order things happen in the turn::
-
-    (ExecuteSql(rows=...), Say("You have $1,200 in checking"), Cite("silvia://your-account/checking"))
-
-A `Cite` names the source the model echoes back. The source itself is derived
-by the server's rules from the tool results before it, so a script that cites
-a source its turn did not write is rejected (history is text only: a turn can
-cite only the sources it wrote).
+Where things are: `Say` and `Cite` (in the order things happen), `Checkpoint`, `PriorTurn`;
+a `Cite` whose source the turn's tool results did not write is rejected.
 """
 
 from __future__ import annotations

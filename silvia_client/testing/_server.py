@@ -1,23 +1,13 @@
 """`ReferenceServer`: a Silvia that is not Silvia, speaking whatever `WireFormat` it is given.
 
-It answers `Request`s with `Reply`s and knows nothing of sockets; the runners
-(`transport()` in-process, `serve_loopback()` on 127.0.0.1) move the bytes, and
-`client()` / `async_client()` are ready SDK clients on the in-process one, whose
-pool is the SDK's own as a production client's is: the same cookie jar, made anew
-in a forked child, and an async one serves the first event loop it runs on.
-
-Routes (paths from the `WireFormat`):
-
-* `POST {chat_path}`: plays a scenario as an SSE stream and stores the turn,
-  in a new session, or in the one its `sessionId` names (404 if there is none);
-* `GET {session_path}<percent-encoded id>`: the stored session (404 if there is none).
-
-Every request needs `Authorization: Bearer <token>`: any non-empty token, or
-exactly `token=` when the server was given one. Every reply carries a request
-id. A request picks its scenario with the `x-silvia-scenario` header or a
-message starting `/scenario <name>`; otherwise the server's default plays. A
-header naming a status scenario (`status-404`, ...) applies to both routes, and
-so does one naming a gzip bomb (the session body is a bomb too).
+Where things are: it answers `Request`s with `Reply`s and knows no sockets;
+`transport()` (in-process) and `serve_loopback()` (127.0.0.1) move the bytes,
+and `client()` / `async_client()` are ready SDK clients. `POST {chat_path}`
+plays a scenario (the `x-silvia-scenario` header, a `/scenario <name>` message,
+or the default) and stores the turn; `GET {session_path}<id>` returns a stored
+session. Every request needs a bearer token (exactly `token=` when given);
+every reply carries a request id. A status or gzip-bomb scenario named by the
+header applies to both routes.
 """
 
 from __future__ import annotations

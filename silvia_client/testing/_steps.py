@@ -1,17 +1,10 @@
 """A request in, a scripted response out: the shapes every runner shares.
 
-A runner (in-process transport, loopback server) turns what it received into a
-`Request`, asks the server for a `Reply`, and plays it: a status, headers, and
-either a fixed body or a list of steps. Each runner walks the steps in order,
-so one scenario behaves identically under both:
-
-* `Event` / `Raw`: bytes on the wire (an SSE event, or bytes exactly as given);
-* `Encoded`: an `Event` or `Raw` as it goes out under a Content-Encoding;
-* `Repeat`: the same bytes again and again, maybe paced, maybe forever (an
-  endless line, a bomb, a trickle): made as they are written, never held whole;
-* `Pause`: nothing on the wire for a while (a stall, or pacing);
-* `Drop`: the connection breaks here, mid-body;
-* `Effect`: a server-side action at this point of the stream (storing a message).
+Where things are: a runner turns what it received into a `Request`, asks for a
+`Reply` and plays its steps in order: `Event` / `Raw` (bytes), `Encoded` (under
+a Content-Encoding), `Repeat` (the same bytes again, maybe paced, maybe
+forever, never held whole), `Pause`, `Drop` (the connection breaks) and
+`Effect` (a server-side action, such as storing a message).
 """
 
 from __future__ import annotations

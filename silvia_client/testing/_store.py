@@ -1,9 +1,8 @@
 """The server's stored sessions: what `GET {session_path}<id>` serves.
 
-Each turn stores the user's message and the assistant's, whose `citations`
-are the turn's summary and `inline_citations` the citations as they streamed,
-targets included, so a reload gives what the stream gave. Reads hand out deep
-copies, so a test can look without racing the server thread.
+Where things are: `SessionStore` keeps each turn's messages with their
+citations as streamed, and hands out deep copies, so a test can look without
+racing the server thread.
 """
 
 from __future__ import annotations

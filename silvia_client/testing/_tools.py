@@ -1,12 +1,7 @@
-"""What the model's tools returned during a scripted turn.
+"""What the model's tools returned during a scripted turn: the inputs of `_derive`'s rules.
 
-These are the inputs of the server's target rules (`_derive`): the raw results
-as the tools produced them, before any source or target exists. A scenario lists
-them in the order the model called the tools.
-
-They mirror the doc's source table: `execute_sql` rows, `execute_python`
-output (with or without Finnhub, with or without fetched articles), the three
-library readers with their `.meta.json` sidecar, and `search_web` results.
+Where things are: one class per row of the doc's source table (`execute_sql`,
+`execute_python`, the three library readers with their sidecar, `search_web`).
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """An httpx transport straight into a reference server: no sockets, same bytes.
 
-Use it as `httpx.Client(transport=server.transport())` or with
-`httpx.AsyncClient`: it is both a sync and an async transport. A streamed
-reply is produced step by step as the client reads (never buffered to the
-end), and the steps that mean trouble behave as they would on a socket:
-
-* a pause longer than the request's read timeout waits out that timeout and
-  raises `httpx.ReadTimeout`, which is how a client's idle timeout shows;
-* a drop raises `httpx.RemoteProtocolError` mid-body, as httpx does when a
-  peer closes a chunked body early;
-* a `Repeat` is written one copy at a time as the client reads, for as long as
-  it reads (an endless one, until the client closes the response).
+Where things are: `InProcessTransport`, sync and async, produces a streamed
+reply step by step as the client reads. A pause longer than the read timeout
+raises `httpx.ReadTimeout`, a drop `httpx.RemoteProtocolError`, and a `Repeat`
+is written one copy at a time for as long as the client reads.
 """
 
 from __future__ import annotations

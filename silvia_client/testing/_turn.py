@@ -1,9 +1,7 @@
 """Playing a script: the turn the server streams, with targets from the registry.
 
-`play` runs the script against a fresh `TargetRegistry` and records, in
-order, the text deltas and the citations as they stream (each with the target
-its source has at that moment). `turn_steps` lays that out as the SSE stream
-of the wire contract.
+Where things are: `play` runs a script against a fresh `TargetRegistry`;
+`turn_steps` lays the turn out as the wire contract's SSE stream.
 """
 
 from __future__ import annotations

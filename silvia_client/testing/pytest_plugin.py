@@ -1,52 +1,11 @@
-"""Pytest fixtures for testing code against the reference server.
+"""Pytest fixtures on the reference server (a `pytest11` entry point; docs/testing.md).
 
-Registered as a `pytest11` entry point, so installing the package is enough::
-
-    from silvia_client.citations import resolve_citation
-
-    def test_my_code_shows_account_links(silvia):
-        with silvia.chat.stream("/scenario accounts") as stream:
-            turn = stream.until_done()
-        links = [link.href for c in turn.citations for link in resolve_citation(c).links]
-        assert links == [f"/accounts/{ref.account_id}" for ref in turn.citations[0].target.accounts]
-
-The fixtures (each test gets its own; they all build on `silvia_server`):
-
-* `silvia_server`: a fresh `ReferenceServer` (empty session store, the built-in
-  scenarios). Register your own scenarios on it, or seed sessions, first.
-* `silvia`: a `SilviaClient` on it, in-process (`silvia_server.client()`),
-  closed after the test.
-* `async_silvia`: the `AsyncSilviaClient` twin, for `async def` tests. Mark
-  them `@pytest.mark.anyio` (anyio comes with httpx and has a pytest plugin) or
-  use pytest-asyncio: the fixture itself is sync, so it works under any async
-  plugin; see its docstring for why closing it that way is sound.
-* `silvia_transport`: an in-process httpx transport to it, sync and async, for
-  an httpx client of your own (at `IN_PROCESS_URL`).
-* `silvia_loopback_url`: the server on a real socket at 127.0.0.1, stopped after the test.
-* `silvia_loopback_client`: a `SilviaClient` talking to that URL over real HTTP.
-
-`silvia_client` and `async_silvia_client` are the older names of `silvia` and
-`async_silvia`, kept as aliases: a parameter named `silvia_client` shadows the
-package of that name inside the test.
-
-Pick a scenario per request with a message starting `/scenario <name>` (as
-above) or the `x-silvia-scenario` header (`default_headers=` on a client of your
-own); `silvia serve --list` lists them. Every fixture client has short timeouts
-(5 s, and a 5 s idle timeout on streams), so a test fails rather than hangs.
-
-For an async client over real sockets, build it inside the test, where its
-connections belong to the test's event loop::
-
-    @pytest.mark.anyio
-    async def test_over_http(silvia_loopback_url):
-        async with AsyncSilviaClient(base_url=silvia_loopback_url, token="t") as client:
-            ...
-
-Under pytest-xdist each worker is its own process, so every test there also gets
-its own server (and its own port, picked by the system).
-
-pytest loads this module in every run wherever the package is installed, so it
-imports nothing of the SDK until a fixture is first used.
+Where things are: `silvia_server` (a fresh `ReferenceServer` per test), on which
+`silvia` / `async_silvia` (in-process clients, with the older aliases
+`silvia_client` / `async_silvia_client`), `silvia_transport`, and
+`silvia_loopback_url` / `silvia_loopback_client` (127.0.0.1) build. Fixture
+clients have 5 s timeouts, so a test fails rather than hangs. pytest loads this
+module in every run, so it imports nothing of the SDK until a fixture is used.
 """
 
 from __future__ import annotations

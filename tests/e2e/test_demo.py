@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from silvia_client.cli import main
 from silvia_client.testing import SCENARIOS, expected_turn
 
 PROVIDERS = re.compile(r"plaid|snaptrade", re.IGNORECASE)
@@ -94,45 +95,57 @@ def test_no_provider_is_ever_printed(demo: subprocess.CompletedProcess[str]) -> 
     assert "manual" not in (demo.stdout + demo.stderr).lower()
 
 
-@pytest.mark.parametrize(
-    ("args", "settings"),
-    [
+def run(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    *args: str,
+    **settings: str,
+) -> tuple[int, str, str]:
+    """`silvia demo` in this process (quicker than a new one): status, stdout, stderr."""
+    with monkeypatch.context() as patch:
+        for key in [key for key in os.environ if key.startswith("SILVIA_")]:
+            patch.delenv(key)
+        for key, value in settings.items():
+            patch.setenv(key, value)
+        try:
+            status = main(["demo", *args])
+        except SystemExit as exit:  # argparse's usage errors
+            status = int(exit.code or 0)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_a_web_url_makes_account_links_absolute(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for args, settings in [
         (("--web-url", "https://app.example.com"), {}),
         ((), {"SILVIA_WEB_URL": "https://app.example.com"}),
         (("--web-url", "https://app.example.com"), {"SILVIA_WEB_URL": "https://other.example"}),
-    ],
-)
-def test_a_web_url_makes_account_links_absolute(
-    args: tuple[str, ...], settings: dict[str, str]
+    ]:
+        status, out, err = run(monkeypatch, capsys, "--pace", "0", *args, **settings)
+        assert status == 0, (args, settings, err)
+        assert "https://app.example.com/accounts/vzeNDwK7KQIm4yEog683u" in out, (args, settings)
+        assert not re.search(r"^\s+/accounts/", out, re.MULTILINE), (args, settings)
+
+
+def test_usage_errors_exit_2_and_a_typed_error_exits_1(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    run = _demo("--pace", "0", *args, **settings)
-    assert run.returncode == 0, run.stderr
-    assert "https://app.example.com/accounts/vzeNDwK7KQIm4yEog683u" in run.stdout
-    assert not re.search(r"^\s+/accounts/", run.stdout, re.MULTILINE)
-
-
-@pytest.mark.parametrize("args", [("--base-url", "https://app.example.com"), ("--base-url",)])
-def test_base_url_is_a_usage_error_that_points_to_web_url(args: tuple[str, ...]) -> None:
     # --base-url means the API server, which the demo never uses; it once meant the web app.
-    run = _demo("--pace", "0", *args)
-    assert run.returncode == 2
-    assert run.stdout == ""
-    assert run.stderr.startswith("usage: silvia demo")
-    assert "use --web-url" in run.stderr
+    for args in [("--base-url", "https://app.example.com"), ("--base-url",)]:
+        status, out, err = run(monkeypatch, capsys, "--pace", "0", *args)
+        assert (status, out) == (2, ""), args
+        assert err.startswith("usage: silvia demo"), args
+        assert "use --web-url" in err, args
+    for args in [("--web-url", "javascript:alert(1)"), ("--scenario", "nope"), ("--pace", "-1")]:
+        assert run(monkeypatch, capsys, *args)[0] == 2, args
+    status, _, err = run(monkeypatch, capsys, SILVIA_WEB_URL="app.example.com")
+    assert status == 2
+    assert err == "silvia demo: SILVIA_WEB_URL must be an absolute http(s) URL\n"
 
-
-def test_a_typed_error_is_a_message_on_stderr_and_exit_1() -> None:
-    run = _demo("--pace", "0", "--scenario", "fault-drop")
-    assert run.returncode == 1
-    assert run.stderr.startswith(EMBEDDED_LINE + "silvia demo: StreamDisconnectedError: ")
-    assert "Sources" not in run.stdout
-    assert not PROVIDERS.search(run.stdout + run.stderr)
-
-
-def test_bad_arguments_exit_2() -> None:
-    assert _demo("--web-url", "javascript:alert(1)").returncode == 2
-    bad_setting = _demo(SILVIA_WEB_URL="app.example.com")
-    assert bad_setting.returncode == 2
-    assert bad_setting.stderr == "silvia demo: SILVIA_WEB_URL must be an absolute http(s) URL\n"
-    assert _demo("--scenario", "no-such-scenario").returncode == 2
-    assert _demo("--pace", "-1").returncode == 2
+    status, out, err = run(monkeypatch, capsys, "--pace", "0", "--scenario", "fault-drop")
+    assert status == 1
+    assert err.startswith(EMBEDDED_LINE + "silvia demo: StreamDisconnectedError: ")
+    assert "Sources" not in out
+    assert not PROVIDERS.search(out + err)

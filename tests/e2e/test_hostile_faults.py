@@ -1,6 +1,6 @@
 """The hostile faults, over real sockets: each ends in its typed error, and nothing leaks or grows.
 
-Each runs with the sync and the async client against the reference server on
+Each case runs with the sync and the async client against the reference server on
 127.0.0.1 (`serve_loopback`), and each test checks:
 
 * the typed error, and the partial turn on it (what arrived before the fault);
@@ -11,9 +11,9 @@ Each runs with the sync and the async client against the reference server on
   (a subprocess) for the token echoes and a limit;
 * no connection left open on the server, once the client is closed.
 
-The floods that never end run with paces of 0.1 s (scenarios registered here)
-and a deadline of 2 s. No test asserts how long anything took: `GUARD` only
-fails a test that would otherwise hang.
+The floods that never end run with paces of 0.05 s (scenarios registered here),
+an idle timeout of 0.25 s and a deadline of 0.6 s. No test asserts how long
+anything took: `GUARD` only fails a test that would otherwise hang.
 """
 
 from __future__ import annotations
@@ -57,11 +57,13 @@ from silvia_client.testing import (
 from ._expect import TIMEOUT, TOKEN, assert_turn_matches
 from .conftest import wait_until
 
-MODES = pytest.mark.parametrize("mode", ["sync", "async"])
+MODES = ("sync", "async")
 MiB = 1024 * 1024
 LIMIT = 1 * MiB
 LIMITS = {"max_event_bytes": LIMIT, "max_response_bytes": LIMIT}
-DEADLINE = 2.0
+PACE = 0.05  # between the bytes of a flood that never ends
+IDLE_TIMEOUT = 0.25  # longer than PACE: it never fires
+DEADLINE = 0.6  # what ends the flood
 GUARD = 60.0  # seconds: "it ended", on however loaded a machine
 T = TypeVar("T")
 
@@ -69,15 +71,15 @@ _DEMO = SCENARIOS["demo"].script
 FAST = (
     Scenario(
         "e2e-trickle",
-        "A byte every 0.1 s, forever, after a citation.",
+        "A byte every 0.05 s, forever, after a citation.",
         script=_DEMO,
-        fault=Trickle(every=0.1, after_events=12),
+        fault=Trickle(every=PACE, after_events=12),
     ),
     Scenario(
         "e2e-keep-alive-forever",
-        "A keep-alive every 0.1 s, forever, after a citation.",
+        "A keep-alive every 0.05 s, forever, after a citation.",
         script=_DEMO,
-        fault=KeepAliveForever(every=0.1, after_events=12),
+        fault=KeepAliveForever(every=PACE, after_events=12),
     ),
 )
 
@@ -271,8 +273,8 @@ def assert_bounded(outcome: Outcome) -> None:
     )
 
 
-# ---------------------------------------------------------------------------------- the limits
-
+# ------------------------------------------------------------------------------------ the cases
+# Each test goes through its cases with both clients in one item; a failure names the case.
 
 LIMIT_CASES = [
     ("fault-endless-line", "max_event_bytes"),
@@ -283,142 +285,131 @@ LIMIT_CASES = [
 ]
 
 
-@MODES
-@pytest.mark.parametrize(("name", "limit"), LIMIT_CASES, ids=["-".join(c) for c in LIMIT_CASES])
 def test_a_flood_stops_at_the_limit_with_the_partial_turn_in_bounded_memory(
-    mode: str,
-    name: str,
-    limit: str,
-    server: ReferenceServer,
-    hostile: LoopbackServer,
-    logs: pytest.LogCaptureFixture,
+    server: ReferenceServer, hostile: LoopbackServer, logs: pytest.LogCaptureFixture
 ) -> None:
-    # Only the limit under test is small: the other stays at its default.
-    outcome = play(mode, hostile.url, f"/scenario {name}", **{limit: LIMIT})
-    error = outcome.error
-    assert isinstance(error, StreamTooLargeError), repr(error)
-    assert error.limit == LIMIT
-    assert f"{limit} ({LIMIT:,} bytes)" in str(error)
-    assert_partial(error, outcome, server, name)
-    assert_bounded(outcome)
-    assert_hidden(outcome, logs)
+    for mode in MODES:
+        for name, limit in LIMIT_CASES:
+            logs.clear()
+            # Only the limit under test is small: the other stays at its default.
+            outcome = play(mode, hostile.url, f"/scenario {name}", **{limit: LIMIT})
+            error = outcome.error
+            assert isinstance(error, StreamTooLargeError), (mode, name, limit, error)
+            assert error.limit == LIMIT
+            assert f"{limit} ({LIMIT:,} bytes)" in str(error)
+            assert_partial(error, outcome, server, name)
+            assert_bounded(outcome)
+            assert_hidden(outcome, logs)
+        logs.clear()
+        headers = {SCENARIO_HEADER: "fault-gzip-bomb"}
+        outcome = fetch(mode, hostile.url, "sess_bombed", headers, max_response_bytes=LIMIT)
+        error = outcome.error
+        assert isinstance(error, ResponseTooLargeError), (mode, error)
+        assert error.limit == LIMIT
+        assert (error.request_id or "").startswith("req_")
+        assert_bounded(outcome)
+        assert_hidden(outcome, logs)
 
 
-@MODES
-def test_a_gzip_bombed_session_body_stops_at_the_limit_in_bounded_memory(
-    mode: str, hostile: LoopbackServer, logs: pytest.LogCaptureFixture
-) -> None:
-    headers = {SCENARIO_HEADER: "fault-gzip-bomb"}
-    outcome = fetch(mode, hostile.url, "sess_bombed", headers, max_response_bytes=LIMIT)
-    error = outcome.error
-    assert isinstance(error, ResponseTooLargeError), repr(error)
-    assert error.limit == LIMIT
-    assert error.request_id is not None
-    assert error.request_id.startswith("req_")
-    assert_bounded(outcome)
-    assert_hidden(outcome, logs)
-
-
-# -------------------------------------------------------------------------------- the deadline
-
-
-@MODES
-@pytest.mark.parametrize("name", [scenario.name for scenario in FAST])
 def test_bytes_forever_are_ended_by_the_deadline_not_the_idle_timeout(
-    mode: str,
-    name: str,
-    server: ReferenceServer,
-    hostile: LoopbackServer,
-    logs: pytest.LogCaptureFixture,
+    server: ReferenceServer, hostile: LoopbackServer, logs: pytest.LogCaptureFixture
 ) -> None:
-    # Something arrives every 0.1 s, so an idle timeout of 1 s never fires: the
-    # turn would go on forever but for the deadline.
-    outcome = play(
-        mode, hostile.url, f"/scenario {name}", idle_timeout=1.0, deadline=DEADLINE, **LIMITS
-    )
-    error = outcome.error
-    assert isinstance(error, StreamTimeoutError), repr(error)
-    assert f"deadline of {DEADLINE:g} s passed" in str(error)
-    assert "idle timeout" not in str(error)
-    assert_partial(error, outcome, server, name)
-    assert_bounded(outcome)
-    assert_hidden(outcome, logs)
+    # Something arrives every PACE, so the idle timeout never fires: the turn
+    # would go on forever but for the deadline.
+    for mode in MODES:
+        for name in (scenario.name for scenario in FAST):
+            logs.clear()
+            outcome = play(
+                mode,
+                hostile.url,
+                f"/scenario {name}",
+                idle_timeout=IDLE_TIMEOUT,
+                deadline=DEADLINE,
+                **LIMITS,
+            )
+            error = outcome.error
+            assert isinstance(error, StreamTimeoutError), (mode, name, error)
+            assert f"deadline of {DEADLINE:g} s passed" in str(error)
+            assert "idle timeout" not in str(error)
+            assert_partial(error, outcome, server, name)
+            assert_bounded(outcome)
+            assert_hidden(outcome, logs)
 
 
-# --------------------------------------------------------------------------- the token echoed
-
-
-@MODES
-def test_an_error_event_echoing_the_token_never_shows_it(
-    mode: str, server: ReferenceServer, hostile: LoopbackServer, logs: pytest.LogCaptureFixture
+def test_an_echoed_token_is_never_shown(
+    server: ReferenceServer, hostile: LoopbackServer, logs: pytest.LogCaptureFixture
 ) -> None:
-    outcome = play(mode, hostile.url, "/scenario fault-echo-token", **LIMITS)
-    error = outcome.error
-    assert isinstance(error, ServerStreamError), repr(error)
-    turn = assert_partial(error, outcome, server, "fault-echo-token")
-    assert turn.error is not None
-    assert turn.error.message == "Request failed for Authorization: Bearer <token>"
-    assert "Bearer <token>" in str(error)
-    assert outcome.events[-1] == turn.error  # the event handed out is the blanked one
-    assert_bounded(outcome)
-    assert_hidden(outcome, logs)
-
-
-@MODES
-@pytest.mark.parametrize("endpoint", ["chat", "session"])
-def test_an_error_status_echoing_the_token_never_shows_it(
-    mode: str, endpoint: str, hostile: LoopbackServer, logs: pytest.LogCaptureFixture
-) -> None:
-    if endpoint == "chat":
-        outcome = play(mode, hostile.url, "/scenario fault-echo-token-401", **LIMITS)
-    else:
+    blanked = "Invalid bearer token: <token>"
+    for mode in MODES:
+        logs.clear()
+        outcome = play(mode, hostile.url, "/scenario fault-echo-token", **LIMITS)
+        error = outcome.error
+        assert isinstance(error, ServerStreamError), (mode, error)
+        turn = assert_partial(error, outcome, server, "fault-echo-token")
+        assert turn.error is not None
+        assert turn.error.message == "Request failed for Authorization: Bearer <token>"
+        assert "Bearer <token>" in str(error)
+        assert outcome.events[-1] == turn.error  # the event handed out is the blanked one
+        assert_bounded(outcome)
+        assert_hidden(outcome, logs)
+        # An error status echoing it, on either endpoint.
         headers = {SCENARIO_HEADER: "fault-echo-token-401"}
-        outcome = fetch(mode, hostile.url, "sess_any", headers, **LIMITS)
-    error = outcome.error
-    assert isinstance(error, AuthenticationError), repr(error)
-    assert error.message == "Invalid bearer token: <token>"
-    assert error.body == {
-        "error": {"type": "authentication_error", "message": "Invalid bearer token: <token>"}
-    }
-    assert "<token>" in str(error)
-    assert_bounded(outcome)
-    assert_hidden(outcome, logs)
+        for endpoint in ("chat", "session"):
+            logs.clear()
+            if endpoint == "chat":
+                outcome = play(mode, hostile.url, "/scenario fault-echo-token-401", **LIMITS)
+            else:
+                outcome = fetch(mode, hostile.url, "sess_any", headers, **LIMITS)
+            error = outcome.error
+            assert isinstance(error, AuthenticationError), (mode, endpoint, error)
+            assert error.message == blanked
+            assert error.body == {"error": {"type": "authentication_error", "message": blanked}}
+            assert "<token>" in str(error)
+            assert_bounded(outcome)
+            assert_hidden(outcome, logs)
 
 
 # ----------------------------------------------------------------------------- `silvia chat`
 
 
-def silvia_chat(url: str, message: str) -> subprocess.CompletedProcess[str]:
+def test_silvia_chat_ends_with_the_error_and_never_prints_the_token(
+    server: ReferenceServer, hostile: LoopbackServer
+) -> None:
     env = {key: value for key, value in os.environ.items() if not key.startswith("SILVIA_")}
     env.update(SILVIA_TOKEN=TOKEN, NO_COLOR="1")
-    return subprocess.run(
-        [sys.executable, "-m", "silvia_client", "chat", "--base-url", url, message],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=GUARD,  # a guard against a hang, not a bound on speed
-        check=False,
-    )
-
-
-CLI_CASES = [
-    ("fault-echo-token", "ServerStreamError"),
-    ("fault-echo-token-401", "AuthenticationError"),
-    ("fault-endless-line", "StreamTooLargeError"),  # at the default max_event_bytes
-]
-
-
-@pytest.mark.parametrize(("name", "error"), CLI_CASES, ids=[case[0] for case in CLI_CASES])
-def test_silvia_chat_ends_with_the_error_and_never_prints_the_token(
-    name: str, error: str, server: ReferenceServer, hostile: LoopbackServer
-) -> None:
-    done = silvia_chat(hostile.url, f"/scenario {name}")
-    assert done.returncode == 1, done.stderr
-    assert TOKEN not in done.stdout
-    assert TOKEN not in done.stderr
-    assert f"silvia chat: {error}: " in done.stderr
-    if "echo" in name:
-        assert "<token>" in done.stderr
-    expected = server.expected_turn(name, token=TOKEN)
-    if expected.status == 200:  # what arrived is on stdout, as it arrived
-        assert done.stdout.startswith(expected.text.split(" and ")[0])
+    cases = {
+        "fault-echo-token": "ServerStreamError",
+        "fault-echo-token-401": "AuthenticationError",
+        "fault-endless-line": "StreamTooLargeError",  # at the default max_event_bytes
+    }
+    # Started together: most of each run is the interpreter starting.
+    runs = {
+        name: subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "silvia_client",
+                "chat",
+                "--base-url",
+                hostile.url,
+                "/scenario " + name,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+        )
+        for name in cases
+    }
+    for name, error in cases.items():
+        run = runs[name]
+        out, err = run.communicate(timeout=GUARD)  # a guard against a hang, not a bound
+        assert run.returncode == 1, (name, err)
+        assert TOKEN not in out + err, name
+        assert f"silvia chat: {error}: " in err, (name, err)
+        if "echo" in name:
+            assert "<token>" in err, name
+        expected = server.expected_turn(name, token=TOKEN)
+        if expected.status == 200:  # what arrived is on stdout, as it arrived
+            assert out.startswith(expected.text.split(" and ")[0]), name

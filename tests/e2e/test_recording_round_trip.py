@@ -88,23 +88,23 @@ async def aplay(client: AsyncSilviaClient, message: str) -> Outcome:
     return Outcome(turn, None, await client.sessions.get(turn.session_id))
 
 
-def assert_same(replayed: Outcome, live: Outcome) -> None:
-    assert replayed.error is live.error
-    assert (replayed.turn is None) is (live.turn is None)
+def assert_same(replayed: Outcome, live: Outcome, case: str = "") -> None:
+    assert replayed.error is live.error, case
+    assert (replayed.turn is None) is (live.turn is None), case
     if live.turn is not None:
         assert replayed.turn is not None
-        assert replayed.turn.text == live.turn.text
-        assert replayed.turn.citations == live.turn.citations  # rows, targets and all
-        assert replayed.turn.inline_citations == live.turn.inline_citations  # offsets too
+        assert replayed.turn.text == live.turn.text, case
+        assert replayed.turn.citations == live.turn.citations, case  # rows, targets and all
+        assert replayed.turn.inline_citations == live.turn.inline_citations, case  # offsets too
         assert [c.target for c in replayed.turn.citations] == [
             c.target for c in live.turn.citations
-        ]
+        ], case
         assert [(c.target, c.offset) for c in replayed.turn.inline_citations] == [
             (c.target, c.offset) for c in live.turn.inline_citations
-        ]
-        assert replayed.turn.session_id == live.turn.session_id
-        assert replayed.turn.complete is live.turn.complete
-    assert replayed.session == live.session
+        ], case
+        assert replayed.turn.session_id == live.turn.session_id, case
+        assert replayed.turn.complete is live.turn.complete, case
+    assert replayed.session == live.session, case
 
 
 @pytest.fixture(scope="module")
@@ -142,6 +142,11 @@ def recorded(
 @pytest.fixture(scope="module")
 def replay_url(recorded: dict[str, tuple[Outcome, Path]]) -> Iterator[str]:
     files = [str(path) for _, path in recorded.values()]
+    # And a redacted copy of the demo, served as `demo-redacted`.
+    _, demo = recorded["demo"]
+    redacted = demo.with_name("demo-redacted.jsonl")
+    Recording.load(demo).redacted().save(redacted)
+    files.append(str(redacted))
     process = subprocess.Popen(
         [sys.executable, "-m", "silvia_client", "serve", "--replay", *files, "--port", "0"],
         stdout=subprocess.PIPE,
@@ -171,45 +176,23 @@ def test_the_live_turns_are_what_the_scenarios_make_them(
     assert recorded["status-500"][0].turn is None
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS)
-def test_the_file_never_holds_the_token(
-    scenario: str, recorded: dict[str, tuple[Outcome, Path]]
-) -> None:
-    _, path = recorded[scenario]
-    assert TOKEN.encode() not in path.read_bytes()
-
-
-@pytest.mark.parametrize("scenario", SCENARIOS)
-def test_recording_client_replays_the_live_turn(
-    scenario: str, recorded: dict[str, tuple[Outcome, Path]]
-) -> None:
-    live, path = recorded[scenario]
-    with Recording.load(path).client(idle_timeout=IDLE_TIMEOUT) as client:
-        assert_same(play(client, "whatever is asked"), live)
-
-
 @pytest.mark.anyio
-@pytest.mark.parametrize("scenario", SCENARIOS)
-async def test_recording_async_client_replays_the_live_turn(
-    scenario: str, recorded: dict[str, tuple[Outcome, Path]]
+async def test_every_recording_replays_the_live_turn_three_ways_and_holds_no_token(
+    recorded: dict[str, tuple[Outcome, Path]], replay_url: str
 ) -> None:
-    live, path = recorded[scenario]
-    async with Recording.load(path).async_client(idle_timeout=IDLE_TIMEOUT) as client:
-        assert_same(await aplay(client, "whatever is asked"), live)
-
-
-@pytest.mark.parametrize("scenario", SCENARIOS)
-def test_silvia_serve_replay_replays_the_live_turn(
-    scenario: str, recorded: dict[str, tuple[Outcome, Path]], replay_url: str
-) -> None:
-    live, _ = recorded[scenario]
-    with SilviaClient(
-        base_url=replay_url,
-        token="any",
-        default_headers={SCENARIO_HEADER: scenario},
-        **client_options(),
-    ) as client:
-        assert_same(play(client, "whatever is asked"), live)
+    for scenario, (live, path) in recorded.items():
+        assert TOKEN.encode() not in path.read_bytes(), scenario
+        with Recording.load(path).client(idle_timeout=IDLE_TIMEOUT) as client:
+            assert_same(play(client, "whatever is asked"), live, scenario)
+        async with Recording.load(path).async_client(idle_timeout=IDLE_TIMEOUT) as aclient:
+            assert_same(await aplay(aclient, "whatever is asked"), live, scenario)
+        with SilviaClient(
+            base_url=replay_url,
+            token="any",
+            default_headers={SCENARIO_HEADER: scenario},
+            **client_options(),
+        ) as client:
+            assert_same(play(client, "whatever is asked"), live, f"{scenario} (silvia serve)")
 
 
 def test_silvia_serve_replay_picks_by_message_and_defaults_to_the_first(
@@ -237,26 +220,11 @@ def test_record_turn_over_loopback_replays_the_same_turn(server_url: str) -> Non
 
 
 def test_a_redacted_recording_replays_over_loopback_with_typed_targets(
-    recorded: dict[str, tuple[Outcome, Path]], tmp_path: Path
+    recorded: dict[str, tuple[Outcome, Path]], replay_url: str
 ) -> None:
-    live, path = recorded["demo"]
-    redacted = tmp_path / "demo.jsonl"
-    Recording.load(path).redacted().save(redacted)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "silvia_client", "serve", "--replay", str(redacted), "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        match = URL_LINE.fullmatch(process.stdout.readline())
-        assert match
-        with SilviaClient(base_url=match.group(1), token="any", **client_options()) as client:
-            shared = play(client, "hi")
-    finally:
-        process.terminate()
-        process.communicate(timeout=10)
+    live, _ = recorded["demo"]
+    with SilviaClient(base_url=replay_url, token="any", **client_options()) as client:
+        shared = play(client, "/recording demo-redacted")
     assert shared.turn is not None
     assert live.turn is not None
     assert shared.turn.text == live.turn.text

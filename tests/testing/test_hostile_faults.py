@@ -25,6 +25,7 @@ from silvia_client.testing import (
     SCENARIO_HEADER,
     SCENARIOS,
     EchoToken,
+    Fault,
     KeepAliveForever,
     ReferenceServer,
     Scenario,
@@ -122,16 +123,19 @@ def test_crc32_combine_is_the_crc_of_the_concatenation(first: bytes, second: byt
     assert combined == zlib.crc32(first + second)
 
 
-@pytest.mark.parametrize("total", [0, 1, 1000, 3 * MiB, 3 * MiB + 12_345])
-def test_a_gzip_body_with_padding_decodes_to_exactly_what_it_claims(total: int) -> None:
-    body = GzipBody()
-    line = b": padding\n"
-    wire = body.piece(b"before\n")
-    first, padding = body.padding(line, total)
-    wire += first + padding.segment * padding.times + padding.rest
-    wire += body.piece(b"after") + body.end()
-    expected = b"before\n" + (line * (total // len(line) + 1))[:total] + b"after"
-    assert gzip.decompress(wire) == expected  # which checks the CRC and the length too
+def test_a_gzip_body_with_padding_decodes_to_exactly_what_it_claims() -> None:
+    for total in [0, 1, 1000, 3 * MiB, 3 * MiB + 12_345]:
+        try:
+            body = GzipBody()
+            line = b": padding\n"
+            wire = body.piece(b"before\n")
+            first, padding = body.padding(line, total)
+            wire += first + padding.segment * padding.times + padding.rest
+            wire += body.piece(b"after") + body.end()
+            expected = b"before\n" + (line * (total // len(line) + 1))[:total] + b"after"
+            assert gzip.decompress(wire) == expected  # which checks the CRC and the length too
+        except AssertionError as error:
+            raise AssertionError(f"case {(total,)!r}") from error
 
 
 def test_the_padding_is_compressed_once_however_much_it_inflates_to() -> None:
@@ -178,30 +182,33 @@ def test_an_oversized_event_is_one_well_formed_event_of_exactly_its_size() -> No
     assert "done" not in [n for n, _ in events]  # the body ends there
 
 
-@pytest.mark.parametrize("inflated", [5 * MiB + 3, 100])
-def test_a_gzip_bombed_stream_inflates_to_its_events_then_exactly_its_padding(
-    inflated: int,
-) -> None:
-    server = served(
-        Scenario(
-            "bomb",
-            "d",
-            script=DEMO_SCRIPT,
-            fault=SendGzipBomb(inflated_bytes=inflated, after_events=4),
-        )
-    )
-    with in_process(server) as client:
-        wire = b"".join(raw_chat(client, "bomb"))
-    body = gzip.decompress(wire)  # which checks the CRC and the length too
-    events, padding = body[:-inflated], body[-inflated:]
-    assert set(padding) <= set(b": \n")  # comment lines, all of it
-    assert padding.startswith(b":")
-    assert events.endswith(b"\n\n")
-    read = sse_events([events])
-    assert read[0][0] == "session"
-    assert len(read) == 4
-    assert "".join(data["text"] for name, data in read if name == "text") == demo_text_before(4)
-    assert sse_events([body]) == read  # the padding adds no event
+def test_a_gzip_bombed_stream_inflates_to_its_events_then_exactly_its_padding() -> None:
+    for inflated in [5 * MiB + 3, 100]:
+        try:
+            server = served(
+                Scenario(
+                    "bomb",
+                    "d",
+                    script=DEMO_SCRIPT,
+                    fault=SendGzipBomb(inflated_bytes=inflated, after_events=4),
+                )
+            )
+            with in_process(server) as client:
+                wire = b"".join(raw_chat(client, "bomb"))
+            body = gzip.decompress(wire)  # which checks the CRC and the length too
+            events, padding = body[:-inflated], body[-inflated:]
+            assert set(padding) <= set(b": \n")  # comment lines, all of it
+            assert padding.startswith(b":")
+            assert events.endswith(b"\n\n")
+            read = sse_events([events])
+            assert read[0][0] == "session"
+            assert len(read) == 4
+            assert "".join(
+                data["text"] for name, data in read if name == "text"
+            ) == demo_text_before(4)
+            assert sse_events([body]) == read  # the padding adds no event
+        except AssertionError as error:
+            raise AssertionError(f"case {(inflated,)!r}") from error
 
 
 def test_the_default_gzip_bomb_is_a_few_mib_on_the_wire_and_the_server_stays_small() -> None:
@@ -233,40 +240,45 @@ def test_a_gzip_bombed_session_body_is_valid_json_of_its_session() -> None:
     assert response.json() == {"session": {"id": "sess_x"}, "messages": []}
 
 
-@pytest.mark.parametrize(
-    "fault", [Trickle(every=5.0, after_events=4), KeepAliveForever(every=5.0, after_events=4)]
-)
-def test_a_pace_longer_than_the_read_timeout_is_a_read_timeout_in_process(
-    fault: Trickle | KeepAliveForever,
-) -> None:
-    server = served(Scenario("paced", "d", script=DEMO_SCRIPT, fault=fault))
-    received: list[bytes] = []
-    with in_process(server, timeout=0.2) as client, pytest.raises(httpx.ReadTimeout):
-        received.extend(raw_chat(client, "paced"))
-    assert b"".join(received).count(b"event: ") == 4  # the events before it came first
+def test_a_pace_longer_than_the_read_timeout_is_a_read_timeout_in_process() -> None:
+    faults: list[Fault] = [
+        Trickle(every=5.0, after_events=4),
+        KeepAliveForever(every=5.0, after_events=4),
+    ]
+    for fault in faults:
+        try:
+            server = served(Scenario("paced", "d", script=DEMO_SCRIPT, fault=fault))
+            received: list[bytes] = []
+            with in_process(server, timeout=0.2) as client, pytest.raises(httpx.ReadTimeout):
+                received.extend(raw_chat(client, "paced"))
+            assert b"".join(received).count(b"event: ") == 4  # the events before it came first
+        except AssertionError as error:
+            raise AssertionError(f"case {(fault,)!r}") from error
 
 
-@pytest.mark.parametrize(
-    ("fault", "copy"),
-    [(Trickle(every=0.01, after_events=4), b"x"), (KeepAliveForever(every=0.01), b": ping\n\n")],
-)
-def test_bytes_forever_keep_coming_at_their_pace_until_the_client_leaves(
-    fault: Trickle | KeepAliveForever, copy: bytes
-) -> None:
-    server = served(Scenario("paced", "d", script=DEMO_SCRIPT, fault=fault))
-    loopback = server.serve_loopback()
-    url = loopback.start()
-    try:
-        with httpx.Client(base_url=url, headers=AUTH) as client:
-            received = b""
-            for chunk in raw_chat(client, "paced"):
-                received += chunk
-                if received.endswith(copy * 20):
-                    break
-            # The client left: the server, between two copies, notices and lets go.
-            assert wait_until(lambda: loopback.open_connections == 0)
-    finally:
-        loopback.stop()
+def test_bytes_forever_keep_coming_at_their_pace_until_the_client_leaves() -> None:
+    cases: list[tuple[Fault, bytes]] = [
+        (Trickle(every=0.01, after_events=4), b"x"),
+        (KeepAliveForever(every=0.01), b": ping\n\n"),
+    ]
+    for fault, copy in cases:
+        try:
+            server = served(Scenario("paced", "d", script=DEMO_SCRIPT, fault=fault))
+            loopback = server.serve_loopback()
+            url = loopback.start()
+            try:
+                with httpx.Client(base_url=url, headers=AUTH) as client:
+                    received = b""
+                    for chunk in raw_chat(client, "paced"):
+                        received += chunk
+                        if received.endswith(copy * 20):
+                            break
+                    # The client left: the server, between two copies, notices and lets go.
+                    assert wait_until(lambda: loopback.open_connections == 0)  # noqa: B023
+            finally:
+                loopback.stop()
+        except AssertionError as error:
+            raise AssertionError(f"case {(fault, copy)!r}") from error
 
 
 def test_an_endless_line_ends_when_the_client_leaves() -> None:
@@ -304,18 +316,24 @@ def test_an_echoed_token_is_the_requests_own() -> None:
 # ---------------------------------------------------------------------------- what is implied
 
 
-@pytest.mark.parametrize("name", HOSTILE)
-def test_a_hostile_turn_is_expected_to_end_before_its_flood_and_never_complete(name: str) -> None:
-    expected = expected_turn(SCENARIOS[name], token="secret-token")
-    assert not expected.complete
-    assert expected.fault == SCENARIOS[name].fault.kind  # type: ignore[union-attr]
-    assert expected.text == demo_text_before(12)
-    assert expected.inline_citations
-    if name == "fault-echo-token":
-        assert expected.error is not None
-        assert expected.error["message"] == "Request failed for Authorization: Bearer secret-token"
-    else:
-        assert expected.error is None
+def test_a_hostile_turn_is_expected_to_end_before_its_flood_and_never_complete() -> None:
+    for name in HOSTILE:
+        try:
+            expected = expected_turn(SCENARIOS[name], token="secret-token")
+            assert not expected.complete
+            assert expected.fault == SCENARIOS[name].fault.kind  # type: ignore[union-attr]
+            assert expected.text == demo_text_before(12)
+            assert expected.inline_citations
+            if name == "fault-echo-token":
+                assert expected.error is not None
+                assert (
+                    expected.error["message"]
+                    == "Request failed for Authorization: Bearer secret-token"
+                )
+            else:
+                assert expected.error is None
+        except AssertionError as error:
+            raise AssertionError(f"case {(name,)!r}") from error
 
 
 def test_a_token_echoing_status_is_expected_as_that_status() -> None:
@@ -327,32 +345,37 @@ def test_a_token_echoing_status_is_expected_as_that_status() -> None:
     }
 
 
-@pytest.mark.parametrize("name", HOSTILE)
-def test_no_hostile_turn_stores_its_answer(name: str) -> None:
-    def start() -> None:
-        pass
+def test_no_hostile_turn_stores_its_answer() -> None:
+    for name in HOSTILE:
+        try:
 
-    def complete() -> None:
-        pass
+            def start() -> None:
+                pass
 
-    steps = SCENARIOS[name].steps(
-        session_id="s", wire=ReferenceServer().wire, on_start=start, on_complete=complete
-    )
-    actions = [step.action for step in steps if isinstance(step, Effect)]
-    assert actions == [start]
+            def complete() -> None:
+                pass
+
+            steps = SCENARIOS[name].steps(
+                session_id="s", wire=ReferenceServer().wire, on_start=start, on_complete=complete
+            )
+            actions = [step.action for step in steps if isinstance(step, Effect)]
+            assert actions == [start]
+        except AssertionError as error:
+            raise AssertionError(f"case {(name,)!r}") from error
 
 
-@pytest.mark.parametrize(
-    ("make", "named"),
-    [
+def test_bad_sizes_and_paces_are_refused_when_built() -> None:
+    cases: list[tuple[Callable[[], object], str]] = [
         (lambda: SendOversizedEvent(data_bytes=0), "data_bytes"),
         (lambda: SendGzipBomb(inflated_bytes=-1), "inflated_bytes"),
         (lambda: SendGzipBomb(inflated_bytes=True), "inflated_bytes"),
         (lambda: Trickle(every=0), "every"),
         (lambda: KeepAliveForever(every=-1.0), "every"),
         (lambda: EchoToken(status=200), "status"),
-    ],
-)
-def test_bad_sizes_and_paces_are_refused_when_built(make: Callable[[], object], named: str) -> None:
-    with pytest.raises(ValueError, match=named):
-        make()
+    ]
+    for make, named in cases:
+        try:
+            with pytest.raises(ValueError, match=named):
+                make()
+        except AssertionError as error:
+            raise AssertionError(f"case {(make, named)!r}") from error

@@ -156,28 +156,28 @@ async def test_the_async_drop_raises_too() -> None:
 # -- statuses and errors -------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("name", "status", "error_type"),
-    [
+def test_status_scenarios_answer_with_a_json_error_body() -> None:
+    for name, status, error_type in [
         ("status-401", 401, "authentication_error"),
         ("status-403", 403, "permission_error"),
         ("status-404", 404, "not_found_error"),
         ("status-429", 429, "rate_limit_error"),
         ("status-500", 500, "api_error"),
-    ],
-)
-def test_status_scenarios_answer_with_a_json_error_body(
-    name: str, status: int, error_type: str
-) -> None:
-    with _client(ReferenceServer()) as client:
-        response = client.post(CHAT, json={"message": "hi"}, headers={SCENARIO_HEADER: name})
-        by_message = client.post(CHAT, json={"message": f"/scenario {name} please"})
-        on_sessions = client.get(SESSIONS + "anything", headers={SCENARIO_HEADER: name})
-    for answer in (response, by_message, on_sessions):
-        assert answer.status_code == status
-        assert answer.json()["error"]["type"] == error_type
-        assert answer.headers["x-request-id"]
-    assert (response.headers.get("retry-after") == "2") == (status == 429)
+    ]:
+        try:
+            with _client(ReferenceServer()) as client:
+                response = client.post(
+                    CHAT, json={"message": "hi"}, headers={SCENARIO_HEADER: name}
+                )
+                by_message = client.post(CHAT, json={"message": f"/scenario {name} please"})
+                on_sessions = client.get(SESSIONS + "anything", headers={SCENARIO_HEADER: name})
+            for answer in (response, by_message, on_sessions):
+                assert answer.status_code == status
+                assert answer.json()["error"]["type"] == error_type
+                assert answer.headers["x-request-id"]
+            assert (response.headers.get("retry-after") == "2") == (status == 429)
+        except AssertionError as error:
+            raise AssertionError(f"case {(name, status, error_type)!r}") from error
 
 
 def test_any_non_empty_bearer_token_is_accepted_by_default() -> None:
@@ -205,9 +205,8 @@ def test_a_required_token_is_enforced_and_never_echoed() -> None:
     assert "s3cret" not in wrong.text + right.text
 
 
-@pytest.mark.parametrize(
-    ("method", "path", "body", "status"),
-    [
+def test_bad_requests_get_json_errors() -> None:
+    for method, path, body, status in [
         ("GET", CHAT, None, 405),
         ("POST", SESSIONS + "x", None, 405),
         ("POST", "/nope", None, 404),
@@ -217,15 +216,14 @@ def test_a_required_token_is_enforced_and_never_echoed() -> None:
         ("POST", CHAT, b'{"message": ""}', 400),
         ("POST", CHAT, b'{"message": "hi", "sessionId": 7}', 400),
         ("POST", CHAT, b'{"message": "/scenario no-such-thing"}', 400),
-    ],
-)
-def test_bad_requests_get_json_errors(
-    method: str, path: str, body: bytes | None, status: int
-) -> None:
-    with _client(ReferenceServer()) as client:
-        response = client.request(method, path, content=body)
-    assert response.status_code == status
-    assert set(response.json()["error"]) == {"type", "message"}
+    ]:
+        try:
+            with _client(ReferenceServer()) as client:
+                response = client.request(method, path, content=body)
+            assert response.status_code == status
+            assert set(response.json()["error"]) == {"type", "message"}
+        except AssertionError as error:
+            raise AssertionError(f"case {(method, path, body, status)!r}") from error
 
 
 def test_an_unknown_scenario_header_is_a_400() -> None:

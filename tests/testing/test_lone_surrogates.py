@@ -14,6 +14,8 @@ from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client.testing import IN_PROCESS_URL, ReferenceServer, Say, Scenario
 from silvia_client.testing._steps import json_bytes
 
+from ..depth import examples
+
 TEXT = "Half \ud800 of a pair, \udfff, \udc00\ud800 backwards, and a whole one: \U0001f600 é."
 SCENARIO = Scenario("lone-surrogates", "Text holding lone surrogates.", script=(Say(TEXT),))
 TOKEN = "test-token"
@@ -42,7 +44,7 @@ def as_javascript_reads(value: Any) -> Any:
     return value
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(json_values)
 def test_any_value_encodes_to_utf8_json_that_reads_back(value: Any) -> None:
     data = json_bytes(value)

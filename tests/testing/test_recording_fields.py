@@ -27,6 +27,8 @@ from silvia_client.testing import (
     RecordingFormatError,
 )
 
+from ..depth import examples
+
 SAMPLE = Recording(
     RecordedRequest("POST", "/api/claude", {"message": "hi"}),
     RecordedResponse(
@@ -74,7 +76,7 @@ def loaded_or_line(text: str) -> Recording | int | None:
         return error.line
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(field=st.sampled_from(FIELDS), value=json_values)
 @example(field=(4, "text"), value="\ud800")  # a lone surrogate is not UTF-8
 @example(field=(2, "method"), value="GET / HTTP/1.1\r\n")
@@ -115,25 +117,27 @@ def b64(data: bytes) -> str:
 
 
 # SAMPLE's chunks hold 12 and 3 bytes (lines 4 and 5), its reload 2 (line 7).
-@pytest.mark.parametrize(
-    ("number", "key", "value", "says"),
-    [
+def test_a_body_past_what_a_client_reads_is_an_error_naming_its_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for number, key, value, says in [
         (4, "text", "a" * 16, "the response's chunks would hold"),
         (4, "base64", b64(b"a" * 16), "the response's chunks would hold"),
         (5, "base64", b64(b"b" * 4), "the response's chunks would hold"),  # 12 + 4: one past
         (7, "text", "c" * 16, "the reload's body would hold"),
-    ],
-)
-def test_a_body_past_what_a_client_reads_is_an_error_naming_its_line(
-    monkeypatch: pytest.MonkeyPatch, number: int, key: str, value: str, says: str
-) -> None:
-    monkeypatch.setattr(recording_format, "MAX_BODY_BYTES", 15)
-    assert Recording.loads(SAMPLE.dumps()) == SAMPLE  # 12 + 3 bytes: at the bound
-    lines = SAMPLE.dumps().splitlines()
-    line = json.loads(lines[number - 1])
-    line.pop("text", None)
-    line.pop("base64", None)
-    line[key] = value
-    lines[number - 1] = json.dumps(line)
-    with pytest.raises(RecordingFormatError, match=f"^line {number}: {says} more than 15 bytes"):
-        Recording.loads("\n".join(lines) + "\n")
+    ]:
+        try:
+            monkeypatch.setattr(recording_format, "MAX_BODY_BYTES", 15)
+            assert Recording.loads(SAMPLE.dumps()) == SAMPLE  # 12 + 3 bytes: at the bound
+            lines = SAMPLE.dumps().splitlines()
+            line = json.loads(lines[number - 1])
+            line.pop("text", None)
+            line.pop("base64", None)
+            line[key] = value
+            lines[number - 1] = json.dumps(line)
+            with pytest.raises(
+                RecordingFormatError, match=f"^line {number}: {says} more than 15 bytes"
+            ):
+                Recording.loads("\n".join(lines) + "\n")
+        except AssertionError as error:
+            raise AssertionError(f"case {(number, key, value, says)!r}") from error

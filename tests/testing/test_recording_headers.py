@@ -39,6 +39,7 @@ from silvia_client.testing import (
     record_turn,
 )
 
+from ..depth import examples
 from ..display._dom import parse
 from ..qa._cli import table
 
@@ -233,7 +234,7 @@ def test_leading_and_trailing_whitespace_is_dropped_inside_is_kept() -> None:
 VISIBLE = st.characters(min_codepoint=0x20, max_codepoint=0x7E)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     name=st.text(max_size=6) | st.sampled_from(["x-a", "X-Tok!#$%&'*+-.^_`|~9"]),
     value=st.text(max_size=10) | st.text(VISIBLE, max_size=10),

@@ -35,6 +35,7 @@ from silvia_client.testing import (
     RecordingFormatError,
 )
 
+from ..depth import examples
 from ._helpers import sse_events
 
 PROVIDERS = ("plaid", "snaptrade", "manual")
@@ -186,7 +187,7 @@ def providers(target: CitationTarget | None) -> list[object]:
     return []
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(recordings())
 def test_no_spelling_of_a_found_id_and_no_provider_survives(
     generated: tuple[Recording, list[str]],

@@ -14,7 +14,6 @@ from silvia_client import (
     NotFoundError,
     SilviaClient,
     StreamDisconnectedError,
-    StreamError,
     StreamTimeoutError,
 )
 from silvia_client.testing import (
@@ -95,40 +94,38 @@ def test_the_client_reads_the_recorded_turn_and_its_reload() -> None:
     assert session.id == "sess_r"
 
 
-@pytest.mark.parametrize(
-    ("end", "error"),
-    [("disconnected", StreamDisconnectedError), ("timeout", StreamTimeoutError)],
-)
-def test_a_body_that_broke_off_breaks_off_again(
-    end: str, error: type[StreamError], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    recording = made(CHUNKS[:2], end=end)
-    slept: list[float] = []
-    monkeypatch.setattr(time, "sleep", slept.append)
-    with (
-        pytest.raises(error) as caught,
-        recording.client() as client,
-        client.chat.stream("hi") as stream,
-    ):
-        stream.until_done()
-    assert caught.value.turn.session_id == "sess_r"
-    assert caught.value.turn.text == ""  # half an event arrived: not an event
-    assert not caught.value.turn.complete
-    # Without timing nothing waits, not even out the client's idle timeout.
-    assert all(seconds == 0 for seconds in slept)
+def test_a_body_that_broke_off_breaks_off_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    for end, error in [("disconnected", StreamDisconnectedError), ("timeout", StreamTimeoutError)]:
+        try:
+            recording = made(CHUNKS[:2], end=end)
+            slept: list[float] = []
+            monkeypatch.setattr(time, "sleep", slept.append)
+            with (
+                pytest.raises(error) as caught,
+                recording.client() as client,
+                client.chat.stream("hi") as stream,
+            ):
+                stream.until_done()
+            assert caught.value.turn.session_id == "sess_r"
+            assert caught.value.turn.text == ""  # half an event arrived: not an event
+            assert not caught.value.turn.complete
+            # Without timing nothing waits, not even out the client's idle timeout.
+            assert all(seconds == 0 for seconds in slept)
+        except AssertionError as error:
+            raise AssertionError(f"case {(end, error)!r}") from error
 
 
-@pytest.mark.parametrize(
-    ("end", "error"),
-    [("disconnected", StreamDisconnectedError), ("timeout", StreamTimeoutError)],
-)
-async def test_the_async_client_breaks_off_the_same_way(end: str, error: type[StreamError]) -> None:
-    recording = made(CHUNKS[:2], end=end)
-    async with recording.async_client() as client:
-        with pytest.raises(error) as caught:
-            async with client.chat.stream("hi") as stream:
-                await stream.until_done()
-    assert caught.value.turn.session_id == "sess_r"
+async def test_the_async_client_breaks_off_the_same_way() -> None:
+    for end, error in [("disconnected", StreamDisconnectedError), ("timeout", StreamTimeoutError)]:
+        try:
+            recording = made(CHUNKS[:2], end=end)
+            async with recording.async_client() as client:
+                with pytest.raises(error) as caught:
+                    async with client.chat.stream("hi") as stream:
+                        await stream.until_done()
+            assert caught.value.turn.session_id == "sess_r"
+        except AssertionError as error:
+            raise AssertionError(f"case {(end, error)!r}") from error
 
 
 def test_with_timing_each_chunk_comes_no_earlier_than_recorded() -> None:

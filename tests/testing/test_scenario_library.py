@@ -48,9 +48,8 @@ def test_names_are_unique_and_descriptions_one_line() -> None:
         assert "\n" not in scenario.description
 
 
-@pytest.mark.parametrize(
-    ("scenario", "message"),
-    [
+def test_a_library_file_that_does_not_fit_names_the_file_and_the_scenario() -> None:
+    cases: list[tuple[dict[str, object], str]] = [
         ({"script": [{"say": "Hi", "colour": "red"}]}, "unexpected keyword argument 'colour'"),
         ({"script": [{"tool": "execute_sql"}]}, "missing 1 required positional argument: 'rows'"),
         ({"script": [{"text": "Hi"}]}, "an item with none of `say`, `cite`, `tool`"),
@@ -60,17 +59,22 @@ def test_names_are_unique_and_descriptions_one_line() -> None:
         ({"fault": {"kind": "flood"}}, "no fault of kind 'flood'"),
         ({"fault": {"kind": "stall", "minutes": 5}}, "unexpected keyword argument 'minutes'"),
         ({"checkpoint": {"tool_calls": [], "targets": True}}, "unexpected keyword argument"),
-    ],
-)
-def test_a_library_file_that_does_not_fit_names_the_file_and_the_scenario(
-    scenario: dict[str, object], message: str
-) -> None:
-    text = json.dumps(
-        [{"name": "ok", "description": "Fine."}, {"name": "a", "description": "d", **scenario}]
-    )
-    with pytest.raises(ValueError, match=r"^scenarios/mine\.json, scenario 'a': ") as raised:
-        read_library([("mine.json", text)])
-    assert message in str(raised.value)
+    ]
+    for scenario, message in cases:
+        try:
+            text = json.dumps(
+                [
+                    {"name": "ok", "description": "Fine."},
+                    {"name": "a", "description": "d", **scenario},
+                ]
+            )
+            with pytest.raises(
+                ValueError, match=r"^scenarios/mine\.json, scenario 'a': "
+            ) as raised:
+                read_library([("mine.json", text)])
+            assert message in str(raised.value)
+        except AssertionError as error:
+            raise AssertionError(f"case {(scenario, message)!r}") from error
 
 
 def test_the_library_is_read_only() -> None:
@@ -121,27 +125,31 @@ def test_the_demo_turn_cites_accounts_a_ticker_a_web_page_and_a_tax_document() -
     assert expected.text.startswith("You have $4,210.55 in checking")
 
 
-@pytest.mark.parametrize("name", sorted(SCENARIOS))
-def test_a_vendor_name_appears_only_in_target_providers(name: str) -> None:
-    scenario = SCENARIOS[name]
-    if expected_turn(scenario).status != 200:
-        return
-    steps = [
-        step.step if isinstance(step, Encoded) else step
-        for step in scenario.steps(session_id="s", wire=DEFAULT_WIRE)
-    ]
-    wire_text = b"".join(
-        json.dumps(without_providers(step.data)).encode() if isinstance(step, Event) else step.data
-        for step in steps
-        if isinstance(step, (Event, Raw))
-    ).lower()
-    for vendor in VENDOR_NAMES:
-        assert vendor.encode() not in wire_text
+def test_a_vendor_name_appears_only_in_target_providers() -> None:
+    for name in sorted(SCENARIOS):
+        try:
+            scenario = SCENARIOS[name]
+            if expected_turn(scenario).status != 200:
+                continue
+            steps = [
+                step.step if isinstance(step, Encoded) else step
+                for step in scenario.steps(session_id="s", wire=DEFAULT_WIRE)
+            ]
+            wire_text = b"".join(
+                json.dumps(without_providers(step.data)).encode()
+                if isinstance(step, Event)
+                else step.data
+                for step in steps
+                if isinstance(step, (Event, Raw))
+            ).lower()
+            for vendor in VENDOR_NAMES:
+                assert vendor.encode() not in wire_text
+        except AssertionError as error:
+            raise AssertionError(f"case {(name,)!r}") from error
 
 
-@pytest.mark.parametrize(
-    ("name", "inline", "summary"),
-    [
+def test_rule_scenarios_stream_and_summarise_the_targets_the_doc_implies() -> None:
+    for name, inline, summary in [
         ("pooling", ["account", "accounts"], ["accounts", "accounts"]),
         ("untyped-ids-then-none", ["account", None], [None, None]),
         ("untyped-none-then-ids", [None, None], [None, None]),
@@ -153,18 +161,17 @@ def test_a_vendor_name_appears_only_in_target_providers(name: str) -> None:
         ("legacy-prompt", [None, "account"], [None, "account"]),
         ("account-row-without-id", [None], [None]),
         ("account-crypto-source", ["account", None], ["account", None]),
-    ],
-)
-def test_rule_scenarios_stream_and_summarise_the_targets_the_doc_implies(
-    name: str, inline: list[object], summary: list[object]
-) -> None:
-    expected = expected_turn(SCENARIOS[name])
+    ]:
+        try:
+            expected = expected_turn(SCENARIOS[name])
 
-    def kinds(citations: tuple[dict[str, object], ...]) -> list[object]:
-        return [c["target"]["kind"] if "target" in c else None for c in citations]  # type: ignore[index]
+            def kinds(citations: tuple[dict[str, object], ...]) -> list[object]:
+                return [c["target"]["kind"] if "target" in c else None for c in citations]  # type: ignore[index]
 
-    assert kinds(expected.inline_citations) == inline
-    assert kinds(expected.citations) == summary
+            assert kinds(expected.inline_citations) == inline
+            assert kinds(expected.citations) == summary
+        except AssertionError as error:
+            raise AssertionError(f"case {(name, inline, summary)!r}") from error
 
 
 def test_id_rule_scenario_types_exactly_the_two_valid_ids() -> None:

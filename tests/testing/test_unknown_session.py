@@ -154,9 +154,8 @@ def test_the_404_carries_the_contracts_error_body_and_a_request_id(runner: str) 
     assert reload.json() == response.json()  # the same body the session GET gives
 
 
-@pytest.mark.parametrize(
-    ("body", "headers", "status"),
-    [
+def test_what_is_refused_first() -> None:
+    for body, headers, status in [
         # A body the server cannot read is refused before the session is looked up.
         ({"message": "", "sessionId": "sess_never_created"}, {}, 400),
         ({"message": "hi", "sessionId": ""}, {}, 400),
@@ -175,15 +174,18 @@ def test_the_404_carries_the_contracts_error_body_and_a_request_id(runner: str) 
             {SCENARIO_HEADER: "fault-drop"},
             404,
         ),
-    ],
-)
-def test_what_is_refused_first(body: dict[str, str], headers: dict[str, str], status: int) -> None:
-    server = ReferenceServer()
-    with httpx.Client(transport=server.transport(), base_url=IN_PROCESS_URL, headers=AUTH) as http:
-        response = http.post(CHAT, json=body, headers=headers)
-    assert response.status_code == status
-    assert set(response.json()["error"]) == {"type", "message"}
-    assert len(server.sessions) == 0
+    ]:
+        try:
+            server = ReferenceServer()
+            with httpx.Client(
+                transport=server.transport(), base_url=IN_PROCESS_URL, headers=AUTH
+            ) as http:
+                response = http.post(CHAT, json=body, headers=headers)
+            assert response.status_code == status
+            assert set(response.json()["error"]) == {"type", "message"}
+            assert len(server.sessions) == 0
+        except AssertionError as error:
+            raise AssertionError(f"case {(body, headers, status)!r}") from error
 
 
 def test_a_session_known_to_one_server_is_unknown_to_another() -> None:
