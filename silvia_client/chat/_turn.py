@@ -2,6 +2,11 @@
 
 Accumulation is O(1) per event: text pieces are appended and joined once, and
 the answer's length (a streamed citation's offset) is counted as they come.
+`TurnBuilder.snapshot()` (a stream's `current_turn`) is O(1) too: a `TurnSoFar`
+notes how far each of the builder's lists reached and reads its text and rows
+off them on first use (the lists only grow, so that prefix never changes); a
+`Turn` of copied text and tuples per read would make reading after every
+event quadratic.
 Every row is kept as the server sent it, its target never rewritten: the one
 meaning per source per turn registry is the server's, which writes each row's
 target from it (QA checks that it did). `Turn.target_for` reads the server's final word off the
@@ -12,6 +17,7 @@ stream sets the start and the response's arrival, the builder the others.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +42,7 @@ if TYPE_CHECKING:
 
     from ..citations import Citation, InlineCitation
 
-__all__ = ["Timings", "Turn", "TurnBuilder", "text_preview"]
+__all__ = ["Timings", "Turn", "TurnBuilder", "TurnSoFar", "text_preview"]
 
 _PREVIEW_CHARS = 60
 
@@ -151,6 +157,81 @@ class Turn(FinalTargets):
         return pydantic_schema(cls, handler, turn_document)
 
 
+class TurnSoFar(Turn):
+    """A `Turn` as its builder stood when it was taken: what a stream's `current_turn` gives.
+
+    Taking one is O(1) whatever the turn's length: it notes how many text
+    pieces and rows the builder held, and its `text` and row tuples are read
+    off the builder's lists (which only grow) on first use, then kept. Every
+    other field is set when it is taken. It pickles and copies as a plain `Turn`.
+    """
+
+    def __init__(self, builder: TurnBuilder) -> None:
+        # Turn is frozen: its fields are set the way dataclasses' own __init__ sets them.
+        # The five fields read on first use are left unset here: `cached_property` fills them.
+        values = {
+            "citations": builder._summary,
+            "session_id": builder.session_id,
+            "request_id": builder.request_id,
+            "message": builder._message,
+            "complete": builder.done and builder.error is None,
+            "error": builder.error,
+            "timings": builder.timings(),
+            "_targets": {},
+            "_builder": builder,
+            "_reach": builder._reach(),
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    _builder: TurnBuilder
+    _reach: tuple[int, int, int, int, int]  # pieces, inline rows, unknown, malformed, errors
+
+    @cached_property
+    def text(self) -> str:
+        return self._builder._text_to(self._reach[0])
+
+    # mypy reads FinalTargets' attribute (a Sequence) against this read-only property; the
+    # rows are the same tuple a Turn holds, and nothing assigns them once taken.
+    @cached_property
+    def inline_citations(self) -> tuple[InlineCitation, ...]:  # type: ignore[override]
+        return tuple(self._builder._inline[: self._reach[1]])
+
+    @cached_property
+    def unknown_events(self) -> tuple[UnknownEvent, ...]:
+        return tuple(self._builder._unknown[: self._reach[2]])
+
+    @cached_property
+    def malformed_events(self) -> tuple[MalformedEvent, ...]:
+        return tuple(self._builder._malformed[: self._reach[3]])
+
+    @cached_property
+    def citation_errors(self) -> tuple[RowError, ...]:
+        return tuple(self._builder._citation_errors[: self._reach[4]])
+
+    def turn(self) -> Turn:
+        """The same turn as a plain `Turn`, its text and rows copied out of the builder."""
+        return Turn(
+            text=self.text,
+            citations=self.citations,
+            inline_citations=self.inline_citations,
+            session_id=self.session_id,
+            request_id=self.request_id,
+            message=self.message,
+            complete=self.complete,
+            error=self.error,
+            unknown_events=self.unknown_events,
+            malformed_events=self.malformed_events,
+            citation_errors=self.citation_errors,
+            timings=self.timings,
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled (and copied) as the plain Turn it stands for, without its builder: an
+        # empty Turn, then its fields, as pickle restores any instance's attributes.
+        return (Turn, (), vars(self.turn()))
+
+
 class TurnBuilder:
     """Applies events, one at a time, to a turn under construction."""
 
@@ -173,6 +254,10 @@ class TurnBuilder:
         self.first_byte_at: float | None = None
         self.first_text_at: float | None = None
         self.done_at: float | None = None
+        # `snapshot()`'s last answer and what it was taken at; the text joined so far.
+        self._snapshot: TurnSoFar | None = None
+        self._snapshot_key: tuple[object, ...] = ()
+        self._joined: tuple[int, str] = (0, "")  # how many pieces, and their text
 
     def apply(self, event: ChatEvent) -> None:
         """Add one event to the turn being built."""
@@ -204,21 +289,46 @@ class TurnBuilder:
 
     def timings(self) -> Timings:
         """Seconds from the start to the first byte, the first text and `done`, so far."""
-        return self.build().timings
+        start = self.started_at
+        if start is None:  # no start: nothing to count from
+            return Timings()
+        first_byte, first_text, done = self.first_byte_at, self.first_text_at, self.done_at
+        return Timings(
+            first_byte=None if first_byte is None else first_byte - start,
+            first_text=None if first_text is None else first_text - start,
+            done=None if done is None else done - start,
+        )
+
+    def snapshot(self) -> TurnSoFar:
+        """The turn as it stands, in O(1): the same one until something changes it."""
+        key = (self.events, self.request_id, self.started_at, self.first_byte_at)
+        if self._snapshot is None or self._snapshot_key != key:
+            self._snapshot, self._snapshot_key = TurnSoFar(self), key
+        return self._snapshot
+
+    def _reach(self) -> tuple[int, int, int, int, int]:
+        """How far each list a `TurnSoFar` reads on first use has come."""
+        return (
+            len(self._pieces),
+            len(self._inline),
+            len(self._unknown),
+            len(self._malformed),
+            len(self._citation_errors),
+        )
+
+    def _text_to(self, pieces: int) -> str:
+        """The text of the first `pieces` pieces, joined from where the last call left off."""
+        done, joined = self._joined
+        if pieces < done:  # an older snapshot read late: its own join
+            return "".join(self._pieces[:pieces])
+        joined += "".join(self._pieces[done:pieces])
+        self._joined = (pieces, joined)
+        return joined
 
     def build(self) -> Turn:
         """The turn as it stands: complete if `done` arrived and no error did."""
-        start = self.started_at
-        timings = Timings()  # no start: nothing to count from
-        if start is not None:
-            first_byte, first_text, done = self.first_byte_at, self.first_text_at, self.done_at
-            timings = Timings(
-                first_byte=None if first_byte is None else first_byte - start,
-                first_text=None if first_text is None else first_text - start,
-                done=None if done is None else done - start,
-            )
         return Turn(
-            text="".join(self._pieces),
+            text=self._text_to(len(self._pieces)),
             citations=self._summary,
             inline_citations=tuple(self._inline),
             session_id=self.session_id,
@@ -229,5 +339,5 @@ class TurnBuilder:
             unknown_events=tuple(self._unknown),
             malformed_events=tuple(self._malformed),
             citation_errors=tuple(self._citation_errors),
-            timings=timings,
+            timings=self.timings(),
         )
