@@ -16,10 +16,10 @@ stream sets the start and the response's arrival, the builder the others.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from ..citations import CitationTarget, RowError
 from ..citations._final import FinalTargets
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["Timings", "Turn", "TurnBuilder", "TurnSoFar", "text_preview"]
 
 _PREVIEW_CHARS = 60
+T = TypeVar("T")
 
 
 def text_preview(text: str) -> str:
@@ -157,57 +158,65 @@ class Turn(FinalTargets):
         return pydantic_schema(cls, handler, turn_document)
 
 
+class _CopiedOnFirstUse(Generic[T]):
+    """A field of `TurnSoFar`: copied out of its builder's lists on first read, then kept.
+
+    A descriptor-typed dataclass field (as the `dataclasses` documentation has
+    them): read off the class, it is the field's default; `__init__` hands it
+    that default, which it leaves, since the value is in the builder.
+    """
+
+    def __init__(self, default: T, copy: Callable[[TurnSoFar], T]) -> None:
+        self._default = default
+        self._copy = copy
+        self._name = ""
+
+    def __set_name__(self, owner: type[TurnSoFar], name: str) -> None:
+        self._name = name
+
+    def __get__(self, turn: TurnSoFar | None, owner: type[TurnSoFar]) -> T:
+        if turn is None:  # the dataclass asks for the field's default
+            return self._default
+        kept = turn._kept  # filled in place: the frozen value is never reassigned
+        if self._name not in kept:
+            kept[self._name] = self._copy(turn)
+        return cast(T, kept[self._name])
+
+    def __set__(self, turn: TurnSoFar, default: T) -> None:
+        """`__init__` gives the field's default: the builder holds the value."""
+
+
+def _text(turn: TurnSoFar) -> str:
+    return turn._source._text_to(turn._reach[0])
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class TurnSoFar(Turn):
     """A `Turn` as its builder stood when it was taken: what a stream's `current_turn` gives.
 
     Taking one is O(1) whatever the turn's length: it notes how many text
-    pieces and rows the builder held, and its `text` and row tuples are read
-    off the builder's lists (which only grow) on first use, then kept. Every
-    other field is set when it is taken. It pickles and copies as a plain `Turn`.
+    pieces and rows the builder held (`_reach`), and its `text` and row tuples
+    are copied off the builder's lists (which only grow, so that prefix never
+    changes) on first use, then kept. It pickles and copies as a plain `Turn`.
     """
 
-    def __init__(self, builder: TurnBuilder) -> None:
-        # Turn is frozen: its fields are set the way dataclasses' own __init__ sets them.
-        # The five fields read on first use are left unset here: `cached_property` fills them.
-        values = {
-            "citations": builder._summary,
-            "session_id": builder.session_id,
-            "request_id": builder.request_id,
-            "message": builder._message,
-            "complete": builder.done and builder.error is None,
-            "error": builder.error,
-            "timings": builder.timings(),
-            "_targets": {},
-            "_builder": builder,
-            "_reach": builder._reach(),
-        }
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
-
-    _builder: TurnBuilder
-    _reach: tuple[int, int, int, int, int]  # pieces, inline rows, unknown, malformed, errors
-
-    @cached_property
-    def text(self) -> str:
-        return self._builder._text_to(self._reach[0])
-
-    # mypy reads FinalTargets' attribute (a Sequence) against this read-only property; the
-    # rows are the same tuple a Turn holds, and nothing assigns them once taken.
-    @cached_property
-    def inline_citations(self) -> tuple[InlineCitation, ...]:  # type: ignore[override]
-        return tuple(self._builder._inline[: self._reach[1]])
-
-    @cached_property
-    def unknown_events(self) -> tuple[UnknownEvent, ...]:
-        return tuple(self._builder._unknown[: self._reach[2]])
-
-    @cached_property
-    def malformed_events(self) -> tuple[MalformedEvent, ...]:
-        return tuple(self._builder._malformed[: self._reach[3]])
-
-    @cached_property
-    def citation_errors(self) -> tuple[RowError, ...]:
-        return tuple(self._builder._citation_errors[: self._reach[4]])
+    text: _CopiedOnFirstUse[str] = _CopiedOnFirstUse("", _text)
+    inline_citations: _CopiedOnFirstUse[tuple[InlineCitation, ...]] = _CopiedOnFirstUse(
+        (), lambda turn: tuple(turn._source._inline[: turn._reach[1]])
+    )
+    unknown_events: _CopiedOnFirstUse[tuple[UnknownEvent, ...]] = _CopiedOnFirstUse(
+        (), lambda turn: tuple(turn._source._unknown[: turn._reach[2]])
+    )
+    malformed_events: _CopiedOnFirstUse[tuple[MalformedEvent, ...]] = _CopiedOnFirstUse(
+        (), lambda turn: tuple(turn._source._malformed[: turn._reach[3]])
+    )
+    citation_errors: _CopiedOnFirstUse[tuple[RowError, ...]] = _CopiedOnFirstUse(
+        (), lambda turn: tuple(turn._source._citation_errors[: turn._reach[4]])
+    )
+    _source: TurnBuilder = field(default_factory=lambda: TurnBuilder(), repr=False)
+    # How far the lists had come: text pieces, inline rows, unknown, malformed, row errors.
+    _reach: tuple[int, ...] = field(default=(0, 0, 0, 0, 0), repr=False)
+    _kept: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     def turn(self) -> Turn:
         """The same turn as a plain `Turn`, its text and rows copied out of the builder."""
@@ -303,7 +312,18 @@ class TurnBuilder:
         """The turn as it stands, in O(1): the same one until something changes it."""
         key = (self.events, self.request_id, self.started_at, self.first_byte_at)
         if self._snapshot is None or self._snapshot_key != key:
-            self._snapshot, self._snapshot_key = TurnSoFar(self), key
+            self._snapshot = TurnSoFar(
+                citations=self._summary,
+                session_id=self.session_id,
+                request_id=self.request_id,
+                message=self._message,
+                complete=self.done and self.error is None,
+                error=self.error,
+                timings=self.timings(),
+                _source=self,
+                _reach=self._reach(),
+            )
+            self._snapshot_key = key
         return self._snapshot
 
     def _reach(self) -> tuple[int, int, int, int, int]:

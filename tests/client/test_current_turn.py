@@ -43,7 +43,7 @@ def fields(turn: Turn) -> dict[str, Any]:
     """Every field of a turn but its timings (clock readings), for comparing two turns."""
     return {
         f.name: getattr(turn, f.name)
-        for f in dataclasses.fields(turn)
+        for f in dataclasses.fields(Turn)
         if f.name not in ("timings", "_targets")
     }
 
