@@ -166,10 +166,11 @@ class _CopiedOnFirstUse(Generic[T]):
     that default, which it leaves, since the value is in the builder.
     """
 
+    _name: str  # the field's, given by `__set_name__`
+
     def __init__(self, default: T, copy: Callable[[TurnSoFar], T]) -> None:
         self._default = default
         self._copy = copy
-        self._name = ""
 
     def __set_name__(self, owner: type[TurnSoFar], name: str) -> None:
         self._name = name

@@ -6,6 +6,7 @@ import copy
 import dataclasses
 import json
 import pickle
+import time
 from typing import Any
 
 import pytest
@@ -129,6 +130,7 @@ async def test_current_turn_is_the_turn_so_far_then_the_final_one(
         applied.append(each)
         expected = fields(built(applied))
         assert fields(turn) == {**expected, "request_id": "req_123"}, each.type
+        assert turn.timings.first_byte is not None, "the head came: the stream stamped it"
         seen.append(turn)
 
     if isinstance(client, AsyncSilviaClient):
@@ -161,12 +163,16 @@ async def test_current_turn_is_the_turn_so_far_then_the_final_one(
 
 
 def test_the_turn_so_far_pickles_and_copies_as_a_plain_turn() -> None:
-    builder = TurnBuilder("s1")
-    for name, data in [TEXT_HEL, KINDS[1], KINDS[5]]:
-        builder.apply(decode_event(name, data, DEFAULT_WIRE, builder.text_length))
-    snapshot = builder.snapshot()
-    for again in (pickle.loads(pickle.dumps(snapshot)), copy.copy(snapshot)):
-        assert type(again) is Turn
-        assert fields(again) == fields(snapshot) == fields(builder.build())
-        assert again.timings == snapshot.timings
-    assert "_builder" not in repr(pickle.dumps(snapshot))
+    # Every field away from its default, so that a field the copy left out shows.
+    for wire in ([*KINDS[:-2], TEXT_HEL, KINDS[-1]], [TEXT_HEL, KINDS[-2]]):
+        builder = TurnBuilder("s0")
+        builder.started_at = builder.first_byte_at = time.perf_counter()
+        builder.request_id = "req_1"
+        for name, data in wire:
+            builder.apply(decode_event(name, data, DEFAULT_WIRE, builder.text_length))
+        snapshot = builder.snapshot()
+        for again in (pickle.loads(pickle.dumps(snapshot)), copy.copy(snapshot)):
+            assert type(again) is Turn
+            assert fields(again) == fields(snapshot) == fields(builder.build())
+            assert again.timings == snapshot.timings == builder.timings()
+        assert b"_source" not in pickle.dumps(snapshot)
