@@ -3,7 +3,7 @@
     python benchmarks/bench_accumulate.py [--events N] [--repeat R] [--chunk-size B]
                                           [--mix heavy,tenth]
 
-Two measurements, each timing the N-event turn and the 2N-event turn, for
+Three measurements, each timing the N-event turn and the 2N-event turn, for
 each of bench_stream's mixes (`heavy`: a citation every fourth event, with an
 account, market data, tax reference or web target; `tenth`: a citation about
 every tenth event from a handful of repeating sources, two account sources
@@ -12,6 +12,8 @@ keep-alives, then summary, message and done):
 
 * stream: the whole path, `client.chat.stream(...).until_done()` over a
   `MockTransport` (SSE parsing, decoding, accumulating, building the `Turn`);
+* current_turn each: the stream, reading `stream.current_turn` after every event
+  (a UI that redraws from the turn so far; it reads the snapshot, not its text);
 * builder: `TurnBuilder.apply` for each already-decoded event, then `build()`:
   accumulation alone, without the parsing that is O(1) per event anyway.
 
@@ -56,7 +58,9 @@ GOAL = 2.3
 CLOCK = time.process_time
 
 
-def stream_side(events: int, chunk_size: int, mix: str) -> Callable[[], None]:
+def stream_side(
+    events: int, chunk_size: int, mix: str, *, per_event: bool = False
+) -> Callable[[], None]:
     turn = _corpus.build_turn(events, mix=mix)
     parts = _corpus.chunks(_corpus.silvia_body(turn), chunk_size)
 
@@ -76,6 +80,9 @@ def stream_side(events: int, chunk_size: int, mix: str) -> Callable[[], None]:
 
     def run() -> None:
         with client.chat.stream("How much is in checking?") as stream:
+            if per_event:
+                for _ in stream:
+                    assert not stream.current_turn.complete or stream.current_turn.session_id
             result = stream.until_done()
         assert result.complete
         assert len(result.inline_citations) == expected_citations
@@ -162,6 +169,10 @@ def main() -> None:
             "2n": stream_side(2 * n, args.chunk_size, mix),
         }
         builder = {"n": builder_side(n, mix), "2n": builder_side(2 * n, mix)}
+        per_event = {
+            "n": stream_side(n, args.chunk_size, mix, per_event=True),
+            "2n": stream_side(2 * n, args.chunk_size, mix, per_event=True),
+        }
         # The inputs (bodies, decoded events) are not what is measured: out of the
         # collector's sight, so that its full collections walk only what a run made.
         gc.collect()
@@ -169,12 +180,19 @@ def main() -> None:
         # The builder's runs are short: three times as many rounds.
         report("stream", rounds_of(stream, args.repeat), n)
         report("builder", rounds_of(builder, 3 * args.repeat), n)
+        report("current_turn each", rounds_of(per_event, args.repeat), n)
         print("  with the cyclic garbage collector off during each run (for comparison, no goal):")
         report("stream, gc off", rounds_of(stream, args.repeat, collector=False), n, goal=False)
         report(
             "builder, gc off", rounds_of(builder, 3 * args.repeat, collector=False), n, goal=False
         )
-        del stream, builder
+        report(
+            "current_turn, gc off",
+            rounds_of(per_event, args.repeat, collector=False),
+            n,
+            goal=False,
+        )
+        del stream, builder, per_event
         gc.unfreeze()
 
 

@@ -140,6 +140,7 @@ GROUPS: dict[str, Group] = {
         modules=("chat/_turn.py",),
         tests=(
             "tests/client/test_turn.py",
+            "tests/client/test_current_turn.py",
             "tests/client/test_timings.py",
             "tests/client/test_targets_as_sent.py",
             "tests/records",

@@ -99,6 +99,13 @@ class AsyncSilviaClient(ClientBase):
       traces join yours. Needs `tracer_provider`. Default: False.
     """
 
+    # Declared here for the reference (set in `_bind`): an attribute needs a docstring to show.
+    chat: AsyncChat
+    """Chat turns: `chat.stream(message, ...)` gives an `AsyncChatStream`, `chat.send(...)`
+    the `Turn`."""
+    sessions: AsyncSessions
+    """A session's history: `sessions.get(session_id, ...)` gives a `Session`."""
+
     def __init__(
         self,
         *,
@@ -153,8 +160,8 @@ class AsyncSilviaClient(ClientBase):
         from ._chat import AsyncChat
         from ._sessions import AsyncSessions
 
-        self.chat: AsyncChat = AsyncChat(self)
-        self.sessions: AsyncSessions = AsyncSessions(self)
+        self.chat = AsyncChat(self)
+        self.sessions = AsyncSessions(self)
 
     async def close(self) -> None:
         """Close the client: every stream it opened ends, in any thread, and any call after

@@ -101,6 +101,13 @@ class SilviaClient(ClientBase):
       traces join yours. Needs `tracer_provider`. Default: False.
     """
 
+    # Declared here for the reference (set in `_bind`): an attribute needs a docstring to show.
+    chat: Chat
+    """Chat turns: `chat.stream(message, ...)` gives an `ChatStream`, `chat.send(...)`
+    the `Turn`."""
+    sessions: Sessions
+    """A session's history: `sessions.get(session_id, ...)` gives a `Session`."""
+
     def __init__(
         self,
         *,
@@ -155,8 +162,8 @@ class SilviaClient(ClientBase):
         from ._chat import Chat
         from ._sessions import Sessions
 
-        self.chat: Chat = Chat(self)
-        self.sessions: Sessions = Sessions(self)
+        self.chat = Chat(self)
+        self.sessions = Sessions(self)
 
     def close(self) -> None:
         """Close the client: every stream it opened ends, in any thread, and any call after

@@ -1,7 +1,8 @@
 """Chat turns: the stream, its typed events, and the assembled `Turn`.
 
 - `events.py`   every event type, and the table that reads them off the wire
-- `_turn.py`    `Turn` (rows as sent, `target_for`, `Timings`) and its O(1)-per-event builder
+- `_turn.py`    `Turn` (rows as sent, `target_for`, `Timings`), its O(1)-per-event builder
+  and `TurnSoFar`, the turn so far (`stream.current_turn`)
 - `_stream.py`  what the streams share without I/O (the turn being built, the errors),
   and `RawEvent`
 

@@ -1,7 +1,8 @@
 """What both chat streams share without I/O: `RawEvent`, and `StreamState`.
 
-Where things are: `StreamState` holds the turn being built, the ids, the repr,
-and every `StreamError` a stream can end with, each carrying the partial turn.
+Where things are: `StreamState` holds the turn being built (`current_turn`: a
+`TurnSoFar` while it is), the ids, the repr, and every `StreamError` a stream
+can end with, each carrying the partial turn.
 The streams that read (`AsyncChatStream`, and `ChatStream` generated from it)
 are `_async/_stream.py` and `_sync/_stream.py`: one loop (`_read`) feeds the
 body's chunks (bounded, guarded) to the SSE decoder (`_sse.py`), reads each SSE
@@ -99,6 +100,16 @@ class StreamState(Generic[Opener]):
     def session_id(self) -> str | None:
         """The session's id, once the server has said it (or the one you passed)."""
         return self._builder.session_id
+
+    @property
+    def current_turn(self) -> Turn:
+        """The `Turn` so far while you read (`complete` False until `done`, its `text` the text
+        so far); after `until_done()`, the final turn.
+
+        Reading it costs O(1), after every event if you like: it is the same object until
+        an event changes the turn, and its text and rows are copied out on first use.
+        """
+        return self._turn if self._turn is not None else self._builder.snapshot()
 
     def __repr__(self) -> str:
         state = "not started" if self._response is None else "open"

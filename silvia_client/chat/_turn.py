@@ -2,6 +2,11 @@
 
 Accumulation is O(1) per event: text pieces are appended and joined once, and
 the answer's length (a streamed citation's offset) is counted as they come.
+`TurnBuilder.snapshot()` (a stream's `current_turn`) is O(1) too: a `TurnSoFar`
+notes how far each of the builder's lists reached and reads its text and rows
+off them on first use (the lists only grow, so that prefix never changes); a
+`Turn` of copied text and tuples per read would make reading after every
+event quadratic.
 Every row is kept as the server sent it, its target never rewritten: the one
 meaning per source per turn registry is the server's, which writes each row's
 target from it (QA checks that it did). `Turn.target_for` reads the server's final word off the
@@ -11,9 +16,10 @@ stream sets the start and the response's arrival, the builder the others.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from ..citations import CitationTarget, RowError
 from ..citations._final import FinalTargets
@@ -36,9 +42,10 @@ if TYPE_CHECKING:
 
     from ..citations import Citation, InlineCitation
 
-__all__ = ["Timings", "Turn", "TurnBuilder", "text_preview"]
+__all__ = ["Timings", "Turn", "TurnBuilder", "TurnSoFar", "text_preview"]
 
 _PREVIEW_CHARS = 60
+T = TypeVar("T")
 
 
 def text_preview(text: str) -> str:
@@ -151,6 +158,90 @@ class Turn(FinalTargets):
         return pydantic_schema(cls, handler, turn_document)
 
 
+class _CopiedOnFirstUse(Generic[T]):
+    """A field of `TurnSoFar`: copied out of its builder's lists on first read, then kept.
+
+    A descriptor-typed dataclass field (as the `dataclasses` documentation has
+    them): read off the class, it is the field's default; `__init__` hands it
+    that default, which it leaves, since the value is in the builder.
+    """
+
+    _name: str  # the field's, given by `__set_name__`
+
+    def __init__(self, default: T, copy: Callable[[TurnSoFar], T]) -> None:
+        self._default = default
+        self._copy = copy
+
+    def __set_name__(self, owner: type[TurnSoFar], name: str) -> None:
+        self._name = name
+
+    def __get__(self, turn: TurnSoFar | None, owner: type[TurnSoFar]) -> T:
+        if turn is None:  # the dataclass asks for the field's default
+            return self._default
+        kept = turn._kept  # filled in place: the frozen value is never reassigned
+        if self._name not in kept:
+            kept[self._name] = self._copy(turn)
+        return cast(T, kept[self._name])
+
+    def __set__(self, turn: TurnSoFar, default: T) -> None:
+        """`__init__` gives the field's default: the builder holds the value."""
+
+
+def _text(turn: TurnSoFar) -> str:
+    return turn._source._text_to(turn._reach[0])
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class TurnSoFar(Turn):
+    """A `Turn` as its builder stood when it was taken: what a stream's `current_turn` gives.
+
+    Taking one is O(1) whatever the turn's length: it notes how many text
+    pieces and rows the builder held (`_reach`), and its `text` and row tuples
+    are copied off the builder's lists (which only grow, so that prefix never
+    changes) on first use, then kept. It pickles and copies as a plain `Turn`.
+    """
+
+    text: _CopiedOnFirstUse[str] = _CopiedOnFirstUse("", _text)
+    inline_citations: _CopiedOnFirstUse[tuple[InlineCitation, ...]] = _CopiedOnFirstUse(
+        (), lambda turn: tuple(turn._source._inline[: turn._reach[1]])
+    )
+    unknown_events: _CopiedOnFirstUse[tuple[UnknownEvent, ...]] = _CopiedOnFirstUse(
+        (), lambda turn: tuple(turn._source._unknown[: turn._reach[2]])
+    )
+    malformed_events: _CopiedOnFirstUse[tuple[MalformedEvent, ...]] = _CopiedOnFirstUse(
+        (), lambda turn: tuple(turn._source._malformed[: turn._reach[3]])
+    )
+    citation_errors: _CopiedOnFirstUse[tuple[RowError, ...]] = _CopiedOnFirstUse(
+        (), lambda turn: tuple(turn._source._citation_errors[: turn._reach[4]])
+    )
+    _source: TurnBuilder = field(default_factory=lambda: TurnBuilder(), repr=False)
+    # How far the lists had come: text pieces, inline rows, unknown, malformed, row errors.
+    _reach: tuple[int, ...] = field(default=(0, 0, 0, 0, 0), repr=False)
+    _kept: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+
+    def turn(self) -> Turn:
+        """The same turn as a plain `Turn`, its text and rows copied out of the builder."""
+        return Turn(
+            text=self.text,
+            citations=self.citations,
+            inline_citations=self.inline_citations,
+            session_id=self.session_id,
+            request_id=self.request_id,
+            message=self.message,
+            complete=self.complete,
+            error=self.error,
+            unknown_events=self.unknown_events,
+            malformed_events=self.malformed_events,
+            citation_errors=self.citation_errors,
+            timings=self.timings,
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled (and copied) as the plain Turn it stands for, without its builder: an
+        # empty Turn, then its fields, as pickle restores any instance's attributes.
+        return (Turn, (), vars(self.turn()))
+
+
 class TurnBuilder:
     """Applies events, one at a time, to a turn under construction."""
 
@@ -173,6 +264,10 @@ class TurnBuilder:
         self.first_byte_at: float | None = None
         self.first_text_at: float | None = None
         self.done_at: float | None = None
+        # `snapshot()`'s last answer and what it was taken at; the text joined so far.
+        self._snapshot: TurnSoFar | None = None
+        self._snapshot_key: tuple[object, ...] = ()
+        self._joined: tuple[int, str] = (0, "")  # how many pieces, and their text
 
     def apply(self, event: ChatEvent) -> None:
         """Add one event to the turn being built."""
@@ -204,21 +299,57 @@ class TurnBuilder:
 
     def timings(self) -> Timings:
         """Seconds from the start to the first byte, the first text and `done`, so far."""
-        return self.build().timings
+        start = self.started_at
+        if start is None:  # no start: nothing to count from
+            return Timings()
+        first_byte, first_text, done = self.first_byte_at, self.first_text_at, self.done_at
+        return Timings(
+            first_byte=None if first_byte is None else first_byte - start,
+            first_text=None if first_text is None else first_text - start,
+            done=None if done is None else done - start,
+        )
+
+    def snapshot(self) -> TurnSoFar:
+        """The turn as it stands, in O(1): the same one until something changes it."""
+        key = (self.events, self.request_id, self.started_at, self.first_byte_at)
+        if self._snapshot is None or self._snapshot_key != key:
+            self._snapshot = TurnSoFar(
+                citations=self._summary,
+                session_id=self.session_id,
+                request_id=self.request_id,
+                message=self._message,
+                complete=self.done and self.error is None,
+                error=self.error,
+                timings=self.timings(),
+                _source=self,
+                _reach=self._reach(),
+            )
+            self._snapshot_key = key
+        return self._snapshot
+
+    def _reach(self) -> tuple[int, int, int, int, int]:
+        """How far each list a `TurnSoFar` reads on first use has come."""
+        return (
+            len(self._pieces),
+            len(self._inline),
+            len(self._unknown),
+            len(self._malformed),
+            len(self._citation_errors),
+        )
+
+    def _text_to(self, pieces: int) -> str:
+        """The text of the first `pieces` pieces, joined from where the last call left off."""
+        done, joined = self._joined
+        if pieces < done:  # an older snapshot read late: its own join
+            return "".join(self._pieces[:pieces])
+        joined += "".join(self._pieces[done:pieces])
+        self._joined = (pieces, joined)
+        return joined
 
     def build(self) -> Turn:
         """The turn as it stands: complete if `done` arrived and no error did."""
-        start = self.started_at
-        timings = Timings()  # no start: nothing to count from
-        if start is not None:
-            first_byte, first_text, done = self.first_byte_at, self.first_text_at, self.done_at
-            timings = Timings(
-                first_byte=None if first_byte is None else first_byte - start,
-                first_text=None if first_text is None else first_text - start,
-                done=None if done is None else done - start,
-            )
         return Turn(
-            text="".join(self._pieces),
+            text=self._text_to(len(self._pieces)),
             citations=self._summary,
             inline_citations=tuple(self._inline),
             session_id=self.session_id,
@@ -229,5 +360,5 @@ class TurnBuilder:
             unknown_events=tuple(self._unknown),
             malformed_events=tuple(self._malformed),
             citation_errors=tuple(self._citation_errors),
-            timings=timings,
+            timings=self.timings(),
         )

@@ -9,8 +9,9 @@ Every page of the navigation is loaded once, with a search for a word of its own
   asks the server for is missing; the site asks for nothing remote;
 - every internal link, on every page, names a page of the site and an id on it;
 - the search returns each page for a word on it;
-- the reference page lists every name of the root `__all__` (and of
-  `silvia_client.testing`, `.qa` and `.display`).
+- the reference pages list every name of the root `__all__` (and of
+  `silvia_client.testing`, `.qa` and `.display`), and the entry points, inherited
+  members and attributes included, each with an anchor.
 """
 
 from __future__ import annotations
@@ -40,13 +41,30 @@ MAX_PAGES_PER_WORD = 3
 # Where a name of `__all__` is documented when it is not `module.name`: `qa.observe`
 # is also the name of a public submodule, which the reference shows under that name.
 DOCUMENTED_AS = {"silvia_client.qa.observe": "silvia_client.qa.observe.observe"}
+# A name the root re-exports is documented once, on the page of the module it comes from.
+HOMES = (
+    "silvia_client.chat",
+    "silvia_client.citations",
+    "silvia_client.sessions",
+    "silvia_client.errors",
+)
+# The entry points an integrator reaches for first (issue 30): each an anchor, inherited
+# (`with_options`, the stream's ids) or an attribute (`client.chat`) as much as a method.
+ENTRY_POINTS = (
+    "SilviaClient.with_options",
+    "SilviaClient.chat",
+    "SilviaClient.sessions",
+    "ChatStream.request_id",
+    "ChatStream.session_id",
+    "ChatStream.current_turn",
+)
 
 
 def site_paths() -> list[str]:
     """The URL path of every page in mkdocs.yml's navigation, in its order."""
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     nav = config[config.index("\nnav:\n") : config.index("\ntheme:")]
-    files = re.findall(r"^  - [^:\n]+: (\S+)\.md$", nav, re.M)
+    files = re.findall(r"^ +- [^:\n]+: (\S+)\.md$", nav, re.M)  # sections' pages too
     return ["/" if name == "index" else f"/{name}/" for name in files]
 
 
@@ -154,6 +172,13 @@ def test_the_search_finds_each_page_by_a_word_on_it(
     assert searched >= 8
 
 
+def reference_ids(loaded: dict[str, LoadedPage]) -> set[str]:
+    """Every id on the reference's pages."""
+    pages = [page for path, page in loaded.items() if path.startswith("/reference/")]
+    assert len(pages) >= 8, "one page per public module"
+    return {id_ for page in pages for id_ in page.report["ids"]}
+
+
 @pytest.mark.parametrize(
     "module",
     [silvia_client, silvia_client.testing, silvia_client.qa, silvia_client.display],
@@ -162,11 +187,23 @@ def test_the_search_finds_each_page_by_a_word_on_it(
 def test_the_reference_lists_every_public_name(
     loaded: dict[str, LoadedPage], module: object
 ) -> None:
-    ids = set(loaded["/reference/"].report["ids"])
+    ids = reference_ids(loaded)
     prefix = module.__name__  # type: ignore[attr-defined]
-    names = [f"{prefix}.{name}" for name in module.__all__]  # type: ignore[attr-defined]
-    missing = [name for name in names if DOCUMENTED_AS.get(name, name) not in ids]
-    assert not missing, f"the reference page does not list {missing}"
+    missing = []
+    for name in module.__all__:  # type: ignore[attr-defined]
+        documented = {DOCUMENTED_AS.get(f"{prefix}.{name}", f"{prefix}.{name}")}
+        if prefix == "silvia_client":
+            documented |= {f"{home}.{name}" for home in HOMES}
+        if not documented & ids:
+            missing.append(f"{prefix}.{name}")
+    assert not missing, f"the reference pages do not list {missing}"
+
+
+def test_the_reference_anchors_the_entry_points(loaded: dict[str, LoadedPage]) -> None:
+    ids = reference_ids(loaded)
+    for entry in ENTRY_POINTS:
+        found = [id_ for id_ in ids if id_.startswith("silvia_client.") and id_.endswith(entry)]
+        assert found, f"no anchor ends in {entry}"
 
 
 # An element that loads something from outside the site: a script, a style sheet, an
