@@ -2,7 +2,7 @@
 
 Where things are: `ClientBase` checks what a client is given (the base URL, the
 token and every setting, by `_options.py`), makes `with_options` copies,
-resolves a call's `RequestOptions` into a `Call` (`_options.py`) and builds
+puts a call's options over its own into a `Call` (`_deadline.py`) and builds
 requests. The clients that send are written once, async, in `_async/_client.py`
 (`AsyncSilviaClient`), and generated from it in `_sync/_client.py`
 (`SilviaClient`) by `tools/unasync.py`.
@@ -19,17 +19,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ._deadline import Halt, Lifecycle
-from ._options import (
-    Call,
-    Kind,
-    RequestOptions,
-    base_url_from,
-    check,
-    checked,
-    is_local,
-    token_from,
-)
+from ._deadline import Call, Halt, Lifecycle
+from ._options import Kind, RequestOptions, base_url_from, check, is_local, token_from
 from ._pool import Pool
 from ._responses import ResponseErrors
 from ._retries import RetryPolicy
@@ -158,18 +149,17 @@ class ClientBase:
         the pool: closing it, or leaving a `with` block on it, leaves the pool
         to this client (and to whoever owns this client's `http_client`).
         """
-        given = checked(
-            {
-                "timeout": timeout,
-                "idle_timeout": idle_timeout,
-                "deadline": deadline,
-                "max_event_bytes": max_event_bytes,
-                "max_response_bytes": max_response_bytes,
-                "default_headers": default_headers,
-                "extra_body": extra_body,
-                "extra_query": extra_query,
-            }
-        )
+        keywords = {
+            "timeout": timeout,
+            "idle_timeout": idle_timeout,
+            "deadline": deadline,
+            "max_event_bytes": max_event_bytes,
+            "max_response_bytes": max_response_bytes,
+            "default_headers": default_headers,
+            "extra_body": extra_body,
+            "extra_query": extra_query,
+        }
+        given = {name: check(name, value) for name, value in keywords.items() if value is not None}
         self._refuse_reserved(given.get("extra_body", {}))
         other = copy.copy(self)
         other._headers = self._headers.copy()
@@ -183,13 +173,15 @@ class ClientBase:
         other._bind()
         return other
 
-    def _call(self, kind: Kind, options: RequestOptions) -> Call:
-        """One operation's settings: the call's options over the client's, checked."""
+    def _call(self, kind: Kind, **keywords: object) -> Call:
+        """One operation, with the call's options (each None: the client's) checked and put
+        over the client's settings, into one `RequestOptions`."""
         if self._life.closed:
             raise ClientClosedError(f"this {type(self).__name__} is closed: make a new one")
-        given = checked(vars(options))
+        given = {name: check(name, value) for name, value in keywords.items() if value is not None}
         extra_body = {**self.extra_body, **given.get("extra_body", {})}
-        self._refuse_reserved(extra_body)
+        if extra_body:
+            self._refuse_reserved(extra_body)
         headers = self._headers.copy()
         headers.update(given.get("extra_headers", {}))
         headers["accept"] = "text/event-stream" if kind == "chat" else "application/json"
@@ -202,12 +194,12 @@ class ClientBase:
         if seconds is None:
             seconds = DEFAULTS.chat_deadline if kind == "chat" else DEFAULTS.get_deadline
         max_response_bytes = given.get("max_response_bytes", self.max_response_bytes)
-        return Call(
+        options = RequestOptions(
             kind,
             headers=headers,
             timeout=given.get("timeout", self.timeout),
             idle_timeout=given.get("idle_timeout", self.idle_timeout),
-            seconds=seconds,
+            deadline=seconds,
             max_event_bytes=given.get("max_event_bytes", self.max_event_bytes),
             max_response_bytes=max_response_bytes,
             # See `DEFAULTS.bytes_per_value`.
@@ -215,6 +207,7 @@ class ClientBase:
             extra_body=extra_body if kind == "chat" else {},
             extra_query={**self.extra_query, **given.get("extra_query", {})},
         )
+        return Call(options)
 
     def _refuse_reserved(self, extra_body: Mapping[str, object]) -> None:
         """`ConfigurationError` for a field of `extra_body` the SDK sets itself."""
@@ -233,15 +226,16 @@ class ClientBase:
         call: Call,
     ) -> httpx.Request:
         wire = self.wire
-        body: dict[str, object] = {**call.extra_body, wire.message_field: message}
+        options = call.options
+        body: dict[str, object] = {**options.extra_body, wire.message_field: message}
         if session_id is not None:
             body[wire.session_id_field] = session_id
         return client.build_request(
             "POST",
             self.base_url + wire.chat_path,
             json=body,
-            headers=call.headers,
-            params=call.extra_query or None,
+            headers=options.headers,
+            params=options.extra_query or None,
         )
 
     def _get_request(
@@ -254,7 +248,7 @@ class ClientBase:
                 f"{DEFAULTS.max_url_chars:,} a URL may hold: the session id is too long"
             )
         return client.build_request(
-            "GET", url, headers=call.headers, params=call.extra_query or None
+            "GET", url, headers=call.options.headers, params=call.options.extra_query or None
         )
 
     def _halted(self, halt: Halt, response: httpx.Response, call: Call) -> SilviaError:

@@ -32,7 +32,7 @@ from ._wire import DEFAULTS
 from .errors import ClientClosedError
 
 if TYPE_CHECKING:
-    from ._options import Call
+    from ._deadline import Call
     from .errors import SilviaError
 
 __all__ = ["Failure", "RetryPolicy", "after_failure"]
@@ -101,5 +101,7 @@ def after_failure(
         timed_out = call.timed_out()
         timed_out.__cause__ = error
         return timed_out
-    delay = policy.delay(failure, attempt, repeatable=call.repeatable, time_left=call.left())
+    delay = policy.delay(
+        failure, attempt, repeatable=call.options.repeatable, time_left=call.left()
+    )
     return error if delay is None else delay

@@ -9,9 +9,10 @@ this module (`tools/unasync.py`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING
 
-from .._options import RequestOptions, check
+from .._options import check
 from ._stream import AsyncChatStream
 
 if TYPE_CHECKING:
@@ -58,7 +59,9 @@ class AsyncChat:
         """
         check("message", message)
         check("session_id", session_id)
-        options = RequestOptions(
+        client = self._client
+        call = client._call(
+            "chat",
             extra_headers=extra_headers,
             extra_body=extra_body,
             extra_query=extra_query,
@@ -68,14 +71,8 @@ class AsyncChat:
             max_event_bytes=max_event_bytes,
             max_response_bytes=max_response_bytes,
         )
-        client = self._client
-        call = client._call("chat", options)
-        return AsyncChatStream(
-            lambda: client._open_chat(message, session_id, call),
-            errors=client._errors,
-            call=call,
-            session_id=session_id,
-        )
+        opener = partial(client._open_chat, message, session_id, call)
+        return AsyncChatStream(opener, errors=client._errors, call=call, session_id=session_id)
 
     async def send(
         self,

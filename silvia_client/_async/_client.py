@@ -24,8 +24,7 @@ import httpx
 
 from .._base import ClientBase, what_failed
 from .._body import encoding_error
-from .._deadline import Guard, Halt, thread_timer
-from .._options import Call
+from .._deadline import Call, Guard, Halt, thread_timer
 from .._pool import BoundedCookieJar, Pool
 from .._retries import Failure, after_failure
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
@@ -217,7 +216,7 @@ class AsyncSilviaClient(ClientBase):
 
     async def _read(self, response: httpx.Response, call: Call, guard: Guard) -> bytes:
         try:
-            return await read_body(response, guard, call.max_response_bytes)
+            return await read_body(response, guard, call.options.max_response_bytes)
         except httpx.DecodingError as error:  # a body its Content-Encoding belies
             raise self._errors.undecodable(response, encoding_error(response)) from error
         except Halt as halt:
@@ -229,7 +228,7 @@ class AsyncSilviaClient(ClientBase):
     async def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
         guard = self._life.track(call.start(thread_timer))
         if self._tracing is not None:
-            call.trace = self._tracing.start(call.kind)
+            call.trace = self._tracing.start(call.options.kind)
         try:
             request = self._chat_request(self._http, message, session_id, call)
             response, _ = await self._send(request, call, guard)
@@ -250,7 +249,7 @@ class AsyncSilviaClient(ClientBase):
     async def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]:
         guard = self._life.track(call.start(thread_timer))
         if self._tracing is not None:
-            call.trace = self._tracing.start(call.kind, path)
+            call.trace = self._tracing.start(call.options.kind, path)
         try:
             request = self._get_request(self._http, path, call)
             return await self._send(request, call, guard, read=True)

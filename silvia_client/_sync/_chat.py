@@ -11,9 +11,10 @@ this module (`tools/unasync.py`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING
 
-from .._options import RequestOptions, check
+from .._options import check
 from ._stream import ChatStream
 
 if TYPE_CHECKING:
@@ -60,7 +61,9 @@ class Chat:
         """
         check("message", message)
         check("session_id", session_id)
-        options = RequestOptions(
+        client = self._client
+        call = client._call(
+            "chat",
             extra_headers=extra_headers,
             extra_body=extra_body,
             extra_query=extra_query,
@@ -70,14 +73,8 @@ class Chat:
             max_event_bytes=max_event_bytes,
             max_response_bytes=max_response_bytes,
         )
-        client = self._client
-        call = client._call("chat", options)
-        return ChatStream(
-            lambda: client._open_chat(message, session_id, call),
-            errors=client._errors,
-            call=call,
-            session_id=session_id,
-        )
+        opener = partial(client._open_chat, message, session_id, call)
+        return ChatStream(opener, errors=client._errors, call=call, session_id=session_id)
 
     def send(
         self,

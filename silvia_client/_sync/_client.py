@@ -26,8 +26,7 @@ import httpx
 
 from .._base import ClientBase, what_failed
 from .._body import encoding_error
-from .._deadline import Guard, Halt, thread_timer
-from .._options import Call
+from .._deadline import Call, Guard, Halt, thread_timer
 from .._pool import BoundedCookieJar, Pool
 from .._retries import Failure, after_failure
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
@@ -219,7 +218,7 @@ class SilviaClient(ClientBase):
 
     def _read(self, response: httpx.Response, call: Call, guard: Guard) -> bytes:
         try:
-            return read_body(response, guard, call.max_response_bytes)
+            return read_body(response, guard, call.options.max_response_bytes)
         except httpx.DecodingError as error:  # a body its Content-Encoding belies
             raise self._errors.undecodable(response, encoding_error(response)) from error
         except Halt as halt:
@@ -231,7 +230,7 @@ class SilviaClient(ClientBase):
     def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
         guard = self._life.track(call.start(thread_timer))
         if self._tracing is not None:
-            call.trace = self._tracing.start(call.kind)
+            call.trace = self._tracing.start(call.options.kind)
         try:
             request = self._chat_request(self._http, message, session_id, call)
             response, _ = self._send(request, call, guard)
@@ -252,7 +251,7 @@ class SilviaClient(ClientBase):
     def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]:
         guard = self._life.track(call.start(thread_timer))
         if self._tracing is not None:
-            call.trace = self._tracing.start(call.kind, path)
+            call.trace = self._tracing.start(call.options.kind, path)
         try:
             request = self._get_request(self._http, path, call)
             return self._send(request, call, guard, read=True)

@@ -1,9 +1,7 @@
 """Chat turns: the stream, its typed events, and the assembled `Turn`.
 
-- `events.py`   every event type, and the table that reads them off the wire
+- `events.py`   every event type, `RawEvent`, and the table that reads them off the wire
 - `_turn.py`    `Turn` (rows as sent, `target_for`, `Timings`) and its O(1)-per-event builder
-- `_stream.py`  what the streams share without I/O (the turn being built, the errors),
-  and `RawEvent`
 
 `ChatStream` / `AsyncChatStream` (the reading loops) and `Chat` / `AsyncChat`
 (`client.chat.stream(...)`, `.send(...)`) are the I/O: `silvia_client/_async/`,
@@ -19,7 +17,6 @@ if TYPE_CHECKING:
     from .._async._stream import AsyncChatStream
     from .._sync._chat import Chat
     from .._sync._stream import ChatStream
-    from ._stream import RawEvent
     from ._turn import Timings, Turn, TurnBuilder
     from .events import (
         ChatEvent,
@@ -29,6 +26,7 @@ if TYPE_CHECKING:
         ErrorEvent,
         MalformedEvent,
         MessageEvent,
+        RawEvent,
         SessionEvent,
         TextEvent,
         UnknownEvent,
@@ -66,7 +64,6 @@ load_on_first_use(
         ".._async._stream": ("AsyncChatStream",),
         ".._sync._chat": ("Chat",),
         ".._sync._stream": ("ChatStream",),
-        "._stream": ("RawEvent",),
         "._turn": (
             "Timings",
             "Turn",
@@ -80,6 +77,7 @@ load_on_first_use(
             "ErrorEvent",
             "MalformedEvent",
             "MessageEvent",
+            "RawEvent",
             "SessionEvent",
             "TextEvent",
             "UnknownEvent",

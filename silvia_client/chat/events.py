@@ -60,12 +60,25 @@ __all__ = [
     "EventDecoder",
     "MalformedEvent",
     "MessageEvent",
+    "RawEvent",
     "SessionEvent",
     "TextEvent",
     "UnknownEvent",
     "decode_event",
     "event_decoder",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class RawEvent:
+    """One SSE event as the server sent it: its name (`event:`) and its data, unread.
+
+    The data may hold citation targets, and their providers: it is kept out of
+    the repr.
+    """
+
+    name: str
+    data: str = field(repr=False)
 
 
 def _raw(value: object, include_provider: bool) -> object:
