@@ -161,6 +161,31 @@ GROUPS: dict[str, Group] = {
             *VIEWS,
         ),
     ),
+    "retries": Group(
+        modules=("_retries.py",),
+        tests=("tests/client/test_retries.py", "tests/client/test_connection_refused.py"),
+    ),
+    "deadline": Group(
+        modules=("_deadline.py",),
+        tests=(
+            "tests/client/test_deadline.py",
+            "tests/client/test_timeout_bounds.py",
+            "tests/client/test_close.py",
+            "tests/client/test_retries.py",
+        ),
+    ),
+    "body": Group(
+        modules=("_body.py", "_async/_body.py"),
+        tests=("tests/client/test_limits.py", "tests/client/test_chat_stream.py"),
+    ),
+    "options": Group(
+        modules=("_options.py",),
+        tests=(
+            "tests/client/test_config.py",
+            "tests/client/test_options.py",
+            "tests/client/test_extra_options.py",
+        ),
+    ),
 }
 
 # --------------------------------------------------------------------------- running

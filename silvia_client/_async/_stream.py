@@ -1,8 +1,10 @@
-"""`AsyncChatStream`: one chat turn, as typed events and then a `Turn`.
+"""`client.chat` (`AsyncChat`) and `AsyncChatStream`: a chat turn, its events, then a `Turn`.
 
-Where things are: `_sync/_stream.py` (`ChatStream`) is generated from this module
-by `tools/unasync.py`. The request goes out when a stream is entered (or first
-read), through the opener its client bound (`Chat.stream`). Then one loop
+Where things are: `_sync/_stream.py` (`Chat`, `ChatStream`) is generated from this
+module by `tools/unasync.py`. `AsyncChat.stream` checks the message, the session id
+and the call's options (their table is `RequestOptions`'s, `_options.py`) before
+anything is sent, and hands the stream its client's opener, bound to the call.
+The request goes out when a stream is entered (or first read). Then one loop
 (`_read`) feeds the body's chunks (`_body.py`: bounded, guarded) to the SSE
 decoder (`_sse.py`), reads each SSE event into a typed event (`events.py`) and
 applies it to the turn (`TurnBuilder.apply`). Iterating the stream gives the
@@ -18,7 +20,8 @@ reader gets the `StreamError`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from functools import partial
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -27,6 +30,7 @@ from httpx_sse import ServerSentEvent
 
 from .._deadline import Call, Halt
 from .._json import most_values
+from .._options import check
 from .._responses import ResponseErrors
 from .._sse import EventTooLarge, SSEDecoder
 from .._wire import DEFAULTS
@@ -46,7 +50,9 @@ from ._body import body_chunks, drain, guarded
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["AsyncChatStream"]
+    from ._client import AsyncSilviaClient
+
+__all__ = ["AsyncChat", "AsyncChatStream"]
 
 Pair = tuple[ServerSentEvent, ChatEvent]
 CLOSED_EARLY = "the stream was closed before `done`"
@@ -310,3 +316,87 @@ class AsyncChatStream:
         return self._error(
             StreamDisconnectedError, f"the connection dropped mid-stream: {type(error).__name__}"
         )
+
+
+class AsyncChat:
+    """`client.chat`: a turn as a stream of typed events, or sent and read whole."""
+
+    def __init__(self, client: AsyncSilviaClient) -> None:
+        self._client = client
+
+    def stream(
+        self,
+        message: str,
+        *,
+        session_id: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        extra_query: Mapping[str, str | int | float] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        idle_timeout: float | None = None,
+        deadline: float | None = None,
+        max_event_bytes: int | None = None,
+        max_response_bytes: int | None = None,
+    ) -> AsyncChatStream:
+        """Start a turn; the request is sent when the stream is entered or first read.
+
+        Pass `session_id` to continue a session; leave it out to start one.
+        A `message` or `session_id` that is not a `str` is a `TypeError`; an
+        empty (or all-whitespace) message, an empty session id, or one that
+        cannot be sent as UTF-8 (a lone surrogate) is a `ConfigurationError`,
+        a `ValueError`. Nothing is sent then.
+
+        The other keywords are this turn's options, each None for the client's
+        setting; their table is `RequestOptions`'s (in `silvia_client._options`).
+        `timeout` bounds the wait for the answer to start; `idle_timeout`, each
+        silence between its events after that.
+        """
+        check("message", message)
+        check("session_id", session_id)
+        client = self._client
+        call = client._call(
+            "chat",
+            extra_headers=extra_headers,
+            extra_body=extra_body,
+            extra_query=extra_query,
+            timeout=timeout,
+            idle_timeout=idle_timeout,
+            deadline=deadline,
+            max_event_bytes=max_event_bytes,
+            max_response_bytes=max_response_bytes,
+        )
+        opener = partial(client._open_chat, message, session_id, call)
+        return AsyncChatStream(opener, errors=client._errors, call=call, session_id=session_id)
+
+    async def send(
+        self,
+        message: str,
+        *,
+        session_id: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        extra_query: Mapping[str, str | int | float] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        idle_timeout: float | None = None,
+        deadline: float | None = None,
+        max_event_bytes: int | None = None,
+        max_response_bytes: int | None = None,
+    ) -> Turn:
+        """Run a turn to its end and return the `Turn`: `stream(...)` and `until_done()`.
+
+        The keywords are `stream`'s. A turn that does not finish raises its
+        `StreamError`, with the partial turn as `error.turn`.
+        """
+        async with self.stream(
+            message,
+            session_id=session_id,
+            extra_headers=extra_headers,
+            extra_body=extra_body,
+            extra_query=extra_query,
+            timeout=timeout,
+            idle_timeout=idle_timeout,
+            deadline=deadline,
+            max_event_bytes=max_event_bytes,
+            max_response_bytes=max_response_bytes,
+        ) as stream:
+            return await stream.until_done()

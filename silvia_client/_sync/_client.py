@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
     from typing_extensions import Self
 
-    from ._chat import Chat
     from ._sessions import Sessions
+    from ._stream import Chat
 
 __all__ = ["SilviaClient"]
 
@@ -151,8 +151,8 @@ class SilviaClient(ClientBase):
     def _bind(self) -> None:
         # Here, not at the top: `from silvia_client import SilviaClient` stays without the
         # stream's modules (httpx-sse, pydantic-core) until a client is made.
-        from ._chat import Chat
         from ._sessions import Sessions
+        from ._stream import Chat
 
         self.chat: Chat = Chat(self)
         self.sessions: Sessions = Sessions(self)
@@ -190,8 +190,9 @@ class SilviaClient(ClientBase):
             request.extensions["timeout"] = call.timeouts()
             if trace is not None:
                 trace.attempt(request, attempt)
+            http = self._pool.get()
             try:
-                response = self._http.send(request, stream=True, follow_redirects=False)
+                response = http.send(request, stream=True, follow_redirects=False)
                 if logger.isEnabledFor(logging.DEBUG):  # only then: the line reads the request id
                     self._log_response(request, response)
                 if trace is not None:
@@ -205,7 +206,7 @@ class SilviaClient(ClientBase):
             except httpx.TransportError as broken:
                 failure, error = broken, self._errors.connection_error(broken, request.url)
             except RuntimeError as refused:  # a closed pool, an ended event loop
-                raise self._unusable(refused, self._http.is_closed) from refused
+                raise self._unusable(refused, http.is_closed) from refused
             guard.watch(None)
             if trace is not None:
                 trace.failed(failure)
@@ -232,7 +233,7 @@ class SilviaClient(ClientBase):
         if self._tracing is not None:
             call.trace = self._tracing.start(call.options.kind)
         try:
-            request = self._chat_request(self._http, message, session_id, call)
+            request = self._chat_request(self._pool.get(), message, session_id, call)
             response, _ = self._send(request, call, guard)
             media_type = response.headers.get("content-type", "").partition(";")[0]
             if media_type.strip().lower() != "text/event-stream":

@@ -13,10 +13,8 @@ from typing import TYPE_CHECKING
 from .._lazy import load_on_first_use
 
 if TYPE_CHECKING:
-    from .._async._chat import AsyncChat
-    from .._async._stream import AsyncChatStream
-    from .._sync._chat import Chat
-    from .._sync._stream import ChatStream
+    from .._async._stream import AsyncChat, AsyncChatStream
+    from .._sync._stream import Chat, ChatStream
     from ._turn import Timings, Turn, TurnBuilder
     from .events import (
         ChatEvent,
@@ -60,10 +58,8 @@ __all__ = [
 load_on_first_use(
     __name__,
     {
-        ".._async._chat": ("AsyncChat",),
-        ".._async._stream": ("AsyncChatStream",),
-        ".._sync._chat": ("Chat",),
-        ".._sync._stream": ("ChatStream",),
+        ".._async._stream": ("AsyncChat", "AsyncChatStream"),
+        ".._sync._stream": ("Chat", "ChatStream"),
         "._turn": (
             "Timings",
             "Turn",

@@ -8,7 +8,7 @@ data). Neither stops the stream. `type` is the SDK's own name for an event
 
 Where things are: the event classes; `ChatEvent`, their union; the readers,
 one per event name, in one table (`EventDecoder`). The stream
-(`chat/_stream.py`) reads each event once and applies it to the turn
+(`_async/_stream.py`) reads each event once and applies it to the turn
 (`chat/_turn.py`).
 
 The fast path (`_json.FAST_PATH`, CONTRIBUTING's "Fast paths"): `EventDecoder` first
