@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import httpx
 from httpx_sse import ServerSentEvent
 
+from .._base import ResponseErrors
 from .._deadline import Call, Halt
 from .._json import most_values
 from .._options import check
-from .._responses import ResponseErrors
 from .._sse import EventTooLarge, SSEDecoder
 from .._wire import DEFAULTS
 from ..chat._turn import Turn, TurnBuilder

@@ -7,7 +7,7 @@ Where things are: what both clients share without I/O is `ClientBase`
 This module sends (send, classify, decide, sleep or raise); `_sync/_client.py`
 is generated from it (`tools/unasync.py`). The defaults are `DEFAULTS`
 (`_wire.py`); whether and when to retry is `_retries.py`; a response that is not
-what was asked for becomes a typed error in `_responses.py`; a body is read within
+what was asked for becomes a typed error by `ResponseErrors` (`_base.py`); a body is read within
 its limits by `_body.py`; the deadline's alarm and the guard that ends a blocked
 read are `_deadline.py`; the spans, when a `tracer_provider` is given,
 `_tracing.py`. The client reaches its connection pool only through `_http`, a

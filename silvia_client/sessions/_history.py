@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from pydantic import BaseModel, GetCoreSchemaHandler, TypeAdapter
     from pydantic_core import CoreSchema
 
+    from .._base import ResponseErrors
     from .._deadline import Call
-    from .._responses import ResponseErrors
     from ..citations import Citation, InlineCitation
 
 

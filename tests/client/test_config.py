@@ -292,11 +292,16 @@ def test_no_module_keeps_a_default_of_its_own() -> None:
     gone = {
         "_options": ["DEFAULT_TIMEOUT", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_CHAT_DEADLINE"],
         "_retries": ["RETRY_STATUSES", "NOT_PROCESSED_STATUSES"],
-        "_responses": ["ERROR_BODY_MAX_BYTES", "BODY_PREVIEW_CHARS", "MAX_RETRY_AFTER"],
+        "_base": [
+            "ERROR_BODY_MAX_BYTES",
+            "BODY_PREVIEW_CHARS",
+            "MAX_RETRY_AFTER",
+            "BASE_URL_ENV",
+            "TOKEN_ENV",
+        ],
         "_body": ["DRAIN_BYTES", "DRAIN_SECONDS", "PIECE", "ACCEPT_ENCODING"],
         "_async._body": ["DRAIN_BYTES", "DRAIN_SECONDS", "PIECE", "ACCEPT_ENCODING"],
         "_sync._body": ["DRAIN_BYTES", "DRAIN_SECONDS", "PIECE", "ACCEPT_ENCODING"],
-        "_base": ["BASE_URL_ENV", "TOKEN_ENV"],
         "_async._client": ["BASE_URL_ENV", "TOKEN_ENV"],
         "_sync._client": ["BASE_URL_ENV", "TOKEN_ENV"],
     }
