@@ -182,7 +182,11 @@ GROUPS: dict[str, Group] = {
     ),
     "body": Group(
         modules=("_body.py", "_async/_body.py"),
-        tests=("tests/client/test_limits.py", "tests/client/test_chat_stream.py"),
+        tests=(
+            "tests/client/test_body_decoding.py",
+            "tests/client/test_limits.py",
+            "tests/client/test_chat_stream.py",
+        ),
     ),
     "options": Group(
         modules=("_options.py",),

@@ -97,4 +97,22 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client.citations._rows.x__reason__mutmut_11": (
         "a row's error location is one field or none: the joiner never shows"
     ),
+    # body reading (`_body.py`)
+    "silvia_client._body.x_encoding_error__mutmut_4": (
+        "'CONTENT-ENCODING' for 'content-encoding': httpx.Headers are case-insensitive"
+    ),
+    "silvia_client._body.xǁInflaterǁ__init____mutmut_12": (
+        "MAX_WBITS | 17 for | 16: MAX_WBITS is 15, whose low bit is set already (31 either way)"
+    ),
+    "silvia_client._body.xǁInflaterǁfeed__mutmut_12": (
+        "None for `_raw_fallback = False`: only tested for truth"
+    ),
+    "silvia_client._body.xǁInflaterǁfeed__mutmut_15": (
+        "None for `_raw_fallback = False`: only tested for truth"
+    ),
+    "silvia_client._body.xǁInflaterǁfeed__mutmut_16": (
+        "raw fallback left on after a decoded piece: a later piece that fails mid-stream is read "
+        "again as raw deflate from a block's start, and fails there too (no input found that "
+        "tells them apart: a DecodingError either way)"
+    ),
 }
