@@ -184,6 +184,7 @@ GROUPS: dict[str, Group] = {
         modules=("_body.py", "_async/_body.py"),
         tests=(
             "tests/client/test_body_decoding.py",
+            "tests/client/test_body_reads.py",
             "tests/client/test_limits.py",
             "tests/client/test_chat_stream.py",
         ),
