@@ -97,6 +97,10 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client.citations._rows.x__reason__mutmut_11": (
         "a row's error location is one field or none: the joiner never shows"
     ),
+    # the retries (`_retries.py`)
+    "silvia_client._retries.x_parse_retry_after__mutmut_4": (
+        "'RETRY-AFTER' for 'retry-after': httpx.Headers are case-insensitive"
+    ),
     # body reading (`_body.py`)
     "silvia_client._body.x_encoding_error__mutmut_4": (
         "'CONTENT-ENCODING' for 'content-encoding': httpx.Headers are case-insensitive"
