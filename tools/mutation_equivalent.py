@@ -119,4 +119,23 @@ EQUIVALENT: dict[str, str] = {
         "again as raw deflate from a block's start, and fails there too (no input found that "
         "tells them apart: a DecodingError either way)"
     ),
+    "silvia_client._body.xǁInflaterǁflush__mutmut_1": (
+        "flush's error text: `feed` reads every byte given (to an empty unconsumed_tail), so "
+        "zlib's flush has nothing left that can fail"
+    ),
+    "silvia_client._body.xǁInflaterǁflush__mutmut_2": (
+        "flush's error text: `feed` reads every byte given (to an empty unconsumed_tail), so "
+        "zlib's flush has nothing left that can fail"
+    ),
+    "silvia_client._async._body.x_body_chunks__mutmut_5": (
+        "'CONTENT-ENCODING' for 'content-encoding': httpx.Headers are case-insensitive"
+    ),
+    "silvia_client._async._body.x_drain__mutmut_1": (
+        "the async `drain_bound` bounds the drain with a cancel scope and never reads its guard "
+        "(the sync one, generated and not mutated here, arms it)"
+    ),
+    "silvia_client._async._body.x_read_at_most__mutmut_12": (
+        "at exactly `limit` bytes it reads one chunk more before it stops; it returns "
+        "`data[:limit]` either way"
+    ),
 }

@@ -10,7 +10,8 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from silvia_client._async._body import drain, guarded, read_at_most, read_body
+from silvia_client._async._body import _inflated, drain, guarded, read_at_most, read_body
+from silvia_client._body import Inflater
 from silvia_client._deadline import Guard, Halt
 from silvia_client._wire import DEFAULTS
 
@@ -54,8 +55,8 @@ def test_a_body_is_read_whole_decoded_and_within_its_limit() -> None:
         assert await read_body(read, _guard(), 100) == b"read already"
         stopped = _guard()
         stopped.stop("closed")
-        with pytest.raises(Halt) as halted:
-            await read_body(_response([b"ab"]), stopped, 4)
+        with pytest.raises(Halt) as halted:  # at the limit exactly, the stop is what is said
+            await read_body(_response([b"ab"]), stopped, 2)
         assert (halted.value.limit, halted.value.reason) == (None, "closed")
 
     asyncio.run(main())
@@ -108,5 +109,28 @@ def test_guarded_counts_every_chunk_against_the_limit() -> None:
         with pytest.raises(Halt):
             await reading.__anext__()
         assert got == [b"ab", b"cd"]
+
+    asyncio.run(main())
+
+
+def test_closing_a_reader_early_closes_what_it_reads_from() -> None:
+    async def main() -> None:
+        closed: list[str] = []
+
+        async def source(name: str, chunks: list[bytes]) -> AsyncIterator[bytes]:
+            try:
+                for chunk in chunks:
+                    yield chunk
+            finally:
+                closed.append(name)
+
+        reading = guarded(source("guarded", [b"a", b"b"]), _guard(), 10)
+        assert await reading.__anext__() == b"a"
+        await reading.aclose()
+        zipped = gzip.compress(b"x" * 100)
+        inflating = _inflated(source("inflated", [zipped[:20], zipped[20:]]), Inflater("gzip"))
+        await inflating.__anext__()
+        await inflating.aclose()  # type: ignore[attr-defined]
+        assert closed == ["guarded", "inflated"]
 
     asyncio.run(main())
