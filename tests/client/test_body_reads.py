@@ -4,9 +4,12 @@ guarded, decoded, and what each reader hands back when a body ends early."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import gzip
+import warnings
 from collections.abc import AsyncIterator
 
+import anyio
 import httpx
 import pytest
 
@@ -134,3 +137,36 @@ def test_closing_a_reader_early_closes_what_it_reads_from() -> None:
         assert closed == ["guarded", "inflated"]
 
     asyncio.run(main())
+
+
+class _Chunks:
+    """An async iterator that is no generator: what is left unfinished is the SDK's."""
+
+    def __init__(self) -> None:
+        self.items = [b"abc", b"def", b"ghi"]
+
+    def __aiter__(self) -> _Chunks:
+        return self
+
+    async def __anext__(self) -> bytes:
+        if not self.items:
+            raise StopAsyncIteration
+        return self.items.pop(0)
+
+
+class _Plain(httpx.AsyncByteStream):
+    def __aiter__(self) -> _Chunks:
+        return _Chunks()
+
+
+def test_read_at_most_leaves_no_reader_unfinished_under_trio() -> None:
+    async def main() -> None:
+        response = httpx.Response(200, stream=_Plain())
+        assert await read_at_most(response, 2, _guard()) == b"ab"
+        gc.collect()
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        anyio.run(main, backend="trio")  # trio warns of an async generator collected unfinished
+        gc.collect()
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
