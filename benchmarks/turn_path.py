@@ -43,7 +43,7 @@ ASIDE = {"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>", "<mod
 
 
 def core_module(code: CodeType) -> str | None:
-    """`silvia_client.chat._stream` for a code object of the SDK's core, else None."""
+    """`silvia_client.chat.events` for a code object of the SDK's core, else None."""
     try:
         relative = Path(code.co_filename).resolve().relative_to(PACKAGE)
     except ValueError:

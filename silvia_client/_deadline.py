@@ -7,6 +7,11 @@ body's reading starts (`Call.wait_between_events`). A read already waiting
 keeps the timeout it began with, and closing a response from another thread
 does not wake a read blocked on its socket; shutting the socket down does.
 
+`Call` is one operation (a chat turn, a GET): its `RequestOptions` and, once
+started, its deadline, its `Guard` and, when tracing is on, its spans; its
+decisions (the next attempt's timeouts, whether the deadline has passed) do
+no I/O.
+
 So each operation has a `Guard`, stopped by the deadline's alarm, by a
 `close()` of the stream or the client from another thread, or by a drain after
 `done` that takes too long. A stop sets `guard.reason`, which readers check
@@ -33,11 +38,19 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 
+from .errors import APITimeoutError
+
+if TYPE_CHECKING:
+    from ._options import RequestOptions
+    from ._tracing import Operation
+
 __all__ = [
+    "Call",
     "Guard",
     "Halt",
     "Lifecycle",
@@ -131,6 +144,67 @@ class Guard:
     def halt(self) -> Halt:
         """The `Halt` a reader raises when it finds the guard stopped."""
         return Halt(self.reason)
+
+
+@dataclass(eq=False)
+class Call:
+    """One operation: its options, and once `start`ed, its deadline (`at`) and its guard."""
+
+    options: RequestOptions
+    at: float = field(default=math.inf, init=False)  # monotonic time the deadline passes
+    guard: Guard | None = field(default=None, init=False)  # set by `start`
+    trace: Operation | None = field(default=None, init=False)  # its spans; None: tracing off
+
+    def start(self, timer: Timer) -> Guard:
+        """Start the clock: the deadline runs from now, and the guard's alarm is set."""
+        self.at = time.monotonic() + self.options.deadline
+        self.guard = guard = Guard(timer)
+        guard.arm(self.at, "deadline")
+        return guard
+
+    def left(self) -> float:
+        """Seconds left before the deadline (negative once past; `math.inf`: none)."""
+        return self.at - time.monotonic()
+
+    def expired(self) -> bool:
+        """Whether the deadline has passed (or its alarm stopped the guard)."""
+        stopped = self.guard is not None and self.guard.reason == "deadline"
+        return stopped or self.left() <= 0
+
+    def timed_out(self) -> APITimeoutError:
+        """The error a call past its deadline raises, naming the deadline."""
+        return APITimeoutError(f"the deadline of {self.options.deadline:g} s passed")
+
+    def timeouts(self) -> dict[str, float | None]:
+        """The next attempt's timeouts, each cut to the time left (`APITimeoutError` if none is).
+
+        The read timeout bounds the wait for the response's head, a chat turn's
+        too; a chat stream's reads after the head wait `idle_timeout` instead
+        (`wait_between_events`).
+        """
+        left = self.at - time.monotonic()
+        if left <= 0:
+            raise self.timed_out()
+        phases = self.options.timeout.as_dict()
+        if left == math.inf:
+            return phases
+        return {phase: left if s is None else min(s, left) for phase, s in phases.items()}
+
+    def wait_between_events(self, request: httpx.Request) -> None:
+        """From the head on, a chat stream's reads wait `idle_timeout`, cut to the time left.
+
+        Called as the body's reading starts (`Halt` if the deadline has passed).
+        httpcore reads the read timeout from the request's `timeout` extension
+        when a body's reading starts (HTTP/1.1) and on every read (HTTP/2): set
+        here, it bounds each wait between events.
+        """
+        left = self.at - time.monotonic()
+        if left <= 0:
+            raise Halt("deadline")
+        idle = None if self.options.idle_timeout == math.inf else self.options.idle_timeout
+        if left != math.inf:
+            idle = left if idle is None else min(idle, left)
+        request.extensions["timeout"] = {**request.extensions.get("timeout", {}), "read": idle}
 
 
 class Lifecycle:

@@ -1,7 +1,7 @@
 """JSON as the wire carries it: `loads`, which keeps every number; `most_values`; the fast path.
 
 Where things are: these are used where a call decodes what the server sent, an
-event's data (`chat/events.py`, counted in `chat/_stream.py`) and a history body
+event's data (`chat/events.py`, counted in `_async/_stream.py`) and a history body
 (`sessions/_history.py`); the cap they are counted against is
 `DEFAULTS.bytes_per_value` (`_wire.py`).
 

@@ -9,13 +9,9 @@
 - `base_url_from`, `token_from`: a client's two arguments that no table row
   fits (each may come from the environment), and `is_local`, whether plain
   http stays on this machine.
-- `RequestOptions`: the per-call keywords of `chat.stream`, `chat.send`,
-  `sessions.get` and `sessions.get_raw`, as given; its docstring is their table.
-- `Call`: what one operation (a chat turn, a GET) runs with, the call's options
-  over the client's settings, checked (by `ClientBase._call`, `_client.py`);
-  once started, its deadline, its `Guard` and, when tracing is on, its spans.
-  Its deadline decisions (the next attempt's timeouts, whether the deadline has
-  passed) do no I/O.
+- `RequestOptions`: one call's options, the per-call keywords (its docstring is
+  their table) checked and put over the client's settings, frozen; `Call`
+  (`_deadline.py`) is the operation that runs with them.
 
 The defaults are `DEFAULTS`, in `_wire.py`; the retry decisions, `_retries.py`.
 """
@@ -27,31 +23,24 @@ import json
 import math
 import os
 import re
-import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import httpx
 
-from ._deadline import Guard, Halt, Timer
 from ._wire import DEFAULTS
 from .citations import is_http_url
-from .errors import APITimeoutError, ConfigurationError
-
-if TYPE_CHECKING:
-    from ._tracing import Operation
+from .errors import ConfigurationError
 
 __all__ = [
     "RULES",
-    "Call",
     "Kind",
     "RequestOptions",
     "Rule",
     "base_url_from",
     "check",
-    "checked",
     "is_local",
     "rules_table",
     "token_from",
@@ -278,11 +267,6 @@ def check(name: str, value: object) -> Any:
         raise ConfigurationError(f"{name}: {refused}" if refused.args else rule.error) from None
 
 
-def checked(values: Mapping[str, object]) -> dict[str, Any]:
-    """Each value given, checked; the None ones ("the client's setting") left out."""
-    return {name: check(name, value) for name, value in values.items() if value is not None}
-
-
 # ------------------------------------------------- a client's own: the base URL and the token
 
 
@@ -371,117 +355,44 @@ def is_local(host: str) -> bool:
 
 @dataclass(frozen=True)
 class RequestOptions:
-    """One call's options, as given: each None means the client's setting (see `SilviaClient`).
+    """One call's options, checked, over the client's settings (`ClientBase._call`).
 
-    `chat.stream` and `chat.send` take these keywords after `session_id`, and
-    `sessions.get` and `sessions.get_raw` after the id all but `idle_timeout`
-    and `max_event_bytes` (a GET has no stream), sync and async alike:
+    The per-call keywords of `chat.stream`, `chat.send`, `sessions.get` and
+    `sessions.get_raw` (a GET has no `idle_timeout` nor `max_event_bytes`),
+    each None for the client's setting (see `SilviaClient`):
 
-    - `extra_headers`: headers for this request only, added to the client's
+    - `extra_headers`: headers for this request only, over the client's
       `default_headers` (one of the same name, whatever its case, replaces it).
     - `extra_body` (a chat turn only): fields added to the turn's JSON body,
-      over the client's (`with_options`); the SDK's own (the wire's message
-      and session id fields) cannot be among them.
-    - `extra_query`: query parameters added to the request's URL, over the
-      client's (`with_options`).
+      over the client's (`with_options`); not the wire's message or session id.
+    - `extra_query`: query parameters added to the URL, over the client's.
     - `timeout`: seconds for every phase, or an `httpx.Timeout`. Its read
-      phase bounds the wait for the response's head (a chat turn's and a
-      session's) and a session's body reads, per attempt.
+      phase bounds the wait for the response's head and a session's body
+      reads, per attempt.
     - `idle_timeout`: once a chat stream's head has come, the longest it may
-      stay silent between events, in seconds above 0 (keep-alive comments
-      count; `math.inf`: none).
-    - `deadline`: seconds for the whole operation, above 0: connecting,
-      retries and the waits before them, every read (`math.inf`: none). None:
-      the client's, else 600 for a chat turn and 120 for a GET.
+      stay silent between events (keep-alive comments count; `math.inf`: none).
+    - `deadline`: seconds for the whole operation: connecting, retries and
+      the waits before them, every read (`math.inf`: none). None: the
+      client's, else 600 for a chat turn and 120 for a GET.
     - `max_event_bytes`: the longest SSE line or event data, in bytes.
     - `max_response_bytes`: the most a history body, or a whole chat stream,
       may hold, counted after decompression.
 
-    Each is checked (`RULES`) when the call is made, before anything is sent:
-    a bad one is a `ConfigurationError`.
+    Each is checked (`RULES`) when the call is made, before anything is sent.
     """
 
-    extra_headers: Mapping[str, str] | None = None
-    extra_body: Mapping[str, object] | None = None
-    extra_query: Mapping[str, str | int | float] | None = None
-    timeout: float | httpx.Timeout | None = None
-    idle_timeout: float | None = None
-    deadline: float | None = None
-    max_event_bytes: int | None = None
-    max_response_bytes: int | None = None
-
-
-@dataclass(eq=False)
-class Call:
-    """One operation's settings, and once `start`ed, its deadline (`at`) and its guard."""
-
     kind: Kind
-    headers: httpx.Headers
+    headers: httpx.Headers  # the client's, the call's, and the SDK's own
     timeout: httpx.Timeout
     idle_timeout: float
-    seconds: float  # the deadline, from `start`
+    deadline: float
     max_event_bytes: int
     max_response_bytes: int
     max_values: int  # the most JSON values and SSE events the call reads (`_json.most_values`)
-    extra_body: Mapping[str, object] = field(default_factory=dict)  # merged into a chat body
-    extra_query: Mapping[str, str | int | float] = field(default_factory=dict)  # on the URL
-    at: float = field(default=math.inf, init=False)  # monotonic time the deadline passes
-    guard: Guard | None = field(default=None, init=False)  # set by `start`
-    trace: Operation | None = field(default=None, init=False)  # its spans; None: tracing off
+    extra_body: Mapping[str, object]  # merged into a chat body
+    extra_query: Mapping[str, str | int | float]  # on the URL
 
     @property
     def repeatable(self) -> bool:
         """Whether sending the request twice is safe: a GET is; a chat POST may run twice."""
         return self.kind == "get"
-
-    def start(self, timer: Timer) -> Guard:
-        """Start the clock: the deadline runs from now, and the guard's alarm is set."""
-        self.at = time.monotonic() + self.seconds
-        self.guard = guard = Guard(timer)
-        guard.arm(self.at, "deadline")
-        return guard
-
-    def left(self) -> float:
-        """Seconds left before the deadline (negative once past; `math.inf`: none)."""
-        return self.at - time.monotonic()
-
-    def expired(self) -> bool:
-        """Whether the deadline has passed (or its alarm stopped the guard)."""
-        stopped = self.guard is not None and self.guard.reason == "deadline"
-        return stopped or self.left() <= 0
-
-    def timed_out(self) -> APITimeoutError:
-        """The error a call past its deadline raises, naming the deadline."""
-        return APITimeoutError(f"the deadline of {self.seconds:g} s passed")
-
-    def timeouts(self) -> dict[str, float | None]:
-        """The next attempt's timeouts, each cut to the time left (`APITimeoutError` if none is).
-
-        The read timeout bounds the wait for the response's head, a chat turn's
-        too; a chat stream's reads after the head wait `idle_timeout` instead
-        (`wait_between_events`).
-        """
-        left = self.at - time.monotonic()
-        if left <= 0:
-            raise self.timed_out()
-        phases = self.timeout.as_dict()
-        if left == math.inf:
-            return phases
-        return {phase: left if s is None else min(s, left) for phase, s in phases.items()}
-
-    def wait_between_events(self, request: httpx.Request) -> None:
-        """From the head on, a chat stream's reads wait `idle_timeout`, cut to the time left.
-
-        Called as the body's reading starts (`Halt` if the deadline has passed).
-        httpcore reads the read timeout from the request's `timeout` extension,
-        the dict httpx hands it, when a body's reading starts (HTTP/1.1) and on
-        every read (HTTP/2): set here, it bounds each wait between events, as
-        `timeouts()`'s bounded the wait for the head.
-        """
-        left = self.left()
-        if left <= 0:
-            raise Halt("deadline")
-        idle = None if self.idle_timeout == math.inf else self.idle_timeout
-        if left != math.inf:
-            idle = left if idle is None else min(idle, left)
-        request.extensions["timeout"] = {**request.extensions.get("timeout", {}), "read": idle}

@@ -19,28 +19,50 @@ error to raise. The twins in `_client.py` send, sleep and raise.
 
 from __future__ import annotations
 
+import email.utils
 import math
 import random
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import httpx
 
 from ._options import check
-from ._responses import parse_retry_after
 from ._wire import DEFAULTS
 from .errors import ClientClosedError
 
 if TYPE_CHECKING:
-    from ._options import Call
+    from ._deadline import Call
     from .errors import SilviaError
 
-__all__ = ["Failure", "RetryPolicy", "after_failure"]
+__all__ = ["Failure", "RetryPolicy", "after_failure", "parse_retry_after"]
 
 Failure = httpx.Response | httpx.TransportError  # how an attempt ended, when not with a 2xx
 
 # A transport error that means the request never left: safe to send again, whatever it is.
 _NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+
+def parse_retry_after(response: httpx.Response) -> float | None:
+    """Seconds the server asked us to wait (`Retry-After` as seconds or an HTTP date), or None.
+
+    Always finite: from 0 to `DEFAULTS.retry_after_ceiling`.
+    """
+    value = response.headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, OverflowError):
+            return None
+        seconds = when.timestamp() - time.time()
+    if math.isnan(seconds):
+        return None
+    return min(max(seconds, 0.0), DEFAULTS.retry_after_ceiling)
 
 
 @dataclass(frozen=True)
@@ -101,5 +123,7 @@ def after_failure(
         timed_out = call.timed_out()
         timed_out.__cause__ = error
         return timed_out
-    delay = policy.delay(failure, attempt, repeatable=call.repeatable, time_left=call.left())
+    delay = policy.delay(
+        failure, attempt, repeatable=call.options.repeatable, time_left=call.left()
+    )
     return error if delay is None else delay

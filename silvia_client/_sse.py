@@ -19,7 +19,7 @@ and differs from httpx-sse's `EventSource` where a long chat stream would notice
   within the limit plus one chunk.
 
 `SSEDecoder.feed` takes a chunk and gives the events it ends; `_line` reads
-one line into the event being built. `chat/_stream.py` feeds it the body.
+one line into the event being built. The stream (`_async/_stream.py`) feeds it the body.
 """
 
 from __future__ import annotations

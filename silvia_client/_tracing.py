@@ -3,8 +3,8 @@
 Where things are: `ClientBase` (`_client.py`) makes a client's `Tracing` from
 its `tracer_provider=` and `propagate_context=`; `Tracing.start` opens an `Operation`
 (a chat turn, a session GET), which the call keeps as `Call.trace`
-(`_options.py`). The twins' `_send` (`_client.py`) tell it of each HTTP
-attempt, the streams (`chat/_stream.py`) of the error a stream ends with and
+(`_deadline.py`). The twins' `_send` (`_client.py`) tell it of each HTTP
+attempt, the streams (`_async/_stream.py`) of the error a stream ends with and
 of the turn's end (whose builder counted its events). The page for users is
 `docs/tracing.md`.
 

@@ -148,7 +148,7 @@ class ClientDefaults:
     max_cookies: int = 50
     max_cookie_bytes: int = 8 * _KIB
 
-    # Reading bodies (`_body.py`, `_responses.py`).
+    # Reading bodies (`_body.py`, `ResponseErrors` in `_base.py`).
     accept_encoding: str = "gzip, deflate"  # what `_body` decodes itself, in bounded pieces
     piece_bytes: int = 64 * _KIB  # the most one decoded piece holds: a gzip bomb comes in these
     error_body_max_bytes: int = 64 * _KIB  # an error body longer than this is cut, not read whole

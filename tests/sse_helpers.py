@@ -1,6 +1,6 @@
 """The ways the tests drive the one SSE decoder (`silvia_client._sse.SSEDecoder`).
 
-The SDK feeds it from one loop (`chat/_stream.py`); the tests feed it whole
+The SDK feeds it from one loop (`_async/_stream.py`); the tests feed it whole
 bodies, chunk lists and async sources, so these small loops live here, not in
 the package.
 """

@@ -184,7 +184,7 @@ def test_an_error_raised_in_a_worker_process_reaches_the_parent_as_itself() -> N
 def test_a_status_error_pickles_without_its_response_nor_the_token() -> None:
     import httpx
 
-    from silvia_client._responses import ResponseErrors
+    from silvia_client._base import ResponseErrors
     from silvia_client._text import Scrubber
     from silvia_client._wire import DEFAULT_WIRE
 

@@ -160,7 +160,7 @@ def test_every_module_uses_public_apis_only_and_every_exception_is_needed() -> N
 
 
 def test_each_rule_finds_what_it_names() -> None:
-    core, tool = "silvia_client.chat._stream", "silvia_client.qa.report"
+    core, tool = "silvia_client.chat._turn", "silvia_client.qa.report"
     cases = [
         (core, "import gc\n", "import gc"),
         (core, "from gc import disable\n", "from gc import ..."),

@@ -36,7 +36,6 @@ def test_each_generated_module_says_so_and_names_its_source() -> None:
     sources = tool.sources()
     assert {path.name for path in sources} >= {
         "_body.py",
-        "_chat.py",
         "_client.py",
         "_sessions.py",
         "_stream.py",

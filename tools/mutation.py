@@ -1,11 +1,12 @@
-"""Mutation testing of the parsers and the turn builder: would the tests notice a bug?
+"""Mutation testing of the parsers, the turn builder and the client's decisions: would the tests
+notice a bug?
 
     pip install -e '.[test,mutation]'
     python tools/mutation.py                  # every group below
     python tools/mutation.py citations sse    # only these groups
     python tools/mutation.py --list           # the groups, their modules and tests
 
-What it runs: for each group, a copy of `silvia_client/`, `tests/` and
+What it runs: for each group, a copy of `silvia_client/`, `tests/`, `docs/` and
 `pyproject.toml` in `build/mutation/<group>/` (made anew each run), with a
 `[tool.mutmut]` section naming the group's modules and test files, then
 `mutmut run` there. mutmut changes one thing at a time inside each function of
@@ -162,6 +163,43 @@ GROUPS: dict[str, Group] = {
             *VIEWS,
         ),
     ),
+    "retries": Group(
+        modules=("_retries.py",),
+        tests=(
+            "tests/client/test_retries.py",
+            "tests/client/test_retry_decisions.py",
+            "tests/client/test_connection_refused.py",
+        ),
+    ),
+    "deadline": Group(
+        modules=("_deadline.py",),
+        tests=(
+            "tests/client/test_deadline.py",
+            "tests/client/test_timeout_bounds.py",
+            "tests/client/test_close.py",
+            "tests/client/test_retries.py",
+            "tests/client/test_retry_decisions.py",
+        ),
+    ),
+    "body": Group(
+        modules=("_body.py", "_async/_body.py"),
+        tests=(
+            "tests/client/test_body_decoding.py",
+            "tests/client/test_body_reads.py",
+            "tests/client/test_limits.py",
+            "tests/client/test_chat_stream.py",
+        ),
+    ),
+    "options": Group(
+        modules=("_options.py",),
+        tests=(
+            "tests/client/test_config.py",
+            "tests/client/test_argument_table.py",
+            "tests/client/test_options.py",
+            "tests/client/test_extra_options.py",
+            "tests/client/test_retry_decisions.py",
+        ),
+    ),
 }
 
 # --------------------------------------------------------------------------- running
@@ -186,6 +224,7 @@ def prepare(name: str, group: Group) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", "artifacts")
     shutil.copytree(ROOT / PACKAGE, work / PACKAGE, ignore=ignore)
     shutil.copytree(ROOT / "tests", work / "tests", ignore=ignore)
+    shutil.copytree(ROOT / "docs", work / "docs", ignore=ignore)  # the argument table's page
     pytest_args = ["-p", "no:cacheprovider", f"--hypothesis-profile={HYPOTHESIS_PROFILE}"]
     for test in group.blind:
         pytest_args += ["--deselect", test]

@@ -1,13 +1,16 @@
-"""`AsyncChatStream`: one chat turn, as typed events and then a `Turn`.
+"""`client.chat` (`AsyncChat`) and `AsyncChatStream`: a chat turn, its events, then a `Turn`.
 
-Where things are: `StreamState` (`chat/_stream.py`) is what both streams share
-without I/O; `_sync/_stream.py` (`ChatStream`) is generated from this module by
-`tools/unasync.py`. The request goes out when a stream is entered (or first
-read). Then one loop (`_read`) feeds the body's chunks (`_body.py`: bounded,
-guarded) to the SSE decoder (`_sse.py`), reads each SSE event into a typed event
-(`events.py`) and applies it to the turn (`TurnBuilder.apply`). It yields both:
-iterating the stream gives the typed event, `aiter_with_raw()` both, for tools
-that judge the wire (QA).
+Where things are: `_sync/_stream.py` (`Chat`, `ChatStream`) is generated from this
+module by `tools/unasync.py`. `AsyncChat.stream` checks the message, the session id
+and the call's options (their table is `RequestOptions`'s, `_options.py`) before
+anything is sent, and hands the stream its client's opener, bound to the call.
+The request goes out when a stream is entered (or first read). Then one loop
+(`_read`) feeds the body's chunks (`_body.py`: bounded, guarded) to the SSE
+decoder (`_sse.py`), reads each SSE event into a typed event (`events.py`) and
+applies it to the turn (`TurnBuilder.apply`). Iterating the stream gives the
+typed events, `aiter_with_raw()` each beside its `RawEvent`, for tools that
+judge the wire (QA). Every `StreamError` a stream ends with carries the partial
+turn.
 
 Leaving the `async with` block, `close()`, breaking out of the loop, or cancelling
 the task closes the response. `close()` from elsewhere stops the call's guard
@@ -17,29 +20,45 @@ reader gets the `StreamError`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from functools import partial
 from time import perf_counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import httpx
+from httpx_sse import ServerSentEvent
 
-from .._deadline import Halt
+from .._base import ResponseErrors
+from .._deadline import Call, Halt
 from .._json import most_values
+from .._options import check
 from .._sse import EventTooLarge, SSEDecoder
-from ..chat._stream import CLOSED_EARLY, Pair, RawEvent, StreamState
-from ..chat._turn import Turn
-from ..chat.events import ChatEvent, TextEvent
-from ..errors import IncompleteTurnError, StreamError
+from .._wire import DEFAULTS
+from ..chat._turn import Turn, TurnBuilder
+from ..chat.events import ChatEvent, ErrorEvent, RawEvent, TextEvent, event_decoder
+from ..errors import (
+    IncompleteTurnError,
+    ServerStreamError,
+    StreamDisconnectedError,
+    StreamError,
+    StreamTimeoutError,
+    StreamTooLargeError,
+)
 from ._backend import ALREADY_RUNNING, Opener
 from ._body import body_chunks, drain, guarded
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["AsyncChatStream"]
+    from ._client import AsyncSilviaClient
+
+__all__ = ["AsyncChat", "AsyncChatStream"]
+
+Pair = tuple[ServerSentEvent, ChatEvent]
+CLOSED_EARLY = "the stream was closed before `done`"
 
 
-class AsyncChatStream(StreamState[Opener]):
+class AsyncChatStream:
     """A chat turn being streamed: `async with`, `async for`, `await until_done()`.
 
     Iterate it for events, or call `until_done()`. `close()` may be called from
@@ -48,26 +67,48 @@ class AsyncChatStream(StreamState[Opener]):
     server's id for the request, for support tickets.
     """
 
-    _pairs: AsyncGenerator[Pair, None] | None = None
+    def __init__(
+        self,
+        opener: Opener,
+        *,
+        errors: ResponseErrors,
+        call: Call,
+        session_id: str | None = None,
+    ) -> None:
+        self._open = opener
+        self._errors = errors
+        self._call = call
+        self._decode = event_decoder(errors.wire)
+        self._builder = TurnBuilder(session_id)
+        self._pairs: AsyncGenerator[Pair, None] | None = None
+        self._failure: StreamError | None = None
+        self._turn: Turn | None = None
+        self._response: httpx.Response | None = None
+        self._began = False  # whether the first event has been asked for
+        self._closed = False
 
     async def __aenter__(self) -> Self:
         if self._pairs is None:  # the request goes out once, on entering or first reading
-            self._builder.started_at = perf_counter()  # `Turn.timings` count from here
-            self._pairs = self._read(self._opened(await self._open()))
+            builder = self._builder
+            builder.started_at = perf_counter()  # `Turn.timings` count from here
+            self._response = response = await self._open()
+            builder.first_byte_at = perf_counter()
+            builder.request_id = self._errors.request_id(response)
+            self._pairs = self._read(response)
         return self
 
     async def _read(self, response: httpx.Response) -> AsyncGenerator[Pair, None]:
         """The one loop: each SSE event of the body read into a typed event, applied to the turn."""
         self._began = True
         call, builder = self._call, self._builder
-        guard = call.guard
+        options, guard = call.options, call.guard
         assert guard is not None, "the call was started"
-        decoder = SSEDecoder(call.max_event_bytes)
-        kept, most = 0, call.max_values  # events and JSON values read, and the cap
+        decoder = SSEDecoder(options.max_event_bytes)
+        kept, most = 0, options.max_values  # events and JSON values read, and the cap
         chunks: AsyncGenerator[bytes, None] | None = None
         try:
             call.wait_between_events(response.request)  # the head came: `idle_timeout` now
-            chunks = guarded(body_chunks(response), guard, call.max_response_bytes)
+            chunks = guarded(body_chunks(response), guard, options.max_response_bytes)
             async for chunk in chunks:
                 for sse in decoder.feed(chunk):
                     kept += 1 + most_values(sse.data)  # an event, and the values in it
@@ -98,58 +139,58 @@ class AsyncChatStream(StreamState[Opener]):
             if chunks is not None:
                 await chunks.aclose()
 
-    async def _each(self) -> AsyncGenerator[Pair, None]:
-        """The loop's pairs, for a reader: records how the stream ended, closes it on a break."""
+    async def _ended(self, error: BaseException) -> NoReturn:
+        """A reader's loop ended with `error`: note a `StreamError`, else close the stream."""
+        if isinstance(error, StreamError):
+            self._failure = error
+        elif isinstance(error, ALREADY_RUNNING) and self._closed:
+            # "generator already executing": `close()` from elsewhere was closing the loop
+            raise self._error(IncompleteTurnError, CLOSED_EARLY) from None
+        else:  # a break out of the loop, a cancelled task, `close()` from elsewhere
+            await self.close()
+        raise error
+
+    async def __aiter__(self) -> AsyncIterator[ChatEvent]:
         pairs = (await self.__aenter__())._pairs  # entered here if not by a `with`
         assert pairs is not None
         try:
-            async for pair in pairs:
-                yield pair
-        except StreamError as error:
-            self._failure = error
-            raise
-        except ALREADY_RUNNING:  # "generator already executing": `close()` from elsewhere
-            if self._closed:  # was closing the loop as this reader resumed it
-                raise self._error(IncompleteTurnError, CLOSED_EARLY) from None
-            await self.close()
-            raise
-        except BaseException:  # the caller broke out of the loop, or the task was cancelled
-            await self.close()
-            raise
-
-    async def __aiter__(self) -> AsyncIterator[ChatEvent]:
-        pairs = self._each()
-        try:
             async for _, event in pairs:
                 yield event
-        finally:
-            await pairs.aclose()
+        except BaseException as error:
+            await self._ended(error)
 
     async def aiter_with_raw(self) -> AsyncIterator[tuple[RawEvent, ChatEvent]]:
         """Each event beside its `RawEvent` (the name and data as sent), for tools that judge
         the wire. It ends as iterating does."""
-        pairs = self._each()
+        pairs = (await self.__aenter__())._pairs
+        assert pairs is not None
         try:
             async for sse, event in pairs:
                 yield RawEvent(sse.event, sse.data), event
-        finally:
-            await pairs.aclose()
+        except BaseException as error:
+            await self._ended(error)
 
     @property
     async def text_stream(self) -> AsyncIterator[str]:
         """The answer's text, piece by piece (the other events still build the turn)."""
-        pairs = self._each()
+        pairs = (await self.__aenter__())._pairs
+        assert pairs is not None
         try:
             async for _, event in pairs:
                 if isinstance(event, TextEvent):
                     yield event.text
-        finally:
-            await pairs.aclose()
+        except BaseException as error:
+            await self._ended(error)
 
     async def until_done(self) -> Turn:
         """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""
-        async for _ in self._each():
-            pass
+        pairs = (await self.__aenter__())._pairs
+        assert pairs is not None
+        try:
+            async for _ in pairs:
+                pass
+        except BaseException as error:
+            await self._ended(error)
         if self._failure is not None:
             raise self._failure
         if not self._builder.done:
@@ -180,3 +221,192 @@ class AsyncChatStream(StreamState[Opener]):
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
+
+    # ---------------------------------------------------------------- what it knows, no I/O
+
+    @property
+    def request_id(self) -> str | None:
+        """The server's id for this request (x-request-id), once its response has come."""
+        return self._builder.request_id
+
+    @property
+    def response(self) -> httpx.Response | None:
+        """The turn's `httpx.Response` once its head has come (None before): its status and
+        headers. Its body is this stream: read the events, not the response."""
+        return self._response
+
+    @property
+    def session_id(self) -> str | None:
+        """The session's id, once the server has said it (or the one you passed)."""
+        return self._builder.session_id
+
+    @property
+    def current_turn(self) -> Turn:
+        """The `Turn` so far while you read (`complete` False until `done`, its `text` the text
+        so far); after `until_done()`, the final turn.
+
+        Reading it costs O(1), after every event if you like: it is the same object until
+        an event changes the turn, and its text and rows are copied out on first use.
+        """
+        return self._turn if self._turn is not None else self._builder.snapshot()
+
+    def __repr__(self) -> str:
+        state = "not started" if self._response is None else "open"
+        if self._failure is not None:
+            state = "failed"
+        elif self._builder.done:
+            state = "done"
+        elif self._closed:
+            state = "closed"
+        session_id = self._errors.scrub.optional(self.session_id)
+        return (
+            f"{type(self).__name__}(request_id={self.request_id!r}, "
+            f"session_id={session_id!r}, state={state!r})"
+        )
+
+    def _scrubbed(self, event: ErrorEvent) -> ErrorEvent:
+        # In place, before anyone sees it: the turn keeps this event (`turn.error`).
+        scrub = self._errors.scrub
+        event.message = scrub.text(event.message)
+        event.error_type = scrub.optional(event.error_type)
+        event.body = scrub.value(event.body)
+        return event
+
+    def _error(self, cls: type[StreamError], message: str, **details: Any) -> StreamError:
+        """A `cls` carrying the partial turn and the ids, as far as the server said them."""
+        if self._call.trace is not None:  # raised next: the turn's span ends with it
+            self._call.trace.error(cls)
+        turn = self._builder.build()
+        session_id = self._errors.scrub.optional(turn.session_id)
+        return cls(message, turn=turn, request_id=self.request_id, session_id=session_id, **details)
+
+    def _server_error(self, event: ErrorEvent) -> StreamError:
+        message = f"the server reported an error: {event.message}"
+        return self._error(ServerStreamError, message, error_type=event.error_type, body=event.body)
+
+    def _too_large(self, what: str, limit: int) -> StreamError:
+        return self._error(StreamTooLargeError, f"{what} ({limit:,} bytes)", limit=limit)
+
+    def _too_many(self, max_values: int) -> StreamError:
+        message = (
+            f"the stream holds more than {max_values:,} events and JSON values, the most a "
+            f"stream of max_response_bytes may (max_response_bytes // {DEFAULTS.bytes_per_value})"
+        )
+        return self._error(
+            StreamTooLargeError, message, limit=self._call.options.max_response_bytes
+        )
+
+    def _halted(self, halt: Halt | EventTooLarge) -> StreamError:
+        """The error for a read its guard, or a size limit, stopped."""
+        if isinstance(halt, EventTooLarge):
+            return self._too_large("an event or line is longer than max_event_bytes", halt.limit)
+        if halt.limit is not None:
+            return self._too_large("the stream is longer than max_response_bytes", halt.limit)
+        if halt.reason == "deadline":
+            seconds = self._call.options.deadline
+            return self._error(StreamTimeoutError, f"the turn's deadline of {seconds:g} s passed")
+        return self._error(IncompleteTurnError, CLOSED_EARLY)
+
+    def _failed(self, error: httpx.RequestError | None) -> StreamError:
+        """The error for a read that failed with `error`, or for a body that ended (None).
+
+        Either may be the guard's doing (its shutdown of the socket), or the deadline's.
+        """
+        guard = self._call.guard
+        if guard is not None and guard.reason is not None:
+            return self._halted(guard.halt())
+        if self._call.left() <= 0:
+            return self._halted(Halt("deadline"))
+        if error is None:
+            return self._error(IncompleteTurnError, "the stream ended without `done`")
+        self._errors.scrub.exception(error)
+        if isinstance(error, httpx.TimeoutException):
+            idle = self._call.options.idle_timeout
+            return self._error(StreamTimeoutError, f"no data within the idle timeout ({idle:g} s)")
+        return self._error(
+            StreamDisconnectedError, f"the connection dropped mid-stream: {type(error).__name__}"
+        )
+
+
+class AsyncChat:
+    """`client.chat`: a turn as a stream of typed events, or sent and read whole."""
+
+    def __init__(self, client: AsyncSilviaClient) -> None:
+        self._client = client
+
+    def stream(
+        self,
+        message: str,
+        *,
+        session_id: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        extra_query: Mapping[str, str | int | float] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        idle_timeout: float | None = None,
+        deadline: float | None = None,
+        max_event_bytes: int | None = None,
+        max_response_bytes: int | None = None,
+    ) -> AsyncChatStream:
+        """Start a turn; the request is sent when the stream is entered or first read.
+
+        Pass `session_id` to continue a session; leave it out to start one.
+        A `message` or `session_id` that is not a `str` is a `TypeError`; an
+        empty (or all-whitespace) message, an empty session id, or one that
+        cannot be sent as UTF-8 (a lone surrogate) is a `ConfigurationError`,
+        a `ValueError`. Nothing is sent then.
+
+        The other keywords are this turn's options, each None for the client's
+        setting; their table is `RequestOptions`'s (in `silvia_client._options`).
+        `timeout` bounds the wait for the answer to start; `idle_timeout`, each
+        silence between its events after that.
+        """
+        check("message", message)
+        check("session_id", session_id)
+        client = self._client
+        call = client._call(
+            "chat",
+            extra_headers=extra_headers,
+            extra_body=extra_body,
+            extra_query=extra_query,
+            timeout=timeout,
+            idle_timeout=idle_timeout,
+            deadline=deadline,
+            max_event_bytes=max_event_bytes,
+            max_response_bytes=max_response_bytes,
+        )
+        opener = partial(client._open_chat, message, session_id, call)
+        return AsyncChatStream(opener, errors=client._errors, call=call, session_id=session_id)
+
+    async def send(
+        self,
+        message: str,
+        *,
+        session_id: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        extra_query: Mapping[str, str | int | float] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        idle_timeout: float | None = None,
+        deadline: float | None = None,
+        max_event_bytes: int | None = None,
+        max_response_bytes: int | None = None,
+    ) -> Turn:
+        """Run a turn to its end and return the `Turn`: `stream(...)` and `until_done()`.
+
+        The keywords are `stream`'s. A turn that does not finish raises its
+        `StreamError`, with the partial turn as `error.turn`.
+        """
+        async with self.stream(
+            message,
+            session_id=session_id,
+            extra_headers=extra_headers,
+            extra_body=extra_body,
+            extra_query=extra_query,
+            timeout=timeout,
+            idle_timeout=idle_timeout,
+            deadline=deadline,
+            max_event_bytes=max_event_bytes,
+            max_response_bytes=max_response_bytes,
+        ) as stream:
+            return await stream.until_done()

@@ -3,14 +3,14 @@
 """The I/O, written once, sync: the client, the chat stream, the resources, body reading.
 
 - `_client.py`   `SilviaClient`: sending, with retries, within a call's deadline
-- `_chat.py`     `client.chat`: `Chat.stream` and `.send`
-- `_stream.py`   `ChatStream`: the one reading loop of a chat turn
+- `_stream.py`   `client.chat` (`Chat.stream`, `.send`) and `ChatStream`: the one
+  reading loop of a chat turn
 - `_sessions.py` `client.sessions`: `Sessions.get` and `.get_raw`
 - `_body.py`     a body read in bounded, guarded pieces; the drain after `done`
 - `_backend.py`  what the sync side does its own way (anyio), by hand
 
 `tools/unasync.py` generates `silvia_client/_sync/` from every module here but
-`_backend.py`; what the two sides share without I/O is below them (`_base.py`,
-`chat/_stream.py`, `_body.py`, `_options.py`, ...). The public names are imported
+`_backend.py`; what the two sides share without I/O is below them
+(`_base.py`, `_body.py`, `_options.py`, ...). The public names are imported
 from `silvia_client`, `silvia_client.chat` and `silvia_client.sessions`.
 """

@@ -7,7 +7,7 @@ Where things are: what both clients share without I/O is `ClientBase`
 This module sends (send, classify, decide, sleep or raise); `_sync/_client.py`
 is generated from it (`tools/unasync.py`). The defaults are `DEFAULTS`
 (`_wire.py`); whether and when to retry is `_retries.py`; a response that is not
-what was asked for becomes a typed error in `_responses.py`; a body is read within
+what was asked for becomes a typed error by `ResponseErrors` (`_base.py`); a body is read within
 its limits by `_body.py`; the deadline's alarm and the guard that ends a blocked
 read are `_deadline.py`; the spans, when a `tracer_provider` is given,
 `_tracing.py`. The client reaches its connection pool only through `_http`, a
@@ -26,8 +26,7 @@ import httpx
 
 from .._base import ClientBase, what_failed
 from .._body import encoding_error
-from .._deadline import Guard, Halt, thread_timer
-from .._options import Call
+from .._deadline import Call, Guard, Halt, thread_timer
 from .._pool import BoundedCookieJar, Pool
 from .._retries import Failure, after_failure
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
@@ -39,8 +38,8 @@ if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
     from typing_extensions import Self
 
-    from ._chat import Chat
     from ._sessions import Sessions
+    from ._stream import Chat
 
 __all__ = ["SilviaClient"]
 
@@ -159,8 +158,8 @@ class SilviaClient(ClientBase):
     def _bind(self) -> None:
         # Here, not at the top: `from silvia_client import SilviaClient` stays without the
         # stream's modules (httpx-sse, pydantic-core) until a client is made.
-        from ._chat import Chat
         from ._sessions import Sessions
+        from ._stream import Chat
 
         self.chat = Chat(self)
         self.sessions = Sessions(self)
@@ -198,8 +197,9 @@ class SilviaClient(ClientBase):
             request.extensions["timeout"] = call.timeouts()
             if trace is not None:
                 trace.attempt(request, attempt)
+            http = self._pool.get()
             try:
-                response = self._http.send(request, stream=True, follow_redirects=False)
+                response = http.send(request, stream=True, follow_redirects=False)
                 if logger.isEnabledFor(logging.DEBUG):  # only then: the line reads the request id
                     self._log_response(request, response)
                 if trace is not None:
@@ -213,7 +213,7 @@ class SilviaClient(ClientBase):
             except httpx.TransportError as broken:
                 failure, error = broken, self._errors.connection_error(broken, request.url)
             except RuntimeError as refused:  # a closed pool, an ended event loop
-                raise self._unusable(refused, self._http.is_closed) from refused
+                raise self._unusable(refused, http.is_closed) from refused
             guard.watch(None)
             if trace is not None:
                 trace.failed(failure)
@@ -226,7 +226,7 @@ class SilviaClient(ClientBase):
 
     def _read(self, response: httpx.Response, call: Call, guard: Guard) -> bytes:
         try:
-            return read_body(response, guard, call.max_response_bytes)
+            return read_body(response, guard, call.options.max_response_bytes)
         except httpx.DecodingError as error:  # a body its Content-Encoding belies
             raise self._errors.undecodable(response, encoding_error(response)) from error
         except Halt as halt:
@@ -238,9 +238,9 @@ class SilviaClient(ClientBase):
     def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
         guard = self._life.track(call.start(thread_timer))
         if self._tracing is not None:
-            call.trace = self._tracing.start(call.kind)
+            call.trace = self._tracing.start(call.options.kind)
         try:
-            request = self._chat_request(self._http, message, session_id, call)
+            request = self._chat_request(self._pool.get(), message, session_id, call)
             response, _ = self._send(request, call, guard)
             media_type = response.headers.get("content-type", "").partition(";")[0]
             if media_type.strip().lower() != "text/event-stream":
@@ -259,7 +259,7 @@ class SilviaClient(ClientBase):
     def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]:
         guard = self._life.track(call.start(thread_timer))
         if self._tracing is not None:
-            call.trace = self._tracing.start(call.kind, path)
+            call.trace = self._tracing.start(call.options.kind, path)
         try:
             request = self._get_request(self._http, path, call)
             return self._send(request, call, guard, read=True)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .._options import Call, RequestOptions, check
+from .._deadline import Call
+from .._options import check
 from ..sessions._history import Session, session_from, session_path
 
 if TYPE_CHECKING:
@@ -21,13 +22,11 @@ if TYPE_CHECKING:
 __all__ = ["Sessions"]
 
 
-def _request(
-    client: SilviaClient, session_id: str, options: RequestOptions
-) -> tuple[str, Call]:
+def _request(client: SilviaClient, session_id: str, **options: object) -> tuple[str, Call]:
     # The GET's path and settings, both checked before anything is sent.
     if check("session_id", session_id) is None:
         raise TypeError("session_id must be a str, not NoneType")
-    return session_path(session_id, client.wire), client._call("get", options)
+    return session_path(session_id, client.wire), client._call("get", **options)
 
 
 class Sessions:
@@ -53,14 +52,15 @@ class Sessions:
         max_response_bytes: int | None = None,
     ) -> Session:
         """The session's history, its citations read as a live turn's are."""
-        options = RequestOptions(
+        path, call = _request(
+            self._client,
+            session_id,
             extra_headers=extra_headers,
             extra_query=extra_query,
             timeout=timeout,
             deadline=deadline,
             max_response_bytes=max_response_bytes,
         )
-        path, call = _request(self._client, session_id, options)
         response, body = self._client._fetch(path, call)
         return session_from(response, body, session_id, self._client._errors, call)
 
@@ -76,13 +76,14 @@ class Sessions:
     ) -> bytes:
         """The session's body exactly as the server sent it (decompressed), for tools that
         judge the wire; `parse_session(json.loads(body), session_id)` reads it as `get` does."""
-        options = RequestOptions(
+        path, call = _request(
+            self._client,
+            session_id,
             extra_headers=extra_headers,
             extra_query=extra_query,
             timeout=timeout,
             deadline=deadline,
             max_response_bytes=max_response_bytes,
         )
-        path, call = _request(self._client, session_id, options)
         _, body = self._client._fetch(path, call)
         return body

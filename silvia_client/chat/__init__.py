@@ -1,10 +1,8 @@
 """Chat turns: the stream, its typed events, and the assembled `Turn`.
 
-- `events.py`   every event type, and the table that reads them off the wire
-- `_turn.py`    `Turn` (rows as sent, `target_for`, `Timings`), its O(1)-per-event builder
+- `events.py`   every event type, `RawEvent`, and the table that reads them off the wire
+- `_turn.py`    `Turn` (rows as sent, `target_for`, `Timings`) and its O(1)-per-event builder,
   and `TurnSoFar`, the turn so far (`stream.current_turn`)
-- `_stream.py`  what the streams share without I/O (the turn being built, the errors),
-  and `RawEvent`
 
 `ChatStream` / `AsyncChatStream` (the reading loops) and `Chat` / `AsyncChat`
 (`client.chat.stream(...)`, `.send(...)`) are the I/O: `silvia_client/_async/`,
@@ -16,11 +14,8 @@ from typing import TYPE_CHECKING
 from .._lazy import load_on_first_use
 
 if TYPE_CHECKING:
-    from .._async._chat import AsyncChat
-    from .._async._stream import AsyncChatStream
-    from .._sync._chat import Chat
-    from .._sync._stream import ChatStream
-    from ._stream import RawEvent
+    from .._async._stream import AsyncChat, AsyncChatStream
+    from .._sync._stream import Chat, ChatStream
     from ._turn import Timings, Turn, TurnBuilder
     from .events import (
         ChatEvent,
@@ -30,6 +25,7 @@ if TYPE_CHECKING:
         ErrorEvent,
         MalformedEvent,
         MessageEvent,
+        RawEvent,
         SessionEvent,
         TextEvent,
         UnknownEvent,
@@ -63,11 +59,8 @@ __all__ = [
 load_on_first_use(
     __name__,
     {
-        ".._async._chat": ("AsyncChat",),
-        ".._async._stream": ("AsyncChatStream",),
-        ".._sync._chat": ("Chat",),
-        ".._sync._stream": ("ChatStream",),
-        "._stream": ("RawEvent",),
+        ".._async._stream": ("AsyncChat", "AsyncChatStream"),
+        ".._sync._stream": ("Chat", "ChatStream"),
         "._turn": (
             "Timings",
             "Turn",
@@ -81,6 +74,7 @@ load_on_first_use(
             "ErrorEvent",
             "MalformedEvent",
             "MessageEvent",
+            "RawEvent",
             "SessionEvent",
             "TextEvent",
             "UnknownEvent",

@@ -8,7 +8,7 @@ data). Neither stops the stream. `type` is the SDK's own name for an event
 
 Where things are: the event classes; `ChatEvent`, their union; the readers,
 one per event name, in one table (`EventDecoder`). The stream
-(`chat/_stream.py`) reads each event once and applies it to the turn
+(`_async/_stream.py`) reads each event once and applies it to the turn
 (`chat/_turn.py`).
 
 The fast path (`_json.FAST_PATH`, CONTRIBUTING's "Fast paths"): `EventDecoder` first
@@ -60,12 +60,25 @@ __all__ = [
     "EventDecoder",
     "MalformedEvent",
     "MessageEvent",
+    "RawEvent",
     "SessionEvent",
     "TextEvent",
     "UnknownEvent",
     "decode_event",
     "event_decoder",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class RawEvent:
+    """One SSE event as the server sent it: its name (`event:`) and its data, unread.
+
+    The data may hold citation targets, and their providers: it is kept out of
+    the repr.
+    """
+
+    name: str
+    data: str = field(repr=False)
 
 
 def _raw(value: object, include_provider: bool) -> object:

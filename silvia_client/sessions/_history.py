@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from pydantic import BaseModel, GetCoreSchemaHandler, TypeAdapter
     from pydantic_core import CoreSchema
 
-    from .._options import Call
-    from .._responses import ResponseErrors
+    from .._base import ResponseErrors
+    from .._deadline import Call
     from ..citations import Citation, InlineCitation
 
 
@@ -339,18 +339,18 @@ def session_from(
     errors: ResponseErrors,
     call: Call,
 ) -> Session:
-    """The session a GET's `body` holds, read only if it holds at most `call.max_values` values.
+    """The session a GET's `body` holds, read only if it holds at most `max_values` values.
 
     `most_values` bounds the values the body could hold (`{`, `[`, `,` and `:`, any in its
     strings too): counted before it is decoded, since decoding is where a body of tiny
     values grows 30 to 45 times its size. The error's `limit` is the byte limit the cap
     comes from, as a stream's is.
     """
-    if most_values(body) > call.max_values:
+    if most_values(body) > call.options.max_values:
         raise ResponseTooLargeError(
-            f"the body holds more than {call.max_values:,} JSON values, the most a body of "
+            f"the body holds more than {call.options.max_values:,} JSON values, the most a body of "
             f"max_response_bytes may (max_response_bytes // {DEFAULTS.bytes_per_value})",
-            limit=call.max_response_bytes,
+            limit=call.options.max_response_bytes,
             request_id=errors.request_id(response),
         )
     try:

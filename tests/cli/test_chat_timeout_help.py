@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from silvia_client import SilviaClient
-from silvia_client._options import RequestOptions
 from silvia_client.cli import main
 
 DOCS = Path(__file__).parents[2] / "docs" / "cli.md"
@@ -25,9 +24,14 @@ DEADLINE = re.compile(r"deadline`?; default: (\S+?)\)")
 def applied() -> tuple[list[float | None], float]:
     """What a turn without `--timeout` and `--deadline` waits: `silvia chat`'s own client."""
     with SilviaClient(base_url="http://127.0.0.1:9") as client:  # as `client_for` makes it
-        call = client._call("chat", RequestOptions(timeout=None, idle_timeout=None))
+        call = client._call("chat", timeout=None, idle_timeout=None)
         waits = call.timeouts()
-        return [waits["connect"], waits["write"], waits["read"], call.idle_timeout], call.seconds
+        return [
+            waits["connect"],
+            waits["write"],
+            waits["read"],
+            call.options.idle_timeout,
+        ], call.options.deadline
 
 
 def said(text: str) -> tuple[list[float | None], float]:

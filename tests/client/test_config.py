@@ -13,7 +13,7 @@ import pytest
 import respx
 
 from silvia_client import AsyncSilviaClient, SilviaClient
-from silvia_client._options import RULES, RequestOptions, check
+from silvia_client._options import RULES, check
 from silvia_client._retries import RetryPolicy
 from silvia_client._wire import DEFAULTS
 from silvia_client.errors import ConfigurationError
@@ -292,11 +292,16 @@ def test_no_module_keeps_a_default_of_its_own() -> None:
     gone = {
         "_options": ["DEFAULT_TIMEOUT", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_CHAT_DEADLINE"],
         "_retries": ["RETRY_STATUSES", "NOT_PROCESSED_STATUSES"],
-        "_responses": ["ERROR_BODY_MAX_BYTES", "BODY_PREVIEW_CHARS", "MAX_RETRY_AFTER"],
+        "_base": [
+            "ERROR_BODY_MAX_BYTES",
+            "BODY_PREVIEW_CHARS",
+            "MAX_RETRY_AFTER",
+            "BASE_URL_ENV",
+            "TOKEN_ENV",
+        ],
         "_body": ["DRAIN_BYTES", "DRAIN_SECONDS", "PIECE", "ACCEPT_ENCODING"],
         "_async._body": ["DRAIN_BYTES", "DRAIN_SECONDS", "PIECE", "ACCEPT_ENCODING"],
         "_sync._body": ["DRAIN_BYTES", "DRAIN_SECONDS", "PIECE", "ACCEPT_ENCODING"],
-        "_base": ["BASE_URL_ENV", "TOKEN_ENV"],
         "_async._client": ["BASE_URL_ENV", "TOKEN_ENV"],
         "_sync._client": ["BASE_URL_ENV", "TOKEN_ENV"],
     }
@@ -344,7 +349,7 @@ def test_a_row_reads_what_it_accepts_into_what_the_client_keeps(
 
 def test_a_call_leaves_its_options_given_as_none_to_the_client() -> None:
     with SilviaClient(base_url=BASE_URL, deadline=7, max_response_bytes=99) as client:
-        call = client._call("get", RequestOptions())
-        assert (call.seconds, call.max_response_bytes) == (7.0, 99)
-        call = client._call("get", RequestOptions(deadline=5, max_response_bytes=9))
-        assert (call.seconds, call.max_response_bytes) == (5.0, 9)
+        call = client._call("get")
+        assert (call.options.deadline, call.options.max_response_bytes) == (7.0, 99)
+        call = client._call("get", deadline=5, max_response_bytes=9)
+        assert (call.options.deadline, call.options.max_response_bytes) == (5.0, 9)

@@ -19,7 +19,6 @@ import pytest
 import respx
 
 from silvia_client import AsyncSilviaClient, SilviaClient
-from silvia_client._options import RequestOptions
 from silvia_client.chat import TextEvent
 from silvia_client.errors import (
     APITimeoutError,
@@ -256,7 +255,7 @@ def no_alarm(at: float, callback: Callable[[], None]) -> Callable[[], None]:
 
 def test_a_calls_guard_is_none_until_it_starts() -> None:
     with SilviaClient(base_url="https://silvia.test", token="t") as client:
-        call = client._call("get", RequestOptions(deadline=30))
+        call = client._call("get", deadline=30)
         assert call.guard is None
         assert not call.expired()
         guard = call.start(no_alarm)
@@ -270,10 +269,10 @@ def test_a_calls_timeouts_are_cut_to_the_time_left() -> None:
     with SilviaClient(
         base_url="https://silvia.test", token="t", timeout=50, idle_timeout=9
     ) as client:
-        chat = client._call("chat", RequestOptions(deadline=math.inf))
+        chat = client._call("chat", deadline=math.inf)
         # The head's wait is `timeout`'s, a chat turn's too (`idle_timeout` comes after it).
         assert chat.timeouts() == {"connect": 50, "read": 50, "write": 50, "pool": 50}
-        get = client._call("get", RequestOptions(deadline=20))
+        get = client._call("get", deadline=20)
         get.start(no_alarm)
         assert all(10 < (seconds or 0) <= 20 for seconds in get.timeouts().values())
         get.at -= 30  # past it

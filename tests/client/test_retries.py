@@ -11,7 +11,8 @@ import httpx
 import pytest
 import respx
 
-from silvia_client._options import Call, Kind
+from silvia_client._deadline import Call
+from silvia_client._options import Kind, RequestOptions
 from silvia_client._retries import RetryPolicy, after_failure
 from silvia_client.errors import (
     APIConnectionError,
@@ -279,14 +280,18 @@ def test_retry_policy_refuses_negative_retries() -> None:
 def _call(kind: Kind, left: float = 120.0) -> Call:
     """A call of 120 s, started `120 - left` s ago (without a guard's alarm)."""
     call = Call(
-        kind,
-        headers=httpx.Headers(),
-        timeout=httpx.Timeout(5.0),
-        idle_timeout=9.0,
-        seconds=120.0,
-        max_event_bytes=1,
-        max_response_bytes=1,
-        max_values=1,
+        RequestOptions(
+            kind,
+            headers=httpx.Headers(),
+            timeout=httpx.Timeout(5.0),
+            idle_timeout=9.0,
+            deadline=120.0,
+            max_event_bytes=1,
+            max_response_bytes=1,
+            max_values=1,
+            extra_body={},
+            extra_query={},
+        )
     )
     call.at = time.monotonic() + left
     return call

@@ -19,7 +19,6 @@ import pytest
 
 from silvia_client import SilviaClient
 from silvia_client._deadline import Halt
-from silvia_client._options import RequestOptions
 from silvia_client.chat import TextEvent
 from silvia_client.errors import APITimeoutError, StreamTimeoutError
 
@@ -123,7 +122,7 @@ def test_a_chat_calls_reads_wait_timeout_for_the_head_then_idle_timeout() -> Non
     with SilviaClient(
         base_url="https://silvia.test", token="t", timeout=httpx.Timeout(50, read=4), idle_timeout=9
     ) as client:
-        chat = client._call("chat", RequestOptions(deadline=math.inf))
+        chat = client._call("chat", deadline=math.inf)
         request = client._http.build_request("POST", "https://silvia.test/api/chat")
         request.extensions["timeout"] = chat.timeouts()
         assert request.extensions["timeout"] == {"connect": 50, "read": 4, "write": 50, "pool": 50}
@@ -133,11 +132,11 @@ def test_a_chat_calls_reads_wait_timeout_for_the_head_then_idle_timeout() -> Non
 
 def test_the_wait_between_events_is_cut_to_the_time_left() -> None:
     with SilviaClient(base_url="https://silvia.test", token="t", idle_timeout=math.inf) as client:
-        chat = client._call("chat", RequestOptions(deadline=math.inf))
+        chat = client._call("chat", deadline=math.inf)
         request = client._http.build_request("POST", "https://silvia.test/api/chat")
         chat.wait_between_events(request)
         assert request.extensions["timeout"]["read"] is None  # no idle timeout, no deadline
-        chat = client._call("chat", RequestOptions(deadline=20))
+        chat = client._call("chat", deadline=20)
         chat.at = time.monotonic() + 20
         chat.wait_between_events(request)
         read = request.extensions["timeout"]["read"]
