@@ -19,13 +19,19 @@ An async pool's connections also belong to the event loop that opened them: a
 pool notes the loop it first served, and a call from another raises
 `EventLoopChangedError` before anything is sent (`running_loop`, below, is the
 one place that asks which loop runs: anyio's token of it, under asyncio or trio).
+
+Every pool the SDK makes verifies TLS with one shared context (`tls_context`):
+httpx loads the CA bundle into a new one for each client it makes, most of a new
+client's cost (about 0.1 s), though a loaded context is only read.
 """
 
 from __future__ import annotations
 
+import functools
 import http.cookiejar
 import logging
 import os
+import ssl
 import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
@@ -35,7 +41,7 @@ import httpx
 from ._wire import DEFAULTS
 from .errors import ClientClosedError, EventLoopChangedError
 
-__all__ = ["BoundedCookieJar", "Pool", "running_loop"]
+__all__ = ["BoundedCookieJar", "Pool", "running_loop", "tls_context"]
 
 logger = logging.getLogger("silvia_client")
 
@@ -196,3 +202,17 @@ def _header_bytes(cookie: http.cookiejar.Cookie) -> int:
     if cookie.version:
         size += len(cookie.path.encode()) + len(cookie.domain.encode()) + 40
     return size
+
+
+def tls_context() -> ssl.SSLContext:
+    """The verifying TLS context of the SDK's own pools, made once as httpx makes its own.
+
+    `SSL_CERT_FILE` and `SSL_CERT_DIR`, which httpx reads when it makes one, are part of
+    the key: a process that changes them gets a context of the new setting.
+    """
+    return _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@functools.lru_cache(maxsize=4)
+def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    return httpx.create_ssl_context()

@@ -25,7 +25,7 @@ import httpx
 from .._base import ClientBase, what_failed
 from .._body import encoding_error
 from .._deadline import Call, Guard, Halt, thread_timer
-from .._pool import BoundedCookieJar, Pool
+from .._pool import BoundedCookieJar, Pool, tls_context
 from .._retries import Failure, after_failure
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from ..errors import ConfigurationError, SilviaError
@@ -143,7 +143,9 @@ class AsyncSilviaClient(ClientBase):
         timeout = self.timeout
         self._pool: Pool[httpx.AsyncClient] = Pool(
             http_client,
-            lambda: httpx.AsyncClient(timeout=timeout, cookies=BoundedCookieJar()),
+            lambda: httpx.AsyncClient(
+                timeout=timeout, cookies=BoundedCookieJar(), verify=tls_context()
+            ),
             type(self).__name__,
         )
         self._bind()

@@ -27,7 +27,7 @@ import httpx
 from .._base import ClientBase, what_failed
 from .._body import encoding_error
 from .._deadline import Call, Guard, Halt, thread_timer
-from .._pool import BoundedCookieJar, Pool
+from .._pool import BoundedCookieJar, Pool, tls_context
 from .._retries import Failure, after_failure
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from ..errors import ConfigurationError, SilviaError
@@ -145,7 +145,9 @@ class SilviaClient(ClientBase):
         timeout = self.timeout
         self._pool: Pool[httpx.Client] = Pool(
             http_client,
-            lambda: httpx.Client(timeout=timeout, cookies=BoundedCookieJar()),
+            lambda: httpx.Client(
+                timeout=timeout, cookies=BoundedCookieJar(), verify=tls_context()
+            ),
             type(self).__name__,
         )
         self._bind()
