@@ -71,7 +71,7 @@ def test_id_rule_matches_the_doc(value: Any) -> None:
 
 
 def test_candidates_follow_the_doc_order_once_each_and_skip_non_ids() -> None:
-    row = {  # dict order deliberately differs from the doc's order
+    row: dict[str, object] = {  # dict order deliberately differs from the doc's order
         "account_id": E,
         "account_uuid": D,
         "manual_account_uuid": C,
@@ -113,7 +113,7 @@ def test_the_ref_is_the_first_candidate_with_its_columns_provider() -> None:
     for provider in ["plaid", "manual", "snaptrade"]:
         ref = account_ref_from_row({"source": provider, "source_account_id": A, "account_id": E})
         assert ref == AccountRef(A, provider), provider  # type: ignore[arg-type]
-    for row, expected in [
+    cases: list[tuple[dict[str, object], AccountRef]] = [
         ({"source_account_id": A}, AccountRef(A, None)),  # `source` not selected
         ({"source_account_id": A, "source": None}, AccountRef(A, None)),
         ({"snaptrade_account_id": B, "account_id": E}, AccountRef(B, "snaptrade")),
@@ -127,7 +127,8 @@ def test_the_ref_is_the_first_candidate_with_its_columns_provider() -> None:
             {"source": "snaptrade", "source_account_id": A, "snaptrade_account_id": B},
             AccountRef(A, "snaptrade"),
         ),
-    ]:
+    ]
+    for row, expected in cases:
         assert account_ref_from_row(row) == expected, (row, expected)
 
 
@@ -174,14 +175,15 @@ ACCOUNTS: list[dict[str, Any]] = [
 
 
 def test_find_account_and_accounts() -> None:
-    for ref, name in [
+    cases: list[tuple[AccountRef | AccountTarget, str]] = [
         (AccountRef(A, "plaid"), "Checking"),
         (AccountRef(A), "Checking"),
         (AccountRef(B, "snaptrade"), "Brokerage"),
         (AccountRef(C, "manual"), "House"),
         (AccountRef(E), "House"),  # matched through any of the account's ids
         (AccountTarget(A, "plaid"), "Checking"),
-    ]:
+    ]
+    for ref, name in cases:
         found = find_account(ref, iter(ACCOUNTS))  # a one-shot iterable is enough
         assert found is not None, ref
         assert found["name"] == name, ref

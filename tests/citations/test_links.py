@@ -182,8 +182,8 @@ def test_each_kinds_label_and_links() -> None:
         resolved = resolve_citation(cite(wire, title="Checking"))
         assert resolved.href == "/accounts/abc%2Fdef%20ghi", provider
         assert [link.label for link in resolved.links] == ["Checking"], provider
-    wire = {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": ID2}]}
-    resolved = resolve_citation(cite(wire, title="Credit card"))
+    accounts = {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": ID2}]}
+    resolved = resolve_citation(cite(accounts, title="Credit card"))
     assert [link.label for link in resolved.links] == [
         "Credit card (1 of 2)",
         "Credit card (2 of 2)",
@@ -252,8 +252,8 @@ def test_labels_hold_no_bidi_controls_but_keep_bidi_marks() -> None:
     ticker = cite({"kind": "market_data", "ticker": "\u202e"}, title="T")
     assert resolve_citation(ticker).label == "T"
     # Marks open no scope: they order text as a letter of their direction does.
-    title = "\u05e9\u05dc\u05d5\u05dd\u200f (RLM) \u200e (LRM) \u061c (ALM)"
-    assert resolve_citation(Citation(source="s", title=title)).label == title
+    marks = "\u05e9\u05dc\u05d5\u05dd\u200f (RLM) \u200e (LRM) \u061c (ALM)"
+    assert resolve_citation(Citation(source="s", title=marks)).label == marks
 
 
 # --------------------------------------------------------------------------- account links

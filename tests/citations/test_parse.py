@@ -100,8 +100,8 @@ def test_kind_must_be_one_of_the_nine() -> None:
 def test_url_kinds_take_an_absolute_http_url_and_documents_also_none() -> None:
     for url in GOOD_URLS:
         assert parse_citation_target({"kind": "web", "url": url}) == WebTarget(url), url
-    for url in [*BAD_URLS, None]:
-        assert parse_citation_target({"kind": "web", "url": url}) is None, url
+    for bad in [*BAD_URLS, None]:
+        assert parse_citation_target({"kind": "web", "url": bad}) is None, bad
     assert parse_citation_target({"kind": "web"}) is None
     for kind, cls in URL_TARGETS.items():
         assert parse_citation_target({"kind": kind, "url": None}) == cls(None)
@@ -110,8 +110,8 @@ def test_url_kinds_take_an_absolute_http_url_and_documents_also_none() -> None:
             result = parse_citation_target({"kind": kind, "url": url})
             assert isinstance(result, cls)
             assert result.url == url
-        for url in BAD_URLS:
-            assert parse_citation_target({"kind": kind, "url": url}) is None, (kind, url)
+        for bad in BAD_URLS:
+            assert parse_citation_target({"kind": kind, "url": bad}) is None, (kind, bad)
 
 
 def test_market_data_needs_a_non_empty_string_ticker() -> None:
@@ -139,9 +139,9 @@ def test_account_needs_an_id_and_keeps_it_whatever_the_provider() -> None:
         result = parse_citation_target({"kind": "account", "accountId": ID, "provider": provider})
         assert isinstance(result, AccountTarget)
         assert (result.account_id, result.provider) == (ID, provider)  # readable, for routing
-    for provider in UNKNOWN_PROVIDERS:
-        result = parse_citation_target({"kind": "account", "accountId": ID, "provider": provider})
-        assert result == AccountTarget(ID, None), provider
+    for unknown in UNKNOWN_PROVIDERS:
+        result = parse_citation_target({"kind": "account", "accountId": ID, "provider": unknown})
+        assert result == AccountTarget(ID, None), unknown
     assert parse_citation_target({"kind": "account", "accountId": ID}) == AccountTarget(ID, None)
     for account_id in ("", None, 1, 1.0, True, [ID], {"id": ID}):
         value = {"kind": "account", "accountId": account_id, "provider": "plaid"}
@@ -163,7 +163,8 @@ def test_accounts_keeps_every_entry_in_order_and_one_bad_entry_voids_it() -> Non
     )
     assert isinstance(result, AccountsTarget)
     assert isinstance(result.accounts, tuple)
-    for not_a_list in ([], None, {}, "accounts", 1, {"accountId": ID}):
+    not_lists: list[object] = [[], None, {}, "accounts", 1, {"accountId": ID}]
+    for not_a_list in not_lists:
         wire = {"kind": "accounts", "accounts": not_a_list}
         assert parse_citation_target(wire) is None, not_a_list
     assert parse_citation_target({"kind": "accounts"}) is None
@@ -386,9 +387,9 @@ def test_hostile_mappings_and_strings_give_none() -> None:
         result = parse_citation_target(value)
         assert result is None or all(type(v) is str for v in result.to_wire().values())
     assert parse_citation_target({"kind": _Kind("portfolio")}) is None
-    value = {_HostileKey(): 1, "kind": "web", "url": "https://example.com"}
+    keyed = {_HostileKey(): 1, "kind": "web", "url": "https://example.com"}
     _HostileKey.armed = True
     try:
-        assert parse_citation_target(value) is None
+        assert parse_citation_target(keyed) is None
     finally:
         _HostileKey.armed = False

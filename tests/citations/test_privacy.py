@@ -52,7 +52,7 @@ MODELS = (Citation, InlineCitation)
 def _with_provider(wire: Any, provider: str | None) -> Any:
     """A copy of a wire target (or a row holding one) with every provider set to `provider`."""
     wire = copy.deepcopy(wire)
-    target = wire.get("target", wire) if isinstance(wire, dict) else None
+    target: Any = wire.get("target", wire) if isinstance(wire, dict) else None
     holders = [target] if isinstance(target, dict) else []
     if holders and isinstance(target.get("accounts"), list):
         holders += [e for e in target["accounts"] if isinstance(e, dict)]

@@ -253,12 +253,12 @@ def test_load_says_what_is_wrong_with_each_bad_row_and_logs_the_count(
 
 def test_load_a_large_list_and_deeply_nested_extras() -> None:
     wire = {"kind": "accounts", "accounts": [{"accountId": ID}] * 10}
-    rows: list[Any] = [_row(wire) for _ in range(20_000)]
+    rows: list[Any] = [_row(wire) for _ in range(5_000)]
     rows.append({"nope": 1})
     result = load_citations(rows, Citation)
-    assert len(result.citations) == 20_000
+    assert len(result.citations) == 5_000
     assert isinstance(result.citations[-1].target, AccountsTarget)
-    assert [e.index for e in result.errors] == [20_000]
+    assert [e.index for e in result.errors] == [5_000]
     deep: object = None
     for _ in range(20_000):
         deep = [deep]

@@ -59,15 +59,9 @@ def test_to_wire_of_parse_gives_exactly_the_wire_dict_and_snake_case_attributes(
     out["kind"] = "changed"
     assert target.to_wire() == wire
     # The wire's camelCase names are snake_case attributes.
-    if "url" in wire:
-        assert target.url == wire["url"]
-    if "ticker" in wire:
-        assert target.ticker == wire["ticker"]
-    if "accountId" in wire:
-        assert (target.account_id, target.provider) == (
-            wire["accountId"],
-            wire["provider"],
-        )
+    names = {"url": "url", "ticker": "ticker", "accountId": "account_id", "provider": "provider"}
+    for key in set(wire) & set(names):
+        assert getattr(target, names[key]) == wire[key], key
     if isinstance(target, AccountsTarget):
         assert isinstance(target.accounts, tuple)
         assert [ref.to_wire() for ref in target.accounts] == wire["accounts"]
