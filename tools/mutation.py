@@ -41,7 +41,7 @@ What it cannot see: mutmut mutates code inside functions only. Module-level
 values are never mutated: the http(s) URL pattern in `citations/_targets.py`, the
 tables of parsers, the limits in `_wire.py`, `_PREVIEW_CHARS` in `chat/_turn.py`;
 nor decorated functions (`event_decoder`, an `lru_cache`). Explicit tests guard
-those: `NOT_HTTP_URLS` in `tests/citations/test_links_schemes.py` (`javascript://`,
+those: `NOT_HTTP_URLS` in `tests/citations/test_links.py` (`javascript://`,
 `httpx://`, `wss://`, `https:\\\\host`, ...), which a widened scheme fails; the
 previews of 60 and 61 characters in `tests/client/test_turn.py`; one decoder per
 wire format in `tests/client/test_events_table.py`.
@@ -99,11 +99,10 @@ GROUPS: dict[str, Group] = {
         ),
         tests=("tests/citations", "tests/test_import.py", "tests/client/test_turn.py"),
         blind={
-            "tests/citations/test_links_schemes.py::"
-            "test_base_url_is_a_deprecated_alias_of_web_url": (
+            "tests/citations/test_links.py::test_base_url_is_a_deprecated_alias_of_web_url": (
                 "checks the warning's stacklevel, which mutmut's wrapper frame shifts"
             ),
-            "tests/citations/test_links_schemes.py::"
+            "tests/citations/test_links.py::"
             "test_web_origin_puts_the_warning_at_the_line_that_called_its_caller": (
                 "checks the warning's stacklevel, which mutmut's wrapper frame shifts"
             ),

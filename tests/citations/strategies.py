@@ -10,16 +10,13 @@ Three families:
 - `citation_rows`: wire citation rows (valid and not) as the stream and
   history carry them.
 
-Example counts: `HYPOTHESIS_PROFILE` (default "ci") picks how hard the
-properties search. "ci" (what `.ci/run`'s main run gets) runs the parser's
-never-raises fuzz at 1,000 examples and every other property at 100: the hostile
-values that matter are listed (`@example`s and loops in the tests), so the search
-is for what nobody listed, and more examples bought minutes, not kills (the
-mutation runs score the same with 500 and 50). "dev" (200 and 50) is the quick
-pass of `.ci/run`'s other runs; "mutation" (500 and 50) is what
-`tools/mutation.py` sets, the same examples every run.
-These are per-test `settings` objects rather than `settings.load_profile()`, so
-importing this module never changes the settings of anyone else's tests.
+Example counts: `HYPOTHESIS_PROFILE` (default "ci") picks how hard the properties
+search: (the parser's never-raises fuzz, every other property) at (1,000, 100) on
+`.ci/run`'s main run, (200, 50) on its other runs ("dev"), (500, 50) under
+`tools/mutation.py`. The hostile values that matter are listed (`@example`s and
+loops in the tests), so the search is for what nobody listed; more examples bought
+minutes, not kills. Per-test `settings` objects, not `settings.load_profile()`, so
+importing this module changes no one else's tests.
 """
 
 from __future__ import annotations
@@ -71,18 +68,8 @@ PROPERTY = settings(
 
 # --------------------------------------------------------------------------- constants
 
-KINDS = (
-    "web",
-    "tax_reference",
-    "card_document",
-    "mortgage_reference",
-    "market_data",
-    "analysis",
-    "account",
-    "accounts",
-    "portfolio",
-)
 URL_KINDS = ("tax_reference", "card_document", "mortgage_reference")
+KINDS = ("web", *URL_KINDS, "market_data", "analysis", "account", "accounts", "portfolio")
 PROVIDER_NAMES = ("plaid", "manual", "snaptrade")
 REAL_KEYS = ("kind", "url", "ticker", "accountId", "provider", "accounts")
 SURROGATES = range(0xD800, 0xE000)
@@ -93,27 +80,11 @@ SURROGATES = range(0xD800, 0xE000)
 any_char = st.characters(exclude_categories=())
 any_text = st.text(alphabet=any_char, max_size=24)
 # Strings that look like what the server sends, so the junk also hits near misses.
-_interesting_strings = st.sampled_from(
-    (
-        *KINDS,
-        *PROVIDER_NAMES,
-        *REAL_KEYS,
-        "",
-        " ",
-        "Plaid",
-        "coinbase",
-        "https://example.com/a",
-        "http://example.com",
-        "https://",
-        "javascript:alert(1)",
-        "data:text/html,<script>alert(1)</script>",
-        "/relative/path",
-        "silvia://analysis",
-        "silvia://market-data/finnhub",
-        "\ud800",
-        "https://exa\udc00mple.com",
-    )
-)
+_interesting = [*KINDS, *PROVIDER_NAMES, *REAL_KEYS, "", " ", "Plaid", "coinbase", "https://"]
+_interesting += ["http://example.com", "https://example.com/a", "javascript:alert(1)", "\ud800"]
+_interesting += ["data:text/html,<script>alert(1)</script>", "https://exa\udc00mple.com"]
+_interesting += ["silvia://analysis", "silvia://market-data/finnhub", "/relative/path"]
+_interesting_strings = st.sampled_from(_interesting)
 texts = st.one_of(any_text, _interesting_strings)
 
 
@@ -265,20 +236,11 @@ any_target_value = st.one_of(json_like, target_junk, mutated_wire_targets(), can
 
 # --------------------------------------------------------------------------- citation rows
 
+_silvia = ["your-account/checking", "your-portfolio", "market-data/finnhub", "analysis"]
+_silvia += ["market-data/finnhub/AAPL", "tax-authority/irc/1", "search/search_web"]
 sources = st.one_of(
     st.sampled_from(
-        (
-            "silvia://your-account/checking",
-            "silvia://your-portfolio",
-            "silvia://market-data/finnhub",
-            "silvia://market-data/finnhub/AAPL",
-            "silvia://analysis",
-            "silvia://tax-authority/irc/1",
-            "silvia://search/search_web",
-            "javascript:alert(1)",
-            "data:text/html,x",
-            "",
-        )
+        ["javascript:alert(1)", "data:text/html,x", ""] + [f"silvia://{p}" for p in _silvia]
     ),
     http_urls,
     any_text,

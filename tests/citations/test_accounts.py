@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 import string
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from silvia_client.citations import (
@@ -31,6 +29,14 @@ D = "4f2a9c1e-7b4d-4e8a-9c2b-1d0e5f6a7b8c"
 E = "plaidAcctE1234567890"
 
 ID_ALPHABET = string.ascii_letters + string.digits + "-_"
+NOT_IDS: list[object] = [
+    *("a" * 15 + " ", "a" * 16 + "\n", "\n" + "a" * 16, "a" * 8 + "." + "a" * 8),
+    *("a" * 8 + "/" + "a" * 8, "a" * 8 + "é" + "a" * 8, "Credit card ending 1234"),
+    "a" * 8 + "\u0660" * 8,  # Arabic-Indic digits are digits, not ASCII ones
+    "\uff21" * 16,  # fullwidth letters
+    *("a" * 8 + "\ud800" + "a" * 8, "7" * 16, "7" * 128, "a1-_" * 4 + "a" * 113),
+    *(None, 1234567890123456789, 1.5, b"a" * 20, ["a" * 20], True),
+]
 
 
 def reference_is_account_id(value: object) -> bool:
@@ -43,66 +49,29 @@ def reference_is_account_id(value: object) -> bool:
     )
 
 
-# --------------------------------------------------------------------------- the id rule
-
-
-def test_id_length_boundaries() -> None:
-    for case in [(0, False), (1, False), (15, False), (16, True), (128, True), (129, False)]:
-        length, ok = case
-        value = ("a1-_" * 40)[:length]
-        assert is_account_id(value) is ok, case
-        assert bool(account_id_candidates({"account_id": value})) is ok, case
-
-
-def test_all_digits_is_not_an_id() -> None:
-    for length in [16, 17, 64, 128]:
-        assert not is_account_id("7" * length), length
-        assert is_account_id("7" * (length - 1) + "x"), length
-        assert is_account_id("-" + "7" * (length - 1)), length
-        assert account_id_candidates({"account_id": "7" * length}) == (), length
-
-
-def test_characters_outside_the_id_alphabet() -> None:
-    for value in [
-        "a" * 15 + " ",
-        "a" * 16 + "\n",
-        "\n" + "a" * 16,
-        "a" * 8 + "." + "a" * 8,
-        "a" * 8 + "/" + "a" * 8,
-        "a" * 8 + "é" + "a" * 8,
-        "a" * 8 + "\u0660" * 8,  # Arabic-Indic digits are digits, not ASCII ones
-        "\uff21" * 16,  # fullwidth letters
-        "Credit card ending 1234",
-        "Sapphire Preferred",
-        "a" * 8 + "\ud800" + "a" * 8,
-    ]:
-        assert not is_account_id(value), value
-
-
-def test_non_strings_are_not_ids() -> None:
-    for value in [None, 1234567890123456789, 1.5, b"a" * 20, ["a" * 20], True]:
-        assert not is_account_id(value), value
-        assert account_id_candidates({"account_id": value, "source_account_id": value}) == (), value
-
-
 @PROPERTY
 @given(
     st.one_of(
         st.text(alphabet=ID_ALPHABET, max_size=140),
         st.text(alphabet=string.digits, min_size=14, max_size=130),
         st.text(alphabet=ID_ALPHABET + " .é\n\u0660", min_size=14, max_size=130),
+        st.sampled_from(NOT_IDS),
     )
 )
-def test_id_rule_matches_the_doc(value: str) -> None:
+@example("a1-_" * 4)  # 16: the shortest id
+@example("a1-_" * 32)  # 128: the longest
+@example("a1-_" * 4 + "a" * 113)  # 129
+@example("a1-_" * 3 + "abc")  # 15
+@example("7" * 63 + "x")
+@example("-" + "7" * 15)
+def test_id_rule_matches_the_doc(value: Any) -> None:
     assert is_account_id(value) is reference_is_account_id(value)
+    candidates = account_id_candidates({"account_id": value, "source_account_id": value})
+    assert candidates == ((value,) if reference_is_account_id(value) else ())
 
 
-# --------------------------------------------------------------------------- candidates, in order
-
-
-def test_candidates_follow_the_doc_order() -> None:
-    row = {
-        # dict order deliberately differs from the doc's order
+def test_candidates_follow_the_doc_order_once_each_and_skip_non_ids() -> None:
+    row: dict[str, object] = {  # dict order deliberately differs from the doc's order
         "account_id": E,
         "account_uuid": D,
         "manual_account_uuid": C,
@@ -112,9 +81,8 @@ def test_candidates_follow_the_doc_order() -> None:
         "name": "Checking",
     }
     assert account_id_candidates(row) == (A, B, C, D, E)
-
-
-def test_candidates_skip_values_that_are_not_ids() -> None:
+    row = {"source": "manual", "source_account_id": C, "manual_account_uuid": C, "account_id": E}
+    assert account_id_candidates(row) == (C, E)
     row = {
         "source_account_id": "12345678901234567890",  # all digits
         "snaptrade_account_id": "short",
@@ -125,22 +93,10 @@ def test_candidates_skip_values_that_are_not_ids() -> None:
     assert account_id_candidates(row) == (C,)
 
 
-def test_candidates_are_each_given_once() -> None:
-    row = {"source": "manual", "source_account_id": C, "manual_account_uuid": C, "account_id": E}
-    assert account_id_candidates(row) == (C, E)
-
-
-def test_rows_without_ids() -> None:
-    for row in [
-        {},
-        {"name": "Checking", "balance": 100},
-        {"id": 1, "account_name": "Chase ...1234"},
-    ]:
+def test_rows_without_ids_and_other_sources_name_no_account() -> None:
+    for row in [{}, {"name": "Checking", "balance": 100}, {"id": 1, "account_name": "Chase"}]:
         assert account_id_candidates(row) == (), row
         assert account_ref_from_row(row) is None, row
-
-
-def test_other_source_means_no_account() -> None:
     for source in ["coinbase", "crypto", "metamask", "Plaid", "", "PLAID"]:
         row = {
             "source": source,
@@ -153,22 +109,13 @@ def test_other_source_means_no_account() -> None:
         assert account_ref_from_row(row) is None, source
 
 
-# --------------------------------------------------------------------------- the ref a row names
-
-
-def test_source_account_id_takes_its_provider_from_source() -> None:
+def test_the_ref_is_the_first_candidate_with_its_columns_provider() -> None:
     for provider in ["plaid", "manual", "snaptrade"]:
         ref = account_ref_from_row({"source": provider, "source_account_id": A, "account_id": E})
         assert ref == AccountRef(A, provider), provider  # type: ignore[arg-type]
-
-
-def test_source_not_selected_means_provider_none() -> None:
-    assert account_ref_from_row({"source_account_id": A}) == AccountRef(A, None)
-    assert account_ref_from_row({"source_account_id": A, "source": None}) == AccountRef(A, None)
-
-
-def test_provider_by_column() -> None:
-    for row, expected in [
+    cases: list[tuple[dict[str, object], AccountRef]] = [
+        ({"source_account_id": A}, AccountRef(A, None)),  # `source` not selected
+        ({"source_account_id": A, "source": None}, AccountRef(A, None)),
         ({"snaptrade_account_id": B, "account_id": E}, AccountRef(B, "snaptrade")),
         ({"manual_account_uuid": C, "account_id": E}, AccountRef(C, "manual")),
         ({"account_uuid": D, "account_id": E}, AccountRef(D, "manual")),
@@ -176,43 +123,31 @@ def test_provider_by_column() -> None:
         ({"source": "plaid", "account_id": E}, AccountRef(E, None)),
         ({"source_account_id": "1" * 20, "snaptrade_account_id": B}, AccountRef(B, "snaptrade")),
         ({"source_account_id": "short", "account_uuid": D}, AccountRef(D, "manual")),
-    ]:
+        (
+            {"source": "snaptrade", "source_account_id": A, "snaptrade_account_id": B},
+            AccountRef(A, "snaptrade"),
+        ),
+    ]
+    for row, expected in cases:
         assert account_ref_from_row(row) == expected, (row, expected)
 
 
-def test_ref_is_the_first_candidate() -> None:
-    row = {"source": "snaptrade", "source_account_id": A, "snaptrade_account_id": B}
-    ref = account_ref_from_row(row)
-    assert ref is not None
-    assert ref.account_id == account_id_candidates(row)[0]
-
-
-# --------------------------------------------------------------------------- sqlite3.Row
-
-
-@pytest.fixture
-def db() -> Iterator[sqlite3.Connection]:
+def test_sqlite_rows() -> None:
     conn = sqlite3.connect(":memory:")
     conn.row_factory = sqlite3.Row
     conn.execute(
-        "CREATE TABLE account_details (source TEXT, source_account_id TEXT,"
-        " account_id TEXT, name TEXT, row_number INTEGER)"
+        "CREATE TABLE accounts (source TEXT, source_account_id TEXT, account_id TEXT, name TEXT)"
     )
     conn.executemany(
-        "INSERT INTO account_details VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO accounts VALUES (?, ?, ?, ?)",
         [
-            ("plaid", A, None, "Checking", 1),
-            ("snaptrade", B, None, "Brokerage", 2),
-            ("coinbase", "wallet-0123456789abcdef", None, "Wallet", 3),
-            ("manual", C, E, "House", 4),
+            ("plaid", A, None, "Checking"),
+            ("snaptrade", B, None, "Brokerage"),
+            ("coinbase", "wallet-0123456789abcdef", None, "Wallet"),
+            ("manual", C, E, "House"),
         ],
     )
-    yield conn
-    conn.close()
-
-
-def test_sqlite_row(db: sqlite3.Connection) -> None:
-    rows = db.execute("SELECT * FROM account_details ORDER BY row_number").fetchall()
+    rows = conn.execute("SELECT * FROM accounts ORDER BY rowid").fetchall()
     assert [account_id_candidates(r) for r in rows] == [(A,), (B,), (), (C, E)]
     assert [account_ref_from_row(r) for r in rows] == [
         AccountRef(A, "plaid"),
@@ -220,25 +155,15 @@ def test_sqlite_row(db: sqlite3.Connection) -> None:
         None,
         AccountRef(C, "manual"),
     ]
-
-
-def test_sqlite_row_with_only_some_columns(db: sqlite3.Connection) -> None:
-    # The model writes the SQL: `source` is often not selected.
-    row = db.execute("SELECT name, source_account_id FROM account_details LIMIT 1").fetchone()
-    assert account_ref_from_row(row) == AccountRef(A, None)
-    row = db.execute("SELECT name, row_number FROM account_details LIMIT 1").fetchone()
-    assert account_id_candidates(row) == ()
-    assert account_ref_from_row(row) is None
-
-
-def test_find_account_in_sqlite_rows(db: sqlite3.Connection) -> None:
-    rows = db.execute("SELECT * FROM account_details").fetchall()
     found = find_account(AccountRef(E), rows)
     assert found is not None
     assert found["name"] == "House"
-
-
-# --------------------------------------------------------------------------- matching targets
+    # The model writes the SQL: `source` is often not selected.
+    row = conn.execute("SELECT name, source_account_id FROM accounts LIMIT 1").fetchone()
+    assert account_ref_from_row(row) == AccountRef(A, None)
+    row = conn.execute("SELECT name FROM accounts LIMIT 1").fetchone()
+    assert account_ref_from_row(row) is None
+    conn.close()
 
 
 ACCOUNTS: list[dict[str, Any]] = [
@@ -249,7 +174,7 @@ ACCOUNTS: list[dict[str, Any]] = [
 ]
 
 
-def test_find_account() -> None:
+def test_find_account_and_accounts() -> None:
     cases: list[tuple[AccountRef | AccountTarget, str]] = [
         (AccountRef(A, "plaid"), "Checking"),
         (AccountRef(A), "Checking"),
@@ -258,41 +183,18 @@ def test_find_account() -> None:
         (AccountRef(E), "House"),  # matched through any of the account's ids
         (AccountTarget(A, "plaid"), "Checking"),
     ]
-    for case in cases:
-        ref, name = case
-        found = find_account(ref, ACCOUNTS)
-        assert found is not None, case
-        assert found["name"] == name, case
-
-
-def test_find_account_none() -> None:
+    for ref, name in cases:
+        found = find_account(ref, iter(ACCOUNTS))  # a one-shot iterable is enough
+        assert found is not None, ref
+        assert found["name"] == name, ref
+    assert find_account(AccountRef(A), ACCOUNTS) is ACCOUNTS[0]  # the row itself
     for account_id in [D, "nope-nope-nope-nope", "Checking"]:
         assert find_account(AccountRef(account_id), ACCOUNTS) is None, account_id
         assert find_account(AccountRef(account_id), []) is None, account_id
-
-
-def test_find_account_takes_an_iterator() -> None:
-    found = find_account(AccountRef(B), iter(ACCOUNTS))
-    assert found is not None
-    assert found["name"] == "Brokerage"
-
-
-def test_find_accounts_lines_up_with_the_refs() -> None:
     target = AccountsTarget((AccountRef(C), AccountRef("missing-0123456789"), AccountRef(A)))
-    found = find_accounts(target, iter(ACCOUNTS))  # a one-shot iterable is enough
-    assert [None if f is None else f["name"] for f in found] == ["House", None, "Checking"]
-
-
-def test_find_accounts_for_a_single_account_target() -> None:
-    found = find_accounts(AccountTarget(B, "snaptrade"), ACCOUNTS)
-    assert len(found) == 1
-    assert found[0] is not None
-    assert found[0]["name"] == "Brokerage"
-
-
-def test_find_returns_the_row_itself() -> None:
-    found = find_account(AccountRef(A), ACCOUNTS)
-    assert found is ACCOUNTS[0]
+    found_all = find_accounts(target, iter(ACCOUNTS))
+    assert [None if f is None else f["name"] for f in found_all] == ["House", None, "Checking"]
+    assert find_accounts(AccountTarget(B, "snaptrade"), ACCOUNTS) == [ACCOUNTS[1]]
 
 
 @PROPERTY

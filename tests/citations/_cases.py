@@ -1,11 +1,15 @@
-"""Account ids and one valid wire value per kind, shared by the `test_parse_*` modules."""
+"""Account ids, an app origin, a valid wire value per kind and a row builder, for the tests."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from silvia_client.citations import Citation
+
 ID = "acc_9f8e7d6c5b4a3210"
 ID2 = "acc_0123456789abcdef"
+DOT_SEGMENTS = (".", "..")  # ids whose path would be a dot segment: no link
+BASE = "https://app.example.com"
 # One valid wire value per kind, and the fields each kind reads.
 VALID: dict[str, dict[str, Any]] = {
     "web": {"kind": "web", "url": "https://example.com"},
@@ -19,13 +23,17 @@ VALID: dict[str, dict[str, Any]] = {
     "portfolio": {"kind": "portfolio"},
 }
 OWN_FIELDS: dict[str, set[str]] = {
-    "web": {"url"},
-    "tax_reference": {"url"},
-    "card_document": {"url"},
-    "mortgage_reference": {"url"},
+    **{kind: {"url"} for kind in ("web", "tax_reference", "card_document", "mortgage_reference")},
     "market_data": {"ticker"},
     "analysis": set(),
     "account": {"accountId", "provider"},
     "accounts": {"accounts"},
     "portfolio": set(),
 }
+
+
+def cite(target: Any = None, **fields: Any) -> Citation:
+    row: dict[str, Any] = {"source": "silvia://your-account/checking", **fields}
+    if target is not None:
+        row["target"] = target
+    return Citation.model_validate(row)

@@ -1,0 +1,524 @@
+"""`resolve_citation`, `is_http_url`, `encode_uri_component` and `account_href`: labels and links.
+
+The invariant: for any row, every link is an http(s) URL (the target's, or the legacy
+source's) or the app's `/accounts/<encodeURIComponent(id)>`, behind `web_url` when
+one is given. The hostile lists below (`NOT_HTTP_URLS`, `NOT_LINK_SOURCES`) are kept as
+examples of that property: a widened scheme check fails them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import shutil
+import string
+import subprocess
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from silvia_client.citations import (
+    AccountRef,
+    AccountsTarget,
+    AccountTarget,
+    CardDocumentTarget,
+    Citation,
+    InlineCitation,
+    InvalidAccountIdError,
+    MarketDataTarget,
+    MortgageReferenceTarget,
+    ResolvedCitation,
+    TaxReferenceTarget,
+    WebTarget,
+    account_href,
+    encode_uri_component,
+    is_http_url,
+    parse_citation_target,
+    resolve_citation,
+)
+from silvia_client.citations._links import web_origin
+from silvia_client.errors import ConfigurationError, SilviaError
+
+from ._cases import BASE, DOT_SEGMENTS, ID, ID2, cite
+from .strategies import PROPERTY, URL_KINDS, account_ids, citation_rows, lone_surrogate, targets
+
+MODELS = (Citation, InlineCitation)
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+# Scheme-shaped strings that are not http(s) URLs: each would be a script, another
+# protocol, or a backslash form a browser may read as a URL of its own choosing.
+NOT_HTTP_URLS = [
+    "javascript://example.com/%0Aalert(1)",
+    "javascript://%0Aalert(document.cookie)",
+    "JAVASCRIPT://example.com/%0aalert(1)",
+    "JaVaScRiPt://example.com/%0Aalert(1)",
+    "vbscript://example.com/%0Amsgbox(1)",
+    "data://example.com/,<script>alert(1)</script>",
+    "httpx://example.com/",
+    "https2://example.com/",
+    "xhttps://example.com/",
+    "wss://example.com/socket",
+    "ws://example.com/socket",
+    "ftp://example.com/",
+    "https:\\\\example.com\\",
+    "http:\\\\example.com/path",
+    "https:/\\example.com/",
+    "https:\\/example.com/",
+    "https:example.com",
+    "https:/example.com",
+    "https//example.com",
+    " https://example.com/",
+    "https://example.com/\n",
+    "\x00https://example.com/",
+]
+# Sources that are no http(s) URL: a script, a file, protocol-relative, the app's own
+# path, the legacy silvia:// scheme, a space in the host, no host at all.
+NOT_LINK_SOURCES = [
+    *("javascript:alert(1)", "JAVASCRIPT:alert(1)", " javascript:alert(1)", "vbscript:x"),
+    *("data:text/html,<script>alert(1)</script>", "file:///etc/passwd", "//evil.example/"),
+    *("/accounts/abc", "silvia://your-portfolio", "https://exa mple.com", "https://"),
+]
+HAND_BUILT = (WebTarget, TaxReferenceTarget, CardDocumentTarget, MortgageReferenceTarget)
+
+
+def _hostile_rows() -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for url in NOT_HTTP_URLS:
+        rows += [
+            {"source": url, "title": "T", "target": {"kind": k, "url": url}}
+            for k in ("web", *URL_KINDS)
+        ]
+        rows.append({"source": url})
+    rows += [{"source": source} for source in NOT_LINK_SOURCES]
+    rows += [{"source": "s", "target": {"kind": "account", "accountId": i}} for i in DOT_SEGMENTS]
+    rows.append(
+        {"source": "s", "target": {"kind": "accounts", "accounts": [{"accountId": "\udc00"}]}}
+    )
+    return rows
+
+
+def _hostile(test: Any) -> Any:
+    for row in _hostile_rows():
+        for model in MODELS:
+            test = example(model, row, "")(test)
+    return example(Citation, {"source": "https://e.com/x", "title": BIDI_CONTROLS}, BASE)(test)
+
+
+@PROPERTY
+@given(
+    st.sampled_from(MODELS),
+    st.one_of(citation_rows(), citation_rows(target=targets)),  # wire targets, and hand-built
+    st.sampled_from(["", BASE, BASE + "/app/"]),
+)
+@_hostile
+def test_every_link_is_http_or_an_encoded_account_page(
+    model: type[Citation], row: dict[str, Any], web: str
+) -> None:
+    citation = model.model_validate(row)
+    resolved = resolve_citation(citation, web_url=web)
+    parts = urlsplit(web)
+    origin = f"{parts.scheme}://{parts.netloc}" if web else ""
+    target = citation.target
+    refs = target.accounts if isinstance(target, AccountsTarget) else ()
+    ids = [target.account_id] if isinstance(target, AccountTarget) else [r.account_id for r in refs]
+    pages = []
+    for account_id in ids:
+        with contextlib.suppress(InvalidAccountIdError):
+            pages.append(origin + account_href(account_id))
+    for text in (resolved.label, *(link.label for link in resolved.links)):
+        assert text
+        assert not set(BIDI_CONTROLS) & set(text), text
+    hrefs = [link.href for link in resolved.links]
+    assert resolved.href == (hrefs[0] if hrefs else None)
+    if ids:  # account pages, each id encoded, never a dot segment
+        assert hrefs == pages
+        assert all(href.rsplit("/", 1)[1] not in ("", ".", "..") for href in hrefs)
+    else:  # the target's URL or the legacy source, http(s)
+        for href in hrefs:
+            assert is_http_url(href), href
+            assert urlsplit(href).scheme.lower() in ("http", "https"), href
+            assert href in (getattr(target, "url", None), citation.source), href
+
+
+def test_not_http_urls_are_no_url_and_no_link_even_hand_built() -> None:
+    # On the wire as any url-carrying kind (the property above), and in a hand-built
+    # target of each url type: never an http(s) URL, never a link.
+    for url in NOT_HTTP_URLS:
+        assert not is_http_url(url), url
+        for kind in ("web", *URL_KINDS):
+            assert parse_citation_target({"kind": kind, "url": url}) is None, (kind, url)
+        for target_type in HAND_BUILT:
+            target = target_type(url)
+            citation = Citation(source=url, title="T").model_copy(update={"target": target})
+            assert citation.target is target
+            assert resolve_citation(citation).links == (), target
+    fallback = Citation(source="https://example.com/fallback")  # a target's bad URL wins
+    for target in (WebTarget("data:text/html,x"), CardDocumentTarget("javascript:alert(1)")):
+        assert resolve_citation(fallback.model_copy(update={"target": target})).links == ()
+
+
+def test_http_urls_in_any_case_link_and_the_target_wins_over_the_source() -> None:
+    for url in ("https://example.com/", "HTTPS://EXAMPLE.COM/", "Http://example.com:8080/a?b#c"):
+        assert [link.href for link in resolve_citation(Citation(source=url)).links] == [url]
+        web = Citation.model_validate({"source": "s", "target": {"kind": "web", "url": url}})
+        assert [link.href for link in resolve_citation(web).links] == [url]
+    row = {"source": "https://source.example/a", "target": {"kind": "card_document", "url": BASE}}
+    assert [link.href for link in resolve_citation(Citation.model_validate(row)).links] == [BASE]
+
+
+# --------------------------------------------------------------------------- labels
+
+
+def test_each_kinds_label_and_links() -> None:
+    url = "https://www.example.gov/doc?id=1#s2"
+    for kind in ["web", *URL_KINDS]:
+        resolved = resolve_citation(cite({"kind": kind, "url": url}, title="Doc"))
+        assert [(link.href, link.label) for link in resolved.links] == [(url, "Doc")], kind
+        assert resolved.label == "Doc", kind
+    for kind in URL_KINDS:
+        resolved = resolve_citation(cite({"kind": kind, "url": None}, title="IRC §1"))
+        assert (resolved.label, resolved.links, resolved.href) == ("IRC §1", (), None), kind
+    for provider in ["plaid", "manual", "snaptrade", None]:
+        wire = {"kind": "account", "accountId": "abc/def ghi", "provider": provider}
+        resolved = resolve_citation(cite(wire, title="Checking"))
+        assert resolved.href == "/accounts/abc%2Fdef%20ghi", provider
+        assert [link.label for link in resolved.links] == ["Checking"], provider
+    accounts = {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": ID2}]}
+    resolved = resolve_citation(cite(accounts, title="Credit card"))
+    assert [link.label for link in resolved.links] == [
+        "Credit card (1 of 2)",
+        "Credit card (2 of 2)",
+    ]
+    for title in [None, "Apple", ""]:
+        row = {"source": "s", "title": title, "target": {"kind": "market_data", "ticker": "AAPL"}}
+        resolved = resolve_citation(Citation.model_validate(row))
+        assert (resolved.label, resolved.links) == ("AAPL", ()), title
+    hand_built = Citation(source="s").model_copy(update={"target": MarketDataTarget("MSFT")})
+    assert resolve_citation(hand_built).label == "MSFT"
+    for title in [None, ""]:
+        row = {"source": "silvia://your-portfolio", "title": title, "target": {"kind": "portfolio"}}
+        assert resolve_citation(Citation.model_validate(row)) == ResolvedCitation("Portfolio")
+    row = {
+        "source": "silvia://your-portfolio",
+        "title": "Holdings",
+        "target": {"kind": "portfolio"},
+    }
+    assert resolve_citation(Citation.model_validate(row)).label == "Holdings"
+
+
+def test_analysis_label_depends_on_its_source() -> None:
+    for title in [None, "Finnhub quote", ""]:
+        for source, label in [
+            ("silvia://market-data/finnhub", "Live data"),
+            ("silvia://analysis", "Analysis"),
+            ("silvia://market-data/finnhub/AAPL", "Analysis"),
+            ("silvia://market-data/finnhub/", "Analysis"),
+            ("https://example.com/page", "Analysis"),
+        ]:
+            row = {"source": source, "title": title, "target": {"kind": "analysis"}}
+            assert resolve_citation(Citation.model_validate(row)).label == label, (title, source)
+
+
+def test_without_a_usable_target_the_label_is_title_then_source_then_source_word() -> None:
+    for title, source, label in [
+        ("Checking", "silvia://your-account/checking", "Checking"),
+        (None, "silvia://your-account/checking", "silvia://your-account/checking"),
+        ("", "https://example.com/a", "https://example.com/a"),
+        (BIDI_CONTROLS, "https://example.com/a", "https://example.com/a"),
+    ]:
+        for target in [None, {"kind": "telepathy"}, {"kind": "web", "url": "x"}]:
+            citation = Citation.model_validate({"source": source, "title": title, "target": target})
+            assert citation.target is None, (title, target)
+            assert resolve_citation(citation).label == label, (title, source, target)
+    for title in [None, "", " ", "\u202e"]:
+        for source in ["", "\t", "\u2066\u2069"]:
+            label = resolve_citation(Citation(source=source, title=title)).label
+            assert label == "Source", (title, source)
+
+
+def test_labels_hold_no_bidi_controls_but_keep_bidi_marks() -> None:
+    accounts = {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": ID2}]}
+    for control in BIDI_CONTROLS:
+        title = cite(accounts, title=f"Cards{control} (gpj.exe")
+        resolved = resolve_citation(title)
+        assert resolved.label == "Cards (gpj.exe", control
+        assert [link.label for link in resolved.links] == [
+            "Cards (gpj.exe (1 of 2)",
+            "Cards (gpj.exe (2 of 2)",
+        ], control
+        ticker = cite({"kind": "market_data", "ticker": f"AA{control}PL"})
+        assert resolve_citation(ticker).label == "AAPL", control
+        assert ticker.target == MarketDataTarget(f"AA{control}PL"), control  # the target as sent
+        assert resolve_citation(Citation(source=f"silvia://x{control}y")).label == "silvia://xy"
+    ticker = cite({"kind": "market_data", "ticker": "\u202e"}, title="T")
+    assert resolve_citation(ticker).label == "T"
+    # Marks open no scope: they order text as a letter of their direction does.
+    marks = "\u05e9\u05dc\u05d5\u05dd\u200f (RLM) \u200e (LRM) \u061c (ALM)"
+    assert resolve_citation(Citation(source="s", title=marks)).label == marks
+
+
+# --------------------------------------------------------------------------- account links
+
+
+@PROPERTY
+@given(st.lists(account_ids.filter(lambda s: s.isascii() and s not in DOT_SEGMENTS), max_size=30))
+def test_accounts_gives_one_link_per_account_all_of_them(ids: list[str]) -> None:
+    wire = {"kind": "accounts", "accounts": [{"accountId": i} for i in ids]}
+    links = resolve_citation(cite(wire, title="Cards")).links
+    assert [link.href for link in links] == [account_href(i) for i in ids]
+
+
+def test_ids_without_a_link_keep_their_target_and_the_other_links() -> None:
+    for bad_id in [*DOT_SEGMENTS, "\udc00"]:
+        for model in MODELS:
+            for web in ["", BASE, BASE + "/app/"]:
+                case = (bad_id, model, web)
+                row = {
+                    "source": "s",
+                    "title": "Dots",
+                    "target": {"kind": "account", "accountId": bad_id, "provider": "plaid"},
+                }
+                account = model.model_validate(row)
+                assert account.target == AccountTarget(bad_id, "plaid"), case  # the target as sent
+                resolved = resolve_citation(account, web_url=web)
+                assert (resolved.label, resolved.links) == ("Dots", ()), case
+                refs = [{"accountId": ID}, {"accountId": bad_id}, {"accountId": ID2}]
+                row = {
+                    "source": "s",
+                    "title": "Cards",
+                    "target": {"kind": "accounts", "accounts": refs},
+                }
+                accounts = model.model_validate(row)
+                expected = AccountsTarget((AccountRef(ID), AccountRef(bad_id), AccountRef(ID2)))
+                assert accounts.target == expected, case
+                origin = web.rstrip("/").removesuffix("/app")
+                links = resolve_citation(accounts, web_url=web).links
+                assert [(link.href, link.label) for link in links] == [
+                    (f"{origin}/accounts/{ID}", "Cards (1 of 3)"),
+                    (f"{origin}/accounts/{ID2}", "Cards (3 of 3)"),
+                ], case
+
+
+# --------------------------------------------------------------------------- web_url
+
+
+def test_web_url_makes_account_links_absolute_and_leaves_the_others_alone() -> None:
+    wire = {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": "a/b"}]}
+    for web in (BASE, BASE + "/", "http://localhost:3000"):
+        origin = web.rstrip("/")
+        assert [link.href for link in resolve_citation(cite(wire), web_url=web).links] == [
+            f"{origin}/accounts/{ID}",
+            f"{origin}/accounts/a%2Fb",
+        ], web
+    url = "https://www.irs.gov/p17"
+    resolved = resolve_citation(cite({"kind": "web", "url": url}), web_url=BASE)
+    assert [link.href for link in resolved.links] == [url]
+
+
+def test_web_url_defaults_to_silvia_web_url_and_must_be_http(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    citation = cite({"kind": "account", "accountId": ID})
+    for web in ["javascript:alert(1)", "data:x", "/relative", "app.example.com", *NOT_HTTP_URLS]:
+        with pytest.raises(ConfigurationError, match=r"^web_url must be an absolute http"):
+            resolve_citation(citation, web_url=web)
+    assert resolve_citation(citation).href == f"/accounts/{ID}"
+    assert web_origin(None) == ""  # SILVIA_WEB_URL unset: "", not None
+    monkeypatch.setenv("SILVIA_WEB_URL", BASE)
+    assert resolve_citation(citation).href == f"{BASE}/accounts/{ID}"
+    other = "http://other.example"
+    assert resolve_citation(citation, web_url=other).href == f"{other}/accounts/{ID}"
+    assert resolve_citation(citation, web_url="").href == f"/accounts/{ID}"  # "": paths
+    assert web_origin("") == ""
+    monkeypatch.setenv("SILVIA_WEB_URL", "")
+    assert resolve_citation(citation).href == f"/accounts/{ID}"
+    assert web_origin(None) == ""
+    monkeypatch.setenv("SILVIA_WEB_URL", "app.example.com")
+    with pytest.raises(ConfigurationError, match=r"^SILVIA_WEB_URL must be an absolute http"):
+        resolve_citation(citation)
+
+
+def _origin_for_a_view(**kwargs: Any) -> str:
+    # As the views in display.py call it, with the default stacklevel.
+    return web_origin(None, **kwargs)
+
+
+def test_web_origin_puts_the_warning_at_the_line_that_called_its_caller() -> None:
+    with pytest.warns(DeprecationWarning, match="pass web_url=") as caught:
+        origin = _origin_for_a_view(base_url=BASE)
+    assert origin == BASE
+    assert [w.filename for w in caught] == [__file__]
+
+
+def test_base_url_warns_that_it_is_deprecated_and_says_what_to_pass() -> None:
+    # Not blind under mutmut (the stacklevel is checked apart, below): the messages.
+    citation = cite({"kind": "account", "accountId": ID})
+    with pytest.warns(DeprecationWarning, match="pass web_url=") as caught:
+        resolved = resolve_citation(citation, base_url=BASE)
+    assert resolved == resolve_citation(citation, web_url=BASE)
+    assert [(w.category, str(w.message)) for w in caught] == [
+        (
+            DeprecationWarning,
+            "base_url= here is the web app's origin and is deprecated: pass web_url= "
+            "(base_url means the API server)",
+        )
+    ]
+    with pytest.raises(TypeError) as info:
+        resolve_citation(citation, web_url=BASE, base_url=BASE)
+    assert str(info.value) == "pass web_url= only (base_url= is its deprecated name)"
+
+
+def test_base_url_is_a_deprecated_alias_of_web_url() -> None:
+    citation = cite({"kind": "account", "accountId": ID})
+    with pytest.warns(DeprecationWarning, match="pass web_url=") as caught:
+        resolved = resolve_citation(citation, base_url=BASE)
+    assert resolved == resolve_citation(citation, web_url=BASE)
+    assert [w.filename for w in caught] == [__file__]  # it points at the caller's line
+
+
+# --------------------------------------------------------------------------- encodeURIComponent
+
+UNRESERVED = frozenset(string.ascii_letters + string.digits + "-_.!~*'()")
+
+
+def reference_encode(value: str) -> str:
+    """encodeURIComponent as ECMA-262 defines it, for a string without lone surrogates."""
+    return "".join(
+        ch if ch in UNRESERVED else "".join(f"%{b:02X}" for b in ch.encode("utf-8")) for ch in value
+    )
+
+
+def _split(astral: str) -> str:
+    """An astral character as the two UTF-16 code units JavaScript holds it as."""
+    code = ord(astral) - 0x10000
+    return chr(0xD800 + (code >> 10)) + chr(0xDC00 + (code & 0x3FF))
+
+
+no_surrogates = st.text(alphabet=st.characters(codec="utf-8"), max_size=40)
+
+
+@PROPERTY
+@given(no_surrogates, st.characters(min_codepoint=0x10000), no_surrogates)
+@example("", "\U0001f600", '/?#[]@:$&+,;=%"<>\\^`{|}')
+@example("-_.!~*'() abcXYZ019", "\U0010ffff", "é\u20ac\x00\x7f\ufffd")
+@example("a/b", "\U0001f600", "../x?y#z%2e")
+def test_encode_and_account_href_match_the_reference_definition(
+    before: str, char: str, after: str
+) -> None:
+    value = before + char + after
+    encoded = encode_uri_component(value)
+    assert encoded == reference_encode(value)
+    assert encoded.isascii()
+    assert set(encoded) <= UNRESERVED | set("%0123456789ABCDEF")
+    assert unquote(encoded, errors="strict") == value
+    # A pair given as two code points encodes like the astral character it makes.
+    assert encode_uri_component(before + _split(char) + after) == encoded
+    for text in (before, after):
+        if text not in DOT_SEGMENTS:
+            assert account_href(text) == "/accounts/" + reference_encode(text)
+
+
+def test_encode_known_values() -> None:
+    for value, expected in [
+        ("-_.!~*'()", "-_.!~*'()"),
+        (" ", "%20"),
+        (
+            '/?#[]@:$&+,;=%"<>\\^`{|}',
+            "%2F%3F%23%5B%5D%40%3A%24%26%2B%2C%3B%3D%25%22%3C%3E%5C%5E%60%7B%7C%7D",
+        ),
+        ("é\u20ac😀\x00\x7f\ufffd", "%C3%A9%E2%82%AC%F0%9F%98%80%00%7F%EF%BF%BD"),
+        ("...", "..."),
+        ("%2e%2e", "%252e%252e"),
+    ]:
+        assert encode_uri_component(value) == expected, (value, expected)
+
+
+@PROPERTY
+@given(no_surrogates, lone_surrogate(), no_surrogates)
+@example("", "\ud800", "")
+@example("", "\udc00", "\ud800")
+@example("a", "\udbff", "")
+@example("", "\udfff", "z")
+@example("", "\ud800", "\ud800\udc00")  # the second pairs, the first does not
+def test_a_lone_surrogate_or_a_dot_segment_is_an_invalid_account_id(
+    before: str, unit: str, after: str
+) -> None:
+    with pytest.raises(InvalidAccountIdError) as info:
+        encode_uri_component(before + unit + after)
+    # A clear error of the SDK's tree, and a ValueError for callers that catch that.
+    assert isinstance(info.value, SilviaError)
+    assert isinstance(info.value, ValueError)
+    assert str(info.value) == (
+        "an account id holds a lone surrogate, which encodeURIComponent rejects"
+    )
+    with pytest.raises(InvalidAccountIdError):
+        account_href(before + unit + after)
+    for account_id in DOT_SEGMENTS:
+        # `/accounts/..` is the site root to a browser, and urljoin drops the segment.
+        with pytest.raises(InvalidAccountIdError) as info:
+            account_href(account_id)
+        assert str(info.value) == (
+            "an account id of '.' or '..' would be a dot segment, which leaves /accounts/"
+        )
+        assert isinstance(info.value, (SilviaError, ValueError))
+        assert encode_uri_component(account_id) == account_id  # the escaping itself stays exact
+
+
+def _corpus(count: int = 4000, seed: int = 20240611) -> list[str]:
+    """Strings over every region that matters: ASCII, BMP, astral, surrogates (lone and paired)."""
+    rng = random.Random(seed)
+    ranges = [(0x20, 0x7E), (0x80, 0x7FF), (0x800, 0xD7FF), (0xE000, 0xFFFF), (0x10000, 0x10FFFF)]
+    ranges += [(0xD800, 0xDBFF), (0xDC00, 0xDFFF), (0, 0x1F), (0x1F600, 0x1F600)]
+    out = ["", "\ud83d\ude00", "\ude00\ud83d", "a\ud83d", "\ude00a", "\ud83d\ud83d\ude00"]
+    out += ["\ud83d\ude00\ude00", "\U0010ffff", "".join(map(chr, range(0x80))), ".", "..", "..."]
+    while len(out) < count:
+        picks = [rng.choice(ranges) for _ in range(rng.randint(0, 16))]
+        out.append("".join(chr(rng.randint(low, high)) for low, high in picks))
+    return out
+
+
+_NODE = """
+const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const out = input.map((s) => {
+  try { return `/accounts/${encodeURIComponent(s)}`; }
+  catch (e) { if (e instanceof URIError) return null; throw e; }
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node (Node.js) is not on PATH")
+def test_account_href_matches_javascript() -> None:
+    corpus = _corpus()
+    node = shutil.which("node")
+    assert node is not None
+    # json.dumps escapes every non-ASCII code unit, lone surrogates included, and
+    # JSON.parse reads "\\ud83d\\ude00" as one astral character, as a server would send it.
+    done = subprocess.run(
+        [node, "-e", _NODE],
+        input=json.dumps(corpus),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    expected: list[str | None] = json.loads(done.stdout)
+    assert len(expected) == len(corpus)
+    lone = 0
+    mismatches = []
+    for value, js in zip(corpus, expected, strict=True):
+        try:
+            ours: str | None = account_href(value)
+        except InvalidAccountIdError:
+            ours = None
+        if value in DOT_SEGMENTS:  # deliberately no link, where JavaScript would leave the page
+            assert ours is None
+            continue
+        lone += ours is None
+        if ours != js:
+            mismatches.append((value, ours, js))
+    assert not mismatches, mismatches[:10]
+    assert 0 < lone < len(corpus)  # both sides of the rule were exercised

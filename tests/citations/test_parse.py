@@ -1,0 +1,395 @@
+"""`parse_citation_target`: the wire contract's rules, and it never raises, whatever it is given.
+
+Rules: wire-contract.md, "CitationTarget and how a client reads it".
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any
+
+from hypothesis import find, given
+from hypothesis import strategies as st
+
+from silvia_client.citations import (
+    AccountRef,
+    AccountsTarget,
+    AccountTarget,
+    AnalysisTarget,
+    CardDocumentTarget,
+    CitationTarget,
+    MarketDataTarget,
+    MortgageReferenceTarget,
+    PortfolioTarget,
+    TaxReferenceTarget,
+    WebTarget,
+    parse_citation_target,
+)
+
+from ._cases import ID, ID2, OWN_FIELDS, VALID
+from .strategies import (
+    FUZZ,
+    KINDS,
+    PROPERTY,
+    REAL_KEYS,
+    SURROGATES,
+    any_char,
+    any_target_value,
+    canonical_wire_targets,
+    extra_fields,
+    json_like,
+)
+
+URL_TARGETS: dict[str, type[TaxReferenceTarget | CardDocumentTarget | MortgageReferenceTarget]] = {
+    "tax_reference": TaxReferenceTarget,
+    "card_document": CardDocumentTarget,
+    "mortgage_reference": MortgageReferenceTarget,
+}
+UNKNOWN_KINDS: list[object] = [
+    *("", "Web", "WEB", "web ", " web", "webpage", "unknown", "account\x00", "accounts_v2"),
+    *("\ud800", None, 1, 1.0, True, ["web"], {"web": 1}),
+]
+GOOD_URLS = [
+    "http://example.com",
+    "https://example.com/",
+    "https://example.com:8443/a/b?c=d&e=f#g",
+    "https://user:pass@example.com/",
+    "https://127.0.0.1/x",
+    "http://[::1]:8080/",
+    "https://example.com/caf%C3%A9",
+    "https://example.com/café",
+    "HTTPS://EXAMPLE.COM/",
+    "Http://Example.com",
+]
+BAD_URLS: list[object] = [
+    *("javascript:alert(1)", "JavaScript:alert(document.cookie)", " javascript:alert(1)"),
+    *("data:text/html,<script>alert(1)</script>", "data:text/html;base64,PHNjcmlwdD4="),
+    *("vbscript:msgbox(1)", "file:///etc/passwd", "ftp://example.com/file", "mailto:a@b.com"),
+    *("silvia://tax-authority/irc/1", "/relative/path", "relative/path", "//example.com/p"),
+    *("example.com", "www.example.com", "http:example.com", "http:/example.com"),
+    *("http://", "https://", "https:///path", "https://?q=1", "https://#frag", "https://:443/"),
+    *("https://user@/", "https://user:pass@", "", " ", " https://example.com"),
+    *("https://example.com ", "https://exa mple.com", "https://example.com/a b"),
+    *("https://example.com/\n", "https://example.com/\t", "\thttps://example.com"),
+    *("https://example.com\r\n", "https://example.com/\x00", "https://example.com/\x7f"),
+    *("https://example.com/\x1b", "https://exa\ud800mple.com", "https://example.com/\udc00"),
+    # Unicode whitespace in the host: no browser opens these ("whitespace -> None").
+    *("https://\u3000/", "https://exa\u00a0mple.com/", "https://example.com\u2028/"),
+    "https://example.com\x85",
+    # ...and values of the wrong type (None apart: a document's url may be null).
+    *(0, 1, 1.5, True, False, [], {}, ["https://example.com"], {"href": "x"}),
+]
+UNKNOWN_PROVIDERS: list[object] = [
+    *(None, "", "Plaid", "PLAID", " plaid", "plaid ", "stripe", "coinbase", "\ud800"),
+    *(1, 0, True, 1.5, math.nan, ["plaid"], {"name": "plaid"}),
+]
+BAD_ENTRIES: list[object] = [
+    *(None, ID, [ID], 1, {}, {"accountId": ""}, {"accountId": None, "provider": "plaid"}),
+    *({"accountId": 12345678901234567}, {"provider": "plaid"}, {"account_id": ID}),
+]
+
+
+def test_kind_must_be_one_of_the_nine() -> None:
+    for kind in UNKNOWN_KINDS:
+        assert parse_citation_target({"kind": kind, "url": "https://example.com"}) is None, kind
+    assert parse_citation_target({"url": "https://example.com"}) is None
+    assert parse_citation_target({}) is None
+
+
+def test_url_kinds_take_an_absolute_http_url_and_documents_also_none() -> None:
+    for url in GOOD_URLS:
+        assert parse_citation_target({"kind": "web", "url": url}) == WebTarget(url), url
+    for bad in [*BAD_URLS, None]:
+        assert parse_citation_target({"kind": "web", "url": bad}) is None, bad
+    assert parse_citation_target({"kind": "web"}) is None
+    for kind, cls in URL_TARGETS.items():
+        assert parse_citation_target({"kind": kind, "url": None}) == cls(None)
+        assert parse_citation_target({"kind": kind}) == cls(None)
+        for url in ("https://www.irs.gov/pub/irs-pdf/p17.pdf", "http://example.com/x"):
+            result = parse_citation_target({"kind": kind, "url": url})
+            assert isinstance(result, cls)
+            assert result.url == url
+        for bad in BAD_URLS:
+            assert parse_citation_target({"kind": kind, "url": bad}) is None, (kind, bad)
+
+
+def test_market_data_needs_a_non_empty_string_ticker() -> None:
+    for ticker in ("AAPL", "BRK.B"):
+        wire = {"kind": "market_data", "ticker": ticker}
+        assert parse_citation_target(wire) == MarketDataTarget(ticker)
+    for bad in ("", None, 1, 1.0, True, ["AAPL"], {"symbol": "AAPL"}):
+        assert parse_citation_target({"kind": "market_data", "ticker": bad}) is None, bad
+    assert parse_citation_target({"kind": "market_data"}) is None
+
+
+def test_fieldless_kinds_read_as_one_shared_value_whatever_else_they_hold() -> None:
+    for kind, expected in (("analysis", AnalysisTarget()), ("portfolio", PortfolioTarget())):
+        first = parse_citation_target({"kind": kind})
+        assert first == expected
+        assert expected.to_wire() == {"kind": kind}
+        # Other kinds' fields, whatever their value, are extras here.
+        noisy = {"kind": kind, "url": "javascript:x", "ticker": 1, "accountId": None, "accounts": 3}
+        # One value for every row, as None is: a long history adds no object per row for it.
+        assert parse_citation_target(noisy) is first
+
+
+def test_account_needs_an_id_and_keeps_it_whatever_the_provider() -> None:
+    for provider in ("plaid", "manual", "snaptrade"):
+        result = parse_citation_target({"kind": "account", "accountId": ID, "provider": provider})
+        assert isinstance(result, AccountTarget)
+        assert (result.account_id, result.provider) == (ID, provider)  # readable, for routing
+    for unknown in UNKNOWN_PROVIDERS:
+        result = parse_citation_target({"kind": "account", "accountId": ID, "provider": unknown})
+        assert result == AccountTarget(ID, None), unknown
+    assert parse_citation_target({"kind": "account", "accountId": ID}) == AccountTarget(ID, None)
+    for account_id in ("", None, 1, 1.0, True, [ID], {"id": ID}):
+        value = {"kind": "account", "accountId": account_id, "provider": "plaid"}
+        assert parse_citation_target(value) is None, account_id
+    assert parse_citation_target({"kind": "account", "provider": "plaid"}) is None
+    assert parse_citation_target({"kind": "account", "account_id": ID}) is None  # not snake_case
+
+
+def test_accounts_keeps_every_entry_in_order_and_one_bad_entry_voids_it() -> None:
+    entries = [
+        {"accountId": ID, "provider": "plaid"},
+        {"accountId": ID2, "provider": "unknown-vendor"},
+        {"accountId": ID, "provider": "snaptrade"},
+        {"accountId": "x"},
+    ]
+    result = parse_citation_target({"kind": "accounts", "accounts": entries})
+    assert result == AccountsTarget(
+        (AccountRef(ID, "plaid"), AccountRef(ID2), AccountRef(ID, "snaptrade"), AccountRef("x"))
+    )
+    assert isinstance(result, AccountsTarget)
+    assert isinstance(result.accounts, tuple)
+    not_lists: list[object] = [[], None, {}, "accounts", 1, {"accountId": ID}]
+    for not_a_list in not_lists:
+        wire = {"kind": "accounts", "accounts": not_a_list}
+        assert parse_citation_target(wire) is None, not_a_list
+    assert parse_citation_target({"kind": "accounts"}) is None
+    for bad in BAD_ENTRIES:
+        for position in (0, 1, 2):
+            good: list[object] = [{"accountId": ID, "provider": "plaid"}, {"accountId": ID2}]
+            good.insert(position, bad)
+            wire = {"kind": "accounts", "accounts": good}
+            assert parse_citation_target(wire) is None, wire
+
+
+@PROPERTY
+@given(canonical_wire_targets, extra_fields)
+def test_unknown_extra_fields_are_ignored(wire: dict[str, Any], extras: dict[str, Any]) -> None:
+    expected = parse_citation_target(wire)
+    assert expected is not None
+    assert parse_citation_target({**extras, **wire}) == expected
+    if wire["kind"] == "accounts":
+        # ...also inside the entries of `accounts`.
+        noisy = {**wire, "accounts": [{**extras, **e} for e in wire["accounts"]]}
+        assert parse_citation_target(noisy) == expected
+
+
+@PROPERTY
+@given(canonical_wire_targets)
+def test_parse_neither_mutates_nor_aliases_its_input(wire: dict[str, Any]) -> None:
+    before = copy.deepcopy(wire)
+    result = parse_citation_target(wire)
+    assert wire == before
+    assert result is not None
+    # Changing the wire dict afterwards does not change the target.
+    snapshot = result.to_wire()
+    for value in wire.values():
+        if isinstance(value, list):
+            value.clear()
+    wire.clear()
+    assert result.to_wire() == snapshot
+
+
+@PROPERTY
+@given(st.sampled_from(KINDS), json_like)
+def test_kind_decides_which_fields_matter(kind: str, noise: Any) -> None:
+    # A field of another kind never makes a target valid or invalid.
+    expected = parse_citation_target(VALID[kind])
+    assert expected is not None
+    for key in set(REAL_KEYS) - OWN_FIELDS[kind] - {"kind"}:
+        assert parse_citation_target({**VALID[kind], key: noise}) == expected
+
+
+# --------------------------------------------------------------------------- never raises
+
+
+def _has_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        return any(ord(c) in SURROGATES for c in value)
+    if isinstance(value, list):
+        return any(_has_surrogate(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
+    return False
+
+
+@FUZZ
+@given(any_target_value)
+def test_never_raises_over_json_like_values(value: Any) -> None:
+    result = parse_citation_target(value)
+    # Not just "no exception": the result is a target of one of the nine kinds, or None.
+    assert result is None or result.kind in KINDS
+
+
+def test_fuzz_strategy_generates_lone_surrogates() -> None:
+    # The property above is only as good as its input: its text holds lone surrogates.
+    assert _has_surrogate(find(any_char, _has_surrogate))
+
+
+NOT_JSON_OBJECTS: list[object] = [
+    *(None, True, 0, -1, 1.5, math.nan, math.inf, -math.inf, "", "web", "\ud800"),
+    *('{"kind": "web", "url": "https://example.com"}', b'{"kind": "portfolio"}'),
+    *([], [{"kind": "portfolio"}], ("kind", "portfolio"), {("kind",): "portfolio"}),
+    *(object(), {"kind": "portfolio"}.items()),
+]
+
+
+def test_not_a_json_object_gives_none() -> None:
+    for value in NOT_JSON_OBJECTS:
+        assert parse_citation_target(value) is None, value
+
+
+# Built iteratively, not by recursion.
+def _deep_list(depth: int, leaf: object = None) -> object:
+    value: object = leaf
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _deep_dict(depth: int, key: str = "kind", leaf: object = "web") -> object:
+    value: object = leaf
+    for _ in range(depth):
+        value = {key: value}
+    return value
+
+
+DEPTH = 20_000  # well past the interpreter's recursion limit, and past pydantic's
+
+
+def test_deeply_nested_value_at_each_field() -> None:
+    for key in REAL_KEYS:
+        # Built once per shape for every kind (the parser must not change them).
+        shapes = (_deep_list(DEPTH), _deep_dict(DEPTH, key=key))
+        for kind in KINDS:
+            expected: CitationTarget | None
+            if key == "kind" or (key in OWN_FIELDS[kind] and key != "provider"):
+                expected = None  # the field the kind needs is not what it must be
+            elif key == "provider" and kind == "account":
+                expected = AccountTarget(ID, None)  # not a provider: the account is kept
+            else:
+                expected = parse_citation_target(VALID[kind])  # another kind's: an extra
+                assert expected is not None
+            for nested in shapes:
+                assert parse_citation_target({**VALID[kind], key: nested}) == expected, (key, kind)
+
+
+def test_deeply_nested_inside_accounts() -> None:
+    entry_id = {"accountId": _deep_dict(DEPTH, "accountId", ID), "provider": "plaid"}
+    entry_provider = {"accountId": ID, "provider": _deep_list(DEPTH, "plaid")}
+    assert parse_citation_target({"kind": "accounts", "accounts": [entry_id]}) is None
+    assert parse_citation_target({"kind": "accounts", "accounts": [_deep_list(DEPTH)]}) is None
+    # A nested provider is not a provider: the account is kept, its provider is None.
+    assert parse_citation_target(
+        {"kind": "accounts", "accounts": [entry_provider]}
+    ) == AccountsTarget((AccountRef(ID, None),))
+    # The whole target nested inside itself is still just a value of a wrong type.
+    assert parse_citation_target(_deep_dict(DEPTH, "accounts", [])) is None
+    assert parse_citation_target(_deep_list(DEPTH, {"kind": "portfolio"})) is None
+
+
+def test_large_values() -> None:
+    entries = [{"accountId": f"acct-{i:012d}-x", "provider": "plaid"} for i in range(10_000)]
+    result = parse_citation_target({"kind": "accounts", "accounts": entries})
+    assert isinstance(result, AccountsTarget)
+    assert len(result.accounts) == 10_000
+    assert result.accounts[-1] == AccountRef("acct-000000009999-x", "plaid")
+    # One bad entry at the very end voids all of them.
+    for bad in ({"accountId": ""}, {"provider": "plaid"}, None, "acct", {"accountId": 7}):
+        assert parse_citation_target({"kind": "accounts", "accounts": [*entries, bad]}) is None
+    big = "A" * 1_000_000
+    assert parse_citation_target({"kind": "market_data", "ticker": big}) == MarketDataTarget(big)
+    url = "https://example.com/" + big
+    assert parse_citation_target({"kind": "web", "url": url}) == WebTarget(url)
+    assert parse_citation_target({"kind": "web", "url": url + " "}) is None
+    assert parse_citation_target({"kind": big}) is None
+    many: dict[str, object] = {f"k{i}": i for i in range(50_000)}
+    many.update({"kind": "account", "accountId": ID, "provider": "manual"})
+    assert parse_citation_target(many) == AccountTarget(ID, "manual")
+
+
+# --------------------------------------------------------------------------- hostile mappings
+
+
+class _RaisingDict(dict):  # type: ignore[type-arg]
+    """A dict whose every read raises (get, [], items, keys, iteration, len, contains)."""
+
+    def _boom(self, *args: object, **kwargs: object) -> Any:
+        raise RuntimeError("hostile mapping")
+
+    get = __getitem__ = items = keys = values = __iter__ = __len__ = __contains__ = _boom
+
+
+class _RecursionDict(dict):  # type: ignore[type-arg]
+    def get(self, *args: object, **kwargs: object) -> Any:
+        return self.get(*args, **kwargs)
+
+
+class _Str(str):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = str.__hash__
+
+
+class _WeirdGetDict(dict):  # type: ignore[type-arg]
+    """`get` answers with a str subclass that equals anything."""
+
+    def get(self, key: object, default: object = None) -> Any:
+        return _Str(str(dict.get(self, key, default)))
+
+
+class _HostileKey:
+    """A key that collides with "kind" and raises once the dict is built."""
+
+    armed = False
+
+    def __hash__(self) -> int:
+        return hash("kind")
+
+    def __eq__(self, other: object) -> bool:
+        if _HostileKey.armed:
+            raise RuntimeError("hostile key")
+        return False
+
+
+class _Kind(str):
+    pass
+
+
+def test_hostile_mappings_and_strings_give_none() -> None:
+    for kind, fields in [("web", {"url": "https://e.com"}), ("account", {"accountId": ID})]:
+        assert parse_citation_target(_RaisingDict(kind=kind, **fields)) is None, kind
+    assert parse_citation_target(_RaisingDict(kind="portfolio")) is None
+    hostile_entry = _RaisingDict(accountId=ID, provider="plaid")
+    assert parse_citation_target({"kind": "accounts", "accounts": [hostile_entry]}) is None
+    assert parse_citation_target(_RecursionDict(kind="portfolio")) is None
+    # Values that only pretend to be the right string are not trusted.
+    for value in (
+        _WeirdGetDict(kind="web", url="https://example.com"),
+        _WeirdGetDict(kind="market_data", ticker="AAPL"),
+        _WeirdGetDict(kind="account", accountId=ID),
+    ):
+        result = parse_citation_target(value)
+        assert result is None or all(type(v) is str for v in result.to_wire().values())
+    assert parse_citation_target({"kind": _Kind("portfolio")}) is None
+    keyed = {_HostileKey(): 1, "kind": "web", "url": "https://example.com"}
+    _HostileKey.armed = True
+    try:
+        assert parse_citation_target(keyed) is None
+    finally:
+        _HostileKey.armed = False
