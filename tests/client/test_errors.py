@@ -108,35 +108,27 @@ def route_for(server: respx.MockRouter, endpoint: str) -> respx.Route:
 
 
 @pytest.mark.parametrize("endpoint", ["chat", "session"])
-@pytest.mark.parametrize(("status", "cls"), STATUSES)
-@pytest.mark.parametrize(
-    ("body", "content_type", "text_", "kind"), BODIES, ids=["obj", "str", "txt"]
-)
-async def test_status_maps_to_its_error(
-    api: Api,
-    server: respx.MockRouter,
-    endpoint: str,
-    status: int,
-    cls: type[APIStatusError],
-    body: bytes,
-    content_type: str,
-    text_: str,
-    kind: str | None,
-) -> None:
-    route = route_for(server, endpoint).mock(
-        return_value=httpx.Response(
-            status, content=body, headers={"content-type": content_type, "x-request-id": "req_9"}
-        )
-    )
-    err = await call(api, endpoint, max_retries=0)
-    assert type(err) is cls
-    assert isinstance(err, APIStatusError)
-    assert err.status_code == status
-    assert err.request_id == "req_9"
-    assert err.message == text_
-    assert err.error_type == kind
-    assert str(err) == f"{status}: {text_} (request id req_9)"
-    assert route.call_count == 1
+async def test_status_maps_to_its_error(api: Api, server: respx.MockRouter, endpoint: str) -> None:
+    for status, cls in STATUSES:
+        for body, content_type, text_, kind in BODIES:
+            case = (status, body)
+            route = route_for(server, endpoint).mock(
+                return_value=httpx.Response(
+                    status,
+                    content=body,
+                    headers={"content-type": content_type, "x-request-id": "req_9"},
+                )
+            )
+            err = await call(api, endpoint, max_retries=0)
+            assert type(err) is cls, case
+            assert isinstance(err, APIStatusError), case
+            assert err.status_code == status, case
+            assert err.request_id == "req_9", case
+            assert err.message == text_, case
+            assert err.error_type == kind, case
+            assert str(err) == f"{status}: {text_} (request id req_9)", case
+            assert route.call_count == 1, case
+            route.reset()
 
 
 async def test_status_error_without_a_body_or_request_id(
@@ -178,42 +170,35 @@ async def test_an_error_body_that_does_not_decode(api: Api, server: respx.MockRo
     assert route.call_count == 1
 
 
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        ("7", 7.0),
-        ("0.5", 0.5),
-        ("-3", 0.0),
-        ("soon", None),
-        (None, None),
-        ("nan", None),
-        # Always finite and at most an hour: a caller may sleep on it.
-        ("99999999", 3600.0),
-        ("inf", 3600.0),
-        ("-inf", 0.0),
-    ],
-)
-async def test_rate_limit_retry_after_in_seconds(
-    api: Api, server: respx.MockRouter, value: str | None, expected: float | None
-) -> None:
-    headers = {} if value is None else {"retry-after": value}
-    server.post(CHAT_URL).mock(return_value=httpx.Response(429, headers=headers, text="slow down"))
-    err = await call(api, "chat", max_retries=0)
-    assert isinstance(err, RateLimitError)
-    assert err.retry_after == expected
-    assert err.message == "slow down"
+# Always finite and at most an hour: a caller may sleep on it.
+RETRY_AFTER = [
+    ("7", 7.0),
+    ("0.5", 0.5),
+    ("-3", 0.0),
+    ("soon", None),
+    (None, None),
+    ("nan", None),
+    ("99999999", 3600.0),
+    ("inf", 3600.0),
+    ("-inf", 0.0),
+]
 
 
-async def test_rate_limit_retry_after_as_an_http_date(
+async def test_rate_limit_retry_after(
     api: Api, server: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     now = datetime(2025, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
     monkeypatch.setattr(time, "time", now.timestamp)
     later = format_datetime(now.replace(minute=6), usegmt=True)  # two minutes later
-    server.post(CHAT_URL).mock(return_value=httpx.Response(429, headers={"retry-after": later}))
-    err = await call(api, "chat", max_retries=0)
-    assert isinstance(err, RateLimitError)
-    assert err.retry_after == 120.0
+    for value, expected in [*RETRY_AFTER, (later, 120.0)]:
+        headers = {} if value is None else {"retry-after": value}
+        server.post(CHAT_URL).mock(
+            return_value=httpx.Response(429, headers=headers, text="slow down")
+        )
+        err = await call(api, "chat", max_retries=0)
+        assert isinstance(err, RateLimitError), value
+        assert err.retry_after == expected, value
+        assert err.message == "slow down", value
 
 
 # ------------------------------------------------------------------------------------ not a stream
@@ -293,27 +278,23 @@ async def test_error_event(api: Api, server: respx.MockRouter) -> None:
     assert route.call_count == 1
 
 
-@pytest.mark.parametrize(
-    "fail",
-    [httpx.ReadError("connection reset"), httpx.RemoteProtocolError("incomplete chunked read")],
-)
-async def test_connection_dropped_mid_stream(
-    api: Api, server: respx.MockRouter, fail: Exception
-) -> None:
-    bodies: list[Body] = []
+async def test_connection_dropped_mid_stream(api: Api, server: respx.MockRouter) -> None:
+    for fail in [httpx.ReadError("reset"), httpx.RemoteProtocolError("incomplete chunked read")]:
+        bodies: list[Body] = []
 
-    def make() -> Body:
-        bodies.append(Body(ARRIVED, fail=fail))
-        return bodies[-1]
+        def make(fail: Exception = fail) -> Body:
+            bodies.append(Body(ARRIVED, fail=fail))
+            return bodies[-1]
 
-    route = serve(server, make)
-    events, err = await api.read(api.client())
-    assert isinstance(err, StreamDisconnectedError)
-    assert isinstance(err.__cause__, type(fail))
-    assert_nothing_lost(err)
-    assert len(events) == len(ARRIVED)
-    assert route.call_count == 1  # never sent again
-    assert bodies[0].closed
+        route = serve(server, make)
+        events, err = await api.read(api.client())
+        assert isinstance(err, StreamDisconnectedError), fail
+        assert isinstance(err.__cause__, type(fail)), fail
+        assert_nothing_lost(err)
+        assert len(events) == len(ARRIVED), fail
+        assert route.call_count == 1, fail  # never sent again
+        assert bodies[0].closed, fail
+        route.reset()
 
 
 async def test_idle_timeout_mid_stream(api: Api, server: respx.MockRouter) -> None:
@@ -363,24 +344,30 @@ async def test_until_done_raises_the_same_error_again(api: Api, server: respx.Mo
 # -------------------------------------------------------------------------------- never sent twice
 
 
-@pytest.mark.parametrize(
-    "response",
-    [
-        httpx.Response(500),
-        httpx.Response(503, headers={"retry-after": "0"}),
-        httpx.Response(408),
-        httpx.Response(409),
-    ],
-    ids=["500", "503", "408", "409"],
-)
-async def test_a_chat_post_is_not_retried_after_a_status(
-    api: Api, server: respx.MockRouter, sleeps: list[float], response: httpx.Response
+async def test_a_chat_post_that_may_have_been_processed_is_not_retried(
+    api: Api, server: respx.MockRouter, sleeps: list[float]
 ) -> None:
-    route = server.post(CHAT_URL).mock(return_value=response)
-    err = await call(api, "chat")
-    assert isinstance(err, APIStatusError)
-    assert route.call_count == 1
-    assert sleeps == []
+    failures: list[tuple[object, type[SilviaError]]] = [
+        (httpx.Response(500), InternalServerError),
+        (httpx.Response(503, headers={"retry-after": "0"}), InternalServerError),
+        (httpx.Response(408), APIStatusError),
+        (httpx.Response(409), ConflictError),
+        (httpx.ReadError, APIConnectionError),
+        (httpx.WriteError, APIConnectionError),
+        (httpx.RemoteProtocolError, APIConnectionError),
+        (httpx.ReadTimeout, APITimeoutError),
+        (httpx.WriteTimeout, APITimeoutError),
+    ]
+    for answer, cls in failures:
+        if isinstance(answer, httpx.Response):
+            route = server.post(CHAT_URL).mock(return_value=answer)
+        else:
+            route = server.post(CHAT_URL).mock(side_effect=answer)
+        err = await call(api, "chat")
+        assert type(err) is cls, answer
+        assert route.call_count == 1, answer
+        assert sleeps == [], answer
+        route.reset()
 
 
 async def test_a_chat_post_refused_with_429_is_retried(
@@ -399,70 +386,35 @@ async def test_a_chat_post_refused_with_429_is_retried(
     assert route.call_count == 3
     assert sleeps[0] == 2.0  # Retry-After honoured
     assert 1.5 <= sleeps[1] <= 2.0  # then the backoff
-
-
-async def test_a_chat_post_refused_with_429_gives_up_after_the_retries(
-    api: Api, server: respx.MockRouter, sleeps: list[float]
-) -> None:
+    sleeps.clear()
+    route.reset()
     route = server.post(CHAT_URL).mock(
         return_value=httpx.Response(429, headers={"retry-after": "1"})
     )
     err = await call(api, "chat")
     assert isinstance(err, RateLimitError)
-    assert route.call_count == 3
+    assert route.call_count == 3  # then gives up
     assert sleeps == [1.0, 1.0]
 
 
-@pytest.mark.parametrize(
-    ("fail", "cls"),
-    [
-        (httpx.ReadError, APIConnectionError),
-        (httpx.WriteError, APIConnectionError),
-        (httpx.RemoteProtocolError, APIConnectionError),
-        (httpx.ReadTimeout, APITimeoutError),
-        (httpx.WriteTimeout, APITimeoutError),
-    ],
-)
-async def test_a_chat_post_that_may_have_been_sent_is_not_retried(
-    api: Api,
-    server: respx.MockRouter,
-    sleeps: list[float],
-    fail: type[Exception],
-    cls: type[APIConnectionError],
-) -> None:
-    route = server.post(CHAT_URL).mock(side_effect=fail)
-    err = await call(api, "chat")
-    assert type(err) is cls
-    assert route.call_count == 1
-    assert sleeps == []
-
-
-@pytest.mark.parametrize("fail", [httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout])
 async def test_a_chat_post_never_sent_is_retried(
-    api: Api, server: respx.MockRouter, sleeps: list[float], fail: type[Exception]
+    api: Api, server: respx.MockRouter, sleeps: list[float]
 ) -> None:
-    route = server.post(CHAT_URL).mock(
-        side_effect=[fail("refused"), fail("refused"), sse_response(session("s") + done())]
-    )
-    turn = await api.turn(api.client())
-    assert turn.complete
-    assert route.call_count == 3
-    assert len(sleeps) == 2
-
-
-@pytest.mark.parametrize(
-    ("fail", "cls"),
-    [(httpx.ConnectError, APIConnectionError), (httpx.ConnectTimeout, APITimeoutError)],
-)
-async def test_a_chat_post_that_never_connects_gives_up(
-    api: Api,
-    server: respx.MockRouter,
-    sleeps: list[float],
-    fail: type[Exception],
-    cls: type[APIConnectionError],
-) -> None:
-    route = server.post(CHAT_URL).mock(side_effect=fail)
-    err = await call(api, "chat")
-    assert type(err) is cls
-    assert route.call_count == 3  # two retries by default
-    assert len(sleeps) == 2
+    for fail, cls in [
+        (httpx.ConnectError, APIConnectionError),
+        (httpx.ConnectTimeout, APITimeoutError),
+        (httpx.PoolTimeout, APITimeoutError),
+    ]:
+        route = server.post(CHAT_URL).mock(
+            side_effect=[fail("refused"), fail("refused"), sse_response(session("s") + done())]
+        )
+        assert (await api.turn(api.client())).complete, fail
+        assert route.call_count == 3, fail
+        route.reset()
+        route = server.post(CHAT_URL).mock(side_effect=fail)
+        err = await call(api, "chat")
+        assert type(err) is cls, fail
+        assert route.call_count == 3, fail  # two retries by default
+        assert len(sleeps) == 4, fail
+        sleeps.clear()
+        route.reset()
