@@ -22,50 +22,33 @@ SESSION_URL = BASE_URL + "/api/chat/sessions/s1"
 SESSION_BODY = {"session": {"id": "s1", "title": "t"}, "messages": []}
 
 
-@pytest.mark.parametrize("message", [None, 42, b"hi", ["hi"], {"message": "hi"}])
-async def test_a_message_that_is_not_a_str_is_a_type_error(
-    api: Api, server: respx.MockRouter, message: Any
-) -> None:
-    route = server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
-    client = api.client()
-    with pytest.raises(TypeError, match="message must be a str"):
-        client.chat.stream(message)
-    with pytest.raises(TypeError, match="message"):
-        await api.turn(client, message)
-    assert route.call_count == 0
-
-
-async def test_a_message_that_cannot_be_encoded_is_a_value_error(
+async def test_a_bad_message_or_session_id_fails_before_anything_is_sent(
     api: Api, server: respx.MockRouter
-) -> None:
-    route = server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
-    with pytest.raises(ValueError, match="message cannot be encoded") as caught:
-        await api.turn(api.client(), "hi \ud800")
-    assert isinstance(caught.value, ConfigurationError)
-    assert route.call_count == 0
-
-
-@pytest.mark.parametrize(
-    ("session_id", "error", "match"),
-    [
-        (42, TypeError, "session_id must be a str"),
-        (b"s1", TypeError, "session_id must be a str"),
-        ("s\udc00", ValueError, "session_id cannot be encoded"),
-        ("", ValueError, "session_id must not be empty"),
-    ],
-)
-async def test_a_bad_session_id_fails_before_anything_is_sent(
-    api: Api, server: respx.MockRouter, session_id: Any, error: type[Exception], match: str
 ) -> None:
     chat = server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
     get = server.get(url__startswith=BASE_URL + "/api/chat/sessions/").mock(
         return_value=httpx.Response(200, json=SESSION_BODY)
     )
     client = api.client()
-    with pytest.raises(error, match=match):
-        await api.turn(client, "hi", session_id=session_id)
-    with pytest.raises(error, match=match):
-        await api.session(client, session_id)
+    for message in [None, 42, b"hi", ["hi"], {"message": "hi"}]:
+        with pytest.raises(TypeError, match="message must be a str"):
+            client.chat.stream(message)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="message"):
+            await api.turn(client, message)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="message cannot be encoded") as caught:
+        await api.turn(client, "hi \ud800")
+    assert isinstance(caught.value, ConfigurationError)
+    bad_ids: list[tuple[Any, type[Exception], str]] = [
+        (42, TypeError, "session_id must be a str"),
+        (b"s1", TypeError, "session_id must be a str"),
+        ("s\udc00", ValueError, "session_id cannot be encoded"),
+        ("", ValueError, "session_id must not be empty"),
+    ]
+    for session_id, error, match in bad_ids:
+        with pytest.raises(error, match=match):
+            await api.turn(client, "hi", session_id=session_id)
+        with pytest.raises(error, match=match):
+            await api.session(client, session_id)
     assert chat.call_count == 0
     assert get.call_count == 0
 
@@ -119,19 +102,12 @@ async def test_a_response_an_event_hook_read_works(api: Api) -> None:
 # ---------------------------------------------------------------------------- construction
 
 
-def test_an_async_http_client_in_the_sync_client_is_refused() -> None:
+def test_bad_settings_are_configuration_errors_at_construction() -> None:
     with pytest.raises(ConfigurationError, match=r"httpx\.Client"):
         SilviaClient(base_url=BASE_URL, token=TOKEN, http_client=httpx.AsyncClient())  # type: ignore[arg-type]
-
-
-def test_a_sync_http_client_in_the_async_client_is_refused() -> None:
     with httpx.Client() as http, pytest.raises(ConfigurationError, match=r"httpx\.AsyncClient"):
         AsyncSilviaClient(base_url=BASE_URL, token=TOKEN, http_client=http)  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "match"),
-    [
+    bad: list[tuple[dict[str, Any], str]] = [
         ({"max_retries": -1}, "max_retries"),
         ({"max_retries": 1.5}, "max_retries"),
         ({"max_retries": "2"}, "max_retries"),
@@ -150,12 +126,10 @@ def test_a_sync_http_client_in_the_async_client_is_refused() -> None:
         ({"base_url": 1}, "base_url must be a str"),
         ({"base_url": "https://silvia.test/?v=1"}, "query"),
         ({"base_url": "https://silvia.test/#top"}, "fragment"),
-    ],
-)
-@pytest.mark.parametrize("cls", [SilviaClient, AsyncSilviaClient])
-def test_bad_settings_are_configuration_errors_at_construction(
-    cls: type[SilviaClient] | type[AsyncSilviaClient], kwargs: dict[str, Any], match: str
-) -> None:
-    kwargs = {"base_url": BASE_URL, "token": TOKEN, **kwargs}
-    with pytest.raises(ConfigurationError, match=match):
-        cls(**kwargs)
+        ({"base_url": "ftp://silvia.test"}, "http"),
+        ({"base_url": "silvia.test"}, "http"),
+    ]
+    for cls in (SilviaClient, AsyncSilviaClient):
+        for kwargs, match in bad:
+            with pytest.raises(ConfigurationError, match=match):
+                cls(**{"base_url": BASE_URL, "token": TOKEN, **kwargs})

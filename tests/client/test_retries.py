@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from email.utils import format_datetime
 
