@@ -282,7 +282,7 @@ async def test_connection_dropped_mid_stream(api: Api, server: respx.MockRouter)
     for fail in [httpx.ReadError("reset"), httpx.RemoteProtocolError("incomplete chunked read")]:
         bodies: list[Body] = []
 
-        def make(fail: Exception = fail) -> Body:
+        def make(fail: Exception = fail, bodies: list[Body] = bodies) -> Body:
             bodies.append(Body(ARRIVED, fail=fail))
             return bodies[-1]
 
