@@ -101,23 +101,21 @@ async def test_a_timeout_per_request(api: Api, server: respx.MockRouter) -> None
     assert get.calls.last.request.extensions["timeout"]["read"] == 7.0
 
 
-@pytest.mark.parametrize(
-    ("kwargs", "match"),
-    [
+async def test_bad_per_request_options_fail_before_sending(
+    api: Api, server: respx.MockRouter
+) -> None:
+    chat = chat_route(server)
+    bad: list[tuple[dict[str, Any], str]] = [
         ({"timeout": -1}, "timeout"),
         ({"idle_timeout": 0}, "idle_timeout"),
         ({"deadline": -2}, "deadline"),
         ({"max_event_bytes": 0}, "max_event_bytes"),
         ({"max_response_bytes": 2.5}, "max_response_bytes"),
         ({"extra_headers": "x-a: 1"}, "extra_headers"),
-    ],
-)
-async def test_bad_per_request_options_fail_before_sending(
-    api: Api, server: respx.MockRouter, kwargs: dict[str, Any], match: str
-) -> None:
-    chat = chat_route(server)
-    with pytest.raises(ConfigurationError, match=match):
-        await api.turn(api.client(), **kwargs)
+    ]
+    for kwargs, match in bad:
+        with pytest.raises(ConfigurationError, match=match):
+            await api.turn(api.client(), **kwargs)
     assert chat.call_count == 0
 
 
