@@ -3,10 +3,18 @@
 Every error is a typed `SilviaError`; a stream that stops early hands back the
 partial turn, with everything that arrived; and a chat POST is never sent twice
 once it may have reached the server.
+
+Raw access: `stream.response` is the turn's `httpx.Response`; every `APIStatusError`
+has `.response` (a read copy of what the SDK kept, the token blanked) and `.headers`.
+A server that is not there: both clients say so in the same words, the system's.
 """
 
 from __future__ import annotations
 
+import asyncio
+import gzip
+import json
+import socket
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -16,7 +24,7 @@ import httpx
 import pytest
 import respx
 
-from silvia_client import AsyncSilviaClient
+from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client.citations import AccountTarget, WebTarget
 from silvia_client.errors import (
     APIConnectionError,
@@ -40,11 +48,12 @@ from silvia_client.errors import (
     UnprocessableEntityError,
 )
 
-from .conftest import Api
+from .conftest import Api, Client
 from .sse import (
     ACCOUNT_A,
     ACCOUNT_SOURCE,
     CHAT_URL,
+    TOKEN,
     WEB_URL,
     Body,
     account,
@@ -52,6 +61,7 @@ from .sse import (
     done,
     error,
     event,
+    full_turn,
     row,
     session,
     sse_response,
@@ -61,6 +71,7 @@ from .sse import (
 )
 
 pytestmark = pytest.mark.anyio
+
 
 SESSION_PATH = "/api/chat/sessions/s1"
 
@@ -418,3 +429,102 @@ async def test_a_chat_post_never_sent_is_retried(
         assert len(sleeps) == 4, fail
         sleeps.clear()
         route.reset()
+
+
+async def test_stream_response_is_the_turn_s_response_once_opened(
+    api: Api, server: respx.MockRouter
+) -> None:
+    server.post(CHAT_URL).mock(
+        return_value=sse_response(full_turn(), headers={"x-ratelimit-remaining": "41"})
+    )
+    client = api.client()
+    if isinstance(client, AsyncSilviaClient):
+        astream = client.chat.stream("hi")
+        assert astream.response is None
+        async with astream:
+            await astream.until_done()
+        response = astream.response
+    else:
+        stream = client.chat.stream("hi")
+        assert stream.response is None
+        with stream:
+            stream.until_done()
+        response = stream.response
+    assert isinstance(response, httpx.Response)
+    assert response.status_code == 200
+    assert response.headers["x-ratelimit-remaining"] == "41"
+
+
+async def _error(api: Api, client: Client, endpoint: str) -> APIStatusError:
+    with pytest.raises(SilviaError) as caught:
+        await api.request(client, endpoint)
+    assert isinstance(caught.value, APIStatusError)
+    return caught.value
+
+
+@pytest.mark.parametrize("endpoint", ["chat", "session"])
+async def test_a_status_error_keeps_the_response_read_and_without_the_token(
+    api: Api, server: respx.MockRouter, endpoint: str
+) -> None:
+    body = json.dumps({"error": {"type": "rate_limit", "message": f"slow down {TOKEN}"}})
+    answer = httpx.Response(
+        429,
+        headers={"x-echo": f"you sent {TOKEN}", "content-encoding": "gzip", "retry-after": "0"},
+        content=gzip.compress(body.encode()),
+    )
+    route = server.post(CHAT_URL) if endpoint == "chat" else server.get("/api/chat/sessions/s1")
+    route.mock(return_value=answer)
+    client = api.client(max_retries=0)
+    error = await _error(api, client, endpoint)
+    response = error.response
+    assert response is not None
+    assert response.status_code == 429
+    assert response.json()["error"]["message"] == "slow down <token>"  # decoded, read, blanked
+    assert error.headers is response.headers
+    assert error.headers["x-echo"] == "you sent <token>"
+    assert error.headers["retry-after"] == "0"
+    assert response.request.method == ("POST" if endpoint == "chat" else "GET")
+    assert "authorization" not in response.request.headers
+    assert TOKEN not in repr(vars(response)) + str(response.request.url)
+
+
+async def test_the_error_body_is_the_bounded_piece_the_sdk_read(
+    api: Api, server: respx.MockRouter
+) -> None:
+    server.post(CHAT_URL).mock(return_value=httpx.Response(400, content=b"x" * 200_000))
+    error = await _error(api, api.client(max_retries=0), "chat")
+    assert error.response is not None
+    assert 0 < len(error.response.content) <= 64 * 1024
+
+
+def test_an_error_made_by_hand_has_no_response_and_empty_headers() -> None:
+    error = APIStatusError("boom", status_code=418)
+    assert error.response is None
+    assert not error.headers
+
+
+def _closed_port() -> str:
+    with socket.socket() as sock:  # bound, never listening: a connection is refused
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def test_a_refused_connection_reads_the_same_from_both_clients() -> None:
+    base_url = _closed_port()
+    with (
+        SilviaClient(base_url=base_url, max_retries=0) as client,
+        pytest.raises(APIConnectionError) as sync_error,
+    ):
+        client.sessions.get("sess_1")
+
+    async def refused() -> APIConnectionError:
+        async with AsyncSilviaClient(base_url=base_url, max_retries=0) as client:
+            try:
+                await client.sessions.get("sess_1")
+            except APIConnectionError as error:
+                return error
+        raise AssertionError("the connection was not refused")
+
+    async_error = asyncio.run(refused())
+    assert str(sync_error.value) == str(async_error)
+    assert str(async_error) == f"connection to {base_url} failed: ConnectError: Connection refused"
