@@ -12,6 +12,7 @@ import math
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from functools import partial
 from typing import Any, TypeVar
 
 import httpx
@@ -130,9 +131,7 @@ async def test_a_server_that_never_answers(api: Api) -> None:
         with HostileServer(silent) as hostile:
             client = api.client(base_url=hostile.url, deadline=0.3, timeout=30, idle_timeout=30)
             with pytest.raises(APITimeoutError):  # before any event: the stream never opened
-                await ends(
-                    api, lambda client=client, endpoint=endpoint: api.request(client, endpoint)
-                )
+                await ends(api, partial(api.request, client, endpoint))
             # The retries of the GET fit in the deadline: none starts once it is past.
             assert len(hostile.requests) <= 3, endpoint
 

@@ -358,7 +358,7 @@ async def test_until_done_raises_the_same_error_again(api: Api, server: respx.Mo
 async def test_a_chat_post_that_may_have_been_processed_is_not_retried(
     api: Api, server: respx.MockRouter, sleeps: list[float]
 ) -> None:
-    failures: list[tuple[object, type[SilviaError]]] = [
+    failures: list[tuple[httpx.Response | type[Exception], type[SilviaError]]] = [
         (httpx.Response(500), InternalServerError),
         (httpx.Response(503, headers={"retry-after": "0"}), InternalServerError),
         (httpx.Response(408), APIStatusError),

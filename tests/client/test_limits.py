@@ -116,8 +116,9 @@ def test_a_bad_limit_is_a_configuration_error() -> None:
     for cls in (SilviaClient, AsyncSilviaClient):
         for name in ("max_event_bytes", "max_response_bytes"):
             for value in (0, -1, 1.5, True, "10"):
+                options: dict[str, Any] = {name: value}
                 with pytest.raises(ConfigurationError, match=name):
-                    cls(base_url="https://silvia.test", token="t", **{name: value})
+                    cls(base_url="https://silvia.test", token="t", **options)
 
 
 # --------------------------------------------------------------------------- decoded, not raw

@@ -474,6 +474,7 @@ async def test_chat_failures_never_show_the_token(api: Api, logs: pytest.LogCapt
             client = api.client(base_url=server.url, token=SECRET, max_retries=0)
             events, error = await api.read(client)
         assert isinstance(error, expected), name
+        assert error is not None
         assert_error_hidden(error)
         assert_hidden(events)
         for got in events:

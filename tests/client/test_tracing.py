@@ -424,11 +424,12 @@ async def test_a_cancelled_async_turn_ends_its_span_incomplete(
 
 
 def test_a_tracing_option_the_sdk_cannot_honour_is_a_configuration_error() -> None:
-    for options, says in [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"propagate_context": True}, "propagate_context=True needs a tracer_provider"),
         ({"propagate_context": 1}, "propagate_context must be True or False"),
         ({"tracer_provider": object()}, "tracer_provider must be an OpenTelemetry"),
-    ]:
+    ]
+    for options, says in cases:
         for cls in (SilviaClient, AsyncSilviaClient):
             with pytest.raises(ConfigurationError, match=re.escape(says)):
                 cls(base_url="http://127.0.0.1:9", token=TOKEN, **options)
