@@ -27,7 +27,7 @@ mutmut runs the tests once in its own process, then forks it for each mutant, so
 what that run built and cached is not built again under a mutant: the events'
 table, one `EventDecoder` per wire format shared through `event_decoder` (an
 `lru_cache`), is built mutated only where a test builds its own
-(`tests/client/test_events_table.py`).
+(`tests/client/test_events.py`).
 
 Scores, per module: killed / total, where total leaves out the mutants listed in
 `EQUIVALENT` (`tools/mutation_equivalent.py`: changes with no observable
@@ -44,7 +44,7 @@ nor decorated functions (`event_decoder`, an `lru_cache`). Explicit tests guard
 those: `NOT_HTTP_URLS` in `tests/citations/test_links.py` (`javascript://`,
 `httpx://`, `wss://`, `https:\\\\host`, ...), which a widened scheme fails; the
 previews of 60 and 61 characters in `tests/client/test_turn.py`; one decoder per
-wire format in `tests/client/test_events_table.py`.
+wire format in `tests/client/test_events.py`.
 
 Exit status: 0 when every mutant is killed or listed as equivalent, 1 otherwise.
 """
@@ -131,7 +131,6 @@ GROUPS: dict[str, Group] = {
         modules=("chat/events.py",),
         tests=(
             "tests/client/test_events.py",
-            "tests/client/test_events_table.py",
             "tests/client/test_chat_stream.py",
             "tests/client/test_turn.py",
         ),

@@ -59,22 +59,20 @@ def chunked() -> Body:
 # ------------------------------------------------------------------------------------- the request
 
 
-@pytest.mark.parametrize(
-    ("session_id", "body"),
-    [(None, {"message": "How much?"}), ("sess_7", {"message": "How much?", "sessionId": "sess_7"})],
-)
-async def test_chat_request(
-    api: Api, server: respx.MockRouter, session_id: str | None, body: dict[str, str]
-) -> None:
+async def test_chat_request(api: Api, server: respx.MockRouter) -> None:
     route = server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
-    await api.turn(api.client(), "How much?", session_id=session_id)
-    assert route.call_count == 1
-    request = route.calls.last.request
-    assert request.method == "POST"
-    assert request.url == CHAT_URL
-    assert json.loads(request.content) == body
-    assert request.headers["content-type"] == "application/json"
-    assert request.headers["accept"] == "text/event-stream"
+    for session_id, body in [
+        (None, {"message": "How much?"}),
+        ("sess_7", {"message": "How much?", "sessionId": "sess_7"}),
+    ]:
+        await api.turn(api.client(), "How much?", session_id=session_id)
+        request = route.calls.last.request
+        assert request.method == "POST"
+        assert request.url == CHAT_URL
+        assert json.loads(request.content) == body
+        assert request.headers["content-type"] == "application/json"
+        assert request.headers["accept"] == "text/event-stream"
+    assert route.call_count == 2
 
 
 async def test_nothing_is_sent_until_the_stream_is_used(api: Api, server: respx.MockRouter) -> None:
@@ -202,65 +200,42 @@ def sync_client() -> SilviaClient:
     return SilviaClient(base_url=BASE_URL, token=TOKEN)
 
 
-def test_leaving_with_before_reading_closes_the_response(server: respx.MockRouter) -> None:
-    bodies = serve_body(server, chunked)
-    with sync_client() as client, client.chat.stream("hi"):
-        pass
-    assert bodies[0].closed
-    assert bodies[0].sent == 0
-
-
-def test_leaving_with_part_way_closes_the_response(server: respx.MockRouter) -> None:
-    bodies = serve_body(server, chunked)
-    with sync_client() as client, client.chat.stream("hi") as stream:
-        it = iter(stream)
-        next(it)
-        assert not bodies[0].closed
-    assert bodies[0].closed
-    assert bodies[0].sent < len(bodies[0].chunks)
-
-
-def test_close_closes_the_response(server: respx.MockRouter) -> None:
+def test_every_way_out_closes_the_response(server: respx.MockRouter) -> None:
     bodies = serve_body(server, chunked)
     with sync_client() as client:
+        with client.chat.stream("hi"):  # leaving `with` before reading
+            pass
+        assert bodies[-1].closed
+        assert bodies[-1].sent == 0
+        with client.chat.stream("hi") as stream:  # leaving `with` part way
+            it = iter(stream)
+            next(it)
+            assert not bodies[-1].closed
+        assert bodies[-1].closed
+        assert bodies[-1].sent < len(bodies[-1].chunks)
+        client.chat.stream("hi").__enter__().close()  # close() of a stream never read
+        assert bodies[-1].closed
         stream = client.chat.stream("hi")
         it = iter(stream)
         next(it)
         stream.close()
-        assert bodies[0].closed
+        assert bodies[-1].closed
         # What arrived is kept; the turn is not complete.
         with pytest.raises(IncompleteTurnError) as info:
             stream.until_done()
         assert info.value.turn.session_id == "s1"
         assert not info.value.turn.complete
-
-
-def test_close_of_an_entered_stream_that_was_never_read(server: respx.MockRouter) -> None:
-    bodies = serve_body(server, chunked)
-    with sync_client() as client:
-        stream = client.chat.stream("hi").__enter__()
-        stream.close()
-        assert bodies[0].closed
-
-
-def test_breaking_out_of_the_loop_closes_the_response_at_once(server: respx.MockRouter) -> None:
-    bodies = serve_body(server, chunked)
-    with sync_client() as client:
-        stream = client.chat.stream("hi")  # no `with`: only the break can close it
+        # No `with`: only the break can close it.
+        stream = client.chat.stream("hi")
         for event in stream:
             if isinstance(event, TextEvent):
                 break
-        assert bodies[0].closed
-        assert bodies[0].sent < len(bodies[0].chunks)
-
-
-def test_breaking_out_of_text_stream_closes_the_response(server: respx.MockRouter) -> None:
-    bodies = serve_body(server, chunked)
-    with sync_client() as client:
-        stream = client.chat.stream("hi")
-        for _ in stream.text_stream:
+        assert bodies[-1].closed
+        assert bodies[-1].sent < len(bodies[-1].chunks)
+        for _ in client.chat.stream("hi").text_stream:
             break
-        assert bodies[0].closed
+        assert bodies[-1].closed
+    assert len(bodies) == 6
 
 
 # --------------------------------------------------------------------------------- closing (async)
@@ -279,76 +254,41 @@ async def eventually(condition: Callable[[], bool], turns: int = 100) -> bool:
     return condition()
 
 
-async def test_async_leaving_with_before_reading_closes_the_response(
-    server: respx.MockRouter,
-) -> None:
-    bodies = serve_body(server, chunked)
-    async with async_client() as client, client.chat.stream("hi"):
-        pass
-    assert bodies[0].closed
-    assert bodies[0].sent == 0
-
-
-async def test_async_leaving_with_part_way_closes_the_response(
-    server: respx.MockRouter,
-) -> None:
+async def test_every_way_out_closes_the_async_response(server: respx.MockRouter) -> None:
     bodies = serve_body(server, chunked)
     async with async_client() as client:
-        async with client.chat.stream("hi") as stream:
+        async with client.chat.stream("hi"):  # leaving `async with` before reading
+            pass
+        assert bodies[-1].closed
+        assert bodies[-1].sent == 0
+        async with client.chat.stream("hi") as stream:  # leaving `async with` part way
             events = stream.__aiter__()
             await events.__anext__()
-            assert not bodies[0].closed
-        assert bodies[0].closed
+            assert not bodies[-1].closed
+        assert bodies[-1].closed
         await events.aclose()  # type: ignore[attr-defined,unused-ignore]
-
-
-async def test_async_close_closes_the_response(server: respx.MockRouter) -> None:
-    bodies = serve_body(server, chunked)
-    async with async_client() as client:
+        await (await client.chat.stream("hi").__aenter__()).close()  # never read
+        assert bodies[-1].closed
         stream = client.chat.stream("hi")
         events = stream.__aiter__()
         await events.__anext__()
         await stream.close()
-        assert bodies[0].closed
+        assert bodies[-1].closed
         with pytest.raises(IncompleteTurnError) as info:
             await stream.until_done()
         assert info.value.turn.session_id == "s1"
-        await events.aclose()  # type: ignore[attr-defined]
-
-
-async def test_async_close_of_an_entered_stream_that_was_never_read(
-    server: respx.MockRouter,
-) -> None:
-    bodies = serve_body(server, chunked)
-    async with async_client() as client:
-        stream = await client.chat.stream("hi").__aenter__()
-        await stream.close()
-        assert bodies[0].closed
-
-
-async def test_async_breaking_out_of_the_loop_closes_the_response(
-    server: respx.MockRouter,
-) -> None:
-    bodies = serve_body(server, chunked)
-    async with async_client() as client:
-        stream = client.chat.stream("hi")  # no `async with`: only the break can close it
-        async for event in stream:
+        await events.aclose()  # type: ignore[attr-defined,unused-ignore]
+        # No `async with`: only the break can close it, once the event loop has run the
+        # async generator's finalizer.
+        async for event in client.chat.stream("hi"):
             if isinstance(event, TextEvent):
                 break
-        # Closed once the event loop has run the async generator's finalizer.
-        assert await eventually(lambda: bodies[0].closed)
-        assert bodies[0].sent < len(bodies[0].chunks)
-
-
-async def test_async_breaking_out_of_text_stream_closes_the_response(
-    server: respx.MockRouter,
-) -> None:
-    bodies = serve_body(server, chunked)
-    async with async_client() as client:
-        stream = client.chat.stream("hi")
-        async for _ in stream.text_stream:
+        assert await eventually(lambda: bodies[-1].closed)
+        assert bodies[-1].sent < len(bodies[-1].chunks)
+        async for _ in client.chat.stream("hi").text_stream:
             break
-        assert await eventually(lambda: bodies[0].closed)
+        assert await eventually(lambda: bodies[-1].closed)
+    assert len(bodies) == 6
 
 
 async def test_cancelling_the_task_closes_the_response(server: respx.MockRouter) -> None:

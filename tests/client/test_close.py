@@ -1,6 +1,9 @@
 """Close means closed (issue 20, finding 11): `close()` ends every stream the client opened, in
 any thread, with the stream's error and its partial turn; any call after it raises
-`ClientClosedError`, a `SilviaError`, never httpx's bare `RuntimeError`."""
+`ClientClosedError`, a `SilviaError`, never httpx's bare `RuntimeError`. An async client
+serves one event loop, in the testing kit as in production (issue 28, finding 3): a second
+one is refused with `EventLoopChangedError`. A close from another task: test_backends.py.
+"""
 
 from __future__ import annotations
 
@@ -15,9 +18,15 @@ import httpx
 import pytest
 import respx
 
-from silvia_client import AsyncSilviaClient, SilviaClient
+from silvia_client import (
+    AsyncSilviaClient,
+    ClientClosedError,
+    EventLoopChangedError,
+    SilviaClient,
+    errors,
+)
 from silvia_client.chat import ChatEvent
-from silvia_client.errors import ClientClosedError, IncompleteTurnError, SilviaError, StreamError
+from silvia_client.errors import IncompleteTurnError, StreamError
 from silvia_client.testing import ReferenceServer
 
 from ..hostile import HostileServer
@@ -28,8 +37,13 @@ from .test_deadline import GUARD, STREAM_START, stalling
 SESSION_URL = "https://silvia.test/api/chat/sessions/s1"
 
 
-@pytest.mark.parametrize("closer", ["stream", "client"])
-def test_a_close_from_another_thread_ends_a_blocked_read(closer: str) -> None:
+def test_a_close_from_another_thread_ends_a_blocked_read() -> None:
+    # The same from another task is in test_backends.py, under asyncio and trio.
+    for closer in ("stream", "client"):
+        _close_from_another_thread(closer)
+
+
+def _close_from_another_thread(closer: str) -> None:
     with HostileServer(stalling(STREAM_START)) as hostile:
         client = SilviaClient(
             base_url=hostile.url, token="t", idle_timeout=math.inf, deadline=math.inf
@@ -65,34 +79,6 @@ def test_a_close_from_another_thread_ends_a_blocked_read(closer: str) -> None:
         stream.until_done()
     with pytest.raises(ClientClosedError):
         client.chat.send("again")
-
-
-@pytest.mark.anyio
-@pytest.mark.parametrize("closer", ["stream", "client"])
-async def test_a_close_from_another_task_ends_a_blocked_read(closer: str) -> None:
-    with HostileServer(stalling(STREAM_START)) as hostile:
-        client = AsyncSilviaClient(
-            base_url=hostile.url, token="t", idle_timeout=math.inf, deadline=math.inf
-        )
-        stream = await client.chat.stream("hi").__aenter__()
-        two_events = asyncio.Event()
-        got: list[ChatEvent] = []
-
-        async def read() -> None:
-            async for one in stream:
-                got.append(one)
-                if len(got) == 2:
-                    two_events.set()
-
-        reader = asyncio.create_task(read())
-        await asyncio.wait_for(two_events.wait(), GUARD)
-        await asyncio.sleep(0.2)
-        await (stream if closer == "stream" else client).close()
-        with pytest.raises(SilviaError) as caught:
-            await asyncio.wait_for(reader, GUARD)
-        await client.close()
-    assert isinstance(caught.value, IncompleteTurnError)
-    assert caught.value.turn.text == "Hello"
 
 
 @pytest.mark.anyio
@@ -134,28 +120,49 @@ def test_a_pool_closed_under_the_client_is_a_client_closed_error(
         client.chat.send("hi")
 
 
-def _twice_in_two_loops(url: str) -> str:
-    """A turn in one `asyncio.run`, then one in another, on the same client: what the second
-    raised ("" if it worked)."""
-    client = AsyncSilviaClient(base_url=url, token="t")
+def second_loop(client: AsyncSilviaClient) -> tuple[type[BaseException], str] | None:
+    """A turn in one `asyncio.run`, then one in another: what the second raised (its class
+    and message: the error itself would keep the client, and its first loop's connection)."""
 
     async def turn() -> bool:
         return (await client.chat.send("hi")).complete
 
     assert asyncio.run(turn())
     try:
-        assert asyncio.run(turn())
-    except ClientClosedError as error:  # a SilviaError that says why
-        return str(error)
-    return ""
+        asyncio.run(turn())
+    except ClientClosedError as error:  # what code written before the new name catches
+        return type(error), str(error)
+    return None
 
 
-def test_an_async_client_in_a_second_event_loop_says_why() -> None:
-    with ReferenceServer().serve_loopback() as url:
-        refused = _twice_in_two_loops(url)
+def test_the_kit_and_production_refuse_a_second_event_loop_alike() -> None:
+    server = ReferenceServer()
+    with server.serve_loopback() as url:
+        kit = second_loop(server.async_client())
+        production = second_loop(AsyncSilviaClient(base_url=url, token="t"))
         # The first loop's pooled connection cannot be closed once its loop has ended:
         # let it go here, quietly, rather than warn in whichever test runs next.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ResourceWarning)
             gc.collect()
-    assert "event loop" in refused  # refused before it is sent: `EventLoopChangedError`
+    assert kit is not None
+    assert kit == production
+    assert kit[0] is EventLoopChangedError
+    assert "one per asyncio.run" in kit[1]
+    assert len(server.sessions) == 2  # one turn each: the second loop's was never sent
+
+
+@pytest.mark.anyio
+async def test_the_async_silvia_fixture_refuses_another_event_loop(
+    async_silvia: AsyncSilviaClient,
+) -> None:
+    assert (await async_silvia.chat.send("hi")).complete
+    with pytest.raises(EventLoopChangedError):
+        await asyncio.to_thread(asyncio.run, async_silvia.chat.send("again"))
+    assert (await async_silvia.chat.send("and on the test's loop")).complete
+
+
+def test_the_new_error_is_public_and_a_client_closed_error() -> None:
+    assert errors.EventLoopChangedError is EventLoopChangedError
+    assert issubclass(EventLoopChangedError, ClientClosedError)
+    assert "EventLoopChangedError" in errors.__all__

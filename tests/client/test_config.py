@@ -1,5 +1,11 @@
-"""Configuration: base URL and token, timeouts, headers, whose HTTP client is closed; the
-one home of the defaults, and the one table that checks every option."""
+"""Configuration: base URL and token, timeouts, headers, whose HTTP client is closed; the one
+home of the defaults, and the one table that checks every option (`RULES`).
+
+Careless callers: wrong argument types and values fail before anything is sent, with a
+`ConfigurationError` (a `ValueError` too) or Python's own `TypeError`; every number a
+careless or hostile caller passes is refused or kept as a value every clock and socket
+can hold. The responses of a caller's own transport work however it built them.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +13,27 @@ import importlib
 import inspect
 import json
 import math
+import sys
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 import respx
+from hypothesis import given
+from hypothesis import strategies as st
 
 from silvia_client import AsyncSilviaClient, SilviaClient
-from silvia_client._options import RULES, check
+from silvia_client._options import RULES, check, rules_table
 from silvia_client._retries import RetryPolicy
 from silvia_client._wire import DEFAULTS
-from silvia_client.errors import ConfigurationError
+from silvia_client.errors import ConfigurationError, SilviaError
 
 from .conftest import Api
 from .sse import (
     BASE_URL,
     CHAT_URL,
+    SSE_HEADERS,
     TOKEN,
     TurnNotingTimeouts,
     full_turn,
@@ -30,6 +42,7 @@ from .sse import (
 )
 
 pytestmark = pytest.mark.anyio
+
 
 SESSION_BODY = {"session": {"id": "s1", "title": "t"}, "messages": []}
 
@@ -67,33 +80,13 @@ async def test_base_url_and_token_from_environment(
     assert request.headers["authorization"] == "Bearer env-token-42"
 
 
-@pytest.mark.parametrize("cls", [SilviaClient, AsyncSilviaClient])
-@pytest.mark.parametrize("base_url", [None, ""])
-async def test_no_base_url_is_a_configuration_error(
-    cls: type[SilviaClient] | type[AsyncSilviaClient],
-    base_url: str | None,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_no_base_url_is_a_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
-    with pytest.raises(ConfigurationError, match="SILVIA_BASE_URL"):
-        cls(base_url=base_url)
-
-
-@pytest.mark.parametrize("cls", [SilviaClient, AsyncSilviaClient])
-@pytest.mark.parametrize(
-    ("kwargs", "match"),
-    [
-        ({"base_url": "ftp://silvia.test"}, "http"),
-        ({"base_url": "silvia.test"}, "http"),
-        ({"base_url": BASE_URL, "idle_timeout": 0}, "idle_timeout"),
-    ],
-)
-async def test_bad_arguments_are_configuration_errors(
-    cls: type[SilviaClient] | type[AsyncSilviaClient], kwargs: dict[str, object], match: str
-) -> None:
-    with pytest.raises(ConfigurationError, match=match):
-        cls(**kwargs)  # type: ignore[arg-type]
+    for cls in (SilviaClient, AsyncSilviaClient):
+        for base_url in (None, ""):
+            with pytest.raises(ConfigurationError, match="SILVIA_BASE_URL"):
+                cls(base_url=base_url)
 
 
 async def test_without_a_token_no_authorization_is_sent(
@@ -124,25 +117,17 @@ async def test_a_chat_turn_waits_for_its_head_the_read_timeout(
     }
 
 
-@pytest.mark.parametrize("own_client", [False, True], ids=["sdk-client", "caller-client"])
-async def test_get_uses_the_configured_timeouts(
-    api: Api, server: respx.MockRouter, own_client: bool
-) -> None:
+async def test_get_uses_the_configured_timeouts(api: Api, server: respx.MockRouter) -> None:
     route = server.get("/api/chat/sessions/s1").mock(return_value=json_response(SESSION_BODY))
     timeout = httpx.Timeout(connect=3.0, read=40.0, write=5.0, pool=6.0)
-    kwargs: dict[str, object] = {"timeout": timeout, "idle_timeout": 7.5}
-    if own_client:  # a caller's client with other defaults: the SDK's timeouts still apply
-        kwargs["http_client"] = (httpx.AsyncClient if api.is_async else httpx.Client)(timeout=99)
-    client = api.client(**kwargs)
-    await api.session(client, "s1")
-    assert route.calls.last.request.extensions["timeout"] == {
-        "connect": 3.0,
-        "read": 40.0,
-        "write": 5.0,
-        "pool": 6.0,
-    }
-    if own_client:
-        await _close_http(kwargs["http_client"])
+    # A caller's client with other defaults: the SDK's timeouts still apply.
+    http = (httpx.AsyncClient if api.is_async else httpx.Client)(timeout=99)
+    for kwargs in ({}, {"http_client": http}):
+        client = api.client(timeout=timeout, idle_timeout=7.5, **kwargs)
+        await api.session(client, "s1")
+        sent = route.calls.last.request.extensions["timeout"]
+        assert sent == {"connect": 3.0, "read": 40.0, "write": 5.0, "pool": 6.0}, kwargs
+    await _close_http(http)
 
 
 async def test_a_single_number_timeout(api: Api, server: respx.MockRouter) -> None:
@@ -246,39 +231,30 @@ async def test_a_callers_http_client_is_not_closed(api: Api) -> None:
     assert http.is_closed
 
 
-async def test_the_sdks_own_http_client_is_closed_by_close(api: Api) -> None:
+async def test_the_sdks_own_http_client_is_closed_by_close_and_with(api: Api) -> None:
     client = api.client()
     assert not client._http.is_closed
     await api.close(client)
     assert client._http.is_closed
-
-
-def test_the_sdks_own_http_client_is_closed_by_with() -> None:
-    with SilviaClient(base_url=BASE_URL, token=TOKEN) as client:
-        assert not client._http.is_closed
-    assert client._http.is_closed
-
-
-async def test_the_async_sdks_own_http_client_is_closed_by_async_with() -> None:
-    async with AsyncSilviaClient(base_url=BASE_URL, token=TOKEN) as client:
-        assert not client._http.is_closed
+    if isinstance(client, AsyncSilviaClient):
+        async with api.client() as client:
+            assert not client._http.is_closed
+    else:
+        with api.client() as client:
+            assert not client._http.is_closed
     assert client._http.is_closed
 
 
 # --------------------------------------------------------------------------- one home for defaults
 
 
-@pytest.mark.parametrize("cls", [SilviaClient, AsyncSilviaClient])
-def test_the_constructors_defaults_are_the_one_defaults_value(
-    cls: type[SilviaClient] | type[AsyncSilviaClient],
-) -> None:
-    defaults = {
-        name: parameter.default for name, parameter in inspect.signature(cls).parameters.items()
-    }
-    assert defaults["timeout"] == DEFAULTS.timeout
-    for name in ("idle_timeout", "max_event_bytes", "max_response_bytes", "max_retries"):
-        assert defaults[name] == getattr(DEFAULTS, name), name
-    assert defaults["retry_backoff"] == DEFAULTS.retry_backoff
+def test_the_constructors_defaults_are_the_one_defaults_value() -> None:
+    for cls in (SilviaClient, AsyncSilviaClient):
+        signature = inspect.signature(cls).parameters
+        for name in ("timeout", "idle_timeout", "max_event_bytes", "max_response_bytes"):
+            assert signature[name].default == getattr(DEFAULTS, name), (cls, name)
+        for name in ("max_retries", "retry_backoff"):
+            assert signature[name].default == getattr(DEFAULTS, name), (cls, name)
     assert RetryPolicy() == RetryPolicy(
         max_retries=DEFAULTS.max_retries,
         initial_delay=DEFAULTS.retry_backoff,
@@ -326,9 +302,8 @@ def test_every_option_is_checked_by_its_row_of_the_table() -> None:
         assert str(caught.value).startswith(name)
 
 
-@pytest.mark.parametrize(
-    ("name", "value", "kept"),
-    [
+def test_a_row_reads_what_it_accepts_into_what_the_client_keeps() -> None:
+    for name, value, kept in [
         ("timeout", 5, httpx.Timeout(5.0)),
         ("timeout", None, httpx.Timeout(None)),
         ("idle_timeout", 2, 2.0),
@@ -339,12 +314,8 @@ def test_every_option_is_checked_by_its_row_of_the_table() -> None:
         ("retry_backoff", 0, 0.0),
         ("extra_headers", {"X-A": "1"}, httpx.Headers({"x-a": "1"})),
         ("default_headers", None, httpx.Headers()),
-    ],
-)
-def test_a_row_reads_what_it_accepts_into_what_the_client_keeps(
-    name: str, value: object, kept: object
-) -> None:
-    assert check(name, value) == kept
+    ]:
+        assert check(name, value) == kept, (name, value)
 
 
 def test_a_call_leaves_its_options_given_as_none_to_the_client() -> None:
@@ -353,3 +324,213 @@ def test_a_call_leaves_its_options_given_as_none_to_the_client() -> None:
         assert (call.options.deadline, call.options.max_response_bytes) == (7.0, 99)
         call = client._call("get", deadline=5, max_response_bytes=9)
         assert (call.options.deadline, call.options.max_response_bytes) == (5.0, 9)
+
+
+SESSION_URL = BASE_URL + "/api/chat/sessions/s1"
+SESSION_BODY = {"session": {"id": "s1", "title": "t"}, "messages": []}
+
+
+async def test_a_bad_message_or_session_id_fails_before_anything_is_sent(
+    api: Api, server: respx.MockRouter
+) -> None:
+    chat = server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
+    get = server.get(url__startswith=BASE_URL + "/api/chat/sessions/").mock(
+        return_value=httpx.Response(200, json=SESSION_BODY)
+    )
+    client = api.client()
+    for message in [None, 42, b"hi", ["hi"], {"message": "hi"}]:
+        with pytest.raises(TypeError, match="message must be a str"):
+            client.chat.stream(message)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="message"):
+            await api.turn(client, message)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="message cannot be encoded") as caught:
+        await api.turn(client, "hi \ud800")
+    assert isinstance(caught.value, ConfigurationError)
+    bad_ids: list[tuple[Any, type[Exception], str]] = [
+        (42, TypeError, "session_id must be a str"),
+        (b"s1", TypeError, "session_id must be a str"),
+        ("s\udc00", ValueError, "session_id cannot be encoded"),
+        ("", ValueError, "session_id must not be empty"),
+    ]
+    for session_id, error, match in bad_ids:
+        with pytest.raises(error, match=match):
+            await api.turn(client, "hi", session_id=session_id)
+        with pytest.raises(error, match=match):
+            await api.session(client, session_id)
+    assert chat.call_count == 0
+    assert get.call_count == 0
+
+
+# ------------------------------------------------------------- responses a caller's transport read
+
+
+def handler(request: httpx.Request) -> httpx.Response:
+    if request.method == "POST":
+        return httpx.Response(200, headers=SSE_HEADERS, content=full_turn())  # read already
+    return httpx.Response(200, json=SESSION_BODY)
+
+
+async def test_a_response_the_transport_read_already_works(api: Api) -> None:
+    http_cls = httpx.AsyncClient if api.is_async else httpx.Client
+    transport = httpx.MockTransport(handler)
+    http: Any = http_cls(transport=transport)
+    client = api.client(http_client=http)
+    turn = await api.turn(client)
+    assert turn.complete
+    assert turn.text == "You have $120 in checking."
+    assert (await api.session(client, "s1")).id == "s1"
+
+
+async def test_a_response_an_event_hook_read_works(api: Api) -> None:
+    read: list[str] = []
+    if api.is_async:
+
+        async def ahook(response: httpx.Response) -> None:
+            await response.aread()
+            read.append(response.request.method)
+
+        http: Any = httpx.AsyncClient(
+            transport=httpx.MockTransport(handler), event_hooks={"response": [ahook]}
+        )
+    else:
+
+        def hook(response: httpx.Response) -> None:
+            response.read()
+            read.append(response.request.method)
+
+        http = httpx.Client(
+            transport=httpx.MockTransport(handler), event_hooks={"response": [hook]}
+        )
+    client = api.client(http_client=http)
+    assert (await api.turn(client)).complete
+    assert (await api.session(client, "s1")).id == "s1"
+    assert read == ["POST", "GET"]
+
+
+# ---------------------------------------------------------------------------- construction
+
+
+def test_bad_settings_are_configuration_errors_at_construction() -> None:
+    with pytest.raises(ConfigurationError, match=r"httpx\.Client"):
+        SilviaClient(base_url=BASE_URL, token=TOKEN, http_client=httpx.AsyncClient())  # type: ignore[arg-type]
+    with httpx.Client() as http, pytest.raises(ConfigurationError, match=r"httpx\.AsyncClient"):
+        AsyncSilviaClient(base_url=BASE_URL, token=TOKEN, http_client=http)  # type: ignore[arg-type]
+    bad: list[tuple[dict[str, Any], str]] = [
+        ({"max_retries": -1}, "max_retries"),
+        ({"max_retries": 1.5}, "max_retries"),
+        ({"max_retries": "2"}, "max_retries"),
+        ({"timeout": -1}, "timeout"),
+        ({"timeout": math.nan}, "timeout"),
+        ({"timeout": httpx.Timeout(5.0, read=-1)}, "read timeout"),
+        ({"timeout": "10"}, "timeout"),
+        ({"idle_timeout": 0}, "idle_timeout"),
+        ({"idle_timeout": -5}, "idle_timeout"),
+        ({"retry_backoff": -1}, "retry_backoff"),
+        ({"retry_backoff": math.inf}, "retry_backoff"),
+        ({"default_headers": ["x"]}, "default_headers"),
+        ({"default_headers": {"x-a": 1}}, "default_headers"),
+        ({"wire": "v2"}, "wire"),
+        ({"token": 1234567890}, "token must be a str"),
+        ({"base_url": 1}, "base_url must be a str"),
+        ({"base_url": "https://silvia.test/?v=1"}, "query"),
+        ({"base_url": "https://silvia.test/#top"}, "fragment"),
+        ({"base_url": "ftp://silvia.test"}, "http"),
+        ({"base_url": "silvia.test"}, "http"),
+    ]
+    for cls in (SilviaClient, AsyncSilviaClient):
+        for kwargs, match in bad:
+            with pytest.raises(ConfigurationError, match=match):
+                cls(**{"base_url": BASE_URL, "token": TOKEN, **kwargs})
+
+
+SECONDS = ("timeout", "idle_timeout", "deadline", "retry_backoff")
+WHOLE = ("max_event_bytes", "max_response_bytes", "max_retries")
+
+numbers = st.one_of(
+    st.integers(),
+    st.integers(min_value=10**15, max_value=10**400),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.floats(allow_subnormal=True, min_value=0, max_value=1e-300),
+    st.sampled_from([0, -0.0, 0.0, math.inf, -math.inf, math.nan, True, False, sys.maxsize]),
+)
+
+
+def _kept_is_holdable(name: str, kept: Any) -> None:
+    values = kept.as_dict().values() if isinstance(kept, httpx.Timeout) else [kept]
+    for value in values:
+        if value is None or value == math.inf:
+            assert name in ("idle_timeout", "deadline") or value is None
+            continue
+        assert not isinstance(value, bool)
+        assert value >= 0
+        if name in SECONDS:
+            assert value <= DEFAULTS.max_seconds
+
+
+@pytest.mark.parametrize("name", SECONDS + WHOLE)
+@given(value=numbers)
+def test_every_number_is_kept_or_refused_with_a_configuration_error(name: str, value: Any) -> None:
+    refused: ConfigurationError | None = None
+    try:
+        kept = check(name, value)
+    except ConfigurationError as error:
+        refused = error
+    if refused is not None:
+        assert isinstance(refused, ValueError)
+        assert str(refused).startswith(name)
+    else:
+        _kept_is_holdable(name, kept)
+
+
+def test_what_no_clock_can_honour_is_refused() -> None:
+    for name in SECONDS:
+        for value in [math.nan, -1, 10**400, 1e10, True, "5"]:
+            with pytest.raises(ConfigurationError):
+                check(name, value)
+    for name in SECONDS:  # the constructor refuses through the same rows
+        options: dict[str, Any] = {name: 10**400}
+        with pytest.raises(ConfigurationError, match=name):
+            SilviaClient(base_url="http://127.0.0.1:1", **options)
+    for message in ["", " ", "\n\t  "]:
+        with pytest.raises(ConfigurationError, match="empty or only whitespace"):
+            check("message", message)
+    with pytest.raises(TypeError, match="message must be a str, not int"):
+        check("message", 42)
+    for name in ["message", "session_id"]:
+        with pytest.raises(ConfigurationError, match="UTF-8"):
+            check(name, "a\ud800")
+
+    with pytest.raises(ConfigurationError, match="above 0"):
+        check("timeout", 0)
+    with pytest.raises(ConfigurationError, match="above 0"):
+        check("timeout", httpx.Timeout(5.0, connect=0))
+    assert check("retry_backoff", 0) == 0.0
+
+
+def test_a_session_id_no_url_can_carry_is_a_configuration_error() -> None:
+    sent: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(500)
+
+    transport = httpx.MockTransport(answer)
+    with (
+        SilviaClient(
+            base_url="http://127.0.0.1:1", http_client=httpx.Client(transport=transport)
+        ) as client,
+        pytest.raises(ConfigurationError, match="65,536") as caught,
+    ):
+        client.sessions.get("s" * 70_000)
+    assert isinstance(caught.value, SilviaError)
+    assert not sent
+
+
+def test_the_configuration_page_shows_the_table_as_the_code_has_it() -> None:
+    table = rules_table()
+    for name in RULES:
+        assert f"| `{name}` |" in table
+    assert "TypeError" in table.split("`message`", 1)[1].split("\n", 1)[0]
+    page = (Path(__file__).parents[2] / "docs" / "configuration.md").read_text()
+    shown = page.split("<!-- rules-table -->\n", 1)[1].split("\n<!-- /rules-table -->", 1)[0]
+    assert shown == rules_table()

@@ -3,10 +3,18 @@
 Every error is a typed `SilviaError`; a stream that stops early hands back the
 partial turn, with everything that arrived; and a chat POST is never sent twice
 once it may have reached the server.
+
+Raw access: `stream.response` is the turn's `httpx.Response`; every `APIStatusError`
+has `.response` (a read copy of what the SDK kept, the token blanked) and `.headers`.
+A server that is not there: both clients say so in the same words, the system's.
 """
 
 from __future__ import annotations
 
+import asyncio
+import gzip
+import json
+import socket
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -16,7 +24,7 @@ import httpx
 import pytest
 import respx
 
-from silvia_client import AsyncSilviaClient
+from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client.citations import AccountTarget, WebTarget
 from silvia_client.errors import (
     APIConnectionError,
@@ -40,11 +48,12 @@ from silvia_client.errors import (
     UnprocessableEntityError,
 )
 
-from .conftest import Api
+from .conftest import Api, Client
 from .sse import (
     ACCOUNT_A,
     ACCOUNT_SOURCE,
     CHAT_URL,
+    TOKEN,
     WEB_URL,
     Body,
     account,
@@ -52,6 +61,7 @@ from .sse import (
     done,
     error,
     event,
+    full_turn,
     row,
     session,
     sse_response,
@@ -61,6 +71,7 @@ from .sse import (
 )
 
 pytestmark = pytest.mark.anyio
+
 
 SESSION_PATH = "/api/chat/sessions/s1"
 
@@ -108,35 +119,27 @@ def route_for(server: respx.MockRouter, endpoint: str) -> respx.Route:
 
 
 @pytest.mark.parametrize("endpoint", ["chat", "session"])
-@pytest.mark.parametrize(("status", "cls"), STATUSES)
-@pytest.mark.parametrize(
-    ("body", "content_type", "text_", "kind"), BODIES, ids=["obj", "str", "txt"]
-)
-async def test_status_maps_to_its_error(
-    api: Api,
-    server: respx.MockRouter,
-    endpoint: str,
-    status: int,
-    cls: type[APIStatusError],
-    body: bytes,
-    content_type: str,
-    text_: str,
-    kind: str | None,
-) -> None:
-    route = route_for(server, endpoint).mock(
-        return_value=httpx.Response(
-            status, content=body, headers={"content-type": content_type, "x-request-id": "req_9"}
-        )
-    )
-    err = await call(api, endpoint, max_retries=0)
-    assert type(err) is cls
-    assert isinstance(err, APIStatusError)
-    assert err.status_code == status
-    assert err.request_id == "req_9"
-    assert err.message == text_
-    assert err.error_type == kind
-    assert str(err) == f"{status}: {text_} (request id req_9)"
-    assert route.call_count == 1
+async def test_status_maps_to_its_error(api: Api, server: respx.MockRouter, endpoint: str) -> None:
+    for status, cls in STATUSES:
+        for body, content_type, text_, kind in BODIES:
+            case = (status, body)
+            route = route_for(server, endpoint).mock(
+                return_value=httpx.Response(
+                    status,
+                    content=body,
+                    headers={"content-type": content_type, "x-request-id": "req_9"},
+                )
+            )
+            err = await call(api, endpoint, max_retries=0)
+            assert type(err) is cls, case
+            assert isinstance(err, APIStatusError), case
+            assert err.status_code == status, case
+            assert err.request_id == "req_9", case
+            assert err.message == text_, case
+            assert err.error_type == kind, case
+            assert str(err) == f"{status}: {text_} (request id req_9)", case
+            assert route.call_count == 1, case
+            route.reset()
 
 
 async def test_status_error_without_a_body_or_request_id(
@@ -178,42 +181,35 @@ async def test_an_error_body_that_does_not_decode(api: Api, server: respx.MockRo
     assert route.call_count == 1
 
 
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        ("7", 7.0),
-        ("0.5", 0.5),
-        ("-3", 0.0),
-        ("soon", None),
-        (None, None),
-        ("nan", None),
-        # Always finite and at most an hour: a caller may sleep on it.
-        ("99999999", 3600.0),
-        ("inf", 3600.0),
-        ("-inf", 0.0),
-    ],
-)
-async def test_rate_limit_retry_after_in_seconds(
-    api: Api, server: respx.MockRouter, value: str | None, expected: float | None
-) -> None:
-    headers = {} if value is None else {"retry-after": value}
-    server.post(CHAT_URL).mock(return_value=httpx.Response(429, headers=headers, text="slow down"))
-    err = await call(api, "chat", max_retries=0)
-    assert isinstance(err, RateLimitError)
-    assert err.retry_after == expected
-    assert err.message == "slow down"
+# Always finite and at most an hour: a caller may sleep on it.
+RETRY_AFTER = [
+    ("7", 7.0),
+    ("0.5", 0.5),
+    ("-3", 0.0),
+    ("soon", None),
+    (None, None),
+    ("nan", None),
+    ("99999999", 3600.0),
+    ("inf", 3600.0),
+    ("-inf", 0.0),
+]
 
 
-async def test_rate_limit_retry_after_as_an_http_date(
+async def test_rate_limit_retry_after(
     api: Api, server: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     now = datetime(2025, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
     monkeypatch.setattr(time, "time", now.timestamp)
     later = format_datetime(now.replace(minute=6), usegmt=True)  # two minutes later
-    server.post(CHAT_URL).mock(return_value=httpx.Response(429, headers={"retry-after": later}))
-    err = await call(api, "chat", max_retries=0)
-    assert isinstance(err, RateLimitError)
-    assert err.retry_after == 120.0
+    for value, expected in [*RETRY_AFTER, (later, 120.0)]:
+        headers = {} if value is None else {"retry-after": value}
+        server.post(CHAT_URL).mock(
+            return_value=httpx.Response(429, headers=headers, text="slow down")
+        )
+        err = await call(api, "chat", max_retries=0)
+        assert isinstance(err, RateLimitError), value
+        assert err.retry_after == expected, value
+        assert err.message == "slow down", value
 
 
 # ------------------------------------------------------------------------------------ not a stream
@@ -293,27 +289,23 @@ async def test_error_event(api: Api, server: respx.MockRouter) -> None:
     assert route.call_count == 1
 
 
-@pytest.mark.parametrize(
-    "fail",
-    [httpx.ReadError("connection reset"), httpx.RemoteProtocolError("incomplete chunked read")],
-)
-async def test_connection_dropped_mid_stream(
-    api: Api, server: respx.MockRouter, fail: Exception
-) -> None:
-    bodies: list[Body] = []
+async def test_connection_dropped_mid_stream(api: Api, server: respx.MockRouter) -> None:
+    for fail in [httpx.ReadError("reset"), httpx.RemoteProtocolError("incomplete chunked read")]:
+        bodies: list[Body] = []
 
-    def make() -> Body:
-        bodies.append(Body(ARRIVED, fail=fail))
-        return bodies[-1]
+        def make(fail: Exception = fail, bodies: list[Body] = bodies) -> Body:
+            bodies.append(Body(ARRIVED, fail=fail))
+            return bodies[-1]
 
-    route = serve(server, make)
-    events, err = await api.read(api.client())
-    assert isinstance(err, StreamDisconnectedError)
-    assert isinstance(err.__cause__, type(fail))
-    assert_nothing_lost(err)
-    assert len(events) == len(ARRIVED)
-    assert route.call_count == 1  # never sent again
-    assert bodies[0].closed
+        route = serve(server, make)
+        events, err = await api.read(api.client())
+        assert isinstance(err, StreamDisconnectedError), fail
+        assert isinstance(err.__cause__, type(fail)), fail
+        assert_nothing_lost(err)
+        assert len(events) == len(ARRIVED), fail
+        assert route.call_count == 1, fail  # never sent again
+        assert bodies[0].closed, fail
+        route.reset()
 
 
 async def test_idle_timeout_mid_stream(api: Api, server: respx.MockRouter) -> None:
@@ -363,24 +355,30 @@ async def test_until_done_raises_the_same_error_again(api: Api, server: respx.Mo
 # -------------------------------------------------------------------------------- never sent twice
 
 
-@pytest.mark.parametrize(
-    "response",
-    [
-        httpx.Response(500),
-        httpx.Response(503, headers={"retry-after": "0"}),
-        httpx.Response(408),
-        httpx.Response(409),
-    ],
-    ids=["500", "503", "408", "409"],
-)
-async def test_a_chat_post_is_not_retried_after_a_status(
-    api: Api, server: respx.MockRouter, sleeps: list[float], response: httpx.Response
+async def test_a_chat_post_that_may_have_been_processed_is_not_retried(
+    api: Api, server: respx.MockRouter, sleeps: list[float]
 ) -> None:
-    route = server.post(CHAT_URL).mock(return_value=response)
-    err = await call(api, "chat")
-    assert isinstance(err, APIStatusError)
-    assert route.call_count == 1
-    assert sleeps == []
+    failures: list[tuple[httpx.Response | type[Exception], type[SilviaError]]] = [
+        (httpx.Response(500), InternalServerError),
+        (httpx.Response(503, headers={"retry-after": "0"}), InternalServerError),
+        (httpx.Response(408), APIStatusError),
+        (httpx.Response(409), ConflictError),
+        (httpx.ReadError, APIConnectionError),
+        (httpx.WriteError, APIConnectionError),
+        (httpx.RemoteProtocolError, APIConnectionError),
+        (httpx.ReadTimeout, APITimeoutError),
+        (httpx.WriteTimeout, APITimeoutError),
+    ]
+    for answer, cls in failures:
+        if isinstance(answer, httpx.Response):
+            route = server.post(CHAT_URL).mock(return_value=answer)
+        else:
+            route = server.post(CHAT_URL).mock(side_effect=answer)
+        err = await call(api, "chat")
+        assert type(err) is cls, answer
+        assert route.call_count == 1, answer
+        assert sleeps == [], answer
+        route.reset()
 
 
 async def test_a_chat_post_refused_with_429_is_retried(
@@ -399,70 +397,134 @@ async def test_a_chat_post_refused_with_429_is_retried(
     assert route.call_count == 3
     assert sleeps[0] == 2.0  # Retry-After honoured
     assert 1.5 <= sleeps[1] <= 2.0  # then the backoff
-
-
-async def test_a_chat_post_refused_with_429_gives_up_after_the_retries(
-    api: Api, server: respx.MockRouter, sleeps: list[float]
-) -> None:
+    sleeps.clear()
+    route.reset()
     route = server.post(CHAT_URL).mock(
         return_value=httpx.Response(429, headers={"retry-after": "1"})
     )
     err = await call(api, "chat")
     assert isinstance(err, RateLimitError)
-    assert route.call_count == 3
+    assert route.call_count == 3  # then gives up
     assert sleeps == [1.0, 1.0]
 
 
-@pytest.mark.parametrize(
-    ("fail", "cls"),
-    [
-        (httpx.ReadError, APIConnectionError),
-        (httpx.WriteError, APIConnectionError),
-        (httpx.RemoteProtocolError, APIConnectionError),
-        (httpx.ReadTimeout, APITimeoutError),
-        (httpx.WriteTimeout, APITimeoutError),
-    ],
-)
-async def test_a_chat_post_that_may_have_been_sent_is_not_retried(
-    api: Api,
-    server: respx.MockRouter,
-    sleeps: list[float],
-    fail: type[Exception],
-    cls: type[APIConnectionError],
-) -> None:
-    route = server.post(CHAT_URL).mock(side_effect=fail)
-    err = await call(api, "chat")
-    assert type(err) is cls
-    assert route.call_count == 1
-    assert sleeps == []
-
-
-@pytest.mark.parametrize("fail", [httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout])
 async def test_a_chat_post_never_sent_is_retried(
-    api: Api, server: respx.MockRouter, sleeps: list[float], fail: type[Exception]
+    api: Api, server: respx.MockRouter, sleeps: list[float]
 ) -> None:
-    route = server.post(CHAT_URL).mock(
-        side_effect=[fail("refused"), fail("refused"), sse_response(session("s") + done())]
+    for fail, cls in [
+        (httpx.ConnectError, APIConnectionError),
+        (httpx.ConnectTimeout, APITimeoutError),
+        (httpx.PoolTimeout, APITimeoutError),
+    ]:
+        route = server.post(CHAT_URL).mock(
+            side_effect=[fail("refused"), fail("refused"), sse_response(session("s") + done())]
+        )
+        assert (await api.turn(api.client())).complete, fail
+        assert route.call_count == 3, fail
+        route.reset()
+        route = server.post(CHAT_URL).mock(side_effect=fail)
+        err = await call(api, "chat")
+        assert type(err) is cls, fail
+        assert route.call_count == 3, fail  # two retries by default
+        assert len(sleeps) == 4, fail
+        sleeps.clear()
+        route.reset()
+
+
+async def test_stream_response_is_the_turn_s_response_once_opened(
+    api: Api, server: respx.MockRouter
+) -> None:
+    server.post(CHAT_URL).mock(
+        return_value=sse_response(full_turn(), headers={"x-ratelimit-remaining": "41"})
     )
-    turn = await api.turn(api.client())
-    assert turn.complete
-    assert route.call_count == 3
-    assert len(sleeps) == 2
+    client = api.client()
+    if isinstance(client, AsyncSilviaClient):
+        astream = client.chat.stream("hi")
+        assert astream.response is None
+        async with astream:
+            await astream.until_done()
+        response = astream.response
+    else:
+        stream = client.chat.stream("hi")
+        assert stream.response is None
+        with stream:
+            stream.until_done()
+        response = stream.response
+    assert isinstance(response, httpx.Response)
+    assert response.status_code == 200
+    assert response.headers["x-ratelimit-remaining"] == "41"
 
 
-@pytest.mark.parametrize(
-    ("fail", "cls"),
-    [(httpx.ConnectError, APIConnectionError), (httpx.ConnectTimeout, APITimeoutError)],
-)
-async def test_a_chat_post_that_never_connects_gives_up(
-    api: Api,
-    server: respx.MockRouter,
-    sleeps: list[float],
-    fail: type[Exception],
-    cls: type[APIConnectionError],
+async def _error(api: Api, client: Client, endpoint: str) -> APIStatusError:
+    with pytest.raises(SilviaError) as caught:
+        await api.request(client, endpoint)
+    assert isinstance(caught.value, APIStatusError)
+    return caught.value
+
+
+@pytest.mark.parametrize("endpoint", ["chat", "session"])
+async def test_a_status_error_keeps_the_response_read_and_without_the_token(
+    api: Api, server: respx.MockRouter, endpoint: str
 ) -> None:
-    route = server.post(CHAT_URL).mock(side_effect=fail)
-    err = await call(api, "chat")
-    assert type(err) is cls
-    assert route.call_count == 3  # two retries by default
-    assert len(sleeps) == 2
+    body = json.dumps({"error": {"type": "rate_limit", "message": f"slow down {TOKEN}"}})
+    answer = httpx.Response(
+        429,
+        headers={"x-echo": f"you sent {TOKEN}", "content-encoding": "gzip", "retry-after": "0"},
+        content=gzip.compress(body.encode()),
+    )
+    route = server.post(CHAT_URL) if endpoint == "chat" else server.get("/api/chat/sessions/s1")
+    route.mock(return_value=answer)
+    client = api.client(max_retries=0)
+    error = await _error(api, client, endpoint)
+    response = error.response
+    assert response is not None
+    assert response.status_code == 429
+    assert response.json()["error"]["message"] == "slow down <token>"  # decoded, read, blanked
+    assert error.headers is response.headers
+    assert error.headers["x-echo"] == "you sent <token>"
+    assert error.headers["retry-after"] == "0"
+    assert response.request.method == ("POST" if endpoint == "chat" else "GET")
+    assert "authorization" not in response.request.headers
+    assert TOKEN not in repr(vars(response)) + str(response.request.url)
+
+
+async def test_the_error_body_is_the_bounded_piece_the_sdk_read(
+    api: Api, server: respx.MockRouter
+) -> None:
+    server.post(CHAT_URL).mock(return_value=httpx.Response(400, content=b"x" * 200_000))
+    error = await _error(api, api.client(max_retries=0), "chat")
+    assert error.response is not None
+    assert 0 < len(error.response.content) <= 64 * 1024
+
+
+def test_an_error_made_by_hand_has_no_response_and_empty_headers() -> None:
+    error = APIStatusError("boom", status_code=418)
+    assert error.response is None
+    assert not error.headers
+
+
+def _closed_port() -> str:
+    with socket.socket() as sock:  # bound, never listening: a connection is refused
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def test_a_refused_connection_reads_the_same_from_both_clients() -> None:
+    base_url = _closed_port()
+    with (
+        SilviaClient(base_url=base_url, max_retries=0) as client,
+        pytest.raises(APIConnectionError) as sync_error,
+    ):
+        client.sessions.get("sess_1")
+
+    async def refused() -> APIConnectionError:
+        async with AsyncSilviaClient(base_url=base_url, max_retries=0) as client:
+            try:
+                await client.sessions.get("sess_1")
+            except APIConnectionError as error:
+                return error
+        raise AssertionError("the connection was not refused")
+
+    async_error = asyncio.run(refused())
+    assert str(sync_error.value) == str(async_error)
+    assert str(async_error) == f"connection to {base_url} failed: ConnectError: Connection refused"

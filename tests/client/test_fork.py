@@ -108,27 +108,25 @@ if case == "sync":
     pid, read = in_child(lambda: answer(client, "child"))
     report["parent"] = answer(client, "parent")  # while the child sends its own
     report["child"] = child_result(pid, read)
-elif case == "async":
-    client = AsyncSilviaClient(base_url=url, **SHORT)
-    report["before"] = asyncio.run(aanswer(client, "parent-before"))
-    pid, read = in_child(lambda: asyncio.run(aanswer(client, "child")))
-    report["child"] = child_result(pid, read)
+    aclient = AsyncSilviaClient(base_url=url, **SHORT)
+    report["async-before"] = asyncio.run(aanswer(aclient, "async-parent-before"))
+    pid, read = in_child(lambda: asyncio.run(aanswer(aclient, "async-child")))
+    report["async-child"] = child_result(pid, read)
 elif case == "deadline":
     client = SilviaClient(base_url=url, **SHORT)
     report["before"] = answer(client, "parent-before")  # the deadline thread starts here
     fresh = lambda: SilviaClient(base_url=url, token="t", max_retries=0, deadline=2)
     pid, read = in_child(lambda: timed(fresh(), "keep-alive"))
     report["child"] = child_result(pid, read)
-elif case in ("own", "async-own"):
-    if case == "own":
-        client = SilviaClient(base_url=url, http_client=httpx.Client(), **SHORT)
-        report["before"] = answer(client, "parent-before")
-        pid, read = in_child(lambda: answer(client, "child"))
-    else:
-        client = AsyncSilviaClient(base_url=url, http_client=httpx.AsyncClient(), **SHORT)
-        report["before"] = asyncio.run(aanswer(client, "parent-before"))
-        pid, read = in_child(lambda: asyncio.run(aanswer(client, "child")))
+elif case == "own":
+    client = SilviaClient(base_url=url, http_client=httpx.Client(), **SHORT)
+    report["before"] = answer(client, "parent-before")
+    pid, read = in_child(lambda: answer(client, "child"))
     report["child"] = child_result(pid, read)
+    aclient = AsyncSilviaClient(base_url=url, http_client=httpx.AsyncClient(), **SHORT)
+    report["async-before"] = asyncio.run(aanswer(aclient, "async-parent-before"))
+    pid, read = in_child(lambda: asyncio.run(aanswer(aclient, "async-child")))
+    report["async-child"] = child_result(pid, read)
 print(json.dumps(report))
 '''
 
@@ -178,19 +176,14 @@ def run(case: str) -> tuple[dict[str, Any], EchoServer]:
 
 def test_a_forked_child_and_its_parent_each_read_their_own_answer() -> None:
     report, echo = run("sync")
-    assert report["before"] == ["answer for parent-before", "session-parent-before"]
-    assert report["child"] == ["answer for child", "session-child"]
-    assert report["parent"] == ["answer for parent", "session-parent"]
-    # The child opened a connection of its own; the parent kept using its own.
+    for side in ("parent-before", "child", "parent", "async-parent-before", "async-child"):
+        key = {"parent-before": "before", "async-parent-before": "async-before"}.get(side, side)
+        assert report[key] == [f"answer for {side}", f"session-{side}"], side
+    # The child opened a connection of its own; the parent kept using its own. An async
+    # client's child gets a pool of its own too.
     assert echo.came_on["child"] != echo.came_on["parent-before"]
     assert echo.came_on["parent"] == echo.came_on["parent-before"]
-
-
-def test_an_async_client_in_a_forked_child_gets_a_pool_of_its_own() -> None:
-    report, echo = run("async")
-    assert report["before"] == ["answer for parent-before", "session-parent-before"]
-    assert report["child"] == ["answer for child", "session-child"]
-    assert echo.came_on["child"] != echo.came_on["parent-before"]
+    assert echo.came_on["async-child"] != echo.came_on["async-parent-before"]
 
 
 def test_a_deadline_fires_in_a_forked_child() -> None:
@@ -201,10 +194,12 @@ def test_a_deadline_fires_in_a_forked_child() -> None:
     assert seconds < 15  # deadline=2; before, the read went on until the server stopped
 
 
-@pytest.mark.parametrize("case", ["own", "async-own"])
-def test_a_callers_own_http_client_used_before_a_fork_is_refused_in_the_child(case: str) -> None:
-    report, echo = run(case)
-    assert report["before"] == ["answer for parent-before", "session-parent-before"]
-    assert report["child"].startswith("ClientClosedError: "), report
-    assert "after the fork, in each worker" in report["child"]
-    assert "child" not in echo.came_on  # nothing was sent on the parent's connection
+def test_a_callers_own_http_client_used_before_a_fork_is_refused_in_the_child() -> None:
+    report, echo = run("own")
+    for prefix in ("", "async-"):
+        before = f"{prefix}parent-before"
+        assert report[f"{prefix}before"] == [f"answer for {before}", f"session-{before}"]
+        child = report[f"{prefix}child"]
+        assert child.startswith("ClientClosedError: "), report
+        assert "after the fork, in each worker" in child
+        assert f"{prefix}child" not in echo.came_on  # nothing sent on the parent's connection

@@ -3,13 +3,21 @@
 Not in a repr, an exception, or a log record. Providers are checked two ways:
 the vendor names are absent, and every repr is the same as for the same data
 with the provider left out (so a vendor name nobody thought of is covered too).
+
+The second half: a server that echoes the token back, on every path: it never shows.
+
+The server is `tests.hostile.HostileServer` on 127.0.0.1, so every byte is the
+test's and the real HTTP stack (httpx, httpcore, h11) runs and logs. Each path
+is checked for the exception's str and repr (and every error behind it), the
+partial turn and its `error` event, the events' reprs, and every log record at
+DEBUG, wherever it comes from (root, silvia_client, httpx, httpcore).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -17,13 +25,22 @@ import pytest
 import respx
 
 from silvia_client import AsyncSilviaClient, SilviaClient
+from silvia_client.chat import ErrorEvent
 from silvia_client.errors import (
+    APIConnectionError,
+    APIStatusError,
     AuthenticationError,
     ConfigurationError,
+    IncompleteTurnError,
+    InternalServerError,
+    ServerStreamError,
     SilviaError,
     StreamError,
+    UnexpectedResponseError,
 )
 
+from ..hostile import SSE, Connection, HostileServer, Request, chunk, head, response
+from ..hostile import event as wire_event
 from .conftest import Api
 from .sse import (
     ACCOUNT_A,
@@ -45,6 +62,7 @@ from .sse import (
 )
 
 pytestmark = pytest.mark.anyio
+
 
 SESSION_PATH = "/api/chat/sessions/s1"
 VENDORS = ("plaid", "snaptrade")  # "manual" is also an English word; checked by comparison
@@ -130,22 +148,16 @@ def session_body(provider: str | None) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------- the token
 
 
-def test_token_not_in_client_repr() -> None:
+def test_token_not_in_client_repr(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
     for client in (
         SilviaClient(base_url=BASE_URL, token=TOKEN),
         AsyncSilviaClient(base_url=BASE_URL, token=TOKEN),
+        SilviaClient(base_url=BASE_URL),  # the token from the environment
     ):
         assert TOKEN not in repr(client)
         assert TOKEN not in str(client)
         assert TOKEN not in repr(vars(client))
-
-
-def test_token_from_environment_not_in_repr(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
-    client = SilviaClient(base_url=BASE_URL)
-    assert TOKEN not in repr(client)
-    assert TOKEN not in repr(vars(client))
-    client.close()
 
 
 Scenario = Callable[[Api, respx.MockRouter], Awaitable[Any]]
@@ -206,13 +218,16 @@ FAILURES: dict[str, Scenario] = {
 }
 
 
-@pytest.mark.parametrize("name", list(FAILURES))
 async def test_no_secret_in_any_failure(
-    api: Api, server: respx.MockRouter, sleeps: list[float], name: str
+    api: Api, server: respx.MockRouter, sleeps: list[float]
 ) -> None:
-    with pytest.raises(SilviaError) as info:
-        await FAILURES[name](api, server)
-    assert_error_hides_secrets(info.value)
+    for name, scenario in FAILURES.items():
+        try:
+            await scenario(api, server)
+        except SilviaError as error:
+            assert_error_hides_secrets(error)
+        else:
+            pytest.fail(f"{name}: no error")
 
 
 # ------------------------------------------------------------------------------------- log records
@@ -310,29 +325,359 @@ async def test_unexpected_response_hides_the_provider(api: Api, server: respx.Mo
     assert messages[:2] == messages[2:]
 
 
-def test_a_token_the_server_echoes_is_blanked_in_the_error() -> None:
-    token = "sk-live-0123456789abcdef"
+def test_a_token_the_server_echoes_is_blanked_unless_too_short_to_be_one() -> None:
+    # Under 8 characters a token cannot be a secret; blanking it would blank words.
+    for token, shown in [("sk-live-0123456789abcdef", "bad <token>"), ("abc", "bad abc")]:
 
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(401, json={"error": {"type": "auth", "message": f"bad {token}"}})
+        def handler(request: httpx.Request, token: str = token) -> httpx.Response:
+            return httpx.Response(401, json={"error": {"type": "auth", "message": f"bad {token}"}})
 
-    http = httpx.Client(transport=httpx.MockTransport(handler))
-    with (
-        SilviaClient(base_url="http://silvia.test", token=token, http_client=http) as client,
-        pytest.raises(AuthenticationError) as caught,
-    ):
-        client.chat.stream("hi").until_done()
-    assert token not in str(caught.value)
-    assert token not in repr(caught.value.body)
-    assert "<token>" in caught.value.message
+        http = httpx.Client(transport=httpx.MockTransport(handler))
+        with (
+            SilviaClient(base_url="http://silvia.test", token=token, http_client=http) as client,
+            pytest.raises(AuthenticationError) as caught,
+        ):
+            client.chat.stream("hi").until_done()
+        assert caught.value.message == shown, token
+        assert shown in str(caught.value), token
+    assert "0123456789abcdef" not in repr(caught.value.body) + str(caught.value)
 
 
-@pytest.mark.parametrize("cls", [SilviaClient, AsyncSilviaClient])
-def test_credentials_in_the_base_url_are_refused_unseen(
-    cls: type[SilviaClient] | type[AsyncSilviaClient],
-) -> None:
+def test_credentials_in_the_base_url_are_refused_unseen() -> None:
     # httpx would turn them into Basic auth, in place of the bearer token.
-    with pytest.raises(ConfigurationError, match="credentials") as caught:
-        cls(base_url="https://someone:hunter2@silvia.test/base", token="t")
-    assert "hunter2" not in str(caught.value)
-    assert "hunter2" not in repr(caught.value)
+    for cls in (SilviaClient, AsyncSilviaClient):
+        with pytest.raises(ConfigurationError, match="credentials") as caught:
+            cls(base_url="https://someone:hunter2@silvia.test/base", token="t")
+        assert "hunter2" not in str(caught.value)
+        assert "hunter2" not in repr(caught.value)
+
+
+SECRET = "sk-hostile-0123456789-SECRET"
+JSON = {"content-type": "application/json"}
+
+
+def _chain(error: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def assert_hidden(*values: object) -> None:
+    for value in values:
+        assert SECRET not in str(value), value
+        assert SECRET not in repr(value), value
+
+
+def assert_error_hidden(error: BaseException) -> None:
+    for link in _chain(error):
+        assert_hidden(link, link.args)
+    if isinstance(error, APIStatusError):
+        assert_hidden(error.body, error.request_id, error.error_type)
+    if isinstance(error, StreamError):
+        assert_hidden(error.turn, error.turn.error, error.request_id, error.session_id)
+
+
+def assert_records_hidden(caplog: pytest.LogCaptureFixture) -> None:
+    for record in caplog.records:
+        assert SECRET not in record.getMessage(), (record.name, record.getMessage())
+        assert SECRET not in repr(record.args), record.name
+        assert SECRET not in repr(record.__dict__), record.name
+
+
+@pytest.fixture
+def logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    caplog.set_level(logging.DEBUG)  # the root: httpx, httpcore and silvia_client propagate
+    return caplog
+
+
+def serving(*answers: bytes) -> HostileServer:
+    """A server giving `answers` in turn (the last one again), then closing the connection."""
+    given: list[bytes] = list(answers)
+
+    def respond(request: Request, connection: Connection) -> None:
+        answer = given.pop(0) if len(given) > 1 else given[0]
+        connection.send(answer)
+        connection.sock.close()
+
+    return HostileServer(respond)
+
+
+ECHO = {"x-request-id": SECRET}
+ESCAPED = "".join(f"\\u{ord(c):04x}" for c in SECRET).encode()
+
+
+def sse_body(*events: bytes, end: bool = True) -> bytes:
+    return b"".join(chunk(e) for e in events) + (chunk(b"") if end else b"")
+
+
+CHAT_FAILURES = {
+    "401-json": (
+        response(
+            401,
+            json.dumps({"error": {"type": f"auth {SECRET}", "message": f"bad {SECRET}"}}).encode(),
+            {**JSON, **ECHO},
+        ),
+        AuthenticationError,
+    ),
+    "401-json-escaped": (
+        # The token spelled with JSON escapes: only the parsed message holds it.
+        response(401, b'{"error": {"message": "bad ' + ESCAPED + b'"}}', JSON),
+        AuthenticationError,
+    ),
+    "500-text": (
+        response(
+            500,
+            f"\x1b[2Jdown\nFAKE LOG LINE {SECRET}".encode(),
+            {"content-type": "text/plain"},
+        ),
+        InternalServerError,
+    ),
+    "500-reason": (response(500, b"", ECHO, reason=f"Broken {SECRET}"), InternalServerError),
+    "200-not-a-stream": (
+        response(200, f"<html>{SECRET}</html>".encode(), {"content-type": "text/html", **ECHO}),
+        UnexpectedResponseError,
+    ),
+    "error-event": (
+        head(200, {**SSE, **ECHO}, chunked=True)
+        + sse_body(
+            wire_event("session", {"sessionId": "s1"}),
+            wire_event("text", {"text": "Hello"}),
+            wire_event(
+                "error",
+                {"error": {"type": "overloaded", "message": f"echo {SECRET}\x1b[0m"}},
+            ),
+        ),
+        ServerStreamError,
+    ),
+    "error-event-string": (
+        head(200, SSE, chunked=True) + sse_body(wire_event("error", {"error": f"echo {SECRET}"})),
+        ServerStreamError,
+    ),
+    "no-done": (
+        head(200, {**SSE, **ECHO}, chunked=True)
+        + sse_body(wire_event("session", {"sessionId": "s1"}), wire_event("text", {"text": "Hi"})),
+        IncompleteTurnError,
+    ),
+    "malformed-header": (
+        f"HTTP/1.1 200 OK\r\nx-echo {SECRET}\r\n\r\n".encode(),
+        APIConnectionError,
+    ),
+}
+
+
+async def test_chat_failures_never_show_the_token(api: Api, logs: pytest.LogCaptureFixture) -> None:
+    for name, (answer, expected) in CHAT_FAILURES.items():
+        with serving(answer) as server:
+            client = api.client(base_url=server.url, token=SECRET, max_retries=0)
+            events, error = await api.read(client)
+        assert isinstance(error, expected), name
+        assert error is not None
+        assert_error_hidden(error)
+        assert_hidden(events)
+        for got in events:
+            if isinstance(got, ErrorEvent):
+                assert_hidden(got.message, got.body, got.error_type)
+    assert_records_hidden(logs)
+    assert any(r.name.startswith("httpcore") for r in logs.records)  # the stack did log
+
+
+async def test_the_error_event_is_blanked_as_the_turn_keeps_it(api: Api) -> None:
+    answer, _ = CHAT_FAILURES["error-event"]
+    with serving(answer) as server:
+        events, error = await api.read(api.client(base_url=server.url, token=SECRET))
+    assert isinstance(error, ServerStreamError)
+    (sent,) = [e for e in events if isinstance(e, ErrorEvent)]
+    assert sent.message == "echo <token>\\x1b[0m"  # blanked, and the escape sequence shown
+    assert error.turn.error is not None
+    assert error.turn.error.message == sent.message
+    assert "<token>" in str(error)
+    assert error.request_id == "<token>"
+    assert error.session_id == "s1"
+
+
+async def test_a_session_id_echoing_the_token_is_blanked_on_the_error(api: Api) -> None:
+    # The turn keeps the id as sent (it is what continues the session); the error,
+    # which is for showing, blanks it.
+    answer = head(200, SSE, chunked=True) + sse_body(
+        wire_event("session", {"sessionId": f"s-{SECRET}\n"}),
+        wire_event("text", {"text": "Hi"}),
+    )
+    with serving(answer) as server:
+        _, error = await api.read(api.client(base_url=server.url, token=SECRET))
+    assert isinstance(error, IncompleteTurnError)
+    assert error.session_id == "s-<token>\\n"
+    assert SECRET not in str(error)
+    assert error.turn.session_id == f"s-{SECRET}\n"
+
+
+async def test_a_control_character_in_a_message_is_escaped(api: Api) -> None:
+    for body, shown in [
+        (b"\x1b[2Jdown\nFAKE LOG LINE", "500: \\x1b[2Jdown FAKE LOG LINE"),  # a text preview
+        (b'{"error": "down\\nFAKE LOG LINE\\u202e"}', "500: down\\nFAKE LOG LINE\\u202e"),
+    ]:
+        with serving(response(500, body, {"content-type": "text/plain"})) as server:
+            _, error = await api.read(api.client(base_url=server.url, token=SECRET, max_retries=0))
+        assert isinstance(error, InternalServerError), body
+        assert str(error) == shown, body
+
+
+SESSION_FAILURES = {
+    "200-not-json": (
+        response(200, f"<html>{SECRET}</html>".encode(), {"content-type": "text/html", **ECHO}),
+        UnexpectedResponseError,
+    ),
+    "200-not-a-session": (
+        response(200, json.dumps({"messages": SECRET}).encode(), {**JSON, **ECHO}),
+        UnexpectedResponseError,
+    ),
+    "404-json": (
+        response(404, json.dumps({"error": f"no session {SECRET}"}).encode(), {**JSON, **ECHO}),
+        APIStatusError,
+    ),
+    "500-reason": (response(500, b"", ECHO, reason=f"Broken {SECRET}"), InternalServerError),
+}
+
+
+async def test_session_failures_never_show_the_token(
+    api: Api, logs: pytest.LogCaptureFixture
+) -> None:
+    for name, (answer, expected) in SESSION_FAILURES.items():
+        with serving(answer) as server:
+            client = api.client(base_url=server.url, token=SECRET, max_retries=0)
+            with pytest.raises(SilviaError) as caught:
+                await api.session(client, "s1")
+        assert isinstance(caught.value, expected), name
+        assert_error_hidden(caught.value)
+    assert_records_hidden(logs)
+
+
+async def test_a_request_id_echoing_the_token_on_a_good_turn(
+    api: Api, logs: pytest.LogCaptureFixture
+) -> None:
+    answer = head(200, {**SSE, **ECHO}, chunked=True) + sse_body(
+        wire_event("session", {"sessionId": "s1"}),
+        wire_event("text", {"text": "Hi"}),
+        wire_event("done", {}),
+    )
+    with serving(answer) as server:
+        client = api.client(base_url=server.url, token=SECRET)
+        if isinstance(client, AsyncSilviaClient):
+            async with client.chat.stream("hi") as astream:
+                turn = await astream.until_done()
+                request_id = astream.request_id
+        else:
+            with client.chat.stream("hi") as stream:
+                turn = stream.until_done()
+                request_id = stream.request_id
+    assert turn.complete
+    assert request_id == "<token>"
+    assert_records_hidden(logs)
+    assert any("request id <token>" in r.getMessage() for r in logs.records)
+
+
+# ------------------------------------------------------------------------------ the token's shape
+
+
+def test_a_token_with_whitespace_or_controls_is_refused_unseen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for cls in (SilviaClient, AsyncSilviaClient):
+        with pytest.raises(ConfigurationError, match="token is empty"):
+            cls(base_url="https://silvia.test", token="")
+        for bad in [
+            SECRET + "\n",
+            SECRET + "\r",
+            " " + SECRET,
+            "tok en-0123456789",
+            "ключ-0123456789",
+        ]:
+            with pytest.raises(ConfigurationError, match="token") as caught:
+                cls(base_url="https://silvia.test", token=bad)
+            assert bad.strip() not in str(caught.value), bad
+            monkeypatch.setenv("SILVIA_TOKEN", bad)
+            with pytest.raises(ConfigurationError, match="SILVIA_TOKEN") as caught:
+                cls(base_url="https://silvia.test")
+            assert bad.strip() not in str(caught.value), bad
+            monkeypatch.delenv("SILVIA_TOKEN")
+
+
+async def test_an_empty_token_variable_means_no_token(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SILVIA_TOKEN", "")
+    seen: list[Request] = []
+
+    def respond(request: Request, connection: Connection) -> None:
+        seen.append(request)
+        connection.send(response(401, b'{"error": "who are you?"}', JSON))
+
+    with HostileServer(respond) as server:
+        _, error = await api.read(api.client(base_url=server.url, token=None))
+    assert isinstance(error, AuthenticationError)
+    assert "authorization" not in seen[0].headers
+    assert "SILVIA_TOKEN" in str(error)
+
+
+# ------------------------------------------------------------------------------------- redirects
+
+
+async def test_a_redirect_is_never_followed(api: Api) -> None:
+    elsewhere: list[Request] = []
+
+    def other(request: Request, connection: Connection) -> None:
+        elsewhere.append(request)
+        connection.send(response(200, b"{}", JSON))
+
+    with HostileServer(other) as target:
+
+        def redirect(request: Request, connection: Connection) -> None:
+            connection.send(response(307, b"", {"location": target.url + "/api/claude"}))
+
+        with HostileServer(redirect) as server:
+            http_cls = httpx.AsyncClient if api.is_async else httpx.Client
+            http = http_cls(follow_redirects=True)
+            client = api.client(base_url=server.url, token=SECRET, http_client=http)
+            _, error = await api.read(client)
+            with pytest.raises(APIStatusError) as caught:
+                await api.session(client, "s1")
+            if isinstance(http, httpx.AsyncClient):
+                await http.aclose()
+            else:
+                http.close()
+    assert isinstance(error, APIStatusError)
+    assert error.status_code == 307
+    assert caught.value.status_code == 307
+    assert elsewhere == []
+
+
+# ---------------------------------------------------------------------------------- plain http
+
+
+def test_plain_http_with_a_token_warns_once_per_client(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SILVIA_TOKEN", raising=False)
+    caplog.set_level(logging.WARNING, logger="silvia_client")
+    for url, warned in [
+        ("http://staging.example.com", True),
+        ("http://10.0.0.5:8080", True),
+        ("https://staging.example.com", False),
+        ("http://127.0.0.1:8000", False),
+        ("http://127.5.0.1", False),
+        ("http://[::1]:8000", False),
+        ("http://localhost:8000", False),
+        ("http://api.localhost", False),
+        ("http://silvia.test", False),
+    ]:
+        for cls in (SilviaClient, AsyncSilviaClient):
+            caplog.clear()
+            client = cls(base_url=url, token=SECRET)
+            cls(base_url=url)  # no token, nothing to warn about
+            warnings = [r for r in caplog.records if "plain http" in r.getMessage()]
+            assert len(warnings) == (1 if warned else 0), (cls, url)
+            assert_records_hidden(caplog)
+            if isinstance(client, SilviaClient):
+                client.close()

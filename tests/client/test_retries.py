@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from email.utils import format_datetime
 
@@ -20,7 +21,6 @@ from silvia_client.errors import (
     APITimeoutError,
     ConfigurationError,
     InternalServerError,
-    NotFoundError,
     RateLimitError,
 )
 
@@ -37,122 +37,95 @@ def ok() -> httpx.Response:
     return json_response(GOOD)
 
 
-RETRIED = [
-    pytest.param(lambda: httpx.ConnectError("refused"), id="connect-error"),
-    pytest.param(lambda: httpx.ConnectTimeout("slow"), id="connect-timeout"),
-    pytest.param(lambda: httpx.ReadError("reset"), id="read-error"),
-    pytest.param(lambda: httpx.ReadTimeout("slow"), id="read-timeout"),
-    pytest.param(lambda: httpx.RemoteProtocolError("bad"), id="protocol-error"),
-    pytest.param(lambda: httpx.Response(408), id="408"),
-    pytest.param(lambda: httpx.Response(429), id="429"),
-    pytest.param(lambda: httpx.Response(500), id="500"),
-    pytest.param(lambda: httpx.Response(502), id="502"),
-    pytest.param(lambda: httpx.Response(503), id="503"),
-    pytest.param(lambda: httpx.Response(504), id="504"),
+RETRIED: list[tuple[Callable[[], object], type[Exception]]] = [
+    (lambda: httpx.ConnectError("refused"), APIConnectionError),
+    (lambda: httpx.ConnectTimeout("slow"), APITimeoutError),
+    (lambda: httpx.ReadError("reset"), APIConnectionError),
+    (lambda: httpx.ReadTimeout("slow"), APITimeoutError),
+    (lambda: httpx.RemoteProtocolError("bad"), APIConnectionError),
+    (lambda: httpx.Response(408), APIStatusError),
+    (lambda: httpx.Response(429, headers={"retry-after": "1"}), RateLimitError),
+    (lambda: httpx.Response(500), InternalServerError),
+    (lambda: httpx.Response(502), InternalServerError),
+    (lambda: httpx.Response(503, text="down"), InternalServerError),
+    (lambda: httpx.Response(504), InternalServerError),
     # Headers arrived, then the body broke off: a GET is safe to send again.
-    pytest.param(
+    (
         lambda: httpx.Response(200, stream=Body([b'{"session": '], fail=httpx.ReadError("x"))),
-        id="body-read-error",
+        APIConnectionError,
     ),
 ]
 
 
-@pytest.mark.parametrize("failure", RETRIED)
-async def test_get_is_retried_then_succeeds(
-    api: Api, server: respx.MockRouter, sleeps: list[float], failure: object
+def _answer(make: Callable[[], object]) -> Callable[[httpx.Request], httpx.Response]:
+    def respond(request: httpx.Request) -> httpx.Response:
+        value = make()  # a fresh exception or response per attempt
+        if isinstance(value, Exception):
+            raise value
+        assert isinstance(value, httpx.Response)
+        return value
+
+    return respond
+
+
+async def test_a_get_is_retried_twice_then_succeeds_or_gives_up(
+    api: Api, server: respx.MockRouter, sleeps: list[float]
 ) -> None:
-    make = failure  # a fresh exception or response per attempt
-    route = server.get(PATH).mock(side_effect=[make(), make(), ok()])  # type: ignore[operator]
-    session = await api.session(api.client(), "s1")
-    assert session.id == "s1"
-    assert route.call_count == 3
-    assert len(sleeps) == 2
+    for make, cls in RETRIED:
+        case = repr(make())
+        answers = [_answer(make), _answer(make), lambda r: ok()]
+        route = server.get(PATH).mock(side_effect=lambda r, a=answers: a.pop(0)(r))
+        assert (await api.session(api.client(), "s1")).id == "s1", case
+        assert route.call_count == 3, case
+        route.reset()
+        route = server.get(PATH).mock(side_effect=_answer(make))
+        with pytest.raises(cls) as info:
+            await api.session(api.client(), "s1")
+        assert type(info.value) is cls, case
+        assert route.call_count == 3, case  # the default: 2 retries
+        assert len(sleeps) == 4, case
+        route.reset()
+        sleeps.clear()
 
 
-@pytest.mark.parametrize(
-    ("failure", "cls"),
-    [
-        (lambda: httpx.ConnectError("refused"), APIConnectionError),
-        (lambda: httpx.ReadTimeout("slow"), APITimeoutError),
-        (lambda: httpx.Response(503, text="down"), InternalServerError),
-        (lambda: httpx.Response(429, headers={"retry-after": "1"}), RateLimitError),
-        (lambda: httpx.Response(408), APIStatusError),
-        (
-            lambda: httpx.Response(200, stream=Body([b"{"], fail=httpx.ReadError("x"))),
-            APIConnectionError,
-        ),
-    ],
-    ids=["connect", "timeout", "503", "429", "408", "body"],
-)
-async def test_get_gives_up_after_two_retries(
-    api: Api, server: respx.MockRouter, sleeps: list[float], failure: object, cls: type[Exception]
+async def test_max_retries_and_the_statuses_never_retried(
+    api: Api, server: respx.MockRouter, sleeps: list[float]
 ) -> None:
-    route = server.get(PATH).mock(side_effect=lambda r: _raise_or_return(failure))
-    with pytest.raises(cls) as info:
-        await api.session(api.client(), "s1")
-    assert type(info.value) is cls
-    assert route.call_count == 3  # the default: 2 retries
-    assert len(sleeps) == 2
-
-
-def _raise_or_return(make: object) -> httpx.Response:
-    value = make()  # type: ignore[operator]
-    if isinstance(value, Exception):
-        raise value
-    assert isinstance(value, httpx.Response)
-    return value
-
-
-@pytest.mark.parametrize("max_retries", [0, 1, 4])
-async def test_max_retries(
-    api: Api, server: respx.MockRouter, sleeps: list[float], max_retries: int
-) -> None:
-    route = server.get(PATH).mock(return_value=httpx.Response(500))
-    with pytest.raises(InternalServerError):
-        await api.session(api.client(max_retries=max_retries), "s1")
-    assert route.call_count == max_retries + 1
-    assert len(sleeps) == max_retries
-
-
-@pytest.mark.parametrize("status", [400, 401, 403, 404, 409, 422])
-async def test_client_errors_are_not_retried(
-    api: Api, server: respx.MockRouter, sleeps: list[float], status: int
-) -> None:
-    route = server.get(PATH).mock(return_value=httpx.Response(status))
-    with pytest.raises(APIStatusError) as info:
-        await api.session(api.client(), "s1")
-    assert info.value.status_code == status
-    assert route.call_count == 1
-    assert sleeps == []
-
-
-async def test_not_found_is_typed(api: Api, server: respx.MockRouter, sleeps: list[float]) -> None:
-    server.get(PATH).mock(return_value=httpx.Response(404, json={"error": "no such session"}))
-    with pytest.raises(NotFoundError, match="no such session"):
-        await api.session(api.client(), "s1")
+    for max_retries in (0, 1, 4):
+        route = server.get(PATH).mock(return_value=httpx.Response(500))
+        with pytest.raises(InternalServerError):
+            await api.session(api.client(max_retries=max_retries), "s1")
+        assert route.call_count == max_retries + 1, max_retries
+        assert len(sleeps) == max_retries, max_retries
+        route.reset()
+        sleeps.clear()
+    for status in (400, 401, 403, 404, 409, 422):
+        route = server.get(PATH).mock(return_value=httpx.Response(status, text="no such session"))
+        with pytest.raises(APIStatusError, match="no such session") as info:
+            await api.session(api.client(), "s1")
+        assert info.value.status_code == status
+        assert route.call_count == 1, status
+        assert sleeps == [], status
+        route.reset()
 
 
 # -------------------------------------------------------------------------------- how long to wait
 
 
-@pytest.mark.parametrize("status", [429, 503])
-async def test_retry_after_seconds_is_honoured(
-    api: Api, server: respx.MockRouter, sleeps: list[float], status: int
-) -> None:
-    server.get(PATH).mock(
-        side_effect=[
-            httpx.Response(status, headers={"retry-after": "3"}),
-            httpx.Response(status, headers={"retry-after": "0"}),
-            ok(),
-        ]
-    )
-    await api.session(api.client(), "s1")
-    assert sleeps == [3.0, 0.0]
-
-
-async def test_retry_after_as_an_http_date_is_honoured(
+async def test_retry_after_is_honoured_in_seconds_or_as_a_date(
     api: Api, server: respx.MockRouter, sleeps: list[float], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    for status in (429, 503):
+        server.get(PATH).mock(
+            side_effect=[
+                httpx.Response(status, headers={"retry-after": "3"}),
+                httpx.Response(status, headers={"retry-after": "0"}),
+                ok(),
+            ]
+        )
+        await api.session(api.client(), "s1")
+        assert sleeps == [3.0, 0.0], status
+        sleeps.clear()
     now = datetime(2025, 6, 1, 12, 0, 0, tzinfo=timezone.utc)
     monkeypatch.setattr(time, "time", now.timestamp)
     in_ten = format_datetime(now.replace(second=10), usegmt=True)
@@ -168,32 +141,33 @@ async def test_retry_after_as_an_http_date_is_honoured(
     assert sleeps == [10.0, 0.0]
 
 
-@pytest.mark.parametrize("value", ["86400", "1e300", "inf"])
-async def test_a_huge_retry_after_is_capped(
-    api: Api, server: respx.MockRouter, sleeps: list[float], value: str
+async def test_a_huge_retry_after_is_capped_or_fails_at_once(
+    api: Api, server: respx.MockRouter, sleeps: list[float]
 ) -> None:
-    # Without a deadline, the wait is the policy's cap.
-    server.get(PATH).mock(side_effect=[httpx.Response(503, headers={"retry-after": value}), ok()])
-    await api.session(api.client(deadline=math.inf), "s1")
-    assert sleeps == [RetryPolicy().max_retry_after]
-
-
-@pytest.mark.parametrize("status", [429, 503])
-@pytest.mark.parametrize("value", ["121", "99999999", "1e300", "inf"])
-async def test_a_retry_after_longer_than_the_time_left_fails_at_once(
-    api: Api, server: respx.MockRouter, sleeps: list[float], status: int, value: str
-) -> None:
-    route = server.get(PATH).mock(
-        return_value=httpx.Response(status, headers={"retry-after": value})
-    )
-    with pytest.raises(APIStatusError) as caught:
-        await api.session(api.client(), "s1")  # a GET's deadline: 120 s
-    assert caught.value.status_code == status  # the status's own error, not a timeout
-    assert route.call_count == 1
-    assert sleeps == []
-    if isinstance(caught.value, RateLimitError):
-        assert caught.value.retry_after is not None
-        assert 0 <= caught.value.retry_after <= 3600  # always finite: a caller may sleep on it
+    for value in ("86400", "1e300", "inf"):
+        # Without a deadline, the wait is the policy's cap.
+        server.get(PATH).mock(
+            side_effect=[httpx.Response(503, headers={"retry-after": value}), ok()]
+        )
+        await api.session(api.client(deadline=math.inf), "s1")
+        assert sleeps == [RetryPolicy().max_retry_after], value
+        sleeps.clear()
+        server.reset()
+    for status in (429, 503):
+        for value in ("121", "99999999", "1e300", "inf"):
+            route = server.get(PATH).mock(
+                return_value=httpx.Response(status, headers={"retry-after": value})
+            )
+            with pytest.raises(APIStatusError) as caught:
+                await api.session(api.client(), "s1")  # a GET's deadline: 120 s
+            # The status's own error, not a timeout.
+            assert caught.value.status_code == status, value
+            assert route.call_count == 1, value
+            assert sleeps == [], value
+            if isinstance(caught.value, RateLimitError):
+                assert caught.value.retry_after is not None
+                assert 0 <= caught.value.retry_after <= 3600  # finite: a caller may sleep on it
+            route.reset()
 
 
 async def test_a_retry_after_within_the_time_left_is_waited_for(
@@ -206,16 +180,12 @@ async def test_a_retry_after_within_the_time_left_is_waited_for(
     with pytest.raises(RateLimitError):
         await api.session(api.client(deadline=10), "s1")
     assert sleeps == [20.0]
-
-
-async def test_a_backoff_longer_than_the_time_left_is_not_waited_for(
-    api: Api, server: respx.MockRouter, sleeps: list[float]
-) -> None:
+    server.reset()
     route = server.get(PATH).mock(return_value=httpx.Response(500))
-    with pytest.raises(InternalServerError):
+    with pytest.raises(InternalServerError):  # a backoff past the time left is not waited for
         await api.session(api.client(retry_backoff=5.0, deadline=3.0), "s1")
     assert route.call_count == 1
-    assert sleeps == []
+    assert sleeps == [20.0]
 
 
 async def test_the_cap_is_the_policys(
@@ -240,12 +210,8 @@ async def test_backoff_grows_within_its_jitter(
         assert 0.75 * nominal <= delay <= nominal, (attempt, delay)
     assert sleeps == sorted(sleeps)
     assert len(set(sleeps)) == 4
-
-
-async def test_backoff_after_connection_errors_too(
-    api: Api, server: respx.MockRouter, sleeps: list[float]
-) -> None:
-    server.get(PATH).mock(side_effect=httpx.ConnectError)
+    sleeps.clear()
+    server.get(PATH).mock(side_effect=httpx.ConnectError)  # after connection errors too
     with pytest.raises(APIConnectionError):
         await api.session(api.client(retry_backoff=2.0), "s1")
     assert 1.5 <= sleeps[0] <= 2.0
@@ -256,22 +222,19 @@ def test_backoff_is_capped_and_jittered(monkeypatch: pytest.MonkeyPatch) -> None
     policy = RetryPolicy(max_retries=20, initial_delay=0.5, max_delay=8.0)
     error = httpx.ConnectError("x")
     monkeypatch.setattr("random.random", lambda: 0.0)
-    assert [policy.delay(error, n, repeatable=True) for n in range(7)] == [
-        0.5,
-        1.0,
-        2.0,
-        4.0,
-        8.0,
-        8.0,
-        8.0,
-    ]
+    delays = [policy.delay(error, n, repeatable=True) for n in range(7)]
+    assert delays == [0.5, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0]
     monkeypatch.setattr("random.random", lambda: 0.999999)
     assert policy.delay(error, 10, repeatable=True) == pytest.approx(6.0, abs=1e-4)
 
 
-def test_retry_policy_refuses_negative_retries() -> None:
+def test_retry_policy_is_checked_by_the_options_table() -> None:
     with pytest.raises(ValueError, match="max_retries"):
         RetryPolicy(max_retries=-1)
+    with pytest.raises(ConfigurationError, match="max_retries"):
+        RetryPolicy(max_retries=1.5)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="retry_backoff"):
+        RetryPolicy(initial_delay=-1)
 
 
 # ------------------------------------------------------------------ the decision, without I/O
@@ -320,12 +283,3 @@ def test_after_failure_past_the_deadline_is_the_deadlines_timeout() -> None:
     status = InternalServerError("down", status_code=503)
     late = _call("get", -1)
     assert after_failure(RetryPolicy(), late, httpx.Response(503), status, 0) is status
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "match"),
-    [({"max_retries": 1.5}, "max_retries"), ({"initial_delay": -1}, "retry_backoff")],
-)
-def test_retry_policy_is_checked_by_the_options_table(kwargs: dict[str, float], match: str) -> None:
-    with pytest.raises(ConfigurationError, match=match):
-        RetryPolicy(**kwargs)  # type: ignore[arg-type]

@@ -277,40 +277,24 @@ async def test_a_retried_get_is_two_attempts_under_one_span_the_second_counted_a
     assert first.context.trace_id == get.context.trace_id
 
 
-async def test_the_trace_context_goes_out_only_when_asked(
+async def test_the_trace_context_goes_out_only_when_asked_under_the_callers_span(
     api: Api, url: str, recorder: Recorder, provider: TracerProvider, exporter: InMemorySpanExporter
 ) -> None:
     await api.turn(traced(api, url, provider), MESSAGE)
     assert "traceparent" not in recorder.requests[-1][1]
-    await api.turn(traced(api, url, provider, propagate_context=True), MESSAGE)
+    client = traced(api, url, provider, propagate_context=True)
+    with provider.get_tracer("app").start_as_current_span("handle request") as outer:
+        # A copy keeps tracing.
+        await api.turn(client.with_options(timeout=30, max_retries=0), MESSAGE)
     match = TRACEPARENT.fullmatch(recorder.requests[-1][1]["traceparent"])
     assert match is not None
     attempt = named(finished(exporter), "POST")[-1]
     assert attempt.context is not None
     assert match.group(2) == f"{attempt.context.span_id:016x}"
-
-
-async def test_a_span_the_caller_has_open_is_the_operations_parent(
-    api: Api, url: str, provider: TracerProvider, exporter: InMemorySpanExporter
-) -> None:
-    client = traced(api, url, provider)
-    with provider.get_tracer("app").start_as_current_span("handle request") as outer:
-        await api.turn(client, MESSAGE)
-    turn = only(finished(exporter), "silvia.chat")
-    assert turn.parent is not None
+    turn = named(finished(exporter), "silvia.chat")[-1]
+    assert turn.parent is not None  # the span the caller has open is the operation's parent
     assert turn.parent.span_id == outer.get_span_context().span_id
-
-
-async def test_with_options_copies_keep_tracing(
-    api: Api, url: str, provider: TracerProvider, exporter: InMemorySpanExporter
-) -> None:
-    client = traced(api, url, provider)
-    await api.turn(client.with_options(timeout=30, max_retries=0), MESSAGE)
-    assert event_names(only(finished(exporter), "silvia.chat")) == [
-        "first_byte",
-        "first_text",
-        "done",
-    ]
+    assert event_names(turn) == ["first_byte", "first_text", "done"]
 
 
 # --------------------------------------------------------------------------- errors
@@ -392,7 +376,7 @@ async def test_a_stream_closed_early_ends_its_span_incomplete_and_not_an_error(
     assert turn.status.status_code is StatusCode.UNSET
 
 
-def test_an_abandoned_stream_ends_its_span_when_its_loop_is_dropped(
+def test_an_abandoned_or_unread_stream_ends_its_span(
     url: str, provider: TracerProvider, exporter: InMemorySpanExporter
 ) -> None:
     with SilviaClient(base_url=url, token=TOKEN, tracer_provider=provider) as client:
@@ -402,13 +386,8 @@ def test_an_abandoned_stream_ends_its_span_when_its_loop_is_dropped(
         turn = only(finished(exporter), "silvia.chat")
         assert attributes(turn)["silvia.turn.complete"] is False
         assert turn.end_time is not None
-
-
-def test_a_stream_entered_and_closed_unread_ends_its_span(
-    url: str, provider: TracerProvider, exporter: InMemorySpanExporter
-) -> None:
-    with SilviaClient(base_url=url, token=TOKEN, tracer_provider=provider) as client:
-        with client.chat.stream(MESSAGE):
+        exporter.clear()
+        with client.chat.stream(MESSAGE):  # entered and closed unread
             pass
         turn = only(finished(exporter), "silvia.chat")
     assert attributes(turn)["silvia.turn.complete"] is False
@@ -444,20 +423,16 @@ async def test_a_cancelled_async_turn_ends_its_span_incomplete(
 # --------------------------------------------------------------------------- configuration
 
 
-@pytest.mark.parametrize("cls", [SilviaClient, AsyncSilviaClient])
-@pytest.mark.parametrize(
-    ("options", "says"),
-    [
+def test_a_tracing_option_the_sdk_cannot_honour_is_a_configuration_error() -> None:
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"propagate_context": True}, "propagate_context=True needs a tracer_provider"),
         ({"propagate_context": 1}, "propagate_context must be True or False"),
         ({"tracer_provider": object()}, "tracer_provider must be an OpenTelemetry"),
-    ],
-)
-def test_a_tracing_option_the_sdk_cannot_honour_is_a_configuration_error(
-    cls: type[SilviaClient] | type[AsyncSilviaClient], options: dict[str, Any], says: str
-) -> None:
-    with pytest.raises(ConfigurationError, match=re.escape(says)):
-        cls(base_url="http://127.0.0.1:9", token=TOKEN, **options)
+    ]
+    for options, says in cases:
+        for cls in (SilviaClient, AsyncSilviaClient):
+            with pytest.raises(ConfigurationError, match=re.escape(says)):
+                cls(base_url="http://127.0.0.1:9", token=TOKEN, **options)
 
 
 # --------------------------------------------------------------------------- privacy

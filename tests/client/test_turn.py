@@ -156,17 +156,20 @@ def test_the_summarys_unreadable_rows_are_the_turns_citation_errors() -> None:
     assert builder.build().citation_errors == errors
 
 
-@pytest.mark.parametrize(
-    ("text", "preview"),
-    [("", ""), ("x" * 60, "x" * 60), ("x" * 61, "x" * 60 + "…"), ("é" * 70, "é" * 60 + "…")],
-)
-def test_the_repr_previews_at_most_60_characters_of_text(text: str, preview: str) -> None:
-    builder = TurnBuilder("s1")
-    builder.apply(TextEvent(text))
-    builder.apply(DoneEvent())
-    assert repr(builder.build()) == (
-        f"Turn(session_id='s1', complete=True, text={preview!r}, citations=0, inline_citations=0)"
-    )
+def test_the_repr_previews_at_most_60_characters_of_text() -> None:
+    for answer, preview in [
+        ("", ""),
+        ("x" * 60, "x" * 60),
+        ("x" * 61, "x" * 60 + "…"),
+        ("é" * 70, "é" * 60 + "…"),
+    ]:
+        builder = TurnBuilder("s1")
+        builder.apply(TextEvent(answer))
+        builder.apply(DoneEvent())
+        assert repr(builder.build()) == (
+            f"Turn(session_id='s1', complete=True, text={preview!r}, citations=0, "
+            "inline_citations=0)"
+        ), len(answer)
 
 
 # ------------------------------------------------------ rows as sent, and the server's final word
@@ -251,39 +254,34 @@ async def test_the_summary_is_the_final_word_even_when_the_stream_said_otherwise
     assert targets(turn.citations) == [final]
 
 
-@pytest.mark.parametrize(
-    ("first", "second"),
-    [
+async def test_each_row_keeps_its_own_target_whatever_the_sequence(
+    api: Api, server: respx.MockRouter
+) -> None:
+    # Whether a sequence follows the server's rule is QA's to judge; the SDK reads it as sent.
+    source = "silvia://some/source"
+    sequences: list[tuple[dict[str, Any] | None, dict[str, Any] | None]] = [
         (account(ACCOUNT_A), web()),  # an account source cited as a web page
         (web(), web("https://example.com/other")),
         ({"kind": "tax_reference", "url": WEB_URL}, web()),
         (account(ACCOUNT_A), None),  # typed, then untyped by the server
         (None, account(ACCOUNT_A)),  # untyped, then typed (after an old checkpoint)
         ({"kind": "analysis"}, {"kind": "portfolio"}),
-    ],
-)
-async def test_each_row_keeps_its_own_target_whatever_the_sequence(
-    api: Api,
-    server: respx.MockRouter,
-    first: dict[str, Any] | None,
-    second: dict[str, Any] | None,
-) -> None:
-    # Whether a sequence follows the server's rule is QA's to judge; the SDK reads it as sent.
-    source = "silvia://some/source"
-    turn = await turn_of(
-        api,
-        server,
-        citation(row(source, first)),
-        text("x"),
-        citation(row(source, second)),
-        citation(row(source, account(ACCOUNT_B))),
-        summary([row(source, second)]),
-        done(),
-    )
-    sent = [parse_citation_target(t) for t in (first, second, account(ACCOUNT_B))]
-    assert targets(turn.inline_citations) == sent
-    assert targets(turn.citations) == [sent[1]]
-    assert turn.target_for(source) == sent[1]
+    ]
+    for first, second in sequences:
+        turn = await turn_of(
+            api,
+            server,
+            citation(row(source, first)),
+            text("x"),
+            citation(row(source, second)),
+            citation(row(source, account(ACCOUNT_B))),
+            summary([row(source, second)]),
+            done(),
+        )
+        sent = [parse_citation_target(t) for t in (first, second, account(ACCOUNT_B))]
+        assert targets(turn.inline_citations) == sent, (first, second)
+        assert targets(turn.citations) == [sent[1]], (first, second)
+        assert turn.target_for(source) == sent[1], (first, second)
 
 
 async def test_without_a_summary_the_last_streamed_row_is_the_final_word(
