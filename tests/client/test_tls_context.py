@@ -16,6 +16,13 @@ from silvia_client.errors import APIConnectionError
 REFUSED = "http://127.0.0.1:9"  # the discard port: nothing listens, the pool is made anyway
 
 
+def refused_call() -> None:
+    """One call of a new sync client, which makes its pool and fails to connect."""
+    client = SilviaClient(token="sk-test", base_url=REFUSED, max_retries=0)
+    with client, pytest.raises(APIConnectionError):
+        client.sessions.get("s-1")
+
+
 def test_clients_of_both_sides_make_one_context_that_verifies(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -34,9 +41,7 @@ def test_clients_of_both_sides_make_one_context_that_verifies(
     monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
 
     for _ in range(3):
-        with SilviaClient(token="sk-test", base_url=REFUSED, max_retries=0) as client:
-            with pytest.raises(APIConnectionError):
-                client.sessions.get("s-1")
+        refused_call()
 
     async def turns() -> None:
         async with AsyncSilviaClient(token="sk-test", base_url=REFUSED, max_retries=0) as client:
@@ -45,11 +50,10 @@ def test_clients_of_both_sides_make_one_context_that_verifies(
 
     anyio.run(turns)
     assert len(made) == 1, f"{len(made)} TLS contexts for four clients"
-    assert made[0].verify_mode == ssl.CERT_REQUIRED and made[0].check_hostname
+    assert made[0].verify_mode == ssl.CERT_REQUIRED
+    assert made[0].check_hostname
 
     # Another setting, another context: the process's CA choice is honoured as httpx does.
     monkeypatch.setenv("SSL_CERT_FILE", certifi.where())
-    with SilviaClient(token="sk-test", base_url=REFUSED, max_retries=0) as client:
-        with pytest.raises(APIConnectionError):
-            client.sessions.get("s-1")
+    refused_call()
     assert len(made) == 2
