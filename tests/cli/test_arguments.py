@@ -1,12 +1,12 @@
 """The command line's arguments: every flag in `--help` and in docs/cli.md, and no other;
-`--version`; numbers refused by argparse, not by a traceback; `--timeout` and `--deadline`.
+`--version`; numbers refused by argparse, not by a traceback; `--timeout` and `--deadline`,
+whose defaults the help and the docs state as a turn sent without them gets.
 
 The flags come from the parsers themselves (argparse keeps them in `_actions`: the
 standard library offers no public way to list them). In docs/cli.md a command's
 section is the heading `` `silvia COMMAND` `` and its flags are the bullets that
 start with them (`` - `--flag ARG`: ... ``). A flag hidden from `--help` on purpose
-is in `HIDDEN`, with the reason.
-"""
+is in `HIDDEN`, with the reason."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from silvia_client import __version__
-from silvia_client.cli import build_parser
+from silvia_client import SilviaClient, __version__
+from silvia_client.cli import build_parser, main
 
 from ._cli import run
 
@@ -27,7 +27,7 @@ HIDDEN = {
     ("demo", "--base-url"): (
         "the demo always plays on the embedded server and never asks an API server: "
         "the flag exists only to refuse itself and point to --web-url"
-    ),
+    )
 }
 _HEADING = re.compile(r"^#{2,3} `silvia(?: (?P<command>[a-z][a-z ]*))?`\s*$")
 _FLAG_ITEM = re.compile(r"^- ((?:`-[^`]+`(?:, )?)+):")
@@ -167,3 +167,42 @@ def test_chat_takes_a_timeout_and_a_deadline(capsys: pytest.CaptureFixture[str])
         assert status == 1  # it stalls for good
         assert out.startswith("You have $4,210.55")  # what arrived is kept
         assert err.splitlines()[-1].startswith(f"silvia chat: {message} (request id req_")
+
+
+TIMEOUT = re.compile(
+    r"default: (\S+) to connect, (\S+) to send, (\S+) for the answer to start, "
+    r"(\S+) between events\)"
+)
+DEADLINE = re.compile(r"deadline`?; default: (\S+?)\)")
+
+
+def applied() -> tuple[list[float | None], float]:
+    """What a turn without `--timeout` and `--deadline` waits: `silvia chat`'s own client."""
+    with SilviaClient(base_url="http://127.0.0.1:9") as client:  # as `client_for` makes it
+        call = client._call("chat", timeout=None, idle_timeout=None)
+        waits = call.timeouts()
+        return [
+            waits["connect"],
+            waits["write"],
+            waits["read"],
+            call.options.idle_timeout,
+        ], call.options.deadline
+
+
+def said(text: str) -> tuple[list[float | None], float]:
+    flat = " ".join(text.split())
+    timeout, deadline = TIMEOUT.search(flat), DEADLINE.search(flat)
+    assert timeout is not None, flat
+    assert deadline is not None, flat
+    return [float(n) for n in timeout.groups()], float(deadline.group(1))
+
+
+def test_chat_help_states_the_defaults_a_turn_gets(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["chat", "--help"])
+    assert said(capsys.readouterr().out) == applied()
+
+
+def test_the_cli_docs_state_the_defaults_a_turn_gets() -> None:
+    section = DOCS.read_text(encoding="utf-8").split("## `silvia chat`")[1].split("\n## ")[0]
+    assert said(section) == applied()

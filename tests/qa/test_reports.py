@@ -185,10 +185,7 @@ def hostile_result(number: int, p: str) -> PromptResult:
         cite(f"https://e.example/{number}", {"kind": "web", "url": p}, title=p, cited_text=p),
         cite(AAPL, {"kind": "market_data", "ticker": p}, title=p, cited_text=p),
         cite(
-            "silvia://your-account/credit-card",
-            account(CARD_ONE, CARD_TWO),
-            title=p,
-            cited_text=p,
+            "silvia://your-account/credit-card", account(CARD_ONE, CARD_TWO), title=p, cited_text=p
         ),
         cite("silvia://your-account/x", account(p, provider="snaptrade"), title=p, cited_text=p),
     ]

@@ -418,7 +418,7 @@ def qa() -> Iterator[Observer]:
 # Good turns whose findings are expected warnings: rule id -> how many.
 EXPECTED_WARNINGS = {
     # Untyped, then typed: legitimate after a checkpoint written before targets existed.
-    "checkpoint-fresh-write": {"one-meaning-per-source": 1},
+    "checkpoint-fresh-write": {"one-meaning-per-source": 1}
 }
 
 

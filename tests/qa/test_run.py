@@ -45,8 +45,8 @@ from silvia_client.testing import (
     record_turn,
 )
 
-from ..cli._lone_surrogates import ESCAPED as LONE_ESCAPED
-from ..cli._lone_surrogates import server as lone_surrogates_server
+from ..cli._cli import ESCAPED as LONE_ESCAPED
+from ..cli._cli import lone_surrogates_server
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head
 from ..interruptible import silvia_command
 from ._helpers import EXAMPLE, broken_script, cases, report, run_cli, table, write_script
