@@ -39,12 +39,9 @@ def save(tmp_path: Path, name: str, recording: Recording) -> str:
     return str(path)
 
 
-def test_a_recorded_broken_turn_breaks_the_same_rule_as_live() -> None:
+def test_a_recorded_turn_is_observed_as_sent_and_breaks_the_rule_a_live_one_does() -> None:
     for scenario, rule in BROKEN_RULES.items():
         assert check(observe_recording(recorded(scenario))).broken_rules == {rule}, scenario
-
-
-def test_a_recording_is_observed_as_it_was_sent_reload_included() -> None:
     recording = recorded("pooling", "Where do my cards stand?")
     observation = observe_recording(recording)
     assert observation.prompt == "Where do my cards stand?"
@@ -112,7 +109,7 @@ def test_each_recording_is_a_prompt_named_by_its_name_request_id_stem_or_place(
         assert ids(check_recordings(recordings)) == named, named  # type: ignore[arg-type]
 
 
-def test_a_path_that_is_not_a_recording_raises_what_load_raises(tmp_path: Path) -> None:
+def test_what_is_not_a_recording_raises_saying_what_check_recordings_takes(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text("not json at all\n", encoding="utf-8")
     with pytest.raises(RecordingFormatError) as caught:
@@ -120,6 +117,18 @@ def test_a_path_that_is_not_a_recording_raises_what_load_raises(tmp_path: Path) 
     assert caught.value.path == str(bad)
     with pytest.raises(FileNotFoundError):
         check_recordings([tmp_path / "nope.jsonl"])
+    for recordings, got in WRONG_SHAPES:
+        with pytest.raises(TypeError) as caught:
+            check_recordings(recordings)  # type: ignore[arg-type]
+        message = str(caught.value)
+        assert message.startswith(
+            "check_recordings takes recordings, paths to recording files (str or os.PathLike), "
+            "(name, Recording) pairs or mappings of names to recordings"
+        ), got
+        assert message.endswith(got), got
+    # Before any turn is replayed, or any file read.
+    with pytest.raises(TypeError, match=r"got int \(item 3\)"):
+        check_recordings([recorded("demo"), tmp_path / "never-read.jsonl", 3])  # type: ignore[list-item]
 
 
 WRONG_SHAPES = [
@@ -133,21 +142,6 @@ WRONG_SHAPES = [
     ({7: "x"}, "got a pair of int and str (item 1 (a mapping))"),
     ([[b"turn.jsonl"]], "got list (item 1)"),
 ]
-
-
-def test_a_wrong_shape_is_a_type_error_saying_what_it_takes(tmp_path: Path) -> None:
-    for recordings, got in WRONG_SHAPES:
-        with pytest.raises(TypeError) as caught:
-            check_recordings(recordings)  # type: ignore[arg-type]
-        message = str(caught.value)
-        assert message.startswith(
-            "check_recordings takes recordings, paths to recording files (str or os.PathLike), "
-            "(name, Recording) pairs or mappings of names to recordings"
-        ), got
-        assert message.endswith(got), got
-    # Before any turn is replayed, or any file read.
-    with pytest.raises(TypeError, match=r"got int \(item 3\)"):
-        check_recordings([recorded("demo"), tmp_path / "never-read.jsonl", 3])  # type: ignore[list-item]
 
 
 def test_qa_check_prints_the_table_and_writes_the_reports(
@@ -174,7 +168,7 @@ def test_qa_check_prints_the_table_and_writes_the_reports(
     assert len(cases(junit)) == 3 * len(RULES)
 
 
-def test_warnings_alone_exit_0_and_a_recorded_refusal_is_a_finding(
+def test_warnings_alone_exit_0_a_recorded_refusal_is_a_finding_a_bad_file_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = save(tmp_path, "vendor", recorded("broken-no-vendor-names"))
@@ -186,11 +180,6 @@ def test_warnings_alone_exit_0_and_a_recorded_refusal_is_a_finding(
     assert status == 1  # a recorded refusal is a finding: no server is refusing anything now
     assert table(out)["stream-complete"] == ["FAIL"]
     assert "HTTP 401" in out
-
-
-def test_a_file_that_is_not_a_recording_or_not_there_is_a_usage_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
     path = tmp_path / "bad.jsonl"
     for content, message in [
         ('{"type": "recording", "format": "silvia-recording", "version": 99}\n', "version"),

@@ -86,7 +86,7 @@ def test_the_turn_is_the_one_a_chat_stream_builds() -> None:
     assert streamed.complete
 
 
-def test_a_complete_turn_is_reloaded_raw_and_typed() -> None:
+def test_a_complete_turn_is_reloaded_raw_and_typed_and_a_failed_reload_recorded() -> None:
     with Observer.reference() as qa:
         observation = qa.observe("How are my accounts?", scenario="demo")
         unloaded = qa.observe("How are my accounts?", scenario="demo", reload=False)
@@ -97,9 +97,6 @@ def test_a_complete_turn_is_reloaded_raw_and_typed() -> None:
     assert reload.body["session"]["id"] == observation.session_id
     assert reload.session.messages[-1].citations
     assert unloaded.reload is None
-
-
-def test_a_continued_session_is_judged_by_its_last_turn() -> None:
     with Observer.reference() as qa:
         first = qa.observe("How are my accounts?", scenario="demo")
         second = qa.observe("And Apple?", scenario="market-data", session_id=first.session_id)
@@ -107,6 +104,20 @@ def test_a_continued_session_is_judged_by_its_last_turn() -> None:
     assert second.reload is not None
     assert len(second.reload.body["messages"]) == 4
     assert check(second).findings == ()
+    with Observer.reference() as qa:
+        observation = qa.observe("hi", scenario="demo", reload=False)
+    # Reloaded from another server, which never saw the session.
+    with Observer.reference() as other:
+        missing = reload_session(other.client, observation)
+    assert missing.reload is not None
+    said = "Session not found."  # the server's own words
+    assert missing.reload.error == f"the reload failed: HTTP 404 (not_found_error): {said}"
+    assert check(missing).broken_rules == {"reload-agrees"}
+    with Observer.reference() as qa:
+        observation = qa.observe("hi", scenario="fault-malformed-json")
+    (bad,) = [sent for sent in observation.events if sent.value is NOT_JSON]
+    assert bad.name == "citation"
+    assert bad.data.startswith('{"citation"')
 
 
 def test_how_a_turn_stops_short_is_recorded() -> None:
@@ -140,27 +151,7 @@ def test_a_server_that_is_not_there_is_an_access_failure_of_its_own() -> None:
     assert "no request id" in observation.access_failure.message
 
 
-def test_data_that_is_not_json_is_kept_as_sent() -> None:
-    with Observer.reference() as qa:
-        observation = qa.observe("hi", scenario="fault-malformed-json")
-    (bad,) = [sent for sent in observation.events if sent.value is NOT_JSON]
-    assert bad.name == "citation"
-    assert bad.data.startswith('{"citation"')
-
-
-def test_a_reload_that_fails_is_recorded() -> None:
-    with Observer.reference() as qa:
-        observation = qa.observe("hi", scenario="demo", reload=False)
-    # Reloaded from another server, which never saw the session.
-    with Observer.reference() as other:
-        missing = reload_session(other.client, observation)
-    assert missing.reload is not None
-    said = "Session not found."  # the server's own words
-    assert missing.reload.error == f"the reload failed: HTTP 404 (not_found_error): {said}"
-    assert check(missing).broken_rules == {"reload-agrees"}
-
-
-def test_a_turn_can_be_checked_without_the_raw_events() -> None:
+def test_a_turn_can_be_checked_without_the_raw_events_and_rebuilt_with_its_providers() -> None:
     with Observer.reference() as qa:
         observation = qa.observe("hi", scenario="broken-target-fits-source")
         good = qa.observe("hi", scenario="demo")
@@ -176,9 +167,6 @@ def test_a_turn_can_be_checked_without_the_raw_events() -> None:
     rebuilt = observation_from_turn(observation.turn)
     assert not rebuilt.raw
     assert rebuilt.complete
-
-
-def test_an_observation_rebuilt_from_a_turn_keeps_every_provider_as_sent() -> None:
     # QA checks the rows the server sent, vendors included: its rebuilt rows ask for them.
     with Observer.reference() as qa:
         observed = qa.observe("How are my cards?", scenario="pooling")
@@ -299,7 +287,7 @@ def test_the_twins_observe_a_turn_alike() -> None:
         assert observed.request_id, scenario  # the reference server names every request
 
 
-def test_timings_are_in_order_and_a_partial_turn_keeps_its_own() -> None:
+def test_the_twins_time_a_turn_in_order_and_name_refused_credentials() -> None:
     for twin, observation in TWINS.items():
         complete = observation("demo").timings
         assert complete is not None, twin
@@ -313,9 +301,6 @@ def test_timings_are_in_order_and_a_partial_turn_keeps_its_own() -> None:
         refused = observation("status-401").timings
         assert refused is not None, twin
         assert (refused.first_byte, refused.first_text, refused.done) == (None, None, None), twin
-
-
-def test_refused_credentials_are_an_access_failure_with_the_request_id() -> None:
     for twin, observation in TWINS.items():
         for status in (401, 403):
             case = f"{twin}, {status}"
@@ -346,15 +331,12 @@ def test_a_captured_recording_checks_as_the_live_turn(tmp_path: Path) -> None:
             assert (replayed.timings.done is None) == (live.timings.done is None), case
 
 
-def test_without_capture_there_is_no_recording() -> None:
+def test_a_recording_needs_capture_and_keeps_the_live_turns_times() -> None:
     observed = sync_observation("demo")
     with pytest.raises(ValueError, match="capture was off"):
         observed.to_recording()
     with pytest.raises(ValueError, match="rebuilt from a Turn"):
         observation_from_turn(observed.turn).to_recording()
-
-
-def test_a_live_turn_is_timed_by_the_sdk_a_recorded_one_by_its_recording() -> None:
     # A paced server: each event arrives in its own chunk, at its own time.
     with Observer.reference(server=ReferenceServer(pace=0.02), record=True) as qa:
         live = qa.observe("hi", scenario="account")
@@ -404,7 +386,9 @@ def _observed(pace: float = 0.0) -> Observation:
         return qa.observe("hi", scenario="account")
 
 
-def test_budgets_missed_are_warnings_unless_the_script_says_error() -> None:
+def test_budgets_missed_are_warnings_unless_the_script_says_error_and_skip_without_timings() -> (
+    None
+):
     observation = _observed(pace=0.01)  # every event after a pause: nothing takes 0 s
     assert check(observation, expect={"max_turn_s": 600, "max_first_text_s": 600}).ok
     tight = Expectations(max_first_text_s=1e-6, max_turn_s=1e-6)
@@ -420,9 +404,6 @@ def test_budgets_missed_are_warnings_unless_the_script_says_error() -> None:
     assert check(observation, expect=strict).outcome("timing").status == "fail"
     with pytest.raises(KeyError):  # timing budgets alone add no `expectations` row
         check(observation, expect=strict).outcome("expectations")
-
-
-def test_a_turn_without_timings_skips_the_rule() -> None:
     observation = observation_from_turn(_observed().turn)
     outcome = check(observation, expect={"max_turn_s": 1e-6}).outcome(TIMING.id)
     assert outcome.status == "skip"

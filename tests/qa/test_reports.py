@@ -93,7 +93,7 @@ def test_no_output_of_a_run_holds_a_provider_or_the_token(
     assert "&lt;redacted&gt;" in shown
 
 
-def test_findings_and_their_reprs_hold_no_provider() -> None:
+def test_findings_assertions_and_redaction_hold_no_provider() -> None:
     with Observer.reference(token=TOKEN) as qa:
         for name in BROKEN_SCENARIOS:
             observation = qa.observe("How are my accounts?", scenario=name)
@@ -104,9 +104,6 @@ def test_findings_and_their_reprs_hold_no_provider() -> None:
                 assert_private(str(finding.to_dict()))
             assert_private(repr(observation))
             assert_private(repr(result))
-
-
-def test_assert_conforms_says_what_broke_without_a_provider() -> None:
     with Observer.reference() as qa:
         observation = qa.observe("How are my accounts?", scenario="broken-target-parses")
         vendor = qa.observe("How are my accounts?", scenario="broken-no-vendor-names")
@@ -121,9 +118,6 @@ def test_assert_conforms_says_what_broke_without_a_provider() -> None:
         assert_conforms(vendor, strict=True)  # ...unless asked
     assert "warn  no-vendor-names" in str(strict.value)
     assert_private(str(strict.value))
-
-
-def test_redaction() -> None:
     value = {
         "kind": "SnapTrade",
         "provider": "manual",
@@ -254,6 +248,13 @@ def test_the_page_is_well_formed_self_contained_and_private() -> None:
     assert "url(" not in page
     assert "Content-Security-Policy" in page
     assert not VENDORS.search(page)  # providers and vendor names are redacted
+    result = hostile_result(1, "<b>")
+    prompt = Prompt(id="x", message="m", expect=Expectations(no_citations=True))
+    observation = result.observation
+    checked = check(observation, expect=prompt.expect)
+    run = RunResult(Script((prompt,)), "t", (PromptResult(prompt, observation, checked),))
+    root = dom(page_of(run))
+    assert "expectations" in root.find("ol", "findings").text
 
 
 def test_qa_run_writes_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -279,16 +280,6 @@ def test_qa_run_writes_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert good.find("ol", "silvia-sources").find_all("li")
 
 
-def test_expectations_do_not_break_the_page() -> None:
-    result = hostile_result(1, "<b>")
-    prompt = Prompt(id="x", message="m", expect=Expectations(no_citations=True))
-    observation = result.observation
-    checked = check(observation, expect=prompt.expect)
-    run = RunResult(Script((prompt,)), "t", (PromptResult(prompt, observation, checked),))
-    root = dom(page_of(run))
-    assert "expectations" in root.find("ol", "findings").text
-
-
 # The chart at the edges of a float --------------------------------------------------------
 
 EDGE_TIMES = [0.0, -0.0, 5e-324, 1e-310, 1e-7, 1.7e308, math.inf, math.nan, -1.0]
@@ -307,7 +298,7 @@ def chart_of(page: str) -> Node:
     return dom(page).find("svg")
 
 
-def test_the_chart_draws_any_time_alike_for_every_prompt() -> None:
+def test_the_chart_draws_any_time_alike_flat_at_zero_and_a_huge_one_as_a_day() -> None:
     for seconds in EDGE_TIMES:
         page = page_of(timed_run([Timings(seconds, seconds, seconds)] * 3))
         chart = chart_of(page)
@@ -322,28 +313,22 @@ def test_the_chart_draws_any_time_alike_for_every_prompt() -> None:
             values = node.attrs.values()
             assert not any(re.search("nan|inf|e[+-]", value or "") for value in values), seconds
         assert not re.search(r"\d{40}", page), seconds  # and no 309-digit time on the page
-
-
-def test_all_zero_or_tiny_times_draw_flat_bars_on_a_single_tick() -> None:
     for seconds in [0.0, 5e-324]:
         chart = chart_of(page_of(timed_run([Timings(seconds, seconds, seconds)] * 2)))
         assert {bar.attrs["width"] for bar in chart.find_all("rect")} == {"1.0"}, seconds
         assert chart.find_all("text")[0].text == "0 s", seconds
         assert len(chart.find_all("line")) == 1, seconds  # one gridline: a chart of scale 0
-
-
-def bar_widths(*times: Timings) -> list[float]:
-    chart = chart_of(page_of(timed_run(list(times))))
-    return [float(bar.attrs["width"] or "") for bar in chart.find_all("rect")]
-
-
-def test_a_huge_time_is_drawn_as_a_day_and_the_others_keep_their_scale() -> None:
     day = bar_widths(Timings(0.1, 0.5, 1.0), Timings(1, 86_400, 86_400))
     huge = bar_widths(Timings(0.1, 0.5, 1.0), Timings(1, 1.7e308, 1.7e308))
     assert huge == day
     assert huge[2:] == [round(520 * 86_400 / 100_000, 1)] * 2  # on a scale of 0 to 100000 s
     chart = chart_of(page_of(timed_run([Timings(1, 1.7e308, math.inf)])))
     assert "first text 1.7e+308 s, done inf s" in chart.text  # the tooltip says them as they are
+
+
+def bar_widths(*times: Timings) -> list[float]:
+    chart = chart_of(page_of(timed_run(list(times))))
+    return [float(bar.attrs["width"] or "") for bar in chart.find_all("rect")]
 
 
 COUNT = 100
@@ -398,15 +383,13 @@ def bare(text: str) -> str:
     return re.sub(r"\s", "", text)
 
 
-def test_the_run_covers_every_mark(hundred: tuple[str, dict[str, Any]]) -> None:
-    _, report = hundred
+def test_the_matrix_links_each_prompt_marks_each_status_and_comes_after_its_switch(
+    hundred: tuple[str, dict[str, Any]],
+) -> None:
+    page, report = hundred  # a run with every mark:
     statuses = {rule["status"] for p in report["prompts"] for rule in p["rules"].values()}
     assert statuses == {"pass", "warn", "fail", "skip", "not_run"}
     assert {p["status"] for p in report["prompts"]} == {"ok", "warn", "fail", "not_run"}
-
-
-def test_the_matrix_has_a_row_per_prompt_linking_to_it(hundred: tuple[str, dict[str, Any]]) -> None:
-    page, report = hundred
     root = dom(page)
     matrix = root.find("section", "matrix")
     rows = matrix.find("tbody").find_all("tr")
@@ -419,18 +402,11 @@ def test_the_matrix_has_a_row_per_prompt_linking_to_it(hundred: tuple[str, dict[
         assert link.text == f"{number}. {prompt['id']}"  # whole
         verdict = "not-run" if prompt["status"] == "not_run" else prompt["status"]
         assert row.attrs["class"] == verdict  # what "failures only" hides by
-
-
-def test_each_cell_marks_the_status_the_json_report_gives(
-    hundred: tuple[str, dict[str, Any]],
-) -> None:
-    page, report = hundred
-    matrix = dom(page).find("section", "matrix")
     headers = [th.text for th in matrix.find("thead").find_all("th", "rule")]
     assert headers == [rule["id"] for rule in report["rules"]]  # the table's rules, in order
     assert headers[-2:] == ["expectations", "timing"]
     marks: dict[str, set[str]] = {}
-    for row, prompt in zip(matrix.find("tbody").find_all("tr"), report["prompts"], strict=True):
+    for row, prompt in zip(rows, report["prompts"], strict=True):
         cells = row.find_all("td")
         assert len(cells) == len(headers)
         for rule, cell in zip(headers, cells, strict=True):
@@ -441,22 +417,14 @@ def test_each_cell_marks_the_status_the_json_report_gives(
             if css[1] == "fail":  # the finding says why, on hover
                 assert cell.attrs["title"]
     assert marks == {"pass": {"✓"}, "warn": {"!"}, "fail": {"✗"}, "skip": {"–"}, "not-run": {"○"}}
-
-
-def test_the_switch_comes_before_what_it_hides(hundred: tuple[str, dict[str, Any]]) -> None:
-    page, _ = hundred
-    body = dom(page).find("body")
-    order = [
-        node.tag + "." + (node.attrs.get("class") or "")
-        for node in body.children
-        if isinstance(node, Node)
-    ]
+    children = [node for node in root.find("body").children if isinstance(node, Node)]
+    order = [node.tag + "." + (node.attrs.get("class") or "") for node in children]
     switch = order.index("input.switch")  # the CSS's `:checked ~` needs these siblings after it
     assert switch < order.index("section.matrix") < order.index("main.")
     assert "#failures-only:checked ~ main .prompt.ok" in page
 
 
-def test_every_chart_label_is_whole_and_fits_its_column(
+def test_every_chart_label_is_whole_escaped_and_fits_its_column(
     hundred: tuple[str, dict[str, Any]],
 ) -> None:
     page, report = hundred
@@ -470,6 +438,13 @@ def test_every_chart_label_is_whole_and_fits_its_column(
         lines = [span.text for span in link.find_all("tspan")]
         assert all(_width(line) < left for line in lines), lines
     assert any(len(link.find_all("tspan")) > 2 for link in links)  # the 64 W's wrap
+    label = "recording-" + "\x07" * 40 + "-end"  # a file stem may hold anything
+    chart = parse(timing_chart([ChartRow(label, Timings(0.1, 0.2, 0.3))])).find("svg")
+    lines = [span.text for span in chart.find_all("tspan")]
+    assert "".join(lines) == "recording-" + "\\x07" * 40 + "-end"  # each drawn as its escape
+    left = float(chart.find_all("rect")[0].attrs["x"] or "")
+    assert len(lines) > 1
+    assert all(_width(line) < left for line in lines)
 
 
 @given(st.text(min_size=1, max_size=120))
@@ -478,16 +453,6 @@ def test_wrap_keeps_every_character_and_each_line_fits(label: str) -> None:
     assert bare("".join(lines)) == bare(label)
     for line in lines:
         assert len(line) == 1 or _width(line) <= _LABEL_MOST
-
-
-def test_a_label_is_wrapped_as_it_is_shown_control_characters_escaped() -> None:
-    label = "recording-" + "\x07" * 40 + "-end"  # a file stem may hold anything
-    chart = parse(timing_chart([ChartRow(label, Timings(0.1, 0.2, 0.3))])).find("svg")
-    lines = [span.text for span in chart.find_all("tspan")]
-    assert "".join(lines) == "recording-" + "\\x07" * 40 + "-end"  # each drawn as its escape
-    left = float(chart.find_all("rect")[0].attrs["x"] or "")
-    assert len(lines) > 1
-    assert all(_width(line) < left for line in lines)
 
 
 # In a browser: one Chromium for every measurement --------------------------------------

@@ -43,13 +43,22 @@ def broken(events: list[tuple[str, object]], **kwargs: object) -> set[str]:
     return set(check(observe_events(events, **kwargs)).broken_rules)  # type: ignore[arg-type]
 
 
-def test_every_rule_has_a_unique_id_a_severity_and_a_one_line_description() -> None:
+def test_every_rule_has_a_unique_id_a_severity_a_description_and_its_broken_scenario() -> None:
     assert len({rule.id for rule in RULES}) == len(RULES)
     for rule in RULES:
         assert rule.severity in ("error", "warning")
         assert rule.description
         assert "\n" not in rule.description
     assert [rule.id for rule in RULES if rule.severity == "warning"] == ["no-vendor-names"]
+    assert sorted(BROKEN_RULES.values()) == sorted(rule.id for rule in RULES)
+    for name, rule in BROKEN_RULES.items():
+        assert name == f"broken-{rule}"
+    assert set(FAULTS) | set(GOOD) | {"fault-stall"} | HOSTILE == set(SCENARIOS)
+    assert all(scenario.rewrite is None for scenario in SCENARIOS.values())
+    # What a broken scenario streams is what `expected_turn` reads off its steps.
+    expected = expected_turn(BROKEN_SCENARIOS["broken-summary-agrees"])
+    assert "silvia://market-data/finnhub/AAPL" not in {c["source"] for c in expected.citations}
+    assert "silvia://market-data/finnhub/AAPL" in {c["source"] for c in expected.inline_citations}
 
 
 TABLE: list[tuple[str, dict[str, object], bool]] = [
@@ -313,9 +322,6 @@ def test_vendor_names_in_user_facing_text_are_a_warning() -> None:
         assert result.ok, case  # a warning only
         assert {f.evidence["field"] for f in result.warnings} == fields, case
         assert result.broken_rules == ({"no-vendor-names"} if fields else set()), case
-
-
-def test_a_vendor_named_in_the_prompt_is_said_so() -> None:
     events = turn_events([], text="Plaid links your bank.")
     (finding,) = check(observe_events(events, prompt="What is Plaid?")).findings
     assert finding.message.endswith("the prompt names a vendor too")
@@ -333,15 +339,13 @@ def test_a_malformed_summary_row_is_reported_by_its_place() -> None:
     assert "row 1" in result.findings[0].message
 
 
-def test_no_events_is_one_finding_and_every_other_rule_not_run() -> None:
+def test_no_events_or_a_failing_check_is_one_finding_and_every_other_rule_not_run() -> None:
     result = check(observe_events([]))
     assert {o.rule.id for o in result.outcomes if o.status != "not_run"} == {"stream-complete"}
     assert result.broken_rules == {"stream-complete"}
     assert result.not_run
     assert result.cause is result.findings[0]
 
-
-def test_a_check_that_fails_gives_a_finding_not_an_exception() -> None:
     def boom(facts: object) -> Iterator[Problem]:
         raise RecursionError
         yield Problem("never")
@@ -366,9 +370,6 @@ def test_expectations() -> None:
         result = check(observe_events(turn_events([cite(CARDS, BOTH)])), expect=expect)
         assert result.outcome("expectations").status == ("pass" if ok else "fail"), case
         assert result.ok is ok, case
-
-
-def test_expectations_of_an_uncited_turn() -> None:
     observation = observe_events(turn_events([]))
     assert check(observation, expect={"no_citations": True}).ok
     assert not check(observation, expect={"cites_account": True}).ok
@@ -462,13 +463,6 @@ def test_each_broken_or_fault_scenario_breaks_its_rules_and_no_other(qa: Observe
         assert check(observation).broken_rules == rules, name
 
 
-def test_every_rule_has_its_broken_scenario_named_after_it() -> None:
-    assert sorted(BROKEN_RULES.values()) == sorted(rule.id for rule in RULES)
-    for name, rule in BROKEN_RULES.items():
-        assert name == f"broken-{rule}"
-    assert set(FAULTS) | set(GOOD) | {"fault-stall"} | HOSTILE == set(SCENARIOS)
-
-
 def test_broken_scenarios_are_kept_apart_from_the_library_but_served_and_listed(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -478,14 +472,6 @@ def test_broken_scenarios_are_kept_apart_from_the_library_but_served_and_listed(
     listed = dict(line.split(maxsplit=1) for line in capsys.readouterr().out.splitlines())
     for name, scenario in BROKEN_SCENARIOS.items():
         assert listed[name] == scenario.description
-
-
-def test_the_rewrite_hook_leaves_good_scenarios_alone() -> None:
-    assert all(scenario.rewrite is None for scenario in SCENARIOS.values())
-    # What a broken scenario streams is what `expected_turn` reads off its steps.
-    expected = expected_turn(BROKEN_SCENARIOS["broken-summary-agrees"])
-    assert "silvia://market-data/finnhub/AAPL" not in {c["source"] for c in expected.citations}
-    assert "silvia://market-data/finnhub/AAPL" in {c["source"] for c in expected.inline_citations}
 
 
 def test_broken_scenarios_do_not_touch_the_library_turns_they_start_from(qa: Observer) -> None:

@@ -55,15 +55,14 @@ RULE_IDS = [rule.id for rule in RULES]
 TOKEN = "qa-run-s3cret-token"
 
 
-def test_rules_lists_every_rule_with_its_severity(capsys: pytest.CaptureFixture[str]) -> None:
+def test_rules_lists_every_rule_and_the_example_passes_on_the_reference_server(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     status, out, _ = run_cli(["qa", "rules"], capsys)
     assert status == 0
     listed = [line.split(maxsplit=2) for line in out.splitlines()]
     assert [row[0] for row in listed] == [*RULE_IDS, "expectations", "timing"]
     assert [row[1] for row in listed] == [rule.severity for rule in RULES] + ["error", "warning"]
-
-
-def test_the_example_passes_on_the_reference_server(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run_cli(["qa", "run", EXAMPLE], capsys)
     assert status == 0
     cells = table(out)
@@ -115,6 +114,17 @@ def test_each_broken_scenario_fails_its_own_cell_in_the_table_junit_and_json(
         assert {finding["rule"] for finding in by_id[name]["findings"]} == {rule}
         status_of = by_id[name]["rules"][rule]["status"]
         assert status_of == ("warn" if rule == "no-vendor-names" else "fail")
+    # A failure names its request and session, in the report, the table and the progress.
+    fits = by_id["broken-target-fits-source"]
+    assert fits["request_id"]
+    assert fits["session_id"]
+    pair = (fits["request_id"], fits["session_id"])
+    assert {(f["request_id"], f["session_id"]) for f in fits["findings"]} == {pair}
+    ids = f"request {pair[0]}, session {pair[1]}"
+    line = next(line for line in out.splitlines() if line.startswith("FAIL  target-fits-source"))
+    assert line.endswith(f"  ({ids})")
+    progress = next(line for line in err.splitlines() if "] broken-target-fits-source: " in line)
+    assert progress.endswith(f"; {ids}")
     assert by_id["broken-stream-complete"]["rules"]["reload-agrees"] == {
         "status": "skip",
         "reason": "the turn did not complete, so it was not reloaded",
@@ -199,27 +209,6 @@ def test_an_unmet_expectation_fails_the_run(
     assert status == 1
     assert table(out)["expectations"] == ["FAIL"]
     assert "FAIL  expectations  [p1]  expected a citation of an account" in out
-
-
-def test_failures_name_their_request_and_session(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    prompt = {"id": "bad", "message": "How is Apple?", "scenario": "broken-target-fits-source"}
-    script, path = write_script(tmp_path / "s.json", [prompt]), tmp_path / "report.json"
-    status, out, err = run_cli(["qa", "run", str(script), "--json", str(path)], capsys)
-    assert status == 1
-    (prompt,) = report(path)["prompts"]
-    request_id, session_id = prompt["request_id"], prompt["session_id"]
-    assert request_id
-    assert session_id
-    assert prompt["findings"]
-    for finding in prompt["findings"]:
-        assert (finding["request_id"], finding["session_id"]) == (request_id, session_id)
-    ids = f"request {request_id}, session {session_id}"
-    line = next(line for line in out.splitlines() if line.startswith("FAIL  target-fits-source"))
-    assert line.endswith(f"  ({ids})")
-    (progress,) = [line for line in err.splitlines() if line.startswith("[1/1] bad: FAIL (")]
-    assert progress.endswith(f"; {ids}")
 
 
 def test_a_run_against_a_base_url(
@@ -389,9 +378,18 @@ def test_a_server_refusing_the_token_stops_the_run_with_status_3(
     assert len([line for line in out.splitlines() if line.startswith("FAIL  ")]) == 1
 
 
-def test_prompts_in_flight_are_cancelled_when_one_is_refused(
+def test_a_refusal_after_a_turn_completed_is_a_finding_and_one_at_once_cancels_the_rest(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    prompts = [
+        {"id": "good", "message": "hi", "scenario": "demo"},
+        {"id": "refused", "message": "hi", "scenario": "status-401"},
+        {"id": "after", "message": "hi", "scenario": "account"},
+    ]
+    status, _, err = run_cli(["qa", "run", str(write_script(tmp_path / "s.json", prompts))], capsys)
+    assert status == 1
+    assert "stopped" not in err
+    assert "[3/3] after: ok" in err
     # One prompt is refused at once; the others stall, and would wait out --timeout.
     prompts = [{"id": f"stall-{n}", "message": "hi", "scenario": "fault-stall"} for n in range(3)]
     prompts.insert(1, {"id": "refused", "message": "hi", "scenario": "status-403"})
@@ -417,20 +415,6 @@ def test_a_server_that_is_not_there_stops_the_run_with_status_3(
         "silvia qa: stopped: cannot reach the server (ConnectError, no request id); 12 did not run"
     )
     assert "[2/12]" not in err
-
-
-def test_a_refusal_after_a_turn_completed_is_a_finding_not_a_stop(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    prompts = [
-        {"id": "good", "message": "hi", "scenario": "demo"},
-        {"id": "refused", "message": "hi", "scenario": "status-401"},
-        {"id": "after", "message": "hi", "scenario": "account"},
-    ]
-    status, _, err = run_cli(["qa", "run", str(write_script(tmp_path / "s.json", prompts))], capsys)
-    assert status == 1
-    assert "stopped" not in err
-    assert "[3/3] after: ok" in err
 
 
 def test_ctrl_c_writes_the_partial_reports_it_was_asked_for(tmp_path: Path) -> None:
@@ -528,26 +512,6 @@ def _two(tmp_path: Path) -> Path:
     return write_script(tmp_path / "s.json", prompts)
 
 
-def test_the_live_line_says_done_errors_and_the_running_prompt(tmp_path: Path) -> None:
-    now, terminal, seen = [100.0], _Terminal(), list[str]()
-    live = LiveProgress(terminal, 2, clock=lambda: now[0])  # a clock the test moves
-
-    def started(prompt: Any) -> None:
-        live.started(prompt)
-        now[0] += 2.5  # the turn takes 2.5 s on this clock
-        seen.append(live.line())
-
-    run_script(load_script(_two(tmp_path)), progress=live.finished, started=started)
-    assert seen == ["[0/2] 0 error(s); running good, 2.5 s", "[1/2] 0 error(s); running bad, 2.5 s"]
-    assert live.line() == "[2/2] 3 error(s)"  # broken-target-parses: three findings
-    assert terminal.getvalue().count("\r\x1b[2K") == 4  # redrawn in place: 2 starts, 2 ends
-    assert "\n" not in terminal.getvalue()
-    live.close()
-    assert terminal.getvalue().endswith("\r\x1b[2K")  # cleared before the table
-    live.running["p\x1b]0;x\x07"] = 0.0  # a prompt id cannot drive the terminal
-    assert "\x1b" not in live.line()
-
-
 def test_progress_is_a_live_line_on_a_terminal_a_line_per_prompt_otherwise_or_quiet(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -566,6 +530,23 @@ def test_progress_is_a_live_line_on_a_terminal_a_line_per_prompt_otherwise_or_qu
     _, _, err = run_cli(["qa", "run", script, "--quiet"], capsys)
     assert "[1/2]" not in err
     assert "[2/2]" not in err
+    now, terminal, seen = [100.0], _Terminal(), list[str]()
+    live = LiveProgress(terminal, 2, clock=lambda: now[0])  # a clock the test moves
+
+    def started(prompt: Any) -> None:
+        live.started(prompt)
+        now[0] += 2.5  # the turn takes 2.5 s on this clock
+        seen.append(live.line())
+
+    run_script(load_script(_two(tmp_path)), progress=live.finished, started=started)
+    assert seen == ["[0/2] 0 error(s); running good, 2.5 s", "[1/2] 0 error(s); running bad, 2.5 s"]
+    assert live.line() == "[2/2] 3 error(s)"  # broken-target-parses: three findings
+    assert terminal.getvalue().count("\r\x1b[2K") == 4  # redrawn in place: 2 starts, 2 ends
+    assert "\n" not in terminal.getvalue()
+    live.close()
+    assert terminal.getvalue().endswith("\r\x1b[2K")  # cleared before the table
+    live.running["p\x1b]0;x\x07"] = 0.0  # a prompt id cannot drive the terminal
+    assert "\x1b" not in live.line()
 
 
 def test_the_table_keeps_to_100_columns_unless_wide(
@@ -750,7 +731,7 @@ class Counting(AsyncObserver):
             Counting.in_flight -= 1
 
 
-def test_no_more_than_n_prompts_run_at_once_and_n_must_be_positive() -> None:
+def test_no_more_than_n_prompts_run_at_once_n_is_positive_and_scenarios_are_known() -> None:
     script = parse_script({"prompts": [{"message": "hi", "scenario": "account"}] * 12})
     for concurrency in (1, 4):
         Counting.most = 0
@@ -759,9 +740,6 @@ def test_no_more_than_n_prompts_run_at_once_and_n_must_be_positive() -> None:
         assert Counting.most == concurrency
     with pytest.raises(ValueError, match="concurrency"):
         asyncio.run(arun_script(SCRIPT, concurrency=0))
-
-
-def test_a_scenario_the_server_lacks_is_refused_before_anything_is_sent() -> None:
     server = ReferenceServer()
     script = parse_script({"prompts": [{"message": "hi", "scenario": "nope"}]})
     with pytest.raises(ScriptFormatError, match="nope"):

@@ -28,43 +28,66 @@ from silvia_client.testing import BROKEN_SCENARIOS, SCENARIOS, Scenario
 from ._helpers import EXAMPLE, run_cli, table
 
 
-def test_a_full_script() -> None:
+def test_a_full_script_its_timing_and_comments() -> None:
+    expect = {"complete": True, "cites_account": True, "cites_kinds": ["accounts"]}
+    expect |= {"no_citations": False, "no_old_checkpoint": True}
+    cards = {"id": "cards", "message": "Cards?", "scenario": "accounts", "continue": True}
     script = parse_script(
-        {
-            "name": "smoke",
-            "prompts": [
-                {"message": "How much is in checking?"},
-                {
-                    "id": "cards",
-                    "message": "And my cards?",
-                    "scenario": "accounts",
-                    "continue": True,
-                    "expect": {
-                        "complete": True,
-                        "cites_account": True,
-                        "cites_kinds": ["accounts"],
-                        "no_citations": False,
-                        "no_old_checkpoint": True,
-                    },
-                },
-            ],
-        }
+        {"name": "smoke", "prompts": [{"message": "Hi"}, {**cards, "expect": expect}]}
     )
     assert script.name == "smoke"
     assert script.prompts == (
-        Prompt("p1", "How much is in checking?"),
+        Prompt("p1", "Hi"),
         Prompt(
             "cards",
-            "And my cards?",
+            "Cards?",
             scenario="accounts",
             continue_session=True,
             expect=Expectations(True, True, ("accounts",), False, no_old_checkpoint=True),
         ),
     )
-    expect = script.prompts[1].expect
-    assert expect is not None
-    assert expect.to_dict()["no_old_checkpoint"] is True
+    assert script.prompts[1].expect.to_dict()["no_old_checkpoint"] is True  # type: ignore[union-attr]
     assert "no_old_checkpoint" not in Expectations().to_dict()
+    script = parse_script(
+        {
+            "timing": {"max_first_text_s": 2, "max_turn_s": 10, "severity": "error"},
+            "prompts": [
+                {"message": "a"},
+                {"message": "b", "expect": {"max_turn_s": 30, "complete": True}},
+            ],
+        }
+    )
+    assert script.timing == TimingBudget(2.0, 10.0, "error")
+    first, second = (prompt.expect for prompt in script.prompts)
+    assert first == Expectations(max_first_text_s=2.0, max_turn_s=10.0, timing_severity="error")
+    assert first.only_timing
+    assert second == Expectations(
+        complete=True, max_first_text_s=2.0, max_turn_s=30.0, timing_severity="error"
+    )
+    assert not second.only_timing
+    assert second.to_dict() == {
+        "complete": True,
+        "max_first_text_s": 2.0,
+        "max_turn_s": 30.0,
+        "timing_severity": "error",
+    }
+    script = parse_script({"prompts": [{"message": "a"}, {"message": "b", "expect": {}}]})
+    assert [prompt.expect for prompt in script.prompts] == [None, Expectations()]
+    assert not Expectations().timed
+    assert Expectations(max_turn_s=1.0).timed
+    script = parse_script(
+        {
+            "comment": ["any", "value"],
+            "timing": {"comment": 1, "max_turn_s": 5},
+            "prompts": [
+                {"comment": None, "message": "Hi", "expect": {"comment": "x", "complete": True}}
+            ],
+        }
+    )
+    assert script.prompts[0].expect is not None
+    assert script.prompts[0].expect.complete is True
+    with pytest.raises(ValueError, match="unknown key"):
+        parse_script({"prompts": [{"message": "Hi", "comments": "typo"}]})
 
 
 def one(**prompt: object) -> dict[str, object]:
@@ -117,48 +140,12 @@ def test_load_script_reads_a_file_and_explains_a_bad_one(tmp_path: Path) -> None
         load_script(path)
     with pytest.raises(ScriptFormatError, match="cannot read"):
         load_script(tmp_path / "missing.json")
-
-
-def test_the_example_and_the_readme_scripts_are_in_the_format() -> None:
     assert len(load_script(EXAMPLE).prompts) >= 10
     assert all(prompt.scenario for prompt in load_script(EXAMPLE).prompts)
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("<!-- section: qa -->") : readme.index("<!-- /section: qa -->")]
     block = section[section.index("```json\n") + 8 :]
     assert run_script(parse_script(json.loads(block[: block.index("```")]))).ok
-
-
-def test_the_scripts_timing_gives_every_prompt_its_budgets_which_a_prompt_may_change() -> None:
-    script = parse_script(
-        {
-            "timing": {"max_first_text_s": 2, "max_turn_s": 10, "severity": "error"},
-            "prompts": [
-                {"message": "a"},
-                {"message": "b", "expect": {"max_turn_s": 30, "complete": True}},
-            ],
-        }
-    )
-    assert script.timing == TimingBudget(2.0, 10.0, "error")
-    first, second = (prompt.expect for prompt in script.prompts)
-    assert first == Expectations(max_first_text_s=2.0, max_turn_s=10.0, timing_severity="error")
-    assert first.only_timing
-    assert second == Expectations(
-        complete=True, max_first_text_s=2.0, max_turn_s=30.0, timing_severity="error"
-    )
-    assert not second.only_timing
-    assert second.to_dict() == {
-        "complete": True,
-        "max_first_text_s": 2.0,
-        "max_turn_s": 30.0,
-        "timing_severity": "error",
-    }
-
-
-def test_without_timing_a_prompt_without_expect_has_none() -> None:
-    script = parse_script({"prompts": [{"message": "a"}, {"message": "b", "expect": {}}]})
-    assert [prompt.expect for prompt in script.prompts] == [None, Expectations()]
-    assert not Expectations().timed
-    assert Expectations(max_turn_s=1.0).timed
 
 
 PLACES = [
@@ -334,9 +321,12 @@ EXPECTATION_KEYS = {
 }
 
 
-def test_init_writes_a_script_qa_run_passes(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_init_writes_a_starter_script_qa_run_passes_never_over_a_file_without_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run_cli(["qa", "init"], capsys)[0] == 0
+    assert (tmp_path / "qa_script.json").is_file()
     path = tmp_path / "qa.json"
     status, out, _ = run_cli(["qa", "init", str(path)], capsys)
     assert status == 0
@@ -348,6 +338,14 @@ def test_init_writes_a_script_qa_run_passes(
     cells = table(out)
     assert set(cells["expectations"]) == {"pass"}
     assert set(cells["timing"]) == {"pass"}
+    path = tmp_path / "mine.json"
+    path.write_text("{}", encoding="utf-8")
+    status, _, err = run_cli(["qa", "init", str(path)], capsys)
+    assert status == 2
+    assert "exists; --force overwrites it" in err
+    assert path.read_text(encoding="utf-8") == "{}"
+    assert run_cli(["qa", "init", str(path), "--force"], capsys)[0] == 0
+    assert json.loads(path.read_text(encoding="utf-8"))["prompts"]
 
 
 def test_the_starter_covers_every_expectation_and_carries_comments() -> None:
@@ -359,40 +357,3 @@ def test_the_starter_covers_every_expectation_and_carries_comments() -> None:
     assert "comment" in data
     assert "comment" in data["timing"]
     assert all("comment" in prompt for prompt in data["prompts"])
-
-
-def test_init_does_not_overwrite_without_force(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    path = tmp_path / "mine.json"
-    path.write_text("{}", encoding="utf-8")
-    status, _, err = run_cli(["qa", "init", str(path)], capsys)
-    assert status == 2
-    assert "exists; --force overwrites it" in err
-    assert path.read_text(encoding="utf-8") == "{}"
-    assert run_cli(["qa", "init", str(path), "--force"], capsys)[0] == 0
-    assert json.loads(path.read_text(encoding="utf-8"))["prompts"]
-
-
-def test_init_writes_qa_script_json_by_default(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    assert run_cli(["qa", "init"], capsys)[0] == 0
-    assert (tmp_path / "qa_script.json").is_file()
-
-
-def test_a_comment_is_ignored_on_every_object_and_other_keys_still_refused() -> None:
-    script = parse_script(
-        {
-            "comment": ["any", "value"],
-            "timing": {"comment": 1, "max_turn_s": 5},
-            "prompts": [
-                {"comment": None, "message": "Hi", "expect": {"comment": "x", "complete": True}}
-            ],
-        }
-    )
-    assert script.prompts[0].expect is not None
-    assert script.prompts[0].expect.complete is True
-    with pytest.raises(ValueError, match="unknown key"):
-        parse_script({"prompts": [{"message": "Hi", "comments": "typo"}]})
