@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -144,7 +144,7 @@ def table(out: str) -> dict[str, list[str]]:
     return rows
 
 
-def write_script(path: Path, prompts: list[dict[str, object]], **top: object) -> Path:
+def write_script(path: Path, prompts: Sequence[Mapping[str, Any]], **top: object) -> Path:
     path.write_text(json.dumps({"name": "test", "prompts": prompts, **top}), encoding="utf-8")
     return path
 

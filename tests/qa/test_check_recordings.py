@@ -118,9 +118,9 @@ def test_what_is_not_a_recording_raises_saying_what_check_recordings_takes(tmp_p
     with pytest.raises(FileNotFoundError):
         check_recordings([tmp_path / "nope.jsonl"])
     for recordings, got in WRONG_SHAPES:
-        with pytest.raises(TypeError) as caught:
+        with pytest.raises(TypeError) as wrong:
             check_recordings(recordings)  # type: ignore[arg-type]
-        message = str(caught.value)
+        message = str(wrong.value)
         assert message.startswith(
             "check_recordings takes recordings, paths to recording files (str or os.PathLike), "
             "(name, Recording) pairs or mappings of names to recordings"
@@ -180,16 +180,16 @@ def test_warnings_alone_exit_0_a_recorded_refusal_is_a_finding_a_bad_file_exits_
     assert status == 1  # a recorded refusal is a finding: no server is refusing anything now
     assert table(out)["stream-complete"] == ["FAIL"]
     assert "HTTP 401" in out
-    path = tmp_path / "bad.jsonl"
+    bad = tmp_path / "bad.jsonl"
     for content, message in [
         ('{"type": "recording", "format": "silvia-recording", "version": 99}\n', "version"),
         ("not json at all\n", "line 1"),
         ("", "truncated"),
     ]:
-        path.write_text(content, encoding="utf-8")
-        status, out, err = run_cli(["qa", "check", str(path)], capsys)
+        bad.write_text(content, encoding="utf-8")
+        status, out, err = run_cli(["qa", "check", str(bad)], capsys)
         assert (status, out) == (2, ""), message
-        assert err.startswith(f"silvia qa: {path}: "), message
+        assert err.startswith(f"silvia qa: {bad}: "), message
         assert message in err.lower(), message
     status, _, err = run_cli(["qa", "check", str(tmp_path / "nope.jsonl")], capsys)
     assert status == 2

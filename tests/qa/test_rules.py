@@ -51,8 +51,8 @@ def test_every_rule_has_a_unique_id_a_severity_a_description_and_its_broken_scen
         assert "\n" not in rule.description
     assert [rule.id for rule in RULES if rule.severity == "warning"] == ["no-vendor-names"]
     assert sorted(BROKEN_RULES.values()) == sorted(rule.id for rule in RULES)
-    for name, rule in BROKEN_RULES.items():
-        assert name == f"broken-{rule}"
+    for name, rule_id in BROKEN_RULES.items():
+        assert name == f"broken-{rule_id}"
     assert set(FAULTS) | set(GOOD) | {"fault-stall"} | HOSTILE == set(SCENARIOS)
     assert all(scenario.rewrite is None for scenario in SCENARIOS.values())
     # What a broken scenario streams is what `expected_turn` reads off its steps.

@@ -277,7 +277,7 @@ def test_a_misspelled_scenario_is_one_finding_with_the_servers_words_and_the_res
 ) -> None:
     said = "Unknown scenario 'acounts'; `silvia serve --list` lists them."
     typo = {"id": "typo", "message": "Hi", "scenario": "acounts"}
-    prompts = [
+    prompts: list[dict[str, Any]] = [
         {"id": "good", "message": "Hi", "scenario": "demo"},
         {**typo, "expect": {"cites_account": True, "max_turn_s": 30}},
         {"id": "bad", "message": "Hi", "scenario": "broken-target-parses"},
@@ -335,7 +335,7 @@ def _stop_line(err: str) -> str:
 def test_a_server_refusing_the_token_stops_the_run_with_status_3(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    prompts: list[dict[str, object]] = [
+    prompts: list[dict[str, Any]] = [
         {"id": "p1", "message": "Hi", "expect": {"complete": True, "max_turn_s": 30}},
         *({"id": f"p{n}", "message": "Hi", "scenario": "account"} for n in (2, 3, 4)),
     ]
