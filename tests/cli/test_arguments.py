@@ -100,12 +100,9 @@ def test_every_flag_is_in_the_help_and_the_docs_and_the_docs_list_no_other(
     for (command, flag), why in HIDDEN.items():
         assert flag in _flags(parsers[command])
         assert len(why.split()) >= 5
-
-
-def test_version_and_the_exit_statuses_in_the_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["--version"], capsys) == (0, f"silvia {__version__}\n", "")
     help_text = " ".join(run(["--help"], capsys)[1].split())
-    for status in (
+    for said in (
         "--debug",
         "0 ok",
         "1 an error",
@@ -114,7 +111,7 @@ def test_version_and_the_exit_statuses_in_the_help(capsys: pytest.CaptureFixture
         "4 internal error",
         "130 interrupted",
     ):
-        assert status in help_text
+        assert said in help_text
     assert "4 internal error" in " ".join(run(["qa", "run", "--help"], capsys)[1].split())
 
 
@@ -158,7 +155,9 @@ def test_bad_numbers_and_names_are_argparse_errors(capsys: pytest.CaptureFixture
         assert "Traceback" not in err
 
 
-def test_chat_takes_a_timeout_and_a_deadline(capsys: pytest.CaptureFixture[str]) -> None:
+def test_chat_takes_a_timeout_and_a_deadline_whose_defaults_help_and_docs_state(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     for option, message in [
         ("--timeout", "StreamTimeoutError: no data within the idle timeout (0.2 s)"),
         ("--deadline", "StreamTimeoutError: the turn's deadline of 0.2 s passed"),
@@ -167,6 +166,11 @@ def test_chat_takes_a_timeout_and_a_deadline(capsys: pytest.CaptureFixture[str])
         assert status == 1  # it stalls for good
         assert out.startswith("You have $4,210.55")  # what arrived is kept
         assert err.splitlines()[-1].startswith(f"silvia chat: {message} (request id req_")
+    with pytest.raises(SystemExit):
+        main(["chat", "--help"])
+    assert said(capsys.readouterr().out) == applied()
+    section = DOCS.read_text(encoding="utf-8").split("## `silvia chat`")[1].split("\n## ")[0]
+    assert said(section) == applied()
 
 
 TIMEOUT = re.compile(
@@ -195,14 +199,3 @@ def said(text: str) -> tuple[list[float | None], float]:
     assert timeout is not None, flat
     assert deadline is not None, flat
     return [float(n) for n in timeout.groups()], float(deadline.group(1))
-
-
-def test_chat_help_states_the_defaults_a_turn_gets(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit):
-        main(["chat", "--help"])
-    assert said(capsys.readouterr().out) == applied()
-
-
-def test_the_cli_docs_state_the_defaults_a_turn_gets() -> None:
-    section = DOCS.read_text(encoding="utf-8").split("## `silvia chat`")[1].split("\n## ")[0]
-    assert said(section) == applied()

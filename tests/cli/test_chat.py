@@ -82,7 +82,7 @@ def test_the_web_url_makes_account_links_absolute(
         assert f"      http://localhost:3000{CHECKING}\n" in out, argv  # the flag wins
 
 
-def test_a_status_error_is_one_line_on_stderr_and_exit_1(
+def test_a_failure_is_one_line_on_stderr_exit_1_and_keeps_what_arrived(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     for scenario, error in [
@@ -94,11 +94,6 @@ def test_a_status_error_is_one_line_on_stderr_and_exit_1(
         [note, line] = err.splitlines()
         assert "embedded reference server" in note
         assert line.startswith(f"silvia chat: {error}"), line
-
-
-def test_a_stream_that_fails_keeps_what_arrived_and_lists_its_sources(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
     status, out, err = run(["chat", "/scenario fault-error-event hi"], capsys)
     assert status == 1
     assert out.startswith("You have $4,210.55 in checking[1]")
@@ -107,9 +102,29 @@ def test_a_stream_that_fails_keeps_what_arrived_and_lists_its_sources(
     assert private(out, err)
 
 
-def test_usage_errors_are_one_line_and_exit_2(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_a_url_with_credentials_a_query_or_a_fragment_is_a_usage_error_that_hides_them(
+    loopback: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    refused = "--base-url must not have a query (?) or a fragment (#)"
+    for url in (f"{loopback}/?key=query-secret", f"{loopback}/#frag-secret", f"{loopback}?"):
+        assert run(["chat", "hi", "--base-url", url], capsys) == (
+            2,
+            "",
+            f"silvia chat: {refused}\n",
+        )
+    monkeypatch.setenv("SILVIA_BASE_URL", "https://alice:pa55word@staging.example")
+    for name, argv in {**_commands(tmp_path), "session show": ["session", "show", "nope"]}.items():
+        prefix = "qa" if name == "qa run" else name  # `silvia qa` says its usage errors as one
+        assert run(argv, capsys) == (
+            2,
+            "",
+            f"silvia {prefix}: SILVIA_BASE_URL must not hold credentials (user:password@): "
+            "the token goes in SILVIA_TOKEN\n",
+        )
+    monkeypatch.delenv("SILVIA_BASE_URL")
     absolute = "must be an absolute http(s) URL"
     cases = [
         (["chat", "hi", "--base-url", "ftp://x"], f"silvia chat: --base-url {absolute}"),
@@ -200,7 +215,7 @@ def _stored(url: str, err: str) -> Session:
         return client.sessions.get(session_of(err))
 
 
-def test_chat_reads_the_message_from_stdin(
+def test_the_message_comes_from_the_argument_or_stdin_and_scenario_is_a_header(
     loopback: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     for argv in (["chat", "-"], ["chat"]):
@@ -223,11 +238,6 @@ def test_chat_reads_the_message_from_stdin(
     assert [m.text for m in stored.messages if m.role == "user"] == [
         "What about my IRA?"
     ]  # not "-"
-
-
-def test_scenario_is_a_header_and_the_message_stays_the_users(
-    loopback: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
     argv = ["chat", "Where do I stand?", "--scenario", "accounts", "--base-url", loopback]
     status, out, err = run(argv, capsys)
@@ -304,30 +314,6 @@ def test_the_flag_else_the_environment_else_the_embedded_server_and_said(
         assert "embedded" not in err
 
 
-def test_a_url_with_credentials_a_query_or_a_fragment_is_a_usage_error_that_hides_them(
-    loopback: str,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    refused = "--base-url must not have a query (?) or a fragment (#)"
-    for url in (f"{loopback}/?key=query-secret", f"{loopback}/#frag-secret", f"{loopback}?"):
-        assert run(["chat", "hi", "--base-url", url], capsys) == (
-            2,
-            "",
-            f"silvia chat: {refused}\n",
-        )
-    monkeypatch.setenv("SILVIA_BASE_URL", "https://alice:pa55word@staging.example")
-    for name, argv in {**_commands(tmp_path), "session show": ["session", "show", "nope"]}.items():
-        prefix = "qa" if name == "qa run" else name  # `silvia qa` says its usage errors as one
-        assert run(argv, capsys) == (
-            2,
-            "",
-            f"silvia {prefix}: SILVIA_BASE_URL must not hold credentials (user:password@): "
-            "the token goes in SILVIA_TOKEN\n",
-        )
-
-
 def test_a_401_names_silvia_token_not_a_python_argument(
     loopback: str,
     monkeypatch: pytest.MonkeyPatch,
@@ -370,9 +356,6 @@ def test_a_401_names_silvia_token_not_a_python_argument(
     assert line.startswith("silvia chat: AuthenticationError: 401: ")
     assert "SILVIA_TOKEN" not in line
     assert "token=" not in line
-
-
-def test_other_hints_are_said_as_the_command_line_says_them() -> None:
     for message, said in [
         (
             "no base URL: pass base_url=... or set the SILVIA_BASE_URL environment variable",

@@ -57,7 +57,7 @@ COMMANDS: dict[str, tuple[list[str], Any, str, int]] = {
 }
 
 
-def test_an_internal_error_is_one_line_and_exit_4(
+def test_an_internal_error_is_one_line_and_exit_4_the_traceback_with_debug(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
@@ -75,11 +75,6 @@ def test_an_internal_error_is_one_line_and_exit_4(
         assert "Traceback" not in err
         assert "the server said" not in err  # the type, never the message
         assert SECRET not in out + err
-
-
-def test_debug_prints_the_traceback_with_the_token_blanked(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
     monkeypatch.setattr("silvia_client.cli._server.choose_server", boom)
     monkeypatch.setenv("SILVIA_TOKEN", SECRET)
     for debug, argv in [("", ["--debug", "chat", "hi"]), ("1", ["chat", "hi"])]:
@@ -170,7 +165,7 @@ def test_ctrl_c_mid_command_is_interrupted_and_130(
         assert TOKEN not in out + err
 
 
-def test_ctrl_c_while_text_streams_says_interrupted_on_a_line_of_its_own() -> None:
+def test_ctrl_c_while_text_streams_says_interrupted_and_a_reader_that_leaves_ends_quietly() -> None:
     # A slow turn over 127.0.0.1; stdout and stderr share one pipe, as on a terminal.
     with ReferenceServer(pace=0.2).serve_loopback() as url:
         env = {**os.environ, "SILVIA_BASE_URL": url, "SILVIA_TOKEN": "t", "PYTHONUNBUFFERED": "1"}
@@ -195,9 +190,6 @@ def test_ctrl_c_while_text_streams_says_interrupted_on_a_line_of_its_own() -> No
     assert "interrupted" in lines
     assert lines[lines.index("interrupted") - 1].startswith("You have")
     assert "Traceback" not in output
-
-
-def test_a_reader_that_leaves_ends_the_command_quietly() -> None:
     env = {key: value for key, value in os.environ.items() if not key.startswith("SILVIA_")}
     env["PYTHONUNBUFFERED"] = "1"
     for argv in (["chat", "How much is in checking?"],):
