@@ -223,20 +223,9 @@ def test_a_huge_number_is_read_as_the_sdk_reads_it_not_as_data_that_is_not_json(
     assert finding.evidence["target"] == str(Decimal(huge)), "the evidence shows its digits"
 
 
-SCENARIOS = [
-    "demo",
-    "pooling",
-    "no-citations",
-    "fault-drop",
-    "fault-stall",
-    "fault-error-event",
-    "fault-no-done",
-    "fault-malformed-json",
-    "status-401",
-    "status-403",
-    "status-500",
-    *sorted(BROKEN_SCENARIOS),
-]
+SCENARIOS = ["demo", "pooling", "no-citations", "fault-drop", "fault-stall", "fault-error-event"]
+SCENARIOS += ["fault-no-done", "fault-malformed-json", "status-401", "status-403", "status-500"]
+SCENARIOS += sorted(BROKEN_SCENARIOS)
 
 
 def _without_message_id(sent: SentEvent) -> object:

@@ -140,30 +140,16 @@ def test_findings_assertions_and_redaction_hold_no_provider() -> None:
 
 # `{js}` is what a payload would run: it marks the page with the payload's number.
 TEMPLATES = [
-    "<script>{js}</script>",
-    "<img src=x onerror={js}>",
-    '<img src="x" onerror="{js}">',
-    "<svg onload={js}>",
-    "<svg><script>{js}</script></svg>",
-    "<details open ontoggle={js}>",
-    '<iframe srcdoc="<script>{js}</script>"></iframe>',
+    "<script>{js}</script>", "<img src=x onerror={js}>", '<img src="x" onerror="{js}">',
+    "<svg onload={js}>", "<svg><script>{js}</script></svg>", "<details open ontoggle={js}>",
+    '<iframe srcdoc="<script>{js}</script>"></iframe>', '<a href="javascript:{js}">x</a>',
     '<meta http-equiv="refresh" content="0;url=javascript:{js}">',
-    '<a href="javascript:{js}">x</a>',
-    '"><script>{js}</script>',
-    "'><img src=x onerror={js}>",
-    '" onmouseover="{js}" x="',
-    "</summary></details></main><script>{js}</script>",
-    "</style><script>{js}</script>",
-    "</title><script>{js}</script>",
-    "<!--<script>{js}</script>-->",
-    "<!--",
-    "<plaintext>",
-    "javascript:{js}",
-    " JaVaScRiPt:{js}",
-    "data:text/html,<script>{js}</script>",
-    "[x](javascript:{js}) **b** _e_ `c` $x$ # h | t",
-    "\u202eevil.exe\u202c",
-]
+    '"><script>{js}</script>', "'><img src=x onerror={js}>", '" onmouseover="{js}" x="',
+    "</summary></details></main><script>{js}</script>", "</style><script>{js}</script>",
+    "</title><script>{js}</script>", "<!--<script>{js}</script>-->", "<!--", "<plaintext>",
+    "javascript:{js}", " JaVaScRiPt:{js}", "data:text/html,<script>{js}</script>",
+    "[x](javascript:{js}) **b** _e_ `c` $x$ # h | t", "\u202eevil.exe\u202c",
+]  # fmt: skip
 
 
 def payloads() -> Iterator[tuple[int, str]]:

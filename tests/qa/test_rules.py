@@ -380,31 +380,16 @@ def test_expectations() -> None:
 GOOD = sorted(name for name, scenario in SCENARIOS.items() if scenario.fault is None)
 
 # What each fault scenario is, in the rules' terms (the stall is in test_observe).
-FAULTS = {
-    "fault-drop": {"stream-complete"},
-    "fault-malformed-json": {"events-well-formed"},
-    "fault-malformed-shape": {"events-well-formed"},
-    "fault-unknown-event": set(),
-    "fault-error-event": {"stream-complete"},
-    "fault-no-done": {"stream-complete"},
-    "status-401": {"stream-complete"},
-    "status-403": {"stream-complete"},
-    "status-404": {"stream-complete"},
-    "status-429": {"stream-complete"},
-    "status-500": {"stream-complete"},
-}
+INCOMPLETE = ["fault-drop", "fault-error-event", "fault-no-done"]
+INCOMPLETE += [f"status-{code}" for code in (401, 403, 404, 429, 500)]
+FAULTS = {name: {"stream-complete"} for name in INCOMPLETE}
+FAULTS |= {f"fault-malformed-{x}": {"events-well-formed"} for x in ("json", "shape")}
+FAULTS["fault-unknown-event"] = set()
 
 # What a client's limits, deadline and scrubber are for, not a server's rules:
 # tests/e2e/test_hostile_faults.py runs them.
-HOSTILE = {
-    "fault-endless-line",
-    "fault-oversized-event",
-    "fault-gzip-bomb",
-    "fault-trickle",
-    "fault-keep-alive-forever",
-    "fault-echo-token",
-    "fault-echo-token-401",
-}
+HOSTILE = {"fault-endless-line", "fault-oversized-event", "fault-gzip-bomb", "fault-trickle"}
+HOSTILE |= {"fault-keep-alive-forever", "fault-echo-token", "fault-echo-token-401"}
 
 
 @pytest.fixture(scope="module")

@@ -193,27 +193,15 @@ def test_load_script_says_the_line_and_column_of_every_error(tmp_path: Path) -> 
 
 # Each class of name the server's rule refuses, by what it is.
 HOSTILE = {
-    "newline": "accounts\nx",
-    "carriage-return-line-feed": "accounts\r\nx-injected: 1",
-    "nul": "accounts\x00",
-    "escape-sequence": "accounts\x1b[2J",
-    "osc-title": "\x1b]0;owned\x07",
-    "c1-control": "accounts\x9b",
-    "delete": "accounts\x7f",
-    "tab": "accounts\tx",
-    "bidi-override": "accounts\u202e",
-    "non-ascii-letter": "café",
+    "newline": "accounts\nx", "carriage-return-line-feed": "accounts\r\nx-injected: 1",
+    "nul": "accounts\x00", "escape-sequence": "accounts\x1b[2J", "osc-title": "\x1b]0;owned\x07",
+    "c1-control": "accounts\x9b", "delete": "accounts\x7f", "tab": "accounts\tx",
+    "bidi-override": "accounts\u202e", "non-ascii-letter": "café", "emoji": "accounts\U0001f600",
     "non-ascii-digit": "accounts\u0661",  # ARABIC-INDIC DIGIT ONE: a digit to `str.isdigit`
-    "emoji": "accounts\U0001f600",
-    "empty": "",
-    "blank": "   ",
-    "space-inside": "two words",
-    "leading-space": " accounts",
-    "trailing-newline": "accounts\n",
-    "leading-punctuation": "-accounts",
-    "leading-dot": ".accounts",
-    "slash": "../accounts",
-}
+    "empty": "", "blank": "   ", "space-inside": "two words", "leading-space": " accounts",
+    "trailing-newline": "accounts\n", "leading-punctuation": "-accounts",
+    "leading-dot": ".accounts", "slash": "../accounts",
+}  # fmt: skip
 GOOD = ["accounts", "demo", "a", "9", "broken-target-parses", "v1.2_rc-3", "x" * 1_000]
 NOT_STRINGS = [3, True, ["demo"], {"name": "demo"}]
 
