@@ -117,37 +117,28 @@ def test_every_flag_is_in_the_help_and_the_docs_and_the_docs_list_no_other(
 
 def test_bad_numbers_and_names_are_argparse_errors(capsys: pytest.CaptureFixture[str]) -> None:
     cases = [
-        (["serve", "--port", "99999"], "argument --port: use 0 to 65535 (0: any free port)"),
-        (["serve", "--port", "-1"], "argument --port: use 0 to 65535 (0: any free port)"),
-        (["serve", "--port", "80.5"], "argument --port: not a whole number: '80.5'"),
-        (["serve", "--pace", "-1"], "argument --pace: use 0 or more and at most 60 seconds"),
-        (["serve", "--pace", "nan"], "argument --pace: not a finite number: 'nan'"),
-        (["serve", "--pace", "inf"], "argument --pace: not a finite number: 'inf'"),
-        (["demo", "--pace", "-0.5"], "argument --pace: use 0 or more and at most 10 seconds"),
-        (["demo", "--pace", "11"], "argument --pace: use 0 or more and at most 10 seconds"),
-        (["qa", "run", "s.json", "--timeout", "0"], "argument --timeout: use more than 0 seconds"),
-        (["qa", "run", "s.json", "--concurrency", "0"], "argument --concurrency: use 1 to 64"),
-        (
-            ["qa", "run", "s.json", "--concurrency", "x"],
-            "argument --concurrency: not a whole number: 'x'",
+        ("serve --port 99999", "argument --port: use 0 to 65535 (0: any free port)"),
+        ("serve --port -1", "argument --port: use 0 to 65535 (0: any free port)"),
+        ("serve --port 80.5", "argument --port: not a whole number: '80.5'"),
+        ("serve --pace -1", "argument --pace: use 0 or more and at most 60 seconds"),
+        ("serve --pace nan", "argument --pace: not a finite number: 'nan'"),
+        ("serve --pace inf", "argument --pace: not a finite number: 'inf'"),
+        ("demo --pace -0.5", "argument --pace: use 0 or more and at most 10 seconds"),
+        ("demo --pace 11", "argument --pace: use 0 or more and at most 10 seconds"),
+        ("qa run s.json --timeout 0", "argument --timeout: use more than 0 seconds"),
+        ("qa run s.json --concurrency 0", "argument --concurrency: use 1 to 64"),
+        ("qa run s.json --concurrency x", "argument --concurrency: not a whole number: 'x'"),
+        ("serve --allow-host silvia:8000", "argument --allow-host: not a host name: 'silvia:8000'"),
+        ("chat hi --timeout", "argument --timeout: expected one argument"),
+        *(
+            (f"chat hi {option} {value}", f"argument {option}: {message}")
+            for option in ("--timeout", "--deadline")
+            for value, message in [("0", "use more than 0 seconds"), ("-1", "use more than 0"),
+                ("nan", "not a finite number: 'nan'"), ("soon", "not a number: 'soon'")]
         ),
-        (
-            ["serve", "--allow-host", "silvia:8000"],
-            "argument --allow-host: not a host name: 'silvia:8000'",
-        ),
-        (["chat", "hi", "--timeout"], "argument --timeout: expected one argument"),
-    ]
-    cases += [
-        (["chat", "hi", option, value], f"argument {option}: {message}")
-        for option in ("--timeout", "--deadline")
-        for value, message in [
-            ("0", "use more than 0 seconds"),
-            ("-1", "use more than 0 seconds"),
-            ("nan", "not a finite number: 'nan'"),
-            ("soon", "not a number: 'soon'"),
-        ]
-    ]
-    for argv, message in cases:
+    ]  # fmt: skip
+    for command, message in cases:
+        argv = command.split()
         status, out, err = run(argv, capsys)
         assert (status, out) == (2, ""), argv
         assert err.startswith("usage: silvia "), argv
