@@ -44,17 +44,15 @@ def boom(*args: object, **kwargs: object) -> Any:
 COMMANDS: dict[str, tuple[list[str], Any, str, int]] = {
     "chat": (["chat", "hi"], "silvia_client.cli.chat", "client_for", 1),
     "session show": (
-        ["session", "show", "s1", "--base-url", "http://127.0.0.1:9"],
-        "silvia_client.cli._common",
-        "client_for",
-        1,
+        ["session", "show", "s1", "--base-url", "http://127.0.0.1:9"], "silvia_client.cli._common",
+        "client_for", 1,
     ),
     "record": (["record", "hi", "-o", "turn.jsonl"], "silvia_client.cli.record", "_record", 1),
     "demo": (["demo", "--pace", "0"], "silvia_client.cli.demo", "_reload_agrees", 1),
     "serve": (["serve", "--replay", "turn.jsonl"], "silvia_client.cli.serve", "_replay_server", 0),
     "qa check": (["qa", "check", "turn.jsonl"], Recording, "load", 0),
     "qa run": (["qa", "run", EXAMPLE], silvia_client.qa, "run_script", 1),
-}
+}  # fmt: skip
 
 
 def test_an_internal_error_is_one_line_and_exit_4_the_traceback_with_debug(

@@ -92,23 +92,13 @@ SCENARIOS = tuple(
     for name, where, how in [
         ("hostile-text", "text, title, quote and source", {"rewrite": _Everywhere(session=False)}),
         ("hostile-session", "the session id", {"rewrite": _Everywhere(session=True)}),
-        (
-            "hostile-events",
-            "an unknown event and an error event",
-            {"fault": SendError(error_type=PAYLOAD, message=PAYLOAD, after_events=3)},
-        ),
-        (
-            "hostile-unknown",
-            "an unknown event's name and data",
-            {
-                "fault": SendUnknown(
-                    event=f"x{PAYLOAD}".replace("\x00", ""), data={PAYLOAD: PAYLOAD}
-                )
-            },
-        ),
+        ("hostile-events", "an unknown event and an error event",
+         {"fault": SendError(error_type=PAYLOAD, message=PAYLOAD, after_events=3)}),
+        ("hostile-unknown", "an unknown event's name and data",
+         {"fault": SendUnknown(event=f"x{PAYLOAD}".replace("\x00", ""), data={PAYLOAD: PAYLOAD})}),
         ("hostile-status", "an HTTP error", {"fault": HttpError(400, PAYLOAD, PAYLOAD)}),
     ]
-)
+)  # fmt: skip
 
 
 @pytest.fixture(autouse=True)

@@ -153,25 +153,17 @@ PLACES = [
     ('{"prompts": [\n  {"message": "a"},\n  {"message": " "}\n]}', 3, 15, "prompts[1].message"),
     ('{"prompts": [\n  {"message": "a",\n   "expects": {}}\n]}', 2, 3, "prompts[0]"),
     ('{"prompts": [{"message": "a"}],\n "nmae": "x"}', 1, 1, ""),
-    (
-        '{"prompts": [{"message": "a",\n  "expect": {"cites_kinds":\n ["wallet"]}}]}',
-        3,
-        2,
-        "prompts[0].expect.cites_kinds",
-    ),
-    (
-        '{"timing": {\n  "severity": "fatal"}, "prompts": [{"message": "a"}]}',
-        2,
-        15,
-        "timing.severity",
-    ),
+    ('{"prompts": [{"message": "a",\n  "expect": {"cites_kinds":\n ["wallet"]}}]}', 3, 2,
+     "prompts[0].expect.cites_kinds"),
+    ('{"timing": {\n  "severity": "fatal"}, "prompts": [{"message": "a"}]}', 2, 15,
+     "timing.severity"),
     # A repeated key: `json.loads` keeps the last, and so does the place found.
     ('{"prompts": [{"message": "a",\n "id": "ok",\n "id": "a b"}]}', 3, 8, "prompts[0].id"),
     # An escaped key is the key it spells; columns count characters, as `json`'s do.
     ('{"pr\\u006fmpts": [{"message": "é", "id": "é"}]}', 1, 42, "prompts[0].id"),
     # No such key: the nearest place above it.
     ('{"prompts": [\n  {"id": "x"}]}', 2, 3, "prompts[0].message"),
-]
+]  # fmt: skip
 
 
 def test_load_script_says_the_line_and_column_of_every_error(tmp_path: Path) -> None:
