@@ -1,12 +1,12 @@
 """The command line's arguments: every flag in `--help` and in docs/cli.md, and no other;
-`--version`; numbers refused by argparse, not by a traceback; `--timeout` and `--deadline`.
+`--version`; numbers refused by argparse, not by a traceback; `--timeout` and `--deadline`,
+whose defaults the help and the docs state as a turn sent without them gets.
 
 The flags come from the parsers themselves (argparse keeps them in `_actions`: the
 standard library offers no public way to list them). In docs/cli.md a command's
 section is the heading `` `silvia COMMAND` `` and its flags are the bullets that
 start with them (`` - `--flag ARG`: ... ``). A flag hidden from `--help` on purpose
-is in `HIDDEN`, with the reason.
-"""
+is in `HIDDEN`, with the reason."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from silvia_client import __version__
-from silvia_client.cli import build_parser
+from silvia_client import SilviaClient, __version__
+from silvia_client.cli import build_parser, main
 
 from ._cli import run
 
@@ -27,7 +27,7 @@ HIDDEN = {
     ("demo", "--base-url"): (
         "the demo always plays on the embedded server and never asks an API server: "
         "the flag exists only to refuse itself and point to --web-url"
-    ),
+    )
 }
 _HEADING = re.compile(r"^#{2,3} `silvia(?: (?P<command>[a-z][a-z ]*))?`\s*$")
 _FLAG_ITEM = re.compile(r"^- ((?:`-[^`]+`(?:, )?)+):")
@@ -100,12 +100,9 @@ def test_every_flag_is_in_the_help_and_the_docs_and_the_docs_list_no_other(
     for (command, flag), why in HIDDEN.items():
         assert flag in _flags(parsers[command])
         assert len(why.split()) >= 5
-
-
-def test_version_and_the_exit_statuses_in_the_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["--version"], capsys) == (0, f"silvia {__version__}\n", "")
     help_text = " ".join(run(["--help"], capsys)[1].split())
-    for status in (
+    for said in (
         "--debug",
         "0 ok",
         "1 an error",
@@ -114,43 +111,34 @@ def test_version_and_the_exit_statuses_in_the_help(capsys: pytest.CaptureFixture
         "4 internal error",
         "130 interrupted",
     ):
-        assert status in help_text
+        assert said in help_text
     assert "4 internal error" in " ".join(run(["qa", "run", "--help"], capsys)[1].split())
 
 
 def test_bad_numbers_and_names_are_argparse_errors(capsys: pytest.CaptureFixture[str]) -> None:
     cases = [
-        (["serve", "--port", "99999"], "argument --port: use 0 to 65535 (0: any free port)"),
-        (["serve", "--port", "-1"], "argument --port: use 0 to 65535 (0: any free port)"),
-        (["serve", "--port", "80.5"], "argument --port: not a whole number: '80.5'"),
-        (["serve", "--pace", "-1"], "argument --pace: use 0 or more and at most 60 seconds"),
-        (["serve", "--pace", "nan"], "argument --pace: not a finite number: 'nan'"),
-        (["serve", "--pace", "inf"], "argument --pace: not a finite number: 'inf'"),
-        (["demo", "--pace", "-0.5"], "argument --pace: use 0 or more and at most 10 seconds"),
-        (["demo", "--pace", "11"], "argument --pace: use 0 or more and at most 10 seconds"),
-        (["qa", "run", "s.json", "--timeout", "0"], "argument --timeout: use more than 0 seconds"),
-        (["qa", "run", "s.json", "--concurrency", "0"], "argument --concurrency: use 1 to 64"),
-        (
-            ["qa", "run", "s.json", "--concurrency", "x"],
-            "argument --concurrency: not a whole number: 'x'",
+        ("serve --port 99999", "argument --port: use 0 to 65535 (0: any free port)"),
+        ("serve --port -1", "argument --port: use 0 to 65535 (0: any free port)"),
+        ("serve --port 80.5", "argument --port: not a whole number: '80.5'"),
+        ("serve --pace -1", "argument --pace: use 0 or more and at most 60 seconds"),
+        ("serve --pace nan", "argument --pace: not a finite number: 'nan'"),
+        ("serve --pace inf", "argument --pace: not a finite number: 'inf'"),
+        ("demo --pace -0.5", "argument --pace: use 0 or more and at most 10 seconds"),
+        ("demo --pace 11", "argument --pace: use 0 or more and at most 10 seconds"),
+        ("qa run s.json --timeout 0", "argument --timeout: use more than 0 seconds"),
+        ("qa run s.json --concurrency 0", "argument --concurrency: use 1 to 64"),
+        ("qa run s.json --concurrency x", "argument --concurrency: not a whole number: 'x'"),
+        ("serve --allow-host silvia:8000", "argument --allow-host: not a host name: 'silvia:8000'"),
+        ("chat hi --timeout", "argument --timeout: expected one argument"),
+        *(
+            (f"chat hi {option} {value}", f"argument {option}: {message}")
+            for option in ("--timeout", "--deadline")
+            for value, message in [("0", "use more than 0 seconds"), ("-1", "use more than 0"),
+                ("nan", "not a finite number: 'nan'"), ("soon", "not a number: 'soon'")]
         ),
-        (
-            ["serve", "--allow-host", "silvia:8000"],
-            "argument --allow-host: not a host name: 'silvia:8000'",
-        ),
-        (["chat", "hi", "--timeout"], "argument --timeout: expected one argument"),
-    ]
-    cases += [
-        (["chat", "hi", option, value], f"argument {option}: {message}")
-        for option in ("--timeout", "--deadline")
-        for value, message in [
-            ("0", "use more than 0 seconds"),
-            ("-1", "use more than 0 seconds"),
-            ("nan", "not a finite number: 'nan'"),
-            ("soon", "not a number: 'soon'"),
-        ]
-    ]
-    for argv, message in cases:
+    ]  # fmt: skip
+    for command, message in cases:
+        argv = command.split()
         status, out, err = run(argv, capsys)
         assert (status, out) == (2, ""), argv
         assert err.startswith("usage: silvia "), argv
@@ -158,7 +146,9 @@ def test_bad_numbers_and_names_are_argparse_errors(capsys: pytest.CaptureFixture
         assert "Traceback" not in err
 
 
-def test_chat_takes_a_timeout_and_a_deadline(capsys: pytest.CaptureFixture[str]) -> None:
+def test_chat_takes_a_timeout_and_a_deadline_whose_defaults_help_and_docs_state(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     for option, message in [
         ("--timeout", "StreamTimeoutError: no data within the idle timeout (0.2 s)"),
         ("--deadline", "StreamTimeoutError: the turn's deadline of 0.2 s passed"),
@@ -167,3 +157,36 @@ def test_chat_takes_a_timeout_and_a_deadline(capsys: pytest.CaptureFixture[str])
         assert status == 1  # it stalls for good
         assert out.startswith("You have $4,210.55")  # what arrived is kept
         assert err.splitlines()[-1].startswith(f"silvia chat: {message} (request id req_")
+    with pytest.raises(SystemExit):
+        main(["chat", "--help"])
+    assert said(capsys.readouterr().out) == applied()
+    section = DOCS.read_text(encoding="utf-8").split("## `silvia chat`")[1].split("\n## ")[0]
+    assert said(section) == applied()
+
+
+TIMEOUT = re.compile(
+    r"default: (\S+) to connect, (\S+) to send, (\S+) for the answer to start, "
+    r"(\S+) between events\)"
+)
+DEADLINE = re.compile(r"deadline`?; default: (\S+?)\)")
+
+
+def applied() -> tuple[list[float | None], float]:
+    """What a turn without `--timeout` and `--deadline` waits: `silvia chat`'s own client."""
+    with SilviaClient(base_url="http://127.0.0.1:9") as client:  # as `client_for` makes it
+        call = client._call("chat", timeout=None, idle_timeout=None)
+        waits = call.timeouts()
+        return [
+            waits["connect"],
+            waits["write"],
+            waits["read"],
+            call.options.idle_timeout,
+        ], call.options.deadline
+
+
+def said(text: str) -> tuple[list[float | None], float]:
+    flat = " ".join(text.split())
+    timeout, deadline = TIMEOUT.search(flat), DEADLINE.search(flat)
+    assert timeout is not None, flat
+    assert deadline is not None, flat
+    return [float(n) for n in timeout.groups()], float(deadline.group(1))

@@ -1,16 +1,27 @@
-"""`silvia chat`, `silvia session show` and `silvia demo`'s output, as a user runs them.
+"""`silvia chat`, `silvia session show` and `silvia demo` as a user runs them: the output,
+where the message comes from (`-`, a stdin that is no terminal), `--scenario` (a header,
+not the message), which server (`--base-url`, else `SILVIA_BASE_URL`, else embedded, said
+on stderr without a token, password or query), and the command line's own hints
+(`SILVIA_TOKEN`, `--base-url`) where the client's say `token=...`.
 
-In-process through `main(argv)`, on the embedded reference server or a loopback
-one; once as `python -m silvia_client`, the entry point.
-"""
+In-process through `main(argv)`, on the embedded reference server or a loopback one; once
+as `python -m silvia_client`, the entry point."""
 
 from __future__ import annotations
 
+import io
+import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from silvia_client import AuthenticationError, ConfigurationError, SilviaClient
+from silvia_client.cli._hints import AUTH_HINT_REFUSED, AUTH_HINT_UNSET, terminal_message
+from silvia_client.sessions import Session
+from silvia_client.testing import ReferenceServer
 
 from ._cli import CHECKING, TOKEN, private, reference_turn, run, session_of, with_markers
 
@@ -71,7 +82,7 @@ def test_the_web_url_makes_account_links_absolute(
         assert f"      http://localhost:3000{CHECKING}\n" in out, argv  # the flag wins
 
 
-def test_a_status_error_is_one_line_on_stderr_and_exit_1(
+def test_a_failure_is_one_line_on_stderr_exit_1_and_keeps_what_arrived(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     for scenario, error in [
@@ -83,11 +94,6 @@ def test_a_status_error_is_one_line_on_stderr_and_exit_1(
         [note, line] = err.splitlines()
         assert "embedded reference server" in note
         assert line.startswith(f"silvia chat: {error}"), line
-
-
-def test_a_stream_that_fails_keeps_what_arrived_and_lists_its_sources(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
     status, out, err = run(["chat", "/scenario fault-error-event hi"], capsys)
     assert status == 1
     assert out.startswith("You have $4,210.55 in checking[1]")
@@ -96,9 +102,29 @@ def test_a_stream_that_fails_keeps_what_arrived_and_lists_its_sources(
     assert private(out, err)
 
 
-def test_usage_errors_are_one_line_and_exit_2(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_a_url_with_credentials_a_query_or_a_fragment_is_a_usage_error_that_hides_them(
+    loopback: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    refused = "--base-url must not have a query (?) or a fragment (#)"
+    for url in (f"{loopback}/?key=query-secret", f"{loopback}/#frag-secret", f"{loopback}?"):
+        assert run(["chat", "hi", "--base-url", url], capsys) == (
+            2,
+            "",
+            f"silvia chat: {refused}\n",
+        )
+    monkeypatch.setenv("SILVIA_BASE_URL", "https://alice:pa55word@staging.example")
+    for name, argv in {**_commands(tmp_path), "session show": ["session", "show", "nope"]}.items():
+        prefix = "qa" if name == "qa run" else name  # `silvia qa` says its usage errors as one
+        assert run(argv, capsys) == (
+            2,
+            "",
+            f"silvia {prefix}: SILVIA_BASE_URL must not hold credentials (user:password@): "
+            "the token goes in SILVIA_TOKEN\n",
+        )
+    monkeypatch.delenv("SILVIA_BASE_URL")
     absolute = "must be an absolute http(s) URL"
     cases = [
         (["chat", "hi", "--base-url", "ftp://x"], f"silvia chat: --base-url {absolute}"),
@@ -182,3 +208,165 @@ def test_python_dash_m_is_the_same_command() -> None:
     assert result.stdout.splitlines()[0] == with_markers(reference_turn(QUESTION))
     assert f"      {CHECKING}\n" in result.stdout
     assert "embedded reference server" in result.stderr
+
+
+def _stored(url: str, err: str) -> Session:
+    with SilviaClient(base_url=url, token=TOKEN) as client:
+        return client.sessions.get(session_of(err))
+
+
+def test_the_message_comes_from_the_argument_or_stdin_and_scenario_is_a_header(
+    loopback: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for argv in (["chat", "-"], ["chat"]):
+        monkeypatch.setattr("sys.stdin", io.StringIO(f"{QUESTION}\n"))  # not a terminal
+        status, out, _ = run(argv, capsys)
+        assert status == 0
+        assert out.splitlines()[0] == with_markers(reference_turn(QUESTION)), argv
+    for blank in ("", "  \n\n"):
+        monkeypatch.setattr("sys.stdin", io.StringIO(blank))
+        assert (
+            run(["chat", "-"], capsys)[2].splitlines()[-1]
+            == "silvia chat: MESSAGE must not be empty"
+        )
+
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    monkeypatch.setattr("sys.stdin", io.StringIO("What about my IRA?\n\n"))
+    status, _, err = run(["chat", "-", "--base-url", loopback], capsys)
+    assert status == 0
+    stored = _stored(loopback, err)
+    assert [m.text for m in stored.messages if m.role == "user"] == [
+        "What about my IRA?"
+    ]  # not "-"
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    argv = ["chat", "Where do I stand?", "--scenario", "accounts", "--base-url", loopback]
+    status, out, err = run(argv, capsys)
+    assert status == 0
+    assert out.splitlines()[0] == with_markers(reference_turn("/scenario accounts"))
+    stored = _stored(loopback, err)
+    assert stored.title == "Where do I stand?"  # not "/scenario accounts ..."
+    assert stored.messages[0].text == "Where do I stand?"
+
+    line = run(["chat", "hi", "--scenario", "acounts"], capsys)[2].splitlines()[-1]
+    assert "Unknown scenario 'acounts'; `silvia serve --list` lists them." in line  # the server's
+
+    for name in ("two words", "bad\nname", "-x", "café"):
+        for command in (["chat", "hi"], ["record", "hi", "-o", "x"]):
+            status, _, err = run([*command, f"--scenario={name}"], capsys)
+            assert status == 2
+            assert err.splitlines() == [
+                f"silvia {command[0]}: --scenario takes a scenario's name: letters, digits, '-', "
+                "'_' and '.', a letter or digit first (see `silvia serve --list`)"
+            ], name
+
+
+EMBEDDED = (
+    "no --base-url and no SILVIA_BASE_URL: using the embedded reference server "
+    "(in this process, made-up data)"
+)
+
+
+def _commands(tmp_path: Path) -> dict[str, list[str]]:
+    """Each command that talks to a server, by the name it gives itself."""
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"prompts": [{"message": "hi", "scenario": "demo"}]}))
+    return {
+        "chat": ["chat", "hi"],
+        "record": ["record", "hi", "-o", str(tmp_path / "turn.jsonl")],
+        "qa run": ["qa", "run", str(script)],
+    }
+
+
+def test_the_flag_else_the_environment_else_the_embedded_server_and_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    commands = _commands(tmp_path)
+    for name, argv in commands.items():
+        status, _, err = run(argv, capsys)
+        assert status == 0, err
+        assert err.splitlines()[0] == f"silvia {name}: {EMBEDDED}"
+
+    server = ReferenceServer(token=TOKEN)
+    with server.serve_loopback() as url:
+        monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+        monkeypatch.setenv("SILVIA_BASE_URL", url)
+        for played, (name, argv) in enumerate(commands.items(), start=1):
+            status, out, err = run(argv, capsys)
+            assert status == 0, err
+            assert err.splitlines()[0] == f"silvia {name}: using {url} (from SILVIA_BASE_URL)"
+            assert len(server.sessions) == played  # the turn was played there, not in this process
+            assert TOKEN not in out + err
+
+        monkeypatch.setenv("SILVIA_BASE_URL", "http://127.0.0.1:9")  # nothing listens there
+        for name, argv in {**commands, "session show": ["session", "show", "nope"]}.items():
+            _, out, err = run([*argv, "--base-url", f"{url}/"], capsys)
+            assert err.splitlines()[0] == f"silvia {name}: using {url}/ (from --base-url)"
+            assert TOKEN not in out + err
+
+        # Staging exported with a wrong token: the run must not pass on some other server.
+        monkeypatch.setenv("SILVIA_BASE_URL", url)
+        monkeypatch.setenv("SILVIA_TOKEN", "wrong-" + TOKEN)
+        played = len(server.sessions)
+        status, out, err = run(commands["qa run"], capsys)
+        assert status != 0
+        assert len(server.sessions) == played  # none more
+        assert f"against {url}" in out
+        assert "embedded" not in err
+
+
+def test_a_401_names_silvia_token_not_a_python_argument(
+    loopback: str,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    commands = {
+        "chat": ["chat", "hi"],
+        "record": ["record", "hi", "-o", "turn.jsonl"],
+        "session show": ["session", "show", "sess_1"],
+    }
+    for token, said, hint in [
+        (None, "Missing bearer token.", AUTH_HINT_UNSET),
+        ("a-wrong-token-value", "Invalid bearer token.", AUTH_HINT_REFUSED),
+    ]:
+        if token is not None:
+            monkeypatch.setenv("SILVIA_TOKEN", token)
+        for command, argv in commands.items():
+            status, out, err = run([*argv, "--base-url", loopback], capsys)
+            assert status == 1, command
+            line = err.splitlines()[-1]
+            assert line.startswith(f"silvia {command}: AuthenticationError: 401: "), line
+            assert said in line  # the server's own words stay
+            assert hint in line
+            assert "token=" not in err
+            assert "(request id req_" in line
+            assert TOKEN not in out + err
+            assert token is None or token not in out + err
+
+    monkeypatch.delenv("SILVIA_TOKEN")
+    with SilviaClient(base_url=loopback) as client, pytest.raises(AuthenticationError) as caught:
+        client.sessions.get("sess_1")
+    assert "token=" in str(caught.value)  # a hint for Python code, as the client words it
+    assert "token=" not in terminal_message(caught.value)
+    assert AUTH_HINT_UNSET in terminal_message(caught.value)
+
+    # From the embedded server a 401 is a scenario playing one: its token is the command's own.
+    line = run(["chat", "hi", "--scenario", "status-401"], capsys)[2].splitlines()[-1]
+    assert line.startswith("silvia chat: AuthenticationError: 401: ")
+    assert "SILVIA_TOKEN" not in line
+    assert "token=" not in line
+    for message, said in [
+        (
+            "no base URL: pass base_url=... or set the SILVIA_BASE_URL environment variable",
+            "no base URL: pass --base-url or set SILVIA_BASE_URL",
+        ),
+        (
+            "base_url must not hold credentials (user:password@): "
+            "pass the token as token=... or in SILVIA_TOKEN",
+            "base_url must not hold credentials (user:password@): put the token in SILVIA_TOKEN",
+        ),
+        ("web_url=... is not a URL", "--web-url is not a URL"),
+        ("a message with no hint", "a message with no hint"),
+    ]:
+        assert terminal_message(ConfigurationError(message)) == said

@@ -77,7 +77,7 @@ def test_record_on_a_server_named_by_the_flag_or_the_environment(
     assert len(json.loads(recording.reload.body)["messages"]) == 4
 
 
-def test_what_goes_wrong_is_one_line(
+def test_what_goes_wrong_is_one_line_and_no_credential_is_printed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "failed.jsonl"
@@ -113,11 +113,6 @@ def test_what_goes_wrong_is_one_line(
     ):
         assert run(argv, capsys)[0] == 2, argv
         assert not (tmp_path / "x.jsonl").exists()
-
-
-def test_choose_server_never_prints_credentials(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
     choice = choose_server(f"https://api.example/v1/{TOKEN}", "record")
     err = capsys.readouterr().err

@@ -39,7 +39,7 @@ def web(url: str, title: str = "Page") -> Citation:
     )
 
 
-def test_hyperlinks_are_osc_8_only_on_a_capable_terminal() -> None:
+def test_hyperlinks_are_osc_8_only_on_a_capable_terminal_for_sources() -> None:
     for tty, env, expected in [
         (True, {"TERM": "xterm-256color"}, True),
         (True, {}, True),
@@ -55,9 +55,6 @@ def test_hyperlinks_are_osc_8_only_on_a_capable_terminal() -> None:
     assert hyperlink("https://e.example/a", "text") == (
         f"{ESC}]8;;https://e.example/a{ESC}\\text{ESC}]8;;{ESC}\\"
     )
-
-
-def test_sources_as_hyperlinks_on_a_terminal() -> None:
     out = Tty(True)
     render = TerminalRenderer(out, links=True)
     account = Citation.model_validate(
@@ -80,7 +77,7 @@ def test_sources_as_hyperlinks_on_a_terminal() -> None:
     assert absolute.getvalue().splitlines()[-1] == "      " + hyperlink(link, link)
 
 
-def test_server_text_cannot_drive_the_terminal_its_controls_are_escaped() -> None:
+def test_server_text_cannot_drive_or_reorder_the_terminal() -> None:
     evil = f"a{ESC}]8;;https://evil.example{ESC}\\b{ESC}[2J\rc\x07d\x9be\tf\ng"
     assert clean(evil) == "a\\x1b]8;;https://evil.example\\x1b\\b\\x1b[2J\\rc\\x07d\\x9be\tf\ng"
     out = Tty(True)
@@ -96,6 +93,11 @@ def test_server_text_cannot_drive_the_terminal_its_controls_are_escaped() -> Non
     assert written.count(ESC) == 4
     assert written.startswith(clean(evil) + "[1]")
     assert "  [1] T\\x1b[31mred (web page)" in written
+    assert clean(f"a{BIDI_CONTROLS}b") == "ab"
+    marks = "\u05e9\u200f (RLM) \u200e (LRM) \u061c (ALM)"
+    assert clean(marks) == marks  # marks are kept: they reorder nothing after them
+    for control in BIDI_CONTROLS:
+        _render_with(control)
 
 
 def test_markers_one_per_source_at_each_place_live_and_at_offsets() -> None:
@@ -141,14 +143,6 @@ def test_sources_show_each_sources_final_target_and_never_its_provider() -> None
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 
 
-def test_server_text_cannot_reorder_the_terminal() -> None:
-    assert clean(f"a{BIDI_CONTROLS}b") == "ab"
-    marks = "\u05e9\u200f (RLM) \u200e (LRM) \u061c (ALM)"
-    assert clean(marks) == marks  # marks are kept: they reorder nothing after them
-    for control in BIDI_CONTROLS:
-        _render_with(control)
-
-
 def _render_with(control: str) -> None:
     out = Tty(True)
     render = TerminalRenderer(out, links=True)
@@ -192,7 +186,7 @@ def test_a_streamed_answer_wraps_at_spaces_never_inside_a_word(
     assert out.getvalue().count("\n") >= text.count("\n")  # the answer's own line breaks kept
 
 
-def test_a_terminal_wraps_the_answer_a_pipe_does_not() -> None:
+def test_a_terminal_wraps_the_answer_a_pipe_or_a_terminal_of_no_width_does_not() -> None:
     words = ("I moved part of it into your IRAs " * 10).rstrip()
     piped = io.StringIO()
     TerminalRenderer(piped).event(TextEvent(words))
@@ -206,9 +200,6 @@ def test_a_terminal_wraps_the_answer_a_pipe_does_not() -> None:
     assert len(lines) > 5
     assert all(len(line) <= 40 for line in lines)
     assert terminal.getvalue().split() == [*words.split()[:-1], "IRAs[1]"]
-
-
-def test_a_terminal_of_no_known_width_is_not_wrapped() -> None:
     # A new pseudo-terminal says it has 0 columns: wrapping there would break every line.
     main, side = os.openpty()
     try:

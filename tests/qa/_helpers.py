@@ -1,18 +1,23 @@
-"""Building observations by hand, event by event, for the rule tests."""
+"""What the QA tests share: observations built by hand, event by event, and `silvia qa`
+in-process (`run_cli`), with its table read back (`table`)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
-from hypothesis import example
+import pytest
 
 from silvia_client._wire import DEFAULT_WIRE
 from silvia_client.chat import TurnBuilder
 from silvia_client.chat.events import event_decoder
+from silvia_client.cli import main
 from silvia_client.qa import Observation, Reload, SentEvent
 from silvia_client.qa.observe import NOT_JSON
+from silvia_client.testing import BROKEN_SCENARIOS
 
 CHECKING = "vzeNDwK7KQIm4yEog683uElbp9GRLEFXGK98D"
 CARD_ONE = "qwp76DaG7ehEQWRnp1RjCwEBmP6bRXt1dDLK5"
@@ -21,6 +26,7 @@ CARDS = "silvia://your-account/credit-card"
 AAPL = "silvia://market-data/finnhub/AAPL"
 IRS = "https://www.irs.gov/retirement-plans/ira-contribution-limits"
 
+EXAMPLE = str(Path(__file__).parents[2] / "examples" / "qa_script.json")
 _MISSING: Any = object()
 
 
@@ -119,15 +125,42 @@ def stored(
     }
 
 
-T = TypeVar("T", bound=Callable[..., Any])
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(args)
+    out, err = capsys.readouterr()
+    return status, out, err
 
 
-def with_examples(values: Iterable[object]) -> Callable[[T], T]:
-    """`@example(value)` for each of `values`, a hostile list kept as a property's examples."""
+def table(out: str) -> dict[str, list[str]]:
+    """The table's cells by rule id, one per prompt, as printed."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("rule "))
+    rows: dict[str, list[str]] = {}
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            break
+        rule, *cells = line.split()
+        rows[rule] = cells
+    return rows
 
-    def decorate(test: T) -> T:
-        for value in values:
-            test = example(value)(test)
-        return test
 
-    return decorate
+def write_script(path: Path, prompts: Sequence[Mapping[str, Any]], **top: object) -> Path:
+    path.write_text(json.dumps({"name": "test", "prompts": prompts, **top}), encoding="utf-8")
+    return path
+
+
+def broken_script(path: Path) -> Path:
+    """A script with a prompt per broken scenario (and a good one first)."""
+    prompts: list[dict[str, object]] = [{"id": "demo", "message": "Hi", "scenario": "demo"}]
+    prompts += [
+        {"id": n, "message": "How are my accounts?", "scenario": n} for n in BROKEN_SCENARIOS
+    ]
+    return write_script(path, prompts, name="broken")
+
+
+def report(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def cases(junit: Path) -> list[ET.Element]:
+    return list(ET.parse(junit).getroot().iter("testcase"))

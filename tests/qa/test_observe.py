@@ -1,19 +1,43 @@
-"""The observer: raw events beside the SDK's reading, the reload, and how a turn fails."""
+"""The observer: raw events beside the SDK's reading, the reload, how a turn fails, its
+timings and captured recordings; `Observer` and `AsyncObserver` see every turn alike."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 from decimal import Decimal
+from pathlib import Path
 
 import httpx
 import pytest
 
 from silvia_client import SilviaClient
-from silvia_client.chat import CitationEvent, DoneEvent, SessionEvent
-from silvia_client.qa import Observer, check, observation_from_turn, observe, reload_session
+from silvia_client.chat import CitationEvent, DoneEvent, SessionEvent, TextEvent, Timings
+from silvia_client.qa import (
+    TIMING,
+    AsyncObserver,
+    Observation,
+    Observer,
+    SentEvent,
+    check,
+    observation_from_turn,
+    observe,
+    observe_recording,
+    reload_session,
+)
+from silvia_client.qa._observation import Stopwatch
 from silvia_client.qa.observe import NOT_JSON
-from silvia_client.testing import IN_PROCESS_URL, SCENARIO_HEADER, ReferenceServer
+from silvia_client.qa.script import Expectations
+from silvia_client.testing import (
+    BROKEN_SCENARIOS,
+    IN_PROCESS_URL,
+    SCENARIO_HEADER,
+    Recording,
+    ReferenceServer,
+)
+
+from ._helpers import run_cli, table, write_script
 
 
 def test_each_event_is_recorded_raw_beside_its_typed_reading() -> None:
@@ -62,7 +86,7 @@ def test_the_turn_is_the_one_a_chat_stream_builds() -> None:
     assert streamed.complete
 
 
-def test_a_complete_turn_is_reloaded_raw_and_typed() -> None:
+def test_a_complete_turn_is_reloaded_raw_and_typed_and_a_failed_reload_recorded() -> None:
     with Observer.reference() as qa:
         observation = qa.observe("How are my accounts?", scenario="demo")
         unloaded = qa.observe("How are my accounts?", scenario="demo", reload=False)
@@ -73,9 +97,6 @@ def test_a_complete_turn_is_reloaded_raw_and_typed() -> None:
     assert reload.body["session"]["id"] == observation.session_id
     assert reload.session.messages[-1].citations
     assert unloaded.reload is None
-
-
-def test_a_continued_session_is_judged_by_its_last_turn() -> None:
     with Observer.reference() as qa:
         first = qa.observe("How are my accounts?", scenario="demo")
         second = qa.observe("And Apple?", scenario="market-data", session_id=first.session_id)
@@ -83,6 +104,20 @@ def test_a_continued_session_is_judged_by_its_last_turn() -> None:
     assert second.reload is not None
     assert len(second.reload.body["messages"]) == 4
     assert check(second).findings == ()
+    with Observer.reference() as qa:
+        observation = qa.observe("hi", scenario="demo", reload=False)
+    # Reloaded from another server, which never saw the session.
+    with Observer.reference() as other:
+        missing = reload_session(other.client, observation)
+    assert missing.reload is not None
+    said = "Session not found."  # the server's own words
+    assert missing.reload.error == f"the reload failed: HTTP 404 (not_found_error): {said}"
+    assert check(missing).broken_rules == {"reload-agrees"}
+    with Observer.reference() as qa:
+        observation = qa.observe("hi", scenario="fault-malformed-json")
+    (bad,) = [sent for sent in observation.events if sent.value is NOT_JSON]
+    assert bad.name == "citation"
+    assert bad.data.startswith('{"citation"')
 
 
 def test_how_a_turn_stops_short_is_recorded() -> None:
@@ -103,52 +138,25 @@ def test_how_a_turn_stops_short_is_recorded() -> None:
             assert (finding.rule, finding.message) == ("stream-complete", failure), scenario
 
 
-def test_a_server_that_is_not_there() -> None:
-    with socket.socket() as sock:
+def test_a_server_that_is_not_there_is_an_access_failure_of_its_own() -> None:
+    with socket.socket() as sock:  # a port nothing listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     with Observer.connect(f"http://127.0.0.1:{port}", token="t", timeout=5.0) as qa:
         observation = qa.observe("hi")
     assert observation.failure == "the chat request failed: could not connect (ConnectError)"
     assert observation.events == ()
+    assert observation.access_failure is not None
+    assert observation.access_failure.kind == "unreachable"
+    assert "no request id" in observation.access_failure.message
 
 
-def test_an_answer_that_is_not_an_event_stream() -> None:
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, json={"answer": "hi"})
-
-    http = httpx.Client(transport=httpx.MockTransport(handler))
-    with SilviaClient(base_url="http://silvia.test", token="t", http_client=http) as client:
-        observation = observe(client, "hi")
-    assert observation.failure == (
-        "the chat request answered 200 application/json, not text/event-stream"
-    )
-
-
-def test_data_that_is_not_json_is_kept_as_sent() -> None:
-    with Observer.reference() as qa:
-        observation = qa.observe("hi", scenario="fault-malformed-json")
-    (bad,) = [sent for sent in observation.events if sent.value is NOT_JSON]
-    assert bad.name == "citation"
-    assert bad.data.startswith('{"citation"')
-
-
-def test_a_reload_that_fails_is_recorded() -> None:
-    with Observer.reference() as qa:
-        observation = qa.observe("hi", scenario="demo", reload=False)
-    # Reloaded from another server, which never saw the session.
-    with Observer.reference() as other:
-        missing = reload_session(other.client, observation)
-    assert missing.reload is not None
-    said = "Session not found."  # the server's own words
-    assert missing.reload.error == f"the reload failed: HTTP 404 (not_found_error): {said}"
-    assert check(missing).broken_rules == {"reload-agrees"}
-
-
-def test_a_turn_can_be_checked_without_the_raw_events() -> None:
+def test_a_turn_can_be_checked_without_the_raw_events_and_rebuilt_with_its_providers() -> None:
     with Observer.reference() as qa:
         observation = qa.observe("hi", scenario="broken-target-fits-source")
         good = qa.observe("hi", scenario="demo")
+        cut = qa.observe("hi", scenario="fault-error-event")
+    assert check(cut.turn).broken_rules == {"stream-complete"}
     assert good.reload is not None
     session = good.reload.session
     result = check(good.turn, session=session)
@@ -159,9 +167,6 @@ def test_a_turn_can_be_checked_without_the_raw_events() -> None:
     rebuilt = observation_from_turn(observation.turn)
     assert not rebuilt.raw
     assert rebuilt.complete
-
-
-def test_an_observation_rebuilt_from_a_turn_keeps_every_provider_as_sent() -> None:
     # QA checks the rows the server sent, vendors included: its rebuilt rows ask for them.
     with Observer.reference() as qa:
         observed = qa.observe("How are my cards?", scenario="pooling")
@@ -175,44 +180,28 @@ def test_an_observation_rebuilt_from_a_turn_keeps_every_provider_as_sent() -> No
     assert '"provider": "plaid"' in json.dumps([rows, reloaded])
 
 
-def test_an_incomplete_turn_checked_without_the_raw_events() -> None:
-    with Observer.reference() as qa:
-        observation = qa.observe("hi", scenario="fault-error-event")
-    assert check(observation.turn).broken_rules == {"stream-complete"}
-
-
-@pytest.mark.parametrize(
-    ("respond", "failure"),
-    [
+def test_a_failed_request_keeps_the_request_id_the_server_sent() -> None:
+    ids = {"x-request-id": "req_q"}
+    sse = {"content-type": "text/event-stream", **ids}
+    for response, failure in [
+        (httpx.Response(401, json={"error": "no"}, headers=ids), "HTTP 401: no"),  # its words
         (
-            lambda r: httpx.Response(401, json={"error": "no"}, headers={"x-request-id": "req_q"}),
-            "the chat request failed: HTTP 401: no",  # the server's words
-        ),
-        (
-            lambda r: httpx.Response(
-                200,
-                content=b'event: session\ndata: {"sessionId": "s1"}\n\n',
-                headers={"content-type": "text/event-stream", "x-request-id": "req_q"},
+            httpx.Response(
+                200, content=b'event: session\ndata: {"sessionId": "s1"}\n\n', headers=sse
             ),
             "the stream ended without `done`",
         ),
-        (
-            lambda r: httpx.Response(200, text="<p>", headers={"x-request-id": "req_q"}),
-            "the chat request answered 200 text/plain; charset=utf-8, not text/event-stream",
-        ),
-    ],
-    ids=["401", "no-done", "not-a-stream"],
-)
-def test_a_failed_request_keeps_the_request_id_the_server_sent(
-    respond: object, failure: str
-) -> None:
-    http = httpx.Client(transport=httpx.MockTransport(respond))  # type: ignore[arg-type]
-    with SilviaClient(base_url="http://silvia.test", token="t", http_client=http) as client:
-        observation = observe(client, "hi")
-    assert observation.failure == failure
-    assert observation.request_id == "req_q"
-    (finding,) = check(observation).findings
-    assert finding.evidence["request_id"] == "req_q"
+        (httpx.Response(200, text="<p>", headers=ids), "text/plain; charset=utf-8, not"),
+        (httpx.Response(200, json={"answer": "hi"}, headers=ids), "200 application/json, not"),
+    ]:
+        http = httpx.Client(transport=httpx.MockTransport(lambda request, r=response: r))
+        with SilviaClient(base_url="http://silvia.test", token="t", http_client=http) as client:
+            observation = observe(client, "hi")
+        assert observation.failure is not None
+        assert failure in observation.failure, observation.failure
+        assert observation.request_id == "req_q", failure
+        (finding,) = check(observation).findings
+        assert finding.evidence["request_id"] == "req_q", failure
 
 
 def test_a_huge_number_is_read_as_the_sdk_reads_it_not_as_data_that_is_not_json() -> None:
@@ -232,3 +221,201 @@ def test_a_huge_number_is_read_as_the_sdk_reads_it_not_as_data_that_is_not_json(
     assert observation.events[0].value["n"] == Decimal(huge)
     (finding,) = check(observation).outcome("target-parses").findings
     assert finding.evidence["target"] == str(Decimal(huge)), "the evidence shows its digits"
+
+
+SCENARIOS = ["demo", "pooling", "no-citations", "fault-drop", "fault-stall", "fault-error-event"]
+SCENARIOS += ["fault-no-done", "fault-malformed-json", "status-401", "status-403", "status-500"]
+SCENARIOS += sorted(BROKEN_SCENARIOS)
+
+
+def _without_message_id(sent: SentEvent) -> object:
+    # The model's message id is made afresh for every turn, even on a deterministic server.
+    if sent.name == "message" and isinstance(sent.value, dict):
+        return {key: value for key, value in sent.value.items() if key != "id"}
+    return sent.data
+
+
+def shape(observation: Observation) -> tuple[object, ...]:
+    """What two observations of one scenario must share (timings and request ids aside)."""
+    reload = observation.reload
+    return (
+        [(sent.name, _without_message_id(sent)) for sent in observation.events],
+        observation.turn.text,
+        [c.model_dump() for c in observation.turn.inline_citations],
+        [c.model_dump() for c in observation.turn.citations],
+        observation.complete,
+        observation.failure,
+        None if reload is None else (reload.error, reload.session is not None),
+        None if observation.access_failure is None else observation.access_failure.kind,
+        sorted(check(observation).broken_rules),
+    )
+
+
+def sync_observation(scenario: str, *, record: bool = False) -> Observation:
+    server = ReferenceServer(deterministic=True)  # the same ids, session and message, each time
+    with Observer.reference(server=server, timeout=0.5, record=record) as qa:
+        return qa.observe("How are my accounts?", scenario=scenario)
+
+
+def async_observation(scenario: str, *, record: bool = False) -> Observation:
+    async def run() -> Observation:
+        server = ReferenceServer(deterministic=True)
+        async with AsyncObserver.reference(server=server, timeout=0.5, record=record) as qa:
+            return await qa.observe("How are my accounts?", scenario=scenario)
+
+    return asyncio.run(run())
+
+
+TWINS = {"Observer": sync_observation, "AsyncObserver": async_observation}
+
+
+def test_the_twins_observe_a_turn_alike() -> None:
+    for scenario in SCENARIOS:
+        observed = sync_observation(scenario)
+        assert shape(async_observation(scenario)) == shape(observed), scenario
+        assert observed.request_id, scenario  # the reference server names every request
+
+
+def test_the_twins_time_a_turn_in_order_and_name_refused_credentials() -> None:
+    for twin, observation in TWINS.items():
+        complete = observation("demo").timings
+        assert complete is not None, twin
+        assert complete.first_byte is not None, twin
+        assert complete.first_text is not None, twin
+        assert complete.done is not None, twin
+        assert 0 <= complete.first_byte <= complete.first_text <= complete.done, twin
+        dropped = observation("fault-drop").timings  # text arrived, then the connection broke
+        assert dropped is not None, twin
+        assert (dropped.first_text is not None, dropped.done) == (True, None), twin
+        refused = observation("status-401").timings
+        assert refused is not None, twin
+        assert (refused.first_byte, refused.first_text, refused.done) == (None, None, None), twin
+    for twin, observation in TWINS.items():
+        for status in (401, 403):
+            case = f"{twin}, {status}"
+            observed = observation(f"status-{status}")
+            failure = observed.access_failure
+            assert failure is not None, case
+            assert failure.kind == "refused", case
+            assert observed.request_id, case
+            assert failure.request_id == observed.request_id, case
+            assert f"HTTP {status}" in failure.message, case
+            assert f"request id {observed.request_id}" in failure.message, case
+        # The server answered: a finding, not an access failure.
+        assert observation("status-500").access_failure is None, twin
+
+
+def test_a_captured_recording_checks_as_the_live_turn(tmp_path: Path) -> None:
+    for twin, observation in TWINS.items():
+        for scenario in ["demo", "fault-drop", "broken-reload-agrees", "status-500"]:
+            case = f"{twin}, {scenario}"
+            live = observation(scenario, record=True)
+            path = tmp_path / f"{twin}-{scenario}.jsonl"
+            live.to_recording().save(path)
+            replayed = observe_recording(Recording.load(path))
+            assert shape(replayed) == shape(live), case
+            # The replayed timings are the recorded ones, not the replay's.
+            assert replayed.timings is not None, case
+            assert live.timings is not None, case
+            assert (replayed.timings.done is None) == (live.timings.done is None), case
+
+
+def test_a_recording_needs_capture_and_keeps_the_live_turns_times() -> None:
+    observed = sync_observation("demo")
+    with pytest.raises(ValueError, match="capture was off"):
+        observed.to_recording()
+    with pytest.raises(ValueError, match="rebuilt from a Turn"):
+        observation_from_turn(observed.turn).to_recording()
+    # A paced server: each event arrives in its own chunk, at its own time.
+    with Observer.reference(server=ReferenceServer(pace=0.02), record=True) as qa:
+        live = qa.observe("hi", scenario="account")
+    assert live.timings is live.turn.timings  # Turn.timings, as the SDK took them
+    recording = live.to_recording()
+    replayed = observe_recording(recording).timings
+    assert replayed is not None
+    assert replayed is not observe_recording(recording).turn.timings  # the replay's are ~0 s
+    chunks = recording.response.chunks
+    first_text = next(c.at for c in chunks if c.data.startswith(b"event: text"))
+    done = next(c.at for c in chunks if c.data.startswith(b"event: done"))
+    assert (replayed.first_byte, replayed.first_text, replayed.done) == (
+        chunks[0].at,
+        first_text,
+        done,
+    )
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_stopwatch_notes_the_first_event_the_first_text_and_done() -> None:
+    clock = FakeClock()
+    watch = Stopwatch(clock)
+    assert watch.timings() == Timings(None, None, None)
+    clock.now = 100.5
+    watch.event(SessionEvent(session_id="s"))
+    clock.now = 101.0
+    watch.event(TextEvent(text=""))  # no text yet
+    clock.now = 101.25
+    watch.event(TextEvent(text="Hi"))
+    clock.now = 102.0
+    watch.event(TextEvent(text=" there"))
+    assert watch.timings() == Timings(0.5, 1.25, None)  # a partial turn keeps these
+    clock.now = 103.0
+    watch.event(DoneEvent())
+    assert watch.timings() == Timings(0.5, 1.25, 3.0)
+
+
+def _observed(pace: float = 0.0) -> Observation:
+    with Observer.reference(server=ReferenceServer(pace=pace)) as qa:
+        return qa.observe("hi", scenario="account")
+
+
+def test_budgets_missed_are_warnings_unless_the_script_says_error_and_skip_without_timings() -> (
+    None
+):
+    observation = _observed(pace=0.01)  # every event after a pause: nothing takes 0 s
+    assert check(observation, expect={"max_turn_s": 600, "max_first_text_s": 600}).ok
+    tight = Expectations(max_first_text_s=1e-6, max_turn_s=1e-6)
+    result = check(observation, expect=tight)
+    outcome = result.outcome("timing")
+    assert outcome.status == "warn"
+    assert [f.severity for f in outcome.findings] == ["warning", "warning"]
+    assert outcome.findings[0].message.startswith("the first text took ")
+    assert outcome.findings[1].message.startswith("the whole turn took ")
+    assert outcome.findings[1].evidence["budget_s"] == 1e-6
+    assert result.ok
+    strict = Expectations(max_turn_s=1e-6, timing_severity="error")
+    assert check(observation, expect=strict).outcome("timing").status == "fail"
+    with pytest.raises(KeyError):  # timing budgets alone add no `expectations` row
+        check(observation, expect=strict).outcome("expectations")
+    observation = observation_from_turn(_observed().turn)
+    outcome = check(observation, expect={"max_turn_s": 1e-6}).outcome(TIMING.id)
+    assert outcome.status == "skip"
+    assert outcome.reason == "no timings: the turn was not observed as it streamed"
+
+
+def test_the_scripts_timing_in_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    prompts: list[dict[str, object]] = [
+        {"id": "slow", "message": "hi", "scenario": "account"},
+        {"id": "lax", "message": "hi", "scenario": "account", "expect": {"max_first_text_s": 600}},
+    ]
+    for severity, status, cell in [("warning", 0, "warn"), ("error", 1, "FAIL")]:
+        timing = {"max_first_text_s": 1e-9, "severity": severity}
+        path = write_script(tmp_path / "s.json", prompts, timing=timing)
+        report = tmp_path / "qa.json"
+        code, out, _ = run_cli(["qa", "run", str(path), "--json", str(report)], capsys)
+        assert code == status, severity
+        cells = table(out)
+        assert cells["timing"] == [cell, "pass"], severity
+        assert "expectations" not in cells  # budgets alone
+        timings = json.loads(report.read_text(encoding="utf-8"))["prompts"][0]["timings"]
+        assert set(timings) == {"first_byte", "first_text", "done"}
+        assert 0 <= timings["first_byte"] <= timings["first_text"] <= timings["done"]
+        line = next(line for line in out.splitlines() if line.strip().startswith("1  slow  "))
+        assert "[first text " in line  # the prompt list shows each prompt's timings
+        assert ", done " in line

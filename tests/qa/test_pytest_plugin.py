@@ -41,25 +41,10 @@ def run_pytest(
     env.pop("SILVIA_TOKEN", None)
     if token is not None:
         env["SILVIA_TOKEN"] = token
+    plugin = ["-p", "silvia_client.qa.pytest_plugin", "-p", "no:cacheprovider", "-s", "-q"]
+    command = [sys.executable, "-m", "pytest", *plugin, *args]
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "silvia_client.qa.pytest_plugin",
-            "-p",
-            "no:cacheprovider",
-            "-s",
-            "-q",
-            *args,
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False
     )
 
 
@@ -86,16 +71,15 @@ def test_with_a_base_url_the_suite_runs_against_that_server(tmp_path: Path) -> N
     assert TOKEN not in result.stdout + result.stderr
 
 
-def test_a_bad_base_url_or_no_token_is_a_usage_error(tmp_path: Path) -> None:
+def test_a_bad_base_url_or_no_token_is_a_usage_error_and_the_option_is_in_help(
+    tmp_path: Path,
+) -> None:
     bad = run_pytest(tmp_path, "--silvia-base-url", "staging.example", token=TOKEN)
     assert bad.returncode == 4
     assert "--silvia-base-url must be an absolute http(s) URL" in bad.stderr
     untokened = run_pytest(tmp_path, "--silvia-base-url", "http://127.0.0.1:9")
     assert untokened.returncode == 4
     assert "set SILVIA_TOKEN" in untokened.stderr
-
-
-def test_the_option_is_documented_in_help(tmp_path: Path) -> None:
     result = run_pytest(tmp_path, "--help")
     assert result.returncode == 0
     assert "--silvia-base-url=URL" in result.stdout

@@ -1,14 +1,24 @@
-"""Each rule on hand-built turns: what it catches, what it lets through, and when it skips."""
+"""Each rule on hand-built turns (what it catches, lets through, skips), then on the reference
+server: good turns pass, each broken one trips only its rule."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 import pytest
 
 from silvia_client.citations import parse_citation_target
-from silvia_client.qa import RULES, Reload, Rule, check
+from silvia_client.cli import main
+from silvia_client.qa import RULES, Observer, Reload, Rule, check
 from silvia_client.qa.rules import Problem, expected_target
+from silvia_client.testing import (
+    BROKEN_RULES,
+    BROKEN_SCENARIOS,
+    SCENARIOS,
+    ReferenceServer,
+    expected_turn,
+)
 
 from ._helpers import (
     AAPL,
@@ -33,16 +43,23 @@ def broken(events: list[tuple[str, object]], **kwargs: object) -> set[str]:
     return set(check(observe_events(events, **kwargs)).broken_rules)  # type: ignore[arg-type]
 
 
-def test_every_rule_has_a_unique_id_a_severity_and_a_one_line_description() -> None:
+def test_every_rule_has_a_unique_id_a_severity_a_description_and_its_broken_scenario() -> None:
     assert len({rule.id for rule in RULES}) == len(RULES)
     for rule in RULES:
         assert rule.severity in ("error", "warning")
         assert rule.description
         assert "\n" not in rule.description
     assert [rule.id for rule in RULES if rule.severity == "warning"] == ["no-vendor-names"]
+    assert sorted(BROKEN_RULES.values()) == sorted(rule.id for rule in RULES)
+    for name, rule_id in BROKEN_RULES.items():
+        assert name == f"broken-{rule_id}"
+    assert set(FAULTS) | set(GOOD) | {"fault-stall"} | HOSTILE == set(SCENARIOS)
+    assert all(scenario.rewrite is None for scenario in SCENARIOS.values())
+    # What a broken scenario streams is what `expected_turn` reads off its steps.
+    expected = expected_turn(BROKEN_SCENARIOS["broken-summary-agrees"])
+    assert "silvia://market-data/finnhub/AAPL" not in {c["source"] for c in expected.citations}
+    assert "silvia://market-data/finnhub/AAPL" in {c["source"] for c in expected.inline_citations}
 
-
-# -- the doc's table -------------------------------------------------------------------
 
 TABLE: list[tuple[str, dict[str, object], bool]] = [
     (CHECKING_SRC, account(CHECKING), True),
@@ -77,7 +94,7 @@ TABLE: list[tuple[str, dict[str, object], bool]] = [
 ]
 
 
-def test_the_table() -> None:
+def test_target_fits_source_as_the_docs_table_says() -> None:
     for case in TABLE:
         source, target, fits = case
         parsed = parse_citation_target(target)
@@ -87,14 +104,78 @@ def test_the_table() -> None:
         assert found == (set() if fits else {"target-fits-source"}), case
 
 
-def test_a_source_may_always_come_without_a_target() -> None:
-    for source in [CHECKING_SRC, "silvia://your-portfolio", AAPL, IRS, "x:y"]:
-        # Resumed from a checkpoint written before targets, or untyped by a disagreement.
-        assert broken(turn_events([cite(source)])) == set(), source
-        assert broken(turn_events([cite(source, None)])) == set(), source
+ONE = account(CARD_ONE)
+TWO = account(CARD_TWO)
+BOTH = account(CARD_ONE, CARD_TWO)
+WEB = {"kind": "web", "url": IRS}
+APPLE = {"kind": "market_data", "ticker": "AAPL"}
+ROW = cite(CARDS, ONE)
+EVENTS = turn_events([ROW])
+NO_SUMMARY = [e for e in EVENTS if e[0] != "citations_summary"]
 
 
-# -- target-parses, account-id-rule ----------------------------------------------------
+def rows(*targets: object) -> list[dict[str, object]]:
+    """A row of `CARDS` per target, each quoting its own text."""
+    return [cite(CARDS, target, cited_text=f"row {i}") for i, target in enumerate(targets)]
+
+
+def one(source: str, *target: object) -> list[tuple[str, object]]:
+    return turn_events([cite(source, *target)])
+
+
+# (why, the turn's events, the reload's body or None, the rules it breaks)
+BROKEN: list[tuple[str, list[tuple[str, object]], object, set[str]]] = [
+    *((f"{source} {none}", one(source, *none), None, set())
+      for source in [CHECKING_SRC, "silvia://your-portfolio", AAPL, IRS, "x:y"]
+      for none in [(), (None,)]),  # no target: resumed from an old checkpoint, or untyped
+    *((f"provider {provider}", one(CHECKING_SRC, account(CHECKING, provider=provider)), None, set())
+      for provider in (None, "manual", "snaptrade")),
+    ("no provider", one(CHECKING_SRC, {"kind": "account", "accountId": CHECKING}), None, set()),
+    ("provider outside the doc", one(CHECKING_SRC, account(CHECKING, provider="coinbase")), None,
+     {"target-parses"}),
+    ("url typed, untyped, typed", turn_events([cite(IRS, WEB), cite(IRS, None), cite(IRS, WEB)],
+     [cite(IRS, None)]), None, {"one-meaning-per-source"}),
+    ("url web then tax", turn_events([cite(IRS, WEB), cite(IRS, {**WEB, "kind": "tax_reference"})],
+     [cite(IRS)]), None, {"one-meaning-per-source"}),
+    ("unparseable: no meaning", turn_events([ROW, cite(CARDS, {"kind": "hologram"}), ROW],
+     [ROW]), None, {"target-parses"}),
+    ("summary lacks a source", turn_events([ROW, cite(AAPL, APPLE)],
+     [ROW]), None, {"summary-agrees"}),
+    ("summary has one more", turn_events([ROW], [ROW, cite(AAPL)]), None, {"summary-agrees"}),
+    ("summary need not repeat every row", turn_events(rows(ONE, ONE), rows(ONE)), None, set()),
+    ("summary gives a source two targets", turn_events([ROW], rows(ONE, BOTH)), None,
+     {"summary-agrees"}),
+    ("summary's last row shrinks", turn_events([ROW], rows(BOTH, TWO)), None,
+     {"summary-agrees", "one-meaning-per-source"}),
+    ("no summary after done", NO_SUMMARY, None, {"summary-agrees"}),
+    ("no summary of no citations", [e for e in turn_events([]) if e[0] != "citations_summary"],
+     None, set()),
+    ("reload lacks the summary's target", EVENTS, stored([cite(CARDS)], [ROW]), {"reload-agrees"}),
+    ("reload without inline rows", EVENTS, stored([ROW], []), {"reload-agrees"}),
+    ("reload inline untyped", EVENTS, stored([ROW], [cite(CARDS)]), {"reload-agrees"}),
+    ("reload inline retyped", EVENTS, stored([ROW], [cite(CARDS, TWO)]), {"reload-agrees"}),
+    ("reload inline row more", EVENTS, stored([ROW], [ROW, cite(CARDS, ONE, cited_text="new")]),
+     {"reload-agrees"}),
+    ("reload retitled", EVENTS, stored([cite(CARDS, ONE, title="x")], [ROW]), {"reload-agrees"}),
+    ("reload without the turn", EVENTS,
+     {"session": {"id": "sess_1"}, "messages": [{"role": "user", "content": "q"}]},
+     {"reload-agrees"}),
+    ("reload without messages", EVENTS, {"session": {"id": "sess_1"}}, {"reload-agrees"}),
+    ("text before session", [EVENTS[1], EVENTS[0], *EVENTS[2:]], None, {"event-order"}),
+    ("a second summary", [*EVENTS[:-1], EVENTS[-3], EVENTS[-1]], None, {"event-order"}),
+    ("a second session", [*EVENTS[:2], EVENTS[0], *EVENTS[2:]], None, {"event-order"}),
+    ("text not a string", [*EVENTS[:2], ("text", {"text": 42}), *EVENTS[2:]], None,
+     {"events-well-formed"}),
+    ("not JSON", [*EVENTS[:2], ("citation", Raw('{"citation": ')), *EVENTS[2:]], None,
+     {"events-well-formed"}),
+    ("an unknown event", [*EVENTS[:2], ("tool_progress", {"tool": "x"}), *EVENTS[2:]], None, set()),
+]  # fmt: skip
+
+
+def test_each_turn_breaks_exactly_its_rules() -> None:
+    for why, events, body, rules in BROKEN:
+        reload = {} if body is None else {"reload": body}
+        assert broken(events, **reload) == rules, why
 
 
 def test_a_target_the_parser_rejects_is_reported_with_where_it_was() -> None:
@@ -111,17 +192,6 @@ def test_a_target_the_parser_rejects_is_reported_with_where_it_was() -> None:
         assert finding.evidence["where"] == ["event 3 (citation)", "citations_summary[0]"], target
 
 
-def test_a_provider_outside_the_doc_is_reported_but_null_or_missing_is_not() -> None:
-    odd = {"kind": "account", "accountId": CHECKING, "provider": "coinbase"}
-    assert broken(turn_events([cite(CHECKING_SRC, odd)])) == {"target-parses"}
-    for provider in (None, "manual", "snaptrade"):
-        assert (
-            broken(turn_events([cite(CHECKING_SRC, account(CHECKING, provider=provider))])) == set()
-        )
-    missing = {"kind": "account", "accountId": CHECKING}
-    assert broken(turn_events([cite(CHECKING_SRC, missing)])) == set()
-
-
 def test_account_ids_follow_the_doc_rule() -> None:
     for account_id, ok in [
         (CHECKING, True),
@@ -136,14 +206,6 @@ def test_account_ids_follow_the_doc_rule() -> None:
         assert result.broken_rules == (set() if ok else {"account-id-rule"}), (account_id, ok)
         if not ok:
             assert result.findings[0].evidence["bad_ids"] == [account_id], (account_id, ok)
-
-
-# -- one-meaning-per-source ------------------------------------------------------------
-
-ONE = account(CARD_ONE)
-TWO = account(CARD_TWO)
-BOTH = account(CARD_ONE, CARD_TWO)
-WEB = {"kind": "web", "url": IRS}
 
 
 def test_one_meaning_per_source() -> None:
@@ -198,79 +260,22 @@ def test_an_old_checkpoint_is_explained_and_an_error_when_the_prompt_rules_it_ou
     assert check(observe_events(events), expect={"no_old_checkpoint": False}).ok
 
 
-def test_the_summary_s_last_row_for_a_source_is_its_final_word() -> None:
-    streamed = [cite(CARDS, ONE)]
-    later_pooled = [cite(CARDS, ONE, cited_text="a"), cite(CARDS, BOTH, cited_text="b")]
-    assert check(observe_events(turn_events(streamed, later_pooled))).broken_rules == {
-        "summary-agrees"  # two targets in the summary is its finding, not this rule's
-    }
-    later_shrunk = [cite(CARDS, BOTH, cited_text="a"), cite(CARDS, TWO, cited_text="b")]
-    found = check(observe_events(turn_events(streamed, later_shrunk))).broken_rules
-    assert found == {"summary-agrees", "one-meaning-per-source"}
+def test_a_summary_missing_a_source_says_so_and_a_cut_turn_skips_the_rule() -> None:
+    events = turn_events([ROW, cite(AAPL, APPLE)], [ROW])
+    assert "missing from the summary" in check(observe_events(events)).findings[0].message
+    cut = [e for e in NO_SUMMARY if e[0] != "done"]
+    assert check(observe_events(cut)).outcome("summary-agrees").status == "skip"
 
 
-def test_a_url_source_keeps_one_meaning() -> None:
-    rows = [cite(IRS, WEB), cite(IRS, None), cite(IRS, WEB)]
-    assert broken(turn_events(rows, [cite(IRS, None)])) == {"one-meaning-per-source"}
-    tax = {"kind": "tax_reference", "url": IRS}
-    assert broken(turn_events([cite(IRS, WEB), cite(IRS, tax)], [cite(IRS)])) == {
-        "one-meaning-per-source"
-    }
-
-
-def test_an_unparseable_target_says_nothing_about_the_meaning() -> None:
-    rows = [cite(CARDS, ONE), cite(CARDS, {"kind": "hologram"}), cite(CARDS, ONE)]
-    assert broken(turn_events(rows, [cite(CARDS, ONE)])) == {"target-parses"}
-
-
-# -- summary-agrees --------------------------------------------------------------------
-
-
-def test_the_summary_cites_the_streamed_sources() -> None:
-    streamed = [cite(CARDS, ONE), cite(AAPL, {"kind": "market_data", "ticker": "AAPL"})]
-    result = check(observe_events(turn_events(streamed, [cite(CARDS, ONE)])))
-    assert result.broken_rules == {"summary-agrees"}
-    assert "missing from the summary" in result.findings[0].message
-    extra = turn_events([cite(CARDS, ONE)], [cite(CARDS, ONE), cite(AAPL)])
-    assert broken(extra) == {"summary-agrees"}
-
-
-def test_the_summary_need_not_repeat_every_streamed_row() -> None:
-    streamed = [cite(CARDS, ONE, cited_text="a"), cite(CARDS, ONE, cited_text="b")]
-    assert broken(turn_events(streamed, [cite(CARDS, ONE, cited_text="a")])) == set()
-
-
-def test_the_summary_gives_each_source_one_target() -> None:
-    summary = [cite(CARDS, ONE, cited_text="a"), cite(CARDS, BOTH, cited_text="b")]
-    assert broken(turn_events([cite(CARDS, ONE)], summary)) == {"summary-agrees"}
-
-
-def test_no_summary_is_a_finding_after_done_and_a_skip_before() -> None:
-    events = [e for e in turn_events([cite(CARDS, ONE)]) if e[0] != "citations_summary"]
-    assert broken(events) == {"summary-agrees"}
-    cut = [e for e in events if e[0] != "done"]
-    result = check(observe_events(cut))
-    assert result.outcome("summary-agrees").status == "skip"
-    no_citations = [e for e in turn_events([]) if e[0] != "citations_summary"]
-    assert broken(no_citations) == set()
-
-
-# -- reload-agrees ---------------------------------------------------------------------
-
-
-def test_the_reload_agrees_when_it_holds_the_rows_as_sent() -> None:
+def test_the_reload_agrees_when_it_holds_the_rows_as_sent_with_their_targets() -> None:
     rows = [cite(CARDS, ONE, cited_text="a"), cite(CARDS, BOTH, cited_text="b")]
     summary = [cite(CARDS, BOTH, cited_text="a"), cite(CARDS, BOTH, cited_text="b")]
     events = turn_events(rows, summary)
     assert broken(events, reload=stored(summary, rows)) == set()
     # In any order: the rule asks for the same rows, not the same sequence.
     assert broken(events, reload=stored(summary[::-1], rows[::-1])) == set()
-
-
-def test_a_stored_inline_row_must_keep_the_target_it_streamed_with() -> None:
-    rows = [cite(CARDS, ONE, cited_text="a"), cite(CARDS, BOTH, cited_text="b")]
-    summary = [cite(CARDS, BOTH, cited_text="a"), cite(CARDS, BOTH, cited_text="b")]
-    result = check(observe_events(turn_events(rows, summary), reload=stored(summary, summary)))
+    # A stored inline row must keep the target it streamed with.
+    result = check(observe_events(events, reload=stored(summary, summary)))
     assert result.broken_rules == {"reload-agrees"}
     (finding,) = result.findings
     assert "inline citations differ from the stream" in finding.message
@@ -280,20 +285,6 @@ def test_a_stored_inline_row_must_keep_the_target_it_streamed_with() -> None:
         for name in ("live", "reloaded")
     }
     assert kinds == {"live": ["account", "accounts"], "reloaded": ["accounts", "accounts"]}
-
-
-def test_the_reload_disagrees() -> None:
-    for body in [
-        stored([cite(CARDS)], [cite(CARDS, ONE)]),  # the summary's target not stored
-        stored([cite(CARDS, ONE)], []),  # inline rows not stored
-        stored([cite(CARDS, ONE)], [cite(CARDS)]),
-        stored([cite(CARDS, ONE)], [cite(CARDS, TWO)]),
-        stored([cite(CARDS, ONE)], [cite(CARDS, ONE), cite(CARDS, ONE, cited_text="new")]),
-        stored([cite(CARDS, ONE, title="Other")], [cite(CARDS, ONE)]),
-        {"session": {"id": "sess_1"}, "messages": [{"role": "user", "content": "q"}]},
-        {"session": {"id": "sess_1"}},
-    ]:
-        assert broken(turn_events([cite(CARDS, ONE)]), reload=body) == {"reload-agrees"}, body
 
 
 def test_a_failed_reload_is_a_finding_and_no_reload_a_skip() -> None:
@@ -308,9 +299,6 @@ def test_a_failed_reload_is_a_finding_and_no_reload_a_skip() -> None:
     assert "did not complete" in (cut.reason or "")
 
 
-# -- message-has-no-targets ------------------------------------------------------------
-
-
 def test_a_target_anywhere_in_the_raw_message_is_found() -> None:
     message = {
         "role": "assistant",
@@ -321,40 +309,22 @@ def test_a_target_anywhere_in_the_raw_message_is_found() -> None:
     assert result.findings[0].evidence["path"] == "content[0].citations[0].target"
 
 
-# -- no-vendor-names -------------------------------------------------------------------
-
-
 def test_vendor_names_in_user_facing_text_are_a_warning() -> None:
-    for text, title, cited_text, fields in [
+    for case in [
         ("Linked through PLAID.", "Checking", "balance: 1", {"text"}),
         ("ok", "SnapTrade brokerage", "balance: 1", {"title"}),
         ("ok", "Brokerage", "institution: snap trade", {"cited_text"}),
         ("A manual account.", "Manual account", "source: manual", set()),
     ]:
+        text, title, cited_text, fields = case
         row = cite(CHECKING_SRC, account(CHECKING), title=title, cited_text=cited_text)
         result = check(observe_events(turn_events([row], text=text)))
-        assert result.ok, (text, title, cited_text, fields)  # a warning only
-        assert {f.evidence["field"] for f in result.warnings} == fields, (
-            text,
-            title,
-            cited_text,
-            fields,
-        )
-        assert result.broken_rules == ({"no-vendor-names"} if fields else set()), (
-            text,
-            title,
-            cited_text,
-            fields,
-        )
-
-
-def test_a_vendor_named_in_the_prompt_is_said_so() -> None:
+        assert result.ok, case  # a warning only
+        assert {f.evidence["field"] for f in result.warnings} == fields, case
+        assert result.broken_rules == ({"no-vendor-names"} if fields else set()), case
     events = turn_events([], text="Plaid links your bank.")
     (finding,) = check(observe_events(events, prompt="What is Plaid?")).findings
     assert finding.message.endswith("the prompt names a vendor too")
-
-
-# -- stream-complete, event-order, events-well-formed ----------------------------------
 
 
 def test_a_stream_without_done_is_incomplete() -> None:
@@ -363,43 +333,19 @@ def test_a_stream_without_done_is_incomplete() -> None:
     assert result.findings[0].message == "the stream ended without `done`"
 
 
-def test_session_comes_first_and_each_once() -> None:
-    events = turn_events([cite(CARDS, ONE)])
-    assert broken([events[1], events[0], *events[2:]]) == {"event-order"}
-    twice = [*events[:-1], events[-3], events[-1]]  # a second summary
-    assert broken(twice) == {"event-order"}
-    assert broken([*events[:2], events[0], *events[2:]]) == {"event-order"}
-
-
-def test_malformed_events_and_summary_rows_are_reported() -> None:
-    events = turn_events([cite(CARDS, ONE)])
-    bad_text = [*events[:2], ("text", {"text": 42}), *events[2:]]
-    assert broken(bad_text) == {"events-well-formed"}
-    not_json = [*events[:2], ("citation", Raw('{"citation": ')), *events[2:]]
-    assert broken(not_json) == {"events-well-formed"}
-    bad_row = turn_events([cite(CARDS, ONE)], [cite(CARDS, ONE), {"title": "no source"}])
-    result = check(observe_events(bad_row))
+def test_a_malformed_summary_row_is_reported_by_its_place() -> None:
+    result = check(observe_events(turn_events([ROW], [ROW, {"title": "no source"}])))
     assert result.broken_rules == {"events-well-formed"}
     assert "row 1" in result.findings[0].message
 
 
-def test_unknown_events_are_not_findings() -> None:
-    events = turn_events([cite(CARDS, ONE)])
-    assert broken([*events[:2], ("tool_progress", {"tool": "x"}), *events[2:]]) == set()
-
-
-# -- the checker itself ----------------------------------------------------------------
-
-
-def test_no_events_is_one_finding_and_every_other_rule_not_run() -> None:
+def test_no_events_or_a_failing_check_is_one_finding_and_every_other_rule_not_run() -> None:
     result = check(observe_events([]))
     assert {o.rule.id for o in result.outcomes if o.status != "not_run"} == {"stream-complete"}
     assert result.broken_rules == {"stream-complete"}
     assert result.not_run
     assert result.cause is result.findings[0]
 
-
-def test_a_check_that_fails_gives_a_finding_not_an_exception() -> None:
     def boom(facts: object) -> Iterator[Problem]:
         raise RecursionError
         yield Problem("never")
@@ -424,11 +370,97 @@ def test_expectations() -> None:
         result = check(observe_events(turn_events([cite(CARDS, BOTH)])), expect=expect)
         assert result.outcome("expectations").status == ("pass" if ok else "fail"), case
         assert result.ok is ok, case
-
-
-def test_expectations_of_an_uncited_turn() -> None:
     observation = observe_events(turn_events([]))
     assert check(observation, expect={"no_citations": True}).ok
     assert not check(observation, expect={"cites_account": True}).ok
     with pytest.raises(KeyError):  # no expectations: no row for them
         check(observation).outcome("expectations")
+
+
+GOOD = sorted(name for name, scenario in SCENARIOS.items() if scenario.fault is None)
+
+# What each fault scenario is, in the rules' terms (the stall is in test_observe).
+INCOMPLETE = ["fault-drop", "fault-error-event", "fault-no-done"]
+INCOMPLETE += [f"status-{code}" for code in (401, 403, 404, 429, 500)]
+FAULTS = {name: {"stream-complete"} for name in INCOMPLETE}
+FAULTS |= {f"fault-malformed-{x}": {"events-well-formed"} for x in ("json", "shape")}
+FAULTS["fault-unknown-event"] = set()
+
+# What a client's limits, deadline and scrubber are for, not a server's rules:
+# tests/e2e/test_hostile_faults.py runs them.
+HOSTILE = {"fault-endless-line", "fault-oversized-event", "fault-gzip-bomb", "fault-trickle"}
+HOSTILE |= {"fault-keep-alive-forever", "fault-echo-token", "fault-echo-token-401"}
+
+
+@pytest.fixture(scope="module")
+def qa() -> Iterator[Observer]:
+    server = ReferenceServer()
+    # No retries: a 429's Retry-After (4 s) is not what these tests are about.
+    client = server.client(max_retries=0, timeout=5.0, idle_timeout=5.0)
+    with Observer(client, server=server) as observer:
+        yield observer
+
+
+# Good turns whose findings are expected warnings: rule id -> how many.
+EXPECTED_WARNINGS = {
+    # Untyped, then typed: legitimate after a checkpoint written before targets existed.
+    "checkpoint-fresh-write": {"one-meaning-per-source": 1}
+}
+
+
+def test_every_good_scenario_passes_every_rule(qa: Observer) -> None:
+    for name in GOOD:
+        result = check(qa.observe("How are my accounts doing?", scenario=name))
+        expected = EXPECTED_WARNINGS.get(name, {})
+        assert result.errors == (), name
+        assert Counter(finding.rule for finding in result.warnings) == Counter(expected), name
+        # Every rule ran: the turn completed and its session was reloaded.
+        statuses = {o.rule.id: o.status for o in result.outcomes}
+        expected_statuses = {r.id: "warn" if r.id in expected else "pass" for r in RULES}
+        assert statuses == expected_statuses, name
+
+
+def test_the_resumed_turn_is_a_warning_unless_the_prompt_rules_out_an_old_checkpoint(
+    qa: Observer,
+) -> None:
+    observation = qa.observe("How much is in checking now?", scenario="checkpoint-fresh-write")
+    # What the server sent, and the SDK's reading of it, live and reloaded.
+    turn = observation.turn
+    assert [c.target is None for c in turn.inline_citations] == [True, False]
+    assert all(c.target is not None for c in turn.citations)
+    assert observation.reload is not None
+    assert observation.reload.session is not None
+    stored = observation.reload.session.messages[-1]
+    assert [c.target for c in stored.inline_citations] == [c.target for c in turn.inline_citations]
+    (warning,) = check(observation).findings
+    assert (warning.rule, warning.severity) == ("one-meaning-per-source", "warning")
+    assert "checkpoint written before targets existed" in warning.message
+    strict = check(observation, expect={"no_old_checkpoint": True})
+    assert [(f.rule, f.severity) for f in strict.findings] == [("one-meaning-per-source", "error")]
+    assert strict.outcome("one-meaning-per-source").status == "fail"
+    assert not strict.ok
+
+
+def test_each_broken_or_fault_scenario_breaks_its_rules_and_no_other(qa: Observer) -> None:
+    expected = {**{name: {rule} for name, rule in BROKEN_RULES.items()}, **FAULTS}
+    for name, rules in expected.items():
+        observation = qa.observe("How are my accounts doing?", scenario=name)
+        assert check(observation).broken_rules == rules, name
+
+
+def test_broken_scenarios_are_kept_apart_from_the_library_but_served_and_listed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert not set(BROKEN_SCENARIOS) & set(SCENARIOS)
+    assert set(BROKEN_SCENARIOS) <= set(ReferenceServer().scenarios)
+    assert main(["serve", "--list"]) == 0
+    listed = dict(line.split(maxsplit=1) for line in capsys.readouterr().out.splitlines())
+    for name, scenario in BROKEN_SCENARIOS.items():
+        assert listed[name] == scenario.description
+
+
+def test_broken_scenarios_do_not_touch_the_library_turns_they_start_from(qa: Observer) -> None:
+    for name in BROKEN_SCENARIOS:
+        qa.observe("hi", scenario=name)
+    assert check(qa.observe("hi", scenario="demo")).findings == ()
+    assert check(qa.observe("hi", scenario="pooling")).findings == ()

@@ -1,12 +1,18 @@
-"""Exit status 4: an internal error in any command is one line (its type, never its message,
-which holds the token here), never a traceback or 1; the traceback with `--debug` or
-`SILVIA_DEBUG=1`, the token blanked. `silvia qa` still writes the reports it had started.
-"""
+"""How a command ends. An internal error is one line and exit 4 (its type, never its message,
+which holds a secret here), the traceback only with `--debug` or `SILVIA_DEBUG=1`, the
+token blanked, and `silvia qa` still writes the reports it had started. Ctrl-C is
+"interrupted" and 130 (in-process where the work is; `silvia chat` streaming over
+127.0.0.1 as a subprocess sent SIGINT; `silvia serve`'s in test_serve.py). A stdout closed
+before the command writes (`silvia ... | head`) ends it with 1 and no internal error."""
 
 from __future__ import annotations
 
 import importlib
 import json
+import os
+import signal
+import subprocess
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -15,11 +21,12 @@ import pytest
 
 import silvia_client.qa
 import silvia_client.qa.report
-from silvia_client.testing import Recording
+from silvia_client.testing import Recording, ReferenceServer
 
-from ._cli import run
+from ..interruptible import silvia_command
+from ._cli import TOKEN, run
 
-TOKEN = "sk-live-0123456789abcdef-SECRET"
+SECRET = "sk-live-0123456789abcdef-SECRET"
 EXAMPLE = str(Path(__file__).parents[2] / "examples" / "qa_script.json")
 HINT = "; --debug or SILVIA_DEBUG=1 prints the traceback"
 
@@ -30,31 +37,29 @@ def line(command: str) -> str:
 
 
 def boom(*args: object, **kwargs: object) -> Any:
-    raise RuntimeError(f"the server said {TOKEN}")
+    raise RuntimeError(f"the server said {SECRET}")
 
 
 # argv, what to break, and how many lines stderr has before the internal error's.
 COMMANDS: dict[str, tuple[list[str], Any, str, int]] = {
     "chat": (["chat", "hi"], "silvia_client.cli.chat", "client_for", 1),
     "session show": (
-        ["session", "show", "s1", "--base-url", "http://127.0.0.1:9"],
-        "silvia_client.cli._common",
-        "client_for",
-        1,
+        ["session", "show", "s1", "--base-url", "http://127.0.0.1:9"], "silvia_client.cli._common",
+        "client_for", 1,
     ),
     "record": (["record", "hi", "-o", "turn.jsonl"], "silvia_client.cli.record", "_record", 1),
     "demo": (["demo", "--pace", "0"], "silvia_client.cli.demo", "_reload_agrees", 1),
     "serve": (["serve", "--replay", "turn.jsonl"], "silvia_client.cli.serve", "_replay_server", 0),
     "qa check": (["qa", "check", "turn.jsonl"], Recording, "load", 0),
     "qa run": (["qa", "run", EXAMPLE], silvia_client.qa, "run_script", 1),
-}
+}  # fmt: skip
 
 
-def test_an_internal_error_is_one_line_and_exit_4(
+def test_an_internal_error_is_one_line_and_exit_4_the_traceback_with_debug(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    monkeypatch.setenv("SILVIA_TOKEN", SECRET)
     for command, (argv, where, name, before) in COMMANDS.items():
         with monkeypatch.context() as patch:
             patch.setattr(
@@ -67,14 +72,9 @@ def test_an_internal_error_is_one_line_and_exit_4(
         assert lines[-1] == line(command) + HINT
         assert "Traceback" not in err
         assert "the server said" not in err  # the type, never the message
-        assert TOKEN not in out + err
-
-
-def test_debug_prints_the_traceback_with_the_token_blanked(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+        assert SECRET not in out + err
     monkeypatch.setattr("silvia_client.cli._server.choose_server", boom)
-    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    monkeypatch.setenv("SILVIA_TOKEN", SECRET)
     for debug, argv in [("", ["--debug", "chat", "hi"]), ("1", ["chat", "hi"])]:
         monkeypatch.setenv("SILVIA_DEBUG", debug)
         status, out, err = run(argv, capsys)
@@ -83,7 +83,7 @@ def test_debug_prints_the_traceback_with_the_token_blanked(
         assert lines[0] == "Traceback (most recent call last):"
         assert "RuntimeError: the server said <token>" in lines
         assert lines[-1] == line("chat")  # the one line still ends it, without the hint
-        assert TOKEN not in err
+        assert SECRET not in err
     for off in ("0", ""):
         monkeypatch.setenv("SILVIA_DEBUG", off)
         assert run(["chat", "hi"], capsys) == (4, "", line("chat") + HINT + "\n")
@@ -134,3 +134,77 @@ def test_qa_run_writes_its_reports_before_exit_4(
     assert err.splitlines()[-1] == line("qa run") + HINT
     assert json.loads(report.read_text(encoding="utf-8"))["ok"] is True  # the run itself passed
     assert "ok: 0 error(s)" in out
+
+
+def _interrupt(*args: object, **kwargs: object) -> None:
+    raise KeyboardInterrupt
+
+
+def test_ctrl_c_mid_command_is_interrupted_and_130(
+    loopback: str,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    for argv, target in [
+        (["record", "hi", "-o", "turn.jsonl"], "silvia_client.cli._common.play_turn"),
+        (["chat", "hi"], "silvia_client.cli._render.TerminalRenderer.event"),
+        (["session", "show", "s1", "--base-url", loopback], "silvia_client.SilviaClient.__enter__"),
+    ]:
+        with monkeypatch.context() as patch:
+            patch.setattr(target, _interrupt)
+            status, out, err = run(argv, capsys)
+        assert status == 130, argv
+        assert err.splitlines()[-1] == "interrupted"
+        assert "internal error" not in err
+        assert not (tmp_path / "turn.jsonl").exists()  # Ctrl-C writes no half recording
+        assert TOKEN not in out + err
+
+
+def test_ctrl_c_while_text_streams_says_interrupted_and_a_reader_that_leaves_ends_quietly() -> None:
+    # A slow turn over 127.0.0.1; stdout and stderr share one pipe, as on a terminal.
+    with ReferenceServer(pace=0.2).serve_loopback() as url:
+        env = {**os.environ, "SILVIA_BASE_URL": url, "SILVIA_TOKEN": "t", "PYTHONUNBUFFERED": "1"}
+        process = subprocess.Popen(
+            silvia_command("chat", "How much is in checking?"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        assert process.stdout is not None
+        seen = b""
+        while b"You have" not in seen:  # some of the answer is on screen, mid-line
+            byte = process.stdout.read(1)
+            assert byte, f"the command ended first: {seen!r}"
+            seen += byte
+        time.sleep(0.1)
+        process.send_signal(signal.SIGINT)
+        rest, _ = process.communicate(timeout=60)
+    output = (seen + rest).decode("utf-8")
+    assert process.returncode == 130
+    lines = output.splitlines()
+    assert "interrupted" in lines
+    assert lines[lines.index("interrupted") - 1].startswith("You have")
+    assert "Traceback" not in output
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SILVIA_")}
+    env["PYTHONUNBUFFERED"] = "1"
+    for argv in (["chat", "How much is in checking?"],):
+        read_end, write_end = os.pipe()
+        os.close(read_end)  # the reader is gone before the first byte: every write breaks
+        try:
+            done = subprocess.run(
+                silvia_command(*argv),
+                stdout=write_end,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+                timeout=120,
+                check=False,
+            )
+        finally:
+            os.close(write_end)
+        assert done.returncode == 1, done.stderr
+        for said in ("internal error", "Traceback", "BrokenPipeError", "Exception ignored"):
+            assert said not in done.stderr, (argv, done.stderr)

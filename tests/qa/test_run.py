@@ -1,0 +1,768 @@
+"""`silvia qa run` and `arun_script`: the table, progress, exit codes, the JUnit and JSON
+reports, prompts not run, a run that stops short (Ctrl-C 130, a server refusing or missing 3),
+and the same run whatever `--concurrency`."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from silvia_client import SilviaClient
+from silvia_client.cli import main
+from silvia_client.cli.qa import LiveProgress
+from silvia_client.errors import ConfigurationError
+from silvia_client.qa import (
+    RULES,
+    AsyncObserver,
+    Observation,
+    Observer,
+    RunResult,
+    ScriptFormatError,
+    arun_script,
+    load_script,
+    parse_script,
+    run_script,
+)
+from silvia_client.testing import (
+    BROKEN_RULES,
+    BROKEN_SCENARIOS,
+    IN_PROCESS_URL,
+    SCENARIO_HEADER,
+    ReferenceServer,
+    record_turn,
+)
+
+from ..cli._cli import ESCAPED as LONE_ESCAPED
+from ..cli._cli import lone_surrogates_server
+from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head
+from ..interruptible import silvia_command
+from ._helpers import EXAMPLE, broken_script, cases, report, run_cli, table, write_script
+
+RULE_IDS = [rule.id for rule in RULES]
+TOKEN = "qa-run-s3cret-token"
+
+
+def test_rules_lists_every_rule_and_the_example_passes_on_the_reference_server(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = run_cli(["qa", "rules"], capsys)
+    assert status == 0
+    listed = [line.split(maxsplit=2) for line in out.splitlines()]
+    assert [row[0] for row in listed] == [*RULE_IDS, "expectations", "timing"]
+    assert [row[1] for row in listed] == [rule.severity for rule in RULES] + ["error", "warning"]
+    status, out, err = run_cli(["qa", "run", EXAMPLE], capsys)
+    assert status == 0
+    cells = table(out)
+    assert list(cells) == [*RULE_IDS, "expectations"]
+    assert {cell for row in cells.values() for cell in row} == {"pass"}
+    assert len(cells["target-parses"]) == 12
+    chosen, *progress = err.splitlines()
+    assert chosen == (
+        "silvia qa run: no --base-url and no SILVIA_BASE_URL: using the embedded reference "
+        "server (in this process, made-up data)"
+    )
+    assert len(progress) == 12
+    assert progress[0] == "[1/12] overview: ok (0 error(s), 0 warning(s))"
+    assert out.rstrip().endswith("ok: 0 error(s), 0 warning(s) over 12 prompt(s) and 12 rule(s)")
+
+
+def test_each_broken_scenario_fails_its_own_cell_in_the_table_junit_and_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = broken_script(tmp_path / "broken.json")
+    junit, path = tmp_path / "out" / "junit.xml", tmp_path / "out" / "report.json"
+    junit.parent.mkdir()
+    argv = ["qa", "run", str(script), "--junit", str(junit), "--json", str(path)]
+    status, out, err = run_cli(argv, capsys)
+    assert status == 1
+    prompts = ["demo", *BROKEN_RULES]
+    for rule, row in table(out).items():
+        for prompt, cell in zip(prompts, row, strict=True):
+            expected = "pass"
+            if BROKEN_RULES.get(prompt) == rule:
+                expected = "warn" if rule == "no-vendor-names" else "FAIL"
+            elif prompt == "broken-stream-complete" and rule == "reload-agrees":
+                expected = "-"  # an incomplete turn is not reloaded
+            assert cell == expected, (rule, prompt)
+    assert "[2/12] broken-target-parses: FAIL" in err
+    assert "broken-no-vendor-names: warn (0 error(s), 3 warning(s))" in err
+    assert "FAIL  target-fits-source  [broken-target-fits-source]" in out
+    assert out.rstrip().splitlines()[-1].startswith("FAIL: 19 error(s), 3 warning(s)")
+
+    data = report(path)
+    assert (data["ok"], data["errors"], data["warnings"]) == (False, 19, 3)
+    assert [rule["id"] for rule in data["rules"]] == RULE_IDS
+    by_id = {prompt["id"]: prompt for prompt in data["prompts"]}
+    assert by_id["demo"]["ok"] is True
+    assert by_id["demo"]["findings"] == []
+    assert by_id["demo"]["session_id"]
+    assert by_id["demo"]["complete"] is True
+    for name, rule in BROKEN_RULES.items():
+        assert {finding["rule"] for finding in by_id[name]["findings"]} == {rule}
+        status_of = by_id[name]["rules"][rule]["status"]
+        assert status_of == ("warn" if rule == "no-vendor-names" else "fail")
+    # A failure names its request and session, in the report, the table and the progress.
+    fits = by_id["broken-target-fits-source"]
+    assert fits["request_id"]
+    assert fits["session_id"]
+    pair = (fits["request_id"], fits["session_id"])
+    assert {(f["request_id"], f["session_id"]) for f in fits["findings"]} == {pair}
+    ids = f"request {pair[0]}, session {pair[1]}"
+    line = next(line for line in out.splitlines() if line.startswith("FAIL  target-fits-source"))
+    assert line.endswith(f"  ({ids})")
+    progress = next(line for line in err.splitlines() if "] broken-target-fits-source: " in line)
+    assert progress.endswith(f"; {ids}")
+    assert by_id["broken-stream-complete"]["rules"]["reload-agrees"] == {
+        "status": "skip",
+        "reason": "the turn did not complete, so it was not reloaded",
+    }
+
+    (suite,) = ET.parse(junit).getroot().iter("testsuite")
+    tests = cases(junit)
+    assert len(tests) == 12 * len(RULES) == int(suite.get("tests", ""))
+
+    # Each case's time is its prompt's turn time (to done, else the last moment reached).
+    def turn_time(timings: dict[str, float | None] | None) -> float:
+        moments = (timings or {}).get
+        return moments("done") or moments("first_text") or moments("first_byte") or 0.0
+
+    done = {prompt["id"]: turn_time(prompt["timings"]) for prompt in data["prompts"]}
+    for case in tests:
+        prompt_id = (case.get("classname") or "").removeprefix("silvia.qa.")
+        assert float(case.get("time", "")) == pytest.approx(done[prompt_id], abs=0.001)
+    assert any(seconds > 0 for seconds in done.values())
+    assert float(suite.get("time", "")) == pytest.approx(sum(done.values()), abs=0.02)
+    failed = {(c.get("classname"), c.get("name")) for c in tests if c.find("failure") is not None}
+    assert failed == {
+        (f"silvia.qa.{name}", rule)
+        for name, rule in BROKEN_RULES.items()
+        if rule != "no-vendor-names"
+    }
+    assert int(suite.get("failures", "")) == len(failed)
+    skipped = [(c.get("classname"), c.get("name")) for c in tests if c.find("skipped") is not None]
+    assert skipped == [("silvia.qa.broken-stream-complete", "reload-agrees")]
+    (vendor,) = [t for t in tests if t.get("classname") == "silvia.qa.broken-no-vendor-names"
+                 and t.get("name") == "no-vendor-names"]  # fmt: skip
+    assert vendor.find("failure") is None
+    assert "warn  no-vendor-names" in (vendor.findtext("system-out") or "")
+    failure = next(
+        c for c in tests if c.get("name") == "target-parses" and c.find("failure") is not None
+    )
+    assert failure.find("failure").get("type") == "target-parses"  # type: ignore[union-attr]
+
+
+def test_reports_and_the_exit_status_go_by_each_findings_own_severity(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An error rule whose finding is a warning (a turn resumed from an old checkpoint),
+    # and the same turn where the prompt rules that out, so the finding is an error.
+    resumed: dict[str, object] = {
+        "message": "And checking now?",
+        "scenario": "checkpoint-fresh-write",
+    }
+    for strict, status, cell in ((False, 0, "warn"), (True, 1, "FAIL")):
+        prompt = {**resumed, "expect": {"no_old_checkpoint": True}} if strict else resumed
+        script = write_script(tmp_path / "s.json", [prompt])
+        junit, path = tmp_path / "junit.xml", tmp_path / "report.json"
+        args = ["qa", "run", str(script), "--junit", str(junit), "--json", str(path)]
+        code, out, err = run_cli(args, capsys)
+        assert code == status
+        assert table(out)["one-meaning-per-source"] == [cell]
+        assert f"{cell}  one-meaning-per-source  [p1]" in out
+        counts = "1 error(s), 0 warning(s)" if strict else "0 error(s), 1 warning(s)"
+        assert f"p1: {cell} ({counts})" in err
+        (case,) = [c for c in cases(junit) if c.get("name") == "one-meaning-per-source"]
+        assert (case.find("failure") is not None) is strict
+        assert (case.find("system-out") is not None) is not strict
+        data = report(path)
+        assert (data["ok"], data["errors"], data["warnings"]) == (
+            not strict,
+            int(strict),
+            int(not strict),
+        )
+        (finding,) = data["prompts"][0]["findings"]
+        assert finding["severity"] == ("error" if strict else "warning")
+        rules = data["prompts"][0]["rules"]
+        assert rules["one-meaning-per-source"] == {"status": "fail" if strict else "warn"}
+
+
+def test_an_unmet_expectation_fails_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prompt = {"message": "Hello", "scenario": "no-citations", "expect": {"cites_account": True}}
+    status, out, _ = run_cli(
+        ["qa", "run", str(write_script(tmp_path / "s.json", [prompt]))], capsys
+    )
+    assert status == 1
+    assert table(out)["expectations"] == ["FAIL"]
+    assert "FAIL  expectations  [p1]  expected a citation of an account" in out
+
+
+def test_a_run_against_a_base_url(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    server = ReferenceServer(token=TOKEN)
+    with server.serve_loopback() as url:
+        status, out, _ = run_cli(["qa", "run", EXAMPLE, "--base-url", url], capsys)
+    assert status == 0
+    assert out.startswith(f"silvia qa: 12 prompt(s) against {url}")
+    assert len(server.sessions) == 11  # one prompt continues the session before it
+
+
+USAGE_ERRORS: list[tuple[list[str], dict[str, str], str]] = [
+    (["missing.json"], {}, "cannot read"),
+    ([EXAMPLE, "--base-url", "http://127.0.0.1:9"], {}, "set SILVIA_TOKEN"),
+    ([EXAMPLE], {"SILVIA_BASE_URL": "http://127.0.0.1:9"}, "set SILVIA_TOKEN"),
+    ([EXAMPLE], {"SILVIA_BASE_URL": "127.0.0.1:9", "SILVIA_TOKEN": "t"}, "absolute http(s)"),
+    ([EXAMPLE, "--base-url", "ftp://x"], {"SILVIA_TOKEN": "t"}, "absolute http(s) URL"),
+    ([EXAMPLE, "--json", "."], {}, "cannot write a report"),  # after the run, reported
+]
+
+
+def test_usage_errors_exit_2(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for args, env, message in USAGE_ERRORS:
+        with monkeypatch.context() as patch:
+            for name, value in env.items():
+                patch.setenv(name, value)
+            status, out, err = run_cli(["qa", "run", *args], capsys)
+        assert status == 2, (args, env)
+        assert message in err, (args, env)
+        ran = message == "cannot write a report"
+        assert ("ok: 0 error(s)" in out) if ran else (out == ""), (args, env)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"prompts": [{"mesage": "hi"}]}', encoding="utf-8")
+    assert run_cli(["qa", "run", str(bad)], capsys) == (
+        2,
+        "",
+        f"silvia qa: {bad}: line 1 column 14: prompts[0]: unknown key(s) 'mesage'; allowed: "
+        "continue, expect, id, message, scenario\n",
+    )
+    unknown = write_script(tmp_path / "s.json", [{"message": "hi", "scenario": "nope"}])
+    status, out, err = run_cli(["qa", "run", str(unknown)], capsys)
+    assert (status, out) == (2, "")
+    assert "p1: 'nope'" in err
+    for argv in (
+        ["qa"],
+        ["qa", "run"],
+        *(["qa", "run", EXAMPLE, "--timeout", value] for value in ("soon", "nan")),
+        *(["qa", "run", EXAMPLE, "--concurrency", value] for value in ("-1", "65", "two")),
+    ):
+        with pytest.raises(SystemExit) as caught:
+            run_cli(argv, capsys)
+        assert caught.value.code == 2, argv
+
+
+# Not run, and a run that stops short ----------------------------------------------------
+
+
+def test_a_misspelled_scenario_is_one_finding_with_the_servers_words_and_the_rest_not_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = "Unknown scenario 'acounts'; `silvia serve --list` lists them."
+    typo = {"id": "typo", "message": "Hi", "scenario": "acounts"}
+    prompts: list[dict[str, Any]] = [
+        {"id": "good", "message": "Hi", "scenario": "demo"},
+        {**typo, "expect": {"cites_account": True, "max_turn_s": 30}},
+        {"id": "bad", "message": "Hi", "scenario": "broken-target-parses"},
+    ]
+    script = write_script(tmp_path / "s.json", prompts)
+    junit, path, page = tmp_path / "r.xml", tmp_path / "r.json", tmp_path / "r.html"
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    with ReferenceServer(token=TOKEN).serve_loopback() as url:
+        argv = ["qa", "run", str(script), "--base-url", url, "--junit", str(junit)]
+        status, out, err = run_cli([*argv, "--json", str(path), "--html", str(page)], capsys)
+    assert status == 1
+    cells = table(out)
+    assert cells["stream-complete"][1] == "FAIL"
+    # Never "pass" for a turn that never ran: expectations and timing included.
+    assert {row[1] for rule, row in cells.items() if rule != "stream-complete"} == {"n/r"}
+    assert {"expectations", "timing"} <= set(cells)
+    (finding,) = [line for line in out.splitlines() if "[typo]" in line]
+    assert f"HTTP 400 (invalid_request_error): {said}" in finding
+    assert "prompts: 1 passed, 1 failed, 1 did not run" in out
+    (progress,) = [line for line in err.splitlines() if line.startswith("[2/3] typo: ")]
+    assert progress.startswith(
+        f"[2/3] typo: not run: the chat request failed: HTTP 400 (invalid_request_error): {said}"
+        " (request "
+    )
+    assert ".;" not in err
+
+    data = report(path)
+    assert (data["failed"], data["not_run"]) == (1, 1)
+    not_run = data["prompts"][1]
+    assert not_run["status"] == "not_run"
+    assert said in not_run["not_run"]
+    assert [finding["message"] for finding in not_run["findings"]] == [not_run["not_run"]]
+    statuses = {rule: value["status"] for rule, value in not_run["rules"].items()}
+    assert statuses.pop("stream-complete") == "fail"
+    assert set(statuses.values()) == {"not_run"}
+    assert data["prompts"][2]["status"] == "fail"
+
+    typos = [case for case in cases(junit) if case.get("classname") == "silvia.qa.typo"]
+    errors = [case.find("error") for case in typos if case.find("error") is not None]
+    assert len(errors) == 1
+    assert said in (errors[0].get("message") or "")  # type: ignore[union-attr]
+    assert all(case.find("failure") is None for case in typos)
+    assert sum(case.find("skipped") is not None for case in typos) == len(typos) - 1
+    assert 'errors="1"' in junit.read_text(encoding="utf-8")
+    shown = page.read_text(encoding="utf-8")
+    assert 'class="prompt not-run" id="prompt-2"' in shown
+    assert "Unknown scenario &#x27;acounts&#x27;" in shown
+
+
+def _stop_line(err: str) -> str:
+    (line,) = [line for line in err.splitlines() if line.startswith("silvia qa: stopped: ")]
+    return line
+
+
+def test_a_server_refusing_the_token_stops_the_run_with_status_3(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prompts: list[dict[str, Any]] = [
+        {"id": "p1", "message": "Hi", "expect": {"complete": True, "max_turn_s": 30}},
+        *({"id": f"p{n}", "message": "Hi", "scenario": "account"} for n in (2, 3, 4)),
+    ]
+    script, path = write_script(tmp_path / "s.json", prompts), tmp_path / "qa.json"
+    server = ReferenceServer(token="the-right-" + TOKEN)
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    with server.serve_loopback() as url:
+        monkeypatch.setenv("SILVIA_BASE_URL", url)
+        for concurrency in ("1", "4"):
+            argv = ["qa", "run", str(script), "--json", str(path), "--concurrency", concurrency]
+            status, out, err = run_cli(argv, capsys)
+            assert status == 3, concurrency
+            data = report(path)
+            failure = data["access_failure"]
+            assert failure["kind"] == "refused"
+            request_id = failure["request_id"]
+            assert request_id
+            assert _stop_line(err).startswith(
+                "silvia qa: stopped: the server refused the credentials (HTTP 401 "
+                f"authentication_error, request id {request_id}); check SILVIA_TOKEN; "
+            )
+            ran = [prompt for prompt in data["prompts"] if prompt["ran"]]
+            assert 1 <= len(ran) <= int(concurrency)  # none started once the refusal came
+            refused = next(prompt for prompt in ran if prompt["request_id"] == request_id)
+            assert [f["rule"] for f in refused["findings"]] == ["stream-complete"]
+            assert {f["request_id"] for f in refused["findings"]} == {request_id}
+            assert refused["status"] == "not_run"
+            assert (data["not_run"], data["failed"], data["exit_status"]) == (4, 0, 3)
+            assert out.rstrip().splitlines()[-1].startswith("STOPPED: ")
+            assert TOKEN not in out + err + path.read_text(encoding="utf-8")
+        # One at a time: one cause, one finding; every other cell not run, timing included.
+        status, out, _ = run_cli(["qa", "run", str(script), "--base-url", url], capsys)
+    assert status == 3
+    cells = table(out)
+    assert cells["stream-complete"] == ["FAIL", "n/r", "n/r", "n/r"]
+    assert {row[0] for rule, row in cells.items() if rule != "stream-complete"} == {"n/r"}
+    assert "timing" in cells
+    assert "HTTP 401 (authentication_error): " in out
+    assert "prompts: 0 passed, 0 failed, 4 did not run" in out
+    assert len([line for line in out.splitlines() if line.startswith("FAIL  ")]) == 1
+
+
+def test_a_refusal_after_a_turn_completed_is_a_finding_and_one_at_once_cancels_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prompts = [
+        {"id": "good", "message": "hi", "scenario": "demo"},
+        {"id": "refused", "message": "hi", "scenario": "status-401"},
+        {"id": "after", "message": "hi", "scenario": "account"},
+    ]
+    status, _, err = run_cli(["qa", "run", str(write_script(tmp_path / "s.json", prompts))], capsys)
+    assert status == 1
+    assert "stopped" not in err
+    assert "[3/3] after: ok" in err
+    # One prompt is refused at once; the others stall, and would wait out --timeout.
+    prompts = [{"id": f"stall-{n}", "message": "hi", "scenario": "fault-stall"} for n in range(3)]
+    prompts.insert(1, {"id": "refused", "message": "hi", "scenario": "status-403"})
+    script, path = write_script(tmp_path / "s.json", prompts), tmp_path / "qa.json"
+    argv = ["qa", "run", str(script), "--json", str(path), "--concurrency", "4"]
+    status, _, err = run_cli([*argv, "--timeout", "600"], capsys)
+    assert status == 3
+    assert "the server refused the credentials (HTTP 403" in _stop_line(err)
+    ran = {prompt["id"]: prompt["ran"] for prompt in report(path)["prompts"]}
+    assert ran == {"stall-0": False, "refused": True, "stall-1": False, "stall-2": False}
+
+
+def test_a_server_that_is_not_there_stops_the_run_with_status_3(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    status, _, err = run_cli(["qa", "run", EXAMPLE, "--base-url", url], capsys)
+    assert status == 3
+    assert _stop_line(err).startswith(
+        "silvia qa: stopped: cannot reach the server (ConnectError, no request id); 12 did not run"
+    )
+    assert "[2/12]" not in err
+
+
+def test_ctrl_c_writes_the_partial_reports_it_was_asked_for(tmp_path: Path) -> None:
+    prompts = [{"id": f"p{n}", "message": "Checking?", "scenario": "account"} for n in range(1, 6)]
+    script = write_script(tmp_path / "s.json", prompts)
+    junit, path = tmp_path / "qa.xml", tmp_path / "qa.json"
+    # Slow turns over 127.0.0.1, so that Ctrl-C lands while prompts remain.
+    with ReferenceServer(pace=0.1).serve_loopback() as url:
+        env = {**os.environ, "SILVIA_BASE_URL": url, "SILVIA_TOKEN": TOKEN}
+        process = subprocess.Popen(
+            silvia_command("qa", "run", str(script), "--junit", str(junit), "--json", str(path)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert process.stderr is not None
+        lines: list[str] = []
+        while not any(line.startswith("[1/5] p1: ok") for line in lines):
+            line = process.stderr.readline()
+            assert line, f"the run ended first: {lines}"
+            lines.append(line)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "Traceback" not in err
+    assert "interrupted: " in err
+    data = report(path)
+    # One count of the prompts not run, said the same way in the stop line and the summary.
+    stop = next(line for line in out.splitlines() if line.startswith("interrupted: "))
+    assert stop == f"interrupted: {data['not_run']} did not run"
+    assert f", {data['not_run']} did not run" in out
+    assert data["interrupted"] is True
+    assert [prompt["id"] for prompt in data["prompts"]] == ["p1", "p2", "p3", "p4", "p5"]
+    ran = [prompt["ran"] for prompt in data["prompts"]]
+    assert ran[0] is True
+    assert False in ran
+    assert ran == sorted(ran, reverse=True)  # one after another: the ones run come first
+    assert data["not_run"] == ran.count(False)
+    not_run = next(prompt for prompt in data["prompts"] if not prompt["ran"])
+    assert not_run["status"] == "not_run"
+    assert {rule["status"] for rule in not_run["rules"].values()} == {"not_run"}
+    assert all(rule["reason"].startswith("not run: ") for rule in not_run["rules"].values())
+    skipped = [
+        c.find("skipped")
+        for c in cases(junit)
+        if c.get("classname") == f"silvia.qa.{not_run['id']}"
+    ]
+    assert skipped
+    assert all(s is not None and s.get("message", "").startswith("not run") for s in skipped)
+    assert TOKEN not in out + err + path.read_text() + junit.read_text()
+
+
+def test_a_session_id_the_url_cannot_carry_is_a_finding_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    long_id = "s" * 70_000
+
+    def respond(request: Request, connection: Connection) -> None:
+        body = event("session", {"sessionId": long_id}) + event("text", {"text": "Hi"})
+        body += event("done", {})
+        connection.send(head(200, SSE, chunked=True) + chunk(body) + chunk(b""))
+
+    script = write_script(tmp_path / "s.json", [{"id": "long-id", "message": "hi"}])
+    junit, path = tmp_path / "junit.xml", tmp_path / "report.json"
+    monkeypatch.setenv("SILVIA_TOKEN", "t")
+    with HostileServer(respond) as server:
+        with SilviaClient(base_url=server.url, token="t") as client:
+            assert client.chat.send("hi").session_id == long_id
+            with pytest.raises(ConfigurationError, match="65,536"):  # never httpx.InvalidURL
+                client.sessions.get(long_id)
+        argv = ["qa", "run", str(script), "--base-url", server.url, "--junit", str(junit)]
+        status, _, err = run_cli([*argv, "--json", str(path)], capsys)
+        assert [r.method for r in server.requests] == ["POST", "POST"]  # no GET was sent
+    assert status == 1, err  # a finding, never an internal error (4) or a crash
+    assert cases(junit)  # well-formed
+    (finding,) = report(path)["prompts"][0]["findings"]
+    assert finding["rule"] == "reload-agrees"
+    assert "ConfigurationError" in finding["message"]
+
+
+# Progress -----------------------------------------------------------------------------
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _two(tmp_path: Path) -> Path:
+    prompts = [
+        {"id": "good", "message": "Hi", "scenario": "demo"},
+        {"id": "bad", "message": "Hi", "scenario": "broken-target-parses"},
+    ]
+    return write_script(tmp_path / "s.json", prompts)
+
+
+def test_progress_is_a_live_line_on_a_terminal_a_line_per_prompt_otherwise_or_quiet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = str(_two(tmp_path))
+    terminal = _Terminal()
+    with capsys.disabled(), monkeypatch.context() as patch:
+        patch.setattr(sys, "stderr", terminal)
+        patch.setattr(sys, "stdout", io.StringIO())
+        assert main(["qa", "run", script]) == 1
+    assert "\r\x1b[2K[2/2] 3 error(s)" in terminal.getvalue()
+    assert "running good" in terminal.getvalue()
+    assert "[1/2] good: ok" not in terminal.getvalue()  # not the CI lines
+    _, _, err = run_cli(["qa", "run", script], capsys)
+    assert "[1/2] good: ok (0 error(s), 0 warning(s))" in err.splitlines()
+    assert "\r" not in err
+    _, _, err = run_cli(["qa", "run", script, "--quiet"], capsys)
+    assert "[1/2]" not in err
+    assert "[2/2]" not in err
+    now, terminal, seen = [100.0], _Terminal(), list[str]()
+    live = LiveProgress(terminal, 2, clock=lambda: now[0])  # a clock the test moves
+
+    def started(prompt: Any) -> None:
+        live.started(prompt)
+        now[0] += 2.5  # the turn takes 2.5 s on this clock
+        seen.append(live.line())
+
+    run_script(load_script(_two(tmp_path)), progress=live.finished, started=started)
+    assert seen == ["[0/2] 0 error(s); running good, 2.5 s", "[1/2] 0 error(s); running bad, 2.5 s"]
+    assert live.line() == "[2/2] 3 error(s)"  # broken-target-parses: three findings
+    assert terminal.getvalue().count("\r\x1b[2K") == 4  # redrawn in place: 2 starts, 2 ends
+    assert "\n" not in terminal.getvalue()
+    live.close()
+    assert terminal.getvalue().endswith("\r\x1b[2K")  # cleared before the table
+    live.running["p\x1b]0;x\x07"] = 0.0  # a prompt id cannot drive the terminal
+    assert "\x1b" not in live.line()
+
+
+def test_the_table_keeps_to_100_columns_unless_wide(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Too wide for a non-terminal's 100 columns: a row per prompt, a column per rule.
+    for count in (40, 100):
+        prompts: list[dict[str, object]] = [
+            {"id": f"prompt-{n:03}", "message": f"Question {n}: how are my accounts doing?"}
+            for n in range(count)
+        ]
+        prompts[3]["scenario"] = "broken-target-parses"
+        script = write_script(tmp_path / "s.json", prompts)
+        status, out, _ = run_cli(["qa", "run", str(script)], capsys)
+        assert status == 1
+        lines = out.splitlines()
+        start = lines.index("prompts:") if "prompts:" in lines else lines.index("rules:")
+        end = next(i for i in range(start, len(lines)) if lines[i].startswith("("))
+        shown = lines[start : end + 1]
+        assert max(map(len, shown)) <= 100, count
+        rows = [line for line in shown if line[:4].strip().isdigit() and "prompt-" in line]
+        assert len(rows) == count
+        assert rows[3].split()[2] == "F"  # prompt 4 fails target-parses, the first rule
+        assert shown[-1].startswith("(. pass, w warn, F FAIL")
+        assert f"  {len(RULES):>2}  {RULES[-1].id}" in shown
+    _, out, _ = run_cli(["qa", "run", str(script), "--wide"], capsys)
+    header = next(line for line in out.splitlines() if line.startswith("rule "))
+    assert header.split()[1:] == [str(n) for n in range(1, 101)]  # a column per prompt
+
+
+# Transport warnings, lone surrogates ------------------------------------------------------
+
+
+def test_qa_check_never_warns_about_transport_security_a_live_observer_does(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def warnings() -> list[str]:
+        return [r.getMessage() for r in caplog.records if "plain http" in r.getMessage()]
+
+    # Recorded turns are judged offline: no token goes anywhere, with or without one set.
+    path = tmp_path / "turn.jsonl"
+    headers = {SCENARIO_HEADER: "accounts"}
+    transport = ReferenceServer().transport()
+    record_turn(
+        "Hi", transport=transport, base_url=IN_PROCESS_URL, token="t", default_headers=headers
+    ).save(path)
+    caplog.set_level(logging.DEBUG, logger="silvia_client")
+    for token in (None, "a-real-token"):
+        if token is not None:
+            monkeypatch.setenv("SILVIA_TOKEN", token)
+        status, out, err = run_cli(["qa", "check", str(path)], capsys)
+        assert (status, err) == (0, "")
+        assert "ok: 0 error(s)" in out
+        assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+    for kind in (Observer, AsyncObserver):
+        caplog.clear()
+        observer = kind.connect("http://staging.example.com", token="qa-token")
+        assert warnings() == [
+            f"{type(observer.client).__name__}: the token goes over plain http to "
+            "staging.example.com; use https unless a trusted proxy sits in between"
+        ]
+        if isinstance(observer, Observer):
+            observer.close()
+        else:
+            asyncio.run(observer.aclose())
+
+
+@pytest.fixture(scope="module")
+def lone_surrogates_url() -> Iterator[str]:
+    with lone_surrogates_server(TOKEN).serve_loopback() as url:
+        yield url
+
+
+def test_a_turn_with_lone_surrogates_keeps_its_status_its_finding_and_its_reports(
+    lone_surrogates_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    for scenario, status in [("lone-surrogates", 0), ("lone-surrogates-misfit", 1)]:
+        script = write_script(tmp_path / "s.json", [{"message": "Rates?", "scenario": scenario}])
+        paths = {kind: tmp_path / f"report.{kind}" for kind in ("junit", "json", "html")}
+        argv = ["qa", "run", str(script), "--base-url", lone_surrogates_url]
+        argv += [arg for kind, path in paths.items() for arg in (f"--{kind}", str(path))]
+        code, out, err = run_cli(argv, capsys)
+        assert "internal error" not in err
+        assert code == status, scenario  # the finding's status, not a crash's
+        assert "1 prompt(s)" in out
+        for kind, path in paths.items():
+            raw = path.read_bytes().decode("utf-8")  # strict: no lone surrogate written raw
+            numbers = [int(number) for number in re.findall(r"&#(\d+);", raw)]
+            assert not [n for n in numbers if 0xD800 <= n <= 0xDFFF], kind  # XML 1.0 refuses
+        assert len(cases(paths["junit"])) == len(RULES)
+        assert len(report(paths["json"])["prompts"]) == 1
+        assert "<html" in paths["html"].read_text(encoding="utf-8").lower()
+    (finding,) = [line for line in out.splitlines() if line.startswith("FAIL  ")]
+    assert finding.startswith("FAIL  target-fits-source  [p1]  https://example.com/rates: ")
+    assert f"`market_data` (X{LONE_ESCAPED})" in finding
+    assert table(out)["target-fits-source"] == ["FAIL"]
+    assert "[1/1] p1: FAIL (1 error(s), 0 warning(s))" in err
+
+
+# Concurrency: the same run whatever N ---------------------------------------------------
+
+PROMPTS: list[dict[str, Any]] = [
+    {"id": "demo", "message": "Overview?", "scenario": "demo"},
+    {"id": "more", "message": "And Apple?", "scenario": "market-data", "continue": True},
+    {"id": "again", "message": "And the web?", "scenario": "search-web", "continue": True},
+    {"id": "drop", "message": "Cards?", "scenario": "fault-drop"},
+    {"id": "after-drop", "message": "Still there?", "scenario": "account", "continue": True},
+    {"id": "failed", "message": "Cards?", "scenario": "status-500"},
+    {"id": "after-failed", "message": "Still there?", "scenario": "account", "continue": True},
+    *({"id": n, "message": "Accounts?", "scenario": n} for n in sorted(BROKEN_SCENARIOS)),
+    {
+        "id": "expect",
+        "message": "Hi",
+        "scenario": "no-citations",
+        "expect": {"cites_account": True},
+    },
+]
+SCRIPT = parse_script({"name": "concurrency", "prompts": PROMPTS})
+
+
+def verdicts(run: RunResult) -> list[tuple[object, ...]]:
+    """Everything a report shows of a run, but ids and timings."""
+    return [
+        (
+            result.prompt.id,
+            result.ran,
+            result.observation.complete,
+            tuple((outcome.rule.id, outcome.status) for outcome in result.result.outcomes),
+            tuple((f.rule, f.severity, f.message) for f in result.result.findings),
+        )
+        for result in run.prompts
+    ]
+
+
+def run_async(
+    concurrency: int, script: Any = SCRIPT, observer: Any = AsyncObserver, **kw: Any
+) -> RunResult:
+    async def run() -> RunResult:
+        async with observer.reference(**kw) as qa:
+            return await arun_script(script, observer=qa, concurrency=concurrency)
+
+    return asyncio.run(run())
+
+
+def test_the_run_is_the_same_whatever_n_and_continues_each_session() -> None:
+    sequential = run_script(SCRIPT, timeout=0.5)
+    assert sequential.exit_status == 1
+    for concurrency in (1, 3, 16):
+        concurrent = run_async(concurrency, timeout=0.5)
+        assert verdicts(concurrent) == verdicts(sequential), concurrency
+        assert concurrent.exit_status == sequential.exit_status
+        assert (concurrent.errors, concurrent.warnings) == (sequential.errors, sequential.warnings)
+    by_id = {result.prompt.id: result.observation for result in concurrent.prompts}
+    assert by_id["more"].session_id == by_id["demo"].session_id
+    assert by_id["again"].session_id == by_id["demo"].session_id
+    assert by_id["after-drop"].session_id == by_id["drop"].session_id  # named before the drop
+    # A prompt continuing a turn that failed before its session was named is not sent.
+    assert by_id["after-failed"].failure == "the previous prompt gave no session to continue"
+    sessions = {o.session_id for o in by_id.values() if o.session_id}
+    assert len(sessions) == len(PROMPTS) - 5  # one per prompt: not the 4 continuing, nor 500
+
+
+class Counting(AsyncObserver):
+    """An observer that counts the prompts it has in flight."""
+
+    in_flight = 0
+    most = 0
+
+    async def observe(self, message: str, **options: Any) -> Observation:
+        Counting.in_flight += 1
+        Counting.most = max(Counting.most, Counting.in_flight)
+        try:
+            return await super().observe(message, **options)
+        finally:
+            Counting.in_flight -= 1
+
+
+def test_no_more_than_n_prompts_run_at_once_n_is_positive_and_scenarios_are_known() -> None:
+    script = parse_script({"prompts": [{"message": "hi", "scenario": "account"}] * 12})
+    for concurrency in (1, 4):
+        Counting.most = 0
+        server = ReferenceServer(pace=0.01)  # turns that take a while, so that they overlap
+        assert run_async(concurrency, script, Counting, server=server).exit_status == 0
+        assert Counting.most == concurrency
+    with pytest.raises(ValueError, match="concurrency"):
+        asyncio.run(arun_script(SCRIPT, concurrency=0))
+    server = ReferenceServer()
+    script = parse_script({"prompts": [{"message": "hi", "scenario": "nope"}]})
+    with pytest.raises(ScriptFormatError, match="nope"):
+        run_async(4, script, server=server)
+    assert len(server.sessions) == 0
+
+
+def test_the_command_reports_the_same_for_any_n(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script, reports = write_script(tmp_path / "s.json", PROMPTS), []
+    for concurrency in ("1", "8"):
+        path = tmp_path / f"report-{concurrency}.json"
+        argv = ["qa", "run", str(script), "--json", str(path), "--concurrency", concurrency]
+        status, out, _ = run_cli([*argv, "--wide", "--timeout", "0.5"], capsys)
+        assert status == 1
+        prompts = report(path)["prompts"]
+        for prompt in prompts:  # without what differs from run to run: ids and timings
+            for key in ("session_id", "request_id", "timings"):
+                prompt.pop(key)
+            for finding in prompt["findings"]:
+                finding.pop("request_id")
+                finding.pop("session_id")
+                finding["evidence"].pop("request_id", None)
+        reports.append((prompts, out[out.index("\nrule ") : out.index("(pass / warn / FAIL")]))
+    assert reports[0] == reports[1]
