@@ -89,8 +89,9 @@ def made(
     end: str = "closed",
     gap: float = 0.0,
     message: str = "hi",
+    session: str = "s",
 ) -> Recording:
-    """A recording of `chunks` (the `i`th at `gap * i` s), and of `reload` for session `s`."""
+    """A recording of `chunks` (the `i`th at `gap * i` s), and of `reload` for `session`."""
     chunks = list(chunks)
     return Recording(
         RecordedRequest("POST", CHAT, {"message": message}),
@@ -101,5 +102,5 @@ def made(
             end,  # type: ignore[arg-type]
             round(gap * (len(chunks) + 1), 6),
         ),
-        None if reload is None else RecordedReload(SESSIONS + "s", 200, (), reload),
+        None if reload is None else RecordedReload(SESSIONS + session, 200, (), reload),
     )
