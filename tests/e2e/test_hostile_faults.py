@@ -164,60 +164,48 @@ def traced(run: Callable[[], T]) -> tuple[T, int]:
     return box["value"], peak
 
 
-def play(mode: str, url: str, message: str, **options: Any) -> Outcome:
-    """One turn with a fresh client of `mode`, read event by event."""
-
-    def sync() -> Outcome:
-        events: list[ChatEvent] = []
-        with SilviaClient(base_url=url, token=TOKEN, timeout=TIMEOUT, **options) as client:
-            try:
-                with client.chat.stream(message) as stream:
-                    events.extend(stream)
-            except SilviaError as error:
-                return Outcome(error, events)
-        return Outcome(None, events)
-
-    async def run_async() -> Outcome:
-        events: list[ChatEvent] = []
-        async with AsyncSilviaClient(
-            base_url=url, token=TOKEN, timeout=TIMEOUT, **options
-        ) as client:
-            try:
-                async with client.chat.stream(message) as stream:
-                    async for event in stream:
-                        events.append(event)
-            except SilviaError as error:
-                return Outcome(error, events)
-        return Outcome(None, events)
-
-    outcome, peak = traced(sync if mode == "sync" else lambda: asyncio.run(run_async()))
-    outcome.peak = peak
-    return outcome
-
-
-def fetch(mode: str, url: str, session_id: str, headers: dict[str, str], **options: Any) -> Outcome:
-    """`sessions.get(session_id)` with a fresh client of `mode`, sending `headers`."""
-    options.update(base_url=url, token=TOKEN, timeout=TIMEOUT, default_headers=headers)
+def call(mode: str, url: str, message: str | None, session: str = "", **options: Any) -> Outcome:
+    """With a fresh client of `mode`: a turn of `message` read event by event, or if
+    `message` is None, `sessions.get(session)`."""
+    options.update(base_url=url, token=TOKEN, timeout=TIMEOUT)
+    events: list[ChatEvent] = []
 
     def sync() -> Outcome:
         with SilviaClient(**options) as client:
             try:
-                client.sessions.get(session_id)
+                if message is None:
+                    client.sessions.get(session)
+                else:
+                    with client.chat.stream(message) as stream:
+                        events.extend(stream)
             except SilviaError as error:
-                return Outcome(error)
-        return Outcome(None)
+                return Outcome(error, events)
+        return Outcome(None, events)
 
     async def run_async() -> Outcome:
         async with AsyncSilviaClient(**options) as client:
             try:
-                await client.sessions.get(session_id)
+                if message is None:
+                    await client.sessions.get(session)
+                else:
+                    async with client.chat.stream(message) as stream:
+                        async for event in stream:
+                            events.append(event)
             except SilviaError as error:
-                return Outcome(error)
-        return Outcome(None)
+                return Outcome(error, events)
+        return Outcome(None, events)
 
     outcome, peak = traced(sync if mode == "sync" else lambda: asyncio.run(run_async()))
     outcome.peak = peak
     return outcome
+
+
+def play(mode: str, url: str, message: str, **options: Any) -> Outcome:
+    return call(mode, url, message, **options)
+
+
+def fetch(mode: str, url: str, session: str, headers: dict[str, str], **options: Any) -> Outcome:
+    return call(mode, url, None, session, default_headers=headers, **options)
 
 
 # ------------------------------------------------------------------------------------ checking
