@@ -55,7 +55,6 @@ from silvia_client.testing import (
 )
 
 from ._expect import TIMEOUT, TOKEN, assert_turn_matches
-from .conftest import wait_until
 
 MODES = ("sync", "async")
 MiB = 1024 * 1024
@@ -67,44 +66,28 @@ DEADLINE = 0.6  # what ends the flood
 GUARD = 60.0  # seconds: "it ended", on however loaded a machine
 T = TypeVar("T")
 
-_DEMO = SCENARIOS["demo"].script
-FAST = (
-    Scenario(
-        "e2e-trickle",
-        "A byte every 0.05 s, forever, after a citation.",
-        script=_DEMO,
-        fault=Trickle(every=PACE, after_events=12),
-    ),
-    Scenario(
-        "e2e-keep-alive-forever",
-        "A keep-alive every 0.05 s, forever, after a citation.",
-        script=_DEMO,
-        fault=KeepAliveForever(every=PACE, after_events=12),
-    ),
+FAST = tuple(
+    Scenario(f"e2e-{name}", f"{name}, every 0.05 s, after a citation.", script=script, fault=fault)
+    for name, script, fault in [
+        ("trickle", SCENARIOS["demo"].script, Trickle(every=PACE, after_events=12)),
+        (
+            "keep-alive-forever",
+            SCENARIOS["demo"].script,
+            KeepAliveForever(every=PACE, after_events=12),
+        ),
+    ]
 )
 
 
 @pytest.fixture(scope="module")
-def server() -> ReferenceServer:
-    server = ReferenceServer()
-    server.register(*FAST)
-    return server
+def server(reference: ReferenceServer) -> ReferenceServer:
+    reference.register(*FAST)  # the directory's server (conftest): no connection left open
+    return reference
 
 
 @pytest.fixture(scope="module")
-def hostile(server: ReferenceServer) -> Iterator[LoopbackServer]:
-    running = server.serve_loopback()
-    running.start()
-    yield running
-    running.stop()
-
-
-@pytest.fixture(autouse=True)
-def _nothing_left_open(hostile: LoopbackServer) -> Iterator[None]:
-    yield
-    assert wait_until(lambda: hostile.open_connections == 0), (
-        f"{hostile.open_connections} connection(s) left open on the server after the test"
-    )
+def hostile(server: ReferenceServer, loopback: LoopbackServer) -> LoopbackServer:
+    return loopback
 
 
 @pytest.fixture
