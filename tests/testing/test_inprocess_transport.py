@@ -21,7 +21,7 @@ from silvia_client.testing import (
     expected_turn,
 )
 
-from ._helpers import AUTH, CHAT, SESSIONS, http, read_turn, sse_events, walk_dicts
+from ._helpers import AUTH, CHAT, SESSIONS, http, read_turn, sse_events
 
 DEMO_SCRIPT = SCENARIOS["demo"].script
 _client = http
@@ -216,23 +216,6 @@ def test_reloading_the_session_gives_what_the_stream_gave() -> None:
     assert all(m["id"] and m["created_at"] for m in body["messages"])
 
 
-def test_a_later_turn_with_the_session_id_continues_the_session() -> None:
-    server = ReferenceServer()
-    with _client(server) as client:
-        first = _turn(client)
-        session_id = first[0][1]["sessionId"]  # type: ignore[index]
-        with client.stream(
-            "POST",
-            CHAT,
-            json={"message": "/scenario portfolio and now?", "sessionId": session_id},
-        ) as response:
-            second = sse_events(response.iter_bytes())
-        body = client.get(SESSIONS + session_id).json()
-    assert second[0][1] == {"sessionId": session_id}
-    assert [m["role"] for m in body["messages"]] == ["user", "assistant"] * 2
-    assert body["messages"][3]["citations"][0]["target"] == {"kind": "portfolio"}
-
-
 def test_a_legacy_session_has_no_target_keys_and_is_found_by_a_percent_encoded_id() -> None:
     server = ReferenceServer()
     session_id = server.seed_legacy_session(session_id="old/session id?")
@@ -244,17 +227,6 @@ def test_a_legacy_session_has_no_target_keys_and_is_found_by_a_percent_encoded_i
     assert citations
     assert all("target" not in c for c in citations)
     assert citations[0]["source"] == "silvia://your-account/checking"
-
-
-def test_the_legacy_session_scenario_seeds_old_rows_before_the_typed_turn() -> None:
-    server = ReferenceServer()
-    with _client(server) as client:
-        events = _turn(client, **{SCENARIO_HEADER: "legacy-session"})
-        body = client.get(SESSIONS + events[0][1]["sessionId"]).json()  # type: ignore[index]
-    messages = body["messages"]
-    assert [m["role"] for m in messages] == ["user", "assistant"] * 2
-    assert not any("target" in c for c in walk_dicts(messages[1]["citations"]))
-    assert all("target" in c for c in messages[3]["citations"])
 
 
 # -- the server speaks the WireFormat it is given -------------------------------
