@@ -55,6 +55,13 @@ FINNHUB = "import finnhub\nclient = finnhub.Client(api_key=KEY)"
 IRA = "https://www.irs.gov/publications/p590a"
 
 
+# Not ids: a number, all digits (a row number), too short or long, other characters.
+NOT_IDS = [
+    42, "1234567890123456789", "a" * 15, "a" * 129, "acct 1234 5678 9012", "acct.1234.5678.9012",
+    "Checking account!!",
+]  # fmt: skip
+
+
 def row(label: str = "Checking", /, **columns: object) -> dict[str, object]:
     return {"account_name": label, "balance": "10.00", **columns}
 
@@ -168,18 +175,7 @@ def test_id_columns_in_the_docs_order_and_the_id_rule() -> None:
             ({"account_id": v}, AccountRef(v, None))
             for v in ("a" * 16, "a" * 128, "0123456789abcdef", "A-b_C-d_E-f_G-h_")
         ],
-        *[
-            ({"account_id": value}, None)
-            for value in [
-                42,
-                "1234567890123456789",  # all digits: a row number
-                "a" * 15,
-                "a" * 129,
-                "acct 1234 5678 9012",
-                "acct.1234.5678.9012",
-                "Checking account!!",
-            ]
-        ],
+        *[({"account_id": value}, None) for value in NOT_IDS],
     ]
     for columns, ref in cases:
         expected = None if ref is None else AccountTarget(ref.account_id, ref.provider)

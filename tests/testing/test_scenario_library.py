@@ -22,17 +22,11 @@ from silvia_client.testing import (
 from silvia_client.testing._library import read_library
 
 TABLE_SOURCES = [
-    r"silvia://your-account/[a-z0-9-]+",
-    r"silvia://your-portfolio",
-    r"silvia://market-data/finnhub/[A-Z]+",
-    r"silvia://market-data/finnhub",
-    r"silvia://analysis",
-    r"silvia://tax-authority/.+",
-    r"silvia://credit-card-corpus/.+",
-    r"silvia://mortgage-code/.+",
-    r"silvia://search/search_web",
-    r"https://.+",
-]
+    r"silvia://your-account/[a-z0-9-]+", r"silvia://your-portfolio", r"silvia://analysis",
+    r"silvia://market-data/finnhub/[A-Z]+", r"silvia://market-data/finnhub",
+    r"silvia://tax-authority/.+", r"silvia://credit-card-corpus/.+", r"silvia://mortgage-code/.+",
+    r"silvia://search/search_web", r"https://.+",
+]  # fmt: skip
 
 
 def test_names_are_unique_and_descriptions_one_line() -> None:
@@ -57,20 +51,12 @@ def test_a_library_file_that_does_not_fit_names_the_file_and_the_scenario() -> N
         ({"checkpoint": {"tool_calls": [], "targets": True}}, "unexpected keyword argument"),
     ]
     for scenario, message in cases:
-        try:
-            text = json.dumps(
-                [
-                    {"name": "ok", "description": "Fine."},
-                    {"name": "a", "description": "d", **scenario},
-                ]
-            )
-            with pytest.raises(
-                ValueError, match=r"^scenarios/mine\.json, scenario 'a': "
-            ) as raised:
-                read_library([("mine.json", text)])
-            assert message in str(raised.value)
-        except AssertionError as error:
-            raise AssertionError(f"case {(scenario, message)!r}") from error
+        text = json.dumps(
+            [{"name": "ok", "description": "Fine."}, {"name": "a", "description": "d", **scenario}]
+        )
+        with pytest.raises(ValueError, match=r"^scenarios/mine\.json, scenario 'a': ") as raised:
+            read_library([("mine.json", text)])
+        assert message in str(raised.value), scenario
 
 
 def test_the_library_is_read_only() -> None:
@@ -87,17 +73,9 @@ def test_every_source_pattern_and_target_kind_of_the_doc_is_covered() -> None:
             patterns.update(p for p in TABLE_SOURCES if re.fullmatch(p, source))
     assert patterns == set(TABLE_SOURCES)
     assert kinds == {
-        None,
-        "web",
-        "tax_reference",
-        "card_document",
-        "mortgage_reference",
-        "market_data",
-        "analysis",
-        "account",
-        "accounts",
-        "portfolio",
-    }
+        None, "web", "tax_reference", "card_document", "mortgage_reference", "market_data",
+        "analysis", "account", "accounts", "portfolio",
+    }  # fmt: skip
     # Each library reader's both rows: with a URL and with url null.
     library_targets = [
         target
