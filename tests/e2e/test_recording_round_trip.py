@@ -1,14 +1,10 @@
 """Record on 127.0.0.1, replay three ways, and get the live turn back.
 
-A reference server this module starts (port 0, one exact token) plays each
-scenario to a client whose HTTP goes through a `RecordingTransport`; that
-client's turn (or partial turn, for a fault) and reload are the live ones. The
-recording is then saved, loaded, and replayed through `Recording.client()`,
-`Recording.async_client()` and a `silvia serve --replay` subprocess holding
-every recording at once. Each replay must give the same turn: text, citations
-and inline citations with their targets and offsets, session id and
-`complete`; the same error when the turn failed; and the same reload. Timings
-differ and are not compared.
+Each scenario is played through a `RecordingTransport` on a server with one
+exact token, saved, and replayed by `Recording.client()`, `.async_client()` and
+a `silvia serve --replay` subprocess: each gives the live turn (text, rows,
+targets, offsets, session, `complete`), the same error, the same reload, and no
+file holds the token.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """Recorded headers HTTP cannot carry: kept by `load`, refused by every replay that writes them.
 
-A header name must be an RFC 9110 token, a value visible ASCII with spaces and
-tabs inside (leading and trailing ones are dropped when written). A recording
-is untrusted input: a CR LF in a value would add headers of its own on a socket
-(response splitting), and a value outside latin-1 used to drop the connection
-and crash `silvia qa check`. Each hostile header is tried in the response and in
-the reload: `Recording.load` keeps it, `client()`, `async_client()`,
-`ReplayServer` and `silvia serve --replay` refuse it naming its line, and
-`silvia qa check` judges the turn and reports the header as a finding.
+A name must be an RFC 9110 token, a value visible ASCII (a CR LF would split the
+response on a socket). Each hostile header, in the response and in the reload:
+`Recording.load` keeps it; `client()`, `async_client()`, `ReplayServer` and
+`silvia serve --replay` refuse it naming its line; `silvia qa check` judges the
+turn and reports the header as a finding.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """A replay applies a live client's limits to what it decompresses, and never inflates whole.
 
-A recording is small on disk and may inflate to anything: a gzip chunk of a
-few hundred KiB holds 64 MiB of text events. Replayed in-process
-(`Recording.client()`, `async_client()`, `ReplayServer.transport()`), on a
-socket (`ReplayServer.serve_loopback()`, what `silvia serve --replay` runs),
-and checked (`check_recordings`, what `silvia qa check` runs), the body goes
-through the client's own bounded path: `max_response_bytes` and
-`max_event_bytes` stop it with the live client's `StreamTooLargeError` /
-`ResponseTooLargeError` (a finding, in QA), and memory stays near the limit
-(`tracemalloc`), not near what the bomb inflates to. A reload used to be
-inflated whole by httpx before any limit: it is streamed now.
+A gzip chunk of a few hundred KiB holds 64 MiB of events. Replayed in-process,
+on a socket, and checked by QA, the body (and the reload) goes through the
+client's bounded path: `max_response_bytes` / `max_event_bytes` stop it with the
+live client's error (a finding, in QA), and memory (`tracemalloc`) stays near
+the limit, not near what the bomb inflates to.
 """
 
 from __future__ import annotations
