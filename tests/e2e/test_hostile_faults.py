@@ -57,16 +57,15 @@ DEADLINE = 0.6  # what ends the flood
 GUARD = 60.0  # seconds: "it ended", on however loaded a machine
 T = TypeVar("T")
 
-FAST = tuple(
-    Scenario(f"e2e-{name}", f"{name}, every 0.05 s, after a citation.", script=script, fault=fault)
-    for name, script, fault in [
-        ("trickle", SCENARIOS["demo"].script, Trickle(every=PACE, after_events=12)),
-        (
-            "keep-alive-forever",
-            SCENARIOS["demo"].script,
-            KeepAliveForever(every=PACE, after_events=12),
-        ),
-    ]
+DEMO = SCENARIOS["demo"].script
+FAST = (
+    Scenario("e2e-trickle", "A byte every 0.05 s.", DEMO, fault=Trickle(PACE, after_events=12)),
+    Scenario(
+        "e2e-keep-alive-forever",
+        "A keep-alive every 0.05 s.",
+        DEMO,
+        fault=KeepAliveForever(PACE, after_events=12),
+    ),
 )
 
 

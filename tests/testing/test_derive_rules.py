@@ -127,7 +127,8 @@ def test_one_account_gives_account_several_give_accounts_in_row_order_one_unknow
     assert one(ExecuteSql(rows=rows)) == AccountsTarget(
         (AccountRef(ID_B, "plaid"), AccountRef(ID_A, "plaid"))
     )
-    for missing in [{"source_account_id": None}, {}, {"account_id": "12"}]:
+    missing_ids: list[dict[str, object]] = [{"source_account_id": None}, {}, {"account_id": "12"}]
+    for missing in missing_ids:
         rows = (row("Credit card", source_account_id=ID_A), row("Credit card", **missing))
         assert one(ExecuteSql(rows=rows)) is None, missing
     portfolio = ExecuteSql(rows=({"total": "1.00"},), label_column=None)
@@ -171,12 +172,10 @@ def test_id_columns_in_the_docs_order_and_the_id_rule() -> None:
         ({"account_id": ID_B, "account_uuid": ID_A}, AccountRef(ID_A, "manual")),
         # A column holding a non-id is passed over for the next one.
         ({"source_account_id": "1042", "account_id": ID_B}, AccountRef(ID_B, None)),
-        *[
-            ({"account_id": v}, AccountRef(v, None))
-            for v in ("a" * 16, "a" * 128, "0123456789abcdef", "A-b_C-d_E-f_G-h_")
-        ],
-        *[({"account_id": value}, None) for value in NOT_IDS],
     ]
+    ids = ["a" * 16, "a" * 128, "0123456789abcdef", "A-b_C-d_E-f_G-h_"]
+    cases.extend(({"account_id": value}, AccountRef(value, None)) for value in ids)
+    cases.extend(({"account_id": value}, None) for value in NOT_IDS)
     for columns, ref in cases:
         expected = None if ref is None else AccountTarget(ref.account_id, ref.provider)
         assert one(ExecuteSql(rows=(row(**columns),))) == expected, columns
@@ -326,6 +325,7 @@ def test_citation_fields_follow_anthropics_search_result_location() -> None:
     # The summary deduplicates, inline keeps every citation; the final message has no target.
     turn = play(cards(ID_A), Say("a"), Cite(CARDS), Say("b"), Cite(CARDS), Say("c"))
     assert (len(turn.inline_citations), len(turn.citations)) == (2, 1)
+    assert turn.message is not None
     content: list[dict[str, Any]] = turn.message["content"]  # type: ignore[assignment]
     assert [block["text"] for block in content] == ["a", "b", "c"]
     assert [citation["source"] for citation in content[0]["citations"]] == [CARDS]

@@ -192,7 +192,10 @@ async def test_arecord_turn_records_as_record_turn_and_concurrent_captures_stay_
         return turn, capture.recording()
 
     scenarios = ("account", "accounts", "portfolio")
-    async with http, AsyncSilviaClient(http_client=http, **options) as client:
+    async with (
+        http,
+        AsyncSilviaClient(base_url=IN_PROCESS_URL, token=TOKEN, http_client=http) as client,
+    ):
         results = await asyncio.gather(*(one(client, s) for s in scenarios))
     for (turn, recording), scenario in zip(results, scenarios, strict=True):
         assert recording is not None

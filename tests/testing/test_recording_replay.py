@@ -55,8 +55,8 @@ async def test_the_transport_replays_the_body_chunk_for_chunk_and_the_reload_by_
         assert http.get("/api/chat/sessions/other").status_code == 404
         assert http.delete("/api/chat/sessions/s").status_code == 404
     async with (
-        httpx.AsyncClient(transport=transport, base_url=IN_PROCESS_URL) as http,
-        http.stream("POST", "/anything", json={"message": "whatever"}) as response,
+        httpx.AsyncClient(transport=transport, base_url=IN_PROCESS_URL) as ahttp,
+        ahttp.stream("POST", "/anything", json={"message": "whatever"}) as response,
     ):
         assert [chunk async for chunk in response.aiter_raw()] == CHUNKS
 
@@ -145,7 +145,8 @@ def named(message: str, session: str) -> Recording:
 SERVER = ReplayServer({"first": named("one", "sess_1"), "second": named("two", "sess_2")})
 
 
-def text_of(message: str, server: ReplayServer = SERVER, **headers: str) -> str:
+def text_of(message: str, server: ReplayServer = SERVER, scenario: str | None = None) -> str:
+    headers = {SCENARIO_HEADER: scenario} if scenario else {}
     with (
         httpx.Client(transport=server.transport()) as http,
         SilviaClient(
@@ -158,8 +159,8 @@ def text_of(message: str, server: ReplayServer = SERVER, **headers: str) -> str:
 async def test_a_request_picks_a_recording_by_header_or_message_else_the_first() -> None:
     assert text_of("anything") == "one"
     assert text_of("/recording second please") == "two"
-    assert text_of("anything", **{SCENARIO_HEADER: "second"}) == "two"
-    assert text_of("/recording second", **{SCENARIO_HEADER: "first"}) == "one"  # the header wins
+    assert text_of("anything", scenario="second") == "two"
+    assert text_of("/recording second", scenario="first") == "one"  # the header wins
     with (
         httpx.Client(transport=SERVER.transport()) as http,
         SilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http) as client,
@@ -168,10 +169,10 @@ async def test_a_request_picks_a_recording_by_header_or_message_else_the_first()
         assert client.sessions.get("sess_1").title == "one"
         with pytest.raises(NotFoundError):
             client.sessions.get("sess_3")
-    http = httpx.AsyncClient(transport=SERVER.transport())
+    ahttp = httpx.AsyncClient(transport=SERVER.transport())
     async with (
-        http,
-        AsyncSilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http) as aclient,
+        ahttp,
+        AsyncSilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=ahttp) as aclient,
     ):
         assert (await aclient.chat.send("/recording second")).text == "two"
 

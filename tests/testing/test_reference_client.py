@@ -76,9 +76,9 @@ async def test_a_ready_client_streams_a_turn_and_reloads_it_with_the_constructor
         areloaded = await aclient.sessions.get(aturn.session_id)
         # Clients of one server share its sessions.
         assert (await aclient.sessions.get(turn.session_id)).messages == reloaded.messages
-    for each, session in ((turn, reloaded), (aturn, areloaded)):
-        assert each.target_for(POOLED) == parse_citation_target(expected.target_for(POOLED))
-        assert session.messages[-1].citations == each.citations
+    for played, session in ((turn, reloaded), (aturn, areloaded)):
+        assert played.target_for(POOLED) == parse_citation_target(expected.target_for(POOLED))
+        assert session.messages[-1].citations == played.citations
     assert len(server.sessions) == 2  # this server's store, not another's
     assert client._http.is_closed  # the httpx clients they made, closed with them
     assert aclient._http.is_closed
@@ -97,7 +97,7 @@ async def test_the_client_sends_the_token_the_server_requires_unless_told_otherw
             await aclient.chat.send("hello")
     for make in (server.client, server.async_client):
         with httpx.Client() as own, pytest.raises(TypeError, match=r"server\.transport\(\)"):
-            make(http_client=own)  # type: ignore[operator]
+            make(http_client=own)
 
 
 async def test_a_turn_in_an_unknown_session_is_not_found_and_a_known_one_continues() -> None:

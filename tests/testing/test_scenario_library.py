@@ -110,7 +110,12 @@ def without_providers(value: object) -> object:
 def test_a_vendor_name_appears_only_in_target_providers() -> None:
     for name, scenario in SCENARIOS.items():
         expected = expected_turn(scenario, idle_timeout=1000.0)
-        sent = [expected.text, expected.citations, expected.inline_citations, expected.message]
+        sent: list[object] = [
+            expected.text,
+            expected.citations,
+            expected.inline_citations,
+            expected.message,
+        ]
         sent += [expected.error, expected.unknown_events]
         text = json.dumps(without_providers(sent)).lower()
         assert not any(vendor in text for vendor in ("plaid", "snaptrade", "manual")), name
