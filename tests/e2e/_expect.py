@@ -9,13 +9,12 @@ included, provider and all), so nothing the SDK drops or invents goes unseen.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 import httpx
+from httpx_sse import EventSource
 
 from silvia_client import (
-    DEFAULT_WIRE,
     AuthenticationError,
     IncompleteTurnError,
     InternalServerError,
@@ -33,8 +32,11 @@ from silvia_client.citations import Citation, InlineCitation
 from silvia_client.errors import APIStatusError
 from silvia_client.sessions import Message, Session
 from silvia_client.testing import (
+    IN_PROCESS_URL,
+    SCENARIO_HEADER,
     ExpectedTurn,
     KeepAliveForever,
+    ReferenceServer,
     Scenario,
     SendEndlessLine,
     SendGzipBomb,
@@ -42,7 +44,6 @@ from silvia_client.testing import (
     Stall,
     Trickle,
 )
-from silvia_client.testing._steps import Encoded, Event
 
 TOKEN = "e2e-token"
 TIMEOUT = httpx.Timeout(5.0)  # connect, read, write, pool: nothing waits longer
@@ -76,15 +77,12 @@ STATUS_ERRORS: dict[int, type[APIStatusError]] = {
 }
 
 
-def idle_timeout_for(scenario: Scenario) -> float:
-    return STALL_IDLE_TIMEOUT if isinstance(scenario.fault, Stall) else IDLE_TIMEOUT
-
-
 def options_for(scenario: Scenario) -> dict[str, Any]:
     """The client's settings for `scenario`: a short idle timeout against a stall, and
     small limits and a short deadline against a flood; no retries (a 429 or a 500 is seen
     as such, not waited out: the retries have tests of their own)."""
-    options: dict[str, Any] = {"idle_timeout": idle_timeout_for(scenario), "max_retries": 0}
+    idle = STALL_IDLE_TIMEOUT if isinstance(scenario.fault, Stall) else IDLE_TIMEOUT
+    options: dict[str, Any] = {"idle_timeout": idle, "max_retries": 0}
     if isinstance(scenario.fault, FLOODS):
         options.update(
             deadline=FLOOD_DEADLINE, max_event_bytes=FLOOD_LIMIT, max_response_bytes=FLOOD_LIMIT
@@ -128,33 +126,36 @@ def wire_row(citation: Citation) -> WireRow:
 
 
 def expected_offsets(scenario: Scenario, count: int) -> list[int]:
-    """Where each of the first `count` citations streamed: the answer's length then.
-
-    Read off the scenario's own events as the server sends them, independently
-    of the client.
-    """
-    wire = DEFAULT_WIRE
+    """Where each of the first `count` citations streamed (the answer's length then), read
+    off the server's bytes by httpx-sse, independently of the client."""
     offsets: list[int] = []
+    if not count:
+        return offsets
+    server = ReferenceServer()
+    server.register(scenario)
     length = 0
-    for step in scenario.steps(session_id="offsets", wire=wire):
-        if isinstance(step, Encoded):  # as it was before the Content-Encoding
-            step = step.step
-        if isinstance(step, Event) and isinstance(step.data, dict):
-            if step.name == wire.events.text:
-                length += len(step.data[wire.text_key])
-            elif step.name == wire.events.citation:
+    headers = {"authorization": "Bearer t", SCENARIO_HEADER: scenario.name}
+    with (
+        httpx.Client(transport=server.transport(), base_url=IN_PROCESS_URL) as http,
+        http.stream("POST", "/api/claude", json={"message": "hi"}, headers=headers) as response,
+    ):
+        for event in EventSource(response).iter_sse():
+            try:  # a malformed event is no text and no citation
+                data = json.loads(event.data)
+            except ValueError:
+                continue
+            if event.event == "text" and isinstance(data.get("text"), str):
+                length += len(data["text"])
+            elif event.event == "citation":
                 offsets.append(length)
-    return offsets[:count]
+                if len(offsets) == count:  # before the fault, whatever it is
+                    return offsets
+    return offsets
 
 
 def expected_targets(expected: ExpectedTurn) -> dict[str, object]:
-    """Each cited source's target at the end of what arrived: what `target_for` must give.
-
-    The server attaches to every citation the target its source has at that
-    moment, and the summary carries the final ones; so a source's target is the
-    summary's if the summary arrived (its last row), else that of its last
-    streamed citation.
-    """
+    """What `target_for` must give each cited source: the summary's target if the summary
+    arrived, else that of its last streamed citation."""
     targets: dict[str, object] = {}
     for row in (*expected.inline_citations, *expected.citations):
         targets[str(row["source"])] = row.get("target")
@@ -169,11 +170,8 @@ def assert_turn_matches(turn: Turn, expected: ExpectedTurn, scenario: Scenario) 
     assert turn.session_id.startswith("sess_")
 
     targets = expected_targets(expected)
-    # The summary, as sent: each row and its final target.
+    # The summary and every streamed row as sent, each with the target it streamed with.
     assert [wire_row(c) for c in turn.citations] == list(expected.citations)
-    # Every streamed citation, in order, as sent: its fields and the target it
-    # streamed with (which may not be its source's final one), and the offset
-    # where it arrived.
     assert [wire_row(c) for c in turn.inline_citations] == list(expected.inline_citations)
     assert [c.offset for c in turn.inline_citations] == expected_offsets(
         scenario, len(expected.inline_citations)
@@ -212,11 +210,7 @@ def answer(session: Session) -> Message:
 
 
 def assert_reload_agrees(turn: Turn, session: Session) -> None:
-    """`sessions.get` after the turn gives the live turn's text, citations and targets.
-
-    Both show what the server sent: the summary's rows, and each inline row
-    with the target it streamed with.
-    """
+    """`sessions.get` after the turn gives the live turn's text, rows and targets as sent."""
     assert session.id == turn.session_id
     stored = answer(session)
     assert stored.text == turn.text
@@ -233,7 +227,3 @@ def assert_no_answer_stored(session: Session, message: str) -> None:
     assert session.messages, "the session holds no message"
     assert session.messages[-1].role == "user"
     assert session.messages[-1].text == message
-
-
-def roles(messages: Sequence[Message]) -> list[str | None]:
-    return [m.role for m in messages]

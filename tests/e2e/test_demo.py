@@ -44,55 +44,31 @@ EMBEDDED_LINE = (
 )
 
 
-def test_the_demo_succeeds_and_says_only_which_server_it_plays_on(
+def test_the_demo_plays_the_turn_with_markers_linked_sources_and_its_reload(
     demo: subprocess.CompletedProcess[str],
 ) -> None:
     assert demo.returncode == 0, demo.stderr
-    assert demo.stderr == EMBEDDED_LINE
-
-
-def test_the_demo_plays_on_the_embedded_server_whatever_the_environment_says() -> None:
-    # An API server in the environment (nothing listens on port 9) is not asked.
-    run = _demo("--pace", "0", SILVIA_BASE_URL="http://127.0.0.1:9", SILVIA_TOKEN="t")
-    assert run.returncode == 0, run.stderr
-    assert run.stderr == EMBEDDED_LINE
-
-
-def test_the_answer_carries_a_marker_per_source_where_each_citation_streamed(
-    demo: subprocess.CompletedProcess[str],
-) -> None:
+    assert demo.stderr == EMBEDDED_LINE  # it says only which server it plays on
+    assert not PROVIDERS.search(demo.stdout + demo.stderr)
+    assert "manual" not in (demo.stdout + demo.stderr).lower()
     text = expected_turn(SCENARIOS["demo"]).text
-    answer = next(line for line in demo.stdout.splitlines() if line.startswith("Silvia: "))
+    out = demo.stdout
+    answer = next(line for line in out.splitlines() if line.startswith("Silvia: "))
     # The answer is the turn's text with [1]..[5] inserted, in order of first appearance.
     assert re.findall(r"\[(\d+)\]", answer) == ["1", "2", "3", "4", "5"]
     assert re.sub(r"\[\d+\]", "", answer) == "Silvia: " + text
     assert "checking[1]" in answer
-
-
-def test_the_sources_are_numbered_with_their_resolved_links(
-    demo: subprocess.CompletedProcess[str],
-) -> None:
-    out = demo.stdout
     sources = out[out.index("\nSources\n") :]
     assert re.search(
         r"\[1\] Checking \(your account\)\n\s+/accounts/vzeNDwK7KQIm4yEog683u", sources
     )
-    # Both cards behind one label: one link each.
-    assert sources.count("/accounts/") == 3
+    assert sources.count("/accounts/") == 3  # both cards behind one label: one link each
     assert "[3] AAPL (market data)" in sources
     assert "https://www.bankrate.com/" in sources
     assert "[5] IRA contribution limits (tax document)" in sources
     assert "https://www.irs.gov/retirement-plans/ira-contribution-limits" in sources
-
-
-def test_the_reload_agrees_with_the_live_turn(demo: subprocess.CompletedProcess[str]) -> None:
-    last = demo.stdout.rstrip().splitlines()[-1]
+    last = out.rstrip().splitlines()[-1]
     assert re.fullmatch(r"Reloaded session sess_\w+: live and reload agree \(.*\)", last), last
-
-
-def test_no_provider_is_ever_printed(demo: subprocess.CompletedProcess[str]) -> None:
-    assert not PROVIDERS.search(demo.stdout + demo.stderr)
-    assert "manual" not in (demo.stdout + demo.stderr).lower()
 
 
 def run(
@@ -118,6 +94,10 @@ def run(
 def test_a_web_url_makes_account_links_absolute(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # An API server in the environment (nothing listens on port 9) is not asked.
+    env = {"SILVIA_BASE_URL": "http://127.0.0.1:9", "SILVIA_TOKEN": "t"}
+    status, _, err = run(monkeypatch, capsys, "--pace", "0", **env)
+    assert (status, err) == (0, EMBEDDED_LINE)
     for args, settings in [
         (("--web-url", "https://app.example.com"), {}),
         ((), {"SILVIA_WEB_URL": "https://app.example.com"}),

@@ -60,32 +60,27 @@ def test_what_a_faulty_stream_carries_is_usable(loopback: LoopbackServer) -> Non
         assert turn.malformed_events == ()
 
 
-def test_an_error_status_is_its_typed_error_with_the_servers_body_on_both_endpoints(
+def test_an_error_status_on_a_reload_is_its_typed_error_with_the_servers_body(
     loopback: LoopbackServer,
 ) -> None:
-    # No retries: a 429 or a 500 is seen as such rather than waited out.
+    # The chat endpoint's are checked with every scenario (test_scenarios.py). No retries.
     for scenario in ("status-401", "status-403", "status-404", "status-429", "status-500"):
         fault = SCENARIOS[scenario].fault
         headers = {SCENARIO_HEADER: scenario}
-        with make_client(loopback.url, default_headers=headers, max_retries=0) as client:
-            for call in (lambda: client.chat.send("hi"), lambda: client.sessions.get("sess_any")):
-                with pytest.raises(APIStatusError) as caught:
-                    call()
-                error = caught.value
-                assert type(error) is status_error_for(error.status_code), scenario
-                assert error.status_code == int(scenario[-3:]), scenario
-                assert error.body == {
-                    "error": {"type": fault.error_type, "message": fault.message}  # type: ignore[union-attr]
-                }, scenario
-                assert (error.request_id or "").startswith("req_"), scenario
-                if isinstance(error, RateLimitError):
-                    assert error.retry_after == 2.0
-
-
-def test_a_session_the_server_never_saw_is_not_found(loopback: LoopbackServer) -> None:
-    with make_client(loopback.url) as client, pytest.raises(NotFoundError) as caught:
+        client = make_client(loopback.url, default_headers=headers, max_retries=0)
+        with client, pytest.raises(APIStatusError) as caught:
+            client.sessions.get("sess_any")
+        error = caught.value
+        assert type(error) is status_error_for(error.status_code), scenario
+        assert error.status_code == int(scenario[-3:]), scenario
+        body = {"type": fault.error_type, "message": fault.message}  # type: ignore[union-attr]
+        assert error.body == {"error": body}, scenario
+        assert (error.request_id or "").startswith("req_"), scenario
+        if isinstance(error, RateLimitError):
+            assert error.retry_after == 2.0
+    with make_client(loopback.url) as client, pytest.raises(NotFoundError) as unknown:
         client.sessions.get("sess_never_created")
-    assert caught.value.message == "Session not found."
+    assert unknown.value.message == "Session not found."
 
 
 def test_a_token_the_server_does_not_accept_is_an_authentication_error() -> None:

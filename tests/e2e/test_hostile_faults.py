@@ -1,19 +1,10 @@
 """The hostile faults, over real sockets: each ends in its typed error, and nothing leaks or grows.
 
-Each case runs with the sync and the async client against the reference server on
-127.0.0.1 (`serve_loopback`), and each test checks:
-
-* the typed error, and the partial turn on it (what arrived before the fault);
-* memory: the peak of what `tracemalloc` traced while the turn ran (server
-  thread included) grew by less than 4 times the 1 MiB limit;
-* the token in no output: the error's str and repr and every error behind it,
-  the events, every log record at DEBUG, and `silvia chat`'s stdout and stderr
-  (a subprocess) for the token echoes and a limit;
-* no connection left open on the server, once the client is closed.
-
-The floods that never end run with paces of 0.05 s (scenarios registered here),
-an idle timeout of 0.25 s and a deadline of 0.6 s. No test asserts how long
-anything took: `GUARD` only fails a test that would otherwise hang.
+Each case, with the sync and the async client: the typed error and the partial
+turn on it; the peak of traced memory (server thread included) under 4x the
+1 MiB limit; the token in no error (nor behind it), event, DEBUG log record, or
+`silvia chat` output; no connection left open. Floods that never end run at a
+0.05 s pace under a 0.6 s deadline; `GUARD` only fails a test that would hang.
 """
 
 from __future__ import annotations
@@ -55,7 +46,6 @@ from silvia_client.testing import (
 )
 
 from ._expect import TIMEOUT, TOKEN, assert_turn_matches
-from .conftest import wait_until
 
 MODES = ("sync", "async")
 MiB = 1024 * 1024
@@ -67,44 +57,27 @@ DEADLINE = 0.6  # what ends the flood
 GUARD = 60.0  # seconds: "it ended", on however loaded a machine
 T = TypeVar("T")
 
-_DEMO = SCENARIOS["demo"].script
+DEMO = SCENARIOS["demo"].script
 FAST = (
-    Scenario(
-        "e2e-trickle",
-        "A byte every 0.05 s, forever, after a citation.",
-        script=_DEMO,
-        fault=Trickle(every=PACE, after_events=12),
-    ),
+    Scenario("e2e-trickle", "A byte every 0.05 s.", DEMO, fault=Trickle(PACE, after_events=12)),
     Scenario(
         "e2e-keep-alive-forever",
-        "A keep-alive every 0.05 s, forever, after a citation.",
-        script=_DEMO,
-        fault=KeepAliveForever(every=PACE, after_events=12),
+        "A keep-alive every 0.05 s.",
+        DEMO,
+        fault=KeepAliveForever(PACE, after_events=12),
     ),
 )
 
 
 @pytest.fixture(scope="module")
-def server() -> ReferenceServer:
-    server = ReferenceServer()
-    server.register(*FAST)
-    return server
+def server(reference: ReferenceServer) -> ReferenceServer:
+    reference.register(*FAST)  # the directory's server (conftest): no connection left open
+    return reference
 
 
 @pytest.fixture(scope="module")
-def hostile(server: ReferenceServer) -> Iterator[LoopbackServer]:
-    running = server.serve_loopback()
-    running.start()
-    yield running
-    running.stop()
-
-
-@pytest.fixture(autouse=True)
-def _nothing_left_open(hostile: LoopbackServer) -> Iterator[None]:
-    yield
-    assert wait_until(lambda: hostile.open_connections == 0), (
-        f"{hostile.open_connections} connection(s) left open on the server after the test"
-    )
+def hostile(server: ReferenceServer, loopback: LoopbackServer) -> LoopbackServer:
+    return loopback
 
 
 @pytest.fixture
@@ -164,60 +137,48 @@ def traced(run: Callable[[], T]) -> tuple[T, int]:
     return box["value"], peak
 
 
-def play(mode: str, url: str, message: str, **options: Any) -> Outcome:
-    """One turn with a fresh client of `mode`, read event by event."""
-
-    def sync() -> Outcome:
-        events: list[ChatEvent] = []
-        with SilviaClient(base_url=url, token=TOKEN, timeout=TIMEOUT, **options) as client:
-            try:
-                with client.chat.stream(message) as stream:
-                    events.extend(stream)
-            except SilviaError as error:
-                return Outcome(error, events)
-        return Outcome(None, events)
-
-    async def run_async() -> Outcome:
-        events: list[ChatEvent] = []
-        async with AsyncSilviaClient(
-            base_url=url, token=TOKEN, timeout=TIMEOUT, **options
-        ) as client:
-            try:
-                async with client.chat.stream(message) as stream:
-                    async for event in stream:
-                        events.append(event)
-            except SilviaError as error:
-                return Outcome(error, events)
-        return Outcome(None, events)
-
-    outcome, peak = traced(sync if mode == "sync" else lambda: asyncio.run(run_async()))
-    outcome.peak = peak
-    return outcome
-
-
-def fetch(mode: str, url: str, session_id: str, headers: dict[str, str], **options: Any) -> Outcome:
-    """`sessions.get(session_id)` with a fresh client of `mode`, sending `headers`."""
-    options.update(base_url=url, token=TOKEN, timeout=TIMEOUT, default_headers=headers)
+def call(mode: str, url: str, message: str | None, session: str = "", **options: Any) -> Outcome:
+    """With a fresh client of `mode`: a turn of `message` read event by event, or if
+    `message` is None, `sessions.get(session)`."""
+    options.update(base_url=url, token=TOKEN, timeout=TIMEOUT)
+    events: list[ChatEvent] = []
 
     def sync() -> Outcome:
         with SilviaClient(**options) as client:
             try:
-                client.sessions.get(session_id)
+                if message is None:
+                    client.sessions.get(session)
+                else:
+                    with client.chat.stream(message) as stream:
+                        events.extend(stream)
             except SilviaError as error:
-                return Outcome(error)
-        return Outcome(None)
+                return Outcome(error, events)
+        return Outcome(None, events)
 
     async def run_async() -> Outcome:
         async with AsyncSilviaClient(**options) as client:
             try:
-                await client.sessions.get(session_id)
+                if message is None:
+                    await client.sessions.get(session)
+                else:
+                    async with client.chat.stream(message) as stream:
+                        async for event in stream:
+                            events.append(event)
             except SilviaError as error:
-                return Outcome(error)
-        return Outcome(None)
+                return Outcome(error, events)
+        return Outcome(None, events)
 
     outcome, peak = traced(sync if mode == "sync" else lambda: asyncio.run(run_async()))
     outcome.peak = peak
     return outcome
+
+
+def play(mode: str, url: str, message: str, **options: Any) -> Outcome:
+    return call(mode, url, message, **options)
+
+
+def fetch(mode: str, url: str, session: str, headers: dict[str, str], **options: Any) -> Outcome:
+    return call(mode, url, None, session, default_headers=headers, **options)
 
 
 # ------------------------------------------------------------------------------------ checking
@@ -382,18 +343,11 @@ def test_silvia_chat_ends_with_the_error_and_never_prints_the_token(
         "fault-echo-token-401": "AuthenticationError",
         "fault-endless-line": "StreamTooLargeError",  # at the default max_event_bytes
     }
+    CHAT = [sys.executable, "-m", "silvia_client", "chat", "--base-url"]
     # Started together: most of each run is the interpreter starting.
     runs = {
         name: subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "silvia_client",
-                "chat",
-                "--base-url",
-                hostile.url,
-                "/scenario " + name,
-            ],
+            [*CHAT, hostile.url, "/scenario " + name],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

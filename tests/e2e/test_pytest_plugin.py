@@ -7,20 +7,22 @@ run with `-n 2`.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
+import httpx
 import pytest
 
 from silvia_client import AsyncSilviaClient, NotFoundError, SilviaClient
 from silvia_client.citations import AccountsTarget, resolve_citation
-from silvia_client.testing import ReferenceServer, Say, Scenario
+from silvia_client.testing import IN_PROCESS_URL, ReferenceServer, Say, Scenario
 
 pytest_plugins = ["pytester"]
 
 
-def test_silvia_streams_a_turn_in_process(silvia: SilviaClient) -> None:
+def test_silvia_streams_a_turn_in_process_on_the_tests_own_server(
+    silvia: SilviaClient, silvia_server: ReferenceServer, silvia_transport: httpx.BaseTransport
+) -> None:
     with silvia.chat.stream("/scenario accounts") as stream:
         turn = stream.until_done()
     [citation] = turn.citations
@@ -29,35 +31,25 @@ def test_silvia_streams_a_turn_in_process(silvia: SilviaClient) -> None:
     assert links == [f"/accounts/{ref.account_id}" for ref in citation.target.accounts]
     assert turn.session_id is not None
     assert silvia.sessions.get(turn.session_id).messages[-1].citations == turn.citations
-
-
-def test_the_client_talks_to_the_tests_own_server(
-    silvia_server: ReferenceServer, silvia: SilviaClient
-) -> None:
     silvia_server.register(Scenario("hello", "A greeting.", script=(Say("Hi there."),)))
-    with silvia.chat.stream("/scenario hello") as stream:
-        assert stream.until_done().text == "Hi there."
-    assert len(silvia_server.sessions) == 1
+    assert silvia.chat.send("/scenario hello").text == "Hi there."
+    with httpx.Client(transport=silvia_transport, base_url=IN_PROCESS_URL) as http:
+        auth = {"authorization": "Bearer t"}
+        assert http.get(f"/api/chat/sessions/{turn.session_id}", headers=auth).status_code == 200
+    assert len(silvia_server.sessions) == 2
 
 
-def test_each_test_gets_a_fresh_server(silvia_server: ReferenceServer) -> None:
-    assert len(silvia_server.sessions) == 0
-    assert "hello" not in silvia_server.scenarios
-
-
-def test_the_older_names_are_the_same_clients(
+def test_each_test_gets_a_fresh_server_and_the_older_names_the_same_short_clients(
+    silvia_server: ReferenceServer,
     silvia: SilviaClient,
     silvia_client: SilviaClient,
     async_silvia: AsyncSilviaClient,
     async_silvia_client: AsyncSilviaClient,
 ) -> None:
+    assert len(silvia_server.sessions) == 0
+    assert "hello" not in silvia_server.scenarios
     assert silvia_client is silvia
     assert async_silvia_client is async_silvia
-
-
-def test_the_fixture_clients_have_short_timeouts(
-    silvia: SilviaClient, async_silvia: AsyncSilviaClient
-) -> None:
     for client in (silvia, async_silvia):
         assert client.timeout.read == 5.0
         assert client.idle_timeout == 5.0
@@ -65,92 +57,63 @@ def test_the_fixture_clients_have_short_timeouts(
 
 @pytest.mark.anyio
 async def test_async_silvia_streams_a_turn(async_silvia: AsyncSilviaClient) -> None:
-    async with async_silvia.chat.stream("hello") as stream:
-        turn = await stream.until_done()
+    turn = await async_silvia.chat.send("hello")
     assert turn.complete
     assert turn.session_id is not None
     session = await async_silvia.sessions.get(turn.session_id)
     assert session.messages[-1].text == turn.text
 
 
-@pytest.mark.parametrize("name", ["async_silvia", "async_silvia_client"])
-def test_the_async_client_is_closed_after_its_test(pytester: pytest.Pytester, name: str) -> None:
+def test_silvia_loopback_client_goes_over_real_http(
+    silvia_loopback_client: SilviaClient, silvia_loopback_url: str
+) -> None:
+    assert silvia_loopback_url.startswith("http://127.0.0.1:")
+    assert silvia_loopback_client.chat.send("hello").complete
+    with pytest.raises(NotFoundError):
+        silvia_loopback_client.sessions.get("sess_nobody")
+
+
+def test_the_async_clients_are_closed_after_their_test(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
-        f"""
+        """
         seen = []
 
-        def test_uses_it({name}):
-            seen.append({name})
+        def test_uses_them(async_silvia, async_silvia_client):
+            seen.extend([async_silvia, async_silvia_client])
 
-        def test_it_was_closed():
-            [client] = seen
-            assert client._http.is_closed
+        def test_they_were_closed():
+            assert seen
+            assert all(client._http.is_closed for client in seen)
         """
     )
     pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=2)
 
 
-def test_silvia_loopback_client_goes_over_real_http(
-    silvia_loopback_client: SilviaClient, silvia_loopback_url: str
-) -> None:
-    assert silvia_loopback_url.startswith("http://127.0.0.1:")
-    with silvia_loopback_client.chat.stream("hello") as stream:
-        turn = stream.until_done()
-    assert turn.complete
-    with pytest.raises(NotFoundError):
-        silvia_loopback_client.sessions.get("sess_nobody")
-
-
-# What loading the plugins costs ----------------------------------------------------------
-
 # The plugins' modules and the packages above them, whose `__init__`s import nothing.
 FEW = 6
 
-LOAD_THE_PLUGINS = """
-import json, sys
+
+LOAD_THE_PLUGINS = f"""
+import sys
 from importlib.metadata import entry_points
 ours = [ep for ep in entry_points(group="pytest11") if ep.value.startswith("silvia_client")]
+assert sorted(ep.value for ep in ours) == [
+    "silvia_client.qa.pytest_plugin", "silvia_client.testing.pytest_plugin"
+], ours
 for ep in ours:
     ep.load()
-print(json.dumps({
-    "plugins": sorted(ep.value for ep in ours),
-    "modules": sorted(m for m in sys.modules if m.split(".")[0] == "silvia_client"),
-    "pydantic": sorted(m for m in sys.modules if m.split(".")[0] == "pydantic"),
-    "httpx": "httpx" in sys.modules,
-}))
+modules = [m for m in sys.modules if m.split(".")[0] == "silvia_client"]
+assert len(modules) <= {FEW}, modules
+assert "pydantic" not in sys.modules
+assert "httpx" not in sys.modules
 """
 
 
 def test_loading_the_plugins_imports_a_few_small_modules_and_no_pydantic() -> None:
-    result = subprocess.run(
-        [sys.executable, "-c", LOAD_THE_PLUGINS],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
+    run = subprocess.run(
+        [sys.executable, "-c", LOAD_THE_PLUGINS], capture_output=True, text=True, timeout=60
     )
-    loaded = json.loads(result.stdout)
-    assert loaded["plugins"] == [
-        "silvia_client.qa.pytest_plugin",
-        "silvia_client.testing.pytest_plugin",
-    ]
-    assert loaded["pydantic"] == []
-    assert loaded["httpx"] is False
-    assert len(loaded["modules"]) <= FEW, loaded["modules"]
-
-
-def test_a_pytest_run_that_uses_no_fixture_loads_no_more(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(
-        f"""
-        import sys
-
-        def test_nothing_of_the_sdk_was_loaded():
-            ours = [m for m in sys.modules if m.split(".")[0] == "silvia_client"]
-            assert len(ours) <= {FEW}, ours
-            assert "pydantic" not in sys.modules
-        """
-    )
-    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    assert run.returncode == 0, run.stderr
 
 
 # Under pytest-xdist ------------------------------------------------------------------------

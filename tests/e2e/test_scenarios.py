@@ -1,6 +1,6 @@
 """Every scenario of the library, end to end over real sockets, with the sync and async client.
 
-One test per client goes through every scenario of `SCENARIOS` (a new scenario
+One test goes through every scenario of `SCENARIOS` with both clients (a new scenario
 is tested by being added there): the turn the client assembles is what
 `expected_turn` says the scenario implies, and reloading the session gives the
 same citations and targets. A scenario that fails gives its typed error,
@@ -9,6 +9,8 @@ connection is left open on the server.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -69,78 +71,54 @@ def _check_outcome(
     return error.turn
 
 
-def _check_reload(scenario: Scenario, expected: ExpectedTurn, turn: Turn, session: Session) -> None:
-    if expected.complete:
-        assert_reload_agrees(turn, session)
-    else:
-        assert_no_answer_stored(session, message_for(scenario))
-
-
-def _each_scenario_closed(name: str, loopback: LoopbackServer) -> None:
-    # The client lives on: at most its one pooled connection, nothing a fault left behind.
-    assert wait_until(lambda: loopback.open_connections <= 1), (
-        f"scenario {name!r}: {loopback.open_connections} connection(s) left open on the server"
-    )
-
-
 # One client per side, each scenario on a `with_options` copy: a new client per
 # scenario spent most of the test reading the CA bundle into its SSL context.
-def test_every_scenario_sync(reference: ReferenceServer, loopback: LoopbackServer) -> None:
-    with make_client(loopback.url) as client:
-        for name in SCENARIOS:
-            try:
-                _scenario_sync(name, reference, client)
-            except Exception as error:
-                raise AssertionError(f"scenario {name!r} (sync client)") from error
-            _each_scenario_closed(name, loopback)
-
-
 @pytest.mark.anyio
-async def test_every_scenario_async(reference: ReferenceServer, loopback: LoopbackServer) -> None:
-    async with AsyncSilviaClient(base_url=loopback.url, token=TOKEN, timeout=TIMEOUT) as client:
-        for name in SCENARIOS:
-            try:
-                await _scenario_async(name, reference, client)
-            except Exception as error:
-                raise AssertionError(f"scenario {name!r} (async client)") from error
-            _each_scenario_closed(name, loopback)
+async def test_every_scenario(reference: ReferenceServer, loopback: LoopbackServer) -> None:
+    async with AsyncSilviaClient(base_url=loopback.url, token=TOKEN, timeout=TIMEOUT) as aclient:
+        with make_client(loopback.url) as client:
+            for name, scenario in SCENARIOS.items():
+                options = options_for(scenario)
+                idle = options["idle_timeout"]
+                expected = reference.expected_turn(name, idle_timeout=idle, token=TOKEN)
+                for side in ("sync", "async"):
+                    try:
+                        turn, error, session = await play(
+                            client if side == "sync" else aclient, scenario, options
+                        )
+                        checked = _check_outcome(scenario, expected, turn, error)
+                        if checked is not None:
+                            assert session is not None
+                            if expected.complete:
+                                assert_reload_agrees(checked, session)
+                            else:
+                                assert_no_answer_stored(session, message_for(scenario))
+                    except Exception as failure:
+                        raise AssertionError(f"scenario {name!r} ({side} client)") from failure
+                    # The clients live on: at most their one pooled connection each.
+                    assert wait_until(lambda: loopback.open_connections <= 2), name
 
 
-def _scenario_sync(name: str, reference: ReferenceServer, client: SilviaClient) -> None:
-    scenario = SCENARIOS[name]
-    options = options_for(scenario)
-    expected = reference.expected_turn(name, idle_timeout=options["idle_timeout"], token=TOKEN)
+async def play(
+    client: SilviaClient | AsyncSilviaClient, scenario: Scenario, options: dict[str, Any]
+) -> tuple[Turn | None, SilviaError | None, Session | None]:
+    """The turn or the error, and the reloaded session of whatever turn there is."""
     turn: Turn | None = None
     error: SilviaError | None = None
-    client = client.with_options(**options)
+    copy = client.with_options(**options)
     try:
-        with client.chat.stream(message_for(scenario)) as stream:
-            turn = stream.until_done()
+        if isinstance(copy, SilviaClient):
+            turn = copy.chat.send(message_for(scenario))
+        else:
+            turn = await copy.chat.send(message_for(scenario))
     except SilviaError as raised:
         error = raised
-    checked = _check_outcome(scenario, expected, turn, error)
-    if checked is not None:
-        assert checked.session_id is not None
-        _check_reload(scenario, expected, checked, client.sessions.get(checked.session_id))
-
-
-async def _scenario_async(name: str, reference: ReferenceServer, client: AsyncSilviaClient) -> None:
-    scenario = SCENARIOS[name]
-    options = options_for(scenario)
-    expected = reference.expected_turn(name, idle_timeout=options["idle_timeout"], token=TOKEN)
-    turn: Turn | None = None
-    error: SilviaError | None = None
-    client = client.with_options(**options)
-    try:
-        async with client.chat.stream(message_for(scenario)) as stream:
-            turn = await stream.until_done()
-    except SilviaError as raised:
-        error = raised
-    checked = _check_outcome(scenario, expected, turn, error)
-    if checked is not None:
-        assert checked.session_id is not None
-        session = await client.sessions.get(checked.session_id)
-        _check_reload(scenario, expected, checked, session)
+    whole = turn or (error.turn if isinstance(error, StreamError) else None)
+    if whole is None or whole.session_id is None:
+        return turn, error, None
+    if isinstance(copy, SilviaClient):
+        return turn, error, copy.sessions.get(whole.session_id)
+    return turn, error, await copy.sessions.get(whole.session_id)
 
 
 def test_a_legacy_session_keeps_its_old_rows_untyped_beside_the_new_typed_turn(

@@ -1,33 +1,38 @@
-"""Small helpers shared by the reference server's tests."""
+"""Helpers shared by the reference server's and the recordings' tests."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import httpx
 
-from silvia_client.testing import SCENARIO_HEADER
+from silvia_client.testing import (
+    IN_PROCESS_URL,
+    SCENARIO_HEADER,
+    RecordedChunk,
+    RecordedReload,
+    RecordedRequest,
+    RecordedResponse,
+    Recording,
+    ReferenceServer,
+    record_turn,
+)
 
 from ..sse_helpers import iter_sse
 
 AUTH = {"authorization": "Bearer test-token"}
-VENDOR_NAMES = ("plaid", "snaptrade", "manual")
+CHAT = "/api/claude"
+SESSIONS = "/api/chat/sessions/"
+SSE = (("content-type", "text/event-stream"),)
+MiB = 1024 * 1024
 
 
 def sse_events(chunks: Iterable[bytes]) -> list[tuple[str, Any]]:
     """(event name, decoded JSON data) for every event of a body."""
     return [(event.event, json.loads(event.data)) for event in iter_sse(chunks)]
-
-
-def without_providers(value: object) -> object:
-    """`value` with every target's `provider` removed, the only place a vendor may appear."""
-    if isinstance(value, dict):
-        return {k: without_providers(v) for k, v in value.items() if k != "provider"}
-    if isinstance(value, list):
-        return [without_providers(item) for item in value]
-    return value
 
 
 def walk_dicts(value: object) -> Iterator[dict[str, object]]:
@@ -40,17 +45,62 @@ def walk_dicts(value: object) -> Iterator[dict[str, object]]:
             yield from walk_dicts(item)
 
 
+def http(server: ReferenceServer, **options: Any) -> httpx.Client:
+    """A plain httpx client on `server`'s in-process transport, with a token."""
+    return httpx.Client(
+        transport=server.transport(), base_url=IN_PROCESS_URL, headers=AUTH, **options
+    )
+
+
 def read_turn(client: httpx.Client, scenario: str, into: list[bytes]) -> None:
     """Play `scenario` and read its body into `into`, chunk by chunk (errors propagate)."""
     headers = {SCENARIO_HEADER: scenario}
-    with client.stream("POST", "/api/claude", json={"message": "hi"}, headers=headers) as response:
+    with client.stream("POST", CHAT, json={"message": "hi"}, headers=headers) as response:
         into.extend(response.iter_bytes())
 
 
-async def aread_turn(client: httpx.AsyncClient, scenario: str, into: list[bytes]) -> None:
-    """Async twin of `read_turn`."""
+def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def recorded(scenario: str = "demo", **options: Any) -> Recording:
+    """A turn of the reference server's `scenario`, recorded in-process."""
     headers = {SCENARIO_HEADER: scenario}
-    async with client.stream(
-        "POST", "/api/claude", json={"message": "hi"}, headers=headers
-    ) as response:
-        into.extend([chunk async for chunk in response.aiter_bytes()])
+    return record_turn(
+        "hi",
+        transport=ReferenceServer().transport(),
+        base_url=IN_PROCESS_URL,
+        token="t",
+        default_headers=headers,
+        **options,
+    )
+
+
+def made(
+    chunks: Iterable[bytes],
+    *,
+    reload: bytes | None = None,
+    headers: tuple[tuple[str, str], ...] = SSE,
+    end: str = "closed",
+    gap: float = 0.0,
+    message: str = "hi",
+    session: str = "s",
+) -> Recording:
+    """A recording of `chunks` (the `i`th at `gap * i` s), and of `reload` for `session`."""
+    chunks = list(chunks)
+    return Recording(
+        RecordedRequest("POST", CHAT, {"message": message}),
+        RecordedResponse(
+            200,
+            headers,
+            tuple(RecordedChunk(round(gap * i, 6), c) for i, c in enumerate(chunks, 1)),
+            end,  # type: ignore[arg-type]
+            round(gap * (len(chunks) + 1), 6),
+        ),
+        None if reload is None else RecordedReload(SESSIONS + session, 200, (), reload),
+    )

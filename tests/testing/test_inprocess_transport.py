@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from typing import Any
 from urllib.parse import quote
 
 import httpx
@@ -13,28 +15,29 @@ from silvia_client.testing import (
     IN_PROCESS_URL,
     SCENARIO_HEADER,
     SCENARIOS,
-    DropMidEvent,
     ReferenceServer,
     Scenario,
     Stall,
     expected_turn,
 )
 
-from ._helpers import AUTH, aread_turn, read_turn, sse_events, walk_dicts
-
-CHAT = "/api/claude"
-SESSIONS = "/api/chat/sessions/"
+from ._helpers import AUTH, CHAT, SESSIONS, http, read_turn, sse_events
 
 DEMO_SCRIPT = SCENARIOS["demo"].script
+_client = http
 
 
-def _client(server: ReferenceServer, **kwargs: object) -> httpx.Client:
-    return httpx.Client(
-        transport=server.transport(),
-        base_url=IN_PROCESS_URL,
-        headers=AUTH,
-        **kwargs,  # type: ignore[arg-type]
-    )
+async def aread(server: ReferenceServer, scenario: str, **options: Any) -> list[bytes]:
+    """The body of `scenario` read by an async httpx client (errors propagate)."""
+    into: list[bytes] = []
+    headers = {SCENARIO_HEADER: scenario, **AUTH}
+    async with (
+        httpx.AsyncClient(transport=server.transport(), base_url=IN_PROCESS_URL, **options) as c,
+        c.stream("POST", CHAT, json={"message": "hi"}, headers=headers) as response,
+    ):
+        async for chunk in response.aiter_bytes():
+            into.append(chunk)
+    return into
 
 
 def _turn(client: httpx.Client, message: str = "hi", **headers: str) -> list[tuple[str, object]]:
@@ -79,12 +82,7 @@ def test_the_body_is_produced_as_it_is_read_not_before() -> None:
 @pytest.mark.anyio
 async def test_the_async_transport_streams_the_same_turn() -> None:
     server = ReferenceServer()
-    async with (
-        httpx.AsyncClient(transport=server.transport(), base_url=IN_PROCESS_URL, headers=AUTH) as c,
-        c.stream("POST", CHAT, json={"message": "hi"}, headers={SCENARIO_HEADER: "pooling"}) as r,
-    ):
-        raw = b"".join([chunk async for chunk in r.aiter_bytes()])
-    events = sse_events([raw])
+    events = sse_events(await aread(server, "pooling"))
     expected = expected_turn(server.scenarios["pooling"])
     assert [d["citation"] for n, d in events if n == "citation"] == list(expected.inline_citations)
     assert events[-1][0] == "done"
@@ -94,63 +92,34 @@ def _stalling(seconds: float) -> Scenario:
     return Scenario("stall", "A stall.", script=DEMO_SCRIPT, fault=Stall(seconds, after_events=3))
 
 
-def test_a_stall_longer_than_the_read_timeout_raises_read_timeout_after_the_events_before_it() -> (
-    None
-):
+@pytest.mark.anyio
+async def test_a_stall_longer_than_the_read_timeout_is_one_after_the_events_before_it() -> None:
     server = ReferenceServer()
-    server.register(_stalling(60.0))
+    server.register(_stalling(60.0), replace(_stalling(0.01), name="pause"))
     received: list[bytes] = []
-    with (
-        _client(server, timeout=httpx.Timeout(5.0, read=0.05)) as client,
-        pytest.raises(httpx.ReadTimeout),
-    ):
+    timeout = httpx.Timeout(5.0, read=0.05)
+    with _client(server, timeout=timeout) as client, pytest.raises(httpx.ReadTimeout):
         read_turn(client, "stall", received)
     assert [name for name, _ in sse_events(received)] == ["session", "text", "text"]
-
-
-def test_a_stall_shorter_than_the_read_timeout_is_only_a_pause() -> None:
-    server = ReferenceServer()
-    server.register(_stalling(0.01))
+    with pytest.raises(httpx.ReadTimeout):
+        await aread(server, "stall", timeout=timeout)
     with _client(server, timeout=httpx.Timeout(5.0)) as client:
-        events = _turn(client, **{SCENARIO_HEADER: "stall"})
-    assert events[-1][0] == "done"
+        assert _turn(client, **{SCENARIO_HEADER: "pause"})[-1][0] == "done"  # only a pause
 
 
 @pytest.mark.anyio
-async def test_the_async_stall_raises_read_timeout_too() -> None:
+async def test_a_drop_raises_mid_body_and_the_turn_is_not_stored_as_answered() -> None:
     server = ReferenceServer()
-    server.register(_stalling(60.0))
-    async with httpx.AsyncClient(
-        transport=server.transport(),
-        base_url=IN_PROCESS_URL,
-        headers=AUTH,
-        timeout=httpx.Timeout(5.0, read=0.05),
-    ) as client:
-        with pytest.raises(httpx.ReadTimeout):
-            await aread_turn(client, "stall", [])
-
-
-def test_a_drop_raises_mid_body_and_the_turn_is_not_stored_as_answered() -> None:
-    server = ReferenceServer()
-    server.register(Scenario("drop", "Drop.", script=DEMO_SCRIPT, fault=DropMidEvent(4)))
     received: list[bytes] = []
     with _client(server) as client, pytest.raises(httpx.RemoteProtocolError):
-        read_turn(client, "drop", received)
+        read_turn(client, "fault-drop", received)
     body = b"".join(received)
-    assert len(sse_events([body])) == 4
-    assert not body.endswith(b"\n\n")  # cut in the middle of the fifth event
+    assert sse_events([body])
+    assert not body.endswith(b"\n\n")  # cut in the middle of an event
     (session_id,) = list(server.sessions)
     assert [m["role"] for m in server.sessions[session_id].messages] == ["user"]
-
-
-@pytest.mark.anyio
-async def test_the_async_drop_raises_too() -> None:
-    server = ReferenceServer()
-    async with httpx.AsyncClient(
-        transport=server.transport(), base_url=IN_PROCESS_URL, headers=AUTH
-    ) as client:
-        with pytest.raises(httpx.RemoteProtocolError):
-            await aread_turn(client, "fault-drop", [])
+    with pytest.raises(httpx.RemoteProtocolError):
+        await aread(server, "fault-drop")
 
 
 # -- statuses and errors -------------------------------------------------------
@@ -216,21 +185,16 @@ def test_bad_requests_get_json_errors() -> None:
         ("POST", CHAT, b'{"message": ""}', 400),
         ("POST", CHAT, b'{"message": "hi", "sessionId": 7}', 400),
         ("POST", CHAT, b'{"message": "/scenario no-such-thing"}', 400),
+        ("POST", CHAT, b'{"message": "hi"}', 400),  # with an unknown scenario header
     ]:
         try:
+            scenario = {SCENARIO_HEADER: "nope"} if body == b'{"message": "hi"}' else {}
             with _client(ReferenceServer()) as client:
-                response = client.request(method, path, content=body)
+                response = client.request(method, path, content=body, headers=scenario)
             assert response.status_code == status
             assert set(response.json()["error"]) == {"type", "message"}
         except AssertionError as error:
             raise AssertionError(f"case {(method, path, body, status)!r}") from error
-
-
-def test_an_unknown_scenario_header_is_a_400() -> None:
-    with _client(ReferenceServer()) as client:
-        response = client.post(CHAT, json={"message": "hi"}, headers={SCENARIO_HEADER: "nope"})
-    assert response.status_code == 400
-    assert "nope" in response.json()["error"]["message"]
 
 
 # -- sessions ------------------------------------------------------------------
@@ -252,23 +216,6 @@ def test_reloading_the_session_gives_what_the_stream_gave() -> None:
     assert all(m["id"] and m["created_at"] for m in body["messages"])
 
 
-def test_a_later_turn_with_the_session_id_continues_the_session() -> None:
-    server = ReferenceServer()
-    with _client(server) as client:
-        first = _turn(client)
-        session_id = first[0][1]["sessionId"]  # type: ignore[index]
-        with client.stream(
-            "POST",
-            CHAT,
-            json={"message": "/scenario portfolio and now?", "sessionId": session_id},
-        ) as response:
-            second = sse_events(response.iter_bytes())
-        body = client.get(SESSIONS + session_id).json()
-    assert second[0][1] == {"sessionId": session_id}
-    assert [m["role"] for m in body["messages"]] == ["user", "assistant"] * 2
-    assert body["messages"][3]["citations"][0]["target"] == {"kind": "portfolio"}
-
-
 def test_a_legacy_session_has_no_target_keys_and_is_found_by_a_percent_encoded_id() -> None:
     server = ReferenceServer()
     session_id = server.seed_legacy_session(session_id="old/session id?")
@@ -280,24 +227,6 @@ def test_a_legacy_session_has_no_target_keys_and_is_found_by_a_percent_encoded_i
     assert citations
     assert all("target" not in c for c in citations)
     assert citations[0]["source"] == "silvia://your-account/checking"
-
-
-def test_the_legacy_session_scenario_seeds_old_rows_before_the_typed_turn() -> None:
-    server = ReferenceServer()
-    with _client(server) as client:
-        events = _turn(client, **{SCENARIO_HEADER: "legacy-session"})
-        body = client.get(SESSIONS + events[0][1]["sessionId"]).json()  # type: ignore[index]
-    messages = body["messages"]
-    assert [m["role"] for m in messages] == ["user", "assistant"] * 2
-    assert not any("target" in c for c in walk_dicts(messages[1]["citations"]))
-    assert all("target" in c for c in messages[3]["citations"])
-
-
-def test_an_unknown_session_is_a_404_json_error() -> None:
-    with _client(ReferenceServer()) as client:
-        response = client.get(SESSIONS + "sess_missing")
-    assert response.status_code == 404
-    assert response.json()["error"]["type"] == "not_found_error"
 
 
 # -- the server speaks the WireFormat it is given -------------------------------

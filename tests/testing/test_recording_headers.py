@@ -1,19 +1,17 @@
 """Recorded headers HTTP cannot carry: kept by `load`, refused by every replay that writes them.
 
-A header name must be an RFC 9110 token, a value visible ASCII with spaces and
-tabs inside (leading and trailing ones are dropped when written). A recording
-is untrusted input: a CR LF in a value would add headers of its own on a socket
-(response splitting), and a value outside latin-1 used to drop the connection
-and crash `silvia qa check`. Each hostile header is tried in the response and in
-the reload: `Recording.load` keeps it, `client()`, `async_client()`,
-`ReplayServer` and `silvia serve --replay` refuse it naming its line, and
-`silvia qa check` judges the turn and reports the header as a finding.
+A name must be an RFC 9110 token, a value visible ASCII (a CR LF would split the
+response on a socket). Each hostile header, in the response and in the reload:
+`Recording.load` keeps it; `client()`, `async_client()`, `ReplayServer` and
+`silvia serve --replay` refuse it naming its line; `silvia qa check` judges the
+turn and reports the header as a finding.
 """
 
 from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -27,21 +25,15 @@ from silvia_client.qa import check_recordings
 from silvia_client.qa.recorded import RECORDED_HEADERS
 from silvia_client.testing import (
     IN_PROCESS_URL,
-    SCENARIO_HEADER,
-    RecordedChunk,
-    RecordedReload,
-    RecordedRequest,
-    RecordedResponse,
     Recording,
     RecordingFormatError,
-    ReferenceServer,
     ReplayServer,
-    record_turn,
 )
 
 from ..depth import examples
 from ..display._dom import parse
 from ..qa._cli import table
+from ._helpers import made, recorded
 
 HOSTILE = {
     "crlf": ("x-request-id", "req_1\r\nSet-Cookie: sid=stolen"),
@@ -61,14 +53,7 @@ HOSTILE = {
 
 @cache
 def turn() -> Recording:
-    """A whole recorded turn, reload included (the reference server's `accounts`)."""
-    return record_turn(
-        "How are my accounts?",
-        transport=ReferenceServer().transport(),
-        base_url=IN_PROCESS_URL,
-        token="t",
-        default_headers={SCENARIO_HEADER: "accounts"},
-    )
+    return recorded("accounts")
 
 
 def with_header(where: str, header: tuple[str, str]) -> tuple[str, int]:
@@ -82,96 +67,59 @@ def with_header(where: str, header: tuple[str, str]) -> tuple[str, int]:
     return "\n".join(lines) + "\n", number
 
 
-def save(tmp_path: Path, text: str, name: str = "hostile") -> Path:
-    path = tmp_path / f"{name}.jsonl"
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-CASES = [(where, header) for header in HOSTILE.values() for where in ("response", "reload")]
-
-
 def test_load_keeps_it_and_every_replay_that_writes_refuses_it_naming_the_line(
-    tmp_path: Path,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for case in CASES:
-        where, header = case
-        text, line = with_header(where, header)
-        path = save(tmp_path, text)
-        loaded = Recording.load(path)
-        owner = loaded.response if where == "response" else loaded.reload
-        assert owner is not None, case
-        assert header in owner.headers, case  # kept as the file has it
-        [error] = loaded.header_errors()
-        assert error.line == line, case
-        assert str(error).startswith(f"line {line}: "), case
-        assert str(error).isascii(), case  # escaped: nothing raw
-        assert str(error).isprintable(), case
-        assert len(str(error)) < 300, case  # a long name is cut
-
-        for replay in (loaded.client, loaded.async_client):
+    good, path = tmp_path / "good.jsonl", tmp_path / "hostile.jsonl"
+    turn().save(good)
+    junit, report, page = tmp_path / "qa.xml", tmp_path / "qa.json", tmp_path / "qa.html"
+    for header in HOSTILE.values():
+        for where in ("response", "reload"):
+            case = (where, header)
+            text, line = with_header(where, header)
+            path.write_text(text, encoding="utf-8")
+            loaded = Recording.load(path)
+            owner = loaded.response if where == "response" else loaded.reload
+            assert owner is not None, case
+            assert header in owner.headers, case  # kept as the file has it
+            [error] = loaded.header_errors()
+            assert error.line == line, case
+            assert str(error).startswith(f"line {line}: "), case
+            assert str(error).isascii(), case  # escaped: nothing raw
+            assert str(error).isprintable(), case
+            assert len(str(error)) < 300, case  # a long name is cut
+            for replay in (loaded.client, loaded.async_client, lambda: ReplayServer({"h": loaded})):  # noqa: B023
+                with pytest.raises(RecordingFormatError) as caught:
+                    replay()
+                assert caught.value.line == line, case
             with pytest.raises(RecordingFormatError) as caught:
-                replay()
-            assert caught.value.line == line, case
-        with pytest.raises(RecordingFormatError) as caught:
-            ReplayServer({"hostile": loaded})
-        assert caught.value.line == line, case
-        with pytest.raises(RecordingFormatError) as caught:
-            ReplayServer.from_files([str(path)])
-        assert (caught.value.line, caught.value.path) == (line, str(path)), case
+                ReplayServer.from_files([str(path)])
+            assert (caught.value.line, caught.value.path) == (line, str(path)), case
 
+            assert main(["serve", "--replay", str(path), "--port", "0"]) == 2, case
+            out, err = capsys.readouterr()
+            assert out == "", case
+            assert err.startswith(f"silvia serve: {path}: line {line}: "), case
+            assert err.count("\n") == 1, case
+            assert "stolen" not in err, case
 
-def test_serve_replay_refuses_it_with_the_file_and_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    for case in CASES:
-        where, header = case
-        text, line = with_header(where, header)
-        path = save(tmp_path, text)
-        status = main(["serve", "--replay", str(path), "--port", "0"])
-        out, err = capsys.readouterr()
-        assert status == 2, case
-        assert out == "", case
-        assert err.startswith(f"silvia serve: {path}: line {line}: "), case
-        assert err.count("\n") == 1, case
-        assert "Traceback" not in err, case
-        assert "stolen" not in err, case
-
-
-def test_qa_check_judges_the_turn_and_reports_the_header(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    for case in CASES:
-        where, header = case
-        text, line = with_header(where, header)
-        hostile, good = save(tmp_path, text), save(tmp_path, turn().dumps(), "good")
-        junit, report, page = tmp_path / "qa.xml", tmp_path / "qa.json", tmp_path / "qa.html"
-        args = [
-            "qa",
-            "check",
-            str(good),
-            str(hostile),
-            "--junit",
-            str(junit),
-            "--json",
-            str(report),
-        ]
-        status = main([*args, "--html", str(page)])
-        out, err = capsys.readouterr()
-        assert status == 1, out + err  # an error finding: the recording holds what HTTP forbids
-        assert "Traceback" not in err, case
-        rows = table(out)
-        assert rows[RECORDED_HEADERS.id] == ["pass", "FAIL"], case
-        assert rows["stream-complete"] == ["pass", "pass"], case  # the turn was still judged
-        assert rows["target-parses"] == ["pass", "pass"], case
-        assert f"line {line}: " in out, case
-        assert "\r" not in out, case  # (the request id holding it is shown escaped)
-        data = json.loads(report.read_text(encoding="utf-8"))
-        [finding] = data["prompts"][1]["findings"]
-        assert finding["rule"] == RECORDED_HEADERS.id, case
-        assert finding["evidence"] == {"line": line}, case
-        ET.parse(junit)  # well-formed
-        parse(page.read_text(encoding="utf-8").removeprefix("<!doctype html>\n"))
+            # qa check judges the turn and reports the header as an error finding.
+            args = ["qa", "check", str(good), str(path), "--junit", str(junit)]
+            status = main([*args, "--json", str(report), "--html", str(page)])
+            out, err = capsys.readouterr()
+            assert status == 1, out + err
+            assert "Traceback" not in err, case
+            rows = table(out)
+            assert rows[RECORDED_HEADERS.id] == ["pass", "FAIL"], case
+            assert rows["stream-complete"] == ["pass", "pass"], case  # the turn was still judged
+            assert rows["target-parses"] == ["pass", "pass"], case
+            assert f"line {line}: " in out, case
+            assert "\r" not in out, case  # (the request id holding it is shown escaped)
+            [finding] = json.loads(report.read_text(encoding="utf-8"))["prompts"][1]["findings"]
+            assert finding["rule"] == RECORDED_HEADERS.id, case
+            assert finding["evidence"] == {"line": line}, case
+            ET.parse(junit)  # well-formed
+            parse(page.read_text(encoding="utf-8").removeprefix("<!doctype html>\n"))
 
 
 def test_check_recordings_adds_the_row_only_when_a_recording_needs_it() -> None:
@@ -204,11 +152,9 @@ def test_the_in_process_transport_hands_it_over_without_splitting_it() -> None:
 
 def plain(headers: tuple[tuple[str, str], ...]) -> Recording:
     body = b'event: session\ndata: {"sessionId":"s"}\n\nevent: done\ndata: {}\n\n'
-    return Recording(
-        RecordedRequest("POST", "/api/claude", {"message": "hi"}),
-        RecordedResponse(200, headers, (RecordedChunk(0.0, body),)),
-        RecordedReload("/api/chat/sessions/s", 200, headers, b"{}"),
-    )
+    built = made([body], headers=headers, reload=b"{}")
+    assert built.reload is not None
+    return Recording(built.request, built.response, replace(built.reload, headers=headers))
 
 
 SPACED = (("content-type", " text/event-stream\t "), ("x-note", "a \t b"), ("x-empty", ""))
@@ -221,8 +167,8 @@ def test_leading_and_trailing_whitespace_is_dropped_inside_is_kept() -> None:
         response = http.post("/api/claude", json={"message": "hi"})
     assert response.headers["content-type"] == "text/event-stream"
     assert response.headers["x-note"] == "a \t b"
-    with recording.client() as client, client.chat.stream("hi") as stream:
-        assert stream.until_done().session_id == "s"
+    with recording.client() as client:
+        assert client.chat.send("hi").session_id == "s"
     server = ReplayServer({"spaced": recording})
     with server.serve_loopback() as url:
         live = httpx.post(f"{url}/api/claude", json={}, headers={"authorization": "Bearer t"})

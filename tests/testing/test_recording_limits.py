@@ -1,22 +1,17 @@
 """A replay applies a live client's limits to what it decompresses, and never inflates whole.
 
-A recording is small on disk and may inflate to anything: a gzip chunk of a
-few hundred KiB holds 64 MiB of text events. Replayed in-process
-(`Recording.client()`, `async_client()`, `ReplayServer.transport()`), on a
-socket (`ReplayServer.serve_loopback()`, what `silvia serve --replay` runs),
-and checked (`check_recordings`, what `silvia qa check` runs), the body goes
-through the client's own bounded path: `max_response_bytes` and
-`max_event_bytes` stop it with the live client's `StreamTooLargeError` /
-`ResponseTooLargeError` (a finding, in QA), and memory stays near the limit
-(`tracemalloc`), not near what the bomb inflates to. A reload used to be
-inflated whole by httpx before any limit: it is streamed now.
+A gzip chunk of a few hundred KiB holds 64 MiB of events. Replayed in-process,
+on a socket, and checked by QA, the body (and the reload) goes through the
+client's bounded path: `max_response_bytes` / `max_event_bytes` stop it with the
+live client's error (a finding, in QA), and memory (`tracemalloc`) stays near
+the limit, not near what the bomb inflates to.
 """
 
 from __future__ import annotations
 
 import gzip
 import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 from typing import Any
@@ -111,76 +106,47 @@ def test_the_bombs_are_small_on_disk_and_large_inflated() -> None:
     assert len(gzip.decompress(bomb())) > 63 * MIB
 
 
-def sync_clients(recording: Recording, **options: Any) -> Iterator[SilviaClient]:
+def clients(recording: Recording, **options: Any) -> Iterator[SilviaClient | AsyncSilviaClient]:
+    """Sync and async clients on `Recording.client()` and on a `ReplayServer`'s transport."""
     yield recording.client(**options)
-    server = ReplayServer({"bomb": recording})
-    http = httpx.Client(transport=server.transport())
-    yield SilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http, **options)
-
-
-def async_clients(recording: Recording, **options: Any) -> Iterator[AsyncSilviaClient]:
     yield recording.async_client(**options)
-    server = ReplayServer({"bomb": recording})
-    http = httpx.AsyncClient(transport=server.transport())
+    transport = ReplayServer({"bomb": recording}).transport()
+    yield SilviaClient(
+        base_url=IN_PROCESS_URL, token="t", http_client=httpx.Client(transport=transport), **options
+    )
+    http = httpx.AsyncClient(transport=transport)
     yield AsyncSilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http, **options)
 
 
-Make = Callable[[], Recording]
-STREAMS: list[tuple[str, Make, dict[str, Any]]] = [
-    ("many-events", lambda: streamed(bomb()), {"max_response_bytes": LIMIT}),
-    ("one-event", lambda: streamed(one_big_event()), {"max_event_bytes": LIMIT}),
-]
-
-
-def test_a_replayed_gzip_stream_stops_at_the_clients_limit() -> None:
-    for shape, make, options in STREAMS:
-        try:
-            recording = make()
-            for client in sync_clients(recording, **options):
-                with peak() as used, client, pytest.raises(StreamTooLargeError) as caught:
-                    client.chat.send("hi")
-                assert caught.value.turn.session_id == SESSION  # the partial turn, as live
-                assert used[0] < BOUND, used
-        except AssertionError as error:
-            raise AssertionError(f"case {(shape, make, options)!r}") from error
-
-
-@pytest.mark.anyio
-async def test_a_replayed_gzip_stream_stops_at_the_clients_limit_async() -> None:
-    for shape, make, options in STREAMS:
-        try:
-            recording = make()
-            for client in async_clients(recording, **options):
-                with peak() as used:
-                    async with client:
-                        with pytest.raises(StreamTooLargeError) as caught:
-                            await client.chat.send("hi")
-                assert caught.value.turn.session_id == SESSION
-                assert used[0] < BOUND, used
-        except AssertionError as error:
-            raise AssertionError(f"case {(shape, make, options)!r}") from error
-
-
-def test_a_replayed_gzip_reload_stops_at_the_clients_limit_without_inflating_whole() -> None:
-    recording = reloaded(session_bomb())
-    for client in sync_clients(recording, max_response_bytes=LIMIT):
-        with peak() as used, client:
+async def send(client: SilviaClient | AsyncSilviaClient, reload: bool) -> None:
+    """A turn, then (if `reload`) its session, on either side; the client closed after."""
+    if isinstance(client, SilviaClient):
+        with client:
             assert client.chat.send("hi").session_id == SESSION
-            with pytest.raises(ResponseTooLargeError):
+            if reload:
                 client.sessions.get(SESSION)
-        assert used[0] < BOUND, used  # it was 143 MiB: httpx inflated the reload whole
+        return
+    async with client:
+        assert (await client.chat.send("hi")).session_id == SESSION
+        if reload:
+            await client.sessions.get(SESSION)
 
 
 @pytest.mark.anyio
-async def test_a_replayed_gzip_reload_stops_at_the_clients_limit_async() -> None:
-    recording = reloaded(session_bomb())
-    for client in async_clients(recording, max_response_bytes=LIMIT):
-        with peak() as used:
-            async with client:
-                assert (await client.chat.send("hi")).session_id == SESSION
-                with pytest.raises(ResponseTooLargeError):
-                    await client.sessions.get(SESSION)
-        assert used[0] < BOUND, used
+async def test_a_replayed_gzip_body_stops_at_the_clients_limit_without_inflating_whole() -> None:
+    cases: list[tuple[Recording, dict[str, Any], type[Exception], bool]] = [
+        (streamed(bomb()), {"max_response_bytes": LIMIT}, StreamTooLargeError, False),
+        (streamed(one_big_event()), {"max_event_bytes": LIMIT}, StreamTooLargeError, False),
+        # The reload was inflated whole by httpx (143 MiB): it is streamed now.
+        (reloaded(session_bomb()), {"max_response_bytes": LIMIT}, ResponseTooLargeError, True),
+    ]
+    for recording, options, error, reload in cases:
+        for client in clients(recording, **options):
+            with peak() as used, pytest.raises(error) as caught:
+                await send(client, reload)
+            if isinstance(caught.value, StreamTooLargeError):
+                assert caught.value.turn.session_id == SESSION  # the partial turn, as live
+            assert used[0] < BOUND, (options, type(client), used)
 
 
 def test_on_a_socket_the_replay_server_sends_the_bytes_and_the_client_bounds_them() -> None:

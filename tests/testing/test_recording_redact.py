@@ -1,153 +1,305 @@
-"""`Recording.redacted()`: providers null, account ids pseudonymized, and the replay still typed."""
+"""`Recording.redacted()`: no account id in any spelling, no provider, and the replay still typed.
+
+The property test generates turns whose account ids and providers stand where
+ids stand (a target's `accountId`, raw or with an escaped key or value; a
+tool's row quoted as JSON inside `cited_text`; the SQL rows' key/value text),
+each id repeated elsewhere (the answer's text, a title, a URL, raw, JSON-escaped
+and percent-encoded), chunked anywhere. The redacted file holds none of the
+found ids in any spelling, no non-null `provider` member at any depth once
+decoded, and it replays to a turn, and a reloaded session, whose targets carry
+no provider. Free text never says the provider words themselves (an answer
+may, legitimately).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import re
+import string
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from silvia_client import Turn
-from silvia_client.citations import (
-    AccountRef,
-    AccountsTarget,
-    AccountTarget,
-    CitationTarget,
-    is_account_id,
-)
-from silvia_client.sessions import Session
+from silvia_client.citations import AccountsTarget, AccountTarget, CitationTarget, is_account_id
 from silvia_client.testing import (
-    IN_PROCESS_URL,
     RecordedChunk,
     RecordedReload,
     RecordedRequest,
     RecordedResponse,
     Recording,
-    ReferenceServer,
-    record_turn,
+    RecordingFormatError,
 )
 
-from ._helpers import sse_events, walk_dicts
+from ..depth import examples
+from ._helpers import made, recorded, sse_events, walk_dicts
 
-VENDORS = (b"plaid", b"snaptrade", b"manual")
+PROVIDERS = ("plaid", "snaptrade", "manual")
+SESSION = "sess_0123456789abcdefghij"  # fits the id rule: it must survive
+COLUMNS = (
+    "account_id",
+    "source_account_id",
+    "snaptrade_account_id",
+    "manual_account_uuid",
+    "account_uuid",
+    "plaid_account_id",
+)
+ACCOUNT = "qwp76DaG7ehEQWRnp1RjCwEBmP6b"
+
+ids = st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{15,40}", fullmatch=True).filter(
+    lambda value: is_account_id(value) and "redacted" not in value
+)
+free_text = st.text(alphabet=string.ascii_letters + " .,$", max_size=24).filter(
+    lambda text: not re.search("plaid|snaptrade|manual|provider", text, re.IGNORECASE)
+)
 
 
-def recorded(scenario: str) -> Recording:
-    server = ReferenceServer()
-    return record_turn(
-        f"/scenario {scenario}", transport=server.transport(), base_url=IN_PROCESS_URL, token="t"
+def escaped(draw: st.DrawFn, word: str, *, percent: bool = False) -> str:
+    """`word` with some characters `\\u00XX` (or `%XX`): what a reader decodes to `word`."""
+    mask = draw(st.lists(st.booleans(), min_size=len(word), max_size=len(word)))
+    mark = "%{:02X}" if percent else "\\u{:04x}"
+    return "".join(mark.format(ord(c)) if hide else c for c, hide in zip(word, mask, strict=True))
+
+
+class Slots:
+    """Placeholders put in the JSON before it is written, each spelled after."""
+
+    def __init__(self) -> None:
+        self.spelled: dict[str, str] = {}
+
+    def put(self, spelling: str) -> str:
+        slot = f"SLOT{len(self.spelled):04d}X"
+        self.spelled[slot] = spelling
+        return slot
+
+    def write(self, value: object) -> str:
+        text = json.dumps(value, separators=(",", ":"))
+        for slot, spelling in self.spelled.items():
+            text = text.replace(slot, spelling)
+        return text
+
+
+@st.composite
+def citation(draw: st.DrawFn, slots: Slots, account_id: str, index: int) -> dict[str, Any]:
+    """A citation naming `account_id` where ids stand, with its provider, and repeats."""
+    provider = draw(st.sampled_from(PROVIDERS))
+    key = slots.put(draw(st.sampled_from(["accountId", "account\\u0049d"])))
+    provider_key = slots.put(draw(st.sampled_from(["provider", "provid\\u0065r"])))
+    value = slots.put(draw(st.sampled_from([account_id, escaped(draw, account_id)])))
+    row = {draw(st.sampled_from(COLUMNS)): account_id, "provider": provider, "balance": 12.5}
+    quoted = draw(st.sampled_from(["json", "kv", "kv="]))
+    if quoted == "json":
+        cited = json.dumps(row)
+    else:
+        sep = ": " if quoted == "kv" else "="
+        cited = ", ".join(f"{name}{sep}{item}" for name, item in row.items())
+    title = draw(free_text) + " " + slots.put(escaped(draw, account_id, percent=True))
+    return {
+        "type": "search_result_location",
+        "source": f"silvia://your-account/a{index}",
+        "title": title,
+        "cited_text": cited + " " + draw(free_text),
+        "search_result_index": index,
+        "start_block_index": 0,
+        "end_block_index": 1,
+        "target": {"kind": "account", key: value, provider_key: provider},
+    }
+
+
+@st.composite
+def recordings(draw: st.DrawFn) -> tuple[Recording, list[str]]:
+    accounts = draw(st.lists(ids, min_size=1, max_size=3, unique=True))
+    slots = Slots()
+    rows = [draw(citation(slots, account, i)) for i, account in enumerate(accounts)]
+    mentions = " ".join(
+        draw(free_text) + " " + slots.put(escaped(draw, account, percent=draw(st.booleans())))
+        for account in accounts
     )
+    url = f"https://bank.example/accounts/{accounts[0]}?x=1"
+    events = [
+        ("session", {"sessionId": SESSION}),
+        ("text", {"text": mentions + " " + url}),
+        *[("citation", {"citation": row}) for row in rows],
+        ("citations_summary", {"citations": rows}),
+        ("done", {}),
+    ]
+    body = "".join(f"event: {name}\ndata: {slots.write(data)}\n\n" for name, data in events)
+    data = body.encode("utf-8")
+    cuts = draw(st.lists(st.integers(min_value=1, max_value=len(data) - 1), max_size=6))
+    bounds = sorted({0, len(data), *cuts})
+    chunks = tuple(
+        RecordedChunk(0.001 * i, data[a:b]) for i, (a, b) in enumerate(itertools.pairwise(bounds))
+    )
+    session = {
+        "session": {"id": SESSION, "title": "t"},
+        "messages": [
+            {"id": "m1", "role": "user", "content": "hi", "citations": []},
+            {"id": "m2", "role": "assistant", "content": mentions, "citations": rows},
+        ],
+    }
+    recording = Recording(
+        RecordedRequest("POST", "/api/claude", {"message": "hi " + accounts[0]}),
+        RecordedResponse(200, (("content-type", "text/event-stream"),), chunks, "closed", 0.5),
+        RecordedReload(
+            f"/api/chat/sessions/{SESSION}",
+            200,
+            (("content-type", "application/json"),),
+            slots.write(session).encode("utf-8"),
+        ),
+    )
+    return recording, accounts
 
 
-def replayed(recording: Recording) -> tuple[Turn, Session]:
-    with recording.client() as client, client.chat.stream("again") as stream:
-        turn = stream.until_done()
-        assert turn.session_id is not None
-        return turn, client.sessions.get(turn.session_id)
+_ESCAPE = re.compile(r"\\+u00([0-9a-fA-F]{2})|%([0-9a-fA-F]{2})")
 
 
-def refs(target: CitationTarget | None) -> Iterator[AccountRef | AccountTarget]:
+def decoded_text(text: str) -> str:
+    """`text` with every JSON escape and percent-encoding read, until nothing changes."""
+    while True:
+        new = _ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), text)
+        if new == text:
+            return text
+        text = new
+
+
+def nested(value: object) -> Iterator[tuple[str | None, object]]:
+    """(key, value) at any depth, into strings that are JSON documents."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key, item
+            yield from nested(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from nested(item)
+    elif isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+        with contextlib.suppress(ValueError):
+            yield from nested(json.loads(value))
+
+
+def providers(target: CitationTarget | None) -> list[object]:
     if isinstance(target, AccountTarget):
-        yield target
-    elif isinstance(target, AccountsTarget):
-        yield from target.accounts
+        return [target.provider]
+    if isinstance(target, AccountsTarget):
+        return [ref.provider for ref in target.accounts]
+    return []
 
 
-def account_refs(turn: Turn, session: Session) -> list[AccountRef | AccountTarget]:
-    rows = [*turn.inline_citations, *turn.citations]
-    for message in session.messages:
-        rows += [*message.inline_citations, *message.citations]
-    return [ref for row in rows for ref in refs(row.target)]
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(recordings())
+def test_no_spelling_of_a_found_id_and_no_provider_survives(
+    generated: tuple[Recording, list[str]],
+) -> None:
+    original, accounts = generated
+    redacted = Recording.loads(original.redacted().dumps())
+    assert redacted.reload is not None
+    bodies = [redacted.response.body.decode(), redacted.reload.body.decode(), redacted.dumps()]
+    for text in bodies:
+        for account in accounts:
+            assert account not in decoded_text(text)
 
-
-def test_redaction_pseudonymizes_every_id_the_same_way_and_the_replay_stays_typed() -> None:
-    for scenario in ["demo", "accounts", "account", "pooling"]:
-        try:
-            original = recorded(scenario)
-            redacted = original.redacted()
-            live = account_refs(*replayed(original))
-            shared = account_refs(*replayed(redacted))
-            assert live, "the scenario cites accounts"
-            assert len(shared) == len(live)  # every account target still parses, typed
-
-            names: dict[str, str] = {}
-            for before, after in zip(live, shared, strict=True):
-                assert names.setdefault(before.account_id, after.account_id) == after.account_id
-                assert is_account_id(after.account_id)
-                assert after.provider is None
-            assert len(set(names.values())) == len(names)  # two accounts never share a pseudonym
-
-            text = redacted.dumps()
-            for account_id in names:
-                assert account_id not in text
-            for vendor in VENDORS:
-                assert vendor not in redacted.response.body
-                assert redacted.reload is not None
-                assert vendor not in redacted.reload.body
-            assert json.loads(text.splitlines()[0])["redacted"] is True
-            assert redacted.is_redacted
-            assert not original.is_redacted
-        except AssertionError as error:
-            raise AssertionError(f"case {(scenario,)!r}") from error
-
-
-def test_ids_in_cited_text_become_the_same_pseudonyms() -> None:
-    original = recorded("accounts")
-    redacted = original.redacted()
     events = sse_events([redacted.response.body])
+    assert [name for name, _ in events] == [
+        name for name, _ in sse_events([original.response.body])
+    ]
+    for value in [data for _, data in events] + [json.loads(redacted.reload.body)]:
+        for key, item in nested(value):
+            if key == "provider":
+                assert item is None
+
+    with redacted.client() as client, client.chat.stream("again") as stream:
+        turn = stream.until_done()
+        assert turn.session_id == SESSION  # fits the id rule, and survives
+        session = client.sessions.get(SESSION)
+    rows = [*turn.inline_citations, *turn.citations]
+    rows += [row for message in session.messages for row in message.citations]
+    assert len(rows) == 3 * len(accounts)
+    for row in rows:
+        assert isinstance(row.target, AccountTarget)
+        assert is_account_id(row.target.account_id)
+        assert providers(row.target) == [None]
+
+
+def test_what_replay_needs_survives_though_it_fits_the_id_rule() -> None:
+    body = (
+        b'event: session\ndata: {"sessionId":"sess_abcdefghijklmnopqr"}\n\n'
+        b'event: unknown_event_name_longer\ndata: {"block":"block_index_0000000001"}\n\n'
+        b'event: text\ndata: {"text":"hello"}\n\nevent: done\ndata: {}\n\n'
+    )
+    assert made([body]).redacted().response.body == body
+
+
+def refs(turn: Turn, messages: Any) -> list[Any]:
+    """Every account reference of the turn's rows and of the reloaded messages' rows."""
+    rows = [*turn.inline_citations, *turn.citations]
+    for message in messages:
+        rows += [*message.inline_citations, *message.citations]
+    targets = [row.target for row in rows]
+    return [t for t in targets if isinstance(t, AccountTarget)] + [
+        ref for t in targets if isinstance(t, AccountsTarget) for ref in t.accounts
+    ]
+
+
+def replayed(recording: Recording) -> tuple[Turn, list[Any]]:
+    with recording.client() as client:
+        turn = client.chat.send("again")
+        assert turn.session_id is not None
+        return turn, refs(turn, client.sessions.get(turn.session_id).messages)
+
+
+def test_a_scenario_turn_redacts_every_id_the_same_way_and_replays_typed() -> None:
+    for scenario in ["demo", "accounts", "account", "pooling"]:
+        original = recorded(scenario)
+        redacted = original.redacted()
+        live_turn, live = replayed(original)
+        shared_turn, shared = replayed(redacted)
+        assert live, scenario
+        assert len(shared) == len(live), scenario  # every account target still parses, typed
+        names: dict[str, str] = {}
+        for before, after in zip(live, shared, strict=True):
+            assert names.setdefault(before.account_id, after.account_id) == after.account_id
+            assert is_account_id(after.account_id)
+            assert after.provider is None
+        assert len(set(names.values())) == len(names), scenario  # a pseudonym each
+        text = redacted.dumps()
+        assert not any(account_id in text for account_id in names), scenario
+        assert redacted.reload is not None
+        for vendor in PROVIDERS:
+            assert vendor.encode() not in redacted.response.body + redacted.reload.body
+        values = [data for _, data in sse_events([redacted.response.body])]
+        values.append(json.loads(redacted.reload.body))
+        found = [d["provider"] for v in values for d in walk_dicts(v) if "provider" in d]
+        assert found, scenario
+        assert set(found) == {None}, scenario
+        assert json.loads(text.splitlines()[0])["redacted"] is True
+        assert (redacted.is_redacted, original.is_redacted) == (True, False)
+        # The rest of the turn, the chunking and the timing are unchanged.
+        assert shared_turn.text == live_turn.text
+        assert [c.source for c in shared_turn.citations] == [c.source for c in live_turn.citations]
+        offsets = [c.offset for c in live_turn.inline_citations]
+        assert [c.offset for c in shared_turn.inline_citations] == offsets
+        assert [c.at for c in redacted.response.chunks] == [c.at for c in original.response.chunks]
+        assert redacted.response.end == original.response.end
+    events = sse_events([recorded("accounts").redacted().response.body])
     [citation] = [data["citation"] for name, data in events if name == "citation"]
     pseudonyms = [ref["accountId"] for ref in citation["target"]["accounts"]]
     assert pseudonyms == ["acct_redacted_0001", "acct_redacted_0002"]
-    for pseudonym in pseudonyms:
+    for pseudonym in pseudonyms:  # the ids in the cited text became the same pseudonyms
         assert f"account_id: {pseudonym}" in citation["cited_text"]
 
 
-def test_every_provider_is_null_everywhere() -> None:
-    redacted = recorded("demo").redacted()
-    assert redacted.reload is not None
-    values = [data for _, data in sse_events([redacted.response.body])]
-    values.append(json.loads(redacted.reload.body))
-    providers = [d["provider"] for value in values for d in walk_dicts(value) if "provider" in d]
-    assert providers
-    assert set(providers) == {None}
-
-
-def test_the_rest_of_the_turn_and_the_chunking_are_unchanged() -> None:
-    original = recorded("demo")
-    redacted = original.redacted()
-    live, _ = replayed(original)
-    shared, _ = replayed(redacted)
-    assert shared.text == live.text
-    assert [c.source for c in shared.citations] == [c.source for c in live.citations]
-    assert [c.offset for c in shared.inline_citations] == [c.offset for c in live.inline_citations]
-    assert [c.at for c in redacted.response.chunks] == [c.at for c in original.response.chunks]
-    assert redacted.response.end == original.response.end
-
-
 BODY = (
-    b'event: citation\ndata: {"citation":{"cited_text":"account_id: qwp76DaG7ehEQWRnp1RjCwEBmP6b,'
+    b'event: citation\ndata: {"citation":{"cited_text":"account_id: ' + ACCOUNT.encode() + b","
     b' row 12345678901234567890, caf\xc3\xa9","target":{"kind":"account",'
-    b'"accountId":"qwp76DaG7ehEQWRnp1RjCwEBmP6b","provider":"plaid"}}}\n\n'
+    b'"accountId":"' + ACCOUNT.encode() + b'","provider":"plaid"}}}\n\n'
     b'event: citation\ndata: {"citation":{"target":{"kind":"account",'
     b'"accountId": "12345678901234567890", "provider" : "snaptrade"}}}\n\n'
 )
-
-
-def one_recording(chunks: list[bytes]) -> Recording:
-    return Recording(
-        RecordedRequest("POST", "/api/claude", {"message": "hi"}),
-        RecordedResponse(
-            200,
-            (("content-type", "text/event-stream"),),
-            tuple(RecordedChunk(float(i), c) for i, c in enumerate(chunks)),
-        ),
-    )
-
-
-WHOLE = one_recording([BODY]).redacted().response.body
+WHOLE = made([BODY]).redacted().response.body
 
 
 def test_the_whole_body_redacts_as_documented() -> None:
@@ -157,13 +309,17 @@ def test_the_whole_body_redacts_as_documented() -> None:
     # All digits: not an account id by the doc's rule, so not the user's to hide.
     assert WHOLE.count(b"12345678901234567890") == 2
     assert "café".encode() in WHOLE
+    body = BODY + b'event: text\ndata: {"text":"acct_redacted_0001"}\n\n'
+    redacted = made([body]).redacted().response.body
+    assert b"acct_redacted_0002" in redacted  # a pseudonym never collides with the text
+    assert redacted.count(b"acct_redacted_0001") == 1
 
 
 @given(st.lists(st.integers(min_value=0, max_value=len(BODY)), max_size=8))
 def test_redaction_does_not_depend_on_where_the_chunks_split(cuts: list[int]) -> None:
     bounds = sorted({0, len(BODY), *cuts})
     chunks = [BODY[a:b] for a, b in itertools.pairwise(bounds)]
-    redacted = one_recording(chunks).redacted()
+    redacted = made(chunks).redacted()
     assert redacted.response.body == WHOLE
     assert len(redacted.response.chunks) <= len(chunks)
     # A boundary inside a rewritten event moves to its start: no event is split.
@@ -176,18 +332,53 @@ def test_redaction_does_not_depend_on_where_the_chunks_split(cuts: list[int]) ->
     assert Recording.loads(redacted.dumps()) == redacted
 
 
-def test_a_pseudonym_never_collides_with_what_the_recording_holds() -> None:
-    body = BODY + b'event: text\ndata: {"text":"acct_redacted_0001"}\n\n'
-    redacted = one_recording([body]).redacted()
-    assert b"acct_redacted_0002" in redacted.response.body
-    assert redacted.response.body.count(b"acct_redacted_0001") == 1  # the text, untouched
+def test_only_changed_events_are_rewritten_and_malformed_ones_kept_byte_for_byte() -> None:
+    kept = [
+        b'event: text\r\ndata:  {"text" :  "spaced"}\r\n\r\n',
+        b"event: text\ndata: {not json at all\n\n",
+        b"event: strange\ndata: \xff\xfe\n\n",
+        b": a comment\n\n",
+    ]
+    changed = (
+        b'event: citation\ndata: {"citation": {"target": {"kind": "account", '
+        b'"accountId": "' + ACCOUNT.encode() + b'", "provider": "plaid"}}}\n\n'
+    )
+    recording = made([*kept, changed], gap=1.0)
+    redacted = recording.redacted()
+    assert [c.data for c in redacted.response.chunks[:4]] == kept
+    assert [c.at for c in redacted.response.chunks] == [c.at for c in recording.response.chunks]
+    assert redacted.response.chunks[4].data == (
+        b'event: citation\ndata: {"citation":{"target":{"kind":"account",'
+        b'"accountId":"acct_redacted_0001","provider":null}}}\n\n'
+    )
+    # A chunk boundary inside a rewritten event moves to its start.
+    head = b'event: text\ndata: {"text":"a"}\n\n'
+    event = (
+        b'event: citation\ndata: {"citation":{"target":{"kind":"account",'
+        b'"accountId":"' + ACCOUNT.encode() + b'","provider":"plaid"}}}\n\n'
+    )
+    body = head + event
+    first, second = (
+        made([body[: len(head) + 30], body[len(head) + 30 :]], gap=1.0).redacted().response.chunks
+    )
+    assert (first.at, first.data) == (1.0, head)
+    assert second.at == 2.0  # the event still completes when it did
+    assert second.data.startswith(b"event: citation\n")
 
 
-def test_an_encoded_body_is_refused_rather_than_shared_unredacted() -> None:
-    recording = Recording(
+def test_what_redaction_cannot_clean_is_refused_rather_than_shared() -> None:
+    chunks = [
+        b'event: text\ndata: {"text":"a"}\n\n',
+        b'event: citation\ndata: {"target": {"provider": {"name": "pl\n\n',
+    ]
+    with pytest.raises(RecordingFormatError, match=r"^line 5: cannot redact chunk 2 ") as caught:
+        made(chunks).redacted()
+    assert "a provider member would remain" in str(caught.value)
+    assert "pl" not in str(caught.value).split("would remain")[1]
+    encoded = Recording(
         RecordedRequest("POST", "/api/claude"),
         RecordedResponse(200, (("content-encoding", "gzip"),)),
         RecordedReload("/api/chat/sessions/s", 200),
     )
     with pytest.raises(ValueError, match="Content-Encoding: gzip"):
-        recording.redacted()
+        encoded.redacted()

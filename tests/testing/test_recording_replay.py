@@ -1,4 +1,7 @@
-"""Replaying recordings in-process: chunk for chunk, with or without timing, and by name."""
+"""Replaying recordings in-process: chunk for chunk, with or without timing, and by name.
+
+Each test runs the sync and the async side where both exist.
+"""
 
 from __future__ import annotations
 
@@ -19,117 +22,79 @@ from silvia_client import (
 from silvia_client.testing import (
     IN_PROCESS_URL,
     SCENARIO_HEADER,
-    RecordedChunk,
-    RecordedReload,
-    RecordedRequest,
-    RecordedResponse,
     Recording,
     RecordingFormatError,
-    ReferenceServer,
     ReplayServer,
-    record_turn,
 )
+
+from ._helpers import SSE, made, recorded
 
 pytestmark = pytest.mark.anyio
 
-SESSION = b'event: session\ndata: {"sessionId":"sess_r"}\n\n'
+SESSION = b'event: session\ndata: {"sessionId":"s"}\n\n'
 HELLO = 'event: text\ndata: {"text":"h\u00e9llo"}\n\n'.encode()
 DONE = b"event: done\ndata: {}\n\n"
 # A character split across two chunks, as a socket may deliver it.
 CHUNKS = [SESSION, HELLO[:24], HELLO[24:], DONE]
-RELOAD = b'{"session":{"id":"sess_r"},"messages":[]}'
+RELOAD = b'{"session":{"id":"s"},"messages":[]}'
 
 
-def made(chunks: list[bytes] = CHUNKS, *, end: str = "ended", gap: float = 0.0) -> Recording:
-    return Recording(
-        RecordedRequest("POST", "/api/claude", {"message": "hi"}),
-        RecordedResponse(
-            200,
-            (("content-type", "text/event-stream"), ("x-request-id", "req_r")),
-            tuple(RecordedChunk(round(gap * (i + 1), 6), c) for i, c in enumerate(chunks)),
-            end,  # type: ignore[arg-type]
-            round(gap * (len(chunks) + 1), 6),
-        ),
-        RecordedReload(
-            "/api/chat/sessions/sess_r", 200, (("content-type", "application/json"),), RELOAD
-        ),
-    )
+def replay(chunks: list[bytes] = CHUNKS, *, end: str = "ended", gap: float = 0.0) -> Recording:
+    headers = (*SSE, ("x-request-id", "req_r"))
+    return made(chunks, reload=RELOAD, headers=headers, end=end, gap=gap)
 
 
-def test_the_transport_replays_the_body_chunk_for_chunk() -> None:
-    with (
-        httpx.Client(transport=made().transport(), base_url=IN_PROCESS_URL) as http,
-        http.stream("POST", "/anything", json={"message": "whatever"}) as response,
-    ):
-        assert response.status_code == 200
-        assert response.headers["x-request-id"] == "req_r"
-        assert list(response.iter_raw()) == CHUNKS
-
-
-async def test_the_async_transport_replays_the_body_chunk_for_chunk() -> None:
+async def test_the_transport_replays_the_body_chunk_for_chunk_and_the_reload_by_its_id() -> None:
+    transport = replay().transport()
+    with httpx.Client(transport=transport, base_url=IN_PROCESS_URL) as http:
+        with http.stream("POST", "/anything", json={"message": "whatever"}) as response:
+            assert response.headers["x-request-id"] == "req_r"
+            assert list(response.iter_raw()) == CHUNKS
+        assert http.get("/api/chat/sessions/s").content == RELOAD
+        assert http.get("/other/prefix/s").content == RELOAD  # matched by the id
+        assert http.get("/api/chat/sessions/other").status_code == 404
+        assert http.delete("/api/chat/sessions/s").status_code == 404
     async with (
-        httpx.AsyncClient(transport=made().transport(), base_url=IN_PROCESS_URL) as http,
-        http.stream("POST", "/anything", json={"message": "whatever"}) as response,
+        httpx.AsyncClient(transport=transport, base_url=IN_PROCESS_URL) as ahttp,
+        ahttp.stream("POST", "/anything", json={"message": "whatever"}) as response,
     ):
         assert [chunk async for chunk in response.aiter_raw()] == CHUNKS
 
 
-def test_the_reload_answers_its_session_and_nothing_else() -> None:
-    with httpx.Client(transport=made().transport(), base_url=IN_PROCESS_URL) as http:
-        assert http.get("/api/chat/sessions/sess_r").content == RELOAD
-        assert http.get("/other/prefix/sess_r").content == RELOAD  # matched by the id
-        assert http.get("/api/chat/sessions/sess_other").status_code == 404
-        assert http.delete("/api/chat/sessions/sess_r").status_code == 404
+async def test_the_clients_read_the_recorded_turn_and_its_reload() -> None:
+    recording = replay()
+    async with recording.async_client() as aclient:
+        with recording.client() as client:
+            for turn in (client.chat.send("anything"), await aclient.chat.send("at all")):
+                assert (turn.text, turn.session_id, turn.complete) == ("héllo", "s", True)
+            assert client.sessions.get("s").id == "s"
+            assert (await aclient.sessions.get("s")).id == "s"
+            with pytest.raises(NotFoundError):
+                client.sessions.get("other")
 
 
-def test_the_client_reads_the_recorded_turn_and_its_reload() -> None:
-    with made().client() as client, client.chat.stream("anything at all") as stream:
-        turn = stream.until_done()
-        session = client.sessions.get("sess_r")
-        with pytest.raises(NotFoundError):
-            client.sessions.get("sess_other")
-    assert turn.text == "héllo"
-    assert turn.session_id == "sess_r"
-    assert turn.complete
-    assert session.id == "sess_r"
-
-
-def test_a_body_that_broke_off_breaks_off_again(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_body_that_broke_off_breaks_off_again_without_waiting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    slept: list[float] = []
+    monkeypatch.setattr(time, "sleep", slept.append)
     for end, error in [("disconnected", StreamDisconnectedError), ("timeout", StreamTimeoutError)]:
-        try:
-            recording = made(CHUNKS[:2], end=end)
-            slept: list[float] = []
-            monkeypatch.setattr(time, "sleep", slept.append)
-            with (
-                pytest.raises(error) as caught,
-                recording.client() as client,
-                client.chat.stream("hi") as stream,
-            ):
-                stream.until_done()
-            assert caught.value.turn.session_id == "sess_r"
-            assert caught.value.turn.text == ""  # half an event arrived: not an event
-            assert not caught.value.turn.complete
-            # Without timing nothing waits, not even out the client's idle timeout.
-            assert all(seconds == 0 for seconds in slept)
-        except AssertionError as error:
-            raise AssertionError(f"case {(end, error)!r}") from error
+        recording = replay(CHUNKS[:2], end=end)
+        with pytest.raises(error) as caught, recording.client() as client:
+            client.chat.send("hi")
+        async with recording.async_client() as aclient:
+            with pytest.raises(error) as acaught:
+                await aclient.chat.send("hi")
+        for turn in (caught.value.turn, acaught.value.turn):
+            assert turn.session_id == "s", end
+            assert turn.text == ""  # half an event arrived: not an event
+            assert not turn.complete
+    # Without timing nothing waits, not even out the client's idle timeout.
+    assert all(seconds == 0 for seconds in slept)
 
 
-async def test_the_async_client_breaks_off_the_same_way() -> None:
-    for end, error in [("disconnected", StreamDisconnectedError), ("timeout", StreamTimeoutError)]:
-        try:
-            recording = made(CHUNKS[:2], end=end)
-            async with recording.async_client() as client:
-                with pytest.raises(error) as caught:
-                    async with client.chat.stream("hi") as stream:
-                        await stream.until_done()
-            assert caught.value.turn.session_id == "sess_r"
-        except AssertionError as error:
-            raise AssertionError(f"case {(end, error)!r}") from error
-
-
-def test_with_timing_each_chunk_comes_no_earlier_than_recorded() -> None:
-    recording = made(gap=0.05)
+async def test_with_timing_each_chunk_comes_no_earlier_than_recorded() -> None:
+    recording = replay(gap=0.05)
     arrivals = []
     with httpx.Client(transport=recording.transport(timing=True), base_url=IN_PROCESS_URL) as http:
         started = time.perf_counter()
@@ -139,39 +104,30 @@ def test_with_timing_each_chunk_comes_no_earlier_than_recorded() -> None:
     assert len(arrivals) == len(CHUNKS)
     for arrival, chunk in zip(arrivals, recording.response.chunks, strict=True):
         assert arrival >= chunk.at - 0.001
-
-
-async def test_with_timing_the_async_twin_waits_too() -> None:
-    recording = made(gap=0.05)
     async with recording.async_client(timing=True) as client:
         started = time.perf_counter()
-        async with client.chat.stream("hi") as stream:
-            await stream.until_done()
+        await client.chat.send("hi")
     assert time.perf_counter() - started >= recording.response.chunks[-1].at - 0.001
-
-
-def test_with_timing_a_gap_longer_than_the_idle_timeout_times_out() -> None:
-    recording = made(gap=0.3)
+    # A gap longer than the idle timeout times out.
     with (
         pytest.raises(StreamTimeoutError),
-        recording.client(timing=True, idle_timeout=0.05) as client,
-        client.chat.stream("hi") as stream,
+        replay(gap=0.3).client(timing=True, idle_timeout=0.05) as client,
     ):
-        stream.until_done()
+        client.chat.send("hi")
 
 
-def test_a_recorded_refusal_is_refused_again() -> None:
-    server = ReferenceServer()
-    recording = record_turn(
-        "/scenario status-404", transport=server.transport(), base_url=IN_PROCESS_URL, token="t"
-    )
-    with (
-        pytest.raises(NotFoundError) as caught,
-        recording.client() as client,
-        client.chat.stream("hi") as stream,
-    ):
-        stream.until_done()
+async def test_a_replay_keeps_the_recorded_refusal_and_request_ids() -> None:
+    with pytest.raises(NotFoundError) as caught, recorded("status-404").client() as client:
+        client.chat.send("hi")
     assert caught.value.status_code == 404
+    recording = recorded()
+    with recording.client() as client:
+        turn = client.chat.send("hi")
+        assert turn.session_id is not None
+        session = client.sessions.get(turn.session_id)
+    assert turn.request_id == dict(recording.response.headers)["x-request-id"]
+    assert session.request_id is not None
+    assert session.request_id != turn.request_id  # each response its own id
 
 
 # -- several, by name ---------------------------------------------------------------------------
@@ -182,70 +138,66 @@ def named(message: str, session: str) -> Recording:
         b'event: session\ndata: {"sessionId":"' + session.encode() + b'"}\n\n'
         b'event: text\ndata: {"text":"' + message.encode() + b'"}\n\n' + DONE
     )
-    reload = json.dumps({"session": {"id": session, "title": message}, "messages": []})
-    return Recording(
-        RecordedRequest("POST", "/api/claude", {"message": message}),
-        RecordedResponse(200, (("content-type", "text/event-stream"),), (RecordedChunk(0, body),)),
-        RecordedReload(f"/api/chat/sessions/{session}", 200, (), reload.encode()),
-    )
+    reload = json.dumps({"session": {"id": session, "title": message}, "messages": []}).encode()
+    return made([body], reload=reload, message=message, session=session)
 
 
 SERVER = ReplayServer({"first": named("one", "sess_1"), "second": named("two", "sess_2")})
 
 
-def replay(message: str, server: ReplayServer = SERVER, **headers: str) -> str:
+def text_of(message: str, server: ReplayServer = SERVER, scenario: str | None = None) -> str:
+    headers = {SCENARIO_HEADER: scenario} if scenario else {}
     with (
         httpx.Client(transport=server.transport()) as http,
         SilviaClient(
             base_url=IN_PROCESS_URL, token="t", http_client=http, default_headers=headers
         ) as client,
-        client.chat.stream(message) as stream,
     ):
-        return stream.until_done().text
+        return client.chat.send(message).text
 
 
-def test_a_request_picks_a_recording_by_header_or_message_else_the_first() -> None:
-    assert replay("anything") == "one"
-    assert replay("/recording second please") == "two"
-    assert replay("anything", SERVER, **{SCENARIO_HEADER: "second"}) == "two"
-    assert (
-        replay("/recording second", SERVER, **{SCENARIO_HEADER: "first"}) == "one"
-    )  # the header wins
-
-
-def test_a_session_get_finds_the_recording_that_reloaded_it() -> None:
+async def test_a_request_picks_a_recording_by_header_or_message_else_the_first() -> None:
+    assert text_of("anything") == "one"
+    assert text_of("/recording second please") == "two"
+    assert text_of("anything", scenario="second") == "two"
+    assert text_of("/recording second", scenario="first") == "one"  # the header wins
     with (
         httpx.Client(transport=SERVER.transport()) as http,
         SilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http) as client,
     ):
-        assert client.sessions.get("sess_2").title == "two"
+        assert client.sessions.get("sess_2").title == "two"  # the recording that reloaded it
         assert client.sessions.get("sess_1").title == "one"
         with pytest.raises(NotFoundError):
             client.sessions.get("sess_3")
+    ahttp = httpx.AsyncClient(transport=SERVER.transport())
+    async with (
+        ahttp,
+        AsyncSilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=ahttp) as aclient,
+    ):
+        assert (await aclient.chat.send("/recording second")).text == "two"
 
 
-def test_an_unknown_name_or_a_missing_token_is_refused() -> None:
+async def test_an_unknown_name_or_a_missing_token_is_refused() -> None:
+    bearer = {"authorization": "Bearer t"}
     with httpx.Client(transport=SERVER.transport(), base_url=IN_PROCESS_URL) as http:
-        bearer = {"authorization": "Bearer t"}
         unknown = http.post("/api/claude", json={"message": "/recording third"}, headers=bearer)
         assert unknown.status_code == 400
         assert "first, second" in unknown.json()["error"]["message"]
         assert http.post("/api/claude", json={"message": "hi"}).status_code == 401
     strict = ReplayServer({"only": named("one", "sess_1")}, token="s3cret-replay")
     with httpx.Client(transport=strict.transport(), base_url=IN_PROCESS_URL) as http:
-        wrong = http.post("/api/claude", json={"message": "hi"}, headers=bearer)
-        assert wrong.status_code == 401
-        assert "s3cret" not in repr(strict)
+        assert http.post("/api/claude", json={"message": "hi"}, headers=bearer).status_code == 401
+    assert "s3cret" not in repr(strict)
 
 
-def test_from_files_names_each_by_its_stem_and_refuses_two_alike(tmp_path: Path) -> None:
+async def test_from_files_names_each_by_its_stem_and_refuses_two_alike(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
     named("one", "sess_1").save(tmp_path / "first.jsonl")
     named("two", "sess_2").save(tmp_path / "a" / "first.jsonl")
     named("three", "sess_3").save(tmp_path / "third.jsonl")
     server = ReplayServer.from_files([str(tmp_path / "third.jsonl"), str(tmp_path / "first.jsonl")])
     assert list(server.recordings) == ["third", "first"]
-    assert replay("hi", server) == "three"
+    assert text_of("hi", server) == "three"
     with pytest.raises(ValueError, match="two recordings named 'first'"):
         ReplayServer.from_files(
             [str(tmp_path / "first.jsonl"), str(tmp_path / "a" / "first.jsonl")]
@@ -253,15 +205,4 @@ def test_from_files_names_each_by_its_stem_and_refuses_two_alike(tmp_path: Path)
     (tmp_path / "bad.jsonl").write_text("not json\n", encoding="utf-8")
     with pytest.raises(RecordingFormatError) as caught:
         ReplayServer.from_files([str(tmp_path / "bad.jsonl")])
-    assert caught.value.line == 1
-    assert caught.value.path == str(tmp_path / "bad.jsonl")
-
-
-async def test_the_async_client_replays_on_the_in_process_runner_too() -> None:
-    http = httpx.AsyncClient(transport=SERVER.transport())
-    async with (
-        http,
-        AsyncSilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http) as client,
-        client.chat.stream("/recording second") as stream,
-    ):
-        assert (await stream.until_done()).text == "two"
+    assert (caught.value.line, caught.value.path) == (1, str(tmp_path / "bad.jsonl"))

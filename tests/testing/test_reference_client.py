@@ -1,138 +1,212 @@
-"""`ReferenceServer().client()` and `.async_client()`: a ready client, in one call.
+"""A client of the reference server: `ReferenceServer().client()` / `.async_client()`, and loopback.
 
-Each test has a sync and an async twin. The clients run on the in-process
-transport, send the token the server requires (else any), take the client
-constructor's keywords, and close the httpx client they were given when they
-are closed.
+Each test runs the sync and the async client. The ready clients run on the
+in-process transport, send the token the server requires (else any), take the
+client constructor's keywords and close the httpx client they made. A chat POST
+naming a session the server does not know answers 404 with the error body, as
+the session GET does, on either runner; text holding lone surrogates streams
+as a JSON server writes it (`\\udXXX`).
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
 import httpx
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from silvia_client import (
     AsyncSilviaClient,
     AuthenticationError,
+    NotFoundError,
     SilviaClient,
     parse_citation_target,
 )
-from silvia_client.testing import IN_PROCESS_URL, SCENARIO_HEADER, ReferenceServer
+from silvia_client.testing import IN_PROCESS_URL, SCENARIO_HEADER, ReferenceServer, Say, Scenario
 
+from ..depth import examples
+from ._helpers import CHAT, SESSIONS, http
+
+pytestmark = pytest.mark.anyio
 POOLED = "silvia://your-account/credit-card"
-EXPECTED = ReferenceServer().expected_turn("pooling")
+LONE = "Half \ud800 of a pair, \udfff, \udc00\ud800 backwards, and a whole one: \U0001f600 é."
+RUNNERS = ("in-process", "loopback")
 
 
-def test_client_streams_a_turn_and_reloads_it() -> None:
+@asynccontextmanager
+async def clients(
+    server: ReferenceServer, runner: str = "in-process", **options: Any
+) -> AsyncIterator[tuple[SilviaClient, AsyncSilviaClient]]:
+    """A sync and an async client of `server`, in-process or over a loopback socket."""
+    if runner == "in-process":
+        with server.client(**options) as client:
+            async with server.async_client(**options) as aclient:
+                yield client, aclient
+        return
+    options = {"token": "t", "max_retries": 0, **options}
+    with server.serve_loopback() as url, SilviaClient(base_url=url, **options) as client:
+        async with AsyncSilviaClient(base_url=url, **options) as aclient:
+            yield client, aclient
+
+
+async def test_a_ready_client_streams_a_turn_and_reloads_it_with_the_constructors_keywords() -> (
+    None
+):
+    expected = ReferenceServer().expected_turn("pooling")
     server = ReferenceServer()
-    with server.client() as client:
-        assert isinstance(client, SilviaClient)
-        assert client.base_url == IN_PROCESS_URL
-        with client.chat.stream("/scenario pooling") as stream:
-            turn = stream.until_done()
-        assert turn.session_id is not None
-        reloaded = client.sessions.get(turn.session_id)
-    assert turn.target_for(POOLED) == parse_citation_target(EXPECTED.target_for(POOLED))
-    assert reloaded.messages[-1].citations == turn.citations
-    assert len(server.sessions) == 1  # this server's store, not another's
-
-
-@pytest.mark.anyio
-async def test_async_client_streams_a_turn_and_reloads_it() -> None:
-    server = ReferenceServer()
-    async with server.async_client() as client:
-        assert isinstance(client, AsyncSilviaClient)
-        assert client.base_url == IN_PROCESS_URL
-        async with client.chat.stream("/scenario pooling") as stream:
-            turn = await stream.until_done()
-        assert turn.session_id is not None
-        reloaded = await client.sessions.get(turn.session_id)
-    assert turn.target_for(POOLED) == parse_citation_target(EXPECTED.target_for(POOLED))
-    assert reloaded.messages[-1].citations == turn.citations
-    assert len(server.sessions) == 1
-
-
-def test_closing_the_client_closes_the_http_client_it_made() -> None:
-    client = ReferenceServer().client()
-    http = client._http
-    assert isinstance(http, httpx.Client)
-    assert not http.is_closed
-    client.close()
-    assert http.is_closed
-
-
-@pytest.mark.anyio
-async def test_closing_the_async_client_closes_the_http_client_it_made() -> None:
-    client = ReferenceServer().async_client()
-    http = client._http
-    assert isinstance(http, httpx.AsyncClient)
-    assert not http.is_closed
-    await client.close()
-    assert http.is_closed
-
-
-def test_keywords_go_to_the_client_constructor() -> None:
-    server = ReferenceServer()
-    headers = {SCENARIO_HEADER: "market-data"}
-    with server.client(timeout=3.0, idle_timeout=2.0, default_headers=headers) as client:
-        assert client.timeout == httpx.Timeout(3.0)
-        assert client.idle_timeout == 2.0
-        with client.chat.stream("How is Apple trading?") as stream:
-            turn = stream.until_done()
-    assert {c.target.kind for c in turn.citations if c.target} == {"market_data"}
-
-
-@pytest.mark.anyio
-async def test_keywords_go_to_the_async_client_constructor() -> None:
-    server = ReferenceServer()
-    headers = {SCENARIO_HEADER: "market-data"}
-    async with server.async_client(timeout=3.0, idle_timeout=2.0, default_headers=headers) as c:
-        assert c.timeout == httpx.Timeout(3.0)
-        assert c.idle_timeout == 2.0
-        async with c.chat.stream("How is Apple trading?") as stream:
-            turn = await stream.until_done()
-    assert {c.target.kind for c in turn.citations if c.target} == {"market_data"}
-
-
-def test_the_client_sends_the_token_the_server_requires_unless_told_otherwise() -> None:
-    server = ReferenceServer(token="kit-s3cret")
-    with server.client() as client, client.chat.stream("hello") as stream:
-        assert stream.until_done().complete
-    with (
-        server.client(token="wrong") as client,
-        pytest.raises(AuthenticationError),
-        client.chat.stream("hello") as stream,
+    headers = {SCENARIO_HEADER: "pooling"}
+    async with clients(server, timeout=3.0, idle_timeout=2.0, default_headers=headers) as (
+        client,
+        aclient,
     ):
-        stream.until_done()
-    with server.client() as client:
-        assert "kit-s3cret" not in repr(client)
+        assert (type(client), type(aclient)) == (SilviaClient, AsyncSilviaClient)
+        for each in (client, aclient):
+            assert each.base_url == IN_PROCESS_URL
+            assert each.timeout == httpx.Timeout(3.0)
+            assert each.idle_timeout == 2.0
+        turn, aturn = client.chat.send("hi"), await aclient.chat.send("hi")
+        assert turn.session_id is not None
+        assert aturn.session_id is not None
+        reloaded = client.sessions.get(turn.session_id)
+        areloaded = await aclient.sessions.get(aturn.session_id)
+        # Clients of one server share its sessions.
+        assert (await aclient.sessions.get(turn.session_id)).messages == reloaded.messages
+    for played, session in ((turn, reloaded), (aturn, areloaded)):
+        assert played.target_for(POOLED) == parse_citation_target(expected.target_for(POOLED))
+        assert session.messages[-1].citations == played.citations
+    assert len(server.sessions) == 2  # this server's store, not another's
+    assert client._http.is_closed  # the httpx clients they made, closed with them
+    assert aclient._http.is_closed
 
 
-@pytest.mark.anyio
-async def test_the_async_client_sends_the_token_the_server_requires_unless_told_otherwise() -> None:
+async def test_the_client_sends_the_token_the_server_requires_unless_told_otherwise() -> None:
     server = ReferenceServer(token="kit-s3cret")
-    async with server.async_client() as client, client.chat.stream("hello") as stream:
-        assert (await stream.until_done()).complete
-    async with server.async_client(token="wrong") as client:
+    async with clients(server) as (client, aclient):
+        assert client.chat.send("hello").complete
+        assert (await aclient.chat.send("hello")).complete
+        assert "kit-s3cret" not in repr(client) + repr(aclient)
+    async with clients(server, token="wrong") as (client, aclient):
         with pytest.raises(AuthenticationError):
-            async with client.chat.stream("hello") as stream:
-                await stream.until_done()
+            client.chat.send("hello")
+        with pytest.raises(AuthenticationError):
+            await aclient.chat.send("hello")
+    for make in (server.client, server.async_client):
+        with httpx.Client() as own, pytest.raises(TypeError, match=r"server\.transport\(\)"):
+            make(http_client=own)
 
 
-def test_an_http_client_of_ones_own_is_refused_with_the_way_to_do_it() -> None:
-    for make in ["client", "async_client"]:
-        try:
-            server = ReferenceServer()
-            with httpx.Client() as http, pytest.raises(TypeError, match=r"server\.transport\(\)"):
-                getattr(server, make)(http_client=http)
-        except AssertionError as error:
-            raise AssertionError(f"case {(make,)!r}") from error
+async def test_a_turn_in_an_unknown_session_is_not_found_and_a_known_one_continues() -> None:
+    for runner in RUNNERS:
+        server = ReferenceServer()
+        seeded = server.seed_session([], session_id="sess_seeded")
+        async with clients(server, runner, max_retries=0) as (client, aclient):
+            with pytest.raises(NotFoundError) as sent:
+                client.chat.send("hi", session_id="sess_never_created")
+            with pytest.raises(NotFoundError) as streamed:
+                async with aclient.chat.stream("hi", session_id="sess_never_created") as stream:
+                    await stream.until_done()
+            for error in (sent.value, streamed.value):
+                assert (error.status_code, error.error_type) == (404, "not_found_error"), runner
+                assert error.message == "Session not found."
+                assert (error.request_id or "").startswith("req_")
+            assert len(server.sessions) == 1, runner  # the seeded one: the refused turns made none
+            first = client.chat.send("hi")
+            assert first.session_id is not None
+            second = await aclient.chat.send("and now?", session_id=first.session_id)
+            third = client.chat.send("hello", session_id=seeded)
+            history = await aclient.sessions.get(first.session_id)
+        assert (second.session_id, third.session_id) == (first.session_id, seeded), runner
+        assert [m.role for m in history.messages] == ["user", "assistant"] * 2
+        assert sorted(server.sessions) == sorted([first.session_id, seeded])
+    with ReferenceServer().client(max_retries=0) as other, pytest.raises(NotFoundError):
+        other.chat.send("hi", session_id=first.session_id)  # known to another server only
 
 
-def test_clients_of_one_server_share_its_sessions() -> None:
+def test_the_404_carries_the_contracts_error_body_and_is_what_is_refused_last() -> None:
+    body = {"message": "hi", "sessionId": "sess_never_created"}
     server = ReferenceServer()
-    with server.client() as writer, writer.chat.stream("hello") as stream:
-        session_id = stream.until_done().session_id
-    assert session_id is not None
-    with server.client() as reader:
-        assert reader.sessions.get(session_id).messages[0].text == "hello"
+    with (
+        server.serve_loopback() as url,
+        httpx.Client(base_url=url, headers=http(server).headers) as live,
+    ):
+        response, reload = live.post(CHAT, json=body), live.get(SESSIONS + "sess_never_created")
+    assert response.status_code == 404
+    assert response.headers["content-type"] == "application/json"
+    assert response.headers["x-request-id"].startswith("req_")
+    assert response.json() == {
+        "error": {"type": "not_found_error", "message": "Session not found."}
+    }
+    assert reload.status_code == 404
+    assert reload.json() == response.json()  # the same body the session GET gives
+    for message, session, scenario, status in [
+        # A body the server cannot read is refused before the session is looked up.
+        ("", "sess_never_created", None, 400),
+        ("hi", "", None, 400),
+        ("/scenario no-such-thing", "sess_never_created", None, 400),
+        # A status scenario answers with its own status, whatever the session.
+        ("hi", "sess_never_created", "status-500", 500),
+        ("/scenario status-429", "sess_never_created", None, 429),
+        # Otherwise the unknown session is the answer, whatever the scenario.
+        ("/scenario pooling", "sess_never_created", None, 404),
+        ("hi", "sess_never_created", "fault-drop", 404),
+    ]:
+        server = ReferenceServer()
+        headers = {SCENARIO_HEADER: scenario} if scenario else {}
+        with http(server) as client:
+            answer = client.post(
+                CHAT, json={"message": message, "sessionId": session}, headers=headers
+            )
+        assert answer.status_code == status, (message, session, scenario)
+        assert set(answer.json()["error"]) == {"type", "message"}
+        assert len(server.sessions) == 0
+
+
+async def test_lone_surrogates_stream_and_reload_on_every_runner() -> None:
+    for runner in RUNNERS:
+        server = ReferenceServer()
+        server.register(Scenario("lone", "Text holding lone surrogates.", script=(Say(LONE),)))
+        async with clients(server, runner) as (client, aclient):
+            turn, aturn = (
+                client.chat.send("/scenario lone"),
+                await aclient.chat.send("/scenario lone"),
+            )
+            assert turn.session_id is not None
+            assert aturn.session_id is not None
+            assert (turn.text, aturn.text) == (LONE, LONE), runner
+            assert client.sessions.get(aturn.session_id).messages[-1].text == LONE, runner
+            assert (await aclient.sessions.get(turn.session_id)).messages[-1].text == LONE
+
+
+def as_javascript_reads(text: str) -> str:
+    """`text` with each surrogate pair joined into its character, as UTF-16 strings hold it."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.text(alphabet=st.characters() | st.integers(0xD800, 0xDFFF).map(chr), min_size=1))
+@example("a\udc00b\U0001f600é")
+def test_any_text_streams_as_utf8_json_that_reads_back(text: str) -> None:
+    server = ReferenceServer()
+    server.register(Scenario("say", "Says it.", script=(Say(text),)))
+    with http(server) as client:
+        body = client.post(CHAT, json={"message": "/scenario say"}).content
+    datas = [
+        line.removeprefix(b"data: ")
+        for line in body.split(b"\n")
+        if line.startswith(b'data: {"text"')
+    ]
+    texts = [json.loads(data.decode("utf-8", errors="strict"))["text"] for data in datas]
+    assert as_javascript_reads("".join(texts)) == as_javascript_reads(text)
+    if text == "a\udc00b\U0001f600é":  # escaped as JSON.stringify writes it (ES2019)
+        assert b"".join(datas) == '{"text":"a\\udc00b😀é"}'.encode()
+    for data, part in zip(datas, texts, strict=True):
+        try:
+            plain = json.dumps({"text": part}, ensure_ascii=False, separators=(",", ":")).encode()
+        except UnicodeEncodeError:
+            continue
+        assert data == plain  # text without lone surrogates goes out exactly as before

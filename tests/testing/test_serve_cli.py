@@ -1,15 +1,12 @@
-"""`silvia serve`, as a user runs it, and the pytest plugin, as an integrator loads it."""
+"""`silvia serve`, as a user runs it (the pytest plugin is tested in `tests/e2e`)."""
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
 import sys
-import textwrap
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -84,49 +81,3 @@ def test_serve_answers_on_its_url_and_stops_cleanly(
         assert process.returncode == 130
         assert err.strip().splitlines()[-1] == "interrupted"
     assert "cli-s3cret" not in out + err
-
-
-def test_the_pytest_plugin_gives_its_fixtures(tmp_path: Path) -> None:
-    (tmp_path / "test_integrator.py").write_text(
-        textwrap.dedent(
-            """
-            import httpx
-            from silvia_client.testing import IN_PROCESS_URL
-
-            AUTH = {"authorization": "Bearer t"}
-
-            def test_in_process(silvia_server, silvia_transport):
-                with httpx.Client(transport=silvia_transport, base_url=IN_PROCESS_URL) as c:
-                    with c.stream("POST", "/api/claude", json={"message": "hi"}, headers=AUTH) as r:
-                        r.read()
-                assert len(silvia_server.sessions) == 1
-
-            def test_loopback(silvia_server, silvia_loopback_url):
-                r = httpx.get(silvia_loopback_url + "/api/chat/sessions/x", headers=AUTH)
-                assert r.status_code == 404
-
-            def test_fresh_server_each_test(silvia_server):
-                assert len(silvia_server.sessions) == 0
-            """
-        )
-    )
-    (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "silvia_client.testing.pytest_plugin",
-            "-p",
-            "no:cacheprovider",
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "3 passed" in result.stdout
