@@ -32,7 +32,7 @@ from silvia_client.testing import (
 
 from ..depth import examples
 from ..display._dom import parse
-from ..qa._cli import table
+from ..qa._helpers import table
 from ._helpers import made, recorded
 
 HOSTILE = {
