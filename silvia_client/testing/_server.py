@@ -33,19 +33,16 @@ from ._scenario import Scenario
 from ._script import PriorTurn
 from ._steps import Reply, Request, json_bytes
 from ._store import SessionStore
-from ._transport import InProcessTransport
+from ._transport import IN_PROCESS_URL, InProcessTransport
 from ._turn import PlayedTurn, play
 
-__all__ = ["IN_PROCESS_URL", "SCENARIO_COMMAND", "SCENARIO_HEADER", "ReferenceServer"]
+__all__ = ["SCENARIO_COMMAND", "SCENARIO_HEADER", "ReferenceServer"]
 
 SCENARIO_HEADER = "x-silvia-scenario"
 """Request header naming the scenario to play (a testing-kit convention, not the wire's)."""
 
 SCENARIO_COMMAND = "/scenario"
 """A message starting `/scenario <name>` picks that scenario when no header does."""
-
-IN_PROCESS_URL = "http://silvia.test"
-"""A base URL for clients on the in-process transport (never resolved: no sockets)."""
 
 # What `client()` sends as its token to a server that accepts any.
 _ANY_TOKEN = "reference-server"

@@ -17,7 +17,10 @@ import httpx
 
 from ._steps import Drop, Effect, Encoded, Event, Pause, Raw, Repeat, Reply, Request, Step
 
-__all__ = ["InProcessTransport", "RequestHandler"]
+__all__ = ["IN_PROCESS_URL", "InProcessTransport", "RequestHandler"]
+
+IN_PROCESS_URL = "http://silvia.test"
+"""A base URL for clients on the in-process transports (never resolved: no sockets)."""
 
 _DROPPED = "peer closed connection without sending complete message body (incomplete chunked read)"
 
