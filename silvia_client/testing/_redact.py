@@ -592,7 +592,8 @@ class _Part:
 
     def __init__(self, raw: bytes, json_text: bytes | None, span: EventSpan | None = None) -> None:
         self.raw, self.span = raw, span
-        self.is_json, self.value = (False, None) if json_text is None else loads(json_text)
+        decoded: tuple[bool, Any] = (False, None) if json_text is None else loads(json_text)
+        self.is_json, self.value = decoded
 
     def find(self, scan: Scan) -> None:
         if self.is_json:
