@@ -11,9 +11,8 @@ client's bounded body path and limits apply as live. `_replay_server.py` shares
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
@@ -22,6 +21,7 @@ import httpx
 from .. import DEFAULT_WIRE
 from ._recording_parts import Headers, RecordedResponse, written_value
 from ._steps import json_bytes
+from ._transport import PlayedStream, read_timeout
 
 if TYPE_CHECKING:
     from ._recording import Recording
@@ -61,12 +61,6 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "backslashreplace")
 
 
-def _read_timeout(request: httpx.Request) -> float | None:
-    timeout = request.extensions.get("timeout", {})
-    value = timeout.get("read") if isinstance(timeout, dict) else None
-    return float(value) if value is not None else None
-
-
 class _Pacer:
     """When each chunk is due, with `timing`; and whether the wait outlasts the read timeout."""
 
@@ -83,7 +77,7 @@ class _Pacer:
         now, due = time.perf_counter(), self._started + at
         # Read at each wait, as httpcore reads it for each read: a client sets a stream's
         # read timeout (its idle timeout) once the head has come.
-        timeout = _read_timeout(self._request)
+        timeout = read_timeout(self._request)
         if timeout is not None and due - self._last > timeout:
             return max(0.0, self._last + timeout - now), True
         return max(0.0, due - now), False
@@ -108,79 +102,20 @@ def pieces(data: bytes) -> Iterator[bytes]:
         yield data[start : start + _PIECE]
 
 
-class _Whole(httpx.SyncByteStream, httpx.AsyncByteStream):
-    """A fixed body (the reload) as a stream, never as `content=`.
-
-    httpx reads and decodes a `content=` body whole when the response is made,
-    so a gzip reload would inflate all at once, before any limit; a stream goes
-    through the client's own bounded body path, as a socket's does.
-    """
-
-    def __init__(self, body: bytes) -> None:
-        self._body = body
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield from pieces(self._body)
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for piece in pieces(self._body):
-            yield piece
-
-
-class _SyncReplay(httpx.SyncByteStream):
-    def __init__(self, response: RecordedResponse, pacer: _Pacer) -> None:
-        self._response = response
-        self._pacer = pacer
-        self._closed = False
-
-    def __iter__(self) -> Iterator[bytes]:
-        pacer = self._pacer
-        for chunk in self._response.chunks:
-            seconds, times_out = pacer.wait(chunk.at)
-            time.sleep(seconds)
-            if times_out:
-                raise pacer.timeout()
-            if self._closed:
-                return
-            pacer.heard()
-            for piece in pieces(chunk.data):  # noqa: UP028 (line for line with its async twin)
-                yield piece
-        seconds, times_out = pacer.wait(self._response.ended_at)
-        time.sleep(seconds)
-        error = pacer.timeout() if times_out else pacer.ending(self._response)
-        if error is not None:
-            raise error
-
-    def close(self) -> None:
-        self._closed = True
-
-
-class _AsyncReplay(httpx.AsyncByteStream):
-    def __init__(self, response: RecordedResponse, pacer: _Pacer) -> None:
-        self._response = response
-        self._pacer = pacer
-        self._closed = False
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        pacer = self._pacer
-        for chunk in self._response.chunks:
-            seconds, times_out = pacer.wait(chunk.at)
-            await asyncio.sleep(seconds)
-            if times_out:
-                raise pacer.timeout()
-            if self._closed:
-                return
-            pacer.heard()
-            for piece in pieces(chunk.data):
-                yield piece
-        seconds, times_out = pacer.wait(self._response.ended_at)
-        await asyncio.sleep(seconds)
-        error = pacer.timeout() if times_out else pacer.ending(self._response)
-        if error is not None:
-            raise error
-
-    async def aclose(self) -> None:
-        self._closed = True
+def _replayed(response: RecordedResponse, pacer: _Pacer) -> Iterator[bytes | float]:
+    """The plan of a recorded body for `PlayedStream`: each chunk when due, then its end."""
+    for chunk in response.chunks:
+        seconds, times_out = pacer.wait(chunk.at)
+        yield seconds
+        if times_out:
+            raise pacer.timeout()
+        pacer.heard()
+        yield from pieces(chunk.data)
+    seconds, times_out = pacer.wait(response.ended_at)
+    yield seconds
+    error = pacer.timeout() if times_out else pacer.ending(response)
+    if error is not None:
+        raise error
 
 
 class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
@@ -200,28 +135,30 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             and reload is not None
             and reloads(self.recording, request.url.path)
         ):
+            # A stream, never `content=`: httpx reads and decodes a `content=` body whole
+            # when the response is made, so a gzip reload would inflate all at once,
+            # before any limit; a stream goes through the client's own bounded body path.
             reloaded = _header_bytes(reload.headers)
-            return httpx.Response(reload.status, headers=reloaded, stream=_Whole(reload.body))
+            stream = PlayedStream(pieces(reload.body))
+            return httpx.Response(reload.status, headers=reloaded, stream=stream)
         status, headers, body = not_found("Not in this recording.")
         return httpx.Response(status, headers=list(headers), content=body)
 
-    def _chat(
-        self, request: httpx.Request, stream: type[_SyncReplay] | type[_AsyncReplay]
-    ) -> httpx.Response:
+    def _chat(self, request: httpx.Request) -> httpx.Response:
         response = self.recording.response
         pacer = _Pacer(request, time.perf_counter(), self.timing)
         return httpx.Response(
             response.status,
             headers=_header_bytes(response.headers),
-            stream=stream(response, pacer),
+            stream=PlayedStream(_replayed(response, pacer)),
         )
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Answer from the recording: its chat response, or its session for a reload."""
         request.read()
-        return self._fixed(request) or self._chat(request, _SyncReplay)
+        return self._fixed(request) or self._chat(request)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Answer from the recording: its chat response, or its session for a reload."""
         await request.aread()
-        return self._fixed(request) or self._chat(request, _AsyncReplay)
+        return self._fixed(request) or self._chat(request)
