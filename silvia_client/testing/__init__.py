@@ -43,10 +43,10 @@ _WHERE = {
     "._replay": "ReplayTransport",
     "._replay_server": "RECORDING_COMMAND ReplayServer",
     "._scenario": "Rewrite Scenario is_scenario_name",
-    "._script": "Checkpoint Cite PriorTurn Say ScriptItem",
     "._server": "SCENARIO_COMMAND SCENARIO_HEADER ReferenceServer",
     "._store": "SessionStore StoredSession",
-    "._tools": (
+    "._script": (
+        "Checkpoint Cite PriorTurn Say ScriptItem "
         "ExaArticle ExecutePython ExecuteSql ReadLibraryDocument SearchWeb ToolResult WebResult "
         "read_credit_card_document read_mortgage_authority read_tax_authority"
     ),
@@ -100,24 +100,24 @@ if TYPE_CHECKING:
     from ._scenario import is_scenario_name as is_scenario_name
     from ._script import Checkpoint as Checkpoint
     from ._script import Cite as Cite
+    from ._script import ExaArticle as ExaArticle
+    from ._script import ExecutePython as ExecutePython
+    from ._script import ExecuteSql as ExecuteSql
     from ._script import PriorTurn as PriorTurn
+    from ._script import ReadLibraryDocument as ReadLibraryDocument
     from ._script import Say as Say
     from ._script import ScriptItem as ScriptItem
+    from ._script import SearchWeb as SearchWeb
+    from ._script import ToolResult as ToolResult
+    from ._script import WebResult as WebResult
+    from ._script import read_credit_card_document as read_credit_card_document
+    from ._script import read_mortgage_authority as read_mortgage_authority
+    from ._script import read_tax_authority as read_tax_authority
     from ._server import SCENARIO_COMMAND as SCENARIO_COMMAND
     from ._server import SCENARIO_HEADER as SCENARIO_HEADER
     from ._server import ReferenceServer as ReferenceServer
     from ._store import SessionStore as SessionStore
     from ._store import StoredSession as StoredSession
-    from ._tools import ExaArticle as ExaArticle
-    from ._tools import ExecutePython as ExecutePython
-    from ._tools import ExecuteSql as ExecuteSql
-    from ._tools import ReadLibraryDocument as ReadLibraryDocument
-    from ._tools import SearchWeb as SearchWeb
-    from ._tools import ToolResult as ToolResult
-    from ._tools import WebResult as WebResult
-    from ._tools import read_credit_card_document as read_credit_card_document
-    from ._tools import read_mortgage_authority as read_mortgage_authority
-    from ._tools import read_tax_authority as read_tax_authority
     from ._transport import IN_PROCESS_URL as IN_PROCESS_URL
     from ._transport import InProcessTransport as InProcessTransport
     from ._turn import ScriptError as ScriptError

@@ -20,9 +20,8 @@ from .. import WireFormat
 from ._faults import EndWithoutDone, SendMalformed
 from ._library import SCENARIOS
 from ._scenario import Scenario
-from ._script import Cite, Say
+from ._script import Cite, ExecuteSql, Say
 from ._steps import Event, Step
-from ._tools import ExecuteSql
 from ._turn import PlayedTurn, TextDelta, WireCitation
 
 __all__ = ["BROKEN_RULES", "BROKEN_SCENARIOS", "Breakage", "broken_scenarios"]

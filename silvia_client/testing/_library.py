@@ -33,12 +33,16 @@ from ._faults import (
     Trickle,
 )
 from ._scenario import Scenario
-from ._script import Checkpoint, Cite, PriorTurn, Say, ScriptItem
-from ._tools import (
+from ._script import (
+    Checkpoint,
+    Cite,
     ExaArticle,
     ExecutePython,
     ExecuteSql,
+    PriorTurn,
     ReadLibraryDocument,
+    Say,
+    ScriptItem,
     SearchWeb,
     ToolResult,
     WebResult,
