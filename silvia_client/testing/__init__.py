@@ -42,8 +42,8 @@ _WHERE = {
     ),
     "._replay": "ReplayTransport",
     "._replay_server": "RECORDING_COMMAND ReplayServer",
-    "._scenario": "Rewrite Scenario is_scenario_name",
-    "._server": "SCENARIO_COMMAND SCENARIO_HEADER ReferenceServer",
+    "._scenario": "SCENARIO_COMMAND SCENARIO_HEADER Rewrite Scenario is_scenario_name",
+    "._server": "ReferenceServer",
     "._store": "SessionStore StoredSession",
     "._script": (
         "Checkpoint Cite PriorTurn Say ScriptItem "
@@ -95,6 +95,8 @@ if TYPE_CHECKING:
     from ._replay import ReplayTransport as ReplayTransport
     from ._replay_server import RECORDING_COMMAND as RECORDING_COMMAND
     from ._replay_server import ReplayServer as ReplayServer
+    from ._scenario import SCENARIO_COMMAND as SCENARIO_COMMAND
+    from ._scenario import SCENARIO_HEADER as SCENARIO_HEADER
     from ._scenario import Rewrite as Rewrite
     from ._scenario import Scenario as Scenario
     from ._scenario import is_scenario_name as is_scenario_name
@@ -113,8 +115,6 @@ if TYPE_CHECKING:
     from ._script import read_credit_card_document as read_credit_card_document
     from ._script import read_mortgage_authority as read_mortgage_authority
     from ._script import read_tax_authority as read_tax_authority
-    from ._server import SCENARIO_COMMAND as SCENARIO_COMMAND
-    from ._server import SCENARIO_HEADER as SCENARIO_HEADER
     from ._server import ReferenceServer as ReferenceServer
     from ._store import SessionStore as SessionStore
     from ._store import StoredSession as StoredSession

@@ -4,9 +4,9 @@ Where things are: a POST gets the recorded response chunk for chunk, ending as
 it did (`disconnected` raises `httpx.RemoteProtocolError`, `timeout`
 `httpx.ReadTimeout`); a GET of the reloaded session gets the reload; anything
 else a 404. With `timing`, chunks come at their recorded times. Bodies go as
-streams of at most 64 KiB pieces (`pieces`), never a whole `content=`, so the
-client's bounded body path and limits apply as live. `_replay_server.py` shares
-`pieces`, `reloads` and `not_found`.
+streams of at most 64 KiB pieces (`_transport.pieces`), never a whole `content=`,
+so the client's bounded body path and limits apply as live. `_replay_server.py`
+shares `reloads` and `not_found`.
 """
 
 from __future__ import annotations
@@ -21,16 +21,14 @@ import httpx
 from .. import DEFAULT_WIRE
 from ._recording_parts import Headers, RecordedResponse, written_value
 from ._steps import json_bytes
-from ._transport import PlayedStream, read_timeout
+from ._transport import PlayedStream, pieces, read_timeout
 
 if TYPE_CHECKING:
     from ._recording import Recording
 
-__all__ = ["ReplayTransport", "not_found", "pieces", "reloads"]
+__all__ = ["ReplayTransport", "not_found", "reloads"]
 
 _DROPPED = "peer closed connection without sending complete message body (replayed)"
-# The most one read hands the client, as a socket's read would (httpx reads 64 KiB).
-_PIECE = 64 * 1024
 
 
 def _last_segment(path: str) -> str:
@@ -96,12 +94,6 @@ class _Pacer:
         return httpx.ReadTimeout("timed out waiting for the next bytes", request=self._request)
 
 
-def pieces(data: bytes) -> Iterator[bytes]:
-    """`data` in socket-sized pieces, so the client's limits stop it as they would live."""
-    for start in range(0, len(data), _PIECE):
-        yield data[start : start + _PIECE]
-
-
 def _replayed(response: RecordedResponse, pacer: _Pacer) -> Iterator[bytes | float]:
     """The plan of a recorded body for `PlayedStream`: each chunk when due, then its end."""
     for chunk in response.chunks:
@@ -135,9 +127,6 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             and reload is not None
             and reloads(self.recording, request.url.path)
         ):
-            # A stream, never `content=`: httpx reads and decodes a `content=` body whole
-            # when the response is made, so a gzip reload would inflate all at once,
-            # before any limit; a stream goes through the client's own bounded body path.
             reloaded = _header_bytes(reload.headers)
             stream = PlayedStream(pieces(reload.body))
             return httpx.Response(reload.status, headers=reloaded, stream=stream)

@@ -21,7 +21,13 @@ from ._script import Checkpoint, PriorTurn, ScriptItem
 from ._steps import Step
 from ._turn import PlayedTurn, play, turn_steps
 
-__all__ = ["Rewrite", "Scenario", "is_scenario_name"]
+__all__ = ["SCENARIO_COMMAND", "SCENARIO_HEADER", "Rewrite", "Scenario", "is_scenario_name"]
+
+SCENARIO_HEADER = "x-silvia-scenario"
+"""Request header naming the scenario to play (a testing-kit convention, not the wire's)."""
+
+SCENARIO_COMMAND = "/scenario"
+"""A message starting `/scenario <name>` picks that scenario when no header does."""
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 

@@ -12,7 +12,6 @@ header applies to both routes.
 
 from __future__ import annotations
 
-import hmac
 import json
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -29,20 +28,14 @@ from ._expected import ExpectedTurn, expected_turn
 from ._faults import HttpError, SendGzipBomb, status_fault
 from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS
 from ._loopback import LoopbackServer
-from ._scenario import Scenario
+from ._scenario import SCENARIO_COMMAND, SCENARIO_HEADER, Scenario
 from ._script import PriorTurn
 from ._steps import Reply, Request, json_bytes
 from ._store import SessionStore
 from ._transport import IN_PROCESS_URL, InProcessTransport
 from ._turn import PlayedTurn, play
 
-__all__ = ["SCENARIO_COMMAND", "SCENARIO_HEADER", "ReferenceServer"]
-
-SCENARIO_HEADER = "x-silvia-scenario"
-"""Request header naming the scenario to play (a testing-kit convention, not the wire's)."""
-
-SCENARIO_COMMAND = "/scenario"
-"""A message starting `/scenario <name>` picks that scenario when no header does."""
+__all__ = ["ReferenceServer"]
 
 # What `client()` sends as its token to a server that accepts any.
 _ANY_TOKEN = "reference-server"
@@ -250,7 +243,9 @@ class ReferenceServer:
             raise _Refusal(
                 405, "invalid_request_error", f"Use {allowed} here.", [("allow", allowed)]
             )
-        token = self._authenticate(request.headers)
+        token, refused = request.bearer(self._token)
+        if refused is not None:
+            raise _Refusal(401, "authentication_error", refused)
         scenario = self._scenario_from_header(request.headers)
         if scenario is not None:
             refusal = status_fault(scenario.fault, token)
@@ -261,18 +256,6 @@ class ReferenceServer:
                 return self._bomb_reply(scenario.fault, session_id, request_id)
             return self._session_reply(session_id, request_id)
         return self._chat_reply(request, scenario, request_id, token)
-
-    def _authenticate(self, headers: Mapping[str, str]) -> str:
-        """The request's bearer token, if this server accepts it."""
-        scheme, _, token = headers.get("authorization", "").partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token:
-            raise _Refusal(401, "authentication_error", "Missing bearer token.")
-        if self._token is not None and not hmac.compare_digest(
-            token.encode(), self._token.encode()
-        ):
-            raise _Refusal(401, "authentication_error", "Invalid bearer token.")
-        return token
 
     def _named(self, name: str) -> Scenario:
         scenario = self._scenarios.get(name)

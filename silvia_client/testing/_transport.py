@@ -18,7 +18,14 @@ import httpx
 
 from ._steps import Drop, Effect, Encoded, Event, Pause, Raw, Repeat, Reply, Request, Step
 
-__all__ = ["IN_PROCESS_URL", "InProcessTransport", "PlayedStream", "RequestHandler", "read_timeout"]
+__all__ = [
+    "IN_PROCESS_URL",
+    "InProcessTransport",
+    "PlayedStream",
+    "RequestHandler",
+    "pieces",
+    "read_timeout",
+]
 
 IN_PROCESS_URL = "http://silvia.test"
 """A base URL for clients on the in-process transports (never resolved: no sockets)."""
@@ -36,6 +43,16 @@ class RequestHandler(Protocol):
 def _server_request(request: httpx.Request, body: bytes) -> Request:
     headers = {name.lower(): value for name, value in request.headers.items()}
     return Request(request.method, request.url.raw_path.decode("ascii"), headers, body)
+
+
+# The most one read hands the client, as a socket's read would (httpx reads 64 KiB).
+_PIECE = 64 * 1024
+
+
+def pieces(data: bytes) -> Iterator[bytes]:
+    """`data` in socket-sized pieces, so the client's limits stop it as they would live."""
+    for start in range(0, len(data), _PIECE):
+        yield data[start : start + _PIECE]
 
 
 def read_timeout(request: httpx.Request) -> float | None:
@@ -117,10 +134,15 @@ class InProcessTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         reply = self._server.handle(_server_request(request, body))
         headers = list(reply.headers)
         if reply.steps is None:
-            return httpx.Response(reply.status, headers=headers, content=reply.body)
-        return httpx.Response(
-            reply.status, headers=headers, stream=PlayedStream(_played(reply.steps, request))
-        )
+            # A stream with its length, as a socket's body: never `content=`, which httpx
+            # reads and decodes whole when the response is made (a gzip body inflated all
+            # at once, before any limit), where a stream goes through the client's own
+            # bounded body path.
+            headers.append(("content-length", str(len(reply.body))))
+            plan: Iterator[bytes | float] = pieces(reply.body)
+        else:
+            plan = _played(reply.steps, request)
+        return httpx.Response(reply.status, headers=headers, stream=PlayedStream(plan))
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Hand the request to the server and stream its reply back (httpx's transport API)."""
