@@ -50,7 +50,7 @@ from ._redact import redact
 from ._replay import ReplayTransport
 from ._transport import IN_PROCESS_URL
 
-__all__ = ["MAX_BODY_BYTES", "Recording"]
+__all__ = ["MAX_BODY_BYTES", "Recording", "refuse_unwritable"]
 
 FORMAT_NAME = "silvia-recording"
 FORMAT_VERSION = 1
@@ -435,11 +435,6 @@ class Recording:
             if (message := header_error(name, value, where)) is not None
         )
 
-    def _replayable(self) -> None:
-        errors = self.header_errors()
-        if errors:
-            raise errors[0]
-
     def transport(self, *, timing: bool = False) -> ReplayTransport:
         """An httpx transport (sync and async) that replays this turn.
 
@@ -459,13 +454,13 @@ class Recording:
         header HTTP cannot carry is refused (`header_errors()`): a
         `RecordingFormatError` naming its line.
         """
-        self._replayable()
+        refuse_unwritable(self)
         http = httpx.Client(transport=self.transport(timing=timing))
         return SilviaClient(**_replay_options(options), http_client=http)
 
     def async_client(self, *, timing: bool = False, **options: Any) -> AsyncSilviaClient:
         """The `AsyncSilviaClient` twin of `client()`."""
-        self._replayable()
+        refuse_unwritable(self)
         http = httpx.AsyncClient(transport=self.transport(timing=timing))
         return AsyncSilviaClient(**_replay_options(options), http_client=http)
 
@@ -474,3 +469,11 @@ def _replay_options(options: Mapping[str, Any]) -> dict[str, Any]:
     # The replay transport holds no connections, so the httpx client the SDK
     # is handed (and does not close) has nothing to leak.
     return {"base_url": IN_PROCESS_URL, "token": "replay", "max_retries": 0, **options}
+
+
+def refuse_unwritable(recording: Recording, path: str | None = None) -> None:
+    """Raise the first header error of `recording` (naming its line, and `path`), if any."""
+    errors = recording.header_errors()
+    if errors:
+        errors[0].path = path
+        raise errors[0]

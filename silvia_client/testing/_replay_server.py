@@ -15,10 +15,10 @@ from collections.abc import Mapping
 
 from .. import DEFAULT_WIRE
 from ._loopback import LoopbackServer
-from ._recording import Recording
+from ._recording import Recording, refuse_unwritable
 from ._recording_parts import Headers, RecordedResponse, written_value
 from ._replay import not_found, reloads
-from ._scenario import SCENARIO_HEADER
+from ._scenario import SCENARIO_HEADER, commanded
 from ._steps import Drop, Pause, Raw, Reply, Request, Step, json_bytes
 from ._transport import InProcessTransport
 
@@ -54,14 +54,6 @@ def _unframed(headers: Headers) -> Headers:
     return tuple((name, written_value(value)) for name, value in headers if name not in _FRAMING)
 
 
-def _refuse_unwritable(recording: Recording, path: str | None = None) -> None:
-    """Raise the first header error of `recording` (naming its line, and `path`)."""
-    errors = recording.header_errors()
-    if errors:
-        errors[0].path = path
-        raise errors[0]
-
-
 class ReplayServer:
     """Recordings served by name on the reference server's runners (see the module docstring).
 
@@ -81,7 +73,7 @@ class ReplayServer:
         if token is not None and not token.strip():
             raise ValueError("token must be a non-empty string, or None to accept any token")
         for recording in recordings.values():
-            _refuse_unwritable(recording)
+            refuse_unwritable(recording)
         self.recordings: dict[str, Recording] = dict(recordings)
         self.default: str = next(iter(self.recordings))
         self.timing = timing
@@ -107,7 +99,7 @@ class ReplayServer:
             if name in recordings:
                 raise ValueError(f"two recordings named {name!r}: file names must differ")
             recordings[name] = Recording.load(path)
-            _refuse_unwritable(recordings[name], path)
+            refuse_unwritable(recordings[name], path)
         return cls(recordings, token=token, timing=timing)
 
     def transport(self) -> InProcessTransport:
@@ -159,5 +151,4 @@ def _named_in(body: bytes) -> str | None:
     except (ValueError, RecursionError):
         return None
     message = value.get(DEFAULT_WIRE.message_field) if isinstance(value, dict) else None
-    words = message.split(maxsplit=2) if isinstance(message, str) else []
-    return words[1] if len(words) >= 2 and words[0] == RECORDING_COMMAND else None
+    return commanded(message, RECORDING_COMMAND)

@@ -28,7 +28,7 @@ from ._expected import ExpectedTurn, expected_turn
 from ._faults import HttpError, SendGzipBomb, status_fault
 from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS
 from ._loopback import LoopbackServer
-from ._scenario import SCENARIO_COMMAND, SCENARIO_HEADER, Scenario
+from ._scenario import SCENARIO_COMMAND, SCENARIO_HEADER, Scenario, commanded
 from ._script import PriorTurn
 from ._steps import Reply, Request, json_bytes
 from ._store import SessionStore
@@ -219,9 +219,7 @@ class ReferenceServer:
             except (ValueError, RecursionError):
                 return None
             message = body.get(self.wire.message_field) if isinstance(body, dict) else None
-            words = message.split(maxsplit=2) if isinstance(message, str) else []
-            named = len(words) >= 2 and words[0] == SCENARIO_COMMAND
-            name = words[1] if named else self.default_scenario
+            name = commanded(message, SCENARIO_COMMAND) or self.default_scenario
         return name if name in self._scenarios else None
 
     def error_reply(self, status: int, error_type: str, message: str) -> Reply:
@@ -246,7 +244,8 @@ class ReferenceServer:
         token, refused = request.bearer(self._token)
         if refused is not None:
             raise _Refusal(401, "authentication_error", refused)
-        scenario = self._scenario_from_header(request.headers)
+        named = request.headers.get(SCENARIO_HEADER, "").strip()
+        scenario = self._named(named) if named else None
         if scenario is not None:
             refusal = status_fault(scenario.fault, token)
             if refusal is not None:
@@ -266,16 +265,6 @@ class ReferenceServer:
                 f"Unknown scenario {name!r}; `silvia serve --list` lists them.",
             )
         return scenario
-
-    def _scenario_from_header(self, headers: Mapping[str, str]) -> Scenario | None:
-        name = headers.get(SCENARIO_HEADER, "").strip()
-        return self._named(name) if name else None
-
-    def _scenario_from_message(self, message: str) -> Scenario | None:
-        words = message.split(maxsplit=2)
-        if len(words) >= 2 and words[0] == SCENARIO_COMMAND:
-            return self._named(words[1])
-        return None
 
     def _chat_reply(
         self, request: Request, scenario: Scenario | None, request_id: str, token: str
@@ -298,8 +287,9 @@ class ReferenceServer:
                 400, "invalid_request_error", f"`{wire.session_id_field}` must be a string."
             )
         if scenario is None:
+            named = commanded(message, SCENARIO_COMMAND)
             scenario = (
-                self._scenario_from_message(message) or self._scenarios[self.default_scenario]
+                self._scenarios[self.default_scenario] if named is None else self._named(named)
             )
         refusal = status_fault(scenario.fault, token)
         if refusal is not None:
