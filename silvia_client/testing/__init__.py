@@ -43,8 +43,7 @@ _WHERE = {
     "._replay": "ReplayTransport",
     "._replay_server": "RECORDING_COMMAND ReplayServer",
     "._scenario": "SCENARIO_COMMAND SCENARIO_HEADER Rewrite Scenario is_scenario_name",
-    "._server": "ReferenceServer",
-    "._store": "SessionStore StoredSession",
+    "._server": "ReferenceServer SessionStore StoredSession",
     "._script": (
         "Checkpoint Cite PriorTurn Say ScriptItem "
         "ExaArticle ExecutePython ExecuteSql ReadLibraryDocument SearchWeb ToolResult WebResult "
@@ -116,8 +115,8 @@ if TYPE_CHECKING:
     from ._script import read_mortgage_authority as read_mortgage_authority
     from ._script import read_tax_authority as read_tax_authority
     from ._server import ReferenceServer as ReferenceServer
-    from ._store import SessionStore as SessionStore
-    from ._store import StoredSession as StoredSession
+    from ._server import SessionStore as SessionStore
+    from ._server import StoredSession as StoredSession
     from ._transport import IN_PROCESS_URL as IN_PROCESS_URL
     from ._transport import InProcessTransport as InProcessTransport
     from ._turn import ScriptError as ScriptError

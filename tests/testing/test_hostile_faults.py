@@ -35,7 +35,7 @@ from silvia_client.testing import (
     Trickle,
     expected_turn,
 )
-from silvia_client.testing._gzip import GzipBody, crc32_combine
+from silvia_client.testing._faults import GzipBody, crc32_combine
 from silvia_client.testing._steps import Effect, Event
 
 from ._helpers import AUTH, sse_events
