@@ -3,9 +3,10 @@
 Where things are: `demo.json` (the `silvia demo` turn), `targets.json` (a row of
 the doc's source table each), `turns.json` (the turn's rules), `faults.json`
 (a server that breaks, errs, or is hostile); docs/testing.md describes the
-format. `broken.json` is read the same way, by `_broken.py`, apart from these. Each object is read into its class by the class's own field names and
-each script played once, so a bad file fails on import, naming the file and
-the scenario. Only the rows' `source` column names a vendor.
+format. `broken.json` is read the same way, by `_broken.py`, apart from these.
+Each object is read into its class by the class's own field names and each
+script played once, so a bad file fails on import, naming the file and the
+scenario. Only the rows' `source` column names a vendor.
 """
 
 from __future__ import annotations

@@ -59,55 +59,37 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "backslashreplace")
 
 
-class _Pacer:
-    """When each chunk is due, with `timing`; and whether the wait outlasts the read timeout."""
+def _replayed(
+    response: RecordedResponse, request: httpx.Request, timing: bool
+) -> Iterator[bytes | float]:
+    """The plan of a recorded body for `PlayedStream`: each chunk when due, then its end.
 
-    def __init__(self, request: httpx.Request, started: float, timing: bool) -> None:
-        self._request = request
-        self._started = started
-        self._timing = timing
-        self._last = started
-
-    def wait(self, at: float | None) -> tuple[float, bool]:
-        """(seconds to sleep, whether the read times out after them)."""
-        if not self._timing or at is None:
-            return 0.0, False
-        now, due = time.perf_counter(), self._started + at
-        # Read at each wait, as httpcore reads it for each read: a client sets a stream's
-        # read timeout (its idle timeout) once the head has come.
-        timeout = read_timeout(self._request)
-        if timeout is not None and due - self._last > timeout:
-            return max(0.0, self._last + timeout - now), True
-        return max(0.0, due - now), False
-
-    def heard(self) -> None:
-        self._last = time.perf_counter()
-
-    def ending(self, response: RecordedResponse) -> Exception | None:
-        if response.end == "disconnected":
-            return httpx.RemoteProtocolError(_DROPPED, request=self._request)
-        if response.end == "timeout":
-            return self.timeout()
-        return None
-
-    def timeout(self) -> httpx.ReadTimeout:
-        return httpx.ReadTimeout("timed out waiting for the next bytes", request=self._request)
-
-
-def _replayed(response: RecordedResponse, pacer: _Pacer) -> Iterator[bytes | float]:
-    """The plan of a recorded body for `PlayedStream`: each chunk when due, then its end."""
-    for chunk in response.chunks:
-        seconds, times_out = pacer.wait(chunk.at)
-        yield seconds
-        if times_out:
-            raise pacer.timeout()
-        pacer.heard()
-        yield from pieces(chunk.data)
-    seconds, times_out = pacer.wait(response.ended_at)
-    yield seconds
-    error = pacer.timeout() if times_out else pacer.ending(response)
-    if error is not None:
-        raise error
+    With `timing`, each chunk waits for its recorded time; a wait longer than the
+    read timeout since the last chunk waits out the timeout, then raises it.
+    """
+    started = last = time.perf_counter()
+    for at, data in [
+        *((chunk.at, chunk.data) for chunk in response.chunks),
+        (response.ended_at, None),
+    ]:
+        late = False
+        if timing and at is not None:
+            # Read at each wait, as httpcore reads it for each read: a client sets a
+            # stream's read timeout (its idle timeout) once the head has come.
+            timeout = read_timeout(request)
+            late = timeout is not None and started + at - last > timeout
+            due = last + timeout if late and timeout is not None else started + at
+            yield max(0.0, due - time.perf_counter())
+        else:
+            yield 0.0
+        if late or (data is None and response.end == "timeout"):
+            raise httpx.ReadTimeout("timed out waiting for the next bytes", request=request)
+        if data is None:
+            if response.end == "disconnected":
+                raise httpx.RemoteProtocolError(_DROPPED, request=request)
+            return
+        last = time.perf_counter()
+        yield from pieces(data)
 
 
 class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
@@ -135,11 +117,10 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
 
     def _chat(self, request: httpx.Request) -> httpx.Response:
         response = self.recording.response
-        pacer = _Pacer(request, time.perf_counter(), self.timing)
         return httpx.Response(
             response.status,
             headers=_header_bytes(response.headers),
-            stream=PlayedStream(_replayed(response, pacer)),
+            stream=PlayedStream(_replayed(response, request, self.timing)),
         )
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
