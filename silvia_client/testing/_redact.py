@@ -492,43 +492,55 @@ def _rewrite_strings(value: Any, find: Callable[[bytes], Iterable[_Edit]]) -> An
     return value
 
 
-def _rewrite(
+def _rebuilt(
     recording: Recording,
-    find: Callable[[bytes], Iterable[_Edit]],
+    text: Callable[[str], str],
+    value: Callable[[Any], Any],
+    chunks: tuple[RecordedChunk, ...],
+    reload_body: Callable[[bytes], bytes],
     keep_header: Callable[[str], bool] = lambda value: True,
+    *,
+    recount: bool = False,
     **changes: Any,
 ) -> Recording:
+    """`recording` with `text` applied to its paths and header values, `value` to the
+    request's JSON body, `chunks` as the response's and `reload_body` to the reload's;
+    with `recount`, a reload's Content-Length says its new length."""
     request, response, reload = recording.request, recording.response, recording.reload
 
     def headers(pairs: Headers) -> Headers:
-        return tuple(
-            (name, _rewrite_strings(value, find)) for name, value in pairs if keep_header(value)
-        )
+        return tuple((name, text(value)) for name, value in pairs if keep_header(value))
 
     new_reload = None
     if reload is not None:
-        new_reload = RecordedReload(
-            _rewrite_strings(reload.path, find),
-            reload.status,
-            headers(reload.headers),
-            _rewrite_bytes(reload.body, find),
-        )
+        body = reload_body(reload.body)
+        kept = headers(reload.headers)
+        if recount:
+            kept = tuple(
+                (name, str(len(body)) if name == "content-length" else v) for name, v in kept
+            )
+        new_reload = RecordedReload(text(reload.path), reload.status, kept, body)
     return dataclasses.replace(
         recording,
-        request=RecordedRequest(
-            request.method,
-            _rewrite_strings(request.path, find),
-            _rewrite_strings(request.body, find),
-        ),
+        request=RecordedRequest(request.method, text(request.path), value(request.body)),
         response=RecordedResponse(
-            response.status,
-            headers(response.headers),
-            rewrite_chunks(response.chunks, find),
-            response.end,
-            response.ended_at,
+            response.status, headers(response.headers), chunks, response.end, response.ended_at
         ),
         reload=new_reload,
         **changes,
+    )
+
+
+def _rewrite(
+    recording: Recording, find: Callable[[bytes], Iterable[_Edit]], keep: Callable[[str], bool]
+) -> Recording:
+    return _rebuilt(
+        recording,
+        lambda text: _rewrite_strings(text, find),
+        lambda value: _rewrite_strings(value, find),
+        rewrite_chunks(recording.response.chunks, find),
+        lambda body: _rewrite_bytes(body, find),
+        keep,
     )
 
 
@@ -690,39 +702,14 @@ def redact(recording: Recording) -> Recording:
         if new != event.raw and event.span is not None:
             edits.append((event.span.start, event.span.end, new))
 
-    def headers(pairs: Headers) -> Headers:
-        return tuple((name, scan.replace_text(value)) for name, value in pairs)
-
-    new_reload = None
-    if reload is not None and reloaded is not None:
-        new_body = reloaded.redacted(scan)
-        new_reload = RecordedReload(
-            scan.replace_text(reload.path),
-            reload.status,
-            _with_length(headers(reload.headers), len(new_body)),
-            new_body,
-        )
-    redacted = dataclasses.replace(
+    redacted = _rebuilt(
         recording,
-        request=RecordedRequest(
-            request.method, scan.replace_text(request.path), scan.redact(request.body)[0]
-        ),
-        response=RecordedResponse(
-            response.status,
-            headers(response.headers),
-            _edited_chunks(response.chunks, edits, inside="start"),
-            response.end,
-            response.ended_at,
-        ),
-        reload=new_reload,
+        scan.replace_text,
+        lambda value: scan.redact(value)[0],
+        _edited_chunks(response.chunks, edits, inside="start"),
+        lambda body: body if reloaded is None else reloaded.redacted(scan),
+        recount=True,
         is_redacted=True,
     )
     _refuse_leftovers(scan, redacted)
     return redacted
-
-
-def _with_length(headers: Headers, length: int) -> Headers:
-    """`headers` with a recorded Content-Length saying the redacted body's length."""
-    return tuple(
-        (name, str(length) if name == "content-length" else value) for name, value in headers
-    )
