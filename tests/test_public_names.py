@@ -98,7 +98,8 @@ def _type_checking_imports(package: ModuleType) -> dict[str, tuple[str, ...]]:
             for statement in node.body:
                 assert isinstance(statement, ast.ImportFrom)
                 where = "." * statement.level + (statement.module or "")
-                found[where] = tuple(sorted(alias.name for alias in statement.names))
+                names = {*found.get(where, ()), *(alias.name for alias in statement.names)}
+                found[where] = tuple(sorted(names))
     return found
 
 

@@ -99,12 +99,10 @@ def test_the_twins_of_the_modules_with_twins_are_found() -> None:
         "testing/_server.py:ReferenceServer.client",
         "testing/_recording.py:Recording.client",
         "testing/pytest_plugin.py:silvia",
-        "testing/_transport.py:_SyncSteps",
         "testing/_transport.py:InProcessTransport.handle_request",
-        "testing/_record_transport.py:_CapturedStream",
+        "testing/_record_transport.py:_CapturedStream.close",
         "testing/_record_transport.py:RecordingTransport.handle_request",
         "testing/_record_transport.py:record_turn",
-        "testing/_replay.py:_SyncReplay",
     }
 
 

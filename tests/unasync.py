@@ -8,8 +8,8 @@ The twins are found by name, module by module, so a new one is checked without
 being listed: the class `AsyncX` beside `X`, `_AsyncX` beside `_SyncX` or `_X`; the
 function `aX` beside `X` (`arecord_turn`, `_aread_at_most`), `async_X` beside `X`;
 the same for the methods of a class that is not itself a twin (`aclose` beside
-`close`, `async_client` beside `client`); and `handle_async_request` beside
-`handle_request`.
+`close`, `async_client` beside `client`, `__aiter__` beside `__iter__`); and
+`handle_async_request` beside `handle_request`.
 
 The async twin is made sync, then both are compared statement by statement:
 
@@ -92,8 +92,8 @@ def _sync_names(name: str, node: Definition) -> tuple[str, ...]:
         if name.startswith("_Async"):
             return ("_Sync" + name[6:], "_" + name[6:])
         return (name[5:],) if name.startswith("Async") else ()
-    if name == "handle_async_request":
-        return ("handle_request",)
+    if name in ("handle_async_request", "__aiter__"):
+        return ("handle_request",) if name == "handle_async_request" else ("__iter__",)
     underscore = "_" if name.startswith("_") else ""
     bare = name[len(underscore) :]
     if bare.startswith("async_"):

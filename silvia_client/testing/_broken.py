@@ -1,11 +1,13 @@
 """Broken scenarios: a server that breaks one of the rules `silvia_client.qa` checks, each.
 
-Where things are: `BROKEN_SCENARIOS` (played and listed, but not in
-`SCENARIOS`, which holds only good turns and faults) and `BROKEN_RULES`, the
-rule each breaks (named `broken-<rule id>`). Each starts from a derived turn
-and breaks it with a `Rewrite` (`Scenario.rewrite`) of the turn or of the
-streamed steps alone. Providers sit in odd places on purpose, so tests can show
-no QA output carries one.
+Where things are: the scenarios are data, `scenarios/broken.json`, read as the
+library is (`_library.read_library`); `BROKEN_SCENARIOS` (played and listed,
+but not in `SCENARIOS`, which holds only good turns and faults) and
+`BROKEN_RULES`, the rule each breaks (named `broken-<rule id>`). Each starts
+from a derived turn and breaks it with a fault or with a `Rewrite`
+(`Scenario.rewrite`) of the turn or of the streamed steps alone: the file's
+`rewrite` names one of `_REWRITES` below and gives its argument. Providers sit
+in odd places on purpose, so tests can show no QA output carries one.
 """
 
 from __future__ import annotations
@@ -13,28 +15,17 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
 from .. import WireFormat
-from ._faults import EndWithoutDone, SendMalformed
-from ._library import SCENARIOS
+from ._library import SCENARIOS, read_library
 from ._scenario import Scenario
-from ._script import Cite, Say
 from ._steps import Event, Step
-from ._tools import ExecuteSql
 from ._turn import PlayedTurn, TextDelta, WireCitation
 
 __all__ = ["BROKEN_RULES", "BROKEN_SCENARIOS", "Breakage", "broken_scenarios"]
-
-# The demo's accounts and sources (`scenarios/demo.json`), which these scenarios break.
-CHECKING_SRC = "silvia://your-account/checking"
-CARDS_SRC = "silvia://your-account/credit-card"
-AAPL_SRC = "silvia://market-data/finnhub/AAPL"
-IRA_LIMITS_URL = "https://www.irs.gov/retirement-plans/ira-contribution-limits"
-CARD_ONE = "qwp76DaG7ehEQWRnp1RjCwEBmP6bRXt1dDLK5"
-CARD_TWO = "Lm9WJ8NbnGUxPoEr4QzYDaRkKvXq1Ts7HcfB2"
-BROKERAGE = "5b3c9f0e-2a41-4d8e-b6f7-93c1e0a2d4f8"
 
 
 @dataclass(frozen=True)
@@ -155,131 +146,30 @@ def _session_after_first_text(steps: list[Step], wire: WireFormat) -> list[Step]
 
 # -- the scenarios --------------------------------------------------------------
 
-_DEMO = SCENARIOS["demo"].script
-_POOLING = SCENARIOS["pooling"].script
+_REWRITES: dict[str, Callable[[Any], Breakage]] = {
+    "retarget": lambda targets: Breakage(on_turn=_retarget(targets)),
+    "retarget_streamed": lambda one: Breakage(
+        on_turn=_retarget_streamed(one["source"], one["nth"], one["target"])
+    ),
+    "drop_from_summary": lambda source: Breakage(on_turn=_drop_from_summary(source)),
+    "targets_in_message": lambda _: Breakage(on_turn=_targets_in_message),
+    "untyped_in_stream": lambda source: Breakage(on_steps=_untyped_in_stream(source)),
+    "session_after_first_text": lambda _: Breakage(on_steps=_session_after_first_text),
+}
 
 
-def _broken(rule: str, description: str, **fields: object) -> Scenario:
-    fields.setdefault("script", _DEMO)
-    return Scenario(f"broken-{rule}", description, **fields)  # type: ignore[arg-type]
+def _rewrite(data: Mapping[str, Any]) -> Breakage:
+    """The `Breakage` a scenario's `rewrite` object names: `{kind: its argument}`."""
+    if len(data) != 1 or next(iter(data)) not in _REWRITES:
+        raise ValueError(f"a rewrite is one of {', '.join(_REWRITES)}: {sorted(data)}")
+    ((kind, argument),) = data.items()
+    return _REWRITES[kind](argument)
 
 
 def broken_scenarios() -> tuple[Scenario, ...]:
     """A fresh copy of the broken scenarios, one per QA rule, in the rule table's order."""
-    return (
-        _broken(
-            "target-parses",
-            "Targets the parser rejects (an id that is a number, an empty entry, an unknown kind).",
-            rewrite=Breakage(
-                on_turn=_retarget(
-                    {
-                        CHECKING_SRC: {"kind": "account", "accountId": 4210, "provider": "plaid"},
-                        CARDS_SRC: {
-                            "kind": "accounts",
-                            "accounts": [
-                                {"accountId": CARD_ONE, "provider": "plaid"},
-                                {"accountId": None, "provider": "snaptrade"},
-                            ],
-                        },
-                        AAPL_SRC: {"kind": "snaptrade", "ticker": "AAPL", "provider": "SnapTrade"},
-                    }
-                )
-            ),
-        ),
-        _broken(
-            "target-fits-source",
-            "A ticker that is not its source's, and a government URL whose target has url null.",
-            rewrite=Breakage(
-                on_turn=_retarget(
-                    {
-                        AAPL_SRC: {"kind": "market_data", "ticker": "MSFT"},
-                        IRA_LIMITS_URL: {"kind": "tax_reference", "url": None},
-                    }
-                )
-            ),
-        ),
-        _broken(
-            "account-id-rule",
-            "Account targets whose ids the doc's rule rejects (all digits; too short).",
-            rewrite=Breakage(
-                on_turn=_retarget(
-                    {
-                        CHECKING_SRC: {
-                            "kind": "account",
-                            "accountId": "12345678901234567890",
-                            "provider": "plaid",
-                        },
-                        CARDS_SRC: {
-                            "kind": "accounts",
-                            "accounts": [
-                                {"accountId": CARD_ONE, "provider": "plaid"},
-                                {"accountId": "acct-1234", "provider": "plaid"},
-                            ],
-                        },
-                    }
-                )
-            ),
-        ),
-        _broken(
-            "one-meaning-per-source",
-            "A label's second citation streams one card instead of both: its accounts shrink.",
-            script=_POOLING,
-            rewrite=Breakage(
-                on_turn=_retarget_streamed(
-                    CARDS_SRC, 1, {"kind": "account", "accountId": CARD_TWO, "provider": "plaid"}
-                )
-            ),
-        ),
-        _broken(
-            "summary-agrees",
-            "The summary leaves out a source the turn streamed (the ticker).",
-            rewrite=Breakage(on_turn=_drop_from_summary(AAPL_SRC)),
-        ),
-        _broken(
-            "reload-agrees",
-            "Checking streams untyped but is stored with its target: the reload disagrees.",
-            rewrite=Breakage(on_steps=_untyped_in_stream(CHECKING_SRC)),
-        ),
-        _broken(
-            "message-has-no-targets",
-            "The raw final message's citations carry targets.",
-            rewrite=Breakage(on_turn=_targets_in_message),
-        ),
-        _broken(
-            "no-vendor-names",
-            "A vendor name in the answer text, an account label and a quoted row.",
-            script=(
-                ExecuteSql(
-                    rows=(
-                        {
-                            "account_name": "SnapTrade brokerage",
-                            "value": "24370.00",
-                            "institution": "Linked via Plaid",
-                            "source": "snaptrade",
-                            "source_account_id": BROKERAGE,
-                        },
-                    )
-                ),
-                Say("Your brokerage account, linked through Plaid, holds $24,370."),
-                Cite("silvia://your-account/snaptrade-brokerage"),
-            ),
-        ),
-        _broken(
-            "stream-complete",
-            "The whole turn, then the stream ends without `done`.",
-            fault=EndWithoutDone(),
-        ),
-        _broken(
-            "event-order",
-            "The `session` event comes after the first piece of text instead of first.",
-            rewrite=Breakage(on_steps=_session_after_first_text),
-        ),
-        _broken(
-            "events-well-formed",
-            "A `text` event whose data is JSON of the wrong shape, mid-turn.",
-            fault=SendMalformed(event="text", data='{"text": 42}', after_events=12),
-        ),
-    )
+    text = resources.files(__package__).joinpath("scenarios/broken.json").read_text("utf-8")
+    return read_library([("broken.json", text)], above=SCENARIOS, rewrite=_rewrite)
 
 
 BROKEN_SCENARIOS: MappingProxyType[str, Scenario] = MappingProxyType(

@@ -32,7 +32,7 @@ from ..citations import (
     is_http_url,
 )
 from ..citations._accounts import ACCOUNT_ID_COLUMNS
-from ._tools import (
+from ._script import (
     ExecutePython,
     ExecuteSql,
     LibraryTool,

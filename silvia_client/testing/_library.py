@@ -3,15 +3,16 @@
 Where things are: `demo.json` (the `silvia demo` turn), `targets.json` (a row of
 the doc's source table each), `turns.json` (the turn's rules), `faults.json`
 (a server that breaks, errs, or is hostile); docs/testing.md describes the
-format. Each object is read into its class by the class's own field names and
-each script played once, so a bad file fails on import, naming the file and
-the scenario. Only the rows' `source` column names a vendor.
+format. `broken.json` is read the same way, by `_broken.py`, apart from these.
+Each object is read into its class by the class's own field names and each
+script played once, so a bad file fails on import, naming the file and the
+scenario. Only the rows' `source` column names a vendor.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
 from types import MappingProxyType
 from typing import Any
@@ -32,13 +33,17 @@ from ._faults import (
     Stall,
     Trickle,
 )
-from ._scenario import Scenario
-from ._script import Checkpoint, Cite, PriorTurn, Say, ScriptItem
-from ._tools import (
+from ._scenario import Rewrite, Scenario
+from ._script import (
+    Checkpoint,
+    Cite,
     ExaArticle,
     ExecutePython,
     ExecuteSql,
+    PriorTurn,
     ReadLibraryDocument,
+    Say,
+    ScriptItem,
     SearchWeb,
     ToolResult,
     WebResult,
@@ -103,7 +108,11 @@ def _fault(data: Mapping[str, Any]) -> Fault:
     return _FAULTS[kind](**fields)
 
 
-def _scenario(data: Mapping[str, Any], above: Mapping[str, Scenario]) -> Scenario:
+def _scenario(
+    data: Mapping[str, Any],
+    above: Mapping[str, Scenario],
+    rewrite: Callable[[Mapping[str, Any]], Rewrite] | None,
+) -> Scenario:
     fields = dict(data)
     script = fields.get("script", ())
     if isinstance(script, str):
@@ -123,11 +132,24 @@ def _scenario(data: Mapping[str, Any], above: Mapping[str, Scenario]) -> Scenari
         )
     if "fault" in fields:
         fields["fault"] = _fault(fields["fault"])
+    if "rewrite" in fields:
+        if rewrite is None:
+            raise ValueError("a `rewrite`, which only the broken scenarios have")
+        fields["rewrite"] = rewrite(fields["rewrite"])
     return Scenario(**fields)
 
 
-def read_library(files: Iterable[tuple[str, str]]) -> tuple[Scenario, ...]:
-    """The scenarios of some files, each `(name, JSON text)`, in order."""
+def read_library(
+    files: Iterable[tuple[str, str]],
+    *,
+    above: Mapping[str, Scenario] = MappingProxyType({}),
+    rewrite: Callable[[Mapping[str, Any]], Rewrite] | None = None,
+) -> tuple[Scenario, ...]:
+    """The scenarios of some files, each `(name, JSON text)`, in order.
+
+    A `script` may name a scenario read before it, or one of `above`; a
+    `rewrite` object is read by `rewrite` (`_broken.py`'s, for its scenarios).
+    """
     library: dict[str, Scenario] = {}
     for file, text in files:
         for index, data in enumerate(json.loads(text)):
@@ -135,7 +157,7 @@ def read_library(files: Iterable[tuple[str, str]]) -> tuple[Scenario, ...]:
             try:
                 if name in library:
                     raise ValueError("a second scenario of that name")
-                library[name] = _scenario(data, library)
+                library[name] = _scenario(data, {**above, **library}, rewrite)
             except (KeyError, TypeError, ValueError) as error:
                 # A key missing or unknown (the classes' own TypeError), a bad value.
                 message = f"{type(error).__name__}: {error}"

@@ -23,7 +23,7 @@ from types import TracebackType
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from ._scenario import is_scenario_name
+from ._scenario import SCENARIO_HEADER, is_scenario_name
 from ._steps import Drop, Effect, Encoded, Event, Pause, Raw, Repeat, Reply, Request
 
 __all__ = ["LoopbackHandler", "LoopbackServer", "host_allowed"]
@@ -31,7 +31,6 @@ __all__ = ["LoopbackHandler", "LoopbackServer", "host_allowed"]
 _MAX_HEAD = 64 * 1024
 _MAX_BODY = 1024 * 1024
 _MAX_LOGGED_PATH = 200  # characters of a path a log line shows
-_SCENARIO_HEADER = "x-silvia-scenario"  # `_server.SCENARIO_HEADER`, which imports this module
 _MISDIRECTED = Reply(
     421,
     (("content-type", "text/plain; charset=utf-8"),),
@@ -337,7 +336,7 @@ def _logged_scenario(server: LoopbackHandler, request: Request) -> str | None:
     if callable(scenario_for):
         named = scenario_for(request)
     else:
-        named = request.headers.get(_SCENARIO_HEADER, "").strip()
+        named = request.headers.get(SCENARIO_HEADER, "").strip()
     return named if is_scenario_name(named) else None
 
 

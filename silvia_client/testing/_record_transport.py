@@ -129,15 +129,30 @@ _capture: contextvars.ContextVar[Capture | None] = contextvars.ContextVar(
 )
 
 
-class _CapturedStream(httpx.SyncByteStream):
-    def __init__(self, inner: httpx.SyncByteStream, exchange: _Exchange) -> None:
+class _CapturedStream(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """`inner`, a sync or an async body, passed on and kept in `exchange` as it goes."""
+
+    def __init__(self, inner: httpx.SyncByteStream | httpx.AsyncByteStream, exchange: _Exchange):
         self._inner = inner
         self._exchange = exchange
 
     def __iter__(self) -> Iterator[bytes]:
-        exchange = self._exchange
+        exchange, inner = self._exchange, self._inner
+        assert isinstance(inner, httpx.SyncByteStream)
         try:
-            for chunk in self._inner:
+            for chunk in inner:
+                exchange.add(chunk)
+                yield chunk
+        except httpx.TransportError as error:
+            exchange.finish(exchange.outcome(error))
+            raise
+        exchange.finish("ended")
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        exchange, inner = self._exchange, self._inner
+        assert isinstance(inner, httpx.AsyncByteStream)
+        try:
+            async for chunk in inner:
                 exchange.add(chunk)
                 yield chunk
         except httpx.TransportError as error:
@@ -147,27 +162,12 @@ class _CapturedStream(httpx.SyncByteStream):
 
     def close(self) -> None:
         self._exchange.finish("closed")
+        assert isinstance(self._inner, httpx.SyncByteStream)
         self._inner.close()
-
-
-class _AsyncCapturedStream(httpx.AsyncByteStream):
-    def __init__(self, inner: httpx.AsyncByteStream, exchange: _Exchange) -> None:
-        self._inner = inner
-        self._exchange = exchange
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        exchange = self._exchange
-        try:
-            async for chunk in self._inner:
-                exchange.add(chunk)
-                yield chunk
-        except httpx.TransportError as error:
-            exchange.finish(exchange.outcome(error))
-            raise
-        exchange.finish("ended")
 
     async def aclose(self) -> None:
         self._exchange.finish("closed")
+        assert isinstance(self._inner, httpx.AsyncByteStream)
         await self._inner.aclose()
 
 
@@ -209,12 +209,19 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         return _Exchange(request, time.perf_counter())
 
     @staticmethod
-    def _answered(exchange: _Exchange, response: httpx.Response) -> None:
+    def _answered(exchange: _Exchange, response: httpx.Response) -> httpx.Response:
         # Kept once answered: a request that got no response has nothing to replay.
         exchange.status, exchange.headers = response.status_code, response.headers.multi_items()
         capture = _capture.get()
         if capture is not None:
             capture._exchanges.append(exchange)
+        assert isinstance(response.stream, (httpx.SyncByteStream, httpx.AsyncByteStream))
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers.raw,
+            stream=_CapturedStream(response.stream, exchange),
+            extensions=response.extensions,
+        )
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Send the request on to `inner`, keeping the exchange inside a `capture()` block."""
@@ -228,9 +235,7 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         response = inner.handle_request(request)
         if exchange is None:
             return response
-        self._answered(exchange, response)
-        assert isinstance(response.stream, httpx.SyncByteStream)
-        return _passed_on(response, _CapturedStream(response.stream, exchange))
+        return self._answered(exchange, response)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Send the request on to `inner`, keeping the exchange inside a `capture()` block."""
@@ -244,9 +249,7 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         response = await inner.handle_async_request(request)
         if exchange is None:
             return response
-        self._answered(exchange, response)
-        assert isinstance(response.stream, httpx.AsyncByteStream)
-        return _passed_on(response, _AsyncCapturedStream(response.stream, exchange))
+        return self._answered(exchange, response)
 
     def close(self) -> None:
         """Close the transport this one made (never an `inner` it was given)."""
@@ -259,17 +262,6 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         for inner in self._owned:
             if isinstance(inner, httpx.AsyncBaseTransport):
                 await inner.aclose()
-
-
-def _passed_on(
-    response: httpx.Response, stream: httpx.SyncByteStream | httpx.AsyncByteStream
-) -> httpx.Response:
-    return httpx.Response(
-        response.status_code,
-        headers=response.headers.raw,
-        stream=stream,
-        extensions=response.extensions,
-    )
 
 
 def _recorded(capture: Capture, failure: SilviaError | None) -> Recording:

@@ -1,8 +1,9 @@
 """What a recording is made of: the request, the response and its chunks, the reload.
 
-Where things are: these parts, `FORBIDDEN_HEADERS` (dropped whoever builds a
-part) and `header_error` (why a replay cannot write a header), below everything
-else about recordings; `_recording.py` is the map of the rest.
+Where things are: these parts, `RecordingFormatError`, `FORBIDDEN_HEADERS`
+(dropped whoever builds a part) and `header_error` (why a replay cannot write a
+header), below everything else about recordings; `_recording.py` is the map of
+the rest.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from ..errors import SilviaError
 
 __all__ = [
     "BODY_ENDS",
@@ -21,6 +24,7 @@ __all__ = [
     "RecordedReload",
     "RecordedRequest",
     "RecordedResponse",
+    "RecordingFormatError",
     "allowed_headers",
     "header_error",
     "written_value",
@@ -33,6 +37,19 @@ BodyEnd = Literal["ended", "closed", "disconnected", "timeout"]
 BODY_ENDS: tuple[BodyEnd, ...] = ("ended", "closed", "disconnected", "timeout")
 
 Headers = tuple[tuple[str, str], ...]
+
+
+class RecordingFormatError(SilviaError, ValueError):
+    """A recording that cannot be read: truncated, corrupted, or from a newer format.
+
+    `line` is the 1-based line the problem is on (None when it is the whole file);
+    `path` is the file's, when `Recording.load` read one.
+    """
+
+    def __init__(self, message: str, *, line: int | None = None) -> None:
+        super().__init__(f"line {line}: {message}" if line is not None else message)
+        self.line = line
+        self.path: str | None = None
 
 
 def allowed_headers(headers: Iterable[tuple[str, str]]) -> Headers:

@@ -4,16 +4,15 @@ Where things are: a POST gets the recorded response chunk for chunk, ending as
 it did (`disconnected` raises `httpx.RemoteProtocolError`, `timeout`
 `httpx.ReadTimeout`); a GET of the reloaded session gets the reload; anything
 else a 404. With `timing`, chunks come at their recorded times. Bodies go as
-streams of at most 64 KiB pieces (`pieces`), never a whole `content=`, so the
-client's bounded body path and limits apply as live. `_replay_server.py` shares
-`pieces`, `reloads` and `not_found`.
+streams of at most 64 KiB pieces (`_transport.pieces`), never a whole `content=`,
+so the client's bounded body path and limits apply as live. `_replay_server.py`
+shares `reloads` and `not_found`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
@@ -22,15 +21,14 @@ import httpx
 from .. import DEFAULT_WIRE
 from ._recording_parts import Headers, RecordedResponse, written_value
 from ._steps import json_bytes
+from ._transport import PlayedStream, pieces, read_timeout
 
 if TYPE_CHECKING:
     from ._recording import Recording
 
-__all__ = ["ReplayTransport", "not_found", "pieces", "reloads"]
+__all__ = ["ReplayTransport", "not_found", "reloads"]
 
 _DROPPED = "peer closed connection without sending complete message body (replayed)"
-# The most one read hands the client, as a socket's read would (httpx reads 64 KiB).
-_PIECE = 64 * 1024
 
 
 def _last_segment(path: str) -> str:
@@ -61,126 +59,37 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "backslashreplace")
 
 
-def _read_timeout(request: httpx.Request) -> float | None:
-    timeout = request.extensions.get("timeout", {})
-    value = timeout.get("read") if isinstance(timeout, dict) else None
-    return float(value) if value is not None else None
+def _replayed(
+    response: RecordedResponse, request: httpx.Request, timing: bool
+) -> Iterator[bytes | float]:
+    """The plan of a recorded body for `PlayedStream`: each chunk when due, then its end.
 
-
-class _Pacer:
-    """When each chunk is due, with `timing`; and whether the wait outlasts the read timeout."""
-
-    def __init__(self, request: httpx.Request, started: float, timing: bool) -> None:
-        self._request = request
-        self._started = started
-        self._timing = timing
-        self._last = started
-
-    def wait(self, at: float | None) -> tuple[float, bool]:
-        """(seconds to sleep, whether the read times out after them)."""
-        if not self._timing or at is None:
-            return 0.0, False
-        now, due = time.perf_counter(), self._started + at
-        # Read at each wait, as httpcore reads it for each read: a client sets a stream's
-        # read timeout (its idle timeout) once the head has come.
-        timeout = _read_timeout(self._request)
-        if timeout is not None and due - self._last > timeout:
-            return max(0.0, self._last + timeout - now), True
-        return max(0.0, due - now), False
-
-    def heard(self) -> None:
-        self._last = time.perf_counter()
-
-    def ending(self, response: RecordedResponse) -> Exception | None:
-        if response.end == "disconnected":
-            return httpx.RemoteProtocolError(_DROPPED, request=self._request)
-        if response.end == "timeout":
-            return self.timeout()
-        return None
-
-    def timeout(self) -> httpx.ReadTimeout:
-        return httpx.ReadTimeout("timed out waiting for the next bytes", request=self._request)
-
-
-def pieces(data: bytes) -> Iterator[bytes]:
-    """`data` in socket-sized pieces, so the client's limits stop it as they would live."""
-    for start in range(0, len(data), _PIECE):
-        yield data[start : start + _PIECE]
-
-
-class _Whole(httpx.SyncByteStream, httpx.AsyncByteStream):
-    """A fixed body (the reload) as a stream, never as `content=`.
-
-    httpx reads and decodes a `content=` body whole when the response is made,
-    so a gzip reload would inflate all at once, before any limit; a stream goes
-    through the client's own bounded body path, as a socket's does.
+    With `timing`, each chunk waits for its recorded time; a wait longer than the
+    read timeout since the last chunk waits out the timeout, then raises it.
     """
-
-    def __init__(self, body: bytes) -> None:
-        self._body = body
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield from pieces(self._body)
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for piece in pieces(self._body):
-            yield piece
-
-
-class _SyncReplay(httpx.SyncByteStream):
-    def __init__(self, response: RecordedResponse, pacer: _Pacer) -> None:
-        self._response = response
-        self._pacer = pacer
-        self._closed = False
-
-    def __iter__(self) -> Iterator[bytes]:
-        pacer = self._pacer
-        for chunk in self._response.chunks:
-            seconds, times_out = pacer.wait(chunk.at)
-            time.sleep(seconds)
-            if times_out:
-                raise pacer.timeout()
-            if self._closed:
-                return
-            pacer.heard()
-            for piece in pieces(chunk.data):  # noqa: UP028 (line for line with its async twin)
-                yield piece
-        seconds, times_out = pacer.wait(self._response.ended_at)
-        time.sleep(seconds)
-        error = pacer.timeout() if times_out else pacer.ending(self._response)
-        if error is not None:
-            raise error
-
-    def close(self) -> None:
-        self._closed = True
-
-
-class _AsyncReplay(httpx.AsyncByteStream):
-    def __init__(self, response: RecordedResponse, pacer: _Pacer) -> None:
-        self._response = response
-        self._pacer = pacer
-        self._closed = False
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        pacer = self._pacer
-        for chunk in self._response.chunks:
-            seconds, times_out = pacer.wait(chunk.at)
-            await asyncio.sleep(seconds)
-            if times_out:
-                raise pacer.timeout()
-            if self._closed:
-                return
-            pacer.heard()
-            for piece in pieces(chunk.data):
-                yield piece
-        seconds, times_out = pacer.wait(self._response.ended_at)
-        await asyncio.sleep(seconds)
-        error = pacer.timeout() if times_out else pacer.ending(self._response)
-        if error is not None:
-            raise error
-
-    async def aclose(self) -> None:
-        self._closed = True
+    started = last = time.perf_counter()
+    for at, data in [
+        *((chunk.at, chunk.data) for chunk in response.chunks),
+        (response.ended_at, None),
+    ]:
+        late = False
+        if timing and at is not None:
+            # Read at each wait, as httpcore reads it for each read: a client sets a
+            # stream's read timeout (its idle timeout) once the head has come.
+            timeout = read_timeout(request)
+            late = timeout is not None and started + at - last > timeout
+            due = last + timeout if late and timeout is not None else started + at
+            yield max(0.0, due - time.perf_counter())
+        else:
+            yield 0.0
+        if late or (data is None and response.end == "timeout"):
+            raise httpx.ReadTimeout("timed out waiting for the next bytes", request=request)
+        if data is None:
+            if response.end == "disconnected":
+                raise httpx.RemoteProtocolError(_DROPPED, request=request)
+            return
+        last = time.perf_counter()
+        yield from pieces(data)
 
 
 class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
@@ -201,27 +110,25 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             and reloads(self.recording, request.url.path)
         ):
             reloaded = _header_bytes(reload.headers)
-            return httpx.Response(reload.status, headers=reloaded, stream=_Whole(reload.body))
+            stream = PlayedStream(pieces(reload.body))
+            return httpx.Response(reload.status, headers=reloaded, stream=stream)
         status, headers, body = not_found("Not in this recording.")
         return httpx.Response(status, headers=list(headers), content=body)
 
-    def _chat(
-        self, request: httpx.Request, stream: type[_SyncReplay] | type[_AsyncReplay]
-    ) -> httpx.Response:
+    def _chat(self, request: httpx.Request) -> httpx.Response:
         response = self.recording.response
-        pacer = _Pacer(request, time.perf_counter(), self.timing)
         return httpx.Response(
             response.status,
             headers=_header_bytes(response.headers),
-            stream=stream(response, pacer),
+            stream=PlayedStream(_replayed(response, request, self.timing)),
         )
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Answer from the recording: its chat response, or its session for a reload."""
         request.read()
-        return self._fixed(request) or self._chat(request, _SyncReplay)
+        return self._fixed(request) or self._chat(request)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Answer from the recording: its chat response, or its session for a reload."""
         await request.aread()
-        return self._fixed(request) or self._chat(request, _AsyncReplay)
+        return self._fixed(request) or self._chat(request)

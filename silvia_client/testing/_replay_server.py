@@ -10,16 +10,15 @@ and refuses a recording with a header HTTP cannot carry (`header_errors()`).
 
 from __future__ import annotations
 
-import hmac
 import json
 from collections.abc import Mapping
 
 from .. import DEFAULT_WIRE
 from ._loopback import LoopbackServer
-from ._recording import Recording
+from ._recording import Recording, refuse_unwritable
 from ._recording_parts import Headers, RecordedResponse, written_value
-from ._replay import not_found, pieces, reloads
-from ._server import SCENARIO_HEADER
+from ._replay import not_found, reloads
+from ._scenario import SCENARIO_HEADER, commanded
 from ._steps import Drop, Pause, Raw, Reply, Request, Step, json_bytes
 from ._transport import InProcessTransport
 
@@ -55,14 +54,6 @@ def _unframed(headers: Headers) -> Headers:
     return tuple((name, written_value(value)) for name, value in headers if name not in _FRAMING)
 
 
-def _refuse_unwritable(recording: Recording, path: str | None = None) -> None:
-    """Raise the first header error of `recording` (naming its line, and `path`)."""
-    errors = recording.header_errors()
-    if errors:
-        errors[0].path = path
-        raise errors[0]
-
-
 class ReplayServer:
     """Recordings served by name on the reference server's runners (see the module docstring).
 
@@ -82,7 +73,7 @@ class ReplayServer:
         if token is not None and not token.strip():
             raise ValueError("token must be a non-empty string, or None to accept any token")
         for recording in recordings.values():
-            _refuse_unwritable(recording)
+            refuse_unwritable(recording)
         self.recordings: dict[str, Recording] = dict(recordings)
         self.default: str = next(iter(self.recordings))
         self.timing = timing
@@ -108,16 +99,12 @@ class ReplayServer:
             if name in recordings:
                 raise ValueError(f"two recordings named {name!r}: file names must differ")
             recordings[name] = Recording.load(path)
-            _refuse_unwritable(recordings[name], path)
+            refuse_unwritable(recordings[name], path)
         return cls(recordings, token=token, timing=timing)
 
     def transport(self) -> InProcessTransport:
-        """An in-process httpx transport (sync and async) to this server.
-
-        Every body goes as a stream (`_Streamed`), so a client reads even a
-        reload through its own bounded body path, decompressed in pieces.
-        """
-        return InProcessTransport(_Streamed(self))
+        """An in-process httpx transport (sync and async) to this server."""
+        return InProcessTransport(self)
 
     def serve_loopback(self, host: str = "127.0.0.1", port: int = 0) -> LoopbackServer:
         """A real HTTP/1.1 server for these recordings; `with ... as url:`."""
@@ -130,14 +117,9 @@ class ReplayServer:
 
     def handle(self, request: Request) -> Reply:
         """Answer one request (any thread)."""
-        scheme, _, token = request.headers.get("authorization", "").partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token:
-            return self.error_reply(401, "authentication_error", "Missing bearer token.")
-        if self._token is not None and not hmac.compare_digest(
-            token.encode(), self._token.encode()
-        ):
-            return self.error_reply(401, "authentication_error", "Invalid bearer token.")
+        refused = request.bearer(self._token)[1]
+        if refused is not None:
+            return self.error_reply(401, "authentication_error", refused)
         name = request.headers.get(SCENARIO_HEADER, "").strip() or None
         if request.method == "POST":
             name = name or _named_in(request.body)
@@ -162,26 +144,6 @@ class ReplayServer:
         return Reply(status, headers, body=body)
 
 
-class _Streamed:
-    """A `ReplayServer` whose fixed bodies are streamed steps, for the in-process transport.
-
-    The in-process transport hands a fixed body to httpx as `content=`, which
-    httpx reads and decodes whole at once (a gzip reload inflated before any
-    limit); as steps it is read the way a socket's body is. On a socket the
-    server itself answers, with a Content-Length.
-    """
-
-    def __init__(self, server: ReplayServer) -> None:
-        self._server = server
-
-    def handle(self, request: Request) -> Reply:
-        reply = self._server.handle(request)
-        if reply.steps is not None or not reply.body:
-            return reply
-        steps = tuple(Raw(piece) for piece in pieces(reply.body))
-        return Reply(reply.status, reply.headers, steps=steps)
-
-
 def _named_in(body: bytes) -> str | None:
     """NAME from a chat body whose message starts `/recording NAME`."""
     try:
@@ -189,5 +151,4 @@ def _named_in(body: bytes) -> str | None:
     except (ValueError, RecursionError):
         return None
     message = value.get(DEFAULT_WIRE.message_field) if isinstance(value, dict) else None
-    words = message.split(maxsplit=2) if isinstance(message, str) else []
-    return words[1] if len(words) >= 2 and words[0] == RECORDING_COMMAND else None
+    return commanded(message, RECORDING_COMMAND)

@@ -21,7 +21,20 @@ from ._script import Checkpoint, PriorTurn, ScriptItem
 from ._steps import Step
 from ._turn import PlayedTurn, play, turn_steps
 
-__all__ = ["Rewrite", "Scenario", "is_scenario_name"]
+__all__ = [
+    "SCENARIO_COMMAND",
+    "SCENARIO_HEADER",
+    "Rewrite",
+    "Scenario",
+    "commanded",
+    "is_scenario_name",
+]
+
+SCENARIO_HEADER = "x-silvia-scenario"
+"""Request header naming the scenario to play (a testing-kit convention, not the wire's)."""
+
+SCENARIO_COMMAND = "/scenario"
+"""A message starting `/scenario <name>` picks that scenario when no header does."""
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
@@ -30,6 +43,12 @@ def is_scenario_name(name: object) -> bool:
     """Whether `name` can name a scenario: letters, digits, `-`, `_` and `.`, a letter or
     digit first (what `Scenario` checks, and what a QA script may name)."""
     return isinstance(name, str) and _NAME.fullmatch(name) is not None
+
+
+def commanded(message: object, command: str) -> str | None:
+    """NAME when `message` is a string starting `command NAME` (`/scenario demo`), else None."""
+    words = message.split(maxsplit=2) if isinstance(message, str) else []
+    return words[1] if len(words) >= 2 and words[0] == command else None
 
 
 class Rewrite(Protocol):

@@ -1,17 +1,157 @@
-"""The words of a scripted turn: tool results (`_tools`), what the model says, what it cites.
+"""A scripted turn: what the model's tools returned, what it says, what it cites.
 
-Where things are: `Say` and `Cite` (in the order things happen), `Checkpoint`, `PriorTurn`;
-a `Cite` whose source the turn's tool results did not write is rejected.
+Where things are: first the tool results, the inputs of `_derive`'s rules, one
+class per row of the doc's source table (`execute_sql`, `execute_python`, the
+three library readers with their sidecar, `search_web`); then `Say` and `Cite`
+(in the order things happen), `Checkpoint`, `PriorTurn`. A `Cite` whose source
+the turn's tool results did not write is rejected.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TypeAlias
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
 
-from ._tools import ToolResult
+__all__ = [
+    "LIBRARY_TOOLS",
+    "Checkpoint",
+    "Cite",
+    "ExaArticle",
+    "ExecutePython",
+    "ExecuteSql",
+    "LibraryTool",
+    "PriorTurn",
+    "ReadLibraryDocument",
+    "Say",
+    "ScriptItem",
+    "SearchWeb",
+    "ToolResult",
+    "WebResult",
+    "read_credit_card_document",
+    "read_mortgage_authority",
+    "read_tax_authority",
+]
 
-__all__ = ["Checkpoint", "Cite", "PriorTurn", "Say", "ScriptItem"]
+Row: TypeAlias = Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class ExecuteSql:
+    """An `execute_sql` result: the rows, with whichever columns the model selected.
+
+    Rows are grouped by `label_column` into one `silvia://your-account/<slug>`
+    source per label. With `label_column=None` the result is portfolio-wide and
+    becomes the single `silvia://your-portfolio` source.
+    """
+
+    rows: tuple[Row, ...]
+    label_column: str | None = "account_name"
+    portfolio_title: str = "Your portfolio"
+
+    def __post_init__(self) -> None:
+        # Accept any sequence of mappings, keep an immutable tuple.
+        object.__setattr__(self, "rows", tuple(self.rows))
+
+
+@dataclass(frozen=True)
+class ExaArticle:
+    """An article fetched through Exa inside `execute_python`: cited by its own URL."""
+
+    url: str
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ExecutePython:
+    """An `execute_python` run: the code the model wrote and what it printed.
+
+    Finnhub is recognised in the code or the payload, as the doc says. A
+    payload printed as a JSON object (or list of objects) with a `symbol` or
+    `ticker` field is "printed with its ticker".
+    """
+
+    code: str
+    output: str
+    title: str = "Analysis"
+    articles: tuple[ExaArticle, ...] = ()
+
+
+LibraryTool: TypeAlias = Literal[
+    "read_tax_authority", "read_credit_card_document", "read_mortgage_authority"
+]
+LIBRARY_TOOLS: tuple[LibraryTool, ...] = (
+    "read_tax_authority",
+    "read_credit_card_document",
+    "read_mortgage_authority",
+)
+
+
+@dataclass(frozen=True)
+class ReadLibraryDocument:
+    """One of the three library readers returning a file and its `.meta.json` sidecar."""
+
+    tool: LibraryTool
+    path: str
+    text: str
+    sidecar: Mapping[str, object] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.tool not in LIBRARY_TOOLS:
+            raise ValueError(f"not a library reader: {self.tool!r}")
+
+
+def _reader(
+    tool: LibraryTool, path: str, text: str, source_url: str | None, title: str | None
+) -> ReadLibraryDocument:
+    sidecar: dict[str, object] = {}
+    if title is not None:
+        sidecar["title"] = title
+    if source_url is not None:
+        sidecar["source_url"] = source_url
+    return ReadLibraryDocument(tool, path, text, sidecar)
+
+
+def read_tax_authority(
+    path: str, text: str, *, source_url: str | None = None, title: str | None = None
+) -> ReadLibraryDocument:
+    """A `read_tax_authority` result; no `source_url` means the sidecar had none."""
+    return _reader("read_tax_authority", path, text, source_url, title)
+
+
+def read_credit_card_document(
+    path: str, text: str, *, source_url: str | None = None, title: str | None = None
+) -> ReadLibraryDocument:
+    """A `read_credit_card_document` result; no `source_url` means the sidecar had none."""
+    return _reader("read_credit_card_document", path, text, source_url, title)
+
+
+def read_mortgage_authority(
+    path: str, text: str, *, source_url: str | None = None, title: str | None = None
+) -> ReadLibraryDocument:
+    """A `read_mortgage_authority` result; no `source_url` means the sidecar had none."""
+    return _reader("read_mortgage_authority", path, text, source_url, title)
+
+
+@dataclass(frozen=True)
+class WebResult:
+    """One `search_web` result; `url=None` for an answer the search service wrote itself."""
+
+    title: str
+    text: str
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class SearchWeb:
+    """A `search_web` call and its results."""
+
+    query: str
+    results: tuple[WebResult, ...]
+
+
+ToolResult: TypeAlias = ExecuteSql | ExecutePython | ReadLibraryDocument | SearchWeb
 
 
 @dataclass(frozen=True)

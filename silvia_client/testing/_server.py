@@ -8,14 +8,22 @@ or the default) and stores the turn; `GET {session_path}<id>` returns a stored
 session. Every request needs a bearer token (exactly `token=` when given);
 every reply carries a request id. A status or gzip-bomb scenario named by the
 header applies to both routes.
+
+The stored sessions come last: `SessionStore` keeps each turn's messages with their
+citations as streamed, and hands out deep copies, so a test can look without racing
+the server thread.
 """
 
 from __future__ import annotations
 
-import hmac
+import copy
+import itertools
 import json
+import threading
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -29,23 +37,20 @@ from ._expected import ExpectedTurn, expected_turn
 from ._faults import HttpError, SendGzipBomb, status_fault
 from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS
 from ._loopback import LoopbackServer
-from ._scenario import Scenario
+from ._scenario import SCENARIO_COMMAND, SCENARIO_HEADER, Scenario, commanded
 from ._script import PriorTurn
 from ._steps import Reply, Request, json_bytes
-from ._store import SessionStore
-from ._transport import InProcessTransport
+from ._transport import IN_PROCESS_URL, InProcessTransport
 from ._turn import PlayedTurn, play
 
-__all__ = ["IN_PROCESS_URL", "SCENARIO_COMMAND", "SCENARIO_HEADER", "ReferenceServer"]
+__all__ = [
+    "ReferenceServer",
+    "SessionStore",
+    "StoredSession",
+    "new_session_id",
+    "utc_now",
+]
 
-SCENARIO_HEADER = "x-silvia-scenario"
-"""Request header naming the scenario to play (a testing-kit convention, not the wire's)."""
-
-SCENARIO_COMMAND = "/scenario"
-"""A message starting `/scenario <name>` picks that scenario when no header does."""
-
-IN_PROCESS_URL = "http://silvia.test"
-"""A base URL for clients on the in-process transport (never resolved: no sockets)."""
 
 # What `client()` sends as its token to a server that accepts any.
 _ANY_TOKEN = "reference-server"
@@ -229,9 +234,7 @@ class ReferenceServer:
             except (ValueError, RecursionError):
                 return None
             message = body.get(self.wire.message_field) if isinstance(body, dict) else None
-            words = message.split(maxsplit=2) if isinstance(message, str) else []
-            named = len(words) >= 2 and words[0] == SCENARIO_COMMAND
-            name = words[1] if named else self.default_scenario
+            name = commanded(message, SCENARIO_COMMAND) or self.default_scenario
         return name if name in self._scenarios else None
 
     def error_reply(self, status: int, error_type: str, message: str) -> Reply:
@@ -253,8 +256,11 @@ class ReferenceServer:
             raise _Refusal(
                 405, "invalid_request_error", f"Use {allowed} here.", [("allow", allowed)]
             )
-        token = self._authenticate(request.headers)
-        scenario = self._scenario_from_header(request.headers)
+        token, refused = request.bearer(self._token)
+        if refused is not None:
+            raise _Refusal(401, "authentication_error", refused)
+        named = request.headers.get(SCENARIO_HEADER, "").strip()
+        scenario = self._named(named) if named else None
         if scenario is not None:
             refusal = status_fault(scenario.fault, token)
             if refusal is not None:
@@ -265,18 +271,6 @@ class ReferenceServer:
             return self._session_reply(session_id, request_id)
         return self._chat_reply(request, scenario, request_id, token)
 
-    def _authenticate(self, headers: Mapping[str, str]) -> str:
-        """The request's bearer token, if this server accepts it."""
-        scheme, _, token = headers.get("authorization", "").partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token:
-            raise _Refusal(401, "authentication_error", "Missing bearer token.")
-        if self._token is not None and not hmac.compare_digest(
-            token.encode(), self._token.encode()
-        ):
-            raise _Refusal(401, "authentication_error", "Invalid bearer token.")
-        return token
-
     def _named(self, name: str) -> Scenario:
         scenario = self._scenarios.get(name)
         if scenario is None:
@@ -286,16 +280,6 @@ class ReferenceServer:
                 f"Unknown scenario {name!r}; `silvia serve --list` lists them.",
             )
         return scenario
-
-    def _scenario_from_header(self, headers: Mapping[str, str]) -> Scenario | None:
-        name = headers.get(SCENARIO_HEADER, "").strip()
-        return self._named(name) if name else None
-
-    def _scenario_from_message(self, message: str) -> Scenario | None:
-        words = message.split(maxsplit=2)
-        if len(words) >= 2 and words[0] == SCENARIO_COMMAND:
-            return self._named(words[1])
-        return None
 
     def _chat_reply(
         self, request: Request, scenario: Scenario | None, request_id: str, token: str
@@ -318,8 +302,9 @@ class ReferenceServer:
                 400, "invalid_request_error", f"`{wire.session_id_field}` must be a string."
             )
         if scenario is None:
+            named = commanded(message, SCENARIO_COMMAND)
             scenario = (
-                self._scenario_from_message(message) or self._scenarios[self.default_scenario]
+                self._scenarios[self.default_scenario] if named is None else self._named(named)
             )
         refusal = status_fault(scenario.fault, token)
         if refusal is not None:
@@ -402,3 +387,129 @@ def _refusal_for(fault: HttpError) -> _Refusal:
 
 def _without_target(citation: Mapping[str, object]) -> dict[str, object]:
     return {key: value for key, value in citation.items() if key != "target"}
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def new_session_id() -> str:
+    return f"sess_{uuid.uuid4().hex}"
+
+
+FIXED_TIME = "2025-01-01T00:00:00.000Z"
+"""Every timestamp of a deterministic store."""
+
+
+@dataclass
+class StoredSession:
+    """One session as stored: `messages` are wire rows (`id`, `role`, `content`, ...)."""
+
+    id: str
+    title: str
+    created_at: str
+    updated_at: str
+    messages: list[dict[str, object]] = field(default_factory=list)
+
+    def body(self, wire: WireFormat) -> dict[str, object]:
+        """The session endpoint's JSON body."""
+        session = {
+            "id": self.id,
+            "title": self.title,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+        return {wire.session_key: session, wire.messages_key: self.messages}
+
+
+class SessionStore(Mapping[str, StoredSession]):
+    """Thread-safe session storage; `store[session_id]` is a snapshot copy.
+
+    `deterministic`: ids count up (`sess_0001`, `msg_0001`, ...) and every
+    timestamp is `FIXED_TIME`, so saved outputs and snapshots repeat exactly.
+    """
+
+    def __init__(self, wire: WireFormat, *, deterministic: bool = False) -> None:
+        self._wire = wire
+        self._lock = threading.Lock()
+        self._sessions: dict[str, StoredSession] = {}
+        self._counters = (itertools.count(1), itertools.count(1)) if deterministic else None
+
+    def new_session_id(self) -> str:
+        """A fresh session id (random, or the next of `sess_0001`, ... when deterministic)."""
+        if self._counters is None:
+            return new_session_id()
+        with self._lock:
+            return f"sess_{next(self._counters[0]):04d}"
+
+    def _now(self) -> str:
+        return utc_now() if self._counters is None else FIXED_TIME
+
+    def _message_id(self) -> str:  # under the lock
+        if self._counters is None:
+            return f"msg_{uuid.uuid4().hex[:24]}"
+        return f"msg_{next(self._counters[1]):04d}"
+
+    def __getitem__(self, session_id: str) -> StoredSession:
+        with self._lock:
+            return copy.deepcopy(self._sessions[session_id])
+
+    def __iter__(self) -> Iterator[str]:
+        with self._lock:
+            return iter(list(self._sessions))
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._sessions)
+
+    def __contains__(self, session_id: object) -> bool:
+        # Without `Mapping`'s default, which would deep-copy the session to look.
+        with self._lock:
+            return session_id in self._sessions
+
+    def open(self, session_id: str, first_message: str) -> bool:
+        """Make sure the session exists (titled by its first message); True if it was new."""
+        with self._lock:
+            if session_id in self._sessions:
+                return False
+            now = self._now()
+            title = " ".join(first_message.split())[:60] or "New chat"
+            self._sessions[session_id] = StoredSession(session_id, title, now, now)
+            return True
+
+    def is_empty(self, session_id: str) -> bool:
+        """Whether the session is unknown or holds no message yet."""
+        with self._lock:
+            session = self._sessions.get(session_id)
+            return session is None or not session.messages
+
+    def append(
+        self,
+        session_id: str,
+        role: str,
+        content: str,
+        *,
+        citations: Sequence[Mapping[str, object]] = (),
+        inline_citations: Sequence[Mapping[str, object]] = (),
+    ) -> None:
+        """Store one message row at the end of the session."""
+        now = self._now()
+        row: dict[str, object] = {
+            "id": "",
+            "role": role,
+            "content": content,
+            "created_at": now,
+            self._wire.message_citations_key: copy.deepcopy(list(citations)),
+            self._wire.message_inline_citations_key: copy.deepcopy(list(inline_citations)),
+        }
+        with self._lock:
+            row["id"] = self._message_id()
+            session = self._sessions[session_id]
+            session.messages.append(row)
+            session.updated_at = now
+
+    def body(self, session_id: str) -> dict[str, object] | None:
+        """The session endpoint's JSON body, or None if there is no such session."""
+        with self._lock:
+            session = self._sessions.get(session_id)
+            return None if session is None else copy.deepcopy(session.body(self._wire))

@@ -9,6 +9,7 @@ forever, never held whole), `Pause`, `Drop` (the connection breaks) and
 
 from __future__ import annotations
 
+import hmac
 import itertools
 import json
 import re
@@ -174,3 +175,13 @@ class Request:
     target: str  # the request target as sent: percent-encoded path, maybe a query
     headers: Mapping[str, str]
     body: bytes = b""
+
+    def bearer(self, required: str | None) -> tuple[str, str | None]:
+        """Its bearer token, and why a server requiring `required` (None: any) refuses it."""
+        scheme, _, token = self.headers.get("authorization", "").partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            return token, "Missing bearer token."
+        if required is not None and not hmac.compare_digest(token.encode(), required.encode()):
+            return token, "Invalid bearer token."
+        return token, None

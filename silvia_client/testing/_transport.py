@@ -1,7 +1,8 @@
 """An httpx transport straight into a reference server: no sockets, same bytes.
 
 Where things are: `InProcessTransport`, sync and async, produces a streamed
-reply step by step as the client reads. A pause longer than the read timeout
+reply step by step as the client reads, through `PlayedStream` (which the
+replay transport plays its recordings through too). A pause longer than the read timeout
 raises `httpx.ReadTimeout`, a drop `httpx.RemoteProtocolError`, and a `Repeat`
 is written one copy at a time for as long as the client reads.
 """
@@ -17,7 +18,17 @@ import httpx
 
 from ._steps import Drop, Effect, Encoded, Event, Pause, Raw, Repeat, Reply, Request, Step
 
-__all__ = ["InProcessTransport", "RequestHandler"]
+__all__ = [
+    "IN_PROCESS_URL",
+    "InProcessTransport",
+    "PlayedStream",
+    "RequestHandler",
+    "pieces",
+    "read_timeout",
+]
+
+IN_PROCESS_URL = "http://silvia.test"
+"""A base URL for clients on the in-process transports (never resolved: no sockets)."""
 
 _DROPPED = "peer closed connection without sending complete message body (incomplete chunked read)"
 
@@ -34,112 +45,83 @@ def _server_request(request: httpx.Request, body: bytes) -> Request:
     return Request(request.method, request.url.raw_path.decode("ascii"), headers, body)
 
 
-def _read_timeout(request: httpx.Request) -> float | None:
+# The most one read hands the client, as a socket's read would (httpx reads 64 KiB).
+_PIECE = 64 * 1024
+
+
+def pieces(data: bytes) -> Iterator[bytes]:
+    """`data` in socket-sized pieces, so the client's limits stop it as they would live."""
+    for start in range(0, len(data), _PIECE):
+        yield data[start : start + _PIECE]
+
+
+def read_timeout(request: httpx.Request) -> float | None:
+    """The read timeout httpx set on `request` (a stream's idle timeout), or None."""
     timeout = request.extensions.get("timeout", {})
     value = timeout.get("read") if isinstance(timeout, dict) else None
     return float(value) if value is not None else None
 
 
-class _IdleClock:
-    """Silence since the last bytes, against the read timeout."""
+class PlayedStream(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """A body played from `plan`: bytes to hand over, or seconds to wait first.
 
-    def __init__(self, request: httpx.Request) -> None:
-        self._request = request
-        self._timeout = _read_timeout(request)
-        self._idle = 0.0
+    Sync or async, the one difference is how it waits; an error the plan raises
+    comes where it is due. Closing the stream stops the plan before its next item,
+    so nothing after that point runs (an `Effect` that stores the turn, say).
+    """
 
-    def heard(self) -> None:
-        self._idle = 0.0
-
-    def pause(self, seconds: float) -> tuple[float, bool]:
-        """How long to sleep for a pause, and whether the read times out after that."""
-        if self._timeout is not None and self._idle + seconds > self._timeout:
-            return max(0.0, self._timeout - self._idle), True
-        self._idle += seconds
-        return seconds, False
-
-    def timeout_error(self) -> httpx.ReadTimeout:
-        return httpx.ReadTimeout("timed out waiting for the next event", request=self._request)
-
-
-class _SyncSteps(httpx.SyncByteStream):
-    def __init__(self, steps: Sequence[Step], request: httpx.Request) -> None:
-        self._steps = steps
-        self._request = request
+    def __init__(self, plan: Iterator[bytes | float]) -> None:
+        self._plan = plan
         self._closed = False
 
+    def _next(self) -> bytes | float | None:
+        return None if self._closed else next(self._plan, None)
+
     def __iter__(self) -> Iterator[bytes]:
-        clock = _IdleClock(self._request)
-        for step in self._steps:
-            if self._closed:
-                return
-            if isinstance(step, (Event, Raw, Encoded)):
-                clock.heard()
-                yield step.encode()
-            elif isinstance(step, Repeat):
-                for _ in step.copies():
-                    if self._closed:
-                        return
-                    seconds, times_out = clock.pause(step.every)
-                    time.sleep(seconds)
-                    if times_out:
-                        raise clock.timeout_error()
-                    clock.heard()
-                    yield step.data
-            elif isinstance(step, Pause):
-                seconds, times_out = clock.pause(step.seconds)
-                time.sleep(seconds)
-                if times_out:
-                    raise clock.timeout_error()
-            elif isinstance(step, Drop):
-                raise httpx.RemoteProtocolError(_DROPPED, request=self._request)
-            elif isinstance(step, Effect):
-                step.action()
+        while (item := self._next()) is not None:
+            if isinstance(item, bytes):
+                yield item
+            else:
+                time.sleep(item)
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        while (item := self._next()) is not None:
+            if isinstance(item, bytes):
+                yield item
+            else:
+                await asyncio.sleep(item)
 
     def close(self) -> None:
         self._closed = True
-
-
-class _AsyncSteps(httpx.AsyncByteStream):
-    def __init__(self, steps: Sequence[Step], request: httpx.Request) -> None:
-        self._steps = steps
-        self._request = request
-        self._closed = False
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        clock = _IdleClock(self._request)
-        for step in self._steps:
-            if self._closed:
-                return
-            if isinstance(step, (Event, Raw, Encoded)):
-                clock.heard()
-                yield step.encode()
-            elif isinstance(step, Repeat):
-                for _ in step.copies():
-                    if self._closed:
-                        return
-                    seconds, times_out = clock.pause(step.every)
-                    await asyncio.sleep(seconds)
-                    if times_out:
-                        raise clock.timeout_error()
-                    clock.heard()
-                    yield step.data
-            elif isinstance(step, Pause):
-                seconds, times_out = clock.pause(step.seconds)
-                await asyncio.sleep(seconds)
-                if times_out:
-                    raise clock.timeout_error()
-            elif isinstance(step, Drop):
-                raise httpx.RemoteProtocolError(_DROPPED, request=self._request)
-            elif isinstance(step, Effect):
-                step.action()
 
     async def aclose(self) -> None:
         self._closed = True
 
 
-def _response(reply: Reply, stream: httpx.SyncByteStream | httpx.AsyncByteStream) -> httpx.Response:
-    return httpx.Response(reply.status, headers=list(reply.headers), stream=stream)
+def _played(steps: Sequence[Step], request: httpx.Request) -> Iterator[bytes | float]:
+    """The plan of `steps`: a pause past the read timeout waits out the timeout, then raises."""
+    timeout, idle = read_timeout(request), 0.0
+    for step in steps:
+        if isinstance(step, (Event, Raw, Encoded)):
+            idle = 0.0
+            yield step.encode()
+        elif isinstance(step, (Repeat, Pause)):
+            seconds, data = (
+                (step.every, step.data) if isinstance(step, Repeat) else (step.seconds, b"")
+            )
+            for _ in step.copies() if isinstance(step, Repeat) else [None]:
+                if timeout is not None and idle + seconds > timeout:
+                    yield max(0.0, timeout - idle)
+                    raise httpx.ReadTimeout("timed out waiting for the next event", request=request)
+                idle += seconds
+                yield seconds
+                if data:
+                    idle = 0.0
+                    yield data
+        elif isinstance(step, Drop):
+            raise httpx.RemoteProtocolError(_DROPPED, request=request)
+        elif isinstance(step, Effect):
+            step.action()
 
 
 class InProcessTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
@@ -148,16 +130,24 @@ class InProcessTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     def __init__(self, server: RequestHandler) -> None:
         self._server = server
 
+    def _response(self, request: httpx.Request, body: bytes) -> httpx.Response:
+        reply = self._server.handle(_server_request(request, body))
+        headers = list(reply.headers)
+        if reply.steps is None:
+            # A stream with its length, as a socket's body: never `content=`, which httpx
+            # reads and decodes whole when the response is made (a gzip body inflated all
+            # at once, before any limit), where a stream goes through the client's own
+            # bounded body path.
+            headers.append(("content-length", str(len(reply.body))))
+            plan: Iterator[bytes | float] = pieces(reply.body)
+        else:
+            plan = _played(reply.steps, request)
+        return httpx.Response(reply.status, headers=headers, stream=PlayedStream(plan))
+
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Hand the request to the server and stream its reply back (httpx's transport API)."""
-        reply = self._server.handle(_server_request(request, request.read()))
-        if reply.steps is None:
-            return httpx.Response(reply.status, headers=list(reply.headers), content=reply.body)
-        return _response(reply, _SyncSteps(reply.steps, request))
+        return self._response(request, request.read())
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Hand the request to the server and stream its reply back (httpx's transport API)."""
-        reply = self._server.handle(_server_request(request, await request.aread()))
-        if reply.steps is None:
-            return httpx.Response(reply.status, headers=list(reply.headers), content=reply.body)
-        return _response(reply, _AsyncSteps(reply.steps, request))
+        return self._response(request, await request.aread())

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import silvia_client.testing._recording_format as recording_format
+import silvia_client.testing._recording as recording_format
 from silvia_client import SilviaError
 from silvia_client.cli import main
 from silvia_client.testing import (
