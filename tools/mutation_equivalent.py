@@ -138,4 +138,30 @@ EQUIVALENT: dict[str, str] = {
         "at exactly `limit` bytes it reads one chunk more before it stops; it returns "
         "`data[:limit]` either way"
     ),
+    # the argument table (`_options.py`)
+    "silvia_client._options.x__extra_body__mutmut_7": (
+        "json.dumps(allow_nan=None): None is false, so NaN is refused as with False"
+    ),
+    "silvia_client._options.x_check__mutmut_9": (
+        "'UTF-8' for 'utf-8': codec names are case-insensitive"
+    ),
+    "silvia_client._options.x_rules_table__mutmut_9": (
+        "the fallback for a reader without a docstring: every reader has one"
+    ),
+    "silvia_client._options.x_token_from__mutmut_5": (
+        "None for '' as SILVIA_TOKEN's unset value: `if not value` reads both as no token"
+    ),
+    "silvia_client._options.x_token_from__mutmut_7": (
+        "no default (None) for '' as SILVIA_TOKEN's unset value: `if not value` reads both alike"
+    ),
+    # the deadline (`_deadline.py`)
+    "silvia_client._deadline.xǁHaltǁ__init____mutmut_1": (
+        "a Halt's message: every Halt is caught inside the SDK and read by `reason` and `limit`"
+    ),
+    "silvia_client._deadline.xǁHaltǁ__init____mutmut_2": (
+        "a Halt's message: every Halt is caught inside the SDK and read by `reason` and `limit`"
+    ),
+    "silvia_client._deadline.xǁ_Watchdogǁ_start_over__mutmut_3": (
+        "Condition(None) makes an RLock: the watchdog never takes its lock twice, so alike"
+    ),
 }
