@@ -130,3 +130,14 @@ def test_cancelled_alarms_are_dropped_from_the_heap_now_and_then() -> None:
     # At 128 in the heap (more than 64, a multiple of 64) the cancelled go, the live one stays.
     assert lengths[:128] == list(range(1, 129)), "dropped too soon"
     assert lengths[128:] == list(range(2, 74)), "not dropped at 128"
+
+
+def test_its_thread_is_a_named_daemon() -> None:
+    # A daemon, so that a program exits with alarms still armed; named, for a thread dump.
+    watchdog = _Watchdog()
+    cancel = watchdog.call_at(time.monotonic() + 600, lambda: None)
+    thread = watchdog._thread
+    cancel()
+    assert thread is not None
+    assert thread.name == "silvia-client-deadlines"
+    assert thread.daemon
