@@ -180,4 +180,7 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._deadline.xǁ_Watchdogǁ_next__mutmut_15": (
         "wait >= 0 for > 0: at exactly 0 it waits 0 s and looks again, when the alarm is due"
     ),
+    "silvia_client._options.x_is_local__mutmut_4": (
+        "rstrip('XX.XX') also strips 'X': the host comes lowercased from urlsplit, never 'X'"
+    ),
 }

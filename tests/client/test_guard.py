@@ -64,3 +64,14 @@ def test_a_call_is_not_expired_until_its_deadline() -> None:
         with pytest.raises(Halt) as caught:
             call.wait_between_events(request)
         assert caught.value.reason == "deadline"
+
+
+def test_a_guard_watching_no_response_stops_without_touching_a_socket(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="silvia_client")
+    guard = Guard(no_alarm)
+    guard.watch(None)
+    guard.stop("deadline")
+    assert guard.reason == "deadline"
+    assert not [r for r in caplog.records if r.name == "silvia_client"]
