@@ -147,7 +147,7 @@ GROUPS: dict[str, Group] = {
         ),
     ),
     "sessions": Group(
-        modules=("sessions/_history.py", "sessions/_resource.py"),
+        modules=("sessions/_history.py", "_async/_sessions.py"),
         tests=(
             "tests/client/test_sessions_messages.py",
             "tests/client/test_sessions_requests.py",
@@ -172,11 +172,14 @@ GROUPS: dict[str, Group] = {
     "deadline": Group(
         modules=("_deadline.py",),
         tests=(
+            "tests/client/test_watchdog.py",
+            "tests/client/test_guard.py",
             "tests/client/test_deadline.py",
             "tests/client/test_timeout_bounds.py",
             "tests/client/test_close.py",
             "tests/client/test_retries.py",
             "tests/client/test_retry_decisions.py",
+            "tests/client/test_limits.py",  # a Halt at a size limit
         ),
     ),
     "body": Group(
@@ -196,6 +199,7 @@ GROUPS: dict[str, Group] = {
             "tests/client/test_options.py",
             "tests/client/test_extra_options.py",
             "tests/client/test_retry_decisions.py",
+            "tests/client/test_argument_messages.py",
         ),
     ),
 }
@@ -234,6 +238,7 @@ def prepare(name: str, group: Group) -> Path:
         f"pytest_add_cli_args_test_selection = {toml_list(group.tests)}\n"
         f"pytest_add_cli_args = {toml_list(pytest_args)}\n"
         "use_git_change_detection = false\n"
+        'also_copy = ["docs"]\n'  # mutmut runs in mutants/, which holds only what it copies
     )
     (work / "pyproject.toml").write_text(config, encoding="utf-8")
     return work

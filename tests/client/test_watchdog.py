@@ -1,0 +1,143 @@
+"""The watchdog that fires every client's deadline alarms: in time order, never a cancelled one,
+on past an alarm that fails, idle threads ending, and a forked child's fresh start.
+
+The process's own watchdog (`thread_timer`) is shared by every test; each test here makes a
+watchdog of its own, the class that has no public name, so that its thread and heap are the
+test's. Alarms are a few hundredths of a second off; the waits for them are generous bounds
+that only prove "does not hang".
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+
+import pytest
+
+from silvia_client._deadline import _Watchdog
+
+HANG = 5.0  # seconds: far past any alarm here
+
+
+def test_alarms_fire_in_time_order_and_a_cancelled_one_never() -> None:
+    watchdog = _Watchdog()
+    fired: list[str] = []
+    done = threading.Event()
+    now = time.monotonic()
+    cancel = watchdog.call_at(now + 0.04, lambda: fired.append("cancelled"))
+
+    def last() -> None:
+        fired.append("last")
+        done.set()
+
+    watchdog.call_at(now + 0.06, last)
+    watchdog.call_at(now + 0.02, lambda: fired.append("first"))
+    cancel()
+    assert done.wait(HANG)
+    assert fired == ["first", "last"]
+
+
+def test_an_alarm_that_fails_is_logged_and_the_next_still_fires(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="silvia_client")
+    watchdog = _Watchdog()
+    done = threading.Event()
+
+    def fails() -> None:
+        raise RuntimeError("boom")
+
+    now = time.monotonic()
+    watchdog.call_at(now + 0.01, fails)
+    watchdog.call_at(now + 0.02, done.set)
+    assert done.wait(HANG)
+    failed = [r for r in caplog.records if r.getMessage() == "a deadline alarm failed"]
+    assert len(failed) == 1
+    assert failed[0].exc_info is not None
+    assert isinstance(failed[0].exc_info[1], RuntimeError)
+
+
+def test_an_idle_thread_ends_and_the_next_alarm_starts_another() -> None:
+    watchdog = _Watchdog()
+    watchdog.IDLE_EXIT = 0.02
+    first = threading.Event()
+    watchdog.call_at(time.monotonic(), first.set)
+    assert first.wait(HANG)
+    ends = time.monotonic() + HANG
+    while watchdog._thread is not None and time.monotonic() < ends:
+        time.sleep(0.01)
+    assert watchdog._thread is None
+    second = threading.Event()
+    watchdog.call_at(time.monotonic(), second.set)
+    assert second.wait(HANG)
+
+
+def in_a_forked_child(watchdog: _Watchdog) -> threading.Event:
+    """Put `watchdog` as a fork leaves it in the child: the parent's thread not running, the
+    parent's alarm (the event returned) in its heap, and the process id not the child's."""
+    watchdog._thread = threading.Thread(target=lambda: None)  # never started: as after a fork
+    parents = threading.Event()
+    watchdog.call_at(time.monotonic(), parents.set)
+    watchdog._pid = -1
+    return parents
+
+
+def test_a_forked_child_starts_over_without_the_parents_alarms() -> None:
+    watchdog = _Watchdog()
+    parents = in_a_forked_child(watchdog)
+    lock = watchdog._fork_lock
+    first, second = threading.Event(), threading.Event()
+    now = time.monotonic()
+    watchdog.call_at(now + 0.01, first.set)
+    watchdog.call_at(now + 0.02, second.set)  # once started over, not again
+    assert first.wait(HANG)
+    assert second.wait(HANG)
+    assert not parents.is_set()
+    assert watchdog._pid == os.getpid()
+    assert watchdog._fork_lock is lock  # free at the fork: kept
+
+
+def test_a_fork_lock_held_at_the_fork_is_replaced_after_a_short_wait() -> None:
+    watchdog = _Watchdog()
+    watchdog.FORK_LOCK_WAIT = 0.01
+    assert watchdog._fork_lock.acquire()  # held by a parent's thread when it forked
+    held = watchdog._fork_lock
+    parents = in_a_forked_child(watchdog)
+    fired = threading.Event()
+    watchdog.call_at(time.monotonic(), fired.set)
+    assert fired.wait(HANG)
+    assert not parents.is_set()
+    assert watchdog._fork_lock is not held
+    # The new lock serves the next start over (in a child of the child).
+    watchdog._pid = -1
+    again = threading.Event()
+    watchdog.call_at(time.monotonic(), again.set)
+    assert again.wait(HANG)
+    assert watchdog._pid == os.getpid()
+
+
+def test_cancelled_alarms_are_dropped_from_the_heap_now_and_then() -> None:
+    watchdog = _Watchdog()
+    now = time.monotonic()
+    cancel_live = watchdog.call_at(now + 600, lambda: None)  # first: no later one wakes the thread
+    lengths = [len(watchdog._heap)]
+    for i in range(1, 200):
+        watchdog.call_at(now + 600 + i, lambda: None)()  # armed, then cancelled at once
+        lengths.append(len(watchdog._heap))
+    cancel_live()
+    # At 128 in the heap (more than 64, a multiple of 64) the cancelled go, the live one stays.
+    assert lengths[:128] == list(range(1, 129)), "dropped too soon"
+    assert lengths[128:] == list(range(2, 74)), "not dropped at 128"
+
+
+def test_its_thread_is_a_named_daemon() -> None:
+    # A daemon, so that a program exits with alarms still armed; named, for a thread dump.
+    watchdog = _Watchdog()
+    cancel = watchdog.call_at(time.monotonic() + 600, lambda: None)
+    thread = watchdog._thread
+    cancel()
+    assert thread is not None
+    assert thread.name == "silvia-client-deadlines"
+    assert thread.daemon
