@@ -35,6 +35,7 @@ EXIT_STATUSES = (
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `silvia` command's parser, every subcommand registered."""
     from .. import __version__
 
     parser = argparse.ArgumentParser(

@@ -32,6 +32,7 @@ __all__ = ["register", "run"]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `silvia chat` to the command's subparsers."""
     parser = subparsers.add_parser(
         "chat",
         help="send a message and stream the answer with its citations",
@@ -63,6 +64,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `silvia chat`; the exit status."""
     from .. import SilviaError
     from ._args import UsageError
     from ._render import TerminalRenderer, clean

@@ -45,6 +45,7 @@ class _BaseUrlIsNotTheWebUrl(argparse.Action):
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `silvia demo` to the command's subparsers."""
     parser = subparsers.add_parser(
         "demo",
         help="stream a turn from the embedded reference server (no account, no network)",
@@ -76,6 +77,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `silvia demo`; the exit status."""
     import httpx
 
     from .. import SilviaClient, SilviaError

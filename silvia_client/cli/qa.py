@@ -52,6 +52,7 @@ def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `silvia qa` and its subcommands to the command's subparsers."""
     parser = subparsers.add_parser(
         "qa",
         help="check a server's citation targets against the server's own rules",
@@ -139,6 +140,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_rules(args: argparse.Namespace) -> int:
+    """Run `silvia qa rules`; the exit status."""
     from ..qa import EXPECTATIONS, RULES, TIMING
 
     rules = (*RULES, EXPECTATIONS, TIMING)
@@ -149,6 +151,7 @@ def run_rules(args: argparse.Namespace) -> int:
 
 
 def run_init(args: argparse.Namespace) -> int:
+    """Run `silvia qa init`; the exit status."""
     from importlib import resources
 
     from ._render import clean
@@ -256,6 +259,7 @@ class LiveProgress:
         self._lock = threading.Lock()
 
     def line(self) -> str:
+        """The progress line as it stands."""
         from ._render import clean
 
         text = f"[{self.done}/{self.total}] {self.errors} error(s)"
@@ -275,11 +279,13 @@ class LiveProgress:
         self.stream.flush()
 
     def started(self, prompt: Prompt) -> None:
+        """Note that `prompt` has started."""
         with self._lock:
             self.running[prompt.id] = self.clock()
             self._draw()
 
     def finished(self, number: int, total: int, result: PromptResult) -> None:
+        """Note that prompt `number` of `total` has finished with `result`."""
         with self._lock:
             self.done = number
             self.errors += len(result.result.errors)
@@ -287,10 +293,12 @@ class LiveProgress:
             self._draw()
 
     def tick(self) -> None:
+        """Redraw the line (a spinner's step)."""
         with self._lock:
             self._draw()
 
     def close(self) -> None:
+        """End the line, leaving the terminal as it was."""
         with self._lock:
             self.stream.write("\r\x1b[2K")
             self.stream.flush()
@@ -336,6 +344,7 @@ def _recorder(directory: str) -> tuple[Callable[[PromptResult], None], list[str]
 
 
 def run_check(args: argparse.Namespace) -> int:
+    """Run `silvia qa run`: a QA script, every turn checked; the exit status."""
     import asyncio
 
     from ..qa import AsyncObserver, Observer, RunResult, ScriptFormatError, load_script, run_script
@@ -415,6 +424,7 @@ async def _arun(script: Script, observer: AsyncObserver, n: int, **hooks: Any) -
 
 
 def run_recorded(args: argparse.Namespace) -> int:
+    """Run `silvia qa check`: saved recordings checked; the exit status."""
     from ..qa.recorded import check_recordings
     from ..testing import Recording, RecordingFormatError
 

@@ -24,6 +24,7 @@ __all__ = ["register", "run"]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `silvia record` to the command's subparsers."""
     parser = subparsers.add_parser(
         "record",
         help="record one live turn to a file, to replay it later",
@@ -85,6 +86,7 @@ def _record(
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `silvia record`; the exit status."""
     from .. import SilviaError
     from ._args import UsageError
     from ._common import error_line, scenario_headers

@@ -28,6 +28,7 @@ _HOST_NAME = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?")  # DNS labels; 
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `silvia serve` to the command's subparsers."""
     parser = subparsers.add_parser(
         "serve",
         help="run the reference server on 127.0.0.1",
@@ -129,6 +130,7 @@ def _replay_server(args: argparse.Namespace) -> ReplayServer:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `silvia serve`; the exit status."""
     from ..testing import (
         BROKEN_SCENARIOS,
         DEFAULT_SCENARIO,

@@ -18,6 +18,7 @@ _SPEAKERS = {"user": "You", "assistant": "Silvia"}
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `silvia session` to the command's subparsers."""
     parser = subparsers.add_parser(
         "session",
         help="look at a session's history",
@@ -40,6 +41,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_show(args: argparse.Namespace) -> int:
+    """Run `silvia session show`; the exit status."""
     from .. import SilviaError
     from ._common import check_web_url, client_for, error_line
     from ._render import TerminalRenderer, clean
