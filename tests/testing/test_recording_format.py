@@ -108,7 +108,8 @@ def test_any_value_in_any_field_loads_typed_or_is_an_error_naming_its_line(
         assert 0 <= at <= 86_400
         assert math.copysign(1, at) == 1  # -0 is read as 0
     assert type(loaded.is_redacted) is bool
-    assert Recording.loads(loaded.dumps()) == loaded  # what loads, writes back the same
+    # What loads, writes back the same (compared as text: a NaN is not equal to itself).
+    assert Recording.loads(loaded.dumps()).dumps() == loaded.dumps()
 
 
 def test_a_bad_field_is_a_clear_error_and_the_bounds_themselves_load() -> None:
