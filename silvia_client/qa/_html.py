@@ -32,7 +32,15 @@ from .. import __version__
 from .._text import terminal_text
 from ..chat import Timings
 from ..display import turn_html
-from ._results import PromptResult, RunResult, rule_outcome, seconds_text, stop_line, table_rules
+from ._results import (
+    PromptResult,
+    RunResult,
+    prompt_status,
+    rule_outcome,
+    seconds_text,
+    stop_line,
+    table_rules,
+)
 from ._rule import Finding, Rule
 from .checker import RuleOutcome, Status
 
@@ -46,12 +54,8 @@ def h(text: object) -> str:
 
 def verdict(result: PromptResult) -> tuple[str, str]:
     """(CSS class, label) of a prompt's verdict."""
-    if not result.did_run:
-        return "not-run", "not run"
-    checked = result.result
-    if checked.errors:
-        return "fail", "FAIL"
-    return ("warn", "warn") if checked.warnings else ("ok", "ok")
+    status = prompt_status(result)
+    return status.replace("_", "-"), {"fail": "FAIL", "not_run": "not run"}.get(status, status)
 
 
 def seconds(value: float | None) -> str:
