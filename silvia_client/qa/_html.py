@@ -5,8 +5,9 @@ Content-Security-Policy says so too). From the top: a summary bar; a
 "failures only" checkbox that hides, with CSS alone (`report.css`), every
 passing prompt's matrix row and section (by the verdict class each carries);
 the rules-by-prompts matrix; the timing chart; and per prompt its verdict,
-message, ids, timings, the turn as `display.turn_html` renders it, and each
-finding with its evidence (already redacted by the checker).
+message, ids, timings, the turn as `display.turn_html` renders it (vendor
+names hidden, as in every report), and each finding with its evidence
+(already redacted by the checker).
 
 Everything from the server or the script goes through `h` (escaped, bidi
 controls dropped, control characters as visible escapes, as `terminal_text`
@@ -32,6 +33,7 @@ from .. import __version__
 from .._text import terminal_text
 from ..chat import Timings
 from ..display import turn_html
+from ._privacy import VENDOR, VENDOR_NAME
 from ._results import (
     PromptResult,
     RunResult,
@@ -399,9 +401,9 @@ def _prompt(number: int, result: PromptResult, web_url: str | None) -> str:
         _meta(result),
     ]
     if result.did_run:
-        parts.append(
-            f'<div class="turn">{turn_html(result.observation.turn, web_url=web_url)}</div>'
-        )
+        # Vendor names hidden as every other report hides them (`_privacy`).
+        turn = VENDOR_NAME.sub(h(VENDOR), turn_html(result.observation.turn, web_url=web_url))
+        parts.append(f'<div class="turn">{turn}</div>')
         parts.append(_unpassed(result.result.outcomes))
     findings = result.result.findings
     if findings:
