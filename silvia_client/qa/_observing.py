@@ -28,24 +28,26 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import httpx
 
 from .. import AsyncSilviaClient, SilviaClient
+from ..chat import Turn
 from ..errors import SilviaError, StreamError
 from ._observation import (
+    AccessFailure,
     Clock,
     Observation,
     SentEvent,
     Stopwatch,
-    broke_off,
+    access_failure,
     json_value,
-    no_stream,
     not_reloaded,
     reloaded,
-    turn_timings,
+    request_failure,
+    stream_failure,
 )
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-    from ..chat import ChatEvent, RawEvent, Turn
+    from ..chat import ChatEvent, RawEvent
     from ..testing import Capture, RecordingTransport, ReferenceServer
 
 
@@ -72,25 +74,35 @@ class _Observing:
             self.watch.event(event)
         self.events.append(SentEvent(raw.name, raw.data, json_value(raw.data), event))
 
-    def done(self, turn: Turn, request_id: str | None) -> Observation:
-        timings = turn_timings(turn, self.watch)
-        wire = self.client.wire
+    def done(
+        self,
+        turn: Turn,
+        request_id: str | None,
+        failure: str | None = None,
+        access: AccessFailure | None = None,
+    ) -> Observation:
+        # Timed by the stopwatch when there is one (a recording), else by the SDK.
+        timings = self.watch.timings() if self.watch is not None else turn.timings
         return Observation(
             self.message,
             tuple(self.events),
             turn,
+            failure=failure,
             request_id=request_id,
-            wire=wire,
+            wire=self.client.wire,
             timings=timings,
+            access_failure=access,
         )
 
     def failed(self, error: SilviaError, session_id: str | None) -> Observation:
-        client, watch = self.client, self.watch
-        if isinstance(error, StreamError):
-            return broke_off(
-                self.message, self.events, error, client.idle_timeout, client.wire, watch
-            )
-        return no_stream(self.message, session_id, error, client.wire, watch)  # before any event
+        if isinstance(error, StreamError):  # stopped before `done`: what arrived, and why
+            failure = stream_failure(error, self.client.idle_timeout)
+            return self.done(error.turn, error.request_id, failure)
+        # No event stream (an HTTP error, no connection, ...)
+        request_id = getattr(error, "request_id", None)
+        access = access_failure(error, request_id=request_id)
+        self.events.clear()
+        return self.done(Turn(session_id=session_id), request_id, request_failure(error), access)
 
     @staticmethod
     def recorded(observation: Observation, capture: Capture | None) -> Observation:
