@@ -33,7 +33,6 @@ from silvia_client.chat import Timings
 from silvia_client.cli import main
 from silvia_client.qa import (
     RULES,
-    Expectations,
     Observer,
     Prompt,
     PromptResult,
@@ -312,36 +311,6 @@ def test_the_page_is_well_formed_self_contained_and_private() -> None:
     assert "url(" not in page
     assert "Content-Security-Policy" in page
     assert not VENDORS.search(page)  # providers and vendor names are redacted
-    result = hostile_result(1, "<b>")
-    prompt = Prompt(id="x", message="m", expect=Expectations(no_citations=True))
-    observation = result.observation
-    checked = check(observation, expect=prompt.expect)
-    run = RunResult(Script((prompt,)), "t", (PromptResult(prompt, observation, checked),))
-    root = dom(page_of(run))
-    assert "expectations" in root.find("ol", "findings").text
-
-
-def test_qa_run_writes_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    script = write_script(
-        tmp_path / "s.json",
-        [
-            {"id": "good", "message": "Cards?", "scenario": "accounts"},
-            {"id": "bad", "message": "Apple?", "scenario": "broken-target-fits-source"},
-        ],
-    )
-    out = tmp_path / "report.html"
-    status, _, _ = run_cli(["qa", "run", str(script), "--html", str(out)], capsys)
-    assert status == 1
-    good, bad = dom(out.read_text(encoding="utf-8")).find_all("details", "prompt")
-    assert "ok" in (good.attrs["class"] or "").split()
-    assert "open" not in good.attrs
-    assert "fail" in (bad.attrs["class"] or "").split()
-    assert "open" in bad.attrs
-    findings = bad.find("ol", "findings")
-    assert "target-fits-source" in findings.text
-    chips = [node for node in good.iter() if "silvia-chip" in (node.attrs.get("class") or "")]
-    assert chips  # the turn as the notebook display renders it
-    assert good.find("ol", "silvia-sources").find_all("li")
 
 
 # The chart at the edges of a float --------------------------------------------------------
@@ -458,7 +427,16 @@ def test_the_matrix_links_each_prompt_marks_each_status_and_comes_after_its_swit
     matrix = root.find("section", "matrix")
     rows = matrix.find("tbody").find_all("tr")
     assert len(rows) == COUNT
-    sections = {node.attrs["id"] for node in root.find_all("details", "prompt")}
+    details = root.find_all("details", "prompt")
+    sections = {node.attrs["id"] for node in details}
+    for section, prompt in zip(details, report["prompts"], strict=True):
+        # Open where there is something to see, with each finding's rule.
+        assert ("open" in section.attrs) is (prompt["status"] in ("fail", "warn")), prompt["id"]
+        for finding in prompt["findings"]:
+            assert finding["rule"] in section.find("ol", "findings").text, prompt["id"]
+    good = details[0]  # the turn as the notebook display renders it
+    assert [node for node in good.iter() if "silvia-chip" in (node.attrs.get("class") or "")]
+    assert good.find("ol", "silvia-sources").find_all("li")
     for number, (row, prompt) in enumerate(zip(rows, report["prompts"], strict=True), start=1):
         link = row.find("th").find("a")
         assert link.attrs["href"] == f"#prompt-{number}"
