@@ -17,7 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ._observation import AccessFailure, Observation
 from ._observing import AsyncObserver, Observer
-from ._results import PromptResult, RunResult, empty_observation, not_run
+from ._results import PromptResult, RunResult, empty_observation
 from .checker import check
 from .script import Prompt, Script, ScriptFormatError
 
@@ -25,11 +25,8 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "REFERENCE_TARGET",
     "Progress",
-    "PromptResult",
-    "RunResult",
     "Started",
     "arun_script",
-    "not_run",
     "public_url",
     "run_script",
     "run_target",
