@@ -303,18 +303,24 @@ def test_a_refusal_after_a_turn_completed_is_a_finding_and_one_at_once_cancels_t
 
 
 def test_a_server_that_is_not_there_stops_the_run_with_status_3(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with socket.socket() as sock:  # a port nothing listens on
         sock.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
-    status, _, err = run_cli(["qa", "run", EXAMPLE, "--base-url", url], capsys)
+    path = tmp_path / "qa.json"
+    status, _, err = run_cli(["qa", "run", EXAMPLE, "--base-url", url, "--json", str(path)], capsys)
     assert status == 3
     assert _stop_line(err).startswith(
         "silvia qa: stopped: cannot reach the server (ConnectError, no request id); 12 did not run"
     )
     assert "[2/12]" not in err
+    data = report(path)
+    assert data["access_failure"]["kind"] == "unreachable"
+    first = data["prompts"][0]
+    assert first["not_run"] == "the chat request failed: could not connect (ConnectError)"
+    assert first["events"] == 0
 
 
 def test_ctrl_c_writes_the_partial_reports_it_was_asked_for(tmp_path: Path) -> None:
