@@ -5,8 +5,9 @@ Content-Security-Policy says so too). From the top: a summary bar; a
 "failures only" checkbox that hides, with CSS alone (`report.css`), every
 passing prompt's matrix row and section (by the verdict class each carries);
 the rules-by-prompts matrix; the timing chart; and per prompt its verdict,
-message, ids, timings, the turn as `display.turn_html` renders it, and each
-finding with its evidence (already redacted by the checker).
+message, ids, timings, the turn as `display.turn_html` renders it (vendor
+names hidden, as in every report), and each finding with its evidence
+(already redacted by the checker).
 
 Everything from the server or the script goes through `h` (escaped, bidi
 controls dropped, control characters as visible escapes, as `terminal_text`
@@ -32,7 +33,16 @@ from .. import __version__
 from .._text import terminal_text
 from ..chat import Timings
 from ..display import turn_html
-from ._results import PromptResult, RunResult, rule_outcome, seconds_text, stop_line, table_rules
+from ._privacy import VENDOR, VENDOR_NAME
+from ._results import (
+    PromptResult,
+    RunResult,
+    prompt_status,
+    rule_outcome,
+    seconds_text,
+    stop_line,
+    table_rules,
+)
 from ._rule import Finding, Rule
 from .checker import RuleOutcome, Status
 
@@ -46,12 +56,8 @@ def h(text: object) -> str:
 
 def verdict(result: PromptResult) -> tuple[str, str]:
     """(CSS class, label) of a prompt's verdict."""
-    if not result.did_run:
-        return "not-run", "not run"
-    checked = result.result
-    if checked.errors:
-        return "fail", "FAIL"
-    return ("warn", "warn") if checked.warnings else ("ok", "ok")
+    status = prompt_status(result)
+    return status.replace("_", "-"), {"fail": "FAIL", "not_run": "not run"}.get(status, status)
 
 
 def seconds(value: float | None) -> str:
@@ -395,9 +401,9 @@ def _prompt(number: int, result: PromptResult, web_url: str | None) -> str:
         _meta(result),
     ]
     if result.did_run:
-        parts.append(
-            f'<div class="turn">{turn_html(result.observation.turn, web_url=web_url)}</div>'
-        )
+        # Vendor names hidden as every other report hides them (`_privacy`).
+        turn = VENDOR_NAME.sub(h(VENDOR), turn_html(result.observation.turn, web_url=web_url))
+        parts.append(f'<div class="turn">{turn}</div>')
         parts.append(_unpassed(result.result.outcomes))
     findings = result.result.findings
     if findings:

@@ -5,7 +5,7 @@ for a plain `Turn`; `AccessFailure` (a server refused the credentials or could n
 be reached: a run stops, exit status 3); the `Stopwatch` that times a recorded
 turn by its recording's clock (live, `Turn.timings` is the SDK's own); the
 one-line accounts of what went wrong (no body, header, token or provider); and
-the observations both observers build when a turn fails or is reloaded.
+the observations both observers build when a turn is reloaded.
 """
 
 from __future__ import annotations
@@ -121,11 +121,6 @@ class Stopwatch:
 
     def timings(self) -> Timings:
         return Timings(self._first_byte, self._first_text, self._done)
-
-
-def turn_timings(turn: Turn, watch: Stopwatch | None) -> Timings:
-    """The turn's timings: the stopwatch's when there is one (a recording), else the SDK's."""
-    return watch.timings() if watch is not None else turn.timings
 
 
 # -- the observation ------------------------------------------------------------------
@@ -275,48 +270,6 @@ def stream_failure(error: StreamError, idle_timeout: float) -> str:
     if isinstance(error, IncompleteTurnError) and "closed" not in error.message:
         return "the stream ended without `done`"
     return redact_text(f"the stream stopped: {error.message}")
-
-
-def broke_off(
-    message: str,
-    events: list[SentEvent],
-    error: StreamError,
-    idle_timeout: float,
-    wire: WireFormat,
-    watch: Stopwatch | None,
-) -> Observation:
-    """A stream that stopped before `done`: what arrived, and why it stopped."""
-    return Observation(
-        message,
-        tuple(events),
-        error.turn,
-        failure=stream_failure(error, idle_timeout),
-        request_id=error.request_id,
-        wire=wire,
-        timings=turn_timings(error.turn, watch),
-    )
-
-
-def no_stream(
-    message: str,
-    session_id: str | None,
-    error: SilviaError,
-    wire: WireFormat,
-    watch: Stopwatch | None,
-) -> Observation:
-    """A chat request that got no event stream (an HTTP error, no connection, ...)."""
-    request_id = getattr(error, "request_id", None)
-    turn = Turn(session_id=session_id)
-    return Observation(
-        message,
-        (),
-        turn,
-        failure=request_failure(error),
-        request_id=request_id,
-        wire=wire,
-        timings=turn_timings(turn, watch),
-        access_failure=access_failure(error, request_id=request_id),
-    )
 
 
 def reloaded(observation: Observation, body: bytes, session_id: str) -> Observation:

@@ -12,7 +12,9 @@ with `clock` (a recording's arrival times) a `Stopwatch` times the turn.
 `Observer` / `AsyncObserver` hold a client on one server (`reference()`: an
 in-process reference server; `connect(base_url)`: a real one) and send a
 prompt's scenario as the `x-silvia-scenario` header, which a real server ignores.
-The async twins (`aobserve`, `areload_session`, `AsyncObserver`) mirror the sync ones.
+The async twins (`aobserve`, `areload_session`, `AsyncObserver`) mirror the sync
+ones; what does no I/O (`_Observing`: an observation's pieces; `_Observers`: the
+observers' constructors) is written once.
 """
 
 from __future__ import annotations
@@ -21,29 +23,32 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
 
 from .. import AsyncSilviaClient, SilviaClient
+from ..chat import Turn
 from ..errors import SilviaError, StreamError
 from ._observation import (
+    AccessFailure,
     Clock,
     Observation,
     SentEvent,
     Stopwatch,
-    broke_off,
+    access_failure,
     json_value,
-    no_stream,
     not_reloaded,
     reloaded,
-    turn_timings,
+    request_failure,
+    stream_failure,
 )
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-    from ..testing import Capture, InProcessTransport, RecordingTransport, ReferenceServer
+    from ..chat import ChatEvent, RawEvent
+    from ..testing import Capture, RecordingTransport, ReferenceServer
 
 
 @contextmanager
@@ -55,9 +60,54 @@ def _capturing(recorder: RecordingTransport | None) -> Iterator[Capture | None]:
         yield capture
 
 
-def _with_recording(observation: Observation, capture: Capture | None) -> Observation:
-    recording = capture.recording() if capture is not None else None
-    return observation if recording is None else replace(observation, recording=recording)
+class _Observing:
+    """One turn being observed: the events so far, and the observation they make."""
+
+    def __init__(self, client: SilviaClient | AsyncSilviaClient, message: str, clock: Clock | None):
+        self.client = client
+        self.message = message
+        self.events: list[SentEvent] = []
+        self.watch = Stopwatch(clock) if clock is not None else None
+
+    def sent(self, raw: RawEvent, event: ChatEvent) -> None:
+        if self.watch is not None:
+            self.watch.event(event)
+        self.events.append(SentEvent(raw.name, raw.data, json_value(raw.data), event))
+
+    def done(
+        self,
+        turn: Turn,
+        request_id: str | None,
+        failure: str | None = None,
+        access: AccessFailure | None = None,
+    ) -> Observation:
+        # Timed by the stopwatch when there is one (a recording), else by the SDK.
+        timings = self.watch.timings() if self.watch is not None else turn.timings
+        return Observation(
+            self.message,
+            tuple(self.events),
+            turn,
+            failure=failure,
+            request_id=request_id,
+            wire=self.client.wire,
+            timings=timings,
+            access_failure=access,
+        )
+
+    def failed(self, error: SilviaError, session_id: str | None) -> Observation:
+        if isinstance(error, StreamError):  # stopped before `done`: what arrived, and why
+            failure = stream_failure(error, self.client.idle_timeout)
+            return self.done(error.turn, error.request_id, failure)
+        # No event stream (an HTTP error, no connection, ...)
+        request_id = getattr(error, "request_id", None)
+        access = access_failure(error, request_id=request_id)
+        self.events.clear()
+        return self.done(Turn(session_id=session_id), request_id, request_failure(error), access)
+
+    @staticmethod
+    def recorded(observation: Observation, capture: Capture | None) -> Observation:
+        recording = capture.recording() if capture is not None else None
+        return observation if recording is None else replace(observation, recording=recording)
 
 
 # -- sync ------------------------------------------------------------------------------
@@ -79,45 +129,21 @@ def observe(
     one may rightly not be stored). Never raises for what the server does:
     failures are recorded on the observation.
     """
+    turn = _Observing(client, message, clock)
     with _capturing(recorder) as capture:
-        observation = _observe(client, message, session_id, headers, reload, clock)
-    return _with_recording(observation, capture)
-
-
-def _observe(
-    client: SilviaClient,
-    message: str,
-    session_id: str | None,
-    headers: Mapping[str, str] | None,
-    reload: bool,
-    clock: Clock | None,
-) -> Observation:
-    wire = client.wire
-    events: list[SentEvent] = []
-    watch = Stopwatch(clock) if clock is not None else None
-    try:
-        with client.chat.stream(message, session_id=session_id, extra_headers=headers) as stream:
-            request_id = stream.request_id
-            for raw, event in stream.iter_with_raw():
-                if watch is not None:
-                    watch.event(event)
-                events.append(SentEvent(raw.name, raw.data, json_value(raw.data), event))
-            turn = stream.until_done()
-    except StreamError as error:
-        return broke_off(message, events, error, client.idle_timeout, wire, watch)
-    except SilviaError as error:  # before any event
-        return no_stream(message, session_id, error, wire, watch)
-    observation = Observation(
-        message,
-        tuple(events),
-        turn,
-        request_id=request_id,
-        wire=wire,
-        timings=turn_timings(turn, watch),
-    )
-    if reload and observation.complete and observation.session_id:
-        observation = reload_session(client, observation)
-    return observation
+        try:
+            with client.chat.stream(
+                message, session_id=session_id, extra_headers=headers
+            ) as stream:
+                for raw, event in stream.iter_with_raw():
+                    turn.sent(raw, event)
+                observation = turn.done(stream.until_done(), stream.request_id)
+        except SilviaError as error:
+            observation = turn.failed(error, session_id)
+        else:
+            if reload and observation.complete and observation.session_id:
+                observation = reload_session(client, observation)
+    return turn.recorded(observation, capture)
 
 
 def reload_session(client: SilviaClient, observation: Observation) -> Observation:
@@ -146,47 +172,21 @@ async def aobserve(
     clock: Clock | None = None,
 ) -> Observation:
     """The async twin of `observe`, through an `AsyncSilviaClient`."""
+    turn = _Observing(client, message, clock)
     with _capturing(recorder) as capture:
-        observation = await _aobserve(client, message, session_id, headers, reload, clock)
-    return _with_recording(observation, capture)
-
-
-async def _aobserve(
-    client: AsyncSilviaClient,
-    message: str,
-    session_id: str | None,
-    headers: Mapping[str, str] | None,
-    reload: bool,
-    clock: Clock | None,
-) -> Observation:
-    wire = client.wire
-    events: list[SentEvent] = []
-    watch = Stopwatch(clock) if clock is not None else None
-    try:
-        async with client.chat.stream(
-            message, session_id=session_id, extra_headers=headers
-        ) as stream:
-            request_id = stream.request_id
-            async for raw, event in stream.aiter_with_raw():
-                if watch is not None:
-                    watch.event(event)
-                events.append(SentEvent(raw.name, raw.data, json_value(raw.data), event))
-            turn = await stream.until_done()
-    except StreamError as error:
-        return broke_off(message, events, error, client.idle_timeout, wire, watch)
-    except SilviaError as error:  # before any event
-        return no_stream(message, session_id, error, wire, watch)
-    observation = Observation(
-        message,
-        tuple(events),
-        turn,
-        request_id=request_id,
-        wire=wire,
-        timings=turn_timings(turn, watch),
-    )
-    if reload and observation.complete and observation.session_id:
-        observation = await areload_session(client, observation)
-    return observation
+        try:
+            async with client.chat.stream(
+                message, session_id=session_id, extra_headers=headers
+            ) as stream:
+                async for raw, event in stream.aiter_with_raw():
+                    turn.sent(raw, event)
+                observation = turn.done(await stream.until_done(), stream.request_id)
+        except SilviaError as error:
+            observation = turn.failed(error, session_id)
+        else:
+            if reload and observation.complete and observation.session_id:
+                observation = await areload_session(client, observation)
+    return turn.recorded(observation, capture)
 
 
 async def areload_session(client: AsyncSilviaClient, observation: Observation) -> Observation:
@@ -207,33 +207,88 @@ async def areload_session(client: AsyncSilviaClient, observation: Observation) -
 _CONNECT_TIMEOUT = 10.0  # the client's own default
 
 
-def _timeouts(timeout: float | None) -> dict[str, Any]:
-    if timeout is None:
-        return {}
-    return {
-        "timeout": httpx.Timeout(timeout, connect=min(timeout, _CONNECT_TIMEOUT)),
-        "idle_timeout": timeout,
-    }
-
-
 def _scenario_headers(scenario: str | None) -> dict[str, str] | None:
     from ..testing import SCENARIO_HEADER
 
     return {SCENARIO_HEADER: scenario} if scenario else None
 
 
-def _reference(
-    server: ReferenceServer | None, record: bool
-) -> tuple[ReferenceServer, RecordingTransport | None, InProcessTransport | RecordingTransport]:
-    """A reference server (a fresh one unless given), its recorder, the transport to it."""
-    from ..testing import RecordingTransport, ReferenceServer
-
-    server = server if server is not None else ReferenceServer()
-    recorder = RecordingTransport(server.transport()) if record else None
-    return server, recorder, recorder or server.transport()
+_Client = TypeVar("_Client", SilviaClient, AsyncSilviaClient)
+_Http = TypeVar("_Http", httpx.Client, httpx.AsyncClient)
 
 
-class Observer:
+class _Observers(Generic[_Client, _Http]):
+    """What both observers share: their parts and how they are made."""
+
+    client: _Client
+    _http: _Http | None  # an HTTP client this observer made, to close
+
+    def __init__(
+        self,
+        client: _Client,
+        *,
+        server: ReferenceServer | None = None,
+        recorder: RecordingTransport | None = None,
+        http: _Http | None = None,
+    ) -> None:
+        self.client = client
+        self.server = server
+        self.recorder = recorder
+        self._http = http
+
+    @classmethod
+    def _open(
+        cls, base_url: str, token: str | None, transport: Any, timeout: float | None
+    ) -> tuple[_Client, _Http | None]:
+        raise NotImplementedError
+
+    @staticmethod
+    def _timeouts(timeout: float | None) -> dict[str, Any]:
+        if timeout is None:
+            return {}
+        connect = min(timeout, _CONNECT_TIMEOUT)
+        return {"timeout": httpx.Timeout(timeout, connect=connect), "idle_timeout": timeout}
+
+    @classmethod
+    def reference(
+        cls,
+        *,
+        server: ReferenceServer | None = None,
+        token: str | None = None,
+        timeout: float | None = None,
+        record: bool = False,
+    ) -> Self:
+        """An observer of an in-process reference server (a fresh one unless given)."""
+        from ..testing import IN_PROCESS_URL, RecordingTransport, ReferenceServer
+
+        server = server if server is not None else ReferenceServer()
+        recorder = RecordingTransport(server.transport()) if record else None
+        transport = recorder or server.transport()
+        client, http = cls._open(IN_PROCESS_URL, token or "qa-local", transport, timeout)
+        return cls(client, server=server, recorder=recorder, http=http)
+
+    @classmethod
+    def connect(
+        cls,
+        base_url: str,
+        *,
+        token: str | None = None,
+        timeout: float | None = None,
+        record: bool = False,
+    ) -> Self:
+        """An observer of the server at `base_url` (token: `token`, else `SILVIA_TOKEN`)."""
+        from ..testing import RecordingTransport
+
+        recorder = RecordingTransport() if record else None
+        client, http = cls._open(base_url, token, recorder, timeout)
+        return cls(client, recorder=recorder, http=http)
+
+    @property
+    def base_url(self) -> str:
+        return self.client.base_url
+
+
+class Observer(_Observers[SilviaClient, httpx.Client]):
     """Observes turns against one server: a base URL, or an in-process reference server.
 
     ::
@@ -248,61 +303,13 @@ class Observer:
     the recording transport connects directly, without the environment's proxies.
     """
 
-    def __init__(
-        self,
-        client: SilviaClient,
-        *,
-        server: ReferenceServer | None = None,
-        recorder: RecordingTransport | None = None,
-        http: httpx.Client | None = None,
-    ) -> None:
-        self.client = client
-        self.server = server
-        self.recorder = recorder
-        self._http = http  # an HTTP client this observer made, to close
-
     @classmethod
-    def reference(
-        cls,
-        *,
-        server: ReferenceServer | None = None,
-        token: str | None = None,
-        timeout: float | None = None,
-        record: bool = False,
-    ) -> Observer:
-        """An observer of an in-process reference server (a fresh one unless given)."""
-        from ..testing import IN_PROCESS_URL
-
-        server, recorder, transport = _reference(server, record)
-        http = httpx.Client(transport=transport)
-        token = token or "qa-local"
-        client = SilviaClient(
-            base_url=IN_PROCESS_URL, token=token, http_client=http, **_timeouts(timeout)
-        )
-        return cls(client, server=server, recorder=recorder, http=http)
-
-    @classmethod
-    def connect(
-        cls,
-        base_url: str,
-        *,
-        token: str | None = None,
-        timeout: float | None = None,
-        record: bool = False,
-    ) -> Observer:
-        """An observer of the server at `base_url` (token: `token`, else `SILVIA_TOKEN`)."""
-        from ..testing import RecordingTransport
-
-        recorder = RecordingTransport() if record else None
-        http = httpx.Client(transport=recorder) if recorder is not None else None
-        client = SilviaClient(
-            base_url=base_url, token=token, http_client=http, **_timeouts(timeout)
-        )
-        return cls(client, recorder=recorder, http=http)
-
-    @property
-    def base_url(self) -> str:
-        return self.client.base_url
+    def _open(
+        cls, base_url: str, token: str | None, transport: Any, timeout: float | None
+    ) -> tuple[SilviaClient, httpx.Client | None]:
+        http = httpx.Client(transport=transport) if transport is not None else None
+        options = cls._timeouts(timeout)
+        return SilviaClient(base_url=base_url, token=token, http_client=http, **options), http
 
     def observe(
         self,
@@ -313,11 +320,12 @@ class Observer:
         reload: bool = True,
     ) -> Observation:
         """One turn, observed (and its session reloaded, when it completed)."""
+        headers = _scenario_headers(scenario)
         return observe(
             self.client,
             message,
             session_id=session_id,
-            headers=_scenario_headers(scenario),
+            headers=headers,
             reload=reload,
             recorder=self.recorder,
         )
@@ -340,64 +348,16 @@ class Observer:
         self.close()
 
 
-class AsyncObserver:
+class AsyncObserver(_Observers[AsyncSilviaClient, httpx.AsyncClient]):
     """The async twin of `Observer`: `async with`, `await observer.observe(...)`."""
 
-    def __init__(
-        self,
-        client: AsyncSilviaClient,
-        *,
-        server: ReferenceServer | None = None,
-        recorder: RecordingTransport | None = None,
-        http: httpx.AsyncClient | None = None,
-    ) -> None:
-        self.client = client
-        self.server = server
-        self.recorder = recorder
-        self._http = http  # an HTTP client this observer made, to close
-
     @classmethod
-    def reference(
-        cls,
-        *,
-        server: ReferenceServer | None = None,
-        token: str | None = None,
-        timeout: float | None = None,
-        record: bool = False,
-    ) -> AsyncObserver:
-        """An observer of an in-process reference server (a fresh one unless given)."""
-        from ..testing import IN_PROCESS_URL
-
-        server, recorder, transport = _reference(server, record)
-        http = httpx.AsyncClient(transport=transport)
-        token = token or "qa-local"
-        client = AsyncSilviaClient(
-            base_url=IN_PROCESS_URL, token=token, http_client=http, **_timeouts(timeout)
-        )
-        return cls(client, server=server, recorder=recorder, http=http)
-
-    @classmethod
-    def connect(
-        cls,
-        base_url: str,
-        *,
-        token: str | None = None,
-        timeout: float | None = None,
-        record: bool = False,
-    ) -> AsyncObserver:
-        """An observer of the server at `base_url` (token: `token`, else `SILVIA_TOKEN`)."""
-        from ..testing import RecordingTransport
-
-        recorder = RecordingTransport() if record else None
-        http = httpx.AsyncClient(transport=recorder) if recorder is not None else None
-        client = AsyncSilviaClient(
-            base_url=base_url, token=token, http_client=http, **_timeouts(timeout)
-        )
-        return cls(client, recorder=recorder, http=http)
-
-    @property
-    def base_url(self) -> str:
-        return self.client.base_url
+    def _open(
+        cls, base_url: str, token: str | None, transport: Any, timeout: float | None
+    ) -> tuple[AsyncSilviaClient, httpx.AsyncClient | None]:
+        http = httpx.AsyncClient(transport=transport) if transport is not None else None
+        options = cls._timeouts(timeout)
+        return AsyncSilviaClient(base_url=base_url, token=token, http_client=http, **options), http
 
     async def observe(
         self,
@@ -408,11 +368,12 @@ class AsyncObserver:
         reload: bool = True,
     ) -> Observation:
         """One turn, observed (and its session reloaded, when it completed)."""
+        headers = _scenario_headers(scenario)
         return await aobserve(
             self.client,
             message,
             session_id=session_id,
-            headers=_scenario_headers(scenario),
+            headers=headers,
             reload=reload,
             recorder=self.recorder,
         )

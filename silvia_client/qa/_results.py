@@ -120,13 +120,27 @@ class RunResult:
         return 1 if self.errors else 0
 
 
+def empty_observation(prompt: Prompt, failure: str) -> Observation:
+    """The observation of a prompt that was never sent: no event, and why."""
+    return Observation(prompt.message, (), TurnBuilder().build(), failure=failure)
+
+
 def not_run(prompt: Prompt, reason: str, rules: Sequence[Rule] = RULES) -> PromptResult:
     """A prompt the run never got to: an empty observation, every rule skipped with `reason`."""
     reason = f"not run: {reason}"
-    observation = Observation(prompt.message, (), TurnBuilder().build(), failure=reason)
+    observation = empty_observation(prompt, reason)
     checked = [*rules, *prompt_rules(prompt.expect)]
     outcomes = tuple(RuleOutcome(rule, "not_run", reason=reason) for rule in checked)
     return PromptResult(prompt, observation, CheckResult(outcomes), ran=False)
+
+
+def prompt_status(result: PromptResult) -> str:
+    """`ok`, `warn`, `fail` or `not_run`: a prompt's verdict."""
+    if not result.did_run:
+        return "not_run"
+    if not result.result.ok:
+        return "fail"
+    return "warn" if result.result.warnings else "ok"
 
 
 def seconds_text(value: float | None, never: str = "-") -> str:

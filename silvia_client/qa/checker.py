@@ -256,12 +256,6 @@ def prompt_rules(expect: Expectations | None) -> tuple[Rule, ...]:
     return (*(() if expect.only_timing else (EXPECTATIONS,)), *((TIMING,) if expect.timed else ()))
 
 
-def format_findings(findings: Iterable[Finding]) -> str:
-    """One line per finding (already redacted)."""
-
-    return "\n".join(format_finding(finding) for finding in findings)
-
-
 def assert_conforms(
     subject: Observation | Turn,
     *,
@@ -281,6 +275,6 @@ def assert_conforms(
         noun = "finding" if len(failing) == 1 else "findings"
         raise AssertionError(
             f"the turn does not conform ({len(failing)} {noun}):\n"
-            + format_findings(result.findings)
+            + "\n".join(map(format_finding, result.findings))
         )
     return result

@@ -23,9 +23,9 @@ import httpx
 
 from .. import DEFAULT_WIRE
 from ._facts import Facts
+from ._results import PromptResult, RunResult
 from ._rule import Problem, Rule
 from .rules import RULES
-from .runner import PromptResult, RunResult
 from .script import Prompt, Script
 
 if TYPE_CHECKING:
@@ -43,16 +43,12 @@ __all__ = [
 _NOT_ID = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
-def _no_problem(facts: Facts) -> tuple[Problem, ...]:
-    return ()
-
-
 RECORDED_HEADERS = Rule(
     "recorded-headers",
     "error",
     "every recorded header is one HTTP can carry: a token name, a visible-ASCII value "
     "(a replay server refuses any other)",
-    _no_problem,
+    lambda facts: (),  # each recording's own problems, given by `_finding`
 )
 """Not a server rule: the row `check_recordings` adds when a recording holds such a header."""
 

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import asdict
 from pathlib import Path
 
 from .. import __version__
 from .._text import json_clean, terminal_text, xml_text
-from ..chat import Timings
 from ._results import (
     PromptResult,
     RunResult,
     format_timings,
+    prompt_status,
     rule_outcome,
     seconds_text,
     stop_line,
@@ -55,16 +56,6 @@ _CELL: dict[Status, str] = {
     "not_run": "n/r",
 }
 _MESSAGE_CHARS = 60
-
-
-def _timings_dict(timings: Timings | None) -> dict[str, float | None] | None:
-    if timings is None:
-        return None
-    return {
-        "first_byte": timings.first_byte,
-        "first_text": timings.first_text,
-        "done": timings.done,
-    }
 
 
 def format_table(run: RunResult, width: int | None = None) -> str:
@@ -199,24 +190,20 @@ def junit_xml(run: RunResult) -> bytes:
                 skipped += 1
                 reason = outcome.reason if outcome is not None else "no expectations"
                 ET.SubElement(case, "skipped", message=reason or "not applicable")
-            elif outcome.status == "fail" and result.result.not_run:
-                errors += 1  # the one cause of a prompt that could not run
-                error = ET.SubElement(
-                    case, "error", message=outcome.findings[0].message, type="not-run"
-                )
-                error.text = "\n".join(format_finding(f) for f in outcome.findings)
             elif outcome.status == "fail":
-                failures += 1
-                failure = ET.SubElement(
+                # A prompt that could not run: its one cause is an error, not a failure.
+                cause = result.result.not_run
+                errors, failures = errors + cause, failures + (not cause)
+                element = ET.SubElement(
                     case,
-                    "failure",
+                    "error" if cause else "failure",
                     message=outcome.findings[0].message,
-                    type=rule.id,
+                    type="not-run" if cause else rule.id,
                 )
-                failure.text = "\n".join(format_finding(f) for f in outcome.findings)
             elif outcome.status == "warn":
-                out = ET.SubElement(case, "system-out")
-                out.text = "\n".join(format_finding(f) for f in outcome.findings)
+                element = ET.SubElement(case, "system-out")
+            if outcome is not None and outcome.findings:
+                element.text = "\n".join(format_finding(f) for f in outcome.findings)
             cases.append(case)
     name = run.script.name or "silvia qa"
     counts = {
@@ -264,15 +251,6 @@ def _clean_xml(root: ET.Element) -> None:
             element.set(key, xml_text(value))
 
 
-def _prompt_status(result: PromptResult) -> str:
-    """`ok`, `warn`, `fail` or `not_run`: a prompt's verdict."""
-    if not result.did_run:
-        return "not_run"
-    if not result.result.ok:
-        return "fail"
-    return "warn" if result.result.warnings else "ok"
-
-
 def _cause(result: PromptResult) -> str:
     """Why a prompt did not run, in one line."""
     cause = result.result.cause
@@ -303,12 +281,12 @@ def json_report(run: RunResult) -> dict[str, object]:
                 "scenario": result.prompt.scenario,
                 "expect": None if result.prompt.expect is None else result.prompt.expect.to_dict(),
                 "ran": result.ran,
-                "status": _prompt_status(result),
+                "status": prompt_status(result),
                 "not_run": None if result.did_run else _cause(result),
                 "session_id": observation.session_id,
                 "request_id": observation.request_id,
                 "complete": observation.complete,
-                "timings": _timings_dict(observation.timings),
+                "timings": None if observation.timings is None else asdict(observation.timings),
                 "events": len(observation.events),
                 "ok": result.result.ok,
                 "rules": statuses,
@@ -327,13 +305,7 @@ def json_report(run: RunResult) -> dict[str, object]:
         "failed": run.failed,
         "not_run": run.not_run,
         "interrupted": run.interrupted,
-        "access_failure": None
-        if run.access_failure is None
-        else {
-            "kind": run.access_failure.kind,
-            "message": run.access_failure.message,
-            "request_id": run.access_failure.request_id,
-        },
+        "access_failure": None if run.access_failure is None else asdict(run.access_failure),
         "rules": [
             {"id": rule.id, "severity": rule.severity, "description": rule.description}
             for rule in rules

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-from ..chat import TurnBuilder
 from ._observation import AccessFailure, Observation
 from ._observing import AsyncObserver, Observer
-from ._results import PromptResult, RunResult, not_run
+from ._results import PromptResult, RunResult, empty_observation
 from .checker import check
 from .script import Prompt, Script, ScriptFormatError
 
@@ -25,11 +25,8 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "REFERENCE_TARGET",
     "Progress",
-    "PromptResult",
-    "RunResult",
     "Started",
     "arun_script",
-    "not_run",
     "public_url",
     "run_script",
     "run_target",
@@ -51,10 +48,6 @@ def public_url(url: str) -> str:
 def run_target(observer: Observer | AsyncObserver) -> str:
     """What a run against `observer` is against, as the reports say it."""
     return REFERENCE_TARGET if observer.server is not None else public_url(observer.base_url)
-
-
-def _skipped(prompt: Prompt, reason: str) -> Observation:
-    return Observation(prompt.message, (), TurnBuilder().build(), failure=reason)
 
 
 def check_scenarios(script: Script, observer: Observer | AsyncObserver) -> None:
@@ -113,11 +106,30 @@ class _Tally:
 NO_SESSION = "the previous prompt gave no session to continue"
 
 
-def _continued(prompt: Prompt, previous: Observation | None) -> str | None:
-    """The session `prompt` continues: the previous prompt's, when it says `continue`."""
-    if not prompt.continue_session or previous is None:
-        return None
-    return previous.session_id
+def _next(
+    prompt: Prompt, previous: Observation | None, started: Started | None
+) -> tuple[str | None, Observation | None]:
+    """The session `prompt` continues (the previous prompt's, when it says `continue`),
+    and its observation when it cannot be sent; else it is about to be (`started`)."""
+    if not prompt.continue_session:
+        session_id = None
+    elif previous is None or previous.session_id is None:
+        return None, empty_observation(prompt, NO_SESSION)
+    else:
+        session_id = previous.session_id
+    if started is not None:
+        started(prompt)
+    return session_id, None
+
+
+_O = TypeVar("_O", Observer, AsyncObserver)
+
+
+def _opened(kind: type[_O], base_url: str | None, token: str | None, timeout: float) -> _O:
+    """An observer of `base_url`, else of a fresh reference server."""
+    if base_url is None:
+        return kind.reference(token=token, timeout=timeout)
+    return kind.connect(base_url, token=token, timeout=timeout)
 
 
 def run_script(
@@ -137,11 +149,7 @@ def run_script(
     server, a prompt names a scenario it does not have.
     """
     own = observer is None
-    if observer is None:
-        if base_url is None:
-            observer = Observer.reference(token=token, timeout=timeout)
-        else:
-            observer = Observer.connect(base_url, token=token, timeout=timeout)
+    observer = observer or _opened(Observer, base_url, token, timeout)
     try:
         check_scenarios(script, observer)
         tally = _Tally(script, progress)
@@ -149,12 +157,8 @@ def run_script(
         for prompt in script.prompts:
             if tally.stopped:
                 break
-            session_id = _continued(prompt, previous)
-            if prompt.continue_session and session_id is None:
-                observation = _skipped(prompt, NO_SESSION)
-            else:
-                if started is not None:
-                    started(prompt)
+            session_id, observation = _next(prompt, previous, started)
+            if observation is None:
                 observation = observer.observe(
                     prompt.message, scenario=prompt.scenario, session_id=session_id
                 )
@@ -196,11 +200,7 @@ async def arun_script(
     if concurrency < 1:
         raise ValueError("concurrency must be 1 or more")
     own = observer is None
-    if observer is None:
-        if base_url is None:
-            observer = AsyncObserver.reference(token=token, timeout=timeout)
-        else:
-            observer = AsyncObserver.connect(base_url, token=token, timeout=timeout)
+    observer = observer or _opened(AsyncObserver, base_url, token, timeout)
     try:
         check_scenarios(script, observer)
         tally = _Tally(script, progress)
@@ -213,12 +213,8 @@ async def arun_script(
                 async with slots:
                     if tally.stopped:
                         return
-                    session_id = _continued(prompt, previous)
-                    if prompt.continue_session and session_id is None:
-                        observation = _skipped(prompt, NO_SESSION)
-                    else:
-                        if started is not None:
-                            started(prompt)
+                    session_id, observation = _next(prompt, previous, started)
+                    if observation is None:
                         observation = await observer.observe(
                             prompt.message, scenario=prompt.scenario, session_id=session_id
                         )

@@ -144,30 +144,6 @@ WRONG_SHAPES = [
 ]
 
 
-def test_qa_check_prints_the_table_and_writes_the_reports(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    files = [
-        save(tmp_path, "good", recorded("demo")),
-        save(tmp_path, "summary", recorded("broken-summary-agrees")),
-        save(tmp_path, "vendor", recorded("broken-no-vendor-names")),
-    ]
-    junit, path_json = tmp_path / "qa.xml", tmp_path / "qa.json"
-    status, out, err = run_cli(
-        ["qa", "check", *files, "--junit", str(junit), "--json", str(path_json)], capsys
-    )
-    assert status == 1
-    assert err == ""
-    cells = table(out)
-    assert cells["summary-agrees"] == ["pass", "FAIL", "pass"]
-    assert cells["no-vendor-names"] == ["pass", "pass", "warn"]
-    assert out.startswith("silvia qa: 3 prompt(s) against 3 recording(s), no server")
-    data = report(path_json)
-    assert [prompt["id"] for prompt in data["prompts"]] == ["good", "summary", "vendor"]
-    assert data["exit_status"] == 1
-    assert len(cases(junit)) == 3 * len(RULES)
-
-
 def test_warnings_alone_exit_0_a_recorded_refusal_is_a_finding_a_bad_file_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -196,7 +172,7 @@ def test_warnings_alone_exit_0_a_recorded_refusal_is_a_finding_a_bad_file_exits_
     assert err.startswith("silvia qa: cannot read ")
 
 
-def test_qa_run_record_saves_every_prompt_and_qa_check_judges_them_alike(
+def test_qa_run_record_saves_every_prompt_and_qa_check_judges_and_reports_them_alike(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     prompts: list[dict[str, object]] = [
@@ -204,14 +180,23 @@ def test_qa_run_record_saves_every_prompt_and_qa_check_judges_them_alike(
         {"id": "drop", "message": "Cards?", "scenario": "fault-drop"},
         {"id": "bad", "message": "Apple?", "scenario": "broken-reload-agrees"},
         {"id": "refused", "message": "Hi", "scenario": "status-500"},
+        {"id": "vendor", "message": "Hi", "scenario": "broken-no-vendor-names"},
     ]
     script = write_script(tmp_path / "s.json", prompts)
     saved = tmp_path / "turns" / "today"
     status, live, _ = run_cli(["qa", "run", str(script), "--record", str(saved)], capsys)
     assert status == 1
-    files = sorted(path.name for path in saved.iterdir())
-    assert files == ["bad.jsonl", "drop.jsonl", "good.jsonl", "refused.jsonl"]
-    recorded = [str(saved / f"{prompt['id']}.jsonl") for prompt in prompts]
-    status, again, _ = run_cli(["qa", "check", *recorded], capsys)
-    assert status == 1
+    names = sorted(path.name for path in saved.iterdir())
+    assert names == ["bad.jsonl", "drop.jsonl", "good.jsonl", "refused.jsonl", "vendor.jsonl"]
+    files = [str(saved / f"{prompt['id']}.jsonl") for prompt in prompts]
+    junit, path_json = tmp_path / "qa.xml", tmp_path / "qa.json"
+    argv = ["qa", "check", *files, "--junit", str(junit), "--json", str(path_json)]
+    status, again, err = run_cli(argv, capsys)
+    assert (status, err) == (1, "")
     assert table(again) == table(live)
+    assert table(again)["no-vendor-names"][-1] == "warn"
+    assert again.startswith("silvia qa: 5 prompt(s) against 5 recording(s), no server")
+    data = report(path_json)
+    assert [prompt["id"] for prompt in data["prompts"]] == [p["id"] for p in prompts]
+    assert data["exit_status"] == 1
+    assert len(cases(junit)) == 5 * len(RULES)

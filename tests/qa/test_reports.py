@@ -19,6 +19,7 @@ import json
 import math
 import re
 import tempfile
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -31,7 +32,7 @@ from hypothesis import strategies as st
 from silvia_client.chat import Timings
 from silvia_client.cli import main
 from silvia_client.qa import (
-    Expectations,
+    RULES,
     Observer,
     Prompt,
     PromptResult,
@@ -43,7 +44,7 @@ from silvia_client.qa import (
 from silvia_client.qa._html import _LABEL_MOST, ChartRow, _width, _wrap, timing_chart
 from silvia_client.qa._privacy import REDACTED, redact, redact_text
 from silvia_client.qa.report import write_html
-from silvia_client.testing import BROKEN_SCENARIOS, ReferenceServer
+from silvia_client.testing import BROKEN_RULES, BROKEN_SCENARIOS, ReferenceServer
 
 from ..browser import Chromium, read_report, report_script
 from ..display._dom import Node, parse
@@ -53,9 +54,12 @@ from ._helpers import (
     CARD_TWO,
     account,
     broken_script,
+    cases,
     cite,
     observe_events,
+    report,
     run_cli,
+    table,
     turn_events,
     write_script,
 )
@@ -73,24 +77,97 @@ def assert_private(text: str) -> None:
     assert not PROVIDER_VALUE.search(text), PROVIDER_VALUE.search(text)
 
 
-def test_no_output_of_a_run_holds_a_provider_or_the_token(
+def test_each_broken_scenario_fails_its_cell_and_no_output_holds_a_provider_or_the_token(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
     script = broken_script(tmp_path / "broken.json")
-    junit, report, page = tmp_path / "junit.xml", tmp_path / "report.json", tmp_path / "r.html"
+    junit, path, page = tmp_path / "junit.xml", tmp_path / "report.json", tmp_path / "r.html"
     with ReferenceServer(token=TOKEN).serve_loopback() as url:
         argv = ["qa", "run", str(script), "--base-url", url, "--junit", str(junit)]
-        status, out, err = run_cli([*argv, "--json", str(report), "--html", str(page)], capsys)
+        status, out, err = run_cli([*argv, "--json", str(path), "--html", str(page)], capsys)
     assert status == 1
-    assert "<redacted>" in out  # providers were there, and were hidden
-    for text in (out, err, junit.read_text(encoding="utf-8"), report.read_text(encoding="utf-8")):
-        assert_private(text)
-    # The HTML shows each turn as sent, its text's vendor names too; never a provider value.
+    prompts = ["demo", *BROKEN_RULES]
+    for rule, row in table(out).items():
+        for prompt, cell in zip(prompts, row, strict=True):
+            expected = "pass"
+            if BROKEN_RULES.get(prompt) == rule:
+                expected = "warn" if rule == "no-vendor-names" else "FAIL"
+            elif prompt == "broken-stream-complete" and rule == "reload-agrees":
+                expected = "-"  # an incomplete turn is not reloaded
+            assert cell == expected, (rule, prompt)
+    assert "[2/12] broken-target-parses: FAIL" in err
+    assert "broken-no-vendor-names: warn (0 error(s), 3 warning(s))" in err
+    assert out.rstrip().splitlines()[-1].startswith("FAIL: 19 error(s), 3 warning(s)")
+
+    data = report(path)
+    assert (data["ok"], data["errors"], data["warnings"]) == (False, 19, 3)
+    assert [rule["id"] for rule in data["rules"]] == [rule.id for rule in RULES]
+    by_id = {prompt["id"]: prompt for prompt in data["prompts"]}
+    assert (by_id["demo"]["ok"], by_id["demo"]["findings"]) == (True, [])
+    assert by_id["demo"]["session_id"]
+    assert by_id["demo"]["complete"] is True
+    for name, rule in BROKEN_RULES.items():
+        assert {finding["rule"] for finding in by_id[name]["findings"]} == {rule}
+        status_of = by_id[name]["rules"][rule]["status"]
+        assert status_of == ("warn" if rule == "no-vendor-names" else "fail")
+    # A failure names its request and session, in the report, the table and the progress.
+    fits = by_id["broken-target-fits-source"]
+    pair = (fits["request_id"], fits["session_id"])
+    assert all(pair)
+    assert {(f["request_id"], f["session_id"]) for f in fits["findings"]} == {pair}
+    ids = f"request {pair[0]}, session {pair[1]}"
+    line = next(line for line in out.splitlines() if line.startswith("FAIL  target-fits-source"))
+    assert line.startswith("FAIL  target-fits-source  [broken-target-fits-source]")
+    assert line.endswith(f"  ({ids})")
+    progress = next(line for line in err.splitlines() if "] broken-target-fits-source: " in line)
+    assert progress.endswith(f"; {ids}")
+    assert by_id["broken-stream-complete"]["rules"]["reload-agrees"] == {
+        "status": "skip",
+        "reason": "the turn did not complete, so it was not reloaded",
+    }
+
+    (suite,) = ET.parse(junit).getroot().iter("testsuite")
+    tests = cases(junit)
+    assert len(tests) == 12 * len(RULES) == int(suite.get("tests", ""))
+
+    # Each case's time is its prompt's turn time (to done, else the last moment reached).
+    def turn_time(timings: dict[str, float | None] | None) -> float:
+        moments = (timings or {}).get
+        return moments("done") or moments("first_text") or moments("first_byte") or 0.0
+
+    done = {prompt["id"]: turn_time(prompt["timings"]) for prompt in data["prompts"]}
+    for case in tests:
+        prompt_id = (case.get("classname") or "").removeprefix("silvia.qa.")
+        assert float(case.get("time", "")) == pytest.approx(done[prompt_id], abs=0.001)
+    assert any(seconds > 0 for seconds in done.values())
+    assert float(suite.get("time", "")) == pytest.approx(sum(done.values()), abs=0.02)
+    failed = {(c.get("classname"), c.get("name")) for c in tests if c.find("failure") is not None}
+    assert failed == {
+        (f"silvia.qa.{name}", rule)
+        for name, rule in BROKEN_RULES.items()
+        if rule != "no-vendor-names"
+    }
+    assert int(suite.get("failures", "")) == len(failed)
+    skipped = [(c.get("classname"), c.get("name")) for c in tests if c.find("skipped") is not None]
+    assert skipped == [("silvia.qa.broken-stream-complete", "reload-agrees")]
+    (vendor,) = [t for t in tests if t.get("classname") == "silvia.qa.broken-no-vendor-names"
+                 and t.get("name") == "no-vendor-names"]  # fmt: skip
+    assert vendor.find("failure") is None
+    assert "warn  no-vendor-names" in (vendor.findtext("system-out") or "")
+    failure = next(
+        c for c in tests if c.get("name") == "target-parses" and c.find("failure") is not None
+    )
+    assert failure.find("failure").get("type") == "target-parses"  # type: ignore[union-attr]
+
+    # Providers were there, and were hidden; vendor names too, the answers' in the page.
     shown = page.read_text(encoding="utf-8")
-    assert TOKEN not in shown
-    assert not PROVIDER_VALUE.search(shown)
+    assert "<redacted>" in out
     assert "&lt;redacted&gt;" in shown
+    assert "&lt;vendor&gt;" in shown
+    for text in (out, err, junit.read_text(encoding="utf-8"), path.read_text(encoding="utf-8")):
+        assert_private(text)
+    assert_private(shown)
 
 
 def test_findings_assertions_and_redaction_hold_no_provider() -> None:
@@ -234,36 +311,6 @@ def test_the_page_is_well_formed_self_contained_and_private() -> None:
     assert "url(" not in page
     assert "Content-Security-Policy" in page
     assert not VENDORS.search(page)  # providers and vendor names are redacted
-    result = hostile_result(1, "<b>")
-    prompt = Prompt(id="x", message="m", expect=Expectations(no_citations=True))
-    observation = result.observation
-    checked = check(observation, expect=prompt.expect)
-    run = RunResult(Script((prompt,)), "t", (PromptResult(prompt, observation, checked),))
-    root = dom(page_of(run))
-    assert "expectations" in root.find("ol", "findings").text
-
-
-def test_qa_run_writes_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    script = write_script(
-        tmp_path / "s.json",
-        [
-            {"id": "good", "message": "Cards?", "scenario": "accounts"},
-            {"id": "bad", "message": "Apple?", "scenario": "broken-target-fits-source"},
-        ],
-    )
-    out = tmp_path / "report.html"
-    status, _, _ = run_cli(["qa", "run", str(script), "--html", str(out)], capsys)
-    assert status == 1
-    good, bad = dom(out.read_text(encoding="utf-8")).find_all("details", "prompt")
-    assert "ok" in (good.attrs["class"] or "").split()
-    assert "open" not in good.attrs
-    assert "fail" in (bad.attrs["class"] or "").split()
-    assert "open" in bad.attrs
-    findings = bad.find("ol", "findings")
-    assert "target-fits-source" in findings.text
-    chips = [node for node in good.iter() if "silvia-chip" in (node.attrs.get("class") or "")]
-    assert chips  # the turn as the notebook display renders it
-    assert good.find("ol", "silvia-sources").find_all("li")
 
 
 # The chart at the edges of a float --------------------------------------------------------
@@ -380,7 +427,16 @@ def test_the_matrix_links_each_prompt_marks_each_status_and_comes_after_its_swit
     matrix = root.find("section", "matrix")
     rows = matrix.find("tbody").find_all("tr")
     assert len(rows) == COUNT
-    sections = {node.attrs["id"] for node in root.find_all("details", "prompt")}
+    details = root.find_all("details", "prompt")
+    sections = {node.attrs["id"] for node in details}
+    for section, prompt in zip(details, report["prompts"], strict=True):
+        # Open where there is something to see, with each finding's rule.
+        assert ("open" in section.attrs) is (prompt["status"] in ("fail", "warn")), prompt["id"]
+        for finding in prompt["findings"]:
+            assert finding["rule"] in section.find("ol", "findings").text, prompt["id"]
+    good = details[0]  # the turn as the notebook display renders it
+    assert [node for node in good.iter() if "silvia-chip" in (node.attrs.get("class") or "")]
+    assert good.find("ol", "silvia-sources").find_all("li")
     for number, (row, prompt) in enumerate(zip(rows, report["prompts"], strict=True), start=1):
         link = row.find("th").find("a")
         assert link.attrs["href"] == f"#prompt-{number}"

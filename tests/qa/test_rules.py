@@ -327,12 +327,6 @@ def test_vendor_names_in_user_facing_text_are_a_warning() -> None:
     assert finding.message.endswith("the prompt names a vendor too")
 
 
-def test_a_stream_without_done_is_incomplete() -> None:
-    result = check(observe_events(turn_events([cite(CARDS, ONE)], done=False)))
-    assert result.broken_rules == {"stream-complete"}
-    assert result.findings[0].message == "the stream ended without `done`"
-
-
 def test_a_malformed_summary_row_is_reported_by_its_place() -> None:
     result = check(observe_events(turn_events([ROW], [ROW, {"title": "no source"}])))
     assert result.broken_rules == {"events-well-formed"}
@@ -434,7 +428,6 @@ def test_the_resumed_turn_is_a_warning_unless_the_prompt_rules_out_an_old_checkp
     assert [c.target for c in stored.inline_citations] == [c.target for c in turn.inline_citations]
     (warning,) = check(observation).findings
     assert (warning.rule, warning.severity) == ("one-meaning-per-source", "warning")
-    assert "checkpoint written before targets existed" in warning.message
     strict = check(observation, expect={"no_old_checkpoint": True})
     assert [(f.rule, f.severity) for f in strict.findings] == [("one-meaning-per-source", "error")]
     assert strict.outcome("one-meaning-per-source").status == "fail"
