@@ -26,7 +26,6 @@ from ._transport import PlayedStream, pieces, read_timeout
 if TYPE_CHECKING:
     from ._recording import Recording
 
-__all__ = ["ReplayTransport", "not_found", "reloads"]
 
 _DROPPED = "peer closed connection without sending complete message body (replayed)"
 

@@ -22,8 +22,6 @@ from ._scenario import SCENARIO_HEADER, commanded
 from ._steps import Drop, Pause, Raw, Reply, Request, Step, json_bytes
 from ._transport import InProcessTransport
 
-__all__ = ["RECORDING_COMMAND", "ReplayServer", "recorded_steps"]
-
 RECORDING_COMMAND = "/recording"
 """A message starting `/recording <name>` picks that recording on a `ReplayServer`."""
 
