@@ -114,7 +114,11 @@ async def test_a_stall_past_the_read_timeout_times_out_and_a_drop_breaks_off_una
 
 def test_every_refusal_is_a_json_error_with_a_request_id_and_never_echoes_the_token() -> None:
     bearer = {"authorization": "Bearer s3cret-token"}
-    BAD, DENIED = "invalid_request_error", "authentication_error"
+    BAD, DENIED, LOST = "invalid_request_error", "authentication_error", "not_found_error"
+
+    def unknown(message: str) -> bytes:
+        return json.dumps({"message": message, "sessionId": "sess_never_created"}).encode()
+
     hi = b'{"message": "hi"}'
     cases: list[tuple[str, str, bytes | None, dict[str, str], int, str]] = [
         # (method, path, body, headers, status, error type); the server requires `bearer`.
@@ -133,6 +137,17 @@ def test_every_refusal_is_a_json_error_with_a_request_id_and_never_echoes_the_to
         ("POST", CHAT, b'{"message": "hi", "sessionId": 7}', bearer, 400, BAD),
         ("POST", CHAT, b'{"message": "/scenario nope"}', bearer, 400, BAD),
         ("POST", CHAT, hi, {**bearer, SCENARIO_HEADER: "nope"}, 400, BAD),
+        # A turn in a session the server does not know is a 404, as the session GET is,
+        # refused after what makes the body unreadable and after a status scenario.
+        ("GET", SESSIONS + "sess_never_created", None, bearer, 404, LOST),
+        ("POST", CHAT, unknown("hi"), bearer, 404, LOST),
+        ("POST", CHAT, unknown("/scenario pooling"), bearer, 404, LOST),
+        ("POST", CHAT, unknown("hi"), {**bearer, SCENARIO_HEADER: "fault-drop"}, 404, LOST),
+        ("POST", CHAT, unknown(""), bearer, 400, BAD),
+        ("POST", CHAT, unknown("/scenario no-such-thing"), bearer, 400, BAD),
+        ("POST", CHAT, b'{"message": "hi", "sessionId": ""}', bearer, 400, BAD),
+        ("POST", CHAT, unknown("hi"), {**bearer, SCENARIO_HEADER: "status-500"}, 500, "api_error"),
+        ("POST", CHAT, unknown("/scenario status-429"), bearer, 429, "rate_limit_error"),
     ]
     # A status scenario answers its status on both routes, by header or by message.
     for status, error_type in [
@@ -156,11 +171,15 @@ def test_every_refusal_is_a_json_error_with_a_request_id_and_never_echoes_the_to
             case = (method, path, body, headers)
             answer = client.request(method, path, content=body, headers=headers)
             assert answer.status_code == status, case
+            assert answer.headers["content-type"] == "application/json", case
             assert answer.json()["error"]["type"] == error_type, case
+            if error_type == LOST and "sess_never_created" in path + str(body):
+                assert answer.json()["error"]["message"] == "Session not found.", case
             assert set(answer.json()["error"]) == {"type", "message"}, case
             assert answer.headers["x-request-id"].startswith("req_"), case
             assert (answer.headers.get("retry-after") == "2") == (status == 429), case
             assert "s3cret" not in answer.text, case
+        assert len(server.sessions) == 0  # no refused turn made a session
         assert client.post(CHAT, content=hi, headers=bearer).status_code == 200
     with http(ReferenceServer()) as client:  # without `token=`, any bearer token will do
         assert client.post(CHAT, json={"message": "hi"}).status_code == 200
