@@ -10,16 +10,15 @@ and refuses a recording with a header HTTP cannot carry (`header_errors()`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 from .. import DEFAULT_WIRE
 from ._loopback import LoopbackServer
 from ._recording import Recording, refuse_unwritable
 from ._recording_parts import Headers, RecordedResponse, written_value
-from ._replay import not_found, reloads
-from ._scenario import SCENARIO_HEADER, commanded
-from ._steps import Drop, Pause, Raw, Reply, Request, Step, json_bytes
+from ._replay import reloads
+from ._scenario import SCENARIO_HEADER, chat_message, commanded
+from ._steps import Drop, Pause, Raw, Reply, Request, Step, error_reply
 from ._transport import InProcessTransport
 
 RECORDING_COMMAND = "/recording"
@@ -110,8 +109,7 @@ class ReplayServer:
 
     def error_reply(self, status: int, error_type: str, message: str) -> Reply:
         """An error reply in the wire's error format."""
-        body = {DEFAULT_WIRE.error_key: {"type": error_type, "message": message}}
-        return Reply(status, (("content-type", "application/json"),), body=json_bytes(body))
+        return error_reply(status, error_type, message)
 
     def handle(self, request: Request) -> Reply:
         """Answer one request (any thread)."""
@@ -120,7 +118,7 @@ class ReplayServer:
             return self.error_reply(401, "authentication_error", refused)
         name = request.headers.get(SCENARIO_HEADER, "").strip() or None
         if request.method == "POST":
-            name = name or _named_in(request.body)
+            name = name or commanded(chat_message(request.body, DEFAULT_WIRE), RECORDING_COMMAND)
         if name is not None and name not in self.recordings:
             known = ", ".join(self.recordings)
             return self.error_reply(
@@ -138,15 +136,4 @@ class ReplayServer:
                 if recording.reload is not None and reloads(recording, request.target):
                     reload = recording.reload
                     return Reply(reload.status, _unframed(reload.headers), body=reload.body)
-        status, headers, body = not_found("Not in these recordings.")
-        return Reply(status, headers, body=body)
-
-
-def _named_in(body: bytes) -> str | None:
-    """NAME from a chat body whose message starts `/recording NAME`."""
-    try:
-        value = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
-    message = value.get(DEFAULT_WIRE.message_field) if isinstance(value, dict) else None
-    return commanded(message, RECORDING_COMMAND)
+        return error_reply(404, "not_found_error", "Not in these recordings.")

@@ -37,9 +37,9 @@ from ._expected import ExpectedTurn, expected_turn
 from ._faults import HttpError, SendGzipBomb, status_fault
 from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS
 from ._loopback import LoopbackServer
-from ._scenario import SCENARIO_COMMAND, SCENARIO_HEADER, Scenario, commanded
+from ._scenario import SCENARIO_COMMAND, SCENARIO_HEADER, Scenario, chat_message, commanded
 from ._script import PriorTurn
-from ._steps import Reply, Request, json_bytes
+from ._steps import Reply, Request, error_reply, json_bytes
 from ._transport import IN_PROCESS_URL, InProcessTransport
 from ._turn import PlayedTurn, play
 
@@ -215,11 +215,9 @@ class ReferenceServer:
         """
         name = request.headers.get(SCENARIO_HEADER, "").strip()
         if not name and urlsplit(request.target).path == self.wire.chat_path:
-            try:
-                body = json.loads(request.body)
-            except (ValueError, RecursionError):
+            message = chat_message(request.body, self.wire)
+            if message is None:
                 return None
-            message = body.get(self.wire.message_field) if isinstance(body, dict) else None
             name = commanded(message, SCENARIO_COMMAND) or self.default_scenario
         return name if name in self._scenarios else None
 
@@ -233,9 +231,12 @@ class ReferenceServer:
         session_id: str | None = None
         if path == wire.chat_path:
             allowed = "POST"
-        elif path.startswith(wire.session_path) and _is_segment(path[len(wire.session_path) :]):
+        elif path.startswith(wire.session_path) and (raw := path[len(wire.session_path) :]):
+            # One non-empty path segment: an id with a `/` in it arrives as `%2F`.
+            if "/" in raw:
+                raise _Refusal(404, "not_found_error", f"No route for {path}.")
             allowed = "GET"
-            session_id = unquote(path[len(wire.session_path) :])
+            session_id = unquote(raw)
         else:
             raise _Refusal(404, "not_found_error", f"No route for {path}.")
         if request.method != allowed:
@@ -334,28 +335,26 @@ class ReferenceServer:
         body = self.sessions.body(session_id)
         if body is None:
             raise _Refusal(404, "not_found_error", "Session not found.")
-        return Reply(200, self._json_headers(request_id), body=json_bytes(body))
+        headers = (("content-type", "application/json"), (self.wire.request_id_header, request_id))
+        return Reply(200, headers, body=json_bytes(body))
 
     def _bomb_reply(self, bomb: SendGzipBomb, session_id: str, request_id: str) -> Reply:
-        headers = (*self._json_headers(request_id), *bomb.headers)
+        headers = (
+            ("content-type", "application/json"),
+            (self.wire.request_id_header, request_id),
+            *bomb.headers,
+        )
         return Reply(200, headers, steps=tuple(bomb.session_body(session_id, self.wire)))
 
     def _error_reply(self, refusal: _Refusal, request_id: str) -> Reply:
-        body = {self.wire.error_key: {"type": refusal.error_type, "message": refusal.message}}
-        headers = (*self._json_headers(request_id), *refusal.headers)
-        return Reply(refusal.status, headers, body=json_bytes(body))
-
-    def _json_headers(self, request_id: str) -> tuple[tuple[str, str], ...]:
-        return (("content-type", "application/json"), (self.wire.request_id_header, request_id))
+        headers = ((self.wire.request_id_header, request_id), *refusal.headers)
+        return error_reply(
+            refusal.status, refusal.error_type, refusal.message, wire=self.wire, headers=headers
+        )
 
 
 def _request_id() -> str:
     return f"req_{uuid.uuid4().hex[:24]}"
-
-
-def _is_segment(raw: str) -> bool:
-    # One non-empty path segment: an id with a `/` in it arrives as `%2F`.
-    return bool(raw) and "/" not in raw
 
 
 def _refusal_for(fault: HttpError) -> _Refusal:

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
+from .. import DEFAULT_WIRE, WireFormat
+
 _SURROGATE = re.compile(r"[\ud800-\udfff]")  # raw: no lone surrogate in the source
 
 
@@ -141,6 +143,19 @@ class Reply:
     headers: tuple[tuple[str, str], ...]
     body: bytes = b""
     steps: tuple[Step, ...] | None = None
+
+
+def error_reply(
+    status: int,
+    error_type: str,
+    message: str,
+    *,
+    wire: WireFormat = DEFAULT_WIRE,
+    headers: Sequence[tuple[str, str]] = (),
+) -> Reply:
+    """An error reply in `wire`'s format: a JSON body `{"error": {"type", "message"}}`."""
+    body = {wire.error_key: {"type": error_type, "message": message}}
+    return Reply(status, (("content-type", "application/json"), *headers), body=json_bytes(body))
 
 
 @dataclass(frozen=True)
