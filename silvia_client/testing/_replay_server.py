@@ -10,6 +10,7 @@ and refuses a recording with a header HTTP cannot carry (`header_errors()`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 from .. import DEFAULT_WIRE
@@ -17,7 +18,7 @@ from ._loopback import LoopbackServer
 from ._recording import Recording, refuse_unwritable
 from ._recording_parts import Headers, RecordedResponse, written_value
 from ._replay import reloads
-from ._scenario import SCENARIO_HEADER, chat_message, commanded
+from ._scenario import SCENARIO_HEADER, commanded
 from ._steps import Drop, Pause, Raw, Reply, Request, Step, error_reply
 from ._transport import InProcessTransport
 
@@ -118,7 +119,7 @@ class ReplayServer:
             return self.error_reply(401, "authentication_error", refused)
         name = request.headers.get(SCENARIO_HEADER, "").strip() or None
         if request.method == "POST":
-            name = name or commanded(chat_message(request.body, DEFAULT_WIRE), RECORDING_COMMAND)
+            name = name or _named_in(request.body)
         if name is not None and name not in self.recordings:
             known = ", ".join(self.recordings)
             return self.error_reply(
@@ -137,3 +138,13 @@ class ReplayServer:
                     reload = recording.reload
                     return Reply(reload.status, _unframed(reload.headers), body=reload.body)
         return error_reply(404, "not_found_error", "Not in these recordings.")
+
+
+def _named_in(body: bytes) -> str | None:
+    """NAME from a chat body whose message starts `/recording NAME`."""
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    message = value.get(DEFAULT_WIRE.message_field) if isinstance(value, dict) else None
+    return commanded(message, RECORDING_COMMAND)

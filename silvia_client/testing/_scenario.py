@@ -10,7 +10,6 @@ Integrators build their own and register them on a server::
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,15 +40,6 @@ def commanded(message: object, command: str) -> str | None:
     """NAME when `message` is a string starting `command NAME` (`/scenario demo`), else None."""
     words = message.split(maxsplit=2) if isinstance(message, str) else []
     return words[1] if len(words) >= 2 and words[0] == command else None
-
-
-def chat_message(body: bytes, wire: WireFormat) -> object:
-    """The message of a chat request's body, or None if the body is not a JSON object."""
-    try:
-        value = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
-    return value.get(wire.message_field) if isinstance(value, dict) else None
 
 
 class Rewrite(Protocol):

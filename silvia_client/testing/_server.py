@@ -37,7 +37,7 @@ from ._expected import ExpectedTurn, expected_turn
 from ._faults import HttpError, SendGzipBomb, status_fault
 from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS
 from ._loopback import LoopbackServer
-from ._scenario import SCENARIO_COMMAND, SCENARIO_HEADER, Scenario, chat_message, commanded
+from ._scenario import SCENARIO_COMMAND, SCENARIO_HEADER, Scenario, commanded
 from ._script import PriorTurn
 from ._steps import Reply, Request, error_reply, json_bytes
 from ._transport import IN_PROCESS_URL, InProcessTransport
@@ -215,9 +215,11 @@ class ReferenceServer:
         """
         name = request.headers.get(SCENARIO_HEADER, "").strip()
         if not name and urlsplit(request.target).path == self.wire.chat_path:
-            message = chat_message(request.body, self.wire)
-            if message is None:
+            try:
+                body = json.loads(request.body)
+            except (ValueError, RecursionError):
                 return None
+            message = body.get(self.wire.message_field) if isinstance(body, dict) else None
             name = commanded(message, SCENARIO_COMMAND) or self.default_scenario
         return name if name in self._scenarios else None
 

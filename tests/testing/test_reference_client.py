@@ -103,6 +103,7 @@ async def test_the_client_sends_the_token_the_server_requires_unless_told_otherw
 async def test_a_turn_in_an_unknown_session_is_not_found_and_a_known_one_continues() -> None:
     for runner in RUNNERS:
         server = ReferenceServer()
+        server.register(Scenario("lone", "Text holding lone surrogates.", script=(Say(LONE),)))
         seeded = server.seed_session([], session_id="sess_seeded")
         async with clients(server, runner, max_retries=0) as (client, aclient):
             with pytest.raises(NotFoundError) as sent:
@@ -115,32 +116,20 @@ async def test_a_turn_in_an_unknown_session_is_not_found_and_a_known_one_continu
                 assert error.message == "Session not found."
                 assert (error.request_id or "").startswith("req_")
             assert len(server.sessions) == 1, runner  # the seeded one: the refused turns made none
-            first = client.chat.send("hi")
+            # Text holding lone surrogates streams and reloads as a JSON server writes it.
+            first = client.chat.send("/scenario lone")
             assert first.session_id is not None
-            second = await aclient.chat.send("and now?", session_id=first.session_id)
-            third = client.chat.send("hello", session_id=seeded)
+            second = await aclient.chat.send("/scenario lone", session_id=first.session_id)
+            third = client.chat.send("/scenario lone", session_id=seeded)
             history = await aclient.sessions.get(first.session_id)
+            assert client.sessions.get(seeded).messages[-1].text == LONE, runner
         assert (second.session_id, third.session_id) == (first.session_id, seeded), runner
+        assert (first.text, second.text, third.text) == (LONE, LONE, LONE), runner
         assert [m.role for m in history.messages] == ["user", "assistant"] * 2
+        assert [m.text for m in history.messages[1::2]] == [LONE, LONE], runner
         assert sorted(server.sessions) == sorted([first.session_id, seeded])
     with ReferenceServer().client(max_retries=0) as other, pytest.raises(NotFoundError):
         other.chat.send("hi", session_id=first.session_id)  # known to another server only
-
-
-async def test_lone_surrogates_stream_and_reload_on_every_runner() -> None:
-    for runner in RUNNERS:
-        server = ReferenceServer()
-        server.register(Scenario("lone", "Text holding lone surrogates.", script=(Say(LONE),)))
-        async with clients(server, runner) as (client, aclient):
-            turn, aturn = (
-                client.chat.send("/scenario lone"),
-                await aclient.chat.send("/scenario lone"),
-            )
-            assert turn.session_id is not None
-            assert aturn.session_id is not None
-            assert (turn.text, aturn.text) == (LONE, LONE), runner
-            assert client.sessions.get(aturn.session_id).messages[-1].text == LONE, runner
-            assert (await aclient.sessions.get(turn.session_id)).messages[-1].text == LONE
 
 
 def as_javascript_reads(text: str) -> str:
