@@ -25,8 +25,6 @@ from ._scenario import Scenario
 from ._steps import Event, Step
 from ._turn import PlayedTurn, TextDelta, WireCitation
 
-__all__ = ["BROKEN_RULES", "BROKEN_SCENARIOS", "Breakage", "broken_scenarios"]
-
 
 @dataclass(frozen=True)
 class Breakage:

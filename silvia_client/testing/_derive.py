@@ -42,20 +42,6 @@ from ._script import (
     ToolResult,
 )
 
-__all__ = [
-    "PORTFOLIO_SOURCE",
-    "SEARCH_WEB_SOURCE",
-    "AccountClaim",
-    "Claim",
-    "NoTarget",
-    "SearchResult",
-    "TargetClaim",
-    "TargetRegistry",
-    "humanize_citation_url",
-    "label_slug",
-    "search_results",
-]
-
 ACCOUNT_SOURCE_PREFIX = "silvia://your-account/"
 PORTFOLIO_SOURCE = "silvia://your-portfolio"
 FINNHUB_SOURCE = "silvia://market-data/finnhub"

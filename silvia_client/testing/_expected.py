@@ -14,8 +14,6 @@ from ._faults import status_fault
 from ._scenario import Scenario
 from ._steps import Drop, Encoded, Event, Pause, Repeat
 
-__all__ = ["ExpectedTurn", "expected_turn"]
-
 WireCitation = dict[str, object]
 
 

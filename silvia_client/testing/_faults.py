@@ -38,29 +38,6 @@ from ._steps import (
     json_bytes,
 )
 
-__all__ = [
-    "TOKEN_PLACEHOLDER",
-    "DropMidEvent",
-    "EchoToken",
-    "EndWithoutDone",
-    "Fault",
-    "GzipBody",
-    "HttpError",
-    "KeepAliveForever",
-    "Padding",
-    "SendEndlessLine",
-    "SendError",
-    "SendGzipBomb",
-    "SendMalformed",
-    "SendOversizedEvent",
-    "SendUnknown",
-    "Stall",
-    "StreamFault",
-    "Trickle",
-    "crc32_combine",
-    "status_fault",
-]
-
 
 def _next_event(steps: list[Step], start: int) -> int:
     for index in range(start, len(steps)):

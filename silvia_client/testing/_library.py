@@ -15,24 +15,9 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
 from types import MappingProxyType
-from typing import Any
+from typing import Any, get_args
 
-from ._faults import (
-    DropMidEvent,
-    EchoToken,
-    EndWithoutDone,
-    Fault,
-    HttpError,
-    KeepAliveForever,
-    SendEndlessLine,
-    SendError,
-    SendGzipBomb,
-    SendMalformed,
-    SendOversizedEvent,
-    SendUnknown,
-    Stall,
-    Trickle,
-)
+from ._faults import Fault
 from ._scenario import Rewrite, Scenario
 from ._script import (
     Checkpoint,
@@ -49,28 +34,9 @@ from ._script import (
     WebResult,
 )
 
-__all__ = ["DEFAULT_SCENARIO", "LEGACY_HISTORY", "SCENARIOS", "scenarios"]
-
 DEFAULT_SCENARIO = "demo"
 _FILES = ("demo.json", "targets.json", "turns.json", "faults.json")
-_FAULTS: dict[str, type[Fault]] = {
-    fault.kind: fault
-    for fault in (
-        HttpError,
-        DropMidEvent,
-        Stall,
-        SendMalformed,
-        SendUnknown,
-        SendError,
-        EndWithoutDone,
-        SendEndlessLine,
-        SendOversizedEvent,
-        SendGzipBomb,
-        Trickle,
-        KeepAliveForever,
-        EchoToken,
-    )
-}
+_FAULTS: dict[str, type[Fault]] = {fault.kind: fault for fault in get_args(Fault)}
 
 
 def _tool(data: Mapping[str, Any]) -> ToolResult:

@@ -26,8 +26,6 @@ from urllib.parse import urlsplit
 from ._scenario import SCENARIO_HEADER, is_scenario_name
 from ._steps import Drop, Effect, Encoded, Event, Pause, Raw, Repeat, Reply, Request
 
-__all__ = ["LoopbackHandler", "LoopbackServer", "host_allowed"]
-
 _MAX_HEAD = 64 * 1024
 _MAX_BODY = 1024 * 1024
 _MAX_LOGGED_PATH = 200  # characters of a path a log line shows

@@ -31,8 +31,6 @@ from ._recording_parts import (
 )
 from ._redact import scrub_secret
 
-__all__ = ["Capture", "RecordingTransport", "arecord_turn", "record_turn"]
-
 
 class _Exchange:
     """One request and its response as they pass; finished when the body ends or closes."""

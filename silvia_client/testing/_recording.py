@@ -26,7 +26,6 @@ import base64
 import binascii
 import json
 import os
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
@@ -48,9 +47,8 @@ from ._recording_parts import (
 )
 from ._redact import redact
 from ._replay import ReplayTransport
+from ._steps import json_text
 from ._transport import IN_PROCESS_URL
-
-__all__ = ["MAX_BODY_BYTES", "Recording", "refuse_unwritable"]
 
 FORMAT_NAME = "silvia-recording"
 FORMAT_VERSION = 1
@@ -77,17 +75,7 @@ def encode_bytes(data: bytes) -> dict[str, str]:
 def _dump(recording: Recording) -> str:
     lines = list(_lines(recording))
     lines.append({"type": "end", "lines": len(lines) + 1})
-    return "".join(_json_line(line) + "\n" for line in lines)
-
-
-_SURROGATE = re.compile(r"[\ud800-\udfff]")  # raw: no lone surrogate in the source
-
-
-def _json_line(value: dict[str, Any]) -> str:
-    """One line, as UTF-8 can write it: a lone surrogate (JSON holds one) as its escape."""
-    text = json.dumps(value, ensure_ascii=False)
-    # Outside strings JSON is ASCII, so every surrogate here is inside one.
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return "".join(json_text(line, (", ", ": ")) + "\n" for line in lines)
 
 
 def _lines(recording: Recording) -> Iterator[dict[str, Any]]:

@@ -15,21 +15,6 @@ from typing import Any, Literal
 
 from ..errors import SilviaError
 
-__all__ = [
-    "BODY_ENDS",
-    "FORBIDDEN_HEADERS",
-    "BodyEnd",
-    "Headers",
-    "RecordedChunk",
-    "RecordedReload",
-    "RecordedRequest",
-    "RecordedResponse",
-    "RecordingFormatError",
-    "allowed_headers",
-    "header_error",
-    "written_value",
-]
-
 FORBIDDEN_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 """Headers no recording ever holds (names lower-case)."""
 

@@ -43,12 +43,11 @@ from ._recording_parts import (
     RecordedResponse,
     RecordingFormatError,
 )
-from ._steps import json_bytes
+from ._steps import json_bytes, json_text
 
 if TYPE_CHECKING:
     from ._recording import Recording
 
-__all__ = ["redact", "scrub_secret"]
 
 PSEUDONYM = "acct_redacted_%04d"
 """A pseudonym: it obeys the doc's id rule, so a replay still types the target."""
@@ -84,17 +83,10 @@ def loads(text: str | bytes) -> tuple[bool, Any]:
 def dumps_like(value: Any, original: str) -> str:
     """`value` as JSON text, spaced and escaped as `original` seems to be."""
     if '": ' in original or '", ' in original:  # Python's json.dumps default
-        text = json.dumps(value, separators=(", ", ": "), ensure_ascii=original.isascii())
-        return text if original.isascii() else _no_surrogates(text)
-    return json_bytes(value).decode("utf-8")
-
-
-def _no_surrogates(text: str) -> str:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(json.loads(text), separators=(", ", ": "))
-    return text
+        if original.isascii():
+            return json.dumps(value, separators=(", ", ": "))
+        return json_text(value, (", ", ": "))
+    return json_text(value)
 
 
 def _members(value: dict[str, Any]) -> list[tuple[str, Any]]:

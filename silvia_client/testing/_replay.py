@@ -6,7 +6,7 @@ it did (`disconnected` raises `httpx.RemoteProtocolError`, `timeout`
 else a 404. With `timing`, chunks come at their recorded times. Bodies go as
 streams of at most 64 KiB pieces (`_transport.pieces`), never a whole `content=`,
 so the client's bounded body path and limits apply as live. `_replay_server.py`
-shares `reloads` and `not_found`.
+shares `reloads`.
 """
 
 from __future__ import annotations
@@ -18,15 +18,13 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
-from .. import DEFAULT_WIRE
 from ._recording_parts import Headers, RecordedResponse, written_value
-from ._steps import json_bytes
+from ._steps import error_reply
 from ._transport import PlayedStream, pieces, read_timeout
 
 if TYPE_CHECKING:
     from ._recording import Recording
 
-__all__ = ["ReplayTransport", "not_found", "reloads"]
 
 _DROPPED = "peer closed connection without sending complete message body (replayed)"
 
@@ -39,12 +37,6 @@ def reloads(recording: Recording, path: str) -> bool:
     """Whether `path` is the session `recording` reloaded (its last segment, decoded)."""
     reload = recording.reload
     return reload is not None and _last_segment(reload.path) == _last_segment(path)
-
-
-def not_found(message: str) -> tuple[int, tuple[tuple[str, str], ...], bytes]:
-    """A 404 in the wire's error format: status, headers, body."""
-    body = {DEFAULT_WIRE.error_key: {"type": "not_found_error", "message": message}}
-    return 404, (("content-type", "application/json"),), json_bytes(body)
 
 
 def _header_bytes(headers: Headers) -> list[tuple[bytes, bytes]]:
@@ -112,8 +104,8 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             reloaded = _header_bytes(reload.headers)
             stream = PlayedStream(pieces(reload.body))
             return httpx.Response(reload.status, headers=reloaded, stream=stream)
-        status, headers, body = not_found("Not in this recording.")
-        return httpx.Response(status, headers=list(headers), content=body)
+        reply = error_reply(404, "not_found_error", "Not in this recording.")
+        return httpx.Response(reply.status, headers=list(reply.headers), content=reply.body)
 
     def _chat(self, request: httpx.Request) -> httpx.Response:
         response = self.recording.response

@@ -17,12 +17,10 @@ from .. import DEFAULT_WIRE
 from ._loopback import LoopbackServer
 from ._recording import Recording, refuse_unwritable
 from ._recording_parts import Headers, RecordedResponse, written_value
-from ._replay import not_found, reloads
+from ._replay import reloads
 from ._scenario import SCENARIO_HEADER, commanded
-from ._steps import Drop, Pause, Raw, Reply, Request, Step, json_bytes
+from ._steps import Drop, Pause, Raw, Reply, Request, Step, error_reply
 from ._transport import InProcessTransport
-
-__all__ = ["RECORDING_COMMAND", "ReplayServer", "recorded_steps"]
 
 RECORDING_COMMAND = "/recording"
 """A message starting `/recording <name>` picks that recording on a `ReplayServer`."""
@@ -112,8 +110,7 @@ class ReplayServer:
 
     def error_reply(self, status: int, error_type: str, message: str) -> Reply:
         """An error reply in the wire's error format."""
-        body = {DEFAULT_WIRE.error_key: {"type": error_type, "message": message}}
-        return Reply(status, (("content-type", "application/json"),), body=json_bytes(body))
+        return error_reply(status, error_type, message)
 
     def handle(self, request: Request) -> Reply:
         """Answer one request (any thread)."""
@@ -140,8 +137,7 @@ class ReplayServer:
                 if recording.reload is not None and reloads(recording, request.target):
                     reload = recording.reload
                     return Reply(reload.status, _unframed(reload.headers), body=reload.body)
-        status, headers, body = not_found("Not in these recordings.")
-        return Reply(status, headers, body=body)
+        return error_reply(404, "not_found_error", "Not in these recordings.")
 
 
 def _named_in(body: bytes) -> str | None:

@@ -21,15 +21,6 @@ from ._script import Checkpoint, PriorTurn, ScriptItem
 from ._steps import Step
 from ._turn import PlayedTurn, play, turn_steps
 
-__all__ = [
-    "SCENARIO_COMMAND",
-    "SCENARIO_HEADER",
-    "Rewrite",
-    "Scenario",
-    "commanded",
-    "is_scenario_name",
-]
-
 SCENARIO_HEADER = "x-silvia-scenario"
 """Request header naming the scenario to play (a testing-kit convention, not the wire's)."""
 

@@ -13,26 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
-__all__ = [
-    "LIBRARY_TOOLS",
-    "Checkpoint",
-    "Cite",
-    "ExaArticle",
-    "ExecutePython",
-    "ExecuteSql",
-    "LibraryTool",
-    "PriorTurn",
-    "ReadLibraryDocument",
-    "Say",
-    "ScriptItem",
-    "SearchWeb",
-    "ToolResult",
-    "WebResult",
-    "read_credit_card_document",
-    "read_mortgage_authority",
-    "read_tax_authority",
-]
-
 Row: TypeAlias = Mapping[str, object]
 
 

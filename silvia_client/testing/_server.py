@@ -39,18 +39,9 @@ from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS
 from ._loopback import LoopbackServer
 from ._scenario import SCENARIO_COMMAND, SCENARIO_HEADER, Scenario, commanded
 from ._script import PriorTurn
-from ._steps import Reply, Request, json_bytes
+from ._steps import Reply, Request, error_reply, json_bytes
 from ._transport import IN_PROCESS_URL, InProcessTransport
 from ._turn import PlayedTurn, play
-
-__all__ = [
-    "ReferenceServer",
-    "SessionStore",
-    "StoredSession",
-    "new_session_id",
-    "utc_now",
-]
-
 
 # What `client()` sends as its token to a server that accepts any.
 _ANY_TOKEN = "reference-server"
@@ -141,18 +132,13 @@ class ReferenceServer:
         session_id = session_id or self.sessions.new_session_id()
         self.sessions.open(session_id, history[0].message if history else "")
         for prior in history:
-            self._store_turn(session_id, prior.message, play(prior.script), legacy=prior.legacy)
+            self.sessions.append(session_id, "user", prior.message)
+            self._store_answer(session_id, play(prior.script), legacy=prior.legacy)
         return session_id
 
     def seed_legacy_session(self, *, session_id: str | None = None) -> str:
         """A session holding rows saved before targets existed (no `target` key)."""
         return self.seed_session(LEGACY_HISTORY, session_id=session_id)
-
-    def _store_turn(
-        self, session_id: str, message: str, turn: PlayedTurn, *, legacy: bool = False
-    ) -> None:
-        self.sessions.append(session_id, "user", message)
-        self._store_answer(session_id, turn, legacy=legacy)
 
     def _store_answer(self, session_id: str, turn: PlayedTurn, *, legacy: bool = False) -> None:
         citations, inline = list(turn.summary), list(turn.inline_citations)
@@ -247,9 +233,12 @@ class ReferenceServer:
         session_id: str | None = None
         if path == wire.chat_path:
             allowed = "POST"
-        elif path.startswith(wire.session_path) and _is_segment(path[len(wire.session_path) :]):
+        elif path.startswith(wire.session_path) and (raw := path[len(wire.session_path) :]):
+            # One non-empty path segment: an id with a `/` in it arrives as `%2F`.
+            if "/" in raw:
+                raise _Refusal(404, "not_found_error", f"No route for {path}.")
             allowed = "GET"
-            session_id = unquote(path[len(wire.session_path) :])
+            session_id = unquote(raw)
         else:
             raise _Refusal(404, "not_found_error", f"No route for {path}.")
         if request.method != allowed:
@@ -348,10 +337,7 @@ class ReferenceServer:
         body = self.sessions.body(session_id)
         if body is None:
             raise _Refusal(404, "not_found_error", "Session not found.")
-        headers = (
-            ("content-type", "application/json"),
-            (self.wire.request_id_header, request_id),
-        )
+        headers = (("content-type", "application/json"), (self.wire.request_id_header, request_id))
         return Reply(200, headers, body=json_bytes(body))
 
     def _bomb_reply(self, bomb: SendGzipBomb, session_id: str, request_id: str) -> Reply:
@@ -363,22 +349,14 @@ class ReferenceServer:
         return Reply(200, headers, steps=tuple(bomb.session_body(session_id, self.wire)))
 
     def _error_reply(self, refusal: _Refusal, request_id: str) -> Reply:
-        body = {self.wire.error_key: {"type": refusal.error_type, "message": refusal.message}}
-        headers = (
-            ("content-type", "application/json"),
-            (self.wire.request_id_header, request_id),
-            *refusal.headers,
+        headers = ((self.wire.request_id_header, request_id), *refusal.headers)
+        return error_reply(
+            refusal.status, refusal.error_type, refusal.message, wire=self.wire, headers=headers
         )
-        return Reply(refusal.status, headers, body=json_bytes(body))
 
 
 def _request_id() -> str:
     return f"req_{uuid.uuid4().hex[:24]}"
-
-
-def _is_segment(raw: str) -> bool:
-    # One non-empty path segment: an id with a `/` in it arrives as `%2F`.
-    return bool(raw) and "/" not in raw
 
 
 def _refusal_for(fault: HttpError) -> _Refusal:
@@ -387,14 +365,6 @@ def _refusal_for(fault: HttpError) -> _Refusal:
 
 def _without_target(citation: Mapping[str, object]) -> dict[str, object]:
     return {key: value for key, value in citation.items() if key != "target"}
-
-
-def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def new_session_id() -> str:
-    return f"sess_{uuid.uuid4().hex}"
 
 
 FIXED_TIME = "2025-01-01T00:00:00.000Z"
@@ -438,12 +408,14 @@ class SessionStore(Mapping[str, StoredSession]):
     def new_session_id(self) -> str:
         """A fresh session id (random, or the next of `sess_0001`, ... when deterministic)."""
         if self._counters is None:
-            return new_session_id()
+            return f"sess_{uuid.uuid4().hex}"
         with self._lock:
             return f"sess_{next(self._counters[0]):04d}"
 
     def _now(self) -> str:
-        return utc_now() if self._counters is None else FIXED_TIME
+        if self._counters is not None:
+            return FIXED_TIME
+        return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
     def _message_id(self) -> str:  # under the lock
         if self._counters is None:

@@ -17,44 +17,25 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-__all__ = [
-    "PING",
-    "Drop",
-    "Effect",
-    "Encoded",
-    "Event",
-    "Pause",
-    "Raw",
-    "Repeat",
-    "Reply",
-    "Request",
-    "Step",
-    "after_events",
-    "encode_event",
-    "json_bytes",
-]
-
+from .. import DEFAULT_WIRE, WireFormat
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")  # raw: no lone surrogate in the source
 
 
-def json_bytes(value: object) -> bytes:
-    """Compact UTF-8 JSON, as the server writes every body and event.
+def json_text(value: object, separators: tuple[str, str] = (",", ":")) -> str:
+    """JSON text UTF-8 can write: a lone surrogate (a str may hold one) as its escape.
 
     A lone surrogate has no UTF-8 form, so it goes out as a `\\udXXX` escape, as a
     JSON server (JavaScript's `JSON.stringify`) writes it; everything else as is.
     """
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    try:
-        return text.encode()
-    except UnicodeEncodeError:
-        # Outside strings JSON is ASCII, so every surrogate here is inside one.
-        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode()
+    text = json.dumps(value, ensure_ascii=False, separators=separators)
+    # Outside strings JSON is ASCII, so every surrogate here is inside one.
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def encode_event(name: str, data: object) -> bytes:
-    """One SSE event; compact JSON never holds a newline, so one `data:` line is enough."""
-    return b"event: " + name.encode() + b"\ndata: " + json_bytes(data) + b"\n\n"
+def json_bytes(value: object) -> bytes:
+    """Compact UTF-8 JSON, as the server writes every body and event."""
+    return json_text(value).encode()
 
 
 @dataclass(frozen=True)
@@ -65,7 +46,8 @@ class Event:
     data: object
 
     def encode(self) -> bytes:
-        return encode_event(self.name, self.data)
+        """One SSE event; compact JSON never holds a newline, so one `data:` line is enough."""
+        return b"event: " + self.name.encode() + b"\ndata: " + json_bytes(self.data) + b"\n\n"
 
 
 @dataclass(frozen=True)
@@ -162,9 +144,18 @@ class Reply:
     body: bytes = b""
     steps: tuple[Step, ...] | None = None
 
-    @property
-    def streaming(self) -> bool:
-        return self.steps is not None
+
+def error_reply(
+    status: int,
+    error_type: str,
+    message: str,
+    *,
+    wire: WireFormat = DEFAULT_WIRE,
+    headers: Sequence[tuple[str, str]] = (),
+) -> Reply:
+    """An error reply in `wire`'s format: a JSON body `{"error": {"type", "message"}}`."""
+    body = {wire.error_key: {"type": error_type, "message": message}}
+    return Reply(status, (("content-type", "application/json"), *headers), body=json_bytes(body))
 
 
 @dataclass(frozen=True)

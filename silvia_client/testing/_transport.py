@@ -18,15 +18,6 @@ import httpx
 
 from ._steps import Drop, Effect, Encoded, Event, Pause, Raw, Repeat, Reply, Request, Step
 
-__all__ = [
-    "IN_PROCESS_URL",
-    "InProcessTransport",
-    "PlayedStream",
-    "RequestHandler",
-    "pieces",
-    "read_timeout",
-]
-
 IN_PROCESS_URL = "http://silvia.test"
 """A base URL for clients on the in-process transports (never resolved: no sockets)."""
 

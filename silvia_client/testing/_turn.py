@@ -16,8 +16,6 @@ from ._derive import SearchResult, TargetRegistry, search_results
 from ._script import Checkpoint, Cite, Say, ScriptItem
 from ._steps import PING, Effect, Event, Pause, Step
 
-__all__ = ["PlayedTurn", "ScriptError", "TextDelta", "play", "turn_steps"]
-
 WireCitation = dict[str, object]
 
 # A few words per delta, so a turn streams as many small events, as a model does.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import httpx
@@ -33,16 +33,6 @@ MiB = 1024 * 1024
 def sse_events(chunks: Iterable[bytes]) -> list[tuple[str, Any]]:
     """(event name, decoded JSON data) for every event of a body."""
     return [(event.event, json.loads(event.data)) for event in iter_sse(chunks)]
-
-
-def walk_dicts(value: object) -> Iterator[dict[str, object]]:
-    if isinstance(value, dict):
-        yield value
-        for item in value.values():
-            yield from walk_dicts(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from walk_dicts(item)
 
 
 def http(server: ReferenceServer, **options: Any) -> httpx.Client:

@@ -55,13 +55,6 @@ FINNHUB = "import finnhub\nclient = finnhub.Client(api_key=KEY)"
 IRA = "https://www.irs.gov/publications/p590a"
 
 
-# Not ids: a number, all digits (a row number), too short or long, other characters.
-NOT_IDS = [
-    42, "1234567890123456789", "a" * 15, "a" * 129, "acct 1234 5678 9012", "acct.1234.5678.9012",
-    "Checking account!!",
-]  # fmt: skip
-
-
 def row(label: str = "Checking", /, **columns: object) -> dict[str, object]:
     return {"account_name": label, "balance": "10.00", **columns}
 
@@ -151,34 +144,6 @@ def test_no_vendor_name_reaches_the_text_from_a_column_or_its_name() -> None:
     text = cited(ExecuteSql(rows=rows), CHECKING, 0, 3)["cited_text"]
     assert not any(vendor in text for vendor in ("plaid", "snaptrade", "manual"))
     assert text.count(f"account_id: {ID_A}") == 3  # the id itself may show: it is the user's own
-
-
-def test_id_columns_in_the_docs_order_and_the_id_rule() -> None:
-    cases: list[tuple[dict[str, object], AccountRef | None]] = [
-        ({"source_account_id": ID_A, "source": "plaid"}, AccountRef(ID_A, "plaid")),
-        ({"source_account_id": ID_A, "source": "manual"}, AccountRef(ID_A, "manual")),
-        ({"source_account_id": ID_A}, AccountRef(ID_A, None)),
-        ({"snaptrade_account_id": ID_A}, AccountRef(ID_A, "snaptrade")),
-        ({"manual_account_uuid": ID_A}, AccountRef(ID_A, "manual")),
-        ({"account_uuid": ID_A}, AccountRef(ID_A, "manual")),
-        ({"account_id": ID_A}, AccountRef(ID_A, None)),
-        # Earlier columns win over later ones.
-        (
-            {"account_id": ID_B, "source_account_id": ID_A, "source": "plaid"},
-            AccountRef(ID_A, "plaid"),
-        ),
-        ({"account_id": ID_B, "snaptrade_account_id": ID_A}, AccountRef(ID_A, "snaptrade")),
-        ({"account_uuid": ID_B, "manual_account_uuid": ID_A}, AccountRef(ID_A, "manual")),
-        ({"account_id": ID_B, "account_uuid": ID_A}, AccountRef(ID_A, "manual")),
-        # A column holding a non-id is passed over for the next one.
-        ({"source_account_id": "1042", "account_id": ID_B}, AccountRef(ID_B, None)),
-    ]
-    ids = ["a" * 16, "a" * 128, "0123456789abcdef", "A-b_C-d_E-f_G-h_"]
-    cases.extend(({"account_id": value}, AccountRef(value, None)) for value in ids)
-    cases.extend(({"account_id": value}, None) for value in NOT_IDS)
-    for columns, ref in cases:
-        expected = None if ref is None else AccountTarget(ref.account_id, ref.provider)
-        assert one(ExecuteSql(rows=(row(**columns),))) == expected, columns
 
 
 # -- execute_python, exa and the library readers ---------------------------------

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from silvia_client.testing import LoopbackServer, ReferenceServer, expected_turn
+from silvia_client.testing import LoopbackServer, ReferenceServer
 
 from ._helpers import AUTH, CHAT, SESSIONS, http, read_turn, sse_events, wait_until
 
@@ -46,27 +46,14 @@ def _raw_exchange(url: str, request: bytes) -> bytes:
     return bytes(received)
 
 
-def test_a_turn_and_its_session_over_real_sockets(
-    server: ReferenceServer, loopback: LoopbackServer
+def test_one_connection_serves_several_requests_and_streams_are_chunked(
+    loopback: LoopbackServer,
 ) -> None:
-    with httpx.Client(base_url=loopback.url, headers=AUTH) as client:
-        with client.stream("POST", CHAT, json={"message": "hi"}) as response:
-            assert response.headers["transfer-encoding"] == "chunked"
-            assert response.headers["x-request-id"].startswith("req_")
-            events = sse_events(response.iter_bytes())
-        session_id = events[0][1]["sessionId"]
-        session = client.get(SESSIONS + session_id)
-    expected = expected_turn(server.scenarios["demo"])
-    assert events[-3][1] == {"citations": list(expected.citations)}
-    assert events[-1] == ("done", {})
-    assert session.status_code == 200
-    assert session.json()["messages"][1]["citations"] == list(expected.citations)
-
-
-def test_one_connection_serves_several_requests(loopback: LoopbackServer) -> None:
     limits = httpx.Limits(max_connections=1)
     with httpx.Client(base_url=loopback.url, headers=AUTH, limits=limits) as client:
         with client.stream("POST", CHAT, json={"message": "hi"}) as response:
+            assert response.headers["transfer-encoding"] == "chunked"
+            assert response.headers["x-request-id"].startswith("req_")
             session_id = sse_events(response.iter_bytes())[0][1]["sessionId"]
         for _ in range(3):
             assert client.get(SESSIONS + session_id).status_code == 200
@@ -75,25 +62,33 @@ def test_one_connection_serves_several_requests(loopback: LoopbackServer) -> Non
     assert wait_until(lambda: loopback.open_connections == 0)
 
 
-def test_a_drop_closes_the_socket_mid_event_without_the_last_chunk(
-    loopback: LoopbackServer,
-) -> None:
-    received: list[bytes] = []
-    with (
-        httpx.Client(base_url=loopback.url, headers=AUTH) as client,
-        pytest.raises(httpx.RemoteProtocolError),
-    ):
-        read_turn(client, "fault-drop", received)
-    assert sse_events(received)
+def test_raw_requests_get_what_http_says(loopback: LoopbackServer) -> None:
     body = b'{"message": "hi"}'
-    raw = _raw_exchange(
-        loopback.url,
-        b"POST /api/claude HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n"
-        b"X-Silvia-Scenario: fault-drop\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body),
-    )
+    head = b"POST /api/claude HTTP/1.%s\r\nAuthorization: Bearer t\r\n"
+    length = b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+    # A drop closes the socket mid-event, without the last chunk.
+    raw = _raw_exchange(loopback.url, head % b"1" + b"X-Silvia-Scenario: fault-drop\r\n" + length)
     assert raw.startswith(b"HTTP/1.1 200 OK\r\n")
     assert b"event: citation" in raw
     assert not raw.endswith(b"0\r\n\r\n")
+    # An HTTP/1.0 client gets a stream ended by closing.
+    head10, _, stream = _raw_exchange(loopback.url, head % b"0" + length).partition(b"\r\n\r\n")
+    assert b"connection: close" in head10
+    assert b"chunked" not in head10
+    assert sse_events([stream])[-1] == ("done", {})
+    # A chunked request body is read.
+    raw = _raw_exchange(
+        loopback.url,
+        b"GET /api/chat/sessions/nope HTTP/1.1\r\nAuthorization: Bearer t\r\n"
+        b"Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+    )
+    assert raw.startswith(b"HTTP/1.1 404 Not Found\r\n")
+    assert b'"not_found_error"' in raw
+    # A malformed request gets a 400 and a closed connection.
+    raw = _raw_exchange(loopback.url, b"NONSENSE\r\n\r\n")
+    assert raw.startswith(b"HTTP/1.1 400 Bad Request\r\n")
+    assert b"connection: close" in raw
+    assert b'"invalid_request_error"' in raw
 
 
 def test_a_client_giving_up_on_a_stall_frees_its_connection(loopback: LoopbackServer) -> None:
@@ -164,33 +159,3 @@ def test_a_server_starts_once_and_reports_a_port_in_use() -> None:
     running = server.serve_loopback()
     with running, pytest.raises(RuntimeError, match="already"):
         running.start()
-
-
-def test_an_http_10_client_gets_a_stream_ended_by_closing(loopback: LoopbackServer) -> None:
-    body = b'{"message": "hi"}'
-    raw = _raw_exchange(
-        loopback.url,
-        b"POST /api/claude HTTP/1.0\r\nAuthorization: Bearer t\r\n"
-        b"Content-Length: %d\r\n\r\n%s" % (len(body), body),
-    )
-    head, _, stream = raw.partition(b"\r\n\r\n")
-    assert b"connection: close" in head
-    assert b"chunked" not in head
-    assert sse_events([stream])[-1] == ("done", {})
-
-
-def test_a_chunked_request_body_is_read(loopback: LoopbackServer) -> None:
-    raw = _raw_exchange(
-        loopback.url,
-        b"GET /api/chat/sessions/nope HTTP/1.1\r\nAuthorization: Bearer t\r\n"
-        b"Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
-    )
-    assert raw.startswith(b"HTTP/1.1 404 Not Found\r\n")
-    assert b'"not_found_error"' in raw
-
-
-def test_a_malformed_request_gets_a_400_and_a_closed_connection(loopback: LoopbackServer) -> None:
-    raw = _raw_exchange(loopback.url, b"NONSENSE\r\n\r\n")
-    assert raw.startswith(b"HTTP/1.1 400 Bad Request\r\n")
-    assert b"connection: close" in raw
-    assert b'"invalid_request_error"' in raw

@@ -37,7 +37,7 @@ from silvia_client.testing import (
 )
 
 from ..depth import examples
-from ._helpers import made, recorded, sse_events, walk_dicts
+from ._helpers import made, recorded, sse_events
 
 PROVIDERS = ("plaid", "snaptrade", "manual")
 SESSION = "sess_0123456789abcdefghij"  # fits the id rule: it must survive
@@ -272,7 +272,7 @@ def test_a_scenario_turn_redacts_every_id_the_same_way_and_replays_typed() -> No
             assert vendor.encode() not in redacted.response.body + redacted.reload.body
         values = [data for _, data in sse_events([redacted.response.body])]
         values.append(json.loads(redacted.reload.body))
-        found = [d["provider"] for v in values for d in walk_dicts(v) if "provider" in d]
+        found = [item for value in values for key, item in nested(value) if key == "provider"]
         assert found, scenario
         assert set(found) == {None}, scenario
         assert json.loads(text.splitlines()[0])["redacted"] is True

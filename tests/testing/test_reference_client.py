@@ -30,7 +30,7 @@ from silvia_client import (
 from silvia_client.testing import IN_PROCESS_URL, SCENARIO_HEADER, ReferenceServer, Say, Scenario
 
 from ..depth import examples
-from ._helpers import CHAT, SESSIONS, http
+from ._helpers import CHAT, http
 
 pytestmark = pytest.mark.anyio
 POOLED = "silvia://your-account/credit-card"
@@ -103,6 +103,7 @@ async def test_the_client_sends_the_token_the_server_requires_unless_told_otherw
 async def test_a_turn_in_an_unknown_session_is_not_found_and_a_known_one_continues() -> None:
     for runner in RUNNERS:
         server = ReferenceServer()
+        server.register(Scenario("lone", "Text holding lone surrogates.", script=(Say(LONE),)))
         seeded = server.seed_session([], session_id="sess_seeded")
         async with clients(server, runner, max_retries=0) as (client, aclient):
             with pytest.raises(NotFoundError) as sent:
@@ -115,71 +116,20 @@ async def test_a_turn_in_an_unknown_session_is_not_found_and_a_known_one_continu
                 assert error.message == "Session not found."
                 assert (error.request_id or "").startswith("req_")
             assert len(server.sessions) == 1, runner  # the seeded one: the refused turns made none
-            first = client.chat.send("hi")
+            # Text holding lone surrogates streams and reloads as a JSON server writes it.
+            first = client.chat.send("/scenario lone")
             assert first.session_id is not None
-            second = await aclient.chat.send("and now?", session_id=first.session_id)
-            third = client.chat.send("hello", session_id=seeded)
+            second = await aclient.chat.send("/scenario lone", session_id=first.session_id)
+            third = client.chat.send("/scenario lone", session_id=seeded)
             history = await aclient.sessions.get(first.session_id)
+            assert client.sessions.get(seeded).messages[-1].text == LONE, runner
         assert (second.session_id, third.session_id) == (first.session_id, seeded), runner
+        assert (first.text, second.text, third.text) == (LONE, LONE, LONE), runner
         assert [m.role for m in history.messages] == ["user", "assistant"] * 2
+        assert [m.text for m in history.messages[1::2]] == [LONE, LONE], runner
         assert sorted(server.sessions) == sorted([first.session_id, seeded])
     with ReferenceServer().client(max_retries=0) as other, pytest.raises(NotFoundError):
         other.chat.send("hi", session_id=first.session_id)  # known to another server only
-
-
-def test_the_404_carries_the_contracts_error_body_and_is_what_is_refused_last() -> None:
-    body = {"message": "hi", "sessionId": "sess_never_created"}
-    server = ReferenceServer()
-    with (
-        server.serve_loopback() as url,
-        httpx.Client(base_url=url, headers=http(server).headers) as live,
-    ):
-        response, reload = live.post(CHAT, json=body), live.get(SESSIONS + "sess_never_created")
-    assert response.status_code == 404
-    assert response.headers["content-type"] == "application/json"
-    assert response.headers["x-request-id"].startswith("req_")
-    assert response.json() == {
-        "error": {"type": "not_found_error", "message": "Session not found."}
-    }
-    assert reload.status_code == 404
-    assert reload.json() == response.json()  # the same body the session GET gives
-    for message, session, scenario, status in [
-        # A body the server cannot read is refused before the session is looked up.
-        ("", "sess_never_created", None, 400),
-        ("hi", "", None, 400),
-        ("/scenario no-such-thing", "sess_never_created", None, 400),
-        # A status scenario answers with its own status, whatever the session.
-        ("hi", "sess_never_created", "status-500", 500),
-        ("/scenario status-429", "sess_never_created", None, 429),
-        # Otherwise the unknown session is the answer, whatever the scenario.
-        ("/scenario pooling", "sess_never_created", None, 404),
-        ("hi", "sess_never_created", "fault-drop", 404),
-    ]:
-        server = ReferenceServer()
-        headers = {SCENARIO_HEADER: scenario} if scenario else {}
-        with http(server) as client:
-            answer = client.post(
-                CHAT, json={"message": message, "sessionId": session}, headers=headers
-            )
-        assert answer.status_code == status, (message, session, scenario)
-        assert set(answer.json()["error"]) == {"type", "message"}
-        assert len(server.sessions) == 0
-
-
-async def test_lone_surrogates_stream_and_reload_on_every_runner() -> None:
-    for runner in RUNNERS:
-        server = ReferenceServer()
-        server.register(Scenario("lone", "Text holding lone surrogates.", script=(Say(LONE),)))
-        async with clients(server, runner) as (client, aclient):
-            turn, aturn = (
-                client.chat.send("/scenario lone"),
-                await aclient.chat.send("/scenario lone"),
-            )
-            assert turn.session_id is not None
-            assert aturn.session_id is not None
-            assert (turn.text, aturn.text) == (LONE, LONE), runner
-            assert client.sessions.get(aturn.session_id).messages[-1].text == LONE, runner
-            assert (await aclient.sessions.get(turn.session_id)).messages[-1].text == LONE
 
 
 def as_javascript_reads(text: str) -> str:

@@ -29,13 +29,15 @@ TABLE_SOURCES = [
 ]  # fmt: skip
 
 
-def test_names_are_unique_and_descriptions_one_line() -> None:
+def test_names_are_unique_descriptions_one_line_and_the_library_read_only() -> None:
     library = scenarios()
     assert len({s.name for s in library}) == len(library) == len(SCENARIOS)
     assert library[0].name == DEFAULT_SCENARIO == "demo"
     for scenario in library:
         assert scenario.description.strip()
         assert "\n" not in scenario.description
+    with pytest.raises(TypeError):
+        SCENARIOS["mine"] = SCENARIOS["demo"]  # type: ignore[index]
 
 
 def test_a_library_file_that_does_not_fit_names_the_file_and_the_scenario() -> None:
@@ -57,11 +59,6 @@ def test_a_library_file_that_does_not_fit_names_the_file_and_the_scenario() -> N
         with pytest.raises(ValueError, match=r"^scenarios/mine\.json, scenario 'a': ") as raised:
             read_library([("mine.json", text)])
         assert message in str(raised.value), scenario
-
-
-def test_the_library_is_read_only() -> None:
-    with pytest.raises(TypeError):
-        SCENARIOS["mine"] = SCENARIOS["demo"]  # type: ignore[index]
 
 
 def test_every_source_pattern_and_target_kind_of_the_doc_is_covered() -> None:
@@ -121,6 +118,10 @@ def test_a_vendor_name_appears_only_in_target_providers() -> None:
         assert not any(vendor in text for vendor in ("plaid", "snaptrade", "manual")), name
 
 
+def kinds(citations: tuple[dict[str, object], ...]) -> list[object]:
+    return [c["target"]["kind"] if "target" in c else None for c in citations]  # type: ignore[index]
+
+
 def test_rule_scenarios_stream_and_summarise_the_targets_the_doc_implies() -> None:
     for name, inline, summary in [
         ("pooling", ["account", "accounts"], ["accounts", "accounts"]),
@@ -135,25 +136,15 @@ def test_rule_scenarios_stream_and_summarise_the_targets_the_doc_implies() -> No
         ("account-row-without-id", [None], [None]),
         ("account-crypto-source", ["account", None], ["account", None]),
     ]:
-        try:
-            expected = expected_turn(SCENARIOS[name])
-
-            def kinds(citations: tuple[dict[str, object], ...]) -> list[object]:
-                return [c["target"]["kind"] if "target" in c else None for c in citations]  # type: ignore[index]
-
-            assert kinds(expected.inline_citations) == inline
-            assert kinds(expected.citations) == summary
-        except AssertionError as error:
-            raise AssertionError(f"case {(name, inline, summary)!r}") from error
+        expected = expected_turn(SCENARIOS[name])
+        assert kinds(expected.inline_citations) == inline, name
+        assert kinds(expected.citations) == summary, name
 
 
-def test_id_rule_scenario_types_exactly_the_two_valid_ids() -> None:
+def test_the_id_scenarios_type_the_valid_ids_each_with_its_columns_provider() -> None:
     targets = expected_turn(SCENARIOS["account-id-rule"]).final_targets
     typed = {source for source, target in targets.items() if target is not None}
     assert typed == {"silvia://your-account/shortest-id", "silvia://your-account/longest-id"}
-
-
-def test_id_columns_scenario_gives_each_column_its_provider() -> None:
     targets = expected_turn(SCENARIOS["account-id-columns"]).final_targets
     providers = {source.rsplit("/", 1)[1]: t["provider"] for source, t in targets.items() if t}
     assert providers == {
