@@ -1,12 +1,12 @@
 """The `silvia` command (also `python -m silvia_client`); docs/cli.md is its manual.
 
 Each subcommand is a module with `register(subparsers)`, which adds its parser
-and sets `run` (parsed arguments -> exit status); modules import what they need
-inside `run`, so `--help` stays quick. Shared parts: `_server.py` (which server,
-said on stderr), `_common.py` (options, a client, one turn on screen), `_args.py`
-(argument types, `UsageError`), `_render.py` (a terminal), `_hints.py` (an SDK
-error said for the command line), `_interactive.py` (`silvia chat`'s session),
-`_output.py` (the one writer: what a stream cannot carry is escaped).
+and sets `run` (parsed arguments -> exit status); what is slow to load (the client,
+the servers, `_render.py` with the display) is imported inside `run`, so `--help`
+stays quick. Shared parts: `_server.py` (which server, said on stderr),
+`_common.py` (options, a client, one turn on screen), `_args.py` (argument types,
+`UsageError`), `_render.py` (a terminal), `_hints.py` (an SDK error said for the
+command line), `_output.py` (the one writer: what a stream cannot carry is escaped).
 
 `main` maps what ends a command to its status: `UsageError` 2, Ctrl-C 130 with
 "interrupted" on stderr, a reader gone away (`| head`) 1 quietly with stdout sent
@@ -23,6 +23,11 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from .. import __version__
+from .._text import terminal_text as clean
+from ._args import UsageError
+from ._output import debug_from_environment, internal_error_lines, writing_safely
+
 __all__ = ["main"]
 
 _COMMANDS = ("demo", "chat", "session", "record", "serve", "qa")  # in `--help`'s order
@@ -36,8 +41,6 @@ EXIT_STATUSES = (
 
 def build_parser() -> argparse.ArgumentParser:
     """The `silvia` command's parser, every subcommand registered."""
-    from .. import __version__
-
     parser = argparse.ArgumentParser(
         prog="silvia",
         description="Talk to Silvia's chat API, or to the embedded reference server.",
@@ -57,9 +60,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `silvia` with `argv` (default: the process's arguments); the exit status."""
-    from ._args import UsageError
-    from ._output import debug_from_environment, internal_error_lines, writing_safely
-
     command = ""
     debug = debug_from_environment()
     with writing_safely():
@@ -72,8 +72,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 return run(args)
             except UsageError as error:  # its message may quote a file or the server: cleaned
-                from ._render import clean
-
                 name = getattr(args, "command_name", args.command)
                 print(clean(f"silvia {name}: {error}"), file=sys.stderr)
                 return 2

@@ -1,13 +1,13 @@
 """What the `silvia` commands share: their options, a client, one turn on screen.
 
-- The options (`add_*_argument`) and their checks (`check_web_url`,
+- The options (`OPTIONS`, added by `add_options`) and their checks (`check_web_url`,
   `scenario_headers`); the timeout options' help states the defaults from
   `DEFAULTS`, as the client applies them.
 - `client_for` a chosen server (`_server.py`), over its in-process transport when
   it is the embedded one.
 - `play_turn`: one turn streamed to a `TerminalRenderer` (`_render.py`), then its
-  sources, for `chat`, its interactive session and `record`; `TurnOptions`.
-- `error_line`: an SDK error's stderr line (`_hints.py`); `read_stdin`; `is_terminal`.
+  sources, for `chat` (and its interactive session) and `record`; `TurnOptions`.
+- `say_error`: an SDK error's stderr line (`_hints.py`); `is_terminal`.
 
 No command module imports another.
 """
@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._wire import DEFAULTS
 from ._args import UsageError, seconds
+from ._hints import terminal_message
+from ._output import say
 
 if TYPE_CHECKING:
     from .. import SilviaClient, SilviaError
@@ -32,53 +33,46 @@ if TYPE_CHECKING:
     from ._server import ServerChoice
 
 
-def add_base_url_argument(parser: argparse.ArgumentParser, *, embedded: bool = True) -> None:
-    fallback = "the embedded reference server" if embedded else "a usage error"
-    parser.add_argument(
-        "--base-url",
-        metavar="URL",
-        help=f"the API's base URL (default: SILVIA_BASE_URL; without either, {fallback}). "
-        "The token is read from SILVIA_TOKEN.",
-    )
-
-
-def add_web_url_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--web-url",
-        metavar="URL",
-        help="the web app's origin, to print account links as absolute URLs "
-        "(default: SILVIA_WEB_URL; without either, the app's relative /accounts/<id> paths)",
-    )
-
-
-def add_scenario_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--scenario",
-        metavar="NAME",
-        help="the reference server's scenario to play (see `silvia serve --list`), sent as its "
+_D = DEFAULTS
+# The options more than one command takes, by flag: `add_options` adds them.
+OPTIONS: dict[str, dict[str, Any]] = {
+    "--session": {"metavar": "ID", "help": "continue this session (default: start a new one)"},
+    "--scenario": {
+        "metavar": "NAME",
+        "help": "the reference server's scenario to play (see `silvia serve --list`), sent as its "
         "x-silvia-scenario header, so the message stays yours; a real server ignores it",
-    )
-
-
-def add_timeout_arguments(parser: argparse.ArgumentParser) -> None:
-    """`--timeout` (every wait of a turn) and `--deadline` (the whole turn), defaults said."""
-    d = DEFAULTS
-    parser.add_argument(
-        "--timeout",
-        type=seconds(positive=True),
-        metavar="S",
-        help="seconds for each wait of a turn: connecting, sending, the wait for the answer to "
+    },
+    "--timeout": {
+        "type": seconds(positive=True),
+        "metavar": "S",
+        "help": "seconds for each wait of a turn: connecting, sending, the wait for the answer to "
         "start and each silence between its events (the client's timeout and idle_timeout; "
-        f"default: {d.connect_timeout:g} to connect, {d.write_timeout:g} to send, "
-        f"{d.read_timeout:g} for the answer to start, {d.idle_timeout:g} between events)",
-    )
-    parser.add_argument(
-        "--deadline",
-        type=seconds(positive=True),
-        metavar="S",
-        help="seconds for the whole turn, retries included (the client's deadline; "
-        f"default: {d.chat_deadline:g})",
-    )
+        f"default: {_D.connect_timeout:g} to connect, {_D.write_timeout:g} to send, "
+        f"{_D.read_timeout:g} for the answer to start, {_D.idle_timeout:g} between events)",
+    },
+    "--deadline": {
+        "type": seconds(positive=True),
+        "metavar": "S",
+        "help": "seconds for the whole turn, retries included (the client's deadline; "
+        f"default: {_D.chat_deadline:g})",
+    },
+    "--base-url": {
+        "metavar": "URL",
+        "help": "the API's base URL (default: SILVIA_BASE_URL; without either, the embedded "
+        "reference server). The token is read from SILVIA_TOKEN.",
+    },
+    "--web-url": {
+        "metavar": "URL",
+        "help": "the web app's origin, to print account links as absolute URLs "
+        "(default: SILVIA_WEB_URL; without either, the app's relative /accounts/<id> paths)",
+    },
+}
+
+
+def add_options(parser: argparse.ArgumentParser, *flags: str) -> None:
+    """Add the shared options named by `flags` (keys of `OPTIONS`) to `parser`."""
+    for flag in flags:
+        parser.add_argument(flag, **OPTIONS[flag])
 
 
 def scenario_headers(name: str | None) -> dict[str, str] | None:
@@ -105,13 +99,10 @@ def check_web_url(value: str | None) -> None:
         raise UsageError(f"{flag} must be an absolute http(s) URL")
 
 
-def error_line(command: str, error: BaseException, *, embedded: bool = False) -> str:
-    """The one stderr line for an SDK error, its hints said as the command line says them."""
-    from ._hints import terminal_message
-    from ._render import clean
-
-    message = terminal_message(error, embedded=embedded)
-    return clean(f"silvia {command}: {type(error).__name__}: {message}")
+def say_error(command: str, error: BaseException, *, embedded: bool = False, end: str = "") -> int:
+    """Say an SDK error on stderr, its hints as the command line says them; status 1."""
+    say(command, f"{type(error).__name__}: {terminal_message(error, embedded=embedded)}{end}")
+    return 1
 
 
 @contextmanager
@@ -137,18 +128,6 @@ def is_terminal(stream: object) -> bool:
         return bool(stream.isatty())  # type: ignore[attr-defined]
     except (AttributeError, ValueError, OSError):  # no stream, or a closed one
         return False
-
-
-def read_stdin() -> str:
-    """The message on stdin, surrounding whitespace (the final newline) removed."""
-    if sys.stdin is None:  # started with stdin closed
-        raise UsageError("no MESSAGE, and no stdin to read it from")
-    try:
-        return sys.stdin.read().strip()
-    except UnicodeDecodeError:
-        raise UsageError("the message on stdin is not text in the terminal's encoding") from None
-    except OSError as error:
-        raise UsageError(f"cannot read the message from stdin: {error.strerror or error}") from None
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 `main` runs every command inside `writing_safely()`: `sys.stdout` and `sys.stderr`
 wrapped in a `SafeStream`, which writes what the stream's encoding cannot carry
 (a lone surrogate on UTF-8, anything outside ASCII under `PYTHONIOENCODING=ascii`)
-escaped (`carried`, the core's cleaner for this medium). `internal_error_lines`
+escaped (`carried`, the core's cleaner for this medium). `say` is a command's
+line on stderr, server text in it cleaned (`terminal_text`). `internal_error_lines`
 is what an internal error (exit 4) writes: the command and the exception's type,
 never its message; with `debug`, the traceback first, the token blanked.
 """
@@ -17,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO, cast
 
-from .._text import carried
+from .._text import carried, terminal_text
 
 DEBUG_VARIABLE = "SILVIA_DEBUG"
 _MIN_SECRET_LENGTH = 8  # shorter values cannot be real tokens (the client's rule too)
@@ -57,6 +58,11 @@ def writing_safely() -> Iterator[None]:
         sys.stdout, sys.stderr = stdout, stderr
 
 
+def say(command: str, text: str) -> None:
+    """Write `silvia COMMAND: text` on stderr, controls escaped, at once."""
+    print(terminal_text(f"silvia {command}: {text}"), file=sys.stderr, flush=True)
+
+
 def debug_from_environment() -> bool:
     """Whether `SILVIA_DEBUG` asks for tracebacks (set, and not empty, `0`, `false` or `no`)."""
     return os.environ.get(DEBUG_VARIABLE, "").strip().lower() not in ("", "0", "false", "no")
@@ -69,13 +75,11 @@ def blank_token(text: str) -> str:
 
 
 def internal_error_lines(command: str, error: BaseException, *, debug: bool) -> str:
-    from ._render import clean
-
     line = (
         f"silvia{' ' + command if command else ''}: internal error: {type(error).__name__} "
         "(a bug in silvia, not a finding about the server)"
     )
     if not debug:
         return f"{line}; --debug or {DEBUG_VARIABLE}=1 prints the traceback\n"
-    shown = clean(blank_token("".join(traceback.format_exception(error))))
+    shown = terminal_text(blank_token("".join(traceback.format_exception(error))))
     return f"{shown.rstrip()}\n{line}\n"

@@ -17,11 +17,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from .._text import terminal_text
+from ..chat import CitationEvent, TextEvent
 from ..display import marked_segments, numbered_sources
 
 if TYPE_CHECKING:
     from ..chat import ChatEvent
-    from ..citations import Citation, CitationLink, CitationTarget, InlineCitation
+    from ..citations import Citation, InlineCitation
 
 clean = terminal_text  # controls escaped (tabs and newlines stay), bidi controls dropped
 
@@ -65,14 +66,6 @@ def _terminal_width(out: TextIO) -> int | None:
     except (AttributeError, ValueError, OSError):  # a closed or a bare stream
         return None
     return columns - 1 if columns > _NARROWEST else None
-
-
-def kind_words(target: CitationTarget | None) -> str:
-    if target is None:
-        return "no target: shown by its source and title"
-    words = _KIND_WORDS.get(target.kind, target.kind)
-    accounts = getattr(target, "accounts", None)
-    return f"{len(accounts)} of {words}" if accounts is not None else words
 
 
 class TerminalRenderer:
@@ -159,8 +152,6 @@ class TerminalRenderer:
                 self._word += f"[{number}]"
 
     def event(self, event: ChatEvent) -> None:
-        from ..chat import CitationEvent, TextEvent
-
         if isinstance(event, TextEvent):
             self.text(event.text)
         elif isinstance(event, CitationEvent):
@@ -176,11 +167,6 @@ class TerminalRenderer:
         self.out.write("\n")
         self.out.flush()
 
-    def _href(self, link: CitationLink) -> str:
-        if self.links and link.href.startswith(("http://", "https://")):
-            return hyperlink(link.href, link.href)
-        return clean(link.href)
-
     def sources(
         self, inline: Sequence[Citation], citations: Sequence[Citation], *, heading: str = "Sources"
     ) -> None:
@@ -192,11 +178,19 @@ class TerminalRenderer:
             return
         lines = ["", heading]
         for source in listed:
-            resolved = source.resolved
+            resolved, target = source.resolved, source.citation.target
+            if target is None:
+                kind = "no target: shown by its source and title"
+            else:  # what the target is, in words; never its provider
+                kind = _KIND_WORDS.get(target.kind, target.kind)
+                accounts = getattr(target, "accounts", None)
+                kind = f"{len(accounts)} of {kind}" if accounts is not None else kind
             label = clean(" ".join(resolved.label.split()))
-            lines.append(f"  [{source.number}] {label} ({kind_words(source.citation.target)})")
+            lines.append(f"  [{source.number}] {label} ({kind})")
             for link in resolved.links:
                 prefix = "" if link.label == resolved.label else f"{clean(link.label)}: "
-                lines.append(f"      {prefix}{self._href(link)}")
+                web = self.links and link.href.startswith(("http://", "https://"))
+                href = hyperlink(link.href, link.href) if web else clean(link.href)
+                lines.append(f"      {prefix}{href}")
         self.out.write("\n".join(lines) + "\n")
         self.out.flush()

@@ -11,13 +11,12 @@ runs), having neither is a `UsageError`. The token is the client's to read
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ._args import UsageError
-from ._output import blank_token
+from ._output import blank_token, say
 
 if TYPE_CHECKING:
     from ..testing import InProcessTransport, ReferenceServer
@@ -52,12 +51,8 @@ def shown_url(url: str) -> str:
     return blank_token(f"{parts.scheme}://{host}{parts.path}")
 
 
-def _say(command: str, what: str) -> None:
-    print(f"silvia {command}: {what}", file=sys.stderr, flush=True)
-
-
 def say_embedded(command: str) -> None:
-    _say(command, f"playing on {EMBEDDED}; it never talks to an API server")
+    say(command, f"playing on {EMBEDDED}; it never talks to an API server")
 
 
 def choose_server(base_url: str | None, command: str, *, embedded: bool = True) -> ServerChoice:
@@ -75,7 +70,7 @@ def choose_server(base_url: str | None, command: str, *, embedded: bool = True) 
     else:
         from ..testing import IN_PROCESS_URL, ReferenceServer
 
-        _say(command, f"no --base-url and no SILVIA_BASE_URL: using {EMBEDDED}")
+        say(command, f"no --base-url and no SILVIA_BASE_URL: using {EMBEDDED}")
         return ServerChoice(IN_PROCESS_URL, "embedded", ReferenceServer())
     if not is_http_url(choice.base_url):
         raise UsageError(f"{choice.source} must be an absolute http(s) URL")
@@ -87,5 +82,5 @@ def choose_server(base_url: str | None, command: str, *, embedded: bool = True) 
         )
     if parts.query or parts.fragment or "?" in choice.base_url or "#" in choice.base_url:
         raise UsageError(f"{choice.source} must not have a query (?) or a fragment (#)")
-    _say(command, f"using {shown_url(choice.base_url)} (from {choice.source})")
+    say(command, f"using {shown_url(choice.base_url)} (from {choice.source})")
     return choice

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._args import UsageError, seconds
-from ._common import add_web_url_argument
+from ._common import add_options, check_web_url
+from ._output import say
+from ._server import say_embedded
 
 if TYPE_CHECKING:
     from ..chat import Turn
@@ -30,13 +31,7 @@ QUESTION = "Where do my accounts stand, and what should I know about Apple, savi
 
 
 class _BaseUrlIsNotTheWebUrl(argparse.Action):
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: str | Sequence[Any] | None,
-        option_string: str | None = None,
-    ) -> None:
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
         parser.error(
             "--base-url is the API server's URL, and silvia demo always plays on the "
             "embedded reference server; for the web app's origin (absolute account "
@@ -63,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SECONDS",
         help="pause between streamed pieces, for a typing effect (default %(default)s; 0: none)",
     )
-    add_web_url_argument(parser)
+    add_options(parser, "--web-url")
     parser.add_argument(
         "--base-url", nargs="?", action=_BaseUrlIsNotTheWebUrl, help=argparse.SUPPRESS
     )
@@ -82,9 +77,7 @@ def run(args: argparse.Namespace) -> int:
 
     from .. import SilviaClient, SilviaError
     from ..testing import DEFAULT_SCENARIO, IN_PROCESS_URL, ReferenceServer
-    from ._common import check_web_url
     from ._render import TerminalRenderer
-    from ._server import say_embedded
 
     out = sys.stdout
     check_web_url(args.web_url)
@@ -119,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
             session = client.sessions.get(turn.session_id) if turn.session_id else None
         except SilviaError as error:
             render.end_line()
-            print(f"silvia demo: {type(error).__name__}: {error}{_partial(error)}", file=sys.stderr)
+            say("demo", f"{type(error).__name__}: {error}{_partial(error)}")
             return 1
         except KeyboardInterrupt:  # "interrupted" goes on a line of its own
             render.end_line()
@@ -128,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     agree, detail = _reload_agrees(turn, session)
     print(f"\nReloaded session {turn.session_id}: {detail}", file=out, flush=True)
     if not agree:
-        print("silvia demo: the reloaded session does not match the live turn", file=sys.stderr)
+        say("demo", "the reloaded session does not match the live turn")
         return 1
     return 0
 
@@ -156,11 +149,7 @@ def _reload_agrees(turn: Turn, session: Session | None) -> tuple[bool, str]:
 
 def _partial(error: BaseException) -> str:
     turn = getattr(error, "turn", None)
-    return (
-        ""
-        if turn is None
-        else (
-            f" (the partial turn holds {len(turn.text)} characters of text "
-            f"and {len(turn.inline_citations)} citations)"
-        )
-    )
+    if turn is None:
+        return ""
+    held = f"{len(turn.text)} characters of text and {len(turn.inline_citations)} citations"
+    return f" (the partial turn holds {held})"

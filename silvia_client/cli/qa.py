@@ -18,22 +18,31 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shutil
 import sys
 import threading
+import time
+from collections.abc import Callable, Iterator
+from importlib import resources
 from typing import TYPE_CHECKING, Any, TextIO
 
+from .._text import terminal_text as clean
 from ._args import UsageError, count, seconds
-from ._common import add_base_url_argument, add_web_url_argument, check_web_url, is_terminal
+from ._common import add_options, check_web_url, is_terminal
+from ._server import choose_server
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
-
     from ..qa import AsyncObserver, Prompt, PromptResult, RunResult, Script
 
 __all__ = ["MAX_CONCURRENCY", "LiveProgress", "register"]
 
 MAX_CONCURRENCY = 64
 STARTER_PATH = "qa_script.json"
+NOT_A_TERMINAL_WIDTH = 100
+STATUSES = (
+    "Exit status: 0 ok (warnings at most), 1 error findings, 2 usage error, 3 server "
+    "unreachable or credentials refused, 4 internal error, 130 interrupted"
+)
 
 
 def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,7 +51,7 @@ def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--html", metavar="PATH", help="write a self-contained HTML report here, to look at"
     )
-    add_web_url_argument(parser)
+    add_options(parser, "--web-url")
     parser.add_argument(
         "--wide",
         action="store_true",
@@ -56,12 +65,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "qa",
         help="check a server's citation targets against the server's own rules",
-        description=(
-            "Scripted QA: run a script of prompts against a server (or the embedded reference "
-            "server), and check every turn against the rules of chat-citation-targets. "
-            "Exit status: 0 ok (warnings at most), 1 error findings, 2 usage error, 3 server "
-            "unreachable or credentials refused, 4 internal error, 130 interrupted."
-        ),
+        description="Scripted QA: run a script of prompts against a server (or the embedded "
+        "reference server), and check every turn against the rules of chat-citation-targets. "
+        f"{STATUSES}.",
     )
     parser.set_defaults(command_name="qa")
     commands = parser.add_subparsers(dest="qa_command", metavar="COMMAND", required=True)
@@ -69,20 +75,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run = commands.add_parser(
         "run",
         help="run a QA script and check every turn",
-        description=(
-            "Run each prompt of SCRIPT (JSON), reload each session, check each turn. Exit "
-            "status: 0 ok (warnings at most), 1 error findings, 2 usage error, 3 server "
-            "unreachable or credentials refused, 4 internal error (the reports are still "
-            "written), 130 interrupted. The bearer token is read from SILVIA_TOKEN."
-        ),
+        description="Run each prompt of SCRIPT (JSON), reload each session, check each turn. "
+        f"{STATUSES} (after either, the reports are still written). The bearer token is read "
+        "from SILVIA_TOKEN.",
     )
     run.add_argument("script", metavar="SCRIPT", help="the QA script (JSON)")
-    add_base_url_argument(run)
+    add_options(run, "--base-url")
     _add_report_arguments(run)
     run.add_argument(
         "--timeout",
         type=seconds(positive=True),
-        default=None,
         metavar="S",
         help="seconds a stream may stay silent, or a request take (default 60)",
     )
@@ -111,10 +113,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     check = commands.add_parser(
         "check",
         help="check recorded turns, with no server",
-        description=(
-            "Run every rule over the turns recorded in FILE... (`silvia record`, or `silvia qa "
-            "run --record DIR`), with no server at all. Same reports and exit statuses as run."
-        ),
+        description="Run every rule over the turns recorded in FILE... (`silvia record`, or "
+        "`silvia qa run --record DIR`), with no server at all. Same reports and exit statuses "
+        "as run.",
     )
     check.add_argument("files", nargs="+", metavar="FILE", help="recordings to check")
     _add_report_arguments(check)
@@ -126,11 +127,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     init = commands.add_parser(
         "init",
         help="write a starter QA script",
-        description=(
-            "Write a starter QA script to PATH (default qa_script.json): every expectation "
-            "kind, the timing budgets and a continued prompt, each with a comment. It passes "
-            "against the embedded reference server: `silvia qa run PATH`."
-        ),
+        description="Write a starter QA script to PATH (default qa_script.json): every "
+        "expectation kind, the timing budgets and a continued prompt, each with a comment. It "
+        "passes against the embedded reference server: `silvia qa run PATH`.",
     )
     init.add_argument(
         "path", nargs="?", default=STARTER_PATH, metavar="PATH", help="where to write it"
@@ -152,15 +151,9 @@ def run_rules(args: argparse.Namespace) -> int:
 
 def run_init(args: argparse.Namespace) -> int:
     """Run `silvia qa init`; the exit status."""
-    from importlib import resources
-
-    from ._render import clean
-
     starter = resources.files("silvia_client.qa").joinpath("starter.json")
-
-    mode = "w" if args.force else "x"
     try:
-        with open(args.path, mode, encoding="utf-8") as file:
+        with open(args.path, "w" if args.force else "x", encoding="utf-8") as file:
             file.write(starter.read_text(encoding="utf-8"))
     except FileExistsError:
         raise UsageError(f"{args.path} exists; --force overwrites it") from None
@@ -170,44 +163,32 @@ def run_init(args: argparse.Namespace) -> int:
     return 0
 
 
-NOT_A_TERMINAL_WIDTH = 100
-
-
-def _table_width(args: argparse.Namespace) -> int | None:
-    """The width the table must keep to: the terminal's, else 100; None with `--wide`."""
-    if getattr(args, "wide", False):
-        return None
-    if not is_terminal(sys.stdout):
-        return NOT_A_TERMINAL_WIDTH
-    import shutil
-
-    return max(40, shutil.get_terminal_size((NOT_A_TERMINAL_WIDTH, 24)).columns)
-
-
 def _report(run: RunResult, args: argparse.Namespace, *, stop_line: bool = True) -> int:
     """Print the table, say why the run stopped, write the reports asked for; the status.
 
+    The table keeps to the terminal's width, else 100 columns; with `--wide`, to none.
     An internal error in one step is raised again after the others (`main`: status 4).
     """
-    from functools import partial
-
     from ..qa import report
-    from ._render import clean
 
+    width: int | None = NOT_A_TERMINAL_WIDTH
+    if args.wide:
+        width = None
+    elif is_terminal(sys.stdout):
+        width = max(40, shutil.get_terminal_size((NOT_A_TERMINAL_WIDTH, 24)).columns)
     failure: Exception | None = None
     try:
-        print(report.format_report(run, _table_width(args)), flush=True)
+        print(report.format_report(run, width), flush=True)
     except Exception as error:  # an internal error: write the reports all the same
         failure = error
     stopped = report.stop_line(run) if stop_line else None
     if stopped is not None:
         print(clean(f"silvia qa: {stopped}"), file=sys.stderr, flush=True)
     unwritten = False
-    html = partial(report.write_html, web_url=args.web_url)
     for path, write in (
         (args.junit, report.write_junit),
         (args.json, report.write_json),
-        (args.html, html),
+        (args.html, lambda run, path: report.write_html(run, path, web_url=args.web_url)),
     ):
         if not path:
             continue
@@ -225,7 +206,6 @@ def _report(run: RunResult, args: argparse.Namespace, *, stop_line: bool = True)
 
 def _progress_line(number: int, total: int, result: PromptResult) -> str:
     from ..qa.report import turn_ids
-    from ._render import clean
 
     checked, line = result.result, f"[{number}/{total}] {result.prompt.id}: "
     ids = turn_ids(result.observation.request_id, result.observation.session_id)
@@ -240,7 +220,8 @@ def _progress_line(number: int, total: int, result: PromptResult) -> str:
 class LiveProgress:
     """The live progress line on a terminal's stderr: done/total, errors, the prompt running.
 
-    `_ticking` redraws it every `TICK` seconds; `clock` gives seconds (for tests).
+    Inside `with`, a thread redraws it every `TICK` seconds, and the exit ends the
+    line, leaving the terminal as it was; `clock` gives seconds (for tests).
     """
 
     TICK = 0.5
@@ -248,8 +229,6 @@ class LiveProgress:
     def __init__(
         self, stream: TextIO, total: int, clock: Callable[[], float] | None = None
     ) -> None:
-        import time
-
         self.stream = stream
         self.total = total
         self.clock: Callable[[], float] = clock or time.monotonic
@@ -260,8 +239,6 @@ class LiveProgress:
 
     def line(self) -> str:
         """The progress line as it stands."""
-        from ._render import clean
-
         text = f"[{self.done}/{self.total}] {self.errors} error(s)"
         if self.running:
             prompt_id, since = min(self.running.items(), key=lambda item: item[1])
@@ -270,8 +247,6 @@ class LiveProgress:
         return clean(text)
 
     def _draw(self) -> None:
-        import shutil
-
         width = shutil.get_terminal_size((80, 24)).columns - 1
         line = self.line()
         line = line if len(line) <= width else line[: max(0, width - 1)] + "…"
@@ -292,55 +267,30 @@ class LiveProgress:
             self.running.pop(result.prompt.id, None)
             self._draw()
 
-    def tick(self) -> None:
-        """Redraw the line (a spinner's step)."""
-        with self._lock:
-            self._draw()
-
     def close(self) -> None:
         """End the line, leaving the terminal as it was."""
         with self._lock:
             self.stream.write("\r\x1b[2K")
             self.stream.flush()
 
+    @contextlib.contextmanager
+    def ticking(self) -> Iterator[None]:
+        """Redraw the line every `TICK` seconds until the block ends, then `close` it."""
+        stop = threading.Event()
 
-@contextlib.contextmanager
-def _ticking(live: LiveProgress | None) -> Iterator[None]:
-    if live is None:
-        yield
-        return
-    stop = threading.Event()
+        def tick() -> None:
+            while not stop.wait(self.TICK):
+                with self._lock:
+                    self._draw()
 
-    def tick() -> None:
-        while not stop.wait(live.TICK):
-            live.tick()
-
-    thread = threading.Thread(target=tick, name="silvia-qa-progress", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
-        live.close()
-
-
-def _recorder(directory: str) -> tuple[Callable[[PromptResult], None], list[str]]:
-    """Save each prompt's recording in `directory`; the list collects what could not be."""
-    from ._render import clean
-
-    problems: list[str] = []
-
-    def save(result: PromptResult) -> None:
-        path = os.path.join(directory, f"{result.prompt.id}.jsonl")
+        thread = threading.Thread(target=tick, name="silvia-qa-progress", daemon=True)
+        thread.start()
         try:
-            result.observation.to_recording().save(path)
-        except ValueError:  # no response came: nothing to replay
-            print(f"silvia qa: {result.prompt.id}: no response, no recording", file=sys.stderr)
-        except OSError as error:
-            problems.append(clean(f"cannot write {path}: {error.strerror or error}"))
-
-    return save, problems
+            yield
+        finally:
+            stop.set()
+            thread.join()
+            self.close()
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -349,7 +299,6 @@ def run_check(args: argparse.Namespace) -> int:
 
     from ..qa import AsyncObserver, Observer, RunResult, ScriptFormatError, load_script, run_script
     from ..qa.runner import DEFAULT_TIMEOUT, run_target
-    from ._server import choose_server
 
     timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
     check_web_url(args.web_url)
@@ -368,8 +317,7 @@ def run_check(args: argparse.Namespace) -> int:
         raise UsageError(f"set SILVIA_TOKEN to the bearer token for {server.source}")
 
     done: list[PromptResult] = []  # what a Ctrl-C leaves: every prompt finished so far
-    save, unsaved = _recorder(args.record) if args.record else (None, [])
-
+    unsaved: list[str] = []  # the recordings that could not be written
     terminal = not args.quiet and is_terminal(sys.stderr)
     live = LiveProgress(sys.stderr, len(script.prompts)) if terminal else None
 
@@ -379,37 +327,40 @@ def run_check(args: argparse.Namespace) -> int:
             live.finished(number, total, result)
         elif not args.quiet:
             print(_progress_line(number, total, result), file=sys.stderr, flush=True)
-        if save is not None:
-            save(result)
+        if args.record:
+            path = os.path.join(args.record, f"{result.prompt.id}.jsonl")
+            try:
+                result.observation.to_recording().save(path)
+            except ValueError:  # no response came: nothing to replay
+                print(f"silvia qa: {result.prompt.id}: no response, no recording", file=sys.stderr)
+            except OSError as error:
+                unsaved.append(clean(f"cannot write {path}: {error.strerror or error}"))
 
-    started = live.started if live is not None else None
-
+    hooks: dict[str, Any] = {"progress": progress, "started": live and live.started}
     # One prompt at a time on the sync client; more at once on the async one.
     kind = Observer if args.concurrency == 1 else AsyncObserver
-    record = bool(args.record)
+    options: dict[str, Any] = {"timeout": timeout, "record": bool(args.record)}
     observer: Observer | AsyncObserver
     if server.reference is not None:
-        observer = kind.reference(server=server.reference, timeout=timeout, record=record)
+        observer = kind.reference(server=server.reference, **options)
     else:
-        observer = kind.connect(server.base_url, token=token, timeout=timeout, record=record)
+        observer = kind.connect(server.base_url, token=token, **options)
     try:
-        with _ticking(live):
+        with live.ticking() if live is not None else contextlib.nullcontext():
             if isinstance(observer, Observer):
                 with observer:
-                    run = run_script(script, observer=observer, progress=progress, started=started)
+                    run = run_script(script, observer=observer, **hooks)
             else:
-                hooks = {"progress": progress, "started": started}
                 run = asyncio.run(_arun(script, observer, args.concurrency, **hooks))
     except ScriptFormatError as error:
         raise UsageError(str(error)) from None
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Exception) as error:  # the reports first, then say what happened
+        run = RunResult.of(script, run_target(observer), done, interrupted=True)
+        if not isinstance(error, KeyboardInterrupt):  # an internal error: `main`'s status 4
+            with contextlib.suppress(Exception):  # the run's own error is the one to tell
+                _report(run, args, stop_line=False)
+            raise
         print("\nsilvia qa: interrupted; writing the reports", file=sys.stderr, flush=True)
-        run = RunResult.of(script, run_target(observer), done, interrupted=True)
-    except Exception:  # an internal error (status 4, `main`'s): the reports first, as on Ctrl-C
-        run = RunResult.of(script, run_target(observer), done, interrupted=True)
-        with contextlib.suppress(Exception):  # the run's own error is the one to tell
-            _report(run, args, stop_line=False)
-        raise
     status = _report(run, args)
     for line in unsaved:
         print(f"silvia qa: {line}", file=sys.stderr)

@@ -14,7 +14,10 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from ._common import add_base_url_argument, add_scenario_argument
+from . import _common
+from ._args import UsageError
+from ._output import say
+from ._server import choose_server
 
 if TYPE_CHECKING:
     from ..testing import Recording
@@ -40,11 +43,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "-o", "--output", metavar="FILE", required=True, help="the recording file to write"
     )
-    parser.add_argument(
-        "--session", metavar="ID", help="continue this session (default: start a new one)"
-    )
-    add_scenario_argument(parser)
-    add_base_url_argument(parser)
+    _common.add_options(parser, "--session", "--scenario", "--base-url")
     parser.add_argument(
         "--redact",
         action="store_true",
@@ -61,7 +60,6 @@ def _record(
 
     from .. import APIConnectionError, SilviaClient, SilviaError
     from ..testing import RecordingTransport
-    from ._common import TurnOptions, play_turn
     from ._render import TerminalRenderer
 
     render = TerminalRenderer(sys.stderr)
@@ -72,8 +70,10 @@ def _record(
         SilviaClient(**server.client_options(), http_client=http) as client,
         recorder.capture() as capture,
     ):
-        options = TurnOptions(headers)
-        turn, failure = play_turn(client, message, session_id, options, render, heading="Silvia: ")
+        options = _common.TurnOptions(headers)
+        turn, failure = _common.play_turn(
+            client, message, session_id, options, render, heading="Silvia: "
+        )
         if failure is None and turn is not None and turn.session_id:
             try:
                 client.sessions.get(turn.session_id, extra_headers=headers)
@@ -88,27 +88,21 @@ def _record(
 def run(args: argparse.Namespace) -> int:
     """Run `silvia record`; the exit status."""
     from .. import SilviaError
-    from ._args import UsageError
-    from ._common import error_line, scenario_headers
-    from ._render import clean
-    from ._server import choose_server
 
     if not args.message.strip():
         raise UsageError("MESSAGE must not be empty")
-    headers = scenario_headers(args.scenario)
+    headers = _common.scenario_headers(args.scenario)
     server = choose_server(args.base_url, "record")
     try:
         recording = _record(server, args.message, args.session, headers)
         if args.redact:
             recording = recording.redacted()
     except (SilviaError, ValueError) as error:
-        print(error_line("record", error, embedded=server.embedded), file=sys.stderr)
-        return 1
+        return _common.say_error("record", error, embedded=server.embedded)
     try:
         recording.save(args.output)
     except OSError as error:
-        reason = error.strerror or type(error).__name__
-        print(clean(f"silvia record: cannot write {args.output}: {reason}"), file=sys.stderr)
+        say("record", f"cannot write {args.output}: {error.strerror or type(error).__name__}")
         return 1
 
     # What the file replays as: exactly what a developer loading it will see.
@@ -123,13 +117,9 @@ def run(args: argparse.Namespace) -> int:
     held = f"HTTP {response.status}, {len(response.chunks)} chunks"
     if recording.reload is not None:
         held += f", the session reloaded (HTTP {recording.reload.status})"
-    print(clean(f"silvia record: wrote {args.output}: {held}"), file=sys.stderr)
+    say("record", f"wrote {args.output}: {held}")
     if failure is not None:
-        line = error_line("record", failure, embedded=server.embedded)
-        print(line + " (as recorded)", file=sys.stderr)
-        return 1
+        return _common.say_error("record", failure, embedded=server.embedded, end=" (as recorded)")
     if turn.session_id:
-        print(
-            clean(f"silvia record: a complete turn in session {turn.session_id}"), file=sys.stderr
-        )
+        say("record", f"a complete turn in session {turn.session_id}")
     return 0

@@ -13,11 +13,12 @@ from __future__ import annotations
 import argparse
 import re
 import signal
-import sys
-import threading
+import time
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ._args import UsageError, port, seconds
+from ._output import say
 
 if TYPE_CHECKING:
     from ..testing import ReplayServer
@@ -110,10 +111,6 @@ def _host_name(value: str) -> str:
     return value
 
 
-def _log_line(line: str) -> None:
-    print(f"silvia serve: {line}", file=sys.stderr, flush=True)
-
-
 def _replay_server(args: argparse.Namespace) -> ReplayServer:
     from ..testing import RecordingFormatError, ReplayServer
 
@@ -163,40 +160,31 @@ def run(args: argparse.Namespace) -> int:
         server = ReferenceServer(default_scenario=default, token=args.token, pace=args.pace)
         picked, how = f"default scenario {default!r}", "'/scenario <name>'"
 
-    stop = threading.Event()
     received: list[int] = []
 
     def on_signal(signum: int, frame: Any) -> None:
         received.append(signum)
-        stop.set()
 
-    # Both signals set the event, and the wait wakes now and then: a KeyboardInterrupt
+    # Both signals are only noted, and the loop looks now and then: a KeyboardInterrupt
     # raised into a lock wait with no timeout can be missed (seen on Python 3.10).
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        log = _log_line if args.verbose else None
+        log = partial(say, "serve") if args.verbose else None
         loopback = LoopbackServer(
             server, host=args.host, port=args.port, log=log, allowed_hosts=args.allow_host
         )
         try:
             url = loopback.start()
         except OSError as error:
-            print(
-                f"silvia serve: cannot listen on {args.host}:{args.port}: {error.strerror}",
-                file=sys.stderr,
-            )
+            say("serve", f"cannot listen on {args.host}:{args.port}: {error.strerror}")
             return 1
         try:
             print(f"Silvia reference server on {url}", flush=True)
             auth = "the --token bearer token" if args.token else "any bearer token"
-            print(
-                f"{picked}; pick one with the {SCENARIO_HEADER} header or "
-                f"{how}; accepts {auth}; Ctrl-C to stop",
-                file=sys.stderr,
-                flush=True,
-            )
-            while not stop.wait(0.2):
-                pass
+            how = f"{how}; accepts {auth}; Ctrl-C to stop"
+            say("serve", f"{picked}; pick one with the {SCENARIO_HEADER} header or {how}")
+            while not received:
+                time.sleep(0.05)
         finally:
             loopback.stop()
     finally:

@@ -10,7 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import add_base_url_argument, add_web_url_argument
+from .._text import terminal_text as clean
+from . import _common
+from ._output import say
+from ._server import choose_server
 
 __all__ = ["register", "run_show"]
 
@@ -35,25 +38,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     show.add_argument("session_id", metavar="ID", help="the session's id")
-    add_base_url_argument(show, embedded=False)
-    add_web_url_argument(show)
+    show.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the API's base URL (default: SILVIA_BASE_URL; without either, a usage error). "
+        "The token is read from SILVIA_TOKEN.",
+    )
+    _common.add_options(show, "--web-url")
     show.set_defaults(run=run_show, command_name="session show")
 
 
 def run_show(args: argparse.Namespace) -> int:
     """Run `silvia session show`; the exit status."""
     from .. import SilviaError
-    from ._common import check_web_url, client_for, error_line
-    from ._render import TerminalRenderer, clean
-    from ._server import choose_server
+    from ._render import TerminalRenderer
 
-    check_web_url(args.web_url)
+    _common.check_web_url(args.web_url)
+    server = choose_server(args.base_url, "session show", embedded=False)
     try:
-        with client_for(choose_server(args.base_url, "session show", embedded=False)) as client:
+        with _common.client_for(server) as client:
             session = client.sessions.get(args.session_id)
     except SilviaError as error:
-        print(error_line("session show", error), file=sys.stderr)
-        return 1
+        return _common.say_error("session show", error)
     out = sys.stdout
     title = clean(" ".join((session.title or "").split()))
     out.write(f"Session {clean(session.id)}" + (f": {title}" if title else "") + "\n")
@@ -70,9 +76,6 @@ def run_show(args: argparse.Namespace) -> int:
         len(m.citation_errors) + len(m.inline_citation_errors) for m in session.messages
     )
     if skipped:
-        print(
-            f"silvia session show: skipped {skipped} unreadable message or citation row(s)",
-            file=sys.stderr,
-        )
+        say("session show", f"skipped {skipped} unreadable message or citation row(s)")
     out.flush()
     return 0
