@@ -18,6 +18,7 @@ or `SILVIA_DEBUG=1`, status 4.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -79,12 +80,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("interrupted", file=sys.stderr)
             return 130
         except BrokenPipeError:  # the reader went away: stop quietly, as a filter does
-            try:
+            with contextlib.suppress(AttributeError, OSError, ValueError):  # a test's capture
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, sys.stdout.fileno())
                 os.close(devnull)
-            except (AttributeError, OSError, ValueError):
-                pass  # no real file behind stdout (a test's capture)
             return 1
         except Exception as error:  # an internal error: one line and 4, never a finding's 1
             sys.stderr.write(internal_error_lines(command, error, debug=debug))

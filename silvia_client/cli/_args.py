@@ -16,18 +16,19 @@ class UsageError(Exception):
     """A usage error found after parsing: one line on stderr, exit status 2."""
 
 
-def _integer(value: str) -> int:
-    try:
-        return int(value, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+def whole(low: int, high: int, refusal: str = "") -> Callable[[str], int]:
+    """A whole number from `low` to `high`; else `refusal` (default: "use LOW to HIGH")."""
 
+    def parse(value: str) -> int:
+        try:
+            number = int(value, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(refusal or f"use {low} to {high}")
+        return number
 
-def port(value: str) -> int:
-    number = _integer(value)
-    if not 0 <= number <= 65535:
-        raise argparse.ArgumentTypeError("use 0 to 65535 (0: any free port)")
-    return number
+    return parse
 
 
 def seconds(*, positive: bool = False, at_most: float | None = None) -> Callable[[str], float]:
@@ -46,18 +47,6 @@ def seconds(*, positive: bool = False, at_most: float | None = None) -> Callable
             low = "more than 0" if positive else "0 or more"
             high = f" and at most {at_most:g}" if at_most is not None else ""
             raise argparse.ArgumentTypeError(f"use {low}{high} seconds")
-        return number
-
-    return parse
-
-
-def count(*, at_most: int) -> Callable[[str], int]:
-    """A whole number from 1 to `at_most`."""
-
-    def parse(value: str) -> int:
-        number = _integer(value)
-        if not 1 <= number <= at_most:
-            raise argparse.ArgumentTypeError(f"use 1 to {at_most}")
         return number
 
     return parse

@@ -17,17 +17,20 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._wire import DEFAULTS
+from ..errors import SilviaError, StreamError
 from ._args import UsageError, seconds
 from ._hints import terminal_message
 from ._output import say
 
 if TYPE_CHECKING:
-    from .. import SilviaClient, SilviaError
+    import httpx
+
+    from .. import SilviaClient
     from ..chat import Turn
     from ._render import TerminalRenderer
     from ._server import ServerChoice
@@ -106,19 +109,18 @@ def say_error(command: str, error: BaseException, *, embedded: bool = False, end
 
 
 @contextmanager
-def client_for(server: ServerChoice) -> Iterator[SilviaClient]:
+def client_for(
+    server: ServerChoice, transport: httpx.BaseTransport | None = None, **options: Any
+) -> Iterator[SilviaClient]:
+    """A client of `server` (with `options`), over `transport` if given, else the server's own."""
     import httpx
 
     from .. import SilviaClient
 
-    transport = server.transport
-    if transport is None:
-        with SilviaClient(**server.client_options()) as client:
-            yield client
-        return
+    transport = transport if transport is not None else server.transport
     with (
-        httpx.Client(transport=transport) as http,
-        SilviaClient(**server.client_options(), http_client=http) as client,
+        httpx.Client(transport=transport) if transport is not None else nullcontext() as http,
+        SilviaClient(**server.client_options(), **options, http_client=http) as client,
     ):
         yield client
 
@@ -155,7 +157,6 @@ def play_turn(
     `on_session` hears the session id as soon as the stream names it. `heading`
     is written once the stream has started. Ctrl-C ends the open line and goes on.
     """
-    from .. import SilviaError, StreamError
     from ..chat import SessionEvent
 
     failure: SilviaError | None = None

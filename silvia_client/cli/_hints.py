@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import re
 
+from ..errors import AuthenticationError
+
 AUTH_HINT_UNSET = "no token was sent: set SILVIA_TOKEN to the server's bearer token"
 AUTH_HINT_REFUSED = (
     "the server refused the token in SILVIA_TOKEN: set it to the server's bearer token "
@@ -20,38 +22,31 @@ AUTH_HINT_REFUSED = (
 
 # The client's hints for Python code, and what the command line has instead. Whole
 # phrases first (so that no sentence names SILVIA_TOKEN twice), then single arguments.
-_PHRASES = (
-    (re.compile(r",? or pass token=\.\.\."), ""),
+_REWRITES = (
+    (r",? or pass token=\.\.\.", ""),
+    (r"pass the token as token=\.\.\. or in SILVIA_TOKEN", "put the token in SILVIA_TOKEN"),
+    (r"pass the token, or leave token out to use SILVIA_TOKEN", "set SILVIA_TOKEN"),
     (
-        re.compile(r"pass the token as token=\.\.\. or in SILVIA_TOKEN"),
-        "put the token in SILVIA_TOKEN",
-    ),
-    (re.compile(r"pass the token, or leave token out to use SILVIA_TOKEN"), "set SILVIA_TOKEN"),
-    (
-        re.compile(r"pass base_url=\.\.\. or set the SILVIA_BASE_URL environment variable"),
+        r"pass base_url=\.\.\. or set the SILVIA_BASE_URL environment variable",
         "pass --base-url or set SILVIA_BASE_URL",
     ),
-)
-_ARGUMENTS = (
-    (re.compile(r"\btoken=\.\.\."), "SILVIA_TOKEN"),
-    (re.compile(r"\bbase_url=\.\.\."), "--base-url"),
-    (re.compile(r"\bweb_url=\.\.\."), "--web-url"),
+    (r"\btoken=\.\.\.", "SILVIA_TOKEN"),
+    (r"\bbase_url=\.\.\.", "--base-url"),
+    (r"\bweb_url=\.\.\.", "--web-url"),
 )
 # What a client appends to a 401's message: " (...token...)" at its end.
 _AUTH_SUFFIX = re.compile(r"\s*\([^()]*(?:token=|SILVIA_TOKEN)[^()]*\)\s*$")
 
 
 def _rewritten(text: str) -> str:
-    for pattern, replacement in (*_PHRASES, *_ARGUMENTS):
-        text = pattern.sub(replacement, text)
+    for pattern, replacement in _REWRITES:
+        text = re.sub(pattern, replacement, text)
     return text
 
 
-def _auth_message(error: BaseException, *, embedded: bool) -> str | None:
-    from .. import AuthenticationError
-
+def terminal_message(error: BaseException, *, embedded: bool = False) -> str:
     if not isinstance(error, AuthenticationError):
-        return None
+        return _rewritten(str(error))
     said = _AUTH_SUFFIX.sub("", str(getattr(error, "message", ""))) or "authentication failed"
     text = f"{error.status_code}: {_rewritten(said)}"
     if not embedded:
@@ -60,8 +55,3 @@ def _auth_message(error: BaseException, *, embedded: bool) -> str | None:
     if error.request_id:
         text += f" (request id {error.request_id})"
     return text
-
-
-def terminal_message(error: BaseException, *, embedded: bool = False) -> str:
-    auth = _auth_message(error, embedded=embedded)
-    return auth if auth is not None else _rewritten(str(error))

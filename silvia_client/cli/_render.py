@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TextIO
 from .._text import terminal_text
 from ..chat import CitationEvent, TextEvent
 from ..display import marked_segments, numbered_sources
+from ._common import is_terminal
 
 if TYPE_CHECKING:
     from ..chat import ChatEvent
@@ -42,11 +43,7 @@ _KIND_WORDS = {
 
 def supports_hyperlinks(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:
     env = os.environ if environ is None else environ
-    try:
-        tty = stream.isatty()
-    except (AttributeError, ValueError):  # a closed or a bare stream
-        return False
-    return tty and env.get("TERM", "") != "dumb" and not env.get("NO_COLOR")
+    return is_terminal(stream) and env.get("TERM", "") != "dumb" and not env.get("NO_COLOR")
 
 
 def hyperlink(href: str, text: str) -> str:

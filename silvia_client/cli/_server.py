@@ -51,10 +51,6 @@ def shown_url(url: str) -> str:
     return blank_token(f"{parts.scheme}://{host}{parts.path}")
 
 
-def say_embedded(command: str) -> None:
-    say(command, f"playing on {EMBEDDED}; it never talks to an API server")
-
-
 def choose_server(base_url: str | None, command: str, *, embedded: bool = True) -> ServerChoice:
     from ..citations import is_http_url
 

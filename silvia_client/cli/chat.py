@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..errors import SilviaError
 from . import _server
 from ._args import UsageError
 from ._common import (
@@ -33,27 +34,19 @@ from ._output import say
 
 __all__ = ["register", "run"]
 
-PROMPT = "You: "
-_HELLO = (
-    "silvia chat: each line you type is a turn of one session; "
-    "Ctrl-C ends a turn, Ctrl-D (end of input) quits"
-)
-
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `silvia chat` to the command's subparsers."""
     parser = subparsers.add_parser(
         "chat",
         help="send a message and stream the answer with its citations",
-        description=(
-            "Send MESSAGE, stream the answer as it arrives with a marker [n] where each "
-            "citation streamed in, then list the numbered sources with their links. "
-            "MESSAGE '-' reads the message from stdin, and so does no MESSAGE when stdin is "
-            "not a terminal; with no MESSAGE on a terminal, an interactive session: each line "
-            "a turn of the same session, Ctrl-C ends a turn, Ctrl-D quits. Against the "
-            "embedded reference server, --scenario NAME plays that scenario "
-            "(see `silvia serve --list`)."
-        ),
+        description="Send MESSAGE, stream the answer as it arrives with a marker [n] where each "
+        "citation streamed in, then list the numbered sources with their links. "
+        "MESSAGE '-' reads the message from stdin, and so does no MESSAGE when stdin is "
+        "not a terminal; with no MESSAGE on a terminal, an interactive session: each line "
+        "a turn of the same session, Ctrl-C ends a turn, Ctrl-D quits. Against the "
+        "embedded reference server, --scenario NAME plays that scenario "
+        "(see `silvia serve --list`).",
     )
     parser.add_argument(
         "message",
@@ -69,7 +62,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Run `silvia chat`; the exit status."""
-    from .. import SilviaError
     from ._render import TerminalRenderer
 
     check_web_url(args.web_url)
@@ -113,7 +105,6 @@ def _say_session(session_id: str) -> None:
 
 def _interactive(args: argparse.Namespace, options: TurnOptions) -> int:
     """The interactive session: a turn per line typed, until Ctrl-D."""
-    from .. import SilviaError
     from ._render import TerminalRenderer
 
     server = _server.choose_server(args.base_url, "chat")
@@ -129,12 +120,16 @@ def _interactive(args: argparse.Namespace, options: TurnOptions) -> int:
         readline = None  # type: ignore[assignment]
     else:
         readline.clear_history()
-    print(_HELLO, file=sys.stderr, flush=True)
+    say(
+        "chat",
+        "each line you type is a turn of one session; Ctrl-C ends a turn, "
+        "Ctrl-D (end of input) quits",
+    )
     try:
         with client_for(server) as client:
             while True:
                 try:
-                    message = input(PROMPT)
+                    message = input("You: ")
                 except KeyboardInterrupt:  # drop the line being typed, as a shell does
                     sys.stdout.write("\n")
                     continue

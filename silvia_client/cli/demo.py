@@ -14,10 +14,11 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ..errors import SilviaError
 from ._args import UsageError, seconds
-from ._common import add_options, check_web_url
+from ._common import add_options, check_web_url, client_for
 from ._output import say
-from ._server import say_embedded
+from ._server import EMBEDDED, ServerChoice
 
 if TYPE_CHECKING:
     from ..chat import Turn
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = ["register", "run"]
 
-DEMO_TOKEN = "demo-token"  # the in-process server accepts any non-empty bearer token
 QUESTION = "Where do my accounts stand, and what should I know about Apple, savings and my IRA?"
 
 
@@ -44,12 +44,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "demo",
         help="stream a turn from the embedded reference server (no account, no network)",
-        description=(
-            "Start the reference server in-process, stream a turn that cites your accounts, "
-            "a ticker, a web page and a tax document, print it as it arrives with numbered "
-            "citation markers, then the sources with their links, then check that reloading "
-            "the session gives the same citations and targets."
-        ),
+        description="Start the reference server in-process, stream a turn that cites your "
+        "accounts, a ticker, a web page and a tax document, print it as it arrives with numbered "
+        "citation markers, then the sources with their links, then check that reloading "
+        "the session gives the same citations and targets.",
     )
     parser.add_argument(
         "--pace",
@@ -73,9 +71,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Run `silvia demo`; the exit status."""
-    import httpx
-
-    from .. import SilviaClient, SilviaError
     from ..testing import DEFAULT_SCENARIO, IN_PROCESS_URL, ReferenceServer
     from ._render import TerminalRenderer
 
@@ -86,20 +81,11 @@ def run(args: argparse.Namespace) -> int:
     if scenario not in server.scenarios:
         raise UsageError(f"no scenario named {scenario!r} (see `silvia serve --list`)")
     message = QUESTION if scenario == DEFAULT_SCENARIO else f"/scenario {scenario}"
-    say_embedded("demo")
+    say("demo", f"playing on {EMBEDDED}; it never talks to an API server")
 
     # The idle timeout only has to outlast the pacing (and cut a stalling scenario short).
-    idle_timeout = 5.0 + 2 * args.pace
-    with (
-        httpx.Client(transport=server.transport()) as http,
-        SilviaClient(
-            base_url=IN_PROCESS_URL,
-            token=DEMO_TOKEN,
-            http_client=http,
-            idle_timeout=idle_timeout,
-            max_retries=0,
-        ) as client,
-    ):
+    choice = ServerChoice(IN_PROCESS_URL, "embedded", server)
+    with client_for(choice, idle_timeout=5.0 + 2 * args.pace, max_retries=0) as client:
         print(f"You: {message}\n", file=out)
         render = TerminalRenderer(out, web_url=args.web_url)
         try:

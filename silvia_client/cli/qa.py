@@ -27,7 +27,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .._text import terminal_text as clean
-from ._args import UsageError, count, seconds
+from ._args import UsageError, seconds, whole
 from ._common import add_options, check_web_url, is_terminal
 from ._server import choose_server
 
@@ -90,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     run.add_argument(
         "--concurrency",
-        type=count(at_most=MAX_CONCURRENCY),
+        type=whole(1, MAX_CONCURRENCY),
         default=1,
         metavar="N",
         help=f"run up to N prompts at once, 1 to {MAX_CONCURRENCY} (default 1); a prompt that "

@@ -14,6 +14,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from ..errors import APIConnectionError, SilviaError
 from . import _common
 from ._args import UsageError
 from ._output import say
@@ -31,13 +32,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "record",
         help="record one live turn to a file, to replay it later",
-        description=(
-            "Send MESSAGE, and save the exchange as a recording: the request, the response's "
-            "status, headers and exact bytes with their arrival times, and the session reloaded "
-            "after a completed turn. The answer streams to stderr as it is recorded. The token "
-            "is never saved; account ids and providers are, unless --redact. Replay it with "
-            "`silvia serve --replay FILE` or Recording.load()."
-        ),
+        description="Send MESSAGE, and save the exchange as a recording: the request, the "
+        "response's status, headers and exact bytes with their arrival times, and the session "
+        "reloaded after a completed turn. The answer streams to stderr as it is recorded. The "
+        "token is never saved; account ids and providers are, unless --redact. Replay it with "
+        "`silvia serve --replay FILE` or Recording.load().",
     )
     parser.add_argument("message", metavar="MESSAGE", help="what to ask")
     parser.add_argument(
@@ -56,20 +55,13 @@ def _record(
     server: ServerChoice, message: str, session_id: str | None, headers: dict[str, str] | None
 ) -> Recording:
     """The turn recorded and shown on stderr; a request with no response at all raises."""
-    import httpx
-
-    from .. import APIConnectionError, SilviaClient, SilviaError
     from ..testing import RecordingTransport
     from ._render import TerminalRenderer
 
     render = TerminalRenderer(sys.stderr)
     recorder = RecordingTransport(server.transport)
     failure: SilviaError | None = None
-    with (
-        httpx.Client(transport=recorder) as http,
-        SilviaClient(**server.client_options(), http_client=http) as client,
-        recorder.capture() as capture,
-    ):
+    with _common.client_for(server, recorder) as client, recorder.capture() as capture:
         options = _common.TurnOptions(headers)
         turn, failure = _common.play_turn(
             client, message, session_id, options, render, heading="Silvia: "
@@ -87,8 +79,6 @@ def _record(
 
 def run(args: argparse.Namespace) -> int:
     """Run `silvia record`; the exit status."""
-    from .. import SilviaError
-
     if not args.message.strip():
         raise UsageError("MESSAGE must not be empty")
     headers = _common.scenario_headers(args.scenario)

@@ -17,7 +17,7 @@ import time
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ._args import UsageError, port, seconds
+from ._args import UsageError, seconds, whole
 from ._output import say
 
 if TYPE_CHECKING:
@@ -33,11 +33,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "serve",
         help="run the reference server on 127.0.0.1",
-        description=(
-            "Run the embedded reference server: the chat and session endpoints, scripted "
-            "scenarios, citation targets by the server's rules. Pick a scenario per request "
-            "with the x-silvia-scenario header or a message starting '/scenario <name>'."
-        ),
+        description="Run the embedded reference server: the chat and session endpoints, scripted "
+        "scenarios, citation targets by the server's rules. Pick a scenario per request "
+        "with the x-silvia-scenario header or a message starting '/scenario <name>'.",
     )
     parser.add_argument(
         "--host",
@@ -57,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--port",
-        type=port,
+        type=whole(0, 65535, "use 0 to 65535 (0: any free port)"),
         default=0,
         metavar="PORT",
         help="port to bind, 0 to 65535; 0 picks a free one",

@@ -11,6 +11,7 @@ import argparse
 import sys
 
 from .._text import terminal_text as clean
+from ..errors import SilviaError
 from . import _common
 from ._output import say
 from ._server import choose_server
@@ -31,11 +32,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     show = commands.add_parser(
         "show",
         help="print a session's messages with their citations",
-        description=(
-            "Print every message of session ID, each answer followed by its numbered "
-            "sources with their links. The embedded reference server keeps sessions only "
-            "within one process, so pass --base-url (or set SILVIA_BASE_URL) for a real server."
-        ),
+        description="Print every message of session ID, each answer followed by its numbered "
+        "sources with their links. The embedded reference server keeps sessions only "
+        "within one process, so pass --base-url (or set SILVIA_BASE_URL) for a real server.",
     )
     show.add_argument("session_id", metavar="ID", help="the session's id")
     show.add_argument(
@@ -50,7 +49,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run_show(args: argparse.Namespace) -> int:
     """Run `silvia session show`; the exit status."""
-    from .. import SilviaError
     from ._render import TerminalRenderer
 
     _common.check_web_url(args.web_url)
