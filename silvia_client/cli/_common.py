@@ -4,7 +4,7 @@
   `scenario_headers`); the timeout options' help states the defaults from
   `DEFAULTS`, as the client applies them.
 - `client_for` a chosen server (`_server.py`), over its in-process transport when
-  it is the embedded one.
+  it is the embedded one, or over a transport given (`record`'s recorder).
 - `play_turn`: one turn streamed to a `TerminalRenderer` (`_render.py`), then its
   sources, for `chat` (and its interactive session) and `record`; `TurnOptions`.
 - `say_error`: an SDK error's stderr line (`_hints.py`); `is_terminal`.
@@ -26,6 +26,7 @@ from ..errors import SilviaError, StreamError
 from ._args import UsageError, seconds
 from ._hints import terminal_message
 from ._output import say
+from ._server import EMBEDDED_TOKEN
 
 if TYPE_CHECKING:
     import httpx
@@ -118,9 +119,11 @@ def client_for(
     from .. import SilviaClient
 
     transport = transport if transport is not None else server.transport
+    if server.embedded:
+        options.setdefault("token", EMBEDDED_TOKEN)
     with (
         httpx.Client(transport=transport) if transport is not None else nullcontext() as http,
-        SilviaClient(**server.client_options(), **options, http_client=http) as client,
+        SilviaClient(base_url=server.base_url, **options, http_client=http) as client,
     ):
         yield client
 

@@ -140,9 +140,8 @@ def run(args: argparse.Namespace) -> int:
     playable = {**SCENARIOS, **BROKEN_SCENARIOS}  # the broken ones last, for `silvia qa`
     server: ReferenceServer | ReplayServer
     if args.replay:
-        replay = _replay_server(args)
-        server, default = replay, replay.default
-        picked = f"default recording {default!r} of {len(replay.recordings)}"
+        server = _replay_server(args)
+        picked = f"default recording {server.default!r} of {len(server.recordings)}"
         how = "'/recording <name>'"
     else:
         if args.timing:
