@@ -26,7 +26,6 @@ from ..errors import SilviaError, StreamError
 from ._args import UsageError, seconds
 from ._hints import terminal_message
 from ._output import say
-from ._server import EMBEDDED_TOKEN
 
 if TYPE_CHECKING:
     import httpx
@@ -119,11 +118,9 @@ def client_for(
     from .. import SilviaClient
 
     transport = transport if transport is not None else server.transport
-    if server.embedded:
-        options.setdefault("token", EMBEDDED_TOKEN)
     with (
         httpx.Client(transport=transport) if transport is not None else nullcontext() as http,
-        SilviaClient(base_url=server.base_url, **options, http_client=http) as client,
+        SilviaClient(**server.client_options(), **options, http_client=http) as client,
     ):
         yield client
 

@@ -1,18 +1,18 @@
 """Which server a command talks to: `--base-url`, else `SILVIA_BASE_URL`, else the embedded one.
 
 `choose_server` checks the URL, says on stderr which server it chose and why, and
-returns a `ServerChoice`: the base URL, where it came from and, for the embedded
+returns a `ServerChoice`: a client's keyword arguments and, for the embedded
 reference server, the server and an in-process transport to it. With
 `embedded=False` (`session show`: the embedded server keeps nothing between
 runs), having neither is a `UsageError`. The token is the client's to read
-(`SILVIA_TOKEN`; the embedded server takes any: `EMBEDDED_TOKEN`); a URL is printed without user info, query or fragment.
+(`SILVIA_TOKEN`); a URL is printed without user info, query or fragment.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ._args import UsageError
@@ -38,6 +38,11 @@ class ServerChoice:
     @property
     def transport(self) -> InProcessTransport | None:
         return self.reference.transport() if self.reference is not None else None
+
+    def client_options(self) -> dict[str, Any]:
+        if self.embedded:
+            return {"base_url": self.base_url, "token": EMBEDDED_TOKEN}
+        return {"base_url": self.base_url}
 
 
 def shown_url(url: str) -> str:
