@@ -220,8 +220,8 @@ def _progress_line(number: int, total: int, result: PromptResult) -> str:
 class LiveProgress:
     """The live progress line on a terminal's stderr: done/total, errors, the prompt running.
 
-    Inside `with`, a thread redraws it every `TICK` seconds, and the exit ends the
-    line, leaving the terminal as it was; `clock` gives seconds (for tests).
+    While a `ticking()` block runs, a thread redraws it every `TICK` seconds; then the
+    line ends, leaving the terminal as it was. `clock` gives seconds (for tests).
     """
 
     TICK = 0.5
@@ -267,6 +267,11 @@ class LiveProgress:
             self.running.pop(result.prompt.id, None)
             self._draw()
 
+    def tick(self) -> None:
+        """Redraw the line (a spinner's step)."""
+        with self._lock:
+            self._draw()
+
     def close(self) -> None:
         """End the line, leaving the terminal as it was."""
         with self._lock:
@@ -280,8 +285,7 @@ class LiveProgress:
 
         def tick() -> None:
             while not stop.wait(self.TICK):
-                with self._lock:
-                    self._draw()
+                self.tick()
 
         thread = threading.Thread(target=tick, name="silvia-qa-progress", daemon=True)
         thread.start()
@@ -354,13 +358,14 @@ def run_check(args: argparse.Namespace) -> int:
                 run = asyncio.run(_arun(script, observer, args.concurrency, **hooks))
     except ScriptFormatError as error:
         raise UsageError(str(error)) from None
-    except (KeyboardInterrupt, Exception) as error:  # the reports first, then say what happened
-        run = RunResult.of(script, run_target(observer), done, interrupted=True)
-        if not isinstance(error, KeyboardInterrupt):  # an internal error: `main`'s status 4
-            with contextlib.suppress(Exception):  # the run's own error is the one to tell
-                _report(run, args, stop_line=False)
-            raise
+    except KeyboardInterrupt:
         print("\nsilvia qa: interrupted; writing the reports", file=sys.stderr, flush=True)
+        run = RunResult.of(script, run_target(observer), done, interrupted=True)
+    except Exception:  # an internal error (status 4, `main`'s): the reports first, as on Ctrl-C
+        run = RunResult.of(script, run_target(observer), done, interrupted=True)
+        with contextlib.suppress(Exception):  # the run's own error is the one to tell
+            _report(run, args, stop_line=False)
+        raise
     status = _report(run, args)
     for line in unsaved:
         print(f"silvia qa: {line}", file=sys.stderr)

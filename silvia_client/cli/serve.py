@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import re
 import signal
+import sys
 import time
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -178,8 +179,12 @@ def run(args: argparse.Namespace) -> int:
         try:
             print(f"Silvia reference server on {url}", flush=True)
             auth = "the --token bearer token" if args.token else "any bearer token"
-            how = f"{how}; accepts {auth}; Ctrl-C to stop"
-            say("serve", f"{picked}; pick one with the {SCENARIO_HEADER} header or {how}")
+            print(
+                f"{picked}; pick one with the {SCENARIO_HEADER} header or "
+                f"{how}; accepts {auth}; Ctrl-C to stop",
+                file=sys.stderr,
+                flush=True,
+            )
             while not received:
                 time.sleep(0.05)
         finally:
