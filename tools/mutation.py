@@ -122,7 +122,6 @@ GROUPS: dict[str, Group] = {
         modules=("_sse.py",),
         tests=(
             "tests/test_sse.py",
-            "tests/test_sse_limit.py",
             "tests/client/test_chat_stream.py",
             "tests/client/test_limits.py",
         ),
