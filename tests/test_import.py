@@ -15,12 +15,15 @@ from silvia_client.citations import _rows
 def test_the_models_and_the_views_load_on_first_use_not_at_import() -> None:
     # pydantic's model machinery is most of an import's cost; like `import pydantic`,
     # the package leaves it until a citation model is first needed. The views load
-    # only when shown, even where the command line is built.
+    # only when shown, even where the command line is built; pandas only for `to_pandas`.
     code = (
         "import sys, silvia_client, silvia_client.cli\n"
         "silvia_client.cli.build_parser()\n"
         "print(*(m in sys.modules for m in "
         "('silvia_client.citations._rows', 'pydantic.main', 'silvia_client.display')))\n"
+        "from silvia_client.testing import ReferenceServer\n"
+        "turn = ReferenceServer().client().chat.send('hi')\n"
+        "print(len(turn.citation_records()) > 0, 'pandas' in sys.modules)\n"
         "from silvia_client import Citation\n"
         "from silvia_client.citations import InlineCitation, load_citations\n"
         "print(Citation.__module__, InlineCitation.__module__, load_citations.__module__)\n"
@@ -30,6 +33,7 @@ def test_the_models_and_the_views_load_on_first_use_not_at_import() -> None:
     )
     assert result.stdout.splitlines() == [
         "False False False",
+        "True False",
         "silvia_client.citations._rows silvia_client.citations._rows silvia_client.citations._rows",
     ]
 
