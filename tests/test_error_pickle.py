@@ -5,9 +5,10 @@ one that cannot be rebuilt (most take keyword-only arguments) broke the pool
 instead (`BrokenProcessPool`). `pickle.loads` finds each class by its module and
 name as a fresh process would, so a round trip here is what the pool does. Every
 subclass the package defines is found by walking the tree, built with a value for
-each argument, and must come back with its type, message and every attribute (a stream error's partial `Turn` too, its
-targets included). Errors a real client raised, with its token set and a server
-that echoes the token, come back the same and hold no token in their bytes.
+each argument, and must come back with its type, message and every attribute (a
+stream error's partial `Turn` too, its targets included). Errors a real client
+raised, with its token set and a server that echoes the token, come back the same
+and hold no token in their bytes.
 """
 
 from __future__ import annotations
