@@ -16,7 +16,7 @@ import contextlib
 import json
 import socket
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 
@@ -218,7 +218,3 @@ def event(name: str, data: object) -> bytes:
 
 
 SSE = {"content-type": "text/event-stream"}
-
-
-def sse_chunks(events: Iterator[bytes] | list[bytes]) -> bytes:
-    return b"".join(chunk(e) for e in events)

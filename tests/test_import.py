@@ -7,61 +7,50 @@ import sys
 
 import pytest
 
+import silvia_client
 import silvia_client.citations as citations
+from silvia_client.citations import _rows
 
 
-def _run(code: str) -> str:
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
-    return result.stdout
-
-
-def test_the_citation_models_load_on_first_use_not_at_import() -> None:
+def test_the_models_and_the_views_load_on_first_use_not_at_import() -> None:
     # pydantic's model machinery is most of an import's cost; like `import pydantic`,
-    # the package leaves it until a citation model is first needed.
-    out = _run(
-        "import sys, silvia_client\n"
-        "print('silvia_client.citations._rows' in sys.modules, 'pydantic.main' in sys.modules)\n"
+    # the package leaves it until a citation model is first needed. The views load
+    # only when shown, even where the command line is built; pandas only for `to_pandas`.
+    code = (
+        "import sys, silvia_client, silvia_client.cli\n"
+        "silvia_client.cli.build_parser()\n"
+        "print(*(m in sys.modules for m in "
+        "('silvia_client.citations._rows', 'pydantic.main', 'silvia_client.display')))\n"
+        "from silvia_client.testing import ReferenceServer\n"
+        "turn = ReferenceServer().client().chat.send('hi')\n"
+        "print(len(turn.citation_records()) > 0, 'pandas' in sys.modules)\n"
         "from silvia_client import Citation\n"
         "from silvia_client.citations import InlineCitation, load_citations\n"
         "print(Citation.__module__, InlineCitation.__module__, load_citations.__module__)\n"
     )
-    assert out.splitlines() == [
-        "False False",
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.splitlines() == [
+        "False False False",
+        "True False",
         "silvia_client.citations._rows silvia_client.citations._rows silvia_client.citations._rows",
     ]
 
 
-def test_a_name_neither_module_has_is_an_attribute_error() -> None:
-    out = _run(
-        "import silvia_client, silvia_client.citations\n"
-        "for module in (silvia_client, silvia_client.citations):\n"
-        "    try:\n"
-        "        module.NoSuchName\n"
-        "    except AttributeError as error:\n"
-        "        print(type(error).__name__, error)\n"
-    )
-    assert out.splitlines() == [
-        "AttributeError module 'silvia_client' has no attribute 'NoSuchName'",
-        "AttributeError module 'silvia_client.citations' has no attribute 'NoSuchName'",
-    ]
-
-
-@pytest.mark.parametrize("name", ["Citation", "InlineCitation", "load_citations"])
 def test_a_citation_model_is_read_from_the_rows_module_then_kept(
-    name: str, monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # In this process the name was loaded long ago: drop it to load it again.
-    from silvia_client.citations import _rows
+    # In this process the names were loaded long ago: drop them to load them again.
+    for name in ("Citation", "InlineCitation", "load_citations"):
+        monkeypatch.delitem(vars(citations), name, raising=False)
+        assert getattr(citations, name) is getattr(_rows, name)
+        assert vars(citations)[name] is getattr(_rows, name)  # kept: no second lookup
 
-    monkeypatch.delitem(vars(citations), name, raising=False)
-    assert getattr(citations, name) is getattr(_rows, name)
-    assert vars(citations)[name] is getattr(_rows, name)  # kept: no second lookup
 
-
-def test_a_name_the_citations_package_lacks_is_an_attribute_error_naming_it() -> None:
-    with pytest.raises(AttributeError) as info:
-        citations.NoSuchName  # noqa: B018
-    assert str(info.value) == "module 'silvia_client.citations' has no attribute 'NoSuchName'"
-    assert "NoSuchName" not in vars(citations)
+def test_a_name_neither_module_has_is_an_attribute_error_naming_it() -> None:
+    for module in (silvia_client, citations):
+        with pytest.raises(AttributeError) as info:
+            module.NoSuchName  # noqa: B018
+        assert str(info.value) == f"module {module.__name__!r} has no attribute 'NoSuchName'"
+        assert "NoSuchName" not in vars(module)

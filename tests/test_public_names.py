@@ -46,8 +46,9 @@ def public_modules() -> list[ModuleType]:
     return [importlib.import_module(name) for name in names]
 
 
-def test_the_walk_sees_the_packages_and_their_public_modules() -> None:
-    names = {module.__name__ for module in public_modules()}
+def test_the_walk_sees_the_public_modules_and_each_lists_its_names() -> None:
+    modules = public_modules()
+    names = {module.__name__ for module in modules}
     assert {
         "silvia_client",
         "silvia_client.chat",
@@ -59,10 +60,7 @@ def test_the_walk_sees_the_packages_and_their_public_modules() -> None:
         "silvia_client.cli",
     } <= names
     assert not any(part.startswith("_") for name in names for part in name.split(".")[1:])
-
-
-def test_every_public_module_lists_its_names() -> None:
-    for module in public_modules():
+    for module in modules:
         assert isinstance(getattr(module, "__all__", None), list), module.__name__
         for name in module.__all__:
             assert hasattr(module, name), f"{module.__name__}.__all__ names {name!r}, absent"
@@ -103,17 +101,19 @@ def _type_checking_imports(package: ModuleType) -> dict[str, tuple[str, ...]]:
     return found
 
 
-@pytest.mark.parametrize("name", LAZY_PACKAGES)
-def test_a_lazy_packages_table_says_what_its_type_checking_imports_say(name: str) -> None:
-    package = importlib.import_module(name)
-    table: dict[str, list[str]] = defaultdict(list)
-    for public, where in package.__dict__["_where"].items():
-        table[where].append(public)
-    assert {where: tuple(sorted(names)) for where, names in table.items()} == (
-        _type_checking_imports(package)
-    )
-    assert set(package.__dict__["_where"]) == set(package.__all__)
-    assert set(package.__all__) <= set(dir(package))
+def test_a_lazy_packages_table_says_what_its_type_checking_imports_say() -> None:
+    for name in LAZY_PACKAGES:
+        package = importlib.import_module(name)
+        table: dict[str, list[str]] = defaultdict(list)
+        for public, where in package.__dict__["_where"].items():
+            table[where].append(public)
+        assert {where: tuple(sorted(names)) for where, names in table.items()} == (
+            _type_checking_imports(package)
+        ), name
+        assert set(package.__dict__["_where"]) == set(package.__all__), name
+        assert set(package.__all__) <= set(dir(package)), name
+        with pytest.raises(AttributeError, match="NoSuchName"):
+            package.NoSuchName  # noqa: B018
 
 
 def _fresh(code: str) -> list[str]:
@@ -133,10 +133,3 @@ def test_a_public_name_keeps_its_meaning_whichever_module_is_imported_first() ->
         "print(callable(observe), qa.observe is observe, type(qa.observe).__name__)\n"
     )
     assert out == ["True True function"]
-
-
-def test_an_unknown_name_of_a_lazy_package_is_an_attribute_error() -> None:
-    for name in LAZY_PACKAGES:
-        package = importlib.import_module(name)
-        with pytest.raises(AttributeError, match="NoSuchName"):
-            package.NoSuchName  # noqa: B018

@@ -1,59 +1,54 @@
-"""The event-stream parser: the WHATWG rules at any chunking (its size limit: test_sse_limit).
+"""The event-stream decoder (`SSEDecoder`): the WHATWG rules and its size limit, at any chunking.
 
-Every case is read whole, cut in two at every offset and byte by byte, through each
-way in: `SSEParser.feed`/`close`, `iter_sse`, and `aiter_sse` (separate code paths).
+Every case is read whole, cut in two at every offset and byte by byte; a property holds
+the decoder to a reference reading (`by_the_book`) of random lines, limits and cuts.
+`max_event_bytes` bounds a line (field name included, line end not) and an event's
+data (its `data` lines joined by LF), in bytes of UTF-8.
 """
 
 from __future__ import annotations
 
 import re
+import tracemalloc
+from contextlib import suppress
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-import anyio
 import httpx
-from hypothesis import given, settings
+import pytest
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from silvia_client._sse import EventTooLarge, SSEDecoder
+
 from .depth import examples
-from .sse_helpers import SSEParser, aiter_sse, iter_sse
+from .sse_helpers import iter_sse
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Iterable, Iterator
+    from collections.abc import Iterable, Iterator
 
     from httpx_sse import ServerSentEvent
 
 Ev = tuple[str, str, str, "int | None"]  # event, data, id, retry
+Outcome = tuple[list[Ev], "int | None"]  # the events read, then the limit passed (or None)
 
 BOM = b"\xef\xbb\xbf"
+KiB = 1024
 
 
 def tuples(events: Iterable[ServerSentEvent]) -> list[Ev]:
     return [(e.event, e.data, e.id, e.retry) for e in events]
 
 
-def via_parser(chunks: Iterable[bytes]) -> list[Ev]:
-    parser = SSEParser()
-    events: list[ServerSentEvent] = []
-    for chunk in chunks:
-        events += parser.feed(chunk)
-    events += parser.close()
-    return tuples(events)
-
-
-def via_iter(chunks: Iterable[bytes]) -> list[Ev]:
-    return tuples(iter_sse(chunks))
-
-
-def via_aiter(chunks: Iterable[bytes]) -> list[Ev]:
-    async def source() -> AsyncIterator[bytes]:
-        for chunk in chunks:
-            yield chunk
-
-    async def read() -> list[Ev]:
-        return tuples([e async for e in aiter_sse(source())])
-
-    return anyio.run(read)
+def read(chunks: Iterable[bytes], limit: int | None = None) -> Outcome:
+    """What the stream's loop gets: the events, and the limit if one was passed."""
+    events: list[Ev] = []
+    try:
+        for sse in iter_sse(chunks, max_event_bytes=limit):
+            events += tuples([sse])
+    except EventTooLarge as error:
+        return events, error.limit
+    return events, None
 
 
 def splits(body: bytes) -> Iterator[list[bytes]]:
@@ -129,17 +124,56 @@ CASES: list[tuple[str, bytes, list[Ev]]] = [
 ]  # fmt: skip
 
 
-def test_each_case_at_any_chunking_through_each_way_in() -> None:
-    for name, body, expected in CASES:
+# Each case: a body, a limit, and what reading it gives at any chunking: the events
+# before the one too large, and the limit if it was passed. A line is counted whole
+# (field name included, line end not), an event's data as its `data` lines joined by
+# LF, both in bytes of UTF-8.
+LIMIT_CASES: list[tuple[str, bytes, int, Outcome]] = [
+    # One line: "data: " and 10 bytes is 16, the limit; then one byte more.
+    ("line at the limit", b"data: 0123456789\n\n", 16, ([m("0123456789")], None)),
+    ("line one over", b"data: a\n\ndata: 0123456789x\n\n", 16, ([m("a")], 16)),
+    # Bytes, not characters: "é" is two bytes, "😀" four.
+    ("two-byte characters at the limit", "data: éééé\n\n".encode(), 14, ([m("éééé")], None)),
+    ("two-byte characters one over", "data: ééééé\n\n".encode(), 15, ([], 15)),
+    ("four-byte characters one over", "data: 😀😀\n\n".encode(), 13, ([], 13)),
+    # A comment or an unknown field counts as any line does.
+    ("comment over", b"data: a\n\n: " + b"p" * 20 + b"\n", 16, ([m("a")], 16)),
+    # Many short lines: 8 x "aaa" joined by LF is 31 bytes; each line is 9.
+    ("data at the limit", b"data: aaa\n" * 8 + b"\n", 31, ([m("aaa\n" * 7 + "aaa")], None)),
+    ("data one over", b"data: x\n\n" + b"data: aaa\n" * 8 + b"\n", 30, ([m("x")], 30)),
+    # Over the limit before its blank line arrives, or with none at all.
+    ("data over, never ended", b"data: aaa\n" * 8, 30, ([], 30)),
+    # The count starts afresh after an event: the second is at the limit, not over.
+    ("the next event's data at the limit", b"data: x\n\n" + b"data: aaa\n" * 8 + b"\n", 31,
+     ([m("x"), m("aaa\n" * 7 + "aaa")], None)),
+    # ...even when the first was still open at the end of a chunk (byte by byte).
+    ("counted afresh", b"data: 012345678901\n\ndata: aaaa\ndata: bbbb\ndata: cccc\n\n", 20,
+     ([m("012345678901"), m("aaaa\nbbbb\ncccc")], None)),
+    # ...and an event after one dispatched is counted from its first line.
+    ("counted from the first line", b"data: a\n\ndata: 0123456789\ndata: 0123456789\n", 20,
+     ([m("a")], 20)),
+    # Other events do not add up: each is within the limit.
+    ("events each within", b"data: 0123456789\n\n" * 5, 16, ([m("0123456789")] * 5, None)),
+    # A line not ended at all, over the limit: raised, though it would never be read.
+    ("unended line over", b"data: a\n\ndata: " + b"z" * 20, 16, ([m("a")], 16)),
+    # A line of fewer bytes than a BOM, over the limit: raised, as any line over it.
+    ("a short line over a tiny limit", b"ab", 1, ([], 1)),
+    # A limit of 0 lets blank lines through, and nothing else.
+    ("zero", b"\n\r\n\r", 0, ([], None)),
+    ("zero, a comment", b"\n:\n", 0, ([], 0)),
+]  # fmt: skip
+
+
+def test_each_case_at_any_chunking() -> None:
+    cases = [(name, body, None, (events, None)) for name, body, events in CASES]
+    for name, body, limit, outcome in [*cases, *LIMIT_CASES]:
         for chunks in splits(body):
-            assert via_iter(chunks) == expected, (name, chunks)
-            assert via_parser(chunks) == expected, (name, chunks)
-        for chunks in ([body], [body[i : i + 1] for i in range(len(body))]):
-            assert via_aiter(chunks) == expected, (name, "async", chunks)
+            assert read(chunks, limit) == outcome, (name, chunks)
+        assert read([body])[1] is None, name  # without a limit, everything is read
 
 
 def test_events_come_out_as_soon_as_complete() -> None:
-    parser = SSEParser()
+    parser = SSEDecoder()
     assert tuples(parser.feed(b"data: a\n")) == []
     assert tuples(parser.feed(b"\ndata: b")) == [m("a")]
     assert tuples(parser.feed(b"\n\n")) == [m("b")]
@@ -154,117 +188,148 @@ def test_events_come_out_as_soon_as_complete() -> None:
 def test_a_declared_charset_is_ignored() -> None:
     headers = {"content-type": "text/event-stream; charset=latin-1"}
     response = httpx.Response(200, headers=headers, content="data: €ü日\n\n".encode())
-    assert via_iter(response.iter_bytes()) == [m("€ü日")]
-
-    async def body() -> AsyncIterator[bytes]:
-        for chunk in (b"data: \xe2\x82", b"\xac\r", b"\n\r\n"):
-            yield chunk
-
-    async def read() -> list[Ev]:
-        response = httpx.Response(200, headers=headers, content=body())
-        return tuples([e async for e in aiter_sse(response.aiter_bytes())])
-
-    assert anyio.run(read) == [m("€")]
+    assert read(response.iter_bytes()) == ([m("€ü日")], None)
 
 
-# Property: any events, any line endings and comments, any chunking.
+def test_the_error_says_the_limit_and_nothing_of_the_data() -> None:
+    secret = b"sk-live-0123456789abcdef"
+    outcome = read([b"data: " + secret * 4 + b"\n\n"], 64)
+    assert outcome == ([], 64)
+    with pytest.raises(EventTooLarge) as info:
+        SSEDecoder(64).feed(b"data: " + secret * 4 + b"\n\n")
+    error = info.value
+    assert error.limit == 64
+    assert "64 bytes" in str(error)
+    assert secret.decode() not in str(error) + repr(error)
+    # Not a ValueError: no `except ValueError` around the stream catches it by accident.
+    assert not isinstance(error, ValueError)
+    with pytest.raises(ValueError, match=r"^max_event_bytes must be None or at least 0$"):
+        SSEDecoder(max_event_bytes=-1)
 
-no_newlines = st.characters(codec="utf-8", exclude_characters="\r\n")
-names = st.text(no_newlines, max_size=8)
-datas = st.text(st.characters(codec="utf-8", exclude_characters="\r"), max_size=20)
-comments = st.text(no_newlines, max_size=8).map(lambda text: ":" + text)
+
+def test_a_parser_past_the_limit_keeps_raising() -> None:
+    parser = SSEDecoder(max_event_bytes=16)
+    # The chunk's first event comes out; the line after it is over the limit.
+    assert tuples(parser.feed(b"data: a\n\ndata: " + b"b" * 20)) == [m("a")]
+    with pytest.raises(EventTooLarge) as info:
+        parser.feed(b"\n\n")
+    assert info.value.limit == 16
+    with pytest.raises(EventTooLarge) as info:
+        parser.close()
+    assert info.value.limit == 16
 
 
-@settings(max_examples=examples(150), deadline=None)
+def counting(chunks: Iterable[bytes], pulled: list[int]) -> Iterator[bytes]:
+    for chunk in chunks:
+        pulled[0] += 1
+        yield chunk
+
+
+def test_an_unended_line_or_a_long_event_raises_before_its_end_arrives() -> None:
+    # "Endless" as far as a reader can tell; bounded (10,000 chunks), so a reader that
+    # never raises fails the test at the end rather than hanging. 1000-byte chunks of a
+    # line that never ends, with a limit of 4500 bytes: the fifth chunk passes it. 100
+    # lines of "aaa" a chunk, 400 bytes of data joined, against 1000: the third.
+    # Nothing after is asked for.
+    endless_line = [b"data: ok\n\n:", *[b"x" * 1000] * 10_000]
+    short_lines = [b"data: ok\n\n", *[b"data: aaa\n" * 100] * 10_000]
+    for chunks, limit, pulls in [(endless_line, 4500, 1 + 5), (short_lines, 1000, 1 + 3)]:
+        pulled = [0]
+        assert read(counting(chunks, pulled), limit) == ([m("ok")], limit)
+        assert pulled[0] == pulls, limit
+
+
+def test_memory_is_a_small_multiple_of_the_limit() -> None:
+    # 16 MiB offered in 4 KiB chunks against a limit of 64 KiB; the chunk is one
+    # object, re-yielded, so only what the parser keeps shows in the peak. Short lines
+    # are kept as one string a chunk: 3-character lines, each its own string object of
+    # about 50 bytes, would hold over 10 times the limit.
+    limit = 64 * KiB
+    for name, first, piece, data_share in [
+        ("endless line", b":", b"x" * 4 * KiB, 1),
+        ("endless line of é", b":", "é".encode() * 2 * KiB, 1),
+        ("endless line of 😀", b":", "😀".encode() * KiB, 1),
+        ("short lines", b"", b"data: aaa\n" * 410, 4 / 10),  # 4 bytes of data in each 10
+    ]:
+        sent = [0]
+
+        def chunks(
+            first: bytes = first, piece: bytes = piece, sent: list[int] = sent
+        ) -> Iterator[bytes]:
+            yield first
+            while sent[0] < 16 * 1024 * KiB:
+                sent[0] += len(piece)
+                yield piece
+
+        tracemalloc.start()
+        try:
+            tracemalloc.reset_peak()
+            before, _ = tracemalloc.get_traced_memory()
+            outcome = read(chunks(), limit)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert outcome == ([], limit), name
+        assert peak - before < 4 * limit, (name, peak - before)
+        assert sent[0] <= limit / data_share + len(piece), name  # stopped
+
+
+# Property: the decoder reads as the book does. Split the whole text (one leading BOM
+# dropped) on CRLF, CR and LF; the last piece, unended, is never read. With a limit, a
+# line over it, a `data` line that takes its event's data (joined by LF) over it, or the
+# unended rest over it stops the reading there, after the events before it.
+
+BOOK_PIECES = ["data: ", "data:", "event: ", "event:", "id: ", ": ", "a", "bb", "é", "😀"]
+BOOK_PIECES += ["\n", "\r", "\r\n", "\n\n", "x" * 9, "retry: ", "7", "id", "\0", "data", ":"]
+no_newlines = st.text(st.characters(codec="utf-8", exclude_characters="\r\n"), max_size=6)
+
+
+def by_the_book(body: bytes, limit: int | None) -> Outcome:
+    *lines, rest = re.split("\r\n|\r|\n", body.decode("utf-8-sig", "replace"))
+    bound = float("inf") if limit is None else limit
+    events: list[Ev] = []
+    data: list[str] | None = None
+    name, last_id, retry = "", "", None
+    for line in lines:
+        if len(line.encode()) > bound:
+            return events, limit
+        if not line:
+            if data is not None:
+                events.append((name or "message", "\n".join(data), last_id, retry))
+            data, name, retry = None, "", None
+            continue
+        field, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if field == "data":
+            data = [*(data or []), value]
+            if len("\n".join(data).encode()) > bound:
+                return events, limit
+        elif field == "event":
+            name = value
+        elif field == "id" and "\0" not in value:
+            last_id = value
+        elif field == "retry":
+            with suppress(ValueError):  # kept when `int` reads it (httpx-sse's rule)
+                retry = int(value)
+    if len(rest.encode()) > bound:
+        return events, limit
+    return events, None
+
+
+@settings(max_examples=examples(300), deadline=None)
 @given(
-    events=st.lists(st.tuples(names, datas), max_size=6),
+    pieces=st.lists(st.one_of(st.sampled_from(BOOK_PIECES), no_newlines), max_size=30),
     bom=st.booleans(),
+    limit=st.none() | st.integers(0, 24),
     data=st.data(),
 )
-def test_round_trip(events: list[tuple[str, str]], bom: bool, data: st.DataObject) -> None:
-    lines: list[str] = []
-
-    def maybe_comment(between_events: bool) -> None:
-        if data.draw(st.booleans()):
-            lines.append(data.draw(comments))
-            # Inside an event a blank line would end it, so a keep-alive block
-            # (comment + blank line) only goes between events.
-            if between_events and data.draw(st.booleans()):
-                lines.append("")
-
-    for name, value in events:
-        maybe_comment(between_events=True)
-        if name or data.draw(st.booleans()):
-            # `event:` without the space too, where the name does not start with one.
-            tight = not name.startswith(" ") and data.draw(st.booleans())
-            lines.append(f"event:{name}" if tight else f"event: {name}")
-        for part in value.split("\n"):
-            maybe_comment(between_events=False)
-            # Without the space, a value starting with one would lose it.
-            tight = not part.startswith(" ") and data.draw(st.booleans())
-            lines.append(f"data:{part}" if tight else f"data: {part}")
-        lines.append("")
-    maybe_comment(between_events=True)
-
-    text = ""
-    previous = ""
-    for line in lines:
-        ending = data.draw(st.sampled_from(["\n", "\r", "\r\n"]))
-        if previous == "\r" and not line and ending == "\n":
-            ending = "\r\n"  # CR + blank LF line would read as one CRLF
-        text += line + ending
-        previous = ending
-    body = (BOM if bom else b"") + text.encode()
-
-    cuts = sorted(data.draw(st.lists(st.integers(0, len(body)), max_size=12)))
-    bounds = [0, *cuts, len(body)]
-    chunks = [body[a:b] for a, b in pairwise(bounds)]
-
-    expected = [(name or "message", value) for name, value in events]
-    assert [(e.event, e.data) for e in iter_sse(chunks)] == expected
-    assert [(e[0], e[1]) for e in via_parser(chunks)] == expected
-
-
-# Property: lines are what splitting the whole text on CRLF, CR and LF gives,
-# wherever the bytes are cut. Every line is a `data` line or blank, so each is
-# seen in the events: a `data` line's value in the data, a blank line as an
-# event's end. Where a CR ends one line and an LF the next, blank, one, the
-# whole text reads a CRLF: one line fewer than were written.
-
-line_contents = st.one_of(
-    st.just(""), st.text(no_newlines, max_size=8).map(lambda value: "data:" + value)
-)
-
-
-def events_of_lines(lines: list[str]) -> list[str]:
-    """The data of the events that `data` and blank lines make, by the book."""
-    events: list[str] = []
-    data: list[str] = []
-    for line in lines:
-        if line:
-            value = line.removeprefix("data:")
-            data.append(value.removeprefix(" "))
-        elif data:
-            events.append("\n".join(data))
-            data = []
-    return events
-
-
-@settings(max_examples=examples(200), deadline=None)
-@given(
-    written=st.lists(st.tuples(line_contents, st.sampled_from(["\r", "\n", "\r\n"]))),
-    unended=line_contents,
-    data=st.data(),
-)
-def test_lines_are_the_whole_text_split_on_crlf_cr_and_lf(
-    written: list[tuple[str, str]], unended: str, data: st.DataObject
+@example(pieces=["data: a", "\r", "\n", "\n"], bom=True, limit=None, data=None)
+def test_the_decoder_reads_by_the_book_cut_anywhere(
+    pieces: list[str], bom: bool, limit: int | None, data: st.DataObject | None
 ) -> None:
-    text = "".join(line + ending for line, ending in written) + unended
-    body = text.encode()
-    cuts = sorted(data.draw(st.lists(st.integers(0, len(body)), max_size=12)))
+    body = (BOM if bom else b"") + "".join(pieces).encode()
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(body)), max_size=8))) if data else []
     chunks = [body[a:b] for a, b in pairwise([0, *cuts, len(body)])]
-
-    lines = re.split("\r\n|\r|\n", text)[:-1]  # the last, unended, is never read
-    expected = [("message", value) for value in events_of_lines(lines)]
-    assert [(e.event, e.data) for e in iter_sse(chunks)] == expected
-    assert [(e[0], e[1]) for e in via_parser(chunks)] == expected
+    expected = by_the_book(body, limit)
+    assert read([body], limit) == expected
+    assert read(chunks, limit) == expected

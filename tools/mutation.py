@@ -102,10 +102,6 @@ GROUPS: dict[str, Group] = {
             "tests/citations/test_links.py::test_base_url_is_a_deprecated_alias_of_web_url": (
                 "checks the warning's stacklevel, which mutmut's wrapper frame shifts"
             ),
-            "tests/citations/test_links.py::"
-            "test_web_origin_puts_the_warning_at_the_line_that_called_its_caller": (
-                "checks the warning's stacklevel, which mutmut's wrapper frame shifts"
-            ),
         },
     ),
     "rows": Group(
@@ -122,7 +118,6 @@ GROUPS: dict[str, Group] = {
         modules=("_sse.py",),
         tests=(
             "tests/test_sse.py",
-            "tests/test_sse_limit.py",
             "tests/client/test_chat_stream.py",
             "tests/client/test_limits.py",
         ),

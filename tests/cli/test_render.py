@@ -16,6 +16,8 @@ from silvia_client.chat.events import ChatEvent, CitationEvent, TextEvent
 from silvia_client.citations import Citation, InlineCitation
 from silvia_client.cli._render import TerminalRenderer, clean, hyperlink, supports_hyperlinks
 
+from ..citations.strategies import PROPERTY
+
 ACCOUNT = "vzeNDwK7KQIm4yEog683uElbp9GRLEFXGK98D"
 ESC = "\x1b"
 
@@ -167,6 +169,7 @@ def _render_with(control: str) -> None:
     assert "Stored answer[1]" in written
 
 
+@PROPERTY  # no health check on a loaded machine, no deadline
 @given(
     pieces=st.lists(st.text(alphabet="ab c\n", max_size=12), max_size=30),
     width=st.integers(min_value=4, max_value=30),

@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
-from silvia_client import SilviaClient
 from silvia_client.display import message_html, numbered_sources, turn_html
 from silvia_client.testing import ReferenceServer
 
@@ -38,16 +33,12 @@ def test_sources_are_numbered_by_first_appearance_and_chips_sit_at_their_offsets
     assert answer_text(html) == turn.text
 
 
-def test_several_citations_at_one_offset_give_one_chip_per_source() -> None:
+def test_several_citations_at_one_offset_give_one_chip_per_source_even_at_the_start() -> None:
     a = row("https://a.example/", "A")
     b = row("https://b.example/", "B")
     turn = build_turn("Both", a, b, a, " end", a)
     assert chips(turn_html(turn)) == [(4, "[1]"), (4, "[2]"), (8, "[1]")]
-
-
-def test_a_citation_before_any_text_is_a_chip_at_the_start() -> None:
-    turn = build_turn(row("https://a.example/", "A"), "Text")
-    assert chips(turn_html(turn)) == [(0, "[1]")]
+    assert chips(turn_html(build_turn(a, "Text"))) == [(0, "[1]")]
 
 
 def test_a_chip_links_to_its_source_when_it_has_exactly_one_link() -> None:
@@ -105,23 +96,20 @@ def test_pooled_accounts_list_the_final_target_and_each_chip_opens_its_own_row()
     assert chip_links(html) == [("[1]", [f"/accounts/{ACCOUNT_A}"]), ("[1]", [])]
 
 
-def test_a_source_untyped_then_typed_lists_its_final_target_and_chips_as_sent() -> None:
-    # After a checkpoint written before targets, then a fresh write (as the server sends it).
-    untyped = row(CARDS_SRC, "Cards", cited_text="before")
-    typed = row(CARDS_SRC, "Cards", target=account(ACCOUNT_B), cited_text="after")
+def test_the_list_shows_a_sources_final_word_and_each_chip_its_own_row() -> None:
+    untyped = row(CARDS_SRC, "Cards", cited_text="untyped")
+    typed = row(CARDS_SRC, "Cards", target=account(ACCOUNT_A), cited_text="typed")
+    link = f"/accounts/{ACCOUNT_A}"
+    # Untyped then typed: after a checkpoint written before targets, then a fresh write.
     summary = [{**untyped, "target": typed["target"]}, typed]
     html = turn_html(build_turn("Was", untyped, " is", typed, ".", summary=summary))
-    assert sources(html) == [("1", "Cards", [(f"/accounts/{ACCOUNT_B}", "Open account")])]
-    assert chip_links(html) == [("[1]", []), ("[1]", [f"/accounts/{ACCOUNT_B}"])]
-
-
-def test_a_source_the_server_untyped_lists_no_link_but_its_typed_chip_keeps_one() -> None:
-    typed = row(CARDS_SRC, "Cards", target=account(ACCOUNT_A), cited_text="with an id")
-    untyped = row(CARDS_SRC, "Cards", cited_text="without")
-    for summary in ([row(CARDS_SRC, "Cards")], []):  # the summary's word, else the last row's
+    assert sources(html) == [("1", "Cards", [(link, "Open account")])]
+    assert chip_links(html) == [("[1]", []), ("[1]", [link])]
+    # Typed then untyped by the server: the summary's word, else the last row's.
+    for summary in ([row(CARDS_SRC, "Cards")], []):
         html = turn_html(build_turn("A", typed, " b", untyped, ".", summary=summary))
         assert sources(html) == [("1", "Cards", [])]
-        assert chip_links(html) == [("[1]", [f"/accounts/{ACCOUNT_A}"]), ("[1]", [])]
+        assert chip_links(html) == [("[1]", [link]), ("[1]", [])]
 
 
 def test_history_rows_without_offsets_get_no_chips_but_are_listed() -> None:
@@ -144,28 +132,19 @@ def test_history_rows_without_offsets_get_no_chips_but_are_listed() -> None:
 # Against the reference server -----------------------------------------------------------
 
 
-@pytest.fixture
-def client() -> Iterator[SilviaClient]:
-    with ReferenceServer().client() as client:
-        yield client
-
-
-def test_live_and_reload_list_the_same_sources(client: SilviaClient) -> None:
+def test_live_and_reload_list_the_same_sources_and_the_numbers_match_the_chips() -> None:
     scenarios = ("demo", "pooling", "untyped-ids-then-none", "checkpoint-fresh-write", "search-web")
-    for scenario in scenarios:
-        with client.chat.stream(f"/scenario {scenario}") as stream:
-            turn = stream.until_done()
-        assert turn.session_id is not None
-        reloaded = client.sessions.get(turn.session_id).messages[-1]
-        assert sources(turn_html(turn)) == sources(message_html(reloaded)), scenario
-        assert len(sources(turn_html(turn))) == len(turn.sources), scenario
-
-
-def test_numbered_sources_match_the_chips(client: SilviaClient) -> None:
-    with client.chat.stream("hi") as stream:
-        turn = stream.until_done()
-    numbered = numbered_sources(turn.inline_citations, turn.citations)
-    assert [s.number for s in numbered] == list(range(1, len(numbered) + 1))
-    html = turn_html(turn)
-    assert [text for _, text in chips(html)] == [f"[{s.number}]" for s in numbered]
-    assert [offset for offset, _ in chips(html)] == [c.offset for c in turn.inline_citations]
+    with ReferenceServer().client() as client:
+        for scenario in scenarios:
+            turn = client.chat.send(f"/scenario {scenario}")
+            assert turn.session_id is not None
+            reloaded = client.sessions.get(turn.session_id).messages[-1]
+            html = turn_html(turn)
+            assert sources(html) == sources(message_html(reloaded)), scenario
+            assert len(sources(html)) == len(turn.sources), scenario
+            numbered = numbered_sources(turn.inline_citations, turn.citations)
+            assert [s.number for s in numbered] == list(range(1, len(numbered) + 1)), scenario
+            numbers = {s.citation.source: s.number for s in numbered}
+            assert chips(html) == [
+                (c.offset, f"[{numbers[c.source]}]") for c in turn.inline_citations
+            ], scenario

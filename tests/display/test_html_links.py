@@ -79,24 +79,23 @@ def test_a_script_source_or_target_never_becomes_a_link() -> None:
     assert parse(citation_html(citation)).find_all("a") == []
 
 
-def test_web_url_makes_account_links_absolute() -> None:
+def test_web_url_else_silvia_web_url_makes_account_links_absolute(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     turn = build_turn("a", row("silvia://your-account/checking", "Checking", target=account()))
-    [(_, _, links)] = sources(turn_html(turn, web_url="https://app.example"))
-    assert links == [(f"https://app.example/accounts/{ACCOUNT_A}", "Open account")]
-
-
-def test_silvia_web_url_makes_notebook_links_absolute(monkeypatch: pytest.MonkeyPatch) -> None:
-    turn = build_turn("a", row("silvia://your-account/checking", "Checking", target=account()))
+    absolute = [(f"https://app.example/accounts/{ACCOUNT_A}", "Open account")]
+    assert sources(turn_html(turn, web_url="https://app.example"))[0][2] == absolute
     monkeypatch.setenv("SILVIA_WEB_URL", "https://app.example")
     for html in (turn._repr_html_(), turn_html(turn)):
-        [(_, _, links)] = sources(html)
-        assert links == [(f"https://app.example/accounts/{ACCOUNT_A}", "Open account")]
-    [(_, _, links)] = sources(turn_html(turn, web_url=""))  # "": the app's own paths
-    assert links == [(f"/accounts/{ACCOUNT_A}", "Open account")]
-
-
-def test_a_bad_web_url_is_a_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    turn = build_turn("a")
+        assert sources(html)[0][2] == absolute
+    markdown_link = f"[Open account](https://app.example/accounts/{ACCOUNT_A})"
+    assert markdown_link in turn_markdown(turn)
+    assert markdown_link in turn._repr_markdown_()
+    assert f"[Open account](/accounts/{ACCOUNT_A})" in turn_markdown(turn, web_url="")
+    # "": the app's own paths
+    assert sources(turn_html(turn, web_url=""))[0][2] == [
+        (f"/accounts/{ACCOUNT_A}", "Open account")
+    ]
     with pytest.raises(ConfigurationError, match="web_url"):
         turn_html(turn, web_url="javascript:alert(1)")
     monkeypatch.setenv("SILVIA_WEB_URL", "app.example")
@@ -122,26 +121,21 @@ def _views() -> list[tuple[Callable[..., object], object]]:
     ]
 
 
-@pytest.mark.parametrize(("view", "shown"), _views())
-def test_base_url_is_a_deprecated_alias_of_web_url(
-    view: Callable[..., object], shown: object
-) -> None:
+def test_base_url_is_a_deprecated_alias_of_web_url() -> None:
     web = "https://app.example"
-    with pytest.warns(DeprecationWarning, match="pass web_url=") as caught:
-        old = view(shown, base_url=web)
-    assert old == view(shown, web_url=web)
-    assert f"{web}/accounts/{ACCOUNT_A}" in str(old)
-    assert [w.filename for w in caught] == [__file__]  # one warning, at the caller's line
-    with pytest.raises(TypeError, match="web_url= only"):
-        view(shown, web_url=web, base_url=web)
-
-
-def test_numbered_sources_takes_web_url_and_the_deprecated_base_url() -> None:
+    for view, shown in _views():
+        with pytest.warns(DeprecationWarning, match="pass web_url=") as caught:
+            old = view(shown, base_url=web)
+        assert old == view(shown, web_url=web), view
+        assert f"{web}/accounts/{ACCOUNT_A}" in str(old), view
+        assert [w.filename for w in caught] == [__file__], view  # one, at the caller's line
+        with pytest.raises(TypeError, match="web_url= only"):
+            view(shown, web_url=web, base_url=web)
     citation = Citation.model_validate(row("s", "Checking", account()))
-    [shown] = numbered_sources([], [citation], web_url="https://app.example")
-    assert shown.resolved.href == f"https://app.example/accounts/{ACCOUNT_A}"
+    [shown] = numbered_sources([], [citation], web_url=web)
+    assert shown.resolved.href == f"{web}/accounts/{ACCOUNT_A}"
     with pytest.warns(DeprecationWarning, match="pass web_url="):
-        [old] = numbered_sources([], [citation], base_url="https://app.example")
+        [old] = numbered_sources([], [citation], base_url=web)
     assert old.resolved == shown.resolved
 
 

@@ -75,27 +75,24 @@ def kernel(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
 def test_in_a_kernel_one_output_is_updated_in_place_then_shows_the_turn(kernel: list[Any]) -> None:
     displays = kernel.pop(0)
-    with ReferenceServer().client() as client, client.chat.stream("Hi") as stream:
-        turn = display.live(stream, clock=FakeClock(0.05))  # two pieces per allowed update
-    assert len(displays) == 1
-    assert displays[0]["display_id"] is True
-    first, *streaming, final = kernel
-    assert "Streaming…" in first.data
-    assert 'class="silvia-answer"></p>' in first.data
-    assert final is turn  # its own view, with the sources
-    assert streaming, "the text was shown as it arrived"
-    texts = [update.data for update in streaming]
-    assert all("Streaming…" in text for text in texts)
-    pieces = len([t for t in turn.text.split(" ") if t])  # the reference server streams words
-    assert len(streaming) <= pieces
-
-
-def test_a_fast_stream_gives_few_updates(kernel: list[Any]) -> None:
-    kernel.pop(0)
-    with ReferenceServer().client() as client, client.chat.stream("Hi") as stream:
-        display.live(stream, clock=lambda: 0.0)  # the whole answer within one instant
+    with ReferenceServer().client() as client:
+        with client.chat.stream("Hi") as stream:
+            turn = display.live(stream, clock=FakeClock(0.05))  # two pieces per allowed update
+        assert len(displays) == 1
+        assert displays[0]["display_id"] is True
+        first, *streaming, final = kernel
+        assert "Streaming…" in first.data
+        assert 'class="silvia-answer"></p>' in first.data
+        assert final is turn  # its own view, with the sources
+        assert streaming, "the text was shown as it arrived"
+        assert all("Streaming…" in update.data for update in streaming)
+        pieces = len([t for t in turn.text.split(" ") if t])  # the server streams words
+        assert len(streaming) <= pieces
+        kernel.clear()
+        with client.chat.stream("Hi") as stream:
+            display.live(stream, clock=lambda: 0.0)  # the whole answer within one instant
     _, *streaming, _ = kernel
-    assert streaming == []  # only the first view and the final one
+    assert streaming == []  # a fast stream: only the first view and the final one
 
 
 def test_a_failed_stream_shows_its_partial_turn_then_raises(kernel: list[Any]) -> None:
@@ -124,9 +121,7 @@ def test_outside_a_kernel_the_text_is_printed_as_it_arrives(
     assert out.getvalue() == again.text + "\n"
     assert again.complete
 
-
-def test_the_async_twin_does_the_same(capsys: pytest.CaptureFixture[str]) -> None:
-    async def main() -> Any:
+    async def main() -> Any:  # the async twin
         client = ReferenceServer().async_client()
         async with client, client.chat.stream("Hi") as stream:
             return await display.alive(stream)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -47,31 +46,19 @@ def ids(found: list[Block]) -> list[str]:
     return [block.name for block in found]
 
 
-def test_the_readme_has_runnable_blocks_in_its_quickstart() -> None:
-    assert "<!-- runnable -->\n```python" in section(README, "quickstart")
-
-
-@pytest.mark.parametrize(
-    "page",
-    [DOCS / name for name in ("streaming.md", "sessions.md", "errors.md", "testing.md")],
-    ids=lambda page: page.name,
-)
-def test_the_topic_pages_have_runnable_blocks(page: Path) -> None:
-    assert any(block.runnable for block in blocks(page))
-
-
-def test_the_blocks_are_found_on_every_page() -> None:
+def test_every_block_is_found_and_compiles_and_the_topics_have_runnable_ones() -> None:
     # A fence the pattern misses (say, ```py) would silently go untested.
     for page in PAGES:
         fences = page.read_text(encoding="utf-8").count("```python\n")
         assert len(blocks(page)) == fences, page.name
+    for block in ALL:
+        compile(block.code, block.name, "exec")
+    assert "<!-- runnable -->\n```python" in section(README, "quickstart")
+    for name in ("streaming.md", "sessions.md", "errors.md", "testing.md"):
+        assert any(block.runnable for block in blocks(DOCS / name)), name
     assert len(RUNNABLE) >= 20
-    assert PYTEST
-
-
-@pytest.mark.parametrize("block", ALL, ids=ids(ALL))
-def test_every_python_block_compiles(block: Block) -> None:
-    compile(block.code, block.name, "exec")
+    [kit] = [block for block in PYTEST if block.page.name == "testing.md"]
+    assert kit.code.count("\ndef test_") + kit.code.count("\nasync def test_") == 3
 
 
 @pytest.fixture(scope="module")
@@ -114,21 +101,17 @@ def test_the_pytest_examples_pass_under_pytest(block: Block, pytester: pytest.Py
     assert not result.errlines
 
 
-def test_the_testing_kits_pytest_example_tests_three_things() -> None:
-    [block] = [block for block in PYTEST if block.page.name == "testing.md"]
-    assert block.code.count("\ndef test_") + block.code.count("\nasync def test_") == 3
-
-
-@pytest.mark.parametrize(
-    "module",
-    [silvia_client, silvia_client.citations, silvia_client.chat, silvia_client.display],
-    ids=lambda m: m.__name__,
-)
-def test_the_references_overview_names_every_public_name(module: object) -> None:
+def test_the_references_overview_names_every_public_name() -> None:
     reference = section(DOCS / "reference.md", "reference")
     named = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)(?:\(\))?`", reference))
-    missing = sorted(set(module.__all__) - named)  # type: ignore[attr-defined]
-    assert not missing, f"docs/reference.md's overview does not name {missing}"
+    for module in (
+        silvia_client,
+        silvia_client.citations,
+        silvia_client.chat,
+        silvia_client.display,
+    ):
+        missing = sorted(set(module.__all__) - named)
+        assert not missing, f"docs/reference.md's overview does not name {missing}"
 
 
 @pytest.mark.parametrize("scenario", ["pooling", "checkpoint-fresh-write", "demo"])

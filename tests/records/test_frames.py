@@ -8,7 +8,7 @@ import pytest
 
 from silvia_client._records import FIELDS
 
-from ..display._build import ACCOUNT_A, account, build_session, row, web
+from ..display._build import ACCOUNT_A, account, build_session, build_turn, row, web
 from .test_records import pooled_turn
 
 pd = pytest.importorskip("pandas", reason="needs pandas: pip install 'silvia-client[pandas]'")
@@ -48,28 +48,19 @@ def test_the_frame_has_every_field_typed() -> None:
         "vzeNDwK7KQIm4yEog683uElbp9GRLEFXGK98D",
         "qwp76DaG7ehEQWRnp1RjCwEBmP6bRXt1dDLK5",
     )
+    empty = build_turn("No sources.").to_pandas()
+    assert (list(empty.columns), len(empty)) == (list(FIELDS), 0)
+    assert str(empty["number"].dtype) == "Int64"
 
 
 def test_created_at_is_a_utc_datetime_and_a_bad_time_is_missing() -> None:
-    frame = session_with_times().to_pandas()  # type: ignore[attr-defined]
+    session = session_with_times()
+    frame = session.to_pandas()  # type: ignore[attr-defined]
     assert isinstance(frame["created_at"].dtype, pd.DatetimeTZDtype)
     assert str(frame["created_at"].dt.tz) == "UTC"
     times = frame["created_at"].tolist()
     assert times[0] == pd.Timestamp("2025-01-01T00:00:01.5", tz="UTC")
     assert pd.isna(times[-1])
-
-
-def test_an_empty_turn_is_an_empty_frame_with_the_columns() -> None:
-    from ..display._build import build_turn
-
-    frame = build_turn("No sources.").to_pandas()
-    assert list(frame.columns) == list(FIELDS)
-    assert len(frame) == 0
-    assert str(frame["number"].dtype) == "Int64"
-
-
-def test_a_message_has_its_frame_too() -> None:
-    session = session_with_times()
     message = session.messages[1]  # type: ignore[attr-defined]
     assert message.to_pandas()["message_id"].tolist() == ["m2", "m2"]
 
@@ -94,25 +85,6 @@ def test_the_records_make_a_polars_frame_as_they_are() -> None:
     assert frame.filter(pl.col("kind") == "accounts")["account_ids"].to_list()[0] == list(
         records[0]["account_ids"]
     )
-
-
-def test_records_import_no_pandas_and_the_package_neither() -> None:
-    import subprocess
-
-    code = (
-        "import sys\n"
-        "from silvia_client.testing import ReferenceServer\n"
-        "import silvia_client\n"
-        "print('pandas' in sys.modules)\n"
-        "turn = ReferenceServer().client().chat.send('hi')\n"
-        "print(len(turn.citation_records()) > 0, 'pandas' in sys.modules)\n"
-        "turn.to_pandas()\n"
-        "print('pandas' in sys.modules)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    assert done.stdout.split() == ["False", "True", "False", "True"]
 
 
 def test_every_table_takes_the_web_url_for_its_account_links() -> None:

@@ -18,6 +18,7 @@ from silvia_client.display import numbered_sources
 from silvia_client.sessions import Message, Session
 from silvia_client.testing import SCENARIO_HEADER, SCENARIOS, ReferenceServer
 
+from ..citations.strategies import PROPERTY
 from ..display._build import (
     ACCOUNT_A,
     ACCOUNT_B,
@@ -127,6 +128,7 @@ def test_a_session_gives_each_messages_rows_with_its_id_role_and_time() -> None:
     assert session.messages[1].citation_records() == [{**r, "session_id": None} for r in records]
 
 
+@PROPERTY  # no health check on a loaded machine, no deadline
 @given(
     st.lists(
         st.tuples(st.sampled_from(["a", "b", "c"]), st.booleans(), st.text(max_size=5)),
