@@ -1,9 +1,14 @@
-"""Fixtures of the client tests: a mocked server, the sync/async twin harness, recorded sleeps."""
+"""Fixtures of the client tests: a mocked server, the sync/async twin harness, recorded sleeps.
+
+`Api` runs one scenario against either client: `api.call(method, ...)` awaits what the
+async client returns, `api.stream(client, ...)` gives a chat stream of either one a single
+async face (`Stream`), and `api.http()` is an httpx client of the matching kind.
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import anyio
@@ -12,8 +17,8 @@ import httpx._transports.default as httpx_transports
 import pytest
 import respx
 
-from silvia_client import AsyncSilviaClient, SilviaClient
-from silvia_client.chat import ChatEvent, Turn
+from silvia_client import AsyncChatStream, AsyncSilviaClient, ChatStream, SilviaClient
+from silvia_client.chat import ChatEvent, RawEvent, Turn
 from silvia_client.errors import SilviaError
 from silvia_client.sessions import Session
 
@@ -47,6 +52,62 @@ def server() -> Iterator[respx.MockRouter]:
         yield router
 
 
+class Stream:
+    """A chat stream of either client, read through one async face (`raw` is the stream)."""
+
+    def __init__(self, raw: ChatStream | AsyncChatStream) -> None:
+        self.raw = raw
+        self._events: Any = None  # the one iterator, kept so that reading can go on later
+
+    async def __aenter__(self) -> Stream:
+        if isinstance(self.raw, AsyncChatStream):
+            await self.raw.__aenter__()
+        else:
+            self.raw.__enter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        if isinstance(self.raw, AsyncChatStream):
+            await self.raw.__aexit__(*exc)
+        else:
+            self.raw.__exit__(*exc)
+
+    async def next(self) -> ChatEvent:
+        """The next event (there must be one), from the same iterator each time."""
+        if isinstance(self.raw, AsyncChatStream):
+            self._events = self._events or aiter(self.raw)
+            return await anext(self._events)  # type: ignore[no-any-return]
+        self._events = self._events or iter(self.raw)
+        return next(self._events)  # type: ignore[no-any-return]
+
+    async def events(self) -> list[ChatEvent]:
+        """Every event left."""
+        if isinstance(self.raw, AsyncChatStream):
+            return [event async for event in self.raw]
+        return list(self.raw)
+
+    async def texts(self) -> list[str]:
+        if isinstance(self.raw, AsyncChatStream):
+            return [delta async for delta in self.raw.text_stream]
+        return list(self.raw.text_stream)
+
+    async def with_raw(self) -> list[tuple[RawEvent, ChatEvent]]:
+        if isinstance(self.raw, AsyncChatStream):
+            return [pair async for pair in self.raw.aiter_with_raw()]
+        return list(self.raw.iter_with_raw())
+
+    async def until_done(self) -> Turn:
+        if isinstance(self.raw, AsyncChatStream):
+            return await self.raw.until_done()
+        return self.raw.until_done()
+
+    async def close(self) -> None:
+        if isinstance(self.raw, AsyncChatStream):
+            await self.raw.close()
+        else:
+            self.raw.close()
+
+
 class Api:
     """One face for both clients, so that each scenario runs against the sync and the async one.
 
@@ -59,6 +120,7 @@ class Api:
         self.mode = mode
         self.is_async = mode == "async"
         self._clients: list[Client] = []
+        self._https: list[httpx.Client | httpx.AsyncClient] = []
 
     def client(self, **kwargs: Any) -> Client:
         kwargs.setdefault("base_url", BASE_URL)
@@ -66,6 +128,21 @@ class Api:
         client: Client = AsyncSilviaClient(**kwargs) if self.is_async else SilviaClient(**kwargs)
         self._clients.append(client)
         return client
+
+    def http(self, **kwargs: Any) -> httpx.Client | httpx.AsyncClient:
+        """An httpx client of the kind this client takes, closed at the end of the test."""
+        http = httpx.AsyncClient(**kwargs) if self.is_async else httpx.Client(**kwargs)
+        self._https.append(http)
+        return http
+
+    def stream(self, client: Client, message: str = "hi", **kwargs: Any) -> Stream:
+        """`client.chat.stream(...)`, not entered yet: `async with api.stream(client) as s`."""
+        return Stream(client.chat.stream(message, **kwargs))
+
+    async def call(self, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """`method(*args, **kwargs)`, a method of either client; awaited for the async one."""
+        result = method(*args, **kwargs)
+        return await result if self.is_async else result
 
     async def read(
         self, client: Client, message: str = "hi", **kwargs: Any
@@ -87,16 +164,11 @@ class Api:
 
     async def turn(self, client: Client, message: str = "hi", **kwargs: Any) -> Turn:
         """`until_done()` inside `with`."""
-        if isinstance(client, AsyncSilviaClient):
-            async with client.chat.stream(message, **kwargs) as astream:
-                return await astream.until_done()
-        with client.chat.stream(message, **kwargs) as stream:
-            return stream.until_done()
+        async with self.stream(client, message, **kwargs) as stream:
+            return await stream.until_done()
 
     async def session(self, client: Client, session_id: str) -> Session:
-        if isinstance(client, AsyncSilviaClient):
-            return await client.sessions.get(session_id)
-        return client.sessions.get(session_id)
+        return await self.call(client.sessions.get, session_id)  # type: ignore[no-any-return]
 
     async def request(self, client: Client, endpoint: str) -> object:
         """One chat turn (`endpoint="chat"`) or one `sessions.get("s1")`."""
@@ -105,14 +177,16 @@ class Api:
         return await self.session(client, "s1")
 
     async def close(self, client: Client) -> None:
-        if isinstance(client, AsyncSilviaClient):
-            await client.close()
-        else:
-            client.close()
+        await self.call(client.close)
 
     async def aclose_all(self) -> None:
         for client in self._clients:
             await self.close(client)
+        for http in self._https:
+            if isinstance(http, httpx.AsyncClient):
+                await http.aclose()
+            else:
+                http.close()
 
 
 @pytest.fixture(params=["sync", "async"])
