@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from silvia_client import SilviaClient
+from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client._options import check
 from silvia_client._wire import DEFAULTS
 from silvia_client.errors import ConfigurationError
@@ -73,9 +73,11 @@ def test_a_bad_base_url_is_refused_with_what_is_wrong() -> None:
         ("ftp://silvia.test", "base_url must be an absolute http(s) URL"),
         ("https://silvia.test/?q=1", "base_url must not have a query (?) or a fragment (#)"),
         ("https://silvia.test/#top", "base_url must not have a query (?) or a fragment (#)"),
+        ("silvia.test", "base_url must be an absolute http(s) URL"),
     ]
-    for base_url, message in cases:
-        assert refused(SilviaClient, base_url=base_url, token="t") == message, base_url
+    for cls in (SilviaClient, AsyncSilviaClient):
+        for base_url, message in cases:
+            assert refused(cls, base_url=base_url, token="t") == message, base_url
 
 
 def test_only_the_trailing_slashes_of_a_base_url_go() -> None:

@@ -30,7 +30,6 @@ from opentelemetry.trace import SpanKind, StatusCode
 from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client.chat import CitationEvent, CitationsSummaryEvent, Turn
 from silvia_client.errors import (
-    ConfigurationError,
     NotFoundError,
     ServerStreamError,
     SilviaError,
@@ -418,21 +417,6 @@ async def test_a_cancelled_async_turn_ends_its_span_incomplete(
     assert attributes(turn)["silvia.turn.complete"] is False
     assert attributes(turn)["silvia.turn.events"] > 0
     assert turn.status.status_code is StatusCode.UNSET
-
-
-# --------------------------------------------------------------------------- configuration
-
-
-def test_a_tracing_option_the_sdk_cannot_honour_is_a_configuration_error() -> None:
-    cases: list[tuple[dict[str, Any], str]] = [
-        ({"propagate_context": True}, "propagate_context=True needs a tracer_provider"),
-        ({"propagate_context": 1}, "propagate_context must be True or False"),
-        ({"tracer_provider": object()}, "tracer_provider must be an OpenTelemetry"),
-    ]
-    for options, says in cases:
-        for cls in (SilviaClient, AsyncSilviaClient):
-            with pytest.raises(ConfigurationError, match=re.escape(says)):
-                cls(base_url="http://127.0.0.1:9", token=TOKEN, **options)
 
 
 # --------------------------------------------------------------------------- privacy
