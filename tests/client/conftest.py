@@ -91,10 +91,18 @@ class Stream:
             return [delta async for delta in self.raw.text_stream]
         return list(self.raw.text_stream)
 
-    async def with_raw(self) -> list[tuple[RawEvent, ChatEvent]]:
+    async def with_raw(
+        self, pairs: list[tuple[RawEvent, ChatEvent]] | None = None
+    ) -> list[tuple[RawEvent, ChatEvent]]:
+        """Every (raw, event) pair left, put in `pairs` as each comes (kept if reading fails)."""
+        pairs = [] if pairs is None else pairs
         if isinstance(self.raw, AsyncChatStream):
-            return [pair async for pair in self.raw.aiter_with_raw()]
-        return list(self.raw.iter_with_raw())
+            async for pair in self.raw.aiter_with_raw():
+                pairs.append(pair)
+        else:
+            for pair in self.raw.iter_with_raw():
+                pairs.append(pair)
+        return pairs
 
     async def until_done(self) -> Turn:
         if isinstance(self.raw, AsyncChatStream):
