@@ -3,6 +3,8 @@
 `Api` runs one scenario against either client: `api.call(method, ...)` awaits what the
 async client returns, `api.stream(client, ...)` gives a chat stream of either one a single
 async face (`Stream`), and `api.http()` is an httpx client of the matching kind.
+`no_alarm` and `started_call` serve the tests of decisions made without I/O (retries,
+deadlines, guards).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import pytest
 import respx
 
 from silvia_client import AsyncChatStream, AsyncSilviaClient, ChatStream, SilviaClient
+from silvia_client._deadline import Call, Guard
+from silvia_client._options import Kind, RequestOptions
 from silvia_client.chat import ChatEvent, RawEvent, Turn
 from silvia_client.errors import SilviaError
 from silvia_client.sessions import Session
@@ -43,6 +47,32 @@ def _one_ssl_context() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(httpx_transports, "create_ssl_context", lambda *a, **k: context)
         yield
+
+
+def no_alarm(at: float, callback: Callable[[], None]) -> Callable[[], None]:
+    """An alarm clock whose alarms never go off: what cancels one does nothing."""
+    return lambda: None
+
+
+def started_call(kind: Kind = "get", left: float = 120.0) -> Call:
+    """A call with a deadline of 120 s, `left` of them still to go, its guard without alarms."""
+    call = Call(
+        RequestOptions(
+            kind,
+            headers=httpx.Headers(),
+            timeout=httpx.Timeout(5.0),
+            idle_timeout=9.0,
+            deadline=120.0,
+            max_event_bytes=1,
+            max_response_bytes=1,
+            max_values=1,
+            extra_body={},
+            extra_query={},
+        )
+    )
+    call.at = time.monotonic() + left
+    call.guard = Guard(no_alarm)
+    return call
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from silvia_client.errors import (
 )
 
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head
-from .conftest import Api
+from .conftest import Api, no_alarm
 from .sse import CHAT_URL, SSE_HEADERS, Body, full_turn, json_response, session, sse_response, text
 
 pytestmark = pytest.mark.anyio
@@ -239,11 +239,6 @@ def test_closing_in_the_reading_thread_still_closes_at_once(
 
 
 # ------------------------------------------------------------ a call's deadline, without I/O
-
-
-def no_alarm(at: float, callback: Callable[[], None]) -> Callable[[], None]:
-    """A `Timer` whose alarms never go off (a thread's timer, never started)."""
-    return threading.Timer(0, callback).cancel
 
 
 def test_a_calls_guard_is_none_until_it_starts() -> None:
