@@ -96,24 +96,21 @@ def stalling(start: bytes) -> Callable[[Request, Connection], None]:
 # -------------------------------------------------------------------------------- the deadline
 
 
-async def test_a_turn_that_trickles_past_its_deadline(api: Api) -> None:
-    with HostileServer(trickling(STREAM_START, chunk(b": ping\n\n"))) as hostile:
-        client = api.client(base_url=hostile.url, deadline=0.3, idle_timeout=30)
-        events, error = await ends(api, lambda: api.read(client))
-    assert isinstance(error, StreamTimeoutError)
-    assert "deadline of 0.3 s" in str(error)
-    assert error.turn.text == "Hello"  # the partial turn
-    assert error.request_id == "req_slow"
-    assert error.session_id == "s1"
-    assert [type(e) for e in events][-1] is TextEvent
-
-
-async def test_a_turn_whose_bytes_trickle_without_an_event(api: Api) -> None:
-    with HostileServer(trickling(STREAM_START, chunk(b"x"), every=0.1)) as hostile:
-        client = api.client(base_url=hostile.url, deadline=0.3, idle_timeout=30)
-        _, error = await ends(api, lambda: api.read(client))
-    assert isinstance(error, StreamTimeoutError)
-    assert error.turn.text == "Hello"
+async def test_a_turn_that_trickles_or_stalls_past_its_deadline(api: Api) -> None:
+    for respond in [
+        trickling(STREAM_START, chunk(b": ping\n\n")),  # events that are only comments
+        trickling(STREAM_START, chunk(b"x"), every=0.1),  # bytes that make no event
+        stalling(STREAM_START),
+    ]:
+        with HostileServer(respond) as hostile:
+            client = api.client(base_url=hostile.url, deadline=0.3, idle_timeout=30)
+            events, error = await ends(api, lambda client=client: api.read(client))
+        assert isinstance(error, StreamTimeoutError)
+        assert "deadline of 0.3 s" in str(error)
+        assert error.turn.text == "Hello"  # the partial turn
+        assert error.request_id == "req_slow"
+        assert error.session_id == "s1"
+        assert [type(e) for e in events][-1] is TextEvent
 
 
 async def test_a_get_that_trickles_past_its_deadline(api: Api) -> None:
@@ -132,14 +129,6 @@ async def test_a_server_that_never_answers(api: Api) -> None:
                 await ends(api, partial(api.request, client, endpoint))
             # The retries of the GET fit in the deadline: none starts once it is past.
             assert len(hostile.requests) <= 3, endpoint
-
-
-async def test_a_stream_that_stalls_after_opening(api: Api) -> None:
-    with HostileServer(stalling(STREAM_START)) as hostile:
-        client = api.client(base_url=hostile.url, deadline=0.3, idle_timeout=30)
-        _, error = await ends(api, lambda: api.read(client))
-    assert isinstance(error, StreamTimeoutError)
-    assert error.turn.text == "Hello"
 
 
 class Dripping(httpx.SyncByteStream, httpx.AsyncByteStream):
