@@ -257,42 +257,29 @@ async def test_no_secret_in_log_records(
 # -------------------------------------------------------- reprs: same with the provider or without
 
 
-async def test_events_and_turn_reprs_do_not_depend_on_the_provider(
-    api: Api, server: respx.MockRouter
-) -> None:
-    reprs: list[tuple[str, str, str]] = []
+async def test_reprs_do_not_depend_on_the_provider(api: Api, server: respx.MockRouter) -> None:
+    reprs: list[str] = []
     for provider in ("snaptrade", "manual", None):
         body = turn_body(provider)
         server.post(CHAT_URL).mock(side_effect=lambda r, body=body: sse_response(body))
+        server.get(SESSION_PATH).mock(return_value=json_response(session_body(provider)))
         events, failure = await api.read(api.client())
         assert failure is None
         turn = await api.turn(api.client())
-        assert turn.citation_errors  # the malformed summary rows are reported ...
-        details = [repr(e) for e in turn.citation_errors] + [e.reason for e in turn.citation_errors]
-        reprs.append((repr(events), repr(turn) + repr(turn.citations), repr(details)))
+        got = await api.session(api.client(), "s1")
+        (msg,) = got.messages
+        # The malformed rows are reported, without their content.
+        assert turn.citation_errors
+        assert msg.citation_errors
+        assert msg.inline_citation_errors
+        errors = (*turn.citation_errors, *msg.citation_errors, *msg.inline_citation_errors)
+        shown = (events, turn, turn.citations, got, msg, msg.citations, msg.inline_citations)
+        shown += errors
+        reprs.append(repr(shown) + str([e.reason for e in errors]))
     with_vendor, with_manual, without = reprs
     assert with_vendor == without
     assert with_manual == without
     assert leaks(with_vendor) == []
-
-
-async def test_session_reprs_do_not_depend_on_the_provider(
-    api: Api, server: respx.MockRouter
-) -> None:
-    reprs: list[str] = []
-    for provider in ("plaid", "manual", None):
-        payload = session_body(provider)
-        server.get(SESSION_PATH).mock(return_value=json_response(payload))
-        got = await api.session(api.client(), "s1")
-        (msg,) = got.messages
-        assert msg.citation_errors  # malformed rows were reported, without their content
-        assert msg.inline_citation_errors
-        errors = (*msg.citation_errors, *msg.inline_citation_errors)
-        shown = (got, msg, msg.citations, msg.inline_citations, errors)
-        reprs.append(repr(shown) + str([e.reason for e in errors]))
-    assert reprs[0] == reprs[2]
-    assert reprs[1] == reprs[2]
-    assert leaks(reprs[0]) == []
 
 
 async def test_unexpected_response_hides_the_provider(api: Api, server: respx.MockRouter) -> None:
