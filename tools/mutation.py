@@ -166,7 +166,6 @@ GROUPS: dict[str, Group] = {
         tests=(
             "tests/client/test_retries.py",
             "tests/client/test_retry_decisions.py",
-            "tests/client/test_connection_refused.py",
         ),
     ),
     "deadline": Group(
@@ -195,7 +194,6 @@ GROUPS: dict[str, Group] = {
         modules=("_options.py",),
         tests=(
             "tests/client/test_config.py",
-            "tests/client/test_argument_table.py",
             "tests/client/test_options.py",
             "tests/client/test_extra_options.py",
             "tests/client/test_retry_decisions.py",
