@@ -498,7 +498,7 @@ async def test_a_request_id_echoing_the_token_on_a_good_turn(
         async with api.stream(api.client(base_url=server.url, token=SECRET)) as stream:
             turn = await stream.until_done()
     assert turn.complete
-    assert stream.raw.request_id == "<token>"
+    assert stream.raw.request_id == turn.request_id == "<token>"
     assert_records_hidden(logs)
     assert any("request id <token>" in r.getMessage() for r in logs.records)
 
