@@ -17,7 +17,6 @@ from silvia_client import DEFAULT_WIRE
 from silvia_client.citations import (
     AccountRef,
     AccountsTarget,
-    AccountTarget,
     Citation,
     InlineCitation,
     WebTarget,
@@ -83,21 +82,6 @@ async def test_messages_and_typed_citations(api: Api, server: respx.MockRouter) 
     assert inline.target == WebTarget(WEB_URL)
     assert inline.model_extra == {"start": 0, "end": 9}
     assert second.citation_errors == ()
-
-
-async def test_rows_saved_before_targets_existed(api: Api, server: respx.MockRouter) -> None:
-    session = await get(
-        api,
-        server,
-        body(assistant(citations=[cite(ACCOUNT_SOURCE)], inline_citations=[cite(WEB_URL)])),
-    )
-    (msg,) = session.messages
-    assert [(c.source, c.title, c.target) for c in msg.citations] == [
-        (ACCOUNT_SOURCE, "T:" + ACCOUNT_SOURCE, None)
-    ]
-    assert [(c.source, c.title, c.target) for c in msg.inline_citations] == [
-        (WEB_URL, "T:" + WEB_URL, None)
-    ]
 
 
 async def test_fields_the_sdk_does_not_model_are_kept(api: Api, server: respx.MockRouter) -> None:
@@ -220,13 +204,6 @@ async def test_a_citation_list_that_is_not_a_list(api: Api, server: respx.MockRo
     session = await get(api, server, body(assistant(inline_citations="rows")))
     (msg,) = session.messages
     assert (msg.citation_errors, len(msg.inline_citation_errors)) == ((), 1)
-
-
-async def test_an_unknown_provider_keeps_the_account(api: Api, server: respx.MockRouter) -> None:
-    session = await get(
-        api, server, body(assistant(citations=[cite(ACCOUNT_SOURCE, account(ACCOUNT_A, "mx"))]))
-    )
-    assert session.messages[0].citations[0].target == AccountTarget(ACCOUNT_A, None)
 
 
 async def test_message_rows_that_are_not_objects(api: Api, server: respx.MockRouter) -> None:
