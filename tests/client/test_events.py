@@ -31,7 +31,6 @@ from silvia_client.chat import (
 )
 from silvia_client.chat.events import EventDecoder, decode_event, event_decoder
 from silvia_client.citations import (
-    AccountTarget,
     Citation,
     InlineCitation,
     RowError,
@@ -41,12 +40,9 @@ from silvia_client.citations import (
 from ..depth import examples
 from .conftest import Api
 from .sse import (
-    ACCOUNT_A,
-    ACCOUNT_SOURCE,
     CHAT_URL,
     FINAL_MESSAGE,
     WEB_URL,
-    account,
     citation,
     comment,
     done,
@@ -171,53 +167,6 @@ async def test_comments_multiline_data_and_an_empty_done_are_read(
         TextEvent("two lines"),
         DoneEvent(),
     ]
-
-
-async def test_a_malformed_target_becomes_none_and_the_rest_is_kept(
-    api: Api, server: respx.MockRouter
-) -> None:
-    targets: list[object] = [
-        {"kind": "web", "url": "javascript:alert(1)"},
-        {"kind": "hologram"},
-        {"kind": "market_data", "ticker": ""},
-        {"kind": "accounts", "accounts": [{"accountId": ACCOUNT_A}, {"accountId": 5}]},
-        "web",
-        [1],
-    ]
-    wires = [
-        {"source": "https://x.test/a", "title": "T", "cited_text": "q", "target": target}
-        | {"start_block_index": 3}
-        for target in targets
-    ]
-    good = row(ACCOUNT_SOURCE, account(ACCOUNT_A, "plaid"))
-    serve(server, citation(good), *(citation(w) for w in wires), summary(wires), done())
-    events, failure = await api.read(api.client())
-    assert failure is None
-    first, *cites, final = events[:-1]
-    assert isinstance(first, CitationEvent)
-    assert first.citation.target == AccountTarget(ACCOUNT_A, "plaid")
-    assert isinstance(final, CitationsSummaryEvent)
-    for target, cite, kept in zip(targets, cites, final.citations, strict=True):
-        assert isinstance(cite, CitationEvent), target
-        for c in (cite.citation, kept):
-            assert c.target is None, target
-            assert (c.source, c.title, c.cited_text) == ("https://x.test/a", "T", "q"), target
-            assert c.model_extra == {"start_block_index": 3}, target
-
-
-async def test_summary_with_a_bad_row_keeps_the_good_ones(
-    api: Api, server: respx.MockRouter
-) -> None:
-    good = row(WEB_URL, web())
-    serve(server, summary([good, {"title": "no source"}, "junk", good]), done())
-    events, _ = await api.read(api.client())
-    final = events[0]
-    assert isinstance(final, CitationsSummaryEvent)
-    assert [c.source for c in final.citations] == [WEB_URL, WEB_URL]
-    assert [e.index for e in final.errors] == [1, 2]
-    turn = await api.turn(api.client())
-    assert [e.index for e in turn.citation_errors] == [1, 2]
-    assert len(turn.citations) == 2
 
 
 # ------------------------------------------------------------------------ the table, without I/O
