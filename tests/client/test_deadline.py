@@ -195,16 +195,6 @@ async def test_the_default_deadlines_cut_every_timeout(api: Api, server: respx.M
     assert chat.calls.last.request.extensions["timeout"]["read"] is None
 
 
-async def test_the_idle_timeout_error_says_how_long_it_was(
-    api: Api, server: respx.MockRouter
-) -> None:
-    body = Body(session("s1") + text("Hi"), fail=httpx.ReadTimeout("slow"))
-    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(body))
-    _, error = await api.read(api.client(idle_timeout=7.5))
-    assert isinstance(error, StreamTimeoutError)
-    assert "idle timeout (7.5 s)" in str(error)
-
-
 # ------------------------------------------------------------------ close() ends a blocked read
 # (from another thread or task, by the stream's `close()` or the client's: `test_close.py`)
 

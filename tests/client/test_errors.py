@@ -236,11 +236,8 @@ async def test_a_200_that_is_not_an_event_stream(api: Api, server: respx.MockRou
     assert "text/event-stream" in message
     assert "<html><body>Please sign in." in message
     assert len(message) < 400  # the start of the body, not all of it
-
-
-async def test_a_200_without_content_type(api: Api, server: respx.MockRouter) -> None:
     server.post(CHAT_URL).mock(return_value=httpx.Response(200, content=b'{"ok": true}'))
-    err = await call(api, "chat")
+    err = await call(api, "chat")  # no content type at all
     assert isinstance(err, UnexpectedResponseError)
     assert '{"ok": true}' in str(err)
 
