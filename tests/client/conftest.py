@@ -106,7 +106,7 @@ class Stream:
         """The next event (there must be one), from the same iterator each time."""
         if isinstance(self.raw, AsyncChatStream):
             self._events = self._events or aiter(self.raw)
-            return await anext(self._events)  # type: ignore[no-any-return]
+            return await anext(self._events)
         self._events = self._events or iter(self.raw)
         return next(self._events)  # type: ignore[no-any-return]
 

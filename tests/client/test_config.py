@@ -58,11 +58,12 @@ async def test_base_url_and_token_from_arguments_else_the_environment(
 ) -> None:
     monkeypatch.setenv("SILVIA_BASE_URL", "https://env.silvia.test/")
     monkeypatch.setenv("SILVIA_TOKEN", "env-token-42")
-    for options, url, token in [
+    cases: list[tuple[dict[str, Any], str, str]] = [
         ({"base_url": BASE_URL, "token": TOKEN}, CHAT_URL, TOKEN),
         # The environment's; its trailing slash is not doubled.
         ({"base_url": None, "token": None}, "https://env.silvia.test/api/claude", "env-token-42"),
-    ]:
+    ]
+    for options, url, token in cases:
         route = chat_route(server, url)
         assert (await api.turn(api.client(**options))).complete
         request = route.calls.last.request

@@ -104,7 +104,7 @@ async def test_a_turn_that_trickles_or_stalls_past_its_deadline(api: Api) -> Non
     ]:
         with HostileServer(respond) as hostile:
             client = api.client(base_url=hostile.url, deadline=0.3, idle_timeout=30)
-            events, error = await ends(api, lambda client=client: api.read(client))
+            events, error = await ends(api, partial(api.read, client))
         assert isinstance(error, StreamTimeoutError)
         assert "deadline of 0.3 s" in str(error)
         assert error.turn.text == "Hello"  # the partial turn

@@ -175,12 +175,15 @@ def test_token_not_in_client_repr(monkeypatch: pytest.MonkeyPatch) -> None:
         assert TOKEN not in repr(vars(client))
 
 
-def broken(body: bytes, fail: Exception) -> Callable[[], object]:
+Answer = Callable[[], httpx.Response | Exception]
+
+
+def broken(body: bytes, fail: Exception) -> Answer:
     return lambda: sse_response(Body(body, fail=fail))
 
 
 # Each failure: the endpoint, and what answers it (a response, or an error raised).
-FAILURES: dict[str, tuple[str, Callable[[], object]]] = {
+FAILURES: dict[str, tuple[str, Answer]] = {
     "401": ("chat", lambda: httpx.Response(401, json={"error": "bad token"})),
     "403": ("chat", lambda: httpx.Response(403, text="no")),
     "429": ("chat", lambda: httpx.Response(429, headers={"retry-after": "1"})),
@@ -208,7 +211,7 @@ async def test_no_secret_in_any_failure(
 ) -> None:
     for name, (endpoint, answer) in FAILURES.items():
 
-        def respond(request: httpx.Request, answer: Callable[[], object] = answer) -> object:
+        def respond(request: httpx.Request, answer: Answer = answer) -> httpx.Response:
             made = answer()
             if isinstance(made, Exception):
                 raise made
@@ -273,8 +276,16 @@ async def test_reprs_do_not_depend_on_the_provider(api: Api, server: respx.MockR
         assert msg.citation_errors
         assert msg.inline_citation_errors
         errors = (*turn.citation_errors, *msg.citation_errors, *msg.inline_citation_errors)
-        shown = (events, turn, turn.citations, got, msg, msg.citations, msg.inline_citations)
-        shown += errors
+        shown = (
+            events,
+            turn,
+            turn.citations,
+            got,
+            msg,
+            msg.citations,
+            msg.inline_citations,
+            *errors,
+        )
         reprs.append(repr(shown) + str([e.reason for e in errors]))
     with_vendor, with_manual, without = reprs
     assert with_vendor == without
@@ -477,6 +488,7 @@ async def test_failures_never_show_the_token(api: Api, logs: pytest.LogCaptureFi
                     await api.session(client, "s1")
                 error = caught.value
         assert isinstance(error, expected), answer
+        assert error is not None
         assert_error_hidden(error)
         assert_hidden(events)
         for got in events:
