@@ -173,6 +173,8 @@ def test_token_not_in_client_repr(monkeypatch: pytest.MonkeyPatch) -> None:
         assert TOKEN not in repr(client)
         assert TOKEN not in str(client)
         assert TOKEN not in repr(vars(client))
+        # No public name shows the kept token; its repr is what a debugger or `vars()` shows.
+        assert repr(client._token) == str(client._token) == "<token>"
 
 
 Answer = Callable[[], httpx.Response | Exception]
