@@ -161,7 +161,6 @@ GROUPS: dict[str, Group] = {
         tests=(
             "tests/client/test_retries.py",
             "tests/client/test_retry_decisions.py",
-            "tests/client/test_connection_refused.py",
         ),
     ),
     "deadline": Group(
@@ -190,7 +189,7 @@ GROUPS: dict[str, Group] = {
         modules=("_options.py",),
         tests=(
             "tests/client/test_config.py",
-            "tests/client/test_argument_table.py",
+            "tests/client/test_privacy.py",  # the token's and the base URL's checks, plain http
             "tests/client/test_options.py",
             "tests/client/test_extra_options.py",
             "tests/client/test_retry_decisions.py",

@@ -1,9 +1,16 @@
-"""Fixtures of the client tests: a mocked server, the sync/async twin harness, recorded sleeps."""
+"""Fixtures of the client tests: a mocked server, the sync/async twin harness, recorded sleeps.
+
+`Api` runs one scenario against either client: `api.call(method, ...)` awaits what the
+async client returns, `api.stream(client, ...)` gives a chat stream of either one a single
+async face (`Stream`), and `api.http()` is an httpx client of the matching kind.
+`no_alarm` and `started_call` serve the tests of decisions made without I/O (retries,
+deadlines, guards).
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import anyio
@@ -12,8 +19,10 @@ import httpx._transports.default as httpx_transports
 import pytest
 import respx
 
-from silvia_client import AsyncSilviaClient, SilviaClient
-from silvia_client.chat import ChatEvent, Turn
+from silvia_client import AsyncChatStream, AsyncSilviaClient, ChatStream, SilviaClient
+from silvia_client._deadline import Call, Guard
+from silvia_client._options import Kind, RequestOptions
+from silvia_client.chat import ChatEvent, RawEvent, Turn
 from silvia_client.errors import SilviaError
 from silvia_client.sessions import Session
 
@@ -40,11 +49,101 @@ def _one_ssl_context() -> Iterator[None]:
         yield
 
 
+def no_alarm(at: float, callback: Callable[[], None]) -> Callable[[], None]:
+    """An alarm clock whose alarms never go off: what cancels one does nothing."""
+    return lambda: None
+
+
+def started_call(kind: Kind = "get", left: float = 120.0) -> Call:
+    """A call with a deadline of 120 s, `left` of them still to go, its guard without alarms."""
+    call = Call(
+        RequestOptions(
+            kind,
+            headers=httpx.Headers(),
+            timeout=httpx.Timeout(5.0),
+            idle_timeout=9.0,
+            deadline=120.0,
+            max_event_bytes=1,
+            max_response_bytes=1,
+            max_values=1,
+            extra_body={},
+            extra_query={},
+        )
+    )
+    call.at = time.monotonic() + left
+    call.guard = Guard(no_alarm)
+    return call
+
+
 @pytest.fixture
 def server() -> Iterator[respx.MockRouter]:
     """Every request is mocked; one that matches no route fails the test."""
     with respx.mock(base_url=BASE_URL, assert_all_called=False) as router:
         yield router
+
+
+class Stream:
+    """A chat stream of either client, read through one async face (`raw` is the stream)."""
+
+    def __init__(self, raw: ChatStream | AsyncChatStream) -> None:
+        self.raw = raw
+        self._events: Any = None  # the one iterator, kept so that reading can go on later
+
+    async def __aenter__(self) -> Stream:
+        if isinstance(self.raw, AsyncChatStream):
+            await self.raw.__aenter__()
+        else:
+            self.raw.__enter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        if isinstance(self.raw, AsyncChatStream):
+            await self.raw.__aexit__(*exc)
+        else:
+            self.raw.__exit__(*exc)
+
+    async def next(self) -> ChatEvent:
+        """The next event (there must be one), from the same iterator each time."""
+        if isinstance(self.raw, AsyncChatStream):
+            self._events = self._events or aiter(self.raw)
+            return await anext(self._events)
+        self._events = self._events or iter(self.raw)
+        return next(self._events)  # type: ignore[no-any-return]
+
+    async def events(self) -> list[ChatEvent]:
+        """Every event left."""
+        if isinstance(self.raw, AsyncChatStream):
+            return [event async for event in self.raw]
+        return list(self.raw)
+
+    async def texts(self) -> list[str]:
+        if isinstance(self.raw, AsyncChatStream):
+            return [delta async for delta in self.raw.text_stream]
+        return list(self.raw.text_stream)
+
+    async def with_raw(
+        self, pairs: list[tuple[RawEvent, ChatEvent]] | None = None
+    ) -> list[tuple[RawEvent, ChatEvent]]:
+        """Every (raw, event) pair left, put in `pairs` as each comes (kept if reading fails)."""
+        pairs = [] if pairs is None else pairs
+        if isinstance(self.raw, AsyncChatStream):
+            async for pair in self.raw.aiter_with_raw():
+                pairs.append(pair)
+        else:
+            for pair in self.raw.iter_with_raw():
+                pairs.append(pair)
+        return pairs
+
+    async def until_done(self) -> Turn:
+        if isinstance(self.raw, AsyncChatStream):
+            return await self.raw.until_done()
+        return self.raw.until_done()
+
+    async def close(self) -> None:
+        if isinstance(self.raw, AsyncChatStream):
+            await self.raw.close()
+        else:
+            self.raw.close()
 
 
 class Api:
@@ -59,6 +158,7 @@ class Api:
         self.mode = mode
         self.is_async = mode == "async"
         self._clients: list[Client] = []
+        self._https: list[httpx.Client | httpx.AsyncClient] = []
 
     def client(self, **kwargs: Any) -> Client:
         kwargs.setdefault("base_url", BASE_URL)
@@ -66,6 +166,21 @@ class Api:
         client: Client = AsyncSilviaClient(**kwargs) if self.is_async else SilviaClient(**kwargs)
         self._clients.append(client)
         return client
+
+    def http(self, **kwargs: Any) -> httpx.Client | httpx.AsyncClient:
+        """An httpx client of the kind this client takes, closed at the end of the test."""
+        http = httpx.AsyncClient(**kwargs) if self.is_async else httpx.Client(**kwargs)
+        self._https.append(http)
+        return http
+
+    def stream(self, client: Client, message: str = "hi", **kwargs: Any) -> Stream:
+        """`client.chat.stream(...)`, not entered yet: `async with api.stream(client) as s`."""
+        return Stream(client.chat.stream(message, **kwargs))
+
+    async def call(self, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """`method(*args, **kwargs)`, a method of either client; awaited for the async one."""
+        result = method(*args, **kwargs)
+        return await result if self.is_async else result
 
     async def read(
         self, client: Client, message: str = "hi", **kwargs: Any
@@ -87,16 +202,11 @@ class Api:
 
     async def turn(self, client: Client, message: str = "hi", **kwargs: Any) -> Turn:
         """`until_done()` inside `with`."""
-        if isinstance(client, AsyncSilviaClient):
-            async with client.chat.stream(message, **kwargs) as astream:
-                return await astream.until_done()
-        with client.chat.stream(message, **kwargs) as stream:
-            return stream.until_done()
+        async with self.stream(client, message, **kwargs) as stream:
+            return await stream.until_done()
 
     async def session(self, client: Client, session_id: str) -> Session:
-        if isinstance(client, AsyncSilviaClient):
-            return await client.sessions.get(session_id)
-        return client.sessions.get(session_id)
+        return await self.call(client.sessions.get, session_id)  # type: ignore[no-any-return]
 
     async def request(self, client: Client, endpoint: str) -> object:
         """One chat turn (`endpoint="chat"`) or one `sessions.get("s1")`."""
@@ -105,14 +215,16 @@ class Api:
         return await self.session(client, "s1")
 
     async def close(self, client: Client) -> None:
-        if isinstance(client, AsyncSilviaClient):
-            await client.close()
-        else:
-            client.close()
+        await self.call(client.close)
 
     async def aclose_all(self) -> None:
         for client in self._clients:
             await self.close(client)
+        for http in self._https:
+            if isinstance(http, httpx.AsyncClient):
+                await http.aclose()
+            else:
+                http.close()
 
 
 @pytest.fixture(params=["sync", "async"])

@@ -3,7 +3,6 @@ guarded, decoded, and what each reader hands back when a body ends early."""
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import gzip
 import warnings
@@ -18,9 +17,7 @@ from silvia_client._body import Inflater
 from silvia_client._deadline import Guard, Halt
 from silvia_client._wire import DEFAULTS
 
-
-def _guard() -> Guard:
-    return Guard(lambda at, callback: lambda: None)  # no alarm
+from .conftest import no_alarm
 
 
 class _Stream(httpx.AsyncByteStream):
@@ -44,99 +41,89 @@ def _response(
     return httpx.Response(200, headers=headers, stream=_Stream(chunks, error))
 
 
-def test_a_body_is_read_whole_decoded_and_within_its_limit() -> None:
-    async def main() -> None:
-        plain = await read_body(_response([b"ab", b"cd"]), _guard(), 4)
-        assert plain == b"abcd"  # exactly the limit is allowed
-        zipped = gzip.compress(b"x" * 100)
-        body = _response([zipped[:10], zipped[10:]], encoding="gzip")
-        assert await read_body(body, _guard(), 100) == b"x" * 100
-        with pytest.raises(Halt) as halted:
-            await read_body(_response([b"ab", b"cde"]), _guard(), 4)
-        assert (halted.value.limit, halted.value.reason) == (4, None)
-        read = httpx.Response(200, content=b"read already")
-        assert await read_body(read, _guard(), 100) == b"read already"
-        stopped = _guard()
-        stopped.stop("closed")
-        with pytest.raises(Halt) as halted:  # at the limit exactly, the stop is what is said
-            await read_body(_response([b"ab"]), stopped, 2)
-        assert (halted.value.limit, halted.value.reason) == (None, "closed")
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_a_body_is_read_whole_decoded_and_within_its_limit() -> None:
+    plain = await read_body(_response([b"ab", b"cd"]), Guard(no_alarm), 4)
+    assert plain == b"abcd"  # exactly the limit is allowed
+    zipped = gzip.compress(b"x" * 100)
+    body = _response([zipped[:10], zipped[10:]], encoding="gzip")
+    assert await read_body(body, Guard(no_alarm), 100) == b"x" * 100
+    with pytest.raises(Halt) as halted:
+        await read_body(_response([b"ab", b"cde"]), Guard(no_alarm), 4)
+    assert (halted.value.limit, halted.value.reason) == (4, None)
+    read = httpx.Response(200, content=b"read already")
+    assert await read_body(read, Guard(no_alarm), 100) == b"read already"
+    stopped = Guard(no_alarm)
+    stopped.stop("closed")
+    with pytest.raises(Halt) as halted:  # at the limit exactly, the stop is what is said
+        await read_body(_response([b"ab"]), stopped, 2)
+    assert (halted.value.limit, halted.value.reason) == (None, "closed")
 
 
-def test_read_at_most_keeps_the_first_bytes_and_what_came_before_a_break() -> None:
-    async def main() -> None:
-        response = _response([b"abc", b"def", b"ghi"])
-        assert await read_at_most(response, 5, _guard()) == b"abcde"
-        assert response.is_closed
-        broken = _response([b"abc"], httpx.ReadError("gone"))
-        assert await read_at_most(broken, 100, _guard()) == b"abc"
-        undecodable = _response([b"not gzip"], encoding="gzip")
-        assert await read_at_most(undecodable, 100, _guard()) == b""
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_read_at_most_keeps_the_first_bytes_and_what_came_before_a_break() -> None:
+    response = _response([b"abc", b"def", b"ghi"])
+    assert await read_at_most(response, 5, Guard(no_alarm)) == b"abcde"
+    assert response.is_closed
+    broken = _response([b"abc"], httpx.ReadError("gone"))
+    assert await read_at_most(broken, 100, Guard(no_alarm)) == b"abc"
+    undecodable = _response([b"not gzip"], encoding="gzip")
+    assert await read_at_most(undecodable, 100, Guard(no_alarm)) == b""
 
 
-def test_drain_reads_the_rest_and_swallows_how_it_ends() -> None:
-    async def main() -> None:
-        seen: list[bytes] = []
+@pytest.mark.anyio
+async def test_drain_reads_the_rest_and_swallows_how_it_ends() -> None:
+    seen: list[bytes] = []
 
-        async def rest(chunks: list[bytes], error: Exception | None = None) -> AsyncIterator[bytes]:
+    async def rest(chunks: list[bytes], error: Exception | None = None) -> AsyncIterator[bytes]:
+        for chunk in chunks:
+            seen.append(chunk)
+            yield chunk
+        if error is not None:
+            raise error
+
+    await drain(rest([b"a", b"b"]), Guard(no_alarm))
+    assert seen == [b"a", b"b"]
+    await drain(rest([b"c"], httpx.ReadError("gone")), Guard(no_alarm))
+    too_long = [b"x" * DEFAULTS.drain_bytes, b"y", b"never"]
+    await drain(rest(too_long), Guard(no_alarm))  # past `drain_bytes`: it stops there
+    assert seen[-1] == b"y"
+
+
+@pytest.mark.anyio
+async def test_guarded_counts_every_chunk_against_the_limit() -> None:
+    async def chunks() -> AsyncIterator[bytes]:
+        for chunk in (b"ab", b"cd", b"e"):
+            yield chunk
+
+    got: list[bytes] = []
+    reading = guarded(chunks(), Guard(no_alarm), 4)
+    got.append(await reading.__anext__())
+    got.append(await reading.__anext__())
+    with pytest.raises(Halt):
+        await reading.__anext__()
+    assert got == [b"ab", b"cd"]
+
+
+@pytest.mark.anyio
+async def test_closing_a_reader_early_closes_what_it_reads_from() -> None:
+    closed: list[str] = []
+
+    async def source(name: str, chunks: list[bytes]) -> AsyncIterator[bytes]:
+        try:
             for chunk in chunks:
-                seen.append(chunk)
                 yield chunk
-            if error is not None:
-                raise error
+        finally:
+            closed.append(name)
 
-        await drain(rest([b"a", b"b"]), _guard())
-        assert seen == [b"a", b"b"]
-        await drain(rest([b"c"], httpx.ReadError("gone")), _guard())
-        too_long = [b"x" * DEFAULTS.drain_bytes, b"y", b"never"]
-        await drain(rest(too_long), _guard())  # past `drain_bytes`: it stops there
-        assert seen[-1] == b"y"
-
-    asyncio.run(main())
-
-
-def test_guarded_counts_every_chunk_against_the_limit() -> None:
-    async def main() -> None:
-        async def chunks() -> AsyncIterator[bytes]:
-            for chunk in (b"ab", b"cd", b"e"):
-                yield chunk
-
-        got: list[bytes] = []
-        reading = guarded(chunks(), _guard(), 4)
-        got.append(await reading.__anext__())
-        got.append(await reading.__anext__())
-        with pytest.raises(Halt):
-            await reading.__anext__()
-        assert got == [b"ab", b"cd"]
-
-    asyncio.run(main())
-
-
-def test_closing_a_reader_early_closes_what_it_reads_from() -> None:
-    async def main() -> None:
-        closed: list[str] = []
-
-        async def source(name: str, chunks: list[bytes]) -> AsyncIterator[bytes]:
-            try:
-                for chunk in chunks:
-                    yield chunk
-            finally:
-                closed.append(name)
-
-        reading = guarded(source("guarded", [b"a", b"b"]), _guard(), 10)
-        assert await reading.__anext__() == b"a"
-        await reading.aclose()
-        zipped = gzip.compress(b"x" * 100)
-        inflating = _inflated(source("inflated", [zipped[:20], zipped[20:]]), Inflater("gzip"))
-        await inflating.__anext__()
-        await inflating.aclose()  # type: ignore[attr-defined]
-        assert closed == ["guarded", "inflated"]
-
-    asyncio.run(main())
+    reading = guarded(source("guarded", [b"a", b"b"]), Guard(no_alarm), 10)
+    assert await reading.__anext__() == b"a"
+    await reading.aclose()
+    zipped = gzip.compress(b"x" * 100)
+    inflating = _inflated(source("inflated", [zipped[:20], zipped[20:]]), Inflater("gzip"))
+    await inflating.__anext__()
+    await inflating.aclose()  # type: ignore[attr-defined]
+    assert closed == ["guarded", "inflated"]
 
 
 class _Chunks:
@@ -162,7 +149,7 @@ class _Plain(httpx.AsyncByteStream):
 def test_read_at_most_leaves_no_reader_unfinished_under_trio() -> None:
     async def main() -> None:
         response = httpx.Response(200, stream=_Plain())
-        assert await read_at_most(response, 2, _guard()) == b"ab"
+        assert await read_at_most(response, 2, Guard(no_alarm)) == b"ab"
         gc.collect()
 
     with warnings.catch_warnings(record=True) as caught:

@@ -11,7 +11,7 @@ import httpx
 import pytest
 import respx
 
-from silvia_client import AsyncSilviaClient, SilviaClient
+from silvia_client import AsyncSilviaClient
 from silvia_client._wire import DEFAULT_WIRE, EventNames
 from silvia_client.chat import DoneEvent, SessionEvent, TextEvent, UnknownEvent
 from silvia_client.errors import IncompleteTurnError
@@ -77,23 +77,14 @@ async def test_chat_request(api: Api, server: respx.MockRouter) -> None:
 
 async def test_nothing_is_sent_until_the_stream_is_used(api: Api, server: respx.MockRouter) -> None:
     route = server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
-    client = api.client()
     # Reading without `with` sends it (and closes the response at the end).
-    if isinstance(client, AsyncSilviaClient):
-        astream = client.chat.stream("hi")
-        assert route.call_count == 0
-        assert astream.request_id is None
-        turn = await astream.until_done()
-        request_id = astream.request_id
-    else:
-        stream = client.chat.stream("hi")
-        assert route.call_count == 0
-        assert stream.request_id is None
-        turn = stream.until_done()
-        request_id = stream.request_id
+    stream = api.stream(api.client())
+    assert route.call_count == 0
+    assert stream.raw.request_id is None
+    turn = await stream.until_done()
     assert route.call_count == 1
     assert turn.complete
-    assert request_id == "req_123"
+    assert stream.raw.request_id == "req_123"
 
 
 async def test_a_different_wire_format_is_honoured(api: Api, server: respx.MockRouter) -> None:
@@ -131,15 +122,9 @@ async def test_text_stream_yields_the_deltas_and_builds_the_turn(
     api: Api, server: respx.MockRouter
 ) -> None:
     server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(pieces_turn()))
-    client = api.client()
-    if isinstance(client, AsyncSilviaClient):
-        async with client.chat.stream("hi") as astream:
-            deltas = [t async for t in astream.text_stream]
-            turn = await astream.until_done()
-    else:
-        with client.chat.stream("hi") as stream:
-            deltas = list(stream.text_stream)
-            turn = stream.until_done()
+    async with api.stream(api.client()) as stream:
+        deltas = await stream.texts()
+        turn = await stream.until_done()
     assert deltas == PIECES
     assert turn.text == "".join(PIECES)
     assert turn.session_id == "s1"
@@ -150,17 +135,10 @@ async def test_until_done_after_full_iteration_returns_the_turn(
     api: Api, server: respx.MockRouter
 ) -> None:
     bodies = serve_body(server, chunked)
-    client = api.client()
-    if isinstance(client, AsyncSilviaClient):
-        async with client.chat.stream("hi") as astream:
-            events = [e async for e in astream]
-            first = await astream.until_done()
-            again = await astream.until_done()
-    else:
-        with client.chat.stream("hi") as stream:
-            events = list(stream)
-            first = stream.until_done()
-            again = stream.until_done()
+    async with api.stream(api.client()) as stream:
+        events = await stream.events()
+        first = await stream.until_done()
+        again = await stream.until_done()
     assert len(events) == len(PIECES) + 2
     assert first is again
     assert first.text == "".join(PIECES)
@@ -173,72 +151,17 @@ async def test_until_done_after_partial_iteration_reads_the_rest(
     api: Api, server: respx.MockRouter
 ) -> None:
     bodies = serve_body(server, chunked)
-    client = api.client()
-    if isinstance(client, AsyncSilviaClient):
-        async with client.chat.stream("hi") as astream:
-            events = astream.__aiter__()
-            seen = [await events.__anext__(), await events.__anext__()]
-            assert bodies[0].sent < len(bodies[0].chunks)  # really part way
-            turn = await astream.until_done()
-            await events.aclose()  # type: ignore[attr-defined]
-    else:
-        with client.chat.stream("hi") as stream:
-            it = iter(stream)
-            seen = [next(it), next(it)]
-            assert bodies[0].sent < len(bodies[0].chunks)
-            turn = stream.until_done()
+    async with api.stream(api.client()) as stream:
+        seen = [await stream.next(), await stream.next()]
+        assert bodies[0].sent < len(bodies[0].chunks)  # really part way
+        turn = await stream.until_done()
     assert seen == [SessionEvent("s1"), TextEvent(PIECES[0])]
     assert turn.text == "".join(PIECES)  # the pieces already read are in the turn too
     assert turn.complete
     assert bodies[0].closed
 
 
-# ---------------------------------------------------------------------------------- closing (sync)
-
-
-def sync_client() -> SilviaClient:
-    return SilviaClient(base_url=BASE_URL, token=TOKEN)
-
-
-def test_every_way_out_closes_the_response(server: respx.MockRouter) -> None:
-    bodies = serve_body(server, chunked)
-    with sync_client() as client:
-        with client.chat.stream("hi"):  # leaving `with` before reading
-            pass
-        assert bodies[-1].closed
-        assert bodies[-1].sent == 0
-        with client.chat.stream("hi") as stream:  # leaving `with` part way
-            it = iter(stream)
-            next(it)
-            assert not bodies[-1].closed
-        assert bodies[-1].closed
-        assert bodies[-1].sent < len(bodies[-1].chunks)
-        client.chat.stream("hi").__enter__().close()  # close() of a stream never read
-        assert bodies[-1].closed
-        stream = client.chat.stream("hi")
-        it = iter(stream)
-        next(it)
-        stream.close()
-        assert bodies[-1].closed
-        # What arrived is kept; the turn is not complete.
-        with pytest.raises(IncompleteTurnError) as info:
-            stream.until_done()
-        assert info.value.turn.session_id == "s1"
-        assert not info.value.turn.complete
-        # No `with`: only the break can close it.
-        stream = client.chat.stream("hi")
-        for event in stream:
-            if isinstance(event, TextEvent):
-                break
-        assert bodies[-1].closed
-        assert bodies[-1].sent < len(bodies[-1].chunks)
-        for _ in client.chat.stream("hi").text_stream:
-            break
-        assert bodies[-1].closed
-    assert len(bodies) == 6
-
-
-# --------------------------------------------------------------------------------- closing (async)
+# ----------------------------------------------------------------------------------------- closing
 
 
 def async_client() -> AsyncSilviaClient:
@@ -254,32 +177,32 @@ async def eventually(condition: Callable[[], bool], turns: int = 100) -> bool:
     return condition()
 
 
-async def test_every_way_out_closes_the_async_response(server: respx.MockRouter) -> None:
+async def test_every_way_out_closes_the_response(api: Api, server: respx.MockRouter) -> None:
     bodies = serve_body(server, chunked)
-    async with async_client() as client:
-        async with client.chat.stream("hi"):  # leaving `async with` before reading
-            pass
-        assert bodies[-1].closed
-        assert bodies[-1].sent == 0
-        async with client.chat.stream("hi") as stream:  # leaving `async with` part way
-            events = stream.__aiter__()
-            await events.__anext__()
-            assert not bodies[-1].closed
-        assert bodies[-1].closed
-        await events.aclose()  # type: ignore[attr-defined,unused-ignore]
-        await (await client.chat.stream("hi").__aenter__()).close()  # never read
-        assert bodies[-1].closed
-        stream = client.chat.stream("hi")
-        events = stream.__aiter__()
-        await events.__anext__()
-        await stream.close()
-        assert bodies[-1].closed
-        with pytest.raises(IncompleteTurnError) as info:
-            await stream.until_done()
-        assert info.value.turn.session_id == "s1"
-        await events.aclose()  # type: ignore[attr-defined,unused-ignore]
-        # No `async with`: only the break can close it, once the event loop has run the
-        # async generator's finalizer.
+    client = api.client()
+    async with api.stream(client):  # leaving `with` before reading
+        pass
+    assert bodies[-1].closed
+    assert bodies[-1].sent == 0
+    async with api.stream(client) as stream:  # leaving `with` part way
+        await stream.next()
+        assert not bodies[-1].closed
+    assert bodies[-1].closed
+    assert bodies[-1].sent < len(bodies[-1].chunks)
+    await (await api.stream(client).__aenter__()).close()  # close() of a stream never read
+    assert bodies[-1].closed
+    stream = api.stream(client)
+    await stream.next()
+    await stream.close()
+    assert bodies[-1].closed
+    # What arrived is kept; the turn is not complete.
+    with pytest.raises(IncompleteTurnError) as info:
+        await stream.until_done()
+    assert info.value.turn.session_id == "s1"
+    assert not info.value.turn.complete
+    # No `with`: only the break can close it; the async client's, once the event loop has
+    # run the async generator's finalizer.
+    if isinstance(client, AsyncSilviaClient):
         async for event in client.chat.stream("hi"):
             if isinstance(event, TextEvent):
                 break
@@ -287,7 +210,15 @@ async def test_every_way_out_closes_the_async_response(server: respx.MockRouter)
         assert bodies[-1].sent < len(bodies[-1].chunks)
         async for _ in client.chat.stream("hi").text_stream:
             break
-        assert await eventually(lambda: bodies[-1].closed)
+    else:
+        for event in client.chat.stream("hi"):
+            if isinstance(event, TextEvent):
+                break
+        assert bodies[-1].closed
+        assert bodies[-1].sent < len(bodies[-1].chunks)
+        for _ in client.chat.stream("hi").text_stream:
+            break
+    assert await eventually(lambda: bodies[-1].closed)
     assert len(bodies) == 6
 
 

@@ -23,7 +23,6 @@ from silvia_client import (
     ClientClosedError,
     EventLoopChangedError,
     SilviaClient,
-    errors,
 )
 from silvia_client.chat import ChatEvent
 from silvia_client.errors import IncompleteTurnError, StreamError
@@ -160,9 +159,3 @@ async def test_the_async_silvia_fixture_refuses_another_event_loop(
     with pytest.raises(EventLoopChangedError):
         await asyncio.to_thread(asyncio.run, async_silvia.chat.send("again"))
     assert (await async_silvia.chat.send("and on the test's loop")).complete
-
-
-def test_the_new_error_is_public_and_a_client_closed_error() -> None:
-    assert errors.EventLoopChangedError is EventLoopChangedError
-    assert issubclass(EventLoopChangedError, ClientClosedError)
-    assert "EventLoopChangedError" in errors.__all__

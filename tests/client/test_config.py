@@ -9,7 +9,6 @@ can hold. The responses of a caller's own transport work however it built them.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import json
 import math
@@ -54,30 +53,22 @@ def chat_route(server: respx.MockRouter, url: str = CHAT_URL) -> respx.Route:
 # --------------------------------------------------------------------------------- base URL, token
 
 
-async def test_base_url_and_token_from_arguments(
-    api: Api, server: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("SILVIA_BASE_URL", "https://env.invalid")
-    monkeypatch.setenv("SILVIA_TOKEN", "env-token")
-    route = chat_route(server)
-    turn = await api.turn(api.client(base_url=BASE_URL, token=TOKEN))
-    assert turn.complete
-    request = route.calls.last.request
-    assert request.url == CHAT_URL
-    assert request.headers["authorization"] == f"Bearer {TOKEN}"
-
-
-async def test_base_url_and_token_from_environment(
+async def test_base_url_and_token_from_arguments_else_the_environment(
     api: Api, server: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SILVIA_BASE_URL", "https://env.silvia.test/")
     monkeypatch.setenv("SILVIA_TOKEN", "env-token-42")
-    route = chat_route(server, "https://env.silvia.test/api/claude")
-    client = api.client(base_url=None, token=None)
-    await api.turn(client)
-    request = route.calls.last.request
-    assert request.url == "https://env.silvia.test/api/claude"  # trailing slash not doubled
-    assert request.headers["authorization"] == "Bearer env-token-42"
+    cases: list[tuple[dict[str, Any], str, str]] = [
+        ({"base_url": BASE_URL, "token": TOKEN}, CHAT_URL, TOKEN),
+        # The environment's; its trailing slash is not doubled.
+        ({"base_url": None, "token": None}, "https://env.silvia.test/api/claude", "env-token-42"),
+    ]
+    for options, url, token in cases:
+        route = chat_route(server, url)
+        assert (await api.turn(api.client(**options))).complete
+        request = route.calls.last.request
+        assert request.url == url
+        assert request.headers["authorization"] == f"Bearer {token}"
 
 
 def test_no_base_url_is_a_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -101,121 +92,89 @@ async def test_without_a_token_no_authorization_is_sent(
 # ---------------------------------------------------------------------------------------- timeouts
 
 
-async def test_a_chat_turn_waits_for_its_head_the_read_timeout(
-    api: Api, server: respx.MockRouter
-) -> None:
-    # The timeouts the request went out with: the read phase bounds the wait for the
-    # head; the stream's reads after it wait `idle_timeout` (test_timeout_bounds.py).
+async def test_the_timeouts_requests_go_out_with(api: Api, server: respx.MockRouter) -> None:
+    # The read phase bounds the wait for the head; the stream's reads after it wait
+    # `idle_timeout` (test_timeout_bounds.py).
     server.post(CHAT_URL).mock(side_effect=(turns := TurnNotingTimeouts()))
-    timeout = httpx.Timeout(connect=3.0, read=40.0, write=5.0, pool=6.0)
-    await api.turn(api.client(timeout=timeout, idle_timeout=7.5))
-    assert turns.sent[-1] == {
-        "connect": 3.0,
-        "read": 40.0,
-        "write": 5.0,
-        "pool": 6.0,
-    }
-
-
-async def test_get_uses_the_configured_timeouts(api: Api, server: respx.MockRouter) -> None:
     route = server.get("/api/chat/sessions/s1").mock(return_value=json_response(SESSION_BODY))
-    timeout = httpx.Timeout(connect=3.0, read=40.0, write=5.0, pool=6.0)
-    # A caller's client with other defaults: the SDK's timeouts still apply.
-    http = (httpx.AsyncClient if api.is_async else httpx.Client)(timeout=99)
-    for kwargs in ({}, {"http_client": http}):
-        client = api.client(timeout=timeout, idle_timeout=7.5, **kwargs)
-        await api.session(client, "s1")
-        sent = route.calls.last.request.extensions["timeout"]
-        assert sent == {"connect": 3.0, "read": 40.0, "write": 5.0, "pool": 6.0}, kwargs
-    await _close_http(http)
-
-
-async def test_a_single_number_timeout(api: Api, server: respx.MockRouter) -> None:
-    server.post(CHAT_URL).mock(side_effect=(turns := TurnNotingTimeouts()))
-    await api.turn(api.client(timeout=4.0, idle_timeout=11.0))
-    assert turns.sent[-1] == {
-        "connect": 4.0,
-        "read": 4.0,  # the head's wait; `idle_timeout` governs after it
-        "write": 4.0,
-        "pool": 4.0,
-    }
+    phases = {"connect": 3.0, "read": 40.0, "write": 5.0, "pool": 6.0}
+    http = api.http(timeout=99)  # a caller's client with other defaults: the SDK's still apply
+    for timeout, sent in [
+        (httpx.Timeout(**phases), phases),
+        (4.0, dict.fromkeys(phases, 4.0)),
+    ]:
+        for kwargs in ({}, {"http_client": http}):
+            client = api.client(timeout=timeout, idle_timeout=7.5, **kwargs)
+            await api.turn(client)
+            assert turns.sent[-1] == sent, (timeout, kwargs)
+            await api.session(client, "s1")
+            assert route.calls.last.request.extensions["timeout"] == sent, (timeout, kwargs)
 
 
 # ----------------------------------------------------------------------------------------- headers
 
 
-async def test_chat_request_headers(api: Api, server: respx.MockRouter) -> None:
-    route = chat_route(server)
+async def test_request_headers(api: Api, server: respx.MockRouter) -> None:
+    chat = chat_route(server)
+    get = server.get("/api/chat/sessions/s1").mock(return_value=json_response(SESSION_BODY))
     client = api.client(default_headers={"x-app": "notebook", "X-Trace": "t-1"})
     await api.turn(client)
-    headers = route.calls.last.request.headers
-    assert headers["x-app"] == "notebook"
-    assert headers["x-trace"] == "t-1"
-    assert headers["accept"] == "text/event-stream"
-    assert headers["authorization"] == f"Bearer {TOKEN}"
-    assert headers["user-agent"].startswith("silvia-client/")
+    await api.session(client, "s1")
+    for route, accept in ((chat, "text/event-stream"), (get, "application/json")):
+        headers = route.calls.last.request.headers
+        assert (headers["x-app"], headers["x-trace"]) == ("notebook", "t-1")
+        assert headers["accept"] == accept
+        assert headers["authorization"] == f"Bearer {TOKEN}"
+        assert headers["user-agent"].startswith("silvia-client/")
 
 
-async def test_session_request_headers(api: Api, server: respx.MockRouter) -> None:
-    route = server.get("/api/chat/sessions/s1").mock(return_value=json_response(SESSION_BODY))
-    await api.session(api.client(default_headers={"x-app": "notebook"}), "s1")
-    headers = route.calls.last.request.headers
-    assert headers["x-app"] == "notebook"
-    assert headers["accept"] == "application/json"
-    assert headers["authorization"] == f"Bearer {TOKEN}"
-
-
-async def test_default_headers_replace_ours_whatever_their_case(
+async def test_default_headers_replace_ours_whatever_their_case_but_not_the_protocols(
     api: Api, server: respx.MockRouter
 ) -> None:
     route = chat_route(server)
-    # A caller's User-Agent replaces the SDK's; a caller's Accept cannot break the protocol.
-    client = api.client(default_headers={"User-Agent": "my-app/1", "Accept": "application/json"})
+    # A caller's User-Agent replaces the SDK's; a caller's Accept cannot break the protocol,
+    # nor an Authorization header the token, given by default or per call.
+    client = api.client(
+        default_headers={
+            "User-Agent": "my-app/1",
+            "Accept": "application/json",
+            "Authorization": "Basic abc",
+        }
+    )
     await api.turn(client)
-    headers = route.calls.last.request.headers
-    assert headers.get_list("user-agent") == ["my-app/1"]
-    assert headers.get_list("accept") == ["text/event-stream"]
-
-
-async def test_the_token_wins_over_a_default_authorization_header(
-    api: Api, server: respx.MockRouter
-) -> None:
-    route = chat_route(server)
-    await api.turn(api.client(default_headers={"Authorization": "Basic abc"}))
-    assert route.calls.last.request.headers.get_list("authorization") == [f"Bearer {TOKEN}"]
+    await api.turn(client, extra_headers={"authorization": "Bearer other"})
+    for call in route.calls:
+        headers = call.request.headers
+        assert headers.get_list("user-agent") == ["my-app/1"]
+        assert headers.get_list("accept") == ["text/event-stream"]
+        assert headers.get_list("authorization") == [f"Bearer {TOKEN}"]
 
 
 # ------------------------------------------------------------------------------------ whose client
 
 
-async def _close_http(http: object) -> None:
-    if isinstance(http, httpx.AsyncClient):
-        await http.aclose()
-    elif isinstance(http, httpx.Client):
-        http.close()
-
-
-async def test_a_callers_http_client_is_used(api: Api) -> None:
+async def test_a_callers_http_client_is_used_and_a_response_it_read_already_works(
+    api: Api,
+) -> None:
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
-        if request.method == "GET":
-            return json_response(SESSION_BODY)
-        return sse_response(full_turn())
+        if request.method == "POST":
+            return httpx.Response(200, headers=SSE_HEADERS, content=full_turn())  # read already
+        return httpx.Response(200, json=SESSION_BODY)
 
-    transport = httpx.MockTransport(handler)
-    http = (httpx.AsyncClient if api.is_async else httpx.Client)(transport=transport)
-    client = api.client(http_client=http)
-    assert (await api.turn(client)).complete
+    client = api.client(http_client=api.http(transport=httpx.MockTransport(handler)))
+    turn = await api.turn(client)
+    assert turn.complete
+    assert turn.text == "You have $120 in checking."
     assert (await api.session(client, "s1")).id == "s1"
     assert [r.method for r in seen] == ["POST", "GET"]
     assert json.loads(seen[0].content) == {"message": "hi"}
-    await _close_http(http)
 
 
 async def test_a_callers_http_client_is_not_closed(api: Api) -> None:
-    http = httpx.AsyncClient() if api.is_async else httpx.Client()
+    http = api.http()
     client = api.client(http_client=http)
     await api.close(client)
     assert not http.is_closed
@@ -227,8 +186,6 @@ async def test_a_callers_http_client_is_not_closed(api: Api) -> None:
         with client:
             pass
     assert not http.is_closed
-    await _close_http(http)
-    assert http.is_closed
 
 
 async def test_the_sdks_own_http_client_is_closed_by_close_and_with(api: Api) -> None:
@@ -261,29 +218,6 @@ def test_the_constructors_defaults_are_the_one_defaults_value() -> None:
         max_delay=DEFAULTS.max_backoff,
         max_retry_after=DEFAULTS.max_retry_after,
     )
-
-
-def test_no_module_keeps_a_default_of_its_own() -> None:
-    # The names the defaults had before they moved to `DEFAULTS`, in `_wire.py`.
-    gone = {
-        "_options": ["DEFAULT_TIMEOUT", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_CHAT_DEADLINE"],
-        "_retries": ["RETRY_STATUSES", "NOT_PROCESSED_STATUSES"],
-        "_base": [
-            "ERROR_BODY_MAX_BYTES",
-            "BODY_PREVIEW_CHARS",
-            "MAX_RETRY_AFTER",
-            "BASE_URL_ENV",
-            "TOKEN_ENV",
-        ],
-        "_body": ["DRAIN_BYTES", "DRAIN_SECONDS", "PIECE", "ACCEPT_ENCODING"],
-        "_async._body": ["DRAIN_BYTES", "DRAIN_SECONDS", "PIECE", "ACCEPT_ENCODING"],
-        "_sync._body": ["DRAIN_BYTES", "DRAIN_SECONDS", "PIECE", "ACCEPT_ENCODING"],
-        "_async._client": ["BASE_URL_ENV", "TOKEN_ENV"],
-        "_sync._client": ["BASE_URL_ENV", "TOKEN_ENV"],
-    }
-    for module, names in gone.items():
-        loaded = importlib.import_module(f"silvia_client.{module}")
-        assert not [name for name in names if hasattr(loaded, name)], module
 
 
 # ------------------------------------------------------------------------------ the one table
@@ -326,10 +260,6 @@ def test_a_call_leaves_its_options_given_as_none_to_the_client() -> None:
         assert (call.options.deadline, call.options.max_response_bytes) == (5.0, 9)
 
 
-SESSION_URL = BASE_URL + "/api/chat/sessions/s1"
-SESSION_BODY = {"session": {"id": "s1", "title": "t"}, "messages": []}
-
-
 async def test_a_bad_message_or_session_id_fails_before_anything_is_sent(
     api: Api, server: respx.MockRouter
 ) -> None:
@@ -361,47 +291,26 @@ async def test_a_bad_message_or_session_id_fails_before_anything_is_sent(
     assert get.call_count == 0
 
 
-# ------------------------------------------------------------- responses a caller's transport read
-
-
-def handler(request: httpx.Request) -> httpx.Response:
-    if request.method == "POST":
-        return httpx.Response(200, headers=SSE_HEADERS, content=full_turn())  # read already
-    return httpx.Response(200, json=SESSION_BODY)
-
-
-async def test_a_response_the_transport_read_already_works(api: Api) -> None:
-    http_cls = httpx.AsyncClient if api.is_async else httpx.Client
-    transport = httpx.MockTransport(handler)
-    http: Any = http_cls(transport=transport)
-    client = api.client(http_client=http)
-    turn = await api.turn(client)
-    assert turn.complete
-    assert turn.text == "You have $120 in checking."
-    assert (await api.session(client, "s1")).id == "s1"
-
-
 async def test_a_response_an_event_hook_read_works(api: Api) -> None:
     read: list[str] = []
-    if api.is_async:
 
-        async def ahook(response: httpx.Response) -> None:
-            await response.aread()
-            read.append(response.request.method)
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            return sse_response(full_turn())
+        return httpx.Response(200, json=SESSION_BODY)
 
-        http: Any = httpx.AsyncClient(
-            transport=httpx.MockTransport(handler), event_hooks={"response": [ahook]}
-        )
-    else:
+    def hook(response: httpx.Response) -> None:
+        response.read()
+        read.append(response.request.method)
 
-        def hook(response: httpx.Response) -> None:
-            response.read()
-            read.append(response.request.method)
+    async def ahook(response: httpx.Response) -> None:
+        await response.aread()
+        read.append(response.request.method)
 
-        http = httpx.Client(
-            transport=httpx.MockTransport(handler), event_hooks={"response": [hook]}
-        )
-    client = api.client(http_client=http)
+    hooks = {"response": [ahook if api.is_async else hook]}
+    client = api.client(
+        http_client=api.http(transport=httpx.MockTransport(handler), event_hooks=hooks)
+    )
     assert (await api.turn(client)).complete
     assert (await api.session(client, "s1")).id == "s1"
     assert read == ["POST", "GET"]
@@ -415,32 +324,28 @@ def test_bad_settings_are_configuration_errors_at_construction() -> None:
         SilviaClient(base_url=BASE_URL, token=TOKEN, http_client=httpx.AsyncClient())  # type: ignore[arg-type]
     with httpx.Client() as http, pytest.raises(ConfigurationError, match=r"httpx\.AsyncClient"):
         AsyncSilviaClient(base_url=BASE_URL, token=TOKEN, http_client=http)  # type: ignore[arg-type]
-    bad: list[tuple[dict[str, Any], str]] = [
-        ({"max_retries": -1}, "max_retries"),
-        ({"max_retries": 1.5}, "max_retries"),
-        ({"max_retries": "2"}, "max_retries"),
-        ({"timeout": -1}, "timeout"),
-        ({"timeout": math.nan}, "timeout"),
-        ({"timeout": httpx.Timeout(5.0, read=-1)}, "read timeout"),
-        ({"timeout": "10"}, "timeout"),
-        ({"idle_timeout": 0}, "idle_timeout"),
-        ({"idle_timeout": -5}, "idle_timeout"),
-        ({"retry_backoff": -1}, "retry_backoff"),
-        ({"retry_backoff": math.inf}, "retry_backoff"),
-        ({"default_headers": ["x"]}, "default_headers"),
-        ({"default_headers": {"x-a": 1}}, "default_headers"),
-        ({"wire": "v2"}, "wire"),
-        ({"token": 1234567890}, "token must be a str"),
-        ({"base_url": 1}, "base_url must be a str"),
-        ({"base_url": "https://silvia.test/?v=1"}, "query"),
-        ({"base_url": "https://silvia.test/#top"}, "fragment"),
-        ({"base_url": "ftp://silvia.test"}, "http"),
-        ({"base_url": "silvia.test"}, "http"),
-    ]
+    # Each option, the values it refuses; the error names the option.
+    bad: dict[str, list[Any]] = {
+        "max_retries": [-1, 1.5, "2"],
+        "timeout": [-1, math.nan, "10", httpx.Timeout(5.0, read=-1)],
+        "idle_timeout": [0, -5],
+        "deadline": [0, -1, math.nan, "10", True],
+        "retry_backoff": [-1, math.inf],
+        "max_event_bytes": [0, -1, 1.5, True, "10"],
+        "max_response_bytes": [0, -1, 1.5, True, "10"],
+        "default_headers": [["x"], {"x-a": 1}],
+        "wire": ["v2"],
+        "token": [1234567890],
+        "propagate_context": [1],
+        "tracer_provider": [object()],
+    }
     for cls in (SilviaClient, AsyncSilviaClient):
-        for kwargs, match in bad:
-            with pytest.raises(ConfigurationError, match=match):
-                cls(**{"base_url": BASE_URL, "token": TOKEN, **kwargs})
+        for name, values in bad.items():
+            for value in values:
+                with pytest.raises(ConfigurationError, match=name):
+                    cls(**{"base_url": BASE_URL, "token": TOKEN, name: value})
+        with pytest.raises(ConfigurationError, match=r"propagate_context=True needs a tracer_"):
+            cls(base_url=BASE_URL, propagate_context=True)
 
 
 SECONDS = ("timeout", "idle_timeout", "deadline", "retry_backoff")

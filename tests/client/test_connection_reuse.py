@@ -107,22 +107,13 @@ async def test_after_done_the_connection_is_used_again(api: Api, served: tuple[A
     assert len(set(app.ports)) == 1, app.ports  # one connection for all four
 
 
-async def test_a_body_that_never_ends_after_done(api: Api, served: tuple[App, str]) -> None:
+async def test_a_body_that_never_ends_or_goes_on_long_after_done(
+    api: Api, served: tuple[App, str]
+) -> None:
     app, url = served
-    app.after = "hang"
     client = api.client(base_url=url, token="t")
-    first = await turn(api, client)  # ends: the drain gives up after its bound
-    assert first.complete
-    app.after = "end"
-    assert (await turn(api, client)).complete  # on a new connection, the old one closed
-    assert len(set(app.ports)) == 2
-
-
-async def test_a_long_body_after_done_is_not_read_whole(api: Api, served: tuple[App, str]) -> None:
-    app, url = served
-    app.after = "chatter"  # 1 MiB of comments after `done`
-    client = api.client(base_url=url, token="t")
-    assert (await turn(api, client)).complete
-    app.after = "end"
-    assert (await turn(api, client)).complete
-    assert len(set(app.ports)) == 2  # the drain stopped at its bound, and closed it
+    # A body that never ends; 1 MiB of comments after `done`; then one that ends.
+    for after in ("hang", "chatter", "end"):
+        app.after = after
+        assert (await turn(api, client)).complete, after  # the drain gives up at its bound
+    assert len(set(app.ports)) == 3  # and closed the connection each time

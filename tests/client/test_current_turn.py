@@ -14,7 +14,7 @@ import respx
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from silvia_client import DEFAULT_WIRE, AsyncSilviaClient
+from silvia_client import DEFAULT_WIRE
 from silvia_client.chat import ChatEvent, Turn, TurnBuilder, decode_event
 
 from ..citations.strategies import PROPERTY
@@ -133,20 +133,12 @@ async def test_current_turn_is_the_turn_so_far_then_the_final_one(
         assert turn.timings.first_byte is not None, "the head came: the stream stamped it"
         seen.append(turn)
 
-    if isinstance(client, AsyncSilviaClient):
-        async with client.chat.stream("hi") as astream:
-            assert astream.current_turn.text == ""  # entered, nothing read yet
-            async for each in astream:
-                note(astream, each)
-            final = await astream.until_done()
-            assert astream.current_turn is final
-    else:
-        with client.chat.stream("hi") as stream:
-            assert stream.current_turn.text == ""
-            for each in stream:
-                note(stream, each)
-            final = stream.until_done()
-            assert stream.current_turn is final
+    async with api.stream(client) as stream:
+        assert stream.raw.current_turn.text == ""  # entered, nothing read yet
+        for _ in parts:
+            note(stream.raw, await stream.next())
+        final = await stream.until_done()
+        assert stream.raw.current_turn is final
     assert [turn.text for turn in seen] == [
         "",
         "Hel",

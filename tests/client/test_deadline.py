@@ -19,16 +19,15 @@ import httpx
 import pytest
 import respx
 
-from silvia_client import AsyncSilviaClient, SilviaClient
+from silvia_client import SilviaClient
 from silvia_client.chat import TextEvent
 from silvia_client.errors import (
     APITimeoutError,
-    ConfigurationError,
     StreamTimeoutError,
 )
 
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head
-from .conftest import Api
+from .conftest import Api, no_alarm
 from .sse import CHAT_URL, SSE_HEADERS, Body, full_turn, json_response, session, sse_response, text
 
 pytestmark = pytest.mark.anyio
@@ -97,24 +96,21 @@ def stalling(start: bytes) -> Callable[[Request, Connection], None]:
 # -------------------------------------------------------------------------------- the deadline
 
 
-async def test_a_turn_that_trickles_past_its_deadline(api: Api) -> None:
-    with HostileServer(trickling(STREAM_START, chunk(b": ping\n\n"))) as hostile:
-        client = api.client(base_url=hostile.url, deadline=0.3, idle_timeout=30)
-        events, error = await ends(api, lambda: api.read(client))
-    assert isinstance(error, StreamTimeoutError)
-    assert "deadline of 0.3 s" in str(error)
-    assert error.turn.text == "Hello"  # the partial turn
-    assert error.request_id == "req_slow"
-    assert error.session_id == "s1"
-    assert [type(e) for e in events][-1] is TextEvent
-
-
-async def test_a_turn_whose_bytes_trickle_without_an_event(api: Api) -> None:
-    with HostileServer(trickling(STREAM_START, chunk(b"x"), every=0.1)) as hostile:
-        client = api.client(base_url=hostile.url, deadline=0.3, idle_timeout=30)
-        _, error = await ends(api, lambda: api.read(client))
-    assert isinstance(error, StreamTimeoutError)
-    assert error.turn.text == "Hello"
+async def test_a_turn_that_trickles_or_stalls_past_its_deadline(api: Api) -> None:
+    for respond in [
+        trickling(STREAM_START, chunk(b": ping\n\n")),  # events that are only comments
+        trickling(STREAM_START, chunk(b"x"), every=0.1),  # bytes that make no event
+        stalling(STREAM_START),
+    ]:
+        with HostileServer(respond) as hostile:
+            client = api.client(base_url=hostile.url, deadline=0.3, idle_timeout=30)
+            events, error = await ends(api, partial(api.read, client))
+        assert isinstance(error, StreamTimeoutError)
+        assert "deadline of 0.3 s" in str(error)
+        assert error.turn.text == "Hello"  # the partial turn
+        assert error.request_id == "req_slow"
+        assert error.session_id == "s1"
+        assert [type(e) for e in events][-1] is TextEvent
 
 
 async def test_a_get_that_trickles_past_its_deadline(api: Api) -> None:
@@ -133,14 +129,6 @@ async def test_a_server_that_never_answers(api: Api) -> None:
                 await ends(api, partial(api.request, client, endpoint))
             # The retries of the GET fit in the deadline: none starts once it is past.
             assert len(hostile.requests) <= 3, endpoint
-
-
-async def test_a_stream_that_stalls_after_opening(api: Api) -> None:
-    with HostileServer(stalling(STREAM_START)) as hostile:
-        client = api.client(base_url=hostile.url, deadline=0.3, idle_timeout=30)
-        _, error = await ends(api, lambda: api.read(client))
-    assert isinstance(error, StreamTimeoutError)
-    assert error.turn.text == "Hello"
 
 
 class Dripping(httpx.SyncByteStream, httpx.AsyncByteStream):
@@ -183,13 +171,6 @@ async def test_the_deadline_holds_on_a_transport_without_a_socket(
     assert body.closed
 
 
-def test_a_bad_deadline_is_a_configuration_error() -> None:
-    for value in (0, -1, math.nan, "10", True):
-        for cls in (SilviaClient, AsyncSilviaClient):
-            with pytest.raises(ConfigurationError, match="deadline"):
-                cls(base_url="https://silvia.test", token="t", deadline=value)  # type: ignore[arg-type]
-
-
 async def test_the_default_deadlines_cut_every_timeout(api: Api, server: respx.MockRouter) -> None:
     chat = server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
     get = server.get("/api/chat/sessions/s1").mock(
@@ -212,16 +193,6 @@ async def test_the_default_deadlines_cut_every_timeout(api: Api, server: respx.M
     # `math.inf`: no deadline at all.
     await api.turn(client, deadline=math.inf)
     assert chat.calls.last.request.extensions["timeout"]["read"] is None
-
-
-async def test_the_idle_timeout_error_says_how_long_it_was(
-    api: Api, server: respx.MockRouter
-) -> None:
-    body = Body(session("s1") + text("Hi"), fail=httpx.ReadTimeout("slow"))
-    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(body))
-    _, error = await api.read(api.client(idle_timeout=7.5))
-    assert isinstance(error, StreamTimeoutError)
-    assert "idle timeout (7.5 s)" in str(error)
 
 
 # ------------------------------------------------------------------ close() ends a blocked read
@@ -247,11 +218,6 @@ def test_closing_in_the_reading_thread_still_closes_at_once(
 
 
 # ------------------------------------------------------------ a call's deadline, without I/O
-
-
-def no_alarm(at: float, callback: Callable[[], None]) -> Callable[[], None]:
-    """A `Timer` whose alarms never go off (a thread's timer, never started)."""
-    return threading.Timer(0, callback).cancel
 
 
 def test_a_calls_guard_is_none_until_it_starts() -> None:

@@ -48,7 +48,7 @@ from silvia_client.errors import (
     UnprocessableEntityError,
 )
 
-from .conftest import Api, Client
+from .conftest import Api
 from .sse import (
     ACCOUNT_A,
     ACCOUNT_SOURCE,
@@ -153,7 +153,9 @@ async def test_status_error_without_a_body_or_request_id(
     assert str(err) == "502: Bad Gateway"
 
 
-async def test_a_huge_error_body_is_cut(api: Api, server: respx.MockRouter) -> None:
+async def test_a_huge_error_body_is_cut_and_the_piece_read_kept(
+    api: Api, server: respx.MockRouter
+) -> None:
     body = Body([b"x" * 50_000] * 10)  # 500 kB of text
     server.post(CHAT_URL).mock(
         side_effect=lambda r: httpx.Response(
@@ -165,6 +167,8 @@ async def test_a_huge_error_body_is_cut(api: Api, server: respx.MockRouter) -> N
     assert len(err.message) < 1000
     assert body.sent < 10  # not read whole
     assert body.closed
+    assert err.response is not None
+    assert 0 < len(err.response.content) <= 64 * 1024
 
 
 async def test_an_error_body_that_does_not_decode(api: Api, server: respx.MockRouter) -> None:
@@ -232,11 +236,8 @@ async def test_a_200_that_is_not_an_event_stream(api: Api, server: respx.MockRou
     assert "text/event-stream" in message
     assert "<html><body>Please sign in." in message
     assert len(message) < 400  # the start of the body, not all of it
-
-
-async def test_a_200_without_content_type(api: Api, server: respx.MockRouter) -> None:
     server.post(CHAT_URL).mock(return_value=httpx.Response(200, content=b'{"ok": true}'))
-    err = await call(api, "chat")
+    err = await call(api, "chat")  # no content type at all
     assert isinstance(err, UnexpectedResponseError)
     assert '{"ok": true}' in str(err)
 
@@ -276,79 +277,50 @@ def assert_nothing_lost(err: SilviaError) -> None:
     assert [e.event for e in turn.unknown_events] == ["progress"]
 
 
-async def test_error_event(api: Api, server: respx.MockRouter) -> None:
-    route = serve(server, lambda: Body([*ARRIVED, error("overloaded", "overloaded_error"), done()]))
-    events, err = await api.read(api.client())
-    assert isinstance(err, ServerStreamError)
-    assert_nothing_lost(err)
-    assert err.error_type == "overloaded_error"
-    assert "overloaded" in str(err)
-    assert err.turn.error is not None
-    assert err.turn.error.message == "overloaded"
-    assert len(events) == len(ARRIVED) + 1  # the error event itself was yielded
-    assert route.call_count == 1
-
-
-async def test_connection_dropped_mid_stream(api: Api, server: respx.MockRouter) -> None:
-    for fail in [httpx.ReadError("reset"), httpx.RemoteProtocolError("incomplete chunked read")]:
+async def test_a_stream_that_stops_early_keeps_everything_that_arrived(
+    api: Api, server: respx.MockRouter
+) -> None:
+    cases: list[tuple[list[bytes], Exception | None, type[StreamError]]] = [
+        ([*ARRIVED, error("overloaded", "overloaded_error"), done()], None, ServerStreamError),
+        (ARRIVED, httpx.ReadError("reset"), StreamDisconnectedError),
+        (ARRIVED, httpx.RemoteProtocolError("incomplete chunked read"), StreamDisconnectedError),
+        (ARRIVED, httpx.ReadTimeout("idle"), StreamTimeoutError),
+        (ARRIVED, None, IncompleteTurnError),
+        ([*ARRIVED, b"event: done\ndata: {}\n"], None, IncompleteTurnError),  # cut short
+    ]
+    for chunks, fail, cls in cases:
         bodies: list[Body] = []
 
-        def make(fail: Exception = fail, bodies: list[Body] = bodies) -> Body:
-            bodies.append(Body(ARRIVED, fail=fail))
+        def make(
+            chunks: list[bytes] = chunks, fail: Exception | None = fail, bodies: list[Body] = bodies
+        ) -> Body:
+            bodies.append(Body(chunks, fail=fail))
             return bodies[-1]
 
         route = serve(server, make)
         events, err = await api.read(api.client())
-        assert isinstance(err, StreamDisconnectedError), fail
-        assert isinstance(err.__cause__, type(fail)), fail
+        assert type(err) is cls, fail
         assert_nothing_lost(err)
-        assert len(events) == len(ARRIVED), fail
+        if fail is not None:
+            assert isinstance(err.__cause__, type(fail)), fail
+        if isinstance(err, ServerStreamError):
+            assert err.error_type == "overloaded_error"
+            assert "overloaded" in str(err)
+            assert err.turn.error is not None
+            assert err.turn.error.message == "overloaded"
+        assert len(events) == len(ARRIVED) + (cls is ServerStreamError), cls  # and the error event
         assert route.call_count == 1, fail  # never sent again
         assert bodies[0].closed, fail
         route.reset()
 
 
-async def test_idle_timeout_mid_stream(api: Api, server: respx.MockRouter) -> None:
-    route = serve(server, lambda: Body(ARRIVED, fail=httpx.ReadTimeout("idle")))
-    _, err = await api.read(api.client())
-    assert isinstance(err, StreamTimeoutError)
-    assert_nothing_lost(err)
-    assert route.call_count == 1
-
-
-async def test_end_of_stream_without_done(api: Api, server: respx.MockRouter) -> None:
-    route = serve(server, lambda: Body(ARRIVED))
-    events, err = await api.read(api.client())
-    assert isinstance(err, IncompleteTurnError)
-    assert_nothing_lost(err)
-    assert len(events) == len(ARRIVED)
-    assert route.call_count == 1
-
-
-async def test_a_last_event_cut_short_is_not_dispatched(api: Api, server: respx.MockRouter) -> None:
-    serve(server, lambda: Body([*ARRIVED, b"event: done\ndata: {}\n"]))  # no blank line
-    _, err = await api.read(api.client())
-    assert isinstance(err, IncompleteTurnError)
-    assert_nothing_lost(err)
-
-
 async def test_until_done_raises_the_same_error_again(api: Api, server: respx.MockRouter) -> None:
     serve(server, lambda: Body(ARRIVED, fail=httpx.ReadError("reset")))
-    client = api.client()
-    if isinstance(client, AsyncSilviaClient):
-        async with client.chat.stream("hi") as astream:
-            with pytest.raises(StreamDisconnectedError) as first:
-                async for _ in astream:
-                    pass
-            with pytest.raises(StreamDisconnectedError) as second:
-                await astream.until_done()
-    else:
-        with client.chat.stream("hi") as stream:
-            with pytest.raises(StreamDisconnectedError) as first:
-                for _ in stream:
-                    pass
-            with pytest.raises(StreamDisconnectedError) as second:
-                stream.until_done()
+    async with api.stream(api.client()) as stream:
+        with pytest.raises(StreamDisconnectedError) as first:
+            await stream.events()
+        with pytest.raises(StreamDisconnectedError) as second:
+            await stream.until_done()
     assert second.value is first.value
 
 
@@ -437,29 +409,14 @@ async def test_stream_response_is_the_turn_s_response_once_opened(
     server.post(CHAT_URL).mock(
         return_value=sse_response(full_turn(), headers={"x-ratelimit-remaining": "41"})
     )
-    client = api.client()
-    if isinstance(client, AsyncSilviaClient):
-        astream = client.chat.stream("hi")
-        assert astream.response is None
-        async with astream:
-            await astream.until_done()
-        response = astream.response
-    else:
-        stream = client.chat.stream("hi")
-        assert stream.response is None
-        with stream:
-            stream.until_done()
-        response = stream.response
+    stream = api.stream(api.client())
+    assert stream.raw.response is None
+    async with stream:
+        await stream.until_done()
+    response = stream.raw.response
     assert isinstance(response, httpx.Response)
     assert response.status_code == 200
     assert response.headers["x-ratelimit-remaining"] == "41"
-
-
-async def _error(api: Api, client: Client, endpoint: str) -> APIStatusError:
-    with pytest.raises(SilviaError) as caught:
-        await api.request(client, endpoint)
-    assert isinstance(caught.value, APIStatusError)
-    return caught.value
 
 
 @pytest.mark.parametrize("endpoint", ["chat", "session"])
@@ -472,10 +429,9 @@ async def test_a_status_error_keeps_the_response_read_and_without_the_token(
         headers={"x-echo": f"you sent {TOKEN}", "content-encoding": "gzip", "retry-after": "0"},
         content=gzip.compress(body.encode()),
     )
-    route = server.post(CHAT_URL) if endpoint == "chat" else server.get("/api/chat/sessions/s1")
-    route.mock(return_value=answer)
-    client = api.client(max_retries=0)
-    error = await _error(api, client, endpoint)
+    route_for(server, endpoint).mock(return_value=answer)
+    error = await call(api, endpoint, max_retries=0)
+    assert isinstance(error, APIStatusError)
     response = error.response
     assert response is not None
     assert response.status_code == 429
@@ -486,15 +442,6 @@ async def test_a_status_error_keeps_the_response_read_and_without_the_token(
     assert response.request.method == ("POST" if endpoint == "chat" else "GET")
     assert "authorization" not in response.request.headers
     assert TOKEN not in repr(vars(response)) + str(response.request.url)
-
-
-async def test_the_error_body_is_the_bounded_piece_the_sdk_read(
-    api: Api, server: respx.MockRouter
-) -> None:
-    server.post(CHAT_URL).mock(return_value=httpx.Response(400, content=b"x" * 200_000))
-    error = await _error(api, api.client(max_retries=0), "chat")
-    assert error.response is not None
-    assert 0 < len(error.response.content) <= 64 * 1024
 
 
 def test_an_error_made_by_hand_has_no_response_and_empty_headers() -> None:

@@ -31,27 +31,21 @@ from silvia_client.chat import (
 )
 from silvia_client.chat.events import EventDecoder, decode_event, event_decoder
 from silvia_client.citations import (
-    AccountTarget,
     Citation,
     InlineCitation,
     RowError,
     WebTarget,
 )
-from silvia_client.errors import ServerStreamError
 
 from ..depth import examples
 from .conftest import Api
 from .sse import (
-    ACCOUNT_A,
-    ACCOUNT_SOURCE,
     CHAT_URL,
     FINAL_MESSAGE,
     WEB_URL,
-    account,
     citation,
     comment,
     done,
-    error,
     event,
     message,
     row,
@@ -84,33 +78,19 @@ async def test_each_contract_event_becomes_its_typed_event(
     )
     events, failure = await api.read(api.client())
     assert failure is None
-    assert [type(e) for e in events] == [
-        SessionEvent,
-        TextEvent,
-        CitationEvent,
-        CitationsSummaryEvent,
-        MessageEvent,
-        DoneEvent,
+    inline = {**row(WEB_URL, web(), type="search_result_location", search_result_index=2)}
+    assert events == [
+        SessionEvent("sess_9"),
+        TextEvent("Hello"),
+        CitationEvent(InlineCitation.model_validate({**inline, "offset": len("Hello")})),
+        CitationsSummaryEvent((Citation.model_validate(row(WEB_URL, web())),)),
+        MessageEvent(FINAL_MESSAGE),
+        DoneEvent(),
     ]
-    session_event, text_event, cite, final, msg, _ = events
-    assert isinstance(session_event, SessionEvent)
-    assert session_event.session_id == "sess_9"
-    assert isinstance(text_event, TextEvent)
-    assert text_event.text == "Hello"
+    cite = events[2]
     assert isinstance(cite, CitationEvent)
-    assert cite.citation.source == WEB_URL
-    assert cite.citation.title == f"title of {WEB_URL}"
     assert cite.citation.target == WebTarget(WEB_URL)
-    assert cite.citation.offset == len("Hello")
-    assert cite.citation.model_extra == {
-        "type": "search_result_location",
-        "search_result_index": 2,
-    }
-    assert isinstance(final, CitationsSummaryEvent)
-    assert [c.target for c in final.citations] == [WebTarget(WEB_URL)]
-    assert final.errors == ()
-    assert isinstance(msg, MessageEvent)
-    assert msg.message == FINAL_MESSAGE
+    assert cite.citation.model_extra == {"type": "search_result_location", "search_result_index": 2}
     assert [e.type for e in events] == [
         "session",
         "text",
@@ -119,21 +99,6 @@ async def test_each_contract_event_becomes_its_typed_event(
         "message",
         "done",
     ]
-
-
-async def test_an_error_event_is_typed_before_the_stream_fails(
-    api: Api, server: respx.MockRouter
-) -> None:
-    for sent, said, kind in [
-        (error("model overloaded", "overloaded_error"), "model overloaded", "overloaded_error"),
-        (event("error", {"error": "boom"}), "boom", None),
-    ]:
-        serve(server, text("a"), sent, done())
-        events, failure = await api.read(api.client())
-        assert isinstance(events[-1], ErrorEvent), said
-        assert (events[-1].message, events[-1].error_type) == (said, kind)
-        assert isinstance(failure, ServerStreamError), said
-        assert failure.error_type == kind
 
 
 async def test_unknown_and_malformed_events_keep_their_raw_data_and_the_stream_goes_on(
@@ -202,53 +167,6 @@ async def test_comments_multiline_data_and_an_empty_done_are_read(
         TextEvent("two lines"),
         DoneEvent(),
     ]
-
-
-async def test_a_malformed_target_becomes_none_and_the_rest_is_kept(
-    api: Api, server: respx.MockRouter
-) -> None:
-    targets: list[object] = [
-        {"kind": "web", "url": "javascript:alert(1)"},
-        {"kind": "hologram"},
-        {"kind": "market_data", "ticker": ""},
-        {"kind": "accounts", "accounts": [{"accountId": ACCOUNT_A}, {"accountId": 5}]},
-        "web",
-        [1],
-    ]
-    wires = [
-        {"source": "https://x.test/a", "title": "T", "cited_text": "q", "target": target}
-        | {"start_block_index": 3}
-        for target in targets
-    ]
-    good = row(ACCOUNT_SOURCE, account(ACCOUNT_A, "plaid"))
-    serve(server, citation(good), *(citation(w) for w in wires), summary(wires), done())
-    events, failure = await api.read(api.client())
-    assert failure is None
-    first, *cites, final = events[:-1]
-    assert isinstance(first, CitationEvent)
-    assert first.citation.target == AccountTarget(ACCOUNT_A, "plaid")
-    assert isinstance(final, CitationsSummaryEvent)
-    for target, cite, kept in zip(targets, cites, final.citations, strict=True):
-        assert isinstance(cite, CitationEvent), target
-        for c in (cite.citation, kept):
-            assert c.target is None, target
-            assert (c.source, c.title, c.cited_text) == ("https://x.test/a", "T", "q"), target
-            assert c.model_extra == {"start_block_index": 3}, target
-
-
-async def test_summary_with_a_bad_row_keeps_the_good_ones(
-    api: Api, server: respx.MockRouter
-) -> None:
-    good = row(WEB_URL, web())
-    serve(server, summary([good, {"title": "no source"}, "junk", good]), done())
-    events, _ = await api.read(api.client())
-    final = events[0]
-    assert isinstance(final, CitationsSummaryEvent)
-    assert [c.source for c in final.citations] == [WEB_URL, WEB_URL]
-    assert [e.index for e in final.errors] == [1, 2]
-    turn = await api.turn(api.client())
-    assert [e.index for e in turn.citation_errors] == [1, 2]
-    assert len(turn.citations) == 2
 
 
 # ------------------------------------------------------------------------ the table, without I/O
@@ -408,7 +326,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=examples(300), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     wire=st.sampled_from(WIRES),
     field=st.sampled_from(["session", "text"]),
@@ -436,7 +354,7 @@ def test_a_string_field_is_read_when_it_is_one_and_malformed_otherwise(
 NAMES = sorted({name for wire in WIRES for name in vars(wire.events).values()})
 
 
-@settings(max_examples=examples(300), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     wire=st.sampled_from(WIRES),
     name=st.one_of(st.sampled_from(NAMES), st.text(max_size=6)),

@@ -13,25 +13,12 @@ import respx
 from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client.errors import ConfigurationError
 
-from .conftest import Api, Client
+from .conftest import Api
 from .sse import CHAT_URL, full_turn, json_response, sse_response
 
 pytestmark = pytest.mark.anyio
 
 SESSION_BODY = {"session": {"id": "s1", "title": "t"}, "messages": []}
-
-
-async def _get(client: Client, session_id: str, raw: bool = False, **kwargs: Any) -> object:
-    if isinstance(client, AsyncSilviaClient):
-        get = client.sessions.get_raw if raw else client.sessions.get
-        return await get(session_id, **kwargs)
-    return (client.sessions.get_raw if raw else client.sessions.get)(session_id, **kwargs)
-
-
-async def _send(client: Client, **kwargs: Any) -> object:
-    if isinstance(client, AsyncSilviaClient):
-        return await client.chat.send("hi", **kwargs)
-    return client.chat.send("hi", **kwargs)
 
 
 def _chat(server: respx.MockRouter) -> respx.Route:
@@ -50,7 +37,7 @@ async def test_body_and_query_are_merged_into_the_turn_as_sent(
         extra_body={"temperature": 0.2, "tags": ["a"]},
         extra_query={"beta": "yes", "n": 2},
     )
-    await _send(client, extra_body={"x": None})
+    await api.call(client.chat.send, "hi", extra_body={"x": None})
     first, second = (call.request for call in route.calls)
     assert json.loads(first.content) == {
         "temperature": 0.2,
@@ -66,8 +53,8 @@ async def test_body_and_query_are_merged_into_the_turn_as_sent(
 async def test_a_session_get_carries_the_query(api: Api, server: respx.MockRouter) -> None:
     route = server.get("/api/chat/sessions/s1").mock(return_value=json_response(SESSION_BODY))
     client = api.client()
-    await _get(client, "s1", extra_query={"include": "all"})
-    await _get(client, "s1", raw=True, extra_query={"v": 1.5})
+    await api.call(client.sessions.get, "s1", extra_query={"include": "all"})
+    await api.call(client.sessions.get_raw, "s1", extra_query={"v": 1.5})
     assert [dict(call.request.url.params) for call in route.calls] == [
         {"include": "all"},
         {"v": "1.5"},
@@ -102,7 +89,7 @@ async def test_with_options_defaults_are_merged_under_the_call_s_own(
     assert json.loads(plain.content) == {"message": "hi"}
     assert not plain.url.params
     sessions = server.get("/api/chat/sessions/s1").mock(return_value=json_response(SESSION_BODY))
-    await _get(copy, "s1")
+    await api.call(copy.sessions.get, "s1")
     assert dict(sessions.calls.last.request.url.params) == {"q": "c", "r": "c"}
 
 
@@ -126,7 +113,7 @@ async def test_bad_types_are_configuration_errors(api: Api, server: respx.MockRo
             client.with_options(**options)
         if name == "extra_query":
             with pytest.raises(ConfigurationError, match=f"^{name}"):
-                await _get(client, "s1", **options)
+                await api.call(client.sessions.get, "s1", **options)
     assert not route.calls
 
 

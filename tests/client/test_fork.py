@@ -115,7 +115,7 @@ if case == "sync":
 elif case == "deadline":
     client = SilviaClient(base_url=url, **SHORT)
     report["before"] = answer(client, "parent-before")  # the deadline thread starts here
-    fresh = lambda: SilviaClient(base_url=url, token="t", max_retries=0, deadline=2)
+    fresh = lambda: SilviaClient(base_url=url, token="t", max_retries=0, deadline=0.5)
     pid, read = in_child(lambda: timed(fresh(), "keep-alive"))
     report["child"] = child_result(pid, read)
 elif case == "own":
@@ -191,7 +191,7 @@ def test_a_deadline_fires_in_a_forked_child() -> None:
     assert isinstance(report["child"], list), report  # else: no answer from the child in 20 s
     error, seconds = report["child"]
     assert error in ("StreamTimeoutError", "APITimeoutError"), report
-    assert seconds < 15  # deadline=2; before, the read went on until the server stopped
+    assert seconds < 15  # deadline=0.5; before, the read went on until the server stopped
 
 
 def test_a_callers_own_http_client_used_before_a_fork_is_refused_in_the_child() -> None:

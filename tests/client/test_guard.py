@@ -4,8 +4,6 @@ check between chunks still stops the read), with the error's type and never its 
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Callable
 
 import httpx
 import pytest
@@ -13,10 +11,7 @@ import pytest
 from silvia_client import SilviaClient
 from silvia_client._deadline import Guard, Halt, Lifecycle
 
-
-def no_alarm(at: float, callback: Callable[[], None]) -> Callable[[], None]:
-    """A `Timer` whose alarms never go off (a thread's timer, never started)."""
-    return threading.Timer(0, callback).cancel
+from .conftest import no_alarm
 
 
 class Refusing:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -66,11 +66,18 @@ pytestmark = pytest.mark.anyio
 
 SESSION_PATH = "/api/chat/sessions/s1"
 VENDORS = ("plaid", "snaptrade")  # "manual" is also an English word; checked by comparison
+SECRET = "sk-hostile-0123456789-SECRET"  # the hostile server's token, which it echoes
+JSON = {"content-type": "application/json"}
 
 
 def leaks(value: object) -> list[str]:
     out = str(value)
-    return [secret for secret in (TOKEN, *VENDORS) if secret in out]
+    return [secret for secret in (TOKEN, SECRET, *VENDORS) if secret in out]
+
+
+def assert_hidden(*values: object) -> None:
+    for value in values:
+        assert leaks(value) == leaks(repr(value)) == [], repr(value)
 
 
 def chain(error: BaseException) -> list[BaseException]:
@@ -83,12 +90,20 @@ def chain(error: BaseException) -> list[BaseException]:
     return seen
 
 
-def assert_error_hides_secrets(error: BaseException) -> None:
+def assert_error_hidden(error: BaseException) -> None:
     for link in chain(error):
-        assert leaks(str(link)) == [], (type(link).__name__, str(link))
-        assert leaks(repr(link)) == [], (type(link).__name__, repr(link))
+        assert_hidden(link, link.args)
+    if isinstance(error, APIStatusError):
+        assert_hidden(error.body, error.request_id, error.error_type)
     if isinstance(error, StreamError):
-        assert leaks(repr(error.turn)) == []
+        assert_hidden(error.turn, error.turn.error, error.request_id, error.session_id)
+
+
+def assert_records_hidden(caplog: pytest.LogCaptureFixture) -> None:
+    for record in caplog.records:
+        assert leaks(record.getMessage()) == [], (record.name, record.getMessage())
+        assert leaks(repr(record.args)) == [], record.name
+        assert leaks(repr(record.__dict__)) == [], record.name
 
 
 # --------------------------------------------------------------------- wire data holding providers
@@ -158,74 +173,58 @@ def test_token_not_in_client_repr(monkeypatch: pytest.MonkeyPatch) -> None:
         assert TOKEN not in repr(client)
         assert TOKEN not in str(client)
         assert TOKEN not in repr(vars(client))
+        # No public name shows the kept token; its repr is what a debugger or `vars()` shows.
+        assert repr(client._token) == str(client._token) == "<token>"
 
 
-Scenario = Callable[[Api, respx.MockRouter], Awaitable[Any]]
+Answer = Callable[[], httpx.Response | Exception]
 
 
-def chat_failing_with(respond: Callable[[httpx.Request], httpx.Response]) -> Scenario:
-    async def run(api: Api, server: respx.MockRouter) -> Any:
-        server.post(CHAT_URL).mock(side_effect=respond)
-        return await api.turn(api.client())
-
-    return run
+def broken(body: bytes, fail: Exception) -> Answer:
+    return lambda: sse_response(Body(body, fail=fail))
 
 
-def session_failing_with(respond: Callable[[httpx.Request], httpx.Response]) -> Scenario:
-    async def run(api: Api, server: respx.MockRouter) -> Any:
-        server.get(SESSION_PATH).mock(side_effect=respond)
-        return await api.session(api.client(), "s1")
-
-    return run
-
-
-def raise_(error: Exception) -> Callable[[httpx.Request], httpx.Response]:
-    def respond(request: httpx.Request) -> httpx.Response:
-        raise error
-
-    return respond
-
-
-def stream_of(body: Body) -> Callable[[httpx.Request], httpx.Response]:
-    return lambda request: sse_response(body)
-
-
-FAILURES: dict[str, Scenario] = {
-    "401": chat_failing_with(lambda r: httpx.Response(401, json={"error": "bad token"})),
-    "403": chat_failing_with(lambda r: httpx.Response(403, text="no")),
-    "429": chat_failing_with(lambda r: httpx.Response(429, headers={"retry-after": "1"})),
-    "500": chat_failing_with(lambda r: httpx.Response(500)),
-    "not-a-stream": chat_failing_with(
-        lambda r: httpx.Response(200, json={"citations": rows("plaid")})
+# Each failure: the endpoint, and what answers it (a response, or an error raised).
+FAILURES: dict[str, tuple[str, Answer]] = {
+    "401": ("chat", lambda: httpx.Response(401, json={"error": "bad token"})),
+    "403": ("chat", lambda: httpx.Response(403, text="no")),
+    "429": ("chat", lambda: httpx.Response(429, headers={"retry-after": "1"})),
+    "500": ("chat", lambda: httpx.Response(500)),
+    "not-a-stream": ("chat", lambda: httpx.Response(200, json={"citations": rows("plaid")})),
+    "connect": ("chat", lambda: httpx.ConnectError("refused")),
+    "read-before-headers": ("chat", lambda: httpx.ReadError("reset")),
+    "dropped": ("chat", broken(turn_body("plaid", b""), httpx.ReadError("x"))),
+    "idle": ("chat", broken(turn_body("plaid", b""), httpx.ReadTimeout("x"))),
+    "error-event": ("chat", lambda: sse_response(turn_body("plaid", error("nope")))),
+    "no-done": ("chat", lambda: sse_response(turn_body("snaptrade", b""))),
+    "session-404": ("session", lambda: httpx.Response(404)),
+    "session-500": ("session", lambda: httpx.Response(500, text="down")),
+    "session-not-json": ("session", lambda: httpx.Response(200, text="<html>")),
+    "session-not-a-session": (
+        "session",
+        lambda: json_response({"messages": {"0": session_body("snaptrade")["messages"][0]}}),
     ),
-    "connect": chat_failing_with(raise_(httpx.ConnectError("refused"))),
-    "read-before-headers": chat_failing_with(raise_(httpx.ReadError("reset"))),
-    "dropped": chat_failing_with(
-        stream_of(Body(turn_body("plaid", b""), fail=httpx.ReadError("x")))
-    ),
-    "idle": chat_failing_with(
-        stream_of(Body(turn_body("plaid", b""), fail=httpx.ReadTimeout("x")))
-    ),
-    "error-event": chat_failing_with(stream_of(Body(turn_body("plaid", error("nope"))))),
-    "no-done": chat_failing_with(stream_of(Body(turn_body("snaptrade", b"")))),
-    "session-404": session_failing_with(lambda r: httpx.Response(404)),
-    "session-500": session_failing_with(lambda r: httpx.Response(500, text="down")),
-    "session-not-json": session_failing_with(lambda r: httpx.Response(200, text="<html>")),
-    "session-not-a-session": session_failing_with(
-        lambda r: json_response({"messages": {"0": session_body("snaptrade")["messages"][0]}})
-    ),
-    "session-connect": session_failing_with(raise_(httpx.ConnectError("refused"))),
+    "session-connect": ("session", lambda: httpx.ConnectError("refused")),
 }
 
 
 async def test_no_secret_in_any_failure(
     api: Api, server: respx.MockRouter, sleeps: list[float]
 ) -> None:
-    for name, scenario in FAILURES.items():
+    for name, (endpoint, answer) in FAILURES.items():
+
+        def respond(request: httpx.Request, answer: Answer = answer) -> httpx.Response:
+            made = answer()
+            if isinstance(made, Exception):
+                raise made
+            return made
+
+        route = server.post(CHAT_URL) if endpoint == "chat" else server.get(SESSION_PATH)
+        route.mock(side_effect=respond)
         try:
-            await scenario(api, server)
+            await api.request(api.client(), endpoint)
         except SilviaError as error:
-            assert_error_hides_secrets(error)
+            assert_error_hidden(error)
         else:
             pytest.fail(f"{name}: no error")
 
@@ -257,57 +256,43 @@ async def test_no_secret_in_log_records(
     assert any("retrying" in r.getMessage() for r in ours)
     assert any("401" in r.getMessage() for r in ours)
     assert any("malformed" in r.getMessage() for r in ours)
-    for record in caplog.records:
-        assert leaks(record.getMessage()) == [], record.getMessage()
-        assert leaks(repr(record.args)) == []
-        assert leaks(repr(record.__dict__)) == []
+    assert_records_hidden(caplog)
 
 
 # -------------------------------------------------------- reprs: same with the provider or without
 
 
-async def test_events_and_turn_reprs_do_not_depend_on_the_provider(
-    api: Api, server: respx.MockRouter
-) -> None:
-    reprs: list[tuple[str, str, str]] = []
+async def test_reprs_do_not_depend_on_the_provider(api: Api, server: respx.MockRouter) -> None:
+    reprs: list[str] = []
     for provider in ("snaptrade", "manual", None):
         body = turn_body(provider)
         server.post(CHAT_URL).mock(side_effect=lambda r, body=body: sse_response(body))
+        server.get(SESSION_PATH).mock(return_value=json_response(session_body(provider)))
         events, failure = await api.read(api.client())
         assert failure is None
         turn = await api.turn(api.client())
-        assert turn.citation_errors  # the malformed summary rows are reported ...
-        details = [repr(e) for e in turn.citation_errors] + [e.reason for e in turn.citation_errors]
-        reprs.append((repr(events), repr(turn) + repr(turn.citations), repr(details)))
+        got = await api.session(api.client(), "s1")
+        (msg,) = got.messages
+        # The malformed rows are reported, without their content.
+        assert turn.citation_errors
+        assert msg.citation_errors
+        assert msg.inline_citation_errors
+        errors = (*turn.citation_errors, *msg.citation_errors, *msg.inline_citation_errors)
+        shown = (
+            events,
+            turn,
+            turn.citations,
+            got,
+            msg,
+            msg.citations,
+            msg.inline_citations,
+            *errors,
+        )
+        reprs.append(repr(shown) + str([e.reason for e in errors]))
     with_vendor, with_manual, without = reprs
     assert with_vendor == without
     assert with_manual == without
     assert leaks(with_vendor) == []
-
-
-async def test_session_reprs_do_not_depend_on_the_provider(
-    api: Api, server: respx.MockRouter
-) -> None:
-    reprs: list[str] = []
-    for provider in ("plaid", "manual", None):
-        payload = session_body(provider)
-        server.get(SESSION_PATH).mock(return_value=json_response(payload))
-        got = await api.session(api.client(), "s1")
-        (msg,) = got.messages
-        assert msg.citation_errors  # malformed rows were reported, without their content
-        assert msg.inline_citation_errors
-        errors = (*msg.citation_errors, *msg.inline_citation_errors)
-        reprs.append(
-            repr(got)
-            + repr(msg)
-            + repr(msg.citations)
-            + repr(msg.inline_citations)
-            + repr(errors)
-            + str([e.reason for e in errors])
-        )
-    assert reprs[0] == reprs[2]
-    assert reprs[1] == reprs[2]
-    assert leaks(reprs[0]) == []
 
 
 async def test_unexpected_response_hides_the_provider(api: Api, server: respx.MockRouter) -> None:
@@ -325,19 +310,17 @@ async def test_unexpected_response_hides_the_provider(api: Api, server: respx.Mo
     assert messages[:2] == messages[2:]
 
 
-def test_a_token_the_server_echoes_is_blanked_unless_too_short_to_be_one() -> None:
+async def test_a_token_the_server_echoes_is_blanked_unless_too_short_to_be_one(api: Api) -> None:
     # Under 8 characters a token cannot be a secret; blanking it would blank words.
     for token, shown in [("sk-live-0123456789abcdef", "bad <token>"), ("abc", "bad abc")]:
 
         def handler(request: httpx.Request, token: str = token) -> httpx.Response:
             return httpx.Response(401, json={"error": {"type": "auth", "message": f"bad {token}"}})
 
-        http = httpx.Client(transport=httpx.MockTransport(handler))
-        with (
-            SilviaClient(base_url="http://silvia.test", token=token, http_client=http) as client,
-            pytest.raises(AuthenticationError) as caught,
-        ):
-            client.chat.stream("hi").until_done()
+        http = api.http(transport=httpx.MockTransport(handler))
+        client = api.client(base_url="http://silvia.test", token=token, http_client=http)
+        with pytest.raises(AuthenticationError) as caught:
+            await api.call(client.sessions.get, "s1")
         assert caught.value.message == shown, token
         assert shown in str(caught.value), token
     assert "0123456789abcdef" not in repr(caught.value.body) + str(caught.value)
@@ -346,45 +329,13 @@ def test_a_token_the_server_echoes_is_blanked_unless_too_short_to_be_one() -> No
 def test_credentials_in_the_base_url_are_refused_unseen() -> None:
     # httpx would turn them into Basic auth, in place of the bearer token.
     for cls in (SilviaClient, AsyncSilviaClient):
-        with pytest.raises(ConfigurationError, match="credentials") as caught:
+        with pytest.raises(ConfigurationError) as caught:
             cls(base_url="https://someone:hunter2@silvia.test/base", token="t")
-        assert "hunter2" not in str(caught.value)
+        assert str(caught.value) == (
+            "base_url must not hold credentials (user:password@): "
+            "pass the token as token=... or in SILVIA_TOKEN"
+        )
         assert "hunter2" not in repr(caught.value)
-
-
-SECRET = "sk-hostile-0123456789-SECRET"
-JSON = {"content-type": "application/json"}
-
-
-def _chain(error: BaseException) -> Iterator[BaseException]:
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = current.__cause__ or current.__context__
-
-
-def assert_hidden(*values: object) -> None:
-    for value in values:
-        assert SECRET not in str(value), value
-        assert SECRET not in repr(value), value
-
-
-def assert_error_hidden(error: BaseException) -> None:
-    for link in _chain(error):
-        assert_hidden(link, link.args)
-    if isinstance(error, APIStatusError):
-        assert_hidden(error.body, error.request_id, error.error_type)
-    if isinstance(error, StreamError):
-        assert_hidden(error.turn, error.turn.error, error.request_id, error.session_id)
-
-
-def assert_records_hidden(caplog: pytest.LogCaptureFixture) -> None:
-    for record in caplog.records:
-        assert SECRET not in record.getMessage(), (record.name, record.getMessage())
-        assert SECRET not in repr(record.args), record.name
-        assert SECRET not in repr(record.__dict__), record.name
 
 
 @pytest.fixture
@@ -468,22 +419,6 @@ CHAT_FAILURES = {
 }
 
 
-async def test_chat_failures_never_show_the_token(api: Api, logs: pytest.LogCaptureFixture) -> None:
-    for name, (answer, expected) in CHAT_FAILURES.items():
-        with serving(answer) as server:
-            client = api.client(base_url=server.url, token=SECRET, max_retries=0)
-            events, error = await api.read(client)
-        assert isinstance(error, expected), name
-        assert error is not None
-        assert_error_hidden(error)
-        assert_hidden(events)
-        for got in events:
-            if isinstance(got, ErrorEvent):
-                assert_hidden(got.message, got.body, got.error_type)
-    assert_records_hidden(logs)
-    assert any(r.name.startswith("httpcore") for r in logs.records)  # the stack did log
-
-
 async def test_the_error_event_is_blanked_as_the_turn_keeps_it(api: Api) -> None:
     answer, _ = CHAT_FAILURES["error-event"]
     with serving(answer) as server:
@@ -541,17 +476,28 @@ SESSION_FAILURES = {
 }
 
 
-async def test_session_failures_never_show_the_token(
-    api: Api, logs: pytest.LogCaptureFixture
-) -> None:
-    for name, (answer, expected) in SESSION_FAILURES.items():
+async def test_failures_never_show_the_token(api: Api, logs: pytest.LogCaptureFixture) -> None:
+    cases = [("chat", case) for case in CHAT_FAILURES.values()]
+    cases += [("session", case) for case in SESSION_FAILURES.values()]
+    for endpoint, (answer, expected) in cases:
         with serving(answer) as server:
             client = api.client(base_url=server.url, token=SECRET, max_retries=0)
-            with pytest.raises(SilviaError) as caught:
-                await api.session(client, "s1")
-        assert isinstance(caught.value, expected), name
-        assert_error_hidden(caught.value)
+            if endpoint == "chat":
+                events, error = await api.read(client)
+            else:
+                events = []
+                with pytest.raises(SilviaError) as caught:
+                    await api.session(client, "s1")
+                error = caught.value
+        assert isinstance(error, expected), answer
+        assert error is not None
+        assert_error_hidden(error)
+        assert_hidden(events)
+        for got in events:
+            if isinstance(got, ErrorEvent):
+                assert_hidden(got.message, got.body, got.error_type)
     assert_records_hidden(logs)
+    assert any(r.name.startswith("httpcore") for r in logs.records)  # the stack did log
 
 
 async def test_a_request_id_echoing_the_token_on_a_good_turn(
@@ -563,17 +509,10 @@ async def test_a_request_id_echoing_the_token_on_a_good_turn(
         wire_event("done", {}),
     )
     with serving(answer) as server:
-        client = api.client(base_url=server.url, token=SECRET)
-        if isinstance(client, AsyncSilviaClient):
-            async with client.chat.stream("hi") as astream:
-                turn = await astream.until_done()
-                request_id = astream.request_id
-        else:
-            with client.chat.stream("hi") as stream:
-                turn = stream.until_done()
-                request_id = stream.request_id
+        async with api.stream(api.client(base_url=server.url, token=SECRET)) as stream:
+            turn = await stream.until_done()
     assert turn.complete
-    assert request_id == "<token>"
+    assert stream.raw.request_id == turn.request_id == "<token>"
     assert_records_hidden(logs)
     assert any("request id <token>" in r.getMessage() for r in logs.records)
 
@@ -581,12 +520,21 @@ async def test_a_request_id_echoing_the_token_on_a_good_turn(
 # ------------------------------------------------------------------------------ the token's shape
 
 
-def test_a_token_with_whitespace_or_controls_is_refused_unseen(
+def test_a_bad_token_is_refused_unseen_saying_where_it_came_from(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    bad_token = (
+        "holds whitespace, a control character or a non-ASCII character "
+        "(a trailing newline from a file?): a bearer token is printable ASCII"
+    )
     for cls in (SilviaClient, AsyncSilviaClient):
-        with pytest.raises(ConfigurationError, match="token is empty"):
+        with pytest.raises(ConfigurationError) as caught:
             cls(base_url="https://silvia.test", token="")
+        assert str(caught.value) == (
+            "token is empty: pass the token, or leave token out to use SILVIA_TOKEN"
+        )
+        with pytest.raises(ConfigurationError, match=r"^token must be a str, not int$"):
+            cls(base_url="https://silvia.test", token=5)  # type: ignore[arg-type]
         for bad in [
             SECRET + "\n",
             SECRET + "\r",
@@ -594,13 +542,13 @@ def test_a_token_with_whitespace_or_controls_is_refused_unseen(
             "tok en-0123456789",
             "ключ-0123456789",
         ]:
-            with pytest.raises(ConfigurationError, match="token") as caught:
+            with pytest.raises(ConfigurationError) as caught:
                 cls(base_url="https://silvia.test", token=bad)
-            assert bad.strip() not in str(caught.value), bad
+            assert str(caught.value) == f"token {bad_token}", bad
             monkeypatch.setenv("SILVIA_TOKEN", bad)
-            with pytest.raises(ConfigurationError, match="SILVIA_TOKEN") as caught:
+            with pytest.raises(ConfigurationError) as caught:
                 cls(base_url="https://silvia.test")
-            assert bad.strip() not in str(caught.value), bad
+            assert str(caught.value) == f"the SILVIA_TOKEN environment variable {bad_token}", bad
             monkeypatch.delenv("SILVIA_TOKEN")
 
 
@@ -637,16 +585,11 @@ async def test_a_redirect_is_never_followed(api: Api) -> None:
             connection.send(response(307, b"", {"location": target.url + "/api/claude"}))
 
         with HostileServer(redirect) as server:
-            http_cls = httpx.AsyncClient if api.is_async else httpx.Client
-            http = http_cls(follow_redirects=True)
+            http = api.http(follow_redirects=True)
             client = api.client(base_url=server.url, token=SECRET, http_client=http)
             _, error = await api.read(client)
             with pytest.raises(APIStatusError) as caught:
                 await api.session(client, "s1")
-            if isinstance(http, httpx.AsyncClient):
-                await http.aclose()
-            else:
-                http.close()
     assert isinstance(error, APIStatusError)
     assert error.status_code == 307
     assert caught.value.status_code == 307
@@ -656,7 +599,7 @@ async def test_a_redirect_is_never_followed(api: Api) -> None:
 # ---------------------------------------------------------------------------------- plain http
 
 
-def test_plain_http_with_a_token_warns_once_per_client(
+def test_plain_http_with_a_token_warns_once_per_client_unless_the_host_stays_local(
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("SILVIA_TOKEN", raising=False)
@@ -664,11 +607,16 @@ def test_plain_http_with_a_token_warns_once_per_client(
     for url, warned in [
         ("http://staging.example.com", True),
         ("http://10.0.0.5:8080", True),
+        ("http://notlocalhost", True),
+        ("http://localhost.example.com", True),
+        ("http://silvia.testing", True),
+        ("http://test", True),
         ("https://staging.example.com", False),
         ("http://127.0.0.1:8000", False),
         ("http://127.5.0.1", False),
         ("http://[::1]:8000", False),
         ("http://localhost:8000", False),
+        ("http://localhost.:8000", False),
         ("http://api.localhost", False),
         ("http://silvia.test", False),
     ]:

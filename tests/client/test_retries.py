@@ -12,8 +12,6 @@ import httpx
 import pytest
 import respx
 
-from silvia_client._deadline import Call
-from silvia_client._options import Kind, RequestOptions
 from silvia_client._retries import RetryPolicy, after_failure
 from silvia_client.errors import (
     APIConnectionError,
@@ -24,7 +22,7 @@ from silvia_client.errors import (
     RateLimitError,
 )
 
-from .conftest import Api
+from .conftest import Api, started_call
 from .sse import Body, json_response
 
 pytestmark = pytest.mark.anyio
@@ -240,46 +238,26 @@ def test_retry_policy_is_checked_by_the_options_table() -> None:
 # ------------------------------------------------------------------ the decision, without I/O
 
 
-def _call(kind: Kind, left: float = 120.0) -> Call:
-    """A call of 120 s, started `120 - left` s ago (without a guard's alarm)."""
-    call = Call(
-        RequestOptions(
-            kind,
-            headers=httpx.Headers(),
-            timeout=httpx.Timeout(5.0),
-            idle_timeout=9.0,
-            deadline=120.0,
-            max_event_bytes=1,
-            max_response_bytes=1,
-            max_values=1,
-            extra_body={},
-            extra_query={},
-        )
-    )
-    call.at = time.monotonic() + left
-    return call
-
-
 def test_after_failure_gives_the_wait_or_the_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("random.random", lambda: 0.0)
     policy, status = RetryPolicy(), InternalServerError("down", status_code=503)
-    assert after_failure(policy, _call("get"), httpx.Response(503), status, 0) == 0.5
-    assert after_failure(policy, _call("get"), httpx.Response(503), status, 2) is status
+    assert after_failure(policy, started_call("get"), httpx.Response(503), status, 0) == 0.5
+    assert after_failure(policy, started_call("get"), httpx.Response(503), status, 2) is status
     # A chat POST that reached the server is never sent again; one refused with 429 is.
-    assert after_failure(policy, _call("chat"), httpx.Response(503), status, 0) is status
-    assert after_failure(policy, _call("chat"), httpx.Response(429), status, 1) == 1.0
+    assert after_failure(policy, started_call("chat"), httpx.Response(503), status, 0) is status
+    assert after_failure(policy, started_call("chat"), httpx.Response(429), status, 1) == 1.0
     broken = APIConnectionError("reset")
-    assert after_failure(policy, _call("chat"), httpx.ReadError("x"), broken, 0) is broken
-    assert after_failure(policy, _call("chat"), httpx.ConnectError("x"), broken, 0) == 0.5
+    assert after_failure(policy, started_call("chat"), httpx.ReadError("x"), broken, 0) is broken
+    assert after_failure(policy, started_call("chat"), httpx.ConnectError("x"), broken, 0) == 0.5
 
 
 def test_after_failure_past_the_deadline_is_the_deadlines_timeout() -> None:
     broken = APIConnectionError("reset")
-    timed_out = after_failure(RetryPolicy(), _call("get", -1), httpx.ReadError("x"), broken, 0)
+    late = started_call("get", -1)
+    timed_out = after_failure(RetryPolicy(), late, httpx.ReadError("x"), broken, 0)
     assert isinstance(timed_out, APITimeoutError)
     assert str(timed_out) == "the deadline of 120 s passed"
     assert timed_out.__cause__ is broken
     # A status is its own error, even then.
     status = InternalServerError("down", status_code=503)
-    late = _call("get", -1)
     assert after_failure(RetryPolicy(), late, httpx.Response(503), status, 0) is status

@@ -3,38 +3,17 @@ wait that would end exactly as the deadline does."""
 
 from __future__ import annotations
 
-import time
-
 import httpx
 import pytest
 
 from silvia_client import APIConnectionError, ClientClosedError, InternalServerError
-from silvia_client._deadline import Call, Guard
-from silvia_client._options import RequestOptions
 from silvia_client._retries import RetryPolicy, after_failure
 
-
-def _started(kind: str = "get") -> Call:
-    options = RequestOptions(
-        kind,  # type: ignore[arg-type]
-        headers=httpx.Headers(),
-        timeout=httpx.Timeout(5.0),
-        idle_timeout=9.0,
-        deadline=120.0,
-        max_event_bytes=1,
-        max_response_bytes=1,
-        max_values=1,
-        extra_body={},
-        extra_query={},
-    )
-    call = Call(options)
-    call.at = time.monotonic() + 120
-    call.guard = Guard(lambda at, callback: lambda: None)  # no alarm
-    return call
+from .conftest import started_call
 
 
 def test_a_failure_after_the_client_closed_is_the_closed_error_whatever_it_was() -> None:
-    call = _started()
+    call = started_call()
     call.guard.stop("closed")  # type: ignore[union-attr]
     for failure in (httpx.Response(503), httpx.ConnectError("x")):
         error = InternalServerError("down", status_code=503)
@@ -42,7 +21,7 @@ def test_a_failure_after_the_client_closed_is_the_closed_error_whatever_it_was()
         assert isinstance(step, ClientClosedError), failure
         assert str(step) == "the client was closed while the request was under way"
     # Stopped by its deadline, it is not the closed error.
-    late = _started()
+    late = started_call()
     late.guard.stop("deadline")  # type: ignore[union-attr]
     step = after_failure(RetryPolicy(), late, httpx.ReadError("x"), APIConnectionError("r"), 0)
     assert not isinstance(step, ClientClosedError)

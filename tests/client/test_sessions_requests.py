@@ -9,7 +9,7 @@ import httpx
 import pytest
 import respx
 
-from silvia_client import DEFAULT_WIRE, AsyncSilviaClient
+from silvia_client import DEFAULT_WIRE
 from silvia_client.errors import (
     ConfigurationError,
     ResponseTooLargeError,
@@ -49,7 +49,7 @@ async def test_an_id_that_is_no_path_segment_is_refused(api: Api, server: respx.
     for sid, error, message in refused:
         for method in ("get", "get_raw"):
             with pytest.raises(error) as caught:
-                await fetch(api, api.client(), method, sid)
+                await api.call(getattr(api.client().sessions, method), sid)
             assert str(caught.value).startswith(message), (sid, method)
     assert route.call_count == 0
     # `sessions.get` refuses the empty and the unencodable id first; the path does too.
@@ -102,14 +102,6 @@ async def test_a_body_that_is_not_a_session(api: Api, server: respx.MockRouter) 
         assert shown.startswith("expected a session as JSON, got 200 application/json: "), shown
 
 
-async def fetch(api: Api, client: Any, method: str, sid: Any = "sess_1", **options: Any) -> Any:
-    """`client.sessions.get` or `get_raw`, sync or async."""
-    call = getattr(client.sessions, method)
-    if isinstance(client, AsyncSilviaClient):
-        return await call(sid, **options)
-    return call(sid, **options)
-
-
 async def test_each_option_of_a_call_reaches_its_request(
     api: Api, server: respx.MockRouter
 ) -> None:
@@ -121,14 +113,18 @@ async def _each_option_reaches(api: Api, server: respx.MockRouter, method: str) 
     payload = json.dumps(body(user())).encode()
     route = server.get(PATH).mock(return_value=httpx.Response(200, content=payload))
     client = api.client(timeout=30.0)
-    await fetch(api, client, method, extra_headers={"x-trace": "t1"})
+
+    async def fetch(**options: Any) -> Any:
+        return await api.call(getattr(client.sessions, method), "sess_1", **options)
+
+    await fetch(extra_headers={"x-trace": "t1"})
     assert route.calls.last.request.headers["x-trace"] == "t1"
-    await fetch(api, client, method, timeout=7.0)
+    await fetch(timeout=7.0)
     assert set(route.calls.last.request.extensions["timeout"].values()) == {7.0}
-    await fetch(api, client, method, deadline=3.0)  # cuts every timeout of the call
+    await fetch(deadline=3.0)  # cuts every timeout of the call
     assert all(0 < t <= 3.0 for t in route.calls.last.request.extensions["timeout"].values())
     with pytest.raises(ResponseTooLargeError) as caught:
-        await fetch(api, client, method, max_response_bytes=len(payload) - 1)
+        await fetch(max_response_bytes=len(payload) - 1)
     assert caught.value.limit == len(payload) - 1
-    assert await fetch(api, client, method, max_response_bytes=len(payload))
+    assert await fetch(max_response_bytes=len(payload))
     assert route.calls.last.request.extensions["timeout"]["read"] == 30.0  # one call's options

@@ -183,6 +183,7 @@ def test_every_stored_row_is_read_as_sent(
     assert [c.target for c in answer.inline_citations] == [
         parse_citation_target(r.get("target")) for r in sent["inline_citations"]
     ]
+    assert (answer.citation_errors, answer.inline_citation_errors) == ((), ())  # a bad target too
     final: dict[str, object] = {}
     for r in (*sent["inline_citations"], *sent["citations"]):
         final[r["source"]] = parse_citation_target(r.get("target"))
