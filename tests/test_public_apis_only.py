@@ -37,7 +37,7 @@ TOOLS_MAY_IMPORT = {
     "silvia_client._lazy.load_on_first_use": "the lazy `__init__` of qa and testing, the root's",
     "silvia_client._wire.DEFAULTS": "the client's defaults, which the command's help states and "
     "a recording's body cap follows",
-    "silvia_client._pool.BoundedCookieJar": "the reference server's clients keep cookies as the "
+    "silvia_client._base.BoundedCookieJar": "the reference server's clients keep cookies as the "
     "SDK's own pool does",
     "silvia_client.citations._accounts.ACCOUNT_ID_COLUMNS": "where a row holds an account id: "
     "the recording redactor and the scenario builder look where the parser does",

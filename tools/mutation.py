@@ -183,7 +183,7 @@ GROUPS: dict[str, Group] = {
         ),
     ),
     "body": Group(
-        modules=("_body.py", "_async/_body.py"),
+        modules=("_async/_body.py",),
         tests=(
             "tests/client/test_body_decoding.py",
             "tests/client/test_body_reads.py",

@@ -101,29 +101,29 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._retries.x_parse_retry_after__mutmut_4": (
         "'RETRY-AFTER' for 'retry-after': httpx.Headers are case-insensitive"
     ),
-    # body reading (`_body.py`)
-    "silvia_client._body.x_encoding_error__mutmut_4": (
+    # body reading (`_async/_body.py`)
+    "silvia_client._async._body.x_encoding_error__mutmut_4": (
         "'CONTENT-ENCODING' for 'content-encoding': httpx.Headers are case-insensitive"
     ),
-    "silvia_client._body.xǁInflaterǁ__init____mutmut_12": (
+    "silvia_client._async._body.xǁInflaterǁ__init____mutmut_12": (
         "MAX_WBITS | 17 for | 16: MAX_WBITS is 15, whose low bit is set already (31 either way)"
     ),
-    "silvia_client._body.xǁInflaterǁfeed__mutmut_12": (
+    "silvia_client._async._body.xǁInflaterǁfeed__mutmut_12": (
         "None for `_raw_fallback = False`: only tested for truth"
     ),
-    "silvia_client._body.xǁInflaterǁfeed__mutmut_15": (
+    "silvia_client._async._body.xǁInflaterǁfeed__mutmut_15": (
         "None for `_raw_fallback = False`: only tested for truth"
     ),
-    "silvia_client._body.xǁInflaterǁfeed__mutmut_16": (
+    "silvia_client._async._body.xǁInflaterǁfeed__mutmut_16": (
         "raw fallback left on after a decoded piece: a later piece that fails mid-stream is read "
         "again as raw deflate from a block's start, and fails there too (no input found that "
         "tells them apart: a DecodingError either way)"
     ),
-    "silvia_client._body.xǁInflaterǁflush__mutmut_1": (
+    "silvia_client._async._body.xǁInflaterǁflush__mutmut_1": (
         "flush's error text: `feed` reads every byte given (to an empty unconsumed_tail), so "
         "zlib's flush has nothing left that can fail"
     ),
-    "silvia_client._body.xǁInflaterǁflush__mutmut_2": (
+    "silvia_client._async._body.xǁInflaterǁflush__mutmut_2": (
         "flush's error text: `feed` reads every byte given (to an empty unconsumed_tail), so "
         "zlib's flush has nothing left that can fail"
     ),

@@ -9,8 +9,7 @@ deadline's alarm is the same on both sides (the watchdog thread of `_deadline.py
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import AsyncIterable, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 
 import httpx
@@ -22,7 +21,6 @@ __all__ = [
     "ALREADY_RUNNING",
     "OTHER_CLIENT",
     "Opener",
-    "close_chunks",
     "drain_bound",
     "sleep",
 ]
@@ -42,13 +40,6 @@ async def sleep(seconds: float) -> None:
     import anyio  # here, not at the top: `import silvia_client` stays without it
 
     await anyio.sleep(seconds)
-
-
-async def close_chunks(chunks: AsyncIterable[bytes]) -> None:
-    """Close `chunks` if it is an async generator: closing one early does not close the one
-    it reads from (the garbage collector would, on some later turn of the loop, or never)."""
-    if inspect.isasyncgen(chunks):
-        await chunks.aclose()
 
 
 @contextmanager

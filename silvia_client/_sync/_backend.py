@@ -5,9 +5,8 @@ This module is not generated (see `silvia_client/_async/_backend.py`).
 
 from __future__ import annotations
 
-import inspect
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import httpx
@@ -19,7 +18,6 @@ __all__ = [
     "ALREADY_RUNNING",
     "OTHER_CLIENT",
     "Opener",
-    "close_chunks",
     "drain_bound",
     "sleep",
 ]
@@ -37,12 +35,6 @@ OTHER_CLIENT = "AsyncSilviaClient takes an httpx.AsyncClient"
 def sleep(seconds: float) -> None:
     """Wait `seconds` (before a retry)."""
     time.sleep(seconds)
-
-
-def close_chunks(chunks: Iterable[bytes]) -> None:
-    """Close `chunks` if it is a generator, as the async side must (the same code on both)."""
-    if inspect.isgenerator(chunks):
-        chunks.close()
 
 
 @contextmanager

@@ -13,8 +13,7 @@ import anyio
 import httpx
 import pytest
 
-from silvia_client._async._body import _inflated, drain, guarded, read_at_most, read_body
-from silvia_client._body import Inflater
+from silvia_client._async._body import Inflater, _inflated, drain, guarded, read_at_most, read_body
 from silvia_client._deadline import Guard, Halt
 from silvia_client._wire import DEFAULTS
 
