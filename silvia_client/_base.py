@@ -158,7 +158,7 @@ class Scrubber:
         if not self._forms or isinstance(value, (int, float, bool)) or value is None:
             return value
         try:
-            # `default=str`: a number kept as a `Decimal` (`_json.py`) holds no token, and
+            # `default=str`: a number kept as a `Decimal` (`_sse.py`) holds no token, and
             # must not make the rest go unscrubbed; in a scrubbed copy it is its digits.
             dumped = json.dumps(value, ensure_ascii=False, default=str)
         except (TypeError, ValueError, RecursionError):

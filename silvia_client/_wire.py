@@ -113,7 +113,7 @@ class ClientDefaults:
     # values grows up to 55 times its size, about 300 bytes a value at most (a row the SDK
     # reads into a `Citation` or a `RowError`). So a call reads at most
     # `max_response_bytes // bytes_per_value` JSON values and SSE events, counted before
-    # decoding (`_json.most_values`: containers, commas and colons): with the defaults,
+    # decoding (`_sse.most_values`: containers, commas and colons): with the defaults,
     # 2 Mi of them, and one call's peak stays under 12 times `max_response_bytes`, under
     # 800 MiB (`benchmarks/bench_limits.py --only-shapes`). A real history holds a value
     # in about 15 bytes, a real stream in 11: this cap stops one at about half its limit.

@@ -32,7 +32,7 @@ from pathlib import Path
 TOOLS_MAY_IMPORT = {
     "silvia_client._text": "the cleaners per medium (`terminal_text`, `xml_text`, `json_clean`, "
     "`carried`): how the reports and the command write server text; not for users",
-    "silvia_client._json.loads": "QA reads the server's raw JSON as the SDK does: a huge "
+    "silvia_client._sse.loads": "QA reads the server's raw JSON as the SDK does: a huge "
     "number is a number, not 'not JSON'",
     "silvia_client._lazy.load_on_first_use": "the lazy `__init__` of qa and testing, the root's",
     "silvia_client._wire.DEFAULTS": "the client's defaults, which the command's help states and "

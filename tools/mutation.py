@@ -123,6 +123,9 @@ GROUPS: dict[str, Group] = {
         tests=(
             "tests/test_sse.py",
             "tests/test_sse_limit.py",
+            "tests/test_json.py",
+            "tests/test_fast_json.py",
+            "tests/client/test_count_caps.py",
             "tests/client/test_chat_stream.py",
             "tests/client/test_limits.py",
         ),

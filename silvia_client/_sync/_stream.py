@@ -32,9 +32,8 @@ from httpx_sse import ServerSentEvent
 
 from .._base import ResponseErrors
 from .._deadline import Call, Halt
-from .._json import most_values
 from .._options import check
-from .._sse import EventTooLarge, SSEDecoder
+from .._sse import EventTooLarge, SSEDecoder, most_values
 from .._wire import DEFAULTS
 from ..chat._turn import Turn, TurnBuilder
 from ..chat.events import ChatEvent, ErrorEvent, RawEvent, TextEvent, event_decoder
