@@ -15,14 +15,15 @@
 * `read_body`: a whole body within those bounds; `read_at_most`: the start of an
   error body, for its message.
 * `drain`: after a stream's `done`, the rest of its body, within
-  `DEFAULTS.drain_bytes` and `.drain_seconds` (`_backend.drain_bound`: sync, a
-  cancel scope; sync, the guard's alarm, which shuts its socket down, and is
-  checked between chunks on a transport without one), so that the connection
-  goes back to the pool, and every iterator over the body ends.
+  `DEFAULTS.drain_bytes` and `.drain_seconds` (the guard's alarm, which shuts
+  its socket down, and is checked between chunks on a transport without one;
+  under an event loop, `_backend.drain_scope`'s cancel scope too), so that the
+  connection goes back to the pool, and every iterator over the body ends.
 """
 
 from __future__ import annotations
 
+import time
 import zlib
 from collections.abc import Generator, Iterable, Iterator
 
@@ -30,7 +31,7 @@ import httpx
 
 from .._deadline import Guard, Halt
 from .._wire import DEFAULTS
-from ._backend import drain_bound
+from ._backend import drain_scope
 
 __all__ = [
     "Inflater",
@@ -191,7 +192,8 @@ def read_at_most(response: httpx.Response, limit: int, guard: Guard) -> bytes:
 
 def drain(rest: Iterable[bytes], guard: Guard) -> None:
     """Read the `rest` of a body, which `guard` watches, within the drain's bounds."""
-    with drain_bound(guard):
+    guard.arm(time.monotonic() + DEFAULTS.drain_seconds, "drained")
+    with drain_scope(DEFAULTS.drain_seconds):
         try:
             for _ in guarded(rest, guard, DEFAULTS.drain_bytes):
                 pass
