@@ -22,9 +22,13 @@ Where things are, top to bottom:
   transport error, into a typed error: messages come from the status, the
   request id and the server's own error text, never from the request, and
   everything the server sent goes through the scrubber first.
-- `ClientBase` checks what a client is given (the base URL, the token and
-  every setting, by `_options.py`), makes `with_options` copies, puts a call's
-  options over its own into a `Call` (`_deadline.py`) and builds requests.
+- `base_url_from`, `token_from`: a client's two arguments that no row of the
+  argument table fits (each may come from the environment), and `is_local`,
+  whether plain http stays on this machine.
+- `ClientBase` checks what a client is given (the base URL, the token, and
+  every setting by the argument table, `_deadline.RULES`), makes
+  `with_options` copies, puts a call's options over its own into a `Call`
+  (`_deadline.py`) and builds requests.
 
 The clients that send are written once, async, in `_async/_client.py`
 (`AsyncSilviaClient`), and generated from it in `_sync/_client.py`
@@ -37,6 +41,7 @@ import copy
 import dataclasses
 import functools
 import http.cookiejar
+import ipaddress
 import json
 import logging
 import os
@@ -51,12 +56,12 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ._deadline import Call, Halt, Lifecycle
-from ._options import Kind, RequestOptions, base_url_from, check, is_local, token_from
+from ._deadline import Call, Halt, Kind, Lifecycle, RequestOptions, check
 from ._retries import RetryPolicy, parse_retry_after
 from ._text import escaped
 from ._version import __version__
 from ._wire import DEFAULTS, WireFormat
+from .citations import is_http_url
 from .errors import (
     APIConnectionError,
     APIStatusError,
@@ -96,6 +101,89 @@ __all__ = [
 ]
 
 logger = logging.getLogger("silvia_client")
+
+
+# ------------------------------------------------- a client's own: the base URL and the token
+
+
+class _Token:
+    """The bearer token, kept out of every repr and str."""
+
+    __slots__ = ("header", "value")
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+        self.header = f"Bearer {value}"  # the `Authorization` header's value
+
+    def __repr__(self) -> str:
+        return "<token>"
+
+    __str__ = __repr__
+
+
+# What an HTTP header can carry as a bearer token: printable ASCII, no spaces. A
+# token read from a file often ends in a newline, which httpx would refuse later
+# with the whole header (the token) in its message.
+_TOKEN_CHARS = re.compile(r"[\x21-\x7e]+")
+
+
+def token_from(token: object) -> _Token | None:
+    """The token from `token`, else `SILVIA_TOKEN` (empty or unset: no token)."""
+    env = DEFAULTS.token_env
+    if token is None:
+        value = os.environ.get(env, "")
+        if not value:
+            return None
+        where = f"the {env} environment variable"
+    elif not isinstance(token, str):
+        raise ConfigurationError(f"token must be a str, not {type(token).__name__}")
+    elif not token:
+        raise ConfigurationError(f"token is empty: pass the token, or leave token out to use {env}")
+    else:
+        value, where = token, "token"
+    if not _TOKEN_CHARS.fullmatch(value):
+        # Never the value, nor where in it the bad character is.
+        raise ConfigurationError(
+            f"{where} holds whitespace, a control character or a non-ASCII character "
+            "(a trailing newline from a file?): a bearer token is printable ASCII"
+        )
+    return _Token(value)
+
+
+def base_url_from(base_url: object) -> str:
+    """The API's base URL, checked: absolute http(s), no credentials, no query or fragment."""
+    where, env = "base_url", DEFAULTS.base_url_env
+    if base_url is None:
+        base_url, where = os.environ.get(env), env
+    if not base_url:
+        raise ConfigurationError(
+            f"no base URL: pass base_url=... or set the {env} environment variable"
+        )
+    if not isinstance(base_url, str):
+        raise ConfigurationError(f"base_url must be a str, not {type(base_url).__name__}")
+    if not is_http_url(base_url):
+        raise ConfigurationError(f"{where} must be an absolute http(s) URL")
+    parts = urlsplit(base_url)
+    if "@" in parts.netloc:
+        # httpx would send `user:password` as Basic auth in place of the token.
+        raise ConfigurationError(
+            f"{where} must not hold credentials (user:password@): "
+            f"pass the token as token=... or in {DEFAULTS.token_env}"
+        )
+    if "?" in base_url or "#" in base_url:
+        raise ConfigurationError(f"{where} must not have a query (?) or a fragment (#)")
+    return base_url.rstrip("/")
+
+
+def is_local(host: str) -> bool:
+    """Whether plain http to `host` stays on this machine, or on a name that is never public."""
+    host = host.rstrip(".")
+    if host == "localhost" or host.endswith((".localhost", ".test")):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 # ------------------------------------------------------------------------ the scrubber

@@ -183,6 +183,11 @@ GROUPS: dict[str, Group] = {
             "tests/client/test_retries.py",
             "tests/client/test_retry_decisions.py",
             "tests/client/test_limits.py",  # a Halt at a size limit
+            # The argument table and `RequestOptions`, in the same module:
+            "tests/client/test_config.py",
+            "tests/client/test_options.py",
+            "tests/client/test_extra_options.py",
+            "tests/client/test_argument_messages.py",
         ),
     ),
     "body": Group(
@@ -194,16 +199,6 @@ GROUPS: dict[str, Group] = {
             "tests/client/test_chat_stream.py",
         ),
     ),
-    "options": Group(
-        modules=("_options.py",),
-        tests=(
-            "tests/client/test_config.py",
-            "tests/client/test_argument_table.py",
-            "tests/client/test_options.py",
-            "tests/client/test_extra_options.py",
-            "tests/client/test_retry_decisions.py",
-            "tests/client/test_argument_messages.py",
-        ),
     ),
 }
 

@@ -138,20 +138,20 @@ EQUIVALENT: dict[str, str] = {
         "at exactly `limit` bytes it reads one chunk more before it stops; it returns "
         "`data[:limit]` either way"
     ),
-    # the argument table (`_options.py`)
-    "silvia_client._options.x__extra_body__mutmut_7": (
+    # the argument table (`_deadline.py`)
+    "silvia_client._deadline.x__extra_body__mutmut_7": (
         "json.dumps(allow_nan=None): None is false, so NaN is refused as with False"
     ),
-    "silvia_client._options.x_check__mutmut_9": (
+    "silvia_client._deadline.x_check__mutmut_9": (
         "'UTF-8' for 'utf-8': codec names are case-insensitive"
     ),
-    "silvia_client._options.x_rules_table__mutmut_9": (
+    "silvia_client._deadline.x_rules_table__mutmut_9": (
         "the fallback for a reader without a docstring: every reader has one"
     ),
-    "silvia_client._options.x_token_from__mutmut_5": (
+    "silvia_client._deadline.x_token_from__mutmut_5": (
         "None for '' as SILVIA_TOKEN's unset value: `if not value` reads both as no token"
     ),
-    "silvia_client._options.x_token_from__mutmut_7": (
+    "silvia_client._deadline.x_token_from__mutmut_7": (
         "no default (None) for '' as SILVIA_TOKEN's unset value: `if not value` reads both alike"
     ),
     # the deadline (`_deadline.py`)
@@ -180,7 +180,7 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._deadline.xǁ_Watchdogǁ_next__mutmut_15": (
         "wait >= 0 for > 0: at exactly 0 it waits 0 s and looks again, when the alarm is due"
     ),
-    "silvia_client._options.x_is_local__mutmut_4": (
+    "silvia_client._deadline.x_is_local__mutmut_4": (
         "rstrip('XX.XX') also strips 'X': the host comes lowercased from urlsplit, never 'X'"
     ),
 }

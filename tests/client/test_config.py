@@ -24,7 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from silvia_client import AsyncSilviaClient, SilviaClient
-from silvia_client._options import RULES, check, rules_table
+from silvia_client._deadline import RULES, check, rules_table
 from silvia_client._retries import RetryPolicy
 from silvia_client._wire import DEFAULTS
 from silvia_client.errors import ConfigurationError, SilviaError
@@ -266,7 +266,7 @@ def test_the_constructors_defaults_are_the_one_defaults_value() -> None:
 def test_no_module_keeps_a_default_of_its_own() -> None:
     # The names the defaults had before they moved to `DEFAULTS`, in `_wire.py`.
     gone = {
-        "_options": ["DEFAULT_TIMEOUT", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_CHAT_DEADLINE"],
+        "_deadline": ["DEFAULT_TIMEOUT", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_CHAT_DEADLINE"],
         "_retries": ["RETRY_STATUSES", "NOT_PROCESSED_STATUSES"],
         "_base": [
             "ERROR_BODY_MAX_BYTES",
@@ -275,7 +275,6 @@ def test_no_module_keeps_a_default_of_its_own() -> None:
             "BASE_URL_ENV",
             "TOKEN_ENV",
         ],
-        "_body": ["DRAIN_BYTES", "DRAIN_SECONDS", "PIECE", "ACCEPT_ENCODING"],
         "_async._body": ["DRAIN_BYTES", "DRAIN_SECONDS", "PIECE", "ACCEPT_ENCODING"],
         "_sync._body": ["DRAIN_BYTES", "DRAIN_SECONDS", "PIECE", "ACCEPT_ENCODING"],
         "_async._client": ["BASE_URL_ENV", "TOKEN_ENV"],

@@ -12,8 +12,7 @@ import httpx
 import pytest
 import respx
 
-from silvia_client._deadline import Call
-from silvia_client._options import Kind, RequestOptions
+from silvia_client._deadline import Call, Kind, RequestOptions
 from silvia_client._retries import RetryPolicy, after_failure
 from silvia_client.errors import (
     APIConnectionError,

@@ -9,8 +9,7 @@ import httpx
 import pytest
 
 from silvia_client import APIConnectionError, ClientClosedError, InternalServerError
-from silvia_client._deadline import Call, Guard
-from silvia_client._options import RequestOptions
+from silvia_client._deadline import Call, Guard, RequestOptions
 from silvia_client._retries import RetryPolicy, after_failure
 
 
