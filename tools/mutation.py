@@ -199,7 +199,6 @@ GROUPS: dict[str, Group] = {
             "tests/client/test_chat_stream.py",
         ),
     ),
-    ),
 }
 
 # --------------------------------------------------------------------------- running
