@@ -132,7 +132,7 @@ def test_closing_a_reader_early_closes_what_it_reads_from() -> None:
         zipped = gzip.compress(b"x" * 100)
         inflating = _inflated(source("inflated", [zipped[:20], zipped[20:]]), Inflater("gzip"))
         await inflating.__anext__()
-        await inflating.aclose()  # type: ignore[attr-defined]
+        await inflating.aclose()
         assert closed == ["guarded", "inflated"]
 
     asyncio.run(main())
