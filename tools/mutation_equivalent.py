@@ -130,9 +130,20 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._async._body.x_body_chunks__mutmut_5": (
         "'CONTENT-ENCODING' for 'content-encoding': httpx.Headers are case-insensitive"
     ),
-    "silvia_client._async._body.x_drain__mutmut_1": (
-        "the async `drain_bound` bounds the drain with a cancel scope and never reads its guard "
-        "(the sync one, generated and not mutated here, arms it)"
+    # The async drain has two bounds, the guard's alarm (which the sync side needs alone) and
+    # a cancel scope: a mutant of either leaves the other to end it.
+    "silvia_client._async._body.x_drain__mutmut_2": (
+        "arms the drain's alarm with no reason: async, the cancel scope still ends the drain"
+    ),
+    "silvia_client._async._body.x_drain__mutmut_6": (
+        "the drain's stop reason is read by no one: the Halt is caught, the guard released"
+    ),
+    "silvia_client._async._body.x_drain__mutmut_7": (
+        "the drain's stop reason is read by no one: the Halt is caught, the guard released"
+    ),
+    "silvia_client._async._body.x_drain__mutmut_8": (
+        "no cancel scope: the guard's alarm still ends the drain (a socket shut down, or the "
+        "check between chunks)"
     ),
     "silvia_client._async._body.x_read_at_most__mutmut_12": (
         "at exactly `limit` bytes it reads one chunk more before it stops; it returns "
