@@ -16,9 +16,9 @@ script prints each variant's ratios per run and their median.
 The variants (CONTRIBUTING's rule keeps a fast path only if turning it off costs
 15% or more on its benchmark):
 
-* `plain`: the package as it is (with its fast path, `_json.FAST`).
-* `no_fast_json`: the package with `_json.FAST` off: every event and history body
-  read the plain way (`_json.loads`, then the readers and `model_validate`).
+* `plain`: the package as it is (with its fast path, `_sse.FAST`).
+* `no_fast_json`: the package with `_sse.FAST` off: every event and history body
+  read the plain way (`_sse.loads`, then the readers and `model_validate`).
 * `text_regex` (not in the package): a `text` event whose data is exactly
   `{"text":"..."}` with no escape is read by a regular expression, before any
   JSON decoding.
@@ -47,7 +47,7 @@ BEFORE = "116cd87"  # main before the plain core
 COMMITS = {"before": BEFORE, "main": "main"}
 
 EVENTS = "silvia_client/chat/events.py"
-JSON = "silvia_client/_json.py"
+JSON = "silvia_client/_sse.py"
 
 
 def _no_fast_json(tree: Path) -> Path:

@@ -1,13 +1,34 @@
-"""What both clients share that does no I/O: `ClientBase`, `ResponseErrors`, `what_failed`.
+"""What both clients share that does no I/O: the scrubber, the pool, the errors, the base.
 
-Where things are: `ClientBase` checks what a client is given (the base URL, the
-token and every setting, by `_options.py`), makes `with_options` copies,
-puts a call's options over its own into a `Call` (`_deadline.py`) and builds
-requests. `ResponseErrors` turns a response that is not what was asked for, or
-a transport error, into a typed error: messages come from the status, the
-request id and the server's own error text, never from the request, and
-everything the server sent goes through the client's `Scrubber` first
-(`_text.py`), so a server that echoes the token cannot make an error show it.
+Where things are, top to bottom:
+
+- `Scrubber`: every string that comes from the server and may reach an
+  exception, a log record or the command line goes through a client's
+  scrubber first: status bodies, previews of 2xx bodies, `error` event
+  messages, request ids, header values, and the text of transport errors
+  (which may quote what the server sent). It blanks the client's bearer token,
+  and in text meant for a message it escapes control characters (`_text.escaped`,
+  which the cleaners share), so a server cannot forge log lines or move a
+  terminal's cursor. Tokens shorter than `MIN_SECRET_LENGTH` (8) characters are
+  not blanked: they cannot be real secrets (`"t"` in tests), and blanking them
+  would blank ordinary text. `protect_library_logs`: two things the SDK does
+  not write itself log what the server sends, httpx (the reason phrase, at
+  INFO) and httpcore (response headers, at DEBUG); a filter on their loggers
+  blanks the token of every live client there too.
+- `Pool`, `BoundedCookieJar`, `tls_context`: a client's connection pool, this
+  process's and one event loop's (its section says why), with a bounded
+  cookie jar.
+- `ResponseErrors` turns a response that is not what was asked for, or a
+  transport error, into a typed error: messages come from the status, the
+  request id and the server's own error text, never from the request, and
+  everything the server sent goes through the scrubber first.
+- `base_url_from`, `token_from`: a client's two arguments that no row of the
+  argument table fits (each may come from the environment), and `is_local`,
+  whether plain http stays on this machine.
+- `ClientBase` checks what a client is given (the base URL, the token, and
+  every setting by the argument table, `_deadline.RULES`), makes
+  `with_options` copies, puts a call's options over its own into a `Call`
+  (`_deadline.py`) and builds requests.
 
 The clients that send are written once, async, in `_async/_client.py`
 (`AsyncSilviaClient`), and generated from it in `_sync/_client.py`
@@ -18,24 +39,29 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
+import http.cookiejar
+import ipaddress
 import json
 import logging
 import os
 import re
 import socket
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+import ssl
+import threading
+import weakref
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
 
-from ._deadline import Call, Halt, Lifecycle
-from ._options import Kind, RequestOptions, base_url_from, check, is_local, token_from
-from ._pool import Pool
+from ._deadline import Call, Halt, Kind, Lifecycle, RequestOptions, check
 from ._retries import RetryPolicy, parse_retry_after
-from ._text import Scrubber, protect_library_logs
+from ._text import escaped
 from ._version import __version__
 from ._wire import DEFAULTS, WireFormat
+from .citations import is_http_url
 from .errors import (
     APIConnectionError,
     APIStatusError,
@@ -45,6 +71,7 @@ from .errors import (
     ClientClosedError,
     ConfigurationError,
     ConflictError,
+    EventLoopChangedError,
     InternalServerError,
     NotFoundError,
     PermissionDeniedError,
@@ -61,9 +88,430 @@ if TYPE_CHECKING:
 
     from ._tracing import Tracing
 
-__all__ = ["ClientBase", "ResponseErrors", "what_failed"]
+__all__ = [
+    "BoundedCookieJar",
+    "ClientBase",
+    "Pool",
+    "ResponseErrors",
+    "Scrubber",
+    "protect_library_logs",
+    "running_loop",
+    "tls_context",
+    "what_failed",
+]
 
 logger = logging.getLogger("silvia_client")
+
+
+# ------------------------------------------------- a client's own: the base URL and the token
+
+
+class _Token:
+    """The bearer token, kept out of every repr and str."""
+
+    __slots__ = ("header", "value")
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+        self.header = f"Bearer {value}"  # the `Authorization` header's value
+
+    def __repr__(self) -> str:
+        return "<token>"
+
+    __str__ = __repr__
+
+
+# What an HTTP header can carry as a bearer token: printable ASCII, no spaces. A
+# token read from a file often ends in a newline, which httpx would refuse later
+# with the whole header (the token) in its message.
+_TOKEN_CHARS = re.compile(r"[\x21-\x7e]+")
+
+
+def token_from(token: object) -> _Token | None:
+    """The token from `token`, else `SILVIA_TOKEN` (empty or unset: no token)."""
+    env = DEFAULTS.token_env
+    if token is None:
+        value = os.environ.get(env, "")
+        if not value:
+            return None
+        where = f"the {env} environment variable"
+    elif not isinstance(token, str):
+        raise ConfigurationError(f"token must be a str, not {type(token).__name__}")
+    elif not token:
+        raise ConfigurationError(f"token is empty: pass the token, or leave token out to use {env}")
+    else:
+        value, where = token, "token"
+    if not _TOKEN_CHARS.fullmatch(value):
+        # Never the value, nor where in it the bad character is.
+        raise ConfigurationError(
+            f"{where} holds whitespace, a control character or a non-ASCII character "
+            "(a trailing newline from a file?): a bearer token is printable ASCII"
+        )
+    return _Token(value)
+
+
+def base_url_from(base_url: object) -> str:
+    """The API's base URL, checked: absolute http(s), no credentials, no query or fragment."""
+    where, env = "base_url", DEFAULTS.base_url_env
+    if base_url is None:
+        base_url, where = os.environ.get(env), env
+    if not base_url:
+        raise ConfigurationError(
+            f"no base URL: pass base_url=... or set the {env} environment variable"
+        )
+    if not isinstance(base_url, str):
+        raise ConfigurationError(f"base_url must be a str, not {type(base_url).__name__}")
+    if not is_http_url(base_url):
+        raise ConfigurationError(f"{where} must be an absolute http(s) URL")
+    parts = urlsplit(base_url)
+    if "@" in parts.netloc:
+        # httpx would send `user:password` as Basic auth in place of the token.
+        raise ConfigurationError(
+            f"{where} must not hold credentials (user:password@): "
+            f"pass the token as token=... or in {DEFAULTS.token_env}"
+        )
+    if "?" in base_url or "#" in base_url:
+        raise ConfigurationError(f"{where} must not have a query (?) or a fragment (#)")
+    return base_url.rstrip("/")
+
+
+def is_local(host: str) -> bool:
+    """Whether plain http to `host` stays on this machine, or on a name that is never public."""
+    host = host.rstrip(".")
+    if host == "localhost" or host.endswith((".localhost", ".test")):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+# ------------------------------------------------------------------------ the scrubber
+
+MIN_SECRET_LENGTH = 8
+BLANK = "<token>"
+
+# C0 and C1 controls and DEL (a newline forges a log line, an escape sequence
+# drives a terminal), the Unicode line and paragraph separators, and the bidi
+# controls that reorder what follows them on screen.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+class Scrubber:
+    """Blanks one client's bearer token in what the server sends back.
+
+    Shared by a client and its `with_options` copies, which share the token.
+    """
+
+    __slots__ = ("__weakref__", "_byte_forms", "_forms")
+
+    def __init__(self, token: str | None) -> None:
+        forms: list[str] = []
+        if token is not None and len(token) >= MIN_SECRET_LENGTH:
+            # As sent, and as a JSON string would spell it if it holds `"`, `\` or `/`.
+            forms = [token, json.dumps(token)[1:-1], token.replace("/", "\\/")]
+        self._forms = tuple(dict.fromkeys(forms))
+        self._byte_forms = tuple(form.encode("utf-8") for form in self._forms)
+        if self._forms:
+            _LIVE.add(self)
+
+    def __bool__(self) -> bool:
+        """Whether there is a token to blank."""
+        return bool(self._forms)
+
+    def blank(self, text: str) -> str:
+        """`text` with the token blanked."""
+        for form in self._forms:
+            if form in text:
+                text = text.replace(form, BLANK)
+        return text
+
+    def text(self, text: str) -> str:
+        """`text`, fit for a message: the token blanked, every control character escaped."""
+        return _CONTROLS.sub(escaped, self.blank(text))
+
+    def optional(self, text: str | None) -> str | None:
+        """`text(...)` of a value that may be missing (a request id, say)."""
+        return None if text is None else self.text(text)
+
+    def bytes(self, body: bytes) -> bytes:
+        """`body` with the token blanked, before any of it is shown."""
+        for form in self._byte_forms:
+            if form in body:
+                body = body.replace(form, BLANK.encode())
+        return body
+
+    def value(self, value: Any) -> Any:
+        """A parsed JSON body with the token blanked wherever it holds it (escaped or not)."""
+        if not self._forms or isinstance(value, (int, float, bool)) or value is None:
+            return value
+        try:
+            # `default=str`: a number kept as a `Decimal` (`_sse.py`) holds no token, and
+            # must not make the rest go unscrubbed; in a scrubbed copy it is its digits.
+            dumped = json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError, RecursionError):
+            return value
+        if not any(form in dumped for form in self._forms):
+            return value
+        return json.loads(self.blank(dumped))
+
+    def exception(self, error: BaseException) -> BaseException:
+        """`error`, and every error behind it, with the token blanked in their arguments.
+
+        Transport errors may quote what the server sent (a malformed header
+        line, say); they travel on as the `__cause__` of the SDK's own error.
+        """
+        if not self._forms:
+            return error
+        seen: set[int] = set()
+        current: BaseException | None = error
+        while current is not None and id(current) not in seen:
+            seen.add(id(current))
+            text = repr(current.args)
+            if any(form in text for form in self._forms):
+                current.args = tuple(
+                    self.blank(arg) if isinstance(arg, str) else self.blank(repr(arg))
+                    for arg in current.args
+                )
+            current = current.__cause__ or current.__context__
+        return error
+
+    def __repr__(self) -> str:
+        return "Scrubber()"
+
+
+_LIVE: weakref.WeakSet[Scrubber] = weakref.WeakSet()
+_LIBRARY_LOGGERS = (
+    "httpx",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+    "httpcore.socks",
+    "hpack.hpack",
+)
+
+
+def _blank_tokens(record: logging.LogRecord) -> bool:
+    """A log filter: every live client's token blanked in a record an HTTP library makes."""
+    scrubbers = tuple(_LIVE)
+    if not scrubbers:
+        return True
+    try:
+        message = record.getMessage()
+    except Exception:  # a record that cannot be formatted is the handler's to report
+        return True
+    clean = message
+    for scrubber in scrubbers:
+        clean = scrubber.blank(clean)
+    if clean != message:
+        record.msg, record.args = clean, ()
+    return True
+
+
+def protect_library_logs() -> None:
+    """Put the token filter on the HTTP libraries' loggers (a logger adds it once)."""
+    for name in _LIBRARY_LOGGERS:
+        logging.getLogger(name).addFilter(_blank_tokens)
+
+
+# -------------------------------------------------------------------- the connection pool
+
+# `Pool` holds the httpx client that a `SilviaClient` (or its
+# async twin) and its `with_options` copies send through; `BoundedCookieJar` is the
+# cookie jar of every pool the SDK makes. The clients (`_client.py`) reach their
+# pool only through `Pool.get`, so every call passes the two checks below; the
+# testing kit's clients (`ReferenceServer.client()`) are made the same way, so
+# they fail where a production client fails.
+#
+# A pool's connections belong to the process that opened them: after `os.fork()`,
+# a child that read from one would read the parent's answers, and the parent the
+# child's. So a pool notes the process it first served, and in another one the
+# SDK makes a fresh pool with the same settings (a forked child's own, at its
+# first call); a caller's own `http_client`, which the SDK cannot make anew, is
+# refused there with `ClientClosedError`. That is a process id compared at each
+# call, not a process-wide fork hook.
+#
+# An async pool's connections also belong to the event loop that opened them: a
+# pool notes the loop it first served, and a call from another raises
+# `EventLoopChangedError` before anything is sent (`running_loop`, below, is the
+# one place that asks which loop runs: anyio's token of it, under asyncio or trio).
+#
+# Every pool the SDK makes verifies TLS with one shared context (`tls_context`):
+# httpx loads the CA bundle into a new one for each client it makes, most of a new
+# client's cost (about 0.1 s), though a loaded context is only read.
+
+H = TypeVar("H", httpx.Client, httpx.AsyncClient)
+
+
+def running_loop() -> object | None:
+    """The event loop running in this thread (asyncio's loop, trio's token), None outside one."""
+    from anyio.lowlevel import current_token  # here: `import silvia_client` stays without it
+
+    try:
+        return current_token().native_token  # a new wrapper per call, of the same loop
+    except RuntimeError:  # no event loop runs in this thread (anyio's `NoEventLoopError`)
+        return None
+
+
+class Pool(Generic[H]):
+    """The httpx client a client sends through, shared with its `with_options` copies.
+
+    Given a caller's `http_client`, it holds that one; given None, one that `make`
+    makes, which the SDK owns (closes with the client, makes anew in a forked
+    child). `owner` names the client's class in error messages.
+    """
+
+    # Making a pool anew takes moments; a wait longer than this means the lock was
+    # held by a thread of the parent when it forked, and is released nowhere here.
+    FORK_LOCK_WAIT = 5.0
+
+    def __init__(self, given: H | None, make: Callable[[], H], owner: str) -> None:
+        self._http: H = make() if given is None else given
+        self._make: Callable[[], H] | None = make if given is None else None
+        self._owner = owner
+        self._pid: int | None = None  # the process it first served
+        self._loop: object = None  # the event loop it first served (an async pool)
+        self._fork_lock = threading.Lock()
+
+    @property
+    def owned(self) -> bool:
+        """Whether the SDK made this pool (and so closes it, and makes it anew after a fork)."""
+        return self._make is not None
+
+    def own(self, make: Callable[[], H]) -> None:
+        """The SDK owns the pool it was given (the testing kit's): `make` makes it anew."""
+        self._make = make
+
+    def get(self) -> H:
+        """The pool, for this process and (an async pool) the event loop running now.
+
+        Raises `EventLoopChangedError` on a loop other than the first it served, and
+        `ClientClosedError` for a caller's own `http_client` in a process forked
+        after it was used. Outside any loop (a look at the pool from sync code)
+        nothing is noted.
+        """
+        if self._pid != os.getpid():
+            self._here()
+        if isinstance(self._http, httpx.AsyncClient):
+            loop = running_loop()
+            if self._loop is None:
+                self._loop = loop
+            elif loop is not None and loop is not self._loop:
+                raise EventLoopChangedError(
+                    f"this {self._owner} first ran on another event loop, and its connections "
+                    "belong to that one (nothing was sent): an async client serves one event "
+                    "loop. Make the client inside the loop that uses it: one per asyncio.run, "
+                    "and in tests, in the test or in a fixture on the test's loop"
+                )
+        return self._http
+
+    def to_close(self) -> H | None:
+        """The pool for `close()` to close: None in a process it did not serve (a child's
+        copy of its parent's pool is the parent's to close)."""
+        return self._http if self._pid in (None, os.getpid()) else None
+
+    def _here(self) -> None:
+        """The first call in this process: note it, or (used before the fork) a pool of its own."""
+        pid = os.getpid()
+        if self._pid is None:  # never used: no connection yet, whoever made it
+            self._pid = pid
+            return
+        if self._make is None:
+            raise ClientClosedError(
+                f"this {self._owner}'s http_client was used in process {self._pid}, and this is "
+                f"process {pid}, forked from it: its connections are the parent's, and the SDK "
+                "cannot make your http_client anew. Make the client and its http_client after "
+                "the fork, in each worker (or leave http_client out: the SDK's own pool is "
+                "made anew in a forked child)"
+            )
+        held = self._fork_lock.acquire(timeout=self.FORK_LOCK_WAIT)
+        try:
+            if self._pid != pid:  # not already made by another of this process's threads
+                self._http, self._loop, self._pid = self._make(), None, pid
+        finally:
+            if held:
+                self._fork_lock.release()
+            else:
+                self._fork_lock = threading.Lock()
+
+
+class BoundedCookieJar(http.cookiejar.CookieJar):
+    """A cookie jar that keeps at most `max_cookies`, and `max_bytes` of `Cookie` header.
+
+    What a load balancer's sticky session or a gateway needs is a cookie or two; a
+    server that sets cookies of new names on every response would otherwise grow
+    every request's `Cookie` header without end. A cookie that would take the jar
+    past either bound is not kept (an update of one already kept leaves the old
+    value), so the cookies kept first, the sticky session's among them, stay. The
+    defaults are `DEFAULTS.max_cookies` and `DEFAULTS.max_cookie_bytes`.
+
+    The standard library's public API only: `set_cookie` is where its jar stores
+    each cookie. httpx stores a response's cookies through `extract_cookies`, which
+    holds the jar's own lock while it calls `set_cookie` for each, so the count and
+    the store change together. The count is kept beside the jar, and made again
+    after `clear` (which expired and deleted cookies go through): counting the jar
+    for each of a response's 300 cookies would cost more than reading them.
+    """
+
+    def __init__(
+        self,
+        max_cookies: int = DEFAULTS.max_cookies,
+        max_bytes: int = DEFAULTS.max_cookie_bytes,
+    ) -> None:
+        super().__init__()
+        self.max_cookies = max_cookies
+        self.max_bytes = max_bytes
+        # What the jar holds, by (domain, path, name): each cookie's header bytes. None:
+        # count again (cookies have gone since).
+        self._held: dict[tuple[str, str, str], int] | None = None
+
+    def clear(
+        self, domain: str | None = None, path: str | None = None, name: str | None = None
+    ) -> None:
+        self._held = None  # the one other way the stdlib's jar lets a cookie go
+        super().clear(domain, path, name)
+
+    def set_cookie(self, cookie: http.cookiejar.Cookie) -> None:
+        held = self._held
+        if held is None:
+            held = {(c.domain, c.path, c.name): _header_bytes(c) for c in self}
+        key, size = (cookie.domain, cookie.path, cookie.name), _header_bytes(cookie)
+        count = len(held) + (key not in held)
+        total = sum(held.values()) - held.get(key, 0) + size
+        if count > self.max_cookies or total > self.max_bytes:
+            logger.debug(
+                "a cookie was not kept: the jar holds at most %d cookies, %d bytes",
+                self.max_cookies,
+                self.max_bytes,
+            )
+        else:
+            super().set_cookie(cookie)
+            held[key] = size
+        self._held = held
+
+
+def _header_bytes(cookie: http.cookiejar.Cookie) -> int:
+    """The most `cookie` adds to a `Cookie` header: `name=value; `, and an RFC 2965
+    cookie's `$Version`, `$Path` and `$Domain` beside it."""
+    size = len(cookie.name.encode()) + len((cookie.value or "").encode()) + 3
+    if cookie.version:
+        size += len(cookie.path.encode()) + len(cookie.domain.encode()) + 40
+    return size
+
+
+def tls_context() -> ssl.SSLContext:
+    """The verifying TLS context of the SDK's own pools, made once as httpx makes its own.
+
+    `SSL_CERT_FILE` and `SSL_CERT_DIR`, which httpx reads when it makes one, are part of
+    the key: a process that changes them gets a context of the new setting.
+    """
+    return _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@functools.lru_cache(maxsize=4)
+def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    return httpx.create_ssl_context()
 
 
 # ------------------------------------------------------------------- responses into errors

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from ._options import check
+from ._deadline import check
 from ._wire import DEFAULTS
 from .errors import ClientClosedError
 

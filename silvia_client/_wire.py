@@ -113,7 +113,7 @@ class ClientDefaults:
     # values grows up to 55 times its size, about 300 bytes a value at most (a row the SDK
     # reads into a `Citation` or a `RowError`). So a call reads at most
     # `max_response_bytes // bytes_per_value` JSON values and SSE events, counted before
-    # decoding (`_json.most_values`: containers, commas and colons): with the defaults,
+    # decoding (`_sse.most_values`: containers, commas and colons): with the defaults,
     # 2 Mi of them, and one call's peak stays under 12 times `max_response_bytes`, under
     # 800 MiB (`benchmarks/bench_limits.py --only-shapes`). A real history holds a value
     # in about 15 bytes, a real stream in 11: this cap stops one at about half its limit.
@@ -139,7 +139,7 @@ class ClientDefaults:
     # before anything is sent, naming the limit.
     max_url_chars: int = 65_536
 
-    # The cookie jar of a pool the SDK makes (`_pool.py`): enough for what a load
+    # The cookie jar of a pool the SDK makes (`_base.py`): enough for what a load
     # balancer's sticky session or a gateway sets, which is a cookie or two, and bounded,
     # so that a server setting cookies on every response cannot grow each request's
     # `Cookie` header without end. 8 KiB is about the longest header line nginx and
@@ -148,7 +148,7 @@ class ClientDefaults:
     max_cookies: int = 50
     max_cookie_bytes: int = 8 * _KIB
 
-    # Reading bodies (`_body.py`, `ResponseErrors` in `_base.py`).
+    # Reading bodies (`_async/_body.py`, `ResponseErrors` in `_base.py`).
     accept_encoding: str = "gzip, deflate"  # what `_body` decodes itself, in bounded pieces
     piece_bytes: int = 64 * _KIB  # the most one decoded piece holds: a gzip bomb comes in these
     error_body_max_bytes: int = 64 * _KIB  # an error body longer than this is cut, not read whole

@@ -1,10 +1,10 @@
 """The events' and the history's fast path against the plain way (issue 29, item 8).
 
-With `_json.FAST` on, an event is read by pydantic's parser (`from_json`, or one
+With `_sse.FAST` on, an event is read by pydantic's parser (`from_json`, or one
 `validate_json` that builds the citation rows), and a history body by one
 `validate_json`; whatever that parser refuses, or reads differently from
 `json.loads` (a number past a float's range, which it reads as infinity), goes
-the plain way, `_json.loads` and the readers. The property: for any text, the
+the plain way, `_sse.loads` and the readers. The property: for any text, the
 fast path gives exactly what the plain way gives: the same events, rows, row
 errors, extras with the same values and types, fields-sets, and the same error
 for a body that is not a session. The texts are built from JSON fragments the
@@ -25,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from silvia_client._json import FAST_PATH, loads
+from silvia_client._sse import FAST_PATH, loads
 from silvia_client._wire import DEFAULT_WIRE
 from silvia_client.chat.events import (
     CitationEvent,

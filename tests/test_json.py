@@ -1,4 +1,4 @@
-"""JSON as the wire carries it (`_json.py`; issue 28, findings 6 and 9).
+"""JSON as the wire carries it (`_sse.py`; issue 28, findings 6 and 9).
 
 `most_values`, counted before decoding, is never below the number of values
 decoding builds, whatever the document's shape or layout: it is what the count
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from silvia_client._json import loads, most_values
+from silvia_client._sse import loads, most_values
 
 from .depth import examples
 

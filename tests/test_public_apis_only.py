@@ -32,12 +32,12 @@ from pathlib import Path
 TOOLS_MAY_IMPORT = {
     "silvia_client._text": "the cleaners per medium (`terminal_text`, `xml_text`, `json_clean`, "
     "`carried`): how the reports and the command write server text; not for users",
-    "silvia_client._json.loads": "QA reads the server's raw JSON as the SDK does: a huge "
+    "silvia_client._sse.loads": "QA reads the server's raw JSON as the SDK does: a huge "
     "number is a number, not 'not JSON'",
     "silvia_client._lazy.load_on_first_use": "the lazy `__init__` of qa and testing, the root's",
     "silvia_client._wire.DEFAULTS": "the client's defaults, which the command's help states and "
     "a recording's body cap follows",
-    "silvia_client._pool.BoundedCookieJar": "the reference server's clients keep cookies as the "
+    "silvia_client._base.BoundedCookieJar": "the reference server's clients keep cookies as the "
     "SDK's own pool does",
     "silvia_client.citations._accounts.ACCOUNT_ID_COLUMNS": "where a row holds an account id: "
     "the recording redactor and the scenario builder look where the parser does",

@@ -118,6 +118,9 @@ GROUPS: dict[str, Group] = {
         modules=("_sse.py",),
         tests=(
             "tests/test_sse.py",
+            "tests/test_json.py",
+            "tests/test_fast_json.py",
+            "tests/client/test_count_caps.py",
             "tests/client/test_chat_stream.py",
             "tests/client/test_limits.py",
         ),
@@ -174,26 +177,22 @@ GROUPS: dict[str, Group] = {
             "tests/client/test_retries.py",
             "tests/client/test_retry_decisions.py",
             "tests/client/test_limits.py",  # a Halt at a size limit
+            # The argument table and `RequestOptions`, in the same module:
+            "tests/client/test_config.py",
+            "tests/client/test_options.py",
+            "tests/client/test_extra_options.py",
+            "tests/client/test_argument_messages.py",
+            "tests/client/test_privacy.py",  # the token's and the base URL's checks, plain http
         ),
     ),
     "body": Group(
-        modules=("_body.py", "_async/_body.py"),
+        modules=("_async/_body.py",),
         tests=(
             "tests/client/test_body_decoding.py",
             "tests/client/test_body_reads.py",
             "tests/client/test_limits.py",
             "tests/client/test_chat_stream.py",
-        ),
-    ),
-    "options": Group(
-        modules=("_options.py",),
-        tests=(
-            "tests/client/test_config.py",
-            "tests/client/test_privacy.py",  # the token's and the base URL's checks, plain http
-            "tests/client/test_options.py",
-            "tests/client/test_extra_options.py",
-            "tests/client/test_retry_decisions.py",
-            "tests/client/test_argument_messages.py",
+            "tests/client/test_connection_reuse.py",  # the drain hands the connection back
         ),
     ),
 }

@@ -101,57 +101,68 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._retries.x_parse_retry_after__mutmut_4": (
         "'RETRY-AFTER' for 'retry-after': httpx.Headers are case-insensitive"
     ),
-    # body reading (`_body.py`)
-    "silvia_client._body.x_encoding_error__mutmut_4": (
+    # body reading (`_async/_body.py`)
+    "silvia_client._async._body.x_encoding_error__mutmut_4": (
         "'CONTENT-ENCODING' for 'content-encoding': httpx.Headers are case-insensitive"
     ),
-    "silvia_client._body.xǁInflaterǁ__init____mutmut_12": (
+    "silvia_client._async._body.xǁInflaterǁ__init____mutmut_12": (
         "MAX_WBITS | 17 for | 16: MAX_WBITS is 15, whose low bit is set already (31 either way)"
     ),
-    "silvia_client._body.xǁInflaterǁfeed__mutmut_12": (
+    "silvia_client._async._body.xǁInflaterǁfeed__mutmut_12": (
         "None for `_raw_fallback = False`: only tested for truth"
     ),
-    "silvia_client._body.xǁInflaterǁfeed__mutmut_15": (
+    "silvia_client._async._body.xǁInflaterǁfeed__mutmut_15": (
         "None for `_raw_fallback = False`: only tested for truth"
     ),
-    "silvia_client._body.xǁInflaterǁfeed__mutmut_16": (
+    "silvia_client._async._body.xǁInflaterǁfeed__mutmut_16": (
         "raw fallback left on after a decoded piece: a later piece that fails mid-stream is read "
         "again as raw deflate from a block's start, and fails there too (no input found that "
         "tells them apart: a DecodingError either way)"
     ),
-    "silvia_client._body.xǁInflaterǁflush__mutmut_1": (
+    "silvia_client._async._body.xǁInflaterǁflush__mutmut_1": (
         "flush's error text: `feed` reads every byte given (to an empty unconsumed_tail), so "
         "zlib's flush has nothing left that can fail"
     ),
-    "silvia_client._body.xǁInflaterǁflush__mutmut_2": (
+    "silvia_client._async._body.xǁInflaterǁflush__mutmut_2": (
         "flush's error text: `feed` reads every byte given (to an empty unconsumed_tail), so "
         "zlib's flush has nothing left that can fail"
     ),
     "silvia_client._async._body.x_body_chunks__mutmut_5": (
         "'CONTENT-ENCODING' for 'content-encoding': httpx.Headers are case-insensitive"
     ),
-    "silvia_client._async._body.x_drain__mutmut_1": (
-        "the async `drain_bound` bounds the drain with a cancel scope and never reads its guard "
-        "(the sync one, generated and not mutated here, arms it)"
+    # The async drain has two bounds, the guard's alarm (which the sync side needs alone) and
+    # a cancel scope: a mutant of either leaves the other to end it.
+    "silvia_client._async._body.x_drain__mutmut_2": (
+        "arms the drain's alarm with no reason: async, the cancel scope still ends the drain"
+    ),
+    "silvia_client._async._body.x_drain__mutmut_6": (
+        "the drain's stop reason is read by no one: the Halt is caught, the guard released"
+    ),
+    "silvia_client._async._body.x_drain__mutmut_7": (
+        "the drain's stop reason is read by no one: the Halt is caught, the guard released"
+    ),
+    "silvia_client._async._body.x_drain__mutmut_8": (
+        "no cancel scope: the guard's alarm still ends the drain (a socket shut down, or the "
+        "check between chunks)"
     ),
     "silvia_client._async._body.x_read_at_most__mutmut_12": (
         "at exactly `limit` bytes it reads one chunk more before it stops; it returns "
         "`data[:limit]` either way"
     ),
-    # the argument table (`_options.py`)
-    "silvia_client._options.x__extra_body__mutmut_7": (
+    # the argument table (`_deadline.py`)
+    "silvia_client._deadline.x__extra_body__mutmut_7": (
         "json.dumps(allow_nan=None): None is false, so NaN is refused as with False"
     ),
-    "silvia_client._options.x_check__mutmut_9": (
+    "silvia_client._deadline.x_check__mutmut_9": (
         "'UTF-8' for 'utf-8': codec names are case-insensitive"
     ),
-    "silvia_client._options.x_rules_table__mutmut_9": (
+    "silvia_client._deadline.x_rules_table__mutmut_9": (
         "the fallback for a reader without a docstring: every reader has one"
     ),
-    "silvia_client._options.x_token_from__mutmut_5": (
+    "silvia_client._deadline.x_token_from__mutmut_5": (
         "None for '' as SILVIA_TOKEN's unset value: `if not value` reads both as no token"
     ),
-    "silvia_client._options.x_token_from__mutmut_7": (
+    "silvia_client._deadline.x_token_from__mutmut_7": (
         "no default (None) for '' as SILVIA_TOKEN's unset value: `if not value` reads both alike"
     ),
     # the deadline (`_deadline.py`)
@@ -180,7 +191,7 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._deadline.xǁ_Watchdogǁ_next__mutmut_15": (
         "wait >= 0 for > 0: at exactly 0 it waits 0 s and looks again, when the alarm is due"
     ),
-    "silvia_client._options.x_is_local__mutmut_4": (
+    "silvia_client._deadline.x_is_local__mutmut_4": (
         "rstrip('XX.XX') also strips 'X': the host comes lowercased from urlsplit, never 'X'"
     ),
 }

@@ -9,6 +9,6 @@
 
 `tools/unasync.py` generates `silvia_client/_sync/` from every module here but
 `_backend.py`; what the two sides share without I/O is below them
-(`_base.py`, `_body.py`, `_options.py`, ...). The public names are imported
+(`_base.py`, `_deadline.py`, `_sse.py`, ...). The public names are imported
 from `silvia_client`, `silvia_client.chat` and `silvia_client.sessions`.
 """

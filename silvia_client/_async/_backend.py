@@ -9,23 +9,13 @@ deadline's alarm is the same on both sides (the watchdog thread of `_deadline.py
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import AsyncIterable, Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 
+import anyio
 import httpx
 
-from .._deadline import Guard
-from .._wire import DEFAULTS
-
-__all__ = [
-    "ALREADY_RUNNING",
-    "OTHER_CLIENT",
-    "Opener",
-    "close_chunks",
-    "drain_bound",
-    "sleep",
-]
+__all__ = ["ALREADY_RUNNING", "OTHER_CLIENT", "Opener", "drain_scope", "sleep"]
 
 Opener = Callable[[], Awaitable[httpx.Response]]
 """How a stream opens its response: awaited."""
@@ -39,24 +29,10 @@ OTHER_CLIENT = "SilviaClient takes an httpx.Client"
 
 async def sleep(seconds: float) -> None:
     """Wait `seconds` (before a retry), under whichever event loop runs."""
-    import anyio  # here, not at the top: `import silvia_client` stays without it
-
     await anyio.sleep(seconds)
 
 
-async def close_chunks(chunks: AsyncIterable[bytes]) -> None:
-    """Close `chunks` if it is an async generator: closing one early does not close the one
-    it reads from (the garbage collector would, on some later turn of the loop, or never)."""
-    if inspect.isasyncgen(chunks):
-        await chunks.aclose()
-
-
-@contextmanager
-def drain_bound(guard: Guard) -> Iterator[None]:
-    """Bound the drain after `done` to `DEFAULTS.drain_seconds`: a cancel scope, which ends
-    a read on any transport (so the body is read to its end, and every async iterator
-    over it too: under trio, one left unfinished warns when it is collected)."""
-    import anyio
-
-    with anyio.move_on_after(DEFAULTS.drain_seconds):
-        yield
+drain_scope: Callable[[float], AbstractContextManager[object]] = anyio.move_on_after
+"""The drain's time bound besides its guard's alarm: a cancel scope, which ends a read on
+any transport (so the body is read to its end, and every async iterator over it too:
+under trio, one left unfinished warns when it is collected)."""

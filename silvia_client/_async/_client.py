@@ -9,7 +9,7 @@ what was asked for becomes a typed error by `ResponseErrors` (`_base.py`); a bod
 its limits by `_body.py`; the deadline's alarm and the guard that ends a blocked
 read are `_deadline.py`; the spans, when a `tracer_provider` is given,
 `_tracing.py`. The client reaches its connection pool only through `_http`, a
-`Pool` (`_pool.py`): this process's (a forked child gets its own) and, async, the
+`Pool` (`_base.py`): this process's (a forked child gets its own) and, async, the
 first event loop's.
 """
 
@@ -22,15 +22,13 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from .._base import ClientBase, what_failed
-from .._body import encoding_error
+from .._base import BoundedCookieJar, ClientBase, Pool, tls_context, what_failed
 from .._deadline import Call, Guard, Halt, thread_timer
-from .._pool import BoundedCookieJar, Pool, tls_context
 from .._retries import Failure, after_failure
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from ..errors import ConfigurationError, SilviaError
 from ._backend import OTHER_CLIENT, sleep
-from ._body import read_at_most, read_body
+from ._body import encoding_error, read_at_most, read_body
 
 if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider

@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .._deadline import Call
-from .._options import check
+from .._deadline import Call, check
 from ..sessions._history import Session, session_from, session_path
 
 if TYPE_CHECKING:
@@ -33,7 +32,7 @@ class AsyncSessions:
     GETs are retried on connection errors, 408, 429 and 5xx, within the
     deadline. The keywords after the id are this call's options, each None
     for the client's setting; their table is `RequestOptions`'s (in
-    `silvia_client._options`).
+    `silvia_client._deadline`).
     """
 
     def __init__(self, client: AsyncSilviaClient) -> None:

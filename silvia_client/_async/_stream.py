@@ -2,7 +2,7 @@
 
 Where things are: `_sync/_stream.py` (`Chat`, `ChatStream`) is generated from this
 module by `tools/unasync.py`. `AsyncChat.stream` checks the message, the session id
-and the call's options (their table is `RequestOptions`'s, `_options.py`) before
+and the call's options (their table is `RequestOptions`'s, `_deadline.py`) before
 anything is sent, and hands the stream its client's opener, bound to the call.
 The request goes out when a stream is entered (or first read). Then one loop
 (`_read`) feeds the body's chunks (`_body.py`: bounded, guarded) to the SSE
@@ -29,10 +29,8 @@ import httpx
 from httpx_sse import ServerSentEvent
 
 from .._base import ResponseErrors
-from .._deadline import Call, Halt
-from .._json import most_values
-from .._options import check
-from .._sse import EventTooLarge, SSEDecoder
+from .._deadline import Call, Halt, check
+from .._sse import EventTooLarge, SSEDecoder, most_values
 from .._wire import DEFAULTS
 from ..chat._turn import Turn, TurnBuilder
 from ..chat.events import ChatEvent, ErrorEvent, RawEvent, TextEvent, event_decoder
@@ -357,7 +355,7 @@ class AsyncChat:
         a `ValueError`. Nothing is sent then.
 
         The other keywords are this turn's options, each None for the client's
-        setting; their table is `RequestOptions`'s (in `silvia_client._options`).
+        setting; their table is `RequestOptions`'s (in `silvia_client._deadline`).
         `timeout` bounds the wait for the answer to start; `idle_timeout`, each
         silence between its events after that.
         """

@@ -5,24 +5,13 @@ This module is not generated (see `silvia_client/_async/_backend.py`).
 
 from __future__ import annotations
 
-import inspect
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 
 import httpx
 
-from .._deadline import Guard
-from .._wire import DEFAULTS
-
-__all__ = [
-    "ALREADY_RUNNING",
-    "OTHER_CLIENT",
-    "Opener",
-    "close_chunks",
-    "drain_bound",
-    "sleep",
-]
+__all__ = ["ALREADY_RUNNING", "OTHER_CLIENT", "Opener", "drain_scope", "sleep"]
 
 Opener = Callable[[], httpx.Response]
 """How a stream opens its response."""
@@ -39,15 +28,6 @@ def sleep(seconds: float) -> None:
     time.sleep(seconds)
 
 
-def close_chunks(chunks: Iterable[bytes]) -> None:
-    """Close `chunks` if it is a generator, as the async side must (the same code on both)."""
-    if inspect.isgenerator(chunks):
-        chunks.close()
-
-
-@contextmanager
-def drain_bound(guard: Guard) -> Iterator[None]:
-    """Bound the drain after `done` to `DEFAULTS.drain_seconds`: the guard's alarm then shuts
-    its socket down, and stops the read at the next chunk on a transport without one."""
-    guard.arm(time.monotonic() + DEFAULTS.drain_seconds, "drained")
-    yield
+drain_scope: Callable[[float], AbstractContextManager[object]] = nullcontext
+"""Nothing: the guard's alarm alone bounds the drain; it shuts the socket down, and stops
+the read at the next chunk on a transport without one."""

@@ -2,41 +2,136 @@
 # change the async source, then run `python tools/unasync.py`.
 """Reading a response body in pieces of bounded size, counted, and stopped on cue.
 
-* `body_chunks(response)`: the decoded body (`_body.py` decodes, without I/O).
+* `inflater_for(header)`: the decoder a Content-Encoding needs. Without one the
+  body is read raw. gzip and deflate are decoded here (`Inflater`), at most
+  `DEFAULTS.piece_bytes` out at a time: httpx's own decoder turns one 64 KiB
+  read into whatever it inflates to (a gzip bomb: 64 MiB at once). Any other
+  encoding is an `httpx.DecodingError`; `encoding_error` says why, before reading.
+* `body_chunks(response)`: the decoded body; a response already read (by a
+  caller's transport or event hook) gives its content, whole (`content_pieces`).
 * `guarded(chunks, guard, limit)`: those pieces, raising `Halt` past `limit`
   bytes or once the guard is stopped (`_deadline.py`), checked between chunks on
-  every transport. Closing it closes `chunks`.
+  every transport. Closing it closes `chunks` (`close_chunks`).
 * `read_body`: a whole body within those bounds; `read_at_most`: the start of an
   error body, for its message.
 * `drain`: after a stream's `done`, the rest of its body, within
-  `DEFAULTS.drain_bytes` and `.drain_seconds` (`_backend.drain_bound`: sync, a
-  cancel scope; sync, the guard's alarm, which shuts its socket down, and is
-  checked between chunks on a transport without one), so that the connection
-  goes back to the pool, and every iterator over the body ends.
+  `DEFAULTS.drain_bytes` and `.drain_seconds` (the guard's alarm, which shuts
+  its socket down, and is checked between chunks on a transport without one;
+  under an event loop, `_backend.drain_scope`'s cancel scope too), so that the
+  connection goes back to the pool, and every iterator over the body ends.
 """
 
 from __future__ import annotations
 
+import time
+import zlib
 from collections.abc import Generator, Iterable, Iterator
 
 import httpx
 
-from .._body import Inflater, content_pieces, inflater_for
 from .._deadline import Guard, Halt
 from .._wire import DEFAULTS
-from ._backend import close_chunks, drain_bound
+from ._backend import drain_scope
 
-__all__ = ["body_chunks", "drain", "guarded", "read_at_most", "read_body"]
+__all__ = [
+    "Inflater",
+    "body_chunks",
+    "content_pieces",
+    "drain",
+    "encoding_error",
+    "guarded",
+    "inflater_for",
+    "read_at_most",
+    "read_body",
+]
+
+
+class Inflater:
+    """gzip or deflate (zlib-wrapped or raw, as httpx reads it), out in bounded pieces."""
+
+    __slots__ = ("_decoder", "_raw_fallback")
+
+    def __init__(self, encoding: str) -> None:
+        gzip = encoding in ("gzip", "x-gzip")
+        self._decoder = zlib.decompressobj(zlib.MAX_WBITS | 16 if gzip else zlib.MAX_WBITS)
+        self._raw_fallback = not gzip
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        while data:
+            try:
+                out = self._decoder.decompress(data, DEFAULTS.piece_bytes)
+            except zlib.error as error:
+                if not self._raw_fallback:
+                    raise httpx.DecodingError(str(error)) from error
+                # Some servers send raw deflate under "deflate": try that, on the first bytes.
+                self._decoder = zlib.decompressobj(-zlib.MAX_WBITS)
+                self._raw_fallback = False
+                continue
+            self._raw_fallback = False
+            if out:
+                yield out
+            data = self._decoder.unconsumed_tail
+
+    def flush(self) -> bytes:
+        try:
+            return self._decoder.flush()
+        except zlib.error as error:
+            raise httpx.DecodingError(str(error)) from error
+
+
+def inflater_for(header: str) -> Inflater | None:
+    """The decoder a Content-Encoding needs (None: none), or a `DecodingError` if we cannot."""
+    codings = [c for c in header.lower().replace(" ", "").split(",") if c not in ("", "identity")]
+    if not codings:
+        return None
+    if len(codings) == 1 and codings[0] in ("gzip", "x-gzip", "deflate"):
+        return Inflater(codings[0])
+    raise httpx.DecodingError(
+        f"the Content-Encoding {header[:40]!r} is not one the SDK decodes "
+        f"(it asks for {DEFAULTS.accept_encoding!r}, one at a time)"
+    )
+
+
+def encoding_error(response: httpx.Response) -> str | None:
+    """Why the body's Content-Encoding cannot be decoded here (`br`, `zstd`, stacked), or None."""
+    header = response.headers.get("content-encoding")
+    if header is not None:
+        try:
+            inflater_for(header)
+        except httpx.DecodingError as error:
+            return str(error)
+    return None
+
+
+def content_pieces(response: httpx.Response) -> Iterator[bytes]:
+    """A body already read (by a caller's transport or event hook): its content, whole.
+
+    Whole: the memory is spent already, and a copy in pieces would cost time.
+    """
+    try:
+        content = response.content
+    except httpx.ResponseNotRead:  # consumed, not kept: nothing left to read
+        return
+    if content:
+        yield content
+
+
+def close_chunks(chunks: Iterable[bytes]) -> None:
+    """Close `chunks` if it is a generator: closing one early does not close the one it
+    reads from (the garbage collector would, on some later turn of the loop, or never)."""
+    if isinstance(chunks, Generator):
+        chunks.close()
+
 
 _UNBOUNDED = 2**62  # for a reader that stops itself
 
 
-def _content(response: httpx.Response) -> Iterator[bytes]:
+def _content(response: httpx.Response) -> Generator[bytes, None, None]:
     for piece in content_pieces(response):
         yield piece
 
 
-def _inflated(raw: Iterable[bytes], inflater: Inflater) -> Iterator[bytes]:
+def _inflated(raw: Iterable[bytes], inflater: Inflater) -> Generator[bytes, None, None]:
     try:
         for data in raw:
             for piece in inflater.feed(data):
@@ -97,7 +192,8 @@ def read_at_most(response: httpx.Response, limit: int, guard: Guard) -> bytes:
 
 def drain(rest: Iterable[bytes], guard: Guard) -> None:
     """Read the `rest` of a body, which `guard` watches, within the drain's bounds."""
-    with drain_bound(guard):
+    guard.arm(time.monotonic() + DEFAULTS.drain_seconds, "drained")
+    with drain_scope(DEFAULTS.drain_seconds):
         try:
             for _ in guarded(rest, guard, DEFAULTS.drain_bytes):
                 pass

@@ -11,12 +11,12 @@ one per event name, in one table (`EventDecoder`). The stream
 (`_async/_stream.py`) reads each event once and applies it to the turn
 (`chat/_turn.py`).
 
-The fast path (`_json.FAST_PATH`, CONTRIBUTING's "Fast paths"): `EventDecoder` first
+The fast path (`_sse.FAST_PATH`, CONTRIBUTING's "Fast paths"): `EventDecoder` first
 reads an event with pydantic's parser, `from_json` and then the same reader, or,
 for `citation` and `citations_summary`, one `validate_json` that builds the rows
 from the event's JSON (a streamed row's offset in the validation context,
 `STREAM_OFFSET`). Whatever that refuses, or whose result holds an infinity
-(`_json.holds_infinity`), goes the plain way, `_json.loads` and the reader: the
+(`_sse.holds_infinity`), goes the plain way, `_sse.loads` and the reader: the
 whole event, so the plain way decides every `MalformedEvent` and every row error.
 `tests/test_fast_json.py` holds the two ways equal.
 
@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 from pydantic_core import from_json
 
-from .._json import FAST_PATH, holds_infinity, loads
+from .._sse import FAST_PATH, holds_infinity, loads
 from .._wire import WireFormat
 from ..citations._targets import INCLUDE_PROVIDER, RowError, without_provider
 
@@ -383,7 +383,7 @@ class EventDecoder:
         return self.plain(name, data, offset)
 
     def plain(self, name: str, data: str, offset: int = 0) -> ChatEvent:
-        """`__call__` without the fast path: `_json.loads`, then the event's reader."""
+        """`__call__` without the fast path: `_sse.loads`, then the event's reader."""
         reader = self._readers.get(name)
         if reader is None:
             return UnknownEvent(name, data)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import httpx
 
 from .. import DEFAULT_WIRE, WireFormat
-from .._json import loads
+from .._sse import loads
 from ..chat import ChatEvent, DoneEvent, TextEvent, Timings, Turn, decode_event
 from ..errors import (
     APIConnectionError,

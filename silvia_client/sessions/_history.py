@@ -8,10 +8,10 @@ the row"), so a reload shows what the live turn showed.
 
 Where things are: the two dataclasses; `parse_session`, the plain reading of a
 decoded body; `read_session`, which reads a body's bytes, first by the fast path
-(`_json.FAST_PATH`: one `validate_json` of the whole body, its rows built straight from
-its JSON, `_body_adapter`) and the plain way, `_json.loads` and `parse_session`,
+(`_sse.FAST_PATH`: one `validate_json` of the whole body, its rows built straight from
+its JSON, `_body_adapter`) and the plain way, `_sse.loads` and `parse_session`,
 whenever that refuses (a bad row, a message that is not an object, anything
-pydantic's parser does not read, an infinity in a kept value: `_json`'s
+pydantic's parser does not read, an infinity in a kept value: `_sse`'s
 docstring), so the plain way decides every error; `session_from`, which counts a
 body's values before either. `tests/test_fast_json.py` holds the two ways equal.
 """
@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from .._json import FAST_PATH, holds_infinity, loads, most_values
+from .._sse import FAST_PATH, holds_infinity, loads, most_values
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from ..chat._turn import text_preview
 from ..citations import CitationTarget, RowError
@@ -245,7 +245,7 @@ def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE
 def read_session(body: bytes, session_id: str, wire: WireFormat = DEFAULT_WIRE) -> Session:
     """`parse_session` of the decoded body; ValueError (or RecursionError) if it cannot be.
 
-    Decoded as a live event is (`_json.loads`): a number of any length keeps its row.
+    Decoded as a live event is (`_sse.loads`): a number of any length keeps its row.
     Read by the fast path first when it is on (the module's docstring).
     """
     if FAST_PATH:

@@ -31,7 +31,7 @@ from urllib.parse import unquote, urlsplit
 import httpx
 
 from .. import DEFAULT_WIRE, AsyncSilviaClient, SilviaClient, WireFormat
-from .._pool import BoundedCookieJar
+from .._base import BoundedCookieJar
 from ._broken import BROKEN_SCENARIOS
 from ._expected import ExpectedTurn, expected_turn
 from ._faults import HttpError, SendGzipBomb, status_fault

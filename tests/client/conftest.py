@@ -20,8 +20,7 @@ import pytest
 import respx
 
 from silvia_client import AsyncChatStream, AsyncSilviaClient, ChatStream, SilviaClient
-from silvia_client._deadline import Call, Guard
-from silvia_client._options import Kind, RequestOptions
+from silvia_client._deadline import Call, Guard, Kind, RequestOptions
 from silvia_client.chat import ChatEvent, RawEvent, Turn
 from silvia_client.errors import SilviaError
 from silvia_client.sessions import Session

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from silvia_client import AsyncSilviaClient, SilviaClient
-from silvia_client._options import check
+from silvia_client._deadline import check
 from silvia_client._wire import DEFAULTS
 from silvia_client.errors import ConfigurationError
 

@@ -10,7 +10,7 @@ import zlib
 import httpx
 import pytest
 
-from silvia_client._body import content_pieces, encoding_error, inflater_for
+from silvia_client._async._body import content_pieces, encoding_error, inflater_for
 from silvia_client._wire import DEFAULTS
 
 DATA = os.urandom(64) * (DEFAULTS.piece_bytes // 16)  # squeezes well, opens past one piece

@@ -12,8 +12,7 @@ import anyio
 import httpx
 import pytest
 
-from silvia_client._async._body import _inflated, drain, guarded, read_at_most, read_body
-from silvia_client._body import Inflater
+from silvia_client._async._body import Inflater, _inflated, drain, guarded, read_at_most, read_body
 from silvia_client._deadline import Guard, Halt
 from silvia_client._wire import DEFAULTS
 
@@ -122,7 +121,7 @@ async def test_closing_a_reader_early_closes_what_it_reads_from() -> None:
     zipped = gzip.compress(b"x" * 100)
     inflating = _inflated(source("inflated", [zipped[:20], zipped[20:]]), Inflater("gzip"))
     await inflating.__anext__()
-    await inflating.aclose()  # type: ignore[attr-defined]
+    await inflating.aclose()
     assert closed == ["guarded", "inflated"]
 
 

@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from silvia_client import AsyncSilviaClient, SilviaClient
-from silvia_client._options import RULES, check, rules_table
+from silvia_client._deadline import RULES, check, rules_table
 from silvia_client._retries import RetryPolicy
 from silvia_client._wire import DEFAULTS
 from silvia_client.errors import ConfigurationError, SilviaError

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from silvia_client import AsyncSilviaClient
-from silvia_client._pool import BoundedCookieJar
+from silvia_client._base import BoundedCookieJar
 from silvia_client._wire import DEFAULTS
 from silvia_client.testing import ReferenceServer
 

@@ -15,7 +15,7 @@ import httpx
 import pytest
 import respx
 
-from silvia_client._json import most_values
+from silvia_client._sse import most_values
 from silvia_client._wire import DEFAULTS
 from silvia_client.errors import ResponseTooLargeError, StreamTooLargeError
 

@@ -93,8 +93,9 @@ async def test_a_stall_past_the_read_timeout_times_out_and_a_drop_breaks_off_una
     assert [name for name, _ in sse_events(received)] == ["session", "text", "text"]
     with pytest.raises(httpx.ReadTimeout):
         await aread(server, "stall", timeout=timeout)
+    pause: list[bytes] = []
     with http(server) as client:
-        read_turn(client, "pause", pause := [])  # only a pause: the turn completes
+        read_turn(client, "pause", pause)  # only a pause: the turn completes
     assert sse_events(pause)[-1][0] == "done"
 
     server = ReferenceServer()
