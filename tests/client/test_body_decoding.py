@@ -1,4 +1,4 @@
-"""A body's Content-Encoding (`_body.py`): what is decoded, in bounded pieces, and what is
+"""A body's Content-Encoding (`_async/_body.py`): what is decoded, in bounded pieces, and what is
 refused, by name. Compared with zlib's own one-shot decoding."""
 
 from __future__ import annotations
