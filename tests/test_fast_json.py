@@ -24,7 +24,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
+from pydantic_core import from_json
 
+from silvia_client import _sse
 from silvia_client._sse import FAST_PATH, loads
 from silvia_client._wire import DEFAULT_WIRE
 from silvia_client.chat.events import (
@@ -262,6 +264,19 @@ def test_a_number_pydantic_reads_otherwise_keeps_its_row_and_value(
     body = f'{{"messages":[{{"citations":[{{"source":"s","x":{number}}}]}}]}}'.encode()
     row = read_session(body, "s").messages[0].citations[0]
     assert shown(row.model_extra) == shown({"x": loads(body)["messages"][0]["citations"][0]["x"]})
+
+
+def test_the_fast_path_is_off_where_pydantic_core_misreads_an_escape(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The installed parser, asked about another escape than the probe's.
+    assert _sse._reads_escapes_right() is (from_json('"\\u00fc\\u2603"') == "\u00fc\u2603")
+
+    def like_2_18(text: str) -> Any:  # an escape's UTF-8 bytes read as Latin-1
+        return json.loads(text).encode().decode("latin-1")
+
+    monkeypatch.setattr(_sse, "from_json", like_2_18)
+    assert not _sse._reads_escapes_right()
 
 
 @pytest.mark.skipif(not FAST_PATH, reason="this pydantic-core misreads escapes: no fast path")
