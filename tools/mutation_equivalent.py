@@ -9,6 +9,10 @@ from __future__ import annotations
 
 # Mutants that change nothing observable, by mutmut's name: name -> why, one line each.
 EQUIVALENT: dict[str, str] = {
+    # sse, events, rows (session 4)
+    "silvia_client._sse.x__reads_escapes_right__mutmut_4": (
+        "the probe's escapes in upper-case hex: JSON reads \\u00E9 and \\u00e9 alike"
+    ),
     "silvia_client.citations._targets.x_parse_citation_target__mutmut_55": (
         "reads `ref.account_id` of a None ref: the `except Exception` turns that into None"
     ),
