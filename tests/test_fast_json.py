@@ -21,16 +21,23 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
+from pydantic_core import from_json
 
+from silvia_client import _sse
 from silvia_client._sse import FAST_PATH, loads
 from silvia_client._wire import DEFAULT_WIRE
+from silvia_client.chat import events
 from silvia_client.chat.events import (
     CitationEvent,
     CitationsSummaryEvent,
+    DoneEvent,
+    ErrorEvent,
     EventDecoder,
+    MessageEvent,
+    SessionEvent,
     TextEvent,
 )
 from silvia_client.citations._targets import INCLUDE_PROVIDER
@@ -163,6 +170,11 @@ def shown(value: Any) -> Any:
 
 @settings(max_examples=examples(400), deadline=None)
 @given(st.sampled_from(EVENT_NAMES), event_data, st.integers(0, 10**6))
+# Values the fast path must refuse (an infinity where `loads` keeps a Decimal), one per reader.
+@example("message", '{"n":[1e400]}', 0)
+@example("error", '{"error":{"message":"m","n":-1e400}}', 0)
+@example("citations_summary", '{"citations":[{"source":"s","x":1e400}]}', 0)
+@example("citation", '{"citation":{"source":"s","x":{"y":1e400}}}', 7)
 def test_an_event_reads_the_same_both_ways(name: str, data: str, offset: int) -> None:
     decoder = EventDecoder(DEFAULT_WIRE)
     assert shown(decoder(name, data, offset)) == shown(decoder.plain(name, data, offset))
@@ -264,19 +276,53 @@ def test_a_number_pydantic_reads_otherwise_keeps_its_row_and_value(
     assert shown(row.model_extra) == shown({"x": loads(body)["messages"][0]["citations"][0]["x"]})
 
 
+def test_the_fast_path_is_off_where_pydantic_core_misreads_an_escape(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The installed parser, asked about another escape than the probe's.
+    assert _sse._reads_escapes_right() is (from_json('"\\u00fc\\u2603"') == "\u00fc\u2603")
+
+    def like_2_18(text: str) -> Any:  # an escape's UTF-8 bytes read as Latin-1
+        return json.loads(text).encode().decode("latin-1")
+
+    monkeypatch.setattr(_sse, "from_json", like_2_18)
+    assert not _sse._reads_escapes_right()
+
+    def unused(text: str, **options: Any) -> Any:
+        raise AssertionError("pydantic's parser read an event")
+
+    monkeypatch.setattr(events, "FAST_PATH", False)  # what the probe's no gives
+    monkeypatch.setattr(events, "from_json", unused)
+    assert EventDecoder(DEFAULT_WIRE)("text", '{"text":"\\u00e9"}') == TextEvent("\u00e9")
+
+
 @pytest.mark.skipif(not FAST_PATH, reason="this pydantic-core misreads escapes: no fast path")
-def test_ordinary_events_and_bodies_take_the_fast_path() -> None:
-    # The property above would hold with no fast path at all: these show it is taken.
-    fast = EventDecoder(DEFAULT_WIRE)._fast
-    assert fast["text"]('{"text":"hi"}', 0) == TextEvent("hi")
+def test_ordinary_events_and_bodies_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The property above would hold with no fast path at all: with the plain way's
+    # `loads` gone, every kind of event still reads.
+    def plain_way(data: str | bytes) -> Any:
+        raise AssertionError(f"read the plain way: {data!r}")
+
+    decoder = EventDecoder(DEFAULT_WIRE)
+    monkeypatch.setattr(events, "loads", plain_way)
+    assert decoder("session", '{"sessionId":"x"}') == SessionEvent("x")
+    assert decoder("text", '{"text":"hi"}') == TextEvent("hi")
     row = '{"source":"s","target":{"kind":"web","url":"https://example.com/"},"type":"t","i":1}'
-    event = fast["citation"](f'{{"citation":{row}}}', 7)
+    event = decoder("citation", f'{{"citation":{row}}}', 7)
     assert isinstance(event, CitationEvent)
     assert event.citation.offset == 7
     assert "offset" in event.citation.model_fields_set
-    summary = fast["citations_summary"](f'{{"citations":[{row},{row}]}}', 0)
+    summary = decoder("citations_summary", f'{{"citations":[{row},{row}]}}')
     assert isinstance(summary, CitationsSummaryEvent)
     assert len(summary.citations) == 2
+    message = {"role": "assistant", "n": [1.5, {"k": None}]}
+    assert decoder("message", json.dumps(message)) == MessageEvent(message)
+    assert decoder("error", '{"error":"boom"}') == ErrorEvent("boom", None, {"error": "boom"})
+    assert decoder("done", "{}") == DoneEvent()
+    monkeypatch.undo()
+    plain = decoder.plain("citation", f'{{"citation":{row}}}')  # the same default offset
+    assert isinstance(plain, CitationEvent)
+    assert plain.citation.offset == 0
     body = (
         '{"session":{"id":"x","title":"t","u":1},"messages":[{"id":"m","role":"user",'
         f'"content":"c","citations":[{row}],"inline_citations":[{row[:-1]},"offset":3}}],'

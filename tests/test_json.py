@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from silvia_client._sse import loads, most_values
+from silvia_client._sse import holds_infinity, loads, most_values
 
 from .depth import examples
 
@@ -64,6 +64,7 @@ def test_the_count_is_never_below_the_values_decoding_builds(
 def test_the_count_of_tiny_nonempty_values_is_exact(piece: bytes, each: int) -> None:
     body = b"[" + b",".join([piece] * 1000) + b"]"
     assert values(json.loads(body)) == most_values(body) == 1 + 1000 * each
+    assert most_values(body.decode()) == 1 + 1000 * each  # an event's data is counted as text
 
 
 HUGE = "9" * 5000  # valid JSON, past `sys.get_int_max_str_digits()` (4,300 unless changed)
@@ -81,6 +82,26 @@ def test_an_integer_past_the_digit_limit_is_kept_as_its_exact_decimal() -> None:
 
 def test_a_number_past_a_floats_range_is_kept_as_its_exact_decimal() -> None:
     assert json.loads("1e400") == float("inf")  # what the stdlib does
-    got = loads("[1e400, -2.5E+999, 1.5, 1e-400]")
-    assert got == [Decimal("1e400"), Decimal("-2.5E+999"), 1.5, 0.0]
-    assert [type(value) for value in got] == [Decimal, Decimal, float, float]
+    text = "[1e400, -2.5E+999, 1.5, 1e-400]"
+    for got in loads(text), loads(text.encode()):  # an event's data, a history body
+        assert got == [Decimal("1e400"), Decimal("-2.5E+999"), 1.5, 0.0]
+        assert [type(value) for value in got] == [Decimal, Decimal, float, float]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.recursive(
+        scalars | st.sampled_from([float("inf"), -float("inf")]),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=2), inner),
+        max_leaves=20,
+    )
+)
+def test_holds_infinity_finds_an_infinity_at_any_depth_and_nothing_else(document: Any) -> None:
+    # The fast path reads a text again the plain way when this says yes: a miss keeps
+    # pydantic's infinity for a number `loads` keeps as a Decimal, a false alarm costs speed.
+    try:
+        json.dumps(document, allow_nan=False)  # refuses an infinity, wherever it is
+    except ValueError:
+        assert holds_infinity(document)
+    else:
+        assert not holds_infinity(document)

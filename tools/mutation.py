@@ -129,6 +129,8 @@ GROUPS: dict[str, Group] = {
         modules=("chat/events.py",),
         tests=(
             "tests/client/test_events.py",
+            "tests/client/test_event_json.py",  # to_dict / to_json
+            "tests/test_fast_json.py",  # the fast readers against the plain ones
             "tests/client/test_chat_stream.py",
             "tests/client/test_turn.py",
         ),

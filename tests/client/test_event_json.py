@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
-from silvia_client.chat import ChatEvent, ErrorEvent, MalformedEvent, UnknownEvent
+from silvia_client._wire import DEFAULT_WIRE
+from silvia_client.chat import ChatEvent, ErrorEvent, MalformedEvent, UnknownEvent, decode_event
 from silvia_client.errors import StreamError
 from silvia_client.testing import SCENARIOS, ReferenceServer
 
@@ -80,3 +82,25 @@ def test_raw_data_keeps_its_provider_only_when_asked() -> None:
     error = ErrorEvent("boom", "overloaded", json.loads(RAW))
     assert error.to_dict()["body"]["target"] == {"type": "account", "account_id": "a1"}
     assert error.to_dict(include_provider=True)["body"] == json.loads(RAW)
+    # Data with no provider stays as sent, its layout too.
+    assert UnknownEvent("later", '{"a":1}').to_dict()["data"] == '{"a":1}'
+
+
+def test_rows_errors_and_huge_numbers_as_json() -> None:
+    # A number past a float's range is read as a Decimal: JSON gives its digits as a string.
+    huge = '{"provider": "p", "n": 1e400}'
+    assert json.loads(UnknownEvent("later", huge).to_dict()["data"]) == {"n": "1E+400"}
+    assert json.loads(ErrorEvent("boom", None, {"n": Decimal("1e400")}).to_json()) == {
+        "type": "error", "message": "boom", "error_type": None, "body": {"n": "1E+400"},
+    }  # fmt: skip
+    data = '{"citations": [{"source": "s", "x": 1e400}, {"source": 3, "provider": "p"}]}'
+    summary = decode_event("citations_summary", data, DEFAULT_WIRE)
+    document = summary.to_dict()
+    row = {"source": "s", "title": None, "cited_text": None, "target": None, "x": "1E+400"}
+    assert json.loads(json.dumps(document)) == {  # JSON-ready as it is, rows in their wire form
+        "type": "citations_summary",
+        "citations": [row],
+        "errors": [{"index": 1, "reason": "source: string_type", "raw": {"source": 3}}],
+    }
+    raw = summary.to_dict(include_provider=True)["errors"][0]["raw"]
+    assert raw == {"source": 3, "provider": "p"}
