@@ -198,6 +198,12 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._deadline.xǁGuardǁrelease__mutmut_2": (
         "arm(math.inf, None): at math.inf no alarm is set, so its reason is never read"
     ),
+    "silvia_client._deadline.xǁGuardǁrelease__mutmut_5": (
+        "arm(math.inf, 'XXdeadlineXX'): at math.inf no alarm is set, so its reason is never read"
+    ),
+    "silvia_client._deadline.xǁGuardǁwatch__mutmut_8": (
+        "get_extra_info of a None stream: the `except Exception` turns that into no socket"
+    ),
     "silvia_client._deadline.xǁGuardǁrelease__mutmut_6": (
         "arm(math.inf, 'DEADLINE'): at math.inf no alarm is set, so its reason is never read"
     ),

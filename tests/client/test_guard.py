@@ -111,12 +111,21 @@ def test_a_call_is_not_expired_until_its_deadline() -> None:
         assert caught.value.reason == "deadline"
 
 
-def test_a_guard_watching_no_response_stops_without_touching_a_socket(
+def test_a_guard_without_a_socket_stops_without_touching_one(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="silvia_client")
-    guard = Guard(no_alarm)
-    guard.watch(None)
-    guard.stop("deadline")
-    assert guard.reason == "deadline"
-    assert not [r for r in caplog.records if r.name == "silvia_client"]
+
+    class Failing:  # a caller's transport whose stream fails when asked for its socket
+        def get_extra_info(self, name: str) -> object:
+            raise RuntimeError("transport")
+
+    # Never watched; watching no response; watching one whose socket cannot be had.
+    for watched in ((), (None,), (httpx.Response(200, extensions={"network_stream": Failing()}),)):
+        guard = Guard(no_alarm)
+        for each in watched:
+            guard.watch(each)
+        guard.stop("deadline")
+        assert guard.reason == "deadline"
+        logged = [r.getMessage() for r in caplog.records if r.name == "silvia_client"]
+        assert not logged, f"watched {watched}: {logged}"
