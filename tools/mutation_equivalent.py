@@ -190,12 +190,6 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._deadline.x_rules_table__mutmut_9": (
         "the fallback for a reader without a docstring: every reader has one"
     ),
-    "silvia_client._deadline.x_token_from__mutmut_5": (
-        "None for '' as SILVIA_TOKEN's unset value: `if not value` reads both as no token"
-    ),
-    "silvia_client._deadline.x_token_from__mutmut_7": (
-        "no default (None) for '' as SILVIA_TOKEN's unset value: `if not value` reads both alike"
-    ),
     # the deadline (`_deadline.py`)
     "silvia_client._deadline.xǁHaltǁ__init____mutmut_1": (
         "a Halt's message: every Halt is caught inside the SDK and read by `reason` and `limit`"
@@ -222,7 +216,29 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._deadline.xǁ_Watchdogǁ_next__mutmut_15": (
         "wait >= 0 for > 0: at exactly 0 it waits 0 s and looks again, when the alarm is due"
     ),
-    "silvia_client._deadline.x_is_local__mutmut_4": (
-        "rstrip('XX.XX') also strips 'X': the host comes lowercased from urlsplit, never 'X'"
+    # deadline, sessions, turn (session 4)
+    "silvia_client._deadline.xǁGuardǁrelease__mutmut_2": (
+        "arm(math.inf, None): at math.inf no alarm is set, so its reason is never read"
+    ),
+    "silvia_client._deadline.xǁGuardǁrelease__mutmut_5": (
+        "arm(math.inf, 'XXdeadlineXX'): at math.inf no alarm is set, so its reason is never read"
+    ),
+    "silvia_client._deadline.xǁLifecycleǁ__init____mutmut_1": (
+        "None for `closed = False`: only ever read as a truth value"
+    ),
+    "silvia_client._deadline.xǁGuardǁwatch__mutmut_8": (
+        "get_extra_info of a None stream: the `except Exception` turns that into no socket"
+    ),
+    "silvia_client._deadline.xǁGuardǁrelease__mutmut_6": (
+        "arm(math.inf, 'DEADLINE'): at math.inf no alarm is set, so its reason is never read"
+    ),
+    "silvia_client._deadline.xǁCallǁtimeouts__mutmut_3": (
+        "left < 0 for <= 0: differs only when the deadline is now to the float, once"
+    ),
+    "silvia_client.chat._turn.xǁ_CopiedOnFirstUseǁ__get____mutmut_6": (
+        "cast(None, value) for cast(T, value): `cast` returns its value, whatever the type"
+    ),
+    "silvia_client.chat._turn.xǁTurnBuilderǁ_text_to__mutmut_2": (
+        "pieces <= done: joins the same pieces afresh instead of reusing the join (speed)"
     ),
 }

@@ -154,6 +154,18 @@ async def test_current_turn_is_the_turn_so_far_then_the_final_one(
     assert fields(seen[-1]) == fields(final)
 
 
+def test_each_copied_field_defaults_as_a_turns_and_reads_its_own_list() -> None:
+    # The fields are built at import, before mutmut forks: `tools/mutation.py` runs this afresh.
+    builder = TurnBuilder()
+    for name, data in [*KINDS, TEXT_HEL]:
+        builder.apply(decode_event(name, data, DEFAULT_WIRE, builder.text_length))
+    snapshot = builder.snapshot()
+    assert fields(snapshot) == fields(builder.build())
+    defaults = {f.name: f.default for f in dataclasses.fields(Turn)}
+    so_far = {f.name: f.default for f in dataclasses.fields(snapshot) if f.name in defaults}
+    assert so_far == defaults
+
+
 def test_the_turn_so_far_pickles_and_copies_as_a_plain_turn() -> None:
     # Every field away from its default, so that a field the copy left out shows.
     for wire in ([*KINDS[:-2], TEXT_HEL, KINDS[-1]], [TEXT_HEL, KINDS[-2]]):

@@ -39,6 +39,19 @@ def test_alarms_fire_in_time_order_and_a_cancelled_one_never() -> None:
     assert fired == ["first", "last"]
 
 
+def test_an_alarm_sooner_than_the_one_waited_for_wakes_the_thread() -> None:
+    watchdog = _Watchdog()
+    cancel_far = watchdog.call_at(time.monotonic() + 600, lambda: None)
+    started = threading.Event()
+    watchdog.call_at(time.monotonic(), started.set)
+    assert started.wait(HANG)
+    time.sleep(0.01)  # the thread goes back to waiting for the far alarm
+    sooner = threading.Event()
+    watchdog.call_at(time.monotonic() + 0.01, sooner.set)
+    assert sooner.wait(HANG), "the thread slept on until the far alarm"
+    cancel_far()
+
+
 def test_an_alarm_that_fails_is_logged_and_the_next_still_fires(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
