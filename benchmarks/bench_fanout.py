@@ -1,7 +1,7 @@
 """A backend proxying many streams at a model's pace: the client's CPU and memory per stream.
 
     python benchmarks/bench_fanout.py [--streams 200] [--events 200] [--rate 50] [--rounds 3]
-                                      [--sides silvia,hand,anthropic,silvia-raw]
+                                      [--sides silvia,hand,hand-keep,anthropic,silvia-raw]
     python benchmarks/bench_fanout.py --find [--max-streams 1000]   # what the server sustains
 
 `--streams` turns at once (`asyncio.gather`), each of `--events` events
@@ -16,6 +16,10 @@ its peak memory mixes with another side's:
 * hand: the same `httpx.AsyncClient`, `httpx_sse.aconnect_sse(...)`,
   `EventSource.aiter_sse()`, `json.loads(sse.data)` per event: what a
   backend writes without the SDK;
+* hand-keep: the hand loop keeping what silvia keeps of a turn (the text
+  deltas, joined at the end, and the citation, summary, message and session
+  events' dicts) until its stream closes: the side silvia's memory is
+  compared with (goal: <= 2x the peak RSS a stream);
 * anthropic: the Anthropic SDK's `AsyncStream` (`await
   client.messages.create(..., stream=True)`, `async for`) on an
   `httpx2.AsyncClient` with the same limits, over the same turn in
@@ -26,7 +30,7 @@ its peak memory mixes with another side's:
   client's CPU an event depends on how its events arrive: how late a loaded
   server sends them, how many a read finds).
 
-silvia and hand read the reference server (`LoopbackServer(ReferenceServer(
+silvia, hand and hand-keep read the reference server (`LoopbackServer(ReferenceServer(
 pace=1/rate))`, the `--serve-reference` child) playing a scenario of exactly
 `--events` events: the `demo` scenario's script, repeated, then padded (text
 deltas with a `citation` about every fourth event, targets and all). The
@@ -97,7 +101,9 @@ SCENARIO = "fanout"
 MESSAGE = f"{SCENARIO_COMMAND} {SCENARIO}"
 GOAL = 1.1
 FAST = "/fast"  # the raw server's prefix for an unpaced stream (the warm-up)
-SIDES = ("silvia", "hand", "anthropic", "silvia-raw", "hand-raw")
+SIDES = ("silvia", "hand", "hand-keep", "anthropic", "silvia-raw", "hand-raw")
+ON_REFERENCE = ("silvia", "hand", "hand-keep")  # the sides that read the reference server
+MEMORY_GOAL = 2.0  # silvia's peak RSS a stream, against hand-keep's
 
 
 # --- the turn ------------------------------------------------------------------------
@@ -301,6 +307,36 @@ def _hand(url: str, streams: int) -> tuple[Callable[[], Awaitable[int]], Callabl
     return turn, http.aclose
 
 
+def _hand_keep(url: str, streams: int) -> tuple[Callable[[], Awaitable[int]], Callable[[], Any]]:
+    import httpx_sse
+
+    http = httpx.AsyncClient(limits=httpx.Limits(**_limits(streams)), timeout=60.0)
+    endpoint = url + DEFAULT_WIRE.chat_path
+    headers = {"authorization": f"Bearer {TOKEN}"}
+
+    async def turn() -> int:
+        # What silvia keeps of a turn, kept by hand: the text deltas joined at the end,
+        # each citation's dict, the summary's rows and the final message, until the
+        # stream is closed.
+        count = 0
+        texts: list[str] = []
+        kept: list[Any] = []
+        async with httpx_sse.aconnect_sse(
+            http, "POST", endpoint, json={"message": MESSAGE}, headers=headers
+        ) as source:
+            async for sse in source.aiter_sse():
+                data = json.loads(sse.data)
+                if sse.event == "text":
+                    texts.append(data["text"])
+                elif sse.event in ("citation", "citations_summary", "message", "session"):
+                    kept.append(data)
+                count += 1
+            kept.append("".join(texts))
+        return count
+
+    return turn, http.aclose
+
+
 def _anthropic(url: str, streams: int) -> tuple[Callable[[], Awaitable[int]], Callable[[], Any]]:
     import anthropic
 
@@ -328,7 +364,7 @@ def _anthropic(url: str, streams: int) -> tuple[Callable[[], Awaitable[int]], Ca
     return turn, http.aclose
 
 
-_CLIENTS = {"silvia": _silvia, "hand": _hand, "anthropic": _anthropic}
+_CLIENTS = {"silvia": _silvia, "hand": _hand, "hand-keep": _hand_keep, "anthropic": _anthropic}
 
 
 async def client_run(side: str, url: str, warm_url: str, streams: int) -> dict[str, object]:
@@ -370,9 +406,9 @@ class Servers:
         self.reference: _servers.Child | None = None
         self.raw: _servers.Child | None = None
         try:
-            if any(side in ("silvia", "hand") for side in sides):
+            if any(side in ON_REFERENCE for side in sides):
                 self.reference = _servers.Child([__file__, "--serve-reference", *pace_args])
-            if any(side not in ("silvia", "hand") for side in sides):
+            if any(side not in ON_REFERENCE for side in sides):
                 self.raw = _servers.Child([__file__, "--serve-raw", *pace_args])
         except BaseException:
             self.stop()
@@ -380,7 +416,7 @@ class Servers:
 
     def urls(self, side: str) -> tuple[str, str, _servers.Child]:
         """The paced URL, the warm-up URL, and the server, for `side`."""
-        if side in ("silvia", "hand"):
+        if side in ON_REFERENCE:
             assert self.reference is not None
             paced_url, fast_url = self.reference.first_line.split()
             return paced_url, fast_url, self.reference
@@ -466,6 +502,15 @@ def measure(args: argparse.Namespace, sides: list[str]) -> None:
                 f"  {ours} / {theirs} CPU seconds: {ratio:.2f}x  (goal <= {GOAL}x)  "
                 f"{'PASS' if ratio <= GOAL else 'MISS'}"
             )
+    if "silvia" in runs and "hand-keep" in runs:
+        ratio = statistics.median(
+            (a["peak_kib"] - a["baseline_kib"]) / max(b["peak_kib"] - b["baseline_kib"], 1)
+            for (a, _), (b, _) in zip(runs["silvia"], runs["hand-keep"], strict=True)
+        )
+        print(
+            f"  silvia / hand-keep peak RSS a stream: {ratio:.2f}x  (goal <= {MEMORY_GOAL}x)  "
+            f"{'PASS' if ratio <= MEMORY_GOAL else 'MISS'}"
+        )
     # The Anthropic side beside silvia on the same server (the raw one), and beside the
     # hand loop on the reference server.
     for ours, theirs in (("silvia-raw", "anthropic"), ("hand-raw", "anthropic")):
@@ -542,7 +587,7 @@ def main() -> None:
     parser.add_argument(
         "--sides",
         type=lambda text: text.split(","),
-        default=["silvia", "hand", "anthropic", "silvia-raw"],
+        default=["silvia", "hand", "hand-keep", "anthropic", "silvia-raw"],
         help=f"comma-separated, of {', '.join(SIDES)} (default all but hand-raw)",
     )
     parser.add_argument("--find", action="store_true", help="find what the server sustains")
