@@ -1,11 +1,7 @@
-"""A session at a glance: one line of its messages, citations, kinds cited, and legacy rows.
+"""A session at a glance: a CSS bar by kind, and the same facts as text beside it.
 
-Drawn in CSS (a bar of one segment per kind, sized by its count; no plotting
-library), with the same facts as text beside it, so it reads without the
-stylesheet too. Sources are counted once per message that cites them, each
-by the kind of its final target (`target_for`'s rule); rows are every row of
-every message (the summary's and the streamed), and a legacy row is one with
-no target.
+Sources are counted once per message that cites them, by the kind of their final
+target; a legacy row is one with no target.
 """
 
 from __future__ import annotations
@@ -19,8 +15,6 @@ from ._style import KIND_NAMES, kind_class
 
 if TYPE_CHECKING:
     from ..sessions._history import Message
-
-__all__ = ["glance_html"]
 
 
 def _plural(count: int, word: str) -> str:

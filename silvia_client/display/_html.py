@@ -1,19 +1,11 @@
-"""The HTML views: `turn_html`, `message_html`, `session_html`, `citation_html`, and `page`.
+"""The HTML views, and `page`.
 
-A turn is its answer with a numbered chip where each citation streamed in,
-then its "Sources" (`_html_sources.py`). A session opens with a line that sums
-it up (`_glance.py`); each message's sources are folded under one line. Each
-view says once, in a quiet line, what a reader could otherwise miss: sources
-with no marker in the text (rows reloaded from history carry no position; every
-row is still listed), and account links that are relative (no `web_url`), with
-how to make them absolute. Each view is wrapped in a class that tells Jupyter
-not to typeset `$...$` as math, with the views' stylesheet (`style.css`, read by
-`_style.py`) inside it.
-
-`page(obj)` is an object's view in a small HTML document, to share: UTF-8, a
-viewport for phones, `color-scheme: light dark` (a browser's dark mode darkens
-the page around the view too), and a Content Security Policy that allows no
-script, no request and no form, only the page's own styles and links out.
+A turn is its answer with a numbered chip where each citation streamed in, then its
+sources; a session opens with its glance and folds each message's sources. A view
+says once what a reader could miss: sources with no marker (rows reloaded from
+history carry no position) and relative account links. Each view tells Jupyter not
+to typeset `$...$` and carries the stylesheet. `page(obj)` is a view in a document
+to share, whose Content Security Policy allows no script, request or form.
 """
 
 from __future__ import annotations
@@ -34,16 +26,6 @@ if TYPE_CHECKING:
     from ..chat._turn import Turn
     from ..citations._rows import Citation, InlineCitation
     from ..sessions._history import Message, Session
-
-__all__ = [
-    "citation_html",
-    "message_html",
-    "page",
-    "session_html",
-    "text_html",
-    "turn_html",
-    "view",
-]
 
 # Jupyter typesets `$...$` in outputs with MathJax unless told not to (2 and 3).
 _NO_MATH = "tex2jax_ignore mathjax_ignore"

@@ -1,16 +1,8 @@
-"""The HTML of a view's sources: the "Sources" list, each source with its badge, links and quotes.
+"""An HTML view's "Sources": each source's badge, label, links that say what they open, quotes.
 
-Each source is one item numbered as the views number it (`_sources.py`): a
-badge naming its target kind, its label, links that say what they open ("Open
-account", "Open page", "Open document"; the label is the link's title), then
-what its row quoted: a tool's SQL rows and a JSON object such as a market-data
-quote (`key_values`) as a small key/value list, a long quote folded. Every other
-quote of the source's rows (a pooled source is cited by several rows) is kept,
-folded under it. "Sources" is a heading (`<h3>`; `<h4>` under a session's title);
-a session folds each message's list under one summary line, so a long session
-reads at a glance. Escaping is `escape` (markup shows as text, bidi controls
-dropped); only the links `resolve_citation` gives (http(s) URLs, `/accounts/`
-paths) become `<a href>`.
+A quote of key/value pairs (a tool's SQL rows, a market-data JSON object) is a
+small list; a long quote, and the other quotes of a pooled source's rows, fold.
+`escape` shows markup as text, without bidi controls.
 """
 
 from __future__ import annotations
@@ -28,8 +20,6 @@ from ._style import KIND_NAMES, LEGACY_NAME, kind_class, link_texts
 
 if TYPE_CHECKING:
     from ..citations._rows import Citation
-
-__all__ = ["FOLDED_ROWS", "escape", "key_values", "link_html", "source_item_html", "sources_html"]
 
 FOLDED_ROWS = 3  # a quote of more key/value rows than this folds after them
 

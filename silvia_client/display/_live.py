@@ -1,12 +1,7 @@
-"""`live(stream)` and `alive(stream)`: a turn streamed into a notebook cell, then its final view.
+"""`live(stream)` and `alive(stream)`: a turn streamed into a notebook cell, then its view.
 
-In a Jupyter kernel one display handle is shown, updated in place as the
-answer arrives (`Throttle` keeps it to `per_second` updates), then replaced by
-the turn's own view; anywhere else the text is printed as `text_stream` gives
-it. Streaming into a cell is this layer's job: the chat layers take no display
-argument. IPython is never imported here (a kernel has imported it already,
-and `sys.modules` says so), and `stream` is read through `LiveStream`, so no
-model is imported either.
+The chat layers take no display argument: this is its job. IPython is never
+imported here (a kernel has it in `sys.modules`), nor any model (`LiveStream`).
 """
 
 from __future__ import annotations
@@ -21,8 +16,6 @@ from ._html import text_html, view
 
 if TYPE_CHECKING:
     from ..chat._turn import Turn
-
-__all__ = ["AsyncLiveStream", "LiveStream", "Throttle", "alive", "live", "streaming_html"]
 
 TurnT_co = TypeVar("TurnT_co", bound="Turn", covariant=True)
 UPDATES_PER_SECOND = 10.0

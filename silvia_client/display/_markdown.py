@@ -1,10 +1,7 @@
-"""The Markdown views: `turn_markdown`, `message_markdown`, `session_markdown`, `citation_markdown`.
+"""The Markdown views (CommonMark, python-markdown, Jupyter): the HTML views' layout.
 
-The same layout as the HTML views (`_html.py`), for CommonMark readers,
-python-markdown and Jupyter. Text from the server is escaped (`_m`: every
-character Markdown may read as syntax, HTML neutralised, bidi controls
-dropped), and a link destination is percent-encoded where a reader could end
-or bend it (`_md_link`), so every reader reads the whole URL.
+`_m` escapes server text (Markdown syntax, HTML, bidi controls); `_md_link`
+percent-encodes a destination where a reader could end or bend it.
 """
 
 from __future__ import annotations
@@ -22,8 +19,6 @@ if TYPE_CHECKING:
     from ..chat._turn import Turn
     from ..citations._rows import Citation, InlineCitation
     from ..sessions._history import Message, Session
-
-__all__ = ["citation_markdown", "message_markdown", "session_markdown", "turn_markdown"]
 
 # Every character Markdown (CommonMark, GFM, and Jupyter's `$` math) may read as syntax,
 # but `&`, `<` and `>`, which become entities (a backslash before one would show).

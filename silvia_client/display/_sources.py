@@ -1,12 +1,7 @@
-"""Numbering the cited sources, and placing their marks in the answer: what every view shares.
+"""Numbering the cited sources and placing their marks in the answer: what every view shares.
 
-Sources are numbered in the order the answer first cites them (sources only
-the summary names come after); each is shown through the row that carries its
-final target (`target_for`'s rule). `marked_segments` cuts the answer at each
-streamed citation's offset; `chips` gives each mark the row it stands for. The
-HTML views (`_html.py`), the Markdown views (`_markdown.py`) and the `silvia`
-command (`cli/_render.py`) all number and place through here; `fold` and
-`one_line` shorten what they show.
+The HTML and Markdown views and the `silvia` command (`cli/_render.py`) number and
+place through here; `fold` and `one_line` shorten what they show.
 """
 
 from __future__ import annotations
@@ -19,18 +14,6 @@ from ..citations._links import ResolvedCitation, resolve_citation, web_origin
 
 if TYPE_CHECKING:
     from ..citations._rows import Citation, InlineCitation
-
-__all__ = [
-    "FOLDED_CHARS",
-    "NumberedSource",
-    "chips",
-    "fold",
-    "marked_rows",
-    "marked_segments",
-    "number_sources",
-    "numbered_sources",
-    "one_line",
-]
 
 FOLDED_CHARS = 200  # a quote longer than this folds after it
 

@@ -1,24 +1,16 @@
-"""The names a view gives each target kind, and the views' one stylesheet, `style.css`.
+"""The names a view gives each target kind, and `style.css`, the views' one stylesheet.
 
-Scoped to the SDK's own class names (`.silvia` and `.silvia-*`), so it styles
-nothing of the page around a view. Colours come from the host where it has
-them: JupyterLab's `--jp-*` variables, VS Code's `--vscode-*`; else from a
-palette of our own, light or dark by the host's signal (JupyterLab's
-`data-jp-theme-light`, VS Code's `vscode-light` / `vscode-dark` /
-`vscode-high-contrast` body classes), else by `prefers-color-scheme`. A host's
-signal beats the system's: JupyterLab's light theme on a dark system is light.
-Every pair of text and background colour here is at least 4.5:1
-(`tests/display/test_themes.py` measures it in Chromium). The views are plain
-semantic HTML under it (lists, a `<dl>`, `<details>`), so a view stays readable
-where the `<style>` is stripped (an untrusted notebook, a Git host's renderer).
+It styles only `.silvia` and `.silvia-*`. Colours come from the host where it has
+them (JupyterLab's `--jp-*`, VS Code's `--vscode-*`), else from a palette of our own,
+light or dark by the host's signal, else by `prefers-color-scheme`. Every pair of
+text and background is at least 4.5:1 (`tests/display/test_themes.py`). The views
+are semantic HTML, readable where the `<style>` is stripped.
 """
 
 from __future__ import annotations
 
 import functools
 from importlib import resources
-
-__all__ = ["KIND_NAMES", "LEGACY_NAME", "LINK_TEXT", "kind_class", "link_texts", "style"]
 
 # What the badge of each kind says; a row with no target says LEGACY_NAME.
 KIND_NAMES = {
