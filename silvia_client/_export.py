@@ -10,6 +10,7 @@ for types only.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
@@ -38,7 +39,6 @@ def _error(error: object | None) -> dict[str, Any] | None:
 
 def turn_document(turn: Turn, include_provider: bool = False) -> dict[str, Any]:
     """`turn` as the object its JSON document holds."""
-    timings = turn.timings
     return {
         "type": "turn",
         "session_id": turn.session_id,
@@ -46,11 +46,7 @@ def turn_document(turn: Turn, include_provider: bool = False) -> dict[str, Any]:
         "complete": turn.complete,
         "text": turn.text,
         "error": _error(turn.error),
-        "timings": {
-            "first_byte": timings.first_byte,
-            "first_text": timings.first_text,
-            "done": timings.done,
-        },
+        "timings": dataclasses.asdict(turn.timings),
         "citations": _rows(turn.citations, include_provider),
         "inline_citations": _rows(turn.inline_citations, include_provider),
     }

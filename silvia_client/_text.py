@@ -32,11 +32,8 @@ def strip_bidi_controls(text: str) -> str:
     return _BIDI_CONTROL.sub("", text)
 
 
-# What a terminal must never get raw: C0 but tab and newline, DEL and C1 (ESC, CSI,
-# OSC ... start with one), the line and paragraph separators, and lone surrogates
-# (a str holds a pair as one code point, so any surrogate left is alone).
-# A raw pattern: `re` reads the escapes, so the source holds no lone surrogate (Python
-# 3.13.0 cannot compile a module whose constants do, as pytest's rewriter does).
+# A str holds a pair as one code point, so any surrogate is alone. A raw pattern: the
+# source holds no lone surrogate (Python 3.13.0 cannot compile a module whose constants do).
 _TERMINAL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 # What XML 1.0 forbids beyond those (its Char production): U+FFFE and U+FFFF.
 _XML_EXTRA = re.compile("[\ufffe\uffff]")

@@ -13,11 +13,10 @@ percent-encoded where a reader could end or bend it. `web_url=` (default
 
 Where things are:
 
-- `_sources.py`   numbering the sources and placing their marks (the `silvia` command's too)
-- `_html.py`      the HTML views, the notes a view gives once, and `page(obj, path)`
-- `_html_sources.py` an HTML view's "Sources": badges, links, quotes
-- `_glance.py`    a session at a glance: a line of counts and a bar by kind
-- `_style.py`     the kinds' names, and `style.css`, the one stylesheet
+- `_sources.py`   numbering the sources and placing their marks (the `silvia` command's
+                  too), what a link says it opens
+- `_html.py`      the HTML views, the notes a view gives once, a session's glance, `page`
+- `_html_sources.py` an HTML view's "Sources" (badges, links, quotes); `style.css`
 - `_live.py`      `live(stream)` / `alive(stream)`: a turn streamed into a notebook cell
 - `_markdown.py`  the Markdown views
 """

@@ -2,21 +2,28 @@
 
 A quote of key/value pairs (a tool's SQL rows, a market-data JSON object) is a
 small list; a long quote, and the other quotes of a pooled source's rows, fold.
-`escape` shows markup as text, without bidi controls.
+`escape` shows markup as text, without bidi controls. `style()` is the views' one
+stylesheet, `style.css`: it styles only `.silvia` and `.silvia-*`, in the host's
+colours where it has them (JupyterLab's `--jp-*`, VS Code's `--vscode-*`), else a
+palette of our own, light or dark by the host's signal, else by
+`prefers-color-scheme`. Every pair of text and background is at least 4.5:1
+(`tests/display/test_themes.py`). The views are semantic HTML, readable where the
+`<style>` is stripped.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
 from collections.abc import Iterable, Sequence
+from importlib import resources
 from typing import TYPE_CHECKING
 
 from .._text import strip_bidi_controls
 from ..citations._links import CitationLink
-from ._sources import NumberedSource, fold
-from ._style import KIND_NAMES, LEGACY_NAME, kind_class, link_texts
+from ._sources import NumberedSource, fold, link_texts, plural
 
 if TYPE_CHECKING:
     from ..citations._rows import Citation
@@ -27,6 +34,42 @@ FOLDED_ROWS = 3  # a quote of more key/value rows than this folds after them
 _KEY = r"[A-Za-z_][A-Za-z0-9_ ]{0,39}"
 _PAIR = re.compile(rf"(?:^|, )({_KEY}): ")
 _JSON_WORDS = {None: "null", True: "true", False: "false"}
+
+# What the badge of each kind says; a row with no target says LEGACY_NAME.
+KIND_NAMES = {
+    "web": "Web page",
+    "tax_reference": "Tax document",
+    "card_document": "Card document",
+    "mortgage_reference": "Mortgage document",
+    "market_data": "Market data",
+    "analysis": "Analysis",
+    "account": "Account",
+    "accounts": "Accounts",
+    "portfolio": "Portfolio",
+}
+LEGACY_NAME = "Untyped"
+
+
+def kind_class(kind: str | None) -> str:
+    """The class of a kind's badge and bar segment: `silvia-kind-<kind>`, or `-none`."""
+    if kind is None or kind not in KIND_NAMES:
+        return "silvia-kind-none"
+    return "silvia-kind-" + kind.replace("_", "-")
+
+
+@functools.cache
+def style() -> str:
+    """The `<style>` element of every view: `style.css`, beside this module, read once.
+
+    The file breaks its rules into lines for reading; a view carries them on one
+    line, as every view always has (a saved notebook's outputs stay as they are).
+    """
+    css = resources.files(__package__).joinpath("style.css").read_text(encoding="utf-8")
+    return "<style>" + css.replace("\n", "") + "</style>"
+
+
+def _more(summary: str, body: str, classes: str = "") -> str:
+    return f'<details class="silvia-more{classes}"><summary>{summary}</summary>{body}</details>'
 
 
 def escape(text: str) -> str:
@@ -100,12 +143,7 @@ def _kv_html(rows: list[list[tuple[str, str]]]) -> str:
     shown = "".join(table(pairs) for pairs in rows[:FOLDED_ROWS])
     rest = rows[FOLDED_ROWS:]
     if rest:
-        more = "".join(table(pairs) for pairs in rest)
-        plural = "s" if len(rest) > 1 else ""
-        shown += (
-            f'<details class="silvia-more"><summary>{len(rest)} more row{plural}</summary>'
-            f"{more}</details>"
-        )
+        shown += _more(plural(len(rest), "more row"), "".join(table(pairs) for pairs in rest))
     return shown
 
 
@@ -120,10 +158,7 @@ def quote_html(text: str | None) -> str:
     out = f'<q class="silvia-quote">{escape(short)}</q>'
     if cut:
         whole = escape(text.strip()).replace("\n", "<br>\n")
-        out += (
-            '<details class="silvia-more"><summary>Whole quote</summary>'
-            f'<div class="silvia-quote">{whole}</div></details>'
-        )
+        out += _more("Whole quote", f'<div class="silvia-quote">{whole}</div>')
     return out
 
 
@@ -146,12 +181,8 @@ def source_item_html(source: NumberedSource, rows: Iterable[Citation] = ()) -> s
     quoted = dict.fromkeys(other.cited_text for other in rows)  # each once, in order
     others = [text for text in quoted if text and text.strip() and text != row.cited_text]
     if others:
-        plural = "s" if len(others) > 1 else ""
         quotes = "".join(f"<div>{quote_html(text)}</div>" for text in others)
-        out += (
-            f'<details class="silvia-more"><summary>{len(others)} more quote{plural} '
-            f"of this source</summary>{quotes}</details>"
-        )
+        out += _more(f"{plural(len(others), 'more quote')} of this source", quotes)
     return out
 
 
@@ -175,9 +206,6 @@ def sources_html(
     listed = f'<ol class="silvia-sources">{items}</ol>'
     if not folded:
         return f'<h3 class="silvia-heading">Sources</h3>{listed}'
-    count = f"{len(sources)} source{'s' if len(sources) > 1 else ''}"
     names = " · ".join(escape(source.resolved.label) for source in sources)
-    return (
-        '<h4 class="silvia-heading">Sources</h4><details class="silvia-more silvia-fold">'
-        f"<summary>{count}: {names}</summary>{listed}</details>"
-    )
+    summary = f"{plural(len(sources), 'source')}: {names}"
+    return '<h4 class="silvia-heading">Sources</h4>' + _more(summary, listed, " silvia-fold")

@@ -26,9 +26,7 @@ class LiveStream(Protocol[TurnT_co]):
 
     @property
     def text_stream(self) -> Iterator[str]: ...
-    def until_done(self) -> TurnT_co:
-        """The complete turn, once the stream has ended."""
-        ...
+    def until_done(self) -> TurnT_co: ...
 
 
 class AsyncLiveStream(Protocol[TurnT_co]):
@@ -36,9 +34,7 @@ class AsyncLiveStream(Protocol[TurnT_co]):
 
     @property
     def text_stream(self) -> AsyncIterator[str]: ...
-    async def until_done(self) -> TurnT_co:
-        """The complete turn, once the stream has ended."""
-        ...
+    async def until_done(self) -> TurnT_co: ...
 
 
 class Throttle:

@@ -131,6 +131,30 @@ def chips(
     return out
 
 
+# What a link says it opens, by its row's target kind (None: a legacy http(s) source).
+LINK_TEXT = {
+    "account": "Open account",
+    "accounts": "Open account",
+    "web": "Open page",
+    None: "Open page",
+    "tax_reference": "Open document",
+    "card_document": "Open document",
+    "mortgage_reference": "Open document",
+}
+
+
+def link_texts(kind: str | None, count: int) -> list[str]:
+    """What each of a row's `count` links says: "Open account", or "Open account (1 of 2)"..."""
+    opens = LINK_TEXT.get(kind, "Open")
+    if count == 1:
+        return [opens]
+    return [f"{opens} ({number} of {count})" for number in range(1, count + 1)]
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def one_line(text: str) -> str:
     return " ".join(text.split())
 
