@@ -1,15 +1,13 @@
 """HTML and Markdown views of turns, citations and sessions, for notebooks and UIs.
 
-`Turn`, `Citation`, `Session` and `Message` render through these in Jupyter
-(`_repr_html_`, `_repr_markdown_`). Sources are numbered in the order the answer
-first cites them (those only the summary names come after) and shown through the
-row that carries their final target (`target_for`'s rule), so a turn and the same
-turn reloaded show the same; a chip in the answer links by its own row. Labels are
-`resolve_citation`'s, so `provider` never shows. Server text is escaped, bidi
-controls dropped (`strip_bidi_controls`, the `silvia` command's rule too), and only
-http(s) URLs and `/accounts/` paths become links; a Markdown link destination is
-percent-encoded where a reader could end or bend it. `web_url=` (default
-`SILVIA_WEB_URL`) makes account links absolute; `base_url=` is its deprecated alias.
+`Turn`, `Citation`, `Session` and `Message` render through these in Jupyter. Sources
+are numbered in the order the answer first cites them and shown through the row that
+carries their final target (`target_for`'s rule), so a turn and its reload show the
+same; a chip in the answer links by its own row. Labels are `resolve_citation`'s, so
+`provider` never shows. Server text is escaped, bidi controls dropped
+(`strip_bidi_controls`), and only http(s) URLs and `/accounts/` paths become links.
+`web_url=` (default `SILVIA_WEB_URL`) makes account links absolute; `base_url=` is
+its deprecated alias.
 
 Where things are:
 

@@ -2,13 +2,10 @@
 
 A quote of key/value pairs (a tool's SQL rows, a market-data JSON object) is a
 small list; a long quote, and the other quotes of a pooled source's rows, fold.
-`escape` shows markup as text, without bidi controls. `style()` is the views' one
-stylesheet, `style.css`: it styles only `.silvia` and `.silvia-*`, in the host's
-colours where it has them (JupyterLab's `--jp-*`, VS Code's `--vscode-*`), else a
-palette of our own, light or dark by the host's signal, else by
-`prefers-color-scheme`. Every pair of text and background is at least 4.5:1
-(`tests/display/test_themes.py`). The views are semantic HTML, readable where the
-`<style>` is stripped.
+`escape` shows markup as text, without bidi controls. `style.css`, the views' one
+stylesheet, styles only `.silvia-*`, in the host's colours where it has them, every
+text on its background at least 4.5:1 (`tests/display/test_themes.py`); the views
+are semantic HTML, readable where the `<style>` is stripped.
 """
 
 from __future__ import annotations
@@ -59,11 +56,7 @@ def kind_class(kind: str | None) -> str:
 
 @functools.cache
 def style() -> str:
-    """The `<style>` element of every view: `style.css`, beside this module, read once.
-
-    The file breaks its rules into lines for reading; a view carries them on one
-    line, as every view always has (a saved notebook's outputs stay as they are).
-    """
+    """The `<style>` of every view: `style.css`, read once, on one line as views always had it."""
     css = resources.files(__package__).joinpath("style.css").read_text(encoding="utf-8")
     return "<style>" + css.replace("\n", "") + "</style>"
 
@@ -120,16 +113,10 @@ def key_values(text: str | None) -> list[list[tuple[str, str]]] | None:
         line = line.strip()
         if not line:
             continue
-        starts = list(_PAIR.finditer(line))
-        if len(starts) < 2 or starts[0].start() != 0:
+        parts = _PAIR.split(line)  # "", key, value, key, value, ... when the line is pairs
+        if len(parts) < 5 or parts[0]:
             return None
-        ends = [after.start() for after in starts[1:]] + [len(line)]
-        rows.append(
-            [
-                (here.group(1), line[here.end() : end])
-                for here, end in zip(starts, ends, strict=True)
-            ]
-        )
+        rows.append(list(zip(parts[1::2], parts[2::2], strict=True)))
     return rows or None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar, cast
 
 from ..errors import ConfigurationError
 from ._html import text_html, view
@@ -80,10 +80,8 @@ class _Cell:
         if getattr(shell, "kernel", None) is not None:
             from IPython.display import HTML, display  # type: ignore[import-not-found, unused-ignore]
 
-            html: Any = HTML  # IPython's own types are not checked here
-            show: Any = display
-            self._html = html
-            self._handle = show(html(streaming_html("")), display_id=True)
+            self._html, show = HTML, cast("Any", display)  # IPython's types are not checked here
+            self._handle = show(self._html(streaming_html("")), display_id=True)
             self._throttle.ready()  # the empty view counts as the first update
 
     def piece(self, text: str) -> None:

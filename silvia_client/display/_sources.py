@@ -7,6 +7,7 @@ place through here; `fold` and `one_line` shorten what they show.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..citations._final import final_targets
@@ -26,15 +27,13 @@ def number_sources(citations: Iterable[Citation]) -> dict[str, int]:
     return numbers
 
 
+@dataclass(slots=True, eq=False, repr=False)
 class NumberedSource:
     """One cited source: its number, the citation that stands for it, and how it resolves."""
 
-    __slots__ = ("citation", "number", "resolved")
-
-    def __init__(self, number: int, citation: Citation, resolved: ResolvedCitation) -> None:
-        self.number: int = number
-        self.citation: Citation = citation
-        self.resolved: ResolvedCitation = resolved
+    number: int
+    citation: Citation
+    resolved: ResolvedCitation
 
     @property
     def source(self) -> str:
