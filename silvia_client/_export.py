@@ -38,7 +38,6 @@ def _error(error: object | None) -> dict[str, Any] | None:
 
 
 def turn_document(turn: Turn, include_provider: bool = False) -> dict[str, Any]:
-    """`turn` as the object its JSON document holds."""
     return {
         "type": "turn",
         "session_id": turn.session_id,
@@ -65,7 +64,6 @@ def message_document(message: Message, include_provider: bool = False) -> dict[s
 
 
 def session_document(session: Session, include_provider: bool = False) -> dict[str, Any]:
-    """`session` as the object its JSON document holds."""
     return {
         "type": "session",
         "id": session.id,
@@ -76,14 +74,12 @@ def session_document(session: Session, include_provider: bool = False) -> dict[s
 
 
 def turn_json(turn: Turn, *, include_provider: bool = False, indent: int | None = 2) -> str:
-    """`turn` as a JSON document."""
     return json.dumps(turn_document(turn, include_provider), indent=indent)
 
 
 def session_json(
     session: Session, *, include_provider: bool = False, indent: int | None = 2
 ) -> str:
-    """`session` as a JSON document."""
     return json.dumps(session_document(session, include_provider), indent=indent)
 
 
