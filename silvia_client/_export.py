@@ -1,34 +1,16 @@
 """A turn or a session as a JSON document to save and share: what `to_json()` gives.
 
-`turn.to_json()` is one object::
-
-    {"type": "turn", "session_id": ..., "request_id": ..., "complete": true, "text": "...",
-     "error": null | {"message": ..., "type": ...},
-     "timings": {"first_byte": s, "first_text": s, "done": s},
-     "citations": [row, ...], "inline_citations": [row, ...]}
-
-and `session.to_json()`::
-
-    {"type": "session", "id": ..., "request_id": ..., "title": ...,
-     "messages": [{"id", "role", "created_at", "text", "citations", "inline_citations"}, ...]}
-
-Each row is its wire form (`model_dump(mode="json")`: `source`, `title`,
-`cited_text`, the `target` as the server sent it, `offset` on a streamed row,
-and any field the SDK does not model), so `Citation.model_validate(row)` reads
-it back. Every `provider` member of a row is left out unless
-`include_provider=True`, as in every dump of a row (`citations/_rows.py`). Non-ASCII
-text is written as `\\u` escapes, so the document is ASCII and any file takes it.
-
-`turn_document`, `message_document` and `session_document` are those objects
-before they are text; `pydantic_schema` is how pydantic (and so FastAPI) takes a
-`Turn`, `Message` or `Session` and dumps it as one of them (their
-`__get_pydantic_core_schema__`). `context={"include_provider": True}` asks for the
-providers there too. The models' methods call this module, so it names them for
-types only, as `_records.py` does.
+docs/notebooks.md ("JSON to save and share") says what the documents hold. Each row
+is its wire form (`model_dump(mode="json")`), so `Citation.model_validate(row)` reads
+it back, less every `provider` unless `include_provider=True`. The text is ASCII
+(`\\u` escapes). `pydantic_schema` makes pydantic (so FastAPI) dump a `Turn`,
+`Message` or `Session` as its document. The models call this module: it names them
+for types only.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
@@ -43,15 +25,6 @@ if TYPE_CHECKING:
     from .citations._rows import Citation
     from .sessions._history import Message, Session
 
-__all__ = [
-    "message_document",
-    "pydantic_schema",
-    "session_document",
-    "session_json",
-    "turn_document",
-    "turn_json",
-]
-
 
 def _rows(rows: Sequence[Citation], include_provider: bool) -> list[Any]:
     context = {INCLUDE_PROVIDER: include_provider}
@@ -65,8 +38,6 @@ def _error(error: object | None) -> dict[str, Any] | None:
 
 
 def turn_document(turn: Turn, include_provider: bool = False) -> dict[str, Any]:
-    """`turn` as the object its JSON document holds (the module's docstring draws it)."""
-    timings = turn.timings
     return {
         "type": "turn",
         "session_id": turn.session_id,
@@ -74,11 +45,7 @@ def turn_document(turn: Turn, include_provider: bool = False) -> dict[str, Any]:
         "complete": turn.complete,
         "text": turn.text,
         "error": _error(turn.error),
-        "timings": {
-            "first_byte": timings.first_byte,
-            "first_text": timings.first_text,
-            "done": timings.done,
-        },
+        "timings": dataclasses.asdict(turn.timings),
         "citations": _rows(turn.citations, include_provider),
         "inline_citations": _rows(turn.inline_citations, include_provider),
     }
@@ -97,7 +64,6 @@ def message_document(message: Message, include_provider: bool = False) -> dict[s
 
 
 def session_document(session: Session, include_provider: bool = False) -> dict[str, Any]:
-    """`session` as the object its JSON document holds (the module's docstring draws it)."""
     return {
         "type": "session",
         "id": session.id,
@@ -108,14 +74,12 @@ def session_document(session: Session, include_provider: bool = False) -> dict[s
 
 
 def turn_json(turn: Turn, *, include_provider: bool = False, indent: int | None = 2) -> str:
-    """`turn` as a JSON document (the module's docstring draws it)."""
     return json.dumps(turn_document(turn, include_provider), indent=indent)
 
 
 def session_json(
     session: Session, *, include_provider: bool = False, indent: int | None = 2
 ) -> str:
-    """`session` as a JSON document (the module's docstring draws it)."""
     return json.dumps(session_document(session, include_provider), indent=indent)
 
 
@@ -124,8 +88,8 @@ def pydantic_schema(
 ) -> CoreSchema:
     """How pydantic takes a `cls` (only an instance) and dumps it: as `document` gives it.
 
-    The provider is left out unless the dump's context asks for it by name. The JSON
-    schema says only that it is an object: the module's docstring draws the rest.
+    The provider is left out unless the dump's context asks for it by name; the JSON
+    schema says only that it is an object.
     """
     from pydantic import PlainSerializer, PlainValidator, WithJsonSchema  # for pydantic's users
 

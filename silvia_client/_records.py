@@ -1,17 +1,9 @@
 """Citations as flat records, and as a DataFrame: what `citation_records()` and `to_pandas()` give.
 
-`turn_records`, `message_records` and `session_records` give one plain `dict`
-per citation row, every row kept (the summary's, then the streamed; typed or
-not), with the fields of `FIELDS` in that order; docs/notebooks.md ("Citations
-as a table") says what each holds. `number` is the source's number as the
-views number it, `label` and `hrefs` are what `resolve_citation` gives, and
-`final` says whether the row carries `target_for(source)`. A target's
-`provider` is never a field: it names a vendor, for routing only.
-
-`frame(records)` builds the `pandas.DataFrame` (the `pandas` extra), each
-column typed; without pandas it raises an `ImportError` naming the extra. The
-records are plain values, so any other table library takes them as they are.
-The models' methods call this module, so it names them for types only, as `_export.py` does.
+One plain `dict` per row, every row kept (the summary's, then the streamed), with
+the fields of `FIELDS`; docs/notebooks.md ("Citations as a table") says what each
+holds. A target's `provider` is never a field. The models call this module: it
+names them for types only.
 """
 
 from __future__ import annotations
@@ -30,11 +22,8 @@ if TYPE_CHECKING:
     from .citations._rows import Citation
     from .sessions._history import Message, Session
 
-__all__ = ["FIELDS", "PANDAS_EXTRA", "frame", "message_records", "session_records", "turn_records"]
-
-# In reading order: what a row is (kind, label, title, quote) first, then where it points,
-# then the bookkeeping; the long ids and the times last, so that a table at a
-# notebook's width shows the first columns a person reads.
+# In reading order: what a row is, where it points, the bookkeeping; the long ids and the
+# times last, so that a table at a notebook's width shows the columns a person reads first.
 FIELDS = (
     "kind",
     "label",
@@ -131,7 +120,7 @@ def session_records(session: Session, *, web_url: str | None = None) -> list[dic
 
 
 def frame(records: Sequence[dict[str, Any]]) -> Any:
-    """A `pandas.DataFrame` of `records`, one column per field of `FIELDS`, typed."""
+    """A `pandas.DataFrame` of `records`, one typed column per field of `FIELDS`."""
     try:
         pd = importlib.import_module("pandas")
     except ImportError as error:

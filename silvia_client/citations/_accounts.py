@@ -1,10 +1,8 @@
 """Which account a row names, and which of the user's accounts a target points at.
 
-The rule is the doc's ("Account ids", restated in the wire contract): the id
-columns in `ACCOUNT_ID_COLUMNS`' order, `source_account_id` taking its provider
-from the row's `source` column, and `is_account_id` for what counts as an id.
-The reference server derives targets with these same functions, so the rule is
-written once.
+The doc's rule ("Account ids"): the id columns in `ACCOUNT_ID_COLUMNS`' order,
+`source_account_id` taking its provider from the row's `source`. The reference
+server derives targets with these functions too.
 """
 
 from __future__ import annotations
@@ -17,8 +15,7 @@ from ._targets import PROVIDERS, AccountProvider, AccountRef, AccountsTarget, Ac
 
 _ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{16,128}")
 
-# (column, provider it implies) in the doc's order; `source_account_id` takes
-# its provider from the row's `source` column instead.
+# (column, provider it implies), in the doc's order.
 ACCOUNT_ID_COLUMNS: tuple[tuple[str, AccountProvider | None], ...] = (
     ("source_account_id", None),
     ("snaptrade_account_id", "snaptrade"),
@@ -36,7 +33,7 @@ def is_account_id(value: object) -> bool:
 
 
 def _column(row: Mapping[str, object], name: str) -> object:
-    # Works for plain mappings and for DB-API rows that only offer `row[name]`.
+    # DB-API rows offer only `row[name]`.
     try:
         return row[name]
     except (KeyError, IndexError):

@@ -1,12 +1,7 @@
-"""The server's final word on each source of a turn: what `target_for` answers, live and reloaded.
+"""A source's final target, read off the rows as sent: what `target_for` answers.
 
-The one-meaning-per-source registry is the server's and every row is read as
-sent, so a source's final target is read off the rows, not worked out again. A
-turn resumed from a checkpoint written before targets existed can stream a
-source untyped and then typed: this says where it ended.
-
-`final_targets` is the rule; `FinalTargets`, the `target_for` that `Turn` and
-`Message` share, with its cache. Apart from `_rows.py`: it only reads attributes.
+The one-meaning-per-source registry is the server's; a turn resumed from a
+checkpoint written before targets existed can stream a source untyped, then typed.
 """
 
 from __future__ import annotations
@@ -21,11 +16,7 @@ if TYPE_CHECKING:
 def final_targets(
     streamed: Iterable[TargetedRow], summary: Iterable[TargetedRow]
 ) -> dict[str, CitationTarget | None]:
-    """Each cited source's final target, the sources in order of first appearance.
-
-    The order is the streamed rows', then sources only the summary names. A
-    source whose final row has no target maps to None.
-    """
+    """Each source's final target (None: untyped), streamed sources first, in order."""
     targets = {row.source: row.target for row in streamed}  # the last streamed row wins
     for row in summary:
         targets[row.source] = row.target  # the summary over the stream; its last row wins
@@ -33,11 +24,7 @@ def final_targets(
 
 
 class FinalTargets:
-    """`target_for`, for a frozen value holding a turn's rows: a `Turn`, a `Message`.
-
-    The value declares `citations`, `inline_citations` and `_targets`, an empty
-    dict of its own, filled off the rows on first use and then kept.
-    """
+    """`target_for` of a `Turn` or `Message`, which declare `_targets`, an empty dict."""
 
     __slots__ = ()
 

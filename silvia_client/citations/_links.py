@@ -1,12 +1,8 @@
 """Links and labels: what a UI shows for a citation.
 
-`account_href` escapes exactly as JavaScript's `encodeURIComponent`, because the
-web app opens `/accounts/${encodeURIComponent(accountId)}` and our links must
-be the same links. `resolve_citation` turns a citation into a label and its
-links; it never shows `provider`, only http(s) URLs ever become links, and
-labels carry no bidi controls (`_text.py`). `web_origin` reads the web app's
-origin, which makes account links absolute (`base_url` always means the API
-server; as a keyword here it is a deprecated alias of `web_url`).
+`account_href` escapes as JavaScript's `encodeURIComponent`, because the web app
+opens `/accounts/${encodeURIComponent(accountId)}`. Only http(s) URLs become
+links, labels carry no bidi controls, and `provider` never shows.
 """
 
 from __future__ import annotations
@@ -42,13 +38,10 @@ class InvalidAccountIdError(SilviaError, ValueError):
 def encode_uri_component(value: str) -> str:
     """Escape `value` exactly as JavaScript's `encodeURIComponent` does.
 
-    JavaScript strings are UTF-16: a surrogate pair is one character, and a
-    lone surrogate throws `URIError`. Here the pair is joined first, and a lone
-    surrogate raises `InvalidAccountIdError`.
+    A surrogate pair given as two code points is one character, as in UTF-16; a
+    lone surrogate (a `URIError` in JavaScript) raises `InvalidAccountIdError`.
     """
     if not value.isascii():
-        # Python keeps a pair given as two code points apart; JavaScript would
-        # read them as one character, so join them the way UTF-16 does.
         value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
     try:
         # encodeURIComponent leaves A-Z a-z 0-9 and - _ . ! ~ * ' ( ) alone; quote()
@@ -61,10 +54,9 @@ def encode_uri_component(value: str) -> str:
 
 
 def account_href(account_id: str) -> str:
-    """The web app's page for an account: `/accounts/` plus the escaped id.
+    """`/accounts/` plus the escaped id, as the web app links it.
 
-    Raises `InvalidAccountIdError` for an id with a lone surrogate, and for `.`
-    and `..`, whose paths would leave `/accounts/`.
+    Raises `InvalidAccountIdError` for a lone surrogate, and for `.` and `..`.
     """
     if account_id in (".", ".."):  # `/accounts/..` is the site root to a browser
         raise InvalidAccountIdError(
@@ -74,13 +66,11 @@ def account_href(account_id: str) -> str:
 
 
 def web_origin(web_url: str | None, base_url: str | None = None, *, stacklevel: int = 2) -> str:
-    """The web app's origin for account links, or "" for the app's relative paths.
+    """The web app's origin for account links, or "" for relative paths.
 
-    `web_url` wins; None means `SILVIA_WEB_URL` (unset or empty: ""). `base_url` is
-    the deprecated keyword for the same thing: it gives a `DeprecationWarning`,
-    which `stacklevel` places as `warnings.warn` counts from the function that
-    calls this one (2: its caller). Raises `ConfigurationError` when the origin is
-    not an absolute http(s) URL.
+    None means `SILVIA_WEB_URL`; `base_url`, its deprecated alias, warns (`stacklevel`
+    counted from this function's caller). Raises `ConfigurationError` unless the
+    origin is an absolute http(s) URL.
     """
     if base_url is not None:
         if web_url is not None:
@@ -154,11 +144,10 @@ def resolve_citation(
 
     An `account` gives one link and `accounts` one per account; URL-bearing kinds
     link to their URL when set; with no target, a legacy http(s) `source` is the
-    link. `web_url` (the web app's origin) makes account links absolute; None
-    means `SILVIA_WEB_URL`, and "" (or neither set) the app's `/accounts/<id>`
-    paths. `base_url=` is its deprecated alias. The label holds no bidi controls.
+    link. `web_url` (the web app's origin; None means `SILVIA_WEB_URL`, "" relative
+    paths) makes account links absolute; `base_url=` is its deprecated alias.
     Never raises for a citation built from wire data: an id without a link (a
-    lone surrogate, `.`, `..`) simply gives no link.
+    lone surrogate, `.`, `..`) gives no link.
     """
     origin = web_origin(web_url, base_url, stacklevel=2)
     target = citation.target
@@ -174,8 +163,7 @@ def resolve_citation(
         )
         return ResolvedCitation(label, tuple(link for link in links if link is not None))
     url = getattr(target, "url", None) if target is not None else citation.source
-    # Defence in depth: the parser only lets http(s) URLs into targets, but a
-    # target can also be built by hand, and a legacy `source` is any string.
+    # A target built by hand, or a legacy `source`, may hold any string.
     if is_http_url(url):
         return ResolvedCitation(label, (CitationLink(url, label),))  # type: ignore[arg-type]
     return ResolvedCitation(label)

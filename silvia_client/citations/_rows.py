@@ -1,19 +1,10 @@
-"""Citation rows: `Citation` and `InlineCitation`, the pydantic models of a cited source.
+"""Citation rows: `Citation` and `InlineCitation` (pydantic), and `load_citations`.
 
-Whatever builds a citation from wire data (`model_validate`, `model_validate_json`,
-the constructor) reads `target` through `parse_citation_target`, so a malformed
-target becomes None and the rest of the row is kept. Fields the SDK does not
-model (`type`, `search_result_index`, position fields, ...) are kept as extras,
-and `model_dump()` gives them back with the target in its wire form, less every
-`provider` member at any depth, extras included: every dump a user reaches
-without naming the provider (`model_dump` in any mode, `model_dump_json`, a
-`TypeAdapter`'s, so FastAPI's) leaves it out, and
-`model_dump(context={"include_provider": True})` is the full wire form. One
-wrap serializer (`_dump`) does it; pydantic passes it the context.
-
-Also here: `load_citations`, which reads a list of rows off the wire, and
-`STREAM_OFFSET`, the validation context's key that gives a streamed row its
-offset when the events' fast path validates it from the event's JSON.
+A row's `target` is read by `parse_citation_target` however the row is built,
+so a bad target is None and the rest of the row is kept. Fields the SDK does not
+model are kept as extras. Every dump (`model_dump` in any mode, `model_dump_json`,
+a `TypeAdapter`'s, so FastAPI's) leaves out every `provider` member at any depth,
+unless asked for with `context={"include_provider": True}`: one wrap serializer.
 """
 
 from __future__ import annotations
@@ -44,9 +35,8 @@ from ._targets import (
 )
 
 logger = logging.getLogger("silvia_client")
-# The validation context's key for a streamed row's offset (`InlineCitation`'s validator).
-STREAM_OFFSET = "silvia_client.stream_offset"
-SKIPPED = "skipped %d malformed citation row(s)"  # the warning, with the count of bad rows
+STREAM_OFFSET = "silvia_client.stream_offset"  # the validation context's key for `offset`
+SKIPPED = "skipped %d malformed citation row(s)"
 
 
 def _target_to_wire(target: CitationTarget | None) -> dict[str, object] | None:
@@ -54,15 +44,12 @@ def _target_to_wire(target: CitationTarget | None) -> dict[str, object] | None:
 
 
 def _read_target(value: object) -> CitationTarget | None:
-    # A target built by hand is already a value; anything else is wire data. A
-    # wire target is a dict, checked first: `isinstance` against the nine target
-    # classes costs as much as parsing the dict.
+    # A dict is checked first: `isinstance` against the nine classes costs as much as parsing.
     if type(value) is not dict and isinstance(value, CitationTarget):
         return value
     return parse_citation_target(value)
 
 
-# The parser, not pydantic, decides what a target is: it never fails a row.
 WireTarget = Annotated[
     CitationTarget | None,
     PlainValidator(_read_target),
@@ -95,15 +82,11 @@ class Citation(BaseModel):
     def _dump(  # type: ignore[no-untyped-def]
         self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
     ):
-        # The row as pydantic dumps it (target in wire form, extras kept), then without
-        # any `provider` unless the caller asked for it by name.
         dumped = handler(self)
         return dumped if asks_for_provider(info.context) else without_provider(dumped)
 
     def __repr__(self) -> str:
-        # The modelled fields as they are (a target's repr never shows its provider),
-        # and of the extras only their names: an extra is whatever the server added,
-        # `{"provider": "plaid"}` included, at any depth.
+        # Of the extras only their names: one may be `{"provider": "plaid"}`, at any depth.
         fields = [f"{name}={getattr(self, name)!r}" for name in type(self).model_fields]
         if self.model_extra:
             fields.append(f"extra_keys={tuple(self.model_extra)!r}")
@@ -135,9 +118,8 @@ class InlineCitation(Citation):
     @model_validator(mode="before")
     @classmethod
     def _offset_of_stream(cls, data: Any, info: ValidationInfo) -> Any:
-        # The events' fast path validates a row straight from its event's JSON
-        # (`chat/events.py`) and hands the stream's offset in the context; set here
-        # as the plain path sets it, in the row's data, so it counts as set alike.
+        # The events' fast path validates a row from its JSON and hands the offset in the
+        # context; set in the row's data, as the plain path does, so it counts as set alike.
         context = info.context
         if type(data) is dict and type(context) is dict and STREAM_OFFSET in context:
             return {**data, "offset": context[STREAM_OFFSET]}
@@ -158,11 +140,10 @@ def _reason(error: ValidationError) -> str:
 
 
 def load_citations(rows: object, model: type[CitationT]) -> CitationRows[CitationT]:
-    """Read a list of wire citation rows, keeping the good rows and reporting the bad ones.
+    """Read a list of wire rows, keeping the good and reporting the bad.
 
-    `rows` is what the wire held: normally a list of objects; None (or a missing
-    field) gives an empty result; anything else is reported as one error. Bad
-    rows are counted in one warning per list (`SKIPPED`), never shown.
+    None gives an empty result; anything but a list is one error. Bad rows are
+    counted in one warning per list (`SKIPPED`), never shown.
     """
     if rows is None:
         return CitationRows(())
@@ -172,9 +153,8 @@ def load_citations(rows: object, model: type[CitationT]) -> CitationRows[Citatio
     bad: list[RowError] = []
     for index, row in enumerate(rows):
         try:
-            # A dict subclass is read as a plain copy of what it holds (`dict()`'s
-            # reading), whatever its own `get` or `items` say: pydantic-core versions
-            # differ in how they read a subclass, and a row must read the same on each.
+            # A dict subclass is read as `dict()` copies it: pydantic-core versions
+            # read a subclass differently, and a row must read the same on each.
             plain = dict(row) if isinstance(row, dict) and type(row) is not dict else row
             good.append(model.model_validate(plain))
         except ValidationError as error:

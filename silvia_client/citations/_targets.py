@@ -1,23 +1,12 @@
-"""The ground floor's values: the nine kinds of citation target, the parser, row errors.
+"""The ground floor: the nine citation targets, the parser, and what a loader of rows reports.
 
-The targets are plain frozen dataclasses rather than pydantic models: a stream
-can carry many and the parser does its own checking, so a validating model
-would only add cost. Values compare and hash by their fields; attributes are
-snake_case, and `to_wire()` gives back the camelCase dict the server sent: the
-full wire form, `provider` included, for routing. `provider` names a vendor and
-is for routing only, so it is left out of every repr (`field(repr=False)`) while
-staying part of equality and the wire form. Every serialization a user reaches
-without naming it leaves it out: `without_provider` is that rule (every
-`provider` member, at any depth), and `asks_for_provider` reads the name a
-caller asks by (`context={"include_provider": True}`).
-
-`parse_citation_target` is the one door a wire target enters by, under the wire
-contract's rules ("CitationTarget and how a client reads it"). It is hand-written
-over plain dicts on purpose: it is on the hot path of every streamed citation,
-and it must never raise, whatever it is given.
-
-`RowError` and `CitationRows` are what a loader of rows reports; they live here,
-not beside the pydantic models, so that code reporting on rows loads no pydantic.
+Targets are frozen dataclasses, not pydantic models: a stream carries many and
+the parser checks them itself. `provider` names a vendor, for routing only: it
+is in equality and `to_wire()`, never in a repr, and `without_provider` drops it
+from every serialization not asked for by name (`asks_for_provider`).
+`parse_citation_target` is hand-written over plain dicts: it is on the hot path
+of every streamed citation. `RowError` and `CitationRows` live here, not beside
+the models, so that code reporting on rows loads no pydantic.
 """
 
 from __future__ import annotations
@@ -44,16 +33,16 @@ TargetKind: TypeAlias = Literal[
 
 WireDict: TypeAlias = dict[str, object]
 
-INCLUDE_PROVIDER = "include_provider"  # the serialization context's key that asks for it
+INCLUDE_PROVIDER = "include_provider"
 
 
 def asks_for_provider(context: object) -> bool:
-    """Whether a pydantic serialization `context` asks for the provider by name."""
+    """Whether a pydantic serialization `context` holds `{"include_provider": True}`."""
     return isinstance(context, dict) and context.get(INCLUDE_PROVIDER) is True
 
 
 def without_provider(value: object) -> object:
-    """`value` (a dumped row or document) with every `provider` member left out, at any depth."""
+    """`value` (a dump) with every `provider` member left out, at any depth."""
     if isinstance(value, dict):
         return {key: without_provider(item) for key, item in value.items() if key != "provider"}
     if isinstance(value, list):
@@ -210,7 +199,7 @@ class TargetedRow(Protocol):
     def target(self) -> CitationTarget | None: ...
 
 
-CitationT = TypeVar("CitationT", bound=TargetedRow)  # a `Citation`, which sits above this
+CitationT = TypeVar("CitationT", bound=TargetedRow)
 
 
 @dataclass(frozen=True)
@@ -230,8 +219,7 @@ class CitationRows(Generic[CitationT]):
     errors: tuple[RowError, ...] = ()
 
 
-# scheme://[userinfo@]host[:port][/path][?query][#fragment], with no ASCII space or
-# control character anywhere. One compiled pattern: URLs are most of what targets carry.
+# scheme://[userinfo@]host[:port][/path][?query][#fragment], no ASCII space or control.
 _HTTP_URL = re.compile(
     r"(?i:https?)://"
     r"(?:[^\x00-\x20\x7f/?#]*@)?"  # userinfo
@@ -239,9 +227,8 @@ _HTTP_URL = re.compile(
     r"(?:[/?#][^\x00-\x20\x7f]*)?"  # path, query, fragment
 )
 
-# The two targets with no fields are each one shared value, as None is: a long
-# history's rows then add no object of theirs for the garbage collector to walk
-# (20,000 fewer in a 100,000-row session, and one full collection fewer).
+# One shared value each, as None is: a long history's rows add no object for the
+# garbage collector to walk (20,000 fewer in a 100,000-row session).
 _ANALYSIS = AnalysisTarget()
 _PORTFOLIO = PortfolioTarget()
 
@@ -262,8 +249,7 @@ def is_http_url(value: object) -> bool:
 
 
 def _account_ref(entry: object) -> AccountRef | None:
-    # None when the id is missing or not text; an unknown or missing provider
-    # becomes None, since the account itself is still good.
+    # An unknown or missing provider becomes None: the account itself is still good.
     if not isinstance(entry, dict):
         return None
     account_id, provider = entry.get("accountId"), entry.get("provider")

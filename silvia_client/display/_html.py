@@ -1,49 +1,40 @@
-"""The HTML views: `turn_html`, `message_html`, `session_html`, `citation_html`, and `page`.
+"""The HTML views, and `page`.
 
-A turn is its answer with a numbered chip where each citation streamed in,
-then its "Sources" (`_html_sources.py`). A session opens with a line that sums
-it up (`_glance.py`); each message's sources are folded under one line. Each
-view says once, in a quiet line, what a reader could otherwise miss: sources
-with no marker in the text (rows reloaded from history carry no position; every
-row is still listed), and account links that are relative (no `web_url`), with
-how to make them absolute. Each view is wrapped in a class that tells Jupyter
-not to typeset `$...$` as math, with the views' stylesheet (`style.css`, read by
-`_style.py`) inside it.
-
-`page(obj)` is an object's view in a small HTML document, to share: UTF-8, a
-viewport for phones, `color-scheme: light dark` (a browser's dark mode darkens
-the page around the view too), and a Content Security Policy that allows no
-script, no request and no form, only the page's own styles and links out.
+A turn is its answer with a numbered chip where each citation streamed in, then its
+sources. A session opens with a line that sums it up, drawn in CSS (a bar by kind)
+with the same facts as text, and folds each message's sources. A view
+says once what a reader could miss: sources with no marker (rows reloaded from
+history carry no position) and relative account links. Each view tells Jupyter not
+to typeset `$...$` and carries the stylesheet. `page(obj)` is a view in a document
+to share, whose Content Security Policy allows no script, request or form.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from ..citations._final import final_targets
 from ..citations._links import resolve_citation, web_origin
-from ._glance import glance_html
-from ._html_sources import escape, link_html, source_item_html, sources_html
-from ._sources import NumberedSource, chips, numbered_sources
-from ._style import style
+from ._html_sources import (
+    KIND_NAMES,
+    escape,
+    kind_class,
+    link_html,
+    source_item_html,
+    sources_html,
+    style,
+)
+from ._sources import NumberedSource, chips, numbered_sources, plural
 
 if TYPE_CHECKING:
     from ..chat._turn import Turn
-    from ..citations._rows import Citation, InlineCitation
+    from ..citations._rows import Citation
     from ..sessions._history import Message, Session
-
-__all__ = [
-    "citation_html",
-    "message_html",
-    "page",
-    "session_html",
-    "text_html",
-    "turn_html",
-    "view",
-]
 
 # Jupyter typesets `$...$` in outputs with MathJax unless told not to (2 and 3).
 _NO_MATH = "tex2jax_ignore mathjax_ignore"
@@ -79,18 +70,12 @@ class _Notes:
         self.unmarked = 0
         self.relative = False
 
-    def cited(
-        self,
-        text: str,
-        inline: Sequence[InlineCitation],
-        citations: Sequence[Citation],
-        *,
-        folded: bool = False,
-    ) -> str:
+    def cited(self, said: Turn | Message, *, folded: bool = False) -> str:
         """An answer with its chips, then its sources (`folded`: under one line); what it
         leaves unsaid is noted."""
+        inline, citations = said.inline_citations, said.citations
         sources = numbered_sources(inline, citations, web_url=self.web_url)
-        pieces = chips(text, inline, sources, self.web_url)
+        pieces = chips(said.text, inline, sources, self.web_url)
         self.unmarked += len(sources) - len({c.number for _, marks in pieces for c in marks})
         rows = (*citations, *inline)
         if not self.web_url and not self.relative:
@@ -107,22 +92,20 @@ class _Notes:
 
     def message(self, message: Message, *, folded: bool = False) -> str:
         role_class = re.sub(r"[^a-z0-9-]", "", (message.role or "").lower()) or "message"
-        cited = self.cited(message.text, message.inline_citations, message.citations, folded=folded)
         return (
             f'<div class="silvia-message silvia-{role_class}"><p class="silvia-role">'
             f"<strong>{escape(message.role or 'message')}</strong></p>"
-            f"{cited}</div>"
+            f"{self.cited(message, folded=folded)}</div>"
         )
 
     def html(self) -> str:
         out = ""
         if self.unmarked:
-            many = self.unmarked > 1
+            have, its = ("have", "their") if self.unmarked > 1 else ("has", "its")
             out += (
-                f'<p class="silvia-note">{self.unmarked} cited source{"s" if many else ""} '
-                f"{'have' if many else 'has'} no marker in the text: "
-                f"{'their rows carry' if many else 'its rows carry'} no position (rows "
-                "reloaded from history). Every source is listed under Sources.</p>"
+                f'<p class="silvia-note">{plural(self.unmarked, "cited source")} {have} no marker '
+                f"in the text: {its} rows carry no position (rows reloaded from history). "
+                "Every source is listed under Sources.</p>"
             )
         if self.relative:
             out += (
@@ -130,6 +113,40 @@ class _Notes:
                 "pass web_url= or set SILVIA_WEB_URL to make them absolute.</p>"
             )
         return out
+
+
+def glance_html(messages: Sequence[Message]) -> str:
+    """The line: a bar by kind, then "N messages · N sources (N rows) · Kind N ... · N legacy".
+
+    A source counts once per message that cites it, by the kind of its final target;
+    a legacy row has no target.
+    """
+    kinds: Counter[str | None] = Counter()
+    rows = legacy = 0
+    for message in messages:
+        for target in final_targets(message.inline_citations, message.citations).values():
+            kinds[None if target is None else target.kind] += 1
+        for row in (*message.citations, *message.inline_citations):
+            rows += 1
+            legacy += row.target is None
+    total = sum(kinds.values())
+    typed = [(kind, kinds[kind]) for kind in KIND_NAMES if kinds[kind]]
+    segments = "".join(
+        f'<span class="{kind_class(kind)}" style="flex-grow:{count}"></span>'
+        for kind, count in [*typed, (None, kinds[None])]  # untyped sources last, in grey
+        if count
+    )
+    bar = f'<span class="silvia-bar" aria-hidden="true">{segments}</span>' if total else ""
+    facts = [
+        plural(len(messages), "message"),
+        f"{plural(total, 'source')} cited ({plural(rows, 'row')})",
+        *(
+            f'<span class="silvia-count {kind_class(kind)}">{KIND_NAMES[kind or ""]} {count}</span>'
+            for kind, count in typed
+        ),
+        f'<span class="silvia-count silvia-kind-none">{plural(legacy, "legacy row")}</span>',
+    ]
+    return f'<p class="silvia-glance">{bar}<span>{" · ".join(facts)}</span></p>'
 
 
 def citation_html(
@@ -143,7 +160,7 @@ def citation_html(
 def turn_html(turn: Turn, *, web_url: str | None = None, base_url: str | None = None) -> str:
     """A turn: the answer with numbered citation chips, then its sources."""
     notes = _Notes(web_origin(web_url, base_url))
-    body = notes.cited(turn.text, turn.inline_citations, turn.citations) + notes.html()
+    body = notes.cited(turn) + notes.html()
     if not turn.complete:
         reason = f": {escape(turn.error.message)}" if turn.error is not None else ""
         body += f'<p class="silvia-note"><em>Incomplete turn{reason}.</em></p>'

@@ -1,35 +1,29 @@
-"""The HTML of a view's sources: the "Sources" list, each source with its badge, links and quotes.
+"""An HTML view's "Sources": each source's badge, label, links that say what they open, quotes.
 
-Each source is one item numbered as the views number it (`_sources.py`): a
-badge naming its target kind, its label, links that say what they open ("Open
-account", "Open page", "Open document"; the label is the link's title), then
-what its row quoted: a tool's SQL rows and a JSON object such as a market-data
-quote (`key_values`) as a small key/value list, a long quote folded. Every other
-quote of the source's rows (a pooled source is cited by several rows) is kept,
-folded under it. "Sources" is a heading (`<h3>`; `<h4>` under a session's title);
-a session folds each message's list under one summary line, so a long session
-reads at a glance. Escaping is `escape` (markup shows as text, bidi controls
-dropped); only the links `resolve_citation` gives (http(s) URLs, `/accounts/`
-paths) become `<a href>`.
+A quote of key/value pairs (a tool's SQL rows, a market-data JSON object) is a
+small list; a long quote, and the other quotes of a pooled source's rows, fold.
+`escape` shows markup as text, without bidi controls. `style.css`, the views' one
+stylesheet, styles only `.silvia-*`, in the host's colours where it has them, every
+text on its background at least 4.5:1 (`tests/display/test_themes.py`); the views
+are semantic HTML, readable where the `<style>` is stripped.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
 from collections.abc import Iterable, Sequence
+from importlib import resources
 from typing import TYPE_CHECKING
 
 from .._text import strip_bidi_controls
 from ..citations._links import CitationLink
-from ._sources import NumberedSource, fold
-from ._style import KIND_NAMES, LEGACY_NAME, kind_class, link_texts
+from ._sources import NumberedSource, fold, link_texts, plural
 
 if TYPE_CHECKING:
     from ..citations._rows import Citation
-
-__all__ = ["FOLDED_ROWS", "escape", "key_values", "link_html", "source_item_html", "sources_html"]
 
 FOLDED_ROWS = 3  # a quote of more key/value rows than this folds after them
 
@@ -37,6 +31,38 @@ FOLDED_ROWS = 3  # a quote of more key/value rows than this folds after them
 _KEY = r"[A-Za-z_][A-Za-z0-9_ ]{0,39}"
 _PAIR = re.compile(rf"(?:^|, )({_KEY}): ")
 _JSON_WORDS = {None: "null", True: "true", False: "false"}
+
+# What the badge of each kind says; a row with no target says LEGACY_NAME.
+KIND_NAMES = {
+    "web": "Web page",
+    "tax_reference": "Tax document",
+    "card_document": "Card document",
+    "mortgage_reference": "Mortgage document",
+    "market_data": "Market data",
+    "analysis": "Analysis",
+    "account": "Account",
+    "accounts": "Accounts",
+    "portfolio": "Portfolio",
+}
+LEGACY_NAME = "Untyped"
+
+
+def kind_class(kind: str | None) -> str:
+    """The class of a kind's badge and bar segment: `silvia-kind-<kind>`, or `-none`."""
+    if kind is None or kind not in KIND_NAMES:
+        return "silvia-kind-none"
+    return "silvia-kind-" + kind.replace("_", "-")
+
+
+@functools.cache
+def style() -> str:
+    """The `<style>` of every view: `style.css`, read once, on one line as views always had it."""
+    css = resources.files(__package__).joinpath("style.css").read_text(encoding="utf-8")
+    return "<style>" + css.replace("\n", "") + "</style>"
+
+
+def _more(summary: str, body: str, classes: str = "") -> str:
+    return f'<details class="silvia-more{classes}"><summary>{summary}</summary>{body}</details>'
 
 
 def escape(text: str) -> str:
@@ -87,16 +113,10 @@ def key_values(text: str | None) -> list[list[tuple[str, str]]] | None:
         line = line.strip()
         if not line:
             continue
-        starts = list(_PAIR.finditer(line))
-        if len(starts) < 2 or starts[0].start() != 0:
+        parts = _PAIR.split(line)  # "", key, value, key, value, ... when the line is pairs
+        if len(parts) < 5 or parts[0]:
             return None
-        ends = [after.start() for after in starts[1:]] + [len(line)]
-        rows.append(
-            [
-                (here.group(1), line[here.end() : end])
-                for here, end in zip(starts, ends, strict=True)
-            ]
-        )
+        rows.append(list(zip(parts[1::2], parts[2::2], strict=True)))
     return rows or None
 
 
@@ -110,12 +130,7 @@ def _kv_html(rows: list[list[tuple[str, str]]]) -> str:
     shown = "".join(table(pairs) for pairs in rows[:FOLDED_ROWS])
     rest = rows[FOLDED_ROWS:]
     if rest:
-        more = "".join(table(pairs) for pairs in rest)
-        plural = "s" if len(rest) > 1 else ""
-        shown += (
-            f'<details class="silvia-more"><summary>{len(rest)} more row{plural}</summary>'
-            f"{more}</details>"
-        )
+        shown += _more(plural(len(rest), "more row"), "".join(table(pairs) for pairs in rest))
     return shown
 
 
@@ -130,10 +145,7 @@ def quote_html(text: str | None) -> str:
     out = f'<q class="silvia-quote">{escape(short)}</q>'
     if cut:
         whole = escape(text.strip()).replace("\n", "<br>\n")
-        out += (
-            '<details class="silvia-more"><summary>Whole quote</summary>'
-            f'<div class="silvia-quote">{whole}</div></details>'
-        )
+        out += _more("Whole quote", f'<div class="silvia-quote">{whole}</div>')
     return out
 
 
@@ -156,12 +168,8 @@ def source_item_html(source: NumberedSource, rows: Iterable[Citation] = ()) -> s
     quoted = dict.fromkeys(other.cited_text for other in rows)  # each once, in order
     others = [text for text in quoted if text and text.strip() and text != row.cited_text]
     if others:
-        plural = "s" if len(others) > 1 else ""
         quotes = "".join(f"<div>{quote_html(text)}</div>" for text in others)
-        out += (
-            f'<details class="silvia-more"><summary>{len(others)} more quote{plural} '
-            f"of this source</summary>{quotes}</details>"
-        )
+        out += _more(f"{plural(len(others), 'more quote')} of this source", quotes)
     return out
 
 
@@ -185,9 +193,6 @@ def sources_html(
     listed = f'<ol class="silvia-sources">{items}</ol>'
     if not folded:
         return f'<h3 class="silvia-heading">Sources</h3>{listed}'
-    count = f"{len(sources)} source{'s' if len(sources) > 1 else ''}"
     names = " · ".join(escape(source.resolved.label) for source in sources)
-    return (
-        '<h4 class="silvia-heading">Sources</h4><details class="silvia-more silvia-fold">'
-        f"<summary>{count}: {names}</summary>{listed}</details>"
-    )
+    summary = f"{plural(len(sources), 'source')}: {names}"
+    return '<h4 class="silvia-heading">Sources</h4>' + _more(summary, listed, " silvia-fold")

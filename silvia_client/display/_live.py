@@ -1,12 +1,7 @@
-"""`live(stream)` and `alive(stream)`: a turn streamed into a notebook cell, then its final view.
+"""`live(stream)` and `alive(stream)`: a turn streamed into a notebook cell, then its view.
 
-In a Jupyter kernel one display handle is shown, updated in place as the
-answer arrives (`Throttle` keeps it to `per_second` updates), then replaced by
-the turn's own view; anywhere else the text is printed as `text_stream` gives
-it. Streaming into a cell is this layer's job: the chat layers take no display
-argument. IPython is never imported here (a kernel has imported it already,
-and `sys.modules` says so), and `stream` is read through `LiveStream`, so no
-model is imported either.
+The chat layers take no display argument: this is its job. IPython is never
+imported here (a kernel has it in `sys.modules`), nor any model (`LiveStream`).
 """
 
 from __future__ import annotations
@@ -14,15 +9,13 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar, cast
 
 from ..errors import ConfigurationError
 from ._html import text_html, view
 
 if TYPE_CHECKING:
     from ..chat._turn import Turn
-
-__all__ = ["AsyncLiveStream", "LiveStream", "Throttle", "alive", "live", "streaming_html"]
 
 TurnT_co = TypeVar("TurnT_co", bound="Turn", covariant=True)
 UPDATES_PER_SECOND = 10.0
@@ -33,9 +26,7 @@ class LiveStream(Protocol[TurnT_co]):
 
     @property
     def text_stream(self) -> Iterator[str]: ...
-    def until_done(self) -> TurnT_co:
-        """The complete turn, once the stream has ended."""
-        ...
+    def until_done(self) -> TurnT_co: ...
 
 
 class AsyncLiveStream(Protocol[TurnT_co]):
@@ -43,9 +34,7 @@ class AsyncLiveStream(Protocol[TurnT_co]):
 
     @property
     def text_stream(self) -> AsyncIterator[str]: ...
-    async def until_done(self) -> TurnT_co:
-        """The complete turn, once the stream has ended."""
-        ...
+    async def until_done(self) -> TurnT_co: ...
 
 
 class Throttle:
@@ -91,10 +80,8 @@ class _Cell:
         if getattr(shell, "kernel", None) is not None:
             from IPython.display import HTML, display  # type: ignore[import-not-found, unused-ignore]
 
-            html: Any = HTML  # IPython's own types are not checked here
-            show: Any = display
-            self._html = html
-            self._handle = show(html(streaming_html("")), display_id=True)
+            self._html, show = HTML, cast("Any", display)  # IPython's types are not checked here
+            self._handle = show(self._html(streaming_html("")), display_id=True)
             self._throttle.ready()  # the empty view counts as the first update
 
     def piece(self, text: str) -> None:

@@ -1,40 +1,31 @@
-"""The Markdown views: `turn_markdown`, `message_markdown`, `session_markdown`, `citation_markdown`.
+"""The Markdown views (CommonMark, python-markdown, Jupyter): the HTML views' layout.
 
-The same layout as the HTML views (`_html.py`), for CommonMark readers,
-python-markdown and Jupyter. Text from the server is escaped (`_m`: every
-character Markdown may read as syntax, HTML neutralised, bidi controls
-dropped), and a link destination is percent-encoded where a reader could end
-or bend it (`_md_link`), so every reader reads the whole URL.
+`_m` escapes server text (Markdown syntax, HTML, bidi controls); `_md_link`
+percent-encodes a destination where a reader could end or bend it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .._text import strip_bidi_controls
 from ..citations._links import CitationLink, resolve_citation, web_origin
-from ._sources import NumberedSource, chips, fold, numbered_sources, one_line
-from ._style import link_texts
+from ._sources import NumberedSource, chips, fold, link_texts, numbered_sources, one_line
 
 if TYPE_CHECKING:
     from ..chat._turn import Turn
-    from ..citations._rows import Citation, InlineCitation
+    from ..citations._rows import Citation
     from ..sessions._history import Message, Session
-
-__all__ = ["citation_markdown", "message_markdown", "session_markdown", "turn_markdown"]
 
 # Every character Markdown (CommonMark, GFM, and Jupyter's `$` math) may read as syntax,
 # but `&`, `<` and `>`, which become entities (a backslash before one would show).
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~=$])")
 _LINE_START = re.compile(r"[ \t]*\n[ \t]*")
-# Only http(s) URLs and /accounts/ paths reach a link (no spaces, no controls). What
-# could still end or bend a link destination is percent-encoded: a backslash (an
-# escape), parentheses and `<>` (its ends), quotes (python-markdown starts a title at
-# one, even without a space), a backtick (a code span across two links beats the
-# link). `&` is written `&amp;`, which every reader turns back into `&`, so `&lt;` in
-# a URL stays those four characters and a query keeps its `&`.
+# What could end or bend a link destination (only http(s) URLs and /accounts/ paths, no
+# spaces): a backslash, `()<>`, quotes (python-markdown starts a title at one), a backtick
+# (a code span across two links beats the link). `&` is `&amp;`, which every reader reads
+# back as `&`, so `&lt;` in a URL stays four characters and a query keeps its `&`.
 _MD_HREF = {ord("&"): "&amp;"} | {ord(c): f"%{ord(c):02X}" for c in "\\() <>'\"`"}
 
 
@@ -70,21 +61,16 @@ def _source_markdown(source: NumberedSource) -> str:
     return line
 
 
-def _cited_markdown(
-    text: str,
-    inline: Sequence[InlineCitation],
-    citations: Sequence[Citation],
-    web_url: str,
-    heading: str,
-) -> list[str]:
+def _cited_markdown(answer: Turn | Message, web_url: str, heading: str) -> list[str]:
     """The answer with its markers (each line break a hard break: leading spaces would
     start a code block), then its numbered sources under `heading`."""
-    sources = numbered_sources(inline, citations, web_url=web_url)
-    answer = "".join(
+    inline = answer.inline_citations
+    sources = numbered_sources(inline, answer.citations, web_url=web_url)
+    marked = "".join(
         _LINE_START.sub("  \n", _m(piece)) + "".join(map(_chip_markdown, marks))
-        for piece, marks in chips(text, inline, sources, web_url)
+        for piece, marks in chips(answer.text, inline, sources, web_url)
     )
-    parts = [answer.lstrip(" \t")]
+    parts = [marked.lstrip(" \t")]
     if sources:
         listed = "\n".join(f"{source.number}. {_source_markdown(source)}" for source in sources)
         parts.append(heading + listed)
@@ -102,9 +88,7 @@ def citation_markdown(
 def turn_markdown(turn: Turn, *, web_url: str | None = None, base_url: str | None = None) -> str:
     """A turn: the answer with numbered markers, then the numbered sources."""
     web_url = web_origin(web_url, base_url)
-    parts = _cited_markdown(
-        turn.text, turn.inline_citations, turn.citations, web_url, "**Sources**\n\n"
-    )
+    parts = _cited_markdown(turn, web_url, "**Sources**\n\n")
     if not turn.complete:
         reason = f": {_m(one_line(turn.error.message))}" if turn.error is not None else ""
         parts.append(f"*Incomplete turn{reason}\\.*")
@@ -113,8 +97,7 @@ def turn_markdown(turn: Turn, *, web_url: str | None = None, base_url: str | Non
 
 def _message_parts(message: Message, web_url: str) -> list[str]:
     role = f"**{_m(one_line(message.role or 'message'))}**"
-    cited = _cited_markdown(message.text, message.inline_citations, message.citations, web_url, "")
-    return [role, *cited]
+    return [role, *_cited_markdown(message, web_url, "")]
 
 
 def message_markdown(

@@ -1,17 +1,13 @@
-"""Numbering the cited sources, and placing their marks in the answer: what every view shares.
+"""Numbering the cited sources and placing their marks in the answer: what every view shares.
 
-Sources are numbered in the order the answer first cites them (sources only
-the summary names come after); each is shown through the row that carries its
-final target (`target_for`'s rule). `marked_segments` cuts the answer at each
-streamed citation's offset; `chips` gives each mark the row it stands for. The
-HTML views (`_html.py`), the Markdown views (`_markdown.py`) and the `silvia`
-command (`cli/_render.py`) all number and place through here; `fold` and
-`one_line` shorten what they show.
+The HTML and Markdown views and the `silvia` command (`cli/_render.py`) number and
+place through here; `fold` and `one_line` shorten what they show.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..citations._final import final_targets
@@ -19,18 +15,6 @@ from ..citations._links import ResolvedCitation, resolve_citation, web_origin
 
 if TYPE_CHECKING:
     from ..citations._rows import Citation, InlineCitation
-
-__all__ = [
-    "FOLDED_CHARS",
-    "NumberedSource",
-    "chips",
-    "fold",
-    "marked_rows",
-    "marked_segments",
-    "number_sources",
-    "numbered_sources",
-    "one_line",
-]
 
 FOLDED_CHARS = 200  # a quote longer than this folds after it
 
@@ -43,15 +27,13 @@ def number_sources(citations: Iterable[Citation]) -> dict[str, int]:
     return numbers
 
 
+@dataclass(slots=True, eq=False, repr=False)
 class NumberedSource:
     """One cited source: its number, the citation that stands for it, and how it resolves."""
 
-    __slots__ = ("citation", "number", "resolved")
-
-    def __init__(self, number: int, citation: Citation, resolved: ResolvedCitation) -> None:
-        self.number: int = number
-        self.citation: Citation = citation
-        self.resolved: ResolvedCitation = resolved
+    number: int
+    citation: Citation
+    resolved: ResolvedCitation
 
     @property
     def source(self) -> str:
@@ -146,6 +128,30 @@ def chips(
                 shown.append(NumberedSource(number, row, resolve_citation(row, web_url=web_url)))
         out.append((piece, shown))
     return out
+
+
+# What a link says it opens, by its row's target kind (None: a legacy http(s) source).
+LINK_TEXT = {
+    "account": "Open account",
+    "accounts": "Open account",
+    "web": "Open page",
+    None: "Open page",
+    "tax_reference": "Open document",
+    "card_document": "Open document",
+    "mortgage_reference": "Open document",
+}
+
+
+def link_texts(kind: str | None, count: int) -> list[str]:
+    """What each of a row's `count` links says: "Open account", or "Open account (1 of 2)"..."""
+    opens = LINK_TEXT.get(kind, "Open")
+    if count == 1:
+        return [opens]
+    return [f"{opens} ({number} of {count})" for number in range(1, count + 1)]
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def one_line(text: str) -> str:
