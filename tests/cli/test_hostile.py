@@ -42,6 +42,7 @@ from silvia_client.testing._steps import Event, Step
 from silvia_client.testing._turn import PlayedTurn, TextDelta, WireCitation
 
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head, response
+from ..qa._helpers import table
 from ._cli import ESCAPED, TEXT, TITLE, lone_surrogates_server, run, session_of
 
 TOKEN = "cli-hostile-output-token"
@@ -53,6 +54,7 @@ PAYLOAD = (
 # the client refuses to encode.
 SENT = PAYLOAD.replace("\ud800", "")
 URL = "https://example.com/rates"
+LONE_PROMPTS = [("lone", "lone-surrogates"), ("misfit", "lone-surrogates-misfit")]
 # What no terminal stream and no report may hold raw: C0 but \n and \t, DEL, C1, the
 # line separators, lone surrogates, bidi controls.
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
@@ -148,6 +150,8 @@ def _check_reports(junit: Path, report: Path, page: Path) -> None:
     for path in (junit, report, page):
         text = path.read_bytes().decode("utf-8")  # strict: no lone surrogate
         _clean(text, path.name)
+        numbers = [int(number) for number in re.findall(r"&#(\d+);", text)]
+        assert not [n for n in numbers if 0xD800 <= n <= 0xDFFF], path.name  # XML 1.0 refuses
     root = ET.parse(junit).getroot()
     assert root.iter("testcase")
     assert json.loads(report.read_text(encoding="utf-8"))["prompts"]
@@ -161,17 +165,29 @@ def test_qa_run_and_qa_check_write_no_raw_control(
         {"id": s.name, "message": f"{SENT} hi", "scenario": s.name, "expect": {"complete": True}}
         for s in SCENARIOS
     ]
+    # Lone surrogates keep a turn's status (lone) and its finding's words (misfit).
+    prompts += [
+        {"id": n, "message": "Rates?", "scenario": s, "expect": {"complete": True}}
+        for n, s in LONE_PROMPTS
+    ]
     script = tmp_path / "s.json"
     script.write_text(json.dumps({"name": PAYLOAD, "prompts": prompts}), encoding="utf-8")
     junit, report, page = tmp_path / "r.xml", tmp_path / "r.json", tmp_path / "r.html"
     recorded = tmp_path / "rec"
     argv = ["qa", "run", str(script), "--base-url", loopback, "--record", str(recorded)]
-    status, out, _ = _run(
+    status, out, err = _run(
         [*argv, "--junit", str(junit), "--json", str(report), "--html", str(page)], capsys
     )
     assert status == 1
     assert "\\x1b" in out
     _check_reports(junit, report, page)
+    lone, misfit = (len(prompts) - 2, len(prompts) - 1)
+    assert {row[lone] for row in table(out).values()} == {"pass"}
+    assert table(out)["target-fits-source"][misfit] == "FAIL"
+    (finding,) = [line for line in out.splitlines() if "[misfit]" in line]
+    assert finding.startswith("FAIL  target-fits-source  [misfit]  https://example.com/rates: ")
+    assert f"`market_data` (X{ESCAPED})" in finding
+    assert f"[{len(prompts)}/{len(prompts)}] misfit: FAIL (1 error(s), 0 warning(s))" in err
 
     # A recording holding the payload where only a recording can: the request id and
     # a header value (HTTP could not carry them), and the event names as recorded.
