@@ -1,7 +1,7 @@
 """A QA suite as plain pytest tests: `silvia_qa`, `--silvia-base-url` and `assert_conforms`.
 
-Each test runs a small pytest session in a subprocess, with plugin autoloading
-off and the plugin loaded by `-p`, as an integrator would.
+A small pytest session runs in a subprocess, with plugin autoloading off and the
+plugin loaded by `-p`, as an integrator would; the option's refusals in-process.
 """
 
 from __future__ import annotations
@@ -12,6 +12,9 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
+from silvia_client.qa.pytest_plugin import pytest_configure
 from silvia_client.testing import ReferenceServer
 
 TOKEN = "qa-plugin-t0ken"
@@ -71,15 +74,27 @@ def test_with_a_base_url_the_suite_runs_against_that_server(tmp_path: Path) -> N
     assert TOKEN not in result.stdout + result.stderr
 
 
+class _Config:
+    """A pytest config with `--silvia-base-url` set to `value`."""
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def getoption(self, name: str) -> str:
+        return self.value
+
+
 def test_a_bad_base_url_or_no_token_is_a_usage_error_and_the_option_is_in_help(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bad = run_pytest(tmp_path, "--silvia-base-url", "staging.example", token=TOKEN)
-    assert bad.returncode == 4
-    assert "--silvia-base-url must be an absolute http(s) URL" in bad.stderr
-    untokened = run_pytest(tmp_path, "--silvia-base-url", "http://127.0.0.1:9")
-    assert untokened.returncode == 4
-    assert "set SILVIA_TOKEN" in untokened.stderr
+    # In-process: pytest turns the hook's UsageError into its exit status 4.
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    with pytest.raises(pytest.UsageError, match="--silvia-base-url must be an absolute http"):
+        pytest_configure(_Config("staging.example"))  # type: ignore[arg-type]
+    pytest_configure(_Config("http://127.0.0.1:9"))  # type: ignore[arg-type]
+    monkeypatch.delenv("SILVIA_TOKEN")
+    with pytest.raises(pytest.UsageError, match="set SILVIA_TOKEN"):
+        pytest_configure(_Config("http://127.0.0.1:9"))  # type: ignore[arg-type]
     result = run_pytest(tmp_path, "--help")
     assert result.returncode == 0
     assert "--silvia-base-url=URL" in result.stdout
