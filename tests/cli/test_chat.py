@@ -1,11 +1,8 @@
 """`silvia chat`, `silvia session show` and `silvia demo` as a user runs them: the output,
-where the message comes from (`-`, a stdin that is no terminal), `--scenario` (a header,
-not the message), which server (`--base-url`, else `SILVIA_BASE_URL`, else embedded, said
-on stderr without a token, password or query), and the command line's own hints
-(`SILVIA_TOKEN`, `--base-url`) where the client's say `token=...`.
-
-In-process through `main(argv)`, on the embedded reference server or a loopback one; once
-as `python -m silvia_client`, the entry point."""
+where the message comes from (`-`, stdin), `--scenario` (a header, not the message), which
+server (`--base-url`, else `SILVIA_BASE_URL`, else embedded, said on stderr with no token,
+password or query), and the command line's own hints where the client's say `token=...`.
+In-process through `main(argv)`; once as `python -m silvia_client`."""
 
 from __future__ import annotations
 

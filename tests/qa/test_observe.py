@@ -74,9 +74,13 @@ def test_each_event_is_recorded_raw_beside_its_typed_reading_and_the_turn_a_stre
 
 
 def test_a_complete_turn_is_reloaded_raw_and_typed_and_a_failed_reload_recorded() -> None:
-    with Observer.reference() as qa:
+    with Observer.reference() as qa, Observer.reference() as other:
         observation = qa.observe("How are my accounts?", scenario="demo")
         unloaded = qa.observe("How are my accounts?", scenario="demo", reload=False)
+        second = qa.observe("And Apple?", scenario="market-data", session_id=unloaded.session_id)
+        malformed = qa.observe("hi", scenario="fault-malformed-json")
+        # Reloaded from another server, which never saw the session.
+        missing = reload_session(other.client, unloaded)
     reload = observation.reload
     assert reload is not None
     assert reload.error is None
@@ -84,25 +88,15 @@ def test_a_complete_turn_is_reloaded_raw_and_typed_and_a_failed_reload_recorded(
     assert reload.body["session"]["id"] == observation.session_id
     assert reload.session.messages[-1].citations
     assert unloaded.reload is None
-    with Observer.reference() as qa:
-        first = qa.observe("How are my accounts?", scenario="demo")
-        second = qa.observe("And Apple?", scenario="market-data", session_id=first.session_id)
-    assert second.session_id == first.session_id
+    assert second.session_id == unloaded.session_id
     assert second.reload is not None
     assert len(second.reload.body["messages"]) == 4
     assert check(second).findings == ()
-    with Observer.reference() as qa:
-        observation = qa.observe("hi", scenario="demo", reload=False)
-    # Reloaded from another server, which never saw the session.
-    with Observer.reference() as other:
-        missing = reload_session(other.client, observation)
     assert missing.reload is not None
     said = "Session not found."  # the server's own words
     assert missing.reload.error == f"the reload failed: HTTP 404 (not_found_error): {said}"
     assert check(missing).broken_rules == {"reload-agrees"}
-    with Observer.reference() as qa:
-        observation = qa.observe("hi", scenario="fault-malformed-json")
-    (bad,) = [sent for sent in observation.events if sent.value is NOT_JSON]
+    (bad,) = [sent for sent in malformed.events if sent.value is NOT_JSON]
     assert bad.name == "citation"
     assert bad.data.startswith('{"citation"')
 

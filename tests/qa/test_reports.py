@@ -1,15 +1,13 @@
 """The reports' privacy, and `--html`: one self-contained page in which a hostile turn runs
 nothing, its chart at the edges of a float, and a hundred prompts' page laid out in a browser.
 
-No output of a run (table, progress, JUnit, JSON, HTML) holds a provider, a vendor name or
-the token, even from a server that leaks them. The HTML structure is read with
-`html.parser`. Every string the server or the script controls in `hostile_run` carries a
+No output of a run holds a provider, a vendor name or the token, even from a server that
+leaks them. Every string the server or the script controls in `hostile_run` carries a
 payload that would set `top.document.title` and a global if it ran. One headless Chromium
-(`tests/browser.py`) loads a page that frames the hostile report (as written, and without
-its Content-Security-Policy, so escaping alone is shown to hold) and the report of a hundred
-prompts at 1280 and 800 px: nothing reaches past the page, no box scrolls sideways, every
-chart label is whole and left of the bars, every rule header upright; "failures only" hides
-the passes. A screenshot goes to `tests/artifacts/` (git-ignored).
+(`tests/browser.py`) frames the hostile report (with and without its Content-Security-Policy)
+and the hundred prompts' at 1280 and 800 px: nothing past the page or scrolling sideways,
+chart labels whole, rule headers upright, "failures only" hiding the passes. A screenshot
+goes to `tests/artifacts/` (git-ignored).
 """
 
 from __future__ import annotations
