@@ -179,13 +179,8 @@ def test_each_turn_breaks_exactly_its_rules() -> None:
 
 
 def test_a_target_the_parser_rejects_is_reported_with_where_it_was() -> None:
-    for target in [
-        {"kind": "hologram"},
-        {"kind": "account", "accountId": 4210, "provider": "plaid"},
-        {"kind": "accounts", "accounts": [{"accountId": CARD_ONE}, {"accountId": ""}]},
-        {"kind": "web", "url": "javascript:alert(1)"},
-        "account",
-    ]:
+    # What the parser rejects: tests/citations; here, that the rule reports it, and where.
+    for target in [{"kind": "hologram"}, {"kind": "account", "accountId": 4210}, "account"]:
         result = check(observe_events(turn_events([cite(CHECKING_SRC, target)])))
         assert result.broken_rules == {"target-parses"}, target
         (finding,) = result.findings
@@ -193,15 +188,8 @@ def test_a_target_the_parser_rejects_is_reported_with_where_it_was() -> None:
 
 
 def test_account_ids_follow_the_doc_rule() -> None:
-    for account_id, ok in [
-        (CHECKING, True),
-        ("a1b2c3d4e5f6g7h8", True),
-        ("b" * 127 + "9", True),
-        ("acct-1234", False),
-        ("12345678901234567890", False),
-        ("a" * 129, False),
-        ("acct 1234 5678 9012", False),
-    ]:
+    # The rule itself (`is_account_id`) is tested against the doc in tests/citations.
+    for account_id, ok in [(CHECKING, True), ("acct-1234", False), ("1234567890123456", False)]:
         result = check(observe_events(turn_events([cite(CARDS, account(CARD_ONE, account_id))])))
         assert result.broken_rules == (set() if ok else {"account-id-rule"}), (account_id, ok)
         if not ok:
