@@ -405,7 +405,7 @@ def bare(text: str) -> str:
     return re.sub(r"\s", "", text)
 
 
-def test_the_matrix_links_each_prompt_marks_each_status_and_comes_after_its_switch(
+def test_the_matrix_and_the_chart_link_each_prompt_whole_and_mark_each_status(
     hundred: tuple[str, dict[str, Any]],
 ) -> None:
     page, report = hundred  # a run with every mark:
@@ -453,13 +453,8 @@ def test_the_matrix_links_each_prompt_marks_each_status_and_comes_after_its_swit
     switch = order.index("input.switch")  # the CSS's `:checked ~` needs these siblings after it
     assert switch < order.index("section.matrix") < order.index("main.")
     assert "#failures-only:checked ~ main .prompt.ok" in page
-
-
-def test_every_chart_label_is_whole_escaped_and_fits_its_column(
-    hundred: tuple[str, dict[str, Any]],
-) -> None:
-    page, report = hundred
-    chart = dom(page).find("svg")
+    # Every chart label is whole, escaped, and fits its column.
+    chart = root.find("svg")
     links = chart.find_all("a")
     expected = chart_labels(report)
     assert [bare(link.find("text").text) for link in links] == [bare(label) for label in expected]
@@ -571,7 +566,7 @@ def framed(*pages: tuple[str, int]) -> str:
 
 
 @pytest.mark.browser
-def test_in_chromium_a_hostile_report_runs_nothing_and_a_hundred_prompts_fit(
+def test_in_chromium_a_hostile_report_runs_nothing_and_a_hundred_prompts_fit_and_show(
     chromium: Chromium, hundred: tuple[str, dict[str, Any]]
 ) -> None:
     hostile = page_of(hostile_run())
@@ -608,13 +603,7 @@ def test_in_chromium_a_hostile_report_runs_nothing_and_a_hundred_prompts_fit(
         assert [shown for _, shown in on["prompts"]] == [v != "ok" for v in verdicts]
         assert [shown for _, shown in on["rows"]] == [v != "ok" for v in verdicts]
         assert sum(v != "ok" for v in verdicts) > 10  # something stays: fails, a warn, not run
-
-
-@pytest.mark.browser
-def test_a_screenshot_of_a_hundred_prompts(
-    chromium: Chromium, hundred: tuple[str, dict[str, Any]]
-) -> None:
     shot = ARTIFACTS / "qa-report-100.png"
     shot.unlink(missing_ok=True)
-    chromium.screenshot(hundred[0], shot, width=1280, height=1600)
+    chromium.screenshot(page, shot, width=1280, height=1600)
     assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
