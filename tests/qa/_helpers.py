@@ -16,8 +16,9 @@ from silvia_client.qa import Observation, Reload, SentEvent
 from silvia_client.qa.observe import NOT_JSON
 from silvia_client.testing import BROKEN_SCENARIOS
 
-from ..cli._cli import run as run_cli  # noqa: F401  (the CLI tests' `run`, for the QA tests)
+from ..cli._cli import run
 
+run_cli = run  # `silvia qa ...` in-process, as the CLI tests run a command
 CHECKING = "vzeNDwK7KQIm4yEog683uElbp9GRLEFXGK98D"
 CARD_ONE = "qwp76DaG7ehEQWRnp1RjCwEBmP6bRXt1dDLK5"
 CARD_TWO = "Lm9WJ8NbnGUxPoEr4QzYDaRkKvXq1Ts7HcfB2"
