@@ -76,8 +76,8 @@ def test_a_full_script_its_timing_and_comments() -> None:
     assert not Expectations().timed
     assert Expectations(max_turn_s=1.0).timed
     # A `comment` anywhere (the starter script has them at the top, in timing and prompts).
-    expect = parse_script({"prompts": [{"message": "Hi", "expect": {"comment": 1}}]})
-    assert expect.prompts[0].expect == Expectations()
+    commented = parse_script({"prompts": [{"message": "Hi", "expect": {"comment": 1}}]})
+    assert commented.prompts[0].expect == Expectations()
     with pytest.raises(ValueError, match="unknown key"):
         parse_script({"prompts": [{"message": "Hi", "comments": "typo"}]})
 
