@@ -1,15 +1,11 @@
 """`silvia chat MESSAGE`: one turn, streamed live with citation markers, then its sources.
 
-The answer goes to stdout, the session id and how to continue it to stderr. MESSAGE
-`-`, or none when stdin is not a terminal, reads stdin; none on a terminal is an
-interactive session: each line at the `You: ` prompt a turn of one
-session, whose id is taken as soon as the stream names it; Ctrl-C ends a turn, or
-drops the line being typed; Ctrl-D ends the session (status 0). `readline`'s
-history, where Python has it, lives in memory only and is cleared at the end: the
-messages are a user's finances, never written to a file. The turn on screen, the
-options and an error's line are `_common.py`'s; the server is
-`_server.choose_server`'s; the token is `SILVIA_TOKEN` only (no flag: it stays out
-of shell history). An SDK error is one line on stderr and status 1.
+The answer goes to stdout, the session id and how to continue it to stderr. MESSAGE `-`,
+or none when stdin is not a terminal, reads stdin; none on a terminal is an interactive
+session (a turn per line, one session; Ctrl-C ends a turn or drops the line typed; Ctrl-D
+ends it, status 0) whose `readline` history stays in memory and is cleared at the end:
+the messages are a user's finances. The token is `SILVIA_TOKEN` only (no flag: it stays
+out of shell history). An SDK error is one line on stderr and status 1.
 """
 
 from __future__ import annotations

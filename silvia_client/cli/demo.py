@@ -1,11 +1,9 @@
 """`silvia demo`: a turn on the embedded reference server, in-process, nothing to set up.
 
-It streams the `demo` turn (two accounts, a ticker, a web page, a tax document)
-with a marker `[n]` where each citation streamed in, then the numbered sources
-with their links (`resolve_citation`'s, so never a provider), then reloads the
-session and says whether the reload agrees with the live turn. No network, no
-environment: there is no `--base-url` (passing it is a usage error that points
-to `--web-url`). Status 1 on an SDK error or when live and reload disagree.
+It streams the `demo` turn with its markers, then the sources with their links
+(`resolve_citation`'s, so never a provider), then reloads the session and says whether
+the reload agrees with the live turn (status 1 when not, or on an SDK error). No
+network: `--base-url` is a usage error that points to `--web-url`.
 """
 
 from __future__ import annotations

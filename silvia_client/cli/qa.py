@@ -1,16 +1,12 @@
 """`silvia qa`: check that a server's citation targets follow the server team's rules.
 
-`run SCRIPT` runs a QA script (`qa.script`) against the chosen server (`_server`),
-on the async client with `--concurrency N`, with progress on stderr (`LiveProgress`
-on a terminal); `check FILE...` runs the rules over recordings, with no server;
-both print the table and write `--junit`, `--json`, `--html` reports (`_report`).
-`rules` lists the rules; `init` writes the starter script (`qa/starter.json`).
-
-Status: 0 warnings at most, 1 error findings, 2 usage error, 3 server unreachable
-or credentials refused, 130 Ctrl-C, 4 internal error. On Ctrl-C and on an internal
-error the reports asked for are written first (the prompts not run marked), and
-a report that fails does not keep the others from being written. The token comes
-from `SILVIA_TOKEN` only, and is never printed; neither is any provider.
+`run SCRIPT` runs a QA script against the chosen server (`_server`), on the async
+client with `--concurrency N`, with progress on stderr (`LiveProgress` on a terminal);
+`check FILE...` runs the rules over recordings; both print the table and write the
+reports asked for (`_report`). `rules` lists the rules; `init` writes the starter script.
+On Ctrl-C (130) and on an internal error (4) the reports are written first, the prompts
+not run marked, and a report that fails keeps no other from being written. The token
+comes from `SILVIA_TOKEN` only, and is never printed; neither is any provider.
 """
 
 from __future__ import annotations

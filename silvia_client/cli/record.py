@@ -1,11 +1,10 @@
 """`silvia record MESSAGE -o FILE`: one live turn, saved as a recording to replay anywhere.
 
-The server is `_server.choose_server`'s; the token never goes into the file. The
-answer streams to stderr (stdout stays empty) through the client's own loop over
-a `RecordingTransport`, as `testing.record_turn` records. A failed turn is
-recorded too (what a developer most needs to replay), then the file is replayed
-to say what it holds: status 0 for a complete turn, 1 otherwise. `--redact`
-writes the copy to share (`Recording.redacted`).
+The answer streams to stderr (stdout stays empty) over a `RecordingTransport`, as
+`testing.record_turn` records; the token never goes into the file. A failed turn is
+recorded too (what a developer most needs to replay); then the file is replayed to say
+what it holds: status 0 for a complete turn, 1 otherwise. `--redact` writes the copy to
+share (`Recording.redacted`).
 """
 
 from __future__ import annotations

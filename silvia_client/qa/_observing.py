@@ -1,20 +1,14 @@
 """Observing turns through a client: each SSE event raw, beside the SDK's reading of it.
 
 The checker judges what the server sent, not what the SDK made of it (a malformed
-target is None in a `Turn`). So `observe` reads the stream with
-`ChatStream.iter_with_raw()`: every event as sent beside the typed event, in one
-pass, and `observation.turn` is the `Turn` the stream built. The session is then
-reloaded the same way (`client.sessions.get_raw`, then `parse_session`).
-Everything goes through the client's public API. With a `recorder` (a
-`testing.RecordingTransport` under the client) the exchange is captured;
-with `clock` (a recording's arrival times) a `Stopwatch` times the turn.
+target is None in a `Turn`): `observe` reads the stream with `iter_with_raw()`, in one
+pass, then reloads the session the same way (`sessions.get_raw`, `parse_session`),
+all through the client's public API. A `recorder` (a `testing.RecordingTransport`
+under the client) captures the exchange; a `clock` (a recording's) times the turn.
 
-`Observer` / `AsyncObserver` hold a client on one server (`reference()`: an
-in-process reference server; `connect(base_url)`: a real one) and send a
-prompt's scenario as the `x-silvia-scenario` header, which a real server ignores.
-The async twins (`aobserve`, `areload_session`, `AsyncObserver`) mirror the sync
-ones; what does no I/O (`_Observing`: an observation's pieces; `_Observers`: the
-observers' constructors) is written once.
+`Observer` / `AsyncObserver` hold a client on one server and send a prompt's scenario
+as the `x-silvia-scenario` header, which a real server ignores. The async twins mirror
+the sync ones; what does no I/O (`_Observing`, `_Observers`) is written once.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""The results of a QA run, and the readings every report shares.
-
-`PromptResult` (one prompt: its observation and how it was judged) and
-`RunResult` (the whole run), built by the runner (`runner.py`), read by the
-reports: the terminal table, JUnit and JSON (`report.py`) and the HTML page
-(`_html.py`). What both kinds of report say the same way is said once, here: a
-cell of the rules-by-prompts table (`rule_outcome`, `table_rules`), the line
-that says why a run stopped short (`stop_line`), and timings in words.
+"""The results of a QA run (`PromptResult`, `RunResult`), and the readings every report
+(`report.py`, `_html.py`) says the same way: a cell of the rules-by-prompts table
+(`rule_outcome`, `table_rules`), why a run stopped short (`stop_line`), timings in words.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """What a rule is and what it finds: `Rule`, `Problem`, `Finding`, `Severity`; a finding's line.
 
-A rule's check reads a `Facts` (`_facts.py`) and yields `Problem`s: a message
-and the raw evidence. The checker (`checker.py`) turns each into a `Finding`,
-redacted there, in one place. The rules themselves are in `rules.py`'s table;
-their checks in the `_check_*.py` modules it names.
+A rule's check (`_checks.py`, named in `rules.py`'s table) reads a `Facts` and yields
+`Problem`s: a message and the raw evidence; `checker.py` makes each a redacted `Finding`.
 """
 
 from __future__ import annotations

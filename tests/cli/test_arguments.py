@@ -1,12 +1,8 @@
-"""The command line's arguments: every flag in `--help` and in docs/cli.md, and no other;
-`--version`; numbers refused by argparse, not by a traceback; `--timeout` and `--deadline`,
-whose defaults the help and the docs state as a turn sent without them gets.
-
-The flags come from the parsers themselves (argparse keeps them in `_actions`: the
-standard library offers no public way to list them). In docs/cli.md a command's
-section is the heading `` `silvia COMMAND` `` and its flags are the bullets that
-start with them (`` - `--flag ARG`: ... ``). A flag hidden from `--help` on purpose
-is in `HIDDEN`, with the reason."""
+"""The command line's arguments: every flag in `--help` and in docs/cli.md, and no other
+(argparse's `_actions`: no public way lists them; a docs section is the heading
+`` `silvia COMMAND` `` with its `` - `--flag ARG`: `` bullets; `HIDDEN` says why a flag
+is not in `--help`); `--version`; bad numbers refused by argparse; the `--timeout` and
+`--deadline` defaults the help and the docs state, as a turn without them gets."""
 
 from __future__ import annotations
 

@@ -1,19 +1,14 @@
 """`silvia chat`, `silvia session show` and `silvia demo` as a user runs them: the output,
-where the message comes from (`-`, a stdin that is no terminal), `--scenario` (a header,
-not the message), which server (`--base-url`, else `SILVIA_BASE_URL`, else embedded, said
-on stderr without a token, password or query), and the command line's own hints
-(`SILVIA_TOKEN`, `--base-url`) where the client's say `token=...`.
-
-In-process through `main(argv)`, on the embedded reference server or a loopback one; once
-as `python -m silvia_client`, the entry point."""
+where the message comes from (`-`, stdin), `--scenario` (a header, not the message), which
+server (`--base-url`, else `SILVIA_BASE_URL`, else embedded, said on stderr with no token,
+password or query), and the command line's own hints where the client's say `token=...`.
+In-process through `main(argv)` (`python -m silvia_client`: tests/e2e, tests/interruptible.py)."""
 
 from __future__ import annotations
 
 import io
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -194,20 +189,6 @@ def test_chat_then_session_show_on_a_real_socket(
     assert private(chat_out, chat_err, out, err)
     out = run(["session", "show", session_id, "--web-url", "https://web.example"], capsys)[1]
     assert f"      https://web.example{CHECKING}\n" in out
-
-
-def test_python_dash_m_is_the_same_command() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "silvia_client", "chat", QUESTION],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={"PATH": "/usr/bin:/bin", "TERM": "xterm"},
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[0] == with_markers(reference_turn(QUESTION))
-    assert f"      {CHECKING}\n" in result.stdout
-    assert "embedded reference server" in result.stderr
 
 
 def _stored(url: str, err: str) -> Session:

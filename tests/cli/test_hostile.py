@@ -1,15 +1,11 @@
 """Whatever a server sends, the commands show no token and no raw control.
 
-A server that echoes the token in every place a response has (`tests.hostile`), against
-`chat` and `session show`: never shown. Then one payload (`PAYLOAD`: an OSC title, a screen
-clear, a C1 CSI, DEL, NUL, bidi overrides and isolates, a lone surrogate, U+FFFE/U+FFFF, a
-forged OSC 8 link) in each field a server controls (text, a web result's title, quote and
-URL, the session id, an unknown event, an error event, an HTTP error, the session's title;
-in a recording the request id and a header), through `chat`, `session show`, `qa run` and
-`qa check` in-process: no raw control (but newline and tab), bidi control or lone surrogate
-reaches stdout, stderr or a report; JUnit and JSON parse. Text a stream cannot carry (a
-lone surrogate; an `é` on an ASCII stdout) is written escaped, never a crash: through
-`chat` and `session show`, then the writer itself, `cli._output`."""
+One payload (`PAYLOAD`: terminal escapes, C1, DEL, NUL, bidi controls, a lone surrogate,
+non-characters, a forged OSC 8 link) in every field a server controls (and, in a
+recording, the request id and a header), through `chat`, `session show`, `qa run` and
+`qa check`: no raw control but newline and tab, no bidi control or lone surrogate reaches
+stdout, stderr or a report. A server echoing the token anywhere: never shown. Text a
+stream cannot carry is written escaped (`cli._output`), never a crash."""
 
 from __future__ import annotations
 
@@ -24,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from silvia_client._text import carried
 from silvia_client._wire import WireFormat
 from silvia_client.cli import main
 from silvia_client.cli._output import SafeStream, writing_safely
@@ -42,6 +37,7 @@ from silvia_client.testing._steps import Event, Step
 from silvia_client.testing._turn import PlayedTurn, TextDelta, WireCitation
 
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head, response
+from ..qa._helpers import table
 from ._cli import ESCAPED, TEXT, TITLE, lone_surrogates_server, run, session_of
 
 TOKEN = "cli-hostile-output-token"
@@ -53,6 +49,7 @@ PAYLOAD = (
 # the client refuses to encode.
 SENT = PAYLOAD.replace("\ud800", "")
 URL = "https://example.com/rates"
+LONE_PROMPTS = [("lone", "lone-surrogates"), ("misfit", "lone-surrogates-misfit")]
 # What no terminal stream and no report may hold raw: C0 but \n and \t, DEL, C1, the
 # line separators, lone surrogates, bidi controls.
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
@@ -148,6 +145,8 @@ def _check_reports(junit: Path, report: Path, page: Path) -> None:
     for path in (junit, report, page):
         text = path.read_bytes().decode("utf-8")  # strict: no lone surrogate
         _clean(text, path.name)
+        numbers = [int(number) for number in re.findall(r"&#(\d+);", text)]
+        assert not [n for n in numbers if 0xD800 <= n <= 0xDFFF], path.name  # XML 1.0 refuses
     root = ET.parse(junit).getroot()
     assert root.iter("testcase")
     assert json.loads(report.read_text(encoding="utf-8"))["prompts"]
@@ -161,17 +160,29 @@ def test_qa_run_and_qa_check_write_no_raw_control(
         {"id": s.name, "message": f"{SENT} hi", "scenario": s.name, "expect": {"complete": True}}
         for s in SCENARIOS
     ]
+    # Lone surrogates keep a turn's status (lone) and its finding's words (misfit).
+    prompts += [
+        {"id": n, "message": "Rates?", "scenario": s, "expect": {"complete": True}}
+        for n, s in LONE_PROMPTS
+    ]
     script = tmp_path / "s.json"
     script.write_text(json.dumps({"name": PAYLOAD, "prompts": prompts}), encoding="utf-8")
     junit, report, page = tmp_path / "r.xml", tmp_path / "r.json", tmp_path / "r.html"
     recorded = tmp_path / "rec"
     argv = ["qa", "run", str(script), "--base-url", loopback, "--record", str(recorded)]
-    status, out, _ = _run(
+    status, out, err = _run(
         [*argv, "--junit", str(junit), "--json", str(report), "--html", str(page)], capsys
     )
     assert status == 1
     assert "\\x1b" in out
     _check_reports(junit, report, page)
+    lone, misfit = (len(prompts) - 2, len(prompts) - 1)
+    assert {row[lone] for row in table(out).values()} == {"pass"}
+    assert table(out)["target-fits-source"][misfit] == "FAIL"
+    (finding,) = [line for line in out.splitlines() if "[misfit]" in line]
+    assert finding.startswith("FAIL  target-fits-source  [misfit]  https://example.com/rates: ")
+    assert f"`market_data` (X{ESCAPED})" in finding
+    assert f"[{len(prompts)}/{len(prompts)}] misfit: FAIL (1 error(s), 0 warning(s))" in err
 
     # A recording holding the payload where only a recording can: the request id and
     # a header value (HTTP could not carry them), and the event names as recorded.
@@ -219,17 +230,10 @@ def stream(*events: bytes) -> bytes:
 DONE = stream(
     event("session", {"sessionId": "s1"}), event("text", {"text": "Hi"}), event("done", {})
 )
+# An error event and a 401 echoing it through `silvia chat`: tests/e2e/test_hostile_faults.py.
 CASES = {
-    ("chat", "error-event"): stream(
-        event("session", {"sessionId": "s1"}),
-        event("text", {"text": "Your balance"}),
-        event("error", {"error": {"type": "overloaded", "message": f"echo {ECHOED}"}}),
-    ),
     ("chat", "no-done"): stream(
         event("session", {"sessionId": "s1"}), event("text", {"text": "Hi"})
-    ),
-    ("chat", "401"): response(
-        401, json.dumps({"error": f"bad token {ECHOED}"}).encode(), {**JSON, **ECHO}
     ),
     ("chat", "500-reason"): response(500, b"", ECHO, reason=f"Broken {ECHOED}"),
     ("chat", "200-html"): HTML,
@@ -245,7 +249,7 @@ CASES = {
 ARGV = {"chat": ["chat", "hi"], "session show": ["session", "show", "s1"]}
 
 
-def test_no_answer_of_the_server_nor_a_bad_token_or_url_makes_a_command_print_them(
+def test_no_answer_of_the_server_nor_a_bad_token_makes_a_command_print_them(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("SILVIA_TOKEN", ECHOED)
@@ -259,22 +263,15 @@ def test_no_answer_of_the_server_nor_a_bad_token_or_url_makes_a_command_print_th
             assert ECHOED not in out + err, (command, name)
             if name != "done":
                 assert f"silvia {command}:" in err  # the error was printed, blanked
-            if name == "error-event" or command == "session show":
+            if command == "session show":
                 assert "<token>" in err, (command, name)
+    # A token no header can carry. (A URL holding a password: test_chat.py and test_record.py.)
+    monkeypatch.setenv("SILVIA_TOKEN", ECHOED + "\n")
     for argv in ARGV.values():
-        with answering([DONE]) as server:
-            monkeypatch.setenv("SILVIA_TOKEN", ECHOED + "\n")
-            status, out, err = run([*argv, "--base-url", server.url], capsys)
-            assert status == 1
-            assert "SILVIA_TOKEN" in err
-            assert ECHOED not in out + err
-            monkeypatch.setenv("SILVIA_TOKEN", ECHOED)
-            url = server.url.replace("http://", "http://alice:hunter2-pass@")
-            status, out, err = run([*argv, "--base-url", url], capsys)
-            assert status == 2  # a usage error, found before any client is made
-            assert "credentials" in err
-            assert "hunter2-pass" not in out + err
-            assert server.requests == []  # nothing was sent
+        status, out, err = run([*argv, "--base-url", "http://127.0.0.1:9"], capsys)
+        assert status == 1
+        assert "SILVIA_TOKEN" in err
+        assert ECHOED not in out + err
 
 
 def escaped(text: str) -> str:
@@ -326,16 +323,7 @@ def test_the_writer_escapes_what_a_stream_cannot_carry(
         print("err \udfff", file=sys.stderr)
     assert (sys.stdout, sys.stderr) == (stdout, stderr)
     assert capsys.readouterr() == ("out \\ud800\n", "err \\udfff\n")
-    for text, encoding, errors, written in [
-        ("a\ud800b", "utf-8", "strict", "a\\ud800b"),
-        ("café \U0001f600", "utf-8", "strict", "café \U0001f600"),  # carried: as it is
-        ("café \U0001f600", "ascii", "strict", "caf\\xe9 \\U0001f600"),
-        ("café", "latin-1", "strict", "café"),
-        ("a\ud800b", None, None, "a\ud800b"),  # no encoding (a StringIO): anything goes
-        ("\udcff", "utf-8", "surrogateescape", "\udcff"),  # the stream's handler carries it
-        ("\ud800", "utf-8", "surrogateescape", "\\ud800"),  # ... but not this one
-    ]:
-        assert carried(text, encoding, errors) == written, (text, encoding, errors)
+    # What `carried` writes for each encoding: tests/test_text.py.
     raw = io.BytesIO()
     stream = io.TextIOWrapper(raw, encoding="ascii", errors="strict", write_through=True)
     safe = SafeStream(stream)

@@ -1,5 +1,5 @@
 """What the QA tests share: observations built by hand, event by event, and `silvia qa`
-in-process (`run_cli`), with its table read back (`table`)."""
+in-process (`run_cli`, the CLI tests' `run`), with its table read back (`table`)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from silvia_client._wire import DEFAULT_WIRE
 from silvia_client.chat import TurnBuilder
 from silvia_client.chat.events import event_decoder
-from silvia_client.cli import main
 from silvia_client.qa import Observation, Reload, SentEvent
 from silvia_client.qa.observe import NOT_JSON
 from silvia_client.testing import BROKEN_SCENARIOS
 
+from ..cli._cli import run
+
+run_cli = run  # `silvia qa ...` in-process, as the CLI tests run a command
 CHECKING = "vzeNDwK7KQIm4yEog683uElbp9GRLEFXGK98D"
 CARD_ONE = "qwp76DaG7ehEQWRnp1RjCwEBmP6bRXt1dDLK5"
 CARD_TWO = "Lm9WJ8NbnGUxPoEr4QzYDaRkKvXq1Ts7HcfB2"
@@ -123,12 +123,6 @@ def stored(
             },
         ],
     }
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    status = main(args)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def table(out: str) -> dict[str, list[str]]:

@@ -74,9 +74,13 @@ def test_each_event_is_recorded_raw_beside_its_typed_reading_and_the_turn_a_stre
 
 
 def test_a_complete_turn_is_reloaded_raw_and_typed_and_a_failed_reload_recorded() -> None:
-    with Observer.reference() as qa:
+    with Observer.reference() as qa, Observer.reference() as other:
         observation = qa.observe("How are my accounts?", scenario="demo")
         unloaded = qa.observe("How are my accounts?", scenario="demo", reload=False)
+        second = qa.observe("And Apple?", scenario="market-data", session_id=unloaded.session_id)
+        malformed = qa.observe("hi", scenario="fault-malformed-json")
+        # Reloaded from another server, which never saw the session.
+        missing = reload_session(other.client, unloaded)
     reload = observation.reload
     assert reload is not None
     assert reload.error is None
@@ -84,25 +88,15 @@ def test_a_complete_turn_is_reloaded_raw_and_typed_and_a_failed_reload_recorded(
     assert reload.body["session"]["id"] == observation.session_id
     assert reload.session.messages[-1].citations
     assert unloaded.reload is None
-    with Observer.reference() as qa:
-        first = qa.observe("How are my accounts?", scenario="demo")
-        second = qa.observe("And Apple?", scenario="market-data", session_id=first.session_id)
-    assert second.session_id == first.session_id
+    assert second.session_id == unloaded.session_id
     assert second.reload is not None
     assert len(second.reload.body["messages"]) == 4
     assert check(second).findings == ()
-    with Observer.reference() as qa:
-        observation = qa.observe("hi", scenario="demo", reload=False)
-    # Reloaded from another server, which never saw the session.
-    with Observer.reference() as other:
-        missing = reload_session(other.client, observation)
     assert missing.reload is not None
     said = "Session not found."  # the server's own words
     assert missing.reload.error == f"the reload failed: HTTP 404 (not_found_error): {said}"
     assert check(missing).broken_rules == {"reload-agrees"}
-    with Observer.reference() as qa:
-        observation = qa.observe("hi", scenario="fault-malformed-json")
-    (bad,) = [sent for sent in observation.events if sent.value is NOT_JSON]
+    (bad,) = [sent for sent in malformed.events if sent.value is NOT_JSON]
     assert bad.name == "citation"
     assert bad.data.startswith('{"citation"')
 
@@ -130,6 +124,7 @@ def test_a_turn_can_be_checked_without_the_raw_events_and_rebuilt_with_its_provi
         observation = qa.observe("hi", scenario="broken-target-fits-source")
         good = qa.observe("hi", scenario="demo")
         cut = qa.observe("hi", scenario="fault-error-event")
+        observed = qa.observe("How are my cards?", scenario="pooling")
     assert check(cut.turn).broken_rules == {"stream-complete"}
     assert good.reload is not None
     session = good.reload.session
@@ -142,8 +137,6 @@ def test_a_turn_can_be_checked_without_the_raw_events_and_rebuilt_with_its_provi
     assert not rebuilt.raw
     assert rebuilt.complete
     # QA checks the rows the server sent, vendors included: its rebuilt rows ask for them.
-    with Observer.reference() as qa:
-        observed = qa.observe("How are my cards?", scenario="pooling")
     assert observed.reload is not None
     rebuilt = observation_from_turn(observed.turn, session=observed.reload.session)
     rows = [sent.value["citation"] for sent in rebuilt.events if sent.name == "citation"]
@@ -154,9 +147,22 @@ def test_a_turn_can_be_checked_without_the_raw_events_and_rebuilt_with_its_provi
     assert '"provider": "plaid"' in json.dumps([rows, reloaded])
 
 
+SSE = {"content-type": "text/event-stream"}
+
+
+def mocked(response: httpx.Response) -> Observation:
+    """`response`, observed through a client (no reload)."""
+    transport = httpx.MockTransport(lambda request: response)
+    with (
+        httpx.Client(transport=transport) as http,
+        SilviaClient(base_url="http://silvia.test", token="t", http_client=http) as client,
+    ):
+        return observe(client, "hi", reload=False)
+
+
 def test_a_failed_request_keeps_the_request_id_the_server_sent() -> None:
     ids = {"x-request-id": "req_q"}
-    sse = {"content-type": "text/event-stream", **ids}
+    sse = {**SSE, **ids}
     for response, failure in [
         (httpx.Response(401, json={"error": "no"}, headers=ids), "HTTP 401: no"),  # its words
         (
@@ -168,9 +174,7 @@ def test_a_failed_request_keeps_the_request_id_the_server_sent() -> None:
         (httpx.Response(200, text="<p>", headers=ids), "text/plain; charset=utf-8, not"),
         (httpx.Response(200, json={"answer": "hi"}, headers=ids), "200 application/json, not"),
     ]:
-        http = httpx.Client(transport=httpx.MockTransport(lambda request, r=response: r))
-        with SilviaClient(base_url="http://silvia.test", token="t", http_client=http) as client:
-            observation = observe(client, "hi")
+        observation = mocked(response)
         assert observation.failure is not None
         assert failure in observation.failure, observation.failure
         assert observation.request_id == "req_q", failure
@@ -185,13 +189,7 @@ def test_a_huge_number_is_read_as_the_sdk_reads_it_not_as_data_that_is_not_json(
         f'event: citation\ndata: {{"citation": {{"source": "s", "target": {huge}}}}}\n\n'
         "event: done\ndata: {}\n\n"
     )
-    sse = {"content-type": "text/event-stream"}
-    transport = httpx.MockTransport(lambda request: httpx.Response(200, headers=sse, text=body))
-    with (
-        httpx.Client(transport=transport) as http,
-        SilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http) as client,
-    ):
-        observation = observe(client, "hi", reload=False)
+    observation = mocked(httpx.Response(200, headers=SSE, text=body))
     assert observation.events[0].value["n"] == Decimal(huge)
     (finding,) = check(observation).outcome("target-parses").findings
     assert finding.evidence["target"] == str(Decimal(huge)), "the evidence shows its digits"

@@ -179,13 +179,8 @@ def test_each_turn_breaks_exactly_its_rules() -> None:
 
 
 def test_a_target_the_parser_rejects_is_reported_with_where_it_was() -> None:
-    for target in [
-        {"kind": "hologram"},
-        {"kind": "account", "accountId": 4210, "provider": "plaid"},
-        {"kind": "accounts", "accounts": [{"accountId": CARD_ONE}, {"accountId": ""}]},
-        {"kind": "web", "url": "javascript:alert(1)"},
-        "account",
-    ]:
+    # What the parser rejects: tests/citations; here, that the rule reports it, and where.
+    for target in [{"kind": "hologram"}, {"kind": "account", "accountId": 4210}, "account"]:
         result = check(observe_events(turn_events([cite(CHECKING_SRC, target)])))
         assert result.broken_rules == {"target-parses"}, target
         (finding,) = result.findings
@@ -193,15 +188,8 @@ def test_a_target_the_parser_rejects_is_reported_with_where_it_was() -> None:
 
 
 def test_account_ids_follow_the_doc_rule() -> None:
-    for account_id, ok in [
-        (CHECKING, True),
-        ("a1b2c3d4e5f6g7h8", True),
-        ("b" * 127 + "9", True),
-        ("acct-1234", False),
-        ("12345678901234567890", False),
-        ("a" * 129, False),
-        ("acct 1234 5678 9012", False),
-    ]:
+    # The rule itself (`is_account_id`) is tested against the doc in tests/citations.
+    for account_id, ok in [(CHECKING, True), ("acct-1234", False), ("1234567890123456", False)]:
         result = check(observe_events(turn_events([cite(CARDS, account(CARD_ONE, account_id))])))
         assert result.broken_rules == (set() if ok else {"account-id-rule"}), (account_id, ok)
         if not ok:
@@ -414,7 +402,7 @@ def test_every_good_scenario_passes_every_rule(qa: Observer) -> None:
         assert statuses == expected_statuses, name
 
 
-def test_the_resumed_turn_is_a_warning_unless_the_prompt_rules_out_an_old_checkpoint(
+def test_the_resumed_turn_streams_untyped_then_typed_and_reloads_so(
     qa: Observer,
 ) -> None:
     observation = qa.observe("How much is in checking now?", scenario="checkpoint-fresh-write")
@@ -426,12 +414,7 @@ def test_the_resumed_turn_is_a_warning_unless_the_prompt_rules_out_an_old_checkp
     assert observation.reload.session is not None
     stored = observation.reload.session.messages[-1]
     assert [c.target for c in stored.inline_citations] == [c.target for c in turn.inline_citations]
-    (warning,) = check(observation).findings
-    assert (warning.rule, warning.severity) == ("one-meaning-per-source", "warning")
-    strict = check(observation, expect={"no_old_checkpoint": True})
-    assert [(f.rule, f.severity) for f in strict.findings] == [("one-meaning-per-source", "error")]
-    assert strict.outcome("one-meaning-per-source").status == "fail"
-    assert not strict.ok
+    # Its warning, and the error where the prompt rules it out: test_run.py, through the CLI.
 
 
 def test_each_broken_or_fault_scenario_breaks_its_rules_and_no_other(qa: Observer) -> None:
@@ -441,8 +424,8 @@ def test_each_broken_or_fault_scenario_breaks_its_rules_and_no_other(qa: Observe
         assert check(observation).broken_rules == rules, name
 
 
-def test_broken_scenarios_are_kept_apart_from_the_library_but_served_and_listed(
-    capsys: pytest.CaptureFixture[str],
+def test_broken_scenarios_are_kept_apart_served_listed_and_leave_the_library_alone(
+    qa: Observer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert not set(BROKEN_SCENARIOS) & set(SCENARIOS)
     assert set(BROKEN_SCENARIOS) <= set(ReferenceServer().scenarios)
@@ -450,10 +433,7 @@ def test_broken_scenarios_are_kept_apart_from_the_library_but_served_and_listed(
     listed = dict(line.split(maxsplit=1) for line in capsys.readouterr().out.splitlines())
     for name, scenario in BROKEN_SCENARIOS.items():
         assert listed[name] == scenario.description
-
-
-def test_broken_scenarios_do_not_touch_the_library_turns_they_start_from(qa: Observer) -> None:
-    for name in BROKEN_SCENARIOS:
         qa.observe("hi", scenario=name)
+    # The library turns they start from are untouched.
     assert check(qa.observe("hi", scenario="demo")).findings == ()
     assert check(qa.observe("hi", scenario="pooling")).findings == ()

@@ -8,12 +8,10 @@ import asyncio
 import io
 import logging
 import os
-import re
 import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +41,6 @@ from silvia_client.testing import (
     record_turn,
 )
 
-from ..cli._cli import ESCAPED as LONE_ESCAPED
-from ..cli._cli import lone_surrogates_server
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head
 from ..interruptible import silvia_command
 from ._helpers import EXAMPLE, cases, report, run_cli, table, write_script
@@ -54,73 +50,30 @@ TOKEN = "qa-run-s3cret-token"
 
 
 def test_rules_lists_every_rule_and_the_example_passes_on_the_reference_server(
-    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status, out, _ = run_cli(["qa", "rules"], capsys)
     assert status == 0
     listed = [line.split(maxsplit=2) for line in out.splitlines()]
     assert [row[0] for row in listed] == [*RULE_IDS, "expectations", "timing"]
     assert [row[1] for row in listed] == [rule.severity for rule in RULES] + ["error", "warning"]
-    status, out, err = run_cli(["qa", "run", EXAMPLE], capsys)
+    # Over 127.0.0.1 (the embedded server's own line: tests/cli/test_chat.py).
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    server = ReferenceServer(token=TOKEN)
+    with server.serve_loopback() as url:
+        status, out, err = run_cli(["qa", "run", EXAMPLE, "--base-url", url], capsys)
     assert status == 0
+    assert out.startswith(f"silvia qa: 12 prompt(s) against {url}")
+    assert len(server.sessions) == 11  # one prompt continues the session before it
     cells = table(out)
     assert list(cells) == [*RULE_IDS, "expectations"]
     assert {cell for row in cells.values() for cell in row} == {"pass"}
     assert len(cells["target-parses"]) == 12
     chosen, *progress = err.splitlines()
-    assert chosen == (
-        "silvia qa run: no --base-url and no SILVIA_BASE_URL: using the embedded reference "
-        "server (in this process, made-up data)"
-    )
+    assert chosen == f"silvia qa run: using {url} (from --base-url)"
     assert len(progress) == 12
     assert progress[0] == "[1/12] overview: ok (0 error(s), 0 warning(s))"
     assert out.rstrip().endswith("ok: 0 error(s), 0 warning(s) over 12 prompt(s) and 12 rule(s)")
-
-
-def test_reports_and_the_exit_status_go_by_each_findings_own_severity(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # An error rule whose finding is a warning (a turn resumed from an old checkpoint),
-    # the same turn where the prompt rules that out (an error), and an unmet expectation.
-    resumed = {"message": "And checking now?", "scenario": "checkpoint-fresh-write"}
-    unmet = {"message": "Hello", "scenario": "no-citations", "expect": {"cites_account": True}}
-    for prompt, rule, strict, said in (
-        (resumed, "one-meaning-per-source", False, "a checkpoint written before targets"),
-        ({**resumed, "expect": {"no_old_checkpoint": True}}, "one-meaning-per-source", True, ""),
-        (unmet, "expectations", True, "expected a citation of an account"),
-    ):
-        cell = "FAIL" if strict else "warn"
-        script = write_script(tmp_path / "s.json", [prompt])
-        junit, path = tmp_path / "junit.xml", tmp_path / "report.json"
-        args = ["qa", "run", str(script), "--junit", str(junit), "--json", str(path)]
-        code, out, err = run_cli(args, capsys)
-        assert code == int(strict), prompt
-        assert table(out)[rule] == [cell], prompt
-        assert f"{cell}  {rule}  [p1]" in out, prompt
-        assert said in out, prompt
-        counts = "1 error(s), 0 warning(s)" if strict else "0 error(s), 1 warning(s)"
-        assert f"p1: {cell} ({counts})" in err, prompt
-        (case,) = [c for c in cases(junit) if c.get("name") == rule]
-        assert (case.find("failure") is not None) is strict, prompt
-        assert (case.find("system-out") is not None) is not strict, prompt
-        data = report(path)
-        assert (data["ok"], data["errors"], data["warnings"]) == (not strict, strict, not strict)
-        (finding,) = data["prompts"][0]["findings"]
-        assert finding["severity"] == ("error" if strict else "warning"), prompt
-        status = data["prompts"][0]["rules"][rule]
-        assert status == {"status": "fail" if strict else "warn"}, prompt
-
-
-def test_a_run_against_a_base_url(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
-    server = ReferenceServer(token=TOKEN)
-    with server.serve_loopback() as url:
-        status, out, _ = run_cli(["qa", "run", EXAMPLE, "--base-url", url], capsys)
-    assert status == 0
-    assert out.startswith(f"silvia qa: 12 prompt(s) against {url}")
-    assert len(server.sessions) == 11  # one prompt continues the session before it
 
 
 USAGE_ERRORS: list[tuple[list[str], dict[str, str], str]] = [
@@ -164,9 +117,7 @@ def test_usage_errors_exit_2(
         *(["qa", "run", EXAMPLE, "--timeout", value] for value in ("soon", "nan")),
         *(["qa", "run", EXAMPLE, "--concurrency", value] for value in ("-1", "65", "two")),
     ):
-        with pytest.raises(SystemExit) as caught:
-            run_cli(argv, capsys)
-        assert caught.value.code == 2, argv
+        assert run_cli(argv, capsys)[0] == 2, argv
 
 
 # Not run, and a run that stops short ----------------------------------------------------
@@ -266,16 +217,16 @@ def test_a_server_refusing_the_token_stops_the_run_with_status_3(
             assert (data["not_run"], data["failed"], data["exit_status"]) == (4, 0, 3)
             assert out.rstrip().splitlines()[-1].startswith("STOPPED: ")
             assert TOKEN not in out + err + path.read_text(encoding="utf-8")
-        # One at a time: one cause, one finding; every other cell not run, timing included.
-        status, out, _ = run_cli(["qa", "run", str(script), "--base-url", url], capsys)
-    assert status == 3
-    cells = table(out)
-    assert cells["stream-complete"] == ["FAIL", "n/r", "n/r", "n/r"]
-    assert {row[0] for rule, row in cells.items() if rule != "stream-complete"} == {"n/r"}
-    assert "timing" in cells
-    assert "HTTP 401 (authentication_error): " in out
-    assert "prompts: 0 passed, 0 failed, 4 did not run" in out
-    assert len([line for line in out.splitlines() if line.startswith("FAIL  ")]) == 1
+            if concurrency == "1":  # one cause, one finding; every other cell not run
+                cells = table(out)
+                assert cells["stream-complete"] == ["FAIL", "n/r", "n/r", "n/r"]
+                assert {row[0] for rule, row in cells.items() if rule != "stream-complete"} == {
+                    "n/r"
+                }
+                assert "timing" in cells
+                assert "HTTP 401 (authentication_error): " in out
+                assert "prompts: 0 passed, 0 failed, 4 did not run" in out
+                assert len([line for line in out.splitlines() if line.startswith("FAIL  ")]) == 1
 
 
 def test_a_refusal_after_a_turn_completed_is_a_finding_and_one_at_once_cancels_the_rest(
@@ -459,31 +410,31 @@ def test_the_table_keeps_to_100_columns_unless_wide(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Too wide for a non-terminal's 100 columns: a row per prompt, a column per rule.
-    for count in (40, 100):
-        prompts: list[dict[str, object]] = [
-            {"id": f"prompt-{n:03}", "message": f"Question {n}: how are my accounts doing?"}
-            for n in range(count)
-        ]
-        prompts[3]["scenario"] = "broken-target-parses"
-        script = write_script(tmp_path / "s.json", prompts)
-        status, out, _ = run_cli(["qa", "run", str(script)], capsys)
-        assert status == 1
-        lines = out.splitlines()
-        start = lines.index("prompts:") if "prompts:" in lines else lines.index("rules:")
-        end = next(i for i in range(start, len(lines)) if lines[i].startswith("("))
-        shown = lines[start : end + 1]
-        assert max(map(len, shown)) <= 100, count
-        rows = [line for line in shown if line[:4].strip().isdigit() and "prompt-" in line]
-        assert len(rows) == count
-        assert rows[3].split()[2] == "F"  # prompt 4 fails target-parses, the first rule
-        assert shown[-1].startswith("(. pass, w warn, F FAIL")
-        assert f"  {len(RULES):>2}  {RULES[-1].id}" in shown
+    count = 30
+    prompts: list[dict[str, object]] = [
+        {"id": f"prompt-{n:03}", "message": f"Question {n}: how are my accounts doing?"}
+        for n in range(count)
+    ]
+    prompts[3]["scenario"] = "broken-target-parses"
+    script = write_script(tmp_path / "s.json", prompts)
+    status, out, _ = run_cli(["qa", "run", str(script)], capsys)
+    assert status == 1
+    lines = out.splitlines()
+    start = lines.index("rules:")
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("("))
+    shown = lines[start : end + 1]
+    assert max(map(len, shown)) <= 100
+    rows = [line for line in shown if line[:4].strip().isdigit() and "prompt-" in line]
+    assert len(rows) == count
+    assert rows[3].split()[2] == "F"  # prompt 4 fails target-parses, the first rule
+    assert shown[-1].startswith("(. pass, w warn, F FAIL")
+    assert f"  {len(RULES):>2}  {RULES[-1].id}" in shown
     _, out, _ = run_cli(["qa", "run", str(script), "--wide"], capsys)
     header = next(line for line in out.splitlines() if line.startswith("rule "))
-    assert header.split()[1:] == [str(n) for n in range(1, 101)]  # a column per prompt
+    assert header.split()[1:] == [str(n) for n in range(1, count + 1)]  # a column per prompt
 
 
-# Transport warnings, lone surrogates ------------------------------------------------------
+# Transport warnings ---------------------------------------------------------------------
 
 
 def test_qa_check_never_warns_about_transport_security_a_live_observer_does(
@@ -510,53 +461,9 @@ def test_qa_check_never_warns_about_transport_security_a_live_observer_does(
         assert (status, err) == (0, "")
         assert "ok: 0 error(s)" in out
         assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
-    for kind in (Observer, AsyncObserver):
-        caplog.clear()
-        observer = kind.connect("http://staging.example.com", token="qa-token")
-        assert warnings() == [
-            f"{type(observer.client).__name__}: the token goes over plain http to "
-            "staging.example.com; use https unless a trusted proxy sits in between"
-        ]
-        if isinstance(observer, Observer):
-            observer.close()
-        else:
-            asyncio.run(observer.aclose())
-
-
-@pytest.fixture(scope="module")
-def lone_surrogates_url() -> Iterator[str]:
-    with lone_surrogates_server(TOKEN).serve_loopback() as url:
-        yield url
-
-
-def test_a_turn_with_lone_surrogates_keeps_its_status_its_finding_and_its_reports(
-    lone_surrogates_url: str,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
-    for scenario, status in [("lone-surrogates", 0), ("lone-surrogates-misfit", 1)]:
-        script = write_script(tmp_path / "s.json", [{"message": "Rates?", "scenario": scenario}])
-        paths = {kind: tmp_path / f"report.{kind}" for kind in ("junit", "json", "html")}
-        argv = ["qa", "run", str(script), "--base-url", lone_surrogates_url]
-        argv += [arg for kind, path in paths.items() for arg in (f"--{kind}", str(path))]
-        code, out, err = run_cli(argv, capsys)
-        assert "internal error" not in err
-        assert code == status, scenario  # the finding's status, not a crash's
-        assert "1 prompt(s)" in out
-        for kind, path in paths.items():
-            raw = path.read_bytes().decode("utf-8")  # strict: no lone surrogate written raw
-            numbers = [int(number) for number in re.findall(r"&#(\d+);", raw)]
-            assert not [n for n in numbers if 0xD800 <= n <= 0xDFFF], kind  # XML 1.0 refuses
-        assert len(cases(paths["junit"])) == len(RULES)
-        assert len(report(paths["json"])["prompts"]) == 1
-        assert "<html" in paths["html"].read_text(encoding="utf-8").lower()
-    (finding,) = [line for line in out.splitlines() if line.startswith("FAIL  ")]
-    assert finding.startswith("FAIL  target-fits-source  [p1]  https://example.com/rates: ")
-    assert f"`market_data` (X{LONE_ESCAPED})" in finding
-    assert table(out)["target-fits-source"] == ["FAIL"]
-    assert "[1/1] p1: FAIL (1 error(s), 0 warning(s))" in err
+    # A live observer's client warns as any client does (tests/client/test_privacy.py).
+    with Observer.connect("http://staging.example.com", token="qa-token"):
+        assert len(warnings()) == 1
 
 
 # Concurrency: the same run whatever N ---------------------------------------------------
