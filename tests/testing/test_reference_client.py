@@ -90,11 +90,15 @@ async def test_the_client_sends_the_token_the_server_requires_unless_told_otherw
         assert client.chat.send("hello").complete
         assert (await aclient.chat.send("hello")).complete
         assert "kit-s3cret" not in repr(client) + repr(aclient)
-    async with clients(server, token="wrong") as (client, aclient):
-        with pytest.raises(AuthenticationError):
-            client.chat.send("hello")
-        with pytest.raises(AuthenticationError):
-            await aclient.chat.send("hello")
+    for runner in RUNNERS:
+        async with clients(server, runner, token="a-wrong-token") as (client, aclient):
+            with pytest.raises(AuthenticationError) as caught:
+                client.chat.send("hello")
+            with pytest.raises(AuthenticationError) as acaught:
+                await aclient.chat.send("hello")
+        for shown in (str(caught.value), str(acaught.value)):
+            assert "a-wrong-token" not in shown, runner
+            assert "kit-s3cret" not in shown, runner
     for make in (server.client, server.async_client):
         with httpx.Client() as own, pytest.raises(TypeError, match=r"server\.transport\(\)"):
             make(http_client=own)
