@@ -9,12 +9,14 @@ included, provider and all), so nothing the SDK drops or invents goes unseen.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 from httpx_sse import EventSource
 
 from silvia_client import (
+    AsyncSilviaClient,
     AuthenticationError,
     IncompleteTurnError,
     InternalServerError,
@@ -22,8 +24,10 @@ from silvia_client import (
     PermissionDeniedError,
     RateLimitError,
     ServerStreamError,
+    SilviaClient,
     SilviaError,
     StreamDisconnectedError,
+    StreamError,
     StreamTimeoutError,
     StreamTooLargeError,
     Turn,
@@ -232,3 +236,31 @@ def assert_no_answer_stored(session: Session, message: str) -> None:
     assert session.messages, "the session holds no message"
     assert session.messages[-1].role == "user"
     assert session.messages[-1].text == message
+
+
+@dataclass(frozen=True)
+class Played:
+    """A turn on either client: the turn (partial, on a `StreamError`), the error, and the
+    session reloaded after whatever turn there is."""
+
+    turn: Turn | None
+    error: SilviaError | None
+    session: Session | None
+
+
+async def play(client: SilviaClient | AsyncSilviaClient, message: str) -> Played:
+    turn: Turn | None = None
+    error: SilviaError | None = None
+    try:
+        if isinstance(client, SilviaClient):
+            turn = client.chat.send(message)
+        else:
+            turn = await client.chat.send(message)
+    except SilviaError as raised:
+        error = raised
+        turn = raised.turn if isinstance(raised, StreamError) else None
+    if turn is None or turn.session_id is None:
+        return Played(turn, error, None)
+    if isinstance(client, SilviaClient):
+        return Played(turn, error, client.sessions.get(turn.session_id))
+    return Played(turn, error, await client.sessions.get(turn.session_id))

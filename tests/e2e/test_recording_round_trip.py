@@ -14,15 +14,13 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from silvia_client import AsyncSilviaClient, SilviaClient, SilviaError, Turn
-from silvia_client.sessions import Session
+from silvia_client import SilviaClient
 from silvia_client.testing import (
     SCENARIO_HEADER,
     Recording,
@@ -30,7 +28,7 @@ from silvia_client.testing import (
     ReferenceServer,
 )
 
-from ._expect import TIMEOUT
+from ._expect import TIMEOUT, Played, play
 
 TOKEN = "round-trip-s3cret-token-7f3a"
 IDLE_TIMEOUT = 0.5  # the live stall ends after this; nothing else waits near it
@@ -51,34 +49,11 @@ SCENARIOS = [
 ]
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What a client got from one turn: the turn (partial on failure), the error, the reload."""
-
-    turn: Turn | None
-    error: type[SilviaError] | None
-    session: Session | None
-
-
 OPTIONS: dict[str, Any] = {"timeout": TIMEOUT, "idle_timeout": IDLE_TIMEOUT, "max_retries": 0}
 
 
-async def play(client: SilviaClient | AsyncSilviaClient, message: str) -> Outcome:
-    try:
-        if isinstance(client, SilviaClient):
-            turn = client.chat.send(message)
-        else:
-            turn = await client.chat.send(message)
-    except SilviaError as error:
-        return Outcome(getattr(error, "turn", None), type(error), None)
-    assert turn.session_id is not None
-    if isinstance(client, SilviaClient):
-        return Outcome(turn, None, client.sessions.get(turn.session_id))
-    return Outcome(turn, None, await client.sessions.get(turn.session_id))
-
-
-def assert_same(replayed: Outcome, live: Outcome, case: str = "") -> None:
-    assert replayed.error is live.error, case
+def assert_same(replayed: Played, live: Played, case: str = "") -> None:
+    assert type(replayed.error) is type(live.error), case
     assert (replayed.turn is None) is (live.turn is None), case
     if live.turn is not None:
         assert replayed.turn is not None
@@ -99,7 +74,7 @@ def server_url() -> Iterator[str]:
 @pytest.fixture(scope="module")
 def recorded(
     server_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> dict[str, tuple[Outcome, Path]]:
+) -> dict[str, tuple[Played, Path]]:
     """Each scenario's live outcome and its recording's file."""
     directory = tmp_path_factory.mktemp("recordings")
     results = {}
@@ -121,7 +96,7 @@ def recorded(
 
 
 @pytest.fixture(scope="module")
-def replay_url(recorded: dict[str, tuple[Outcome, Path]]) -> Iterator[str]:
+def replay_url(recorded: dict[str, tuple[Played, Path]]) -> Iterator[str]:
     files = [str(path) for _, path in recorded.values()]
     # And a redacted copy of the demo, served as `demo-redacted`.
     _, demo = recorded["demo"]
@@ -146,7 +121,7 @@ def replay_url(recorded: dict[str, tuple[Outcome, Path]]) -> Iterator[str]:
 
 @pytest.mark.anyio
 async def test_every_recording_replays_the_live_turn_three_ways_and_holds_no_token(
-    recorded: dict[str, tuple[Outcome, Path]], replay_url: str
+    recorded: dict[str, tuple[Played, Path]], replay_url: str
 ) -> None:
     # So that the comparisons compare something: complete turns, partial ones, errors.
     demo, dropped, failed = (recorded[name][0] for name in ("demo", "fault-drop", "status-500"))

@@ -10,23 +10,22 @@ connection is left open on the server.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from silvia_client import AsyncSilviaClient, SilviaClient, SilviaError, StreamError, Turn
+from silvia_client import AsyncSilviaClient
 from silvia_client.errors import APIStatusError, RateLimitError
-from silvia_client.sessions import Session
 from silvia_client.testing import SCENARIOS, ExpectedTurn, LoopbackServer, ReferenceServer, Scenario
 
 from ._expect import (
     TIMEOUT,
     TOKEN,
+    Played,
     assert_no_answer_stored,
     assert_reload_agrees,
     assert_turn_matches,
     message_for,
     options_for,
+    play,
     shown,
     status_error_for,
     stream_error_for,
@@ -48,27 +47,23 @@ def _check_status_error(error: BaseException, expected: ExpectedTurn) -> None:
         assert error.retry_after == expected.retry_after
 
 
-def _check_outcome(
-    scenario: Scenario,
-    expected: ExpectedTurn,
-    turn: Turn | None,
-    error: SilviaError | None,
-) -> Turn | None:
-    """The turn, or the typed error with its partial turn; the turn to check the reload by."""
+def _check(scenario: Scenario, expected: ExpectedTurn, played: Played) -> None:
+    """The turn, or the typed error with its partial turn, and the reload of either."""
+    turn, error, session = played.turn, played.error, played.session
     if expected.status != 200:
         assert turn is None
         assert error is not None
         _check_status_error(error, expected)
-        return None
+        return
+    assert turn is not None
+    assert session is not None
+    assert_turn_matches(turn, expected, scenario)
     if expected.complete:
         assert error is None, repr(error)
-        assert turn is not None
-        assert_turn_matches(turn, expected, scenario)
-        return turn
-    assert isinstance(error, stream_error_for(expected)), repr(error)
-    assert isinstance(error, StreamError)
-    assert_turn_matches(error.turn, expected, scenario)
-    return error.turn
+        assert_reload_agrees(turn, session)
+    else:
+        assert isinstance(error, stream_error_for(expected)), repr(error)
+        assert_no_answer_stored(session, message_for(scenario))
 
 
 # One client per side, each scenario on a `with_options` copy: a new client per
@@ -81,44 +76,14 @@ async def test_every_scenario(reference: ReferenceServer, loopback: LoopbackServ
                 options = options_for(scenario)
                 idle = options["idle_timeout"]
                 expected = reference.expected_turn(name, idle_timeout=idle, token=TOKEN)
-                for side in ("sync", "async"):
+                for side in (client, aclient):
                     try:
-                        turn, error, session = await play(
-                            client if side == "sync" else aclient, scenario, options
-                        )
-                        checked = _check_outcome(scenario, expected, turn, error)
-                        if checked is not None:
-                            assert session is not None
-                            if expected.complete:
-                                assert_reload_agrees(checked, session)
-                            else:
-                                assert_no_answer_stored(session, message_for(scenario))
+                        played = await play(side.with_options(**options), message_for(scenario))
+                        _check(scenario, expected, played)
                     except Exception as failure:
-                        raise AssertionError(f"scenario {name!r} ({side} client)") from failure
+                        raise AssertionError(f"scenario {name!r} ({type(side)})") from failure
                     # The clients live on: at most their one pooled connection each.
                     assert wait_until(lambda: loopback.open_connections <= 2), name
-
-
-async def play(
-    client: SilviaClient | AsyncSilviaClient, scenario: Scenario, options: dict[str, Any]
-) -> tuple[Turn | None, SilviaError | None, Session | None]:
-    """The turn or the error, and the reloaded session of whatever turn there is."""
-    turn: Turn | None = None
-    error: SilviaError | None = None
-    copy = client.with_options(**options)
-    try:
-        if isinstance(copy, SilviaClient):
-            turn = copy.chat.send(message_for(scenario))
-        else:
-            turn = await copy.chat.send(message_for(scenario))
-    except SilviaError as raised:
-        error = raised
-    whole = turn or (error.turn if isinstance(error, StreamError) else None)
-    if whole is None or whole.session_id is None:
-        return turn, error, None
-    if isinstance(copy, SilviaClient):
-        return turn, error, copy.sessions.get(whole.session_id)
-    return turn, error, await copy.sessions.get(whole.session_id)
 
 
 def test_a_legacy_session_keeps_its_old_rows_untyped_beside_the_new_typed_turn(
