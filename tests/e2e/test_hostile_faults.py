@@ -12,8 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import subprocess
-import sys
 import threading
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -45,6 +43,7 @@ from silvia_client.testing import (
     Trickle,
 )
 
+from ..cli._cli import run
 from ._expect import TIMEOUT, TOKEN, assert_turn_matches
 
 MODES = ("sync", "async")
@@ -307,32 +306,21 @@ def test_an_echoed_token_is_never_shown(
 
 
 def test_silvia_chat_ends_with_the_error_and_never_prints_the_token(
-    reference: ReferenceServer, hostile: LoopbackServer
+    reference: ReferenceServer,
+    hostile: LoopbackServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("SILVIA_")}
-    env.update(SILVIA_TOKEN=TOKEN, NO_COLOR="1")
-    cases = {
+    for key in [key for key in os.environ if key.startswith("SILVIA_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    for name, error in {
         "fault-echo-token": "ServerStreamError",
         "fault-echo-token-401": "AuthenticationError",
         "fault-endless-line": "StreamTooLargeError",  # at the default max_event_bytes
-    }
-    CHAT = [sys.executable, "-m", "silvia_client", "chat", "--base-url"]
-    # Started together: most of each run is the interpreter starting.
-    runs = {
-        name: subprocess.Popen(
-            [*CHAT, hostile.url, "/scenario " + name],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            text=True,
-        )
-        for name in cases
-    }
-    for name, error in cases.items():
-        run = runs[name]
-        out, err = run.communicate(timeout=GUARD)  # a guard against a hang, not a bound
-        assert run.returncode == 1, (name, err)
+    }.items():
+        status, out, err = run(["chat", "--base-url", hostile.url, "/scenario " + name], capsys)
+        assert status == 1, (name, err)
         assert TOKEN not in out + err, name
         assert f"silvia chat: {error}: " in err, (name, err)
         if "echo" in name:
