@@ -85,8 +85,8 @@ def test_every_example_runs_privately_and_talks_to_silvia_base_url(runs: Results
         "resolve_links.py",
         "match_accounts.py",
     }
-    for server, test in SERVERS.items():
-        assert (EXAMPLES / server).is_file()
+    for app, test in SERVERS.items():
+        assert (EXAMPLES / app).is_file()
         assert (Path(__file__).parent / test).is_file()
     for (mode, script), result in results.items():
         assert result.returncode == 0, f"{script} ({mode}) failed:\n{result.stderr}"
