@@ -13,13 +13,15 @@ give the live turn back is `tests/e2e/test_recording_round_trip.py`'s.
 from __future__ import annotations
 
 import asyncio
+import functools
 import gzip
 import json
+import struct
 import time
 import tracemalloc
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -410,32 +412,38 @@ BOUND = 24 * MIB
 GZIPPED = (("content-type", "text/event-stream"), ("content-encoding", "gzip"))
 
 
-@cache
-def bomb(size: int = 64 * MIB) -> bytes:
-    """`size` bytes of small text events after a session event, gzip-compressed."""
-    event = b'event: text\ndata: {"text":"' + b"a" * 200 + b'"}\n\n'
-    body = b'event: session\ndata: {"sessionId":"sess_bomb"}\n\n'
-    body += event * (size // len(event)) + b"event: done\ndata: {}\n\n"
-    return gzip.compress(body, 9)
+def gzipped(*pieces: tuple[bytes, int]) -> bytes:
+    """One gzip member of each `(data, times)`: `data` compressed once, sent `times` times
+    (a few hundred KiB for 64 MiB, and no seconds spent compressing them)."""
+    deflate = functools.partial(zlib.compressobj, 9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    out, crc, size = [b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"], 0, 0
+    for data, times in pieces:
+        piece = deflate()
+        out.append((piece.compress(data) + piece.flush(zlib.Z_SYNC_FLUSH)) * times)
+        for _ in range(times):
+            crc = zlib.crc32(data, crc)
+        size += len(data) * times
+    out.append(deflate().flush(zlib.Z_FINISH) + struct.pack("<II", crc, size % 2**32))
+    return b"".join(out)
 
 
-@cache
-def one_big_event(size: int = 20 * MIB) -> bytes:
-    """One text event of `size` bytes (past the default `max_event_bytes`), gzip-compressed."""
-    body = b'event: session\ndata: {"sessionId":"sess_bomb"}\n\nevent: text\ndata: {"text":"'
-    return gzip.compress(body + b"a" * size + b'"}\n\nevent: done\ndata: {}\n\n', 9)
-
-
-@cache
-def session_bomb(size: int = 64 * MIB) -> bytes:
-    """A session body of `size` bytes of tiny citation rows, gzip-compressed."""
-    row = b'{"source":"a"},'
-    rows = row * (size // len(row)) + b'{"source":"a"}'
-    return gzip.compress(
-        b'{"session":{"id":"sess_bomb"},"messages":[{"id":"m","role":"assistant",'
-        b'"content":"x","citations":[' + rows + b"]}]}",
-        9,
-    )
+BOMB_SESSION = b'event: session\ndata: {"sessionId":"sess_bomb"}\n\n'
+BOMB_DONE = b"event: done\ndata: {}\n\n"
+EVENTS = b'event: text\ndata: {"text":"' + b"a" * 200 + b'"}\n\n'  # 225 bytes
+# 64 MiB of small text events; one text event of 20 MiB (past the default
+# `max_event_bytes`); a session body of 64 MiB of tiny citation rows.
+BOMB = gzipped((BOMB_SESSION, 1), (EVENTS * 4096, 72), (BOMB_DONE, 1))
+BIG_EVENT = gzipped(
+    (BOMB_SESSION + b'event: text\ndata: {"text":"', 1),
+    (b"a" * MIB, 20),
+    (b'"}\n\n' + BOMB_DONE, 1),
+)
+SESSION_BOMB = gzipped(
+    (b'{"session":{"id":"sess_bomb"},"messages":[{"id":"m","role":"assistant",'
+     b'"content":"x","citations":[', 1),
+    (b'{"source":"a"},' * 65536, 68),
+    (b'{"source":"a"}]}]}', 1),
+)  # fmt: skip
 
 
 def streamed(body: bytes) -> Recording:
@@ -497,14 +505,14 @@ async def send(client: SilviaClient | AsyncSilviaClient, reload: bool) -> None:
 
 @pytest.mark.anyio
 async def test_a_replayed_gzip_body_stops_at_the_clients_limit_without_inflating_whole() -> None:
-    assert len(bomb()) < 400 * 1024  # small on disk, large inflated
-    assert len(streamed(bomb()).dumps()) < 600 * 1024  # base64 in the file
-    assert len(gzip.decompress(bomb())) > 63 * MIB
+    assert len(BOMB) < 400 * 1024  # small on disk, large inflated
+    assert len(streamed(BOMB).dumps()) < 600 * 1024  # base64 in the file
+    assert len(gzip.decompress(BOMB)) > 63 * MIB
     cases: list[tuple[Recording, dict[str, Any], type[Exception], bool]] = [
-        (streamed(bomb()), {"max_response_bytes": LIMIT}, StreamTooLargeError, False),
-        (streamed(one_big_event()), {"max_event_bytes": LIMIT}, StreamTooLargeError, False),
+        (streamed(BOMB), {"max_response_bytes": LIMIT}, StreamTooLargeError, False),
+        (streamed(BIG_EVENT), {"max_event_bytes": LIMIT}, StreamTooLargeError, False),
         # The reload was inflated whole by httpx (143 MiB): it is streamed now.
-        (reloaded(session_bomb()), {"max_response_bytes": LIMIT}, ResponseTooLargeError, True),
+        (reloaded(SESSION_BOMB), {"max_response_bytes": LIMIT}, ResponseTooLargeError, True),
     ]
     for recording, options, error, reload in cases:
         for client in clients(recording, **options):
@@ -516,7 +524,7 @@ async def test_a_replayed_gzip_body_stops_at_the_clients_limit_without_inflating
 
 
 def test_on_a_socket_the_replay_server_sends_the_bytes_and_the_client_bounds_them() -> None:
-    recording = streamed(bomb())
+    recording = streamed(BOMB)
     with ReplayServer({"bomb": recording}).serve_loopback() as url:
         client = SilviaClient(base_url=url, token="t", max_response_bytes=LIMIT, max_retries=0)
         with peak() as used, client, pytest.raises(StreamTooLargeError):
@@ -525,7 +533,7 @@ def test_on_a_socket_the_replay_server_sends_the_bytes_and_the_client_bounds_the
 
 
 def test_qa_check_turns_an_event_past_the_default_limit_into_a_finding() -> None:
-    recording = streamed(one_big_event())
+    recording = streamed(BIG_EVENT)
     with peak() as used:
         run = check_recordings([("bomb", recording)])
     [prompt] = run.prompts
