@@ -131,17 +131,6 @@ def test_one_account_gives_account_several_give_accounts_in_row_order_one_unknow
     }
 
 
-def test_no_vendor_name_reaches_the_text_from_a_column_or_its_name() -> None:
-    rows = (
-        row(source="plaid", source_account_id=ID_A),
-        row(snaptrade_account_id=ID_A),
-        row(manual_account_uuid=ID_A),
-    )
-    text = cited(ExecuteSql(rows=rows), CHECKING, 0, 3)["cited_text"]
-    assert not any(vendor in text for vendor in ("plaid", "snaptrade", "manual"))
-    assert text.count(f"account_id: {ID_A}") == 3  # the id itself may show: it is the user's own
-
-
 # -- execute_python, exa and the library readers ---------------------------------
 
 

@@ -158,20 +158,6 @@ def test_a_gzip_bombed_session_body_is_valid_json_of_its_session() -> None:
     assert response.json() == {"session": {"id": "sess_x"}, "messages": []}
 
 
-def test_a_pace_longer_than_the_read_timeout_is_a_read_timeout_in_process() -> None:
-    faults: list[Fault] = [
-        Trickle(every=5.0, after_events=4),
-        KeepAliveForever(every=5.0, after_events=4),
-    ]
-    for fault in faults:
-        server = served(fault)
-        received: list[bytes] = []
-        with http(server, timeout=0.2) as client, pytest.raises(httpx.ReadTimeout):
-            received.extend(raw_chat(client, "f"))
-        # The events before it came first.
-        assert b"".join(received).count(b"event: ") == 4, fault
-
-
 def test_bytes_forever_keep_coming_at_their_pace_until_the_client_leaves() -> None:
     cases: list[tuple[Fault, bytes]] = [
         (Trickle(every=0.01, after_events=4), b"x" * 20),

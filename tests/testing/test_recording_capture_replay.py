@@ -132,10 +132,7 @@ async def test_with_timing_each_chunk_comes_no_earlier_than_recorded() -> None:
         client.chat.send("hi")
 
 
-async def test_a_replay_keeps_the_recorded_refusal_and_request_ids() -> None:
-    with pytest.raises(NotFoundError) as caught, recorded("status-404").client() as client:
-        client.chat.send("hi")
-    assert caught.value.status_code == 404
+async def test_a_replay_keeps_the_recorded_request_ids() -> None:
     recording = recorded()
     with recording.client() as client:
         turn = client.chat.send("hi")

@@ -307,17 +307,6 @@ def test_raw_requests_get_what_http_says(loopback: LoopbackServer) -> None:
     assert b'"invalid_request_error"' in raw
 
 
-def test_a_client_giving_up_on_a_stall_frees_its_connection(loopback: LoopbackServer) -> None:
-    timeout = httpx.Timeout(5.0, read=0.2)
-    with (
-        httpx.Client(base_url=loopback.url, headers=AUTH, timeout=timeout) as client,
-        pytest.raises(httpx.ReadTimeout),
-    ):
-        read_turn(client, "fault-stall", [])
-    # The server is in a 300 s stall, yet notices the client left.
-    assert wait_until(lambda: loopback.open_connections == 0)
-
-
 def test_dozens_of_concurrent_streams_all_complete(
     server: ReferenceServer, loopback: LoopbackServer
 ) -> None:
