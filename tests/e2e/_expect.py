@@ -34,7 +34,7 @@ from silvia_client import (
 )
 from silvia_client.citations import Citation, InlineCitation
 from silvia_client.errors import APIStatusError
-from silvia_client.sessions import Message, Session
+from silvia_client.sessions import Session
 from silvia_client.testing import (
     IN_PROCESS_URL,
     SCENARIO_HEADER,
@@ -61,8 +61,6 @@ FLOOD_DEADLINE = 0.3
 NO_HANG_DEADLINE = 30.0
 FLOODS = (SendEndlessLine, SendOversizedEvent, SendGzipBomb)
 ENDLESS = (Trickle, KeepAliveForever)
-
-WireRow = dict[str, object]
 
 # The typed error each way a stream can stop short. A new fault kind fails loudly
 # here until it is given one.
@@ -125,7 +123,7 @@ def stream_error_for(expected: ExpectedTurn) -> type[SilviaError]:
     return STREAM_ERRORS[expected.fault]
 
 
-def wire_row(citation: Citation) -> WireRow:
+def wire_row(citation: Citation) -> dict[str, object]:
     """A client citation as a wire row: extras kept, target in wire form, offset left out."""
     exclude = {"offset"} if isinstance(citation, InlineCitation) else None
     row = citation.model_dump(exclude=exclude, context={"include_provider": True})
@@ -162,15 +160,6 @@ def expected_offsets(scenario: Scenario, count: int) -> list[int]:
     return offsets
 
 
-def expected_targets(expected: ExpectedTurn) -> dict[str, object]:
-    """What `target_for` must give each cited source: the summary's target if the summary
-    arrived, else that of its last streamed citation."""
-    targets: dict[str, object] = {}
-    for row in (*expected.inline_citations, *expected.citations):
-        targets[str(row["source"])] = row.get("target")
-    return targets
-
-
 def assert_turn_matches(turn: Turn, expected: ExpectedTurn, scenario: Scenario) -> None:
     """The client's turn (complete or partial) is what the scenario implies."""
     assert turn.text == expected.text
@@ -178,7 +167,11 @@ def assert_turn_matches(turn: Turn, expected: ExpectedTurn, scenario: Scenario) 
     assert turn.session_id is not None
     assert turn.session_id.startswith("sess_")
 
-    targets = expected_targets(expected)
+    # What `target_for` must give each cited source: the summary's target if the summary
+    # arrived, else that of its last streamed citation.
+    targets: dict[str, object] = {}
+    for row in (*expected.inline_citations, *expected.citations):
+        targets[str(row["source"])] = row.get("target")
     # The summary and every streamed row as sent, each with the target it streamed with.
     assert [wire_row(c) for c in turn.citations] == list(expected.citations)
     assert [wire_row(c) for c in turn.inline_citations] == list(expected.inline_citations)
@@ -210,18 +203,12 @@ def _key(citation: Citation) -> tuple[object, ...]:
     return (citation.source, citation.title, citation.cited_text, citation.target)
 
 
-def answer(session: Session) -> Message:
-    """The session's last message, which must be an assistant's answer."""
-    assert session.messages, "the session holds no message"
-    last = session.messages[-1]
-    assert last.role == "assistant", [m.role for m in session.messages]
-    return last
-
-
 def assert_reload_agrees(turn: Turn, session: Session) -> None:
     """`sessions.get` after the turn gives the live turn's text, rows and targets as sent."""
     assert session.id == turn.session_id
-    stored = answer(session)
+    assert session.messages, "the session holds no message"
+    stored = session.messages[-1]
+    assert stored.role == "assistant", [m.role for m in session.messages]
     assert stored.text == turn.text
     assert (stored.citation_errors, stored.inline_citation_errors) == ((), ())
     assert [_key(c) for c in stored.citations] == [_key(c) for c in turn.citations]

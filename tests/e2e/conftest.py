@@ -9,14 +9,14 @@ server must have no connection left open.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
 from silvia_client import SilviaClient
 from silvia_client.testing import LoopbackServer, ReferenceServer
 
+from ..testing._helpers import wait_until
 from ._expect import IDLE_TIMEOUT, TIMEOUT, TOKEN
 
 
@@ -36,15 +36,6 @@ def loopback(reference: ReferenceServer) -> Iterator[LoopbackServer]:
     running.start()
     yield running
     running.stop()
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return condition()
-        time.sleep(0.005)
-    return True
 
 
 @pytest.fixture(autouse=True)

@@ -31,6 +31,7 @@ from silvia_client.testing import (
     Scenario,
 )
 
+from ..testing._helpers import wait_until
 from ._expect import (
     TIMEOUT,
     TOKEN,
@@ -45,7 +46,7 @@ from ._expect import (
     status_error_for,
     stream_error_for,
 )
-from .conftest import make_client, wait_until
+from .conftest import make_client
 
 
 def _check_status_error(error: BaseException, expected: ExpectedTurn) -> None:
