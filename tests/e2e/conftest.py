@@ -1,10 +1,8 @@
 """End-to-end fixtures: one reference server on 127.0.0.1 for the whole directory.
 
-Nothing here can hang: every client has short timeouts (5 s to connect, read,
-write or wait for the pool, and an idle timeout of at most 5 s on a stream), and
-the longest thing the server ever does is the 300 s stall, which a client's
-idle timeout cuts short. After each test, once its clients are closed, the
-server must have no connection left open.
+Nothing here can hang: clients have 5 s timeouts and an idle timeout of at most
+5 s, which cuts the server's longest act (a 300 s stall) short. After each test,
+once its clients are closed, the server must have no connection left open.
 """
 
 from __future__ import annotations

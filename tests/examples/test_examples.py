@@ -1,13 +1,9 @@
-"""Every `examples/*.py` runs: on the embedded reference server, and on a loopback one.
+"""Every `examples/*.py` but the relay (`test_relay_fastapi.py`) runs as a user runs it.
 
-(A server, `relay_fastapi.py`, is run by a test of its own: `test_relay_fastapi.py`.)
-
-Each script runs as a user runs it (`python examples/NAME.py`, a subprocess,
-from a working directory outside the repository):
-once with no `SILVIA_BASE_URL` (the embedded reference server), once with
-`SILVIA_BASE_URL` and `SILVIA_TOKEN` pointing at a reference server of its own
-on 127.0.0.1, which must then have served it. Each must exit 0 and print neither
-the token nor a provider. The scripts start together (they are independent).
+`python examples/NAME.py` in a subprocess, from a folder outside the repository,
+once on the embedded reference server (no `SILVIA_BASE_URL`) and once on a
+loopback server of its own (`SILVIA_BASE_URL`, `SILVIA_TOKEN`), which must then
+have served it; all started together. Each exits 0, printing no token nor provider.
 """
 
 from __future__ import annotations

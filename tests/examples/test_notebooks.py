@@ -1,11 +1,9 @@
 """The example notebooks: saved outputs that a run reproduces, and the check that says so.
 
-`tools/check_notebooks.py` is what CI runs on every notebook; here its
-comparison is tested on notebooks built in memory, and (when the `notebook`
-extra is installed) end to end: on a copy of the tour in a folder outside the
-repository, which must run as saved, on a copy whose saved outputs were tampered
-with and on a notebook whose cell raises. The saved tour itself is checked for
-anything a rerun could not reproduce: random ids, clock times, addresses.
+`tools/check_notebooks.py` (what CI runs on every notebook) is tested on notebooks
+built in memory and, with the `notebook` extra, end to end: the tour copied outside
+the repository must run as saved; a stale output and a raising cell must fail. The
+saved tour holds nothing a rerun could not reproduce (random ids, times, addresses).
 """
 
 from __future__ import annotations
