@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from silvia_client import Turn
-from silvia_client.citations import AccountsTarget, AccountTarget, CitationTarget, is_account_id
+from silvia_client.citations import AccountsTarget, AccountTarget, is_account_id
 from silvia_client.testing import (
     RecordedChunk,
     RecordedReload,
@@ -181,14 +181,6 @@ def nested(value: object) -> Iterator[tuple[str | None, object]]:
             yield from nested(json.loads(value))
 
 
-def providers(target: CitationTarget | None) -> list[object]:
-    if isinstance(target, AccountTarget):
-        return [target.provider]
-    if isinstance(target, AccountsTarget):
-        return [ref.provider for ref in target.accounts]
-    return []
-
-
 @settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(recordings())
 def test_no_spelling_of_a_found_id_and_no_provider_survives(
@@ -211,17 +203,12 @@ def test_no_spelling_of_a_found_id_and_no_provider_survives(
             if key == "provider":
                 assert item is None
 
-    with redacted.client() as client, client.chat.stream("again") as stream:
-        turn = stream.until_done()
-        assert turn.session_id == SESSION  # fits the id rule, and survives
-        session = client.sessions.get(SESSION)
-    rows = [*turn.inline_citations, *turn.citations]
-    rows += [row for message in session.messages for row in message.citations]
-    assert len(rows) == 3 * len(accounts)
-    for row in rows:
-        assert isinstance(row.target, AccountTarget)
-        assert is_account_id(row.target.account_id)
-        assert providers(row.target) == [None]
+    turn, found = replayed(redacted)
+    assert turn.session_id == SESSION  # fits the id rule, and survives
+    assert len(found) == 3 * len(accounts)  # streamed, summarised, reloaded: each typed
+    for ref in found:
+        assert is_account_id(ref.account_id)
+        assert ref.provider is None
 
 
 def test_what_replay_needs_survives_though_it_fits_the_id_rule() -> None:
