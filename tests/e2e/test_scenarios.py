@@ -7,7 +7,8 @@ same citations and targets. A scenario that fails gives its typed error,
 carrying what arrived; one client per side plays them all, so each recovers
 from every fault. A failure names its scenario; after each scenario no
 connection is left open on the server. Then what that comparison does not see:
-the malformed events' data, an error status on a reload, a stream left early.
+the malformed events' data and a stream left early (an error status on a reload
+is `tests/client/test_errors.py`'s and, on the wire, `tests/testing/test_transports.py`'s).
 """
 
 from __future__ import annotations
@@ -16,14 +17,12 @@ import pytest
 
 from silvia_client import (
     AsyncSilviaClient,
-    NotFoundError,
     RateLimitError,
     StreamDisconnectedError,
 )
 from silvia_client.citations import resolve_citation
 from silvia_client.errors import APIStatusError
 from silvia_client.testing import (
-    SCENARIO_HEADER,
     SCENARIOS,
     ExpectedTurn,
     LoopbackServer,
@@ -148,29 +147,6 @@ def test_what_a_faulty_stream_carries_is_usable(loopback: LoopbackServer) -> Non
             assert malformed.event == event, scenario
             assert malformed.data == data, scenario
             assert malformed.reason, scenario
-
-
-def test_an_error_status_on_a_reload_is_its_typed_error_with_the_servers_body(
-    loopback: LoopbackServer,
-) -> None:
-    # The chat endpoint's are checked with every scenario (test_scenarios.py). No retries.
-    for scenario in ("status-401", "status-403", "status-404", "status-429", "status-500"):
-        fault = SCENARIOS[scenario].fault
-        headers = {SCENARIO_HEADER: scenario}
-        client = make_client(loopback.url, default_headers=headers, max_retries=0)
-        with client, pytest.raises(APIStatusError) as caught:
-            client.sessions.get("sess_any")
-        error = caught.value
-        assert type(error) is status_error_for(error.status_code), scenario
-        assert error.status_code == int(scenario[-3:]), scenario
-        body = {"type": fault.error_type, "message": fault.message}  # type: ignore[union-attr]
-        assert error.body == {"error": body}, scenario
-        assert (error.request_id or "").startswith("req_"), scenario
-        if isinstance(error, RateLimitError):
-            assert error.retry_after == 2.0
-    with make_client(loopback.url) as client, pytest.raises(NotFoundError) as unknown:
-        client.sessions.get("sess_never_created")
-    assert unknown.value.message == "Session not found."
 
 
 def test_leaving_a_stream_early_closes_its_connection(loopback: LoopbackServer) -> None:
