@@ -24,7 +24,7 @@ from .._lazy import load_on_first_use
 # The public names, one table: where each lives. Each is imported on first use, so
 # that loading the pytest plugin costs next to nothing in runs that do not use it
 # (see `silvia_client/_lazy.py`); type checkers read the same names from the block
-# below (`X as X`: re-exported), and a test holds the two alike.
+# below, and a test holds the two alike.
 _WHERE = {
     "._broken": "BROKEN_RULES BROKEN_SCENARIOS",
     "._derive": "humanize_citation_url label_slug",
@@ -122,68 +122,57 @@ __all__ = [
 ]
 load_on_first_use(__name__, {module: tuple(names.split()) for module, names in _WHERE.items()})
 
-if TYPE_CHECKING:
-    from ._broken import BROKEN_RULES as BROKEN_RULES
-    from ._broken import BROKEN_SCENARIOS as BROKEN_SCENARIOS
-    from ._derive import humanize_citation_url as humanize_citation_url
-    from ._derive import label_slug as label_slug
-    from ._expected import ExpectedTurn as ExpectedTurn
-    from ._expected import expected_turn as expected_turn
-    from ._faults import DropMidEvent as DropMidEvent
-    from ._faults import EchoToken as EchoToken
-    from ._faults import EndWithoutDone as EndWithoutDone
-    from ._faults import Fault as Fault
-    from ._faults import HttpError as HttpError
-    from ._faults import KeepAliveForever as KeepAliveForever
-    from ._faults import SendEndlessLine as SendEndlessLine
-    from ._faults import SendError as SendError
-    from ._faults import SendGzipBomb as SendGzipBomb
-    from ._faults import SendMalformed as SendMalformed
-    from ._faults import SendOversizedEvent as SendOversizedEvent
-    from ._faults import SendUnknown as SendUnknown
-    from ._faults import Stall as Stall
-    from ._faults import Trickle as Trickle
-    from ._library import DEFAULT_SCENARIO as DEFAULT_SCENARIO
-    from ._library import LEGACY_HISTORY as LEGACY_HISTORY
-    from ._library import SCENARIOS as SCENARIOS
-    from ._library import scenarios as scenarios
-    from ._loopback import LoopbackServer as LoopbackServer
-    from ._record_transport import Capture as Capture
-    from ._record_transport import RecordingTransport as RecordingTransport
-    from ._record_transport import arecord_turn as arecord_turn
-    from ._record_transport import record_turn as record_turn
-    from ._recording import Recording as Recording
-    from ._recording_parts import RecordedChunk as RecordedChunk
-    from ._recording_parts import RecordedReload as RecordedReload
-    from ._recording_parts import RecordedRequest as RecordedRequest
-    from ._recording_parts import RecordedResponse as RecordedResponse
-    from ._recording_parts import RecordingFormatError as RecordingFormatError
-    from ._replay import ReplayTransport as ReplayTransport
-    from ._replay_server import RECORDING_COMMAND as RECORDING_COMMAND
-    from ._replay_server import ReplayServer as ReplayServer
-    from ._scenario import SCENARIO_COMMAND as SCENARIO_COMMAND
-    from ._scenario import SCENARIO_HEADER as SCENARIO_HEADER
-    from ._scenario import Rewrite as Rewrite
-    from ._scenario import Scenario as Scenario
-    from ._scenario import is_scenario_name as is_scenario_name
-    from ._script import Checkpoint as Checkpoint
-    from ._script import Cite as Cite
-    from ._script import ExaArticle as ExaArticle
-    from ._script import ExecutePython as ExecutePython
-    from ._script import ExecuteSql as ExecuteSql
-    from ._script import PriorTurn as PriorTurn
-    from ._script import ReadLibraryDocument as ReadLibraryDocument
-    from ._script import Say as Say
-    from ._script import ScriptItem as ScriptItem
-    from ._script import SearchWeb as SearchWeb
-    from ._script import ToolResult as ToolResult
-    from ._script import WebResult as WebResult
-    from ._script import read_credit_card_document as read_credit_card_document
-    from ._script import read_mortgage_authority as read_mortgage_authority
-    from ._script import read_tax_authority as read_tax_authority
-    from ._server import ReferenceServer as ReferenceServer
-    from ._server import SessionStore as SessionStore
-    from ._server import StoredSession as StoredSession
-    from ._transport import IN_PROCESS_URL as IN_PROCESS_URL
-    from ._transport import InProcessTransport as InProcessTransport
-    from ._turn import ScriptError as ScriptError
+if TYPE_CHECKING:  # the names of `__all__`, so re-exported
+    from ._broken import BROKEN_RULES, BROKEN_SCENARIOS
+    from ._derive import humanize_citation_url, label_slug
+    from ._expected import ExpectedTurn, expected_turn
+    from ._faults import (
+        DropMidEvent,
+        EchoToken,
+        EndWithoutDone,
+        Fault,
+        HttpError,
+        KeepAliveForever,
+        SendEndlessLine,
+        SendError,
+        SendGzipBomb,
+        SendMalformed,
+        SendOversizedEvent,
+        SendUnknown,
+        Stall,
+        Trickle,
+    )
+    from ._library import DEFAULT_SCENARIO, LEGACY_HISTORY, SCENARIOS, scenarios
+    from ._loopback import LoopbackServer
+    from ._record_transport import Capture, RecordingTransport, arecord_turn, record_turn
+    from ._recording import Recording
+    from ._recording_parts import (
+        RecordedChunk,
+        RecordedReload,
+        RecordedRequest,
+        RecordedResponse,
+        RecordingFormatError,
+    )
+    from ._replay import ReplayTransport
+    from ._replay_server import RECORDING_COMMAND, ReplayServer
+    from ._scenario import SCENARIO_COMMAND, SCENARIO_HEADER, Rewrite, Scenario, is_scenario_name
+    from ._script import (
+        Checkpoint,
+        Cite,
+        ExaArticle,
+        ExecutePython,
+        ExecuteSql,
+        PriorTurn,
+        ReadLibraryDocument,
+        Say,
+        ScriptItem,
+        SearchWeb,
+        ToolResult,
+        WebResult,
+        read_credit_card_document,
+        read_mortgage_authority,
+        read_tax_authority,
+    )
+    from ._server import ReferenceServer, SessionStore, StoredSession
+    from ._transport import IN_PROCESS_URL, InProcessTransport
+    from ._turn import ScriptError

@@ -1,13 +1,11 @@
 """Ways a turn goes wrong, applied to a turn's steps (or replacing the reply).
 
-Where things are: the stream faults, each placed by counting events
-(`after_events`) and named by `kind`; the status faults (`HttpError`, and
-`status_fault`, what a fault answers before any event); then the hostile ones,
-floods only a client's limits or deadline can end, and its token: an endless
-line, an oversized event, a gzip bomb, a trickle, keep-alives forever, and an
-error echoing the bearer token. Each hostile one writes its flood as a `Repeat`
-(one copy held), and its answer is never stored. Their defaults exceed a
-client's default limits; tests pass small ones.
+Where things are: the stream faults, placed by counting events (`after_events`),
+named by `kind`, each `apply` giving the turn's steps with it in (a new list); the
+status faults (`HttpError`; `status_fault`, what a fault answers before any event);
+then the hostile ones, floods only a client's limits or deadline can end, and an
+error echoing the bearer token. Each flood is a `Repeat` (one copy held), and its
+answer is never stored. Their defaults exceed a client's default limits.
 
 The gzip bomb's body comes last: `GzipBody` compresses each piece on its own (a raw
 deflate stream ended by a sync flush), so one compressed segment can be sent again and
@@ -72,7 +70,6 @@ class DropMidEvent:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        """The turn's steps with this fault in them (a new list)."""
         cut = _next_event(steps, after_events(steps, self.after_events))
         event = steps[cut]
         assert isinstance(event, Event)
@@ -89,7 +86,6 @@ class Stall:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        """The turn's steps with this fault in them (a new list)."""
         at = after_events(steps, self.after_events)
         return [*steps[:at], Pause(self.seconds), *steps[at:]]
 
@@ -104,7 +100,6 @@ class SendMalformed:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        """The turn's steps with this fault in them (a new list)."""
         at = after_events(steps, self.after_events)
         raw = Raw(f"event: {self.event}\ndata: {self.data}\n\n".encode())
         return [*steps[:at], raw, *steps[at:]]
@@ -120,7 +115,6 @@ class SendUnknown:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        """The turn's steps with this fault in them (a new list)."""
         at = after_events(steps, self.after_events)
         data = {"tool": "execute_sql", "status": "running"} if self.data is None else self.data
         return [*steps[:at], Event(self.event, data), *steps[at:]]
@@ -136,7 +130,6 @@ class SendError:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        """The turn's steps with this fault in them (a new list)."""
         at = after_events(steps, self.after_events)
         error = {wire.error_key: {"type": self.error_type, "message": self.message}}
         return [*steps[:at], Event(wire.events.error, error)]
@@ -152,7 +145,6 @@ class EndWithoutDone:
     kind: ClassVar[str] = "no_done"
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        """The turn's steps with this fault in them (a new list)."""
         done = [
             index
             for index, step in enumerate(steps)
@@ -218,7 +210,6 @@ class SendEndlessLine:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        """The turn's steps with this fault in them (a new list)."""
         return [*_before(steps, self.after_events, wire), Raw(b"data: "), Repeat(_PIECE)]
 
 
@@ -239,7 +230,6 @@ class SendOversizedEvent:
         _counted("data_bytes", self.data_bytes)
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        """The turn's steps with this fault in them (a new list)."""
         opening = b'{"' + wire.text_key.encode() + b'":"'
         # The text is what is left of `data_bytes` after the JSON around it.
         times, rest = divmod(max(self.data_bytes - len(opening) - 2, 0), len(_PIECE))
@@ -274,7 +264,6 @@ class SendGzipBomb:
         _counted("inflated_bytes", self.inflated_bytes)
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        """The turn's steps with this fault in them (a new list)."""
         body = GzipBody()
         encoded: list[Step] = [
             Encoded(step, body.piece(step.encode())) if isinstance(step, (Event, Raw)) else step
@@ -320,7 +309,6 @@ class Trickle:
         _paced("every", self.every)
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        """The turn's steps with this fault in them (a new list)."""
         trickle = Repeat(b"x", every=self.every)
         return [*_before(steps, self.after_events, wire), Raw(b"data: "), trickle]
 
@@ -341,7 +329,6 @@ class KeepAliveForever:
         _paced("every", self.every)
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        """The turn's steps with this fault in them (a new list)."""
         return [*_before(steps, self.after_events, wire), Repeat(PING.data, every=self.every)]
 
 

@@ -68,12 +68,9 @@ class LoopbackServer:
         with server.serve_loopback(port=0) as url:
             httpx.post(f"{url}/api/claude", ...)
 
-    `start()` / `stop()` do the same without a `with`. `log`, when given, is
-    called with one line per request (see the module's docstring), from the
-    server's thread; an exception it raises is ignored, never the connection's.
-    `allowed_hosts`, when given, are the names (beside IP literals and
-    `localhost`) a request's `Host` may carry; any other gets 421 (see the
-    module's docstring). None, the default, answers any `Host`.
+    `start()` / `stop()` do the same without a `with`. `log` is called from the
+    server's thread (what it raises is ignored); `allowed_hosts=None` answers any
+    `Host` (both: see the module docstring).
     """
 
     def __init__(

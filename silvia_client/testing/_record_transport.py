@@ -89,11 +89,8 @@ class Capture:
         self._exchanges: list[_Exchange] = []
 
     def recording(self) -> Recording | None:
-        """The chat turn (the last POST) and its reload (the last GET after it), or None.
-
-        None when no chat request got a response (a connection refused, say).
-        Call it once the turn's response is closed, so its end is known.
-        """
+        """The chat turn (the last POST) and its reload (the last GET after it), or None if
+        no chat request got a response; call it once the turn's response is closed."""
         exchanges = self._exchanges
         chats = [i for i, exchange in enumerate(exchanges) if exchange.method == "POST"]
         if not chats:

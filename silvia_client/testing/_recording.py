@@ -10,14 +10,9 @@ The file: `docs/recordings.md` describes the format (version 1) and its bounds;
 pydantic model of its `type`, every problem a `RecordingFormatError` naming the
 line and the field. Times are bounded without converting first (a 400-digit
 integer is an error, not an `OverflowError`); bodies by what a client reads at
-most (`MAX_BODY_BYTES`). Headers are kept as the file has them, even those HTTP
-cannot carry: `header_errors()` judges those.
-
-Never in a recording: the bearer token and the credential headers. Account ids
-and providers are kept, so a replay is faithful; `redacted()` makes the copy to
-share. A header HTTP cannot carry is kept for `silvia qa check` to judge, and
-`header_errors()` lists it; `client()`, `async_client()` and `ReplayServer`
-refuse such a recording.
+most (`MAX_BODY_BYTES`). Never in a recording: the bearer token and the
+credential headers; account ids and providers are kept (`redacted()` makes the
+copy to share). Headers HTTP cannot carry are kept too, for `header_errors()`.
 """
 
 from __future__ import annotations
@@ -360,8 +355,6 @@ class Recording:
             f"{len(response.chunks)} chunks, body {response.end}, reload {reload}>"
         )
 
-    # -- files ---------------------------------------------------------------
-
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Recording:
         """Read a recording file (`RecordingFormatError` if it is not a whole, readable one)."""
@@ -375,8 +368,7 @@ class Recording:
 
     @classmethod
     def loads(cls, data: bytes | str) -> Recording:
-        """Read a recording from the file's contents."""
-        # A lone surrogate in a str is kept as bytes that are not UTF-8: an error naming its line.
+        """Read a recording from the file's contents (a lone surrogate: an error naming a line)."""
         request, response, reload, redacted = _parse(
             data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
         )
@@ -391,17 +383,10 @@ class Recording:
         """The file's contents: JSON lines, each ending in a newline."""
         return _dump(self)
 
-    # -- sharing -------------------------------------------------------------
-
     def redacted(self) -> Recording:
-        """A copy to share: each `provider` null, each account id a stable pseudonym.
-
-        See `_redact.py` for exactly what changes; the replay still parses, with
-        typed account targets.
-        """
+        """A copy to share: each `provider` null, each account id a stable pseudonym
+        (`_redact.py` says exactly what changes); the replay still types its targets."""
         return redact(self)
-
-    # -- replaying -----------------------------------------------------------
 
     def header_errors(self) -> tuple[RecordingFormatError, ...]:
         """Each recorded header HTTP cannot carry, as an error naming its line; () if none.

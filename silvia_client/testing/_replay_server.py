@@ -53,11 +53,7 @@ def _unframed(headers: Headers) -> Headers:
 
 
 class ReplayServer:
-    """Recordings served by name on the reference server's runners (see the module docstring).
-
-    `recordings` maps names to recordings, the first being the default;
-    `from_files` names each file by its stem.
-    """
+    """Recordings served by name (the first by default) on the reference server's runners."""
 
     def __init__(
         self,
@@ -85,10 +81,8 @@ class ReplayServer:
     def from_files(
         cls, paths: list[str], *, token: str | None = None, timing: bool = False
     ) -> ReplayServer:
-        """Load each file (a `RecordingFormatError` names its file and line); names are stems.
-
-        A file with a header HTTP cannot carry is refused the same way.
-        """
+        """Load each file, named by its stem (a `RecordingFormatError` names its file and line,
+        also for a header HTTP cannot carry)."""
         from pathlib import Path
 
         recordings: dict[str, Recording] = {}

@@ -393,11 +393,8 @@ class StoredSession:
 
 
 class SessionStore(Mapping[str, StoredSession]):
-    """Thread-safe session storage; `store[session_id]` is a snapshot copy.
-
-    `deterministic`: ids count up (`sess_0001`, `msg_0001`, ...) and every
-    timestamp is `FIXED_TIME`, so saved outputs and snapshots repeat exactly.
-    """
+    """Thread-safe session storage; `store[session_id]` is a snapshot copy (`deterministic`:
+    see `ReferenceServer`, every timestamp `FIXED_TIME`)."""
 
     def __init__(self, wire: WireFormat, *, deterministic: bool = False) -> None:
         self._wire = wire

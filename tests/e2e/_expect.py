@@ -9,12 +9,14 @@ included, provider and all), so nothing the SDK drops or invents goes unseen.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 from httpx_sse import EventSource
 
 from silvia_client import (
+    AsyncSilviaClient,
     AuthenticationError,
     IncompleteTurnError,
     InternalServerError,
@@ -22,15 +24,17 @@ from silvia_client import (
     PermissionDeniedError,
     RateLimitError,
     ServerStreamError,
+    SilviaClient,
     SilviaError,
     StreamDisconnectedError,
+    StreamError,
     StreamTimeoutError,
     StreamTooLargeError,
     Turn,
 )
 from silvia_client.citations import Citation, InlineCitation
 from silvia_client.errors import APIStatusError
-from silvia_client.sessions import Message, Session
+from silvia_client.sessions import Session
 from silvia_client.testing import (
     IN_PROCESS_URL,
     SCENARIO_HEADER,
@@ -57,8 +61,6 @@ FLOOD_DEADLINE = 0.3
 NO_HANG_DEADLINE = 30.0
 FLOODS = (SendEndlessLine, SendOversizedEvent, SendGzipBomb)
 ENDLESS = (Trickle, KeepAliveForever)
-
-WireRow = dict[str, object]
 
 # The typed error each way a stream can stop short. A new fault kind fails loudly
 # here until it is given one.
@@ -121,7 +123,7 @@ def stream_error_for(expected: ExpectedTurn) -> type[SilviaError]:
     return STREAM_ERRORS[expected.fault]
 
 
-def wire_row(citation: Citation) -> WireRow:
+def wire_row(citation: Citation) -> dict[str, object]:
     """A client citation as a wire row: extras kept, target in wire form, offset left out."""
     exclude = {"offset"} if isinstance(citation, InlineCitation) else None
     row = citation.model_dump(exclude=exclude, context={"include_provider": True})
@@ -158,15 +160,6 @@ def expected_offsets(scenario: Scenario, count: int) -> list[int]:
     return offsets
 
 
-def expected_targets(expected: ExpectedTurn) -> dict[str, object]:
-    """What `target_for` must give each cited source: the summary's target if the summary
-    arrived, else that of its last streamed citation."""
-    targets: dict[str, object] = {}
-    for row in (*expected.inline_citations, *expected.citations):
-        targets[str(row["source"])] = row.get("target")
-    return targets
-
-
 def assert_turn_matches(turn: Turn, expected: ExpectedTurn, scenario: Scenario) -> None:
     """The client's turn (complete or partial) is what the scenario implies."""
     assert turn.text == expected.text
@@ -174,7 +167,11 @@ def assert_turn_matches(turn: Turn, expected: ExpectedTurn, scenario: Scenario) 
     assert turn.session_id is not None
     assert turn.session_id.startswith("sess_")
 
-    targets = expected_targets(expected)
+    # What `target_for` must give each cited source: the summary's target if the summary
+    # arrived, else that of its last streamed citation.
+    targets: dict[str, object] = {}
+    for row in (*expected.inline_citations, *expected.citations):
+        targets[str(row["source"])] = row.get("target")
     # The summary and every streamed row as sent, each with the target it streamed with.
     assert [wire_row(c) for c in turn.citations] == list(expected.citations)
     assert [wire_row(c) for c in turn.inline_citations] == list(expected.inline_citations)
@@ -206,18 +203,12 @@ def _key(citation: Citation) -> tuple[object, ...]:
     return (citation.source, citation.title, citation.cited_text, citation.target)
 
 
-def answer(session: Session) -> Message:
-    """The session's last message, which must be an assistant's answer."""
-    assert session.messages, "the session holds no message"
-    last = session.messages[-1]
-    assert last.role == "assistant", [m.role for m in session.messages]
-    return last
-
-
 def assert_reload_agrees(turn: Turn, session: Session) -> None:
     """`sessions.get` after the turn gives the live turn's text, rows and targets as sent."""
     assert session.id == turn.session_id
-    stored = answer(session)
+    assert session.messages, "the session holds no message"
+    stored = session.messages[-1]
+    assert stored.role == "assistant", [m.role for m in session.messages]
     assert stored.text == turn.text
     assert (stored.citation_errors, stored.inline_citation_errors) == ((), ())
     assert [_key(c) for c in stored.citations] == [_key(c) for c in turn.citations]
@@ -232,3 +223,31 @@ def assert_no_answer_stored(session: Session, message: str) -> None:
     assert session.messages, "the session holds no message"
     assert session.messages[-1].role == "user"
     assert session.messages[-1].text == message
+
+
+@dataclass(frozen=True)
+class Played:
+    """A turn on either client: the turn (partial, on a `StreamError`), the error, and the
+    session reloaded after whatever turn there is."""
+
+    turn: Turn | None
+    error: SilviaError | None
+    session: Session | None
+
+
+async def play(client: SilviaClient | AsyncSilviaClient, message: str) -> Played:
+    turn: Turn | None = None
+    error: SilviaError | None = None
+    try:
+        if isinstance(client, SilviaClient):
+            turn = client.chat.send(message)
+        else:
+            turn = await client.chat.send(message)
+    except SilviaError as raised:
+        error = raised
+        turn = raised.turn if isinstance(raised, StreamError) else None
+    if turn is None or turn.session_id is None:
+        return Played(turn, error, None)
+    if isinstance(client, SilviaClient):
+        return Played(turn, error, client.sessions.get(turn.session_id))
+    return Played(turn, error, await client.sessions.get(turn.session_id))

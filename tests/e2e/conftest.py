@@ -1,22 +1,20 @@
 """End-to-end fixtures: one reference server on 127.0.0.1 for the whole directory.
 
-Nothing here can hang: every client has short timeouts (5 s to connect, read,
-write or wait for the pool, and an idle timeout of at most 5 s on a stream), and
-the longest thing the server ever does is the 300 s stall, which a client's
-idle timeout cuts short. After each test, once its clients are closed, the
-server must have no connection left open.
+Nothing here can hang: clients have 5 s timeouts and an idle timeout of at most
+5 s, which cuts the server's longest act (a 300 s stall) short. After each test,
+once its clients are closed, the server must have no connection left open.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
 from silvia_client import SilviaClient
 from silvia_client.testing import LoopbackServer, ReferenceServer
 
+from ..testing._helpers import wait_until
 from ._expect import IDLE_TIMEOUT, TIMEOUT, TOKEN
 
 
@@ -36,15 +34,6 @@ def loopback(reference: ReferenceServer) -> Iterator[LoopbackServer]:
     running.start()
     yield running
     running.stop()
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return condition()
-        time.sleep(0.005)
-    return True
 
 
 @pytest.fixture(autouse=True)

@@ -9,8 +9,9 @@ import sys
 
 import pytest
 
-from silvia_client.cli import main
 from silvia_client.testing import SCENARIOS, expected_turn
+
+from ..cli._cli import run
 
 PROVIDERS = re.compile(r"plaid|snaptrade", re.IGNORECASE)
 
@@ -71,46 +72,31 @@ def test_the_demo_plays_the_turn_with_markers_linked_sources_and_its_reload(
     assert re.fullmatch(r"Reloaded session sess_\w+: live and reload agree \(.*\)", last), last
 
 
-def run(
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    *args: str,
-    **settings: str,
-) -> tuple[int, str, str]:
-    """`silvia demo` in this process (quicker than a new one): status, stdout, stderr."""
-    with monkeypatch.context() as patch:
-        for key in [key for key in os.environ if key.startswith("SILVIA_")]:
-            patch.delenv(key)
-        for key, value in settings.items():
-            patch.setenv(key, value)
-        try:
-            status = main(["demo", *args])
-        except SystemExit as exit:  # argparse's usage errors
-            status = int(exit.code or 0)
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
 def test_usage_errors_exit_2_and_a_typed_error_exits_1(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    for key in [key for key in os.environ if key.startswith("SILVIA_")]:
+        monkeypatch.delenv(key)
     # --base-url means the API server, which the demo never uses; it once meant the web app.
     for args in [("--base-url", "https://app.example.com"), ("--base-url",)]:
-        status, out, err = run(monkeypatch, capsys, "--pace", "0", *args)
+        status, out, err = run(["demo", "--pace", "0", *args], capsys)
         assert (status, out) == (2, ""), args
         assert err.startswith("usage: silvia demo"), args
         assert "use --web-url" in err, args
     for args in [("--web-url", "javascript:alert(1)"), ("--scenario", "nope"), ("--pace", "-1")]:
-        assert run(monkeypatch, capsys, *args)[0] == 2, args
-    status, _, err = run(monkeypatch, capsys, SILVIA_WEB_URL="app.example.com")
+        assert run(["demo", *args], capsys)[0] == 2, args
+    monkeypatch.setenv("SILVIA_WEB_URL", "app.example.com")
+    status, _, err = run(["demo"], capsys)
     assert status == 2
     assert err == "silvia demo: SILVIA_WEB_URL must be an absolute http(s) URL\n"
+    monkeypatch.delenv("SILVIA_WEB_URL")
 
     # An API server in the environment (nothing listens on port 9) is not asked; the web
     # app's links are `tests/cli/test_chat.py`'s.
-    env = {"SILVIA_BASE_URL": "http://127.0.0.1:9", "SILVIA_TOKEN": "t"}
-    assert run(monkeypatch, capsys, "--pace", "0", **env)[::2] == (0, EMBEDDED_LINE)
-    status, out, err = run(monkeypatch, capsys, "--pace", "0", "--scenario", "fault-drop")
+    monkeypatch.setenv("SILVIA_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("SILVIA_TOKEN", "t")
+    assert run(["demo", "--pace", "0"], capsys)[::2] == (0, EMBEDDED_LINE)
+    status, out, err = run(["demo", "--pace", "0", "--scenario", "fault-drop"], capsys)
     assert status == 1
     assert err.startswith(EMBEDDED_LINE + "silvia demo: StreamDisconnectedError: ")
     assert "Sources" not in out

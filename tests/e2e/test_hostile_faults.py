@@ -12,13 +12,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import subprocess
-import sys
 import threading
 import tracemalloc
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
@@ -45,6 +43,7 @@ from silvia_client.testing import (
     Trickle,
 )
 
+from ..cli._cli import run
 from ._expect import TIMEOUT, TOKEN, assert_turn_matches
 
 MODES = ("sync", "async")
@@ -55,7 +54,6 @@ PACE = 0.05  # between the bytes of a flood that never ends
 IDLE_TIMEOUT = 0.25  # longer than PACE: it never fires
 DEADLINE = 0.6  # what ends the flood
 GUARD = 60.0  # seconds: "it ended", on however loaded a machine
-T = TypeVar("T")
 
 DEMO = SCENARIOS["demo"].script
 FAST = (
@@ -70,13 +68,8 @@ FAST = (
 
 
 @pytest.fixture(scope="module")
-def server(reference: ReferenceServer) -> ReferenceServer:
+def hostile(reference: ReferenceServer, loopback: LoopbackServer) -> LoopbackServer:
     reference.register(*FAST)  # the directory's server (conftest): no connection left open
-    return reference
-
-
-@pytest.fixture(scope="module")
-def hostile(server: ReferenceServer, loopback: LoopbackServer) -> LoopbackServer:
     return loopback
 
 
@@ -90,9 +83,11 @@ def logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
 def _warm(hostile: LoopbackServer) -> None:
     """One turn and one flood per client first: what loads on first use is not traced later."""
     for mode in ("sync", "async"):
-        play(mode, hostile.url, "/scenario demo")
-        play(mode, hostile.url, "/scenario fault-endless-line", **LIMITS)
-        fetch(mode, hostile.url, "s", {SCENARIO_HEADER: "fault-gzip-bomb"}, **LIMITS)
+        call(mode, hostile.url, "/scenario demo")
+        call(mode, hostile.url, "/scenario fault-endless-line", **LIMITS)
+        call(
+            mode, hostile.url, None, default_headers={SCENARIO_HEADER: "fault-gzip-bomb"}, **LIMITS
+        )
 
 
 # ------------------------------------------------------------------------------------- running
@@ -107,8 +102,8 @@ class Outcome:
     peak: int = 0
 
 
-def traced(run: Callable[[], T]) -> tuple[T, int]:
-    """`run()` in a thread of its own, under `tracemalloc`: its result and the peak growth.
+def traced(run: Callable[[], Outcome]) -> Outcome:
+    """`run()` in a thread of its own, under `tracemalloc`, with the peak growth.
 
     The thread is joined within `GUARD` seconds, or the test fails: a hang shows
     as a failure, never as a test that does not end.
@@ -134,12 +129,14 @@ def traced(run: Callable[[], T]) -> tuple[T, int]:
     assert not thread.is_alive(), "it did not end"
     if "error" in box:
         raise box["error"]
-    return box["value"], peak
+    outcome: Outcome = box["value"]
+    outcome.peak = peak
+    return outcome
 
 
-def call(mode: str, url: str, message: str | None, session: str = "", **options: Any) -> Outcome:
+def call(mode: str, url: str, message: str | None, **options: Any) -> Outcome:
     """With a fresh client of `mode`: a turn of `message` read event by event, or if
-    `message` is None, `sessions.get(session)`."""
+    `message` is None, `sessions.get` of a session."""
     options.update(base_url=url, token=TOKEN, timeout=TIMEOUT)
     events: list[ChatEvent] = []
 
@@ -147,7 +144,7 @@ def call(mode: str, url: str, message: str | None, session: str = "", **options:
         with SilviaClient(**options) as client:
             try:
                 if message is None:
-                    client.sessions.get(session)
+                    client.sessions.get("sess_any")
                 else:
                     with client.chat.stream(message) as stream:
                         events.extend(stream)
@@ -159,7 +156,7 @@ def call(mode: str, url: str, message: str | None, session: str = "", **options:
         async with AsyncSilviaClient(**options) as client:
             try:
                 if message is None:
-                    await client.sessions.get(session)
+                    await client.sessions.get("sess_any")
                 else:
                     async with client.chat.stream(message) as stream:
                         async for event in stream:
@@ -168,17 +165,7 @@ def call(mode: str, url: str, message: str | None, session: str = "", **options:
                 return Outcome(error, events)
         return Outcome(None, events)
 
-    outcome, peak = traced(sync if mode == "sync" else lambda: asyncio.run(run_async()))
-    outcome.peak = peak
-    return outcome
-
-
-def play(mode: str, url: str, message: str, **options: Any) -> Outcome:
-    return call(mode, url, message, **options)
-
-
-def fetch(mode: str, url: str, session: str, headers: dict[str, str], **options: Any) -> Outcome:
-    return call(mode, url, None, session, default_headers=headers, **options)
+    return traced(sync if mode == "sync" else lambda: asyncio.run(run_async()))
 
 
 # ------------------------------------------------------------------------------------ checking
@@ -228,10 +215,17 @@ def assert_partial(
     return turn
 
 
-def assert_bounded(outcome: Outcome) -> None:
+def checked(
+    logs: pytest.LogCaptureFixture, mode: str, url: str, message: str | None, **options: Any
+) -> Outcome:
+    """`call`, then what holds of every case: memory bounded, the token nowhere."""
+    logs.clear()
+    outcome = call(mode, url, message, **options)
     assert outcome.peak < 4 * LIMIT, (
         f"{outcome.peak / MiB:.1f} MiB at the peak for a {LIMIT / MiB:g} MiB limit"
     )
+    assert_hidden(outcome, logs)
+    return outcome
 
 
 # ------------------------------------------------------------------------------------ the cases
@@ -247,123 +241,90 @@ LIMIT_CASES = [
 
 
 def test_a_flood_stops_at_the_limit_with_the_partial_turn_in_bounded_memory(
-    server: ReferenceServer, hostile: LoopbackServer, logs: pytest.LogCaptureFixture
+    reference: ReferenceServer, hostile: LoopbackServer, logs: pytest.LogCaptureFixture
 ) -> None:
     for mode in MODES:
         for name, limit in LIMIT_CASES:
-            logs.clear()
             # Only the limit under test is small: the other stays at its default.
-            outcome = play(mode, hostile.url, f"/scenario {name}", **{limit: LIMIT})
+            outcome = checked(logs, mode, hostile.url, f"/scenario {name}", **{limit: LIMIT})
             error = outcome.error
             assert isinstance(error, StreamTooLargeError), (mode, name, limit, error)
             assert error.limit == LIMIT
             assert f"{limit} ({LIMIT:,} bytes)" in str(error)
-            assert_partial(error, outcome, server, name)
-            assert_bounded(outcome)
-            assert_hidden(outcome, logs)
-        logs.clear()
+            assert_partial(error, outcome, reference, name)
         headers = {SCENARIO_HEADER: "fault-gzip-bomb"}
-        outcome = fetch(mode, hostile.url, "sess_bombed", headers, max_response_bytes=LIMIT)
+        outcome = checked(
+            logs, mode, hostile.url, None, default_headers=headers, max_response_bytes=LIMIT
+        )
         error = outcome.error
         assert isinstance(error, ResponseTooLargeError), (mode, error)
         assert error.limit == LIMIT
         assert (error.request_id or "").startswith("req_")
-        assert_bounded(outcome)
-        assert_hidden(outcome, logs)
 
 
 def test_bytes_forever_are_ended_by_the_deadline_not_the_idle_timeout(
-    server: ReferenceServer, hostile: LoopbackServer, logs: pytest.LogCaptureFixture
+    reference: ReferenceServer, hostile: LoopbackServer, logs: pytest.LogCaptureFixture
 ) -> None:
     # Something arrives every PACE, so the idle timeout never fires: the turn
     # would go on forever but for the deadline.
+    options = {"idle_timeout": IDLE_TIMEOUT, "deadline": DEADLINE, **LIMITS}
     for mode in MODES:
         for name in (scenario.name for scenario in FAST):
-            logs.clear()
-            outcome = play(
-                mode,
-                hostile.url,
-                f"/scenario {name}",
-                idle_timeout=IDLE_TIMEOUT,
-                deadline=DEADLINE,
-                **LIMITS,
-            )
+            outcome = checked(logs, mode, hostile.url, f"/scenario {name}", **options)
             error = outcome.error
             assert isinstance(error, StreamTimeoutError), (mode, name, error)
             assert f"deadline of {DEADLINE:g} s passed" in str(error)
             assert "idle timeout" not in str(error)
-            assert_partial(error, outcome, server, name)
-            assert_bounded(outcome)
-            assert_hidden(outcome, logs)
+            assert_partial(error, outcome, reference, name)
 
 
 def test_an_echoed_token_is_never_shown(
-    server: ReferenceServer, hostile: LoopbackServer, logs: pytest.LogCaptureFixture
+    reference: ReferenceServer, hostile: LoopbackServer, logs: pytest.LogCaptureFixture
 ) -> None:
     blanked = "Invalid bearer token: <token>"
     for mode in MODES:
-        logs.clear()
-        outcome = play(mode, hostile.url, "/scenario fault-echo-token", **LIMITS)
+        outcome = checked(logs, mode, hostile.url, "/scenario fault-echo-token", **LIMITS)
         error = outcome.error
         assert isinstance(error, ServerStreamError), (mode, error)
-        turn = assert_partial(error, outcome, server, "fault-echo-token")
+        turn = assert_partial(error, outcome, reference, "fault-echo-token")
         assert turn.error is not None
         assert turn.error.message == "Request failed for Authorization: Bearer <token>"
         assert "Bearer <token>" in str(error)
         assert outcome.events[-1] == turn.error  # the event handed out is the blanked one
-        assert_bounded(outcome)
-        assert_hidden(outcome, logs)
         # An error status echoing it, on either endpoint.
         headers = {SCENARIO_HEADER: "fault-echo-token-401"}
-        for endpoint in ("chat", "session"):
-            logs.clear()
-            if endpoint == "chat":
-                outcome = play(mode, hostile.url, "/scenario fault-echo-token-401", **LIMITS)
-            else:
-                outcome = fetch(mode, hostile.url, "sess_any", headers, **LIMITS)
+        for message in ("/scenario fault-echo-token-401", None):
+            outcome = checked(logs, mode, hostile.url, message, default_headers=headers, **LIMITS)
             error = outcome.error
-            assert isinstance(error, AuthenticationError), (mode, endpoint, error)
+            assert isinstance(error, AuthenticationError), (mode, message, error)
             assert error.message == blanked
             assert error.body == {"error": {"type": "authentication_error", "message": blanked}}
             assert "<token>" in str(error)
-            assert_bounded(outcome)
-            assert_hidden(outcome, logs)
 
 
 # ----------------------------------------------------------------------------- `silvia chat`
 
 
 def test_silvia_chat_ends_with_the_error_and_never_prints_the_token(
-    server: ReferenceServer, hostile: LoopbackServer
+    reference: ReferenceServer,
+    hostile: LoopbackServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("SILVIA_")}
-    env.update(SILVIA_TOKEN=TOKEN, NO_COLOR="1")
-    cases = {
+    for key in [key for key in os.environ if key.startswith("SILVIA_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    for name, error in {
         "fault-echo-token": "ServerStreamError",
         "fault-echo-token-401": "AuthenticationError",
         "fault-endless-line": "StreamTooLargeError",  # at the default max_event_bytes
-    }
-    CHAT = [sys.executable, "-m", "silvia_client", "chat", "--base-url"]
-    # Started together: most of each run is the interpreter starting.
-    runs = {
-        name: subprocess.Popen(
-            [*CHAT, hostile.url, "/scenario " + name],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            text=True,
-        )
-        for name in cases
-    }
-    for name, error in cases.items():
-        run = runs[name]
-        out, err = run.communicate(timeout=GUARD)  # a guard against a hang, not a bound
-        assert run.returncode == 1, (name, err)
+    }.items():
+        status, out, err = run(["chat", "--base-url", hostile.url, "/scenario " + name], capsys)
+        assert status == 1, (name, err)
         assert TOKEN not in out + err, name
         assert f"silvia chat: {error}: " in err, (name, err)
         if "echo" in name:
             assert "<token>" in err, name
-        expected = server.expected_turn(name, token=TOKEN)
+        expected = reference.expected_turn(name, token=TOKEN)
         if expected.status == 200:  # what arrived is on stdout, as it arrived
             assert out.startswith(expected.text.split(" and ")[0]), name

@@ -39,7 +39,8 @@ def test_silvia_streams_a_turn_in_process_on_the_tests_own_server(
     assert len(silvia_server.sessions) == 2
 
 
-def test_each_test_gets_a_fresh_server_and_the_older_names_the_same_short_clients(
+@pytest.mark.anyio
+async def test_each_test_gets_a_fresh_server_and_the_older_names_the_same_short_clients(
     silvia_server: ReferenceServer,
     silvia: SilviaClient,
     silvia_client: SilviaClient,
@@ -53,15 +54,10 @@ def test_each_test_gets_a_fresh_server_and_the_older_names_the_same_short_client
     for client in (silvia, async_silvia):
         assert client.timeout.read == 5.0
         assert client.idle_timeout == 5.0
-
-
-@pytest.mark.anyio
-async def test_async_silvia_streams_a_turn(async_silvia: AsyncSilviaClient) -> None:
     turn = await async_silvia.chat.send("hello")
     assert turn.complete
     assert turn.session_id is not None
-    session = await async_silvia.sessions.get(turn.session_id)
-    assert session.messages[-1].text == turn.text
+    assert silvia.sessions.get(turn.session_id).messages[-1].text == turn.text  # one server
 
 
 def test_silvia_loopback_client_goes_over_real_http(

@@ -2,40 +2,34 @@
 
 Each scenario is played through a `RecordingTransport` on a server with one
 exact token, saved, and replayed by `Recording.client()`, `.async_client()` and
-a `silvia serve --replay` subprocess: each gives the live turn (text, rows,
-targets, offsets, session, `complete`), the same error, the same reload, and no
-file holds the token.
+the files' `ReplayServer` on a socket (what `silvia serve --replay` runs): each
+gives the live turn (text, rows, targets, offsets, session, `complete`), the
+same error, the same reload, and no file holds the token.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
-import subprocess
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from silvia_client import AsyncSilviaClient, SilviaClient, SilviaError, Turn
-from silvia_client.sessions import Session
+from silvia_client import SilviaClient
 from silvia_client.testing import (
     SCENARIO_HEADER,
     Recording,
     RecordingTransport,
     ReferenceServer,
-    record_turn,
+    ReplayServer,
 )
 
-from ._expect import TIMEOUT
+from ._expect import TIMEOUT, Played, play
 
 TOKEN = "round-trip-s3cret-token-7f3a"
 IDLE_TIMEOUT = 0.5  # the live stall ends after this; nothing else waits near it
-URL_LINE = re.compile(r"Silvia reference server on (http://127\.0\.0\.1:\d+)\n")
 
 SCENARIOS = [
     "demo",
@@ -52,34 +46,11 @@ SCENARIOS = [
 ]
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What a client got from one turn: the turn (partial on failure), the error, the reload."""
-
-    turn: Turn | None
-    error: type[SilviaError] | None
-    session: Session | None
-
-
 OPTIONS: dict[str, Any] = {"timeout": TIMEOUT, "idle_timeout": IDLE_TIMEOUT, "max_retries": 0}
 
 
-async def play(client: SilviaClient | AsyncSilviaClient, message: str) -> Outcome:
-    try:
-        if isinstance(client, SilviaClient):
-            turn = client.chat.send(message)
-        else:
-            turn = await client.chat.send(message)
-    except SilviaError as error:
-        return Outcome(getattr(error, "turn", None), type(error), None)
-    assert turn.session_id is not None
-    if isinstance(client, SilviaClient):
-        return Outcome(turn, None, client.sessions.get(turn.session_id))
-    return Outcome(turn, None, await client.sessions.get(turn.session_id))
-
-
-def assert_same(replayed: Outcome, live: Outcome, case: str = "") -> None:
-    assert replayed.error is live.error, case
+def assert_same(replayed: Played, live: Played, case: str = "") -> None:
+    assert type(replayed.error) is type(live.error), case
     assert (replayed.turn is None) is (live.turn is None), case
     if live.turn is not None:
         assert replayed.turn is not None
@@ -100,54 +71,40 @@ def server_url() -> Iterator[str]:
 @pytest.fixture(scope="module")
 def recorded(
     server_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> dict[str, tuple[Outcome, Path]]:
+) -> dict[str, tuple[Played, Path]]:
     """Each scenario's live outcome and its recording's file."""
     directory = tmp_path_factory.mktemp("recordings")
     results = {}
-    for scenario in SCENARIOS:
-        recorder = RecordingTransport()
-        http = httpx.Client(transport=recorder)
-        with (
-            http,
-            SilviaClient(base_url=server_url, token=TOKEN, http_client=http, **OPTIONS) as client,
-            recorder.capture() as capture,
-        ):
-            live = asyncio.run(play(client, f"/scenario {scenario}"))
-        recording = capture.recording()
-        assert recording is not None
-        path = directory / f"{scenario}.jsonl"
-        recording.save(path)
-        results[scenario] = (live, path)
+    recorder = RecordingTransport()
+    http = httpx.Client(transport=recorder)
+    with http, SilviaClient(base_url=server_url, token=TOKEN, http_client=http, **OPTIONS) as c:
+        for scenario in SCENARIOS:
+            with recorder.capture() as capture:
+                live = asyncio.run(play(c, f"/scenario {scenario}"))
+            recording = capture.recording()
+            assert recording is not None
+            path = directory / f"{scenario}.jsonl"
+            recording.save(path)
+            results[scenario] = (live, path)
     return results
 
 
 @pytest.fixture(scope="module")
-def replay_url(recorded: dict[str, tuple[Outcome, Path]]) -> Iterator[str]:
+def replay_url(recorded: dict[str, tuple[Played, Path]]) -> Iterator[str]:
     files = [str(path) for _, path in recorded.values()]
     # And a redacted copy of the demo, served as `demo-redacted`.
     _, demo = recorded["demo"]
     redacted = demo.with_name("demo-redacted.jsonl")
     Recording.load(demo).redacted().save(redacted)
     files.append(str(redacted))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "silvia_client", "serve", "--replay", *files, "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        match = URL_LINE.fullmatch(process.stdout.readline())
-        assert match, "the first line names the URL"
-        yield match.group(1)
-    finally:
-        process.terminate()
-        process.communicate(timeout=10)
+    # What `silvia serve --replay FILE...` serves (its command line: tests/cli/test_serve.py).
+    with ReplayServer.from_files(files).serve_loopback() as url:
+        yield url
 
 
 @pytest.mark.anyio
 async def test_every_recording_replays_the_live_turn_three_ways_and_holds_no_token(
-    recorded: dict[str, tuple[Outcome, Path]], replay_url: str
+    recorded: dict[str, tuple[Played, Path]], replay_url: str
 ) -> None:
     # So that the comparisons compare something: complete turns, partial ones, errors.
     demo, dropped, failed = (recorded[name][0] for name in ("demo", "fault-drop", "status-500"))
@@ -158,39 +115,22 @@ async def test_every_recording_replays_the_live_turn_three_ways_and_holds_no_tok
     assert dropped.turn is not None
     assert dropped.turn.inline_citations
     assert failed.turn is None
-    for scenario, (live, path) in recorded.items():
-        assert TOKEN.encode() not in path.read_bytes(), scenario
-        with Recording.load(path).client(idle_timeout=IDLE_TIMEOUT) as client:
-            assert_same(await play(client, "whatever is asked"), live, scenario)
-        async with Recording.load(path).async_client(idle_timeout=IDLE_TIMEOUT) as aclient:
-            assert_same(await play(aclient, "whatever is asked"), live, scenario)
-        headers = {SCENARIO_HEADER: scenario}
-        with SilviaClient(
-            base_url=replay_url, token="any", default_headers=headers, **OPTIONS
-        ) as c:
-            assert_same(await play(c, "whatever is asked"), live, f"{scenario} (silvia serve)")
-    # `silvia serve --replay` picks by message, defaults to the first, serves a redacted copy.
-    with SilviaClient(base_url=replay_url, token="any", **OPTIONS) as client:
-        assert_same(await play(client, "/recording accounts"), recorded["accounts"][0])
-        assert_same(await play(client, "no name"), recorded[SCENARIOS[0]][0])
-        shared = await play(client, "/recording demo-redacted")
+    # One client on the replay server, a copy per scenario: each new one reads the CA bundle.
+    with SilviaClient(base_url=replay_url, token="any", **OPTIONS) as served:
+        for scenario, (live, path) in recorded.items():
+            assert TOKEN.encode() not in path.read_bytes(), scenario
+            with Recording.load(path).client(idle_timeout=IDLE_TIMEOUT) as client:
+                assert_same(await play(client, "whatever is asked"), live, scenario)
+            async with Recording.load(path).async_client(idle_timeout=IDLE_TIMEOUT) as aclient:
+                assert_same(await play(aclient, "whatever is asked"), live, scenario)
+            picked = served.with_options(default_headers={SCENARIO_HEADER: scenario})
+            assert_same(await play(picked, "anything"), live, f"{scenario} (replay server)")
+        # The replay server picks by message, defaults to the first, serves a redacted copy.
+        assert_same(await play(served, "/recording accounts"), recorded["accounts"][0])
+        assert_same(await play(served, "no name"), recorded[SCENARIOS[0]][0])
+        shared = await play(served, "/recording demo-redacted")
     assert shared.turn is not None
     assert shared.turn.text == demo.turn.text
     kinds = [c.target.kind if c.target else None for c in shared.turn.citations]
     assert kinds == [c.target.kind if c.target else None for c in demo.turn.citations]
     assert shared.session is not None
-
-
-@pytest.mark.anyio
-async def test_record_turn_over_loopback_replays_the_same_turn(server_url: str) -> None:
-    recording = record_turn("/scenario pooling", base_url=server_url, token=TOKEN)
-    assert TOKEN not in recording.dumps()
-    with SilviaClient(base_url=server_url, token=TOKEN) as client:
-        live = client.chat.send("/scenario pooling")
-    with recording.client() as client:
-        replayed = client.chat.send("again")
-    # A second live turn has its own session: everything else is the same.
-    assert replayed.text == live.text
-    assert replayed.citations == live.citations
-    assert replayed.inline_citations == live.inline_citations
-    assert replayed.complete

@@ -4,34 +4,48 @@ One test goes through every scenario of `SCENARIOS` with both clients (a new sce
 is tested by being added there): the turn the client assembles is what
 `expected_turn` says the scenario implies, and reloading the session gives the
 same citations and targets. A scenario that fails gives its typed error,
-carrying what arrived. A failure names its scenario; after each scenario no
-connection is left open on the server.
+carrying what arrived; one client per side plays them all, so each recovers
+from every fault. A failure names its scenario; after each scenario no
+connection is left open on the server. Then what that comparison does not see:
+the malformed events' data and a stream left early (an error status on a reload
+is `tests/client/test_errors.py`'s and, on the wire, `tests/testing/test_transports.py`'s).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from silvia_client import AsyncSilviaClient, SilviaClient, SilviaError, StreamError, Turn
-from silvia_client.errors import APIStatusError, RateLimitError
-from silvia_client.sessions import Session
-from silvia_client.testing import SCENARIOS, ExpectedTurn, LoopbackServer, ReferenceServer, Scenario
+from silvia_client import (
+    AsyncSilviaClient,
+    RateLimitError,
+    StreamDisconnectedError,
+)
+from silvia_client.citations import resolve_citation
+from silvia_client.errors import APIStatusError
+from silvia_client.testing import (
+    SCENARIOS,
+    ExpectedTurn,
+    LoopbackServer,
+    ReferenceServer,
+    Scenario,
+)
 
+from ..testing._helpers import wait_until
 from ._expect import (
     TIMEOUT,
     TOKEN,
+    Played,
     assert_no_answer_stored,
     assert_reload_agrees,
     assert_turn_matches,
     message_for,
     options_for,
+    play,
     shown,
     status_error_for,
     stream_error_for,
 )
-from .conftest import make_client, wait_until
+from .conftest import make_client
 
 
 def _check_status_error(error: BaseException, expected: ExpectedTurn) -> None:
@@ -48,27 +62,23 @@ def _check_status_error(error: BaseException, expected: ExpectedTurn) -> None:
         assert error.retry_after == expected.retry_after
 
 
-def _check_outcome(
-    scenario: Scenario,
-    expected: ExpectedTurn,
-    turn: Turn | None,
-    error: SilviaError | None,
-) -> Turn | None:
-    """The turn, or the typed error with its partial turn; the turn to check the reload by."""
+def _check(scenario: Scenario, expected: ExpectedTurn, played: Played) -> None:
+    """The turn, or the typed error with its partial turn, and the reload of either."""
+    turn, error, session = played.turn, played.error, played.session
     if expected.status != 200:
         assert turn is None
         assert error is not None
         _check_status_error(error, expected)
-        return None
+        return
+    assert turn is not None
+    assert session is not None
+    assert_turn_matches(turn, expected, scenario)
     if expected.complete:
         assert error is None, repr(error)
-        assert turn is not None
-        assert_turn_matches(turn, expected, scenario)
-        return turn
-    assert isinstance(error, stream_error_for(expected)), repr(error)
-    assert isinstance(error, StreamError)
-    assert_turn_matches(error.turn, expected, scenario)
-    return error.turn
+        assert_reload_agrees(turn, session)
+    else:
+        assert isinstance(error, stream_error_for(expected)), repr(error)
+        assert_no_answer_stored(session, message_for(scenario))
 
 
 # One client per side, each scenario on a `with_options` copy: a new client per
@@ -81,44 +91,14 @@ async def test_every_scenario(reference: ReferenceServer, loopback: LoopbackServ
                 options = options_for(scenario)
                 idle = options["idle_timeout"]
                 expected = reference.expected_turn(name, idle_timeout=idle, token=TOKEN)
-                for side in ("sync", "async"):
+                for side in (client, aclient):
                     try:
-                        turn, error, session = await play(
-                            client if side == "sync" else aclient, scenario, options
-                        )
-                        checked = _check_outcome(scenario, expected, turn, error)
-                        if checked is not None:
-                            assert session is not None
-                            if expected.complete:
-                                assert_reload_agrees(checked, session)
-                            else:
-                                assert_no_answer_stored(session, message_for(scenario))
+                        played = await play(side.with_options(**options), message_for(scenario))
+                        _check(scenario, expected, played)
                     except Exception as failure:
-                        raise AssertionError(f"scenario {name!r} ({side} client)") from failure
+                        raise AssertionError(f"scenario {name!r} ({type(side)})") from failure
                     # The clients live on: at most their one pooled connection each.
                     assert wait_until(lambda: loopback.open_connections <= 2), name
-
-
-async def play(
-    client: SilviaClient | AsyncSilviaClient, scenario: Scenario, options: dict[str, Any]
-) -> tuple[Turn | None, SilviaError | None, Session | None]:
-    """The turn or the error, and the reloaded session of whatever turn there is."""
-    turn: Turn | None = None
-    error: SilviaError | None = None
-    copy = client.with_options(**options)
-    try:
-        if isinstance(copy, SilviaClient):
-            turn = copy.chat.send(message_for(scenario))
-        else:
-            turn = await copy.chat.send(message_for(scenario))
-    except SilviaError as raised:
-        error = raised
-    whole = turn or (error.turn if isinstance(error, StreamError) else None)
-    if whole is None or whole.session_id is None:
-        return turn, error, None
-    if isinstance(copy, SilviaClient):
-        return turn, error, copy.sessions.get(whole.session_id)
-    return turn, error, await copy.sessions.get(whole.session_id)
 
 
 def test_a_legacy_session_keeps_its_old_rows_untyped_beside_the_new_typed_turn(
@@ -141,3 +121,41 @@ def test_a_legacy_session_keeps_its_old_rows_untyped_beside_the_new_typed_turn(
     assert question.text == "/scenario legacy-session"
     assert_reload_agrees(turn, session)
     assert all(c.target is not None for c in answer.citations)
+
+
+def test_what_a_faulty_stream_carries_is_usable(loopback: LoopbackServer) -> None:
+    with make_client(loopback.url) as client:
+        with pytest.raises(StreamDisconnectedError) as caught:
+            client.chat.send("/scenario fault-drop")
+        turn = caught.value.turn
+        first = resolve_citation(turn.inline_citations[0])
+        assert first.href is not None
+        assert first.href.startswith("/accounts/")
+        assert (turn.malformed_events, turn.unknown_events) == ((), ())  # no half event read
+
+        for scenario, event, data in [
+            (
+                "fault-malformed-json",
+                "citation",
+                '{"citation": {"source": "silvia://your-account/checking", ',
+            ),
+            ("fault-malformed-shape", "text", '{"text": 42}'),
+        ]:
+            turn = client.chat.send(f"/scenario {scenario}")
+            assert turn.complete, scenario
+            [malformed] = turn.malformed_events
+            assert malformed.event == event, scenario
+            assert malformed.data == data, scenario
+            assert malformed.reason, scenario
+
+
+def test_leaving_a_stream_early_closes_its_connection(loopback: LoopbackServer) -> None:
+    with make_client(loopback.url) as client:
+        with client.chat.stream("/scenario demo") as stream:
+            for event in stream:
+                if event.type == "citation":
+                    break
+        # A body left unread cannot serve another request: closed, while the client lives on.
+        assert wait_until(lambda: loopback.open_connections == 0)
+        with client.chat.stream("hello") as stream:
+            assert stream.until_done().complete

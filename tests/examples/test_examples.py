@@ -1,13 +1,9 @@
-"""Every `examples/*.py` runs: on the embedded reference server, and on a loopback one.
+"""Every `examples/*.py` but the relay (`test_relay_fastapi.py`) runs as a user runs it.
 
-(A server, `relay_fastapi.py`, is run by a test of its own: `test_relay_fastapi.py`.)
-
-Each script runs as a user runs it (`python examples/NAME.py`, a subprocess,
-from a working directory outside the repository):
-once with no `SILVIA_BASE_URL` (the embedded reference server), once with
-`SILVIA_BASE_URL` and `SILVIA_TOKEN` pointing at a reference server of its own
-on 127.0.0.1, which must then have served it. Each must exit 0 and print neither
-the token nor a provider. The scripts start together (they are independent).
+`python examples/NAME.py` in a subprocess, from a folder outside the repository,
+once on the embedded reference server (no `SILVIA_BASE_URL`) and once on a
+loopback server of its own (`SILVIA_BASE_URL`, `SILVIA_TOKEN`), which must then
+have served it; all started together. Each exits 0, printing no token nor provider.
 """
 
 from __future__ import annotations
@@ -75,8 +71,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Results]:
         yield done, servers
 
 
-def test_the_examples_are_there() -> None:
-    expected = {
+def test_every_example_runs_privately_and_talks_to_silvia_base_url(runs: Results) -> None:
+    results, servers = runs
+    assert set(SCRIPTS) >= {
         "quickstart.py",
         "stream_turn.py",
         "stream_turn_async.py",
@@ -84,15 +81,9 @@ def test_the_examples_are_there() -> None:
         "resolve_links.py",
         "match_accounts.py",
     }
-    assert expected <= set(SCRIPTS)
-    assert (EXAMPLES / "citations_tour.ipynb").is_file()
-    for server, test in SERVERS.items():
-        assert (EXAMPLES / server).is_file()
+    for app, test in SERVERS.items():
+        assert (EXAMPLES / app).is_file()
         assert (Path(__file__).parent / test).is_file()
-
-
-def test_every_example_runs_privately_and_talks_to_silvia_base_url(runs: Results) -> None:
-    results, servers = runs
     for (mode, script), result in results.items():
         assert result.returncode == 0, f"{script} ({mode}) failed:\n{result.stderr}"
         assert result.stdout.strip(), f"{script} printed nothing"

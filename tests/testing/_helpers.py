@@ -50,11 +50,12 @@ def read_turn(client: httpx.Client, scenario: str, into: list[bytes]) -> None:
 
 
 def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
+    """Whether `condition()` holds within `timeout` seconds (a guard against a hang)."""
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
+            return condition()
+        time.sleep(0.005)
     return True
 
 

@@ -70,56 +70,71 @@ def with_header(where: str, header: tuple[str, str]) -> tuple[str, int]:
 def test_load_keeps_it_and_every_replay_that_writes_refuses_it_naming_the_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    good, path = tmp_path / "good.jsonl", tmp_path / "hostile.jsonl"
+    good = tmp_path / "good.jsonl"
     turn().save(good)
-    junit, report, page = tmp_path / "qa.xml", tmp_path / "qa.json", tmp_path / "qa.html"
-    for header in HOSTILE.values():
-        for where in ("response", "reload"):
-            case = (where, header)
-            text, line = with_header(where, header)
-            path.write_text(text, encoding="utf-8")
-            loaded = Recording.load(path)
-            owner = loaded.response if where == "response" else loaded.reload
-            assert owner is not None, case
-            assert header in owner.headers, case  # kept as the file has it
-            [error] = loaded.header_errors()
-            assert error.line == line, case
-            assert str(error).startswith(f"line {line}: "), case
-            assert str(error).isascii(), case  # escaped: nothing raw
-            assert str(error).isprintable(), case
-            assert len(str(error)) < 300, case  # a long name is cut
-            for replay in (loaded.client, loaded.async_client, lambda: ReplayServer({"h": loaded})):  # noqa: B023
-                with pytest.raises(RecordingFormatError) as caught:
-                    replay()
-                assert caught.value.line == line, case
+    cases = [(where, header) for header in HOSTILE.values() for where in ("response", "reload")]
+    paths, lines = [], []
+    for number, case in enumerate(cases):
+        where, header = case
+        text, line = with_header(where, header)
+        path = tmp_path / f"hostile-{number}.jsonl"
+        path.write_text(text, encoding="utf-8")
+        paths.append(str(path))
+        lines.append(line)
+        loaded = Recording.load(path)
+        owner = loaded.response if where == "response" else loaded.reload
+        assert owner is not None, case
+        assert header in owner.headers, case  # kept as the file has it
+        [error] = loaded.header_errors()
+        assert error.line == line, case
+        assert str(error).startswith(f"line {line}: "), case
+        assert str(error).isascii(), case  # escaped: nothing raw
+        assert str(error).isprintable(), case
+        assert len(str(error)) < 300, case  # a long name is cut
+        for replay in (loaded.client, loaded.async_client, lambda: ReplayServer({"h": loaded})):  # noqa: B023
             with pytest.raises(RecordingFormatError) as caught:
-                ReplayServer.from_files([str(path)])
-            assert (caught.value.line, caught.value.path) == (line, str(path)), case
+                replay()
+            assert caught.value.line == line, case
+        with pytest.raises(RecordingFormatError) as caught:
+            ReplayServer.from_files([str(path)])
+        assert (caught.value.line, caught.value.path) == (line, str(path)), case
 
-            assert main(["serve", "--replay", str(path), "--port", "0"]) == 2, case
-            out, err = capsys.readouterr()
-            assert out == "", case
-            assert err.startswith(f"silvia serve: {path}: line {line}: "), case
-            assert err.count("\n") == 1, case
-            assert "stolen" not in err, case
+        assert main(["serve", "--replay", str(path), "--port", "0"]) == 2, case
+        out, err = capsys.readouterr()
+        assert out == "", case
+        assert err.startswith(f"silvia serve: {path}: line {line}: "), case
+        assert err.count("\n") == 1, case
+        assert "stolen" not in err, case
 
-            # qa check judges the turn and reports the header as an error finding.
-            args = ["qa", "check", str(good), str(path), "--junit", str(junit)]
-            status = main([*args, "--json", str(report), "--html", str(page)])
-            out, err = capsys.readouterr()
-            assert status == 1, out + err
-            assert "Traceback" not in err, case
-            rows = table(out)
-            assert rows[RECORDED_HEADERS.id] == ["pass", "FAIL"], case
-            assert rows["stream-complete"] == ["pass", "pass"], case  # the turn was still judged
-            assert rows["target-parses"] == ["pass", "pass"], case
-            assert f"line {line}: " in out, case
-            assert "\r" not in out, case  # (the request id holding it is shown escaped)
-            [finding] = json.loads(report.read_text(encoding="utf-8"))["prompts"][1]["findings"]
-            assert finding["rule"] == RECORDED_HEADERS.id, case
-            assert finding["evidence"] == {"line": line}, case
-            ET.parse(junit)  # well-formed
-            parse(page.read_text(encoding="utf-8").removeprefix("<!doctype html>\n"))
+    # qa check judges every turn and reports each header as an error finding.
+    junit, report, page = tmp_path / "qa.xml", tmp_path / "qa.json", tmp_path / "qa.html"
+    args = [
+        "qa",
+        "check",
+        str(good),
+        *paths,
+        "--wide",
+        "--junit",
+        str(junit),
+        "--json",
+        str(report),
+    ]
+    assert main([*args, "--html", str(page)]) == 1
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    rows = table(out)
+    assert rows[RECORDED_HEADERS.id] == ["pass"] + ["FAIL"] * len(cases)
+    assert rows["stream-complete"] == ["pass"] * (len(cases) + 1)  # the turns were judged
+    assert rows["target-parses"] == ["pass"] * (len(cases) + 1)
+    assert "\r" not in out  # (the request id holding it is shown escaped)
+    prompts = json.loads(report.read_text(encoding="utf-8"))["prompts"][1:]
+    for prompt, line, case in zip(prompts, lines, cases, strict=True):
+        assert f"line {line}: " in out, case
+        [finding] = prompt["findings"]
+        assert finding["rule"] == RECORDED_HEADERS.id, case
+        assert finding["evidence"] == {"line": line}, case
+    ET.parse(junit)  # well-formed
+    parse(page.read_text(encoding="utf-8").removeprefix("<!doctype html>\n"))
 
 
 def test_check_recordings_adds_the_row_only_when_a_recording_needs_it() -> None:

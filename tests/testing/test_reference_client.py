@@ -5,7 +5,8 @@ in-process transport, send the token the server requires (else any), take the
 client constructor's keywords and close the httpx client they made. A chat POST
 naming a session the server does not know answers 404 with the error body, as
 the session GET does, on either runner; text holding lone surrogates streams
-as a JSON server writes it (`\\udXXX`).
+as a JSON server writes it (`\\udXXX`). With `deterministic=True` (what the
+example notebook runs on) ids count up and timestamps are fixed.
 """
 
 from __future__ import annotations
@@ -90,11 +91,15 @@ async def test_the_client_sends_the_token_the_server_requires_unless_told_otherw
         assert client.chat.send("hello").complete
         assert (await aclient.chat.send("hello")).complete
         assert "kit-s3cret" not in repr(client) + repr(aclient)
-    async with clients(server, token="wrong") as (client, aclient):
-        with pytest.raises(AuthenticationError):
-            client.chat.send("hello")
-        with pytest.raises(AuthenticationError):
-            await aclient.chat.send("hello")
+    for runner in RUNNERS:
+        async with clients(server, runner, token="a-wrong-token") as (client, aclient):
+            with pytest.raises(AuthenticationError) as caught:
+                client.chat.send("hello")
+            with pytest.raises(AuthenticationError) as acaught:
+                await aclient.chat.send("hello")
+        for shown in (str(caught.value), str(acaught.value)):
+            assert "a-wrong-token" not in shown, runner
+            assert "kit-s3cret" not in shown, runner
     for make in (server.client, server.async_client):
         with httpx.Client() as own, pytest.raises(TypeError, match=r"server\.transport\(\)"):
             make(http_client=own)
@@ -160,3 +165,22 @@ def test_any_text_streams_as_utf8_json_that_reads_back(text: str) -> None:
     for data, part in zip(datas, texts, strict=True):
         plain = json.dumps({"text": part}, ensure_ascii=False, separators=(",", ":")).encode()
         assert data == plain  # text without surrogates goes out exactly as before
+
+
+def test_deterministic_servers_store_the_same_sessions_others_random_ids() -> None:
+    def run(server: ReferenceServer) -> tuple[list[str | None], str]:
+        with server.client() as client:
+            ids = [client.chat.send(m).session_id for m in ("hi", "/scenario market-data")]
+            client.chat.send("again", session_id=ids[0])
+        return ids, json.dumps([server.sessions.body(str(i)) for i in ids])
+
+    ids, bodies = run(ReferenceServer(deterministic=True))
+    assert run(ReferenceServer(deterministic=True)) == (ids, bodies)
+    assert ids == ["sess_0001", "sess_0002"]
+    messages = json.loads(bodies)[0]["messages"]
+    assert [m["id"] for m in messages] == ["msg_0001", "msg_0002", "msg_0005", "msg_0006"]
+    assert {m["created_at"] for m in messages} == {"2025-01-01T00:00:00.000Z"}
+    ids, _ = run(ReferenceServer())
+    again, _ = run(ReferenceServer())
+    assert all(i and i.startswith("sess_") and len(i) == 37 for i in ids + again)
+    assert set(ids).isdisjoint(again)

@@ -1,4 +1,5 @@
-"""The built-in scenarios: coverage of the doc's table and rules, privacy, expected turns."""
+"""The built-in scenarios: coverage of the doc's table and rules, privacy, expected turns,
+and `silvia serve --list` (serving them is `tests/cli/test_serve.py`'s)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,12 @@ import re
 
 import pytest
 
+from silvia_client.cli import main
 from silvia_client.testing import (
+    BROKEN_SCENARIOS,
     DEFAULT_SCENARIO,
     SCENARIOS,
-    Cite,
-    ExecuteSql,
-    Say,
     Scenario,
-    ScriptError,
-    Stall,
     expected_turn,
     scenarios,
 )
@@ -38,6 +36,19 @@ def test_names_are_unique_descriptions_one_line_and_the_library_read_only() -> N
         assert "\n" not in scenario.description
     with pytest.raises(TypeError):
         SCENARIOS["mine"] = SCENARIOS["demo"]  # type: ignore[index]
+
+
+def test_serve_list_prints_every_scenario_with_its_description_and_refuses_an_unknown_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["serve", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    playable = {**SCENARIOS, **BROKEN_SCENARIOS}
+    assert len(lines) == len(playable)
+    for line, (name, scenario) in zip(lines, playable.items(), strict=True):
+        assert line.split(maxsplit=1) == [name, scenario.description]
+    assert main(["serve", "--scenario", "nope"]) == 2
+    assert "nope" in capsys.readouterr().err
 
 
 def test_a_library_file_that_does_not_fit_names_the_file_and_the_scenario() -> None:
@@ -85,15 +96,6 @@ def test_every_source_pattern_and_target_kind_of_the_doc_is_covered() -> None:
         for kind in ("tax_reference", "card_document", "mortgage_reference")
         for url_is_null in (True, False)
     }
-
-
-def test_the_demo_turn_cites_accounts_a_ticker_a_web_page_and_a_tax_document() -> None:
-    expected = expected_turn(SCENARIOS["demo"])
-    assert expected.complete
-    assert expected.fault is None
-    kinds = {c["target"]["kind"] for c in expected.citations}  # type: ignore[index]
-    assert {"account", "accounts", "market_data", "web", "tax_reference"} <= kinds
-    assert expected.text.startswith("You have $4,210.55 in checking")
 
 
 def without_providers(value: object) -> object:
@@ -203,23 +205,8 @@ def test_the_faults_and_statuses_expect_what_they_do_to_a_turn() -> None:
 
 
 def test_a_custom_scenario_is_checked_when_built() -> None:
-    rows = ({"account_name": "Checking", "account_id": "a" * 20},)
-    with pytest.raises(ScriptError):
-        Scenario("mine", "Cites what it never wrote.", script=(Say("x"), Cite("silvia://analysis")))
+    # A script citing what it never wrote fails as built too (test_derive_rules, `play`).
     with pytest.raises(ValueError, match="name"):
         Scenario("has space", "d", script=())
     with pytest.raises(ValueError, match="one-line"):
         Scenario("two-lines", "a\nb", script=())
-    custom = Scenario(
-        "mine",
-        "One account.",
-        script=(ExecuteSql(rows=rows), Say("x"), Cite("silvia://your-account/checking")),
-        fault=Stall(seconds=9, after_events=1),
-    )
-    assert expected_turn(custom, idle_timeout=10).final_targets == {
-        "silvia://your-account/checking": {
-            "kind": "account",
-            "accountId": "a" * 20,
-            "provider": None,
-        }
-    }

@@ -1,0 +1,538 @@
+"""Capturing recordings, and replaying them in-process (chunk for chunk, with or without
+timing, by name), the sync and the async side where both exist.
+
+Capture: what `RecordingTransport` and `record_turn` keep, and never keep (the token,
+credential headers). Replay applies a live client's limits to what it decompresses,
+never inflating whole: a gzip chunk of a few hundred KiB holds 64 MiB of events;
+replayed in-process, on a socket, and checked by QA, `max_response_bytes` /
+`max_event_bytes` stop it with the live client's error (a finding, in QA), and memory
+(`tracemalloc`) stays near the limit. That the clients and `silvia serve --replay`
+give the live turn back is `tests/e2e/test_recording_round_trip.py`'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import gzip
+import json
+import struct
+import time
+import tracemalloc
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from silvia_client import (
+    APIConnectionError,
+    AsyncSilviaClient,
+    NotFoundError,
+    SilviaClient,
+    StreamDisconnectedError,
+    StreamTimeoutError,
+    Turn,
+)
+from silvia_client.errors import ResponseTooLargeError, StreamTooLargeError
+from silvia_client.qa import check_recordings
+from silvia_client.testing import (
+    IN_PROCESS_URL,
+    SCENARIO_HEADER,
+    RecordedChunk,
+    RecordedReload,
+    RecordedRequest,
+    RecordedResponse,
+    Recording,
+    RecordingFormatError,
+    RecordingTransport,
+    ReferenceServer,
+    ReplayServer,
+    arecord_turn,
+    record_turn,
+)
+
+from ._helpers import SSE, made, recorded
+
+pytestmark = pytest.mark.anyio
+
+SESSION = b'event: session\ndata: {"sessionId":"s"}\n\n'
+HELLO = 'event: text\ndata: {"text":"h\u00e9llo"}\n\n'.encode()
+DONE = b"event: done\ndata: {}\n\n"
+# A character split across two chunks, as a socket may deliver it.
+CHUNKS = [SESSION, HELLO[:24], HELLO[24:], DONE]
+RELOAD = b'{"session":{"id":"s"},"messages":[]}'
+
+
+def replay(chunks: list[bytes] = CHUNKS, *, end: str = "ended", gap: float = 0.0) -> Recording:
+    headers = (*SSE, ("x-request-id", "req_r"))
+    return made(chunks, reload=RELOAD, headers=headers, end=end, gap=gap)
+
+
+async def test_the_transport_replays_the_body_chunk_for_chunk_and_the_reload_by_its_id() -> None:
+    transport = replay().transport()
+    with httpx.Client(transport=transport, base_url=IN_PROCESS_URL) as http:
+        with http.stream("POST", "/anything", json={"message": "whatever"}) as response:
+            assert response.headers["x-request-id"] == "req_r"
+            assert list(response.iter_raw()) == CHUNKS
+        assert http.get("/api/chat/sessions/s").content == RELOAD
+        assert http.get("/other/prefix/s").content == RELOAD  # matched by the id
+        assert http.get("/api/chat/sessions/other").status_code == 404
+        assert http.delete("/api/chat/sessions/s").status_code == 404
+    async with (
+        httpx.AsyncClient(transport=transport, base_url=IN_PROCESS_URL) as ahttp,
+        ahttp.stream("POST", "/anything", json={"message": "whatever"}) as response,
+    ):
+        assert [chunk async for chunk in response.aiter_raw()] == CHUNKS
+
+
+async def test_a_body_that_broke_off_breaks_off_again_without_waiting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    slept: list[float] = []
+    monkeypatch.setattr(time, "sleep", slept.append)
+    for end, error in [("disconnected", StreamDisconnectedError), ("timeout", StreamTimeoutError)]:
+        recording = replay(CHUNKS[:2], end=end)
+        with pytest.raises(error) as caught, recording.client() as client:
+            client.chat.send("hi")
+        async with recording.async_client() as aclient:
+            with pytest.raises(error) as acaught:
+                await aclient.chat.send("hi")
+        for turn in (caught.value.turn, acaught.value.turn):
+            assert turn.session_id == "s", end
+            assert turn.text == ""  # half an event arrived: not an event
+            assert not turn.complete
+    # Without timing nothing waits, not even out the client's idle timeout.
+    assert all(seconds == 0 for seconds in slept)
+
+
+async def test_with_timing_each_chunk_comes_no_earlier_than_recorded() -> None:
+    recording = replay(gap=0.05)
+    arrivals = []
+    with httpx.Client(transport=recording.transport(timing=True), base_url=IN_PROCESS_URL) as http:
+        started = time.perf_counter()
+        with http.stream("POST", "/api/claude", json={"message": "hi"}) as response:
+            for _ in response.iter_raw():
+                arrivals.append(time.perf_counter() - started)
+    assert len(arrivals) == len(CHUNKS)
+    for arrival, chunk in zip(arrivals, recording.response.chunks, strict=True):
+        assert arrival >= chunk.at - 0.001
+    async with recording.async_client(timing=True) as client:
+        started = time.perf_counter()
+        await client.chat.send("hi")
+    assert time.perf_counter() - started >= recording.response.chunks[-1].at - 0.001
+    # A gap longer than the idle timeout times out.
+    with (
+        pytest.raises(StreamTimeoutError),
+        replay(gap=0.3).client(timing=True, idle_timeout=0.05) as client,
+    ):
+        client.chat.send("hi")
+
+
+async def test_a_replay_keeps_the_recorded_request_ids() -> None:
+    recording = recorded()
+    with recording.client() as client:
+        turn = client.chat.send("hi")
+        assert turn.session_id is not None
+        session = client.sessions.get(turn.session_id)
+    assert turn.request_id == dict(recording.response.headers)["x-request-id"]
+    assert session.request_id is not None
+    assert session.request_id != turn.request_id  # each response its own id
+
+
+# -- several, by name ---------------------------------------------------------------------------
+
+
+def named(message: str, session: str) -> Recording:
+    body = (
+        b'event: session\ndata: {"sessionId":"' + session.encode() + b'"}\n\n'
+        b'event: text\ndata: {"text":"' + message.encode() + b'"}\n\n' + DONE
+    )
+    reload = json.dumps({"session": {"id": session, "title": message}, "messages": []}).encode()
+    return made([body], reload=reload, message=message, session=session)
+
+
+SERVER = ReplayServer({"first": named("one", "sess_1"), "second": named("two", "sess_2")})
+
+
+def text_of(message: str, server: ReplayServer = SERVER, scenario: str | None = None) -> str:
+    headers = {SCENARIO_HEADER: scenario} if scenario else {}
+    with (
+        httpx.Client(transport=server.transport()) as http,
+        SilviaClient(
+            base_url=IN_PROCESS_URL, token="t", http_client=http, default_headers=headers
+        ) as client,
+    ):
+        return client.chat.send(message).text
+
+
+async def test_a_request_picks_a_recording_by_header_or_message_else_the_first() -> None:
+    assert text_of("anything") == "one"
+    assert text_of("/recording second please") == "two"
+    assert text_of("anything", scenario="second") == "two"
+    assert text_of("/recording second", scenario="first") == "one"  # the header wins
+    with (
+        httpx.Client(transport=SERVER.transport()) as http,
+        SilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http) as client,
+    ):
+        assert client.sessions.get("sess_2").title == "two"  # the recording that reloaded it
+        assert client.sessions.get("sess_1").title == "one"
+        with pytest.raises(NotFoundError):
+            client.sessions.get("sess_3")
+
+
+async def test_an_unknown_name_or_a_missing_token_is_refused() -> None:
+    bearer = {"authorization": "Bearer t"}
+    with httpx.Client(transport=SERVER.transport(), base_url=IN_PROCESS_URL) as http:
+        unknown = http.post("/api/claude", json={"message": "/recording third"}, headers=bearer)
+        assert unknown.status_code == 400
+        assert "first, second" in unknown.json()["error"]["message"]
+        assert http.post("/api/claude", json={"message": "hi"}).status_code == 401
+    strict = ReplayServer({"only": named("one", "sess_1")}, token="s3cret-replay")
+    with httpx.Client(transport=strict.transport(), base_url=IN_PROCESS_URL) as http:
+        assert http.post("/api/claude", json={"message": "hi"}, headers=bearer).status_code == 401
+    assert "s3cret" not in repr(strict)
+
+
+async def test_from_files_names_each_by_its_stem_and_refuses_two_alike(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    named("one", "sess_1").save(tmp_path / "first.jsonl")
+    named("two", "sess_2").save(tmp_path / "a" / "first.jsonl")
+    named("three", "sess_3").save(tmp_path / "third.jsonl")
+    server = ReplayServer.from_files([str(tmp_path / "third.jsonl"), str(tmp_path / "first.jsonl")])
+    assert list(server.recordings) == ["third", "first"]
+    assert text_of("hi", server) == "three"
+    with pytest.raises(ValueError, match="two recordings named 'first'"):
+        ReplayServer.from_files(
+            [str(tmp_path / "first.jsonl"), str(tmp_path / "a" / "first.jsonl")]
+        )
+    (tmp_path / "bad.jsonl").write_text("not json\n", encoding="utf-8")
+    with pytest.raises(RecordingFormatError) as caught:
+        ReplayServer.from_files([str(tmp_path / "bad.jsonl")])
+    assert (caught.value.line, caught.value.path) == (1, str(tmp_path / "bad.jsonl"))
+
+
+TOKEN = "capture-s3cret/token-0123456789"  # a `/`: JSON may write it escaped, as `\/`
+
+
+def test_record_turn_keeps_the_request_the_response_bytes_and_the_reload() -> None:
+    recording = recorded("accounts")
+    assert (recording.request.method, recording.request.path) == ("POST", "/api/claude")
+    assert recording.request.body == {"message": "hi"}
+    response = recording.response
+    assert response.status == 200
+    assert dict(response.headers)["content-type"].startswith("text/event-stream")
+    # The in-process server sends one SSE event per chunk; none is merged or split.
+    assert all(chunk.data.endswith(b"\n\n") for chunk in response.chunks)
+    assert response.chunks[0].data.startswith(b"event: session\n")
+    assert b"event: done" in response.body
+    times = [chunk.at for chunk in response.chunks]
+    assert times == sorted(times)
+    assert times[0] >= 0
+    assert response.ended_at is not None
+    assert response.ended_at >= times[-1]
+    assert recording.reload is not None
+    assert recording.reload.status == 200
+    assert recording.reload.path.startswith("/api/chat/sessions/sess_")
+    assert json.loads(recording.reload.body)["messages"][-1]["role"] == "assistant"
+
+
+def test_how_the_body_ended_and_an_error_status_are_recorded() -> None:
+    for scenario, end, reloaded in [
+        ("demo", "ended", True),  # after `done`, the client reads the rest (the drain)
+        ("fault-drop", "disconnected", False),
+        ("fault-stall", "timeout", False),
+        ("fault-no-done", "ended", False),
+        ("fault-error-event", "closed", False),
+        ("status-500", "ended", False),
+    ]:
+        recording = recorded(scenario, idle_timeout=0.2, max_retries=0)
+        assert recording.response.end == end, scenario
+        assert (recording.reload is not None) is reloaded, scenario
+    # No retries: the recorded status is what is tested, not the wait of its Retry-After.
+    recording = recorded("status-429", max_retries=0)
+    assert recording.response.status == 429
+    assert "retry-after" in dict(recording.response.headers)
+    assert json.loads(recording.response.body)["error"]["type"] == "rate_limit_error"
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    with pytest.raises(APIConnectionError):  # no response at all
+        record_turn("hi", transport=httpx.MockTransport(refuse), base_url=IN_PROCESS_URL)
+
+
+# -- the token and credentials ------------------------------------------------------------
+
+
+class Chunks(httpx.SyncByteStream):
+    def __init__(self, chunks: list[bytes]) -> None:
+        self._chunks = chunks
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self._chunks
+
+
+CREDENTIALS = [
+    ("Set-Cookie", "sid=abc"),
+    ("Authorization", "Bearer whatever"),
+    ("Proxy-Authorization", "Basic xyz"),
+    ("Cookie", "a=b"),
+]
+
+
+def hostile(token: str) -> httpx.MockTransport:
+    """A server that echoes the token everywhere it can, and sets credential headers."""
+    escaped = json.dumps(token)[1:-1]
+    body = (
+        f'event: session\ndata: {{"sessionId":"sess_{token[:4]}"}}\n\n'
+        f'event: text\ndata: {{"text":"you sent {escaped} and {token}"}}\n\n'
+        "event: done\ndata: {}\n\n"
+    ).encode()
+    where = body.index(token.encode()) + 3  # a chunk boundary inside the token
+    headers = [
+        ("content-type", "text/event-stream"),
+        ("x-request-id", "req_1"),
+        *CREDENTIALS,
+        ("x-echo", f"Bearer {token}"),
+        ("x-debug", f"saw token={token};"),
+    ]
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.method == "GET":
+            return httpx.Response(200, headers=headers, json={"session": {"note": token}})
+        return httpx.Response(200, headers=headers, stream=Chunks([body[:where], body[where:]]))
+
+    return httpx.MockTransport(handle)
+
+
+def test_the_token_and_credential_headers_never_go_into_a_recording() -> None:
+    recording = record_turn("hi", transport=hostile(TOKEN), base_url=IN_PROCESS_URL, token=TOKEN)
+    text = recording.dumps()
+    assert TOKEN not in text
+    assert json.dumps(TOKEN)[1:-1] not in text
+    assert recording.reload is not None
+    for headers in (recording.response.headers, recording.reload.headers):
+        names = {name for name, _ in headers} - {"content-length"}
+        assert names == {"content-type", "x-request-id"}  # the rest held the token or credentials
+    assert b"you sent <token> and <token>" in recording.response.body
+    assert len(recording.response.chunks) == 2  # the chunking survives the scrub
+    assert json.loads(recording.reload.body) == {"session": {"note": "<token>"}}
+    # A short test token leaves bodies alone (ordinary words), but not headers.
+    recording = record_turn("hi", transport=hostile("any"), base_url=IN_PROCESS_URL, token="any")
+    assert b"you sent any and any" in recording.response.body
+    names = {name for name, _ in recording.response.headers}
+    assert not names & {"x-echo", "x-debug", *(name.lower() for name, _ in CREDENTIALS)}
+
+
+# -- the transport ------------------------------------------------------------------------------
+
+
+def test_the_transport_passes_the_turn_through_and_keeps_only_what_passes_inside_capture() -> None:
+    server = ReferenceServer()
+    recorder = RecordingTransport(server.transport())
+    http = httpx.Client(transport=recorder)
+    with http, SilviaClient(base_url=IN_PROCESS_URL, token=TOKEN, http_client=http) as client:
+        outside = client.chat.send("/scenario account")
+        with recorder.capture() as capture:
+            assert capture.recording() is None
+            inside = client.chat.send("/scenario pooling")
+    with server.client() as plain:
+        direct = plain.chat.send("/scenario pooling")
+    assert (inside.text, inside.citations) == (direct.text, direct.citations)
+    assert inside.inline_citations == direct.inline_citations
+    recording = capture.recording()
+    assert recording is not None
+    assert recording.request.body == {"message": "/scenario pooling"}
+    assert recording.reload is None  # no GET was made in the block
+    assert outside.session_id is not None
+    assert outside.session_id.encode() not in recording.response.body
+
+    closed: list[str] = []
+
+    class Inner(httpx.BaseTransport):
+        def close(self) -> None:
+            closed.append("inner")
+
+    RecordingTransport(Inner()).close()
+    assert closed == []  # it closes only a transport it made
+
+
+@pytest.mark.anyio
+async def test_arecord_turn_records_as_record_turn_and_concurrent_captures_stay_apart() -> None:
+    options = {"base_url": IN_PROCESS_URL, "token": TOKEN}
+    arecorded = await arecord_turn(
+        "/scenario accounts", transport=ReferenceServer().transport(), **options
+    )
+    synced = record_turn("/scenario accounts", transport=ReferenceServer().transport(), **options)
+    assert arecorded.request == synced.request
+    assert arecorded.response.status == synced.response.status
+    assert arecorded.response.end == synced.response.end == "ended"
+    assert len(arecorded.response.chunks) == len(synced.response.chunks)
+    assert arecorded.reload is not None
+    assert TOKEN not in arecorded.dumps()
+
+    recorder = RecordingTransport(ReferenceServer().transport())
+    http = httpx.AsyncClient(transport=recorder)
+
+    async def one(client: AsyncSilviaClient, scenario: str) -> tuple[Turn, Recording | None]:
+        with recorder.capture() as capture:
+            turn = await client.chat.send(f"/scenario {scenario}")
+            assert turn.session_id is not None
+            await client.sessions.get(turn.session_id)
+        return turn, capture.recording()
+
+    scenarios = ("account", "accounts", "portfolio")
+    async with (
+        http,
+        AsyncSilviaClient(base_url=IN_PROCESS_URL, token=TOKEN, http_client=http) as client,
+    ):
+        results = await asyncio.gather(*(one(client, s) for s in scenarios))
+    for (turn, recording), scenario in zip(results, scenarios, strict=True):
+        assert recording is not None
+        assert turn.session_id is not None
+        assert recording.request.body == {"message": f"/scenario {scenario}"}
+        assert recording.reload is not None
+        assert recording.reload.path.endswith(turn.session_id)
+        assert turn.session_id.encode() in recording.response.body
+
+
+MIB = 1024 * 1024
+BOMBED = "sess_bomb"
+LIMIT = 1 * MIB
+# What replaying may hold at most beyond the recording itself: a few limits'
+# worth, never the 64 MiB the bomb inflates to.
+BOUND = 24 * MIB
+GZIPPED = (("content-type", "text/event-stream"), ("content-encoding", "gzip"))
+
+
+def gzipped(*pieces: tuple[bytes, int]) -> bytes:
+    """One gzip member of each `(data, times)`: `data` compressed once, sent `times` times
+    (a few hundred KiB for 64 MiB, and no seconds spent compressing them)."""
+    deflate = functools.partial(zlib.compressobj, 9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    out, crc, size = [b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"], 0, 0
+    for data, times in pieces:
+        piece = deflate()
+        out.append((piece.compress(data) + piece.flush(zlib.Z_SYNC_FLUSH)) * times)
+        for _ in range(times):
+            crc = zlib.crc32(data, crc)
+        size += len(data) * times
+    out.append(deflate().flush(zlib.Z_FINISH) + struct.pack("<II", crc, size % 2**32))
+    return b"".join(out)
+
+
+BOMB_SESSION = b'event: session\ndata: {"sessionId":"sess_bomb"}\n\n'
+BOMB_DONE = b"event: done\ndata: {}\n\n"
+EVENTS = b'event: text\ndata: {"text":"' + b"a" * 200 + b'"}\n\n'  # 225 bytes
+# 64 MiB of small text events; one text event of 20 MiB (past the default
+# `max_event_bytes`); a session body of 64 MiB of tiny citation rows.
+BOMB = gzipped((BOMB_SESSION, 1), (EVENTS * 4096, 72), (BOMB_DONE, 1))
+BIG_EVENT = gzipped(
+    (BOMB_SESSION + b'event: text\ndata: {"text":"', 1),
+    (b"a" * MIB, 20),
+    (b'"}\n\n' + BOMB_DONE, 1),
+)
+SESSION_BOMB = gzipped(
+    (b'{"session":{"id":"sess_bomb"},"messages":[{"id":"m","role":"assistant",'
+     b'"content":"x","citations":[', 1),
+    (b'{"source":"a"},' * 65536, 68),
+    (b'{"source":"a"}]}]}', 1),
+)  # fmt: skip
+
+
+def streamed(body: bytes) -> Recording:
+    """A turn whose whole stream is one recorded gzip chunk."""
+    return Recording(
+        RecordedRequest("POST", "/api/claude", {"message": "hi"}),
+        RecordedResponse(200, GZIPPED, (RecordedChunk(0.001, body),), "ended", 0.002),
+    )
+
+
+def reloaded(body: bytes) -> Recording:
+    """A short complete turn whose reload is `body`, sent gzip-compressed."""
+    turn = b'event: session\ndata: {"sessionId":"sess_bomb"}\n\nevent: done\ndata: {}\n\n'
+    headers = (("content-type", "application/json"), ("content-encoding", "gzip"))
+    return Recording(
+        RecordedRequest("POST", "/api/claude", {"message": "hi"}),
+        RecordedResponse(200, GZIPPED[:1], (RecordedChunk(0.001, turn),), "ended", 0.002),
+        RecordedReload(f"/api/chat/sessions/{BOMBED}", 200, headers, body),
+    )
+
+
+@contextmanager
+def peak() -> Iterator[list[int]]:
+    """The peak of traced memory inside the block, in bytes (appended on exit)."""
+    out: list[int] = []
+    tracemalloc.start()
+    try:
+        yield out
+    finally:
+        out.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+
+
+def clients(recording: Recording, **options: Any) -> Iterator[SilviaClient | AsyncSilviaClient]:
+    """Sync and async clients on `Recording.client()` and on a `ReplayServer`'s transport."""
+    yield recording.client(**options)
+    yield recording.async_client(**options)
+    transport = ReplayServer({"bomb": recording}).transport()
+    yield SilviaClient(
+        base_url=IN_PROCESS_URL, token="t", http_client=httpx.Client(transport=transport), **options
+    )
+    http = httpx.AsyncClient(transport=transport)
+    yield AsyncSilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http, **options)
+
+
+async def send(client: SilviaClient | AsyncSilviaClient, reload: bool) -> None:
+    """A turn, then (if `reload`) its session, on either side; the client closed after."""
+    if isinstance(client, SilviaClient):
+        with client:
+            assert client.chat.send("hi").session_id == BOMBED
+            if reload:
+                client.sessions.get(BOMBED)
+        return
+    async with client:
+        assert (await client.chat.send("hi")).session_id == BOMBED
+        if reload:
+            await client.sessions.get(BOMBED)
+
+
+@pytest.mark.anyio
+async def test_a_replayed_gzip_body_stops_at_the_clients_limit_without_inflating_whole() -> None:
+    assert len(BOMB) < 400 * 1024  # small on disk, large inflated
+    assert len(streamed(BOMB).dumps()) < 600 * 1024  # base64 in the file
+    assert len(gzip.decompress(BOMB)) > 63 * MIB
+    cases: list[tuple[Recording, dict[str, Any], type[Exception], bool]] = [
+        (streamed(BOMB), {"max_response_bytes": LIMIT}, StreamTooLargeError, False),
+        (streamed(BIG_EVENT), {"max_event_bytes": LIMIT}, StreamTooLargeError, False),
+        # The reload was inflated whole by httpx (143 MiB): it is streamed now.
+        (reloaded(SESSION_BOMB), {"max_response_bytes": LIMIT}, ResponseTooLargeError, True),
+    ]
+    for recording, options, error, reload in cases:
+        for client in clients(recording, **options):
+            with peak() as used, pytest.raises(error) as caught:
+                await send(client, reload)
+            if isinstance(caught.value, StreamTooLargeError):
+                assert caught.value.turn.session_id == BOMBED  # the partial turn, as live
+            assert used[0] < BOUND, (options, type(client), used)
+
+
+def test_on_a_socket_the_replay_server_sends_the_bytes_and_the_client_bounds_them() -> None:
+    recording = streamed(BOMB)
+    with ReplayServer({"bomb": recording}).serve_loopback() as url:
+        client = SilviaClient(base_url=url, token="t", max_response_bytes=LIMIT, max_retries=0)
+        with peak() as used, client, pytest.raises(StreamTooLargeError):
+            client.chat.send("hi")
+    assert used[0] < BOUND, used
+
+
+def test_qa_check_turns_an_event_past_the_default_limit_into_a_finding() -> None:
+    recording = streamed(BIG_EVENT)
+    with peak() as used:
+        run = check_recordings([("bomb", recording)])
+    [prompt] = run.prompts
+    assert not prompt.result.ok
+    assert used[0] < 3 * 16 * MIB + BOUND, used  # the default max_event_bytes is 16 MiB
