@@ -199,8 +199,6 @@ GROUPS: dict[str, Group] = {
             # The argument table and `RequestOptions`, in the same module:
             "tests/client/test_config.py",
             "tests/client/test_options.py",
-            "tests/client/test_extra_options.py",
-            "tests/client/test_argument_messages.py",
             "tests/client/test_privacy.py",  # the token's and the base URL's checks, plain http
         ),
     ),
