@@ -87,13 +87,13 @@ def test_a_missing_or_bad_base_url_is_refused_saying_what_is_wrong(
         ("https://silvia.test/#top", query),
     ]
     for cls in (SilviaClient, AsyncSilviaClient):
-        for base_url in (None, ""):
+        for missing in (None, ""):
             with pytest.raises(ConfigurationError, match="SILVIA_BASE_URL"):
-                cls(base_url=base_url, token=TOKEN)  # type: ignore[arg-type]
-        for base_url, message in cases:
+                cls(base_url=missing, token=TOKEN)
+        for bad, message in cases:
             with pytest.raises(ConfigurationError) as caught:
-                cls(base_url=base_url, token=TOKEN)  # type: ignore[arg-type]
-            assert str(caught.value) == message, base_url
+                cls(base_url=bad, token=TOKEN)  # type: ignore[arg-type]
+            assert str(caught.value) == message, bad
     with SilviaClient(base_url="https://silvia.test/apiX//", token="t") as client:
         assert client.base_url == "https://silvia.test/apiX"  # only the trailing slashes go
 
@@ -283,7 +283,7 @@ def test_a_row_keeps_what_it_accepts_and_says_what_was_wrong() -> None:
     ]:
         assert check(name, value) == kept, (name, value)
     # A caller reads the error to fix the call: each names the argument and what was wrong.
-    for name, value, message in [
+    refused: list[tuple[str, object, str]] = [
         ("extra_body", {"a": {1}}, "extra_body: cannot be sent as JSON (TypeError)"),
         ("extra_headers", {"a": 1}, "extra_headers: header names and values must be str or bytes"),
         ("extra_headers", {"é": "v"}, "extra_headers: UnicodeEncodeError"),
@@ -291,10 +291,11 @@ def test_a_row_keeps_what_it_accepts_and_says_what_was_wrong() -> None:
         ("session_id", "", "session_id must not be empty (leave it out for a new session)"),
         ("timeout", 0, "timeout: the connect timeout must be above 0 seconds (None: none)"),
         ("message", " \n", "message must not be empty or only whitespace"),
-    ]:
+    ]
+    for name, bad, message in refused:
         with pytest.raises(ConfigurationError) as caught:
-            check(name, value)
-        assert str(caught.value) == message, (name, value)
+            check(name, bad)
+        assert str(caught.value) == message, (name, bad)
 
 
 def test_a_call_leaves_its_options_given_as_none_to_the_client() -> None:
