@@ -180,10 +180,7 @@ GROUPS: dict[str, Group] = {
     ),
     "retries": Group(
         modules=("_retries.py",),
-        tests=(
-            "tests/client/test_retries.py",
-            "tests/client/test_retry_decisions.py",
-        ),
+        tests=("tests/client/test_retries.py",),
     ),
     "deadline": Group(
         modules=("_deadline.py",),
@@ -194,7 +191,6 @@ GROUPS: dict[str, Group] = {
             "tests/client/test_timeout_bounds.py",
             "tests/client/test_close.py",
             "tests/client/test_retries.py",
-            "tests/client/test_retry_decisions.py",
             "tests/client/test_limits.py",  # a Halt at a size limit
             # The argument table and `RequestOptions`, in the same module:
             "tests/client/test_config.py",
