@@ -4,7 +4,7 @@
 async client returns, `api.stream(client, ...)` gives a chat stream of either one a single
 async face (`Stream`), and `api.http()` is an httpx client of the matching kind.
 `no_alarm` and `started_call` serve the tests of decisions made without I/O (retries,
-deadlines, guards).
+deadlines, guards); `by_case`, the tests that need a server per case.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from silvia_client.chat import ChatEvent, RawEvent, Turn
 from silvia_client.errors import SilviaError
 from silvia_client.sessions import Session
 
+from ..hostile import Connection, HostileServer, Request, Respond
 from .sse import BASE_URL, TOKEN
 
 Client = SilviaClient | AsyncSilviaClient
@@ -72,6 +73,18 @@ def started_call(kind: Kind = "get", left: float = 120.0) -> Call:
     call.at = time.monotonic() + left
     call.guard = Guard(no_alarm)
     return call
+
+
+def by_case(responders: dict[str, Respond]) -> HostileServer:
+    """One server on 127.0.0.1 for many cases, each request answered as its `x-case` header says.
+
+    A server's stop waits for its accept loop (up to 0.2 s): one per case adds up.
+    """
+
+    def respond(request: Request, connection: Connection) -> None:
+        responders[request.headers["x-case"]](request, connection)
+
+    return HostileServer(respond)
 
 
 @pytest.fixture
