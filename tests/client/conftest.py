@@ -220,11 +220,11 @@ class Api:
     async def session(self, client: Client, session_id: str) -> Session:
         return await self.call(client.sessions.get, session_id)  # type: ignore[no-any-return]
 
-    async def request(self, client: Client, endpoint: str) -> object:
-        """One chat turn (`endpoint="chat"`) or one `sessions.get("s1")`."""
+    async def request(self, client: Client, endpoint: str, **kwargs: Any) -> object:
+        """One chat turn (`endpoint="chat"`) or one `sessions.get("s1")`, with `kwargs`."""
         if endpoint == "chat":
-            return await self.turn(client)
-        return await self.session(client, "s1")
+            return await self.turn(client, **kwargs)
+        return await self.call(client.sessions.get, "s1", **kwargs)
 
     async def close(self, client: Client) -> None:
         await self.call(client.close)

@@ -26,8 +26,8 @@ from silvia_client.errors import (
     StreamTimeoutError,
 )
 
-from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head
-from .conftest import Api, no_alarm
+from ..hostile import SSE, Connection, Request, chunk, event, head
+from .conftest import Api, by_case, no_alarm
 from .sse import CHAT_URL, SSE_HEADERS, Body, full_turn, json_response, session, sse_response, text
 
 pytestmark = pytest.mark.anyio
@@ -97,38 +97,43 @@ def stalling(start: bytes) -> Callable[[Request, Connection], None]:
 
 
 async def test_a_turn_that_trickles_or_stalls_past_its_deadline(api: Api) -> None:
-    for respond in [
-        trickling(STREAM_START, chunk(b": ping\n\n")),  # events that are only comments
-        trickling(STREAM_START, chunk(b"x"), every=0.1),  # bytes that make no event
-        stalling(STREAM_START),
-    ]:
-        with HostileServer(respond) as hostile:
+    responders = {
+        "comments": trickling(STREAM_START, chunk(b": ping\n\n")),  # events of comments only
+        "bytes": trickling(STREAM_START, chunk(b"x"), every=0.1),  # bytes that make no event
+        "stall": stalling(STREAM_START),
+    }
+    with by_case(responders) as hostile:
+        for name in responders:
             client = api.client(base_url=hostile.url, deadline=0.3, idle_timeout=30)
-            events, error = await ends(api, partial(api.read, client))
-        assert isinstance(error, StreamTimeoutError)
-        assert "deadline of 0.3 s" in str(error)
-        assert error.turn.text == "Hello"  # the partial turn
-        assert error.request_id == "req_slow"
-        assert error.session_id == "s1"
-        assert [type(e) for e in events][-1] is TextEvent
+            events, error = await ends(
+                api, partial(api.read, client, extra_headers={"x-case": name})
+            )
+            assert isinstance(error, StreamTimeoutError), name
+            assert "deadline of 0.3 s" in str(error)
+            assert error.turn.text == "Hello"  # the partial turn
+            assert error.request_id == "req_slow"
+            assert error.session_id == "s1"
+            assert [type(e) for e in events][-1] is TextEvent
 
 
-async def test_a_get_that_trickles_past_its_deadline(api: Api) -> None:
+async def test_a_get_that_trickles_and_a_server_that_never_answers(api: Api) -> None:
     start = head(200, {"content-type": "application/json"}, chunked=True) + chunk(b'{"messages"')
-    with HostileServer(trickling(start, chunk(b" "))) as hostile:
+    responders = {"trickle": trickling(start, chunk(b" ")), "silent": silent}
+    with by_case(responders) as hostile:
         client = api.client(base_url=hostile.url, deadline=0.3)
         with pytest.raises(APITimeoutError, match=r"deadline of 0\.3 s"):
-            await ends(api, lambda: api.session(client, "s1"))
-
-
-async def test_a_server_that_never_answers(api: Api) -> None:
-    for endpoint in ("chat", "session"):
-        with HostileServer(silent) as hostile:
+            await ends(
+                api, partial(api.request, client, "session", extra_headers={"x-case": "trickle"})
+            )
+        for endpoint in ("chat", "session"):
             client = api.client(base_url=hostile.url, deadline=0.3, timeout=30, idle_timeout=30)
+            sent = len(hostile.requests)
             with pytest.raises(APITimeoutError):  # before any event: the stream never opened
-                await ends(api, partial(api.request, client, endpoint))
+                await ends(
+                    api, partial(api.request, client, endpoint, extra_headers={"x-case": "silent"})
+                )
             # The retries of the GET fit in the deadline: none starts once it is past.
-            assert len(hostile.requests) <= 3, endpoint
+            assert len(hostile.requests) - sent <= 3, endpoint
 
 
 class Dripping(httpx.SyncByteStream, httpx.AsyncByteStream):
