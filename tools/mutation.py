@@ -171,7 +171,6 @@ GROUPS: dict[str, Group] = {
             "tests/client/test_options.py",
             "tests/client/test_limits.py",
             "tests/client/test_retries.py",
-            "tests/client/test_ids_on_success.py",
             "tests/client/test_count_caps.py",
             "tests/records",
             *VIEWS,

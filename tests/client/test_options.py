@@ -1,5 +1,6 @@
 """Per-request options (`extra_body=`, `extra_query=`; headers and timeouts: test_config.py),
-`with_options`, `chat.send`, the advanced hooks, and ids on failures."""
+`with_options`, `chat.send`, the advanced hooks, and ids: the request id on a finished turn
+or session (the id a user quotes to support), and what an error names."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import respx
 from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client.chat import DoneEvent, RawEvent, SessionEvent, TextEvent
 from silvia_client.errors import (
+    APIConnectionError,
+    APITimeoutError,
     ConfigurationError,
     IncompleteTurnError,
     InternalServerError,
@@ -26,6 +29,7 @@ from .conftest import Api
 from .sse import (
     BASE_URL,
     CHAT_URL,
+    SSE_HEADERS,
     TOKEN,
     Body,
     TurnNotingTimeouts,
@@ -258,6 +262,41 @@ async def test_get_raw_is_the_body_as_sent(api: Api, server: respx.MockRouter) -
 
 
 # ------------------------------------------------------------------------------ ids and reprs
+
+
+async def test_a_turn_and_a_session_carry_their_request_id_the_id_quoted_to_support(
+    api: Api, server: respx.MockRouter
+) -> None:
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
+    turn = await api.turn(api.client())
+    assert turn.complete
+    assert turn.request_id == SSE_HEADERS["x-request-id"]
+    headers = {"content-type": "text/event-stream"}  # no x-request-id
+    server.post(CHAT_URL).mock(
+        side_effect=lambda r: httpx.Response(200, content=full_turn(), headers=headers)
+    )
+    assert (await api.turn(api.client())).request_id is None
+    server.get(SESSION_URL).mock(
+        return_value=httpx.Response(200, json=SESSION_BODY, headers={"x-request-id": "req_s"})
+    )
+    got = await api.session(api.client(), "s1")
+    assert (got.request_id, got.id) == ("req_s", "s1")
+
+
+async def test_a_connection_error_names_scheme_host_and_port_only(
+    api: Api, server: respx.MockRouter
+) -> None:
+    for fail, cls in [
+        (httpx.ConnectError, APIConnectionError),
+        (httpx.ConnectTimeout, APITimeoutError),
+    ]:
+        server.get(url__startswith=BASE_URL).mock(side_effect=fail("refused"))
+        with pytest.raises(cls) as caught:
+            await api.session(api.client(max_retries=0), "secret-session")
+        message = str(caught.value)
+        assert "https://silvia.test:443" in message, fail
+        assert "secret-session" not in message, fail
+        assert "/api/" not in message, fail
 
 
 async def test_a_stream_error_names_its_request_and_session(
