@@ -200,7 +200,6 @@ GROUPS: dict[str, Group] = {
     "body": Group(
         modules=("_async/_body.py",),
         tests=(
-            "tests/client/test_body_decoding.py",
             "tests/client/test_body_reads.py",
             "tests/client/test_limits.py",
             "tests/client/test_chat_stream.py",
