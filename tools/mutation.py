@@ -185,7 +185,6 @@ GROUPS: dict[str, Group] = {
         modules=("_deadline.py",),
         tests=(
             "tests/client/test_watchdog.py",
-            "tests/client/test_guard.py",
             "tests/client/test_deadline.py",
             "tests/client/test_timeout_bounds.py",
             "tests/client/test_close.py",
