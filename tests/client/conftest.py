@@ -75,6 +75,15 @@ def started_call(kind: Kind = "get", left: float = 120.0) -> Call:
     return call
 
 
+def once(answer: bytes) -> Respond:
+    """A server's answer to every request: `answer`, whatever it asked."""
+
+    def respond(request: Request, connection: Connection) -> None:
+        connection.send(answer)
+
+    return respond
+
+
 def by_case(responders: dict[str, Respond]) -> HostileServer:
     """One server on 127.0.0.1 for many cases, each request answered as its `x-case` header says.
 

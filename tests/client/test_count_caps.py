@@ -20,7 +20,7 @@ from silvia_client._wire import DEFAULTS
 from silvia_client.errors import ResponseTooLargeError, StreamTooLargeError
 
 from ..hostile import SSE, Respond, chunk, head, response
-from .conftest import Api, by_case
+from .conftest import Api, by_case, once
 from .sse import BASE_URL, CHAT_URL, Body, session, sse_response, text
 
 pytestmark = pytest.mark.anyio
@@ -93,7 +93,7 @@ def history_answer(shape: str) -> Respond:
     assert len(body) < LIMIT  # under the byte limit, over the cap in values
     assert most_values(body) > CAP
     answer = response(200, body, {"content-type": "application/json"})
-    return lambda request, connection: connection.send(answer)
+    return once(answer)
 
 
 def stream_answer(shape: str) -> Respond:
@@ -104,7 +104,7 @@ def stream_answer(shape: str) -> Respond:
     assert 3 * len(sent) < LIMIT
     assert most_values(data) > CAP // 3
     answer = head(200, SSE, chunked=True) + chunk(session("s1")) + 3 * sent + chunk(b"")
-    return lambda request, connection: connection.send(answer)
+    return once(answer)
 
 
 async def test_tiny_values_stop_a_history_before_it_is_decoded_and_a_stream_with_its_turn(

@@ -29,7 +29,7 @@ from silvia_client.errors import (
 )
 
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head, response
-from .conftest import Api, by_case
+from .conftest import Api, by_case, once
 from .sse import CHAT_URL, Body, done, session, sse_response, text
 
 pytestmark = pytest.mark.anyio
@@ -219,13 +219,6 @@ def endless(first: bytes, piece: bytes) -> Callable[[Request, Connection], None]
         framed = chunk(piece)
         while connection.send(framed):
             pass
-
-    return respond
-
-
-def once(answer: bytes) -> Callable[[Request, Connection], None]:
-    def respond(request: Request, connection: Connection) -> None:
-        connection.send(answer)
 
     return respond
 
