@@ -137,21 +137,14 @@ async def test_status_maps_to_its_error(api: Api, server: respx.MockRouter, endp
             route.reset()
 
 
-async def test_status_error_without_a_body_or_request_id(
+async def test_an_error_body_missing_huge_or_undecodable(
     api: Api, server: respx.MockRouter
 ) -> None:
     server.post(CHAT_URL).mock(return_value=httpx.Response(502))
     err = await call(api, "chat")
     assert isinstance(err, InternalServerError)
-    assert err.request_id is None
-    assert err.message == "Bad Gateway"
-    assert str(err) == "502: Bad Gateway"
-
-
-async def test_a_huge_error_body_is_cut_and_the_piece_read_kept(
-    api: Api, server: respx.MockRouter
-) -> None:
-    body = Body([b"x" * 50_000] * 10)  # 500 kB of text
+    assert (err.request_id, err.message, str(err)) == (None, "Bad Gateway", "502: Bad Gateway")
+    body = Body([b"x" * 50_000] * 10)  # 500 kB of text: cut, and the piece read kept
     server.post(CHAT_URL).mock(
         side_effect=lambda r: httpx.Response(
             400, stream=body, headers={"content-type": "text/plain"}
@@ -164,10 +157,8 @@ async def test_a_huge_error_body_is_cut_and_the_piece_read_kept(
     assert body.closed
     assert err.response is not None
     assert 0 < len(err.response.content) <= 64 * 1024
-
-
-async def test_an_error_body_that_does_not_decode(api: Api, server: respx.MockRouter) -> None:
-    route = route_for(server, "chat").mock(
+    server.reset()
+    route = server.post(CHAT_URL).mock(
         side_effect=lambda r: httpx.Response(
             503,
             stream=Body(b"not gzip at all"),
@@ -327,12 +318,9 @@ async def test_a_status_error_keeps_the_response_read_and_without_the_token(
     assert response.request.method == ("POST" if endpoint == "chat" else "GET")
     assert "authorization" not in response.request.headers
     assert TOKEN not in repr(vars(response)) + str(response.request.url)
-
-
-def test_an_error_made_by_hand_has_no_response_and_empty_headers() -> None:
-    error = APIStatusError("boom", status_code=418)
-    assert error.response is None
-    assert not error.headers
+    by_hand = APIStatusError("boom", status_code=418)  # no response, empty headers
+    assert by_hand.response is None
+    assert not by_hand.headers
 
 
 def _closed_port() -> str:
