@@ -9,6 +9,7 @@ deadlines, guards); `by_case`, the tests that need a server per case.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -103,6 +104,11 @@ def server() -> Iterator[respx.MockRouter]:
         yield router
 
 
+async def settled(result: Any) -> Any:
+    """`result` of a method of either client: awaited if it is awaitable."""
+    return await result if inspect.isawaitable(result) else result
+
+
 class Stream:
     """A chat stream of either client, read through one async face (`raw` is the stream)."""
 
@@ -156,15 +162,10 @@ class Stream:
         return pairs
 
     async def until_done(self) -> Turn:
-        if isinstance(self.raw, AsyncChatStream):
-            return await self.raw.until_done()
-        return self.raw.until_done()
+        return await settled(self.raw.until_done())  # type: ignore[no-any-return]
 
     async def close(self) -> None:
-        if isinstance(self.raw, AsyncChatStream):
-            await self.raw.close()
-        else:
-            self.raw.close()
+        await settled(self.raw.close())
 
 
 class Api:
@@ -200,8 +201,7 @@ class Api:
 
     async def call(self, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """`method(*args, **kwargs)`, a method of either client; awaited for the async one."""
-        result = method(*args, **kwargs)
-        return await result if self.is_async else result
+        return await settled(method(*args, **kwargs))
 
     async def read(
         self, client: Client, message: str = "hi", **kwargs: Any
@@ -242,10 +242,7 @@ class Api:
         for client in self._clients:
             await self.close(client)
         for http in self._https:
-            if isinstance(http, httpx.AsyncClient):
-                await http.aclose()
-            else:
-                http.close()
+            await self.call(http.aclose if isinstance(http, httpx.AsyncClient) else http.close)
 
 
 @pytest.fixture(params=["sync", "async"])

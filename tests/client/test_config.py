@@ -30,7 +30,7 @@ from silvia_client._retries import RetryPolicy
 from silvia_client._wire import DEFAULTS
 from silvia_client.errors import ConfigurationError, SilviaError
 
-from .conftest import Api
+from .conftest import Api, settled
 from .sse import (
     BASE_URL,
     CHAT_URL,
@@ -390,10 +390,6 @@ BAD: dict[str, list[Any]] = {
 }
 
 
-async def returned(result: Any) -> Any:
-    return await result if inspect.isawaitable(result) else result
-
-
 async def test_a_bad_value_is_refused_wherever_it_is_given_before_anything_is_sent(
     api: Api, server: respx.MockRouter
 ) -> None:
@@ -410,7 +406,7 @@ async def test_a_bad_value_is_refused_wherever_it_is_given_before_anything_is_se
             for method, call in takers:
                 if name in inspect.signature(method).parameters:
                     with pytest.raises(ConfigurationError, match=name):
-                        await returned(call(**{name: value}))
+                        await settled(call(**{name: value}))
     assert not route.calls
     for cls in (SilviaClient, AsyncSilviaClient):
         with pytest.raises(ConfigurationError, match=r"propagate_context=True needs a tracer_"):
