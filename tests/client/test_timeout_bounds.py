@@ -5,12 +5,11 @@ head and then pause, so the real HTTP stack waits as it would for a user. The
 only time bound is a generous one that proves "does not wait for the idle
 timeout" (the bug: `SilviaClient(timeout=2).chat.send(...)` waited 90 s). Each
 client here has a deadline of 20 s, so the bug fails the test in 20 s, naming
-the deadline, not in 90.
+the deadline, not in 90. The two phases of a call's reads, without I/O: test_deadline.py.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -18,8 +17,6 @@ from typing import Any
 import httpx
 import pytest
 
-from silvia_client import SilviaClient
-from silvia_client._deadline import Halt
 from silvia_client.chat import TextEvent
 from silvia_client.errors import APITimeoutError, StreamTimeoutError
 
@@ -91,35 +88,3 @@ async def test_after_the_head_a_pause_is_the_idle_timeouts_to_judge(api: Api) ->
     assert "idle timeout (0.2 s)" in str(error)
     assert error.turn.text == "Hel"  # the partial turn
     assert [type(e) for e in events][-1] is TextEvent
-
-
-# ------------------------------------------------------------- the two phases, without I/O
-
-
-def test_a_chat_calls_reads_wait_timeout_for_the_head_then_idle_timeout() -> None:
-    with SilviaClient(
-        base_url="https://silvia.test", token="t", timeout=httpx.Timeout(50, read=4), idle_timeout=9
-    ) as client:
-        chat = client._call("chat", deadline=math.inf)
-        request = client._http.build_request("POST", "https://silvia.test/api/chat")
-        request.extensions["timeout"] = chat.timeouts()
-        assert request.extensions["timeout"] == {"connect": 50, "read": 4, "write": 50, "pool": 50}
-        chat.wait_between_events(request)
-        assert request.extensions["timeout"] == {"connect": 50, "read": 9, "write": 50, "pool": 50}
-
-
-def test_the_wait_between_events_is_cut_to_the_time_left() -> None:
-    with SilviaClient(base_url="https://silvia.test", token="t", idle_timeout=math.inf) as client:
-        chat = client._call("chat", deadline=math.inf)
-        request = client._http.build_request("POST", "https://silvia.test/api/chat")
-        chat.wait_between_events(request)
-        assert request.extensions["timeout"]["read"] is None  # no idle timeout, no deadline
-        chat = client._call("chat", deadline=20)
-        chat.at = time.monotonic() + 20
-        chat.wait_between_events(request)
-        read = request.extensions["timeout"]["read"]
-        assert read is not None
-        assert 10 < read <= 20
-        chat.at -= 30  # past it
-        with pytest.raises(Halt):
-            chat.wait_between_events(request)

@@ -22,8 +22,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from silvia_client import SilviaClient
-from silvia_client._deadline import Guard, Halt, Lifecycle, _Watchdog
+from silvia_client._deadline import Guard, Lifecycle, _Watchdog
 
 from .conftest import no_alarm
 
@@ -246,21 +245,6 @@ def test_closing_stops_every_guard_tracked_and_every_one_tracked_after() -> None
     life.close()
     after = life.track(Guard(no_alarm))
     assert (before.reason, after.reason) == ("closed", "closed")
-
-
-def test_a_call_is_not_expired_until_its_deadline() -> None:
-    with SilviaClient(base_url="https://silvia.test", token="t") as client:
-        call = client._call("chat", deadline=0.5)
-        call.start(no_alarm)
-        assert not call.expired()
-        request = httpx.Request("POST", "https://silvia.test/chat")  # no timeout extension yet
-        call.wait_between_events(request)
-        assert 0 < request.extensions["timeout"]["read"] <= 0.5
-        call.at -= 1  # past it
-        assert call.expired()
-        with pytest.raises(Halt) as caught:
-            call.wait_between_events(request)
-        assert caught.value.reason == "deadline"
 
 
 def test_a_guard_without_a_socket_stops_without_touching_one(
