@@ -58,7 +58,7 @@ async def test_a_stream_over_max_response_bytes_stops_there_with_the_partial_tur
     assert body.closed
 
 
-async def test_an_event_over_max_event_bytes_stops_the_stream_with_the_partial_turn(
+async def test_an_event_or_a_line_over_max_event_bytes_stops_the_stream_with_its_turn(
     api: Api, server: respx.MockRouter
 ) -> None:
     body = Body([session("s1"), text("Hello"), text("x" * 5000), *(text("y") for _ in range(100))])
@@ -71,12 +71,9 @@ async def test_an_event_over_max_event_bytes_stops_the_stream_with_the_partial_t
     assert len(events) == 2
     assert body.sent == 3  # the read stopped there
     assert body.closed
-
-
-async def test_an_endless_line_stops_at_max_event_bytes(api: Api, server: respx.MockRouter) -> None:
+    # An endless line, against the limit given per call.
     body = Body([session("s1"), b"data: ", *(b"z" * 1000 for _ in range(100))])
-    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(body))
-    _, error = await api.read(api.client(), max_event_bytes=10_000)  # per call
+    _, error = await api.read(api.client(), max_event_bytes=10_000)
     assert isinstance(error, StreamTooLargeError)
     assert error.turn.session_id == "s1"
     assert body.sent < 20
@@ -123,7 +120,9 @@ def deflated(data: bytes, raw: bool = False) -> bytes:
     return compressor.compress(data) + compressor.flush()
 
 
-async def test_compressed_bodies_are_decoded_here(api: Api, server: respx.MockRouter) -> None:
+async def test_compressed_bodies_are_decoded_here_and_counted_decoded(
+    api: Api, server: respx.MockRouter
+) -> None:
     whole = session("s1") + text("Hello") + done()
     payload = json.dumps({"session": {"id": "s1"}, "messages": []}).encode()
     encodings: list[tuple[str, Callable[[bytes], bytes]]] = [
@@ -148,13 +147,8 @@ async def test_compressed_bodies_are_decoded_here(api: Api, server: respx.MockRo
         client = api.client()
         assert (await api.turn(client)).complete, encode
         assert (await api.session(client, "s1")).id == "s1", encode
-
-
-async def test_a_compressed_stream_is_counted_after_decompression(
-    api: Api, server: respx.MockRouter
-) -> None:
-    whole = session("s1") + text(" " * 100_000) + done()
-    packed = gzipped(whole)
+    # Counted after decompression: 100 kB of text in under 2 kB.
+    packed = gzipped(session("s1") + text(" " * 100_000) + done())
     assert len(packed) < 2_000
     server.post(CHAT_URL).mock(
         side_effect=lambda r: sse_response(Body(packed), headers={"content-encoding": "gzip"})
