@@ -28,7 +28,7 @@ from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client._deadline import RULES, check, rules_table
 from silvia_client._retries import RetryPolicy
 from silvia_client._wire import DEFAULTS
-from silvia_client.errors import ConfigurationError, SilviaError
+from silvia_client.errors import AuthenticationError, ConfigurationError, SilviaError
 
 from .conftest import Api, settled
 from .sse import (
@@ -104,6 +104,11 @@ async def test_without_a_token_no_authorization_is_sent(
     monkeypatch.delenv("SILVIA_TOKEN", raising=False)
     route = chat_route(server)
     await api.turn(api.client(token=None))
+    assert "authorization" not in route.calls.last.request.headers
+    monkeypatch.setenv("SILVIA_TOKEN", "")  # an empty variable: no token either
+    route.mock(return_value=httpx.Response(401, json={"error": "who are you?"}))
+    with pytest.raises(AuthenticationError, match="SILVIA_TOKEN"):  # the 401 says where one goes
+        await api.turn(api.client(token=None))
     assert "authorization" not in route.calls.last.request.headers
 
 

@@ -545,23 +545,6 @@ def test_bad_credentials_are_refused_unseen_saying_where_they_came_from(
             monkeypatch.delenv("SILVIA_TOKEN")
 
 
-async def test_an_empty_token_variable_means_no_token(
-    api: Api, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("SILVIA_TOKEN", "")
-    seen: list[Request] = []
-
-    def respond(request: Request, connection: Connection) -> None:
-        seen.append(request)
-        connection.send(response(401, b'{"error": "who are you?"}', JSON))
-
-    with HostileServer(respond) as server:
-        _, error = await api.read(api.client(base_url=server.url, token=None))
-    assert isinstance(error, AuthenticationError)
-    assert "authorization" not in seen[0].headers
-    assert "SILVIA_TOKEN" in str(error)
-
-
 # ------------------------------------------------------------------------------------- redirects
 
 
