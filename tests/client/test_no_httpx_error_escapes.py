@@ -43,6 +43,7 @@ HEADERS: list[Any] = [
     "not a mapping",
 ]
 NUMBERS: list[Any] = [0, -1, math.nan, math.inf, 10**400, 1e-320, True, "5"]
+OPTIONS = ("timeout", "deadline", "idle_timeout", "max_event_bytes", "max_response_bytes")
 
 
 def handler(request: httpx.Request) -> httpx.Response:
@@ -54,41 +55,25 @@ def handler(request: httpx.Request) -> httpx.Response:
 
 
 def calls(client: Client) -> list[tuple[str, Callable[[], object]]]:
+    send, get = client.chat.send, client.sessions.get
     out: list[tuple[str, Callable[[], object]]] = []
     for sid in SESSION_IDS:
-        out.append((f"get({sid!r:.20})", partial(client.sessions.get, sid)))
+        out.append((f"get({sid!r:.20})", partial(get, sid)))
         out.append((f"get_raw({sid!r:.20})", partial(client.sessions.get_raw, sid)))
-        out.append(
-            (f"send(session_id={sid!r:.20})", partial(client.chat.send, "hi", session_id=sid))
-        )
-    for message in MESSAGES:
-        out.append((f"send({message!r:.20})", partial(client.chat.send, message)))
+        out.append((f"send(session_id={sid!r:.20})", partial(send, "hi", session_id=sid)))
+    out += [(f"send({message!r:.20})", partial(send, message)) for message in MESSAGES]
     for headers in HEADERS:
         name = f"{headers!r:.30}"
-        out.append(
-            (f"send(extra_headers={name})", partial(client.chat.send, "hi", extra_headers=headers))
-        )
-        out.append(
-            (f"get(extra_headers={name})", partial(client.sessions.get, "s", extra_headers=headers))
-        )
-        out.append(
-            (
-                f"with_options(default_headers={name})",
-                partial(client.with_options, default_headers=headers),
-            )
-        )
+        out.append((f"send(extra_headers={name})", partial(send, "hi", extra_headers=headers)))
+        out.append((f"get(extra_headers={name})", partial(get, "s", extra_headers=headers)))
+        given = partial(client.with_options, default_headers=headers)
+        out.append((f"with_options(default_headers={name})", given))
     for number in NUMBERS:
-        for option in (
-            "timeout",
-            "deadline",
-            "idle_timeout",
-            "max_event_bytes",
-            "max_response_bytes",
-        ):
-            given: dict[str, Any] = {option: number}
-            out.append((f"send({option}={number!r:.20})", partial(client.chat.send, "hi", **given)))
+        for option in OPTIONS:
+            value: dict[str, Any] = {option: number}
+            out.append((f"send({option}={number!r:.20})", partial(send, "hi", **value)))
             out.append(
-                (f"with_options({option}={number!r:.20})", partial(client.with_options, **given))
+                (f"with_options({option}={number!r:.20})", partial(client.with_options, **value))
             )
     return out
 
