@@ -28,7 +28,7 @@ from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client._deadline import RULES, check, rules_table
 from silvia_client._retries import RetryPolicy
 from silvia_client._wire import DEFAULTS
-from silvia_client.errors import AuthenticationError, ConfigurationError, SilviaError
+from silvia_client.errors import AuthenticationError, ConfigurationError
 
 from .conftest import Api, settled
 from .sse import (
@@ -192,24 +192,45 @@ async def test_default_headers_replace_ours_whatever_their_case_but_not_the_prot
 # ------------------------------------------------------------------------------------ whose client
 
 
-async def test_a_callers_http_client_is_used_and_a_response_it_read_already_works(
+async def test_a_callers_http_client_is_used_and_a_response_read_already_works(
     api: Api,
 ) -> None:
+    # Read by the caller's transport, or by an event hook of the caller's client.
     seen: list[httpx.Request] = []
+    hooked: list[str] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
-        if request.method == "POST":
-            return httpx.Response(200, headers=SSE_HEADERS, content=full_turn())  # read already
-        return httpx.Response(200, json=SESSION_BODY)
+    def serving(read_already: bool) -> httpx.MockTransport:
+        def handler(request: httpx.Request) -> httpx.Response:
+            seen.append(request)
+            if request.method == "GET":
+                return httpx.Response(200, json=SESSION_BODY)
+            if read_already:
+                return httpx.Response(200, headers=SSE_HEADERS, content=full_turn())
+            return sse_response(full_turn())
 
-    client = api.client(http_client=api.http(transport=httpx.MockTransport(handler)))
-    turn = await api.turn(client)
-    assert turn.complete
-    assert turn.text == "You have $120 in checking."
-    assert (await api.session(client, "s1")).id == "s1"
-    assert [r.method for r in seen] == ["POST", "GET"]
+        return httpx.MockTransport(handler)
+
+    def hook(response: httpx.Response) -> None:
+        response.read()
+        hooked.append(response.request.method)
+
+    async def ahook(response: httpx.Response) -> None:
+        await response.aread()
+        hooked.append(response.request.method)
+
+    hooks = {"response": [ahook if api.is_async else hook]}
+    for http in (
+        api.http(transport=serving(read_already=True)),
+        api.http(transport=serving(read_already=False), event_hooks=hooks),
+    ):
+        client = api.client(http_client=http)
+        turn = await api.turn(client)
+        assert turn.complete
+        assert turn.text == "You have $120 in checking."
+        assert (await api.session(client, "s1")).id == "s1"
+    assert [r.method for r in seen] == ["POST", "GET"] * 2
     assert json.loads(seen[0].content) == {"message": "hi"}
+    assert hooked == ["POST", "GET"]
 
 
 async def test_close_and_with_close_the_sdks_own_http_client_never_a_callers(api: Api) -> None:
@@ -339,33 +360,10 @@ async def test_a_bad_message_or_session_id_fails_before_anything_is_sent(
             await api.turn(client, "hi", session_id=session_id)
         with pytest.raises(error, match=match):
             await api.session(client, session_id)
+    with pytest.raises(ConfigurationError, match="65,536"):  # no URL can carry it
+        await api.session(client, "s" * 70_000)
     assert chat.call_count == 0
     assert get.call_count == 0
-
-
-async def test_a_response_an_event_hook_read_works(api: Api) -> None:
-    read: list[str] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        if request.method == "POST":
-            return sse_response(full_turn())
-        return httpx.Response(200, json=SESSION_BODY)
-
-    def hook(response: httpx.Response) -> None:
-        response.read()
-        read.append(response.request.method)
-
-    async def ahook(response: httpx.Response) -> None:
-        await response.aread()
-        read.append(response.request.method)
-
-    hooks = {"response": [ahook if api.is_async else hook]}
-    client = api.client(
-        http_client=api.http(transport=httpx.MockTransport(handler), event_hooks=hooks)
-    )
-    assert (await api.turn(client)).complete
-    assert (await api.session(client, "s1")).id == "s1"
-    assert read == ["POST", "GET"]
 
 
 # ---------------------------------------------------------------------------- refused values
@@ -456,25 +454,6 @@ def test_every_number_is_kept_or_refused_with_a_configuration_error(name: str, v
         assert str(refused).startswith(name)
     else:
         _kept_is_holdable(name, kept)
-
-
-def test_a_session_id_no_url_can_carry_is_a_configuration_error() -> None:
-    sent: list[httpx.Request] = []
-
-    def answer(request: httpx.Request) -> httpx.Response:
-        sent.append(request)
-        return httpx.Response(500)
-
-    transport = httpx.MockTransport(answer)
-    with (
-        SilviaClient(
-            base_url="http://127.0.0.1:1", http_client=httpx.Client(transport=transport)
-        ) as client,
-        pytest.raises(ConfigurationError, match="65,536") as caught,
-    ):
-        client.sessions.get("s" * 70_000)
-    assert isinstance(caught.value, SilviaError)
-    assert not sent
 
 
 def test_the_configuration_page_shows_the_table_as_the_code_has_it() -> None:
