@@ -461,10 +461,20 @@ SESSION_FAILURES = {
 }
 
 
-async def test_failures_never_show_the_token(api: Api, logs: pytest.LogCaptureFixture) -> None:
+GOOD_TURN_ECHOING = head(200, {**SSE, **ECHO}, chunked=True) + sse_body(
+    wire_event("session", {"sessionId": "s1"}),
+    wire_event("text", {"text": "Hi"}),
+    wire_event("done", {}),
+)
+
+
+async def test_failures_and_a_good_turn_never_show_the_token(
+    api: Api, logs: pytest.LogCaptureFixture
+) -> None:
     cases = [("chat", case) for case in CHAT_FAILURES.values()]
     cases += [("session", case) for case in SESSION_FAILURES.values()]
-    with serving(*(answer for _, (answer, _) in cases)) as server:  # one answer per case
+    answers = [answer for _, (answer, _) in cases]
+    with serving(*answers, GOOD_TURN_ECHOING) as server:  # one answer per case, then the turn
         for endpoint, (answer, expected) in cases:
             client = api.client(base_url=server.url, token=SECRET, max_retries=0)
             events: list[ChatEvent] = []
@@ -481,24 +491,13 @@ async def test_failures_never_show_the_token(api: Api, logs: pytest.LogCaptureFi
             for got in events:
                 if isinstance(got, ErrorEvent):
                     assert_hidden(got.message, got.body, got.error_type)
-    assert_records_hidden(logs)
-    assert any(r.name.startswith("httpcore") for r in logs.records)  # the stack did log
-
-
-async def test_a_request_id_echoing_the_token_on_a_good_turn(
-    api: Api, logs: pytest.LogCaptureFixture
-) -> None:
-    answer = head(200, {**SSE, **ECHO}, chunked=True) + sse_body(
-        wire_event("session", {"sessionId": "s1"}),
-        wire_event("text", {"text": "Hi"}),
-        wire_event("done", {}),
-    )
-    with serving(answer) as server:
+        # A good turn whose request id echoes the token.
         async with api.stream(api.client(base_url=server.url, token=SECRET)) as stream:
             turn = await stream.until_done()
     assert turn.complete
     assert stream.raw.request_id == turn.request_id == "<token>"
     assert_records_hidden(logs)
+    assert any(r.name.startswith("httpcore") for r in logs.records)  # the stack did log
     assert any("request id <token>" in r.getMessage() for r in logs.records)
 
 
