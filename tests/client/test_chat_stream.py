@@ -72,16 +72,13 @@ async def test_chat_request(api: Api, server: respx.MockRouter) -> None:
         assert request.headers["content-type"] == "application/json"
         assert request.headers["accept"] == "text/event-stream"
     assert route.call_count == 2
-
-
-async def test_nothing_is_sent_until_the_stream_is_used(api: Api, server: respx.MockRouter) -> None:
-    route = server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
-    # Reading without `with` sends it (and closes the response at the end).
+    # Nothing is sent until the stream is used; reading without `with` sends it (and
+    # closes the response at the end).
     stream = api.stream(api.client())
-    assert route.call_count == 0
+    assert route.call_count == 2
     assert stream.raw.request_id is None
     turn = await stream.until_done()
-    assert route.call_count == 1
+    assert route.call_count == 3
     assert turn.complete
     assert stream.raw.request_id == "req_123"
 
