@@ -319,15 +319,11 @@ async def test_an_error_sets_the_span_status_and_records_the_type_alone(
     assert event_names(turn) == ["first_byte", "first_text", "exception"]
     (attempt,) = children(spans, turn)
     assert attempt.status.status_code is StatusCode.UNSET  # the POST itself was a 200
-
-
-async def test_a_connection_that_fails_is_an_attempt_with_the_transport_errors_type(
-    api: Api, provider: TracerProvider, exporter: InMemorySpanExporter
-) -> None:
-    with LoopbackServer(Recorder(ReferenceServer())) as url:
+    # A connection that fails is an attempt with the transport error's type.
+    exporter.clear()
+    with LoopbackServer(Recorder(ReferenceServer())) as refusing:
         pass  # the server has stopped: its port refuses connections
-    client = traced(api, url, provider, max_retries=0)
-    _, error = await api.read(client, MESSAGE)
+    _, error = await api.read(traced(api, refusing, provider, max_retries=0), MESSAGE)
     assert error is not None
     assert not isinstance(error, StreamError)
     spans = finished(exporter)
