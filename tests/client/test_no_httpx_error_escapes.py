@@ -93,9 +93,8 @@ async def test_no_public_method_of_either_client_lets_an_httpx_error_out(api: Ap
     assert not escaped, escaped
 
 
-@pytest.mark.parametrize(
-    "base_url", ["https://silvia.test/" + "p" * 70_000, "https://silvia.test:99999", "ftp://x"]
-)
-def test_a_constructor_refuses_a_base_url_httpx_would_refuse(base_url: str) -> None:
-    with pytest.raises((SilviaError, TypeError)):
-        SilviaClient(base_url=base_url, token="t").sessions.get("s")
+def test_a_constructor_refuses_a_base_url_httpx_would_refuse() -> None:
+    # On 127.0.0.1, without retries: a URL let through fails at once, with no name to look up.
+    for base_url in ["http://127.0.0.1:9/" + "p" * 70_000, "http://127.0.0.1:99999", "ftp://x"]:
+        with pytest.raises((SilviaError, TypeError)):
+            SilviaClient(base_url=base_url, token="t", max_retries=0).sessions.get("s")
