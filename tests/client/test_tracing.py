@@ -81,12 +81,12 @@ VENDORS = re.compile(r"plaid|snap\s?trade", re.IGNORECASE)
 class Recorder:
     """The reference server, keeping each request's headers and each reply's request id.
 
-    With `fail_first_get`, the first GET is answered 503 (then every request is served).
+    Once `fail_first_get` is set, the next GET is answered 503 (then every request is served).
     """
 
-    def __init__(self, server: ReferenceServer, *, fail_first_get: bool = False) -> None:
+    def __init__(self, server: ReferenceServer) -> None:
         self.server = server
-        self.fail_first_get = fail_first_get
+        self.fail_first_get = False
         self.requests: list[tuple[str, Mapping[str, str]]] = []
         self.request_ids: list[str] = []
         self._lock = threading.Lock()
@@ -231,15 +231,30 @@ async def test_a_turn_or_a_get_is_one_span_and_its_attempt_a_client_span_under_i
     assert "http.request.resend_count" not in attributes(attempt)
 
 
-async def test_a_retried_get_is_two_attempts_under_one_span_the_second_counted_a_resend(
-    api: Api, provider: TracerProvider, exporter: InMemorySpanExporter
+async def test_the_trace_context_goes_out_only_when_asked_one_per_attempt_in_one_trace(
+    api: Api, url: str, recorder: Recorder, provider: TracerProvider, exporter: InMemorySpanExporter
 ) -> None:
-    server = ReferenceServer(token=TOKEN)
-    session_id = server.seed_legacy_session()
-    recorder = Recorder(server, fail_first_get=True)
-    with LoopbackServer(recorder) as url:
-        client = traced(api, url, provider, max_retries=1, propagate_context=True)
-        await api.session(client, session_id)
+    await api.turn(traced(api, url, provider), MESSAGE)
+    assert "traceparent" not in recorder.requests[-1][1]
+    client = traced(api, url, provider, propagate_context=True)
+    with provider.get_tracer("app").start_as_current_span("handle request") as outer:
+        # A copy keeps tracing.
+        await api.turn(client.with_options(timeout=30, max_retries=0), MESSAGE)
+    match = TRACEPARENT.fullmatch(recorder.requests[-1][1]["traceparent"])
+    assert match is not None
+    attempt = named(finished(exporter), "POST")[-1]
+    assert attempt.context is not None
+    assert match.group(2) == f"{attempt.context.span_id:016x}"
+    turn = named(finished(exporter), "silvia.chat")[-1]
+    assert turn.parent is not None  # the span the caller has open is the operation's parent
+    assert turn.parent.span_id == outer.get_span_context().span_id
+    assert event_names(turn) == ["first_byte", "first_text", "done"]
+    # A retried GET: two attempts under one span, the second counted a resend.
+    exporter.clear()
+    recorder.requests.clear()
+    recorder.fail_first_get = True
+    session_id = recorder.server.seed_legacy_session()
+    await api.session(client.with_options(max_retries=1), session_id)
     spans = finished(exporter)
     get = only(spans, "silvia.sessions.get")
     first, second = sorted(children(spans, get), key=lambda span: span.start_time or 0)
@@ -263,26 +278,6 @@ async def test_a_retried_get_is_two_attempts_under_one_span_the_second_counted_a
     assert first.context is not None
     assert get.context is not None
     assert first.context.trace_id == get.context.trace_id
-
-
-async def test_the_trace_context_goes_out_only_when_asked_under_the_callers_span(
-    api: Api, url: str, recorder: Recorder, provider: TracerProvider, exporter: InMemorySpanExporter
-) -> None:
-    await api.turn(traced(api, url, provider), MESSAGE)
-    assert "traceparent" not in recorder.requests[-1][1]
-    client = traced(api, url, provider, propagate_context=True)
-    with provider.get_tracer("app").start_as_current_span("handle request") as outer:
-        # A copy keeps tracing.
-        await api.turn(client.with_options(timeout=30, max_retries=0), MESSAGE)
-    match = TRACEPARENT.fullmatch(recorder.requests[-1][1]["traceparent"])
-    assert match is not None
-    attempt = named(finished(exporter), "POST")[-1]
-    assert attempt.context is not None
-    assert match.group(2) == f"{attempt.context.span_id:016x}"
-    turn = named(finished(exporter), "silvia.chat")[-1]
-    assert turn.parent is not None  # the span the caller has open is the operation's parent
-    assert turn.parent.span_id == outer.get_span_context().span_id
-    assert event_names(turn) == ["first_byte", "first_text", "done"]
 
 
 # --------------------------------------------------------------------------- errors
