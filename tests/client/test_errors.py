@@ -267,9 +267,7 @@ async def test_a_stream_that_stops_early_keeps_everything_that_arrived(
         assert route.call_count == 1, fail  # never sent again
         assert bodies[0].closed, fail
         route.reset()
-
-
-async def test_until_done_raises_the_same_error_again(api: Api, server: respx.MockRouter) -> None:
+    # until_done() raises the same error again.
     serve(server, lambda: Body(ARRIVED, fail=httpx.ReadError("reset")))
     async with api.stream(api.client()) as stream:
         with pytest.raises(StreamDisconnectedError) as first:
