@@ -100,17 +100,12 @@ async def test_every_call_on_a_closed_client_is_a_client_closed_error_a_copys_cl
         with pytest.raises(ClientClosedError, match="closed"):
             await call()
     assert len(server.calls) == sent
-
-
-def test_a_pool_closed_under_the_client_is_a_client_closed_error(
-    server: respx.MockRouter,
-) -> None:
-    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
-    http = httpx.Client()
-    client = SilviaClient(base_url="https://silvia.test", token="t", http_client=http)
-    http.close()  # the caller closed their own pool
+    # A pool its caller closed under the client.
+    http = api.http()
+    client = api.client(http_client=http)
+    await api.call(http.aclose if isinstance(http, httpx.AsyncClient) else http.close)
     with pytest.raises(ClientClosedError, match="pool is closed"):
-        client.chat.send("hi")
+        await api.turn(client)
 
 
 def second_loop(client: AsyncSilviaClient) -> tuple[type[BaseException], str] | None:
