@@ -1,5 +1,6 @@
-"""Configuration: base URL and token, timeouts, headers, whose HTTP client is closed; the one
-home of the defaults, and the one table that checks every option (`RULES`).
+"""Configuration: base URL and token, timeouts, headers, whose HTTP client is closed (and the
+one verifying TLS context the SDK's own pools share); the one home of the defaults, and the
+one table that checks every option (`RULES`).
 
 Careless callers: wrong argument types and values fail before anything is sent, with a
 `ConfigurationError` (a `ValueError` too) or Python's own `TypeError`; every number a
@@ -12,12 +13,15 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import ssl
 import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+import anyio
+import certifi
 import httpx
 import pytest
 import respx
@@ -28,7 +32,7 @@ from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client._deadline import RULES, check, rules_table
 from silvia_client._retries import RetryPolicy
 from silvia_client._wire import DEFAULTS
-from silvia_client.errors import AuthenticationError, ConfigurationError
+from silvia_client.errors import APIConnectionError, AuthenticationError, ConfigurationError
 
 from .conftest import Api, settled
 from .sse import (
@@ -248,6 +252,52 @@ async def test_close_and_with_close_the_sdks_own_http_client_never_a_callers(api
                 assert not client._http.is_closed
         assert client._http.is_closed is (mine is None)
     assert not http.is_closed
+
+
+REFUSED = "http://127.0.0.1:9"  # the discard port: nothing listens, the pool is made anyway
+
+
+def refused_call() -> None:
+    """One call of a new sync client, which makes its pool and fails to connect."""
+    client = SilviaClient(token="sk-test", base_url=REFUSED, max_retries=0)
+    with client, pytest.raises(APIConnectionError):
+        client.sessions.get("s-1")
+
+
+def test_the_sdks_own_pools_share_one_verifying_tls_context_made_as_httpxs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    made: list[ssl.SSLContext] = []
+    make = httpx.create_ssl_context
+
+    def counted() -> ssl.SSLContext:
+        made.append(make())
+        return made[-1]
+
+    monkeypatch.setattr(httpx, "create_ssl_context", counted)
+    # A CA setting no earlier test used, so the SDK makes its context here (the same
+    # bundle httpx reads by default, under another name).
+    bundle = tmp_path / "ca.pem"
+    bundle.write_bytes(Path(certifi.where()).read_bytes())
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+
+    for _ in range(3):
+        refused_call()
+
+    async def turns() -> None:
+        async with AsyncSilviaClient(token="sk-test", base_url=REFUSED, max_retries=0) as client:
+            with pytest.raises(APIConnectionError):
+                await client.sessions.get("s-1")
+
+    anyio.run(turns)
+    assert len(made) == 1, f"{len(made)} TLS contexts for four clients"
+    assert made[0].verify_mode == ssl.CERT_REQUIRED
+    assert made[0].check_hostname
+
+    # Another setting, another context: the process's CA choice is honoured as httpx does.
+    monkeypatch.setenv("SSL_CERT_FILE", certifi.where())
+    refused_call()
+    assert len(made) == 2
 
 
 # --------------------------------------------------------------------------- one home for defaults
