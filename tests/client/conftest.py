@@ -4,11 +4,12 @@
 async client returns, `api.stream(client, ...)` gives a chat stream of either one a single
 async face (`Stream`), and `api.http()` is an httpx client of the matching kind.
 `no_alarm` and `started_call` serve the tests of decisions made without I/O (retries,
-deadlines, guards).
+deadlines, guards); `by_case`, the tests that need a server per case.
 """
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -25,6 +26,7 @@ from silvia_client.chat import ChatEvent, RawEvent, Turn
 from silvia_client.errors import SilviaError
 from silvia_client.sessions import Session
 
+from ..hostile import Connection, HostileServer, Request, Respond
 from .sse import BASE_URL, TOKEN
 
 Client = SilviaClient | AsyncSilviaClient
@@ -74,11 +76,37 @@ def started_call(kind: Kind = "get", left: float = 120.0) -> Call:
     return call
 
 
+def once(answer: bytes) -> Respond:
+    """A server's answer to every request: `answer`, whatever it asked."""
+
+    def respond(request: Request, connection: Connection) -> None:
+        connection.send(answer)
+
+    return respond
+
+
+def by_case(responders: dict[str, Respond]) -> HostileServer:
+    """One server on 127.0.0.1 for many cases, each request answered as its `x-case` header says.
+
+    A server's stop waits for its accept loop (up to 0.2 s): one per case adds up.
+    """
+
+    def respond(request: Request, connection: Connection) -> None:
+        responders[request.headers["x-case"]](request, connection)
+
+    return HostileServer(respond)
+
+
 @pytest.fixture
 def server() -> Iterator[respx.MockRouter]:
     """Every request is mocked; one that matches no route fails the test."""
     with respx.mock(base_url=BASE_URL, assert_all_called=False) as router:
         yield router
+
+
+async def settled(result: Any) -> Any:
+    """`result` of a method of either client: awaited if it is awaitable."""
+    return await result if inspect.isawaitable(result) else result
 
 
 class Stream:
@@ -134,15 +162,10 @@ class Stream:
         return pairs
 
     async def until_done(self) -> Turn:
-        if isinstance(self.raw, AsyncChatStream):
-            return await self.raw.until_done()
-        return self.raw.until_done()
+        return await settled(self.raw.until_done())  # type: ignore[no-any-return]
 
     async def close(self) -> None:
-        if isinstance(self.raw, AsyncChatStream):
-            await self.raw.close()
-        else:
-            self.raw.close()
+        await settled(self.raw.close())
 
 
 class Api:
@@ -178,8 +201,7 @@ class Api:
 
     async def call(self, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """`method(*args, **kwargs)`, a method of either client; awaited for the async one."""
-        result = method(*args, **kwargs)
-        return await result if self.is_async else result
+        return await settled(method(*args, **kwargs))
 
     async def read(
         self, client: Client, message: str = "hi", **kwargs: Any
@@ -207,11 +229,11 @@ class Api:
     async def session(self, client: Client, session_id: str) -> Session:
         return await self.call(client.sessions.get, session_id)  # type: ignore[no-any-return]
 
-    async def request(self, client: Client, endpoint: str) -> object:
-        """One chat turn (`endpoint="chat"`) or one `sessions.get("s1")`."""
+    async def request(self, client: Client, endpoint: str, **kwargs: Any) -> object:
+        """One chat turn (`endpoint="chat"`) or one `sessions.get("s1")`, with `kwargs`."""
         if endpoint == "chat":
-            return await self.turn(client)
-        return await self.session(client, "s1")
+            return await self.turn(client, **kwargs)
+        return await self.call(client.sessions.get, "s1", **kwargs)
 
     async def close(self, client: Client) -> None:
         await self.call(client.close)
@@ -220,10 +242,7 @@ class Api:
         for client in self._clients:
             await self.close(client)
         for http in self._https:
-            if isinstance(http, httpx.AsyncClient):
-                await http.aclose()
-            else:
-                http.close()
+            await self.call(http.aclose if isinstance(http, httpx.AsyncClient) else http.close)
 
 
 @pytest.fixture(params=["sync", "async"])

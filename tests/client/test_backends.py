@@ -24,6 +24,7 @@ from silvia_client.errors import IncompleteTurnError, SilviaError, StreamTimeout
 from silvia_client.testing import ReferenceServer
 
 from ..hostile import HostileServer, chunk
+from .conftest import by_case
 from .sse import BASE_URL, CHAT_URL, full_turn, sse_response
 from .test_deadline import GUARD, STREAM_START, stalling, trickling
 
@@ -68,23 +69,31 @@ async def test_a_retry_sleeps_on_the_running_loop(server: respx.MockRouter) -> N
     assert route.call_count == 2
 
 
-async def test_the_deadline_fires_mid_stream() -> None:
-    with HostileServer(trickling(STREAM_START, chunk(b": ping\n\n"))) as hostile:
+async def test_the_deadline_and_the_idle_timeout_fire_mid_stream() -> None:
+    responders = {
+        "trickle": trickling(STREAM_START, chunk(b": ping\n\n")),
+        "stall": stalling(STREAM_START),
+    }
+    with by_case(responders) as hostile:
         async with AsyncSilviaClient(
-            base_url=hostile.url, token=TOKEN, deadline=0.5, idle_timeout=30
+            base_url=hostile.url,
+            token=TOKEN,
+            default_headers={"x-case": "trickle"},
+            deadline=0.5,
+            idle_timeout=30,
         ) as client:
             with anyio.fail_after(GUARD):
                 events, error = await read(client)
-    assert isinstance(error, StreamTimeoutError)
-    assert "deadline of 0.5 s" in str(error)
-    assert error.turn.text == "Hello"  # the partial turn
-    assert isinstance(events[-1], TextEvent)
-
-
-async def test_the_idle_timeout_fires_mid_stream() -> None:
-    with HostileServer(stalling(STREAM_START)) as hostile:
+        assert isinstance(error, StreamTimeoutError)
+        assert "deadline of 0.5 s" in str(error)
+        assert error.turn.text == "Hello"  # the partial turn
+        assert isinstance(events[-1], TextEvent)
         async with AsyncSilviaClient(
-            base_url=hostile.url, token=TOKEN, idle_timeout=0.3, deadline=math.inf
+            base_url=hostile.url,
+            token=TOKEN,
+            default_headers={"x-case": "stall"},
+            idle_timeout=0.3,
+            deadline=math.inf,
         ) as client:
             with anyio.fail_after(GUARD), pytest.raises(StreamTimeoutError) as caught:
                 await client.chat.send("hi")

@@ -35,7 +35,7 @@ def raw(name: str, data: str) -> bytes:
     return f"event: {name}\ndata: {data}\n\n".encode()
 
 
-async def test_a_huge_number_keeps_its_live_row_and_its_value(
+async def test_a_huge_number_keeps_its_row_and_its_value_live_and_on_reload(
     api: Api, server: respx.MockRouter
 ) -> None:
     events = [
@@ -61,21 +61,17 @@ async def test_a_huge_number_keeps_its_live_row_and_its_value(
     assert [row.source for row in turn.inline_citations] == ["a"]
     row = json.loads(turn.to_json())["inline_citations"][0]
     assert (row["n"], row["far"]) == (HUGE, "1E+400")  # the exact digits
-
-
-async def test_a_huge_number_keeps_the_reload_and_its_rows(
-    api: Api, server: respx.MockRouter
-) -> None:
+    # And on reload.
     body = huge(
         '{"session": {"id": "s1", "n": HUGE}, "messages": [{"id": "m", "role": "assistant", '
         '"content": "x", "n": HUGE, "citations": [{"source": "a", "n": HUGE}]}]}'
     )
     server.get(SESSION_URL).mock(return_value=httpx.Response(200, content=body.encode()))
-    got = await api.session(api.client(), "s1")
-    assert got.extra == {"n": Decimal(HUGE)}
-    (message,) = got.messages
-    assert message.extra == {"n": Decimal(HUGE)}
-    assert [row.model_extra for row in message.citations] == [{"n": Decimal(HUGE)}]
-    assert message.citation_errors == ()
-    row = json.loads(got.to_json())["messages"][0]["citations"][0]
+    loaded = await api.session(api.client(), "s1")
+    assert loaded.extra == {"n": Decimal(HUGE)}
+    (reloaded,) = loaded.messages
+    assert reloaded.extra == {"n": Decimal(HUGE)}
+    assert [row.model_extra for row in reloaded.citations] == [{"n": Decimal(HUGE)}]
+    assert reloaded.citation_errors == ()
+    row = json.loads(loaded.to_json())["messages"][0]["citations"][0]
     assert row["n"] == HUGE

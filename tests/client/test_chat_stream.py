@@ -11,8 +11,7 @@ import httpx
 import pytest
 import respx
 
-from silvia_client import AsyncSilviaClient
-from silvia_client._wire import DEFAULT_WIRE, EventNames
+from silvia_client import DEFAULT_WIRE, AsyncSilviaClient, EventNames
 from silvia_client.chat import DoneEvent, SessionEvent, TextEvent, UnknownEvent
 from silvia_client.errors import IncompleteTurnError
 
@@ -73,16 +72,13 @@ async def test_chat_request(api: Api, server: respx.MockRouter) -> None:
         assert request.headers["content-type"] == "application/json"
         assert request.headers["accept"] == "text/event-stream"
     assert route.call_count == 2
-
-
-async def test_nothing_is_sent_until_the_stream_is_used(api: Api, server: respx.MockRouter) -> None:
-    route = server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
-    # Reading without `with` sends it (and closes the response at the end).
+    # Nothing is sent until the stream is used; reading without `with` sends it (and
+    # closes the response at the end).
     stream = api.stream(api.client())
-    assert route.call_count == 0
+    assert route.call_count == 2
     assert stream.raw.request_id is None
     turn = await stream.until_done()
-    assert route.call_count == 1
+    assert route.call_count == 3
     assert turn.complete
     assert stream.raw.request_id == "req_123"
 
@@ -131,7 +127,7 @@ async def test_text_stream_yields_the_deltas_and_builds_the_turn(
     assert turn.complete
 
 
-async def test_until_done_after_full_iteration_returns_the_turn(
+async def test_until_done_after_a_full_or_partial_iteration_reads_the_rest(
     api: Api, server: respx.MockRouter
 ) -> None:
     bodies = serve_body(server, chunked)
@@ -143,22 +139,16 @@ async def test_until_done_after_full_iteration_returns_the_turn(
     assert first is again
     assert first.text == "".join(PIECES)
     assert first.complete
-    assert len(bodies) == 1
-    assert bodies[0].closed
-
-
-async def test_until_done_after_partial_iteration_reads_the_rest(
-    api: Api, server: respx.MockRouter
-) -> None:
-    bodies = serve_body(server, chunked)
     async with api.stream(api.client()) as stream:
         seen = [await stream.next(), await stream.next()]
-        assert bodies[0].sent < len(bodies[0].chunks)  # really part way
+        assert bodies[1].sent < len(bodies[1].chunks)  # really part way
         turn = await stream.until_done()
     assert seen == [SessionEvent("s1"), TextEvent(PIECES[0])]
     assert turn.text == "".join(PIECES)  # the pieces already read are in the turn too
     assert turn.complete
+    assert len(bodies) == 2
     assert bodies[0].closed
+    assert bodies[1].closed
 
 
 # ----------------------------------------------------------------------------------------- closing
@@ -222,41 +212,30 @@ async def test_every_way_out_closes_the_response(api: Api, server: respx.MockRou
     assert len(bodies) == 6
 
 
-async def test_cancelling_the_task_closes_the_response(server: respx.MockRouter) -> None:
+async def test_cancelling_the_task_closes_the_response_with_or_without_with(
+    server: respx.MockRouter,
+) -> None:
     # The body sends a session and a text event, then goes silent.
     bodies = serve_body(server, lambda: Body([session("s1"), text("a")], hang=True))
     received: list[object] = []
     async with async_client() as client:
+        for entered in (True, False):
+            received.clear()
 
-        async def consume() -> None:
-            async with client.chat.stream("hi") as stream:
-                async for event in stream:
-                    received.append(event)
+            async def consume(entered: bool = entered) -> None:
+                stream = client.chat.stream("hi")
+                if entered:
+                    async with stream:
+                        async for event in stream:
+                            received.append(event)
+                else:
+                    async for event in stream:
+                        received.append(event)
 
-        task = asyncio.ensure_future(consume())
-        assert await eventually(lambda: len(received) == 2)
-        assert not bodies[0].closed
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await asyncio.wait_for(task, timeout=5)
-        assert bodies[0].closed
-
-
-async def test_cancelling_a_task_without_with_closes_the_response(
-    server: respx.MockRouter,
-) -> None:
-    bodies = serve_body(server, lambda: Body([session("s1"), text("a")], hang=True))
-    received: list[object] = []
-    async with async_client() as client:
-        stream = client.chat.stream("hi")
-
-        async def consume() -> None:
-            async for event in stream:
-                received.append(event)
-
-        task = asyncio.ensure_future(consume())
-        assert await eventually(lambda: len(received) == 2)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await asyncio.wait_for(task, timeout=5)
-        assert await eventually(lambda: bodies[0].closed)
+            task = asyncio.ensure_future(consume())
+            assert await eventually(lambda: len(received) == 2)
+            assert not bodies[-1].closed
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await asyncio.wait_for(task, timeout=5)
+            assert await eventually(lambda: bodies[-1].closed), entered

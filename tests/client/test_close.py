@@ -81,20 +81,7 @@ def _close_from_another_thread(closer: str) -> None:
 
 
 @pytest.mark.anyio
-async def test_every_call_on_a_closed_client_is_a_client_closed_error(
-    api: Api, server: respx.MockRouter
-) -> None:
-    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
-    client = api.client()
-    await api.close(client)
-    for call in (lambda: api.turn(client), lambda: api.session(client, "s1")):
-        with pytest.raises(ClientClosedError, match="closed"):
-            await call()
-    assert not server.calls
-
-
-@pytest.mark.anyio
-async def test_a_copy_closes_nothing_and_closes_with_its_original(
+async def test_every_call_on_a_closed_client_is_a_client_closed_error_a_copys_close_is_none(
     api: Api, server: respx.MockRouter
 ) -> None:
     server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
@@ -103,20 +90,22 @@ async def test_a_copy_closes_nothing_and_closes_with_its_original(
     await api.close(copy)
     assert (await api.turn(copy)).complete  # the copy's close() did nothing
     assert (await api.turn(client)).complete
-    await api.close(client)
-    with pytest.raises(ClientClosedError):
-        await api.turn(copy)
-
-
-def test_a_pool_closed_under_the_client_is_a_client_closed_error(
-    server: respx.MockRouter,
-) -> None:
-    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
-    http = httpx.Client()
-    client = SilviaClient(base_url="https://silvia.test", token="t", http_client=http)
-    http.close()  # the caller closed their own pool
+    sent = len(server.calls)
+    await api.close(client)  # closes its copies too
+    for call in (
+        lambda: api.turn(client),
+        lambda: api.session(client, "s1"),
+        lambda: api.turn(copy),
+    ):
+        with pytest.raises(ClientClosedError, match="closed"):
+            await call()
+    assert len(server.calls) == sent
+    # A pool its caller closed under the client.
+    http = api.http()
+    client = api.client(http_client=http)
+    await api.call(http.aclose if isinstance(http, httpx.AsyncClient) else http.close)
     with pytest.raises(ClientClosedError, match="pool is closed"):
-        client.chat.send("hi")
+        await api.turn(client)
 
 
 def second_loop(client: AsyncSilviaClient) -> tuple[type[BaseException], str] | None:

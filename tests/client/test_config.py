@@ -1,5 +1,6 @@
-"""Configuration: base URL and token, timeouts, headers, whose HTTP client is closed; the one
-home of the defaults, and the one table that checks every option (`RULES`).
+"""Configuration: base URL and token, timeouts, headers, whose HTTP client is closed (and the
+one verifying TLS context the SDK's own pools share); the one home of the defaults, and the
+one table that checks every option (`RULES`).
 
 Careless callers: wrong argument types and values fail before anything is sent, with a
 `ConfigurationError` (a `ValueError` too) or Python's own `TypeError`; every number a
@@ -12,10 +13,15 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import ssl
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import anyio
+import certifi
 import httpx
 import pytest
 import respx
@@ -26,9 +32,9 @@ from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client._deadline import RULES, check, rules_table
 from silvia_client._retries import RetryPolicy
 from silvia_client._wire import DEFAULTS
-from silvia_client.errors import ConfigurationError, SilviaError
+from silvia_client.errors import APIConnectionError, AuthenticationError, ConfigurationError
 
-from .conftest import Api
+from .conftest import Api, settled
 from .sse import (
     BASE_URL,
     CHAT_URL,
@@ -71,13 +77,29 @@ async def test_base_url_and_token_from_arguments_else_the_environment(
         assert request.headers["authorization"] == f"Bearer {token}"
 
 
-def test_no_base_url_is_a_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_missing_or_bad_base_url_is_refused_saying_what_is_wrong(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
-    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    not_absolute = "base_url must be an absolute http(s) URL"
+    query = "base_url must not have a query (?) or a fragment (#)"
+    cases: list[tuple[object, str]] = [
+        (5, "base_url must be a str, not int"),
+        ("ftp://silvia.test", not_absolute),
+        ("silvia.test", not_absolute),
+        ("https://silvia.test/?q=1", query),
+        ("https://silvia.test/#top", query),
+    ]
     for cls in (SilviaClient, AsyncSilviaClient):
-        for base_url in (None, ""):
+        for missing in (None, ""):
             with pytest.raises(ConfigurationError, match="SILVIA_BASE_URL"):
-                cls(base_url=base_url)
+                cls(base_url=missing, token=TOKEN)
+        for bad, message in cases:
+            with pytest.raises(ConfigurationError) as caught:
+                cls(base_url=bad, token=TOKEN)  # type: ignore[arg-type]
+            assert str(caught.value) == message, bad
+    with SilviaClient(base_url="https://silvia.test/apiX//", token="t") as client:
+        assert client.base_url == "https://silvia.test/apiX"  # only the trailing slashes go
 
 
 async def test_without_a_token_no_authorization_is_sent(
@@ -86,6 +108,11 @@ async def test_without_a_token_no_authorization_is_sent(
     monkeypatch.delenv("SILVIA_TOKEN", raising=False)
     route = chat_route(server)
     await api.turn(api.client(token=None))
+    assert "authorization" not in route.calls.last.request.headers
+    monkeypatch.setenv("SILVIA_TOKEN", "")  # an empty variable: no token either
+    route.mock(return_value=httpx.Response(401, json={"error": "who are you?"}))
+    with pytest.raises(AuthenticationError, match="SILVIA_TOKEN"):  # the 401 says where one goes
+        await api.turn(api.client(token=None))
     assert "authorization" not in route.calls.last.request.headers
 
 
@@ -109,6 +136,13 @@ async def test_the_timeouts_requests_go_out_with(api: Api, server: respx.MockRou
             assert turns.sent[-1] == sent, (timeout, kwargs)
             await api.session(client, "s1")
             assert route.calls.last.request.extensions["timeout"] == sent, (timeout, kwargs)
+    # A call's own timeout replaces the client's, whole.
+    await api.turn(client, timeout=5.0)
+    assert turns.sent[-1] == dict.fromkeys(phases, 5.0)
+    await api.turn(client, timeout=httpx.Timeout(1.0, connect=2.0), idle_timeout=4.0)
+    assert turns.sent[-1] == {"connect": 2.0, "read": 1.0, "write": 1.0, "pool": 1.0}
+    await api.call(client.sessions.get, "s1", timeout=7.0)
+    assert route.calls.last.request.extensions["timeout"]["read"] == 7.0
 
 
 # ----------------------------------------------------------------------------------------- headers
@@ -126,6 +160,15 @@ async def test_request_headers(api: Api, server: respx.MockRouter) -> None:
         assert headers["accept"] == accept
         assert headers["authorization"] == f"Bearer {TOKEN}"
         assert headers["user-agent"].startswith("silvia-client/")
+    # A call's extra headers go with that request only, over the defaults.
+    await api.turn(client, extra_headers={"x-silvia-scenario": "demo", "X-App": "cli"})
+    first = chat.calls.last.request.headers
+    assert (first["x-silvia-scenario"], first["x-app"]) == ("demo", "cli")
+    await api.turn(client)
+    assert "x-silvia-scenario" not in chat.calls.last.request.headers
+    assert chat.calls.last.request.headers["x-app"] == "notebook"
+    await api.call(client.sessions.get, "s1", extra_headers={"x-trace": "t2"})
+    assert get.calls.last.request.headers["x-trace"] == "t2"
 
 
 async def test_default_headers_replace_ours_whatever_their_case_but_not_the_protocols(
@@ -153,53 +196,108 @@ async def test_default_headers_replace_ours_whatever_their_case_but_not_the_prot
 # ------------------------------------------------------------------------------------ whose client
 
 
-async def test_a_callers_http_client_is_used_and_a_response_it_read_already_works(
+async def test_a_callers_http_client_is_used_and_a_response_read_already_works(
     api: Api,
 ) -> None:
+    # Read by the caller's transport, or by an event hook of the caller's client.
     seen: list[httpx.Request] = []
+    hooked: list[str] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
-        if request.method == "POST":
-            return httpx.Response(200, headers=SSE_HEADERS, content=full_turn())  # read already
-        return httpx.Response(200, json=SESSION_BODY)
+    def serving(read_already: bool) -> httpx.MockTransport:
+        def handler(request: httpx.Request) -> httpx.Response:
+            seen.append(request)
+            if request.method == "GET":
+                return httpx.Response(200, json=SESSION_BODY)
+            if read_already:
+                return httpx.Response(200, headers=SSE_HEADERS, content=full_turn())
+            return sse_response(full_turn())
 
-    client = api.client(http_client=api.http(transport=httpx.MockTransport(handler)))
-    turn = await api.turn(client)
-    assert turn.complete
-    assert turn.text == "You have $120 in checking."
-    assert (await api.session(client, "s1")).id == "s1"
-    assert [r.method for r in seen] == ["POST", "GET"]
+        return httpx.MockTransport(handler)
+
+    def hook(response: httpx.Response) -> None:
+        response.read()
+        hooked.append(response.request.method)
+
+    async def ahook(response: httpx.Response) -> None:
+        await response.aread()
+        hooked.append(response.request.method)
+
+    hooks = {"response": [ahook if api.is_async else hook]}
+    for http in (
+        api.http(transport=serving(read_already=True)),
+        api.http(transport=serving(read_already=False), event_hooks=hooks),
+    ):
+        client = api.client(http_client=http)
+        turn = await api.turn(client)
+        assert turn.complete
+        assert turn.text == "You have $120 in checking."
+        assert (await api.session(client, "s1")).id == "s1"
+    assert [r.method for r in seen] == ["POST", "GET"] * 2
     assert json.loads(seen[0].content) == {"message": "hi"}
+    assert hooked == ["POST", "GET"]
 
 
-async def test_a_callers_http_client_is_not_closed(api: Api) -> None:
+async def test_close_and_with_close_the_sdks_own_http_client_never_a_callers(api: Api) -> None:
     http = api.http()
-    client = api.client(http_client=http)
-    await api.close(client)
-    assert not http.is_closed
-    # Nor by the context manager.
-    if isinstance(client, AsyncSilviaClient):
-        async with client:
-            pass
-    else:
-        with client:
-            pass
+    for mine in (http, None):
+        client = api.client(http_client=mine)
+        await api.close(client)
+        assert client._http.is_closed is (mine is None)
+        client = api.client(http_client=mine)
+        if isinstance(client, AsyncSilviaClient):
+            async with client:
+                assert not client._http.is_closed
+        else:
+            with client:
+                assert not client._http.is_closed
+        assert client._http.is_closed is (mine is None)
     assert not http.is_closed
 
 
-async def test_the_sdks_own_http_client_is_closed_by_close_and_with(api: Api) -> None:
-    client = api.client()
-    assert not client._http.is_closed
-    await api.close(client)
-    assert client._http.is_closed
-    if isinstance(client, AsyncSilviaClient):
-        async with api.client() as client:
-            assert not client._http.is_closed
-    else:
-        with api.client() as client:
-            assert not client._http.is_closed
-    assert client._http.is_closed
+REFUSED = "http://127.0.0.1:9"  # the discard port: nothing listens, the pool is made anyway
+
+
+def refused_call() -> None:
+    """One call of a new sync client, which makes its pool and fails to connect."""
+    client = SilviaClient(token="sk-test", base_url=REFUSED, max_retries=0)
+    with client, pytest.raises(APIConnectionError):
+        client.sessions.get("s-1")
+
+
+def test_the_sdks_own_pools_share_one_verifying_tls_context_made_as_httpxs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    made: list[ssl.SSLContext] = []
+    make = httpx.create_ssl_context
+
+    def counted() -> ssl.SSLContext:
+        made.append(make())
+        return made[-1]
+
+    monkeypatch.setattr(httpx, "create_ssl_context", counted)
+    # A CA setting no earlier test used, so the SDK makes its context here (the same
+    # bundle httpx reads by default, under another name).
+    bundle = tmp_path / "ca.pem"
+    bundle.write_bytes(Path(certifi.where()).read_bytes())
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+
+    for _ in range(3):
+        refused_call()
+
+    async def turns() -> None:
+        async with AsyncSilviaClient(token="sk-test", base_url=REFUSED, max_retries=0) as client:
+            with pytest.raises(APIConnectionError):
+                await client.sessions.get("s-1")
+
+    anyio.run(turns)
+    assert len(made) == 1, f"{len(made)} TLS contexts for four clients"
+    assert made[0].verify_mode == ssl.CERT_REQUIRED
+    assert made[0].check_hostname
+
+    # Another setting, another context: the process's CA choice is honoured as httpx does.
+    monkeypatch.setenv("SSL_CERT_FILE", certifi.where())
+    refused_call()
+    assert len(made) == 2
 
 
 # --------------------------------------------------------------------------- one home for defaults
@@ -236,20 +334,44 @@ def test_every_option_is_checked_by_its_row_of_the_table() -> None:
         assert str(caught.value).startswith(name)
 
 
-def test_a_row_reads_what_it_accepts_into_what_the_client_keeps() -> None:
+class Provider:
+    """A tracer provider is any object with `get_tracer`."""
+
+    def get_tracer(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
+def test_a_row_keeps_what_it_accepts_and_says_what_was_wrong() -> None:
+    provider, ages = Provider(), httpx.Timeout(5, read=2e9)
     for name, value, kept in [
         ("timeout", 5, httpx.Timeout(5.0)),
         ("timeout", None, httpx.Timeout(None)),
-        ("idle_timeout", 2, 2.0),
+        ("idle_timeout", 0.5, 0.5),  # the values just inside each bound are kept
+        ("deadline", DEFAULTS.max_seconds, DEFAULTS.max_seconds),
         ("deadline", None, None),
         ("deadline", math.inf, math.inf),
-        ("max_event_bytes", 10, 10),
+        ("max_event_bytes", 1, 1),
         ("max_retries", 0, 0),
         ("retry_backoff", 0, 0.0),
         ("extra_headers", {"X-A": "1"}, httpx.Headers({"x-a": "1"})),
         ("default_headers", None, httpx.Headers()),
+        ("tracer_provider", provider, provider),
     ]:
         assert check(name, value) == kept, (name, value)
+    # A caller reads the error to fix the call: each names the argument and what was wrong.
+    refused: list[tuple[str, object, str]] = [
+        ("extra_body", {"a": {1}}, "extra_body: cannot be sent as JSON (TypeError)"),
+        ("extra_headers", {"a": 1}, "extra_headers: header names and values must be str or bytes"),
+        ("extra_headers", {"é": "v"}, "extra_headers: UnicodeEncodeError"),
+        ("timeout", ages, "timeout: the read timeout must be at most 1e+09 s"),
+        ("session_id", "", "session_id must not be empty (leave it out for a new session)"),
+        ("timeout", 0, "timeout: the connect timeout must be above 0 seconds (None: none)"),
+        ("message", " \n", "message must not be empty or only whitespace"),
+    ]
+    for name, bad, message in refused:
+        with pytest.raises(ConfigurationError) as caught:
+            check(name, bad)
+        assert str(caught.value) == message, (name, bad)
 
 
 def test_a_call_leaves_its_options_given_as_none_to_the_client() -> None:
@@ -269,7 +391,8 @@ async def test_a_bad_message_or_session_id_fails_before_anything_is_sent(
     )
     client = api.client()
     for message in [None, 42, b"hi", ["hi"], {"message": "hi"}]:
-        with pytest.raises(TypeError, match="message must be a str"):
+        kind = type(message).__name__
+        with pytest.raises(TypeError, match=f"^message must be a str, not {kind}$"):
             client.chat.stream(message)  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="message"):
             await api.turn(client, message)  # type: ignore[arg-type]
@@ -287,69 +410,65 @@ async def test_a_bad_message_or_session_id_fails_before_anything_is_sent(
             await api.turn(client, "hi", session_id=session_id)
         with pytest.raises(error, match=match):
             await api.session(client, session_id)
+    with pytest.raises(ConfigurationError, match="65,536"):  # no URL can carry it
+        await api.session(client, "s" * 70_000)
     assert chat.call_count == 0
     assert get.call_count == 0
 
 
-async def test_a_response_an_event_hook_read_works(api: Api) -> None:
-    read: list[str] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        if request.method == "POST":
-            return sse_response(full_turn())
-        return httpx.Response(200, json=SESSION_BODY)
-
-    def hook(response: httpx.Response) -> None:
-        response.read()
-        read.append(response.request.method)
-
-    async def ahook(response: httpx.Response) -> None:
-        await response.aread()
-        read.append(response.request.method)
-
-    hooks = {"response": [ahook if api.is_async else hook]}
-    client = api.client(
-        http_client=api.http(transport=httpx.MockTransport(handler), event_hooks=hooks)
-    )
-    assert (await api.turn(client)).complete
-    assert (await api.session(client, "s1")).id == "s1"
-    assert read == ["POST", "GET"]
-
-
-# ---------------------------------------------------------------------------- construction
-
-
-def test_bad_settings_are_configuration_errors_at_construction() -> None:
-    with pytest.raises(ConfigurationError, match=r"httpx\.Client"):
-        SilviaClient(base_url=BASE_URL, token=TOKEN, http_client=httpx.AsyncClient())  # type: ignore[arg-type]
-    with httpx.Client() as http, pytest.raises(ConfigurationError, match=r"httpx\.AsyncClient"):
-        AsyncSilviaClient(base_url=BASE_URL, token=TOKEN, http_client=http)  # type: ignore[arg-type]
-    # Each option, the values it refuses; the error names the option.
-    bad: dict[str, list[Any]] = {
-        "max_retries": [-1, 1.5, "2"],
-        "timeout": [-1, math.nan, "10", httpx.Timeout(5.0, read=-1)],
-        "idle_timeout": [0, -5],
-        "deadline": [0, -1, math.nan, "10", True],
-        "retry_backoff": [-1, math.inf],
-        "max_event_bytes": [0, -1, 1.5, True, "10"],
-        "max_response_bytes": [0, -1, 1.5, True, "10"],
-        "default_headers": [["x"], {"x-a": 1}],
-        "wire": ["v2"],
-        "token": [1234567890],
-        "propagate_context": [1],
-        "tracer_provider": [object()],
-    }
-    for cls in (SilviaClient, AsyncSilviaClient):
-        for name, values in bad.items():
-            for value in values:
-                with pytest.raises(ConfigurationError, match=name):
-                    cls(**{"base_url": BASE_URL, "token": TOKEN, name: value})
-        with pytest.raises(ConfigurationError, match=r"propagate_context=True needs a tracer_"):
-            cls(base_url=BASE_URL, propagate_context=True)
+# ---------------------------------------------------------------------------- refused values
 
 
 SECONDS = ("timeout", "idle_timeout", "deadline", "retry_backoff")
 WHOLE = ("max_event_bytes", "max_response_bytes", "max_retries")
+# Each option, values it refuses. What no clock can honour is refused for every option in
+# seconds; `retry_backoff` is the `RetryPolicy`'s (test_retries.py).
+NO_CLOCK = [math.nan, -1, 10**400, 1e10, True, "5"]
+BAD: dict[str, list[Any]] = {
+    "max_retries": [-1, 1.5, "2"],
+    "timeout": [*NO_CLOCK, 0, "10", httpx.Timeout(5.0, read=-1), httpx.Timeout(5.0, connect=0)],
+    "idle_timeout": [*NO_CLOCK, 0, -5],
+    "deadline": [*NO_CLOCK, 0, "10"],
+    "retry_backoff": [*NO_CLOCK, math.inf],
+    "max_event_bytes": [0, -1, 1.5, True, "10"],
+    "max_response_bytes": [0, -1, 1.5, True, "10", 2.5],
+    "default_headers": [["x"], {"x-a": 1}],
+    "extra_headers": ["x-a: 1"],
+    "extra_body": [["a"], {1: "a"}, {"a": {1, 2}}, {"a": math.nan}],
+    "extra_query": [{"a": True}, {"a": None}, {"a": ["x"]}, "a=1"],
+    "wire": ["v2"],
+    "token": [1234567890],
+    "propagate_context": [1],
+    "tracer_provider": [object()],
+}
+
+
+async def test_a_bad_value_is_refused_wherever_it_is_given_before_anything_is_sent(
+    api: Api, server: respx.MockRouter
+) -> None:
+    route = chat_route(server)
+    client = api.client()
+    takers: list[tuple[Callable[..., Any], Callable[..., Any]]] = [
+        (type(client), api.client),
+        (client.with_options, client.with_options),
+        (client.chat.stream, partial(api.turn, client)),
+        (client.sessions.get, partial(api.call, client.sessions.get, "s1")),
+    ]
+    for name, values in BAD.items():
+        for value in values:
+            for method, call in takers:
+                if name in inspect.signature(method).parameters:
+                    with pytest.raises(ConfigurationError, match=name):
+                        await settled(call(**{name: value}))
+    assert not route.calls
+    for cls in (SilviaClient, AsyncSilviaClient):
+        with pytest.raises(ConfigurationError, match=r"propagate_context=True needs a tracer_"):
+            cls(base_url=BASE_URL, propagate_context=True)
+    with pytest.raises(ConfigurationError, match=r"httpx\.Client"):
+        SilviaClient(base_url=BASE_URL, token=TOKEN, http_client=httpx.AsyncClient())  # type: ignore[arg-type]
+    with httpx.Client() as http, pytest.raises(ConfigurationError, match=r"httpx\.AsyncClient"):
+        AsyncSilviaClient(base_url=BASE_URL, token=TOKEN, http_client=http)  # type: ignore[arg-type]
+
 
 numbers = st.one_of(
     st.integers(),
@@ -385,50 +504,6 @@ def test_every_number_is_kept_or_refused_with_a_configuration_error(name: str, v
         assert str(refused).startswith(name)
     else:
         _kept_is_holdable(name, kept)
-
-
-def test_what_no_clock_can_honour_is_refused() -> None:
-    for name in SECONDS:
-        for value in [math.nan, -1, 10**400, 1e10, True, "5"]:
-            with pytest.raises(ConfigurationError):
-                check(name, value)
-    for name in SECONDS:  # the constructor refuses through the same rows
-        options: dict[str, Any] = {name: 10**400}
-        with pytest.raises(ConfigurationError, match=name):
-            SilviaClient(base_url="http://127.0.0.1:1", **options)
-    for message in ["", " ", "\n\t  "]:
-        with pytest.raises(ConfigurationError, match="empty or only whitespace"):
-            check("message", message)
-    with pytest.raises(TypeError, match="message must be a str, not int"):
-        check("message", 42)
-    for name in ["message", "session_id"]:
-        with pytest.raises(ConfigurationError, match="UTF-8"):
-            check(name, "a\ud800")
-
-    with pytest.raises(ConfigurationError, match="above 0"):
-        check("timeout", 0)
-    with pytest.raises(ConfigurationError, match="above 0"):
-        check("timeout", httpx.Timeout(5.0, connect=0))
-    assert check("retry_backoff", 0) == 0.0
-
-
-def test_a_session_id_no_url_can_carry_is_a_configuration_error() -> None:
-    sent: list[httpx.Request] = []
-
-    def answer(request: httpx.Request) -> httpx.Response:
-        sent.append(request)
-        return httpx.Response(500)
-
-    transport = httpx.MockTransport(answer)
-    with (
-        SilviaClient(
-            base_url="http://127.0.0.1:1", http_client=httpx.Client(transport=transport)
-        ) as client,
-        pytest.raises(ConfigurationError, match="65,536") as caught,
-    ):
-        client.sessions.get("s" * 70_000)
-    assert isinstance(caught.value, SilviaError)
-    assert not sent
 
 
 def test_the_configuration_page_shows_the_table_as_the_code_has_it() -> None:

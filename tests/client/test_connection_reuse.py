@@ -97,7 +97,9 @@ async def turn(api: Api, client: Any) -> Any:
     )
 
 
-async def test_after_done_the_connection_is_used_again(api: Api, served: tuple[App, str]) -> None:
+async def test_after_done_the_connection_is_used_again_unless_the_body_goes_on(
+    api: Api, served: tuple[App, str]
+) -> None:
     app, url = served
     client = api.client(base_url=url, token="t")
     for _ in range(3):
@@ -105,13 +107,6 @@ async def test_after_done_the_connection_is_used_again(api: Api, served: tuple[A
     await api.session(client, "s1")
     assert len(app.ports) == 4
     assert len(set(app.ports)) == 1, app.ports  # one connection for all four
-
-
-async def test_a_body_that_never_ends_or_goes_on_long_after_done(
-    api: Api, served: tuple[App, str]
-) -> None:
-    app, url = served
-    client = api.client(base_url=url, token="t")
     # A body that never ends; 1 MiB of comments after `done`; then one that ends.
     for after in ("hang", "chatter", "end"):
         app.after = after

@@ -19,8 +19,8 @@ from silvia_client._sse import most_values
 from silvia_client._wire import DEFAULTS
 from silvia_client.errors import ResponseTooLargeError, StreamTooLargeError
 
-from ..hostile import SSE, Connection, HostileServer, Request, chunk, head, response
-from .conftest import Api
+from ..hostile import SSE, Respond, chunk, head, response
+from .conftest import Api, by_case, once
 from .sse import BASE_URL, CHAT_URL, Body, session, sse_response, text
 
 pytestmark = pytest.mark.anyio
@@ -88,54 +88,48 @@ SHAPES: dict[str, Callable[[int], bytes]] = {
 }
 
 
-async def test_a_history_of_tiny_values_is_refused_before_it_is_decoded(api: Api) -> None:
-    for shape in SHAPES:
-        await _refused_before_decoded(api, shape)
-
-
-async def _refused_before_decoded(api: Api, shape: str) -> None:
+def history_answer(shape: str) -> Respond:
     body = history_with(SHAPES[shape](LIMIT - 200))
     assert len(body) < LIMIT  # under the byte limit, over the cap in values
     assert most_values(body) > CAP
     answer = response(200, body, {"content-type": "application/json"})
-
-    def respond(request: Request, connection: Connection) -> None:
-        connection.send(answer)
-
-    with HostileServer(respond) as hostile:
-        client = api.client(base_url=hostile.url, max_retries=0, max_response_bytes=LIMIT)
-        with pytest.raises(ResponseTooLargeError) as caught:
-            await api.session(client, "s1")
-    assert caught.value.limit == LIMIT
-    assert "JSON values" in str(caught.value)
+    return once(answer)
 
 
-async def test_a_stream_of_tiny_values_stops_with_its_partial_turn(api: Api) -> None:
-    for shape in ["small arrays", "short strings", "many keys"]:
-        await _stream_stops(api, shape)
-
-
-async def _stream_stops(api: Api, shape: str) -> None:
+def stream_answer(shape: str) -> Respond:
     # Citation events whose unmodelled field holds tiny values: three of them, under the
     # byte limit together, over the cap in values.
     data = b'{"citation":{"source":"a","x":' + SHAPES[shape](LIMIT // 4) + b"}}"
-    sent = b"event: citation\ndata: " + data + b"\n\n"
+    sent = chunk(b"event: citation\ndata: " + data + b"\n\n")
     assert 3 * len(sent) < LIMIT
     assert most_values(data) > CAP // 3
+    answer = head(200, SSE, chunked=True) + chunk(session("s1")) + 3 * sent + chunk(b"")
+    return once(answer)
 
-    def respond(request: Request, connection: Connection) -> None:
-        connection.send(head(200, SSE, chunked=True) + chunk(session("s1")))
-        for _ in range(3):
-            connection.send(chunk(sent))
-        connection.send(chunk(b""))
 
-    with HostileServer(respond) as hostile:
-        client = api.client(base_url=hostile.url, max_retries=0, max_response_bytes=LIMIT)
-        _, error = await api.read(client)
-    assert isinstance(error, StreamTooLargeError)
-    assert error.limit == LIMIT
-    assert "events and JSON values" in str(error)
-    assert error.turn.session_id == "s1"
+async def test_tiny_values_stop_a_history_before_it_is_decoded_and_a_stream_with_its_turn(
+    api: Api,
+) -> None:
+    streamed = ["small arrays", "short strings", "many keys"]
+    responders = {f"get {shape}": history_answer(shape) for shape in SHAPES}
+    responders |= {f"chat {shape}": stream_answer(shape) for shape in streamed}
+    with by_case(responders) as hostile:
+        for name in responders:
+            case = {"x-case": name}
+            client = api.client(
+                base_url=hostile.url, default_headers=case, max_retries=0, max_response_bytes=LIMIT
+            )
+            if name.startswith("get"):
+                with pytest.raises(ResponseTooLargeError) as caught:
+                    await api.session(client, "s1")
+                assert caught.value.limit == LIMIT, name
+                assert "JSON values" in str(caught.value), name
+                continue
+            _, error = await api.read(client)
+            assert isinstance(error, StreamTooLargeError), name
+            assert error.limit == LIMIT
+            assert "events and JSON values" in str(error)
+            assert error.turn.session_id == "s1"
 
 
 async def test_a_stream_of_more_events_than_the_cap_stops_with_its_partial_turn(

@@ -20,14 +20,15 @@ import pytest
 import respx
 
 from silvia_client import SilviaClient
+from silvia_client._deadline import Halt
 from silvia_client.chat import TextEvent
 from silvia_client.errors import (
     APITimeoutError,
     StreamTimeoutError,
 )
 
-from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head
-from .conftest import Api, no_alarm
+from ..hostile import SSE, Connection, Request, chunk, event, head
+from .conftest import Api, by_case, no_alarm
 from .sse import CHAT_URL, SSE_HEADERS, Body, full_turn, json_response, session, sse_response, text
 
 pytestmark = pytest.mark.anyio
@@ -97,38 +98,43 @@ def stalling(start: bytes) -> Callable[[Request, Connection], None]:
 
 
 async def test_a_turn_that_trickles_or_stalls_past_its_deadline(api: Api) -> None:
-    for respond in [
-        trickling(STREAM_START, chunk(b": ping\n\n")),  # events that are only comments
-        trickling(STREAM_START, chunk(b"x"), every=0.1),  # bytes that make no event
-        stalling(STREAM_START),
-    ]:
-        with HostileServer(respond) as hostile:
+    responders = {
+        "comments": trickling(STREAM_START, chunk(b": ping\n\n")),  # events of comments only
+        "bytes": trickling(STREAM_START, chunk(b"x"), every=0.1),  # bytes that make no event
+        "stall": stalling(STREAM_START),
+    }
+    with by_case(responders) as hostile:
+        for name in responders:
             client = api.client(base_url=hostile.url, deadline=0.3, idle_timeout=30)
-            events, error = await ends(api, partial(api.read, client))
-        assert isinstance(error, StreamTimeoutError)
-        assert "deadline of 0.3 s" in str(error)
-        assert error.turn.text == "Hello"  # the partial turn
-        assert error.request_id == "req_slow"
-        assert error.session_id == "s1"
-        assert [type(e) for e in events][-1] is TextEvent
+            events, error = await ends(
+                api, partial(api.read, client, extra_headers={"x-case": name})
+            )
+            assert isinstance(error, StreamTimeoutError), name
+            assert "deadline of 0.3 s" in str(error)
+            assert error.turn.text == "Hello"  # the partial turn
+            assert error.request_id == "req_slow"
+            assert error.session_id == "s1"
+            assert [type(e) for e in events][-1] is TextEvent
 
 
-async def test_a_get_that_trickles_past_its_deadline(api: Api) -> None:
+async def test_a_get_that_trickles_and_a_server_that_never_answers(api: Api) -> None:
     start = head(200, {"content-type": "application/json"}, chunked=True) + chunk(b'{"messages"')
-    with HostileServer(trickling(start, chunk(b" "))) as hostile:
+    responders = {"trickle": trickling(start, chunk(b" ")), "silent": silent}
+    with by_case(responders) as hostile:
         client = api.client(base_url=hostile.url, deadline=0.3)
         with pytest.raises(APITimeoutError, match=r"deadline of 0\.3 s"):
-            await ends(api, lambda: api.session(client, "s1"))
-
-
-async def test_a_server_that_never_answers(api: Api) -> None:
-    for endpoint in ("chat", "session"):
-        with HostileServer(silent) as hostile:
+            await ends(
+                api, partial(api.request, client, "session", extra_headers={"x-case": "trickle"})
+            )
+        for endpoint in ("chat", "session"):
             client = api.client(base_url=hostile.url, deadline=0.3, timeout=30, idle_timeout=30)
+            sent = len(hostile.requests)
             with pytest.raises(APITimeoutError):  # before any event: the stream never opened
-                await ends(api, partial(api.request, client, endpoint))
+                await ends(
+                    api, partial(api.request, client, endpoint, extra_headers={"x-case": "silent"})
+                )
             # The retries of the GET fit in the deadline: none starts once it is past.
-            assert len(hostile.requests) <= 3, endpoint
+            assert len(hostile.requests) - sent <= 3, endpoint
 
 
 class Dripping(httpx.SyncByteStream, httpx.AsyncByteStream):
@@ -220,7 +226,7 @@ def test_closing_in_the_reading_thread_still_closes_at_once(
 # ------------------------------------------------------------ a call's deadline, without I/O
 
 
-def test_a_calls_guard_is_none_until_it_starts() -> None:
+def test_a_call_is_not_expired_until_its_guard_stops_or_its_deadline_passes() -> None:
     with SilviaClient(base_url="https://silvia.test", token="t") as client:
         call = client._call("get", deadline=30)
         assert call.guard is None
@@ -230,18 +236,45 @@ def test_a_calls_guard_is_none_until_it_starts() -> None:
         assert guard.reason is None
         guard.stop("deadline")
         assert call.expired()
+        call = client._call("chat", deadline=0.5)
+        call.start(no_alarm)
+        assert not call.expired()
+        request = httpx.Request("POST", "https://silvia.test/chat")  # no timeout extension yet
+        call.wait_between_events(request)
+        assert 0 < request.extensions["timeout"]["read"] <= 0.5
+        call.at -= 1  # past it
+        assert call.expired()
+        with pytest.raises(Halt) as caught:
+            call.wait_between_events(request)
+        assert caught.value.reason == "deadline"
 
 
-def test_a_calls_timeouts_are_cut_to_the_time_left() -> None:
+def test_a_calls_reads_wait_timeout_for_the_head_then_idle_timeout_cut_to_the_time_left() -> None:
+    timeout = httpx.Timeout(50, read=4)
     with SilviaClient(
-        base_url="https://silvia.test", token="t", timeout=50, idle_timeout=9
+        base_url="https://silvia.test", token="t", timeout=timeout, idle_timeout=9
     ) as client:
         chat = client._call("chat", deadline=math.inf)
-        # The head's wait is `timeout`'s, a chat turn's too (`idle_timeout` comes after it).
-        assert chat.timeouts() == {"connect": 50, "read": 50, "write": 50, "pool": 50}
+        request = client._http.build_request("POST", "https://silvia.test/api/chat")
+        request.extensions["timeout"] = chat.timeouts()
+        assert request.extensions["timeout"] == {"connect": 50, "read": 4, "write": 50, "pool": 50}
+        chat.wait_between_events(request)
+        assert request.extensions["timeout"] == {"connect": 50, "read": 9, "write": 50, "pool": 50}
         get = client._call("get", deadline=20)
         get.start(no_alarm)
-        assert all(10 < (seconds or 0) <= 20 for seconds in get.timeouts().values())
+        cut = get.timeouts()  # to the time left, where it is shorter
+        assert cut["read"] == 4
+        assert all(10 < (cut[phase] or 0) <= 20 for phase in ("connect", "write", "pool"))
         get.at -= 30  # past it
         with pytest.raises(APITimeoutError, match="deadline of 20 s"):
             get.timeouts()
+    with SilviaClient(base_url="https://silvia.test", token="t", idle_timeout=math.inf) as client:
+        chat = client._call("chat", deadline=math.inf)
+        chat.wait_between_events(request)
+        assert request.extensions["timeout"]["read"] is None  # no idle timeout, no deadline
+        chat = client._call("chat", deadline=20)
+        chat.at = time.monotonic() + 20
+        chat.wait_between_events(request)
+        read = request.extensions["timeout"]["read"]
+        assert read is not None
+        assert 10 < read <= 20

@@ -1,8 +1,7 @@
 """Failures: HTTP statuses, responses that are not a stream, and streams that stop early.
 
 Every error is a typed `SilviaError`; a stream that stops early hands back the
-partial turn, with everything that arrived; and a chat POST is never sent twice
-once it may have reached the server.
+partial turn, with everything that arrived (what is retried: test_retries.py).
 
 Raw access: `stream.response` is the turn's `httpx.Response`; every `APIStatusError`
 has `.response` (a read copy of what the SDK kept, the token blanked) and `.headers`.
@@ -15,10 +14,7 @@ import asyncio
 import gzip
 import json
 import socket
-import time
 from collections.abc import Callable
-from datetime import datetime, timezone
-from email.utils import format_datetime
 
 import httpx
 import pytest
@@ -29,7 +25,6 @@ from silvia_client.citations import AccountTarget, WebTarget
 from silvia_client.errors import (
     APIConnectionError,
     APIStatusError,
-    APITimeoutError,
     AuthenticationError,
     BadRequestError,
     ConflictError,
@@ -142,21 +137,14 @@ async def test_status_maps_to_its_error(api: Api, server: respx.MockRouter, endp
             route.reset()
 
 
-async def test_status_error_without_a_body_or_request_id(
+async def test_an_error_body_missing_huge_or_undecodable(
     api: Api, server: respx.MockRouter
 ) -> None:
     server.post(CHAT_URL).mock(return_value=httpx.Response(502))
     err = await call(api, "chat")
     assert isinstance(err, InternalServerError)
-    assert err.request_id is None
-    assert err.message == "Bad Gateway"
-    assert str(err) == "502: Bad Gateway"
-
-
-async def test_a_huge_error_body_is_cut_and_the_piece_read_kept(
-    api: Api, server: respx.MockRouter
-) -> None:
-    body = Body([b"x" * 50_000] * 10)  # 500 kB of text
+    assert (err.request_id, err.message, str(err)) == (None, "Bad Gateway", "502: Bad Gateway")
+    body = Body([b"x" * 50_000] * 10)  # 500 kB of text: cut, and the piece read kept
     server.post(CHAT_URL).mock(
         side_effect=lambda r: httpx.Response(
             400, stream=body, headers={"content-type": "text/plain"}
@@ -169,10 +157,8 @@ async def test_a_huge_error_body_is_cut_and_the_piece_read_kept(
     assert body.closed
     assert err.response is not None
     assert 0 < len(err.response.content) <= 64 * 1024
-
-
-async def test_an_error_body_that_does_not_decode(api: Api, server: respx.MockRouter) -> None:
-    route = route_for(server, "chat").mock(
+    server.reset()
+    route = server.post(CHAT_URL).mock(
         side_effect=lambda r: httpx.Response(
             503,
             stream=Body(b"not gzip at all"),
@@ -183,37 +169,6 @@ async def test_an_error_body_that_does_not_decode(api: Api, server: respx.MockRo
     assert isinstance(err, InternalServerError)
     assert (err.status_code, err.request_id) == (503, "req_2")
     assert route.call_count == 1
-
-
-# Always finite and at most an hour: a caller may sleep on it.
-RETRY_AFTER = [
-    ("7", 7.0),
-    ("0.5", 0.5),
-    ("-3", 0.0),
-    ("soon", None),
-    (None, None),
-    ("nan", None),
-    ("99999999", 3600.0),
-    ("inf", 3600.0),
-    ("-inf", 0.0),
-]
-
-
-async def test_rate_limit_retry_after(
-    api: Api, server: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    now = datetime(2025, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
-    monkeypatch.setattr(time, "time", now.timestamp)
-    later = format_datetime(now.replace(minute=6), usegmt=True)  # two minutes later
-    for value, expected in [*RETRY_AFTER, (later, 120.0)]:
-        headers = {} if value is None else {"retry-after": value}
-        server.post(CHAT_URL).mock(
-            return_value=httpx.Response(429, headers=headers, text="slow down")
-        )
-        err = await call(api, "chat", max_retries=0)
-        assert isinstance(err, RateLimitError), value
-        assert err.retry_after == expected, value
-        assert err.message == "slow down", value
 
 
 # ------------------------------------------------------------------------------------ not a stream
@@ -312,9 +267,7 @@ async def test_a_stream_that_stops_early_keeps_everything_that_arrived(
         assert route.call_count == 1, fail  # never sent again
         assert bodies[0].closed, fail
         route.reset()
-
-
-async def test_until_done_raises_the_same_error_again(api: Api, server: respx.MockRouter) -> None:
+    # until_done() raises the same error again.
     serve(server, lambda: Body(ARRIVED, fail=httpx.ReadError("reset")))
     async with api.stream(api.client()) as stream:
         with pytest.raises(StreamDisconnectedError) as first:
@@ -322,85 +275,6 @@ async def test_until_done_raises_the_same_error_again(api: Api, server: respx.Mo
         with pytest.raises(StreamDisconnectedError) as second:
             await stream.until_done()
     assert second.value is first.value
-
-
-# -------------------------------------------------------------------------------- never sent twice
-
-
-async def test_a_chat_post_that_may_have_been_processed_is_not_retried(
-    api: Api, server: respx.MockRouter, sleeps: list[float]
-) -> None:
-    failures: list[tuple[httpx.Response | type[Exception], type[SilviaError]]] = [
-        (httpx.Response(500), InternalServerError),
-        (httpx.Response(503, headers={"retry-after": "0"}), InternalServerError),
-        (httpx.Response(408), APIStatusError),
-        (httpx.Response(409), ConflictError),
-        (httpx.ReadError, APIConnectionError),
-        (httpx.WriteError, APIConnectionError),
-        (httpx.RemoteProtocolError, APIConnectionError),
-        (httpx.ReadTimeout, APITimeoutError),
-        (httpx.WriteTimeout, APITimeoutError),
-    ]
-    for answer, cls in failures:
-        if isinstance(answer, httpx.Response):
-            route = server.post(CHAT_URL).mock(return_value=answer)
-        else:
-            route = server.post(CHAT_URL).mock(side_effect=answer)
-        err = await call(api, "chat")
-        assert type(err) is cls, answer
-        assert route.call_count == 1, answer
-        assert sleeps == [], answer
-        route.reset()
-
-
-async def test_a_chat_post_refused_with_429_is_retried(
-    api: Api, server: respx.MockRouter, sleeps: list[float]
-) -> None:
-    # A 429 was never processed: the server started no turn, so sending again is safe.
-    route = server.post(CHAT_URL).mock(
-        side_effect=[
-            httpx.Response(429, headers={"retry-after": "2"}),
-            httpx.Response(429),
-            sse_response(session("s") + done()),
-        ]
-    )
-    turn = await api.turn(api.client(retry_backoff=1.0))
-    assert turn.complete
-    assert route.call_count == 3
-    assert sleeps[0] == 2.0  # Retry-After honoured
-    assert 1.5 <= sleeps[1] <= 2.0  # then the backoff
-    sleeps.clear()
-    route.reset()
-    route = server.post(CHAT_URL).mock(
-        return_value=httpx.Response(429, headers={"retry-after": "1"})
-    )
-    err = await call(api, "chat")
-    assert isinstance(err, RateLimitError)
-    assert route.call_count == 3  # then gives up
-    assert sleeps == [1.0, 1.0]
-
-
-async def test_a_chat_post_never_sent_is_retried(
-    api: Api, server: respx.MockRouter, sleeps: list[float]
-) -> None:
-    for fail, cls in [
-        (httpx.ConnectError, APIConnectionError),
-        (httpx.ConnectTimeout, APITimeoutError),
-        (httpx.PoolTimeout, APITimeoutError),
-    ]:
-        route = server.post(CHAT_URL).mock(
-            side_effect=[fail("refused"), fail("refused"), sse_response(session("s") + done())]
-        )
-        assert (await api.turn(api.client())).complete, fail
-        assert route.call_count == 3, fail
-        route.reset()
-        route = server.post(CHAT_URL).mock(side_effect=fail)
-        err = await call(api, "chat")
-        assert type(err) is cls, fail
-        assert route.call_count == 3, fail  # two retries by default
-        assert len(sleeps) == 4, fail
-        sleeps.clear()
-        route.reset()
 
 
 async def test_stream_response_is_the_turn_s_response_once_opened(
@@ -442,12 +316,9 @@ async def test_a_status_error_keeps_the_response_read_and_without_the_token(
     assert response.request.method == ("POST" if endpoint == "chat" else "GET")
     assert "authorization" not in response.request.headers
     assert TOKEN not in repr(vars(response)) + str(response.request.url)
-
-
-def test_an_error_made_by_hand_has_no_response_and_empty_headers() -> None:
-    error = APIStatusError("boom", status_code=418)
-    assert error.response is None
-    assert not error.headers
+    by_hand = APIStatusError("boom", status_code=418)  # no response, empty headers
+    assert by_hand.response is None
+    assert not by_hand.headers
 
 
 def _closed_port() -> str:

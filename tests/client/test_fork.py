@@ -7,8 +7,8 @@ answer in another's request, in a pre-fork web server), and in the child the
 deadline thread was gone while the SDK believed it ran (`deadline=2` read a
 keep-alive stream for 20 s and more).
 
-Each case runs in a `python -c` script of its own, so that this test process never
-forks (Python 3.12 warns of `fork()` in a process with threads, and pytest has
+The cases run in one `python -c` script (a module fixture), so that this test process
+never forks (Python 3.12 warns of `fork()` in a process with threads, and pytest has
 some). The server runs here, on 127.0.0.1, and notes which connection (the
 client's port) each message came on; the script reports what each side read.
 """
@@ -37,7 +37,7 @@ import httpx
 
 from silvia_client import AsyncSilviaClient, SilviaClient, SilviaError
 
-url, case = sys.argv[1], sys.argv[2]
+url = sys.argv[1]
 # Short timeouts: a side that waits for an answer the other one read fails in seconds.
 SHORT = {"token": "t", "timeout": 5.0, "idle_timeout": 5.0, "max_retries": 0}
 
@@ -101,33 +101,33 @@ def timed(client, message):
     return ["no error", time.monotonic() - started]
 
 
-report = {}
-if case == "sync":
-    client = SilviaClient(base_url=url, **SHORT)
-    report["before"] = answer(client, "parent-before")  # the pool keeps its connection
-    pid, read = in_child(lambda: answer(client, "child"))
-    report["parent"] = answer(client, "parent")  # while the child sends its own
+def run(case):
+    """What each side read; each message names its case (`own-child`), the server's key."""
+    report = {}
+    if case == "deadline":
+        client = SilviaClient(base_url=url, **SHORT)
+        report["before"] = answer(client, "deadline-before")  # the deadline thread starts here
+        fresh = lambda: SilviaClient(base_url=url, token="t", max_retries=0, deadline=0.5)
+        pid, read = in_child(lambda: timed(fresh(), "keep-alive"))
+        report["child"] = child_result(pid, read)
+        return report
+    own = case == "own"  # a caller's own http client, used before the fork
+    client = SilviaClient(base_url=url, http_client=httpx.Client() if own else None, **SHORT)
+    report["before"] = answer(client, f"{case}-before")  # the pool keeps its connection
+    pid, read = in_child(lambda: answer(client, f"{case}-child"))
+    if not own:
+        report["parent"] = answer(client, f"{case}-parent")  # while the child sends its own
     report["child"] = child_result(pid, read)
-    aclient = AsyncSilviaClient(base_url=url, **SHORT)
-    report["async-before"] = asyncio.run(aanswer(aclient, "async-parent-before"))
-    pid, read = in_child(lambda: asyncio.run(aanswer(aclient, "async-child")))
+    aclient = AsyncSilviaClient(
+        base_url=url, http_client=httpx.AsyncClient() if own else None, **SHORT
+    )
+    report["async-before"] = asyncio.run(aanswer(aclient, f"{case}-async-before"))
+    pid, read = in_child(lambda: asyncio.run(aanswer(aclient, f"{case}-async-child")))
     report["async-child"] = child_result(pid, read)
-elif case == "deadline":
-    client = SilviaClient(base_url=url, **SHORT)
-    report["before"] = answer(client, "parent-before")  # the deadline thread starts here
-    fresh = lambda: SilviaClient(base_url=url, token="t", max_retries=0, deadline=0.5)
-    pid, read = in_child(lambda: timed(fresh(), "keep-alive"))
-    report["child"] = child_result(pid, read)
-elif case == "own":
-    client = SilviaClient(base_url=url, http_client=httpx.Client(), **SHORT)
-    report["before"] = answer(client, "parent-before")
-    pid, read = in_child(lambda: answer(client, "child"))
-    report["child"] = child_result(pid, read)
-    aclient = AsyncSilviaClient(base_url=url, http_client=httpx.AsyncClient(), **SHORT)
-    report["async-before"] = asyncio.run(aanswer(aclient, "async-parent-before"))
-    pid, read = in_child(lambda: asyncio.run(aanswer(aclient, "async-child")))
-    report["async-child"] = child_result(pid, read)
-print(json.dumps(report))
+    return report
+
+
+print(json.dumps({case: run(case) for case in sys.argv[2:]}))
 '''
 
 
@@ -156,16 +156,18 @@ class EchoServer:
             connection.send(response(500))
 
 
-def run(case: str) -> tuple[dict[str, Any], EchoServer]:
+@pytest.fixture(scope="module")
+def forked() -> tuple[dict[str, Any], EchoServer]:
+    """Every case, in one script: what each side read, and the connection each message came on."""
     echo = EchoServer()
     root = Path(silvia_client.__file__).resolve().parent.parent  # the tree under test
     env = {**os.environ, "PYTHONPATH": str(root)}
     with HostileServer(echo) as server:
         done = subprocess.run(
-            [sys.executable, "-c", SCRIPT, server.url, case],
+            [sys.executable, "-c", SCRIPT, server.url, "sync", "deadline", "own"],
             capture_output=True,
             text=True,
-            timeout=90,
+            timeout=120,
             env=env,
             check=False,
         )
@@ -174,32 +176,39 @@ def run(case: str) -> tuple[dict[str, Any], EchoServer]:
     return report, echo
 
 
-def test_a_forked_child_and_its_parent_each_read_their_own_answer() -> None:
-    report, echo = run("sync")
-    for side in ("parent-before", "child", "parent", "async-parent-before", "async-child"):
-        key = {"parent-before": "before", "async-parent-before": "async-before"}.get(side, side)
-        assert report[key] == [f"answer for {side}", f"session-{side}"], side
+def test_a_forked_child_and_its_parent_each_read_their_own_answer(
+    forked: tuple[dict[str, Any], EchoServer],
+) -> None:
+    everything, echo = forked
+    report = everything["sync"]
+    for side in ("before", "child", "parent", "async-before", "async-child"):
+        assert report[side] == [f"answer for sync-{side}", f"session-sync-{side}"], side
     # The child opened a connection of its own; the parent kept using its own. An async
     # client's child gets a pool of its own too.
-    assert echo.came_on["child"] != echo.came_on["parent-before"]
-    assert echo.came_on["parent"] == echo.came_on["parent-before"]
-    assert echo.came_on["async-child"] != echo.came_on["async-parent-before"]
+    assert echo.came_on["sync-child"] != echo.came_on["sync-before"]
+    assert echo.came_on["sync-parent"] == echo.came_on["sync-before"]
+    assert echo.came_on["sync-async-child"] != echo.came_on["sync-async-before"]
 
 
-def test_a_deadline_fires_in_a_forked_child() -> None:
-    report, _ = run("deadline")
+def test_a_deadline_fires_in_a_forked_child(forked: tuple[dict[str, Any], EchoServer]) -> None:
+    report = forked[0]["deadline"]
     assert isinstance(report["child"], list), report  # else: no answer from the child in 20 s
     error, seconds = report["child"]
     assert error in ("StreamTimeoutError", "APITimeoutError"), report
     assert seconds < 15  # deadline=0.5; before, the read went on until the server stopped
 
 
-def test_a_callers_own_http_client_used_before_a_fork_is_refused_in_the_child() -> None:
-    report, echo = run("own")
+def test_a_callers_own_http_client_used_before_a_fork_is_refused_in_the_child(
+    forked: tuple[dict[str, Any], EchoServer],
+) -> None:
+    everything, echo = forked
+    report = everything["own"]
     for prefix in ("", "async-"):
-        before = f"{prefix}parent-before"
-        assert report[f"{prefix}before"] == [f"answer for {before}", f"session-{before}"]
+        assert report[f"{prefix}before"] == [
+            f"answer for own-{prefix}before",
+            f"session-own-{prefix}before",
+        ]
         child = report[f"{prefix}child"]
         assert child.startswith("ClientClosedError: "), report
         assert "after the fork, in each worker" in child
-        assert f"{prefix}child" not in echo.came_on  # nothing sent on the parent's connection
+        assert f"own-{prefix}child" not in echo.came_on  # nothing sent on the parent's connection

@@ -5,7 +5,6 @@ public call, over arguments a careless or hostile caller passes, returns, or rai
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable
 from functools import partial
@@ -17,7 +16,7 @@ import pytest
 from silvia_client import SilviaClient
 from silvia_client.errors import SilviaError
 
-from .conftest import Api, Client
+from .conftest import Api, Client, settled
 from .sse import full_turn
 
 SESSION_IDS: list[Any] = [
@@ -44,6 +43,7 @@ HEADERS: list[Any] = [
     "not a mapping",
 ]
 NUMBERS: list[Any] = [0, -1, math.nan, math.inf, 10**400, 1e-320, True, "5"]
+OPTIONS = ("timeout", "deadline", "idle_timeout", "max_event_bytes", "max_response_bytes")
 
 
 def handler(request: httpx.Request) -> httpx.Response:
@@ -55,41 +55,25 @@ def handler(request: httpx.Request) -> httpx.Response:
 
 
 def calls(client: Client) -> list[tuple[str, Callable[[], object]]]:
+    send, get = client.chat.send, client.sessions.get
     out: list[tuple[str, Callable[[], object]]] = []
     for sid in SESSION_IDS:
-        out.append((f"get({sid!r:.20})", partial(client.sessions.get, sid)))
+        out.append((f"get({sid!r:.20})", partial(get, sid)))
         out.append((f"get_raw({sid!r:.20})", partial(client.sessions.get_raw, sid)))
-        out.append(
-            (f"send(session_id={sid!r:.20})", partial(client.chat.send, "hi", session_id=sid))
-        )
-    for message in MESSAGES:
-        out.append((f"send({message!r:.20})", partial(client.chat.send, message)))
+        out.append((f"send(session_id={sid!r:.20})", partial(send, "hi", session_id=sid)))
+    out += [(f"send({message!r:.20})", partial(send, message)) for message in MESSAGES]
     for headers in HEADERS:
         name = f"{headers!r:.30}"
-        out.append(
-            (f"send(extra_headers={name})", partial(client.chat.send, "hi", extra_headers=headers))
-        )
-        out.append(
-            (f"get(extra_headers={name})", partial(client.sessions.get, "s", extra_headers=headers))
-        )
-        out.append(
-            (
-                f"with_options(default_headers={name})",
-                partial(client.with_options, default_headers=headers),
-            )
-        )
+        out.append((f"send(extra_headers={name})", partial(send, "hi", extra_headers=headers)))
+        out.append((f"get(extra_headers={name})", partial(get, "s", extra_headers=headers)))
+        given = partial(client.with_options, default_headers=headers)
+        out.append((f"with_options(default_headers={name})", given))
     for number in NUMBERS:
-        for option in (
-            "timeout",
-            "deadline",
-            "idle_timeout",
-            "max_event_bytes",
-            "max_response_bytes",
-        ):
-            given: dict[str, Any] = {option: number}
-            out.append((f"send({option}={number!r:.20})", partial(client.chat.send, "hi", **given)))
+        for option in OPTIONS:
+            value: dict[str, Any] = {option: number}
+            out.append((f"send({option}={number!r:.20})", partial(send, "hi", **value)))
             out.append(
-                (f"with_options({option}={number!r:.20})", partial(client.with_options, **given))
+                (f"with_options({option}={number!r:.20})", partial(client.with_options, **value))
             )
     return out
 
@@ -101,9 +85,7 @@ async def test_no_public_method_of_either_client_lets_an_httpx_error_out(api: Ap
     escaped: dict[str, str] = {}
     for name, call in calls(client):
         try:
-            result = call()
-            if inspect.isawaitable(result):
-                await result
+            await settled(call())
         except (SilviaError, TypeError):
             pass
         except BaseException as error:  # anything else is the failure this test looks for
@@ -111,9 +93,8 @@ async def test_no_public_method_of_either_client_lets_an_httpx_error_out(api: Ap
     assert not escaped, escaped
 
 
-@pytest.mark.parametrize(
-    "base_url", ["https://silvia.test/" + "p" * 70_000, "https://silvia.test:99999", "ftp://x"]
-)
-def test_a_constructor_refuses_a_base_url_httpx_would_refuse(base_url: str) -> None:
-    with pytest.raises((SilviaError, TypeError)):
-        SilviaClient(base_url=base_url, token="t").sessions.get("s")
+def test_a_constructor_refuses_a_base_url_httpx_would_refuse() -> None:
+    # On 127.0.0.1, without retries: a URL let through fails at once, with no name to look up.
+    for base_url in ["http://127.0.0.1:9/" + "p" * 70_000, "http://127.0.0.1:99999", "ftp://x"]:
+        with pytest.raises((SilviaError, TypeError)):
+            SilviaClient(base_url=base_url, token="t", max_retries=0).sessions.get("s")

@@ -1,17 +1,21 @@
-"""Per-request options, `with_options`, `chat.send`, the advanced hooks, and ids on failures."""
+"""Per-request options (`extra_body=`, `extra_query=`; headers and timeouts: test_config.py),
+`with_options`, `chat.send`, the advanced hooks, and ids: the request id on a finished turn
+or session (the id a user quotes to support), and what an error names."""
 
 from __future__ import annotations
 
+import inspect
 import json
-from typing import Any
 
 import httpx
 import pytest
 import respx
 
 from silvia_client import AsyncSilviaClient, SilviaClient
-from silvia_client.chat import DoneEvent, RawEvent, SessionEvent, TextEvent
+from silvia_client.chat import DoneEvent, SessionEvent, TextEvent
 from silvia_client.errors import (
+    APIConnectionError,
+    APITimeoutError,
     ConfigurationError,
     IncompleteTurnError,
     InternalServerError,
@@ -24,6 +28,7 @@ from .conftest import Api
 from .sse import (
     BASE_URL,
     CHAT_URL,
+    SSE_HEADERS,
     TOKEN,
     Body,
     TurnNotingTimeouts,
@@ -46,61 +51,84 @@ def chat_route(server: respx.MockRouter) -> respx.Route:
     return server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
 
 
-# ------------------------------------------------------------------------------ per request
+# ---------------------------------------------------------------- extra_body=, extra_query=
+# Merged into what is sent, over `with_options`' defaults; a field the SDK sets itself, or a
+# value of no accepted type (test_config.py), refused before anything is sent.
 
 
-async def test_extra_headers_go_with_that_request_only(api: Api, server: respx.MockRouter) -> None:
-    chat = chat_route(server)
-    get = server.get(SESSION_URL).mock(return_value=json_response(SESSION_BODY))
-    client = api.client(default_headers={"x-team": "qa"})
-    await api.turn(client, extra_headers={"x-silvia-scenario": "demo", "X-Team": "ops"})
-    first = chat.calls.last.request.headers
-    assert (first["x-silvia-scenario"], first["x-team"]) == ("demo", "ops")
-    await api.turn(client)
-    assert "x-silvia-scenario" not in chat.calls.last.request.headers
-    assert chat.calls.last.request.headers["x-team"] == "qa"
-    await api.call(client.sessions.get, "s1", extra_headers={"x-trace": "t1"})
-    assert get.calls.last.request.headers["x-trace"] == "t1"
-
-
-async def test_a_timeout_per_request(api: Api, server: respx.MockRouter) -> None:
-    server.post(CHAT_URL).mock(side_effect=(turns := TurnNotingTimeouts()))
-    get = server.get(SESSION_URL).mock(return_value=json_response(SESSION_BODY))
-    client = api.client(timeout=httpx.Timeout(3.0, read=40.0), idle_timeout=9.0)
-    await api.turn(client, timeout=5.0)
-    assert turns.sent[-1] == {
-        "connect": 5.0,
-        "read": 5.0,  # the head's wait; a stream's reads after it wait its idle timeout
-        "write": 5.0,
-        "pool": 5.0,
-    }
-    await api.turn(client, timeout=httpx.Timeout(1.0, connect=2.0), idle_timeout=4.0)
-    assert turns.sent[-1] == {
-        "connect": 2.0,
-        "read": 1.0,
-        "write": 1.0,
-        "pool": 1.0,
-    }
-    await api.call(client.sessions.get, "s1", timeout=7.0)
-    assert get.calls.last.request.extensions["timeout"]["read"] == 7.0
-
-
-async def test_bad_per_request_options_fail_before_sending(
+async def test_body_and_query_are_merged_into_the_turn_as_sent(
     api: Api, server: respx.MockRouter
 ) -> None:
-    chat = chat_route(server)
-    bad: list[tuple[dict[str, Any], str]] = [
-        ({"timeout": -1}, "timeout"),
-        ({"idle_timeout": 0}, "idle_timeout"),
-        ({"deadline": -2}, "deadline"),
-        ({"max_event_bytes": 0}, "max_event_bytes"),
-        ({"max_response_bytes": 2.5}, "max_response_bytes"),
-        ({"extra_headers": "x-a: 1"}, "extra_headers"),
+    route = chat_route(server)
+    client = api.client()
+    await api.turn(
+        client,
+        "hello",
+        session_id="s1",
+        extra_body={"temperature": 0.2, "tags": ["a"]},
+        extra_query={"beta": "yes", "n": 2},
+    )
+    await api.call(client.chat.send, "hi", extra_body={"x": None})
+    first, second = (call.request for call in route.calls)
+    assert json.loads(first.content) == {
+        "temperature": 0.2,
+        "tags": ["a"],
+        "message": "hello",
+        "sessionId": "s1",
+    }
+    assert dict(first.url.params) == {"beta": "yes", "n": "2"}
+    assert json.loads(second.content) == {"x": None, "message": "hi"}
+    assert not second.url.params
+
+
+async def test_a_session_get_carries_the_query(api: Api, server: respx.MockRouter) -> None:
+    route = server.get("/api/chat/sessions/s1").mock(return_value=json_response(SESSION_BODY))
+    client = api.client()
+    await api.call(client.sessions.get, "s1", extra_query={"include": "all"})
+    await api.call(client.sessions.get_raw, "s1", extra_query={"v": 1.5})
+    assert [dict(call.request.url.params) for call in route.calls] == [
+        {"include": "all"},
+        {"v": "1.5"},
     ]
-    for kwargs, match in bad:
-        with pytest.raises(ConfigurationError, match=match):
-            await api.turn(api.client(), **kwargs)
-    assert chat.call_count == 0
+
+
+async def test_a_field_the_sdk_sets_is_refused_before_anything_is_sent(
+    api: Api, server: respx.MockRouter
+) -> None:
+    route = chat_route(server)
+    client = api.client()
+    for field in ("message", "sessionId"):
+        with pytest.raises(ConfigurationError, match=f"extra_body must not set '{field}'"):
+            await api.turn(client, extra_body={field: "mine"})
+        with pytest.raises(ConfigurationError, match=field):
+            client.with_options(extra_body={field: "mine"})
+    assert not route.calls
+
+
+async def test_with_options_defaults_are_merged_under_the_call_s_own(
+    api: Api, server: respx.MockRouter
+) -> None:
+    route = chat_route(server)
+    client = api.client()
+    copy = client.with_options(extra_body={"a": 1, "b": 1}, extra_query={"q": "c", "r": "c"})
+    copy = copy.with_options(extra_body={"c": 1})  # added to the first copy's
+    await api.turn(copy, extra_body={"b": 2}, extra_query={"r": "call"})
+    await api.turn(client)  # the original keeps none
+    sent, plain = (call.request for call in route.calls)
+    assert json.loads(sent.content) == {"a": 1, "b": 2, "c": 1, "message": "hi"}
+    assert dict(sent.url.params) == {"q": "c", "r": "call"}
+    assert json.loads(plain.content) == {"message": "hi"}
+    assert not plain.url.params
+    sessions = server.get("/api/chat/sessions/s1").mock(return_value=json_response(SESSION_BODY))
+    await api.call(copy.sessions.get, "s1")
+    assert dict(sessions.calls.last.request.url.params) == {"q": "c", "r": "c"}
+
+
+def test_a_get_has_no_extra_body() -> None:
+    for cls in (SilviaClient, AsyncSilviaClient):
+        client = cls(base_url="https://silvia.test")
+        assert "extra_body" not in inspect.signature(client.sessions.get).parameters
+        assert "extra_query" in inspect.signature(client.sessions.get_raw).parameters
 
 
 # -------------------------------------------------------------------------------- with_options
@@ -129,20 +157,10 @@ async def test_with_options_is_a_configured_copy(api: Api, server: respx.MockRou
     await api.turn(client)
     assert "x-b" not in chat.calls.last.request.headers
     assert repr(other) == repr(client)
-
-
-async def test_with_options_checks_what_it_is_given_and_retries_as_told(
-    api: Api, server: respx.MockRouter
-) -> None:
-    client = api.client()
-    with pytest.raises(ConfigurationError, match="max_retries"):
-        client.with_options(max_retries=-1)
-    with pytest.raises(ConfigurationError, match="deadline"):
-        client.with_options(deadline=0)
     route = server.get(SESSION_URL).mock(return_value=httpx.Response(500))
     with pytest.raises(InternalServerError):
-        await api.session(client.with_options(max_retries=0), "s1")
-    assert route.call_count == 1
+        await api.session(other, "s1")
+    assert route.call_count == 1  # retried as told: not at all
 
 
 # ------------------------------------------------------------------------------------ chat.send
@@ -182,14 +200,9 @@ async def test_iter_with_raw_gives_each_event_beside_its_raw_form(
     assert isinstance(pairs[-1][1], DoneEvent)
     assert turn.complete
     assert repr(pairs[1][0]) == "RawEvent(name='text')"  # the data is kept out of the repr
-
-
-async def test_iter_with_raw_keeps_the_error_event_before_the_error(
-    api: Api, server: respx.MockRouter
-) -> None:
+    # The error event comes beside its raw form before the error.
     wire = session("s1") + error("overloaded")
-    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(wire))
-    pairs: list[tuple[RawEvent, Any]] = []
+    pairs = []
     async with api.stream(api.client()) as stream:
         with pytest.raises(ServerStreamError):
             await stream.with_raw(pairs)
@@ -235,6 +248,41 @@ async def test_get_raw_is_the_body_as_sent(api: Api, server: respx.MockRouter) -
 # ------------------------------------------------------------------------------ ids and reprs
 
 
+async def test_a_turn_and_a_session_carry_their_request_id_the_id_quoted_to_support(
+    api: Api, server: respx.MockRouter
+) -> None:
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
+    turn = await api.turn(api.client())
+    assert turn.complete
+    assert turn.request_id == SSE_HEADERS["x-request-id"]
+    headers = {"content-type": "text/event-stream"}  # no x-request-id
+    server.post(CHAT_URL).mock(
+        side_effect=lambda r: httpx.Response(200, content=full_turn(), headers=headers)
+    )
+    assert (await api.turn(api.client())).request_id is None
+    server.get(SESSION_URL).mock(
+        return_value=httpx.Response(200, json=SESSION_BODY, headers={"x-request-id": "req_s"})
+    )
+    got = await api.session(api.client(), "s1")
+    assert (got.request_id, got.id) == ("req_s", "s1")
+
+
+async def test_a_connection_error_names_scheme_host_and_port_only(
+    api: Api, server: respx.MockRouter
+) -> None:
+    for fail, cls in [
+        (httpx.ConnectError, APIConnectionError),
+        (httpx.ConnectTimeout, APITimeoutError),
+    ]:
+        server.get(url__startswith=BASE_URL).mock(side_effect=fail("refused"))
+        with pytest.raises(cls) as caught:
+            await api.session(api.client(max_retries=0), "secret-session")
+        message = str(caught.value)
+        assert "https://silvia.test:443" in message, fail
+        assert "secret-session" not in message, fail
+        assert "/api/" not in message, fail
+
+
 async def test_a_stream_error_names_its_request_and_session(
     api: Api, server: respx.MockRouter
 ) -> None:
@@ -267,8 +315,6 @@ async def test_a_stream_has_a_repr_with_its_ids_and_state(
 
 def test_every_constructor_argument_is_documented() -> None:
     # Each client's, in its docstring (the sync one's is generated from the async one's).
-    import inspect
-
     for client in (SilviaClient, AsyncSilviaClient):
         doc = client.__doc__ or ""
         for name in inspect.signature(client).parameters:

@@ -1,4 +1,7 @@
-"""GET retries: which failures, how many times, and how long to wait (recorded, never slept)."""
+"""Retries: which failures, how many times, and how long to wait (recorded, never slept); a chat
+POST is never sent twice once it may have reached the server. Then the decision alone
+(`after_failure`, `RetryPolicy.delay`, no I/O): at its edges, a closed client and a wait that
+would end exactly as the deadline does."""
 
 from __future__ import annotations
 
@@ -17,13 +20,16 @@ from silvia_client.errors import (
     APIConnectionError,
     APIStatusError,
     APITimeoutError,
+    ClientClosedError,
     ConfigurationError,
+    ConflictError,
     InternalServerError,
     RateLimitError,
+    SilviaError,
 )
 
 from .conftest import Api, started_call
-from .sse import Body, json_response
+from .sse import CHAT_URL, Body, done, json_response, session, sse_response
 
 pytestmark = pytest.mark.anyio
 
@@ -35,58 +41,83 @@ def ok() -> httpx.Response:
     return json_response(GOOD)
 
 
-RETRIED: list[tuple[Callable[[], object], type[Exception]]] = [
-    (lambda: httpx.ConnectError("refused"), APIConnectionError),
-    (lambda: httpx.ConnectTimeout("slow"), APITimeoutError),
-    (lambda: httpx.ReadError("reset"), APIConnectionError),
-    (lambda: httpx.ReadTimeout("slow"), APITimeoutError),
-    (lambda: httpx.RemoteProtocolError("bad"), APIConnectionError),
-    (lambda: httpx.Response(408), APIStatusError),
-    (lambda: httpx.Response(429, headers={"retry-after": "1"}), RateLimitError),
-    (lambda: httpx.Response(500), InternalServerError),
-    (lambda: httpx.Response(502), InternalServerError),
-    (lambda: httpx.Response(503, text="down"), InternalServerError),
-    (lambda: httpx.Response(504), InternalServerError),
+# Every failure safe to send again: any on a GET; on a chat POST, one never sent, or refused
+# with 429 (the server started no turn).
+Make = Callable[[], httpx.Response | Exception]  # a fresh answer per attempt
+RETRIED: list[tuple[str, Make, type[Exception]]] = [
+    ("session", lambda: httpx.ConnectError("refused"), APIConnectionError),
+    ("session", lambda: httpx.ConnectTimeout("slow"), APITimeoutError),
+    ("session", lambda: httpx.ReadError("reset"), APIConnectionError),
+    ("session", lambda: httpx.ReadTimeout("slow"), APITimeoutError),
+    ("session", lambda: httpx.RemoteProtocolError("bad"), APIConnectionError),
+    ("session", lambda: httpx.Response(408), APIStatusError),
+    ("session", lambda: httpx.Response(429, headers={"retry-after": "1"}), RateLimitError),
+    ("session", lambda: httpx.Response(500), InternalServerError),
+    ("session", lambda: httpx.Response(502), InternalServerError),
+    ("session", lambda: httpx.Response(503, text="down"), InternalServerError),
+    ("session", lambda: httpx.Response(504), InternalServerError),
     # Headers arrived, then the body broke off: a GET is safe to send again.
     (
+        "session",
         lambda: httpx.Response(200, stream=Body([b'{"session": '], fail=httpx.ReadError("x"))),
         APIConnectionError,
     ),
+    ("chat", lambda: httpx.ConnectError("refused"), APIConnectionError),
+    ("chat", lambda: httpx.ConnectTimeout("slow"), APITimeoutError),
+    ("chat", lambda: httpx.PoolTimeout("busy"), APITimeoutError),
+    ("chat", lambda: httpx.Response(429, headers={"retry-after": "1"}), RateLimitError),
 ]
 
 
-def _answer(make: Callable[[], object]) -> Callable[[httpx.Request], httpx.Response]:
+def _answer(make: Make) -> Callable[[httpx.Request], httpx.Response]:
     def respond(request: httpx.Request) -> httpx.Response:
-        value = make()  # a fresh exception or response per attempt
+        value = make()
         if isinstance(value, Exception):
             raise value
-        assert isinstance(value, httpx.Response)
         return value
 
     return respond
 
 
-async def test_a_get_is_retried_twice_then_succeeds_or_gives_up(
+async def test_what_is_safe_to_send_again_is_retried_twice_then_succeeds_or_gives_up(
     api: Api, server: respx.MockRouter, sleeps: list[float]
 ) -> None:
-    for make, cls in RETRIED:
-        case = repr(make())
-        answers = [_answer(make), _answer(make), lambda r: ok()]
-        route = server.get(PATH).mock(side_effect=lambda r, a=answers: a.pop(0)(r))
-        assert (await api.session(api.client(), "s1")).id == "s1", case
+    for endpoint, make, cls in RETRIED:
+        case = (endpoint, repr(make()))
+        route = server.get(PATH) if endpoint == "session" else server.post(CHAT_URL)
+        good = ok() if endpoint == "session" else sse_response(session("s") + done())
+        route.mock(side_effect=[make(), make(), good])
+        await api.request(api.client(), endpoint)
         assert route.call_count == 3, case
         route.reset()
-        route = server.get(PATH).mock(side_effect=_answer(make))
+        route.mock(side_effect=_answer(make))
         with pytest.raises(cls) as info:
-            await api.session(api.client(), "s1")
+            await api.request(api.client(), endpoint)
         assert type(info.value) is cls, case
         assert route.call_count == 3, case  # the default: 2 retries
+        if cls is RateLimitError:
+            assert sleeps == [1.0] * 4, case  # Retry-After honoured
         assert len(sleeps) == 4, case
         route.reset()
         sleeps.clear()
 
 
-async def test_max_retries_and_the_statuses_never_retried(
+# Sent once: a status that would fail again, and a chat POST that may have been processed.
+NOT_RETRIED: list[tuple[str, httpx.Response | type[Exception], type[SilviaError]]] = [
+    *(("session", httpx.Response(code), APIStatusError) for code in (400, 401, 403, 404, 409, 422)),
+    ("chat", httpx.Response(500), InternalServerError),
+    ("chat", httpx.Response(503, headers={"retry-after": "0"}), InternalServerError),
+    ("chat", httpx.Response(408), APIStatusError),
+    ("chat", httpx.Response(409), ConflictError),
+    ("chat", httpx.ReadError, APIConnectionError),
+    ("chat", httpx.WriteError, APIConnectionError),
+    ("chat", httpx.RemoteProtocolError, APIConnectionError),
+    ("chat", httpx.ReadTimeout, APITimeoutError),
+    ("chat", httpx.WriteTimeout, APITimeoutError),
+]
+
+
+async def test_max_retries_and_what_is_never_sent_twice(
     api: Api, server: respx.MockRouter, sleeps: list[float]
 ) -> None:
     for max_retries in (0, 1, 4):
@@ -97,20 +128,38 @@ async def test_max_retries_and_the_statuses_never_retried(
         assert len(sleeps) == max_retries, max_retries
         route.reset()
         sleeps.clear()
-    for status in (400, 401, 403, 404, 409, 422):
-        route = server.get(PATH).mock(return_value=httpx.Response(status, text="no such session"))
-        with pytest.raises(APIStatusError, match="no such session") as info:
-            await api.session(api.client(), "s1")
-        assert info.value.status_code == status
-        assert route.call_count == 1, status
-        assert sleeps == [], status
+    for endpoint, answer, cls in NOT_RETRIED:
+        route = server.get(PATH) if endpoint == "session" else server.post(CHAT_URL)
+        if isinstance(answer, httpx.Response):
+            route.mock(return_value=answer)
+        else:
+            route.mock(side_effect=answer)
+        with pytest.raises(cls) as caught:
+            await api.request(api.client(), endpoint)
+        assert type(caught.value) is cls or cls is APIStatusError, answer
+        assert route.call_count == 1, answer
+        assert sleeps == [], answer
         route.reset()
 
 
 # -------------------------------------------------------------------------------- how long to wait
 
 
-async def test_retry_after_is_honoured_in_seconds_or_as_a_date(
+# Always finite and at most an hour: a caller may sleep on it.
+RETRY_AFTER = [
+    ("7", 7.0),
+    ("0.5", 0.5),
+    ("-3", 0.0),
+    ("soon", None),
+    (None, None),
+    ("nan", None),
+    ("99999999", 3600.0),
+    ("inf", 3600.0),
+    ("-inf", 0.0),
+]
+
+
+async def test_retry_after_is_honoured_in_seconds_or_as_a_date_and_kept_on_the_error(
     api: Api, server: respx.MockRouter, sleeps: list[float], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for status in (429, 503):
@@ -137,6 +186,17 @@ async def test_retry_after_is_honoured_in_seconds_or_as_a_date(
     )
     await api.session(api.client(), "s1")
     assert sleeps == [10.0, 0.0]
+    # A 429's error carries the wait, read as the retries read it.
+    later = format_datetime(now.replace(minute=2), usegmt=True)  # two minutes later
+    for value, expected in [*RETRY_AFTER, (later, 120.0)]:
+        headers = {} if value is None else {"retry-after": value}
+        server.post(CHAT_URL).mock(
+            return_value=httpx.Response(429, headers=headers, text="slow down")
+        )
+        with pytest.raises(RateLimitError) as caught:
+            await api.turn(api.client(max_retries=0))
+        assert caught.value.retry_after == expected, value
+        assert caught.value.message == "slow down", value
 
 
 async def test_a_huge_retry_after_is_capped_or_fails_at_once(
@@ -151,6 +211,13 @@ async def test_a_huge_retry_after_is_capped_or_fails_at_once(
         assert sleeps == [RetryPolicy().max_retry_after], value
         sleeps.clear()
         server.reset()
+    server.get(PATH).mock(side_effect=[httpx.Response(429, headers={"retry-after": "30"}), ok()])
+    client = api.client()
+    client.retries = RetryPolicy(max_retry_after=5.0)  # the cap is the policy's
+    await api.session(client, "s1")
+    assert sleeps == [5.0]
+    sleeps.clear()
+    server.reset()
     for status in (429, 503):
         for value in ("121", "99999999", "1e300", "inf"):
             route = server.get(PATH).mock(
@@ -184,16 +251,6 @@ async def test_a_retry_after_within_the_time_left_is_waited_for(
         await api.session(api.client(retry_backoff=5.0, deadline=3.0), "s1")
     assert route.call_count == 1
     assert sleeps == [20.0]
-
-
-async def test_the_cap_is_the_policys(
-    api: Api, server: respx.MockRouter, sleeps: list[float]
-) -> None:
-    server.get(PATH).mock(side_effect=[httpx.Response(429, headers={"retry-after": "30"}), ok()])
-    client = api.client()
-    client.retries = RetryPolicy(max_retry_after=5.0)
-    await api.session(client, "s1")
-    assert sleeps == [5.0]
 
 
 async def test_backoff_grows_within_its_jitter(
@@ -261,3 +318,29 @@ def test_after_failure_past_the_deadline_is_the_deadlines_timeout() -> None:
     # A status is its own error, even then.
     status = InternalServerError("down", status_code=503)
     assert after_failure(RetryPolicy(), late, httpx.Response(503), status, 0) is status
+
+
+def test_a_failure_after_the_client_closed_is_the_closed_error_whatever_it_was() -> None:
+    call = started_call()
+    call.guard.stop("closed")  # type: ignore[union-attr]
+    for failure in (httpx.Response(503), httpx.ConnectError("x")):
+        error = InternalServerError("down", status_code=503)
+        step = after_failure(RetryPolicy(), call, failure, error, 0)
+        assert isinstance(step, ClientClosedError), failure
+        assert str(step) == "the client was closed while the request was under way"
+    # Stopped by its deadline, it is not the closed error.
+    late = started_call()
+    late.guard.stop("deadline")  # type: ignore[union-attr]
+    step = after_failure(RetryPolicy(), late, httpx.ReadError("x"), APIConnectionError("r"), 0)
+    assert not isinstance(step, ClientClosedError)
+
+
+def test_no_wait_that_ends_as_the_time_left_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    policy = RetryPolicy(initial_delay=2.0)
+    asks_5 = httpx.Response(503, headers={"retry-after": "5"})
+    assert policy.delay(asks_5, 0, repeatable=True, time_left=5.0) is None
+    assert policy.delay(asks_5, 0, repeatable=True, time_left=5.001) == 5.0
+    monkeypatch.setattr("random.random", lambda: 0.0)  # no jitter: the backoff is 2 s
+    broken = httpx.ReadError("x")
+    assert policy.delay(broken, 0, repeatable=True, time_left=2.0) is None
+    assert policy.delay(broken, 0, repeatable=True, time_left=2.001) == 2.0

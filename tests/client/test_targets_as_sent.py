@@ -2,9 +2,10 @@
 
 After a checkpoint written before targets existed the server's registry is
 empty, so a fresh write of a source the checkpoint left untyped registers
-normally: the same source streams untyped, then typed. These are the issue's
-reproductions against a mocked server, with the sync and the async client; the
-reference server's own turn is in `tests/e2e/test_targets_as_sent.py`.
+normally: the same source streams untyped, then typed. The issue's first
+reproduction runs against a mocked server, with the sync and the async client;
+its second is an example of the stored rows' property. The reference server's own
+turn is in `tests/e2e/test_targets_as_sent.py`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 import respx
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from silvia_client.citations import AccountTarget, parse_citation_target
@@ -79,23 +80,7 @@ def stored(citations: list[dict[str, Any]], inline: list[dict[str, Any]]) -> dic
     }
 
 
-async def test_a_source_streamed_untyped_then_typed_reads_as_sent_live(
-    api: Api, server: respx.MockRouter
-) -> None:
-    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(STREAM))
-    turn = await api.turn(api.client())
-    assert turn.citations[0].target == ACCOUNT
-    assert turn.target_for(ACCOUNT_SOURCE) == ACCOUNT
-    assert turn.inline_citations[1].target == ACCOUNT
-    assert turn.inline_citations[0].target is None  # as sent
-    assert [c.target for c in turn.citations] == [ACCOUNT, ACCOUNT]
-    assert [c.offset for c in turn.inline_citations] == [
-        len("Checking held $4,210.55"),
-        len("Checking held $4,210.55 and holds $4,310.55 now."),
-    ]
-
-
-async def test_the_same_turn_reloaded_reads_as_it_streamed(
+async def test_a_source_streamed_untyped_then_typed_reads_as_sent_live_and_reloaded(
     api: Api, server: respx.MockRouter
 ) -> None:
     server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(STREAM))
@@ -104,6 +89,13 @@ async def test_the_same_turn_reloaded_reads_as_it_streamed(
     )
     client = api.client()
     live = await api.turn(client)
+    assert live.target_for(ACCOUNT_SOURCE) == ACCOUNT
+    assert [c.target for c in live.inline_citations] == [None, ACCOUNT]  # as sent
+    assert [c.target for c in live.citations] == [ACCOUNT, ACCOUNT]
+    assert [c.offset for c in live.inline_citations] == [
+        len("Checking held $4,210.55"),
+        len("Checking held $4,210.55 and holds $4,310.55 now."),
+    ]
     answer = (await api.session(client, "sess_1")).messages[-1]
 
     def rows(citations: tuple[Any, ...]) -> list[tuple[object, ...]]:
@@ -111,47 +103,13 @@ async def test_the_same_turn_reloaded_reads_as_it_streamed(
 
     assert rows(answer.citations) == rows(live.citations)
     assert rows(answer.inline_citations) == rows(live.inline_citations)  # each as it streamed
-    assert [c.target for c in answer.inline_citations] == [None, ACCOUNT]
-    assert answer.target_for(ACCOUNT_SOURCE) == live.target_for(ACCOUNT_SOURCE) == ACCOUNT
-
-
-async def test_stored_rows_typed_where_the_server_typed_them_reload_as_stored(
-    api: Api, server: respx.MockRouter
-) -> None:
-    # Reproduction 2: an account target on citations[0] and on inline_citations[1].
-    body = stored(
-        [row(ACCOUNT_SOURCE, account(ACCOUNT_A))],
-        [row(ACCOUNT_SOURCE, cited_text="before"), row(ACCOUNT_SOURCE, account(ACCOUNT_A))],
-    )
-    server.get(SESSION_PATH).mock(return_value=json_response(body))
-    answer = (await api.session(api.client(), "sess_1")).messages[-1]
-    assert [c.target for c in answer.citations] == [ACCOUNT]
-    assert [c.target for c in answer.inline_citations] == [None, ACCOUNT]
     assert answer.target_for(ACCOUNT_SOURCE) == ACCOUNT
-    assert (answer.citation_errors, answer.inline_citation_errors) == ((), ())
-
-
-async def test_message_target_for_follows_the_rule_of_turn_target_for(
-    api: Api, server: respx.MockRouter
-) -> None:
-    other = "silvia://your-account/savings"
-    body = stored(
-        # The summary names the checking source twice: its last target is the final word.
-        [row(ACCOUNT_SOURCE), row(ACCOUNT_SOURCE, account(ACCOUNT_A), cited_text="b")],
-        # The savings source is only in the inline rows: its last one is.
-        [row(other, account(ACCOUNT_A)), row(ACCOUNT_SOURCE), row(other)],
-    )
-    server.get(SESSION_PATH).mock(return_value=json_response(body))
-    answer = (await api.session(api.client(), "sess_1")).messages[-1]
-    assert answer.target_for(ACCOUNT_SOURCE) == ACCOUNT
-    assert answer.target_for(other) is None
-    assert answer.target_for("never cited") is None
-    assert [c.target for c in answer.inline_citations] == [ACCOUNT, None, None]
 
 
 # ---------------------------------------------------------------------------- as a property
 
-SOURCES = ("silvia://your-account/checking", "https://a.test/")
+SAVINGS = "silvia://your-account/savings"
+SOURCES = (ACCOUNT_SOURCE, "https://a.test/", SAVINGS)
 _NO_TARGET = object()
 stored_rows = st.lists(
     st.tuples(st.sampled_from(SOURCES), st.one_of(st.just(_NO_TARGET), any_target_value)),
@@ -171,6 +129,17 @@ def wire(rows: list[tuple[str, object]]) -> list[dict[str, object]]:
 
 @PROPERTY
 @given(stored_rows, stored_rows)
+# Reproduction 2: an account target on citations[0] and on inline_citations[1].
+@example(
+    [(ACCOUNT_SOURCE, account(ACCOUNT_A))],
+    [(ACCOUNT_SOURCE, _NO_TARGET), (ACCOUNT_SOURCE, account(ACCOUNT_A))],
+)
+# The summary names a source twice: its last target is the final word; a source only
+# in the inline rows: its last one is (here, none).
+@example(
+    [(ACCOUNT_SOURCE, _NO_TARGET), (ACCOUNT_SOURCE, account(ACCOUNT_A))],
+    [(SAVINGS, account(ACCOUNT_A)), (ACCOUNT_SOURCE, _NO_TARGET), (SAVINGS, _NO_TARGET)],
+)
 def test_every_stored_row_is_read_as_sent(
     citations: list[tuple[str, object]], inline: list[tuple[str, object]]
 ) -> None:
@@ -187,5 +156,5 @@ def test_every_stored_row_is_read_as_sent(
     final: dict[str, object] = {}
     for r in (*sent["inline_citations"], *sent["citations"]):
         final[r["source"]] = parse_citation_target(r.get("target"))
-    for source in SOURCES:
+    for source in (*SOURCES, "never cited"):
         assert answer.target_for(source) == final.get(source)

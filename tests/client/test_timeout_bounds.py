@@ -5,12 +5,11 @@ head and then pause, so the real HTTP stack waits as it would for a user. The
 only time bound is a generous one that proves "does not wait for the idle
 timeout" (the bug: `SilviaClient(timeout=2).chat.send(...)` waited 90 s). Each
 client here has a deadline of 20 s, so the bug fails the test in 20 s, naming
-the deadline, not in 90.
+the deadline, not in 90. The two phases of a call's reads, without I/O: test_deadline.py.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -18,13 +17,11 @@ from typing import Any
 import httpx
 import pytest
 
-from silvia_client import SilviaClient
-from silvia_client._deadline import Halt
 from silvia_client.chat import TextEvent
 from silvia_client.errors import APITimeoutError, StreamTimeoutError
 
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, head
-from .conftest import Api
+from .conftest import Api, by_case
 from .sse import done, session, text
 
 pytestmark = pytest.mark.anyio
@@ -50,92 +47,44 @@ def pausing(pause: float) -> Callable[[Request, Connection], None]:
     return respond
 
 
-async def test_a_chat_turn_waits_for_the_head_no_longer_than_timeout(api: Api) -> None:
-    cases: list[tuple[dict[str, Any], dict[str, Any]]] = [
-        ({"timeout": 0.2}, {}),
-        ({"timeout": httpx.Timeout(10.0, read=0.2)}, {}),  # the read phase
-        ({}, {"timeout": 0.2}),  # the call's own, over the default 60 s read
+async def test_a_request_waits_for_the_head_no_longer_than_timeout(api: Api) -> None:
+    cases: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+        ("chat", {"timeout": 0.2}, {}),
+        ("chat", {"timeout": httpx.Timeout(10.0, read=0.2)}, {}),  # the read phase
+        ("chat", {}, {"timeout": 0.2}),  # the call's own, over the default 60 s read
+        ("session", {"timeout": 0.2, "retry_backoff": 0.01}, {}),
     ]
-    for options, per_call in cases:
-        with HostileServer(silent) as hostile:
+    with HostileServer(silent) as hostile:
+        for endpoint, options, per_call in cases:
+            case = (endpoint, options, per_call)
             client = api.client(base_url=hostile.url, deadline=DEADLINE, **options)
+            sent = len(hostile.requests)
             start = time.monotonic()
             with pytest.raises(APITimeoutError) as caught:
-                await api.turn(client, **per_call)
+                await api.request(client, endpoint, **per_call)
             elapsed = time.monotonic() - start
-        assert "deadline" not in str(caught.value), (options, per_call)
-        assert elapsed < QUICK, (options, per_call)
-        # The message went out: it is never sent twice.
-        assert len(hostile.requests) == 1, (options, per_call)
+            assert "deadline" not in str(caught.value), case
+            assert elapsed < QUICK, case
+            if endpoint == "chat":  # the message went out: it is never sent twice
+                assert len(hostile.requests) - sent == 1, case
+            else:
+                # A GET is retried, each attempt bounded by `timeout`: under load the last
+                # attempt's connect can time out before the server sees its request.
+                assert 2 <= len(hostile.requests) - sent <= 3, case
 
 
-async def test_a_session_read_waits_for_the_head_no_longer_than_timeout(api: Api) -> None:
-    with HostileServer(silent) as hostile:
-        client = api.client(
-            base_url=hostile.url, timeout=0.2, deadline=DEADLINE, retry_backoff=0.01
-        )
-        start = time.monotonic()
-        with pytest.raises(APITimeoutError) as caught:
-            await api.session(client, "s1")
-        elapsed = time.monotonic() - start
-    assert "deadline" not in str(caught.value)
-    assert elapsed < QUICK
-    # A GET is retried, each attempt bounded by `timeout`: under load the last attempt's
-    # connect can time out before the server sees its request, so at least two arrive.
-    assert 2 <= len(hostile.requests) <= 3
-
-
-async def test_after_the_head_a_pause_longer_than_timeout_is_the_idle_timeouts_to_judge(
-    api: Api,
-) -> None:
-    # A model that thinks for a while mid-answer: 0.6 s of silence, past the 0.2 s
-    # `timeout`, within the 5 s `idle_timeout`.
-    with HostileServer(pausing(0.6)) as hostile:
+async def test_after_the_head_a_pause_is_the_idle_timeouts_to_judge(api: Api) -> None:
+    # A model that thinks for a while mid-answer: 0.5 s of silence, past the 0.2 s
+    # `timeout`, within the 5 s `idle_timeout`; then 3 s of it, past a 0.2 s one.
+    with by_case({"thinks": pausing(0.5), "stalls": pausing(3.0)}) as hostile:
+        thinks = {"x-case": "thinks"}
         client = api.client(base_url=hostile.url, timeout=0.2, idle_timeout=5.0)
-        turn = await api.turn(client)
-    assert turn.complete
-    assert turn.text == "Hello"
-
-
-async def test_after_the_head_a_pause_longer_than_the_idle_timeout_ends_the_stream(
-    api: Api,
-) -> None:
-    with HostileServer(pausing(3.0)) as hostile:
+        turn = await api.turn(client, extra_headers=thinks)
+        assert turn.complete
+        assert turn.text == "Hello"
         client = api.client(base_url=hostile.url, timeout=5.0, idle_timeout=0.2)
-        events, error = await api.read(client)
+        events, error = await api.read(client, extra_headers={"x-case": "stalls"})
     assert isinstance(error, StreamTimeoutError)
     assert "idle timeout (0.2 s)" in str(error)
     assert error.turn.text == "Hel"  # the partial turn
     assert [type(e) for e in events][-1] is TextEvent
-
-
-# ------------------------------------------------------------- the two phases, without I/O
-
-
-def test_a_chat_calls_reads_wait_timeout_for_the_head_then_idle_timeout() -> None:
-    with SilviaClient(
-        base_url="https://silvia.test", token="t", timeout=httpx.Timeout(50, read=4), idle_timeout=9
-    ) as client:
-        chat = client._call("chat", deadline=math.inf)
-        request = client._http.build_request("POST", "https://silvia.test/api/chat")
-        request.extensions["timeout"] = chat.timeouts()
-        assert request.extensions["timeout"] == {"connect": 50, "read": 4, "write": 50, "pool": 50}
-        chat.wait_between_events(request)
-        assert request.extensions["timeout"] == {"connect": 50, "read": 9, "write": 50, "pool": 50}
-
-
-def test_the_wait_between_events_is_cut_to_the_time_left() -> None:
-    with SilviaClient(base_url="https://silvia.test", token="t", idle_timeout=math.inf) as client:
-        chat = client._call("chat", deadline=math.inf)
-        request = client._http.build_request("POST", "https://silvia.test/api/chat")
-        chat.wait_between_events(request)
-        assert request.extensions["timeout"]["read"] is None  # no idle timeout, no deadline
-        chat = client._call("chat", deadline=20)
-        chat.at = time.monotonic() + 20
-        chat.wait_between_events(request)
-        read = request.extensions["timeout"]["read"]
-        assert read is not None
-        assert 10 < read <= 20
-        chat.at -= 30  # past it
-        with pytest.raises(Halt):
-            chat.wait_between_events(request)

@@ -49,11 +49,8 @@ def serve(server: respx.MockRouter, body: Body) -> None:
     server.post(CHAT_URL).mock(return_value=sse_response(body))
 
 
-def test_a_turn_built_by_hand_reached_no_milestone() -> None:
-    assert Turn().timings == Timings(first_byte=None, first_text=None, done=None)
-
-
 def test_each_timing_is_its_stamp_less_the_start() -> None:
+    assert Turn().timings == Timings(first_byte=None, first_text=None, done=None)  # by hand
     builder = TurnBuilder()
     assert builder.timings() == Timings()  # no start: nothing to count from
     builder.started_at = 100.0
@@ -80,17 +77,15 @@ async def test_each_milestone_is_stamped_in_order_and_shows_the_waits(
     assert timings.done - timings.first_text >= 2 * PAUSE * 0.9
 
 
-async def test_a_turn_without_text_has_no_first_text(api: Api, server: respx.MockRouter) -> None:
+async def test_a_turn_without_text_or_done_lacks_only_those(
+    api: Api, server: respx.MockRouter
+) -> None:
     serve(server, Body([session("s1"), done()]))
     timings = (await api.turn(api.client())).timings
     assert timings.first_text is None
     assert timings.first_byte is not None
     assert timings.done is not None
-
-
-async def test_the_partial_turn_of_a_broken_stream_carries_its_timings(
-    api: Api, server: respx.MockRouter
-) -> None:
+    # The partial turn of a broken stream carries its timings.
     body = Body([session("s1"), text("Hi")], fail=httpx.RemoteProtocolError("peer closed"))
     serve(server, body)
     _events, error = await api.read(api.client())

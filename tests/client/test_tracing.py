@@ -81,12 +81,12 @@ VENDORS = re.compile(r"plaid|snap\s?trade", re.IGNORECASE)
 class Recorder:
     """The reference server, keeping each request's headers and each reply's request id.
 
-    With `fail_first_get`, the first GET is answered 503 (then every request is served).
+    Once `fail_first_get` is set, the next GET is answered 503 (then every request is served).
     """
 
-    def __init__(self, server: ReferenceServer, *, fail_first_get: bool = False) -> None:
+    def __init__(self, server: ReferenceServer) -> None:
         self.server = server
-        self.fail_first_get = fail_first_get
+        self.fail_first_get = False
         self.requests: list[tuple[str, Mapping[str, str]]] = []
         self.request_ids: list[str] = []
         self._lock = threading.Lock()
@@ -171,7 +171,7 @@ def port_of(url: str) -> int:
 # --------------------------------------------------------------------------- a turn, a GET
 
 
-async def test_a_turn_is_one_span_and_its_attempt_a_client_span_under_it(
+async def test_a_turn_or_a_get_is_one_span_and_its_attempt_a_client_span_under_it(
     api: Api, url: str, recorder: Recorder, provider: TracerProvider, exporter: InMemorySpanExporter
 ) -> None:
     client = traced(api, url, provider)
@@ -212,41 +212,49 @@ async def test_a_turn_is_one_span_and_its_attempt_a_client_span_under_it(
         "network.protocol.version": "1.1",
     }
     assert attempt.status.status_code is StatusCode.UNSET
-
-
-async def test_a_session_get_is_one_span_carrying_its_session_and_request_ids(
-    api: Api, url: str, recorder: Recorder, provider: TracerProvider, exporter: InMemorySpanExporter
-) -> None:
-    client = traced(api, url, provider)
-    turn = await api.turn(client, MESSAGE)
-    assert turn.session_id is not None
+    # A session GET: one span carrying its session and request ids, its attempt under it.
     exporter.clear()
-    session = await api.session(client, turn.session_id)
-    assert session.messages
+    session_id = str(attributes(turn)["silvia.session_id"])
+    assert (await api.session(client, session_id)).messages
     spans = finished(exporter)
     get = only(spans, "silvia.sessions.get")
     (attempt,) = children(spans, get)
     assert len(spans) == 2
     assert attributes(get) == {
-        "silvia.session_id": turn.session_id,
+        "silvia.session_id": session_id,
         "silvia.request_id": recorder.request_ids[-1],
     }
     assert get.events == ()
     assert attempt.name == "GET"
     assert attributes(attempt)["http.response.status_code"] == 200
-    assert attributes(attempt)["url.full"] == f"{url}/api/chat/sessions/{turn.session_id}"
+    assert attributes(attempt)["url.full"] == f"{url}/api/chat/sessions/{session_id}"
     assert "http.request.resend_count" not in attributes(attempt)
 
 
-async def test_a_retried_get_is_two_attempts_under_one_span_the_second_counted_a_resend(
-    api: Api, provider: TracerProvider, exporter: InMemorySpanExporter
+async def test_the_trace_context_goes_out_only_when_asked_one_per_attempt_in_one_trace(
+    api: Api, url: str, recorder: Recorder, provider: TracerProvider, exporter: InMemorySpanExporter
 ) -> None:
-    server = ReferenceServer(token=TOKEN)
-    session_id = server.seed_legacy_session()
-    recorder = Recorder(server, fail_first_get=True)
-    with LoopbackServer(recorder) as url:
-        client = traced(api, url, provider, max_retries=1, propagate_context=True)
-        await api.session(client, session_id)
+    await api.turn(traced(api, url, provider), MESSAGE)
+    assert "traceparent" not in recorder.requests[-1][1]
+    client = traced(api, url, provider, propagate_context=True)
+    with provider.get_tracer("app").start_as_current_span("handle request") as outer:
+        # A copy keeps tracing.
+        await api.turn(client.with_options(timeout=30, max_retries=0), MESSAGE)
+    match = TRACEPARENT.fullmatch(recorder.requests[-1][1]["traceparent"])
+    assert match is not None
+    attempt = named(finished(exporter), "POST")[-1]
+    assert attempt.context is not None
+    assert match.group(2) == f"{attempt.context.span_id:016x}"
+    turn = named(finished(exporter), "silvia.chat")[-1]
+    assert turn.parent is not None  # the span the caller has open is the operation's parent
+    assert turn.parent.span_id == outer.get_span_context().span_id
+    assert event_names(turn) == ["first_byte", "first_text", "done"]
+    # A retried GET: two attempts under one span, the second counted a resend.
+    exporter.clear()
+    recorder.requests.clear()
+    recorder.fail_first_get = True
+    session_id = recorder.server.seed_legacy_session()
+    await api.session(client.with_options(max_retries=1), session_id)
     spans = finished(exporter)
     get = only(spans, "silvia.sessions.get")
     first, second = sorted(children(spans, get), key=lambda span: span.start_time or 0)
@@ -272,30 +280,10 @@ async def test_a_retried_get_is_two_attempts_under_one_span_the_second_counted_a
     assert first.context.trace_id == get.context.trace_id
 
 
-async def test_the_trace_context_goes_out_only_when_asked_under_the_callers_span(
-    api: Api, url: str, recorder: Recorder, provider: TracerProvider, exporter: InMemorySpanExporter
-) -> None:
-    await api.turn(traced(api, url, provider), MESSAGE)
-    assert "traceparent" not in recorder.requests[-1][1]
-    client = traced(api, url, provider, propagate_context=True)
-    with provider.get_tracer("app").start_as_current_span("handle request") as outer:
-        # A copy keeps tracing.
-        await api.turn(client.with_options(timeout=30, max_retries=0), MESSAGE)
-    match = TRACEPARENT.fullmatch(recorder.requests[-1][1]["traceparent"])
-    assert match is not None
-    attempt = named(finished(exporter), "POST")[-1]
-    assert attempt.context is not None
-    assert match.group(2) == f"{attempt.context.span_id:016x}"
-    turn = named(finished(exporter), "silvia.chat")[-1]
-    assert turn.parent is not None  # the span the caller has open is the operation's parent
-    assert turn.parent.span_id == outer.get_span_context().span_id
-    assert event_names(turn) == ["first_byte", "first_text", "done"]
-
-
 # --------------------------------------------------------------------------- errors
 
 
-async def test_an_error_status_sets_the_span_status_and_records_the_type_alone(
+async def test_an_error_sets_the_span_status_and_records_the_type_alone(
     api: Api, url: str, provider: TracerProvider, exporter: InMemorySpanExporter
 ) -> None:
     client = traced(api, url, provider)
@@ -312,15 +300,10 @@ async def test_an_error_status_sets_the_span_status_and_records_the_type_alone(
     (attempt,) = children(spans, get)
     assert attributes(attempt)["error.type"] == "404"
     assert attempt.status.status_code is StatusCode.ERROR
-
-
-async def test_an_error_event_ends_the_turns_span_as_an_error_and_incomplete(
-    api: Api, url: str, provider: TracerProvider, exporter: InMemorySpanExporter
-) -> None:
-    client = traced(api, url, provider)
-    events, error = await api.read(
-        client, MESSAGE, extra_headers={SCENARIO_HEADER: "fault-error-event"}
-    )
+    # An error event ends the turn's span as an error, and incomplete.
+    exporter.clear()
+    fault = {SCENARIO_HEADER: "fault-error-event"}
+    events, error = await api.read(client, MESSAGE, extra_headers=fault)
     assert isinstance(error, ServerStreamError)
     spans = finished(exporter)
     turn = only(spans, "silvia.chat")
@@ -331,15 +314,11 @@ async def test_an_error_event_ends_the_turns_span_as_an_error_and_incomplete(
     assert event_names(turn) == ["first_byte", "first_text", "exception"]
     (attempt,) = children(spans, turn)
     assert attempt.status.status_code is StatusCode.UNSET  # the POST itself was a 200
-
-
-async def test_a_connection_that_fails_is_an_attempt_with_the_transport_errors_type(
-    api: Api, provider: TracerProvider, exporter: InMemorySpanExporter
-) -> None:
-    with LoopbackServer(Recorder(ReferenceServer())) as url:
+    # A connection that fails is an attempt with the transport error's type.
+    exporter.clear()
+    with LoopbackServer(Recorder(ReferenceServer())) as refusing:
         pass  # the server has stopped: its port refuses connections
-    client = traced(api, url, provider, max_retries=0)
-    _, error = await api.read(client, MESSAGE)
+    _, error = await api.read(traced(api, refusing, provider, max_retries=0), MESSAGE)
     assert error is not None
     assert not isinstance(error, StreamError)
     spans = finished(exporter)
@@ -353,22 +332,18 @@ async def test_a_connection_that_fails_is_an_attempt_with_the_transport_errors_t
 # --------------------------------------------------------------------------- closed early
 
 
-async def test_a_stream_closed_early_ends_its_span_incomplete_and_not_an_error(
-    api: Api, url: str, provider: TracerProvider, exporter: InMemorySpanExporter
-) -> None:
-    async with api.stream(traced(api, url, provider), MESSAGE) as stream:
-        await stream.next()
-    turn = only(finished(exporter), "silvia.chat")
-    assert attributes(turn)["silvia.turn.complete"] is False
-    assert attributes(turn)["silvia.turn.events"] == 1
-    assert "done" not in event_names(turn)
-    assert turn.status.status_code is StatusCode.UNSET
-
-
-def test_an_abandoned_or_unread_stream_ends_its_span(
+def test_a_stream_closed_early_abandoned_or_unread_ends_its_span_incomplete_not_an_error(
     url: str, provider: TracerProvider, exporter: InMemorySpanExporter
 ) -> None:
     with SilviaClient(base_url=url, token=TOKEN, tracer_provider=provider) as client:
+        with client.chat.stream(MESSAGE) as closed_early:
+            next(iter(closed_early))
+        turn = only(finished(exporter), "silvia.chat")
+        assert attributes(turn)["silvia.turn.complete"] is False
+        assert attributes(turn)["silvia.turn.events"] == 1
+        assert "done" not in event_names(turn)
+        assert turn.status.status_code is StatusCode.UNSET
+        exporter.clear()
         stream = client.chat.stream(MESSAGE)
         for _ in stream:  # no `with`, no close(): the loop's iterator is dropped at `break`
             break
@@ -456,8 +431,8 @@ async def test_no_span_of_any_scenario_holds_a_message_a_text_a_target_or_the_to
         provider,
         propagate_context=True,
         max_retries=1,
-        idle_timeout=0.5,
-        deadline=2,  # the trickle and the endless keep-alive end here
+        idle_timeout=0.25,  # the stall, the trickle and the endless keep-alive end here
+        deadline=2,
         max_event_bytes=64 * 1024,
         max_response_bytes=1024 * 1024,
     )

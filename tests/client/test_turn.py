@@ -102,30 +102,17 @@ async def test_turn_assembles_everything_that_arrived(api: Api, server: respx.Mo
     assert turn.target_for(ACCOUNT_SOURCE) == AccountTarget(ACCOUNT_A, "plaid")
 
 
-async def test_session_id_from_the_event_else_the_one_passed(
+async def test_session_id_from_the_event_else_the_one_passed_and_an_empty_turn(
     api: Api, server: respx.MockRouter
 ) -> None:
     turn = await turn_of(api, server, session("sess_new"), text("x"), done(), session_id="old")
     assert turn.session_id == "sess_new"
     turn = await turn_of(api, server, text("x"), done(), session_id="sess_given")
     assert turn.session_id == "sess_given"
-    turn = await turn_of(api, server, text("x"), done())
-    assert turn.session_id is None
-
-
-async def test_an_empty_turn(api: Api, server: respx.MockRouter) -> None:
     turn = await turn_of(api, server, done())
+    assert turn.session_id is None
     assert (turn.text, turn.citations, turn.inline_citations, turn.message) == ("", (), (), None)
     assert turn.complete
-
-
-def test_a_turn_without_done_is_not_complete() -> None:
-    builder = TurnBuilder("s1")
-    builder.apply(TextEvent("partial"))
-    turn = builder.build()
-    assert turn.complete is False
-    assert (turn.text, turn.session_id) == ("partial", "s1")
-    assert (turn.citation_errors, turn.unknown_events, turn.malformed_events) == ((), (), ())
 
 
 def test_the_builder_counts_what_it_applies_and_carries_the_request_id() -> None:
@@ -133,17 +120,17 @@ def test_the_builder_counts_what_it_applies_and_carries_the_request_id() -> None
     assert (builder.events, builder.request_id, builder.build().request_id) == (0, None, None)
     for piece in ("a", "b", "c"):
         builder.apply(TextEvent(piece))
-    builder.apply(DoneEvent())
-    builder.request_id = "req_1"  # as the stream sets it when the response's head comes
-    assert builder.events == 4  # a span's `silvia.turn.events`
-    assert builder.build().request_id == "req_1"
-
-
-def test_the_summarys_unreadable_rows_are_the_turns_citation_errors() -> None:
+    turn = builder.build()
+    assert turn.complete is False  # without done
+    assert (turn.text, turn.session_id) == ("abc", "s1")
+    assert (turn.citation_errors, turn.unknown_events, turn.malformed_events) == ((), (), ())
+    # The summary's unreadable rows are the turn's citation errors.
     errors = (RowError(1, "target: not an object"), RowError(3, "source: missing"))
-    builder = TurnBuilder()
     builder.apply(CitationsSummaryEvent((), errors))
     builder.apply(DoneEvent())
+    builder.request_id = "req_1"  # as the stream sets it when the response's head comes
+    assert builder.events == 5  # a span's `silvia.turn.events`
+    assert builder.build().request_id == "req_1"
     assert builder.build().citation_errors == errors
 
 
