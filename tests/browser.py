@@ -142,27 +142,24 @@ class Chromium:
         self._server.pages[path] = page.encode("utf-8")
         return path
 
+    def run(self, url: str, *flags: str) -> bytes:
+        """Load `url` in a fresh Chromium with `flags`; its stdout, or AssertionError."""
+        command = [self.path, *FLAGS, *flags, f"--user-data-dir={self.profile}", url]
+        done = subprocess.run(command, capture_output=True, timeout=LAUNCH_TIMEOUT, check=False)
+        stderr = done.stderr.decode("utf-8", "replace")[-2000:]
+        assert done.returncode == 0, f"Chromium exited with {done.returncode}: {stderr}"
+        return done.stdout
+
     def load(
         self, page: str, *, window: tuple[int, int] | None = None, flags: tuple[str, ...] = ()
     ) -> Page:
         """Serve `page` (an HTML document), load it in a fresh Chromium, return what it left."""
-        self._count += 1
-        path = f"/page-{self._count}.html"
-        self._server.pages[path] = page.encode("utf-8")
+        path = self._serve(page)
         self._server.requests.clear()
         size = () if window is None else (f"--window-size={window[0]},{window[1]}",)
-        command = [self.path, *FLAGS, *flags, *size, f"--user-data-dir={self.profile}"]
-        command.append("--dump-dom")
-        done = subprocess.run(
-            [*command, self.origin + path],
-            capture_output=True,
-            timeout=LAUNCH_TIMEOUT,
-            check=False,
-        )
-        if done.returncode != 0 or not done.stdout.strip():
-            stderr = done.stderr.decode("utf-8", "replace")[-2000:]
-            raise AssertionError(f"Chromium exited with {done.returncode}: {stderr}")
-        return Page(done.stdout.decode("utf-8"), tuple(self._server.requests))
+        dom = self.run(self.origin + path, *flags, *size, "--dump-dom").decode("utf-8")
+        assert dom.strip(), "Chromium wrote no DOM"
+        return Page(dom, tuple(self._server.requests))
 
     def screenshot(
         self,
@@ -174,21 +171,14 @@ class Chromium:
         flags: tuple[str, ...] = (),
     ) -> None:
         """Serve `page`, load it in a fresh Chromium, and save a PNG of it at `path`."""
-        self._count += 1
-        served = f"/page-{self._count}.html"
-        self._server.pages[served] = page.encode("utf-8")
         path.parent.mkdir(parents=True, exist_ok=True)
-        command = [self.path, *FLAGS, *flags, f"--user-data-dir={self.profile}"]
         size, target = f"--window-size={width},{height}", f"--screenshot={path}"
-        done = subprocess.run(
-            [*command, size, target, self.origin + served],
-            capture_output=True,
-            timeout=LAUNCH_TIMEOUT,
-            check=False,
-        )
-        if done.returncode != 0 or not path.is_file():
-            stderr = done.stderr.decode("utf-8", "replace")[-2000:]
-            raise AssertionError(f"Chromium made no screenshot ({done.returncode}): {stderr}")
+        self.run(self.origin + self._serve(page), *flags, size, target)
+        assert path.is_file(), "Chromium made no screenshot"
+
+    def _serve(self, page: str) -> str:
+        self._count += 1
+        return self.publish(f"/page-{self._count}.html", page)
 
 
 def report_script(expression: str) -> str:

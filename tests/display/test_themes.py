@@ -31,7 +31,6 @@ what was measured beside them, `nbconvert-measures.json`.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +39,7 @@ import pytest
 from silvia_client.display import session_html, turn_html
 from silvia_client.sessions import Session
 
-from ..browser import FLAGS, LAUNCH_TIMEOUT, OFFLINE, Chromium, Page, read_report, report_script
+from ..browser import OFFLINE, Chromium, Page, read_report, report_script
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
 
 pytestmark = pytest.mark.browser
@@ -160,15 +159,6 @@ def host_page(body_attributes: str) -> str:
     )
 
 
-def _run(chromium: Chromium, page: Path, flags: tuple[str, ...], *extra: str) -> bytes:
-    command = [chromium.path, *FLAGS, *flags, f"--user-data-dir={chromium.profile}", *extra]
-    done = subprocess.run(
-        [*command, page.as_uri()], capture_output=True, timeout=LAUNCH_TIMEOUT, check=False
-    )
-    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")[-2000:]
-    return done.stdout
-
-
 @pytest.fixture(scope="module")
 def measured(chromium: Chromium, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -179,9 +169,8 @@ def measured(chromium: Chromium, tmp_path_factory: pytest.TempPathFactory) -> di
         shot = ARTIFACTS / f"notebook-views-{host}.png"
         shot.parent.mkdir(parents=True, exist_ok=True)
         # One launch for both: the DOM once the page settled, and its screenshot.
-        dom = _run(
-            chromium, path, flags, "--window-size=1700,3000", "--dump-dom", f"--screenshot={shot}"
-        )
+        size = "--window-size=1700,3000"
+        dom = chromium.run(path.as_uri(), *flags, size, "--dump-dom", f"--screenshot={shot}")
         out[host] = read_report(Page(dom.decode("utf-8"), ()))
         assert shot.is_file()
     return out
