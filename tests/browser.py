@@ -43,16 +43,6 @@ from typing import Any
 
 import pytest
 
-__all__ = [
-    "OFFLINE",
-    "Chromium",
-    "Page",
-    "chromium",
-    "find_chromium",
-    "read_report",
-    "report_script",
-]
-
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 # Nothing leaves the machine: no sync, updates, field trials or QUIC; a profile of its own.
 FLAGS = (

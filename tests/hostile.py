@@ -20,16 +20,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 
-__all__ = [
-    "Connection",
-    "HostileServer",
-    "Request",
-    "chunk",
-    "event",
-    "head",
-    "response",
-]
-
 
 @dataclass
 class Request:

@@ -34,14 +34,8 @@ TOKEN = "pickle-s3cret-token-0123456789"
 # Scenarios whose errors cover every way a client fails: statuses, an in-band error,
 # a drop, a stream without `done`, and a server that echoes the token.
 FAILING = (
-    "status-404",
-    "status-429",
-    "status-500",
-    "fault-echo-token-401",
-    "fault-echo-token",
-    "fault-error-event",
-    "fault-drop",
-    "fault-no-done",
+    *("status-404", "status-429", "status-500", "fault-echo-token-401", "fault-echo-token"),
+    *("fault-error-event", "fault-drop", "fault-no-done"),
 )
 
 
@@ -149,13 +143,8 @@ def test_every_silvia_error_class_survives_pickle_and_deepcopy(partial_turn: Tur
 def test_errors_a_client_raised_pickle_as_themselves_and_without_the_token() -> None:
     raised = [_raised(scenario) for scenario in FAILING]
     assert {type(error).__name__ for error in raised} >= {
-        "NotFoundError",
-        "RateLimitError",
-        "InternalServerError",
-        "AuthenticationError",
-        "ServerStreamError",
-        "StreamDisconnectedError",
-        "IncompleteTurnError",
+        *("NotFoundError", "RateLimitError", "InternalServerError", "AuthenticationError"),
+        *("ServerStreamError", "StreamDisconnectedError", "IncompleteTurnError"),
     }
     for error in raised:
         data = _assert_survives(error)

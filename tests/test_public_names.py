@@ -50,14 +50,9 @@ def test_the_walk_sees_the_public_modules_and_each_lists_its_names() -> None:
     modules = public_modules()
     names = {module.__name__ for module in modules}
     assert {
-        "silvia_client",
-        "silvia_client.chat",
-        "silvia_client.citations",
-        "silvia_client.testing",
-        "silvia_client.testing.pytest_plugin",
-        "silvia_client.qa",
-        "silvia_client.qa.observe",
-        "silvia_client.cli",
+        *("silvia_client", "silvia_client.chat", "silvia_client.citations"),
+        *("silvia_client.testing", "silvia_client.testing.pytest_plugin", "silvia_client.qa"),
+        *("silvia_client.qa.observe", "silvia_client.cli"),
     } <= names
     assert not any(part.startswith("_") for name in names for part in name.split(".")[1:])
     for module in modules:

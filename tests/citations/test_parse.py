@@ -51,15 +51,9 @@ UNKNOWN_KINDS: list[object] = [
     *("\ud800", None, 1, 1.0, True, ["web"], {"web": 1}),
 ]
 GOOD_URLS = [
-    "http://example.com",
-    "https://example.com/",
-    "https://example.com:8443/a/b?c=d&e=f#g",
-    "https://user:pass@example.com/",
-    "https://127.0.0.1/x",
-    "http://[::1]:8080/",
-    "https://example.com/caf%C3%A9",
-    "https://example.com/café",
-    "HTTPS://EXAMPLE.COM/",
+    *("http://example.com", "https://example.com/", "https://example.com:8443/a/b?c=d&e=f#g"),
+    *("https://user:pass@example.com/", "https://127.0.0.1/x", "http://[::1]:8080/"),
+    *("https://example.com/caf%C3%A9", "https://example.com/café", "HTTPS://EXAMPLE.COM/"),
     "Http://Example.com",
 ]
 BAD_URLS: list[object] = [

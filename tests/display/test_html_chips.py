@@ -6,8 +6,7 @@ from silvia_client.display import message_html, numbered_sources, turn_html
 from silvia_client.testing import ReferenceServer
 
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
-from ._dom import parse
-from ._html_parts import answer_text, chips, sources
+from ._dom import answer_text, chips, parse, sources
 
 # Numbering and chips ----------------------------------------------------------------------
 

@@ -49,18 +49,9 @@ def test_key_value_rows_become_lists_and_prose_stays_prose() -> None:
         [("c", "3"), ("d", "4")],
     ]
     for prose in (
-        "Top savings pay 4.30% APY.",
-        "Note: a colon",
-        "a: 1, b: 2\nc: 3",
-        "",
-        None,
-        "a: 1\nnot pairs",
-        '{"nested": {"a": 1}, "b": 2}',
-        '{"bad key!": 1}',
-        "{}",
-        "[1, 2]",
-        "{not json",
-        "[" * 100_000,
+        *("Top savings pay 4.30% APY.", "Note: a colon", "a: 1, b: 2\nc: 3", "", None),
+        *("a: 1\nnot pairs", '{"nested": {"a": 1}, "b": 2}', '{"bad key!": 1}', "{}", "[1, 2]"),
+        *("{not json", "[" * 100_000),
     ):
         assert key_values(prose) is None, prose
     rows = "\n".join(f"name: Card {n}, balance: {n}" for n in range(5))

@@ -20,8 +20,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DOCS", "PAGES", "README", "ROOT", "Block", "blocks", "section"]
-
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"

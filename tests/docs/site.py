@@ -38,8 +38,6 @@ from typing import Any
 
 from ..browser import LAUNCH_TIMEOUT, OFFLINE, REPORT_ID, Chromium, Page, read_report
 
-__all__ = ["PROBE", "LoadedPage", "SiteServer", "build_site", "load"]
-
 ROOT = Path(__file__).resolve().parents[2]
 TICK = "/__tick"
 TICK_SECONDS = 0.02  # real time per tick: how finely the probe polls the search
