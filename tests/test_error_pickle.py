@@ -39,15 +39,11 @@ FAILING = (
 )
 
 
-def _send(scenario: str) -> None:
-    """One turn of `scenario` from a client whose token is set (in a worker, too)."""
-    with ReferenceServer().client(token=TOKEN) as client:
-        client.chat.send(f"/scenario {scenario} What do I owe on my cards?")
-
-
 def _raised(scenario: str) -> SilviaError:
-    with pytest.raises(SilviaError) as caught:
-        _send(scenario)
+    """The error one turn of `scenario` ends in, from a client whose token is set."""
+    client = ReferenceServer().client(token=TOKEN, max_retries=0)  # no backoff
+    with client, pytest.raises(SilviaError) as caught:
+        client.chat.send(f"/scenario {scenario} What do I owe on my cards?")
     return caught.value
 
 
@@ -105,10 +101,14 @@ def _assert_survives(error: SilviaError) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def partial_turn() -> Turn:
+def raised() -> list[SilviaError]:
+    return [_raised(scenario) for scenario in FAILING]
+
+
+@pytest.fixture(scope="module")
+def partial_turn(raised: list[SilviaError]) -> Turn:
     """A partial turn with citations and their targets, as a stream error carries it."""
-    error = _raised("fault-no-done")
-    assert isinstance(error, IncompleteTurnError)
+    [error] = [error for error in raised if isinstance(error, IncompleteTurnError)]
     assert error.turn.citations
     assert error.turn.sources
     return error.turn
@@ -140,8 +140,9 @@ def test_every_silvia_error_class_survives_pickle_and_deepcopy(partial_turn: Tur
         _assert_survives(error)
 
 
-def test_errors_a_client_raised_pickle_as_themselves_and_without_the_token() -> None:
-    raised = [_raised(scenario) for scenario in FAILING]
+def test_errors_a_client_raised_pickle_as_themselves_and_without_the_token(
+    raised: list[SilviaError],
+) -> None:
     assert {type(error).__name__ for error in raised} >= {
         *("NotFoundError", "RateLimitError", "InternalServerError", "AuthenticationError"),
         *("ServerStreamError", "StreamDisconnectedError", "IncompleteTurnError"),

@@ -26,9 +26,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 from pydantic_core import from_json
 
-from silvia_client import _sse
+from silvia_client import DEFAULT_WIRE, _sse
 from silvia_client._sse import FAST_PATH, loads
-from silvia_client._wire import DEFAULT_WIRE
 from silvia_client.chat import events
 from silvia_client.chat.events import (
     CitationEvent,
@@ -40,8 +39,8 @@ from silvia_client.chat.events import (
     SessionEvent,
     TextEvent,
 )
-from silvia_client.citations._targets import INCLUDE_PROVIDER
-from silvia_client.sessions._history import _fast_session, parse_session, read_session
+from silvia_client.sessions import parse_session, read_session
+from silvia_client.sessions._history import _fast_session
 
 from .depth import examples
 
@@ -134,7 +133,7 @@ EVENT_NAMES = [*dataclasses.astuple(DEFAULT_WIRE.events), "unknown"]
 def shown(value: Any) -> Any:
     """`value` as a comparable structure: every type, every number exactly, NaN included."""
     if isinstance(value, BaseModel):
-        dump = value.model_dump(context={INCLUDE_PROVIDER: True})
+        dump = value.model_dump(context={"include_provider": True})
         return (type(value).__name__, shown(dump), sorted(value.model_fields_set))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return (
@@ -162,10 +161,6 @@ def test_an_event_reads_the_same_both_ways(name: str, data: str, offset: int) ->
     assert shown(decoder(name, data, offset)) == shown(decoder.plain(name, data, offset))
 
 
-def _message(items: list[tuple[str, str]]) -> str:
-    return _object(items)
-
-
 message_values = {
     "id": leaves,
     "role": st.sampled_from(['"user"', '"assistant"']) | leaves,
@@ -178,7 +173,7 @@ message_values = {
 message_items = st.sampled_from(sorted(message_values)).flatmap(
     lambda key: st.tuples(st.just(key), message_values[key])
 )
-messages = st.lists(message_items, max_size=6).map(_message) | texts
+messages = st.lists(message_items, max_size=6).map(_object) | texts
 bodies = (
     st.builds(
         lambda session, items, more: _object(

@@ -72,16 +72,6 @@ def test_a_public_name_is_one_object_everywhere() -> None:
     assert not clashes, f"names meaning different things in different modules: {clashes}"
 
 
-def test_the_chat_events_and_the_testing_faults_have_names_of_their_own() -> None:
-    from silvia_client import chat, testing
-
-    for name in ("ErrorEvent", "MalformedEvent", "UnknownEvent"):
-        assert name in chat.__all__
-        assert name not in testing.__all__
-        assert not hasattr(testing, name)
-    assert {"SendError", "SendMalformed", "SendUnknown"} <= set(testing.__all__)
-
-
 def _type_checking_imports(package: ModuleType) -> dict[str, tuple[str, ...]]:
     """`{".submodule": names}` from the package's `if TYPE_CHECKING:` block."""
     tree = ast.parse(Path(str(package.__file__)).read_text(encoding="utf-8"))

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from silvia_client._text import BIDI_CONTROLS, carried, json_clean, terminal_text, xml_text
 
+from .citations.strategies import PROPERTY
 from .test_public_names import public_modules
 
 HOSTILE = (
@@ -50,6 +51,7 @@ def _expected(text: str) -> str:
     )
 
 
+@PROPERTY  # no deadline: a loaded machine is slow, not wrong
 @given(texts)
 def test_terminal_text_holds_nothing_raw_and_keeps_the_rest(text: str) -> None:
     cleaned = terminal_text(text)
@@ -60,6 +62,7 @@ def test_terminal_text_holds_nothing_raw_and_keeps_the_rest(text: str) -> None:
     assert terminal_text(cleaned) == cleaned
 
 
+@PROPERTY
 @given(st.text(alphabet=st.characters(categories=("L", "N", "P", "Zs"))))
 def test_plain_text_is_left_alone(text: str) -> None:
     if not BIDI_CONTROLS & set(text):
@@ -67,6 +70,7 @@ def test_plain_text_is_left_alone(text: str) -> None:
         assert xml_text(text) == text
 
 
+@PROPERTY
 @given(texts)
 def test_xml_text_reads_back_as_text_and_attribute(text: str) -> None:
     cleaned = xml_text(text)
@@ -86,6 +90,7 @@ json_values = st.recursive(
 )
 
 
+@PROPERTY
 @given(json_values)
 def test_json_clean_dumps_encodes_and_reads_back(value: object) -> None:
     cleaned = json_clean(value)
@@ -96,6 +101,7 @@ def test_json_clean_dumps_encodes_and_reads_back(value: object) -> None:
     assert json_clean(cleaned) == cleaned
 
 
+@PROPERTY
 @given(texts, st.sampled_from(["utf-8", "ascii", "latin-1", None]))
 def test_carried_is_what_the_encoding_writes(text: str, encoding: str | None) -> None:
     shown = carried(text, encoding)

@@ -15,8 +15,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import tempfile
-from collections.abc import Generator
-from contextlib import contextmanager
 from pathlib import Path
 
 from typing_extensions import assert_never
@@ -163,16 +161,6 @@ def show(event: ChatEvent, numbers: dict[str, int]) -> str:
             assert_never(event)
 
 
-def shown(stream: ChatStream, numbers: dict[str, int]) -> str:
-    """A whole stream as a terminal shows it."""
-    return "".join(show(event, numbers) for event in stream)
-
-
-async def ashown(stream: AsyncChatStream, numbers: dict[str, int]) -> str:
-    """`shown`'s async twin."""
-    return "".join([show(event, numbers) async for event in stream])
-
-
 def caught(client: SilviaClient, scenario: str | None = None) -> str:
     """The class of the error a turn ends in, caught by class ("ok": none)."""
     headers = {SCENARIO_HEADER: scenario} if scenario else None
@@ -228,15 +216,6 @@ def caught(client: SilviaClient, scenario: str | None = None) -> str:
         return "SilviaError"
     turn_id: str | None = turn.request_id  # what to quote to support about this turn
     return f"ok complete={turn.complete} request id given={turn_id is not None}"
-
-
-@contextmanager
-def refused_port() -> Generator[int, None, None]:
-    """A port on 127.0.0.1 that refuses connections: bound, never listening."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        yield port
 
 
 def local_mistakes() -> list[str]:
@@ -305,7 +284,8 @@ def stream_and_reload(client: SilviaClient) -> list[str]:
     with client.chat.stream(
         QUESTION, session_id=None, extra_headers=None, timeout=None, deadline=None
     ) as stream:
-        text = shown(stream, numbers)
+        live: ChatStream = stream
+        text = "".join(show(event, numbers) for event in live)
         turn = stream.until_done()
     timings: Timings = turn.timings
     lines = [
@@ -354,7 +334,8 @@ async def stream_async(client: AsyncSilviaClient) -> list[str]:
     """The async twin: the same events, the same turn."""
     numbers: dict[str, int] = {}
     async with client.chat.stream(QUESTION) as stream:
-        marked = await ashown(stream, numbers)
+        alive: AsyncChatStream = stream
+        marked = "".join([show(event, numbers) async for event in alive])
         turn = await stream.until_done()
     async with client.chat.stream("How much is in checking?") as stream:
         text = "".join([piece async for piece in stream.text_stream])
@@ -375,7 +356,9 @@ def main() -> dict[str, list[str]]:
         out["caught"].append(caught(client.with_options(max_event_bytes=64)))  # a copy: not closed
     with tempfile.TemporaryDirectory() as directory:
         out["recording"] = record_and_replay(Path(directory))
-    with refused_port() as port:
+    with socket.socket() as refusing:  # bound, never listening: connections are refused
+        refusing.bind(("127.0.0.1", 0))
+        port: int = refusing.getsockname()[1]
         nowhere = SilviaClient(
             base_url=f"http://127.0.0.1:{port}",
             token="typed-user-token",
