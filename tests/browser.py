@@ -2,27 +2,18 @@
 
 ::
 
-    from tests.browser import Chromium
-
     def test_a_page(chromium: Chromium) -> None:   # the fixture, through a conftest
         page = chromium.load("<!doctype html>...")
         page.dom        # the DOM as Chromium serialises it, once the page has settled
         page.requests   # every path the page asked the server for, in order
 
-The page is served by a small HTTP server on 127.0.0.1 (port 0), so relative
-links resolve against an http origin as they do in a notebook or a web app;
-`publish` serves more pages beside it (a frame's page, same origin). `load` and
-`screenshot` take a window size and extra flags, e.g. `OFFLINE`, which fails
-every host name at once (a page's CDN scripts) instead of waiting on DNS.
-Chromium runs with `--dump-dom` and a virtual-time budget: timers, image errors
-and other events fire in virtual time, so a page's own scripts (and any script
-that should not have run) have run when the DOM is read. A page reports what it
-found by writing it into its DOM, e.g. as JSON in an element (`report_script`).
-
-`chromium` (the fixture, `scope="session"`) skips with a line saying Chromium
-is missing, and fails instead when `CI` is set, so CI cannot go green without
-the browser tests. Conftests expose it with `from ..browser import chromium`.
-Tests that use it carry the `browser` marker (`.ci/run` runs them on one Python).
+Pages are served over http from 127.0.0.1 (port 0), so relative links resolve as in a
+notebook or a web app. Chromium runs with `--dump-dom` and a virtual-time budget:
+timers, image errors and other events fire in virtual time, so a page's own scripts
+(and any that should not have run) have run when the DOM is read. A page reports
+what it found by writing it into its DOM (`report_script`, `read_report`). `OFFLINE`
+fails every host name at once (a page's CDN scripts) instead of waiting on DNS.
+Tests that use the fixture carry the `browser` marker (`.ci/run` runs them on one Python).
 """
 
 from __future__ import annotations
