@@ -285,19 +285,6 @@ def test_ids_without_a_link_keep_their_target_and_the_other_links() -> None:
 # --------------------------------------------------------------------------- web_url
 
 
-def test_web_url_makes_account_links_absolute_and_leaves_the_others_alone() -> None:
-    wire = {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": "a/b"}]}
-    for web in (BASE, BASE + "/", "http://localhost:3000"):
-        origin = web.rstrip("/")
-        assert [link.href for link in resolve_citation(cite(wire), web_url=web).links] == [
-            f"{origin}/accounts/{ID}",
-            f"{origin}/accounts/a%2Fb",
-        ], web
-    url = "https://www.irs.gov/p17"
-    resolved = resolve_citation(cite({"kind": "web", "url": url}), web_url=BASE)
-    assert [link.href for link in resolved.links] == [url]
-
-
 def test_web_url_defaults_to_silvia_web_url_and_must_be_http(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
