@@ -2,27 +2,18 @@
 
 ::
 
-    from tests.browser import Chromium
-
     def test_a_page(chromium: Chromium) -> None:   # the fixture, through a conftest
         page = chromium.load("<!doctype html>...")
         page.dom        # the DOM as Chromium serialises it, once the page has settled
         page.requests   # every path the page asked the server for, in order
 
-The page is served by a small HTTP server on 127.0.0.1 (port 0), so relative
-links resolve against an http origin as they do in a notebook or a web app;
-`publish` serves more pages beside it (a frame's page, same origin). `load` and
-`screenshot` take a window size and extra flags, e.g. `OFFLINE`, which fails
-every host name at once (a page's CDN scripts) instead of waiting on DNS.
-Chromium runs with `--dump-dom` and a virtual-time budget: timers, image errors
-and other events fire in virtual time, so a page's own scripts (and any script
-that should not have run) have run when the DOM is read. A page reports what it
-found by writing it into its DOM, e.g. as JSON in an element (`report_script`).
-
-`chromium` (the fixture, `scope="session"`) skips with a line saying Chromium
-is missing, and fails instead when `CI` is set, so CI cannot go green without
-the browser tests. Conftests expose it with `from ..browser import chromium`.
-Tests that use it carry the `browser` marker (`.ci/run` runs them on one Python).
+Pages are served over http from 127.0.0.1 (port 0), so relative links resolve as in a
+notebook or a web app. Chromium runs with `--dump-dom` and a virtual-time budget:
+timers, image errors and other events fire in virtual time, so a page's own scripts
+(and any that should not have run) have run when the DOM is read. A page reports
+what it found by writing it into its DOM (`report_script`, `read_report`). `OFFLINE`
+fails every host name at once (a page's CDN scripts) instead of waiting on DNS.
+Tests that use the fixture carry the `browser` marker (`.ci/run` runs them on one Python).
 """
 
 from __future__ import annotations
@@ -42,16 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-__all__ = [
-    "OFFLINE",
-    "Chromium",
-    "Page",
-    "chromium",
-    "find_chromium",
-    "read_report",
-    "report_script",
-]
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 # Nothing leaves the machine: no sync, updates, field trials or QUIC; a profile of its own.
@@ -142,27 +123,24 @@ class Chromium:
         self._server.pages[path] = page.encode("utf-8")
         return path
 
+    def run(self, url: str, *flags: str) -> bytes:
+        """Load `url` in a fresh Chromium with `flags`; its stdout, or AssertionError."""
+        command = [self.path, *FLAGS, *flags, f"--user-data-dir={self.profile}", url]
+        done = subprocess.run(command, capture_output=True, timeout=LAUNCH_TIMEOUT, check=False)
+        stderr = done.stderr.decode("utf-8", "replace")[-2000:]
+        assert done.returncode == 0, f"Chromium exited with {done.returncode}: {stderr}"
+        return done.stdout
+
     def load(
         self, page: str, *, window: tuple[int, int] | None = None, flags: tuple[str, ...] = ()
     ) -> Page:
         """Serve `page` (an HTML document), load it in a fresh Chromium, return what it left."""
-        self._count += 1
-        path = f"/page-{self._count}.html"
-        self._server.pages[path] = page.encode("utf-8")
+        path = self._serve(page)
         self._server.requests.clear()
         size = () if window is None else (f"--window-size={window[0]},{window[1]}",)
-        command = [self.path, *FLAGS, *flags, *size, f"--user-data-dir={self.profile}"]
-        command.append("--dump-dom")
-        done = subprocess.run(
-            [*command, self.origin + path],
-            capture_output=True,
-            timeout=LAUNCH_TIMEOUT,
-            check=False,
-        )
-        if done.returncode != 0 or not done.stdout.strip():
-            stderr = done.stderr.decode("utf-8", "replace")[-2000:]
-            raise AssertionError(f"Chromium exited with {done.returncode}: {stderr}")
-        return Page(done.stdout.decode("utf-8"), tuple(self._server.requests))
+        dom = self.run(self.origin + path, *flags, *size, "--dump-dom").decode("utf-8")
+        assert dom.strip(), "Chromium wrote no DOM"
+        return Page(dom, tuple(self._server.requests))
 
     def screenshot(
         self,
@@ -174,21 +152,14 @@ class Chromium:
         flags: tuple[str, ...] = (),
     ) -> None:
         """Serve `page`, load it in a fresh Chromium, and save a PNG of it at `path`."""
-        self._count += 1
-        served = f"/page-{self._count}.html"
-        self._server.pages[served] = page.encode("utf-8")
         path.parent.mkdir(parents=True, exist_ok=True)
-        command = [self.path, *FLAGS, *flags, f"--user-data-dir={self.profile}"]
         size, target = f"--window-size={width},{height}", f"--screenshot={path}"
-        done = subprocess.run(
-            [*command, size, target, self.origin + served],
-            capture_output=True,
-            timeout=LAUNCH_TIMEOUT,
-            check=False,
-        )
-        if done.returncode != 0 or not path.is_file():
-            stderr = done.stderr.decode("utf-8", "replace")[-2000:]
-            raise AssertionError(f"Chromium made no screenshot ({done.returncode}): {stderr}")
+        self.run(self.origin + self._serve(page), *flags, size, target)
+        assert path.is_file(), "Chromium made no screenshot"
+
+    def _serve(self, page: str) -> str:
+        self._count += 1
+        return self.publish(f"/page-{self._count}.html", page)
 
 
 def report_script(expression: str) -> str:

@@ -17,18 +17,8 @@ import json
 import socket
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import TracebackType
-
-__all__ = [
-    "Connection",
-    "HostileServer",
-    "Request",
-    "chunk",
-    "event",
-    "head",
-    "response",
-]
 
 
 @dataclass
@@ -50,7 +40,6 @@ class Connection:
 
     sock: socket.socket
     stopping: threading.Event
-    closed_by_peer: bool = field(default=False)
 
     def send(self, data: bytes) -> bool:
         """Write `data`; False if the client has gone (or the server is stopping)."""
@@ -59,7 +48,6 @@ class Connection:
         try:
             self.sock.sendall(data)
         except OSError:
-            self.closed_by_peer = True
             return False
         return True
 
@@ -75,7 +63,6 @@ class Connection:
                 pass
         except OSError:
             return False
-        self.closed_by_peer = True
         return True
 
 
@@ -121,7 +108,6 @@ class HostileServer:
         self._socks: list[socket.socket] = []
         self._lock = threading.Lock()
         self.requests: list[Request] = []
-        self.connections = 0
         port = self._listener.getsockname()[1]
         self.url = f"http://127.0.0.1:{port}"
 
@@ -161,7 +147,6 @@ class HostileServer:
                 return
             with self._lock:
                 self._socks.append(sock)
-                self.connections += 1
             thread = threading.Thread(
                 target=self._serve, args=(sock,), name="hostile-conn", daemon=True
             )

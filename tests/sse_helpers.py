@@ -12,8 +12,6 @@ from httpx_sse import ServerSentEvent
 
 from silvia_client._sse import SSEDecoder
 
-__all__ = ["iter_sse"]
-
 
 def iter_sse(
     chunks: Iterable[bytes], *, max_event_bytes: int | None = None

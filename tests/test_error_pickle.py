@@ -34,26 +34,16 @@ TOKEN = "pickle-s3cret-token-0123456789"
 # Scenarios whose errors cover every way a client fails: statuses, an in-band error,
 # a drop, a stream without `done`, and a server that echoes the token.
 FAILING = (
-    "status-404",
-    "status-429",
-    "status-500",
-    "fault-echo-token-401",
-    "fault-echo-token",
-    "fault-error-event",
-    "fault-drop",
-    "fault-no-done",
+    *("status-404", "status-429", "status-500", "fault-echo-token-401", "fault-echo-token"),
+    *("fault-error-event", "fault-drop", "fault-no-done"),
 )
 
 
-def _send(scenario: str) -> None:
-    """One turn of `scenario` from a client whose token is set (in a worker, too)."""
-    with ReferenceServer().client(token=TOKEN) as client:
-        client.chat.send(f"/scenario {scenario} What do I owe on my cards?")
-
-
 def _raised(scenario: str) -> SilviaError:
-    with pytest.raises(SilviaError) as caught:
-        _send(scenario)
+    """The error one turn of `scenario` ends in, from a client whose token is set."""
+    client = ReferenceServer().client(token=TOKEN, max_retries=0)  # no backoff
+    with client, pytest.raises(SilviaError) as caught:
+        client.chat.send(f"/scenario {scenario} What do I owe on my cards?")
     return caught.value
 
 
@@ -111,10 +101,14 @@ def _assert_survives(error: SilviaError) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def partial_turn() -> Turn:
+def raised() -> list[SilviaError]:
+    return [_raised(scenario) for scenario in FAILING]
+
+
+@pytest.fixture(scope="module")
+def partial_turn(raised: list[SilviaError]) -> Turn:
     """A partial turn with citations and their targets, as a stream error carries it."""
-    error = _raised("fault-no-done")
-    assert isinstance(error, IncompleteTurnError)
+    [error] = [error for error in raised if isinstance(error, IncompleteTurnError)]
     assert error.turn.citations
     assert error.turn.sources
     return error.turn
@@ -146,16 +140,12 @@ def test_every_silvia_error_class_survives_pickle_and_deepcopy(partial_turn: Tur
         _assert_survives(error)
 
 
-def test_errors_a_client_raised_pickle_as_themselves_and_without_the_token() -> None:
-    raised = [_raised(scenario) for scenario in FAILING]
+def test_errors_a_client_raised_pickle_as_themselves_and_without_the_token(
+    raised: list[SilviaError],
+) -> None:
     assert {type(error).__name__ for error in raised} >= {
-        "NotFoundError",
-        "RateLimitError",
-        "InternalServerError",
-        "AuthenticationError",
-        "ServerStreamError",
-        "StreamDisconnectedError",
-        "IncompleteTurnError",
+        *("NotFoundError", "RateLimitError", "InternalServerError", "AuthenticationError"),
+        *("ServerStreamError", "StreamDisconnectedError", "IncompleteTurnError"),
     }
     for error in raised:
         data = _assert_survives(error)

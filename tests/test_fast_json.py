@@ -26,9 +26,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 from pydantic_core import from_json
 
-from silvia_client import _sse
+from silvia_client import DEFAULT_WIRE, _sse
 from silvia_client._sse import FAST_PATH, loads
-from silvia_client._wire import DEFAULT_WIRE
 from silvia_client.chat import events
 from silvia_client.chat.events import (
     CitationEvent,
@@ -40,35 +39,17 @@ from silvia_client.chat.events import (
     SessionEvent,
     TextEvent,
 )
-from silvia_client.citations._targets import INCLUDE_PROVIDER
-from silvia_client.sessions._history import _fast_session, parse_session, read_session
+from silvia_client.sessions import parse_session, read_session
+from silvia_client.sessions._history import _fast_session
 
 from .depth import examples
 
 # What pydantic's parser refuses or reads otherwise than `json.loads`, and a few plain numbers.
 SPECIAL = [
-    "1e400",
-    "-1e400",
-    "1E+309",
-    "2" + "0" * 310,
-    "NaN",
-    "Infinity",
-    "-Infinity",
-    "1" * 4301,
-    "-" + "9" * 5000,
-    '"\\ud800"',
-    '"a\\udfff"',
-    "[" * 250 + "]" * 250,
-    '{"a":' * 210 + "1" + "}" * 210,
-    "-0",
-    "-0.0",
-    "1e-400",
-    "-1e-400",
-    "12345678901234567890123",
-    "1.7976931348623157e308",
-    "0.1",
-    "5",
-    "5.0",
+    *("1e400", "-1e400", "1E+309", "2" + "0" * 310, "NaN", "Infinity", "-Infinity", "1" * 4301),
+    *("-" + "9" * 5000, '"\\ud800"', '"a\\udfff"', "[" * 250 + "]" * 250),
+    *('{"a":' * 210 + "1" + "}" * 210, "-0", "-0.0", "1e-400", "-1e-400"),
+    *("12345678901234567890123", "1.7976931348623157e308", "0.1", "5", "5.0"),
 ]
 TARGETS = [
     '{"kind":"web","url":"https://example.com/a"}',
@@ -152,7 +133,7 @@ EVENT_NAMES = [*dataclasses.astuple(DEFAULT_WIRE.events), "unknown"]
 def shown(value: Any) -> Any:
     """`value` as a comparable structure: every type, every number exactly, NaN included."""
     if isinstance(value, BaseModel):
-        dump = value.model_dump(context={INCLUDE_PROVIDER: True})
+        dump = value.model_dump(context={"include_provider": True})
         return (type(value).__name__, shown(dump), sorted(value.model_fields_set))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return (
@@ -180,10 +161,6 @@ def test_an_event_reads_the_same_both_ways(name: str, data: str, offset: int) ->
     assert shown(decoder(name, data, offset)) == shown(decoder.plain(name, data, offset))
 
 
-def _message(items: list[tuple[str, str]]) -> str:
-    return _object(items)
-
-
 message_values = {
     "id": leaves,
     "role": st.sampled_from(['"user"', '"assistant"']) | leaves,
@@ -196,7 +173,7 @@ message_values = {
 message_items = st.sampled_from(sorted(message_values)).flatmap(
     lambda key: st.tuples(st.just(key), message_values[key])
 )
-messages = st.lists(message_items, max_size=6).map(_message) | texts
+messages = st.lists(message_items, max_size=6).map(_object) | texts
 bodies = (
     st.builds(
         lambda session, items, more: _object(
@@ -231,49 +208,35 @@ def test_a_history_reads_the_same_both_ways(body: str) -> None:
     )
 
 
-@pytest.mark.parametrize(
-    "data",
-    [
+def test_a_body_pydantic_refuses_is_read_the_plain_way() -> None:
+    for data in (
         "\ufeff" + '{"session":{},"messages":[]}',  # json.loads reads a BOM off bytes
         '{"session":{},"messages":[{"id":"a\\ud800"}]}',
-    ],
-)
-def test_a_body_pydantic_refuses_is_read_the_plain_way(data: str) -> None:
-    body = data.encode()
-    with pytest.raises(ValueError, match=r"(?i)json|expected|surrogate|hex escape"):
-        _fast_session(body, "s", DEFAULT_WIRE)
-    assert shown(read_session(body, "s")) == shown(parse_session(loads(body), "s"))
-
-
-def test_a_surrogate_encoded_in_the_bytes_is_read_as_json_loads_reads_it() -> None:
+    ):
+        body = data.encode()
+        with pytest.raises(ValueError, match=r"(?i)json|expected|surrogate|hex escape"):
+            _fast_session(body, "s", DEFAULT_WIRE)
+        assert shown(read_session(body, "s")) == shown(parse_session(loads(body), "s")), data
+    # A surrogate encoded in the bytes is read as json.loads reads it.
     body = b'{"session":{},"messages":[{"id":"a\xed\xa0\x80"}]}'
     assert read_session(body, "s").messages[0].id == "a\ud800"
 
 
-@pytest.mark.parametrize(
-    ("number", "value"),
-    [
-        ("1e400", Decimal("1e400")),
-        ("-1E+309", Decimal("-1e309")),
-        ("7" * 5000, Decimal("7" * 5000)),
-        ("NaN", None),
-    ],
-)
-def test_a_number_pydantic_reads_otherwise_keeps_its_row_and_value(
-    number: str, value: Decimal | None
-) -> None:
+def test_a_number_pydantic_reads_otherwise_keeps_its_row_and_value() -> None:
     decoder = EventDecoder(DEFAULT_WIRE)
-    event = decoder("citation", f'{{"citation":{{"source":"s","x":[{number}]}}}}', 3)
-    assert isinstance(event, CitationEvent)
-    kept = event.citation.model_extra["x"][0]  # type: ignore[index]
-    if value is None:
-        assert kept != kept  # NaN, as json.loads reads it
-    else:
-        assert type(kept) is Decimal
-        assert kept == value
-    body = f'{{"messages":[{{"citations":[{{"source":"s","x":{number}}}]}}]}}'.encode()
-    row = read_session(body, "s").messages[0].citations[0]
-    assert shown(row.model_extra) == shown({"x": loads(body)["messages"][0]["citations"][0]["x"]})
+    for number in ("1e400", "-1E+309", "7" * 5000, "NaN"):
+        event = decoder("citation", f'{{"citation":{{"source":"s","x":[{number}]}}}}', 3)
+        assert isinstance(event, CitationEvent)
+        kept = event.citation.model_extra["x"][0]  # type: ignore[index]
+        if number == "NaN":
+            assert kept != kept  # NaN, as json.loads reads it
+        else:
+            assert type(kept) is Decimal
+            assert kept == Decimal(number), number
+        body = f'{{"messages":[{{"citations":[{{"source":"s","x":{number}}}]}}]}}'.encode()
+        row = read_session(body, "s").messages[0].citations[0]
+        expected = {"x": loads(body)["messages"][0]["citations"][0]["x"]}
+        assert shown(row.model_extra) == shown(expected), number
 
 
 def test_the_fast_path_is_off_where_pydantic_core_misreads_an_escape(

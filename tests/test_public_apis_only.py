@@ -1,25 +1,15 @@
 """Public APIs only (the dependencies', and in the tools the SDK's), no process-wide side effect.
 
-Read off the source of every module of `silvia_client` (the AST, so a comment or a
-docstring that names these things does not count):
-
-- no `import gc` (the collector is never paused, frozen or tuned by the SDK);
-- no import from a dependency's private module (`httpx._...`, `httpx_sse._...`,
-  `pydantic._...`, `pydantic_core._...`);
-- no `__pydantic_*__` attribute read or written (pydantic's instance internals);
-- no `object.__setattr__`, but in a dataclass's own `__post_init__` (the standard
-  library's way for a frozen dataclass to normalise its fields), which never
-  touches a model;
-- no private name taken from another of the package's modules (`from .report
-  import _rules`): what a sibling needs is named without the underscore, so a
-  reader sees it is shared. A private submodule itself (`from . import _rows`) is
-  not a name of that kind;
-- the tools (`qa/`, `cli/`, `testing/`) take from the rest of the package only
-  what a user can: names whose dotted path has no private part, as
-  `silvia_client.citations.AccountRef`, not `silvia_client.citations._targets.AccountRef`.
-  What they really need besides is `TOOLS_MAY_IMPORT`, each with its reason;
-  a name made public for the tools' sake alone would be one more name users
-  see and the SDK must keep.
+Read off the AST of every module of `silvia_client` (a comment or docstring naming
+these does not count): no `import gc`; no import from a dependency's private module
+(`httpx._...`, `httpx_sse._...`, `pydantic._...`, `pydantic_core._...`); no
+`__pydantic_*__` attribute; no `object.__setattr__` but in a dataclass's own
+`__post_init__` (how a frozen dataclass normalises its fields); no private name taken
+from a sibling module (`from .report import _rules`: what a sibling needs is named
+without the underscore; a private submodule, `from . import _rows`, is fine). The tools
+(`qa/`, `cli/`, `testing/`) take from the rest of the package only what a user can
+(no private part in the dotted path), and `TOOLS_MAY_IMPORT` besides, each with its
+reason: a name made public for the tools alone would be one more name users must keep.
 """
 
 from __future__ import annotations

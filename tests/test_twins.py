@@ -1,18 +1,13 @@
 """Each hand-written async twin says what its sync half says, but for the differences here.
 
-The core's I/O is written once, async, and its sync half generated
-(`tools/unasync.py`, checked by `tests/test_unasync.py`); what cannot be generated
-stays written by hand, twice, and is checked here: the testing kit's transports,
-which serve both sides in one class, the method pairs of one class
-(`ReferenceServer.client` / `.async_client`, `Recording.client`), the pytest
-fixtures, `display.live` / `alive`, QA's observers, and QA's runner, whose async
-side runs prompts concurrently on purpose. `tests/unasync.py` finds the twins, makes each async one sync and compares (its
-docstring has the substitutions). A difference that is meant goes in `ALLOWED`, with
-its reason; one entry covers every place the same lines differ in that twin. A twin
-whose async half does more than mirror the sync one is named in `NOT_MIRRORED`. A
-difference that has no reason is aligned. Any other difference fails, and so does an entry that
-matches nothing any more. Code is quoted as `ast.unparse` prints it: one statement a
-line, without comments, strings in its own quotes.
+What `tools/unasync.py` cannot generate stays written twice (the testing kit's
+transports, `ReferenceServer.client` / `.async_client`, `Recording.client`, the pytest
+fixtures, `display.live` / `alive`, QA's observers and runner); `tests/unasync.py`
+finds the twins by name, makes each async one sync and compares. A difference that is
+meant goes in `ALLOWED` with its reason (one entry covers every place the same lines
+differ in that twin), a twin whose async half does more in `NOT_MIRRORED`; any other
+difference fails, and so does an entry that matches nothing any more. Code is quoted
+as `ast.unparse` prints it: one statement a line, no comments, its own quotes.
 """
 
 from __future__ import annotations

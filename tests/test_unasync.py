@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -22,13 +20,6 @@ def _tool() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def test_the_check_passes_on_the_committed_files() -> None:
-    result = subprocess.run(
-        [sys.executable, str(TOOL), "--check"], capture_output=True, text=True, timeout=60
-    )
-    assert result.returncode == 0, result.stderr
 
 
 def test_each_generated_module_says_so_and_names_its_source() -> None:
@@ -56,7 +47,7 @@ def test_an_edit_on_one_side_only_fails_the_check(
     monkeypatch.setattr(tool, "ROOT", tmp_path)
     monkeypatch.setattr(tool, "SOURCE", tmp_path / "_async")
     monkeypatch.setattr(tool, "TARGET", tmp_path / "_sync")
-    assert tool.run(check=True) == []
+    assert tool.main(["--check"]) == 0  # the committed files, as CI checks them
     stream = tmp_path / "_sync" / "_stream.py"
     stream.write_text(stream.read_text("utf-8").replace("self._closed = True", "pass"), "utf-8")
     (tmp_path / "_sync" / "_orphan.py").write_text("", "utf-8")

@@ -8,9 +8,6 @@ in strict mode and mypy --strict find nothing `Unknown` in it.
 `tests/test_typed_user.py` type-checks it with pyright (against the installed package,
 as a user's editor does; `[tool.pyright]` in pyproject.toml) and runs it on the reference
 server: each scenario's failure must land in its own `except`.
-
-Not here yet (design.md's third round): `session.request_id`, `citation_records`,
-`to_pandas`, `to_json`, `display.live` and `tracer_provider`; each goes in as it lands.
 """
 
 from __future__ import annotations
@@ -18,8 +15,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import tempfile
-from collections.abc import Generator
-from contextlib import contextmanager
 from pathlib import Path
 
 from typing_extensions import assert_never
@@ -166,41 +161,26 @@ def show(event: ChatEvent, numbers: dict[str, int]) -> str:
             assert_never(event)
 
 
-def shown(stream: ChatStream, numbers: dict[str, int]) -> str:
-    """A whole stream as a terminal shows it."""
-    return "".join(show(event, numbers) for event in stream)
-
-
-async def ashown(stream: AsyncChatStream, numbers: dict[str, int]) -> str:
-    """`shown`'s async twin."""
-    return "".join([show(event, numbers) async for event in stream])
-
-
 def caught(client: SilviaClient, scenario: str | None = None) -> str:
-    """The class of the error a turn ends in, each caught by its own `except` ("ok": none)."""
+    """The class of the error a turn ends in, caught by class ("ok": none)."""
     headers = {SCENARIO_HEADER: scenario} if scenario else None
     try:
         turn: Turn = client.chat.send("How much is in checking?", extra_headers=headers)
     # Statuses before any event, the most specific first.
-    except BadRequestError as error:
-        return f"BadRequestError {error.status_code}"
-    except AuthenticationError as error:
-        return f"AuthenticationError {error.status_code}"
-    except PermissionDeniedError as error:
-        return f"PermissionDeniedError {error.status_code}"
-    except NotFoundError as error:
-        return f"NotFoundError {error.status_code}"
     except RateLimitError as error:
         retry_after: float | None = error.retry_after
         return f"RateLimitError {error.status_code} retry after {retry_after}"
-    except ConflictError as error:
-        return f"ConflictError {error.status_code}"
-    except RequestTooLargeError as error:
-        return f"RequestTooLargeError {error.status_code}"
-    except UnprocessableEntityError as error:
-        return f"UnprocessableEntityError {error.status_code}"
-    except InternalServerError as error:
-        return f"InternalServerError {error.status_code}"
+    except (
+        BadRequestError,
+        AuthenticationError,
+        PermissionDeniedError,
+        NotFoundError,
+        ConflictError,
+        RequestTooLargeError,
+        UnprocessableEntityError,
+        InternalServerError,
+    ) as error:
+        return f"{type(error).__name__} {error.status_code}"
     except APIStatusError as error:
         request_id: str | None = error.request_id
         return f"APIStatusError {error.status_code} {error.error_type} {request_id}"
@@ -236,15 +216,6 @@ def caught(client: SilviaClient, scenario: str | None = None) -> str:
         return "SilviaError"
     turn_id: str | None = turn.request_id  # what to quote to support about this turn
     return f"ok complete={turn.complete} request id given={turn_id is not None}"
-
-
-@contextmanager
-def refused_port() -> Generator[int, None, None]:
-    """A port on 127.0.0.1 that refuses connections: bound, never listening."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        yield port
 
 
 def local_mistakes() -> list[str]:
@@ -313,7 +284,8 @@ def stream_and_reload(client: SilviaClient) -> list[str]:
     with client.chat.stream(
         QUESTION, session_id=None, extra_headers=None, timeout=None, deadline=None
     ) as stream:
-        text = shown(stream, numbers)
+        live: ChatStream = stream
+        text = "".join(show(event, numbers) for event in live)
         turn = stream.until_done()
     timings: Timings = turn.timings
     lines = [
@@ -362,7 +334,8 @@ async def stream_async(client: AsyncSilviaClient) -> list[str]:
     """The async twin: the same events, the same turn."""
     numbers: dict[str, int] = {}
     async with client.chat.stream(QUESTION) as stream:
-        marked = await ashown(stream, numbers)
+        alive: AsyncChatStream = stream
+        marked = "".join([show(event, numbers) async for event in alive])
         turn = await stream.until_done()
     async with client.chat.stream("How much is in checking?") as stream:
         text = "".join([piece async for piece in stream.text_stream])
@@ -383,7 +356,9 @@ def main() -> dict[str, list[str]]:
         out["caught"].append(caught(client.with_options(max_event_bytes=64)))  # a copy: not closed
     with tempfile.TemporaryDirectory() as directory:
         out["recording"] = record_and_replay(Path(directory))
-    with refused_port() as port:
+    with socket.socket() as refusing:  # bound, never listening: connections are refused
+        refusing.bind(("127.0.0.1", 0))
+        port: int = refusing.getsockname()[1]
         nowhere = SilviaClient(
             base_url=f"http://127.0.0.1:{port}",
             token="typed-user-token",

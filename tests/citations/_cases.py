@@ -1,4 +1,4 @@
-"""Account ids, an app origin, a valid wire value per kind and a row builder, for the tests."""
+"""Account ids, an app origin, a valid wire value per kind, a row builder, a hostile dict."""
 
 from __future__ import annotations
 
@@ -37,3 +37,12 @@ def cite(target: Any = None, **fields: Any) -> Citation:
     if target is not None:
         row["target"] = target
     return Citation.model_validate(row)
+
+
+class RaisingDict(dict):  # type: ignore[type-arg]
+    """A dict whose every read raises (get, [], items, keys, iteration, len, contains)."""
+
+    def _boom(self, *args: object, **kwargs: object) -> Any:
+        raise RuntimeError("hostile mapping")
+
+    get = __getitem__ = items = keys = values = __iter__ = __len__ = __contains__ = _boom

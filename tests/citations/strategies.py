@@ -11,8 +11,8 @@ Three families:
   history carry them.
 
 Example counts: `HYPOTHESIS_PROFILE` (default "ci") picks how hard the properties
-search: (the parser's never-raises fuzz, every other property) at (1,000, 100) on
-`.ci/run`'s main run, (200, 50) on its other runs ("dev"), (500, 50) under
+search: (the parser's never-raises fuzz, every other property) at (300, 100) on
+`.ci/run`'s main run, (100, 50) on its other runs ("dev"), (500, 50) under
 `tools/mutation.py`. The hostile values that matter are listed (`@example`s and
 loops in the tests), so the search is for what nobody listed; more examples bought
 minutes, not kills. Per-test `settings` objects, not `settings.load_profile()`, so
@@ -48,8 +48,8 @@ from silvia_client.citations import (
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
 _EXAMPLES = {
     # name: (the parser's never-raises fuzz, every other property)
-    "ci": (1_000, 100),
-    "dev": (200, 50),
+    "ci": (300, 100),
+    "dev": (100, 50),
     "mutation": (500, 50),  # tools/mutation.py: each mutant runs the tests that reach it
 }
 _FUZZ_EXAMPLES, _PROPERTY_EXAMPLES = _EXAMPLES.get(PROFILE, _EXAMPLES["ci"])
@@ -167,6 +167,10 @@ tickers = st.one_of(
 
 account_refs = st.builds(AccountRef, account_ids, providers)
 
+account_bearing_targets: st.SearchStrategy[AccountTarget | AccountsTarget] = st.one_of(
+    st.builds(AccountTarget, account_ids, providers),
+    st.builds(AccountsTarget, st.lists(account_refs, min_size=1, max_size=6).map(tuple)),
+)
 targets: st.SearchStrategy[CitationTarget] = st.one_of(
     st.builds(WebTarget, http_urls),
     st.builds(TaxReferenceTarget, st.none() | http_urls),
@@ -174,14 +178,8 @@ targets: st.SearchStrategy[CitationTarget] = st.one_of(
     st.builds(MortgageReferenceTarget, st.none() | http_urls),
     st.builds(MarketDataTarget, tickers),
     st.just(AnalysisTarget()),
-    st.builds(AccountTarget, account_ids, providers),
-    st.builds(AccountsTarget, st.lists(account_refs, min_size=1, max_size=6).map(tuple)),
+    account_bearing_targets,
     st.just(PortfolioTarget()),
-)
-
-account_bearing_targets: st.SearchStrategy[AccountTarget | AccountsTarget] = st.one_of(
-    st.builds(AccountTarget, account_ids, providers),
-    st.builds(AccountsTarget, st.lists(account_refs, min_size=1, max_size=6).map(tuple)),
 )
 
 

@@ -27,7 +27,7 @@ from silvia_client.citations import (
     parse_citation_target,
 )
 
-from ._cases import ID, ID2, OWN_FIELDS, VALID
+from ._cases import ID, ID2, OWN_FIELDS, VALID, RaisingDict
 from .strategies import (
     FUZZ,
     KINDS,
@@ -51,15 +51,9 @@ UNKNOWN_KINDS: list[object] = [
     *("\ud800", None, 1, 1.0, True, ["web"], {"web": 1}),
 ]
 GOOD_URLS = [
-    "http://example.com",
-    "https://example.com/",
-    "https://example.com:8443/a/b?c=d&e=f#g",
-    "https://user:pass@example.com/",
-    "https://127.0.0.1/x",
-    "http://[::1]:8080/",
-    "https://example.com/caf%C3%A9",
-    "https://example.com/café",
-    "HTTPS://EXAMPLE.COM/",
+    *("http://example.com", "https://example.com/", "https://example.com:8443/a/b?c=d&e=f#g"),
+    *("https://user:pass@example.com/", "https://127.0.0.1/x", "http://[::1]:8080/"),
+    *("https://example.com/caf%C3%A9", "https://example.com/café", "HTTPS://EXAMPLE.COM/"),
     "Http://Example.com",
 ]
 BAD_URLS: list[object] = [
@@ -327,15 +321,6 @@ def test_large_values() -> None:
 # --------------------------------------------------------------------------- hostile mappings
 
 
-class _RaisingDict(dict):  # type: ignore[type-arg]
-    """A dict whose every read raises (get, [], items, keys, iteration, len, contains)."""
-
-    def _boom(self, *args: object, **kwargs: object) -> Any:
-        raise RuntimeError("hostile mapping")
-
-    get = __getitem__ = items = keys = values = __iter__ = __len__ = __contains__ = _boom
-
-
 class _RecursionDict(dict):  # type: ignore[type-arg]
     def get(self, *args: object, **kwargs: object) -> Any:
         return self.get(*args, **kwargs)
@@ -375,9 +360,9 @@ class _Kind(str):
 
 def test_hostile_mappings_and_strings_give_none() -> None:
     for kind, fields in [("web", {"url": "https://e.com"}), ("account", {"accountId": ID})]:
-        assert parse_citation_target(_RaisingDict(kind=kind, **fields)) is None, kind
-    assert parse_citation_target(_RaisingDict(kind="portfolio")) is None
-    hostile_entry = _RaisingDict(accountId=ID, provider="plaid")
+        assert parse_citation_target(RaisingDict(kind=kind, **fields)) is None, kind
+    assert parse_citation_target(RaisingDict(kind="portfolio")) is None
+    hostile_entry = RaisingDict(accountId=ID, provider="plaid")
     assert parse_citation_target({"kind": "accounts", "accounts": [hostile_entry]}) is None
     assert parse_citation_target(_RecursionDict(kind="portfolio")) is None
     # Values that only pretend to be the right string are not trusted.

@@ -36,7 +36,7 @@ from silvia_client.citations import (
     resolve_citation,
 )
 
-from ._cases import BASE, ID, ID2
+from ._cases import BASE, ID, ID2, cite
 from .strategies import (
     PROPERTY,
     PROVIDER_NAMES,
@@ -102,12 +102,7 @@ def test_repr_tells_accounts_apart_and_no_shown_text_has_the_word() -> None:
     # With ids that cannot contain the word, a plain search is safe too.
     for provider in PROVIDER_NAMES:
         target = AccountsTarget((AccountRef(ID, provider), AccountRef(ID2, provider)))  # type: ignore[arg-type]
-        row = {
-            "source": "silvia://your-account/cards",
-            "title": "Cards",
-            "target": target.to_wire(),
-        }
-        citation = Citation.model_validate(row)
+        citation = cite(target.to_wire(), title="Cards")
         for text in [*_shown(target), *_shown(citation), *map(str, _shown_resolved(citation))]:
             assert provider not in text.lower(), (provider, text)
 

@@ -24,7 +24,7 @@ from silvia_client.citations import (
     parse_citation_target,
 )
 
-from ._cases import ID
+from ._cases import ID, RaisingDict
 from .strategies import (
     PROPERTY,
     any_target_value,
@@ -271,13 +271,6 @@ def test_load_a_large_list_and_deeply_nested_extras() -> None:
     assert result.citations[0].target == WebTarget("https://e.example")
 
 
-class _HostileRow(dict):  # type: ignore[type-arg]
-    def _boom(self, *args: object, **kwargs: object) -> Any:
-        raise RuntimeError("hostile row")
-
-    get = __getitem__ = items = keys = values = __iter__ = __len__ = __contains__ = _boom
-
-
 class _SaysOtherwise(dict):  # type: ignore[type-arg]
     """A dict subclass whose `get` and `items` say something other than what it holds."""
 
@@ -291,7 +284,7 @@ class _SaysOtherwise(dict):  # type: ignore[type-arg]
 def test_dict_subclass_rows() -> None:
     # "Never fails the whole list for one bad row": a row that cannot even be read
     # is a bad row like any other; the good rows around it are kept.
-    rows = [_row(), _HostileRow(source="s"), _row()]
+    rows = [_row(), RaisingDict(source="s"), _row()]
     result = load_citations(rows, Citation)
     assert len(result.citations) == 2
     # The reason names the error's type and nothing it says; the row is kept as sent.

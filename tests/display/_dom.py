@@ -1,4 +1,9 @@
-"""A tiny DOM, parsed with `html.parser`, so tests assert structure rather than substrings."""
+"""A tiny DOM, parsed with `html.parser`, so tests assert structure rather than substrings.
+
+Then what a reader sees in an HTML view, read off it: the answer's text, its chips,
+the sources list (which elements exist, their text and attributes, as a browser
+reads them).
+"""
 
 from __future__ import annotations
 
@@ -89,3 +94,38 @@ def parse(html: str) -> Node:
         names = [name for name, _ in attrs]
         assert len(names) == len(set(names)), f"repeated attributes: {names}"
     return builder.root
+
+
+def answer(html: str) -> Node:
+    return parse(html).find("p", "silvia-answer")
+
+
+def chips(html: str) -> list[tuple[int, str]]:
+    """(offset in the answer's text, chip text) for every chip, in document order."""
+    out: list[tuple[int, str]] = []
+    offset = 0
+    for child in answer(html).children:
+        if isinstance(child, str):
+            offset += len(child)  # a `<br>` is followed by the newline it stands for
+        elif child.tag == "br":
+            continue
+        else:
+            assert child.tag == "sup"
+            assert "silvia-chip" in (child.attrs["class"] or "")
+            out.append((offset, child.text))
+    return out
+
+
+def answer_text(html: str) -> str:
+    """The answer's text without its chips (a `<br>` is followed by the newline it stands for)."""
+    return "".join(c for c in answer(html).children if isinstance(c, str))
+
+
+def sources(html: str) -> list[tuple[str | None, str, list[tuple[str | None, str]]]]:
+    """(number, label, [(href, link text)]) for every item of the sources list."""
+    items = []
+    for li in parse(html).find_all("li"):
+        label = li.find("span", "silvia-label").text
+        links = [(a.attrs.get("href"), a.text) for a in li.find_all("a")]
+        items.append((li.attrs.get("value"), label, links))
+    return items

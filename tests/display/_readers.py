@@ -13,8 +13,6 @@ from collections.abc import Callable
 import markdown
 from markdown_it import MarkdownIt
 
-__all__ = ["READERS"]
-
 _COMMONMARK = MarkdownIt("commonmark")  # html=True: raw HTML passes, as in Jupyter
 
 

@@ -6,17 +6,15 @@ from silvia_client.display import message_html, numbered_sources, turn_html
 from silvia_client.testing import ReferenceServer
 
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
-from ._dom import parse
-from ._html_parts import answer_text, chips, sources
+from ._dom import answer_text, chips, parse, sources
 
 # Numbering and chips ----------------------------------------------------------------------
 
 
 def test_sources_are_numbered_by_first_appearance_and_chips_sit_at_their_offsets() -> None:
-    a = row("https://a.example/", "A", target=web("https://a.example/"))
-    b = row("https://b.example/", "B", target=web("https://b.example/"))
-    c = row("https://c.example/", "C", target=web("https://c.example/"))
-    d = row("https://d.example/", "D", target=web("https://d.example/"))
+    a, b, c, d = (
+        row(f"https://{n}.example/", n.upper(), web(f"https://{n}.example/")) for n in "abcd"
+    )
     turn = build_turn(
         "First", b, " second", a, " third", b, " fourth", c, ".", summary=[a, b, c, d]
     )

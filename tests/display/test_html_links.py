@@ -23,8 +23,7 @@ from silvia_client.display import (
 from silvia_client.display._html_sources import KIND_NAMES
 
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
-from ._dom import parse
-from ._html_parts import sources
+from ._dom import parse, sources
 
 # Links ------------------------------------------------------------------------------------
 

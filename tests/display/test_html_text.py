@@ -5,8 +5,7 @@ from __future__ import annotations
 from silvia_client.display import citation_html, message_html, session_html, turn_html
 
 from ._build import account, build_session, build_turn, row, web
-from ._dom import parse
-from ._html_parts import answer, answer_text, sources
+from ._dom import answer, answer_text, parse, sources
 
 SCRIPT = '<script>alert("x")</script>'
 

@@ -39,24 +39,16 @@ def test_the_throttle_lets_at_most_ten_updates_a_second_through() -> None:
             Throttle(per_second=bad)
 
 
-class FakeHandle:
-    def __init__(self, shown: list[Any]) -> None:
-        self.shown = shown
-
-    def update(self, obj: object) -> None:
-        self.shown.append(obj)
-
-
 @pytest.fixture
 def kernel(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """A fake Jupyter kernel: `IPython.get_ipython().kernel`, and a `display` that records."""
     shown: list[Any] = []
     displays: list[dict[str, Any]] = []
 
-    def show(obj: object, *, display_id: bool) -> FakeHandle:
+    def show(obj: object, *, display_id: bool) -> types.SimpleNamespace:
         displays.append({"obj": obj, "display_id": display_id})
         shown.append(obj)
-        return FakeHandle(shown)
+        return types.SimpleNamespace(update=shown.append)  # the display handle
 
     class HTML:
         def __init__(self, data: str) -> None:

@@ -19,7 +19,7 @@ from silvia_client.display._sources import marked_rows
 
 from ..citations.strategies import PROPERTY
 from ._build import build_turn, row, web
-from ._html_parts import chips
+from ._dom import chips
 
 
 def _plain_marked_rows(

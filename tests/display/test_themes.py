@@ -1,37 +1,22 @@
 """The views in headless Chromium, at 1200 and 400 px: under each theme signal, and exported.
 
-Four hosts, one page load each: a plain light browser; a plain browser whose
-system prefers dark (`--force-dark-mode`); JupyterLab's dark theme
-(`data-jp-theme-light="false"` and its `--jp-*` variables on the body); VS
-Code's dark theme (`body.vscode-dark` and its `--vscode-*` variables). Each
-page holds every view twice, in a 1200 px and a 400 px wide column (the width
-a notebook's output area gives them): a turn of every kind with long and
-`key: value` quotes, a reloaded session with pooled and legacy rows, and a
-hostile turn (markup, bidi controls, a long unbroken URL and label). The page
-opens every fold, then measures, from element boxes and computed styles:
+Four hosts, one page load each (`HOSTS`: plain light, a system that prefers dark,
+JupyterLab's and VS Code's dark themes), each page holding every view (`VIEWS`: a turn
+of every kind, a reloaded session, a hostile turn) in a 1200 px and a 400 px column,
+every fold open. The probe (`themes_probe.js`) measures from boxes and computed
+styles: nothing reaches past its column, no text lies outside an ancestor that clips,
+every text has a contrast of at least 4.5:1 against what it is drawn on.
 
-- no element reaches past its column (nothing overflows horizontally);
-- no text lies outside an ancestor that clips (`overflow` other than visible);
-- every piece of text has a contrast of at least 4.5:1 against the background
-  it is drawn on (backgrounds composited up the tree, alpha included).
-
-A screenshot of each page goes to `tests/artifacts/notebook-views-<host>.png`.
-
-Exported: a notebook holding a turn, a message and a three-turn session with
-eight sources (their `_repr_html_`), written by nbconvert's HTML exporter with
-its lab and classic templates, each shown in a frame 1200 and 400 px wide (a
-window is never narrower than 500 px). As shown, the session's sources are
-folded (no `<details>` open) and it is at most 800 px tall at 1200 px; every
-view has its "Sources" headings. With every fold opened, no key of a key/value
-list wraps inside a word and nothing reaches past its view or scrolls sideways.
-Screenshots (folds closed): `tests/artifacts/nbconvert-<template>-<width>.png`, and
-what was measured beside them, `nbconvert-measures.json`.
+Exported: a notebook of a turn, a message and a three-turn session (their
+`_repr_html_`) through nbconvert's lab and classic templates, framed 1200 and 400 px
+wide (`export_probe.js`): the session folded and at most 800 px tall at 1200 px, the
+"Sources" headings there, and with folds open no key wraps inside a word and nothing
+scrolls sideways. Screenshots and measures go to `tests/artifacts/` (git-ignored).
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +25,7 @@ import pytest
 from silvia_client.display import session_html, turn_html
 from silvia_client.sessions import Session
 
-from ..browser import FLAGS, LAUNCH_TIMEOUT, OFFLINE, Chromium, Page, read_report, report_script
+from ..browser import OFFLINE, Chromium, Page, read_report, report_script
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
 
 pytestmark = pytest.mark.browser
@@ -160,15 +145,6 @@ def host_page(body_attributes: str) -> str:
     )
 
 
-def _run(chromium: Chromium, page: Path, flags: tuple[str, ...], *extra: str) -> bytes:
-    command = [chromium.path, *FLAGS, *flags, f"--user-data-dir={chromium.profile}", *extra]
-    done = subprocess.run(
-        [*command, page.as_uri()], capture_output=True, timeout=LAUNCH_TIMEOUT, check=False
-    )
-    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")[-2000:]
-    return done.stdout
-
-
 @pytest.fixture(scope="module")
 def measured(chromium: Chromium, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -179,9 +155,8 @@ def measured(chromium: Chromium, tmp_path_factory: pytest.TempPathFactory) -> di
         shot = ARTIFACTS / f"notebook-views-{host}.png"
         shot.parent.mkdir(parents=True, exist_ok=True)
         # One launch for both: the DOM once the page settled, and its screenshot.
-        dom = _run(
-            chromium, path, flags, "--window-size=1700,3000", "--dump-dom", f"--screenshot={shot}"
-        )
+        size = "--window-size=1700,3000"
+        dom = chromium.run(path.as_uri(), *flags, size, "--dump-dom", f"--screenshot={shot}")
         out[host] = read_report(Page(dom.decode("utf-8"), ()))
         assert shot.is_file()
     return out

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from silvia_client.citations import Citation
@@ -14,6 +14,7 @@ from silvia_client.display import citation_html, page, session_html, turn_html
 from silvia_client.display._html_sources import key_values
 from silvia_client.display._sources import FOLDED_CHARS
 
+from ..citations.strategies import PROPERTY
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
 from ._dom import parse
 
@@ -49,18 +50,9 @@ def test_key_value_rows_become_lists_and_prose_stays_prose() -> None:
         [("c", "3"), ("d", "4")],
     ]
     for prose in (
-        "Top savings pay 4.30% APY.",
-        "Note: a colon",
-        "a: 1, b: 2\nc: 3",
-        "",
-        None,
-        "a: 1\nnot pairs",
-        '{"nested": {"a": 1}, "b": 2}',
-        '{"bad key!": 1}',
-        "{}",
-        "[1, 2]",
-        "{not json",
-        "[" * 100_000,
+        *("Top savings pay 4.30% APY.", "Note: a colon", "a: 1, b: 2\nc: 3", "", None),
+        *("a: 1\nnot pairs", '{"nested": {"a": 1}, "b": 2}', '{"bad key!": 1}', "{}", "[1, 2]"),
+        *("{not json", "[" * 100_000),
     ):
         assert key_values(prose) is None, prose
     rows = "\n".join(f"name: Card {n}, balance: {n}" for n in range(5))
@@ -199,8 +191,7 @@ _VALUES = (
 )
 
 
-# Its filtered text is slow to draw on a loaded 2-core machine: no health check on speed.
-@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@PROPERTY  # its filtered text is slow to draw: no health check on speed
 @given(
     st.lists(st.lists(st.tuples(_KEYS, _VALUES), min_size=2, max_size=4), min_size=1, max_size=4)
 )
@@ -209,6 +200,7 @@ def test_key_value_rows_read_back_as_written(rows: list[list[tuple[str, str]]]) 
     assert key_values(text) == rows
 
 
+@PROPERTY
 @given(st.text())
 def test_any_quote_reads_as_pairs_or_as_prose_without_raising(text: str) -> None:
     rows = key_values(text)

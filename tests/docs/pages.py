@@ -20,8 +20,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DOCS", "PAGES", "README", "ROOT", "Block", "blocks", "section"]
-
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
@@ -73,3 +71,10 @@ def section(page: Path, name: str) -> str:
     text = page.read_text(encoding="utf-8")
     start, end = f"<!-- section: {name} -->", f"<!-- /section: {name} -->"
     return text[text.index(start) + len(start) : text.index(end)]
+
+
+def nav_pages() -> list[str]:
+    """The pages mkdocs.yml's navigation lists, sections' pages too, in its order."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    nav = config[config.index("\nnav:\n") : config.index("\ntheme:")]
+    return re.findall(r"^ +- [^:\n]+: (\S+\.md)$", nav, re.M)

@@ -24,8 +24,6 @@ nothing, so a page that asked for anything remote would show an error.
 
 from __future__ import annotations
 
-import html
-import json
 import os
 import re
 import subprocess
@@ -38,17 +36,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from ..browser import FLAGS, LAUNCH_TIMEOUT, Chromium
-
-__all__ = ["PROBE", "LoadedPage", "SiteServer", "build_site", "load"]
+from ..browser import LAUNCH_TIMEOUT, OFFLINE, REPORT_ID, Chromium, Page, read_report
 
 ROOT = Path(__file__).resolve().parents[2]
-REPORT_ID = "silvia-site-report"
 TICK = "/__tick"
 TICK_SECONDS = 0.02  # real time per tick: how finely the probe polls the search
 MAX_TICKS = 5000  # a guard against a search that never answers, not a bound on speed
-# Nothing but the test's own server is reachable from the page.
-OFFLINE = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
 
 PROBE = (
     """
@@ -208,14 +201,5 @@ class LoadedPage:
 
 def load(chromium: Chromium, url: str) -> LoadedPage:
     """Load `url` in a fresh headless Chromium, offline but for 127.0.0.1; the probe's report."""
-    command = [chromium.path, *FLAGS, OFFLINE, f"--user-data-dir={chromium.profile}"]
-    done = subprocess.run(
-        [*command, "--dump-dom", url], capture_output=True, timeout=LAUNCH_TIMEOUT, check=False
-    )
-    dom = done.stdout.decode("utf-8", "replace")
-    if done.returncode != 0 or not dom.strip():
-        stderr = done.stderr.decode("utf-8", "replace")[-2000:]
-        raise AssertionError(f"Chromium exited with {done.returncode}: {stderr}")
-    found = re.findall(f'<pre id="{REPORT_ID}">(.*?)</pre>', dom, re.DOTALL)
-    assert len(found) == 1, f"{url}: the probe wrote {len(found)} reports"
-    return LoadedPage(url, json.loads(html.unescape(found[0])))
+    dom = chromium.run(url, OFFLINE, "--dump-dom").decode("utf-8", "replace")
+    return LoadedPage(url, read_report(Page(dom, ())))

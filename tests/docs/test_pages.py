@@ -12,7 +12,7 @@ from pathlib import Path
 
 import silvia_client.errors
 
-from .pages import DOCS, PAGES, README, ROOT
+from .pages import DOCS, PAGES, README, nav_pages
 
 MAX_README_LINES = 300
 # A Markdown link or image to a relative target: `[text](target)`, the target kept.
@@ -44,9 +44,7 @@ def test_every_relative_link_names_a_file_that_exists() -> None:
 
 
 def test_the_sites_navigation_lists_every_page_once() -> None:
-    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    nav = config[config.index("\nnav:\n") : config.index("\ntheme:")]
-    listed = re.findall(r"^ +- [^:\n]+: (\S+\.md)$", nav, re.M)  # sections' pages too
+    listed = nav_pages()
     assert sorted(listed) == sorted(
         page.relative_to(DOCS).as_posix() for page in DOCS.rglob("*.md")
     )

@@ -30,7 +30,7 @@ import silvia_client.qa
 import silvia_client.testing
 
 from ..browser import Chromium
-from .pages import ROOT
+from .pages import nav_pages
 from .site import LoadedPage, SiteServer, load
 
 pytestmark = pytest.mark.browser
@@ -62,10 +62,8 @@ ENTRY_POINTS = (
 
 def site_paths() -> list[str]:
     """The URL path of every page in mkdocs.yml's navigation, in its order."""
-    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    nav = config[config.index("\nnav:\n") : config.index("\ntheme:")]
-    files = re.findall(r"^ +- [^:\n]+: (\S+)\.md$", nav, re.M)  # sections' pages too
-    return ["/" if name == "index" else f"/{name}/" for name in files]
+    names = [page.removesuffix(".md") for page in nav_pages()]
+    return ["/" if name == "index" else f"/{name}/" for name in names]
 
 
 def search_words(site: Path) -> dict[str, str]:

@@ -8,29 +8,10 @@ import pytest
 
 from silvia_client._records import FIELDS
 
-from ..display._build import ACCOUNT_A, account, build_session, build_turn, row, web
-from .test_records import pooled_turn
+from ..display._build import ACCOUNT_A, build_turn
+from .test_records import account_session, pooled_turn, timed_session
 
 pd = pytest.importorskip("pandas", reason="needs pandas: pip install 'silvia-client[pandas]'")
-
-
-def session_with_times() -> object:
-    cited = [row("https://e.example/a", "A", web("https://e.example/a"))]
-    return build_session(
-        [
-            {"id": "m1", "role": "user", "content": "Hi", "created_at": "2025-01-01T00:00:00Z"},
-            {
-                "id": "m2",
-                "role": "assistant",
-                "content": "Yes",
-                "created_at": "2025-01-01T02:00:01.5+02:00",
-                "citations": cited,
-                "inline_citations": cited,
-            },
-            {"id": "m3", "role": "assistant", "content": "x", "created_at": "not a time",
-             "citations": cited},
-        ]
-    )  # fmt: skip
 
 
 def test_the_frame_has_every_field_typed() -> None:
@@ -54,14 +35,14 @@ def test_the_frame_has_every_field_typed() -> None:
 
 
 def test_created_at_is_a_utc_datetime_and_a_bad_time_is_missing() -> None:
-    session = session_with_times()
-    frame = session.to_pandas()  # type: ignore[attr-defined]
+    session = timed_session()
+    frame = session.to_pandas()
     assert isinstance(frame["created_at"].dtype, pd.DatetimeTZDtype)
     assert str(frame["created_at"].dt.tz) == "UTC"
     times = frame["created_at"].tolist()
     assert times[0] == pd.Timestamp("2025-01-01T00:00:01.5", tz="UTC")
     assert pd.isna(times[-1])
-    message = session.messages[1]  # type: ignore[attr-defined]
+    message = session.messages[1]
     assert message.to_pandas()["message_id"].tolist() == ["m2", "m2"]
 
 
@@ -88,8 +69,7 @@ def test_the_records_make_a_polars_frame_as_they_are() -> None:
 
 
 def test_every_table_takes_the_web_url_for_its_account_links() -> None:
-    cited = [row("acct:checking", "Checking", account())]
-    session = build_session([{"id": "m1", "role": "assistant", "content": "x", "citations": cited}])
+    session = account_session()
     turn = pooled_turn()
     link = f"https://app.example/accounts/{ACCOUNT_A}"
     for value in (turn, session, session.messages[0]):

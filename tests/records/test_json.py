@@ -9,7 +9,7 @@ from silvia_client.chat.events import ErrorEvent, SessionEvent, TextEvent
 from silvia_client.citations import Citation, InlineCitation
 
 from ..display._build import account, build_session, row, web
-from .test_records import pooled_turn
+from .test_records import account_session, pooled_turn
 
 
 def test_a_turn_round_trips_through_json_loads() -> None:
@@ -78,9 +78,7 @@ def test_the_documents_carry_the_request_ids() -> None:
 
 
 def test_a_document_is_indented_by_two_unless_told_otherwise() -> None:
-    cited = [row("acct:checking", "Checking", account())]
-    session = build_session([{"id": "m1", "role": "assistant", "content": "x", "citations": cited}])
-    for value in (pooled_turn(), session):
+    for value in (pooled_turn(), account_session()):
         lines = value.to_json().splitlines()
         assert lines[1].startswith('  "')
         assert not lines[1].startswith('   "')

@@ -103,29 +103,38 @@ def test_a_ticker_is_a_column() -> None:
     assert summary["label"] == "AAPL"
 
 
-def test_a_session_gives_each_messages_rows_with_its_id_role_and_time() -> None:
+def timed_session() -> Session:
+    """A question, an answer with its rows, and a message whose time is no time."""
     cited = [row("https://e.example/a", "A", web("https://e.example/a"))]
-    session = build_session(
+    return build_session(
         [
             {"id": "m1", "role": "user", "content": "Hi", "created_at": "2025-01-01T00:00:00Z"},
-            {
-                "id": "m2",
-                "role": "assistant",
-                "content": "Yes",
-                "created_at": "2025-01-01T00:00:01.5+02:00",
-                "citations": cited,
-                "inline_citations": cited,
-            },
+            {"id": "m2", "role": "assistant", "content": "Yes",
+             "created_at": "2025-01-01T02:00:01.5+02:00",
+             "citations": cited, "inline_citations": cited},
+            {"id": "m3", "role": "assistant", "content": "x", "created_at": "not a time",
+             "citations": cited},
         ]
-    )
+    )  # fmt: skip
+
+
+def account_session() -> Session:
+    cited = [row("acct:checking", "Checking", account())]
+    return build_session([{"id": "m1", "role": "assistant", "content": "x", "citations": cited}])
+
+
+def test_a_session_gives_each_messages_rows_with_its_id_role_and_time() -> None:
+    session = timed_session()
     records = session.citation_records()
     assert [(r["message_id"], r["role"], r["summary"]) for r in records] == [
         ("m2", "assistant", True),
         ("m2", "assistant", False),
+        ("m3", "assistant", True),
     ]
     assert {r["session_id"] for r in records} == {"s1"}
     assert records[1]["offset"] is None  # reloaded: no position
-    assert session.messages[1].citation_records() == [{**r, "session_id": None} for r in records]
+    mine = [{**r, "session_id": None} for r in records[:2]]
+    assert session.messages[1].citation_records() == mine
 
 
 @PROPERTY  # no health check on a loaded machine, no deadline
