@@ -1,9 +1,11 @@
-"""Settings every test shares, and the hypothesis profile of the mutation runs."""
+"""Settings every test shares, and the hypothesis profiles of the runs."""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
+
+from .depth import PROFILE
 
 # tools/mutation.py runs the tests against hundreds of mutants (`--hypothesis-profile
 # mutation`): fewer examples, the same ones every run so that scores compare, and no
@@ -12,6 +14,15 @@ from hypothesis import settings
 settings.register_profile(
     "mutation", max_examples=50, derandomize=True, database=None, deadline=None
 )
+
+# Every other run (`HYPOTHESIS_PROFILE`: "ci", the default, or "dev"; the example counts
+# are tests/depth.py's) shares two cores with three other workers in `.ci/run`: a draw or
+# an example may take longer there than hypothesis's defaults allow (200 ms an example, a
+# second for the first draws) without anything being wrong, and a test must not fail for it.
+for _name in ("ci", "dev"):
+    settings.register_profile(_name, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+if PROFILE in ("ci", "dev"):
+    settings.load_profile(PROFILE)
 
 
 @pytest.fixture(autouse=True)
