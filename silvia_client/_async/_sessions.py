@@ -1,7 +1,4 @@
-"""`client.sessions`: `get` and `get_raw`.
-
-`_sync/_sessions.py` is generated from this module (`tools/unasync.py`).
-"""
+"""`client.sessions`: `get` and `get_raw`; `_sync/` is generated from it (`tools/unasync.py`)."""
 
 from __future__ import annotations
 
