@@ -37,8 +37,8 @@ _MESSAGE_FIELDS = frozenset({"id", "role", "content", "created_at"})
 _SESSION_FIELDS = frozenset({"id", "title"})
 
 
-class _Tables:
-    """`to_pandas`, for a `Message` or a `Session`, which declares `citation_records`."""
+class _Shared:
+    """What a `Message` and a `Session` share; each declares its own `citation_records`."""
 
     __slots__ = ()
 
@@ -53,15 +53,26 @@ class _Tables:
 
             frame = session.to_pandas()  # or message.to_pandas()
             frame[frame["summary"]].groupby("kind", dropna=False).size()
+
         docs/notebooks.md lists the columns.
         """
         from .._records import frame
 
         return frame(self.citation_records(web_url=web_url))
 
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[Any], handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        """pydantic's dump (FastAPI's `-> Session`, `-> Message`): as `Session.to_json()` has it."""
+        from .._export import message_document, pydantic_schema, session_document
+
+        document = message_document if cls is Message else session_document
+        return pydantic_schema(cls, handler, document)
+
 
 @dataclass(frozen=True, slots=True)
-class Message(FinalTargets, _Tables):
+class Message(FinalTargets, _Shared):
     """One message of a session. `extra` holds every field the SDK does not model; rows that
     could not be read are in `citation_errors` and `inline_citation_errors`."""
 
@@ -115,18 +126,9 @@ class Message(FinalTargets, _Tables):
 
         return message_records(self, web_url=web_url)
 
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: type[Any], handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        """pydantic's dump (so FastAPI's `-> Message`): the message as its session's `to_json()`."""
-        from .._export import message_document, pydantic_schema
-
-        return pydantic_schema(cls, handler, message_document)
-
 
 @dataclass(frozen=True, slots=True)
-class Session(_Tables):
+class Session(_Shared):
     """A session's history. Messages that were not objects are reported in `message_errors`."""
 
     id: str
@@ -159,15 +161,6 @@ class Session(_Tables):
         from .._export import session_json
 
         return session_json(self, include_provider=include_provider, indent=indent)
-
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: type[Any], handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        """pydantic's dump (so FastAPI's `-> Session`): what `to_json()` writes."""
-        from .._export import pydantic_schema, session_document
-
-        return pydantic_schema(cls, handler, session_document)
 
 
 def _text_or_none(value: object) -> str | None:
@@ -251,10 +244,7 @@ def _body_adapter(wire: WireFormat) -> TypeAdapter[BaseModel]:
         "FastMessage",
         __config__=ConfigDict(extra="allow", cache_strings="keys"),
         rows=(list[Citation] | None, Field(None, alias=wire.message_citations_key)),
-        inline_rows=(
-            list[InlineCitation] | None,
-            Field(None, alias=wire.message_inline_citations_key),
-        ),
+        inline=(list[InlineCitation] | None, Field(None, alias=wire.message_inline_citations_key)),
     )
     body = create_model(
         "FastBody",
@@ -269,7 +259,7 @@ def _fast_session(body: bytes, session_id: str, wire: WireFormat) -> Session:
     read: Any = _body_adapter(wire).validate_json(body)
     kept = [read.info, *(row.model_extra for row in read.messages)]
     kept += [cited.model_extra for row in read.messages for cited in row.rows or ()]
-    kept += [cited.model_extra for row in read.messages for cited in row.inline_rows or ()]
+    kept += [cited.model_extra for row in read.messages for cited in row.inline or ()]
     if holds_infinity(kept):
         raise ValueError("pydantic's infinity may be a number `loads` reads as a Decimal")
     messages = [
@@ -277,7 +267,7 @@ def _fast_session(body: bytes, session_id: str, wire: WireFormat) -> Session:
             row.model_extra,
             _MESSAGE_FIELDS,
             CitationRows(tuple(row.rows or ())),
-            CitationRows(tuple(row.inline_rows or ())),
+            CitationRows(tuple(row.inline or ())),
         )
         for row in read.messages
     ]
