@@ -26,10 +26,8 @@ def _request(client: AsyncSilviaClient, session_id: str, **options: object) -> t
 class AsyncSessions:
     """`client.sessions`: a session's history (`get`), or its body as sent (`get_raw`).
 
-    GETs are retried on connection errors, 408, 429 and 5xx, within the
-    deadline. The keywords after the id are this call's options, each None
-    for the client's setting; their table is `RequestOptions`'s (in
-    `silvia_client._deadline`).
+    GETs are retried on connection errors, 408, 429 and 5xx, within the deadline. The keywords
+    after the id are this call's options, None for the client's (`_deadline.RequestOptions`).
     """
 
     def __init__(self, client: AsyncSilviaClient) -> None:

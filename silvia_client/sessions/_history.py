@@ -290,11 +290,8 @@ def session_path(session_id: str, wire: WireFormat) -> str:
 def session_from(
     response: httpx.Response, body: bytes, session_id: str, errors: ResponseErrors, call: Call
 ) -> Session:
-    """The session a GET's `body` holds, read only if it holds at most `max_values` values.
-
-    Counted (`most_values`) before decoding, where a body of tiny values grows 30 to 45
-    times its size. The error's `limit` is the byte limit the cap comes from.
-    """
+    """The session a GET's `body` holds, if at most `max_values` values: counted before decoding,
+    where a body of tiny values grows 30 to 45 times. The error's `limit` is the byte limit."""
     if most_values(body) > call.options.max_values:
         raise ResponseTooLargeError(
             f"the body holds more than {call.options.max_values:,} JSON values, the most a body of "
