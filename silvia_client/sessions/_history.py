@@ -45,16 +45,12 @@ class _Shared:
     citation_records: Callable[..., list[dict[str, Any]]]
 
     def to_pandas(self, *, web_url: str | None = None) -> Any:
-        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra).
-
-        Each citation is there twice when the server sent both: once as a
-        `citations_summary` row (`summary` True) and once as it streamed in. To
-        count each once, keep the summary's rows::
+        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra; docs/notebooks.md
+        lists its columns). A citation the server sent both ways is there twice, once as it
+        streamed in and once as a `citations_summary` row (`summary` True); to count each once::
 
             frame = session.to_pandas()  # or message.to_pandas()
             frame[frame["summary"]].groupby("kind", dropna=False).size()
-
-        docs/notebooks.md lists the columns.
         """
         from .._records import frame
 
