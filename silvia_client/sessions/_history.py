@@ -256,8 +256,8 @@ def _fast_session(body: bytes, session_id: str, wire: WireFormat) -> Session:
     kept = [read.info, *(row.model_extra for row in read.messages)]
     kept += [cited.model_extra for row in read.messages for cited in row.rows or ()]
     kept += [cited.model_extra for row in read.messages for cited in row.inline or ()]
-    if holds_infinity(kept):
-        raise ValueError("pydantic's infinity may be a number `loads` reads as a Decimal")
+    if holds_infinity(kept):  # pydantic's infinity may be a number `loads` reads as a Decimal
+        raise ValueError  # read the plain way
     messages = [
         _message(
             row.model_extra,
