@@ -10,7 +10,7 @@ plain way (`parse_session`) reads whatever that refuses and decides every error.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -38,11 +38,28 @@ _SESSION_FIELDS = frozenset({"id", "title"})
 
 
 class _Shared:
-    """What a `Message` and a `Session` share; each declares its own `citation_records`."""
+    """What a `Message` and a `Session` share: their views, tables and pydantic's dump."""
 
     __slots__ = ()
 
-    citation_records: Callable[..., list[dict[str, Any]]]
+    # `self: Any`, as each is a `Message` or a `Session`, which a function of its own shows.
+    def _repr_html_(self: Any) -> str:
+        from ..display import message_html, session_html  # imported here: only notebooks need it
+
+        return message_html(self) if isinstance(self, Message) else session_html(self)
+
+    def _repr_markdown_(self: Any) -> str:
+        from ..display import message_markdown, session_markdown
+
+        return message_markdown(self) if isinstance(self, Message) else session_markdown(self)
+
+    def citation_records(self: Any, *, web_url: str | None = None) -> list[dict[str, Any]]:
+        """One flat dict per citation row (of each message of a session); never a `provider`."""
+        from .._records import message_records, session_records  # only tables need them
+
+        if isinstance(self, Message):
+            return message_records(self, web_url=web_url)
+        return session_records(self, web_url=web_url)
 
     def to_pandas(self, *, web_url: str | None = None) -> Any:
         """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra; docs/notebooks.md
@@ -98,16 +115,6 @@ class Message(FinalTargets, _Shared):
             )
         return ""
 
-    def _repr_html_(self) -> str:
-        from ..display import message_html  # imported here: only notebooks need it
-
-        return message_html(self)
-
-    def _repr_markdown_(self) -> str:
-        from ..display import message_markdown
-
-        return message_markdown(self)
-
     def __repr__(self) -> str:
         # A preview of the text and how many rows: never a target (a provider would show).
         return (
@@ -115,12 +122,6 @@ class Message(FinalTargets, _Shared):
             f"text={text_preview(self.text)!r}, citations={len(self.citations)}, "
             f"inline_citations={len(self.inline_citations)})"
         )
-
-    def citation_records(self, *, web_url: str | None = None) -> list[dict[str, Any]]:
-        """One flat dict per citation row, for a table; never a `provider` (`_records.py`)."""
-        from .._records import message_records  # imported here: only tables need it
-
-        return message_records(self, web_url=web_url)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,22 +136,6 @@ class Session(_Shared):
     # The response's x-request-id, the id to quote to support; not in the repr, where a
     # notebook's saved output would change with every run.
     request_id: str | None = field(default=None, repr=False, compare=False)
-
-    def _repr_html_(self) -> str:
-        from ..display import session_html  # imported here: only notebooks need it
-
-        return session_html(self)
-
-    def _repr_markdown_(self) -> str:
-        from ..display import session_markdown
-
-        return session_markdown(self)
-
-    def citation_records(self, *, web_url: str | None = None) -> list[dict[str, Any]]:
-        """One flat dict per citation row of every message; never a `provider` (`_records.py`)."""
-        from .._records import session_records  # imported here: only tables need it
-
-        return session_records(self, web_url=web_url)
 
     def to_json(self, *, include_provider: bool = False, indent: int | None = 2) -> str:
         """The session as a JSON document: messages, their rows with targets (`_export.py`)."""
