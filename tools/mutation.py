@@ -13,8 +13,10 @@ What it runs: for each group, a copy of `silvia_client/`, `tests/`, `docs/` and
 those modules (an operator, a constant, a string, an argument dropped) and runs
 the group's tests that call that function against each change, fastest first,
 stopping at the first failure. A mutant the tests notice is killed; one they do
-not is a survivor, printed with its diff. After a run, `mutmut show NAME` and
-`mutmut browse` in `build/mutation/<group>/` show any mutant.
+not is a survivor, printed with its diff. A group that names functions
+(`Group.functions`) runs and scores only theirs, for a module too big to run whole.
+After a run, `mutmut show NAME` and `mutmut browse` in `build/mutation/<group>/`
+show any mutant.
 
 The tests run under the `mutation` hypothesis profile (`tests/conftest.py`):
 fewer examples, the same ones every run (so scores compare), no example database.
@@ -81,6 +83,9 @@ class Group:
     modules: tuple[str, ...]  # paths under silvia_client/
     tests: tuple[str, ...]  # test files (or folders) mutmut chooses from, per function
     blind: Mapping[str, str] = field(default_factory=dict)  # test id -> why mutmut can't run it
+    # Only these functions' mutants are run and scored (mutmut still mutates the whole
+    # module), named as mutmut names them: `x_name`, or `xǁClassǁmethod`. None: all.
+    functions: tuple[str, ...] = ()
 
 
 # The views' tests, for the `_repr_html_` and `_repr_markdown_` of turns and messages.
@@ -205,6 +210,18 @@ GROUPS: dict[str, Group] = {
             "tests/client/test_connection_reuse.py",  # the drain hands the connection back
         ),
     ),
+    # The client's own arguments, read before the argument table; the rest of `_base.py`
+    # is the I/O's, which a whole-module run would test against these few files.
+    "base": Group(
+        modules=("_base.py",),
+        functions=("x_token_from", "x_base_url_from", "x_is_local"),
+        tests=(
+            "tests/client/test_base_arguments.py",
+            "tests/client/test_config.py",
+            "tests/client/test_argument_messages.py",
+            "tests/client/test_privacy.py",
+        ),
+    ),
 }
 
 # --------------------------------------------------------------------------- running
@@ -253,11 +270,23 @@ def environment() -> dict[str, str]:
     return env
 
 
-def run_mutmut(work: Path, jobs: int) -> None:
+def dotted(module: str) -> str:
+    return f"{PACKAGE}/{module}".removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
+def selected(mutant: str, group: Group) -> bool:
+    function = mutant.rsplit(".", 1)[-1].partition("__mutmut_")[0]
+    return not group.functions or function in group.functions
+
+
+def run_mutmut(work: Path, jobs: int, group: Group) -> None:
     log = work / "mutmut.log"
+    # mutmut runs the mutants whose names match (fnmatch), and the tests of the functions
+    # whose names match: `x_name*` matches both the function and its mutants.
+    only = [f"{dotted(m)}.{f}*" for m in group.modules for f in group.functions]
     with log.open("w", encoding="utf-8") as out:
         status = subprocess.run(
-            [mutmut(), "run", "--max-children", str(jobs)],
+            [mutmut(), "run", "--max-children", str(jobs), *only],
             cwd=work,
             env=environment(),
             stdout=out,
@@ -323,17 +352,13 @@ def killed_afresh(work: Path, mutant: str, tests: Sequence[str]) -> bool:
 
 
 def module_of(mutant: str, group: Group) -> str:
-    dotted = mutant.rsplit(".", 1)[0]
-    for module in group.modules:
-        name = f"{PACKAGE}/{module}".removesuffix(".py").removesuffix("/__init__")
-        if name.replace("/", ".") == dotted:
-            return module
-    return dotted
+    name = mutant.rsplit(".", 1)[0]
+    return next((module for module in group.modules if dotted(module) == name), name)
 
 
 def report(name: str, group: Group, work: Path, started: float) -> bool:
     """Print the group's scores and survivors; True when nothing survived."""
-    results = statuses(work)
+    results = {m: s for m, s in statuses(work).items() if selected(m, group)}
     for mutant, status in results.items():
         if status != "survived":
             continue
@@ -357,7 +382,8 @@ def report(name: str, group: Group, work: Path, started: float) -> bool:
             print("    " + diff(work, mutant).replace("\n", "\n    "))
     for mutant in sorted(EQUIVALENT):
         outcome = results.get(mutant, "no such mutant")
-        if module_of(mutant, group) in group.modules and outcome != "survived":
+        ours = module_of(mutant, group) in group.modules and selected(mutant, group)
+        if ours and outcome != "survived":
             clean = False
             print(f"  stale EQUIVALENT entry ({outcome}): {mutant}")
     return clean
@@ -389,7 +415,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         group = GROUPS[name]
         group_started = time.monotonic()
         work = prepare(name, group)
-        run_mutmut(work, args.jobs)
+        run_mutmut(work, args.jobs, group)
         clean = report(name, group, work, group_started) and clean
     print(f"\nall in {(time.monotonic() - started) / 60:.1f} min")
     return 0 if clean else 1

@@ -241,4 +241,14 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client.chat._turn.xǁTurnBuilderǁ_text_to__mutmut_2": (
         "pieces <= done: joins the same pieces afresh instead of reusing the join (speed)"
     ),
+    # the base URL and token (`_base.py`, session 5)
+    "silvia_client._base.x_token_from__mutmut_5": (
+        "SILVIA_TOKEN unset read as None, not '': `if not value` takes both as no token"
+    ),
+    "silvia_client._base.x_token_from__mutmut_7": (
+        "SILVIA_TOKEN unset read as None, not '': `if not value` takes both as no token"
+    ),
+    "silvia_client._base.x_is_local__mutmut_4": (
+        "rstrip('XX.XX'): the host is urlsplit's hostname, lower-case, so never ends in 'X'"
+    ),
 }

@@ -1,7 +1,4 @@
-"""`client.sessions`: `get` and `get_raw`.
-
-`_sync/_sessions.py` is generated from this module (`tools/unasync.py`).
-"""
+"""`client.sessions`: `get` and `get_raw`; `_sync/` is generated from it (`tools/unasync.py`)."""
 
 from __future__ import annotations
 
@@ -29,10 +26,8 @@ def _request(client: AsyncSilviaClient, session_id: str, **options: object) -> t
 class AsyncSessions:
     """`client.sessions`: a session's history (`get`), or its body as sent (`get_raw`).
 
-    GETs are retried on connection errors, 408, 429 and 5xx, within the
-    deadline. The keywords after the id are this call's options, each None
-    for the client's setting; their table is `RequestOptions`'s (in
-    `silvia_client._deadline`).
+    GETs are retried on connection errors, 408, 429 and 5xx, within the deadline. The keywords
+    after the id are this call's options, None for the client's (`_deadline.RequestOptions`).
     """
 
     def __init__(self, client: AsyncSilviaClient) -> None:

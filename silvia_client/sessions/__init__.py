@@ -1,10 +1,5 @@
-"""Session history: the same typed citations as a live turn.
-
-- `_history.py`  `Session` and `Message`, and reading a session body (`parse_session`)
-
-`Sessions` / `AsyncSessions` (`client.sessions.get(...)`, `get_raw(...)`) are the I/O:
-`silvia_client/_async/_sessions.py`, and `_sync/` generated from it.
-"""
+"""Session history with the same typed citations as a live turn: `_history.py` reads a body,
+`_async/_sessions.py` (and `_sync/`) is `client.sessions`, its I/O."""
 
 from typing import TYPE_CHECKING
 

@@ -1,24 +1,16 @@
 """A session's history read off its body: `Session`, `Message`, `parse_session`, `read_session`.
 
-Lenient where the data is the user's, strict where it is the server's contract:
-a malformed citation row is skipped and reported on its message, a malformed
-target becomes None, unmodelled fields are kept in `extra`; a body that is not a
-session is an `UnexpectedResponseError`. Every row is read as sent ("raw from
-the row"), so a reload shows what the live turn showed.
-
-Where things are: the two dataclasses; `parse_session`, the plain reading of a
-decoded body; `read_session`, which reads a body's bytes, first by the fast path
-(`_sse.FAST_PATH`: one `validate_json` of the whole body, its rows built straight from
-its JSON, `_body_adapter`) and the plain way, `_sse.loads` and `parse_session`,
-whenever that refuses (a bad row, a message that is not an object, anything
-pydantic's parser does not read, an infinity in a kept value: `_sse`'s
-docstring), so the plain way decides every error; `session_from`, which counts a
-body's values before either. `tests/test_fast_json.py` holds the two ways equal.
+Lenient where the data is the user's (a malformed row is skipped and reported on its
+message, a malformed target is None, unmodelled fields are kept in `extra`), strict where
+it is the server's contract: a body that is no session is an `UnexpectedResponseError`.
+Rows are read as sent, so a reload shows what the live turn showed. `read_session` tries
+the fast path first (`_sse.FAST_PATH`: one `validate_json`, `_body_adapter`), and the
+plain way (`parse_session`) reads whatever that refuses and decides every error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -27,7 +19,7 @@ from urllib.parse import quote
 from .._sse import FAST_PATH, holds_infinity, loads, most_values
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from ..chat._turn import text_preview
-from ..citations import CitationTarget, RowError
+from ..citations import CitationRows, CitationTarget, RowError
 from ..citations._final import FinalTargets
 from ..errors import ConfigurationError, ResponseTooLargeError
 
@@ -45,14 +37,57 @@ _MESSAGE_FIELDS = frozenset({"id", "role", "content", "created_at"})
 _SESSION_FIELDS = frozenset({"id", "title"})
 
 
-@dataclass(frozen=True, slots=True)
-class Message(FinalTargets):
-    """One message of a session. `extra` holds every field the SDK does not model.
+class _Shared:
+    """What a `Message` and a `Session` share: their views, tables and pydantic's dump."""
 
-    `citations` and `inline_citations` are the stored rows, each read on its
-    own as sent. Rows that could not be read are reported in `citation_errors`
-    (of `citations`) and `inline_citation_errors` (of `inline_citations`).
-    """
+    __slots__ = ()
+
+    # `self: Any`, as each is a `Message` or a `Session`, which a function of its own shows.
+    def _repr_html_(self: Any) -> str:
+        from ..display import message_html, session_html  # imported here: only notebooks need it
+
+        return message_html(self) if isinstance(self, Message) else session_html(self)
+
+    def _repr_markdown_(self: Any) -> str:
+        from ..display import message_markdown, session_markdown
+
+        return message_markdown(self) if isinstance(self, Message) else session_markdown(self)
+
+    def citation_records(self: Any, *, web_url: str | None = None) -> list[dict[str, Any]]:
+        """One flat dict per citation row (of each message of a session); never a `provider`."""
+        from .._records import message_records, session_records  # only tables need them
+
+        if isinstance(self, Message):
+            return message_records(self, web_url=web_url)
+        return session_records(self, web_url=web_url)
+
+    def to_pandas(self, *, web_url: str | None = None) -> Any:
+        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra; docs/notebooks.md
+        lists its columns). A citation the server sent both ways is there twice, once as it
+        streamed in and once as a `citations_summary` row (`summary` True); to count each once::
+
+            frame = session.to_pandas()  # or message.to_pandas()
+            frame[frame["summary"]].groupby("kind", dropna=False).size()
+        """
+        from .._records import frame
+
+        return frame(self.citation_records(web_url=web_url))
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[Any], handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        """pydantic's dump (FastAPI's `-> Session`, `-> Message`): as `Session.to_json()` has it."""
+        from .._export import message_document, pydantic_schema, session_document
+
+        document = message_document if cls is Message else session_document
+        return pydantic_schema(cls, handler, document)
+
+
+@dataclass(frozen=True, slots=True)
+class Message(FinalTargets, _Shared):
+    """One message of a session. `extra` holds every field the SDK does not model; rows that
+    could not be read are in `citation_errors` and `inline_citation_errors`."""
 
     id: str | None
     role: str | None
@@ -63,7 +98,6 @@ class Message(FinalTargets):
     citation_errors: tuple[RowError, ...] = ()
     inline_citation_errors: tuple[RowError, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
-    # Each cited source's final target, read off the rows on first use (see `_final_targets`).
     _targets: dict[str, CitationTarget | None] = field(
         default_factory=dict, init=False, compare=False
     )
@@ -81,16 +115,6 @@ class Message(FinalTargets):
             )
         return ""
 
-    def _repr_html_(self) -> str:
-        from ..display import message_html  # imported here: only notebooks need it
-
-        return message_html(self)
-
-    def _repr_markdown_(self) -> str:
-        from ..display import message_markdown
-
-        return message_markdown(self)
-
     def __repr__(self) -> str:
         # A preview of the text and how many rows: never a target (a provider would show).
         return (
@@ -99,41 +123,9 @@ class Message(FinalTargets):
             f"inline_citations={len(self.inline_citations)})"
         )
 
-    def citation_records(self, *, web_url: str | None = None) -> list[dict[str, Any]]:
-        """One flat dict per citation row, for a table; never a `provider` (`_records.py`)."""
-        from .._records import message_records  # imported here: only tables need it
-
-        return message_records(self, web_url=web_url)
-
-    def to_pandas(self, *, web_url: str | None = None) -> Any:
-        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra).
-
-        Each citation is there twice when the server sent both: once as a
-        `citations_summary` row (`summary` True) and once as it streamed in. To
-        count each once, keep the summary's rows::
-
-            frame = message.to_pandas()
-            frame[frame["summary"]].groupby("kind", dropna=False).size()
-
-        The columns read left to right: `kind`, `label`, `title`, `cited_text`,
-        ..., the ids and times last (docs/notebooks.md lists them).
-        """
-        from .._records import frame
-
-        return frame(self.citation_records(web_url=web_url))
-
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: type[Any], handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        """pydantic's dump (so FastAPI's `-> Message`): the message as its session's `to_json()`."""
-        from .._export import message_document, pydantic_schema
-
-        return pydantic_schema(cls, handler, message_document)
-
 
 @dataclass(frozen=True, slots=True)
-class Session:
+class Session(_Shared):
     """A session's history. Messages that were not objects are reported in `message_errors`."""
 
     id: str
@@ -145,64 +137,23 @@ class Session:
     # notebook's saved output would change with every run.
     request_id: str | None = field(default=None, repr=False, compare=False)
 
-    def _repr_html_(self) -> str:
-        from ..display import session_html  # imported here: only notebooks need it
-
-        return session_html(self)
-
-    def _repr_markdown_(self) -> str:
-        from ..display import session_markdown
-
-        return session_markdown(self)
-
-    def citation_records(self, *, web_url: str | None = None) -> list[dict[str, Any]]:
-        """One flat dict per citation row of every message; never a `provider` (`_records.py`)."""
-        from .._records import session_records  # imported here: only tables need it
-
-        return session_records(self, web_url=web_url)
-
-    def to_pandas(self, *, web_url: str | None = None) -> Any:
-        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra).
-
-        Each citation is there twice when the server sent both: once as a
-        `citations_summary` row (`summary` True) and once as it streamed in. To
-        count each once, keep the summary's rows::
-
-            frame = session.to_pandas()
-            frame[frame["summary"]].groupby("kind", dropna=False).size()
-
-        The columns read left to right: `kind`, `label`, `title`, `cited_text`,
-        ..., the ids and times last (docs/notebooks.md lists them).
-        """
-        from .._records import frame
-
-        return frame(self.citation_records(web_url=web_url))
-
     def to_json(self, *, include_provider: bool = False, indent: int | None = 2) -> str:
         """The session as a JSON document: messages, their rows with targets (`_export.py`)."""
         from .._export import session_json
 
         return session_json(self, include_provider=include_provider, indent=indent)
 
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: type[Any], handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        """pydantic's dump (so FastAPI's `-> Session`): what `to_json()` writes."""
-        from .._export import pydantic_schema, session_document
-
-        return pydantic_schema(cls, handler, session_document)
-
 
 def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _message(data: dict[str, Any], wire: WireFormat, modelled: frozenset[str]) -> Message:
-    from ..citations._rows import Citation, InlineCitation, load_citations
-
-    citations = load_citations(data.get(wire.message_citations_key), Citation)
-    inline = load_citations(data.get(wire.message_inline_citations_key), InlineCitation)
+def _message(
+    data: Mapping[str, Any],
+    modelled: frozenset[str],
+    citations: CitationRows[Citation],
+    inline: CitationRows[InlineCitation],
+) -> Message:
     return Message(
         id=_text_or_none(data.get("id")),
         role=_text_or_none(data.get("role")),
@@ -216,23 +167,10 @@ def _message(data: dict[str, Any], wire: WireFormat, modelled: frozenset[str]) -
     )
 
 
-def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE) -> Session:
-    """Read a session body (already JSON-decoded). Raises ValueError if it is not a session."""
-    if not isinstance(body, dict):
-        raise ValueError("the body is not a JSON object")
-    rows = body.get(wire.messages_key)
-    if not isinstance(rows, list):
-        raise ValueError(f"the body has no {wire.messages_key!r} list")
-    info = body.get(wire.session_key)
+def _session(
+    info: object, session_id: str, messages: Sequence[Message], errors: Sequence[RowError] = ()
+) -> Session:
     info = info if isinstance(info, dict) else {}
-    messages: list[Message] = []
-    errors: list[RowError] = []
-    modelled = _MESSAGE_FIELDS | {wire.message_citations_key, wire.message_inline_citations_key}
-    for index, row in enumerate(rows):
-        if isinstance(row, dict):
-            messages.append(_message(row, wire, modelled))
-        else:
-            errors.append(RowError(index, f"expected an object, got {type(row).__name__}", row))
     return Session(
         id=_text_or_none(info.get("id")) or session_id,
         title=_text_or_none(info.get("title")),
@@ -242,12 +180,31 @@ def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE
     )
 
 
-def read_session(body: bytes, session_id: str, wire: WireFormat = DEFAULT_WIRE) -> Session:
-    """`parse_session` of the decoded body; ValueError (or RecursionError) if it cannot be.
+def parse_session(body: object, session_id: str, wire: WireFormat = DEFAULT_WIRE) -> Session:
+    """Read a session body (already JSON-decoded). Raises ValueError if it is not a session."""
+    from ..citations._rows import Citation, InlineCitation, load_citations
 
-    Decoded as a live event is (`_sse.loads`): a number of any length keeps its row.
-    Read by the fast path first when it is on (the module's docstring).
-    """
+    if not isinstance(body, dict):
+        raise ValueError("the body is not a JSON object")
+    rows = body.get(wire.messages_key)
+    if not isinstance(rows, list):
+        raise ValueError(f"the body has no {wire.messages_key!r} list")
+    messages: list[Message] = []
+    errors: list[RowError] = []
+    modelled = _MESSAGE_FIELDS | {wire.message_citations_key, wire.message_inline_citations_key}
+    for index, row in enumerate(rows):
+        if isinstance(row, dict):
+            citations = load_citations(row.get(wire.message_citations_key), Citation)
+            inline = load_citations(row.get(wire.message_inline_citations_key), InlineCitation)
+            messages.append(_message(row, modelled, citations, inline))
+        else:
+            errors.append(RowError(index, f"expected an object, got {type(row).__name__}", row))
+    return _session(body.get(wire.session_key), session_id, messages, errors)
+
+
+def read_session(body: bytes, session_id: str, wire: WireFormat = DEFAULT_WIRE) -> Session:
+    """`parse_session` of the body decoded as a live event is (`_sse.loads`: a number of
+    any length keeps its row); ValueError (or RecursionError) if it cannot be."""
     if FAST_PATH:
         try:
             return _fast_session(body, session_id, wire)
@@ -268,10 +225,7 @@ def _body_adapter(wire: WireFormat) -> TypeAdapter[BaseModel]:
         "FastMessage",
         __config__=ConfigDict(extra="allow", cache_strings="keys"),
         rows=(list[Citation] | None, Field(None, alias=wire.message_citations_key)),
-        inline_rows=(
-            list[InlineCitation] | None,
-            Field(None, alias=wire.message_inline_citations_key),
-        ),
+        inline=(list[InlineCitation] | None, Field(None, alias=wire.message_inline_citations_key)),
     )
     body = create_model(
         "FastBody",
@@ -282,41 +236,23 @@ def _body_adapter(wire: WireFormat) -> TypeAdapter[BaseModel]:
     return TypeAdapter(body)
 
 
-class _Refused(ValueError):
-    """A kept value holds an infinity, which `loads` may have read as a `Decimal`."""
-
-
 def _fast_session(body: bytes, session_id: str, wire: WireFormat) -> Session:
     read: Any = _body_adapter(wire).validate_json(body)
-    info = read.info if isinstance(read.info, dict) else {}
-    if holds_infinity(info):
-        raise _Refused
-    messages = []
-    for row in read.messages:
-        data = row.model_extra
-        if holds_infinity(data):
-            raise _Refused
-        for rows in (row.rows, row.inline_rows):
-            for cited in rows or ():
-                if holds_infinity(cited.model_extra):
-                    raise _Refused
-        messages.append(
-            Message(
-                id=_text_or_none(data.get("id")),
-                role=_text_or_none(data.get("role")),
-                content=data.get("content"),
-                created_at=_text_or_none(data.get("created_at")),
-                citations=tuple(row.rows or ()),
-                inline_citations=tuple(row.inline_rows or ()),
-                extra={key: value for key, value in data.items() if key not in _MESSAGE_FIELDS},
-            )
+    kept = [read.info, *(row.model_extra for row in read.messages)]
+    kept += [cited.model_extra for row in read.messages for cited in row.rows or ()]
+    kept += [cited.model_extra for row in read.messages for cited in row.inline or ()]
+    if holds_infinity(kept):  # pydantic's infinity may be a number `loads` reads as a Decimal
+        raise ValueError  # read the plain way
+    messages = [
+        _message(
+            row.model_extra,
+            _MESSAGE_FIELDS,
+            CitationRows(tuple(row.rows or ())),
+            CitationRows(tuple(row.inline or ())),
         )
-    return Session(
-        id=_text_or_none(info.get("id")) or session_id,
-        title=_text_or_none(info.get("title")),
-        messages=tuple(messages),
-        extra={key: value for key, value in info.items() if key not in _SESSION_FIELDS},
-    )
+        for row in read.messages
+    ]
+    return _session(read.info, session_id, messages)
 
 
 def session_path(session_id: str, wire: WireFormat) -> str:
@@ -333,19 +269,10 @@ def session_path(session_id: str, wire: WireFormat) -> str:
 
 
 def session_from(
-    response: httpx.Response,
-    body: bytes,
-    session_id: str,
-    errors: ResponseErrors,
-    call: Call,
+    response: httpx.Response, body: bytes, session_id: str, errors: ResponseErrors, call: Call
 ) -> Session:
-    """The session a GET's `body` holds, read only if it holds at most `max_values` values.
-
-    `most_values` bounds the values the body could hold (`{`, `[`, `,` and `:`, any in its
-    strings too): counted before it is decoded, since decoding is where a body of tiny
-    values grows 30 to 45 times its size. The error's `limit` is the byte limit the cap
-    comes from, as a stream's is.
-    """
+    """The session a GET's `body` holds, if at most `max_values` values: counted before decoding,
+    where a body of tiny values grows 30 to 45 times. The error's `limit` is the byte limit."""
     if most_values(body) > call.options.max_values:
         raise ResponseTooLargeError(
             f"the body holds more than {call.options.max_values:,} JSON values, the most a body of "

@@ -8,12 +8,16 @@ import gc
 import json
 import logging
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
+import httpx
 import pytest
 import respx
+from pydantic import TypeAdapter
 
 from silvia_client import DEFAULT_WIRE
+from silvia_client._sse import FAST_PATH
 from silvia_client.citations import (
     AccountRef,
     AccountsTarget,
@@ -22,7 +26,7 @@ from silvia_client.citations import (
     WebTarget,
     _final,
 )
-from silvia_client.sessions import Session, parse_session, read_session
+from silvia_client.sessions import Message, Session, _history, parse_session, read_session
 
 from .conftest import Api
 from .session_bodies import PATH, assistant, body, cite, user
@@ -82,42 +86,72 @@ async def test_messages_and_typed_citations(api: Api, server: respx.MockRouter) 
     assert inline.target == WebTarget(WEB_URL)
     assert inline.model_extra == {"start": 0, "end": 9}
     assert second.citation_errors == ()
+    # pydantic (FastAPI's `-> Message`) dumps a message as its session's document holds it.
+    document = json.loads(session.to_json())["messages"][1]
+    assert TypeAdapter(Message).dump_python(second) == document
 
 
 async def test_fields_the_sdk_does_not_model_are_kept(api: Api, server: respx.MockRouter) -> None:
-    session = await get(
-        api,
-        server,
-        body(
-            assistant(
-                model="claude-x",
-                feedback={"score": 1},
-                citations=[
-                    cite(
-                        WEB_URL,
-                        web(),
-                        type="search_result_location",
-                        search_result_index=0,
-                        start_block_index=1,
-                        end_block_index=2,
-                    )
-                ],
-            ),
-            created_at="2025-01-01",
-            archived=False,
+    payload = body(
+        assistant(
+            model="claude-x",
+            feedback={"score": 1},
+            citations=[
+                cite(
+                    WEB_URL,
+                    web(),
+                    type="search_result_location",
+                    search_result_index=0,
+                    start_block_index=1,
+                    end_block_index=2,
+                )
+            ],
         ),
+        created_at="2025-01-01",
+        archived=False,
     )
-    assert dict(session.extra) == {"created_at": "2025-01-01", "archived": False}
-    (msg,) = session.messages
-    assert dict(msg.extra) == {"model": "claude-x", "feedback": {"score": 1}}
-    assert msg.citations[0].model_extra == {
-        "type": "search_result_location",
-        "search_result_index": 0,
-        "start_block_index": 1,
-        "end_block_index": 2,
-    }
-    # And they go back out as they came in.
-    assert msg.citations[0].model_dump()["search_result_index"] == 0
+    # Read the fast way (`get`) and the plain way, which alone keeps the id asked for.
+    for session in (await get(api, server, payload), parse_session(payload, "sess_0")):
+        assert session.id == "sess_1"  # the session object's id
+        assert dict(session.extra) == {"created_at": "2025-01-01", "archived": False}
+        (msg,) = session.messages
+        assert dict(msg.extra) == {"model": "claude-x", "feedback": {"score": 1}}
+        assert msg.citations[0].model_extra == {
+            "type": "search_result_location",
+            "search_result_index": 0,
+            "start_block_index": 1,
+            "end_block_index": 2,
+        }
+        # And they go back out as they came in.
+        assert msg.citations[0].model_dump()["search_result_index"] == 0
+
+
+async def test_a_number_past_a_floats_range_is_kept_exactly(
+    api: Api, server: respx.MockRouter
+) -> None:
+    # pydantic's parser reads 1e400 as infinity: wherever it is kept, the plain way reads it.
+    for where, payload in [
+        ("session", '{"session":{"x":1e400},"messages":[]}'),
+        ("message", '{"messages":[{"x":1e400}]}'),
+        ("row", '{"messages":[{"citations":[{"source":"s","x":1e400}]}]}'),
+    ]:
+        server.get(PATH).mock(return_value=httpx.Response(200, content=payload.encode()))
+        session = await api.session(api.client(), "sess_1")
+        kept = [session.extra, *(m.extra for m in session.messages)]
+        kept += [c.model_extra or {} for m in session.messages for c in m.citations]
+        assert [value for fields in kept for value in fields.values()] == [Decimal("1e400")], where
+
+
+@pytest.mark.skipif(not FAST_PATH, reason="this pydantic-core misreads escapes: no fast path")
+async def test_an_ordinary_body_takes_the_fast_path(
+    api: Api, server: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def plain_way(data: bytes) -> Any:
+        raise AssertionError("read the plain way")
+
+    monkeypatch.setattr(_history, "loads", plain_way)
+    session = await get(api, server, body(user(), assistant(citations=[cite(WEB_URL, web())])))
+    assert [m.id for m in session.messages] == ["m1", "m2"]
 
 
 async def test_a_malformed_row_is_skipped_and_reported(api: Api, server: respx.MockRouter) -> None:
@@ -224,6 +258,8 @@ async def test_the_session_object_names_the_session(api: Api, server: respx.Mock
     odd = await get(api, server, body(id=7, title=["T"]))
     assert (odd.id, odd.title) == ("sess_1", None)
     assert odd.extra == {}
+    for payload in ({"messages": [user()]}, {"session": 5, "messages": [user()]}):
+        assert (await get(api, server, payload)).id == "sess_1"
     assert parse_session({"messages": []}, "sess_9").id == "sess_9"
     assert parse_session({"session": {"id": ""}, "messages": []}, "sess_9").id == "sess_9"
 
@@ -261,10 +297,11 @@ async def test_the_clients_wire_format_reads_the_session(
     api: Api, server: respx.MockRouter
 ) -> None:
     wire = dataclasses.replace(DEFAULT_WIRE, session_key="chat", messages_key="turns")
-    payload = {"chat": {"id": "sess_1", "title": "Renamed"}, "turns": [user()]}
-    server.get(PATH).mock(return_value=json_response(payload))
-    session = await api.session(api.client(wire=wire), "sess_1")
-    assert (session.title, [m.id for m in session.messages]) == ("Renamed", ["m1"])
+    for turns in ([user()], [user(), "junk"]):  # the fast way, and the plain way
+        payload = {"chat": {"id": "sess_1", "title": "Renamed"}, "turns": turns}
+        server.get(PATH).mock(return_value=json_response(payload))
+        session = await api.session(api.client(wire=wire), "sess_1")
+        assert (session.title, [m.id for m in session.messages]) == ("Renamed", ["m1"])
 
 
 async def test_a_message_repr_previews_its_text_and_shows_no_target(

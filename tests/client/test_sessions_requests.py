@@ -10,6 +10,8 @@ import pytest
 import respx
 
 from silvia_client import DEFAULT_WIRE
+from silvia_client._sse import most_values
+from silvia_client._wire import DEFAULTS
 from silvia_client.errors import (
     ConfigurationError,
     ResponseTooLargeError,
@@ -117,8 +119,9 @@ async def _each_option_reaches(api: Api, server: respx.MockRouter, method: str) 
     async def fetch(**options: Any) -> Any:
         return await api.call(getattr(client.sessions, method), "sess_1", **options)
 
-    await fetch(extra_headers={"x-trace": "t1"})
+    await fetch(extra_headers={"x-trace": "t1"}, extra_query={"q": 2})
     assert route.calls.last.request.headers["x-trace"] == "t1"
+    assert route.calls.last.request.url.params["q"] == "2"
     await fetch(timeout=7.0)
     assert set(route.calls.last.request.extensions["timeout"].values()) == {7.0}
     await fetch(deadline=3.0)  # cuts every timeout of the call
@@ -128,3 +131,19 @@ async def _each_option_reaches(api: Api, server: respx.MockRouter, method: str) 
     assert caught.value.limit == len(payload) - 1
     assert await fetch(max_response_bytes=len(payload))
     assert route.calls.last.request.extensions["timeout"]["read"] == 30.0  # one call's options
+
+
+async def test_a_body_of_as_many_values_as_the_cap_is_read(
+    api: Api, server: respx.MockRouter
+) -> None:
+    # The cap is max_response_bytes // bytes_per_value values, never below min_values
+    # (`DEFAULTS`); each comma counts as one, even in a string.
+    payload = json.dumps(body(user("," * DEFAULTS.min_values))).encode()
+    server.get(PATH).mock(return_value=httpx.Response(200, content=payload))
+    cap = most_values(payload) * DEFAULTS.bytes_per_value
+    assert cap > len(payload)  # the byte limit is not what refuses below
+    client = api.client()
+    assert await api.call(client.sessions.get, "sess_1", max_response_bytes=cap)
+    with pytest.raises(ResponseTooLargeError, match="JSON values") as caught:
+        await api.call(client.sessions.get, "sess_1", max_response_bytes=cap - 1)
+    assert caught.value.limit == cap - 1
