@@ -218,7 +218,6 @@ GROUPS: dict[str, Group] = {
         tests=(
             "tests/client/test_base_arguments.py",
             "tests/client/test_config.py",
-            "tests/client/test_argument_messages.py",
             "tests/client/test_privacy.py",
         ),
     ),
