@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, settings
 
-from .depth import PROFILE
+from .depth import DEV_EXAMPLES, PROFILE
 
 # tools/mutation.py runs the tests against hundreds of mutants (`--hypothesis-profile
 # mutation`): fewer examples, the same ones every run so that scores compare, and no
@@ -19,8 +19,14 @@ settings.register_profile(
 # are tests/depth.py's) shares two cores with three other workers in `.ci/run`: a draw or
 # an example may take longer there than hypothesis's defaults allow (200 ms an example, a
 # second for the first draws) without anything being wrong, and a test must not fail for it.
-for _name in ("ci", "dev"):
-    settings.register_profile(_name, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# A bare `@given` runs hypothesis's 100 examples on the main run, tests/depth.py's on "dev".
+for _name, _examples in (("ci", 100), ("dev", DEV_EXAMPLES)):
+    settings.register_profile(
+        _name,
+        max_examples=_examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
 if PROFILE in ("ci", "dev"):
     settings.load_profile(PROFILE)
 

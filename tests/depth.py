@@ -1,7 +1,10 @@
 """How many examples a hypothesis test runs, by the profile of the run.
 
 `HYPOTHESIS_PROFILE` names it: unset (or "ci"), the main run, at full depth;
-"dev", the other Pythons and the lowest versions in `.ci/run`, a third as many;
+"dev", the other Pythons and the lowest versions in `.ci/run` (and a quick run by
+hand), 10: those runs look for what an interpreter or a dependency's version
+changes, which the listed examples and the first draws reach, and the search for
+inputs nobody listed is the main run's;
 "mutation", `tools/mutation.py`, which runs the tests once per mutant, at most
 50. A test's own `@settings(max_examples=...)` overrides the profile's, so a
 test that sets one takes it through `examples()`.
@@ -12,6 +15,7 @@ from __future__ import annotations
 import os
 
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+DEV_EXAMPLES = 10
 
 
 def examples(full: int) -> int:
@@ -19,5 +23,5 @@ def examples(full: int) -> int:
     if PROFILE == "mutation":
         return min(full, 50)
     if PROFILE == "dev":
-        return max(full // 3, 50)
+        return min(full, DEV_EXAMPLES)
     return full

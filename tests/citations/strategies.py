@@ -12,7 +12,7 @@ Three families:
 
 Example counts: `HYPOTHESIS_PROFILE` (default "ci") picks how hard the properties
 search: (the parser's never-raises fuzz, every other property) at (300, 100) on
-`.ci/run`'s main run, (100, 50) on its other runs ("dev"), (500, 50) under
+`.ci/run`'s main run, (10, 10) on its other runs ("dev"), (500, 50) under
 `tools/mutation.py`. The hostile values that matter are listed (`@example`s and
 loops in the tests), so the search is for what nobody listed; more examples bought
 minutes, not kills. Per-test `settings` objects, not `settings.load_profile()`, so
@@ -49,7 +49,7 @@ PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
 _EXAMPLES = {
     # name: (the parser's never-raises fuzz, every other property)
     "ci": (300, 100),
-    "dev": (100, 50),
+    "dev": (10, 10),  # tests/depth.py says why
     "mutation": (500, 50),  # tools/mutation.py: each mutant runs the tests that reach it
 }
 _FUZZ_EXAMPLES, _PROPERTY_EXAMPLES = _EXAMPLES.get(PROFILE, _EXAMPLES["ci"])
