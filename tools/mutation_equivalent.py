@@ -64,7 +64,6 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client.sessions._history.x_session_path__mutmut_14": (
         "quote(safe='XXXX'): 'X' is a letter, which quote never escapes"
     ),
-    "silvia_client._sse.x__utf8_len__mutmut_1": ("encodes ASCII too: the same length (speed)"),
     "silvia_client._sse.xǁSSEDecoderǁ__init____mutmut_17": (
         "'UTF-8-SIG' for 'utf-8-sig': codec names are case-insensitive"
     ),

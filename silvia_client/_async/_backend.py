@@ -9,7 +9,7 @@ deadline's alarm is the same on both sides (the watchdog thread of `_deadline.py
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterable, Awaitable, Callable
 from contextlib import AbstractContextManager
 
 import anyio
@@ -17,8 +17,8 @@ import httpx
 
 __all__ = ["ALREADY_RUNNING", "OTHER_CLIENT", "Opener", "drain_scope", "sleep"]
 
-Opener = Callable[[], Awaitable[httpx.Response]]
-"""How a stream opens its response: awaited."""
+Opener = Callable[[], Awaitable[tuple[httpx.Response, AsyncIterable[bytes]]]]
+"""How a stream opens its response and its decoded body: awaited."""
 
 ALREADY_RUNNING: type[Exception] = RuntimeError
 """What reading or closing an async generator that another task is running raises."""

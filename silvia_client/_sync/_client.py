@@ -10,7 +10,7 @@ and `_sync/_client.py` is generated from it. Whether and when to retry is
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -22,7 +22,7 @@ from .._retries import Failure, after_failure
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from ..errors import ClientClosedError, ConfigurationError, ResponseTooLargeError, SilviaError
 from ._backend import OTHER_CLIENT, sleep
-from ._body import encoding_error, read_at_most, read_body
+from ._body import body_chunks, encoding_error, read_at_most, read_body
 
 if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
@@ -225,8 +225,10 @@ class SilviaClient(ClientBase):
             step = after_failure(self.retries, call, failure, error, attempt)
             if isinstance(step, SilviaError):
                 raise step
-            failed = isinstance(failure, httpx.Response)
-            what = failure.status_code if failed else type(failure).__name__
+            if isinstance(failure, httpx.Response):
+                what: object = failure.status_code
+            else:
+                what = type(failure).__name__
             logger.info("retrying %s after %s", request.url.path, what)
             sleep(step)
             attempt += 1
@@ -251,19 +253,21 @@ class SilviaClient(ClientBase):
             guard.watch(None)
             response.close()
 
-    def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
+    def _open_chat(
+        self, message: str, session_id: str | None, call: Call
+    ) -> tuple[httpx.Response, Iterable[bytes]]:
         guard = self._life.track(call.start(thread_timer))
         if self._tracing is not None:
             call.trace = self._tracing.start(call.options.kind)
         try:
             wire, options = self.wire, call.options
-            body: dict[str, object] = {**options.extra_body, wire.message_field: message}
+            fields: dict[str, object] = {**options.extra_body, wire.message_field: message}
             if session_id is not None:
-                body[wire.session_id_field] = session_id
+                fields[wire.session_id_field] = session_id
             request = self._pool.get().build_request(
                 "POST",
                 self.base_url + wire.chat_path,
-                json=body,
+                json=fields,
                 headers=options.headers,
                 params=options.extra_query or None,
             )
@@ -272,15 +276,17 @@ class SilviaClient(ClientBase):
             if media_type.strip().lower() != "text/event-stream":
                 start = read_at_most(response, DEFAULTS.error_body_max_bytes, guard)
                 raise self._errors.unexpected(response, start, "text/event-stream")
-            if (why := encoding_error(response)) is not None:
+            try:
+                body = body_chunks(response)
+            except httpx.DecodingError as error:  # an encoding the SDK does not decode
                 response.close()
-                raise self._errors.undecodable(response, why)
+                raise self._errors.undecodable(response, str(error)) from None
         except BaseException as error:
             guard.release()
             if call.trace is not None:
                 call.trace.end(error)
             raise
-        return response
+        return response, body
 
     def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]:
         guard = self._life.track(call.start(thread_timer))

@@ -2,27 +2,16 @@
 # change the async source, then run `python tools/unasync.py`.
 """`client.chat` (`Chat`) and `ChatStream`: a chat turn, its events, then a `Turn`.
 
-Where things are: `_sync/_stream.py` (`Chat`, `ChatStream`) is generated from this
-module by `tools/unasync.py`. `Chat.stream` checks the message, the session id
-and the call's options (their table is `RequestOptions`'s, `_deadline.py`) before
-anything is sent, and hands the stream its client's opener, bound to the call.
-The request goes out when a stream is entered (or first read). Then one loop
-(`_read`) feeds the body's chunks (`_body.py`: bounded, guarded) to the SSE
-decoder (`_sse.py`), reads each SSE event into a typed event (`events.py`) and
-applies it to the turn (`TurnBuilder.apply`). Iterating the stream gives the
-typed events, `iter_with_raw()` each beside its `RawEvent`, for tools that
-judge the wire (QA). Every `StreamError` a stream ends with carries the partial
-turn.
-
-Leaving the `with` block, `close()`, breaking out of the loop, or cancelling
-the task closes the response. `close()` from elsewhere stops the call's guard
-(`_deadline.py`), which shuts the socket down: the blocked read ends, and its
-reader gets the `StreamError`.
+`_sync/_stream.py` is generated from this module. `Chat.stream` checks every
+argument before anything is sent and hands the stream its client's opener, bound to the
+call; the request goes out when the stream is entered or first read. Then one loop,
+`_read`: the body's chunks (`_body.py`) into the SSE decoder, each event read into a
+typed event (`events.py`) and applied to the turn (`TurnBuilder.apply`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from functools import partial
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -45,7 +34,7 @@ from ..errors import (
     StreamTooLargeError,
 )
 from ._backend import ALREADY_RUNNING, Opener
-from ._body import body_chunks, drain, guarded
+from ._body import drain, guarded
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -61,10 +50,9 @@ CLOSED_EARLY = "the stream was closed before `done`"
 class ChatStream:
     """A chat turn being streamed: `with`, `for`, `until_done()`.
 
-    Iterate it for events, or call `until_done()`. `close()` may be called from
-    any thread or task: a read blocked elsewhere then ends within a second or
-    two, with a `StreamError` holding the partial turn. `request_id` is the
-    server's id for the request, for support tickets.
+    Iterate it for events, or call `until_done()`. Every `StreamError` it ends with
+    holds the partial turn. `close()` may be called from any thread or task: a read
+    blocked elsewhere then ends too (the call's guard shuts its socket down).
     """
 
     def __init__(
@@ -91,13 +79,16 @@ class ChatStream:
         if self._pairs is None:  # the request goes out once, on entering or first reading
             builder = self._builder
             builder.started_at = perf_counter()  # `Turn.timings` count from here
-            self._response = response = self._open()
+            response, body = self._open()
+            self._response = response
             builder.first_byte_at = perf_counter()
             builder.request_id = self._errors.request_id(response)
-            self._pairs = self._read(response)
+            self._pairs = self._read(response, body)
         return self
 
-    def _read(self, response: httpx.Response) -> Generator[Pair, None, None]:
+    def _read(
+        self, response: httpx.Response, body: Iterable[bytes]
+    ) -> Generator[Pair, None, None]:
         """The one loop: each SSE event of the body read into a typed event, applied to the turn."""
         self._began = True
         call, builder = self._call, self._builder
@@ -108,7 +99,7 @@ class ChatStream:
         chunks: Generator[bytes, None, None] | None = None
         try:
             call.wait_between_events(response.request)  # the head came: `idle_timeout` now
-            chunks = guarded(body_chunks(response), guard, options.max_response_bytes)
+            chunks = guarded(body, guard, options.max_response_bytes)
             for chunk in chunks:
                 for sse in decoder.feed(chunk):
                     kept += 1 + most_values(sse.data)  # an event, and the values in it
@@ -362,7 +353,8 @@ class Chat:
         silence between its events after that.
         """
         check("message", message)
-        check("session_id", session_id)
+        if session_id is not None:  # None: a new session
+            check("session_id", session_id)
         client = self._client
         call = client._call(
             "chat",
@@ -397,7 +389,8 @@ class Chat:
         The keywords are `stream`'s. A turn that does not finish raises its
         `StreamError`, with the partial turn as `error.turn`.
         """
-        with self.stream(
+        # `until_done` closes what it opened, however it ends: no `with` needed.
+        stream = self.stream(
             message,
             session_id=session_id,
             extra_headers=extra_headers,
@@ -408,5 +401,5 @@ class Chat:
             deadline=deadline,
             max_event_bytes=max_event_bytes,
             max_response_bytes=max_response_bytes,
-        ) as stream:
-            return stream.until_done()
+        )
+        return stream.until_done()

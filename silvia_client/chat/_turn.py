@@ -349,7 +349,7 @@ class TurnBuilder:
     def build(self) -> Turn:
         """The turn as it stands: complete if `done` arrived and no error did."""
         return Turn(
-            text=self._text_to(len(self._pieces)),
+            text="".join(self._pieces),
             citations=self._summary,
             inline_citations=tuple(self._inline),
             session_id=self.session_id,
