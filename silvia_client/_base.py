@@ -69,16 +69,6 @@ if TYPE_CHECKING:
 
     from ._tracing import Tracing
 
-__all__ = [
-    "BoundedCookieJar",
-    "ClientBase",
-    "Pool",
-    "ResponseErrors",
-    "Scrubber",
-    "protect_library_logs",
-    "running_loop",
-    "tls_context",
-]
 
 logger = logging.getLogger("silvia_client")
 
@@ -486,11 +476,8 @@ def _preview(body: bytes) -> str:
 
 
 class ResponseErrors:
-    """One client's way of turning responses into errors: its wire format and its scrubber.
-
-    `token_sent` says whether the client sends a token: a 401 without one says
-    how to give it.
-    """
+    """One client's way of turning responses into errors (`token_sent`: whether a 401 should
+    say how to give a token)."""
 
     __slots__ = ("scrub", "token_sent", "wire")
 
@@ -594,11 +581,8 @@ class ResponseErrors:
         return self.unexpected(response, b"", f"a body that decodes as {encoding!r}")
 
     def connection_error(self, error: httpx.TransportError, url: httpx.URL) -> APIConnectionError:
-        """The SDK's error for a transport error (whose text may quote the server), caused by it.
-
-        It names where it was going, `scheme://host:port`: never the path or the query
-        (a session id), nor any userinfo.
-        """
+        """The SDK's error for a transport error, caused by it: it names `scheme://host:port`,
+        never the path or the query (a session id), nor any userinfo."""
         self.scrub.exception(error)
         port = url.port or {"http": 80, "https": 443}.get(url.scheme)
         where = f"{url.scheme}://{url.host}:{port}"
@@ -616,13 +600,8 @@ class ResponseErrors:
 
 
 def _system_reason(error: BaseException) -> str:
-    """Why a connection failed, in the operating system's words, the same for both clients.
-
-    httpx's sync and async transports word one refusal differently ("[Errno 111]
-    Connection refused" against "All connection attempts failed"); the `OSError`
-    at the bottom of the chain is the same, so its `errno` is what is said. A
-    failure with no such error keeps httpx's words.
-    """
+    """Why a connection failed, in the operating system's words (the `errno` at the bottom of
+    the chain): httpx's sync and async transports word one refusal differently."""
     reason, seen = str(error), set[int]()
     cause: BaseException | None = error
     while cause is not None and id(cause) not in seen:
@@ -639,11 +618,10 @@ def _system_reason(error: BaseException) -> str:
 
 
 class ClientBase:
-    """Configuration, the token and requests, shared by the sync and async clients.
+    """Configuration, the token and a call's options, shared by the sync and async clients.
 
-    The settings are plain attributes, checked: `timeout`, `idle_timeout`,
-    `deadline`, `max_event_bytes`, `max_response_bytes` and `retries`; and
-    `extra_body`, `extra_query`, empty but in a `with_options` copy.
+    The settings are plain attributes, checked: `timeout`, `idle_timeout`, `deadline`,
+    `max_event_bytes`, `max_response_bytes`, `retries`, `extra_body` and `extra_query`.
     """
 
     base_url: str

@@ -43,21 +43,6 @@ from .errors import APITimeoutError, ConfigurationError
 if TYPE_CHECKING:
     from ._tracing import Operation
 
-__all__ = [
-    "RULES",
-    "Call",
-    "Guard",
-    "Halt",
-    "Kind",
-    "Lifecycle",
-    "RequestOptions",
-    "Rule",
-    "StopReason",
-    "Timer",
-    "check",
-    "rules_table",
-    "thread_timer",
-]
 
 logger = logging.getLogger("silvia_client")
 

@@ -46,16 +46,6 @@ from typing import Any
 from httpx_sse import ServerSentEvent
 from pydantic_core import from_json
 
-__all__ = [
-    "FAST",
-    "FAST_PATH",
-    "EventTooLarge",
-    "SSEDecoder",
-    "holds_infinity",
-    "loads",
-    "most_values",
-]
-
 
 class EventTooLarge(Exception):
     """A line, or an event's data, passed `max_event_bytes` (`limit`); the message shows no data."""

@@ -13,33 +13,6 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._sse.x__reads_escapes_right__mutmut_4": (
         "the probe's escapes in upper-case hex: JSON reads \\u00E9 and \\u00e9 alike"
     ),
-    "silvia_client.chat.events.x__fast_text__mutmut_5": (
-        "from_json caching string values too: the same value (that cache has no API to look in)"
-    ),
-    "silvia_client.chat.events.x__parsed__mutmut_5": (
-        "from_json caching string values too: the same value (that cache has no API to look in)"
-    ),
-    "silvia_client.chat.events.x__parsed__mutmut_12": (
-        "offset None to the session, message, error and done readers, which never read it"
-    ),
-    "silvia_client.chat.events.xǁEventDecoderǁ__init____mutmut_10": (
-        "keeps_values None for session: falsy, as False"
-    ),
-    "silvia_client.chat.events.xǁEventDecoderǁ__init____mutmut_32": (
-        "keeps_values None for done: falsy, as False"
-    ),
-    "silvia_client.chat.events.xǁEventDecoderǁ__init____mutmut_14": (
-        "session refused when it holds an infinity: the plain way reads the same id (speed)"
-    ),
-    "silvia_client.chat.events.xǁEventDecoderǁ__init____mutmut_36": (
-        "done refused when it holds an infinity: the plain way gives the same DoneEvent (speed)"
-    ),
-    "silvia_client.chat.events.xǁEventDecoderǁ__init____mutmut_17": (
-        "wire None for the message reader, which never reads it"
-    ),
-    "silvia_client.chat.events.xǁEventDecoderǁ__init____mutmut_31": (
-        "wire None for the done reader, which never reads it"
-    ),
     "silvia_client.citations._targets.x_parse_citation_target__mutmut_55": (
         "reads `ref.account_id` of a None ref: the `except Exception` turns that into None"
     ),

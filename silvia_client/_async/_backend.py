@@ -1,10 +1,8 @@
 """What the async I/O does its own way, by hand: `_sync/_backend.py` has the same names.
 
-The code in `_async/` is written once and made sync by `tools/unasync.py`; what
-cannot be made sync by renaming is here, a few lines a side. Sleeping goes through
-anyio, so the async client runs under asyncio and trio alike, and so does the
-drain's time bound (a cancel scope around one loop, never across a `yield`); the
-deadline's alarm is the same on both sides (the watchdog thread of `_deadline.py`).
+What `tools/unasync.py` cannot make sync by renaming. Sleeping and the drain's time
+bound go through anyio (a cancel scope around one loop, never across a `yield`), so
+the async client runs under asyncio and trio alike.
 """
 
 from __future__ import annotations

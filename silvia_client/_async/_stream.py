@@ -22,7 +22,7 @@ from .._deadline import Call, Halt, check
 from .._sse import EventTooLarge, SSEDecoder, most_values
 from .._wire import DEFAULTS
 from ..chat._turn import Turn, TurnBuilder
-from ..chat.events import ChatEvent, ErrorEvent, RawEvent, TextEvent, event_decoder
+from ..chat.events import ChatEvent, RawEvent, TextEvent, event_decoder
 from ..errors import (
     IncompleteTurnError,
     ServerStreamError,
@@ -102,12 +102,25 @@ class AsyncChatStream:
                 for sse in decoder.feed(chunk):
                     kept += 1 + most_values(sse.data)  # an event, and the values in it
                     if kept > most:
-                        raise self._too_many(most)
+                        message = (
+                            f"the stream holds more than {most:,} events and JSON values, the "
+                            "most a stream of max_response_bytes may (max_response_bytes // "
+                            f"{DEFAULTS.bytes_per_value})"
+                        )
+                        limit = options.max_response_bytes
+                        raise self._error(StreamTooLargeError, message, limit=limit)
                     event = self._decode(sse.event, sse.data, builder.text_length)
                     builder.apply(event)
-                    if builder.error is not None:  # an `error` event: the turn failed
-                        yield sse, self._scrubbed(builder.error)
-                        raise self._server_error(builder.error)
+                    if (reported := builder.error) is not None:  # an `error` event: the turn failed
+                        # Scrubbed in place, before anyone sees it: the turn keeps it.
+                        scrub = self._errors.scrub
+                        reported.message = scrub.text(reported.message)
+                        reported.error_type = scrub.optional(reported.error_type)
+                        reported.body = scrub.value(reported.body)
+                        yield sse, reported
+                        message = f"the server reported an error: {reported.message}"
+                        details = {"error_type": reported.error_type, "body": reported.body}
+                        raise self._error(ServerStreamError, message, **details)
                     yield sse, event
                     if builder.done:
                         return
@@ -253,14 +266,6 @@ class AsyncChatStream:
             f"session_id={session_id!r}, state={state!r})"
         )
 
-    def _scrubbed(self, event: ErrorEvent) -> ErrorEvent:
-        # In place, before anyone sees it: the turn keeps this event (`turn.error`).
-        scrub = self._errors.scrub
-        event.message = scrub.text(event.message)
-        event.error_type = scrub.optional(event.error_type)
-        event.body = scrub.value(event.body)
-        return event
-
     def _error(self, cls: type[StreamError], message: str, **details: Any) -> StreamError:
         """A `cls` carrying the partial turn and the ids, as far as the server said them."""
         if self._call.trace is not None:  # raised next: the turn's span ends with it
@@ -269,28 +274,14 @@ class AsyncChatStream:
         session_id = self._errors.scrub.optional(turn.session_id)
         return cls(message, turn=turn, request_id=self.request_id, session_id=session_id, **details)
 
-    def _server_error(self, event: ErrorEvent) -> StreamError:
-        message = f"the server reported an error: {event.message}"
-        return self._error(ServerStreamError, message, error_type=event.error_type, body=event.body)
-
-    def _too_large(self, what: str, limit: int) -> StreamError:
-        return self._error(StreamTooLargeError, f"{what} ({limit:,} bytes)", limit=limit)
-
-    def _too_many(self, max_values: int) -> StreamError:
-        message = (
-            f"the stream holds more than {max_values:,} events and JSON values, the most a "
-            f"stream of max_response_bytes may (max_response_bytes // {DEFAULTS.bytes_per_value})"
-        )
-        return self._error(
-            StreamTooLargeError, message, limit=self._call.options.max_response_bytes
-        )
-
     def _halted(self, halt: Halt | EventTooLarge) -> StreamError:
         """The error for a read its guard, or a size limit, stopped."""
-        if isinstance(halt, EventTooLarge):
-            return self._too_large("an event or line is longer than max_event_bytes", halt.limit)
         if halt.limit is not None:
-            return self._too_large("the stream is longer than max_response_bytes", halt.limit)
+            what = "the stream is longer than max_response_bytes"
+            if isinstance(halt, EventTooLarge):
+                what = "an event or line is longer than max_event_bytes"
+            message = f"{what} ({halt.limit:,} bytes)"
+            return self._error(StreamTooLargeError, message, limit=halt.limit)
         if halt.reason == "deadline":
             seconds = self._call.options.deadline
             return self._error(StreamTimeoutError, f"the turn's deadline of {seconds:g} s passed")

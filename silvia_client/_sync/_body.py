@@ -22,18 +22,6 @@ from .._deadline import Guard, Halt
 from .._wire import DEFAULTS
 from ._backend import drain_scope
 
-__all__ = [
-    "Inflater",
-    "body_chunks",
-    "content_pieces",
-    "drain",
-    "encoding_error",
-    "guarded",
-    "inflater_for",
-    "read_at_most",
-    "read_body",
-]
-
 
 class Inflater:
     """gzip or deflate (zlib-wrapped or raw, as httpx reads it), out in bounded pieces."""
