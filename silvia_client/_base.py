@@ -391,9 +391,7 @@ class BoundedCookieJar(http.cookiejar.CookieJar):
     """
 
     def __init__(
-        self,
-        max_cookies: int = DEFAULTS.max_cookies,
-        max_bytes: int = DEFAULTS.max_cookie_bytes,
+        self, max_cookies: int = DEFAULTS.max_cookies, max_bytes: int = DEFAULTS.max_cookie_bytes
     ) -> None:
         super().__init__()
         self.max_cookies = max_cookies

@@ -54,12 +54,7 @@ class AsyncChatStream:
     """
 
     def __init__(
-        self,
-        opener: Opener,
-        *,
-        errors: ResponseErrors,
-        call: Call,
-        session_id: str | None = None,
+        self, opener: Opener, *, errors: ResponseErrors, call: Call, session_id: str | None = None
     ) -> None:
         self._open = opener
         self._errors = errors

@@ -56,12 +56,7 @@ class ChatStream:
     """
 
     def __init__(
-        self,
-        opener: Opener,
-        *,
-        errors: ResponseErrors,
-        call: Call,
-        session_id: str | None = None,
+        self, opener: Opener, *, errors: ResponseErrors, call: Call, session_id: str | None = None
     ) -> None:
         self._open = opener
         self._errors = errors
