@@ -10,6 +10,15 @@ from __future__ import annotations
 # Mutants that change nothing observable, by mutmut's name: name -> why, one line each.
 EQUIVALENT: dict[str, str] = {
     # sse, events, rows (session 4)
+    "silvia_client.chat.events.xǁEventDecoderǁ__call____mutmut_12": (
+        "from_json caching string values too: the same value (that cache has no API to look in)"
+    ),
+    "silvia_client.chat.events.xǁEventDecoderǁ__call____mutmut_45": (
+        "from_json caching string values too: the same value (that cache has no API to look in)"
+    ),
+    "silvia_client.chat.events.xǁEventDecoderǁ__call____mutmut_54": (
+        "offset None to the session, message, error and done readers, which never read it"
+    ),
     "silvia_client._sse.x__reads_escapes_right__mutmut_4": (
         "the probe's escapes in upper-case hex: JSON reads \\u00E9 and \\u00e9 alike"
     ),
