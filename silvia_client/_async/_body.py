@@ -111,11 +111,12 @@ async def _inflated(raw: AsyncIterable[bytes], inflater: Inflater) -> AsyncGener
 
 def body_chunks(response: httpx.Response) -> AsyncIterable[bytes]:
     """The decoded body of `response`, in pieces of at most `piece_bytes` when decoded here
-    (`httpx.DecodingError`, before any is read, for an encoding the SDK does not decode)."""
-    header = response.headers.get("content-encoding")
-    inflater = None if header is None else inflater_for(header)
+    (`httpx.DecodingError`, before any is read, for an encoding the SDK does not decode);
+    a body read already is as httpx decoded it."""
     if response.is_stream_consumed:
         return _content(response)
+    header = response.headers.get("content-encoding")
+    inflater = None if header is None else inflater_for(header)
     if inflater is None:
         return response.aiter_raw()
     return _inflated(response.aiter_raw(), inflater)

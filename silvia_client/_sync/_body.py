@@ -113,11 +113,12 @@ def _inflated(raw: Iterable[bytes], inflater: Inflater) -> Generator[bytes, None
 
 def body_chunks(response: httpx.Response) -> Iterable[bytes]:
     """The decoded body of `response`, in pieces of at most `piece_bytes` when decoded here
-    (`httpx.DecodingError`, before any is read, for an encoding the SDK does not decode)."""
-    header = response.headers.get("content-encoding")
-    inflater = None if header is None else inflater_for(header)
+    (`httpx.DecodingError`, before any is read, for an encoding the SDK does not decode);
+    a body read already is as httpx decoded it."""
     if response.is_stream_consumed:
         return _content(response)
+    header = response.headers.get("content-encoding")
+    inflater = None if header is None else inflater_for(header)
     if inflater is None:
         return response.iter_raw()
     return _inflated(response.iter_raw(), inflater)
