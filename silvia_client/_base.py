@@ -1,38 +1,21 @@
-"""What both clients share that does no I/O: the scrubber, the pool, the errors, the base.
+"""What both clients share that does no I/O.
 
-Where things are, top to bottom:
-
-- `Scrubber`: every string that comes from the server and may reach an
-  exception, a log record or the command line goes through a client's
-  scrubber first: status bodies, previews of 2xx bodies, `error` event
-  messages, request ids, header values, and the text of transport errors
-  (which may quote what the server sent). It blanks the client's bearer token,
-  and in text meant for a message it escapes control characters (`_text.escaped`,
-  which the cleaners share), so a server cannot forge log lines or move a
-  terminal's cursor. Tokens shorter than `MIN_SECRET_LENGTH` (8) characters are
-  not blanked: they cannot be real secrets (`"t"` in tests), and blanking them
-  would blank ordinary text. `protect_library_logs`: two things the SDK does
-  not write itself log what the server sends, httpx (the reason phrase, at
-  INFO) and httpcore (response headers, at DEBUG); a filter on their loggers
-  blanks the token of every live client there too.
-- `Pool`, `BoundedCookieJar`, `tls_context`: a client's connection pool, this
-  process's and one event loop's (its section says why), with a bounded
-  cookie jar.
-- `ResponseErrors` turns a response that is not what was asked for, or a
-  transport error, into a typed error: messages come from the status, the
-  request id and the server's own error text, never from the request, and
-  everything the server sent goes through the scrubber first.
-- `base_url_from`, `token_from`: a client's two arguments that no row of the
-  argument table fits (each may come from the environment), and `is_local`,
-  whether plain http stays on this machine.
-- `ClientBase` checks what a client is given (the base URL, the token, and
-  every setting by the argument table, `_deadline.RULES`), makes
-  `with_options` copies, puts a call's options over its own into a `Call`
-  (`_deadline.py`) and builds requests.
-
-The clients that send are written once, async, in `_async/_client.py`
-(`AsyncSilviaClient`), and generated from it in `_sync/_client.py`
-(`SilviaClient`) by `tools/unasync.py`.
+- `Scrubber`: every string from the server that may reach an exception, a log record
+  or the command line (bodies, `error` events, request ids, headers, transport errors)
+  goes through a client's scrubber first: its token blanked, and in a message control
+  characters escaped, so a server cannot forge log lines or drive a terminal. A token
+  shorter than `MIN_SECRET_LENGTH` (8) is not blanked: it is no secret (`"t"` in tests),
+  and blanking it would blank ordinary text. `protect_library_logs` blanks it in the
+  records of httpx and httpcore, which log what the server sends.
+- `Pool`, `BoundedCookieJar`, `tls_context`: a client's connection pool (this process's
+  and one event loop's), its bounded cookie jar, one TLS context.
+- `ResponseErrors`: a response that is not what was asked for, or a transport error,
+  as a typed error: its message from the status, the request id and the server's own
+  text, scrubbed; never from the request.
+- `ClientBase`: configuration (the base URL and the token, from the arguments or the
+  environment; every other setting by `_deadline.RULES`), `with_options` copies, a
+  call's options into a `Call`. The clients that send are `_async/_client.py` and,
+  generated from it, `_sync/_client.py`.
 """
 
 from __future__ import annotations
@@ -56,7 +39,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ._deadline import Call, Halt, Kind, Lifecycle, RequestOptions, check
+from ._deadline import Call, Kind, Lifecycle, RequestOptions, check
 from ._retries import RetryPolicy, parse_retry_after
 from ._text import escaped
 from ._version import __version__
@@ -77,8 +60,6 @@ from .errors import (
     PermissionDeniedError,
     RateLimitError,
     RequestTooLargeError,
-    ResponseTooLargeError,
-    SilviaError,
     UnexpectedResponseError,
     UnprocessableEntityError,
 )
@@ -88,22 +69,8 @@ if TYPE_CHECKING:
 
     from ._tracing import Tracing
 
-__all__ = [
-    "BoundedCookieJar",
-    "ClientBase",
-    "Pool",
-    "ResponseErrors",
-    "Scrubber",
-    "protect_library_logs",
-    "running_loop",
-    "tls_context",
-    "what_failed",
-]
 
 logger = logging.getLogger("silvia_client")
-
-
-# ------------------------------------------------- a client's own: the base URL and the token
 
 
 class _Token:
@@ -228,7 +195,10 @@ class Scrubber:
 
     def text(self, text: str) -> str:
         """`text`, fit for a message: the token blanked, every control character escaped."""
-        return _CONTROLS.sub(escaped, self.blank(text))
+        for form in self._forms:  # `blank`, here: every request id comes through
+            if form in text:
+                text = text.replace(form, BLANK)
+        return _CONTROLS.sub(escaped, text)
 
     def optional(self, text: str | None) -> str | None:
         """`text(...)` of a value that may be missing (a request id, say)."""
@@ -256,11 +226,8 @@ class Scrubber:
         return json.loads(self.blank(dumped))
 
     def exception(self, error: BaseException) -> BaseException:
-        """`error`, and every error behind it, with the token blanked in their arguments.
-
-        Transport errors may quote what the server sent (a malformed header
-        line, say); they travel on as the `__cause__` of the SDK's own error.
-        """
+        """`error`, and every error behind it (transport errors may quote the server), with
+        the token blanked in their arguments."""
         if not self._forms:
             return error
         seen: set[int] = set()
@@ -317,29 +284,13 @@ def protect_library_logs() -> None:
 
 # -------------------------------------------------------------------- the connection pool
 
-# `Pool` holds the httpx client that a `SilviaClient` (or its
-# async twin) and its `with_options` copies send through; `BoundedCookieJar` is the
-# cookie jar of every pool the SDK makes. The clients (`_client.py`) reach their
-# pool only through `Pool.get`, so every call passes the two checks below; the
-# testing kit's clients (`ReferenceServer.client()`) are made the same way, so
-# they fail where a production client fails.
-#
-# A pool's connections belong to the process that opened them: after `os.fork()`,
-# a child that read from one would read the parent's answers, and the parent the
-# child's. So a pool notes the process it first served, and in another one the
-# SDK makes a fresh pool with the same settings (a forked child's own, at its
-# first call); a caller's own `http_client`, which the SDK cannot make anew, is
-# refused there with `ClientClosedError`. That is a process id compared at each
-# call, not a process-wide fork hook.
-#
-# An async pool's connections also belong to the event loop that opened them: a
-# pool notes the loop it first served, and a call from another raises
-# `EventLoopChangedError` before anything is sent (`running_loop`, below, is the
-# one place that asks which loop runs: anyio's token of it, under asyncio or trio).
-#
-# Every pool the SDK makes verifies TLS with one shared context (`tls_context`):
-# httpx loads the CA bundle into a new one for each client it makes, most of a new
-# client's cost (about 0.1 s), though a loaded context is only read.
+# The clients reach their pool only through `Pool.get`, which checks two things. A
+# pool's connections belong to the process that opened them (after `os.fork()`, a child
+# reading one would read the parent's answers): in another process the SDK makes its
+# own pool anew, and refuses a caller's `http_client`, by a process id compared at each
+# call, not a process-wide fork hook. An async pool's connections also belong to the
+# event loop that opened them: a call from another raises `EventLoopChangedError`
+# before anything is sent.
 
 H = TypeVar("H", httpx.Client, httpx.AsyncClient)
 
@@ -355,12 +306,9 @@ def running_loop() -> object | None:
 
 
 class Pool(Generic[H]):
-    """The httpx client a client sends through, shared with its `with_options` copies.
-
-    Given a caller's `http_client`, it holds that one; given None, one that `make`
-    makes, which the SDK owns (closes with the client, makes anew in a forked
-    child). `owner` names the client's class in error messages.
-    """
+    """The httpx client a client and its `with_options` copies send through: a caller's
+    `http_client`, or one `make` makes, which the SDK owns (closes, makes anew in a forked
+    child). `owner` names the client's class in error messages."""
 
     # Making a pool anew takes moments; a wait longer than this means the lock was
     # held by a thread of the parent when it forked, and is released nowhere here.
@@ -384,13 +332,8 @@ class Pool(Generic[H]):
         self._make = make
 
     def get(self) -> H:
-        """The pool, for this process and (an async pool) the event loop running now.
-
-        Raises `EventLoopChangedError` on a loop other than the first it served, and
-        `ClientClosedError` for a caller's own `http_client` in a process forked
-        after it was used. Outside any loop (a look at the pool from sync code)
-        nothing is noted.
-        """
+        """The pool, for this process and (an async pool) the event loop running now
+        (outside any loop, nothing is noted)."""
         if self._pid != os.getpid():
             self._here()
         if isinstance(self._http, httpx.AsyncClient):
@@ -439,25 +382,16 @@ class Pool(Generic[H]):
 class BoundedCookieJar(http.cookiejar.CookieJar):
     """A cookie jar that keeps at most `max_cookies`, and `max_bytes` of `Cookie` header.
 
-    What a load balancer's sticky session or a gateway needs is a cookie or two; a
-    server that sets cookies of new names on every response would otherwise grow
-    every request's `Cookie` header without end. A cookie that would take the jar
-    past either bound is not kept (an update of one already kept leaves the old
-    value), so the cookies kept first, the sticky session's among them, stay. The
-    defaults are `DEFAULTS.max_cookies` and `DEFAULTS.max_cookie_bytes`.
-
-    The standard library's public API only: `set_cookie` is where its jar stores
-    each cookie. httpx stores a response's cookies through `extract_cookies`, which
-    holds the jar's own lock while it calls `set_cookie` for each, so the count and
-    the store change together. The count is kept beside the jar, and made again
-    after `clear` (which expired and deleted cookies go through): counting the jar
-    for each of a response's 300 cookies would cost more than reading them.
+    A cookie that would take the jar past either bound is not kept (an update of one
+    kept leaves the old value), so the first ones, a sticky session's, stay (why:
+    `DEFAULTS.max_cookies`). `set_cookie` is where the standard library's jar stores
+    each cookie, under the jar's lock when httpx calls it. The count is kept beside
+    the jar, made again after `clear` (which expired and deleted cookies go through):
+    counting the jar for each of a response's 300 cookies would cost more than reading.
     """
 
     def __init__(
-        self,
-        max_cookies: int = DEFAULTS.max_cookies,
-        max_bytes: int = DEFAULTS.max_cookie_bytes,
+        self, max_cookies: int = DEFAULTS.max_cookies, max_bytes: int = DEFAULTS.max_cookie_bytes
     ) -> None:
         super().__init__()
         self.max_cookies = max_cookies
@@ -501,11 +435,9 @@ def _header_bytes(cookie: http.cookiejar.Cookie) -> int:
 
 
 def tls_context() -> ssl.SSLContext:
-    """The verifying TLS context of the SDK's own pools, made once as httpx makes its own.
-
-    `SSL_CERT_FILE` and `SSL_CERT_DIR`, which httpx reads when it makes one, are part of
-    the key: a process that changes them gets a context of the new setting.
-    """
+    """The verifying TLS context of the SDK's own pools, made once as httpx makes its own
+    (loading the CA bundle is most of a new client's cost); `SSL_CERT_FILE` and
+    `SSL_CERT_DIR`, which httpx reads, are part of the key."""
     return _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
 
 
@@ -542,11 +474,8 @@ def _preview(body: bytes) -> str:
 
 
 class ResponseErrors:
-    """One client's way of turning responses into errors: its wire format and its scrubber.
-
-    `token_sent` says whether the client sends a token: a 401 without one says
-    how to give it.
-    """
+    """One client's way of turning responses into errors (`token_sent`: whether a 401 should
+    say how to give a token)."""
 
     __slots__ = ("scrub", "token_sent", "wire")
 
@@ -650,11 +579,8 @@ class ResponseErrors:
         return self.unexpected(response, b"", f"a body that decodes as {encoding!r}")
 
     def connection_error(self, error: httpx.TransportError, url: httpx.URL) -> APIConnectionError:
-        """The SDK's error for a transport error (whose text may quote the server), caused by it.
-
-        It names where it was going, `scheme://host:port`: never the path or the query
-        (a session id), nor any userinfo.
-        """
+        """The SDK's error for a transport error, caused by it: it names `scheme://host:port`,
+        never the path or the query (a session id), nor any userinfo."""
         self.scrub.exception(error)
         port = url.port or {"http": 80, "https": 443}.get(url.scheme)
         where = f"{url.scheme}://{url.host}:{port}"
@@ -672,13 +598,8 @@ class ResponseErrors:
 
 
 def _system_reason(error: BaseException) -> str:
-    """Why a connection failed, in the operating system's words, the same for both clients.
-
-    httpx's sync and async transports word one refusal differently ("[Errno 111]
-    Connection refused" against "All connection attempts failed"); the `OSError`
-    at the bottom of the chain is the same, so its `errno` is what is said. A
-    failure with no such error keeps httpx's words.
-    """
+    """Why a connection failed, in the operating system's words (the `errno` at the bottom of
+    the chain): httpx's sync and async transports word one refusal differently."""
     reason, seen = str(error), set[int]()
     cause: BaseException | None = error
     while cause is not None and id(cause) not in seen:
@@ -695,11 +616,10 @@ def _system_reason(error: BaseException) -> str:
 
 
 class ClientBase:
-    """Configuration, the token and requests, shared by the sync and async clients.
+    """Configuration, the token and a call's options, shared by the sync and async clients.
 
-    The settings are plain attributes, checked: `timeout`, `idle_timeout`,
-    `deadline`, `max_event_bytes`, `max_response_bytes` and `retries`; and
-    `extra_body`, `extra_query`, empty but in a `with_options` copy.
+    The settings are plain attributes, checked: `timeout`, `idle_timeout`, `deadline`,
+    `max_event_bytes`, `max_response_bytes`, `retries`, `extra_body` and `extra_query`.
     """
 
     base_url: str
@@ -866,81 +786,3 @@ class ClientBase:
                 f"extra_body must not set {', '.join(map(repr, clash))}: the SDK sets it "
                 "(pass the message, or session_id=)"
             )
-
-    def _chat_request(
-        self,
-        client: httpx.Client | httpx.AsyncClient,
-        message: str,
-        session_id: str | None,
-        call: Call,
-    ) -> httpx.Request:
-        wire = self.wire
-        options = call.options
-        body: dict[str, object] = {**options.extra_body, wire.message_field: message}
-        if session_id is not None:
-            body[wire.session_id_field] = session_id
-        return client.build_request(
-            "POST",
-            self.base_url + wire.chat_path,
-            json=body,
-            headers=options.headers,
-            params=options.extra_query or None,
-        )
-
-    def _get_request(
-        self, client: httpx.Client | httpx.AsyncClient, path: str, call: Call
-    ) -> httpx.Request:
-        url = self.base_url + path
-        if len(url) > DEFAULTS.max_url_chars:  # httpx would refuse it with its own error
-            raise ConfigurationError(
-                f"the session's URL would be {len(url):,} characters, past the "
-                f"{DEFAULTS.max_url_chars:,} a URL may hold: the session id is too long"
-            )
-        return client.build_request(
-            "GET", url, headers=call.options.headers, params=call.options.extra_query or None
-        )
-
-    def _halted(self, halt: Halt, response: httpx.Response, call: Call) -> SilviaError:
-        """The error for a body read that its guard, or its size limit, stopped."""
-        if halt.reason == "closed":
-            return ClientClosedError("the client was closed while the request was under way")
-        if halt.limit is not None:
-            return ResponseTooLargeError(
-                f"the body is longer than max_response_bytes ({halt.limit:,} bytes)",
-                limit=halt.limit,
-                request_id=self._errors.request_id(response),
-            )
-        return call.timed_out()
-
-    def _closing(self) -> bool:
-        """Close this client's state (not a copy's), stopping every operation it runs.
-
-        Whether the caller should then close the connection pool too.
-        """
-        if self._copy:  # a copy never closes: the pool and the state are the original's
-            return False
-        self._life.close()
-        return self._pool.owned
-
-    def _unusable(self, error: RuntimeError, pool_closed: bool) -> RuntimeError | ClientClosedError:
-        """httpx's `RuntimeError` for a closed pool, as the SDK's error. (A call from another
-        event loop never gets here: `Pool.get` refuses it before anything is sent.)"""
-        if pool_closed:
-            return ClientClosedError("the connection pool is closed: make a new client")
-        return error
-
-    def _log_response(self, request: httpx.Request, response: httpx.Response) -> None:
-        logger.debug(
-            "%s %s -> %d (request id %s)",
-            request.method,
-            request.url.path,
-            response.status_code,
-            self._errors.request_id(response),
-        )
-
-
-def what_failed(error: SilviaError) -> str:
-    """What a retry is after, for the log: a status, or the transport error's kind."""
-    if isinstance(error, APIStatusError):
-        return str(error.status_code)
-    return type(error.__cause__ or error).__name__

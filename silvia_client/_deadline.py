@@ -1,42 +1,22 @@
 """One call: its options, checked by one table; its deadline; the one way to end a blocked read.
 
-- `RULES`: every option a client or a call takes, as a table (argument -> the
-  values it accepts, read into what the SDK keeps -> the error otherwise), and
-  `check(name, value)`, the one way in to it. The constructors, `with_options`,
-  each call's options and `RetryPolicy` all go through it, so a bad value is a
-  `ConfigurationError` when it is given, never a bare `ValueError` from deep
-  inside httpx later. (A client's base URL and token, which no row fits, are
-  `_base.py`'s.)
-- `RequestOptions`: one call's options, the per-call keywords (its docstring is
-  their table) checked and put over the client's settings, frozen; `Call` is
-  the operation that runs with them.
-
-The defaults are `DEFAULTS`, in `_wire.py`; the retry decisions, `_retries.py`.
-
-A `deadline` bounds a whole operation: connecting, every retry and the sleep
-before it, and every read. Each request's timeouts are cut to the time left
-(`Call.timeouts`), and so is a chat stream's wait between events, set as its
-body's reading starts (`Call.wait_between_events`). A read already waiting
-keeps the timeout it began with, and closing a response from another thread
-does not wake a read blocked on its socket; shutting the socket down does.
-
-`Call` is one operation (a chat turn, a GET): its `RequestOptions` and, once
-started, its deadline, its `Guard` and, when tracing is on, its spans; its
-decisions (the next attempt's timeouts, whether the deadline has passed) do
-no I/O.
-
-So each operation has a `Guard`, stopped by the deadline's alarm, by a
-`close()` of the stream or the client from another thread, or by a drain after
-`done` that takes too long. A stop sets `guard.reason`, which readers check
-between chunks on every transport, and shuts down the socket of the response
-it watches (found through the `network_stream` extension; a transport without
-one, in-process or a mock, gets only the check between chunks).
-
-Alarms run on a `Timer`, for every client, sync or async: one watchdog thread
-for the whole process (`thread_timer`; a forked child starts its own: see
-`_Watchdog`). An alarm only sets a flag and shuts a socket down, which is safe
-from another thread, so an async client's deadline fires the same way under any
-event loop (asyncio, trio): nothing here names one.
+- `RULES` and `check`: every option a client or a call takes (argument -> the values
+  it accepts -> the error otherwise), checked when given, so a bad value is a
+  `ConfigurationError` then, never a `ValueError` from inside httpx later.
+  `RequestOptions`: one call's options over the client's, frozen.
+- `Call`: one operation (a chat turn, a GET): its options, and once started its
+  deadline, its `Guard` and its spans. The deadline bounds connecting, every retry
+  and the wait before it, and every read: each attempt's timeouts, and a chat
+  stream's wait between events, are cut to the time left.
+- `Guard`: a read already waiting keeps the timeout it began with, and closing a
+  response from another thread does not wake it; shutting its socket down does. So
+  the deadline's alarm, a `close()` from elsewhere, or a drain that takes too long
+  stops the guard: `reason` is set (readers check it between chunks) and the watched
+  response's socket is shut down (a transport without one gets only the check).
+  `Lifecycle`: what a client's `close()` stops.
+- `thread_timer`: one watchdog thread per process runs every client's alarms, sync
+  or async. An alarm only sets a flag and shuts a socket down, safe from another
+  thread, so it fires the same under any event loop.
 """
 
 from __future__ import annotations
@@ -63,21 +43,6 @@ from .errors import APITimeoutError, ConfigurationError
 if TYPE_CHECKING:
     from ._tracing import Operation
 
-__all__ = [
-    "RULES",
-    "Call",
-    "Guard",
-    "Halt",
-    "Kind",
-    "Lifecycle",
-    "RequestOptions",
-    "Rule",
-    "StopReason",
-    "Timer",
-    "check",
-    "rules_table",
-    "thread_timer",
-]
 
 logger = logging.getLogger("silvia_client")
 
@@ -137,8 +102,7 @@ def _seconds_0_or_more(value: object) -> float:
     return float(value)  # type: ignore[arg-type]
 
 
-# The two text rows' readers see a `str` that can go out as UTF-8, or None: `check` makes
-# sure first. None is the session id's "a new session"; a message has no such value.
+# The text rows' readers get a `str` that can go out as UTF-8, or None (`check` makes sure).
 def _message(value: str | None) -> str:
     """A `str` with more than whitespace in it ([default]), that can go out as UTF-8."""
     if value is None:
@@ -243,7 +207,6 @@ _SECONDS = f"must be a number of seconds above 0, at most {DEFAULTS.max_seconds:
 _BYTES = "must be a whole number of bytes above 0"
 _HEADERS = "must be a mapping of header names to values"
 
-# argument -> accepted values (read into what the SDK keeps) -> the error for any other.
 # The constructors take every row; `with_options` and a call, those they have (None: the
 # client's); `RetryPolicy` checks its own two.
 RULES: Mapping[str, Rule] = {
@@ -309,30 +272,18 @@ def check(name: str, value: object) -> Any:
 
 @dataclass(frozen=True)
 class RequestOptions:
-    """One call's options, checked, over the client's settings (`ClientBase._call`).
+    """One call's options, checked (`RULES`) before anything is sent, over the client's.
 
     The per-call keywords of `chat.stream`, `chat.send`, `sessions.get` and
-    `sessions.get_raw` (a GET has no `idle_timeout` nor `max_event_bytes`),
-    each None for the client's setting (see `SilviaClient`):
+    `sessions.get_raw` (a GET has no `idle_timeout` nor `max_event_bytes`), each
+    None for the client's setting (`SilviaClient` says what each means):
 
     - `extra_headers`: headers for this request only, over the client's
       `default_headers` (one of the same name, whatever its case, replaces it).
-    - `extra_body` (a chat turn only): fields added to the turn's JSON body,
-      over the client's (`with_options`); not the wire's message or session id.
+    - `extra_body` (a chat turn only): fields added to the turn's JSON body, over
+      the client's; not the wire's message or session id.
     - `extra_query`: query parameters added to the URL, over the client's.
-    - `timeout`: seconds for every phase, or an `httpx.Timeout`. Its read
-      phase bounds the wait for the response's head and a session's body
-      reads, per attempt.
-    - `idle_timeout`: once a chat stream's head has come, the longest it may
-      stay silent between events (keep-alive comments count; `math.inf`: none).
-    - `deadline`: seconds for the whole operation: connecting, retries and
-      the waits before them, every read (`math.inf`: none). None: the
-      client's, else 600 for a chat turn and 120 for a GET.
-    - `max_event_bytes`: the longest SSE line or event data, in bytes.
-    - `max_response_bytes`: the most a history body, or a whole chat stream,
-      may hold, counted after decompression.
-
-    Each is checked (`RULES`) when the call is made, before anything is sent.
+    - `timeout`, `idle_timeout`, `deadline`, `max_event_bytes`, `max_response_bytes`.
     """
 
     kind: Kind
@@ -382,12 +333,10 @@ def _shutdown(sock: Any) -> None:
 
 
 class Guard:
-    """Stops one operation's reads: its deadline, a close from elsewhere, a bounded drain.
+    """Stops one operation's reads (the module's docstring says when).
 
-    `watch(response)` names the response whose socket (`socket`, None for a
-    transport without one) a stop shuts down; a response is unwatched (under the
-    same lock) before it is closed or handed back to the pool, so a late alarm
-    never touches a connection that is someone else's by then.
+    A response is unwatched (under the same lock) before it is closed or handed back
+    to the pool, so a late alarm never touches a connection that is someone else's.
     """
 
     __slots__ = ("__weakref__", "_cancel", "_lock", "_timer", "reason", "socket")
@@ -467,12 +416,7 @@ class Call:
         return APITimeoutError(f"the deadline of {self.options.deadline:g} s passed")
 
     def timeouts(self) -> dict[str, float | None]:
-        """The next attempt's timeouts, each cut to the time left (`APITimeoutError` if none is).
-
-        The read timeout bounds the wait for the response's head, a chat turn's
-        too; a chat stream's reads after the head wait `idle_timeout` instead
-        (`wait_between_events`).
-        """
+        """The next attempt's timeouts, each cut to the time left (`APITimeoutError` if none is)."""
         left = self.at - time.monotonic()
         if left <= 0:
             raise self.timed_out()
@@ -484,10 +428,8 @@ class Call:
     def wait_between_events(self, request: httpx.Request) -> None:
         """From the head on, a chat stream's reads wait `idle_timeout`, cut to the time left.
 
-        Called as the body's reading starts (`Halt` if the deadline has passed).
-        httpcore reads the read timeout from the request's `timeout` extension
-        when a body's reading starts (HTTP/1.1) and on every read (HTTP/2): set
-        here, it bounds each wait between events.
+        Called as the body's reading starts (`Halt` if the deadline has passed): httpcore
+        reads the `timeout` extension then (HTTP/1.1) and on every read (HTTP/2).
         """
         left = self.at - time.monotonic()
         if left <= 0:
@@ -499,11 +441,8 @@ class Call:
 
 
 class Lifecycle:
-    """A client's open-or-closed state, shared with its `with_options` copies.
-
-    It tracks every operation's guard (weakly: a guard goes with its stream), so
-    that `close()` stops them all.
-    """
+    """A client's open-or-closed state, shared with its `with_options` copies: `close()`
+    stops every guard it tracks (weakly: a guard goes with its stream)."""
 
     __slots__ = ("_guards", "_lock", "closed")
 
@@ -534,19 +473,15 @@ class Lifecycle:
 class _Watchdog:
     """One thread that runs every client's alarms at their time.
 
-    An alarm is a one-item list, its callback, in a heap; cancelling it empties
-    the list, which stays there until it is first or arming finds the heap
-    mostly cancelled and rebuilds it. So arming and cancelling cost a heap push
-    and a `list.clear`. The thread starts with the first alarm and
-    ends after a minute with none. A wait is never longer than
-    `threading.TIMEOUT_MAX` (an alarm further off is simply waited for again).
+    An alarm is a one-item list, its callback, in a heap; cancelling it empties the
+    list (dropped once first, or when arming rebuilds a mostly cancelled heap), so
+    arming and cancelling cost a heap push and a `list.clear`. The thread starts with
+    the first alarm and ends after a minute with none.
 
-    The watchdog is its process's. In a child forked from it, the thread does not
-    run (only the thread that forked goes on), its lock may have been held at the
-    fork, and the alarms in the heap are the parent's: one fired there would shut
-    down a socket the parent is reading. So the first alarm armed in another process
-    starts it over: an empty heap, a new lock, a new thread. That is a process id
-    compared at each arming, not a process-wide fork hook.
+    In a child forked from this process the thread does not run, its lock may have
+    been held at the fork, and the alarms are the parent's (one fired would shut down
+    a socket the parent reads): the first alarm armed in another process starts over,
+    by a process id compared at each arming, not a process-wide fork hook.
     """
 
     IDLE_EXIT = 60.0

@@ -1,11 +1,8 @@
 """Packages whose public names load on first use (PEP 562), as pydantic's do.
 
-pytest imports this package's two plugins in every run wherever the SDK is
-installed, and importing a plugin imports its packages' `__init__`s. So those
-(`silvia_client`, `silvia_client.testing`, `silvia_client.qa`) import nothing
-themselves: each names where its public names live, and a name's module is
-imported the first time the name is used. Type checkers read the same names
-from an `if TYPE_CHECKING:` import block beside the table.
+pytest imports this package's two plugins in every run wherever the SDK is installed,
+and with them their packages' `__init__`s: so those import nothing themselves, but
+name where each public name lives (type checkers read an `if TYPE_CHECKING:` block).
 """
 
 from __future__ import annotations
@@ -32,10 +29,8 @@ class _LazyPackage(ModuleType):
         return value
 
     def __setattr__(self, name: str, value: object) -> None:
-        # Importing a submodule binds it on its package. Where the package has a
-        # public name spelt like a submodule (`qa.observe`, a function that the
-        # module qa/observe.py also offers), the public name keeps it, as when
-        # `__init__` imported eagerly; the submodule is still in `sys.modules`.
+        # Importing a submodule binds it on its package: a public name spelt like a
+        # submodule (`qa.observe`, a function of qa/observe.py) keeps its binding.
         if isinstance(value, ModuleType) and name in self.__dict__.get("_where", {}):
             return
         super().__setattr__(name, value)

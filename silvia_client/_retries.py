@@ -1,20 +1,12 @@
 """When to send a request again, and how long to wait first: plain decisions, no I/O.
 
-A GET is safe to repeat: it is retried after a connection error, a body that
-broke off, 408, 429 and 5xx. A chat POST is sent again only when it certainly
-was not processed: the connection was never made, or the server refused it
-with 429 (rate limited: it did not start the turn). After any other status, or
-any error once the request may have gone out, the server may be running the
-turn, so the message is never sent twice.
-
-Every wait fits in the time the operation has left: a `Retry-After` longer
-than that is not waited for at all (the caller gets the status's own error at
-once), and neither is a backoff that would outlast it.
-
-`RetryPolicy.should_retry` and `RetryPolicy.delay` decide from what an attempt
-ended with (the Anthropic SDK's `_should_retry` and `_calculate_retry_timeout`);
-`after_failure` puts them beside the call's deadline: the next wait, or the
-error to raise. The twins in `_client.py` send, sleep and raise.
+A GET is safe to repeat: it is retried after a connection error, a body that broke
+off, 408, 429 and 5xx. A chat POST is sent again only when it certainly was not
+processed: the connection was never made, or a 429 refused it. After anything else
+the server may be running the turn, so the message is never sent twice. No wait
+outlasts the operation's deadline: a longer `Retry-After` or backoff is not waited for.
+`RetryPolicy` decides from how an attempt ended (as the Anthropic SDK's
+`_should_retry` and `_calculate_retry_timeout`); `after_failure` adds the deadline.
 """
 
 from __future__ import annotations
@@ -113,9 +105,8 @@ def after_failure(
 ) -> float | SilviaError:
     """What follows a failed attempt: the seconds to wait before the next, or the error to raise.
 
-    `error` is what `failure` means to the caller (`ResponseErrors`). A transport
-    error once the deadline has passed is the deadline's timeout, caused by it:
-    the deadline most likely ended that read. A status is always its own error.
+    `error` is what `failure` means to the caller. A transport error once the deadline
+    has passed is the deadline's timeout (which most likely ended that read).
     """
     if call.guard is not None and call.guard.reason == "closed":  # the client was closed
         return ClientClosedError("the client was closed while the request was under way")

@@ -1,9 +1,7 @@
 """The wire's two decoders: SSE (byte chunks in, httpx-sse's `ServerSentEvent`s out), and
-JSON as the wire carries it (`loads`, which keeps every number; `most_values`; the fast path).
+JSON as the wire carries it.
 
-## SSE
-
-It reads a `text/event-stream` body by the WHATWG HTML standard's "event
+`SSEDecoder` reads a `text/event-stream` body by the WHATWG HTML standard's "event
 stream interpretation"
 (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation),
 and differs from httpx-sse's `EventSource` where a long chat stream would notice:
@@ -18,42 +16,21 @@ and differs from httpx-sse's `EventSource` where a long chat stream would notice
 * an event not ended by a blank line when the body ends is dropped;
 * `max_event_bytes` (None for none) bounds a line, and an event's data (its
   `data` lines joined by LF), in bytes of UTF-8: past it the decoder raises
-  `EventTooLarge`, as soon as that much has arrived, so what it holds stays
-  within the limit plus one chunk.
+  `EventTooLarge`, as soon as that much has arrived.
 
-`SSEDecoder.feed` takes a chunk and gives the events it ends; `_line` reads
-one line into the event being built. The stream (`_async/_stream.py`) feeds it the body.
+`loads` is `json.loads` keeping every number's value: an integer Python refuses to
+read (past `sys.get_int_max_str_digits()`, a process-wide setting that is the
+program's, not ours to change) and a number past a float's range (which `float` reads
+as infinity) become a `decimal.Decimal`. `most_values` bounds, before decoding, how
+many values `loads` would build: decoding is where a body of tiny values grows dozens
+of times over (the cap: `DEFAULTS.bytes_per_value`).
 
-## JSON
-
-These are used where a call decodes what the server sent, an
-event's data (`chat/events.py`, counted in `_async/_stream.py`) and a history body
-(`sessions/_history.py`); the cap they are counted against is
-`DEFAULTS.bytes_per_value` (`_wire.py`).
-
-`loads` is `json.loads` with two differences, so that a valid JSON number never
-makes a row unreadable. An integer Python refuses to read (longer than
-`sys.get_int_max_str_digits()`, 4,300 digits by default: a process-wide setting
-that is the program's, not ours to change) is kept as a `decimal.Decimal` of the
-same value; so is a number past a float's range, which `float` reads as
-infinity. Every other number is the `int` or `float` `json.loads` gives. One
-decoder is made once: `json.loads` with hooks builds a decoder at every call,
-which cost more than decoding a short event.
-
-`most_values` is an upper bound on how many values (objects, arrays, keys,
-strings, numbers, literals) `loads` would build, counted on the text before it
-is decoded: decoding is where a body of tiny values grows dozens of times over.
-
-The fast path (CONTRIBUTING, "Fast paths"): the events layer and the history
-read decode with pydantic's parser (`pydantic_core.from_json`, a
-`TypeAdapter`'s `validate_json`) when `FAST` is on, and go the plain way, `loads`,
-whenever that parser refuses the text (nesting past 200, a lone surrogate, an
-integer past 4,300 digits, anything not JSON) or its result `holds_infinity`:
-pydantic's parser reads a number past a float's range as infinity, where `loads`
-keeps a `Decimal`. `FAST` is the switch (`benchmarks/ablation.py` turns it off in a
-copy of the tree to measure what it buys); `FAST_PATH`, read when a decoder is built,
-is on where `FAST` is and the installed pydantic-core reads a `\\u` escape right
-(pydantic 2.7's, 2.18, reads `"\\u20ac"` as three characters, not `€`).
+The fast path (CONTRIBUTING, "Fast paths"): the events and the history are read by
+pydantic's parser when `FAST_PATH` is on, and the plain way, `loads`, whenever that
+parser refuses the text (nesting past 200, a lone surrogate, an integer past 4,300
+digits, anything not JSON) or its result `holds_infinity` (it reads a number past a
+float's range as infinity). `FAST` is the switch `benchmarks/ablation.py` turns off;
+`FAST_PATH` is also off where the installed pydantic-core misreads a `\\u` escape.
 """
 
 from __future__ import annotations
@@ -69,16 +46,6 @@ from typing import Any
 from httpx_sse import ServerSentEvent
 from pydantic_core import from_json
 
-__all__ = [
-    "FAST",
-    "FAST_PATH",
-    "EventTooLarge",
-    "SSEDecoder",
-    "holds_infinity",
-    "loads",
-    "most_values",
-]
-
 
 class EventTooLarge(Exception):
     """A line, or an event's data, passed `max_event_bytes` (`limit`); the message shows no data."""
@@ -86,10 +53,6 @@ class EventTooLarge(Exception):
     def __init__(self, limit: int) -> None:
         super().__init__(f"event stream line or event data over the limit of {limit} bytes")
         self.limit = limit
-
-
-def _utf8_len(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode())
 
 
 class SSEDecoder:
@@ -132,7 +95,7 @@ class SSEDecoder:
                 self._line(line, events)
             if rest:
                 self._partial.append(rest)
-                self._partial_bytes += _utf8_len(rest)
+                self._partial_bytes += len(rest.encode())
                 self._check(self._partial_bytes)
         except EventTooLarge as error:
             self._too_large = error
@@ -162,7 +125,7 @@ class SSEDecoder:
             self._partial.clear()
             self._partial_bytes = 0
         if len(line) * 4 > self._limit:  # else it cannot be over: 4 bytes a character at most
-            self._check(_utf8_len(line))
+            self._check(len(line.encode()))
         if not line:  # a blank line dispatches the event, if a `data` line came
             if self._data:
                 data = self._data[0] if len(self._data) == 1 else "\n".join(self._data)
@@ -186,7 +149,7 @@ class SSEDecoder:
                 value = value[1:]
         if name == "data":
             self._data.append(value)
-            self._data_bytes += _utf8_len(value) + 1
+            self._data_bytes += len(value.encode()) + 1
             if self._data_bytes > self._limit + 1:
                 raise EventTooLarge(self._limit)
         elif name == "event":
@@ -205,9 +168,8 @@ FAST = True  # pydantic's parser first, `loads` when it refuses (the module's do
 
 
 def _reads_escapes_right() -> bool:
-    # pydantic-core 2.18 builds a string of ASCII text (escapes aside) as one byte a
-    # character, so an escape past U+007F comes out as its UTF-8 bytes read as Latin-1:
-    # no fast path there.
+    # pydantic-core 2.18 reads an escape past U+007F in ASCII text as its UTF-8 bytes
+    # read as Latin-1: no fast path there.
     return bool(from_json('"\\u00e9\\u20ac"') == "\u00e9\u20ac")
 
 
@@ -230,19 +192,14 @@ _DECODER = json.JSONDecoder(parse_int=_integer, parse_float=_real)
 
 
 def loads(data: str | bytes) -> Any:
-    """`json.loads(data)`, every number kept with its exact value (the module's docstring)."""
+    """`json.loads(data)`, every number kept with its exact value."""
     if isinstance(data, str):
         return _DECODER.decode(data)
     return json.loads(data, parse_int=_integer, parse_float=_real)  # bytes: its encoding found
 
 
 def holds_infinity(value: object) -> bool:
-    """Whether a float at infinity is anywhere in `value` (nested in dicts and lists).
-
-    `loads` gives one only for the literals `Infinity` and `-Infinity`; pydantic's
-    parser also for a number past a float's range, so a fast result that holds one
-    is read again the plain way, which tells the two apart.
-    """
+    """Whether a float at infinity is anywhere in `value` (nested in dicts and lists)."""
     kind = type(value)
     if kind is float:
         return isinf(value)  # type: ignore[arg-type]

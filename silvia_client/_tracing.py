@@ -1,30 +1,22 @@
 """OpenTelemetry traces of a client's operations: one span per operation, one per HTTP attempt.
 
-Where things are: `ClientBase` (`_client.py`) makes a client's `Tracing` from
-its `tracer_provider=` and `propagate_context=`; `Tracing.start` opens an `Operation`
-(a chat turn, a session GET), which the call keeps as `Call.trace`
-(`_deadline.py`). The twins' `_send` (`_client.py`) tell it of each HTTP
-attempt, the streams (`_async/_stream.py`) of the error a stream ends with and
-of the turn's end (whose builder counted its events). The page for users is
-`docs/tracing.md`.
+A client given a `tracer_provider` makes a `Tracing`; `Tracing.start` opens an
+`Operation` (a chat turn, a session GET), kept as `Call.trace`, which `_send` tells of
+each attempt and the stream of how the turn ended. Without a provider, `Call.trace` is
+None, the call sites check that, and neither this module nor OpenTelemetry is imported.
+The page for users is `docs/tracing.md`.
 
-Tracing is off unless a client is given a tracer provider: then the client's
-tracing and each `Call.trace` are None, the call sites check that, and neither
-this module nor OpenTelemetry (the `otel` extra, `opentelemetry-api`) is imported.
-
-What a span holds is chosen for privacy: ids, counts, statuses, the server's
-address, timings and error types. Never a message, an answer's text, a
-citation or its target (so no account id and no provider), a header (so never
-the token), nor an exception's message, which may quote the server. What the
-server sent (the request id, the session id) goes through the client's
-scrubber first, as it does before reaching an exception.
+What a span holds is chosen for privacy: ids, counts, statuses, the server's address,
+timings and error types; never a message, an answer's text, a citation or its target,
+a header (so never the token), nor an exception's message, which may quote the
+server. What the server sent (the request id, the session id) is scrubbed first.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from .errors import ConfigurationError
@@ -40,30 +32,6 @@ __all__ = ["Operation", "Tracing"]
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # One span per operation, named for what the user called.
 _NAMES = {"chat": "silvia.chat", "get": "silvia.sessions.get"}
-
-
-class Operation(Protocol):
-    """One operation's spans, as the call sites see them."""
-
-    __slots__ = ()
-
-    def attempt(self, request: httpx.Request, resend_count: int) -> None:
-        """An HTTP attempt starts (`resend_count`: 0 for the first)."""
-
-    def response(self, response: httpx.Response) -> None:
-        """The attempt's status and headers arrived."""
-
-    def failed(self, failure: httpx.Response | httpx.TransportError) -> None:
-        """The attempt ended with an error status, or a transport error."""
-
-    def error(self, cls: type[BaseException]) -> None:
-        """The stream is about to raise `cls`: the turn's span ends with it."""
-
-    def end_turn(self, builder: TurnBuilder) -> None:
-        """A chat stream ended (done, failed, closed or abandoned): what the turn came to."""
-
-    def end(self, error: BaseException | None = None) -> None:
-        """The operation ended, with `error` if it raised one; a second call does nothing."""
 
 
 class Tracing:
@@ -104,11 +72,12 @@ class Tracing:
         session_id = None
         if path is not None and path.startswith(self.session_path):
             session_id = unquote(path[len(self.session_path) :])
-        return _TracedOperation(self, kind, session_id)
+        return Operation(self, kind, session_id)
 
 
-class _TracedOperation(Operation):
-    """The operation's span and its current attempt's; error types, never messages."""
+class Operation:
+    """One operation's span and its current attempt's: `attempt`, `response` and `failed` for
+    each HTTP attempt; `error` (the type a stream raises next), `end_turn` and `end`."""
 
     __slots__ = (
         "_attempt",

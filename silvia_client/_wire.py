@@ -1,21 +1,14 @@
-"""Every [default] in one place: the wire's (`WireFormat`) and the client's (`ClientDefaults`).
+"""Every [default] in one place: the wire's (`WireFormat`) and the client's (`DEFAULTS`).
 
-`chat-citation-targets.md` (the server team's document) fixes the citation
-target shapes and where they sit. Everything else the SDK reads or sends on the
-wire (paths, event names, field names, the error body, the request-id header)
-is our choice where the document is silent. Those choices live here, in one
-frozen value, so a deployment that differs needs a one-line change::
+The server team's `chat-citation-targets.md` fixes the citation targets ([doc]);
+everything else the SDK reads or sends on the wire is our choice where it is silent,
+kept in one frozen value, so a deployment that differs needs a one-line change::
 
     wire = dataclasses.replace(DEFAULT_WIRE, chat_path="/v2/claude")
     client = SilviaClient(base_url=..., wire=wire)
 
-The reference server in `silvia_client.testing` speaks the same `WireFormat`,
-so the two cannot drift apart.
-
-What a client does when it is not told otherwise (timeouts, deadlines, limits,
-retries, the bodies it reads, the environment it looks in) is the second
-frozen value, `DEFAULTS`, each named once with why; every other module, the
-constructors' defaults too, reads it from here.
+The reference server speaks the same `WireFormat`. `DEFAULTS` is what a client does
+when not told otherwise, each named once with why; every other module reads it here.
 """
 
 from __future__ import annotations
@@ -79,11 +72,8 @@ _MIB = 1024 * _KIB
 
 @dataclass(frozen=True)
 class ClientDefaults:
-    """The client's own defaults: what it does when neither the caller nor the server says.
-
-    Read as `DEFAULTS.<name>`; the constructors' arguments of the same names
-    start from these (`SilviaClient`'s docstring says what each means).
-    """
+    """The client's own defaults, read as `DEFAULTS.<name>` (`SilviaClient`'s docstring says
+    what the arguments of the same names mean)."""
 
     # Where a client looks for what it is not given.
     base_url_env: str = "SILVIA_BASE_URL"
@@ -109,14 +99,11 @@ class ClientDefaults:
     # Far above any real turn: a guard against a server that never stops, not a quota.
     max_event_bytes: int = 16 * _MIB  # one SSE line, or one event's data
     max_response_bytes: int = 64 * _MIB  # a history body, or a whole stream, decompressed
-    # What a call keeps is bounded by count as well as by bytes: decoded, a body of tiny
-    # values grows up to 55 times its size, about 300 bytes a value at most (a row the SDK
-    # reads into a `Citation` or a `RowError`). So a call reads at most
-    # `max_response_bytes // bytes_per_value` JSON values and SSE events, counted before
-    # decoding (`_sse.most_values`: containers, commas and colons): with the defaults,
-    # 2 Mi of them, and one call's peak stays under 12 times `max_response_bytes`, under
-    # 800 MiB (`benchmarks/bench_limits.py --only-shapes`). A real history holds a value
-    # in about 15 bytes, a real stream in 11: this cap stops one at about half its limit.
+    # Decoded, a body of tiny values grows up to 55 times its size (about 300 bytes a
+    # value at most), so a call also reads at most `max_response_bytes // bytes_per_value`
+    # JSON values and SSE events, counted before decoding (`_sse.most_values`): 2 Mi by
+    # default, one call's peak under 800 MiB (`benchmarks/bench_limits.py --only-shapes`).
+    # A real body holds a value in 11 to 15 bytes: the cap stops one at half its limit.
     bytes_per_value: int = 32
     min_values: int = 10_000  # the cap never below this: a small limit is about bytes
 
@@ -139,12 +126,10 @@ class ClientDefaults:
     # before anything is sent, naming the limit.
     max_url_chars: int = 65_536
 
-    # The cookie jar of a pool the SDK makes (`_base.py`): enough for what a load
-    # balancer's sticky session or a gateway sets, which is a cookie or two, and bounded,
-    # so that a server setting cookies on every response cannot grow each request's
-    # `Cookie` header without end. 8 KiB is about the longest header line nginx and
-    # Apache accept by default (a longer one is refused: 400 or 431). Past either bound
-    # the cookies kept first stay (the sticky one among them) and a new name is dropped.
+    # The cookie jar of the SDK's own pools: a sticky session or a gateway sets a cookie
+    # or two; bounded, so a server setting new ones on every response cannot grow each
+    # request's `Cookie` header without end. 8 KiB is about the longest header line nginx
+    # and Apache accept by default.
     max_cookies: int = 50
     max_cookie_bytes: int = 8 * _KIB
 

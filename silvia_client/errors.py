@@ -29,19 +29,11 @@
         │                           max_response_bytes
         └── IncompleteTurnError     the stream ended (or was closed) without `done`
 
-A `StreamError` keeps what arrived before the failure: `.turn`, the partial
-`Turn` (`complete` False). No message holds the bearer token or an account's
-provider: messages are made from status codes, request ids and the server's
-own error text, scrubbed first (`_text.py`).
-
-`SilviaError.__reduce__` makes every error pickle (and `copy.deepcopy`), so one
-raised in a worker process reaches the parent as itself: the error is rebuilt
-from its `args` without its `__init__` (most take keyword-only arguments, which
-`Exception`'s own pickling, `cls(*args)`, cannot pass), then its attributes
-(`status_code`, `request_id`, `turn`, ...) are put back as they were.
-
-This module imports nothing of the SDK at run time (`Turn` is named for types
-only), so every module, the ground floor's included, raises from here.
+No message holds the bearer token or an account's provider: messages are made from
+status codes, request ids and the server's own error text, scrubbed first. Every error
+pickles (`SilviaError.__reduce__`), so one raised in a worker process reaches the
+parent as itself. This module imports nothing of the SDK at run time, so every
+module, the ground floor's included, raises from here.
 """
 
 from __future__ import annotations
@@ -86,8 +78,9 @@ class SilviaError(Exception):
     """The root of every error the SDK raises."""
 
     def __reduce__(self) -> tuple[object, ...]:
-        # An `APIStatusError`'s `response` stays out: what crosses a process (or a log
-        # that pickles) never holds an HTTP object; it comes back None.
+        # Rebuilt from `args` without `__init__` (most take keyword-only arguments, which
+        # `cls(*args)` cannot pass), then the attributes put back. An `APIStatusError`'s
+        # `response` stays out: what crosses a process never holds an HTTP object.
         state = {name: value for name, value in self.__dict__.items() if name != "response"}
         return (_rebuilt, (type(self), self.args), state)
 

@@ -10,35 +10,17 @@ from __future__ import annotations
 # Mutants that change nothing observable, by mutmut's name: name -> why, one line each.
 EQUIVALENT: dict[str, str] = {
     # sse, events, rows (session 4)
-    "silvia_client._sse.x__reads_escapes_right__mutmut_4": (
-        "the probe's escapes in upper-case hex: JSON reads \\u00E9 and \\u00e9 alike"
-    ),
-    "silvia_client.chat.events.x__fast_text__mutmut_5": (
+    "silvia_client.chat.events.xǁEventDecoderǁ__call____mutmut_12": (
         "from_json caching string values too: the same value (that cache has no API to look in)"
     ),
-    "silvia_client.chat.events.x__parsed__mutmut_5": (
+    "silvia_client.chat.events.xǁEventDecoderǁ__call____mutmut_45": (
         "from_json caching string values too: the same value (that cache has no API to look in)"
     ),
-    "silvia_client.chat.events.x__parsed__mutmut_12": (
+    "silvia_client.chat.events.xǁEventDecoderǁ__call____mutmut_54": (
         "offset None to the session, message, error and done readers, which never read it"
     ),
-    "silvia_client.chat.events.xǁEventDecoderǁ__init____mutmut_10": (
-        "keeps_values None for session: falsy, as False"
-    ),
-    "silvia_client.chat.events.xǁEventDecoderǁ__init____mutmut_32": (
-        "keeps_values None for done: falsy, as False"
-    ),
-    "silvia_client.chat.events.xǁEventDecoderǁ__init____mutmut_14": (
-        "session refused when it holds an infinity: the plain way reads the same id (speed)"
-    ),
-    "silvia_client.chat.events.xǁEventDecoderǁ__init____mutmut_36": (
-        "done refused when it holds an infinity: the plain way gives the same DoneEvent (speed)"
-    ),
-    "silvia_client.chat.events.xǁEventDecoderǁ__init____mutmut_17": (
-        "wire None for the message reader, which never reads it"
-    ),
-    "silvia_client.chat.events.xǁEventDecoderǁ__init____mutmut_31": (
-        "wire None for the done reader, which never reads it"
+    "silvia_client._sse.x__reads_escapes_right__mutmut_4": (
+        "the probe's escapes in upper-case hex: JSON reads \\u00E9 and \\u00e9 alike"
     ),
     "silvia_client.citations._targets.x_parse_citation_target__mutmut_55": (
         "reads `ref.account_id` of a None ref: the `except Exception` turns that into None"
@@ -64,7 +46,6 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client.sessions._history.x_session_path__mutmut_14": (
         "quote(safe='XXXX'): 'X' is a letter, which quote never escapes"
     ),
-    "silvia_client._sse.x__utf8_len__mutmut_1": ("encodes ASCII too: the same length (speed)"),
     "silvia_client._sse.xǁSSEDecoderǁ__init____mutmut_17": (
         "'UTF-8-SIG' for 'utf-8-sig': codec names are case-insensitive"
     ),
@@ -77,7 +58,7 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._sse.xǁSSEDecoderǁ__init____mutmut_25": (
         "None for `_event = ''`: ServerSentEvent names an event None or '' alike, 'message'"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_33": (
+    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_32": (
         "None for `_event = ''`: ServerSentEvent names an event None or '' alike, 'message'"
     ),
     "silvia_client._sse.xǁSSEDecoderǁ__init____mutmut_30": (
@@ -89,25 +70,25 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_9": (
         "len * 4 >= limit: a line of exactly limit / 4 measured too, the measure decides (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_14": (
+    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_13": (
         "joins one data line too: the same string (speed)"
+    ),
+    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_36": (
+        "`data: ` lines left to the general field branch, which reads them the same (speed)"
     ),
     "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_37": (
         "`data: ` lines left to the general field branch, which reads them the same (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_38": (
-        "`data: ` lines left to the general field branch, which reads them the same (speed)"
+    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_43": (
+        "`event: ` lines left to the general field branch, which reads them the same (speed)"
     ),
     "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_44": (
         "`event: ` lines left to the general field branch, which reads them the same (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_45": (
-        "`event: ` lines left to the general field branch, which reads them the same (speed)"
-    ),
-    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_41": (
+    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_40": (
         "joins one line into itself: the same string (memory)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_42": (
+    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_41": (
         "two lines kept unjoined until the next chunk or the event's end (memory, not output)"
     ),
     "silvia_client.citations._rows.x__read_target__mutmut_2": (

@@ -8,7 +8,5 @@
 - `_backend.py`  what the async side does its own way (anyio), by hand
 
 `tools/unasync.py` generates `silvia_client/_sync/` from every module here but
-`_backend.py`; what the two sides share without I/O is below them
-(`_base.py`, `_deadline.py`, `_sse.py`, ...). The public names are imported
-from `silvia_client`, `silvia_client.chat` and `silvia_client.sessions`.
+`_backend.py`; what the two sides share without I/O is below them (`_base.py`, ...).
 """

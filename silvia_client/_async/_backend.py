@@ -1,15 +1,13 @@
 """What the async I/O does its own way, by hand: `_sync/_backend.py` has the same names.
 
-The code in `_async/` is written once and made sync by `tools/unasync.py`; what
-cannot be made sync by renaming is here, a few lines a side. Sleeping goes through
-anyio, so the async client runs under asyncio and trio alike, and so does the
-drain's time bound (a cancel scope around one loop, never across a `yield`); the
-deadline's alarm is the same on both sides (the watchdog thread of `_deadline.py`).
+What `tools/unasync.py` cannot make sync by renaming. Sleeping and the drain's time
+bound go through anyio (a cancel scope around one loop, never across a `yield`), so
+the async client runs under asyncio and trio alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterable, Awaitable, Callable
 from contextlib import AbstractContextManager
 
 import anyio
@@ -17,8 +15,8 @@ import httpx
 
 __all__ = ["ALREADY_RUNNING", "OTHER_CLIENT", "Opener", "drain_scope", "sleep"]
 
-Opener = Callable[[], Awaitable[httpx.Response]]
-"""How a stream opens its response: awaited."""
+Opener = Callable[[], Awaitable[tuple[httpx.Response, AsyncIterable[bytes]]]]
+"""How a stream opens its response and its decoded body: awaited."""
 
 ALREADY_RUNNING: type[Exception] = RuntimeError
 """What reading or closing an async generator that another task is running raises."""

@@ -1,26 +1,15 @@
 """`client.chat` (`AsyncChat`) and `AsyncChatStream`: a chat turn, its events, then a `Turn`.
 
-Where things are: `_sync/_stream.py` (`Chat`, `ChatStream`) is generated from this
-module by `tools/unasync.py`. `AsyncChat.stream` checks the message, the session id
-and the call's options (their table is `RequestOptions`'s, `_deadline.py`) before
-anything is sent, and hands the stream its client's opener, bound to the call.
-The request goes out when a stream is entered (or first read). Then one loop
-(`_read`) feeds the body's chunks (`_body.py`: bounded, guarded) to the SSE
-decoder (`_sse.py`), reads each SSE event into a typed event (`events.py`) and
-applies it to the turn (`TurnBuilder.apply`). Iterating the stream gives the
-typed events, `aiter_with_raw()` each beside its `RawEvent`, for tools that
-judge the wire (QA). Every `StreamError` a stream ends with carries the partial
-turn.
-
-Leaving the `async with` block, `close()`, breaking out of the loop, or cancelling
-the task closes the response. `close()` from elsewhere stops the call's guard
-(`_deadline.py`), which shuts the socket down: the blocked read ends, and its
-reader gets the `StreamError`.
+`_sync/_stream.py` is generated from this module. `AsyncChat.stream` checks every
+argument before anything is sent and hands the stream its client's opener, bound to the
+call; the request goes out when the stream is entered or first read. Then one loop,
+`_read`: the body's chunks (`_body.py`) into the SSE decoder, each event read into a
+typed event (`events.py`) and applied to the turn (`TurnBuilder.apply`).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Mapping
 from functools import partial
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -33,7 +22,7 @@ from .._deadline import Call, Halt, check
 from .._sse import EventTooLarge, SSEDecoder, most_values
 from .._wire import DEFAULTS
 from ..chat._turn import Turn, TurnBuilder
-from ..chat.events import ChatEvent, ErrorEvent, RawEvent, TextEvent, event_decoder
+from ..chat.events import ChatEvent, RawEvent, TextEvent, event_decoder
 from ..errors import (
     IncompleteTurnError,
     ServerStreamError,
@@ -43,7 +32,7 @@ from ..errors import (
     StreamTooLargeError,
 )
 from ._backend import ALREADY_RUNNING, Opener
-from ._body import body_chunks, drain, guarded
+from ._body import drain, guarded
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -59,19 +48,13 @@ CLOSED_EARLY = "the stream was closed before `done`"
 class AsyncChatStream:
     """A chat turn being streamed: `async with`, `async for`, `await until_done()`.
 
-    Iterate it for events, or call `until_done()`. `close()` may be called from
-    any thread or task: a read blocked elsewhere then ends within a second or
-    two, with a `StreamError` holding the partial turn. `request_id` is the
-    server's id for the request, for support tickets.
+    Iterate it for events, or call `until_done()`. Every `StreamError` it ends with
+    holds the partial turn. `close()` may be called from any thread or task: a read
+    blocked elsewhere then ends too (the call's guard shuts its socket down).
     """
 
     def __init__(
-        self,
-        opener: Opener,
-        *,
-        errors: ResponseErrors,
-        call: Call,
-        session_id: str | None = None,
+        self, opener: Opener, *, errors: ResponseErrors, call: Call, session_id: str | None = None
     ) -> None:
         self._open = opener
         self._errors = errors
@@ -89,13 +72,16 @@ class AsyncChatStream:
         if self._pairs is None:  # the request goes out once, on entering or first reading
             builder = self._builder
             builder.started_at = perf_counter()  # `Turn.timings` count from here
-            self._response = response = await self._open()
+            response, body = await self._open()
+            self._response = response
             builder.first_byte_at = perf_counter()
             builder.request_id = self._errors.request_id(response)
-            self._pairs = self._read(response)
+            self._pairs = self._read(response, body)
         return self
 
-    async def _read(self, response: httpx.Response) -> AsyncGenerator[Pair, None]:
+    async def _read(
+        self, response: httpx.Response, body: AsyncIterable[bytes]
+    ) -> AsyncGenerator[Pair, None]:
         """The one loop: each SSE event of the body read into a typed event, applied to the turn."""
         self._began = True
         call, builder = self._call, self._builder
@@ -106,17 +92,30 @@ class AsyncChatStream:
         chunks: AsyncGenerator[bytes, None] | None = None
         try:
             call.wait_between_events(response.request)  # the head came: `idle_timeout` now
-            chunks = guarded(body_chunks(response), guard, options.max_response_bytes)
+            chunks = guarded(body, guard, options.max_response_bytes)
             async for chunk in chunks:
                 for sse in decoder.feed(chunk):
                     kept += 1 + most_values(sse.data)  # an event, and the values in it
                     if kept > most:
-                        raise self._too_many(most)
+                        message = (
+                            f"the stream holds more than {most:,} events and JSON values, the "
+                            "most a stream of max_response_bytes may (max_response_bytes // "
+                            f"{DEFAULTS.bytes_per_value})"
+                        )
+                        limit = options.max_response_bytes
+                        raise self._error(StreamTooLargeError, message, limit=limit)
                     event = self._decode(sse.event, sse.data, builder.text_length)
                     builder.apply(event)
-                    if builder.error is not None:  # an `error` event: the turn failed
-                        yield sse, self._scrubbed(builder.error)
-                        raise self._server_error(builder.error)
+                    if (reported := builder.error) is not None:  # an `error` event: the turn failed
+                        # Scrubbed in place, before anyone sees it: the turn keeps it.
+                        scrub = self._errors.scrub
+                        reported.message = scrub.text(reported.message)
+                        reported.error_type = scrub.optional(reported.error_type)
+                        reported.body = scrub.value(reported.body)
+                        yield sse, reported
+                        message = f"the server reported an error: {reported.message}"
+                        details = {"error_type": reported.error_type, "body": reported.body}
+                        raise self._error(ServerStreamError, message, **details)
                     yield sse, event
                     if builder.done:
                         return
@@ -262,14 +261,6 @@ class AsyncChatStream:
             f"session_id={session_id!r}, state={state!r})"
         )
 
-    def _scrubbed(self, event: ErrorEvent) -> ErrorEvent:
-        # In place, before anyone sees it: the turn keeps this event (`turn.error`).
-        scrub = self._errors.scrub
-        event.message = scrub.text(event.message)
-        event.error_type = scrub.optional(event.error_type)
-        event.body = scrub.value(event.body)
-        return event
-
     def _error(self, cls: type[StreamError], message: str, **details: Any) -> StreamError:
         """A `cls` carrying the partial turn and the ids, as far as the server said them."""
         if self._call.trace is not None:  # raised next: the turn's span ends with it
@@ -278,28 +269,14 @@ class AsyncChatStream:
         session_id = self._errors.scrub.optional(turn.session_id)
         return cls(message, turn=turn, request_id=self.request_id, session_id=session_id, **details)
 
-    def _server_error(self, event: ErrorEvent) -> StreamError:
-        message = f"the server reported an error: {event.message}"
-        return self._error(ServerStreamError, message, error_type=event.error_type, body=event.body)
-
-    def _too_large(self, what: str, limit: int) -> StreamError:
-        return self._error(StreamTooLargeError, f"{what} ({limit:,} bytes)", limit=limit)
-
-    def _too_many(self, max_values: int) -> StreamError:
-        message = (
-            f"the stream holds more than {max_values:,} events and JSON values, the most a "
-            f"stream of max_response_bytes may (max_response_bytes // {DEFAULTS.bytes_per_value})"
-        )
-        return self._error(
-            StreamTooLargeError, message, limit=self._call.options.max_response_bytes
-        )
-
     def _halted(self, halt: Halt | EventTooLarge) -> StreamError:
         """The error for a read its guard, or a size limit, stopped."""
-        if isinstance(halt, EventTooLarge):
-            return self._too_large("an event or line is longer than max_event_bytes", halt.limit)
         if halt.limit is not None:
-            return self._too_large("the stream is longer than max_response_bytes", halt.limit)
+            what = "the stream is longer than max_response_bytes"
+            if isinstance(halt, EventTooLarge):
+                what = "an event or line is longer than max_event_bytes"
+            message = f"{what} ({halt.limit:,} bytes)"
+            return self._error(StreamTooLargeError, message, limit=halt.limit)
         if halt.reason == "deadline":
             seconds = self._call.options.deadline
             return self._error(StreamTimeoutError, f"the turn's deadline of {seconds:g} s passed")
@@ -360,7 +337,8 @@ class AsyncChat:
         silence between its events after that.
         """
         check("message", message)
-        check("session_id", session_id)
+        if session_id is not None:  # None: a new session
+            check("session_id", session_id)
         client = self._client
         call = client._call(
             "chat",
@@ -395,7 +373,8 @@ class AsyncChat:
         The keywords are `stream`'s. A turn that does not finish raises its
         `StreamError`, with the partial turn as `error.turn`.
         """
-        async with self.stream(
+        # `until_done` closes what it opened, however it ends: no `async with` needed.
+        stream = self.stream(
             message,
             session_id=session_id,
             extra_headers=extra_headers,
@@ -406,5 +385,5 @@ class AsyncChat:
             deadline=deadline,
             max_event_bytes=max_event_bytes,
             max_response_bytes=max_response_bytes,
-        ) as stream:
-            return await stream.until_done()
+        )
+        return await stream.until_done()

@@ -6,15 +6,15 @@ This module is not generated (see `silvia_client/_async/_backend.py`).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 
 import httpx
 
 __all__ = ["ALREADY_RUNNING", "OTHER_CLIENT", "Opener", "drain_scope", "sleep"]
 
-Opener = Callable[[], httpx.Response]
-"""How a stream opens its response."""
+Opener = Callable[[], tuple[httpx.Response, Iterable[bytes]]]
+"""How a stream opens its response and its decoded body."""
 
 ALREADY_RUNNING: type[Exception] = ValueError
 """What reading or closing a generator that another thread is running raises."""

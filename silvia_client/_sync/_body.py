@@ -2,23 +2,12 @@
 # change the async source, then run `python tools/unasync.py`.
 """Reading a response body in pieces of bounded size, counted, and stopped on cue.
 
-* `inflater_for(header)`: the decoder a Content-Encoding needs. Without one the
-  body is read raw. gzip and deflate are decoded here (`Inflater`), at most
-  `DEFAULTS.piece_bytes` out at a time: httpx's own decoder turns one 64 KiB
-  read into whatever it inflates to (a gzip bomb: 64 MiB at once). Any other
-  encoding is an `httpx.DecodingError`; `encoding_error` says why, before reading.
-* `body_chunks(response)`: the decoded body; a response already read (by a
-  caller's transport or event hook) gives its content, whole (`content_pieces`).
-* `guarded(chunks, guard, limit)`: those pieces, raising `Halt` past `limit`
-  bytes or once the guard is stopped (`_deadline.py`), checked between chunks on
-  every transport. Closing it closes `chunks` (`close_chunks`).
-* `read_body`: a whole body within those bounds; `read_at_most`: the start of an
-  error body, for its message.
-* `drain`: after a stream's `done`, the rest of its body, within
-  `DEFAULTS.drain_bytes` and `.drain_seconds` (the guard's alarm, which shuts
-  its socket down, and is checked between chunks on a transport without one;
-  under an event loop, `_backend.drain_scope`'s cancel scope too), so that the
-  connection goes back to the pool, and every iterator over the body ends.
+gzip and deflate are decoded here (`Inflater`), at most `DEFAULTS.piece_bytes` out at
+a time: httpx's own decoder turns one 64 KiB read into whatever it inflates to (a gzip
+bomb: 64 MiB at once). `guarded` raises `Halt` past a byte limit or once the guard is
+stopped, checked between chunks on every transport. `drain`, after a stream's `done`,
+reads the rest of its body within `DEFAULTS.drain_bytes` and `.drain_seconds`, so that
+the connection goes back to the pool and every iterator over the body ends.
 """
 
 from __future__ import annotations
@@ -32,18 +21,6 @@ import httpx
 from .._deadline import Guard, Halt
 from .._wire import DEFAULTS
 from ._backend import drain_scope
-
-__all__ = [
-    "Inflater",
-    "body_chunks",
-    "content_pieces",
-    "drain",
-    "encoding_error",
-    "guarded",
-    "inflater_for",
-    "read_at_most",
-    "read_body",
-]
 
 
 class Inflater:
@@ -104,23 +81,14 @@ def encoding_error(response: httpx.Response) -> str | None:
 
 
 def content_pieces(response: httpx.Response) -> Iterator[bytes]:
-    """A body already read (by a caller's transport or event hook): its content, whole.
-
-    Whole: the memory is spent already, and a copy in pieces would cost time.
-    """
+    """A body already read (by a caller's transport or event hook): its content, whole
+    (the memory is spent already)."""
     try:
         content = response.content
     except httpx.ResponseNotRead:  # consumed, not kept: nothing left to read
         return
     if content:
         yield content
-
-
-def close_chunks(chunks: Iterable[bytes]) -> None:
-    """Close `chunks` if it is a generator: closing one early does not close the one it
-    reads from (the garbage collector would, on some later turn of the loop, or never)."""
-    if isinstance(chunks, Generator):
-        chunks.close()
 
 
 _UNBOUNDED = 2**62  # for a reader that stops itself
@@ -138,12 +106,15 @@ def _inflated(raw: Iterable[bytes], inflater: Inflater) -> Generator[bytes, None
                 yield piece
         if last := inflater.flush():
             yield last
-    finally:
-        close_chunks(raw)
+    finally:  # closing a generator early does not close the one it reads from
+        if isinstance(raw, Generator):
+            raw.close()
 
 
 def body_chunks(response: httpx.Response) -> Iterable[bytes]:
-    """The decoded body of `response`, in pieces of at most `piece_bytes` when decoded here."""
+    """The decoded body of `response`, in pieces of at most `piece_bytes` when decoded here
+    (`httpx.DecodingError`, before any is read, for an encoding the SDK does not decode);
+    a body read already is as httpx decoded it."""
     if response.is_stream_consumed:
         return _content(response)
     header = response.headers.get("content-encoding")
@@ -164,8 +135,9 @@ def guarded(
             if total > limit or guard.reason is not None:
                 raise Halt(None, limit) if total > limit else guard.halt()
             yield chunk
-    finally:
-        close_chunks(chunks)
+    finally:  # as `_inflated`'s
+        if isinstance(chunks, Generator):
+            chunks.close()
 
 
 def read_body(response: httpx.Response, guard: Guard, limit: int) -> bytes:
@@ -185,7 +157,7 @@ def read_at_most(response: httpx.Response, limit: int, guard: Guard) -> bytes:
     except (httpx.TransportError, httpx.DecodingError, Halt):
         pass  # what arrived is enough to describe the error
     finally:
-        close_chunks(chunks)
+        chunks.close()
         response.close()
     return bytes(data[:limit])
 

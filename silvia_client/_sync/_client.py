@@ -2,35 +2,27 @@
 # change the async source, then run `python tools/unasync.py`.
 """`SilviaClient`: sending requests, with retries, within a call's deadline.
 
-Where things are: what both clients share without I/O is `ClientBase`
-(`_base.py`: settings, `with_options`, a call's options into a `Call`, requests).
-This module sends (send, classify, decide, sleep or raise); `_sync/_client.py`
-is generated from it (`tools/unasync.py`). The defaults are `DEFAULTS`
-(`_wire.py`); whether and when to retry is `_retries.py`; a response that is not
-what was asked for becomes a typed error by `ResponseErrors` (`_base.py`); a body is read within
-its limits by `_body.py`; the deadline's alarm and the guard that ends a blocked
-read are `_deadline.py`; the spans, when a `tracer_provider` is given,
-`_tracing.py`. The client reaches its connection pool only through `_http`, a
-`Pool` (`_base.py`): this process's (a forked child gets its own) and, sync, the
-first event loop's.
+What both clients share without I/O is `ClientBase` (`_base.py`); this module sends,
+and `_sync/_client.py` is generated from it. Whether and when to retry is
+`_retries.py`; bodies are read within their limits by `_body.py`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING
 
 import httpx
 
-from .._base import BoundedCookieJar, ClientBase, Pool, tls_context, what_failed
+from .._base import BoundedCookieJar, ClientBase, Pool, tls_context
 from .._deadline import Call, Guard, Halt, thread_timer
 from .._retries import Failure, after_failure
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
-from ..errors import ConfigurationError, SilviaError
+from ..errors import ClientClosedError, ConfigurationError, ResponseTooLargeError, SilviaError
 from ._backend import OTHER_CLIENT, sleep
-from ._body import encoding_error, read_at_most, read_body
+from ._body import body_chunks, encoding_error, read_at_most, read_body
 
 if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
@@ -168,7 +160,10 @@ class SilviaClient(ClientBase):
         """Close the client: every stream it opened ends, in any thread, and any call after
         raises `ClientClosedError`. The connection pool is closed if this client made it
         (not your own `http_client`). A `with_options` copy's `close()` does nothing."""
-        if self._closing() and (http := self._pool.to_close()) is not None:
+        if self._copy:  # the pool and the state are the original's
+            return
+        self._life.close()
+        if self._pool.owned and (http := self._pool.to_close()) is not None:
             http.close()
 
     def __enter__(self) -> Self:
@@ -201,7 +196,14 @@ class SilviaClient(ClientBase):
             try:
                 response = http.send(request, stream=True, follow_redirects=False)
                 if logger.isEnabledFor(logging.DEBUG):  # only then: the line reads the request id
-                    self._log_response(request, response)
+                    request_id = self._errors.request_id(response)
+                    logger.debug(
+                        "%s %s -> %d (request id %s)",
+                        request.method,
+                        request.url.path,
+                        response.status_code,
+                        request_id,
+                    )
                 if trace is not None:
                     trace.response(response)
                 guard.watch(response)
@@ -213,14 +215,21 @@ class SilviaClient(ClientBase):
             except httpx.TransportError as broken:
                 failure, error = broken, self._errors.connection_error(broken, request.url)
             except RuntimeError as refused:  # a closed pool, an ended event loop
-                raise self._unusable(refused, http.is_closed) from refused
+                if http.is_closed:
+                    message = "the connection pool is closed: make a new client"
+                    raise ClientClosedError(message) from refused
+                raise
             guard.watch(None)
             if trace is not None:
                 trace.failed(failure)
             step = after_failure(self.retries, call, failure, error, attempt)
             if isinstance(step, SilviaError):
                 raise step
-            logger.info("retrying %s after %s", request.url.path, what_failed(error))
+            if isinstance(failure, httpx.Response):
+                what: object = failure.status_code
+            else:
+                what = type(failure).__name__
+            logger.info("retrying %s after %s", request.url.path, what)
             sleep(step)
             attempt += 1
 
@@ -229,39 +238,71 @@ class SilviaClient(ClientBase):
             return read_body(response, guard, call.options.max_response_bytes)
         except httpx.DecodingError as error:  # a body its Content-Encoding belies
             raise self._errors.undecodable(response, encoding_error(response)) from error
-        except Halt as halt:
-            raise self._halted(halt, response, call) from None
+        except Halt as halt:  # the guard stopped, or the size limit
+            if halt.reason == "closed":
+                message = "the client was closed while the request was under way"
+                raise ClientClosedError(message) from None
+            if halt.limit is None:
+                raise call.timed_out() from None
+            raise ResponseTooLargeError(
+                f"the body is longer than max_response_bytes ({halt.limit:,} bytes)",
+                limit=halt.limit,
+                request_id=self._errors.request_id(response),
+            ) from None
         finally:
             guard.watch(None)
             response.close()
 
-    def _open_chat(self, message: str, session_id: str | None, call: Call) -> httpx.Response:
+    def _open_chat(
+        self, message: str, session_id: str | None, call: Call
+    ) -> tuple[httpx.Response, Iterable[bytes]]:
         guard = self._life.track(call.start(thread_timer))
         if self._tracing is not None:
             call.trace = self._tracing.start(call.options.kind)
         try:
-            request = self._chat_request(self._pool.get(), message, session_id, call)
+            wire, options = self.wire, call.options
+            fields: dict[str, object] = {**options.extra_body, wire.message_field: message}
+            if session_id is not None:
+                fields[wire.session_id_field] = session_id
+            request = self._pool.get().build_request(
+                "POST",
+                self.base_url + wire.chat_path,
+                json=fields,
+                headers=options.headers,
+                params=options.extra_query or None,
+            )
             response, _ = self._send(request, call, guard)
             media_type = response.headers.get("content-type", "").partition(";")[0]
             if media_type.strip().lower() != "text/event-stream":
-                body = read_at_most(response, DEFAULTS.error_body_max_bytes, guard)
-                raise self._errors.unexpected(response, body, "text/event-stream")
-            if (why := encoding_error(response)) is not None:
+                start = read_at_most(response, DEFAULTS.error_body_max_bytes, guard)
+                raise self._errors.unexpected(response, start, "text/event-stream")
+            try:
+                body = body_chunks(response)
+            except httpx.DecodingError as error:  # an encoding the SDK does not decode
                 response.close()
-                raise self._errors.undecodable(response, why)
+                raise self._errors.undecodable(response, str(error)) from None
         except BaseException as error:
             guard.release()
             if call.trace is not None:
                 call.trace.end(error)
             raise
-        return response
+        return response, body
 
     def _fetch(self, path: str, call: Call) -> tuple[httpx.Response, bytes]:
         guard = self._life.track(call.start(thread_timer))
         if self._tracing is not None:
             call.trace = self._tracing.start(call.options.kind, path)
         try:
-            request = self._get_request(self._http, path, call)
+            url = self.base_url + path
+            if len(url) > DEFAULTS.max_url_chars:  # httpx would refuse it with its own error
+                raise ConfigurationError(
+                    f"the session's URL would be {len(url):,} characters, past the "
+                    f"{DEFAULTS.max_url_chars:,} a URL may hold: the session id is too long"
+                )
+            options = call.options
+            request = self._pool.get().build_request(
+                "GET", url, headers=options.headers, params=options.extra_query or None
+            )
             return self._send(request, call, guard, read=True)
         except BaseException as error:
             if call.trace is not None:

@@ -61,11 +61,7 @@ load_on_first_use(
     {
         ".._async._stream": ("AsyncChat", "AsyncChatStream"),
         ".._sync._stream": ("Chat", "ChatStream"),
-        "._turn": (
-            "Timings",
-            "Turn",
-            "TurnBuilder",
-        ),
+        "._turn": ("Timings", "Turn", "TurnBuilder"),
         ".events": (
             "ChatEvent",
             "CitationEvent",

@@ -1,17 +1,9 @@
 """The assembled `Turn`, and `TurnBuilder.apply`: the one place a turn is built from its events.
 
-Accumulation is O(1) per event: text pieces are appended and joined once, and
-the answer's length (a streamed citation's offset) is counted as they come.
-`TurnBuilder.snapshot()` (a stream's `current_turn`) is O(1) too: a `TurnSoFar`
-notes how far each of the builder's lists reached and reads its text and rows
-off them on first use (the lists only grow, so that prefix never changes); a
-`Turn` of copied text and tuples per read would make reading after every
-event quadratic.
-Every row is kept as the server sent it, its target never rewritten: the one
-meaning per source per turn registry is the server's, which writes each row's
-target from it (QA checks that it did). `Turn.target_for` reads the server's final word off the
-rows (`citations._final`), once, on first use. Of `Turn.timings`' stamps, the
-stream sets the start and the response's arrival, the builder the others.
+Building is O(1) per event (text pieces appended, joined once), and so is a stream's
+`current_turn` (`TurnBuilder.snapshot`, a `TurnSoFar`): a turn of copied text per read
+would make reading after every event quadratic. Every row keeps the target the server
+sent it; `Turn.target_for` reads the server's final word off the rows (`citations._final`).
 """
 
 from __future__ import annotations
@@ -161,9 +153,8 @@ class Turn(FinalTargets):
 class _CopiedOnFirstUse(Generic[T]):
     """A field of `TurnSoFar`: copied out of its builder's lists on first read, then kept.
 
-    A descriptor-typed dataclass field (as the `dataclasses` documentation has
-    them): read off the class, it is the field's default; `__init__` hands it
-    that default, which it leaves, since the value is in the builder.
+    A descriptor-typed dataclass field (as the `dataclasses` documentation has them):
+    read off the class, it is the field's default, which `__init__` hands back to it.
     """
 
     _name: str  # the field's, given by `__set_name__`
@@ -195,10 +186,9 @@ def _text(turn: TurnSoFar) -> str:
 class TurnSoFar(Turn):
     """A `Turn` as its builder stood when it was taken: what a stream's `current_turn` gives.
 
-    Taking one is O(1) whatever the turn's length: it notes how many text
-    pieces and rows the builder held (`_reach`), and its `text` and row tuples
-    are copied off the builder's lists (which only grow, so that prefix never
-    changes) on first use, then kept. It pickles and copies as a plain `Turn`.
+    It notes how many text pieces and rows the builder held (`_reach`); its `text` and
+    row tuples are copied off the builder's lists (which only grow) on first use, then
+    kept. It pickles and copies as a plain `Turn`.
     """
 
     text: _CopiedOnFirstUse[str] = _CopiedOnFirstUse("", _text)
@@ -349,7 +339,7 @@ class TurnBuilder:
     def build(self) -> Turn:
         """The turn as it stands: complete if `done` arrived and no error did."""
         return Turn(
-            text=self._text_to(len(self._pieces)),
+            text="".join(self._pieces),
             citations=self._summary,
             inline_citations=tuple(self._inline),
             session_id=self.session_id,

@@ -1,36 +1,20 @@
 """The typed events of one chat turn, and the table that reads them off the wire.
 
-Every SSE event becomes exactly one of these; nothing is dropped. A name the
-SDK does not know becomes `UnknownEvent` (raw name and data); a known name
-whose data is not JSON, or not the documented shape, `MalformedEvent` (raw
-data). Neither stops the stream. `type` is the SDK's own name for an event
-(stable, for `match`), whatever the wire calls it (`_wire.EventNames`).
+Every SSE event becomes exactly one of these; nothing is dropped. A name the SDK does
+not know becomes `UnknownEvent`; a known name whose data is not JSON, or not the
+documented shape, `MalformedEvent`. Neither stops the stream. `type` is the SDK's own
+name for an event (stable, for `match`), whatever the wire calls it.
 
-Where things are: the event classes; `ChatEvent`, their union; the readers,
-one per event name, in one table (`EventDecoder`). The stream
-(`_async/_stream.py`) reads each event once and applies it to the turn
-(`chat/_turn.py`).
+`EventDecoder` holds the readers, one per event name. Its fast path (`_sse.py`) reads
+with pydantic's parser, a citation's rows in one `validate_json` (a streamed row's
+offset in the validation context); whatever that refuses, or whose result holds an
+infinity, goes the plain way, whole, so the plain way decides every `MalformedEvent`
+and row error (`tests/test_fast_json.py` holds the two equal).
 
-The fast path (`_sse.FAST_PATH`, CONTRIBUTING's "Fast paths"): `EventDecoder` first
-reads an event with pydantic's parser, `from_json` and then the same reader, or,
-for `citation` and `citations_summary`, one `validate_json` that builds the rows
-from the event's JSON (a streamed row's offset in the validation context,
-`STREAM_OFFSET`). Whatever that refuses, or whose result holds an infinity
-(`_sse.holds_infinity`), goes the plain way, `_sse.loads` and the reader: the
-whole event, so the plain way decides every `MalformedEvent` and every row error.
-`tests/test_fast_json.py` holds the two ways equal.
-
-`to_dict` and `to_json` (on `_Event`, the classes' one base) give an event as
-JSON for a relay: a `type` key, then each field; citations in their wire form,
-and every raw value (an unknown or malformed event's data, an error's body, a
-message, a row error's raw row) with no `provider` member unless asked
-(`_raw`). The data of an unknown or malformed event stays a string: as sent,
-or, when it held a `provider`, re-written without it, and left out when it is
-not JSON and the provider is not asked for.
-
-Events are slotted dataclasses, not frozen ones: one is made per SSE event,
-and a frozen one costs about three times as much to build. The turn never
-reads an event after applying it.
+`to_dict` and `to_json` give an event as JSON for a relay, with no `provider` member
+anywhere unless asked; an unknown or malformed event's data stays a string, re-written
+without its providers (or left out when it is not JSON). Events are slotted
+dataclasses, not frozen ones: a frozen one costs about three times as much to build.
 """
 
 from __future__ import annotations
@@ -289,28 +273,10 @@ def _done(data: object, wire: WireFormat, offset: int) -> ChatEvent:
     return DoneEvent()
 
 
-class _Refused(ValueError):
-    """The fast path's result may differ from the plain one's: read it the plain way."""
-
-
-# A fast reader takes the data and the offset, and raises (ValueError, LookupError,
-# _Shape, RecursionError) for anything it leaves to the plain way.
-FastReader: TypeAlias = Callable[[str, int], ChatEvent]
+# What the fast path leaves to the plain way: any refusal of pydantic's parser.
 _REFUSED = (ValueError, LookupError, _Shape, RecursionError)
 # Only the keys go to pydantic-core's string cache (shared by the process), never the text.
 _KEYS_ONLY: ConfigDict = ConfigDict(cache_strings="keys")
-
-
-def _parsed(reader: Reader, wire: WireFormat, keeps_values: bool) -> FastReader:
-    """`reader` of the data as `from_json` reads it; refused if kept values hold an infinity."""
-
-    def read(data: str, offset: int) -> ChatEvent:
-        value = from_json(data, cache_strings="keys")
-        if keeps_values and holds_infinity(value):
-            raise _Refused
-        return reader(value, wire, offset)
-
-    return read
 
 
 @lru_cache(maxsize=1)
@@ -327,28 +293,14 @@ def _row_adapters() -> tuple[TypeAdapter[Any], TypeAdapter[Any], str]:
     )
 
 
-def _fast_text(key: str) -> FastReader:
-    """`_text` of the data as `from_json` reads it, in one function: the most frequent event."""
-
-    def read(data: str, offset: int) -> ChatEvent:
-        value = from_json(data, cache_strings="keys")
-        text = value.get(key) if type(value) is dict else None
-        if isinstance(text, str):
-            return TextEvent(text)
-        raise _Refused
-
-    return read
-
-
 class EventDecoder:
     """`decode_event` for one `WireFormat`: its table of readers, by event name, built once."""
 
-    __slots__ = ("_done", "_fast", "_readers", "_wire")
+    __slots__ = ("_readers", "_wire")
 
     def __init__(self, wire: WireFormat) -> None:
         names = wire.events
         self._wire = wire
-        self._done = names.done
         self._readers: Mapping[str, Reader] = {
             names.session: _session,
             names.text: _text,
@@ -358,28 +310,34 @@ class EventDecoder:
             names.error: _error,
             names.done: _done,
         }
-        self._fast: Mapping[str, FastReader] = (
-            {
-                names.session: _parsed(_session, wire, keeps_values=False),
-                names.text: _fast_text(wire.text_key),
-                names.citation: self._fast_citation,
-                names.citations_summary: self._fast_summary,
-                names.message: _parsed(_message, wire, keeps_values=True),
-                names.error: _parsed(_error, wire, keeps_values=True),
-                names.done: _parsed(_done, wire, keeps_values=False),
-            }
-            if FAST_PATH
-            else {}
-        )
 
     def __call__(self, name: str, data: str, offset: int = 0) -> ChatEvent:
         """Read one SSE event. Never raises: bad data gives a `MalformedEvent`."""
-        fast = self._fast.get(name)
-        if fast is not None:
-            try:
-                return fast(data, offset)
+        reader = self._readers.get(name)
+        if FAST_PATH and reader is not None:
+            wire, names = self._wire, self._wire.events
+            try:  # the fast path, or on to the plain way, which says what is wrong
+                if name == names.text:  # the most frequent event, read here
+                    value = from_json(data, cache_strings="keys")
+                    text = value.get(wire.text_key) if type(value) is dict else None
+                    if isinstance(text, str):
+                        return TextEvent(text)
+                elif name == names.citation:
+                    adapter, _, key = _row_adapters()
+                    row = adapter.validate_json(data, context={key: offset})[wire.citation_key]
+                    if not holds_infinity(row.model_extra):
+                        return CitationEvent(row)
+                elif name == names.citations_summary:
+                    rows = _row_adapters()[1].validate_json(data)[wire.citations_key]
+                    if not any(holds_infinity(row.model_extra) for row in rows):
+                        return CitationsSummaryEvent(tuple(rows))
+                else:
+                    value = from_json(data, cache_strings="keys")
+                    # A message or an error keeps the values: none may be an infinity.
+                    if name not in (names.message, names.error) or not holds_infinity(value):
+                        return reader(value, wire, offset)
             except _REFUSED:
-                pass  # the plain way reads it, and says what is wrong with it
+                pass
         return self.plain(name, data, offset)
 
     def plain(self, name: str, data: str, offset: int = 0) -> ChatEvent:
@@ -390,7 +348,7 @@ class EventDecoder:
         try:
             return reader(loads(data), self._wire, offset)
         except ValueError as error:  # JSON errors and pydantic's ValidationError alike
-            if name == self._done and not data.strip():
+            if name == self._wire.events.done and not data.strip():
                 return DoneEvent()  # `done` carries `{}`, but an empty data line means the same
             reason = "invalid citation" if isinstance(error, ValidationError) else "invalid JSON"
             return MalformedEvent(name, data, reason)
@@ -398,20 +356,6 @@ class EventDecoder:
             return MalformedEvent(name, data, str(error))
         except RecursionError:
             return MalformedEvent(name, data, "nested too deeply")
-
-    def _fast_citation(self, data: str, offset: int) -> ChatEvent:
-        adapter, _, key = _row_adapters()
-        row = adapter.validate_json(data, context={key: offset})[self._wire.citation_key]
-        if holds_infinity(row.model_extra):
-            raise _Refused
-        return CitationEvent(row)
-
-    def _fast_summary(self, data: str, offset: int) -> ChatEvent:
-        rows = _row_adapters()[1].validate_json(data)[self._wire.citations_key]
-        for row in rows:
-            if holds_infinity(row.model_extra):
-                raise _Refused
-        return CitationsSummaryEvent(tuple(rows))
 
 
 @lru_cache(maxsize=8)
