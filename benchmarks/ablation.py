@@ -50,31 +50,35 @@ EVENTS = "silvia_client/chat/events.py"
 JSON = "silvia_client/_sse.py"
 
 
-def _no_fast_json(tree: Path) -> Path:
-    path = tree / JSON
-    path.write_text(path.read_text().replace("\nFAST = True", "\nFAST = False", 1))
+def _patched(path: Path, anchor: str, new: str) -> Path:
+    """`path` with its one `anchor` replaced by `new`; an anchor not found stops the run."""
+    text = path.read_text()
+    if text.count(anchor) != 1:
+        raise SystemExit(f"{path.name}: the patch's anchor {anchor!r} is not there once")
+    path.write_text(text.replace(anchor, new))
     return path
+
+
+def _no_fast_json(tree: Path) -> Path:
+    return _patched(tree / JSON, "\nFAST = True", "\nFAST = False")
 
 
 def _text_regex(tree: Path) -> Path:
-    path = tree / EVENTS
-    text = path.read_text()
-    text = text.replace(
-        "        fast = self._fast.get(name)\n",
+    anchor = "        reader = self._readers.get(name)\n        if FAST_PATH"
+    path = _patched(
+        tree / EVENTS,
+        anchor,
         "        if name == 'text':\n"
         "            quick = _QUICK_TEXT.fullmatch(data)\n"
         "            if quick is not None:\n"
-        "                return TextEvent(quick[1])\n"
-        "        fast = self._fast.get(name)\n",
+        "                return TextEvent(quick[1])\n" + anchor,
     )
-    text = text.replace(
+    return _patched(
+        path,
         "from __future__ import annotations\n",
         "from __future__ import annotations\n\nimport re\n\n"
         '_QUICK_TEXT = re.compile(r\'\\{"text": ?"([^"\\\\\\x00-\\x1f]*)"\\}\')\n',
-        1,
     )
-    path.write_text(text)
-    return path
 
 
 PATCHES: dict[str, Callable[[Path], Path] | None] = {
