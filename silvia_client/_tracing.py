@@ -61,11 +61,11 @@ class Tracing:
         from ._version import __version__
 
         self.tracer: Tracer = tracer_provider.get_tracer("silvia_client", __version__)
-        self.propagate = propagate
-        self.inject = otel_propagate.inject
-        self.request_id = request_id
-        self.scrub = scrub
-        self.session_path = session_path
+        self.propagate: bool = propagate
+        self.inject: Callable[..., None] = otel_propagate.inject
+        self.request_id: Callable[[httpx.Response], str | None] = request_id
+        self.scrub: Callable[[str | None], str | None] = scrub
+        self.session_path: str = session_path
 
     def start(self, kind: str, path: str | None = None) -> Operation:
         """The operation of kind `kind` ("chat" or "get", of `path`) starts."""
@@ -94,7 +94,7 @@ class Operation:
         from opentelemetry.trace import SpanKind
 
         self._tracing = tracing
-        self.kind = kind
+        self.kind: str = kind
         # A clock pair, so that the turn's `perf_counter` stamps become span event times.
         self._wall_ns, self._perf = time.time_ns(), time.perf_counter()
         self._span = tracing.tracer.start_span(
@@ -118,6 +118,7 @@ class Operation:
         span.set_status(Status(StatusCode.ERROR, error_type))
 
     def attempt(self, request: httpx.Request, resend_count: int) -> None:
+        """An HTTP attempt starts: its span, a child of the operation's."""
         from opentelemetry.trace import SpanKind, set_span_in_context
 
         self._end_attempt()
@@ -143,6 +144,7 @@ class Operation:
             self._tracing.inject(request.headers, context=set_span_in_context(span))
 
     def response(self, response: httpx.Response) -> None:
+        """The attempt's response head came."""
         span = self._attempt
         if span is None:
             return
@@ -154,6 +156,7 @@ class Operation:
             self._end_attempt()  # the stream's body is the turn's, not the attempt's
 
     def failed(self, failure: httpx.Response | httpx.TransportError) -> None:
+        """The attempt failed: a status the SDK raises for, or a transport error."""
         if isinstance(failure, BaseException):
             self._end_attempt(type(failure).__name__)
         else:
@@ -167,10 +170,12 @@ class Operation:
             span.end()
 
     def error(self, cls: type[BaseException]) -> None:
+        """The error type the stream raises next, if none was noted before."""
         if self._error_type is None:
             self._error_type = cls.__name__
 
     def end_turn(self, builder: TurnBuilder) -> None:
+        """The turn ended: its counts and timings on the span, which ends."""
         if self._ended:
             return
         turn = builder.build()
@@ -190,6 +195,7 @@ class Operation:
         self.end()
 
     def end(self, error: BaseException | None = None) -> None:
+        """The operation ends (failed with `error`'s type, or the noted one); once only."""
         if self._ended:
             return
         self._ended = True

@@ -26,7 +26,9 @@ class LiveStream(Protocol[TurnT_co]):
 
     @property
     def text_stream(self) -> Iterator[str]: ...
-    def until_done(self) -> TurnT_co: ...
+    def until_done(self) -> TurnT_co:
+        """The complete turn, once the stream has ended."""
+        ...
 
 
 class AsyncLiveStream(Protocol[TurnT_co]):
@@ -34,7 +36,9 @@ class AsyncLiveStream(Protocol[TurnT_co]):
 
     @property
     def text_stream(self) -> AsyncIterator[str]: ...
-    async def until_done(self) -> TurnT_co: ...
+    async def until_done(self) -> TurnT_co:
+        """The complete turn, once the stream has ended."""
+        ...
 
 
 class Throttle:

@@ -70,6 +70,7 @@ class DropMidEvent:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         cut = _next_event(steps, after_events(steps, self.after_events))
         event = steps[cut]
         assert isinstance(event, Event)
@@ -86,6 +87,7 @@ class Stall:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         at = after_events(steps, self.after_events)
         return [*steps[:at], Pause(self.seconds), *steps[at:]]
 
@@ -100,6 +102,7 @@ class SendMalformed:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         at = after_events(steps, self.after_events)
         raw = Raw(f"event: {self.event}\ndata: {self.data}\n\n".encode())
         return [*steps[:at], raw, *steps[at:]]
@@ -115,6 +118,7 @@ class SendUnknown:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         at = after_events(steps, self.after_events)
         data = {"tool": "execute_sql", "status": "running"} if self.data is None else self.data
         return [*steps[:at], Event(self.event, data), *steps[at:]]
@@ -130,6 +134,7 @@ class SendError:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         at = after_events(steps, self.after_events)
         error = {wire.error_key: {"type": self.error_type, "message": self.message}}
         return [*steps[:at], Event(wire.events.error, error)]
@@ -145,6 +150,7 @@ class EndWithoutDone:
     kind: ClassVar[str] = "no_done"
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         done = [
             index
             for index, step in enumerate(steps)
@@ -210,6 +216,7 @@ class SendEndlessLine:
     after_events: int = 6
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         return [*_before(steps, self.after_events, wire), Raw(b"data: "), Repeat(_PIECE)]
 
 
@@ -230,6 +237,7 @@ class SendOversizedEvent:
         _counted("data_bytes", self.data_bytes)
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         opening = b'{"' + wire.text_key.encode() + b'":"'
         # The text is what is left of `data_bytes` after the JSON around it.
         times, rest = divmod(max(self.data_bytes - len(opening) - 2, 0), len(_PIECE))
@@ -264,6 +272,7 @@ class SendGzipBomb:
         _counted("inflated_bytes", self.inflated_bytes)
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         body = GzipBody()
         encoded: list[Step] = [
             Encoded(step, body.piece(step.encode())) if isinstance(step, (Event, Raw)) else step
@@ -309,6 +318,7 @@ class Trickle:
         _paced("every", self.every)
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them (a new list)."""
         trickle = Repeat(b"x", every=self.every)
         return [*_before(steps, self.after_events, wire), Raw(b"data: "), trickle]
 
@@ -329,6 +339,7 @@ class KeepAliveForever:
         _paced("every", self.every)
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
+        """The turn's steps with this fault in them, `token` echoed (a new list)."""
         return [*_before(steps, self.after_events, wire), Repeat(PING.data, every=self.every)]
 
 
