@@ -19,8 +19,8 @@ settings.register_profile(
 # are tests/depth.py's) shares two cores with three other workers in `.ci/run`: a draw or
 # an example may take longer there than hypothesis's defaults allow (200 ms an example, a
 # second for the first draws) without anything being wrong, and a test must not fail for it.
-# A bare `@given` runs hypothesis's 100 examples on the main run, tests/depth.py's on "dev".
-for _name, _examples in (("ci", 100), ("dev", DEV_EXAMPLES)):
+# A bare `@given`'s examples: tests/depth.py says why.
+for _name, _examples in (("ci", 50), ("dev", DEV_EXAMPLES)):
     settings.register_profile(
         _name,
         max_examples=_examples,

@@ -11,7 +11,7 @@ Three families:
   history carry them.
 
 Example counts: `HYPOTHESIS_PROFILE` (default "ci") picks how hard the properties
-search: (the parser's never-raises fuzz, every other property) at (300, 100) on
+search: (the parser's never-raises fuzz, every other property) at (300, 50) on
 `.ci/run`'s main run, (10, 10) on its other runs ("dev"), (500, 50) under
 `tools/mutation.py`. The hostile values that matter are listed (`@example`s and
 loops in the tests), so the search is for what nobody listed; more examples bought
@@ -48,7 +48,7 @@ from silvia_client.citations import (
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
 _EXAMPLES = {
     # name: (the parser's never-raises fuzz, every other property)
-    "ci": (300, 100),
+    "ci": (300, 50),
     "dev": (10, 10),  # tests/depth.py says why
     "mutation": (500, 50),  # tools/mutation.py: each mutant runs the tests that reach it
 }
