@@ -161,8 +161,7 @@ GROUPS: dict[str, Group] = {
         ),
         blind={
             **POLARS,
-            "tests/client/test_current_turn.py::"
-            "test_the_turn_so_far_pickles_and_copies_as_a_plain_turn_and_defaults_as_one": (
+            "tests/client/test_current_turn.py::test_each_copied_field_defaults_as_a_turns": (
                 "`TurnSoFar`'s fields are built at import: mutated, they show only afresh"
             ),
         },
