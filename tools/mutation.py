@@ -161,7 +161,8 @@ GROUPS: dict[str, Group] = {
         ),
         blind={
             **POLARS,
-            "tests/client/test_current_turn.py::test_each_copied_field_defaults_as_a_turns": (
+            "tests/client/test_current_turn.py::"
+            "test_each_copied_field_defaults_as_a_turns_and_reads_its_own_list": (
                 "`TurnSoFar`'s fields are built at import: mutated, they show only afresh"
             ),
         },

@@ -170,10 +170,14 @@ def test_the_turn_so_far_pickles_and_copies_as_a_plain_turn() -> None:
         assert b"_source" not in pickle.dumps(snapshot)
 
 
-def test_each_copied_field_defaults_as_a_turns() -> None:
+def test_each_copied_field_defaults_as_a_turns_and_reads_its_own_list() -> None:
     # The fields are built at import, before mutmut forks: `tools/mutation.py` runs this
     # afresh (its pickling, above, runs under mutmut).
-    snapshot = TurnBuilder("s0").snapshot()
+    builder = TurnBuilder()
+    for name, data in [*KINDS, TEXT_HEL]:
+        builder.apply(decode_event(name, data, DEFAULT_WIRE, builder.text_length))
+    snapshot = builder.snapshot()
+    assert fields(snapshot) == fields(builder.build())  # each field reads its own list
     defaults = {f.name: f.default for f in dataclasses.fields(Turn)}
     so_far = {f.name: f.default for f in dataclasses.fields(snapshot) if f.name in defaults}
     assert so_far == defaults
