@@ -123,10 +123,10 @@ class Chromium:
         self._server.pages[path] = page.encode("utf-8")
         return path
 
-    def run(self, url: str, *flags: str) -> bytes:
+    def run(self, url: str, *flags: str, timeout: float = LAUNCH_TIMEOUT) -> bytes:
         """Load `url` in a fresh Chromium with `flags`; its stdout, or AssertionError."""
         command = [self.path, *FLAGS, *flags, f"--user-data-dir={self.profile}", url]
-        done = subprocess.run(command, capture_output=True, timeout=LAUNCH_TIMEOUT, check=False)
+        done = subprocess.run(command, capture_output=True, timeout=timeout, check=False)
         stderr = done.stderr.decode("utf-8", "replace")[-2000:]
         assert done.returncode == 0, f"Chromium exited with {done.returncode}: {stderr}"
         return done.stdout

@@ -4,9 +4,9 @@
 
     site = build_site(tmp_dir)              # `mkdocs build --strict`, as CI runs it
     with SiteServer(site) as server:        # http://127.0.0.1:<port>/
-        page = load(chromium, server.origin + "/streaming/?q=word")
-        page.report    # what the probe saw: errors, links, ids, search results
-        server.missing # every path it answered 404
+        pages = load(chromium, server, ["/", "/streaming/?q=word"])
+        pages["/streaming/?q=word"].report  # what the probe saw: errors, links, ids, results
+        server.missing                      # every path it answered 404
 
 The site is served over http, not file://, because its search runs in a web
 worker, which Chromium does not start for a file:// page. Every HTML page is served
@@ -14,6 +14,9 @@ with `PROBE` as the first script of its `<head>`, so it sees everything the page
 does: it records console errors, uncaught errors, unhandled rejections and every
 element that failed to load; once the page has loaded (and, given `?q=WORD`, once
 the search has answered) it writes what it found into the DOM, where `load` reads it.
+`load` starts one Chromium for all the pages it is given (a launch costs seconds): a
+page of its own (`PAGES`, not probed) opens each in turn in a same-origin frame and
+collects the frames' reports into its DOM.
 
 Chromium runs in virtual time (tests/browser.py), which does not wait for a
 worker: so the probe waits for the search by fetching `/__tick`, which the server
@@ -24,6 +27,7 @@ nothing, so a page that asked for anything remote would show an error.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -42,6 +46,8 @@ ROOT = Path(__file__).resolve().parents[2]
 TICK = "/__tick"
 TICK_SECONDS = 0.02  # real time per tick: how finely the probe polls the search
 MAX_TICKS = 5000  # a guard against a search that never answers, not a bound on speed
+PAGES = "/__pages"
+SECONDS_A_PAGE = 60  # a guard against a hung browser, as LAUNCH_TIMEOUT is for one page
 
 PROBE = (
     """
@@ -89,6 +95,33 @@ PROBE = (
 )
 
 
+# Opens each of URLS in a frame, one after another, and writes their reports, by URL.
+DRIVER = """<!doctype html><html><head><title>pages</title><link rel="icon" href="data:,">
+</head><body><script>
+async function run() {
+  const reports = {};
+  for (const url of URLS) {
+    const frame = document.createElement("iframe");
+    frame.style.width = "1200px";
+    frame.style.height = "900px";
+    frame.src = url;
+    document.body.appendChild(frame);
+    for (let waited = 0; waited < MAX_WAITS; waited += 1) {
+      const out = frame.contentDocument && frame.contentDocument.getElementById("REPORT_ID");
+      if (out) { reports[url] = JSON.parse(out.textContent); break; }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    frame.remove();
+  }
+  const out = document.createElement("pre");
+  out.id = "REPORT_ID";
+  out.textContent = JSON.stringify(reports);
+  document.documentElement.appendChild(out);
+}
+window.addEventListener("load", run);
+</script></body></html>""".replace("REPORT_ID", REPORT_ID).replace("MAX_WAITS", str(MAX_TICKS))
+
+
 def build_site(site_dir: Path) -> Path:
     """Build the site into `site_dir` with `mkdocs build --strict`; AssertionError if it fails."""
     environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # the theme's banner, not ours
@@ -115,6 +148,7 @@ class SiteServer:
         self.site = site
         self.requests: list[str] = []
         self.missing: list[str] = []
+        self.pages = b""  # what `load` serves at PAGES
         served = self
         pages = dict(extra or {})
 
@@ -131,10 +165,10 @@ class SiteServer:
                     self.end_headers()
                     return
                 page = pages.get(path) or served.html(path)
-                if page is None:
+                if page is None and path != PAGES:
                     super().do_GET()
                     return
-                body = probed(page)
+                body = served.pages if page is None else probed(page)
                 self.send_response(200)
                 self.send_header("content-type", "text/html; charset=utf-8")
                 self.send_header("content-length", str(len(body)))
@@ -199,7 +233,14 @@ class LoadedPage:
     report: dict[str, Any]
 
 
-def load(chromium: Chromium, url: str) -> LoadedPage:
-    """Load `url` in a fresh headless Chromium, offline but for 127.0.0.1; the probe's report."""
-    dom = chromium.run(url, OFFLINE, "--dump-dom").decode("utf-8", "replace")
-    return LoadedPage(url, read_report(Page(dom, ())))
+def load(chromium: Chromium, server: SiteServer, paths: list[str]) -> dict[str, LoadedPage]:
+    """Each of `paths` (with a query, if any) loaded from `server` in one headless Chromium,
+    offline but for 127.0.0.1: the probe's report of each, by path."""
+    server.pages = DRIVER.replace("URLS", json.dumps(paths)).encode("utf-8")
+    budget = f"--virtual-time-budget={len(paths) * 60_000}"  # the last flag of a name wins
+    timeout = len(paths) * SECONDS_A_PAGE
+    dom = chromium.run(server.origin + PAGES, OFFLINE, budget, "--dump-dom", timeout=timeout)
+    reports = read_report(Page(dom.decode("utf-8", "replace"), ()))
+    missing = [path for path in paths if path not in reports]
+    assert not missing, f"no report from {missing}"
+    return {path: LoadedPage(server.origin + path, reports[path]) for path in paths}

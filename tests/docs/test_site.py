@@ -104,11 +104,9 @@ def words(built_site: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def loaded(chromium: Chromium, server: SiteServer, words: dict[str, str]) -> dict[str, LoadedPage]:
     """Every page, loaded once (with its search word, when it has one)."""
-    pages = {}
-    for path in site_paths():
-        query = f"?q={words[path]}" if path in words else ""
-        pages[path] = load(chromium, server.origin + path + query)
-    return pages
+    queried = {path: path + (f"?q={words[path]}" if path in words else "") for path in site_paths()}
+    pages = load(chromium, server, list(queried.values()))
+    return {path: pages[query] for path, query in queried.items()}
 
 
 def test_the_navigation_is_the_site(built_site: Path) -> None:
@@ -216,7 +214,7 @@ def test_the_probe_sees_errors_missing_files_and_remote_loads(
 ) -> None:
     # The checks above pass on an empty report too: the probe must see what it is for.
     with SiteServer(built_site, extra={"/probe.html": SELF_TEST}) as served:
-        page = load(chromium, served.origin + "/probe.html")
+        page = load(chromium, served, ["/probe.html"])["/probe.html"]
     errors = page.report["errors"]
     assert "boom" in errors
     assert any("no-such-image.png" in error for error in errors)
