@@ -99,11 +99,13 @@ class TerminalRenderer:
 
     def _put(self, text: str) -> None:
         if text:
-            self.out.write(text)
-            self.out.flush()
+            # The state first: a Ctrl-C inside the write must find the line it left open,
+            # so that "interrupted" starts a line of its own.
             self.mid_line = not text.endswith("\n")
             line_start = text.rfind("\n") + 1
             self._column = len(text) - line_start + (self._column if line_start == 0 else 0)
+            self.out.write(text)
+            self.out.flush()
 
     def end_line(self) -> None:
         self._flush_word()
