@@ -275,11 +275,14 @@ def test_a_server_that_is_not_there_stops_the_run_with_status_3(
 
 
 def test_ctrl_c_writes_the_partial_reports_it_was_asked_for(tmp_path: Path) -> None:
-    prompts = [{"id": f"p{n}", "message": "Checking?", "scenario": "account"} for n in range(1, 6)]
+    # Over 127.0.0.1, the prompts after the first stall, so that Ctrl-C lands while they remain.
+    prompts = [
+        {"id": f"p{n}", "message": "Checking?", "scenario": "fault-stall" if n > 1 else "account"}
+        for n in range(1, 6)
+    ]
     script = write_script(tmp_path / "s.json", prompts)
     junit, path = tmp_path / "qa.xml", tmp_path / "qa.json"
-    # Slow turns over 127.0.0.1, so that Ctrl-C lands while prompts remain.
-    with ReferenceServer(pace=0.1).serve_loopback() as url:
+    with ReferenceServer().serve_loopback() as url:
         env = {**os.environ, "SILVIA_BASE_URL": url, "SILVIA_TOKEN": TOKEN}
         process = subprocess.Popen(
             silvia_command("qa", "run", str(script), "--junit", str(junit), "--json", str(path)),
