@@ -265,7 +265,7 @@ def test_no_answer_of_the_server_nor_a_bad_token_makes_a_command_print_them(
                 assert f"silvia {command}:" in err  # the error was printed, blanked
             if command == "session show":
                 assert "<token>" in err, (command, name)
-    # A token no header can carry. (A URL holding a password: test_chat.py and test_record.py.)
+    # A token no header can carry. (A URL holding a password: test_chat.py and test_serve.py.)
     monkeypatch.setenv("SILVIA_TOKEN", ECHOED + "\n")
     for argv in ARGV.values():
         status, out, err = run([*argv, "--base-url", "http://127.0.0.1:9"], capsys)
