@@ -112,52 +112,36 @@ def test_a_url_with_credentials_a_query_or_a_fragment_is_a_usage_error_that_hide
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    refused = "--base-url must not have a query (?) or a fragment (#)"
-    for url in (f"{loopback}/?key=query-secret", f"{loopback}/#frag-secret", f"{loopback}?"):
-        assert run(["chat", "hi", "--base-url", url], capsys) == (
-            2,
-            "",
-            f"silvia chat: {refused}\n",
-        )
-    monkeypatch.setenv("SILVIA_BASE_URL", "https://alice:pa55word@staging.example")
-    for name, argv in {**_commands(tmp_path), "session show": ["session", "show", "nope"]}.items():
-        prefix = "qa" if name == "qa run" else name  # `silvia qa` says its usage errors as one
-        assert run(argv, capsys) == (
-            2,
-            "",
-            f"silvia {prefix}: SILVIA_BASE_URL must not hold credentials (user:password@): "
-            "the token goes in SILVIA_TOKEN\n",
-        )
-    monkeypatch.delenv("SILVIA_BASE_URL")
     absolute = "must be an absolute http(s) URL"
-    cases = [
-        (["chat", "hi", "--base-url", "ftp://x"], f"silvia chat: --base-url {absolute}"),
-        (["chat", "hi", "--web-url", "javascript:x"], f"silvia chat: --web-url {absolute}"),
-        (
-            ["session", "show", "s1", "--web-url", "data:x"],
-            f"silvia session show: --web-url {absolute}",
-        ),
-        (["demo", "--web-url", "data:x"], f"silvia demo: --web-url {absolute}"),
-        (["chat", "   "], "silvia chat: MESSAGE must not be empty"),
-        (
-            ["session", "show", "sess_1"],
-            "silvia session show: no --base-url and no SILVIA_BASE_URL: name the server to ask "
-            "(the embedded reference server keeps nothing between runs)",
-        ),
-    ]
-    for argv, line in cases:
-        assert run(argv, capsys) == (2, "", line + "\n"), argv
-    monkeypatch.setenv("SILVIA_WEB_URL", "javascript:alert(1)")
-    for argv, command in [(["chat", "hi"], "chat"), (["demo"], "demo")]:
-        assert run(argv, capsys) == (2, "", f"silvia {command}: SILVIA_WEB_URL {absolute}\n")
-    monkeypatch.delenv("SILVIA_WEB_URL")
-    monkeypatch.setenv("SILVIA_BASE_URL", "not a url")
-    for argv, command in [
-        (["chat", "hi"], "chat"),
-        (["session", "show", "s1"], "session show"),
-        (["record", "hi", "-o", "never.jsonl"], "record"),
-    ]:
-        assert run(argv, capsys) == (2, "", f"silvia {command}: SILVIA_BASE_URL {absolute}\n")
+    query = "--base-url must not have a query (?) or a fragment (#)"
+    credentials = "must not hold credentials (user:password@): the token goes in SILVIA_TOKEN"
+    named = {**_commands(tmp_path), "session show": ["session", "show", "nope"]}
+    said = {name: "qa" if name == "qa run" else name for name in named}  # `silvia qa`'s own
+    cases: list[tuple[dict[str, str], list[str], str]] = [
+        *(({}, ["chat", "hi", "--base-url", loopback + tail], f"silvia chat: {query}")
+          for tail in ("/?key=query-secret", "/#frag-secret", "?")),
+        *(({"SILVIA_BASE_URL": "https://alice:pa55word@staging.example"}, argv,
+           f"silvia {said[name]}: SILVIA_BASE_URL {credentials}") for name, argv in named.items()),
+        *(({"SILVIA_BASE_URL": "not a url"}, argv,
+           f"silvia {said[name]}: SILVIA_BASE_URL {absolute}") for name, argv in named.items()),
+        *(({"SILVIA_WEB_URL": "javascript:alert(1)"}, argv,
+           f"silvia {argv[0]}: SILVIA_WEB_URL {absolute}") for argv in (["chat", "hi"], ["demo"])),
+        ({}, ["chat", "hi", "--base-url", "ftp://x"], f"silvia chat: --base-url {absolute}"),
+        ({}, [*named["qa run"], "--base-url", "ftp://x"], f"silvia qa: --base-url {absolute}"),
+        ({}, ["chat", "hi", "--web-url", "javascript:x"], f"silvia chat: --web-url {absolute}"),
+        ({}, ["session", "show", "s1", "--web-url", "data:x"],
+         f"silvia session show: --web-url {absolute}"),
+        ({}, ["demo", "--web-url", "data:x"], f"silvia demo: --web-url {absolute}"),
+        ({}, ["chat", "   "], "silvia chat: MESSAGE must not be empty"),
+        ({}, ["session", "show", "sess_1"],
+         "silvia session show: no --base-url and no SILVIA_BASE_URL: name the server to ask "
+         "(the embedded reference server keeps nothing between runs)"),
+    ]  # fmt: skip
+    for env, argv, line in cases:
+        with monkeypatch.context() as patch:
+            for name, value in env.items():
+                patch.setenv(name, value)
+            assert run(argv, capsys) == (2, "", line + "\n"), (env, argv)
 
 
 def test_chat_then_session_show_on_a_real_socket(
