@@ -279,15 +279,12 @@ def escaped(text: str) -> str:
 
 
 def test_chat_then_session_show_write_lone_surrogates_escaped(
-    loopback: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    loopback: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status, out, err = run(["chat", "/scenario lone-surrogates", "--base-url", loopback], capsys)
     assert status == 0
     answer, _, sources = out.partition("\n\n")
     assert answer == escaped(TEXT) + "[1]"  # the whole turn is on screen, é and emoji as is
-    assert ESCAPED in answer
-    assert "\\udfff" in answer
-    assert "café \U0001f600" in answer
     assert f"  [1] {escaped(TITLE)} (web page)" in sources.splitlines()
     status, out, err = run(["session", "show", session_of(err), "--base-url", loopback], capsys)
     assert status == 0
@@ -296,17 +293,6 @@ def test_chat_then_session_show_write_lone_surrogates_escaped(
     assert blocks[2] == "Silvia: " + escaped(TEXT)
     assert f"  [1] {escaped(TITLE)} (web page)" in blocks[3].splitlines()
     assert TOKEN not in out + err
-
-    # Under PYTHONIOENCODING=ascii an `é` cannot be written either.
-    written = io.BytesIO()
-    stdout = io.TextIOWrapper(written, encoding="ascii", errors="strict", write_through=True)
-    monkeypatch.setattr("sys.stdout", stdout)
-    monkeypatch.setenv("NO_COLOR", "1")
-    assert main(["chat", "/scenario lone-surrogates", "--base-url", loopback]) == 0
-    answer = written.getvalue().decode("ascii").split("\n\n")[0]  # nothing but ASCII written
-    assert answer == TEXT.encode("ascii", "backslashreplace").decode("ascii") + "[1]"
-    assert "caf\\xe9 \\U0001f600" in answer
-    assert "Traceback" not in capsys.readouterr().err
 
 
 # The writer -------------------------------------------------------------------------------
@@ -323,7 +309,8 @@ def test_the_writer_escapes_what_a_stream_cannot_carry(
         print("err \udfff", file=sys.stderr)
     assert (sys.stdout, sys.stderr) == (stdout, stderr)
     assert capsys.readouterr() == ("out \\ud800\n", "err \\udfff\n")
-    # What `carried` writes for each encoding: tests/test_text.py.
+    # Under PYTHONIOENCODING=ascii an `é` cannot be written either. (What `carried` writes
+    # for each encoding: tests/test_text.py.)
     raw = io.BytesIO()
     stream = io.TextIOWrapper(raw, encoding="ascii", errors="strict", write_through=True)
     safe = SafeStream(stream)

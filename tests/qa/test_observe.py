@@ -271,13 +271,14 @@ def test_the_twins_observe_a_turn_alike_time_it_in_order_and_name_refused_creden
 
 def test_a_captured_recording_checks_as_the_live_turn(tmp_path: Path) -> None:
     for twin, observation in TWINS.items():
-        for scenario in ["demo", "fault-drop", "broken-reload-agrees", "status-500"]:
+        for scenario in ["demo", "fault-drop", "status-500", *BROKEN_SCENARIOS]:
             case = f"{twin}, {scenario}"
             live = observation(scenario, record=True)
             path = tmp_path / f"{twin}-{scenario}.jsonl"
             live.to_recording().save(path)
             replayed = observe_recording(Recording.load(path))
-            assert shape(replayed) == shape(live), case
+            assert shape(replayed) == shape(live), case  # each broken one breaks its rule
+            assert replayed.prompt == live.prompt, case
             # The replayed timings are the recorded ones, not the replay's.
             assert replayed.timings is not None, case
             assert live.timings is not None, case
