@@ -309,28 +309,20 @@ def test_a_recording_needs_capture_and_keeps_the_live_turns_times() -> None:
     )
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_the_stopwatch_notes_the_first_event_the_first_text_and_done() -> None:
-    clock = FakeClock()
-    watch = Stopwatch(clock)
+    now = [100.0]
+    watch = Stopwatch(lambda: now[0])
     assert watch.timings() == Timings(None, None, None)
-    clock.now = 100.5
-    watch.event(SessionEvent(session_id="s"))
-    clock.now = 101.0
-    watch.event(TextEvent(text=""))  # no text yet
-    clock.now = 101.25
-    watch.event(TextEvent(text="Hi"))
-    clock.now = 102.0
-    watch.event(TextEvent(text=" there"))
+    for at, event in [
+        (100.5, SessionEvent(session_id="s")),
+        (101.0, TextEvent(text="")),  # no text yet
+        (101.25, TextEvent(text="Hi")),
+        (102.0, TextEvent(text=" there")),
+    ]:
+        now[0] = at
+        watch.event(event)
     assert watch.timings() == Timings(0.5, 1.25, None)  # a partial turn keeps these
-    clock.now = 103.0
+    now[0] = 103.0
     watch.event(DoneEvent())
     assert watch.timings() == Timings(0.5, 1.25, 3.0)
 
