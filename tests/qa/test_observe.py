@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from silvia_client import SilviaClient
-from silvia_client.chat import CitationEvent, DoneEvent, SessionEvent, TextEvent, Timings
+from silvia_client.chat import ChatEvent, CitationEvent, DoneEvent, SessionEvent, TextEvent, Timings
 from silvia_client.qa import (
     TIMING,
     AsyncObserver,
@@ -313,12 +313,13 @@ def test_the_stopwatch_notes_the_first_event_the_first_text_and_done() -> None:
     now = [100.0]
     watch = Stopwatch(lambda: now[0])
     assert watch.timings() == Timings(None, None, None)
-    for at, event in [
+    events: list[tuple[float, ChatEvent]] = [
         (100.5, SessionEvent(session_id="s")),
         (101.0, TextEvent(text="")),  # no text yet
         (101.25, TextEvent(text="Hi")),
         (102.0, TextEvent(text=" there")),
-    ]:
+    ]
+    for at, event in events:
         now[0] = at
         watch.event(event)
     assert watch.timings() == Timings(0.5, 1.25, None)  # a partial turn keeps these
