@@ -4,7 +4,7 @@ header, not the message), which server (`--base-url`, else `SILVIA_BASE_URL`, el
 said on stderr with no token, password or query), and the command line's own hints where the
 client's say `token=...`. In-process through `main(argv)`; `silvia chat` on a terminal as a
 subprocess under a pty (Ctrl-C is SIGINT, as the terminal sends it; Ctrl-D the end-of-input
-character), against a server the test holds to look at the session afterwards."""
+character), against the loopback server, which is asked for the session afterwards."""
 
 from __future__ import annotations
 
