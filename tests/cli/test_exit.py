@@ -2,8 +2,8 @@
 which holds a secret here), the traceback only with `--debug` or `SILVIA_DEBUG=1`, the
 token blanked, and `silvia qa` still writes the reports it had started. Ctrl-C is
 "interrupted" and 130 (in-process where the work is; `silvia chat` streaming over
-127.0.0.1 as a subprocess sent SIGINT; `silvia serve`'s in test_serve.py). A stdout closed
-before the command writes (`silvia ... | head`) ends it with 1 and no internal error."""
+127.0.0.1 as a subprocess sent SIGINT; `silvia serve`'s in test_serve.py). A stdout
+closed before the command writes (`silvia ... | head`) ends it with 1 and no internal error."""
 
 from __future__ import annotations
 
@@ -153,7 +153,6 @@ def test_ctrl_c_mid_command_is_interrupted_and_130(
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
     for argv, target in [
         (["record", "hi", "-o", "turn.jsonl"], "silvia_client.cli._common.play_turn"),
-        (["chat", "hi"], "silvia_client.cli._render.TerminalRenderer.event"),
         (["session", "show", "s1", "--base-url", loopback], "silvia_client.SilviaClient.__enter__"),
     ]:
         with monkeypatch.context() as patch:
