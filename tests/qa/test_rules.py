@@ -402,21 +402,6 @@ def test_every_good_scenario_passes_every_rule(qa: Observer) -> None:
         assert statuses == expected_statuses, name
 
 
-def test_the_resumed_turn_streams_untyped_then_typed_and_reloads_so(
-    qa: Observer,
-) -> None:
-    observation = qa.observe("How much is in checking now?", scenario="checkpoint-fresh-write")
-    # What the server sent, and the SDK's reading of it, live and reloaded.
-    turn = observation.turn
-    assert [c.target is None for c in turn.inline_citations] == [True, False]
-    assert all(c.target is not None for c in turn.citations)
-    assert observation.reload is not None
-    assert observation.reload.session is not None
-    stored = observation.reload.session.messages[-1]
-    assert [c.target for c in stored.inline_citations] == [c.target for c in turn.inline_citations]
-    # Its warning, and the error where the prompt rules it out: test_run.py, through the CLI.
-
-
 def test_each_broken_or_fault_scenario_breaks_its_rules_and_no_other(qa: Observer) -> None:
     expected = {**{name: {rule} for name, rule in BROKEN_RULES.items()}, **FAULTS}
     for name, rules in expected.items():
