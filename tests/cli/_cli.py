@@ -3,39 +3,23 @@
 `run(argv, capsys)` is `silvia ARGV` in-process through `cli.main`, with what it
 wrote; a subprocess only where the process itself is what is tested (the entry
 point, Ctrl-C, a pty, a closed pipe, `silvia serve`). `conftest.py` holds the fixtures.
-
-Lone surrogates: `{"text": "\\ud800"}` is valid JSON, which `json.loads` reads as a lone
-surrogate, which no UTF-8 stream can write; the commands must write it escaped (`ESCAPED`),
-never crash. `LONE` is a turn whose answer text and web result's title hold them (with an
-`é` and an emoji, which UTF-8 carries but ASCII does not); `MISFIT` the same turn, its web
-citation given a `market_data` target with one in the ticker, so that `silvia qa` finds it
-(target-fits-source) and its finding quotes the source and the ticker.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import replace
 
 import httpx
 import pytest
 
 from silvia_client import SilviaClient
-from silvia_client._wire import WireFormat
 from silvia_client.chat import Turn
 from silvia_client.cli import main
 from silvia_client.testing import (
     IN_PROCESS_URL,
-    Cite,
     ReferenceServer,
-    Say,
-    Scenario,
-    SearchWeb,
-    WebResult,
 )
-from silvia_client.testing._steps import Step
-from silvia_client.testing._turn import PlayedTurn, TextDelta, WireCitation
 
 TOKEN = "cli-s3cret-token-0123456789"
 VENDORS = ("plaid", "snaptrade")
@@ -103,50 +87,3 @@ def with_markers(turn: Turn) -> str:
         out.append(turn.text[start:offset] + "".join(f"[{n}]" for n in inserts[offset]))
         start = offset
     return "".join(out) + turn.text[start:]
-
-
-URL = "https://example.com/rates"
-TITLE = "Rates \ud800 today"
-TEXT = "Half \ud800 of a pair, \udfff alone, caf\u00e9 \U0001f600"
-ESCAPED = "\\ud800"  # how a lone surrogate is written to a stream that cannot carry it
-
-_SCRIPT = (
-    SearchWeb(
-        query="rates", results=(WebResult(title=TITLE, text="Rates eased \ud800.", url=URL),)
-    ),
-    Say(TEXT),
-    Cite(URL),
-)
-
-
-class _Misfit:
-    """The web citation, streamed and summarised, carries a `market_data` target."""
-
-    def turn(self, turn: PlayedTurn) -> PlayedTurn:
-        def fix(citation: WireCitation) -> WireCitation:
-            if citation.get("source") != URL:
-                return citation
-            return {**citation, "target": {"kind": "market_data", "ticker": "X\ud800"}}
-
-        stream = tuple(item if isinstance(item, TextDelta) else fix(item) for item in turn.stream)
-        return replace(turn, stream=stream, summary=tuple(map(fix, turn.summary)))
-
-    def steps(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        return steps
-
-
-LONE = Scenario("lone-surrogates", "Text and a title holding lone surrogates.", script=_SCRIPT)
-MISFIT = Scenario(
-    "lone-surrogates-misfit",
-    "Lone surrogates, and a citation whose target does not fit its source.",
-    script=_SCRIPT,
-    rewrite=_Misfit(),
-)
-
-
-def lone_surrogates_server(token: str) -> ReferenceServer:
-    """A reference server that requires `token` and plays `LONE` and `MISFIT`."""
-    reference = ReferenceServer(token=token)
-    reference.register(LONE)
-    reference.register(MISFIT)
-    return reference

@@ -123,7 +123,9 @@ def test_bad_numbers_and_names_are_argparse_errors(capsys: pytest.CaptureFixture
         ("demo --pace 11", "argument --pace: use 0 or more and at most 10 seconds"),
         ("qa run s.json --timeout 0", "argument --timeout: use more than 0 seconds"),
         ("qa run s.json --concurrency 0", "argument --concurrency: use 1 to 64"),
+        ("qa run s.json --concurrency 65", "argument --concurrency: use 1 to 64"),
         ("qa run s.json --concurrency x", "argument --concurrency: not a whole number: 'x'"),
+        ("qa run s.json --timeout nan", "argument --timeout: not a finite number: 'nan'"),
         ("serve --allow-host silvia:8000", "argument --allow-host: not a host name: 'silvia:8000'"),
         ("chat hi --timeout", "argument --timeout: expected one argument"),
         *(

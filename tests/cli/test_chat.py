@@ -1,14 +1,22 @@
 """`silvia chat`, `silvia session show` and `silvia demo` as a user runs them: the output,
-where the message comes from (`-`, stdin), `--scenario` (a header, not the message), which
-server (`--base-url`, else `SILVIA_BASE_URL`, else embedded, said on stderr with no token,
-password or query), and the command line's own hints where the client's say `token=...`.
-In-process through `main(argv)` (`python -m silvia_client`: tests/e2e, tests/interruptible.py)."""
+where the message comes from (`-`, stdin, a line per turn on a terminal), `--scenario` (a
+header, not the message), which server (`--base-url`, else `SILVIA_BASE_URL`, else embedded,
+said on stderr with no token, password or query), and the command line's own hints where the
+client's say `token=...`. In-process through `main(argv)`; `silvia chat` on a terminal as a
+subprocess under a pty (Ctrl-C is SIGINT, as the terminal sends it; Ctrl-D the end-of-input
+character), against the loopback server, which is asked for the session afterwards."""
 
 from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import select
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +26,7 @@ from silvia_client.cli._hints import AUTH_HINT_REFUSED, AUTH_HINT_UNSET, termina
 from silvia_client.sessions import Session
 from silvia_client.testing import ReferenceServer
 
+from ..interruptible import silvia_command
 from ._cli import CHECKING, TOKEN, private, reference_turn, run, session_of, with_markers
 
 QUESTION = "How much is in checking?"
@@ -89,6 +98,10 @@ def test_a_failure_is_one_line_on_stderr_exit_1_and_keeps_what_arrived(
         [note, line] = err.splitlines()
         assert "embedded reference server" in note
         assert line.startswith(f"silvia chat: {error}"), line
+        # From the embedded server a 401 is a scenario playing one: no hint about the token,
+        # which is the command's own.
+        assert "SILVIA_TOKEN" not in line
+        assert "token=" not in line
     status, out, err = run(["chat", "/scenario fault-error-event hi"], capsys)
     assert status == 1
     assert out.startswith("You have $4,210.55 in checking[1]")
@@ -103,52 +116,36 @@ def test_a_url_with_credentials_a_query_or_a_fragment_is_a_usage_error_that_hide
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    refused = "--base-url must not have a query (?) or a fragment (#)"
-    for url in (f"{loopback}/?key=query-secret", f"{loopback}/#frag-secret", f"{loopback}?"):
-        assert run(["chat", "hi", "--base-url", url], capsys) == (
-            2,
-            "",
-            f"silvia chat: {refused}\n",
-        )
-    monkeypatch.setenv("SILVIA_BASE_URL", "https://alice:pa55word@staging.example")
-    for name, argv in {**_commands(tmp_path), "session show": ["session", "show", "nope"]}.items():
-        prefix = "qa" if name == "qa run" else name  # `silvia qa` says its usage errors as one
-        assert run(argv, capsys) == (
-            2,
-            "",
-            f"silvia {prefix}: SILVIA_BASE_URL must not hold credentials (user:password@): "
-            "the token goes in SILVIA_TOKEN\n",
-        )
-    monkeypatch.delenv("SILVIA_BASE_URL")
     absolute = "must be an absolute http(s) URL"
-    cases = [
-        (["chat", "hi", "--base-url", "ftp://x"], f"silvia chat: --base-url {absolute}"),
-        (["chat", "hi", "--web-url", "javascript:x"], f"silvia chat: --web-url {absolute}"),
-        (
-            ["session", "show", "s1", "--web-url", "data:x"],
-            f"silvia session show: --web-url {absolute}",
-        ),
-        (["demo", "--web-url", "data:x"], f"silvia demo: --web-url {absolute}"),
-        (["chat", "   "], "silvia chat: MESSAGE must not be empty"),
-        (
-            ["session", "show", "sess_1"],
-            "silvia session show: no --base-url and no SILVIA_BASE_URL: name the server to ask "
-            "(the embedded reference server keeps nothing between runs)",
-        ),
-    ]
-    for argv, line in cases:
-        assert run(argv, capsys) == (2, "", line + "\n"), argv
-    monkeypatch.setenv("SILVIA_WEB_URL", "javascript:alert(1)")
-    for argv, command in [(["chat", "hi"], "chat"), (["demo"], "demo")]:
-        assert run(argv, capsys) == (2, "", f"silvia {command}: SILVIA_WEB_URL {absolute}\n")
-    monkeypatch.delenv("SILVIA_WEB_URL")
-    monkeypatch.setenv("SILVIA_BASE_URL", "not a url")
-    for argv, command in [
-        (["chat", "hi"], "chat"),
-        (["session", "show", "s1"], "session show"),
-        (["record", "hi", "-o", "never.jsonl"], "record"),
-    ]:
-        assert run(argv, capsys) == (2, "", f"silvia {command}: SILVIA_BASE_URL {absolute}\n")
+    query = "--base-url must not have a query (?) or a fragment (#)"
+    credentials = "must not hold credentials (user:password@): the token goes in SILVIA_TOKEN"
+    named = {**_commands(tmp_path), "session show": ["session", "show", "nope"]}
+    said = {name: "qa" if name == "qa run" else name for name in named}  # `silvia qa`'s own
+    cases: list[tuple[dict[str, str], list[str], str]] = [
+        *(({}, ["chat", "hi", "--base-url", loopback + tail], f"silvia chat: {query}")
+          for tail in ("/?key=query-secret", "/#frag-secret", "?")),
+        *(({"SILVIA_BASE_URL": "https://alice:pa55word@staging.example"}, argv,
+           f"silvia {said[name]}: SILVIA_BASE_URL {credentials}") for name, argv in named.items()),
+        *(({"SILVIA_BASE_URL": "not a url"}, argv,
+           f"silvia {said[name]}: SILVIA_BASE_URL {absolute}") for name, argv in named.items()),
+        *(({"SILVIA_WEB_URL": "javascript:alert(1)"}, argv,
+           f"silvia {argv[0]}: SILVIA_WEB_URL {absolute}") for argv in (["chat", "hi"], ["demo"])),
+        ({}, ["chat", "hi", "--base-url", "ftp://x"], f"silvia chat: --base-url {absolute}"),
+        ({}, [*named["qa run"], "--base-url", "ftp://x"], f"silvia qa: --base-url {absolute}"),
+        ({}, ["chat", "hi", "--web-url", "javascript:x"], f"silvia chat: --web-url {absolute}"),
+        ({}, ["session", "show", "s1", "--web-url", "data:x"],
+         f"silvia session show: --web-url {absolute}"),
+        ({}, ["demo", "--web-url", "data:x"], f"silvia demo: --web-url {absolute}"),
+        ({}, ["chat", "   "], "silvia chat: MESSAGE must not be empty"),
+        ({}, ["session", "show", "sess_1"],
+         "silvia session show: no --base-url and no SILVIA_BASE_URL: name the server to ask "
+         "(the embedded reference server keeps nothing between runs)"),
+    ]  # fmt: skip
+    for env, argv, line in cases:
+        with monkeypatch.context() as patch:
+            for name, value in env.items():
+                patch.setenv(name, value)
+            assert run(argv, capsys) == (2, "", line + "\n"), (env, argv)
 
 
 def test_chat_then_session_show_on_a_real_socket(
@@ -332,11 +329,6 @@ def test_a_401_names_silvia_token_not_a_python_argument(
     assert "token=" not in terminal_message(caught.value)
     assert AUTH_HINT_UNSET in terminal_message(caught.value)
 
-    # From the embedded server a 401 is a scenario playing one: its token is the command's own.
-    line = run(["chat", "hi", "--scenario", "status-401"], capsys)[2].splitlines()[-1]
-    assert line.startswith("silvia chat: AuthenticationError: 401: ")
-    assert "SILVIA_TOKEN" not in line
-    assert "token=" not in line
     for message, said in [
         (
             "no base URL: pass base_url=... or set the SILVIA_BASE_URL environment variable",
@@ -351,3 +343,146 @@ def test_a_401_names_silvia_token_not_a_python_argument(
         ("a message with no hint", "a message with no hint"),
     ]:
         assert terminal_message(ConfigurationError(message)) == said
+
+
+PATIENCE = 120.0  # seconds to wait for the next expected output before giving up
+
+
+class Terminal:
+    """A command on a pty: type into it, read what it shows."""
+
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        self.master, slave = os.openpty()
+        self.process = subprocess.Popen(
+            argv, stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True
+        )
+        os.close(slave)
+        self.seen = ""  # everything shown so far
+        self.position = 0  # where the last expectation ended in it
+
+    def _read(self) -> str:
+        ready, _, _ = select.select([self.master], [], [], PATIENCE)
+        assert ready, f"nothing more shown: {self.seen[self.position :]!r}"
+        try:
+            return os.read(self.master, 65536).decode("utf-8", errors="replace")
+        except OSError:  # the command ended and closed the pty
+            return ""
+
+    def expect(self, text: str) -> str:
+        """Read until `text` shows after the last expectation; what showed up to its end."""
+        start = self.position
+        while text not in self.seen[start:]:
+            data = self._read()
+            assert data, f"the command ended before {text!r}: {self.seen[start:]!r}"
+            self.seen += data
+        self.position = self.seen.index(text, start) + len(text)
+        return self.seen[start : self.position]
+
+    def wait_for_input(self) -> None:
+        """Wait until the command sits waiting for a key (readline misses a signal that lands
+        while it handles one); Linux shows where a thread sleeps, elsewhere a pause serves."""
+        wchan = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/wchan")
+        for _ in range(int(PATIENCE / 0.01)):
+            try:
+                where = wchan.read_text()
+            except OSError:
+                time.sleep(0.5)
+                return
+            if "select" in where or "poll" in where:
+                return
+            time.sleep(0.01)
+
+    def type(self, keys: str) -> None:
+        os.write(self.master, keys.encode())
+
+    def finish(self) -> tuple[int, str]:
+        """The exit status, and everything shown after the last expectation."""
+        rest = ""
+        while data := self._read():
+            rest += data
+        status = self.process.wait(timeout=PATIENCE)
+        os.close(self.master)
+        return status, rest
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=PATIENCE)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pty is POSIX")
+def test_each_line_is_a_turn_of_one_session_ctrl_c_ends_a_turn_and_ctrl_d_quits(
+    loopback: str, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"  # where a history file would go: the test checks none does
+    home.mkdir()
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SILVIA_")}
+    env.update(SILVIA_BASE_URL=loopback, SILVIA_TOKEN=TOKEN, HOME=str(home), TERM="dumb")
+    env.update(INPUTRC=os.devnull, PYTHONUNBUFFERED="1", PYTHONSTARTUP="")
+    terminal = Terminal(silvia_command("chat"), env)
+    try:
+        terminal.expect("Ctrl-D (end of input) quits")
+        terminal.expect("You: ")
+        terminal.type("How much is in checking?\r")
+        first = terminal.expect("You: ")
+        assert "Silvia: You have $4,210.55 in checking[1]" in first
+        assert "Sources" in first
+
+        terminal.type("What about my cards?\r")
+        second = terminal.expect("You: ")
+        assert "Silvia: " in second
+
+        # A turn that stalls after its first words: Ctrl-C ends it, and the prompt is back.
+        terminal.type("/scenario fault-stall and now?\r")
+        terminal.expect("Silvia: You have")
+        terminal.process.send_signal(signal.SIGINT)  # what the terminal sends for Ctrl-C
+        cut = terminal.expect("You: ")
+        assert "interrupted" in cut
+
+        # Ctrl-C at the prompt drops the line being typed; the session goes on.
+        terminal.type("never sent")
+        terminal.expect("never sent")  # echoed: readline holds it, and waits for more
+        terminal.wait_for_input()
+        terminal.process.send_signal(signal.SIGINT)
+        terminal.expect("You: ")
+        terminal.type("\x04")  # Ctrl-D at the prompt
+        status, rest = terminal.finish()
+    finally:
+        terminal.kill()
+    assert status == 0
+    assert "Traceback" not in terminal.seen + rest
+    with SilviaClient(base_url=loopback, token=TOKEN) as client:
+        stored = client.sessions.get(session_of(rest))  # one session, continued turn after turn
+    users = [message.text for message in stored.messages if message.role == "user"]
+    assert users == [
+        "How much is in checking?",
+        "What about my cards?",
+        "/scenario fault-stall and now?",
+    ]
+    assert not any("never sent" in message.text for message in stored.messages)
+    assert list(home.iterdir()) == []  # no history file: the messages are financial
+    assert TOKEN not in terminal.seen + rest
+
+
+class _Keyboard(io.StringIO):
+    """Lines typed at a terminal, then Ctrl-D: what `input()` reads when stdin is no real one."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_ctrl_d_ends_the_session_in_process(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", _Keyboard(""))  # Ctrl-D at the first prompt
+    status, out, err = run(["chat"], capsys)
+    assert (status, out) == (0, "You: \n")
+    assert "--session" not in err
+    monkeypatch.setattr("sys.stdin", _Keyboard("How much is in checking?\n   \n"))
+    status, out, err = run(["chat", "--scenario", "accounts"], capsys)
+    assert status == 0
+    assert out.startswith("You: Silvia: ")  # the blank line is no turn
+    assert out.count("Sources") == 1
+    assert "Ctrl-D (end of input) quits" in err
+    assert err.splitlines()[-1].startswith("silvia chat: session ")
+    session_of(err)

@@ -5,7 +5,14 @@ non-characters, a forged OSC 8 link) in every field a server controls (and, in a
 recording, the request id and a header), through `chat`, `session show`, `qa run` and
 `qa check`: no raw control but newline and tab, no bidi control or lone surrogate reaches
 stdout, stderr or a report. A server echoing the token anywhere: never shown. Text a
-stream cannot carry is written escaped (`cli._output`), never a crash."""
+stream cannot carry is written escaped (`cli._output`), never a crash.
+
+Lone surrogates: `{"text": "\\ud800"}` is valid JSON, which `json.loads` reads as a lone
+surrogate, which no UTF-8 stream can write; the commands must write it escaped (`ESCAPED`).
+`LONE` is a turn whose answer text and web result's title hold them (with an `é` and an
+emoji, which UTF-8 carries but ASCII does not); `MISFIT` the same turn, its web citation
+given a `market_data` target with one in the ticker, so that `silvia qa` finds it
+(target-fits-source) and its finding quotes the source and the ticker."""
 
 from __future__ import annotations
 
@@ -14,8 +21,8 @@ import json
 import re
 import sys
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
-from dataclasses import replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -26,6 +33,7 @@ from silvia_client.cli._output import SafeStream, writing_safely
 from silvia_client.testing import (
     Cite,
     HttpError,
+    ReferenceServer,
     Say,
     Scenario,
     SearchWeb,
@@ -38,7 +46,7 @@ from silvia_client.testing._turn import PlayedTurn, TextDelta, WireCitation
 
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head, response
 from ..qa._helpers import table
-from ._cli import ESCAPED, TEXT, TITLE, lone_surrogates_server, run, session_of
+from ._cli import run, session_of
 
 TOKEN = "cli-hostile-output-token"
 PAYLOAD = (
@@ -55,18 +63,32 @@ LONE_PROMPTS = [("lone", "lone-surrogates"), ("misfit", "lone-surrogates-misfit"
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 
 
-class _Everywhere:
-    """The payload in each citation's source (streamed and stored), and the session id."""
+TITLE = "Rates \ud800 today"
+TEXT = "Half \ud800 of a pair, \udfff alone, caf\u00e9 \U0001f600"
+ESCAPED = "\\ud800"  # how a lone surrogate is written to a stream that cannot carry it
 
-    def __init__(self, session: bool) -> None:
-        self.session = session
+_SCRIPT = (
+    SearchWeb(
+        query="rates", results=(WebResult(title=TITLE, text="Rates eased \ud800.", url=URL),)
+    ),
+    Say(TEXT),
+    Cite(URL),
+)
+
+
+@dataclass(frozen=True)
+class _Rewrite:
+    """Each citation, streamed and summarised, through `fix`; with `session`, the session id
+    holds the payload too."""
+
+    fix: Callable[[WireCitation], WireCitation]
+    session: bool = False
 
     def turn(self, turn: PlayedTurn) -> PlayedTurn:
-        def fix(citation: WireCitation) -> WireCitation:
-            return {**citation, "source": f"{citation.get('source')}#{PAYLOAD}"}
-
-        stream = tuple(item if isinstance(item, TextDelta) else fix(item) for item in turn.stream)
-        return replace(turn, stream=stream, summary=tuple(map(fix, turn.summary)))
+        stream = tuple(
+            item if isinstance(item, TextDelta) else self.fix(item) for item in turn.stream
+        )
+        return replace(turn, stream=stream, summary=tuple(map(self.fix, turn.summary)))
 
     def steps(self, steps: list[Step], wire: WireFormat) -> list[Step]:
         out: list[Step] = []
@@ -79,6 +101,26 @@ class _Everywhere:
         return out
 
 
+def _misfit(citation: WireCitation) -> WireCitation:
+    """The web citation with a `market_data` target."""
+    if citation.get("source") != URL:
+        return citation
+    return {**citation, "target": {"kind": "market_data", "ticker": "X\ud800"}}
+
+
+def _in_source(citation: WireCitation) -> WireCitation:
+    return {**citation, "source": f"{citation.get('source')}#{PAYLOAD}"}
+
+
+LONE = Scenario("lone-surrogates", "Text and a title holding lone surrogates.", script=_SCRIPT)
+MISFIT = Scenario(
+    "lone-surrogates-misfit",
+    "Lone surrogates, and a citation whose target does not fit its source.",
+    script=_SCRIPT,
+    rewrite=_Rewrite(_misfit),
+)
+
+
 _WEB = (
     SearchWeb(query=PAYLOAD, results=(WebResult(title=PAYLOAD, text=PAYLOAD, url=URL),)),
     Say(PAYLOAD),
@@ -87,8 +129,8 @@ _WEB = (
 SCENARIOS = tuple(
     Scenario(name, f"The payload in {where}.", script=_WEB, **how)  # type: ignore[arg-type]
     for name, where, how in [
-        ("hostile-text", "text, title, quote and source", {"rewrite": _Everywhere(session=False)}),
-        ("hostile-session", "the session id", {"rewrite": _Everywhere(session=True)}),
+        ("hostile-text", "text, title, quote and source", {"rewrite": _Rewrite(_in_source)}),
+        ("hostile-session", "the session id", {"rewrite": _Rewrite(_in_source, session=True)}),
         ("hostile-events", "an unknown event and an error event",
          {"fault": SendError(error_type=PAYLOAD, message=PAYLOAD, after_events=3)}),
         ("hostile-unknown", "an unknown event's name and data",
@@ -105,8 +147,8 @@ def _token(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="module")
 def loopback() -> Iterator[str]:
-    server = lone_surrogates_server(TOKEN)  # and the lone surrogates of `_cli`
-    for scenario in SCENARIOS:
+    server = ReferenceServer(token=TOKEN)
+    for scenario in (LONE, MISFIT, *SCENARIOS):
         server.register(scenario)
     with server.serve_loopback() as url:
         yield url
@@ -265,7 +307,7 @@ def test_no_answer_of_the_server_nor_a_bad_token_makes_a_command_print_them(
                 assert f"silvia {command}:" in err  # the error was printed, blanked
             if command == "session show":
                 assert "<token>" in err, (command, name)
-    # A token no header can carry. (A URL holding a password: test_chat.py and test_record.py.)
+    # A token no header can carry. (A URL holding a password: test_chat.py and test_serve.py.)
     monkeypatch.setenv("SILVIA_TOKEN", ECHOED + "\n")
     for argv in ARGV.values():
         status, out, err = run([*argv, "--base-url", "http://127.0.0.1:9"], capsys)
@@ -279,15 +321,12 @@ def escaped(text: str) -> str:
 
 
 def test_chat_then_session_show_write_lone_surrogates_escaped(
-    loopback: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    loopback: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status, out, err = run(["chat", "/scenario lone-surrogates", "--base-url", loopback], capsys)
     assert status == 0
     answer, _, sources = out.partition("\n\n")
     assert answer == escaped(TEXT) + "[1]"  # the whole turn is on screen, é and emoji as is
-    assert ESCAPED in answer
-    assert "\\udfff" in answer
-    assert "café \U0001f600" in answer
     assert f"  [1] {escaped(TITLE)} (web page)" in sources.splitlines()
     status, out, err = run(["session", "show", session_of(err), "--base-url", loopback], capsys)
     assert status == 0
@@ -296,17 +335,6 @@ def test_chat_then_session_show_write_lone_surrogates_escaped(
     assert blocks[2] == "Silvia: " + escaped(TEXT)
     assert f"  [1] {escaped(TITLE)} (web page)" in blocks[3].splitlines()
     assert TOKEN not in out + err
-
-    # Under PYTHONIOENCODING=ascii an `é` cannot be written either.
-    written = io.BytesIO()
-    stdout = io.TextIOWrapper(written, encoding="ascii", errors="strict", write_through=True)
-    monkeypatch.setattr("sys.stdout", stdout)
-    monkeypatch.setenv("NO_COLOR", "1")
-    assert main(["chat", "/scenario lone-surrogates", "--base-url", loopback]) == 0
-    answer = written.getvalue().decode("ascii").split("\n\n")[0]  # nothing but ASCII written
-    assert answer == TEXT.encode("ascii", "backslashreplace").decode("ascii") + "[1]"
-    assert "caf\\xe9 \\U0001f600" in answer
-    assert "Traceback" not in capsys.readouterr().err
 
 
 # The writer -------------------------------------------------------------------------------
@@ -323,7 +351,8 @@ def test_the_writer_escapes_what_a_stream_cannot_carry(
         print("err \udfff", file=sys.stderr)
     assert (sys.stdout, sys.stderr) == (stdout, stderr)
     assert capsys.readouterr() == ("out \\ud800\n", "err \\udfff\n")
-    # What `carried` writes for each encoding: tests/test_text.py.
+    # Under PYTHONIOENCODING=ascii an `é` cannot be written either. (What `carried` writes
+    # for each encoding: tests/test_text.py.)
     raw = io.BytesIO()
     stream = io.TextIOWrapper(raw, encoding="ascii", errors="strict", write_through=True)
     safe = SafeStream(stream)

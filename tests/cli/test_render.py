@@ -82,21 +82,23 @@ def test_hyperlinks_are_osc_8_only_on_a_capable_terminal_for_sources() -> None:
 def test_server_text_cannot_drive_or_reorder_the_terminal() -> None:
     evil = f"a{ESC}]8;;https://evil.example{ESC}\\b{ESC}[2J\rc\x07d\x9be\tf\ng"
     assert clean(evil) == "a\\x1b]8;;https://evil.example\\x1b\\b\\x1b[2J\\rc\\x07d\\x9be\tf\ng"
+    url = "https://e.example/"
     out = Tty(True)
     render = TerminalRenderer(out, links=True)
-    render.event(TextEvent(evil))
-    render.event(CitationEvent(inline("https://e.example/", len(evil), title=f"T{ESC}[31m")))
+    render.event(TextEvent(evil + "\u2066"))
+    render.event(CitationEvent(inline(url, len(evil), title=f"T{ESC}[31m")))
     render.sources(
-        [inline("https://e.example/", len(evil), title=f"T{ESC}[31m")],
-        [web("https://e.example/", title=f"T{ESC}[31mred")],
+        [inline(url, len(evil), title=f"T{ESC}[31m\u202e")],
+        [web(url, title=f"T{ESC}[31m\u202bred")],
     )
+    render.answer("Stored\u2069.", [inline(url, 6)])
     written = out.getvalue()
-    # The only escapes are the renderer's own hyperlink's four.
+    # The only escapes are the renderer's own hyperlink's four; no bidi control is left.
     assert written.count(ESC) == 4
+    assert not set("\u202b\u202e\u2066\u2069") & set(written)
     assert written.startswith(clean(evil) + "[1]")
     assert "  [1] T\\x1b[31mred (web page)" in written
-    for control in BIDI_CONTROLS:  # dropped from every field (`clean` itself: tests/test_text.py)
-        _render_with(control)
+    assert "Stored[1].\n" in written
 
 
 def test_markers_one_per_source_at_each_place_live_and_at_offsets() -> None:
@@ -137,33 +139,6 @@ def test_sources_show_each_sources_final_target_and_never_its_provider() -> None
         "  [1] Cards (2 of your accounts)",
     ]
     assert shown("plaid") == shown("snaptrade") == shown(None)
-
-
-BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-
-
-def _render_with(control: str) -> None:
-    out = Tty(True)
-    render = TerminalRenderer(out, links=True)
-    render.event(TextEvent(f"Answer{control} text"))
-    cited = inline(f"https://e.example/{control}", 11, title=f"Title{control}")
-    render.event(CitationEvent(cited))
-    cards = Citation.model_validate(
-        {
-            "source": "silvia://your-account/cards",
-            "title": f"{control}Cards",
-            "target": {"kind": "accounts", "accounts": [{"accountId": f"{control}{ACCOUNT}"}]},
-        }
-    )
-    render.sources([cited], [web("https://e.example/a", title=f"Page{control}"), cards])
-    stored = f"Stored{control} answer"
-    render.answer(stored, [inline(f"https://e.example/{control}", len(stored))])
-    written = out.getvalue()
-    assert control not in written, repr(control)
-    assert written.startswith("Answer text[1]")
-    assert "  [2] Page (web page)" in written
-    assert "  [3] Cards (1 of your accounts)" in written
-    assert "Stored answer[1]" in written
 
 
 @PROPERTY  # no health check on a loaded machine, no deadline

@@ -1,26 +1,32 @@
-"""`silvia serve`: its own names only (a DNS-rebinding page's `Host` gets 421), a log with
-nothing private (`-v`: method, path without query, status, scenario, duration), and how it
-stops (SIGTERM 0, Ctrl-C 130). The parts in-process; then the command, in a subprocess.
+"""`silvia record` (the answer on stderr, a replayable file, which server, what goes wrong), and
+`silvia serve`: `--replay`'s refusals, its own names only (a DNS-rebinding page's `Host` gets
+421), a log with nothing private (`-v`: method, path without query, status, scenario,
+duration), and how it stops (SIGTERM 0, Ctrl-C 130). The parts in-process; then the
+command, in a subprocess.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 import signal
 import socket
 import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from silvia_client.citations import AccountsTarget
+from silvia_client.cli._args import UsageError
+from silvia_client.cli._server import choose_server, shown_url
 from silvia_client.testing import (
     IN_PROCESS_URL,
     LoopbackServer,
+    Recording,
     ReferenceServer,
     ReplayServer,
     record_turn,
@@ -28,14 +34,168 @@ from silvia_client.testing import (
 from silvia_client.testing._loopback import host_allowed
 
 from ..interruptible import silvia_command
+from ._cli import TOKEN, reference_turn, run, with_markers
 
 ALLOWED = ("silvia", "api.internal")
-TOKEN = "serve-s3cret-token"
 REBIND = "rebind.attacker.example"
 MESSAGE = "My salary is 123456 and my SSN is 078-05-1120"
 LINE = re.compile(r"(GET|POST|PUT) (\S+) (\d{3}) scenario=(\S+) (\d+\.\d)ms")
 # Letters of a host name, some that only look like ASCII (dotless i, Kelvin sign, fullwidth).
 LABEL = st.text("abcxyz09_-ıKé\uff41", min_size=1, max_size=12)
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A turn recorded on the reference server, saved as `accounts.jsonl`."""
+    path = tmp_path_factory.mktemp("serve") / "accounts.jsonl"
+    transport = ReferenceServer().transport()
+    record_turn(MESSAGE, transport=transport, base_url=IN_PROCESS_URL, token="t").save(path)
+    return path
+
+
+def _replayed_target(recording: Recording) -> object:
+    with recording.client() as client, client.chat.stream("again") as stream:
+        return stream.until_done().citations[0].target
+
+
+def test_record_streams_the_answer_to_stderr_and_writes_a_replayable_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "turn.jsonl"
+    argv = ["record", "Where do I stand?", "--scenario", "accounts", "-o", str(path)]
+    status, out, err = run(argv, capsys)
+    assert (status, out) == (0, "")  # stdout stays empty: the answer is shown, not piped
+    assert "using the embedded reference server" in err
+    answer = with_markers(reference_turn("/scenario accounts"))
+    assert f"Silvia: {answer}\n" in err
+    assert err.index("Silvia: ") < err.index(f"wrote {path}: HTTP 200")  # streamed first
+    assert "Sources" in err
+    assert "the session reloaded (HTTP 200)" in err
+    recording = Recording.load(path)
+    assert recording.request.body["message"] == "Where do I stand?"
+    assert isinstance(_replayed_target(recording), AccountsTarget)
+
+    status, _, _ = run(["record", "/scenario accounts", "--redact", "-o", str(path)], capsys)
+    assert status == 0
+    assert Recording.load(path).is_redacted
+    assert b"plaid" not in path.read_bytes()
+    assert b"acct_redacted_0001" in path.read_bytes()
+
+
+def test_record_on_a_server_keeps_the_wire_data_but_the_token_and_continues_a_session(
+    loopback: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Which server, said how: test_chat.py's test of every command that talks to one.
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    monkeypatch.setenv("SILVIA_BASE_URL", loopback)
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    status, out, err = run(["record", "hi", "-o", str(first)], capsys)
+    assert status == 0
+    data = first.read_bytes()
+    assert TOKEN.encode() not in data
+    assert TOKEN not in out + err
+    assert b'"provider": "plaid"' not in data  # JSON inside a text: escaped quotes
+    assert b'\\"provider\\":\\"plaid\\"' in data  # kept by default: raw wire data
+
+    reload = Recording.load(first).reload
+    assert reload is not None
+    session_id = reload.path.rsplit("/", 1)[1]
+    status, _, err = run(
+        ["record", "and then?", "--session", session_id, "-o", str(second)], capsys
+    )
+    assert status == 0
+    recording = Recording.load(second)
+    assert recording.request.body == {"message": "and then?", "sessionId": session_id}
+    assert recording.reload is not None
+    assert len(json.loads(recording.reload.body)["messages"]) == 4
+
+
+def test_what_goes_wrong_is_one_line_and_no_credential_is_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "failed.jsonl"
+    for scenario in ("fault-drop", "status-500"):  # a failed turn is written all the same
+        status, _, err = run(["record", f"/scenario {scenario}", "-o", str(path)], capsys)
+        assert status == 1
+        assert f"wrote {path}" in err
+        assert "(as recorded)" in err
+        assert Recording.load(path).reload is None
+
+    path = tmp_path / "missing-directory" / "turn.jsonl"
+    status, _, err = run(["record", "hi", "-o", str(path)], capsys)
+    assert status == 1
+    assert err.splitlines()[-1] == f"silvia record: cannot write {path}: No such file or directory"
+
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    path = tmp_path / "none.jsonl"
+    status, out, err = run(
+        ["record", "hi", "--base-url", "http://127.0.0.1:9", "-o", str(path)], capsys
+    )
+    assert status == 1
+    lines = err.strip().splitlines()
+    assert len(lines) == 2  # which server, then the error
+    assert lines[-1].startswith("silvia record: APIConnectionError: ")
+    assert TOKEN not in out + err
+    assert not path.exists()
+
+    monkeypatch.chdir(tmp_path)
+    for argv in (
+        ["record", "hi"],  # no -o
+        ["record", "  ", "-o", "x.jsonl"],
+        ["record", "hi", "-o", "x.jsonl", "--base-url", "ftp://example.com"],
+    ):
+        assert run(argv, capsys)[0] == 2, argv
+        assert not (tmp_path / "x.jsonl").exists()
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    choice = choose_server(f"https://api.example/v1/{TOKEN}", "record")
+    err = capsys.readouterr().err
+    assert err == "silvia record: using https://api.example/v1/<token> (from --base-url)\n"
+    assert choice.transport is None
+    assert choice.client_options() == {"base_url": f"https://api.example/v1/{TOKEN}"}
+    assert shown_url(f"https://api.example/{TOKEN}/x") == "https://api.example/<token>/x"
+    assert shown_url("https://user:pw@api.example/v1") == "https://api.example/v1"
+    with pytest.raises(UsageError, match="must not hold credentials") as refused:
+        choose_server("https://user:pw@api.example/v1", "record")
+    assert "pw" not in str(refused.value)
+    assert capsys.readouterr().err == ""
+
+
+def test_serve_replay_refuses_what_it_cannot_serve(
+    recording: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good, bad, new = tmp_path / "good.jsonl", tmp_path / "bad.jsonl", tmp_path / "new.jsonl"
+    (tmp_path / "a").mkdir()
+    for path in (good, tmp_path / "a" / "good.jsonl"):
+        Recording.load(recording).save(path)
+    lines = good.read_text(encoding="utf-8").splitlines()
+    bad.write_text("\n".join(lines[:3]) + "\n" + lines[3][:20] + "\n", encoding="utf-8")
+    new.write_text(good.read_text().replace('"version": 1', '"version": 7', 1))
+    cases = [
+        (
+            [str(good), str(bad)],
+            f"{bad}: line 4: not a JSON line (is the file truncated or corrupted?)",
+        ),
+        ([str(new)], "format version 7 is newer"),
+        ([str(tmp_path / "nope.jsonl")], "cannot read"),
+        ([str(good), str(tmp_path / "a" / "good.jsonl")], "two recordings named 'good'"),
+        ([str(good), "--scenario", "demo"], "--replay serves recordings"),
+        ([str(good), "--list"], "--replay serves recordings"),
+        ([str(good), "--pace", "0.1"], "--replay serves recordings"),
+    ]
+    for argv, said in cases:
+        status, out, err = run(["serve", "--replay", *argv], capsys)
+        assert (status, out) == (2, ""), argv
+        assert err.startswith("silvia serve: "), err
+        assert said in err, err
+        assert len(err.splitlines()) == 1
+    assert run(["serve", "--timing"], capsys) == (
+        2,
+        "",
+        "silvia serve: --timing goes with --replay\n",
+    )
 
 
 def _any_case(draw: st.DrawFn, name: str) -> str:
@@ -126,12 +286,9 @@ def _check(lines: list[str], expected: list[tuple[str, str, int, str]]) -> None:
         assert private not in text
 
 
-def test_the_log_has_one_line_per_request_and_nothing_private(tmp_path: Path) -> None:
-    lines: list[str] = []
-    with LoopbackServer(ReferenceServer(token=TOKEN), log=lines.append) as url:
-        expected = _requests(url)
-    _check(lines, expected)
-
+def test_a_log_that_fails_ends_no_connection_and_a_replay_logs_the_scenario_asked_for(
+    recording: Path,
+) -> None:
     def broken(line: str) -> None:
         raise OSError("stderr is gone")
 
@@ -143,59 +300,46 @@ def test_the_log_has_one_line_per_request_and_nothing_private(tmp_path: Path) ->
         for _ in range(2):  # a log that fails ends no connection: the same one serves the next
             assert http.post("/api/claude", json={"message": "hi"}, headers=auth).status_code == 200
 
-    path = tmp_path / "accounts.jsonl"
-    record_turn(
-        MESSAGE, transport=ReferenceServer().transport(), base_url=IN_PROCESS_URL, token="t"
-    ).save(path)
-    lines.clear()
-    with LoopbackServer(ReplayServer.from_files([str(path)]), log=lines.append) as url:
+    lines: list[str] = []
+    with LoopbackServer(ReplayServer.from_files([str(recording)]), log=lines.append) as url:
         for headers in ({**auth, "x-silvia-scenario": "accounts"}, auth):
             httpx.post(f"{url}/api/claude", json={"message": MESSAGE}, headers=headers, timeout=30)
     assert [match.group(4) for match in map(LINE.fullmatch, lines) if match] == ["accounts", "-"]
     assert not any("salary" in line for line in lines)
 
 
-@contextmanager
-def _serving(*flags: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """`silvia serve --port 0 FLAGS`, up and listening: the process and its URL."""
-    process = subprocess.Popen(
+def _start(*flags: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
         silvia_command("serve", "--port", "0", "--token", TOKEN, *flags),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def _url(process: subprocess.Popen[str]) -> str:
+    """The URL the server says on its first line, once it is up and listening."""
+    assert process.stdout is not None
+    assert process.stderr is not None
+    first = re.fullmatch(
+        r"Silvia reference server on (http://127\.0\.0\.1:\d+)\n", process.stdout.readline()
+    )
+    assert first, "the first line names the URL"
+    assert "Ctrl-C to stop" in process.stderr.readline()  # up, and listening
+    return first.group(1)
+
+
+def test_serve_v_logs_answers_421_to_a_rebinding_host_and_stops_on_sigterm_or_ctrl_c(
+    recording: Path,
+) -> None:
+    # Started together: one logs (-v) and gets SIGTERM; one replays, takes its own names
+    # only and gets Ctrl-C.
+    logging = _start("-v")
+    replaying = _start("--allow-host", "SILVIA", "--replay", str(recording))
     try:
-        assert process.stdout is not None
-        assert process.stderr is not None
-        first = re.fullmatch(
-            r"Silvia reference server on (http://127\.0\.0\.1:\d+)\n", process.stdout.readline()
-        )
-        assert first, "the first line names the URL"
-        assert "Ctrl-C to stop" in process.stderr.readline()  # up, and listening
-        yield process, first.group(1)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate(timeout=60)
-
-
-def test_serve_v_logs_each_request_and_sigterm_stops_it_cleanly() -> None:
-    with _serving("-v") as (process, url):
-        expected = _requests(url)
-        process.send_signal(signal.SIGTERM)
-        out, err = process.communicate(timeout=60)
-    assert process.returncode == 0
-    _check([line.removeprefix("silvia serve: ") for line in err.splitlines()], expected)
-    assert TOKEN not in out + err
-
-
-def test_serve_answers_421_to_a_rebinding_host_and_ctrl_c_stops_it(tmp_path: Path) -> None:
-    recording = tmp_path / "accounts.jsonl"
-    transport = ReferenceServer().transport()
-    record_turn(
-        "/scenario accounts hi", transport=transport, base_url=IN_PROCESS_URL, token="t"
-    ).save(recording)
-    with _serving("--allow-host", "SILVIA", "--replay", str(recording)) as (process, url):
+        expected = _requests(_url(logging))
+        logging.send_signal(signal.SIGTERM)
+        url = _url(replaying)
         port = url.rsplit(":", 1)[1]
         with httpx.Client(
             base_url=url, timeout=30, headers={"authorization": f"Bearer {TOKEN}"}
@@ -225,9 +369,18 @@ def test_serve_answers_421_to_a_rebinding_host_and_ctrl_c_stops_it(tmp_path: Pat
             assert answer.text == "This server does not answer for that host name.\n"
         no_host = b"GET /api/chat/sessions/x HTTP/1.0\r\nAuthorization: Bearer t\r\n\r\n"
         assert _raw(url, no_host).startswith(b"HTTP/1.1 421 ")
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=60)
-    assert process.returncode == 130
-    assert err.splitlines()[-1] == "interrupted"
-    assert "Traceback" not in err
-    assert TOKEN not in out + err
+        replaying.send_signal(signal.SIGINT)
+        (out, err), (replay_out, replay_err) = (
+            p.communicate(timeout=60) for p in (logging, replaying)
+        )
+    finally:
+        for process in (logging, replaying):
+            if process.poll() is None:
+                process.kill()
+                process.communicate(timeout=60)
+    assert logging.returncode == 0
+    _check([line.removeprefix("silvia serve: ") for line in err.splitlines()], expected)
+    assert replaying.returncode == 130
+    assert replay_err.splitlines()[-1] == "interrupted"
+    assert "Traceback" not in err + replay_err
+    assert TOKEN not in out + err + replay_out + replay_err

@@ -1,14 +1,7 @@
-"""Fixtures of the QA tests: headless Chromium (`tests/browser.py`), and no server in the env."""
-
-import pytest
+"""The QA tests' fixtures: headless Chromium (`tests/browser.py`), and no server in the
+environment (the CLI tests' own): `silvia qa` on the embedded server unless a test names one."""
 
 from ..browser import chromium
+from ..cli._cli import _no_silvia_environment
 
-__all__ = ["chromium"]
-
-
-@pytest.fixture(autouse=True)
-def _no_server_in_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`silvia qa` on the embedded reference server unless a test names one."""
-    monkeypatch.delenv("SILVIA_TOKEN", raising=False)
-    monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
+__all__ = ["_no_silvia_environment", "chromium"]

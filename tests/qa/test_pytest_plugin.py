@@ -42,7 +42,9 @@ def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Py
 PLUGIN = ("-p", "silvia_client.qa.pytest_plugin", "-p", "no:cacheprovider", "-s", "-q")
 
 
-def test_without_a_base_url_the_suite_runs_on_the_reference_server(run: pytest.Pytester) -> None:
+def test_the_suite_runs_on_the_reference_server_else_on_the_base_url_given(
+    run: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     result = run.runpytest_subprocess(*PLUGIN)
     result.assert_outcomes(passed=1, failed=1)
     out = result.stdout.str()
@@ -54,10 +56,6 @@ def test_without_a_base_url_the_suite_runs_on_the_reference_server(run: pytest.P
     assert "plaid" not in out.lower()
     assert "snaptrade" not in out.lower()
 
-
-def test_with_a_base_url_the_suite_runs_against_that_server(
-    run: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
     server = ReferenceServer(token=TOKEN)
     with server.serve_loopback() as url:

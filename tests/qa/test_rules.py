@@ -9,7 +9,6 @@ from collections.abc import Iterator
 import pytest
 
 from silvia_client.citations import parse_citation_target
-from silvia_client.cli import main
 from silvia_client.qa import RULES, Observer, Reload, Rule, check
 from silvia_client.qa.rules import Problem, expected_target
 from silvia_client.testing import (
@@ -54,6 +53,7 @@ def test_every_rule_has_a_unique_id_a_severity_a_description_and_its_broken_scen
     for name, rule_id in BROKEN_RULES.items():
         assert name == f"broken-{rule_id}"
     assert set(FAULTS) | set(GOOD) | {"fault-stall"} | HOSTILE == set(SCENARIOS)
+    assert not set(BROKEN_SCENARIOS) & set(SCENARIOS)  # kept apart
     assert all(scenario.rewrite is None for scenario in SCENARIOS.values())
     # What a broken scenario streams is what `expected_turn` reads off its steps.
     expected = expected_turn(BROKEN_SCENARIOS["broken-summary-agrees"])
@@ -402,38 +402,11 @@ def test_every_good_scenario_passes_every_rule(qa: Observer) -> None:
         assert statuses == expected_statuses, name
 
 
-def test_the_resumed_turn_streams_untyped_then_typed_and_reloads_so(
-    qa: Observer,
-) -> None:
-    observation = qa.observe("How much is in checking now?", scenario="checkpoint-fresh-write")
-    # What the server sent, and the SDK's reading of it, live and reloaded.
-    turn = observation.turn
-    assert [c.target is None for c in turn.inline_citations] == [True, False]
-    assert all(c.target is not None for c in turn.citations)
-    assert observation.reload is not None
-    assert observation.reload.session is not None
-    stored = observation.reload.session.messages[-1]
-    assert [c.target for c in stored.inline_citations] == [c.target for c in turn.inline_citations]
-    # Its warning, and the error where the prompt rules it out: test_run.py, through the CLI.
-
-
 def test_each_broken_or_fault_scenario_breaks_its_rules_and_no_other(qa: Observer) -> None:
     expected = {**{name: {rule} for name, rule in BROKEN_RULES.items()}, **FAULTS}
     for name, rules in expected.items():
         observation = qa.observe("How are my accounts doing?", scenario=name)
         assert check(observation).broken_rules == rules, name
-
-
-def test_broken_scenarios_are_kept_apart_served_listed_and_leave_the_library_alone(
-    qa: Observer, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert not set(BROKEN_SCENARIOS) & set(SCENARIOS)
-    assert set(BROKEN_SCENARIOS) <= set(ReferenceServer().scenarios)
-    assert main(["serve", "--list"]) == 0
-    listed = dict(line.split(maxsplit=1) for line in capsys.readouterr().out.splitlines())
-    for name, scenario in BROKEN_SCENARIOS.items():
-        assert listed[name] == scenario.description
-        qa.observe("hi", scenario=name)
-    # The library turns they start from are untouched.
+    # The library turns the broken ones start from are untouched.
     assert check(qa.observe("hi", scenario="demo")).findings == ()
     assert check(qa.observe("hi", scenario="pooling")).findings == ()

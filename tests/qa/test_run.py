@@ -1,6 +1,7 @@
 """`silvia qa run` and `arun_script`: the table, progress, exit codes, the JUnit and JSON
 reports, prompts not run, a run that stops short (Ctrl-C 130, a server refusing or missing 3),
-and the same run whatever `--concurrency`."""
+and the same run whatever `--concurrency`. Then `silvia qa check FILE...` and
+`check_recordings`: every rule over recorded turns, no server."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,7 @@ from silvia_client.qa import (
     RunResult,
     ScriptFormatError,
     arun_script,
+    check_recordings,
     load_script,
     parse_script,
     run_script,
@@ -37,6 +40,8 @@ from silvia_client.testing import (
     BROKEN_SCENARIOS,
     IN_PROCESS_URL,
     SCENARIO_HEADER,
+    Recording,
+    RecordingFormatError,
     ReferenceServer,
     record_turn,
 )
@@ -80,9 +85,7 @@ USAGE_ERRORS: list[tuple[list[str], dict[str, str], str]] = [
     (["missing.json"], {}, "cannot read"),
     ([EXAMPLE, "--base-url", "http://127.0.0.1:9"], {}, "set SILVIA_TOKEN"),
     ([EXAMPLE], {"SILVIA_BASE_URL": "http://127.0.0.1:9"}, "set SILVIA_TOKEN"),
-    ([EXAMPLE], {"SILVIA_BASE_URL": "127.0.0.1:9", "SILVIA_TOKEN": "t"}, "absolute http(s)"),
-    ([EXAMPLE, "--base-url", "ftp://x"], {"SILVIA_TOKEN": "t"}, "absolute http(s) URL"),
-    ([EXAMPLE, "--json", "."], {}, "cannot write a report"),  # after the run, reported
+    (["one.json", "--json", "."], {}, "cannot write a report"),  # after the run, reported
 ]
 
 
@@ -90,6 +93,7 @@ def test_usage_errors_exit_2(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    write_script(tmp_path / "one.json", [{"message": "hi"}])
     for args, env, message in USAGE_ERRORS:
         with monkeypatch.context() as patch:
             for name, value in env.items():
@@ -99,25 +103,8 @@ def test_usage_errors_exit_2(
         assert message in err, (args, env)
         ran = message == "cannot write a report"
         assert ("ok: 0 error(s)" in out) if ran else (out == ""), (args, env)
-    bad = tmp_path / "bad.json"
-    bad.write_text('{"prompts": [{"mesage": "hi"}]}', encoding="utf-8")
-    assert run_cli(["qa", "run", str(bad)], capsys) == (
-        2,
-        "",
-        f"silvia qa: {bad}: line 1 column 14: prompts[0]: unknown key(s) 'mesage'; allowed: "
-        "continue, expect, id, message, scenario\n",
-    )
-    unknown = write_script(tmp_path / "s.json", [{"message": "hi", "scenario": "nope"}])
-    status, out, err = run_cli(["qa", "run", str(unknown)], capsys)
-    assert (status, out) == (2, "")
-    assert "p1: 'nope'" in err
-    for argv in (
-        ["qa"],
-        ["qa", "run"],
-        *(["qa", "run", EXAMPLE, "--timeout", value] for value in ("soon", "nan")),
-        *(["qa", "run", EXAMPLE, "--concurrency", value] for value in ("-1", "65", "two")),
-    ):
-        assert run_cli(argv, capsys)[0] == 2, argv
+    # Argparse's errors: tests/cli/test_arguments.py; a bad URL: tests/cli/test_chat.py.
+    assert run_cli(["qa"], capsys)[0] == 2
 
 
 # Not run, and a run that stops short ----------------------------------------------------
@@ -275,11 +262,14 @@ def test_a_server_that_is_not_there_stops_the_run_with_status_3(
 
 
 def test_ctrl_c_writes_the_partial_reports_it_was_asked_for(tmp_path: Path) -> None:
-    prompts = [{"id": f"p{n}", "message": "Checking?", "scenario": "account"} for n in range(1, 6)]
+    # Over 127.0.0.1, the prompts after the first stall, so that Ctrl-C lands while they remain.
+    prompts = [
+        {"id": f"p{n}", "message": "Checking?", "scenario": "fault-stall" if n > 1 else "account"}
+        for n in range(1, 6)
+    ]
     script = write_script(tmp_path / "s.json", prompts)
     junit, path = tmp_path / "qa.xml", tmp_path / "qa.json"
-    # Slow turns over 127.0.0.1, so that Ctrl-C lands while prompts remain.
-    with ReferenceServer(pace=0.1).serve_loopback() as url:
+    with ReferenceServer().serve_loopback() as url:
         env = {**os.environ, "SILVIA_BASE_URL": url, "SILVIA_TOKEN": TOKEN}
         process = subprocess.Popen(
             silvia_command("qa", "run", str(script), "--junit", str(junit), "--json", str(path)),
@@ -434,6 +424,177 @@ def test_the_table_keeps_to_100_columns_unless_wide(
     assert header.split()[1:] == [str(n) for n in range(1, count + 1)]  # a column per prompt
 
 
+# qa check ---------------------------------------------------------------------------
+
+
+def recorded(scenario: str, message: str = "How are my accounts?") -> Recording:
+    server = ReferenceServer()
+    return record_turn(
+        message,
+        transport=server.transport(),
+        base_url=IN_PROCESS_URL,
+        token="t",
+        default_headers={SCENARIO_HEADER: scenario},
+        idle_timeout=0.5,
+    )
+
+
+def save(tmp_path: Path, name: str, recording: Recording) -> str:
+    path = tmp_path / f"{name}.jsonl"
+    recording.save(path)
+    return str(path)
+
+
+def request_id(recording: Recording) -> str:
+    return dict(recording.response.headers)["x-request-id"]
+
+
+def without_request_id(recording: Recording) -> Recording:
+    headers = tuple((n, v) for n, v in recording.response.headers if n != "x-request-id")
+    return replace(recording, response=replace(recording.response, headers=headers))
+
+
+def ids(run: RunResult) -> list[str]:
+    return [result.prompt.id for result in run.prompts]
+
+
+def test_each_recording_is_a_prompt_named_by_its_name_request_id_stem_or_place(
+    tmp_path: Path,
+) -> None:
+    good, bad = recorded("demo"), recorded("broken-target-parses")
+    g, b, anonymous = request_id(good), request_id(bad), without_request_id(good)
+    run = check_recordings([("good turn", good), ("x", bad), ("x", bad)])
+    assert ids(run) == ["good-turn", "x", "x-2"]
+    assert [result.result.ok for result in run.prompts] == [True, False, False]
+    assert (run.exit_status, run.target) == (1, "3 recording(s), no server")
+    path, summary = save(tmp_path, "good.turn", good), tmp_path / "summary.jsonl"
+    recorded("broken-summary-agrees").save(summary)
+    run = check_recordings([path, summary])  # a str and an os.PathLike, named by their stem
+    assert ids(run) == ["good.turn", "summary"]
+    assert [result.result.ok for result in run.prompts] == [True, False]
+    (tmp_path / "a").mkdir()
+    again = save(tmp_path / "a", "good.turn", good)
+    listed: list[object] = [["listed pair", bad]]  # a two-item list reads as a pair (untyped)
+    for recordings, named in [
+        ([good, bad], [g, b]),
+        (good, [g]),
+        ((good, bad), [g, b]),
+        (iter([good]), [g]),  # any iterable
+        ([], []),
+        ([good, anonymous, ("named", good), anonymous], [g, "recording-2", "named", "recording-4"]),
+        (summary, ["summary"]),
+        (str(summary), ["summary"]),  # a path, not its characters
+        ({"a": good, "b": bad}, ["a", "b"]),
+        (("one pair", good), ["one-pair"]),
+        (listed, ["listed-pair"]),
+        (
+            [("pair", good), {"m1": good, "m2": bad}, path, bad],
+            ["pair", "m1", "m2", "good.turn", b],
+        ),
+        # The same name twice gets a suffix; the first to come keeps it, given or made up.
+        (
+            [path, again, ("good.turn", good), good, good],
+            ["good.turn", "good.turn-2", "good.turn-3", g, f"{g}-2"],
+        ),
+        ([("recording-2", good), anonymous], ["recording-2", "recording-2-2"]),
+        ([anonymous, ("recording-1", good)], ["recording-1", "recording-1-2"]),
+    ]:
+        assert ids(check_recordings(recordings)) == named, named  # type: ignore[arg-type]
+
+
+def test_what_is_not_a_recording_raises_saying_what_check_recordings_takes(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json at all\n", encoding="utf-8")
+    with pytest.raises(RecordingFormatError) as caught:
+        check_recordings([recorded("demo"), bad])
+    assert caught.value.path == str(bad)
+    with pytest.raises(FileNotFoundError):
+        check_recordings([tmp_path / "nope.jsonl"])
+    for recordings, got in WRONG_SHAPES:
+        with pytest.raises(TypeError) as wrong:
+            check_recordings(recordings)  # type: ignore[arg-type]
+        message = str(wrong.value)
+        assert message.startswith(
+            "check_recordings takes recordings, paths to recording files (str or os.PathLike), "
+            "(name, Recording) pairs or mappings of names to recordings"
+        ), got
+        assert message.endswith(got), got
+    # Before any turn is replayed, or any file read.
+    with pytest.raises(TypeError, match=r"got int \(item 3\)"):
+        check_recordings([recorded("demo"), tmp_path / "never-read.jsonl", 3])  # type: ignore[list-item]
+
+
+WRONG_SHAPES = [
+    (42, "got int"),
+    (None, "got NoneType"),
+    (b"turn.jsonl", "got bytes"),
+    ([42], "got int (item 1)"),
+    ([("name", "not a recording")], "got a pair of str and str (item 1)"),
+    ([(1, "x", "y")], "got tuple (item 1)"),
+    ({"name": "turn.jsonl"}, "got a pair of str and str (item 1 (a mapping))"),
+    ({7: "x"}, "got a pair of int and str (item 1 (a mapping))"),
+    ([[b"turn.jsonl"]], "got list (item 1)"),
+]
+
+
+def test_warnings_alone_exit_0_a_recorded_refusal_is_a_finding_a_bad_file_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = save(tmp_path, "vendor", recorded("broken-no-vendor-names"))
+    status, out, _ = run_cli(["qa", "check", path], capsys)
+    assert status == 0
+    assert table(out)["no-vendor-names"] == ["warn"]
+    path = save(tmp_path, "refused", recorded("status-401"))
+    status, out, _ = run_cli(["qa", "check", path], capsys)
+    assert status == 1  # a recorded refusal is a finding: no server is refusing anything now
+    assert table(out)["stream-complete"] == ["FAIL"]
+    assert "HTTP 401" in out
+    bad = tmp_path / "bad.jsonl"
+    for content, message in [
+        ('{"type": "recording", "format": "silvia-recording", "version": 99}\n', "version"),
+        ("not json at all\n", "line 1"),
+        ("", "truncated"),
+    ]:
+        bad.write_text(content, encoding="utf-8")
+        status, out, err = run_cli(["qa", "check", str(bad)], capsys)
+        assert (status, out) == (2, ""), message
+        assert err.startswith(f"silvia qa: {bad}: "), message
+        assert message in err.lower(), message
+    status, _, err = run_cli(["qa", "check", str(tmp_path / "nope.jsonl")], capsys)
+    assert status == 2
+    assert err.startswith("silvia qa: cannot read ")
+
+
+def test_qa_run_record_saves_every_prompt_and_qa_check_judges_and_reports_them_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prompts: list[dict[str, object]] = [
+        {"id": "good", "message": "Cards?", "scenario": "accounts"},
+        {"id": "drop", "message": "Cards?", "scenario": "fault-drop"},
+        {"id": "bad", "message": "Apple?", "scenario": "broken-reload-agrees"},
+        {"id": "refused", "message": "Hi", "scenario": "status-500"},
+        {"id": "vendor", "message": "Hi", "scenario": "broken-no-vendor-names"},
+    ]
+    script = write_script(tmp_path / "s.json", prompts)
+    saved = tmp_path / "turns" / "today"
+    status, live, _ = run_cli(["qa", "run", str(script), "--record", str(saved)], capsys)
+    assert status == 1
+    names = sorted(path.name for path in saved.iterdir())
+    assert names == ["bad.jsonl", "drop.jsonl", "good.jsonl", "refused.jsonl", "vendor.jsonl"]
+    files = [str(saved / f"{prompt['id']}.jsonl") for prompt in prompts]
+    junit, path_json = tmp_path / "qa.xml", tmp_path / "qa.json"
+    argv = ["qa", "check", *files, "--junit", str(junit), "--json", str(path_json)]
+    status, again, err = run_cli(argv, capsys)
+    assert (status, err) == (1, "")
+    assert table(again) == table(live)
+    assert table(again)["no-vendor-names"][-1] == "warn"
+    assert again.startswith("silvia qa: 5 prompt(s) against 5 recording(s), no server")
+    data = report(path_json)
+    assert [prompt["id"] for prompt in data["prompts"]] == [p["id"] for p in prompts]
+    assert data["exit_status"] == 1
+    assert len(cases(junit)) == 5 * len(RULES)
+
+
 # Transport warnings ---------------------------------------------------------------------
 
 
@@ -447,12 +608,7 @@ def test_qa_check_never_warns_about_transport_security_a_live_observer_does(
         return [r.getMessage() for r in caplog.records if "plain http" in r.getMessage()]
 
     # Recorded turns are judged offline: no token goes anywhere, with or without one set.
-    path = tmp_path / "turn.jsonl"
-    headers = {SCENARIO_HEADER: "accounts"}
-    transport = ReferenceServer().transport()
-    record_turn(
-        "Hi", transport=transport, base_url=IN_PROCESS_URL, token="t", default_headers=headers
-    ).save(path)
+    path = save(tmp_path, "turn", recorded("accounts"))
     caplog.set_level(logging.DEBUG, logger="silvia_client")
     for token in (None, "a-real-token"):
         if token is not None:

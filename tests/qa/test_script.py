@@ -6,7 +6,7 @@ starter script (`qa/starter.json`: every expectation key, comments, a continued 
 from __future__ import annotations
 
 import json
-from importlib import resources
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -234,28 +234,29 @@ def test_the_script_takes_exactly_the_names_the_server_takes(name: str) -> None:
     assert str(error).isprintable(), "the name is shown escaped"
 
 
-def test_qa_run_refuses_each_bad_name_as_a_usage_error_saying_where_before_sending(
+def test_a_bad_name_is_refused_at_load_saying_where_and_qa_run_sends_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert not any(map(server_takes, HOSTILE.values()))
     assert all(map(server_takes, GOOD))
-    monkeypatch.setenv("SILVIA_TOKEN", "qa-token")
+    said = "prompts[1].scenario: expected a scenario name ("
     for what, name in [*HOSTILE.items(), *((repr(value), value) for value in NOT_STRINGS)]:
         path, line, column = write(tmp_path, name)
-        for base_url in ([], ["--base-url", "http://127.0.0.1:9"]):
-            args = ["qa", "run", str(path), "--timeout", "2", *base_url]
-            status, out, err = run_cli(args, capsys)
-            case = f"{what}, {base_url or 'embedded'}"
-            # The script's fault: not 3 (unreachable), not 1 (a finding); no prompt ran.
-            assert (status, out) == (2, ""), case
-            (message,) = err.splitlines()
-            assert message.startswith(
-                f"silvia qa: {path}: line {line} column {column}: "
-                "prompts[1].scenario: expected a scenario name ("
-            ), case
-            assert message.isprintable(), case
+        with pytest.raises(ScriptFormatError) as caught:
+            load_script(path)
+        assert str(caught.value).startswith(f"{path}: line {line} column {column}: {said}"), what
+        assert str(caught.value).isprintable(), what
     for name in GOOD:
         assert load_script(write(tmp_path, name)[0]).prompts[1].scenario == name
+    monkeypatch.setenv("SILVIA_TOKEN", "qa-token")
+    path, line, column = write(tmp_path, HOSTILE["osc-title"])
+    for base_url in ([], ["--base-url", "http://127.0.0.1:9"]):
+        status, out, err = run_cli(["qa", "run", str(path), *base_url], capsys)
+        # The script's fault: not 3 (unreachable), not 1 (a finding); no prompt ran.
+        assert (status, out) == (2, ""), base_url
+        (message,) = err.splitlines()
+        assert message.startswith(f"silvia qa: {path}: line {line} column {column}: {said}")
+        assert message.isprintable()
 
 
 def test_every_scenario_the_server_plays_can_be_named_and_none_is_no_name() -> None:
@@ -268,16 +269,6 @@ def test_every_scenario_the_server_plays_can_be_named_and_none_is_no_name() -> N
 
 # qa init ---------------------------------------------------------------------------
 
-EXPECTATION_KEYS = {
-    "complete",
-    "cites_account",
-    "cites_kinds",
-    "no_citations",
-    "no_old_checkpoint",
-    "max_first_text_s",
-    "max_turn_s",
-}
-
 
 def test_init_writes_a_starter_script_qa_run_passes_never_over_a_file_without_force(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
@@ -289,8 +280,14 @@ def test_init_writes_a_starter_script_qa_run_passes_never_over_a_file_without_fo
     status, out, _ = run_cli(["qa", "init", str(path)], capsys)
     assert status == 0
     assert f"run it with: silvia qa run {path}" in out
-    script = load_script(path)
-    assert any(prompt.continue_session for prompt in script.prompts)
+    # Every expectation key, with comments at the top, in timing and in each prompt.
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    used = {key for prompt in data["prompts"] for key in prompt.get("expect", {})}
+    assert used == {field.name for field in fields(Expectations)} - {"timing_severity"}
+    assert {"max_first_text_s", "max_turn_s", "severity", "comment"} <= set(data["timing"])
+    assert "comment" in data
+    assert all("comment" in prompt for prompt in data["prompts"])
+    assert any(prompt.continue_session for prompt in load_script(path).prompts)
     status, out, _ = run_cli(["qa", "run", str(path)], capsys)
     assert status == 0, out
     cells = table(out)
@@ -304,14 +301,3 @@ def test_init_writes_a_starter_script_qa_run_passes_never_over_a_file_without_fo
     assert path.read_text(encoding="utf-8") == "{}"
     assert run_cli(["qa", "init", str(path), "--force"], capsys)[0] == 0
     assert json.loads(path.read_text(encoding="utf-8"))["prompts"]
-
-
-def test_the_starter_covers_every_expectation_and_carries_comments() -> None:
-    starter = resources.files("silvia_client.qa").joinpath("starter.json")
-    data: dict[str, Any] = json.loads(starter.read_text(encoding="utf-8"))
-    used = {key for prompt in data["prompts"] for key in prompt.get("expect", {})}
-    assert used == EXPECTATION_KEYS
-    assert {"max_first_text_s", "max_turn_s", "severity"} <= set(data["timing"])
-    assert "comment" in data
-    assert "comment" in data["timing"]
-    assert all("comment" in prompt for prompt in data["prompts"])
