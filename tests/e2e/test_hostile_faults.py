@@ -6,13 +6,14 @@ each hostile case, with the sync and the async client, runs in a thread under
 under 4x the 1 MiB limit, and the token is in no error (nor behind it), event or DEBUG
 log record. Bytes that never stop (a byte, or a keep-alive, every 0.05 s) are ended by
 the 0.6 s deadline, never by the 0.25 s idle timeout; `GUARD` only fails a test that
-would hang. (What `silvia chat` shows of them: `tests/cli/test_hostile.py`.)
+would hang. Then `silvia chat`: the echoed token never printed, what arrived on stdout.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -43,6 +44,7 @@ from silvia_client.testing import (
     Trickle,
 )
 
+from ..cli._cli import run
 from ._expect import TIMEOUT, TOKEN, assert_turn_matches
 
 MiB = 1024 * 1024
@@ -230,3 +232,28 @@ def test_each_hostile_case_ends_typed_in_bounded_memory_and_never_shows_the_toke
                 assert "<token>" in str(error), case
                 if isinstance(error, ServerStreamError):
                     assert outcome.events[-1] == error.turn.error, case
+
+
+def test_silvia_chat_ends_with_the_error_and_never_prints_the_token(
+    reference: ReferenceServer,
+    hostile: LoopbackServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for key in [key for key in os.environ if key.startswith("SILVIA_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    for name, error in {
+        "fault-echo-token": "ServerStreamError",
+        "fault-echo-token-401": "AuthenticationError",
+        "fault-endless-line": "StreamTooLargeError",  # at the default max_event_bytes
+    }.items():
+        status, out, err = run(["chat", "--base-url", hostile.url, "/scenario " + name], capsys)
+        assert status == 1, (name, err)
+        assert TOKEN not in out + err, name
+        assert f"silvia chat: {error}: " in err, (name, err)
+        if "echo" in name:
+            assert "<token>" in err, name
+        expected = reference.expected_turn(name, token=TOKEN)
+        if expected.status == 200:  # what arrived is on stdout, as it arrived
+            assert out.startswith(expected.text.split(" and ")[0]), name
