@@ -7,7 +7,7 @@ never inflating whole: a gzip chunk of a few hundred KiB holds 64 MiB of events;
 replayed in-process, on a socket, and checked by QA, `max_response_bytes` /
 `max_event_bytes` stop it with the live client's error (a finding, in QA), and memory
 (`tracemalloc`) stays near the limit. That the clients and `silvia serve --replay`
-give the live turn back is `tests/e2e/test_recording_round_trip.py`'s.
+give the live turn back is `tests/e2e/test_scenarios.py`'s.
 """
 
 from __future__ import annotations

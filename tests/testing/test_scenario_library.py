@@ -242,7 +242,7 @@ def test_the_faults_and_statuses_expect_what_they_do_to_a_turn() -> None:
 
 
 def test_a_custom_scenario_is_checked_when_built() -> None:
-    # A script citing what it never wrote fails as built too (`play`, above).
+    # A script citing what it never wrote fails as built too (`play`, below).
     with pytest.raises(ValueError, match="name"):
         Scenario("has space", "d", script=())
     with pytest.raises(ValueError, match="one-line"):
