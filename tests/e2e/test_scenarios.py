@@ -1,55 +1,287 @@
 """Every scenario of the library, end to end over real sockets, with the sync and async client.
 
 One test goes through every scenario of `SCENARIOS` with both clients (a new scenario
-is tested by being added there): the turn the client assembles is what
-`expected_turn` says the scenario implies, and reloading the session gives the
-same citations and targets. A scenario that fails gives its typed error,
-carrying what arrived; one client per side plays them all, so each recovers
-from every fault. A failure names its scenario; after each scenario no
+is tested by being added there): the turn the client assembles is what the server's
+own account, `expected_turn`, says the scenario implies (citations compared in their
+wire form, provider and all, so nothing the SDK drops or invents goes unseen), and
+reloading the session gives the same citations and targets. A scenario that fails
+gives its typed error, carrying what arrived; one client per side plays them all, so
+each recovers from every fault. A failure names its scenario; after each scenario no
 connection is left open on the server. The sync side records each turn (the floods
 aside): its file holds no token and replays the live turn three ways. Then a stream
 left early (an error status on a reload is `tests/client/test_errors.py`'s and, on the
 wire, `tests/testing`'s).
+
+The hostile faults: each case, with both clients, runs in a thread under `tracemalloc`
+(the server's thread included): the typed error ends it, the peak stays under 4x the
+1 MiB limit, and the token is in no error (nor behind it), event or DEBUG log record.
+Bytes that never stop (a byte, or a keep-alive, every 0.05 s) are ended by the 0.6 s
+deadline, never by the 0.25 s idle timeout; `GUARD` only fails a test that would hang.
+Then `silvia chat`: the echoed token never printed, what arrived on stdout.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
+import logging
+import os
+import threading
+import tracemalloc
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
 import httpx
 import pytest
+from httpx_sse import EventSource
 
-from silvia_client import AsyncSilviaClient, RateLimitError
-from silvia_client.errors import APIStatusError
+from silvia_client import (
+    AsyncSilviaClient,
+    AuthenticationError,
+    IncompleteTurnError,
+    InternalServerError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    ServerStreamError,
+    SilviaClient,
+    SilviaError,
+    StreamDisconnectedError,
+    StreamError,
+    StreamTimeoutError,
+    StreamTooLargeError,
+    Turn,
+)
+from silvia_client.chat import ChatEvent, TextEvent
+from silvia_client.citations import Citation, InlineCitation
+from silvia_client.errors import APIStatusError, ResponseTooLargeError
+from silvia_client.sessions import Session
 from silvia_client.testing import (
+    IN_PROCESS_URL,
     SCENARIO_HEADER,
     SCENARIOS,
     ExpectedTurn,
+    KeepAliveForever,
     LoopbackServer,
     Recording,
     RecordingTransport,
     ReferenceServer,
     ReplayServer,
     Scenario,
+    SendEndlessLine,
+    SendGzipBomb,
+    SendOversizedEvent,
+    Stall,
+    Trickle,
 )
 
+from ..cli._cli import run
 from ..testing._helpers import wait_until
-from ._expect import (
-    ENDLESS,
-    FLOODS,
-    STALL_IDLE_TIMEOUT,
-    TIMEOUT,
-    TOKEN,
-    Played,
-    assert_no_answer_stored,
-    assert_reload_agrees,
-    assert_turn_matches,
-    message_for,
-    options_for,
-    play,
-    shown,
-    status_error_for,
-    stream_error_for,
-)
-from .conftest import make_client
+from .conftest import IDLE_TIMEOUT, TIMEOUT, TOKEN, make_client
+
+STALL_IDLE_TIMEOUT = 0.3  # the client's idle timeout against a stalling scenario
+# Against a flood: small limits; a short deadline for the floods that never end, which
+# only it stops, and for those the limit stops, a generous one that proves "no hang"
+# (a short one could pass first on a loaded machine, before the limit does).
+MiB = 1024 * 1024
+FLOOD_LIMIT = 1 * MiB
+LIMITS = {"max_event_bytes": FLOOD_LIMIT, "max_response_bytes": FLOOD_LIMIT}
+FLOOD_DEADLINE = 0.3
+NO_HANG_DEADLINE = 30.0
+FLOODS = (SendEndlessLine, SendOversizedEvent, SendGzipBomb)
+ENDLESS = (Trickle, KeepAliveForever)
+
+# The typed error each way a stream can stop short. A new fault kind fails loudly
+# here until it is given one.
+STREAM_ERRORS: dict[str, type[SilviaError]] = {
+    "drop": StreamDisconnectedError,
+    "stall": StreamTimeoutError,
+    "error_event": ServerStreamError,
+    "no_done": IncompleteTurnError,
+    "endless_line": StreamTooLargeError,
+    "oversized_event": StreamTooLargeError,
+    "gzip_bomb": StreamTooLargeError,
+    "trickle": StreamTimeoutError,
+    "keep_alive_forever": StreamTimeoutError,
+}
+STATUS_ERRORS: dict[int, type[APIStatusError]] = {
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    429: RateLimitError,
+}
+
+
+def options_for(scenario: Scenario) -> dict[str, Any]:
+    """The client's settings for `scenario`: a short idle timeout against a stall, and
+    small limits and a short deadline against a flood; no retries (a 429 or a 500 is seen
+    as such, not waited out: the retries have tests of their own)."""
+    idle = STALL_IDLE_TIMEOUT if isinstance(scenario.fault, Stall) else IDLE_TIMEOUT
+    options: dict[str, Any] = {"idle_timeout": idle, "max_retries": 0}
+    if isinstance(scenario.fault, (*FLOODS, *ENDLESS)):
+        deadline = FLOOD_DEADLINE if isinstance(scenario.fault, ENDLESS) else NO_HANG_DEADLINE
+        options.update(deadline=deadline, **LIMITS)
+    return options
+
+
+def shown(text: object) -> object:
+    """Server text as the client shows it: the token blanked (an `EchoToken` echoes it)."""
+    return text.replace(TOKEN, "<token>") if isinstance(text, str) else text
+
+
+def message_for(scenario: Scenario) -> str:
+    return f"/scenario {scenario.name}"
+
+
+def status_error_for(status: int) -> type[APIStatusError]:
+    if status >= 500:
+        return InternalServerError
+    return STATUS_ERRORS.get(status, APIStatusError)
+
+
+def stream_error_for(expected: ExpectedTurn) -> type[SilviaError]:
+    """The error a client reading `expected`'s stream must raise (it did not complete)."""
+    if expected.error is not None:
+        return ServerStreamError
+    if expected.fault is None:
+        return IncompleteTurnError  # a stream that ends short of `done` without a fault
+    if expected.fault not in STREAM_ERRORS:
+        raise AssertionError(f"no typed error known for fault kind {expected.fault!r}: add it")
+    return STREAM_ERRORS[expected.fault]
+
+
+def wire_row(citation: Citation) -> dict[str, object]:
+    """A client citation as a wire row: extras kept, target in wire form, offset left out."""
+    exclude = {"offset"} if isinstance(citation, InlineCitation) else None
+    row = citation.model_dump(exclude=exclude, context={"include_provider": True})
+    if row.get("target") is None:
+        row.pop("target", None)
+    return row
+
+
+def expected_offsets(scenario: Scenario, count: int) -> list[int]:
+    """Where each of the first `count` citations streamed (the answer's length then), read
+    off the server's bytes by httpx-sse, independently of the client."""
+    offsets: list[int] = []
+    if not count:
+        return offsets
+    server = ReferenceServer()
+    server.register(scenario)
+    length = 0
+    headers = {"authorization": "Bearer t", SCENARIO_HEADER: scenario.name}
+    with (
+        httpx.Client(transport=server.transport(), base_url=IN_PROCESS_URL) as http,
+        http.stream("POST", "/api/claude", json={"message": "hi"}, headers=headers) as response,
+    ):
+        for event in EventSource(response).iter_sse():
+            try:  # a malformed event is no text and no citation
+                data = json.loads(event.data)
+            except ValueError:
+                continue
+            if event.event == "text" and isinstance(data.get("text"), str):
+                length += len(data["text"])
+            elif event.event == "citation":
+                offsets.append(length)
+                if len(offsets) == count:  # before the fault, whatever it is
+                    return offsets
+    return offsets
+
+
+def assert_turn_matches(turn: Turn, expected: ExpectedTurn, scenario: Scenario) -> None:
+    """The client's turn (complete or partial) is what the scenario implies."""
+    assert turn.text == expected.text
+    assert turn.complete is expected.complete
+    assert turn.session_id is not None
+    assert turn.session_id.startswith("sess_")
+
+    # What `target_for` must give each cited source: the summary's target if the summary
+    # arrived, else that of its last streamed citation.
+    targets: dict[str, object] = {}
+    for row in (*expected.inline_citations, *expected.citations):
+        targets[str(row["source"])] = row.get("target")
+    # The summary and every streamed row as sent, each with the target it streamed with.
+    assert [wire_row(c) for c in turn.citations] == list(expected.citations)
+    assert [wire_row(c) for c in turn.inline_citations] == list(expected.inline_citations)
+    assert [c.offset for c in turn.inline_citations] == expected_offsets(
+        scenario, len(expected.inline_citations)
+    )
+    # target_for, per cited source, in order of first appearance.
+    assert list(turn.sources) == list(targets)
+    for source, target in targets.items():
+        found = turn.target_for(source)
+        assert (None if found is None else found.to_wire()) == target, source
+    if expected.complete:
+        # And they are the server's own final targets for every source cited.
+        for source, target in targets.items():
+            assert expected.target_for(source) == target, source
+
+    assert [(u.event, json.loads(u.data)) for u in turn.unknown_events] == list(
+        expected.unknown_events
+    )
+    # One malformed event where the scenario sends one; none made of half an event, cut off.
+    assert len(turn.malformed_events) == (expected.fault == "malformed_event")
+    if expected.error is not None:
+        assert turn.error is not None
+        assert turn.error.error_type == expected.error["type"]
+        assert turn.error.message == shown(expected.error["message"])
+    else:
+        assert turn.error is None
+
+
+def _key(citation: Citation) -> tuple[object, ...]:
+    return (citation.source, citation.title, citation.cited_text, citation.target)
+
+
+def assert_reload_agrees(turn: Turn, session: Session) -> None:
+    """`sessions.get` after the turn gives the live turn's text, rows and targets as sent."""
+    assert session.id == turn.session_id
+    assert session.messages, "the session holds no message"
+    stored = session.messages[-1]
+    assert stored.role == "assistant", [m.role for m in session.messages]
+    assert stored.text == turn.text
+    for message in session.messages:  # rows saved before targets existed read untyped
+        assert (message.citation_errors, message.inline_citation_errors) == ((), ())
+    assert [_key(c) for c in stored.citations] == [_key(c) for c in turn.citations]
+    # Inline citations agree too, offsets aside (a reloaded row has no stream position).
+    assert [_key(c) for c in stored.inline_citations] == [_key(c) for c in turn.inline_citations]
+    for source in turn.sources:
+        assert stored.target_for(source) == turn.target_for(source), source
+
+
+def assert_no_answer_stored(session: Session, message: str) -> None:
+    """A turn that did not complete stored the question and no answer."""
+    assert session.messages, "the session holds no message"
+    assert session.messages[-1].role == "user"
+    assert session.messages[-1].text == message
+
+
+@dataclass(frozen=True)
+class Played:
+    """A turn on either client: the turn (partial, on a `StreamError`), the error, and the
+    session reloaded after whatever turn there is."""
+
+    turn: Turn | None
+    error: SilviaError | None
+    session: Session | None
+
+
+async def play(client: SilviaClient | AsyncSilviaClient, message: str) -> Played:
+    turn: Turn | None = None
+    error: SilviaError | None = None
+    try:
+        if isinstance(client, SilviaClient):
+            turn = client.chat.send(message)
+        else:
+            turn = await client.chat.send(message)
+    except SilviaError as raised:
+        error = raised
+        turn = raised.turn if isinstance(raised, StreamError) else None
+    if turn is None or turn.session_id is None:
+        return Played(turn, error, None)
+    if isinstance(client, SilviaClient):
+        return Played(turn, error, client.sessions.get(turn.session_id))
+    return Played(turn, error, await client.sessions.get(turn.session_id))
 
 
 def _check_status_error(error: BaseException, expected: ExpectedTurn) -> None:
@@ -153,3 +385,218 @@ def test_leaving_a_stream_early_closes_its_connection(loopback: LoopbackServer) 
         assert wait_until(lambda: loopback.open_connections == 0)
         with client.chat.stream("hello") as stream:
             assert stream.until_done().complete
+
+
+# ------------------------------------------------------------------------- the hostile faults
+
+PACE = 0.05  # between the bytes of a flood that never ends
+FOREVER = {"idle_timeout": 0.25, "deadline": 0.6, **LIMITS}  # the idle timeout never fires
+GUARD = 60.0  # seconds: "it ended", on however loaded a machine
+
+DEMO = SCENARIOS["demo"].script
+FAST = (
+    Scenario("e2e-trickle", "A byte every 0.05 s.", DEMO, fault=Trickle(PACE, after_events=12)),
+    Scenario(
+        "e2e-keep-alive-forever",
+        "A keep-alive every 0.05 s.",
+        DEMO,
+        fault=KeepAliveForever(PACE, after_events=12),
+    ),
+)
+
+# (scenario, on the session GET rather than the chat, client options, the typed error).
+CASES: list[tuple[str, bool, dict[str, Any], type[SilviaError]]] = [
+    ("fault-endless-line", False, {"max_event_bytes": FLOOD_LIMIT}, StreamTooLargeError),
+    ("fault-endless-line", False, {"max_response_bytes": FLOOD_LIMIT}, StreamTooLargeError),
+    ("fault-oversized-event", False, {"max_event_bytes": FLOOD_LIMIT}, StreamTooLargeError),
+    ("fault-oversized-event", False, {"max_response_bytes": FLOOD_LIMIT}, StreamTooLargeError),
+    ("fault-gzip-bomb", False, {"max_response_bytes": FLOOD_LIMIT}, StreamTooLargeError),
+    ("fault-gzip-bomb", True, {"max_response_bytes": FLOOD_LIMIT}, ResponseTooLargeError),
+    ("e2e-trickle", False, FOREVER, StreamTimeoutError),
+    ("e2e-keep-alive-forever", False, FOREVER, StreamTimeoutError),
+    ("fault-echo-token", False, LIMITS, ServerStreamError),
+    ("fault-echo-token-401", False, LIMITS, AuthenticationError),
+    ("fault-echo-token-401", True, LIMITS, AuthenticationError),
+]
+
+
+@pytest.fixture(scope="module")
+def hostile(reference: ReferenceServer, loopback: LoopbackServer) -> LoopbackServer:
+    reference.register(*FAST)  # the directory's server (conftest): no connection left open
+    return loopback
+
+
+@pytest.fixture
+def logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    caplog.set_level(logging.DEBUG)  # the root: httpx, httpcore and silvia_client propagate
+    return caplog
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm(hostile: LoopbackServer) -> None:
+    """One turn and one flood per client first: what loads on first use is not traced later."""
+    for mode in ("sync", "async"):
+        call(mode, hostile.url, "demo", False)
+        call(mode, hostile.url, "fault-endless-line", False, **LIMITS)
+        call(mode, hostile.url, "fault-gzip-bomb", True, **LIMITS)
+
+
+@dataclass
+class Outcome:
+    """What a call gave: its events (a turn), its error, and the peak of memory growth."""
+
+    error: SilviaError | None
+    events: list[ChatEvent] = field(default_factory=list)
+    peak: int = 0
+
+
+def traced(run: Callable[[], Outcome]) -> Outcome:
+    """`run()` in a thread of its own, under `tracemalloc`, with the peak growth; joined
+    within `GUARD` seconds, or the test fails (a hang fails, never runs on)."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = run()
+        except BaseException as error:
+            box["error"] = error
+
+    thread = threading.Thread(target=target, daemon=True)
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        thread.start()
+        thread.join(GUARD)
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert not thread.is_alive(), "it did not end"
+    if "error" in box:
+        raise box["error"]
+    outcome: Outcome = box["value"]
+    outcome.peak = peak
+    return outcome
+
+
+def call(mode: str, url: str, scenario: str, reload: bool, **options: Any) -> Outcome:
+    """With a fresh client of `mode`, `scenario`'s turn read event by event, or (`reload`)
+    a `sessions.get` answered by it."""
+    headers = {SCENARIO_HEADER: scenario}
+    options.update(base_url=url, token=TOKEN, timeout=TIMEOUT, default_headers=headers)
+    events: list[ChatEvent] = []
+
+    def sync() -> Outcome:
+        with SilviaClient(**options) as client:
+            try:
+                if reload:
+                    client.sessions.get("sess_any")
+                else:
+                    with client.chat.stream("hi") as stream:
+                        events.extend(stream)
+            except SilviaError as error:
+                return Outcome(error, events)
+        return Outcome(None, events)
+
+    async def run_async() -> Outcome:
+        async with AsyncSilviaClient(**options) as client:
+            try:
+                if reload:
+                    await client.sessions.get("sess_any")
+                else:
+                    async with client.chat.stream("hi") as stream:
+                        async for event in stream:
+                            events.append(event)
+            except SilviaError as error:
+                return Outcome(error, events)
+        return Outcome(None, events)
+
+    return traced(sync if mode == "sync" else lambda: asyncio.run(run_async()))
+
+
+def chain(error: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def assert_hidden(outcome: Outcome, logs: pytest.LogCaptureFixture) -> None:
+    """The token is nowhere: not in the error (nor behind it), the events, or a log record."""
+    shown: list[object] = [outcome.events, *map(repr, outcome.events)]
+    if outcome.error is not None:
+        for link in chain(outcome.error):
+            shown += [str(link), repr(link), repr(link.args)]
+    if isinstance(outcome.error, APIStatusError):
+        shown += [repr(outcome.error.body), outcome.error.request_id]
+    if isinstance(outcome.error, StreamError):
+        turn = outcome.error.turn
+        shown += [repr(turn), repr(turn.error), turn.text, outcome.error.session_id]
+    for value in shown:
+        assert TOKEN not in str(value), value
+    assert logs.records, "nothing was logged at DEBUG: the check would prove nothing"
+    for record in logs.records:
+        assert TOKEN not in record.getMessage(), (record.name, record.getMessage())
+        assert TOKEN not in repr(record.__dict__), record.name
+
+
+def test_each_hostile_case_ends_typed_in_bounded_memory_and_never_shows_the_token(
+    reference: ReferenceServer, hostile: LoopbackServer, logs: pytest.LogCaptureFixture
+) -> None:
+    for mode in ("sync", "async"):
+        for name, reload, options, expected in CASES:
+            case = (mode, name, "reload" if reload else "chat", *options)
+            logs.clear()
+            outcome = call(mode, hostile.url, name, reload, **options)
+            error = outcome.error
+            assert isinstance(error, expected), (case, error)
+            assert outcome.peak < 4 * FLOOD_LIMIT, (
+                case,
+                f"{outcome.peak / MiB:.1f} MiB at the peak",
+            )
+            assert_hidden(outcome, logs)
+            assert isinstance(error, (APIStatusError, StreamError, ResponseTooLargeError))
+            assert (error.request_id or "").startswith("req_"), case
+            if isinstance(error, StreamTimeoutError):  # bytes kept coming: the deadline ended it
+                assert "deadline of 0.6 s passed" in str(error), case
+                assert "idle timeout" not in str(error), case
+            if isinstance(error, StreamError):  # the turn as far as it went, as the events said
+                turn = error.turn
+                expected_turn = reference.expected_turn(name, token=TOKEN)
+                assert_turn_matches(turn, expected_turn, reference.scenarios[name])
+                assert turn.text, case  # the fault comes after text and a citation
+                assert turn.inline_citations, case
+                events = outcome.events
+                assert turn.text == "".join(e.text for e in events if isinstance(e, TextEvent))
+                assert error.session_id == turn.session_id, case
+            if "echo" in name:  # what the server echoed, blanked, in what is handed out
+                assert "<token>" in str(error), case
+                if isinstance(error, ServerStreamError):
+                    assert outcome.events[-1] == error.turn.error, case
+
+
+def test_silvia_chat_ends_with_the_error_and_never_prints_the_token(
+    reference: ReferenceServer,
+    hostile: LoopbackServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for key in [key for key in os.environ if key.startswith("SILVIA_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    for name, error in {
+        "fault-echo-token": "ServerStreamError",
+        "fault-echo-token-401": "AuthenticationError",
+        "fault-endless-line": "StreamTooLargeError",  # at the default max_event_bytes
+    }.items():
+        status, out, err = run(["chat", "--base-url", hostile.url, "/scenario " + name], capsys)
+        assert status == 1, (name, err)
+        assert TOKEN not in out + err, name
+        assert f"silvia chat: {error}: " in err, (name, err)
+        if "echo" in name:
+            assert "<token>" in err, name
+        expected = reference.expected_turn(name, token=TOKEN)
+        if expected.status == 200:  # what arrived is on stdout, as it arrived
+            assert out.startswith(expected.text.split(" and ")[0]), name
