@@ -34,7 +34,6 @@ from typing import Any
 
 import httpx
 import pytest
-from httpx_sse import EventSource
 
 from silvia_client import (
     AsyncSilviaClient,
@@ -58,9 +57,9 @@ from silvia_client.citations import Citation, InlineCitation
 from silvia_client.errors import APIStatusError, ResponseTooLargeError
 from silvia_client.sessions import Session
 from silvia_client.testing import (
-    IN_PROCESS_URL,
     SCENARIO_HEADER,
     SCENARIOS,
+    Cite,
     ExpectedTurn,
     KeepAliveForever,
     LoopbackServer,
@@ -68,6 +67,7 @@ from silvia_client.testing import (
     RecordingTransport,
     ReferenceServer,
     ReplayServer,
+    Say,
     Scenario,
     SendEndlessLine,
     SendGzipBomb,
@@ -162,30 +162,14 @@ def wire_row(citation: Citation) -> dict[str, object]:
 
 def expected_offsets(scenario: Scenario, count: int) -> list[int]:
     """Where each of the first `count` citations streamed (the answer's length then), read
-    off the server's bytes by httpx-sse, independently of the client."""
-    offsets: list[int] = []
-    if not count:
-        return offsets
-    server = ReferenceServer()
-    server.register(scenario)
-    length = 0
-    headers = {"authorization": "Bearer t", SCENARIO_HEADER: scenario.name}
-    with (
-        httpx.Client(transport=server.transport(), base_url=IN_PROCESS_URL) as http,
-        http.stream("POST", "/api/claude", json={"message": "hi"}, headers=headers) as response,
-    ):
-        for event in EventSource(response).iter_sse():
-            try:  # a malformed event is no text and no citation
-                data = json.loads(event.data)
-            except ValueError:
-                continue
-            if event.event == "text" and isinstance(data.get("text"), str):
-                length += len(data["text"])
-            elif event.event == "citation":
-                offsets.append(length)
-                if len(offsets) == count:  # before the fault, whatever it is
-                    return offsets
-    return offsets
+    off the scenario's script, independently of the client and the wire."""
+    offsets, length = [], 0
+    for item in scenario.script:
+        if isinstance(item, Say):
+            length += len(item.text)
+        elif isinstance(item, Cite):
+            offsets.append(length)
+    return offsets[:count]
 
 
 def assert_turn_matches(turn: Turn, expected: ExpectedTurn, scenario: Scenario) -> None:
