@@ -92,12 +92,14 @@ NO_HANG_DEADLINE = 30.0
 FLOODS = (SendEndlessLine, SendOversizedEvent, SendGzipBomb)
 ENDLESS = (Trickle, KeepAliveForever)
 
-# The typed error each way a stream can stop short. A new fault kind fails loudly
-# here until it is given one.
-STREAM_ERRORS: dict[str, type[SilviaError]] = {
+# The typed error each way a stream can stop short (None: it ends short of `done`
+# without a fault). A new fault kind fails loudly here until it is given one.
+STREAM_ERRORS: dict[str | None, type[SilviaError]] = {
+    None: IncompleteTurnError,
     "drop": StreamDisconnectedError,
     "stall": StreamTimeoutError,
     "error_event": ServerStreamError,
+    "echo_token": ServerStreamError,
     "no_done": IncompleteTurnError,
     "endless_line": StreamTooLargeError,
     "oversized_event": StreamTooLargeError,
@@ -110,6 +112,7 @@ STATUS_ERRORS: dict[int, type[APIStatusError]] = {
     403: PermissionDeniedError,
     404: NotFoundError,
     429: RateLimitError,
+    500: InternalServerError,
 }
 
 
@@ -128,27 +131,6 @@ def options_for(scenario: Scenario) -> dict[str, Any]:
 def shown(text: object) -> object:
     """Server text as the client shows it: the token blanked (an `EchoToken` echoes it)."""
     return text.replace(TOKEN, "<token>") if isinstance(text, str) else text
-
-
-def message_for(scenario: Scenario) -> str:
-    return f"/scenario {scenario.name}"
-
-
-def status_error_for(status: int) -> type[APIStatusError]:
-    if status >= 500:
-        return InternalServerError
-    return STATUS_ERRORS.get(status, APIStatusError)
-
-
-def stream_error_for(expected: ExpectedTurn) -> type[SilviaError]:
-    """The error a client reading `expected`'s stream must raise (it did not complete)."""
-    if expected.error is not None:
-        return ServerStreamError
-    if expected.fault is None:
-        return IncompleteTurnError  # a stream that ends short of `done` without a fault
-    if expected.fault not in STREAM_ERRORS:
-        raise AssertionError(f"no typed error known for fault kind {expected.fault!r}: add it")
-    return STREAM_ERRORS[expected.fault]
 
 
 def wire_row(citation: Citation) -> dict[str, object]:
@@ -269,8 +251,7 @@ async def play(client: SilviaClient | AsyncSilviaClient, message: str) -> Played
 
 
 def _check_status_error(error: BaseException, expected: ExpectedTurn) -> None:
-    assert isinstance(error, status_error_for(expected.status))
-    assert isinstance(error, APIStatusError)
+    assert isinstance(error, STATUS_ERRORS[expected.status])
     assert error.status_code == expected.status
     assert expected.error is not None
     assert error.error_type == expected.error["type"]
@@ -297,8 +278,8 @@ def _check(scenario: Scenario, expected: ExpectedTurn, played: Played) -> None:
         assert error is None, repr(error)
         assert_reload_agrees(turn, session)
     else:
-        assert isinstance(error, stream_error_for(expected)), repr(error)
-        assert_no_answer_stored(session, message_for(scenario))
+        assert isinstance(error, STREAM_ERRORS[expected.fault]), repr(error)
+        assert_no_answer_stored(session, f"/scenario {scenario.name}")
 
 
 def assert_same(replayed: Played, live: Played, case: str) -> None:
@@ -331,7 +312,9 @@ async def test_every_scenario(reference: ReferenceServer, loopback: LoopbackServ
                 for side in (client, aclient):
                     try:
                         with recorder.capture() as capture:
-                            played = await play(side.with_options(**options), message_for(scenario))
+                            played = await play(
+                                side.with_options(**options), f"/scenario {scenario.name}"
+                            )
                         _check(scenario, expected, played)
                     except Exception as failure:
                         raise AssertionError(f"scenario {name!r} ({type(side)})") from failure
