@@ -1,0 +1,43 @@
+"""The hostile faults through `silvia chat`: the error on stderr, what arrived on stdout, and
+the token the server echoes never printed.
+
+(Each fault's typed error and partial turn with both clients: `test_scenarios.py`; the
+memory and the token's hiding under such servers, on a socket: `tests/client/test_limits.py`
+and `tests/client/test_privacy.py`.)
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from silvia_client.testing import LoopbackServer, ReferenceServer
+
+from ..cli._cli import run
+from .conftest import TOKEN
+
+
+def test_silvia_chat_ends_with_the_error_and_never_prints_the_token(
+    reference: ReferenceServer,
+    loopback: LoopbackServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for key in [key for key in os.environ if key.startswith("SILVIA_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    for name, error in {
+        "fault-echo-token": "ServerStreamError",
+        "fault-echo-token-401": "AuthenticationError",
+        "fault-endless-line": "StreamTooLargeError",  # at the default max_event_bytes
+    }.items():
+        status, out, err = run(["chat", "--base-url", loopback.url, "/scenario " + name], capsys)
+        assert status == 1, (name, err)
+        assert TOKEN not in out + err, name
+        assert f"silvia chat: {error}: " in err, (name, err)
+        if "echo" in name:
+            assert "<token>" in err, name
+        expected = reference.expected_turn(name, token=TOKEN)
+        if expected.status == 200:  # what arrived is on stdout, as it arrived
+            assert out.startswith(expected.text.split(" and ")[0]), name
