@@ -200,13 +200,6 @@ def assert_reload_agrees(turn: Turn, session: Session) -> None:
         assert stored.target_for(source) == turn.target_for(source), source
 
 
-def assert_no_answer_stored(session: Session, message: str) -> None:
-    """A turn that did not complete stored the question and no answer."""
-    assert session.messages, "the session holds no message"
-    assert session.messages[-1].role == "user"
-    assert session.messages[-1].text == message
-
-
 @dataclass(frozen=True)
 class Played:
     """A turn on either client: the turn (partial, on a `StreamError`), the error, and the
@@ -264,7 +257,10 @@ def _check(scenario: Scenario, expected: ExpectedTurn, played: Played) -> None:
         assert_reload_agrees(turn, session)
     else:
         assert isinstance(error, STREAM_ERRORS[expected.fault]), repr(error)
-        assert_no_answer_stored(session, f"/scenario {scenario.name}")
+        # It stored the question and no answer.
+        assert session.messages, "the session holds no message"
+        assert session.messages[-1].role == "user"
+        assert session.messages[-1].text == f"/scenario {scenario.name}"
 
 
 def assert_same(replayed: Played, live: Played, case: str) -> None:

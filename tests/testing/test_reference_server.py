@@ -83,7 +83,7 @@ def roles(server: ReferenceServer) -> list[object]:
     return [message["role"] for message in server.sessions[session_id].messages]
 
 
-async def test_a_turn_streams_the_contracts_events_as_read_and_reloads_as_streamed() -> None:
+def test_a_turn_streams_the_contracts_events_as_read_and_reloads_as_streamed() -> None:
     server = ReferenceServer()
     with http(server) as client:
         with client.stream("POST", CHAT, json={"message": "How am I doing?"}) as response:
@@ -114,10 +114,7 @@ async def test_a_turn_streams_the_contracts_events_as_read_and_reloads_as_stream
     assert assistant["citations"] == events[-3][1]["citations"]
     assert assistant["inline_citations"] == inline
     assert all(m["id"] and m["created_at"] for m in session["messages"])
-    events = sse_events(await aread(server, "pooling"))  # the async side streams the same
-    pooling = expected_turn(server.scenarios["pooling"])
-    assert [d["citation"] for n, d in events if n == "citation"] == list(pooling.inline_citations)
-    assert events[-1][0] == "done"
+    # (The async side of the transport: the ready clients' test below streams through it.)
 
 
 DEMO_SCRIPT = SCENARIOS["demo"].script
