@@ -65,6 +65,12 @@ TABLE_SOURCES = [
 
 
 def test_names_are_unique_descriptions_one_line_and_the_library_read_only() -> None:
+    # A custom scenario is checked when built (a script citing what it never wrote, too:
+    # `play`, below).
+    with pytest.raises(ValueError, match="name"):
+        Scenario("has space", "d", script=())
+    with pytest.raises(ValueError, match="one-line"):
+        Scenario("two-lines", "a\nb", script=())
     library = scenarios()
     assert len({s.name for s in library}) == len(library) == len(SCENARIOS)
     assert library[0].name == DEFAULT_SCENARIO == "demo"
@@ -236,17 +242,6 @@ def test_the_faults_and_statuses_expect_what_they_do_to_a_turn() -> None:
     assert limited.error == {"type": "rate_limit_error", "message": "Too many requests."}
     for status in (401, 403, 404, 500):
         assert expected_turn(SCENARIOS[f"status-{status}"]).status == status
-
-
-# -- building scenarios ---------------------------------------------------------
-
-
-def test_a_custom_scenario_is_checked_when_built() -> None:
-    # A script citing what it never wrote fails as built too (`play`, below).
-    with pytest.raises(ValueError, match="name"):
-        Scenario("has space", "d", script=())
-    with pytest.raises(ValueError, match="one-line"):
-        Scenario("two-lines", "a\nb", script=())
 
 
 ID_A = "AAAAaaaa1111bbbb2222"
