@@ -218,7 +218,7 @@ async def test_from_files_names_each_by_its_stem_and_refuses_two_alike(tmp_path:
 TOKEN = "capture-s3cret/token-0123456789"  # a `/`: JSON may write it escaped, as `\/`
 
 
-def test_record_turn_keeps_the_request_the_response_bytes_and_the_reload() -> None:
+def test_record_turn_keeps_the_request_the_response_bytes_how_it_ended_and_the_reload() -> None:
     recording = recorded("accounts")
     assert (recording.request.method, recording.request.path) == ("POST", "/api/claude")
     assert recording.request.body == {"message": "hi"}
@@ -238,9 +238,7 @@ def test_record_turn_keeps_the_request_the_response_bytes_and_the_reload() -> No
     assert recording.reload.status == 200
     assert recording.reload.path.startswith("/api/chat/sessions/sess_")
     assert json.loads(recording.reload.body)["messages"][-1]["role"] == "assistant"
-
-
-def test_how_the_body_ended_and_an_error_status_are_recorded() -> None:
+    # How the body ended, and whether the turn was reloaded (only when complete).
     for scenario, end, reloaded in [
         ("demo", "ended", True),  # after `done`, the client reads the rest (the drain)
         ("fault-drop", "disconnected", False),
@@ -266,14 +264,6 @@ def test_how_the_body_ended_and_an_error_status_are_recorded() -> None:
 
 
 # -- the token and credentials ------------------------------------------------------------
-
-
-class Chunks(httpx.SyncByteStream):
-    def __init__(self, chunks: list[bytes]) -> None:
-        self._chunks = chunks
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield from self._chunks
 
 
 CREDENTIALS = [
@@ -304,7 +294,7 @@ def hostile(token: str) -> httpx.MockTransport:
     def handle(request: httpx.Request) -> httpx.Response:
         if request.method == "GET":
             return httpx.Response(200, headers=headers, json={"session": {"note": token}})
-        return httpx.Response(200, headers=headers, stream=Chunks([body[:where], body[where:]]))
+        return httpx.Response(200, headers=headers, content=iter([body[:where], body[where:]]))
 
     return httpx.MockTransport(handle)
 
@@ -316,7 +306,7 @@ def test_the_token_and_credential_headers_never_go_into_a_recording() -> None:
     assert json.dumps(TOKEN)[1:-1] not in text
     assert recording.reload is not None
     for headers in (recording.response.headers, recording.reload.headers):
-        names = {name for name, _ in headers} - {"content-length"}
+        names = {name for name, _ in headers} - {"content-length", "transfer-encoding"}
         assert names == {"content-type", "x-request-id"}  # the rest held the token or credentials
     assert b"you sent <token> and <token>" in recording.response.body
     assert len(recording.response.chunks) == 2  # the chunking survives the scrub
