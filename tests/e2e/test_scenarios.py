@@ -1,16 +1,10 @@
 """Every scenario of the library, end to end over real sockets, with the sync and async client.
 
-One test goes through every scenario of `SCENARIOS` with both clients (a new scenario
-is tested by being added there): the turn the client assembles is what the server's
-own account, `expected_turn`, says the scenario implies (citations compared in their
-wire form, provider and all, so nothing the SDK drops or invents goes unseen), and
-reloading the session gives the same citations and targets. A scenario that fails
-gives its typed error, carrying what arrived; one client per side plays them all, so
-each recovers from every fault. A failure names its scenario; after each scenario no
-connection is left open on the server. The sync side records each turn (the floods
-aside): its file holds no token and replays the live turn three ways. Then a stream
-left early (an error status on a reload is `tests/client/test_errors.py`'s and, on the
-wire, `tests/testing`'s).
+One test plays every scenario of `SCENARIOS` with one client per side (a new scenario is
+tested by being added there): the turn, or the typed error and its partial turn, is what
+`expected_turn` implies (rows compared in wire form, provider and all), the reload agrees,
+no connection is left open, and each recording of the sync side (the floods aside) holds
+no token and replays the live turn three ways. Then a stream left early.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
-"""Capturing recordings, and replaying them in-process (chunk for chunk, with or without
-timing, by name), the sync and the async side where both exist.
+"""Capturing recordings and replaying them in-process: chunk for chunk, timed or not, by name.
 
-Capture: what `RecordingTransport` and `record_turn` keep, and never keep (the token,
-credential headers). Replay applies a live client's limits to what it decompresses,
-never inflating whole: a gzip chunk of a few hundred KiB holds 64 MiB of events;
-replayed in-process and checked by QA, `max_response_bytes` /
-`max_event_bytes` stop it with the live client's error (a finding, in QA), and memory
-(`tracemalloc`) stays near the limit. That the clients and `silvia serve --replay`
-give the live turn back is `tests/e2e/test_scenarios.py`'s.
+Capture keeps the turn and never the token or a credential header. A replayed gzip body
+(a few hundred KiB holding 64 MiB) meets the live client's `max_response_bytes` /
+`max_event_bytes` (in QA, a finding) without being inflated whole. That a replay gives
+the live turn back is `tests/e2e/test_scenarios.py`'s.
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """The recording file: exact bytes; for any untrusted file, a recording or an error naming a line.
 
-Every field of every line is fed any JSON value (huge and non-finite numbers,
-lone surrogates, lists, objects): loading gives a recording whose fields have
-their types and whose times are finite, from 0 to a day, or a
-`RecordingFormatError` naming that line, never another exception. What loads
-is checked and charted by `silvia qa check --html`; `silvia serve --replay`
-and `qa check` refuse the rest naming the line.
-
-Headers HTTP cannot carry (a name must be an RFC 9110 token, a value visible ASCII:
-a CR LF would split the response on a socket), in the response and in the reload:
-`Recording.load` keeps them; `client()`, `async_client()`, `ReplayServer` and `silvia
-serve --replay` refuse them naming the line; `silvia qa check` judges the turn and
-reports the header as a finding.
+Any JSON value in any field loads typed (times finite, 0 to a day) or is a
+`RecordingFormatError` naming the line, never another exception; `silvia qa check`
+charts what loads, and it and `silvia serve --replay` refuse the rest naming the line.
+A header HTTP cannot carry (an RFC 9110 token name, a visible-ASCII value) is kept by
+`Recording.load`, refused by every replay that writes it, and a finding of `qa check`.
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
 """The reference server: on the wire, read with plain httpx, and through its ready clients.
 
-On the wire (raw bytes, no SDK): the in-process transport (the wire contract, sync and
-async, stalls, drops and refusals, no sockets); the loopback server (real sockets on
-127.0.0.1, started and stopped by each test); the hostile faults as the server writes
-them: each writes what it says, a gzip bomb is a valid gzip body of exactly the size it
-claims, and the server's memory does not grow with what it sends (what a client makes
-of them is `tests/e2e`'s).
-
-The ready clients, `ReferenceServer().client()` / `.async_client()`, each test with the
-sync and the async one: on the in-process transport, they send the token the server
-requires (else any), take the client constructor's keywords and close the httpx client
-they made. A chat POST naming a session the server does not know answers 404, on either
-runner; text holding lone surrogates streams as a JSON server writes it (`\\udXXX`).
-With `deterministic=True` (what the example notebook runs on) ids count up and
-timestamps are fixed.
+On the wire (raw bytes, no SDK): the in-process transport (the contract, stalls, drops,
+refusals), the loopback server (real sockets on 127.0.0.1, one per test), and the
+hostile faults as the server writes them, its memory flat whatever it sends (what a
+client makes of them is `tests/e2e`'s). Then `ReferenceServer().client()` /
+`.async_client()`, sync and async in each test, in-process and over loopback.
 """
 
 from __future__ import annotations
