@@ -312,6 +312,24 @@ def test_the_token_and_credential_headers_never_go_into_a_recording() -> None:
     assert b"you sent any and any" in recording.response.body
     names = {name for name, _ in recording.response.headers}
     assert not names & {"x-echo", "x-debug", *(name.lower() for name, _ in CREDENTIALS)}
+    # Nor in one built by hand or loaded from a file that has one.
+    for name, value in CREDENTIALS:
+        headers = (*SSE, (name, value))
+        built = Recording(
+            RecordedRequest("POST", "/api/claude"),
+            RecordedResponse(200, headers),
+            RecordedReload("/api/chat/sessions/s", 200, headers),
+        )
+        assert built.response.headers == SSE, name
+        assert built.reload is not None
+        assert built.reload.headers == SSE, name
+        lines = built.dumps().splitlines()
+        response = json.loads(lines[2])
+        response["headers"].append([name, value])
+        lines[2] = json.dumps(response)
+        loaded = Recording.loads("\n".join(lines) + "\n")
+        assert name.lower() not in dict(loaded.response.headers), name
+        assert value not in built.dumps() + loaded.dumps(), name
 
 
 # -- the transport ------------------------------------------------------------------------------
