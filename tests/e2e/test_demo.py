@@ -16,38 +16,27 @@ from ..cli._cli import run
 PROVIDERS = re.compile(r"plaid|snaptrade", re.IGNORECASE)
 
 
-def _demo(*args: str, **settings: str) -> subprocess.CompletedProcess[str]:
-    # No SILVIA_* settings but `settings`, and no proxy: the demo needs neither.
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith("SILVIA_") and "proxy" not in key.lower()
-    }
-    env.update(settings)
-    return subprocess.run(
-        [sys.executable, "-m", "silvia_client", "demo", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,  # a guard against a hang, not a bound on speed
-        check=False,
-    )
-
-
-@pytest.fixture(scope="module")
-def demo() -> subprocess.CompletedProcess[str]:
-    return _demo("--pace", "0")
-
-
 EMBEDDED_LINE = (
     "silvia demo: playing on the embedded reference server (in this process, made-up data); "
     "it never talks to an API server\n"
 )
 
 
-def test_the_demo_plays_the_turn_with_markers_linked_sources_and_its_reload(
-    demo: subprocess.CompletedProcess[str],
-) -> None:
+def test_the_demo_plays_the_turn_with_markers_linked_sources_and_its_reload() -> None:
+    # No SILVIA_* settings and no proxy: the demo needs neither.
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("SILVIA_") and "proxy" not in key.lower()
+    }
+    demo = subprocess.run(
+        [sys.executable, "-m", "silvia_client", "demo", "--pace", "0"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,  # a guard against a hang, not a bound on speed
+        check=False,
+    )
     assert demo.returncode == 0, demo.stderr
     assert demo.stderr == EMBEDDED_LINE  # it says only which server it plays on
     assert not PROVIDERS.search(demo.stdout + demo.stderr)
