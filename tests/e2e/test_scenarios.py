@@ -302,6 +302,7 @@ async def test_every_scenario(reference: ReferenceServer, loopback: LoopbackServ
 
     # Each recording, through its file's text, replays the live turn with both clients
     # and on a socket (the `ReplayServer` of `silvia serve --replay`), and holds no token.
+    assert {"demo", "fault-drop", "fault-stall", "status-500"} <= set(recorded)  # every ending
     replays = ReplayServer({name: recording for name, (_, recording) in recorded.items()})
     with (
         replays.serve_loopback() as url,
