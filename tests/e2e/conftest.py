@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from silvia_client import SilviaClient
 from silvia_client.testing import LoopbackServer, ReferenceServer
 
 from ..testing._helpers import wait_until
-from ._expect import IDLE_TIMEOUT, TIMEOUT, TOKEN
+
+TOKEN = "e2e-token"
+TIMEOUT = httpx.Timeout(5.0)  # connect, read, write, pool: nothing waits longer
+IDLE_TIMEOUT = 5.0  # a stream's idle timeout, for scenarios that do not stall
 
 
 @pytest.fixture
@@ -48,7 +52,7 @@ def _no_connection_left_open(loopback: LoopbackServer) -> Iterator[None]:
 def make_client(
     url: str, *, token: str = TOKEN, idle_timeout: float = IDLE_TIMEOUT, **kwargs: object
 ) -> SilviaClient:
-    """A client with short timeouts (see `_expect`), so that nothing waits long."""
+    """A client with short timeouts, so that nothing waits long."""
     return SilviaClient(
         base_url=url,
         token=token,

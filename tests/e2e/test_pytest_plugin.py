@@ -20,9 +20,23 @@ from silvia_client.testing import IN_PROCESS_URL, ReferenceServer, Say, Scenario
 pytest_plugins = ["pytester"]
 
 
-def test_silvia_streams_a_turn_in_process_on_the_tests_own_server(
-    silvia: SilviaClient, silvia_server: ReferenceServer, silvia_transport: httpx.BaseTransport
+@pytest.mark.anyio
+async def test_every_fixture_serves_the_tests_own_server_and_the_older_names_are_aliases(
+    silvia_server: ReferenceServer,
+    silvia: SilviaClient,
+    silvia_client: SilviaClient,
+    async_silvia: AsyncSilviaClient,
+    async_silvia_client: AsyncSilviaClient,
+    silvia_transport: httpx.BaseTransport,
+    silvia_loopback_client: SilviaClient,
+    silvia_loopback_url: str,
 ) -> None:
+    # (A fresh server for each test: the nested run below, which checks it in every test.)
+    assert silvia_client is silvia
+    assert async_silvia_client is async_silvia
+    for client in (silvia, async_silvia):
+        assert client.timeout.read == 5.0
+        assert client.idle_timeout == 5.0
     with silvia.chat.stream("/scenario accounts") as stream:
         turn = stream.until_done()
     [citation] = turn.citations
@@ -30,43 +44,19 @@ def test_silvia_streams_a_turn_in_process_on_the_tests_own_server(
     links = [link.href for link in resolve_citation(citation).links]
     assert links == [f"/accounts/{ref.account_id}" for ref in citation.target.accounts]
     assert turn.session_id is not None
-    assert silvia.sessions.get(turn.session_id).messages[-1].citations == turn.citations
+    # One server behind them all: the async client, the transport, real HTTP on loopback.
+    session = await async_silvia.sessions.get(turn.session_id)
+    assert session.messages[-1].citations == turn.citations
     silvia_server.register(Scenario("hello", "A greeting.", script=(Say("Hi there."),)))
-    assert silvia.chat.send("/scenario hello").text == "Hi there."
+    assert (await async_silvia.chat.send("/scenario hello")).text == "Hi there."
     with httpx.Client(transport=silvia_transport, base_url=IN_PROCESS_URL) as http:
         auth = {"authorization": "Bearer t"}
         assert http.get(f"/api/chat/sessions/{turn.session_id}", headers=auth).status_code == 200
-    assert len(silvia_server.sessions) == 2
-
-
-@pytest.mark.anyio
-async def test_each_test_gets_a_fresh_server_and_the_older_names_the_same_short_clients(
-    silvia_server: ReferenceServer,
-    silvia: SilviaClient,
-    silvia_client: SilviaClient,
-    async_silvia: AsyncSilviaClient,
-    async_silvia_client: AsyncSilviaClient,
-) -> None:
-    assert len(silvia_server.sessions) == 0
-    assert "hello" not in silvia_server.scenarios
-    assert silvia_client is silvia
-    assert async_silvia_client is async_silvia
-    for client in (silvia, async_silvia):
-        assert client.timeout.read == 5.0
-        assert client.idle_timeout == 5.0
-    turn = await async_silvia.chat.send("hello")
-    assert turn.complete
-    assert turn.session_id is not None
-    assert silvia.sessions.get(turn.session_id).messages[-1].text == turn.text  # one server
-
-
-def test_silvia_loopback_client_goes_over_real_http(
-    silvia_loopback_client: SilviaClient, silvia_loopback_url: str
-) -> None:
     assert silvia_loopback_url.startswith("http://127.0.0.1:")
-    assert silvia_loopback_client.chat.send("hello").complete
+    assert silvia_loopback_client.sessions.get(turn.session_id).id == turn.session_id
     with pytest.raises(NotFoundError):
         silvia_loopback_client.sessions.get("sess_nobody")
+    assert len(silvia_server.sessions) == 2
 
 
 def test_the_async_clients_are_closed_after_their_test(pytester: pytest.Pytester) -> None:

@@ -1,56 +1,229 @@
 """Every scenario of the library, end to end over real sockets, with the sync and async client.
 
-One test goes through every scenario of `SCENARIOS` with both clients (a new scenario
-is tested by being added there): the turn the client assembles is what
-`expected_turn` says the scenario implies, and reloading the session gives the
-same citations and targets. A scenario that fails gives its typed error,
-carrying what arrived; one client per side plays them all, so each recovers
-from every fault. A failure names its scenario; after each scenario no
-connection is left open on the server. Then what that comparison does not see:
-the malformed events' data and a stream left early (an error status on a reload
-is `tests/client/test_errors.py`'s and, on the wire, `tests/testing/test_transports.py`'s).
+One test plays every scenario of `SCENARIOS` with one client per side (a new scenario is
+tested by being added there): the turn, or the typed error and its partial turn, is what
+`expected_turn` implies (rows compared in wire form, provider and all), the reload agrees,
+no connection is left open, and each recording of the sync side (the floods aside) holds
+no token and replays the live turn three ways. Then a stream left early.
 """
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
 import pytest
 
 from silvia_client import (
     AsyncSilviaClient,
+    AuthenticationError,
+    IncompleteTurnError,
+    InternalServerError,
+    NotFoundError,
+    PermissionDeniedError,
     RateLimitError,
+    ServerStreamError,
+    SilviaClient,
+    SilviaError,
     StreamDisconnectedError,
+    StreamError,
+    StreamTimeoutError,
+    StreamTooLargeError,
+    Turn,
 )
-from silvia_client.citations import resolve_citation
+from silvia_client.citations import Citation, InlineCitation
 from silvia_client.errors import APIStatusError
+from silvia_client.sessions import Session
 from silvia_client.testing import (
+    SCENARIO_HEADER,
     SCENARIOS,
+    Cite,
     ExpectedTurn,
+    KeepAliveForever,
     LoopbackServer,
+    Recording,
+    RecordingTransport,
     ReferenceServer,
+    ReplayServer,
+    Say,
     Scenario,
+    SendEndlessLine,
+    SendGzipBomb,
+    SendOversizedEvent,
+    Stall,
+    Trickle,
 )
 
 from ..testing._helpers import wait_until
-from ._expect import (
-    TIMEOUT,
-    TOKEN,
-    Played,
-    assert_no_answer_stored,
-    assert_reload_agrees,
-    assert_turn_matches,
-    message_for,
-    options_for,
-    play,
-    shown,
-    status_error_for,
-    stream_error_for,
-)
-from .conftest import make_client
+from .conftest import IDLE_TIMEOUT, TIMEOUT, TOKEN, make_client
+
+STALL_IDLE_TIMEOUT = 0.3  # the client's idle timeout against a stalling scenario
+# Against a flood: small limits; a short deadline for the floods that never end, which
+# only it stops, and for those the limit stops, a generous one that proves "no hang"
+# (a short one could pass first on a loaded machine, before the limit does).
+MiB = 1024 * 1024
+FLOOD_LIMIT = 1 * MiB
+LIMITS = {"max_event_bytes": FLOOD_LIMIT, "max_response_bytes": FLOOD_LIMIT}
+FLOOD_DEADLINE = 0.3
+NO_HANG_DEADLINE = 30.0
+FLOODS = (SendEndlessLine, SendOversizedEvent, SendGzipBomb)
+ENDLESS = (Trickle, KeepAliveForever)
+
+# The typed error each way a stream can stop short (None: it ends short of `done`
+# without a fault). A new fault kind fails loudly here until it is given one.
+STREAM_ERRORS: dict[str | None, type[SilviaError]] = {
+    None: IncompleteTurnError,
+    "drop": StreamDisconnectedError,
+    "stall": StreamTimeoutError,
+    "error_event": ServerStreamError,
+    "echo_token": ServerStreamError,
+    "no_done": IncompleteTurnError,
+    "endless_line": StreamTooLargeError,
+    "oversized_event": StreamTooLargeError,
+    "gzip_bomb": StreamTooLargeError,
+    "trickle": StreamTimeoutError,
+    "keep_alive_forever": StreamTimeoutError,
+}
+STATUS_ERRORS: dict[int, type[APIStatusError]] = {
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    429: RateLimitError,
+    500: InternalServerError,
+}
+
+
+def options_for(scenario: Scenario) -> dict[str, Any]:
+    """The client's settings for `scenario`: a short idle timeout against a stall, and
+    small limits and a short deadline against a flood; no retries (a 429 or a 500 is seen
+    as such, not waited out: the retries have tests of their own)."""
+    idle = STALL_IDLE_TIMEOUT if isinstance(scenario.fault, Stall) else IDLE_TIMEOUT
+    options: dict[str, Any] = {"idle_timeout": idle, "max_retries": 0}
+    if isinstance(scenario.fault, (*FLOODS, *ENDLESS)):
+        deadline = FLOOD_DEADLINE if isinstance(scenario.fault, ENDLESS) else NO_HANG_DEADLINE
+        options.update(deadline=deadline, **LIMITS)
+    return options
+
+
+def shown(text: object) -> object:
+    """Server text as the client shows it: the token blanked (an `EchoToken` echoes it)."""
+    return text.replace(TOKEN, "<token>") if isinstance(text, str) else text
+
+
+def wire_row(citation: Citation) -> dict[str, object]:
+    """A client citation as a wire row: extras kept, target in wire form, offset left out."""
+    exclude = {"offset"} if isinstance(citation, InlineCitation) else None
+    row = citation.model_dump(exclude=exclude, context={"include_provider": True})
+    if row.get("target") is None:
+        row.pop("target", None)
+    return row
+
+
+def expected_offsets(scenario: Scenario, count: int) -> list[int]:
+    """Where each of the first `count` citations streamed (the answer's length then), read
+    off the scenario's script, independently of the client and the wire."""
+    offsets, length = [], 0
+    for item in scenario.script:
+        if isinstance(item, Say):
+            length += len(item.text)
+        elif isinstance(item, Cite):
+            offsets.append(length)
+    return offsets[:count]
+
+
+def assert_turn_matches(turn: Turn, expected: ExpectedTurn, scenario: Scenario) -> None:
+    """The client's turn (complete or partial) is what the scenario implies."""
+    assert turn.text == expected.text
+    assert turn.complete is expected.complete
+    assert turn.session_id is not None
+    assert turn.session_id.startswith("sess_")
+
+    # What `target_for` must give each cited source: the summary's target if the summary
+    # arrived, else that of its last streamed citation.
+    targets: dict[str, object] = {}
+    for row in (*expected.inline_citations, *expected.citations):
+        targets[str(row["source"])] = row.get("target")
+    # The summary and every streamed row as sent, each with the target it streamed with.
+    assert [wire_row(c) for c in turn.citations] == list(expected.citations)
+    assert [wire_row(c) for c in turn.inline_citations] == list(expected.inline_citations)
+    assert [c.offset for c in turn.inline_citations] == expected_offsets(
+        scenario, len(expected.inline_citations)
+    )
+    # target_for, per cited source, in order of first appearance.
+    assert list(turn.sources) == list(targets)
+    for source, target in targets.items():
+        found = turn.target_for(source)
+        assert (None if found is None else found.to_wire()) == target, source
+    if expected.complete:
+        # And they are the server's own final targets for every source cited.
+        for source, target in targets.items():
+            assert expected.target_for(source) == target, source
+
+    assert [(u.event, json.loads(u.data)) for u in turn.unknown_events] == list(
+        expected.unknown_events
+    )
+    # One malformed event where the scenario sends one; none made of half an event, cut off.
+    assert len(turn.malformed_events) == (expected.fault == "malformed_event")
+    if expected.error is not None:
+        assert turn.error is not None
+        assert turn.error.error_type == expected.error["type"]
+        assert turn.error.message == shown(expected.error["message"])
+    else:
+        assert turn.error is None
+
+
+def _key(citation: Citation) -> tuple[object, ...]:
+    return (citation.source, citation.title, citation.cited_text, citation.target)
+
+
+def assert_reload_agrees(turn: Turn, session: Session) -> None:
+    """`sessions.get` after the turn gives the live turn's text, rows and targets as sent."""
+    assert session.id == turn.session_id
+    assert session.messages, "the session holds no message"
+    stored = session.messages[-1]
+    assert stored.role == "assistant", [m.role for m in session.messages]
+    assert stored.text == turn.text
+    for message in session.messages:  # rows saved before targets existed read untyped
+        assert (message.citation_errors, message.inline_citation_errors) == ((), ())
+    assert [_key(c) for c in stored.citations] == [_key(c) for c in turn.citations]
+    # Inline citations agree too, offsets aside (a reloaded row has no stream position).
+    assert [_key(c) for c in stored.inline_citations] == [_key(c) for c in turn.inline_citations]
+    for source in turn.sources:
+        assert stored.target_for(source) == turn.target_for(source), source
+
+
+@dataclass(frozen=True)
+class Played:
+    """A turn on either client: the turn (partial, on a `StreamError`), the error, and the
+    session reloaded after whatever turn there is."""
+
+    turn: Turn | None
+    error: SilviaError | None
+    session: Session | None
+
+
+async def play(client: SilviaClient | AsyncSilviaClient, message: str) -> Played:
+    turn: Turn | None = None
+    error: SilviaError | None = None
+    try:
+        if isinstance(client, SilviaClient):
+            turn = client.chat.send(message)
+        else:
+            turn = await client.chat.send(message)
+    except SilviaError as raised:
+        error = raised
+        turn = raised.turn if isinstance(raised, StreamError) else None
+    if turn is None or turn.session_id is None:
+        return Played(turn, error, None)
+    if isinstance(client, SilviaClient):
+        return Played(turn, error, client.sessions.get(turn.session_id))
+    return Played(turn, error, await client.sessions.get(turn.session_id))
 
 
 def _check_status_error(error: BaseException, expected: ExpectedTurn) -> None:
-    assert isinstance(error, status_error_for(expected.status))
-    assert isinstance(error, APIStatusError)
+    assert isinstance(error, STATUS_ERRORS[expected.status])
     assert error.status_code == expected.status
     assert expected.error is not None
     assert error.error_type == expected.error["type"]
@@ -77,76 +250,72 @@ def _check(scenario: Scenario, expected: ExpectedTurn, played: Played) -> None:
         assert error is None, repr(error)
         assert_reload_agrees(turn, session)
     else:
-        assert isinstance(error, stream_error_for(expected)), repr(error)
-        assert_no_answer_stored(session, message_for(scenario))
+        assert isinstance(error, STREAM_ERRORS[expected.fault]), repr(error)
+        # It stored the question and no answer.
+        assert session.messages, "the session holds no message"
+        assert session.messages[-1].role == "user"
+        assert session.messages[-1].text == f"/scenario {scenario.name}"
+
+
+def assert_same(replayed: Played, live: Played, case: str) -> None:
+    """A replay gave the live turn: text, rows, targets, offsets, session, error and reload."""
+    assert type(replayed.error) is type(live.error), case
+    assert (replayed.turn is None) is (live.turn is None), case
+    if live.turn is not None:
+        assert replayed.turn is not None
+        assert replayed.turn.text == live.turn.text, case
+        assert replayed.turn.citations == live.turn.citations, case
+        assert replayed.turn.inline_citations == live.turn.inline_citations, case
+        assert replayed.turn.session_id == live.turn.session_id, case
+        assert replayed.turn.complete is live.turn.complete, case
+    assert replayed.session == live.session, case
 
 
 # One client per side, each scenario on a `with_options` copy: a new client per
 # scenario spent most of the test reading the CA bundle into its SSL context.
 @pytest.mark.anyio
 async def test_every_scenario(reference: ReferenceServer, loopback: LoopbackServer) -> None:
+    recorder = RecordingTransport()  # around the sync client's pool: each turn is recorded too
+    recorded: dict[str, tuple[Played, Recording]] = {}
     async with AsyncSilviaClient(base_url=loopback.url, token=TOKEN, timeout=TIMEOUT) as aclient:
-        with make_client(loopback.url) as client:
+        http = httpx.Client(transport=recorder)
+        with http, make_client(loopback.url, http_client=http) as client:
             for name, scenario in SCENARIOS.items():
                 options = options_for(scenario)
                 idle = options["idle_timeout"]
                 expected = reference.expected_turn(name, idle_timeout=idle, token=TOKEN)
                 for side in (client, aclient):
                     try:
-                        played = await play(side.with_options(**options), message_for(scenario))
+                        with recorder.capture() as capture:
+                            played = await play(
+                                side.with_options(**options), f"/scenario {scenario.name}"
+                            )
                         _check(scenario, expected, played)
                     except Exception as failure:
                         raise AssertionError(f"scenario {name!r} ({type(side)})") from failure
                     # The clients live on: at most their one pooled connection each.
                     assert wait_until(lambda: loopback.open_connections <= 2), name
+                    if side is client and not isinstance(scenario.fault, (*FLOODS, *ENDLESS)):
+                        kept = capture.recording()
+                        assert kept is not None, name
+                        recorded[name] = (played, Recording.loads(kept.dumps()))
 
-
-def test_a_legacy_session_keeps_its_old_rows_untyped_beside_the_new_typed_turn(
-    loopback: LoopbackServer,
-) -> None:
-    with make_client(loopback.url) as client:
-        with client.chat.stream("/scenario legacy-session") as stream:
-            turn = stream.until_done()
-        assert turn.session_id is not None
-        session = client.sessions.get(turn.session_id)
-    _, old_answer, question, answer = session.messages
-    assert [m.role for m in session.messages] == ["user", "assistant", "user", "assistant"]
-    # Saved before targets existed: no target, read as such (no error), source and title kept.
-    assert old_answer.citations
-    assert all(c.target is None for c in (*old_answer.citations, *old_answer.inline_citations))
-    assert old_answer.citation_errors == ()
-    assert old_answer.citations[0].source == "silvia://your-account/checking"
-    assert old_answer.citations[0].title == "Checking"
-    # The turn of this request, typed, as it streamed.
-    assert question.text == "/scenario legacy-session"
-    assert_reload_agrees(turn, session)
-    assert all(c.target is not None for c in answer.citations)
-
-
-def test_what_a_faulty_stream_carries_is_usable(loopback: LoopbackServer) -> None:
-    with make_client(loopback.url) as client:
-        with pytest.raises(StreamDisconnectedError) as caught:
-            client.chat.send("/scenario fault-drop")
-        turn = caught.value.turn
-        first = resolve_citation(turn.inline_citations[0])
-        assert first.href is not None
-        assert first.href.startswith("/accounts/")
-        assert (turn.malformed_events, turn.unknown_events) == ((), ())  # no half event read
-
-        for scenario, event, data in [
-            (
-                "fault-malformed-json",
-                "citation",
-                '{"citation": {"source": "silvia://your-account/checking", ',
-            ),
-            ("fault-malformed-shape", "text", '{"text": 42}'),
-        ]:
-            turn = client.chat.send(f"/scenario {scenario}")
-            assert turn.complete, scenario
-            [malformed] = turn.malformed_events
-            assert malformed.event == event, scenario
-            assert malformed.data == data, scenario
-            assert malformed.reason, scenario
+    # Each recording, through its file's text, replays the live turn with both clients
+    # and on a socket (the `ReplayServer` of `silvia serve --replay`), and holds no token.
+    assert {"demo", "fault-drop", "fault-stall", "status-500"} <= set(recorded)  # every ending
+    replays = ReplayServer({name: recording for name, (_, recording) in recorded.items()})
+    with (
+        replays.serve_loopback() as url,
+        make_client(url, idle_timeout=STALL_IDLE_TIMEOUT, max_retries=0) as served,
+    ):
+        for name, (live, recording) in recorded.items():
+            assert TOKEN not in recording.dumps(), name
+            with recording.client() as replay:
+                assert_same(await play(replay, "whatever is asked"), live, name)
+            async with recording.async_client() as areplay:
+                assert_same(await play(areplay, "whatever is asked"), live, name)
+            picked = served.with_options(default_headers={SCENARIO_HEADER: name})
+            assert_same(await play(picked, "anything"), live, f"{name} (replay server)")
 
 
 def test_leaving_a_stream_early_closes_its_connection(loopback: LoopbackServer) -> None:

@@ -1,14 +1,9 @@
 """`Recording.redacted()`: no account id in any spelling, no provider, and the replay still typed.
 
-The property test generates turns whose account ids and providers stand where
-ids stand (a target's `accountId`, raw or with an escaped key or value; a
-tool's row quoted as JSON inside `cited_text`; the SQL rows' key/value text),
-each id repeated elsewhere (the answer's text, a title, a URL, raw, JSON-escaped
-and percent-encoded), chunked anywhere. The redacted file holds none of the
-found ids in any spelling, no non-null `provider` member at any depth once
-decoded, and it replays to a turn, and a reloaded session, whose targets carry
-no provider. Free text never says the provider words themselves (an answer
-may, legitimately).
+The property generates turns with ids where ids stand (a target's `accountId`, raw or
+escaped; a row quoted in `cited_text`) and repeated elsewhere (text, title, URL; raw,
+JSON-escaped, percent-encoded), chunked anywhere: the redacted file holds none of them
+and no non-null `provider` at any depth, and replays typed, without providers.
 """
 
 from __future__ import annotations
@@ -54,6 +49,7 @@ ACCOUNT = "qwp76DaG7ehEQWRnp1RjCwEBmP6b"
 ids = st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{15,40}", fullmatch=True).filter(
     lambda value: is_account_id(value) and "redacted" not in value
 )
+# Free text never says a provider word (an answer may, legitimately: it is no id).
 free_text = st.text(alphabet=string.ascii_letters + " .,$", max_size=24).filter(
     lambda text: not re.search("plaid|snaptrade|manual|provider", text, re.IGNORECASE)
 )

@@ -1,20 +1,57 @@
-"""The built-in scenarios: coverage of the doc's table and rules, privacy, expected turns,
-and `silvia serve --list` (serving them is `tests/cli/test_serve.py`'s)."""
+"""The built-in scenarios, and the server's target rules one doc rule at a time.
+
+The library: its names and descriptions, `silvia serve --list`, a library file that
+does not fit, the doc's table covered, privacy, and what each fault and status does to
+a turn (serving them is `tests/cli/test_serve.py`'s). The rules ("What the server
+cites") are read off `expected_turn` of a small scenario: the server's own account of
+the sources and targets its tool calls write, and of what each citation streams.
+"""
 
 from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 
+from silvia_client.citations import (
+    AccountRef,
+    AccountsTarget,
+    AccountTarget,
+    AnalysisTarget,
+    CardDocumentTarget,
+    CitationTarget,
+    MarketDataTarget,
+    MortgageReferenceTarget,
+    PortfolioTarget,
+    TaxReferenceTarget,
+    WebTarget,
+    parse_citation_target,
+)
 from silvia_client.cli import main
 from silvia_client.testing import (
     BROKEN_SCENARIOS,
     DEFAULT_SCENARIO,
     SCENARIOS,
+    Checkpoint,
+    Cite,
+    ExaArticle,
+    ExecutePython,
+    ExecuteSql,
+    ExpectedTurn,
+    Say,
     Scenario,
+    ScriptError,
+    ScriptItem,
+    SearchWeb,
+    WebResult,
     expected_turn,
+    humanize_citation_url,
+    label_slug,
+    read_credit_card_document,
+    read_mortgage_authority,
+    read_tax_authority,
     scenarios,
 )
 from silvia_client.testing._library import read_library
@@ -28,6 +65,12 @@ TABLE_SOURCES = [
 
 
 def test_names_are_unique_descriptions_one_line_and_the_library_read_only() -> None:
+    # A custom scenario is checked when built (a script citing what it never wrote, too:
+    # `play`, below).
+    with pytest.raises(ValueError, match="name"):
+        Scenario("has space", "d", script=())
+    with pytest.raises(ValueError, match="one-line"):
+        Scenario("two-lines", "a\nb", script=())
     library = scenarios()
     assert len({s.name for s in library}) == len(library) == len(SCENARIOS)
     assert library[0].name == DEFAULT_SCENARIO == "demo"
@@ -73,29 +116,20 @@ def test_a_library_file_that_does_not_fit_names_the_file_and_the_scenario() -> N
 
 
 def test_every_source_pattern_and_target_kind_of_the_doc_is_covered() -> None:
+    library = ("tax_reference", "card_document", "mortgage_reference")
     kinds: set[object] = set()
     patterns: set[str] = set()
     for scenario in SCENARIOS.values():
         for source, target in expected_turn(scenario).final_targets.items():
-            kinds.add(None if target is None else target["kind"])
+            kind = None if target is None else target["kind"]
+            # Each library reader's both rows: with a URL and with url null.
+            kinds.add((kind, target["url"] is None) if target and kind in library else kind)
             patterns.update(p for p in TABLE_SOURCES if re.fullmatch(p, source))
     assert patterns == set(TABLE_SOURCES)
     assert kinds == {
-        None, "web", "tax_reference", "card_document", "mortgage_reference", "market_data",
-        "analysis", "account", "accounts", "portfolio",
+        None, "web", "market_data", "analysis", "account", "accounts", "portfolio",
+        *((kind, url_is_null) for kind in library for url_is_null in (True, False)),
     }  # fmt: skip
-    # Each library reader's both rows: with a URL and with url null.
-    library_targets = [
-        target
-        for scenario in SCENARIOS.values()
-        for target in expected_turn(scenario).final_targets.values()
-        if target and target["kind"] in {"tax_reference", "card_document", "mortgage_reference"}
-    ]
-    assert {(t["kind"], t["url"] is None) for t in library_targets} == {
-        (kind, url_is_null)
-        for kind in ("tax_reference", "card_document", "mortgage_reference")
-        for url_is_null in (True, False)
-    }
 
 
 def without_providers(value: object) -> object:
@@ -201,12 +235,229 @@ def test_the_faults_and_statuses_expect_what_they_do_to_a_turn() -> None:
         assert expected_turn(SCENARIOS[f"status-{status}"]).status == status
 
 
-# -- building scenarios ---------------------------------------------------------
+ID_A = "AAAAaaaa1111bbbb2222"
+ID_B = "BBBBbbbb3333cccc4444"
+CARDS = "silvia://your-account/credit-card"
+CHECKING = "silvia://your-account/checking"
+FINNHUB = "import finnhub\nclient = finnhub.Client(api_key=KEY)"
+IRA = "https://www.irs.gov/publications/p590a"
 
 
-def test_a_custom_scenario_is_checked_when_built() -> None:
-    # A script citing what it never wrote fails as built too (test_derive_rules, `play`).
-    with pytest.raises(ValueError, match="name"):
-        Scenario("has space", "d", script=())
-    with pytest.raises(ValueError, match="one-line"):
-        Scenario("two-lines", "a\nb", script=())
+def row(label: str = "Checking", /, **columns: object) -> dict[str, object]:
+    return {"account_name": label, "balance": "10.00", **columns}
+
+
+def play(*script: ScriptItem, checkpoint: Checkpoint | None = None) -> ExpectedTurn:
+    return expected_turn(Scenario("t", "d", script=script, checkpoint=checkpoint))
+
+
+def targets(*calls: ScriptItem) -> dict[str, CitationTarget | None]:
+    """Each source the calls write, in order, with its final target."""
+    return {s: parse_citation_target(t) for s, t in play(*calls).final_targets.items()}
+
+
+def one(call: ScriptItem) -> CitationTarget | None:
+    [(_, target)] = targets(call).items()
+    return target
+
+
+def cited(call: ScriptItem, source: str, *blocks: int) -> dict[str, Any]:
+    """The citation of `source` after `call`, as it streams."""
+    [citation] = play(call, Say("x"), Cite(source, *blocks)).inline_citations
+    return citation
+
+
+def cards(account_id: str | None) -> ExecuteSql:
+    columns = {} if account_id is None else {"source": "plaid", "source_account_id": account_id}
+    return ExecuteSql(rows=(row("Credit card", **columns),))
+
+
+# -- execute_sql: labels, account / accounts / none ---------------------------
+
+
+def test_rows_are_grouped_by_label_into_account_sources_titled_by_the_label() -> None:
+    call = ExecuteSql(rows=(row("Checking"), row("Credit card"), row("Checking")))
+    assert list(targets(call)) == [CHECKING, CARDS]
+    assert cited(call, CHECKING, 0, 2)["title"] == "Checking"  # two rows: two blocks
+    assert cited(call, CARDS)["title"] == "Credit card"
+    with pytest.raises(ScriptError, match="blocks"):
+        cited(call, CARDS, 0, 2)
+    for label, slug in [
+        ("Credit card", "credit-card"),
+        ("  Sapphire  Preferred!", "sapphire-preferred"),
+        ("401(k)", "401-k"),
+    ]:
+        assert label_slug(label) == slug, label
+    with pytest.raises(ValueError, match="label"):
+        label_slug("!!!")
+    with pytest.raises(ValueError, match="account_name"):
+        one(ExecuteSql(rows=({"balance": "1.00"},)))
+
+
+def test_one_account_gives_account_several_give_accounts_in_row_order_one_unknown_none() -> None:
+    same = row("Brokerage", source="snaptrade", source_account_id=ID_A)
+    assert one(ExecuteSql(rows=(same, same))) == AccountTarget(ID_A, "snaptrade")
+    rows = (
+        row("Credit card", source="plaid", source_account_id=ID_B),
+        row("Credit card", source="plaid", source_account_id=ID_A),
+    )
+    assert one(ExecuteSql(rows=rows)) == AccountsTarget(
+        (AccountRef(ID_B, "plaid"), AccountRef(ID_A, "plaid"))
+    )
+    missing_ids: list[dict[str, object]] = [{"source_account_id": None}, {}, {"account_id": "12"}]
+    for missing in missing_ids:
+        rows = (row("Credit card", source_account_id=ID_A), row("Credit card", **missing))
+        assert one(ExecuteSql(rows=rows)) is None, missing
+    portfolio = ExecuteSql(rows=({"total": "1.00"},), label_column=None)
+    assert targets(portfolio) == {"silvia://your-portfolio": PortfolioTarget()}
+    crypto = row("Crypto wallet", source="crypto", source_account_id=ID_A, account_id=ID_B)
+    assert one(ExecuteSql(rows=(crypto,))) is None  # a crypto wallet names no account
+    # Legacy prompt rows without id columns are untyped, but a selected id counts.
+    assert targets(ExecuteSql(rows=(row("Checking"), row("Savings", account_id=ID_A)))) == {
+        CHECKING: None,
+        "silvia://your-account/savings": AccountTarget(ID_A, None),
+    }
+
+
+# -- execute_python, exa and the library readers ---------------------------------
+
+
+def test_execute_python_is_market_data_with_a_ticker_else_analysis() -> None:
+    assert targets(ExecutePython(FINNHUB, '{"symbol": "aapl", "c": 1.0}')) == {
+        "silvia://market-data/finnhub/AAPL": MarketDataTarget("AAPL")
+    }
+    output = '[{"symbol": "AAPL", "c": 1}, {"ticker": "MSFT", "c": 2}, {"c": 3}]'
+    assert targets(ExecutePython(FINNHUB, output)) == {
+        "silvia://market-data/finnhub/AAPL": MarketDataTarget("AAPL"),
+        "silvia://market-data/finnhub/MSFT": MarketDataTarget("MSFT"),
+        "silvia://market-data/finnhub": AnalysisTarget(),
+    }
+    live = "silvia://market-data/finnhub"
+    for output in ["{'c': 227.48}", '{"c": 227.48}', "price 227.48"]:
+        assert targets(ExecutePython(FINNHUB, output)) == {live: AnalysisTarget()}, output
+        assert cited(ExecutePython(FINNHUB, output), live)["title"] == "Live data"
+    # Finnhub named only in the payload still counts.
+    assert list(targets(ExecutePython("print(data)", "finnhub quote: 227.48"))) == [live]
+    math = ExecutePython("print(x)", '{"symbol": "AAPL"}', title="Math")
+    assert targets(math) == {"silvia://analysis": AnalysisTarget()}
+    assert cited(math, "silvia://analysis")["title"] == "Math"
+    article = ExaArticle("https://example.com/a", "An article", "Body")
+    assert targets(ExecutePython("exa.search(...)", "", articles=(article,))) == {
+        "https://example.com/a": WebTarget("https://example.com/a")
+    }
+
+
+def test_library_reads_with_and_without_a_source_url() -> None:
+    for read, prefix, kind in [
+        (read_tax_authority, "silvia://tax-authority/", TaxReferenceTarget),
+        (read_credit_card_document, "silvia://credit-card-corpus/", CardDocumentTarget),
+        (read_mortgage_authority, "silvia://mortgage-code/", MortgageReferenceTarget),
+    ]:
+        url = "https://gov.example/b"
+        assert targets(read("a/b.md", "text", source_url=url)) == {url: kind(url)}, prefix
+        assert targets(read("/a/b.md", "text")) == {prefix + "a/b.md": kind(None)}, prefix
+        assert list(targets(read("a/b.md", "t", source_url="ftp://gov.example/b"))) == [
+            prefix + "a/b.md"
+        ]
+    source = "silvia://tax-authority/irs/p590a.md"
+    titled = read_tax_authority("irs/p590a.md", "t", title="Publication 590-A")
+    assert cited(titled, source)["title"] == "Publication 590-A"
+    assert cited(read_tax_authority("irs/p590a.md", "t"), source)["title"] == "p590a.md"
+
+
+def test_download_urls_are_made_readable() -> None:
+    for url, readable in [
+        (
+            "https://www.ecfr.gov/api/versioner/v1/full/2024-06-01/title-12.xml?part=1026",
+            "https://www.ecfr.gov/current/title-12/part-1026",
+        ),
+        (
+            "https://www.ecfr.gov/api/versioner/v1/full/2024-06-01/title-26.xml?part=1&section=1.408-2",
+            "https://www.ecfr.gov/current/title-26/section-1.408-2",
+        ),
+        (
+            "https://uscode.house.gov/download/releasepoints/us/pl/118/78/xml_usc26@118-78.zip",
+            "https://uscode.house.gov/view.xhtml?path=/prelim@title26&edition=prelim",
+        ),
+        (IRA, IRA),
+    ]:
+        assert humanize_citation_url(url) == readable, url
+        read = read_mortgage_authority("x.xml", "t", source_url=url)
+        assert targets(read) == {readable: MortgageReferenceTarget(readable)}, url
+
+
+def test_search_web_result_urls_are_web_and_the_search_source_has_no_target() -> None:
+    results = (WebResult("Page", "text", "https://example.com/p"), WebResult("Sum", "s"))
+    assert targets(SearchWeb("q", results)) == {
+        "https://example.com/p": WebTarget("https://example.com/p"),
+        "silvia://search/search_web": None,
+    }
+
+
+# -- one meaning per source per turn -------------------------------------------
+
+
+def test_one_meaning_per_source_per_turn() -> None:
+    # A later call writing the same account source pools its accounts.
+    assert targets(cards(ID_A), cards(ID_B)) == {
+        CARDS: AccountsTarget((AccountRef(ID_A, "plaid"), AccountRef(ID_B, "plaid")))
+    }
+    # Pooling the same account again keeps one account and learns its provider.
+    first = ExecuteSql(rows=(row("Checking", source_account_id=ID_A),))
+    again = ExecuteSql(rows=(row("Checking", source="plaid", source_account_id=ID_A),))
+    assert targets(first, again) == {CHECKING: AccountTarget(ID_A, "plaid")}
+    # A label written with and without ids is untyped, and stays so when a later write agrees.
+    without = ExecuteSql(rows=(row("Checking"),))
+    for calls in [(first, without), (without, first), (first, without, first)]:
+        assert targets(*calls) == {CHECKING: None}
+    web = SearchWeb("q", (WebResult("IRA", "text", IRA),))
+    tax = read_tax_authority("irs/p590a.md", "text", source_url=IRA)
+    assert targets(web, tax) == targets(tax, web) == {IRA: None}
+    portfolio = ExecuteSql(rows=({"total": "1"},), label_column=None)
+    assert targets(tax, tax, portfolio, portfolio) == {
+        IRA: TaxReferenceTarget(IRA),
+        "silvia://your-portfolio": PortfolioTarget(),
+    }
+
+
+# -- a played turn: checkpoints and the citation fields ---------------------
+
+
+def test_a_checkpoint_resumes_with_its_registry_only_if_it_carries_targets() -> None:
+    final = {"kind": "account", "accountId": ID_A, "provider": "plaid"}
+    for carries, streamed in [(False, [None]), (True, [final])]:
+        checkpoint = Checkpoint((cards(ID_A),), carries_targets=carries)
+        turn = play(Say("a"), Cite(CARDS), checkpoint=checkpoint)
+        assert [c.get("target") for c in turn.inline_citations] == streamed, carries
+    old = Checkpoint((cards(ID_A),), carries_targets=False)
+    turn = play(cards(ID_B), Say("a"), Cite(CARDS), checkpoint=old)
+    assert turn.final_targets[CARDS] == {**final, "accountId": ID_B}  # a fresh write registers
+    # After an old checkpoint a source streams untyped, then typed by its first fresh write;
+    # the summary gives the final target.
+    turn = play(Say("a"), Cite(CARDS), cards(ID_A), Say("b"), Cite(CARDS), checkpoint=old)
+    assert [c.get("target") for c in turn.inline_citations] == [None, final]
+    assert [c.get("target") for c in turn.citations] == [final, final]
+    assert turn.final_targets == {CARDS: final}
+
+
+def test_citation_fields_follow_anthropics_search_result_location() -> None:
+    with pytest.raises(ScriptError, match="no tool call"):
+        play(Say("a"), Cite(CARDS))  # a turn cites only sources it wrote
+    rows = (row("Credit card", account_id=ID_A), row("Credit card", account_id=ID_B))
+    turn = play(cards(ID_A), ExecuteSql(rows=rows), Say("x"), Cite(CARDS, 0, 2))
+    (citation,) = turn.inline_citations
+    assert citation["search_result_index"] == 1  # counted across the turn's calls
+    assert (citation["start_block_index"], citation["end_block_index"]) == (0, 2)  # end exclusive
+    assert citation["cited_text"] == "\n".join(
+        f"account_name: Credit card, balance: 10.00, account_id: {i}" for i in (ID_A, ID_B)
+    )
+    # The summary deduplicates, inline keeps every citation; the final message has no target.
+    turn = play(cards(ID_A), Say("a"), Cite(CARDS), Say("b"), Cite(CARDS), Say("c"))
+    assert (len(turn.inline_citations), len(turn.citations)) == (2, 1)
+    assert turn.message is not None
+    content: list[dict[str, Any]] = turn.message["content"]  # type: ignore[assignment]
+    assert [block["text"] for block in content] == ["a", "b", "c"]
+    assert [citation["source"] for citation in content[0]["citations"]] == [CARDS]
+    assert "citations" not in content[2]
+    assert "target" in turn.citations[0]
+    assert "target" not in json.dumps(turn.message)
