@@ -369,7 +369,7 @@ FAULTS |= {f"fault-malformed-{x}": {"events-well-formed"} for x in ("json", "sha
 FAULTS["fault-unknown-event"] = set()
 
 # What a client's limits, deadline and scrubber are for, not a server's rules:
-# tests/e2e/test_hostile_faults.py runs them.
+# tests/e2e/test_scenarios.py runs them end to end.
 HOSTILE = {"fault-endless-line", "fault-oversized-event", "fault-gzip-bomb", "fault-trickle"}
 HOSTILE |= {"fault-keep-alive-forever", "fault-echo-token", "fault-echo-token-401"}
 
