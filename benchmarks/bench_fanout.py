@@ -287,32 +287,38 @@ def _silvia(url: str, streams: int) -> tuple[Callable[[], Awaitable[int]], Calla
     return turn, http.aclose
 
 
-def _hand(url: str, streams: int) -> tuple[Callable[[], Awaitable[int]], Callable[[], Any]]:
+def _hand_connect(url: str, streams: int) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    """The hand loops' client: a turn's `aconnect_sse`, and the client's close."""
     import httpx_sse
 
     http = httpx.AsyncClient(limits=httpx.Limits(**_limits(streams)), timeout=60.0)
     endpoint = url + DEFAULT_WIRE.chat_path
     headers = {"authorization": f"Bearer {TOKEN}"}
 
+    def connect() -> Any:
+        return httpx_sse.aconnect_sse(
+            http, "POST", endpoint, json={"message": MESSAGE}, headers=headers
+        )
+
+    return connect, http.aclose
+
+
+def _hand(url: str, streams: int) -> tuple[Callable[[], Awaitable[int]], Callable[[], Any]]:
+    connect, close = _hand_connect(url, streams)
+
     async def turn() -> int:
         count = 0
-        async with httpx_sse.aconnect_sse(
-            http, "POST", endpoint, json={"message": MESSAGE}, headers=headers
-        ) as source:
+        async with connect() as source:
             async for sse in source.aiter_sse():
                 json.loads(sse.data)
                 count += 1
         return count
 
-    return turn, http.aclose
+    return turn, close
 
 
 def _hand_keep(url: str, streams: int) -> tuple[Callable[[], Awaitable[int]], Callable[[], Any]]:
-    import httpx_sse
-
-    http = httpx.AsyncClient(limits=httpx.Limits(**_limits(streams)), timeout=60.0)
-    endpoint = url + DEFAULT_WIRE.chat_path
-    headers = {"authorization": f"Bearer {TOKEN}"}
+    connect, close = _hand_connect(url, streams)
 
     async def turn() -> int:
         # What silvia keeps of a turn, kept by hand: the text deltas joined at the end,
@@ -321,9 +327,7 @@ def _hand_keep(url: str, streams: int) -> tuple[Callable[[], Awaitable[int]], Ca
         count = 0
         texts: list[str] = []
         kept: list[Any] = []
-        async with httpx_sse.aconnect_sse(
-            http, "POST", endpoint, json={"message": MESSAGE}, headers=headers
-        ) as source:
+        async with connect() as source:
             async for sse in source.aiter_sse():
                 data = json.loads(sse.data)
                 if sse.event == "text":
@@ -334,7 +338,7 @@ def _hand_keep(url: str, streams: int) -> tuple[Callable[[], Awaitable[int]], Ca
             kept.append("".join(texts))
         return count
 
-    return turn, http.aclose
+    return turn, close
 
 
 def _anthropic(url: str, streams: int) -> tuple[Callable[[], Awaitable[int]], Callable[[], Any]]:
