@@ -97,7 +97,7 @@ VIEWS = (
 )
 
 POLARS = {
-    "tests/records/test_frames.py::test_the_records_make_a_polars_frame_as_they_are": (
+    "tests/records/test_records.py::test_the_records_make_a_polars_frame_as_they_are": (
         "polars' thread pool does not survive mutmut's fork: the query waits forever"
     ),
 }
