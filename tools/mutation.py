@@ -90,9 +90,7 @@ class Group:
 
 # The views' tests, for the `_repr_html_` and `_repr_markdown_` of turns and messages.
 VIEWS = (
-    "tests/display/test_html_text.py",
-    "tests/display/test_html_chips.py",
-    "tests/display/test_html_links.py",
+    "tests/display/test_html.py",
     "tests/display/test_markdown.py",
 )
 

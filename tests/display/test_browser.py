@@ -31,7 +31,7 @@ from silvia_client.sessions import Session
 
 from ..browser import Chromium, read_report, report_script
 from ._build import ACCOUNT_A, account, accounts, build_session, build_turn, row, web
-from ._readers import READERS
+from ._dom import READERS
 
 pytestmark = pytest.mark.browser
 

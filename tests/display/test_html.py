@@ -1,0 +1,373 @@
+"""The HTML views: server text escaped, numbering and chips, links by kind, `web_url`, no provider.
+
+That no server string runs a script or makes a link other than http(s) or an account
+page, in every view and field, is `test_browser.py`'s hostile corpus, in Chromium.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from silvia_client import ConfigurationError
+from silvia_client.citations import Citation
+from silvia_client.display import (
+    citation_html,
+    citation_markdown,
+    message_html,
+    message_markdown,
+    numbered_sources,
+    session_html,
+    session_markdown,
+    turn_html,
+    turn_markdown,
+)
+from silvia_client.display._html_sources import KIND_NAMES
+from silvia_client.testing import ReferenceServer
+
+from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
+from ._dom import answer, answer_text, chip_links, chips, parse, sources
+
+SCRIPT = '<script>alert("x")</script>'
+WEB_URL = "https://app.example"
+CHECKING = row("silvia://your-account/checking", "Checking", account())
+CARDS = "silvia://your-account/credit-card"
+
+# Escaping ---------------------------------------------------------------------------------
+
+# The views' own elements: anything else in a view came from the server, and must not.
+VIEW_TAGS = {
+    *("#root", "div", "p", "sup", "a", "ol", "li", "span", "br", "q", "strong", "style"),
+    *("details", "summary", "dl", "dt", "dd", "em", "h3"),
+}
+
+
+def test_server_text_in_titles_quotes_and_answers_shows_as_text() -> None:
+    for markup in (SCRIPT, "<b>b</b> & <i>co</i>", "<img src=x onerror=alert(1)>", "&lt;a&gt;"):
+        turn = build_turn(
+            f"Answer {markup} here",
+            row(f"https://example.com/{markup[:3]}", title=f"Title {markup}", cited_text=markup),
+        )
+        html = turn_html(turn)
+        tree = parse(html)
+        assert tree.tags() <= VIEW_TAGS, markup
+        assert answer_text(html) == f"Answer {markup} here"
+        [(_, label, _)] = sources(html)
+        assert label == f"Title {markup}"
+        assert tree.find("q", "silvia-quote").text == markup
+        assert tree.find("sup", "silvia-chip").attrs["title"] == f"Title {markup}"
+
+
+def test_a_quote_in_a_url_or_an_account_id_stays_inside_the_href() -> None:
+    url = 'https://example.com/a"onmouseover="alert(1)&b=<c>'
+    anchors = parse(turn_html(build_turn("See", row(url, "Page", target=web(url))))).find_all("a")
+    assert anchors, "a web target is a link"
+    for anchor in anchors:
+        assert anchor.attrs["href"] == url
+        assert set(anchor.attrs) <= {"href", "target", "rel", "title"}
+    odd = 'id"with<markup>&spaces here'
+    turn = build_turn("Balance", row("silvia://your-account/odd", "Odd", target=account(odd)))
+    [(_, _, links)] = sources(turn_html(turn))
+    assert links == [("/accounts/id%22with%3Cmarkup%3E%26spaces%20here", "Open account")]
+
+
+def test_markup_in_a_session_title_and_role_shows_as_text() -> None:
+    session = build_session(
+        [{"id": "m1", "role": f"assistant {SCRIPT}", "content": f"Hi {SCRIPT}"}],
+        title=f"Title {SCRIPT}",
+    )
+    tree = parse(session_html(session))
+    assert "script" not in tree.tags()
+    assert tree.find("h3").text == f"Title {SCRIPT}"
+    message = tree.find("div", "silvia-message")
+    assert message.find("p", "silvia-role").text == f"assistant {SCRIPT}"
+    # The role becomes a class name only as letters, digits and dashes.
+    assert all(part.replace("-", "").isalnum() for part in (message.attrs["class"] or "").split())
+    assert message.find("p", "silvia-answer").text == f"Hi {SCRIPT}"
+
+
+def test_dollar_signs_are_not_math_and_line_breaks_are_kept() -> None:
+    turn = build_turn("$4,210.55 in checking\nand $1,599.49 owed")
+    root = parse(turn_html(turn)).find("div", "silvia-turn")
+    assert {"tex2jax_ignore", "mathjax_ignore"} <= set((root.attrs["class"] or "").split())
+    children = answer(turn_html(turn)).children
+    assert [c if isinstance(c, str) else c.tag for c in children] == [
+        "$4,210.55 in checking",
+        "br",
+        "\nand $1,599.49 owed",
+    ]
+
+
+def test_an_incomplete_turn_says_so_and_gives_the_servers_reason_escaped() -> None:
+    assert parse(turn_html(build_turn("Done."))).find_all("p", "silvia-note") == []
+    assert parse(turn_html(build_turn("Half", done=False))).find("p", "silvia-note").text == (
+        "Incomplete turn."
+    )
+    tree = parse(turn_html(build_turn("Half", error=f"overloaded {SCRIPT}", done=False)))
+    assert "script" not in tree.tags()
+    assert tree.find("p", "silvia-note").text == f"Incomplete turn: overloaded {SCRIPT}."
+
+
+def test_the_hooks_are_the_display_functions() -> None:
+    turn = build_turn("a", CHECKING)
+    session = build_session(
+        [{"id": "m", "role": "assistant", "content": "x", "citations": [row("s", "T")]}]
+    )
+    assert turn._repr_html_() == turn_html(turn)
+    assert session._repr_html_() == session_html(session)
+    assert session.messages[0]._repr_html_() == message_html(session.messages[0])
+    assert turn.inline_citations[0]._repr_html_() == citation_html(turn.inline_citations[0])
+    for shown in (turn, session, session.messages[0], turn.citations[0]):
+        assert isinstance(shown._repr_markdown_(), str)
+
+
+# Numbering and chips ----------------------------------------------------------------------
+
+
+def test_sources_are_numbered_by_first_appearance_and_chips_sit_at_their_offsets() -> None:
+    a, b, c, d = (
+        row(f"https://{n}.example/", n.upper(), web(f"https://{n}.example/")) for n in "abcd"
+    )
+    turn = build_turn(
+        "First", b, " second", a, " third", b, " fourth", c, ".", summary=[a, b, c, d]
+    )
+    html = turn_html(turn)
+    # B streamed first, so it is 1, though the summary lists A first; D, only in the
+    # summary, comes last.
+    assert [(number, label) for number, label, _ in sources(html)] == [
+        ("1", "B"),
+        ("2", "A"),
+        ("3", "C"),
+        ("4", "D"),
+    ]
+    assert chips(html) == [(5, "[1]"), (12, "[2]"), (18, "[1]"), (25, "[3]")]
+    assert answer_text(html) == turn.text
+
+
+def test_a_chip_links_to_its_source_when_it_has_exactly_one_link() -> None:
+    turn = build_turn(
+        "One",
+        CHECKING,
+        " two",
+        row(CARDS, "Cards", target=accounts(ACCOUNT_A, ACCOUNT_B)),
+        " three",
+        row("silvia://market-data/AAPL", "Quote", {"kind": "market_data", "ticker": "AAPL"}),
+    )
+    found = [
+        (chip.attrs["title"], [a.attrs["href"] for a in chip.find_all("a")])
+        for chip in parse(turn_html(turn)).find_all("sup", "silvia-chip")
+    ]
+    assert found == [
+        ("Checking", [f"/accounts/{ACCOUNT_A}"]),
+        ("Cards", []),  # two accounts: the list below links both
+        ("AAPL", []),  # labelled by its ticker, nothing to open
+    ]
+
+
+def test_the_list_shows_a_sources_final_word_and_each_chip_its_own_row() -> None:
+    one = row(CARDS, "Cards", target=account(ACCOUNT_A), cited_text="first card")
+    both = row(CARDS, "Cards", target=accounts(ACCOUNT_A, ACCOUNT_B), cited_text="both")
+    summary = [{**one, "target": both["target"]}, both]
+    html = turn_html(build_turn("First", one, " then both", both, ".", summary=summary))
+    # One source, one number; the list shows where it ended: both cards.
+    assert sources(html) == [
+        (
+            "1",
+            "Cards",
+            [
+                (f"/accounts/{ACCOUNT_A}", "Open account (1 of 2)"),
+                (f"/accounts/{ACCOUNT_B}", "Open account (2 of 2)"),
+            ],
+        )
+    ]
+    # The first chip streamed when the server had one card: it opens that card.
+    link = f"/accounts/{ACCOUNT_A}"
+    assert chip_links(html) == [("[1]", [link]), ("[1]", [])]
+    untyped = row(CARDS, "Cards", cited_text="untyped")
+    # Untyped then typed: after a checkpoint written before targets, then a fresh write.
+    summary = [{**untyped, "target": one["target"]}, one]
+    html = turn_html(build_turn("Was", untyped, " is", one, ".", summary=summary))
+    assert sources(html) == [("1", "Cards", [(link, "Open account")])]
+    assert chip_links(html) == [("[1]", []), ("[1]", [link])]
+    # Typed then untyped by the server: the summary's word, else the last row's.
+    for summary in ([row(CARDS, "Cards")], []):
+        html = turn_html(build_turn("A", one, " b", untyped, ".", summary=summary))
+        assert sources(html) == [("1", "Cards", [])]
+        assert chip_links(html) == [("[1]", [link]), ("[1]", [])]
+
+
+def test_history_rows_without_offsets_get_no_chips_but_are_listed() -> None:
+    session = build_session(
+        [
+            {
+                "id": "m1",
+                "role": "assistant",
+                "content": "Checking holds $10.",
+                "citations": [CHECKING],
+                "inline_citations": [CHECKING],
+            }
+        ]
+    )
+    html = message_html(session.messages[0])
+    assert chips(html) == []
+    assert sources(html) == [("1", "Checking", [(f"/accounts/{ACCOUNT_A}", "Open account")])]
+
+
+def test_live_and_reload_list_the_same_sources_and_the_numbers_match_the_chips() -> None:
+    scenarios = ("demo", "pooling", "untyped-ids-then-none", "checkpoint-fresh-write", "search-web")
+    with ReferenceServer().client() as client:
+        for scenario in scenarios:
+            turn = client.chat.send(f"/scenario {scenario}")
+            assert turn.session_id is not None
+            reloaded = client.sessions.get(turn.session_id).messages[-1]
+            html = turn_html(turn)
+            assert sources(html) == sources(message_html(reloaded)), scenario
+            assert len(sources(html)) == len(turn.sources), scenario
+            numbered = numbered_sources(turn.inline_citations, turn.citations)
+            assert [s.number for s in numbered] == list(range(1, len(numbered) + 1)), scenario
+            numbers = {s.citation.source: s.number for s in numbered}
+            assert chips(html) == [
+                (c.offset, f"[{numbers[c.source]}]") for c in turn.inline_citations
+            ], scenario
+
+
+# Links ------------------------------------------------------------------------------------
+
+TARGETS = {
+    "web": web("https://e.example/a?b=1&c=2"),
+    "tax_reference": {"kind": "tax_reference", "url": "https://irs.example/p590"},
+    "card_document": {"kind": "card_document", "url": None},
+    "mortgage_reference": {"kind": "mortgage_reference", "url": "https://cfpb.example/x"},
+    "market_data": {"kind": "market_data", "ticker": "AAPL"},
+    "analysis": {"kind": "analysis"},
+    "account": account(ACCOUNT_A),
+    "accounts": accounts(ACCOUNT_A, ACCOUNT_B),
+    "portfolio": {"kind": "portfolio"},
+}
+
+
+def test_each_kind_has_its_badge_and_links_that_say_what_they_open() -> None:
+    cited = [row(f"silvia://{kind}", kind.title(), target) for kind, target in TARGETS.items()]
+    cited.append(row("https://legacy.example/page", "Old page"))  # untyped: the source links
+    cited.append(row("javascript:alert(1)", None))  # a script source: shown, never a link
+    html = turn_html(build_turn(*[piece for c in cited for piece in ("x ", c)]))
+    items = parse(html).find("ol", "silvia-sources").find_all("li")
+    assert [li.find("span", "silvia-badge").text for li in items] == [
+        *KIND_NAMES.values(),
+        "Untyped",
+        "Untyped",
+    ]
+    assert len({li.find("span", "silvia-badge").attrs["class"] for li in items[:-1]}) == 10
+    links = {label: found for _, label, found in sources(html)}
+    assert links == {
+        "Web": [("https://e.example/a?b=1&c=2", "Open page")],
+        "Tax_Reference": [("https://irs.example/p590", "Open document")],
+        "Card_Document": [],  # url null: nothing to open
+        "Mortgage_Reference": [("https://cfpb.example/x", "Open document")],
+        "AAPL": [],
+        "Analysis": [],
+        "Account": [(f"/accounts/{ACCOUNT_A}", "Open account")],
+        "Accounts": [
+            (f"/accounts/{ACCOUNT_A}", "Open account (1 of 2)"),
+            (f"/accounts/{ACCOUNT_B}", "Open account (2 of 2)"),
+        ],
+        "Portfolio": [],
+        "Old page": [("https://legacy.example/page", "Open page")],
+        "javascript:alert(1)": [],
+    }
+
+
+def test_web_url_else_silvia_web_url_makes_account_links_absolute(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    turn = build_turn("a", CHECKING)
+    absolute = [(f"{WEB_URL}/accounts/{ACCOUNT_A}", "Open account")]
+    assert sources(turn_html(turn, web_url=WEB_URL))[0][2] == absolute
+    monkeypatch.setenv("SILVIA_WEB_URL", WEB_URL)
+    for html in (turn._repr_html_(), turn_html(turn)):
+        assert sources(html)[0][2] == absolute
+    markdown_link = f"[Open account]({WEB_URL}/accounts/{ACCOUNT_A})"
+    assert markdown_link in turn_markdown(turn)
+    assert markdown_link in turn._repr_markdown_()
+    # "": the app's own paths
+    assert f"[Open account](/accounts/{ACCOUNT_A})" in turn_markdown(turn, web_url="")
+    assert sources(turn_html(turn, web_url=""))[0][2] == [
+        (f"/accounts/{ACCOUNT_A}", "Open account")
+    ]
+    with pytest.raises(ConfigurationError, match="web_url"):
+        turn_html(turn, web_url="javascript:alert(1)")
+    monkeypatch.setenv("SILVIA_WEB_URL", "app.example")
+    with pytest.raises(ConfigurationError, match="SILVIA_WEB_URL"):
+        turn_markdown(turn)
+
+
+def test_base_url_is_a_deprecated_alias_of_web_url() -> None:
+    turn = build_turn("a", CHECKING)
+    session = build_session(
+        [{"id": "m", "role": "assistant", "content": "x", "citations": [row("s", "T", account())]}]
+    )
+    message = session.messages[0]
+    views: list[tuple[Callable[..., object], object]] = [
+        *((view, turn) for view in (turn_html, turn_markdown)),
+        *((view, session) for view in (session_html, session_markdown)),
+        *((view, message) for view in (message_html, message_markdown)),
+        *((view, turn.citations[0]) for view in (citation_html, citation_markdown)),
+    ]
+    for view, shown in views:
+        with pytest.warns(DeprecationWarning, match="pass web_url=") as caught:
+            old = view(shown, base_url=WEB_URL)
+        assert old == view(shown, web_url=WEB_URL), view
+        assert f"{WEB_URL}/accounts/{ACCOUNT_A}" in str(old), view
+        assert [w.filename for w in caught] == [__file__], view  # one, at the caller's line
+        with pytest.raises(TypeError, match="web_url= only"):
+            view(shown, web_url=WEB_URL, base_url=WEB_URL)
+    citation = Citation.model_validate(row("s", "Checking", account()))
+    [shown] = numbered_sources([], [citation], web_url=WEB_URL)
+    assert shown.resolved.href == f"{WEB_URL}/accounts/{ACCOUNT_A}"
+    with pytest.warns(DeprecationWarning, match="pass web_url="):
+        [old] = numbered_sources([], [citation], base_url=WEB_URL)
+    assert old.resolved == shown.resolved
+
+
+def test_a_citation_shows_label_links_and_quote() -> None:
+    citation = Citation.model_validate({**CHECKING, "cited_text": "balance: 10, name: C"})
+    box = parse(citation._repr_html_()).find("div", "silvia-citation")
+    assert box.find("span", "silvia-label").text == "Checking"
+    assert box.find("span", "silvia-badge").text == "Account"
+    assert [a.attrs["href"] for a in box.find_all("a")] == [f"/accounts/{ACCOUNT_A}"]
+    assert box.find("a").attrs["title"] == "Checking"  # the label, as the link's title
+    kv = box.find("dl", "silvia-kv")  # a `key: value` quote is a key/value list
+    assert [(n.tag, n.text) for n in kv.children if not isinstance(n, str)] == [
+        ("dt", "balance"),
+        ("dd", "10"),
+        ("dt", "name"),
+        ("dd", "C"),
+    ]
+
+
+# No provider ------------------------------------------------------------------------------
+
+
+def _with_provider(provider: str | None) -> tuple[Any, ...]:
+    checking = row("silvia://your-account/checking", "Checking", account(ACCOUNT_A, provider))
+    cards = row(CARDS, "Cards", accounts(ACCOUNT_A, ACCOUNT_B, provider=provider))
+    turn = build_turn("a", checking, "b", cards)
+    session = build_session(
+        [{"id": "m", "role": "assistant", "content": "x", "citations": [checking, cards]}]
+    )
+    return turn, session, Citation.model_validate(cards)
+
+
+def test_the_provider_changes_nothing_shown() -> None:
+    bare = _with_provider(None)
+    for provider in ("plaid", "snaptrade", "manual"):
+        shown = _with_provider(provider)
+        assert shown[0].citations[0].target.provider == provider
+        for value, without in zip(shown, bare, strict=True):
+            for method in ("_repr_html_", "_repr_markdown_"):
+                text = getattr(value, method)()
+                assert text == getattr(without, method)(), (value, method)
+                assert "plaid" not in text
+                assert "snaptrade" not in text
