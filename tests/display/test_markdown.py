@@ -73,25 +73,21 @@ def test_answer_text_titles_and_quotes_read_back_exactly() -> None:
         assert read_back(quote) == text, text
 
 
-def test_a_multiline_answer_keeps_its_lines_and_starts_no_block() -> None:
-    text = "Line one\n    indented four\n\nNew paragraph"
-    md = turn_markdown(build_turn(text))
-    assert md == "Line one  \nindented four  \n  \nNew paragraph"
-
-
-def test_the_whole_view_of_a_turn() -> None:
-    turn = build_turn(
-        "You have $10",
-        row("silvia://your-account/checking", "Checking", account(), cited_text="balance: 10"),
-        " and owe $5",
-        row("silvia://your-account/credit-card", "Cards", accounts(ACCOUNT_A, ACCOUNT_B)),
-        ". See this",
-        row("https://e.example/a_(b)", "Rates (2024)", web("https://e.example/a_(b)")),
-        ".",
+def test_the_whole_view_of_a_turn_chips_by_their_own_rows_the_list_by_the_final_target() -> None:
+    cards = "silvia://your-account/credit-card"
+    checking = row(
+        "silvia://your-account/checking", "Checking", account(), cited_text="balance: 10"
     )
+    both = row(cards, "Cards", accounts(ACCOUNT_A, ACCOUNT_B))
+    rates = row("https://e.example/a_(b)", "Rates (2024)", web("https://e.example/a_(b)"))
+    turn = build_turn(
+        "You have $10", checking, " and owe $5", row(cards, "Cards", account(ACCOUNT_A)),
+        " on two cards", both, ". See this", rates, ".", summary=[checking, both, rates],
+    )  # fmt: skip
     assert turn_markdown(turn) == (
         f"You have \\$10<sup>[\\[1\\]](/accounts/{ACCOUNT_A})</sup>"
-        " and owe \\$5<sup>\\[2\\]</sup>\\."
+        f" and owe \\$5<sup>[\\[2\\]](/accounts/{ACCOUNT_A})</sup>"
+        " on two cards<sup>\\[2\\]</sup>\\."
         " See this<sup>[\\[3\\]](https://e.example/a_%28b%29)</sup>\\.\n\n"
         "**Sources**\n\n"
         f"1. **Checking** — [Open account](/accounts/{ACCOUNT_A})  \n"
@@ -102,21 +98,9 @@ def test_the_whole_view_of_a_turn() -> None:
     )
 
 
-def test_chips_link_by_their_own_rows_and_the_list_by_the_final_target() -> None:
-    source = "silvia://your-account/credit-card"
-    one = row(source, "Cards", account(ACCOUNT_A), cited_text="one")
-    both = row(source, "Cards", accounts(ACCOUNT_A, ACCOUNT_B), cited_text="both")
-    turn = build_turn("a", one, " b", both, ".", summary=[{**one, "target": both["target"]}, both])
-    assert turn_markdown(turn) == (
-        f"a<sup>[\\[1\\]](/accounts/{ACCOUNT_A})</sup> b<sup>\\[1\\]</sup>\\.\n\n"
-        "**Sources**\n\n"
-        f"1. **Cards** — [Open account \\(1 of 2\\)](/accounts/{ACCOUNT_A}), "
-        f"[Open account \\(2 of 2\\)](/accounts/{ACCOUNT_B})  \n"
-        "   > one"
-    )
-
-
-def test_an_incomplete_turn_says_so() -> None:
+def test_lines_stay_lines_and_an_incomplete_turn_says_so() -> None:
+    md = turn_markdown(build_turn("Line one\n    indented four\n\nNew paragraph"))
+    assert md == "Line one  \nindented four  \n  \nNew paragraph"  # and no code block
     assert turn_markdown(build_turn("Half", done=False)).endswith("*Incomplete turn\\.*")
     failed = turn_markdown(build_turn("Half", error="over*loaded", done=False))
     assert failed.endswith("*Incomplete turn: over\\*loaded\\.*")

@@ -26,16 +26,6 @@ def test_there_is_a_sources_heading_only_when_there_are_sources() -> None:
     assert parse(turn_html(build_turn("No sources."))).find_all("h3", "silvia-heading") == []
 
 
-def test_a_session_folds_each_messages_sources_under_one_line() -> None:
-    tree = parse(_reloaded())
-    assert tree.find_all("h3", "silvia-heading") == []  # the session's title is its <h3>
-    assert [h.text for h in tree.find_all("h4", "silvia-heading")] == ["Sources", "Sources"]
-    folds = tree.find_all("details", "silvia-fold")
-    assert [fold.attrs.get("open") for fold in folds] == [None, None]  # closed until clicked
-    assert [fold.find("summary").text for fold in folds] == ["2 sources: Checking · Old note"] * 2
-    assert [len(fold.find("ol", "silvia-sources").find_all("li")) for fold in folds] == [2, 2]
-
-
 def test_key_value_rows_become_lists_and_prose_stays_prose() -> None:
     assert key_values("account_name: Checking, balance: 4210.55, account_id: x1") == [
         [("account_name", "Checking"), ("balance", "4210.55"), ("account_id", "x1")]
@@ -89,13 +79,27 @@ def test_every_quote_of_a_pooled_source_is_shown_under_it() -> None:
     assert [q.text for q in more.find_all("q")] == ["first card", "second card"]
 
 
-def _reloaded() -> str:
+NO_MARKER = (
+    "4 cited sources have no marker in the text: their rows carry no position (rows "
+    "reloaded from history). Every source is listed under Sources."
+)
+RELATIVE = (
+    "Account links are relative to the web app (/accounts/…): pass web_url= or set "
+    "SILVIA_WEB_URL to make them absolute."
+)
+
+
+def notes(html: str) -> list[str]:
+    return [p.text for p in parse(html).find_all("p", "silvia-note")]
+
+
+def test_a_reloaded_session_sums_itself_up_folds_its_sources_and_explains_once() -> None:
     cited = [
         row("silvia://your-account/checking", "Checking", account()),
         row("Old note", "Old note", cited_text="legacy"),
     ]
     message = {"role": "assistant", "citations": cited, "inline_citations": cited}
-    return session_html(
+    html = session_html(
         build_session(
             [
                 {"id": "m1", "role": "user", "content": "How much?"},
@@ -104,54 +108,31 @@ def _reloaded() -> str:
             ]
         )
     )
-
-
-def notes(html: str) -> list[str]:
-    return [p.text for p in parse(html).find_all("p", "silvia-note")]
-
-
-def test_a_reloaded_session_says_once_its_rows_have_no_positions_and_lists_every_row() -> None:
-    html = _reloaded()
-    said = [n for n in notes(html) if "no marker" in n]
-    assert said == [
-        "4 cited sources have no marker in the text: their rows carry no position (rows "
-        "reloaded from history). Every source is listed under Sources."
-    ]
-    lists = parse(html).find_all("ol", "silvia-sources")
-    assert [len(ol.find_all("li")) for ol in lists] == [2, 2]
-    live = build_turn("a", row("https://e.example/a", "A", web("https://e.example/a")))
-    assert not [n for n in notes(turn_html(live)) if "no marker" in n]
-
-
-def test_relative_account_links_are_explained_once_and_absolute_ones_not() -> None:
-    relative = [n for n in notes(_reloaded()) if "relative" in n]
-    assert relative == [
-        "Account links are relative to the web app (/accounts/…): pass web_url= or set "
-        "SILVIA_WEB_URL to make them absolute."
-    ]
-    absolute = session_html(build_session([]), web_url="https://app.example")
-    assert not [n for n in notes(absolute) if "relative" in n]
-    turn = build_turn("a", row("silvia://your-account/x", "X", account()))
-    assert len([n for n in notes(turn_html(turn)) if "relative" in n]) == 1
-    assert not [n for n in notes(turn_html(turn, web_url="https://app.example"))]
-
-
-def test_a_session_opens_with_a_line_that_sums_it_up() -> None:
-    glance = parse(_reloaded()).find("p", "silvia-glance")
+    tree = parse(html)
+    glance = tree.find("p", "silvia-glance")
     assert glance.text == ("3 messages · 4 sources cited (8 rows) · Account 2 · 4 legacy rows")
-    segments = [
-        s for s in glance.find("span", "silvia-bar").find_all("span") if s.attrs.get("style")
-    ]
-    assert [s.attrs["style"] for s in segments] == ["flex-grow:2", "flex-grow:2"]
+    bar = glance.find("span", "silvia-bar").find_all("span")
+    assert [s.attrs["style"] for s in bar if s.attrs.get("style")] == ["flex-grow:2"] * 2
+    assert tree.find_all("h3", "silvia-heading") == []  # the session's title is its <h3>
+    assert [h.text for h in tree.find_all("h4", "silvia-heading")] == ["Sources", "Sources"]
+    folds = tree.find_all("details", "silvia-fold")
+    assert [fold.attrs.get("open") for fold in folds] == [None, None]  # closed until clicked
+    assert [fold.find("summary").text for fold in folds] == ["2 sources: Checking · Old note"] * 2
+    assert [len(fold.find("ol", "silvia-sources").find_all("li")) for fold in folds] == [2, 2]
+    assert notes(html) == [NO_MARKER, RELATIVE]  # once each, for the whole session
+    # A `style` attribute is only ever a bar segment's size.
+    for value in re.findall(r'style="([^"]*)"', html + turn_html(build_turn("a", cited[0]))):
+        assert re.fullmatch(r"flex-grow:\d+", value), value
+
+
+def test_a_live_turn_explains_only_relative_account_links() -> None:
+    turn = build_turn("a", row("silvia://your-account/x", "X", account()))
+    assert notes(turn_html(turn)) == [RELATIVE]
+    assert notes(turn_html(turn, web_url="https://app.example")) == []
+    assert notes(session_html(build_session([]), web_url="https://app.example")) == []
     assert parse(session_html(build_session([]))).find("p", "silvia-glance").text == (
         "0 messages · 0 sources cited (0 rows) · 0 legacy rows"
     )
-
-
-def test_a_style_attribute_is_only_ever_a_bar_segments_size() -> None:
-    html = _reloaded() + turn_html(build_turn("a", row("s", "t", account())))
-    for value in re.findall(r'style="([^"]*)"', html):
-        assert re.fullmatch(r"flex-grow:\d+", value), value
 
 
 def test_the_stylesheet_is_the_sdks_own_and_scoped_to_its_classes() -> None:
