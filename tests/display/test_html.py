@@ -97,19 +97,6 @@ def test_an_incomplete_turn_says_so_and_gives_the_servers_reason_escaped() -> No
     assert tree.find("p", "silvia-note").text == f"Incomplete turn: overloaded {SCRIPT}."
 
 
-def test_the_hooks_are_the_display_functions() -> None:
-    turn = build_turn("a", CHECKING)
-    session = build_session(
-        [{"id": "m", "role": "assistant", "content": "x", "citations": [row("s", "T")]}]
-    )
-    assert turn._repr_html_() == turn_html(turn)
-    assert session._repr_html_() == session_html(session)
-    assert session.messages[0]._repr_html_() == message_html(session.messages[0])
-    assert turn.inline_citations[0]._repr_html_() == citation_html(turn.inline_citations[0])
-    for shown in (turn, session, session.messages[0], turn.citations[0]):
-        assert isinstance(shown._repr_markdown_(), str)
-
-
 # Numbering and chips ----------------------------------------------------------------------
 
 
@@ -240,19 +227,14 @@ def test_web_url_else_silvia_web_url_makes_account_links_absolute(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     turn = build_turn("a", CHECKING)
-    absolute = [(f"{WEB_URL}/accounts/{ACCOUNT_A}", "Open account")]
-    assert sources(turn_html(turn, web_url=WEB_URL))[0][2] == absolute
-    monkeypatch.setenv("SILVIA_WEB_URL", WEB_URL)
-    for html in (turn._repr_html_(), turn_html(turn)):
-        assert sources(html)[0][2] == absolute
-    markdown_link = f"[Open account]({WEB_URL}/accounts/{ACCOUNT_A})"
-    assert markdown_link in turn_markdown(turn)
-    assert markdown_link in turn._repr_markdown_()
+    absolute, relative = f"{WEB_URL}/accounts/{ACCOUNT_A}", f"/accounts/{ACCOUNT_A}"
+    assert chip_links(turn_html(turn, web_url=WEB_URL)) == [("[1]", [absolute])]
+    monkeypatch.setenv("SILVIA_WEB_URL", WEB_URL)  # read when shown: the hooks take no argument
+    assert chip_links(turn._repr_html_()) == [("[1]", [absolute])]
+    assert f"[Open account]({absolute})" in turn._repr_markdown_()
     # "": the app's own paths
-    assert f"[Open account](/accounts/{ACCOUNT_A})" in turn_markdown(turn, web_url="")
-    assert sources(turn_html(turn, web_url=""))[0][2] == [
-        (f"/accounts/{ACCOUNT_A}", "Open account")
-    ]
+    assert chip_links(turn_html(turn, web_url="")) == [("[1]", [relative])]
+    assert f"[Open account]({relative})" in turn_markdown(turn, web_url="")
     with pytest.raises(ConfigurationError, match="web_url"):
         turn_html(turn, web_url="javascript:alert(1)")
     monkeypatch.setenv("SILVIA_WEB_URL", "app.example")
@@ -288,7 +270,7 @@ def test_base_url_is_a_deprecated_alias_of_web_url() -> None:
     assert old.resolved == shown.resolved
 
 
-def test_a_citation_shows_label_links_and_quote() -> None:
+def test_the_hooks_are_the_display_functions_and_a_citation_shows_label_links_and_quote() -> None:
     citation = Citation.model_validate({**CHECKING, "cited_text": "balance: 10, name: C"})
     box = parse(citation._repr_html_()).find("div", "silvia-citation")
     assert box.find("span", "silvia-label").text == "Checking"
@@ -302,6 +284,16 @@ def test_a_citation_shows_label_links_and_quote() -> None:
         ("dt", "name"),
         ("dd", "C"),
     ]
+    turn = build_turn("a", CHECKING)
+    session = build_session(
+        [{"id": "m", "role": "assistant", "content": "x", "citations": [row("s", "T")]}]
+    )
+    assert turn._repr_html_() == turn_html(turn)
+    assert session._repr_html_() == session_html(session)
+    assert session.messages[0]._repr_html_() == message_html(session.messages[0])
+    assert turn.inline_citations[0]._repr_html_() == citation_html(turn.inline_citations[0])
+    for shown in (turn, session, session.messages[0], turn.citations[0]):
+        assert isinstance(shown._repr_markdown_(), str)
 
 
 # No provider ------------------------------------------------------------------------------

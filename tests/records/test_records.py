@@ -166,7 +166,7 @@ def test_every_row_gives_one_record_whatever_the_turn(
 # Frames ----------------------------------------------------------------------------------
 
 
-def test_the_frame_has_every_field_typed_and_times_in_utc() -> None:
+def test_the_frame_has_every_field_typed_times_in_utc_and_links_behind_the_web_url() -> None:
     pd = pytest.importorskip("pandas", reason="needs pandas: pip install 'silvia-client[pandas]'")
     frame = pooled_turn().to_pandas()
     assert list(frame.columns) == list(FIELDS)
@@ -190,19 +190,16 @@ def test_the_frame_has_every_field_typed_and_times_in_utc() -> None:
     assert times[0] == pd.Timestamp("2025-01-01T00:00:01.5", tz="UTC")
     assert pd.isna(times[-1])  # "not a time": missing
     assert session.messages[1].to_pandas()["message_id"].tolist() == ["m2", "m2"]
-
-
-def test_every_table_takes_the_web_url_for_its_account_links() -> None:
-    pytest.importorskip("pandas", reason="needs pandas: pip install 'silvia-client[pandas]'")
-    session = account_session()
-    link = f"{WEB_URL}/accounts/{ACCOUNT_A}"
+    # Every table takes the web_url for its account links.
+    link, session = f"{WEB_URL}/accounts/{ACCOUNT_A}", account_session()
     for value in (pooled_turn(), session, session.messages[0]):
-        frame = value.to_pandas(web_url=WEB_URL)
-        assert link in {href for hrefs in frame["hrefs"] for href in hrefs}
-        relative = value.to_pandas()
-        assert f"/accounts/{ACCOUNT_A}" in {href for hrefs in relative["hrefs"] for href in hrefs}
-        records = value.citation_records(web_url=WEB_URL)
-        assert link in {href for r in records for href in r["hrefs"]}
+        absolute = value.to_pandas(web_url=WEB_URL)["hrefs"]
+        assert link in {href for hrefs in absolute for href in hrefs}
+        relative = value.to_pandas()["hrefs"]
+        assert f"/accounts/{ACCOUNT_A}" in {href for hrefs in relative for href in hrefs}
+        assert link in {
+            href for r in value.citation_records(web_url=WEB_URL) for href in r["hrefs"]
+        }
 
 
 def test_without_pandas_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
