@@ -1,18 +1,14 @@
 """The views in headless Chromium, at 1200 and 400 px: under each theme signal, and exported.
 
-Each case is a page in its own frame of one host page, so that one Chromium launch
-measures them all (a second, with `--force-dark-mode`, a system that prefers dark).
-The themes (`HOSTS`: plain light, JupyterLab's and VS Code's dark themes) hold every
-view (a turn citing every kind, a three-turn session, a hostile turn) in a 1200 px and
-a 400 px column, every fold open; `themes_probe.js` measures from boxes and computed
-styles: nothing reaches past its column, no text lies outside an ancestor that clips,
-every text has a contrast of at least 4.5:1 against what it is drawn on.
-
-Exported: a notebook of the turn, a message and the session (their `_repr_html_`)
-through nbconvert's lab and classic templates, in frames 1200 and 400 px wide
-(`export_probe.js`): the session folded and at most 800 px tall at 1200 px, the
-"Sources" headings there, and with folds open no key wraps inside a word and nothing
-scrolls sideways. Screenshots and measures go to `tests/artifacts/` (git-ignored).
+Each case is a page in a frame of one host page, so that one launch measures them all
+(a second, with `--force-dark-mode`, a system that prefers dark). A theme (`HOSTS`)
+holds every view (a turn citing every kind, a three-turn session, a hostile turn) in a
+1200 px and a 400 px column, folds open: nothing reaches past its column or is clipped,
+every text has a contrast of at least 4.5:1 (`themes_probe.js`). An nbconvert export
+(lab and classic) of the turn, a message and the session, in frames 1200 and 400 px
+wide: the session folded and at most 800 px tall at 1200 px, no key wrapped inside a
+word, nothing scrolls sideways (`export_probe.js`). Screenshots and measures go to
+`tests/artifacts/` (git-ignored).
 """
 
 from __future__ import annotations
@@ -63,10 +59,10 @@ HOSTS = {  # host -> the attributes of its <body>
 
 # Each frame's measuring script (an expression), beside this file.
 PROBES = {
-    "theme": (Path(__file__).parent / "themes_probe.js").read_text(encoding="utf-8"),
-    "export": (Path(__file__).parent / "export_probe.js").read_text(encoding="utf-8"),
+    name: (Path(__file__).parent / f"{name}_probe.js").read_text(encoding="utf-8")
+    for name in ("themes", "export")
 }
-PROBES["theme"] = PROBES["theme"].replace("%(min)s", str(MIN_CONTRAST))
+PROBES["themes"] = PROBES["themes"].replace("%(min)s", str(MIN_CONTRAST))
 FRAMES_PROBE = (
     "Object.fromEntries([...document.querySelectorAll('iframe')].map((f) => "
     f"[f.dataset.case, f.contentWindow.eval({json.dumps(PROBES)}[f.dataset.probe])]))"
@@ -192,7 +188,7 @@ def measured(chromium: Chromium) -> dict[str, Any]:
     turn = build_turn(*[piece for cited in rows for r in cited for piece in ("An answer ", r)])
     views = {"turn": turn_html(turn), "session": session_html(session), "hostile": hostile_turn()}
     frames = {
-        host: ("theme", theme_page(attributes, views), THEME_WIDTH)
+        host: ("themes", theme_page(attributes, views), THEME_WIDTH)
         for host, attributes in HOSTS.items()
     }
     for template in TEMPLATES if NOTEBOOK else ():
