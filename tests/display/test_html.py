@@ -7,7 +7,6 @@ page, in every view and field, is `test_browser.py`'s hostile corpus, in Chromiu
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
@@ -44,11 +43,13 @@ VIEW_TAGS = {
 }
 
 
-def test_server_text_in_titles_quotes_and_answers_shows_as_text() -> None:
+def test_server_text_in_answers_titles_quotes_and_errors_shows_as_text() -> None:
     for markup in (SCRIPT, "<b>b</b> & <i>co</i>", "<img src=x onerror=alert(1)>", "&lt;a&gt;"):
         turn = build_turn(
             f"Answer {markup} here",
             row(f"https://example.com/{markup[:3]}", title=f"Title {markup}", cited_text=markup),
+            error=f"overloaded {markup}",
+            done=False,
         )
         html = turn_html(turn)
         tree = parse(html)
@@ -58,6 +59,11 @@ def test_server_text_in_titles_quotes_and_answers_shows_as_text() -> None:
         assert label == f"Title {markup}"
         assert tree.find("q", "silvia-quote").text == markup
         assert tree.find("sup", "silvia-chip").attrs["title"] == f"Title {markup}"
+        # An incomplete turn says so, with the server's reason.
+        assert tree.find("p", "silvia-note").text == f"Incomplete turn: overloaded {markup}."
+    assert parse(turn_html(build_turn("Done."))).find_all("p", "silvia-note") == []
+    [note] = parse(turn_html(build_turn("Half", done=False))).find_all("p", "silvia-note")
+    assert note.text == "Incomplete turn."
 
 
 def test_markup_in_a_session_title_and_role_shows_as_text() -> None:
@@ -85,16 +91,6 @@ def test_dollar_signs_are_not_math_and_line_breaks_are_kept() -> None:
         "br",
         "\nand $1,599.49 owed",
     ]
-
-
-def test_an_incomplete_turn_says_so_and_gives_the_servers_reason_escaped() -> None:
-    assert parse(turn_html(build_turn("Done."))).find_all("p", "silvia-note") == []
-    assert parse(turn_html(build_turn("Half", done=False))).find("p", "silvia-note").text == (
-        "Incomplete turn."
-    )
-    tree = parse(turn_html(build_turn("Half", error=f"overloaded {SCRIPT}", done=False)))
-    assert "script" not in tree.tags()
-    assert tree.find("p", "silvia-note").text == f"Incomplete turn: overloaded {SCRIPT}."
 
 
 # Numbering and chips ----------------------------------------------------------------------
@@ -293,24 +289,20 @@ def test_the_hooks_are_the_display_functions_and_a_citation_shows_label_links_an
 # No provider ------------------------------------------------------------------------------
 
 
-def _with_provider(provider: str | None) -> tuple[Any, ...]:
-    checking = row("silvia://your-account/checking", "Checking", account(ACCOUNT_A, provider))
-    cards = row(CARDS, "Cards", accounts(ACCOUNT_A, ACCOUNT_B, provider=provider))
-    turn = build_turn("a", checking, "b", cards)
-    session = build_session(
-        [{"id": "m", "role": "assistant", "content": "x", "citations": [checking, cards]}]
-    )
-    return turn, session, Citation.model_validate(cards)
-
-
 def test_the_provider_changes_nothing_shown() -> None:
-    bare = _with_provider(None)
+    def shown(provider: str | None) -> list[str]:
+        checking = row("silvia://your-account/checking", "Checking", account(ACCOUNT_A, provider))
+        cards = row(CARDS, "Cards", accounts(ACCOUNT_A, ACCOUNT_B, provider=provider))
+        turn = build_turn("a", checking, "b", cards)
+        assert getattr(turn.citations[0].target, "provider", 0) == provider  # there, left out
+        session = build_session(
+            [{"id": "m", "role": "assistant", "content": "x", "citations": [checking, cards]}]
+        )
+        values = (turn, session, Citation.model_validate(cards))
+        return [text for v in values for text in (v._repr_html_(), v._repr_markdown_())]
+
+    bare = shown(None)
     for provider in ("plaid", "snaptrade", "manual"):
-        shown = _with_provider(provider)
-        assert shown[0].citations[0].target.provider == provider
-        for value, without in zip(shown, bare, strict=True):
-            for method in ("_repr_html_", "_repr_markdown_"):
-                text = getattr(value, method)()
-                assert text == getattr(without, method)(), (value, method)
-                assert "plaid" not in text
-                assert "snaptrade" not in text
+        texts = shown(provider)
+        assert texts == bare, provider
+        assert not [t for t in texts if "plaid" in t or "snaptrade" in t]
