@@ -37,8 +37,7 @@ def test_the_throttle_lets_at_most_ten_updates_a_second_through() -> None:
 
 @pytest.fixture
 def kernel(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """A fake Jupyter kernel's outputs: `display(obj, display_id=True)` adds one, with a handle
-    whose `update` replaces it (both recorded here, in order)."""
+    """A fake Jupyter kernel's outputs: each `display` and each update of its handle, in order."""
     shown: list[Any] = []
 
     def show(obj: object, *, display_id: bool) -> types.SimpleNamespace:

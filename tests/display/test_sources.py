@@ -66,7 +66,7 @@ def _same(
     return plain
 
 
-def test_many_sources_at_one_offset_give_one_mark_each_in_streamed_order() -> None:
+def test_many_sources_at_one_offset_give_one_mark_and_one_chip_each_in_streamed_order() -> None:
     sources = [f"s{i}" for i in range(500)]
     # Each source three times at offset 5, interleaved; then more at the end of the text.
     inline = _rows([(source, 5) for _ in range(3) for source in sources] + [("s7", 10), ("s3", 10)])
@@ -81,15 +81,13 @@ def test_many_sources_at_one_offset_give_one_mark_each_in_streamed_order() -> No
         (" worl", [8, 4]),
         ("d", []),
     ]
-
-
-def test_many_sources_at_one_offset_give_the_same_chips_in_a_view() -> None:
+    # The same in a view: one chip per source at an offset, even at the start.
     urls = [f"https://e.example/{i}" for i in range(300)]
     rows = [row(url, f"T{i}", web(url)) for i, url in enumerate(urls)]
     turn = build_turn("Answer", *rows, *rows, " tail", rows[9])
     expected = [(6, f"[{i}]") for i in range(1, 301)] + [(11, "[10]")]
     assert chips(turn_html(turn)) == expected
-    assert chips(turn_html(build_turn(rows[0], "Text"))) == [(0, "[1]")]  # even at the start
+    assert chips(turn_html(build_turn(rows[0], "Text"))) == [(0, "[1]")]
 
 
 def test_each_source_item_is_given_only_its_own_rows(monkeypatch: pytest.MonkeyPatch) -> None:

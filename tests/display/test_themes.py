@@ -22,7 +22,6 @@ from typing import Any
 import pytest
 
 from silvia_client.display import session_html, turn_html
-from silvia_client.sessions import Session
 
 from ..browser import OFFLINE, Chromium, Page, read_report, report_script
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
@@ -96,17 +95,6 @@ def audit_rows() -> list[list[dict[str, Any]]]:
          row("Old note", "Old note", cited_text="Saved before targets existed.")],
     ]  # fmt: skip
     return answers
-
-
-def audit_session(answers: list[list[dict[str, Any]]]) -> Session:
-    messages: list[dict[str, Any]] = []
-    for n, cited in enumerate(answers):
-        messages.append({"id": f"q{n}", "role": "user", "content": f"Question {n + 1}?"})
-        answer = f"Answer {n + 1}: " + "what the sources below say, in a sentence or two. " * 2
-        summary = list({r["source"]: r for r in cited}.values())  # a source's final row
-        messages.append({"id": f"a{n}", "role": "assistant", "content": answer,
-                         "citations": summary, "inline_citations": cited})  # fmt: skip
-    return build_session(messages, title="Accounts, markets and savings")
 
 
 def hostile_turn() -> str:
@@ -184,7 +172,14 @@ def measure(
 @pytest.fixture(scope="module")
 def measured(chromium: Chromium) -> dict[str, Any]:
     rows = audit_rows()
-    session = audit_session(rows)
+    messages: list[dict[str, Any]] = []
+    for n, cited in enumerate(rows):
+        messages.append({"id": f"q{n}", "role": "user", "content": f"Question {n + 1}?"})
+        answer = f"Answer {n + 1}: " + "what the sources below say, in a sentence or two. " * 2
+        summary = list({r["source"]: r for r in cited}.values())  # a source's final row
+        messages.append({"id": f"a{n}", "role": "assistant", "content": answer,
+                         "citations": summary, "inline_citations": cited})  # fmt: skip
+    session = build_session(messages, title="Accounts, markets and savings")
     turn = build_turn(*[piece for cited in rows for r in cited for piece in ("An answer ", r)])
     views = {"turn": turn_html(turn), "session": session_html(session), "hostile": hostile_turn()}
     frames = {

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from silvia_client import display
 from silvia_client.citations import Citation
-from silvia_client.display import citation_html, page, session_html, strip_bidi_controls, turn_html
+from silvia_client.display import page, session_html, strip_bidi_controls, turn_html
 from silvia_client.display._html_sources import key_values
 from silvia_client.display._sources import FOLDED_CHARS
 
@@ -40,37 +40,33 @@ def test_key_value_rows_become_lists_and_prose_stays_prose() -> None:
         *("{not json", "[" * 100_000),
     ):
         assert key_values(prose) is None, prose
-    rows = "\n".join(f"name: Card {n}, balance: {n}" for n in range(5))
-    tree = parse(citation_html(Citation.model_validate(row("s", "Cards", cited_text=rows))))
-    shown = [dl for dl in tree.find_all("dl", "silvia-kv")]
-    assert len(shown) == 5
-    folded = tree.find("details", "silvia-more")
-    assert folded.find("summary").text == "2 more rows"
-    assert len(folded.find_all("dl", "silvia-kv")) == 2
 
 
-def test_a_long_quote_folds_and_keeps_every_character() -> None:
-    text = "word " * 100
-    tree = parse(citation_html(Citation.model_validate(row("s", "Long", cited_text=text))))
-    short = tree.find("q", "silvia-quote").text
-    assert len(short) == FOLDED_CHARS
-    assert short.endswith("…")
-    whole = tree.find("details", "silvia-more")
-    assert whole.find("summary").text == "Whole quote"
-    assert whole.find("div", "silvia-quote").text == text.strip()
-
-
-def test_every_quote_of_a_pooled_source_is_shown_under_it() -> None:
-    src = "silvia://your-account/cards"
+def test_many_rows_a_long_quote_and_a_pooled_sources_other_quotes_fold() -> None:
+    src, text = "silvia://your-account/cards", "word " * 100
     one = row(src, "Cards", account(ACCOUNT_A), cited_text="first card")
     two = row(src, "Cards", account(ACCOUNT_B), cited_text="second card")
     both = row(src, "Cards", accounts(ACCOUNT_A, ACCOUNT_B), cited_text="both cards")
-    turn = build_turn("a", one, " b", two, " c", both, summary=[both])
-    [item] = parse(turn_html(turn)).find("ol", "silvia-sources").find_all("li")
-    assert item.find_all("q")[0].text == "both cards"  # the final row's, first
-    more = item.find("details", "silvia-more")
+    table = row(
+        "s", "Rows", cited_text="\n".join(f"name: Card {n}, balance: {n}" for n in range(5))
+    )
+    long = row("l", "Long", cited_text=text)
+    turn = build_turn("a", one, " b", two, " c", both, table, long, summary=[both, table, long])
+    pooled, rows, quote = parse(turn_html(turn)).find("ol", "silvia-sources").find_all("li")
+    assert pooled.find_all("q")[0].text == "both cards"  # the final row's, first
+    more = pooled.find("details", "silvia-more")
     assert more.find("summary").text == "2 more quotes of this source"
     assert [q.text for q in more.find_all("q")] == ["first card", "second card"]
+    assert len(rows.find_all("dl", "silvia-kv")) == 5
+    folded = rows.find("details", "silvia-more")
+    assert folded.find("summary").text == "2 more rows"
+    assert len(folded.find_all("dl", "silvia-kv")) == 2
+    short = quote.find("q", "silvia-quote").text
+    assert len(short) == FOLDED_CHARS
+    assert short.endswith("…")
+    whole = quote.find("details", "silvia-more")
+    assert whole.find("summary").text == "Whole quote"
+    assert whole.find("div", "silvia-quote").text == text.strip()
 
 
 NO_MARKER = (
