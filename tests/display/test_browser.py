@@ -71,12 +71,6 @@ TEMPLATES = [
 ]
 
 
-def payloads() -> Iterator[tuple[int, str]]:
-    for number, template in enumerate(TEMPLATES, start=1):
-        js = f"top.document.title='pwned-{number}';top.__silvia_pwned={number}"
-        yield number, template.replace("{js}", js)
-
-
 def rows(number: int, p: str) -> list[dict[str, Any]]:
     """Citation rows carrying `p` in every field a server controls."""
     return [
@@ -134,34 +128,6 @@ TAGS |= {"blockquote", "style", "details", "summary", "dl", "dt", "dd"}  # folds
 ATTRIBUTES = {"class", "href", "target", "rel", "title", "value", "start", "style", "aria-hidden"}
 
 
-@pytest.fixture(scope="module")
-def cases() -> dict[str, tuple[str, str, str, str]]:
-    """Section id -> (payload number and view, family, web_url, the view's HTML)."""
-    out: dict[str, tuple[str, str, str, str]] = {}
-    for web_url in ("", WEB_URL):
-        for number, p in payloads():
-            for view, family, fragment in views(number, p, web_url):
-                case_id = f"case-{len(out)}"
-                out[case_id] = (f"payload {number} ({p!r}), {view}", family, web_url, fragment)
-    return out
-
-
-@pytest.fixture(scope="module")
-def loaded(chromium: Chromium, cases: dict[str, tuple[str, str, str, str]]) -> dict[str, Any]:
-    body = "".join(
-        f'<section id="{case_id}" data-case="{html.escape(name)}">{fragment}</section>'
-        for case_id, (name, _, _, fragment) in cases.items()
-    )
-    page = chromium.load(
-        f'<!doctype html><html><head><meta charset="utf-8"><title>{TITLE}</title>'
-        f"{report_script(PROBE)}</head><body>{body}</body></html>"
-    )
-    report: dict[str, Any] = read_report(page)
-    report["requests"] = page.requests
-    report["origin"] = chromium.origin
-    return report
-
-
 def shown(link: dict[str, Any], view: str) -> tuple[str, str]:
     """A link as a reader shows it: the URL it decodes to, its text with spaces folded."""
     # A NUL is dropped by the HTML parser and made U+FFFD by CommonMark: either is fine.
@@ -174,13 +140,30 @@ def shown(link: dict[str, Any], view: str) -> tuple[str, str]:
 
 
 def test_no_payload_ran_broke_the_page_or_made_a_link_other_than_the_html_views(
-    loaded: dict[str, Any], cases: dict[str, tuple[str, str, str, str]]
+    chromium: Chromium,
 ) -> None:
+    cases: dict[str, tuple[str, str, str, str]] = {}  # section id -> name, family, web_url, HTML
+    for web_url in ("", WEB_URL):
+        for number, template in enumerate(TEMPLATES, start=1):
+            js = f"top.document.title='pwned-{number}';top.__silvia_pwned={number}"
+            p = template.replace("{js}", js)
+            for view, family, fragment in views(number, p, web_url):
+                name = f"payload {number} ({p!r}), {view}"
+                cases[f"case-{len(cases)}"] = (name, family, web_url, fragment)
+    body = "".join(
+        f'<section id="{case_id}" data-case="{html.escape(name)}">{fragment}</section>'
+        for case_id, (name, _, _, fragment) in cases.items()
+    )
+    page = chromium.load(
+        f'<!doctype html><html><head><meta charset="utf-8"><title>{TITLE}</title>'
+        f"{report_script(PROBE)}</head><body>{body}</body></html>"
+    )
+    loaded: dict[str, Any] = read_report(page)
     assert loaded["pwned"] is None, f"payload {loaded['pwned']} ran a script"
     assert loaded["title"] == TITLE
     assert loaded["top"] == list(cases), "a view left an element open or closed one of the page's"
     # The page asked for itself and perhaps its icon: no view loaded anything.
-    assert {path.split("?")[0] for path in loaded["requests"][1:]} <= {"/favicon.ico"}
+    assert {path.split("?")[0] for path in page.requests[1:]} <= {"/favicon.ico"}
     html_links: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
     for section in loaded["sections"]:
         name, family, web_url, _ = cases[section["id"]]
@@ -190,9 +173,9 @@ def test_no_payload_ran_broke_the_page_or_made_a_link_other_than_the_html_views(
         for link in section["links"]:
             assert link["raw"] is not None, name
             assert link["protocol"] in ("http:", "https:"), (name, link)
-            if link["raw"].startswith("/") or link["origin"] == (web_url or loaded["origin"]):
+            if link["raw"].startswith("/") or link["origin"] == (web_url or chromium.origin):
                 # An account page: one segment under /accounts/, on the web app or the page.
-                assert link["origin"] == (web_url or loaded["origin"]), (name, link)
+                assert link["origin"] == (web_url or chromium.origin), (name, link)
                 assert link["raw"].startswith((web_url or "") + "/accounts/"), (name, link)
                 segment = link["path"].removeprefix("/accounts/")
                 assert link["path"].startswith("/accounts/"), (name, link)

@@ -37,10 +37,8 @@ CARDS = "silvia://your-account/credit-card"
 # Escaping ---------------------------------------------------------------------------------
 
 # The views' own elements: anything else in a view came from the server, and must not.
-VIEW_TAGS = {
-    *("#root", "div", "p", "sup", "a", "ol", "li", "span", "br", "q", "strong", "style"),
-    *("details", "summary", "dl", "dt", "dd", "em", "h3"),
-}
+VIEW_TAGS = {"#root", "div", "p", "sup", "a", "ol", "li", "span", "br", "q", "strong", "style"}
+VIEW_TAGS |= {"details", "summary", "dl", "dt", "dd", "em", "h3"}
 
 
 def test_server_text_in_answers_titles_quotes_and_errors_shows_as_text() -> None:
@@ -85,12 +83,9 @@ def test_dollar_signs_are_not_math_and_line_breaks_are_kept() -> None:
     turn = build_turn("$4,210.55 in checking\nand $1,599.49 owed")
     root = parse(turn_html(turn)).find("div", "silvia-turn")
     assert {"tex2jax_ignore", "mathjax_ignore"} <= set((root.attrs["class"] or "").split())
+    lines = ["$4,210.55 in checking", "br", "\nand $1,599.49 owed"]
     children = answer(turn_html(turn)).children
-    assert [c if isinstance(c, str) else c.tag for c in children] == [
-        "$4,210.55 in checking",
-        "br",
-        "\nand $1,599.49 owed",
-    ]
+    assert [c if isinstance(c, str) else c.tag for c in children] == lines
 
 
 # Numbering and chips ----------------------------------------------------------------------
@@ -106,12 +101,8 @@ def test_sources_are_numbered_by_first_appearance_and_chips_sit_at_their_offsets
     html = turn_html(turn)
     # B streamed first, so it is 1, though the summary lists A first; D, only in the
     # summary, comes last.
-    assert [(number, label) for number, label, _ in sources(html)] == [
-        ("1", "B"),
-        ("2", "A"),
-        ("3", "C"),
-        ("4", "D"),
-    ]
+    assert [label for _, label, _ in sources(html)] == ["B", "A", "C", "D"]
+    assert [number for number, _, _ in sources(html)] == ["1", "2", "3", "4"]
     assert chips(html) == [(5, "[1]"), (12, "[2]"), (18, "[1]"), (25, "[3]")]
     assert answer_text(html) == turn.text
 

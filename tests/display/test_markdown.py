@@ -108,16 +108,10 @@ def test_lines_stay_lines_and_an_incomplete_turn_says_so() -> None:
 
 
 def test_a_session_lists_its_messages_with_their_sources() -> None:
+    answer = {"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "Ten."}]}
+    cited = [row("silvia://your-account/checking", "Checking", account())]
     session = build_session(
-        [
-            {"id": "m1", "role": "user", "content": "How much?"},
-            {
-                "id": "m2",
-                "role": "assistant",
-                "content": [{"type": "text", "text": "Ten."}],
-                "citations": [row("silvia://your-account/checking", "Checking", account())],
-            },
-        ],
+        [{"id": "m1", "role": "user", "content": "How much?"}, {**answer, "citations": cited}],
         title="# Title *x*",
     )
     assert session_markdown(session) == (
