@@ -238,10 +238,10 @@ def test_a_turn_round_trips_through_json_loads() -> None:
     first = InlineCitation.model_validate(json.loads(turn.to_json())["inline_citations"][0])
     assert first.target is not None
     assert first.target.to_wire() == account(provider=None)
-    # Indented by two unless told otherwise.
-    assert turn.to_json().splitlines()[1].startswith('  "type"')
-    assert turn.to_json(indent=4).splitlines()[1].startswith('    "type"')
-    assert "\n" not in turn.to_json(indent=None)
+    for value in (turn, timed_session()):  # indented by two unless told otherwise
+        assert value.to_json().splitlines()[1].startswith('  "type"')
+        assert value.to_json(indent=4).splitlines()[1].startswith('    "type"')
+        assert "\n" not in value.to_json(indent=None)
     failed = json.loads(build_turn("Half", error="overloaded", done=False).to_json())
     assert failed["complete"] is False
     assert failed["request_id"] is None
