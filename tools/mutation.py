@@ -90,14 +90,12 @@ class Group:
 
 # The views' tests, for the `_repr_html_` and `_repr_markdown_` of turns and messages.
 VIEWS = (
-    "tests/display/test_html_text.py",
-    "tests/display/test_html_chips.py",
-    "tests/display/test_html_links.py",
+    "tests/display/test_html.py",
     "tests/display/test_markdown.py",
 )
 
 POLARS = {
-    "tests/records/test_frames.py::test_the_records_make_a_polars_frame_as_they_are": (
+    "tests/records/test_records.py::test_the_records_make_a_polars_frame_as_they_are": (
         "polars' thread pool does not survive mutmut's fork: the query waits forever"
     ),
 }

@@ -32,10 +32,7 @@ def account(account_id: str = ACCOUNT_A, provider: str | None = "plaid") -> dict
 
 
 def accounts(*ids: str, provider: str | None = "plaid") -> dict[str, Any]:
-    return {
-        "kind": "accounts",
-        "accounts": [{"accountId": i, "provider": provider} for i in ids],
-    }
+    return {"kind": "accounts", "accounts": [{"accountId": i, "provider": provider} for i in ids]}
 
 
 def web(url: str) -> dict[str, Any]:

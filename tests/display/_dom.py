@@ -2,14 +2,20 @@
 
 Then what a reader sees in an HTML view, read off it: the answer's text, its chips,
 the sources list (which elements exist, their text and attributes, as a browser
-reads them).
+reads them). And `READERS`, the Markdown readers the Markdown views are read with:
+python-markdown is looser than CommonMark (a quote in a link destination starts a
+title there); markdown-it follows CommonMark, as Jupyter's reader does. Both allow
+raw HTML, as a notebook does, so the views' own `<sup>` chips work.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+
+import markdown
+from markdown_it import MarkdownIt
 
 VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "wbr"})
 
@@ -121,6 +127,14 @@ def answer_text(html: str) -> str:
     return "".join(c for c in answer(html).children if isinstance(c, str))
 
 
+def chip_links(html: str) -> list[tuple[str, list[str | None]]]:
+    """(chip text, hrefs it opens) for every chip, in document order."""
+    return [
+        (chip.text, [a.attrs["href"] for a in chip.find_all("a")])
+        for chip in parse(html).find_all("sup", "silvia-chip")
+    ]
+
+
 def sources(html: str) -> list[tuple[str | None, str, list[tuple[str | None, str]]]]:
     """(number, label, [(href, link text)]) for every item of the sources list."""
     items = []
@@ -129,3 +143,10 @@ def sources(html: str) -> list[tuple[str | None, str, list[tuple[str | None, str
         links = [(a.attrs.get("href"), a.text) for a in li.find_all("a")]
         items.append((li.attrs.get("value"), label, links))
     return items
+
+
+_COMMONMARK = MarkdownIt("commonmark")  # html=True: raw HTML passes, as in Jupyter
+READERS: dict[str, Callable[[str], str]] = {
+    "python-markdown": markdown.markdown,
+    "markdown-it": _COMMONMARK.render,
+}

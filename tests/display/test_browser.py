@@ -1,18 +1,12 @@
 """The notebook views in a real browser: hostile server strings run no script, make no bad link.
 
-Every server-controlled field (answer text, source, title, cited_text, URL,
-ticker, account id, session title, role, error message) holds each payload of
-a hostile corpus: script tags, event-handler attributes, `javascript:`,
-`data:` and `vbscript:` URLs in every case and with whitespace, control
-characters and entities inside, Markdown specials, quotes, bidi controls, and
-markup that would cut the page short. Each view (HTML, and Markdown read by
-python-markdown and by markdown-it) of each payload goes into one page as its
-own `<section>`, and headless Chromium loads it (`tests/browser.py`).
-
-A payload that ran would set `document.title` and `window.__silvia_pwned` to
-its number. The page reports what the browser made of every section: its
-elements, attributes and links (as the browser parses them), and what it
-requested. Each view must have the links the HTML view has.
+Every server-controlled field (answer text, source, title, cited_text, URL, ticker,
+account id, session title, role, error message) holds each payload of `TEMPLATES`.
+Each view of each payload (HTML, and Markdown read by python-markdown and by
+markdown-it) is a `<section>` of one page that headless Chromium loads. A payload
+that ran would set `document.title` and `window.__silvia_pwned` to its number. The
+page reports what the browser made of every section: its elements, attributes, text
+and links; each view must have the links the HTML view has, and no bidi control.
 """
 
 from __future__ import annotations
@@ -25,13 +19,11 @@ from urllib.parse import unquote
 
 import pytest
 
-from silvia_client.chat import Turn
 from silvia_client.display import session_html, session_markdown, turn_html, turn_markdown
-from silvia_client.sessions import Session
 
 from ..browser import Chromium, read_report, report_script
 from ._build import ACCOUNT_A, account, accounts, build_session, build_turn, row, web
-from ._readers import READERS
+from ._dom import READERS
 
 pytestmark = pytest.mark.browser
 
@@ -79,12 +71,6 @@ TEMPLATES = [
 ]
 
 
-def payloads() -> Iterator[tuple[int, str]]:
-    for number, template in enumerate(TEMPLATES, start=1):
-        js = f"top.document.title='pwned-{number}';top.__silvia_pwned={number}"
-        yield number, template.replace("{js}", js)
-
-
 def rows(number: int, p: str) -> list[dict[str, Any]]:
     """Citation rows carrying `p` in every field a server controls."""
     return [
@@ -98,43 +84,24 @@ def rows(number: int, p: str) -> list[dict[str, Any]]:
     ]
 
 
-def turn_of(number: int, p: str) -> Turn:
-    cited = rows(number, p)
-    pieces: list[str | dict[str, Any]] = [f"Answer {p} ends"]
-    for citation in cited:
-        pieces += [citation, f" {p} "]
-    return build_turn(*pieces, error=p, done=False)
-
-
-def session_of(number: int, p: str) -> Session:
-    cited = rows(number, p)
-    return build_session(
-        [
-            {"id": "m1", "role": p, "content": f"Question {p}"},
-            {
-                "id": "m2",
-                "role": "assistant",
-                "content": [{"type": "text", "text": p}],
-                "citations": cited,
-                "inline_citations": cited,
-            },
-        ],
-        title=p,
-    )
-
-
 def views(number: int, p: str, web_url: str) -> Iterator[tuple[str, str, str]]:
     """(the view's name, its family, its HTML) for every notebook view of payload `p`."""
-    turn, session = turn_of(number, p), session_of(number, p)
-    yield "turn html", "turn", turn_html(turn, web_url=web_url)
-    yield "session html", "session", session_html(session, web_url=web_url)
-    for name, reader in READERS.items():
-        yield f"turn markdown, {name}", "turn", reader(turn_markdown(turn, web_url=web_url))
-        yield (
-            f"session markdown, {name}",
-            "session",
-            reader(session_markdown(session, web_url=web_url)),
-        )
+    cited = rows(number, p)
+    turn = build_turn(
+        f"Answer {p} ends", *[x for c in cited for x in (c, f" {p} ")], error=p, done=False
+    )
+    answer = {"id": "m2", "role": "assistant", "content": [{"type": "text", "text": p}],
+              "citations": cited, "inline_citations": cited}  # fmt: skip
+    session = build_session([{"id": "m1", "role": p, "content": f"Question {p}"}, answer], title=p)
+    shown: list[tuple[str, Any, Any, Any]] = [
+        ("turn", turn, turn_html, turn_markdown),
+        ("session", session, session_html, session_markdown),
+    ]
+    for family, value, html_view, markdown_view in shown:
+        yield f"{family} html", family, html_view(value, web_url=web_url)
+        for name, reader in READERS.items():
+            markdown = markdown_view(value, web_url=web_url)
+            yield f"{family} markdown, {name}", family, reader(markdown)
 
 
 # What the page reports: per section, what the browser built from it.
@@ -155,29 +122,34 @@ PROBE = """(() => ({
 }))()"""
 
 # The views' own elements and attributes, and a reader's (python-markdown, markdown-it).
-TAGS = {
-    *("div", "p", "h3", "h4", "strong", "em", "sup", "a", "ol", "li", "span", "br", "q"),
-    "blockquote",
-}
-TAGS |= {"style", "details", "summary", "dl", "dt", "dd"}  # the stylesheet; folds; key/values
+TAGS = {"div", "p", "h3", "h4", "strong", "em", "sup", "a", "ol", "li", "span", "br", "q"}
+TAGS |= {"blockquote", "style", "details", "summary", "dl", "dt", "dd"}  # folds; key/values
 # `style` only on the glance's bar segments (`flex-grow:N`, tests/display/test_views.py).
 ATTRIBUTES = {"class", "href", "target", "rel", "title", "value", "start", "style", "aria-hidden"}
 
 
-@pytest.fixture(scope="module")
-def cases() -> dict[str, tuple[str, str, str, str]]:
-    """Section id -> (payload number and view, family, web_url, the view's HTML)."""
-    out: dict[str, tuple[str, str, str, str]] = {}
+def shown(link: dict[str, Any], view: str) -> tuple[str, str]:
+    """A link as a reader shows it: the URL it decodes to, its text with spaces folded."""
+    # A NUL is dropped by the HTML parser and made U+FFFD by CommonMark: either is fine.
+    text = " ".join(link["text"].replace("\ufffd", "").split())
+    if view.endswith("python-markdown"):
+        # python-markdown knows no `\$ \| \~ \=` escape (CommonMark and Jupyter do), so
+        # it shows their backslash: a wart in the text, not in the link.
+        text = PYTHON_MARKDOWN_WART.sub(r"\1", text)
+    return unquote(link["raw"]), text
+
+
+def test_no_payload_ran_broke_the_page_or_made_a_link_other_than_the_html_views(
+    chromium: Chromium,
+) -> None:
+    cases: dict[str, tuple[str, str, str, str]] = {}  # section id -> name, family, web_url, HTML
     for web_url in ("", WEB_URL):
-        for number, p in payloads():
+        for number, template in enumerate(TEMPLATES, start=1):
+            js = f"top.document.title='pwned-{number}';top.__silvia_pwned={number}"
+            p = template.replace("{js}", js)
             for view, family, fragment in views(number, p, web_url):
-                case_id = f"case-{len(out)}"
-                out[case_id] = (f"payload {number} ({p!r}), {view}", family, web_url, fragment)
-    return out
-
-
-@pytest.fixture(scope="module")
-def loaded(chromium: Chromium, cases: dict[str, tuple[str, str, str, str]]) -> dict[str, Any]:
+                name = f"payload {number} ({p!r}), {view}"
+                cases[f"case-{len(cases)}"] = (name, family, web_url, fragment)
     body = "".join(
         f'<section id="{case_id}" data-case="{html.escape(name)}">{fragment}</section>'
         for case_id, (name, _, _, fragment) in cases.items()
@@ -186,72 +158,35 @@ def loaded(chromium: Chromium, cases: dict[str, tuple[str, str, str, str]]) -> d
         f'<!doctype html><html><head><meta charset="utf-8"><title>{TITLE}</title>'
         f"{report_script(PROBE)}</head><body>{body}</body></html>"
     )
-    report: dict[str, Any] = read_report(page)
-    report["requests"] = page.requests
-    report["origin"] = chromium.origin
-    return report
-
-
-def test_no_script_ran(loaded: dict[str, Any]) -> None:
+    loaded: dict[str, Any] = read_report(page)
     assert loaded["pwned"] is None, f"payload {loaded['pwned']} ran a script"
     assert loaded["title"] == TITLE
-
-
-def test_no_section_cut_the_page_or_built_foreign_markup(
-    loaded: dict[str, Any], cases: dict[str, tuple[str, str, str, str]]
-) -> None:
     assert loaded["top"] == list(cases), "a view left an element open or closed one of the page's"
+    # The page asked for itself and perhaps its icon: no view loaded anything.
+    assert {path.split("?")[0] for path in page.requests[1:]} <= {"/favicon.ico"}
+    html_links: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
     for section in loaded["sections"]:
-        name = cases[section["id"]][0]
+        name, family, web_url, _ = cases[section["id"]]
         assert set(section["tags"]) <= TAGS, name
         assert set(section["attributes"]) <= ATTRIBUTES, name
         assert not BIDI_CONTROLS & set(section["text"]), name
-    # The page asked for itself and perhaps its icon: no view loaded anything.
-    assert {path.split("?")[0] for path in loaded["requests"][1:]} <= {"/favicon.ico"}
-
-
-def test_every_link_is_http_or_an_account_page(
-    loaded: dict[str, Any], cases: dict[str, tuple[str, str, str, str]]
-) -> None:
-    links = 0
-    for section in loaded["sections"]:
-        name, _, web_url, _ = cases[section["id"]]
         for link in section["links"]:
-            links += 1
             assert link["raw"] is not None, name
             assert link["protocol"] in ("http:", "https:"), (name, link)
-            if link["raw"].startswith("/") or link["origin"] == (web_url or loaded["origin"]):
+            if link["raw"].startswith("/") or link["origin"] == (web_url or chromium.origin):
                 # An account page: one segment under /accounts/, on the web app or the page.
-                assert link["origin"] == (web_url or loaded["origin"]), (name, link)
+                assert link["origin"] == (web_url or chromium.origin), (name, link)
                 assert link["raw"].startswith((web_url or "") + "/accounts/"), (name, link)
                 segment = link["path"].removeprefix("/accounts/")
                 assert link["path"].startswith("/accounts/"), (name, link)
                 assert segment not in ("", ".", ".."), (name, link)
                 assert "/" not in segment, (name, link)
-    assert links > 1000  # the corpus did make links to check
-
-
-def test_every_view_has_the_links_of_the_html_view(
-    loaded: dict[str, Any], cases: dict[str, tuple[str, str, str, str]]
-) -> None:
-    def shown(link: dict[str, Any], view: str) -> tuple[str, str]:
-        # Readers may encode more than the view wrote; the URL it decodes to must not change.
-        # A NUL is dropped by the HTML parser and made U+FFFD by CommonMark: either is fine.
-        text = " ".join(link["text"].replace("\ufffd", "").split())
-        if view.endswith("python-markdown"):
-            # python-markdown knows no `\$ \| \~ \=` escape (CommonMark and Jupyter do), so
-            # it shows their backslash: a wart in the text, not in the link.
-            text = PYTHON_MARKDOWN_WART.sub(r"\1", text)
-        return unquote(link["raw"]), text
-
-    html_links: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
-    for section in loaded["sections"]:
-        name, family, web_url, _ = cases[section["id"]]
-        payload = name.split(", ")[0]
+        # Each view has the HTML view's links (readers may encode more: the URL decodes the same).
         found = [shown(link, name) for link in section["links"]]
-        key = (payload, family, web_url)
+        key = (name.split(", ")[0], family, web_url)
         if name.endswith(" html"):
             html_links[key] = found
         else:
             assert found == html_links[key], name
     assert len(html_links) == 2 * 2 * len(TEMPLATES)
+    assert sum(len(links) for links in html_links.values()) > 1000  # the corpus made links

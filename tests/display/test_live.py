@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import io
+import itertools
 import math
 import sys
 import types
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,24 +18,18 @@ from silvia_client.display._live import Throttle, streaming_html
 from silvia_client.testing import SCENARIO_HEADER, ReferenceServer
 
 
-class FakeClock:
-    def __init__(self, step: float) -> None:
-        self.now = 0.0
-        self.step = step
-
-    def __call__(self) -> float:
-        self.now += self.step
-        return self.now
+def ticking(step: float) -> Callable[[], float]:
+    """A fake clock `step` seconds further on at each reading."""
+    return itertools.count(step, step).__next__
 
 
 def test_the_throttle_lets_at_most_ten_updates_a_second_through() -> None:
-    clock = FakeClock(0.001)  # a call every millisecond, for three seconds
-    throttle = Throttle(clock=clock)
-    times = [clock.now for _ in range(3000) if throttle.ready()]
+    throttle = Throttle(clock=ticking(0.001))  # a call every millisecond, for three seconds
+    times = [(n + 1) / 1000 for n in range(3000) if throttle.ready()]
     assert times[0] == pytest.approx(0.001)  # the first goes at once
     for start in range(3):
         assert 9 <= sum(start <= t < start + 1 for t in times) <= 10
-    assert Throttle(per_second=2, clock=FakeClock(0.1)).interval == 0.5
+    assert Throttle(per_second=2).interval == 0.5
     for bad in (0, -1.0, math.nan):
         with pytest.raises(ConfigurationError, match="positive"):
             Throttle(per_second=bad)
@@ -41,54 +37,41 @@ def test_the_throttle_lets_at_most_ten_updates_a_second_through() -> None:
 
 @pytest.fixture
 def kernel(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """A fake Jupyter kernel: `IPython.get_ipython().kernel`, and a `display` that records."""
+    """A fake Jupyter kernel's outputs: each `display` and each update of its handle, in order."""
     shown: list[Any] = []
-    displays: list[dict[str, Any]] = []
 
     def show(obj: object, *, display_id: bool) -> types.SimpleNamespace:
-        displays.append({"obj": obj, "display_id": display_id})
-        shown.append(obj)
-        return types.SimpleNamespace(update=shown.append)  # the display handle
-
-    class HTML:
-        def __init__(self, data: str) -> None:
-            self.data = data
+        assert display_id is True
+        shown.append(("display", obj))
+        return types.SimpleNamespace(update=lambda obj: shown.append(("update", obj)))
 
     ipython = types.ModuleType("IPython")
     ipython.get_ipython = lambda: types.SimpleNamespace(kernel=object())  # type: ignore[attr-defined]
     ipython_display = types.ModuleType("IPython.display")
     ipython_display.display = show  # type: ignore[attr-defined]
-    ipython_display.HTML = HTML  # type: ignore[attr-defined]
+    ipython_display.HTML = lambda data: types.SimpleNamespace(data=data)  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "IPython", ipython)
     monkeypatch.setitem(sys.modules, "IPython.display", ipython_display)
-    shown.append(displays)  # shown[0]: the display calls
     return shown
 
 
 def test_in_a_kernel_one_output_is_updated_in_place_then_shows_the_turn(kernel: list[Any]) -> None:
-    displays = kernel.pop(0)
     with ReferenceServer().client() as client:
         with client.chat.stream("Hi") as stream:
-            turn = display.live(stream, clock=FakeClock(0.05))  # two pieces per allowed update
-        assert len(displays) == 1
-        assert displays[0]["display_id"] is True
-        first, *streaming, final = kernel
+            turn = display.live(stream, clock=ticking(0.05))  # two pieces per allowed update
+        (call, first), *streaming, final = kernel
+        assert call == "display"
         assert "Streaming…" in first.data
         assert 'class="silvia-answer"></p>' in first.data
-        assert final is turn  # its own view, with the sources
+        assert final == ("update", turn)  # its own view, with the sources
         assert streaming, "the text was shown as it arrived"
-        assert all("Streaming…" in update.data for update in streaming)
-        pieces = len([t for t in turn.text.split(" ") if t])  # the server streams words
-        assert len(streaming) <= pieces
+        assert all(c == "update" and "Streaming…" in u.data for c, u in streaming)
+        assert len(streaming) <= len([t for t in turn.text.split(" ") if t])  # a word a piece
         kernel.clear()
         with client.chat.stream("Hi") as stream:
             display.live(stream, clock=lambda: 0.0)  # the whole answer within one instant
-    _, *streaming, _ = kernel
-    assert streaming == []  # a fast stream: only the first view and the final one
-
-
-def test_a_failed_stream_shows_its_partial_turn_then_raises(kernel: list[Any]) -> None:
-    kernel.pop(0)
+        assert len(kernel) == 2  # a fast stream: only the first view and the final one
+    kernel.clear()
     headers = {SCENARIO_HEADER: "fault-drop"}
     client = ReferenceServer().client(max_retries=0)
     with (
@@ -97,7 +80,18 @@ def test_a_failed_stream_shows_its_partial_turn_then_raises(kernel: list[Any]) -
         client.chat.stream("Hi", extra_headers=headers) as stream,
     ):
         display.live(stream)
-    assert kernel[-1] is caught.value.turn
+    assert kernel[-1] == ("update", caught.value.turn)  # the partial turn, then the error
+    kernel.clear()
+
+    async def main() -> Any:  # the async twin
+        client = ReferenceServer().async_client()
+        async with client, client.chat.stream("Hi") as stream:
+            return await display.alive(stream, clock=ticking(1.0))
+
+    turn = asyncio.run(main())
+    assert [call for call, _ in kernel] == ["display"] + ["update"] * (len(kernel) - 1)
+    assert kernel[-1] == ("update", turn)
+    assert len(kernel) > 2
 
 
 def test_outside_a_kernel_the_text_is_printed_as_it_arrives(
@@ -121,20 +115,6 @@ def test_outside_a_kernel_the_text_is_printed_as_it_arrives(
     turn = asyncio.run(main())
     assert turn.complete
     assert capsys.readouterr().out == turn.text + "\n"
-
-
-def test_the_async_twin_updates_one_output_in_a_kernel(kernel: list[Any]) -> None:
-    displays = kernel.pop(0)
-
-    async def main() -> Any:
-        client = ReferenceServer().async_client()
-        async with client, client.chat.stream("Hi") as stream:
-            return await display.alive(stream, clock=FakeClock(1.0))
-
-    turn = asyncio.run(main())
-    assert len(displays) == 1
-    assert kernel[-1] is turn
-    assert len(kernel) > 2
 
 
 def test_the_streaming_view_escapes_what_it_shows() -> None:

@@ -2,7 +2,7 @@
 
 The escaping is checked two ways. `read_back` undoes exactly the escapes a
 CommonMark reader undoes, and fails on any character that reader could take as
-syntax. And two real readers, python-markdown and markdown-it (`_readers.py`),
+syntax. And two real readers, python-markdown and markdown-it (`_dom.READERS`),
 turn the views into HTML, whose links must be the links the HTML views have.
 """
 
@@ -15,9 +15,7 @@ from hypothesis import strategies as st
 
 from silvia_client.citations import Citation, is_http_url
 from silvia_client.display import (
-    citation_html,
     citation_markdown,
-    session_html,
     session_markdown,
     turn_html,
     turn_markdown,
@@ -25,8 +23,7 @@ from silvia_client.display import (
 
 from ..citations.strategies import PROPERTY
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
-from ._dom import parse
-from ._readers import READERS
+from ._dom import READERS, parse
 
 # What a CommonMark/GFM reader (with Jupyter's `$` math) could read as syntax.
 SYNTAX = set("\\`*_{}[]()#+-.!|~=$<>&")
@@ -76,25 +73,21 @@ def test_answer_text_titles_and_quotes_read_back_exactly() -> None:
         assert read_back(quote) == text, text
 
 
-def test_a_multiline_answer_keeps_its_lines_and_starts_no_block() -> None:
-    text = "Line one\n    indented four\n\nNew paragraph"
-    md = turn_markdown(build_turn(text))
-    assert md == "Line one  \nindented four  \n  \nNew paragraph"
-
-
-def test_the_whole_view_of_a_turn() -> None:
-    turn = build_turn(
-        "You have $10",
-        row("silvia://your-account/checking", "Checking", account(), cited_text="balance: 10"),
-        " and owe $5",
-        row("silvia://your-account/credit-card", "Cards", accounts(ACCOUNT_A, ACCOUNT_B)),
-        ". See this",
-        row("https://e.example/a_(b)", "Rates (2024)", web("https://e.example/a_(b)")),
-        ".",
+def test_the_whole_view_of_a_turn_chips_by_their_own_rows_the_list_by_the_final_target() -> None:
+    cards = "silvia://your-account/credit-card"
+    checking = row(
+        "silvia://your-account/checking", "Checking", account(), cited_text="balance: 10"
     )
+    both = row(cards, "Cards", accounts(ACCOUNT_A, ACCOUNT_B))
+    rates = row("https://e.example/a_(b)", "Rates (2024)", web("https://e.example/a_(b)"))
+    turn = build_turn(
+        "You have $10", checking, " and owe $5", row(cards, "Cards", account(ACCOUNT_A)),
+        " on two cards", both, ". See this", rates, ".", summary=[checking, both, rates],
+    )  # fmt: skip
     assert turn_markdown(turn) == (
         f"You have \\$10<sup>[\\[1\\]](/accounts/{ACCOUNT_A})</sup>"
-        " and owe \\$5<sup>\\[2\\]</sup>\\."
+        f" and owe \\$5<sup>[\\[2\\]](/accounts/{ACCOUNT_A})</sup>"
+        " on two cards<sup>\\[2\\]</sup>\\."
         " See this<sup>[\\[3\\]](https://e.example/a_%28b%29)</sup>\\.\n\n"
         "**Sources**\n\n"
         f"1. **Checking** — [Open account](/accounts/{ACCOUNT_A})  \n"
@@ -105,28 +98,9 @@ def test_the_whole_view_of_a_turn() -> None:
     )
 
 
-def test_chips_link_by_their_own_rows_and_the_list_by_the_final_target() -> None:
-    source = "silvia://your-account/credit-card"
-    one = row(source, "Cards", account(ACCOUNT_A), cited_text="one")
-    both = row(source, "Cards", accounts(ACCOUNT_A, ACCOUNT_B), cited_text="both")
-    turn = build_turn("a", one, " b", both, ".", summary=[{**one, "target": both["target"]}, both])
-    assert turn_markdown(turn) == (
-        f"a<sup>[\\[1\\]](/accounts/{ACCOUNT_A})</sup> b<sup>\\[1\\]</sup>\\.\n\n"
-        "**Sources**\n\n"
-        f"1. **Cards** — [Open account \\(1 of 2\\)](/accounts/{ACCOUNT_A}), "
-        f"[Open account \\(2 of 2\\)](/accounts/{ACCOUNT_B})  \n"
-        "   > one"
-    )
-
-
-def test_a_script_source_is_never_a_link() -> None:
-    for source in ["javascript:alert(1)", "data:text/html,x", "vbscript:x"]:
-        md = turn_markdown(build_turn("a", row(source, None)))
-        assert "](" not in md, source
-        assert read_back(md.rsplit("1. **", 1)[1].removesuffix("**")) == source, source
-
-
-def test_an_incomplete_turn_says_so() -> None:
+def test_lines_stay_lines_and_an_incomplete_turn_says_so() -> None:
+    md = turn_markdown(build_turn("Line one\n    indented four\n\nNew paragraph"))
+    assert md == "Line one  \nindented four  \n  \nNew paragraph"  # and no code block
     assert turn_markdown(build_turn("Half", done=False)).endswith("*Incomplete turn\\.*")
     failed = turn_markdown(build_turn("Half", error="over*loaded", done=False))
     assert failed.endswith("*Incomplete turn: over\\*loaded\\.*")
@@ -134,16 +108,10 @@ def test_an_incomplete_turn_says_so() -> None:
 
 
 def test_a_session_lists_its_messages_with_their_sources() -> None:
+    answer = {"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "Ten."}]}
+    cited = [row("silvia://your-account/checking", "Checking", account())]
     session = build_session(
-        [
-            {"id": "m1", "role": "user", "content": "How much?"},
-            {
-                "id": "m2",
-                "role": "assistant",
-                "content": [{"type": "text", "text": "Ten."}],
-                "citations": [row("silvia://your-account/checking", "Checking", account())],
-            },
-        ],
+        [{"id": "m1", "role": "user", "content": "How much?"}, {**answer, "citations": cited}],
         title="# Title *x*",
     )
     assert session_markdown(session) == (
@@ -158,23 +126,6 @@ def test_a_session_lists_its_messages_with_their_sources() -> None:
 def links(html: str) -> list[tuple[str, str]]:
     """(href, text) of every link in `html`, attribute entities decoded as a browser does."""
     return [(a.attrs.get("href") or "", a.text) for a in parse(html).find_all("a")]
-
-
-def decoded(links_found: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    # A reader may percent-encode more than the view did (markdown-it encodes non-ASCII);
-    # what must not change is the URL it decodes to.
-    return [(unquote(href), text) for href, text in links_found]
-
-
-def test_quotes_in_a_destination_are_percent_encoded() -> None:
-    md = citation_markdown(Citation.model_validate(row("s", "Checking", account("a'b'"))))
-    assert md == "**Checking** — [Open account](/accounts/a%27b%27)"
-    url = "https://e.example/a'b\"c?q=1&lt;&amp;x"
-    md = citation_markdown(Citation.model_validate(row("s", "Doc", web(url))))
-    assert md == "**Doc** — [Open page](https://e.example/a%27b%22c?q=1&amp;lt;&amp;amp;x)"
-    url = "https://e.example/x)y(z\\w<v>"  # a destination cannot be ended early
-    md = citation_markdown(Citation.model_validate(row("s", "Doc", web(url))))
-    assert md == "**Doc** — [Open page](https://e.example/x%29y%28z%5Cw%3Cv%3E)"
 
 
 _DESTINATION_SPECIALS = "'\"()<>`\\[]{}|^&;%$#?@!*+,=:~/._-"
@@ -238,40 +189,7 @@ def test_any_http_url_reads_back_whole_in_both_readers(url: str) -> None:
             [(href, text)] = links(reader(citation_markdown(citation)))
             assert unquote(href) == unquote(url)
             assert text == "Open page"
-        assert decoded(links(reader(turn_markdown(turn)))) == decoded(links(turn_html(turn)))
-
-
-# Bidi controls ------------------------------------------------------------------------
-
-BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-
-
-def test_bidi_controls_never_reach_a_view() -> None:
-    def evil(text: str) -> str:
-        return f"{BIDI}{text}{BIDI[::-1]}"
-
-    turn = build_turn(
-        evil("Answer"),
-        row(evil("silvia://s/1"), evil("Title"), account(ACCOUNT_A), cited_text=evil("q")),
-        row("silvia://s/2", None, {"kind": "market_data", "ticker": evil("AAPL")}),
-        row(evil("silvia://s/3"), None),
-        error=evil("failed"),
-        done=False,
-    )
-    session = build_session(
-        [{"id": "m", "role": evil("assistant"), "content": evil("Hi"), "citations": []}],
-        title=evil("Session"),
-    )
-    views = [
-        turn_html(turn),
-        turn_markdown(turn),
-        session_html(session),
-        session_markdown(session),
-        citation_html(turn.citations[0]),
-        citation_markdown(turn.citations[0]),
-    ]
-    views += [reader(view) for reader in READERS.values() for view in views[1::2]]
-    for view in views:
-        assert not set(BIDI) & set(view), view
-    assert "Title" in turn_html(turn)
-    assert "AAPL" in turn_markdown(turn)
+        # A reader may percent-encode more than the view did (markdown-it encodes non-ASCII);
+        # what must not change is the URL it decodes to.
+        read = [(unquote(href), text) for href, text in links(reader(turn_markdown(turn)))]
+        assert read == [(unquote(href), text) for href, text in links(turn_html(turn))]

@@ -1,20 +1,23 @@
-"""Placing the marks (`marked_rows`, `marked_segments`): the same marks as the plain rule.
+"""Placing the marks (`marked_rows`, `marked_segments`), and the sources list, at any size.
 
 The plain rule is the one `marked_rows` had before it kept a set of the numbers
 marked at an offset: each new mark there checked every mark already placed
 (quadratic when many citations share one offset). `_plain_marked_rows` keeps it,
-and the marks are held to it.
+and the marks are held to it. The sources list reads each row once (issue 20,
+finding 6): each source's item is given its own rows, not every row of the turn.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from silvia_client.citations import InlineCitation
-from silvia_client.display import marked_segments, number_sources, turn_html
+from silvia_client.display import _html_sources, marked_segments, number_sources, turn_html
 from silvia_client.display._sources import marked_rows
 
 from ..citations.strategies import PROPERTY
@@ -63,7 +66,7 @@ def _same(
     return plain
 
 
-def test_many_sources_at_one_offset_give_one_mark_each_in_streamed_order() -> None:
+def test_many_sources_at_one_offset_give_one_mark_and_one_chip_each_in_streamed_order() -> None:
     sources = [f"s{i}" for i in range(500)]
     # Each source three times at offset 5, interleaved; then more at the end of the text.
     inline = _rows([(source, 5) for _ in range(3) for source in sources] + [("s7", 10), ("s3", 10)])
@@ -78,14 +81,30 @@ def test_many_sources_at_one_offset_give_one_mark_each_in_streamed_order() -> No
         (" worl", [8, 4]),
         ("d", []),
     ]
-
-
-def test_many_sources_at_one_offset_give_the_same_chips_in_a_view() -> None:
+    # The same in a view: one chip per source at an offset, even at the start.
     urls = [f"https://e.example/{i}" for i in range(300)]
     rows = [row(url, f"T{i}", web(url)) for i, url in enumerate(urls)]
     turn = build_turn("Answer", *rows, *rows, " tail", rows[9])
     expected = [(6, f"[{i}]") for i in range(1, 301)] + [(11, "[10]")]
     assert chips(turn_html(turn)) == expected
+    assert chips(turn_html(build_turn(rows[0], "Text"))) == [(0, "[1]")]
+
+
+def test_each_source_item_is_given_only_its_own_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    given: list[list[Any]] = []
+    item = _html_sources.source_item_html
+
+    def recording(source: Any, rows: Any = ()) -> str:
+        given.append(list(rows))
+        return item(source, rows)
+
+    monkeypatch.setattr(_html_sources, "source_item_html", recording)
+    rows = [row(f"https://example.com/{n % 50}", cited_text=f"quote {n}") for n in range(500)]
+    html = turn_html(build_turn(*rows, "x", summary=[]))
+    assert len(given) == 50
+    assert all(len(own) == 10 for own in given)  # ten rows a source, not all 500
+    assert all({r.source for r in own} == {own[0].source} for own in given)
+    assert "9 more quotes of this source" in html
 
 
 @PROPERTY

@@ -1,4 +1,4 @@
-"""What the views show beyond the rows: badges, link words, key/values, folds, notes, a glance."""
+"""What the views show beyond the rows: key/values, folds, notes, a glance; no bidi controls."""
 
 from __future__ import annotations
 
@@ -6,33 +6,18 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
+from silvia_client import display
 from silvia_client.citations import Citation
-from silvia_client.display import citation_html, page, session_html, turn_html
+from silvia_client.display import page, session_html, strip_bidi_controls, turn_html
 from silvia_client.display._html_sources import key_values
 from silvia_client.display._sources import FOLDED_CHARS
 
 from ..citations.strategies import PROPERTY
-from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
+from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row
 from ._dom import parse
-
-
-def test_there_is_a_sources_heading_only_when_there_are_sources() -> None:
-    cited = turn_html(build_turn("a", row("https://e.example/a", "A", web("https://e.example/a"))))
-    assert parse(cited).find("h3", "silvia-heading").text == "Sources"
-    assert parse(turn_html(build_turn("No sources."))).find_all("h3", "silvia-heading") == []
-
-
-def test_a_session_folds_each_messages_sources_under_one_line() -> None:
-    tree = parse(_reloaded())
-    assert tree.find_all("h3", "silvia-heading") == []  # the session's title is its <h3>
-    assert [h.text for h in tree.find_all("h4", "silvia-heading")] == ["Sources", "Sources"]
-    folds = tree.find_all("details", "silvia-fold")
-    assert [fold.attrs.get("open") for fold in folds] == [None, None]  # closed until clicked
-    assert [fold.find("summary").text for fold in folds] == ["2 sources: Checking · Old note"] * 2
-    assert [len(fold.find("ol", "silvia-sources").find_all("li")) for fold in folds] == [2, 2]
 
 
 def test_key_value_rows_become_lists_and_prose_stays_prose() -> None:
@@ -55,46 +40,56 @@ def test_key_value_rows_become_lists_and_prose_stays_prose() -> None:
         *("{not json", "[" * 100_000),
     ):
         assert key_values(prose) is None, prose
-    rows = "\n".join(f"name: Card {n}, balance: {n}" for n in range(5))
-    tree = parse(citation_html(Citation.model_validate(row("s", "Cards", cited_text=rows))))
-    shown = [dl for dl in tree.find_all("dl", "silvia-kv")]
-    assert len(shown) == 5
-    folded = tree.find("details", "silvia-more")
+
+
+def test_many_rows_a_long_quote_and_a_pooled_sources_other_quotes_fold() -> None:
+    src, text = "silvia://your-account/cards", "word " * 100
+    one = row(src, "Cards", account(ACCOUNT_A), cited_text="first card")
+    two = row(src, "Cards", account(ACCOUNT_B), cited_text="second card")
+    both = row(src, "Cards", accounts(ACCOUNT_A, ACCOUNT_B), cited_text="both cards")
+    table = row(
+        "s", "Rows", cited_text="\n".join(f"name: Card {n}, balance: {n}" for n in range(5))
+    )
+    long = row("l", "Long", cited_text=text)
+    turn = build_turn("a", one, " b", two, " c", both, table, long, summary=[both, table, long])
+    pooled, rows, quote = parse(turn_html(turn)).find("ol", "silvia-sources").find_all("li")
+    assert pooled.find_all("q")[0].text == "both cards"  # the final row's, first
+    more = pooled.find("details", "silvia-more")
+    assert more.find("summary").text == "2 more quotes of this source"
+    assert [q.text for q in more.find_all("q")] == ["first card", "second card"]
+    assert len(rows.find_all("dl", "silvia-kv")) == 5
+    folded = rows.find("details", "silvia-more")
     assert folded.find("summary").text == "2 more rows"
     assert len(folded.find_all("dl", "silvia-kv")) == 2
-
-
-def test_a_long_quote_folds_and_keeps_every_character() -> None:
-    text = "word " * 100
-    tree = parse(citation_html(Citation.model_validate(row("s", "Long", cited_text=text))))
-    short = tree.find("q", "silvia-quote").text
+    short = quote.find("q", "silvia-quote").text
     assert len(short) == FOLDED_CHARS
     assert short.endswith("…")
-    whole = tree.find("details", "silvia-more")
+    whole = quote.find("details", "silvia-more")
     assert whole.find("summary").text == "Whole quote"
     assert whole.find("div", "silvia-quote").text == text.strip()
 
 
-def test_every_quote_of_a_pooled_source_is_shown_under_it() -> None:
-    src = "silvia://your-account/cards"
-    one = row(src, "Cards", account(ACCOUNT_A), cited_text="first card")
-    two = row(src, "Cards", account(ACCOUNT_B), cited_text="second card")
-    both = row(src, "Cards", accounts(ACCOUNT_A, ACCOUNT_B), cited_text="both cards")
-    turn = build_turn("a", one, " b", two, " c", both, summary=[both])
-    [item] = parse(turn_html(turn)).find("ol", "silvia-sources").find_all("li")
-    assert item.find_all("q")[0].text == "both cards"  # the final row's, first
-    more = item.find("details", "silvia-more")
-    assert more.find("summary").text == "2 more quotes of this source"
-    assert [q.text for q in more.find_all("q")] == ["first card", "second card"]
+NO_MARKER = (
+    "4 cited sources have no marker in the text: their rows carry no position (rows "
+    "reloaded from history). Every source is listed under Sources."
+)
+RELATIVE = (
+    "Account links are relative to the web app (/accounts/…): pass web_url= or set "
+    "SILVIA_WEB_URL to make them absolute."
+)
 
 
-def _reloaded() -> str:
+def notes(html: str) -> list[str]:
+    return [p.text for p in parse(html).find_all("p", "silvia-note")]
+
+
+def test_a_reloaded_session_sums_itself_up_folds_its_sources_and_explains_once() -> None:
     cited = [
         row("silvia://your-account/checking", "Checking", account()),
         row("Old note", "Old note", cited_text="legacy"),
     ]
     message = {"role": "assistant", "citations": cited, "inline_citations": cited}
-    return session_html(
+    html = session_html(
         build_session(
             [
                 {"id": "m1", "role": "user", "content": "How much?"},
@@ -103,54 +98,33 @@ def _reloaded() -> str:
             ]
         )
     )
-
-
-def notes(html: str) -> list[str]:
-    return [p.text for p in parse(html).find_all("p", "silvia-note")]
-
-
-def test_a_reloaded_session_says_once_its_rows_have_no_positions_and_lists_every_row() -> None:
-    html = _reloaded()
-    said = [n for n in notes(html) if "no marker" in n]
-    assert said == [
-        "4 cited sources have no marker in the text: their rows carry no position (rows "
-        "reloaded from history). Every source is listed under Sources."
-    ]
-    lists = parse(html).find_all("ol", "silvia-sources")
-    assert [len(ol.find_all("li")) for ol in lists] == [2, 2]
-    live = build_turn("a", row("https://e.example/a", "A", web("https://e.example/a")))
-    assert not [n for n in notes(turn_html(live)) if "no marker" in n]
-
-
-def test_relative_account_links_are_explained_once_and_absolute_ones_not() -> None:
-    relative = [n for n in notes(_reloaded()) if "relative" in n]
-    assert relative == [
-        "Account links are relative to the web app (/accounts/…): pass web_url= or set "
-        "SILVIA_WEB_URL to make them absolute."
-    ]
-    absolute = session_html(build_session([]), web_url="https://app.example")
-    assert not [n for n in notes(absolute) if "relative" in n]
-    turn = build_turn("a", row("silvia://your-account/x", "X", account()))
-    assert len([n for n in notes(turn_html(turn)) if "relative" in n]) == 1
-    assert not [n for n in notes(turn_html(turn, web_url="https://app.example"))]
-
-
-def test_a_session_opens_with_a_line_that_sums_it_up() -> None:
-    glance = parse(_reloaded()).find("p", "silvia-glance")
+    tree = parse(html)
+    glance = tree.find("p", "silvia-glance")
     assert glance.text == ("3 messages · 4 sources cited (8 rows) · Account 2 · 4 legacy rows")
-    segments = [
-        s for s in glance.find("span", "silvia-bar").find_all("span") if s.attrs.get("style")
-    ]
-    assert [s.attrs["style"] for s in segments] == ["flex-grow:2", "flex-grow:2"]
+    bar = glance.find("span", "silvia-bar").find_all("span")
+    assert [s.attrs["style"] for s in bar if s.attrs.get("style")] == ["flex-grow:2"] * 2
+    assert tree.find_all("h3", "silvia-heading") == []  # the session's title is its <h3>
+    assert [h.text for h in tree.find_all("h4", "silvia-heading")] == ["Sources", "Sources"]
+    folds = tree.find_all("details", "silvia-fold")
+    assert [fold.attrs.get("open") for fold in folds] == [None, None]  # closed until clicked
+    assert [fold.find("summary").text for fold in folds] == ["2 sources: Checking · Old note"] * 2
+    assert [len(fold.find("ol", "silvia-sources").find_all("li")) for fold in folds] == [2, 2]
+    assert notes(html) == [NO_MARKER, RELATIVE]  # once each, for the whole session
+    # A `style` attribute is only ever a bar segment's size.
+    for value in re.findall(r'style="([^"]*)"', html + turn_html(build_turn("a", cited[0]))):
+        assert re.fullmatch(r"flex-grow:\d+", value), value
+
+
+def test_a_live_turn_has_sources_under_a_heading_and_explains_only_relative_links() -> None:
+    turn = build_turn("a", row("silvia://your-account/x", "X", account()))
+    assert parse(turn_html(turn)).find("h3", "silvia-heading").text == "Sources"
+    assert parse(turn_html(build_turn("No sources."))).find_all("h3", "silvia-heading") == []
+    assert notes(turn_html(turn)) == [RELATIVE]
+    assert notes(turn_html(turn, web_url="https://app.example")) == []
+    assert notes(session_html(build_session([]), web_url="https://app.example")) == []
     assert parse(session_html(build_session([]))).find("p", "silvia-glance").text == (
         "0 messages · 0 sources cited (0 rows) · 0 legacy rows"
     )
-
-
-def test_a_style_attribute_is_only_ever_a_bar_segments_size() -> None:
-    html = _reloaded() + turn_html(build_turn("a", row("s", "t", account())))
-    for value in re.findall(r'style="([^"]*)"', html):
-        assert re.fullmatch(r"flex-grow:\d+", value), value
 
 
 def test_the_stylesheet_is_the_sdks_own_and_scoped_to_its_classes() -> None:
@@ -193,15 +167,27 @@ _VALUES = (
 
 @PROPERTY  # its filtered text is slow to draw: no health check on speed
 @given(
-    st.lists(st.lists(st.tuples(_KEYS, _VALUES), min_size=2, max_size=4), min_size=1, max_size=4)
+    st.lists(st.lists(st.tuples(_KEYS, _VALUES), min_size=2, max_size=4), min_size=1, max_size=4),
+    st.text(),
 )
-def test_key_value_rows_read_back_as_written(rows: list[list[tuple[str, str]]]) -> None:
+def test_key_value_rows_read_back_as_written_and_any_quote_as_pairs_or_prose(
+    rows: list[list[tuple[str, str]]], quote: str
+) -> None:
     text = "\n".join(", ".join(f"{key}: {value}" for key, value in pairs) for pairs in rows)
     assert key_values(text) == rows
+    read = key_values(quote)  # and never raises
+    assert read is None or all(pairs for pairs in read)
+
+
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 
 
 @PROPERTY
-@given(st.text())
-def test_any_quote_reads_as_pairs_or_as_prose_without_raising(text: str) -> None:
-    rows = key_values(text)
-    assert rows is None or all(pairs for pairs in rows)
+@given(
+    st.text(st.sampled_from([*BIDI_CONTROLS, *"\u200e\u200f\u061c\u05e9a \n"]) | st.characters())
+)
+@example(f"{BIDI_CONTROLS}\u05e9\u200e\u200f\u061c a{BIDI_CONTROLS}")  # LRM, RLM, ALM stay
+def test_strip_bidi_controls_drops_every_control_and_nothing_else(text: str) -> None:
+    """`strip_bidi_controls`, public for the `silvia` command and anyone showing server text."""
+    assert "strip_bidi_controls" in display.__all__
+    assert strip_bidi_controls(text) == "".join(c for c in text if c not in BIDI_CONTROLS)

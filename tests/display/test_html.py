@@ -1,0 +1,299 @@
+"""The HTML views: server text escaped, numbering and chips, links by kind, `web_url`, no provider.
+
+That no server string runs a script or makes a link other than http(s) or an account
+page, in every view and field, is `test_browser.py`'s hostile corpus, in Chromium.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from silvia_client import ConfigurationError
+from silvia_client.citations import Citation
+from silvia_client.display import (
+    citation_html,
+    citation_markdown,
+    message_html,
+    message_markdown,
+    numbered_sources,
+    session_html,
+    session_markdown,
+    turn_html,
+    turn_markdown,
+)
+from silvia_client.display._html_sources import KIND_NAMES
+from silvia_client.testing import ReferenceServer
+
+from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
+from ._dom import answer, answer_text, chip_links, chips, parse, sources
+
+SCRIPT = '<script>alert("x")</script>'
+WEB_URL = "https://app.example"
+CHECKING = row("silvia://your-account/checking", "Checking", account())
+CARDS = "silvia://your-account/credit-card"
+
+# Escaping ---------------------------------------------------------------------------------
+
+# The views' own elements: anything else in a view came from the server, and must not.
+VIEW_TAGS = {"#root", "div", "p", "sup", "a", "ol", "li", "span", "br", "q", "strong", "style"}
+VIEW_TAGS |= {"details", "summary", "dl", "dt", "dd", "em", "h3"}
+
+
+def test_server_text_in_answers_titles_quotes_and_errors_shows_as_text() -> None:
+    for markup in (SCRIPT, "<b>b</b> & <i>co</i>", "<img src=x onerror=alert(1)>", "&lt;a&gt;"):
+        turn = build_turn(
+            f"Answer {markup} here",
+            row(f"https://example.com/{markup[:3]}", title=f"Title {markup}", cited_text=markup),
+            error=f"overloaded {markup}",
+            done=False,
+        )
+        html = turn_html(turn)
+        tree = parse(html)
+        assert tree.tags() <= VIEW_TAGS, markup
+        assert answer_text(html) == f"Answer {markup} here"
+        [(_, label, _)] = sources(html)
+        assert label == f"Title {markup}"
+        assert tree.find("q", "silvia-quote").text == markup
+        assert tree.find("sup", "silvia-chip").attrs["title"] == f"Title {markup}"
+        # An incomplete turn says so, with the server's reason.
+        assert tree.find("p", "silvia-note").text == f"Incomplete turn: overloaded {markup}."
+    assert parse(turn_html(build_turn("Done."))).find_all("p", "silvia-note") == []
+    [note] = parse(turn_html(build_turn("Half", done=False))).find_all("p", "silvia-note")
+    assert note.text == "Incomplete turn."
+
+
+def test_markup_in_a_session_title_and_role_shows_as_text() -> None:
+    session = build_session(
+        [{"id": "m1", "role": f"assistant {SCRIPT}", "content": f"Hi {SCRIPT}"}],
+        title=f"Title {SCRIPT}",
+    )
+    tree = parse(session_html(session))
+    assert "script" not in tree.tags()
+    assert tree.find("h3").text == f"Title {SCRIPT}"
+    message = tree.find("div", "silvia-message")
+    assert message.find("p", "silvia-role").text == f"assistant {SCRIPT}"
+    # The role becomes a class name only as letters, digits and dashes.
+    assert all(part.replace("-", "").isalnum() for part in (message.attrs["class"] or "").split())
+    assert message.find("p", "silvia-answer").text == f"Hi {SCRIPT}"
+
+
+def test_dollar_signs_are_not_math_and_line_breaks_are_kept() -> None:
+    turn = build_turn("$4,210.55 in checking\nand $1,599.49 owed")
+    root = parse(turn_html(turn)).find("div", "silvia-turn")
+    assert {"tex2jax_ignore", "mathjax_ignore"} <= set((root.attrs["class"] or "").split())
+    lines = ["$4,210.55 in checking", "br", "\nand $1,599.49 owed"]
+    children = answer(turn_html(turn)).children
+    assert [c if isinstance(c, str) else c.tag for c in children] == lines
+
+
+# Numbering and chips ----------------------------------------------------------------------
+
+
+def test_sources_are_numbered_by_first_appearance_and_chips_sit_at_their_offsets() -> None:
+    a, b, c, d = (
+        row(f"https://{n}.example/", n.upper(), web(f"https://{n}.example/")) for n in "abcd"
+    )
+    turn = build_turn(
+        "First", b, " second", a, " third", b, " fourth", c, ".", summary=[a, b, c, d]
+    )
+    html = turn_html(turn)
+    # B streamed first, so it is 1, though the summary lists A first; D, only in the
+    # summary, comes last.
+    assert [label for _, label, _ in sources(html)] == ["B", "A", "C", "D"]
+    assert [number for number, _, _ in sources(html)] == ["1", "2", "3", "4"]
+    assert chips(html) == [(5, "[1]"), (12, "[2]"), (18, "[1]"), (25, "[3]")]
+    assert answer_text(html) == turn.text
+
+
+def test_the_list_shows_a_sources_final_word_and_each_chip_its_own_row() -> None:
+    one = row(CARDS, "Cards", target=account(ACCOUNT_A), cited_text="first card")
+    both = row(CARDS, "Cards", target=accounts(ACCOUNT_A, ACCOUNT_B), cited_text="both")
+    summary = [{**one, "target": both["target"]}, both]
+    html = turn_html(build_turn("First", one, " then both", both, ".", summary=summary))
+    # One source, one number; the list shows where it ended: both cards.
+    assert sources(html) == [
+        (
+            "1",
+            "Cards",
+            [
+                (f"/accounts/{ACCOUNT_A}", "Open account (1 of 2)"),
+                (f"/accounts/{ACCOUNT_B}", "Open account (2 of 2)"),
+            ],
+        )
+    ]
+    # The first chip streamed when the server had one card: it opens that card.
+    assert chip_links(html) == [("[1]", [f"/accounts/{ACCOUNT_A}"]), ("[1]", [])]
+
+
+def test_live_and_reload_list_the_same_sources_and_the_numbers_match_the_chips() -> None:
+    scenarios = ("demo", "pooling", "untyped-ids-then-none", "checkpoint-fresh-write", "search-web")
+    with ReferenceServer().client() as client:
+        for scenario in scenarios:
+            turn = client.chat.send(f"/scenario {scenario}")
+            assert turn.session_id is not None
+            reloaded = client.sessions.get(turn.session_id).messages[-1]
+            html, reloaded_html = turn_html(turn), message_html(reloaded)
+            assert sources(html) == sources(reloaded_html), scenario
+            assert chips(reloaded_html) == [], scenario  # history rows carry no offsets
+            assert len(sources(html)) == len(turn.sources), scenario
+            numbered = numbered_sources(turn.inline_citations, turn.citations)
+            assert [s.number for s in numbered] == list(range(1, len(numbered) + 1)), scenario
+            # The list links each source by its final word (`target_for`), the server's
+            # checkpoints and pooling included.
+            assert [[h for h, _ in links] for _, _, links in sources(html)] == [
+                [link.href for link in s.resolved.links] for s in numbered
+            ], scenario
+            assert all(s.citation.target == turn.target_for(s.source) for s in numbered), scenario
+            numbers = {s.citation.source: s.number for s in numbered}
+            assert chips(html) == [
+                (c.offset, f"[{numbers[c.source]}]") for c in turn.inline_citations
+            ], scenario
+
+
+# Links ------------------------------------------------------------------------------------
+
+TARGETS = {
+    "web": web("https://e.example/a?b=1&c=2"),
+    "tax_reference": {"kind": "tax_reference", "url": "https://irs.example/p590"},
+    "card_document": {"kind": "card_document", "url": None},
+    "mortgage_reference": {"kind": "mortgage_reference", "url": "https://cfpb.example/x"},
+    "market_data": {"kind": "market_data", "ticker": "AAPL"},
+    "analysis": {"kind": "analysis"},
+    "account": account(ACCOUNT_A),
+    "accounts": accounts(ACCOUNT_A, ACCOUNT_B),
+    "portfolio": {"kind": "portfolio"},
+}
+
+
+def test_each_kind_has_its_badge_its_links_and_its_chip() -> None:
+    cited = [row(f"silvia://{kind}", kind.title(), target) for kind, target in TARGETS.items()]
+    cited.append(row("https://legacy.example/page", "Old page"))  # untyped: the source links
+    cited.append(row("javascript:alert(1)", None))  # a script source: shown, never a link
+    html = turn_html(build_turn(*[piece for c in cited for piece in ("x ", c)]))
+    items = parse(html).find("ol", "silvia-sources").find_all("li")
+    assert [li.find("span", "silvia-badge").text for li in items] == [
+        *KIND_NAMES.values(),
+        "Untyped",
+        "Untyped",
+    ]
+    assert len({li.find("span", "silvia-badge").attrs["class"] for li in items[:-1]}) == 10
+    listed = sources(html)
+    # A chip links to its source when the source has exactly one link.
+    one_link = [
+        (f"[{n}]", [h for h, _ in found] if len(found) == 1 else []) for n, _, found in listed
+    ]
+    assert chip_links(html) == one_link
+    links = {label: found for _, label, found in listed}
+    assert links == {
+        "Web": [("https://e.example/a?b=1&c=2", "Open page")],
+        "Tax_Reference": [("https://irs.example/p590", "Open document")],
+        "Card_Document": [],  # url null: nothing to open
+        "Mortgage_Reference": [("https://cfpb.example/x", "Open document")],
+        "AAPL": [],
+        "Analysis": [],
+        "Account": [(f"/accounts/{ACCOUNT_A}", "Open account")],
+        "Accounts": [
+            (f"/accounts/{ACCOUNT_A}", "Open account (1 of 2)"),
+            (f"/accounts/{ACCOUNT_B}", "Open account (2 of 2)"),
+        ],
+        "Portfolio": [],
+        "Old page": [("https://legacy.example/page", "Open page")],
+        "javascript:alert(1)": [],
+    }
+
+
+def test_web_url_else_silvia_web_url_makes_account_links_absolute(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    turn = build_turn("a", CHECKING)
+    absolute, relative = f"{WEB_URL}/accounts/{ACCOUNT_A}", f"/accounts/{ACCOUNT_A}"
+    assert chip_links(turn_html(turn, web_url=WEB_URL)) == [("[1]", [absolute])]
+    monkeypatch.setenv("SILVIA_WEB_URL", WEB_URL)  # read when shown: the hooks take no argument
+    assert chip_links(turn._repr_html_()) == [("[1]", [absolute])]
+    assert f"[Open account]({absolute})" in turn._repr_markdown_()
+    # "": the app's own paths
+    assert chip_links(turn_html(turn, web_url="")) == [("[1]", [relative])]
+    assert f"[Open account]({relative})" in turn_markdown(turn, web_url="")
+    with pytest.raises(ConfigurationError, match="web_url"):
+        turn_html(turn, web_url="javascript:alert(1)")
+    monkeypatch.setenv("SILVIA_WEB_URL", "app.example")
+    with pytest.raises(ConfigurationError, match="SILVIA_WEB_URL"):
+        turn_markdown(turn)
+
+
+def test_base_url_is_a_deprecated_alias_of_web_url() -> None:
+    turn = build_turn("a", CHECKING)
+    session = build_session(
+        [{"id": "m", "role": "assistant", "content": "x", "citations": [row("s", "T", account())]}]
+    )
+    message = session.messages[0]
+    views: list[tuple[Callable[..., object], object]] = [
+        *((view, turn) for view in (turn_html, turn_markdown)),
+        *((view, session) for view in (session_html, session_markdown)),
+        *((view, message) for view in (message_html, message_markdown)),
+        *((view, turn.citations[0]) for view in (citation_html, citation_markdown)),
+    ]
+    for view, shown in views:
+        with pytest.warns(DeprecationWarning, match="pass web_url=") as caught:
+            old = view(shown, base_url=WEB_URL)
+        assert old == view(shown, web_url=WEB_URL), view
+        assert f"{WEB_URL}/accounts/{ACCOUNT_A}" in str(old), view
+        assert [w.filename for w in caught] == [__file__], view  # one, at the caller's line
+        with pytest.raises(TypeError, match="web_url= only"):
+            view(shown, web_url=WEB_URL, base_url=WEB_URL)
+    citation = Citation.model_validate(row("s", "Checking", account()))
+    [shown] = numbered_sources([], [citation], web_url=WEB_URL)
+    assert shown.resolved.href == f"{WEB_URL}/accounts/{ACCOUNT_A}"
+    with pytest.warns(DeprecationWarning, match="pass web_url="):
+        [old] = numbered_sources([], [citation], base_url=WEB_URL)
+    assert old.resolved == shown.resolved
+
+
+def test_the_hooks_are_the_display_functions_and_a_citation_shows_label_links_and_quote() -> None:
+    citation = Citation.model_validate({**CHECKING, "cited_text": "balance: 10, name: C"})
+    box = parse(citation._repr_html_()).find("div", "silvia-citation")
+    assert box.find("span", "silvia-label").text == "Checking"
+    assert box.find("span", "silvia-badge").text == "Account"
+    assert [a.attrs["href"] for a in box.find_all("a")] == [f"/accounts/{ACCOUNT_A}"]
+    assert box.find("a").attrs["title"] == "Checking"  # the label, as the link's title
+    kv = box.find("dl", "silvia-kv")  # a `key: value` quote is a key/value list
+    assert [(n.tag, n.text) for n in kv.children if not isinstance(n, str)] == [
+        ("dt", "balance"),
+        ("dd", "10"),
+        ("dt", "name"),
+        ("dd", "C"),
+    ]
+    turn = build_turn("a", CHECKING)
+    session = build_session(
+        [{"id": "m", "role": "assistant", "content": "x", "citations": [row("s", "T")]}]
+    )
+    assert turn._repr_html_() == turn_html(turn)
+    assert session._repr_html_() == session_html(session)
+    assert session.messages[0]._repr_html_() == message_html(session.messages[0])
+    assert turn.inline_citations[0]._repr_html_() == citation_html(turn.inline_citations[0])
+    for shown in (turn, session, session.messages[0], turn.citations[0]):
+        assert isinstance(shown._repr_markdown_(), str)
+
+
+# No provider ------------------------------------------------------------------------------
+
+
+def test_the_provider_changes_nothing_shown() -> None:
+    def shown(provider: str | None) -> list[str]:
+        checking = row("silvia://your-account/checking", "Checking", account(ACCOUNT_A, provider))
+        cards = row(CARDS, "Cards", accounts(ACCOUNT_A, ACCOUNT_B, provider=provider))
+        turn = build_turn("a", checking, "b", cards)
+        assert getattr(turn.citations[0].target, "provider", 0) == provider  # there, left out
+        session = build_session(
+            [{"id": "m", "role": "assistant", "content": "x", "citations": [checking, cards]}]
+        )
+        values = (turn, session, Citation.model_validate(cards))
+        return [text for v in values for text in (v._repr_html_(), v._repr_markdown_())]
+
+    bare = shown(None)
+    for provider in ("plaid", "snaptrade", "manual"):
+        texts = shown(provider)
+        assert texts == bare, provider
+        assert not [t for t in texts if "plaid" in t or "snaptrade" in t]
