@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
+from .._records import Shared, to_json
 from ..citations import CitationTarget, RowError
 from ..citations._final import FinalTargets
 from .events import (
@@ -29,9 +30,6 @@ from .events import (
 )
 
 if TYPE_CHECKING:
-    from pydantic import GetCoreSchemaHandler
-    from pydantic_core import CoreSchema
-
     from ..citations import Citation, InlineCitation
 
 __all__ = ["Timings", "Turn", "TurnBuilder", "TurnSoFar", "text_preview"]
@@ -61,7 +59,7 @@ class Timings:
 
 
 @dataclass(frozen=True, eq=False)
-class Turn(FinalTargets):
+class Turn(FinalTargets, Shared):
     """One chat turn as the client assembled it.
 
     `citations` are the `citations_summary` rows as sent; `inline_citations`
@@ -94,16 +92,6 @@ class Turn(FinalTargets):
         """Every source the turn cited, in order of first appearance."""
         return tuple(self._final_targets())
 
-    def _repr_html_(self) -> str:
-        from ..display import turn_html  # imported here: only notebooks need it
-
-        return turn_html(self)
-
-    def _repr_markdown_(self) -> str:
-        from ..display import turn_markdown
-
-        return turn_markdown(self)
-
     def __repr__(self) -> str:
         return (
             f"Turn(session_id={self.session_id!r}, complete={self.complete}, "
@@ -111,43 +99,9 @@ class Turn(FinalTargets):
             f"inline_citations={len(self.inline_citations)})"
         )
 
-    def citation_records(self, *, web_url: str | None = None) -> list[dict[str, Any]]:
-        """One flat dict per citation row, for a table; never a `provider` (`_records.py`)."""
-        from .._records import turn_records  # imported here: only tables need it
-
-        return turn_records(self, web_url=web_url)
-
-    def to_pandas(self, *, web_url: str | None = None) -> Any:
-        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra).
-
-        Each citation is there twice when the server sent both: once as a
-        `citations_summary` row (`summary` True) and once as it streamed in. To
-        count each once, keep the summary's rows::
-
-            frame = turn.to_pandas()
-            frame[frame["summary"]].groupby("kind", dropna=False).size()
-
-        The columns read left to right: `kind`, `label`, `title`, `cited_text`,
-        ..., the ids and times last (docs/notebooks.md lists them).
-        """
-        from .._records import frame
-
-        return frame(self.citation_records(web_url=web_url))
-
     def to_json(self, *, include_provider: bool = False, indent: int | None = 2) -> str:
-        """The turn as a JSON document: text, rows with targets, timings, ids (`_export.py`)."""
-        from .._export import turn_json
-
-        return turn_json(self, include_provider=include_provider, indent=indent)
-
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: type[Any], handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        """pydantic's dump (so FastAPI's `-> Turn`): what `to_json()` writes."""
-        from .._export import pydantic_schema, turn_document
-
-        return pydantic_schema(cls, handler, turn_document)
+        """The turn as a JSON document: text, rows with targets, timings, ids (`_records.py`)."""
+        return to_json(self, include_provider, indent)
 
 
 class _CopiedOnFirstUse(Generic[T]):
