@@ -9,7 +9,7 @@ sent it; `Turn.target_for` reads the server's final word off the rows (`citation
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
@@ -132,10 +132,6 @@ class _CopiedOnFirstUse(Generic[T]):
         """`__init__` gives the field's default: the builder holds the value."""
 
 
-def _text(turn: TurnSoFar) -> str:
-    return turn._source._text_to(turn._reach[0])
-
-
 @dataclass(frozen=True, eq=False, repr=False)
 class TurnSoFar(Turn):
     """A `Turn` as its builder stood when it was taken: what a stream's `current_turn` gives.
@@ -145,7 +141,9 @@ class TurnSoFar(Turn):
     kept. It pickles and copies as a plain `Turn`.
     """
 
-    text: _CopiedOnFirstUse[str] = _CopiedOnFirstUse("", _text)
+    text: _CopiedOnFirstUse[str] = _CopiedOnFirstUse(
+        "", lambda turn: turn._source._text_to(turn._reach[0])
+    )
     inline_citations: _CopiedOnFirstUse[tuple[InlineCitation, ...]] = _CopiedOnFirstUse(
         (), lambda turn: tuple(turn._source._inline[: turn._reach[1]])
     )
@@ -165,20 +163,7 @@ class TurnSoFar(Turn):
 
     def turn(self) -> Turn:
         """The same turn as a plain `Turn`, its text and rows copied out of the builder."""
-        return Turn(
-            text=self.text,
-            citations=self.citations,
-            inline_citations=self.inline_citations,
-            session_id=self.session_id,
-            request_id=self.request_id,
-            message=self.message,
-            complete=self.complete,
-            error=self.error,
-            unknown_events=self.unknown_events,
-            malformed_events=self.malformed_events,
-            citation_errors=self.citation_errors,
-            timings=self.timings,
-        )
+        return Turn(**{item.name: getattr(self, item.name) for item in fields(Turn) if item.init})
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled (and copied) as the plain Turn it stands for, without its builder: an
@@ -246,12 +231,8 @@ class TurnBuilder:
         start = self.started_at
         if start is None:  # no start: nothing to count from
             return Timings()
-        first_byte, first_text, done = self.first_byte_at, self.first_text_at, self.done_at
-        return Timings(
-            first_byte=None if first_byte is None else first_byte - start,
-            first_text=None if first_text is None else first_text - start,
-            done=None if done is None else done - start,
-        )
+        stamps = (self.first_byte_at, self.first_text_at, self.done_at)
+        return Timings(*(None if stamp is None else stamp - start for stamp in stamps))
 
     def snapshot(self) -> TurnSoFar:
         """The turn as it stands, in O(1): the same one until something changes it."""
@@ -266,20 +247,16 @@ class TurnBuilder:
                 error=self.error,
                 timings=self.timings(),
                 _source=self,
-                _reach=self._reach(),
+                _reach=(  # how far each list a `TurnSoFar` reads on first use has come
+                    len(self._pieces),
+                    len(self._inline),
+                    len(self._unknown),
+                    len(self._malformed),
+                    len(self._citation_errors),
+                ),
             )
             self._snapshot_key = key
         return self._snapshot
-
-    def _reach(self) -> tuple[int, int, int, int, int]:
-        """How far each list a `TurnSoFar` reads on first use has come."""
-        return (
-            len(self._pieces),
-            len(self._inline),
-            len(self._unknown),
-            len(self._malformed),
-            len(self._citation_errors),
-        )
 
     def _text_to(self, pieces: int) -> str:
         """The text of the first `pieces` pieces, joined from where the last call left off."""
