@@ -35,27 +35,12 @@ if TYPE_CHECKING:
     from .citations._rows import Citation
     from .sessions._history import Message, Session
 
-# In reading order: what a row is, where it points, the bookkeeping; the long ids and the
-# times last, so that a table at a notebook's width shows the columns a person reads first.
+# In reading order, so that a table at a notebook's width shows first what a person reads first.
 FIELDS = (
-    "kind",
-    "label",
-    "title",
-    "cited_text",
-    "number",
-    "source",
-    "url",
-    "ticker",
-    "account_ids",
-    "hrefs",
-    "final",
-    "summary",
-    "index",
-    "offset",
-    "role",
-    "created_at",
-    "message_id",
-    "session_id",
+    *("kind", "label", "title", "cited_text", "number"),  # what a row is
+    *("source", "url", "ticker", "account_ids", "hrefs"),  # where it points
+    *("final", "summary", "index", "offset"),  # the bookkeeping
+    *("role", "created_at", "message_id", "session_id"),  # who said it, when: long ids last
 )
 PANDAS_EXTRA = "to_pandas() needs pandas: pip install 'silvia-client[pandas]'"
 R = TypeVar("R")
@@ -70,11 +55,11 @@ def _pick(
     return turn if hasattr(said, "complete") else message
 
 
-def _records(
-    inline: Sequence[Citation], summary: Sequence[Citation], about: dict[str, Any], web_url: str
-) -> list[dict[str, Any]]:
+def _records(said: Turn | Message, web_url: str, *about: str | None) -> list[dict[str, Any]]:
+    """`said`'s records, `about` its role, time, message id and session id (`FIELDS`' last)."""
     from .display._sources import number_sources  # the views load when first needed
 
+    inline, summary = said.inline_citations, said.citations
     numbers = number_sources([*inline, *summary])
     finals = final_targets(inline, summary)
     out: list[dict[str, Any]] = []
@@ -105,7 +90,7 @@ def _records(
                     "summary": is_summary,
                     "index": index,
                     "offset": None if is_summary else getattr(row, "offset", None),
-                    **about,
+                    **dict(zip(FIELDS[-4:], about, strict=True)),
                 }
             )
     return out
@@ -113,18 +98,12 @@ def _records(
 
 def _turn_records(turn: Turn, web_url: str) -> list[dict[str, Any]]:
     # A turn is an assistant's answer, not yet a stored message: no id, no time.
-    about = {"role": "assistant", "created_at": None, "message_id": None}
-    about["session_id"] = turn.session_id
-    return _records(turn.inline_citations, turn.citations, about, web_url)
+    return _records(turn, web_url, "assistant", None, None, turn.session_id)
 
 
-def _message_records(
-    message: Message, web_url: str, session_id: str | None = None
-) -> list[dict[str, Any]]:
+def _message_records(message: Message, web_url: str, session: str | None = None) -> list[Any]:
     # A message does not know its session: a session's records say it.
-    about = {"role": message.role, "created_at": message.created_at, "message_id": message.id}
-    about["session_id"] = session_id
-    return _records(message.inline_citations, message.citations, about, web_url)
+    return _records(message, web_url, message.role, message.created_at, message.id, session)
 
 
 def _session_records(session: Session, web_url: str) -> list[dict[str, Any]]:

@@ -45,13 +45,8 @@ def text_preview(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Timings:
-    """How long a turn took to reach each milestone, in seconds since the request went out.
-
-    `first_byte`: the response's status and headers arrived; `first_text`: the
-    first piece of the answer was read; `done`: the `done` event was read. Each
-    is None when the turn did not get that far. Measured with
-    `time.perf_counter`, so they are durations, not wall-clock times.
-    """
+    """Seconds (`time.perf_counter`) from the request to the response's head (`first_byte`),
+    the first piece of the answer (`first_text`) and the `done` event; None if not reached."""
 
     first_byte: float | None = None
     first_text: float | None = None
@@ -105,11 +100,8 @@ class Turn(FinalTargets, Shared):
 
 
 class _CopiedOnFirstUse(Generic[T]):
-    """A field of `TurnSoFar`: copied out of its builder's lists on first read, then kept.
-
-    A descriptor-typed dataclass field (as the `dataclasses` documentation has them):
-    read off the class, it is the field's default, which `__init__` hands back to it.
-    """
+    """A field of `TurnSoFar` (a descriptor-typed dataclass field, as `dataclasses` has them):
+    copied out of its builder's lists on first read, then kept; read off the class, its default."""
 
     _name: str  # the field's, given by `__set_name__`
 
@@ -136,9 +128,8 @@ class _CopiedOnFirstUse(Generic[T]):
 class TurnSoFar(Turn):
     """A `Turn` as its builder stood when it was taken: what a stream's `current_turn` gives.
 
-    It notes how many text pieces and rows the builder held (`_reach`); its `text` and
-    row tuples are copied off the builder's lists (which only grow) on first use, then
-    kept. It pickles and copies as a plain `Turn`.
+    Its text and rows are copied off the builder's lists (which only grow) up to `_reach`
+    on first use, then kept. It pickles and copies as a plain `Turn`.
     """
 
     text: _CopiedOnFirstUse[str] = _CopiedOnFirstUse(
@@ -166,8 +157,7 @@ class TurnSoFar(Turn):
         return Turn(**{item.name: getattr(self, item.name) for item in fields(Turn) if item.init})
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Pickled (and copied) as the plain Turn it stands for, without its builder: an
-        # empty Turn, then its fields, as pickle restores any instance's attributes.
+        # As the plain Turn it stands for, without its builder: an empty Turn, then its fields.
         return (Turn, (), vars(self.turn()))
 
 

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from silvia_client.display import _html_sources, turn_html
+from silvia_client.display import _html as _html_sources
+from silvia_client.display import turn_html
 
 from ._build import build_turn, row
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from silvia_client.citations import Citation
 from silvia_client.display import citation_html, page, session_html, turn_html
-from silvia_client.display._html_sources import key_values
+from silvia_client.display._html import key_values
 from silvia_client.display._sources import FOLDED_CHARS
 
 from ..citations.strategies import PROPERTY
