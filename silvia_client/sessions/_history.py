@@ -158,22 +158,7 @@ def read_session(body: bytes, session_id: str, wire: WireFormat = DEFAULT_WIRE) 
     any length keeps its row); ValueError (or RecursionError) if it cannot be."""
     if FAST_PATH:
         try:
-            read: Any = _body_adapter(wire).validate_json(body)
-            kept = [read.info, *(row.model_extra for row in read.messages)]
-            kept += [cited.model_extra for row in read.messages for cited in row.rows or ()]
-            kept += [cited.model_extra for row in read.messages for cited in row.inline or ()]
-            # pydantic's infinity may be a number `loads` reads as a Decimal: the plain way.
-            if not holds_infinity(kept):
-                messages = [
-                    _message(
-                        row.model_extra,
-                        _MESSAGE_FIELDS,
-                        CitationRows(tuple(row.rows or ())),
-                        CitationRows(tuple(row.inline or ())),
-                    )
-                    for row in read.messages
-                ]
-                return _session(read.info, session_id, messages)
+            return _fast_session(body, session_id, wire)
         except (ValueError, LookupError, RecursionError):
             pass  # the plain way reads it, and says what is wrong with it
     return parse_session(loads(body), session_id, wire)
@@ -200,6 +185,25 @@ def _body_adapter(wire: WireFormat) -> TypeAdapter[BaseModel]:
         info=(object, Field(None, alias=wire.session_key)),
     )
     return TypeAdapter(body)
+
+
+def _fast_session(body: bytes, session_id: str, wire: WireFormat) -> Session:
+    read: Any = _body_adapter(wire).validate_json(body)
+    kept = [read.info, *(row.model_extra for row in read.messages)]
+    kept += [cited.model_extra for row in read.messages for cited in row.rows or ()]
+    kept += [cited.model_extra for row in read.messages for cited in row.inline or ()]
+    if holds_infinity(kept):  # pydantic's infinity may be a number `loads` reads as a Decimal
+        raise ValueError  # read the plain way
+    messages = [
+        _message(
+            row.model_extra,
+            _MESSAGE_FIELDS,
+            CitationRows(tuple(row.rows or ())),
+            CitationRows(tuple(row.inline or ())),
+        )
+        for row in read.messages
+    ]
+    return _session(read.info, session_id, messages)
 
 
 def session_path(session_id: str, wire: WireFormat) -> str:
