@@ -58,6 +58,15 @@ KIND_NAMES = {
 }
 LEGACY_NAME = "Untyped"
 
+# Jupyter typesets `$...$` in outputs with MathJax unless told not to (2 and 3).
+_NO_MATH = "tex2jax_ignore mathjax_ignore"
+_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'"
+_PAGE_STYLE = (
+    "<style>:root{color-scheme:light dark}"
+    "body{margin:0 auto;padding:1rem;max-width:64rem;background:Canvas;color:CanvasText}"
+    "</style>"
+)
+
 
 def kind_class(kind: str | None) -> str:
     """The class of a kind's badge and bar segment: `silvia-kind-<kind>`, or `-none`."""
@@ -140,8 +149,7 @@ def quote_html(text: str | None) -> str:
     short, cut = fold(text)
     out = f'<q class="silvia-quote">{escape(short)}</q>'
     if cut:
-        whole = escape(text.strip()).replace("\n", "<br>\n")
-        out += _more("Whole quote", f'<div class="silvia-quote">{whole}</div>')
+        out += _more("Whole quote", f'<div class="silvia-quote">{text_html(text.strip())}</div>')
     return out
 
 
@@ -192,16 +200,6 @@ def sources_html(
     names = " · ".join(escape(source.resolved.label) for source in sources)
     summary = f"{plural(len(sources), 'source')}: {names}"
     return '<h4 class="silvia-heading">Sources</h4>' + _more(summary, listed, " silvia-fold")
-
-
-# Jupyter typesets `$...$` in outputs with MathJax unless told not to (2 and 3).
-_NO_MATH = "tex2jax_ignore mathjax_ignore"
-_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'"
-_PAGE_STYLE = (
-    "<style>:root{color-scheme:light dark}"
-    "body{margin:0 auto;padding:1rem;max-width:64rem;background:Canvas;color:CanvasText}"
-    "</style>"
-)
 
 
 def view(kind: str, body: str) -> str:
