@@ -1,12 +1,10 @@
 """What a `Turn`, a `Message` and a `Session` share (`Shared`): their notebook views, their
 citations as flat records and a DataFrame, and their JSON documents (`to_json()`, pydantic's dump).
 
-A record is one plain `dict` per row, every row kept (the summary's, then the streamed),
-with the fields of `FIELDS`; a document holds each row's wire form
-(`model_dump(mode="json")`), so `Citation.model_validate(row)` reads it back, and ASCII
-text (`\\u` escapes). docs/notebooks.md says what each holds. Neither holds a target's
-`provider` unless `include_provider=True`. The models inherit `Shared`: this module names
-them for types only, and loads the views and pandas on first use.
+A record is a `dict` of `FIELDS` per row (the summary's, then the streamed); a document
+holds each row's wire form (`Citation.model_validate(row)` reads it back), ASCII text
+(docs/notebooks.md says what each holds); neither a `provider` unless `include_provider=True`.
+This module names the models for types only, and loads the views and pandas on first use.
 """
 
 from __future__ import annotations

@@ -181,9 +181,7 @@ def sources_html(
     sources: Sequence[NumberedSource], rows: Sequence[Citation], *, folded: bool = False
 ) -> str:
     """The "Sources" heading and list (nothing when there are none); `rows`: every row cited.
-
-    `folded` (a session's messages): an `<h4>`, and the list closed under one line
-    that names the sources; else an `<h3>` and the list open."""
+    `folded` (a session's messages): an `<h4>`, the list closed under a line naming them."""
     if not sources:
         return ""
     by_source: dict[str, list[Citation]] = {}  # one pass: each source then reads its own rows
@@ -272,11 +270,8 @@ class _Notes:
 
 
 def glance_html(messages: Sequence[Message]) -> str:
-    """The line: a bar by kind, then "N messages · N sources (N rows) · Kind N ... · N legacy".
-
-    A source counts once per message that cites it, by the kind of its final target;
-    a legacy row has no target.
-    """
+    """The line: a bar by kind, then "N messages · N sources (N rows) · Kind N ... · N legacy";
+    a source counts once per message citing it, by its final target's kind."""
     kinds: Counter[str | None] = Counter()
     rows = legacy = 0
     for message in messages:
@@ -348,11 +343,8 @@ def page(
     web_url: str | None = None,
     title: str | None = None,
 ) -> str:
-    """A standalone HTML page of `obj`; with `path`, also written there (UTF-8).
-
-    `web_url` (default `SILVIA_WEB_URL`) makes account links absolute, as the
-    views take it: a page opened from a file has no web app to be relative to.
-    """
+    """A standalone HTML page of `obj`; with `path`, also written there (UTF-8). `web_url`
+    (default `SILVIA_WEB_URL`): a page opened from a file has no web app to be relative to."""
     if hasattr(obj, "messages"):
         session = cast("Session", obj)
         shown, html = session.title or session.id, session_html(session, web_url=web_url)
