@@ -1,55 +1,63 @@
-"""Citations as flat records, and as a DataFrame: what `citation_records()` and `to_pandas()` give.
+"""What a `Turn`, a `Message` and a `Session` share (`Shared`): their notebook views, their
+citations as flat records and a DataFrame, and their JSON documents (`to_json()`, pydantic's dump).
 
-One plain `dict` per row, every row kept (the summary's, then the streamed), with
-the fields of `FIELDS`; docs/notebooks.md ("Citations as a table") says what each
-holds. A target's `provider` is never a field. The models call this module: it
-names them for types only.
+A record is a `dict` of `FIELDS` per row (the summary's, then the streamed); a document
+holds each row's wire form (`Citation.model_validate(row)` reads it back), ASCII text
+(docs/notebooks.md says what each holds); neither a `provider` unless `include_provider=True`.
+This module names the models for types only, and loads the views and pandas on first use.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+import json
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from .citations._final import final_targets
 from .citations._links import resolve_citation, web_origin
-from .citations._targets import AccountsTarget, AccountTarget, MarketDataTarget
-from .display._sources import number_sources
+from .citations._targets import (
+    INCLUDE_PROVIDER,
+    AccountsTarget,
+    AccountTarget,
+    MarketDataTarget,
+    asks_for_provider,
+)
 
 if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler, SerializationInfo
+    from pydantic_core import CoreSchema
+
     from .chat._turn import Turn
     from .citations._rows import Citation
     from .sessions._history import Message, Session
 
-# In reading order: what a row is, where it points, the bookkeeping; the long ids and the
-# times last, so that a table at a notebook's width shows the columns a person reads first.
+# In reading order, so that a table at a notebook's width shows first what a person reads first.
 FIELDS = (
-    "kind",
-    "label",
-    "title",
-    "cited_text",
-    "number",
-    "source",
-    "url",
-    "ticker",
-    "account_ids",
-    "hrefs",
-    "final",
-    "summary",
-    "index",
-    "offset",
-    "role",
-    "created_at",
-    "message_id",
-    "session_id",
+    *("kind", "label", "title", "cited_text", "number"),  # what a row is
+    *("source", "url", "ticker", "account_ids", "hrefs"),  # where it points
+    *("final", "summary", "index", "offset"),  # the bookkeeping
+    *("role", "created_at", "message_id", "session_id"),  # who said it, when: long ids last
 )
 PANDAS_EXTRA = "to_pandas() needs pandas: pip install 'silvia-client[pandas]'"
+R = TypeVar("R")
 
 
-def _rows(
-    inline: Sequence[Citation], summary: Sequence[Citation], about: dict[str, Any], web_url: str
-) -> list[dict[str, Any]]:
+def _pick(
+    said: object, turn: Callable[..., R], message: Callable[..., R], session: Callable[..., R]
+) -> Callable[..., R]:
+    """Of three functions, the one for `said`: a `Turn`, a `Message` or a `Session`."""
+    if hasattr(said, "messages"):
+        return session
+    return turn if hasattr(said, "complete") else message
+
+
+def _records(said: Turn | Message, web_url: str, *about: str | None) -> list[dict[str, Any]]:
+    """`said`'s records, `about` its role, time, message id and session id (`FIELDS`' last)."""
+    from .display._sources import number_sources  # the views load when first needed
+
+    inline, summary = said.inline_citations, said.citations
     numbers = number_sources([*inline, *summary])
     finals = final_targets(inline, summary)
     out: list[dict[str, Any]] = []
@@ -80,43 +88,24 @@ def _rows(
                     "summary": is_summary,
                     "index": index,
                     "offset": None if is_summary else getattr(row, "offset", None),
-                    **about,
+                    **dict(zip(FIELDS[-4:], about, strict=True)),
                 }
             )
     return out
 
 
-def _message_rows(message: Message, session_id: str | None, web_url: str) -> list[dict[str, Any]]:
-    about = {
-        "role": message.role,
-        "created_at": message.created_at,
-        "message_id": message.id,
-        "session_id": session_id,
-    }
-    return _rows(message.inline_citations, message.citations, about, web_url)
-
-
-def turn_records(turn: Turn, *, web_url: str | None = None) -> list[dict[str, Any]]:
-    """One record per row of `turn`: the summary's rows, then the streamed ones."""
+def _turn_records(turn: Turn, web_url: str) -> list[dict[str, Any]]:
     # A turn is an assistant's answer, not yet a stored message: no id, no time.
-    about = {
-        "role": "assistant",
-        "created_at": None,
-        "message_id": None,
-        "session_id": turn.session_id,
-    }
-    return _rows(turn.inline_citations, turn.citations, about, web_origin(web_url))
+    return _records(turn, web_url, "assistant", None, None, turn.session_id)
 
 
-def message_records(message: Message, *, web_url: str | None = None) -> list[dict[str, Any]]:
-    """One record per row of `message` (`session_id` None: a message does not know it)."""
-    return _message_rows(message, None, web_origin(web_url))
+def _message_records(message: Message, web_url: str, session: str | None = None) -> list[Any]:
+    # A message does not know its session: a session's records say it.
+    return _records(message, web_url, message.role, message.created_at, message.id, session)
 
 
-def session_records(session: Session, *, web_url: str | None = None) -> list[dict[str, Any]]:
-    """One record per row of every message of `session`, message by message."""
-    origin = web_origin(web_url)
-    return [r for message in session.messages for r in _message_rows(message, session.id, origin)]
+def _session_records(session: Session, web_url: str) -> list[dict[str, Any]]:
+    return [r for m in session.messages for r in _message_records(m, web_url, session.id)]
 
 
 def frame(records: Sequence[dict[str, Any]]) -> Any:
@@ -137,3 +126,109 @@ def frame(records: Sequence[dict[str, Any]]) -> Any:
         elif name not in ("account_ids", "hrefs"):  # the tuples stay objects
             data[name] = data[name].astype("string")
     return data
+
+
+def _rows(rows: Sequence[Citation], include_provider: bool) -> list[Any]:
+    context = {INCLUDE_PROVIDER: include_provider}
+    return [row.model_dump(mode="json", context=context) for row in rows]
+
+
+def _turn_document(turn: Turn, include_provider: bool) -> dict[str, Any]:
+    error = turn.error
+    return {
+        "type": "turn",
+        "session_id": turn.session_id,
+        "request_id": turn.request_id,
+        "complete": turn.complete,
+        "text": turn.text,
+        "error": None if error is None else {"message": error.message, "type": error.error_type},
+        "timings": dataclasses.asdict(turn.timings),
+        "citations": _rows(turn.citations, include_provider),
+        "inline_citations": _rows(turn.inline_citations, include_provider),
+    }
+
+
+def _message_document(message: Message, include_provider: bool) -> dict[str, Any]:
+    return {
+        "id": message.id,
+        "role": message.role,
+        "created_at": message.created_at,
+        "text": message.text,
+        "citations": _rows(message.citations, include_provider),
+        "inline_citations": _rows(message.inline_citations, include_provider),
+    }
+
+
+def _session_document(session: Session, include_provider: bool) -> dict[str, Any]:
+    return {
+        "type": "session",
+        "id": session.id,
+        "request_id": session.request_id,
+        "title": session.title,
+        "messages": [_message_document(m, include_provider) for m in session.messages],
+    }
+
+
+def document(said: Turn | Message | Session, include_provider: bool = False) -> dict[str, Any]:
+    """`said` as its JSON document: what `to_json()` writes."""
+    return _pick(said, _turn_document, _message_document, _session_document)(said, include_provider)
+
+
+def to_json(said: Turn | Session, include_provider: bool, indent: int | None) -> str:
+    return json.dumps(document(said, include_provider), indent=indent)
+
+
+class Shared:
+    """What a `Turn`, a `Message` and a `Session` share: their views, tables and pydantic's dump."""
+
+    __slots__ = ()
+
+    def _repr_html_(self) -> str:
+        from .display import message_html, session_html, turn_html  # only notebooks need them
+
+        return _pick(self, turn_html, message_html, session_html)(self)
+
+    def _repr_markdown_(self) -> str:
+        from .display import message_markdown, session_markdown, turn_markdown
+
+        return _pick(self, turn_markdown, message_markdown, session_markdown)(self)
+
+    def citation_records(self, *, web_url: str | None = None) -> list[dict[str, Any]]:
+        """One flat dict per citation row (of each message of a session); never a `provider`."""
+        records = _pick(self, _turn_records, _message_records, _session_records)
+        return records(self, web_origin(web_url))
+
+    def to_pandas(self, *, web_url: str | None = None) -> Any:
+        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra; docs/notebooks.md
+        lists its columns). A citation the server sent both ways is there twice, once as it
+        streamed in and once as a `citations_summary` row (`summary` True); to count each once::
+
+            frame = turn.to_pandas()  # or message.to_pandas(), session.to_pandas()
+            frame[frame["summary"]].groupby("kind", dropna=False).size()
+        """
+        return frame(self.citation_records(web_url=web_url))
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[Any], handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        """pydantic's dump (so FastAPI's `-> Turn`): the document `to_json()` writes, no
+        `provider` unless the dump's context asks for it by name; an instance only."""
+        from pydantic import PlainSerializer, PlainValidator, WithJsonSchema  # for pydantic's users
+
+        def check(value: object) -> object:
+            if isinstance(value, cls):
+                return value
+            raise ValueError(f"expected a {cls.__name__}")
+
+        def dump(value: Any, info: SerializationInfo) -> dict[str, Any]:
+            return document(value, asks_for_provider(info.context))
+
+        shape = {
+            "type": "object",
+            "title": cls.__name__,
+            "description": f"{cls.__name__}.to_json()",
+        }
+        return handler.generate_schema(
+            Annotated[object, PlainValidator(check), PlainSerializer(dump), WithJsonSchema(shape)]
+        )

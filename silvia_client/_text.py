@@ -1,9 +1,6 @@
-"""Server text made fit to show: the bidi rule, and one cleaner per medium.
-
-Private: the client, the views, `qa` and `cli` import it (`strip_bidi_controls` is
-public as `display.strip_bidi_controls`; it lives here because labels need it, and
-importing `display` would load the views). Each cleaner is idempotent; blanking the
-token (the client's scrubber, `_base.py`) comes first.
+"""Server text made fit to show: the bidi rule (public as `display.strip_bidi_controls`,
+here because labels need it), and one idempotent cleaner per medium, for the client, the
+views, `qa` and `cli`. Blanking the token (the client's scrubber, `_base.py`) comes first.
 """
 
 from __future__ import annotations
@@ -40,13 +37,9 @@ _XML_EXTRA = re.compile("[\ufffe\uffff]")
 
 
 def terminal_text(text: str) -> str:
-    """`text` fit for a terminal, a plain-text report or a log line.
-
-    Newlines and tabs stay; every other control (so every ESC and CSI sequence),
-    the line and paragraph separators and a lone surrogate are written as their
-    escapes; bidi controls are dropped. What is left cannot drive a terminal,
-    forge a hyperlink, reorder the text after it, or fail to encode as UTF-8.
-    """
+    """`text` fit for a terminal, a plain-text report or a log line: newlines and tabs stay,
+    every other control (ESC, CSI), U+2028/U+2029 and a lone surrogate become escapes, bidi
+    controls go. It cannot drive a terminal, forge a link, reorder text, or fail to encode."""
     if text.isascii() and text.isprintable():  # the common case, and a cheap one
         return text
     return _TERMINAL.sub(escaped, strip_bidi_controls(text))
@@ -72,10 +65,8 @@ def json_clean(value: Any) -> Any:
 
 
 def carried(text: str, encoding: str | None, errors: str | None = None) -> str:
-    """`text` as a stream in `encoding` (and `errors`) can write it: else backslash-escaped.
-
-    No encoding (a `StringIO`) carries anything.
-    """
+    """`text` as a stream in `encoding` (and `errors`; None, a `StringIO`, takes anything)
+    can write it: else backslash-escaped."""
     if encoding is None or text.isascii():
         return text
     try:

@@ -3,10 +3,8 @@
 - `events.py`   every event type, `RawEvent`, and the table that reads them off the wire
 - `_turn.py`    `Turn` (rows as sent, `target_for`, `Timings`) and its O(1)-per-event builder,
   and `TurnSoFar`, the turn so far (`stream.current_turn`)
-
-`ChatStream` / `AsyncChatStream` (the reading loops) and `Chat` / `AsyncChat`
-(`client.chat.stream(...)`, `.send(...)`) are the I/O: `silvia_client/_async/`,
-and `_sync/` generated from it.
+- the I/O, `ChatStream` (the reading loop) and `Chat` (`client.chat.stream(...)`, `.send(...)`),
+  async in `silvia_client/_async/`, and in `_sync/` generated from it
 """
 
 from typing import TYPE_CHECKING

@@ -9,10 +9,11 @@ sent it; `Turn.target_for` reads the server's final word off the rows (`citation
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
+from .._records import Shared, to_json
 from ..citations import CitationTarget, RowError
 from ..citations._final import FinalTargets
 from .events import (
@@ -29,9 +30,6 @@ from .events import (
 )
 
 if TYPE_CHECKING:
-    from pydantic import GetCoreSchemaHandler
-    from pydantic_core import CoreSchema
-
     from ..citations import Citation, InlineCitation
 
 __all__ = ["Timings", "Turn", "TurnBuilder", "TurnSoFar", "text_preview"]
@@ -47,13 +45,8 @@ def text_preview(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Timings:
-    """How long a turn took to reach each milestone, in seconds since the request went out.
-
-    `first_byte`: the response's status and headers arrived; `first_text`: the
-    first piece of the answer was read; `done`: the `done` event was read. Each
-    is None when the turn did not get that far. Measured with
-    `time.perf_counter`, so they are durations, not wall-clock times.
-    """
+    """Seconds (`time.perf_counter`) from the request to the response's head (`first_byte`),
+    the first piece of the answer (`first_text`) and the `done` event; None if not reached."""
 
     first_byte: float | None = None
     first_text: float | None = None
@@ -61,7 +54,7 @@ class Timings:
 
 
 @dataclass(frozen=True, eq=False)
-class Turn(FinalTargets):
+class Turn(FinalTargets, Shared):
     """One chat turn as the client assembled it.
 
     `citations` are the `citations_summary` rows as sent; `inline_citations`
@@ -94,16 +87,6 @@ class Turn(FinalTargets):
         """Every source the turn cited, in order of first appearance."""
         return tuple(self._final_targets())
 
-    def _repr_html_(self) -> str:
-        from ..display import turn_html  # imported here: only notebooks need it
-
-        return turn_html(self)
-
-    def _repr_markdown_(self) -> str:
-        from ..display import turn_markdown
-
-        return turn_markdown(self)
-
     def __repr__(self) -> str:
         return (
             f"Turn(session_id={self.session_id!r}, complete={self.complete}, "
@@ -111,51 +94,14 @@ class Turn(FinalTargets):
             f"inline_citations={len(self.inline_citations)})"
         )
 
-    def citation_records(self, *, web_url: str | None = None) -> list[dict[str, Any]]:
-        """One flat dict per citation row, for a table; never a `provider` (`_records.py`)."""
-        from .._records import turn_records  # imported here: only tables need it
-
-        return turn_records(self, web_url=web_url)
-
-    def to_pandas(self, *, web_url: str | None = None) -> Any:
-        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra).
-
-        Each citation is there twice when the server sent both: once as a
-        `citations_summary` row (`summary` True) and once as it streamed in. To
-        count each once, keep the summary's rows::
-
-            frame = turn.to_pandas()
-            frame[frame["summary"]].groupby("kind", dropna=False).size()
-
-        The columns read left to right: `kind`, `label`, `title`, `cited_text`,
-        ..., the ids and times last (docs/notebooks.md lists them).
-        """
-        from .._records import frame
-
-        return frame(self.citation_records(web_url=web_url))
-
     def to_json(self, *, include_provider: bool = False, indent: int | None = 2) -> str:
-        """The turn as a JSON document: text, rows with targets, timings, ids (`_export.py`)."""
-        from .._export import turn_json
-
-        return turn_json(self, include_provider=include_provider, indent=indent)
-
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: type[Any], handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        """pydantic's dump (so FastAPI's `-> Turn`): what `to_json()` writes."""
-        from .._export import pydantic_schema, turn_document
-
-        return pydantic_schema(cls, handler, turn_document)
+        """The turn as a JSON document: text, rows with targets, timings, ids (`_records.py`)."""
+        return to_json(self, include_provider, indent)
 
 
 class _CopiedOnFirstUse(Generic[T]):
-    """A field of `TurnSoFar`: copied out of its builder's lists on first read, then kept.
-
-    A descriptor-typed dataclass field (as the `dataclasses` documentation has them):
-    read off the class, it is the field's default, which `__init__` hands back to it.
-    """
+    """A field of `TurnSoFar` (a descriptor-typed dataclass field, as `dataclasses` has them):
+    copied out of its builder's lists on first read, then kept; read off the class, its default."""
 
     _name: str  # the field's, given by `__set_name__`
 
@@ -178,20 +124,17 @@ class _CopiedOnFirstUse(Generic[T]):
         """`__init__` gives the field's default: the builder holds the value."""
 
 
-def _text(turn: TurnSoFar) -> str:
-    return turn._source._text_to(turn._reach[0])
-
-
 @dataclass(frozen=True, eq=False, repr=False)
 class TurnSoFar(Turn):
     """A `Turn` as its builder stood when it was taken: what a stream's `current_turn` gives.
 
-    It notes how many text pieces and rows the builder held (`_reach`); its `text` and
-    row tuples are copied off the builder's lists (which only grow) on first use, then
-    kept. It pickles and copies as a plain `Turn`.
+    Its text and rows are copied off the builder's lists (which only grow) up to `_reach`
+    on first use, then kept. It pickles and copies as a plain `Turn`.
     """
 
-    text: _CopiedOnFirstUse[str] = _CopiedOnFirstUse("", _text)
+    text: _CopiedOnFirstUse[str] = _CopiedOnFirstUse(
+        "", lambda turn: turn._source._text_to(turn._reach[0])
+    )
     inline_citations: _CopiedOnFirstUse[tuple[InlineCitation, ...]] = _CopiedOnFirstUse(
         (), lambda turn: tuple(turn._source._inline[: turn._reach[1]])
     )
@@ -211,24 +154,10 @@ class TurnSoFar(Turn):
 
     def turn(self) -> Turn:
         """The same turn as a plain `Turn`, its text and rows copied out of the builder."""
-        return Turn(
-            text=self.text,
-            citations=self.citations,
-            inline_citations=self.inline_citations,
-            session_id=self.session_id,
-            request_id=self.request_id,
-            message=self.message,
-            complete=self.complete,
-            error=self.error,
-            unknown_events=self.unknown_events,
-            malformed_events=self.malformed_events,
-            citation_errors=self.citation_errors,
-            timings=self.timings,
-        )
+        return Turn(**{item.name: getattr(self, item.name) for item in fields(Turn) if item.init})
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Pickled (and copied) as the plain Turn it stands for, without its builder: an
-        # empty Turn, then its fields, as pickle restores any instance's attributes.
+        # As the plain Turn it stands for, without its builder: an empty Turn, then its fields.
         return (Turn, (), vars(self.turn()))
 
 
@@ -292,12 +221,8 @@ class TurnBuilder:
         start = self.started_at
         if start is None:  # no start: nothing to count from
             return Timings()
-        first_byte, first_text, done = self.first_byte_at, self.first_text_at, self.done_at
-        return Timings(
-            first_byte=None if first_byte is None else first_byte - start,
-            first_text=None if first_text is None else first_text - start,
-            done=None if done is None else done - start,
-        )
+        stamps = (self.first_byte_at, self.first_text_at, self.done_at)
+        return Timings(*(None if stamp is None else stamp - start for stamp in stamps))
 
     def snapshot(self) -> TurnSoFar:
         """The turn as it stands, in O(1): the same one until something changes it."""
@@ -312,20 +237,16 @@ class TurnBuilder:
                 error=self.error,
                 timings=self.timings(),
                 _source=self,
-                _reach=self._reach(),
+                _reach=(  # how far each list a `TurnSoFar` reads on first use has come
+                    len(self._pieces),
+                    len(self._inline),
+                    len(self._unknown),
+                    len(self._malformed),
+                    len(self._citation_errors),
+                ),
             )
             self._snapshot_key = key
         return self._snapshot
-
-    def _reach(self) -> tuple[int, int, int, int, int]:
-        """How far each list a `TurnSoFar` reads on first use has come."""
-        return (
-            len(self._pieces),
-            len(self._inline),
-            len(self._unknown),
-            len(self._malformed),
-            len(self._citation_errors),
-        )
 
     def _text_to(self, pieces: int) -> str:
         """The text of the first `pieces` pieces, joined from where the last call left off."""

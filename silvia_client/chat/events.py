@@ -5,11 +5,10 @@ not know becomes `UnknownEvent`; a known name whose data is not JSON, or not the
 documented shape, `MalformedEvent`. Neither stops the stream. `type` is the SDK's own
 name for an event (stable, for `match`), whatever the wire calls it.
 
-`EventDecoder` holds the readers, one per event name. Its fast path (`_sse.py`) reads
-with pydantic's parser, a citation's rows in one `validate_json` (a streamed row's
-offset in the validation context); whatever that refuses, or whose result holds an
-infinity, goes the plain way, whole, so the plain way decides every `MalformedEvent`
-and row error (`tests/test_fast_json.py` holds the two equal).
+`EventDecoder` holds the readers, one per event name. Its fast path reads with
+pydantic's parser (a citation's rows in one `validate_json`); whatever that refuses,
+or whose result holds an infinity, goes the plain way, whole, which so decides every
+`MalformedEvent` and row error (`tests/test_fast_json.py` holds the two equal).
 
 `to_dict` and `to_json` give an event as JSON for a relay, with no `provider` member
 anywhere unless asked; an unknown or malformed event's data stays a string, re-written
@@ -55,19 +54,11 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class RawEvent:
-    """One SSE event as the server sent it: its name (`event:`) and its data, unread.
-
-    The data may hold citation targets, and their providers: it is kept out of
-    the repr.
-    """
+    """One SSE event as the server sent it: its name (`event:`) and its data, unread (and out
+    of the repr: it may hold targets, and their providers)."""
 
     name: str
     data: str = field(repr=False)
-
-
-def _raw(value: object, include_provider: bool) -> object:
-    """A raw value the server sent, as JSON: every `provider` member left out unless asked."""
-    return value if include_provider else without_provider(value)
 
 
 def _raw_data(data: str, include_provider: bool) -> str | None:
@@ -86,12 +77,13 @@ def _jsonable(value: object, include_provider: bool) -> object:
     if isinstance(value, tuple):
         return [_jsonable(item, include_provider) for item in value]
     if isinstance(value, RowError):
-        raw = _raw(value.raw, include_provider)
+        raw = value.raw if include_provider else without_provider(value.raw)
         return {"index": value.index, "reason": value.reason, "raw": raw}
     dump = getattr(value, "model_dump", None)  # a citation row (pydantic)
     if dump is not None:
         return dump(mode="json", context={INCLUDE_PROVIDER: include_provider})
-    return _raw(value, include_provider)
+    # A raw value the server sent: every `provider` member left out unless asked.
+    return value if include_provider else without_provider(value)
 
 
 class _Event:
@@ -221,8 +213,7 @@ def _field(data: object, key: str, kind: type) -> Any:
     return value
 
 
-# A reader takes the decoded data, the wire format, and the answer's length so
-# far (a streamed citation's offset), and returns the event.
+# A reader: the decoded data, the wire format, the answer's length so far (an offset).
 Reader: TypeAlias = Callable[[object, WireFormat, int], ChatEvent]
 
 
@@ -281,9 +272,8 @@ _KEYS_ONLY: ConfigDict = ConfigDict(cache_strings="keys")
 
 @lru_cache(maxsize=1)
 def _row_adapters() -> tuple[TypeAdapter[Any], TypeAdapter[Any], str]:
-    # Built at the first citation, as the rows' module is loaded: an event's data is
-    # read as a dict of rows (one row, or one list), so any other member refuses. With
-    # them, the validation context's key for a streamed row's offset.
+    # Built at the first citation, with the rows' module: an event's data is read as a dict
+    # of rows (one, or a list), so any other member refuses; and the offset's context key.
     from ..citations._rows import STREAM_OFFSET, Citation, InlineCitation
 
     return (

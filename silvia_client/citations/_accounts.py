@@ -1,8 +1,6 @@
-"""Which account a row names, and which of the user's accounts a target points at.
-
-The doc's rule ("Account ids"): the id columns in `ACCOUNT_ID_COLUMNS`' order,
-`source_account_id` taking its provider from the row's `source`. The reference
-server derives targets with these functions too.
+"""Which account a row names, and which of the user's accounts a target points at: the doc's
+rule ("Account ids"), the id columns in `ACCOUNT_ID_COLUMNS`' order, `source_account_id`
+taking its provider from the row's `source`. The reference server derives targets so too.
 """
 
 from __future__ import annotations

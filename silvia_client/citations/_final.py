@@ -1,7 +1,6 @@
-"""A source's final target, read off the rows as sent: what `target_for` answers.
-
-The one-meaning-per-source registry is the server's; a turn resumed from a
-checkpoint written before targets existed can stream a source untyped, then typed.
+"""A source's final target, read off the rows as sent: what `target_for` answers. (The
+one-meaning-per-source registry is the server's; a turn resumed from a checkpoint
+written before targets existed can stream a source untyped, then typed.)
 """
 
 from __future__ import annotations

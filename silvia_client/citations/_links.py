@@ -1,8 +1,6 @@
-"""Links and labels: what a UI shows for a citation.
-
-`account_href` escapes as JavaScript's `encodeURIComponent`, because the web app
-opens `/accounts/${encodeURIComponent(accountId)}`. Only http(s) URLs become
-links, labels carry no bidi controls, and `provider` never shows.
+"""Links and labels: what a UI shows for a citation. `account_href` escapes as the web app
+does (`/accounts/${encodeURIComponent(accountId)}`); only http(s) URLs become links, labels
+carry no bidi controls, and `provider` never shows.
 """
 
 from __future__ import annotations
@@ -66,12 +64,9 @@ def account_href(account_id: str) -> str:
 
 
 def web_origin(web_url: str | None, base_url: str | None = None, *, stacklevel: int = 2) -> str:
-    """The web app's origin for account links, or "" for relative paths.
-
-    None means `SILVIA_WEB_URL`; `base_url`, its deprecated alias, warns (`stacklevel`
-    counted from this function's caller). Raises `ConfigurationError` unless the
-    origin is an absolute http(s) URL.
-    """
+    """The web app's origin for account links (None: `SILVIA_WEB_URL`), or "" for relative
+    paths; `ConfigurationError` unless an absolute http(s) URL. `base_url`, its deprecated
+    alias, warns (`stacklevel` counted from this function's caller)."""
     if base_url is not None:
         if web_url is not None:
             raise TypeError("pass web_url= only (base_url= is its deprecated name)")

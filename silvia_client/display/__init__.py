@@ -1,20 +1,15 @@
 """HTML and Markdown views of turns, citations and sessions, for notebooks and UIs.
 
-`Turn`, `Citation`, `Session` and `Message` render through these in Jupyter. Sources
-are numbered in the order the answer first cites them and shown through the row that
-carries their final target (`target_for`'s rule), so a turn and its reload show the
-same; a chip in the answer links by its own row. Labels are `resolve_citation`'s, so
-`provider` never shows. Server text is escaped, bidi controls dropped
-(`strip_bidi_controls`), and only http(s) URLs and `/accounts/` paths become links.
-`web_url=` (default `SILVIA_WEB_URL`) makes account links absolute; `base_url=` is
-its deprecated alias.
+Sources are numbered in the order the answer first cites them, each shown through a
+row carrying its final target (`target_for`'s rule), so a turn and its reload look
+alike; a chip in the answer links by its own row. Labels are `resolve_citation`'s (no
+`provider`); server text is escaped, bidi controls dropped; only http(s) URLs and
+`/accounts/` paths become links, absolute with `web_url=` (default `SILVIA_WEB_URL`;
+`base_url=` is its deprecated alias).
 
-Where things are:
-
-- `_sources.py`   numbering the sources and placing their marks (the `silvia` command's
-                  too), what a link says it opens
-- `_html.py`      the HTML views, the notes a view gives once, a session's glance, `page`
-- `_html_sources.py` an HTML view's "Sources" (badges, links, quotes); `style.css`
+- `_sources.py`   numbering sources and placing their marks (the `silvia` command's too)
+- `_html.py`      the HTML views, their "Sources" (badges, links, quotes), the notes a view
+                  gives once, a session's glance, `page`; `style.css`
 - `_live.py`      `live(stream)` / `alive(stream)`: a turn streamed into a notebook cell
 - `_markdown.py`  the Markdown views
 """

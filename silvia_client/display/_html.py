@@ -1,40 +1,62 @@
-"""The HTML views, and `page`.
+"""The HTML views, and `page`: a view in a document to share, whose Content Security
+Policy allows no script, request or form.
 
 A turn is its answer with a numbered chip where each citation streamed in, then its
-sources. A session opens with a line that sums it up, drawn in CSS (a bar by kind)
-with the same facts as text, and folds each message's sources. A view
-says once what a reader could miss: sources with no marker (rows reloaded from
-history carry no position) and relative account links. Each view tells Jupyter not
-to typeset `$...$` and carries the stylesheet. `page(obj)` is a view in a document
-to share, whose Content Security Policy allows no script, request or form.
+"Sources": each source's badge, label, links that say what they open, and quotes (a
+quote of key/value pairs, a tool's SQL rows or a market-data JSON object, is a small
+list; a long quote, and the other quotes of a pooled source's rows, fold). A session
+opens with a line that sums it up (a CSS bar by kind, the same facts as text) and folds
+each message's sources. A view says once what a reader could miss: sources with no
+marker (reloaded rows carry no position) and relative account links. `escape` shows
+markup as text, without bidi controls. `style.css`, the one stylesheet, styles only
+`.silvia-*`, in the host's colours where it has them, every text on its background at
+least 4.5:1 (`tests/display/test_themes.py`); the views are semantic HTML, readable
+where the `<style>` is stripped.
 """
 
 from __future__ import annotations
 
+import functools
+import html
+import json
 import os
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from .._text import strip_bidi_controls
 from ..citations._final import final_targets
-from ..citations._links import resolve_citation, web_origin
-from ._html_sources import (
-    KIND_NAMES,
-    escape,
-    kind_class,
-    link_html,
-    source_item_html,
-    sources_html,
-    style,
-)
-from ._sources import NumberedSource, chips, numbered_sources, plural
+from ..citations._links import CitationLink, resolve_citation, web_origin
+from ._sources import NumberedSource, chips, fold, link_texts, numbered_sources, plural
 
 if TYPE_CHECKING:
     from ..chat._turn import Turn
     from ..citations._rows import Citation
     from ..sessions._history import Message, Session
+
+FOLDED_ROWS = 3  # a quote of more key/value rows than this folds after them
+
+# A pair starts a line or follows ", ": a key of letters, digits, `_` and inner spaces.
+_KEY = r"[A-Za-z_][A-Za-z0-9_ ]{0,39}"
+_PAIR = re.compile(rf"(?:^|, )({_KEY}): ")
+_JSON_WORDS = {None: "null", True: "true", False: "false"}
+
+# What the badge of each kind says; a row with no target says LEGACY_NAME.
+KIND_NAMES = {
+    "web": "Web page",
+    "tax_reference": "Tax document",
+    "card_document": "Card document",
+    "mortgage_reference": "Mortgage document",
+    "market_data": "Market data",
+    "analysis": "Analysis",
+    "account": "Account",
+    "accounts": "Accounts",
+    "portfolio": "Portfolio",
+}
+LEGACY_NAME = "Untyped"
 
 # Jupyter typesets `$...$` in outputs with MathJax unless told not to (2 and 3).
 _NO_MATH = "tex2jax_ignore mathjax_ignore"
@@ -46,8 +68,140 @@ _PAGE_STYLE = (
 )
 
 
+def kind_class(kind: str | None) -> str:
+    """The class of a kind's badge and bar segment: `silvia-kind-<kind>`, or `-none`."""
+    if kind is None or kind not in KIND_NAMES:
+        return "silvia-kind-none"
+    return "silvia-kind-" + kind.replace("_", "-")
+
+
+@functools.cache
+def style() -> str:
+    """The `<style>` of every view: `style.css`, read once, on one line as views always had it."""
+    css = resources.files(__package__).joinpath("style.css").read_text(encoding="utf-8")
+    return "<style>" + css.replace("\n", "") + "</style>"
+
+
+def _more(summary: str, body: str, classes: str = "") -> str:
+    return f'<details class="silvia-more{classes}"><summary>{summary}</summary>{body}</details>'
+
+
+def escape(text: str) -> str:
+    return html.escape(strip_bidi_controls(text), quote=True)
+
+
+def link_html(link: CitationLink, text: str, title: str | None = None) -> str:
+    titled = f' title="{escape(title)}"' if title else ""
+    return (
+        f'<a href="{escape(link.href)}"{titled} target="_blank" '
+        f'rel="noopener noreferrer">{text}</a>'
+    )
+
+
+def key_values(text: str | None) -> list[list[tuple[str, str]]] | None:
+    """`text` as rows of (key, value) pairs when it is pairs; else None.
+
+    A tool's SQL rows reach `cited_text` as `key: value, key: value` lines, each of
+    two or more pairs; prose, even "Note: a colon", is not pairs. A market-data quote
+    is a JSON object (or a list of them) of plain values keyed as SQL rows are: a row
+    of its members, numbers as sent (`227.48`, never `227.48000000000002`)."""
+    stripped = (text or "").strip()
+    rows: list[list[tuple[str, str]]] = []
+    if stripped.startswith(("{", "[")):
+        try:
+            value = json.loads(stripped, parse_int=str, parse_float=str, parse_constant=str)
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
+            return None
+        for item in value if isinstance(value, list) else [value]:
+            # A nested value, or a key no SQL row could have, leaves the quote as it is.
+            if not isinstance(item, dict) or not item:
+                return None
+            pairs = item.items()
+            if any(isinstance(v, (dict, list)) or not re.fullmatch(_KEY, k) for k, v in pairs):
+                return None
+            rows.append([(k, v if isinstance(v, str) else _JSON_WORDS[v]) for k, v in pairs])
+        return rows or None
+    for line in stripped.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        parts = _PAIR.split(line)  # "", key, value, key, value, ... when the line is pairs
+        if len(parts) < 5 or parts[0]:
+            return None
+        rows.append(list(zip(parts[1::2], parts[2::2], strict=True)))
+    return rows or None
+
+
+def _kv_table(pairs: list[tuple[str, str]]) -> str:
+    cells = "".join(f"<dt>{escape(k)}</dt><dd>{escape(fold(v)[0])}</dd>" for k, v in pairs)
+    return f'<dl class="silvia-kv">{cells}</dl>'
+
+
+def quote_html(text: str | None) -> str:
+    """What a row quoted: pairs as a key/value list, else the quote, long ones folded."""
+    if not text or not text.strip():
+        return ""
+    rows = key_values(text)
+    if rows is not None:  # the first rows shown, the rest folded
+        rest = rows[FOLDED_ROWS:]
+        more = _more(plural(len(rest), "more row"), "".join(map(_kv_table, rest))) if rest else ""
+        return "".join(map(_kv_table, rows[:FOLDED_ROWS])) + more
+    short, cut = fold(text)
+    out = f'<q class="silvia-quote">{escape(short)}</q>'
+    if cut:
+        out += _more("Whole quote", f'<div class="silvia-quote">{text_html(text.strip())}</div>')
+    return out
+
+
+def source_item_html(source: NumberedSource, rows: Iterable[Citation] = ()) -> str:
+    """One source's item: badge, label, links, its quote, and its other rows' quotes folded."""
+    row, links = source.citation, source.resolved.links
+    kind = None if row.target is None else row.target.kind
+    name = KIND_NAMES.get(kind or "", LEGACY_NAME)
+    out = (
+        f'<span class="silvia-badge {kind_class(kind)}">{name}</span> '
+        f'<span class="silvia-label">{escape(source.resolved.label)}</span>'
+    )
+    if links:
+        written = ", ".join(
+            link_html(link, text, link.label)
+            for link, text in zip(links, link_texts(kind, len(links)), strict=True)
+        )
+        out += f' — <span class="silvia-links">{written}</span>'
+    out += quote_html(row.cited_text)
+    quoted = dict.fromkeys(other.cited_text for other in rows)  # each once, in order
+    others = [text for text in quoted if text and text.strip() and text != row.cited_text]
+    if others:
+        quotes = "".join(f"<div>{quote_html(text)}</div>" for text in others)
+        out += _more(f"{plural(len(others), 'more quote')} of this source", quotes)
+    return out
+
+
+def sources_html(
+    sources: Sequence[NumberedSource], rows: Sequence[Citation], *, folded: bool = False
+) -> str:
+    """The "Sources" heading and list (nothing when there are none); `rows`: every row cited.
+    `folded` (a session's messages): an `<h4>`, the list closed under a line naming them."""
+    if not sources:
+        return ""
+    by_source: dict[str, list[Citation]] = {}  # one pass: each source then reads its own rows
+    for row in rows:
+        by_source.setdefault(row.source, []).append(row)
+    items = "".join(
+        f'<li value="{source.number}">'
+        f"{source_item_html(source, by_source.get(source.source, ()))}</li>"
+        for source in sources
+    )
+    listed = f'<ol class="silvia-sources">{items}</ol>'
+    if not folded:
+        return f'<h3 class="silvia-heading">Sources</h3>{listed}'
+    names = " · ".join(escape(source.resolved.label) for source in sources)
+    summary = f"{plural(len(sources), 'source')}: {names}"
+    return '<h4 class="silvia-heading">Sources</h4>' + _more(summary, listed, " silvia-fold")
+
+
 def view(kind: str, body: str) -> str:
-    """`body` in the views' wrapper: `silvia silvia-<kind>`, no math, the stylesheet."""
+    """`body` in the views' wrapper: `silvia silvia-<kind>`, no math (`$...$`), the stylesheet."""
     return f'<div class="silvia silvia-{kind} {_NO_MATH}">{style()}{body}</div>'
 
 
@@ -116,11 +270,8 @@ class _Notes:
 
 
 def glance_html(messages: Sequence[Message]) -> str:
-    """The line: a bar by kind, then "N messages · N sources (N rows) · Kind N ... · N legacy".
-
-    A source counts once per message that cites it, by the kind of its final target;
-    a legacy row has no target.
-    """
+    """The line: a bar by kind, then "N messages · N sources (N rows) · Kind N ... · N legacy";
+    a source counts once per message citing it, by its final target's kind."""
     kinds: Counter[str | None] = Counter()
     rows = legacy = 0
     for message in messages:
@@ -172,8 +323,7 @@ def message_html(
 ) -> str:
     """One message of a session: its role, its text with chips, its sources."""
     notes = _Notes(web_origin(web_url, base_url))
-    body = notes.message(message)
-    return view("messages", body + notes.html())
+    return view("messages", notes.message(message) + notes.html())
 
 
 def session_html(
@@ -193,11 +343,8 @@ def page(
     web_url: str | None = None,
     title: str | None = None,
 ) -> str:
-    """A standalone HTML page of `obj`; with `path`, also written there (UTF-8).
-
-    `web_url` (default `SILVIA_WEB_URL`) makes account links absolute, as the
-    views take it: a page opened from a file has no web app to be relative to.
-    """
+    """A standalone HTML page of `obj`; with `path`, also written there (UTF-8). `web_url`
+    (default `SILVIA_WEB_URL`): a page opened from a file has no web app to be relative to."""
     if hasattr(obj, "messages"):
         session = cast("Session", obj)
         shown, html = session.title or session.id, session_html(session, web_url=web_url)

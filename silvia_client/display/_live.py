@@ -1,7 +1,6 @@
-"""`live(stream)` and `alive(stream)`: a turn streamed into a notebook cell, then its view.
-
-The chat layers take no display argument: this is its job. IPython is never
-imported here (a kernel has it in `sys.modules`), nor any model (`LiveStream`).
+"""`live(stream)` and `alive(stream)`: a turn streamed into a notebook cell, then its view
+(the chat layers take no display argument). IPython is never imported here (a kernel has
+it in `sys.modules`), nor any model (`LiveStream`).
 """
 
 from __future__ import annotations
@@ -42,9 +41,8 @@ class AsyncLiveStream(Protocol[TurnT_co]):
 
 
 class Throttle:
-    """Says whether an update may go out now: the first always, then one once
-    `1 / per_second` seconds have passed since the last that went, by `clock`
-    (any monotonic clock in seconds; a test passes a fake one)."""
+    """Whether an update may go out now: the first, then one `1 / per_second` seconds (by
+    `clock`, monotonic: a test passes a fake one) after the last that went."""
 
     def __init__(
         self, per_second: float = UPDATES_PER_SECOND, clock: Callable[[], float] = time.monotonic

@@ -1,7 +1,5 @@
-"""The Markdown views (CommonMark, python-markdown, Jupyter): the HTML views' layout.
-
-`_m` escapes server text (Markdown syntax, HTML, bidi controls); `_md_link`
-percent-encodes a destination where a reader could end or bend it.
+"""The Markdown views (CommonMark, python-markdown, Jupyter): the HTML views' layout. `_m`
+escapes server text; `_md_link` percent-encodes what could end or bend a destination.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""Numbering the cited sources and placing their marks in the answer: what every view shares.
-
-The HTML and Markdown views and the `silvia` command (`cli/_render.py`) number and
-place through here; `fold` and `one_line` shorten what they show.
+"""Numbering the cited sources and placing their marks in the answer: what every view, and
+the `silvia` command (`cli/_render.py`), shares; `fold` and `one_line` shorten what they show.
 """
 
 from __future__ import annotations
@@ -50,11 +48,8 @@ def numbered_sources(
     web_url: str | None = None,
     base_url: str | None = None,
 ) -> list[NumberedSource]:
-    """Each source once, numbered as `number_sources(inline + citations)` numbers it.
-
-    A source is represented by a row carrying its final target (the summary's,
-    else its last streamed one, as `Turn.target_for` has it): the first such row
-    of `citations`, else of `inline`. `web_url` makes account links absolute.
+    """Each source once, numbered as `number_sources(inline + citations)` numbers it, shown
+    by its first row (of `citations`, else `inline`) carrying its final target (`target_for`).
     """
     web_url = web_origin(web_url, base_url)
     numbers = number_sources([*inline, *citations])
@@ -72,11 +67,9 @@ def numbered_sources(
 def marked_segments(
     text: str, inline: Sequence[InlineCitation], numbers: dict[str, int]
 ) -> list[tuple[str, list[int]]]:
-    """`text` cut at each streamed citation's offset, with the source numbers to mark there.
-
-    Citations without an offset (rows reloaded from history) or with one outside
-    the text are not placed. Several citations at one offset give one mark per
-    source, in the order they streamed. The pieces joined give back `text`.
+    """`text` cut at each streamed citation's offset, with the source numbers to mark there:
+    one per source at an offset, in streamed order; an offset that is None (rows reloaded
+    from history) or outside the text is not placed. The pieces joined give back `text`.
     """
     return [
         (piece, [number for number, _ in marks])

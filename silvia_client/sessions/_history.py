@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from .._records import Shared, to_json
 from .._sse import FAST_PATH, holds_infinity, loads, most_values
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from ..chat._turn import text_preview
@@ -25,8 +26,7 @@ from ..errors import ConfigurationError, ResponseTooLargeError
 
 if TYPE_CHECKING:
     import httpx
-    from pydantic import BaseModel, GetCoreSchemaHandler, TypeAdapter
-    from pydantic_core import CoreSchema
+    from pydantic import BaseModel, TypeAdapter
 
     from .._base import ResponseErrors
     from .._deadline import Call
@@ -37,55 +37,8 @@ _MESSAGE_FIELDS = frozenset({"id", "role", "content", "created_at"})
 _SESSION_FIELDS = frozenset({"id", "title"})
 
 
-class _Shared:
-    """What a `Message` and a `Session` share: their views, tables and pydantic's dump."""
-
-    __slots__ = ()
-
-    # `self: Any`, as each is a `Message` or a `Session`, which a function of its own shows.
-    def _repr_html_(self: Any) -> str:
-        from ..display import message_html, session_html  # imported here: only notebooks need it
-
-        return message_html(self) if isinstance(self, Message) else session_html(self)
-
-    def _repr_markdown_(self: Any) -> str:
-        from ..display import message_markdown, session_markdown
-
-        return message_markdown(self) if isinstance(self, Message) else session_markdown(self)
-
-    def citation_records(self: Any, *, web_url: str | None = None) -> list[dict[str, Any]]:
-        """One flat dict per citation row (of each message of a session); never a `provider`."""
-        from .._records import message_records, session_records  # only tables need them
-
-        if isinstance(self, Message):
-            return message_records(self, web_url=web_url)
-        return session_records(self, web_url=web_url)
-
-    def to_pandas(self, *, web_url: str | None = None) -> Any:
-        """`citation_records()` as a `pandas.DataFrame` (the `pandas` extra; docs/notebooks.md
-        lists its columns). A citation the server sent both ways is there twice, once as it
-        streamed in and once as a `citations_summary` row (`summary` True); to count each once::
-
-            frame = session.to_pandas()  # or message.to_pandas()
-            frame[frame["summary"]].groupby("kind", dropna=False).size()
-        """
-        from .._records import frame
-
-        return frame(self.citation_records(web_url=web_url))
-
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: type[Any], handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        """pydantic's dump (FastAPI's `-> Session`, `-> Message`): as `Session.to_json()` has it."""
-        from .._export import message_document, pydantic_schema, session_document
-
-        document = message_document if cls is Message else session_document
-        return pydantic_schema(cls, handler, document)
-
-
 @dataclass(frozen=True, slots=True)
-class Message(FinalTargets, _Shared):
+class Message(FinalTargets, Shared):
     """One message of a session. `extra` holds every field the SDK does not model; rows that
     could not be read are in `citation_errors` and `inline_citation_errors`."""
 
@@ -125,7 +78,7 @@ class Message(FinalTargets, _Shared):
 
 
 @dataclass(frozen=True, slots=True)
-class Session(_Shared):
+class Session(Shared):
     """A session's history. Messages that were not objects are reported in `message_errors`."""
 
     id: str
@@ -138,10 +91,8 @@ class Session(_Shared):
     request_id: str | None = field(default=None, repr=False, compare=False)
 
     def to_json(self, *, include_provider: bool = False, indent: int | None = 2) -> str:
-        """The session as a JSON document: messages, their rows with targets (`_export.py`)."""
-        from .._export import session_json
-
-        return session_json(self, include_provider=include_provider, indent=indent)
+        """The session as a JSON document: messages, their rows with targets (`_records.py`)."""
+        return to_json(self, include_provider, indent)
 
 
 def _text_or_none(value: object) -> str | None:

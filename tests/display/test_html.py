@@ -23,7 +23,7 @@ from silvia_client.display import (
     turn_html,
     turn_markdown,
 )
-from silvia_client.display._html_sources import KIND_NAMES
+from silvia_client.display._html import KIND_NAMES
 from silvia_client.testing import ReferenceServer
 
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web

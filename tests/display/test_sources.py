@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from silvia_client.citations import InlineCitation
-from silvia_client.display import _html_sources, marked_segments, number_sources, turn_html
+from silvia_client.display import _html, marked_segments, number_sources, turn_html
 from silvia_client.display._sources import marked_rows
 
 from ..citations.strategies import PROPERTY
@@ -92,13 +92,13 @@ def test_many_sources_at_one_offset_give_one_mark_and_one_chip_each_in_streamed_
 
 def test_each_source_item_is_given_only_its_own_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     given: list[list[Any]] = []
-    item = _html_sources.source_item_html
+    item = _html.source_item_html
 
     def recording(source: Any, rows: Any = ()) -> str:
         given.append(list(rows))
         return item(source, rows)
 
-    monkeypatch.setattr(_html_sources, "source_item_html", recording)
+    monkeypatch.setattr(_html, "source_item_html", recording)
     rows = [row(f"https://example.com/{n % 50}", cited_text=f"quote {n}") for n in range(500)]
     html = turn_html(build_turn(*rows, "x", summary=[]))
     assert len(given) == 50

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from silvia_client import display
 from silvia_client.citations import Citation
 from silvia_client.display import page, session_html, strip_bidi_controls, turn_html
-from silvia_client.display._html_sources import key_values
+from silvia_client.display._html import key_values
 from silvia_client.display._sources import FOLDED_CHARS
 
 from ..citations.strategies import PROPERTY
