@@ -191,8 +191,6 @@ GROUPS: dict[str, Group] = {
         tests=(
             "tests/client/test_watchdog.py",
             "tests/client/test_deadline.py",
-            "tests/client/test_timeout_bounds.py",
-            "tests/client/test_close.py",
             "tests/client/test_retries.py",
             "tests/client/test_limits.py",  # a Halt at a size limit
             # The argument table and `RequestOptions`, in the same module:
