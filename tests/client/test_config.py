@@ -1,16 +1,17 @@
-"""Configuration: base URL and token, timeouts, headers, whose HTTP client is closed (and the
-one verifying TLS context the SDK's own pools share); the one home of the defaults, and the
-one table that checks every option (`RULES`).
+"""Configuration: base URL and token, timeouts, headers, whose HTTP client is closed, the SDK's
+own pools (one verifying TLS context, a bounded cookie jar); the one home of the defaults, and
+the one table that checks every option (`RULES`).
 
 Careless callers: wrong argument types and values fail before anything is sent, with a
-`ConfigurationError` (a `ValueError` too) or Python's own `TypeError`; every number a
-careless or hostile caller passes is refused or kept as a value every clock and socket
-can hold. The responses of a caller's own transport work however it built them.
+`ConfigurationError` (a `ValueError` too) or Python's own `TypeError`, never an error of
+httpx's; every number a careless or hostile caller passes is refused or kept as a value every
+clock and socket can hold. The responses of a caller's own transport work however it built them.
 """
 
 from __future__ import annotations
 
 import inspect
+import itertools
 import json
 import math
 import ssl
@@ -29,12 +30,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from silvia_client import AsyncSilviaClient, SilviaClient
+from silvia_client._base import BoundedCookieJar
 from silvia_client._deadline import RULES, check, rules_table
 from silvia_client._retries import RetryPolicy
 from silvia_client._wire import DEFAULTS
-from silvia_client.errors import APIConnectionError, AuthenticationError, ConfigurationError
+from silvia_client.errors import (
+    APIConnectionError,
+    AuthenticationError,
+    ConfigurationError,
+    SilviaError,
+)
+from silvia_client.testing import ReferenceServer
 
-from .conftest import Api, settled
+from ..hostile import SSE, Connection, HostileServer, Request, Respond, chunk, event, head
+from .conftest import Api, Client, settled
 from .sse import (
     BASE_URL,
     CHAT_URL,
@@ -77,29 +86,45 @@ async def test_base_url_and_token_from_arguments_else_the_environment(
         assert request.headers["authorization"] == f"Bearer {token}"
 
 
-def test_a_missing_or_bad_base_url_is_refused_saying_what_is_wrong(
+def test_a_missing_or_bad_base_url_is_refused_naming_where_it_came_from(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
-    not_absolute = "base_url must be an absolute http(s) URL"
-    query = "base_url must not have a query (?) or a fragment (#)"
-    cases: list[tuple[object, str]] = [
-        (5, "base_url must be a str, not int"),
+    monkeypatch.delenv("SILVIA_TOKEN", raising=False)
+    not_absolute = "must be an absolute http(s) URL"
+    query = "must not have a query (?) or a fragment (#)"
+    cases = [
         ("ftp://silvia.test", not_absolute),
         ("silvia.test", not_absolute),
         ("https://silvia.test/?q=1", query),
         ("https://silvia.test/#top", query),
+        # httpx would turn credentials in the URL into Basic auth, in place of the token.
+        (
+            "https://someone:hunter2@silvia.test/base",
+            "must not hold credentials (user:password@): "
+            "pass the token as token=... or in SILVIA_TOKEN",
+        ),
     ]
     for cls in (SilviaClient, AsyncSilviaClient):
         for missing in (None, ""):
             with pytest.raises(ConfigurationError, match="SILVIA_BASE_URL"):
                 cls(base_url=missing, token=TOKEN)
-        for bad, message in cases:
+        with pytest.raises(ConfigurationError, match=r"^base_url must be a str, not int$"):
+            cls(base_url=5, token=TOKEN)  # type: ignore[arg-type]
+        for bad, said in cases:
             with pytest.raises(ConfigurationError) as caught:
-                cls(base_url=bad, token=TOKEN)  # type: ignore[arg-type]
-            assert str(caught.value) == message, bad
-    with SilviaClient(base_url="https://silvia.test/apiX//", token="t") as client:
-        assert client.base_url == "https://silvia.test/apiX"  # only the trailing slashes go
+                cls(base_url=bad, token=TOKEN)
+            assert str(caught.value) == f"base_url {said}", bad
+            assert "hunter2" not in repr(caught.value)
+            monkeypatch.setenv("SILVIA_BASE_URL", bad)
+            with pytest.raises(ConfigurationError) as caught:
+                cls()
+            assert str(caught.value) == f"SILVIA_BASE_URL {said}", bad
+            assert "hunter2" not in repr(caught.value)
+            monkeypatch.delenv("SILVIA_BASE_URL")
+    # Only the trailing slashes go; an @ past the host is no credential.
+    with SilviaClient(base_url="https://silvia.test/team@x//", token="t") as client:
+        assert client.base_url == "https://silvia.test/team@x"
 
 
 async def test_without_a_token_no_authorization_is_sent(
@@ -121,7 +146,7 @@ async def test_without_a_token_no_authorization_is_sent(
 
 async def test_the_timeouts_requests_go_out_with(api: Api, server: respx.MockRouter) -> None:
     # The read phase bounds the wait for the head; the stream's reads after it wait
-    # `idle_timeout` (test_timeout_bounds.py).
+    # `idle_timeout` (test_deadline.py).
     server.post(CHAT_URL).mock(side_effect=(turns := TurnNotingTimeouts()))
     route = server.get("/api/chat/sessions/s1").mock(return_value=json_response(SESSION_BODY))
     phases = {"connect": 3.0, "read": 40.0, "write": 5.0, "pool": 6.0}
@@ -301,6 +326,81 @@ def test_the_sdks_own_pools_share_one_verifying_tls_context_made_as_httpxs(
     monkeypatch.setenv("SSL_CERT_FILE", str(other))
     refused_call()
     assert len(made) == 2
+
+
+# A server that sets cookies of new names on every response once grew each request's
+# `Cookie` header without end (356 KiB after 40 turns); a load balancer's sticky-session
+# cookie, set on the first response, must still go out on the last request.
+TURNS = 5  # each sets 300 new names, six times the bound: past it from the first
+PER_RESPONSE = 300
+STICKY = "lb-sticky=node-7"
+
+
+def cookie_flood() -> Respond:
+    """Whole turns, each with 300 cookies of new names; the first also sets the sticky one."""
+    turns = itertools.count(1)
+
+    def respond(request: Request, connection: Connection) -> None:
+        turn = next(turns)
+        cookies = [f"t{turn}-c{i}=value-{i:04d}; Path=/" for i in range(PER_RESPONSE)]
+        if turn == 1:
+            cookies.insert(0, f"{STICKY}; Path=/")
+        lines = "".join(f"set-cookie: {cookie}\r\n" for cookie in cookies).encode()
+        events = (
+            event("session", {"sessionId": "s1"}),
+            event("text", {"text": "ok"}),
+            event("done", {}),
+        )
+        body = b"".join(chunk(e) for e in events) + chunk(b"")
+        connection.send(head(200, SSE, chunked=True)[:-2] + lines + b"\r\n" + body)
+
+    return respond
+
+
+async def test_the_cookie_header_stays_bounded_and_keeps_the_sticky_session(api: Api) -> None:
+    with HostileServer(cookie_flood()) as server:
+        client = api.client(base_url=server.url)
+        for _ in range(TURNS):
+            assert (await api.turn(client)).complete
+        # A caller's own http_client keeps its own policy: httpx's jar keeps every cookie.
+        client = api.client(base_url=server.url, http_client=api.http())
+        for _ in range(3):
+            await api.turn(client)
+    headers = [request.headers.get("cookie", "") for request in server.requests]
+    assert len(headers) == TURNS + 3
+    for sent in headers[1:TURNS]:
+        pairs = sent.split("; ")
+        assert len(pairs) <= DEFAULTS.max_cookies
+        assert len(sent.encode()) <= DEFAULTS.max_cookie_bytes
+    assert STICKY in headers[TURNS - 1].split("; ")
+    assert len(headers[-1].split("; ")) == 2 * PER_RESPONSE  # 300 + 300 on its third request
+
+
+async def test_the_sdks_pools_and_the_testing_kits_have_the_bounded_jar() -> None:
+    server = ReferenceServer()
+    kit, async_kit = server.client(), server.async_client()
+    production = AsyncSilviaClient(base_url="http://127.0.0.1:9")
+    for client in (kit, async_kit, production):
+        assert isinstance(client._pool.get().cookies.jar, BoundedCookieJar)
+    kit.close()
+    await async_kit.close()
+    await production.close()
+
+
+def test_a_cookie_update_is_kept_and_a_new_name_past_the_bound_is_not() -> None:
+    jar = BoundedCookieJar(max_cookies=2, max_bytes=1000)
+    cookies = httpx.Cookies(jar)
+    cookies.set("a", "1", domain="x.test")
+    cookies.set("b", "1", domain="x.test")
+    cookies.set("c", "1", domain="x.test")  # a third name: not kept
+    cookies.set("a", "2", domain="x.test")  # an update of one kept: kept
+    assert {cookie.name: cookie.value for cookie in jar} == {"a": "2", "b": "1"}
+    cookies.delete("a", domain="x.test")  # gone (as an expired cookie goes): room again
+    cookies.set("c", "1", domain="x.test")
+    assert sorted(cookie.name for cookie in jar) == ["b", "c"]
+    small = BoundedCookieJar(max_cookies=50, max_bytes=20)
+    httpx.Cookies(small).set("big", "x" * 40, domain="x.test")
+    assert len(small) == 0
 
 
 # --------------------------------------------------------------------------- one home for defaults
@@ -517,3 +617,82 @@ def test_the_configuration_page_shows_the_table_as_the_code_has_it() -> None:
     page = (Path(__file__).parents[2] / "docs" / "configuration.md").read_text()
     shown = page.split("<!-- rules-table -->\n", 1)[1].split("\n<!-- /rules-table -->", 1)[0]
     assert shown == rules_table()
+
+
+# ------------------------------------------------------------------ no error of httpx's escapes
+
+# What a careless or hostile caller passes: each call returns, or raises a `SilviaError` (a
+# `TypeError` for a value of the wrong type), never `httpx.InvalidURL`, `LocalProtocolError`...
+SESSION_IDS: list[Any] = [
+    "s" * 70_000,
+    "..",
+    ".",
+    "a/b?c#d",
+    "\x00\r\n",
+    "a\ud800",
+    "",
+    " ",
+    "é" * 30_000,
+    None,
+    42,
+]
+MESSAGES: list[Any] = ["", " \n", "a\ud800", "\x00", "x" * 1_000_000, None, 3.5, b"hi"]
+HEADERS: list[Any] = [
+    {"x-a": "line\r\nbreak"},
+    {"x-a": "\x00"},
+    {"bad name": "v"},
+    {"x-a": "ü€"},
+    {"": "v"},
+    {"x-a": 5},
+    "not a mapping",
+]
+NUMBERS: list[Any] = [0, -1, math.nan, math.inf, 10**400, 1e-320, True, "5"]
+OPTIONS = ("timeout", "deadline", "idle_timeout", "max_event_bytes", "max_response_bytes")
+
+
+def careless_calls(client: Client) -> list[tuple[str, Callable[[], object]]]:
+    send, get = client.chat.send, client.sessions.get
+    out: list[tuple[str, Callable[[], object]]] = []
+    for sid in SESSION_IDS:
+        out.append((f"get({sid!r:.20})", partial(get, sid)))
+        out.append((f"get_raw({sid!r:.20})", partial(client.sessions.get_raw, sid)))
+        out.append((f"send(session_id={sid!r:.20})", partial(send, "hi", session_id=sid)))
+    out += [(f"send({message!r:.20})", partial(send, message)) for message in MESSAGES]
+    for headers in HEADERS:
+        name = f"{headers!r:.30}"
+        out.append((f"send(extra_headers={name})", partial(send, "hi", extra_headers=headers)))
+        out.append((f"get(extra_headers={name})", partial(get, "s", extra_headers=headers)))
+        given = partial(client.with_options, default_headers=headers)
+        out.append((f"with_options(default_headers={name})", given))
+    for number in NUMBERS:
+        for option in OPTIONS:
+            value: dict[str, Any] = {option: number}
+            out.append((f"send({option}={number!r:.20})", partial(send, "hi", **value)))
+            out.append(
+                (f"with_options({option}={number!r:.20})", partial(client.with_options, **value))
+            )
+    return out
+
+
+async def test_no_public_method_of_either_client_lets_an_httpx_error_out(api: Api) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            return httpx.Response(200, headers=SSE_HEADERS, content=full_turn())
+        return httpx.Response(200, json={"session": {"id": "s"}, "messages": []})
+
+    http = api.http(transport=httpx.MockTransport(handler))
+    client = api.client(http_client=http)
+    escaped: dict[str, str] = {}
+    for name, call in careless_calls(client):
+        try:
+            await settled(call())
+        except (SilviaError, TypeError):
+            pass
+        except BaseException as error:  # anything else is the failure this test looks for
+            escaped[name] = repr(error)
+    assert not escaped, escaped
+    # A base URL httpx would refuse; on 127.0.0.1, without retries, one let through fails
+    # at once, with no name to look up.
+    for base_url in ["http://127.0.0.1:9/" + "p" * 70_000, "http://127.0.0.1:99999"]:
+        with pytest.raises(SilviaError):
+            SilviaClient(base_url=base_url, token="t", max_retries=0).sessions.get("s")
