@@ -214,7 +214,6 @@ GROUPS: dict[str, Group] = {
         modules=("_base.py",),
         functions=("x_token_from", "x_base_url_from", "x_is_local"),
         tests=(
-            "tests/client/test_base_arguments.py",
             "tests/client/test_config.py",
             "tests/client/test_privacy.py",
         ),
