@@ -43,16 +43,11 @@ SHORT = {"token": "t", "timeout": 5.0, "idle_timeout": 5.0, "max_retries": 0}
 
 
 def answer(client, message):
+    """What a turn of `client` (sync or async) read: its text and session id, or its error."""
     try:
         turn = client.chat.send(message)
-    except SilviaError as error:
-        return f"{type(error).__name__}: {error}"
-    return [turn.text, turn.session_id]
-
-
-async def aanswer(client, message):
-    try:
-        turn = await client.chat.send(message)
+        if isinstance(client, AsyncSilviaClient):
+            turn = asyncio.run(turn)
     except SilviaError as error:
         return f"{type(error).__name__}: {error}"
     return [turn.text, turn.session_id]
@@ -121,8 +116,8 @@ def run(case):
     aclient = AsyncSilviaClient(
         base_url=url, http_client=httpx.AsyncClient() if own else None, **SHORT
     )
-    report["async-before"] = asyncio.run(aanswer(aclient, f"{case}-async-before"))
-    pid, read = in_child(lambda: asyncio.run(aanswer(aclient, f"{case}-async-child")))
+    report["async-before"] = answer(aclient, f"{case}-async-before")
+    pid, read = in_child(lambda: answer(aclient, f"{case}-async-child"))
     report["async-child"] = child_result(pid, read)
     return report
 

@@ -5,7 +5,7 @@ reference server on 127.0.0.1 behind `Recorder`, a handler that keeps each
 request's headers and each reply's request id, and can refuse the first GET
 with 503 (a retried GET). The privacy test reads every exported span of traced
 turns over the whole scenario library. That tracing off imports nothing of
-OpenTelemetry is `test_tracing_off.py`, which runs without it installed too.
+OpenTelemetry is `test_footprint.py`, which runs without it installed too.
 """
 
 from __future__ import annotations
