@@ -335,46 +335,42 @@ def sse_body(*events: bytes) -> bytes:
     return b"".join(chunk(e) for e in events) + chunk(b"")
 
 
+def echoing(status: int, body: bytes, content_type: str = "application/json") -> bytes:
+    """A whole response whose request id is the token."""
+    return response(status, body, {"content-type": content_type, **ECHO})
+
+
+def echoing_stream(*events: bytes) -> bytes:
+    return head(200, {**SSE, **ECHO}, chunked=True) + sse_body(*events)
+
+
+HTML = f"<html>{SECRET}</html>".encode()
+REASON = response(500, b"", ECHO, reason=f"Broken {SECRET}")
 CHAT_FAILURES = {
     "401-json": (
-        response(
-            401,
-            json.dumps({"error": {"type": f"auth {SECRET}", "message": f"bad {SECRET}"}}).encode(),
-            {**JSON, **ECHO},
-        ),
+        echoing(401, json.dumps({"error": {"type": f"auth {SECRET}", "message": SECRET}}).encode()),
         AuthenticationError,
     ),
+    # The token spelled with JSON escapes: only the parsed message holds it.
     "401-json-escaped": (
-        # The token spelled with JSON escapes: only the parsed message holds it.
-        response(401, b'{"error": {"message": "bad ' + ESCAPED + b'"}}', JSON),
+        echoing(401, b'{"error": {"message": "' + ESCAPED + b'"}}'),
         AuthenticationError,
     ),
     "500-text": (
-        response(
-            500,
-            f"\x1b[2Jdown\nFAKE LOG LINE {SECRET}".encode(),
-            {"content-type": "text/plain"},
-        ),
+        echoing(500, f"\x1b[2Jdown\nFAKE LOG LINE {SECRET}".encode(), "text/plain"),
         InternalServerError,
     ),
     "500-json": (
-        response(500, b'{"error": "down\\nFAKE LOG LINE\\u202e"}', {"content-type": "text/plain"}),
+        echoing(500, b'{"error": "down\\nFAKE LOG LINE\\u202e"}', "text/plain"),
         InternalServerError,
     ),
-    "500-reason": (response(500, b"", ECHO, reason=f"Broken {SECRET}"), InternalServerError),
-    "200-not-a-stream": (
-        response(200, f"<html>{SECRET}</html>".encode(), {"content-type": "text/html", **ECHO}),
-        UnexpectedResponseError,
-    ),
+    "500-reason": (REASON, InternalServerError),
+    "200-not-a-stream": (echoing(200, HTML, "text/html"), UnexpectedResponseError),
     "error-event": (
-        head(200, {**SSE, **ECHO}, chunked=True)
-        + sse_body(
+        echoing_stream(
             wire_event("session", {"sessionId": "s1"}),
             wire_event("text", {"text": "Hello"}),
-            wire_event(
-                "error",
-                {"error": {"type": "overloaded", "message": f"echo {SECRET}\x1b[0m"}},
-            ),
+            wire_event("error", {"error": {"type": "overloaded", "message": f"echo {SECRET}"}}),
         ),
         ServerStreamError,
     ),
@@ -383,8 +379,9 @@ CHAT_FAILURES = {
         ServerStreamError,
     ),
     "no-done": (
-        head(200, {**SSE, **ECHO}, chunked=True)
-        + sse_body(wire_event("session", {"sessionId": "s1"}), wire_event("text", {"text": "Hi"})),
+        echoing_stream(
+            wire_event("session", {"sessionId": "s1"}), wire_event("text", {"text": "Hi"})
+        ),
         IncompleteTurnError,
     ),
     "malformed-header": (
@@ -397,7 +394,7 @@ CHAT_FAILURES = {
 async def test_the_error_event_and_the_session_id_are_blanked_as_the_turn_keeps_them(
     api: Api,
 ) -> None:
-    answer = head(200, {**SSE, **ECHO}, chunked=True) + sse_body(
+    answer = echoing_stream(
         wire_event("session", {"sessionId": f"s-{SECRET}\n"}),
         wire_event("error", {"error": {"type": "overloaded", "message": f"echo {SECRET}\x1b[0m"}}),
     )
@@ -418,23 +415,15 @@ async def test_the_error_event_and_the_session_id_are_blanked_as_the_turn_keeps_
 
 
 SESSION_FAILURES = {
-    "200-not-json": (
-        response(200, f"<html>{SECRET}</html>".encode(), {"content-type": "text/html", **ECHO}),
-        UnexpectedResponseError,
-    ),
+    "200-not-json": (echoing(200, HTML, "text/html"), UnexpectedResponseError),
     "200-not-a-session": (
-        response(200, json.dumps({"messages": SECRET}).encode(), {**JSON, **ECHO}),
+        echoing(200, json.dumps({"messages": SECRET}).encode()),
         UnexpectedResponseError,
     ),
-    "404-json": (
-        response(404, json.dumps({"error": f"no session {SECRET}"}).encode(), {**JSON, **ECHO}),
-        APIStatusError,
-    ),
-    "500-reason": (response(500, b"", ECHO, reason=f"Broken {SECRET}"), InternalServerError),
+    "404-json": (echoing(404, json.dumps({"error": SECRET}).encode()), APIStatusError),
+    "500-reason": (REASON, InternalServerError),
 }
-
-
-GOOD_TURN_ECHOING = head(200, {**SSE, **ECHO}, chunked=True) + sse_body(
+GOOD_TURN_ECHOING = echoing_stream(
     wire_event("session", {"sessionId": "s1"}),
     wire_event("text", {"text": "Hi"}),
     wire_event("done", {}),
@@ -475,8 +464,8 @@ async def test_failures_and_a_good_turn_never_show_the_token(
     assert any("request id <token>" in r.getMessage() for r in logs.records)
     # Control characters are escaped: a newline would forge a log line, an escape sequence
     # drive a terminal (in a text preview; and in a JSON message, once parsed).
-    assert shown["500-text"] == "500: \\x1b[2Jdown FAKE LOG LINE <token>"
-    assert shown["500-json"] == "500: down\\nFAKE LOG LINE\\u202e"
+    assert shown["500-text"] == "500: \\x1b[2Jdown FAKE LOG LINE <token> (request id <token>)"
+    assert shown["500-json"] == "500: down\\nFAKE LOG LINE\\u202e (request id <token>)"
 
 
 # ------------------------------------------------------------------------------ the token's shape
