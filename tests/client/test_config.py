@@ -388,11 +388,10 @@ def test_a_cookie_update_is_kept_and_a_new_name_past_the_bound_is_not() -> None:
 
 
 def test_the_constructors_defaults_are_the_one_defaults_value() -> None:
+    names = "timeout idle_timeout max_event_bytes max_response_bytes max_retries retry_backoff"
     for cls in (SilviaClient, AsyncSilviaClient):
         signature = inspect.signature(cls).parameters
-        for name in ("timeout", "idle_timeout", "max_event_bytes", "max_response_bytes"):
-            assert signature[name].default == getattr(DEFAULTS, name), (cls, name)
-        for name in ("max_retries", "retry_backoff"):
+        for name in names.split():
             assert signature[name].default == getattr(DEFAULTS, name), (cls, name)
     assert RetryPolicy() == RetryPolicy(
         max_retries=DEFAULTS.max_retries,

@@ -72,9 +72,7 @@ async def ends(api: Api, make: Callable[[], Awaitable[T]]) -> T:
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    start = time.monotonic()
-    while thread.is_alive() and time.monotonic() - start < GUARD:
-        await asyncio.sleep(0.02)
+    await asyncio.to_thread(thread.join, GUARD)
     assert not thread.is_alive(), "it did not end"
     if "error" in outcome:
         raise outcome["error"]

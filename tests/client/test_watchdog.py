@@ -151,20 +151,17 @@ def test_cancelled_alarms_are_dropped_from_the_heap_now_and_then() -> None:
 # ------------------------------------------------------------------------------- guards
 
 
-class Refusing:
-    """A transport's socket whose shutdown fails, as a closed one's does."""
+class Sock:
+    """A transport's socket that is no `socket.socket` (asyncio's wrapper): its shutdowns, or
+    with `refuses`, a shutdown that fails, as a closed socket's does."""
 
-    def shutdown(self, how: int) -> None:
-        raise OSError("secret detail")
-
-
-class Recording:
-    """A transport's socket that is no `socket.socket` (asyncio's wrapper): its shutdowns."""
-
-    def __init__(self) -> None:
+    def __init__(self, refuses: bool = False) -> None:
+        self.refuses = refuses
         self.shut: list[int] = []
 
     def shutdown(self, how: int) -> None:
+        if self.refuses:
+            raise OSError("secret detail")
         self.shut.append(how)
 
 
@@ -183,13 +180,13 @@ def response(sock: object) -> httpx.Response:
 
 
 def test_a_stop_shuts_the_socket_down_also_one_that_came_after_it() -> None:
-    watched = Recording()
+    watched = Sock()
     guard = Guard(no_alarm)
     guard.watch(response(watched))
     assert watched.shut == []
     guard.stop("deadline")
     assert watched.shut == [socket.SHUT_RDWR]
-    came_late = Recording()
+    came_late = Sock()
     guard = Guard(no_alarm)
     guard.stop("closed")
     guard.watch(response(came_late))  # stopped before the response came: shut at once
@@ -239,7 +236,7 @@ def test_a_guard_without_a_socket_stops_silently_and_a_refusing_one_logs_its_typ
         assert not logged, f"watched {watched}: {logged}"
     # A socket that cannot be shut down is logged by its error's type, never its text.
     guard = Guard(no_alarm)
-    guard.watch(response(Refusing()))
+    guard.watch(response(Sock(refuses=True)))
     guard.stop("closed")
     assert guard.reason == "closed"
     messages = [r.getMessage() for r in caplog.records if r.name == "silvia_client"]
