@@ -448,6 +448,7 @@ async def test_failures_and_a_good_turn_never_show_the_token(
                     await api.session(client, "s1")
                 error = caught.value
             assert isinstance(error, expected), name
+            assert error is not None
             assert_error_hidden(error)
             assert_hidden(events)
             for got in events:

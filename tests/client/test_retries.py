@@ -151,18 +151,8 @@ async def test_max_retries_and_what_is_never_sent_twice(
 
 
 # Always finite and at most an hour: a caller may sleep on it.
-RETRY_AFTER = [
-    ("7", 7.0),
-    ("0.5", 0.5),
-    ("-3", 0.0),
-    ("soon", None),
-    (None, None),
-    ("nan", None),
-    ("99999999", 3600.0),
-    ("inf", 3600.0),
-    ("1e300", 3600.0),
-    ("-inf", 0.0),
-]
+RETRY_AFTER = [("7", 7.0), ("0.5", 0.5), ("-3", 0.0), ("soon", None), (None, None), ("nan", None)]
+RETRY_AFTER += [("99999999", 3600.0), ("inf", 3600.0), ("1e300", 3600.0), ("-inf", 0.0)]
 
 
 async def test_retry_after_is_honoured_in_seconds_or_as_a_date_and_kept_on_the_error(
@@ -212,11 +202,12 @@ async def test_a_retry_after_is_waited_for_up_to_the_cap_if_the_time_left_allows
     sleeps.clear()
     server.reset()
     # A wait past the time left is not waited for: the status's own error, at once.
-    for status, value, options in [
+    too_long: list[tuple[int, str | None, dict[str, float]]] = [
         (429, "20", {"deadline": 10}),
         *((status, value, {}) for status in (429, 503) for value in ("121", "inf")),  # GET: 120 s
         (500, None, {"retry_backoff": 5.0, "deadline": 3.0}),  # a backoff too
-    ]:
+    ]
+    for status, value, options in too_long:
         answer = httpx.Response(status) if value is None else asks(value, status)
         route = server.get(PATH).mock(return_value=answer)
         with pytest.raises(APIStatusError) as caught:
