@@ -326,7 +326,7 @@ def test_closing_in_the_reading_thread_still_closes_at_once(server: respx.MockRo
         assert "closed" in repr(stream)
 
 
-async def test_every_call_on_a_closed_client_is_a_client_closed_error_a_copys_close_is_none(
+async def test_close_closes_the_sdks_own_pool_and_every_call_after_is_a_client_closed_error(
     api: Api, server: respx.MockRouter
 ) -> None:
     server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
@@ -345,8 +345,22 @@ async def test_every_call_on_a_closed_client_is_a_client_closed_error_a_copys_cl
         with pytest.raises(ClientClosedError, match="closed"):
             await call()
     assert len(server.calls) == sent
-    # A pool its caller closed under the client.
+    # close() and `with` close the SDK's own pool, never a caller's.
     http = api.http()
+    for mine in (http, None):
+        client = api.client(http_client=mine)
+        await api.close(client)
+        assert client._http.is_closed is (mine is None)
+        client = api.client(http_client=mine)
+        if isinstance(client, AsyncSilviaClient):
+            async with client:
+                assert not client._http.is_closed
+        else:
+            with client:
+                assert not client._http.is_closed
+        assert client._http.is_closed is (mine is None)
+    assert not http.is_closed
+    # A pool its caller closed under the client.
     client = api.client(http_client=http)
     await api.call(http.aclose if isinstance(http, httpx.AsyncClient) else http.close)
     with pytest.raises(ClientClosedError, match="pool is closed"):
