@@ -388,19 +388,6 @@ def test_the_constructors_defaults_are_the_one_defaults_value() -> None:
 # ------------------------------------------------------------------------------ the one table
 
 
-def test_every_option_is_checked_by_its_row_of_the_table() -> None:
-    # A value of no accepted type is refused with the row's own message, naming the argument.
-    for name, rule in RULES.items():
-        if rule.type_error:  # the message and the session id: as Python's own functions
-            with pytest.raises(TypeError, match=f"^{name} must be a str, not object$"):
-                check(name, object())
-            continue
-        with pytest.raises(ConfigurationError) as caught:
-            check(name, object())
-        assert str(caught.value) == rule.error
-        assert str(caught.value).startswith(name)
-
-
 def test_a_row_keeps_what_it_accepts_and_says_what_was_wrong() -> None:
     provider = SimpleNamespace(get_tracer=lambda *a, **k: None)  # any object with `get_tracer`
     ages = httpx.Timeout(5, read=2e9)
@@ -433,6 +420,16 @@ def test_a_row_keeps_what_it_accepts_and_says_what_was_wrong() -> None:
         with pytest.raises(ConfigurationError) as caught:
             check(name, bad)
         assert str(caught.value) == message, (name, bad)
+    # A value of no accepted type is refused with the row's own message, naming the argument.
+    for name, rule in RULES.items():
+        if rule.type_error:  # the message and the session id: as Python's own functions
+            with pytest.raises(TypeError, match=f"^{name} must be a str, not object$"):
+                check(name, object())
+            continue
+        with pytest.raises(ConfigurationError) as caught:
+            check(name, object())
+        assert str(caught.value) == rule.error
+        assert str(caught.value).startswith(name)
 
 
 def test_a_call_leaves_its_options_given_as_none_to_the_client() -> None:
@@ -441,40 +438,6 @@ def test_a_call_leaves_its_options_given_as_none_to_the_client() -> None:
         assert (call.options.deadline, call.options.max_response_bytes) == (7.0, 99)
         call = client._call("get", deadline=5, max_response_bytes=9)
         assert (call.options.deadline, call.options.max_response_bytes) == (5.0, 9)
-
-
-async def test_a_bad_message_or_session_id_fails_before_anything_is_sent(
-    api: Api, server: respx.MockRouter
-) -> None:
-    chat = server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
-    get = server.get(url__startswith=BASE_URL + "/api/chat/sessions/").mock(
-        return_value=httpx.Response(200, json=SESSION_BODY)
-    )
-    client = api.client()
-    for message in [None, 42, b"hi", ["hi"], {"message": "hi"}]:
-        kind = type(message).__name__
-        with pytest.raises(TypeError, match=f"^message must be a str, not {kind}$"):
-            client.chat.stream(message)  # type: ignore[arg-type]
-        with pytest.raises(TypeError, match="message"):
-            await api.turn(client, message)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="message cannot be encoded") as caught:
-        await api.turn(client, "hi \ud800")
-    assert isinstance(caught.value, ConfigurationError)
-    bad_ids: list[tuple[Any, type[Exception], str]] = [
-        (42, TypeError, "session_id must be a str"),
-        (b"s1", TypeError, "session_id must be a str"),
-        ("s\udc00", ValueError, "session_id cannot be encoded"),
-        ("", ValueError, "session_id must not be empty"),
-    ]
-    for session_id, error, match in bad_ids:
-        with pytest.raises(error, match=match):
-            await api.turn(client, "hi", session_id=session_id)
-        with pytest.raises(error, match=match):
-            await api.session(client, session_id)
-    with pytest.raises(ConfigurationError, match="65,536"):  # no URL can carry it
-        await api.session(client, "s" * 70_000)
-    assert chat.call_count == 0
-    assert get.call_count == 0
 
 
 # ---------------------------------------------------------------------------- refused values
@@ -521,6 +484,30 @@ async def test_a_bad_value_is_refused_wherever_it_is_given_before_anything_is_se
                 if name in inspect.signature(method).parameters:
                     with pytest.raises(ConfigurationError, match=name):
                         await settled(call(**{name: value}))
+    # The message and the session id: a wrong type is Python's own TypeError. (No route
+    # answers a GET: one sent would fail the test.)
+    for message in [None, 42, b"hi", ["hi"], {"message": "hi"}]:
+        kind = type(message).__name__
+        with pytest.raises(TypeError, match=f"^message must be a str, not {kind}$"):
+            client.chat.stream(message)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="message"):
+            await api.turn(client, message)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="message cannot be encoded") as caught:
+        await api.turn(client, "hi \ud800")
+    assert isinstance(caught.value, ConfigurationError)
+    bad_ids: list[tuple[Any, type[Exception], str]] = [
+        (42, TypeError, "session_id must be a str"),
+        (b"s1", TypeError, "session_id must be a str"),
+        ("s\udc00", ValueError, "session_id cannot be encoded"),
+        ("", ValueError, "session_id must not be empty"),
+    ]
+    for session_id, error, match in bad_ids:
+        with pytest.raises(error, match=match):
+            await api.turn(client, "hi", session_id=session_id)
+        with pytest.raises(error, match=match):
+            await api.session(client, session_id)
+    with pytest.raises(ConfigurationError, match="65,536"):  # no URL can carry it
+        await api.session(client, "s" * 70_000)
     assert not route.calls
     for cls in (SilviaClient, AsyncSilviaClient):
         with pytest.raises(ConfigurationError, match=r"propagate_context=True needs a tracer_"):
