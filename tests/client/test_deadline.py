@@ -28,11 +28,7 @@ import respx
 from silvia_client import AsyncSilviaClient, ClientClosedError, EventLoopChangedError, SilviaClient
 from silvia_client._deadline import Halt
 from silvia_client.chat import ChatEvent, TextEvent
-from silvia_client.errors import (
-    APITimeoutError,
-    IncompleteTurnError,
-    StreamTimeoutError,
-)
+from silvia_client.errors import APITimeoutError, IncompleteTurnError, StreamTimeoutError
 from silvia_client.testing import ReferenceServer
 
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head

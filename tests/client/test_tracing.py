@@ -29,12 +29,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client.chat import CitationEvent, CitationsSummaryEvent, Turn
-from silvia_client.errors import (
-    NotFoundError,
-    ServerStreamError,
-    SilviaError,
-    StreamError,
-)
+from silvia_client.errors import NotFoundError, ServerStreamError, SilviaError, StreamError
 from silvia_client.testing import (
     BROKEN_SCENARIOS,
     SCENARIO_HEADER,
