@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -29,6 +29,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client.chat import CitationEvent, CitationsSummaryEvent, Turn
+from silvia_client.citations import Citation
 from silvia_client.errors import NotFoundError, ServerStreamError, SilviaError, StreamError
 from silvia_client.testing import (
     BROKEN_SCENARIOS,
@@ -369,12 +370,11 @@ def strings(value: object) -> Iterator[str]:
             yield from strings(item)
 
 
-def secrets_of(turn: Turn | None) -> set[str]:
-    """What no span may hold: the turn's text, and each citation's text, title and target."""
-    if turn is None:
-        return set()
-    found = {turn.text}
-    for row in (*turn.citations, *turn.inline_citations):
+def secrets_of(text: str, rows: Iterable[Citation]) -> set[str]:
+    """What no span may hold: a turn's or a message's text, and each citation's text, title and
+    target."""
+    found = {text}
+    for row in rows:
         found.update((row.title or "", row.cited_text or ""))
         if row.target is not None:
             found.update(strings(row.target.to_wire()))
@@ -416,17 +416,18 @@ async def test_no_span_of_any_scenario_holds_a_message_a_text_a_target_or_the_to
             turn = error.turn
         except SilviaError:
             pass
-        secrets |= secrets_of(turn)
-        if turn is not None and turn.session_id is not None:
-            try:
-                session = await api.session(client, turn.session_id)
-            except SilviaError:
-                continue
-            for message in session.messages:
-                secrets.add(message.content if len(message.content) >= 4 else TOKEN)
-                for row in (*message.citations, *message.inline_citations):
-                    if row.target is not None:
-                        secrets.update(s for s in strings(row.target.to_wire()) if len(s) >= 4)
+        if turn is None:
+            continue
+        secrets |= secrets_of(turn.text, (*turn.citations, *turn.inline_citations))
+        if turn.session_id is None:
+            continue
+        try:
+            session = await api.session(client, turn.session_id)
+        except SilviaError:
+            continue
+        for message in session.messages:
+            rows = (*message.citations, *message.inline_citations)
+            secrets |= secrets_of(message.content, rows)
     # What the server sends is scrubbed, as it is before reaching an exception: here a
     # session whose id is the token, continued by a turn and read back.
     recorder.server.seed_legacy_session(session_id=TOKEN)
