@@ -133,9 +133,9 @@ def test_a_missing_or_bad_base_url_is_refused_naming_where_it_came_from(
             assert str(caught.value) == f"SILVIA_BASE_URL {said}", bad
             assert "hunter2" not in repr(caught.value)
             monkeypatch.delenv("SILVIA_BASE_URL")
-    # Only the trailing slashes go; an @ past the host is no credential.
-    with SilviaClient(base_url="https://silvia.test/team@x//", token="t") as client:
-        assert client.base_url == "https://silvia.test/team@x"
+    # Only the trailing slashes go (not the X before them); an @ past the host is no credential.
+    with SilviaClient(base_url="https://silvia.test/team@X//", token="t") as client:
+        assert client.base_url == "https://silvia.test/team@X"
 
 
 # ---------------------------------------------------------------------------------------- timeouts
