@@ -189,8 +189,6 @@ GROUPS: dict[str, Group] = {
         tests=(
             "tests/client/test_watchdog.py",
             "tests/client/test_deadline.py",
-            "tests/client/test_timeout_bounds.py",
-            "tests/client/test_close.py",
             "tests/client/test_retries.py",
             "tests/client/test_limits.py",  # a Halt at a size limit
             # The argument table and `RequestOptions`, in the same module:
@@ -214,7 +212,6 @@ GROUPS: dict[str, Group] = {
         modules=("_base.py",),
         functions=("x_token_from", "x_base_url_from", "x_is_local"),
         tests=(
-            "tests/client/test_base_arguments.py",
             "tests/client/test_config.py",
             "tests/client/test_privacy.py",
         ),

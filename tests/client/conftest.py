@@ -39,10 +39,8 @@ def anyio_backend() -> str:
 
 @pytest.fixture(autouse=True, scope="session")
 def _one_ssl_context() -> Iterator[None]:
-    """Build httpx's SSL context once, not per client (~25 ms each: most of this suite's time).
-
-    No test here reaches the network, so the context is never used; every client
-    the SDK builds still goes through httpx's own constructor.
+    """httpx's SSL context built once, not per client (~25 ms each: most of this suite's time);
+    no test here reaches the network, and every client still goes through httpx's constructor.
     """
     context = httpx.create_ssl_context()
     with pytest.MonkeyPatch.context() as patch:
@@ -51,7 +49,7 @@ def _one_ssl_context() -> Iterator[None]:
 
 
 def no_alarm(at: float, callback: Callable[[], None]) -> Callable[[], None]:
-    """An alarm clock whose alarms never go off: what cancels one does nothing."""
+    """An alarm clock whose alarms never go off."""
     return lambda: None
 
 
@@ -77,7 +75,7 @@ def started_call(kind: Kind = "get", left: float = 120.0) -> Call:
 
 
 def once(answer: bytes) -> Respond:
-    """A server's answer to every request: `answer`, whatever it asked."""
+    """A server's answer to every request: `answer`."""
 
     def respond(request: Request, connection: Connection) -> None:
         connection.send(answer)
@@ -86,10 +84,8 @@ def once(answer: bytes) -> Respond:
 
 
 def by_case(responders: dict[str, Respond]) -> HostileServer:
-    """One server on 127.0.0.1 for many cases, each request answered as its `x-case` header says.
-
-    A server's stop waits for its accept loop (up to 0.2 s): one per case adds up.
-    """
+    """One server for many cases (a server's stop takes up to 0.2 s), each request answered as
+    its `x-case` header says."""
 
     def respond(request: Request, connection: Connection) -> None:
         responders[request.headers["x-case"]](request, connection)
@@ -137,11 +133,16 @@ class Stream:
         self._events = self._events or iter(self.raw)
         return next(self._events)  # type: ignore[no-any-return]
 
-    async def events(self) -> list[ChatEvent]:
-        """Every event left."""
+    async def events(self, into: list[ChatEvent] | None = None) -> list[ChatEvent]:
+        """Every event left, put in `into` as each comes (kept if reading fails)."""
+        events = [] if into is None else into
         if isinstance(self.raw, AsyncChatStream):
-            return [event async for event in self.raw]
-        return list(self.raw)
+            async for event in self.raw:
+                events.append(event)
+        else:
+            for event in self.raw:
+                events.append(event)
+        return events
 
     async def texts(self) -> list[str]:
         if isinstance(self.raw, AsyncChatStream):
@@ -209,14 +210,8 @@ class Api:
         """Iterate a whole turn: the events that arrived, and the error that ended it, if any."""
         events: list[ChatEvent] = []
         try:
-            if isinstance(client, AsyncSilviaClient):
-                async with client.chat.stream(message, **kwargs) as astream:
-                    async for event in astream:
-                        events.append(event)
-            else:
-                with client.chat.stream(message, **kwargs) as stream:
-                    for event in stream:
-                        events.append(event)
+            async with self.stream(client, message, **kwargs) as stream:
+                await stream.events(events)
         except SilviaError as error:
             return events, error
         return events, None

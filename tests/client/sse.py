@@ -151,12 +151,8 @@ def sse_response(
 
 
 class TurnNotingTimeouts:
-    """A respx side effect: a whole turn, noting the timeouts each request went out with.
-
-    A copy, taken as the request is sent: once the head has come, the stream's
-    reading sets the read timeout to `idle_timeout` (on the request respx
-    records too, with some versions of respx and httpx).
-    """
+    """A respx side effect: a whole turn, noting a copy of the timeouts each request went out
+    with (once the head has come, reading sets the read timeout to `idle_timeout`)."""
 
     def __init__(self) -> None:
         self.sent: list[dict[str, float | None]] = []

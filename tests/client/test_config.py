@@ -1,16 +1,17 @@
-"""Configuration: base URL and token, timeouts, headers, whose HTTP client is closed (and the
-one verifying TLS context the SDK's own pools share); the one home of the defaults, and the
-one table that checks every option (`RULES`).
+"""Configuration: base URL and token, timeouts, headers, whose HTTP client is closed, the SDK's
+own pools (one verifying TLS context, a bounded cookie jar); the one home of the defaults, and
+the one table that checks every option (`RULES`).
 
 Careless callers: wrong argument types and values fail before anything is sent, with a
-`ConfigurationError` (a `ValueError` too) or Python's own `TypeError`; every number a
-careless or hostile caller passes is refused or kept as a value every clock and socket
-can hold. The responses of a caller's own transport work however it built them.
+`ConfigurationError` (a `ValueError` too) or Python's own `TypeError`, never an error of
+httpx's; every number a careless or hostile caller passes is refused or kept as a value every
+clock and socket can hold. The responses of a caller's own transport work however it built them.
 """
 
 from __future__ import annotations
 
 import inspect
+import itertools
 import json
 import math
 import ssl
@@ -18,6 +19,7 @@ import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -29,12 +31,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from silvia_client import AsyncSilviaClient, SilviaClient
+from silvia_client._base import BoundedCookieJar
 from silvia_client._deadline import RULES, check, rules_table
 from silvia_client._retries import RetryPolicy
 from silvia_client._wire import DEFAULTS
-from silvia_client.errors import APIConnectionError, AuthenticationError, ConfigurationError
+from silvia_client.errors import (
+    APIConnectionError,
+    AuthenticationError,
+    ConfigurationError,
+    SilviaError,
+)
+from silvia_client.testing import ReferenceServer
 
-from .conftest import Api, settled
+from ..hostile import SSE, Connection, HostileServer, Request, Respond, chunk, event, head
+from .conftest import Api, Client, settled
 from .sse import (
     BASE_URL,
     CHAT_URL,
@@ -75,37 +85,8 @@ async def test_base_url_and_token_from_arguments_else_the_environment(
         request = route.calls.last.request
         assert request.url == url
         assert request.headers["authorization"] == f"Bearer {token}"
-
-
-def test_a_missing_or_bad_base_url_is_refused_saying_what_is_wrong(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
-    not_absolute = "base_url must be an absolute http(s) URL"
-    query = "base_url must not have a query (?) or a fragment (#)"
-    cases: list[tuple[object, str]] = [
-        (5, "base_url must be a str, not int"),
-        ("ftp://silvia.test", not_absolute),
-        ("silvia.test", not_absolute),
-        ("https://silvia.test/?q=1", query),
-        ("https://silvia.test/#top", query),
-    ]
-    for cls in (SilviaClient, AsyncSilviaClient):
-        for missing in (None, ""):
-            with pytest.raises(ConfigurationError, match="SILVIA_BASE_URL"):
-                cls(base_url=missing, token=TOKEN)
-        for bad, message in cases:
-            with pytest.raises(ConfigurationError) as caught:
-                cls(base_url=bad, token=TOKEN)  # type: ignore[arg-type]
-            assert str(caught.value) == message, bad
-    with SilviaClient(base_url="https://silvia.test/apiX//", token="t") as client:
-        assert client.base_url == "https://silvia.test/apiX"  # only the trailing slashes go
-
-
-async def test_without_a_token_no_authorization_is_sent(
-    api: Api, server: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("SILVIA_TOKEN", raising=False)
+    # Without a token, no Authorization is sent.
+    monkeypatch.delenv("SILVIA_TOKEN")
     route = chat_route(server)
     await api.turn(api.client(token=None))
     assert "authorization" not in route.calls.last.request.headers
@@ -116,12 +97,53 @@ async def test_without_a_token_no_authorization_is_sent(
     assert "authorization" not in route.calls.last.request.headers
 
 
+def test_a_missing_or_bad_base_url_is_refused_naming_where_it_came_from(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
+    monkeypatch.delenv("SILVIA_TOKEN", raising=False)
+    not_absolute = "must be an absolute http(s) URL"
+    query = "must not have a query (?) or a fragment (#)"
+    cases = [
+        ("ftp://silvia.test", not_absolute),
+        ("silvia.test", not_absolute),
+        ("https://silvia.test/?q=1", query),
+        ("https://silvia.test/#top", query),
+        # httpx would turn credentials in the URL into Basic auth, in place of the token.
+        (
+            "https://someone:hunter2@silvia.test/base",
+            "must not hold credentials (user:password@): "
+            "pass the token as token=... or in SILVIA_TOKEN",
+        ),
+    ]
+    for cls in (SilviaClient, AsyncSilviaClient):
+        for missing in (None, ""):
+            with pytest.raises(ConfigurationError, match="SILVIA_BASE_URL"):
+                cls(base_url=missing, token=TOKEN)
+        with pytest.raises(ConfigurationError, match=r"^base_url must be a str, not int$"):
+            cls(base_url=5, token=TOKEN)  # type: ignore[arg-type]
+        for bad, said in cases:
+            with pytest.raises(ConfigurationError) as caught:
+                cls(base_url=bad, token=TOKEN)
+            assert str(caught.value) == f"base_url {said}", bad
+            assert "hunter2" not in repr(caught.value)
+            monkeypatch.setenv("SILVIA_BASE_URL", bad)
+            with pytest.raises(ConfigurationError) as caught:
+                cls()
+            assert str(caught.value) == f"SILVIA_BASE_URL {said}", bad
+            assert "hunter2" not in repr(caught.value)
+            monkeypatch.delenv("SILVIA_BASE_URL")
+    # Only the trailing slashes go (not the X before them); an @ past the host is no credential.
+    with SilviaClient(base_url="https://silvia.test/team@X//", token="t") as client:
+        assert client.base_url == "https://silvia.test/team@X"
+
+
 # ---------------------------------------------------------------------------------------- timeouts
 
 
 async def test_the_timeouts_requests_go_out_with(api: Api, server: respx.MockRouter) -> None:
     # The read phase bounds the wait for the head; the stream's reads after it wait
-    # `idle_timeout` (test_timeout_bounds.py).
+    # `idle_timeout` (test_deadline.py).
     server.post(CHAT_URL).mock(side_effect=(turns := TurnNotingTimeouts()))
     route = server.get("/api/chat/sessions/s1").mock(return_value=json_response(SESSION_BODY))
     phases = {"connect": 3.0, "read": 40.0, "write": 5.0, "pool": 6.0}
@@ -151,46 +173,31 @@ async def test_the_timeouts_requests_go_out_with(api: Api, server: respx.MockRou
 async def test_request_headers(api: Api, server: respx.MockRouter) -> None:
     chat = chat_route(server)
     get = server.get("/api/chat/sessions/s1").mock(return_value=json_response(SESSION_BODY))
-    client = api.client(default_headers={"x-app": "notebook", "X-Trace": "t-1"})
+    # A caller's User-Agent replaces the SDK's, whatever its case; a caller's Accept cannot
+    # break the protocol, nor an Authorization header the token, by default or per call.
+    defaults = {"x-app": "notebook", "X-Trace": "t-1", "User-Agent": "my-app/1"}
+    client = api.client(default_headers={**defaults, "Accept": "text/plain", "Authorization": "B"})
     await api.turn(client)
     await api.session(client, "s1")
     for route, accept in ((chat, "text/event-stream"), (get, "application/json")):
         headers = route.calls.last.request.headers
         assert (headers["x-app"], headers["x-trace"]) == ("notebook", "t-1")
-        assert headers["accept"] == accept
-        assert headers["authorization"] == f"Bearer {TOKEN}"
-        assert headers["user-agent"].startswith("silvia-client/")
+        assert headers.get_list("accept") == [accept]
+        assert headers.get_list("authorization") == [f"Bearer {TOKEN}"]
+        assert headers.get_list("user-agent") == ["my-app/1"]
     # A call's extra headers go with that request only, over the defaults.
-    await api.turn(client, extra_headers={"x-silvia-scenario": "demo", "X-App": "cli"})
+    extra = {"x-silvia-scenario": "demo", "X-App": "cli", "authorization": "Bearer other"}
+    await api.turn(client, extra_headers=extra)
     first = chat.calls.last.request.headers
     assert (first["x-silvia-scenario"], first["x-app"]) == ("demo", "cli")
+    assert first.get_list("authorization") == [f"Bearer {TOKEN}"]
     await api.turn(client)
     assert "x-silvia-scenario" not in chat.calls.last.request.headers
     assert chat.calls.last.request.headers["x-app"] == "notebook"
     await api.call(client.sessions.get, "s1", extra_headers={"x-trace": "t2"})
     assert get.calls.last.request.headers["x-trace"] == "t2"
-
-
-async def test_default_headers_replace_ours_whatever_their_case_but_not_the_protocols(
-    api: Api, server: respx.MockRouter
-) -> None:
-    route = chat_route(server)
-    # A caller's User-Agent replaces the SDK's; a caller's Accept cannot break the protocol,
-    # nor an Authorization header the token, given by default or per call.
-    client = api.client(
-        default_headers={
-            "User-Agent": "my-app/1",
-            "Accept": "application/json",
-            "Authorization": "Basic abc",
-        }
-    )
-    await api.turn(client)
-    await api.turn(client, extra_headers={"authorization": "Bearer other"})
-    for call in route.calls:
-        headers = call.request.headers
-        assert headers.get_list("user-agent") == ["my-app/1"]
-        assert headers.get_list("accept") == ["text/event-stream"]
-        assert headers.get_list("authorization") == [f"Bearer {TOKEN}"]
+    await api.turn(api.client())
+    assert chat.calls.last.request.headers["user-agent"].startswith("silvia-client/")
 
 
 # ------------------------------------------------------------------------------------ whose client
@@ -235,23 +242,6 @@ async def test_a_callers_http_client_is_used_and_a_response_read_already_works(
     assert [r.method for r in seen] == ["POST", "GET"] * 2
     assert json.loads(seen[0].content) == {"message": "hi"}
     assert hooked == ["POST", "GET"]
-
-
-async def test_close_and_with_close_the_sdks_own_http_client_never_a_callers(api: Api) -> None:
-    http = api.http()
-    for mine in (http, None):
-        client = api.client(http_client=mine)
-        await api.close(client)
-        assert client._http.is_closed is (mine is None)
-        client = api.client(http_client=mine)
-        if isinstance(client, AsyncSilviaClient):
-            async with client:
-                assert not client._http.is_closed
-        else:
-            with client:
-                assert not client._http.is_closed
-        assert client._http.is_closed is (mine is None)
-    assert not http.is_closed
 
 
 REFUSED = "http://127.0.0.1:9"  # the discard port: nothing listens, the pool is made anyway
@@ -303,15 +293,89 @@ def test_the_sdks_own_pools_share_one_verifying_tls_context_made_as_httpxs(
     assert len(made) == 2
 
 
+# A server that sets cookies of new names on every response once grew each request's
+# `Cookie` header without end (356 KiB after 40 turns); a load balancer's sticky-session
+# cookie, set on the first response, must still go out on the last request.
+TURNS = 5  # each sets 300 new names, six times the bound: past it from the first
+PER_RESPONSE = 300
+STICKY = "lb-sticky=node-7"
+
+
+def cookie_flood() -> Respond:
+    """Whole turns, each with 300 cookies of new names; the first also sets the sticky one."""
+    turns = itertools.count(1)
+
+    def respond(request: Request, connection: Connection) -> None:
+        turn = next(turns)
+        cookies = [f"t{turn}-c{i}=value-{i:04d}; Path=/" for i in range(PER_RESPONSE)]
+        if turn == 1:
+            cookies.insert(0, f"{STICKY}; Path=/")
+        lines = "".join(f"set-cookie: {cookie}\r\n" for cookie in cookies).encode()
+        events = (
+            event("session", {"sessionId": "s1"}),
+            event("text", {"text": "ok"}),
+            event("done", {}),
+        )
+        body = b"".join(chunk(e) for e in events) + chunk(b"")
+        connection.send(head(200, SSE, chunked=True)[:-2] + lines + b"\r\n" + body)
+
+    return respond
+
+
+async def test_the_cookie_header_stays_bounded_and_keeps_the_sticky_session(api: Api) -> None:
+    with HostileServer(cookie_flood()) as server:
+        client = api.client(base_url=server.url)
+        for _ in range(TURNS):
+            assert (await api.turn(client)).complete
+        # A caller's own http_client keeps its own policy: httpx's jar keeps every cookie.
+        client = api.client(base_url=server.url, http_client=api.http())
+        for _ in range(3):
+            await api.turn(client)
+    headers = [request.headers.get("cookie", "") for request in server.requests]
+    assert len(headers) == TURNS + 3
+    for sent in headers[1:TURNS]:
+        pairs = sent.split("; ")
+        assert len(pairs) <= DEFAULTS.max_cookies
+        assert len(sent.encode()) <= DEFAULTS.max_cookie_bytes
+    assert STICKY in headers[TURNS - 1].split("; ")
+    assert len(headers[-1].split("; ")) == 2 * PER_RESPONSE  # 300 + 300 on its third request
+
+
+async def test_the_sdks_pools_and_the_testing_kits_have_the_bounded_jar() -> None:
+    server = ReferenceServer()
+    kit, async_kit = server.client(), server.async_client()
+    production = AsyncSilviaClient(base_url="http://127.0.0.1:9")
+    for client in (kit, async_kit, production):
+        assert isinstance(client._pool.get().cookies.jar, BoundedCookieJar)
+    kit.close()
+    await async_kit.close()
+    await production.close()
+
+
+def test_a_cookie_update_is_kept_and_a_new_name_past_the_bound_is_not() -> None:
+    jar = BoundedCookieJar(max_cookies=2, max_bytes=1000)
+    cookies = httpx.Cookies(jar)
+    cookies.set("a", "1", domain="x.test")
+    cookies.set("b", "1", domain="x.test")
+    cookies.set("c", "1", domain="x.test")  # a third name: not kept
+    cookies.set("a", "2", domain="x.test")  # an update of one kept: kept
+    assert {cookie.name: cookie.value for cookie in jar} == {"a": "2", "b": "1"}
+    cookies.delete("a", domain="x.test")  # gone (as an expired cookie goes): room again
+    cookies.set("c", "1", domain="x.test")
+    assert sorted(cookie.name for cookie in jar) == ["b", "c"]
+    small = BoundedCookieJar(max_cookies=50, max_bytes=20)
+    httpx.Cookies(small).set("big", "x" * 40, domain="x.test")
+    assert len(small) == 0
+
+
 # --------------------------------------------------------------------------- one home for defaults
 
 
 def test_the_constructors_defaults_are_the_one_defaults_value() -> None:
+    names = "timeout idle_timeout max_event_bytes max_response_bytes max_retries retry_backoff"
     for cls in (SilviaClient, AsyncSilviaClient):
         signature = inspect.signature(cls).parameters
-        for name in ("timeout", "idle_timeout", "max_event_bytes", "max_response_bytes"):
-            assert signature[name].default == getattr(DEFAULTS, name), (cls, name)
-        for name in ("max_retries", "retry_backoff"):
+        for name in names.split():
             assert signature[name].default == getattr(DEFAULTS, name), (cls, name)
     assert RetryPolicy() == RetryPolicy(
         max_retries=DEFAULTS.max_retries,
@@ -324,28 +388,9 @@ def test_the_constructors_defaults_are_the_one_defaults_value() -> None:
 # ------------------------------------------------------------------------------ the one table
 
 
-def test_every_option_is_checked_by_its_row_of_the_table() -> None:
-    # A value of no accepted type is refused with the row's own message, naming the argument.
-    for name, rule in RULES.items():
-        if rule.type_error:  # the message and the session id: as Python's own functions
-            with pytest.raises(TypeError, match=f"^{name} must be a str, not object$"):
-                check(name, object())
-            continue
-        with pytest.raises(ConfigurationError) as caught:
-            check(name, object())
-        assert str(caught.value) == rule.error
-        assert str(caught.value).startswith(name)
-
-
-class Provider:
-    """A tracer provider is any object with `get_tracer`."""
-
-    def get_tracer(self, *args: object, **kwargs: object) -> None:
-        return None
-
-
 def test_a_row_keeps_what_it_accepts_and_says_what_was_wrong() -> None:
-    provider, ages = Provider(), httpx.Timeout(5, read=2e9)
+    provider = SimpleNamespace(get_tracer=lambda *a, **k: None)  # any object with `get_tracer`
+    ages = httpx.Timeout(5, read=2e9)
     for name, value, kept in [
         ("timeout", 5, httpx.Timeout(5.0)),
         ("timeout", None, httpx.Timeout(None)),
@@ -375,6 +420,16 @@ def test_a_row_keeps_what_it_accepts_and_says_what_was_wrong() -> None:
         with pytest.raises(ConfigurationError) as caught:
             check(name, bad)
         assert str(caught.value) == message, (name, bad)
+    # A value of no accepted type is refused with the row's own message, naming the argument.
+    for name, rule in RULES.items():
+        if rule.type_error:  # the message and the session id: as Python's own functions
+            with pytest.raises(TypeError, match=f"^{name} must be a str, not object$"):
+                check(name, object())
+            continue
+        with pytest.raises(ConfigurationError) as caught:
+            check(name, object())
+        assert str(caught.value) == rule.error
+        assert str(caught.value).startswith(name)
 
 
 def test_a_call_leaves_its_options_given_as_none_to_the_client() -> None:
@@ -383,40 +438,6 @@ def test_a_call_leaves_its_options_given_as_none_to_the_client() -> None:
         assert (call.options.deadline, call.options.max_response_bytes) == (7.0, 99)
         call = client._call("get", deadline=5, max_response_bytes=9)
         assert (call.options.deadline, call.options.max_response_bytes) == (5.0, 9)
-
-
-async def test_a_bad_message_or_session_id_fails_before_anything_is_sent(
-    api: Api, server: respx.MockRouter
-) -> None:
-    chat = server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
-    get = server.get(url__startswith=BASE_URL + "/api/chat/sessions/").mock(
-        return_value=httpx.Response(200, json=SESSION_BODY)
-    )
-    client = api.client()
-    for message in [None, 42, b"hi", ["hi"], {"message": "hi"}]:
-        kind = type(message).__name__
-        with pytest.raises(TypeError, match=f"^message must be a str, not {kind}$"):
-            client.chat.stream(message)  # type: ignore[arg-type]
-        with pytest.raises(TypeError, match="message"):
-            await api.turn(client, message)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="message cannot be encoded") as caught:
-        await api.turn(client, "hi \ud800")
-    assert isinstance(caught.value, ConfigurationError)
-    bad_ids: list[tuple[Any, type[Exception], str]] = [
-        (42, TypeError, "session_id must be a str"),
-        (b"s1", TypeError, "session_id must be a str"),
-        ("s\udc00", ValueError, "session_id cannot be encoded"),
-        ("", ValueError, "session_id must not be empty"),
-    ]
-    for session_id, error, match in bad_ids:
-        with pytest.raises(error, match=match):
-            await api.turn(client, "hi", session_id=session_id)
-        with pytest.raises(error, match=match):
-            await api.session(client, session_id)
-    with pytest.raises(ConfigurationError, match="65,536"):  # no URL can carry it
-        await api.session(client, "s" * 70_000)
-    assert chat.call_count == 0
-    assert get.call_count == 0
 
 
 # ---------------------------------------------------------------------------- refused values
@@ -463,6 +484,30 @@ async def test_a_bad_value_is_refused_wherever_it_is_given_before_anything_is_se
                 if name in inspect.signature(method).parameters:
                     with pytest.raises(ConfigurationError, match=name):
                         await settled(call(**{name: value}))
+    # The message and the session id: a wrong type is Python's own TypeError. (No route
+    # answers a GET: one sent would fail the test.)
+    for message in [None, 42, b"hi", ["hi"], {"message": "hi"}]:
+        kind = type(message).__name__
+        with pytest.raises(TypeError, match=f"^message must be a str, not {kind}$"):
+            client.chat.stream(message)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="message"):
+            await api.turn(client, message)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="message cannot be encoded") as caught:
+        await api.turn(client, "hi \ud800")
+    assert isinstance(caught.value, ConfigurationError)
+    bad_ids: list[tuple[Any, type[Exception], str]] = [
+        (42, TypeError, "session_id must be a str"),
+        (b"s1", TypeError, "session_id must be a str"),
+        ("s\udc00", ValueError, "session_id cannot be encoded"),
+        ("", ValueError, "session_id must not be empty"),
+    ]
+    for session_id, error, match in bad_ids:
+        with pytest.raises(error, match=match):
+            await api.turn(client, "hi", session_id=session_id)
+        with pytest.raises(error, match=match):
+            await api.session(client, session_id)
+    with pytest.raises(ConfigurationError, match="65,536"):  # no URL can carry it
+        await api.session(client, "s" * 70_000)
     assert not route.calls
     for cls in (SilviaClient, AsyncSilviaClient):
         with pytest.raises(ConfigurationError, match=r"propagate_context=True needs a tracer_"):
@@ -517,3 +562,64 @@ def test_the_configuration_page_shows_the_table_as_the_code_has_it() -> None:
     page = (Path(__file__).parents[2] / "docs" / "configuration.md").read_text()
     shown = page.split("<!-- rules-table -->\n", 1)[1].split("\n<!-- /rules-table -->", 1)[0]
     assert shown == rules_table()
+
+
+# ------------------------------------------------------------------ no error of httpx's escapes
+
+# What a careless or hostile caller passes: each call returns, or raises a `SilviaError` (a
+# `TypeError` for a value of the wrong type), never `httpx.InvalidURL`, `LocalProtocolError`...
+SESSION_IDS: list[Any] = ["s" * 70_000, "..", ".", "a/b?c#d", "\x00\r\n", "a\ud800", "", " "]
+SESSION_IDS += ["é" * 30_000, None, 42]
+MESSAGES: list[Any] = ["", " \n", "a\ud800", "\x00", "x" * 1_000_000, None, 3.5, b"hi"]
+HEADERS: list[Any] = [{"x-a": "line\r\nbreak"}, {"x-a": "\x00"}, {"bad name": "v"}, {"x-a": "ü€"}]
+HEADERS += [{"": "v"}, {"x-a": 5}, "not a mapping"]
+NUMBERS: list[Any] = [0, -1, math.nan, math.inf, 10**400, 1e-320, True, "5"]
+OPTIONS = ("timeout", "deadline", "idle_timeout", "max_event_bytes", "max_response_bytes")
+
+
+def careless_calls(client: Client) -> list[tuple[str, Callable[[], object]]]:
+    send, get = client.chat.send, client.sessions.get
+    out: list[tuple[str, Callable[[], object]]] = []
+    for sid in SESSION_IDS:
+        out.append((f"get({sid!r:.20})", partial(get, sid)))
+        out.append((f"get_raw({sid!r:.20})", partial(client.sessions.get_raw, sid)))
+        out.append((f"send(session_id={sid!r:.20})", partial(send, "hi", session_id=sid)))
+    out += [(f"send({message!r:.20})", partial(send, message)) for message in MESSAGES]
+    for headers in HEADERS:
+        name = f"{headers!r:.30}"
+        out.append((f"send(extra_headers={name})", partial(send, "hi", extra_headers=headers)))
+        out.append((f"get(extra_headers={name})", partial(get, "s", extra_headers=headers)))
+        given = partial(client.with_options, default_headers=headers)
+        out.append((f"with_options(default_headers={name})", given))
+    for number in NUMBERS:
+        for option in OPTIONS:
+            value: dict[str, Any] = {option: number}
+            out.append((f"send({option}={number!r:.20})", partial(send, "hi", **value)))
+            out.append(
+                (f"with_options({option}={number!r:.20})", partial(client.with_options, **value))
+            )
+    return out
+
+
+async def test_no_public_method_of_either_client_lets_an_httpx_error_out(api: Api) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            return httpx.Response(200, headers=SSE_HEADERS, content=full_turn())
+        return httpx.Response(200, json={"session": {"id": "s"}, "messages": []})
+
+    http = api.http(transport=httpx.MockTransport(handler))
+    client = api.client(http_client=http)
+    escaped: dict[str, str] = {}
+    for name, call in careless_calls(client):
+        try:
+            await settled(call())
+        except (SilviaError, TypeError):
+            pass
+        except BaseException as error:  # anything else is the failure this test looks for
+            escaped[name] = repr(error)
+    assert not escaped, escaped
+    # A base URL httpx would refuse; on 127.0.0.1, without retries, one let through fails
+    # at once, with no name to look up.
+    for base_url in ["http://127.0.0.1:9/" + "p" * 70_000, "http://127.0.0.1:99999"]:
+        with pytest.raises(SilviaError):
+            SilviaClient(base_url=base_url, token="t", max_retries=0).sessions.get("s")

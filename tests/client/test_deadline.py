@@ -1,16 +1,22 @@
-"""Time: a deadline bounds a whole operation, and a blocked read can be ended from outside.
+"""Time and closing: a deadline bounds a whole operation, `timeout` the wait for a response's
+head, `idle_timeout` the gaps between events; `close()` ends a blocked read from outside, and
+any call after it raises `ClientClosedError` (never httpx's bare `RuntimeError`).
 
-Servers that trickle, stall or never answer run on 127.0.0.1 (`tests.hostile`),
-so the real HTTP stack blocks as it would. No test asserts how long anything
-took: only that it ends (within a generous guard), and how.
+Servers that trickle, stall, pause or never answer run on 127.0.0.1 (`tests.hostile`),
+so the real HTTP stack blocks as it would. No test asserts how long anything took
+but with a generous bound that proves "it ends" (or "it did not wait for the idle
+timeout": `SilviaClient(timeout=2).chat.send(...)` once waited 90 s). The same from
+another task, under asyncio and trio: test_backends.py.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import math
 import threading
 import time
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from functools import partial
 from typing import Any, TypeVar
@@ -19,17 +25,25 @@ import httpx
 import pytest
 import respx
 
-from silvia_client import SilviaClient
+from silvia_client import AsyncSilviaClient, ClientClosedError, EventLoopChangedError, SilviaClient
 from silvia_client._deadline import Halt
-from silvia_client.chat import TextEvent
-from silvia_client.errors import (
-    APITimeoutError,
-    StreamTimeoutError,
-)
+from silvia_client.chat import ChatEvent, TextEvent
+from silvia_client.errors import APITimeoutError, IncompleteTurnError, StreamTimeoutError
+from silvia_client.testing import ReferenceServer
 
-from ..hostile import SSE, Connection, Request, chunk, event, head
+from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head
 from .conftest import Api, by_case, no_alarm
-from .sse import CHAT_URL, SSE_HEADERS, Body, full_turn, json_response, session, sse_response, text
+from .sse import (
+    CHAT_URL,
+    SSE_HEADERS,
+    Body,
+    done,
+    full_turn,
+    json_response,
+    session,
+    sse_response,
+    text,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -54,9 +68,7 @@ async def ends(api: Api, make: Callable[[], Awaitable[T]]) -> T:
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    start = time.monotonic()
-    while thread.is_alive() and time.monotonic() - start < GUARD:
-        await asyncio.sleep(0.02)
+    await asyncio.to_thread(thread.join, GUARD)
     assert not thread.is_alive(), "it did not end"
     if "error" in outcome:
         raise outcome["error"]
@@ -94,47 +106,95 @@ def stalling(start: bytes) -> Callable[[Request, Connection], None]:
     return respond
 
 
-# -------------------------------------------------------------------------------- the deadline
+def thinking(request: Request, connection: Connection) -> None:
+    """The head and a first event at once, then half a second of silence, then the rest."""
+    first = head(200, SSE, chunked=True) + chunk(session("s1") + text("Hel"))
+    if connection.send(first) and connection.sleep(0.5):
+        connection.send(chunk(text("lo")) + chunk(done()) + chunk(b""))
 
 
-async def test_a_turn_that_trickles_or_stalls_past_its_deadline(api: Api) -> None:
+# ---------------------------------------------------------- the deadline, timeout, idle_timeout
+
+
+async def test_a_turn_that_trickles_or_stalls_ends_at_its_deadline_or_idle_timeout(
+    api: Api,
+) -> None:
+    past_deadline = {"deadline": 0.3, "idle_timeout": 30}
+    cases = [
+        ("comments", past_deadline, "deadline of 0.3 s"),  # events of comments only
+        ("bytes", past_deadline, "deadline of 0.3 s"),  # bytes that make no event
+        ("stall", past_deadline, "deadline of 0.3 s"),
+        ("stall", {"timeout": 5.0, "idle_timeout": 0.2}, "idle timeout (0.2 s)"),
+    ]
     responders = {
-        "comments": trickling(STREAM_START, chunk(b": ping\n\n")),  # events of comments only
-        "bytes": trickling(STREAM_START, chunk(b"x"), every=0.1),  # bytes that make no event
+        "comments": trickling(STREAM_START, chunk(b": ping\n\n")),
+        "bytes": trickling(STREAM_START, chunk(b"x"), every=0.1),
         "stall": stalling(STREAM_START),
     }
     with by_case(responders) as hostile:
-        for name in responders:
-            client = api.client(base_url=hostile.url, deadline=0.3, idle_timeout=30)
+        for name, options, said in cases:
+            client = api.client(base_url=hostile.url, **options)
             events, error = await ends(
                 api, partial(api.read, client, extra_headers={"x-case": name})
             )
             assert isinstance(error, StreamTimeoutError), name
-            assert "deadline of 0.3 s" in str(error)
+            assert said in str(error), name
             assert error.turn.text == "Hello"  # the partial turn
             assert error.request_id == "req_slow"
             assert error.session_id == "s1"
             assert [type(e) for e in events][-1] is TextEvent
 
 
-async def test_a_get_that_trickles_and_a_server_that_never_answers(api: Api) -> None:
+async def test_the_wait_for_a_head_ends_at_timeout_or_at_the_deadline(api: Api) -> None:
+    # The bug this guards against: `timeout=2` waited for the 90 s idle timeout. Each
+    # client has a deadline, so the bug fails here naming the deadline.
+    head_timeout: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+        ("chat", {"timeout": 0.2}, {}),
+        ("chat", {"timeout": httpx.Timeout(10.0, read=0.2)}, {}),  # the read phase
+        ("chat", {}, {"timeout": 0.2}),  # the call's own, over the default 60 s read
+        ("session", {"timeout": 0.2, "retry_backoff": 0.01}, {}),
+    ]
+    deadline = {"deadline": 0.3, "timeout": 30, "idle_timeout": 30}
+    cases = [(*case, "silent", False) for case in head_timeout]
+    cases += [(endpoint, deadline, {}, "silent", True) for endpoint in ("chat", "session")]
+    cases.append(("session", deadline, {}, "trickle", True))  # a body that never ends
     start = head(200, {"content-type": "application/json"}, chunked=True) + chunk(b'{"messages"')
-    responders = {"trickle": trickling(start, chunk(b" ")), "silent": silent}
-    with by_case(responders) as hostile:
-        client = api.client(base_url=hostile.url, deadline=0.3)
-        with pytest.raises(APITimeoutError, match=r"deadline of 0\.3 s"):
-            await ends(
-                api, partial(api.request, client, "session", extra_headers={"x-case": "trickle"})
-            )
-        for endpoint in ("chat", "session"):
-            client = api.client(base_url=hostile.url, deadline=0.3, timeout=30, idle_timeout=30)
+    with by_case({"trickle": trickling(start, chunk(b" ")), "silent": silent}) as hostile:
+        for endpoint, options, per_call, name, by_deadline in cases:
+            case = (endpoint, options, per_call, name)
+            client = api.client(base_url=hostile.url, **{"deadline": 20.0, **options})
             sent = len(hostile.requests)
-            with pytest.raises(APITimeoutError):  # before any event: the stream never opened
+            started = time.monotonic()
+            with pytest.raises(APITimeoutError) as caught:
                 await ends(
-                    api, partial(api.request, client, endpoint, extra_headers={"x-case": "silent"})
+                    api,
+                    partial(
+                        api.request, client, endpoint, extra_headers={"x-case": name}, **per_call
+                    ),
                 )
-            # The retries of the GET fit in the deadline: none starts once it is past.
-            assert len(hostile.requests) - sent <= 3, endpoint
+            assert time.monotonic() - started < 10.0, case  # far below the 90 s of the bug
+            if name == "trickle":
+                assert "deadline of 0.3 s" in str(caught.value)
+            elif not by_deadline:
+                assert "deadline" not in str(caught.value), case
+            # The message went out: it is never sent twice. A GET is retried, each attempt
+            # bounded by `timeout` (under load the last attempt's connect can time out
+            # before the server sees it); none starts once the deadline is past.
+            sent = len(hostile.requests) - sent
+            if by_deadline:
+                assert sent <= (1 if endpoint == "chat" else 3), case
+            else:
+                assert (sent == 1) if endpoint == "chat" else (2 <= sent <= 3), case
+
+
+async def test_after_the_head_a_pause_is_the_idle_timeouts_to_judge(api: Api) -> None:
+    # A model that thinks for a while mid-answer: 0.5 s of silence, past the 0.2 s
+    # `timeout`, within the 5 s `idle_timeout`.
+    with HostileServer(thinking) as hostile:
+        client = api.client(base_url=hostile.url, timeout=0.2, idle_timeout=5.0)
+        turn = await api.turn(client)
+    assert turn.complete
+    assert turn.text == "Hello"
 
 
 class Dripping(httpx.SyncByteStream, httpx.AsyncByteStream):
@@ -201,13 +261,52 @@ async def test_the_default_deadlines_cut_every_timeout(api: Api, server: respx.M
     assert chat.calls.last.request.extensions["timeout"]["read"] is None
 
 
-# ------------------------------------------------------------------ close() ends a blocked read
-# (from another thread or task, by the stream's `close()` or the client's: `test_close.py`)
+# --------------------------------------------------------------------------------------- close()
 
 
-def test_closing_in_the_reading_thread_still_closes_at_once(
-    server: respx.MockRouter,
-) -> None:
+def test_a_close_from_another_thread_ends_a_blocked_read() -> None:
+    for closer in ("stream", "client"):
+        _close_from_another_thread(closer)
+
+
+def _close_from_another_thread(closer: str) -> None:
+    with HostileServer(stalling(STREAM_START)) as hostile:
+        client = SilviaClient(
+            base_url=hostile.url, token="t", idle_timeout=math.inf, deadline=math.inf
+        )
+        stream = client.chat.stream("hi").__enter__()
+        got: list[ChatEvent] = []
+        outcome: list[BaseException] = []
+        two_events = threading.Event()
+
+        def read() -> None:
+            try:
+                for one in stream:
+                    got.append(one)
+                    if len(got) == 2:
+                        two_events.set()
+            except BaseException as error:
+                outcome.append(error)
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        assert two_events.wait(GUARD)
+        time.sleep(0.2)  # the reader is now blocked in a read nothing else would end
+        (stream if closer == "stream" else client).close()
+        reader.join(GUARD)
+        assert not reader.is_alive(), f"{closer}: the blocked read did not end"
+        client.close()
+    (error,) = outcome
+    assert isinstance(error, IncompleteTurnError), repr(error)  # not "generator already ..."
+    assert error.turn.text == "Hello"
+    assert error.request_id == "req_slow"
+    with pytest.raises(IncompleteTurnError):
+        stream.until_done()
+    with pytest.raises(ClientClosedError):
+        client.chat.send("again")
+
+
+def test_closing_in_the_reading_thread_still_closes_at_once(server: respx.MockRouter) -> None:
     body = Body([session("s1"), text("a"), text("b")])
     server.post(CHAT_URL).mock(
         side_effect=lambda r: httpx.Response(200, headers=SSE_HEADERS, stream=body)
@@ -221,6 +320,88 @@ def test_closing_in_the_reading_thread_still_closes_at_once(
                     break
         assert body.closed
         assert "closed" in repr(stream)
+
+
+async def test_close_closes_the_sdks_own_pool_and_every_call_after_is_a_client_closed_error(
+    api: Api, server: respx.MockRouter
+) -> None:
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
+    client = api.client()
+    copy = client.with_options(deadline=30)
+    await api.close(copy)
+    assert (await api.turn(copy)).complete  # the copy's close() did nothing
+    assert (await api.turn(client)).complete
+    sent = len(server.calls)
+    await api.close(client)  # closes its copies too
+    for call in (
+        lambda: api.turn(client),
+        lambda: api.session(client, "s1"),
+        lambda: api.turn(copy),
+    ):
+        with pytest.raises(ClientClosedError, match="closed"):
+            await call()
+    assert len(server.calls) == sent
+    # close() and `with` close the SDK's own pool, never a caller's.
+    http = api.http()
+    for mine in (http, None):
+        client = api.client(http_client=mine)
+        await api.close(client)
+        assert client._http.is_closed is (mine is None)
+        client = api.client(http_client=mine)
+        if isinstance(client, AsyncSilviaClient):
+            async with client:
+                assert not client._http.is_closed
+        else:
+            with client:
+                assert not client._http.is_closed
+        assert client._http.is_closed is (mine is None)
+    assert not http.is_closed
+    # A pool its caller closed under the client.
+    client = api.client(http_client=http)
+    await api.call(http.aclose if isinstance(http, httpx.AsyncClient) else http.close)
+    with pytest.raises(ClientClosedError, match="pool is closed"):
+        await api.turn(client)
+
+
+def test_the_kit_and_production_refuse_a_second_event_loop_alike() -> None:
+    # An async client serves one event loop, in the testing kit as in production.
+    def second_loop(client: AsyncSilviaClient) -> tuple[type[BaseException], str] | None:
+        """What a turn in a second `asyncio.run` raised: its class and message (the error
+        itself would keep the client, and its first loop's connection)."""
+
+        async def turn() -> bool:
+            return (await client.chat.send("hi")).complete
+
+        assert asyncio.run(turn())
+        try:
+            asyncio.run(turn())
+        except ClientClosedError as error:  # what code written before the new name catches
+            return type(error), str(error)
+        return None
+
+    server = ReferenceServer()
+    with server.serve_loopback() as url:
+        kit = second_loop(server.async_client())
+        production = second_loop(AsyncSilviaClient(base_url=url, token="t"))
+        # The first loop's pooled connection cannot be closed once its loop has ended:
+        # let it go here, quietly, rather than warn in whichever test runs next.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ResourceWarning)
+            gc.collect()
+    assert kit is not None
+    assert kit == production
+    assert kit[0] is EventLoopChangedError
+    assert "one per asyncio.run" in kit[1]
+    assert len(server.sessions) == 2  # one turn each: the second loop's was never sent
+
+
+async def test_the_async_silvia_fixture_refuses_another_event_loop(
+    async_silvia: AsyncSilviaClient,
+) -> None:
+    assert (await async_silvia.chat.send("hi")).complete
+    with pytest.raises(EventLoopChangedError):
+        await asyncio.to_thread(asyncio.run, async_silvia.chat.send("again"))
+    assert (await async_silvia.chat.send("and on the test's loop")).complete
 
 
 # ------------------------------------------------------------ a call's deadline, without I/O

@@ -1,16 +1,11 @@
 """A forked child never reads from its parent's connections, and its deadlines fire (issue 28,
-finding 4).
+finding 4). Before, the two processes shared the parent's kept-alive connection and read each
+other's answers (one user's answer in another's request, in a pre-fork web server), and in
+the child the deadline thread was gone while the SDK believed it ran.
 
-Before, a client used in the parent and then in a forked child shared the parent's
-kept-alive connection: the two processes read each other's answers (one user's
-answer in another's request, in a pre-fork web server), and in the child the
-deadline thread was gone while the SDK believed it ran (`deadline=2` read a
-keep-alive stream for 20 s and more).
-
-The cases run in one `python -c` script (a module fixture), so that this test process
-never forks (Python 3.12 warns of `fork()` in a process with threads, and pytest has
-some). The server runs here, on 127.0.0.1, and notes which connection (the
-client's port) each message came on; the script reports what each side read.
+The cases run in one `python -c` script, so that this test process never forks (Python 3.12
+warns of `fork()` in a process with threads, and pytest has some). The server runs here, on
+127.0.0.1, and notes the connection (the client's port) each message came on.
 """
 
 from __future__ import annotations
@@ -43,16 +38,11 @@ SHORT = {"token": "t", "timeout": 5.0, "idle_timeout": 5.0, "max_retries": 0}
 
 
 def answer(client, message):
+    """What a turn of `client` (sync or async) read: its text and session id, or its error."""
     try:
         turn = client.chat.send(message)
-    except SilviaError as error:
-        return f"{type(error).__name__}: {error}"
-    return [turn.text, turn.session_id]
-
-
-async def aanswer(client, message):
-    try:
-        turn = await client.chat.send(message)
+        if isinstance(client, AsyncSilviaClient):
+            turn = asyncio.run(turn)
     except SilviaError as error:
         return f"{type(error).__name__}: {error}"
     return [turn.text, turn.session_id]
@@ -121,8 +111,8 @@ def run(case):
     aclient = AsyncSilviaClient(
         base_url=url, http_client=httpx.AsyncClient() if own else None, **SHORT
     )
-    report["async-before"] = asyncio.run(aanswer(aclient, f"{case}-async-before"))
-    pid, read = in_child(lambda: asyncio.run(aanswer(aclient, f"{case}-async-child")))
+    report["async-before"] = answer(aclient, f"{case}-async-before")
+    pid, read = in_child(lambda: answer(aclient, f"{case}-async-child"))
     report["async-child"] = child_result(pid, read)
     return report
 
@@ -156,9 +146,7 @@ class EchoServer:
             connection.send(response(500))
 
 
-@pytest.fixture(scope="module")
-def forked() -> tuple[dict[str, Any], EchoServer]:
-    """Every case, in one script: what each side read, and the connection each message came on."""
+def test_a_forked_child_reads_its_own_answers_and_its_deadlines_fire() -> None:
     echo = EchoServer()
     root = Path(silvia_client.__file__).resolve().parent.parent  # the tree under test
     env = {**os.environ, "PYTHONPATH": str(root)}
@@ -172,14 +160,7 @@ def forked() -> tuple[dict[str, Any], EchoServer]:
             check=False,
         )
     assert done.returncode == 0, done.stderr
-    report: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
-    return report, echo
-
-
-def test_a_forked_child_and_its_parent_each_read_their_own_answer(
-    forked: tuple[dict[str, Any], EchoServer],
-) -> None:
-    everything, echo = forked
+    everything: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
     report = everything["sync"]
     for side in ("before", "child", "parent", "async-before", "async-child"):
         assert report[side] == [f"answer for sync-{side}", f"session-sync-{side}"], side
@@ -189,19 +170,13 @@ def test_a_forked_child_and_its_parent_each_read_their_own_answer(
     assert echo.came_on["sync-parent"] == echo.came_on["sync-before"]
     assert echo.came_on["sync-async-child"] != echo.came_on["sync-async-before"]
 
-
-def test_a_deadline_fires_in_a_forked_child(forked: tuple[dict[str, Any], EchoServer]) -> None:
-    report = forked[0]["deadline"]
+    report = everything["deadline"]
     assert isinstance(report["child"], list), report  # else: no answer from the child in 20 s
     error, seconds = report["child"]
     assert error in ("StreamTimeoutError", "APITimeoutError"), report
     assert seconds < 15  # deadline=0.5; before, the read went on until the server stopped
 
-
-def test_a_callers_own_http_client_used_before_a_fork_is_refused_in_the_child(
-    forked: tuple[dict[str, Any], EchoServer],
-) -> None:
-    everything, echo = forked
+    # A caller's own http client, used before the fork, is refused in the child.
     report = everything["own"]
     for prefix in ("", "async-"):
         assert report[f"{prefix}before"] == [

@@ -121,13 +121,18 @@ async def test_max_retries_and_what_is_never_sent_twice(
     api: Api, server: respx.MockRouter, sleeps: list[float]
 ) -> None:
     for max_retries in (0, 1, 4):
+        sleeps.clear()
         route = server.get(PATH).mock(return_value=httpx.Response(500))
         with pytest.raises(InternalServerError):
-            await api.session(api.client(max_retries=max_retries), "s1")
+            await api.session(api.client(max_retries=max_retries, retry_backoff=0.5), "s1")
         assert route.call_count == max_retries + 1, max_retries
         assert len(sleeps) == max_retries, max_retries
+        # The backoff, doubled each time, less up to a quarter of it (jitter).
+        for attempt, delay in enumerate(sleeps):
+            assert 0.75 * 0.5 * 2**attempt <= delay <= 0.5 * 2**attempt, (attempt, delay)
         route.reset()
-        sleeps.clear()
+    assert len(set(sleeps)) == 4  # jittered
+    sleeps.clear()
     for endpoint, answer, cls in NOT_RETRIED:
         route = server.get(PATH) if endpoint == "session" else server.post(CHAT_URL)
         if isinstance(answer, httpx.Response):
@@ -146,46 +151,25 @@ async def test_max_retries_and_what_is_never_sent_twice(
 
 
 # Always finite and at most an hour: a caller may sleep on it.
-RETRY_AFTER = [
-    ("7", 7.0),
-    ("0.5", 0.5),
-    ("-3", 0.0),
-    ("soon", None),
-    (None, None),
-    ("nan", None),
-    ("99999999", 3600.0),
-    ("inf", 3600.0),
-    ("-inf", 0.0),
-]
+RETRY_AFTER = [("7", 7.0), ("0.5", 0.5), ("-3", 0.0), ("soon", None), (None, None), ("nan", None)]
+RETRY_AFTER += [("99999999", 3600.0), ("inf", 3600.0), ("1e300", 3600.0), ("-inf", 0.0)]
 
 
 async def test_retry_after_is_honoured_in_seconds_or_as_a_date_and_kept_on_the_error(
     api: Api, server: respx.MockRouter, sleeps: list[float], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for status in (429, 503):
-        server.get(PATH).mock(
-            side_effect=[
-                httpx.Response(status, headers={"retry-after": "3"}),
-                httpx.Response(status, headers={"retry-after": "0"}),
-                ok(),
-            ]
-        )
-        await api.session(api.client(), "s1")
-        assert sleeps == [3.0, 0.0], status
-        sleeps.clear()
     now = datetime(2025, 6, 1, 12, 0, 0, tzinfo=timezone.utc)
     monkeypatch.setattr(time, "time", now.timestamp)
     in_ten = format_datetime(now.replace(second=10), usegmt=True)
     past = format_datetime(now.replace(hour=11), usegmt=True)
-    server.get(PATH).mock(
-        side_effect=[
-            httpx.Response(429, headers={"retry-after": in_ten}),
-            httpx.Response(429, headers={"retry-after": past}),
-            ok(),
+    for status in (429, 503):
+        asks = [
+            httpx.Response(status, headers={"retry-after": v}) for v in ("3", in_ten, past, "0")
         ]
-    )
-    await api.session(api.client(), "s1")
-    assert sleeps == [10.0, 0.0]
+        server.get(PATH).mock(side_effect=[*asks, ok()])
+        await api.session(api.client(max_retries=4), "s1")
+        assert sleeps == [3.0, 10.0, 0.0, 0.0], status
+        sleeps.clear()
     # A 429's error carries the wait, read as the retries read it.
     later = format_datetime(now.replace(minute=2), usegmt=True)  # two minutes later
     for value, expected in [*RETRY_AFTER, (later, 120.0)]:
@@ -199,78 +183,42 @@ async def test_retry_after_is_honoured_in_seconds_or_as_a_date_and_kept_on_the_e
         assert caught.value.message == "slow down", value
 
 
-async def test_a_huge_retry_after_is_capped_or_fails_at_once(
+async def test_a_retry_after_is_waited_for_up_to_the_cap_if_the_time_left_allows(
     api: Api, server: respx.MockRouter, sleeps: list[float]
 ) -> None:
-    for value in ("86400", "1e300", "inf"):
-        # Without a deadline, the wait is the policy's cap.
-        server.get(PATH).mock(
-            side_effect=[httpx.Response(503, headers={"retry-after": value}), ok()]
-        )
-        await api.session(api.client(deadline=math.inf), "s1")
-        assert sleeps == [RetryPolicy().max_retry_after], value
+    def asks(seconds: str, status: int = 429) -> httpx.Response:
+        return httpx.Response(status, headers={"retry-after": seconds})
+
+    for deadline, asked, slept in [(30, "20", [20.0]), (math.inf, "1e300", [60.0])]:
+        server.get(PATH).mock(side_effect=[asks(asked), ok()])
+        await api.session(api.client(deadline=deadline), "s1")
+        assert sleeps == slept, (deadline, asked)  # without a deadline: the policy's cap
         sleeps.clear()
-        server.reset()
-    server.get(PATH).mock(side_effect=[httpx.Response(429, headers={"retry-after": "30"}), ok()])
+    server.get(PATH).mock(side_effect=[asks("30"), ok()])
     client = api.client()
     client.retries = RetryPolicy(max_retry_after=5.0)  # the cap is the policy's
     await api.session(client, "s1")
     assert sleeps == [5.0]
     sleeps.clear()
     server.reset()
-    for status in (429, 503):
-        for value in ("121", "99999999", "1e300", "inf"):
-            route = server.get(PATH).mock(
-                return_value=httpx.Response(status, headers={"retry-after": value})
-            )
-            with pytest.raises(APIStatusError) as caught:
-                await api.session(api.client(), "s1")  # a GET's deadline: 120 s
-            # The status's own error, not a timeout.
-            assert caught.value.status_code == status, value
-            assert route.call_count == 1, value
-            assert sleeps == [], value
-            if isinstance(caught.value, RateLimitError):
-                assert caught.value.retry_after is not None
-                assert 0 <= caught.value.retry_after <= 3600  # finite: a caller may sleep on it
-            route.reset()
-
-
-async def test_a_retry_after_within_the_time_left_is_waited_for(
-    api: Api, server: respx.MockRouter, sleeps: list[float]
-) -> None:
-    server.get(PATH).mock(side_effect=[httpx.Response(429, headers={"retry-after": "20"}), ok()])
-    await api.session(api.client(deadline=30), "s1")
-    assert sleeps == [20.0]
-    server.get(PATH).mock(side_effect=[httpx.Response(429, headers={"retry-after": "20"}), ok()])
-    with pytest.raises(RateLimitError):
-        await api.session(api.client(deadline=10), "s1")
-    assert sleeps == [20.0]
-    server.reset()
-    route = server.get(PATH).mock(return_value=httpx.Response(500))
-    with pytest.raises(InternalServerError):  # a backoff past the time left is not waited for
-        await api.session(api.client(retry_backoff=5.0, deadline=3.0), "s1")
-    assert route.call_count == 1
-    assert sleeps == [20.0]
-
-
-async def test_backoff_grows_within_its_jitter(
-    api: Api, server: respx.MockRouter, sleeps: list[float]
-) -> None:
-    server.get(PATH).mock(return_value=httpx.Response(500))
-    with pytest.raises(InternalServerError):
-        await api.session(api.client(max_retries=4, retry_backoff=0.5), "s1")
-    assert len(sleeps) == 4
-    for attempt, delay in enumerate(sleeps):
-        nominal = 0.5 * 2**attempt
-        assert 0.75 * nominal <= delay <= nominal, (attempt, delay)
-    assert sleeps == sorted(sleeps)
-    assert len(set(sleeps)) == 4
-    sleeps.clear()
-    server.get(PATH).mock(side_effect=httpx.ConnectError)  # after connection errors too
-    with pytest.raises(APIConnectionError):
-        await api.session(api.client(retry_backoff=2.0), "s1")
-    assert 1.5 <= sleeps[0] <= 2.0
-    assert 3.0 <= sleeps[1] <= 4.0
+    # A wait past the time left is not waited for: the status's own error, at once.
+    too_long: list[tuple[int, str | None, dict[str, float]]] = [
+        (429, "20", {"deadline": 10}),
+        *((status, value, {}) for status in (429, 503) for value in ("121", "inf")),  # GET: 120 s
+        (500, None, {"retry_backoff": 5.0, "deadline": 3.0}),  # a backoff too
+    ]
+    for status, value, options in too_long:
+        answer = httpx.Response(status) if value is None else asks(value, status)
+        route = server.get(PATH).mock(return_value=answer)
+        with pytest.raises(APIStatusError) as caught:
+            await api.session(api.client(**options), "s1")
+        assert caught.value.status_code == status, value
+        assert route.call_count == 1, value
+        assert sleeps == [], value
+        if isinstance(caught.value, RateLimitError):
+            assert caught.value.retry_after is not None
+            assert 0 <= caught.value.retry_after <= 3600  # finite: a caller may sleep on it
+        route.reset()
 
 
 def test_backoff_is_capped_and_jittered(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -293,19 +241,6 @@ def test_retry_policy_is_checked_by_the_options_table() -> None:
 
 
 # ------------------------------------------------------------------ the decision, without I/O
-
-
-def test_after_failure_gives_the_wait_or_the_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("random.random", lambda: 0.0)
-    policy, status = RetryPolicy(), InternalServerError("down", status_code=503)
-    assert after_failure(policy, started_call("get"), httpx.Response(503), status, 0) == 0.5
-    assert after_failure(policy, started_call("get"), httpx.Response(503), status, 2) is status
-    # A chat POST that reached the server is never sent again; one refused with 429 is.
-    assert after_failure(policy, started_call("chat"), httpx.Response(503), status, 0) is status
-    assert after_failure(policy, started_call("chat"), httpx.Response(429), status, 1) == 1.0
-    broken = APIConnectionError("reset")
-    assert after_failure(policy, started_call("chat"), httpx.ReadError("x"), broken, 0) is broken
-    assert after_failure(policy, started_call("chat"), httpx.ConnectError("x"), broken, 0) == 0.5
 
 
 def test_after_failure_past_the_deadline_is_the_deadlines_timeout() -> None:

@@ -5,14 +5,14 @@ reference server on 127.0.0.1 behind `Recorder`, a handler that keeps each
 request's headers and each reply's request id, and can refuse the first GET
 with 503 (a retried GET). The privacy test reads every exported span of traced
 turns over the whole scenario library. That tracing off imports nothing of
-OpenTelemetry is `test_tracing_off.py`, which runs without it installed too.
+OpenTelemetry is `test_footprint.py`, which runs without it installed too.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
-import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -29,12 +29,8 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client.chat import CitationEvent, CitationsSummaryEvent, Turn
-from silvia_client.errors import (
-    NotFoundError,
-    ServerStreamError,
-    SilviaError,
-    StreamError,
-)
+from silvia_client.citations import Citation
+from silvia_client.errors import NotFoundError, ServerStreamError, SilviaError, StreamError
 from silvia_client.testing import (
     BROKEN_SCENARIOS,
     SCENARIO_HEADER,
@@ -89,21 +85,15 @@ class Recorder:
         self.fail_first_get = False
         self.requests: list[tuple[str, Mapping[str, str]]] = []
         self.request_ids: list[str] = []
-        self._lock = threading.Lock()
 
     def handle(self, request: Request) -> Reply:
-        with self._lock:
-            self.requests.append((request.method, dict(request.headers)))
-            fail = self.fail_first_get and request.method == "GET"
-            if fail:
-                self.fail_first_get = False
-        reply = (
-            self.server.error_reply(503, "overloaded_error", "Busy: try again.")
-            if fail
-            else self.server.handle(request)
-        )
-        with self._lock:
-            self.request_ids.append(dict(reply.headers)[self.server.wire.request_id_header])
+        self.requests.append((request.method, dict(request.headers)))
+        if self.fail_first_get and request.method == "GET":
+            self.fail_first_get = False
+            reply = self.server.error_reply(503, "overloaded_error", "Busy: try again.")
+        else:
+            reply = self.server.handle(request)
+        self.request_ids.append(dict(reply.headers)[self.server.wire.request_id_header])
         return reply
 
     def error_reply(self, status: int, error_type: str, message: str) -> Reply:
@@ -164,14 +154,10 @@ def event_names(span: ReadableSpan) -> list[str]:
     return [event.name for event in span.events]
 
 
-def port_of(url: str) -> int:
-    return int(url.rsplit(":", 1)[1])
-
-
 # --------------------------------------------------------------------------- a turn, a GET
 
 
-async def test_a_turn_or_a_get_is_one_span_and_its_attempt_a_client_span_under_it(
+async def test_a_turn_is_one_span_and_its_attempt_a_client_span_under_it(
     api: Api, url: str, recorder: Recorder, provider: TracerProvider, exporter: InMemorySpanExporter
 ) -> None:
     client = traced(api, url, provider)
@@ -205,30 +191,13 @@ async def test_a_turn_or_a_get_is_one_span_and_its_attempt_a_client_span_under_i
     assert attributes(attempt) == {
         "http.request.method": "POST",
         "server.address": "127.0.0.1",
-        "server.port": port_of(url),
+        "server.port": int(url.rsplit(":", 1)[1]),
         "url.scheme": "http",
         "url.full": f"{url}/api/claude",
         "http.response.status_code": 200,
         "network.protocol.version": "1.1",
     }
     assert attempt.status.status_code is StatusCode.UNSET
-    # A session GET: one span carrying its session and request ids, its attempt under it.
-    exporter.clear()
-    session_id = str(attributes(turn)["silvia.session_id"])
-    assert (await api.session(client, session_id)).messages
-    spans = finished(exporter)
-    get = only(spans, "silvia.sessions.get")
-    (attempt,) = children(spans, get)
-    assert len(spans) == 2
-    assert attributes(get) == {
-        "silvia.session_id": session_id,
-        "silvia.request_id": recorder.request_ids[-1],
-    }
-    assert get.events == ()
-    assert attempt.name == "GET"
-    assert attributes(attempt)["http.response.status_code"] == 200
-    assert attributes(attempt)["url.full"] == f"{url}/api/chat/sessions/{session_id}"
-    assert "http.request.resend_count" not in attributes(attempt)
 
 
 async def test_the_trace_context_goes_out_only_when_asked_one_per_attempt_in_one_trace(
@@ -259,6 +228,13 @@ async def test_the_trace_context_goes_out_only_when_asked_one_per_attempt_in_one
     get = only(spans, "silvia.sessions.get")
     first, second = sorted(children(spans, get), key=lambda span: span.start_time or 0)
     assert len(spans) == 3
+    assert attributes(get) == {
+        "silvia.session_id": session_id,
+        "silvia.request_id": recorder.request_ids[-1],
+    }
+    assert get.events == ()
+    assert (first.name, second.name) == ("GET", "GET")
+    assert attributes(second)["url.full"] == f"{url}/api/chat/sessions/{session_id}"
     assert attributes(first)["http.response.status_code"] == 503
     assert attributes(first)["error.type"] == "503"
     assert first.status.status_code is StatusCode.ERROR
@@ -332,9 +308,10 @@ async def test_an_error_sets_the_span_status_and_records_the_type_alone(
 # --------------------------------------------------------------------------- closed early
 
 
-def test_a_stream_closed_early_abandoned_or_unread_ends_its_span_incomplete_not_an_error(
+async def test_a_stream_closed_early_abandoned_unread_or_cancelled_ends_its_span_incomplete(
     url: str, provider: TracerProvider, exporter: InMemorySpanExporter
 ) -> None:
+    # Incomplete, and not an error: the caller stopped reading.
     with SilviaClient(base_url=url, token=TOKEN, tracer_provider=provider) as client:
         with client.chat.stream(MESSAGE) as closed_early:
             next(iter(closed_early))
@@ -357,20 +334,14 @@ def test_a_stream_closed_early_abandoned_or_unread_ends_its_span_incomplete_not_
     assert attributes(turn)["silvia.turn.complete"] is False
     assert attributes(turn)["silvia.turn.events"] == 0
     assert event_names(turn) == ["first_byte"]
-
-
-async def test_a_cancelled_async_turn_ends_its_span_incomplete(
-    url: str, provider: TracerProvider, exporter: InMemorySpanExporter
-) -> None:
-    import asyncio
-
+    exporter.clear()
     stalled = {SCENARIO_HEADER: "fault-stall"}  # events, then silence for minutes
-    async with AsyncSilviaClient(base_url=url, token=TOKEN, tracer_provider=provider) as client:
+    async with AsyncSilviaClient(base_url=url, token=TOKEN, tracer_provider=provider) as aclient:
         reading = asyncio.Event()
 
         async def read() -> None:
-            async with client.chat.stream(MESSAGE, extra_headers=stalled) as stream:
-                async for _ in stream:
+            async with aclient.chat.stream(MESSAGE, extra_headers=stalled) as astream:
+                async for _ in astream:
                     reading.set()
 
         task = asyncio.create_task(read())
@@ -399,12 +370,11 @@ def strings(value: object) -> Iterator[str]:
             yield from strings(item)
 
 
-def secrets_of(turn: Turn | None) -> set[str]:
-    """What no span may hold: the turn's text, and each citation's text, title and target."""
-    if turn is None:
-        return set()
-    found = {turn.text}
-    for row in (*turn.citations, *turn.inline_citations):
+def secrets_of(text: str, rows: Iterable[Citation]) -> set[str]:
+    """What no span may hold: a turn's or a message's text, and each citation's text, title and
+    target."""
+    found = {text}
+    for row in rows:
         found.update((row.title or "", row.cited_text or ""))
         if row.target is not None:
             found.update(strings(row.target.to_wire()))
@@ -446,17 +416,18 @@ async def test_no_span_of_any_scenario_holds_a_message_a_text_a_target_or_the_to
             turn = error.turn
         except SilviaError:
             pass
-        secrets |= secrets_of(turn)
-        if turn is not None and turn.session_id is not None:
-            try:
-                session = await api.session(client, turn.session_id)
-            except SilviaError:
-                continue
-            for message in session.messages:
-                secrets.add(message.content if len(message.content) >= 4 else TOKEN)
-                for row in (*message.citations, *message.inline_citations):
-                    if row.target is not None:
-                        secrets.update(s for s in strings(row.target.to_wire()) if len(s) >= 4)
+        if turn is None:
+            continue
+        secrets |= secrets_of(turn.text, (*turn.citations, *turn.inline_citations))
+        if turn.session_id is None:
+            continue
+        try:
+            session = await api.session(client, turn.session_id)
+        except SilviaError:
+            continue
+        for message in session.messages:
+            rows = (*message.citations, *message.inline_citations)
+            secrets |= secrets_of(message.content, rows)
     # What the server sends is scrubbed, as it is before reaching an exception: here a
     # session whose id is the token, continued by a turn and read back.
     recorder.server.seed_legacy_session(session_id=TOKEN)

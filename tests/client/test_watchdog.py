@@ -1,13 +1,11 @@
-"""The watchdog that fires every client's deadline alarms: in time order, never a cancelled one,
-on past an alarm that fails, idle threads ending, and a forked child's fresh start. Then the
-guards it fires: a guard's stop shuts its response's socket down; a socket that refuses is
-only logged (the check between chunks still stops the read), with the error's type and never
-its text.
+"""The watchdog that fires every client's deadline alarms (in time order, never a cancelled
+one, on past one that fails; idle threads end; a forked child starts afresh), and the guards
+it fires: a stop shuts its response's socket down, and a socket that refuses is only logged,
+by the error's type (the check between chunks still stops the read).
 
-The process's own watchdog (`thread_timer`) is shared by every test; each test here makes a
-watchdog of its own, the class that has no public name, so that its thread and heap are the
-test's. Alarms are a few hundredths of a second off; the waits for them are generous bounds
-that only prove "does not hang".
+Each test makes a watchdog of its own (the process's, `thread_timer`, is shared), so that
+its thread and heap are the test's. Alarms are a few hundredths of a second off; the
+waits for them are generous bounds that only prove "does not hang".
 """
 
 from __future__ import annotations
@@ -29,22 +27,34 @@ from .conftest import no_alarm
 HANG = 5.0  # seconds: far past any alarm here
 
 
-def test_alarms_fire_in_time_order_and_a_cancelled_one_never() -> None:
+def test_alarms_fire_in_time_order_never_a_cancelled_one_and_on_past_one_that_fails(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="silvia_client")
     watchdog = _Watchdog()
     fired: list[str] = []
     done = threading.Event()
-    now = time.monotonic()
-    cancel = watchdog.call_at(now + 0.04, lambda: fired.append("cancelled"))
+
+    def fails() -> None:
+        fired.append("fails")
+        raise RuntimeError("boom")
 
     def last() -> None:
         fired.append("last")
         done.set()
 
+    now = time.monotonic()
+    cancel = watchdog.call_at(now + 0.04, lambda: fired.append("cancelled"))
     watchdog.call_at(now + 0.06, last)
+    watchdog.call_at(now + 0.03, fails)
     watchdog.call_at(now + 0.02, lambda: fired.append("first"))
     cancel()
     assert done.wait(HANG)
-    assert fired == ["first", "last"]
+    assert fired == ["first", "fails", "last"]
+    failed = [r for r in caplog.records if r.getMessage() == "a deadline alarm failed"]
+    assert len(failed) == 1
+    assert failed[0].exc_info is not None
+    assert isinstance(failed[0].exc_info[1], RuntimeError)
 
 
 def test_an_alarm_sooner_than_the_one_waited_for_wakes_the_thread() -> None:
@@ -60,32 +70,17 @@ def test_an_alarm_sooner_than_the_one_waited_for_wakes_the_thread() -> None:
     cancel_far()
 
 
-def test_an_alarm_that_fails_is_logged_and_the_next_still_fires(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    caplog.set_level(logging.DEBUG, logger="silvia_client")
-    watchdog = _Watchdog()
-    done = threading.Event()
-
-    def fails() -> None:
-        raise RuntimeError("boom")
-
-    now = time.monotonic()
-    watchdog.call_at(now + 0.01, fails)
-    watchdog.call_at(now + 0.02, done.set)
-    assert done.wait(HANG)
-    failed = [r for r in caplog.records if r.getMessage() == "a deadline alarm failed"]
-    assert len(failed) == 1
-    assert failed[0].exc_info is not None
-    assert isinstance(failed[0].exc_info[1], RuntimeError)
-
-
-def test_an_idle_thread_ends_and_the_next_alarm_starts_another() -> None:
+def test_its_named_daemon_thread_ends_when_idle_and_the_next_alarm_starts_another() -> None:
     watchdog = _Watchdog()
     watchdog.IDLE_EXIT = 0.02
     first = threading.Event()
     watchdog.call_at(time.monotonic(), first.set)
+    thread = watchdog._thread
     assert first.wait(HANG)
+    # A daemon, so that a program exits with alarms still armed; named, for a thread dump.
+    assert thread is not None
+    assert thread.name == "silvia-client-deadlines"
+    assert thread.daemon
     ends = time.monotonic() + HANG
     while watchdog._thread is not None and time.monotonic() < ends:
         time.sleep(0.01)
@@ -153,34 +148,20 @@ def test_cancelled_alarms_are_dropped_from_the_heap_now_and_then() -> None:
     assert lengths[128:] == list(range(2, 74)), "not dropped at 128"
 
 
-def test_its_thread_is_a_named_daemon() -> None:
-    # A daemon, so that a program exits with alarms still armed; named, for a thread dump.
-    watchdog = _Watchdog()
-    cancel = watchdog.call_at(time.monotonic() + 600, lambda: None)
-    thread = watchdog._thread
-    cancel()
-    assert thread is not None
-    assert thread.name == "silvia-client-deadlines"
-    assert thread.daemon
-
-
 # ------------------------------------------------------------------------------- guards
 
 
-class Refusing:
-    """A transport's socket whose shutdown fails, as a closed one's does."""
+class Sock:
+    """A transport's socket that is no `socket.socket` (asyncio's wrapper): its shutdowns, or
+    with `refuses`, a shutdown that fails, as a closed socket's does."""
 
-    def shutdown(self, how: int) -> None:
-        raise OSError("secret detail")
-
-
-class Recording:
-    """A transport's socket that is no `socket.socket` (asyncio's wrapper): its shutdowns."""
-
-    def __init__(self) -> None:
+    def __init__(self, refuses: bool = False) -> None:
+        self.refuses = refuses
         self.shut: list[int] = []
 
     def shutdown(self, how: int) -> None:
+        if self.refuses:
+            raise OSError("secret detail")
         self.shut.append(how)
 
 
@@ -199,13 +180,13 @@ def response(sock: object) -> httpx.Response:
 
 
 def test_a_stop_shuts_the_socket_down_also_one_that_came_after_it() -> None:
-    watched = Recording()
+    watched = Sock()
     guard = Guard(no_alarm)
     guard.watch(response(watched))
     assert watched.shut == []
     guard.stop("deadline")
     assert watched.shut == [socket.SHUT_RDWR]
-    came_late = Recording()
+    came_late = Sock()
     guard = Guard(no_alarm)
     guard.stop("closed")
     guard.watch(response(came_late))  # stopped before the response came: shut at once
@@ -255,7 +236,7 @@ def test_a_guard_without_a_socket_stops_silently_and_a_refusing_one_logs_its_typ
         assert not logged, f"watched {watched}: {logged}"
     # A socket that cannot be shut down is logged by its error's type, never its text.
     guard = Guard(no_alarm)
-    guard.watch(response(Refusing()))
+    guard.watch(response(Sock(refuses=True)))
     guard.stop("closed")
     assert guard.reason == "closed"
     messages = [r.getMessage() for r in caplog.records if r.name == "silvia_client"]

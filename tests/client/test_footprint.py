@@ -1,11 +1,15 @@
-"""No server data outlives its turn (issue 20, finding 7): nothing at module level keys on what
-a server sent (whole targets, rows' key lists), so once a hostile turn and its client are gone,
-the memory they held is back. The turn is built by code both clients share: the sync
-client reads it."""
+"""What a client leaves behind in its process: no server data outlives its turn (issue 20,
+finding 7: nothing at module level keys on what a server sent, so once a hostile turn and
+its client are gone, the memory they held is back); and with tracing off, the default,
+nothing of OpenTelemetry nor the SDK's tracing is imported (in a fresh interpreter: this
+one may have imported it for `test_tracing.py`), whether or not OpenTelemetry is installed.
+"""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import tracemalloc
 
 import httpx
@@ -59,3 +63,39 @@ def test_a_hostile_turn_leaves_nothing_behind_once_it_is_gone() -> None:
         tracemalloc.stop()
     assert held - before > 20 * MIB  # the turn did hold the server's data
     assert after - before < 3 * MIB, f"{(after - before) / MIB:.1f} MiB still held"
+
+
+SCRIPT = """
+import asyncio, sys
+import silvia_client
+from silvia_client.testing import ReferenceServer
+
+def loaded():
+    traced = ("opentelemetry", "silvia_client._tracing")
+    return sorted(m for m in sys.modules if m.split(".")[0] in traced or m in traced)
+
+print(loaded())
+server = ReferenceServer()
+with server.client() as client:
+    turn = client.chat.send("How much is in checking?")
+    client.sessions.get(turn.session_id)
+    copy = client.with_options(timeout=30)
+    copy.chat.send("And savings?", session_id=turn.session_id)
+
+async def main():
+    async with server.async_client() as client:
+        with_stream = client.chat.stream("How much is in checking?")
+        async with with_stream as stream:
+            turn = await stream.until_done()
+        await client.sessions.get(turn.session_id)
+
+asyncio.run(main())
+print(turn.complete, loaded())
+"""
+
+
+def test_a_client_without_a_tracer_provider_imports_nothing_of_opentelemetry() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert result.stdout.splitlines() == ["[]", "True []"]
