@@ -33,10 +33,6 @@ class CitedRow:
     target: CitationTarget | None  # parsed; None when absent, null, or rejected
 
     @property
-    def target_sent(self) -> bool:
-        return self.target_raw is not None
-
-    @property
     def parses(self) -> bool:
         return self.target_raw is None or self.target is not None
 
@@ -98,10 +94,6 @@ class Facts:
     text: str
     reloaded: ReloadedTurn | None  # None: the session was not reloaded
     no_old_checkpoint: bool = False  # the prompt's expectations rule out an old checkpoint
-
-    @property
-    def done(self) -> bool:
-        return self.observation.done
 
     def all_rows(self) -> Iterator[CitedRow]:
         """Every row the server sent: streamed, summarised, and reloaded."""

@@ -35,6 +35,7 @@ from ..chat import Timings
 from ..display import turn_html
 from ._privacy import VENDOR, VENDOR_NAME
 from ._results import (
+    MARKS,
     PromptResult,
     RunResult,
     prompt_status,
@@ -44,7 +45,7 @@ from ._results import (
     table_rules,
 )
 from ._rule import Finding, Rule
-from .checker import RuleOutcome, Status
+from .checker import RuleOutcome
 
 DAY = 86_400.0  # s: a longer time (or an infinite one) is drawn as a day
 
@@ -67,18 +68,6 @@ def seconds(value: float | None) -> str:
     return seconds_text(value, "not reached")
 
 
-# -- the matrix -----------------------------------------------------------------------
-
-
-MARKS: dict[Status, tuple[str, str]] = {
-    "pass": ("✓", "pass"),
-    "warn": ("!", "warn"),
-    "fail": ("✗", "fail"),
-    "skip": ("–", "skip"),
-    "not_run": ("○", "not-run"),
-}
-"""Each status's mark and CSS class."""
-
 LEGEND = "✓ pass, ! warn, ✗ fail, – the rule did not apply, ○ not run"
 
 
@@ -93,7 +82,8 @@ def _tooltip(outcome: RuleOutcome | None) -> str:
 
 
 def _cell(outcome: RuleOutcome | None) -> str:
-    mark, css = MARKS[outcome.status if outcome is not None else "skip"]
+    status = outcome.status if outcome is not None else "skip"
+    mark, css = MARKS[status][2], status.replace("_", "-")
     tip = _tooltip(outcome) if css != "pass" else ""
     title = f' title="{h(tip)}"' if tip else ""
     return f'<td class="m {css}"{title}>{mark}</td>'
@@ -125,9 +115,6 @@ def rule_matrix(run: RunResult) -> str:
         f"{header}</tr></thead>"
         f"<tbody>{rows}</tbody></table></div></section>"
     )
-
-
-# -- the timing chart -----------------------------------------------------------------
 
 
 _FONT = 11  # px: the labels' and ticks' font size (`.chart text` in the style sheet)
@@ -277,9 +264,6 @@ def timing_chart(rows: Sequence[ChartRow]) -> str:
     return "".join(parts)
 
 
-# -- the page -------------------------------------------------------------------------
-
-
 _POLICY = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
     "base-uri 'none'; form-action 'none'"
@@ -343,11 +327,6 @@ def _chart(run: RunResult) -> str:
     return f'<section class="timings"><h2>Timings</h2>{legend}{chart}</section>'
 
 
-def _stopped(run: RunResult) -> str:
-    line = stop_line(run)
-    return f'<p class="stopped">{h(line)}</p>' if line else ""
-
-
 def _meta(result: PromptResult) -> str:
     observation = result.observation
     rows: list[tuple[str, object]] = [("prompt", result.prompt.id)]
@@ -381,14 +360,6 @@ def _finding(finding: Finding) -> str:
     )
 
 
-def _unpassed(outcomes: Sequence[RuleOutcome]) -> str:
-    shown = [outcome for outcome in outcomes if outcome.status in ("fail", "warn")]
-    if not shown:
-        return ""
-    names = ", ".join(f"{h(outcome.rule.id)} ({h(outcome.status)})" for outcome in shown)
-    return f'<p class="muted">Rules not passed: {names}</p>'
-
-
 def _prompt(number: int, result: PromptResult, web_url: str | None) -> str:
     css, label = verdict(result)
     # Open where there is something to see; a passing prompt opens with a click.
@@ -404,7 +375,10 @@ def _prompt(number: int, result: PromptResult, web_url: str | None) -> str:
         # Vendor names hidden as every other report hides them (`_privacy`).
         turn = VENDOR_NAME.sub(h(VENDOR), turn_html(result.observation.turn, web_url=web_url))
         parts.append(f'<div class="turn">{turn}</div>')
-        parts.append(_unpassed(result.result.outcomes))
+        shown = [o for o in result.result.outcomes if o.status in ("fail", "warn")]
+        if shown:
+            names = ", ".join(f"{h(o.rule.id)} ({h(o.status)})" for o in shown)
+            parts.append(f'<p class="muted">Rules not passed: {names}</p>')
     findings = result.result.findings
     if findings:
         items = "".join(_finding(finding) for finding in findings)
@@ -425,6 +399,8 @@ def html_report(run: RunResult, *, web_url: str | None = None) -> str:
     )
     if all(verdict(result)[0] == "ok" for result in run.prompts):
         prompts += '<p class="none-failed muted">Every prompt passed.</p>'
+    line = stop_line(run)
+    stopped = f'<p class="stopped">{h(line)}</p>' if line else ""
     return terminal_text(  # what `turn_html` wrote too: no raw control, no lone surrogate
         "<!doctype html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -435,7 +411,7 @@ def html_report(run: RunResult, *, web_url: str | None = None) -> str:
         "<body><header>"
         f"<h1>silvia qa: {h(name)}</h1>"
         f'<p class="muted">against {h(run.target)}; silvia-client {h(__version__)}</p>'
-        f"{_summary(run)}{_stopped(run)}</header>"
+        f"{_summary(run)}{stopped}</header>"
         f"{_switch(run)}{rule_matrix(run)}{_chart(run)}"
         f"<main>{prompts}</main></body></html>\n"
     )

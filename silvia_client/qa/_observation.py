@@ -41,9 +41,6 @@ if TYPE_CHECKING:
     from ..testing import Recording
 
 
-# -- when a server cannot be used at all (the run stops, exit status 3) -----------------
-
-
 @dataclass(frozen=True)
 class AccessFailure:
     """Why a server could not be used: `refused` (401, 403) or `unreachable`.
@@ -87,14 +84,7 @@ def access_failure(error: SilviaError, *, request_id: str | None = None) -> Acce
     return None
 
 
-# -- how long a turn took --------------------------------------------------------------
-
-
 Clock = Callable[[], float]
-
-
-def _round(value: float) -> float:
-    return round(max(value, 0.0), 6)
 
 
 class Stopwatch:
@@ -108,7 +98,7 @@ class Stopwatch:
         self._done: float | None = None
 
     def _now(self) -> float:
-        return _round(self._clock() - self._start)
+        return round(max(self._clock() - self._start, 0.0), 6)
 
     def event(self, event: ChatEvent) -> None:
         """Note `event`'s arrival."""
@@ -121,9 +111,6 @@ class Stopwatch:
 
     def timings(self) -> Timings:
         return Timings(self._first_byte, self._first_text, self._done)
-
-
-# -- the observation ------------------------------------------------------------------
 
 
 class _NotJson:

@@ -13,8 +13,8 @@ the sync ones; what does no I/O (`_Observing`, `_Observers`) is written once.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
+from contextlib import nullcontext
 from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -43,15 +43,6 @@ if TYPE_CHECKING:
 
     from ..chat import ChatEvent, RawEvent
     from ..testing import Capture, RecordingTransport, ReferenceServer
-
-
-@contextmanager
-def _capturing(recorder: RecordingTransport | None) -> Iterator[Capture | None]:
-    if recorder is None:
-        yield None
-        return
-    with recorder.capture() as capture:
-        yield capture
 
 
 class _Observing:
@@ -124,7 +115,7 @@ def observe(
     failures are recorded on the observation.
     """
     turn = _Observing(client, message, clock)
-    with _capturing(recorder) as capture:
+    with recorder.capture() if recorder is not None else nullcontext() as capture:
         try:
             with client.chat.stream(
                 message, session_id=session_id, extra_headers=headers
@@ -167,7 +158,7 @@ async def aobserve(
 ) -> Observation:
     """The async twin of `observe`, through an `AsyncSilviaClient`."""
     turn = _Observing(client, message, clock)
-    with _capturing(recorder) as capture:
+    with recorder.capture() if recorder is not None else nullcontext() as capture:
         try:
             async with client.chat.stream(
                 message, session_id=session_id, extra_headers=headers
@@ -314,12 +305,11 @@ class Observer(_Observers[SilviaClient, httpx.Client]):
         reload: bool = True,
     ) -> Observation:
         """One turn, observed (and its session reloaded, when it completed)."""
-        headers = _scenario_headers(scenario)
         return observe(
             self.client,
             message,
             session_id=session_id,
-            headers=headers,
+            headers=_scenario_headers(scenario),
             reload=reload,
             recorder=self.recorder,
         )
@@ -362,12 +352,11 @@ class AsyncObserver(_Observers[AsyncSilviaClient, httpx.AsyncClient]):
         reload: bool = True,
     ) -> Observation:
         """One turn, observed (and its session reloaded, when it completed)."""
-        headers = _scenario_headers(scenario)
         return await aobserve(
             self.client,
             message,
             session_id=session_id,
-            headers=headers,
+            headers=_scenario_headers(scenario),
             reload=reload,
             recorder=self.recorder,
         )

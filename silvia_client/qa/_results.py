@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from ..chat import Timings, TurnBuilder
 from ._observation import AccessFailure, Observation
 from ._rule import Finding, Rule
-from .checker import CheckResult, RuleOutcome, prompt_rules
+from .checker import CheckResult, RuleOutcome, Status, prompt_rules
 from .rules import EXPECTATIONS, RULES, TIMING
 from .script import Prompt, Script
 
@@ -113,6 +113,16 @@ class RunResult:
         if self.access_failure is not None:
             return 3
         return 1 if self.errors else 0
+
+
+MARKS: dict[Status, tuple[str, str, str]] = {
+    "pass": ("pass", ".", "✓"),
+    "warn": ("warn", "w", "!"),
+    "fail": ("FAIL", "F", "✗"),
+    "skip": ("-", "-", "–"),
+    "not_run": ("n/r", "~", "○"),
+}
+"""Each status's mark: in the wide table, in the compact one, in the HTML page."""
 
 
 def empty_observation(prompt: Prompt, failure: str) -> Observation:

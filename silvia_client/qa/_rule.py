@@ -57,14 +57,6 @@ class Finding:
         }
 
 
-Check: TypeAlias = Callable[[Facts], Iterable[Problem]]
-Skip: TypeAlias = Callable[[Facts], "str | None"]
-
-
-def _never(facts: Facts) -> str | None:
-    return None
-
-
 @dataclass(frozen=True)
 class Rule:
     """One row of the rule table.
@@ -77,8 +69,8 @@ class Rule:
     id: str
     severity: Severity
     description: str
-    check: Check = field(repr=False)
-    skip: Skip = field(default=_never, repr=False)
+    check: Callable[[Facts], Iterable[Problem]] = field(repr=False)
+    skip: Callable[[Facts], str | None] = field(default=lambda facts: None, repr=False)
 
 
 _EVIDENCE_CHARS = 240

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Union
 import httpx
 
 from .. import DEFAULT_WIRE
-from ._facts import Facts
 from ._results import PromptResult, RunResult
 from ._rule import Problem, Rule
 from .rules import RULES
@@ -178,7 +177,11 @@ def check_recordings(
     named = _named(recordings)
     taken: set[str] = set()
     results = []
-    found = [_header_problems(recording) for _, recording in named]
+    # A problem per header HTTP cannot carry (its message names the line).
+    found = [
+        tuple(Problem(str(error), {"line": error.line}) for error in recording.header_errors())
+        for _, recording in named
+    ]
     judged = any(found)  # then every recording gets the row, to pass or fail
     for (name, recording), problems in zip(named, found, strict=True):
         prompt = recorded_prompt(recording, _id(name, taken))
@@ -255,15 +258,6 @@ def _request_id(recording: Recording) -> str | None:
     return None
 
 
-def _header_problems(recording: Recording) -> tuple[Problem, ...]:
-    """A problem per header of `recording` HTTP cannot carry (its message names the line)."""
-    return tuple(Problem(str(error), {"line": error.line}) for error in recording.header_errors())
-
-
 def _finding(problems: tuple[Problem, ...]) -> Rule:
     """`RECORDED_HEADERS`, finding `problems` (one recording's)."""
-
-    def found(facts: Facts) -> tuple[Problem, ...]:
-        return problems
-
-    return replace(RECORDED_HEADERS, check=found)
+    return replace(RECORDED_HEADERS, check=lambda facts: problems)
