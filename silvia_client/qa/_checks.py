@@ -18,9 +18,8 @@ from ..citations import (
     is_account_id,
     is_http_url,
 )
-from ._facts import CitedRow, Facts, canonical
 from ._privacy import VENDOR_NAME
-from ._rule import Problem, Severity
+from ._rule import CitedRow, Facts, Problem, Severity, canonical
 
 
 def _distinct(rows: Iterable[CitedRow]) -> list[tuple[CitedRow, list[str]]]:
@@ -291,10 +290,6 @@ def _by_source(rows: Iterable[CitedRow]) -> dict[str, Counter[tuple[tuple[str, s
     return out
 
 
-def _targets(rows: Iterable[CitedRow], source: str) -> list[object]:
-    return [row.target_raw for row in rows if row.source == source]
-
-
 def _differences(
     live: Counter[tuple[tuple[str, str, str], str]],
     stored: Counter[tuple[tuple[str, str, str], str]],
@@ -337,8 +332,8 @@ def check_reload_agrees(facts: Facts) -> Iterator[Problem]:
                     f"{source}: the reloaded message's {name} differ from {what} ({how})",
                     {
                         "source": source,
-                        "live": _targets(live_rows, source),
-                        "reloaded": _targets(stored_rows, source),
+                        "live": [row.target_raw for row in live_rows if row.source == source],
+                        "reloaded": [r.target_raw for r in stored_rows if r.source == source],
                     },
                 )
 

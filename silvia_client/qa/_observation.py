@@ -54,21 +54,18 @@ class AccessFailure:
     request_id: str | None = None
 
 
-def _request(request_id: str | None) -> str:
-    return f"request id {request_id}" if request_id else "no request id"
-
-
-def access_failure(error: SilviaError, *, request_id: str | None = None) -> AccessFailure | None:
+def access_failure(error: SilviaError) -> AccessFailure | None:
     """The access failure a chat request's `error` amounts to, or None for any other error."""
+    request_id = getattr(error, "request_id", None)
+    said = f"request id {request_id}" if request_id else "no request id"
     if isinstance(error, (AuthenticationError, PermissionDeniedError)):
-        request_id = error.request_id or request_id
         kind = f" {error.error_type}" if error.error_type else ""
         hint = "check SILVIA_TOKEN" if isinstance(error, AuthenticationError) else "check access"
         return AccessFailure(
             "refused",
             redact_text(
                 f"the server refused the credentials (HTTP {error.status_code}{kind}, "
-                f"{_request(request_id)}); {hint}"
+                f"{said}); {hint}"
             ),
             request_id,
         )
@@ -78,7 +75,7 @@ def access_failure(error: SilviaError, *, request_id: str | None = None) -> Acce
     if isinstance(error, APIConnectionError):
         return AccessFailure(
             "unreachable",
-            f"cannot reach the server ({type(cause).__name__}, {_request(request_id)})",
+            f"cannot reach the server ({type(cause).__name__}, {said})",
             request_id,
         )
     return None

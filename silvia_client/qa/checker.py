@@ -15,10 +15,9 @@ from typing import Literal, TypeAlias
 from ..chat import Timings, Turn
 from ..citations import AccountsTarget, AccountTarget
 from ..sessions import Session
-from ._facts import Facts, facts_of
 from ._observation import Observation, observation_from_turn
 from ._privacy import redact, redact_text
-from ._rule import Finding, Problem, Rule, format_finding
+from ._rule import Facts, Finding, Problem, Rule, facts_of, format_finding
 from .rules import EXPECTATIONS, RULES, TIMING
 from .script import Expectations, parse_expectations
 
@@ -81,9 +80,7 @@ class CheckResult:
     @property
     def cause(self) -> Finding | None:
         """Why the turn could not run, when it could not: its one finding."""
-        if not self.not_run:
-            return None
-        return next(iter(self.findings), None)
+        return next(iter(self.findings), None) if self.not_run else None
 
     @property
     def broken_rules(self) -> frozenset[str]:
@@ -191,11 +188,8 @@ def _not_run(
     carrier = CAUSE_RULE if any(rule.id == CAUSE_RULE for rule in every) else every[0].id
     for rule in every:
         if rule.id == carrier:
-            finding = _finding(
-                rule,
-                Problem(failure, {"events": 0, "request_id": observation.request_id}),
-                observation,
-            )
+            problem = Problem(failure, {"events": 0, "request_id": observation.request_id})
+            finding = _finding(rule, problem, observation)
             outcomes.append(RuleOutcome(rule, "fail", (finding,), reason=reason))
         else:
             outcomes.append(RuleOutcome(rule, "not_run", reason=reason))

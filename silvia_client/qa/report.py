@@ -20,9 +20,9 @@ from pathlib import Path
 from .. import __version__
 from .._text import json_clean, terminal_text, xml_text
 from ..chat import Timings
-from ._results import (
+from ._rule import format_finding, short, turn_ids
+from .runner import (
     MARKS,
-    PromptResult,
     RunResult,
     format_timings,
     prompt_status,
@@ -31,7 +31,6 @@ from ._results import (
     stop_line,
     table_rules,
 )
-from ._rule import format_finding, short, turn_ids
 
 __all__ = [
     "compact_table",
@@ -216,29 +215,14 @@ def junit_xml(run: RunResult) -> bytes:
         timings = format_timings(result.observation.timings)
         ET.SubElement(properties, "property", name=f"timings.{result.prompt.id}", value=timings)
     suite.extend(cases)
-    _clean_xml(root)
+    for element in root.iter():  # every text and attribute cleaned: the document is well-formed
+        element.text = element.text and xml_text(element.text)
+        element.tail = element.tail and xml_text(element.tail)
+        for key, value in element.attrib.items():
+            element.set(key, xml_text(value))
     ET.indent(root)
     xml: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return xml + b"\n"
-
-
-def _clean_xml(root: ET.Element) -> None:
-    """Every attribute and text of the tree through `xml_text`: the document is well-formed."""
-    for element in root.iter():
-        if element.text:
-            element.text = xml_text(element.text)
-        if element.tail:
-            element.tail = xml_text(element.tail)
-        for key, value in element.attrib.items():
-            element.set(key, xml_text(value))
-
-
-def _cause(result: PromptResult) -> str:
-    """Why a prompt did not run, in one line."""
-    cause = result.result.cause
-    if cause is not None:
-        return cause.message
-    return result.observation.failure or "not run"
 
 
 def json_report(run: RunResult) -> dict[str, object]:
@@ -246,7 +230,8 @@ def json_report(run: RunResult) -> dict[str, object]:
     rules = table_rules(run)
     prompts = []
     for result in run.prompts:
-        observation = result.observation
+        observation, cause = result.observation, result.result.cause
+        not_run = cause.message if cause is not None else observation.failure or "not run"
         statuses: dict[str, object] = {}
         for rule in rules:
             outcome = rule_outcome(result, rule)
@@ -264,7 +249,7 @@ def json_report(run: RunResult) -> dict[str, object]:
                 "expect": None if result.prompt.expect is None else result.prompt.expect.to_dict(),
                 "ran": result.ran,
                 "status": prompt_status(result),
-                "not_run": None if result.did_run else _cause(result),
+                "not_run": None if result.did_run else not_run,
                 "session_id": observation.session_id,
                 "request_id": observation.request_id,
                 "complete": observation.complete,

@@ -45,8 +45,7 @@ from ._checks import (
     check_target_parses,
     expected_target,
 )
-from ._facts import Facts
-from ._rule import Finding, Problem, Rule, Severity
+from ._rule import Facts, Finding, Problem, Rule, Severity
 
 __all__ = [
     "EXPECTATIONS",
