@@ -13,8 +13,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SilviaError
-from ._args import UsageError, seconds
-from ._common import add_options, check_web_url, client_for
+from ._common import UsageError, add_options, check_web_url, client_for, seconds
 from ._output import say
 from ._server import EMBEDDED, ServerChoice
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import APIConnectionError, SilviaError
 from . import _common
-from ._args import UsageError
+from ._common import UsageError
 from ._output import say
 from ._server import choose_server
 
