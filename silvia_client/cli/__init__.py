@@ -4,9 +4,9 @@ Each subcommand is a module with `register(subparsers)`, which adds its parser
 and sets `run` (parsed arguments -> exit status); what is slow to load (the client,
 the servers, `_render.py` with the display) is imported inside `run`, so `--help`
 stays quick. Shared parts: `_server.py` (which server, said on stderr),
-`_common.py` (options, a client, one turn on screen), `_args.py` (argument types,
-`UsageError`), `_render.py` (a terminal), `_hints.py` (an SDK error said for the
-command line), `_output.py` (the one writer: what a stream cannot carry is escaped).
+`_common.py` (options, a client, one turn on screen, an SDK error said for the command
+line, argument types, `UsageError`), `_render.py` (a terminal), `_output.py` (the one
+writer: what a stream cannot carry is escaped).
 
 `main` maps what ends a command to its status: `UsageError` 2, Ctrl-C 130 with
 "interrupted" on stderr, a reader gone away (`| head`) 1 quietly with stdout sent
@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 
 from .. import __version__
 from .._text import terminal_text as clean
-from ._args import UsageError
+from ._common import UsageError
 from ._output import debug_from_environment, internal_error_lines, writing_safely
 
 __all__ = ["main"]

@@ -1,5 +1,9 @@
 """What the `silvia` commands share: their options, a client, one turn on screen.
 
+- `UsageError`, for what argparse cannot see (the environment, a combination of
+  options): `main` prints it as `silvia COMMAND: message`, status 2. The argument
+  types (`whole`, `seconds`: argparse `type=`, a bad value a usage line, never a
+  traceback; NaN and the infinities are no seconds).
 - The options (`OPTIONS`, added by `add_options`) and their checks (`check_web_url`,
   `scenario_headers`); the timeout options' help states the defaults from
   `DEFAULTS`, as the client applies them.
@@ -7,7 +11,9 @@
   it is the embedded one, or over a transport given (`record`'s recorder).
 - `play_turn`: one turn streamed to a `TerminalRenderer` (`_render.py`), then its
   sources, for `chat` (and its interactive session) and `record`; `TurnOptions`.
-- `say_error`: an SDK error's stderr line (`_hints.py`); `is_terminal`.
+- `say_error`: an SDK error's stderr line, its hints for Python code (`token=...`)
+  said as the command line says them (`terminal_message`: `SILVIA_TOKEN`, and a 401's
+  own hint, unset or refused; only whether `SILVIA_TOKEN` is set is read); `is_terminal`.
 
 No command module imports another.
 """
@@ -15,16 +21,16 @@ No command module imports another.
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._wire import DEFAULTS
-from ..errors import SilviaError, StreamError
-from ._args import UsageError, seconds
-from ._hints import terminal_message
+from ..errors import AuthenticationError, SilviaError, StreamError
 from ._output import say
 
 if TYPE_CHECKING:
@@ -34,6 +40,46 @@ if TYPE_CHECKING:
     from ..chat import Turn
     from ._render import TerminalRenderer
     from ._server import ServerChoice
+
+
+class UsageError(Exception):
+    """A usage error found after parsing: one line on stderr, exit status 2."""
+
+
+def whole(low: int, high: int, refusal: str = "") -> Callable[[str], int]:
+    """A whole number from `low` to `high`; else `refusal` (default: "use LOW to HIGH")."""
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(refusal or f"use {low} to {high}")
+        return number
+
+    return parse
+
+
+def seconds(*, positive: bool = False, at_most: float | None = None) -> Callable[[str], float]:
+    """Seconds: at least 0 (more than 0 when `positive`), and at most `at_most` when given."""
+
+    def parse(value: str) -> float:
+        try:
+            number = float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+        if not math.isfinite(number):
+            raise argparse.ArgumentTypeError(f"not a finite number: {value!r}")
+        if not (number > 0 if positive else number >= 0) or (
+            at_most is not None and number > at_most
+        ):
+            low = "more than 0" if positive else "0 or more"
+            high = f" and at most {at_most:g}" if at_most is not None else ""
+            raise argparse.ArgumentTypeError(f"use {low}{high} seconds")
+        return number
+
+    return parse
 
 
 _D = DEFAULTS
@@ -100,6 +146,49 @@ def check_web_url(value: str | None) -> None:
     value = value if value is not None else os.environ.get("SILVIA_WEB_URL") or None
     if value is not None and not is_http_url(value):
         raise UsageError(f"{flag} must be an absolute http(s) URL")
+
+
+AUTH_HINT_UNSET = "no token was sent: set SILVIA_TOKEN to the server's bearer token"
+AUTH_HINT_REFUSED = (
+    "the server refused the token in SILVIA_TOKEN: set it to the server's bearer token "
+    "(for `silvia serve --token T`, that is T)"
+)
+
+# The client's hints for Python code, and what the command line has instead. Whole
+# phrases first (so that no sentence names SILVIA_TOKEN twice), then single arguments.
+_REWRITES = (
+    (r",? or pass token=\.\.\.", ""),
+    (r"pass the token as token=\.\.\. or in SILVIA_TOKEN", "put the token in SILVIA_TOKEN"),
+    (r"pass the token, or leave token out to use SILVIA_TOKEN", "set SILVIA_TOKEN"),
+    (
+        r"pass base_url=\.\.\. or set the SILVIA_BASE_URL environment variable",
+        "pass --base-url or set SILVIA_BASE_URL",
+    ),
+    (r"\btoken=\.\.\.", "SILVIA_TOKEN"),
+    (r"\bbase_url=\.\.\.", "--base-url"),
+    (r"\bweb_url=\.\.\.", "--web-url"),
+)
+# What a client appends to a 401's message: " (...token...)" at its end.
+_AUTH_SUFFIX = re.compile(r"\s*\([^()]*(?:token=|SILVIA_TOKEN)[^()]*\)\s*$")
+
+
+def _rewritten(text: str) -> str:
+    for pattern, replacement in _REWRITES:
+        text = re.sub(pattern, replacement, text)
+    return text
+
+
+def terminal_message(error: BaseException, *, embedded: bool = False) -> str:
+    if not isinstance(error, AuthenticationError):
+        return _rewritten(str(error))
+    said = _AUTH_SUFFIX.sub("", str(getattr(error, "message", ""))) or "authentication failed"
+    text = f"{error.status_code}: {_rewritten(said)}"
+    if not embedded:
+        hint = AUTH_HINT_REFUSED if os.environ.get("SILVIA_TOKEN") else AUTH_HINT_UNSET
+        text += f" ({hint})"
+    if error.request_id:
+        text += f" (request id {error.request_id})"
+    return text
 
 
 def say_error(command: str, error: BaseException, *, embedded: bool = False, end: str = "") -> int:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from .._text import terminal_text
+from .._text import terminal_text as clean  # controls escaped (not tabs, newlines), bidi dropped
 from ..chat import CitationEvent, TextEvent
 from ..display import marked_segments, numbered_sources
 from ._common import is_terminal
@@ -24,8 +24,6 @@ from ._common import is_terminal
 if TYPE_CHECKING:
     from ..chat import ChatEvent
     from ..citations import Citation, InlineCitation
-
-clean = terminal_text  # controls escaped (tabs and newlines stay), bidi controls dropped
 
 # What each target kind is, in words. Kinds only: never a provider.
 _KIND_WORDS = {
@@ -57,9 +55,7 @@ _NARROWEST = 20  # columns: a terminal narrower than this, or of no known width,
 def _terminal_width(out: TextIO) -> int | None:
     """The terminal's width less one; None (no wrapping) off a terminal or at 0 columns."""
     try:
-        if not out.isatty():
-            return None
-        columns = os.get_terminal_size(out.fileno()).columns
+        columns = os.get_terminal_size(out.fileno()).columns if is_terminal(out) else 0
     except (AttributeError, ValueError, OSError):  # a closed or a bare stream
         return None
     return columns - 1 if columns > _NARROWEST else None

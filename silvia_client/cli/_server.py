@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ._args import UsageError
+from ._common import UsageError
 from ._output import blank_token, say
 
 if TYPE_CHECKING:

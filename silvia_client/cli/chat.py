@@ -15,9 +15,9 @@ import sys
 
 from ..errors import SilviaError
 from . import _server
-from ._args import UsageError
 from ._common import (
     TurnOptions,
+    UsageError,
     add_options,
     check_web_url,
     client_for,

@@ -13,8 +13,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SilviaError
-from ._args import UsageError, seconds
-from ._common import add_options, check_web_url, client_for
+from ._common import UsageError, add_options, check_web_url, client_for, seconds
 from ._output import say
 from ._server import EMBEDDED, ServerChoice
 
@@ -96,7 +95,11 @@ def run(args: argparse.Namespace) -> int:
             session = client.sessions.get(turn.session_id) if turn.session_id else None
         except SilviaError as error:
             render.end_line()
-            say("demo", f"{type(error).__name__}: {error}{_partial(error)}")
+            said, partial = f"{type(error).__name__}: {error}", getattr(error, "turn", None)
+            if partial is not None:
+                held = f"{len(partial.text)} characters of text and {len(partial.inline_citations)}"
+                said += f" (the partial turn holds {held} citations)"
+            say("demo", said)
             return 1
         except KeyboardInterrupt:  # "interrupted" goes on a line of its own
             render.end_line()
@@ -129,11 +132,3 @@ def _reload_agrees(turn: Turn, session: Session | None) -> tuple[bool, str]:
         return True, f"live and reload agree ({counts}, same targets)"
     which = "citations" if not same_citations else "inline citations"
     return False, f"live and reload DISAGREE on the {which} ({counts} live)"
-
-
-def _partial(error: BaseException) -> str:
-    turn = getattr(error, "turn", None)
-    if turn is None:
-        return ""
-    held = f"{len(turn.text)} characters of text and {len(turn.inline_citations)} citations"
-    return f" (the partial turn holds {held})"

@@ -23,8 +23,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .._text import terminal_text as clean
-from ._args import UsageError, seconds, whole
-from ._common import add_options, check_web_url, is_terminal
+from ._common import UsageError, add_options, check_web_url, is_terminal, seconds, whole
 from ._server import choose_server
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import APIConnectionError, SilviaError
 from . import _common
-from ._args import UsageError
+from ._common import UsageError
 from ._output import say
 from ._server import choose_server
 
@@ -59,11 +59,9 @@ def _record(
 
     render = TerminalRenderer(sys.stderr)
     recorder = RecordingTransport(server.transport)
-    failure: SilviaError | None = None
     with _common.client_for(server, recorder) as client, recorder.capture() as capture:
-        options = _common.TurnOptions(headers)
         turn, failure = _common.play_turn(
-            client, message, session_id, options, render, heading="Silvia: "
+            client, message, session_id, _common.TurnOptions(headers), render, heading="Silvia: "
         )
         if failure is None and turn is not None and turn.session_id:
             try:

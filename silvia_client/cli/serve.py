@@ -18,7 +18,7 @@ import time
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ._args import UsageError, seconds, whole
+from ._common import UsageError, seconds, whole
 from ._output import say
 
 if TYPE_CHECKING:

@@ -20,11 +20,11 @@ Where things are:
                 `_observation.py` what an observation is, its timings, and
                 when a server cannot be used at all (`AccessFailure`)
 - `rules.py`    the rule table and the readings taken where the doc leaves room;
-                `_rule.py` a rule and a finding; `_checks.py` each rule's check;
-                `_facts.py` an observation laid out for the checks
+                `_rule.py` what a rule reads (`Facts`), a rule and a finding;
+                `_checks.py` each rule's check
 - `checker.py`  running the rules over an observation; `assert_conforms`
 - `script.py`   the QA script format (JSON, read through pydantic); `starter.json`
-- `runner.py`   running a script; `_results.py` what a run found
+- `runner.py`   running a script, and what a run found
 - `recorded.py` checking recorded turns (`testing.Recording`), no server needed
 - `_privacy.py` what a finding may show: no provider, no vendor name
 - `report.py`   the terminal table, JUnit XML, JSON; `_html.py` the HTML page (`report.css`)
@@ -48,12 +48,11 @@ if TYPE_CHECKING:
         observe,
         reload_session,
     )
-    from ._results import PromptResult, RunResult
     from ._rule import Finding, Rule, Severity
     from .checker import CheckResult, RuleOutcome, Status, assert_conforms, check
     from .recorded import RecordingSource, check_recordings, observe_recording
     from .rules import EXPECTATIONS, RULES, RULES_BY_ID, TIMING
-    from .runner import arun_script, run_script
+    from .runner import PromptResult, RunResult, arun_script, run_script
     from .script import Expectations, Prompt, Script, ScriptFormatError, load_script, parse_script
 
 __all__ = [
@@ -119,8 +118,7 @@ load_on_first_use(
         "._rule": ("Finding", "Rule", "Severity"),
         ".rules": ("EXPECTATIONS", "RULES", "RULES_BY_ID", "TIMING"),
         ".recorded": ("RecordingSource", "check_recordings", "observe_recording"),
-        "._results": ("PromptResult", "RunResult"),
-        ".runner": ("arun_script", "run_script"),
+        ".runner": ("PromptResult", "RunResult", "arun_script", "run_script"),
         ".script": (
             "Expectations",
             "Prompt",

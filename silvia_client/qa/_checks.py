@@ -18,11 +18,8 @@ from ..citations import (
     is_account_id,
     is_http_url,
 )
-from ._facts import CitedRow, Facts, canonical
 from ._privacy import VENDOR_NAME
-from ._rule import Problem, Severity
-
-# -- helpers ---------------------------------------------------------------------------
+from ._rule import CitedRow, Facts, Problem, Severity, canonical
 
 
 def _distinct(rows: Iterable[CitedRow]) -> list[tuple[CitedRow, list[str]]]:
@@ -63,9 +60,6 @@ def _evidence(row: CitedRow, places: list[str] | None = None) -> dict[str, objec
     return {"source": row.source, "target": row.target_raw, "where": places or [row.where]}
 
 
-# -- target-parses ---------------------------------------------------------------------
-
-
 def _unknown_providers(raw: object) -> int:
     """How many account refs in a raw target carry a provider outside the doc's three (or null)."""
     if not isinstance(raw, dict):
@@ -73,15 +67,13 @@ def _unknown_providers(raw: object) -> int:
     refs = [raw] if raw.get("kind") == "account" else raw.get("accounts")
     count = 0
     for ref in refs if isinstance(refs, list) else ():
-        if isinstance(ref, dict) and "provider" in ref:
-            provider = ref["provider"]
-            if provider is not None and not (isinstance(provider, str) and provider in PROVIDERS):
-                count += 1
+        provider = ref.get("provider") if isinstance(ref, dict) else None
+        count += provider is not None and not (isinstance(provider, str) and provider in PROVIDERS)
     return count
 
 
 def check_target_parses(facts: Facts) -> Iterator[Problem]:
-    for row, places in _distinct(row for row in facts.all_rows() if row.target_sent):
+    for row, places in _distinct(row for row in facts.all_rows() if row.target_raw is not None):
         if row.target is None:
             yield Problem(
                 f"{row.source}: the target does not parse (the client falls back to source "
@@ -96,8 +88,7 @@ def check_target_parses(facts: Facts) -> Iterator[Problem]:
             )
 
 
-# -- target-fits-source ----------------------------------------------------------------
-
+# The sources of the doc's table, for `target-fits-source`.
 ACCOUNT_PREFIX = "silvia://your-account/"
 PORTFOLIO = "silvia://your-portfolio"
 FINNHUB = "silvia://market-data/finnhub"
@@ -149,9 +140,6 @@ def check_target_fits_source(facts: Facts) -> Iterator[Problem]:
             )
 
 
-# -- account-id-rule -------------------------------------------------------------------
-
-
 def check_account_ids(facts: Facts) -> Iterator[Problem]:
     for row, places in _distinct(row for row in facts.all_rows() if account_ids(row.target)):
         bad = [
@@ -165,9 +153,6 @@ def check_account_ids(facts: Facts) -> Iterator[Problem]:
                 "rule (16 to 128 letters, digits, '-' or '_', not all digits)",
                 {**_evidence(row, places), "bad_ids": bad},
             )
-
-
-# -- message-has-no-targets ------------------------------------------------------------
 
 
 def _find_key(value: object, key: str, path: str = "") -> Iterator[tuple[str, object]]:
@@ -212,21 +197,15 @@ def _retyped(old: CitationTarget, new: CitationTarget) -> str | None:
     )
 
 
-def _walk(facts: Facts) -> list[CitedRow]:
-    """The rows in the order the server sent them: the stream, then each source's final row."""
-    final: dict[str, CitedRow] = {}
-    for row in facts.summary or ():
-        if row.parses:
-            final[row.source] = row  # the summary's last row for a source is its final word
-    return [*facts.streamed, *final.values()]
-
-
 def check_one_meaning(facts: Facts) -> Iterator[Problem]:
+    # The rows in the order the server sent them: the stream, then each source's final
+    # row (the summary's last row for a source is its final word).
+    final = {row.source: row for row in facts.summary or () if row.parses}
     # Per source: untyped so far (from the start), typed, or untyped after being typed.
     typed: dict[str, CitedRow] = {}  # a source's last typed row
     untyped_after: dict[str, CitedRow] = {}  # the row that untyped a typed source
     untyped_first: dict[str, CitedRow] = {}  # the first row of a source that came untyped
-    for row in _walk(facts):
+    for row in [*facts.streamed, *final.values()]:
         if not row.parses:
             continue  # `target-parses` reports it; it says nothing about the meaning
         source = row.source
@@ -263,9 +242,6 @@ def check_one_meaning(facts: Facts) -> Iterator[Problem]:
                 },
                 severity,
             )
-
-
-# -- summary-agrees --------------------------------------------------------------------
 
 
 def check_summary_agrees(facts: Facts) -> Iterator[Problem]:
@@ -307,18 +283,11 @@ def check_summary_agrees(facts: Facts) -> Iterator[Problem]:
             )
 
 
-# -- reload-agrees ---------------------------------------------------------------------
-
-
 def _by_source(rows: Iterable[CitedRow]) -> dict[str, Counter[tuple[tuple[str, str, str], str]]]:
     out: dict[str, Counter[tuple[tuple[str, str, str], str]]] = {}
     for row in rows:
         out.setdefault(row.source, Counter())[(row.text_key, row.target_key)] += 1
     return out
-
-
-def _targets(rows: Iterable[CitedRow], source: str) -> list[object]:
-    return [row.target_raw for row in rows if row.source == source]
 
 
 def _differences(
@@ -363,8 +332,8 @@ def check_reload_agrees(facts: Facts) -> Iterator[Problem]:
                     f"{source}: the reloaded message's {name} differ from {what} ({how})",
                     {
                         "source": source,
-                        "live": _targets(live_rows, source),
-                        "reloaded": _targets(stored_rows, source),
+                        "live": [row.target_raw for row in live_rows if row.source == source],
+                        "reloaded": [r.target_raw for r in stored_rows if r.source == source],
                     },
                 )
 
@@ -392,9 +361,6 @@ def check_no_vendor_names(facts: Facts) -> Iterator[Problem]:
         )
 
 
-# -- stream-complete -------------------------------------------------------------------
-
-
 def check_stream_complete(facts: Facts) -> Iterator[Problem]:
     observation = facts.observation
     if not observation.complete:
@@ -402,9 +368,6 @@ def check_stream_complete(facts: Facts) -> Iterator[Problem]:
             observation.failure or "`done` never arrived",
             {"events": len(observation.events), "request_id": observation.request_id},
         )
-
-
-# -- event-order -----------------------------------------------------------------------
 
 
 def check_event_order(facts: Facts) -> Iterator[Problem]:
@@ -419,9 +382,6 @@ def check_event_order(facts: Facts) -> Iterator[Problem]:
     for name in (names.session, names.citations_summary, names.message):
         if sent.count(name) > 1:
             yield Problem(f"{sent.count(name)} `{name}` events; a turn has one", {"event": name})
-
-
-# -- events-well-formed ----------------------------------------------------------------
 
 
 def check_events_well_formed(facts: Facts) -> Iterator[Problem]:

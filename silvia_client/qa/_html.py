@@ -24,6 +24,7 @@ import html
 import json
 import math
 import re
+import statistics
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,7 +35,10 @@ from .._text import terminal_text
 from ..chat import Timings
 from ..display import turn_html
 from ._privacy import VENDOR, VENDOR_NAME
-from ._results import (
+from ._rule import Finding
+from .checker import RuleOutcome
+from .runner import (
+    MARKS,
     PromptResult,
     RunResult,
     prompt_status,
@@ -43,8 +47,6 @@ from ._results import (
     stop_line,
     table_rules,
 )
-from ._rule import Finding, Rule
-from .checker import RuleOutcome, Status
 
 DAY = 86_400.0  # s: a longer time (or an infinite one) is drawn as a day
 
@@ -67,45 +69,17 @@ def seconds(value: float | None) -> str:
     return seconds_text(value, "not reached")
 
 
-# -- the matrix -----------------------------------------------------------------------
-
-
-MARKS: dict[Status, tuple[str, str]] = {
-    "pass": ("✓", "pass"),
-    "warn": ("!", "warn"),
-    "fail": ("✗", "fail"),
-    "skip": ("–", "skip"),
-    "not_run": ("○", "not-run"),
-}
-"""Each status's mark and CSS class."""
-
 LEGEND = "✓ pass, ! warn, ✗ fail, – the rule did not apply, ○ not run"
 
 
-def _tooltip(outcome: RuleOutcome | None) -> str:
-    if outcome is None:
-        return "no expectations"
-    if outcome.findings:
-        first = outcome.findings[0].message
-        more = len(outcome.findings) - 1
-        return first + (f" (and {more} more)" if more else "")
-    return outcome.reason or ""
-
-
 def _cell(outcome: RuleOutcome | None) -> str:
-    mark, css = MARKS[outcome.status if outcome is not None else "skip"]
-    tip = _tooltip(outcome) if css != "pass" else ""
-    title = f' title="{h(tip)}"' if tip else ""
-    return f'<td class="m {css}"{title}>{mark}</td>'
-
-
-def _matrix_row(number: int, result: PromptResult, rules: list[Rule]) -> str:
-    css, label = verdict(result)
-    cells = "".join(_cell(rule_outcome(result, rule)) for rule in rules)
-    return (
-        f'<tr class="{css}"><th scope="row"><a href="#prompt-{number}" title="{h(label)}">'
-        f"{number}. {h(result.prompt.id)}</a></th>{cells}</tr>"
-    )
+    tip = "no expectations" if outcome is None else outcome.reason or ""
+    if outcome is not None and outcome.findings:
+        more = len(outcome.findings) - 1
+        tip = outcome.findings[0].message + (f" (and {more} more)" if more else "")
+    status = outcome.status if outcome is not None else "skip"
+    title = f' title="{h(tip)}"' if tip and status != "pass" else ""
+    return f'<td class="m {status.replace("_", "-")}"{title}>{MARKS[status][2]}</td>'
 
 
 def rule_matrix(run: RunResult) -> str:
@@ -115,9 +89,14 @@ def rule_matrix(run: RunResult) -> str:
         f'<th scope="col" class="rule" title="{h(rule.description)}"><span>{h(rule.id)}</span></th>'
         for rule in rules
     )
-    rows = "".join(
-        _matrix_row(number, result, rules) for number, result in enumerate(run.prompts, start=1)
-    )
+    rows = ""
+    for number, result in enumerate(run.prompts, start=1):
+        css, label = verdict(result)
+        cells = "".join(_cell(rule_outcome(result, rule)) for rule in rules)
+        rows += (
+            f'<tr class="{css}"><th scope="row"><a href="#prompt-{number}" title="{h(label)}">'
+            f"{number}. {h(result.prompt.id)}</a></th>{cells}</tr>"
+        )
     return (
         '<section class="matrix" id="matrix"><h2>Rules by prompt</h2>'
         f'<p class="muted">{h(LEGEND)}. A prompt links to its section.</p>'
@@ -125,9 +104,6 @@ def rule_matrix(run: RunResult) -> str:
         f"{header}</tr></thead>"
         f"<tbody>{rows}</tbody></table></div></section>"
     )
-
-
-# -- the timing chart -----------------------------------------------------------------
 
 
 _FONT = 11  # px: the labels' and ticks' font size (`.chart text` in the style sheet)
@@ -277,9 +253,6 @@ def timing_chart(rows: Sequence[ChartRow]) -> str:
     return "".join(parts)
 
 
-# -- the page -------------------------------------------------------------------------
-
-
 _POLICY = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
     "base-uri 'none'; form-action 'none'"
@@ -297,9 +270,7 @@ def _spread(values: Sequence[float]) -> str:
     if not values:
         return "none"
     ordered = sorted(values)
-    middle = len(ordered) // 2
-    median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-    return f"median {seconds(median)}, max {seconds(ordered[-1])}"
+    return f"median {seconds(statistics.median(ordered))}, max {seconds(ordered[-1])}"
 
 
 def _summary(run: RunResult) -> str:
@@ -318,16 +289,6 @@ def _summary(run: RunResult) -> str:
     return f'<ul class="bar">{bar}</ul>'
 
 
-def _switch(run: RunResult) -> str:
-    """The "failures only" checkbox: a sibling before what it hides (`report.css`)."""
-    passed = sum(1 for result in run.prompts if verdict(result)[0] == "ok")
-    return (
-        '<input type="checkbox" id="failures-only" class="switch">'
-        '<label for="failures-only" class="switch">Failures only</label> '
-        f'<span class="muted">(hides the {passed} prompt(s) that passed)</span>'
-    )
-
-
 def _chart(run: RunResult) -> str:
     rows = [
         ChartRow(
@@ -341,11 +302,6 @@ def _chart(run: RunResult) -> str:
     legend = '<p class="muted">Per prompt: time to the first text (light), to done (dark).</p>'
     chart = f'<div class="box">{timing_chart(rows)}</div>'
     return f'<section class="timings"><h2>Timings</h2>{legend}{chart}</section>'
-
-
-def _stopped(run: RunResult) -> str:
-    line = stop_line(run)
-    return f'<p class="stopped">{h(line)}</p>' if line else ""
 
 
 def _meta(result: PromptResult) -> str:
@@ -381,14 +337,6 @@ def _finding(finding: Finding) -> str:
     )
 
 
-def _unpassed(outcomes: Sequence[RuleOutcome]) -> str:
-    shown = [outcome for outcome in outcomes if outcome.status in ("fail", "warn")]
-    if not shown:
-        return ""
-    names = ", ".join(f"{h(outcome.rule.id)} ({h(outcome.status)})" for outcome in shown)
-    return f'<p class="muted">Rules not passed: {names}</p>'
-
-
 def _prompt(number: int, result: PromptResult, web_url: str | None) -> str:
     css, label = verdict(result)
     # Open where there is something to see; a passing prompt opens with a click.
@@ -404,7 +352,10 @@ def _prompt(number: int, result: PromptResult, web_url: str | None) -> str:
         # Vendor names hidden as every other report hides them (`_privacy`).
         turn = VENDOR_NAME.sub(h(VENDOR), turn_html(result.observation.turn, web_url=web_url))
         parts.append(f'<div class="turn">{turn}</div>')
-        parts.append(_unpassed(result.result.outcomes))
+        shown = [o for o in result.result.outcomes if o.status in ("fail", "warn")]
+        if shown:
+            names = ", ".join(f"{h(o.rule.id)} ({h(o.status)})" for o in shown)
+            parts.append(f'<p class="muted">Rules not passed: {names}</p>')
     findings = result.result.findings
     if findings:
         items = "".join(_finding(finding) for finding in findings)
@@ -423,8 +374,17 @@ def html_report(run: RunResult, *, web_url: str | None = None) -> str:
     prompts = "".join(
         _prompt(number, result, web_url) for number, result in enumerate(run.prompts, start=1)
     )
-    if all(verdict(result)[0] == "ok" for result in run.prompts):
+    passed = sum(1 for result in run.prompts if verdict(result)[0] == "ok")
+    if passed == len(run.prompts):
         prompts += '<p class="none-failed muted">Every prompt passed.</p>'
+    # The "failures only" checkbox: a sibling before what it hides (`report.css`).
+    switch = (
+        '<input type="checkbox" id="failures-only" class="switch">'
+        '<label for="failures-only" class="switch">Failures only</label> '
+        f'<span class="muted">(hides the {passed} prompt(s) that passed)</span>'
+    )
+    line = stop_line(run)
+    stopped = f'<p class="stopped">{h(line)}</p>' if line else ""
     return terminal_text(  # what `turn_html` wrote too: no raw control, no lone surrogate
         "<!doctype html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -435,7 +395,7 @@ def html_report(run: RunResult, *, web_url: str | None = None) -> str:
         "<body><header>"
         f"<h1>silvia qa: {h(name)}</h1>"
         f'<p class="muted">against {h(run.target)}; silvia-client {h(__version__)}</p>'
-        f"{_summary(run)}{_stopped(run)}</header>"
-        f"{_switch(run)}{rule_matrix(run)}{_chart(run)}"
+        f"{_summary(run)}{stopped}</header>"
+        f"{switch}{rule_matrix(run)}{_chart(run)}"
         f"<main>{prompts}</main></body></html>\n"
     )

@@ -41,9 +41,6 @@ if TYPE_CHECKING:
     from ..testing import Recording
 
 
-# -- when a server cannot be used at all (the run stops, exit status 3) -----------------
-
-
 @dataclass(frozen=True)
 class AccessFailure:
     """Why a server could not be used: `refused` (401, 403) or `unreachable`.
@@ -57,21 +54,18 @@ class AccessFailure:
     request_id: str | None = None
 
 
-def _request(request_id: str | None) -> str:
-    return f"request id {request_id}" if request_id else "no request id"
-
-
-def access_failure(error: SilviaError, *, request_id: str | None = None) -> AccessFailure | None:
+def access_failure(error: SilviaError) -> AccessFailure | None:
     """The access failure a chat request's `error` amounts to, or None for any other error."""
+    request_id = getattr(error, "request_id", None)
+    said = f"request id {request_id}" if request_id else "no request id"
     if isinstance(error, (AuthenticationError, PermissionDeniedError)):
-        request_id = error.request_id or request_id
         kind = f" {error.error_type}" if error.error_type else ""
         hint = "check SILVIA_TOKEN" if isinstance(error, AuthenticationError) else "check access"
         return AccessFailure(
             "refused",
             redact_text(
                 f"the server refused the credentials (HTTP {error.status_code}{kind}, "
-                f"{_request(request_id)}); {hint}"
+                f"{said}); {hint}"
             ),
             request_id,
         )
@@ -81,20 +75,13 @@ def access_failure(error: SilviaError, *, request_id: str | None = None) -> Acce
     if isinstance(error, APIConnectionError):
         return AccessFailure(
             "unreachable",
-            f"cannot reach the server ({type(cause).__name__}, {_request(request_id)})",
+            f"cannot reach the server ({type(cause).__name__}, {said})",
             request_id,
         )
     return None
 
 
-# -- how long a turn took --------------------------------------------------------------
-
-
 Clock = Callable[[], float]
-
-
-def _round(value: float) -> float:
-    return round(max(value, 0.0), 6)
 
 
 class Stopwatch:
@@ -108,7 +95,7 @@ class Stopwatch:
         self._done: float | None = None
 
     def _now(self) -> float:
-        return _round(self._clock() - self._start)
+        return round(max(self._clock() - self._start, 0.0), 6)
 
     def event(self, event: ChatEvent) -> None:
         """Note `event`'s arrival."""
@@ -121,9 +108,6 @@ class Stopwatch:
 
     def timings(self) -> Timings:
         return Timings(self._first_byte, self._first_text, self._done)
-
-
-# -- the observation ------------------------------------------------------------------
 
 
 class _NotJson:

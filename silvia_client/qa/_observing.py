@@ -13,8 +13,8 @@ the sync ones; what does no I/O (`_Observing`, `_Observers`) is written once.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -43,15 +43,6 @@ if TYPE_CHECKING:
 
     from ..chat import ChatEvent, RawEvent
     from ..testing import Capture, RecordingTransport, ReferenceServer
-
-
-@contextmanager
-def _capturing(recorder: RecordingTransport | None) -> Iterator[Capture | None]:
-    if recorder is None:
-        yield None
-        return
-    with recorder.capture() as capture:
-        yield capture
 
 
 class _Observing:
@@ -94,9 +85,9 @@ class _Observing:
             return self.done(error.turn, error.request_id, failure)
         # No event stream (an HTTP error, no connection, ...)
         request_id = getattr(error, "request_id", None)
-        access = access_failure(error, request_id=request_id)
         self.events.clear()
-        return self.done(Turn(session_id=session_id), request_id, request_failure(error), access)
+        turn, failure = Turn(session_id=session_id), request_failure(error)
+        return self.done(turn, request_id, failure, access_failure(error))
 
     @staticmethod
     def recorded(observation: Observation, capture: Capture | None) -> Observation:
@@ -124,7 +115,7 @@ def observe(
     failures are recorded on the observation.
     """
     turn = _Observing(client, message, clock)
-    with _capturing(recorder) as capture:
+    with recorder.capture() if recorder is not None else nullcontext() as capture:
         try:
             with client.chat.stream(
                 message, session_id=session_id, extra_headers=headers
@@ -142,14 +133,13 @@ def observe(
 
 def reload_session(client: SilviaClient, observation: Observation) -> Observation:
     """`observation` with its session reloaded (raw body and the SDK's reading)."""
-    session_id = observation.session_id
-    if not session_id:
+    if not observation.session_id:
         return not_reloaded(observation, None)
     try:
-        body = client.sessions.get_raw(session_id)
+        body = client.sessions.get_raw(observation.session_id)
     except SilviaError as error:
         return not_reloaded(observation, error)
-    return reloaded(observation, body, session_id)
+    return reloaded(observation, body, observation.session_id)
 
 
 # -- async -----------------------------------------------------------------------------
@@ -167,7 +157,7 @@ async def aobserve(
 ) -> Observation:
     """The async twin of `observe`, through an `AsyncSilviaClient`."""
     turn = _Observing(client, message, clock)
-    with _capturing(recorder) as capture:
+    with recorder.capture() if recorder is not None else nullcontext() as capture:
         try:
             async with client.chat.stream(
                 message, session_id=session_id, extra_headers=headers
@@ -185,14 +175,13 @@ async def aobserve(
 
 async def areload_session(client: AsyncSilviaClient, observation: Observation) -> Observation:
     """The async twin of `reload_session`."""
-    session_id = observation.session_id
-    if not session_id:
+    if not observation.session_id:
         return not_reloaded(observation, None)
     try:
-        body = await client.sessions.get_raw(session_id)
+        body = await client.sessions.get_raw(observation.session_id)
     except SilviaError as error:
         return not_reloaded(observation, error)
-    return reloaded(observation, body, session_id)
+    return reloaded(observation, body, observation.session_id)
 
 
 # -- the observers ---------------------------------------------------------------------
@@ -216,6 +205,7 @@ class _Observers(Generic[_Client, _Http]):
 
     client: _Client
     _http: _Http | None  # an HTTP client this observer made, to close
+    _classes: tuple[Callable[..., _Client], type[_Http]]  # what it makes them of
 
     def __init__(
         self,
@@ -234,14 +224,13 @@ class _Observers(Generic[_Client, _Http]):
     def _open(
         cls, base_url: str, token: str | None, transport: Any, timeout: float | None
     ) -> tuple[_Client, _Http | None]:
-        raise NotImplementedError
-
-    @staticmethod
-    def _timeouts(timeout: float | None) -> dict[str, Any]:
-        if timeout is None:
-            return {}
-        connect = min(timeout, _CONNECT_TIMEOUT)
-        return {"timeout": httpx.Timeout(timeout, connect=connect), "idle_timeout": timeout}
+        client_class, http_class = cls._classes
+        http = http_class(transport=transport) if transport is not None else None
+        options: dict[str, Any] = {}
+        if timeout is not None:
+            connect = min(timeout, _CONNECT_TIMEOUT)
+            options = {"timeout": httpx.Timeout(timeout, connect=connect), "idle_timeout": timeout}
+        return client_class(base_url=base_url, token=token, http_client=http, **options), http
 
     @classmethod
     def reference(
@@ -297,13 +286,7 @@ class Observer(_Observers[SilviaClient, httpx.Client]):
     the recording transport connects directly, without the environment's proxies.
     """
 
-    @classmethod
-    def _open(
-        cls, base_url: str, token: str | None, transport: Any, timeout: float | None
-    ) -> tuple[SilviaClient, httpx.Client | None]:
-        http = httpx.Client(transport=transport) if transport is not None else None
-        options = cls._timeouts(timeout)
-        return SilviaClient(base_url=base_url, token=token, http_client=http, **options), http
+    _classes = (SilviaClient, httpx.Client)
 
     def observe(
         self,
@@ -314,12 +297,11 @@ class Observer(_Observers[SilviaClient, httpx.Client]):
         reload: bool = True,
     ) -> Observation:
         """One turn, observed (and its session reloaded, when it completed)."""
-        headers = _scenario_headers(scenario)
         return observe(
             self.client,
             message,
             session_id=session_id,
-            headers=headers,
+            headers=_scenario_headers(scenario),
             reload=reload,
             recorder=self.recorder,
         )
@@ -345,13 +327,7 @@ class Observer(_Observers[SilviaClient, httpx.Client]):
 class AsyncObserver(_Observers[AsyncSilviaClient, httpx.AsyncClient]):
     """The async twin of `Observer`: `async with`, `await observer.observe(...)`."""
 
-    @classmethod
-    def _open(
-        cls, base_url: str, token: str | None, transport: Any, timeout: float | None
-    ) -> tuple[AsyncSilviaClient, httpx.AsyncClient | None]:
-        http = httpx.AsyncClient(transport=transport) if transport is not None else None
-        options = cls._timeouts(timeout)
-        return AsyncSilviaClient(base_url=base_url, token=token, http_client=http, **options), http
+    _classes = (AsyncSilviaClient, httpx.AsyncClient)
 
     async def observe(
         self,
@@ -362,12 +338,11 @@ class AsyncObserver(_Observers[AsyncSilviaClient, httpx.AsyncClient]):
         reload: bool = True,
     ) -> Observation:
         """One turn, observed (and its session reloaded, when it completed)."""
-        headers = _scenario_headers(scenario)
         return await aobserve(
             self.client,
             message,
             session_id=session_id,
-            headers=headers,
+            headers=_scenario_headers(scenario),
             reload=reload,
             recorder=self.recorder,
         )

@@ -15,10 +15,9 @@ from typing import Literal, TypeAlias
 from ..chat import Timings, Turn
 from ..citations import AccountsTarget, AccountTarget
 from ..sessions import Session
-from ._facts import Facts, facts_of
 from ._observation import Observation, observation_from_turn
 from ._privacy import redact, redact_text
-from ._rule import Finding, Problem, Rule, format_finding
+from ._rule import Facts, Finding, Problem, Rule, facts_of, format_finding
 from .rules import EXPECTATIONS, RULES, TIMING
 from .script import Expectations, parse_expectations
 
@@ -81,9 +80,7 @@ class CheckResult:
     @property
     def cause(self) -> Finding | None:
         """Why the turn could not run, when it could not: its one finding."""
-        if not self.not_run:
-            return None
-        return next(iter(self.findings), None)
+        return next(iter(self.findings), None) if self.not_run else None
 
     @property
     def broken_rules(self) -> frozenset[str]:
@@ -132,30 +129,29 @@ def _run(rule: Rule, facts: Facts, problems: Iterable[Problem] | None = None) ->
     return RuleOutcome(rule, "fail" if failed else "warn", found)
 
 
-def _cited(facts: Facts) -> list[object]:
-    return [row.target for row in [*facts.streamed, *(facts.summary or ())]]
+# A yes-or-no expectation: what a turn that misses it was expected to show, if yes and if no.
+_YES_OR_NO = {
+    "complete": ("the turn to complete", "the turn not to complete"),
+    "cites_account": ("a citation of an account", "no citation of an account"),
+    "no_citations": ("no citations", "at least one citation"),
+}
 
 
 def expectation_problems(facts: Facts, expect: Expectations) -> Iterator[Problem]:
     """The ways a turn misses its prompt's expectations."""
-    targets = _cited(facts)
-    cites_any = bool(facts.streamed or facts.summary)
-    if expect.complete is not None and facts.observation.complete != expect.complete:
-        yield Problem(
-            "expected the turn to complete"
-            if expect.complete
-            else "expected the turn not to complete",
-            {"expected": {"complete": expect.complete}},
-        )
-    if expect.cites_account is not None:
-        cites_account = any(isinstance(t, (AccountTarget, AccountsTarget)) for t in targets)
-        if cites_account != expect.cites_account:
-            yield Problem(
-                "expected a citation of an account"
-                if expect.cites_account
-                else "expected no citation of an account",
-                {"expected": {"cites_account": expect.cites_account}},
-            )
+    targets = [row.target for row in [*facts.streamed, *(facts.summary or ())]]
+    shown = {
+        "complete": facts.observation.complete,
+        "cites_account": any(isinstance(t, (AccountTarget, AccountsTarget)) for t in targets),
+        "no_citations": not (facts.streamed or facts.summary),
+    }
+    for name, (yes, no) in _YES_OR_NO.items():
+        wanted = getattr(expect, name)
+        if wanted is not None and shown[name] != wanted:
+            evidence: dict[str, object] = {"expected": {name: wanted}}
+            if name == "no_citations":
+                evidence["streamed"] = len(facts.streamed)
+            yield Problem(f"expected {yes if wanted else no}", evidence)
     kinds = {getattr(target, "kind", None) for target in targets}
     missing = [kind for kind in expect.cites_kinds if kind not in kinds]
     if missing:
@@ -163,11 +159,6 @@ def expectation_problems(facts: Facts, expect: Expectations) -> Iterator[Problem
             f"expected citations of kind(s) {', '.join(missing)}; cited: "
             f"{', '.join(sorted(k for k in kinds if isinstance(k, str))) or 'none typed'}",
             {"expected": {"cites_kinds": list(expect.cites_kinds)}, "missing": missing},
-        )
-    if expect.no_citations is not None and cites_any == expect.no_citations:
-        yield Problem(
-            "expected no citations" if expect.no_citations else "expected at least one citation",
-            {"expected": {"no_citations": expect.no_citations}, "streamed": len(facts.streamed)},
         )
 
 
@@ -186,11 +177,6 @@ def timing_problems(timings: Timings, expect: Expectations) -> Iterator[Problem]
             )
 
 
-def _could_not_run(observation: Observation) -> bool:
-    """No event came, and the request failed (an HTTP error, no connection, no session)."""
-    return observation.raw and not observation.events and observation.failure is not None
-
-
 def _not_run(
     observation: Observation, rules: tuple[Rule, ...], extra: tuple[Rule, ...]
 ) -> CheckResult:
@@ -202,11 +188,8 @@ def _not_run(
     carrier = CAUSE_RULE if any(rule.id == CAUSE_RULE for rule in every) else every[0].id
     for rule in every:
         if rule.id == carrier:
-            finding = _finding(
-                rule,
-                Problem(failure, {"events": 0, "request_id": observation.request_id}),
-                observation,
-            )
+            problem = Problem(failure, {"events": 0, "request_id": observation.request_id})
+            finding = _finding(rule, problem, observation)
             outcomes.append(RuleOutcome(rule, "fail", (finding,), reason=reason))
         else:
             outcomes.append(RuleOutcome(rule, "not_run", reason=reason))
@@ -234,7 +217,8 @@ def check(
         subject = observation_from_turn(subject, session=session)
     if expect is not None and not isinstance(expect, Expectations):
         expect = parse_expectations(dict(expect))
-    if _could_not_run(subject):
+    # No event came, and the request failed (an HTTP error, no connection, no session).
+    if subject.raw and not subject.events and subject.failure is not None:
         return _not_run(subject, tuple(rules), prompt_rules(expect))
     facts = facts_of(subject, no_old_checkpoint=expect is not None and expect.no_old_checkpoint)
     outcomes = [_run(rule, facts) for rule in rules]

@@ -22,10 +22,9 @@ from typing import TYPE_CHECKING, Union
 import httpx
 
 from .. import DEFAULT_WIRE
-from ._facts import Facts
-from ._results import PromptResult, RunResult
 from ._rule import Problem, Rule
 from .rules import RULES
+from .runner import PromptResult, RunResult
 from .script import Prompt, Script
 
 if TYPE_CHECKING:
@@ -178,7 +177,11 @@ def check_recordings(
     named = _named(recordings)
     taken: set[str] = set()
     results = []
-    found = [_header_problems(recording) for _, recording in named]
+    # A problem per header HTTP cannot carry (its message names the line).
+    found = [
+        tuple(Problem(str(error), {"line": error.line}) for error in recording.header_errors())
+        for _, recording in named
+    ]
     judged = any(found)  # then every recording gets the row, to pass or fail
     for (name, recording), problems in zip(named, found, strict=True):
         prompt = recorded_prompt(recording, _id(name, taken))
@@ -209,8 +212,10 @@ def _named(recordings: object) -> list[tuple[str, Recording]]:
     for place, item in enumerate(items, start=1):
         if isinstance(item, Mapping):
             entries.extend(_pair(pair, f"{place} (a mapping)") for pair in item.items())
-        elif isinstance(item, Recording):
-            entries.append((_request_id(item) or f"recording-{len(entries) + 1}", item))
+        elif isinstance(item, Recording):  # named by the request id its response carried
+            header = DEFAULT_WIRE.request_id_header
+            ids = [value.strip() for name, value in item.response.headers if name == header]
+            entries.append((next((i for i in ids if i), f"recording-{len(entries) + 1}"), item))
         elif isinstance(item, (str, os.PathLike)) and isinstance(os.fspath(item), str):
             entries.append(item)
         else:
@@ -246,24 +251,6 @@ def _pair(item: object, place: str) -> tuple[str, Recording]:
     raise TypeError(f"{_TAKES}; got {what} (item {place})")
 
 
-def _request_id(recording: Recording) -> str | None:
-    """The request id the recorded chat response carried, if any."""
-    header = DEFAULT_WIRE.request_id_header
-    for name, value in recording.response.headers:
-        if name == header and value.strip():
-            return value.strip()
-    return None
-
-
-def _header_problems(recording: Recording) -> tuple[Problem, ...]:
-    """A problem per header of `recording` HTTP cannot carry (its message names the line)."""
-    return tuple(Problem(str(error), {"line": error.line}) for error in recording.header_errors())
-
-
 def _finding(problems: tuple[Problem, ...]) -> Rule:
     """`RECORDED_HEADERS`, finding `problems` (one recording's)."""
-
-    def found(facts: Facts) -> tuple[Problem, ...]:
-        return problems
-
-    return replace(RECORDED_HEADERS, check=found)
+    return replace(RECORDED_HEADERS, check=lambda facts: problems)

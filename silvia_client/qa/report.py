@@ -19,8 +19,10 @@ from pathlib import Path
 
 from .. import __version__
 from .._text import json_clean, terminal_text, xml_text
-from ._results import (
-    PromptResult,
+from ..chat import Timings
+from ._rule import format_finding, short, turn_ids
+from .runner import (
+    MARKS,
     RunResult,
     format_timings,
     prompt_status,
@@ -29,8 +31,6 @@ from ._results import (
     stop_line,
     table_rules,
 )
-from ._rule import format_finding, short, turn_ids
-from .checker import Status
 
 __all__ = [
     "compact_table",
@@ -48,13 +48,6 @@ __all__ = [
     "write_junit",
 ]
 
-_CELL: dict[Status, str] = {
-    "pass": "pass",
-    "warn": "warn",
-    "fail": "FAIL",
-    "skip": "-",
-    "not_run": "n/r",
-}
 _MESSAGE_CHARS = 60
 
 
@@ -93,13 +86,12 @@ def _wide_table(run: RunResult) -> str:
         cells = []
         for result in run.prompts:
             outcome = rule_outcome(result, rule)
-            cells.append(f"{_CELL[outcome.status] if outcome else '-':>{width_cell}}")
+            cells.append(f"{MARKS[outcome.status][0] if outcome else '-':>{width_cell}}")
         lines.append(f"{rule.id:<{width_rule}}  {'  '.join(cells)}")
     lines += ["", "(pass / warn / FAIL; - where the rule did not apply; n/r not run)"]
     return "\n".join(lines)
 
 
-_MARK: dict[Status, str] = {"pass": ".", "warn": "w", "fail": "F", "skip": "-", "not_run": "~"}
 _ID_CHARS = 24
 
 
@@ -122,21 +114,13 @@ def compact_table(run: RunResult, width: int) -> str:
         cells = ""
         for rule in rules:
             outcome = rule_outcome(result, rule)
-            cells += f"{_MARK[outcome.status] if outcome else '-':>3}"
+            cells += f"{MARKS[outcome.status][1] if outcome else '-':>3}"
         timings = format_timings(result.observation.timings) if result.did_run else "not run"
         prompt_id = short(result.prompt.id, width_id)
         lines.append(_fit(f"{number:>4}  {prompt_id:<{width_id}} {cells}  {timings}", width))
     legend = "(. pass, w warn, F FAIL, - the rule did not apply, ~ not run; --wide: rules as rows)"
     lines += ["", _fit(legend, width)]
     return "\n".join(lines)
-
-
-def _verdict(run: RunResult) -> str:
-    if run.access_failure is not None:
-        return "STOPPED"
-    if run.errors:
-        return "FAIL"
-    return "INTERRUPTED" if run.interrupted else "ok"
 
 
 def format_report(run: RunResult, width: int | None = None) -> str:
@@ -159,11 +143,14 @@ def format_report(run: RunResult, width: int | None = None) -> str:
     prompts = f"{len(run.prompts)} prompt(s)"
     if stopped is not None:
         prompts = f"{len(run.ran)} of {prompts}"
+    verdict = "FAIL" if run.errors else "INTERRUPTED" if run.interrupted else "ok"
+    if run.access_failure is not None:
+        verdict = "STOPPED"
     parts += [
         "",
         f"prompts: {len(run.prompts) - run.failed - run.not_run} passed, {run.failed} failed, "
         f"{run.not_run} did not run",
-        f"{_verdict(run)}: {run.errors} error(s), {run.warnings} warning(s) over "
+        f"{verdict}: {run.errors} error(s), {run.warnings} warning(s) over "
         f"{prompts} and {len(table_rules(run))} rule(s)",
     ]
     return terminal_text("\n".join(parts))
@@ -176,7 +163,10 @@ def junit_xml(run: RunResult) -> bytes:
     cases: list[ET.Element] = []
     failures = skipped = errors = 0
     for result in run.prompts:
-        seconds = _turn_seconds(result)
+        # Its measured turn time: to `done`, else the last moment reached; 0 if none.
+        timed = (result.observation.timings if result.did_run else None) or Timings()
+        reached = (timed.done, timed.first_text, timed.first_byte)
+        seconds = next((t for t in reached if t is not None), 0.0)
         total += seconds
         for rule in rules:
             outcome = rule_outcome(result, rule)
@@ -225,38 +215,14 @@ def junit_xml(run: RunResult) -> bytes:
         timings = format_timings(result.observation.timings)
         ET.SubElement(properties, "property", name=f"timings.{result.prompt.id}", value=timings)
     suite.extend(cases)
-    _clean_xml(root)
+    for element in root.iter():  # every text and attribute cleaned: the document is well-formed
+        element.text = element.text and xml_text(element.text)
+        element.tail = element.tail and xml_text(element.tail)
+        for key, value in element.attrib.items():
+            element.set(key, xml_text(value))
     ET.indent(root)
     xml: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return xml + b"\n"
-
-
-def _turn_seconds(result: PromptResult) -> float:
-    """A prompt's measured turn time: to `done`, else the last moment reached; 0 if none."""
-    timings = result.observation.timings if result.did_run else None
-    if timings is None:
-        return 0.0
-    reached = [t for t in (timings.done, timings.first_text, timings.first_byte) if t is not None]
-    return reached[0] if reached else 0.0
-
-
-def _clean_xml(root: ET.Element) -> None:
-    """Every attribute and text of the tree through `xml_text`: the document is well-formed."""
-    for element in root.iter():
-        if element.text:
-            element.text = xml_text(element.text)
-        if element.tail:
-            element.tail = xml_text(element.tail)
-        for key, value in element.attrib.items():
-            element.set(key, xml_text(value))
-
-
-def _cause(result: PromptResult) -> str:
-    """Why a prompt did not run, in one line."""
-    cause = result.result.cause
-    if cause is not None:
-        return cause.message
-    return result.observation.failure or "not run"
 
 
 def json_report(run: RunResult) -> dict[str, object]:
@@ -264,7 +230,8 @@ def json_report(run: RunResult) -> dict[str, object]:
     rules = table_rules(run)
     prompts = []
     for result in run.prompts:
-        observation = result.observation
+        observation, cause = result.observation, result.result.cause
+        not_run = cause.message if cause is not None else observation.failure or "not run"
         statuses: dict[str, object] = {}
         for rule in rules:
             outcome = rule_outcome(result, rule)
@@ -282,7 +249,7 @@ def json_report(run: RunResult) -> dict[str, object]:
                 "expect": None if result.prompt.expect is None else result.prompt.expect.to_dict(),
                 "ran": result.ran,
                 "status": prompt_status(result),
-                "not_run": None if result.did_run else _cause(result),
+                "not_run": None if result.did_run else not_run,
                 "session_id": observation.session_id,
                 "request_id": observation.request_id,
                 "complete": observation.complete,

@@ -29,7 +29,7 @@ Where the doc leaves room, the reading taken here:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 from ._checks import (
     check_account_ids,
@@ -45,8 +45,7 @@ from ._checks import (
     check_target_parses,
     expected_target,
 )
-from ._facts import Facts
-from ._rule import Finding, Problem, Rule, Severity
+from ._rule import Facts, Finding, Problem, Rule, Severity
 
 __all__ = [
     "EXPECTATIONS",
@@ -61,9 +60,6 @@ __all__ = [
 ]
 
 
-# -- when a rule applies ----------------------------------------------------------
-
-
 def _needs_events(facts: Facts) -> str | None:
     return None if facts.observation.events else "no events arrived"
 
@@ -75,7 +71,7 @@ def _needs_raw(facts: Facts) -> str | None:
 
 
 def _needs_summary(facts: Facts) -> str | None:
-    if facts.summary is None and not facts.done:
+    if facts.summary is None and not facts.observation.done:
         return "the stream stopped before the summary"
     return _needs_events(facts)
 
@@ -86,9 +82,6 @@ def _needs_reload(facts: Facts) -> str | None:
     if not facts.observation.complete:
         return "the turn did not complete, so it was not reloaded"
     return "the session was not reloaded"
-
-
-# -- the table --------------------------------------------------------------------------
 
 
 RULES: tuple[Rule, ...] = (
@@ -173,15 +166,11 @@ RULES: tuple[Rule, ...] = (
 RULES_BY_ID: Mapping[str, Rule] = {rule.id: rule for rule in RULES}
 
 
-def _no_check(facts: Facts) -> Iterator[Problem]:
-    return iter(())
-
-
 EXPECTATIONS = Rule(
     "expectations",
     "error",
     "the prompt's own expectations, from the QA script, hold",
-    _no_check,
+    lambda facts: (),  # the checker gives its problems
 )
 """Not a server rule: the row of the table for a script's per-prompt expectations."""
 
@@ -197,7 +186,7 @@ TIMING = Rule(
     "warning",
     "the first text and the whole turn came within the script's budgets "
     "(max_first_text_s, max_turn_s; a warning unless the script says error)",
-    _no_check,
+    lambda facts: (),  # the checker gives its problems
     _needs_timings,
 )
 """Not a server rule: the row for the script's time budgets (its severity is the script's)."""

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from silvia_client import AuthenticationError, ConfigurationError, SilviaClient
-from silvia_client.cli._hints import AUTH_HINT_REFUSED, AUTH_HINT_UNSET, terminal_message
+from silvia_client.cli._common import AUTH_HINT_REFUSED, AUTH_HINT_UNSET, terminal_message
 from silvia_client.sessions import Session
 from silvia_client.testing import ReferenceServer
 

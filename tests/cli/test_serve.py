@@ -21,7 +21,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from silvia_client.citations import AccountsTarget
-from silvia_client.cli._args import UsageError
+from silvia_client.cli._common import UsageError
 from silvia_client.cli._server import choose_server, shown_url
 from silvia_client.testing import (
     IN_PROCESS_URL,
