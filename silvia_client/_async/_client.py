@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from .._base import BoundedCookieJar, ClientBase, Pool, tls_context
+from .._base import ClientBase, Pool
 from .._deadline import Call, Guard, Halt, thread_timer
 from .._retries import Failure, after_failure
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
@@ -130,19 +130,13 @@ class AsyncSilviaClient(ClientBase):
             tracer_provider=tracer_provider,
             propagate_context=propagate_context,
         )
-        timeout = self.timeout
         self._pool: Pool[httpx.AsyncClient] = Pool(
-            http_client,
-            lambda: httpx.AsyncClient(
-                timeout=timeout, cookies=BoundedCookieJar(), verify=tls_context()
-            ),
-            type(self).__name__,
+            http_client, httpx.AsyncClient, self.timeout, type(self).__name__
         )
         self._bind()
 
     @property
-    def _http(self) -> httpx.AsyncClient:
-        """The connection pool, this process's and (async) the event loop's (`Pool.get`)."""
+    def _http(self) -> httpx.AsyncClient:  # for tests
         return self._pool.get()
 
     def _bind(self) -> None:
@@ -161,7 +155,7 @@ class AsyncSilviaClient(ClientBase):
         if self._copy:  # the pool and the state are the original's
             return
         self._life.close()
-        if self._pool.owned and (http := self._pool.to_close()) is not None:
+        if (http := self._pool.to_close()) is not None:
             await http.aclose()
 
     async def __aenter__(self) -> Self:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from .._base import BoundedCookieJar, ClientBase, Pool, tls_context
+from .._base import ClientBase, Pool
 from .._deadline import Call, Guard, Halt, thread_timer
 from .._retries import Failure, after_failure
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
@@ -132,19 +132,13 @@ class SilviaClient(ClientBase):
             tracer_provider=tracer_provider,
             propagate_context=propagate_context,
         )
-        timeout = self.timeout
         self._pool: Pool[httpx.Client] = Pool(
-            http_client,
-            lambda: httpx.Client(
-                timeout=timeout, cookies=BoundedCookieJar(), verify=tls_context()
-            ),
-            type(self).__name__,
+            http_client, httpx.Client, self.timeout, type(self).__name__
         )
         self._bind()
 
     @property
-    def _http(self) -> httpx.Client:
-        """The connection pool, this process's and (sync) the event loop's (`Pool.get`)."""
+    def _http(self) -> httpx.Client:  # for tests
         return self._pool.get()
 
     def _bind(self) -> None:
@@ -163,7 +157,7 @@ class SilviaClient(ClientBase):
         if self._copy:  # the pool and the state are the original's
             return
         self._life.close()
-        if self._pool.owned and (http := self._pool.to_close()) is not None:
+        if (http := self._pool.to_close()) is not None:
             http.close()
 
     def __enter__(self) -> Self:
