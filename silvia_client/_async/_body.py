@@ -131,7 +131,7 @@ async def guarded(
         async for chunk in chunks:
             total += len(chunk)
             if total > limit or guard.reason is not None:
-                raise Halt(None, limit) if total > limit else guard.halt()
+                raise Halt(None, limit) if total > limit else Halt(guard.reason)
             yield chunk
     finally:  # as `_inflated`'s
         if isinstance(chunks, AsyncGenerator):

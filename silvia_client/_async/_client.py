@@ -1,8 +1,7 @@
-"""`AsyncSilviaClient`: sending requests, with retries, within a call's deadline.
+"""`AsyncSilviaClient`: sending requests, with retries (`_retries.py`), within a call's deadline.
 
-What both clients share without I/O is `ClientBase` (`_base.py`); this module sends,
-and `_sync/_client.py` is generated from it. Whether and when to retry is
-`_retries.py`; bodies are read within their limits by `_body.py`.
+What both clients share without I/O is `ClientBase` (`_base.py`); `_sync/_client.py` is
+generated from this module.
 """
 
 from __future__ import annotations
@@ -88,7 +87,7 @@ class AsyncSilviaClient(ClientBase):
       traces join yours. Needs `tracer_provider`. Default: False.
     """
 
-    # Declared here for the reference (set in `_bind`): an attribute needs a docstring to show.
+    # Declared for the reference (set in `_bind`): an attribute needs a docstring to show.
     chat: AsyncChat
     """Chat turns: `chat.stream(message, ...)` gives an `AsyncChatStream`, `chat.send(...)`
     the `Turn`."""
@@ -140,8 +139,8 @@ class AsyncSilviaClient(ClientBase):
         return self._pool.get()
 
     def _bind(self) -> None:
-        # Here, not at the top: `from silvia_client import SilviaClient` stays without the
-        # stream's modules (httpx-sse, pydantic-core) until a client is made.
+        # Here: `from silvia_client import SilviaClient` stays without httpx-sse and
+        # pydantic-core until a client is made.
         from ._sessions import AsyncSessions
         from ._stream import AsyncChat
 
@@ -174,10 +173,9 @@ class AsyncSilviaClient(ClientBase):
     ) -> tuple[httpx.Response, bytes]:
         """Send with retries, within the call's deadline; the response is 2xx, else an error.
 
-        The response is open (streamed) and watched by the call's guard, unless
-        `read`: then its body is read within the call's limits, and the response
-        closed, inside the retry loop, so that a body that breaks off is retried
-        like a connection that failed.
+        The response is open and watched by the call's guard, unless `read`: then its
+        body is read and the response closed inside the retry loop, so that a body
+        that breaks off is retried like a connection that failed.
         """
         trace, attempt = call.trace, 0
         while True:
@@ -187,15 +185,10 @@ class AsyncSilviaClient(ClientBase):
             http = self._pool.get()
             try:
                 response = await http.send(request, stream=True, follow_redirects=False)
-                if logger.isEnabledFor(logging.DEBUG):  # only then: the line reads the request id
+                if logger.isEnabledFor(logging.DEBUG):  # only then: it reads the request id
+                    what = (request.method, request.url.path, response.status_code)
                     request_id = self._errors.request_id(response)
-                    logger.debug(
-                        "%s %s -> %d (request id %s)",
-                        request.method,
-                        request.url.path,
-                        response.status_code,
-                        request_id,
-                    )
+                    logger.debug("%s %s -> %d (request id %s)", *what, request_id)
                 if trace is not None:
                     trace.response(response)
                 guard.watch(response)
@@ -217,11 +210,8 @@ class AsyncSilviaClient(ClientBase):
             step = after_failure(self.retries, call, failure, error, attempt)
             if isinstance(step, SilviaError):
                 raise step
-            if isinstance(failure, httpx.Response):
-                what: object = failure.status_code
-            else:
-                what = type(failure).__name__
-            logger.info("retrying %s after %s", request.url.path, what)
+            after = getattr(failure, "status_code", type(failure).__name__)
+            logger.info("retrying %s after %s", request.url.path, after)
             await sleep(step)
             attempt += 1
 

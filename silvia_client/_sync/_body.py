@@ -133,7 +133,7 @@ def guarded(
         for chunk in chunks:
             total += len(chunk)
             if total > limit or guard.reason is not None:
-                raise Halt(None, limit) if total > limit else guard.halt()
+                raise Halt(None, limit) if total > limit else Halt(guard.reason)
             yield chunk
     finally:  # as `_inflated`'s
         if isinstance(chunks, Generator):
