@@ -3,8 +3,8 @@
 - `Scrubber`: whatever the server sends that may reach an exception, a log record or
   the command line goes through it first: the token blanked (one of 8 characters or
   more: a shorter one is no secret), and in a message control characters escaped, so a
-  server cannot forge log lines or drive a terminal; `protect_library_logs` blanks the
-  token in httpx's and httpcore's records too.
+  server cannot forge log lines or drive a terminal. A scrubber with a token blanks it
+  in httpx's and httpcore's log records too.
 - `Pool`, `BoundedCookieJar`: a client's connection pool (this process's and one event
   loop's) and its bounded cookie jar.
 - `ResponseErrors`: a response that is not what was asked for, or a transport error,
@@ -177,10 +177,8 @@ class Scrubber:
         self._byte_forms = tuple(form.encode("utf-8") for form in self._forms)
         if self._forms:
             _LIVE.add(self)
-
-    def __bool__(self) -> bool:
-        """Whether there is a token to blank."""
-        return bool(self._forms)
+            for name in _LIBRARY_LOGGERS:  # a logger adds the filter once
+                logging.getLogger(name).addFilter(_blank_tokens)
 
     def blank(self, text: str) -> str:
         """`text` with the token blanked."""
@@ -250,7 +248,7 @@ _LIBRARY_LOGGERS = (
 
 
 def _blank_tokens(record: logging.LogRecord) -> bool:
-    """A log filter: every live client's token blanked."""
+    """A log filter of the HTTP libraries: every live client's token blanked."""
     scrubbers = tuple(_LIVE)
     if not scrubbers:
         return True
@@ -264,12 +262,6 @@ def _blank_tokens(record: logging.LogRecord) -> bool:
     if clean != message:
         record.msg, record.args = clean, ()
     return True
-
-
-def protect_library_logs() -> None:
-    """Put the token filter on the HTTP libraries' loggers (a logger adds it once)."""
-    for name in _LIBRARY_LOGGERS:
-        logging.getLogger(name).addFilter(_blank_tokens)
 
 
 # -------------------------------------------------------------------- the connection pool
@@ -607,13 +599,11 @@ class ClientBase:
         self._token = token_from(token)
         self._life = Lifecycle()  # shared with `with_options` copies: one pool, one state
         self._copy = False
-        self._scrub = Scrubber(self._token.value if self._token is not None else None)
-        if self._scrub:
-            protect_library_logs()
         if not isinstance(wire, WireFormat):
             raise ConfigurationError("wire must be a WireFormat")
         self.wire = wire
-        self._errors = ResponseErrors(wire, self._scrub, token_sent=self._token is not None)
+        scrub = Scrubber(None if self._token is None else self._token.value)
+        self._errors = ResponseErrors(wire, scrub, token_sent=self._token is not None)
         provider = check("tracer_provider", tracer_provider)
         propagate = check("propagate_context", propagate_context)
         self._tracing: Tracing | None = None  # off without a provider

@@ -70,17 +70,6 @@ class Operation:
     """One operation's span and its current attempt's: `attempt`, `response` and `failed` for
     each HTTP attempt; `error` (the type a stream raises next), `end_turn` and `end`."""
 
-    __slots__ = (
-        "_attempt",
-        "_ended",
-        "_error_type",
-        "_perf",
-        "_span",
-        "_tracing",
-        "_wall_ns",
-        "kind",
-    )
-
     def __init__(self, tracing: Tracing, kind: str, session_id: str | None) -> None:
         from opentelemetry.trace import SpanKind
 

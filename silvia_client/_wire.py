@@ -88,8 +88,8 @@ class ClientDefaults:
     # comments count as signs of life: that is what they are for.
     idle_timeout: float = 90.0
 
-    # The longest finite wait any argument may ask for (about 31 years): every clock and
-    # socket timeout here can hold it. `math.inf`, where an argument documents it, is none.
+    # The longest finite wait an argument may ask for (31 years), which every clock and
+    # socket timeout here can hold. `math.inf`, where an argument documents it, is none.
     max_seconds: float = 1e9
 
     # A whole operation, retries and every read included (`deadline=None`).
@@ -112,8 +112,8 @@ class ClientDefaults:
     retry_backoff: float = 0.5  # seconds before the first retry, doubled each time, jittered
     max_backoff: float = 8.0  # the doubling stops here: later retries wait no longer
     max_retry_after: float = 60.0  # a server's Retry-After is honoured up to this
-    # A server asking for a longer wait is read as asking for this long: a
-    # `RateLimitError.retry_after` stays a number a caller can sleep on.
+    # A longer `Retry-After` is read as this: `RateLimitError.retry_after` stays a number
+    # a caller can sleep on.
     retry_after_ceiling: float = 3600.0
     retry_statuses: frozenset[int] = frozenset({408, 429})  # a GET's, plus every 5xx
     # A refusal before any work: the one status after which a chat POST is safe to send again.
@@ -122,14 +122,12 @@ class ClientDefaults:
     # [default] A message that is empty or only whitespace is refused before it is sent:
     # the server's document does not say, and the reference server answers 400.
     refuse_blank_message: bool = True
-    # httpx refuses a URL longer than this; a session id that would make one is refused
-    # before anything is sent, naming the limit.
+    # httpx refuses a longer URL; a session id that would make one is refused first.
     max_url_chars: int = 65_536
 
-    # The cookie jar of the SDK's own pools: a sticky session or a gateway sets a cookie
-    # or two; bounded, so a server setting new ones on every response cannot grow each
-    # request's `Cookie` header without end. 8 KiB is about the longest header line nginx
-    # and Apache accept by default.
+    # The SDK's own cookie jar: a sticky session sets a cookie or two; a server setting new
+    # ones on every response must not grow the `Cookie` header without end. 8 KiB is about
+    # the longest header line nginx and Apache accept by default.
     max_cookies: int = 50
     max_cookie_bytes: int = 8 * _KIB
 

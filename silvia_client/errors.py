@@ -78,15 +78,13 @@ class SilviaError(Exception):
     """The root of every error the SDK raises."""
 
     def __reduce__(self) -> tuple[object, ...]:
-        # Rebuilt from `args` without `__init__` (most take keyword-only arguments, which
-        # `cls(*args)` cannot pass), then the attributes put back. An `APIStatusError`'s
-        # `response` stays out: what crosses a process never holds an HTTP object.
+        # Rebuilt without `__init__` (most take keyword-only arguments), then the attributes
+        # put back but an `APIStatusError`'s `response`: no HTTP object crosses a process.
         state = {name: value for name, value in self.__dict__.items() if name != "response"}
         return (_rebuilt, (type(self), self.args), state)
 
 
 def _rebuilt(cls: type[SilviaError], args: tuple[object, ...]) -> SilviaError:
-    """An error of `cls` with `args`, its `__init__` not run: pickle then sets its attributes."""
     return cls.__new__(cls, *args)
 
 
