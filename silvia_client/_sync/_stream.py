@@ -330,7 +330,8 @@ class Chat:
         silence between its events after that.
         """
         check("message", message)
-        check("session_id", session_id)  # None: a new session
+        if session_id is not None:  # None: a new session
+            check("session_id", session_id)
         client = self._client
         call = client._call(
             "chat",
