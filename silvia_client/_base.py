@@ -9,15 +9,12 @@
   loop's) and its bounded cookie jar.
 - `ResponseErrors`: a response that is not what was asked for, or a transport error,
   as a typed error, from the status, the request id and the server's text, scrubbed.
-- `ClientBase`: configuration (the base URL and the token, from the arguments or the
-  environment; every other setting by `_deadline.RULES`), `with_options`, a call's
-  options into a `Call`. The clients that send are `_async/_client.py` and `_sync/`'s.
+- `token_from`, `base_url_from`: the token and the base URL, from the arguments or the
+  environment, checked. The clients are `_async/_client.py` and, generated, `_sync/`'s.
 """
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import functools
 import http.cookiejar
 import ipaddress
@@ -29,16 +26,14 @@ import socket
 import ssl
 import threading
 import weakref
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
 
-from ._deadline import Call, Kind, Lifecycle, RequestOptions, check
-from ._retries import RetryPolicy, parse_retry_after
+from ._retries import parse_retry_after
 from ._text import escaped
-from ._version import __version__
 from ._wire import DEFAULTS, WireFormat
 from .citations import is_http_url
 from .errors import (
@@ -59,12 +54,6 @@ from .errors import (
     UnexpectedResponseError,
     UnprocessableEntityError,
 )
-
-if TYPE_CHECKING:
-    from typing_extensions import Self
-
-    from ._tracing import Tracing
-
 
 logger = logging.getLogger("silvia_client")
 
@@ -565,172 +554,3 @@ class ResponseErrors:
             )
         failure.__cause__ = error
         return failure
-
-
-# ------------------------------------------------------------------------------ the client
-
-
-class ClientBase:
-    """Configuration, the token and a call's options, shared by the sync and async clients.
-
-    The settings are plain attributes, checked: `timeout`, `idle_timeout`, `deadline`,
-    `max_event_bytes`, `max_response_bytes`, `retries`, `extra_body` and `extra_query`.
-    """
-
-    base_url: str
-    wire: WireFormat
-    retries: RetryPolicy
-    _pool: Pool[httpx.Client] | Pool[httpx.AsyncClient]  # shared with `with_options` copies
-
-    def __init__(
-        self,
-        *,
-        base_url: str | None,
-        token: str | None,
-        timeout: float | httpx.Timeout | None,
-        idle_timeout: float,
-        deadline: float | None,
-        max_event_bytes: int,
-        max_response_bytes: int,
-        max_retries: int,
-        retry_backoff: float,
-        default_headers: Mapping[str, str] | None,
-        wire: WireFormat,
-        tracer_provider: object = None,
-        propagate_context: bool = False,
-    ) -> None:
-        self.base_url = base_url_from(base_url)
-        self._token = token_from(token)
-        self._life = Lifecycle()  # shared with `with_options` copies: one pool, one state
-        self._copy = False
-        if not isinstance(wire, WireFormat):
-            raise ConfigurationError("wire must be a WireFormat")
-        self.wire = wire
-        scrub = Scrubber(None if self._token is None else self._token.value)
-        self._errors = ResponseErrors(wire, scrub, token_sent=self._token is not None)
-        provider = check("tracer_provider", tracer_provider)
-        propagate = check("propagate_context", propagate_context)
-        self._tracing: Tracing | None = None  # off without a provider
-        if provider is not None:
-            from ._tracing import Tracing  # here: tracing off, nothing of it is imported
-
-            self._tracing = Tracing(provider, propagate, self._errors)
-        elif propagate:
-            raise ConfigurationError(
-                "propagate_context=True needs a tracer_provider (for the global one, "
-                "pass opentelemetry.trace.get_tracer_provider())"
-            )
-        self.timeout: httpx.Timeout = check("timeout", timeout)
-        self.idle_timeout: float = check("idle_timeout", idle_timeout)
-        self.deadline: float | None = check("deadline", deadline)
-        self.max_event_bytes: int = check("max_event_bytes", max_event_bytes)
-        self.max_response_bytes: int = check("max_response_bytes", max_response_bytes)
-        self.retries = RetryPolicy(max_retries=max_retries, initial_delay=retry_backoff)
-        self.extra_body: dict[str, object] = {}  # `with_options` defaults, under a call's
-        self.extra_query: dict[str, str | int | float] = {}
-        # httpx.Headers, not a dict: header names are case-insensitive, so a caller's
-        # "User-Agent" replaces ours instead of going out beside it.
-        self._headers = httpx.Headers({"user-agent": f"silvia-client/{__version__}"})
-        self._headers.update(check("default_headers", default_headers))
-        host = urlsplit(self.base_url).hostname or ""
-        if self._token is not None and self.base_url.startswith("http:") and not is_local(host):
-            logger.warning(
-                "%s: the token goes over plain http to %s; use https unless a trusted "
-                "proxy sits in between",
-                type(self).__name__,
-                host,
-            )
-
-    def __repr__(self) -> str:  # a base URL holds no credentials (checked)
-        return f"{type(self).__name__}(base_url={self.base_url!r})"
-
-    def _bind(self) -> None:
-        """Make the resources (`chat`, `sessions`) of this client."""
-        raise NotImplementedError
-
-    def with_options(
-        self,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        default_headers: Mapping[str, str] | None = None,
-        deadline: float | None = None,
-        idle_timeout: float | None = None,
-        max_event_bytes: int | None = None,
-        max_response_bytes: int | None = None,
-        extra_body: Mapping[str, object] | None = None,
-        extra_query: Mapping[str, str | int | float] | None = None,
-    ) -> Self:
-        """A copy of this client with other settings, sharing its connection pool.
-
-        Each keyword left out (or None) keeps this client's setting;
-        `default_headers`, `extra_body` and `extra_query` are added to this
-        client's (a call's own replace them, key by key). The copy never closes
-        the pool: closing it, or leaving a `with` block on it, leaves the pool
-        to this client (and to whoever owns this client's `http_client`).
-        """
-        keywords = {
-            "timeout": timeout,
-            "idle_timeout": idle_timeout,
-            "deadline": deadline,
-            "max_event_bytes": max_event_bytes,
-            "max_response_bytes": max_response_bytes,
-            "default_headers": default_headers,
-            "extra_body": extra_body,
-            "extra_query": extra_query,
-        }
-        given = {name: check(name, value) for name, value in keywords.items() if value is not None}
-        self._refuse_reserved(given.get("extra_body", {}))
-        other = copy.copy(self)
-        other._headers = self._headers.copy()
-        other._headers.update(given.pop("default_headers", {}))
-        other.extra_body = {**self.extra_body, **given.pop("extra_body", {})}
-        other.extra_query = {**self.extra_query, **given.pop("extra_query", {})}
-        vars(other).update(given)  # each setting given replaces the copy's
-        if max_retries is not None:
-            other.retries = dataclasses.replace(self.retries, max_retries=max_retries)
-        other._copy = True
-        other._bind()
-        return other
-
-    def _call(self, kind: Kind, **keywords: object) -> Call:
-        """One operation: the call's options (None: the client's) checked, over the client's."""
-        if self._life.closed:
-            raise ClientClosedError(f"this {type(self).__name__} is closed: make a new one")
-        given = {name: check(name, value) for name, value in keywords.items() if value is not None}
-        extra_body = {**self.extra_body, **given.get("extra_body", {})}
-        if extra_body:
-            self._refuse_reserved(extra_body)
-        headers = self._headers.copy()
-        headers.update(given.get("extra_headers", {}))
-        headers["accept"] = "text/event-stream" if kind == "chat" else "application/json"
-        headers.setdefault("accept-encoding", DEFAULTS.accept_encoding)  # what `_body` decodes
-        if kind == "chat":
-            headers["cache-control"] = "no-store"
-        if self._token is not None:
-            headers["authorization"] = self._token.header
-        seconds = given.get("deadline", self.deadline)
-        if seconds is None:
-            seconds = DEFAULTS.chat_deadline if kind == "chat" else DEFAULTS.get_deadline
-        max_response_bytes = given.get("max_response_bytes", self.max_response_bytes)
-        options = RequestOptions(
-            kind,
-            headers=headers,
-            timeout=given.get("timeout", self.timeout),
-            idle_timeout=given.get("idle_timeout", self.idle_timeout),
-            deadline=seconds,
-            max_event_bytes=given.get("max_event_bytes", self.max_event_bytes),
-            max_response_bytes=max_response_bytes,
-            max_values=max(max_response_bytes // DEFAULTS.bytes_per_value, DEFAULTS.min_values),
-            extra_body=extra_body if kind == "chat" else {},
-            extra_query={**self.extra_query, **given.get("extra_query", {})},
-        )
-        return Call(options)
-
-    def _refuse_reserved(self, extra_body: Mapping[str, object]) -> None:
-        reserved = {self.wire.message_field, self.wire.session_id_field}
-        if clash := sorted(reserved.intersection(extra_body)):
-            raise ConfigurationError(
-                f"extra_body must not set {', '.join(map(repr, clash))}: the SDK sets it "
-                "(pass the message, or session_id=)"
-            )

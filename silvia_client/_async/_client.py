@@ -1,21 +1,26 @@
-"""`AsyncSilviaClient`: sending requests, with retries (`_retries.py`), within a call's deadline.
+"""`AsyncSilviaClient`: its settings, `with_options`, a call's options into one `Call`, and
+sending, with retries (`_retries.py`), within the call's deadline.
 
-What both clients share without I/O is `ClientBase` (`_base.py`); `_sync/_client.py` is
-generated from this module.
+`_sync/_client.py` is generated from this module; what it needs that does no I/O is in
+`_base.py` (the token, the base URL, the scrubber, the pool, responses into errors).
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import logging
 from collections.abc import AsyncIterable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import httpx
 
-from .._base import ClientBase, Pool
-from .._deadline import Call, Guard, Halt, thread_timer
-from .._retries import Failure, after_failure
+from .._base import Pool, ResponseErrors, Scrubber, base_url_from, is_local, token_from
+from .._deadline import Call, Guard, Halt, Kind, Lifecycle, RequestOptions, check, thread_timer
+from .._retries import Failure, RetryPolicy, after_failure
+from .._version import __version__
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from ..errors import ClientClosedError, ConfigurationError, ResponseTooLargeError, SilviaError
 from ._backend import OTHER_CLIENT, sleep
@@ -25,6 +30,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
     from typing_extensions import Self
 
+    from .._tracing import Tracing
     from ._sessions import AsyncSessions
     from ._stream import AsyncChat
 
@@ -33,7 +39,7 @@ __all__ = ["AsyncSilviaClient"]
 logger = logging.getLogger("silvia_client")
 
 
-class AsyncSilviaClient(ClientBase):
+class AsyncSilviaClient:
     """A client for Silvia's chat API, async.
 
     Use it as a context manager (`async with`), or call `await close()`. `with_options(...)` gives
@@ -114,21 +120,47 @@ class AsyncSilviaClient(ClientBase):
     ) -> None:
         if http_client is not None and not isinstance(http_client, httpx.AsyncClient):
             raise ConfigurationError(f"http_client must be an httpx.AsyncClient ({OTHER_CLIENT})")
-        super().__init__(
-            base_url=base_url,
-            token=token,
-            timeout=timeout,
-            idle_timeout=idle_timeout,
-            deadline=deadline,
-            max_event_bytes=max_event_bytes,
-            max_response_bytes=max_response_bytes,
-            max_retries=max_retries,
-            retry_backoff=retry_backoff,
-            default_headers=default_headers,
-            wire=wire,
-            tracer_provider=tracer_provider,
-            propagate_context=propagate_context,
-        )
+        self.base_url = base_url_from(base_url)
+        self._token = token_from(token)
+        self._life = Lifecycle()  # shared with `with_options` copies: one pool, one state
+        self._copy = False
+        if not isinstance(wire, WireFormat):
+            raise ConfigurationError("wire must be a WireFormat")
+        self.wire = wire
+        scrub = Scrubber(None if self._token is None else self._token.value)
+        self._errors = ResponseErrors(wire, scrub, token_sent=self._token is not None)
+        provider = check("tracer_provider", tracer_provider)
+        propagate = check("propagate_context", propagate_context)
+        self._tracing: Tracing | None = None  # off without a provider
+        if provider is not None:
+            from .._tracing import Tracing  # here: tracing off, nothing of it is imported
+
+            self._tracing = Tracing(provider, propagate, self._errors)
+        elif propagate:
+            raise ConfigurationError(
+                "propagate_context=True needs a tracer_provider (for the global one, "
+                "pass opentelemetry.trace.get_tracer_provider())"
+            )
+        self.timeout: httpx.Timeout = check("timeout", timeout)
+        self.idle_timeout: float = check("idle_timeout", idle_timeout)
+        self.deadline: float | None = check("deadline", deadline)
+        self.max_event_bytes: int = check("max_event_bytes", max_event_bytes)
+        self.max_response_bytes: int = check("max_response_bytes", max_response_bytes)
+        self.retries = RetryPolicy(max_retries=max_retries, initial_delay=retry_backoff)
+        self.extra_body: dict[str, object] = {}  # `with_options` defaults, under a call's
+        self.extra_query: dict[str, str | int | float] = {}
+        # httpx.Headers, not a dict: header names are case-insensitive, so a caller's
+        # "User-Agent" replaces ours instead of going out beside it.
+        self._headers = httpx.Headers({"user-agent": f"silvia-client/{__version__}"})
+        self._headers.update(check("default_headers", default_headers))
+        host = urlsplit(self.base_url).hostname or ""
+        if self._token is not None and self.base_url.startswith("http:") and not is_local(host):
+            logger.warning(
+                "%s: the token goes over plain http to %s; use https unless a trusted "
+                "proxy sits in between",
+                type(self).__name__,
+                host,
+            )
         self._pool: Pool[httpx.AsyncClient] = Pool(
             http_client, httpx.AsyncClient, self.timeout, type(self).__name__
         )
@@ -146,6 +178,96 @@ class AsyncSilviaClient(ClientBase):
 
         self.chat = AsyncChat(self)
         self.sessions = AsyncSessions(self)
+
+    def __repr__(self) -> str:  # a base URL holds no credentials (checked)
+        return f"{type(self).__name__}(base_url={self.base_url!r})"
+
+    def with_options(
+        self,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        deadline: float | None = None,
+        idle_timeout: float | None = None,
+        max_event_bytes: int | None = None,
+        max_response_bytes: int | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        extra_query: Mapping[str, str | int | float] | None = None,
+    ) -> Self:
+        """A copy of this client with other settings, sharing its connection pool.
+
+        Each keyword left out (or None) keeps this client's setting;
+        `default_headers`, `extra_body` and `extra_query` are added to this
+        client's (a call's own replace them, key by key). The copy never closes
+        the pool: closing it, or leaving a `with` block on it, leaves the pool
+        to this client (and to whoever owns this client's `http_client`).
+        """
+        keywords = {
+            "timeout": timeout,
+            "idle_timeout": idle_timeout,
+            "deadline": deadline,
+            "max_event_bytes": max_event_bytes,
+            "max_response_bytes": max_response_bytes,
+            "default_headers": default_headers,
+            "extra_body": extra_body,
+            "extra_query": extra_query,
+        }
+        given = {name: check(name, value) for name, value in keywords.items() if value is not None}
+        self._refuse_reserved(given.get("extra_body", {}))
+        other = copy.copy(self)
+        other._headers = self._headers.copy()
+        other._headers.update(given.pop("default_headers", {}))
+        other.extra_body = {**self.extra_body, **given.pop("extra_body", {})}
+        other.extra_query = {**self.extra_query, **given.pop("extra_query", {})}
+        vars(other).update(given)  # each setting given replaces the copy's
+        if max_retries is not None:
+            other.retries = dataclasses.replace(self.retries, max_retries=max_retries)
+        other._copy = True
+        other._bind()
+        return other
+
+    def _call(self, kind: Kind, **keywords: object) -> Call:
+        """One operation: the call's options (None: the client's) checked, over the client's."""
+        if self._life.closed:
+            raise ClientClosedError(f"this {type(self).__name__} is closed: make a new one")
+        given = {name: check(name, value) for name, value in keywords.items() if value is not None}
+        extra_body = {**self.extra_body, **given.get("extra_body", {})}
+        if extra_body:
+            self._refuse_reserved(extra_body)
+        headers = self._headers.copy()
+        headers.update(given.get("extra_headers", {}))
+        headers["accept"] = "text/event-stream" if kind == "chat" else "application/json"
+        headers.setdefault("accept-encoding", DEFAULTS.accept_encoding)  # what `_body` decodes
+        if kind == "chat":
+            headers["cache-control"] = "no-store"
+        if self._token is not None:
+            headers["authorization"] = self._token.header
+        seconds = given.get("deadline", self.deadline)
+        if seconds is None:
+            seconds = DEFAULTS.chat_deadline if kind == "chat" else DEFAULTS.get_deadline
+        max_response_bytes = given.get("max_response_bytes", self.max_response_bytes)
+        options = RequestOptions(
+            kind,
+            headers=headers,
+            timeout=given.get("timeout", self.timeout),
+            idle_timeout=given.get("idle_timeout", self.idle_timeout),
+            deadline=seconds,
+            max_event_bytes=given.get("max_event_bytes", self.max_event_bytes),
+            max_response_bytes=max_response_bytes,
+            max_values=max(max_response_bytes // DEFAULTS.bytes_per_value, DEFAULTS.min_values),
+            extra_body=extra_body if kind == "chat" else {},
+            extra_query={**self.extra_query, **given.get("extra_query", {})},
+        )
+        return Call(options)
+
+    def _refuse_reserved(self, extra_body: Mapping[str, object]) -> None:
+        reserved = {self.wire.message_field, self.wire.session_id_field}
+        if clash := sorted(reserved.intersection(extra_body)):
+            raise ConfigurationError(
+                f"extra_body must not set {', '.join(map(repr, clash))}: the SDK sets it "
+                "(pass the message, or session_id=)"
+            )
 
     async def close(self) -> None:
         """Close the client: every stream it opened ends, in any thread, and any call after
