@@ -73,9 +73,8 @@ class _Token:
     __str__ = __repr__
 
 
-# What an HTTP header can carry as a bearer token: printable ASCII, no spaces. A
-# token read from a file often ends in a newline, which httpx would refuse later
-# with the whole header (the token) in its message.
+# A bearer token is printable ASCII without spaces. One read from a file often ends in a
+# newline, which httpx would refuse later with the whole header (the token) in its message.
 _TOKEN_CHARS = re.compile(r"[\x21-\x7e]+")
 
 
@@ -143,17 +142,14 @@ def is_local(host: str) -> bool:
 MIN_SECRET_LENGTH = 8
 BLANK = "<token>"
 
-# C0 and C1 controls and DEL (a newline forges a log line, an escape sequence
-# drives a terminal), the Unicode line and paragraph separators, and the bidi
-# controls that reorder what follows them on screen.
+# C0 and C1 controls and DEL (a newline forges a log line, an escape sequence drives a
+# terminal), the Unicode line and paragraph separators, and the bidi controls.
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 class Scrubber:
-    """Blanks one client's bearer token in what the server sends back.
-
-    Shared by a client and its `with_options` copies, which share the token.
-    """
+    """Blanks one client's bearer token (and its `with_options` copies') in what the server
+    sends back."""
 
     __slots__ = ("__weakref__", "_byte_forms", "_forms")
 
@@ -271,9 +267,7 @@ class Pool(Generic[H]):
     them: `get` checks both at each call (a process id, not a process-wide fork hook).
     """
 
-    # Making a pool anew takes moments: longer, the lock was held by a thread of the
-    # parent when it forked, and is released nowhere here.
-    FORK_LOCK_WAIT = 5.0
+    FORK_LOCK_WAIT = 5.0  # making a pool takes moments; longer, the lock was held at fork
 
     def __init__(self, given: H | None, make: type[H], timeout: httpx.Timeout, owner: str) -> None:
         self._make: Callable[[], H] | None = None
@@ -417,8 +411,8 @@ _STATUS_ERRORS: dict[int, type[APIStatusError]] = {
 }
 
 
-# A body shown in an error may hold citation targets, and a target's provider is
-# never shown (wire contract, Privacy): its value is blanked, even when cut short.
+# A body shown in an error may hold citation targets, whose provider is never shown
+# (wire contract, Privacy): its value is blanked, even when cut short.
 _PROVIDER_VALUE = re.compile(r'("provider"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\\?$)')
 
 

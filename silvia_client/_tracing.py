@@ -39,8 +39,6 @@ class Tracing:
     """A client's tracing: each operation a span of `tracer_provider`'s tracer; `errors`
     reads a response's request id, and scrubs what the server sent."""
 
-    __slots__ = ("errors", "inject", "propagate", "tracer")
-
     def __init__(self, tracer_provider: Any, propagate: bool, errors: ResponseErrors) -> None:
         try:
             from opentelemetry import propagate as otel_propagate
@@ -51,12 +49,10 @@ class Tracing:
         from ._version import __version__
 
         self.tracer: Tracer = tracer_provider.get_tracer("silvia_client", __version__)
-        self.propagate: bool = propagate
-        self.inject: Callable[..., None] = otel_propagate.inject
+        # By OpenTelemetry's propagators (a `traceparent` header); None: not propagated.
+        self.inject: Callable[..., None] | None = otel_propagate.inject if propagate else None
         self.errors: ResponseErrors = errors
-
-    def scrub(self, text: str | None) -> str | None:
-        return self.errors.scrub.optional(text)
+        self.scrub: Callable[[str | None], str | None] = errors.scrub.optional
 
     def start(self, kind: str, path: str | None = None) -> Operation:
         """The operation of kind `kind` ("chat" or "get", of `path`) starts."""
@@ -120,8 +116,8 @@ class Operation:
             kind=SpanKind.CLIENT,
             attributes=attributes,
         )
-        if self._tracing.propagate:  # by OpenTelemetry's propagators: a `traceparent` header
-            self._tracing.inject(request.headers, context=set_span_in_context(span))
+        if (inject := self._tracing.inject) is not None:
+            inject(request.headers, context=set_span_in_context(span))
 
     def response(self, response: httpx.Response) -> None:
         """The attempt's response head came."""

@@ -31,9 +31,8 @@
 
 No message holds the bearer token or an account's provider: messages are made from
 status codes, request ids and the server's own error text, scrubbed first. Every error
-pickles (`SilviaError.__reduce__`), so one raised in a worker process reaches the
-parent as itself. This module imports nothing of the SDK at run time, so every
-module, the ground floor's included, raises from here.
+pickles, so one raised in a worker process reaches the parent as itself. This module
+imports nothing of the SDK: every module, the ground floor's included, raises from here.
 """
 
 from __future__ import annotations

@@ -11,7 +11,6 @@ import copy
 import dataclasses
 import logging
 from collections.abc import AsyncIterable, Mapping
-from types import TracebackType
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -282,12 +281,7 @@ class AsyncSilviaClient:
     async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
     async def _send(

@@ -13,7 +13,6 @@ import copy
 import dataclasses
 import logging
 from collections.abc import Iterable, Mapping
-from types import TracebackType
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -284,12 +283,7 @@ class SilviaClient:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def _send(
