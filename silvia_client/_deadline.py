@@ -322,11 +322,8 @@ def _shutdown(sock: Any) -> None:  # a read blocked on it ends now
 
 
 class Guard:
-    """Stops one operation's reads (the module's docstring says when).
-
-    A response is unwatched (under the same lock) before it is closed or handed back
-    to the pool, so a late alarm never touches a connection that is someone else's.
-    """
+    """Stops one operation's reads. A response is unwatched (under the lock) before it is
+    closed or handed back to the pool: a late alarm never touches someone else's."""
 
     __slots__ = ("__weakref__", "_cancel", "_lock", "_timer", "reason", "socket")
 
@@ -450,17 +447,13 @@ class Lifecycle:
 
 
 class _Watchdog:
-    """One thread that runs every client's alarms at their time.
+    """One thread that runs every client's alarms at their time, from the first alarm to a
+    minute without one.
 
-    An alarm is a one-item list, its callback, in a heap; cancelling it empties the
-    list (dropped once first, or when arming rebuilds a mostly cancelled heap), so
-    arming and cancelling cost a heap push and a `list.clear`. The thread starts with
-    the first alarm and ends after a minute with none.
-
-    In a child forked from this process the thread does not run, its lock may have
-    been held at the fork, and the alarms are the parent's (one fired would shut down
-    a socket the parent reads): the first alarm armed in another process starts over,
-    by a process id compared at each arming, not a process-wide fork hook.
+    An alarm is a one-item list, its callback, in a heap; cancelling it empties the list
+    (dropped once first, or when arming rebuilds a mostly cancelled heap). In a forked
+    child the thread does not run, its lock may have been held at the fork, and the
+    alarms are the parent's: the first alarm armed in another process starts over.
     """
 
     IDLE_EXIT = 60.0
