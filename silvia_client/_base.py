@@ -180,9 +180,11 @@ class Scrubber:
         return _CONTROLS.sub(escaped, text)
 
     def optional(self, text: str | None) -> str | None:
+        """`text(...)` of a value that may be missing (a request id, say)."""
         return None if text is None else self.text(text)
 
     def bytes(self, body: bytes) -> bytes:
+        """`body` with the token blanked."""
         for form in self._byte_forms:
             if form in body:
                 body = body.replace(form, BLANK.encode())
@@ -435,6 +437,7 @@ class ResponseErrors:
         self.token_sent: bool = token_sent
 
     def request_id(self, response: httpx.Response) -> str | None:
+        """The server's id for the request, scrubbed, if it sent one."""
         value: str | None = response.headers.get(self.wire.request_id_header)
         return None if value is None else self.scrub.text(value)
 

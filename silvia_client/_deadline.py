@@ -354,11 +354,13 @@ class Guard:
             if sock is not None and self.reason is not None:  # stopped before it came
                 _shutdown(sock)
 
-    def release(self) -> None:  # the operation is over
+    def release(self) -> None:
+        """The operation is over: no alarm, no response."""
         self.arm(math.inf, "deadline")
         self.watch(None)
 
     def stop(self, reason: StopReason) -> None:
+        """The flag for the check between chunks, and the socket shut down."""
         with self._lock:
             if self.reason is None:
                 self.reason = reason
@@ -382,14 +384,17 @@ class Call:
         guard.arm(self.at, "deadline")
         return guard
 
-    def left(self) -> float:  # negative once past; `math.inf`: none
+    def left(self) -> float:
+        """Seconds left before the deadline (negative once past; `math.inf`: none)."""
         return self.at - time.monotonic()
 
-    def expired(self) -> bool:  # or its alarm stopped the guard
+    def expired(self) -> bool:
+        """Whether the deadline has passed (or its alarm stopped the guard)."""
         stopped = self.guard is not None and self.guard.reason == "deadline"
         return stopped or self.left() <= 0
 
     def timed_out(self) -> APITimeoutError:
+        """The error a call past its deadline raises."""
         return APITimeoutError(f"the deadline of {self.options.deadline:g} s passed")
 
     def timeouts(self) -> dict[str, float | None]:

@@ -121,13 +121,13 @@ class SilviaClient:
     ) -> None:
         if http_client is not None and not isinstance(http_client, httpx.Client):
             raise ConfigurationError(f"http_client must be an httpx.Client ({OTHER_CLIENT})")
-        self.base_url = base_url_from(base_url)
+        self.base_url: str = base_url_from(base_url)
         self._token = token_from(token)
         self._life = Lifecycle()  # shared with `with_options` copies: one pool, one state
         self._copy = False
         if not isinstance(wire, WireFormat):
             raise ConfigurationError("wire must be a WireFormat")
-        self.wire = wire
+        self.wire: WireFormat = wire
         scrub = Scrubber(None if self._token is None else self._token.value)
         self._errors = ResponseErrors(wire, scrub, token_sent=self._token is not None)
         provider = check("tracer_provider", tracer_provider)
@@ -147,7 +147,9 @@ class SilviaClient:
         self.deadline: float | None = check("deadline", deadline)
         self.max_event_bytes: int = check("max_event_bytes", max_event_bytes)
         self.max_response_bytes: int = check("max_response_bytes", max_response_bytes)
-        self.retries = RetryPolicy(max_retries=max_retries, initial_delay=retry_backoff)
+        self.retries: RetryPolicy = RetryPolicy(
+            max_retries=max_retries, initial_delay=retry_backoff
+        )
         self.extra_body: dict[str, object] = {}  # `with_options` defaults, under a call's
         self.extra_query: dict[str, str | int | float] = {}
         # httpx.Headers, not a dict: header names are case-insensitive, so a caller's
