@@ -79,13 +79,13 @@ class ClientDefaults:
     base_url_env: str = "SILVIA_BASE_URL"
     token_env: str = "SILVIA_TOKEN"  # unset or empty: requests go without a token
 
-    # One request's timeouts, per phase (httpx's four), in seconds.
+    # One request's timeouts, per phase, in seconds.
     connect_timeout: float = 10.0  # a handshake slower than this is a host that is not there
     read_timeout: float = 60.0  # the wait for a head, and a GET's silences (a stream: idle)
     write_timeout: float = 30.0  # a request body is one message: it goes out in one piece
     pool_timeout: float = 10.0  # waiting for a free connection: as long as making one
-    # The longest silence a chat stream may keep before it counts as stalled. Keep-alive
-    # comments count as signs of life: that is what they are for.
+    # The longest silence of a chat stream before it counts as stalled (a keep-alive
+    # comment is a sign of life).
     idle_timeout: float = 90.0
 
     # The longest finite wait an argument may ask for (31 years), which every clock and
@@ -131,7 +131,7 @@ class ClientDefaults:
     max_cookies: int = 50
     max_cookie_bytes: int = 8 * _KIB
 
-    # Reading bodies (`_async/_body.py`, `ResponseErrors` in `_base.py`).
+    # Reading bodies (`_async/_body.py`, `ResponseErrors`).
     accept_encoding: str = "gzip, deflate"  # what `_body` decodes itself, in bounded pieces
     piece_bytes: int = 64 * _KIB  # the most one decoded piece holds: a gzip bomb comes in these
     error_body_max_bytes: int = 64 * _KIB  # an error body longer than this is cut, not read whole

@@ -278,11 +278,9 @@ class AsyncChatStream:
     def _failed(self, error: httpx.RequestError | None) -> StreamError:
         """The error for a read that failed with `error`, or a body that ended (None): either
         may be the guard's doing (its shutdown of the socket), or the deadline's."""
-        guard = self._call.guard
-        if guard is not None and guard.reason is not None:
-            return self._halted(Halt(guard.reason))
-        if self._call.left() <= 0:
-            return self._halted(Halt("deadline"))
+        reason = None if self._call.guard is None else self._call.guard.reason
+        if reason is not None or self._call.left() <= 0:
+            return self._halted(Halt(reason or "deadline"))
         if error is None:
             return self._error(IncompleteTurnError, "the stream ended without `done`")
         self._errors.scrub.exception(error)
