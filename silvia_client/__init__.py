@@ -11,7 +11,6 @@ with SilviaClient() as client:  # SILVIA_BASE_URL, SILVIA_TOKEN
 
 from typing import TYPE_CHECKING
 
-from . import errors
 from ._lazy import load_on_first_use
 
 if TYPE_CHECKING:
@@ -104,8 +103,7 @@ __all__ = [
 ]
 
 # Each name is imported on first use, so that loading the package's pytest plugins
-# (which pytest does in every run) costs next to nothing; see `_lazy.py`. `errors`
-# imports nothing: its names are read from it.
+# (which pytest does in every run) costs next to nothing; see `_lazy.py`.
 load_on_first_use(
     __name__,
     {
@@ -122,7 +120,33 @@ load_on_first_use(
             "parse_citation_target",
             "resolve_citation",
         ),
-        ".errors": tuple(errors.__all__),
+        ".errors": (
+            "APIConnectionError",
+            "APIError",
+            "APIStatusError",
+            "APITimeoutError",
+            "AuthenticationError",
+            "BadRequestError",
+            "ClientClosedError",
+            "ConfigurationError",
+            "ConflictError",
+            "EventLoopChangedError",
+            "IncompleteTurnError",
+            "InternalServerError",
+            "NotFoundError",
+            "PermissionDeniedError",
+            "RateLimitError",
+            "RequestTooLargeError",
+            "ResponseTooLargeError",
+            "ServerStreamError",
+            "SilviaError",
+            "StreamDisconnectedError",
+            "StreamError",
+            "StreamTimeoutError",
+            "StreamTooLargeError",
+            "UnexpectedResponseError",
+            "UnprocessableEntityError",
+        ),
         ".sessions": ("Message", "Session"),
     },
 )
