@@ -1,27 +1,20 @@
 """What both clients share that does no I/O.
 
-- `Scrubber`: every string from the server that may reach an exception, a log record
-  or the command line (bodies, `error` events, request ids, headers, transport errors)
-  goes through a client's scrubber first: its token blanked, and in a message control
-  characters escaped, so a server cannot forge log lines or drive a terminal. A token
-  shorter than `MIN_SECRET_LENGTH` (8) is not blanked: it is no secret (`"t"` in tests),
-  and blanking it would blank ordinary text. `protect_library_logs` blanks it in the
-  records of httpx and httpcore, which log what the server sends.
-- `Pool`, `BoundedCookieJar`, `tls_context`: a client's connection pool (this process's
-  and one event loop's), its bounded cookie jar, one TLS context.
+- `Scrubber`: whatever the server sends that may reach an exception, a log record or
+  the command line goes through it first: the token blanked (one of 8 characters or
+  more: a shorter one is no secret), and in a message control characters escaped, so a
+  server cannot forge log lines or drive a terminal. A scrubber with a token blanks it
+  in httpx's and httpcore's log records too.
+- `Pool`, `BoundedCookieJar`: a client's connection pool (this process's and one event
+  loop's) and its bounded cookie jar.
 - `ResponseErrors`: a response that is not what was asked for, or a transport error,
-  as a typed error: its message from the status, the request id and the server's own
-  text, scrubbed; never from the request.
-- `ClientBase`: configuration (the base URL and the token, from the arguments or the
-  environment; every other setting by `_deadline.RULES`), `with_options` copies, a
-  call's options into a `Call`. The clients that send are `_async/_client.py` and,
-  generated from it, `_sync/_client.py`.
+  as a typed error, from the status, the request id and the server's text, scrubbed.
+- `token_from`, `base_url_from`: the token and the base URL, from the arguments or the
+  environment, checked. The clients are `_async/_client.py` and, generated, `_sync/`'s.
 """
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import functools
 import http.cookiejar
 import ipaddress
@@ -33,16 +26,14 @@ import socket
 import ssl
 import threading
 import weakref
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
 
-from ._deadline import Call, Kind, Lifecycle, RequestOptions, check
-from ._retries import RetryPolicy, parse_retry_after
+from ._retries import parse_retry_after
 from ._text import escaped
-from ._version import __version__
 from ._wire import DEFAULTS, WireFormat
 from .citations import is_http_url
 from .errors import (
@@ -64,12 +55,6 @@ from .errors import (
     UnprocessableEntityError,
 )
 
-if TYPE_CHECKING:
-    from typing_extensions import Self
-
-    from ._tracing import Tracing
-
-
 logger = logging.getLogger("silvia_client")
 
 
@@ -88,9 +73,8 @@ class _Token:
     __str__ = __repr__
 
 
-# What an HTTP header can carry as a bearer token: printable ASCII, no spaces. A
-# token read from a file often ends in a newline, which httpx would refuse later
-# with the whole header (the token) in its message.
+# A bearer token is printable ASCII without spaces. One read from a file often ends in a
+# newline, which httpx would refuse later with the whole header (the token) in its message.
 _TOKEN_CHARS = re.compile(r"[\x21-\x7e]+")
 
 
@@ -158,17 +142,14 @@ def is_local(host: str) -> bool:
 MIN_SECRET_LENGTH = 8
 BLANK = "<token>"
 
-# C0 and C1 controls and DEL (a newline forges a log line, an escape sequence
-# drives a terminal), the Unicode line and paragraph separators, and the bidi
-# controls that reorder what follows them on screen.
+# C0 and C1 controls and DEL (a newline forges a log line, an escape sequence drives a
+# terminal), the Unicode line and paragraph separators, and the bidi controls.
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 class Scrubber:
-    """Blanks one client's bearer token in what the server sends back.
-
-    Shared by a client and its `with_options` copies, which share the token.
-    """
+    """Blanks one client's bearer token (and its `with_options` copies') in what the server
+    sends back."""
 
     __slots__ = ("__weakref__", "_byte_forms", "_forms")
 
@@ -181,10 +162,8 @@ class Scrubber:
         self._byte_forms = tuple(form.encode("utf-8") for form in self._forms)
         if self._forms:
             _LIVE.add(self)
-
-    def __bool__(self) -> bool:
-        """Whether there is a token to blank."""
-        return bool(self._forms)
+            for name in _LIBRARY_LOGGERS:  # a logger adds the filter once
+                logging.getLogger(name).addFilter(_blank_tokens)
 
     def blank(self, text: str) -> str:
         """`text` with the token blanked."""
@@ -195,7 +174,7 @@ class Scrubber:
 
     def text(self, text: str) -> str:
         """`text`, fit for a message: the token blanked, every control character escaped."""
-        for form in self._forms:  # `blank`, here: every request id comes through
+        for form in self._forms:  # `blank`, inline: every request id comes through here
             if form in text:
                 text = text.replace(form, BLANK)
         return _CONTROLS.sub(escaped, text)
@@ -205,7 +184,7 @@ class Scrubber:
         return None if text is None else self.text(text)
 
     def bytes(self, body: bytes) -> bytes:
-        """`body` with the token blanked, before any of it is shown."""
+        """`body` with the token blanked."""
         for form in self._byte_forms:
             if form in body:
                 body = body.replace(form, BLANK.encode())
@@ -226,8 +205,7 @@ class Scrubber:
         return json.loads(self.blank(dumped))
 
     def exception(self, error: BaseException) -> BaseException:
-        """`error`, and every error behind it (transport errors may quote the server), with
-        the token blanked in their arguments."""
+        """`error`, and every error behind it (which may quote the server), token blanked."""
         if not self._forms:
             return error
         seen: set[int] = set()
@@ -260,7 +238,7 @@ _LIBRARY_LOGGERS = (
 
 
 def _blank_tokens(record: logging.LogRecord) -> bool:
-    """A log filter: every live client's token blanked in a record an HTTP library makes."""
+    """A log filter of the HTTP libraries: every live client's token blanked."""
     scrubbers = tuple(_LIVE)
     if not scrubbers:
         return True
@@ -276,68 +254,52 @@ def _blank_tokens(record: logging.LogRecord) -> bool:
     return True
 
 
-def protect_library_logs() -> None:
-    """Put the token filter on the HTTP libraries' loggers (a logger adds it once)."""
-    for name in _LIBRARY_LOGGERS:
-        logging.getLogger(name).addFilter(_blank_tokens)
-
-
 # -------------------------------------------------------------------- the connection pool
-
-# The clients reach their pool only through `Pool.get`, which checks two things. A
-# pool's connections belong to the process that opened them (after `os.fork()`, a child
-# reading one would read the parent's answers): in another process the SDK makes its
-# own pool anew, and refuses a caller's `http_client`, by a process id compared at each
-# call, not a process-wide fork hook. An async pool's connections also belong to the
-# event loop that opened them: a call from another raises `EventLoopChangedError`
-# before anything is sent.
 
 H = TypeVar("H", httpx.Client, httpx.AsyncClient)
 
 
-def running_loop() -> object | None:
-    """The event loop running in this thread (asyncio's loop, trio's token), None outside one."""
-    from anyio.lowlevel import current_token  # here: `import silvia_client` stays without it
-
-    try:
-        return current_token().native_token  # a new wrapper per call, of the same loop
-    except RuntimeError:  # no event loop runs in this thread (anyio's `NoEventLoopError`)
-        return None
-
-
 class Pool(Generic[H]):
     """The httpx client a client and its `with_options` copies send through: a caller's
-    `http_client`, or one `make` makes, which the SDK owns (closes, makes anew in a forked
-    child). `owner` names the client's class in error messages."""
+    `http_client`, or one of class `make`, which the SDK owns (closes, makes anew in a
+    forked child). `owner` names the client's class in error messages.
 
-    # Making a pool anew takes moments; a wait longer than this means the lock was
-    # held by a thread of the parent when it forked, and is released nowhere here.
-    FORK_LOCK_WAIT = 5.0
+    Its connections belong to the process that opened them (a forked child reading one
+    would read the parent's answers), and an async pool's to the event loop that opened
+    them: `get` checks both at each call (a process id, not a process-wide fork hook).
+    """
 
-    def __init__(self, given: H | None, make: Callable[[], H], owner: str) -> None:
-        self._http: H = make() if given is None else given
-        self._make: Callable[[], H] | None = make if given is None else None
+    FORK_LOCK_WAIT = 5.0  # making a pool takes moments; longer, the lock was held at fork
+
+    def __init__(self, given: H | None, make: type[H], timeout: httpx.Timeout, owner: str) -> None:
+        self._make: Callable[[], H] | None = None
+        if given is None:
+            # One verifying TLS context for every client (loading the CA bundle is most
+            # of a new client's cost), made as httpx makes its own.
+            verify = _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+            self._make = lambda: make(timeout=timeout, cookies=BoundedCookieJar(), verify=verify)
+            given = self._make()
+        self._http: H = given
         self._owner = owner
         self._pid: int | None = None  # the process it first served
         self._loop: object = None  # the event loop it first served (an async pool)
         self._fork_lock = threading.Lock()
-
-    @property
-    def owned(self) -> bool:
-        """Whether the SDK made this pool (and so closes it, and makes it anew after a fork)."""
-        return self._make is not None
 
     def own(self, make: Callable[[], H]) -> None:
         """The SDK owns the pool it was given (the testing kit's): `make` makes it anew."""
         self._make = make
 
     def get(self) -> H:
-        """The pool, for this process and (an async pool) the event loop running now
-        (outside any loop, nothing is noted)."""
+        """The pool, for this process and (an async pool) the event loop running now."""
         if self._pid != os.getpid():
             self._here()
         if isinstance(self._http, httpx.AsyncClient):
-            loop = running_loop()
+            from anyio.lowlevel import current_token  # here: `import silvia_client` without it
+
+            try:  # asyncio's loop or trio's token (a new wrapper per call, of the same loop)
+                loop: object = current_token().native_token
+            except RuntimeError:  # no event loop runs in this thread: nothing noted
+                loop = None
             if self._loop is None:
                 self._loop = loop
             elif loop is not None and loop is not self._loop:
@@ -350,12 +312,13 @@ class Pool(Generic[H]):
         return self._http
 
     def to_close(self) -> H | None:
-        """The pool for `close()` to close: None in a process it did not serve (a child's
-        copy of its parent's pool is the parent's to close)."""
-        return self._http if self._pid in (None, os.getpid()) else None
+        """The pool for `close()` to close: None if a caller's, or in a process it did not
+        serve (a child's copy of its parent's pool is the parent's to close)."""
+        mine = self._make is not None and self._pid in (None, os.getpid())
+        return self._http if mine else None
 
     def _here(self) -> None:
-        """The first call in this process: note it, or (used before the fork) a pool of its own."""
+        """The first call in this process: note it, or (used before the fork) a pool anew."""
         pid = os.getpid()
         if self._pid is None:  # never used: no connection yet, whoever made it
             self._pid = pid
@@ -382,12 +345,10 @@ class Pool(Generic[H]):
 class BoundedCookieJar(http.cookiejar.CookieJar):
     """A cookie jar that keeps at most `max_cookies`, and `max_bytes` of `Cookie` header.
 
-    A cookie that would take the jar past either bound is not kept (an update of one
-    kept leaves the old value), so the first ones, a sticky session's, stay (why:
-    `DEFAULTS.max_cookies`). `set_cookie` is where the standard library's jar stores
-    each cookie, under the jar's lock when httpx calls it. The count is kept beside
-    the jar, made again after `clear` (which expired and deleted cookies go through):
-    counting the jar for each of a response's 300 cookies would cost more than reading.
+    A cookie past either bound is not kept (an update of one kept leaves the old value),
+    so the first ones, a sticky session's, stay (`DEFAULTS.max_cookies`). The count is
+    kept beside the jar (counting it for each of 300 cookies would cost more than
+    reading them), made again after `clear`, which every cookie that goes goes through.
     """
 
     def __init__(
@@ -396,17 +357,16 @@ class BoundedCookieJar(http.cookiejar.CookieJar):
         super().__init__()
         self.max_cookies = max_cookies
         self.max_bytes = max_bytes
-        # What the jar holds, by (domain, path, name): each cookie's header bytes. None:
-        # count again (cookies have gone since).
+        # (domain, path, name) -> its header bytes; None: count again.
         self._held: dict[tuple[str, str, str], int] | None = None
 
     def clear(
         self, domain: str | None = None, path: str | None = None, name: str | None = None
     ) -> None:
-        self._held = None  # the one other way the stdlib's jar lets a cookie go
+        self._held = None
         super().clear(domain, path, name)
 
-    def set_cookie(self, cookie: http.cookiejar.Cookie) -> None:
+    def set_cookie(self, cookie: http.cookiejar.Cookie) -> None:  # under the jar's lock
         held = self._held
         if held is None:
             held = {(c.domain, c.path, c.name): _header_bytes(c) for c in self}
@@ -426,23 +386,16 @@ class BoundedCookieJar(http.cookiejar.CookieJar):
 
 
 def _header_bytes(cookie: http.cookiejar.Cookie) -> int:
-    """The most `cookie` adds to a `Cookie` header: `name=value; `, and an RFC 2965
-    cookie's `$Version`, `$Path` and `$Domain` beside it."""
+    """`name=value; `, and an RFC 2965 cookie's `$Version`, `$Path` and `$Domain`."""
     size = len(cookie.name.encode()) + len((cookie.value or "").encode()) + 3
     if cookie.version:
         size += len(cookie.path.encode()) + len(cookie.domain.encode()) + 40
     return size
 
 
-def tls_context() -> ssl.SSLContext:
-    """The verifying TLS context of the SDK's own pools, made once as httpx makes its own
-    (loading the CA bundle is most of a new client's cost); `SSL_CERT_FILE` and
-    `SSL_CERT_DIR`, which httpx reads, are part of the key."""
-    return _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
-
-
 @functools.lru_cache(maxsize=4)
 def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    # The environment httpx reads (`SSL_CERT_FILE`, `SSL_CERT_DIR`) is the key.
     return httpx.create_ssl_context()
 
 
@@ -460,8 +413,8 @@ _STATUS_ERRORS: dict[int, type[APIStatusError]] = {
 }
 
 
-# A body shown in an error may hold citation targets, and a target's provider is
-# never shown (wire contract, Privacy): its value is blanked, even when cut short.
+# A body shown in an error may hold citation targets, whose provider is never shown
+# (wire contract, Privacy): its value is blanked, even when cut short.
 _PROVIDER_VALUE = re.compile(r'("provider"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\\?$)')
 
 
@@ -474,8 +427,7 @@ def _preview(body: bytes) -> str:
 
 
 class ResponseErrors:
-    """One client's way of turning responses into errors (`token_sent`: whether a 401 should
-    say how to give a token)."""
+    """One client's responses into errors (`token_sent`: else a 401 says how to give one)."""
 
     __slots__ = ("scrub", "token_sent", "wire")
 
@@ -485,7 +437,7 @@ class ResponseErrors:
         self.token_sent: bool = token_sent
 
     def request_id(self, response: httpx.Response) -> str | None:
-        """The server's id for the request (scrubbed), if it sent one."""
+        """The server's id for the request, scrubbed, if it sent one."""
         value: str | None = response.headers.get(self.wire.request_id_header)
         return None if value is None else self.scrub.text(value)
 
@@ -510,7 +462,7 @@ class ResponseErrors:
         )
 
     def status_error(self, response: httpx.Response, body: bytes) -> APIStatusError:
-        """The typed error for a non-2xx response whose (possibly cut) body is `body`."""
+        """The typed error for a non-2xx response (`body`: its start)."""
         status = response.status_code
         error_type, message, parsed = self._server_error(body)
         text = self.scrub.text(message or response.reason_phrase or "error")
@@ -553,33 +505,27 @@ class ResponseErrors:
         self, response: httpx.Response, body: bytes, expected: str
     ) -> UnexpectedResponseError:
         """A 2xx whose body is not `expected`; the message shows the start of the body."""
-        content_type = self.scrub.optional(response.headers.get("content-type"))
+        shown = self.scrub.optional(response.headers.get("content-type")) or "no content type"
         preview = _preview(self.scrub.bytes(body))
-        shown = content_type or "no content type"
-        message = f"expected {expected}, got {response.status_code} {shown}: {preview!r}"
-        return UnexpectedResponseError(
-            self.scrub.text(message),
-            status_code=response.status_code,
-            request_id=self.request_id(response),
-            content_type=content_type,
-        )
+        why = f"expected {expected}, got {response.status_code} {shown}: {preview!r}"
+        return self.undecodable(response, why)
 
     def undecodable(
         self, response: httpx.Response, why: str | None = None
     ) -> UnexpectedResponseError:
         """A 2xx body that its Content-Encoding belies, or in one the SDK cannot decode (`why`)."""
-        if why is not None:
-            return UnexpectedResponseError(
-                self.scrub.text(why),
-                status_code=response.status_code,
-                request_id=self.request_id(response),
-                content_type=self.scrub.optional(response.headers.get("content-type")),
-            )
-        encoding = response.headers.get("content-encoding", "")
-        return self.unexpected(response, b"", f"a body that decodes as {encoding!r}")
+        if why is None:
+            encoding = response.headers.get("content-encoding", "")
+            return self.unexpected(response, b"", f"a body that decodes as {encoding!r}")
+        return UnexpectedResponseError(
+            self.scrub.text(why),
+            status_code=response.status_code,
+            request_id=self.request_id(response),
+            content_type=self.scrub.optional(response.headers.get("content-type")),
+        )
 
     def connection_error(self, error: httpx.TransportError, url: httpx.URL) -> APIConnectionError:
-        """The SDK's error for a transport error, caused by it: it names `scheme://host:port`,
+        """The error for a transport error, caused by it: it names `scheme://host:port`,
         never the path or the query (a session id), nor any userinfo."""
         self.scrub.exception(error)
         port = url.port or {"http": 80, "https": 443}.get(url.scheme)
@@ -589,200 +535,19 @@ class ResponseErrors:
                 f"timed out: {type(error).__name__} ({where})"
             )
         else:
-            reason = _system_reason(error)
+            # In the operating system's words (the `errno` at the bottom of the chain):
+            # httpx's sync and async transports word one refusal differently.
+            reason, seen = str(error), set[int]()
+            cause: BaseException | None = error
+            while cause is not None and id(cause) not in seen:
+                seen.add(id(cause))
+                if isinstance(cause, socket.gaierror) and cause.strerror:
+                    reason = cause.strerror  # a name that did not resolve
+                elif isinstance(cause, OSError) and cause.errno is not None and cause.errno > 0:
+                    reason = os.strerror(cause.errno)
+                cause = cause.__cause__ or cause.__context__
             failure = APIConnectionError(
                 self.scrub.text(f"connection to {where} failed: {type(error).__name__}: {reason}")
             )
         failure.__cause__ = error
         return failure
-
-
-def _system_reason(error: BaseException) -> str:
-    """Why a connection failed, in the operating system's words (the `errno` at the bottom of
-    the chain): httpx's sync and async transports word one refusal differently."""
-    reason, seen = str(error), set[int]()
-    cause: BaseException | None = error
-    while cause is not None and id(cause) not in seen:
-        seen.add(id(cause))
-        if isinstance(cause, socket.gaierror) and cause.strerror:
-            reason = cause.strerror  # a name that did not resolve
-        elif isinstance(cause, OSError) and cause.errno is not None and cause.errno > 0:
-            reason = os.strerror(cause.errno)
-        cause = cause.__cause__ or cause.__context__
-    return reason
-
-
-# ------------------------------------------------------------------------------ the client
-
-
-class ClientBase:
-    """Configuration, the token and a call's options, shared by the sync and async clients.
-
-    The settings are plain attributes, checked: `timeout`, `idle_timeout`, `deadline`,
-    `max_event_bytes`, `max_response_bytes`, `retries`, `extra_body` and `extra_query`.
-    """
-
-    base_url: str
-    wire: WireFormat
-    retries: RetryPolicy
-    _pool: Pool[httpx.Client] | Pool[httpx.AsyncClient]  # shared with `with_options` copies
-
-    def __init__(
-        self,
-        *,
-        base_url: str | None,
-        token: str | None,
-        timeout: float | httpx.Timeout | None,
-        idle_timeout: float,
-        deadline: float | None,
-        max_event_bytes: int,
-        max_response_bytes: int,
-        max_retries: int,
-        retry_backoff: float,
-        default_headers: Mapping[str, str] | None,
-        wire: WireFormat,
-        tracer_provider: object = None,
-        propagate_context: bool = False,
-    ) -> None:
-        self.base_url = base_url_from(base_url)
-        self._token = token_from(token)
-        self._life = Lifecycle()  # shared with `with_options` copies: one pool, one state
-        self._copy = False
-        self._scrub = Scrubber(self._token.value if self._token is not None else None)
-        if self._scrub:
-            protect_library_logs()
-        if not isinstance(wire, WireFormat):
-            raise ConfigurationError("wire must be a WireFormat")
-        self.wire = wire
-        self._errors = ResponseErrors(wire, self._scrub, token_sent=self._token is not None)
-        provider = check("tracer_provider", tracer_provider)
-        propagate = check("propagate_context", propagate_context)
-        self._tracing: Tracing | None = None  # off without a provider
-        if provider is not None:
-            from ._tracing import Tracing  # here: tracing off, nothing of it is imported
-
-            request_id, scrub = self._errors.request_id, self._scrub.optional
-            self._tracing = Tracing(provider, propagate, request_id, scrub, wire.session_path)
-        elif propagate:
-            raise ConfigurationError(
-                "propagate_context=True needs a tracer_provider (for the global one, "
-                "pass opentelemetry.trace.get_tracer_provider())"
-            )
-        self.timeout: httpx.Timeout = check("timeout", timeout)
-        self.idle_timeout: float = check("idle_timeout", idle_timeout)
-        self.deadline: float | None = check("deadline", deadline)
-        self.max_event_bytes: int = check("max_event_bytes", max_event_bytes)
-        self.max_response_bytes: int = check("max_response_bytes", max_response_bytes)
-        self.retries = RetryPolicy(max_retries=max_retries, initial_delay=retry_backoff)
-        self.extra_body: dict[str, object] = {}  # `with_options` defaults, under a call's
-        self.extra_query: dict[str, str | int | float] = {}
-        # httpx.Headers, not a dict: header names are case-insensitive, so a caller's
-        # "User-Agent" replaces ours instead of going out beside it.
-        self._headers = httpx.Headers({"user-agent": f"silvia-client/{__version__}"})
-        self._headers.update(check("default_headers", default_headers))
-        host = urlsplit(self.base_url).hostname or ""
-        if self._token is not None and self.base_url.startswith("http:") and not is_local(host):
-            logger.warning(
-                "%s: the token goes over plain http to %s; use https unless a trusted "
-                "proxy sits in between",
-                type(self).__name__,
-                host,
-            )
-
-    def __repr__(self) -> str:
-        # A base URL holds no credentials (checked above), so it can be shown.
-        return f"{type(self).__name__}(base_url={self.base_url!r})"
-
-    def _bind(self) -> None:
-        """Make the resources (`chat`, `sessions`) of this client."""
-        raise NotImplementedError
-
-    def with_options(
-        self,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        default_headers: Mapping[str, str] | None = None,
-        deadline: float | None = None,
-        idle_timeout: float | None = None,
-        max_event_bytes: int | None = None,
-        max_response_bytes: int | None = None,
-        extra_body: Mapping[str, object] | None = None,
-        extra_query: Mapping[str, str | int | float] | None = None,
-    ) -> Self:
-        """A copy of this client with other settings, sharing its connection pool.
-
-        Each keyword left out (or None) keeps this client's setting;
-        `default_headers`, `extra_body` and `extra_query` are added to this
-        client's (a call's own replace them, key by key). The copy never closes
-        the pool: closing it, or leaving a `with` block on it, leaves the pool
-        to this client (and to whoever owns this client's `http_client`).
-        """
-        keywords = {
-            "timeout": timeout,
-            "idle_timeout": idle_timeout,
-            "deadline": deadline,
-            "max_event_bytes": max_event_bytes,
-            "max_response_bytes": max_response_bytes,
-            "default_headers": default_headers,
-            "extra_body": extra_body,
-            "extra_query": extra_query,
-        }
-        given = {name: check(name, value) for name, value in keywords.items() if value is not None}
-        self._refuse_reserved(given.get("extra_body", {}))
-        other = copy.copy(self)
-        other._headers = self._headers.copy()
-        other._headers.update(given.pop("default_headers", {}))
-        other.extra_body = {**self.extra_body, **given.pop("extra_body", {})}
-        other.extra_query = {**self.extra_query, **given.pop("extra_query", {})}
-        vars(other).update(given)  # each setting given replaces the copy's
-        if max_retries is not None:
-            other.retries = dataclasses.replace(self.retries, max_retries=max_retries)
-        other._copy = True
-        other._bind()
-        return other
-
-    def _call(self, kind: Kind, **keywords: object) -> Call:
-        """One operation, with the call's options (each None: the client's) checked and put
-        over the client's settings, into one `RequestOptions`."""
-        if self._life.closed:
-            raise ClientClosedError(f"this {type(self).__name__} is closed: make a new one")
-        given = {name: check(name, value) for name, value in keywords.items() if value is not None}
-        extra_body = {**self.extra_body, **given.get("extra_body", {})}
-        if extra_body:
-            self._refuse_reserved(extra_body)
-        headers = self._headers.copy()
-        headers.update(given.get("extra_headers", {}))
-        headers["accept"] = "text/event-stream" if kind == "chat" else "application/json"
-        headers.setdefault("accept-encoding", DEFAULTS.accept_encoding)  # what `_body` decodes
-        if kind == "chat":
-            headers["cache-control"] = "no-store"
-        if self._token is not None:
-            headers["authorization"] = self._token.header
-        seconds = given.get("deadline", self.deadline)
-        if seconds is None:
-            seconds = DEFAULTS.chat_deadline if kind == "chat" else DEFAULTS.get_deadline
-        max_response_bytes = given.get("max_response_bytes", self.max_response_bytes)
-        options = RequestOptions(
-            kind,
-            headers=headers,
-            timeout=given.get("timeout", self.timeout),
-            idle_timeout=given.get("idle_timeout", self.idle_timeout),
-            deadline=seconds,
-            max_event_bytes=given.get("max_event_bytes", self.max_event_bytes),
-            max_response_bytes=max_response_bytes,
-            # See `DEFAULTS.bytes_per_value`.
-            max_values=max(max_response_bytes // DEFAULTS.bytes_per_value, DEFAULTS.min_values),
-            extra_body=extra_body if kind == "chat" else {},
-            extra_query={**self.extra_query, **given.get("extra_query", {})},
-        )
-        return Call(options)
-
-    def _refuse_reserved(self, extra_body: Mapping[str, object]) -> None:
-        """`ConfigurationError` for a field of `extra_body` the SDK sets itself."""
-        reserved = {self.wire.message_field, self.wire.session_id_field}
-        if clash := sorted(reserved.intersection(extra_body)):
-            raise ConfigurationError(
-                f"extra_body must not set {', '.join(map(repr, clash))}: the SDK sets it "
-                "(pass the message, or session_id=)"
-            )

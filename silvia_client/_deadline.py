@@ -1,22 +1,18 @@
 """One call: its options, checked by one table; its deadline; the one way to end a blocked read.
 
 - `RULES` and `check`: every option a client or a call takes (argument -> the values
-  it accepts -> the error otherwise), checked when given, so a bad value is a
-  `ConfigurationError` then, never a `ValueError` from inside httpx later.
-  `RequestOptions`: one call's options over the client's, frozen.
+  it accepts -> the error otherwise), checked when given: a `ConfigurationError` then,
+  never a `ValueError` from inside httpx later. `RequestOptions`: one call's, frozen.
 - `Call`: one operation (a chat turn, a GET): its options, and once started its
-  deadline, its `Guard` and its spans. The deadline bounds connecting, every retry
-  and the wait before it, and every read: each attempt's timeouts, and a chat
-  stream's wait between events, are cut to the time left.
-- `Guard`: a read already waiting keeps the timeout it began with, and closing a
-  response from another thread does not wake it; shutting its socket down does. So
-  the deadline's alarm, a `close()` from elsewhere, or a drain that takes too long
-  stops the guard: `reason` is set (readers check it between chunks) and the watched
-  response's socket is shut down (a transport without one gets only the check).
-  `Lifecycle`: what a client's `close()` stops.
-- `thread_timer`: one watchdog thread per process runs every client's alarms, sync
-  or async. An alarm only sets a flag and shuts a socket down, safe from another
-  thread, so it fires the same under any event loop.
+  deadline, its `Guard` and its spans. The deadline bounds connecting, every retry and
+  the wait before it, and every read (each cut to the time left).
+- `Guard`: a read already waiting keeps the timeout it began with, and closing its
+  response from another thread does not wake it; shutting its socket down does. So the
+  deadline's alarm, a `close()` from elsewhere, or a drain that takes too long stops
+  the guard: `reason` is set (readers check it between chunks) and the watched
+  response's socket is shut down. `Lifecycle`: what a client's `close()` stops.
+- `thread_timer`: one watchdog thread per process runs every client's alarms, sync or
+  async: an alarm only sets a flag and shuts a socket down, safe from any thread.
 """
 
 from __future__ import annotations
@@ -62,8 +58,7 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _within_clock(seconds: object) -> bool:
-    """Whether a number of seconds is one a wait can be given: 0 to `max_seconds`, or inf."""
+def _within_clock(seconds: object) -> bool:  # 0 to `max_seconds`, or inf
     return seconds == math.inf or 0 <= seconds <= DEFAULTS.max_seconds  # type: ignore[operator]
 
 
@@ -102,7 +97,6 @@ def _seconds_0_or_more(value: object) -> float:
     return float(value)  # type: ignore[arg-type]
 
 
-# The text rows' readers get a `str` that can go out as UTF-8, or None (`check` makes sure).
 def _message(value: str | None) -> str:
     """A `str` with more than whitespace in it ([default]), that can go out as UTF-8."""
     if value is None:
@@ -198,8 +192,8 @@ class Rule:
 
     read: Callable[[Any], Any]  # what is accepted (its docstring says it in words)
     error: str  # the `ConfigurationError` for what it refuses
-    # A text row (the message, the session id): a value of another type than `str` (or
-    # None) is a `TypeError`, as Python's own functions raise, not the `ConfigurationError`.
+    # A text row: another type than `str` (or None) is a `TypeError`, as Python's own
+    # functions raise, and `read` gets a `str` that can go out as UTF-8.
     type_error: bool = False
 
 
@@ -207,8 +201,7 @@ _SECONDS = f"must be a number of seconds above 0, at most {DEFAULTS.max_seconds:
 _BYTES = "must be a whole number of bytes above 0"
 _HEADERS = "must be a mapping of header names to values"
 
-# The constructors take every row; `with_options` and a call, those they have (None: the
-# client's); `RetryPolicy` checks its own two.
+# The constructors take every row; `with_options` and a call, those they have.
 RULES: Mapping[str, Rule] = {
     "timeout": Rule(_timeout, "timeout must be seconds, an httpx.Timeout or None"),
     "idle_timeout": Rule(_seconds_above_0, f"idle_timeout {_SECONDS}"),
@@ -252,7 +245,7 @@ def rules_table() -> str:
 def check(name: str, value: object) -> Any:
     """`value` as the SDK keeps it, if `RULES[name]` accepts it; else `ConfigurationError`."""
     rule = RULES[name]
-    if rule.type_error and value is not None:  # text: a `str` that can go out as UTF-8
+    if rule.type_error and value is not None:
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a str, not {type(value).__name__}")
         try:
@@ -265,9 +258,6 @@ def check(name: str, value: object) -> Any:
         return rule.read(value)
     except _Refused as refused:
         raise ConfigurationError(f"{name}: {refused}" if refused.args else rule.error) from None
-
-
-# ------------------------------------------------------------------------ one call's options
 
 
 @dataclass(frozen=True)
@@ -287,19 +277,19 @@ class RequestOptions:
     """
 
     kind: Kind
-    headers: httpx.Headers  # the client's, the call's, and the SDK's own
+    headers: httpx.Headers  # the client's, the call's, the SDK's own
     timeout: httpx.Timeout
     idle_timeout: float
     deadline: float
     max_event_bytes: int
     max_response_bytes: int
-    max_values: int  # the most JSON values and SSE events the call reads (`_json.most_values`)
-    extra_body: Mapping[str, object]  # merged into a chat body
-    extra_query: Mapping[str, str | int | float]  # on the URL
+    max_values: int  # the most JSON values and SSE events the call reads (`_sse.most_values`)
+    extra_body: Mapping[str, object]
+    extra_query: Mapping[str, str | int | float]
 
     @property
     def repeatable(self) -> bool:
-        """Whether sending the request twice is safe: a GET is; a chat POST may run twice."""
+        """Whether sending the request twice is safe: a GET is, a chat POST is not."""
         return self.kind == "get"
 
 
@@ -315,12 +305,11 @@ class Halt(Exception):
         self.limit = limit
 
 
+# `timer(at, callback)`: run `callback` at monotonic time `at`; calling what it returns cancels.
 Timer = Callable[[float, Callable[[], None]], Callable[[], None]]
-"""`timer(at, callback)`: run `callback` at monotonic time `at`; calling what it returns cancels."""
 
 
-def _shutdown(sock: Any) -> None:
-    """Shut `sock` down: a read blocked on it ends now."""
+def _shutdown(sock: Any) -> None:  # a read blocked on it ends now
     try:
         if isinstance(sock, socket.socket):
             # The plain socket's shutdown, also for a TLS socket: `SSLSocket.shutdown`
@@ -333,11 +322,8 @@ def _shutdown(sock: Any) -> None:
 
 
 class Guard:
-    """Stops one operation's reads (the module's docstring says when).
-
-    A response is unwatched (under the same lock) before it is closed or handed back
-    to the pool, so a late alarm never touches a connection that is someone else's.
-    """
+    """Stops one operation's reads. A response is unwatched (under the lock) before it is
+    closed or handed back to the pool: a late alarm never touches someone else's."""
 
     __slots__ = ("__weakref__", "_cancel", "_lock", "_timer", "reason", "socket")
 
@@ -374,16 +360,12 @@ class Guard:
         self.watch(None)
 
     def stop(self, reason: StopReason) -> None:
-        """Stop: the flag for the check between chunks, and the socket shut down."""
+        """The flag for the check between chunks, and the socket shut down."""
         with self._lock:
             if self.reason is None:
                 self.reason = reason
             if self.socket is not None:
                 _shutdown(self.socket)
-
-    def halt(self) -> Halt:
-        """The `Halt` a reader raises when it finds the guard stopped."""
-        return Halt(self.reason)
 
 
 @dataclass(eq=False)
@@ -412,7 +394,7 @@ class Call:
         return stopped or self.left() <= 0
 
     def timed_out(self) -> APITimeoutError:
-        """The error a call past its deadline raises, naming the deadline."""
+        """The error a call past its deadline raises."""
         return APITimeoutError(f"the deadline of {self.options.deadline:g} s passed")
 
     def timeouts(self) -> dict[str, float | None]:
@@ -458,8 +440,7 @@ class Lifecycle:
             self._guards.add(guard)
         return guard
 
-    def close(self) -> None:
-        """Closed from now on; every operation still running is stopped."""
+    def close(self) -> None:  # every operation still running is stopped
         with self._lock:
             self.closed = True
             guards = list(self._guards)
@@ -471,17 +452,13 @@ class Lifecycle:
 
 
 class _Watchdog:
-    """One thread that runs every client's alarms at their time.
+    """One thread that runs every client's alarms at their time, from the first alarm to a
+    minute without one.
 
-    An alarm is a one-item list, its callback, in a heap; cancelling it empties the
-    list (dropped once first, or when arming rebuilds a mostly cancelled heap), so
-    arming and cancelling cost a heap push and a `list.clear`. The thread starts with
-    the first alarm and ends after a minute with none.
-
-    In a child forked from this process the thread does not run, its lock may have
-    been held at the fork, and the alarms are the parent's (one fired would shut down
-    a socket the parent reads): the first alarm armed in another process starts over,
-    by a process id compared at each arming, not a process-wide fork hook.
+    An alarm is a one-item list, its callback, in a heap; cancelling it empties the list
+    (dropped once first, or when arming rebuilds a mostly cancelled heap). In a forked
+    child the thread does not run, its lock may have been held at the fork, and the
+    alarms are the parent's: the first alarm armed in another process starts over.
     """
 
     IDLE_EXIT = 60.0
@@ -498,8 +475,7 @@ class _Watchdog:
         self._order = itertools.count()
         self._thread: threading.Thread | None = None
 
-    def _forked(self) -> None:
-        """Start over in this process, once, however many of its threads arrive here."""
+    def _forked(self) -> None:  # start over once, however many threads arrive here
         held = self._fork_lock.acquire(timeout=self.FORK_LOCK_WAIT)
         try:
             if self._pid != os.getpid():
@@ -529,8 +505,7 @@ class _Watchdog:
                 self._cond.notify()
         return alarm.clear
 
-    def _next(self) -> Callable[[], None] | None:
-        """The next alarm's callback, once due; None when idle long enough to end."""
+    def _next(self) -> Callable[[], None] | None:  # None: idle long enough to end
         with self._cond:
             while True:
                 heap = self._heap
@@ -556,5 +531,4 @@ class _Watchdog:
                 logger.debug("a deadline alarm failed", exc_info=True)
 
 
-thread_timer: Timer = _Watchdog().call_at
-"""Every client's `Timer`: the process's watchdog thread."""
+thread_timer: Timer = _Watchdog().call_at  # every client's

@@ -1,8 +1,8 @@
 """Packages whose public names load on first use (PEP 562), as pydantic's do.
 
 pytest imports this package's two plugins in every run wherever the SDK is installed,
-and with them their packages' `__init__`s: so those import nothing themselves, but
-name where each public name lives (type checkers read an `if TYPE_CHECKING:` block).
+and with them their packages' `__init__`s: so those name where each public name lives
+(type checkers read an `if TYPE_CHECKING:` block), and import it on first use.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ class _LazyPackage(ModuleType):
         return value
 
     def __setattr__(self, name: str, value: object) -> None:
-        # Importing a submodule binds it on its package: a public name spelt like a
-        # submodule (`qa.observe`, a function of qa/observe.py) keeps its binding.
+        # Importing a submodule binds it on its package: a public name spelt like one
+        # (`qa.observe`, a function of qa/observe.py) keeps its binding.
         if isinstance(value, ModuleType) and name in self.__dict__.get("_where", {}):
             return
         super().__setattr__(name, value)

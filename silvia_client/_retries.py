@@ -37,10 +37,8 @@ _NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
 
 def parse_retry_after(response: httpx.Response) -> float | None:
-    """Seconds the server asked us to wait (`Retry-After` as seconds or an HTTP date), or None.
-
-    Always finite: from 0 to `DEFAULTS.retry_after_ceiling`.
-    """
+    """Seconds the server asked us to wait (`Retry-After` as seconds or an HTTP date), or None;
+    from 0 to `DEFAULTS.retry_after_ceiling`."""
     value = response.headers.get("retry-after")
     if value is None:
         return None
@@ -82,10 +80,8 @@ class RetryPolicy:
     def delay(
         self, failure: Failure, attempt: int, *, repeatable: bool, time_left: float = math.inf
     ) -> float | None:
-        """Seconds to wait before sending again after `failure`, or None for no retry.
-
-        `attempt` counts from 0; `time_left` is the operation's, and no wait outlasts it.
-        """
+        """Seconds to wait before sending again after `failure` (`attempt` counts from 0), or
+        None for no retry; no wait outlasts `time_left`."""
         if attempt >= self.max_retries or not self.should_retry(failure, repeatable=repeatable):
             return None
         if isinstance(failure, httpx.Response):
@@ -103,11 +99,8 @@ class RetryPolicy:
 def after_failure(
     policy: RetryPolicy, call: Call, failure: Failure, error: SilviaError, attempt: int
 ) -> float | SilviaError:
-    """What follows a failed attempt: the seconds to wait before the next, or the error to raise.
-
-    `error` is what `failure` means to the caller. A transport error once the deadline
-    has passed is the deadline's timeout (which most likely ended that read).
-    """
+    """The seconds to wait before the next attempt, or the error to raise (`error`, what
+    `failure` means to the caller; after the deadline, the deadline's timeout)."""
     if call.guard is not None and call.guard.reason == "closed":  # the client was closed
         return ClientClosedError("the client was closed while the request was under way")
     if isinstance(failure, httpx.TransportError) and call.expired():

@@ -18,19 +18,16 @@ and differs from httpx-sse's `EventSource` where a long chat stream would notice
   `data` lines joined by LF), in bytes of UTF-8: past it the decoder raises
   `EventTooLarge`, as soon as that much has arrived.
 
-`loads` is `json.loads` keeping every number's value: an integer Python refuses to
-read (past `sys.get_int_max_str_digits()`, a process-wide setting that is the
-program's, not ours to change) and a number past a float's range (which `float` reads
-as infinity) become a `decimal.Decimal`. `most_values` bounds, before decoding, how
-many values `loads` would build: decoding is where a body of tiny values grows dozens
-of times over (the cap: `DEFAULTS.bytes_per_value`).
+`loads` is `json.loads` keeping every number's value: an integer past
+`sys.get_int_max_str_digits()` (the program's setting, not ours to change) and a number
+past a float's range become a `decimal.Decimal`. `most_values` bounds, before decoding,
+how many values `loads` would build (the cap: `DEFAULTS.bytes_per_value`).
 
 The fast path (CONTRIBUTING, "Fast paths"): the events and the history are read by
-pydantic's parser when `FAST_PATH` is on, and the plain way, `loads`, whenever that
-parser refuses the text (nesting past 200, a lone surrogate, an integer past 4,300
-digits, anything not JSON) or its result `holds_infinity` (it reads a number past a
-float's range as infinity). `FAST` is the switch `benchmarks/ablation.py` turns off;
-`FAST_PATH` is also off where the installed pydantic-core misreads a `\\u` escape.
+pydantic's parser when `FAST_PATH` is on, and by `loads` whenever that parser refuses
+the text (nesting past 200, a lone surrogate, an integer past 4,300 digits, anything
+not JSON) or its result `holds_infinity`. `FAST` is the switch `benchmarks/ablation.py`
+turns off; `FAST_PATH` is also off where pydantic-core misreads a `\\u` escape.
 """
 
 from __future__ import annotations
@@ -48,7 +45,7 @@ from pydantic_core import from_json
 
 
 class EventTooLarge(Exception):
-    """A line, or an event's data, passed `max_event_bytes` (`limit`); the message shows no data."""
+    """A line, or an event's data, passed `max_event_bytes` (`limit`)."""
 
     def __init__(self, limit: int) -> None:
         super().__init__(f"event stream line or event data over the limit of {limit} bytes")
@@ -109,7 +106,7 @@ class SSEDecoder:
         return events
 
     def close(self) -> list[ServerSentEvent]:
-        """The body has ended. What is left (a line without its end, its event) is dropped."""
+        """The body has ended: what is left (a line without its end, its event) is dropped."""
         if self._too_large is not None:
             raise self._too_large
         return []
@@ -119,7 +116,6 @@ class SSEDecoder:
             raise EventTooLarge(self._limit)
 
     def _line(self, line: str, events: list[ServerSentEvent]) -> None:
-        """Read one line (its end stripped) into the event being built."""
         if self._partial:  # the line the last chunk began
             line = "".join(self._partial) + line
             self._partial.clear()

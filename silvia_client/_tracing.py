@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import httpx
     from opentelemetry.trace import Span, Tracer
 
+    from ._base import ResponseErrors
     from .chat._turn import TurnBuilder
 
 __all__ = ["Operation", "Tracing"]
@@ -35,23 +36,10 @@ _NAMES = {"chat": "silvia.chat", "get": "silvia.sessions.get"}
 
 
 class Tracing:
-    """A client's tracing: each operation a span of `tracer_provider`'s tracer.
+    """A client's tracing: each operation a span of `tracer_provider`'s tracer; `errors`
+    reads a response's request id, and scrubs what the server sent."""
 
-    `request_id` reads a response's request id, scrubbed; `scrub` blanks the
-    token in a value the server sent; `session_path` is where a GET's session
-    id starts in its path.
-    """
-
-    __slots__ = ("inject", "propagate", "request_id", "scrub", "session_path", "tracer")
-
-    def __init__(
-        self,
-        tracer_provider: Any,
-        propagate: bool,
-        request_id: Callable[[httpx.Response], str | None],
-        scrub: Callable[[str | None], str | None],
-        session_path: str,
-    ) -> None:
+    def __init__(self, tracer_provider: Any, propagate: bool, errors: ResponseErrors) -> None:
         try:
             from opentelemetry import propagate as otel_propagate
         except ImportError:
@@ -61,34 +49,22 @@ class Tracing:
         from ._version import __version__
 
         self.tracer: Tracer = tracer_provider.get_tracer("silvia_client", __version__)
-        self.propagate: bool = propagate
-        self.inject: Callable[..., None] = otel_propagate.inject
-        self.request_id: Callable[[httpx.Response], str | None] = request_id
-        self.scrub: Callable[[str | None], str | None] = scrub
-        self.session_path: str = session_path
+        # By OpenTelemetry's propagators (a `traceparent` header); None: not propagated.
+        self.inject: Callable[..., None] | None = otel_propagate.inject if propagate else None
+        self.errors: ResponseErrors = errors
+        self.scrub: Callable[[str | None], str | None] = errors.scrub.optional
 
     def start(self, kind: str, path: str | None = None) -> Operation:
         """The operation of kind `kind` ("chat" or "get", of `path`) starts."""
-        session_id = None
-        if path is not None and path.startswith(self.session_path):
-            session_id = unquote(path[len(self.session_path) :])
+        session_id, prefix = None, self.errors.wire.session_path
+        if path is not None and path.startswith(prefix):
+            session_id = unquote(path[len(prefix) :])
         return Operation(self, kind, session_id)
 
 
 class Operation:
     """One operation's span and its current attempt's: `attempt`, `response` and `failed` for
     each HTTP attempt; `error` (the type a stream raises next), `end_turn` and `end`."""
-
-    __slots__ = (
-        "_attempt",
-        "_ended",
-        "_error_type",
-        "_perf",
-        "_span",
-        "_tracing",
-        "_wall_ns",
-        "kind",
-    )
 
     def __init__(self, tracing: Tracing, kind: str, session_id: str | None) -> None:
         from opentelemetry.trace import SpanKind
@@ -140,8 +116,8 @@ class Operation:
             kind=SpanKind.CLIENT,
             attributes=attributes,
         )
-        if self._tracing.propagate:  # by OpenTelemetry's propagators: a `traceparent` header
-            self._tracing.inject(request.headers, context=set_span_in_context(span))
+        if (inject := self._tracing.inject) is not None:
+            inject(request.headers, context=set_span_in_context(span))
 
     def response(self, response: httpx.Response) -> None:
         """The attempt's response head came."""
@@ -151,7 +127,7 @@ class Operation:
         span.set_attribute("http.response.status_code", response.status_code)
         version = response.http_version.removeprefix("HTTP/")
         span.set_attribute("network.protocol.version", version)
-        self._set(self._span, "silvia.request_id", self._tracing.request_id(response))
+        self._set(self._span, "silvia.request_id", self._tracing.errors.request_id(response))
         if response.is_success and self.kind == "chat":
             self._end_attempt()  # the stream's body is the turn's, not the attempt's
 

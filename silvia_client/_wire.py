@@ -79,17 +79,17 @@ class ClientDefaults:
     base_url_env: str = "SILVIA_BASE_URL"
     token_env: str = "SILVIA_TOKEN"  # unset or empty: requests go without a token
 
-    # One request's timeouts, per phase (httpx's four), in seconds.
+    # One request's timeouts, per phase, in seconds.
     connect_timeout: float = 10.0  # a handshake slower than this is a host that is not there
     read_timeout: float = 60.0  # the wait for a head, and a GET's silences (a stream: idle)
     write_timeout: float = 30.0  # a request body is one message: it goes out in one piece
     pool_timeout: float = 10.0  # waiting for a free connection: as long as making one
-    # The longest silence a chat stream may keep before it counts as stalled. Keep-alive
-    # comments count as signs of life: that is what they are for.
+    # The longest silence of a chat stream before it counts as stalled (a keep-alive
+    # comment is a sign of life).
     idle_timeout: float = 90.0
 
-    # The longest finite wait any argument may ask for (about 31 years): every clock and
-    # socket timeout here can hold it. `math.inf`, where an argument documents it, is none.
+    # The longest finite wait an argument may ask for (31 years), which every clock and
+    # socket timeout here can hold. `math.inf`, where an argument documents it, is none.
     max_seconds: float = 1e9
 
     # A whole operation, retries and every read included (`deadline=None`).
@@ -112,8 +112,8 @@ class ClientDefaults:
     retry_backoff: float = 0.5  # seconds before the first retry, doubled each time, jittered
     max_backoff: float = 8.0  # the doubling stops here: later retries wait no longer
     max_retry_after: float = 60.0  # a server's Retry-After is honoured up to this
-    # A server asking for a longer wait is read as asking for this long: a
-    # `RateLimitError.retry_after` stays a number a caller can sleep on.
+    # A longer `Retry-After` is read as this: `RateLimitError.retry_after` stays a number
+    # a caller can sleep on.
     retry_after_ceiling: float = 3600.0
     retry_statuses: frozenset[int] = frozenset({408, 429})  # a GET's, plus every 5xx
     # A refusal before any work: the one status after which a chat POST is safe to send again.
@@ -122,18 +122,16 @@ class ClientDefaults:
     # [default] A message that is empty or only whitespace is refused before it is sent:
     # the server's document does not say, and the reference server answers 400.
     refuse_blank_message: bool = True
-    # httpx refuses a URL longer than this; a session id that would make one is refused
-    # before anything is sent, naming the limit.
+    # httpx refuses a longer URL; a session id that would make one is refused first.
     max_url_chars: int = 65_536
 
-    # The cookie jar of the SDK's own pools: a sticky session or a gateway sets a cookie
-    # or two; bounded, so a server setting new ones on every response cannot grow each
-    # request's `Cookie` header without end. 8 KiB is about the longest header line nginx
-    # and Apache accept by default.
+    # The SDK's own cookie jar: a sticky session sets a cookie or two; a server setting new
+    # ones on every response must not grow the `Cookie` header without end. 8 KiB is about
+    # the longest header line nginx and Apache accept by default.
     max_cookies: int = 50
     max_cookie_bytes: int = 8 * _KIB
 
-    # Reading bodies (`_async/_body.py`, `ResponseErrors` in `_base.py`).
+    # Reading bodies (`_async/_body.py`, `ResponseErrors`).
     accept_encoding: str = "gzip, deflate"  # what `_body` decodes itself, in bounded pieces
     piece_bytes: int = 64 * _KIB  # the most one decoded piece holds: a gzip bomb comes in these
     error_body_max_bytes: int = 64 * _KIB  # an error body longer than this is cut, not read whole

@@ -31,9 +31,8 @@
 
 No message holds the bearer token or an account's provider: messages are made from
 status codes, request ids and the server's own error text, scrubbed first. Every error
-pickles (`SilviaError.__reduce__`), so one raised in a worker process reaches the
-parent as itself. This module imports nothing of the SDK at run time, so every
-module, the ground floor's included, raises from here.
+pickles, so one raised in a worker process reaches the parent as itself. This module
+imports nothing of the SDK: every module, the ground floor's included, raises from here.
 """
 
 from __future__ import annotations
@@ -78,15 +77,13 @@ class SilviaError(Exception):
     """The root of every error the SDK raises."""
 
     def __reduce__(self) -> tuple[object, ...]:
-        # Rebuilt from `args` without `__init__` (most take keyword-only arguments, which
-        # `cls(*args)` cannot pass), then the attributes put back. An `APIStatusError`'s
-        # `response` stays out: what crosses a process never holds an HTTP object.
+        # Rebuilt without `__init__` (most take keyword-only arguments), then the attributes
+        # put back but an `APIStatusError`'s `response`: no HTTP object crosses a process.
         state = {name: value for name, value in self.__dict__.items() if name != "response"}
         return (_rebuilt, (type(self), self.args), state)
 
 
 def _rebuilt(cls: type[SilviaError], args: tuple[object, ...]) -> SilviaError:
-    """An error of `cls` with `args`, its `__init__` not run: pickle then sets its attributes."""
     return cls.__new__(cls, *args)
 
 

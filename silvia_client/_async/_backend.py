@@ -1,8 +1,7 @@
 """What the async I/O does its own way, by hand: `_sync/_backend.py` has the same names.
 
-What `tools/unasync.py` cannot make sync by renaming. Sleeping and the drain's time
-bound go through anyio (a cancel scope around one loop, never across a `yield`), so
-the async client runs under asyncio and trio alike.
+Sleeping and the drain's time bound go through anyio (a cancel scope around one loop,
+never across a `yield`), so the async client runs under asyncio and trio alike.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """Reading a response body in pieces of bounded size, counted, and stopped on cue.
 
 gzip and deflate are decoded here (`Inflater`), at most `DEFAULTS.piece_bytes` out at
-a time: httpx's own decoder turns one 64 KiB read into whatever it inflates to (a gzip
-bomb: 64 MiB at once). `guarded` raises `Halt` past a byte limit or once the guard is
-stopped, checked between chunks on every transport. `drain`, after a stream's `done`,
-reads the rest of its body within `DEFAULTS.drain_bytes` and `.drain_seconds`, so that
-the connection goes back to the pool and every iterator over the body ends.
+a time: httpx's own decoder turns one read into whatever it inflates to (a gzip bomb:
+64 MiB at once). `guarded` raises `Halt` past a byte limit or once the guard is
+stopped. `drain`, after a stream's `done`, reads the rest of its body within
+`DEFAULTS.drain_bytes` and `.drain_seconds`: the connection goes back to the pool.
 """
 
 from __future__ import annotations
@@ -68,7 +67,7 @@ def inflater_for(header: str) -> Inflater | None:
 
 
 def encoding_error(response: httpx.Response) -> str | None:
-    """Why the body's Content-Encoding cannot be decoded here (`br`, `zstd`, stacked), or None."""
+    """Why the body's Content-Encoding cannot be decoded here (`br`, `zstd`, stacked)."""
     header = response.headers.get("content-encoding")
     if header is not None:
         try:
@@ -79,8 +78,7 @@ def encoding_error(response: httpx.Response) -> str | None:
 
 
 def content_pieces(response: httpx.Response) -> Iterator[bytes]:
-    """A body already read (by a caller's transport or event hook): its content, whole
-    (the memory is spent already)."""
+    """A body already read (by a caller's transport or event hook), whole."""
     try:
         content = response.content
     except httpx.ResponseNotRead:  # consumed, not kept: nothing left to read
@@ -131,7 +129,7 @@ async def guarded(
         async for chunk in chunks:
             total += len(chunk)
             if total > limit or guard.reason is not None:
-                raise Halt(None, limit) if total > limit else guard.halt()
+                raise Halt(None, limit) if total > limit else Halt(guard.reason)
             yield chunk
     finally:  # as `_inflated`'s
         if isinstance(chunks, AsyncGenerator):

@@ -1,22 +1,25 @@
-"""`AsyncSilviaClient`: sending requests, with retries, within a call's deadline.
+"""`AsyncSilviaClient`: its settings, `with_options`, a call's options into one `Call`, and
+sending, with retries (`_retries.py`), within the call's deadline.
 
-What both clients share without I/O is `ClientBase` (`_base.py`); this module sends,
-and `_sync/_client.py` is generated from it. Whether and when to retry is
-`_retries.py`; bodies are read within their limits by `_body.py`.
+`_sync/_client.py` is generated from this module; what it needs that does no I/O is in
+`_base.py` (the token, the base URL, the scrubber, the pool, responses into errors).
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import logging
 from collections.abc import AsyncIterable, Mapping
-from types import TracebackType
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import httpx
 
-from .._base import BoundedCookieJar, ClientBase, Pool, tls_context
-from .._deadline import Call, Guard, Halt, thread_timer
-from .._retries import Failure, after_failure
+from .._base import Pool, ResponseErrors, Scrubber, base_url_from, is_local, token_from
+from .._deadline import Call, Guard, Halt, Kind, Lifecycle, RequestOptions, check, thread_timer
+from .._retries import Failure, RetryPolicy, after_failure
+from .._version import __version__
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from ..errors import ClientClosedError, ConfigurationError, ResponseTooLargeError, SilviaError
 from ._backend import OTHER_CLIENT, sleep
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
     from typing_extensions import Self
 
+    from .._tracing import Tracing
     from ._sessions import AsyncSessions
     from ._stream import AsyncChat
 
@@ -34,7 +38,7 @@ __all__ = ["AsyncSilviaClient"]
 logger = logging.getLogger("silvia_client")
 
 
-class AsyncSilviaClient(ClientBase):
+class AsyncSilviaClient:
     """A client for Silvia's chat API, async.
 
     Use it as a context manager (`async with`), or call `await close()`. `with_options(...)` gives
@@ -88,7 +92,7 @@ class AsyncSilviaClient(ClientBase):
       traces join yours. Needs `tracer_provider`. Default: False.
     """
 
-    # Declared here for the reference (set in `_bind`): an attribute needs a docstring to show.
+    # Declared for the reference (set in `_bind`): an attribute needs a docstring to show.
     chat: AsyncChat
     """Chat turns: `chat.stream(message, ...)` gives an `AsyncChatStream`, `chat.send(...)`
     the `Turn`."""
@@ -115,44 +119,156 @@ class AsyncSilviaClient(ClientBase):
     ) -> None:
         if http_client is not None and not isinstance(http_client, httpx.AsyncClient):
             raise ConfigurationError(f"http_client must be an httpx.AsyncClient ({OTHER_CLIENT})")
-        super().__init__(
-            base_url=base_url,
-            token=token,
-            timeout=timeout,
-            idle_timeout=idle_timeout,
-            deadline=deadline,
-            max_event_bytes=max_event_bytes,
-            max_response_bytes=max_response_bytes,
-            max_retries=max_retries,
-            retry_backoff=retry_backoff,
-            default_headers=default_headers,
-            wire=wire,
-            tracer_provider=tracer_provider,
-            propagate_context=propagate_context,
+        self.base_url: str = base_url_from(base_url)
+        self._token = token_from(token)
+        self._life = Lifecycle()  # shared with `with_options` copies: one pool, one state
+        self._copy = False
+        if not isinstance(wire, WireFormat):
+            raise ConfigurationError("wire must be a WireFormat")
+        self.wire: WireFormat = wire
+        scrub = Scrubber(None if self._token is None else self._token.value)
+        self._errors = ResponseErrors(wire, scrub, token_sent=self._token is not None)
+        provider = check("tracer_provider", tracer_provider)
+        propagate = check("propagate_context", propagate_context)
+        self._tracing: Tracing | None = None  # off without a provider
+        if provider is not None:
+            from .._tracing import Tracing  # here: tracing off, nothing of it is imported
+
+            self._tracing = Tracing(provider, propagate, self._errors)
+        elif propagate:
+            raise ConfigurationError(
+                "propagate_context=True needs a tracer_provider (for the global one, "
+                "pass opentelemetry.trace.get_tracer_provider())"
+            )
+        self.timeout: httpx.Timeout = check("timeout", timeout)
+        self.idle_timeout: float = check("idle_timeout", idle_timeout)
+        self.deadline: float | None = check("deadline", deadline)
+        self.max_event_bytes: int = check("max_event_bytes", max_event_bytes)
+        self.max_response_bytes: int = check("max_response_bytes", max_response_bytes)
+        self.retries: RetryPolicy = RetryPolicy(
+            max_retries=max_retries, initial_delay=retry_backoff
         )
-        timeout = self.timeout
+        self.extra_body: dict[str, object] = {}  # `with_options` defaults, under a call's
+        self.extra_query: dict[str, str | int | float] = {}
+        # httpx.Headers, not a dict: header names are case-insensitive, so a caller's
+        # "User-Agent" replaces ours instead of going out beside it.
+        self._headers = httpx.Headers({"user-agent": f"silvia-client/{__version__}"})
+        self._headers.update(check("default_headers", default_headers))
+        host = urlsplit(self.base_url).hostname or ""
+        if self._token is not None and self.base_url.startswith("http:") and not is_local(host):
+            logger.warning(
+                "%s: the token goes over plain http to %s; use https unless a trusted "
+                "proxy sits in between",
+                type(self).__name__,
+                host,
+            )
         self._pool: Pool[httpx.AsyncClient] = Pool(
-            http_client,
-            lambda: httpx.AsyncClient(
-                timeout=timeout, cookies=BoundedCookieJar(), verify=tls_context()
-            ),
-            type(self).__name__,
+            http_client, httpx.AsyncClient, self.timeout, type(self).__name__
         )
         self._bind()
 
     @property
-    def _http(self) -> httpx.AsyncClient:
-        """The connection pool, this process's and (async) the event loop's (`Pool.get`)."""
+    def _http(self) -> httpx.AsyncClient:  # for tests
         return self._pool.get()
 
     def _bind(self) -> None:
-        # Here, not at the top: `from silvia_client import SilviaClient` stays without the
-        # stream's modules (httpx-sse, pydantic-core) until a client is made.
+        # Here: `from silvia_client import SilviaClient` stays without httpx-sse and
+        # pydantic-core until a client is made.
         from ._sessions import AsyncSessions
         from ._stream import AsyncChat
 
         self.chat = AsyncChat(self)
         self.sessions = AsyncSessions(self)
+
+    def __repr__(self) -> str:  # a base URL holds no credentials (checked)
+        return f"{type(self).__name__}(base_url={self.base_url!r})"
+
+    def with_options(
+        self,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        deadline: float | None = None,
+        idle_timeout: float | None = None,
+        max_event_bytes: int | None = None,
+        max_response_bytes: int | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        extra_query: Mapping[str, str | int | float] | None = None,
+    ) -> Self:
+        """A copy of this client with other settings, sharing its connection pool.
+
+        Each keyword left out (or None) keeps this client's setting;
+        `default_headers`, `extra_body` and `extra_query` are added to this
+        client's (a call's own replace them, key by key). The copy never closes
+        the pool: closing it, or leaving a `with` block on it, leaves the pool
+        to this client (and to whoever owns this client's `http_client`).
+        """
+        keywords = {
+            "timeout": timeout,
+            "idle_timeout": idle_timeout,
+            "deadline": deadline,
+            "max_event_bytes": max_event_bytes,
+            "max_response_bytes": max_response_bytes,
+            "default_headers": default_headers,
+            "extra_body": extra_body,
+            "extra_query": extra_query,
+        }
+        given = {name: check(name, value) for name, value in keywords.items() if value is not None}
+        self._refuse_reserved(given.get("extra_body", {}))
+        other = copy.copy(self)
+        other._headers = self._headers.copy()
+        other._headers.update(given.pop("default_headers", {}))
+        other.extra_body = {**self.extra_body, **given.pop("extra_body", {})}
+        other.extra_query = {**self.extra_query, **given.pop("extra_query", {})}
+        vars(other).update(given)  # each setting given replaces the copy's
+        if max_retries is not None:
+            other.retries = dataclasses.replace(self.retries, max_retries=max_retries)
+        other._copy = True
+        other._bind()
+        return other
+
+    def _call(self, kind: Kind, **keywords: object) -> Call:
+        """One operation: the call's options (None: the client's) checked, over the client's."""
+        if self._life.closed:
+            raise ClientClosedError(f"this {type(self).__name__} is closed: make a new one")
+        given = {name: check(name, value) for name, value in keywords.items() if value is not None}
+        extra_body = {**self.extra_body, **given.get("extra_body", {})}
+        if extra_body:
+            self._refuse_reserved(extra_body)
+        headers = self._headers.copy()
+        headers.update(given.get("extra_headers", {}))
+        headers["accept"] = "text/event-stream" if kind == "chat" else "application/json"
+        headers.setdefault("accept-encoding", DEFAULTS.accept_encoding)  # what `_body` decodes
+        if kind == "chat":
+            headers["cache-control"] = "no-store"
+        if self._token is not None:
+            headers["authorization"] = self._token.header
+        seconds = given.get("deadline", self.deadline)
+        if seconds is None:
+            seconds = DEFAULTS.chat_deadline if kind == "chat" else DEFAULTS.get_deadline
+        max_response_bytes = given.get("max_response_bytes", self.max_response_bytes)
+        options = RequestOptions(
+            kind,
+            headers=headers,
+            timeout=given.get("timeout", self.timeout),
+            idle_timeout=given.get("idle_timeout", self.idle_timeout),
+            deadline=seconds,
+            max_event_bytes=given.get("max_event_bytes", self.max_event_bytes),
+            max_response_bytes=max_response_bytes,
+            max_values=max(max_response_bytes // DEFAULTS.bytes_per_value, DEFAULTS.min_values),
+            extra_body=extra_body if kind == "chat" else {},
+            extra_query={**self.extra_query, **given.get("extra_query", {})},
+        )
+        return Call(options)
+
+    def _refuse_reserved(self, extra_body: Mapping[str, object]) -> None:
+        reserved = {self.wire.message_field, self.wire.session_id_field}
+        if clash := sorted(reserved.intersection(extra_body)):
+            raise ConfigurationError(
+                f"extra_body must not set {', '.join(map(repr, clash))}: the SDK sets it "
+                "(pass the message, or session_id=)"
+            )
 
     async def close(self) -> None:
         """Close the client: every stream it opened ends, in any thread, and any call after
@@ -161,18 +277,13 @@ class AsyncSilviaClient(ClientBase):
         if self._copy:  # the pool and the state are the original's
             return
         self._life.close()
-        if self._pool.owned and (http := self._pool.to_close()) is not None:
+        if (http := self._pool.to_close()) is not None:
             await http.aclose()
 
     async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
     async def _send(
@@ -180,10 +291,9 @@ class AsyncSilviaClient(ClientBase):
     ) -> tuple[httpx.Response, bytes]:
         """Send with retries, within the call's deadline; the response is 2xx, else an error.
 
-        The response is open (streamed) and watched by the call's guard, unless
-        `read`: then its body is read within the call's limits, and the response
-        closed, inside the retry loop, so that a body that breaks off is retried
-        like a connection that failed.
+        The response is open and watched by the call's guard, unless `read`: then its
+        body is read and the response closed inside the retry loop, so that a body
+        that breaks off is retried like a connection that failed.
         """
         trace, attempt = call.trace, 0
         while True:
@@ -193,15 +303,10 @@ class AsyncSilviaClient(ClientBase):
             http = self._pool.get()
             try:
                 response = await http.send(request, stream=True, follow_redirects=False)
-                if logger.isEnabledFor(logging.DEBUG):  # only then: the line reads the request id
+                if logger.isEnabledFor(logging.DEBUG):  # only then: it reads the request id
+                    what = (request.method, request.url.path, response.status_code)
                     request_id = self._errors.request_id(response)
-                    logger.debug(
-                        "%s %s -> %d (request id %s)",
-                        request.method,
-                        request.url.path,
-                        response.status_code,
-                        request_id,
-                    )
+                    logger.debug("%s %s -> %d (request id %s)", *what, request_id)
                 if trace is not None:
                     trace.response(response)
                 guard.watch(response)
@@ -223,11 +328,8 @@ class AsyncSilviaClient(ClientBase):
             step = after_failure(self.retries, call, failure, error, attempt)
             if isinstance(step, SilviaError):
                 raise step
-            if isinstance(failure, httpx.Response):
-                what: object = failure.status_code
-            else:
-                what = type(failure).__name__
-            logger.info("retrying %s after %s", request.url.path, what)
+            after = getattr(failure, "status_code", type(failure).__name__)
+            logger.info("retrying %s after %s", request.url.path, after)
             await sleep(step)
             attempt += 1
 

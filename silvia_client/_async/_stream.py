@@ -1,10 +1,9 @@
 """`client.chat` (`AsyncChat`) and `AsyncChatStream`: a chat turn, its events, then a `Turn`.
 
 `_sync/_stream.py` is generated from this module. `AsyncChat.stream` checks every
-argument before anything is sent and hands the stream its client's opener, bound to the
-call; the request goes out when the stream is entered or first read. Then one loop,
-`_read`: the body's chunks (`_body.py`) into the SSE decoder, each event read into a
-typed event (`events.py`) and applied to the turn (`TurnBuilder.apply`).
+argument and hands the stream its client's opener, bound to the call; the request goes
+out when the stream is entered or first read. Then one loop, `_read`: the body's chunks
+into the SSE decoder, each event read into a typed event, applied to the turn.
 """
 
 from __future__ import annotations
@@ -72,17 +71,15 @@ class AsyncChatStream:
         if self._pairs is None:  # the request goes out once, on entering or first reading
             builder = self._builder
             builder.started_at = perf_counter()  # `Turn.timings` count from here
-            response, body = await self._open()
-            self._response = response
+            self._response, body = await self._open()
             builder.first_byte_at = perf_counter()
-            builder.request_id = self._errors.request_id(response)
-            self._pairs = self._read(response, body)
+            builder.request_id = self._errors.request_id(self._response)
+            self._pairs = self._read(self._response, body)
         return self
 
     async def _read(
         self, response: httpx.Response, body: AsyncIterable[bytes]
     ) -> AsyncGenerator[Pair, None]:
-        """The one loop: each SSE event of the body read into a typed event, applied to the turn."""
         self._began = True
         call, builder = self._call, self._builder
         options, guard = call.options, call.guard
@@ -106,7 +103,7 @@ class AsyncChatStream:
                         raise self._error(StreamTooLargeError, message, limit=limit)
                     event = self._decode(sse.event, sse.data, builder.text_length)
                     builder.apply(event)
-                    if (reported := builder.error) is not None:  # an `error` event: the turn failed
+                    if (reported := builder.error) is not None:  # an `error` event
                         # Scrubbed in place, before anyone sees it: the turn keeps it.
                         scrub = self._errors.scrub
                         reported.message = scrub.text(reported.message)
@@ -129,7 +126,7 @@ class AsyncChatStream:
             if call.trace is not None:  # first: a drain that fails cannot keep it open
                 call.trace.end_turn(builder)
             if chunks is not None and builder.done:
-                await drain(chunks, guard)  # the rest of the body (see `_body.drain`)
+                await drain(chunks, guard)
             # Unwatched first: a late alarm must not touch a connection back in the pool.
             guard.release()
             await response.aclose()
@@ -137,7 +134,7 @@ class AsyncChatStream:
                 await chunks.aclose()
 
     async def _ended(self, error: BaseException) -> NoReturn:
-        """A reader's loop ended with `error`: note a `StreamError`, else close the stream."""
+        """A reader's loop ended with `error`: note a `StreamError`, or close the stream."""
         if isinstance(error, StreamError):
             self._failure = error
         elif isinstance(error, ALREADY_RUNNING) and self._closed:
@@ -219,8 +216,6 @@ class AsyncChatStream:
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
-    # ---------------------------------------------------------------- what it knows, no I/O
-
     @property
     def request_id(self) -> str | None:
         """The server's id for this request (x-request-id), once its response has come."""
@@ -262,7 +257,6 @@ class AsyncChatStream:
         )
 
     def _error(self, cls: type[StreamError], message: str, **details: Any) -> StreamError:
-        """A `cls` carrying the partial turn and the ids, as far as the server said them."""
         if self._call.trace is not None:  # raised next: the turn's span ends with it
             self._call.trace.error(cls)
         turn = self._builder.build()
@@ -270,7 +264,6 @@ class AsyncChatStream:
         return cls(message, turn=turn, request_id=self.request_id, session_id=session_id, **details)
 
     def _halted(self, halt: Halt | EventTooLarge) -> StreamError:
-        """The error for a read its guard, or a size limit, stopped."""
         if halt.limit is not None:
             what = "the stream is longer than max_response_bytes"
             if isinstance(halt, EventTooLarge):
@@ -283,15 +276,11 @@ class AsyncChatStream:
         return self._error(IncompleteTurnError, CLOSED_EARLY)
 
     def _failed(self, error: httpx.RequestError | None) -> StreamError:
-        """The error for a read that failed with `error`, or for a body that ended (None).
-
-        Either may be the guard's doing (its shutdown of the socket), or the deadline's.
-        """
-        guard = self._call.guard
-        if guard is not None and guard.reason is not None:
-            return self._halted(guard.halt())
-        if self._call.left() <= 0:
-            return self._halted(Halt("deadline"))
+        """The error for a read that failed with `error`, or a body that ended (None): either
+        may be the guard's doing (its shutdown of the socket), or the deadline's."""
+        reason = None if self._call.guard is None else self._call.guard.reason
+        if reason is not None or self._call.left() <= 0:
+            return self._halted(Halt(reason or "deadline"))
         if error is None:
             return self._error(IncompleteTurnError, "the stream ended without `done`")
         self._errors.scrub.exception(error)

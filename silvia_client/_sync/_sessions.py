@@ -19,7 +19,6 @@ __all__ = ["Sessions"]
 
 
 def _request(client: SilviaClient, session_id: str, **options: object) -> tuple[str, Call]:
-    # The GET's path and settings, both checked before anything is sent.
     if check("session_id", session_id) is None:
         raise TypeError("session_id must be a str, not NoneType")
     return session_path(session_id, client.wire), client._call("get", **options)

@@ -3,10 +3,9 @@
 """`client.chat` (`Chat`) and `ChatStream`: a chat turn, its events, then a `Turn`.
 
 `_sync/_stream.py` is generated from this module. `Chat.stream` checks every
-argument before anything is sent and hands the stream its client's opener, bound to the
-call; the request goes out when the stream is entered or first read. Then one loop,
-`_read`: the body's chunks (`_body.py`) into the SSE decoder, each event read into a
-typed event (`events.py`) and applied to the turn (`TurnBuilder.apply`).
+argument and hands the stream its client's opener, bound to the call; the request goes
+out when the stream is entered or first read. Then one loop, `_read`: the body's chunks
+into the SSE decoder, each event read into a typed event, applied to the turn.
 """
 
 from __future__ import annotations
@@ -74,17 +73,15 @@ class ChatStream:
         if self._pairs is None:  # the request goes out once, on entering or first reading
             builder = self._builder
             builder.started_at = perf_counter()  # `Turn.timings` count from here
-            response, body = self._open()
-            self._response = response
+            self._response, body = self._open()
             builder.first_byte_at = perf_counter()
-            builder.request_id = self._errors.request_id(response)
-            self._pairs = self._read(response, body)
+            builder.request_id = self._errors.request_id(self._response)
+            self._pairs = self._read(self._response, body)
         return self
 
     def _read(
         self, response: httpx.Response, body: Iterable[bytes]
     ) -> Generator[Pair, None, None]:
-        """The one loop: each SSE event of the body read into a typed event, applied to the turn."""
         self._began = True
         call, builder = self._call, self._builder
         options, guard = call.options, call.guard
@@ -108,7 +105,7 @@ class ChatStream:
                         raise self._error(StreamTooLargeError, message, limit=limit)
                     event = self._decode(sse.event, sse.data, builder.text_length)
                     builder.apply(event)
-                    if (reported := builder.error) is not None:  # an `error` event: the turn failed
+                    if (reported := builder.error) is not None:  # an `error` event
                         # Scrubbed in place, before anyone sees it: the turn keeps it.
                         scrub = self._errors.scrub
                         reported.message = scrub.text(reported.message)
@@ -131,7 +128,7 @@ class ChatStream:
             if call.trace is not None:  # first: a drain that fails cannot keep it open
                 call.trace.end_turn(builder)
             if chunks is not None and builder.done:
-                drain(chunks, guard)  # the rest of the body (see `_body.drain`)
+                drain(chunks, guard)
             # Unwatched first: a late alarm must not touch a connection back in the pool.
             guard.release()
             response.close()
@@ -139,7 +136,7 @@ class ChatStream:
                 chunks.close()
 
     def _ended(self, error: BaseException) -> NoReturn:
-        """A reader's loop ended with `error`: note a `StreamError`, else close the stream."""
+        """A reader's loop ended with `error`: note a `StreamError`, or close the stream."""
         if isinstance(error, StreamError):
             self._failure = error
         elif isinstance(error, ALREADY_RUNNING) and self._closed:
@@ -221,8 +218,6 @@ class ChatStream:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    # ---------------------------------------------------------------- what it knows, no I/O
-
     @property
     def request_id(self) -> str | None:
         """The server's id for this request (x-request-id), once its response has come."""
@@ -264,7 +259,6 @@ class ChatStream:
         )
 
     def _error(self, cls: type[StreamError], message: str, **details: Any) -> StreamError:
-        """A `cls` carrying the partial turn and the ids, as far as the server said them."""
         if self._call.trace is not None:  # raised next: the turn's span ends with it
             self._call.trace.error(cls)
         turn = self._builder.build()
@@ -272,7 +266,6 @@ class ChatStream:
         return cls(message, turn=turn, request_id=self.request_id, session_id=session_id, **details)
 
     def _halted(self, halt: Halt | EventTooLarge) -> StreamError:
-        """The error for a read its guard, or a size limit, stopped."""
         if halt.limit is not None:
             what = "the stream is longer than max_response_bytes"
             if isinstance(halt, EventTooLarge):
@@ -285,15 +278,11 @@ class ChatStream:
         return self._error(IncompleteTurnError, CLOSED_EARLY)
 
     def _failed(self, error: httpx.RequestError | None) -> StreamError:
-        """The error for a read that failed with `error`, or for a body that ended (None).
-
-        Either may be the guard's doing (its shutdown of the socket), or the deadline's.
-        """
-        guard = self._call.guard
-        if guard is not None and guard.reason is not None:
-            return self._halted(guard.halt())
-        if self._call.left() <= 0:
-            return self._halted(Halt("deadline"))
+        """The error for a read that failed with `error`, or a body that ended (None): either
+        may be the guard's doing (its shutdown of the socket), or the deadline's."""
+        reason = None if self._call.guard is None else self._call.guard.reason
+        if reason is not None or self._call.left() <= 0:
+            return self._halted(Halt(reason or "deadline"))
         if error is None:
             return self._error(IncompleteTurnError, "the stream ended without `done`")
         self._errors.scrub.exception(error)
