@@ -37,13 +37,6 @@ from ._steps import (
 )
 
 
-def _next_event(steps: list[Step], start: int) -> int:
-    for index in range(start, len(steps)):
-        if isinstance(steps[index], Event):
-            return index
-    raise ValueError("no event left to cut")
-
-
 @dataclass(frozen=True)
 class HttpError:
     """An error status before any event, with the contract's JSON error body."""
@@ -71,11 +64,12 @@ class DropMidEvent:
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
         """The turn's steps with this fault in them (a new list)."""
-        cut = _next_event(steps, after_events(steps, self.after_events))
-        event = steps[cut]
-        assert isinstance(event, Event)
+        at = after_events(steps, self.after_events)
+        event = next((step for step in steps[at:] if isinstance(step, Event)), None)
+        if event is None:
+            raise ValueError("no event left to cut")
         data = event.encode()
-        return [*steps[:cut], Raw(data[: len(data) // 2]), Drop()]
+        return [*steps[: steps.index(event, at)], Raw(data[: len(data) // 2]), Drop()]
 
 
 @dataclass(frozen=True)
@@ -339,7 +333,7 @@ class KeepAliveForever:
         _paced("every", self.every)
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        """The turn's steps with this fault in them, `token` echoed (a new list)."""
+        """The turn's steps with this fault in them (a new list)."""
         return [*_before(steps, self.after_events, wire), Repeat(PING.data, every=self.every)]
 
 
@@ -416,14 +410,9 @@ def _multmodp(a: int, b: int) -> int:
         b = (b >> 1) ^ _POLY if b & 1 else b >> 1
 
 
-def _x_powers() -> tuple[int, ...]:
-    powers = [1 << 30]  # x^1
-    for _ in range(31):
-        powers.append(_multmodp(powers[-1], powers[-1]))
-    return tuple(powers)
-
-
-_X2N = _x_powers()  # x^(2^k) modulo the polynomial, for k = 0..31
+_X2N = [1 << 30]  # x^(2^k) modulo the polynomial, for k = 0..31: x^1 first, then squares
+for _ in range(31):
+    _X2N.append(_multmodp(_X2N[-1], _X2N[-1]))
 
 
 def _x2nmodp(n: int, k: int) -> int:

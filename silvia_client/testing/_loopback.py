@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from ._scenario import SCENARIO_HEADER, is_scenario_name
 from ._steps import Drop, Effect, Encoded, Event, Pause, Raw, Repeat, Reply, Request
@@ -29,6 +29,7 @@ from ._steps import Drop, Effect, Encoded, Event, Pause, Raw, Repeat, Reply, Req
 _MAX_HEAD = 64 * 1024
 _MAX_BODY = 1024 * 1024
 _MAX_LOGGED_PATH = 200  # characters of a path a log line shows
+_VISIBLE = "".join(map(chr, range(0x21, 0x7F)))  # what a log line shows as it is
 _MISDIRECTED = Reply(
     421,
     (("content-type", "text/plain; charset=utf-8"),),
@@ -179,7 +180,10 @@ class LoopbackServer:
                 try:
                     incoming = await _read_request(reader, writer)
                 except _BadRequest as bad:
-                    await self._write_fixed(writer, self._bad_request(bad), keep_alive=False)
+                    error = self._server.error_reply(
+                        bad.status, "invalid_request_error", bad.message
+                    )
+                    await self._write_fixed(writer, error, keep_alive=False)
                     break
                 if incoming is None:
                     break
@@ -192,9 +196,6 @@ class LoopbackServer:
             writer.close()
             with contextlib.suppress(ConnectionError, asyncio.CancelledError):
                 await writer.wait_closed()
-
-    def _bad_request(self, bad: _BadRequest) -> Reply:
-        return self._server.error_reply(bad.status, "invalid_request_error", bad.message)
 
     async def _respond(
         self, incoming: _Incoming, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
@@ -215,17 +216,14 @@ class LoopbackServer:
         try:
             return await self._write_reply(incoming, reply, reader, writer)
         finally:  # also when the client left mid-stream, or the server is stopping
-            self._log_request(incoming.request, reply.status, time.perf_counter() - started)
-
-    def _log_request(self, request: Request, status: int, seconds: float) -> None:
-        scenario = _logged_scenario(self._server, request) or "-"
-        line = (
-            f"{_visible(request.method, 16)} {_visible(urlsplit(request.target).path)} {status} "
-            f"scenario={scenario} {seconds * 1000:.1f}ms"
-        )
-        assert self._log is not None
-        with contextlib.suppress(Exception):  # a log that fails never ends a connection
-            self._log(line)
+            request, milliseconds = incoming.request, (time.perf_counter() - started) * 1000
+            line = (
+                f"{_visible(request.method, 16)} {_visible(urlsplit(request.target).path)} "
+                f"{reply.status} scenario={_logged_scenario(self._server, request) or '-'} "
+                f"{milliseconds:.1f}ms"
+            )
+            with contextlib.suppress(Exception):  # a log that fails never ends a connection
+                self._log(line)
 
     async def _write_reply(
         self,
@@ -317,12 +315,8 @@ def _host_key(name: str) -> str:
 
 def _visible(text: str, limit: int = _MAX_LOGGED_PATH) -> str:
     """`text` for a log line: visible ASCII as it is, anything else percent-encoded, cut short."""
-    shown = "".join(c if "!" <= c <= "~" else _percent(c) for c in text[:limit])
+    shown = quote(text[:limit], safe=_VISIBLE, errors="surrogatepass")
     return shown + ("..." if len(text) > limit else "") or "-"
-
-
-def _percent(character: str) -> str:
-    return "".join(f"%{byte:02X}" for byte in character.encode("utf-8", "surrogatepass"))
 
 
 def _logged_scenario(server: LoopbackHandler, request: Request) -> str | None:

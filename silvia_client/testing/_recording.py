@@ -67,12 +67,6 @@ def encode_bytes(data: bytes) -> dict[str, str]:
         return {"base64": base64.b64encode(data).decode("ascii")}
 
 
-def _dump(recording: Recording) -> str:
-    lines = list(_lines(recording))
-    lines.append({"type": "end", "lines": len(lines) + 1})
-    return "".join(json_text(line, (", ", ": ")) + "\n" for line in lines)
-
-
 def _lines(recording: Recording) -> Iterator[dict[str, Any]]:
     request, response, reload = recording.request, recording.response, recording.reload
     yield {
@@ -83,7 +77,11 @@ def _lines(recording: Recording) -> Iterator[dict[str, Any]]:
         "written_by": f"silvia-client {__version__}",
     }
     yield {"type": "request", "method": request.method, "path": request.path, "body": request.body}
-    yield {"type": "response", "status": response.status, "headers": _header_list(response)}
+    yield {
+        "type": "response",
+        "status": response.status,
+        "headers": list(map(list, response.headers)),
+    }
     for chunk in response.chunks:
         yield {"type": "chunk", "at": chunk.at, **encode_bytes(chunk.data)}
     yield {"type": "response_end", "at": response.ended_at, "how": response.end}
@@ -92,13 +90,9 @@ def _lines(recording: Recording) -> Iterator[dict[str, Any]]:
             "type": "reload",
             "path": reload.path,
             "status": reload.status,
-            "headers": _header_list(reload),
+            "headers": list(map(list, reload.headers)),
             **encode_bytes(reload.body),
         }
-
-
-def _header_list(owner: RecordedResponse | RecordedReload) -> list[list[str]]:
-    return [[name, value] for name, value in owner.headers]
 
 
 # -- reading ----------------------------------------------------------------
@@ -381,7 +375,9 @@ class Recording:
 
     def dumps(self) -> str:
         """The file's contents: JSON lines, each ending in a newline."""
-        return _dump(self)
+        lines = list(_lines(self))
+        lines.append({"type": "end", "lines": len(lines) + 1})
+        return "".join(json_text(line, (", ", ": ")) + "\n" for line in lines)
 
     def redacted(self) -> Recording:
         """A copy to share: each `provider` null, each account id a stable pseudonym

@@ -56,11 +56,6 @@ _ID_KEYS = frozenset({"accountId", *(column for column, _ in ACCOUNT_ID_COLUMNS)
 PROVIDER_KEY = "provider"
 
 
-def is_id_key(key: object) -> bool:
-    """Whether a member named `key` holds an account id (the doc's columns, `*_account_id`)."""
-    return isinstance(key, str) and (key in _ID_KEYS or key.endswith("_account_id"))
-
-
 class Members(dict[str, Any]):
     """A JSON object as a dict (the last of a repeated key wins, as readers do), and
     `pairs`: every member as written, in order."""
@@ -141,9 +136,13 @@ _TEXT_PROVIDER_ANY = re.compile(
 )
 
 
-def _looks_like_json(text: str) -> bool:
-    stripped = text.lstrip()
-    return stripped[:1] in ("{", "[")
+def _container(text: str) -> Any:
+    """The JSON object or array `text` is, else None."""
+    if text.lstrip()[:1] in ("{", "["):
+        parsed, value = loads(text)
+        if parsed:  # (an object or an array, by its first character)
+            return value
+    return None
 
 
 class Scan:
@@ -168,7 +167,7 @@ class Scan:
         """Every id standing where ids stand in a decoded JSON value (and its strings)."""
         if isinstance(value, dict):
             for key, item in _members(value):
-                if is_id_key(key):
+                if key in _ID_KEYS or key.endswith("_account_id"):  # where an id stands
                     self._found(item)
                 self.find(item)
         elif isinstance(value, list):
@@ -179,10 +178,7 @@ class Scan:
 
     def find_text(self, text: str) -> None:
         """Ids in text: a JSON document's own, and those after an id key in key/value text."""
-        if _looks_like_json(text):
-            parsed, value = loads(text)
-            if parsed:
-                self.find(value)
+        self.find(_container(text))
         for match in _KV_ID.finditer(text):
             self._found(match.group(1))
 
@@ -249,12 +245,11 @@ class Scan:
         return value, False
 
     def _redact_string(self, text: str) -> str:
-        if _looks_like_json(text):
-            parsed, value = loads(text)
-            if parsed and isinstance(value, (dict, list)):
-                new, changed = self.redact(value)
-                return self.replace_text(dumps_like(new, text)) if changed else text
-        return self.replace_text(text)
+        value = _container(text)
+        if value is None:
+            return self.replace_text(text)
+        new, changed = self.redact(value)
+        return self.replace_text(dumps_like(new, text)) if changed else text
 
     # -- what would remain -------------------------------------------------------
 
@@ -280,23 +275,12 @@ class Scan:
             if key == PROVIDER_KEY and item is not None:
                 return "a provider member"
             if isinstance(item, str):
-                found = self._left_in_string(item)
+                found = self.left_in(_container(item)) or self.left_in_text(item)
                 if found is not None:
                     return found
-            if key is not None:
-                found = self.left_in_text(key)
-                if found is not None:
-                    return found
+            if key is not None and (found := self.left_in_text(key)) is not None:
+                return found
         return None
-
-    def _left_in_string(self, text: str) -> str | None:
-        if _looks_like_json(text):
-            parsed, value = loads(text)
-            if parsed and isinstance(value, (dict, list)):
-                found = self.left_in(value)
-                if found is not None:
-                    return found
-        return self.left_in_text(text)
 
 
 _TEXT_PROVIDER_BYTES = re.compile(_TEXT_PROVIDER.pattern.encode("ascii"), re.MULTILINE)
@@ -435,14 +419,6 @@ def _non_overlapping(edits: Iterable[_Edit]) -> list[_Edit]:
     return kept
 
 
-def rewrite_chunks(
-    chunks: Sequence[RecordedChunk], find: Callable[[bytes], Iterable[_Edit]]
-) -> tuple[RecordedChunk, ...]:
-    """`chunks` with `find`'s edits applied to their joined bytes, boundaries kept."""
-    data = b"".join(chunk.data for chunk in chunks)
-    return _edited_chunks(chunks, _non_overlapping(find(data)), inside="end")
-
-
 def _edited_chunks(
     chunks: Sequence[RecordedChunk], edits: Sequence[_Edit], inside: Literal["start", "end"]
 ) -> tuple[RecordedChunk, ...]:
@@ -523,68 +499,38 @@ def _rebuilt(
     )
 
 
-def _rewrite(
-    recording: Recording, find: Callable[[bytes], Iterable[_Edit]], keep: Callable[[str], bool]
-) -> Recording:
-    return _rebuilt(
-        recording,
-        lambda text: _rewrite_strings(text, find),
-        lambda value: _rewrite_strings(value, find),
-        rewrite_chunks(recording.response.chunks, find),
-        lambda body: _rewrite_bytes(body, find),
-        keep,
-    )
-
-
 # -- the token ----------------------------------------------------------------
-
-
-def _secret_forms(secret: str) -> list[bytes]:
-    raw = secret.encode("utf-8")
-    escaped = json.dumps(secret)[1:-1].encode("ascii")
-    return [raw] if escaped == raw else [raw, escaped]
-
-
-def _finder(patterns: Sequence[bytes], replacement: bytes) -> Callable[[bytes], Iterator[_Edit]]:
-    def find(data: bytes) -> Iterator[_Edit]:
-        for pattern in patterns:
-            start = data.find(pattern)
-            while start != -1:
-                yield start, start + len(pattern), replacement
-                start = data.find(pattern, start + len(pattern))
-
-    return find
-
-
-def holds_secret(value: str, secret: str) -> bool:
-    """Whether a header value holds `secret` (a short one only as a whole value or word)."""
-    if len(secret) >= _SHORT_SECRET:
-        return secret in value
-    return value.strip() == secret or secret in re.split(r"[\s,;=]+", value)
 
 
 def scrub_secret(recording: Recording, secret: str) -> Recording:
     """`recording` without `secret` (the bearer token) anywhere; see the module docstring."""
     if not secret:
         return recording
-    keep = lambda value: not holds_secret(value, secret)  # noqa: E731
-    if len(secret) < _SHORT_SECRET:
-        return _rewrite(recording, lambda data: (), keep)
-    return _rewrite(recording, _finder(_secret_forms(secret), TOKEN_MARK), keep)
+    short = len(secret) < _SHORT_SECRET
+    # As written, and as a JSON string escapes it (a repeat finds the same span: dropped).
+    forms = () if short else (secret.encode("utf-8"), json.dumps(secret)[1:-1].encode("ascii"))
+
+    def find(data: bytes) -> Iterator[_Edit]:
+        for form in forms:
+            start = data.find(form)
+            while start != -1:
+                yield start, start + len(form), TOKEN_MARK
+                start = data.find(form, start + len(form))
+
+    def strings(value: Any) -> Any:
+        return _rewrite_strings(value, find)
+
+    def keep(value: str) -> bool:  # a header value; a short secret only as a whole value or word
+        if not short:
+            return secret not in value
+        return value.strip() != secret and secret not in re.split(r"[\s,;=]+", value)
+
+    edits = _non_overlapping(find(recording.response.body))
+    chunks = _edited_chunks(recording.response.chunks, edits, inside="end")
+    return _rebuilt(recording, strings, strings, chunks, lambda b: _rewrite_bytes(b, find), keep)
 
 
 # -- account identities ----------------------------------------------------------
-
-
-def _encoded(recording: Recording) -> str | None:
-    for headers in (
-        recording.response.headers,
-        recording.reload.headers if recording.reload else (),
-    ):
-        for name, value in headers:
-            if name == "content-encoding" and value.strip().lower() not in ("", "identity"):
-                return value
-    return None
 
 
 def _text(data: bytes) -> str:
@@ -670,10 +616,10 @@ def _refuse_leftovers(scan: Scan, recording: Recording) -> None:
 
 def redact(recording: Recording) -> Recording:
     """`recording` with providers null and account ids pseudonymized; see the module docstring."""
-    encoding = _encoded(recording)
-    if encoding is not None:
-        raise ValueError(f"cannot redact a body sent with Content-Encoding: {encoding}")
     request, response, reload = recording.request, recording.response, recording.reload
+    for name, value in (*response.headers, *(reload.headers if reload else ())):
+        if name == "content-encoding" and value.strip().lower() not in ("", "identity"):
+            raise ValueError(f"cannot redact a body sent with Content-Encoding: {value}")
     body = response.body
     spans = [_Part(body[span.start : span.end], data(span), span) for span in events(body)]
     reloaded = None if reload is None else _Part(reload.body, reload.body)
