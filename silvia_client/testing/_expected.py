@@ -13,8 +13,7 @@ from .. import DEFAULT_WIRE, WireFormat
 from ._faults import status_fault
 from ._scenario import Scenario
 from ._steps import Drop, Encoded, Event, Pause, Repeat
-
-WireCitation = dict[str, object]
+from ._turn import WireCitation
 
 
 @dataclass(frozen=True)

@@ -272,7 +272,7 @@ class SendGzipBomb:
             Encoded(step, body.piece(step.encode())) if isinstance(step, (Event, Raw)) else step
             for step in _before(steps, self.after_events, wire)
         ]
-        return [*encoded, *_padded(body, _COMMENT_LINE, self.inflated_bytes), Raw(body.end())]
+        return [*encoded, *body.padding(_COMMENT_LINE, self.inflated_bytes), Raw(body.end())]
 
     def session_body(self, session_id: str, wire: WireFormat) -> list[Step]:
         """A session body, gzip-encoded, with `inflated_bytes` of whitespace in it."""
@@ -281,19 +281,9 @@ class SendGzipBomb:
         opening = session[:-1] + b',"' + wire.messages_key.encode() + b'":['
         return [
             Raw(body.piece(opening)),
-            *_padded(body, _JSON_SPACE, self.inflated_bytes),
+            *body.padding(_JSON_SPACE, self.inflated_bytes),
             Raw(body.piece(b"]}") + body.end()),
         ]
-
-
-def _padded(body: GzipBody, line: bytes, total: int) -> list[Step]:
-    first, padding = body.padding(line, total)
-    steps: list[Step] = [Raw(first)] if first else []
-    if padding.times:
-        steps.append(Repeat(padding.segment, times=padding.times))
-    if padding.rest:
-        steps.append(Raw(padding.rest))
-    return steps
 
 
 @dataclass(frozen=True)
@@ -459,15 +449,6 @@ def _run(line: bytes) -> tuple[bytes, int, int]:
     return _compressed(data), zlib.crc32(data), len(data)
 
 
-@dataclass(frozen=True)
-class Padding:
-    """`segment` on the wire `times` times, then `rest` once: what a bomb sends."""
-
-    segment: bytes
-    times: int
-    rest: bytes
-
-
 class GzipBody:
     """One gzip member, written piece by piece; `end()` finishes it.
 
@@ -491,12 +472,11 @@ class GzipBody:
         self._size += len(data)
         return self._opening() + (_compressed(data) if data else b"")
 
-    def padding(self, line: bytes, total: int) -> tuple[bytes, Padding]:
-        """`total` bytes of `line` again and again (the last copy cut short): what to send.
+    def padding(self, line: bytes, total: int) -> list[Step]:
+        """The steps that send `total` bytes of `line` again and again (the last copy cut short).
 
-        The first value goes first (the member's header, if not sent yet); then
-        the `Padding`'s `segment` `times` times, then its `rest`. Whatever
-        `total` is, nothing here is bigger than `_UNIT` bytes compressed.
+        The member's header (if not sent yet), one compressed run repeated, then
+        the rest: whatever `total` is, no step is bigger than `_UNIT` bytes compressed.
         """
         if not line:
             raise ValueError("padding needs at least one byte to repeat")
@@ -508,8 +488,11 @@ class GzipBody:
         tail = (line * (tail_length // len(line) + 1))[:tail_length]
         self._crc = zlib.crc32(tail, self._crc)
         self._size += total
-        rest = _compressed(tail) if tail else b""
-        return self._opening(), Padding(segment, times, rest)
+        opening = self._opening()
+        steps: list[Step] = [Raw(opening)] if opening else []
+        if times:
+            steps.append(Repeat(segment, times=times))
+        return [*steps, Raw(_compressed(tail))] if tail else steps
 
     def end(self) -> bytes:
         """The last bytes: an empty final block, the CRC-32 and the length (modulo 2^32)."""

@@ -9,17 +9,15 @@ spans of the joined body and move chunk boundaries with the text, so chunking
 and times survive; only changed events are rewritten. If a found id or a
 provider would remain, `redact` raises `RecordingFormatError` naming the chunk.
 
-Sections, in order: what redaction looks for (`Scan`: the ids found and, once
-`freeze()`-d, their pseudonyms; `loads`, JSON keeping every member as written,
-so a key written twice is seen twice). Ids stand under `accountId`, the doc's id
-columns and any `*_account_id`, in strings that are JSON themselves, and in
-key/value text (`_KV_ID`); a `provider` member anywhere, or `provider:` in text,
-becomes null; each id is replaced in every spelling a reader decodes to it.
-Nothing there raises on odd input: what does not parse is text. Then the
-recorded stream cut into SSE events with their byte spans (`events`, `data`,
-`rebuild`: not the SDK's `_sse` reader, since redaction needs spans, and an
-event nothing changed comes back byte for byte); then the edits on chunked
-bytes, the token, and the account identities.
+Sections, in order: what redaction looks for (`Scan`; `loads` keeps every
+member as written, so a key written twice is seen twice): ids under `accountId`,
+the doc's id columns and any `*_account_id`, in JSON strings too, and in
+key/value text (`_KV_ID`), each replaced in every spelling a reader decodes to
+it; a `provider` member, or `provider:` in text, becomes null. Nothing there
+raises on odd input: what does not parse is text. Then the body cut into SSE
+events with their byte spans (`events`, `data`, `rebuild`: not the SDK's `_sse`,
+since redaction needs spans); then the edits on chunked bytes, the token, and
+the account identities.
 """
 
 from __future__ import annotations

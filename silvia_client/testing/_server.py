@@ -21,11 +21,11 @@ import itertools
 import json
 import threading
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
 import httpx
@@ -45,6 +45,7 @@ from ._turn import PlayedTurn, play
 
 # What `client()` sends as its token to a server that accepts any.
 _ANY_TOKEN = "reference-server"
+_C = TypeVar("_C", SilviaClient, AsyncSilviaClient)
 
 
 class _Refusal(Exception):
@@ -153,34 +154,27 @@ class ReferenceServer:
         `default_headers=`, ...). The token is the one this server requires, else
         any; pass `token=` to send another (a wrong one gets 401).
         """
-        options = self._client_options(options)
-
-        def pool() -> httpx.Client:
-            return httpx.Client(transport=self.transport(), cookies=BoundedCookieJar())
-
-        client = SilviaClient(**options, http_client=pool())
-        # The SDK's own pool, as a production client's: closed with it, made anew in a fork.
-        client._pool.own(pool)
-        return client
+        return self._client(SilviaClient, httpx.Client, options)
 
     def async_client(self, **options: Any) -> AsyncSilviaClient:
         """The `AsyncSilviaClient` twin of `client()`: `async with`, or `await client.close()`."""
-        options = self._client_options(options)
+        return self._client(AsyncSilviaClient, httpx.AsyncClient, options)
 
-        def pool() -> httpx.AsyncClient:
-            return httpx.AsyncClient(transport=self.transport(), cookies=BoundedCookieJar())
-
-        client = AsyncSilviaClient(**options, http_client=pool())
-        client._pool.own(pool)
-        return client
-
-    def _client_options(self, options: dict[str, Any]) -> dict[str, Any]:
+    def _client(self, kind: type[_C], http: Callable[..., Any], options: dict[str, Any]) -> _C:
         if "http_client" in options:
             raise TypeError(
                 "client() makes its own httpx client; for one of yours, pass "
                 "httpx.Client(transport=server.transport()) and base_url=IN_PROCESS_URL"
             )
-        return {"base_url": IN_PROCESS_URL, "token": self._token or _ANY_TOKEN, **options}
+
+        def pool() -> Any:
+            return http(transport=self.transport(), cookies=BoundedCookieJar())
+
+        options = {"base_url": IN_PROCESS_URL, "token": self._token or _ANY_TOKEN, **options}
+        client = kind(**options, http_client=pool())
+        # The SDK's own pool, as a production client's: closed with it, made anew in a fork.
+        client._pool.own(pool)
+        return client
 
     def serve_loopback(self, host: str = "127.0.0.1", port: int = 0) -> LoopbackServer:
         """A real HTTP/1.1 server for this one; `with server.serve_loopback() as url: ...`."""
