@@ -269,10 +269,7 @@ _Entry: TypeAlias = "dict[str, AccountRef] | CitationTarget | None"
 
 
 class TargetRegistry:
-    """One meaning per source per turn (the doc's registry, `citationTargets`).
-
-    Not thread-safe: one registry belongs to one turn.
-    """
+    """One meaning per source per turn (the doc's registry, `citationTargets`); one a turn."""
 
     def __init__(self) -> None:
         self._entries: dict[str, _Entry] = {}

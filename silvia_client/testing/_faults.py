@@ -173,11 +173,8 @@ _JSON_SPACE = b" "
 
 
 def _before(steps: list[Step], events: int, wire: WireFormat) -> list[Step]:
-    """The steps up to the `events`-th event, less the storing of the answer.
-
-    A hostile fault never lets the turn complete, so its answer is never stored
-    (the `Effect` just before `done`, as `turn_steps` lays it out).
-    """
+    """The steps up to the `events`-th event, less the storing of the answer (the
+    `Effect` just before `done`): a hostile fault never lets the turn complete."""
     cut = after_events(steps, events)
     stores = [
         index - 1
@@ -450,10 +447,7 @@ def _run(line: bytes) -> tuple[bytes, int, int]:
 
 
 class GzipBody:
-    """One gzip member, written piece by piece; `end()` finishes it.
-
-    Not thread-safe: one body for one response.
-    """
+    """One gzip member, written piece by piece; `end()` finishes it. One per response."""
 
     def __init__(self) -> None:
         self._crc = 0

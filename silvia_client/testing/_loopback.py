@@ -38,10 +38,7 @@ _MISDIRECTED = Reply(
 
 
 class _BadRequest(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
+    """A request the server cannot read: `args` are its status and the message."""
 
 
 @dataclass(frozen=True)
@@ -180,9 +177,8 @@ class LoopbackServer:
                 try:
                     incoming = await _read_request(reader, writer)
                 except _BadRequest as bad:
-                    error = self._server.error_reply(
-                        bad.status, "invalid_request_error", bad.message
-                    )
+                    status, message = bad.args
+                    error = self._server.error_reply(status, "invalid_request_error", message)
                     await self._write_fixed(writer, error, keep_alive=False)
                     break
                 if incoming is None:
@@ -211,19 +207,17 @@ class LoopbackServer:
                 reply = self._server.handle(incoming.request)
             except Exception:  # a bug in a scenario or the server: answer, do not hang
                 reply = self._server.error_reply(500, "api_error", "The reference server failed.")
-        if self._log is None:
-            return await self._write_reply(incoming, reply, reader, writer)
         try:
             return await self._write_reply(incoming, reply, reader, writer)
         finally:  # also when the client left mid-stream, or the server is stopping
             request, milliseconds = incoming.request, (time.perf_counter() - started) * 1000
-            line = (
-                f"{_visible(request.method, 16)} {_visible(urlsplit(request.target).path)} "
-                f"{reply.status} scenario={_logged_scenario(self._server, request) or '-'} "
-                f"{milliseconds:.1f}ms"
-            )
             with contextlib.suppress(Exception):  # a log that fails never ends a connection
-                self._log(line)
+                if self._log is not None:
+                    self._log(
+                        f"{_visible(request.method, 16)} {_visible(urlsplit(request.target).path)} "
+                        f"{reply.status} scenario={_logged_scenario(self._server, request) or '-'} "
+                        f"{milliseconds:.1f}ms"
+                    )
 
     async def _write_reply(
         self,
@@ -346,12 +340,9 @@ def _framed(data: bytes, chunked: bool) -> bytes:
 async def _write_repeated(
     step: Repeat, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, chunked: bool
 ) -> bool:
-    """Write `step`'s copies as they are due; False if the client left meanwhile.
-
-    A client that leaves mid-write shows as a `ConnectionError` from `drain`
-    (the connection's handler closes it). Each copy also yields to the loop,
-    so an endless write into a fast reader never starves the other connections.
-    """
+    """Write `step`'s copies as they are due; False if the client left meanwhile (or a
+    `ConnectionError` from `drain`). Each copy yields to the loop: an endless write
+    into a fast reader never starves the other connections."""
     framed = _framed(step.data, chunked)
     for _ in step.copies():
         if step.every > 0:
@@ -365,11 +356,8 @@ async def _write_repeated(
 
 
 async def _client_left_during(reader: asyncio.StreamReader, seconds: float) -> bool:
-    """Sleep `seconds`, watching the socket: True if the client closed it meanwhile.
-
-    A client does not send while it reads a stream, so anything readable here is
-    the end of the connection (or a client we would not understand anyway).
-    """
+    """Sleep `seconds`, watching the socket: True if the client closed it meanwhile (a
+    client reading a stream sends nothing, so anything readable is the end)."""
     if seconds <= 0:
         return False
     try:

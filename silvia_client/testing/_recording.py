@@ -21,7 +21,7 @@ import base64
 import binascii
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
@@ -55,6 +55,7 @@ MAX_SECONDS = 86_400
 MAX_BODY_BYTES = DEFAULTS.max_response_bytes
 """The most bytes a recorded body (the response's chunks together, or the reload's) holds."""
 
+_C = TypeVar("_C", SilviaClient, AsyncSilviaClient)
 _MAX_COUNT = 2**53
 """The largest `version` or `lines`: integers any JSON reader keeps exact."""
 
@@ -267,10 +268,7 @@ class _Reader:
 
 
 def _parse(data: bytes) -> tuple[RecordedRequest, RecordedResponse, RecordedReload | None, bool]:
-    """A recording's parts from a file's bytes, and whether it is redacted.
-
-    `RecordingFormatError` names the bad line. `Recording.loads` makes the value.
-    """
+    """A recording's parts from a file's bytes, and whether it is redacted."""
     reader = _Reader(data)
     line = reader.next("recording")
     if line.type != "recording" or line.value.get("format") != FORMAT_NAME:
@@ -423,21 +421,18 @@ class Recording:
         header HTTP cannot carry is refused (`header_errors()`): a
         `RecordingFormatError` naming its line.
         """
-        refuse_unwritable(self)
-        http = httpx.Client(transport=self.transport(timing=timing))
-        return SilviaClient(**_replay_options(options), http_client=http)
+        return self._client(SilviaClient, httpx.Client, timing, options)
 
     def async_client(self, *, timing: bool = False, **options: Any) -> AsyncSilviaClient:
         """The `AsyncSilviaClient` twin of `client()`."""
+        return self._client(AsyncSilviaClient, httpx.AsyncClient, timing, options)
+
+    def _client(self, kind: type[_C], http: Any, timing: bool, options: dict[str, Any]) -> _C:
         refuse_unwritable(self)
-        http = httpx.AsyncClient(transport=self.transport(timing=timing))
-        return AsyncSilviaClient(**_replay_options(options), http_client=http)
-
-
-def _replay_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    # The replay transport holds no connections, so the httpx client the SDK
-    # is handed (and does not close) has nothing to leak.
-    return {"base_url": IN_PROCESS_URL, "token": "replay", "max_retries": 0, **options}
+        # The replay transport holds no connections, so the httpx client the SDK
+        # is handed (and does not close) has nothing to leak.
+        options = {"base_url": IN_PROCESS_URL, "token": "replay", "max_retries": 0, **options}
+        return kind(**options, http_client=http(transport=self.transport(timing=timing)))
 
 
 def refuse_unwritable(recording: Recording, path: str | None = None) -> None:

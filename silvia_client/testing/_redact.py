@@ -385,10 +385,7 @@ def _apply(data: bytes, edits: Sequence[_Edit]) -> bytes:
 
 class _Mover:
     """Where each boundary lands once `edits` are applied (inside a span: at its `inside`).
-
-    Boundaries are asked in increasing order, so one pass over the edits serves
-    them all: linear in chunks plus edits, not their product.
-    """
+    Boundaries come in increasing order: one pass over the edits serves them all."""
 
     def __init__(self, edits: Sequence[_Edit], inside: Literal["start", "end"]) -> None:
         self._edits = edits
@@ -420,11 +417,8 @@ def _non_overlapping(edits: Iterable[_Edit]) -> list[_Edit]:
 def _edited_chunks(
     chunks: Sequence[RecordedChunk], edits: Sequence[_Edit], inside: Literal["start", "end"]
 ) -> tuple[RecordedChunk, ...]:
-    """`chunks` with `edits` (sorted, apart) applied to their joined bytes.
-
-    A boundary inside an edited span moves to its `inside` end: a chunk wholly
-    inside one is gone, and every other keeps its time.
-    """
+    """`chunks` with `edits` (sorted, apart) applied to their joined bytes; a boundary
+    inside an edited span moves to its `inside` end, and every chunk keeps its time."""
     if not edits:
         return tuple(chunks)
     new = _apply(b"".join(chunk.data for chunk in chunks), edits)
