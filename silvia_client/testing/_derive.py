@@ -49,8 +49,7 @@ ANALYSIS_SOURCE = "silvia://analysis"
 SEARCH_WEB_SOURCE = "silvia://search/search_web"
 
 _LIBRARY: dict[
-    LibraryTool,
-    tuple[str, type[TaxReferenceTarget | CardDocumentTarget | MortgageReferenceTarget]],
+    LibraryTool, tuple[str, type[TaxReferenceTarget | CardDocumentTarget | MortgageReferenceTarget]]
 ] = {
     "read_tax_authority": ("silvia://tax-authority/", TaxReferenceTarget),
     "read_credit_card_document": ("silvia://credit-card-corpus/", CardDocumentTarget),

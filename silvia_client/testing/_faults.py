@@ -49,10 +49,7 @@ class HttpError:
 
     @property
     def retry_after(self) -> float | None:
-        for name, value in self.headers:
-            if name.lower() == "retry-after":
-                return float(value)
-        return None
+        return next((float(v) for name, v in self.headers if name.lower() == "retry-after"), None)
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Protocol
 from urllib.parse import quote, urlsplit
 
 from ._scenario import SCENARIO_HEADER, is_scenario_name
 from ._steps import Drop, Effect, Encoded, Event, Pause, Raw, Repeat, Reply, Request
+from ._transport import RequestHandler
 
 _MAX_HEAD = 64 * 1024
 _MAX_BODY = 1024 * 1024
@@ -48,11 +48,8 @@ class _Incoming:
     keep_alive: bool
 
 
-class LoopbackHandler(Protocol):
+class LoopbackHandler(RequestHandler, Protocol):
     """What a loopback server serves: `ReferenceServer` and `ReplayServer` are ones."""
-
-    def handle(self, request: Request) -> Reply:
-        """Answer one request (any thread)."""
 
     def error_reply(self, status: int, error_type: str, message: str) -> Reply:
         """An error reply in the wire's error format (for a request the server never got)."""
@@ -125,12 +122,7 @@ class LoopbackServer:
     def __enter__(self) -> str:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
     @property

@@ -586,11 +586,7 @@ def _refuse_leftovers(scan: Scan, recording: Recording) -> None:
     request = recording.request
     for found, where, line in [
         (scan.left_in(request.body) or scan.left_in_text(request.path), "the request", 2),
-        (
-            scan.left_in([value for _, value in response.headers]),
-            "the response headers",
-            3,
-        ),
+        (scan.left_in([value for _, value in response.headers]), "the response headers", 3),
     ]:
         if found is not None:
             raise RecordingFormatError(f"cannot redact {where}: {found} would remain", line=line)
@@ -601,8 +597,7 @@ def _refuse_leftovers(scan: Scan, recording: Recording) -> None:
         )
         if found is not None:
             raise RecordingFormatError(
-                f"cannot redact the reload: {found} would remain",
-                line=len(response.chunks) + 5,
+                f"cannot redact the reload: {found} would remain", line=len(response.chunks) + 5
             )
 
 

@@ -56,11 +56,7 @@ class ReplayServer:
     """Recordings served by name (the first by default) on the reference server's runners."""
 
     def __init__(
-        self,
-        recordings: Mapping[str, Recording],
-        *,
-        token: str | None = None,
-        timing: bool = False,
+        self, recordings: Mapping[str, Recording], *, token: str | None = None, timing: bool = False
     ) -> None:
         if not recordings:
             raise ValueError("a replay server needs at least one recording")

@@ -233,9 +233,14 @@ class ReferenceServer:
         if scenario is not None and (refusal := status_fault(scenario.fault, token)) is not None:
             raise _Refusal(refusal)
         if session_id is not None:
-            if scenario is not None and isinstance(scenario.fault, SendGzipBomb):
-                return self._bomb_reply(scenario.fault, session_id, request_id)
-            return self._session_reply(session_id, request_id)
+            headers = (("content-type", "application/json"), (wire.request_id_header, request_id))
+            if scenario is not None and isinstance(bomb := scenario.fault, SendGzipBomb):
+                steps = tuple(bomb.session_body(session_id, wire))
+                return Reply(200, (*headers, *bomb.headers), steps=steps)
+            body = self.sessions.body(session_id)
+            if body is None:
+                raise _refusal(404, "not_found_error", "Session not found.")
+            return Reply(200, headers, body=json_bytes(body))
         return self._chat_reply(request, scenario, request_id, token)
 
     def _named(self, name: str) -> Scenario:
@@ -304,21 +309,6 @@ class ReferenceServer:
             *(scenario.fault.headers if isinstance(scenario.fault, SendGzipBomb) else ()),
         )
         return Reply(200, headers, steps=tuple(steps))
-
-    def _session_reply(self, session_id: str, request_id: str) -> Reply:
-        body = self.sessions.body(session_id)
-        if body is None:
-            raise _refusal(404, "not_found_error", "Session not found.")
-        headers = (("content-type", "application/json"), (self.wire.request_id_header, request_id))
-        return Reply(200, headers, body=json_bytes(body))
-
-    def _bomb_reply(self, bomb: SendGzipBomb, session_id: str, request_id: str) -> Reply:
-        headers = (
-            ("content-type", "application/json"),
-            (self.wire.request_id_header, request_id),
-            *bomb.headers,
-        )
-        return Reply(200, headers, steps=tuple(bomb.session_body(session_id, self.wire)))
 
     def _error_reply(self, error: HttpError, request_id: str) -> Reply:
         headers = ((self.wire.request_id_header, request_id), *error.headers)
