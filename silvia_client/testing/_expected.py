@@ -60,8 +60,7 @@ def expected_turn(
     the client shows it blanked).
     """
     fault = scenario.fault
-    refusal = status_fault(fault, token)
-    if refusal is not None:
+    if (refusal := status_fault(fault, token)) is not None:
         assert fault is not None
         return ExpectedTurn(
             scenario=scenario.name,

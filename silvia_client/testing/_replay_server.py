@@ -104,8 +104,7 @@ class ReplayServer:
 
     def handle(self, request: Request) -> Reply:
         """Answer one request (any thread)."""
-        refused = request.bearer(self._token)[1]
-        if refused is not None:
+        if (refused := request.bearer(self._token)[1]) is not None:
             return self.error_reply(401, "authentication_error", refused)
         name = request.headers.get(SCENARIO_HEADER, "").strip() or None
         if request.method == "POST":

@@ -67,27 +67,11 @@ def async_silvia(silvia_server: ReferenceServer) -> Iterator[AsyncSilviaClient]:
     the test's loop only, as a production client serves its first loop: a call
     from another raises `EventLoopChangedError`.
     """
-    import asyncio  # here, not at the top: most runs never need it
-
     client = silvia_server.async_client(**_OPTIONS)
     try:
         yield client
     finally:
-        errors: list[BaseException] = []
-
-        def close() -> None:
-            try:
-                asyncio.run(client.close())
-            except BaseException as error:  # re-raised in the test's thread
-                errors.append(error)
-
-        thread = threading.Thread(target=close, name="silvia-close-async-client")
-        thread.start()
-        thread.join(timeout=30)  # every wait has a bound; closing an idle client takes moments
-        if thread.is_alive():
-            raise RuntimeError("closing the async client did not finish in 30 s")
-        if errors:
-            raise errors[0]
+        _close_on_own_loop(client)
 
 
 @pytest.fixture
@@ -100,6 +84,26 @@ def silvia_client(silvia: SilviaClient) -> SilviaClient:
 def async_silvia_client(async_silvia: AsyncSilviaClient) -> AsyncSilviaClient:
     """`async_silvia` under its older name."""
     return async_silvia
+
+
+def _close_on_own_loop(client: AsyncSilviaClient) -> None:
+    import asyncio  # here, not at the top: most runs never need it
+
+    errors: list[BaseException] = []
+
+    def close() -> None:
+        try:
+            asyncio.run(client.close())
+        except BaseException as error:  # re-raised in the test's thread
+            errors.append(error)
+
+    thread = threading.Thread(target=close, name="silvia-close-async-client")
+    thread.start()
+    thread.join(timeout=30)  # every wait has a bound; closing an idle client takes moments
+    if thread.is_alive():
+        raise RuntimeError("closing the async client did not finish in 30 s")
+    if errors:
+        raise errors[0]
 
 
 @pytest.fixture
