@@ -30,14 +30,14 @@ from ._turn import PlayedTurn, TextDelta, WireCitation
 class Breakage:
     """A `Rewrite` made of two plain functions; either may be left out."""
 
-    on_turn: Callable[[PlayedTurn], PlayedTurn] | None = None
-    on_steps: Callable[[list[Step], WireFormat], list[Step]] | None = None
+    on_turn: Callable[[PlayedTurn], PlayedTurn] = lambda turn: turn
+    on_steps: Callable[[list[Step], WireFormat], list[Step]] = lambda steps, wire: steps
 
     def turn(self, turn: PlayedTurn) -> PlayedTurn:
-        return turn if self.on_turn is None else self.on_turn(turn)
+        return self.on_turn(turn)
 
     def steps(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        return steps if self.on_steps is None else self.on_steps(list(steps), wire)
+        return self.on_steps(list(steps), wire)
 
 
 # -- rewriting a played turn (never in place: the library's turns are shared) --

@@ -49,8 +49,7 @@ ANALYSIS_SOURCE = "silvia://analysis"
 SEARCH_WEB_SOURCE = "silvia://search/search_web"
 
 _LIBRARY: dict[
-    LibraryTool,
-    tuple[str, type[TaxReferenceTarget | CardDocumentTarget | MortgageReferenceTarget]],
+    LibraryTool, tuple[str, type[TaxReferenceTarget | CardDocumentTarget | MortgageReferenceTarget]]
 ] = {
     "read_tax_authority": ("silvia://tax-authority/", TaxReferenceTarget),
     "read_credit_card_document": ("silvia://credit-card-corpus/", CardDocumentTarget),
@@ -206,33 +205,20 @@ def _python(result: ExecutePython) -> list[SearchResult]:
     ]
     if not result.output:
         return blocks
-    uses_finnhub = "finnhub" in result.code.lower() or "finnhub" in result.output.lower()
-    if not uses_finnhub:
-        blocks.append(
-            SearchResult(
-                ANALYSIS_SOURCE, result.title, (result.output,), TargetClaim(AnalysisTarget())
-            )
-        )
-        return blocks
+    analysis = TargetClaim(AnalysisTarget())
+    if "finnhub" not in f"{result.code}\n{result.output}".lower():
+        return [*blocks, SearchResult(ANALYSIS_SOURCE, result.title, (result.output,), analysis)]
     untickered: list[str] = []
     for ticker, text in _payloads(result.output):
         if ticker is None:
             untickered.append(text)
         else:
+            claim = TargetClaim(MarketDataTarget(ticker))
             blocks.append(
-                SearchResult(
-                    f"{FINNHUB_SOURCE}/{ticker}",
-                    f"{ticker} market data",
-                    (text,),
-                    TargetClaim(MarketDataTarget(ticker)),
-                )
+                SearchResult(f"{FINNHUB_SOURCE}/{ticker}", f"{ticker} market data", (text,), claim)
             )
     if untickered:
-        blocks.append(
-            SearchResult(
-                FINNHUB_SOURCE, "Live data", tuple(untickered), TargetClaim(AnalysisTarget())
-            )
-        )
+        blocks.append(SearchResult(FINNHUB_SOURCE, "Live data", tuple(untickered), analysis))
     return blocks
 
 
@@ -277,23 +263,12 @@ def _search_web(result: SearchWeb) -> list[SearchResult]:
     ]
 
 
-class _Untyped:
-    """A source that lost (or never had) a target; it stays untyped for the turn."""
-
-    def __repr__(self) -> str:
-        return "UNTYPED"
-
-
-_UNTYPED = _Untyped()
-
-_Entry: TypeAlias = "dict[str, AccountRef] | CitationTarget | _Untyped"
+# None: a source that lost (or never had) a target; it stays untyped for the turn.
+_Entry: TypeAlias = "dict[str, AccountRef] | CitationTarget | None"
 
 
 class TargetRegistry:
-    """One meaning per source per turn (the doc's registry, `citationTargets`).
-
-    Not thread-safe: one registry belongs to one turn.
-    """
+    """One meaning per source per turn (the doc's registry, `citationTargets`); one a turn."""
 
     def __init__(self) -> None:
         self._entries: dict[str, _Entry] = {}
@@ -302,7 +277,7 @@ class TargetRegistry:
         """Record that a tool call wrote `result` (in turn order)."""
         claim = result.claim
         known = self._entries.get(result.source)
-        if known is None:
+        if result.source not in self._entries:
             self._entries[result.source] = _first_entry(claim)
         elif isinstance(known, dict) and isinstance(claim, AccountClaim) and claim.refs is not None:
             # The citation cannot say which result it came from: pool the accounts.
@@ -311,13 +286,11 @@ class TargetRegistry:
         elif isinstance(claim, TargetClaim) and known == claim.target:
             pass
         else:
-            self._entries[result.source] = _UNTYPED
+            self._entries[result.source] = None
 
     def target_for(self, source: str) -> CitationTarget | None:
         """The source's target now, or None (never written, or untyped)."""
         entry = self._entries.get(source)
-        if entry is None or isinstance(entry, _Untyped):
-            return None
         if isinstance(entry, dict):
             refs = tuple(entry.values())
             if len(refs) == 1:
@@ -337,4 +310,4 @@ def _first_entry(claim: Claim) -> _Entry:
         return {ref.account_id: ref for ref in claim.refs}
     # A label with a row lacking an id, or a result with no target: untyped, and
     # since any later disagreement would untype it anyway, it stays so.
-    return _UNTYPED
+    return None

@@ -13,8 +13,7 @@ from .. import DEFAULT_WIRE, WireFormat
 from ._faults import status_fault
 from ._scenario import Scenario
 from ._steps import Drop, Encoded, Event, Pause, Repeat
-
-WireCitation = dict[str, object]
+from ._turn import WireCitation
 
 
 @dataclass(frozen=True)
@@ -61,8 +60,7 @@ def expected_turn(
     the client shows it blanked).
     """
     fault = scenario.fault
-    refusal = status_fault(fault, token)
-    if refusal is not None:
+    if (refusal := status_fault(fault, token)) is not None:
         assert fault is not None
         return ExpectedTurn(
             scenario=scenario.name,

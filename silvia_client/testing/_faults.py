@@ -37,13 +37,6 @@ from ._steps import (
 )
 
 
-def _next_event(steps: list[Step], start: int) -> int:
-    for index in range(start, len(steps)):
-        if isinstance(steps[index], Event):
-            return index
-    raise ValueError("no event left to cut")
-
-
 @dataclass(frozen=True)
 class HttpError:
     """An error status before any event, with the contract's JSON error body."""
@@ -56,10 +49,7 @@ class HttpError:
 
     @property
     def retry_after(self) -> float | None:
-        for name, value in self.headers:
-            if name.lower() == "retry-after":
-                return float(value)
-        return None
+        return next((float(v) for name, v in self.headers if name.lower() == "retry-after"), None)
 
 
 @dataclass(frozen=True)
@@ -71,11 +61,12 @@ class DropMidEvent:
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
         """The turn's steps with this fault in them (a new list)."""
-        cut = _next_event(steps, after_events(steps, self.after_events))
-        event = steps[cut]
-        assert isinstance(event, Event)
+        at = after_events(steps, self.after_events)
+        event = next((step for step in steps[at:] if isinstance(step, Event)), None)
+        if event is None:
+            raise ValueError("no event left to cut")
         data = event.encode()
-        return [*steps[:cut], Raw(data[: len(data) // 2]), Drop()]
+        return [*steps[: steps.index(event, at)], Raw(data[: len(data) // 2]), Drop()]
 
 
 @dataclass(frozen=True)
@@ -179,11 +170,8 @@ _JSON_SPACE = b" "
 
 
 def _before(steps: list[Step], events: int, wire: WireFormat) -> list[Step]:
-    """The steps up to the `events`-th event, less the storing of the answer.
-
-    A hostile fault never lets the turn complete, so its answer is never stored
-    (the `Effect` just before `done`, as `turn_steps` lays it out).
-    """
+    """The steps up to the `events`-th event, less the storing of the answer (the
+    `Effect` just before `done`): a hostile fault never lets the turn complete."""
     cut = after_events(steps, events)
     stores = [
         index - 1
@@ -278,7 +266,7 @@ class SendGzipBomb:
             Encoded(step, body.piece(step.encode())) if isinstance(step, (Event, Raw)) else step
             for step in _before(steps, self.after_events, wire)
         ]
-        return [*encoded, *_padded(body, _COMMENT_LINE, self.inflated_bytes), Raw(body.end())]
+        return [*encoded, *body.padding(_COMMENT_LINE, self.inflated_bytes), Raw(body.end())]
 
     def session_body(self, session_id: str, wire: WireFormat) -> list[Step]:
         """A session body, gzip-encoded, with `inflated_bytes` of whitespace in it."""
@@ -287,19 +275,9 @@ class SendGzipBomb:
         opening = session[:-1] + b',"' + wire.messages_key.encode() + b'":['
         return [
             Raw(body.piece(opening)),
-            *_padded(body, _JSON_SPACE, self.inflated_bytes),
+            *body.padding(_JSON_SPACE, self.inflated_bytes),
             Raw(body.piece(b"]}") + body.end()),
         ]
-
-
-def _padded(body: GzipBody, line: bytes, total: int) -> list[Step]:
-    first, padding = body.padding(line, total)
-    steps: list[Step] = [Raw(first)] if first else []
-    if padding.times:
-        steps.append(Repeat(padding.segment, times=padding.times))
-    if padding.rest:
-        steps.append(Raw(padding.rest))
-    return steps
 
 
 @dataclass(frozen=True)
@@ -339,7 +317,7 @@ class KeepAliveForever:
         _paced("every", self.every)
 
     def apply(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        """The turn's steps with this fault in them, `token` echoed (a new list)."""
+        """The turn's steps with this fault in them (a new list)."""
         return [*_before(steps, self.after_events, wire), Repeat(PING.data, every=self.every)]
 
 
@@ -416,14 +394,9 @@ def _multmodp(a: int, b: int) -> int:
         b = (b >> 1) ^ _POLY if b & 1 else b >> 1
 
 
-def _x_powers() -> tuple[int, ...]:
-    powers = [1 << 30]  # x^1
-    for _ in range(31):
-        powers.append(_multmodp(powers[-1], powers[-1]))
-    return tuple(powers)
-
-
-_X2N = _x_powers()  # x^(2^k) modulo the polynomial, for k = 0..31
+_X2N = [1 << 30]  # x^(2^k) modulo the polynomial, for k = 0..31: x^1 first, then squares
+for _ in range(31):
+    _X2N.append(_multmodp(_X2N[-1], _X2N[-1]))
 
 
 def _x2nmodp(n: int, k: int) -> int:
@@ -470,20 +443,8 @@ def _run(line: bytes) -> tuple[bytes, int, int]:
     return _compressed(data), zlib.crc32(data), len(data)
 
 
-@dataclass(frozen=True)
-class Padding:
-    """`segment` on the wire `times` times, then `rest` once: what a bomb sends."""
-
-    segment: bytes
-    times: int
-    rest: bytes
-
-
 class GzipBody:
-    """One gzip member, written piece by piece; `end()` finishes it.
-
-    Not thread-safe: one body for one response.
-    """
+    """One gzip member, written piece by piece; `end()` finishes it. One per response."""
 
     def __init__(self) -> None:
         self._crc = 0
@@ -502,12 +463,11 @@ class GzipBody:
         self._size += len(data)
         return self._opening() + (_compressed(data) if data else b"")
 
-    def padding(self, line: bytes, total: int) -> tuple[bytes, Padding]:
-        """`total` bytes of `line` again and again (the last copy cut short): what to send.
+    def padding(self, line: bytes, total: int) -> list[Step]:
+        """The steps that send `total` bytes of `line` again and again (the last copy cut short).
 
-        The first value goes first (the member's header, if not sent yet); then
-        the `Padding`'s `segment` `times` times, then its `rest`. Whatever
-        `total` is, nothing here is bigger than `_UNIT` bytes compressed.
+        The member's header (if not sent yet), one compressed run repeated, then
+        the rest: whatever `total` is, no step is bigger than `_UNIT` bytes compressed.
         """
         if not line:
             raise ValueError("padding needs at least one byte to repeat")
@@ -519,8 +479,11 @@ class GzipBody:
         tail = (line * (tail_length // len(line) + 1))[:tail_length]
         self._crc = zlib.crc32(tail, self._crc)
         self._size += total
-        rest = _compressed(tail) if tail else b""
-        return self._opening(), Padding(segment, times, rest)
+        opening = self._opening()
+        steps: list[Step] = [Raw(opening)] if opening else []
+        if times:
+            steps.append(Repeat(segment, times=times))
+        return [*steps, Raw(_compressed(tail))] if tail else steps
 
     def end(self) -> bytes:
         """The last bytes: an empty final block, the CRC-32 and the length (modulo 2^32)."""

@@ -19,16 +19,17 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Protocol
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from ._scenario import SCENARIO_HEADER, is_scenario_name
 from ._steps import Drop, Effect, Encoded, Event, Pause, Raw, Repeat, Reply, Request
+from ._transport import RequestHandler
 
 _MAX_HEAD = 64 * 1024
 _MAX_BODY = 1024 * 1024
 _MAX_LOGGED_PATH = 200  # characters of a path a log line shows
+_VISIBLE = "".join(map(chr, range(0x21, 0x7F)))  # what a log line shows as it is
 _MISDIRECTED = Reply(
     421,
     (("content-type", "text/plain; charset=utf-8"),),
@@ -37,10 +38,7 @@ _MISDIRECTED = Reply(
 
 
 class _BadRequest(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
+    """A request the server cannot read: `args` are its status and the message."""
 
 
 @dataclass(frozen=True)
@@ -50,11 +48,8 @@ class _Incoming:
     keep_alive: bool
 
 
-class LoopbackHandler(Protocol):
+class LoopbackHandler(RequestHandler, Protocol):
     """What a loopback server serves: `ReferenceServer` and `ReplayServer` are ones."""
-
-    def handle(self, request: Request) -> Reply:
-        """Answer one request (any thread)."""
 
     def error_reply(self, status: int, error_type: str, message: str) -> Reply:
         """An error reply in the wire's error format (for a request the server never got)."""
@@ -127,12 +122,7 @@ class LoopbackServer:
     def __enter__(self) -> str:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
     @property
@@ -179,7 +169,9 @@ class LoopbackServer:
                 try:
                     incoming = await _read_request(reader, writer)
                 except _BadRequest as bad:
-                    await self._write_fixed(writer, self._bad_request(bad), keep_alive=False)
+                    status, message = bad.args
+                    error = self._server.error_reply(status, "invalid_request_error", message)
+                    await self._write_fixed(writer, error, keep_alive=False)
                     break
                 if incoming is None:
                     break
@@ -192,9 +184,6 @@ class LoopbackServer:
             writer.close()
             with contextlib.suppress(ConnectionError, asyncio.CancelledError):
                 await writer.wait_closed()
-
-    def _bad_request(self, bad: _BadRequest) -> Reply:
-        return self._server.error_reply(bad.status, "invalid_request_error", bad.message)
 
     async def _respond(
         self, incoming: _Incoming, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
@@ -210,22 +199,17 @@ class LoopbackServer:
                 reply = self._server.handle(incoming.request)
             except Exception:  # a bug in a scenario or the server: answer, do not hang
                 reply = self._server.error_reply(500, "api_error", "The reference server failed.")
-        if self._log is None:
-            return await self._write_reply(incoming, reply, reader, writer)
         try:
             return await self._write_reply(incoming, reply, reader, writer)
         finally:  # also when the client left mid-stream, or the server is stopping
-            self._log_request(incoming.request, reply.status, time.perf_counter() - started)
-
-    def _log_request(self, request: Request, status: int, seconds: float) -> None:
-        scenario = _logged_scenario(self._server, request) or "-"
-        line = (
-            f"{_visible(request.method, 16)} {_visible(urlsplit(request.target).path)} {status} "
-            f"scenario={scenario} {seconds * 1000:.1f}ms"
-        )
-        assert self._log is not None
-        with contextlib.suppress(Exception):  # a log that fails never ends a connection
-            self._log(line)
+            request, milliseconds = incoming.request, (time.perf_counter() - started) * 1000
+            with contextlib.suppress(Exception):  # a log that fails never ends a connection
+                if self._log is not None:
+                    self._log(
+                        f"{_visible(request.method, 16)} {_visible(urlsplit(request.target).path)} "
+                        f"{reply.status} scenario={_logged_scenario(self._server, request) or '-'} "
+                        f"{milliseconds:.1f}ms"
+                    )
 
     async def _write_reply(
         self,
@@ -317,12 +301,8 @@ def _host_key(name: str) -> str:
 
 def _visible(text: str, limit: int = _MAX_LOGGED_PATH) -> str:
     """`text` for a log line: visible ASCII as it is, anything else percent-encoded, cut short."""
-    shown = "".join(c if "!" <= c <= "~" else _percent(c) for c in text[:limit])
+    shown = quote(text[:limit], safe=_VISIBLE, errors="surrogatepass")
     return shown + ("..." if len(text) > limit else "") or "-"
-
-
-def _percent(character: str) -> str:
-    return "".join(f"%{byte:02X}" for byte in character.encode("utf-8", "surrogatepass"))
 
 
 def _logged_scenario(server: LoopbackHandler, request: Request) -> str | None:
@@ -352,12 +332,9 @@ def _framed(data: bytes, chunked: bool) -> bytes:
 async def _write_repeated(
     step: Repeat, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, chunked: bool
 ) -> bool:
-    """Write `step`'s copies as they are due; False if the client left meanwhile.
-
-    A client that leaves mid-write shows as a `ConnectionError` from `drain`
-    (the connection's handler closes it). Each copy also yields to the loop,
-    so an endless write into a fast reader never starves the other connections.
-    """
+    """Write `step`'s copies as they are due; False if the client left meanwhile (or a
+    `ConnectionError` from `drain`). Each copy yields to the loop: an endless write
+    into a fast reader never starves the other connections."""
     framed = _framed(step.data, chunked)
     for _ in step.copies():
         if step.every > 0:
@@ -371,11 +348,8 @@ async def _write_repeated(
 
 
 async def _client_left_during(reader: asyncio.StreamReader, seconds: float) -> bool:
-    """Sleep `seconds`, watching the socket: True if the client closed it meanwhile.
-
-    A client does not send while it reads a stream, so anything readable here is
-    the end of the connection (or a client we would not understand anyway).
-    """
+    """Sleep `seconds`, watching the socket: True if the client closed it meanwhile (a
+    client reading a stream sends nothing, so anything readable is the end)."""
     if seconds <= 0:
         return False
     try:

@@ -204,7 +204,9 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         return _Exchange(request, time.perf_counter())
 
     @staticmethod
-    def _answered(exchange: _Exchange, response: httpx.Response) -> httpx.Response:
+    def _answered(exchange: _Exchange | None, response: httpx.Response) -> httpx.Response:
+        if exchange is None:  # outside a `capture()` block
+            return response
         # Kept once answered: a request that got no response has nothing to replay.
         exchange.status, exchange.headers = response.status_code, response.headers.multi_items()
         capture = _capture.get()
@@ -227,10 +229,7 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         if not isinstance(inner, httpx.BaseTransport):
             raise TypeError("this RecordingTransport wraps an async transport")
         exchange = self._begin(request)
-        response = inner.handle_request(request)
-        if exchange is None:
-            return response
-        return self._answered(exchange, response)
+        return self._answered(exchange, inner.handle_request(request))
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Send the request on to `inner`, keeping the exchange inside a `capture()` block."""
@@ -241,10 +240,7 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         if not isinstance(inner, httpx.AsyncBaseTransport):
             raise TypeError("this RecordingTransport wraps a sync transport")
         exchange = self._begin(request)
-        response = await inner.handle_async_request(request)
-        if exchange is None:
-            return response
-        return self._answered(exchange, response)
+        return self._answered(exchange, await inner.handle_async_request(request))
 
     def close(self) -> None:
         """Close the transport this one made (never an `inner` it was given)."""

@@ -21,7 +21,7 @@ import base64
 import binascii
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
@@ -55,6 +55,7 @@ MAX_SECONDS = 86_400
 MAX_BODY_BYTES = DEFAULTS.max_response_bytes
 """The most bytes a recorded body (the response's chunks together, or the reload's) holds."""
 
+_C = TypeVar("_C", SilviaClient, AsyncSilviaClient)
 _MAX_COUNT = 2**53
 """The largest `version` or `lines`: integers any JSON reader keeps exact."""
 
@@ -67,12 +68,6 @@ def encode_bytes(data: bytes) -> dict[str, str]:
         return {"base64": base64.b64encode(data).decode("ascii")}
 
 
-def _dump(recording: Recording) -> str:
-    lines = list(_lines(recording))
-    lines.append({"type": "end", "lines": len(lines) + 1})
-    return "".join(json_text(line, (", ", ": ")) + "\n" for line in lines)
-
-
 def _lines(recording: Recording) -> Iterator[dict[str, Any]]:
     request, response, reload = recording.request, recording.response, recording.reload
     yield {
@@ -83,7 +78,11 @@ def _lines(recording: Recording) -> Iterator[dict[str, Any]]:
         "written_by": f"silvia-client {__version__}",
     }
     yield {"type": "request", "method": request.method, "path": request.path, "body": request.body}
-    yield {"type": "response", "status": response.status, "headers": _header_list(response)}
+    yield {
+        "type": "response",
+        "status": response.status,
+        "headers": list(map(list, response.headers)),
+    }
     for chunk in response.chunks:
         yield {"type": "chunk", "at": chunk.at, **encode_bytes(chunk.data)}
     yield {"type": "response_end", "at": response.ended_at, "how": response.end}
@@ -92,13 +91,9 @@ def _lines(recording: Recording) -> Iterator[dict[str, Any]]:
             "type": "reload",
             "path": reload.path,
             "status": reload.status,
-            "headers": _header_list(reload),
+            "headers": list(map(list, reload.headers)),
             **encode_bytes(reload.body),
         }
-
-
-def _header_list(owner: RecordedResponse | RecordedReload) -> list[list[str]]:
-    return [[name, value] for name, value in owner.headers]
 
 
 # -- reading ----------------------------------------------------------------
@@ -273,10 +268,7 @@ class _Reader:
 
 
 def _parse(data: bytes) -> tuple[RecordedRequest, RecordedResponse, RecordedReload | None, bool]:
-    """A recording's parts from a file's bytes, and whether it is redacted.
-
-    `RecordingFormatError` names the bad line. `Recording.loads` makes the value.
-    """
+    """A recording's parts from a file's bytes, and whether it is redacted."""
     reader = _Reader(data)
     line = reader.next("recording")
     if line.type != "recording" or line.value.get("format") != FORMAT_NAME:
@@ -381,7 +373,9 @@ class Recording:
 
     def dumps(self) -> str:
         """The file's contents: JSON lines, each ending in a newline."""
-        return _dump(self)
+        lines = list(_lines(self))
+        lines.append({"type": "end", "lines": len(lines) + 1})
+        return "".join(json_text(line, (", ", ": ")) + "\n" for line in lines)
 
     def redacted(self) -> Recording:
         """A copy to share: each `provider` null, each account id a stable pseudonym
@@ -427,21 +421,18 @@ class Recording:
         header HTTP cannot carry is refused (`header_errors()`): a
         `RecordingFormatError` naming its line.
         """
-        refuse_unwritable(self)
-        http = httpx.Client(transport=self.transport(timing=timing))
-        return SilviaClient(**_replay_options(options), http_client=http)
+        return self._client(SilviaClient, httpx.Client, timing, options)
 
     def async_client(self, *, timing: bool = False, **options: Any) -> AsyncSilviaClient:
         """The `AsyncSilviaClient` twin of `client()`."""
+        return self._client(AsyncSilviaClient, httpx.AsyncClient, timing, options)
+
+    def _client(self, kind: type[_C], http: Any, timing: bool, options: dict[str, Any]) -> _C:
         refuse_unwritable(self)
-        http = httpx.AsyncClient(transport=self.transport(timing=timing))
-        return AsyncSilviaClient(**_replay_options(options), http_client=http)
-
-
-def _replay_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    # The replay transport holds no connections, so the httpx client the SDK
-    # is handed (and does not close) has nothing to leak.
-    return {"base_url": IN_PROCESS_URL, "token": "replay", "max_retries": 0, **options}
+        # The replay transport holds no connections, so the httpx client the SDK
+        # is handed (and does not close) has nothing to leak.
+        options = {"base_url": IN_PROCESS_URL, "token": "replay", "max_retries": 0, **options}
+        return kind(**options, http_client=http(transport=self.transport(timing=timing)))
 
 
 def refuse_unwritable(recording: Recording, path: str | None = None) -> None:

@@ -64,12 +64,8 @@ def header_error(name: str, value: str, where: str) -> str | None:
     if bad is None:
         return None
     character = bad.group()
-    if character in "\r\n":
-        what = "a line break"
-    elif character.isascii():
-        what = "a control character"
-    else:
-        what = "a character outside ASCII"
+    what = "a control character" if character.isascii() else "a character outside ASCII"
+    what = "a line break" if character in "\r\n" else what
     return (
         f"the value of the {where} header {name} holds {what} (U+{ord(character):04X}), "
         "where HTTP allows visible ASCII, spaces and tabs"

@@ -9,17 +9,15 @@ spans of the joined body and move chunk boundaries with the text, so chunking
 and times survive; only changed events are rewritten. If a found id or a
 provider would remain, `redact` raises `RecordingFormatError` naming the chunk.
 
-Sections, in order: what redaction looks for (`Scan`: the ids found and, once
-`freeze()`-d, their pseudonyms; `loads`, JSON keeping every member as written,
-so a key written twice is seen twice). Ids stand under `accountId`, the doc's id
-columns and any `*_account_id`, in strings that are JSON themselves, and in
-key/value text (`_KV_ID`); a `provider` member anywhere, or `provider:` in text,
-becomes null; each id is replaced in every spelling a reader decodes to it.
-Nothing there raises on odd input: what does not parse is text. Then the
-recorded stream cut into SSE events with their byte spans (`events`, `data`,
-`rebuild`: not the SDK's `_sse` reader, since redaction needs spans, and an
-event nothing changed comes back byte for byte); then the edits on chunked
-bytes, the token, and the account identities.
+Sections, in order: what redaction looks for (`Scan`; `loads` keeps every
+member as written, so a key written twice is seen twice): ids under `accountId`,
+the doc's id columns and any `*_account_id`, in JSON strings too, and in
+key/value text (`_KV_ID`), each replaced in every spelling a reader decodes to
+it; a `provider` member, or `provider:` in text, becomes null. Nothing there
+raises on odd input: what does not parse is text. Then the body cut into SSE
+events with their byte spans (`events`, `data`, `rebuild`: not the SDK's `_sse`,
+since redaction needs spans); then the edits on chunked bytes, the token, and
+the account identities.
 """
 
 from __future__ import annotations
@@ -54,11 +52,6 @@ PSEUDONYM = "acct_redacted_%04d"
 
 _ID_KEYS = frozenset({"accountId", *(column for column, _ in ACCOUNT_ID_COLUMNS)})
 PROVIDER_KEY = "provider"
-
-
-def is_id_key(key: object) -> bool:
-    """Whether a member named `key` holds an account id (the doc's columns, `*_account_id`)."""
-    return isinstance(key, str) and (key in _ID_KEYS or key.endswith("_account_id"))
 
 
 class Members(dict[str, Any]):
@@ -141,9 +134,13 @@ _TEXT_PROVIDER_ANY = re.compile(
 )
 
 
-def _looks_like_json(text: str) -> bool:
-    stripped = text.lstrip()
-    return stripped[:1] in ("{", "[")
+def _container(text: str) -> Any:
+    """The JSON object or array `text` is, else None."""
+    if text.lstrip()[:1] in ("{", "["):
+        parsed, value = loads(text)
+        if parsed:  # (an object or an array, by its first character)
+            return value
+    return None
 
 
 class Scan:
@@ -168,7 +165,7 @@ class Scan:
         """Every id standing where ids stand in a decoded JSON value (and its strings)."""
         if isinstance(value, dict):
             for key, item in _members(value):
-                if is_id_key(key):
+                if key in _ID_KEYS or key.endswith("_account_id"):  # where an id stands
                     self._found(item)
                 self.find(item)
         elif isinstance(value, list):
@@ -179,10 +176,7 @@ class Scan:
 
     def find_text(self, text: str) -> None:
         """Ids in text: a JSON document's own, and those after an id key in key/value text."""
-        if _looks_like_json(text):
-            parsed, value = loads(text)
-            if parsed:
-                self.find(value)
+        self.find(_container(text))
         for match in _KV_ID.finditer(text):
             self._found(match.group(1))
 
@@ -249,12 +243,11 @@ class Scan:
         return value, False
 
     def _redact_string(self, text: str) -> str:
-        if _looks_like_json(text):
-            parsed, value = loads(text)
-            if parsed and isinstance(value, (dict, list)):
-                new, changed = self.redact(value)
-                return self.replace_text(dumps_like(new, text)) if changed else text
-        return self.replace_text(text)
+        value = _container(text)
+        if value is None:
+            return self.replace_text(text)
+        new, changed = self.redact(value)
+        return self.replace_text(dumps_like(new, text)) if changed else text
 
     # -- what would remain -------------------------------------------------------
 
@@ -280,23 +273,12 @@ class Scan:
             if key == PROVIDER_KEY and item is not None:
                 return "a provider member"
             if isinstance(item, str):
-                found = self._left_in_string(item)
+                found = self.left_in(_container(item)) or self.left_in_text(item)
                 if found is not None:
                     return found
-            if key is not None:
-                found = self.left_in_text(key)
-                if found is not None:
-                    return found
+            if key is not None and (found := self.left_in_text(key)) is not None:
+                return found
         return None
-
-    def _left_in_string(self, text: str) -> str | None:
-        if _looks_like_json(text):
-            parsed, value = loads(text)
-            if parsed and isinstance(value, (dict, list)):
-                found = self.left_in(value)
-                if found is not None:
-                    return found
-        return self.left_in_text(text)
 
 
 _TEXT_PROVIDER_BYTES = re.compile(_TEXT_PROVIDER.pattern.encode("ascii"), re.MULTILINE)
@@ -403,10 +385,7 @@ def _apply(data: bytes, edits: Sequence[_Edit]) -> bytes:
 
 class _Mover:
     """Where each boundary lands once `edits` are applied (inside a span: at its `inside`).
-
-    Boundaries are asked in increasing order, so one pass over the edits serves
-    them all: linear in chunks plus edits, not their product.
-    """
+    Boundaries come in increasing order: one pass over the edits serves them all."""
 
     def __init__(self, edits: Sequence[_Edit], inside: Literal["start", "end"]) -> None:
         self._edits = edits
@@ -435,22 +414,11 @@ def _non_overlapping(edits: Iterable[_Edit]) -> list[_Edit]:
     return kept
 
 
-def rewrite_chunks(
-    chunks: Sequence[RecordedChunk], find: Callable[[bytes], Iterable[_Edit]]
-) -> tuple[RecordedChunk, ...]:
-    """`chunks` with `find`'s edits applied to their joined bytes, boundaries kept."""
-    data = b"".join(chunk.data for chunk in chunks)
-    return _edited_chunks(chunks, _non_overlapping(find(data)), inside="end")
-
-
 def _edited_chunks(
     chunks: Sequence[RecordedChunk], edits: Sequence[_Edit], inside: Literal["start", "end"]
 ) -> tuple[RecordedChunk, ...]:
-    """`chunks` with `edits` (sorted, apart) applied to their joined bytes.
-
-    A boundary inside an edited span moves to its `inside` end: a chunk wholly
-    inside one is gone, and every other keeps its time.
-    """
+    """`chunks` with `edits` (sorted, apart) applied to their joined bytes; a boundary
+    inside an edited span moves to its `inside` end, and every chunk keeps its time."""
     if not edits:
         return tuple(chunks)
     new = _apply(b"".join(chunk.data for chunk in chunks), edits)
@@ -523,68 +491,38 @@ def _rebuilt(
     )
 
 
-def _rewrite(
-    recording: Recording, find: Callable[[bytes], Iterable[_Edit]], keep: Callable[[str], bool]
-) -> Recording:
-    return _rebuilt(
-        recording,
-        lambda text: _rewrite_strings(text, find),
-        lambda value: _rewrite_strings(value, find),
-        rewrite_chunks(recording.response.chunks, find),
-        lambda body: _rewrite_bytes(body, find),
-        keep,
-    )
-
-
 # -- the token ----------------------------------------------------------------
-
-
-def _secret_forms(secret: str) -> list[bytes]:
-    raw = secret.encode("utf-8")
-    escaped = json.dumps(secret)[1:-1].encode("ascii")
-    return [raw] if escaped == raw else [raw, escaped]
-
-
-def _finder(patterns: Sequence[bytes], replacement: bytes) -> Callable[[bytes], Iterator[_Edit]]:
-    def find(data: bytes) -> Iterator[_Edit]:
-        for pattern in patterns:
-            start = data.find(pattern)
-            while start != -1:
-                yield start, start + len(pattern), replacement
-                start = data.find(pattern, start + len(pattern))
-
-    return find
-
-
-def holds_secret(value: str, secret: str) -> bool:
-    """Whether a header value holds `secret` (a short one only as a whole value or word)."""
-    if len(secret) >= _SHORT_SECRET:
-        return secret in value
-    return value.strip() == secret or secret in re.split(r"[\s,;=]+", value)
 
 
 def scrub_secret(recording: Recording, secret: str) -> Recording:
     """`recording` without `secret` (the bearer token) anywhere; see the module docstring."""
     if not secret:
         return recording
-    keep = lambda value: not holds_secret(value, secret)  # noqa: E731
-    if len(secret) < _SHORT_SECRET:
-        return _rewrite(recording, lambda data: (), keep)
-    return _rewrite(recording, _finder(_secret_forms(secret), TOKEN_MARK), keep)
+    short = len(secret) < _SHORT_SECRET
+    # As written, and as a JSON string escapes it (a repeat finds the same span: dropped).
+    forms = () if short else (secret.encode("utf-8"), json.dumps(secret)[1:-1].encode("ascii"))
+
+    def find(data: bytes) -> Iterator[_Edit]:
+        for form in forms:
+            start = data.find(form)
+            while start != -1:
+                yield start, start + len(form), TOKEN_MARK
+                start = data.find(form, start + len(form))
+
+    def strings(value: Any) -> Any:
+        return _rewrite_strings(value, find)
+
+    def keep(value: str) -> bool:  # a header value; a short secret only as a whole value or word
+        if not short:
+            return secret not in value
+        return value.strip() != secret and secret not in re.split(r"[\s,;=]+", value)
+
+    edits = _non_overlapping(find(recording.response.body))
+    chunks = _edited_chunks(recording.response.chunks, edits, inside="end")
+    return _rebuilt(recording, strings, strings, chunks, lambda b: _rewrite_bytes(b, find), keep)
 
 
 # -- account identities ----------------------------------------------------------
-
-
-def _encoded(recording: Recording) -> str | None:
-    for headers in (
-        recording.response.headers,
-        recording.reload.headers if recording.reload else (),
-    ):
-        for name, value in headers:
-            if name == "content-encoding" and value.strip().lower() not in ("", "identity"):
-                return value
-    return None
 
 
 def _text(data: bytes) -> str:
@@ -648,11 +586,7 @@ def _refuse_leftovers(scan: Scan, recording: Recording) -> None:
     request = recording.request
     for found, where, line in [
         (scan.left_in(request.body) or scan.left_in_text(request.path), "the request", 2),
-        (
-            scan.left_in([value for _, value in response.headers]),
-            "the response headers",
-            3,
-        ),
+        (scan.left_in([value for _, value in response.headers]), "the response headers", 3),
     ]:
         if found is not None:
             raise RecordingFormatError(f"cannot redact {where}: {found} would remain", line=line)
@@ -663,17 +597,16 @@ def _refuse_leftovers(scan: Scan, recording: Recording) -> None:
         )
         if found is not None:
             raise RecordingFormatError(
-                f"cannot redact the reload: {found} would remain",
-                line=len(response.chunks) + 5,
+                f"cannot redact the reload: {found} would remain", line=len(response.chunks) + 5
             )
 
 
 def redact(recording: Recording) -> Recording:
     """`recording` with providers null and account ids pseudonymized; see the module docstring."""
-    encoding = _encoded(recording)
-    if encoding is not None:
-        raise ValueError(f"cannot redact a body sent with Content-Encoding: {encoding}")
     request, response, reload = recording.request, recording.response, recording.reload
+    for name, value in (*response.headers, *(reload.headers if reload else ())):
+        if name == "content-encoding" and value.strip().lower() not in ("", "identity"):
+            raise ValueError(f"cannot redact a body sent with Content-Encoding: {value}")
     body = response.body
     spans = [_Part(body[span.start : span.end], data(span), span) for span in events(body)]
     reloaded = None if reload is None else _Part(reload.body, reload.body)

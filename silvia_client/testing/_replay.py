@@ -40,10 +40,8 @@ def reloads(recording: Recording, path: str) -> bool:
 
 
 def _header_bytes(headers: Headers) -> list[tuple[bytes, bytes]]:
-    """Headers for an in-process `httpx.Response`: UTF-8 bytes, values stripped.
-
-    A lone surrogate (JSON can hold one) goes as its `\\udXXX` escape, not a crash.
-    """
+    """Headers for an in-process `httpx.Response`: UTF-8 bytes (a lone surrogate as its
+    `\\udXXX` escape, not a crash), values stripped."""
     return [(_utf8(name), _utf8(written_value(value))) for name, value in headers]
 
 
@@ -54,11 +52,8 @@ def _utf8(text: str) -> bytes:
 def _replayed(
     response: RecordedResponse, request: httpx.Request, timing: bool
 ) -> Iterator[bytes | float]:
-    """The plan of a recorded body for `PlayedStream`: each chunk when due, then its end.
-
-    With `timing`, each chunk waits for its recorded time; a wait longer than the
-    read timeout since the last chunk waits out the timeout, then raises it.
-    """
+    """The plan of a recorded body for `PlayedStream`: each chunk when due (with `timing`,
+    at its recorded time; a wait past the read timeout raises it), then its end."""
     started = last = time.perf_counter()
     for at, data in [
         *((chunk.at, chunk.data) for chunk in response.chunks),

@@ -56,11 +56,7 @@ class ReplayServer:
     """Recordings served by name (the first by default) on the reference server's runners."""
 
     def __init__(
-        self,
-        recordings: Mapping[str, Recording],
-        *,
-        token: str | None = None,
-        timing: bool = False,
+        self, recordings: Mapping[str, Recording], *, token: str | None = None, timing: bool = False
     ) -> None:
         if not recordings:
             raise ValueError("a replay server needs at least one recording")
@@ -108,8 +104,7 @@ class ReplayServer:
 
     def handle(self, request: Request) -> Reply:
         """Answer one request (any thread)."""
-        refused = request.bearer(self._token)[1]
-        if refused is not None:
+        if (refused := request.bearer(self._token)[1]) is not None:
             return self.error_reply(401, "authentication_error", refused)
         name = request.headers.get(SCENARIO_HEADER, "").strip() or None
         if request.method == "POST":

@@ -110,8 +110,7 @@ class Scenario:
         request's bearer token, for a fault that echoes it. Not for a scenario
         that answers an error status (`HttpError`), before any body.
         """
-        refusal = status_fault(self.fault)
-        if refusal is not None:
+        if (refusal := status_fault(self.fault)) is not None:
             raise ValueError(f"scenario {self.name!r} answers {refusal.status}, not a stream")
         steps = turn_steps(
             self.play() if turn is None else turn,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, get_args
 
 Row: TypeAlias = Mapping[str, object]
 
@@ -61,11 +61,7 @@ class ExecutePython:
 LibraryTool: TypeAlias = Literal[
     "read_tax_authority", "read_credit_card_document", "read_mortgage_authority"
 ]
-LIBRARY_TOOLS: tuple[LibraryTool, ...] = (
-    "read_tax_authority",
-    "read_credit_card_document",
-    "read_mortgage_authority",
-)
+LIBRARY_TOOLS: tuple[LibraryTool, ...] = get_args(LibraryTool)
 
 
 @dataclass(frozen=True)
@@ -85,12 +81,10 @@ class ReadLibraryDocument:
 def _reader(
     tool: LibraryTool, path: str, text: str, source_url: str | None, title: str | None
 ) -> ReadLibraryDocument:
-    sidecar: dict[str, object] = {}
-    if title is not None:
-        sidecar["title"] = title
-    if source_url is not None:
-        sidecar["source_url"] = source_url
-    return ReadLibraryDocument(tool, path, text, sidecar)
+    sidecar = {"title": title, "source_url": source_url}
+    return ReadLibraryDocument(
+        tool, path, text, {k: v for k, v in sidecar.items() if v is not None}
+    )
 
 
 def read_tax_authority(

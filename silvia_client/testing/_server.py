@@ -21,11 +21,11 @@ import itertools
 import json
 import threading
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
 import httpx
@@ -45,19 +45,11 @@ from ._turn import PlayedTurn, play
 
 # What `client()` sends as its token to a server that accepts any.
 _ANY_TOKEN = "reference-server"
+_C = TypeVar("_C", SilviaClient, AsyncSilviaClient)
 
 
 class _Refusal(Exception):
-    """An error reply, raised from deep in a handler."""
-
-    def __init__(
-        self, status: int, error_type: str, message: str, headers: Sequence[tuple[str, str]] = ()
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.error_type = error_type
-        self.message = message
-        self.headers = tuple(headers)
+    """An error reply (`args[0]`, an `HttpError`), raised from deep in a handler."""
 
 
 class ReferenceServer:
@@ -162,34 +154,27 @@ class ReferenceServer:
         `default_headers=`, ...). The token is the one this server requires, else
         any; pass `token=` to send another (a wrong one gets 401).
         """
-        options = self._client_options(options)
-
-        def pool() -> httpx.Client:
-            return httpx.Client(transport=self.transport(), cookies=BoundedCookieJar())
-
-        client = SilviaClient(**options, http_client=pool())
-        # The SDK's own pool, as a production client's: closed with it, made anew in a fork.
-        client._pool.own(pool)
-        return client
+        return self._client(SilviaClient, httpx.Client, options)
 
     def async_client(self, **options: Any) -> AsyncSilviaClient:
         """The `AsyncSilviaClient` twin of `client()`: `async with`, or `await client.close()`."""
-        options = self._client_options(options)
+        return self._client(AsyncSilviaClient, httpx.AsyncClient, options)
 
-        def pool() -> httpx.AsyncClient:
-            return httpx.AsyncClient(transport=self.transport(), cookies=BoundedCookieJar())
-
-        client = AsyncSilviaClient(**options, http_client=pool())
-        client._pool.own(pool)
-        return client
-
-    def _client_options(self, options: dict[str, Any]) -> dict[str, Any]:
+    def _client(self, kind: type[_C], http: Callable[..., Any], options: dict[str, Any]) -> _C:
         if "http_client" in options:
             raise TypeError(
                 "client() makes its own httpx client; for one of yours, pass "
                 "httpx.Client(transport=server.transport()) and base_url=IN_PROCESS_URL"
             )
-        return {"base_url": IN_PROCESS_URL, "token": self._token or _ANY_TOKEN, **options}
+
+        def pool() -> Any:
+            return http(transport=self.transport(), cookies=BoundedCookieJar())
+
+        options = {"base_url": IN_PROCESS_URL, "token": self._token or _ANY_TOKEN, **options}
+        client = kind(**options, http_client=pool())
+        # The SDK's own pool, as a production client's: closed with it, made anew in a fork.
+        client._pool.own(pool)
+        return client
 
     def serve_loopback(self, host: str = "127.0.0.1", port: int = 0) -> LoopbackServer:
         """A real HTTP/1.1 server for this one; `with server.serve_loopback() as url: ...`."""
@@ -203,7 +188,7 @@ class ReferenceServer:
         try:
             return self._route(request, request_id)
         except _Refusal as refusal:
-            return self._error_reply(refusal, request_id)
+            return self._error_reply(refusal.args[0], request_id)
 
     def scenario_for(self, request: Request) -> str | None:
         """The name of the scenario `request` plays, for a log line (`silvia serve -v`).
@@ -225,49 +210,44 @@ class ReferenceServer:
 
     def error_reply(self, status: int, error_type: str, message: str) -> Reply:
         """An error reply in this server's format (for runners refusing a request themselves)."""
-        return self._error_reply(_Refusal(status, error_type, message), _request_id())
+        return self._error_reply(HttpError(status, error_type, message), _request_id())
 
     def _route(self, request: Request, request_id: str) -> Reply:
         wire = self.wire
         path = urlsplit(request.target).path
         session_id: str | None = None
+        raw = path[len(wire.session_path) :] if path.startswith(wire.session_path) else ""
         if path == wire.chat_path:
             allowed = "POST"
-        elif path.startswith(wire.session_path) and (raw := path[len(wire.session_path) :]):
-            # One non-empty path segment: an id with a `/` in it arrives as `%2F`.
-            if "/" in raw:
-                raise _Refusal(404, "not_found_error", f"No route for {path}.")
-            allowed = "GET"
-            session_id = unquote(raw)
+        elif raw and "/" not in raw:  # one segment: an id with a `/` in it arrives as `%2F`
+            allowed, session_id = "GET", unquote(raw)
         else:
-            raise _Refusal(404, "not_found_error", f"No route for {path}.")
+            raise _refusal(404, "not_found_error", f"No route for {path}.")
         if request.method != allowed:
-            raise _Refusal(
-                405, "invalid_request_error", f"Use {allowed} here.", [("allow", allowed)]
-            )
+            raise _refusal(405, "invalid_request_error", f"Use {allowed} here.", ("allow", allowed))
         token, refused = request.bearer(self._token)
         if refused is not None:
-            raise _Refusal(401, "authentication_error", refused)
+            raise _refusal(401, "authentication_error", refused)
         named = request.headers.get(SCENARIO_HEADER, "").strip()
         scenario = self._named(named) if named else None
-        if scenario is not None:
-            refusal = status_fault(scenario.fault, token)
-            if refusal is not None:
-                raise _refusal_for(refusal)
+        if scenario is not None and (refusal := status_fault(scenario.fault, token)) is not None:
+            raise _Refusal(refusal)
         if session_id is not None:
-            if scenario is not None and isinstance(scenario.fault, SendGzipBomb):
-                return self._bomb_reply(scenario.fault, session_id, request_id)
-            return self._session_reply(session_id, request_id)
+            headers = (("content-type", "application/json"), (wire.request_id_header, request_id))
+            if scenario is not None and isinstance(bomb := scenario.fault, SendGzipBomb):
+                steps = tuple(bomb.session_body(session_id, wire))
+                return Reply(200, (*headers, *bomb.headers), steps=steps)
+            body = self.sessions.body(session_id)
+            if body is None:
+                raise _refusal(404, "not_found_error", "Session not found.")
+            return Reply(200, headers, body=json_bytes(body))
         return self._chat_reply(request, scenario, request_id, token)
 
     def _named(self, name: str) -> Scenario:
         scenario = self._scenarios.get(name)
         if scenario is None:
-            raise _Refusal(
-                400,
-                "invalid_request_error",
-                f"Unknown scenario {name!r}; `silvia serve --list` lists them.",
-            )
+            unknown = f"Unknown scenario {name!r}; `silvia serve --list` lists them."
+            raise _refusal(400, "invalid_request_error", unknown)
         return scenario
 
     def _chat_reply(
@@ -277,32 +257,29 @@ class ReferenceServer:
         try:
             body = json.loads(request.body)
         except ValueError:
-            raise _Refusal(400, "invalid_request_error", "The body is not JSON.") from None
+            raise _refusal(400, "invalid_request_error", "The body is not JSON.") from None
         if not isinstance(body, dict):
-            raise _Refusal(400, "invalid_request_error", "The body must be a JSON object.")
+            raise _refusal(400, "invalid_request_error", "The body must be a JSON object.")
         message = body.get(wire.message_field)
         if not isinstance(message, str) or not message.strip():
-            raise _Refusal(
-                400, "invalid_request_error", f"`{wire.message_field}` must be a non-empty string."
-            )
+            must = f"`{wire.message_field}` must be a non-empty string."
+            raise _refusal(400, "invalid_request_error", must)
         requested_id = body.get(wire.session_id_field)
         if requested_id is not None and (not isinstance(requested_id, str) or not requested_id):
-            raise _Refusal(
-                400, "invalid_request_error", f"`{wire.session_id_field}` must be a string."
-            )
+            must = f"`{wire.session_id_field}` must be a string."
+            raise _refusal(400, "invalid_request_error", must)
         if scenario is None:
             named = commanded(message, SCENARIO_COMMAND)
             scenario = (
                 self._scenarios[self.default_scenario] if named is None else self._named(named)
             )
-        refusal = status_fault(scenario.fault, token)
-        if refusal is not None:
-            raise _refusal_for(refusal)
+        if (refusal := status_fault(scenario.fault, token)) is not None:
+            raise _Refusal(refusal)
 
         # A session id the server does not know is a 404, as a real server answers
         # (the wire contract's [default]); a turn without one starts a session.
         if requested_id is not None and requested_id not in self.sessions:
-            raise _Refusal(404, "not_found_error", "Session not found.")
+            raise _refusal(404, "not_found_error", "Session not found.")
         session_id = requested_id or self.sessions.new_session_id()
         turn = scenario.play()
         history = scenario.history
@@ -333,25 +310,10 @@ class ReferenceServer:
         )
         return Reply(200, headers, steps=tuple(steps))
 
-    def _session_reply(self, session_id: str, request_id: str) -> Reply:
-        body = self.sessions.body(session_id)
-        if body is None:
-            raise _Refusal(404, "not_found_error", "Session not found.")
-        headers = (("content-type", "application/json"), (self.wire.request_id_header, request_id))
-        return Reply(200, headers, body=json_bytes(body))
-
-    def _bomb_reply(self, bomb: SendGzipBomb, session_id: str, request_id: str) -> Reply:
-        headers = (
-            ("content-type", "application/json"),
-            (self.wire.request_id_header, request_id),
-            *bomb.headers,
-        )
-        return Reply(200, headers, steps=tuple(bomb.session_body(session_id, self.wire)))
-
-    def _error_reply(self, refusal: _Refusal, request_id: str) -> Reply:
-        headers = ((self.wire.request_id_header, request_id), *refusal.headers)
+    def _error_reply(self, error: HttpError, request_id: str) -> Reply:
+        headers = ((self.wire.request_id_header, request_id), *error.headers)
         return error_reply(
-            refusal.status, refusal.error_type, refusal.message, wire=self.wire, headers=headers
+            error.status, error.error_type, error.message, wire=self.wire, headers=headers
         )
 
 
@@ -359,8 +321,8 @@ def _request_id() -> str:
     return f"req_{uuid.uuid4().hex[:24]}"
 
 
-def _refusal_for(fault: HttpError) -> _Refusal:
-    return _Refusal(fault.status, fault.error_type, fault.message, fault.headers)
+def _refusal(status: int, error_type: str, message: str, *headers: tuple[str, str]) -> _Refusal:
+    return _Refusal(HttpError(status, error_type, message, headers))
 
 
 def _without_target(citation: Mapping[str, object]) -> dict[str, object]:
@@ -383,12 +345,7 @@ class StoredSession:
 
     def body(self, wire: WireFormat) -> dict[str, object]:
         """The session endpoint's JSON body."""
-        session = {
-            "id": self.id,
-            "title": self.title,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-        }
+        session = {key: value for key, value in vars(self).items() if key != "messages"}
         return {wire.session_key: session, wire.messages_key: self.messages}
 
 

@@ -23,11 +23,8 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")  # raw: no lone surrogate in the sou
 
 
 def json_text(value: object, separators: tuple[str, str] = (",", ":")) -> str:
-    """JSON text UTF-8 can write: a lone surrogate (a str may hold one) as its escape.
-
-    A lone surrogate has no UTF-8 form, so it goes out as a `\\udXXX` escape, as a
-    JSON server (JavaScript's `JSON.stringify`) writes it; everything else as is.
-    """
+    """JSON text UTF-8 can write: a lone surrogate (a str may hold one; it has no UTF-8
+    form) as its `\\udXXX` escape, as JavaScript's `JSON.stringify` writes it."""
     text = json.dumps(value, ensure_ascii=False, separators=separators)
     # Outside strings JSON is ASCII, so every surrogate here is inside one.
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -31,11 +31,6 @@ class RequestHandler(Protocol):
         """Answer one request."""
 
 
-def _server_request(request: httpx.Request, body: bytes) -> Request:
-    headers = {name.lower(): value for name, value in request.headers.items()}
-    return Request(request.method, request.url.raw_path.decode("ascii"), headers, body)
-
-
 # The most one read hands the client, as a socket's read would (httpx reads 64 KiB).
 _PIECE = 64 * 1024
 
@@ -122,7 +117,9 @@ class InProcessTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         self._server = server
 
     def _response(self, request: httpx.Request, body: bytes) -> httpx.Response:
-        reply = self._server.handle(_server_request(request, body))
+        target = request.url.raw_path.decode("ascii")
+        received = {name.lower(): value for name, value in request.headers.items()}
+        reply = self._server.handle(Request(request.method, target, received, body))
         headers = list(reply.headers)
         if reply.steps is None:
             # A stream with its length, as a socket's body: never `content=`, which httpx

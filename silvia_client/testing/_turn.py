@@ -103,7 +103,17 @@ def play(script: Sequence[ScriptItem], checkpoint: Checkpoint | None = None) -> 
         stream=tuple(stream),
         text=text,
         summary=tuple(summary.values()),
-        message=_final_message(blocks, text),
+        message={
+            "id": f"msg_{uuid.uuid4().hex[:24]}",
+            "type": "message",
+            "role": "assistant",
+            "model": "silvia-reference",
+            "content": blocks,
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            # A rough count: four characters a token, as good as a fake model needs.
+            "usage": {"input_tokens": 1200, "output_tokens": max(1, len(text) // 4)},
+        },
         final_targets=final_targets,
     )
 
@@ -126,20 +136,6 @@ def _citation(cite: Cite, written: list[SearchResult], latest: dict[str, int]) -
         "search_result_index": index,
         "start_block_index": start,
         "end_block_index": end,
-    }
-
-
-def _final_message(blocks: list[dict[str, object]], text: str) -> dict[str, object]:
-    return {
-        "id": f"msg_{uuid.uuid4().hex[:24]}",
-        "type": "message",
-        "role": "assistant",
-        "model": "silvia-reference",
-        "content": blocks,
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        # A rough count: four characters a token, as good as a fake model needs.
-        "usage": {"input_tokens": 1200, "output_tokens": max(1, len(text) // 4)},
     }
 
 

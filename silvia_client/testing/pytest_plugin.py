@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
@@ -36,9 +36,7 @@ FIXTURE_TOKEN = "silvia-test-token"
 """The bearer token the fixture clients send (the fixture server accepts any)."""
 
 # Short enough that a broken test fails quickly, long enough for a loaded CI machine.
-_TIMEOUT = 5.0
-_IDLE_TIMEOUT = 5.0
-_OPTIONS: Final = {"token": FIXTURE_TOKEN, "timeout": _TIMEOUT, "idle_timeout": _IDLE_TIMEOUT}
+_OPTIONS: Final[dict[str, Any]] = {"token": FIXTURE_TOKEN, "timeout": 5.0, "idle_timeout": 5.0}
 
 
 @pytest.fixture
@@ -126,10 +124,5 @@ def silvia_loopback_client(silvia_loopback_url: str) -> Iterator[SilviaClient]:
     """A `SilviaClient` on `silvia_loopback_url` (real HTTP on 127.0.0.1), closed after the test."""
     from .. import SilviaClient
 
-    with SilviaClient(
-        base_url=silvia_loopback_url,
-        token=FIXTURE_TOKEN,
-        timeout=_TIMEOUT,
-        idle_timeout=_IDLE_TIMEOUT,
-    ) as client:
+    with SilviaClient(base_url=silvia_loopback_url, **_OPTIONS) as client:
         yield client
