@@ -43,8 +43,18 @@ from silvia_client.citations import (
 from silvia_client.citations._links import web_origin
 from silvia_client.errors import ConfigurationError, SilviaError
 
-from ._cases import BASE, DOT_SEGMENTS, ID, ID2, cite
-from .strategies import PROPERTY, URL_KINDS, citation_rows, lone_surrogate, targets
+from .strategies import (
+    BASE,
+    DOT_SEGMENTS,
+    ID,
+    ID2,
+    PROPERTY,
+    URL_KINDS,
+    citation_rows,
+    cite,
+    lone_surrogate,
+    targets,
+)
 
 MODELS = (Citation, InlineCitation)
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"

@@ -36,14 +36,17 @@ from silvia_client.citations import (
     resolve_citation,
 )
 
-from ._cases import BASE, ID, ID2, cite
 from .strategies import (
+    BASE,
+    ID,
+    ID2,
     PROPERTY,
     PROVIDER_NAMES,
     account_bearing_targets,
     any_target_value,
     canonical_wire_targets,
     citation_rows,
+    cite,
 )
 
 MODELS = (Citation, InlineCitation)

@@ -24,9 +24,10 @@ from silvia_client.citations import (
     parse_citation_target,
 )
 
-from ._cases import ID, RaisingDict
 from .strategies import (
+    ID,
     PROPERTY,
+    RaisingDict,
     any_target_value,
     bad_citation_rows,
     canonical_wire_targets,
