@@ -111,7 +111,7 @@ GROUPS: dict[str, Group] = {
             "citations/_links.py",
             "citations/_targets.py",
         ),
-        tests=("tests/citations", "tests/test_import.py", "tests/client/test_turn.py"),
+        tests=("tests/citations", "tests/test_public_names.py", "tests/client/test_turn.py"),
         blind={
             "tests/citations/test_links.py::test_base_url_is_a_deprecated_alias_of_web_url": (
                 "checks the warning's stacklevel, which mutmut's wrapper frame shifts"
