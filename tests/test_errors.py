@@ -1,14 +1,13 @@
-"""Every `SilviaError` pickles and deep-copies as itself, so it crosses a process boundary.
+"""Every `SilviaError`: drawn in `errors.py`'s docstring as the classes make it, and pickled.
 
-An error raised in a `ProcessPoolExecutor` worker is pickled back to the parent;
-one that cannot be rebuilt (most take keyword-only arguments) broke the pool
-instead (`BrokenProcessPool`). `pickle.loads` finds each class by its module and
-name as a fresh process would, so a round trip here is what the pool does. Every
-subclass the package defines is found by walking the tree, built with a value for
-each argument, and must come back with its type, message and every attribute (a
-stream error's partial `Turn` too, its targets included). Errors a real client
-raised, with its token set and a server that echoes the token, come back the same
-and hold no token in their bytes.
+A reader learns the exceptions from that drawing: a class added, moved or re-parented
+without it would leave it wrong unnoticed. An error raised in a `ProcessPoolExecutor`
+worker is pickled back to the parent; one that cannot be rebuilt (most take keyword-only
+arguments) broke the pool (`BrokenProcessPool`). Every subclass the package defines,
+built with a value for each argument, and the errors a real client raised (its token
+set, a server that echoes it), must come back from `pickle` and `deepcopy` with their
+type, message and every attribute (a stream error's partial `Turn` too, its targets
+included), and the pickles hold no token.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from __future__ import annotations
 import copy
 import inspect
 import pickle
+import re
 from collections.abc import Iterator
 from dataclasses import fields
 from typing import Any
@@ -24,11 +24,72 @@ import pytest
 
 import silvia_client
 import silvia_client.citations
+import silvia_client.errors
 import silvia_client.qa
 import silvia_client.testing
 from silvia_client import APIStatusError, IncompleteTurnError, Turn
 from silvia_client.errors import SilviaError
 from silvia_client.testing import ReferenceServer
+
+# `├── Name   comment` or `└── Name`, indented by four characters a level.
+_ROW = re.compile(r"^(?P<indent>[ │]*)[├└]── (?P<name>\w+)")
+
+
+def drawn_tree() -> dict[str, str]:
+    """Each drawn class's name -> its parent's name, read off the docstring."""
+    doc = silvia_client.errors.__doc__
+    assert doc is not None
+    parents: dict[str, str] = {}
+    path = ["SilviaError"]
+    for line in doc.splitlines():
+        row = _ROW.match(line.strip("\n")[4:])  # the drawing is indented by four
+        if row is None:
+            continue
+        depth = len(row["indent"]) // 4
+        del path[depth + 1 :]
+        parents[row["name"]] = path[depth]
+        path.append(row["name"])
+    return parents
+
+
+def public_errors() -> dict[str, type[SilviaError]]:
+    """Every `SilviaError` subclass the public modules export, by name."""
+    found: dict[str, type[SilviaError]] = {}
+    for module in (silvia_client.errors, silvia_client.citations, silvia_client.testing):
+        for name in module.__all__:
+            value = getattr(module, name)
+            if isinstance(value, type) and issubclass(value, SilviaError):
+                found[name] = value
+    found.pop("SilviaError")
+    return found
+
+
+def test_every_public_error_is_drawn_under_its_parent() -> None:
+    drawn = drawn_tree()
+    # The check is only as good as this reading of the drawing, with its nesting.
+    assert drawn["InvalidAccountIdError"] == "SilviaError"
+    assert drawn["StreamTooLargeError"] == "StreamError"
+    assert drawn["APITimeoutError"] == "APIConnectionError"
+    assert drawn["AuthenticationError"] == "APIStatusError"
+    errors = public_errors()
+    assert sorted(drawn) == sorted(errors)
+    for name, cls in errors.items():
+        parent = next(base for base in cls.__mro__[1:] if issubclass(base, SilviaError))
+        assert drawn[name] == parent.__name__, name
+
+
+def test_every_error_of_errors_py_is_named_from_there() -> None:
+    # A traceback names `module.Class`: `silvia_client.errors.ConfigurationError`, as
+    # a user imports it, not a private module it once lived in (`_errors_root`).
+    elsewhere = {
+        name: cls.__module__
+        for name in silvia_client.errors.__all__
+        if (cls := getattr(silvia_client.errors, name)).__module__ != "silvia_client.errors"
+    }
+    assert elsewhere == {}
+
+
+# --------------------------------------------------------------------------- pickle
 
 TOKEN = "pickle-s3cret-token-0123456789"
 # Scenarios whose errors cover every way a client fails: statuses, an in-band error,
