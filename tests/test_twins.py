@@ -1,27 +1,17 @@
-"""The twins: the sync I/O generated from the async, and the twins written twice by hand.
+"""The twins: the sync I/O `tools/unasync.py` generates, and the twins written twice by hand.
 
-`tools/unasync.py` generates `_sync/` from `_async/`: each generated module says so, and an
-edit on one side only fails its check. What it cannot generate stays written twice (the
-testing kit's transports, `ReferenceServer.client` / `.async_client`, `Recording.client`,
-the pytest fixtures, `display.live` / `alive`, QA's observers and runner): found by name,
-module by module, so a new one is checked without being listed (the class `AsyncX` beside
-`X`, `_AsyncX` beside `_SyncX` or `_X`; the function `aX` or `async_X` beside `X`; the
-same for the methods of a class that is not itself a twin: `aclose` beside `close`,
-`async_client` beside `client`, `__aiter__` beside `__iter__`; `handle_async_request`
-beside `handle_request`). The async twin is made sync, then compared with the sync one
-statement by statement:
-
-- on the syntax tree, `async def` becomes `def`, `async with` `with`, `async for` `for`
-  (in comprehensions too), `await x` becomes `x`, and `AsyncGenerator[T, None]` becomes
-  `Generator[T, None, None]`; on both sides, a `with` that holds only another `with` is
-  one `with` of both (an `async with` cannot take a sync context manager);
-- then, in the code `ast.unparse` prints (one statement a line, no docstrings or
-  comments, its own quotes, no line wrapping), every twin's name and the names in
-  `RENAMES` are replaced by their sync forms (`AsyncX` by `X`, `aiter_` by `iter_`, ...).
-
-A difference that is meant goes in `ALLOWED` with its reason (one entry covers every
-place the same lines differ in that twin), a twin whose async half does more in
-`NOT_MIRRORED`; any other difference fails, and so does an entry that matches nothing.
+A generated module says so, and an edit on one side only fails the tool's check. The
+twins by hand (CONTRIBUTING, "Twins") are found by name, so a new one is checked without
+being listed: `AsyncX` beside `X`, `_AsyncX` beside `_SyncX` or `_X`, `aX` or `async_X`
+beside `X`, for classes, functions and the methods of a class that is not itself a twin
+(`__aiter__` beside `__iter__`, `handle_async_request` beside `handle_request`). The
+async one is made sync on its syntax tree (`async def`/`with`/`for` to plain ones, in
+comprehensions too, `await x` to `x`, `AsyncGenerator[T, None]` to `Generator[T, None,
+None]`; on both sides, a `with` holding only a `with` is one `with`), printed by
+`ast.unparse` (no docstrings, comments or wrapping), its names made sync (each twin's,
+and `RENAMES`), and compared statement by statement. A difference that is meant goes in
+`ALLOWED` with its reason, a twin whose async half does more in `NOT_MIRRORED`; any other
+difference fails, and so does an entry that matches nothing.
 """
 
 from __future__ import annotations
