@@ -14,6 +14,7 @@ range as infinity.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import sys
@@ -250,27 +251,20 @@ def test_memory_is_a_small_multiple_of_the_limit() -> None:
         ("endless line of 😀", b":", "😀".encode() * KiB, 1),
         ("short lines", b"", b"data: aaa\n" * 410, 4 / 10),  # 4 bytes of data in each 10
     ]:
-        sent = [0]
-
-        def chunks(
-            first: bytes = first, piece: bytes = piece, sent: list[int] = sent
-        ) -> Iterator[bytes]:
-            yield first
-            while sent[0] < 16 * 1024 * KiB:
-                sent[0] += len(piece)
-                yield piece
-
+        pulled = [0]
+        pieces = itertools.chain([first], itertools.repeat(piece, 16 * 1024 * KiB // len(piece)))
         tracemalloc.start()
         try:
             tracemalloc.reset_peak()
             before, _ = tracemalloc.get_traced_memory()
-            outcome = read(chunks(), limit)
+            outcome = read(counting(pieces, pulled), limit)
             _, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()
         assert outcome == ([], limit), name
         assert peak - before < 4 * limit, (name, peak - before)
-        assert sent[0] <= limit / data_share + len(piece), name  # stopped
+        sent = (pulled[0] - 1) * len(piece)
+        assert sent <= limit / data_share + len(piece), name  # stopped
 
 
 # Property: the decoder reads as the book does. Split the whole text (one leading BOM
