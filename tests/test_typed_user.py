@@ -1,14 +1,10 @@
 """Types as a user's editor sees them: pyright on the package, the examples and a typed script.
 
-Three checks with pyright (the `types` extra; skipped, saying so, when it is not
-installed): `--verifytypes` scores the package's public types 100%, with every public
-function and class documented; strict mode finds nothing in `examples/` nor in
-`tests/typed_user.py` (`[tool.pyright]` in pyproject.toml). Then the typed script runs
-on the reference server: what it exercises is real, and each failure a scenario causes
-lands in the `except` of its own class.
-
-CI runs the first two on a wheel installed in a fresh venv (the lead's `.ci/run`); here
-pyright reads the package wherever this Python imports it from.
+With pyright (the `types` extra; skipped, saying so, when it is not installed):
+`--verifytypes` scores the package's public types 100%, every public function and class
+documented (on a wheel, as `.ci/run` installs one); strict mode finds nothing in
+`examples/` nor in `tests/typed_user.py`. Then the typed script runs on the reference
+server: what it exercises is real, and each failure lands in the `except` of its class.
 """
 
 from __future__ import annotations
@@ -62,9 +58,8 @@ def pyright(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def installed_from_a_wheel() -> bool:
     """Whether this Python imports the package from site-packages, not from a source tree.
 
-    pyright scores a package on another path (an editable install, PYTHONPATH) as
-    first-party code, where it finds unknowns a user never meets: issue 21 asks for the
-    score of the installed wheel.
+    Elsewhere (an editable install, PYTHONPATH) pyright scores it as first-party code, with
+    unknowns a user never meets: issue 21 asks for the installed wheel's score.
     """
     package = Path(silvia_client.__file__).resolve().parent
     return any(package.parent == Path(path).resolve() for path in site.getsitepackages())

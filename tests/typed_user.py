@@ -1,13 +1,10 @@
 """A user's own script, strictly typed: the public names of design.md as an editor sees them.
 
-Written as an integrator would write it, with no `Any` and no cast: the events matched
-one class at a time (`assert_never` proves the union closed), a target narrowed on
-`target.kind` to read its own attributes, every error caught by its own class. pyright
-in strict mode and mypy --strict find nothing `Unknown` in it.
-
-`tests/test_typed_user.py` type-checks it with pyright (against the installed package,
-as a user's editor does; `[tool.pyright]` in pyproject.toml) and runs it on the reference
-server: each scenario's failure must land in its own `except`.
+Written as an integrator would, with no `Any` and no cast: the events matched one class
+at a time (`assert_never` proves the union closed), a target narrowed on `target.kind`
+to read its own attributes, every error caught by its own class. `tests/test_typed_user.py`
+checks it with pyright strict (as a user's editor does: `[tool.pyright]` in
+pyproject.toml) and runs it on the reference server.
 """
 
 from __future__ import annotations
