@@ -354,56 +354,6 @@ def test_every_twin_not_mirrored_is_a_twin_whose_halves_differ_and_says_why() ->
     assert all(why.strip() for why in NOT_MIRRORED.values())
 
 
-# The checker itself, on a module made up here: it must see drift, and only drift.
-
-TWIN_MODULE = '''
-class Reader:
-    """Reads."""
-
-    def read(self, source: Iterator[bytes]) -> bytes:
-        # a comment the async twin need not repeat
-        with self.lock:
-            return b"".join(chunk for chunk in source)
-
-    def __iter__(self) -> Generator[bytes, None, None]:
-        with self.lock, self.opened() as chunks:
-            yield self.read(chunks)
-
-
-class AsyncReader:
-    """The async twin of `Reader`."""
-
-    async def read(self, source: AsyncIterator[bytes]) -> bytes:
-        async with self.lock:
-            return b"".join([chunk async for chunk in source])
-
-    async def __aiter__(self) -> AsyncGenerator[bytes, None]:
-        async with self.lock:
-            with self.opened() as chunks:
-                yield (await self.read(chunks))
-'''
-
-
-def test_the_checker_passes_twins_that_differ_only_by_the_substitutions() -> None:
-    [twin] = twins_in("made_up.py", TWIN_MODULE)
-    assert (twin.sync, twin.async_) == ("Reader", "AsyncReader")
-    # An async generator cannot be fed to `join`: the one difference.
-    assert differences(TWIN_MODULE, twin, twin_renames([twin])) == [
-        Hunk(
-            "return b''.join((chunk for chunk in source))",
-            "return b''.join([chunk for chunk in source])",
-        )
-    ]
-
-
-def test_the_checker_sees_a_change_made_on_one_side_only() -> None:
-    drifted = TWIN_MODULE.replace("await self.read(chunks)", "await self.read(chunks, 1)")
-    [twin] = twins_in("made_up.py", drifted)
-    assert Hunk("yield self.read(chunks)", "yield self.read(chunks, 1)") in differences(
-        drifted, twin, twin_renames([twin])
-    )
-
-
 # -- the generated I/O ----------------------------------------------------------------
 
 
