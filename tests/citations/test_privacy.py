@@ -80,7 +80,7 @@ def _shown_resolved(citation: Citation) -> list[Any]:
 
 
 def test_repr_tells_accounts_apart_and_no_shown_text_has_the_word() -> None:
-    # The comparison above would pass for a repr that showed nothing at all.
+    # The comparisons of what is shown would pass for a repr that showed nothing at all.
     assert repr(AccountTarget(ID, "plaid")) != repr(AccountTarget(ID2, "plaid"))
     assert ID in repr(AccountTarget(ID, "plaid"))
     assert ID in repr(AccountsTarget((AccountRef(ID, "manual"),)))
