@@ -86,7 +86,7 @@ from silvia_client.citations import (
 )
 from silvia_client.qa import Observation, Observer, ScriptFormatError, parse_script
 from silvia_client.sessions import Message, Session
-from silvia_client.testing import SCENARIO_HEADER, Recording, RecordingFormatError, ReferenceServer
+from silvia_client.testing import Recording, RecordingFormatError, ReferenceServer
 
 QUESTION = "Where do my accounts stand, and what should I know about Apple, savings and my IRA?"
 WEB_APP = "https://app.example"
@@ -158,11 +158,10 @@ def show(event: ChatEvent, numbers: dict[str, int]) -> str:
             assert_never(event)
 
 
-def caught(client: SilviaClient, scenario: str | None = None) -> str:
+def caught(client: SilviaClient) -> str:
     """The class of the error a turn ends in, caught by class ("ok": none)."""
-    headers = {SCENARIO_HEADER: scenario} if scenario else None
     try:
-        turn: Turn = client.chat.send("How much is in checking?", extra_headers=headers)
+        turn: Turn = client.chat.send("How much is in checking?")
     # Statuses before any event, the most specific first.
     except RateLimitError as error:
         retry_after: float | None = error.retry_after
