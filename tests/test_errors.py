@@ -24,7 +24,7 @@ import pytest
 
 import silvia_client
 import silvia_client.citations
-import silvia_client.errors
+import silvia_client.errors as errors_py
 import silvia_client.qa
 import silvia_client.testing
 from silvia_client import APIStatusError, IncompleteTurnError, Turn
@@ -35,58 +35,35 @@ from silvia_client.testing import ReferenceServer
 _ROW = re.compile(r"^(?P<indent>[ │]*)[├└]── (?P<name>\w+)")
 
 
-def drawn_tree() -> dict[str, str]:
-    """Each drawn class's name -> its parent's name, read off the docstring."""
-    doc = silvia_client.errors.__doc__
-    assert doc is not None
-    parents: dict[str, str] = {}
+def test_every_public_error_is_drawn_under_its_parent_and_named_from_errors_py() -> None:
+    drawn: dict[str, str] = {}  # each drawn class's name -> its parent's name
     path = ["SilviaError"]
-    for line in doc.splitlines():
-        row = _ROW.match(line.strip("\n")[4:])  # the drawing is indented by four
-        if row is None:
-            continue
-        depth = len(row["indent"]) // 4
-        del path[depth + 1 :]
-        parents[row["name"]] = path[depth]
-        path.append(row["name"])
-    return parents
-
-
-def public_errors() -> dict[str, type[SilviaError]]:
-    """Every `SilviaError` subclass the public modules export, by name."""
-    found: dict[str, type[SilviaError]] = {}
-    for module in (silvia_client.errors, silvia_client.citations, silvia_client.testing):
-        for name in module.__all__:
-            value = getattr(module, name)
-            if isinstance(value, type) and issubclass(value, SilviaError):
-                found[name] = value
-    found.pop("SilviaError")
-    return found
-
-
-def test_every_public_error_is_drawn_under_its_parent() -> None:
-    drawn = drawn_tree()
+    for line in (errors_py.__doc__ or "").splitlines():
+        row = _ROW.match(line[4:])  # the drawing is indented by four
+        if row is not None:
+            depth = len(row["indent"]) // 4
+            del path[depth + 1 :]
+            drawn[row["name"]] = path[depth]
+            path.append(row["name"])
     # The check is only as good as this reading of the drawing, with its nesting.
     assert drawn["InvalidAccountIdError"] == "SilviaError"
     assert drawn["StreamTooLargeError"] == "StreamError"
     assert drawn["APITimeoutError"] == "APIConnectionError"
     assert drawn["AuthenticationError"] == "APIStatusError"
-    errors = public_errors()
-    assert sorted(drawn) == sorted(errors)
-    for name, cls in errors.items():
-        parent = next(base for base in cls.__mro__[1:] if issubclass(base, SilviaError))
-        assert drawn[name] == parent.__name__, name
-
-
-def test_every_error_of_errors_py_is_named_from_there() -> None:
-    # A traceback names `module.Class`: `silvia_client.errors.ConfigurationError`, as
-    # a user imports it, not a private module it once lived in (`_errors_root`).
-    elsewhere = {
-        name: cls.__module__
-        for name in silvia_client.errors.__all__
-        if (cls := getattr(silvia_client.errors, name)).__module__ != "silvia_client.errors"
+    errors = {
+        name: value
+        for module in (errors_py, silvia_client.citations, silvia_client.testing)
+        for name in module.__all__
+        if isinstance(value := getattr(module, name), type) and issubclass(value, SilviaError)
     }
-    assert elsewhere == {}
+    assert sorted(drawn) == sorted(errors.keys() - {"SilviaError"})
+    for name in drawn:
+        parent = next(b for b in errors[name].__mro__[1:] if issubclass(b, SilviaError))
+        assert drawn[name] == parent.__name__, name
+    # A traceback names `module.Class` as a user imports it, not a private module it
+    # once lived in (`_errors_root`).
+    homes = {getattr(errors_py, name).__module__ for name in errors_py.__all__}
+    assert homes == {"silvia_client.errors"}
 
 
 # --------------------------------------------------------------------------- pickle

@@ -45,7 +45,7 @@ def public_modules() -> list[ModuleType]:
     return [importlib.import_module(name) for name in names]
 
 
-def test_the_walk_sees_the_public_modules_and_each_lists_its_names() -> None:
+def test_each_public_module_lists_its_names_and_a_name_is_one_object_everywhere() -> None:
     modules = public_modules()
     names = {module.__name__ for module in modules}
     assert {
@@ -54,16 +54,11 @@ def test_the_walk_sees_the_public_modules_and_each_lists_its_names() -> None:
         *("silvia_client.qa.observe", "silvia_client.cli"),
     } <= names
     assert not any(part.startswith("_") for name in names for part in name.split(".")[1:])
+    holders: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
     for module in modules:
         assert isinstance(getattr(module, "__all__", None), list), module.__name__
         for name in module.__all__:
             assert hasattr(module, name), f"{module.__name__}.__all__ names {name!r}, absent"
-
-
-def test_a_public_name_is_one_object_everywhere() -> None:
-    holders: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for module in public_modules():
-        for name in module.__all__:
             if name in SUBCOMMAND_INTERFACE and module.__name__.startswith("silvia_client.cli."):
                 continue
             holders[name][id(getattr(module, name))].append(module.__name__)
