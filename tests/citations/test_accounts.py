@@ -75,7 +75,7 @@ EVERY_ID |= {"account_uuid": D, "account_id": E}
 NOT_ACCOUNTS = ("coinbase", "crypto", "metamask", "Plaid", "", "PLAID")
 # (row, its candidates, its ref): the doc's order whatever the dict's, each id once, the
 # provider its column implies (`source_account_id`: the row's `source`), non-ids skipped.
-ROWS: list[tuple[dict[str, object], tuple[str, ...], AccountRef | None]] = [
+ROWS: list[tuple[dict[str, Any], tuple[str, ...], AccountRef | None]] = [
     (
         {"source": "plaid", **dict(reversed(EVERY_ID.items()))},
         (A, B, C, D, E),

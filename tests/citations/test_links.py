@@ -253,7 +253,7 @@ def test_labels_hold_no_bidi_controls_but_keep_bidi_marks() -> None:
 def test_ids_without_a_link_keep_their_target_and_the_other_links() -> None:
     for bad_id, model, web in itertools.product([*DOT_SEGMENTS, "\udc00"], MODELS, WEBS):
         case = (bad_id, model, web)
-        wire = {"kind": "account", "accountId": bad_id, "provider": "plaid"}
+        wire: dict[str, Any] = {"kind": "account", "accountId": bad_id, "provider": "plaid"}
         account = model.model_validate({"source": "s", "title": "Dots", "target": wire})
         assert account.target == AccountTarget(bad_id, "plaid"), case  # the target as sent
         resolved = resolve_citation(account, web_url=web)
