@@ -1,13 +1,9 @@
 """A hostile HTTP server on 127.0.0.1: raw sockets, every byte it writes chosen by the test.
 
-`HostileServer(respond)` accepts connections in a background thread and hands
-each request to `respond(request, connection)`, which writes whatever it likes
-(through `connection.send`) and may pause (`connection.sleep`, which returns
-False once the server is stopping). The helpers below build the usual pieces:
-a whole response, a chunked head and chunks, SSE events.
-
-Stopping closes every connection and joins every thread, each with a timeout,
-so a test never hangs on the server.
+`HostileServer(respond)` hands each request to `respond(request, connection)`, which
+writes what it likes and may pause; the helpers below build a whole response, a chunked
+head and chunks, SSE events. Stopping closes every connection and joins every thread,
+each with a timeout, so a test never hangs on the server.
 """
 
 from __future__ import annotations
@@ -18,7 +14,6 @@ import socket
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from types import TracebackType
 
 
 @dataclass
@@ -93,10 +88,10 @@ def _read_request(sock: socket.socket) -> Request | None:
 
 
 class HostileServer:
-    """Runs `respond` for every request, on 127.0.0.1 (a free port), in background threads.
+    """Runs `respond` for every request, on a free port, in background threads.
 
-    `requests` lists what arrived, in order. Connections are kept alive (the
-    next request on one is answered too) unless `respond` closes them.
+    `requests` lists what arrived, in order. Connections are kept alive unless `respond`
+    closes them.
     """
 
     def __init__(self, respond: Respond) -> None:
@@ -117,12 +112,7 @@ class HostileServer:
         thread.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
     def stop(self) -> None:

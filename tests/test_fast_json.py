@@ -1,16 +1,12 @@
 """The events' and the history's fast path against the plain way (issue 29, item 8).
 
-With `_sse.FAST` on, an event is read by pydantic's parser (`from_json`, or one
-`validate_json` that builds the citation rows), and a history body by one
-`validate_json`; whatever that parser refuses, or reads differently from
-`json.loads` (a number past a float's range, which it reads as infinity), goes
-the plain way, `_sse.loads` and the readers. The property: for any text, the
-fast path gives exactly what the plain way gives: the same events, rows, row
-errors, extras with the same values and types, fields-sets, and the same error
-for a body that is not a session. The texts are built from JSON fragments the
-two parsers treat differently: nesting past 200, lone surrogates, integers past
-4,300 digits, numbers past a float's range, NaN and the infinities, duplicate
-keys.
+With `_sse.FAST` on, an event is read by pydantic's parser and a history body by one
+`validate_json`; what that parser refuses or reads otherwise than `json.loads` goes the
+plain way (`_sse.py` says when). The property: for any text, the fast path gives exactly
+what the plain way gives (events, rows, row errors, extras with their values and types,
+fields-sets, the error for a body that is not a session), over texts built from the
+fragments the two parsers treat differently: nesting past 200, lone surrogates,
+integers past 4,300 digits, numbers past a float's range, NaN, infinities, duplicate keys.
 """
 
 from __future__ import annotations
@@ -108,23 +104,13 @@ def _event(key: str, value: str, more: list[tuple[str, str]]) -> str:
     return _object([(key, value), *more])
 
 
+more = st.lists(st.tuples(st.sampled_from(KEYS), texts), max_size=1)
+scalar_events = st.sampled_from(["text", "sessionId", "error"])
 event_data = (
     texts
-    | st.builds(
-        _event,
-        st.just("citation"),
-        any_rows,
-        st.lists(st.tuples(st.sampled_from(KEYS), texts), max_size=1),
-    )
-    | st.builds(
-        _event,
-        st.just("citations"),
-        st.lists(any_rows, max_size=4).map(_array),
-        st.lists(st.tuples(st.sampled_from(KEYS), texts), max_size=1),
-    )
-    | st.builds(
-        _event, st.sampled_from(["text", "sessionId", "error"]), leaves | texts, st.just([])
-    )
+    | st.builds(_event, st.just("citation"), any_rows, more)
+    | st.builds(_event, st.just("citations"), st.lists(any_rows, max_size=4).map(_array), more)
+    | st.builds(_event, scalar_events, leaves | texts, st.just([]))
     | st.sampled_from(["", " ", "{}", "\ufeff{}", '{"text":"a\\u00e9"}', '{"text":"a"} '])
 )
 EVENT_NAMES = [*dataclasses.astuple(DEFAULT_WIRE.events), "unknown"]
@@ -174,15 +160,13 @@ message_items = st.sampled_from(sorted(message_values)).flatmap(
     lambda key: st.tuples(st.just(key), message_values[key])
 )
 messages = st.lists(message_items, max_size=6).map(_object) | texts
+sessions = st.lists(st.tuples(st.sampled_from(["id", "title", "user"]), leaves), max_size=3)
 bodies = (
     st.builds(
         lambda session, items, more: _object(
             [("session", session), ("messages", _array(items)), *more]
         ),
-        st.lists(st.tuples(st.sampled_from(["id", "title", "user"]), leaves), max_size=3).map(
-            _object
-        )
-        | leaves,
+        sessions.map(_object) | leaves,
         st.lists(messages, max_size=4),
         st.lists(st.tuples(st.sampled_from(["messages", "session", "x"]), texts), max_size=1),
     )

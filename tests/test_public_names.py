@@ -1,13 +1,10 @@
-"""One public name, one meaning: across every public module's `__all__`, a name is one object.
+"""Public names: one meaning each, and what `import silvia_client` loads now or on first use.
 
-A public module is one whose dotted path has no part starting with `_` (and not
-`__main__`, which runs the command line). A name may be re-exported (the same
-object under the same name in several modules); it may not name two different
-things, as `ErrorEvent` once named both a chat event and a testing fault.
-
-The packages whose names load on first use (`_lazy.py`) are checked here too:
-their table of where each name lives must say what their `TYPE_CHECKING` import
-block says, since type checkers read the one and Python the other.
+A public module has no part of its dotted path starting with `_` (nor is `__main__`). A
+name may be re-exported (the same object in several modules), never name two things, as
+`ErrorEvent` once named a chat event and a testing fault. A lazy package's table
+(`_lazy.py`) says what its `TYPE_CHECKING` block says: type checkers read the one, Python
+the other.
 """
 
 from __future__ import annotations
@@ -24,6 +21,8 @@ from types import ModuleType
 import pytest
 
 import silvia_client
+import silvia_client.citations as citations
+from silvia_client.citations import _rows
 
 # Each `silvia` subcommand's module offers the same two functions, which the
 # command line's `__init__` calls by these names: one interface, many modules.
@@ -46,7 +45,7 @@ def public_modules() -> list[ModuleType]:
     return [importlib.import_module(name) for name in names]
 
 
-def test_the_walk_sees_the_public_modules_and_each_lists_its_names() -> None:
+def test_each_public_module_lists_its_names_and_a_name_is_one_object_everywhere() -> None:
     modules = public_modules()
     names = {module.__name__ for module in modules}
     assert {
@@ -55,16 +54,11 @@ def test_the_walk_sees_the_public_modules_and_each_lists_its_names() -> None:
         *("silvia_client.qa.observe", "silvia_client.cli"),
     } <= names
     assert not any(part.startswith("_") for name in names for part in name.split(".")[1:])
+    holders: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
     for module in modules:
         assert isinstance(getattr(module, "__all__", None), list), module.__name__
         for name in module.__all__:
             assert hasattr(module, name), f"{module.__name__}.__all__ names {name!r}, absent"
-
-
-def test_a_public_name_is_one_object_everywhere() -> None:
-    holders: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for module in public_modules():
-        for name in module.__all__:
             if name in SUBCOMMAND_INTERFACE and module.__name__.startswith("silvia_client.cli."):
                 continue
             holders[name][id(getattr(module, name))].append(module.__name__)
@@ -97,8 +91,15 @@ def test_a_lazy_packages_table_says_what_its_type_checking_imports_say() -> None
         ), name
         assert set(package.__dict__["_where"]) == set(package.__all__), name
         assert set(package.__all__) <= set(dir(package)), name
-        with pytest.raises(AttributeError, match="NoSuchName"):
+
+
+def test_a_name_a_package_lacks_is_an_attribute_error_naming_it() -> None:
+    for name in (*LAZY_PACKAGES, "silvia_client.citations"):
+        package = importlib.import_module(name)
+        with pytest.raises(AttributeError) as info:
             package.NoSuchName  # noqa: B018
+        assert str(info.value) == f"module {name!r} has no attribute 'NoSuchName'"
+        assert "NoSuchName" not in vars(package)
 
 
 def _fresh(code: str) -> list[str]:
@@ -118,3 +119,36 @@ def test_a_public_name_keeps_its_meaning_whichever_module_is_imported_first() ->
         "print(callable(observe), qa.observe is observe, type(qa.observe).__name__)\n"
     )
     assert out == ["True True function"]
+
+
+def test_the_models_and_the_views_load_on_first_use_not_at_import() -> None:
+    # pydantic's model machinery is most of an import's cost; like `import pydantic`,
+    # the package leaves it until a citation model is first needed. The views load
+    # only when shown, even where the command line is built; pandas only for `to_pandas`.
+    out = _fresh(
+        "import sys, silvia_client, silvia_client.cli\n"
+        "silvia_client.cli.build_parser()\n"
+        "print(*(m in sys.modules for m in "
+        "('silvia_client.citations._rows', 'pydantic.main', 'silvia_client.display')))\n"
+        "from silvia_client.testing import ReferenceServer\n"
+        "turn = ReferenceServer().client().chat.send('hi')\n"
+        "print(len(turn.citation_records()) > 0, 'pandas' in sys.modules)\n"
+        "from silvia_client import Citation\n"
+        "from silvia_client.citations import InlineCitation, load_citations\n"
+        "print(Citation.__module__, InlineCitation.__module__, load_citations.__module__)\n"
+    )
+    assert out == [
+        "False False False",
+        "True False",
+        "silvia_client.citations._rows silvia_client.citations._rows silvia_client.citations._rows",
+    ]
+
+
+def test_a_citation_model_is_read_from_the_rows_module_then_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # In this process the names were loaded long ago: drop them to load them again.
+    for name in ("Citation", "InlineCitation", "load_citations"):
+        monkeypatch.delitem(vars(citations), name, raising=False)
+        assert getattr(citations, name) is getattr(_rows, name)
+        assert vars(citations)[name] is getattr(_rows, name)  # kept: no second lookup

@@ -1,23 +1,248 @@
-"""Each hand-written async twin says what its sync half says, but for the differences here.
+"""The twins: the sync I/O `tools/unasync.py` generates, and the twins written twice by hand.
 
-What `tools/unasync.py` cannot generate stays written twice (the testing kit's
-transports, `ReferenceServer.client` / `.async_client`, `Recording.client`, the pytest
-fixtures, `display.live` / `alive`, QA's observers and runner); `tests/unasync.py`
-finds the twins by name, makes each async one sync and compares. A difference that is
-meant goes in `ALLOWED` with its reason (one entry covers every place the same lines
-differ in that twin), a twin whose async half does more in `NOT_MIRRORED`; any other
-difference fails, and so does an entry that matches nothing any more. Code is quoted
-as `ast.unparse` prints it: one statement a line, no comments, its own quotes.
+A generated module says so, and an edit on one side only fails the tool's check. The
+twins by hand (CONTRIBUTING, "Twins") are found by name, so a new one is checked without
+being listed: `AsyncX` beside `X`, `_AsyncX` beside `_SyncX` or `_X`, `aX` or `async_X`
+beside `X`, for classes, functions and the methods of a class that is not itself a twin
+(`__aiter__` beside `__iter__`, `handle_async_request` beside `handle_request`). The
+async one is made sync on its syntax tree (`async def`/`with`/`for` to plain ones, in
+comprehensions too, `await x` to `x`, `AsyncGenerator[T, None]` to `Generator[T, None,
+None]`; on both sides, a `with` holding only a `with` is one `with`), printed by
+`ast.unparse` (no docstrings, comments or wrapping), its names made sync (each twin's,
+and `RENAMES`), and compared statement by statement. A difference that is meant goes in
+`ALLOWED` with its reason, a twin whose async half does more in `NOT_MIRRORED`; any other
+difference fails, and so does an entry that matches nothing.
 """
 
 from __future__ import annotations
 
+import ast
+import copy
+import difflib
+import importlib.util
+import re
+import shutil
+import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-from .unasync import PACKAGE, Hunk, Twin, all_twins, block, differences, twin_renames, twins_in
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "silvia_client"
+TOOL = ROOT / "tools" / "unasync.py"
+
+# Sync names of what async code calls, beside each twin's own name (found).
+RENAMES: tuple[tuple[str, str], ...] = (
+    (r"\b__aenter__\b", "__enter__"),
+    (r"\b__aexit__\b", "__exit__"),
+    (r"\b__aiter__\b", "__iter__"),
+    (r"\baiter_(?=\w)", "iter_"),  # aiter_bytes, aiter_raw, aiter_lines, aiter_sse
+    (r"\baread\b", "read"),
+    (r"\bhandle_async_request\b", "handle_request"),
+    (r"\basyncio\.sleep\b", "time.sleep"),
+    (r"\bAsyncByteStream\b", "SyncByteStream"),  # httpx's names for the two body streams
+    (r"\bAsync(?=[A-Z])", ""),  # AsyncIterator, AsyncClient, AsyncBaseTransport, ...
+)
+
+
+@dataclass(frozen=True)
+class Twin:
+    module: str  # relative to silvia_client/
+    sync: str  # dotted within the module: "SilviaClient", "RecordingTransport.close"
+    async_: str
+
+    def __str__(self) -> str:
+        return f"{self.module}:{self.sync}"
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One place where they differ: the sync lines, and the async lines made sync.
+
+    Each side is dedented as a block, so that a hunk reads the same wherever it sits.
+    """
+
+    sync: str
+    async_: str
+
+    def shown(self) -> str:
+        sync = [f"  - {line}" for line in self.sync.splitlines()]
+        return "\n".join(sync + [f"  + {line}" for line in self.async_.splitlines()])
+
+
+# -- finding the twins -----------------------------------------------------------------
+
+Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def _definitions(body: list[ast.stmt]) -> dict[str, Definition]:
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return {node.name: node for node in body if isinstance(node, kinds)}
+
+
+def _sync_names(name: str, node: Definition) -> tuple[str, ...]:
+    """The names the sync twin of `node` would have, were it an async twin."""
+    if isinstance(node, ast.ClassDef):
+        if name.startswith("_Async"):
+            return ("_Sync" + name[6:], "_" + name[6:])
+        return (name[5:],) if name.startswith("Async") else ()
+    if name in ("handle_async_request", "__aiter__"):
+        return ("handle_request",) if name == "handle_async_request" else ("__iter__",)
+    underscore = "_" if name.startswith("_") else ""
+    bare = name[len(underscore) :]
+    if bare.startswith("async_"):
+        return (underscore + bare[6:],)
+    return (underscore + bare[1:],) if re.match(r"a[a-z]", bare) else ()
+
+
+def _pairs(module: str, scope: dict[str, Definition], prefix: str) -> list[Twin]:
+    return [
+        Twin(module, prefix + sync, prefix + name)
+        for name, node in scope.items()
+        for sync in _sync_names(name, node)
+        if sync in scope and isinstance(scope[sync], ast.ClassDef) == isinstance(node, ast.ClassDef)
+    ]
+
+
+def twins_in(module: str, source: str) -> list[Twin]:
+    """The twins of one module's source."""
+    top = _definitions(ast.parse(source).body)
+    found = _pairs(module, top, prefix="")
+    paired = {twin.sync for twin in found} | {twin.async_ for twin in found}
+    for cls in (node for node in top.values() if isinstance(node, ast.ClassDef)):
+        if cls.name not in paired:  # a twin's methods are compared with it
+            found += _pairs(module, _definitions(cls.body), prefix=f"{cls.name}.")
+    return found
+
+
+def all_twins() -> list[Twin]:
+    """Every twin in the package, module by module."""
+    return [
+        twin
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for twin in twins_in(path.relative_to(PACKAGE).as_posix(), path.read_text("utf-8"))
+    ]
+
+
+def twin_renames(twins: list[Twin]) -> dict[str, str]:
+    """Every twin's async name -> its sync name (one twin calls another)."""
+    return {twin.async_.rpartition(".")[2]: twin.sync.rpartition(".")[2] for twin in twins}
+
+
+# -- making async code sync ------------------------------------------------------------
+
+
+class _Unasync(ast.NodeTransformer):
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.FunctionDef:
+        self.generic_visit(node)
+        fields = {field: getattr(node, field) for field in node._fields}
+        return ast.copy_location(ast.FunctionDef(**fields), node)
+
+    def visit_AsyncWith(self, node: ast.AsyncWith) -> ast.With:
+        self.generic_visit(node)
+        return ast.copy_location(ast.With(node.items, node.body, node.type_comment), node)
+
+    def visit_AsyncFor(self, node: ast.AsyncFor) -> ast.For:
+        self.generic_visit(node)
+        return ast.copy_location(
+            ast.For(node.target, node.iter, node.body, node.orelse, node.type_comment), node
+        )
+
+    def visit_comprehension(self, node: ast.comprehension) -> ast.comprehension:
+        self.generic_visit(node)
+        node.is_async = 0
+        return node
+
+    def visit_Await(self, node: ast.Await) -> ast.expr:
+        self.generic_visit(node)
+        return node.value
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.Subscript:
+        # `Generator` has a return type that `AsyncGenerator` has not.
+        self.generic_visit(node)
+        name = node.value.attr if isinstance(node.value, ast.Attribute) else None
+        name = node.value.id if isinstance(node.value, ast.Name) else name
+        if name == "AsyncGenerator" and isinstance(node.slice, ast.Tuple):
+            node.slice.elts.append(ast.Constant(None))
+        return node
+
+
+class _OneWith(ast.NodeTransformer):
+    def visit_With(self, node: ast.With) -> ast.With:
+        self.generic_visit(node)
+        if len(node.body) == 1 and isinstance(node.body[0], ast.With):
+            inner = node.body[0]
+            return ast.copy_location(ast.With([*node.items, *inner.items], inner.body), node)
+        return node
+
+
+def _without_docstrings(node: ast.AST) -> ast.AST:
+    node = copy.deepcopy(node)
+    for inner in ast.walk(node):
+        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            first = inner.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docstring = isinstance(first.value.value, str)
+                inner.body = (inner.body[1:] or [ast.Pass()]) if docstring else inner.body
+    return node
+
+
+def _find(tree: ast.Module, dotted: str) -> ast.AST:
+    node: ast.AST = tree
+    for part in dotted.split("."):
+        assert isinstance(node, (ast.Module, ast.ClassDef))
+        node = _definitions(node.body)[part]
+    return node
+
+
+def code_lines(source: str, dotted: str, renames: dict[str, str] | None = None) -> list[str]:
+    """The definition `dotted` of `source` as compared: made sync when `renames` is given."""
+    node = _without_docstrings(_find(ast.parse(source), dotted))
+    if renames is None:
+        return _unparse(_OneWith().visit(node))
+    text = "\n".join(_unparse(_OneWith().visit(_Unasync().visit(node))))
+    for name, sync in renames.items():
+        text = re.sub(rf"\b{name}\b", sync, text)
+    for pattern, replacement in RENAMES:
+        text = re.sub(pattern, replacement, text)
+    return text.splitlines()
+
+
+# Python 3.10 prints a tuple it assigns to or loops over in parentheses; later ones do not.
+_TUPLE_TARGETS = (
+    re.compile(r"^(\s*)\(([^()]*)\)(?= = )"),
+    re.compile(r"(\bfor )\(([^()]*)\)(?= in )"),
+)
+
+
+def _unparse(node: ast.AST) -> list[str]:
+    lines = ast.unparse(node).splitlines()
+    for pattern in _TUPLE_TARGETS:
+        lines = [pattern.sub(r"\1\2", line) for line in lines]
+    return lines
+
+
+def differences(source: str, twin: Twin, renames: dict[str, str]) -> list[Hunk]:
+    """Where the async twin made sync differs from the sync one, hunk by hunk."""
+    ours = code_lines(source, twin.sync)
+    theirs = code_lines(source, twin.async_, renames)
+    matcher = difflib.SequenceMatcher(a=ours, b=theirs, autojunk=False)
+    return [
+        Hunk(block("\n".join(ours[i1:i2])), block("\n".join(theirs[j1:j2])))
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def block(text: str) -> str:
+    """`text` dedented, without its first and last blank lines: how hunks are compared."""
+    return textwrap.dedent(text).strip("\n")
+
+
+# -- the twins written by hand ------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -114,6 +339,7 @@ def test_each_async_twin_is_its_sync_half_made_sync(twin: Twin) -> None:
 def test_every_listed_difference_is_still_there() -> None:
     by_name = {str(twin): twin for twin in TWINS}
     gone = [f"{name}: no such twin" for name in ALLOWED if name not in by_name]
+    assert all(difference.why.strip() for listed in ALLOWED.values() for difference in listed)
     for name, listed in ALLOWED.items():
         if name in by_name:
             present = set(_differences(by_name[name]))
@@ -121,62 +347,69 @@ def test_every_listed_difference_is_still_there() -> None:
     assert not gone, "listed differences that are gone:\n" + "\n".join(gone)
 
 
-def test_every_twin_not_mirrored_is_a_twin_whose_halves_differ() -> None:
+def test_every_twin_not_mirrored_is_a_twin_whose_halves_differ_and_says_why() -> None:
     by_name = {str(twin): twin for twin in TWINS}
     assert set(NOT_MIRRORED) <= set(by_name)
     assert all(_differences(by_name[name]) for name in NOT_MIRRORED)
-
-
-def test_every_listed_difference_says_why() -> None:
-    assert all(difference.why.strip() for listed in ALLOWED.values() for difference in listed)
     assert all(why.strip() for why in NOT_MIRRORED.values())
 
 
-# The checker itself, on a module made up here: it must see drift, and only drift.
-
-TWIN_MODULE = '''
-class Reader:
-    """Reads."""
-
-    def read(self, source: Iterator[bytes]) -> bytes:
-        # a comment the async twin need not repeat
-        with self.lock:
-            return b"".join(chunk for chunk in source)
-
-    def __iter__(self) -> Generator[bytes, None, None]:
-        with self.lock, self.opened() as chunks:
-            yield self.read(chunks)
+# -- the generated I/O ----------------------------------------------------------------
 
 
-class AsyncReader:
-    """The async twin of `Reader`."""
-
-    async def read(self, source: AsyncIterator[bytes]) -> bytes:
-        async with self.lock:
-            return b"".join([chunk async for chunk in source])
-
-    async def __aiter__(self) -> AsyncGenerator[bytes, None]:
-        async with self.lock:
-            with self.opened() as chunks:
-                yield (await self.read(chunks))
-'''
+def _tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("unasync_tool", TOOL)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def test_the_checker_passes_twins_that_differ_only_by_the_substitutions() -> None:
-    [twin] = twins_in("made_up.py", TWIN_MODULE)
-    assert (twin.sync, twin.async_) == ("Reader", "AsyncReader")
-    # An async generator cannot be fed to `join`: the one difference.
-    assert differences(TWIN_MODULE, twin, twin_renames([twin])) == [
-        Hunk(
-            "return b''.join((chunk for chunk in source))",
-            "return b''.join([chunk for chunk in source])",
+def test_each_generated_module_says_so_and_names_its_source() -> None:
+    tool = _tool()
+    sources = tool.sources()
+    assert {path.name for path in sources} >= {
+        "_body.py",
+        "_client.py",
+        "_sessions.py",
+        "_stream.py",
+    }
+    for source in sources:
+        generated = (tool.TARGET / source.name).read_text("utf-8")
+        assert generated.startswith(
+            f"# generated by tools/unasync.py from silvia_client/_async/{source.name}; do not edit"
         )
+
+
+def test_an_edit_on_one_side_only_fails_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tool = _tool()
+    for side in ("_async", "_sync"):
+        shutil.copytree(ROOT / "silvia_client" / side, tmp_path / side)
+    monkeypatch.setattr(tool, "ROOT", tmp_path)
+    monkeypatch.setattr(tool, "SOURCE", tmp_path / "_async")
+    monkeypatch.setattr(tool, "TARGET", tmp_path / "_sync")
+    assert tool.main(["--check"]) == 0  # the committed files, as CI checks them
+    stream = tmp_path / "_sync" / "_stream.py"
+    stream.write_text(stream.read_text("utf-8").replace("self._closed = True", "pass"), "utf-8")
+    (tmp_path / "_sync" / "_orphan.py").write_text("", "utf-8")
+    assert tool.run(check=True) == [
+        "_sync/_stream.py differs from what _stream.py generates",
+        "_sync/_orphan.py has no source in _async",
     ]
+    assert tool.main([]) == 1  # generates again, and still names the orphan
+    assert tool.run(check=True) == ["_sync/_orphan.py has no source in _async"]
 
 
-def test_the_checker_sees_a_change_made_on_one_side_only() -> None:
-    drifted = TWIN_MODULE.replace("await self.read(chunks)", "await self.read(chunks, 1)")
-    [twin] = twins_in("made_up.py", drifted)
-    assert Hunk("yield self.read(chunks)", "yield self.read(chunks, 1)") in differences(
-        drifted, twin, twin_renames([twin])
+def test_the_substitutions_make_async_code_sync() -> None:
+    line = _tool().unasync_line
+    assert line("    async def __aenter__(self) -> Self:") == "    def __enter__(self) -> Self:"
+    assert line("        async for chunk in await self.aiter_raw():") == (
+        "        for chunk in self.iter_raw():"
     )
+    assert line("x: AsyncGenerator[Pair, None] | None") == "x: Generator[Pair, None, None] | None"
+    assert line("async with AsyncSilviaClient() as client:") == "with SilviaClient() as client:"
+    assert line("asyncio.run(main)") == "asyncio.run(main)"  # whole words only
+    assert line("await response.aclose()") == "response.close()"

@@ -1,13 +1,10 @@
 """A user's own script, strictly typed: the public names of design.md as an editor sees them.
 
-Written as an integrator would write it, with no `Any` and no cast: the events matched
-one class at a time (`assert_never` proves the union closed), a target narrowed on
-`target.kind` to read its own attributes, every error caught by its own class. pyright
-in strict mode and mypy --strict find nothing `Unknown` in it.
-
-`tests/test_typed_user.py` type-checks it with pyright (against the installed package,
-as a user's editor does; `[tool.pyright]` in pyproject.toml) and runs it on the reference
-server: each scenario's failure must land in its own `except`.
+Written as an integrator would, with no `Any` and no cast: the events matched one class
+at a time (`assert_never` proves the union closed), a target narrowed on `target.kind`
+to read its own attributes, every error caught by its own class. `tests/test_typed_user.py`
+checks it with pyright strict (as a user's editor does: `[tool.pyright]` in
+pyproject.toml) and runs it on the reference server.
 """
 
 from __future__ import annotations
@@ -89,7 +86,7 @@ from silvia_client.citations import (
 )
 from silvia_client.qa import Observation, Observer, ScriptFormatError, parse_script
 from silvia_client.sessions import Message, Session
-from silvia_client.testing import SCENARIO_HEADER, Recording, RecordingFormatError, ReferenceServer
+from silvia_client.testing import Recording, RecordingFormatError, ReferenceServer
 
 QUESTION = "Where do my accounts stand, and what should I know about Apple, savings and my IRA?"
 WEB_APP = "https://app.example"
@@ -161,11 +158,10 @@ def show(event: ChatEvent, numbers: dict[str, int]) -> str:
             assert_never(event)
 
 
-def caught(client: SilviaClient, scenario: str | None = None) -> str:
+def caught(client: SilviaClient) -> str:
     """The class of the error a turn ends in, caught by class ("ok": none)."""
-    headers = {SCENARIO_HEADER: scenario} if scenario else None
     try:
-        turn: Turn = client.chat.send("How much is in checking?", extra_headers=headers)
+        turn: Turn = client.chat.send("How much is in checking?")
     # Statuses before any event, the most specific first.
     except RateLimitError as error:
         retry_after: float | None = error.retry_after

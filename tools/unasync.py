@@ -12,7 +12,7 @@ side (`_async/_backend.py`, `_sync/_backend.py`), which the generated code impor
 as `from ._backend import ...` on both.
 
 A generated file starts with two comment lines that say so, names its source, and
-is committed; `--check` (run by `.ci/run` and by `tests/test_unasync.py`) fails
+is committed; `--check` (run by `.ci/run` and by `tests/test_twins.py`) fails
 when one differs from what its source generates, when a generated file has no
 source any more, or when a substitution no longer matches anything (so the table
 stays as short as the code needs).

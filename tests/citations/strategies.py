@@ -1,28 +1,16 @@
-"""Hypothesis strategies for citation targets and citation rows, for any test module to import.
+"""Test inputs for citation targets and rows, for any test module to import.
 
-Three families:
-
-- `json_like` / `target_junk`: arbitrary JSON-like values, and target-shaped
-  dicts whose real keys (`kind`, `url`, `ticker`, `accountId`, `provider`,
-  `accounts`) hold values of the wrong type at every position;
-- `targets` / `canonical_wire_targets`: valid targets of all nine kinds, as
-  values and as the exact wire dicts a server sends;
-- `citation_rows`: wire citation rows (valid and not) as the stream and
-  history carry them.
-
-Example counts: `HYPOTHESIS_PROFILE` (default "ci") picks how hard the properties
-search: (the parser's never-raises fuzz, every other property) at (300, 50) on
-`.ci/run`'s main run, (10, 10) on its other runs ("dev"), (500, 50) under
-`tools/mutation.py`. The hostile values that matter are listed (`@example`s and
-loops in the tests), so the search is for what nobody listed; more examples bought
-minutes, not kills. Per-test `settings` objects, not `settings.load_profile()`, so
-importing this module changes no one else's tests.
+Hypothesis strategies in three families: `json_like` / `target_junk`, arbitrary
+JSON-like values and target-shaped dicts whose real keys hold values of the wrong
+type; `targets` / `canonical_wire_targets`, valid targets of all nine kinds, as
+values and as the exact wire dicts a server sends; `citation_rows`, wire rows
+(valid and not) as the stream and history carry them. Then a few fixed values:
+account ids, an app origin, `cite` (a row built) and `RaisingDict`.
 """
 
 from __future__ import annotations
 
 import copy
-import os
 import string
 from typing import Any
 
@@ -35,6 +23,7 @@ from silvia_client.citations import (
     AccountTarget,
     AnalysisTarget,
     CardDocumentTarget,
+    Citation,
     CitationTarget,
     MarketDataTarget,
     MortgageReferenceTarget,
@@ -43,28 +32,16 @@ from silvia_client.citations import (
     WebTarget,
 )
 
-# --------------------------------------------------------------------------- settings
+from ..depth import PROFILE
 
-PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
-_EXAMPLES = {
-    # name: (the parser's never-raises fuzz, every other property)
-    "ci": (300, 50),
-    "dev": (10, 10),  # tests/depth.py says why
-    "mutation": (500, 50),  # tools/mutation.py: each mutant runs the tests that reach it
-}
-_FUZZ_EXAMPLES, _PROPERTY_EXAMPLES = _EXAMPLES.get(PROFILE, _EXAMPLES["ci"])
-
-# No deadline: a 2-core CI box under load must not turn a slow example into a failure.
-FUZZ = settings(
-    max_examples=_FUZZ_EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+# Per-test settings objects, made after tests/conftest.py loaded the run's profile: its
+# example count (tests/depth.py says why), and no deadline (a loaded CI box is slow, not
+# wrong). The parser's never-raises fuzz searches further: the values that matter are
+# listed in the tests, the search is for what nobody listed.
 PROPERTY = settings(
-    max_examples=_PROPERTY_EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )
+FUZZ = settings(PROPERTY, max_examples={"dev": 10, "mutation": 500}.get(PROFILE, 300))
 
 # --------------------------------------------------------------------------- constants
 
@@ -285,3 +262,27 @@ bad_citation_rows = st.one_of(
         optional={"target": any_target_value},
     ),
 )
+
+
+# --------------------------------------------------------------------------- fixed values
+
+ID = "acc_9f8e7d6c5b4a3210"
+ID2 = "acc_0123456789abcdef"
+DOT_SEGMENTS = (".", "..")  # ids whose path would be a dot segment: no link
+BASE = "https://app.example.com"
+
+
+def cite(target: Any = None, **fields: Any) -> Citation:
+    row: dict[str, Any] = {"source": "silvia://your-account/checking", **fields}
+    if target is not None:
+        row["target"] = target
+    return Citation.model_validate(row)
+
+
+class RaisingDict(dict):  # type: ignore[type-arg]
+    """A dict whose every read raises (get, [], items, keys, iteration, len, contains)."""
+
+    def _boom(self, *args: object, **kwargs: object) -> Any:
+        raise RuntimeError("hostile mapping")
+
+    get = __getitem__ = items = keys = values = __iter__ = __len__ = __contains__ = _boom

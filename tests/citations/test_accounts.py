@@ -20,7 +20,7 @@ from silvia_client.citations import (
     is_account_id,
 )
 
-from .strategies import PROPERTY
+from .strategies import PROPERTY, PROVIDER_NAMES
 
 A = "A" * 10 + "-source-1"  # 19 characters, letters, digits and '-'
 B = "snap_0123456789abcdef"
@@ -70,66 +70,49 @@ def test_id_rule_matches_the_doc(value: Any) -> None:
     assert candidates == ((value,) if reference_is_account_id(value) else ())
 
 
-def test_candidates_follow_the_doc_order_once_each_and_skip_non_ids() -> None:
-    row: dict[str, object] = {  # dict order deliberately differs from the doc's order
-        "account_id": E,
-        "account_uuid": D,
-        "manual_account_uuid": C,
-        "snaptrade_account_id": B,
-        "source_account_id": A,
-        "source": "plaid",
-        "name": "Checking",
-    }
-    assert account_id_candidates(row) == (A, B, C, D, E)
-    row = {"source": "manual", "source_account_id": C, "manual_account_uuid": C, "account_id": E}
-    assert account_id_candidates(row) == (C, E)
-    row = {
-        "source_account_id": "12345678901234567890",  # all digits
-        "snaptrade_account_id": "short",
-        "manual_account_uuid": None,
-        "account_uuid": C,
-        "account_id": 42,
-    }
-    assert account_id_candidates(row) == (C,)
+EVERY_ID = {"source_account_id": A, "snaptrade_account_id": B, "manual_account_uuid": C}
+EVERY_ID |= {"account_uuid": D, "account_id": E}
+NOT_ACCOUNTS = ("coinbase", "crypto", "metamask", "Plaid", "", "PLAID")
+# (row, its candidates, its ref): the doc's order whatever the dict's, each id once, the
+# provider its column implies (`source_account_id`: the row's `source`), non-ids skipped.
+ROWS: list[tuple[dict[str, Any], tuple[str, ...], AccountRef | None]] = [
+    (
+        {"source": "plaid", **dict(reversed(EVERY_ID.items()))},
+        (A, B, C, D, E),
+        AccountRef(A, "plaid"),
+    ),
+    *(({**EVERY_ID, "source": source}, (), None) for source in NOT_ACCOUNTS),
+    *((row, (), None) for row in ({}, {"name": "Checking"}, {"id": 1, "account_name": "Chase"})),
+    (
+        {"source": "manual", "source_account_id": C, "manual_account_uuid": C, "account_id": E},
+        (C, E),
+        AccountRef(C, "manual"),
+    ),
+    (
+        {"source_account_id": "1" * 20, "snaptrade_account_id": "short"}  # all digits; short
+        | {"manual_account_uuid": None, "account_uuid": C, "account_id": 42},
+        (C,),
+        AccountRef(C, "manual"),
+    ),
+    *(
+        ({"source": p, "source_account_id": A, "account_id": E}, (A, E), AccountRef(A, p))  # type: ignore[arg-type]
+        for p in PROVIDER_NAMES
+    ),
+    ({"source_account_id": A}, (A,), AccountRef(A, None)),  # `source` not selected
+    ({"source_account_id": A, "source": None}, (A,), AccountRef(A, None)),
+    ({"snaptrade_account_id": B, "account_id": E}, (B, E), AccountRef(B, "snaptrade")),
+    ({"manual_account_uuid": C, "account_id": E}, (C, E), AccountRef(C, "manual")),
+    ({"account_uuid": D, "account_id": E}, (D, E), AccountRef(D, "manual")),
+    ({"source": "plaid", "account_id": E}, (E,), AccountRef(E, None)),
+    ({"source_account_id": "short", "account_uuid": D}, (D,), AccountRef(D, "manual")),
+    ({"source": "snaptrade", **EVERY_ID}, (A, B, C, D, E), AccountRef(A, "snaptrade")),
+]
 
 
-def test_rows_without_ids_and_other_sources_name_no_account() -> None:
-    for row in [{}, {"name": "Checking", "balance": 100}, {"id": 1, "account_name": "Chase"}]:
-        assert account_id_candidates(row) == (), row
-        assert account_ref_from_row(row) is None, row
-    for source in ["coinbase", "crypto", "metamask", "Plaid", "", "PLAID"]:
-        row = {
-            "source": source,
-            "source_account_id": A,
-            "snaptrade_account_id": B,
-            "account_uuid": C,
-            "account_id": E,
-        }
-        assert account_id_candidates(row) == (), source
-        assert account_ref_from_row(row) is None, source
-
-
-def test_the_ref_is_the_first_candidate_with_its_columns_provider() -> None:
-    for provider in ["plaid", "manual", "snaptrade"]:
-        ref = account_ref_from_row({"source": provider, "source_account_id": A, "account_id": E})
-        assert ref == AccountRef(A, provider), provider  # type: ignore[arg-type]
-    cases: list[tuple[dict[str, object], AccountRef]] = [
-        ({"source_account_id": A}, AccountRef(A, None)),  # `source` not selected
-        ({"source_account_id": A, "source": None}, AccountRef(A, None)),
-        ({"snaptrade_account_id": B, "account_id": E}, AccountRef(B, "snaptrade")),
-        ({"manual_account_uuid": C, "account_id": E}, AccountRef(C, "manual")),
-        ({"account_uuid": D, "account_id": E}, AccountRef(D, "manual")),
-        ({"account_id": E}, AccountRef(E, None)),
-        ({"source": "plaid", "account_id": E}, AccountRef(E, None)),
-        ({"source_account_id": "1" * 20, "snaptrade_account_id": B}, AccountRef(B, "snaptrade")),
-        ({"source_account_id": "short", "account_uuid": D}, AccountRef(D, "manual")),
-        (
-            {"source": "snaptrade", "source_account_id": A, "snaptrade_account_id": B},
-            AccountRef(A, "snaptrade"),
-        ),
-    ]
-    for row, expected in cases:
-        assert account_ref_from_row(row) == expected, (row, expected)
+def test_each_rows_candidates_and_ref() -> None:
+    for row, candidates, ref in ROWS:
+        assert account_id_candidates(row) == candidates, row
+        assert account_ref_from_row(row) == ref, row
 
 
 def test_sqlite_rows() -> None:

@@ -9,6 +9,7 @@ examples of that property: a widened scheme check fails them.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import random
 import shutil
@@ -43,8 +44,19 @@ from silvia_client.citations import (
 from silvia_client.citations._links import web_origin
 from silvia_client.errors import ConfigurationError, SilviaError
 
-from ._cases import BASE, DOT_SEGMENTS, ID, ID2, cite
-from .strategies import PROPERTY, URL_KINDS, citation_rows, lone_surrogate, targets
+from .strategies import (
+    BASE,
+    DOT_SEGMENTS,
+    ID,
+    ID2,
+    PROPERTY,
+    PROVIDER_NAMES,
+    URL_KINDS,
+    citation_rows,
+    cite,
+    lone_surrogate,
+    targets,
+)
 
 MODELS = (Citation, InlineCitation)
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -67,6 +79,7 @@ NOT_LINK_SOURCES = [
     *("data:text/html,<script>alert(1)</script>", "file:///etc/passwd", "//evil.example/"),
     *("/accounts/abc", "silvia://your-portfolio", "https://exa mple.com", "https://"),
 ]
+WEBS = ["", BASE, BASE + "/app/"]  # no origin, an origin, one with a path
 HAND_BUILT = (WebTarget, TaxReferenceTarget, CardDocumentTarget, MortgageReferenceTarget)
 
 
@@ -99,7 +112,7 @@ def _hostile(test: Any) -> Any:
 @given(
     st.sampled_from(MODELS),
     st.one_of(citation_rows(), citation_rows(target=targets)),  # wire targets, and hand-built
-    st.sampled_from(["", BASE, BASE + "/app/"]),
+    st.sampled_from(WEBS),
 )
 @_hostile
 def test_every_link_is_http_or_an_encoded_account_page(
@@ -148,89 +161,75 @@ def test_not_http_urls_are_no_url_and_no_link_even_hand_built() -> None:
         assert resolve_citation(fallback.model_copy(update={"target": target})).links == ()
 
 
-def test_http_urls_in_any_case_link_and_the_target_wins_over_the_source() -> None:
-    for url in ("https://example.com/", "HTTPS://EXAMPLE.COM/", "Http://example.com:8080/a?b#c"):
-        assert [link.href for link in resolve_citation(Citation(source=url)).links] == [url]
-        web = Citation.model_validate({"source": "s", "target": {"kind": "web", "url": url}})
-        assert [link.href for link in resolve_citation(web).links] == [url]
-    row = {"source": "https://source.example/a", "target": {"kind": "card_document", "url": BASE}}
-    assert [link.href for link in resolve_citation(Citation.model_validate(row)).links] == [BASE]
-
-
 # --------------------------------------------------------------------------- labels
 
+DOC = "https://www.example.gov/doc?id=1#s2"
+SLASHED = {"kind": "account", "accountId": "abc/def ghi"}
+SLASHED_HREF = "/accounts/abc%2Fdef%20ghi"
+TWO = {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": ID2}]}
+SOURCES = ("https://example.com/", "HTTPS://EXAMPLE.COM/", "Http://example.com:8080/a?b#c")
+ANALYSIS = ["silvia://analysis", "silvia://market-data/finnhub/AAPL"]
+ANALYSIS += ["silvia://market-data/finnhub/", "https://example.com/page"]
+# (source, title, wire target, its label, its links as (href, label)).
+LABELS: list[tuple[str, str | None, Any, str, list[tuple[str, str]]]] = [
+    *(("s", "Doc", {"kind": k, "url": DOC}, "Doc", [(DOC, "Doc")]) for k in ("web", *URL_KINDS)),
+    *(("s", "IRC §1", {"kind": k, "url": None}, "IRC §1", []) for k in URL_KINDS),
+    *(
+        ("s", "Checking", {**SLASHED, "provider": p}, "Checking", [(SLASHED_HREF, "Checking")])
+        for p in (*PROVIDER_NAMES, None)
+    ),
+    (
+        *("s", "Credit card", TWO, "Credit card"),
+        [(f"/accounts/{ID}", "Credit card (1 of 2)"), (f"/accounts/{ID2}", "Credit card (2 of 2)")],
+    ),
+    *(("s", t, {"kind": "market_data", "ticker": "AAPL"}, "AAPL", []) for t in (None, "Apple", "")),
+    *(("silvia://your-portfolio", t, {"kind": "portfolio"}, "Portfolio", []) for t in (None, "")),
+    ("silvia://your-portfolio", "Holdings", {"kind": "portfolio"}, "Holdings", []),
+    *(
+        (source, title, {"kind": "analysis"}, label, [])
+        for title in (None, "Finnhub quote", "")
+        for source, label in [("silvia://market-data/finnhub", "Live data")]
+        + [(source, "Analysis") for source in ANALYSIS]
+    ),
+    # http(s) in any case; the target's URL wins over the source's.
+    *((url, None, None, url, [(url, url)]) for url in SOURCES),
+    *(("s", None, {"kind": "web", "url": url}, "s", [(url, "s")]) for url in SOURCES),
+    ("https://source.example/a", "T", {"kind": "card_document", "url": BASE}, "T", [(BASE, "T")]),
+    # Without a usable target: the title, then the source, then "Source".
+    *(
+        (source, title, target, label, [(source, label)] if is_http_url(source) else [])
+        for source, title, label in [
+            ("silvia://your-account/checking", "Checking", "Checking"),
+            ("silvia://your-account/checking", None, "silvia://your-account/checking"),
+            ("https://example.com/a", "", "https://example.com/a"),
+            ("https://example.com/a", BIDI_CONTROLS, "https://example.com/a"),
+        ]
+        for target in (None, {"kind": "telepathy"}, {"kind": "web", "url": "x"})
+    ),
+    *(
+        (source, title, None, "Source", [])
+        for title in (None, "", " ", "\u202e")
+        for source in ("", "\t", "\u2066\u2069")
+    ),
+]
 
-def test_each_kinds_label_and_links() -> None:
-    url = "https://www.example.gov/doc?id=1#s2"
-    for kind in ["web", *URL_KINDS]:
-        resolved = resolve_citation(cite({"kind": kind, "url": url}, title="Doc"))
-        assert [(link.href, link.label) for link in resolved.links] == [(url, "Doc")], kind
-        assert resolved.label == "Doc", kind
-    for kind in URL_KINDS:
-        resolved = resolve_citation(cite({"kind": kind, "url": None}, title="IRC §1"))
-        assert (resolved.label, resolved.links, resolved.href) == ("IRC §1", (), None), kind
-    for provider in ["plaid", "manual", "snaptrade", None]:
-        wire = {"kind": "account", "accountId": "abc/def ghi", "provider": provider}
-        resolved = resolve_citation(cite(wire, title="Checking"))
-        assert resolved.href == "/accounts/abc%2Fdef%20ghi", provider
-        assert [link.label for link in resolved.links] == ["Checking"], provider
-    accounts = {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": ID2}]}
-    resolved = resolve_citation(cite(accounts, title="Credit card"))
-    assert [link.label for link in resolved.links] == [
-        "Credit card (1 of 2)",
-        "Credit card (2 of 2)",
-    ]
-    for title in [None, "Apple", ""]:
-        row = {"source": "s", "title": title, "target": {"kind": "market_data", "ticker": "AAPL"}}
-        resolved = resolve_citation(Citation.model_validate(row))
-        assert (resolved.label, resolved.links) == ("AAPL", ()), title
+
+def test_each_rows_label_and_links() -> None:
+    for source, title, target, label, links in LABELS:
+        citation = Citation.model_validate({"source": source, "title": title, "target": target})
+        resolved = resolve_citation(citation)
+        case = (source, title, target)
+        assert (resolved.label, [(k.href, k.label) for k in resolved.links]) == (label, links), case
+        assert resolved.href == (links[0][0] if links else None), case
+        assert (citation.target is None) is (parse_citation_target(target) is None), case
+    assert resolve_citation(cite({"kind": "portfolio"})) == ResolvedCitation("Portfolio")
     hand_built = Citation(source="s").model_copy(update={"target": MarketDataTarget("MSFT")})
     assert resolve_citation(hand_built).label == "MSFT"
-    for title in [None, ""]:
-        row = {"source": "silvia://your-portfolio", "title": title, "target": {"kind": "portfolio"}}
-        assert resolve_citation(Citation.model_validate(row)) == ResolvedCitation("Portfolio")
-    row = {
-        "source": "silvia://your-portfolio",
-        "title": "Holdings",
-        "target": {"kind": "portfolio"},
-    }
-    assert resolve_citation(Citation.model_validate(row)).label == "Holdings"
-
-
-def test_analysis_label_depends_on_its_source() -> None:
-    for title in [None, "Finnhub quote", ""]:
-        for source, label in [
-            ("silvia://market-data/finnhub", "Live data"),
-            ("silvia://analysis", "Analysis"),
-            ("silvia://market-data/finnhub/AAPL", "Analysis"),
-            ("silvia://market-data/finnhub/", "Analysis"),
-            ("https://example.com/page", "Analysis"),
-        ]:
-            row = {"source": source, "title": title, "target": {"kind": "analysis"}}
-            assert resolve_citation(Citation.model_validate(row)).label == label, (title, source)
-
-
-def test_without_a_usable_target_the_label_is_title_then_source_then_source_word() -> None:
-    for title, source, label in [
-        ("Checking", "silvia://your-account/checking", "Checking"),
-        (None, "silvia://your-account/checking", "silvia://your-account/checking"),
-        ("", "https://example.com/a", "https://example.com/a"),
-        (BIDI_CONTROLS, "https://example.com/a", "https://example.com/a"),
-    ]:
-        for target in [None, {"kind": "telepathy"}, {"kind": "web", "url": "x"}]:
-            citation = Citation.model_validate({"source": source, "title": title, "target": target})
-            assert citation.target is None, (title, target)
-            assert resolve_citation(citation).label == label, (title, source, target)
-    for title in [None, "", " ", "\u202e"]:
-        for source in ["", "\t", "\u2066\u2069"]:
-            label = resolve_citation(Citation(source=source, title=title)).label
-            assert label == "Source", (title, source)
 
 
 def test_labels_hold_no_bidi_controls_but_keep_bidi_marks() -> None:
-    accounts = {"kind": "accounts", "accounts": [{"accountId": ID}, {"accountId": ID2}]}
     for control in BIDI_CONTROLS:
-        title = cite(accounts, title=f"Cards{control} (gpj.exe")
+        title = cite(TWO, title=f"Cards{control} (gpj.exe")
         resolved = resolve_citation(title)
         assert resolved.label == "Cards (gpj.exe", control
         assert [link.label for link in resolved.links] == [
@@ -252,34 +251,24 @@ def test_labels_hold_no_bidi_controls_but_keep_bidi_marks() -> None:
 
 
 def test_ids_without_a_link_keep_their_target_and_the_other_links() -> None:
-    for bad_id in [*DOT_SEGMENTS, "\udc00"]:
-        for model in MODELS:
-            for web in ["", BASE, BASE + "/app/"]:
-                case = (bad_id, model, web)
-                row = {
-                    "source": "s",
-                    "title": "Dots",
-                    "target": {"kind": "account", "accountId": bad_id, "provider": "plaid"},
-                }
-                account = model.model_validate(row)
-                assert account.target == AccountTarget(bad_id, "plaid"), case  # the target as sent
-                resolved = resolve_citation(account, web_url=web)
-                assert (resolved.label, resolved.links) == ("Dots", ()), case
-                refs = [{"accountId": ID}, {"accountId": bad_id}, {"accountId": ID2}]
-                row = {
-                    "source": "s",
-                    "title": "Cards",
-                    "target": {"kind": "accounts", "accounts": refs},
-                }
-                accounts = model.model_validate(row)
-                expected = AccountsTarget((AccountRef(ID), AccountRef(bad_id), AccountRef(ID2)))
-                assert accounts.target == expected, case
-                origin = web.rstrip("/").removesuffix("/app")
-                links = resolve_citation(accounts, web_url=web).links
-                assert [(link.href, link.label) for link in links] == [
-                    (f"{origin}/accounts/{ID}", "Cards (1 of 3)"),
-                    (f"{origin}/accounts/{ID2}", "Cards (3 of 3)"),
-                ], case
+    for bad_id, model, web in itertools.product([*DOT_SEGMENTS, "\udc00"], MODELS, WEBS):
+        case = (bad_id, model, web)
+        wire: dict[str, Any] = {"kind": "account", "accountId": bad_id, "provider": "plaid"}
+        account = model.model_validate({"source": "s", "title": "Dots", "target": wire})
+        assert account.target == AccountTarget(bad_id, "plaid"), case  # the target as sent
+        resolved = resolve_citation(account, web_url=web)
+        assert (resolved.label, resolved.links) == ("Dots", ()), case
+        refs = [{"accountId": ID}, {"accountId": bad_id}, {"accountId": ID2}]
+        wire = {"kind": "accounts", "accounts": refs}
+        accounts = model.model_validate({"source": "s", "title": "Cards", "target": wire})
+        expected = AccountsTarget((AccountRef(ID), AccountRef(bad_id), AccountRef(ID2)))
+        assert accounts.target == expected, case
+        origin = web.rstrip("/").removesuffix("/app")
+        links = resolve_citation(accounts, web_url=web).links
+        assert [(link.href, link.label) for link in links] == [
+            (f"{origin}/accounts/{ID}", "Cards (1 of 3)"),
+            (f"{origin}/accounts/{ID2}", "Cards (3 of 3)"),
+        ], case
 
 
 # --------------------------------------------------------------------------- web_url

@@ -10,7 +10,6 @@ import math
 from typing import Any
 
 from hypothesis import find, given, settings
-from hypothesis import strategies as st
 
 from silvia_client.citations import (
     AccountRef,
@@ -27,13 +26,16 @@ from silvia_client.citations import (
     parse_citation_target,
 )
 
-from ._cases import ID, ID2, OWN_FIELDS, VALID, RaisingDict
 from .strategies import (
     FUZZ,
+    ID,
+    ID2,
     KINDS,
     PROPERTY,
     REAL_KEYS,
     SURROGATES,
+    URL_KINDS,
+    RaisingDict,
     any_char,
     any_target_value,
     canonical_wire_targets,
@@ -41,6 +43,26 @@ from .strategies import (
     json_like,
 )
 
+# One valid wire value per kind, and the fields each kind reads.
+VALID: dict[str, dict[str, Any]] = {
+    "web": {"kind": "web", "url": "https://example.com"},
+    "tax_reference": {"kind": "tax_reference", "url": "https://www.irs.gov/p17"},
+    "card_document": {"kind": "card_document", "url": None},
+    "mortgage_reference": {"kind": "mortgage_reference", "url": "http://example.com"},
+    "market_data": {"kind": "market_data", "ticker": "AAPL"},
+    "analysis": {"kind": "analysis"},
+    "account": {"kind": "account", "accountId": ID, "provider": "plaid"},
+    "accounts": {"kind": "accounts", "accounts": [{"accountId": ID, "provider": "manual"}]},
+    "portfolio": {"kind": "portfolio"},
+}
+OWN_FIELDS: dict[str, set[str]] = {
+    **{kind: {"url"} for kind in ("web", *URL_KINDS)},
+    "market_data": {"ticker"},
+    "analysis": set(),
+    "account": {"accountId", "provider"},
+    "accounts": {"accounts"},
+    "portfolio": set(),
+}
 URL_TARGETS: dict[str, type[TaxReferenceTarget | CardDocumentTarget | MortgageReferenceTarget]] = {
     "tax_reference": TaxReferenceTarget,
     "card_document": CardDocumentTarget,
@@ -171,54 +193,31 @@ def test_accounts_keeps_every_entry_in_order_and_one_bad_entry_voids_it() -> Non
 
 
 @PROPERTY
-@given(canonical_wire_targets, extra_fields)
-def test_unknown_extra_fields_are_ignored(wire: dict[str, Any], extras: dict[str, Any]) -> None:
+@given(canonical_wire_targets, extra_fields, json_like)
+def test_only_the_kinds_own_fields_matter_and_the_input_is_left_alone(
+    wire: dict[str, Any], extras: dict[str, Any], noise: Any
+) -> None:
+    before = copy.deepcopy(wire)
     expected = parse_citation_target(wire)
+    assert wire == before
     assert expected is not None
+    # Unknown fields, and another kind's fields whatever their value, are ignored...
     assert parse_citation_target({**extras, **wire}) == expected
-    if wire["kind"] == "accounts":
-        # ...also inside the entries of `accounts`.
+    for key in set(REAL_KEYS) - OWN_FIELDS[wire["kind"]] - {"kind"}:
+        assert parse_citation_target({**wire, key: noise}) == expected, key
+    if wire["kind"] == "accounts":  # ...also inside the entries of `accounts`.
         noisy = {**wire, "accounts": [{**extras, **e} for e in wire["accounts"]]}
         assert parse_citation_target(noisy) == expected
-
-
-@PROPERTY
-@given(canonical_wire_targets)
-def test_parse_neither_mutates_nor_aliases_its_input(wire: dict[str, Any]) -> None:
-    before = copy.deepcopy(wire)
-    result = parse_citation_target(wire)
-    assert wire == before
-    assert result is not None
     # Changing the wire dict afterwards does not change the target.
-    snapshot = result.to_wire()
+    snapshot = expected.to_wire()
     for value in wire.values():
         if isinstance(value, list):
             value.clear()
     wire.clear()
-    assert result.to_wire() == snapshot
-
-
-@PROPERTY
-@given(st.sampled_from(KINDS), json_like)
-def test_kind_decides_which_fields_matter(kind: str, noise: Any) -> None:
-    # A field of another kind never makes a target valid or invalid.
-    expected = parse_citation_target(VALID[kind])
-    assert expected is not None
-    for key in set(REAL_KEYS) - OWN_FIELDS[kind] - {"kind"}:
-        assert parse_citation_target({**VALID[kind], key: noise}) == expected
+    assert expected.to_wire() == snapshot
 
 
 # --------------------------------------------------------------------------- never raises
-
-
-def _has_surrogate(value: Any) -> bool:
-    if isinstance(value, str):
-        return any(ord(c) in SURROGATES for c in value)
-    if isinstance(value, list):
-        return any(_has_surrogate(v) for v in value)
-    if isinstance(value, dict):
-        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
-    return False
 
 
 @FUZZ
@@ -231,9 +230,9 @@ def test_never_raises_over_json_like_values(value: Any) -> None:
 
 def test_fuzz_strategy_generates_lone_surrogates() -> None:
     # The property above is only as good as its input: its text holds lone surrogates.
-    # Looked for long enough that a strategy with surrogates always shows one (the
-    # profile's depth is for properties, not for this search).
-    assert _has_surrogate(find(any_char, _has_surrogate, settings=settings(max_examples=20_000)))
+    # Looked for long enough to always find one (the profile's depth is for properties).
+    found = find(any_char, lambda c: ord(c) in SURROGATES, settings=settings(max_examples=20_000))
+    assert ord(found) in SURROGATES
 
 
 NOT_JSON_OBJECTS: list[object] = [
@@ -249,19 +248,11 @@ def test_not_a_json_object_gives_none() -> None:
         assert parse_citation_target(value) is None, value
 
 
-# Built iteratively, not by recursion.
-def _deep_list(depth: int, leaf: object = None) -> object:
-    value: object = leaf
+def _nest(depth: int, leaf: object, key: str | None = None) -> object:
+    """`leaf` in `depth` lists (or dicts of `key`), built by a loop, not by recursion."""
     for _ in range(depth):
-        value = [value]
-    return value
-
-
-def _deep_dict(depth: int, key: str = "kind", leaf: object = "web") -> object:
-    value: object = leaf
-    for _ in range(depth):
-        value = {key: value}
-    return value
+        leaf = [leaf] if key is None else {key: leaf}
+    return leaf
 
 
 DEPTH = 20_000  # well past the interpreter's recursion limit, and past pydantic's
@@ -270,7 +261,7 @@ DEPTH = 20_000  # well past the interpreter's recursion limit, and past pydantic
 def test_deeply_nested_value_at_each_field() -> None:
     for key in REAL_KEYS:
         # Built once per shape for every kind (the parser must not change them).
-        shapes = (_deep_list(DEPTH), _deep_dict(DEPTH, key=key))
+        shapes = (_nest(DEPTH, None), _nest(DEPTH, "web", key))
         for kind in KINDS:
             expected: CitationTarget | None
             if key == "kind" or (key in OWN_FIELDS[kind] and key != "provider"):
@@ -285,17 +276,17 @@ def test_deeply_nested_value_at_each_field() -> None:
 
 
 def test_deeply_nested_inside_accounts() -> None:
-    entry_id = {"accountId": _deep_dict(DEPTH, "accountId", ID), "provider": "plaid"}
-    entry_provider = {"accountId": ID, "provider": _deep_list(DEPTH, "plaid")}
+    entry_id = {"accountId": _nest(DEPTH, ID, "accountId"), "provider": "plaid"}
+    entry_provider = {"accountId": ID, "provider": _nest(DEPTH, "plaid")}
     assert parse_citation_target({"kind": "accounts", "accounts": [entry_id]}) is None
-    assert parse_citation_target({"kind": "accounts", "accounts": [_deep_list(DEPTH)]}) is None
+    assert parse_citation_target({"kind": "accounts", "accounts": [_nest(DEPTH, None)]}) is None
     # A nested provider is not a provider: the account is kept, its provider is None.
     assert parse_citation_target(
         {"kind": "accounts", "accounts": [entry_provider]}
     ) == AccountsTarget((AccountRef(ID, None),))
     # The whole target nested inside itself is still just a value of a wrong type.
-    assert parse_citation_target(_deep_dict(DEPTH, "accounts", [])) is None
-    assert parse_citation_target(_deep_list(DEPTH, {"kind": "portfolio"})) is None
+    assert parse_citation_target(_nest(DEPTH, [], "accounts")) is None
+    assert parse_citation_target(_nest(DEPTH, {"kind": "portfolio"})) is None
 
 
 def test_large_values() -> None:

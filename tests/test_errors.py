@@ -1,14 +1,13 @@
-"""Every `SilviaError` pickles and deep-copies as itself, so it crosses a process boundary.
+"""Every `SilviaError`: drawn in `errors.py`'s docstring as the classes make it, and pickled.
 
-An error raised in a `ProcessPoolExecutor` worker is pickled back to the parent;
-one that cannot be rebuilt (most take keyword-only arguments) broke the pool
-instead (`BrokenProcessPool`). `pickle.loads` finds each class by its module and
-name as a fresh process would, so a round trip here is what the pool does. Every
-subclass the package defines is found by walking the tree, built with a value for
-each argument, and must come back with its type, message and every attribute (a
-stream error's partial `Turn` too, its targets included). Errors a real client
-raised, with its token set and a server that echoes the token, come back the same
-and hold no token in their bytes.
+A reader learns the exceptions from that drawing: a class added, moved or re-parented
+without it would leave it wrong unnoticed. An error raised in a `ProcessPoolExecutor`
+worker is pickled back to the parent; one that cannot be rebuilt (most take keyword-only
+arguments) broke the pool (`BrokenProcessPool`). Every subclass the package defines,
+built with a value for each argument, and the errors a real client raised (its token
+set, a server that echoes it), must come back from `pickle` and `deepcopy` with their
+type, message and every attribute (a stream error's partial `Turn` too, its targets
+included), and the pickles hold no token.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from __future__ import annotations
 import copy
 import inspect
 import pickle
+import re
 from collections.abc import Iterator
 from dataclasses import fields
 from typing import Any
@@ -24,11 +24,49 @@ import pytest
 
 import silvia_client
 import silvia_client.citations
+import silvia_client.errors as errors_py
 import silvia_client.qa
 import silvia_client.testing
 from silvia_client import APIStatusError, IncompleteTurnError, Turn
 from silvia_client.errors import SilviaError
 from silvia_client.testing import ReferenceServer
+
+# `├── Name   comment` or `└── Name`, indented by four characters a level.
+_ROW = re.compile(r"^(?P<indent>[ │]*)[├└]── (?P<name>\w+)")
+
+
+def test_every_public_error_is_drawn_under_its_parent_and_named_from_errors_py() -> None:
+    drawn: dict[str, str] = {}  # each drawn class's name -> its parent's name
+    path = ["SilviaError"]
+    for line in (errors_py.__doc__ or "").splitlines():
+        row = _ROW.match(line[4:])  # the drawing is indented by four
+        if row is not None:
+            depth = len(row["indent"]) // 4
+            del path[depth + 1 :]
+            drawn[row["name"]] = path[depth]
+            path.append(row["name"])
+    # The check is only as good as this reading of the drawing, with its nesting.
+    assert drawn["InvalidAccountIdError"] == "SilviaError"
+    assert drawn["StreamTooLargeError"] == "StreamError"
+    assert drawn["APITimeoutError"] == "APIConnectionError"
+    assert drawn["AuthenticationError"] == "APIStatusError"
+    errors = {
+        name: value
+        for module in (errors_py, silvia_client.citations, silvia_client.testing)
+        for name in module.__all__
+        if isinstance(value := getattr(module, name), type) and issubclass(value, SilviaError)
+    }
+    assert sorted(drawn) == sorted(errors.keys() - {"SilviaError"})
+    for name in drawn:
+        parent = next(b for b in errors[name].__mro__[1:] if issubclass(b, SilviaError))
+        assert drawn[name] == parent.__name__, name
+    # A traceback names `module.Class` as a user imports it, not a private module it
+    # once lived in (`_errors_root`).
+    homes = {getattr(errors_py, name).__module__ for name in errors_py.__all__}
+    assert homes == {"silvia_client.errors"}
+
+
+# --------------------------------------------------------------------------- pickle
 
 TOKEN = "pickle-s3cret-token-0123456789"
 # Scenarios whose errors cover every way a client fails: statuses, an in-band error,

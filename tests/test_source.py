@@ -1,21 +1,29 @@
-"""Public APIs only (the dependencies', and in the tools the SDK's), no process-wide side effect.
+"""What the package's source may hold, read off its syntax trees (comments don't count).
 
-Read off the AST of every module of `silvia_client` (a comment or docstring naming
-these does not count): no `import gc`; no import from a dependency's private module
-(`httpx._...`, `httpx_sse._...`, `pydantic._...`, `pydantic_core._...`); no
-`__pydantic_*__` attribute; no `object.__setattr__` but in a dataclass's own
-`__post_init__` (how a frozen dataclass normalises its fields); no private name taken
-from a sibling module (`from .report import _rules`: what a sibling needs is named
-without the underscore; a private submodule, `from . import _rows`, is fine). The tools
-(`qa/`, `cli/`, `testing/`) take from the rest of the package only what a user can
+Public APIs only, no process-wide side effect: no `import gc`; no import from a
+dependency's private module (`httpx._...`, `httpx_sse._...`, `pydantic._...`,
+`pydantic_core._...`); no `__pydantic_*__` attribute; no `object.__setattr__` but in a
+dataclass's own `__post_init__` (how a frozen dataclass normalises its fields); no private
+name taken from a sibling module (`from .report import _rules`: what a sibling needs is
+named without the underscore; a private submodule, `from . import _rows`, is fine). The
+tools (`qa/`, `cli/`, `testing/`) take from the rest of the package only what a user can
 (no private part in the dotted path), and `TOOLS_MAY_IMPORT` besides, each with its
 reason: a name made public for the tools alone would be one more name users must keep.
+No string constant holds a lone surrogate: Python 3.13.0 cannot compile such a module
+once pytest has rewritten it, so one docstring that wrote `\\ud800` unescaped broke every
+test on that Python (a pattern says it in a raw string, which `re` reads).
+
+No import circle: no module imports itself back through any chain, at module level or
+inside a function, as grimp reads them (one under `if TYPE_CHECKING:` is no edge at run
+time). pyproject.toml's contracts say where each import may go; this holds every module.
 """
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import grimp
 
 # What the tools take from the package's private modules, and why (a key allows
 # that module or name and everything under it). An entry no tool uses fails the test.
@@ -45,6 +53,14 @@ def _is_private_dependency(module: str) -> bool:
 
 def _is_private_name(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _tool_of(module: str) -> str | None:
@@ -109,6 +125,8 @@ class _Finder(ast.NodeVisitor):
         # getattr(model, "__pydantic_fields_set__") and its kind
         if isinstance(node.value, str) and node.value.startswith("__pydantic_"):
             self._say(node, repr(node.value))
+        if isinstance(node.value, str) and _has_lone_surrogate(node.value):
+            self._say(node, "a string constant holds a lone surrogate")
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         outer, self._in_post_init = self._in_post_init, node.name == "__post_init__"
@@ -167,6 +185,7 @@ def test_each_rule_finds_what_it_names() -> None:
         ),
         (core, "from .report import _rules as table_rules\n", "a sibling's private name: _rules"),
         (core, "from silvia_client.chat._turn import _preview\n", "a sibling's private name"),
+        (core, '"""a \\ud800 b"""\n', "a lone surrogate"),
         # The tools' rule: a private module or submodule, imported relatively or not.
         (tool, "from .._wire import WireFormat\n", "of the SDK: silvia_client._wire.WireFormat"),
         (tool, "from .. import _client\n", "silvia_client._client"),
@@ -193,6 +212,7 @@ def test_what_each_rule_allows() -> None:
         ),
         "silvia_client.testing": "from .._lazy import load_on_first_use\nfrom ._server import S\n",
         "silvia_client._client": "from ._wire import WireFormat\nfrom ._pool import Pool\n",
+        "silvia_client._text": 'X = r"[\\ud800-\\udfff]"\n',
     }
     for module, source in sources.items():
         assert _finder(source, module, is_package=module == "silvia_client.testing").found == []
@@ -201,3 +221,17 @@ def test_what_each_rule_allows() -> None:
         "    def __post_init__(self):\n        object.__setattr__(self, 'x', tuple(self.x))\n"
     )
     assert _finder(frozen, "silvia_client.citations._targets").found == []
+
+
+# --------------------------------------------------------------------------- import circles
+
+
+def test_no_module_is_imported_back_by_what_it_imports() -> None:
+    graph = grimp.build_graph("silvia_client", exclude_type_checking_imports=True, cache_dir=None)
+    circles = {
+        (module, imported): chain
+        for module in sorted(graph.modules)
+        for imported in sorted(graph.find_modules_directly_imported_by(module))
+        if (chain := graph.find_shortest_chain(importer=imported, imported=module)) is not None
+    }
+    assert circles == {}
