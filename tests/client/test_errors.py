@@ -25,6 +25,7 @@ from silvia_client.citations import AccountTarget, WebTarget
 from silvia_client.errors import (
     APIConnectionError,
     APIStatusError,
+    APITimeoutError,
     AuthenticationError,
     BadRequestError,
     ConflictError,
@@ -47,6 +48,7 @@ from .conftest import Api
 from .sse import (
     ACCOUNT_A,
     ACCOUNT_SOURCE,
+    BASE_URL,
     CHAT_URL,
     TOKEN,
     WEB_URL,
@@ -265,6 +267,10 @@ async def test_a_stream_that_stops_early_keeps_everything_that_arrived(
             assert err.turn.error.message == "overloaded"
         assert len(events) == len(ARRIVED) + (cls is ServerStreamError), cls  # and the error event
         assert route.call_count == 1, fail  # never sent again
+        assert (err.request_id, err.session_id) == ("req_123", "sess_1"), cls
+        if fail is None and cls is IncompleteTurnError:
+            said = "the stream ended without `done` (request id req_123, session sess_1)"
+            assert str(err) == said
         assert bodies[0].closed, fail
         route.reset()
     # until_done() raises the same error again.
@@ -275,6 +281,13 @@ async def test_a_stream_that_stops_early_keeps_everything_that_arrived(
         with pytest.raises(StreamDisconnectedError) as second:
             await stream.until_done()
     assert second.value is first.value
+    # `chat.send` raises it too.
+    body = Body(ARRIVED, fail=httpx.ReadError("reset"))
+    serve(server, lambda: body)
+    with pytest.raises(StreamDisconnectedError) as sent:
+        await api.call(api.client().chat.send, "hi")
+    assert_nothing_lost(sent.value)
+    assert body.closed
 
 
 async def test_stream_response_is_the_turn_s_response_once_opened(
@@ -319,6 +332,22 @@ async def test_a_status_error_keeps_the_response_read_and_without_the_token(
     by_hand = APIStatusError("boom", status_code=418)  # no response, empty headers
     assert by_hand.response is None
     assert not by_hand.headers
+
+
+async def test_a_connection_error_names_scheme_host_and_port_only(
+    api: Api, server: respx.MockRouter
+) -> None:
+    for fail, cls in [
+        (httpx.ConnectError, APIConnectionError),
+        (httpx.ConnectTimeout, APITimeoutError),
+    ]:
+        server.get(url__startswith=BASE_URL).mock(side_effect=fail("refused"))
+        with pytest.raises(cls) as caught:
+            await api.session(api.client(max_retries=0), "secret-session")
+        message = str(caught.value)
+        assert "https://silvia.test:443" in message, fail
+        assert "secret-session" not in message, fail
+        assert "/api/" not in message, fail
 
 
 def _closed_port() -> str:
