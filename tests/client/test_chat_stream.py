@@ -48,10 +48,6 @@ SESSION_BODY = {"session": {"id": "s1", "title": "t"}, "messages": []}
 PIECES = ["How ", "much ", "is ", "in ", "checking?"]
 
 
-def pieces_turn() -> bytes:
-    return session("s1") + b"".join(text(p) for p in PIECES) + done()
-
-
 def serve_body(server: respx.MockRouter, make: Callable[[], Body]) -> list[Body]:
     """Serve a fresh `make()` body per request; returns the bodies served, in order."""
     bodies: list[Body] = []
@@ -72,28 +68,51 @@ def chunked() -> Body:
 # ------------------------------------------------------------------------------------- the request
 
 
-async def test_chat_request(api: Api, server: respx.MockRouter) -> None:
+async def test_the_request_carries_the_message_and_the_options_merged_into_it(
+    api: Api, server: respx.MockRouter
+) -> None:
+    # The options of a call are merged into what is sent, over `with_options`' defaults; a
+    # field the SDK sets itself, or a value of no accepted type (test_config.py), is
+    # refused before anything is sent.
     route = server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
-    for session_id, body in [
-        (None, {"message": "How much?"}),
-        ("sess_7", {"message": "How much?", "sessionId": "sess_7"}),
-    ]:
-        await api.turn(api.client(), "How much?", session_id=session_id)
-        request = route.calls.last.request
-        assert request.method == "POST"
-        assert request.url == CHAT_URL
-        assert json.loads(request.content) == body
-        assert request.headers["content-type"] == "application/json"
-        assert request.headers["accept"] == "text/event-stream"
-    assert route.call_count == 2
+    client = api.client()
+    for field in ("message", "sessionId"):
+        with pytest.raises(ConfigurationError, match=f"extra_body must not set '{field}'"):
+            await api.turn(client, extra_body={field: "mine"})
+        with pytest.raises(ConfigurationError, match=field):
+            client.with_options(extra_body={field: "mine"})
+    assert not route.calls
+    await api.turn(client, "How much?")
+    options = {"extra_body": {"temperature": 0.2, "tags": ["a"]}, "extra_query": {"n": 2}}
+    await api.turn(client, "hello", session_id="s1", **options)
+    await api.call(client.chat.send, "hi", extra_body={"x": None})
+    copy = client.with_options(extra_body={"a": 1, "b": 1}, extra_query={"q": "c", "r": "c"})
+    copy = copy.with_options(extra_body={"c": 1})  # added to the first copy's
+    await api.turn(copy, extra_body={"b": 2}, extra_query={"r": "call"})
+    await api.turn(client)  # the original keeps none
+    sent = [(json.loads(c.request.content), dict(c.request.url.params)) for c in route.calls]
+    assert sent == [
+        ({"message": "How much?"}, {}),
+        ({"temperature": 0.2, "tags": ["a"], "message": "hello", "sessionId": "s1"}, {"n": "2"}),
+        ({"x": None, "message": "hi"}, {}),
+        ({"a": 1, "b": 2, "c": 1, "message": "hi"}, {"q": "c", "r": "call"}),
+        ({"message": "hi"}, {}),
+    ]
+    for call in route.calls:
+        assert call.request.method == "POST"
+        assert call.request.url.copy_with(query=None) == CHAT_URL
+        assert call.request.headers["content-type"] == "application/json"
+        assert call.request.headers["accept"] == "text/event-stream"
+    sessions = server.get(SESSION_URL).mock(return_value=json_response(SESSION_BODY))
+    await api.call(copy.sessions.get, "s1")
+    assert dict(sessions.calls.last.request.url.params) == {"q": "c", "r": "c"}
     # Nothing is sent until the stream is used; reading without `with` sends it (and
     # closes the response at the end).
     stream = api.stream(api.client())
-    assert route.call_count == 2
+    assert route.call_count == 5
     assert stream.raw.request_id is None
-    turn = await stream.until_done()
-    assert route.call_count == 3
-    assert turn.complete
+    assert (await stream.until_done()).complete
+    assert route.call_count == 6
     assert stream.raw.request_id == "req_123"
 
 
@@ -123,72 +142,6 @@ async def test_a_different_wire_format_is_honoured(api: Api, server: respx.MockR
         UnknownEvent("text", '{"text": "old name"}'),
         DoneEvent(),
     ]
-
-
-# ------------------------------------------------------------------- the options of a call
-# Merged into what is sent, over `with_options`' defaults; a field the SDK sets itself, or a
-# value of no accepted type (test_config.py), refused before anything is sent.
-
-
-def chat_route(server: respx.MockRouter) -> respx.Route:
-    return server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
-
-
-async def test_body_and_query_are_merged_into_the_turn_as_sent(
-    api: Api, server: respx.MockRouter
-) -> None:
-    route = chat_route(server)
-    client = api.client()
-    await api.turn(
-        client,
-        "hello",
-        session_id="s1",
-        extra_body={"temperature": 0.2, "tags": ["a"]},
-        extra_query={"beta": "yes", "n": 2},
-    )
-    await api.call(client.chat.send, "hi", extra_body={"x": None})
-    first, second = (call.request for call in route.calls)
-    assert json.loads(first.content) == {
-        "temperature": 0.2,
-        "tags": ["a"],
-        "message": "hello",
-        "sessionId": "s1",
-    }
-    assert dict(first.url.params) == {"beta": "yes", "n": "2"}
-    assert json.loads(second.content) == {"x": None, "message": "hi"}
-    assert not second.url.params
-
-
-async def test_a_field_the_sdk_sets_is_refused_before_anything_is_sent(
-    api: Api, server: respx.MockRouter
-) -> None:
-    route = chat_route(server)
-    client = api.client()
-    for field in ("message", "sessionId"):
-        with pytest.raises(ConfigurationError, match=f"extra_body must not set '{field}'"):
-            await api.turn(client, extra_body={field: "mine"})
-        with pytest.raises(ConfigurationError, match=field):
-            client.with_options(extra_body={field: "mine"})
-    assert not route.calls
-
-
-async def test_with_options_defaults_are_merged_under_the_call_s_own(
-    api: Api, server: respx.MockRouter
-) -> None:
-    route = chat_route(server)
-    client = api.client()
-    copy = client.with_options(extra_body={"a": 1, "b": 1}, extra_query={"q": "c", "r": "c"})
-    copy = copy.with_options(extra_body={"c": 1})  # added to the first copy's
-    await api.turn(copy, extra_body={"b": 2}, extra_query={"r": "call"})
-    await api.turn(client)  # the original keeps none
-    sent, plain = (call.request for call in route.calls)
-    assert json.loads(sent.content) == {"a": 1, "b": 2, "c": 1, "message": "hi"}
-    assert dict(sent.url.params) == {"q": "c", "r": "call"}
-    assert json.loads(plain.content) == {"message": "hi"}
-    assert not plain.url.params
-    sessions = server.get("/api/chat/sessions/s1").mock(return_value=json_response(SESSION_BODY))
-    await api.call(copy.sessions.get, "s1")
-    assert dict(sessions.calls.last.request.url.params) == {"q": "c", "r": "c"}
 
 
 async def test_with_options_is_a_configured_copy(api: Api, server: respx.MockRouter) -> None:
@@ -315,20 +268,7 @@ def test_every_constructor_argument_is_documented_and_a_get_has_no_extra_body() 
 # ----------------------------------------------------------------------------------- text and turn
 
 
-async def test_text_stream_yields_the_deltas_and_builds_the_turn(
-    api: Api, server: respx.MockRouter
-) -> None:
-    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(pieces_turn()))
-    async with api.stream(api.client()) as stream:
-        deltas = await stream.texts()
-        turn = await stream.until_done()
-    assert deltas == PIECES
-    assert turn.text == "".join(PIECES)
-    assert turn.session_id == "s1"
-    assert turn.complete
-
-
-async def test_until_done_after_a_full_or_partial_iteration_reads_the_rest(
+async def test_text_stream_and_until_done_after_a_full_or_partial_iteration_read_the_rest(
     api: Api, server: respx.MockRouter
 ) -> None:
     bodies = serve_body(server, chunked)
@@ -347,16 +287,15 @@ async def test_until_done_after_a_full_or_partial_iteration_reads_the_rest(
     assert seen == [SessionEvent("s1"), TextEvent(PIECES[0])]
     assert turn.text == "".join(PIECES)  # the pieces already read are in the turn too
     assert turn.complete
-    assert len(bodies) == 2
-    assert bodies[0].closed
-    assert bodies[1].closed
+    async with api.stream(api.client()) as stream:
+        assert await stream.texts() == PIECES
+        turn = await stream.until_done()
+    assert (turn.text, turn.session_id, turn.complete) == ("".join(PIECES), "s1", True)
+    assert len(bodies) == 3
+    assert all(body.closed for body in bodies)
 
 
 # ----------------------------------------------------------------------------------------- closing
-
-
-def async_client() -> AsyncSilviaClient:
-    return AsyncSilviaClient(base_url=BASE_URL, token=TOKEN)
 
 
 async def eventually(condition: Callable[[], bool], turns: int = 100) -> bool:
@@ -419,7 +358,7 @@ async def test_cancelling_the_task_closes_the_response_with_or_without_with(
     # The body sends a session and a text event, then goes silent.
     bodies = serve_body(server, lambda: Body([session("s1"), text("a")], hang=True))
     received: list[object] = []
-    async with async_client() as client:
+    async with AsyncSilviaClient(base_url=BASE_URL, token=TOKEN) as client:
         for entered in (True, False):
             received.clear()
 
