@@ -226,6 +226,7 @@ async def test_a_stream_shows_its_ids_and_state_and_a_turn_and_a_session_their_r
     server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn("sess_r")))
     stream = api.stream(api.client())
     states = [repr(stream.raw)]
+    assert stream.raw.response is None
     async with stream:
         states.append(repr(stream.raw))
         turn = await stream.until_done()
@@ -239,6 +240,9 @@ async def test_a_stream_shows_its_ids_and_state_and_a_turn_and_a_session_their_r
         f"{name}(request_id='req_123', session_id='sess_r', state='done')",
     ]
     assert (turn.complete, turn.request_id) == (True, "req_123")
+    response = stream.raw.response  # the turn's own `httpx.Response`, for raw access
+    assert isinstance(response, httpx.Response)
+    assert (response.status_code, response.headers["x-request-id"]) == (200, "req_123")
     headers = {"content-type": "text/event-stream"}  # no x-request-id
     server.post(CHAT_URL).mock(
         side_effect=lambda r: httpx.Response(200, content=full_turn(), headers=headers)

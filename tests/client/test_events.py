@@ -204,18 +204,6 @@ def test_each_name_is_read_by_its_reader() -> None:
     assert EventDecoder(DEFAULT_WIRE)("citation", sent) == unplaced
 
 
-def test_another_wires_names_and_keys_are_not_this_ones_and_it_has_one_decoder() -> None:
-    decode = EventDecoder(RENAMED)
-    # The default names are unknown here; the default keys are not the shape.
-    assert decode("text", '{"text": "a"}') == UnknownEvent("text", '{"text": "a"}')
-    assert decode("t", '{"text": "a"}') == MalformedEvent(
-        "t", '{"text": "a"}', "expected 'delta' to be str"
-    )
-    assert decode("done", "") == UnknownEvent("done", "")
-    assert event_decoder(RENAMED) is event_decoder(RENAMED)
-    assert event_decoder(RENAMED) is not event_decoder(DEFAULT_WIRE)
-
-
 # What a `MalformedEvent` says, exactly (it names no data).
 REASONS = [
     ("text", "{bad", "invalid JSON"),
@@ -237,7 +225,7 @@ REASONS = [
 ]
 
 
-def test_a_malformed_event_says_why_and_keeps_the_data() -> None:
+def test_a_malformed_or_unknown_event_says_why_and_keeps_the_data() -> None:
     for decode in decoders(DEFAULT_WIRE):
         for name, data, reason in REASONS:
             assert decode(name, data) == MalformedEvent(name, data, reason), (name, data[:20])
@@ -246,6 +234,14 @@ def test_a_malformed_event_says_why_and_keeps_the_data() -> None:
         for data in ["", " ", "\n", " \n\t"]:
             assert decode("done", data) == DoneEvent(), repr(data)
             assert EventDecoder(RENAMED)("d", data) == DoneEvent(), repr(data)
+    # Another wire's: the default names are unknown there; the default keys not the shape.
+    decode = EventDecoder(RENAMED)
+    assert decode("text", '{"text": "a"}') == UnknownEvent("text", '{"text": "a"}')
+    assert decode("done", "") == UnknownEvent("done", "")
+    said = "expected 'delta' to be str"
+    assert decode("t", '{"text": "a"}') == MalformedEvent("t", '{"text": "a"}', said)
+    assert event_decoder(RENAMED) is event_decoder(RENAMED)  # one decoder per wire
+    assert event_decoder(RENAMED) is not event_decoder(DEFAULT_WIRE)
 
 
 # Property: any data for any name gives one event, never an exception; a known name
