@@ -1,15 +1,12 @@
 """Memory: a chat stream and a history body are bounded, and a body over the bound is a typed error.
 
 `max_response_bytes` bounds a history body and the whole of a chat stream, counted
-after decompression; the read stops there, so memory stays a small multiple of the
-limit whatever the server sends (measured with `tracemalloc` on small limits, against
-a raw-socket server on 127.0.0.1).
-
-Tiny values (rows, small arrays, short strings, objects of many keys, nesting) grow 30
-to 45 times once decoded (issue 20, finding 8; issue 28, finding 6): a call reads at
-most `max_response_bytes // 32` JSON values and SSE events, counted before decoding,
-and stops with the limit's error, a stream with its partial turn (what the caps cost
-in memory: `benchmarks/bench_limits.py`).
+after decompression, and `max_response_bytes // 32` the JSON values and SSE events of a
+call, counted before decoding (tiny values grow 30 to 45 times once decoded: issue 20,
+finding 8; issue 28, finding 6). The read stops there, a stream with its partial turn,
+so memory stays a small multiple of the limit whatever the server sends (measured with
+`tracemalloc` against a raw-socket server on 127.0.0.1; what the caps cost in memory:
+`benchmarks/bench_limits.py`).
 """
 
 from __future__ import annotations
@@ -214,6 +211,14 @@ def endless(first: bytes, piece: bytes) -> Callable[[Request, Connection], None]
 
 ZEROS = compressed(b"\0" * (32 * MiB))  # 32 KiB that inflate to 32 MiB
 CHAT_HEAD = head(200, SSE, chunked=True) + chunk(event("session", {"sessionId": "s1"}))
+
+
+def bomb(content_type: str) -> bytes:
+    """A response of `ZEROS`, gzipped."""
+    headers = {"content-type": content_type, "content-encoding": "gzip"}
+    return head(200, {**headers, "content-length": str(len(ZEROS))}) + ZEROS
+
+
 MEMORY_CASES = {
     "endless-line": ("chat", endless(CHAT_HEAD + chunk(b"data: "), b"x" * 65536)),
     "huge-event": (
@@ -221,27 +226,8 @@ MEMORY_CASES = {
         endless(CHAT_HEAD + chunk(b"event: text\n"), b"data: " + b"y" * 65530 + b"\n"),
     ),
     "endless-events": ("chat", endless(CHAT_HEAD, event("text", {"text": "z" * 1000}))),
-    "gzip-bomb-chat": (
-        "chat",
-        once(
-            head(200, {**SSE, "content-encoding": "gzip", "content-length": str(len(ZEROS))})
-            + ZEROS
-        ),
-    ),
-    "gzip-bomb-history": (
-        "get",
-        once(
-            head(
-                200,
-                {
-                    "content-type": "application/json",
-                    "content-encoding": "gzip",
-                    "content-length": str(len(ZEROS)),
-                },
-            )
-            + ZEROS
-        ),
-    ),
+    "gzip-bomb-chat": ("chat", once(bomb(SSE["content-type"]))),
+    "gzip-bomb-history": ("get", once(bomb("application/json"))),
     "huge-history": (
         "get",
         endless(
