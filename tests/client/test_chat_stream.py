@@ -336,23 +336,20 @@ async def test_every_way_out_closes_the_response(api: Api, server: respx.MockRou
     assert not info.value.turn.complete
     # No `with`: only the break can close it; the async client's, once the event loop has
     # run the async generator's finalizer.
-    if isinstance(client, AsyncSilviaClient):
-        async for event in client.chat.stream("hi"):
-            if isinstance(event, TextEvent):
+    for text_only in (False, True):
+        if isinstance(client, AsyncSilviaClient):
+            async for _ in (
+                client.chat.stream("hi").text_stream if text_only else client.chat.stream("hi")
+            ):
                 break
-        assert await eventually(lambda: bodies[-1].closed)
-        assert bodies[-1].sent < len(bodies[-1].chunks)
-        async for _ in client.chat.stream("hi").text_stream:
-            break
-    else:
-        for event in client.chat.stream("hi"):
-            if isinstance(event, TextEvent):
+            assert await eventually(lambda: bodies[-1].closed)
+        else:
+            for _ in (
+                client.chat.stream("hi").text_stream if text_only else client.chat.stream("hi")
+            ):
                 break
-        assert bodies[-1].closed
+            assert bodies[-1].closed
         assert bodies[-1].sent < len(bodies[-1].chunks)
-        for _ in client.chat.stream("hi").text_stream:
-            break
-    assert await eventually(lambda: bodies[-1].closed)
     assert len(bodies) == 6
 
 

@@ -102,16 +102,7 @@ async def test_fields_the_sdk_does_not_model_are_kept(api: Api, server: respx.Mo
         assistant(
             model="claude-x",
             feedback={"score": 1},
-            citations=[
-                cite(
-                    WEB_URL,
-                    web(),
-                    type="search_result_location",
-                    search_result_index=0,
-                    start_block_index=1,
-                    end_block_index=2,
-                )
-            ],
+            citations=[cite(WEB_URL, web(), type="search_result_location", search_result_index=0)],
         ),
         created_at="2025-01-01",
         archived=False,
@@ -122,12 +113,8 @@ async def test_fields_the_sdk_does_not_model_are_kept(api: Api, server: respx.Mo
         assert dict(session.extra) == {"created_at": "2025-01-01", "archived": False}
         (msg,) = session.messages
         assert dict(msg.extra) == {"model": "claude-x", "feedback": {"score": 1}}
-        assert msg.citations[0].model_extra == {
-            "type": "search_result_location",
-            "search_result_index": 0,
-            "start_block_index": 1,
-            "end_block_index": 2,
-        }
+        extra = {"type": "search_result_location", "search_result_index": 0}
+        assert msg.citations[0].model_extra == extra
         # And they go back out as they came in.
         assert msg.citations[0].model_dump()["search_result_index"] == 0
 
@@ -273,7 +260,9 @@ async def test_bad_rows_are_logged_per_list_with_the_collector_on(
     ]
 
 
-async def test_the_session_object_names_the_session(api: Api, server: respx.MockRouter) -> None:
+async def test_the_session_object_as_the_wire_names_it_names_the_session(
+    api: Api, server: respx.MockRouter
+) -> None:
     named = await get(api, server, body(id="sess_canonical"))
     assert (named.id, named.title) == ("sess_canonical", "Checking")
     # Fields that are not text are not taken: the id asked for, and no title.
@@ -284,11 +273,7 @@ async def test_the_session_object_names_the_session(api: Api, server: respx.Mock
         assert (await get(api, server, payload)).id == "sess_1"
     assert parse_session({"messages": []}, "sess_9").id == "sess_9"
     assert parse_session({"session": {"id": ""}, "messages": []}, "sess_9").id == "sess_9"
-
-
-async def test_the_clients_wire_format_reads_the_session(
-    api: Api, server: respx.MockRouter
-) -> None:
+    # As the client's wire format names the session object and the messages.
     wire = dataclasses.replace(DEFAULT_WIRE, session_key="chat", messages_key="turns")
     for turns in ([user()], [user(), "junk"]):  # the fast way, and the plain way
         payload = {"chat": {"id": "sess_1", "title": "Renamed"}, "turns": turns}

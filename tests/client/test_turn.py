@@ -121,11 +121,7 @@ async def test_turn_assembles_everything_that_arrived(api: Api, server: respx.Mo
     assert turn.error is None
     assert turn.sources == ("silvia://your-portfolio", ACCOUNT_SOURCE, WEB_URL)
     assert turn.target_for(ACCOUNT_SOURCE) == AccountTarget(ACCOUNT_A, "plaid")
-
-
-async def test_session_id_from_the_event_else_the_one_passed_and_an_empty_turn(
-    api: Api, server: respx.MockRouter
-) -> None:
+    # The session id is the event's, else the one passed.
     turn = await turn_of(api, server, session("sess_new"), text("x"), done(), session_id="old")
     assert turn.session_id == "sess_new"
     turn = await turn_of(api, server, text("x"), done(), session_id="sess_given")
