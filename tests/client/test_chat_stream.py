@@ -22,7 +22,6 @@ from silvia_client.errors import (
     InternalServerError,
     ServerStreamError,
 )
-from silvia_client.sessions import parse_session
 
 from .conftest import Api
 from .sse import (
@@ -202,18 +201,6 @@ async def test_iter_with_raw_gives_each_event_beside_its_raw_form(
             await stream.with_raw(pairs)
     assert [raw.name for raw, _ in pairs] == ["session", "error"]
     assert json.loads(pairs[0][0].data) == {"sessionId": "s1"}
-
-
-async def test_get_raw_is_the_body_as_sent(api: Api, server: respx.MockRouter) -> None:
-    sent = json.dumps(SESSION_BODY, indent=1).encode()
-    route = server.get(SESSION_URL).mock(
-        side_effect=[httpx.Response(503), httpx.Response(200, content=sent)]
-    )
-    client = api.client(retry_backoff=0)
-    body = await api.call(client.sessions.get_raw, "s1", extra_headers={"x-a": "1"})
-    assert body == sent
-    assert route.call_count == 2  # retried as `get` is
-    assert parse_session(json.loads(body), "s1").id == "s1"
 
 
 # ------------------------------------------------------------------------------ ids and reprs

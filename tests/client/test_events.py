@@ -131,11 +131,6 @@ URL = "https://e.example/a"
 ROW = {"source": URL, "title": "T", "target": {"kind": "web", "url": URL}, "type": "x"}
 
 
-def decoders(wire: WireFormat) -> list[EventDecoder]:
-    # A decoder built here, and the one `decode_event` shares.
-    return [EventDecoder(wire), event_decoder(wire)]
-
-
 def cases(wire: WireFormat) -> list[tuple[str, dict[str, Any], ChatEvent]]:
     """Each event name of `wire`, data of the documented shape, and the event it reads as."""
     n = wire.events
@@ -181,7 +176,7 @@ def cases(wire: WireFormat) -> list[tuple[str, dict[str, Any], ChatEvent]]:
 
 def test_each_name_is_read_by_its_reader() -> None:
     for wire in WIRES:
-        for decode in decoders(wire):
+        for decode in (EventDecoder(wire), event_decoder(wire)):  # built here, and shared
             for name, data, expected in cases(wire):
                 event = decode(name, json.dumps(data), 7)
                 assert event == expected, name
@@ -216,7 +211,7 @@ REASONS = [
 
 
 def test_a_malformed_or_unknown_event_says_why_and_keeps_the_data() -> None:
-    for decode in decoders(DEFAULT_WIRE):
+    for decode in (EventDecoder(DEFAULT_WIRE), event_decoder(DEFAULT_WIRE)):
         for name, data, reason in REASONS:
             assert decode(name, data) == MalformedEvent(name, data, reason), (name, data[:20])
         for name, data in [("thinking", '{"t": 1}'), ("weird", "not json"), ("", "")]:

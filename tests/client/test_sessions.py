@@ -385,7 +385,7 @@ async def test_a_body_that_is_no_session_is_an_unexpected_response(
             parse_session(payload, "s1")
 
 
-async def test_each_option_of_a_call_reaches_its_request(
+async def test_each_option_of_a_call_reaches_its_request_and_get_raw_is_the_body_as_sent(
     api: Api, server: respx.MockRouter
 ) -> None:
     route = server.get(PATH).mock(return_value=json_response(body(user())))
@@ -400,3 +400,9 @@ async def test_each_option_of_a_call_reaches_its_request(
         assert all(0 < t <= 3.0 for t in route.calls.last.request.extensions["timeout"].values())
         await fetch()
         assert route.calls.last.request.extensions["timeout"]["read"] == 30.0  # one call's options
+    # `get_raw` is the body as sent, retried as `get` is.
+    sent = json.dumps(body(user()), indent=1).encode()
+    route.mock(side_effect=[httpx.Response(503), httpx.Response(200, content=sent)])
+    route.reset()
+    assert await api.call(api.client(retry_backoff=0).sessions.get_raw, "sess_1") == sent
+    assert route.call_count == 2

@@ -132,7 +132,7 @@ async def test_turn_assembles_everything_that_arrived(api: Api, server: respx.Mo
     assert turn.complete
 
 
-def test_the_builder_counts_what_it_applies_and_carries_the_request_id() -> None:
+def test_the_builder_counts_what_it_applies_and_carries_the_request_id_and_timings() -> None:
     builder = TurnBuilder("s1")
     assert (builder.events, builder.request_id, builder.build().request_id) == (0, None, None)
     for piece in ("a", "b", "c"):
@@ -149,6 +149,17 @@ def test_the_builder_counts_what_it_applies_and_carries_the_request_id() -> None
     assert builder.events == 5  # a span's `silvia.turn.events`
     assert builder.build().request_id == "req_1"
     assert builder.build().citation_errors == errors
+    # Each timing is its stamp less the start.
+    assert Turn().timings == Timings(first_byte=None, first_text=None, done=None)  # by hand
+    builder = TurnBuilder()
+    assert builder.timings() == Timings()  # no start: nothing to count from
+    builder.started_at = 100.0
+    assert builder.timings() == Timings()  # started, no milestone yet
+    builder.first_byte_at = 100.25
+    assert builder.timings() == Timings(first_byte=0.25)
+    builder.first_text_at, builder.done_at = 101.0, 102.5
+    assert builder.timings() == Timings(first_byte=0.25, first_text=1.0, done=2.5)
+    assert builder.build().timings == Timings(first_byte=0.25, first_text=1.0, done=2.5)
 
 
 # ------------------------------------------------------------------------------------------ reprs
@@ -352,19 +363,6 @@ class PacedBody(Body):
             if index in self.pauses:
                 await asyncio.sleep(PAUSE)
             yield chunk
-
-
-def test_each_timing_is_its_stamp_less_the_start() -> None:
-    assert Turn().timings == Timings(first_byte=None, first_text=None, done=None)  # by hand
-    builder = TurnBuilder()
-    assert builder.timings() == Timings()  # no start: nothing to count from
-    builder.started_at = 100.0
-    assert builder.timings() == Timings()  # started, no milestone yet
-    builder.first_byte_at = 100.25
-    assert builder.timings() == Timings(first_byte=0.25)
-    builder.first_text_at, builder.done_at = 101.0, 102.5
-    assert builder.timings() == Timings(first_byte=0.25, first_text=1.0, done=2.5)
-    assert builder.build().timings == Timings(first_byte=0.25, first_text=1.0, done=2.5)
 
 
 async def test_each_milestone_is_stamped_in_order_and_shows_the_waits(
