@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import inspect
 import json
@@ -352,11 +353,7 @@ async def test_cancelling_the_task_closes_the_response_with_or_without_with(
 
             async def consume(entered: bool = entered) -> None:
                 stream = client.chat.stream("hi")
-                if entered:
-                    async with stream:
-                        async for event in stream:
-                            received.append(event)
-                else:
+                async with stream if entered else contextlib.nullcontext():
                     async for event in stream:
                         received.append(event)
 
