@@ -252,8 +252,8 @@ async def test_the_session_object_as_the_wire_names_it_names_the_session(
     odd = await get(api, server, body(id=7, title=["T"]))
     assert (odd.id, odd.title) == ("sess_1", None)
     assert odd.extra == {}
-    for payload in ({"messages": [user()]}, {"session": 5, "messages": [user()]}):
-        assert (await get(api, server, payload)).id == "sess_1"
+    for bare in ({"messages": [user()]}, {"session": 5, "messages": [user()]}):
+        assert (await get(api, server, bare)).id == "sess_1"
     assert parse_session({"messages": []}, "sess_9").id == "sess_9"
     assert parse_session({"session": {"id": ""}, "messages": []}, "sess_9").id == "sess_9"
     # As the client's wire format names the session object and the messages.

@@ -188,12 +188,13 @@ def test_the_repr_previews_60_characters_and_names_a_rows_extras_never_their_val
     # A row's extras are whatever the server added (issue 20, finding 12): no repr or str
     # shows a provider at any depth in them.
     target = {"kind": "account", "accountRef": {"accountId": "acc_1", "provider": VENDOR}}
-    for extra in [
+    extras: list[dict[str, Any]] = [
         {"provider": VENDOR},
         {"account": {"provider": VENDOR}},
         {"rows": [{"meta": {"provider": VENDOR}}]},
         {"note": f"provider={VENDOR}"},
-    ]:
+    ]
+    for extra in extras:
         wire = {"source": "s", "title": "t", "target": target, **extra}
         inline = InlineCitation.model_validate({**wire, "offset": 0})
         cited = Citation.model_validate(wire)
@@ -386,8 +387,8 @@ async def test_each_milestone_is_stamped_in_order_and_shows_the_waits(
     assert timings.first_byte is not None
     assert timings.done is not None
     # The partial turn of a broken stream carries its timings, but no done.
-    body = Body([session("s1"), text("Hi")], fail=httpx.RemoteProtocolError("peer closed"))
-    server.post(CHAT_URL).mock(return_value=sse_response(body))
+    broken = Body([session("s1"), text("Hi")], fail=httpx.RemoteProtocolError("peer closed"))
+    server.post(CHAT_URL).mock(return_value=sse_response(broken))
     _events, error = await api.read(api.client())
     assert isinstance(error, StreamDisconnectedError)
     timings = error.turn.timings
