@@ -121,9 +121,8 @@ GROUPS: dict[str, Group] = {
         tests=(
             "tests/citations",
             "tests/client/test_events.py",
-            "tests/client/test_targets_as_sent.py",
-            "tests/client/test_sessions_messages.py",
-            "tests/client/test_repr_extras.py",
+            "tests/client/test_turn.py",
+            "tests/client/test_sessions.py",
         ),
     ),
     "sse": Group(
@@ -131,7 +130,6 @@ GROUPS: dict[str, Group] = {
         tests=(
             "tests/test_sse.py",  # the SSE decoder and JSON as the wire carries it
             "tests/test_fast_json.py",
-            "tests/client/test_count_caps.py",
             "tests/client/test_chat_stream.py",
             "tests/client/test_limits.py",
         ),
@@ -139,8 +137,7 @@ GROUPS: dict[str, Group] = {
     "events": Group(
         modules=("chat/events.py",),
         tests=(
-            "tests/client/test_events.py",
-            "tests/client/test_event_json.py",  # to_dict / to_json
+            "tests/client/test_events.py",  # and to_dict / to_json
             "tests/test_fast_json.py",  # the fast readers against the plain ones
             "tests/client/test_chat_stream.py",
             "tests/client/test_turn.py",
@@ -150,15 +147,12 @@ GROUPS: dict[str, Group] = {
         modules=("chat/_turn.py",),
         tests=(
             "tests/client/test_turn.py",
-            "tests/client/test_current_turn.py",
-            "tests/client/test_timings.py",
-            "tests/client/test_targets_as_sent.py",
             "tests/records",
             *VIEWS,
         ),
         blind={
             **POLARS,
-            "tests/client/test_current_turn.py::"
+            "tests/client/test_turn.py::"
             "test_each_copied_field_defaults_as_a_turns_and_reads_its_own_list": (
                 "`TurnSoFar`'s fields are built at import: mutated, they show only afresh"
             ),
@@ -167,13 +161,12 @@ GROUPS: dict[str, Group] = {
     "sessions": Group(
         modules=("sessions/_history.py", "_async/_sessions.py"),
         tests=(
-            "tests/client/test_sessions_messages.py",
-            "tests/client/test_sessions_requests.py",
-            "tests/client/test_targets_as_sent.py",
-            "tests/client/test_options.py",
+            "tests/client/test_sessions.py",
+            "tests/client/test_turn.py",
+            "tests/client/test_chat_stream.py",
+            "tests/client/test_errors.py",
             "tests/client/test_limits.py",
             "tests/client/test_retries.py",
-            "tests/client/test_count_caps.py",
             "tests/records",
             *VIEWS,
         ),
@@ -192,7 +185,8 @@ GROUPS: dict[str, Group] = {
             "tests/client/test_limits.py",  # a Halt at a size limit
             # The argument table and `RequestOptions`, in the same module:
             "tests/client/test_config.py",
-            "tests/client/test_options.py",
+            "tests/client/test_chat_stream.py",
+            "tests/client/test_errors.py",
             "tests/client/test_privacy.py",  # the token's and the base URL's checks, plain http
         ),
     ),
@@ -202,7 +196,6 @@ GROUPS: dict[str, Group] = {
             "tests/client/test_body_reads.py",
             "tests/client/test_limits.py",
             "tests/client/test_chat_stream.py",
-            "tests/client/test_connection_reuse.py",  # the drain hands the connection back
         ),
     ),
     # The client's own arguments, read before the argument table; the rest of `_base.py`

@@ -1,20 +1,35 @@
 """Body reading (`_async/_body.py`; `_sync/_body.py` is generated from it): bounded,
-guarded, decoded, and what each reader hands back when a body ends early. Then a body's
+guarded, decoded, and what each reader hands back when a body ends early; a body's
 Content-Encoding: what is decoded, in bounded pieces, and what is refused, by name
-(compared with zlib's own one-shot decoding)."""
+(compared with zlib's own one-shot decoding); and after `done`, the drain that hands
+the connection back to the pool, against uvicorn with sse-starlette on 127.0.0.1 (the
+stack a Python Silvia would run), which request came on which connection told by its
+client port.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import gzip
+import json
 import os
+import threading
+import time
 import warnings
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import anyio
 import httpx
 import pytest
+import uvicorn
+from sse_starlette.sse import EventSourceResponse
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
 from silvia_client._async._body import (
     Inflater,
@@ -30,31 +45,19 @@ from silvia_client._async._body import (
 from silvia_client._deadline import Guard, Halt
 from silvia_client._wire import DEFAULTS
 
-from .conftest import no_alarm
+from .conftest import Api, no_alarm
+from .sse import Body
 
-
-class _Stream(httpx.AsyncByteStream):
-    def __init__(self, chunks: list[bytes], error: Exception | None = None) -> None:
-        self.chunks, self.error, self.closed = chunks, error, False
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for chunk in self.chunks:
-            yield chunk
-        if self.error is not None:
-            raise self.error
-
-    async def aclose(self) -> None:
-        self.closed = True
+pytestmark = pytest.mark.anyio
 
 
 def _response(
     chunks: list[bytes], error: Exception | None = None, encoding: str | None = None
 ) -> httpx.Response:
     headers = {} if encoding is None else {"content-encoding": encoding}
-    return httpx.Response(200, headers=headers, stream=_Stream(chunks, error))
+    return httpx.Response(200, headers=headers, stream=Body(chunks, fail=error))
 
 
-@pytest.mark.anyio
 async def test_a_body_is_read_whole_decoded_and_within_its_limit() -> None:
     plain = await read_body(_response([b"ab", b"cd"]), Guard(no_alarm), 4)
     assert plain == b"abcd"  # exactly the limit is allowed
@@ -73,7 +76,6 @@ async def test_a_body_is_read_whole_decoded_and_within_its_limit() -> None:
     assert (halted.value.limit, halted.value.reason) == (None, "closed")
 
 
-@pytest.mark.anyio
 async def test_read_at_most_keeps_the_first_bytes_and_what_came_before_a_break() -> None:
     response = _response([b"abc", b"def", b"ghi"])
     assert await read_at_most(response, 5, Guard(no_alarm)) == b"abcde"
@@ -84,7 +86,6 @@ async def test_read_at_most_keeps_the_first_bytes_and_what_came_before_a_break()
     assert await read_at_most(undecodable, 100, Guard(no_alarm)) == b""
 
 
-@pytest.mark.anyio
 async def test_drain_reads_the_rest_and_swallows_how_it_ends() -> None:
     seen: list[bytes] = []
 
@@ -103,23 +104,7 @@ async def test_drain_reads_the_rest_and_swallows_how_it_ends() -> None:
     assert seen[-1] == b"y"
 
 
-@pytest.mark.anyio
-async def test_guarded_counts_every_chunk_against_the_limit() -> None:
-    async def chunks() -> AsyncIterator[bytes]:
-        for chunk in (b"ab", b"cd", b"e"):
-            yield chunk
-
-    got: list[bytes] = []
-    reading = guarded(chunks(), Guard(no_alarm), 4)
-    got.append(await reading.__anext__())
-    got.append(await reading.__anext__())
-    with pytest.raises(Halt):
-        await reading.__anext__()
-    assert got == [b"ab", b"cd"]
-
-
-@pytest.mark.anyio
-async def test_closing_a_reader_early_closes_what_it_reads_from() -> None:
+async def test_guarded_counts_every_chunk_and_a_reader_closed_early_closes_its_source() -> None:
     closed: list[str] = []
 
     async def source(name: str, chunks: list[bytes]) -> AsyncIterator[bytes]:
@@ -129,6 +114,10 @@ async def test_closing_a_reader_early_closes_what_it_reads_from() -> None:
         finally:
             closed.append(name)
 
+    counted = guarded(source("counted", [b"ab", b"cd", b"e"]), Guard(no_alarm), 4)
+    assert [await counted.__anext__(), await counted.__anext__()] == [b"ab", b"cd"]
+    with pytest.raises(Halt):
+        await counted.__anext__()
     reading = guarded(source("guarded", [b"a", b"b"]), Guard(no_alarm), 10)
     assert await reading.__anext__() == b"a"
     await reading.aclose()
@@ -136,7 +125,7 @@ async def test_closing_a_reader_early_closes_what_it_reads_from() -> None:
     inflating = _inflated(source("inflated", [zipped[:20], zipped[20:]]), Inflater("gzip"))
     await inflating.__anext__()
     await inflating.aclose()
-    assert closed == ["guarded", "inflated"]
+    assert closed[-2:] == ["guarded", "inflated"]
 
 
 class _Chunks:
@@ -214,7 +203,11 @@ def test_each_encoding_the_sdk_asks_for_is_decoded_however_the_header_spells_it(
         decoded("x-gzip", raw)
 
 
-def test_a_deflate_body_that_breaks_after_it_began_is_an_error_not_a_second_guess() -> None:
+def test_a_body_that_is_not_what_its_header_says_fails_with_zlibs_words() -> None:
+    for header in ("gzip", "deflate"):
+        with pytest.raises(httpx.DecodingError, match="while decompressing data"):
+            decoded(header, b"this is not compressed at all")
+    # A deflate body that breaks after it began is an error, not a second guess (raw).
     body = bytearray(_deflate(DATA, zlib.MAX_WBITS))
     body[len(body) // 2 :] = os.urandom(len(body) - len(body) // 2)
     with pytest.raises(httpx.DecodingError):
@@ -235,14 +228,90 @@ def test_no_coding_is_none_and_what_the_sdk_cannot_decode_is_named() -> None:
         assert encoding_error(response) == message, header
 
 
-def test_a_body_that_is_not_what_its_header_says_fails_with_zlibs_words() -> None:
-    for header in ("gzip", "deflate"):
-        with pytest.raises(httpx.DecodingError, match="while decompressing data"):
-            decoded(header, b"this is not compressed at all")
-
-
 def test_a_body_read_already_is_handed_on_whole() -> None:
     assert list(content_pieces(httpx.Response(200, content=b"read"))) == [b"read"]
     assert list(content_pieces(httpx.Response(200, content=b""))) == []
     streamed = httpx.Response(200, stream=httpx.ByteStream(b"unread"))
     assert list(content_pieces(streamed)) == []  # not read, so not kept: nothing to hand on
+
+
+# ------------------------------------------------------------- the connection, back to the pool
+
+GUARD = 60.0
+
+
+async def turn_events(after: str) -> AsyncIterator[dict[str, str]]:
+    yield {"event": "session", "data": json.dumps({"sessionId": "s1"})}
+    yield {"event": "text", "data": json.dumps({"text": "Hello"})}
+    yield {"event": "done", "data": "{}"}
+    if after == "hang":  # the body never ends
+        await asyncio.Event().wait()
+    elif after == "chatter":  # far more than the drain reads, then the end
+        for _ in range(64):
+            yield {"comment": "x" * 16_384}
+
+
+class App:
+    """The chat and session endpoints, recording the client port of each request."""
+
+    def __init__(self) -> None:
+        self.ports: list[int] = []
+        self.after = "end"
+
+    async def answer(self, request: Request) -> Response:
+        assert request.client is not None
+        self.ports.append(request.client.port)
+        if request.method == "POST":
+            return EventSourceResponse(turn_events(self.after))
+        return JSONResponse({"session": {"id": "s1", "title": "t"}, "messages": []})
+
+    def asgi(self) -> Starlette:
+        return Starlette(
+            routes=[
+                Route("/api/claude", self.answer, methods=["POST"]),
+                Route("/api/chat/sessions/{id}", self.answer),
+            ]
+        )
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[App, str]]:
+    app = App()
+    config = uvicorn.Config(
+        app.asgi(), host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    start = time.monotonic()
+    while not server.started and time.monotonic() - start < GUARD:
+        time.sleep(0.01)
+    assert server.started
+    port = server.servers[0].sockets[0].getsockname()[1]
+    yield app, f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(GUARD)
+    assert not thread.is_alive()
+
+
+async def turn(api: Api, client: Any) -> Any:
+    return (
+        await asyncio.wait_for(api.turn(client), GUARD) if api.is_async else await api.turn(client)
+    )
+
+
+async def test_after_done_the_connection_is_used_again_unless_the_body_goes_on(
+    api: Api, served: tuple[App, str]
+) -> None:
+    app, url = served
+    client = api.client(base_url=url, token="t")
+    for _ in range(3):
+        assert (await turn(api, client)).complete
+    await api.session(client, "s1")
+    assert len(app.ports) == 4
+    assert len(set(app.ports)) == 1, app.ports  # one connection for all four
+    # A body that never ends; 1 MiB of comments after `done`; then one that ends.
+    for after in ("hang", "chatter", "end"):
+        app.after = after
+        assert (await turn(api, client)).complete, after  # the drain gives up at its bound
+    assert len(set(app.ports)) == 3  # and closed the connection each time

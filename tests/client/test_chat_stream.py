@@ -1,9 +1,13 @@
-"""`client.chat.stream`: the request, `text_stream`, `until_done()`, and closing the response."""
+"""`client.chat.stream` and `chat.send`: the request and the options of a call (`extra_body=`,
+`extra_query=`; headers and timeouts: test_config.py), `with_options`, `text_stream`,
+`iter_with_raw`, `until_done()`, ids and reprs, and closing the response."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import inspect
 import json
 from collections.abc import Callable
 
@@ -11,9 +15,14 @@ import httpx
 import pytest
 import respx
 
-from silvia_client import DEFAULT_WIRE, AsyncSilviaClient, EventNames
+from silvia_client import DEFAULT_WIRE, AsyncSilviaClient, EventNames, SilviaClient
 from silvia_client.chat import DoneEvent, SessionEvent, TextEvent, UnknownEvent
-from silvia_client.errors import IncompleteTurnError
+from silvia_client.errors import (
+    ConfigurationError,
+    IncompleteTurnError,
+    InternalServerError,
+    ServerStreamError,
+)
 
 from .conftest import Api
 from .sse import (
@@ -21,9 +30,12 @@ from .sse import (
     CHAT_URL,
     TOKEN,
     Body,
+    TurnNotingTimeouts,
     done,
+    error,
     event,
     full_turn,
+    json_response,
     session,
     sse_response,
     text,
@@ -31,11 +43,9 @@ from .sse import (
 
 pytestmark = pytest.mark.anyio
 
+SESSION_URL = BASE_URL + "/api/chat/sessions/s1"
+SESSION_BODY = {"session": {"id": "s1", "title": "t"}, "messages": []}
 PIECES = ["How ", "much ", "is ", "in ", "checking?"]
-
-
-def pieces_turn() -> bytes:
-    return session("s1") + b"".join(text(p) for p in PIECES) + done()
 
 
 def serve_body(server: respx.MockRouter, make: Callable[[], Body]) -> list[Body]:
@@ -58,28 +68,51 @@ def chunked() -> Body:
 # ------------------------------------------------------------------------------------- the request
 
 
-async def test_chat_request(api: Api, server: respx.MockRouter) -> None:
+async def test_the_request_carries_the_message_and_the_options_merged_into_it(
+    api: Api, server: respx.MockRouter
+) -> None:
+    # The options of a call are merged into what is sent, over `with_options`' defaults; a
+    # field the SDK sets itself, or a value of no accepted type (test_config.py), is
+    # refused before anything is sent.
     route = server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn()))
-    for session_id, body in [
-        (None, {"message": "How much?"}),
-        ("sess_7", {"message": "How much?", "sessionId": "sess_7"}),
-    ]:
-        await api.turn(api.client(), "How much?", session_id=session_id)
-        request = route.calls.last.request
-        assert request.method == "POST"
-        assert request.url == CHAT_URL
-        assert json.loads(request.content) == body
-        assert request.headers["content-type"] == "application/json"
-        assert request.headers["accept"] == "text/event-stream"
-    assert route.call_count == 2
+    client = api.client()
+    for field in ("message", "sessionId"):
+        with pytest.raises(ConfigurationError, match=f"extra_body must not set '{field}'"):
+            await api.turn(client, extra_body={field: "mine"})
+        with pytest.raises(ConfigurationError, match=field):
+            client.with_options(extra_body={field: "mine"})
+    assert not route.calls
+    await api.turn(client, "How much?")
+    options = {"extra_body": {"temperature": 0.2, "tags": ["a"]}, "extra_query": {"n": 2}}
+    await api.turn(client, "hello", session_id="s1", **options)
+    await api.call(client.chat.send, "hi", extra_body={"x": None})
+    copy = client.with_options(extra_body={"a": 1, "b": 1}, extra_query={"q": "c", "r": "c"})
+    copy = copy.with_options(extra_body={"c": 1})  # added to the first copy's
+    await api.turn(copy, extra_body={"b": 2}, extra_query={"r": "call"})
+    await api.turn(client)  # the original keeps none
+    sent = [(json.loads(c.request.content), dict(c.request.url.params)) for c in route.calls]
+    assert sent == [
+        ({"message": "How much?"}, {}),
+        ({"temperature": 0.2, "tags": ["a"], "message": "hello", "sessionId": "s1"}, {"n": "2"}),
+        ({"x": None, "message": "hi"}, {}),
+        ({"a": 1, "b": 2, "c": 1, "message": "hi"}, {"q": "c", "r": "call"}),
+        ({"message": "hi"}, {}),
+    ]
+    for call in route.calls:
+        assert call.request.method == "POST"
+        assert call.request.url.copy_with(query=None) == CHAT_URL
+        assert call.request.headers["content-type"] == "application/json"
+        assert call.request.headers["accept"] == "text/event-stream"
+    sessions = server.get(SESSION_URL).mock(return_value=json_response(SESSION_BODY))
+    await api.call(copy.sessions.get, "s1")
+    assert dict(sessions.calls.last.request.url.params) == {"q": "c", "r": "c"}
     # Nothing is sent until the stream is used; reading without `with` sends it (and
     # closes the response at the end).
     stream = api.stream(api.client())
-    assert route.call_count == 2
+    assert route.call_count == 5
     assert stream.raw.request_id is None
-    turn = await stream.until_done()
-    assert route.call_count == 3
-    assert turn.complete
+    assert (await stream.until_done()).complete
+    assert route.call_count == 6
     assert stream.raw.request_id == "req_123"
 
 
@@ -111,23 +144,123 @@ async def test_a_different_wire_format_is_honoured(api: Api, server: respx.MockR
     ]
 
 
+async def test_with_options_is_a_configured_copy(api: Api, server: respx.MockRouter) -> None:
+    chat = server.post(CHAT_URL).mock(side_effect=(turns := TurnNotingTimeouts()))
+    client = api.client(default_headers={"x-a": "1"}, idle_timeout=9.0)
+    other = client.with_options(
+        timeout=2.0,
+        idle_timeout=3.0,
+        default_headers={"x-b": "2"},
+        deadline=30,
+        max_retries=0,
+        max_event_bytes=1000,
+        max_response_bytes=5000,
+    )
+    assert type(other) is type(client)
+    assert (other.idle_timeout, other.deadline, other.retries.max_retries) == (3.0, 30, 0)
+    assert (other.max_event_bytes, other.max_response_bytes) == (1000, 5000)
+    assert (client.idle_timeout, client.deadline, client.retries.max_retries) == (9.0, None, 2)
+    await api.turn(other)
+    sent = chat.calls.last.request
+    assert (sent.headers["x-a"], sent.headers["x-b"]) == ("1", "2")
+    assert turns.sent[-1] == {"connect": 2.0, "read": 2.0, "write": 2.0, "pool": 2.0}
+    await api.turn(client)
+    assert "x-b" not in chat.calls.last.request.headers
+    assert repr(other) == repr(client)
+    route = server.get(SESSION_URL).mock(return_value=httpx.Response(500))
+    with pytest.raises(InternalServerError):
+        await api.session(other, "s1")
+    assert route.call_count == 1  # retried as told: not at all
+
+
+# ------------------------------------------------------------------------ the wire, as sent
+
+
+async def test_iter_with_raw_gives_each_event_beside_its_raw_form(
+    api: Api, server: respx.MockRouter
+) -> None:
+    wire = session("s1") + text("Hi") + b"event: shiny\ndata: {not json\n\n" + done()
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(wire))
+    async with api.stream(api.client()) as stream:
+        # The raw form comes from the same loop as the events, so a reader may ask for
+        # it at any point: the events not read yet come with theirs, none twice.
+        first = await stream.next()
+        pairs = await stream.with_raw()
+        turn = await stream.until_done()
+    assert isinstance(first, SessionEvent)
+    assert [raw.name for raw, _ in pairs] == ["text", "shiny", "done"]
+    assert [raw.data for raw, _ in pairs] == [json.dumps({"text": "Hi"}), "{not json", "{}"]
+    assert [type(event) for _, event in pairs] == [TextEvent, UnknownEvent, DoneEvent]
+    assert turn.complete
+    assert turn.text == "Hi"
+    assert repr(pairs[0][0]) == "RawEvent(name='text')"  # the data is kept out of the repr
+    # The error event comes beside its raw form before the error.
+    wire = session("s1") + error("overloaded")
+    pairs = []
+    async with api.stream(api.client()) as stream:
+        with pytest.raises(ServerStreamError):
+            await stream.with_raw(pairs)
+    assert [raw.name for raw, _ in pairs] == ["session", "error"]
+    assert json.loads(pairs[0][0].data) == {"sessionId": "s1"}
+
+
+# ------------------------------------------------------------------------------ ids and reprs
+
+
+async def test_a_stream_shows_its_ids_and_state_and_a_turn_and_a_session_their_request_id(
+    api: Api, server: respx.MockRouter
+) -> None:
+    # The request id is the id a user quotes to support.
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(full_turn("sess_r")))
+    stream = api.stream(api.client())
+    states = [repr(stream.raw)]
+    assert stream.raw.response is None
+    async with stream:
+        states.append(repr(stream.raw))
+        turn = await stream.until_done()
+        states.append(repr(stream.raw))
+    states.append(repr(stream.raw))
+    name = "AsyncChatStream" if api.is_async else "ChatStream"
+    assert states == [
+        f"{name}(request_id=None, session_id=None, state='not started')",
+        f"{name}(request_id='req_123', session_id=None, state='open')",
+        f"{name}(request_id='req_123', session_id='sess_r', state='done')",
+        f"{name}(request_id='req_123', session_id='sess_r', state='done')",
+    ]
+    assert (turn.complete, turn.request_id) == (True, "req_123")
+    response = stream.raw.response  # the turn's own `httpx.Response`, for raw access
+    assert isinstance(response, httpx.Response)
+    assert (response.status_code, response.headers["x-request-id"]) == (200, "req_123")
+    headers = {"content-type": "text/event-stream"}  # no x-request-id
+    server.post(CHAT_URL).mock(
+        side_effect=lambda r: httpx.Response(200, content=full_turn(), headers=headers)
+    )
+    assert (await api.turn(api.client())).request_id is None
+    server.get(SESSION_URL).mock(
+        return_value=httpx.Response(200, json=SESSION_BODY, headers={"x-request-id": "req_s"})
+    )
+    got = await api.session(api.client(), "s1")
+    assert (got.request_id, got.id) == ("req_s", "s1")
+
+
+def test_every_constructor_argument_is_documented_and_a_get_has_no_extra_body() -> None:
+    # Each client's, in its docstring (the sync one's is generated from the async one's).
+    for client in (SilviaClient, AsyncSilviaClient):
+        doc = client.__doc__ or ""
+        for name in inspect.signature(client).parameters:
+            assert f"- `{name}`:" in doc, (client.__name__, name)
+        sessions = client(base_url=BASE_URL).sessions
+        assert "extra_body" not in inspect.signature(sessions.get).parameters
+        assert "extra_query" in inspect.signature(sessions.get_raw).parameters
+    assert list(inspect.signature(AsyncSilviaClient).parameters) == list(
+        inspect.signature(SilviaClient).parameters
+    )
+
+
 # ----------------------------------------------------------------------------------- text and turn
 
 
-async def test_text_stream_yields_the_deltas_and_builds_the_turn(
-    api: Api, server: respx.MockRouter
-) -> None:
-    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(pieces_turn()))
-    async with api.stream(api.client()) as stream:
-        deltas = await stream.texts()
-        turn = await stream.until_done()
-    assert deltas == PIECES
-    assert turn.text == "".join(PIECES)
-    assert turn.session_id == "s1"
-    assert turn.complete
-
-
-async def test_until_done_after_a_full_or_partial_iteration_reads_the_rest(
+async def test_text_stream_and_until_done_after_a_full_or_partial_iteration_read_the_rest(
     api: Api, server: respx.MockRouter
 ) -> None:
     bodies = serve_body(server, chunked)
@@ -146,16 +279,15 @@ async def test_until_done_after_a_full_or_partial_iteration_reads_the_rest(
     assert seen == [SessionEvent("s1"), TextEvent(PIECES[0])]
     assert turn.text == "".join(PIECES)  # the pieces already read are in the turn too
     assert turn.complete
-    assert len(bodies) == 2
-    assert bodies[0].closed
-    assert bodies[1].closed
+    async with api.stream(api.client()) as stream:
+        assert await stream.texts() == PIECES
+        turn = await stream.until_done()
+    assert (turn.text, turn.session_id, turn.complete) == ("".join(PIECES), "s1", True)
+    assert len(bodies) == 3
+    assert all(body.closed for body in bodies)
 
 
 # ----------------------------------------------------------------------------------------- closing
-
-
-def async_client() -> AsyncSilviaClient:
-    return AsyncSilviaClient(base_url=BASE_URL, token=TOKEN)
 
 
 async def eventually(condition: Callable[[], bool], turns: int = 100) -> bool:
@@ -192,23 +324,20 @@ async def test_every_way_out_closes_the_response(api: Api, server: respx.MockRou
     assert not info.value.turn.complete
     # No `with`: only the break can close it; the async client's, once the event loop has
     # run the async generator's finalizer.
-    if isinstance(client, AsyncSilviaClient):
-        async for event in client.chat.stream("hi"):
-            if isinstance(event, TextEvent):
+    for text_only in (False, True):
+        if isinstance(client, AsyncSilviaClient):
+            async for _ in (
+                client.chat.stream("hi").text_stream if text_only else client.chat.stream("hi")
+            ):
                 break
-        assert await eventually(lambda: bodies[-1].closed)
-        assert bodies[-1].sent < len(bodies[-1].chunks)
-        async for _ in client.chat.stream("hi").text_stream:
-            break
-    else:
-        for event in client.chat.stream("hi"):
-            if isinstance(event, TextEvent):
+            assert await eventually(lambda: bodies[-1].closed)
+        else:
+            for _ in (
+                client.chat.stream("hi").text_stream if text_only else client.chat.stream("hi")
+            ):
                 break
-        assert bodies[-1].closed
+            assert bodies[-1].closed
         assert bodies[-1].sent < len(bodies[-1].chunks)
-        for _ in client.chat.stream("hi").text_stream:
-            break
-    assert await eventually(lambda: bodies[-1].closed)
     assert len(bodies) == 6
 
 
@@ -218,17 +347,13 @@ async def test_cancelling_the_task_closes_the_response_with_or_without_with(
     # The body sends a session and a text event, then goes silent.
     bodies = serve_body(server, lambda: Body([session("s1"), text("a")], hang=True))
     received: list[object] = []
-    async with async_client() as client:
+    async with AsyncSilviaClient(base_url=BASE_URL, token=TOKEN) as client:
         for entered in (True, False):
             received.clear()
 
             async def consume(entered: bool = entered) -> None:
                 stream = client.chat.stream("hi")
-                if entered:
-                    async with stream:
-                        async for event in stream:
-                            received.append(event)
-                else:
+                async with stream if entered else contextlib.nullcontext():
                     async for event in stream:
                         received.append(event)
 

@@ -1,11 +1,10 @@
-"""Failures: HTTP statuses, responses that are not a stream, and streams that stop early.
+"""Failures: HTTP statuses, responses that are not a stream, streams that stop early, and
+servers that are not there.
 
 Every error is a typed `SilviaError`; a stream that stops early hands back the
-partial turn, with everything that arrived (what is retried: test_retries.py).
-
-Raw access: `stream.response` is the turn's `httpx.Response`; every `APIStatusError`
-has `.response` (a read copy of what the SDK kept, the token blanked) and `.headers`.
-A server that is not there: both clients say so in the same words, the system's.
+partial turn, with everything that arrived (what is retried: test_retries.py). Every
+`APIStatusError` has `.response` (a read copy of what the SDK kept, the token blanked)
+and `.headers`.
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ from silvia_client.citations import AccountTarget, WebTarget
 from silvia_client.errors import (
     APIConnectionError,
     APIStatusError,
+    APITimeoutError,
     AuthenticationError,
     BadRequestError,
     ConflictError,
@@ -47,6 +47,7 @@ from .conftest import Api
 from .sse import (
     ACCOUNT_A,
     ACCOUNT_SOURCE,
+    BASE_URL,
     CHAT_URL,
     TOKEN,
     WEB_URL,
@@ -56,7 +57,6 @@ from .sse import (
     done,
     error,
     event,
-    full_turn,
     row,
     session,
     sse_response,
@@ -185,12 +185,9 @@ async def test_a_200_that_is_not_an_event_stream(api: Api, server: respx.MockRou
     assert isinstance(err, UnexpectedResponseError)
     assert err.status_code == 200
     assert err.request_id == "req_5"
-    message = str(err)
-    assert "200" in message
-    assert "text/html" in message
-    assert "text/event-stream" in message
-    assert "<html><body>Please sign in." in message
-    assert len(message) < 400  # the start of the body, not all of it
+    for said in ("200", "text/html", "text/event-stream", "<html><body>Please sign in."):
+        assert said in str(err), said
+    assert len(str(err)) < 400  # the start of the body, not all of it
     server.post(CHAT_URL).mock(return_value=httpx.Response(200, content=b'{"ok": true}'))
     err = await call(api, "chat")  # no content type at all
     assert isinstance(err, UnexpectedResponseError)
@@ -265,6 +262,10 @@ async def test_a_stream_that_stops_early_keeps_everything_that_arrived(
             assert err.turn.error.message == "overloaded"
         assert len(events) == len(ARRIVED) + (cls is ServerStreamError), cls  # and the error event
         assert route.call_count == 1, fail  # never sent again
+        assert (err.request_id, err.session_id) == ("req_123", "sess_1"), cls
+        if fail is None and cls is IncompleteTurnError:
+            said = "the stream ended without `done` (request id req_123, session sess_1)"
+            assert str(err) == said
         assert bodies[0].closed, fail
         route.reset()
     # until_done() raises the same error again.
@@ -275,22 +276,13 @@ async def test_a_stream_that_stops_early_keeps_everything_that_arrived(
         with pytest.raises(StreamDisconnectedError) as second:
             await stream.until_done()
     assert second.value is first.value
-
-
-async def test_stream_response_is_the_turn_s_response_once_opened(
-    api: Api, server: respx.MockRouter
-) -> None:
-    server.post(CHAT_URL).mock(
-        return_value=sse_response(full_turn(), headers={"x-ratelimit-remaining": "41"})
-    )
-    stream = api.stream(api.client())
-    assert stream.raw.response is None
-    async with stream:
-        await stream.until_done()
-    response = stream.raw.response
-    assert isinstance(response, httpx.Response)
-    assert response.status_code == 200
-    assert response.headers["x-ratelimit-remaining"] == "41"
+    # `chat.send` raises it too.
+    body = Body(ARRIVED, fail=httpx.ReadError("reset"))
+    serve(server, lambda: body)
+    with pytest.raises(StreamDisconnectedError) as sent:
+        await api.call(api.client().chat.send, "hi")
+    assert_nothing_lost(sent.value)
+    assert body.closed
 
 
 @pytest.mark.parametrize("endpoint", ["chat", "session"])
@@ -319,6 +311,22 @@ async def test_a_status_error_keeps_the_response_read_and_without_the_token(
     by_hand = APIStatusError("boom", status_code=418)  # no response, empty headers
     assert by_hand.response is None
     assert not by_hand.headers
+
+
+async def test_a_connection_error_names_scheme_host_and_port_only(
+    api: Api, server: respx.MockRouter
+) -> None:
+    for fail, cls in [
+        (httpx.ConnectError, APIConnectionError),
+        (httpx.ConnectTimeout, APITimeoutError),
+    ]:
+        server.get(url__startswith=BASE_URL).mock(side_effect=fail("refused"))
+        with pytest.raises(cls) as caught:
+            await api.session(api.client(max_retries=0), "secret-session")
+        message = str(caught.value)
+        assert "https://silvia.test:443" in message, fail
+        assert "secret-session" not in message, fail
+        assert "/api/" not in message, fail
 
 
 def _closed_port() -> str:

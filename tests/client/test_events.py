@@ -1,6 +1,8 @@
-"""Every SSE event of a turn becomes one typed event; nothing is dropped, nothing is fatal.
+"""Every SSE event of a turn becomes one typed event; nothing is dropped, nothing is fatal;
+every event goes out as JSON for a relay (`to_dict()`, `to_json()`), with no `provider`
+unless asked.
 
-The first half reads events off a response body, sync and async; the second reads
+The first part reads events off a response body, sync and async; the second reads
 them through the events' table (`chat/events.py`) alone, on any wire format: bad
 data gives a `MalformedEvent` that says why, with the data as it arrived; a name
 the table does not hold gives an `UnknownEvent`; nothing raises.
@@ -9,6 +11,8 @@ the table does not hold gives an `UnknownEvent`; nothing raises.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -30,12 +34,9 @@ from silvia_client.chat import (
     UnknownEvent,
 )
 from silvia_client.chat.events import EventDecoder, decode_event, event_decoder
-from silvia_client.citations import (
-    Citation,
-    InlineCitation,
-    RowError,
-    WebTarget,
-)
+from silvia_client.citations import Citation, InlineCitation, RowError, WebTarget
+from silvia_client.errors import StreamError
+from silvia_client.testing import SCENARIOS, ReferenceServer
 
 from ..depth import examples
 from .conftest import Api
@@ -45,7 +46,6 @@ from .sse import (
     WEB_URL,
     citation,
     comment,
-    done,
     event,
     message,
     row,
@@ -59,49 +59,7 @@ from .sse import (
 pytestmark = pytest.mark.anyio
 
 
-def serve(server: respx.MockRouter, *parts: bytes) -> respx.Route:
-    body = b"".join(parts)
-    return server.post(CHAT_URL).mock(side_effect=lambda request: sse_response(body))
-
-
-async def test_each_contract_event_becomes_its_typed_event(
-    api: Api, server: respx.MockRouter
-) -> None:
-    serve(
-        server,
-        session("sess_9"),
-        text("Hello"),
-        citation(row(WEB_URL, web(), type="search_result_location", search_result_index=2)),
-        summary([row(WEB_URL, web())]),
-        message(FINAL_MESSAGE),
-        done(),
-    )
-    events, failure = await api.read(api.client())
-    assert failure is None
-    inline = {**row(WEB_URL, web(), type="search_result_location", search_result_index=2)}
-    assert events == [
-        SessionEvent("sess_9"),
-        TextEvent("Hello"),
-        CitationEvent(InlineCitation.model_validate({**inline, "offset": len("Hello")})),
-        CitationsSummaryEvent((Citation.model_validate(row(WEB_URL, web())),)),
-        MessageEvent(FINAL_MESSAGE),
-        DoneEvent(),
-    ]
-    cite = events[2]
-    assert isinstance(cite, CitationEvent)
-    assert cite.citation.target == WebTarget(WEB_URL)
-    assert cite.citation.model_extra == {"type": "search_result_location", "search_result_index": 2}
-    assert [e.type for e in events] == [
-        "session",
-        "text",
-        "citation",
-        "citations_summary",
-        "message",
-        "done",
-    ]
-
-
-async def test_unknown_and_malformed_events_keep_their_raw_data_and_the_stream_goes_on(
+async def test_each_event_of_a_stream_becomes_its_typed_event_and_nothing_stops_it(
     api: Api, server: respx.MockRouter
 ) -> None:
     unknown = [("thinking_delta", '{"thinking": "hmm"}'), ("weird", "not json at all")]
@@ -116,52 +74,36 @@ async def test_unknown_and_malformed_events_keep_their_raw_data_and_the_stream_g
         ("message", "[1, 2]"),
         ("error", '{"error": 5}'),
     ]
-    serve(
-        server,
-        text("before "),
-        *(event(name, data) for name, data in unknown + malformed),
-        text("after"),
-        done(),
-    )
+    inline = row(WEB_URL, web(), type="search_result_location", search_result_index=2)
+    wire = [comment(), session("sess_9"), comment("ping"), text("Hello"), citation(inline)]
+    wire += [b": ping\n", b'event: text\n: keep-alive\ndata: {"text": "b"}\n\n']  # comments inside
+    wire += [event("text", '{"text":\n"two lines"}')]
+    wire += [event(name, data) for name, data in unknown + malformed]
+    wire += [summary([row(WEB_URL, web())]), message(FINAL_MESSAGE), comment()]
+    wire += [b"event: done\ndata:\n\n", comment()]
+    body = b"".join(wire)
+    server.post(CHAT_URL).mock(side_effect=lambda request: sse_response(body))
     events, failure = await api.read(api.client())
     assert failure is None
-    got = [(e.event, e.data) for e in events if isinstance(e, UnknownEvent)]
-    assert got == unknown
+    assert [(e.event, e.data) for e in events if isinstance(e, UnknownEvent)] == unknown
     bad = [e for e in events if isinstance(e, MalformedEvent)]
     assert [(e.event, e.data) for e in bad] == malformed
     assert all(e.reason for e in bad)
-    assert [type(e) for e in events if not isinstance(e, (UnknownEvent, MalformedEvent))] == [
-        TextEvent,
-        TextEvent,
-        DoneEvent,
-    ]
-
-
-async def test_comments_multiline_data_and_an_empty_done_are_read(
-    api: Api, server: respx.MockRouter
-) -> None:
-    serve(
-        server,
-        comment(),
-        session("s"),
-        comment("ping"),
-        text("a"),
-        b": ping\n",  # a comment line inside an event
-        b'event: text\n: keep-alive\ndata: {"text": "b"}\n\n',
-        event("text", '{"text":\n"two lines"}'),
-        comment(),
-        b"event: done\ndata:\n\n",
-        comment(),
-    )
-    events, failure = await api.read(api.client())
-    assert failure is None
-    assert events == [
-        SessionEvent("s"),
-        TextEvent("a"),
+    known = [e for e in events if not isinstance(e, (UnknownEvent, MalformedEvent))]
+    assert known == [
+        SessionEvent("sess_9"),
+        TextEvent("Hello"),
+        CitationEvent(InlineCitation.model_validate({**inline, "offset": len("Hello")})),
         TextEvent("b"),
         TextEvent("two lines"),
+        CitationsSummaryEvent((Citation.model_validate(row(WEB_URL, web())),)),
+        MessageEvent(FINAL_MESSAGE),
         DoneEvent(),
     ]
+    cite = known[2]
+    assert isinstance(cite, CitationEvent)
+    assert cite.citation.target == WebTarget(WEB_URL)
+    assert cite.citation.model_extra == {"type": "search_result_location", "search_result_index": 2}
 
 
 # ------------------------------------------------------------------------ the table, without I/O
@@ -189,16 +131,21 @@ URL = "https://e.example/a"
 ROW = {"source": URL, "title": "T", "target": {"kind": "web", "url": URL}, "type": "x"}
 
 
-def decoders(wire: WireFormat) -> list[EventDecoder]:
-    # A decoder built here, and the one `decode_event` shares.
-    return [EventDecoder(wire), event_decoder(wire)]
-
-
 def cases(wire: WireFormat) -> list[tuple[str, dict[str, Any], ChatEvent]]:
     """Each event name of `wire`, data of the documented shape, and the event it reads as."""
     n = wire.events
     summary_rows = [ROW, {"title": "no source"}]
     error = {wire.error_key: {"message": "overloaded", "type": "overloaded_error"}}
+    # An error object without its fields has the defaults.
+    errors = [
+        ({wire.error_key: fields, "request_id": "r1"}, said, kind)
+        for fields, said, kind in [
+            ({}, "the server reported an error", None),
+            ({"message": 5, "type": 7}, "the server reported an error", None),
+            ({"type": "overloaded_error"}, "the server reported an error", "overloaded_error"),
+            ({"message": "slow down"}, "slow down", None),
+        ]
+    ]
     return [
         (n.session, {wire.session_id_key: "sess_1"}, SessionEvent("sess_1")),
         (n.text, {wire.text_key: "Hello"}, TextEvent("Hello")),
@@ -222,13 +169,14 @@ def cases(wire: WireFormat) -> list[tuple[str, dict[str, Any], ChatEvent]]:
         ),
         (n.error, error, ErrorEvent("overloaded", "overloaded_error", error)),
         (n.error, {wire.error_key: "boom"}, ErrorEvent("boom", None, {wire.error_key: "boom"})),
+        *((n.error, data, ErrorEvent(said, kind, data)) for data, said, kind in errors),
         (n.done, {}, DoneEvent()),
     ]
 
 
 def test_each_name_is_read_by_its_reader() -> None:
     for wire in WIRES:
-        for decode in decoders(wire):
+        for decode in (EventDecoder(wire), event_decoder(wire)):  # built here, and shared
             for name, data, expected in cases(wire):
                 event = decode(name, json.dumps(data), 7)
                 assert event == expected, name
@@ -239,18 +187,6 @@ def test_each_name_is_read_by_its_reader() -> None:
     unplaced = CitationEvent(InlineCitation.model_validate({**ROW, "offset": 0}))
     assert decode_event("citation", sent, DEFAULT_WIRE) == unplaced
     assert EventDecoder(DEFAULT_WIRE)("citation", sent) == unplaced
-
-
-def test_another_wires_names_and_keys_are_not_this_ones_and_it_has_one_decoder() -> None:
-    decode = EventDecoder(RENAMED)
-    # The default names are unknown here; the default keys are not the shape.
-    assert decode("text", '{"text": "a"}') == UnknownEvent("text", '{"text": "a"}')
-    assert decode("t", '{"text": "a"}') == MalformedEvent(
-        "t", '{"text": "a"}', "expected 'delta' to be str"
-    )
-    assert decode("done", "") == UnknownEvent("done", "")
-    assert event_decoder(RENAMED) is event_decoder(RENAMED)
-    assert event_decoder(RENAMED) is not event_decoder(DEFAULT_WIRE)
 
 
 # What a `MalformedEvent` says, exactly (it names no data).
@@ -274,8 +210,8 @@ REASONS = [
 ]
 
 
-def test_a_malformed_event_says_why_and_keeps_the_data() -> None:
-    for decode in decoders(DEFAULT_WIRE):
+def test_a_malformed_or_unknown_event_says_why_and_keeps_the_data() -> None:
+    for decode in (EventDecoder(DEFAULT_WIRE), event_decoder(DEFAULT_WIRE)):
         for name, data, reason in REASONS:
             assert decode(name, data) == MalformedEvent(name, data, reason), (name, data[:20])
         for name, data in [("thinking", '{"t": 1}'), ("weird", "not json"), ("", "")]:
@@ -283,19 +219,14 @@ def test_a_malformed_event_says_why_and_keeps_the_data() -> None:
         for data in ["", " ", "\n", " \n\t"]:
             assert decode("done", data) == DoneEvent(), repr(data)
             assert EventDecoder(RENAMED)("d", data) == DoneEvent(), repr(data)
-
-
-def test_an_error_object_without_its_fields_has_the_defaults() -> None:
-    default = "the server reported an error"
-    for fields, said, error_type in [
-        ({}, default, None),
-        ({"message": 5, "type": 7}, default, None),
-        ({"type": "overloaded_error"}, default, "overloaded_error"),
-        ({"message": "slow down"}, "slow down", None),
-    ]:
-        data = {"error": fields, "request_id": "r1"}
-        read = decode_event("error", json.dumps(data), DEFAULT_WIRE)
-        assert read == ErrorEvent(said, error_type, data), fields
+    # Another wire's: the default names are unknown there; the default keys not the shape.
+    decode = EventDecoder(RENAMED)
+    assert decode("text", '{"text": "a"}') == UnknownEvent("text", '{"text": "a"}')
+    assert decode("done", "") == UnknownEvent("done", "")
+    said = "expected 'delta' to be str"
+    assert decode("t", '{"text": "a"}') == MalformedEvent("t", '{"text": "a"}', said)
+    assert event_decoder(RENAMED) is event_decoder(RENAMED)  # one decoder per wire
+    assert event_decoder(RENAMED) is not event_decoder(DEFAULT_WIRE)
 
 
 # Property: any data for any name gives one event, never an exception; a known name
@@ -356,3 +287,96 @@ def test_any_data_gives_one_event_and_never_raises(wire: WireFormat, name: str, 
     else:
         assert not isinstance(event, UnknownEvent)
         assert event == decode_event(name, data, wire)
+
+
+# --------------------------------------------------------------------- as JSON, for a relay
+
+# Every turn that ends (the faults that stall or never end are left out), and the
+# faults that give an unknown, a malformed and an error event.
+ENDING = ["fault-malformed-json", "fault-malformed-shape", "fault-unknown-event"]
+ENDING.append("fault-error-event")
+SCENARIO_NAMES = [n for n in SCENARIOS if not n.startswith(("fault-", "status-"))] + ENDING
+RAW = '{"target": {"type": "account", "account_id": "a1", "provider": "plaid"}, "n": 1}'
+
+
+def _keys(value: Any) -> Iterator[Any]:
+    if isinstance(value, dict):
+        yield from value
+        value = list(value.values())
+    if isinstance(value, list):
+        for item in value:
+            yield from _keys(item)
+
+
+def _every_event() -> list[ChatEvent]:
+    client = ReferenceServer().client()
+    events: list[ChatEvent] = [
+        UnknownEvent("later", RAW),
+        MalformedEvent("citation", RAW, "invalid citation"),
+        MalformedEvent("text", "{not json provider", "invalid JSON"),
+        ErrorEvent("boom", "overloaded", json.loads(RAW)),
+    ]
+    for name in SCENARIO_NAMES:
+        try:
+            with client.chat.stream(f"/scenario {name} How are my accounts?") as stream:
+                events.extend(stream)
+        except StreamError:
+            pass
+    return events
+
+
+EVENTS = _every_event()
+
+
+def test_an_event_as_json_names_no_provider_unless_asked() -> None:
+    assert {e.type for e in EVENTS} == {
+        "session", "text", "citation", "citations_summary", "message",
+        "error", "done", "unknown", "malformed",
+    }  # fmt: skip
+    assert sum('"provider"' in e.to_json(include_provider=True) for e in EVENTS) > 10
+    for one in EVENTS:  # every one of every scenario, one item: a failure names it
+        document = one.to_dict()
+        assert document["type"] == one.type, one
+        assert json.loads(one.to_json()) == document, one
+        assert "provider" not in set(_keys(document)), one
+        assert '"provider"' not in one.to_json(), one
+        full = one.to_dict(include_provider=True)
+        assert json.loads(one.to_json(include_provider=True)) == full, one
+        assert set(full) >= set(document), one
+
+
+def test_raw_data_keeps_its_provider_only_when_asked() -> None:
+    unknown = UnknownEvent("later", RAW)
+    assert json.loads(unknown.to_dict()["data"]) == {
+        "target": {"type": "account", "account_id": "a1"},
+        "n": 1,
+    }
+    assert unknown.to_dict(include_provider=True)["data"] == RAW
+    not_json = MalformedEvent("text", "{not json provider", "invalid JSON")
+    assert "data" not in not_json.to_dict()
+    assert not_json.to_dict(include_provider=True)["data"] == "{not json provider"
+    error = ErrorEvent("boom", "overloaded", json.loads(RAW))
+    assert error.to_dict()["body"]["target"] == {"type": "account", "account_id": "a1"}
+    assert error.to_dict(include_provider=True)["body"] == json.loads(RAW)
+    # Data with no provider stays as sent, its layout too.
+    assert UnknownEvent("later", '{"a":1}').to_dict()["data"] == '{"a":1}'
+
+
+def test_rows_errors_and_huge_numbers_as_json() -> None:
+    # A number past a float's range is read as a Decimal: JSON gives its digits as a string.
+    huge = '{"provider": "p", "n": 1e400}'
+    assert json.loads(UnknownEvent("later", huge).to_dict()["data"]) == {"n": "1E+400"}
+    assert json.loads(ErrorEvent("boom", None, {"n": Decimal("1e400")}).to_json()) == {
+        "type": "error", "message": "boom", "error_type": None, "body": {"n": "1E+400"},
+    }  # fmt: skip
+    data = '{"citations": [{"source": "s", "x": 1e400}, {"source": 3, "provider": "p"}]}'
+    summary = decode_event("citations_summary", data, DEFAULT_WIRE)
+    document = summary.to_dict()
+    row = {"source": "s", "title": None, "cited_text": None, "target": None, "x": "1E+400"}
+    assert json.loads(json.dumps(document)) == {  # JSON-ready as it is, rows in their wire form
+        "type": "citations_summary",
+        "citations": [row],
+        "errors": [{"index": 1, "reason": "source: string_type", "raw": {"source": 3}}],
+    }
+    raw = summary.to_dict(include_provider=True)["errors"][0]["raw"]
+    assert raw == {"source": 3, "provider": "p"}

@@ -1,26 +1,30 @@
 """Memory: a chat stream and a history body are bounded, and a body over the bound is a typed error.
 
-`max_response_bytes` bounds a history body and the whole of a chat stream,
-counted after decompression; the read stops there, so memory stays a small
-multiple of the limit whatever the server sends (measured with `tracemalloc`
-on small limits, against a raw-socket server on 127.0.0.1).
+`max_response_bytes` bounds a history body and the whole of a chat stream, counted
+after decompression, and `max_response_bytes // 32` the JSON values and SSE events of a
+call, counted before decoding (tiny values grow 30 to 45 times once decoded: issue 20,
+finding 8; issue 28, finding 6). The read stops there, a stream with its partial turn,
+so memory stays a small multiple of the limit whatever the server sends (measured with
+`tracemalloc` against a raw-socket server on 127.0.0.1; what the caps cost in memory:
+`benchmarks/bench_limits.py`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import gzip
 import json
 import tracemalloc
 import zlib
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import httpx
 import pytest
 import respx
 
-from silvia_client import AsyncSilviaClient
+from silvia_client._sse import most_values
+from silvia_client._wire import DEFAULTS
 from silvia_client.errors import (
     ResponseTooLargeError,
     SilviaError,
@@ -28,7 +32,7 @@ from silvia_client.errors import (
     UnexpectedResponseError,
 )
 
-from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head, response
+from ..hostile import SSE, Connection, Request, Respond, chunk, event, head, response
 from .conftest import Api, by_case, once
 from .sse import CHAT_URL, Body, done, session, sse_response, text
 
@@ -41,7 +45,7 @@ SESSION_PATH = "/api/chat/sessions/s1"
 # ------------------------------------------------------------------------------ the limit itself
 
 
-async def test_a_stream_over_max_response_bytes_stops_there_with_the_partial_turn(
+async def test_a_stream_over_either_limit_stops_there_with_the_partial_turn(
     api: Api, server: respx.MockRouter
 ) -> None:
     body = Body([session("s1"), *(text("x" * 100) for _ in range(1000)), done()])
@@ -56,13 +60,8 @@ async def test_a_stream_over_max_response_bytes_stops_there_with_the_partial_tur
     assert "max_response_bytes (10,000 bytes)" in str(error)
     assert body.sent < 200  # the read stopped at the limit
     assert body.closed
-
-
-async def test_an_event_or_a_line_over_max_event_bytes_stops_the_stream_with_its_turn(
-    api: Api, server: respx.MockRouter
-) -> None:
+    # An event over max_event_bytes stops it there too.
     body = Body([session("s1"), text("Hello"), text("x" * 5000), *(text("y") for _ in range(100))])
-    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(body))
     events, error = await api.read(api.client(max_event_bytes=1000))
     assert isinstance(error, StreamTooLargeError)
     assert error.limit == 1000
@@ -79,16 +78,6 @@ async def test_an_event_or_a_line_over_max_event_bytes_stops_the_stream_with_its
     assert body.sent < 20
 
 
-async def test_the_limit_per_call_wins_over_the_clients(api: Api, server: respx.MockRouter) -> None:
-    whole = session("s1") + text("Hello" * 100) + done()
-    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(whole))
-    client = api.client(max_response_bytes=100)
-    turn = await api.turn(client, max_response_bytes=len(whole))  # a limit of exactly the body
-    assert turn.complete
-    _, error = await api.read(client)
-    assert isinstance(error, StreamTooLargeError)
-
-
 async def test_a_history_body_over_the_limit_is_response_too_large(
     api: Api, server: respx.MockRouter
 ) -> None:
@@ -99,25 +88,28 @@ async def test_a_history_body_over_the_limit_is_response_too_large(
     client = api.client(max_response_bytes=1000)
     with pytest.raises(ResponseTooLargeError) as caught:
         await api.session(client, "s1")
-    assert caught.value.limit == 1000
-    assert caught.value.request_id == "req_h"
+    assert (caught.value.limit, caught.value.request_id) == (1000, "req_h")
     assert route.call_count == 1  # not retried: it would be as large again
-    if isinstance(client, AsyncSilviaClient):
-        await client.sessions.get("s1", max_response_bytes=len(payload))
-    else:
-        client.sessions.get("s1", max_response_bytes=len(payload))
+    # The limit of one call wins over the client's, as exact as the body's length.
+    for method in (client.sessions.get, client.sessions.get_raw):
+        assert await api.call(method, "s1", max_response_bytes=len(payload))
+        with pytest.raises(ResponseTooLargeError) as caught:
+            await api.call(method, "s1", max_response_bytes=len(payload) - 1)
+        assert caught.value.limit == len(payload) - 1
+    whole = session("s1") + text("Hello" * 100) + done()
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(whole))
+    assert (await api.turn(client, max_response_bytes=len(whole))).complete
+    _, error = await api.read(client, max_response_bytes=len(whole) - 1)
+    assert isinstance(error, StreamTooLargeError)
 
 
 # --------------------------------------------------------------------------- decoded, not raw
 
 
-def gzipped(data: bytes) -> bytes:
-    return gzip.compress(data, compresslevel=9)
-
-
-def deflated(data: bytes, raw: bool = False) -> bytes:
-    compressor = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS if raw else zlib.MAX_WBITS)
-    return compressor.compress(data) + compressor.flush()
+def compressed(data: bytes, wbits: int = 16 + zlib.MAX_WBITS) -> bytes:
+    """`data` gzipped, or by `wbits` zlib-wrapped (15) or raw deflate (-15)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    return packer.compress(data) + packer.flush()
 
 
 async def test_compressed_bodies_are_decoded_here_and_counted_decoded(
@@ -125,13 +117,8 @@ async def test_compressed_bodies_are_decoded_here_and_counted_decoded(
 ) -> None:
     whole = session("s1") + text("Hello") + done()
     payload = json.dumps({"session": {"id": "s1"}, "messages": []}).encode()
-    encodings: list[tuple[str, Callable[[bytes], bytes]]] = [
-        ("gzip", gzipped),
-        ("deflate", deflated),
-        ("deflate", lambda data: deflated(data, raw=True)),
-    ]
-    for encoding, encode in encodings:
-        packed = encode(whole)
+    for encoding, wbits in [("gzip", 31), ("deflate", 15), ("deflate", -15)]:
+        packed = compressed(whole, wbits)
         server.post(CHAT_URL).mock(
             side_effect=lambda r, packed=packed, encoding=encoding: sse_response(
                 Body([packed[:7], packed[7:]]), headers={"content-encoding": encoding}
@@ -140,15 +127,15 @@ async def test_compressed_bodies_are_decoded_here_and_counted_decoded(
         server.get(SESSION_PATH).mock(
             return_value=httpx.Response(
                 200,
-                stream=Body(encode(payload)),
+                stream=Body(compressed(payload, wbits)),
                 headers={"content-encoding": encoding, "content-type": "application/json"},
             )
         )
         client = api.client()
-        assert (await api.turn(client)).complete, encode
-        assert (await api.session(client, "s1")).id == "s1", encode
+        assert (await api.turn(client)).complete, wbits
+        assert (await api.session(client, "s1")).id == "s1", wbits
     # Counted after decompression: 100 kB of text in under 2 kB.
-    packed = gzipped(session("s1") + text(" " * 100_000) + done())
+    packed = compressed(session("s1") + text(" " * 100_000) + done())
     assert len(packed) < 2_000
     server.post(CHAT_URL).mock(
         side_effect=lambda r: sse_response(Body(packed), headers={"content-encoding": "gzip"})
@@ -185,7 +172,7 @@ async def test_an_encoding_the_sdk_did_not_ask_for_is_an_unexpected_response_nam
 # ----------------------------------------------------------------- memory, against a real socket
 
 
-LIMIT = MiB // 2
+BOUND = MiB // 2
 
 
 async def peak_while(run: Callable[[], Awaitable[object]]) -> tuple[int, object]:
@@ -217,8 +204,16 @@ def endless(first: bytes, piece: bytes) -> Callable[[Request, Connection], None]
     return respond
 
 
-ZEROS = gzipped(b"\0" * (32 * MiB))  # 32 KiB that inflate to 32 MiB
+ZEROS = compressed(b"\0" * (32 * MiB))  # 32 KiB that inflate to 32 MiB
 CHAT_HEAD = head(200, SSE, chunked=True) + chunk(event("session", {"sessionId": "s1"}))
+
+
+def bomb(content_type: str) -> bytes:
+    """A response of `ZEROS`, gzipped."""
+    headers = {"content-type": content_type, "content-encoding": "gzip"}
+    return head(200, {**headers, "content-length": str(len(ZEROS))}) + ZEROS
+
+
 MEMORY_CASES = {
     "endless-line": ("chat", endless(CHAT_HEAD + chunk(b"data: "), b"x" * 65536)),
     "huge-event": (
@@ -226,27 +221,8 @@ MEMORY_CASES = {
         endless(CHAT_HEAD + chunk(b"event: text\n"), b"data: " + b"y" * 65530 + b"\n"),
     ),
     "endless-events": ("chat", endless(CHAT_HEAD, event("text", {"text": "z" * 1000}))),
-    "gzip-bomb-chat": (
-        "chat",
-        once(
-            head(200, {**SSE, "content-encoding": "gzip", "content-length": str(len(ZEROS))})
-            + ZEROS
-        ),
-    ),
-    "gzip-bomb-history": (
-        "get",
-        once(
-            head(
-                200,
-                {
-                    "content-type": "application/json",
-                    "content-encoding": "gzip",
-                    "content-length": str(len(ZEROS)),
-                },
-            )
-            + ZEROS
-        ),
-    ),
+    "gzip-bomb-chat": ("chat", once(bomb(SSE["content-type"]))),
+    "gzip-bomb-history": ("get", once(bomb("application/json"))),
     "huge-history": (
         "get",
         endless(
@@ -265,7 +241,7 @@ async def test_memory_stays_a_small_multiple_of_the_limit(api: Api) -> None:
     with by_case({name: respond for name, (_, respond) in MEMORY_CASES.items()}) as hostile:
         for name, limit in cases:
             endpoint = MEMORY_CASES[name][0]
-            case = {"default_headers": {"x-case": name}, limit: LIMIT}
+            case = {"default_headers": {"x-case": name}, limit: BOUND}
             client = api.client(base_url=hostile.url, max_retries=0, **case)
 
             async def run(client: Any = client, endpoint: str = endpoint) -> object:
@@ -279,13 +255,158 @@ async def test_memory_stays_a_small_multiple_of_the_limit(api: Api) -> None:
             await api.close(client)
             expected = StreamTooLargeError if endpoint == "chat" else ResponseTooLargeError
             assert isinstance(outcome, expected), (name, limit, outcome)
-            assert peak < 4 * LIMIT, f"{name}, {limit}: {peak / MiB:.1f} MiB at the peak"
+            assert peak < 4 * BOUND, f"{name}, {limit}: {peak / MiB:.1f} MiB at the peak"
 
 
-async def test_a_history_nested_too_deeply_is_an_unexpected_response(api: Api) -> None:
-    deep = b'{"messages": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-    answer = response(200, deep, {"content-type": "application/json"})
-    with HostileServer(once(answer)) as hostile:
-        client = api.client(base_url=hostile.url)
-        with pytest.raises(UnexpectedResponseError):
-            await api.session(client, "s1")
+# -------------------------------------------------------------------------- the values cap
+
+LIMIT = 1024 * 1024  # bytes: so a call reads at most LIMIT // 32 = 32,768 values and events
+CAP = LIMIT // DEFAULTS.bytes_per_value
+HEAD = b'{"session":{"id":"s1"},"messages":[{"id":"m","role":"assistant","content":"x",'
+
+
+def history(rows: int) -> bytes:
+    cited = b",".join([b'{"source":"a"}'] * rows)
+    return HEAD + b'"citations":[' + cited + b"]}]}"
+
+
+def history_with(field: bytes) -> bytes:
+    """A history of one message whose unmodelled field `x` holds `field`."""
+    return HEAD + b'"x":' + field + b"}]}"
+
+
+def repeated(piece: bytes, size: int) -> bytes:
+    """A JSON array of `piece`s, about `size` bytes."""
+    return b"[" + b",".join([piece] * (size // (len(piece) + 1))) + b"]"
+
+
+async def test_a_history_is_read_up_to_the_values_cap_and_refused_past_it(
+    api: Api, server: respx.MockRouter
+) -> None:
+    # The cap is max_response_bytes // 32 values, never below `DEFAULTS.min_values`;
+    # each `{`, `:` and `,` counts as one, even in a string.
+    rows = (CAP - most_values(history(0))) // 3  # 3 values a row
+    small = history(500)  # 8.5 KB: 1,500 values, past 8,500 // 32 but under the floor
+    assert most_values(history(rows)) <= CAP
+    assert most_values(small) < DEFAULTS.min_values
+    for body, limit, cited in [(history(rows), LIMIT, rows), (small, len(small), 500)]:
+        server.get(SESSION_PATH).mock(return_value=httpx.Response(200, content=body))
+        got = await api.session(api.client(max_response_bytes=limit), "s1")
+        assert len(got.messages[0].citations) == cited
+    over = history(CAP // 3)  # under LIMIT in bytes (17 a row), over the cap in values
+    assert len(over) < LIMIT
+    assert most_values(over) > CAP
+    headers = {"x-request-id": "req_many"}
+    server.get(SESSION_PATH).mock(return_value=httpx.Response(200, content=over, headers=headers))
+    with pytest.raises(ResponseTooLargeError) as caught:
+        await api.session(api.client(max_response_bytes=LIMIT), "s1")
+    assert str(caught.value) == (
+        "the body holds more than 32,768 JSON values, the most a body of "
+        "max_response_bytes may (max_response_bytes // 32)"
+    )
+    # The byte limit the cap comes from, as a stream's `StreamTooLargeError` says it.
+    assert (caught.value.limit, caught.value.request_id) == (LIMIT, "req_many")
+    # Past the floor, a limit of exactly the cap's bytes reads it; one byte less does not.
+    commas = history_with(b'"' + b"," * DEFAULTS.min_values + b'"')
+    server.get(SESSION_PATH).mock(return_value=httpx.Response(200, content=commas))
+    cap = most_values(commas) * DEFAULTS.bytes_per_value
+    assert cap > len(commas)  # the byte limit is not what refuses below
+    client = api.client()
+    assert await api.call(client.sessions.get, "s1", max_response_bytes=cap)
+    with pytest.raises(ResponseTooLargeError, match="JSON values") as caught:
+        await api.call(client.sessions.get, "s1", max_response_bytes=cap - 1)
+    assert caught.value.limit == cap - 1
+
+
+def many_keys(size: int) -> bytes:
+    return b"{" + b",".join(b'"k%d":0' % i for i in range(size // 12)) + b"}"
+
+
+# The shapes that grow most once decoded, as a JSON value of about `size` bytes. Before,
+# only `{` counted, and each was decoded whole (`[0],` grows 29 times its size).
+SHAPES: dict[str, Callable[[int], bytes]] = {
+    "small arrays": partial(repeated, b"[0]"),
+    "short strings": partial(repeated, b'"ab"'),
+    "small numbers": partial(repeated, b"7"),
+    "many keys": many_keys,
+    "deep nesting": partial(repeated, b"[" * 500 + b"]" * 500),
+}
+
+
+def history_answer(shape: str) -> Respond:
+    body = history_with(SHAPES[shape](LIMIT - 200))
+    assert len(body) < LIMIT  # under the byte limit, over the cap in values
+    assert most_values(body) > CAP
+    answer = response(200, body, {"content-type": "application/json"})
+    return once(answer)
+
+
+def stream_answer(shape: str) -> Respond:
+    # Citation events whose unmodelled field holds tiny values: three of them, under the
+    # byte limit together, over the cap in values.
+    data = b'{"citation":{"source":"a","x":' + SHAPES[shape](LIMIT // 4) + b"}}"
+    sent = chunk(b"event: citation\ndata: " + data + b"\n\n")
+    assert 3 * len(sent) < LIMIT
+    assert most_values(data) > CAP // 3
+    answer = head(200, SSE, chunked=True) + chunk(session("s1")) + 3 * sent + chunk(b"")
+    return once(answer)
+
+
+async def test_tiny_values_stop_a_history_before_it_is_decoded_and_a_stream_with_its_turn(
+    api: Api,
+) -> None:
+    streamed = ["small arrays", "short strings", "many keys"]
+    responders = {f"get {shape}": history_answer(shape) for shape in SHAPES}
+    responders |= {f"chat {shape}": stream_answer(shape) for shape in streamed}
+    with by_case(responders) as hostile:
+        for name in responders:
+            case = {"x-case": name}
+            client = api.client(
+                base_url=hostile.url, default_headers=case, max_retries=0, max_response_bytes=LIMIT
+            )
+            if name.startswith("get"):
+                with pytest.raises(ResponseTooLargeError) as caught:
+                    await api.session(client, "s1")
+                assert caught.value.limit == LIMIT, name
+                assert "JSON values" in str(caught.value), name
+                continue
+            _, error = await api.read(client)
+            assert isinstance(error, StreamTooLargeError), name
+            assert error.limit == LIMIT
+            assert "events and JSON values" in str(error)
+            assert error.turn.session_id == "s1"
+
+
+async def test_a_stream_of_more_events_than_the_cap_stops_with_its_partial_turn(
+    api: Api, server: respx.MockRouter
+) -> None:
+    # `{"text": "a"}`: the event, and 3 values (`{`, `:`, and the first): 4 a text event.
+    events = [session("s1")] + [text("a")] * (CAP // 4 + 10)
+    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(Body(events)))
+    _, error = await api.read(api.client(max_response_bytes=LIMIT))
+    assert isinstance(error, StreamTooLargeError)
+    assert "32,768 events and JSON values" in str(error)
+    assert error.turn.session_id == "s1"
+    assert 0 < len(error.turn.text) < CAP  # what came before the cap, kept
+
+
+async def test_a_small_limit_still_reads_a_small_body_of_many_values(
+    api: Api, server: respx.MockRouter
+) -> None:
+    body = history(500)  # 8.5 KB: 1,500 values, past 8,500 // 32 but under the floor
+    server.get(SESSION_PATH).mock(return_value=httpx.Response(200, content=body))
+    got = await api.session(api.client(max_response_bytes=len(body)), "s1")
+    assert len(got.messages[0].citations) == 500
+    assert most_values(body) < DEFAULTS.min_values
+
+
+def test_the_default_caps_keep_one_call_under_a_gibibyte() -> None:
+    # bench_limits.py measures at most ~300 bytes at the peak for each value of the worst
+    # shapes (rows the SDK reads into objects of its own: a `Citation`, a `RowError`), and
+    # three copies of the rest of the body (its bytes, its text, a string it holds).
+    limit = DEFAULTS.max_response_bytes
+    worst = 3 * limit + (limit // DEFAULTS.bytes_per_value) * 300
+    assert worst < 2**30
+    # A real history holds a value in about 15 bytes (bench_history's corpus): one of
+    # 30 MB, far past any real session, is still read whole at the defaults.
+    assert limit // DEFAULTS.bytes_per_value > 30_000_000 // 15
