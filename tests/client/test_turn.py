@@ -3,7 +3,7 @@ reprs, and every row as the server sent it, live and on reload; `target_for`, th
 
 After a checkpoint written before targets existed the server's registry is empty, so
 the same source may stream untyped, then typed: each row is read as sent (the
-reference server's own turn: `tests/e2e/test_targets_as_sent.py`).
+reference server's own turns: `tests/e2e/test_scenarios.py`).
 """
 
 from __future__ import annotations
