@@ -102,8 +102,7 @@ __all__ = [
     "resolve_citation",
 ]
 
-# Each name is imported on first use, so that loading the package's pytest plugins
-# (which pytest does in every run) costs next to nothing; see `_lazy.py`.
+# Each name is imported on first use (`_lazy.py` says why).
 load_on_first_use(
     __name__,
     {

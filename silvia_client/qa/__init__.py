@@ -94,8 +94,7 @@ __all__ = [
     "run_script",
 ]
 
-# Each name is imported on first use, so that loading the pytest plugin costs next
-# to nothing in runs that do not use it; see `silvia_client/_lazy.py`.
+# Each name is imported on first use (`_lazy.py` says why).
 load_on_first_use(
     __name__,
     {

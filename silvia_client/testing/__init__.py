@@ -21,10 +21,7 @@ from typing import TYPE_CHECKING
 
 from .._lazy import load_on_first_use
 
-# The public names, one table: where each lives. Each is imported on first use, so
-# that loading the pytest plugin costs next to nothing in runs that do not use it
-# (see `silvia_client/_lazy.py`); type checkers read the same names from the block
-# below, and a test holds the two alike.
+# Where each public name lives; each is imported on first use (`_lazy.py` says why).
 _WHERE = {
     "._broken": "BROKEN_RULES BROKEN_SCENARIOS",
     "._derive": "humanize_citation_url label_slug",
@@ -52,8 +49,7 @@ _WHERE = {
     "._transport": "IN_PROCESS_URL InProcessTransport",
     "._turn": "ScriptError",
 }
-# Written out, not computed from the table, so that tools that read the source (the
-# reference site's mkdocstrings) see the public names; a test holds the two alike.
+# Written out, for tools that read the source (mkdocstrings); a test holds it to the table.
 __all__ = [
     "BROKEN_RULES",
     "BROKEN_SCENARIOS",
