@@ -12,9 +12,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from silvia_client._text import terminal_text as clean  # what the renderer cleans with
 from silvia_client.chat.events import ChatEvent, CitationEvent, TextEvent
 from silvia_client.citations import Citation, InlineCitation
-from silvia_client.cli._render import TerminalRenderer, clean, hyperlink, supports_hyperlinks
+from silvia_client.cli._render import TerminalRenderer, hyperlink, supports_hyperlinks
 
 from ..citations.strategies import PROPERTY
 
