@@ -75,7 +75,7 @@ def test_many_sources_at_one_offset_give_one_mark_and_one_chip_each_in_streamed_
     plain = _same(text, inline, numbers)
     assert [piece for piece, _ in plain] == ["Hello", " worl", "d"]
     assert [n for n, _ in plain[0][1]] == list(range(1, 501))
-    assert [row is inline[i] for i, (_, row) in enumerate(plain[0][1])] == [True] * 500
+    assert [got is inline[i] for i, (_, got) in enumerate(plain[0][1])] == [True] * 500
     assert marked_segments(text, inline, numbers) == [
         ("Hello", list(range(1, 501))),
         (" worl", [8, 4]),
