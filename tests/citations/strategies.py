@@ -5,13 +5,15 @@ JSON-like values and target-shaped dicts whose real keys hold values of the wron
 type; `targets` / `canonical_wire_targets`, valid targets of all nine kinds, as
 values and as the exact wire dicts a server sends; `citation_rows`, wire rows
 (valid and not) as the stream and history carry them. Then a few fixed values:
-account ids, an app origin, `cite` (a row built) and `RaisingDict`.
+account ids, an app origin, `cite` (a row built) and `RaisingDict`; and `every_key`,
+to look for a key (`provider`) at any depth of a dump.
 """
 
 from __future__ import annotations
 
 import copy
 import string
+from collections.abc import Iterator
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -286,3 +288,13 @@ class RaisingDict(dict):  # type: ignore[type-arg]
         raise RuntimeError("hostile mapping")
 
     get = __getitem__ = items = keys = values = __iter__ = __len__ = __contains__ = _boom
+
+
+def every_key(value: Any) -> Iterator[Any]:
+    """Every key of every dict in `value` (dicts, lists, tuples), at any depth."""
+    if isinstance(value, dict):
+        yield from value
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from every_key(item)

@@ -15,7 +15,6 @@ import dataclasses
 import json
 import logging
 import pprint
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -47,6 +46,7 @@ from .strategies import (
     canonical_wire_targets,
     citation_rows,
     cite,
+    every_key,
 )
 
 MODELS = (Citation, InlineCitation)
@@ -137,16 +137,6 @@ def test_rows_listing_hides_the_provider() -> None:
 # --------------------------------------------------------------------------- dumps
 
 
-def _keys(value: Any) -> Iterator[Any]:
-    """Every key of every dict in `value`, at any depth."""
-    if isinstance(value, dict):
-        yield from value
-        value = list(value.values())
-    if isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _keys(item)
-
-
 def _bare(target: CitationTarget | None) -> Any:
     """`target` as read back from a dump without providers: every provider None."""
     if isinstance(target, AccountTarget):
@@ -199,7 +189,7 @@ def test_every_dump_leaves_every_provider_out_unless_asked_by_name(
     with contextlib.suppress(PydanticSerializationError):
         dumps += [json.loads(citation.model_dump_json()), json.loads(rows.dump_json([citation]))]
     for dumped in dumps:
-        assert "provider" not in set(_keys(dumped))
+        assert "provider" not in set(every_key(dumped))
     # Asked for by name, the row is the full wire form: every provider as it was sent.
     full = citation.model_dump(context={"include_provider": True})
     target = citation.target
@@ -208,7 +198,7 @@ def test_every_dump_leaves_every_provider_out_unless_asked_by_name(
     # Read back, a dump without providers is the same row with every provider None.
     again = model.model_validate(citation.model_dump())
     assert again.target == _bare(target)
-    assert "provider" not in set(_keys(again.model_extra))
+    assert "provider" not in set(every_key(again.model_extra))
     assert again.model_dump() == citation.model_dump()
 
 

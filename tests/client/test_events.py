@@ -11,7 +11,6 @@ the table does not hold gives an `UnknownEvent`; nothing raises.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -38,6 +37,7 @@ from silvia_client.citations import Citation, InlineCitation, RowError, WebTarge
 from silvia_client.errors import StreamError
 from silvia_client.testing import SCENARIOS, ReferenceServer
 
+from ..citations.strategies import every_key
 from ..depth import examples
 from .conftest import Api
 from .sse import (
@@ -299,15 +299,6 @@ SCENARIO_NAMES = [n for n in SCENARIOS if not n.startswith(("fault-", "status-")
 RAW = '{"target": {"type": "account", "account_id": "a1", "provider": "plaid"}, "n": 1}'
 
 
-def _keys(value: Any) -> Iterator[Any]:
-    if isinstance(value, dict):
-        yield from value
-        value = list(value.values())
-    if isinstance(value, list):
-        for item in value:
-            yield from _keys(item)
-
-
 def _every_event() -> list[ChatEvent]:
     client = ReferenceServer().client()
     events: list[ChatEvent] = [
@@ -338,7 +329,7 @@ def test_an_event_as_json_names_no_provider_unless_asked() -> None:
         document = one.to_dict()
         assert document["type"] == one.type, one
         assert json.loads(one.to_json()) == document, one
-        assert "provider" not in set(_keys(document)), one
+        assert "provider" not in set(every_key(document)), one
         assert '"provider"' not in one.to_json(), one
         full = one.to_dict(include_provider=True)
         assert json.loads(one.to_json(include_provider=True)) == full, one

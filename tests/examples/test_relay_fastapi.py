@@ -30,21 +30,14 @@ import pytest
 from silvia_client.citations import AccountsTarget, AccountTarget, Citation
 from silvia_client.testing import LoopbackServer, ReferenceServer
 
+from ..citations.strategies import every_key
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TOKEN = "relay-s3cret-token"
 PROVIDER_VALUE = re.compile(rb'"(plaid|manual|snaptrade)"', re.IGNORECASE)
 VENDORS = re.compile(rb"plaid|snap\s?trade", re.IGNORECASE)
 SCENARIOS = ("accounts", "pooling", "demo")  # turns citing accounts, with their providers
 WAIT = 60.0  # generous: the bug it catches keeps a stream open for 300 s
-
-
-def _keys(value: Any) -> Iterator[Any]:
-    if isinstance(value, dict):
-        yield from value
-        value = list(value.values())
-    if isinstance(value, list):
-        for item in value:
-            yield from _keys(item)
 
 
 class Upstream:
@@ -123,7 +116,7 @@ def _private(body: bytes) -> None:
         value = json.loads(body)
     except ValueError:
         return
-    assert "provider" not in set(_keys(value))
+    assert "provider" not in set(every_key(value))
 
 
 def _account_targets(rows: list[Any]) -> list[AccountTarget | AccountsTarget]:
