@@ -4,7 +4,6 @@ citations as flat records and a DataFrame, and their JSON documents (`to_json()`
 A record is a `dict` of `FIELDS` per row (the summary's, then the streamed); a document
 holds each row's wire form (`Citation.model_validate(row)` reads it back), ASCII text
 (docs/notebooks.md says what each holds); neither a `provider` unless `include_provider=True`.
-This module names the models for types only, and loads the views and pandas on first use.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ import dataclasses
 import importlib
 import json
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
 from .citations._final import final_targets
 from .citations._links import resolve_citation, web_origin
@@ -45,12 +44,9 @@ R = TypeVar("R")
 
 
 def _pick(
-    said: object, turn: Callable[..., R], message: Callable[..., R], session: Callable[..., R]
+    said: Shared, turn: Callable[..., R], message: Callable[..., R], session: Callable[..., R]
 ) -> Callable[..., R]:
-    """Of three functions, the one for `said`: a `Turn`, a `Message` or a `Session`."""
-    if hasattr(said, "messages"):
-        return session
-    return turn if hasattr(said, "complete") else message
+    return {"turn": turn, "message": message, "session": session}[said._said]
 
 
 def _records(said: Turn | Message, web_url: str, *about: str | None) -> list[dict[str, Any]]:
@@ -182,6 +178,7 @@ class Shared:
     """What a `Turn`, a `Message` and a `Session` share: their views, tables and pydantic's dump."""
 
     __slots__ = ()
+    _said: ClassVar[str]  # what each class is: "turn", "message" or "session"
 
     def _repr_html_(self) -> str:
         from .display import message_html, session_html, turn_html  # only notebooks need them

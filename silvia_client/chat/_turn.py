@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from .._records import Shared, to_json
 from ..citations import CitationTarget, RowError
@@ -65,6 +65,7 @@ class Turn(FinalTargets, Shared):
     `done` arrived. `timings` says when the turn reached its milestones.
     """
 
+    _said: ClassVar[str] = "turn"
     text: str = ""
     citations: tuple[Citation, ...] = ()
     inline_citations: tuple[InlineCitation, ...] = ()

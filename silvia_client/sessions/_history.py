@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
 from .._records import Shared, to_json
@@ -42,6 +42,7 @@ class Message(FinalTargets, Shared):
     """One message of a session. `extra` holds every field the SDK does not model; rows that
     could not be read are in `citation_errors` and `inline_citation_errors`."""
 
+    _said: ClassVar[str] = "message"
     id: str | None
     role: str | None
     content: Any
@@ -81,6 +82,7 @@ class Message(FinalTargets, Shared):
 class Session(Shared):
     """A session's history. Messages that were not objects are reported in `message_errors`."""
 
+    _said: ClassVar[str] = "session"
     id: str
     title: str | None
     messages: tuple[Message, ...]
