@@ -19,10 +19,8 @@ from typing import Any
 
 import pytest
 
-from silvia_client import SilviaClient
 from silvia_client.cli import main
 from silvia_client.cli.qa import LiveProgress
-from silvia_client.errors import ConfigurationError
 from silvia_client.qa import (
     RULES,
     AsyncObserver,
@@ -38,16 +36,14 @@ from silvia_client.qa import (
 )
 from silvia_client.testing import (
     BROKEN_SCENARIOS,
-    IN_PROCESS_URL,
-    SCENARIO_HEADER,
     Recording,
     RecordingFormatError,
     ReferenceServer,
-    record_turn,
 )
 
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head
 from ..interruptible import silvia_command
+from ..testing._helpers import recorded
 from ._helpers import EXAMPLE, cases, report, run_cli, table, write_script
 
 RULE_IDS = [rule.id for rule in RULES]
@@ -121,11 +117,11 @@ def test_a_misspelled_scenario_is_one_finding_with_the_servers_words_and_the_res
         {"id": "bad", "message": "Hi", "scenario": "broken-target-parses"},
     ]
     script = write_script(tmp_path / "s.json", prompts)
-    junit, path, page = tmp_path / "r.xml", tmp_path / "r.json", tmp_path / "r.html"
+    junit, path = tmp_path / "r.xml", tmp_path / "r.json"
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
     with ReferenceServer(token=TOKEN).serve_loopback() as url:
         argv = ["qa", "run", str(script), "--base-url", url, "--junit", str(junit)]
-        status, out, err = run_cli([*argv, "--json", str(path), "--html", str(page)], capsys)
+        status, out, err = run_cli([*argv, "--json", str(path)], capsys)
     assert status == 1
     cells = table(out)
     assert cells["stream-complete"][1] == "FAIL"
@@ -160,9 +156,6 @@ def test_a_misspelled_scenario_is_one_finding_with_the_servers_words_and_the_res
     assert all(case.find("failure") is None for case in typos)
     assert sum(case.find("skipped") is not None for case in typos) == len(typos) - 1
     assert 'errors="1"' in junit.read_text(encoding="utf-8")
-    shown = page.read_text(encoding="utf-8")
-    assert 'class="prompt not-run" id="prompt-2"' in shown
-    assert "Unknown scenario &#x27;acounts&#x27;" in shown
 
 
 def _stop_line(err: str) -> str:
@@ -328,14 +321,11 @@ def test_a_session_id_the_url_cannot_carry_is_a_finding_not_a_crash(
     script = write_script(tmp_path / "s.json", [{"id": "long-id", "message": "hi"}])
     junit, path = tmp_path / "junit.xml", tmp_path / "report.json"
     monkeypatch.setenv("SILVIA_TOKEN", "t")
+    # The client refuses the GET (tests/client/test_config.py): the reload's finding says so.
     with HostileServer(respond) as server:
-        with SilviaClient(base_url=server.url, token="t") as client:
-            assert client.chat.send("hi").session_id == long_id
-            with pytest.raises(ConfigurationError, match="65,536"):  # never httpx.InvalidURL
-                client.sessions.get(long_id)
         argv = ["qa", "run", str(script), "--base-url", server.url, "--junit", str(junit)]
         status, _, err = run_cli([*argv, "--json", str(path)], capsys)
-        assert [r.method for r in server.requests] == ["POST", "POST"]  # no GET was sent
+        assert [r.method for r in server.requests] == ["POST"]  # no GET was sent
     assert status == 1, err  # a finding, never an internal error (4) or a crash
     assert cases(junit)  # well-formed
     (finding,) = report(path)["prompts"][0]["findings"]
@@ -351,18 +341,14 @@ class _Terminal(io.StringIO):
         return True
 
 
-def _two(tmp_path: Path) -> Path:
+def test_progress_is_a_live_line_on_a_terminal_a_line_per_prompt_otherwise_or_quiet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     prompts = [
         {"id": "good", "message": "Hi", "scenario": "demo"},
         {"id": "bad", "message": "Hi", "scenario": "broken-target-parses"},
     ]
-    return write_script(tmp_path / "s.json", prompts)
-
-
-def test_progress_is_a_live_line_on_a_terminal_a_line_per_prompt_otherwise_or_quiet(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    script = str(_two(tmp_path))
+    script = str(write_script(tmp_path / "s.json", prompts))
     terminal = _Terminal()
     with capsys.disabled(), monkeypatch.context() as patch:
         patch.setattr(sys, "stderr", terminal)
@@ -385,7 +371,7 @@ def test_progress_is_a_live_line_on_a_terminal_a_line_per_prompt_otherwise_or_qu
         now[0] += 2.5  # the turn takes 2.5 s on this clock
         seen.append(live.line())
 
-    run_script(load_script(_two(tmp_path)), progress=live.finished, started=started)
+    run_script(load_script(script), progress=live.finished, started=started)
     assert seen == ["[0/2] 0 error(s); running good, 2.5 s", "[1/2] 0 error(s); running bad, 2.5 s"]
     assert live.line() == "[2/2] 3 error(s)"  # broken-target-parses: three findings
     assert terminal.getvalue().count("\r\x1b[2K") == 4  # redrawn in place: 2 starts, 2 ends
@@ -425,18 +411,6 @@ def test_the_table_keeps_to_100_columns_unless_wide(
 
 
 # qa check ---------------------------------------------------------------------------
-
-
-def recorded(scenario: str, message: str = "How are my accounts?") -> Recording:
-    server = ReferenceServer()
-    return record_turn(
-        message,
-        transport=server.transport(),
-        base_url=IN_PROCESS_URL,
-        token="t",
-        default_headers={SCENARIO_HEADER: scenario},
-        idle_timeout=0.5,
-    )
 
 
 def save(tmp_path: Path, name: str, recording: Recording) -> str:
@@ -549,17 +523,11 @@ def test_warnings_alone_exit_0_a_recorded_refusal_is_a_finding_a_bad_file_exits_
     assert status == 1  # a recorded refusal is a finding: no server is refusing anything now
     assert table(out)["stream-complete"] == ["FAIL"]
     assert "HTTP 401" in out
+    # A bad file, named with its line: tests/testing/test_recording_format.py.
     bad = tmp_path / "bad.jsonl"
-    for content, message in [
-        ('{"type": "recording", "format": "silvia-recording", "version": 99}\n', "version"),
-        ("not json at all\n", "line 1"),
-        ("", "truncated"),
-    ]:
-        bad.write_text(content, encoding="utf-8")
-        status, out, err = run_cli(["qa", "check", str(bad)], capsys)
-        assert (status, out) == (2, ""), message
-        assert err.startswith(f"silvia qa: {bad}: "), message
-        assert message in err.lower(), message
+    bad.write_text("not json at all\n", encoding="utf-8")
+    said = f"silvia qa: {bad}: line 1: not a JSON line (is the file truncated or corrupted?)\n"
+    assert run_cli(["qa", "check", str(bad)], capsys) == (2, "", said)
     status, _, err = run_cli(["qa", "check", str(tmp_path / "nope.jsonl")], capsys)
     assert status == 2
     assert err.startswith("silvia qa: cannot read ")
