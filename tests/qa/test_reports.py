@@ -184,10 +184,7 @@ def test_findings_assertions_and_redaction_hold_no_provider() -> None:
         vendor = qa.observe("How are my accounts?", scenario="broken-no-vendor-names")
     with pytest.raises(AssertionError) as caught:
         assert_conforms(observation)
-    message = str(caught.value)
-    assert message.startswith("the turn does not conform (3 findings):")
-    assert "FAIL  target-parses" in message
-    assert_private(message)
+    assert_private(str(caught.value))  # its words: test_pytest_plugin.py
     assert_conforms(vendor)  # a warning does not fail...
     with pytest.raises(AssertionError) as strict:
         assert_conforms(vendor, strict=True)  # ...unless asked
@@ -547,8 +544,8 @@ PROBE = f"""(() => {{
   const frames = [...document.querySelectorAll('iframe')];
   return {{
     title: document.title, pwned: window.__silvia_pwned ?? null,
-    hostile: frames.slice(0, 2).map({HOSTILE_PROBE}),
-    layout: frames.slice(2).map({LAYOUT_PROBE}),
+    layout: frames.slice(0, 2).map({LAYOUT_PROBE}),
+    hostile: frames.slice(2).map({HOSTILE_PROBE}),
   }};
 }})()"""
 TITLE = "silvia qa: <script>x</script>"
@@ -574,7 +571,12 @@ def test_in_chromium_a_hostile_report_runs_nothing_and_a_hundred_prompts_fit_and
     assert policy is not None
     bare_page = hostile.replace(policy.group(0), "")  # escaping alone must keep it inert
     page, report = hundred
-    loaded = chromium.load(framed((hostile, 1280), (bare_page, 1280), *((page, w) for w in WIDTHS)))
+    shot = ARTIFACTS / "qa-report-100.png"  # of the top frame: the hundred prompts at 1280 px
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot.unlink(missing_ok=True)
+    pages = framed(*((page, w) for w in WIDTHS), (hostile, 1280), (bare_page, 1280))
+    loaded = chromium.load(pages, window=(1300, 1000), flags=(f"--screenshot={shot}",))
+    assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     assert {path.split("?")[0] for path in loaded.requests[1:]} <= {"/favicon.ico"}
     found: dict[str, Any] = read_report(loaded)
     assert found["pwned"] is None, f"payload {found['pwned']} ran a script"
@@ -603,7 +605,3 @@ def test_in_chromium_a_hostile_report_runs_nothing_and_a_hundred_prompts_fit_and
         assert [shown for _, shown in on["prompts"]] == [v != "ok" for v in verdicts]
         assert [shown for _, shown in on["rows"]] == [v != "ok" for v in verdicts]
         assert sum(v != "ok" for v in verdicts) > 10  # something stays: fails, a warn, not run
-    shot = ARTIFACTS / "qa-report-100.png"
-    shot.unlink(missing_ok=True)
-    chromium.screenshot(page, shot, width=1280, height=1600)
-    assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
