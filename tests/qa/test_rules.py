@@ -8,9 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from silvia_client.citations import parse_citation_target
 from silvia_client.qa import RULES, Observer, Reload, Rule, check
-from silvia_client.qa.rules import Problem, expected_target
+from silvia_client.qa.rules import Problem
 from silvia_client.testing import (
     BROKEN_RULES,
     BROKEN_SCENARIOS,
@@ -95,13 +94,9 @@ TABLE: list[tuple[str, dict[str, object], bool]] = [
 
 
 def test_target_fits_source_as_the_docs_table_says() -> None:
-    for case in TABLE:
-        source, target, fits = case
-        parsed = parse_citation_target(target)
-        assert parsed is not None, case
-        assert (expected_target(source, parsed) is None) is fits, case
+    for source, target, fits in TABLE:
         found = broken(turn_events([cite(source, target)]))
-        assert found == (set() if fits else {"target-fits-source"}), case
+        assert found == (set() if fits else {"target-fits-source"}), (source, target)
 
 
 ONE = account(CARD_ONE)
@@ -218,10 +213,7 @@ def test_one_meaning_per_source() -> None:
     ]
     for case in cases:
         streamed, summary, severities = case
-        rows = [cite(CARDS, target, cited_text=f"row {i}") for i, target in enumerate(streamed)]
-        result = check(
-            observe_events(turn_events(rows, [cite(CARDS, summary, cited_text="row 0")]))
-        )
+        result = check(observe_events(turn_events(rows(*streamed), rows(summary))))
         assert result.broken_rules == ({"one-meaning-per-source"} if severities else set()), case
         assert [finding.severity for finding in result.findings] == severities, case
         status = "fail" if "error" in severities else "warn" if severities else "pass"
@@ -282,9 +274,6 @@ def test_a_failed_reload_is_a_finding_and_no_reload_a_skip() -> None:
     assert failed.findings[0].message == "the reload failed: HTTP 500"
     skipped = check(observe_events(events)).outcome("reload-agrees")
     assert (skipped.status, skipped.reason) == ("skip", "the session was not reloaded")
-    cut = check(observe_events(events[:-1])).outcome("reload-agrees")
-    assert cut.status == "skip"
-    assert "did not complete" in (cut.reason or "")
 
 
 def test_a_target_anywhere_in_the_raw_message_is_found() -> None:
