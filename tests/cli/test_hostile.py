@@ -1,18 +1,13 @@
 """Whatever a server sends, the commands show no token and no raw control.
 
-One payload (`PAYLOAD`: terminal escapes, C1, DEL, NUL, bidi controls, a lone surrogate,
-non-characters, a forged OSC 8 link) in every field a server controls (and, in a
-recording, the request id and a header), through `chat`, `session show`, `qa run` and
-`qa check`: no raw control but newline and tab, no bidi control or lone surrogate reaches
-stdout, stderr or a report. A server echoing the token anywhere: never shown. Text a
-stream cannot carry is written escaped (`cli._output`), never a crash.
-
-Lone surrogates: `{"text": "\\ud800"}` is valid JSON, which `json.loads` reads as a lone
-surrogate, which no UTF-8 stream can write; the commands must write it escaped (`ESCAPED`).
-`LONE` is a turn whose answer text and web result's title hold them (with an `é` and an
-emoji, which UTF-8 carries but ASCII does not); `MISFIT` the same turn, its web citation
-given a `market_data` target with one in the ticker, so that `silvia qa` finds it
-(target-fits-source) and its finding quotes the source and the ticker."""
+`PAYLOAD` (terminal escapes, C1, DEL, NUL, bidi controls, a lone surrogate, non-characters,
+a forged OSC 8 link) in every field a server controls (in a recording, the request id and a
+header too), through `chat`, `session show`, `qa run` and `qa check`: no raw control but
+newline and tab, no bidi control or lone surrogate, reaches stdout, stderr or a report; a
+server echoing the token: never shown. Text a stream cannot carry (a lone surrogate, valid
+JSON as `"\\ud800"`) is written escaped (`cli._output`), never a crash: `LONE` holds them in
+the answer and a title (with an `é` and an emoji, which UTF-8 carries), `MISFIT` also in a
+ticker whose target does not fit its source, which `silvia qa`'s finding quotes."""
 
 from __future__ import annotations
 

@@ -81,8 +81,8 @@ def test_hyperlinks_are_osc_8_only_on_a_capable_terminal_for_sources() -> None:
 
 
 def test_server_text_cannot_drive_or_reorder_the_terminal() -> None:
+    # What the cleaner writes for each character: tests/test_text.py.
     evil = f"a{ESC}]8;;https://evil.example{ESC}\\b{ESC}[2J\rc\x07d\x9be\tf\ng"
-    assert clean(evil) == "a\\x1b]8;;https://evil.example\\x1b\\b\\x1b[2J\\rc\\x07d\\x9be\tf\ng"
     url = "https://e.example/"
     out = Tty(True)
     render = TerminalRenderer(out, links=True)

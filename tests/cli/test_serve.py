@@ -21,7 +21,6 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from silvia_client.citations import AccountsTarget
-from silvia_client.cli._common import UsageError
 from silvia_client.cli._server import choose_server, shown_url
 from silvia_client.testing import (
     IN_PROCESS_URL,
@@ -157,28 +156,17 @@ def test_what_goes_wrong_is_one_line_and_no_credential_is_printed(
     assert choice.client_options() == {"base_url": f"https://api.example/v1/{TOKEN}"}
     assert shown_url(f"https://api.example/{TOKEN}/x") == "https://api.example/<token>/x"
     assert shown_url("https://user:pw@api.example/v1") == "https://api.example/v1"
-    with pytest.raises(UsageError, match="must not hold credentials") as refused:
-        choose_server("https://user:pw@api.example/v1", "record")
-    assert "pw" not in str(refused.value)
-    assert capsys.readouterr().err == ""
 
 
 def test_serve_replay_refuses_what_it_cannot_serve(
     recording: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    good, bad, new = tmp_path / "good.jsonl", tmp_path / "bad.jsonl", tmp_path / "new.jsonl"
+    # A file that is no recording, named with its line: tests/testing/test_recording_format.py.
+    good = tmp_path / "good.jsonl"
     (tmp_path / "a").mkdir()
     for path in (good, tmp_path / "a" / "good.jsonl"):
         Recording.load(recording).save(path)
-    lines = good.read_text(encoding="utf-8").splitlines()
-    bad.write_text("\n".join(lines[:3]) + "\n" + lines[3][:20] + "\n", encoding="utf-8")
-    new.write_text(good.read_text().replace('"version": 1', '"version": 7', 1))
     cases = [
-        (
-            [str(good), str(bad)],
-            f"{bad}: line 4: not a JSON line (is the file truncated or corrupted?)",
-        ),
-        ([str(new)], "format version 7 is newer"),
         ([str(tmp_path / "nope.jsonl")], "cannot read"),
         ([str(good), str(tmp_path / "a" / "good.jsonl")], "two recordings named 'good'"),
         ([str(good), "--scenario", "demo"], "--replay serves recordings"),
