@@ -282,8 +282,8 @@ def test_the_flag_else_the_environment_else_the_embedded_server_and_said(
             _, out, err = run([*argv, "--base-url", f"{url}/"], capsys)
             assert err.splitlines()[0] == f"silvia {name}: using {url}/ (from --base-url)"
             assert TOKEN not in out + err
-    # A wrong token with SILVIA_BASE_URL set is refused there, never run elsewhere:
-    # tests/qa/test_run.py's test_a_server_refusing_the_token_stops_the_run_with_status_3.
+    # A wrong token with SILVIA_BASE_URL set is refused there, never run elsewhere
+    # (tests/qa/test_run.py: the refusal stops the run with status 3).
 
 
 def test_a_401_names_silvia_token_not_a_python_argument(

@@ -173,22 +173,38 @@ def test_each_turn_breaks_exactly_its_rules() -> None:
         assert broken(events, **reload) == rules, why
 
 
-def test_a_target_the_parser_rejects_is_reported_with_where_it_was() -> None:
-    # What the parser rejects: tests/citations; here, that the rule reports it, and where.
-    for target in [{"kind": "hologram"}, {"kind": "account", "accountId": 4210}, "account"]:
-        result = check(observe_events(turn_events([cite(CHECKING_SRC, target)])))
-        assert result.broken_rules == {"target-parses"}, target
+def test_a_finding_says_what_broke_and_where_and_a_rule_that_cannot_apply_skips() -> None:
+    # What the parser rejects, and the account-id rule: tests/citations; here, the findings.
+    raw = {"content": [{"type": "text", "citations": [{"source": CARDS, "target": ONE}]}]}
+    where = ["event 3 (citation)", "citations_summary[0]"]
+    failed = Reload(error="the reload failed: HTTP 500")
+    # (the turn, the one rule it breaks, the finding's evidence key or its message, what)
+    cases: list[tuple[list[tuple[str, object]], str, str, object]] = [
+        *((one(CHECKING_SRC, target), "target-parses", "where", where)
+          for target in [{"kind": "hologram"}, {"kind": "account", "accountId": 4210}, "account"]),
+        *((one(CARDS, account(CARD_ONE, bad)), "account-id-rule", "bad_ids", [bad])
+          for bad in ("acct-1234", "1234567890123456")),
+        (turn_events([ROW], message=raw), "message-has-no-targets", "path",
+         "content[0].citations[0].target"),
+        (turn_events([ROW], [ROW, {"title": "no source"}]), "events-well-formed", "message",
+         "row 1"),
+        (turn_events([ROW, cite(AAPL, APPLE)], [ROW]), "summary-agrees", "message",
+         "missing from the summary"),
+    ]  # fmt: skip
+    for events, rule, key, said in cases:
+        result = check(observe_events(events))
+        assert result.broken_rules == {rule}, (rule, said)
         (finding,) = result.findings
-        assert finding.evidence["where"] == ["event 3 (citation)", "citations_summary[0]"], target
-
-
-def test_account_ids_follow_the_doc_rule() -> None:
-    # The rule itself (`is_account_id`) is tested against the doc in tests/citations.
-    for account_id, ok in [(CHECKING, True), ("acct-1234", False), ("1234567890123456", False)]:
-        result = check(observe_events(turn_events([cite(CARDS, account(CARD_ONE, account_id))])))
-        assert result.broken_rules == (set() if ok else {"account-id-rule"}), (account_id, ok)
-        if not ok:
-            assert result.findings[0].evidence["bad_ids"] == [account_id], (account_id, ok)
+        if key == "message":
+            assert said in finding.message, (rule, said)
+        else:
+            assert finding.evidence[key] == said, (rule, said)
+    (finding,) = check(observe_events(EVENTS, reload=failed)).findings
+    assert (finding.rule, finding.message) == ("reload-agrees", "the reload failed: HTTP 500")
+    skipped = check(observe_events(EVENTS)).outcome("reload-agrees")
+    assert (skipped.status, skipped.reason) == ("skip", "the session was not reloaded")
+    cut = [e for e in NO_SUMMARY if e[0] != "done"]
+    assert check(observe_events(cut)).outcome("summary-agrees").status == "skip"
 
 
 def test_one_meaning_per_source() -> None:
@@ -240,13 +256,6 @@ def test_an_old_checkpoint_is_explained_and_an_error_when_the_prompt_rules_it_ou
     assert check(observe_events(events), expect={"no_old_checkpoint": False}).ok
 
 
-def test_a_summary_missing_a_source_says_so_and_a_cut_turn_skips_the_rule() -> None:
-    events = turn_events([ROW, cite(AAPL, APPLE)], [ROW])
-    assert "missing from the summary" in check(observe_events(events)).findings[0].message
-    cut = [e for e in NO_SUMMARY if e[0] != "done"]
-    assert check(observe_events(cut)).outcome("summary-agrees").status == "skip"
-
-
 def test_the_reload_agrees_when_it_holds_the_rows_as_sent_with_their_targets() -> None:
     rows = [cite(CARDS, ONE, cited_text="a"), cite(CARDS, BOTH, cited_text="b")]
     summary = [cite(CARDS, BOTH, cited_text="a"), cite(CARDS, BOTH, cited_text="b")]
@@ -267,25 +276,6 @@ def test_the_reload_agrees_when_it_holds_the_rows_as_sent_with_their_targets() -
     assert kinds == {"live": ["account", "accounts"], "reloaded": ["accounts", "accounts"]}
 
 
-def test_a_failed_reload_is_a_finding_and_no_reload_a_skip() -> None:
-    events = turn_events([cite(CARDS, ONE)])
-    failed = check(observe_events(events, reload=Reload(error="the reload failed: HTTP 500")))
-    assert failed.broken_rules == {"reload-agrees"}
-    assert failed.findings[0].message == "the reload failed: HTTP 500"
-    skipped = check(observe_events(events)).outcome("reload-agrees")
-    assert (skipped.status, skipped.reason) == ("skip", "the session was not reloaded")
-
-
-def test_a_target_anywhere_in_the_raw_message_is_found() -> None:
-    message = {
-        "role": "assistant",
-        "content": [{"type": "text", "citations": [{"source": CARDS, "target": ONE}]}],
-    }
-    result = check(observe_events(turn_events([cite(CARDS, ONE)], message=message)))
-    assert result.broken_rules == {"message-has-no-targets"}
-    assert result.findings[0].evidence["path"] == "content[0].citations[0].target"
-
-
 def test_vendor_names_in_user_facing_text_are_a_warning() -> None:
     for case in [
         ("Linked through PLAID.", "Checking", "balance: 1", {"text"}),
@@ -302,12 +292,6 @@ def test_vendor_names_in_user_facing_text_are_a_warning() -> None:
     events = turn_events([], text="Plaid links your bank.")
     (finding,) = check(observe_events(events, prompt="What is Plaid?")).findings
     assert finding.message.endswith("the prompt names a vendor too")
-
-
-def test_a_malformed_summary_row_is_reported_by_its_place() -> None:
-    result = check(observe_events(turn_events([ROW], [ROW, {"title": "no source"}])))
-    assert result.broken_rules == {"events-well-formed"}
-    assert "row 1" in result.findings[0].message
 
 
 def test_no_events_or_a_failing_check_is_one_finding_and_every_other_rule_not_run() -> None:

@@ -163,7 +163,7 @@ def _stop_line(err: str) -> str:
     return line
 
 
-def test_a_server_refusing_the_token_stops_the_run_with_status_3(
+def test_a_server_refusing_the_token_or_not_there_stops_the_run_with_status_3(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     prompts: list[dict[str, Any]] = [
@@ -207,6 +207,20 @@ def test_a_server_refusing_the_token_stops_the_run_with_status_3(
                 assert "HTTP 401 (authentication_error): " in out
                 assert "prompts: 0 passed, 0 failed, 4 did not run" in out
                 assert len([line for line in out.splitlines() if line.startswith("FAIL  ")]) == 1
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    status, _, err = run_cli(["qa", "run", EXAMPLE, "--base-url", url, "--json", str(path)], capsys)
+    assert status == 3
+    assert _stop_line(err).startswith(
+        "silvia qa: stopped: cannot reach the server (ConnectError, no request id); 12 did not run"
+    )
+    assert "[2/12]" not in err
+    data = report(path)
+    assert data["access_failure"]["kind"] == "unreachable"
+    first = data["prompts"][0]
+    assert first["not_run"] == "the chat request failed: could not connect (ConnectError)"
+    assert first["events"] == 0
 
 
 def test_a_refusal_after_a_turn_completed_is_a_finding_and_one_at_once_cancels_the_rest(
@@ -231,27 +245,6 @@ def test_a_refusal_after_a_turn_completed_is_a_finding_and_one_at_once_cancels_t
     assert "the server refused the credentials (HTTP 403" in _stop_line(err)
     ran = {prompt["id"]: prompt["ran"] for prompt in report(path)["prompts"]}
     assert ran == {"stall-0": False, "refused": True, "stall-1": False, "stall-2": False}
-
-
-def test_a_server_that_is_not_there_stops_the_run_with_status_3(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    with socket.socket() as sock:  # a port nothing listens on
-        sock.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
-    path = tmp_path / "qa.json"
-    status, _, err = run_cli(["qa", "run", EXAMPLE, "--base-url", url, "--json", str(path)], capsys)
-    assert status == 3
-    assert _stop_line(err).startswith(
-        "silvia qa: stopped: cannot reach the server (ConnectError, no request id); 12 did not run"
-    )
-    assert "[2/12]" not in err
-    data = report(path)
-    assert data["access_failure"]["kind"] == "unreachable"
-    first = data["prompts"][0]
-    assert first["not_run"] == "the chat request failed: could not connect (ConnectError)"
-    assert first["events"] == 0
 
 
 def test_ctrl_c_writes_the_partial_reports_it_was_asked_for(tmp_path: Path) -> None:
