@@ -215,10 +215,8 @@ def test_the_message_comes_from_the_argument_or_stdin_and_scenario_is_a_header(
     status, _, err = run(["chat", "-", "--base-url", loopback], capsys)
     assert status == 0
     stored = _stored(loopback, err)
-    assert [m.text for m in stored.messages if m.role == "user"] == [
-        "What about my IRA?"
-    ]  # not "-"
-    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    # The message read from stdin, not "-".
+    assert [m.text for m in stored.messages if m.role == "user"] == ["What about my IRA?"]
     argv = ["chat", "Where do I stand?", "--scenario", "accounts", "--base-url", loopback]
     status, out, err = run(argv, capsys)
     assert status == 0

@@ -160,7 +160,7 @@ def mocked(response: httpx.Response) -> Observation:
         return observe(client, "hi", reload=False)
 
 
-def test_a_failed_request_keeps_the_request_id_the_server_sent() -> None:
+def test_a_failed_request_keeps_its_request_id_and_a_huge_number_is_read_as_the_sdk_does() -> None:
     ids = {"x-request-id": "req_q"}
     sse = {**SSE, **ids}
     for response, failure in [
@@ -180,9 +180,7 @@ def test_a_failed_request_keeps_the_request_id_the_server_sent() -> None:
         assert observation.request_id == "req_q", failure
         (finding,) = check(observation).findings
         assert finding.evidence["request_id"] == "req_q", failure
-
-
-def test_a_huge_number_is_read_as_the_sdk_reads_it_not_as_data_that_is_not_json() -> None:
+    # A huge number is read as the SDK reads it, not as data that is not JSON.
     huge = "9" * 5_000  # past `int`'s 4,300 digits: the SDK keeps it as a Decimal
     body = (
         f'event: session\ndata: {{"sessionId": "s1", "n": {huge}}}\n\n'
