@@ -23,10 +23,10 @@ import silvia_client.qa.report
 from silvia_client.testing import Recording, ReferenceServer
 
 from ..interruptible import silvia_command
+from ..qa._helpers import EXAMPLE
 from ._cli import TOKEN, run
 
 SECRET = "sk-live-0123456789abcdef-SECRET"
-EXAMPLE = str(Path(__file__).parents[2] / "examples" / "qa_script.json")
 HINT = "; --debug or SILVIA_DEBUG=1 prints the traceback"
 
 

@@ -30,12 +30,11 @@ from silvia_client.qa.observe import NOT_JSON
 from silvia_client.qa.script import Expectations
 from silvia_client.testing import (
     BROKEN_SCENARIOS,
-    IN_PROCESS_URL,
-    SCENARIO_HEADER,
     Recording,
     ReferenceServer,
 )
 
+from ..cli._cli import reference_turn
 from ._helpers import run_cli, table, write_script
 
 
@@ -58,14 +57,7 @@ def test_each_event_is_recorded_raw_beside_its_typed_reading_and_the_turn_a_stre
     assert first.citation.target is None
     for sent in observation.events:
         assert sent.value == json.loads(sent.data)
-    headers = {SCENARIO_HEADER: "broken-target-parses"}
-    with (
-        httpx.Client(transport=server.transport()) as http,
-        SilviaClient(
-            base_url=IN_PROCESS_URL, token="t", http_client=http, default_headers=headers
-        ) as client,
-    ):
-        streamed = client.chat.send("How are my accounts?")
+    streamed = reference_turn("/scenario broken-target-parses")  # as the SDK reads it
     observed = observation.turn
     assert (observed.text, observed.citations) == (streamed.text, streamed.citations)
     dump = [c.model_dump() for c in observed.inline_citations]
