@@ -14,9 +14,9 @@ from silvia_client.chat import TurnBuilder
 from silvia_client.chat.events import event_decoder
 from silvia_client.qa import Observation, Reload, SentEvent
 from silvia_client.qa.observe import NOT_JSON
-from silvia_client.testing import BROKEN_SCENARIOS
 
 from ..cli._cli import run
+from ..client.session_bodies import assistant, body, user
 
 run_cli = run  # `silvia qa ...` in-process, as the CLI tests run a command
 CHECKING = "vzeNDwK7KQIm4yEog683uElbp9GRLEFXGK98D"
@@ -110,19 +110,7 @@ def stored(
     citations: Sequence[dict[str, object]], inline: Sequence[dict[str, object]]
 ) -> dict[str, object]:
     """A session body whose last assistant message holds these rows."""
-    return {
-        "session": {"id": "sess_1", "title": "t"},
-        "messages": [
-            {"id": "m1", "role": "user", "content": "q", "citations": [], "inline_citations": []},
-            {
-                "id": "m2",
-                "role": "assistant",
-                "content": "a",
-                "citations": list(citations),
-                "inline_citations": list(inline),
-            },
-        ],
-    }
+    return body(user(), assistant(citations=list(citations), inline_citations=list(inline)))
 
 
 def table(out: str) -> dict[str, list[str]]:
@@ -141,15 +129,6 @@ def table(out: str) -> dict[str, list[str]]:
 def write_script(path: Path, prompts: Sequence[Mapping[str, Any]], **top: object) -> Path:
     path.write_text(json.dumps({"name": "test", "prompts": prompts, **top}), encoding="utf-8")
     return path
-
-
-def broken_script(path: Path) -> Path:
-    """A script with a prompt per broken scenario (and a good one first)."""
-    prompts: list[dict[str, object]] = [{"id": "demo", "message": "Hi", "scenario": "demo"}]
-    prompts += [
-        {"id": n, "message": "How are my accounts?", "scenario": n} for n in BROKEN_SCENARIOS
-    ]
-    return write_script(path, prompts, name="broken")
 
 
 def report(path: Path) -> Any:

@@ -51,7 +51,6 @@ from ._helpers import (
     CARD_ONE,
     CARD_TWO,
     account,
-    broken_script,
     cases,
     cite,
     observe_events,
@@ -79,7 +78,8 @@ def test_each_broken_scenario_fails_its_cell_and_no_output_holds_a_provider_or_t
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
-    script = broken_script(tmp_path / "broken.json")
+    prompts = [{"id": n, "message": "How are my accounts?", "scenario": n} for n in BROKEN_RULES]
+    script = write_script(tmp_path / "s.json", [{"message": "Hi", "id": "demo"}, *prompts])
     junit, path, page = tmp_path / "junit.xml", tmp_path / "report.json", tmp_path / "r.html"
     with ReferenceServer(token=TOKEN).serve_loopback() as url:
         argv = ["qa", "run", str(script), "--base-url", url, "--junit", str(junit)]
