@@ -4,6 +4,7 @@ in-process (`run_cli`, the CLI tests' `run`), with its table read back (`table`)
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,6 +20,10 @@ from ..cli._cli import run
 from ..client.session_bodies import assistant, body, user
 
 run_cli = run  # `silvia qa ...` in-process, as the CLI tests run a command
+SECRET = "qa-s3cret-t0ken-7f2b"  # a token no output may hold
+VENDORS = re.compile(r"plaid|snap\s?trade", re.IGNORECASE)
+# A provider value shown as one: a JSON string, or a Python repr.
+PROVIDER_VALUE = re.compile(r"""["'](plaid|manual|snaptrade)["']""", re.IGNORECASE)
 CHECKING = "vzeNDwK7KQIm4yEog683uElbp9GRLEFXGK98D"
 CARD_ONE = "qwp76DaG7ehEQWRnp1RjCwEBmP6bRXt1dDLK5"
 CARD_TWO = "Lm9WJ8NbnGUxPoEr4QzYDaRkKvXq1Ts7HcfB2"
@@ -28,6 +33,13 @@ IRS = "https://www.irs.gov/retirement-plans/ira-contribution-limits"
 
 EXAMPLE = str(Path(__file__).parents[2] / "examples" / "qa_script.json")
 _MISSING: Any = object()
+
+
+def assert_private(text: str) -> None:
+    """Neither `SECRET` nor a vendor's name nor a provider's value in `text`."""
+    assert SECRET not in text
+    assert not VENDORS.search(text), VENDORS.search(text)
+    assert not PROVIDER_VALUE.search(text), PROVIDER_VALUE.search(text)
 
 
 def account(*ids: str, provider: str | None = "plaid") -> dict[str, object]:

@@ -50,7 +50,10 @@ from ._helpers import (
     AAPL,
     CARD_ONE,
     CARD_TWO,
+    SECRET,
+    VENDORS,
     account,
+    assert_private,
     cases,
     cite,
     observe_events,
@@ -62,26 +65,16 @@ from ._helpers import (
 )
 
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
-TOKEN = "qa-s3cret-t0ken-7f2b"
-VENDORS = re.compile(r"plaid|snap\s?trade", re.IGNORECASE)
-# A provider value shown as one: a JSON string, or a Python repr.
-PROVIDER_VALUE = re.compile(r"""["'](plaid|manual|snaptrade)["']""", re.IGNORECASE)
-
-
-def assert_private(text: str) -> None:
-    assert TOKEN not in text
-    assert not VENDORS.search(text), VENDORS.search(text)
-    assert not PROVIDER_VALUE.search(text), PROVIDER_VALUE.search(text)
 
 
 def test_each_broken_scenario_fails_its_cell_and_no_output_holds_a_provider_or_the_token(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
+    monkeypatch.setenv("SILVIA_TOKEN", SECRET)
     prompts = [{"id": n, "message": "How are my accounts?", "scenario": n} for n in BROKEN_RULES]
     script = write_script(tmp_path / "s.json", [{"message": "Hi", "id": "demo"}, *prompts])
     junit, path, page = tmp_path / "junit.xml", tmp_path / "report.json", tmp_path / "r.html"
-    with ReferenceServer(token=TOKEN).serve_loopback() as url:
+    with ReferenceServer(token=SECRET).serve_loopback() as url:
         argv = ["qa", "run", str(script), "--base-url", url, "--junit", str(junit)]
         status, out, err = run_cli([*argv, "--json", str(path), "--html", str(page)], capsys)
     assert status == 1
@@ -167,17 +160,8 @@ def test_each_broken_scenario_fails_its_cell_and_no_output_holds_a_provider_or_t
     assert_private(shown)
 
 
-def test_findings_assertions_and_redaction_hold_no_provider() -> None:
-    with Observer.reference(token=TOKEN) as qa:
-        for name in BROKEN_SCENARIOS:
-            observation = qa.observe("How are my accounts?", scenario=name)
-            result = check(observation)
-            assert result.findings
-            for finding in result.findings:
-                assert_private(repr(finding))
-                assert_private(str(finding.to_dict()))
-            assert_private(repr(observation))
-            assert_private(repr(result))
+def test_assertions_and_redaction_hold_no_provider() -> None:
+    # A check's findings, result and observation: test_rules.py, over every broken scenario.
     with Observer.reference() as qa:
         observation = qa.observe("How are my accounts?", scenario="broken-target-parses")
         vendor = qa.observe("How are my accounts?", scenario="broken-no-vendor-names")

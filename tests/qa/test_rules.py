@@ -25,8 +25,10 @@ from ._helpers import (
     CARDS,
     CHECKING,
     IRS,
+    SECRET,
     Raw,
     account,
+    assert_private,
     cite,
     observe_events,
     stored,
@@ -349,7 +351,7 @@ HOSTILE |= {"fault-keep-alive-forever", "fault-echo-token", "fault-echo-token-40
 
 @pytest.fixture(scope="module")
 def qa() -> Iterator[Observer]:
-    server = ReferenceServer()
+    server = ReferenceServer(token=SECRET)
     # No retries: a 429's Retry-After (4 s) is not what these tests are about.
     client = server.client(max_retries=0, timeout=5.0, idle_timeout=5.0)
     with Observer(client, server=server) as observer:
@@ -379,7 +381,12 @@ def test_each_broken_or_fault_scenario_breaks_its_rules_and_no_other(qa: Observe
     expected = {**{name: {rule} for name, rule in BROKEN_RULES.items()}, **FAULTS}
     for name, rules in expected.items():
         observation = qa.observe("How are my accounts doing?", scenario=name)
-        assert check(observation).broken_rules == rules, name
+        result = check(observation)
+        assert result.broken_rules == rules, name
+        # No provider, vendor or token in what a check hands back (the reports': test_reports).
+        for shown in (observation, result, *result.findings):
+            assert_private(repr(shown))
+        assert_private(str([finding.to_dict() for finding in result.findings]))
     # The library turns the broken ones start from are untouched.
     assert check(qa.observe("hi", scenario="demo")).findings == ()
     assert check(qa.observe("hi", scenario="pooling")).findings == ()
