@@ -73,7 +73,6 @@ def test_an_internal_error_is_one_line_and_exit_4_the_traceback_with_debug(
         assert "the server said" not in err  # the type, never the message
         assert SECRET not in out + err
     monkeypatch.setattr("silvia_client.cli._server.choose_server", boom)
-    monkeypatch.setenv("SILVIA_TOKEN", SECRET)
     for debug, argv in [("", ["--debug", "chat", "hi"]), ("1", ["chat", "hi"])]:
         monkeypatch.setenv("SILVIA_DEBUG", debug)
         status, out, err = run(argv, capsys)

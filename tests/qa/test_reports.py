@@ -296,14 +296,10 @@ def timed_run(times: list[Timings]) -> RunResult:
     return RunResult(Script(tuple(result.prompt for result in results)), "t", tuple(results))
 
 
-def chart_of(page: str) -> Node:
-    return dom(page).find("svg")
-
-
 def test_the_chart_draws_any_time_alike_flat_at_zero_and_a_huge_one_as_a_day() -> None:
     for seconds in EDGE_TIMES:
         page = page_of(timed_run([Timings(seconds, seconds, seconds)] * 3))
-        chart = chart_of(page)
+        chart = dom(page).find("svg")
         widths = [float(bar.attrs["width"] or "") for bar in chart.find_all("rect")]
         assert len(widths) == 6, seconds
         assert all(1 <= width <= 520 for width in widths), seconds
@@ -316,7 +312,7 @@ def test_the_chart_draws_any_time_alike_flat_at_zero_and_a_huge_one_as_a_day() -
             assert not any(re.search("nan|inf|e[+-]", value or "") for value in values), seconds
         assert not re.search(r"\d{40}", page), seconds  # and no 309-digit time on the page
     for seconds in [0.0, 5e-324]:
-        chart = chart_of(page_of(timed_run([Timings(seconds, seconds, seconds)] * 2)))
+        chart = dom(page_of(timed_run([Timings(seconds, seconds, seconds)] * 2))).find("svg")
         assert {bar.attrs["width"] for bar in chart.find_all("rect")} == {"1.0"}, seconds
         assert chart.find_all("text")[0].text == "0 s", seconds
         assert len(chart.find_all("line")) == 1, seconds  # one gridline: a chart of scale 0
@@ -324,12 +320,12 @@ def test_the_chart_draws_any_time_alike_flat_at_zero_and_a_huge_one_as_a_day() -
     huge = bar_widths(Timings(0.1, 0.5, 1.0), Timings(1, 1.7e308, 1.7e308))
     assert huge == day
     assert huge[2:] == [round(520 * 86_400 / 100_000, 1)] * 2  # on a scale of 0 to 100000 s
-    chart = chart_of(page_of(timed_run([Timings(1, 1.7e308, math.inf)])))
+    chart = dom(page_of(timed_run([Timings(1, 1.7e308, math.inf)]))).find("svg")
     assert "first text 1.7e+308 s, done inf s" in chart.text  # the tooltip says them as they are
 
 
 def bar_widths(*times: Timings) -> list[float]:
-    chart = chart_of(page_of(timed_run(list(times))))
+    chart = dom(page_of(timed_run(list(times)))).find("svg")
     return [float(bar.attrs["width"] or "") for bar in chart.find_all("rect")]
 
 

@@ -422,7 +422,7 @@ def ids(run: RunResult) -> list[str]:
     return [result.prompt.id for result in run.prompts]
 
 
-def test_each_recording_is_a_prompt_named_by_its_name_request_id_stem_or_place(
+def test_each_recording_is_a_prompt_named_by_its_name_request_id_stem_or_place_else_an_error(
     tmp_path: Path,
 ) -> None:
     good, bad = recorded("demo"), recorded("broken-target-parses")
@@ -464,14 +464,12 @@ def test_each_recording_is_a_prompt_named_by_its_name_request_id_stem_or_place(
         ([anonymous, ("recording-1", good)], ["recording-1", "recording-1-2"]),
     ]:
         assert ids(check_recordings(recordings)) == named, named  # type: ignore[arg-type]
-
-
-def test_what_is_not_a_recording_raises_saying_what_check_recordings_takes(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text("not json at all\n", encoding="utf-8")
+    # What is not a recording raises, saying what check_recordings takes.
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("not json at all\n", encoding="utf-8")
     with pytest.raises(RecordingFormatError) as caught:
-        check_recordings([recorded("demo"), bad])
-    assert caught.value.path == str(bad)
+        check_recordings([good, broken])
+    assert caught.value.path == str(broken)
     with pytest.raises(FileNotFoundError):
         check_recordings([tmp_path / "nope.jsonl"])
     for recordings, got in WRONG_SHAPES:
@@ -485,7 +483,7 @@ def test_what_is_not_a_recording_raises_saying_what_check_recordings_takes(tmp_p
         assert message.endswith(got), got
     # Before any turn is replayed, or any file read.
     with pytest.raises(TypeError, match=r"got int \(item 3\)"):
-        check_recordings([recorded("demo"), tmp_path / "never-read.jsonl", 3])  # type: ignore[list-item]
+        check_recordings([good, tmp_path / "never-read.jsonl", 3])  # type: ignore[list-item]
 
 
 WRONG_SHAPES = [
