@@ -16,10 +16,7 @@ import pytest
 from silvia_client import SilviaClient
 from silvia_client.chat import Turn
 from silvia_client.cli import main
-from silvia_client.testing import (
-    IN_PROCESS_URL,
-    ReferenceServer,
-)
+from silvia_client.testing import IN_PROCESS_URL, ReferenceServer
 
 TOKEN = "cli-s3cret-token-0123456789"
 VENDORS = ("plaid", "snaptrade")

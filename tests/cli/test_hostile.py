@@ -330,9 +330,7 @@ def test_chat_writes_lone_surrogates_escaped_and_the_rest_as_is(
 # The writer -------------------------------------------------------------------------------
 
 
-def test_the_writer_escapes_what_a_stream_cannot_carry(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_the_writer_escapes_what_a_stream_cannot_carry(capsys: pytest.CaptureFixture[str]) -> None:
     stdout, stderr = sys.stdout, sys.stderr
     with writing_safely():
         assert isinstance(sys.stdout, SafeStream)

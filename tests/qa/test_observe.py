@@ -28,11 +28,7 @@ from silvia_client.qa import (
 from silvia_client.qa._observation import Stopwatch
 from silvia_client.qa.observe import NOT_JSON
 from silvia_client.qa.script import Expectations
-from silvia_client.testing import (
-    BROKEN_SCENARIOS,
-    Recording,
-    ReferenceServer,
-)
+from silvia_client.testing import BROKEN_SCENARIOS, Recording, ReferenceServer
 
 from ..cli._cli import reference_turn
 from ._helpers import run_cli, table, write_script

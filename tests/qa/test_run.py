@@ -34,12 +34,7 @@ from silvia_client.qa import (
     parse_script,
     run_script,
 )
-from silvia_client.testing import (
-    BROKEN_SCENARIOS,
-    Recording,
-    RecordingFormatError,
-    ReferenceServer,
-)
+from silvia_client.testing import BROKEN_SCENARIOS, Recording, RecordingFormatError, ReferenceServer
 
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head
 from ..interruptible import silvia_command
