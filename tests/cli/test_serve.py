@@ -144,7 +144,6 @@ def test_what_goes_wrong_is_one_line_and_no_credential_is_printed(
     ):
         assert run(argv, capsys)[0] == 2, argv
         assert not (tmp_path / "x.jsonl").exists()
-    monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
     choice = choose_server(f"https://api.example/v1/{TOKEN}", "record")
     err = capsys.readouterr().err
     assert err == "silvia record: using https://api.example/v1/<token> (from --base-url)\n"
