@@ -71,8 +71,8 @@ def test_each_broken_scenario_fails_its_cell_and_no_output_holds_a_provider_or_t
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("SILVIA_TOKEN", SECRET)
-    prompts = [{"id": n, "message": "How are my accounts?", "scenario": n} for n in BROKEN_RULES]
-    script = write_script(tmp_path / "s.json", [{"message": "Hi", "id": "demo"}, *prompts])
+    broken = [{"id": n, "message": "How are my accounts?", "scenario": n} for n in BROKEN_RULES]
+    script = write_script(tmp_path / "s.json", [{"message": "Hi", "id": "demo"}, *broken])
     junit, path, page = tmp_path / "junit.xml", tmp_path / "report.json", tmp_path / "r.html"
     with ReferenceServer(token=SECRET).serve_loopback() as url:
         argv = ["qa", "run", str(script), "--base-url", url, "--junit", str(junit)]

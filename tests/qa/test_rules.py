@@ -198,7 +198,7 @@ def test_a_finding_says_what_broke_and_where_and_a_rule_that_cannot_apply_skips(
         assert result.broken_rules == {rule}, (rule, said)
         (finding,) = result.findings
         if key == "message":
-            assert said in finding.message, (rule, said)
+            assert str(said) in finding.message, (rule, said)
         else:
             assert finding.evidence[key] == said, (rule, said)
     (finding,) = check(observe_events(EVENTS, reload=failed)).findings
