@@ -16,8 +16,8 @@ import json
 import re
 import sys
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -36,6 +36,7 @@ from silvia_client.testing import (
     SendUnknown,
     WebResult,
 )
+from silvia_client.testing._broken import Breakage, _retarget
 from silvia_client.testing._steps import Event, Step
 from silvia_client.testing._turn import PlayedTurn, TextDelta, WireCitation
 
@@ -71,40 +72,23 @@ _SCRIPT = (
 )
 
 
-@dataclass(frozen=True)
-class _Rewrite:
-    """Each citation, streamed and summarised, through `fix`; with `session`, the session id
-    holds the payload too."""
+def _in_source(turn: PlayedTurn) -> PlayedTurn:
+    """Each citation's source, streamed and summarised, holds the payload."""
 
-    fix: Callable[[WireCitation], WireCitation]
-    session: bool = False
+    def fix(row: WireCitation) -> WireCitation:
+        return {**row, "source": f"{row.get('source')}#{PAYLOAD}"}
 
-    def turn(self, turn: PlayedTurn) -> PlayedTurn:
-        stream = tuple(
-            item if isinstance(item, TextDelta) else self.fix(item) for item in turn.stream
-        )
-        return replace(turn, stream=stream, summary=tuple(map(self.fix, turn.summary)))
-
-    def steps(self, steps: list[Step], wire: WireFormat) -> list[Step]:
-        out: list[Step] = []
-        for step in steps:
-            if self.session and isinstance(step, Event) and step.name == wire.events.session:
-                data = dict(step.data)  # type: ignore[call-overload]
-                data[wire.session_id_key] = f"sess_{PAYLOAD}"
-                step = replace(step, data=data)
-            out.append(step)
-        return out
+    stream = tuple(item if isinstance(item, TextDelta) else fix(item) for item in turn.stream)
+    return replace(turn, stream=stream, summary=tuple(map(fix, turn.summary)))
 
 
-def _misfit(citation: WireCitation) -> WireCitation:
-    """The web citation with a `market_data` target."""
-    if citation.get("source") != URL:
-        return citation
-    return {**citation, "target": {"kind": "market_data", "ticker": "X\ud800"}}
-
-
-def _in_source(citation: WireCitation) -> WireCitation:
-    return {**citation, "source": f"{citation.get('source')}#{PAYLOAD}"}
+def _in_session(steps: list[Step], wire: WireFormat) -> list[Step]:
+    """The session id holds the payload."""
+    for index, step in enumerate(steps):
+        if isinstance(step, Event) and step.name == wire.events.session:
+            data = dict(step.data)  # type: ignore[call-overload]
+            steps[index] = replace(step, data={**data, wire.session_id_key: f"sess_{PAYLOAD}"})
+    return steps
 
 
 LONE = Scenario("lone-surrogates", "Text and a title holding lone surrogates.", script=_SCRIPT)
@@ -112,7 +96,7 @@ MISFIT = Scenario(
     "lone-surrogates-misfit",
     "Lone surrogates, and a citation whose target does not fit its source.",
     script=_SCRIPT,
-    rewrite=_Rewrite(_misfit),
+    rewrite=Breakage(on_turn=_retarget({URL: {"kind": "market_data", "ticker": "X\ud800"}})),
 )
 
 
@@ -124,8 +108,8 @@ _WEB = (
 SCENARIOS = tuple(
     Scenario(name, f"The payload in {where}.", script=_WEB, **how)  # type: ignore[arg-type]
     for name, where, how in [
-        ("hostile-text", "text, title, quote and source", {"rewrite": _Rewrite(_in_source)}),
-        ("hostile-session", "the session id", {"rewrite": _Rewrite(_in_source, session=True)}),
+        ("hostile-text", "text, title, quote and source", {"rewrite": Breakage(_in_source)}),
+        ("hostile-session", "the session id", {"rewrite": Breakage(_in_source, _in_session)}),
         ("hostile-events", "an unknown event and an error event",
          {"fault": SendError(error_type=PAYLOAD, message=PAYLOAD, after_events=3)}),
         ("hostile-unknown", "an unknown event's name and data",
