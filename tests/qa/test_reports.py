@@ -1,13 +1,10 @@
 """The reports' privacy, and `--html`: one self-contained page in which a hostile turn runs
 nothing, its chart at the edges of a float, and a hundred prompts' page laid out in a browser.
 
-No output of a run holds a provider, a vendor name or the token, even from a server that
-leaks them. Every string the server or the script controls in `hostile_run` carries a
-payload that would set `top.document.title` and a global if it ran. One headless Chromium
-(`tests/browser.py`) frames the hostile report (with and without its Content-Security-Policy)
-and the hundred prompts' at 1280 and 800 px: nothing past the page or scrolling sideways,
-chart labels whole, rule headers upright, "failures only" hiding the passes. A screenshot
-goes to `tests/artifacts/` (git-ignored).
+Every string the server or the script controls in `hostile_run` carries a payload that would
+set `top.document.title` and a global if it ran. One headless Chromium (`tests/browser.py`)
+frames the hundred prompts' report at 1280 and 800 px (a screenshot of it goes to
+`tests/artifacts/`) and the hostile one, with and without its Content-Security-Policy.
 """
 
 from __future__ import annotations
