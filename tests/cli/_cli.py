@@ -7,6 +7,7 @@ point, Ctrl-C, a pty, a closed pipe, `silvia serve`). `conftest.py` holds the fi
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterator
 
@@ -34,6 +35,13 @@ def loopback() -> Iterator[str]:
     """A reference server on 127.0.0.1 that takes `TOKEN` only."""
     with ReferenceServer(token=TOKEN).serve_loopback() as url:
         yield url
+
+
+class Tty(io.StringIO):
+    """A stream that says it is a terminal: one written to, or lines typed then Ctrl-D."""
+
+    def isatty(self) -> bool:
+        return True
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

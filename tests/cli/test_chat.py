@@ -27,7 +27,7 @@ from silvia_client.sessions import Session
 from silvia_client.testing import ReferenceServer
 
 from ..interruptible import silvia_command
-from ._cli import CHECKING, TOKEN, private, reference_turn, run, session_of, with_markers
+from ._cli import CHECKING, TOKEN, Tty, private, reference_turn, run, session_of, with_markers
 
 QUESTION = "How much is in checking?"
 
@@ -456,21 +456,14 @@ def test_each_line_is_a_turn_of_one_session_ctrl_c_ends_a_turn_and_ctrl_d_quits(
     assert TOKEN not in terminal.seen + rest
 
 
-class _Keyboard(io.StringIO):
-    """Lines typed at a terminal, then Ctrl-D: what `input()` reads when stdin is no real one."""
-
-    def isatty(self) -> bool:
-        return True
-
-
 def test_ctrl_d_ends_the_session_in_process(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr("sys.stdin", _Keyboard(""))  # Ctrl-D at the first prompt
+    monkeypatch.setattr("sys.stdin", Tty(""))  # Ctrl-D at the first prompt
     status, out, err = run(["chat"], capsys)
     assert (status, out) == (0, "You: \n")
     assert "--session" not in err
-    monkeypatch.setattr("sys.stdin", _Keyboard("How much is in checking?\n   \n"))
+    monkeypatch.setattr("sys.stdin", Tty("How much is in checking?\n   \n"))
     status, out, err = run(["chat", "--scenario", "accounts"], capsys)
     assert status == 0
     assert out.startswith("You: Silvia: ")  # the blank line is no turn

@@ -18,18 +18,10 @@ from silvia_client.citations import Citation, InlineCitation
 from silvia_client.cli._render import TerminalRenderer, hyperlink, supports_hyperlinks
 
 from ..citations.strategies import PROPERTY
+from ._cli import Tty
 
 ACCOUNT = "vzeNDwK7KQIm4yEog683uElbp9GRLEFXGK98D"
 ESC = "\x1b"
-
-
-class Tty(io.StringIO):
-    def __init__(self, tty: bool) -> None:
-        super().__init__()
-        self._tty = tty
-
-    def isatty(self) -> bool:
-        return self._tty
 
 
 def inline(source: str, offset: int, **row: Any) -> InlineCitation:
@@ -51,14 +43,14 @@ def test_hyperlinks_are_osc_8_only_on_a_capable_terminal_for_sources() -> None:
         (True, {"TERM": "xterm", "NO_COLOR": ""}, True),  # no-color.org: set and not empty
         (False, {"TERM": "xterm"}, False),
     ]:
-        assert supports_hyperlinks(Tty(tty), env) is expected, (tty, env)
+        assert supports_hyperlinks(Tty() if tty else io.StringIO(), env) is expected, (tty, env)
     assert supports_hyperlinks(object(), {"TERM": "xterm"}) is False  # type: ignore[arg-type]
-    assert TerminalRenderer(Tty(False)).links is False
+    assert TerminalRenderer(io.StringIO()).links is False
     assert TerminalRenderer(io.StringIO()).links is False
     assert hyperlink("https://e.example/a", "text") == (
         f"{ESC}]8;;https://e.example/a{ESC}\\text{ESC}]8;;{ESC}\\"
     )
-    out = Tty(True)
+    out = Tty()
     render = TerminalRenderer(out, links=True)
     account = Citation.model_validate(
         {
@@ -74,7 +66,7 @@ def test_hyperlinks_are_osc_8_only_on_a_capable_terminal_for_sources() -> None:
         "  [2] Checking (your account)",
         f"      /accounts/{ACCOUNT}",  # a relative path is no terminal link
     ]
-    absolute = Tty(True)
+    absolute = Tty()
     TerminalRenderer(absolute, links=True, web_url="https://app.example").sources([], [account])
     link = f"https://app.example/accounts/{ACCOUNT}"
     assert absolute.getvalue().splitlines()[-1] == "      " + hyperlink(link, link)
@@ -84,7 +76,7 @@ def test_server_text_cannot_drive_or_reorder_the_terminal() -> None:
     # What the cleaner writes for each character: tests/test_text.py.
     evil = f"a{ESC}]8;;https://evil.example{ESC}\\b{ESC}[2J\rc\x07d\x9be\tf\ng"
     url = "https://e.example/"
-    out = Tty(True)
+    out = Tty()
     render = TerminalRenderer(out, links=True)
     render.event(TextEvent(evil + "\u2066"))
     render.event(CitationEvent(inline(url, len(evil), title=f"T{ESC}[31m")))
@@ -167,7 +159,7 @@ def test_a_terminal_wraps_the_answer_a_pipe_or_a_terminal_of_no_width_does_not()
     piped = io.StringIO()
     TerminalRenderer(piped).event(TextEvent(words))
     assert piped.getvalue() == words  # a file or a pipe gets the text as it came
-    terminal = Tty(True)
+    terminal = Tty()
     render = TerminalRenderer(terminal, width=40)
     render.event(TextEvent(words))
     render.event(CitationEvent(inline("https://e.example/", len(words))))

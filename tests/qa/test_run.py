@@ -36,6 +36,7 @@ from silvia_client.qa import (
 )
 from silvia_client.testing import BROKEN_SCENARIOS, Recording, RecordingFormatError, ReferenceServer
 
+from ..cli._cli import Tty
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head
 from ..interruptible import silvia_command
 from ..testing._helpers import recorded
@@ -321,11 +322,6 @@ def test_a_session_id_the_url_cannot_carry_is_a_finding_not_a_crash(
 # Progress -----------------------------------------------------------------------------
 
 
-class _Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
 def test_progress_is_a_live_line_on_a_terminal_a_line_per_prompt_otherwise_or_quiet(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -334,7 +330,7 @@ def test_progress_is_a_live_line_on_a_terminal_a_line_per_prompt_otherwise_or_qu
         {"id": "bad", "message": "Hi", "scenario": "broken-target-parses"},
     ]
     script = str(write_script(tmp_path / "s.json", prompts))
-    terminal = _Terminal()
+    terminal = Tty()
     with capsys.disabled(), monkeypatch.context() as patch:
         patch.setattr(sys, "stderr", terminal)
         patch.setattr(sys, "stdout", io.StringIO())
@@ -348,7 +344,7 @@ def test_progress_is_a_live_line_on_a_terminal_a_line_per_prompt_otherwise_or_qu
     _, _, err = run_cli(["qa", "run", script, "--quiet"], capsys)
     assert "[1/2]" not in err
     assert "[2/2]" not in err
-    now, terminal, seen = [100.0], _Terminal(), list[str]()
+    now, terminal, seen = [100.0], Tty(), list[str]()
     live = LiveProgress(terminal, 2, clock=lambda: now[0])  # a clock the test moves
 
     def started(prompt: Any) -> None:
