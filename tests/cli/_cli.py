@@ -1,4 +1,4 @@
-"""What the command line's tests share: a clean environment, a loopback server, `run`.
+"""What the command line's tests share: a clean environment, a loopback server, `run`, `Tty`.
 
 `run(argv, capsys)` is `silvia ARGV` in-process through `cli.main`, with what it
 wrote; a subprocess only where the process itself is what is tested (the entry

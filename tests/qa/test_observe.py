@@ -324,11 +324,7 @@ def test_budgets_missed_are_warnings_unless_the_script_says_error_and_skip_witho
     assert outcome.findings[0].message.startswith("the first text took ")
     assert outcome.findings[1].message.startswith("the whole turn took ")
     assert outcome.findings[1].evidence["budget_s"] == 1e-6
-    assert result.ok
-    strict = Expectations(max_turn_s=1e-6, timing_severity="error")
-    assert check(observation, expect=strict).outcome("timing").status == "fail"
-    with pytest.raises(KeyError):  # timing budgets alone add no `expectations` row
-        check(observation, expect=strict).outcome("expectations")
+    assert result.ok  # unless the script says error, and no expectations row: the test below
     outcome = check(observation.turn, expect={"max_turn_s": 1e-6}).outcome(TIMING.id)
     assert outcome.status == "skip"
     assert outcome.reason == "no timings: the turn was not observed as it streamed"
