@@ -17,6 +17,7 @@ import pytest
 from silvia_client import SilviaClient
 from silvia_client.chat import Turn
 from silvia_client.cli import main
+from silvia_client.display import marked_segments, number_sources
 from silvia_client.testing import IN_PROCESS_URL, ReferenceServer
 
 TOKEN = "cli-s3cret-token-0123456789"
@@ -78,17 +79,7 @@ def reference_turn(message: str) -> Turn:
 
 
 def with_markers(turn: Turn) -> str:
-    """The answer with `[n]` where each citation streamed in (one per source at a place)."""
-    numbers: dict[str, int] = {}
-    inserts: dict[int, list[int]] = {}
-    for citation in turn.inline_citations:
-        number = numbers.setdefault(citation.source, len(numbers) + 1)
-        assert citation.offset is not None
-        here = inserts.setdefault(citation.offset, [])
-        if number not in here:
-            here.append(number)
-    out, start = [], 0
-    for offset in sorted(inserts):
-        out.append(turn.text[start:offset] + "".join(f"[{n}]" for n in inserts[offset]))
-        start = offset
-    return "".join(out) + turn.text[start:]
+    """The answer with `[n]` where each source was cited, as the core's views place them."""
+    numbers = number_sources(turn.inline_citations)
+    marked = marked_segments(turn.text, turn.inline_citations, numbers)
+    return "".join(piece + "".join(f"[{n}]" for n in marks) for piece, marks in marked)
