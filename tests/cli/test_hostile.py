@@ -15,7 +15,6 @@ import io
 import json
 import re
 import sys
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -41,7 +40,7 @@ from silvia_client.testing._steps import Event, Step
 from silvia_client.testing._turn import PlayedTurn, TextDelta, WireCitation
 
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head, response
-from ..qa._helpers import table
+from ..qa._helpers import cases, table
 from ._cli import run, session_of
 
 TOKEN = "cli-hostile-output-token"
@@ -168,8 +167,7 @@ def _check_reports(junit: Path, report: Path, page: Path) -> None:
         _clean(text, path.name)
         numbers = [int(number) for number in re.findall(r"&#(\d+);", text)]
         assert not [n for n in numbers if 0xD800 <= n <= 0xDFFF], path.name  # XML 1.0 refuses
-    root = ET.parse(junit).getroot()
-    assert root.iter("testcase")
+    assert cases(junit)  # well-formed, with its cases
     assert json.loads(report.read_text(encoding="utf-8"))["prompts"]
     assert "<html" in page.read_text(encoding="utf-8")
 
