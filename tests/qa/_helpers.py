@@ -1,5 +1,5 @@
-"""What the QA tests share: observations built by hand, event by event, and `silvia qa`
-in-process (`run_cli`, the CLI tests' `run`), with its table read back (`table`)."""
+"""What the QA tests share: observations built by hand, event by event, `assert_private`, and
+`silvia qa` in-process (`run_cli`, the CLI tests' `run`), with its table read back (`table`)."""
 
 from __future__ import annotations
 
