@@ -14,7 +14,6 @@ import httpx
 import pytest
 
 from silvia_client import AsyncSilviaClient, NotFoundError, SilviaClient
-from silvia_client.citations import AccountsTarget, resolve_citation
 from silvia_client.testing import IN_PROCESS_URL, ReferenceServer, Say, Scenario
 
 pytest_plugins = ["pytester"]
@@ -37,13 +36,9 @@ async def test_every_fixture_serves_the_tests_own_server_and_the_older_names_are
     for client in (silvia, async_silvia):
         assert client.timeout.read == 5.0
         assert client.idle_timeout == 5.0
-    with silvia.chat.stream("/scenario accounts") as stream:
-        turn = stream.until_done()
-    [citation] = turn.citations
-    assert isinstance(citation.target, AccountsTarget)
-    links = [link.href for link in resolve_citation(citation).links]
-    assert links == [f"/accounts/{ref.account_id}" for ref in citation.target.accounts]
+    turn = silvia.chat.send("/scenario accounts")
     assert turn.session_id is not None
+    assert turn.citations
     # One server behind them all: the async client, the transport, real HTTP on loopback.
     session = await async_silvia.sessions.get(turn.session_id)
     assert session.messages[-1].citations == turn.citations

@@ -1,10 +1,7 @@
-"""Every scenario of the library, end to end over real sockets, with the sync and async client.
-
-One test plays every scenario of `SCENARIOS` with one client per side (a new scenario is
-tested by being added there): the turn, or the typed error and its partial turn, is what
-`expected_turn` implies (rows compared in wire form, provider and all), the reload agrees,
-no connection is left open, and each recording of the sync side (the floods aside) holds
-no token and replays the live turn three ways. Then a stream left early.
+"""Every scenario of `SCENARIOS` (a new one is tested by being added), over real sockets with
+one client per side: the turn, or the typed error and its partial turn, is what `expected_turn`
+implies (rows in wire form, provider and all), the reload agrees, and each recording of the
+sync side (the floods aside) holds no token and replays the live turn three ways.
 """
 
 from __future__ import annotations
@@ -18,11 +15,7 @@ import pytest
 
 from silvia_client import (
     AsyncSilviaClient,
-    AuthenticationError,
     IncompleteTurnError,
-    InternalServerError,
-    NotFoundError,
-    PermissionDeniedError,
     RateLimitError,
     ServerStreamError,
     SilviaClient,
@@ -86,19 +79,10 @@ STREAM_ERRORS: dict[str | None, type[SilviaError]] = {
     "trickle": StreamTimeoutError,
     "keep_alive_forever": StreamTimeoutError,
 }
-STATUS_ERRORS: dict[int, type[APIStatusError]] = {
-    401: AuthenticationError,
-    403: PermissionDeniedError,
-    404: NotFoundError,
-    429: RateLimitError,
-    500: InternalServerError,
-}
 
 
 def options_for(scenario: Scenario) -> dict[str, Any]:
-    """The client's settings for `scenario`: a short idle timeout against a stall, and
-    small limits and a short deadline against a flood; no retries (a 429 or a 500 is seen
-    as such, not waited out: the retries have tests of their own)."""
+    """No retries (a 429 is seen, not waited out), and the settings above against a fault."""
     idle = STALL_IDLE_TIMEOUT if isinstance(scenario.fault, Stall) else IDLE_TIMEOUT
     options: dict[str, Any] = {"idle_timeout": idle, "max_retries": 0}
     if isinstance(scenario.fault, (*FLOODS, *ENDLESS)):
@@ -122,8 +106,7 @@ def wire_row(citation: Citation) -> dict[str, object]:
 
 
 def expected_offsets(scenario: Scenario, count: int) -> list[int]:
-    """Where each of the first `count` citations streamed (the answer's length then), read
-    off the scenario's script, independently of the client and the wire."""
+    """Where each of the first `count` citations streamed, read off the script, not the wire."""
     offsets, length = [], 0
     for item in scenario.script:
         if isinstance(item, Say):
@@ -196,8 +179,7 @@ def assert_reload_agrees(turn: Turn, session: Session) -> None:
 
 @dataclass(frozen=True)
 class Played:
-    """A turn on either client: the turn (partial, on a `StreamError`), the error, and the
-    session reloaded after whatever turn there is."""
+    """A turn on either client (partial, on a `StreamError`), its error and its reload."""
 
     turn: Turn | None
     error: SilviaError | None
@@ -223,7 +205,8 @@ async def play(client: SilviaClient | AsyncSilviaClient, message: str) -> Played
 
 
 def _check_status_error(error: BaseException, expected: ExpectedTurn) -> None:
-    assert isinstance(error, STATUS_ERRORS[expected.status])
+    # (Which class each status is: tests/client/test_errors.py.)
+    assert isinstance(error, APIStatusError)
     assert error.status_code == expected.status
     assert expected.error is not None
     assert error.error_type == expected.error["type"]
