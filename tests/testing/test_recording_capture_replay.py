@@ -14,10 +14,8 @@ import gzip
 import json
 import struct
 import time
-import tracemalloc
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +36,6 @@ from silvia_client.qa import check_recordings
 from silvia_client.testing import (
     IN_PROCESS_URL,
     SCENARIO_HEADER,
-    RecordedChunk,
     RecordedReload,
     RecordedRequest,
     RecordedResponse,
@@ -51,7 +48,7 @@ from silvia_client.testing import (
     record_turn,
 )
 
-from ._helpers import SSE, made, recorded
+from ._helpers import SSE, MiB, made, peak, recorded
 
 pytestmark = pytest.mark.anyio
 
@@ -126,17 +123,6 @@ async def test_with_timing_each_chunk_comes_no_earlier_than_recorded() -> None:
         replay(gap=0.3).client(timing=True, idle_timeout=0.05) as client,
     ):
         client.chat.send("hi")
-
-
-async def test_a_replay_keeps_the_recorded_request_ids() -> None:
-    recording = recorded()
-    with recording.client() as client:
-        turn = client.chat.send("hi")
-        assert turn.session_id is not None
-        session = client.sessions.get(turn.session_id)
-    assert turn.request_id == dict(recording.response.headers)["x-request-id"]
-    assert session.request_id is not None
-    assert session.request_id != turn.request_id  # each response its own id
 
 
 # -- several, by name ---------------------------------------------------------------------------
@@ -234,6 +220,12 @@ def test_record_turn_keeps_the_request_the_response_bytes_how_it_ended_and_the_r
     assert recording.reload.status == 200
     assert recording.reload.path.startswith("/api/chat/sessions/sess_")
     assert json.loads(recording.reload.body)["messages"][-1]["role"] == "assistant"
+    with recording.client() as client:  # a replay keeps the recorded request ids
+        turn = client.chat.send("hi")
+        assert turn.session_id is not None
+        session = client.sessions.get(turn.session_id)
+    assert turn.request_id == dict(response.headers)["x-request-id"]
+    assert session.request_id not in (None, turn.request_id)  # each response its own id
     # How the body ended, and whether the turn was reloaded (only when complete).
     for scenario, end, reloaded in [
         ("demo", "ended", True),  # after `done`, the client reads the rest (the drain)
@@ -401,13 +393,12 @@ async def test_arecord_turn_records_as_record_turn_and_concurrent_captures_stay_
         assert turn.session_id.encode() in recording.response.body
 
 
-MIB = 1024 * 1024
 BOMBED = "sess_bomb"
-LIMIT = 1 * MIB
+LIMIT = 1 * MiB
 # What replaying may hold at most beyond the recording itself: a few limits'
 # worth, never the 64 MiB the bomb inflates to.
-BOUND = 24 * MIB
-GZIPPED = (("content-type", "text/event-stream"), ("content-encoding", "gzip"))
+BOUND = 24 * MiB
+GZIP = (("content-encoding", "gzip"),)
 
 
 def gzipped(*pieces: tuple[bytes, int]) -> bytes:
@@ -426,15 +417,14 @@ def gzipped(*pieces: tuple[bytes, int]) -> bytes:
 
 
 BOMB_SESSION = b'event: session\ndata: {"sessionId":"sess_bomb"}\n\n'
-BOMB_DONE = b"event: done\ndata: {}\n\n"
 EVENTS = b'event: text\ndata: {"text":"' + b"a" * 200 + b'"}\n\n'  # 225 bytes
 # 64 MiB of small text events; one text event of 20 MiB (past the default
 # `max_event_bytes`); a session body of 64 MiB of tiny citation rows.
-BOMB = gzipped((BOMB_SESSION, 1), (EVENTS * 4096, 72), (BOMB_DONE, 1))
+BOMB = gzipped((BOMB_SESSION, 1), (EVENTS * 4096, 72), (DONE, 1))
 BIG_EVENT = gzipped(
     (BOMB_SESSION + b'event: text\ndata: {"text":"', 1),
-    (b"a" * MIB, 20),
-    (b'"}\n\n' + BOMB_DONE, 1),
+    (b"a" * MiB, 20),
+    (b'"}\n\n' + DONE, 1),
 )
 SESSION_BOMB = gzipped(
     (b'{"session":{"id":"sess_bomb"},"messages":[{"id":"m","role":"assistant",'
@@ -446,33 +436,12 @@ SESSION_BOMB = gzipped(
 
 def streamed(body: bytes) -> Recording:
     """A turn whose whole stream is one recorded gzip chunk."""
-    return Recording(
-        RecordedRequest("POST", "/api/claude", {"message": "hi"}),
-        RecordedResponse(200, GZIPPED, (RecordedChunk(0.001, body),), "ended", 0.002),
-    )
+    return made([body], headers=(*SSE, *GZIP), end="ended")
 
 
 def reloaded(body: bytes) -> Recording:
     """A short complete turn whose reload is `body`, sent gzip-compressed."""
-    turn = b'event: session\ndata: {"sessionId":"sess_bomb"}\n\nevent: done\ndata: {}\n\n'
-    headers = (("content-type", "application/json"), ("content-encoding", "gzip"))
-    return Recording(
-        RecordedRequest("POST", "/api/claude", {"message": "hi"}),
-        RecordedResponse(200, GZIPPED[:1], (RecordedChunk(0.001, turn),), "ended", 0.002),
-        RecordedReload(f"/api/chat/sessions/{BOMBED}", 200, headers, body),
-    )
-
-
-@contextmanager
-def peak() -> Iterator[list[int]]:
-    """The peak of traced memory inside the block, in bytes (appended on exit)."""
-    out: list[int] = []
-    tracemalloc.start()
-    try:
-        yield out
-    finally:
-        out.append(tracemalloc.get_traced_memory()[1])
-        tracemalloc.stop()
+    return made([BOMB_SESSION + DONE], reload=body, reload_headers=GZIP, session=BOMBED)
 
 
 def clients(recording: Recording, **options: Any) -> Iterator[SilviaClient | AsyncSilviaClient]:
@@ -505,7 +474,7 @@ async def send(client: SilviaClient | AsyncSilviaClient, reload: bool) -> None:
 async def test_a_replayed_gzip_body_stops_at_the_clients_limit_without_inflating_whole() -> None:
     assert len(BOMB) < 400 * 1024  # small on disk, large inflated
     assert len(streamed(BOMB).dumps()) < 600 * 1024  # base64 in the file
-    assert len(gzip.decompress(BOMB)) > 63 * MIB
+    assert len(gzip.decompress(BOMB)) > 63 * MiB
     cases: list[tuple[Recording, dict[str, Any], type[Exception], bool]] = [
         (streamed(BOMB), {"max_response_bytes": LIMIT}, StreamTooLargeError, False),
         (streamed(BIG_EVENT), {"max_event_bytes": LIMIT}, StreamTooLargeError, False),
@@ -527,4 +496,4 @@ def test_qa_check_turns_an_event_past_the_default_limit_into_a_finding() -> None
         run = check_recordings([("bomb", recording)])
     [prompt] = run.prompts
     assert not prompt.result.ok
-    assert used[0] < 3 * 16 * MIB + BOUND, used  # the default max_event_bytes is 16 MiB
+    assert used[0] < 3 * 16 * MiB + BOUND, used  # the default max_event_bytes is 16 MiB

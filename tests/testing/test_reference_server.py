@@ -1,10 +1,7 @@
-"""The reference server: on the wire, read with plain httpx, and through its ready clients.
-
-On the wire (raw bytes, no SDK): the in-process transport (the contract, stalls, drops,
-refusals), the loopback server (real sockets on 127.0.0.1, one per test), and the
-hostile faults as the server writes them, its memory flat whatever it sends (what a
-client makes of them is `tests/e2e`'s). Then `ReferenceServer().client()` /
-`.async_client()`, sync and async in each test, in-process and over loopback.
+"""The reference server, in this order: on the wire with plain httpx (the in-process
+transport: the contract, stalls, drops, refusals; the loopback server on 127.0.0.1; the
+hostile faults as written, the server's memory flat; what a client makes of them is
+`tests/e2e`'s), then its ready clients `.client()` / `.async_client()`, sync and async.
 """
 
 from __future__ import annotations
@@ -14,7 +11,6 @@ import gzip
 import json
 import socket
 import threading
-import tracemalloc
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -54,7 +50,7 @@ from silvia_client.testing import (
 )
 
 from ..depth import examples
-from ._helpers import AUTH, CHAT, SESSIONS, MiB, http, read_turn, sse_events, wait_until
+from ._helpers import AUTH, CHAT, SESSIONS, MiB, http, peak, read_turn, sse_events, wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -105,7 +101,6 @@ def test_a_turn_streams_the_contracts_events_as_read_and_reloads_as_streamed() -
     assert assistant["citations"] == events[-3][1]["citations"]
     assert assistant["inline_citations"] == inline
     assert all(m["id"] and m["created_at"] for m in session["messages"])
-    # (The async side of the transport: the ready clients' test below streams through it.)
 
 
 DEMO_SCRIPT = SCENARIOS["demo"].script
@@ -144,9 +139,6 @@ async def test_a_stall_past_the_read_timeout_times_out_and_a_drop_breaks_off_una
         await aread(server, "fault-drop")
 
 
-# -- refusals ----------------------------------------------------------------
-
-
 def test_every_refusal_is_a_json_error_with_a_request_id_and_never_echoes_the_token() -> None:
     bearer = {"authorization": "Bearer s3cret-token"}
     BAD, DENIED, LOST = "invalid_request_error", "authentication_error", "not_found_error"
@@ -164,8 +156,8 @@ def test_every_refusal_is_a_json_error_with_a_request_id_and_never_echoes_the_to
         ("GET", SESSIONS + "x", None, {"authorization": "Bearer nope"}, 401, DENIED),
         ("GET", CHAT, None, bearer, 405, BAD),
         ("POST", SESSIONS + "x", None, bearer, 405, BAD),
-        ("POST", "/nope", None, bearer, 404, "not_found_error"),
-        ("GET", SESSIONS, None, bearer, 404, "not_found_error"),
+        ("POST", "/nope", None, bearer, 404, LOST),
+        ("GET", SESSIONS, None, bearer, 404, LOST),
         ("POST", CHAT, b"{not json", bearer, 400, BAD),
         ("POST", CHAT, b"[]", bearer, 400, BAD),
         ("POST", CHAT, b'{"message": ""}', bearer, 400, BAD),
@@ -186,9 +178,9 @@ def test_every_refusal_is_a_json_error_with_a_request_id_and_never_echoes_the_to
     ]
     # A status scenario answers its status on both routes, by header or by message.
     for status, error_type in [
-        (401, "authentication_error"),
+        (401, DENIED),
         (403, "permission_error"),
-        (404, "not_found_error"),
+        (404, LOST),
         (429, "rate_limit_error"),
         (500, "api_error"),
     ]:
@@ -218,9 +210,6 @@ def test_every_refusal_is_a_json_error_with_a_request_id_and_never_echoes_the_to
         assert client.post(CHAT, content=hi, headers=bearer).status_code == 200
     with http(ReferenceServer()) as client:  # without `token=`, any bearer token will do
         assert client.post(CHAT, json={"message": "hi"}).status_code == 200
-
-
-# -- sessions and the wire format --------------------------------------------
 
 
 def test_a_legacy_session_has_no_target_keys_and_is_found_by_a_percent_encoded_id() -> None:
@@ -289,8 +278,8 @@ def _raw_exchange(url: str, request: bytes) -> bytes:
     return bytes(received)
 
 
-def test_one_connection_serves_several_requests_and_streams_are_chunked(
-    loopback: LoopbackServer,
+async def test_one_connection_serves_several_requests_and_dozens_at_once_all_complete(
+    server: ReferenceServer, loopback: LoopbackServer
 ) -> None:
     limits = httpx.Limits(max_connections=1)
     with httpx.Client(base_url=loopback.url, headers=AUTH, limits=limits) as client:
@@ -302,6 +291,19 @@ def test_one_connection_serves_several_requests_and_streams_are_chunked(
             assert client.get(SESSIONS + session_id).status_code == 200
         assert client.get(SESSIONS + "missing").status_code == 404
         assert loopback.open_connections == 1
+    assert wait_until(lambda: loopback.open_connections == 0)
+    # Dozens of streams at once all complete.
+    with http(ReferenceServer()) as plain:
+        events = len(sse_events([plain.post(CHAT, json={"message": "hi"}).content]))
+    limits = httpx.Limits(max_connections=None)
+    async with httpx.AsyncClient(base_url=loopback.url, headers=AUTH, limits=limits) as aclient:
+
+        async def one() -> int:
+            async with aclient.stream("POST", CHAT, json={"message": "hi"}) as response:
+                return len(sse_events([b"".join([c async for c in response.aiter_bytes()])]))
+
+        assert await asyncio.gather(*(one() for _ in range(40))) == [events] * 40
+    assert len(server.sessions) == 41
     assert wait_until(lambda: loopback.open_connections == 0)
 
 
@@ -334,28 +336,7 @@ def test_raw_requests_get_what_http_says(loopback: LoopbackServer) -> None:
     assert b'"invalid_request_error"' in raw
 
 
-def test_dozens_of_concurrent_streams_all_complete(
-    server: ReferenceServer, loopback: LoopbackServer
-) -> None:
-    with http(ReferenceServer()) as plain:
-        expected_events = len(sse_events([plain.post(CHAT, json={"message": "hi"}).content]))
-
-    async def run() -> list[int]:
-        limits = httpx.Limits(max_connections=None)
-        async with httpx.AsyncClient(base_url=loopback.url, headers=AUTH, limits=limits) as client:
-
-            async def one() -> int:
-                async with client.stream("POST", CHAT, json={"message": "hi"}) as response:
-                    return len(sse_events([b"".join([c async for c in response.aiter_bytes()])]))
-
-            return await asyncio.gather(*(one() for _ in range(40)))
-
-    assert asyncio.run(run()) == [expected_events] * 40
-    assert len(server.sessions) == 40
-    assert wait_until(lambda: loopback.open_connections == 0)
-
-
-def test_stopping_cuts_open_streams_closes_the_port_and_joins_the_thread() -> None:
+def test_a_loopback_starts_once_and_stopping_cuts_streams_closes_the_port_and_joins() -> None:
     threads_before = threading.active_count()
     server = ReferenceServer()
     running = server.serve_loopback()
@@ -379,10 +360,7 @@ def test_stopping_cuts_open_streams_closes_the_port_and_joins_the_thread() -> No
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(address, timeout=1).close()
     running.stop()  # a second stop is harmless
-
-
-def test_a_server_starts_once_and_reports_a_port_in_use() -> None:
-    server = ReferenceServer()
+    # A server starts once, and says when its port is in use.
     with server.serve_loopback() as url:
         port = urlsplit(url).port
         assert port
@@ -393,9 +371,6 @@ def test_a_server_starts_once_and_reports_a_port_in_use() -> None:
         running.start()
 
 
-# -------------------------------------------------------------------------- the hostile faults
-
-
 def raw_chat(client: httpx.Client, scenario: str) -> Iterator[bytes]:
     """The chat body of `scenario` as sent (still encoded), chunk by chunk."""
     headers = {SCENARIO_HEADER: scenario}
@@ -404,40 +379,22 @@ def raw_chat(client: httpx.Client, scenario: str) -> Iterator[bytes]:
         yield from response.iter_raw()
 
 
-def peak_growth(run: Callable[[], object]) -> int:
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        before = tracemalloc.get_traced_memory()[0]
-        run()
-        return tracemalloc.get_traced_memory()[1] - before
-    finally:
-        tracemalloc.stop()
-
-
-def text_before(events: int) -> str:
-    """The text of the demo turn's first `events` events, as the server expects them."""
-    scenario = Scenario("cut", "d", script=DEMO_SCRIPT, fault=DropMidEvent(events))
-    return expected_turn(scenario).text
-
-
 def test_an_endless_line_never_ends_and_its_server_stays_small() -> None:
     # 32 MiB of one line, read raw over a socket: the server keeps one 64 KiB copy.
     server = served(SendEndlessLine())
-    received = 0
-    last_newline = -1
-
-    def read() -> None:
-        nonlocal received, last_newline
-        with server.serve_loopback() as url, httpx.Client(base_url=url, headers=AUTH) as client:
-            for chunk in raw_chat(client, "f"):
-                if (at := chunk.rfind(b"\n")) >= 0:
-                    last_newline = received + at
-                received += len(chunk)
-                if received > 32 * MiB:
-                    break
-
-    assert peak_growth(read) < 2 * MiB
+    received, last_newline = 0, -1
+    with (
+        peak() as used,
+        server.serve_loopback() as url,
+        httpx.Client(base_url=url, headers=AUTH) as client,
+    ):
+        for chunk in raw_chat(client, "f"):
+            if (at := chunk.rfind(b"\n")) >= 0:
+                last_newline = received + at
+            received += len(chunk)
+            if received > 32 * MiB:
+                break
+    assert used[0] < 2 * MiB
     assert received > 32 * MiB
     assert 0 < last_newline < 64 * 1024  # the events before it; none since
 
@@ -455,8 +412,9 @@ def test_an_oversized_event_is_one_well_formed_event_of_exactly_its_size() -> No
     assert "done" not in [n for n, _ in events]  # the body ends there
 
 
-def test_a_gzip_bombed_stream_inflates_to_its_events_then_exactly_its_padding() -> None:
-    # Inflated to exactly its size: gzip checks the CRC and the length of the whole.
+def test_a_gzip_bomb_inflates_to_its_events_then_exactly_its_padding_sent_small() -> None:
+    # The demo turn's text up to the bomb (its first four events).
+    cut = expected_turn(Scenario("cut", "d", script=DEMO_SCRIPT, fault=DropMidEvent(4))).text
     for inflated in [1, 100, 3 * MiB + 12_345]:
         bomb = SendGzipBomb(inflated_bytes=inflated, after_events=4)
         server = served(bomb)
@@ -471,28 +429,20 @@ def test_a_gzip_bombed_stream_inflates_to_its_events_then_exactly_its_padding() 
         assert [name for name, _ in read][:1] == ["session"], inflated
         assert len(read) == 4, inflated
         text = "".join(data["text"] for name, data in read if name == "text")
-        assert text == text_before(4), inflated
+        assert text == cut, inflated
         assert sse_events([body]) == read, inflated  # the padding adds no event
-
-
-def test_a_gzip_bombed_session_body_is_small_on_the_wire_and_valid_json_inflated() -> None:
-    server = ReferenceServer()
-    sizes: list[int] = []
-
-    def read() -> None:
-        headers = {SCENARIO_HEADER: "fault-gzip-bomb"}
-        with (
-            server.serve_loopback() as url,
-            httpx.Client(base_url=url, headers=AUTH) as client,
-            client.stream("GET", SESSIONS + "sess_1", headers=headers) as response,
-        ):
-            assert response.headers["content-encoding"] == "gzip"
-            sizes.append(sum(len(chunk) for chunk in response.iter_raw()))  # never inflated
-
-    assert peak_growth(read) < 2 * MiB
-    (size,) = sizes
+    # A session body: small on the wire, and (a smaller one, inflated whole) valid JSON.
+    headers = {SCENARIO_HEADER: "fault-gzip-bomb"}
+    with (
+        peak() as used,
+        ReferenceServer().serve_loopback() as url,
+        httpx.Client(base_url=url, headers=AUTH) as client,
+        client.stream("GET", SESSIONS + "sess_1", headers=headers) as response,
+    ):
+        assert response.headers["content-encoding"] == "gzip"
+        size = sum(len(chunk) for chunk in response.iter_raw())  # never inflated
+    assert used[0] < 2 * MiB
     assert 1 * MiB < size < 3 * MiB  # for 1 GiB inflated
-    # A smaller one, inflated whole: valid JSON of its session.
     fault = SendGzipBomb(inflated_bytes=2 * MiB + 1)
     server = served(fault)
     with http(server) as client:
@@ -536,8 +486,6 @@ def test_bad_sizes_and_paces_are_refused_when_built() -> None:
             make()
 
 
-# ---------------------------------------------------------------------------- the ready clients
-
 POOLED = "silvia://your-account/credit-card"
 LONE = "Half \ud800 of a pair, \udfff, \udc00\ud800 backwards, and a whole one: \U0001f600 é."
 RUNNERS = ("in-process", "loopback")
@@ -559,17 +507,16 @@ async def clients(
             yield client, aclient
 
 
-async def test_a_ready_client_streams_a_turn_and_reloads_it_with_the_constructors_keywords() -> (
-    None
-):
+async def test_a_ready_client_sends_the_servers_token_and_the_keywords_given_and_reloads() -> None:
     expected = ReferenceServer().expected_turn("pooling")
-    server = ReferenceServer()
+    server = ReferenceServer(token="kit-s3cret")
     headers = {SCENARIO_HEADER: "pooling"}
     async with clients(server, timeout=3.0, idle_timeout=2.0, default_headers=headers) as (
         client,
         aclient,
     ):
         assert (type(client), type(aclient)) == (SilviaClient, AsyncSilviaClient)
+        assert "kit-s3cret" not in repr(client) + repr(aclient)
         for each in (client, aclient):
             assert each.base_url == IN_PROCESS_URL
             assert each.timeout == httpx.Timeout(3.0)
@@ -587,21 +534,13 @@ async def test_a_ready_client_streams_a_turn_and_reloads_it_with_the_constructor
     assert len(server.sessions) == 2  # this server's store, not another's
     assert client._http.is_closed  # the httpx clients they made, closed with them
     assert aclient._http.is_closed
-
-
-async def test_the_client_sends_the_token_the_server_requires_unless_told_otherwise() -> None:
-    server = ReferenceServer(token="kit-s3cret")
-    async with clients(server) as (client, aclient):
-        assert client.chat.send("hello").complete
-        assert (await aclient.chat.send("hello")).complete
-        assert "kit-s3cret" not in repr(client) + repr(aclient)
-    for runner in RUNNERS:
-        # (Neither token in the 401: the refusals' test, and tests/client/test_privacy.py.)
-        async with clients(server, runner, token="a-wrong-token") as (client, aclient):
-            with pytest.raises(AuthenticationError):
-                client.chat.send("hello")
-            with pytest.raises(AuthenticationError):
-                await aclient.chat.send("hello")
+    # Given another token, they send that one. (Neither token in the 401: the refusals'
+    # test, and tests/client/test_privacy.py.)
+    async with clients(server, token="a-wrong-token") as (client, aclient):
+        with pytest.raises(AuthenticationError):
+            client.chat.send("hello")
+        with pytest.raises(AuthenticationError):
+            await aclient.chat.send("hello")
     for make in (server.client, server.async_client):
         with httpx.Client() as own, pytest.raises(TypeError, match=r"server\.transport\(\)"):
             make(http_client=own)
