@@ -64,7 +64,9 @@ TABLE_SOURCES = [
 ]  # fmt: skip
 
 
-def test_names_are_unique_descriptions_one_line_and_the_library_read_only() -> None:
+def test_names_are_unique_and_serve_list_prints_each_with_its_one_line_description(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     # A custom scenario is checked when built (a script citing what it never wrote, too:
     # `play`, below).
     with pytest.raises(ValueError, match="name"):
@@ -74,16 +76,9 @@ def test_names_are_unique_descriptions_one_line_and_the_library_read_only() -> N
     library = scenarios()
     assert len({s.name for s in library}) == len(library) == len(SCENARIOS)
     assert library[0].name == DEFAULT_SCENARIO == "demo"
-    for scenario in library:
-        assert scenario.description.strip()
-        assert "\n" not in scenario.description
     with pytest.raises(TypeError):
         SCENARIOS["mine"] = SCENARIOS["demo"]  # type: ignore[index]
-
-
-def test_serve_list_prints_every_scenario_with_its_description_and_refuses_an_unknown_one(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+    # A line each: its name, then its description (so one line, not blank).
     assert main(["serve", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     playable = {**SCENARIOS, **BROKEN_SCENARIOS}
@@ -158,7 +153,7 @@ def kinds(citations: tuple[dict[str, object], ...]) -> list[object]:
     return [c["target"]["kind"] if "target" in c else None for c in citations]  # type: ignore[index]
 
 
-def test_rule_scenarios_stream_and_summarise_the_targets_the_doc_implies() -> None:
+def test_rule_scenarios_stream_summarise_and_type_what_the_doc_implies() -> None:
     for name, inline, summary in [
         ("pooling", ["account", "accounts"], ["accounts", "accounts"]),
         ("untyped-ids-then-none", ["account", None], [None, None]),
@@ -175,9 +170,7 @@ def test_rule_scenarios_stream_and_summarise_the_targets_the_doc_implies() -> No
         expected = expected_turn(SCENARIOS[name])
         assert kinds(expected.inline_citations) == inline, name
         assert kinds(expected.citations) == summary, name
-
-
-def test_the_id_scenarios_type_the_valid_ids_each_with_its_columns_provider() -> None:
+    # The id scenarios type the valid ids, each with its columns' provider.
     targets = expected_turn(SCENARIOS["account-id-rule"]).final_targets
     typed = {source for source, target in targets.items() if target is not None}
     assert typed == {"silvia://your-account/shortest-id", "silvia://your-account/longest-id"}
@@ -191,9 +184,6 @@ def test_the_id_scenarios_type_the_valid_ids_each_with_its_columns_provider() ->
         "car": "manual",
         "money-market": None,
     }
-
-
-# -- faults, as the expected turn describes them --------------------------------
 
 
 def test_the_faults_and_statuses_expect_what_they_do_to_a_turn() -> None:
@@ -272,10 +262,7 @@ def cards(account_id: str | None) -> ExecuteSql:
     return ExecuteSql(rows=(row("Credit card", **columns),))
 
 
-# -- execute_sql: labels, account / accounts / none ---------------------------
-
-
-def test_rows_are_grouped_by_label_into_account_sources_titled_by_the_label() -> None:
+def test_sql_rows_are_grouped_by_label_into_account_sources_of_their_accounts() -> None:
     call = ExecuteSql(rows=(row("Checking"), row("Credit card"), row("Checking")))
     assert list(targets(call)) == [CHECKING, CARDS]
     assert cited(call, CHECKING, 0, 2)["title"] == "Checking"  # two rows: two blocks
@@ -292,9 +279,7 @@ def test_rows_are_grouped_by_label_into_account_sources_titled_by_the_label() ->
         label_slug("!!!")
     with pytest.raises(ValueError, match="account_name"):
         one(ExecuteSql(rows=({"balance": "1.00"},)))
-
-
-def test_one_account_gives_account_several_give_accounts_in_row_order_one_unknown_none() -> None:
+    # One account gives `account`, several `accounts` in row order, one unknown none.
     same = row("Brokerage", source="snaptrade", source_account_id=ID_A)
     assert one(ExecuteSql(rows=(same, same))) == AccountTarget(ID_A, "snaptrade")
     rows = (
@@ -319,10 +304,7 @@ def test_one_account_gives_account_several_give_accounts_in_row_order_one_unknow
     }
 
 
-# -- execute_python, exa and the library readers ---------------------------------
-
-
-def test_execute_python_is_market_data_with_a_ticker_else_analysis() -> None:
+def test_python_is_market_data_with_a_ticker_else_analysis_and_exa_and_search_results_web() -> None:
     assert targets(ExecutePython(FINNHUB, '{"symbol": "aapl", "c": 1.0}')) == {
         "silvia://market-data/finnhub/AAPL": MarketDataTarget("AAPL")
     }
@@ -345,9 +327,14 @@ def test_execute_python_is_market_data_with_a_ticker_else_analysis() -> None:
     assert targets(ExecutePython("exa.search(...)", "", articles=(article,))) == {
         "https://example.com/a": WebTarget("https://example.com/a")
     }
+    results = (WebResult("Page", "text", "https://example.com/p"), WebResult("Sum", "s"))
+    assert targets(SearchWeb("q", results)) == {
+        "https://example.com/p": WebTarget("https://example.com/p"),
+        "silvia://search/search_web": None,  # the search itself has no target
+    }
 
 
-def test_library_reads_with_and_without_a_source_url() -> None:
+def test_library_reads_with_and_without_a_source_url_made_readable() -> None:
     for read, prefix, kind in [
         (read_tax_authority, "silvia://tax-authority/", TaxReferenceTarget),
         (read_credit_card_document, "silvia://credit-card-corpus/", CardDocumentTarget),
@@ -363,9 +350,7 @@ def test_library_reads_with_and_without_a_source_url() -> None:
     titled = read_tax_authority("irs/p590a.md", "t", title="Publication 590-A")
     assert cited(titled, source)["title"] == "Publication 590-A"
     assert cited(read_tax_authority("irs/p590a.md", "t"), source)["title"] == "p590a.md"
-
-
-def test_download_urls_are_made_readable() -> None:
+    # A download URL is cited as the page a reader can open.
     for url, readable in [
         (
             "https://www.ecfr.gov/api/versioner/v1/full/2024-06-01/title-12.xml?part=1026",
@@ -384,17 +369,6 @@ def test_download_urls_are_made_readable() -> None:
         assert humanize_citation_url(url) == readable, url
         read = read_mortgage_authority("x.xml", "t", source_url=url)
         assert targets(read) == {readable: MortgageReferenceTarget(readable)}, url
-
-
-def test_search_web_result_urls_are_web_and_the_search_source_has_no_target() -> None:
-    results = (WebResult("Page", "text", "https://example.com/p"), WebResult("Sum", "s"))
-    assert targets(SearchWeb("q", results)) == {
-        "https://example.com/p": WebTarget("https://example.com/p"),
-        "silvia://search/search_web": None,
-    }
-
-
-# -- one meaning per source per turn -------------------------------------------
 
 
 def test_one_meaning_per_source_per_turn() -> None:
@@ -418,9 +392,6 @@ def test_one_meaning_per_source_per_turn() -> None:
         IRA: TaxReferenceTarget(IRA),
         "silvia://your-portfolio": PortfolioTarget(),
     }
-
-
-# -- a played turn: checkpoints and the citation fields ---------------------
 
 
 def test_a_checkpoint_resumes_with_its_registry_only_if_it_carries_targets() -> None:
