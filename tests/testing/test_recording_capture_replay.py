@@ -60,6 +60,12 @@ CHUNKS = [SESSION, HELLO[:24], HELLO[24:], DONE]
 RELOAD = b'{"session":{"id":"s"},"messages":[]}'
 
 
+def on(transport: httpx.BaseTransport, **options: Any) -> SilviaClient:
+    """A client on `transport` (its httpx client, which the SDK leaves open, holds nothing)."""
+    http = httpx.Client(transport=transport)
+    return SilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http, **options)
+
+
 def replay(chunks: list[bytes] = CHUNKS, *, end: str = "ended", gap: float = 0.0) -> Recording:
     headers = (*SSE, ("x-request-id", "req_r"))
     return made(chunks, reload=RELOAD, headers=headers, end=end, gap=gap)
@@ -125,9 +131,6 @@ async def test_with_timing_each_chunk_comes_no_earlier_than_recorded() -> None:
         client.chat.send("hi")
 
 
-# -- several, by name ---------------------------------------------------------------------------
-
-
 def named(message: str, session: str) -> Recording:
     body = (
         b'event: session\ndata: {"sessionId":"' + session.encode() + b'"}\n\n'
@@ -142,12 +145,7 @@ SERVER = ReplayServer({"first": named("one", "sess_1"), "second": named("two", "
 
 def text_of(message: str, server: ReplayServer = SERVER, scenario: str | None = None) -> str:
     headers = {SCENARIO_HEADER: scenario} if scenario else {}
-    with (
-        httpx.Client(transport=server.transport()) as http,
-        SilviaClient(
-            base_url=IN_PROCESS_URL, token="t", http_client=http, default_headers=headers
-        ) as client,
-    ):
+    with on(server.transport(), default_headers=headers) as client:
         return client.chat.send(message).text
 
 
@@ -156,17 +154,12 @@ async def test_a_request_picks_a_recording_by_header_or_message_else_the_first()
     assert text_of("/recording second please") == "two"
     assert text_of("anything", scenario="second") == "two"
     assert text_of("/recording second", scenario="first") == "one"  # the header wins
-    with (
-        httpx.Client(transport=SERVER.transport()) as http,
-        SilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http) as client,
-    ):
+    with on(SERVER.transport()) as client:
         assert client.sessions.get("sess_2").title == "two"  # the recording that reloaded it
         assert client.sessions.get("sess_1").title == "one"
         with pytest.raises(NotFoundError):
             client.sessions.get("sess_3")
-
-
-async def test_an_unknown_name_or_a_missing_token_is_refused() -> None:
+    # An unknown name, a missing token, or a wrong one, is refused.
     bearer = {"authorization": "Bearer t"}
     with httpx.Client(transport=SERVER.transport(), base_url=IN_PROCESS_URL) as http:
         unknown = http.post("/api/claude", json={"message": "/recording third"}, headers=bearer)
@@ -251,9 +244,6 @@ def test_record_turn_keeps_the_request_the_response_bytes_how_it_ended_and_the_r
         record_turn("hi", transport=httpx.MockTransport(refuse), base_url=IN_PROCESS_URL)
 
 
-# -- the token and credentials ------------------------------------------------------------
-
-
 CREDENTIALS = [
     ("Set-Cookie", "sid=abc"),
     ("Authorization", "Bearer whatever"),
@@ -324,14 +314,9 @@ def test_the_token_and_credential_headers_never_go_into_a_recording() -> None:
         assert value not in built.dumps() + loaded.dumps(), name
 
 
-# -- the transport ------------------------------------------------------------------------------
-
-
 def test_the_transport_keeps_only_what_passes_inside_capture() -> None:
-    server = ReferenceServer()
-    recorder = RecordingTransport(server.transport())
-    http = httpx.Client(transport=recorder)
-    with http, SilviaClient(base_url=IN_PROCESS_URL, token=TOKEN, http_client=http) as client:
+    recorder = RecordingTransport(ReferenceServer().transport())
+    with on(recorder) as client:
         # (The turn passes through unchanged: tests/e2e/test_scenarios.py plays every one so.)
         outside = client.chat.send("/scenario account")
         with recorder.capture() as capture:
@@ -449,9 +434,7 @@ def clients(recording: Recording, **options: Any) -> Iterator[SilviaClient | Asy
     yield recording.client(**options)
     yield recording.async_client(**options)
     transport = ReplayServer({"bomb": recording}).transport()
-    yield SilviaClient(
-        base_url=IN_PROCESS_URL, token="t", http_client=httpx.Client(transport=transport), **options
-    )
+    yield on(transport, **options)
     http = httpx.AsyncClient(transport=transport)
     yield AsyncSilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http, **options)
 
