@@ -367,8 +367,8 @@ def test_library_reads_with_and_without_a_source_url_made_readable() -> None:
         (IRA, IRA),
     ]:
         assert humanize_citation_url(url) == readable, url
-        read = read_mortgage_authority("x.xml", "t", source_url=url)
-        assert targets(read) == {readable: MortgageReferenceTarget(readable)}, url
+        document = read_mortgage_authority("x.xml", "t", source_url=url)
+        assert targets(document) == {readable: MortgageReferenceTarget(readable)}, url
 
 
 def test_one_meaning_per_source_per_turn() -> None:
