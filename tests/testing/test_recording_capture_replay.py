@@ -314,7 +314,7 @@ def test_the_token_and_credential_headers_never_go_into_a_recording() -> None:
         assert value not in built.dumps() + loaded.dumps(), name
 
 
-def test_the_transport_keeps_only_what_passes_inside_capture() -> None:
+async def test_the_transport_keeps_only_what_passes_inside_capture_apart_from_others() -> None:
     recorder = RecordingTransport(ReferenceServer().transport())
     with on(recorder) as client:
         # (The turn passes through unchanged: tests/e2e/test_scenarios.py plays every one so.)
@@ -338,21 +338,7 @@ def test_the_transport_keeps_only_what_passes_inside_capture() -> None:
     RecordingTransport(Inner()).close()
     assert closed == []  # it closes only a transport it made
 
-
-@pytest.mark.anyio
-async def test_arecord_turn_records_as_record_turn_and_concurrent_captures_stay_apart() -> None:
-    options = {"base_url": IN_PROCESS_URL, "token": TOKEN}
-    arecorded = await arecord_turn(
-        "/scenario accounts", transport=ReferenceServer().transport(), **options
-    )
-    synced = record_turn("/scenario accounts", transport=ReferenceServer().transport(), **options)
-    assert arecorded.request == synced.request
-    assert arecorded.response.status == synced.response.status
-    assert arecorded.response.end == synced.response.end == "ended"
-    assert len(arecorded.response.chunks) == len(synced.response.chunks)
-    assert arecorded.reload is not None
-    assert TOKEN not in arecorded.dumps()
-
+    # Concurrent captures stay apart.
     recorder = RecordingTransport(ReferenceServer().transport())
     http = httpx.AsyncClient(transport=recorder)
 
@@ -366,9 +352,9 @@ async def test_arecord_turn_records_as_record_turn_and_concurrent_captures_stay_
     scenarios = ("account", "accounts", "portfolio")
     async with (
         http,
-        AsyncSilviaClient(base_url=IN_PROCESS_URL, token=TOKEN, http_client=http) as client,
+        AsyncSilviaClient(base_url=IN_PROCESS_URL, token=TOKEN, http_client=http) as aclient,
     ):
-        results = await asyncio.gather(*(one(client, s) for s in scenarios))
+        results = await asyncio.gather(*(one(aclient, s) for s in scenarios))
     for (turn, recording), scenario in zip(results, scenarios, strict=True):
         assert recording is not None
         assert turn.session_id is not None
@@ -376,6 +362,20 @@ async def test_arecord_turn_records_as_record_turn_and_concurrent_captures_stay_
         assert recording.reload is not None
         assert recording.reload.path.endswith(turn.session_id)
         assert turn.session_id.encode() in recording.response.body
+
+
+async def test_arecord_turn_records_as_record_turn() -> None:
+    options = {"base_url": IN_PROCESS_URL, "token": TOKEN}
+    arecorded = await arecord_turn(
+        "/scenario accounts", transport=ReferenceServer().transport(), **options
+    )
+    synced = record_turn("/scenario accounts", transport=ReferenceServer().transport(), **options)
+    assert arecorded.request == synced.request
+    assert arecorded.response.status == synced.response.status
+    assert arecorded.response.end == synced.response.end == "ended"
+    assert len(arecorded.response.chunks) == len(synced.response.chunks)
+    assert arecorded.reload is not None
+    assert TOKEN not in arecorded.dumps()
 
 
 BOMBED = "sess_bomb"
@@ -453,8 +453,7 @@ async def send(client: SilviaClient | AsyncSilviaClient, reload: bool) -> None:
             await client.sessions.get(BOMBED)
 
 
-@pytest.mark.anyio
-async def test_a_replayed_gzip_body_stops_at_the_clients_limit_without_inflating_whole() -> None:
+async def test_a_replayed_gzip_body_stops_at_the_limit_uninflated_and_in_qa_is_a_finding() -> None:
     assert len(BOMB) < 400 * 1024  # small on disk, large inflated
     assert len(streamed(BOMB).dumps()) < 600 * 1024  # base64 in the file
     assert len(gzip.decompress(BOMB)) > 63 * MiB
@@ -471,9 +470,7 @@ async def test_a_replayed_gzip_body_stops_at_the_clients_limit_without_inflating
             if isinstance(caught.value, StreamTooLargeError):
                 assert caught.value.turn.session_id == BOMBED  # the partial turn, as live
             assert used[0] < BOUND, (options, type(client), used)
-
-
-def test_qa_check_turns_an_event_past_the_default_limit_into_a_finding() -> None:
+    # In QA, an event past the default limit is a finding.
     recording = streamed(BIG_EVENT)
     with peak() as used:
         run = check_recordings([("bomb", recording)])
