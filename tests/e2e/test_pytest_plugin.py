@@ -1,8 +1,5 @@
-"""The pytest plugin's fixtures, used as an integrator's tests would use them.
-
-Also: what loading the two plugins costs a run that does not use them (a few
-small modules, no pydantic), and the fixtures under pytest-xdist, in a nested
-run with `-n 2`.
+"""The pytest plugin's fixtures as an integrator's tests use them, also under pytest-xdist
+(`-n 2`), and what loading the two plugins costs a run that does not use them.
 """
 
 from __future__ import annotations

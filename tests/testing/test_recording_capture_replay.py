@@ -1,9 +1,6 @@
-"""Capturing recordings and replaying them in-process: chunk for chunk, timed or not, by name.
-
-Capture keeps the turn and never the token or a credential header. A replayed gzip body
-(a few hundred KiB holding 64 MiB) meets the live client's `max_response_bytes` /
-`max_event_bytes` (in QA, a finding) without being inflated whole. That a replay gives
-the live turn back is `tests/e2e/test_scenarios.py`'s.
+"""Capturing recordings (never the token or a credential header) and replaying them
+in-process: chunk for chunk, timed or not, by name; a gzip bomb never inflated whole.
+(That a replay gives the live turn back: `tests/e2e/test_scenarios.py`.)
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""The recording file: exact bytes; for any untrusted file, a recording or an error naming a line.
-
-Any JSON value in any field loads typed (times finite, 0 to a day) or is a
-`RecordingFormatError` naming the line, never another exception; `silvia qa check`
-charts what loads, and it and `silvia serve --replay` refuse the rest naming the line.
-A header HTTP cannot carry (an RFC 9110 token name, a visible-ASCII value) is kept by
-`Recording.load`, refused by every replay that writes it, and a finding of `qa check`.
+"""The recording file: exact bytes; any untrusted file loads typed or is a
+`RecordingFormatError` naming its line (so too in `silvia qa check` and `serve --replay`).
+A header HTTP cannot carry is kept by `Recording.load`, refused by every replay that
+writes it, and a finding of `qa check`.
 """
 
 from __future__ import annotations

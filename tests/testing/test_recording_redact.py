@@ -1,9 +1,6 @@
-"""`Recording.redacted()`: no account id in any spelling, no provider, and the replay still typed.
-
-The property generates turns with ids where ids stand (a target's `accountId`, raw or
-escaped; a row quoted in `cited_text`) and repeated elsewhere (text, title, URL; raw,
-JSON-escaped, percent-encoded), chunked anywhere: the redacted file holds none of them
-and no non-null `provider` at any depth, and replays typed, without providers.
+"""`Recording.redacted()`: no account id in any spelling (raw, JSON-escaped, percent-encoded,
+in targets, cited rows, text, titles and URLs, chunked anywhere), no provider at any depth,
+and the replay still typed.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""The built-in scenarios, and the server's target rules one doc rule at a time.
-
-The library: its names and descriptions, `silvia serve --list`, a library file that
-does not fit, the doc's table covered, privacy, and what each fault and status does to
-a turn (serving them is `tests/cli/test_serve.py`'s). The rules ("What the server
-cites") are read off `expected_turn` of a small scenario: the server's own account of
-the sources and targets its tool calls write, and of what each citation streams.
+"""The built-in scenarios (names, `silvia serve --list`, library files, the doc's table
+covered, no vendor named, what each fault does to a turn), then the doc's target rules
+("What the server cites") one at a time, read off `expected_turn` of a small scenario.
 """
 
 from __future__ import annotations
