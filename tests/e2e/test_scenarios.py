@@ -201,25 +201,20 @@ async def play(client: SilviaClient | AsyncSilviaClient, message: str) -> Played
     return Played(turn, error, await client.sessions.get(turn.session_id))
 
 
-def _check_status_error(error: BaseException, expected: ExpectedTurn) -> None:
-    # (Which class each status is, and its request id and Retry-After read off the head:
-    # tests/client/test_errors.py and test_retries.py; the server's head for each status
-    # scenario: tests/testing/test_reference_server.py's refusals.)
-    assert isinstance(error, APIStatusError)
-    assert error.status_code == expected.status
-    assert expected.error is not None
-    assert error.error_type == expected.error["type"]
-    assert error.message == shown(expected.error["message"])
-    assert error.body == {"error": {"type": error.error_type, "message": error.message}}
-
-
 def _check(scenario: Scenario, expected: ExpectedTurn, played: Played) -> None:
     """The turn, or the typed error with its partial turn, and the reload of either."""
     turn, error, session = played.turn, played.error, played.session
     if expected.status != 200:
+        # (Which class each status is, and its request id and Retry-After read off the head:
+        # tests/client/test_errors.py and test_retries.py; the server's head for each status
+        # scenario: tests/testing/test_reference_server.py's refusals.)
         assert turn is None
-        assert error is not None
-        _check_status_error(error, expected)
+        assert isinstance(error, APIStatusError)
+        assert error.status_code == expected.status
+        assert expected.error is not None
+        assert error.error_type == expected.error["type"]
+        assert error.message == shown(expected.error["message"])
+        assert error.body == {"error": {"type": error.error_type, "message": error.message}}
         return
     assert turn is not None
     assert session is not None

@@ -12,7 +12,6 @@ import json
 import struct
 import time
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -426,44 +425,40 @@ def reloaded(body: bytes) -> Recording:
     return made([BOMB_SESSION + DONE], reload=body, reload_headers=GZIP, session=BOMBED)
 
 
-def clients(recording: Recording, **options: Any) -> Iterator[SilviaClient | AsyncSilviaClient]:
-    """Sync and async clients on `Recording.client()` and on a `ReplayServer`'s transport."""
-    yield recording.client(**options)
-    yield recording.async_client(**options)
-    transport = ReplayServer({"bomb": recording}).transport()
-    yield on(transport, **options)
-    http = httpx.AsyncClient(transport=transport)
-    yield AsyncSilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http, **options)
-
-
-async def send(client: SilviaClient | AsyncSilviaClient, reload: bool) -> None:
-    """A turn, then (if `reload`) its session, on either side; the client closed after."""
+async def send(client: SilviaClient | AsyncSilviaClient) -> None:
+    """A turn, then its session, on either side; the client closed after."""
     if isinstance(client, SilviaClient):
         with client:
             assert client.chat.send("hi").session_id == BOMBED
-            if reload:
-                client.sessions.get(BOMBED)
+            client.sessions.get(BOMBED)
         return
     async with client:
         assert (await client.chat.send("hi")).session_id == BOMBED
-        if reload:
-            await client.sessions.get(BOMBED)
+        await client.sessions.get(BOMBED)
 
 
 async def test_a_replayed_gzip_body_stops_at_the_limit_uninflated_and_in_qa_is_a_finding() -> None:
     assert len(BOMB) < 400 * 1024  # small on disk, large inflated
     assert len(streamed(BOMB).dumps()) < 600 * 1024  # base64 in the file
     assert len(gzip.decompress(BOMB)) > 63 * MiB
-    cases: list[tuple[Recording, dict[str, Any], type[Exception], bool]] = [
-        (streamed(BOMB), {"max_response_bytes": LIMIT}, StreamTooLargeError, False),
-        (streamed(BIG_EVENT), {"max_event_bytes": LIMIT}, StreamTooLargeError, False),
+    cases: list[tuple[Recording, dict[str, Any], type[Exception]]] = [
+        (streamed(BOMB), {"max_response_bytes": LIMIT}, StreamTooLargeError),
+        (streamed(BIG_EVENT), {"max_event_bytes": LIMIT}, StreamTooLargeError),
         # The reload was inflated whole by httpx (143 MiB): it is streamed now.
-        (reloaded(SESSION_BOMB), {"max_response_bytes": LIMIT}, ResponseTooLargeError, True),
+        (reloaded(SESSION_BOMB), {"max_response_bytes": LIMIT}, ResponseTooLargeError),
     ]
-    for recording, options, error, reload in cases:
-        for client in clients(recording, **options):
+    for recording, options, error in cases:
+        # Both sides, on `Recording`'s transport and on a `ReplayServer`'s.
+        transport = ReplayServer({"bomb": recording}).transport()
+        ahttp = httpx.AsyncClient(transport=transport)
+        for client in (
+            recording.client(**options),
+            recording.async_client(**options),
+            on(transport, **options),
+            AsyncSilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=ahttp, **options),
+        ):
             with peak() as used, pytest.raises(error) as caught:
-                await send(client, reload)
+                await send(client)
             if isinstance(caught.value, StreamTooLargeError):
                 assert caught.value.turn.session_id == BOMBED  # the partial turn, as live
             assert used[0] < BOUND, (options, type(client), used)

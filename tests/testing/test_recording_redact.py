@@ -204,22 +204,19 @@ def test_no_spelling_of_a_found_id_and_no_provider_survives(
         assert ref.provider is None
 
 
-def refs(turn: Turn, messages: Any) -> list[Any]:
-    """Every account reference of the turn's rows and of the reloaded messages' rows."""
+def replayed(recording: Recording) -> tuple[Turn, list[Any]]:
+    """The replayed turn, and every account reference of its rows and its reload's."""
+    with recording.client() as client:
+        turn = client.chat.send("again")
+        assert turn.session_id is not None
+        messages = client.sessions.get(turn.session_id).messages
     rows = [*turn.inline_citations, *turn.citations]
     for message in messages:
         rows += [*message.inline_citations, *message.citations]
     targets = [row.target for row in rows]
-    return [t for t in targets if isinstance(t, AccountTarget)] + [
+    return turn, [t for t in targets if isinstance(t, AccountTarget)] + [
         ref for t in targets if isinstance(t, AccountsTarget) for ref in t.accounts
     ]
-
-
-def replayed(recording: Recording) -> tuple[Turn, list[Any]]:
-    with recording.client() as client:
-        turn = client.chat.send("again")
-        assert turn.session_id is not None
-        return turn, refs(turn, client.sessions.get(turn.session_id).messages)
 
 
 def test_a_scenario_turn_redacts_every_id_the_same_way_and_replays_typed() -> None:
