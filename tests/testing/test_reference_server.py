@@ -37,7 +37,6 @@ from silvia_client.testing import (
     EchoToken,
     Fault,
     KeepAliveForever,
-    LoopbackServer,
     ReferenceServer,
     Say,
     Scenario,
@@ -247,19 +246,6 @@ def test_a_custom_wire_format_changes_paths_events_and_keys() -> None:
     assert expected_turn(server.scenarios["demo"], wire=wire).complete
 
 
-@pytest.fixture
-def server() -> ReferenceServer:
-    return ReferenceServer()
-
-
-@pytest.fixture
-def loopback(server: ReferenceServer) -> Iterator[LoopbackServer]:
-    running = server.serve_loopback()
-    running.start()
-    yield running
-    running.stop()
-
-
 def _address(url: str) -> tuple[str, int]:
     parts = urlsplit(url)
     assert parts.hostname
@@ -277,62 +263,62 @@ def _raw_exchange(url: str, request: bytes) -> bytes:
     return bytes(received)
 
 
-async def test_one_connection_serves_several_requests_and_dozens_at_once_all_complete(
-    server: ReferenceServer, loopback: LoopbackServer
-) -> None:
+async def test_one_connection_serves_several_requests_and_dozens_at_once_all_complete() -> None:
+    server = ReferenceServer()
+    loopback = server.serve_loopback()
     limits = httpx.Limits(max_connections=1)
-    with httpx.Client(base_url=loopback.url, headers=AUTH, limits=limits) as client:
+    with loopback as url, httpx.Client(base_url=url, headers=AUTH, limits=limits) as client:
         with client.stream("POST", CHAT, json={"message": "hi"}) as response:
             assert response.headers["transfer-encoding"] == "chunked"
             assert response.headers["x-request-id"].startswith("req_")
-            session_id = sse_events(response.iter_bytes())[0][1]["sessionId"]
+            events = sse_events(response.iter_bytes())
         for _ in range(3):
-            assert client.get(SESSIONS + session_id).status_code == 200
+            assert client.get(SESSIONS + events[0][1]["sessionId"]).status_code == 200
         assert client.get(SESSIONS + "missing").status_code == 404
         assert loopback.open_connections == 1
-    assert wait_until(lambda: loopback.open_connections == 0)
-    # Dozens of streams at once all complete.
-    with http(ReferenceServer()) as plain:
-        events = len(sse_events([plain.post(CHAT, json={"message": "hi"}).content]))
-    limits = httpx.Limits(max_connections=None)
-    async with httpx.AsyncClient(base_url=loopback.url, headers=AUTH, limits=limits) as aclient:
+        client.close()
+        assert wait_until(lambda: loopback.open_connections == 0)
+        # Dozens of streams at once all complete.
+        limits = httpx.Limits(max_connections=None)
+        async with httpx.AsyncClient(base_url=url, headers=AUTH, limits=limits) as aclient:
 
-        async def one() -> int:
-            async with aclient.stream("POST", CHAT, json={"message": "hi"}) as response:
-                return len(sse_events([b"".join([c async for c in response.aiter_bytes()])]))
+            async def one() -> int:
+                async with aclient.stream("POST", CHAT, json={"message": "hi"}) as response:
+                    return len(sse_events([b"".join([c async for c in response.aiter_bytes()])]))
 
-        assert await asyncio.gather(*(one() for _ in range(40))) == [events] * 40
-    assert len(server.sessions) == 41
-    assert wait_until(lambda: loopback.open_connections == 0)
+            assert await asyncio.gather(*(one() for _ in range(40))) == [len(events)] * 40
+        assert len(server.sessions) == 41
+        assert wait_until(lambda: loopback.open_connections == 0)
 
 
-def test_raw_requests_get_what_http_says(loopback: LoopbackServer) -> None:
-    body = b'{"message": "hi"}'
-    head = b"POST /api/claude HTTP/1.%s\r\nAuthorization: Bearer t\r\n"
-    length = b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
-    # A drop closes the socket mid-event, without the last chunk.
-    raw = _raw_exchange(loopback.url, head % b"1" + b"X-Silvia-Scenario: fault-drop\r\n" + length)
-    assert raw.startswith(b"HTTP/1.1 200 OK\r\n")
-    assert b"event: citation" in raw
-    assert not raw.endswith(b"0\r\n\r\n")
-    # An HTTP/1.0 client gets a stream ended by closing.
-    head10, _, stream = _raw_exchange(loopback.url, head % b"0" + length).partition(b"\r\n\r\n")
-    assert b"connection: close" in head10
-    assert b"chunked" not in head10
-    assert sse_events([stream])[-1] == ("done", {})
-    # A chunked request body is read.
-    raw = _raw_exchange(
-        loopback.url,
-        b"GET /api/chat/sessions/nope HTTP/1.1\r\nAuthorization: Bearer t\r\n"
-        b"Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
-    )
-    assert raw.startswith(b"HTTP/1.1 404 Not Found\r\n")
-    assert b'"not_found_error"' in raw
-    # A malformed request gets a 400 and a closed connection.
-    raw = _raw_exchange(loopback.url, b"NONSENSE\r\n\r\n")
-    assert raw.startswith(b"HTTP/1.1 400 Bad Request\r\n")
-    assert b"connection: close" in raw
-    assert b'"invalid_request_error"' in raw
+def test_raw_requests_get_what_http_says() -> None:
+    with ReferenceServer().serve_loopback() as url:
+        body = b'{"message": "hi"}'
+        head = b"POST /api/claude HTTP/1.%s\r\nAuthorization: Bearer t\r\n"
+        length = b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+        # A drop closes the socket mid-event, without the last chunk.
+        raw = _raw_exchange(url, head % b"1" + b"X-Silvia-Scenario: fault-drop\r\n" + length)
+        assert raw.startswith(b"HTTP/1.1 200 OK\r\n")
+        assert b"event: citation" in raw
+        assert not raw.endswith(b"0\r\n\r\n")
+        # An HTTP/1.0 client gets a stream ended by closing.
+        head10, _, stream = _raw_exchange(url, head % b"0" + length).partition(b"\r\n\r\n")
+        assert b"connection: close" in head10
+        assert b"chunked" not in head10
+        assert sse_events([stream])[-1] == ("done", {})
+        # A chunked request body is read.
+        raw = _raw_exchange(
+            url,
+            b"GET /api/chat/sessions/nope HTTP/1.1\r\nAuthorization: Bearer t\r\n"
+            b"Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+        )
+        assert raw.startswith(b"HTTP/1.1 404 Not Found\r\n")
+        assert b'"not_found_error"' in raw
+        # A malformed request gets a 400 and a closed connection.
+        raw = _raw_exchange(url, b"NONSENSE\r\n\r\n")
+        assert raw.startswith(b"HTTP/1.1 400 Bad Request\r\n")
+        assert b"connection: close" in raw
+        assert b'"invalid_request_error"' in raw
 
 
 def test_a_loopback_starts_once_and_stopping_cuts_streams_closes_the_port_and_joins() -> None:
