@@ -32,9 +32,6 @@ from silvia_client.qa import check_recordings
 from silvia_client.testing import (
     IN_PROCESS_URL,
     SCENARIO_HEADER,
-    RecordedReload,
-    RecordedRequest,
-    RecordedResponse,
     Recording,
     RecordingFormatError,
     RecordingTransport,
@@ -293,11 +290,7 @@ def test_the_token_and_credential_headers_never_go_into_a_recording() -> None:
     # Nor in one built by hand or loaded from a file that has one.
     for name, value in CREDENTIALS:
         headers = (*SSE, (name, value))
-        built = Recording(
-            RecordedRequest("POST", "/api/claude"),
-            RecordedResponse(200, headers),
-            RecordedReload("/api/chat/sessions/s", 200, headers),
-        )
+        built = made([], headers=headers, reload=b"", reload_headers=headers)
         assert built.response.headers == SSE, name
         assert built.reload is not None
         assert built.reload.headers == SSE, name

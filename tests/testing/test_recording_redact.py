@@ -20,10 +20,6 @@ from hypothesis import strategies as st
 from silvia_client import Turn
 from silvia_client.citations import AccountsTarget, AccountTarget, is_account_id
 from silvia_client.testing import (
-    RecordedChunk,
-    RecordedReload,
-    RecordedRequest,
-    RecordedResponse,
     Recording,
     RecordingFormatError,
 )
@@ -125,9 +121,6 @@ def recordings(draw: st.DrawFn) -> tuple[Recording, list[str]]:
     data = body.encode("utf-8")
     cuts = draw(st.lists(st.integers(min_value=1, max_value=len(data) - 1), max_size=6))
     bounds = sorted({0, len(data), *cuts})
-    chunks = tuple(
-        RecordedChunk(0.001 * i, data[a:b]) for i, (a, b) in enumerate(itertools.pairwise(bounds))
-    )
     session = {
         "session": {"id": SESSION, "title": "t"},
         "messages": [
@@ -135,15 +128,13 @@ def recordings(draw: st.DrawFn) -> tuple[Recording, list[str]]:
             {"id": "m2", "role": "assistant", "content": mentions, "citations": rows},
         ],
     }
-    recording = Recording(
-        RecordedRequest("POST", "/api/claude", {"message": "hi " + accounts[0]}),
-        RecordedResponse(200, (("content-type", "text/event-stream"),), chunks, "closed", 0.5),
-        RecordedReload(
-            f"/api/chat/sessions/{SESSION}",
-            200,
-            (("content-type", "application/json"),),
-            slots.write(session).encode("utf-8"),
-        ),
+    recording = made(
+        [data[a:b] for a, b in itertools.pairwise(bounds)],
+        reload=slots.write(session).encode("utf-8"),
+        reload_headers=(("content-type", "application/json"),),
+        gap=0.001,
+        message="hi " + accounts[0],
+        session=SESSION,
     )
     return recording, accounts
 
@@ -327,10 +318,5 @@ def test_what_redaction_cannot_clean_is_refused_rather_than_shared() -> None:
         made(chunks).redacted()
     assert "a provider member would remain" in str(caught.value)
     assert "pl" not in str(caught.value).split("would remain")[1]
-    encoded = Recording(
-        RecordedRequest("POST", "/api/claude"),
-        RecordedResponse(200, (("content-encoding", "gzip"),)),
-        RecordedReload("/api/chat/sessions/s", 200),
-    )
     with pytest.raises(ValueError, match="Content-Encoding: gzip"):
-        encoded.redacted()
+        made([], headers=(("content-encoding", "gzip"),), reload=b"").redacted()
