@@ -41,6 +41,7 @@ from silvia_client.testing import (
     record_turn,
 )
 
+from ..client.sse import done, session, text
 from ._helpers import SSE, MiB, made, peak, recorded
 
 pytestmark = pytest.mark.anyio
@@ -124,13 +125,10 @@ async def test_with_timing_each_chunk_comes_no_earlier_than_recorded() -> None:
         client.chat.send("hi")
 
 
-def named(message: str, session: str) -> Recording:
-    body = (
-        b'event: session\ndata: {"sessionId":"' + session.encode() + b'"}\n\n'
-        b'event: text\ndata: {"text":"' + message.encode() + b'"}\n\n' + DONE
-    )
-    reload = json.dumps({"session": {"id": session, "title": message}, "messages": []}).encode()
-    return made([body], reload=reload, message=message, session=session)
+def named(message: str, session_id: str) -> Recording:
+    body = session(session_id) + text(message) + done()
+    reload = json.dumps({"session": {"id": session_id, "title": message}, "messages": []})
+    return made([body], reload=reload.encode(), message=message, session=session_id)
 
 
 SERVER = ReplayServer({"first": named("one", "sess_1"), "second": named("two", "sess_2")})
@@ -209,9 +207,9 @@ def test_record_turn_keeps_the_request_the_response_bytes_how_it_ended_and_the_r
     with recording.client() as client:  # a replay keeps the recorded request ids
         turn = client.chat.send("hi")
         assert turn.session_id is not None
-        session = client.sessions.get(turn.session_id)
+        history = client.sessions.get(turn.session_id)
     assert turn.request_id == dict(response.headers)["x-request-id"]
-    assert session.request_id not in (None, turn.request_id)  # each response its own id
+    assert history.request_id not in (None, turn.request_id)  # each response its own id
     # How the body ended, and whether the turn was reloaded (only when complete).
     for scenario, end, reloaded in [
         ("demo", "ended", True),  # after `done`, the client reads the rest (the drain)
@@ -247,12 +245,7 @@ CREDENTIALS = [
 
 def hostile(token: str) -> httpx.MockTransport:
     """A server that echoes the token everywhere it can, and sets credential headers."""
-    escaped = json.dumps(token)[1:-1]
-    body = (
-        f'event: session\ndata: {{"sessionId":"sess_{token[:4]}"}}\n\n'
-        f'event: text\ndata: {{"text":"you sent {escaped} and {token}"}}\n\n'
-        "event: done\ndata: {}\n\n"
-    ).encode()
+    body = session(f"sess_{token[:4]}") + text(f"you sent {token} and {token}") + done()
     where = body.index(token.encode()) + 3  # a chunk boundary inside the token
     headers = [
         ("content-type", "text/event-stream"),

@@ -28,6 +28,7 @@ from silvia_client.testing import (
     ReplayServer,
 )
 
+from ..client.sse import done, session
 from ..depth import examples
 from ..display._dom import parse
 from ..qa._helpers import table
@@ -365,8 +366,7 @@ def test_load_keeps_it_and_every_replay_that_writes_refuses_it_naming_the_line(
 
 
 def plain(headers: tuple[tuple[str, str], ...]) -> Recording:
-    body = b'event: session\ndata: {"sessionId":"s"}\n\nevent: done\ndata: {}\n\n'
-    return made([body], headers=headers, reload=b"{}", reload_headers=headers)
+    return made([session("s") + done()], headers=headers, reload=b"{}", reload_headers=headers)
 
 
 def test_in_process_a_kept_header_goes_unsplit_and_on_a_socket_its_whitespace_trimmed() -> None:
