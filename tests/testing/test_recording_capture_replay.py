@@ -65,7 +65,7 @@ def replay(chunks: list[bytes] = CHUNKS, *, end: str = "ended", gap: float = 0.0
     return made(chunks, reload=RELOAD, headers=headers, end=end, gap=gap)
 
 
-async def test_the_transport_replays_the_body_chunk_for_chunk_and_the_reload_by_its_id() -> None:
+async def test_the_transport_replays_the_body_chunk_for_chunk_timed_or_not_and_the_reload() -> None:
     transport = replay().transport()
     with httpx.Client(transport=transport, base_url=IN_PROCESS_URL) as http:
         with http.stream("POST", "/anything", json={"message": "whatever"}) as response:
@@ -80,6 +80,27 @@ async def test_the_transport_replays_the_body_chunk_for_chunk_and_the_reload_by_
         ahttp.stream("POST", "/anything", json={"message": "whatever"}) as response,
     ):
         assert [chunk async for chunk in response.aiter_raw()] == CHUNKS
+    # With timing, each chunk comes no earlier than recorded.
+    recording = replay(gap=0.05)
+    arrivals = []
+    with httpx.Client(transport=recording.transport(timing=True), base_url=IN_PROCESS_URL) as http:
+        started = time.perf_counter()
+        with http.stream("POST", "/api/claude", json={"message": "hi"}) as response:
+            for _ in response.iter_raw():
+                arrivals.append(time.perf_counter() - started)
+    assert len(arrivals) == len(CHUNKS)
+    for arrival, chunk in zip(arrivals, recording.response.chunks, strict=True):
+        assert arrival >= chunk.at - 0.001
+    async with recording.async_client(timing=True) as client:
+        started = time.perf_counter()
+        await client.chat.send("hi")
+    assert time.perf_counter() - started >= recording.response.chunks[-1].at - 0.001
+    # A gap longer than the idle timeout times out.
+    with (
+        pytest.raises(StreamTimeoutError),
+        replay(gap=0.3).client(timing=True, idle_timeout=0.05) as impatient,
+    ):
+        impatient.chat.send("hi")
 
 
 async def test_a_body_that_broke_off_breaks_off_again_without_waiting(
@@ -100,29 +121,6 @@ async def test_a_body_that_broke_off_breaks_off_again_without_waiting(
             assert not turn.complete
     # Without timing nothing waits, not even out the client's idle timeout.
     assert all(seconds == 0 for seconds in slept)
-
-
-async def test_with_timing_each_chunk_comes_no_earlier_than_recorded() -> None:
-    recording = replay(gap=0.05)
-    arrivals = []
-    with httpx.Client(transport=recording.transport(timing=True), base_url=IN_PROCESS_URL) as http:
-        started = time.perf_counter()
-        with http.stream("POST", "/api/claude", json={"message": "hi"}) as response:
-            for _ in response.iter_raw():
-                arrivals.append(time.perf_counter() - started)
-    assert len(arrivals) == len(CHUNKS)
-    for arrival, chunk in zip(arrivals, recording.response.chunks, strict=True):
-        assert arrival >= chunk.at - 0.001
-    async with recording.async_client(timing=True) as client:
-        started = time.perf_counter()
-        await client.chat.send("hi")
-    assert time.perf_counter() - started >= recording.response.chunks[-1].at - 0.001
-    # A gap longer than the idle timeout times out.
-    with (
-        pytest.raises(StreamTimeoutError),
-        replay(gap=0.3).client(timing=True, idle_timeout=0.05) as client,
-    ):
-        client.chat.send("hi")
 
 
 def named(message: str, session_id: str) -> Recording:

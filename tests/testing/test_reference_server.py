@@ -210,7 +210,7 @@ def test_every_refusal_is_a_json_error_with_a_request_id_and_never_echoes_the_to
         assert client.post(CHAT, json={"message": "hi"}).status_code == 200
 
 
-def test_a_legacy_session_has_no_target_keys_and_is_found_by_a_percent_encoded_id() -> None:
+def test_a_legacy_session_has_no_targets_and_a_custom_wire_changes_paths_events_and_keys() -> None:
     server = ReferenceServer()
     session_id = server.seed_legacy_session(session_id="old/session id?")
     with http(server) as client:
@@ -221,9 +221,7 @@ def test_a_legacy_session_has_no_target_keys_and_is_found_by_a_percent_encoded_i
     assert citations
     assert all("target" not in c for c in citations)
     assert citations[0]["source"] == "silvia://your-account/checking"
-
-
-def test_a_custom_wire_format_changes_paths_events_and_keys() -> None:
+    # A custom wire format changes the paths, the events and the keys.
     wire = WireFormat(
         chat_path="/v2/chat",
         session_path="/v2/sessions/",
@@ -364,7 +362,7 @@ def raw_chat(client: httpx.Client, scenario: str) -> Iterator[bytes]:
         yield from response.iter_raw()
 
 
-def test_an_endless_line_never_ends_and_its_server_stays_small() -> None:
+def test_an_endless_line_never_ends_its_server_small_and_an_oversized_event_is_its_size() -> None:
     # 32 MiB of one line, read raw over a socket: the server keeps one 64 KiB copy.
     server = served(SendEndlessLine())
     received, last_newline = 0, -1
@@ -382,9 +380,7 @@ def test_an_endless_line_never_ends_and_its_server_stays_small() -> None:
     assert used[0] < 2 * MiB
     assert received > 32 * MiB
     assert 0 < last_newline < 64 * 1024  # the events before it; none since
-
-
-def test_an_oversized_event_is_one_well_formed_event_of_exactly_its_size() -> None:
+    # An oversized event is one well-formed event of exactly its size.
     fault = SendOversizedEvent(data_bytes=3 * MiB + 7, after_events=4)
     server = served(fault)
     with http(server) as client:

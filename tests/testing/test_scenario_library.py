@@ -381,7 +381,7 @@ def test_one_meaning_per_source_per_turn() -> None:
     }
 
 
-def test_a_checkpoint_resumes_with_its_registry_only_if_it_carries_targets() -> None:
+def test_a_checkpoint_resumes_its_registry_if_it_carries_targets_and_the_citation_fields() -> None:
     final = {"kind": "account", "accountId": ID_A, "provider": "plaid"}
     for carries, streamed in [(False, [None]), (True, [final])]:
         checkpoint = Checkpoint((cards(ID_A),), carries_targets=carries)
@@ -396,9 +396,7 @@ def test_a_checkpoint_resumes_with_its_registry_only_if_it_carries_targets() -> 
     assert [c.get("target") for c in turn.inline_citations] == [None, final]
     assert [c.get("target") for c in turn.citations] == [final, final]
     assert turn.final_targets == {CARDS: final}
-
-
-def test_citation_fields_follow_anthropics_search_result_location() -> None:
+    # The citation fields follow Anthropic's search_result_location.
     with pytest.raises(ScriptError, match="no tool call"):
         play(Say("a"), Cite(CARDS))  # a turn cites only sources it wrote
     rows = (row("Credit card", account_id=ID_A), row("Credit card", account_id=ID_B))
