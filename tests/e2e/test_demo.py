@@ -22,7 +22,9 @@ EMBEDDED_LINE = (
 )
 
 
-def test_the_demo_plays_the_turn_with_markers_linked_sources_and_its_reload() -> None:
+def test_the_demo_plays_its_turn_and_reload_and_exits_2_on_misuse_1_on_an_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     # No token and no proxy: the demo needs neither; an API server's URL (nothing listens
     # on port 9) is not asked.
     env = {
@@ -46,11 +48,8 @@ def test_the_demo_plays_the_turn_with_markers_linked_sources_and_its_reload() ->
     assert f"\nSilvia: {answer}\n\nSources\n  [1] Checking (your account)\n" in demo.stdout
     last = demo.stdout.rstrip().splitlines()[-1]
     assert re.fullmatch(r"Reloaded session sess_\w+: live and reload agree \(.*\)", last), last
-
-
-def test_usage_errors_exit_2_and_a_typed_error_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
-    # (--pace and --web-url: tests/cli/test_arguments.py and test_chat.py.)
-    # --base-url means the API server, which the demo never uses; it once meant the web app.
+    # In-process: misuse exits 2 (--pace and --web-url: tests/cli/test_arguments.py and
+    # test_chat.py); --base-url means the API server, which the demo never uses.
     for args in [("--base-url", "https://app.example.com"), ("--base-url",)]:
         status, out, err = run(["demo", "--pace", "0", *args], capsys)
         assert (status, out) == (2, ""), args

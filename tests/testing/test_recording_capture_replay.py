@@ -138,7 +138,9 @@ def text_of(message: str, server: ReplayServer = SERVER, scenario: str | None = 
         return client.chat.send(message).text
 
 
-async def test_a_request_picks_a_recording_by_header_or_message_else_the_first() -> None:
+async def test_a_replay_server_picks_a_recording_by_header_or_message_else_the_first(
+    tmp_path: Path,
+) -> None:
     assert text_of("anything") == "one"
     assert text_of("/recording second please") == "two"
     assert text_of("anything", scenario="second") == "two"
@@ -159,9 +161,7 @@ async def test_a_request_picks_a_recording_by_header_or_message_else_the_first()
     with httpx.Client(transport=strict.transport(), base_url=IN_PROCESS_URL) as http:
         assert http.post("/api/claude", json={"message": "hi"}, headers=bearer).status_code == 401
     assert "s3cret" not in repr(strict)
-
-
-async def test_from_files_names_each_by_its_stem_and_refuses_two_alike(tmp_path: Path) -> None:
+    # From files: each named by its stem, two alike refused, a bad one named with its line.
     (tmp_path / "a").mkdir()
     named("one", "sess_1").save(tmp_path / "first.jsonl")
     named("two", "sess_2").save(tmp_path / "a" / "first.jsonl")
@@ -182,7 +182,7 @@ async def test_from_files_names_each_by_its_stem_and_refuses_two_alike(tmp_path:
 TOKEN = "capture-s3cret/token-0123456789"  # a `/`: JSON may write it escaped, as `\/`
 
 
-def test_record_turn_keeps_the_request_the_response_bytes_how_it_ended_and_the_reload() -> None:
+async def test_record_turn_keeps_the_request_the_bytes_how_it_ended_and_the_reload() -> None:
     recording = recorded("accounts")
     assert (recording.request.method, recording.request.path) == ("POST", "/api/claude")
     assert recording.request.body == {"message": "hi"}
@@ -231,6 +231,18 @@ def test_record_turn_keeps_the_request_the_response_bytes_how_it_ended_and_the_r
 
     with pytest.raises(APIConnectionError):  # no response at all
         record_turn("hi", transport=httpx.MockTransport(refuse), base_url=IN_PROCESS_URL)
+    # arecord_turn records as record_turn does.
+    options = {"base_url": IN_PROCESS_URL, "token": TOKEN}
+    arecorded = await arecord_turn(
+        "/scenario accounts", transport=ReferenceServer().transport(), **options
+    )
+    synced = record_turn("/scenario accounts", transport=ReferenceServer().transport(), **options)
+    assert arecorded.request == synced.request
+    assert arecorded.response.status == synced.response.status
+    assert arecorded.response.end == synced.response.end == "ended"
+    assert len(arecorded.response.chunks) == len(synced.response.chunks)
+    assert arecorded.reload is not None
+    assert TOKEN not in arecorded.dumps()
 
 
 CREDENTIALS = [
@@ -342,20 +354,6 @@ async def test_the_transport_keeps_only_what_passes_inside_capture_apart_from_ot
         assert recording.reload is not None
         assert recording.reload.path.endswith(turn.session_id)
         assert turn.session_id.encode() in recording.response.body
-
-
-async def test_arecord_turn_records_as_record_turn() -> None:
-    options = {"base_url": IN_PROCESS_URL, "token": TOKEN}
-    arecorded = await arecord_turn(
-        "/scenario accounts", transport=ReferenceServer().transport(), **options
-    )
-    synced = record_turn("/scenario accounts", transport=ReferenceServer().transport(), **options)
-    assert arecorded.request == synced.request
-    assert arecorded.response.status == synced.response.status
-    assert arecorded.response.end == synced.response.end == "ended"
-    assert len(arecorded.response.chunks) == len(synced.response.chunks)
-    assert arecorded.reload is not None
-    assert TOKEN not in arecorded.dumps()
 
 
 BOMBED = "sess_bomb"

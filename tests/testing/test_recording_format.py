@@ -151,25 +151,6 @@ def test_qa_check_charts_any_time_that_loads(
         assert all(0 < float(bar.attrs["width"] or "") <= 520 for bar in bars), at
 
 
-def test_a_body_past_what_a_client_reads_is_an_error_naming_its_line(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # The bound is the client's max_response_bytes (64 MiB), made small: a 64 MiB file is slow.
-    monkeypatch.setattr(recording_format, "MAX_BODY_BYTES", 36)
-    assert Recording.loads(SAMPLE.dumps()) == SAMPLE  # 30 + 1 + 5 bytes: at the bound
-    for number, text, says in [
-        (6, '"bbbbbb"', "the response's chunks would hold"),  # 31 + 6: one past
-        (8, json.dumps("c" * 37), "the reload's body would hold"),
-    ]:
-        line = json.loads(LINES[number - 1])
-        line.pop("base64", None)
-        line["text"] = MARK
-        lines = list(LINES)
-        lines[number - 1] = json.dumps(line).replace(json.dumps(MARK), text)
-        with pytest.raises(RecordingFormatError, match=f"^line {number}: {says} more than 36"):
-            Recording.loads("\n".join(lines) + "\n")
-
-
 @given(
     chunks=st.lists(st.binary(min_size=1, max_size=40), max_size=12),
     reload=st.one_of(st.none(), st.binary(max_size=60)),
@@ -187,7 +168,7 @@ def test_any_chunks_and_reload_round_trip_exactly(
     assert Recording.loads(original.dumps()) == original  # (dataclasses: every field, the bytes)
 
 
-def test_the_file_is_json_lines_with_text_where_it_is_utf8_and_flagged_base64_elsewhere(
+def test_the_file_is_json_lines_text_where_utf8_flagged_base64_elsewhere_the_repr_no_data(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "turn.jsonl"
@@ -207,17 +188,10 @@ def test_the_file_is_json_lines_with_text_where_it_is_utf8_and_flagged_base64_el
     assert set(lines[4]) == set(lines[5]) == {"type", "at", "base64"}
     assert lines[-1] == {"type": "end", "lines": len(lines)}
     assert Recording.load(path) == SAMPLE
-
-
-def test_the_repr_shows_the_shape_never_the_data() -> None:
+    # The repr shows the shape, never the data.
     secret = b'{"provider":"plaid","accountId":"qwp76DaG7ehEQWRnp1RjCwEBmP6bRXt1dDLK5"}'
     built = made([secret], reload=secret)
-    for shown in (
-        repr(built),
-        repr(built.response),
-        repr(built.response.chunks),
-        repr(built.reload),
-    ):
+    for shown in map(repr, (built, built.response, built.response.chunks, built.reload)):
         assert "plaid" not in shown
         assert "qwp76" not in shown
     assert repr(built) == "<Recording POST /api/claude -> 200, 1 chunks, body closed, reload 200>"
@@ -229,7 +203,9 @@ def replaced(number: int, line: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_a_bad_or_truncated_file_is_a_clear_error_naming_its_line() -> None:
+def test_a_bad_truncated_or_too_large_file_is_a_clear_error_naming_its_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     head = '{"type": "recording", "format": "silvia-recording", "version": %s}'
     cases: list[tuple[str | bytes, int | None, str]] = [
         (b"", None, "truncated"),
@@ -272,6 +248,20 @@ def test_a_bad_or_truncated_file_is_a_clear_error_naming_its_line() -> None:
             Recording.loads(data[:cut])
     with pytest.raises(RecordingFormatError, match=r"ends after line 8, without its `end` line"):
         Recording.loads("\n".join(LINES[:-1]) + "\n")
+    # A body past what a client reads: the bound (the client's max_response_bytes, 64 MiB)
+    # made small, as a 64 MiB file is slow.
+    monkeypatch.setattr(recording_format, "MAX_BODY_BYTES", 36)
+    assert Recording.loads(SAMPLE.dumps()) == SAMPLE  # 30 + 1 + 5 bytes: at the bound
+    for number, text, says in [
+        (6, '"bbbbbb"', "the response's chunks would hold"),  # 31 + 6: one past
+        (8, json.dumps("c" * 37), "the reload's body would hold"),
+    ]:
+        line = json.loads(LINES[number - 1])
+        line.pop("base64", None)
+        line["text"] = MARK
+        edited = replaced(number, json.dumps(line).replace(json.dumps(MARK), text))
+        with pytest.raises(RecordingFormatError, match=f"^line {number}: {says} more than 36"):
+            Recording.loads(edited)
 
 
 HOSTILE = {

@@ -269,7 +269,7 @@ BODY = KEPT + (
 WHOLE = made([BODY]).redacted().response.body
 
 
-def test_the_whole_body_redacts_as_documented() -> None:
+def test_the_whole_body_redacts_as_documented_or_is_refused() -> None:
     assert WHOLE.startswith(KEPT)
     assert b"qwp76" not in WHOLE
     assert WHOLE.count(b"acct_redacted_0001") == 2
@@ -286,6 +286,17 @@ def test_the_whole_body_redacts_as_documented() -> None:
     redacted = made([body]).redacted().response.body
     assert b"acct_redacted_0002" in redacted  # a pseudonym never collides with the text
     assert redacted.count(b"acct_redacted_0001") == 1
+    # What redaction cannot clean is refused rather than shared.
+    chunks = [
+        b'event: text\ndata: {"text":"a"}\n\n',
+        b'event: citation\ndata: {"target": {"provider": {"name": "pl\n\n',
+    ]
+    with pytest.raises(RecordingFormatError, match=r"^line 5: cannot redact chunk 2 ") as caught:
+        made(chunks).redacted()
+    assert "a provider member would remain" in str(caught.value)
+    assert "pl" not in str(caught.value).split("would remain")[1]
+    with pytest.raises(ValueError, match="Content-Encoding: gzip"):
+        made([], headers=(("content-encoding", "gzip"),), reload=b"").redacted()
 
 
 @given(st.lists(st.integers(min_value=0, max_value=len(BODY)), max_size=8))
@@ -307,16 +318,3 @@ def test_redaction_does_not_depend_on_where_the_chunks_split(cuts: list[int]) ->
     assert set(times) <= {chunk.at for chunk in original.response.chunks}
     assert times[-1] == original.response.chunks[-1].at
     assert Recording.loads(redacted.dumps()) == redacted
-
-
-def test_what_redaction_cannot_clean_is_refused_rather_than_shared() -> None:
-    chunks = [
-        b'event: text\ndata: {"text":"a"}\n\n',
-        b'event: citation\ndata: {"target": {"provider": {"name": "pl\n\n',
-    ]
-    with pytest.raises(RecordingFormatError, match=r"^line 5: cannot redact chunk 2 ") as caught:
-        made(chunks).redacted()
-    assert "a provider member would remain" in str(caught.value)
-    assert "pl" not in str(caught.value).split("would remain")[1]
-    with pytest.raises(ValueError, match="Content-Encoding: gzip"):
-        made([], headers=(("content-encoding", "gzip"),), reload=b"").redacted()

@@ -433,7 +433,7 @@ def test_a_gzip_bomb_inflates_to_its_events_then_exactly_its_padding_sent_small(
     assert response.json() == {"session": {"id": "sess_x"}, "messages": []}
 
 
-def test_bytes_forever_keep_coming_at_their_pace_until_the_client_leaves() -> None:
+def test_bytes_forever_keep_coming_at_their_pace_until_the_client_leaves_bad_ones_refused() -> None:
     cases: list[tuple[Fault, bytes]] = [
         (Trickle(every=0.01, after_events=4), b"x" * 20),
         (KeepAliveForever(every=0.01), b": ping\n\n" * 20),
@@ -451,10 +451,8 @@ def test_bytes_forever_keep_coming_at_their_pace_until_the_client_leaves() -> No
             client.close()
             # The client left: the server, between two copies, notices and lets go.
             assert wait_until(lambda: loopback.open_connections == 0), fault  # noqa: B023
-
-
-def test_bad_sizes_and_paces_are_refused_when_built() -> None:
-    cases: list[tuple[Callable[[], object], str]] = [
+    # Bad sizes and paces are refused when built.
+    refused: list[tuple[Callable[[], object], str]] = [
         (lambda: SendOversizedEvent(data_bytes=0), "data_bytes"),
         (lambda: SendGzipBomb(inflated_bytes=-1), "inflated_bytes"),
         (lambda: SendGzipBomb(inflated_bytes=True), "inflated_bytes"),
@@ -462,7 +460,7 @@ def test_bad_sizes_and_paces_are_refused_when_built() -> None:
         (lambda: KeepAliveForever(every=-1.0), "every"),
         (lambda: EchoToken(status=200), "status"),
     ]
-    for make, named in cases:
+    for make, named in refused:
         with pytest.raises(ValueError, match=named):
             make()
 

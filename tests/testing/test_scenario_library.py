@@ -83,10 +83,8 @@ def test_names_are_unique_and_serve_list_prints_each_with_its_one_line_descripti
         assert line.split(maxsplit=1) == [name, scenario.description]
     assert main(["serve", "--scenario", "nope"]) == 2
     assert "nope" in capsys.readouterr().err
-
-
-def test_a_library_file_that_does_not_fit_names_the_file_and_the_scenario() -> None:
-    cases: list[tuple[dict[str, object], str]] = [
+    # A library file that does not fit is refused naming the file and the scenario.
+    misfits: list[tuple[dict[str, object], str]] = [
         ({"script": [{"say": "Hi", "colour": "red"}]}, "unexpected keyword argument 'colour'"),
         ({"script": [{"tool": "execute_sql"}]}, "missing 1 required positional argument: 'rows'"),
         ({"script": [{"text": "Hi"}]}, "an item with none of `say`, `cite`, `tool`"),
@@ -97,13 +95,13 @@ def test_a_library_file_that_does_not_fit_names_the_file_and_the_scenario() -> N
         ({"fault": {"kind": "stall", "minutes": 5}}, "unexpected keyword argument 'minutes'"),
         ({"checkpoint": {"tool_calls": [], "targets": True}}, "unexpected keyword argument"),
     ]
-    for scenario, message in cases:
+    for misfit, message in misfits:
         text = json.dumps(
-            [{"name": "ok", "description": "Fine."}, {"name": "a", "description": "d", **scenario}]
+            [{"name": "ok", "description": "Fine."}, {"name": "a", "description": "d", **misfit}]
         )
         with pytest.raises(ValueError, match=r"^scenarios/mine\.json, scenario 'a': ") as raised:
             read_library([("mine.json", text)])
-        assert message in str(raised.value), scenario
+        assert message in str(raised.value), misfit
 
 
 def without_providers(value: object) -> object:
