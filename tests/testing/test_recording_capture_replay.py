@@ -65,7 +65,9 @@ def replay(chunks: list[bytes] = CHUNKS, *, end: str = "ended", gap: float = 0.0
     return made(chunks, reload=RELOAD, headers=headers, end=end, gap=gap)
 
 
-async def test_the_transport_replays_the_body_chunk_for_chunk_timed_or_not_and_the_reload() -> None:
+async def test_a_replay_gives_the_body_chunk_for_chunk_timed_or_not_broken_off_and_the_reload(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     transport = replay().transport()
     with httpx.Client(transport=transport, base_url=IN_PROCESS_URL) as http:
         with http.stream("POST", "/anything", json={"message": "whatever"}) as response:
@@ -101,25 +103,21 @@ async def test_the_transport_replays_the_body_chunk_for_chunk_timed_or_not_and_t
         replay(gap=0.3).client(timing=True, idle_timeout=0.05) as impatient,
     ):
         impatient.chat.send("hi")
-
-
-async def test_a_body_that_broke_off_breaks_off_again_without_waiting(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+    # A body that broke off breaks off again, without timing without waiting.
     slept: list[float] = []
     monkeypatch.setattr(time, "sleep", slept.append)
     for end, error in [("disconnected", StreamDisconnectedError), ("timeout", StreamTimeoutError)]:
         recording = replay(CHUNKS[:2], end=end)
-        with pytest.raises(error) as caught, recording.client() as client:
-            client.chat.send("hi")
-        async with recording.async_client() as aclient:
+        with pytest.raises(error) as caught, recording.client() as broken:
+            broken.chat.send("hi")
+        async with recording.async_client() as abroken:
             with pytest.raises(error) as acaught:
-                await aclient.chat.send("hi")
+                await abroken.chat.send("hi")
         for turn in (caught.value.turn, acaught.value.turn):
             assert turn.session_id == "s", end
             assert turn.text == ""  # half an event arrived: not an event
             assert not turn.complete
-    # Without timing nothing waits, not even out the client's idle timeout.
+    # (Not even out the client's idle timeout.)
     assert all(seconds == 0 for seconds in slept)
 
 

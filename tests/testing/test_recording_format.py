@@ -112,25 +112,6 @@ def test_any_value_in_any_field_loads_typed_or_is_an_error_naming_its_line(
     assert Recording.loads(loaded.dumps()).dumps() == loaded.dumps()
 
 
-def test_a_400_digit_number_is_a_short_error_naming_the_file_in_every_command(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    path = tmp_path / "huge.jsonl"
-    for number, key in [(4, "at"), (7, "at"), (1, "version"), (9, "lines"), (3, "status")]:
-        path.write_text(with_field(number, key, "1" + "0" * 400), encoding="utf-8")
-        with pytest.raises(RecordingFormatError) as caught:
-            Recording.load(path)
-        assert isinstance(caught.value, SilviaError)
-        assert isinstance(caught.value, ValueError)
-        assert (caught.value.line, caught.value.path) == (number, str(path))
-        assert len(str(caught.value)) < 200  # the number is not printed back
-        for command in (["qa", "check", str(path)], ["serve", "--replay", str(path)]):
-            assert main(command) == 2, (key, command)
-            out, err = capsys.readouterr()
-            assert (out, "Traceback" in err) == ("", False), (key, command)
-            assert f"{path}: line {number}: " in err, (key, command)
-
-
 def test_qa_check_charts_any_time_that_loads(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -204,7 +185,7 @@ def replaced(number: int, line: str) -> str:
 
 
 def test_a_bad_truncated_or_too_large_file_is_a_clear_error_naming_its_line(
-    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     head = '{"type": "recording", "format": "silvia-recording", "version": %s}'
     cases: list[tuple[str | bytes, int | None, str]] = [
@@ -248,6 +229,21 @@ def test_a_bad_truncated_or_too_large_file_is_a_clear_error_naming_its_line(
             Recording.loads(data[:cut])
     with pytest.raises(RecordingFormatError, match=r"ends after line 8, without its `end` line"):
         Recording.loads("\n".join(LINES[:-1]) + "\n")
+    # A 400-digit number is a short error naming the file, in every command too.
+    path = tmp_path / "huge.jsonl"
+    for number, key in [(4, "at"), (7, "at"), (1, "version"), (9, "lines"), (3, "status")]:
+        path.write_text(with_field(number, key, "1" + "0" * 400), encoding="utf-8")
+        with pytest.raises(RecordingFormatError) as caught:
+            Recording.load(path)
+        assert isinstance(caught.value, SilviaError)
+        assert isinstance(caught.value, ValueError)
+        assert (caught.value.line, caught.value.path) == (number, str(path))
+        assert len(str(caught.value)) < 200  # the number is not printed back
+        for command in (["qa", "check", str(path)], ["serve", "--replay", str(path)]):
+            assert main(command) == 2, (key, command)
+            out, err = capsys.readouterr()
+            assert (out, "Traceback" in err) == ("", False), (key, command)
+            assert f"{path}: line {number}: " in err, (key, command)
     # A body past what a client reads: the bound (the client's max_response_bytes, 64 MiB)
     # made small, as a 64 MiB file is slow.
     monkeypatch.setattr(recording_format, "MAX_BODY_BYTES", 36)

@@ -362,7 +362,7 @@ def raw_chat(client: httpx.Client, scenario: str) -> Iterator[bytes]:
         yield from response.iter_raw()
 
 
-def test_an_endless_line_never_ends_its_server_small_and_an_oversized_event_is_its_size() -> None:
+def test_the_floods_are_written_as_promised_and_the_servers_memory_stays_flat() -> None:
     # 32 MiB of one line, read raw over a socket: the server keeps one 64 KiB copy.
     server = served(SendEndlessLine())
     received, last_newline = 0, -1
@@ -391,10 +391,8 @@ def test_an_endless_line_never_ends_its_server_small_and_an_oversized_event_is_i
     assert len(json.dumps(data, separators=(",", ":"))) == fault.data_bytes
     assert set(data["text"]) == {"x"}
     assert "done" not in [n for n, _ in events]  # the body ends there
-
-
-def test_a_gzip_bomb_inflates_to_its_events_then_exactly_its_padding_sent_small() -> None:
-    # The demo turn's text up to the bomb (its first four events).
+    # A gzip bomb inflates to its events (the demo turn's first four: their text `cut`),
+    # then to exactly its padding; it is sent small.
     cut = expected_turn(Scenario("cut", "d", script=DEMO_SCRIPT, fault=DropMidEvent(4))).text
     for inflated in [1, 100, 3 * MiB + 12_345]:
         bomb = SendGzipBomb(inflated_bytes=inflated, after_events=4)
@@ -402,11 +400,11 @@ def test_a_gzip_bomb_inflates_to_its_events_then_exactly_its_padding_sent_small(
         with http(server) as client:
             wire = b"".join(raw_chat(client, "f"))
         body = gzip.decompress(wire)  # which checks the CRC and the length too
-        events, padding = body[:-inflated], body[-inflated:]
+        before_padding, padding = body[:-inflated], body[-inflated:]
         assert set(padding) <= set(b": \n"), inflated  # comment lines, all of it
         assert padding.startswith(b":"), inflated
-        assert events.endswith(b"\n\n"), inflated
-        read = sse_events([events])
+        assert before_padding.endswith(b"\n\n"), inflated
+        read = sse_events([before_padding])
         assert [name for name, _ in read][:1] == ["session"], inflated
         assert len(read) == 4, inflated
         text = "".join(data["text"] for name, data in read if name == "text")
@@ -424,12 +422,11 @@ def test_a_gzip_bomb_inflates_to_its_events_then_exactly_its_padding_sent_small(
         size = sum(len(chunk) for chunk in response.iter_raw())  # never inflated
     assert used[0] < 2 * MiB
     assert 1 * MiB < size < 3 * MiB  # for 1 GiB inflated
-    fault = SendGzipBomb(inflated_bytes=2 * MiB + 1)
-    server = served(fault)
-    with http(server) as client:
+    smaller = SendGzipBomb(inflated_bytes=2 * MiB + 1)
+    with http(served(smaller)) as client:
         response = client.get(SESSIONS + "sess_x", headers={SCENARIO_HEADER: "f"})
     assert response.headers["content-encoding"] == "gzip"
-    assert len(response.content) > fault.inflated_bytes  # httpx inflated it all
+    assert len(response.content) > smaller.inflated_bytes  # httpx inflated it all
     assert response.json() == {"session": {"id": "sess_x"}, "messages": []}
 
 

@@ -138,7 +138,7 @@ def kinds(citations: tuple[dict[str, object], ...]) -> list[object]:
     return [c["target"]["kind"] if "target" in c else None for c in citations]  # type: ignore[index]
 
 
-def test_rule_scenarios_stream_summarise_and_type_what_the_doc_implies() -> None:
+def test_rule_fault_and_status_scenarios_expect_what_the_doc_implies() -> None:
     for name, inline, summary in [
         ("pooling", ["account", "accounts"], ["accounts", "accounts"]),
         ("untyped-ids-then-none", ["account", None], [None, None]),
@@ -169,9 +169,7 @@ def test_rule_scenarios_stream_summarise_and_type_what_the_doc_implies() -> None
         "car": "manual",
         "money-market": None,
     }
-
-
-def test_the_faults_and_statuses_expect_what_they_do_to_a_turn() -> None:
+    # The faults and statuses: what each does to a turn.
     demo = expected_turn(SCENARIOS["demo"])
     dropped = expected_turn(SCENARIOS["fault-drop"])
     assert (dropped.fault, dropped.complete) == ("drop", False)
@@ -289,7 +287,7 @@ def test_sql_rows_are_grouped_by_label_into_account_sources_of_their_accounts() 
     }
 
 
-def test_python_is_market_data_with_a_ticker_else_analysis_and_exa_and_search_results_web() -> None:
+def test_python_exa_search_and_library_reads_give_the_targets_of_their_sources() -> None:
     assert targets(ExecutePython(FINNHUB, '{"symbol": "aapl", "c": 1.0}')) == {
         "silvia://market-data/finnhub/AAPL": MarketDataTarget("AAPL")
     }
@@ -317,9 +315,7 @@ def test_python_is_market_data_with_a_ticker_else_analysis_and_exa_and_search_re
         "https://example.com/p": WebTarget("https://example.com/p"),
         "silvia://search/search_web": None,  # the search itself has no target
     }
-
-
-def test_library_reads_with_and_without_a_source_url_made_readable() -> None:
+    # The library readers, with and without a source URL (made readable).
     for read, prefix, kind in [
         (read_tax_authority, "silvia://tax-authority/", TaxReferenceTarget),
         (read_credit_card_document, "silvia://credit-card-corpus/", CardDocumentTarget),
@@ -356,7 +352,7 @@ def test_library_reads_with_and_without_a_source_url_made_readable() -> None:
         assert targets(document) == {readable: MortgageReferenceTarget(readable)}, url
 
 
-def test_one_meaning_per_source_per_turn() -> None:
+def test_one_meaning_per_source_per_turn_a_checkpoints_registry_and_the_citation_fields() -> None:
     # A later call writing the same account source pools its accounts.
     assert targets(cards(ID_A), cards(ID_B)) == {
         CARDS: AccountsTarget((AccountRef(ID_A, "plaid"), AccountRef(ID_B, "plaid")))
@@ -377,9 +373,7 @@ def test_one_meaning_per_source_per_turn() -> None:
         IRA: TaxReferenceTarget(IRA),
         "silvia://your-portfolio": PortfolioTarget(),
     }
-
-
-def test_a_checkpoint_resumes_its_registry_if_it_carries_targets_and_the_citation_fields() -> None:
+    # A checkpoint resumes with its registry only if it carries targets.
     final = {"kind": "account", "accountId": ID_A, "provider": "plaid"}
     for carries, streamed in [(False, [None]), (True, [final])]:
         checkpoint = Checkpoint((cards(ID_A),), carries_targets=carries)
