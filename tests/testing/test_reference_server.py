@@ -69,7 +69,7 @@ def roles(server: ReferenceServer) -> list[object]:
     return [message["role"] for message in server.sessions[session_id].messages]
 
 
-def test_a_turn_streams_the_contracts_events_as_read_and_reloads_as_streamed() -> None:
+async def test_a_turn_streams_the_contract_and_reloads_a_stall_times_out_a_drop_breaks() -> None:
     server = ReferenceServer()
     with http(server) as client:
         with client.stream("POST", CHAT, json={"message": "How am I doing?"}) as response:
@@ -100,19 +100,7 @@ def test_a_turn_streams_the_contracts_events_as_read_and_reloads_as_streamed() -
     assert assistant["citations"] == events[-3][1]["citations"]
     assert assistant["inline_citations"] == inline
     assert all(m["id"] and m["created_at"] for m in session["messages"])
-
-
-DEMO_SCRIPT = SCENARIOS["demo"].script
-
-
-def served(fault: Fault) -> ReferenceServer:
-    """A server whose scenario `f` is the demo turn with `fault`."""
-    server = ReferenceServer()
-    server.register(Scenario("f", "d", script=DEMO_SCRIPT, fault=fault))
-    return server
-
-
-async def test_a_stall_past_the_read_timeout_times_out_and_a_drop_breaks_off_unanswered() -> None:
+    # A stall past the read timeout times out (a pause does not), a drop breaks off.
     stalled, paused = served(Stall(60.0, after_events=3)), served(Stall(0.01, after_events=3))
     received: list[bytes] = []
     timeout = httpx.Timeout(5.0, read=0.05)
@@ -135,6 +123,16 @@ async def test_a_stall_past_the_read_timeout_times_out_and_a_drop_breaks_off_una
     assert roles(server) == ["user"]
     with pytest.raises(httpx.RemoteProtocolError):
         await aread(server, "fault-drop")
+
+
+DEMO_SCRIPT = SCENARIOS["demo"].script
+
+
+def served(fault: Fault) -> ReferenceServer:
+    """A server whose scenario `f` is the demo turn with `fault`."""
+    server = ReferenceServer()
+    server.register(Scenario("f", "d", script=DEMO_SCRIPT, fault=fault))
+    return server
 
 
 def test_every_refusal_is_a_json_error_with_a_request_id_and_never_echoes_the_token() -> None:
@@ -261,7 +259,7 @@ def _raw_exchange(url: str, request: bytes) -> bytes:
     return bytes(received)
 
 
-async def test_one_connection_serves_several_requests_and_dozens_at_once_all_complete() -> None:
+async def test_the_loopback_server_speaks_http_keeps_alive_serves_dozens_and_stops_clean() -> None:
     server = ReferenceServer()
     loopback = server.serve_loopback()
     limits = httpx.Limits(max_connections=1)
@@ -287,9 +285,7 @@ async def test_one_connection_serves_several_requests_and_dozens_at_once_all_com
             assert await asyncio.gather(*(one() for _ in range(40))) == [len(events)] * 40
         assert len(server.sessions) == 41
         assert wait_until(lambda: loopback.open_connections == 0)
-
-
-def test_raw_requests_get_what_http_says() -> None:
+    # Raw requests get what HTTP says.
     with ReferenceServer().serve_loopback() as url:
         body = b'{"message": "hi"}'
         head = b"POST /api/claude HTTP/1.%s\r\nAuthorization: Bearer t\r\n"
@@ -317,16 +313,13 @@ def test_raw_requests_get_what_http_says() -> None:
         assert raw.startswith(b"HTTP/1.1 400 Bad Request\r\n")
         assert b"connection: close" in raw
         assert b'"invalid_request_error"' in raw
-
-
-def test_a_loopback_starts_once_and_stopping_cuts_streams_closes_the_port_and_joins() -> None:
+    # A loopback server starts once; stopping it cuts its streams, closes the port, joins.
     threads_before = threading.active_count()
     server = ReferenceServer()
     running = server.serve_loopback()
     address = _address(running.start())
     sock = socket.create_connection(address, timeout=5)
     try:
-        body = b'{"message": "hi"}'
         sock.sendall(
             b"POST /api/claude HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n"
             b"X-Silvia-Scenario: fault-stall\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
@@ -483,7 +476,7 @@ async def clients(
             yield client, aclient
 
 
-async def test_a_ready_client_sends_the_servers_token_and_the_keywords_given_and_reloads() -> None:
+async def test_a_ready_client_sends_the_servers_token_and_keywords_and_finds_sessions() -> None:
     expected = ReferenceServer().expected_turn("pooling")
     server = ReferenceServer(token="kit-s3cret")
     headers = {SCENARIO_HEADER: "pooling"}
@@ -520,9 +513,7 @@ async def test_a_ready_client_sends_the_servers_token_and_the_keywords_given_and
     for make in (server.client, server.async_client):
         with httpx.Client() as own, pytest.raises(TypeError, match=r"server\.transport\(\)"):
             make(http_client=own)
-
-
-async def test_a_turn_in_an_unknown_session_is_not_found_and_a_known_one_continues() -> None:
+    # A turn in an unknown session is not found, a known one continues.
     for runner in RUNNERS:
         server = ReferenceServer()
         server.register(Scenario("lone", "Text holding lone surrogates.", script=(Say(LONE),)))
