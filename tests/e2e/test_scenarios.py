@@ -286,9 +286,7 @@ async def test_every_scenario(reference: ReferenceServer, loopback: LoopbackServ
                 assert_same(await play(areplay, "whatever is asked"), live, name)
             picked = served.with_options(default_headers={SCENARIO_HEADER: name})
             assert_same(await play(picked, "anything"), live, f"{name} (replay server)")
-
-
-def test_leaving_a_stream_early_closes_its_connection(loopback: LoopbackServer) -> None:
+    # Leaving a stream early closes its connection.
     with make_client(loopback.url) as client:
         with client.chat.stream("/scenario demo") as stream:
             for event in stream:

@@ -180,7 +180,7 @@ async def test_a_replay_server_picks_a_recording_by_header_or_message_else_the_f
 TOKEN = "capture-s3cret/token-0123456789"  # a `/`: JSON may write it escaped, as `\/`
 
 
-async def test_record_turn_keeps_the_request_the_bytes_how_it_ended_and_the_reload() -> None:
+async def test_record_turn_keeps_the_turn_its_ending_and_reload_and_never_the_token() -> None:
     recording = recorded("accounts")
     assert (recording.request.method, recording.request.path) == ("POST", "/api/claude")
     assert recording.request.body == {"message": "hi"}
@@ -241,37 +241,7 @@ async def test_record_turn_keeps_the_request_the_bytes_how_it_ended_and_the_relo
     assert len(arecorded.response.chunks) == len(synced.response.chunks)
     assert arecorded.reload is not None
     assert TOKEN not in arecorded.dumps()
-
-
-CREDENTIALS = [
-    ("Set-Cookie", "sid=abc"),
-    ("Authorization", "Bearer whatever"),
-    ("Proxy-Authorization", "Basic xyz"),
-    ("Cookie", "a=b"),
-]
-
-
-def hostile(token: str) -> httpx.MockTransport:
-    """A server that echoes the token everywhere it can, and sets credential headers."""
-    body = session(f"sess_{token[:4]}") + text(f"you sent {token} and {token}") + done()
-    where = body.index(token.encode()) + 3  # a chunk boundary inside the token
-    headers = [
-        ("content-type", "text/event-stream"),
-        ("x-request-id", "req_1"),
-        *CREDENTIALS,
-        ("x-echo", f"Bearer {token}"),
-        ("x-debug", f"saw token={token};"),
-    ]
-
-    def handle(request: httpx.Request) -> httpx.Response:
-        if request.method == "GET":
-            return httpx.Response(200, headers=headers, json={"session": {"note": token}})
-        return httpx.Response(200, headers=headers, content=iter([body[:where], body[where:]]))
-
-    return httpx.MockTransport(handle)
-
-
-def test_the_token_and_credential_headers_never_go_into_a_recording() -> None:
+    # The token and credential headers never go into a recording.
     recording = record_turn("hi", transport=hostile(TOKEN), base_url=IN_PROCESS_URL, token=TOKEN)
     text = recording.dumps()
     assert TOKEN not in text
@@ -302,6 +272,34 @@ def test_the_token_and_credential_headers_never_go_into_a_recording() -> None:
         loaded = Recording.loads("\n".join(lines) + "\n")
         assert name.lower() not in dict(loaded.response.headers), name
         assert value not in built.dumps() + loaded.dumps(), name
+
+
+CREDENTIALS = [
+    ("Set-Cookie", "sid=abc"),
+    ("Authorization", "Bearer whatever"),
+    ("Proxy-Authorization", "Basic xyz"),
+    ("Cookie", "a=b"),
+]
+
+
+def hostile(token: str) -> httpx.MockTransport:
+    """A server that echoes the token everywhere it can, and sets credential headers."""
+    body = session(f"sess_{token[:4]}") + text(f"you sent {token} and {token}") + done()
+    where = body.index(token.encode()) + 3  # a chunk boundary inside the token
+    headers = [
+        ("content-type", "text/event-stream"),
+        ("x-request-id", "req_1"),
+        *CREDENTIALS,
+        ("x-echo", f"Bearer {token}"),
+        ("x-debug", f"saw token={token};"),
+    ]
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.method == "GET":
+            return httpx.Response(200, headers=headers, json={"session": {"note": token}})
+        return httpx.Response(200, headers=headers, content=iter([body[:where], body[where:]]))
+
+    return httpx.MockTransport(handle)
 
 
 async def test_the_transport_keeps_only_what_passes_inside_capture_apart_from_others() -> None:

@@ -292,7 +292,7 @@ def with_header(where: str, header: tuple[str, str]) -> tuple[str, int]:
     return "\n".join(lines) + "\n", number
 
 
-def test_load_keeps_it_and_every_replay_that_writes_refuses_it_naming_the_line(
+def test_a_header_http_cannot_carry_is_kept_refused_by_every_replay_and_a_qa_finding(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     good = tmp_path / "good.jsonl"
@@ -349,20 +349,14 @@ def test_load_keeps_it_and_every_replay_that_writes_refuses_it_naming_the_line(
     assert list(rows)[-1] == RECORDED_HEADERS.id
     clean = check_recordings([("good", turn())])
     assert RECORDED_HEADERS.id not in {rule.id for rule in clean.rules}
-
-
-def plain(headers: tuple[tuple[str, str], ...]) -> Recording:
-    return made([session("s") + done()], headers=headers, reload=b"{}", reload_headers=headers)
-
-
-def test_in_process_a_kept_header_goes_unsplit_and_on_a_socket_its_whitespace_trimmed() -> None:
+    # In-process a kept header goes unsplit; on a socket its whitespace is trimmed.
     loaded = Recording.loads(with_header("response", HOSTILE["crlf"])[0])
     with httpx.Client(transport=loaded.transport(), base_url=IN_PROCESS_URL) as http:
         response = http.post("/api/claude", json={"message": "hi"})
     assert "set-cookie" not in response.headers
     assert (b"x-request-id", b"req_1\r\nSet-Cookie: sid=stolen") in response.headers.raw
-    for case in ("not-latin-1", "lone-surrogate"):
-        loaded = Recording.loads(with_header("response", HOSTILE[case])[0])
+    for kind in ("not-latin-1", "lone-surrogate"):
+        loaded = Recording.loads(with_header("response", HOSTILE[kind])[0])
         with httpx.Client(transport=loaded.transport(), base_url=IN_PROCESS_URL) as http:
             assert http.post("/api/claude", json={}).status_code == 200
     # Whitespace around a value is dropped, inside kept (in-process: the property below).
@@ -376,6 +370,10 @@ def test_in_process_a_kept_header_goes_unsplit_and_on_a_socket_its_whitespace_tr
     assert live.headers["content-type"] == "text/event-stream"
     assert live.headers["x-note"] == "a \t b"
     assert live.headers["x-empty"] == ""
+
+
+def plain(headers: tuple[tuple[str, str], ...]) -> Recording:
+    return made([session("s") + done()], headers=headers, reload=b"{}", reload_headers=headers)
 
 
 VISIBLE = st.characters(min_codepoint=0x20, max_codepoint=0x7E)
