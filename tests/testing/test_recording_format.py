@@ -112,26 +112,6 @@ def test_any_value_in_any_field_loads_typed_or_is_an_error_naming_its_line(
     assert Recording.loads(loaded.dumps()).dumps() == loaded.dumps()
 
 
-def test_qa_check_charts_any_time_that_loads(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    lines = recorded("accounts").dumps().splitlines()
-    for at in ["0", "-0.0", "5e-324", "1e-310", "1e-7", "86400"]:
-        for index, line in enumerate(lines):
-            value = json.loads(line)
-            if value["type"] in ("chunk", "response_end"):
-                value["at"] = MARK
-                lines[index] = json.dumps(value).replace(json.dumps(MARK), at)
-        path, page = tmp_path / "timed.jsonl", tmp_path / "qa.html"
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        assert main(["qa", "check", str(path), "--html", str(page)]) == 0, at
-        assert "Traceback" not in capsys.readouterr().err
-        root = parse(page.read_text(encoding="utf-8").removeprefix("<!doctype html>\n"))
-        bars = root.find("svg").find_all("rect")
-        assert bars, at
-        assert all(0 < float(bar.attrs["width"] or "") <= 520 for bar in bars), at
-
-
 @given(
     chunks=st.lists(st.binary(min_size=1, max_size=40), max_size=12),
     reload=st.one_of(st.none(), st.binary(max_size=60)),
@@ -221,6 +201,22 @@ def test_a_bad_truncated_or_too_large_file_is_a_clear_error_naming_its_line(
     # The bounds themselves load.
     for text, expected in [("0", 0.0), ("-0.0", 0.0), ("5e-324", 5e-324), ("86400", 86400.0)]:
         assert Recording.loads(with_field(4, "at", text)).response.chunks[0].at == expected
+    # ... and `qa check` charts them.
+    lines = recorded("accounts").dumps().splitlines()
+    for at in ["0", "-0.0", "5e-324", "1e-310", "1e-7", "86400"]:
+        for index, text_line in enumerate(lines):
+            value = json.loads(text_line)
+            if value["type"] in ("chunk", "response_end"):
+                value["at"] = MARK
+                lines[index] = json.dumps(value).replace(json.dumps(MARK), at)
+        path, page = tmp_path / "timed.jsonl", tmp_path / "qa.html"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        assert main(["qa", "check", str(path), "--html", str(page)]) == 0, at
+        assert "Traceback" not in capsys.readouterr().err
+        root = parse(page.read_text(encoding="utf-8").removeprefix("<!doctype html>\n"))
+        bars = root.find("svg").find_all("rect")
+        assert bars, at
+        assert all(0 < float(bar.attrs["width"] or "") <= 520 for bar in bars), at
     # Every truncation is an error naming a line, or the same recording.
     data = SAMPLE.dumps().encode("utf-8")
     assert Recording.loads(data[:-1]) == SAMPLE  # only the final newline may go

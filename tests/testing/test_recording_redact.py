@@ -210,7 +210,7 @@ def replayed(recording: Recording) -> tuple[Turn, list[Any]]:
     ]
 
 
-def test_a_scenario_turn_redacts_every_id_the_same_way_and_replays_typed() -> None:
+def test_a_scenario_turn_or_the_whole_body_redacts_as_documented_or_is_refused() -> None:
     for scenario in ["demo", "accounts", "account", "pooling"]:
         original = recorded(scenario)
         redacted = original.redacted()
@@ -249,6 +249,34 @@ def test_a_scenario_turn_redacts_every_id_the_same_way_and_replays_typed() -> No
     assert pseudonyms == ["acct_redacted_0001", "acct_redacted_0002"]
     for pseudonym in pseudonyms:  # the ids in the cited text became the same pseudonyms
         assert f"account_id: {pseudonym}" in citation["cited_text"]
+    # The whole body redacts as documented, or is refused.
+    assert WHOLE.startswith(KEPT)
+    assert b"qwp76" not in WHOLE
+    assert WHOLE.count(b"acct_redacted_0001") == 2
+    # A changed event is written again, compact; all digits is not an account id by the
+    # doc's rule, so not the user's to hide.
+    assert WHOLE.endswith(
+        b'event: citation\ndata: {"citation":{"target":{"kind":"account",'
+        b'"accountId":"12345678901234567890","provider":null}}}\n\n'
+    )
+    assert WHOLE.count(b'"provider":null') == 2
+    assert WHOLE.count(b"12345678901234567890") == 2
+    assert "café".encode() in WHOLE
+    body = BODY + b'event: text\ndata: {"text":"acct_redacted_0001"}\n\n'
+    again = made([body]).redacted().response.body
+    assert b"acct_redacted_0002" in again  # a pseudonym never collides with the text
+    assert again.count(b"acct_redacted_0001") == 1
+    # What redaction cannot clean is refused rather than shared.
+    chunks = [
+        b'event: text\ndata: {"text":"a"}\n\n',
+        b'event: citation\ndata: {"target": {"provider": {"name": "pl\n\n',
+    ]
+    with pytest.raises(RecordingFormatError, match=r"^line 5: cannot redact chunk 2 ") as caught:
+        made(chunks).redacted()
+    assert "a provider member would remain" in str(caught.value)
+    assert "pl" not in str(caught.value).split("would remain")[1]
+    with pytest.raises(ValueError, match="Content-Encoding: gzip"):
+        made([], headers=(("content-encoding", "gzip"),), reload=b"").redacted()
 
 
 KEPT = (  # what a replay needs (though it fits the id rule), not the user's, or not readable
@@ -267,36 +295,6 @@ BODY = KEPT + (
     b'"accountId": "12345678901234567890", "provider" : "snaptrade"}}}\n\n'
 )
 WHOLE = made([BODY]).redacted().response.body
-
-
-def test_the_whole_body_redacts_as_documented_or_is_refused() -> None:
-    assert WHOLE.startswith(KEPT)
-    assert b"qwp76" not in WHOLE
-    assert WHOLE.count(b"acct_redacted_0001") == 2
-    # A changed event is written again, compact; all digits is not an account id by the
-    # doc's rule, so not the user's to hide.
-    assert WHOLE.endswith(
-        b'event: citation\ndata: {"citation":{"target":{"kind":"account",'
-        b'"accountId":"12345678901234567890","provider":null}}}\n\n'
-    )
-    assert WHOLE.count(b'"provider":null') == 2
-    assert WHOLE.count(b"12345678901234567890") == 2
-    assert "café".encode() in WHOLE
-    body = BODY + b'event: text\ndata: {"text":"acct_redacted_0001"}\n\n'
-    redacted = made([body]).redacted().response.body
-    assert b"acct_redacted_0002" in redacted  # a pseudonym never collides with the text
-    assert redacted.count(b"acct_redacted_0001") == 1
-    # What redaction cannot clean is refused rather than shared.
-    chunks = [
-        b'event: text\ndata: {"text":"a"}\n\n',
-        b'event: citation\ndata: {"target": {"provider": {"name": "pl\n\n',
-    ]
-    with pytest.raises(RecordingFormatError, match=r"^line 5: cannot redact chunk 2 ") as caught:
-        made(chunks).redacted()
-    assert "a provider member would remain" in str(caught.value)
-    assert "pl" not in str(caught.value).split("would remain")[1]
-    with pytest.raises(ValueError, match="Content-Encoding: gzip"):
-        made([], headers=(("content-encoding", "gzip"),), reload=b"").redacted()
 
 
 @given(st.lists(st.integers(min_value=0, max_value=len(BODY)), max_size=8))

@@ -541,6 +541,24 @@ async def test_a_ready_client_sends_the_servers_token_and_keywords_and_finds_ses
     with ReferenceServer().client(max_retries=0) as other, pytest.raises(NotFoundError):
         other.chat.send("hi", session_id=first.session_id)  # known to another server only
 
+    # Deterministic servers store the same sessions, others random ids.
+    def run(server: ReferenceServer) -> tuple[list[str | None], str]:
+        with server.client() as client:
+            ids = [client.chat.send(m).session_id for m in ("hi", "/scenario market-data")]
+            client.chat.send("again", session_id=ids[0])
+        return ids, json.dumps([server.sessions.body(str(i)) for i in ids])
+
+    ids, bodies = run(ReferenceServer(deterministic=True))
+    assert run(ReferenceServer(deterministic=True)) == (ids, bodies)
+    assert ids == ["sess_0001", "sess_0002"]
+    messages = json.loads(bodies)[0]["messages"]
+    assert [m["id"] for m in messages] == ["msg_0001", "msg_0002", "msg_0005", "msg_0006"]
+    assert {m["created_at"] for m in messages} == {"2025-01-01T00:00:00.000Z"}
+    ids, _ = run(ReferenceServer())
+    again, _ = run(ReferenceServer())
+    assert all(i and i.startswith("sess_") and len(i) == 37 for i in ids + again)
+    assert set(ids).isdisjoint(again)
+
 
 def as_javascript_reads(text: str) -> str:
     """`text` with each surrogate pair joined into its character, as UTF-16 strings hold it."""
@@ -570,22 +588,3 @@ def test_any_text_streams_as_utf8_json_that_reads_back(text: str) -> None:
     for data, part in zip(datas, texts, strict=True):
         plain = json.dumps({"text": part}, ensure_ascii=False, separators=(",", ":")).encode()
         assert data == plain  # text without surrogates goes out exactly as before
-
-
-def test_deterministic_servers_store_the_same_sessions_others_random_ids() -> None:
-    def run(server: ReferenceServer) -> tuple[list[str | None], str]:
-        with server.client() as client:
-            ids = [client.chat.send(m).session_id for m in ("hi", "/scenario market-data")]
-            client.chat.send("again", session_id=ids[0])
-        return ids, json.dumps([server.sessions.body(str(i)) for i in ids])
-
-    ids, bodies = run(ReferenceServer(deterministic=True))
-    assert run(ReferenceServer(deterministic=True)) == (ids, bodies)
-    assert ids == ["sess_0001", "sess_0002"]
-    messages = json.loads(bodies)[0]["messages"]
-    assert [m["id"] for m in messages] == ["msg_0001", "msg_0002", "msg_0005", "msg_0006"]
-    assert {m["created_at"] for m in messages} == {"2025-01-01T00:00:00.000Z"}
-    ids, _ = run(ReferenceServer())
-    again, _ = run(ReferenceServer())
-    assert all(i and i.startswith("sess_") and len(i) == 37 for i in ids + again)
-    assert set(ids).isdisjoint(again)

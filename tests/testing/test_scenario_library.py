@@ -60,7 +60,15 @@ TABLE_SOURCES = [
 ]  # fmt: skip
 
 
-def test_names_are_unique_and_serve_list_prints_each_with_its_one_line_description(
+def without_providers(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: without_providers(v) for k, v in value.items() if k != "provider"}
+    if isinstance(value, (list, tuple)):
+        return [without_providers(item) for item in value]
+    return value
+
+
+def test_the_library_is_well_named_listed_and_read_covers_the_doc_and_names_no_vendor(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     # A custom scenario is checked when built (a script citing what it never wrote, too:
@@ -102,18 +110,8 @@ def test_names_are_unique_and_serve_list_prints_each_with_its_one_line_descripti
         with pytest.raises(ValueError, match=r"^scenarios/mine\.json, scenario 'a': ") as raised:
             read_library([("mine.json", text)])
         assert message in str(raised.value), misfit
-
-
-def without_providers(value: object) -> object:
-    if isinstance(value, dict):
-        return {k: without_providers(v) for k, v in value.items() if k != "provider"}
-    if isinstance(value, (list, tuple)):
-        return [without_providers(item) for item in value]
-    return value
-
-
-def test_every_source_pattern_and_target_kind_of_the_doc_is_covered_and_no_vendor_named() -> None:
-    library = ("tax_reference", "card_document", "mortgage_reference")
+    # Every source pattern and target kind of the doc is covered, and no vendor named.
+    readers = ("tax_reference", "card_document", "mortgage_reference")
     kinds: set[object] = set()
     patterns: set[str] = set()
     for name, scenario in SCENARIOS.items():
@@ -121,7 +119,7 @@ def test_every_source_pattern_and_target_kind_of_the_doc_is_covered_and_no_vendo
         for source, target in expected.final_targets.items():
             kind = None if target is None else target["kind"]
             # Each library reader's both rows: with a URL and with url null.
-            kinds.add((kind, target["url"] is None) if target and kind in library else kind)
+            kinds.add((kind, target["url"] is None) if target and kind in readers else kind)
             patterns.update(p for p in TABLE_SOURCES if re.fullmatch(p, source))
         # A vendor's name appears only in a target's provider.
         sent = (expected.text, expected.citations, expected.inline_citations, expected.message)
@@ -130,7 +128,7 @@ def test_every_source_pattern_and_target_kind_of_the_doc_is_covered_and_no_vendo
     assert patterns == set(TABLE_SOURCES)
     assert kinds == {
         None, "web", "market_data", "analysis", "account", "accounts", "portfolio",
-        *((kind, url_is_null) for kind in library for url_is_null in (True, False)),
+        *((kind, url_is_null) for kind in readers for url_is_null in (True, False)),
     }  # fmt: skip
 
 
@@ -245,7 +243,7 @@ def cards(account_id: str | None) -> ExecuteSql:
     return ExecuteSql(rows=(row("Credit card", **columns),))
 
 
-def test_sql_rows_are_grouped_by_label_into_account_sources_of_their_accounts() -> None:
+def test_each_tool_call_gives_the_targets_of_the_sources_it_writes() -> None:
     call = ExecuteSql(rows=(row("Checking"), row("Credit card"), row("Checking")))
     assert list(targets(call)) == [CHECKING, CARDS]
     assert cited(call, CHECKING, 0, 2)["title"] == "Checking"  # two rows: two blocks
@@ -285,9 +283,7 @@ def test_sql_rows_are_grouped_by_label_into_account_sources_of_their_accounts() 
         CHECKING: None,
         "silvia://your-account/savings": AccountTarget(ID_A, None),
     }
-
-
-def test_python_exa_search_and_library_reads_give_the_targets_of_their_sources() -> None:
+    # Python, exa, search and the library readers give the targets of their sources.
     assert targets(ExecutePython(FINNHUB, '{"symbol": "aapl", "c": 1.0}')) == {
         "silvia://market-data/finnhub/AAPL": MarketDataTarget("AAPL")
     }
