@@ -94,8 +94,6 @@ def test_loading_the_plugins_imports_a_few_small_modules_and_no_pydantic() -> No
     assert run.returncode == 0, run.stderr
 
 
-# Under pytest-xdist ------------------------------------------------------------------------
-
 XDIST_SUITE = """
 import os
 from pathlib import Path

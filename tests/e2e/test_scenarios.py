@@ -104,17 +104,6 @@ def wire_row(citation: Citation) -> dict[str, object]:
     return row
 
 
-def expected_offsets(scenario: Scenario, count: int) -> list[int]:
-    """Where each of the first `count` citations streamed, read off the script, not the wire."""
-    offsets, length = [], 0
-    for item in scenario.script:
-        if isinstance(item, Say):
-            length += len(item.text)
-        elif isinstance(item, Cite):
-            offsets.append(length)
-    return offsets[:count]
-
-
 def assert_turn_matches(turn: Turn, expected: ExpectedTurn, scenario: Scenario) -> None:
     """The client's turn (complete or partial) is what the scenario implies."""
     assert turn.text == expected.text
@@ -130,10 +119,14 @@ def assert_turn_matches(turn: Turn, expected: ExpectedTurn, scenario: Scenario) 
     # The summary and every streamed row as sent, each with the target it streamed with.
     assert [wire_row(c) for c in turn.citations] == list(expected.citations)
     assert [wire_row(c) for c in turn.inline_citations] == list(expected.inline_citations)
-    assert [c.offset for c in turn.inline_citations] == expected_offsets(
-        scenario, len(expected.inline_citations)
-    )
-    # target_for, per cited source, in order of first appearance.
+    # Where each citation streamed (the answer's length then), read off the script, not the wire.
+    offsets, length = [], 0
+    for item in scenario.script:
+        if isinstance(item, Say):
+            length += len(item.text)
+        elif isinstance(item, Cite):
+            offsets.append(length)
+    assert [c.offset for c in turn.inline_citations] == offsets[: len(expected.inline_citations)]
     assert list(turn.sources) == list(targets)
     for source, target in targets.items():
         found = turn.target_for(source)
@@ -205,9 +198,8 @@ def _check(scenario: Scenario, expected: ExpectedTurn, played: Played) -> None:
     """The turn, or the typed error with its partial turn, and the reload of either."""
     turn, error, session = played.turn, played.error, played.session
     if expected.status != 200:
-        # (Which class each status is, and its request id and Retry-After read off the head:
-        # tests/client/test_errors.py and test_retries.py; the server's head for each status
-        # scenario: tests/testing/test_reference_server.py's refusals.)
+        # (The class, request id and Retry-After of each status: tests/client/test_errors.py
+        # and test_retries.py; the server's head for each: test_reference_server's refusals.)
         assert turn is None
         assert isinstance(error, APIStatusError)
         assert error.status_code == expected.status
@@ -286,7 +278,6 @@ async def test_every_scenario(reference: ReferenceServer, loopback: LoopbackServ
                 assert_same(await play(areplay, "whatever is asked"), live, name)
             picked = served.with_options(default_headers={SCENARIO_HEADER: name})
             assert_same(await play(picked, "anything"), live, f"{name} (replay server)")
-    # Leaving a stream early closes its connection.
     with make_client(loopback.url) as client:
         with client.chat.stream("/scenario demo") as stream:
             for event in stream:

@@ -44,13 +44,6 @@ def http(server: ReferenceServer, **options: Any) -> httpx.Client:
     )
 
 
-def read_turn(client: httpx.Client, scenario: str, into: list[bytes]) -> None:
-    """Play `scenario` and read its body into `into`, chunk by chunk (errors propagate)."""
-    headers = {SCENARIO_HEADER: scenario}
-    with client.stream("POST", CHAT, json={"message": "hi"}, headers=headers) as response:
-        into.extend(response.iter_bytes())
-
-
 def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
     """Whether `condition()` holds within `timeout` seconds (a guard against a hang)."""
     deadline = time.monotonic() + timeout

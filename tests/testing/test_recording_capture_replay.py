@@ -103,7 +103,8 @@ async def test_a_replay_gives_the_body_chunk_for_chunk_timed_or_not_broken_off_a
         replay(gap=0.3).client(timing=True, idle_timeout=0.05) as impatient,
     ):
         impatient.chat.send("hi")
-    # A body that broke off breaks off again, without timing without waiting.
+    # A body that broke off breaks off again; without timing nothing waits (not even out the
+    # client's idle timeout).
     slept: list[float] = []
     monkeypatch.setattr(time, "sleep", slept.append)
     for end, error in [("disconnected", StreamDisconnectedError), ("timeout", StreamTimeoutError)]:
@@ -117,7 +118,6 @@ async def test_a_replay_gives_the_body_chunk_for_chunk_timed_or_not_broken_off_a
             assert turn.session_id == "s", end
             assert turn.text == ""  # half an event arrived: not an event
             assert not turn.complete
-    # (Not even out the client's idle timeout.)
     assert all(seconds == 0 for seconds in slept)
 
 
@@ -305,7 +305,6 @@ def hostile(token: str) -> httpx.MockTransport:
 async def test_the_transport_keeps_only_what_passes_inside_capture_apart_from_others() -> None:
     recorder = RecordingTransport(ReferenceServer().transport())
     with on(recorder) as client:
-        # (The turn passes through unchanged: tests/e2e/test_scenarios.py plays every one so.)
         outside = client.chat.send("/scenario account")
         with recorder.capture() as capture:
             assert capture.recording() is None

@@ -319,7 +319,6 @@ def test_a_header_http_cannot_carry_is_kept_refused_by_every_replay_and_a_qa_fin
         with pytest.raises(RecordingFormatError) as caught:
             ReplayServer.from_files([str(path)])
         assert (caught.value.line, caught.value.path) == (line, str(path)), case
-        # (How `silvia serve --replay` says it: the 400-digit test above.)
 
     # qa check judges every turn and reports each header as an error finding (hostile
     # headers in well-formed reports: tests/cli/test_hostile.py).

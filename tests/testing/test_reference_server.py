@@ -49,27 +49,29 @@ from silvia_client.testing import (
 )
 
 from ..depth import examples
-from ._helpers import AUTH, CHAT, SESSIONS, MiB, http, peak, read_turn, sse_events, wait_until
+from ._helpers import AUTH, CHAT, SESSIONS, MiB, http, peak, sse_events, wait_until
 
 pytestmark = pytest.mark.anyio
 
 
-async def aread(server: ReferenceServer, scenario: str, **options: Any) -> list[bytes]:
-    """The body of `scenario` read by an async httpx client (errors propagate)."""
-    headers = {SCENARIO_HEADER: scenario, **AUTH}
-    async with (
-        httpx.AsyncClient(transport=server.transport(), base_url=IN_PROCESS_URL, **options) as c,
-        c.stream("POST", CHAT, json={"message": "hi"}, headers=headers) as response,
-    ):
-        return [chunk async for chunk in response.aiter_bytes()]
-
-
-def roles(server: ReferenceServer) -> list[object]:
-    (session_id,) = list(server.sessions)
-    return [message["role"] for message in server.sessions[session_id].messages]
-
-
 async def test_a_turn_streams_the_contract_and_reloads_a_stall_times_out_a_drop_breaks() -> None:
+    def roles(server: ReferenceServer) -> list[object]:
+        (session_id,) = list(server.sessions)
+        return [message["role"] for message in server.sessions[session_id].messages]
+
+    def read_turn(client: httpx.Client, scenario: str, into: list[bytes]) -> None:
+        headers = {SCENARIO_HEADER: scenario}
+        with client.stream("POST", CHAT, json={"message": "hi"}, headers=headers) as response:
+            into.extend(response.iter_bytes())  # chunk by chunk, until an error
+
+    async def aread(server: ReferenceServer, scenario: str, **options: Any) -> list[bytes]:
+        headers, transport = {SCENARIO_HEADER: scenario, **AUTH}, server.transport()
+        async with (
+            httpx.AsyncClient(transport=transport, base_url=IN_PROCESS_URL, **options) as c,
+            c.stream("POST", CHAT, json={"message": "hi"}, headers=headers) as response,
+        ):
+            return [chunk async for chunk in response.aiter_bytes()]
+
     server = ReferenceServer()
     with http(server) as client:
         with client.stream("POST", CHAT, json={"message": "How am I doing?"}) as response:
@@ -336,7 +338,6 @@ async def test_the_loopback_server_speaks_http_keeps_alive_serves_dozens_and_sto
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(address, timeout=1).close()
     running.stop()  # a second stop is harmless
-    # A server starts once, and says when its port is in use.
     with server.serve_loopback() as url:
         port = urlsplit(url).port
         assert port
@@ -503,8 +504,7 @@ async def test_a_ready_client_sends_the_servers_token_and_keywords_and_finds_ses
     assert len(server.sessions) == 2  # this server's store, not another's
     assert client._http.is_closed  # the httpx clients they made, closed with them
     assert aclient._http.is_closed
-    # Given another token, they send that one. (Neither token in the 401: the refusals'
-    # test, and tests/client/test_privacy.py.)
+    # Given another token, they send it (shown in no 401: tests/client/test_privacy.py).
     async with clients(server, token="a-wrong-token") as (client, aclient):
         with pytest.raises(AuthenticationError):
             client.chat.send("hello")
@@ -519,7 +519,6 @@ async def test_a_ready_client_sends_the_servers_token_and_keywords_and_finds_ses
         server.register(Scenario("lone", "Text holding lone surrogates.", script=(Say(LONE),)))
         seeded = server.seed_session([], session_id="sess_seeded")
         async with clients(server, runner, max_retries=0) as (client, aclient):
-            # (The 404's body and request id on the wire: the refusals' test.)
             with pytest.raises(NotFoundError):
                 client.chat.send("hi", session_id="sess_never_created")
             with pytest.raises(NotFoundError):
