@@ -1,9 +1,6 @@
 """The hostile faults through `silvia chat`: the error on stderr, what arrived on stdout, and
-the token the server echoes never printed.
-
-(Each fault's typed error and partial turn with both clients: `test_scenarios.py`; the
-memory and the token's hiding under such servers, on a socket: `tests/client/test_limits.py`
-and `tests/client/test_privacy.py`.)
+the token the server echoes never printed. (With the clients alone: `test_scenarios.py`,
+`tests/client/test_limits.py` and `tests/client/test_privacy.py`.)
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The pytest plugin's fixtures, used as an integrator's tests would use them.
-
-Also: what loading the two plugins costs a run that does not use them (a few
-small modules, no pydantic), and the fixtures under pytest-xdist, in a nested
-run with `-n 2`.
+"""The pytest plugin's fixtures as an integrator's tests use them, also under pytest-xdist
+(`-n 2`), and what loading the two plugins costs a run that does not use them.
 """
 
 from __future__ import annotations
@@ -14,7 +11,6 @@ import httpx
 import pytest
 
 from silvia_client import AsyncSilviaClient, NotFoundError, SilviaClient
-from silvia_client.citations import AccountsTarget, resolve_citation
 from silvia_client.testing import IN_PROCESS_URL, ReferenceServer, Say, Scenario
 
 pytest_plugins = ["pytester"]
@@ -37,13 +33,9 @@ async def test_every_fixture_serves_the_tests_own_server_and_the_older_names_are
     for client in (silvia, async_silvia):
         assert client.timeout.read == 5.0
         assert client.idle_timeout == 5.0
-    with silvia.chat.stream("/scenario accounts") as stream:
-        turn = stream.until_done()
-    [citation] = turn.citations
-    assert isinstance(citation.target, AccountsTarget)
-    links = [link.href for link in resolve_citation(citation).links]
-    assert links == [f"/accounts/{ref.account_id}" for ref in citation.target.accounts]
+    turn = silvia.chat.send("/scenario accounts")
     assert turn.session_id is not None
+    assert turn.citations
     # One server behind them all: the async client, the transport, real HTTP on loopback.
     session = await async_silvia.sessions.get(turn.session_id)
     assert session.messages[-1].citations == turn.citations
@@ -101,8 +93,6 @@ def test_loading_the_plugins_imports_a_few_small_modules_and_no_pydantic() -> No
     )
     assert run.returncode == 0, run.stderr
 
-
-# Under pytest-xdist ------------------------------------------------------------------------
 
 XDIST_SUITE = """
 import os

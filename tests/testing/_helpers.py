@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable
+import tracemalloc
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
@@ -42,13 +44,6 @@ def http(server: ReferenceServer, **options: Any) -> httpx.Client:
     )
 
 
-def read_turn(client: httpx.Client, scenario: str, into: list[bytes]) -> None:
-    """Play `scenario` and read its body into `into`, chunk by chunk (errors propagate)."""
-    headers = {SCENARIO_HEADER: scenario}
-    with client.stream("POST", CHAT, json={"message": "hi"}, headers=headers) as response:
-        into.extend(response.iter_bytes())
-
-
 def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
     """Whether `condition()` holds within `timeout` seconds (a guard against a hang)."""
     deadline = time.monotonic() + timeout
@@ -57,6 +52,18 @@ def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
             return condition()
         time.sleep(0.005)
     return True
+
+
+@contextmanager
+def peak() -> Iterator[list[int]]:
+    """The peak of traced memory inside the block, in bytes (appended on exit)."""
+    out: list[int] = []
+    tracemalloc.start()
+    try:
+        yield out
+    finally:
+        out.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
 
 
 def recorded(scenario: str = "demo", **options: Any) -> Recording:
@@ -77,6 +84,7 @@ def made(
     *,
     reload: bytes | None = None,
     headers: tuple[tuple[str, str], ...] = SSE,
+    reload_headers: tuple[tuple[str, str], ...] = (),
     end: str = "closed",
     gap: float = 0.0,
     message: str = "hi",
@@ -93,5 +101,5 @@ def made(
             end,  # type: ignore[arg-type]
             round(gap * (len(chunks) + 1), 6),
         ),
-        None if reload is None else RecordedReload(SESSIONS + session, 200, (), reload),
+        None if reload is None else RecordedReload(SESSIONS + session, 200, reload_headers, reload),
     )

@@ -1,9 +1,6 @@
-"""Capturing recordings and replaying them in-process: chunk for chunk, timed or not, by name.
-
-Capture keeps the turn and never the token or a credential header. A replayed gzip body
-(a few hundred KiB holding 64 MiB) meets the live client's `max_response_bytes` /
-`max_event_bytes` (in QA, a finding) without being inflated whole. That a replay gives
-the live turn back is `tests/e2e/test_scenarios.py`'s.
+"""Capturing recordings (never the token or a credential header) and replaying them
+in-process: chunk for chunk, timed or not, by name; a gzip bomb never inflated whole.
+(That a replay gives the live turn back: `tests/e2e/test_scenarios.py`.)
 """
 
 from __future__ import annotations
@@ -14,10 +11,7 @@ import gzip
 import json
 import struct
 import time
-import tracemalloc
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +32,6 @@ from silvia_client.qa import check_recordings
 from silvia_client.testing import (
     IN_PROCESS_URL,
     SCENARIO_HEADER,
-    RecordedChunk,
-    RecordedReload,
-    RecordedRequest,
-    RecordedResponse,
     Recording,
     RecordingFormatError,
     RecordingTransport,
@@ -51,7 +41,8 @@ from silvia_client.testing import (
     record_turn,
 )
 
-from ._helpers import SSE, made, recorded
+from ..client.sse import done, session, text
+from ._helpers import SSE, MiB, made, peak, recorded
 
 pytestmark = pytest.mark.anyio
 
@@ -63,12 +54,20 @@ CHUNKS = [SESSION, HELLO[:24], HELLO[24:], DONE]
 RELOAD = b'{"session":{"id":"s"},"messages":[]}'
 
 
+def on(transport: httpx.BaseTransport, **options: Any) -> SilviaClient:
+    """A client on `transport` (its httpx client, which the SDK leaves open, holds nothing)."""
+    http = httpx.Client(transport=transport)
+    return SilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http, **options)
+
+
 def replay(chunks: list[bytes] = CHUNKS, *, end: str = "ended", gap: float = 0.0) -> Recording:
     headers = (*SSE, ("x-request-id", "req_r"))
     return made(chunks, reload=RELOAD, headers=headers, end=end, gap=gap)
 
 
-async def test_the_transport_replays_the_body_chunk_for_chunk_and_the_reload_by_its_id() -> None:
+async def test_a_replay_gives_the_body_chunk_for_chunk_timed_or_not_broken_off_and_the_reload(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     transport = replay().transport()
     with httpx.Client(transport=transport, base_url=IN_PROCESS_URL) as http:
         with http.stream("POST", "/anything", json={"message": "whatever"}) as response:
@@ -83,29 +82,7 @@ async def test_the_transport_replays_the_body_chunk_for_chunk_and_the_reload_by_
         ahttp.stream("POST", "/anything", json={"message": "whatever"}) as response,
     ):
         assert [chunk async for chunk in response.aiter_raw()] == CHUNKS
-
-
-async def test_a_body_that_broke_off_breaks_off_again_without_waiting(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    slept: list[float] = []
-    monkeypatch.setattr(time, "sleep", slept.append)
-    for end, error in [("disconnected", StreamDisconnectedError), ("timeout", StreamTimeoutError)]:
-        recording = replay(CHUNKS[:2], end=end)
-        with pytest.raises(error) as caught, recording.client() as client:
-            client.chat.send("hi")
-        async with recording.async_client() as aclient:
-            with pytest.raises(error) as acaught:
-                await aclient.chat.send("hi")
-        for turn in (caught.value.turn, acaught.value.turn):
-            assert turn.session_id == "s", end
-            assert turn.text == ""  # half an event arrived: not an event
-            assert not turn.complete
-    # Without timing nothing waits, not even out the client's idle timeout.
-    assert all(seconds == 0 for seconds in slept)
-
-
-async def test_with_timing_each_chunk_comes_no_earlier_than_recorded() -> None:
+    # With timing, each chunk comes no earlier than recorded.
     recording = replay(gap=0.05)
     arrivals = []
     with httpx.Client(transport=recording.transport(timing=True), base_url=IN_PROCESS_URL) as http:
@@ -123,32 +100,31 @@ async def test_with_timing_each_chunk_comes_no_earlier_than_recorded() -> None:
     # A gap longer than the idle timeout times out.
     with (
         pytest.raises(StreamTimeoutError),
-        replay(gap=0.3).client(timing=True, idle_timeout=0.05) as client,
+        replay(gap=0.3).client(timing=True, idle_timeout=0.05) as impatient,
     ):
-        client.chat.send("hi")
+        impatient.chat.send("hi")
+    # A body that broke off breaks off again; without timing nothing waits (not even out the
+    # client's idle timeout).
+    slept: list[float] = []
+    monkeypatch.setattr(time, "sleep", slept.append)
+    for end, error in [("disconnected", StreamDisconnectedError), ("timeout", StreamTimeoutError)]:
+        recording = replay(CHUNKS[:2], end=end)
+        with pytest.raises(error) as caught, recording.client() as broken:
+            broken.chat.send("hi")
+        async with recording.async_client() as abroken:
+            with pytest.raises(error) as acaught:
+                await abroken.chat.send("hi")
+        for turn in (caught.value.turn, acaught.value.turn):
+            assert turn.session_id == "s", end
+            assert turn.text == ""  # half an event arrived: not an event
+            assert not turn.complete
+    assert all(seconds == 0 for seconds in slept)
 
 
-async def test_a_replay_keeps_the_recorded_request_ids() -> None:
-    recording = recorded()
-    with recording.client() as client:
-        turn = client.chat.send("hi")
-        assert turn.session_id is not None
-        session = client.sessions.get(turn.session_id)
-    assert turn.request_id == dict(recording.response.headers)["x-request-id"]
-    assert session.request_id is not None
-    assert session.request_id != turn.request_id  # each response its own id
-
-
-# -- several, by name ---------------------------------------------------------------------------
-
-
-def named(message: str, session: str) -> Recording:
-    body = (
-        b'event: session\ndata: {"sessionId":"' + session.encode() + b'"}\n\n'
-        b'event: text\ndata: {"text":"' + message.encode() + b'"}\n\n' + DONE
-    )
-    reload = json.dumps({"session": {"id": session, "title": message}, "messages": []}).encode()
-    return made([body], reload=reload, message=message, session=session)
+def named(message: str, session_id: str) -> Recording:
+    body = session(session_id) + text(message) + done()
+    reload = json.dumps({"session": {"id": session_id, "title": message}, "messages": []})
+    return made([body], reload=reload.encode(), message=message, session=session_id)
 
 
 SERVER = ReplayServer({"first": named("one", "sess_1"), "second": named("two", "sess_2")})
@@ -156,31 +132,23 @@ SERVER = ReplayServer({"first": named("one", "sess_1"), "second": named("two", "
 
 def text_of(message: str, server: ReplayServer = SERVER, scenario: str | None = None) -> str:
     headers = {SCENARIO_HEADER: scenario} if scenario else {}
-    with (
-        httpx.Client(transport=server.transport()) as http,
-        SilviaClient(
-            base_url=IN_PROCESS_URL, token="t", http_client=http, default_headers=headers
-        ) as client,
-    ):
+    with on(server.transport(), default_headers=headers) as client:
         return client.chat.send(message).text
 
 
-async def test_a_request_picks_a_recording_by_header_or_message_else_the_first() -> None:
+async def test_a_replay_server_picks_a_recording_by_header_or_message_else_the_first(
+    tmp_path: Path,
+) -> None:
     assert text_of("anything") == "one"
     assert text_of("/recording second please") == "two"
     assert text_of("anything", scenario="second") == "two"
     assert text_of("/recording second", scenario="first") == "one"  # the header wins
-    with (
-        httpx.Client(transport=SERVER.transport()) as http,
-        SilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http) as client,
-    ):
+    with on(SERVER.transport()) as client:
         assert client.sessions.get("sess_2").title == "two"  # the recording that reloaded it
         assert client.sessions.get("sess_1").title == "one"
         with pytest.raises(NotFoundError):
             client.sessions.get("sess_3")
-
-
-async def test_an_unknown_name_or_a_missing_token_is_refused() -> None:
+    # An unknown name, a missing token, or a wrong one, is refused.
     bearer = {"authorization": "Bearer t"}
     with httpx.Client(transport=SERVER.transport(), base_url=IN_PROCESS_URL) as http:
         unknown = http.post("/api/claude", json={"message": "/recording third"}, headers=bearer)
@@ -191,9 +159,7 @@ async def test_an_unknown_name_or_a_missing_token_is_refused() -> None:
     with httpx.Client(transport=strict.transport(), base_url=IN_PROCESS_URL) as http:
         assert http.post("/api/claude", json={"message": "hi"}, headers=bearer).status_code == 401
     assert "s3cret" not in repr(strict)
-
-
-async def test_from_files_names_each_by_its_stem_and_refuses_two_alike(tmp_path: Path) -> None:
+    # From files: each named by its stem, two alike refused, a bad one named with its line.
     (tmp_path / "a").mkdir()
     named("one", "sess_1").save(tmp_path / "first.jsonl")
     named("two", "sess_2").save(tmp_path / "a" / "first.jsonl")
@@ -214,7 +180,7 @@ async def test_from_files_names_each_by_its_stem_and_refuses_two_alike(tmp_path:
 TOKEN = "capture-s3cret/token-0123456789"  # a `/`: JSON may write it escaped, as `\/`
 
 
-def test_record_turn_keeps_the_request_the_response_bytes_how_it_ended_and_the_reload() -> None:
+async def test_record_turn_keeps_the_turn_its_ending_and_reload_and_never_the_token() -> None:
     recording = recorded("accounts")
     assert (recording.request.method, recording.request.path) == ("POST", "/api/claude")
     assert recording.request.body == {"message": "hi"}
@@ -234,6 +200,12 @@ def test_record_turn_keeps_the_request_the_response_bytes_how_it_ended_and_the_r
     assert recording.reload.status == 200
     assert recording.reload.path.startswith("/api/chat/sessions/sess_")
     assert json.loads(recording.reload.body)["messages"][-1]["role"] == "assistant"
+    with recording.client() as client:  # a replay keeps the recorded request ids
+        turn = client.chat.send("hi")
+        assert turn.session_id is not None
+        history = client.sessions.get(turn.session_id)
+    assert turn.request_id == dict(response.headers)["x-request-id"]
+    assert history.request_id not in (None, turn.request_id)  # each response its own id
     # How the body ended, and whether the turn was reloaded (only when complete).
     for scenario, end, reloaded in [
         ("demo", "ended", True),  # after `done`, the client reads the rest (the drain)
@@ -257,45 +229,19 @@ def test_record_turn_keeps_the_request_the_response_bytes_how_it_ended_and_the_r
 
     with pytest.raises(APIConnectionError):  # no response at all
         record_turn("hi", transport=httpx.MockTransport(refuse), base_url=IN_PROCESS_URL)
-
-
-# -- the token and credentials ------------------------------------------------------------
-
-
-CREDENTIALS = [
-    ("Set-Cookie", "sid=abc"),
-    ("Authorization", "Bearer whatever"),
-    ("Proxy-Authorization", "Basic xyz"),
-    ("Cookie", "a=b"),
-]
-
-
-def hostile(token: str) -> httpx.MockTransport:
-    """A server that echoes the token everywhere it can, and sets credential headers."""
-    escaped = json.dumps(token)[1:-1]
-    body = (
-        f'event: session\ndata: {{"sessionId":"sess_{token[:4]}"}}\n\n'
-        f'event: text\ndata: {{"text":"you sent {escaped} and {token}"}}\n\n'
-        "event: done\ndata: {}\n\n"
-    ).encode()
-    where = body.index(token.encode()) + 3  # a chunk boundary inside the token
-    headers = [
-        ("content-type", "text/event-stream"),
-        ("x-request-id", "req_1"),
-        *CREDENTIALS,
-        ("x-echo", f"Bearer {token}"),
-        ("x-debug", f"saw token={token};"),
-    ]
-
-    def handle(request: httpx.Request) -> httpx.Response:
-        if request.method == "GET":
-            return httpx.Response(200, headers=headers, json={"session": {"note": token}})
-        return httpx.Response(200, headers=headers, content=iter([body[:where], body[where:]]))
-
-    return httpx.MockTransport(handle)
-
-
-def test_the_token_and_credential_headers_never_go_into_a_recording() -> None:
+    # arecord_turn records as record_turn does.
+    options = {"base_url": IN_PROCESS_URL, "token": TOKEN}
+    arecorded = await arecord_turn(
+        "/scenario accounts", transport=ReferenceServer().transport(), **options
+    )
+    synced = record_turn("/scenario accounts", transport=ReferenceServer().transport(), **options)
+    assert arecorded.request == synced.request
+    assert arecorded.response.status == synced.response.status
+    assert arecorded.response.end == synced.response.end == "ended"
+    assert len(arecorded.response.chunks) == len(synced.response.chunks)
+    assert arecorded.reload is not None
+    assert TOKEN not in arecorded.dumps()
+    # The token and credential headers never go into a recording.
     recording = record_turn("hi", transport=hostile(TOKEN), base_url=IN_PROCESS_URL, token=TOKEN)
     text = recording.dumps()
     assert TOKEN not in text
@@ -315,11 +261,7 @@ def test_the_token_and_credential_headers_never_go_into_a_recording() -> None:
     # Nor in one built by hand or loaded from a file that has one.
     for name, value in CREDENTIALS:
         headers = (*SSE, (name, value))
-        built = Recording(
-            RecordedRequest("POST", "/api/claude"),
-            RecordedResponse(200, headers),
-            RecordedReload("/api/chat/sessions/s", 200, headers),
-        )
+        built = made([], headers=headers, reload=b"", reload_headers=headers)
         assert built.response.headers == SSE, name
         assert built.reload is not None
         assert built.reload.headers == SSE, name
@@ -332,15 +274,37 @@ def test_the_token_and_credential_headers_never_go_into_a_recording() -> None:
         assert value not in built.dumps() + loaded.dumps(), name
 
 
-# -- the transport ------------------------------------------------------------------------------
+CREDENTIALS = [
+    ("Set-Cookie", "sid=abc"),
+    ("Authorization", "Bearer whatever"),
+    ("Proxy-Authorization", "Basic xyz"),
+    ("Cookie", "a=b"),
+]
 
 
-def test_the_transport_keeps_only_what_passes_inside_capture() -> None:
-    server = ReferenceServer()
-    recorder = RecordingTransport(server.transport())
-    http = httpx.Client(transport=recorder)
-    with http, SilviaClient(base_url=IN_PROCESS_URL, token=TOKEN, http_client=http) as client:
-        # (The turn passes through unchanged: tests/e2e/test_scenarios.py plays every one so.)
+def hostile(token: str) -> httpx.MockTransport:
+    """A server that echoes the token everywhere it can, and sets credential headers."""
+    body = session(f"sess_{token[:4]}") + text(f"you sent {token} and {token}") + done()
+    where = body.index(token.encode()) + 3  # a chunk boundary inside the token
+    headers = [
+        ("content-type", "text/event-stream"),
+        ("x-request-id", "req_1"),
+        *CREDENTIALS,
+        ("x-echo", f"Bearer {token}"),
+        ("x-debug", f"saw token={token};"),
+    ]
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.method == "GET":
+            return httpx.Response(200, headers=headers, json={"session": {"note": token}})
+        return httpx.Response(200, headers=headers, content=iter([body[:where], body[where:]]))
+
+    return httpx.MockTransport(handle)
+
+
+async def test_the_transport_keeps_only_what_passes_inside_capture_apart_from_others() -> None:
+    recorder = RecordingTransport(ReferenceServer().transport())
+    with on(recorder) as client:
         outside = client.chat.send("/scenario account")
         with recorder.capture() as capture:
             assert capture.recording() is None
@@ -361,21 +325,7 @@ def test_the_transport_keeps_only_what_passes_inside_capture() -> None:
     RecordingTransport(Inner()).close()
     assert closed == []  # it closes only a transport it made
 
-
-@pytest.mark.anyio
-async def test_arecord_turn_records_as_record_turn_and_concurrent_captures_stay_apart() -> None:
-    options = {"base_url": IN_PROCESS_URL, "token": TOKEN}
-    arecorded = await arecord_turn(
-        "/scenario accounts", transport=ReferenceServer().transport(), **options
-    )
-    synced = record_turn("/scenario accounts", transport=ReferenceServer().transport(), **options)
-    assert arecorded.request == synced.request
-    assert arecorded.response.status == synced.response.status
-    assert arecorded.response.end == synced.response.end == "ended"
-    assert len(arecorded.response.chunks) == len(synced.response.chunks)
-    assert arecorded.reload is not None
-    assert TOKEN not in arecorded.dumps()
-
+    # Concurrent captures stay apart.
     recorder = RecordingTransport(ReferenceServer().transport())
     http = httpx.AsyncClient(transport=recorder)
 
@@ -389,9 +339,9 @@ async def test_arecord_turn_records_as_record_turn_and_concurrent_captures_stay_
     scenarios = ("account", "accounts", "portfolio")
     async with (
         http,
-        AsyncSilviaClient(base_url=IN_PROCESS_URL, token=TOKEN, http_client=http) as client,
+        AsyncSilviaClient(base_url=IN_PROCESS_URL, token=TOKEN, http_client=http) as aclient,
     ):
-        results = await asyncio.gather(*(one(client, s) for s in scenarios))
+        results = await asyncio.gather(*(one(aclient, s) for s in scenarios))
     for (turn, recording), scenario in zip(results, scenarios, strict=True):
         assert recording is not None
         assert turn.session_id is not None
@@ -401,13 +351,12 @@ async def test_arecord_turn_records_as_record_turn_and_concurrent_captures_stay_
         assert turn.session_id.encode() in recording.response.body
 
 
-MIB = 1024 * 1024
 BOMBED = "sess_bomb"
-LIMIT = 1 * MIB
+LIMIT = 1 * MiB
 # What replaying may hold at most beyond the recording itself: a few limits'
 # worth, never the 64 MiB the bomb inflates to.
-BOUND = 24 * MIB
-GZIPPED = (("content-type", "text/event-stream"), ("content-encoding", "gzip"))
+BOUND = 24 * MiB
+GZIP = (("content-encoding", "gzip"),)
 
 
 def gzipped(*pieces: tuple[bytes, int]) -> bytes:
@@ -426,15 +375,14 @@ def gzipped(*pieces: tuple[bytes, int]) -> bytes:
 
 
 BOMB_SESSION = b'event: session\ndata: {"sessionId":"sess_bomb"}\n\n'
-BOMB_DONE = b"event: done\ndata: {}\n\n"
 EVENTS = b'event: text\ndata: {"text":"' + b"a" * 200 + b'"}\n\n'  # 225 bytes
 # 64 MiB of small text events; one text event of 20 MiB (past the default
 # `max_event_bytes`); a session body of 64 MiB of tiny citation rows.
-BOMB = gzipped((BOMB_SESSION, 1), (EVENTS * 4096, 72), (BOMB_DONE, 1))
+BOMB = gzipped((BOMB_SESSION, 1), (EVENTS * 4096, 72), (DONE, 1))
 BIG_EVENT = gzipped(
     (BOMB_SESSION + b'event: text\ndata: {"text":"', 1),
-    (b"a" * MIB, 20),
-    (b'"}\n\n' + BOMB_DONE, 1),
+    (b"a" * MiB, 20),
+    (b'"}\n\n' + DONE, 1),
 )
 SESSION_BOMB = gzipped(
     (b'{"session":{"id":"sess_bomb"},"messages":[{"id":"m","role":"assistant",'
@@ -446,85 +394,55 @@ SESSION_BOMB = gzipped(
 
 def streamed(body: bytes) -> Recording:
     """A turn whose whole stream is one recorded gzip chunk."""
-    return Recording(
-        RecordedRequest("POST", "/api/claude", {"message": "hi"}),
-        RecordedResponse(200, GZIPPED, (RecordedChunk(0.001, body),), "ended", 0.002),
-    )
+    return made([body], headers=(*SSE, *GZIP), end="ended")
 
 
 def reloaded(body: bytes) -> Recording:
     """A short complete turn whose reload is `body`, sent gzip-compressed."""
-    turn = b'event: session\ndata: {"sessionId":"sess_bomb"}\n\nevent: done\ndata: {}\n\n'
-    headers = (("content-type", "application/json"), ("content-encoding", "gzip"))
-    return Recording(
-        RecordedRequest("POST", "/api/claude", {"message": "hi"}),
-        RecordedResponse(200, GZIPPED[:1], (RecordedChunk(0.001, turn),), "ended", 0.002),
-        RecordedReload(f"/api/chat/sessions/{BOMBED}", 200, headers, body),
-    )
+    return made([BOMB_SESSION + DONE], reload=body, reload_headers=GZIP, session=BOMBED)
 
 
-@contextmanager
-def peak() -> Iterator[list[int]]:
-    """The peak of traced memory inside the block, in bytes (appended on exit)."""
-    out: list[int] = []
-    tracemalloc.start()
-    try:
-        yield out
-    finally:
-        out.append(tracemalloc.get_traced_memory()[1])
-        tracemalloc.stop()
-
-
-def clients(recording: Recording, **options: Any) -> Iterator[SilviaClient | AsyncSilviaClient]:
-    """Sync and async clients on `Recording.client()` and on a `ReplayServer`'s transport."""
-    yield recording.client(**options)
-    yield recording.async_client(**options)
-    transport = ReplayServer({"bomb": recording}).transport()
-    yield SilviaClient(
-        base_url=IN_PROCESS_URL, token="t", http_client=httpx.Client(transport=transport), **options
-    )
-    http = httpx.AsyncClient(transport=transport)
-    yield AsyncSilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=http, **options)
-
-
-async def send(client: SilviaClient | AsyncSilviaClient, reload: bool) -> None:
-    """A turn, then (if `reload`) its session, on either side; the client closed after."""
+async def send(client: SilviaClient | AsyncSilviaClient) -> None:
+    """A turn, then its session, on either side; the client closed after."""
     if isinstance(client, SilviaClient):
         with client:
             assert client.chat.send("hi").session_id == BOMBED
-            if reload:
-                client.sessions.get(BOMBED)
+            client.sessions.get(BOMBED)
         return
     async with client:
         assert (await client.chat.send("hi")).session_id == BOMBED
-        if reload:
-            await client.sessions.get(BOMBED)
+        await client.sessions.get(BOMBED)
 
 
-@pytest.mark.anyio
-async def test_a_replayed_gzip_body_stops_at_the_clients_limit_without_inflating_whole() -> None:
+async def test_a_replayed_gzip_body_stops_at_the_limit_uninflated_and_in_qa_is_a_finding() -> None:
     assert len(BOMB) < 400 * 1024  # small on disk, large inflated
     assert len(streamed(BOMB).dumps()) < 600 * 1024  # base64 in the file
-    assert len(gzip.decompress(BOMB)) > 63 * MIB
-    cases: list[tuple[Recording, dict[str, Any], type[Exception], bool]] = [
-        (streamed(BOMB), {"max_response_bytes": LIMIT}, StreamTooLargeError, False),
-        (streamed(BIG_EVENT), {"max_event_bytes": LIMIT}, StreamTooLargeError, False),
+    assert len(gzip.decompress(BOMB)) > 63 * MiB
+    cases: list[tuple[Recording, dict[str, Any], type[Exception]]] = [
+        (streamed(BOMB), {"max_response_bytes": LIMIT}, StreamTooLargeError),
+        (streamed(BIG_EVENT), {"max_event_bytes": LIMIT}, StreamTooLargeError),
         # The reload was inflated whole by httpx (143 MiB): it is streamed now.
-        (reloaded(SESSION_BOMB), {"max_response_bytes": LIMIT}, ResponseTooLargeError, True),
+        (reloaded(SESSION_BOMB), {"max_response_bytes": LIMIT}, ResponseTooLargeError),
     ]
-    for recording, options, error, reload in cases:
-        for client in clients(recording, **options):
+    for recording, options, error in cases:
+        # Both sides, on `Recording`'s transport and on a `ReplayServer`'s.
+        transport = ReplayServer({"bomb": recording}).transport()
+        ahttp = httpx.AsyncClient(transport=transport)
+        for client in (
+            recording.client(**options),
+            recording.async_client(**options),
+            on(transport, **options),
+            AsyncSilviaClient(base_url=IN_PROCESS_URL, token="t", http_client=ahttp, **options),
+        ):
             with peak() as used, pytest.raises(error) as caught:
-                await send(client, reload)
+                await send(client)
             if isinstance(caught.value, StreamTooLargeError):
                 assert caught.value.turn.session_id == BOMBED  # the partial turn, as live
             assert used[0] < BOUND, (options, type(client), used)
-
-
-def test_qa_check_turns_an_event_past_the_default_limit_into_a_finding() -> None:
+    # In QA, an event past the default limit is a finding.
     recording = streamed(BIG_EVENT)
     with peak() as used:
         run = check_recordings([("bomb", recording)])
     [prompt] = run.prompts
     assert not prompt.result.ok
-    assert used[0] < 3 * 16 * MIB + BOUND, used  # the default max_event_bytes is 16 MiB
+    assert used[0] < 3 * 16 * MiB + BOUND, used  # the default max_event_bytes is 16 MiB

@@ -1,17 +1,13 @@
-"""The recording file: exact bytes; for any untrusted file, a recording or an error naming a line.
-
-Any JSON value in any field loads typed (times finite, 0 to a day) or is a
-`RecordingFormatError` naming the line, never another exception; `silvia qa check`
-charts what loads, and it and `silvia serve --replay` refuse the rest naming the line.
-A header HTTP cannot carry (an RFC 9110 token name, a visible-ASCII value) is kept by
-`Recording.load`, refused by every replay that writes it, and a finding of `qa check`.
+"""The recording file: exact bytes; any untrusted file loads typed or is a
+`RecordingFormatError` naming its line (so too in `silvia qa check` and `serve --replay`).
+A header HTTP cannot carry is kept by `Recording.load`, refused by every replay that
+writes it, and a finding of `qa check`.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -32,6 +28,7 @@ from silvia_client.testing import (
     ReplayServer,
 )
 
+from ..client.sse import done, session
 from ..depth import examples
 from ..display._dom import parse
 from ..qa._helpers import table
@@ -115,64 +112,6 @@ def test_any_value_in_any_field_loads_typed_or_is_an_error_naming_its_line(
     assert Recording.loads(loaded.dumps()).dumps() == loaded.dumps()
 
 
-def test_a_400_digit_number_is_a_short_error_naming_the_file_in_every_command(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    path = tmp_path / "huge.jsonl"
-    for number, key in [(4, "at"), (7, "at"), (1, "version"), (9, "lines"), (3, "status")]:
-        path.write_text(with_field(number, key, "1" + "0" * 400), encoding="utf-8")
-        with pytest.raises(RecordingFormatError) as caught:
-            Recording.load(path)
-        assert isinstance(caught.value, SilviaError)
-        assert isinstance(caught.value, ValueError)
-        assert (caught.value.line, caught.value.path) == (number, str(path))
-        assert len(str(caught.value)) < 200  # the number is not printed back
-        for command in (["qa", "check", str(path)], ["serve", "--replay", str(path)]):
-            assert main(command) == 2, (key, command)
-            out, err = capsys.readouterr()
-            assert (out, "Traceback" in err) == ("", False), (key, command)
-            assert f"{path}: line {number}: " in err, (key, command)
-
-
-def test_qa_check_charts_any_time_that_loads(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    lines = recorded("accounts").dumps().splitlines()
-    for at in ["0", "-0.0", "5e-324", "1e-310", "1e-7", "86400"]:
-        for index, line in enumerate(lines):
-            value = json.loads(line)
-            if value["type"] in ("chunk", "response_end"):
-                value["at"] = MARK
-                lines[index] = json.dumps(value).replace(json.dumps(MARK), at)
-        path, page = tmp_path / "timed.jsonl", tmp_path / "qa.html"
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        assert main(["qa", "check", str(path), "--html", str(page)]) == 0, at
-        assert "Traceback" not in capsys.readouterr().err
-        root = parse(page.read_text(encoding="utf-8").removeprefix("<!doctype html>\n"))
-        bars = root.find("svg").find_all("rect")
-        assert bars, at
-        assert all(0 < float(bar.attrs["width"] or "") <= 520 for bar in bars), at
-
-
-def test_a_body_past_what_a_client_reads_is_an_error_naming_its_line(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # The bound is the client's max_response_bytes (64 MiB), made small: a 64 MiB file is slow.
-    monkeypatch.setattr(recording_format, "MAX_BODY_BYTES", 36)
-    assert Recording.loads(SAMPLE.dumps()) == SAMPLE  # 30 + 1 + 5 bytes: at the bound
-    for number, text, says in [
-        (6, '"bbbbbb"', "the response's chunks would hold"),  # 31 + 6: one past
-        (8, json.dumps("c" * 37), "the reload's body would hold"),
-    ]:
-        line = json.loads(LINES[number - 1])
-        line.pop("base64", None)
-        line["text"] = MARK
-        lines = list(LINES)
-        lines[number - 1] = json.dumps(line).replace(json.dumps(MARK), text)
-        with pytest.raises(RecordingFormatError, match=f"^line {number}: {says} more than 36"):
-            Recording.loads("\n".join(lines) + "\n")
-
-
 @given(
     chunks=st.lists(st.binary(min_size=1, max_size=40), max_size=12),
     reload=st.one_of(st.none(), st.binary(max_size=60)),
@@ -187,23 +126,17 @@ def test_any_chunks_and_reload_round_trip_exactly(
     cut %= len(data) + 1  # UTF-8 text split anywhere
     chunks += [part for part in (data[:cut], data[cut:]) if part]
     original = made(chunks, reload=reload, end=end, gap=0.001)
-    loaded = Recording.loads(original.dumps())
-    assert loaded == original
-    assert [c.data for c in loaded.response.chunks] == chunks
-    assert loaded.reload == original.reload
+    assert Recording.loads(original.dumps()) == original  # (dataclasses: every field, the bytes)
 
 
-def test_the_file_is_json_lines_with_text_where_it_is_utf8_and_flagged_base64_elsewhere(
+def test_the_file_is_json_lines_text_where_utf8_flagged_base64_elsewhere_the_repr_no_data(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "turn.jsonl"
     SAMPLE.save(path)
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    assert (lines[0]["type"], lines[0]["format"], lines[0]["version"]) == (
-        "recording",
-        "silvia-recording",
-        1,
-    )
+    head = lines[0]
+    assert (head["type"], head["format"], head["version"]) == ("recording", "silvia-recording", 1)
     assert lines[1] == {
         "type": "request",
         "method": "POST",
@@ -216,30 +149,13 @@ def test_the_file_is_json_lines_with_text_where_it_is_utf8_and_flagged_base64_el
     assert set(lines[4]) == set(lines[5]) == {"type", "at", "base64"}
     assert lines[-1] == {"type": "end", "lines": len(lines)}
     assert Recording.load(path) == SAMPLE
-
-
-def test_the_repr_shows_the_shape_never_the_data() -> None:
+    # The repr shows the shape, never the data.
     secret = b'{"provider":"plaid","accountId":"qwp76DaG7ehEQWRnp1RjCwEBmP6bRXt1dDLK5"}'
     built = made([secret], reload=secret)
-    for shown in (
-        repr(built),
-        repr(built.response),
-        repr(built.response.chunks),
-        repr(built.reload),
-    ):
+    for shown in map(repr, (built, built.response, built.response.chunks, built.reload)):
         assert "plaid" not in shown
         assert "qwp76" not in shown
     assert repr(built) == "<Recording POST /api/claude -> 200, 1 chunks, body closed, reload 200>"
-
-
-def test_every_truncation_is_an_error_naming_a_line_or_the_same_recording() -> None:
-    data = SAMPLE.dumps().encode("utf-8")
-    assert Recording.loads(data[:-1]) == SAMPLE  # only the final newline may go
-    for cut in range(len(data) - 1):
-        with pytest.raises(RecordingFormatError, match=r"line \d+|truncated"):
-            Recording.loads(data[:cut])
-    with pytest.raises(RecordingFormatError, match=r"ends after line 8, without its `end` line"):
-        Recording.loads("\n".join(LINES[:-1]) + "\n")
 
 
 def replaced(number: int, line: str) -> str:
@@ -248,7 +164,9 @@ def replaced(number: int, line: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_a_bad_file_is_a_clear_error_naming_its_line() -> None:
+def test_a_bad_truncated_or_too_large_file_is_a_clear_error_naming_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     head = '{"type": "recording", "format": "silvia-recording", "version": %s}'
     cases: list[tuple[str | bytes, int | None, str]] = [
         (b"", None, "truncated"),
@@ -283,6 +201,59 @@ def test_a_bad_file_is_a_clear_error_naming_its_line() -> None:
     # The bounds themselves load.
     for text, expected in [("0", 0.0), ("-0.0", 0.0), ("5e-324", 5e-324), ("86400", 86400.0)]:
         assert Recording.loads(with_field(4, "at", text)).response.chunks[0].at == expected
+    # ... and `qa check` charts them.
+    lines = recorded("accounts").dumps().splitlines()
+    for at in ["0", "-0.0", "5e-324", "1e-310", "1e-7", "86400"]:
+        for index, text_line in enumerate(lines):
+            value = json.loads(text_line)
+            if value["type"] in ("chunk", "response_end"):
+                value["at"] = MARK
+                lines[index] = json.dumps(value).replace(json.dumps(MARK), at)
+        path, page = tmp_path / "timed.jsonl", tmp_path / "qa.html"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        assert main(["qa", "check", str(path), "--html", str(page)]) == 0, at
+        assert "Traceback" not in capsys.readouterr().err
+        root = parse(page.read_text(encoding="utf-8").removeprefix("<!doctype html>\n"))
+        bars = root.find("svg").find_all("rect")
+        assert bars, at
+        assert all(0 < float(bar.attrs["width"] or "") <= 520 for bar in bars), at
+    # Every truncation is an error naming a line, or the same recording.
+    data = SAMPLE.dumps().encode("utf-8")
+    assert Recording.loads(data[:-1]) == SAMPLE  # only the final newline may go
+    for cut in range(len(data) - 1):
+        with pytest.raises(RecordingFormatError, match=r"line \d+|truncated"):
+            Recording.loads(data[:cut])
+    with pytest.raises(RecordingFormatError, match=r"ends after line 8, without its `end` line"):
+        Recording.loads("\n".join(LINES[:-1]) + "\n")
+    # A 400-digit number is a short error naming the file, in every command too.
+    path = tmp_path / "huge.jsonl"
+    for number, key in [(4, "at"), (7, "at"), (1, "version"), (9, "lines"), (3, "status")]:
+        path.write_text(with_field(number, key, "1" + "0" * 400), encoding="utf-8")
+        with pytest.raises(RecordingFormatError) as caught:
+            Recording.load(path)
+        assert isinstance(caught.value, SilviaError)
+        assert isinstance(caught.value, ValueError)
+        assert (caught.value.line, caught.value.path) == (number, str(path))
+        assert len(str(caught.value)) < 200  # the number is not printed back
+        for command in (["qa", "check", str(path)], ["serve", "--replay", str(path)]):
+            assert main(command) == 2, (key, command)
+            out, err = capsys.readouterr()
+            assert (out, "Traceback" in err) == ("", False), (key, command)
+            assert f"{path}: line {number}: " in err, (key, command)
+    # A body past what a client reads: the bound (the client's max_response_bytes, 64 MiB)
+    # made small, as a 64 MiB file is slow.
+    monkeypatch.setattr(recording_format, "MAX_BODY_BYTES", 36)
+    assert Recording.loads(SAMPLE.dumps()) == SAMPLE  # 30 + 1 + 5 bytes: at the bound
+    for number, text, says in [
+        (6, '"bbbbbb"', "the response's chunks would hold"),  # 31 + 6: one past
+        (8, json.dumps("c" * 37), "the reload's body would hold"),
+    ]:
+        line = json.loads(LINES[number - 1])
+        line.pop("base64", None)
+        line["text"] = MARK
+        edited = replaced(number, json.dumps(line).replace(json.dumps(MARK), text))
+        with pytest.raises(RecordingFormatError, match=f"^line {number}: {says} more than 36"):
+            Recording.loads(edited)
 
 
 HOSTILE = {
@@ -317,7 +288,7 @@ def with_header(where: str, header: tuple[str, str]) -> tuple[str, int]:
     return "\n".join(lines) + "\n", number
 
 
-def test_load_keeps_it_and_every_replay_that_writes_refuses_it_naming_the_line(
+def test_a_header_http_cannot_carry_is_kept_refused_by_every_replay_and_a_qa_finding(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     good = tmp_path / "good.jsonl"
@@ -348,7 +319,6 @@ def test_load_keeps_it_and_every_replay_that_writes_refuses_it_naming_the_line(
         with pytest.raises(RecordingFormatError) as caught:
             ReplayServer.from_files([str(path)])
         assert (caught.value.line, caught.value.path) == (line, str(path)), case
-        # (How `silvia serve --replay` says it: the 400-digit test above.)
 
     # qa check judges every turn and reports each header as an error finding (hostile
     # headers in well-formed reports: tests/cli/test_hostile.py).
@@ -367,61 +337,38 @@ def test_load_keeps_it_and_every_replay_that_writes_refuses_it_naming_the_line(
         [finding] = prompt["findings"]
         assert finding["rule"] == RECORDED_HEADERS.id, case
         assert finding["evidence"] == {"line": line}, case
-
-
-def test_check_recordings_adds_the_row_only_when_a_recording_needs_it() -> None:
-    text, line = with_header("response", HOSTILE["crlf"])
+    assert prompts[0]["findings"][0]["message"].startswith(
+        f"line {lines[0]}: the value of the response header x-request-id"  # HOSTILE["crlf"]
+    )
+    # The row comes last, and only when a recording needs it.
+    assert list(rows)[-1] == RECORDED_HEADERS.id
     clean = check_recordings([("good", turn())])
     assert RECORDED_HEADERS.id not in {rule.id for rule in clean.rules}
-    run = check_recordings([("good", turn()), ("bad", Recording.loads(text))])
-    assert run.rules[-1].id == RECORDED_HEADERS.id
-    good, bad = run.prompts
-    assert good.result.outcome(RECORDED_HEADERS.id).status == "pass"
-    assert bad.result.outcome(RECORDED_HEADERS.id).status == "fail"
-    [finding] = bad.result.outcome(RECORDED_HEADERS.id).findings
-    assert finding.message.startswith(f"line {line}: the value of the response header x-request-id")
-
-
-def test_the_in_process_transport_hands_it_over_without_splitting_it() -> None:
+    # In-process a kept header goes unsplit; on a socket its whitespace is trimmed.
     loaded = Recording.loads(with_header("response", HOSTILE["crlf"])[0])
     with httpx.Client(transport=loaded.transport(), base_url=IN_PROCESS_URL) as http:
         response = http.post("/api/claude", json={"message": "hi"})
     assert "set-cookie" not in response.headers
     assert (b"x-request-id", b"req_1\r\nSet-Cookie: sid=stolen") in response.headers.raw
-    for case in ("not-latin-1", "lone-surrogate"):
-        loaded = Recording.loads(with_header("response", HOSTILE[case])[0])
+    for kind in ("not-latin-1", "lone-surrogate"):
+        loaded = Recording.loads(with_header("response", HOSTILE[kind])[0])
         with httpx.Client(transport=loaded.transport(), base_url=IN_PROCESS_URL) as http:
             assert http.post("/api/claude", json={}).status_code == 200
-
-
-# -- what a replay does write ------------------------------------------------------------------
-
-
-def plain(headers: tuple[tuple[str, str], ...]) -> Recording:
-    body = b'event: session\ndata: {"sessionId":"s"}\n\nevent: done\ndata: {}\n\n'
-    built = made([body], headers=headers, reload=b"{}")
-    assert built.reload is not None
-    return Recording(built.request, built.response, replace(built.reload, headers=headers))
-
-
-SPACED = (("content-type", " text/event-stream\t "), ("x-note", "a \t b"), ("x-empty", ""))
-
-
-def test_leading_and_trailing_whitespace_is_dropped_inside_is_kept() -> None:
-    recording = plain(SPACED)
+    # Whitespace around a value is dropped, inside kept (in-process: the property below).
+    spaced = (("content-type", " text/event-stream\t "), ("x-note", "a \t b"), ("x-empty", ""))
+    recording = plain(spaced)
     assert recording.header_errors() == ()
-    with httpx.Client(transport=recording.transport(), base_url=IN_PROCESS_URL) as http:
-        response = http.post("/api/claude", json={"message": "hi"})
-    assert response.headers["content-type"] == "text/event-stream"
-    assert response.headers["x-note"] == "a \t b"
     with recording.client() as client:
         assert client.chat.send("hi").session_id == "s"
-    server = ReplayServer({"spaced": recording})
-    with server.serve_loopback() as url:
+    with ReplayServer({"spaced": recording}).serve_loopback() as url:
         live = httpx.post(f"{url}/api/claude", json={}, headers={"authorization": "Bearer t"})
     assert live.headers["content-type"] == "text/event-stream"
     assert live.headers["x-note"] == "a \t b"
     assert live.headers["x-empty"] == ""
+
+
+def plain(headers: tuple[tuple[str, str], ...]) -> Recording:
+    return made([session("s") + done()], headers=headers, reload=b"{}", reload_headers=headers)
 
 
 VISIBLE = st.characters(min_codepoint=0x20, max_codepoint=0x7E)
@@ -432,6 +379,9 @@ VISIBLE = st.characters(min_codepoint=0x20, max_codepoint=0x7E)
     name=st.text(max_size=6) | st.sampled_from(["x-a", "X-Tok!#$%&'*+-.^_`|~9"]),
     value=st.text(max_size=10) | st.text(VISIBLE, max_size=10),
 )
+@example(name="x-note", value=" a \t b\t")  # dropped around, kept inside
+@example(name="content-type", value=" text/event-stream\t ")
+@example(name="x-empty", value="")
 def test_any_header_is_refused_or_written_as_http_allows(name: str, value: str) -> None:
     recording = plain(((name, value),))
     errors = recording.header_errors()

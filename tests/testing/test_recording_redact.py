@@ -1,9 +1,6 @@
-"""`Recording.redacted()`: no account id in any spelling, no provider, and the replay still typed.
-
-The property generates turns with ids where ids stand (a target's `accountId`, raw or
-escaped; a row quoted in `cited_text`) and repeated elsewhere (text, title, URL; raw,
-JSON-escaped, percent-encoded), chunked anywhere: the redacted file holds none of them
-and no non-null `provider` at any depth, and replays typed, without providers.
+"""`Recording.redacted()`: no account id in any spelling (raw, JSON-escaped, percent-encoded,
+in targets, cited rows, text, titles and URLs, chunked anywhere), no provider at any depth,
+and the replay still typed.
 """
 
 from __future__ import annotations
@@ -23,10 +20,6 @@ from hypothesis import strategies as st
 from silvia_client import Turn
 from silvia_client.citations import AccountsTarget, AccountTarget, is_account_id
 from silvia_client.testing import (
-    RecordedChunk,
-    RecordedReload,
-    RecordedRequest,
-    RecordedResponse,
     Recording,
     RecordingFormatError,
 )
@@ -128,9 +121,6 @@ def recordings(draw: st.DrawFn) -> tuple[Recording, list[str]]:
     data = body.encode("utf-8")
     cuts = draw(st.lists(st.integers(min_value=1, max_value=len(data) - 1), max_size=6))
     bounds = sorted({0, len(data), *cuts})
-    chunks = tuple(
-        RecordedChunk(0.001 * i, data[a:b]) for i, (a, b) in enumerate(itertools.pairwise(bounds))
-    )
     session = {
         "session": {"id": SESSION, "title": "t"},
         "messages": [
@@ -138,15 +128,13 @@ def recordings(draw: st.DrawFn) -> tuple[Recording, list[str]]:
             {"id": "m2", "role": "assistant", "content": mentions, "citations": rows},
         ],
     }
-    recording = Recording(
-        RecordedRequest("POST", "/api/claude", {"message": "hi " + accounts[0]}),
-        RecordedResponse(200, (("content-type", "text/event-stream"),), chunks, "closed", 0.5),
-        RecordedReload(
-            f"/api/chat/sessions/{SESSION}",
-            200,
-            (("content-type", "application/json"),),
-            slots.write(session).encode("utf-8"),
-        ),
+    recording = made(
+        [data[a:b] for a, b in itertools.pairwise(bounds)],
+        reload=slots.write(session).encode("utf-8"),
+        reload_headers=(("content-type", "application/json"),),
+        gap=0.001,
+        message="hi " + accounts[0],
+        session=SESSION,
     )
     return recording, accounts
 
@@ -207,34 +195,22 @@ def test_no_spelling_of_a_found_id_and_no_provider_survives(
         assert ref.provider is None
 
 
-def test_what_replay_needs_survives_though_it_fits_the_id_rule() -> None:
-    body = (
-        b'event: session\ndata: {"sessionId":"sess_abcdefghijklmnopqr"}\n\n'
-        b'event: unknown_event_name_longer\ndata: {"block":"block_index_0000000001"}\n\n'
-        b'event: text\ndata: {"text":"hello"}\n\nevent: done\ndata: {}\n\n'
-    )
-    assert made([body]).redacted().response.body == body
-
-
-def refs(turn: Turn, messages: Any) -> list[Any]:
-    """Every account reference of the turn's rows and of the reloaded messages' rows."""
+def replayed(recording: Recording) -> tuple[Turn, list[Any]]:
+    """The replayed turn, and every account reference of its rows and its reload's."""
+    with recording.client() as client:
+        turn = client.chat.send("again")
+        assert turn.session_id is not None
+        messages = client.sessions.get(turn.session_id).messages
     rows = [*turn.inline_citations, *turn.citations]
     for message in messages:
         rows += [*message.inline_citations, *message.citations]
     targets = [row.target for row in rows]
-    return [t for t in targets if isinstance(t, AccountTarget)] + [
+    return turn, [t for t in targets if isinstance(t, AccountTarget)] + [
         ref for t in targets if isinstance(t, AccountsTarget) for ref in t.accounts
     ]
 
 
-def replayed(recording: Recording) -> tuple[Turn, list[Any]]:
-    with recording.client() as client:
-        turn = client.chat.send("again")
-        assert turn.session_id is not None
-        return turn, refs(turn, client.sessions.get(turn.session_id).messages)
-
-
-def test_a_scenario_turn_redacts_every_id_the_same_way_and_replays_typed() -> None:
+def test_a_scenario_turn_or_the_whole_body_redacts_as_documented_or_is_refused() -> None:
     for scenario in ["demo", "accounts", "account", "pooling"]:
         original = recorded(scenario)
         redacted = original.redacted()
@@ -273,25 +249,7 @@ def test_a_scenario_turn_redacts_every_id_the_same_way_and_replays_typed() -> No
     assert pseudonyms == ["acct_redacted_0001", "acct_redacted_0002"]
     for pseudonym in pseudonyms:  # the ids in the cited text became the same pseudonyms
         assert f"account_id: {pseudonym}" in citation["cited_text"]
-
-
-KEPT = (  # not the user's to hide, or not readable: kept byte for byte
-    b'event: text\r\ndata:  {"text" :  "spaced"}\r\n\r\n'
-    b"event: text\ndata: {not json at all\n\n"
-    b"event: strange\ndata: \xff\xfe\n\n"
-    b": a comment\n\n"
-)
-BODY = KEPT + (
-    b'event: citation\ndata: {"citation":{"cited_text":"account_id: ' + ACCOUNT.encode() + b","
-    b' row 12345678901234567890, caf\xc3\xa9","target":{"kind":"account",'
-    b'"accountId":"' + ACCOUNT.encode() + b'","provider":"plaid"}}}\n\n'
-    b'event: citation\ndata: {"citation":{"target":{"kind":"account",'
-    b'"accountId": "12345678901234567890", "provider" : "snaptrade"}}}\n\n'
-)
-WHOLE = made([BODY]).redacted().response.body
-
-
-def test_the_whole_body_redacts_as_documented() -> None:
+    # The whole body redacts as documented, or is refused.
     assert WHOLE.startswith(KEPT)
     assert b"qwp76" not in WHOLE
     assert WHOLE.count(b"acct_redacted_0001") == 2
@@ -305,9 +263,38 @@ def test_the_whole_body_redacts_as_documented() -> None:
     assert WHOLE.count(b"12345678901234567890") == 2
     assert "café".encode() in WHOLE
     body = BODY + b'event: text\ndata: {"text":"acct_redacted_0001"}\n\n'
-    redacted = made([body]).redacted().response.body
-    assert b"acct_redacted_0002" in redacted  # a pseudonym never collides with the text
-    assert redacted.count(b"acct_redacted_0001") == 1
+    again = made([body]).redacted().response.body
+    assert b"acct_redacted_0002" in again  # a pseudonym never collides with the text
+    assert again.count(b"acct_redacted_0001") == 1
+    # What redaction cannot clean is refused rather than shared.
+    chunks = [
+        b'event: text\ndata: {"text":"a"}\n\n',
+        b'event: citation\ndata: {"target": {"provider": {"name": "pl\n\n',
+    ]
+    with pytest.raises(RecordingFormatError, match=r"^line 5: cannot redact chunk 2 ") as caught:
+        made(chunks).redacted()
+    assert "a provider member would remain" in str(caught.value)
+    assert "pl" not in str(caught.value).split("would remain")[1]
+    with pytest.raises(ValueError, match="Content-Encoding: gzip"):
+        made([], headers=(("content-encoding", "gzip"),), reload=b"").redacted()
+
+
+KEPT = (  # what a replay needs (though it fits the id rule), not the user's, or not readable
+    b'event: session\ndata: {"sessionId":"sess_abcdefghijklmnopqr"}\n\n'
+    b'event: unknown_event_name_longer\ndata: {"block":"block_index_0000000001"}\n\n'
+    b'event: text\r\ndata:  {"text" :  "spaced"}\r\n\r\n'
+    b"event: text\ndata: {not json at all\n\n"
+    b"event: strange\ndata: \xff\xfe\n\n"
+    b": a comment\n\n"
+)
+BODY = KEPT + (
+    b'event: citation\ndata: {"citation":{"cited_text":"account_id: ' + ACCOUNT.encode() + b","
+    b' row 12345678901234567890, caf\xc3\xa9","target":{"kind":"account",'
+    b'"accountId":"' + ACCOUNT.encode() + b'","provider":"plaid"}}}\n\n'
+    b'event: citation\ndata: {"citation":{"target":{"kind":"account",'
+    b'"accountId": "12345678901234567890", "provider" : "snaptrade"}}}\n\n'
+)
+WHOLE = made([BODY]).redacted().response.body
 
 
 @given(st.lists(st.integers(min_value=0, max_value=len(BODY)), max_size=8))
@@ -329,21 +316,3 @@ def test_redaction_does_not_depend_on_where_the_chunks_split(cuts: list[int]) ->
     assert set(times) <= {chunk.at for chunk in original.response.chunks}
     assert times[-1] == original.response.chunks[-1].at
     assert Recording.loads(redacted.dumps()) == redacted
-
-
-def test_what_redaction_cannot_clean_is_refused_rather_than_shared() -> None:
-    chunks = [
-        b'event: text\ndata: {"text":"a"}\n\n',
-        b'event: citation\ndata: {"target": {"provider": {"name": "pl\n\n',
-    ]
-    with pytest.raises(RecordingFormatError, match=r"^line 5: cannot redact chunk 2 ") as caught:
-        made(chunks).redacted()
-    assert "a provider member would remain" in str(caught.value)
-    assert "pl" not in str(caught.value).split("would remain")[1]
-    encoded = Recording(
-        RecordedRequest("POST", "/api/claude"),
-        RecordedResponse(200, (("content-encoding", "gzip"),)),
-        RecordedReload("/api/chat/sessions/s", 200),
-    )
-    with pytest.raises(ValueError, match="Content-Encoding: gzip"):
-        encoded.redacted()

@@ -1,10 +1,7 @@
-"""The reference server: on the wire, read with plain httpx, and through its ready clients.
-
-On the wire (raw bytes, no SDK): the in-process transport (the contract, stalls, drops,
-refusals), the loopback server (real sockets on 127.0.0.1, one per test), and the
-hostile faults as the server writes them, its memory flat whatever it sends (what a
-client makes of them is `tests/e2e`'s). Then `ReferenceServer().client()` /
-`.async_client()`, sync and async in each test, in-process and over loopback.
+"""The reference server, in this order: on the wire with plain httpx (the in-process
+transport: the contract, stalls, drops, refusals; the loopback server on 127.0.0.1; the
+hostile faults as written, the server's memory flat; what a client makes of them is
+`tests/e2e`'s), then its ready clients `.client()` / `.async_client()`, sync and async.
 """
 
 from __future__ import annotations
@@ -14,7 +11,6 @@ import gzip
 import json
 import socket
 import threading
-import tracemalloc
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -41,7 +37,6 @@ from silvia_client.testing import (
     EchoToken,
     Fault,
     KeepAliveForever,
-    LoopbackServer,
     ReferenceServer,
     Say,
     Scenario,
@@ -54,27 +49,29 @@ from silvia_client.testing import (
 )
 
 from ..depth import examples
-from ._helpers import AUTH, CHAT, SESSIONS, MiB, http, read_turn, sse_events, wait_until
+from ._helpers import AUTH, CHAT, SESSIONS, MiB, http, peak, sse_events, wait_until
 
 pytestmark = pytest.mark.anyio
 
 
-async def aread(server: ReferenceServer, scenario: str, **options: Any) -> list[bytes]:
-    """The body of `scenario` read by an async httpx client (errors propagate)."""
-    headers = {SCENARIO_HEADER: scenario, **AUTH}
-    async with (
-        httpx.AsyncClient(transport=server.transport(), base_url=IN_PROCESS_URL, **options) as c,
-        c.stream("POST", CHAT, json={"message": "hi"}, headers=headers) as response,
-    ):
-        return [chunk async for chunk in response.aiter_bytes()]
+async def test_a_turn_streams_the_contract_and_reloads_a_stall_times_out_a_drop_breaks() -> None:
+    def roles(server: ReferenceServer) -> list[object]:
+        (session_id,) = list(server.sessions)
+        return [message["role"] for message in server.sessions[session_id].messages]
 
+    def read_turn(client: httpx.Client, scenario: str, into: list[bytes]) -> None:
+        headers = {SCENARIO_HEADER: scenario}
+        with client.stream("POST", CHAT, json={"message": "hi"}, headers=headers) as response:
+            into.extend(response.iter_bytes())  # chunk by chunk, until an error
 
-def roles(server: ReferenceServer) -> list[object]:
-    (session_id,) = list(server.sessions)
-    return [message["role"] for message in server.sessions[session_id].messages]
+    async def aread(server: ReferenceServer, scenario: str, **options: Any) -> list[bytes]:
+        headers, transport = {SCENARIO_HEADER: scenario, **AUTH}, server.transport()
+        async with (
+            httpx.AsyncClient(transport=transport, base_url=IN_PROCESS_URL, **options) as c,
+            c.stream("POST", CHAT, json={"message": "hi"}, headers=headers) as response,
+        ):
+            return [chunk async for chunk in response.aiter_bytes()]
 
-
-def test_a_turn_streams_the_contracts_events_as_read_and_reloads_as_streamed() -> None:
     server = ReferenceServer()
     with http(server) as client:
         with client.stream("POST", CHAT, json={"message": "How am I doing?"}) as response:
@@ -105,20 +102,7 @@ def test_a_turn_streams_the_contracts_events_as_read_and_reloads_as_streamed() -
     assert assistant["citations"] == events[-3][1]["citations"]
     assert assistant["inline_citations"] == inline
     assert all(m["id"] and m["created_at"] for m in session["messages"])
-    # (The async side of the transport: the ready clients' test below streams through it.)
-
-
-DEMO_SCRIPT = SCENARIOS["demo"].script
-
-
-def served(fault: Fault) -> ReferenceServer:
-    """A server whose scenario `f` is the demo turn with `fault`."""
-    server = ReferenceServer()
-    server.register(Scenario("f", "d", script=DEMO_SCRIPT, fault=fault))
-    return server
-
-
-async def test_a_stall_past_the_read_timeout_times_out_and_a_drop_breaks_off_unanswered() -> None:
+    # A stall past the read timeout times out (a pause does not), a drop breaks off.
     stalled, paused = served(Stall(60.0, after_events=3)), served(Stall(0.01, after_events=3))
     received: list[bytes] = []
     timeout = httpx.Timeout(5.0, read=0.05)
@@ -127,10 +111,9 @@ async def test_a_stall_past_the_read_timeout_times_out_and_a_drop_breaks_off_una
     assert [name for name, _ in sse_events(received)] == ["session", "text", "text"]
     with pytest.raises(httpx.ReadTimeout):
         await aread(stalled, "f", timeout=timeout)
-    pause: list[bytes] = []
-    with http(paused) as client:
-        read_turn(client, "f", pause)  # only a pause: the turn completes
-    assert sse_events(pause)[-1][0] == "done"
+    with http(paused) as client:  # only a pause: the turn completes
+        body = client.post(CHAT, json={"message": "hi"}, headers={SCENARIO_HEADER: "f"}).content
+    assert sse_events([body])[-1][0] == "done"
 
     server = ReferenceServer()
     received = []
@@ -144,7 +127,14 @@ async def test_a_stall_past_the_read_timeout_times_out_and_a_drop_breaks_off_una
         await aread(server, "fault-drop")
 
 
-# -- refusals ----------------------------------------------------------------
+DEMO_SCRIPT = SCENARIOS["demo"].script
+
+
+def served(fault: Fault) -> ReferenceServer:
+    """A server whose scenario `f` is the demo turn with `fault`."""
+    server = ReferenceServer()
+    server.register(Scenario("f", "d", script=DEMO_SCRIPT, fault=fault))
+    return server
 
 
 def test_every_refusal_is_a_json_error_with_a_request_id_and_never_echoes_the_token() -> None:
@@ -164,8 +154,8 @@ def test_every_refusal_is_a_json_error_with_a_request_id_and_never_echoes_the_to
         ("GET", SESSIONS + "x", None, {"authorization": "Bearer nope"}, 401, DENIED),
         ("GET", CHAT, None, bearer, 405, BAD),
         ("POST", SESSIONS + "x", None, bearer, 405, BAD),
-        ("POST", "/nope", None, bearer, 404, "not_found_error"),
-        ("GET", SESSIONS, None, bearer, 404, "not_found_error"),
+        ("POST", "/nope", None, bearer, 404, LOST),
+        ("GET", SESSIONS, None, bearer, 404, LOST),
         ("POST", CHAT, b"{not json", bearer, 400, BAD),
         ("POST", CHAT, b"[]", bearer, 400, BAD),
         ("POST", CHAT, b'{"message": ""}', bearer, 400, BAD),
@@ -186,9 +176,9 @@ def test_every_refusal_is_a_json_error_with_a_request_id_and_never_echoes_the_to
     ]
     # A status scenario answers its status on both routes, by header or by message.
     for status, error_type in [
-        (401, "authentication_error"),
+        (401, DENIED),
         (403, "permission_error"),
-        (404, "not_found_error"),
+        (404, LOST),
         (429, "rate_limit_error"),
         (500, "api_error"),
     ]:
@@ -220,10 +210,7 @@ def test_every_refusal_is_a_json_error_with_a_request_id_and_never_echoes_the_to
         assert client.post(CHAT, json={"message": "hi"}).status_code == 200
 
 
-# -- sessions and the wire format --------------------------------------------
-
-
-def test_a_legacy_session_has_no_target_keys_and_is_found_by_a_percent_encoded_id() -> None:
+def test_a_legacy_session_has_no_targets_and_a_custom_wire_changes_paths_events_and_keys() -> None:
     server = ReferenceServer()
     session_id = server.seed_legacy_session(session_id="old/session id?")
     with http(server) as client:
@@ -234,9 +221,7 @@ def test_a_legacy_session_has_no_target_keys_and_is_found_by_a_percent_encoded_i
     assert citations
     assert all("target" not in c for c in citations)
     assert citations[0]["source"] == "silvia://your-account/checking"
-
-
-def test_a_custom_wire_format_changes_paths_events_and_keys() -> None:
+    # A custom wire format changes the paths, the events and the keys.
     wire = WireFormat(
         chat_path="/v2/chat",
         session_path="/v2/sessions/",
@@ -259,19 +244,6 @@ def test_a_custom_wire_format_changes_paths_events_and_keys() -> None:
     assert expected_turn(server.scenarios["demo"], wire=wire).complete
 
 
-@pytest.fixture
-def server() -> ReferenceServer:
-    return ReferenceServer()
-
-
-@pytest.fixture
-def loopback(server: ReferenceServer) -> Iterator[LoopbackServer]:
-    running = server.serve_loopback()
-    running.start()
-    yield running
-    running.stop()
-
-
 def _address(url: str) -> tuple[str, int]:
     parts = urlsplit(url)
     assert parts.hostname
@@ -289,80 +261,67 @@ def _raw_exchange(url: str, request: bytes) -> bytes:
     return bytes(received)
 
 
-def test_one_connection_serves_several_requests_and_streams_are_chunked(
-    loopback: LoopbackServer,
-) -> None:
+async def test_the_loopback_server_speaks_http_keeps_alive_serves_dozens_and_stops_clean() -> None:
+    server = ReferenceServer()
+    loopback = server.serve_loopback()
     limits = httpx.Limits(max_connections=1)
-    with httpx.Client(base_url=loopback.url, headers=AUTH, limits=limits) as client:
+    with loopback as url, httpx.Client(base_url=url, headers=AUTH, limits=limits) as client:
         with client.stream("POST", CHAT, json={"message": "hi"}) as response:
             assert response.headers["transfer-encoding"] == "chunked"
             assert response.headers["x-request-id"].startswith("req_")
-            session_id = sse_events(response.iter_bytes())[0][1]["sessionId"]
+            events = sse_events(response.iter_bytes())
         for _ in range(3):
-            assert client.get(SESSIONS + session_id).status_code == 200
+            assert client.get(SESSIONS + events[0][1]["sessionId"]).status_code == 200
         assert client.get(SESSIONS + "missing").status_code == 404
         assert loopback.open_connections == 1
-    assert wait_until(lambda: loopback.open_connections == 0)
-
-
-def test_raw_requests_get_what_http_says(loopback: LoopbackServer) -> None:
-    body = b'{"message": "hi"}'
-    head = b"POST /api/claude HTTP/1.%s\r\nAuthorization: Bearer t\r\n"
-    length = b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
-    # A drop closes the socket mid-event, without the last chunk.
-    raw = _raw_exchange(loopback.url, head % b"1" + b"X-Silvia-Scenario: fault-drop\r\n" + length)
-    assert raw.startswith(b"HTTP/1.1 200 OK\r\n")
-    assert b"event: citation" in raw
-    assert not raw.endswith(b"0\r\n\r\n")
-    # An HTTP/1.0 client gets a stream ended by closing.
-    head10, _, stream = _raw_exchange(loopback.url, head % b"0" + length).partition(b"\r\n\r\n")
-    assert b"connection: close" in head10
-    assert b"chunked" not in head10
-    assert sse_events([stream])[-1] == ("done", {})
-    # A chunked request body is read.
-    raw = _raw_exchange(
-        loopback.url,
-        b"GET /api/chat/sessions/nope HTTP/1.1\r\nAuthorization: Bearer t\r\n"
-        b"Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
-    )
-    assert raw.startswith(b"HTTP/1.1 404 Not Found\r\n")
-    assert b'"not_found_error"' in raw
-    # A malformed request gets a 400 and a closed connection.
-    raw = _raw_exchange(loopback.url, b"NONSENSE\r\n\r\n")
-    assert raw.startswith(b"HTTP/1.1 400 Bad Request\r\n")
-    assert b"connection: close" in raw
-    assert b'"invalid_request_error"' in raw
-
-
-def test_dozens_of_concurrent_streams_all_complete(
-    server: ReferenceServer, loopback: LoopbackServer
-) -> None:
-    with http(ReferenceServer()) as plain:
-        expected_events = len(sse_events([plain.post(CHAT, json={"message": "hi"}).content]))
-
-    async def run() -> list[int]:
+        client.close()
+        assert wait_until(lambda: loopback.open_connections == 0)
+        # Dozens of streams at once all complete.
         limits = httpx.Limits(max_connections=None)
-        async with httpx.AsyncClient(base_url=loopback.url, headers=AUTH, limits=limits) as client:
+        async with httpx.AsyncClient(base_url=url, headers=AUTH, limits=limits) as aclient:
 
             async def one() -> int:
-                async with client.stream("POST", CHAT, json={"message": "hi"}) as response:
+                async with aclient.stream("POST", CHAT, json={"message": "hi"}) as response:
                     return len(sse_events([b"".join([c async for c in response.aiter_bytes()])]))
 
-            return await asyncio.gather(*(one() for _ in range(40)))
-
-    assert asyncio.run(run()) == [expected_events] * 40
-    assert len(server.sessions) == 40
-    assert wait_until(lambda: loopback.open_connections == 0)
-
-
-def test_stopping_cuts_open_streams_closes_the_port_and_joins_the_thread() -> None:
+            assert await asyncio.gather(*(one() for _ in range(40))) == [len(events)] * 40
+        assert len(server.sessions) == 41
+        assert wait_until(lambda: loopback.open_connections == 0)
+    # Raw requests get what HTTP says.
+    with ReferenceServer().serve_loopback() as url:
+        body = b'{"message": "hi"}'
+        head = b"POST /api/claude HTTP/1.%s\r\nAuthorization: Bearer t\r\n"
+        length = b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+        # A drop closes the socket mid-event, without the last chunk.
+        raw = _raw_exchange(url, head % b"1" + b"X-Silvia-Scenario: fault-drop\r\n" + length)
+        assert raw.startswith(b"HTTP/1.1 200 OK\r\n")
+        assert b"event: citation" in raw
+        assert not raw.endswith(b"0\r\n\r\n")
+        # An HTTP/1.0 client gets a stream ended by closing.
+        head10, _, stream = _raw_exchange(url, head % b"0" + length).partition(b"\r\n\r\n")
+        assert b"connection: close" in head10
+        assert b"chunked" not in head10
+        assert sse_events([stream])[-1] == ("done", {})
+        # A chunked request body is read.
+        raw = _raw_exchange(
+            url,
+            b"GET /api/chat/sessions/nope HTTP/1.1\r\nAuthorization: Bearer t\r\n"
+            b"Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+        )
+        assert raw.startswith(b"HTTP/1.1 404 Not Found\r\n")
+        assert b'"not_found_error"' in raw
+        # A malformed request gets a 400 and a closed connection.
+        raw = _raw_exchange(url, b"NONSENSE\r\n\r\n")
+        assert raw.startswith(b"HTTP/1.1 400 Bad Request\r\n")
+        assert b"connection: close" in raw
+        assert b'"invalid_request_error"' in raw
+    # A loopback server starts once; stopping it cuts its streams, closes the port, joins.
     threads_before = threading.active_count()
     server = ReferenceServer()
     running = server.serve_loopback()
     address = _address(running.start())
     sock = socket.create_connection(address, timeout=5)
     try:
-        body = b'{"message": "hi"}'
         sock.sendall(
             b"POST /api/claude HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n"
             b"X-Silvia-Scenario: fault-stall\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
@@ -379,10 +338,6 @@ def test_stopping_cuts_open_streams_closes_the_port_and_joins_the_thread() -> No
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(address, timeout=1).close()
     running.stop()  # a second stop is harmless
-
-
-def test_a_server_starts_once_and_reports_a_port_in_use() -> None:
-    server = ReferenceServer()
     with server.serve_loopback() as url:
         port = urlsplit(url).port
         assert port
@@ -393,9 +348,6 @@ def test_a_server_starts_once_and_reports_a_port_in_use() -> None:
         running.start()
 
 
-# -------------------------------------------------------------------------- the hostile faults
-
-
 def raw_chat(client: httpx.Client, scenario: str) -> Iterator[bytes]:
     """The chat body of `scenario` as sent (still encoded), chunk by chunk."""
     headers = {SCENARIO_HEADER: scenario}
@@ -404,45 +356,25 @@ def raw_chat(client: httpx.Client, scenario: str) -> Iterator[bytes]:
         yield from response.iter_raw()
 
 
-def peak_growth(run: Callable[[], object]) -> int:
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        before = tracemalloc.get_traced_memory()[0]
-        run()
-        return tracemalloc.get_traced_memory()[1] - before
-    finally:
-        tracemalloc.stop()
-
-
-def text_before(events: int) -> str:
-    """The text of the demo turn's first `events` events, as the server expects them."""
-    scenario = Scenario("cut", "d", script=DEMO_SCRIPT, fault=DropMidEvent(events))
-    return expected_turn(scenario).text
-
-
-def test_an_endless_line_never_ends_and_its_server_stays_small() -> None:
+def test_the_floods_are_written_as_promised_and_the_servers_memory_stays_flat() -> None:
     # 32 MiB of one line, read raw over a socket: the server keeps one 64 KiB copy.
     server = served(SendEndlessLine())
-    received = 0
-    last_newline = -1
-
-    def read() -> None:
-        nonlocal received, last_newline
-        with server.serve_loopback() as url, httpx.Client(base_url=url, headers=AUTH) as client:
-            for chunk in raw_chat(client, "f"):
-                if (at := chunk.rfind(b"\n")) >= 0:
-                    last_newline = received + at
-                received += len(chunk)
-                if received > 32 * MiB:
-                    break
-
-    assert peak_growth(read) < 2 * MiB
+    received, last_newline = 0, -1
+    with (
+        peak() as used,
+        server.serve_loopback() as url,
+        httpx.Client(base_url=url, headers=AUTH) as client,
+    ):
+        for chunk in raw_chat(client, "f"):
+            if (at := chunk.rfind(b"\n")) >= 0:
+                last_newline = received + at
+            received += len(chunk)
+            if received > 32 * MiB:
+                break
+    assert used[0] < 2 * MiB
     assert received > 32 * MiB
     assert 0 < last_newline < 64 * 1024  # the events before it; none since
-
-
-def test_an_oversized_event_is_one_well_formed_event_of_exactly_its_size() -> None:
+    # An oversized event is one well-formed event of exactly its size.
     fault = SendOversizedEvent(data_bytes=3 * MiB + 7, after_events=4)
     server = served(fault)
     with http(server) as client:
@@ -453,56 +385,46 @@ def test_an_oversized_event_is_one_well_formed_event_of_exactly_its_size() -> No
     assert len(json.dumps(data, separators=(",", ":"))) == fault.data_bytes
     assert set(data["text"]) == {"x"}
     assert "done" not in [n for n, _ in events]  # the body ends there
-
-
-def test_a_gzip_bombed_stream_inflates_to_its_events_then_exactly_its_padding() -> None:
-    # Inflated to exactly its size: gzip checks the CRC and the length of the whole.
+    # A gzip bomb inflates to its events (the demo turn's first four: their text `cut`),
+    # then to exactly its padding; it is sent small.
+    cut = expected_turn(Scenario("cut", "d", script=DEMO_SCRIPT, fault=DropMidEvent(4))).text
     for inflated in [1, 100, 3 * MiB + 12_345]:
         bomb = SendGzipBomb(inflated_bytes=inflated, after_events=4)
         server = served(bomb)
         with http(server) as client:
             wire = b"".join(raw_chat(client, "f"))
         body = gzip.decompress(wire)  # which checks the CRC and the length too
-        events, padding = body[:-inflated], body[-inflated:]
+        before_padding, padding = body[:-inflated], body[-inflated:]
         assert set(padding) <= set(b": \n"), inflated  # comment lines, all of it
         assert padding.startswith(b":"), inflated
-        assert events.endswith(b"\n\n"), inflated
-        read = sse_events([events])
+        assert before_padding.endswith(b"\n\n"), inflated
+        read = sse_events([before_padding])
         assert [name for name, _ in read][:1] == ["session"], inflated
         assert len(read) == 4, inflated
         text = "".join(data["text"] for name, data in read if name == "text")
-        assert text == text_before(4), inflated
+        assert text == cut, inflated
         assert sse_events([body]) == read, inflated  # the padding adds no event
-
-
-def test_a_gzip_bombed_session_body_is_small_on_the_wire_and_valid_json_inflated() -> None:
-    server = ReferenceServer()
-    sizes: list[int] = []
-
-    def read() -> None:
-        headers = {SCENARIO_HEADER: "fault-gzip-bomb"}
-        with (
-            server.serve_loopback() as url,
-            httpx.Client(base_url=url, headers=AUTH) as client,
-            client.stream("GET", SESSIONS + "sess_1", headers=headers) as response,
-        ):
-            assert response.headers["content-encoding"] == "gzip"
-            sizes.append(sum(len(chunk) for chunk in response.iter_raw()))  # never inflated
-
-    assert peak_growth(read) < 2 * MiB
-    (size,) = sizes
+    # A session body: small on the wire, and (a smaller one, inflated whole) valid JSON.
+    headers = {SCENARIO_HEADER: "fault-gzip-bomb"}
+    with (
+        peak() as used,
+        ReferenceServer().serve_loopback() as url,
+        httpx.Client(base_url=url, headers=AUTH) as client,
+        client.stream("GET", SESSIONS + "sess_1", headers=headers) as response,
+    ):
+        assert response.headers["content-encoding"] == "gzip"
+        size = sum(len(chunk) for chunk in response.iter_raw())  # never inflated
+    assert used[0] < 2 * MiB
     assert 1 * MiB < size < 3 * MiB  # for 1 GiB inflated
-    # A smaller one, inflated whole: valid JSON of its session.
-    fault = SendGzipBomb(inflated_bytes=2 * MiB + 1)
-    server = served(fault)
-    with http(server) as client:
+    smaller = SendGzipBomb(inflated_bytes=2 * MiB + 1)
+    with http(served(smaller)) as client:
         response = client.get(SESSIONS + "sess_x", headers={SCENARIO_HEADER: "f"})
     assert response.headers["content-encoding"] == "gzip"
-    assert len(response.content) > fault.inflated_bytes  # httpx inflated it all
+    assert len(response.content) > smaller.inflated_bytes  # httpx inflated it all
     assert response.json() == {"session": {"id": "sess_x"}, "messages": []}
 
 
-def test_bytes_forever_keep_coming_at_their_pace_until_the_client_leaves() -> None:
+def test_bytes_forever_keep_coming_at_their_pace_until_the_client_leaves_bad_ones_refused() -> None:
     cases: list[tuple[Fault, bytes]] = [
         (Trickle(every=0.01, after_events=4), b"x" * 20),
         (KeepAliveForever(every=0.01), b": ping\n\n" * 20),
@@ -520,10 +442,8 @@ def test_bytes_forever_keep_coming_at_their_pace_until_the_client_leaves() -> No
             client.close()
             # The client left: the server, between two copies, notices and lets go.
             assert wait_until(lambda: loopback.open_connections == 0), fault  # noqa: B023
-
-
-def test_bad_sizes_and_paces_are_refused_when_built() -> None:
-    cases: list[tuple[Callable[[], object], str]] = [
+    # Bad sizes and paces are refused when built.
+    refused: list[tuple[Callable[[], object], str]] = [
         (lambda: SendOversizedEvent(data_bytes=0), "data_bytes"),
         (lambda: SendGzipBomb(inflated_bytes=-1), "inflated_bytes"),
         (lambda: SendGzipBomb(inflated_bytes=True), "inflated_bytes"),
@@ -531,12 +451,10 @@ def test_bad_sizes_and_paces_are_refused_when_built() -> None:
         (lambda: KeepAliveForever(every=-1.0), "every"),
         (lambda: EchoToken(status=200), "status"),
     ]
-    for make, named in cases:
+    for make, named in refused:
         with pytest.raises(ValueError, match=named):
             make()
 
-
-# ---------------------------------------------------------------------------- the ready clients
 
 POOLED = "silvia://your-account/credit-card"
 LONE = "Half \ud800 of a pair, \udfff, \udc00\ud800 backwards, and a whole one: \U0001f600 é."
@@ -559,17 +477,16 @@ async def clients(
             yield client, aclient
 
 
-async def test_a_ready_client_streams_a_turn_and_reloads_it_with_the_constructors_keywords() -> (
-    None
-):
+async def test_a_ready_client_sends_the_servers_token_and_keywords_and_finds_sessions() -> None:
     expected = ReferenceServer().expected_turn("pooling")
-    server = ReferenceServer()
+    server = ReferenceServer(token="kit-s3cret")
     headers = {SCENARIO_HEADER: "pooling"}
     async with clients(server, timeout=3.0, idle_timeout=2.0, default_headers=headers) as (
         client,
         aclient,
     ):
         assert (type(client), type(aclient)) == (SilviaClient, AsyncSilviaClient)
+        assert "kit-s3cret" not in repr(client) + repr(aclient)
         for each in (client, aclient):
             assert each.base_url == IN_PROCESS_URL
             assert each.timeout == httpx.Timeout(3.0)
@@ -587,33 +504,21 @@ async def test_a_ready_client_streams_a_turn_and_reloads_it_with_the_constructor
     assert len(server.sessions) == 2  # this server's store, not another's
     assert client._http.is_closed  # the httpx clients they made, closed with them
     assert aclient._http.is_closed
-
-
-async def test_the_client_sends_the_token_the_server_requires_unless_told_otherwise() -> None:
-    server = ReferenceServer(token="kit-s3cret")
-    async with clients(server) as (client, aclient):
-        assert client.chat.send("hello").complete
-        assert (await aclient.chat.send("hello")).complete
-        assert "kit-s3cret" not in repr(client) + repr(aclient)
-    for runner in RUNNERS:
-        # (Neither token in the 401: the refusals' test, and tests/client/test_privacy.py.)
-        async with clients(server, runner, token="a-wrong-token") as (client, aclient):
-            with pytest.raises(AuthenticationError):
-                client.chat.send("hello")
-            with pytest.raises(AuthenticationError):
-                await aclient.chat.send("hello")
+    # Given another token, they send it (shown in no 401: tests/client/test_privacy.py).
+    async with clients(server, token="a-wrong-token") as (client, aclient):
+        with pytest.raises(AuthenticationError):
+            client.chat.send("hello")
+        with pytest.raises(AuthenticationError):
+            await aclient.chat.send("hello")
     for make in (server.client, server.async_client):
         with httpx.Client() as own, pytest.raises(TypeError, match=r"server\.transport\(\)"):
             make(http_client=own)
-
-
-async def test_a_turn_in_an_unknown_session_is_not_found_and_a_known_one_continues() -> None:
+    # A turn in an unknown session is not found, a known one continues.
     for runner in RUNNERS:
         server = ReferenceServer()
         server.register(Scenario("lone", "Text holding lone surrogates.", script=(Say(LONE),)))
         seeded = server.seed_session([], session_id="sess_seeded")
         async with clients(server, runner, max_retries=0) as (client, aclient):
-            # (The 404's body and request id on the wire: the refusals' test.)
             with pytest.raises(NotFoundError):
                 client.chat.send("hi", session_id="sess_never_created")
             with pytest.raises(NotFoundError):
@@ -634,6 +539,24 @@ async def test_a_turn_in_an_unknown_session_is_not_found_and_a_known_one_continu
         assert sorted(server.sessions) == sorted([first.session_id, seeded])
     with ReferenceServer().client(max_retries=0) as other, pytest.raises(NotFoundError):
         other.chat.send("hi", session_id=first.session_id)  # known to another server only
+
+    # Deterministic servers store the same sessions, others random ids.
+    def run(server: ReferenceServer) -> tuple[list[str | None], str]:
+        with server.client() as client:
+            ids = [client.chat.send(m).session_id for m in ("hi", "/scenario market-data")]
+            client.chat.send("again", session_id=ids[0])
+        return ids, json.dumps([server.sessions.body(str(i)) for i in ids])
+
+    ids, bodies = run(ReferenceServer(deterministic=True))
+    assert run(ReferenceServer(deterministic=True)) == (ids, bodies)
+    assert ids == ["sess_0001", "sess_0002"]
+    messages = json.loads(bodies)[0]["messages"]
+    assert [m["id"] for m in messages] == ["msg_0001", "msg_0002", "msg_0005", "msg_0006"]
+    assert {m["created_at"] for m in messages} == {"2025-01-01T00:00:00.000Z"}
+    ids, _ = run(ReferenceServer())
+    again, _ = run(ReferenceServer())
+    assert all(i and i.startswith("sess_") and len(i) == 37 for i in ids + again)
+    assert set(ids).isdisjoint(again)
 
 
 def as_javascript_reads(text: str) -> str:
@@ -664,22 +587,3 @@ def test_any_text_streams_as_utf8_json_that_reads_back(text: str) -> None:
     for data, part in zip(datas, texts, strict=True):
         plain = json.dumps({"text": part}, ensure_ascii=False, separators=(",", ":")).encode()
         assert data == plain  # text without surrogates goes out exactly as before
-
-
-def test_deterministic_servers_store_the_same_sessions_others_random_ids() -> None:
-    def run(server: ReferenceServer) -> tuple[list[str | None], str]:
-        with server.client() as client:
-            ids = [client.chat.send(m).session_id for m in ("hi", "/scenario market-data")]
-            client.chat.send("again", session_id=ids[0])
-        return ids, json.dumps([server.sessions.body(str(i)) for i in ids])
-
-    ids, bodies = run(ReferenceServer(deterministic=True))
-    assert run(ReferenceServer(deterministic=True)) == (ids, bodies)
-    assert ids == ["sess_0001", "sess_0002"]
-    messages = json.loads(bodies)[0]["messages"]
-    assert [m["id"] for m in messages] == ["msg_0001", "msg_0002", "msg_0005", "msg_0006"]
-    assert {m["created_at"] for m in messages} == {"2025-01-01T00:00:00.000Z"}
-    ids, _ = run(ReferenceServer())
-    again, _ = run(ReferenceServer())
-    assert all(i and i.startswith("sess_") and len(i) == 37 for i in ids + again)
-    assert set(ids).isdisjoint(again)

@@ -1,10 +1,6 @@
-"""The built-in scenarios, and the server's target rules one doc rule at a time.
-
-The library: its names and descriptions, `silvia serve --list`, a library file that
-does not fit, the doc's table covered, privacy, and what each fault and status does to
-a turn (serving them is `tests/cli/test_serve.py`'s). The rules ("What the server
-cites") are read off `expected_turn` of a small scenario: the server's own account of
-the sources and targets its tool calls write, and of what each citation streams.
+"""The built-in scenarios (names, `silvia serve --list`, library files, the doc's table
+covered, no vendor named, what each fault does to a turn), then the doc's target rules
+("What the server cites") one at a time, read off `expected_turn` of a small scenario.
 """
 
 from __future__ import annotations
@@ -64,7 +60,17 @@ TABLE_SOURCES = [
 ]  # fmt: skip
 
 
-def test_names_are_unique_descriptions_one_line_and_the_library_read_only() -> None:
+def without_providers(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: without_providers(v) for k, v in value.items() if k != "provider"}
+    if isinstance(value, (list, tuple)):
+        return [without_providers(item) for item in value]
+    return value
+
+
+def test_the_library_is_well_named_listed_and_read_covers_the_doc_and_names_no_vendor(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     # A custom scenario is checked when built (a script citing what it never wrote, too:
     # `play`, below).
     with pytest.raises(ValueError, match="name"):
@@ -74,16 +80,9 @@ def test_names_are_unique_descriptions_one_line_and_the_library_read_only() -> N
     library = scenarios()
     assert len({s.name for s in library}) == len(library) == len(SCENARIOS)
     assert library[0].name == DEFAULT_SCENARIO == "demo"
-    for scenario in library:
-        assert scenario.description.strip()
-        assert "\n" not in scenario.description
     with pytest.raises(TypeError):
         SCENARIOS["mine"] = SCENARIOS["demo"]  # type: ignore[index]
-
-
-def test_serve_list_prints_every_scenario_with_its_description_and_refuses_an_unknown_one(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+    # A line each: its name, then its description (so one line, not blank).
     assert main(["serve", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     playable = {**SCENARIOS, **BROKEN_SCENARIOS}
@@ -92,10 +91,8 @@ def test_serve_list_prints_every_scenario_with_its_description_and_refuses_an_un
         assert line.split(maxsplit=1) == [name, scenario.description]
     assert main(["serve", "--scenario", "nope"]) == 2
     assert "nope" in capsys.readouterr().err
-
-
-def test_a_library_file_that_does_not_fit_names_the_file_and_the_scenario() -> None:
-    cases: list[tuple[dict[str, object], str]] = [
+    # A library file that does not fit is refused naming the file and the scenario.
+    misfits: list[tuple[dict[str, object], str]] = [
         ({"script": [{"say": "Hi", "colour": "red"}]}, "unexpected keyword argument 'colour'"),
         ({"script": [{"tool": "execute_sql"}]}, "missing 1 required positional argument: 'rows'"),
         ({"script": [{"text": "Hi"}]}, "an item with none of `say`, `cite`, `tool`"),
@@ -106,59 +103,40 @@ def test_a_library_file_that_does_not_fit_names_the_file_and_the_scenario() -> N
         ({"fault": {"kind": "stall", "minutes": 5}}, "unexpected keyword argument 'minutes'"),
         ({"checkpoint": {"tool_calls": [], "targets": True}}, "unexpected keyword argument"),
     ]
-    for scenario, message in cases:
+    for misfit, message in misfits:
         text = json.dumps(
-            [{"name": "ok", "description": "Fine."}, {"name": "a", "description": "d", **scenario}]
+            [{"name": "ok", "description": "Fine."}, {"name": "a", "description": "d", **misfit}]
         )
         with pytest.raises(ValueError, match=r"^scenarios/mine\.json, scenario 'a': ") as raised:
             read_library([("mine.json", text)])
-        assert message in str(raised.value), scenario
-
-
-def test_every_source_pattern_and_target_kind_of_the_doc_is_covered() -> None:
-    library = ("tax_reference", "card_document", "mortgage_reference")
+        assert message in str(raised.value), misfit
+    # Every source pattern and target kind of the doc is covered, and no vendor named.
+    readers = ("tax_reference", "card_document", "mortgage_reference")
     kinds: set[object] = set()
     patterns: set[str] = set()
-    for scenario in SCENARIOS.values():
-        for source, target in expected_turn(scenario).final_targets.items():
+    for name, scenario in SCENARIOS.items():
+        expected = expected_turn(scenario, idle_timeout=1000.0)
+        for source, target in expected.final_targets.items():
             kind = None if target is None else target["kind"]
             # Each library reader's both rows: with a URL and with url null.
-            kinds.add((kind, target["url"] is None) if target and kind in library else kind)
+            kinds.add((kind, target["url"] is None) if target and kind in readers else kind)
             patterns.update(p for p in TABLE_SOURCES if re.fullmatch(p, source))
+        # A vendor's name appears only in a target's provider.
+        sent = (expected.text, expected.citations, expected.inline_citations, expected.message)
+        text = json.dumps(without_providers([*sent, expected.error, expected.unknown_events]))
+        assert not any(vendor in text.lower() for vendor in ("plaid", "snaptrade", "manual")), name
     assert patterns == set(TABLE_SOURCES)
     assert kinds == {
         None, "web", "market_data", "analysis", "account", "accounts", "portfolio",
-        *((kind, url_is_null) for kind in library for url_is_null in (True, False)),
+        *((kind, url_is_null) for kind in readers for url_is_null in (True, False)),
     }  # fmt: skip
-
-
-def without_providers(value: object) -> object:
-    if isinstance(value, dict):
-        return {k: without_providers(v) for k, v in value.items() if k != "provider"}
-    if isinstance(value, (list, tuple)):
-        return [without_providers(item) for item in value]
-    return value
-
-
-def test_a_vendor_name_appears_only_in_target_providers() -> None:
-    for name, scenario in SCENARIOS.items():
-        expected = expected_turn(scenario, idle_timeout=1000.0)
-        sent: list[object] = [
-            expected.text,
-            expected.citations,
-            expected.inline_citations,
-            expected.message,
-        ]
-        sent += [expected.error, expected.unknown_events]
-        text = json.dumps(without_providers(sent)).lower()
-        assert not any(vendor in text for vendor in ("plaid", "snaptrade", "manual")), name
 
 
 def kinds(citations: tuple[dict[str, object], ...]) -> list[object]:
     return [c["target"]["kind"] if "target" in c else None for c in citations]  # type: ignore[index]
 
 
-def test_rule_scenarios_stream_and_summarise_the_targets_the_doc_implies() -> None:
+def test_rule_fault_and_status_scenarios_expect_what_the_doc_implies() -> None:
     for name, inline, summary in [
         ("pooling", ["account", "accounts"], ["accounts", "accounts"]),
         ("untyped-ids-then-none", ["account", None], [None, None]),
@@ -175,9 +153,7 @@ def test_rule_scenarios_stream_and_summarise_the_targets_the_doc_implies() -> No
         expected = expected_turn(SCENARIOS[name])
         assert kinds(expected.inline_citations) == inline, name
         assert kinds(expected.citations) == summary, name
-
-
-def test_the_id_scenarios_type_the_valid_ids_each_with_its_columns_provider() -> None:
+    # The id scenarios type the valid ids, each with its columns' provider.
     targets = expected_turn(SCENARIOS["account-id-rule"]).final_targets
     typed = {source for source, target in targets.items() if target is not None}
     assert typed == {"silvia://your-account/shortest-id", "silvia://your-account/longest-id"}
@@ -191,12 +167,7 @@ def test_the_id_scenarios_type_the_valid_ids_each_with_its_columns_provider() ->
         "car": "manual",
         "money-market": None,
     }
-
-
-# -- faults, as the expected turn describes them --------------------------------
-
-
-def test_the_faults_and_statuses_expect_what_they_do_to_a_turn() -> None:
+    # The faults and statuses: what each does to a turn.
     demo = expected_turn(SCENARIOS["demo"])
     dropped = expected_turn(SCENARIOS["fault-drop"])
     assert (dropped.fault, dropped.complete) == ("drop", False)
@@ -272,10 +243,7 @@ def cards(account_id: str | None) -> ExecuteSql:
     return ExecuteSql(rows=(row("Credit card", **columns),))
 
 
-# -- execute_sql: labels, account / accounts / none ---------------------------
-
-
-def test_rows_are_grouped_by_label_into_account_sources_titled_by_the_label() -> None:
+def test_each_tool_call_gives_the_targets_of_the_sources_it_writes() -> None:
     call = ExecuteSql(rows=(row("Checking"), row("Credit card"), row("Checking")))
     assert list(targets(call)) == [CHECKING, CARDS]
     assert cited(call, CHECKING, 0, 2)["title"] == "Checking"  # two rows: two blocks
@@ -292,9 +260,7 @@ def test_rows_are_grouped_by_label_into_account_sources_titled_by_the_label() ->
         label_slug("!!!")
     with pytest.raises(ValueError, match="account_name"):
         one(ExecuteSql(rows=({"balance": "1.00"},)))
-
-
-def test_one_account_gives_account_several_give_accounts_in_row_order_one_unknown_none() -> None:
+    # One account gives `account`, several `accounts` in row order, one unknown none.
     same = row("Brokerage", source="snaptrade", source_account_id=ID_A)
     assert one(ExecuteSql(rows=(same, same))) == AccountTarget(ID_A, "snaptrade")
     rows = (
@@ -317,12 +283,7 @@ def test_one_account_gives_account_several_give_accounts_in_row_order_one_unknow
         CHECKING: None,
         "silvia://your-account/savings": AccountTarget(ID_A, None),
     }
-
-
-# -- execute_python, exa and the library readers ---------------------------------
-
-
-def test_execute_python_is_market_data_with_a_ticker_else_analysis() -> None:
+    # Python, exa, search and the library readers give the targets of their sources.
     assert targets(ExecutePython(FINNHUB, '{"symbol": "aapl", "c": 1.0}')) == {
         "silvia://market-data/finnhub/AAPL": MarketDataTarget("AAPL")
     }
@@ -345,9 +306,12 @@ def test_execute_python_is_market_data_with_a_ticker_else_analysis() -> None:
     assert targets(ExecutePython("exa.search(...)", "", articles=(article,))) == {
         "https://example.com/a": WebTarget("https://example.com/a")
     }
-
-
-def test_library_reads_with_and_without_a_source_url() -> None:
+    results = (WebResult("Page", "text", "https://example.com/p"), WebResult("Sum", "s"))
+    assert targets(SearchWeb("q", results)) == {
+        "https://example.com/p": WebTarget("https://example.com/p"),
+        "silvia://search/search_web": None,  # the search itself has no target
+    }
+    # The library readers, with and without a source URL (made readable).
     for read, prefix, kind in [
         (read_tax_authority, "silvia://tax-authority/", TaxReferenceTarget),
         (read_credit_card_document, "silvia://credit-card-corpus/", CardDocumentTarget),
@@ -363,9 +327,7 @@ def test_library_reads_with_and_without_a_source_url() -> None:
     titled = read_tax_authority("irs/p590a.md", "t", title="Publication 590-A")
     assert cited(titled, source)["title"] == "Publication 590-A"
     assert cited(read_tax_authority("irs/p590a.md", "t"), source)["title"] == "p590a.md"
-
-
-def test_download_urls_are_made_readable() -> None:
+    # A download URL is cited as the page a reader can open.
     for url, readable in [
         (
             "https://www.ecfr.gov/api/versioner/v1/full/2024-06-01/title-12.xml?part=1026",
@@ -382,22 +344,11 @@ def test_download_urls_are_made_readable() -> None:
         (IRA, IRA),
     ]:
         assert humanize_citation_url(url) == readable, url
-        read = read_mortgage_authority("x.xml", "t", source_url=url)
-        assert targets(read) == {readable: MortgageReferenceTarget(readable)}, url
+        document = read_mortgage_authority("x.xml", "t", source_url=url)
+        assert targets(document) == {readable: MortgageReferenceTarget(readable)}, url
 
 
-def test_search_web_result_urls_are_web_and_the_search_source_has_no_target() -> None:
-    results = (WebResult("Page", "text", "https://example.com/p"), WebResult("Sum", "s"))
-    assert targets(SearchWeb("q", results)) == {
-        "https://example.com/p": WebTarget("https://example.com/p"),
-        "silvia://search/search_web": None,
-    }
-
-
-# -- one meaning per source per turn -------------------------------------------
-
-
-def test_one_meaning_per_source_per_turn() -> None:
+def test_one_meaning_per_source_per_turn_a_checkpoints_registry_and_the_citation_fields() -> None:
     # A later call writing the same account source pools its accounts.
     assert targets(cards(ID_A), cards(ID_B)) == {
         CARDS: AccountsTarget((AccountRef(ID_A, "plaid"), AccountRef(ID_B, "plaid")))
@@ -418,12 +369,7 @@ def test_one_meaning_per_source_per_turn() -> None:
         IRA: TaxReferenceTarget(IRA),
         "silvia://your-portfolio": PortfolioTarget(),
     }
-
-
-# -- a played turn: checkpoints and the citation fields ---------------------
-
-
-def test_a_checkpoint_resumes_with_its_registry_only_if_it_carries_targets() -> None:
+    # A checkpoint resumes with its registry only if it carries targets.
     final = {"kind": "account", "accountId": ID_A, "provider": "plaid"}
     for carries, streamed in [(False, [None]), (True, [final])]:
         checkpoint = Checkpoint((cards(ID_A),), carries_targets=carries)
@@ -438,9 +384,7 @@ def test_a_checkpoint_resumes_with_its_registry_only_if_it_carries_targets() -> 
     assert [c.get("target") for c in turn.inline_citations] == [None, final]
     assert [c.get("target") for c in turn.citations] == [final, final]
     assert turn.final_targets == {CARDS: final}
-
-
-def test_citation_fields_follow_anthropics_search_result_location() -> None:
+    # The citation fields follow Anthropic's search_result_location.
     with pytest.raises(ScriptError, match="no tool call"):
         play(Say("a"), Cite(CARDS))  # a turn cites only sources it wrote
     rows = (row("Credit card", account_id=ID_A), row("Credit card", account_id=ID_B))
