@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
-from silvia_client import ConfigurationError
-from silvia_client.citations import Citation
+from silvia_client import ConfigurationError, _text, display
+from silvia_client.citations import Citation, resolve_citation
 from silvia_client.display import (
     citation_html,
     citation_markdown,
@@ -41,7 +41,7 @@ VIEW_TAGS = {"#root", "div", "p", "sup", "a", "ol", "li", "span", "br", "q", "st
 VIEW_TAGS |= {"details", "summary", "dl", "dt", "dd", "em", "h3"}
 
 
-def test_server_text_in_answers_titles_quotes_and_errors_shows_as_text() -> None:
+def test_server_text_in_every_field_of_a_turn_and_a_session_shows_as_text() -> None:
     for markup in (SCRIPT, "<b>b</b> & <i>co</i>", "<img src=x onerror=alert(1)>", "&lt;a&gt;"):
         turn = build_turn(
             f"Answer {markup} here",
@@ -59,24 +59,22 @@ def test_server_text_in_answers_titles_quotes_and_errors_shows_as_text() -> None
         assert tree.find("sup", "silvia-chip").attrs["title"] == f"Title {markup}"
         # An incomplete turn says so, with the server's reason.
         assert tree.find("p", "silvia-note").text == f"Incomplete turn: overloaded {markup}."
+        session = build_session(
+            [{"id": "m1", "role": f"assistant {markup}", "content": f"Hi {markup}"}],
+            title=f"Title {markup}",
+        )
+        tree = parse(session_html(session))
+        assert tree.tags() <= VIEW_TAGS, markup
+        assert tree.find("h3").text == f"Title {markup}"
+        message = tree.find("div", "silvia-message")
+        assert message.find("p", "silvia-role").text == f"assistant {markup}"
+        # The role becomes a class name only as letters, digits and dashes.
+        classes = (message.attrs["class"] or "").split()
+        assert all(part.replace("-", "").isalnum() for part in classes), markup
+        assert message.find("p", "silvia-answer").text == f"Hi {markup}"
     assert parse(turn_html(build_turn("Done."))).find_all("p", "silvia-note") == []
     [note] = parse(turn_html(build_turn("Half", done=False))).find_all("p", "silvia-note")
     assert note.text == "Incomplete turn."
-
-
-def test_markup_in_a_session_title_and_role_shows_as_text() -> None:
-    session = build_session(
-        [{"id": "m1", "role": f"assistant {SCRIPT}", "content": f"Hi {SCRIPT}"}],
-        title=f"Title {SCRIPT}",
-    )
-    tree = parse(session_html(session))
-    assert "script" not in tree.tags()
-    assert tree.find("h3").text == f"Title {SCRIPT}"
-    message = tree.find("div", "silvia-message")
-    assert message.find("p", "silvia-role").text == f"assistant {SCRIPT}"
-    # The role becomes a class name only as letters, digits and dashes.
-    assert all(part.replace("-", "").isalnum() for part in (message.attrs["class"] or "").split())
-    assert message.find("p", "silvia-answer").text == f"Hi {SCRIPT}"
 
 
 def test_dollar_signs_are_not_math_and_line_breaks_are_kept() -> None:
@@ -89,42 +87,6 @@ def test_dollar_signs_are_not_math_and_line_breaks_are_kept() -> None:
 
 
 # Numbering and chips ----------------------------------------------------------------------
-
-
-def test_sources_are_numbered_by_first_appearance_and_chips_sit_at_their_offsets() -> None:
-    a, b, c, d = (
-        row(f"https://{n}.example/", n.upper(), web(f"https://{n}.example/")) for n in "abcd"
-    )
-    turn = build_turn(
-        "First", b, " second", a, " third", b, " fourth", c, ".", summary=[a, b, c, d]
-    )
-    html = turn_html(turn)
-    # B streamed first, so it is 1, though the summary lists A first; D, only in the
-    # summary, comes last.
-    assert [label for _, label, _ in sources(html)] == ["B", "A", "C", "D"]
-    assert [number for number, _, _ in sources(html)] == ["1", "2", "3", "4"]
-    assert chips(html) == [(5, "[1]"), (12, "[2]"), (18, "[1]"), (25, "[3]")]
-    assert answer_text(html) == turn.text
-
-
-def test_the_list_shows_a_sources_final_word_and_each_chip_its_own_row() -> None:
-    one = row(CARDS, "Cards", target=account(ACCOUNT_A), cited_text="first card")
-    both = row(CARDS, "Cards", target=accounts(ACCOUNT_A, ACCOUNT_B), cited_text="both")
-    summary = [{**one, "target": both["target"]}, both]
-    html = turn_html(build_turn("First", one, " then both", both, ".", summary=summary))
-    # One source, one number; the list shows where it ended: both cards.
-    assert sources(html) == [
-        (
-            "1",
-            "Cards",
-            [
-                (f"/accounts/{ACCOUNT_A}", "Open account (1 of 2)"),
-                (f"/accounts/{ACCOUNT_B}", "Open account (2 of 2)"),
-            ],
-        )
-    ]
-    # The first chip streamed when the server had one card: it opens that card.
-    assert chip_links(html) == [("[1]", [f"/accounts/{ACCOUNT_A}"]), ("[1]", [])]
 
 
 def test_live_and_reload_list_the_same_sources_and_the_numbers_match_the_chips() -> None:
@@ -185,22 +147,17 @@ def test_each_kind_has_its_badge_its_links_and_its_chip() -> None:
         (f"[{n}]", [h for h, _ in found] if len(found) == 1 else []) for n, _, found in listed
     ]
     assert chip_links(html) == one_link
-    links = {label: found for _, label, found in listed}
-    assert links == {
-        "Web": [("https://e.example/a?b=1&c=2", "Open page")],
-        "Tax_Reference": [("https://irs.example/p590", "Open document")],
-        "Card_Document": [],  # url null: nothing to open
-        "Mortgage_Reference": [("https://cfpb.example/x", "Open document")],
-        "AAPL": [],
-        "Analysis": [],
-        "Account": [(f"/accounts/{ACCOUNT_A}", "Open account")],
-        "Accounts": [
-            (f"/accounts/{ACCOUNT_A}", "Open account (1 of 2)"),
-            (f"/accounts/{ACCOUNT_B}", "Open account (2 of 2)"),
-        ],
-        "Portfolio": [],
-        "Old page": [("https://legacy.example/page", "Open page")],
-        "javascript:alert(1)": [],
+    # The list links what `resolve_citation` resolves (tests/citations), with the view's words.
+    resolved = [resolve_citation(Citation.model_validate(c)) for c in cited]
+    assert [(label, [h for h, _ in found]) for _, label, found in listed] == [
+        (r.label, [link.href for link in r.links]) for r in resolved
+    ]
+    texts = {label: [text for _, text in found] for _, label, found in listed if found}
+    assert texts == {
+        **{label: ["Open page"] for label in ("Web", "Old page")},
+        **{label: ["Open document"] for label in ("Tax_Reference", "Mortgage_Reference")},
+        "Account": ["Open account"],
+        "Accounts": ["Open account (1 of 2)", "Open account (2 of 2)"],
     }
 
 
@@ -216,8 +173,6 @@ def test_web_url_else_silvia_web_url_makes_account_links_absolute(
     # "": the app's own paths
     assert chip_links(turn_html(turn, web_url="")) == [("[1]", [relative])]
     assert f"[Open account]({relative})" in turn_markdown(turn, web_url="")
-    with pytest.raises(ConfigurationError, match="web_url"):
-        turn_html(turn, web_url="javascript:alert(1)")
     monkeypatch.setenv("SILVIA_WEB_URL", "app.example")
     with pytest.raises(ConfigurationError, match="SILVIA_WEB_URL"):
         turn_markdown(turn)
@@ -272,9 +227,11 @@ def test_the_hooks_are_the_display_functions_and_a_citation_shows_label_links_an
     assert turn._repr_html_() == turn_html(turn)
     assert session._repr_html_() == session_html(session)
     assert session.messages[0]._repr_html_() == message_html(session.messages[0])
-    assert turn.inline_citations[0]._repr_html_() == citation_html(turn.inline_citations[0])
-    for shown in (turn, session, session.messages[0], turn.citations[0]):
+    for shown in (turn, session, session.messages[0]):
         assert isinstance(shown._repr_markdown_(), str)
+    # Public for the `silvia` command and anyone showing server text (tests/test_text.py).
+    assert display.strip_bidi_controls is _text.strip_bidi_controls
+    assert "strip_bidi_controls" in display.__all__
 
 
 # No provider ------------------------------------------------------------------------------
