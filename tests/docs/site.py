@@ -8,21 +8,13 @@
         pages["/streaming/?q=word"].report  # what the probe saw: errors, links, ids, results
         server.missing                      # every path it answered 404
 
-The site is served over http, not file://, because its search runs in a web
-worker, which Chromium does not start for a file:// page. Every HTML page is served
-with `PROBE` as the first script of its `<head>`, so it sees everything the page
-does: it records console errors, uncaught errors, unhandled rejections and every
-element that failed to load; once the page has loaded (and, given `?q=WORD`, once
-the search has answered) it writes what it found into the DOM, where `load` reads it.
-`load` starts one Chromium for all the pages it is given (a launch costs seconds): a
-page of its own (`PAGES`, not probed) opens each in turn in a same-origin frame and
-collects the frames' reports into its DOM.
-
-Chromium runs in virtual time (tests/browser.py), which does not wait for a
-worker: so the probe waits for the search by fetching `/__tick`, which the server
-answers after a few real milliseconds. A pending fetch holds virtual time, so the
-worker gets real time to build its index. Every host but 127.0.0.1 resolves to
-nothing, so a page that asked for anything remote would show an error.
+Served over http: the search runs in a web worker, which file:// does not start.
+Each HTML page gets `PROBE` first in its `<head>`: it records console errors, uncaught
+errors and failed loads and, once loaded (and searched, given `?q=WORD`), writes its
+report into the DOM. `load` opens the pages in turn in a frame of one page (`PAGES`),
+in one launch. Chromium's virtual time does not wait for a worker, so while the search
+runs the probe fetches `/__tick`, which the server answers after a few real
+milliseconds. Every host but 127.0.0.1 resolves to nothing.
 """
 
 from __future__ import annotations

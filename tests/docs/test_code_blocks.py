@@ -112,28 +112,3 @@ def test_the_references_overview_names_every_public_name() -> None:
     ):
         missing = sorted(set(module.__all__) - named)
         assert not missing, f"docs/reference.md's overview does not name {missing}"
-
-
-@pytest.mark.parametrize("scenario", ["pooling", "checkpoint-fresh-write", "demo"])
-def test_the_quickstart_numbers_each_source_once(
-    scenario: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # A pooled source is cited by two summary rows: it is still one numbered source,
-    # shown with its final target, as `silvia chat` and the notebooks show it.
-    quickstart = section(README, "quickstart")
-    block = next(block for block in RUNNABLE if block.page == README and block.code in quickstart)
-    server = ReferenceServer(token=TOKEN, default_scenario=scenario)
-    with server.serve_loopback() as url:
-        monkeypatch.setenv("SILVIA_BASE_URL", url)
-        monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
-        exec(compile(block.code, block.name, "exec"), {"__name__": "__docs__"})
-    listed = [row for row in capsys.readouterr().out.splitlines() if row.startswith("[")]
-    expected = server.expected_turn(scenario)
-    final = {str(c["source"]): c.get("target") for c in expected.citations}
-    sources = list(dict.fromkeys(str(c["source"]) for c in expected.inline_citations))
-    assert len(listed) == len(sources)
-    for number, (row, source) in enumerate(zip(listed, sources, strict=True), start=1):
-        target = final[source]
-        kind = target["kind"] if isinstance(target, dict) else "untyped"
-        assert row.startswith(f"[{number}] ")
-        assert f"({kind})" in row
