@@ -1,13 +1,9 @@
 """`examples/relay_fastapi.py` under uvicorn on 127.0.0.1, before a reference server on loopback.
 
-The app runs as a user runs it (`uvicorn relay_fastapi:app`, a subprocess, with
-`SILVIA_BASE_URL` and `SILVIA_TOKEN` pointing at the reference server), on a
-socket the test binds and hands over (`--fd`). Every byte it sends its own
-client is checked: no `provider` key at any depth of any JSON, and no vendor's
-name as a provider's value, while the upstream turns cite accounts with their
-providers. A browser that leaves mid-stream closes the turn's stream upstream:
-the reference server's log line for a request is written only when its answer
-ends, and a stalled scenario's answer ends only when the client closes it.
+Run as a user runs it (a subprocess, `SILVIA_BASE_URL` and `SILVIA_TOKEN` set), on a
+socket the test hands over (`--fd`). No byte it sends its client names a provider (no
+`provider` key in any JSON, no vendor's name), though upstream cites them; a client that
+leaves mid-stream closes the upstream stream.
 """
 
 from __future__ import annotations
