@@ -1,11 +1,8 @@
-"""A tiny DOM, parsed with `html.parser`, so tests assert structure rather than substrings.
+"""A tiny DOM, parsed with `html.parser`, so tests assert structure rather than substrings,
+and what a reader sees in an HTML view read off it: the answer, its chips, the sources.
 
-Then what a reader sees in an HTML view, read off it: the answer's text, its chips,
-the sources list (which elements exist, their text and attributes, as a browser
-reads them). And `READERS`, the Markdown readers the Markdown views are read with:
-python-markdown is looser than CommonMark (a quote in a link destination starts a
-title there); markdown-it follows CommonMark, as Jupyter's reader does. Both allow
-raw HTML, as a notebook does, so the views' own `<sup>` chips work.
+`READERS`: python-markdown (looser than CommonMark: a quote in a link destination starts a
+title) and markdown-it (CommonMark, as Jupyter), both passing raw HTML as a notebook does.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """The notebook views in a real browser: hostile server strings run no script, make no bad link.
 
-Every server-controlled field (answer text, source, title, cited_text, URL, ticker,
-account id, session title, role, error message) holds each payload of `TEMPLATES`.
-Each view of each payload (HTML, and Markdown read by python-markdown and by
-markdown-it) is a `<section>` of one page that headless Chromium loads. A payload
-that ran would set `document.title` and `window.__silvia_pwned` to its number. The
-page reports what the browser made of every section: its elements, attributes, text
-and links; each view must have the links the HTML view has, and no bidi control.
+Each payload of `TEMPLATES`, in every server-controlled field, shown by every view (HTML,
+and Markdown read by python-markdown and markdown-it), is a `<section>` of one page that
+headless Chromium loads: no payload runs (it would mark the page with its number), every
+view has the HTML view's links, elements and attributes only of the views', no bidi control.
 """
 
 from __future__ import annotations

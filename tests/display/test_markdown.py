@@ -1,9 +1,7 @@
 """The Markdown views: server text escaped, numbering and links as in the HTML views.
 
-The escaping is checked two ways. `read_back` undoes exactly the escapes a
-CommonMark reader undoes, and fails on any character that reader could take as
-syntax. And two real readers, python-markdown and markdown-it (`_dom.READERS`),
-turn the views into HTML, whose links must be the links the HTML views have.
+`read_back` undoes exactly the escapes a CommonMark reader undoes and fails on anything it
+could read as syntax; two real readers (`_dom.READERS`) must find the HTML views' links.
 """
 
 from __future__ import annotations

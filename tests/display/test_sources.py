@@ -1,10 +1,7 @@
 """Placing the marks (`marked_rows`, `marked_segments`), and the sources list, at any size.
 
-The plain rule is the one `marked_rows` had before it kept a set of the numbers
-marked at an offset: each new mark there checked every mark already placed
-(quadratic when many citations share one offset). `_plain_marked_rows` keeps it,
-and the marks are held to it. The sources list reads each row once (issue 20,
-finding 6): each source's item is given its own rows, not every row of the turn.
+The marks are held to the plain rule (`_plain_marked_rows`, quadratic when many citations
+share an offset); each source's item reads only its own rows (issue 20, finding 6).
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """The views in headless Chromium, at 1200 and 400 px: under each theme signal, and exported.
 
-Each case is a page in a frame of one host page, so that one launch measures them all
-(a second, with `--force-dark-mode`, a system that prefers dark). A theme (`HOSTS`)
-holds every view (a three-turn session, a turn citing all its rows, a hostile turn)
-in a 1200 px and a 400 px column, folds open: nothing reaches past its column or is
-clipped, every text has a contrast of at least 4.5:1 (`themes_probe.js`). Exported by
-nbconvert (lab and classic), the turn, a message and the session, in frames 1200 and
-400 px wide: the session folded and at most 800 px tall at 1200 px, no key wrapped
-inside a word, nothing scrolls sideways (`export_probe.js`). Screenshots and measures
-go to `tests/artifacts/` (git-ignored).
+One launch measures every case, each a page in a frame (a second launch: a system that
+prefers dark). Under each theme (`HOSTS`), nothing reaches past its column or is clipped
+and every text has a contrast of at least 4.5:1 (`themes_probe.js`); exported by
+nbconvert, the session is folded and short, no key wraps inside a word and nothing
+scrolls sideways (`export_probe.js`). Screenshots go to `tests/artifacts/` (git-ignored).
 """
 
 from __future__ import annotations
