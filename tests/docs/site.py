@@ -5,7 +5,7 @@
     site = build_site(tmp_dir)              # `mkdocs build --strict`, as CI runs it
     with SiteServer(site) as server:        # http://127.0.0.1:<port>/
         pages = load(chromium, server, ["/", "/streaming/?q=word"])
-        pages["/streaming/?q=word"].report  # what the probe saw: errors, links, ids, results
+        pages["/streaming/?q=word"]  # what the probe saw: errors, links, ids, results
         server.missing                      # every path it answered 404
 
 Served over http: the search runs in a web worker, which file:// does not start.
@@ -26,7 +26,6 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -217,15 +216,7 @@ def probed(page: bytes) -> bytes:
     return page[: head.end()] + script + page[head.end() :]
 
 
-@dataclass(frozen=True)
-class LoadedPage:
-    """What the probe reported from one page."""
-
-    url: str
-    report: dict[str, Any]
-
-
-def load(chromium: Chromium, server: SiteServer, paths: list[str]) -> dict[str, LoadedPage]:
+def load(chromium: Chromium, server: SiteServer, paths: list[str]) -> dict[str, Any]:
     """Each of `paths` (with a query, if any) loaded from `server` in one headless Chromium,
     offline but for 127.0.0.1: the probe's report of each, by path."""
     server.pages = DRIVER.replace("URLS", json.dumps(paths)).encode("utf-8")
@@ -235,4 +226,4 @@ def load(chromium: Chromium, server: SiteServer, paths: list[str]) -> dict[str, 
     reports = read_report(Page(dom.decode("utf-8", "replace"), ()))
     missing = [path for path in paths if path not in reports]
     assert not missing, f"no report from {missing}"
-    return {path: LoadedPage(server.origin + path, reports[path]) for path in paths}
+    return {path: reports[path] for path in paths}

@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
@@ -25,7 +26,7 @@ import silvia_client.testing
 
 from ..browser import Chromium
 from .pages import nav_pages
-from .site import LoadedPage, SiteServer, load
+from .site import SiteServer, load
 
 pytestmark = pytest.mark.browser
 
@@ -103,7 +104,7 @@ def words(built_site: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def loaded(chromium: Chromium, server: SiteServer, words: dict[str, str]) -> dict[str, LoadedPage]:
+def loaded(chromium: Chromium, server: SiteServer, words: dict[str, str]) -> dict[str, Any]:
     """Every page, loaded once (with its search word, when it has one), and `SELF_TEST`."""
     queried = {path: path + (f"?q={words[path]}" if path in words else "") for path in site_paths()}
     queried[SELF_TEST_PATH] = SELF_TEST_PATH
@@ -112,26 +113,26 @@ def loaded(chromium: Chromium, server: SiteServer, words: dict[str, str]) -> dic
 
 
 def test_every_page_loads_without_a_console_error_or_a_missing_file(
-    loaded: dict[str, LoadedPage], server: SiteServer
+    loaded: dict[str, Any], server: SiteServer
 ) -> None:
     for path, page in loaded.items():
-        assert page.report["title"], path
-        assert path == SELF_TEST_PATH or page.report["errors"] == [], path
+        assert page["title"], path
+        assert path == SELF_TEST_PATH or page["errors"] == [], path
     assert any(r.startswith("/search/search_index.json") for r in server.requests)
     assert server.missing == ["/no-such-image.png"]  # SELF_TEST's, below
     # The checks pass on an empty report too: the probe must see what it is for.
-    errors = loaded[SELF_TEST_PATH].report["errors"]
+    errors = loaded[SELF_TEST_PATH]["errors"]
     assert "boom" in errors
     assert any("no-such-image.png" in error for error in errors)
     assert any("fonts.example.com" in error for error in errors)
-    assert loaded[SELF_TEST_PATH].report["links"] == [server.origin + "/streaming/"]
+    assert loaded[SELF_TEST_PATH]["links"] == [server.origin + "/streaming/"]
 
 
-def test_every_internal_link_resolves(loaded: dict[str, LoadedPage], server: SiteServer) -> None:
+def test_every_internal_link_resolves(loaded: dict[str, Any], server: SiteServer) -> None:
     checked = 0
     ids_of: dict[Path, set[str]] = {}  # each page's ids, read once (the reference is large)
     for path, page in loaded.items():
-        for href in page.report["links"]:
+        for href in page["links"]:
             link = urlsplit(href)
             if f"{link.scheme}://{link.netloc}" != server.origin:
                 continue  # another site: a link, never something the page loads (below)
@@ -149,14 +150,14 @@ def test_every_internal_link_resolves(loaded: dict[str, LoadedPage], server: Sit
 
 
 def test_the_search_finds_each_page_by_a_word_on_it(
-    loaded: dict[str, LoadedPage], words: dict[str, str]
+    loaded: dict[str, Any], words: dict[str, str]
 ) -> None:
     searched = 0
     for path, page in loaded.items():
         if path not in words:
             continue  # a stub with no word of its own (every word it has is on many pages)
-        found = {urlsplit(href).path for href in page.report["results"]}
-        assert path in found, f"searching {words[path]!r}: {page.report['meta']}, {found}"
+        found = {urlsplit(href).path for href in page["results"]}
+        assert path in found, f"searching {words[path]!r}: {page['meta']}, {found}"
         searched += 1
     topics = ("/", "/streaming/", "/sessions/", "/citations/", "/errors/", "/configuration/")
     assert set(topics) | {"/testing/", "/reference/"} <= set(words)
@@ -164,11 +165,11 @@ def test_the_search_finds_each_page_by_a_word_on_it(
 
 
 def test_the_reference_lists_every_public_name_and_anchors_the_entry_points(
-    loaded: dict[str, LoadedPage],
+    loaded: dict[str, Any],
 ) -> None:
     pages = [page for path, page in loaded.items() if path.startswith("/reference/")]
     assert len(pages) >= 8, "one page per public module"
-    ids = {id_ for page in pages for id_ in page.report["ids"]}
+    ids = {id_ for page in pages for id_ in page["ids"]}
     missing = []
     for module in (silvia_client, silvia_client.testing, silvia_client.qa, silvia_client.display):
         prefix = module.__name__
