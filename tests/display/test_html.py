@@ -7,6 +7,7 @@ page, in every view and field, is `test_browser.py`'s hostile corpus, in Chromiu
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -101,7 +102,6 @@ def test_live_and_reload_list_the_same_sources_and_the_numbers_match_the_chips()
             assert chips(reloaded_html) == [], scenario  # history rows carry no offsets
             assert len(sources(html)) == len(turn.sources), scenario
             numbered = numbered_sources(turn.inline_citations, turn.citations)
-            assert [s.number for s in numbered] == list(range(1, len(numbered) + 1)), scenario
             # The list links each source by its final word (`target_for`), the server's
             # checkpoints and pooling included.
             assert [[h for h, _ in links] for _, _, links in sources(html)] == [
@@ -194,10 +194,7 @@ def test_base_url_is_a_deprecated_alias_of_web_url() -> None:
         with pytest.warns(DeprecationWarning, match="pass web_url=") as caught:
             old = view(shown, base_url=WEB_URL)
         assert old == view(shown, web_url=WEB_URL), view
-        assert f"{WEB_URL}/accounts/{ACCOUNT_A}" in str(old), view
         assert [w.filename for w in caught] == [__file__], view  # one, at the caller's line
-        with pytest.raises(TypeError, match="web_url= only"):
-            view(shown, web_url=WEB_URL, base_url=WEB_URL)
     citation = Citation.model_validate(row("s", "Checking", account()))
     [shown] = numbered_sources([], [citation], web_url=WEB_URL)
     assert shown.resolved.href == f"{WEB_URL}/accounts/{ACCOUNT_A}"
@@ -224,11 +221,14 @@ def test_the_hooks_are_the_display_functions_and_a_citation_shows_label_links_an
     session = build_session(
         [{"id": "m", "role": "assistant", "content": "x", "citations": [row("s", "T")]}]
     )
-    assert turn._repr_html_() == turn_html(turn)
-    assert session._repr_html_() == session_html(session)
-    assert session.messages[0]._repr_html_() == message_html(session.messages[0])
-    for shown in (turn, session, session.messages[0]):
-        assert isinstance(shown._repr_markdown_(), str)
+    hooked: list[tuple[Any, Callable[..., str], Callable[..., str]]] = [
+        (turn, turn_html, turn_markdown),
+        (session, session_html, session_markdown),
+        (session.messages[0], message_html, message_markdown),
+    ]
+    for value, html_view, markdown_view in hooked:
+        assert value._repr_html_() == html_view(value)
+        assert value._repr_markdown_() == markdown_view(value)
     # Public for the `silvia` command and anyone showing server text (tests/test_text.py).
     assert display.strip_bidi_controls is _text.strip_bidi_controls
     assert "strip_bidi_controls" in display.__all__
