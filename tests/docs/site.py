@@ -28,7 +28,6 @@ import threading
 import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from ..browser import LAUNCH_TIMEOUT, OFFLINE, REPORT_ID, Chromium, Page, read_report
@@ -69,7 +68,6 @@ PROBE = (
     out.id = "REPORT_ID";
     out.textContent = JSON.stringify({
       errors,
-      ticks,
       results: results(),
       meta: meta().trim(),
       links: [...document.querySelectorAll("a[href]")].map((a) => a.href),
@@ -155,7 +153,9 @@ class SiteServer:
                     self.send_response(204)
                     self.end_headers()
                     return
-                page = pages.get(path) or served.html(path)
+                file = served.file(path)
+                html = file.read_bytes() if file is not None and file.suffix == ".html" else None
+                page = pages.get(path) or html
                 if page is None and path != PAGES:
                     super().do_GET()
                     return
@@ -179,11 +179,6 @@ class SiteServer:
         self.origin = f"http://127.0.0.1:{self._server.server_address[1]}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
-    def html(self, path: str) -> bytes | None:
-        """The bytes of the HTML page at URL path `path`, or None when it is not one."""
-        file = self.file(path)
-        return file.read_bytes() if file is not None and file.suffix == ".html" else None
-
     def file(self, path: str) -> Path | None:
         """The file the URL path `path` names in the site (a directory: its index.html)."""
         target = (self.site / path.lstrip("/")).resolve()
@@ -197,12 +192,7 @@ class SiteServer:
         self._thread.start()
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=10)

@@ -1,9 +1,6 @@
 """The code of the README and of every docs/ page runs, as a reader would run it.
 
-The markers are described in `pages.py`: a `<!-- runnable -->` block is executed
-against the reference server on 127.0.0.1, a `<!-- pytest: PATH -->` block runs
-under pytest with the package's plugin, and every other ```python block compiles.
-A page added to docs/ is picked up by its file name, with nothing to register.
+What each marker asks is in `pages.py`; a page added to docs/ is found by its file name.
 """
 
 from __future__ import annotations
