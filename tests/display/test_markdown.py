@@ -12,12 +12,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from silvia_client.citations import Citation, is_http_url
-from silvia_client.display import (
-    citation_markdown,
-    session_markdown,
-    turn_html,
-    turn_markdown,
-)
+from silvia_client.display import citation_markdown, session_markdown, turn_html, turn_markdown
 
 from ..citations.strategies import PROPERTY
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web

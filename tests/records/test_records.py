@@ -138,9 +138,7 @@ def test_a_session_gives_each_messages_rows_with_its_id_role_and_time() -> None:
         max_size=8,
     )
 )
-def test_every_row_gives_one_record_whatever_the_turn(
-    items: list[tuple[str, bool, str]],
-) -> None:
+def test_every_row_gives_one_record_whatever_the_turn(items: list[tuple[str, bool, str]]) -> None:
     pieces: list[str | dict[str, Any]] = []
     for source, typed, text in items:
         pieces.append(text)
