@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -99,22 +100,8 @@ def views(number: int, p: str, web_url: str) -> Iterator[tuple[str, str, str]]:
             yield f"{family} markdown, {name}", family, reader(markdown)
 
 
-# What the page reports: per section, what the browser built from it.
-PROBE = """(() => ({
-  title: document.title,
-  pwned: window.__silvia_pwned ?? null,
-  top: [...document.body.children].map((e) => e.id),
-  sections: [...document.querySelectorAll('section[data-case]')].map((s) => ({
-    id: s.id,
-    tags: [...new Set([...s.querySelectorAll('*')].map((e) => e.localName))],
-    attributes: [...new Set([...s.querySelectorAll('*')].flatMap((e) => e.getAttributeNames()))],
-    links: [...s.querySelectorAll('a, area')].map((a) => ({
-      raw: a.getAttribute('href'), protocol: a.protocol, origin: a.origin, path: a.pathname,
-      text: a.textContent,
-    })),
-    text: s.textContent,
-  })),
-}))()"""
+# What the page reports: per section, what the browser built from it (beside this file).
+PROBE = (Path(__file__).parent / "views_probe.js").read_text(encoding="utf-8")
 
 # The views' own elements and attributes, and a reader's (python-markdown, markdown-it).
 TAGS = {"div", "p", "h3", "h4", "strong", "em", "sup", "a", "ol", "li", "span", "br", "q"}

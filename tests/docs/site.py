@@ -33,82 +33,28 @@ from typing import Any
 from ..browser import LAUNCH_TIMEOUT, OFFLINE, REPORT_ID, Chromium, Page, read_report
 
 ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).parent
 TICK = "/__tick"
 TICK_SECONDS = 0.02  # real time per tick: how finely the probe polls the search
 MAX_TICKS = 5000  # a guard against a search that never answers, not a bound on speed
 PAGES = "/__pages"
 SECONDS_A_PAGE = 60  # a guard against a hung browser, as LAUNCH_TIMEOUT is for one page
 
+# The probe every HTML page runs first (`probed`), and the page that opens the pages in turn
+# and collects their reports (`load`), beside this file.
 PROBE = (
-    """
-(() => {
-  const errors = [];
-  const original = console.error.bind(console);
-  console.error = (...args) => { errors.push(args.map(String).join(" ")); original(...args); };
-  window.addEventListener("error", (event) => {
-    const t = event.target;
-    const what = t && t !== window ? t.src || t.href || t.tagName : "";
-    errors.push(event.message || "could not load " + what);
-  }, true);
-  window.addEventListener("unhandledrejection", (event) => {
-    errors.push("unhandled rejection: " + event.reason);
-  });
-  const query = new URLSearchParams(location.search).get("q");
-  const results = () =>
-    [...document.querySelectorAll(".md-search-result__item a")].map((a) => a.href);
-  const meta = () =>
-    (document.querySelector(".md-search-result__meta") || {}).textContent || "";
-  async function report() {
-    let ticks = 0;
-    while (query && !results().length && !/no matching/i.test(meta()) && ticks < MAX_TICKS) {
-      await fetch("TICK");
-      ticks += 1;
-    }
-    const out = document.createElement("pre");
-    out.id = "REPORT_ID";
-    out.textContent = JSON.stringify({
-      errors,
-      results: results(),
-      meta: meta().trim(),
-      links: [...document.querySelectorAll("a[href]")].map((a) => a.href),
-      ids: [...document.querySelectorAll("[id]")].map((e) => e.id),
-      title: document.title,
-    });
-    document.documentElement.appendChild(out);
-  }
-  window.addEventListener("load", () => setTimeout(report, 200));
-})();
-""".replace("MAX_TICKS", str(MAX_TICKS))
+    (HERE / "site_probe.js")
+    .read_text(encoding="utf-8")
+    .replace("MAX_TICKS", str(MAX_TICKS))
     .replace("TICK", TICK)
     .replace("REPORT_ID", REPORT_ID)
 )
-
-
-# Opens each of URLS in a frame, one after another, and writes their reports, by URL.
-DRIVER = """<!doctype html><html><head><title>pages</title><link rel="icon" href="data:,">
-</head><body><script>
-async function run() {
-  const reports = {};
-  for (const url of URLS) {
-    const frame = document.createElement("iframe");
-    frame.style.width = "1200px";
-    frame.style.height = "900px";
-    frame.src = url;
-    document.body.appendChild(frame);
-    for (let waited = 0; waited < MAX_WAITS; waited += 1) {
-      const out = frame.contentDocument && frame.contentDocument.getElementById("REPORT_ID");
-      if (out) { reports[url] = JSON.parse(out.textContent); break; }
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    frame.remove();
-  }
-  const out = document.createElement("pre");
-  out.id = "REPORT_ID";
-  out.textContent = JSON.stringify(reports);
-  document.documentElement.appendChild(out);
-}
-window.addEventListener("load", run);
-</script></body></html>""".replace("REPORT_ID", REPORT_ID).replace("MAX_WAITS", str(MAX_TICKS))
+DRIVER = (
+    (HERE / "site_pages.html")
+    .read_text(encoding="utf-8")
+    .replace("REPORT_ID", REPORT_ID)
+    .replace("MAX_WAITS", str(MAX_TICKS))
+)
 
 
 def build_site(site_dir: Path) -> Path:
