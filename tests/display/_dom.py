@@ -15,6 +15,9 @@ import markdown
 from markdown_it import MarkdownIt
 
 VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "wbr"})
+# The views' own elements, and a Markdown reader's: any other element came from the server.
+VIEW_TAGS = {"div", "p", "h3", "h4", "strong", "em", "sup", "a", "ol", "li", "span", "br", "q"}
+VIEW_TAGS |= {"blockquote", "style", "details", "summary", "dl", "dt", "dd"}  # folds; key/values
 
 
 @dataclass
@@ -117,11 +120,6 @@ def chips(html: str) -> list[tuple[int, str]]:
             assert "silvia-chip" in (child.attrs["class"] or "")
             out.append((offset, child.text))
     return out
-
-
-def answer_text(html: str) -> str:
-    """The answer's text without its chips (a `<br>` is followed by the newline it stands for)."""
-    return "".join(c for c in answer(html).children if isinstance(c, str))
 
 
 def chip_links(html: str) -> list[tuple[str, list[str | None]]]:

@@ -21,7 +21,7 @@ from silvia_client.display import session_html, session_markdown, turn_html, tur
 
 from ..browser import Chromium, read_report, report_script
 from ._build import ACCOUNT_A, accounts, build_session, build_turn, row, web
-from ._dom import READERS
+from ._dom import READERS, VIEW_TAGS
 
 pytestmark = pytest.mark.browser
 
@@ -103,10 +103,7 @@ def views(number: int, p: str, web_url: str) -> Iterator[tuple[str, str, str]]:
 # What the page reports: per section, what the browser built from it (beside this file).
 PROBE = (Path(__file__).parent / "views_probe.js").read_text(encoding="utf-8")
 
-# The views' own elements and attributes, and a reader's (python-markdown, markdown-it).
-TAGS = {"div", "p", "h3", "h4", "strong", "em", "sup", "a", "ol", "li", "span", "br", "q"}
-TAGS |= {"blockquote", "style", "details", "summary", "dl", "dt", "dd"}  # folds; key/values
-# `style` only on the glance's bar segments (`flex-grow:N`, tests/display/test_views.py).
+# The views' own attributes, and a reader's: `style` only on the glance's bar (test_views.py).
 ATTRIBUTES = {"class", "href", "target", "rel", "title", "value", "start", "style", "aria-hidden"}
 
 
@@ -149,7 +146,7 @@ def test_no_payload_ran_broke_the_page_or_made_a_link_other_than_the_html_views(
     html_links: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
     for section in loaded["sections"]:
         name, family, web_url, _ = cases[section["id"]]
-        assert set(section["tags"]) <= TAGS, name
+        assert set(section["tags"]) <= VIEW_TAGS, name
         assert set(section["attributes"]) <= ATTRIBUTES, name
         assert not BIDI_CONTROLS & set(section["text"]), name
         for link in section["links"]:

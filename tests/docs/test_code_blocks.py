@@ -39,10 +39,6 @@ def source_links(citation):
 pytest_plugins = ["pytester"]
 
 
-def ids(found: list[Block]) -> list[str]:
-    return [block.name for block in found]
-
-
 def test_every_block_is_found_and_compiles_and_the_topics_have_runnable_ones() -> None:
     # A fence the pattern misses (say, ```py) would silently go untested.
     for page in PAGES:
@@ -64,7 +60,7 @@ def server_url() -> Iterator[str]:
         yield url
 
 
-@pytest.mark.parametrize("block", RUNNABLE, ids=ids(RUNNABLE))
+@pytest.mark.parametrize("block", RUNNABLE, ids=[block.name for block in RUNNABLE])
 def test_runnable_blocks_run(
     block: Block,
     server_url: str,
@@ -80,7 +76,7 @@ def test_runnable_blocks_run(
         assert secret not in out + err
 
 
-@pytest.mark.parametrize("block", PYTEST, ids=ids(PYTEST))
+@pytest.mark.parametrize("block", PYTEST, ids=[block.name for block in PYTEST])
 def test_the_pytest_examples_pass_under_pytest(block: Block, pytester: pytest.Pytester) -> None:
     path = str(block.pytest_path)
     assert path in CODE_UNDER_TEST, f"{block.name}: give {path} a stand-in in CODE_UNDER_TEST"

@@ -62,12 +62,6 @@ SELF_TEST = b"""<!doctype html><html><head><title>probe</title><link rel="icon" 
 <a href="/streaming/">a link</a></body></html>"""
 
 
-def site_paths() -> list[str]:
-    """The URL path of every page in mkdocs.yml's navigation, in its order."""
-    names = [page.removesuffix(".md") for page in nav_pages()]
-    return ["/" if name == "index" else f"/{name}/" for name in names]
-
-
 def search_words(site: Path) -> dict[str, str]:
     """For each page, a word on it that is on as few other pages as possible.
 
@@ -105,8 +99,11 @@ def words(built_site: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def loaded(chromium: Chromium, server: SiteServer, words: dict[str, str]) -> dict[str, Any]:
-    """Every page, loaded once (with its search word, when it has one), and `SELF_TEST`."""
-    queried = {path: path + (f"?q={words[path]}" if path in words else "") for path in site_paths()}
+    """Every page of the navigation, loaded once (with its search word, if it has one), and
+    `SELF_TEST`."""
+    names = [page.removesuffix(".md") for page in nav_pages()]
+    paths = ["/" if name == "index" else f"/{name}/" for name in names]
+    queried = {path: path + (f"?q={words[path]}" if path in words else "") for path in paths}
     queried[SELF_TEST_PATH] = SELF_TEST_PATH
     pages = load(chromium, server, list(queried.values()))
     return {path: pages[query] for path, query in queried.items()}

@@ -169,7 +169,6 @@ def test_the_tour_runs_as_saved_outside_the_repository_its_live_cell_updated_in_
     [index] = [i for i, c in cells if c.cell_type == "code" and "display.live(" in c.source]
     monkeypatch.setenv("JUPYTER_PATH", str(CHECKER._kernel_dir(tmp_path)))
     monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
-    monkeypatch.delenv("SILVIA_WEB_URL", raising=False)
     client = Counting(
         notebook,
         timeout=CHECKER.TIMEOUT,

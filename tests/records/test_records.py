@@ -235,8 +235,7 @@ def test_a_turn_round_trips_through_json_loads() -> None:
         assert value.to_json(indent=4).splitlines()[1].startswith('    "type"')
         assert "\n" not in value.to_json(indent=None)
     failed = json.loads(build_turn("Half", error="overloaded", done=False).to_json())
-    assert failed["complete"] is False
-    assert failed["request_id"] is None
+    assert (failed["complete"], failed["request_id"]) == (False, None)
     assert failed["error"] == {"message": "overloaded", "type": "api_error"}
     assert failed["timings"] == {"first_byte": None, "first_text": None, "done": None}
 
