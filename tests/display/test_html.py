@@ -35,8 +35,6 @@ WEB_URL = "https://app.example"
 CHECKING = row("silvia://your-account/checking", "Checking", account())
 CARDS = "silvia://your-account/credit-card"
 
-# Escaping ---------------------------------------------------------------------------------
-
 
 def test_server_text_in_every_field_of_a_turn_and_a_session_shows_as_text() -> None:
     for markup in (SCRIPT, "<b>b</b> & <i>co</i>", "<img src=x onerror=alert(1)>", "&lt;a&gt;"):
@@ -84,9 +82,6 @@ def test_dollar_signs_are_not_math_and_line_breaks_are_kept() -> None:
     assert [c if isinstance(c, str) else c.tag for c in children] == lines
 
 
-# Numbering and chips ----------------------------------------------------------------------
-
-
 def test_live_and_reload_list_the_same_sources_and_the_numbers_match_the_chips() -> None:
     scenarios = ("demo", "pooling", "untyped-ids-then-none", "checkpoint-fresh-write", "search-web")
     with ReferenceServer().client() as client:
@@ -110,8 +105,6 @@ def test_live_and_reload_list_the_same_sources_and_the_numbers_match_the_chips()
                 (c.offset, f"[{numbers[c.source]}]") for c in turn.inline_citations
             ], scenario
 
-
-# Links ------------------------------------------------------------------------------------
 
 TARGETS = {
     "web": web("https://e.example/a?b=1&c=2"),
@@ -229,9 +222,6 @@ def test_the_hooks_are_the_display_functions_and_a_citation_shows_label_links_an
     # Public for the `silvia` command and anyone showing server text (tests/test_text.py).
     assert display.strip_bidi_controls is _text.strip_bidi_controls
     assert "strip_bidi_controls" in display.__all__
-
-
-# No provider ------------------------------------------------------------------------------
 
 
 def test_the_provider_changes_nothing_shown() -> None:
