@@ -1,11 +1,8 @@
-"""A tiny DOM, parsed with `html.parser`, so tests assert structure rather than substrings.
+"""A tiny DOM, parsed with `html.parser`, so tests assert structure rather than substrings,
+and what a reader sees in an HTML view read off it: the answer, its chips, the sources.
 
-Then what a reader sees in an HTML view, read off it: the answer's text, its chips,
-the sources list (which elements exist, their text and attributes, as a browser
-reads them). And `READERS`, the Markdown readers the Markdown views are read with:
-python-markdown is looser than CommonMark (a quote in a link destination starts a
-title there); markdown-it follows CommonMark, as Jupyter's reader does. Both allow
-raw HTML, as a notebook does, so the views' own `<sup>` chips work.
+`READERS`: python-markdown (looser than CommonMark: a quote in a link destination starts a
+title) and markdown-it (CommonMark, as Jupyter), both passing raw HTML as a notebook does.
 """
 
 from __future__ import annotations
@@ -18,6 +15,9 @@ import markdown
 from markdown_it import MarkdownIt
 
 VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "wbr"})
+# The views' own elements, and a Markdown reader's: any other element came from the server.
+VIEW_TAGS = {"div", "p", "h3", "h4", "strong", "em", "sup", "a", "ol", "li", "span", "br", "q"}
+VIEW_TAGS |= {"blockquote", "style", "details", "summary", "dl", "dt", "dd"}  # folds; key/values
 
 
 @dataclass
@@ -120,11 +120,6 @@ def chips(html: str) -> list[tuple[int, str]]:
             assert "silvia-chip" in (child.attrs["class"] or "")
             out.append((offset, child.text))
     return out
-
-
-def answer_text(html: str) -> str:
-    """The answer's text without its chips (a `<br>` is followed by the newline it stands for)."""
-    return "".join(c for c in answer(html).children if isinstance(c, str))
 
 
 def chip_links(html: str) -> list[tuple[str, list[str | None]]]:

@@ -7,11 +7,12 @@ page, in every view and field, is `test_browser.py`'s hostile corpus, in Chromiu
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
-from silvia_client import ConfigurationError
-from silvia_client.citations import Citation
+from silvia_client import ConfigurationError, _text, display
+from silvia_client.citations import Citation, resolve_citation
 from silvia_client.display import (
     citation_html,
     citation_markdown,
@@ -27,21 +28,15 @@ from silvia_client.display._html import KIND_NAMES
 from silvia_client.testing import ReferenceServer
 
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
-from ._dom import answer, answer_text, chip_links, chips, parse, sources
+from ._dom import VIEW_TAGS, answer, chip_links, chips, parse, sources
 
 SCRIPT = '<script>alert("x")</script>'
 WEB_URL = "https://app.example"
 CHECKING = row("silvia://your-account/checking", "Checking", account())
 CARDS = "silvia://your-account/credit-card"
 
-# Escaping ---------------------------------------------------------------------------------
 
-# The views' own elements: anything else in a view came from the server, and must not.
-VIEW_TAGS = {"#root", "div", "p", "sup", "a", "ol", "li", "span", "br", "q", "strong", "style"}
-VIEW_TAGS |= {"details", "summary", "dl", "dt", "dd", "em", "h3"}
-
-
-def test_server_text_in_answers_titles_quotes_and_errors_shows_as_text() -> None:
+def test_server_text_in_every_field_of_a_turn_and_a_session_shows_as_text() -> None:
     for markup in (SCRIPT, "<b>b</b> & <i>co</i>", "<img src=x onerror=alert(1)>", "&lt;a&gt;"):
         turn = build_turn(
             f"Answer {markup} here",
@@ -51,32 +46,31 @@ def test_server_text_in_answers_titles_quotes_and_errors_shows_as_text() -> None
         )
         html = turn_html(turn)
         tree = parse(html)
-        assert tree.tags() <= VIEW_TAGS, markup
-        assert answer_text(html) == f"Answer {markup} here"
+        assert tree.tags() - {"#root"} <= VIEW_TAGS, markup
+        answer_text = "".join(c for c in answer(html).children if isinstance(c, str))
+        assert answer_text == f"Answer {markup} here"  # without its chip
         [(_, label, _)] = sources(html)
         assert label == f"Title {markup}"
         assert tree.find("q", "silvia-quote").text == markup
         assert tree.find("sup", "silvia-chip").attrs["title"] == f"Title {markup}"
         # An incomplete turn says so, with the server's reason.
         assert tree.find("p", "silvia-note").text == f"Incomplete turn: overloaded {markup}."
+        session = build_session(
+            [{"id": "m1", "role": f"assistant {markup}", "content": f"Hi {markup}"}],
+            title=f"Title {markup}",
+        )
+        tree = parse(session_html(session))
+        assert tree.tags() - {"#root"} <= VIEW_TAGS, markup
+        assert tree.find("h3").text == f"Title {markup}"
+        message = tree.find("div", "silvia-message")
+        assert message.find("p", "silvia-role").text == f"assistant {markup}"
+        # The role becomes a class name only as letters, digits and dashes.
+        classes = (message.attrs["class"] or "").split()
+        assert all(part.replace("-", "").isalnum() for part in classes), markup
+        assert message.find("p", "silvia-answer").text == f"Hi {markup}"
     assert parse(turn_html(build_turn("Done."))).find_all("p", "silvia-note") == []
     [note] = parse(turn_html(build_turn("Half", done=False))).find_all("p", "silvia-note")
     assert note.text == "Incomplete turn."
-
-
-def test_markup_in_a_session_title_and_role_shows_as_text() -> None:
-    session = build_session(
-        [{"id": "m1", "role": f"assistant {SCRIPT}", "content": f"Hi {SCRIPT}"}],
-        title=f"Title {SCRIPT}",
-    )
-    tree = parse(session_html(session))
-    assert "script" not in tree.tags()
-    assert tree.find("h3").text == f"Title {SCRIPT}"
-    message = tree.find("div", "silvia-message")
-    assert message.find("p", "silvia-role").text == f"assistant {SCRIPT}"
-    # The role becomes a class name only as letters, digits and dashes.
-    assert all(part.replace("-", "").isalnum() for part in (message.attrs["class"] or "").split())
-    assert message.find("p", "silvia-answer").text == f"Hi {SCRIPT}"
 
 
 def test_dollar_signs_are_not_math_and_line_breaks_are_kept() -> None:
@@ -86,45 +80,6 @@ def test_dollar_signs_are_not_math_and_line_breaks_are_kept() -> None:
     lines = ["$4,210.55 in checking", "br", "\nand $1,599.49 owed"]
     children = answer(turn_html(turn)).children
     assert [c if isinstance(c, str) else c.tag for c in children] == lines
-
-
-# Numbering and chips ----------------------------------------------------------------------
-
-
-def test_sources_are_numbered_by_first_appearance_and_chips_sit_at_their_offsets() -> None:
-    a, b, c, d = (
-        row(f"https://{n}.example/", n.upper(), web(f"https://{n}.example/")) for n in "abcd"
-    )
-    turn = build_turn(
-        "First", b, " second", a, " third", b, " fourth", c, ".", summary=[a, b, c, d]
-    )
-    html = turn_html(turn)
-    # B streamed first, so it is 1, though the summary lists A first; D, only in the
-    # summary, comes last.
-    assert [label for _, label, _ in sources(html)] == ["B", "A", "C", "D"]
-    assert [number for number, _, _ in sources(html)] == ["1", "2", "3", "4"]
-    assert chips(html) == [(5, "[1]"), (12, "[2]"), (18, "[1]"), (25, "[3]")]
-    assert answer_text(html) == turn.text
-
-
-def test_the_list_shows_a_sources_final_word_and_each_chip_its_own_row() -> None:
-    one = row(CARDS, "Cards", target=account(ACCOUNT_A), cited_text="first card")
-    both = row(CARDS, "Cards", target=accounts(ACCOUNT_A, ACCOUNT_B), cited_text="both")
-    summary = [{**one, "target": both["target"]}, both]
-    html = turn_html(build_turn("First", one, " then both", both, ".", summary=summary))
-    # One source, one number; the list shows where it ended: both cards.
-    assert sources(html) == [
-        (
-            "1",
-            "Cards",
-            [
-                (f"/accounts/{ACCOUNT_A}", "Open account (1 of 2)"),
-                (f"/accounts/{ACCOUNT_B}", "Open account (2 of 2)"),
-            ],
-        )
-    ]
-    # The first chip streamed when the server had one card: it opens that card.
-    assert chip_links(html) == [("[1]", [f"/accounts/{ACCOUNT_A}"]), ("[1]", [])]
 
 
 def test_live_and_reload_list_the_same_sources_and_the_numbers_match_the_chips() -> None:
@@ -139,7 +94,6 @@ def test_live_and_reload_list_the_same_sources_and_the_numbers_match_the_chips()
             assert chips(reloaded_html) == [], scenario  # history rows carry no offsets
             assert len(sources(html)) == len(turn.sources), scenario
             numbered = numbered_sources(turn.inline_citations, turn.citations)
-            assert [s.number for s in numbered] == list(range(1, len(numbered) + 1)), scenario
             # The list links each source by its final word (`target_for`), the server's
             # checkpoints and pooling included.
             assert [[h for h, _ in links] for _, _, links in sources(html)] == [
@@ -151,8 +105,6 @@ def test_live_and_reload_list_the_same_sources_and_the_numbers_match_the_chips()
                 (c.offset, f"[{numbers[c.source]}]") for c in turn.inline_citations
             ], scenario
 
-
-# Links ------------------------------------------------------------------------------------
 
 TARGETS = {
     "web": web("https://e.example/a?b=1&c=2"),
@@ -185,22 +137,17 @@ def test_each_kind_has_its_badge_its_links_and_its_chip() -> None:
         (f"[{n}]", [h for h, _ in found] if len(found) == 1 else []) for n, _, found in listed
     ]
     assert chip_links(html) == one_link
-    links = {label: found for _, label, found in listed}
-    assert links == {
-        "Web": [("https://e.example/a?b=1&c=2", "Open page")],
-        "Tax_Reference": [("https://irs.example/p590", "Open document")],
-        "Card_Document": [],  # url null: nothing to open
-        "Mortgage_Reference": [("https://cfpb.example/x", "Open document")],
-        "AAPL": [],
-        "Analysis": [],
-        "Account": [(f"/accounts/{ACCOUNT_A}", "Open account")],
-        "Accounts": [
-            (f"/accounts/{ACCOUNT_A}", "Open account (1 of 2)"),
-            (f"/accounts/{ACCOUNT_B}", "Open account (2 of 2)"),
-        ],
-        "Portfolio": [],
-        "Old page": [("https://legacy.example/page", "Open page")],
-        "javascript:alert(1)": [],
+    # The list links what `resolve_citation` resolves (tests/citations), with the view's words.
+    resolved = [resolve_citation(Citation.model_validate(c)) for c in cited]
+    assert [(label, [h for h, _ in found]) for _, label, found in listed] == [
+        (r.label, [link.href for link in r.links]) for r in resolved
+    ]
+    texts = {label: [text for _, text in found] for _, label, found in listed if found}
+    assert texts == {
+        **{label: ["Open page"] for label in ("Web", "Old page")},
+        **{label: ["Open document"] for label in ("Tax_Reference", "Mortgage_Reference")},
+        "Account": ["Open account"],
+        "Accounts": ["Open account (1 of 2)", "Open account (2 of 2)"],
     }
 
 
@@ -216,8 +163,6 @@ def test_web_url_else_silvia_web_url_makes_account_links_absolute(
     # "": the app's own paths
     assert chip_links(turn_html(turn, web_url="")) == [("[1]", [relative])]
     assert f"[Open account]({relative})" in turn_markdown(turn, web_url="")
-    with pytest.raises(ConfigurationError, match="web_url"):
-        turn_html(turn, web_url="javascript:alert(1)")
     monkeypatch.setenv("SILVIA_WEB_URL", "app.example")
     with pytest.raises(ConfigurationError, match="SILVIA_WEB_URL"):
         turn_markdown(turn)
@@ -239,10 +184,7 @@ def test_base_url_is_a_deprecated_alias_of_web_url() -> None:
         with pytest.warns(DeprecationWarning, match="pass web_url=") as caught:
             old = view(shown, base_url=WEB_URL)
         assert old == view(shown, web_url=WEB_URL), view
-        assert f"{WEB_URL}/accounts/{ACCOUNT_A}" in str(old), view
         assert [w.filename for w in caught] == [__file__], view  # one, at the caller's line
-        with pytest.raises(TypeError, match="web_url= only"):
-            view(shown, web_url=WEB_URL, base_url=WEB_URL)
     citation = Citation.model_validate(row("s", "Checking", account()))
     [shown] = numbered_sources([], [citation], web_url=WEB_URL)
     assert shown.resolved.href == f"{WEB_URL}/accounts/{ACCOUNT_A}"
@@ -269,15 +211,17 @@ def test_the_hooks_are_the_display_functions_and_a_citation_shows_label_links_an
     session = build_session(
         [{"id": "m", "role": "assistant", "content": "x", "citations": [row("s", "T")]}]
     )
-    assert turn._repr_html_() == turn_html(turn)
-    assert session._repr_html_() == session_html(session)
-    assert session.messages[0]._repr_html_() == message_html(session.messages[0])
-    assert turn.inline_citations[0]._repr_html_() == citation_html(turn.inline_citations[0])
-    for shown in (turn, session, session.messages[0], turn.citations[0]):
-        assert isinstance(shown._repr_markdown_(), str)
-
-
-# No provider ------------------------------------------------------------------------------
+    hooked: list[tuple[Any, Callable[..., str], Callable[..., str]]] = [
+        (turn, turn_html, turn_markdown),
+        (session, session_html, session_markdown),
+        (session.messages[0], message_html, message_markdown),
+    ]
+    for value, html_view, markdown_view in hooked:
+        assert value._repr_html_() == html_view(value)
+        assert value._repr_markdown_() == markdown_view(value)
+    # Public for the `silvia` command and anyone showing server text (tests/test_text.py).
+    assert display.strip_bidi_controls is _text.strip_bidi_controls
+    assert "strip_bidi_controls" in display.__all__
 
 
 def test_the_provider_changes_nothing_shown() -> None:

@@ -1,9 +1,7 @@
 """The Markdown views: server text escaped, numbering and links as in the HTML views.
 
-The escaping is checked two ways. `read_back` undoes exactly the escapes a
-CommonMark reader undoes, and fails on any character that reader could take as
-syntax. And two real readers, python-markdown and markdown-it (`_dom.READERS`),
-turn the views into HTML, whose links must be the links the HTML views have.
+`read_back` undoes exactly the escapes a CommonMark reader undoes and fails on anything it
+could read as syntax; two real readers (`_dom.READERS`) must find the HTML views' links.
 """
 
 from __future__ import annotations
@@ -14,12 +12,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from silvia_client.citations import Citation, is_http_url
-from silvia_client.display import (
-    citation_markdown,
-    session_markdown,
-    turn_html,
-    turn_markdown,
-)
+from silvia_client.display import citation_markdown, session_markdown, turn_html, turn_markdown
 
 from ..citations.strategies import PROPERTY
 from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
@@ -80,9 +73,11 @@ def test_the_whole_view_of_a_turn_chips_by_their_own_rows_the_list_by_the_final_
     )
     both = row(cards, "Cards", accounts(ACCOUNT_A, ACCOUNT_B))
     rates = row("https://e.example/a_(b)", "Rates (2024)", web("https://e.example/a_(b)"))
+    later = row("silvia://your-portfolio", "Holdings", {"kind": "portfolio"})
+    # Numbered as first streamed, whatever the summary's order; a source it alone names, last.
     turn = build_turn(
         "You have $10", checking, " and owe $5", row(cards, "Cards", account(ACCOUNT_A)),
-        " on two cards", both, ". See this", rates, ".", summary=[checking, both, rates],
+        " on two cards", both, ". See this", rates, ".", summary=[rates, later, both, checking],
     )  # fmt: skip
     assert turn_markdown(turn) == (
         f"You have \\$10<sup>[\\[1\\]](/accounts/{ACCOUNT_A})</sup>"
@@ -94,7 +89,8 @@ def test_the_whole_view_of_a_turn_chips_by_their_own_rows_the_list_by_the_final_
         "   > balance: 10\n"
         f"2. **Cards** — [Open account \\(1 of 2\\)](/accounts/{ACCOUNT_A}), "
         f"[Open account \\(2 of 2\\)](/accounts/{ACCOUNT_B})\n"
-        "3. **Rates \\(2024\\)** — [Open page](https://e.example/a_%28b%29)"
+        "3. **Rates \\(2024\\)** — [Open page](https://e.example/a_%28b%29)\n"
+        "4. **Holdings**"
     )
 
 

@@ -1,10 +1,7 @@
 """Placing the marks (`marked_rows`, `marked_segments`), and the sources list, at any size.
 
-The plain rule is the one `marked_rows` had before it kept a set of the numbers
-marked at an offset: each new mark there checked every mark already placed
-(quadratic when many citations share one offset). `_plain_marked_rows` keeps it,
-and the marks are held to it. The sources list reads each row once (issue 20,
-finding 6): each source's item is given its own rows, not every row of the turn.
+The marks are held to their rule (`_same`), also where many citations share an offset;
+each source's item is given only its own rows (issue 20, finding 6).
 """
 
 from __future__ import annotations
@@ -25,28 +22,6 @@ from ._build import build_turn, row, web
 from ._dom import chips
 
 
-def _plain_marked_rows(
-    text: str, inline: Sequence[InlineCitation], numbers: dict[str, int]
-) -> list[tuple[str, list[tuple[int, InlineCitation]]]]:
-    placed = sorted(
-        (c for c in inline if c.offset is not None and 0 <= c.offset <= len(text)),
-        key=lambda c: c.offset or 0,
-    )
-    pieces: list[tuple[str, list[tuple[int, InlineCitation]]]] = []
-    start = 0
-    for citation in placed:
-        offset = citation.offset or 0
-        number = numbers[citation.source]
-        if pieces and offset == start:
-            if all(number != marked for marked, _ in pieces[-1][1]):
-                pieces[-1][1].append((number, citation))
-            continue
-        pieces.append((text[start:offset], [(number, citation)]))
-        start = offset
-    pieces.append((text[start:], []))
-    return pieces
-
-
 def _rows(sources_and_offsets: Sequence[tuple[str, int | None]]) -> list[InlineCitation]:
     return [
         InlineCitation.model_validate({"source": source, "title": f"T{i}", "offset": offset})
@@ -57,13 +32,22 @@ def _rows(sources_and_offsets: Sequence[tuple[str, int | None]]) -> list[InlineC
 def _same(
     text: str, inline: Sequence[InlineCitation], numbers: dict[str, int]
 ) -> list[tuple[str, list[tuple[int, InlineCitation]]]]:
-    placed = marked_rows(text, inline, numbers)
-    plain = _plain_marked_rows(text, inline, numbers)
+    """`marked_rows`, held to the rule: the text cut at each placed offset, and there one
+    mark per source, in streamed order, standing for its first row there."""
+    pieces = marked_rows(text, inline, numbers)
+    expected: dict[int, dict[int, InlineCitation]] = {}
+    for cited in sorted(inline, key=lambda c: c.offset or 0):  # stable: streamed order kept
+        if cited.offset is not None and 0 <= cited.offset <= len(text):
+            expected.setdefault(cited.offset, {}).setdefault(numbers[cited.source], cited)
+    assert "".join(piece for piece, _ in pieces) == text
+    assert pieces[-1][1] == []
     # The rows are compared as objects: each mark stands for its source's first row there.
-    assert [(p, [(n, id(r)) for n, r in m]) for p, m in placed] == [
-        (p, [(n, id(r)) for n, r in m]) for p, m in plain
-    ]
-    return plain
+    placed, end = [], 0
+    for piece, marks in pieces[:-1]:
+        end += len(piece)
+        placed.append((end, [(n, id(r)) for n, r in marks]))
+    assert placed == [(at, [(n, id(r)) for n, r in rows.items()]) for at, rows in expected.items()]
+    return pieces
 
 
 def test_many_sources_at_one_offset_give_one_mark_and_one_chip_each_in_streamed_order() -> None:
@@ -123,5 +107,4 @@ def test_marks_are_placed_as_the_plain_rule_places_them(
 ) -> None:
     inline = _rows(marks)
     numbers = number_sources(inline)
-    plain = _same(text, inline, numbers)
-    assert "".join(piece for piece, _ in plain) == text
+    _same(text, inline, numbers)

@@ -1,14 +1,10 @@
 """The views in headless Chromium, at 1200 and 400 px: under each theme signal, and exported.
 
-Each case is a page in a frame of one host page, so that one launch measures them all
-(a second, with `--force-dark-mode`, a system that prefers dark). A theme (`HOSTS`)
-holds every view (a three-turn session, a turn citing all its rows, a hostile turn)
-in a 1200 px and a 400 px column, folds open: nothing reaches past its column or is
-clipped, every text has a contrast of at least 4.5:1 (`themes_probe.js`). Exported by
-nbconvert (lab and classic), the turn, a message and the session, in frames 1200 and
-400 px wide: the session folded and at most 800 px tall at 1200 px, no key wrapped
-inside a word, nothing scrolls sideways (`export_probe.js`). Screenshots and measures
-go to `tests/artifacts/` (git-ignored).
+One launch measures every case, each a page in a frame (a second launch: a system that
+prefers dark). Under each theme (`HOSTS`), nothing reaches past its column or is clipped
+and every text has a contrast of at least 4.5:1 (`themes_probe.js`); exported by
+nbconvert, the session is folded and short, no key wraps inside a word and nothing
+scrolls sideways (`export_probe.js`). Screenshots go to `tests/artifacts/` (git-ignored).
 """
 
 from __future__ import annotations
@@ -22,9 +18,10 @@ from typing import Any
 import pytest
 
 from silvia_client.display import session_html, turn_html
+from silvia_client.testing import ReferenceServer
 
 from ..browser import OFFLINE, Chromium, Page, read_report, report_script
-from ._build import ACCOUNT_A, ACCOUNT_B, account, accounts, build_session, build_turn, row, web
+from ._build import account, build_turn, row, web
 
 pytestmark = pytest.mark.browser
 
@@ -66,35 +63,6 @@ FRAMES_PROBE = (
     "Object.fromEntries([...document.querySelectorAll('iframe')].map((f) => "
     f"[f.dataset.case, f.contentWindow.eval({json.dumps(PROBES)}[f.dataset.probe])]))"
 )
-
-
-def audit_rows() -> list[list[dict[str, Any]]]:
-    """Three answers' rows: SQL rows, market-data quotes (JSON), long quotes, a pooled source."""
-    quote = '{{"symbol": "{}", "c": {}, "d": {}, "dp": {}, "pc": {}}}'
-    rates, irs = "https://bank.example/rates", "https://irs.example/ira-limits"
-    sql, cards = "account_name: {}, balance: {}, account_id: {}", "silvia://your-account/cards"
-    both = "\n".join(
-        sql.format("Card", b, i) for b, i in [(-1312.4, ACCOUNT_A), (-287.09, ACCOUNT_B)]
-    )
-    answers = [
-        [row("silvia://your-account/checking", "Checking", account(),
-             cited_text=sql.format("Checking", 4210.55, ACCOUNT_A)),
-         row(cards, "Credit card", account(ACCOUNT_A), cited_text=both.split("\n")[0]),
-         row(cards, "Credit card", accounts(ACCOUNT_A, ACCOUNT_B), cited_text=both),
-         row("silvia://analysis", "Interest", {"kind": "analysis"}, cited_text="4210.55 * 0.043")],
-        [row(f"silvia://market-data/finnhub/{t}", t, {"kind": "market_data", "ticker": t},
-             cited_text=quote.format(t, *figures))
-         for t, figures in [("AAPL", (227.48, 1.92, 0.85, 225.56)),
-                            ("MSFT", (415.1, -2.3, -0.55, 417.4))]]
-        + [row("silvia://your-portfolio", "Portfolio", {"kind": "portfolio"},
-               cited_text="symbol: AAPL, shares: 10\nsymbol: MSFT, shares: 4")],
-        [row(rates, "Best high-yield savings accounts", web(rates),
-             cited_text="Top high-yield savings accounts pay around 4.30% APY."),
-         row(irs, "IRA contribution limits", {"kind": "tax_reference", "url": irs},
-             cited_text="For 2024, what you put into all your IRAs is limited to $7,000. " * 4),
-         row("Old note", "Old note", cited_text="Saved before targets existed.")],
-    ]  # fmt: skip
-    return answers
 
 
 def hostile_turn() -> str:
@@ -171,16 +139,12 @@ def measure(
 
 @pytest.fixture(scope="module")
 def measured(chromium: Chromium) -> dict[str, Any]:
-    rows = audit_rows()
-    messages: list[dict[str, Any]] = []
-    for n, cited in enumerate(rows):
-        messages.append({"id": f"q{n}", "role": "user", "content": f"Question {n + 1}?"})
-        answer = f"Answer {n + 1}: " + "what the sources below say, in a sentence or two. " * 2
-        summary = list({r["source"]: r for r in cited}.values())  # a source's final row
-        messages.append({"id": f"a{n}", "role": "assistant", "content": answer,
-                         "citations": summary, "inline_citations": cited})  # fmt: skip
-    session = build_session(messages, title="Accounts, markets and savings")
-    turn = build_turn(*[piece for cited in rows for r in cited for piece in ("An answer ", r)])
+    # The scenario library's answers: SQL rows, market-data quotes (JSON), a pooled source.
+    with ReferenceServer().client() as client:
+        turn = client.chat.send("/scenario demo")
+        for scenario in ("pooling", "portfolio"):
+            client.chat.send(f"/scenario {scenario}", session_id=turn.session_id)
+        session = client.sessions.get(str(turn.session_id))
     views = {"turn": turn_html(turn), "session": session_html(session), "hostile": hostile_turn()}
     frames = {
         host: ("themes", theme_page(attributes, views), THEME_WIDTH)

@@ -1,15 +1,13 @@
 """The README and the docs/ pages as the tests read them: their files, sections and code.
 
-The markers a page uses, all HTML comments (a git host and the site show none):
+A page's markers are HTML comments (a git host and the site show none):
 
-- `<!-- runnable -->` on the line right before a ```python block: the block runs,
-  in a fresh namespace, against the reference server on 127.0.0.1 (through
-  `SILVIA_BASE_URL` and `SILVIA_TOKEN`, as a reader would run it), and must print
-  something (`test_code_blocks.py`);
-- `<!-- pytest: PATH -->` right before a ```python block: a test file an integrator
-  would write, run under pytest beside a stand-in for the module at PATH;
-- `<!-- section: NAME -->` ... `<!-- /section: NAME -->`: a part of a page a test
-  reads by name.
+- `<!-- runnable -->` right before a ```python block: it runs in a fresh namespace against
+  the reference server on 127.0.0.1 (`SILVIA_BASE_URL` and `SILVIA_TOKEN`, as a reader
+  would run it) and must print something;
+- `<!-- pytest: PATH -->` right before one: a test file an integrator would write, run
+  under pytest beside a stand-in for the module at PATH;
+- `<!-- section: NAME -->` ... `<!-- /section: NAME -->`: a part a test reads by name.
 
 Every other ```python block must at least compile.
 """

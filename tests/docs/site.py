@@ -5,24 +5,16 @@
     site = build_site(tmp_dir)              # `mkdocs build --strict`, as CI runs it
     with SiteServer(site) as server:        # http://127.0.0.1:<port>/
         pages = load(chromium, server, ["/", "/streaming/?q=word"])
-        pages["/streaming/?q=word"].report  # what the probe saw: errors, links, ids, results
+        pages["/streaming/?q=word"]  # what the probe saw: errors, links, ids, results
         server.missing                      # every path it answered 404
 
-The site is served over http, not file://, because its search runs in a web
-worker, which Chromium does not start for a file:// page. Every HTML page is served
-with `PROBE` as the first script of its `<head>`, so it sees everything the page
-does: it records console errors, uncaught errors, unhandled rejections and every
-element that failed to load; once the page has loaded (and, given `?q=WORD`, once
-the search has answered) it writes what it found into the DOM, where `load` reads it.
-`load` starts one Chromium for all the pages it is given (a launch costs seconds): a
-page of its own (`PAGES`, not probed) opens each in turn in a same-origin frame and
-collects the frames' reports into its DOM.
-
-Chromium runs in virtual time (tests/browser.py), which does not wait for a
-worker: so the probe waits for the search by fetching `/__tick`, which the server
-answers after a few real milliseconds. A pending fetch holds virtual time, so the
-worker gets real time to build its index. Every host but 127.0.0.1 resolves to
-nothing, so a page that asked for anything remote would show an error.
+Served over http: the search runs in a web worker, which file:// does not start.
+Each HTML page gets `PROBE` first in its `<head>`: it records console errors, uncaught
+errors and failed loads and, once loaded (and searched, given `?q=WORD`), writes its
+report into the DOM. `load` opens the pages in turn in a frame of one page (`PAGES`),
+in one launch. Chromium's virtual time does not wait for a worker, so while the search
+runs the probe fetches `/__tick`, which the server answers after a few real
+milliseconds. Every host but 127.0.0.1 resolves to nothing.
 """
 
 from __future__ import annotations
@@ -34,92 +26,35 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from ..browser import LAUNCH_TIMEOUT, OFFLINE, REPORT_ID, Chromium, Page, read_report
 
 ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).parent
 TICK = "/__tick"
 TICK_SECONDS = 0.02  # real time per tick: how finely the probe polls the search
 MAX_TICKS = 5000  # a guard against a search that never answers, not a bound on speed
 PAGES = "/__pages"
 SECONDS_A_PAGE = 60  # a guard against a hung browser, as LAUNCH_TIMEOUT is for one page
 
+# The probe every HTML page runs first (`probed`), and the page that opens the pages in turn
+# and collects their reports (`load`), beside this file.
 PROBE = (
-    """
-(() => {
-  const errors = [];
-  const original = console.error.bind(console);
-  console.error = (...args) => { errors.push(args.map(String).join(" ")); original(...args); };
-  window.addEventListener("error", (event) => {
-    const t = event.target;
-    const what = t && t !== window ? t.src || t.href || t.tagName : "";
-    errors.push(event.message || "could not load " + what);
-  }, true);
-  window.addEventListener("unhandledrejection", (event) => {
-    errors.push("unhandled rejection: " + event.reason);
-  });
-  const query = new URLSearchParams(location.search).get("q");
-  const results = () =>
-    [...document.querySelectorAll(".md-search-result__item a")].map((a) => a.href);
-  const meta = () =>
-    (document.querySelector(".md-search-result__meta") || {}).textContent || "";
-  async function report() {
-    let ticks = 0;
-    while (query && !results().length && !/no matching/i.test(meta()) && ticks < MAX_TICKS) {
-      await fetch("TICK");
-      ticks += 1;
-    }
-    const out = document.createElement("pre");
-    out.id = "REPORT_ID";
-    out.textContent = JSON.stringify({
-      errors,
-      ticks,
-      results: results(),
-      meta: meta().trim(),
-      links: [...document.querySelectorAll("a[href]")].map((a) => a.href),
-      ids: [...document.querySelectorAll("[id]")].map((e) => e.id),
-      title: document.title,
-    });
-    document.documentElement.appendChild(out);
-  }
-  window.addEventListener("load", () => setTimeout(report, 200));
-})();
-""".replace("MAX_TICKS", str(MAX_TICKS))
+    (HERE / "site_probe.js")
+    .read_text(encoding="utf-8")
+    .replace("MAX_TICKS", str(MAX_TICKS))
     .replace("TICK", TICK)
     .replace("REPORT_ID", REPORT_ID)
 )
-
-
-# Opens each of URLS in a frame, one after another, and writes their reports, by URL.
-DRIVER = """<!doctype html><html><head><title>pages</title><link rel="icon" href="data:,">
-</head><body><script>
-async function run() {
-  const reports = {};
-  for (const url of URLS) {
-    const frame = document.createElement("iframe");
-    frame.style.width = "1200px";
-    frame.style.height = "900px";
-    frame.src = url;
-    document.body.appendChild(frame);
-    for (let waited = 0; waited < MAX_WAITS; waited += 1) {
-      const out = frame.contentDocument && frame.contentDocument.getElementById("REPORT_ID");
-      if (out) { reports[url] = JSON.parse(out.textContent); break; }
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    frame.remove();
-  }
-  const out = document.createElement("pre");
-  out.id = "REPORT_ID";
-  out.textContent = JSON.stringify(reports);
-  document.documentElement.appendChild(out);
-}
-window.addEventListener("load", run);
-</script></body></html>""".replace("REPORT_ID", REPORT_ID).replace("MAX_WAITS", str(MAX_TICKS))
+DRIVER = (
+    (HERE / "site_pages.html")
+    .read_text(encoding="utf-8")
+    .replace("REPORT_ID", REPORT_ID)
+    .replace("MAX_WAITS", str(MAX_TICKS))
+)
 
 
 def build_site(site_dir: Path) -> Path:
@@ -164,7 +99,9 @@ class SiteServer:
                     self.send_response(204)
                     self.end_headers()
                     return
-                page = pages.get(path) or served.html(path)
+                file = served.file(path)
+                html = file.read_bytes() if file is not None and file.suffix == ".html" else None
+                page = pages.get(path) or html
                 if page is None and path != PAGES:
                     super().do_GET()
                     return
@@ -188,11 +125,6 @@ class SiteServer:
         self.origin = f"http://127.0.0.1:{self._server.server_address[1]}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
-    def html(self, path: str) -> bytes | None:
-        """The bytes of the HTML page at URL path `path`, or None when it is not one."""
-        file = self.file(path)
-        return file.read_bytes() if file is not None and file.suffix == ".html" else None
-
     def file(self, path: str) -> Path | None:
         """The file the URL path `path` names in the site (a directory: its index.html)."""
         target = (self.site / path.lstrip("/")).resolve()
@@ -206,12 +138,7 @@ class SiteServer:
         self._thread.start()
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=10)
@@ -225,15 +152,7 @@ def probed(page: bytes) -> bytes:
     return page[: head.end()] + script + page[head.end() :]
 
 
-@dataclass(frozen=True)
-class LoadedPage:
-    """What the probe reported from one page."""
-
-    url: str
-    report: dict[str, Any]
-
-
-def load(chromium: Chromium, server: SiteServer, paths: list[str]) -> dict[str, LoadedPage]:
+def load(chromium: Chromium, server: SiteServer, paths: list[str]) -> dict[str, Any]:
     """Each of `paths` (with a query, if any) loaded from `server` in one headless Chromium,
     offline but for 127.0.0.1: the probe's report of each, by path."""
     server.pages = DRIVER.replace("URLS", json.dumps(paths)).encode("utf-8")
@@ -243,4 +162,4 @@ def load(chromium: Chromium, server: SiteServer, paths: list[str]) -> dict[str, 
     reports = read_report(Page(dom.decode("utf-8", "replace"), ()))
     missing = [path for path in paths if path not in reports]
     assert not missing, f"no report from {missing}"
-    return {path: LoadedPage(server.origin + path, reports[path]) for path in paths}
+    return {path: reports[path] for path in paths}

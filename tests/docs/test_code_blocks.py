@@ -1,9 +1,6 @@
 """The code of the README and of every docs/ page runs, as a reader would run it.
 
-The markers are described in `pages.py`: a `<!-- runnable -->` block is executed
-against the reference server on 127.0.0.1, a `<!-- pytest: PATH -->` block runs
-under pytest with the package's plugin, and every other ```python block compiles.
-A page added to docs/ is picked up by its file name, with nothing to register.
+What each marker asks is in `pages.py`; a page added to docs/ is found by its file name.
 """
 
 from __future__ import annotations
@@ -42,10 +39,6 @@ def source_links(citation):
 pytest_plugins = ["pytester"]
 
 
-def ids(found: list[Block]) -> list[str]:
-    return [block.name for block in found]
-
-
 def test_every_block_is_found_and_compiles_and_the_topics_have_runnable_ones() -> None:
     # A fence the pattern misses (say, ```py) would silently go untested.
     for page in PAGES:
@@ -67,7 +60,7 @@ def server_url() -> Iterator[str]:
         yield url
 
 
-@pytest.mark.parametrize("block", RUNNABLE, ids=ids(RUNNABLE))
+@pytest.mark.parametrize("block", RUNNABLE, ids=[block.name for block in RUNNABLE])
 def test_runnable_blocks_run(
     block: Block,
     server_url: str,
@@ -83,7 +76,7 @@ def test_runnable_blocks_run(
         assert secret not in out + err
 
 
-@pytest.mark.parametrize("block", PYTEST, ids=ids(PYTEST))
+@pytest.mark.parametrize("block", PYTEST, ids=[block.name for block in PYTEST])
 def test_the_pytest_examples_pass_under_pytest(block: Block, pytester: pytest.Pytester) -> None:
     path = str(block.pytest_path)
     assert path in CODE_UNDER_TEST, f"{block.name}: give {path} a stand-in in CODE_UNDER_TEST"
@@ -112,28 +105,3 @@ def test_the_references_overview_names_every_public_name() -> None:
     ):
         missing = sorted(set(module.__all__) - named)
         assert not missing, f"docs/reference.md's overview does not name {missing}"
-
-
-@pytest.mark.parametrize("scenario", ["pooling", "checkpoint-fresh-write", "demo"])
-def test_the_quickstart_numbers_each_source_once(
-    scenario: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # A pooled source is cited by two summary rows: it is still one numbered source,
-    # shown with its final target, as `silvia chat` and the notebooks show it.
-    quickstart = section(README, "quickstart")
-    block = next(block for block in RUNNABLE if block.page == README and block.code in quickstart)
-    server = ReferenceServer(token=TOKEN, default_scenario=scenario)
-    with server.serve_loopback() as url:
-        monkeypatch.setenv("SILVIA_BASE_URL", url)
-        monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
-        exec(compile(block.code, block.name, "exec"), {"__name__": "__docs__"})
-    listed = [row for row in capsys.readouterr().out.splitlines() if row.startswith("[")]
-    expected = server.expected_turn(scenario)
-    final = {str(c["source"]): c.get("target") for c in expected.citations}
-    sources = list(dict.fromkeys(str(c["source"]) for c in expected.inline_citations))
-    assert len(listed) == len(sources)
-    for number, (row, source) in enumerate(zip(listed, sources, strict=True), start=1):
-        target = final[source]
-        kind = target["kind"] if isinstance(target, dict) else "untyped"
-        assert row.startswith(f"[{number}] ")
-        assert f"({kind})" in row

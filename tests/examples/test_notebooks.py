@@ -1,9 +1,8 @@
-"""The example notebooks: saved outputs that a run reproduces, and the check that says so.
+"""The example notebook, saved as a run reproduces it, and the check that says so.
 
-`tools/check_notebooks.py` (what CI runs on every notebook) is tested on notebooks
-built in memory and, with the `notebook` extra, end to end: the tour copied outside
-the repository must run as saved; a stale output and a raising cell must fail. The
-saved tour holds nothing a rerun could not reproduce (random ids, times, addresses).
+`tools/check_notebooks.py` (CI's) on notebooks built in memory and, with the `notebook`
+extra, end to end: the tour, copied outside the repository, runs as saved; a stale
+output and a raising cell fail.
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ import importlib.util
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -21,8 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TOUR = ROOT / "examples" / "citations_tour.ipynb"
-INSTALL_THE_EXTRA = "pip install -e '.[notebook]'"
-NEEDS_THE_EXTRA = f"needs the notebook extra: {INSTALL_THE_EXTRA}"
+NEEDS_THE_EXTRA = "needs the notebook extra: pip install -e '.[notebook]'"
 
 UNREPEATABLE = {
     "a random session id": re.compile(r"sess_[0-9a-f]{32}"),
@@ -32,13 +29,7 @@ UNREPEATABLE = {
 }
 
 
-def need_the_notebook_extra(*modules: str) -> None:
-    """Skip, saying which extra to install, unless `modules` can be imported."""
-    for module in modules:
-        pytest.importorskip(module, reason=NEEDS_THE_EXTRA)
-
-
-def load_checker() -> ModuleType:
+def _load_checker() -> ModuleType:
     spec = importlib.util.spec_from_file_location(
         "check_notebooks", ROOT / "tools" / "check_notebooks.py"
     )
@@ -49,11 +40,10 @@ def load_checker() -> ModuleType:
     return module
 
 
-def outputs_text(notebook: dict[str, Any]) -> str:
-    return json.dumps([cell.get("outputs", []) for cell in notebook["cells"]])
+CHECKER = _load_checker()  # it imports the notebook extra only when it runs one
 
 
-def test_the_tour_is_saved_with_its_outputs() -> None:
+def test_the_tour_is_saved_with_its_outputs_and_nothing_a_rerun_would_change() -> None:
     notebook = json.loads(TOUR.read_text(encoding="utf-8"))
     code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
     assert [cell["execution_count"] for cell in code] == list(range(1, len(code) + 1))
@@ -63,10 +53,7 @@ def test_the_tour_is_saved_with_its_outputs() -> None:
     html = [data["text/html"] for data in shown if "text/html" in data]
     assert len(html) == 4, "the turn, a citation, the session and the live turn display as HTML"
     assert all("silvia-" in "".join(page) for page in html)
-
-
-def test_the_tours_outputs_hold_nothing_a_rerun_would_change() -> None:
-    text = outputs_text(json.loads(TOUR.read_text(encoding="utf-8")))
+    text = json.dumps([cell.get("outputs", []) for cell in notebook["cells"]])
     for what, pattern in UNREPEATABLE.items():
         assert not pattern.search(text), f"the saved outputs hold {what}"
     for vendor in ("plaid", "snaptrade"):
@@ -98,12 +85,11 @@ def _result(**data: str) -> dict[str, Any]:
 
 
 def test_stream_pieces_counts_and_metadata_are_no_difference_a_changed_output_is() -> None:
-    checker = load_checker()
     saved = _notebook([_stream("Hello, "), _stream("world"), _result(text_plain="1")], count=1)
     fresh = _notebook([_stream("Hello, world"), _result(text_plain="1")], count=7)
     fresh.metadata["language_info"] = {"name": "python", "version": "3.13.0"}
     fresh.cells[0].metadata["execution"] = {"iopub.status.busy": "2025-01-01T00:00:00Z"}
-    assert checker.differences(saved, fresh) == []
+    assert CHECKER.differences(saved, fresh) == []
     for before, after in [
         ([_result(text_html="<b>1</b>", text_plain="1")], [_result(text_html="<b>2</b>")]),
         ([_result(text_markdown="**1**")], [_result(text_markdown="**2**")]),
@@ -114,7 +100,7 @@ def test_stream_pieces_counts_and_metadata_are_no_difference_a_changed_output_is
         ([_stream("out")], [_stream("out", name="stderr")]),
         ([_stream("out")], []),
     ]:
-        problems = checker.differences(_notebook([], before), _notebook([], after))
+        problems = CHECKER.differences(_notebook([], before), _notebook([], after))
         assert len(problems) == 1, (before, after)
         assert problems[0].startswith("code cell 2: outputs differ")
 
@@ -124,18 +110,11 @@ def test_stream_pieces_counts_and_metadata_are_no_difference_a_changed_output_is
 
 @pytest.fixture
 def kernel_ready(monkeypatch: pytest.MonkeyPatch) -> None:
-    need_the_notebook_extra("nbclient", "nbformat", "ipykernel")
+    for module in ("nbclient", "nbformat", "ipykernel"):
+        pytest.importorskip(module, reason=NEEDS_THE_EXTRA)
     # The check clears these and points JUPYTER_PATH at its kernel: undone after the test.
     for name in ("SILVIA_BASE_URL", "SILVIA_TOKEN", "JUPYTER_PATH", "JUPYTER_PLATFORM_DIRS"):
         monkeypatch.delenv(name, raising=False)
-
-
-def test_a_test_skipped_for_the_missing_extra_says_how_to_install_it(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setitem(sys.modules, "nbclient", None)  # as if not installed
-    with pytest.raises(pytest.skip.Exception, match=re.escape(INSTALL_THE_EXTRA)):
-        need_the_notebook_extra("nbformat", "nbclient")
 
 
 @pytest.mark.usefixtures("kernel_ready")
@@ -145,7 +124,6 @@ def test_the_check_fails_on_stale_outputs_and_on_a_raising_cell(
     import nbformat
     from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-    checker = load_checker()
     # Small notebooks, each its own kernel: the tour's own run is the test below.
     stale, raising = tmp_path / "stale.ipynb", tmp_path / "raising.ipynb"
     printed = new_code_cell("print('a newer view')", execution_count=1)
@@ -155,7 +133,7 @@ def test_the_check_fails_on_stale_outputs_and_on_a_raising_cell(
         new_notebook(cells=[new_code_cell("print('ok')"), new_code_cell("1 / 0")]), raising
     )
 
-    assert checker.main([str(stale), str(raising)]) == 1
+    assert CHECKER.main([str(stale), str(raising)]) == 1
     out = capsys.readouterr().out
     assert f"FAIL {stale}: saved outputs are not what a run produces now" in out
     assert "code cell 2: outputs differ" in out
@@ -175,8 +153,6 @@ def test_the_tour_runs_as_saved_outside_the_repository_its_live_cell_updated_in_
     import nbformat
     from nbclient import NotebookClient
 
-    checker = load_checker()
-
     class Counting(NotebookClient):
         updates: list[int] = []  # noqa: RUF012 (one list for the one run)
 
@@ -191,17 +167,16 @@ def test_the_tour_runs_as_saved_outside_the_repository_its_live_cell_updated_in_
     notebook = nbformat.read(elsewhere, as_version=4)
     cells = enumerate(notebook.cells)
     [index] = [i for i, c in cells if c.cell_type == "code" and "display.live(" in c.source]
-    monkeypatch.setenv("JUPYTER_PATH", str(checker._kernel_dir(tmp_path)))
+    monkeypatch.setenv("JUPYTER_PATH", str(CHECKER._kernel_dir(tmp_path)))
     monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
-    monkeypatch.delenv("SILVIA_WEB_URL", raising=False)
     client = Counting(
         notebook,
-        timeout=checker.TIMEOUT,
-        kernel_name=checker.KERNEL,
+        timeout=CHECKER.TIMEOUT,
+        kernel_name=CHECKER.KERNEL,
         resources={"metadata": {"path": str(elsewhere.parent)}},
     )
     client.execute()
-    assert checker.differences(nbformat.read(TOUR, as_version=4), notebook) == []
+    assert CHECKER.differences(nbformat.read(TOUR, as_version=4), notebook) == []
     outputs = notebook.cells[index].outputs
     assert [o.output_type for o in outputs] == ["display_data"]
     assert Counting.updates, "the live output was updated"

@@ -1,13 +1,9 @@
 """`examples/relay_fastapi.py` under uvicorn on 127.0.0.1, before a reference server on loopback.
 
-The app runs as a user runs it (`uvicorn relay_fastapi:app`, a subprocess, with
-`SILVIA_BASE_URL` and `SILVIA_TOKEN` pointing at the reference server), on a
-socket the test binds and hands over (`--fd`). Every byte it sends its own
-client is checked: no `provider` key at any depth of any JSON, and no vendor's
-name as a provider's value, while the upstream turns cite accounts with their
-providers. A browser that leaves mid-stream closes the turn's stream upstream:
-the reference server's log line for a request is written only when its answer
-ends, and a stalled scenario's answer ends only when the client closes it.
+Run as a user runs it (a subprocess, `SILVIA_BASE_URL` and `SILVIA_TOKEN` set), on a
+socket the test hands over (`--fd`). No byte it sends its client names a provider (no
+`provider` key in any JSON, no vendor's name), though upstream cites them; a client that
+leaves mid-stream closes the upstream stream.
 """
 
 from __future__ import annotations
@@ -62,11 +58,8 @@ class Upstream:
 @pytest.fixture(scope="module")
 def upstream() -> Iterator[Upstream]:
     up = Upstream()
-    up.loopback.start()
-    try:
+    with up.loopback:
         yield up
-    finally:
-        up.loopback.stop()
 
 
 @pytest.fixture(scope="module")
@@ -126,51 +119,48 @@ def _account_targets(rows: list[Any]) -> list[AccountTarget | AccountsTarget]:
 
 def test_no_byte_the_relay_sends_names_a_provider(relay: httpx.Client, upstream: Upstream) -> None:
     for scenario in SCENARIOS:
-        _check_relayed(scenario, relay, upstream)
+        # What the relay reads upstream does carry the providers.
+        upstream_turn = upstream.server.expected_turn(scenario)
+        cited = [*upstream_turn.citations, *upstream_turn.inline_citations]
+        assert '"provider": "plaid"' in json.dumps(cited), scenario
 
+        ask = {"message": f"/scenario {scenario} How are my accounts?"}
+        turn = relay.post("/chat", json=ask)
+        assert turn.status_code == 200, turn.text
+        document = turn.json()
+        assert document["type"] == "turn"
+        assert document["complete"] is True
+        assert _account_targets(document["citations"])  # accounts, cited without a provider
 
-def _check_relayed(scenario: str, relay: httpx.Client, upstream: Upstream) -> None:
-    # What the relay reads upstream does carry the providers.
-    expected = upstream.server.expected_turn(scenario)
-    assert '"provider": "plaid"' in json.dumps([*expected.citations, *expected.inline_citations])
+        session_id = document["session_id"]
+        session = relay.get(f"/sessions/{session_id}")
+        assert session.status_code == 200, session.text
+        assert session.json()["type"] == "session"
+        rows = relay.get(f"/sessions/{session_id}/citations")
+        assert rows.status_code == 200, rows.text
+        assert rows.json() == [r for m in session.json()["messages"] for r in m["citations"]]
+        accounts = _account_targets(rows.json())
+        assert accounts
+        for target in accounts:  # read back: the accounts, their provider unknown
+            refs = target.accounts if isinstance(target, AccountsTarget) else (target.ref,)
+            assert all(ref.provider is None for ref in refs)
 
-    ask = {"message": f"/scenario {scenario} How are my accounts?"}
-    turn = relay.post("/chat", json=ask)
-    assert turn.status_code == 200, turn.text
-    document = turn.json()
-    assert document["type"] == "turn"
-    assert document["complete"] is True
-    assert _account_targets(document["citations"])  # accounts, cited without a provider
+        streamed = relay.post("/chat/stream", json=ask)
+        assert streamed.status_code == 200
+        assert streamed.text == document["text"]
 
-    session_id = document["session_id"]
-    session = relay.get(f"/sessions/{session_id}")
-    assert session.status_code == 200, session.text
-    assert session.json()["type"] == "session"
-    rows = relay.get(f"/sessions/{session_id}/citations")
-    assert rows.status_code == 200, rows.text
-    assert rows.json() == [r for m in session.json()["messages"] for r in m["citations"]]
-    accounts = _account_targets(rows.json())
-    assert accounts
-    for target in accounts:  # read back: the accounts, their provider unknown
-        refs = target.accounts if isinstance(target, AccountsTarget) else (target.ref,)
-        assert all(ref.provider is None for ref in refs)
+        relayed = relay.post("/chat/events", json=ask)
+        assert relayed.status_code == 200
+        lines = [json.loads(line) for line in relayed.text.splitlines()]
+        assert [line["type"] for line in lines][-1] == "done"
+        assert "".join(line["text"] for line in lines if line["type"] == "text") == document["text"]
+        assert _account_targets([line["citation"] for line in lines if line["type"] == "citation"])
 
-    streamed = relay.post("/chat/stream", json=ask)
-    assert streamed.status_code == 200
-    assert streamed.text == document["text"]
-
-    relayed = relay.post("/chat/events", json=ask)
-    assert relayed.status_code == 200
-    lines = [json.loads(line) for line in relayed.text.splitlines()]
-    assert [line["type"] for line in lines][-1] == "done"
-    assert "".join(line["text"] for line in lines if line["type"] == "text") == document["text"]
-    assert _account_targets([line["citation"] for line in lines if line["type"] == "citation"])
-
-    for response in (turn, session, rows, streamed, relay.get("/openapi.json")):
-        _private(response.content)
-        _private(repr(response.headers.raw).encode())
-    for line in relayed.content.splitlines():
-        _private(line)
+        for response in (turn, session, rows, streamed, relay.get("/openapi.json")):
+            _private(response.content)
+            _private(repr(response.headers.raw).encode())
+        for line in relayed.content.splitlines():
+            _private(line)
 
 
 def test_the_openapi_document_describes_the_citation_rows(relay: httpx.Client) -> None:

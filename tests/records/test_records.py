@@ -93,7 +93,6 @@ def test_each_row_is_one_flat_record_numbered_as_the_views_number_it() -> None:
     views = {s.source: s.number for s in numbered_sources(turn.inline_citations, turn.citations)}
     assert all(r["number"] == views[r["source"]] for r in records)
     assert [r["offset"] for r in records] == [None, None, None, 6, 16, 25, 25]
-    assert [r["offset"] for r in records[3:]] == [c.offset for c in turn.inline_citations]
     # Targets flattened, and the final word marked.
     records = turn.citation_records(web_url=WEB_URL)
     by_place = {(r["summary"], r["index"]): r for r in records}
@@ -139,9 +138,7 @@ def test_a_session_gives_each_messages_rows_with_its_id_role_and_time() -> None:
         max_size=8,
     )
 )
-def test_every_row_gives_one_record_whatever_the_turn(
-    items: list[tuple[str, bool, str]],
-) -> None:
+def test_every_row_gives_one_record_whatever_the_turn(items: list[tuple[str, bool, str]]) -> None:
     pieces: list[str | dict[str, Any]] = []
     for source, typed, text in items:
         pieces.append(text)
@@ -186,15 +183,10 @@ def test_the_frame_has_every_field_typed_times_in_utc_and_links_behind_the_web_u
     assert pd.isna(times[-1])  # "not a time": missing
     assert session.messages[1].to_pandas()["message_id"].tolist() == ["m2", "m2"]
     # Every table takes the web_url for its account links.
-    link = f"{WEB_URL}/accounts/{ACCOUNT_A}"
     for value in (pooled_turn(), session, session.messages[1]):
-        absolute = value.to_pandas(web_url=WEB_URL)["hrefs"]
-        assert link in {href for hrefs in absolute for href in hrefs}
-        relative = value.to_pandas()["hrefs"]
-        assert f"/accounts/{ACCOUNT_A}" in {href for hrefs in relative for href in hrefs}
-        assert link in {
-            href for r in value.citation_records(web_url=WEB_URL) for href in r["hrefs"]
-        }
+        for web_url, origin in ((None, ""), (WEB_URL, WEB_URL)):
+            hrefs = value.to_pandas(web_url=web_url)["hrefs"]
+            assert f"{origin}/accounts/{ACCOUNT_A}" in {h for each in hrefs for h in each}
 
 
 def test_without_pandas_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -243,8 +235,7 @@ def test_a_turn_round_trips_through_json_loads() -> None:
         assert value.to_json(indent=4).splitlines()[1].startswith('    "type"')
         assert "\n" not in value.to_json(indent=None)
     failed = json.loads(build_turn("Half", error="overloaded", done=False).to_json())
-    assert failed["complete"] is False
-    assert failed["request_id"] is None
+    assert (failed["complete"], failed["request_id"]) == (False, None)
     assert failed["error"] == {"message": "overloaded", "type": "api_error"}
     assert failed["timings"] == {"first_byte": None, "first_text": None, "done": None}
 
