@@ -9,11 +9,12 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ._targets import CitationTarget, TargetedRow
+    from ._rows import Citation
+    from ._targets import CitationTarget
 
 
 def final_targets(
-    streamed: Iterable[TargetedRow], summary: Iterable[TargetedRow]
+    streamed: Iterable[Citation], summary: Iterable[Citation]
 ) -> dict[str, CitationTarget | None]:
     """Each source's final target (None: untyped), streamed sources first, in order."""
     targets = {row.source: row.target for row in streamed}  # the last streamed row wins
@@ -27,8 +28,8 @@ class FinalTargets:
 
     __slots__ = ()
 
-    citations: Sequence[TargetedRow]
-    inline_citations: Sequence[TargetedRow]
+    citations: Sequence[Citation]
+    inline_citations: Sequence[Citation]
     _targets: dict[str, CitationTarget | None]
 
     def _final_targets(self) -> dict[str, CitationTarget | None]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urljoin
 
 from .._text import strip_bidi_controls
@@ -20,9 +21,11 @@ from ._targets import (
     CitationTarget,
     MarketDataTarget,
     PortfolioTarget,
-    TargetedRow,
     is_http_url,
 )
+
+if TYPE_CHECKING:
+    from ._rows import Citation
 
 ACCOUNTS_PATH = "/accounts/"  # [doc] the web app's account page
 LIVE_DATA_SOURCE = "silvia://market-data/finnhub"  # [doc] its analysis is labelled "Live data"
@@ -106,22 +109,18 @@ class ResolvedCitation:
         return self.links[0].href if self.links else None
 
 
-def _fallback_label(citation: TargetedRow) -> str:
+def _label(citation: Citation, target: CitationTarget | None) -> str:
+    if isinstance(target, MarketDataTarget) and (ticker := strip_bidi_controls(target.ticker)):
+        return ticker
+    if isinstance(target, AnalysisTarget):
+        return "Live data" if citation.source == LIVE_DATA_SOURCE else "Analysis"
+    if isinstance(target, PortfolioTarget) and not citation.title:
+        return "Portfolio"
     for text in (citation.title, citation.source):
         text = strip_bidi_controls(text) if text else text
         if text and not text.isspace():
             return text
     return "Source"
-
-
-def _label(citation: TargetedRow, target: CitationTarget | None) -> str:
-    if isinstance(target, MarketDataTarget):
-        return strip_bidi_controls(target.ticker) or _fallback_label(citation)
-    if isinstance(target, AnalysisTarget):
-        return "Live data" if citation.source == LIVE_DATA_SOURCE else "Analysis"
-    if isinstance(target, PortfolioTarget) and not citation.title:
-        return "Portfolio"
-    return _fallback_label(citation)
 
 
 def _account_link(ref: AccountRef, label: str, origin: str) -> CitationLink | None:
@@ -133,7 +132,7 @@ def _account_link(ref: AccountRef, label: str, origin: str) -> CitationLink | No
 
 
 def resolve_citation(
-    citation: TargetedRow, *, web_url: str | None = None, base_url: str | None = None
+    citation: Citation, *, web_url: str | None = None, base_url: str | None = None
 ) -> ResolvedCitation:
     """The label and links a UI shows for `citation`.
 
