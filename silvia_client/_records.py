@@ -124,9 +124,19 @@ def frame(records: Sequence[dict[str, Any]]) -> Any:
     return data
 
 
-def _rows(rows: Sequence[Citation], include_provider: bool) -> list[Any]:
+def document(said: Turn | Message | Session, include_provider: bool = False) -> dict[str, Any]:
+    """`said` as its JSON document: what `to_json()` writes."""
+    return _pick(said, _turn_document, _message_document, _session_document)(said, include_provider)
+
+
+def _rows(said: Turn | Message, include_provider: bool) -> dict[str, Any]:
     context = {INCLUDE_PROVIDER: include_provider}
-    return [row.model_dump(mode="json", context=context) for row in rows]
+    return {
+        "citations": [row.model_dump(mode="json", context=context) for row in said.citations],
+        "inline_citations": [
+            row.model_dump(mode="json", context=context) for row in said.inline_citations
+        ],
+    }
 
 
 def _turn_document(turn: Turn, include_provider: bool) -> dict[str, Any]:
@@ -139,8 +149,7 @@ def _turn_document(turn: Turn, include_provider: bool) -> dict[str, Any]:
         "text": turn.text,
         "error": None if error is None else {"message": error.message, "type": error.error_type},
         "timings": dataclasses.asdict(turn.timings),
-        "citations": _rows(turn.citations, include_provider),
-        "inline_citations": _rows(turn.inline_citations, include_provider),
+        **_rows(turn, include_provider),
     }
 
 
@@ -150,8 +159,7 @@ def _message_document(message: Message, include_provider: bool) -> dict[str, Any
         "role": message.role,
         "created_at": message.created_at,
         "text": message.text,
-        "citations": _rows(message.citations, include_provider),
-        "inline_citations": _rows(message.inline_citations, include_provider),
+        **_rows(message, include_provider),
     }
 
 
@@ -163,11 +171,6 @@ def _session_document(session: Session, include_provider: bool) -> dict[str, Any
         "title": session.title,
         "messages": [_message_document(m, include_provider) for m in session.messages],
     }
-
-
-def document(said: Turn | Message | Session, include_provider: bool = False) -> dict[str, Any]:
-    """`said` as its JSON document: what `to_json()` writes."""
-    return _pick(said, _turn_document, _message_document, _session_document)(said, include_provider)
 
 
 def to_json(said: Turn | Session, include_provider: bool, indent: int | None) -> str:
