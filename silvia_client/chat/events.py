@@ -10,10 +10,9 @@ pydantic's parser (a citation's rows in one `validate_json`); whatever that refu
 or whose result holds an infinity, goes the plain way, whole, which so decides every
 `MalformedEvent` and row error (`tests/test_fast_json.py` holds the two equal).
 
-`to_dict` and `to_json` give an event as JSON for a relay, with no `provider` member
-anywhere unless asked; an unknown or malformed event's data stays a string, re-written
-without its providers (or left out when it is not JSON). Events are slotted
-dataclasses, not frozen ones: a frozen one costs about three times as much to build.
+In `to_dict`, an unknown or malformed event's `data` stays a string, re-written without its
+providers (left out when it is not JSON). Events are slotted dataclasses, not frozen ones:
+a frozen one costs about three times as much to build.
 """
 
 from __future__ import annotations
@@ -61,18 +60,6 @@ class RawEvent:
     data: str = field(repr=False)
 
 
-def _raw_data(data: str, include_provider: bool) -> str | None:
-    """An event's raw data: as sent, or without its `provider` members, or None if not JSON."""
-    if include_provider:
-        return data
-    try:
-        value = loads(data)
-    except (ValueError, RecursionError):
-        return None
-    kept = without_provider(value)
-    return data if kept == value else json.dumps(kept, default=str)
-
-
 def _jsonable(value: object, include_provider: bool) -> object:
     if isinstance(value, tuple):
         return [_jsonable(item, include_provider) for item in value]
@@ -97,12 +84,17 @@ class _Event:
         document: dict[str, Any] = {"type": self.type}
         for item in fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
             value = getattr(self, item.name)
-            if item.name == "data" and isinstance(value, str):
-                raw = _raw_data(value, include_provider)
-                if raw is not None:
-                    document["data"] = raw
-            else:
+            if item.name != "data" or not isinstance(value, str):
                 document[item.name] = _jsonable(value, include_provider)
+            elif include_provider:
+                document["data"] = value  # raw, as sent
+            else:
+                try:
+                    loaded = loads(value)
+                except (ValueError, RecursionError):
+                    continue  # not JSON: left out
+                kept = without_provider(loaded)
+                document["data"] = value if kept == loaded else json.dumps(kept, default=str)
         return document
 
     def to_json(self, *, include_provider: bool = False) -> str:
@@ -213,10 +205,6 @@ def _field(data: object, key: str, kind: type) -> Any:
     return value
 
 
-# A reader: the decoded data, the wire format, the answer's length so far (an offset).
-Reader: TypeAlias = Callable[[object, WireFormat, int], ChatEvent]
-
-
 def _session(data: object, wire: WireFormat, offset: int) -> ChatEvent:
     return SessionEvent(_field(data, wire.session_id_key, str))
 
@@ -291,7 +279,8 @@ class EventDecoder:
     def __init__(self, wire: WireFormat) -> None:
         names = wire.events
         self._wire = wire
-        self._readers: Mapping[str, Reader] = {
+        # A reader takes the decoded data, the wire format, the answer's length so far.
+        self._readers: Mapping[str, Callable[[object, WireFormat, int], ChatEvent]] = {
             names.session: _session,
             names.text: _text,
             names.citation: _citation,
