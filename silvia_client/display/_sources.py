@@ -124,14 +124,10 @@ def chips(
 
 
 # What a link says it opens, by its row's target kind (None: a legacy http(s) source).
-LINK_TEXT = {
-    "account": "Open account",
-    "accounts": "Open account",
-    "web": "Open page",
-    None: "Open page",
-    "tax_reference": "Open document",
-    "card_document": "Open document",
-    "mortgage_reference": "Open document",
+LINK_TEXT: dict[str | None, str] = {
+    **dict.fromkeys(("account", "accounts"), "Open account"),
+    **dict.fromkeys(("web", None), "Open page"),
+    **dict.fromkeys(("tax_reference", "card_document", "mortgage_reference"), "Open document"),
 }
 
 
