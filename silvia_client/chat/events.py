@@ -205,14 +205,6 @@ def _field(data: object, key: str, kind: type) -> Any:
     return value
 
 
-def _session(data: object, wire: WireFormat, offset: int) -> ChatEvent:
-    return SessionEvent(_field(data, wire.session_id_key, str))
-
-
-def _text(data: object, wire: WireFormat, offset: int) -> ChatEvent:
-    return TextEvent(_field(data, wire.text_key, str))
-
-
 def _citation(data: object, wire: WireFormat, offset: int) -> ChatEvent:
     # The rows' module (pydantic models) loads with the first citation, not the package.
     from ..citations._rows import InlineCitation
@@ -248,10 +240,6 @@ def _error(data: object, wire: WireFormat, offset: int) -> ChatEvent:
     raise _Shape(f"expected {wire.error_key!r} to be an object or a string")
 
 
-def _done(data: object, wire: WireFormat, offset: int) -> ChatEvent:
-    return DoneEvent()
-
-
 # What the fast path leaves to the plain way: any refusal of pydantic's parser.
 _REFUSED = (ValueError, LookupError, _Shape, RecursionError)
 # Only the keys go to pydantic-core's string cache (shared by the process), never the text.
@@ -281,13 +269,13 @@ class EventDecoder:
         self._wire = wire
         # A reader takes the decoded data, the wire format, the answer's length so far.
         self._readers: Mapping[str, Callable[[object, WireFormat, int], ChatEvent]] = {
-            names.session: _session,
-            names.text: _text,
+            names.session: lambda data, w, _: SessionEvent(_field(data, w.session_id_key, str)),
+            names.text: lambda data, w, _: TextEvent(_field(data, w.text_key, str)),
             names.citation: _citation,
             names.citations_summary: _citations_summary,
             names.message: _message,
             names.error: _error,
-            names.done: _done,
+            names.done: lambda data, w, _: DoneEvent(),
         }
 
     def __call__(self, name: str, data: str, offset: int = 0) -> ChatEvent:
