@@ -1,15 +1,14 @@
 """OpenTelemetry traces of a client's operations: one span per operation, one per HTTP attempt.
 
-A client given a `tracer_provider` makes a `Tracing`; `Tracing.start` opens an
-`Operation` (a chat turn, a session GET), kept as `Call.trace`, which `_send` tells of
-each attempt and the stream of how the turn ended. Without a provider, `Call.trace` is
-None, the call sites check that, and neither this module nor OpenTelemetry is imported.
-The page for users is `docs/tracing.md`.
+A client given a `tracer_provider` makes a `Tracing`; `Tracing.start` opens an `Operation` (a chat
+turn, a session GET), kept as `Call.trace`, which `_send` tells of each attempt and the stream of
+how the turn ended. Without a provider, `Call.trace` is None, the call sites check that, and neither
+this module nor OpenTelemetry is imported. The page for users is `docs/tracing.md`.
 
-What a span holds is chosen for privacy: ids, counts, statuses, the server's address,
-timings and error types; never a message, an answer's text, a citation or its target,
-a header (so never the token), nor an exception's message, which may quote the
-server. What the server sent (the request id, the session id) is scrubbed first.
+What a span holds is chosen for privacy: ids, counts, statuses, the server's address, timings and
+error types; never a message, an answer's text, a citation or its target, a header (so never the
+token), nor an exception's message, which may quote the server. What the server sent (the request
+id, the session id) is scrubbed first.
 """
 
 from __future__ import annotations

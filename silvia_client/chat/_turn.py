@@ -56,12 +56,11 @@ class Timings:
 class Turn(FinalTargets, Shared):
     """One chat turn as the client assembled it.
 
-    `citations` are the `citations_summary` rows as sent; `inline_citations`
-    are the streamed rows as sent, in order, each with its own target and its
-    `offset` in `text`. A source's rows may carry different targets (the
-    server pools accounts, or untypes a source, as the turn goes on);
-    `target_for` is where the source ended. `complete` is True only when
-    `done` arrived. `timings` says when the turn reached its milestones.
+    `citations` are the `citations_summary` rows as sent; `inline_citations` are the streamed rows
+    as sent, in order, each with its own target and its `offset` in `text`. A source's rows may
+    carry different targets (the server pools accounts, or untypes a source, as the turn goes on);
+    `target_for` is where the source ended. `complete` is True only when `done` arrived. `timings`
+    says when the turn reached its milestones.
     """
 
     _said: ClassVar[str] = "turn"

@@ -136,12 +136,11 @@ def resolve_citation(
 ) -> ResolvedCitation:
     """The label and links a UI shows for `citation`.
 
-    An `account` gives one link and `accounts` one per account; URL-bearing kinds
-    link to their URL when set; with no target, a legacy http(s) `source` is the
-    link. `web_url` (the web app's origin; None means `SILVIA_WEB_URL`, "" relative
-    paths) makes account links absolute; `base_url=` is its deprecated alias.
-    Never raises for a citation built from wire data: an id without a link (a
-    lone surrogate, `.`, `..`) gives no link.
+    An `account` gives one link and `accounts` one per account; URL-bearing kinds link to their URL
+    when set; with no target, a legacy http(s) `source` is the link. `web_url` (the web app's
+    origin; None means `SILVIA_WEB_URL`, "" relative paths) makes account links absolute;
+    `base_url=` is its deprecated alias. Never raises for a citation built from wire data: an id
+    without a link (a lone surrogate, `.`, `..`) gives no link.
     """
     origin = web_origin(web_url, base_url, stacklevel=2)
     target = citation.target

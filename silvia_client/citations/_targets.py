@@ -1,12 +1,11 @@
 """The ground floor: the nine citation targets, the parser, and what a loader of rows reports.
 
-Targets are frozen dataclasses, not pydantic models: a stream carries many and
-the parser checks them itself. `provider` names a vendor, for routing only: it
-is in equality and `to_wire()`, never in a repr, and `without_provider` drops it
-from every serialization not asked for by name (`asks_for_provider`).
-`parse_citation_target` is hand-written over plain dicts: it is on the hot path
-of every streamed citation. `RowError` and `CitationRows` live here, not beside
-the models, so that code reporting on rows loads no pydantic.
+Targets are frozen dataclasses, not pydantic models: a stream carries many and the parser checks
+them itself. `provider` names a vendor, for routing only: it is in equality and `to_wire()`, never
+in a repr, and `without_provider` drops it from every serialization not asked for by name
+(`asks_for_provider`). `parse_citation_target` is hand-written over plain dicts: it is on the hot
+path of every streamed citation. `RowError` and `CitationRows` live here, not beside the models, so
+that code reporting on rows loads no pydantic.
 """
 
 from __future__ import annotations
