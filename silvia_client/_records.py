@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from pydantic_core import CoreSchema
 
     from .chat._turn import Turn
-    from .citations._rows import Citation
     from .sessions._history import Message, Session
 
 # In reading order, so that a table at a notebook's width shows first what a person reads first.

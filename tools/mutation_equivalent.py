@@ -40,9 +40,6 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client.citations._links.x__account_link__mutmut_8": (
         "urljoin(origin, href) even when origin is '': urljoin('', href) is href"
     ),
-    "silvia_client.citations._links.x_resolve_citation__mutmut_7": (
-        "drops stacklevel=2, which is web_origin's default"
-    ),
     "silvia_client.sessions._history.x_session_path__mutmut_14": (
         "quote(safe='XXXX'): 'X' is a letter, which quote never escapes"
     ),

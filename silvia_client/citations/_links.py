@@ -66,10 +66,10 @@ def account_href(account_id: str) -> str:
     return ACCOUNTS_PATH + encode_uri_component(account_id)
 
 
-def web_origin(web_url: str | None, base_url: str | None = None, *, stacklevel: int = 2) -> str:
+def web_origin(web_url: str | None, base_url: str | None = None) -> str:
     """The web app's origin for account links (None: `SILVIA_WEB_URL`), or "" for relative
     paths; `ConfigurationError` unless an absolute http(s) URL. `base_url`, its deprecated
-    alias, warns (`stacklevel` counted from this function's caller)."""
+    alias, warns for the line that called this function's caller."""
     if base_url is not None:
         if web_url is not None:
             raise TypeError("pass web_url= only (base_url= is its deprecated name)")
@@ -77,7 +77,7 @@ def web_origin(web_url: str | None, base_url: str | None = None, *, stacklevel: 
             "base_url= here is the web app's origin and is deprecated: pass web_url= "
             "(base_url means the API server)",
             DeprecationWarning,
-            stacklevel=stacklevel + 1,
+            stacklevel=3,
         )
         web_url = base_url
     name = "web_url"
@@ -142,7 +142,7 @@ def resolve_citation(
     `base_url=` is its deprecated alias. Never raises for a citation built from wire data: an id
     without a link (a lone surrogate, `.`, `..`) gives no link.
     """
-    origin = web_origin(web_url, base_url, stacklevel=2)
+    origin = web_origin(web_url, base_url)
     target = citation.target
     label = _label(citation, target)
     if isinstance(target, AccountTarget):

@@ -55,8 +55,6 @@ def without_provider(value: object) -> object:
 
 
 class _Target:
-    """What every target has: its kind, and its wire form."""
-
     __slots__ = ()
     kind: ClassVar[TargetKind]
 
