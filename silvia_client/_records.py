@@ -61,12 +61,9 @@ def _records(said: Turn | Message, web_url: str, *about: str | None) -> list[dic
             target = row.target
             resolved = resolve_citation(row, web_url=web_url)
             url = getattr(target, "url", None)
+            refs = target.accounts if isinstance(target, AccountsTarget) else ()
             if isinstance(target, AccountTarget):
-                account_ids: tuple[str, ...] = (target.account_id,)
-            elif isinstance(target, AccountsTarget):
-                account_ids = tuple(ref.account_id for ref in target.accounts)
-            else:
-                account_ids = ()
+                refs = (target.ref,)
             out.append(
                 {  # in the order of `FIELDS`
                     "kind": None if target is None else target.kind,
@@ -77,7 +74,7 @@ def _records(said: Turn | Message, web_url: str, *about: str | None) -> list[dic
                     "source": row.source,
                     "url": url if isinstance(url, str) else None,
                     "ticker": target.ticker if isinstance(target, MarketDataTarget) else None,
-                    "account_ids": account_ids,
+                    "account_ids": tuple(ref.account_id for ref in refs),
                     "hrefs": tuple(link.href for link in resolved.links),
                     "final": target == finals[row.source],
                     "summary": is_summary,
@@ -215,19 +212,17 @@ class Shared:
         `provider` unless the dump's context asks for it by name; an instance only."""
         from pydantic import PlainSerializer, PlainValidator, WithJsonSchema  # for pydantic's users
 
+        name = cls.__name__
+
         def check(value: object) -> object:
             if isinstance(value, cls):
                 return value
-            raise ValueError(f"expected a {cls.__name__}")
+            raise ValueError(f"expected a {name}")
 
         def dump(value: Any, info: SerializationInfo) -> dict[str, Any]:
             return document(value, asks_for_provider(info.context))
 
-        shape = {
-            "type": "object",
-            "title": cls.__name__,
-            "description": f"{cls.__name__}.to_json()",
-        }
+        shape = {"type": "object", "title": name, "description": f"{name}.to_json()"}
         return handler.generate_schema(
             Annotated[object, PlainValidator(check), PlainSerializer(dump), WithJsonSchema(shape)]
         )

@@ -94,10 +94,9 @@ def live(
 ) -> Turn:
     """Show `stream`'s answer as it arrives, then its final view; return the `Turn`.
 
-    In a Jupyter kernel: one output, updated in place at most `per_second`
-    times a second, then the turn's view with its sources. Elsewhere, or when
-    `out` is given: the text written to `out` (default stdout) as it arrives.
-    A failed stream shows its partial turn (`error.turn`), then raises.
+    In a Jupyter kernel: one output, updated in place at most `per_second` times a second, then
+    the turn's view with its sources. Elsewhere, or when `out` is given: the text written to
+    `out` (default stdout) as it arrives. A failed stream shows its partial turn, then raises.
     """
     cell = _Cell(per_second, clock, out)
     try:
