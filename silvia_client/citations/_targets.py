@@ -55,6 +55,8 @@ def without_provider(value: object) -> object:
 
 
 class _Target:
+    """The nine targets' base: `to_wire`, read off each one's fields."""
+
     __slots__ = ()
     kind: ClassVar[TargetKind]
 
