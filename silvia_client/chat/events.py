@@ -92,9 +92,10 @@ class _Event:
                 try:
                     loaded = loads(value)
                 except (ValueError, RecursionError):
-                    continue  # not JSON: left out
-                kept = without_provider(loaded)
-                document["data"] = value if kept == loaded else json.dumps(kept, default=str)
+                    pass  # not JSON: left out
+                else:
+                    kept = without_provider(loaded)
+                    document["data"] = value if kept == loaded else json.dumps(kept, default=str)
         return document
 
     def to_json(self, *, include_provider: bool = False) -> str:
