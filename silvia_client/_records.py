@@ -14,7 +14,6 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
-from .citations._final import final_targets
 from .citations._links import resolve_citation, web_origin
 from .citations._targets import (
     INCLUDE_PROVIDER,
@@ -22,6 +21,7 @@ from .citations._targets import (
     AccountTarget,
     MarketDataTarget,
     asks_for_provider,
+    final_targets,
 )
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@
 Building is O(1) per event (text pieces appended, joined once), and so is a stream's
 `current_turn` (`TurnBuilder.snapshot`, a `TurnSoFar`): a turn of copied text per read
 would make reading after every event quadratic. Every row keeps the target the server
-sent it; `Turn.target_for` reads the server's final word off the rows (`citations._final`).
+sent it; `Turn.target_for` reads the server's final word off the rows (`citations._targets`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from .._records import Shared, to_json
 from ..citations import CitationTarget, RowError
-from ..citations._final import FinalTargets
+from ..citations._targets import FinalTargets
 from .events import (
     ChatEvent,
     CitationEvent,

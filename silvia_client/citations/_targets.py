@@ -1,4 +1,5 @@
-"""The ground floor: the nine citation targets, the parser, and what a loader of rows reports.
+"""The ground floor: the nine citation targets, the parser, what a loader of rows reports, and
+a source's final target (`target_for`).
 
 Targets are frozen dataclasses, not pydantic models: a stream carries many and the parser checks
 them itself. `provider` names a vendor, for routing only: it is in equality and `to_wire()`, never
@@ -11,7 +12,7 @@ that code reporting on rows loads no pydantic.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, ClassVar, Generic, Literal, TypeAlias, TypeVar
 
@@ -189,6 +190,41 @@ class CitationRows(Generic[CitationT]):
 
     citations: tuple[CitationT, ...]
     errors: tuple[RowError, ...] = ()
+
+
+def final_targets(
+    streamed: Iterable[Citation], summary: Iterable[Citation]
+) -> dict[str, CitationTarget | None]:
+    """Each source's final target (None: untyped), streamed sources first, in order. Read off
+    the rows as sent: the one-meaning-per-source registry is the server's (a turn resumed from
+    a checkpoint written before targets existed can stream a source untyped, then typed)."""
+    targets = {row.source: row.target for row in streamed}  # the last streamed row wins
+    for row in summary:
+        targets[row.source] = row.target  # the summary over the stream; its last row wins
+    return targets
+
+
+class FinalTargets:
+    """`target_for` of a `Turn` or `Message`, which declare `_targets`, an empty dict."""
+
+    __slots__ = ()
+
+    citations: Sequence[Citation]
+    inline_citations: Sequence[Citation]
+    _targets: dict[str, CitationTarget | None]
+
+    def _final_targets(self) -> dict[str, CitationTarget | None]:
+        if not self._targets:  # filled in place: the frozen value is never reassigned
+            self._targets.update(final_targets(self.inline_citations, self.citations))
+        return self._targets
+
+    def target_for(self, source: str) -> CitationTarget | None:
+        """The server's final word on `source`: its target in the summary, else its last streamed.
+
+        That is its last row in `citations`, else its last in `inline_citations`;
+        None when that row is untyped, or `source` was never cited.
+        """
+        return self._final_targets().get(source)
 
 
 # scheme://[userinfo@]host[:port][/path][?query][#fragment], no ASCII space or control.

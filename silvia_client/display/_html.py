@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from .._text import strip_bidi_controls
-from ..citations._final import final_targets
 from ..citations._links import CitationLink, resolve_citation, web_origin
+from ..citations._targets import final_targets
 from ._sources import NumberedSource, chips, fold, link_texts, numbered_sources, plural
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..citations._final import final_targets
 from ..citations._links import ResolvedCitation, resolve_citation, web_origin
+from ..citations._targets import final_targets
 
 if TYPE_CHECKING:
     from ..citations._rows import Citation, InlineCitation
