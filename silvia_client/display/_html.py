@@ -105,11 +105,11 @@ def key_values(text: str | None) -> list[list[tuple[str, str]]] | None:
         except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             return None
         for item in value if isinstance(value, list) else [value]:
-            # A nested value, or a key no SQL row could have, leaves the quote as it is.
-            if not isinstance(item, dict) or not item:
-                return None
-            pairs = item.items()
-            if any(isinstance(v, (dict, list)) or not re.fullmatch(_KEY, k) for k, v in pairs):
+            # No member, a nested value, or a key no SQL row could have: the quote as it is.
+            pairs = item.items() if isinstance(item, dict) else ()
+            if not pairs or any(
+                isinstance(v, dict | list) or not re.fullmatch(_KEY, k) for k, v in pairs
+            ):
                 return None
             rows.append([(k, v if isinstance(v, str) else _JSON_WORDS[v]) for k, v in pairs])
         return rows or None
