@@ -176,14 +176,12 @@ class Operation:
         if isinstance(error, Exception):
             error_type = error_type or type(error).__name__
         span = self._span
+        self._end_attempt(error_type)
         if error_type is not None:
-            self._end_attempt(error_type)
             _fail(span, error_type)
             # The exception's type only: its message may quote the server.
             span.add_event("exception", {"exception.type": error_type})
-        else:
+        elif error is not None:
             # Ended by a cancel, an interrupt, or a stream closed early: no error of its own.
-            if error is not None:
-                span.set_attribute("silvia.ended_by", type(error).__name__)
-            self._end_attempt()
+            span.set_attribute("silvia.ended_by", type(error).__name__)
         span.end()
