@@ -213,7 +213,7 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._deadline.xǁCallǁtimeouts__mutmut_3": (
         "left < 0 for <= 0: differs only when the deadline is now to the float, once"
     ),
-    "silvia_client.chat._turn.xǁ_CopiedOnFirstUseǁ__get____mutmut_6": (
+    "silvia_client.chat._turn.xǁ_Copiedǁ__get____mutmut_16": (
         "cast(None, value) for cast(T, value): `cast` returns its value, whatever the type"
     ),
     "silvia_client.chat._turn.xǁTurnBuilderǁ_text_to__mutmut_2": (
