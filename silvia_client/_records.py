@@ -14,7 +14,6 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
-from .citations._final import final_targets
 from .citations._links import resolve_citation, web_origin
 from .citations._targets import (
     INCLUDE_PROVIDER,
@@ -22,6 +21,7 @@ from .citations._targets import (
     AccountTarget,
     MarketDataTarget,
     asks_for_provider,
+    final_targets,
 )
 
 if TYPE_CHECKING:
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from pydantic_core import CoreSchema
 
     from .chat._turn import Turn
-    from .citations._rows import Citation
     from .sessions._history import Message, Session
 
 # In reading order, so that a table at a notebook's width shows first what a person reads first.
@@ -62,12 +61,9 @@ def _records(said: Turn | Message, web_url: str, *about: str | None) -> list[dic
             target = row.target
             resolved = resolve_citation(row, web_url=web_url)
             url = getattr(target, "url", None)
+            refs = target.accounts if isinstance(target, AccountsTarget) else ()
             if isinstance(target, AccountTarget):
-                account_ids: tuple[str, ...] = (target.account_id,)
-            elif isinstance(target, AccountsTarget):
-                account_ids = tuple(ref.account_id for ref in target.accounts)
-            else:
-                account_ids = ()
+                refs = (target.ref,)
             out.append(
                 {  # in the order of `FIELDS`
                     "kind": None if target is None else target.kind,
@@ -78,7 +74,7 @@ def _records(said: Turn | Message, web_url: str, *about: str | None) -> list[dic
                     "source": row.source,
                     "url": url if isinstance(url, str) else None,
                     "ticker": target.ticker if isinstance(target, MarketDataTarget) else None,
-                    "account_ids": account_ids,
+                    "account_ids": tuple(ref.account_id for ref in refs),
                     "hrefs": tuple(link.href for link in resolved.links),
                     "final": target == finals[row.source],
                     "summary": is_summary,
@@ -124,9 +120,19 @@ def frame(records: Sequence[dict[str, Any]]) -> Any:
     return data
 
 
-def _rows(rows: Sequence[Citation], include_provider: bool) -> list[Any]:
+def document(said: Turn | Message | Session, include_provider: bool = False) -> dict[str, Any]:
+    """`said` as its JSON document: what `to_json()` writes."""
+    return _pick(said, _turn_document, _message_document, _session_document)(said, include_provider)
+
+
+def _rows(said: Turn | Message, include_provider: bool) -> dict[str, Any]:
     context = {INCLUDE_PROVIDER: include_provider}
-    return [row.model_dump(mode="json", context=context) for row in rows]
+    return {
+        "citations": [row.model_dump(mode="json", context=context) for row in said.citations],
+        "inline_citations": [
+            row.model_dump(mode="json", context=context) for row in said.inline_citations
+        ],
+    }
 
 
 def _turn_document(turn: Turn, include_provider: bool) -> dict[str, Any]:
@@ -139,8 +145,7 @@ def _turn_document(turn: Turn, include_provider: bool) -> dict[str, Any]:
         "text": turn.text,
         "error": None if error is None else {"message": error.message, "type": error.error_type},
         "timings": dataclasses.asdict(turn.timings),
-        "citations": _rows(turn.citations, include_provider),
-        "inline_citations": _rows(turn.inline_citations, include_provider),
+        **_rows(turn, include_provider),
     }
 
 
@@ -150,8 +155,7 @@ def _message_document(message: Message, include_provider: bool) -> dict[str, Any
         "role": message.role,
         "created_at": message.created_at,
         "text": message.text,
-        "citations": _rows(message.citations, include_provider),
-        "inline_citations": _rows(message.inline_citations, include_provider),
+        **_rows(message, include_provider),
     }
 
 
@@ -163,11 +167,6 @@ def _session_document(session: Session, include_provider: bool) -> dict[str, Any
         "title": session.title,
         "messages": [_message_document(m, include_provider) for m in session.messages],
     }
-
-
-def document(said: Turn | Message | Session, include_provider: bool = False) -> dict[str, Any]:
-    """`said` as its JSON document: what `to_json()` writes."""
-    return _pick(said, _turn_document, _message_document, _session_document)(said, include_provider)
 
 
 def to_json(said: Turn | Session, include_provider: bool, indent: int | None) -> str:
@@ -213,19 +212,17 @@ class Shared:
         `provider` unless the dump's context asks for it by name; an instance only."""
         from pydantic import PlainSerializer, PlainValidator, WithJsonSchema  # for pydantic's users
 
+        name = cls.__name__
+
         def check(value: object) -> object:
             if isinstance(value, cls):
                 return value
-            raise ValueError(f"expected a {cls.__name__}")
+            raise ValueError(f"expected a {name}")
 
         def dump(value: Any, info: SerializationInfo) -> dict[str, Any]:
             return document(value, asks_for_provider(info.context))
 
-        shape = {
-            "type": "object",
-            "title": cls.__name__,
-            "description": f"{cls.__name__}.to_json()",
-        }
+        shape = {"type": "object", "title": name, "description": f"{name}.to_json()"}
         return handler.generate_schema(
             Annotated[object, PlainValidator(check), PlainSerializer(dump), WithJsonSchema(shape)]
         )

@@ -1,15 +1,14 @@
 """OpenTelemetry traces of a client's operations: one span per operation, one per HTTP attempt.
 
-A client given a `tracer_provider` makes a `Tracing`; `Tracing.start` opens an
-`Operation` (a chat turn, a session GET), kept as `Call.trace`, which `_send` tells of
-each attempt and the stream of how the turn ended. Without a provider, `Call.trace` is
-None, the call sites check that, and neither this module nor OpenTelemetry is imported.
-The page for users is `docs/tracing.md`.
+A client given a `tracer_provider` makes a `Tracing`; `Tracing.start` opens an `Operation` (a chat
+turn, a session GET), kept as `Call.trace`, which `_send` tells of each attempt and the stream of
+how the turn ended. Without a provider, `Call.trace` is None, the call sites check that, and neither
+this module nor OpenTelemetry is imported. The page for users is `docs/tracing.md`.
 
-What a span holds is chosen for privacy: ids, counts, statuses, the server's address,
-timings and error types; never a message, an answer's text, a citation or its target,
-a header (so never the token), nor an exception's message, which may quote the
-server. What the server sent (the request id, the session id) is scrubbed first.
+What a span holds is chosen for privacy: ids, counts, statuses, the server's address, timings and
+error types; never a message, an answer's text, a citation or its target, a header (so never the
+token), nor an exception's message, which may quote the server. What the server sent (the request
+id, the session id) is scrubbed first.
 """
 
 from __future__ import annotations
@@ -33,6 +32,18 @@ __all__ = ["Operation", "Tracing"]
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # One span per operation, named for what the user called.
 _NAMES = {"chat": "silvia.chat", "get": "silvia.sessions.get"}
+
+
+def _set(span: Span, name: str, value: str | bool | int | None) -> None:
+    if value is not None:
+        span.set_attribute(name, value)
+
+
+def _fail(span: Span, error_type: str) -> None:
+    from opentelemetry.trace import Status, StatusCode
+
+    span.set_attribute("error.type", error_type)
+    span.set_status(Status(StatusCode.ERROR, error_type))
 
 
 class Tracing:
@@ -76,22 +87,10 @@ class Operation:
         self._span = tracing.tracer.start_span(
             _NAMES.get(kind, f"silvia.{kind}"), kind=SpanKind.INTERNAL, start_time=self._wall_ns
         )
-        self._set(self._span, "silvia.session_id", tracing.scrub(session_id))
+        _set(self._span, "silvia.session_id", tracing.scrub(session_id))
         self._attempt: Span | None = None
         self._error_type: str | None = None
         self._ended = False
-
-    @staticmethod
-    def _set(span: Span, name: str, value: str | bool | int | None) -> None:
-        if value is not None:
-            span.set_attribute(name, value)
-
-    @staticmethod
-    def _fail(span: Span, error_type: str) -> None:
-        from opentelemetry.trace import Status, StatusCode
-
-        span.set_attribute("error.type", error_type)
-        span.set_status(Status(StatusCode.ERROR, error_type))
 
     def attempt(self, request: httpx.Request, resend_count: int) -> None:
         """An HTTP attempt starts: its span, a child of the operation's."""
@@ -125,24 +124,22 @@ class Operation:
         if span is None:
             return
         span.set_attribute("http.response.status_code", response.status_code)
-        version = response.http_version.removeprefix("HTTP/")
-        span.set_attribute("network.protocol.version", version)
-        self._set(self._span, "silvia.request_id", self._tracing.errors.request_id(response))
+        span.set_attribute("network.protocol.version", response.http_version.removeprefix("HTTP/"))
+        _set(self._span, "silvia.request_id", self._tracing.errors.request_id(response))
         if response.is_success and self.kind == "chat":
             self._end_attempt()  # the stream's body is the turn's, not the attempt's
 
     def failed(self, failure: httpx.Response | httpx.TransportError) -> None:
         """The attempt failed: a status the SDK raises for, or a transport error."""
         if isinstance(failure, BaseException):
-            self._end_attempt(type(failure).__name__)
-        else:
-            self._end_attempt(str(failure.status_code))
+            return self._end_attempt(type(failure).__name__)
+        self._end_attempt(str(failure.status_code))
 
     def _end_attempt(self, error_type: str | None = None) -> None:
         span, self._attempt = self._attempt, None
         if span is not None:
             if error_type is not None:
-                self._fail(span, error_type)
+                _fail(span, error_type)
             span.end()
 
     def error(self, cls: type[BaseException]) -> None:
@@ -160,7 +157,7 @@ class Operation:
         span.set_attribute("silvia.turn.events", builder.events)
         span.set_attribute("silvia.turn.citations", len(turn.citations))
         span.set_attribute("silvia.turn.inline_citations", len(turn.inline_citations))
-        self._set(span, "silvia.session_id", self._tracing.scrub(turn.session_id))
+        _set(span, "silvia.session_id", self._tracing.scrub(turn.session_id))
         for name, stamp in (
             ("first_byte", builder.first_byte_at),
             ("first_text", builder.first_text_at),
@@ -179,14 +176,12 @@ class Operation:
         if isinstance(error, Exception):
             error_type = error_type or type(error).__name__
         span = self._span
+        self._end_attempt(error_type)
         if error_type is not None:
-            self._end_attempt(error_type)
-            self._fail(span, error_type)
+            _fail(span, error_type)
             # The exception's type only: its message may quote the server.
             span.add_event("exception", {"exception.type": error_type})
-        else:
+        elif error is not None:
             # Ended by a cancel, an interrupt, or a stream closed early: no error of its own.
-            if error is not None:
-                span.set_attribute("silvia.ended_by", type(error).__name__)
-            self._end_attempt()
+            span.set_attribute("silvia.ended_by", type(error).__name__)
         span.end()

@@ -105,7 +105,6 @@ GROUPS: dict[str, Group] = {
         modules=(
             "citations/__init__.py",
             "citations/_accounts.py",
-            "citations/_final.py",
             "citations/_links.py",
             "citations/_targets.py",
         ),

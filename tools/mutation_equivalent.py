@@ -40,9 +40,6 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client.citations._links.x__account_link__mutmut_8": (
         "urljoin(origin, href) even when origin is '': urljoin('', href) is href"
     ),
-    "silvia_client.citations._links.x_resolve_citation__mutmut_7": (
-        "drops stacklevel=2, which is web_origin's default"
-    ),
     "silvia_client.sessions._history.x_session_path__mutmut_14": (
         "quote(safe='XXXX'): 'X' is a letter, which quote never escapes"
     ),
@@ -216,7 +213,7 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._deadline.xǁCallǁtimeouts__mutmut_3": (
         "left < 0 for <= 0: differs only when the deadline is now to the float, once"
     ),
-    "silvia_client.chat._turn.xǁ_CopiedOnFirstUseǁ__get____mutmut_6": (
+    "silvia_client.chat._turn.xǁ_Copiedǁ__get____mutmut_16": (
         "cast(None, value) for cast(T, value): `cast` returns its value, whatever the type"
     ),
     "silvia_client.chat._turn.xǁTurnBuilderǁ_text_to__mutmut_2": (

@@ -1,10 +1,9 @@
 """Chat turns: the stream, its typed events, and the assembled `Turn`.
 
 - `events.py`   every event type, `RawEvent`, and the table that reads them off the wire
-- `_turn.py`    `Turn` (rows as sent, `target_for`, `Timings`) and its O(1)-per-event builder,
-  and `TurnSoFar`, the turn so far (`stream.current_turn`)
-- the I/O, `ChatStream` (the reading loop) and `Chat` (`client.chat.stream(...)`, `.send(...)`),
-  async in `silvia_client/_async/`, and in `_sync/` generated from it
+- `_turn.py`    `Turn`, its O(1)-per-event builder, and `TurnSoFar` (`stream.current_turn`)
+- `ChatStream` (the reading loop) and `Chat` (`client.chat`): the I/O, in `silvia_client/_async/`
+  and, generated from it, `_sync/`
 """
 
 from typing import TYPE_CHECKING

@@ -10,10 +10,9 @@ pydantic's parser (a citation's rows in one `validate_json`); whatever that refu
 or whose result holds an infinity, goes the plain way, whole, which so decides every
 `MalformedEvent` and row error (`tests/test_fast_json.py` holds the two equal).
 
-`to_dict` and `to_json` give an event as JSON for a relay, with no `provider` member
-anywhere unless asked; an unknown or malformed event's data stays a string, re-written
-without its providers (or left out when it is not JSON). Events are slotted
-dataclasses, not frozen ones: a frozen one costs about three times as much to build.
+In `to_dict`, an unknown or malformed event's `data` stays a string, re-written without its
+providers (left out when it is not JSON). Events are slotted dataclasses, not frozen ones:
+a frozen one costs about three times as much to build.
 """
 
 from __future__ import annotations
@@ -61,18 +60,6 @@ class RawEvent:
     data: str = field(repr=False)
 
 
-def _raw_data(data: str, include_provider: bool) -> str | None:
-    """An event's raw data: as sent, or without its `provider` members, or None if not JSON."""
-    if include_provider:
-        return data
-    try:
-        value = loads(data)
-    except (ValueError, RecursionError):
-        return None
-    kept = without_provider(value)
-    return data if kept == value else json.dumps(kept, default=str)
-
-
 def _jsonable(value: object, include_provider: bool) -> object:
     if isinstance(value, tuple):
         return [_jsonable(item, include_provider) for item in value]
@@ -97,12 +84,18 @@ class _Event:
         document: dict[str, Any] = {"type": self.type}
         for item in fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
             value = getattr(self, item.name)
-            if item.name == "data" and isinstance(value, str):
-                raw = _raw_data(value, include_provider)
-                if raw is not None:
-                    document["data"] = raw
-            else:
+            if item.name != "data" or not isinstance(value, str):
                 document[item.name] = _jsonable(value, include_provider)
+            elif include_provider:
+                document["data"] = value  # raw, as sent
+            else:
+                try:
+                    loaded = loads(value)
+                except (ValueError, RecursionError):
+                    pass  # not JSON: left out
+                else:
+                    kept = without_provider(loaded)
+                    document["data"] = value if kept == loaded else json.dumps(kept, default=str)
         return document
 
     def to_json(self, *, include_provider: bool = False) -> str:
@@ -213,18 +206,6 @@ def _field(data: object, key: str, kind: type) -> Any:
     return value
 
 
-# A reader: the decoded data, the wire format, the answer's length so far (an offset).
-Reader: TypeAlias = Callable[[object, WireFormat, int], ChatEvent]
-
-
-def _session(data: object, wire: WireFormat, offset: int) -> ChatEvent:
-    return SessionEvent(_field(data, wire.session_id_key, str))
-
-
-def _text(data: object, wire: WireFormat, offset: int) -> ChatEvent:
-    return TextEvent(_field(data, wire.text_key, str))
-
-
 def _citation(data: object, wire: WireFormat, offset: int) -> ChatEvent:
     # The rows' module (pydantic models) loads with the first citation, not the package.
     from ..citations._rows import InlineCitation
@@ -260,10 +241,6 @@ def _error(data: object, wire: WireFormat, offset: int) -> ChatEvent:
     raise _Shape(f"expected {wire.error_key!r} to be an object or a string")
 
 
-def _done(data: object, wire: WireFormat, offset: int) -> ChatEvent:
-    return DoneEvent()
-
-
 # What the fast path leaves to the plain way: any refusal of pydantic's parser.
 _REFUSED = (ValueError, LookupError, _Shape, RecursionError)
 # Only the keys go to pydantic-core's string cache (shared by the process), never the text.
@@ -291,14 +268,15 @@ class EventDecoder:
     def __init__(self, wire: WireFormat) -> None:
         names = wire.events
         self._wire = wire
-        self._readers: Mapping[str, Reader] = {
-            names.session: _session,
-            names.text: _text,
+        # A reader takes the decoded data, the wire format, the answer's length so far.
+        self._readers: Mapping[str, Callable[[object, WireFormat, int], ChatEvent]] = {
+            names.session: lambda data, w, _: SessionEvent(_field(data, w.session_id_key, str)),
+            names.text: lambda data, w, _: TextEvent(_field(data, w.text_key, str)),
             names.citation: _citation,
             names.citations_summary: _citations_summary,
             names.message: _message,
             names.error: _error,
-            names.done: _done,
+            names.done: lambda data, w, _: DoneEvent(),
         }
 
     def __call__(self, name: str, data: str, offset: int = 0) -> ChatEvent:

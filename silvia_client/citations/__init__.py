@@ -4,9 +4,9 @@ Where things are:
 
 - `_targets.py`  the nine target kinds and `AccountRef` (values; `to_wire()`);
                  `parse_citation_target`: wire value -> target or None, never raises;
-                 `RowError`, `CitationRows`: what a loader of rows reports
+                 `RowError`, `CitationRows`: what a loader of rows reports;
+                 `final_targets`, `FinalTargets`: a source's final target (`target_for`)
 - `_rows.py`     `Citation`, `InlineCitation` (the pydantic models); `load_citations`
-- `_final.py`    a source's final target, read off the rows as sent (`target_for`)
 - `_links.py`    `account_href` (JavaScript's encodeURIComponent), `resolve_citation`
 - `_accounts.py` the doc's account-id rule and matching refs to the user's accounts
 """

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urljoin
 
 from .._text import strip_bidi_controls
@@ -20,9 +21,11 @@ from ._targets import (
     CitationTarget,
     MarketDataTarget,
     PortfolioTarget,
-    TargetedRow,
     is_http_url,
 )
+
+if TYPE_CHECKING:
+    from ._rows import Citation
 
 ACCOUNTS_PATH = "/accounts/"  # [doc] the web app's account page
 LIVE_DATA_SOURCE = "silvia://market-data/finnhub"  # [doc] its analysis is labelled "Live data"
@@ -63,10 +66,10 @@ def account_href(account_id: str) -> str:
     return ACCOUNTS_PATH + encode_uri_component(account_id)
 
 
-def web_origin(web_url: str | None, base_url: str | None = None, *, stacklevel: int = 2) -> str:
+def web_origin(web_url: str | None, base_url: str | None = None) -> str:
     """The web app's origin for account links (None: `SILVIA_WEB_URL`), or "" for relative
     paths; `ConfigurationError` unless an absolute http(s) URL. `base_url`, its deprecated
-    alias, warns (`stacklevel` counted from this function's caller)."""
+    alias, warns for the line that called this function's caller."""
     if base_url is not None:
         if web_url is not None:
             raise TypeError("pass web_url= only (base_url= is its deprecated name)")
@@ -74,7 +77,7 @@ def web_origin(web_url: str | None, base_url: str | None = None, *, stacklevel: 
             "base_url= here is the web app's origin and is deprecated: pass web_url= "
             "(base_url means the API server)",
             DeprecationWarning,
-            stacklevel=stacklevel + 1,
+            stacklevel=3,
         )
         web_url = base_url
     name = "web_url"
@@ -106,22 +109,18 @@ class ResolvedCitation:
         return self.links[0].href if self.links else None
 
 
-def _fallback_label(citation: TargetedRow) -> str:
+def _label(citation: Citation, target: CitationTarget | None) -> str:
+    if isinstance(target, MarketDataTarget) and (ticker := strip_bidi_controls(target.ticker)):
+        return ticker
+    if isinstance(target, AnalysisTarget):
+        return "Live data" if citation.source == LIVE_DATA_SOURCE else "Analysis"
+    if isinstance(target, PortfolioTarget) and not citation.title:
+        return "Portfolio"
     for text in (citation.title, citation.source):
         text = strip_bidi_controls(text) if text else text
         if text and not text.isspace():
             return text
     return "Source"
-
-
-def _label(citation: TargetedRow, target: CitationTarget | None) -> str:
-    if isinstance(target, MarketDataTarget):
-        return strip_bidi_controls(target.ticker) or _fallback_label(citation)
-    if isinstance(target, AnalysisTarget):
-        return "Live data" if citation.source == LIVE_DATA_SOURCE else "Analysis"
-    if isinstance(target, PortfolioTarget) and not citation.title:
-        return "Portfolio"
-    return _fallback_label(citation)
 
 
 def _account_link(ref: AccountRef, label: str, origin: str) -> CitationLink | None:
@@ -133,18 +132,17 @@ def _account_link(ref: AccountRef, label: str, origin: str) -> CitationLink | No
 
 
 def resolve_citation(
-    citation: TargetedRow, *, web_url: str | None = None, base_url: str | None = None
+    citation: Citation, *, web_url: str | None = None, base_url: str | None = None
 ) -> ResolvedCitation:
     """The label and links a UI shows for `citation`.
 
-    An `account` gives one link and `accounts` one per account; URL-bearing kinds
-    link to their URL when set; with no target, a legacy http(s) `source` is the
-    link. `web_url` (the web app's origin; None means `SILVIA_WEB_URL`, "" relative
-    paths) makes account links absolute; `base_url=` is its deprecated alias.
-    Never raises for a citation built from wire data: an id without a link (a
-    lone surrogate, `.`, `..`) gives no link.
+    An `account` gives one link and `accounts` one per account; URL-bearing kinds link to their URL
+    when set; with no target, a legacy http(s) `source` is the link. `web_url` (the web app's
+    origin; None means `SILVIA_WEB_URL`, "" relative paths) makes account links absolute;
+    `base_url=` is its deprecated alias. Never raises for a citation built from wire data: an id
+    without a link (a lone surrogate, `.`, `..`) gives no link.
     """
-    origin = web_origin(web_url, base_url, stacklevel=2)
+    origin = web_origin(web_url, base_url)
     target = citation.target
     label = _label(citation, target)
     if isinstance(target, AccountTarget):

@@ -1,20 +1,23 @@
-"""The ground floor: the nine citation targets, the parser, and what a loader of rows reports.
+"""The ground floor: the nine citation targets, the parser, what a loader of rows reports, and
+a source's final target (`target_for`).
 
-Targets are frozen dataclasses, not pydantic models: a stream carries many and
-the parser checks them itself. `provider` names a vendor, for routing only: it
-is in equality and `to_wire()`, never in a repr, and `without_provider` drops it
-from every serialization not asked for by name (`asks_for_provider`).
-`parse_citation_target` is hand-written over plain dicts: it is on the hot path
-of every streamed citation. `RowError` and `CitationRows` live here, not beside
-the models, so that code reporting on rows loads no pydantic.
+Targets are frozen dataclasses, not pydantic models: a stream carries many and the parser checks
+them itself. `provider` names a vendor, for routing only: it is in equality and `to_wire()`, never
+in a repr, and `without_provider` drops it from every serialization not asked for by name
+(`asks_for_provider`). `parse_citation_target` is hand-written over plain dicts: it is on the hot
+path of every streamed citation. `RowError` and `CitationRows` live here, not beside the models, so
+that code reporting on rows loads no pydantic.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import ClassVar, Generic, Literal, Protocol, TypeAlias, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, ClassVar, Generic, Literal, TypeAlias, TypeVar
+
+if TYPE_CHECKING:
+    from ._rows import Citation
 
 AccountProvider: TypeAlias = Literal["plaid", "manual", "snaptrade"]
 PROVIDERS: frozenset[str] = frozenset({"plaid", "manual", "snaptrade"})
@@ -52,6 +55,23 @@ def without_provider(value: object) -> object:
     return value
 
 
+class _Target:
+    """The nine targets' base: `to_wire`, read off each one's fields."""
+
+    __slots__ = ()
+    kind: ClassVar[TargetKind]
+
+    def to_wire(self) -> WireDict:
+        """The full wire form (for routing): the server's JSON object, `provider` included."""
+        wire: WireDict = {"kind": self.kind}
+        for item in fields(self):  # type: ignore[arg-type]  # every target is a dataclass
+            value = getattr(self, item.name)
+            if isinstance(value, tuple):  # an `accounts` target's refs
+                value = [ref.to_wire() for ref in value]
+            wire["accountId" if item.name == "account_id" else item.name] = value
+        return wire
+
+
 @dataclass(frozen=True, slots=True)
 class AccountRef:
     """One of the user's own accounts: its id, and the vendor that holds it (never shown)."""
@@ -65,78 +85,54 @@ class AccountRef:
 
 
 @dataclass(frozen=True, slots=True)
-class WebTarget:
+class WebTarget(_Target):
     """A web page."""
 
     kind: ClassVar[Literal["web"]] = "web"
     url: str
 
-    def to_wire(self) -> WireDict:
-        """The full wire form (for routing): the server's JSON object."""
-        return {"kind": "web", "url": self.url}
-
 
 @dataclass(frozen=True, slots=True)
-class TaxReferenceTarget:
+class TaxReferenceTarget(_Target):
     """A tax authority document; `url` is None for a document of Silvia's own library."""
 
     kind: ClassVar[Literal["tax_reference"]] = "tax_reference"
     url: str | None = None
 
-    def to_wire(self) -> WireDict:
-        """The full wire form (for routing): the server's JSON object."""
-        return {"kind": "tax_reference", "url": self.url}
-
 
 @dataclass(frozen=True, slots=True)
-class CardDocumentTarget:
+class CardDocumentTarget(_Target):
     """A credit card issuer's document; `url` is None for a library copy."""
 
     kind: ClassVar[Literal["card_document"]] = "card_document"
     url: str | None = None
 
-    def to_wire(self) -> WireDict:
-        """The full wire form (for routing): the server's JSON object."""
-        return {"kind": "card_document", "url": self.url}
-
 
 @dataclass(frozen=True, slots=True)
-class MortgageReferenceTarget:
+class MortgageReferenceTarget(_Target):
     """A mortgage regulator's or agency's document; `url` is None for a library copy."""
 
     kind: ClassVar[Literal["mortgage_reference"]] = "mortgage_reference"
     url: str | None = None
 
-    def to_wire(self) -> WireDict:
-        """The full wire form (for routing): the server's JSON object."""
-        return {"kind": "mortgage_reference", "url": self.url}
-
 
 @dataclass(frozen=True, slots=True)
-class MarketDataTarget:
+class MarketDataTarget(_Target):
     """A ticker's market data."""
 
     kind: ClassVar[Literal["market_data"]] = "market_data"
     ticker: str
 
-    def to_wire(self) -> WireDict:
-        """The full wire form (for routing): the server's JSON object."""
-        return {"kind": "market_data", "ticker": self.ticker}
-
 
 @dataclass(frozen=True, slots=True)
-class AnalysisTarget:
+class AnalysisTarget(_Target):
     """The output of an analysis Silvia ran (labelled by its source: live data or analysis)."""
 
     kind: ClassVar[Literal["analysis"]] = "analysis"
 
-    def to_wire(self) -> WireDict:
-        """The full wire form (for routing): the server's JSON object."""
-        return {"kind": "analysis"}
-
 
 @dataclass(frozen=True, slots=True)
-class AccountTarget:
+class AccountTarget(_Target):
     """One of the user's own accounts."""
 
     kind: ClassVar[Literal["account"]] = "account"
@@ -147,32 +143,20 @@ class AccountTarget:
     def ref(self) -> AccountRef:
         return AccountRef(self.account_id, self.provider)
 
-    def to_wire(self) -> WireDict:
-        """The full wire form (for routing): the server's JSON object, `provider` included."""
-        return {"kind": "account", "accountId": self.account_id, "provider": self.provider}
-
 
 @dataclass(frozen=True, slots=True)
-class AccountsTarget:
+class AccountsTarget(_Target):
     """Several of the user's accounts: the citation covers all of them."""
 
     kind: ClassVar[Literal["accounts"]] = "accounts"
     accounts: tuple[AccountRef, ...]
 
-    def to_wire(self) -> WireDict:
-        """The full wire form (for routing): the server's JSON object, each `provider` included."""
-        return {"kind": "accounts", "accounts": [ref.to_wire() for ref in self.accounts]}
-
 
 @dataclass(frozen=True, slots=True)
-class PortfolioTarget:
+class PortfolioTarget(_Target):
     """The user's whole portfolio."""
 
     kind: ClassVar[Literal["portfolio"]] = "portfolio"
-
-    def to_wire(self) -> WireDict:
-        """The full wire form (for routing): the server's JSON object."""
-        return {"kind": "portfolio"}
 
 
 CitationTarget: TypeAlias = (
@@ -188,18 +172,7 @@ CitationTarget: TypeAlias = (
 )
 
 
-class TargetedRow(Protocol):
-    """What the ground floor reads of a citation row: a `Citation` is one (the models sit above)."""
-
-    @property
-    def source(self) -> str: ...
-    @property
-    def title(self) -> str | None: ...
-    @property
-    def target(self) -> CitationTarget | None: ...
-
-
-CitationT = TypeVar("CitationT", bound=TargetedRow)
+CitationT = TypeVar("CitationT", bound="Citation")
 
 
 @dataclass(frozen=True)
@@ -217,6 +190,41 @@ class CitationRows(Generic[CitationT]):
 
     citations: tuple[CitationT, ...]
     errors: tuple[RowError, ...] = ()
+
+
+def final_targets(
+    streamed: Iterable[Citation], summary: Iterable[Citation]
+) -> dict[str, CitationTarget | None]:
+    """Each source's final target (None: untyped), streamed sources first, in order. Read off
+    the rows as sent: the one-meaning-per-source registry is the server's (a turn resumed from
+    a checkpoint written before targets existed can stream a source untyped, then typed)."""
+    targets = {row.source: row.target for row in streamed}  # the last streamed row wins
+    for row in summary:
+        targets[row.source] = row.target  # the summary over the stream; its last row wins
+    return targets
+
+
+class FinalTargets:
+    """`target_for` of a `Turn` or `Message`, which declare `_targets`, an empty dict."""
+
+    __slots__ = ()
+
+    citations: Sequence[Citation]
+    inline_citations: Sequence[Citation]
+    _targets: dict[str, CitationTarget | None]
+
+    def _final_targets(self) -> dict[str, CitationTarget | None]:
+        if not self._targets:  # filled in place: the frozen value is never reassigned
+            self._targets.update(final_targets(self.inline_citations, self.citations))
+        return self._targets
+
+    def target_for(self, source: str) -> CitationTarget | None:
+        """The server's final word on `source`: its target in the summary, else its last streamed.
+
+        That is its last row in `citations`, else its last in `inline_citations`;
+        None when that row is untyped, or `source` was never cited.
+        """
+        return self._final_targets().get(source)
 
 
 # scheme://[userinfo@]host[:port][/path][?query][#fragment], no ASCII space or control.

@@ -1,11 +1,8 @@
 """HTML and Markdown views of turns, citations and sessions, for notebooks and UIs.
 
-Sources are numbered in the order the answer first cites them, each shown through a
-row carrying its final target (`target_for`'s rule), so a turn and its reload look
-alike; a chip in the answer links by its own row. Labels are `resolve_citation`'s (no
-`provider`); server text is escaped, bidi controls dropped; only http(s) URLs and
-`/accounts/` paths become links, absolute with `web_url=` (default `SILVIA_WEB_URL`;
-`base_url=` is its deprecated alias).
+Labels are `resolve_citation`'s (no `provider`); server text is escaped, bidi controls
+dropped; only http(s) URLs and `/accounts/` paths become links, absolute with `web_url=`
+(default `SILVIA_WEB_URL`; `base_url=` is its deprecated alias).
 
 - `_sources.py`   numbering sources and placing their marks (the `silvia` command's too)
 - `_html.py`      the HTML views, their "Sources" (badges, links, quotes), the notes a view

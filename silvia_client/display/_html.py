@@ -2,16 +2,11 @@
 Policy allows no script, request or form.
 
 A turn is its answer with a numbered chip where each citation streamed in, then its
-"Sources": each source's badge, label, links that say what they open, and quotes (a
-quote of key/value pairs, a tool's SQL rows or a market-data JSON object, is a small
-list; a long quote, and the other quotes of a pooled source's rows, fold). A session
-opens with a line that sums it up (a CSS bar by kind, the same facts as text) and folds
-each message's sources. A view says once what a reader could miss: sources with no
-marker (reloaded rows carry no position) and relative account links. `escape` shows
-markup as text, without bidi controls. `style.css`, the one stylesheet, styles only
-`.silvia-*`, in the host's colours where it has them, every text on its background at
-least 4.5:1 (`tests/display/test_themes.py`); the views are semantic HTML, readable
-where the `<style>` is stripped.
+"Sources" (`sources_html`); a session opens with a line that sums it up (`glance_html`)
+and folds each message's sources; what a reader could miss is said once (`_Notes`).
+`style.css`, the one stylesheet, styles only `.silvia-*`, in the host's colours where it
+has them, every text on its background at least 4.5:1 (`tests/display/test_themes.py`);
+the views are semantic HTML, readable where the `<style>` is stripped.
 """
 
 from __future__ import annotations
@@ -28,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from .._text import strip_bidi_controls
-from ..citations._final import final_targets
 from ..citations._links import CitationLink, resolve_citation, web_origin
+from ..citations._targets import final_targets
 from ._sources import NumberedSource, chips, fold, link_texts, numbered_sources, plural
 
 if TYPE_CHECKING:
@@ -99,12 +94,9 @@ def link_html(link: CitationLink, text: str, title: str | None = None) -> str:
 
 
 def key_values(text: str | None) -> list[list[tuple[str, str]]] | None:
-    """`text` as rows of (key, value) pairs when it is pairs; else None.
-
-    A tool's SQL rows reach `cited_text` as `key: value, key: value` lines, each of
-    two or more pairs; prose, even "Note: a colon", is not pairs. A market-data quote
-    is a JSON object (or a list of them) of plain values keyed as SQL rows are: a row
-    of its members, numbers as sent (`227.48`, never `227.48000000000002`)."""
+    """`text` as rows of (key, value) pairs, else None: a tool's SQL rows (`key: value, key:
+    value` lines, two pairs or more: "Note: a colon" is prose), or a market-data JSON object
+    (or list of them) of plain values keyed as SQL rows are, numbers as sent (`227.48`)."""
     stripped = (text or "").strip()
     rows: list[list[tuple[str, str]]] = []
     if stripped.startswith(("{", "[")):
@@ -113,11 +105,11 @@ def key_values(text: str | None) -> list[list[tuple[str, str]]] | None:
         except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             return None
         for item in value if isinstance(value, list) else [value]:
-            # A nested value, or a key no SQL row could have, leaves the quote as it is.
-            if not isinstance(item, dict) or not item:
-                return None
-            pairs = item.items()
-            if any(isinstance(v, (dict, list)) or not re.fullmatch(_KEY, k) for k, v in pairs):
+            # No member, a nested value, or a key no SQL row could have: the quote as it is.
+            pairs = item.items() if isinstance(item, dict) else ()
+            if not pairs or any(
+                isinstance(v, dict | list) or not re.fullmatch(_KEY, k) for k, v in pairs
+            ):
                 return None
             rows.append([(k, v if isinstance(v, str) else _JSON_WORDS[v]) for k, v in pairs])
         return rows or None
@@ -225,8 +217,7 @@ class _Notes:
         self.relative = False
 
     def cited(self, said: Turn | Message, *, folded: bool = False) -> str:
-        """An answer with its chips, then its sources (`folded`: under one line); what it
-        leaves unsaid is noted."""
+        """An answer with its chips, then its sources (`folded`: under one line), noted."""
         inline, citations = said.inline_citations, said.citations
         sources = numbered_sources(inline, citations, web_url=self.web_url)
         pieces = chips(said.text, inline, sources, self.web_url)
@@ -277,9 +268,8 @@ def glance_html(messages: Sequence[Message]) -> str:
     for message in messages:
         for target in final_targets(message.inline_citations, message.citations).values():
             kinds[None if target is None else target.kind] += 1
-        for row in (*message.citations, *message.inline_citations):
-            rows += 1
-            legacy += row.target is None
+        cited = (*message.citations, *message.inline_citations)
+        rows, legacy = rows + len(cited), legacy + sum(row.target is None for row in cited)
     total = sum(kinds.values())
     typed = [(kind, kinds[kind]) for kind in KIND_NAMES if kinds[kind]]
     segments = "".join(

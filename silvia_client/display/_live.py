@@ -1,43 +1,24 @@
 """`live(stream)` and `alive(stream)`: a turn streamed into a notebook cell, then its view
 (the chat layers take no display argument). IPython is never imported here (a kernel has
-it in `sys.modules`), nor any model (`LiveStream`).
+it in `sys.modules`), nor any model or stream (they are named for types only).
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from ..errors import ConfigurationError
 from ._html import text_html, view
 
 if TYPE_CHECKING:
+    from .._async._stream import AsyncChatStream
+    from .._sync._stream import ChatStream
     from ..chat._turn import Turn
 
-TurnT_co = TypeVar("TurnT_co", bound="Turn", covariant=True)
 UPDATES_PER_SECOND = 10.0
-
-
-class LiveStream(Protocol[TurnT_co]):
-    """A chat stream (`ChatStream`): its text as it arrives, then its turn."""
-
-    @property
-    def text_stream(self) -> Iterator[str]: ...
-    def until_done(self) -> TurnT_co:
-        """The complete turn, once the stream has ended."""
-        ...
-
-
-class AsyncLiveStream(Protocol[TurnT_co]):
-    """An async chat stream (`AsyncChatStream`)."""
-
-    @property
-    def text_stream(self) -> AsyncIterator[str]: ...
-    async def until_done(self) -> TurnT_co:
-        """The complete turn, once the stream has ended."""
-        ...
 
 
 class Throttle:
@@ -105,18 +86,17 @@ class _Cell:
 
 
 def live(
-    stream: LiveStream[TurnT_co],
+    stream: ChatStream,
     *,
     per_second: float = UPDATES_PER_SECOND,
     clock: Callable[[], float] = time.monotonic,
     out: TextIO | None = None,
-) -> TurnT_co:
+) -> Turn:
     """Show `stream`'s answer as it arrives, then its final view; return the `Turn`.
 
-    In a Jupyter kernel: one output, updated in place at most `per_second`
-    times a second, then the turn's view with its sources. Elsewhere, or when
-    `out` is given: the text written to `out` (default stdout) as it arrives.
-    A failed stream shows its partial turn (`error.turn`), then raises.
+    In a Jupyter kernel: one output, updated in place at most `per_second` times a second, then
+    the turn's view with its sources. Elsewhere, or when `out` is given: the text written to
+    `out` (default stdout) as it arrives. A failed stream shows its partial turn, then raises.
     """
     cell = _Cell(per_second, clock, out)
     try:
@@ -131,12 +111,12 @@ def live(
 
 
 async def alive(
-    stream: AsyncLiveStream[TurnT_co],
+    stream: AsyncChatStream,
     *,
     per_second: float = UPDATES_PER_SECOND,
     clock: Callable[[], float] = time.monotonic,
     out: TextIO | None = None,
-) -> TurnT_co:
+) -> Turn:
     """`live` for an `AsyncChatStream`: `turn = await display.alive(stream)`."""
     cell = _Cell(per_second, clock, out)
     try:

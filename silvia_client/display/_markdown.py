@@ -93,16 +93,12 @@ def turn_markdown(turn: Turn, *, web_url: str | None = None, base_url: str | Non
     return "\n\n".join(parts)
 
 
-def _message_parts(message: Message, web_url: str) -> list[str]:
-    role = f"**{_m(one_line(message.role or 'message'))}**"
-    return [role, *_cited_markdown(message, web_url, "")]
-
-
 def message_markdown(
     message: Message, *, web_url: str | None = None, base_url: str | None = None
 ) -> str:
     """One message of a session: its role, its text with markers, its numbered sources."""
-    return "\n\n".join(_message_parts(message, web_origin(web_url, base_url)))
+    role = f"**{_m(one_line(message.role or 'message'))}**"
+    return "\n\n".join([role, *_cited_markdown(message, web_origin(web_url, base_url), "")])
 
 
 def session_markdown(
@@ -110,7 +106,5 @@ def session_markdown(
 ) -> str:
     """A session: its title, then each message with its citations."""
     web_url = web_origin(web_url, base_url)
-    parts = [f"### {_m(one_line(session.title or session.id))}"]
-    for message in session.messages:
-        parts.extend(_message_parts(message, web_url))
-    return "\n\n".join(parts)
+    title = f"### {_m(one_line(session.title or session.id))}"
+    return "\n\n".join([title, *(message_markdown(m, web_url=web_url) for m in session.messages)])

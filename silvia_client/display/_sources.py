@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..citations._final import final_targets
 from ..citations._links import ResolvedCitation, resolve_citation, web_origin
+from ..citations._targets import final_targets
 
 if TYPE_CHECKING:
     from ..citations._rows import Citation, InlineCitation
@@ -124,14 +124,10 @@ def chips(
 
 
 # What a link says it opens, by its row's target kind (None: a legacy http(s) source).
-LINK_TEXT = {
-    "account": "Open account",
-    "accounts": "Open account",
-    "web": "Open page",
-    None: "Open page",
-    "tax_reference": "Open document",
-    "card_document": "Open document",
-    "mortgage_reference": "Open document",
+LINK_TEXT: dict[str | None, str] = {
+    **dict.fromkeys(("account", "accounts"), "Open account"),
+    **dict.fromkeys(("web", None), "Open page"),
+    **dict.fromkeys(("tax_reference", "card_document", "mortgage_reference"), "Open document"),
 }
 
 

@@ -41,7 +41,7 @@ from silvia_client.citations import (
     InlineCitation,
     RowError,
     WebTarget,
-    _final,
+    _targets,
     parse_citation_target,
 )
 from silvia_client.errors import StreamDisconnectedError
@@ -446,13 +446,13 @@ def test_the_final_word_is_read_off_the_rows_once_on_first_use(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     reads: list[int] = []
-    real = _final.final_targets
+    real = _targets.final_targets
 
     def counted(streamed: Any, summary: Any) -> dict[str, CitationTarget | None]:
         reads.append(1)
         return real(streamed, summary)
 
-    monkeypatch.setattr(_final, "final_targets", counted)
+    monkeypatch.setattr(_targets, "final_targets", counted)
     builder = TurnBuilder()
     builder.apply(CitationsSummaryEvent((Citation.model_validate(row(WEB_URL, web())),)))
     turn = builder.build()
