@@ -21,7 +21,7 @@ from .._sse import FAST_PATH, holds_infinity, loads, most_values
 from .._wire import DEFAULT_WIRE, DEFAULTS, WireFormat
 from ..chat._turn import text_preview
 from ..citations import CitationRows, CitationTarget, RowError
-from ..citations._final import FinalTargets
+from ..citations._targets import FinalTargets
 from ..errors import ConfigurationError, ResponseTooLargeError
 
 if TYPE_CHECKING:
