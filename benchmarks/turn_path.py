@@ -9,7 +9,8 @@ under `sys.setprofile`, which sees every Python function call of this thread
 (the server's thread is not profiled). Counted: the distinct code objects
 run whose file is in the SDK's core, that is under `silvia_client/` but not
 under `silvia_client/testing/`, `qa/` or `cli/`; comprehensions, generator
-expressions, lambdas and module bodies aside. A generator resumed many times
+expressions and module bodies aside (a lambda counts: it is a function a reader
+follows). A generator resumed many times
 counts once.
 
 Prints the count of functions, the count of modules they are in, and the
@@ -39,7 +40,7 @@ GOAL_FUNCTIONS = 45
 GOAL_MODULES = 10
 PACKAGE = Path(silvia_client.__file__).resolve().parent
 OUTSIDE_CORE = ("testing", "qa", "cli")
-ASIDE = {"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>", "<module>"}
+ASIDE = {"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<module>"}
 
 
 def core_module(code: CodeType) -> str | None:
