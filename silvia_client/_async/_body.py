@@ -77,7 +77,10 @@ def encoding_error(response: httpx.Response) -> str | None:
     return None
 
 
-def content_pieces(response: httpx.Response) -> Iterator[bytes]:
+_UNBOUNDED = 2**62  # for a reader that stops itself
+
+
+async def _content(response: httpx.Response) -> AsyncGenerator[bytes, None]:
     """A body already read (by a caller's transport or event hook), whole."""
     try:
         content = response.content
@@ -85,14 +88,6 @@ def content_pieces(response: httpx.Response) -> Iterator[bytes]:
         return
     if content:
         yield content
-
-
-_UNBOUNDED = 2**62  # for a reader that stops itself
-
-
-async def _content(response: httpx.Response) -> AsyncGenerator[bytes, None]:
-    for piece in content_pieces(response):
-        yield piece
 
 
 async def _inflated(raw: AsyncIterable[bytes], inflater: Inflater) -> AsyncGenerator[bytes, None]:

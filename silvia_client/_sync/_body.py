@@ -79,7 +79,10 @@ def encoding_error(response: httpx.Response) -> str | None:
     return None
 
 
-def content_pieces(response: httpx.Response) -> Iterator[bytes]:
+_UNBOUNDED = 2**62  # for a reader that stops itself
+
+
+def _content(response: httpx.Response) -> Generator[bytes, None, None]:
     """A body already read (by a caller's transport or event hook), whole."""
     try:
         content = response.content
@@ -87,14 +90,6 @@ def content_pieces(response: httpx.Response) -> Iterator[bytes]:
         return
     if content:
         yield content
-
-
-_UNBOUNDED = 2**62  # for a reader that stops itself
-
-
-def _content(response: httpx.Response) -> Generator[bytes, None, None]:
-    for piece in content_pieces(response):
-        yield piece
 
 
 def _inflated(raw: Iterable[bytes], inflater: Inflater) -> Generator[bytes, None, None]:
