@@ -1,16 +1,16 @@
 """One call: its options, checked by one table; its deadline; the one way to end a blocked read.
 
-- `RULES` and `check`: every option a client or a call takes (argument -> the values
-  it accepts -> the error otherwise), checked when given: a `ConfigurationError` then,
-  never a `ValueError` from inside httpx later. `RequestOptions`: one call's, frozen.
+- `RULES`, `check`: every option a client or a call takes, read as the SDK keeps it, or
+  refused when given (a `ConfigurationError`, never a `ValueError` from httpx later).
+  `RequestOptions`: one call's, frozen.
 - `Call`: one operation (a chat turn, a GET): its options, and once started its
   deadline, its `Guard` and its spans. The deadline bounds connecting, every retry and
   the wait before it, and every read (each cut to the time left).
-- `Guard`: a read already waiting keeps the timeout it began with, and closing its
-  response from another thread does not wake it; shutting its socket down does. So the
-  deadline's alarm, a `close()` from elsewhere, or a drain that takes too long stops
-  the guard: `reason` is set (readers check it between chunks) and the watched
-  response's socket is shut down. `Lifecycle`: what a client's `close()` stops.
+- `Guard`: a read already waiting keeps its timeout, and closing its response from
+  another thread does not wake it; shutting its socket down does. So the deadline's
+  alarm, a `close()` from elsewhere, or a drain that takes too long stops the guard:
+  `reason` is set (readers check it between chunks) and the socket is shut down.
+  `Lifecycle`: what a client's `close()` stops.
 - `thread_timer`: one watchdog thread per process runs every client's alarms, sync or
   async: an alarm only sets a flag and shuts a socket down, safe from any thread.
 """
