@@ -93,14 +93,9 @@ def _whole(value: object, *, least: int = 1) -> int:
     return value
 
 
-def _message(value: str) -> str:
-    if DEFAULTS.refuse_blank_message and not value.strip():
-        raise _Refused
-    return value
-
-
-def _session_id(value: str) -> str:
-    if not value:
+def _text(value: str, *, blank: bool = False) -> str:
+    # `blank`: only whitespace is as empty as nothing
+    if not value or (blank and not value.strip()):
         raise _Refused
     return value
 
@@ -129,26 +124,21 @@ def _headers(value: object) -> httpx.Headers:
         raise _Refused(type(error).__name__) from None
 
 
-def _extra_body(value: object) -> dict[str, Any]:
+def _fields(value: object, *, query: bool = False) -> dict[str, Any]:
+    # Names (`str`) to values: a query's a `str`, an `int` or a `float` (not a bool), a
+    # body's what JSON can carry.
     if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
         raise _Refused
+    if query:
+        for item in value.values():
+            if isinstance(item, bool) or not isinstance(item, (str, int, float)):
+                raise _Refused
+        return dict(value)
     try:
         json.dumps(dict(value), allow_nan=False)
     except (TypeError, ValueError) as error:  # a set, an object, NaN, a circle
         raise _Refused(f"cannot be sent as JSON ({type(error).__name__})") from None
     return dict(value)
-
-
-def _extra_query(value: object) -> dict[str, Any]:
-    if not isinstance(value, Mapping):
-        raise _Refused
-    for key, item in value.items():
-        if not isinstance(key, str) or isinstance(item, bool) or not isinstance(item, _QUERY):
-            raise _Refused
-    return dict(value)
-
-
-_QUERY = (str, int, float)
 
 
 @dataclass(frozen=True)
@@ -184,9 +174,13 @@ RULES: Mapping[str, Rule] = {
     "retry_backoff": Rule(
         partial(_seconds, backoff=True), f"retry_backoff must be a number of seconds, 0 to {_MAX}"
     ),
-    "message": Rule(_message, "message must not be empty or only whitespace", type_error=True),
+    "message": Rule(
+        partial(_text, blank=DEFAULTS.refuse_blank_message),
+        "message must not be empty or only whitespace",
+        type_error=True,
+    ),
     "session_id": Rule(
-        _session_id,
+        _text,
         "session_id must not be empty (leave it out for a new session)",
         "optional",
         type_error=True,
@@ -200,10 +194,10 @@ RULES: Mapping[str, Rule] = {
     "default_headers": Rule(_headers, f"default_headers {_HEADERS}", "empty"),
     "extra_headers": Rule(_headers, f"extra_headers {_HEADERS}", "empty"),
     "extra_body": Rule(
-        _extra_body, "extra_body must be a mapping of field names (str) to JSON values", "empty"
+        _fields, "extra_body must be a mapping of field names (str) to JSON values", "empty"
     ),
     "extra_query": Rule(
-        _extra_query,
+        partial(_fields, query=True),
         "extra_query must be a mapping of parameter names (str) to str, int or float",
         "empty",
     ),
