@@ -442,20 +442,17 @@ class _Watchdog:
         self._order = itertools.count()
         self._thread: threading.Thread | None = None
 
-    def _forked(self) -> None:  # start over once, however many threads arrive here
-        held = self._fork_lock.acquire(timeout=self.FORK_LOCK_WAIT)
-        try:
-            if self._pid != os.getpid():
-                self._start_over()
-        finally:
-            if held:
-                self._fork_lock.release()
-            else:  # held by a thread of the parent when it forked: released nowhere here
-                self._fork_lock = threading.Lock()
-
     def call_at(self, at: float, callback: Callable[[], None]) -> Callable[[], None]:
-        if self._pid != os.getpid():  # a forked child: the parent's thread does not run here
-            self._forked()
+        if self._pid != os.getpid():  # a forked child: start over once, whatever the threads
+            held = self._fork_lock.acquire(timeout=self.FORK_LOCK_WAIT)
+            try:
+                if self._pid != os.getpid():
+                    self._start_over()
+            finally:
+                if held:
+                    self._fork_lock.release()
+                else:  # held by a thread of the parent when it forked: released nowhere here
+                    self._fork_lock = threading.Lock()
         alarm = [callback]
         with self._cond:
             heap = self._heap
