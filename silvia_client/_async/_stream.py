@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Mapping
 from functools import partial
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import httpx
 from httpx_sse import ServerSentEvent
@@ -134,6 +134,17 @@ class AsyncChatStream:
             if chunks is not None:
                 await chunks.aclose()
 
+    async def _ended(self, error: BaseException) -> NoReturn:
+        """A reader's loop ended with `error`: note a `StreamError`, or close the stream."""
+        if isinstance(error, StreamError):
+            self._failure = error
+        elif isinstance(error, ALREADY_RUNNING) and self._closed:
+            # "generator already executing": `close()` from elsewhere was closing the loop
+            raise self._error(IncompleteTurnError, CLOSED_EARLY) from None
+        else:  # a break out of the loop, a cancelled task, `close()` from elsewhere
+            await self.close()
+        raise error
+
     def __aiter__(self) -> AsyncIterator[ChatEvent]:
         return self._each(lambda sse, event: event)
 
@@ -150,8 +161,7 @@ class AsyncChatStream:
     async def _each(
         self, pick: Callable[[ServerSentEvent, ChatEvent], T | None]
     ) -> AsyncIterator[T]:
-        """What `pick` makes of each event (None: nothing), entering the stream if need be; a
-        `StreamError` is noted, any other end of the loop closes the stream."""
+        """What `pick` makes of each event (None: nothing), entering the stream if need be."""
         pairs = (await self.__aenter__())._pairs
         assert pairs is not None
         try:
@@ -159,14 +169,7 @@ class AsyncChatStream:
                 if (item := pick(sse, event)) is not None:
                     yield item
         except BaseException as error:
-            if isinstance(error, StreamError):
-                self._failure = error
-            elif isinstance(error, ALREADY_RUNNING) and self._closed:
-                # "generator already executing": `close()` from elsewhere was closing the loop
-                raise self._error(IncompleteTurnError, CLOSED_EARLY) from None
-            else:  # a break out of the loop, a cancelled task, `close()` from elsewhere
-                await self.close()
-            raise
+            await self._ended(error)
 
     async def until_done(self) -> Turn:
         """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Generator, Iterable, Iterator, Callable, Mapping
 from functools import partial
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import httpx
 from httpx_sse import ServerSentEvent
@@ -136,6 +136,17 @@ class ChatStream:
             if chunks is not None:
                 chunks.close()
 
+    def _ended(self, error: BaseException) -> NoReturn:
+        """A reader's loop ended with `error`: note a `StreamError`, or close the stream."""
+        if isinstance(error, StreamError):
+            self._failure = error
+        elif isinstance(error, ALREADY_RUNNING) and self._closed:
+            # "generator already executing": `close()` from elsewhere was closing the loop
+            raise self._error(IncompleteTurnError, CLOSED_EARLY) from None
+        else:  # a break out of the loop, a cancelled task, `close()` from elsewhere
+            self.close()
+        raise error
+
     def __iter__(self) -> Iterator[ChatEvent]:
         return self._each(lambda sse, event: event)
 
@@ -152,8 +163,7 @@ class ChatStream:
     def _each(
         self, pick: Callable[[ServerSentEvent, ChatEvent], T | None]
     ) -> Iterator[T]:
-        """What `pick` makes of each event (None: nothing), entering the stream if need be; a
-        `StreamError` is noted, any other end of the loop closes the stream."""
+        """What `pick` makes of each event (None: nothing), entering the stream if need be."""
         pairs = (self.__enter__())._pairs
         assert pairs is not None
         try:
@@ -161,14 +171,7 @@ class ChatStream:
                 if (item := pick(sse, event)) is not None:
                     yield item
         except BaseException as error:
-            if isinstance(error, StreamError):
-                self._failure = error
-            elif isinstance(error, ALREADY_RUNNING) and self._closed:
-                # "generator already executing": `close()` from elsewhere was closing the loop
-                raise self._error(IncompleteTurnError, CLOSED_EARLY) from None
-            else:  # a break out of the loop, a cancelled task, `close()` from elsewhere
-                self.close()
-            raise
+            self._ended(error)
 
     def until_done(self) -> Turn:
         """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""
