@@ -8,10 +8,10 @@ into the SSE decoder, each event read into a typed event, applied to the turn.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Mapping
 from functools import partial
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import httpx
 from httpx_sse import ServerSentEvent
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 __all__ = ["AsyncChat", "AsyncChatStream"]
 
 Pair = tuple[ServerSentEvent, ChatEvent]
-T = TypeVar("T")
 CLOSED_EARLY = "the stream was closed before `done`"
 
 
@@ -145,36 +144,47 @@ class AsyncChatStream:
             await self.close()
         raise error
 
-    def __aiter__(self) -> AsyncIterator[ChatEvent]:
-        return self._each(lambda sse, event: event)
+    async def __aiter__(self) -> AsyncIterator[ChatEvent]:
+        pairs = (await self.__aenter__())._pairs  # entered here if not by a `with`
+        assert pairs is not None
+        try:
+            async for _, event in pairs:
+                yield event
+        except BaseException as error:
+            await self._ended(error)
 
-    def aiter_with_raw(self) -> AsyncIterator[tuple[RawEvent, ChatEvent]]:
+    async def aiter_with_raw(self) -> AsyncIterator[tuple[RawEvent, ChatEvent]]:
         """Each event beside its `RawEvent` (the name and data as sent), for tools that judge
         the wire. It ends as iterating does."""
-        return self._each(lambda sse, event: (RawEvent(sse.event, sse.data), event))
-
-    @property
-    def text_stream(self) -> AsyncIterator[str]:
-        """The answer's text, piece by piece (the other events still build the turn)."""
-        return self._each(lambda sse, event: event.text if isinstance(event, TextEvent) else None)
-
-    async def _each(
-        self, pick: Callable[[ServerSentEvent, ChatEvent], T | None]
-    ) -> AsyncIterator[T]:
-        """What `pick` makes of each event (None: nothing), entering the stream if need be."""
         pairs = (await self.__aenter__())._pairs
         assert pairs is not None
         try:
             async for sse, event in pairs:
-                if (item := pick(sse, event)) is not None:
-                    yield item
+                yield RawEvent(sse.event, sse.data), event
+        except BaseException as error:
+            await self._ended(error)
+
+    @property
+    async def text_stream(self) -> AsyncIterator[str]:
+        """The answer's text, piece by piece (the other events still build the turn)."""
+        pairs = (await self.__aenter__())._pairs
+        assert pairs is not None
+        try:
+            async for _, event in pairs:
+                if isinstance(event, TextEvent):
+                    yield event.text
         except BaseException as error:
             await self._ended(error)
 
     async def until_done(self) -> Turn:
         """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""
-        async for _ in self._each(lambda sse, event: None):
-            pass
+        pairs = (await self.__aenter__())._pairs
+        assert pairs is not None
+        try:
+            async for _ in pairs:
+                pass
+        except BaseException as error:
+            await self._ended(error)
         if self._failure is not None:
             raise self._failure
         if not self._builder.done:

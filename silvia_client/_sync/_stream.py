@@ -10,10 +10,10 @@ into the SSE decoder, each event read into a typed event, applied to the turn.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable, Iterator, Callable, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from functools import partial
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import httpx
 from httpx_sse import ServerSentEvent
@@ -43,7 +43,6 @@ if TYPE_CHECKING:
 __all__ = ["Chat", "ChatStream"]
 
 Pair = tuple[ServerSentEvent, ChatEvent]
-T = TypeVar("T")
 CLOSED_EARLY = "the stream was closed before `done`"
 
 
@@ -148,35 +147,46 @@ class ChatStream:
         raise error
 
     def __iter__(self) -> Iterator[ChatEvent]:
-        return self._each(lambda sse, event: event)
+        pairs = (self.__enter__())._pairs  # entered here if not by a `with`
+        assert pairs is not None
+        try:
+            for _, event in pairs:
+                yield event
+        except BaseException as error:
+            self._ended(error)
 
     def iter_with_raw(self) -> Iterator[tuple[RawEvent, ChatEvent]]:
         """Each event beside its `RawEvent` (the name and data as sent), for tools that judge
         the wire. It ends as iterating does."""
-        return self._each(lambda sse, event: (RawEvent(sse.event, sse.data), event))
-
-    @property
-    def text_stream(self) -> Iterator[str]:
-        """The answer's text, piece by piece (the other events still build the turn)."""
-        return self._each(lambda sse, event: event.text if isinstance(event, TextEvent) else None)
-
-    def _each(
-        self, pick: Callable[[ServerSentEvent, ChatEvent], T | None]
-    ) -> Iterator[T]:
-        """What `pick` makes of each event (None: nothing), entering the stream if need be."""
         pairs = (self.__enter__())._pairs
         assert pairs is not None
         try:
             for sse, event in pairs:
-                if (item := pick(sse, event)) is not None:
-                    yield item
+                yield RawEvent(sse.event, sse.data), event
+        except BaseException as error:
+            self._ended(error)
+
+    @property
+    def text_stream(self) -> Iterator[str]:
+        """The answer's text, piece by piece (the other events still build the turn)."""
+        pairs = (self.__enter__())._pairs
+        assert pairs is not None
+        try:
+            for _, event in pairs:
+                if isinstance(event, TextEvent):
+                    yield event.text
         except BaseException as error:
             self._ended(error)
 
     def until_done(self) -> Turn:
         """Read whatever is left and return the complete `Turn` (raises a `StreamError` if not)."""
-        for _ in self._each(lambda sse, event: None):
-            pass
+        pairs = (self.__enter__())._pairs
+        assert pairs is not None
+        try:
+            for _ in pairs:
+                pass
+        except BaseException as error:
+            self._ended(error)
         if self._failure is not None:
             raise self._failure
         if not self._builder.done:
