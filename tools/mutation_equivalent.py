@@ -139,7 +139,7 @@ EQUIVALENT: dict[str, str] = {
         "flush's error text: `feed` reads every byte given (to an empty unconsumed_tail), so "
         "zlib's flush has nothing left that can fail"
     ),
-    "silvia_client._async._body.x_body_chunks__mutmut_5": (
+    "silvia_client._async._body.x_body_chunks__mutmut_6": (
         "'CONTENT-ENCODING' for 'content-encoding': httpx.Headers are case-insensitive"
     ),
     # The async drain has two bounds, the guard's alarm (which the sync side needs alone) and
