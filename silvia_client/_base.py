@@ -221,9 +221,6 @@ class Scrubber:
             current = current.__cause__ or current.__context__
         return error
 
-    def __repr__(self) -> str:
-        return "Scrubber()"
-
 
 _LIVE: weakref.WeakSet[Scrubber] = weakref.WeakSet()
 _HTTPCORE = ("connection", "http11", "http2", "proxy", "socks")
