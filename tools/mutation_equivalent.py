@@ -162,14 +162,11 @@ EQUIVALENT: dict[str, str] = {
         "`data[:limit]` either way"
     ),
     # the argument table (`_deadline.py`)
-    "silvia_client._deadline.x__extra_body__mutmut_7": (
+    "silvia_client._deadline.x__fields__mutmut_10": (
         "json.dumps(allow_nan=None): None is false, so NaN is refused as with False"
     ),
-    "silvia_client._deadline.x_check__mutmut_9": (
+    "silvia_client._deadline.x_check__mutmut_16": (
         "'UTF-8' for 'utf-8': codec names are case-insensitive"
-    ),
-    "silvia_client._deadline.x_rules_table__mutmut_9": (
-        "the fallback for a reader without a docstring: every reader has one"
     ),
     # the deadline (`_deadline.py`)
     "silvia_client._deadline.xǁHaltǁ__init____mutmut_1": (
@@ -187,7 +184,7 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._deadline.xǁCallǁwait_between_events__mutmut_3": (
         "left < 0 for <= 0: differs only when the deadline is now to the float, once"
     ),
-    "silvia_client._deadline.xǁ_Watchdogǁcall_at__mutmut_6": (
+    "silvia_client._deadline.xǁ_Watchdogǁcall_at__mutmut_10": (
         "len(heap) > 65 for > 64: the two differ at 65 only, which is no multiple of 64"
     ),
     "silvia_client._deadline.xǁ_Watchdogǁ_next__mutmut_4": (
