@@ -102,25 +102,18 @@ __all__ = [
     "resolve_citation",
 ]
 
-# Each name is imported on first use (`_lazy.py` says why).
-load_on_first_use(
-    __name__,
-    {
-        "._async._client": ("AsyncSilviaClient",),
-        "._sync._client": ("SilviaClient",),
-        "._version": ("__version__",),
-        "._wire": ("DEFAULT_WIRE", "EventNames", "WireFormat"),
-        ".chat": ("AsyncChatStream", "ChatEvent", "ChatStream", "Turn"),
-        ".citations": (
-            "AccountRef",
-            "Citation",
-            "CitationTarget",
-            "InlineCitation",
-            "parse_citation_target",
-            "resolve_citation",
-        ),
-        # The error tree: every name of `__all__` that ends in "Error", and only those.
-        ".errors": tuple(name for name in __all__ if name.endswith("Error")),
-        ".sessions": ("Message", "Session"),
-    },
-)
+# Where each public name lives; each is imported on first use (`_lazy.py` says why).
+_WHERE = {
+    "._async._client": "AsyncSilviaClient",
+    "._sync._client": "SilviaClient",
+    "._version": "__version__",
+    "._wire": "DEFAULT_WIRE EventNames WireFormat",
+    ".chat": "AsyncChatStream ChatEvent ChatStream Turn",
+    ".citations": (
+        "AccountRef Citation CitationTarget InlineCitation parse_citation_target resolve_citation"
+    ),
+    # The error tree: every name of `__all__` that ends in "Error", and only those.
+    ".errors": " ".join(name for name in __all__ if name.endswith("Error")),
+    ".sessions": "Message Session",
+}
+load_on_first_use(__name__, {module: tuple(names.split()) for module, names in _WHERE.items()})

@@ -1,16 +1,16 @@
 """What both clients share that does no I/O.
 
-- `Scrubber`: whatever the server sends that may reach an exception, a log record or
-  the command line goes through it first: the token blanked (one of 8 characters or
-  more: a shorter one is no secret), and in a message control characters escaped, so a
-  server cannot forge log lines or drive a terminal. A scrubber with a token blanks it
-  in httpx's and httpcore's log records too.
+- `Scrubber`: what the server sends that may reach an exception, a log record or the
+  command line goes through it: the token blanked (one of 8 characters or more: a
+  shorter one is no secret; in httpx's and httpcore's log records too), and in a
+  message control characters escaped, so a server cannot forge log lines or drive a
+  terminal.
 - `Pool`, `BoundedCookieJar`: a client's connection pool (this process's and one event
   loop's) and its bounded cookie jar.
 - `ResponseErrors`: a response that is not what was asked for, or a transport error,
-  as a typed error, from the status, the request id and the server's text, scrubbed.
+  as a typed error (the status, the request id and the server's text, scrubbed).
 - `token_from`, `base_url_from`: the token and the base URL, from the arguments or the
-  environment, checked. The clients are `_async/_client.py` and, generated, `_sync/`'s.
+  environment, checked.
 """
 
 from __future__ import annotations
@@ -221,20 +221,10 @@ class Scrubber:
             current = current.__cause__ or current.__context__
         return error
 
-    def __repr__(self) -> str:
-        return "Scrubber()"
-
 
 _LIVE: weakref.WeakSet[Scrubber] = weakref.WeakSet()
-_LIBRARY_LOGGERS = (
-    "httpx",
-    "httpcore.connection",
-    "httpcore.http11",
-    "httpcore.http2",
-    "httpcore.proxy",
-    "httpcore.socks",
-    "hpack.hpack",
-)
+_HTTPCORE = ("connection", "http11", "http2", "proxy", "socks")
+_LIBRARY_LOGGERS = ("httpx", "hpack.hpack", *(f"httpcore.{name}" for name in _HTTPCORE))
 
 
 def _blank_tokens(record: logging.LogRecord) -> bool:

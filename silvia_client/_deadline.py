@@ -1,16 +1,16 @@
 """One call: its options, checked by one table; its deadline; the one way to end a blocked read.
 
-- `RULES` and `check`: every option a client or a call takes (argument -> the values
-  it accepts -> the error otherwise), checked when given: a `ConfigurationError` then,
-  never a `ValueError` from inside httpx later. `RequestOptions`: one call's, frozen.
+- `RULES`, `check`: every option a client or a call takes, read as the SDK keeps it, or
+  refused when given (a `ConfigurationError`, never a `ValueError` from httpx later).
+  `RequestOptions`: one call's, frozen.
 - `Call`: one operation (a chat turn, a GET): its options, and once started its
   deadline, its `Guard` and its spans. The deadline bounds connecting, every retry and
   the wait before it, and every read (each cut to the time left).
-- `Guard`: a read already waiting keeps the timeout it began with, and closing its
-  response from another thread does not wake it; shutting its socket down does. So the
-  deadline's alarm, a `close()` from elsewhere, or a drain that takes too long stops
-  the guard: `reason` is set (readers check it between chunks) and the watched
-  response's socket is shut down. `Lifecycle`: what a client's `close()` stops.
+- `Guard`: a read already waiting keeps its timeout, and closing its response from
+  another thread does not wake it; shutting its socket down does. So the deadline's
+  alarm, a `close()` from elsewhere, or a drain that takes too long stops the guard:
+  `reason` is set (readers check it between chunks) and the socket is shut down.
+  `Lifecycle`: what a client's `close()` stops.
 - `thread_timer`: one watchdog thread per process runs every client's alarms, sync or
   async: an alarm only sets a flag and shuts a socket down, safe from any thread.
 """
@@ -29,6 +29,7 @@ import time
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
@@ -63,7 +64,6 @@ def _within_clock(seconds: object) -> bool:  # 0 to `max_seconds`, or inf
 
 
 def _timeout(value: object) -> httpx.Timeout:
-    """Seconds for every phase, an `httpx.Timeout`, or None (none); a phase above 0, at most 1e9."""
     if isinstance(value, httpx.Timeout):
         timeout = value
     elif value is None or _is_number(value):
@@ -78,73 +78,41 @@ def _timeout(value: object) -> httpx.Timeout:
     return timeout
 
 
-def _seconds_above_0(value: object) -> float:
-    """A number of seconds above 0 and at most 1e9; `math.inf` for none."""
-    if not _is_number(value) or not value > 0 or not _within_clock(value):  # type: ignore[operator]
+def _seconds(value: object, *, backoff: bool = False) -> float:
+    # A wait is above 0 (`math.inf`: none); a backoff may be 0, and is finite.
+    if not _is_number(value) or not _within_clock(value):
+        raise _Refused
+    if not (value != math.inf if backoff else value > 0):  # type: ignore[operator]
         raise _Refused
     return float(value)  # type: ignore[arg-type]
 
 
-def _deadline(value: object) -> float | None:
-    """Seconds above 0 and at most 1e9 (`math.inf`: none), or None for the defaults."""
-    return None if value is None else _seconds_above_0(value)
-
-
-def _seconds_0_or_more(value: object) -> float:
-    """A finite number of seconds, 0 to 1e9."""
-    if not _is_number(value) or value == math.inf or not _within_clock(value):
-        raise _Refused
-    return float(value)  # type: ignore[arg-type]
-
-
-def _message(value: str | None) -> str:
-    """A `str` with more than whitespace in it ([default]), that can go out as UTF-8."""
-    if value is None:
-        raise TypeError("message must be a str, not NoneType")
-    if DEFAULTS.refuse_blank_message and not value.strip():
+def _whole(value: object, *, least: int = 1) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
         raise _Refused
     return value
 
 
-def _session_id(value: str | None) -> str | None:
-    """None (a new session, for a chat turn), or a `str` that is not empty, UTF-8-encodable."""
-    if value == "":
-        raise _Refused
-    return value
-
-
-def _whole_above_0(value: object) -> int:
-    """A whole number (an `int`, not a bool) above 0."""
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise _Refused
-    return value
-
-
-def _whole_0_or_more(value: object) -> int:
-    """A whole number (an `int`, not a bool), 0 or more."""
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+def _text(value: str, *, blank: bool = False) -> str:
+    # `blank`: only whitespace is as empty as nothing
+    if not value or (blank and not value.strip()):
         raise _Refused
     return value
 
 
 def _tracer_provider(value: object) -> object:
-    """None (no tracing), or an OpenTelemetry `TracerProvider` (what has `get_tracer`)."""
-    if value is not None and not callable(getattr(value, "get_tracer", None)):
+    if not callable(getattr(value, "get_tracer", None)):
         raise _Refused
     return value
 
 
 def _flag(value: object) -> bool:
-    """True or False (not a truthy value of another type)."""
     if not isinstance(value, bool):
         raise _Refused
     return value
 
 
 def _headers(value: object) -> httpx.Headers:
-    """A mapping of header names to values, each str or bytes; None for none."""
-    if value is None:
-        return httpx.Headers()
     if not isinstance(value, Mapping):
         raise _Refused
     # Checked here: httpx before 0.28 reads any other type with an AttributeError.
@@ -156,13 +124,16 @@ def _headers(value: object) -> httpx.Headers:
         raise _Refused(type(error).__name__) from None
 
 
-def _extra_body(value: object) -> dict[str, Any]:
-    """A mapping of field names (`str`) to values JSON can carry, merged into a chat turn's
-    JSON body; None for none."""
-    if value is None:
-        return {}
+def _fields(value: object, *, query: bool = False) -> dict[str, Any]:
+    # Names (`str`) to values: a query's a `str`, an `int` or a `float` (not a bool), a
+    # body's what JSON can carry.
     if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
         raise _Refused
+    if query:
+        for item in value.values():
+            if isinstance(item, bool) or not isinstance(item, (str, int, float)):
+                raise _Refused
+        return dict(value)
     try:
         json.dumps(dict(value), allow_nan=False)
     except (TypeError, ValueError) as error:  # a set, an object, NaN, a circle
@@ -170,82 +141,86 @@ def _extra_body(value: object) -> dict[str, Any]:
     return dict(value)
 
 
-_QUERY_VALUE = (str, int, float)
-
-
-def _extra_query(value: object) -> dict[str, Any]:
-    """A mapping of query parameter names (`str`) to values (a `str`, an `int` or a
-    `float`, not a bool), added to the request's URL; None for none."""
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise _Refused
-    for key, item in value.items():
-        if not isinstance(key, str) or isinstance(item, bool) or not isinstance(item, _QUERY_VALUE):
-            raise _Refused
-    return dict(value)
-
-
 @dataclass(frozen=True)
 class Rule:
     """One argument's row: `read` gives the value as the SDK keeps it, or refuses it."""
 
-    read: Callable[[Any], Any]  # what is accepted (its docstring says it in words)
-    error: str  # the `ConfigurationError` for what it refuses
-    # A text row: another type than `str` (or None) is a `TypeError`, as Python's own
-    # functions raise, and `read` gets a `str` that can go out as UTF-8.
+    read: Callable[[Any], Any]
+    error: str  # the `ConfigurationError` for what it refuses: what the row accepts
+    # None: kept (`optional`), read as an empty mapping (`empty`), or read as any value.
+    none: Literal["optional", "empty", "read"] = "read"
+    # A text row: another type than `str` is a `TypeError`, as Python's own functions
+    # raise, and `read` gets a `str` that can go out as UTF-8.
     type_error: bool = False
 
 
-_SECONDS = f"must be a number of seconds above 0, at most {DEFAULTS.max_seconds:g} (math.inf: none)"
+_MAX = f"{DEFAULTS.max_seconds:g}"
+_SECONDS = f"must be a number of seconds above 0, at most {_MAX} (math.inf: none)"
 _BYTES = "must be a whole number of bytes above 0"
-_HEADERS = "must be a mapping of header names to values"
+_HEADERS = "must be a mapping of header names to values (str or bytes), or None"
 
 # The constructors take every row; `with_options` and a call, those they have.
 RULES: Mapping[str, Rule] = {
-    "timeout": Rule(_timeout, "timeout must be seconds, an httpx.Timeout or None"),
-    "idle_timeout": Rule(_seconds_above_0, f"idle_timeout {_SECONDS}"),
-    "deadline": Rule(_deadline, f"deadline {_SECONDS}"),
-    "max_event_bytes": Rule(_whole_above_0, f"max_event_bytes {_BYTES}"),
-    "max_response_bytes": Rule(_whole_above_0, f"max_response_bytes {_BYTES}"),
-    "max_retries": Rule(_whole_0_or_more, "max_retries must be a whole number, 0 or more"),
-    "retry_backoff": Rule(
-        _seconds_0_or_more,
-        f"retry_backoff must be a number of seconds, 0 to {DEFAULTS.max_seconds:g}",
+    "timeout": Rule(
+        _timeout,
+        f"timeout must be seconds for every phase (above 0, at most {_MAX}), an httpx.Timeout "
+        "or None (none)",
     ),
-    "message": Rule(_message, "message must not be empty or only whitespace", type_error=True),
+    "idle_timeout": Rule(_seconds, f"idle_timeout {_SECONDS}"),
+    "deadline": Rule(_seconds, f"deadline {_SECONDS}, or None for the defaults", "optional"),
+    "max_event_bytes": Rule(_whole, f"max_event_bytes {_BYTES}"),
+    "max_response_bytes": Rule(_whole, f"max_response_bytes {_BYTES}"),
+    "max_retries": Rule(partial(_whole, least=0), "max_retries must be a whole number, 0 or more"),
+    "retry_backoff": Rule(
+        partial(_seconds, backoff=True), f"retry_backoff must be a number of seconds, 0 to {_MAX}"
+    ),
+    "message": Rule(
+        partial(_text, blank=DEFAULTS.refuse_blank_message),
+        "message must not be empty or only whitespace",
+        type_error=True,
+    ),
     "session_id": Rule(
-        _session_id, "session_id must not be empty (leave it out for a new session)", True
+        _text,
+        "session_id must not be empty (leave it out for a new session)",
+        "optional",
+        type_error=True,
     ),
     "tracer_provider": Rule(
-        _tracer_provider, "tracer_provider must be an OpenTelemetry TracerProvider"
+        _tracer_provider,
+        "tracer_provider must be an OpenTelemetry TracerProvider, or None",
+        "optional",
     ),
     "propagate_context": Rule(_flag, "propagate_context must be True or False"),
-    "default_headers": Rule(_headers, f"default_headers {_HEADERS}"),
-    "extra_headers": Rule(_headers, f"extra_headers {_HEADERS}"),
+    "default_headers": Rule(_headers, f"default_headers {_HEADERS}", "empty"),
+    "extra_headers": Rule(_headers, f"extra_headers {_HEADERS}", "empty"),
     "extra_body": Rule(
-        _extra_body, "extra_body must be a mapping of field names (str) to JSON values"
+        _fields, "extra_body must be a mapping of field names (str) to JSON values", "empty"
     ),
     "extra_query": Rule(
-        _extra_query, "extra_query must be a mapping of parameter names (str) to str, int or float"
+        partial(_fields, query=True),
+        "extra_query must be a mapping of parameter names (str) to str, int or float",
+        "empty",
     ),
 }
 
 
 def rules_table() -> str:
-    """`RULES` as the Markdown table the docs show: argument, what it accepts, the error."""
-    rows = ["| argument | accepts | otherwise |", "| --- | --- | --- |"]
+    """`RULES` as the Markdown table the docs show: each argument and what it accepts."""
+    rows = ["| argument | refused with |", "| --- | --- |"]
     for name, rule in RULES.items():
-        accepts = " ".join((rule.read.__doc__ or "").split())
         otherwise = "`TypeError` for another type; else " if rule.type_error else ""
-        rows.append(f"| `{name}` | {accepts} | {otherwise}`ConfigurationError`: {rule.error} |")
+        rows.append(f"| `{name}` | {otherwise}`ConfigurationError`: {rule.error} |")
     return "\n".join(rows)
 
 
 def check(name: str, value: object) -> Any:
     """`value` as the SDK keeps it, if `RULES[name]` accepts it; else `ConfigurationError`."""
     rule = RULES[name]
-    if rule.type_error and value is not None:
+    if value is None and rule.none != "read":
+        if rule.none == "optional":
+            return None
+        value = {}
+    if rule.type_error:
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a str, not {type(value).__name__}")
         try:
@@ -262,19 +237,11 @@ def check(name: str, value: object) -> Any:
 
 @dataclass(frozen=True)
 class RequestOptions:
-    """One call's options, checked (`RULES`) before anything is sent, over the client's.
-
-    The per-call keywords of `chat.stream`, `chat.send`, `sessions.get` and
-    `sessions.get_raw` (a GET has no `idle_timeout` nor `max_event_bytes`), each
-    None for the client's setting (`SilviaClient` says what each means):
-
-    - `extra_headers`: headers for this request only, over the client's
-      `default_headers` (one of the same name, whatever its case, replaces it).
-    - `extra_body` (a chat turn only): fields added to the turn's JSON body, over
-      the client's; not the wire's message or session id.
-    - `extra_query`: query parameters added to the URL, over the client's.
-    - `timeout`, `idle_timeout`, `deadline`, `max_event_bytes`, `max_response_bytes`.
-    """
+    """One call's options (the keywords of `chat.stream`, `chat.send`, `sessions.get` and
+    `get_raw`, each None for the client's), checked (`RULES`), over the client's, as its
+    arguments of the same names: `extra_headers` over `default_headers` (a name in any case
+    replaces it); `extra_body` (a chat turn's, never its message or session id) and
+    `extra_query` over the client's own (`with_options`)."""
 
     kind: Kind
     headers: httpx.Headers  # the client's, the call's, the SDK's own
@@ -475,20 +442,17 @@ class _Watchdog:
         self._order = itertools.count()
         self._thread: threading.Thread | None = None
 
-    def _forked(self) -> None:  # start over once, however many threads arrive here
-        held = self._fork_lock.acquire(timeout=self.FORK_LOCK_WAIT)
-        try:
-            if self._pid != os.getpid():
-                self._start_over()
-        finally:
-            if held:
-                self._fork_lock.release()
-            else:  # held by a thread of the parent when it forked: released nowhere here
-                self._fork_lock = threading.Lock()
-
     def call_at(self, at: float, callback: Callable[[], None]) -> Callable[[], None]:
-        if self._pid != os.getpid():  # a forked child: the parent's thread does not run here
-            self._forked()
+        if self._pid != os.getpid():  # a forked child: start over once, whatever the threads
+            held = self._fork_lock.acquire(timeout=self.FORK_LOCK_WAIT)
+            try:
+                if self._pid != os.getpid():
+                    self._start_over()
+            finally:
+                if held:
+                    self._fork_lock.release()
+                else:  # held by a thread of the parent when it forked: released nowhere here
+                    self._fork_lock = threading.Lock()
         alarm = [callback]
         with self._cond:
             heap = self._heap

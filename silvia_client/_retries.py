@@ -68,21 +68,18 @@ class RetryPolicy:
         check("max_retries", self.max_retries)
         check("retry_backoff", self.initial_delay)
 
-    def should_retry(self, failure: Failure, *, repeatable: bool) -> bool:
-        """Whether a request that ended so may be sent again, the count and the time aside."""
-        if isinstance(failure, httpx.TransportError):
-            return repeatable or isinstance(failure, _NEVER_SENT)
-        status = failure.status_code
-        if repeatable:
-            return status in DEFAULTS.retry_statuses or status >= 500
-        return status in DEFAULTS.not_processed_statuses
-
     def delay(
         self, failure: Failure, attempt: int, *, repeatable: bool, time_left: float = math.inf
     ) -> float | None:
         """Seconds to wait before sending again after `failure` (`attempt` counts from 0), or
         None for no retry; no wait outlasts `time_left`."""
-        if attempt >= self.max_retries or not self.should_retry(failure, repeatable=repeatable):
+        if isinstance(failure, httpx.TransportError):
+            retry = repeatable or isinstance(failure, _NEVER_SENT)
+        elif repeatable:
+            retry = failure.status_code in DEFAULTS.retry_statuses or failure.status_code >= 500
+        else:
+            retry = failure.status_code in DEFAULTS.not_processed_statuses
+        if attempt >= self.max_retries or not retry:
             return None
         if isinstance(failure, httpx.Response):
             retry_after = parse_retry_after(failure)

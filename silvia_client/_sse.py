@@ -1,33 +1,29 @@
 """The wire's two decoders: SSE (byte chunks in, httpx-sse's `ServerSentEvent`s out), and
 JSON as the wire carries it.
 
-`SSEDecoder` reads a `text/event-stream` body by the WHATWG HTML standard's "event
-stream interpretation"
+`SSEDecoder` follows the WHATWG HTML standard's "event stream interpretation"
 (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation),
 and differs from httpx-sse's `EventSource` where a long chat stream would notice:
 
-* the body is always UTF-8, invalid bytes replaced, whatever charset the
-  Content-Type names, and one leading byte-order mark is dropped;
+* the body is UTF-8 whatever the Content-Type says, invalid bytes replaced, one
+  leading byte-order mark dropped;
 * a line ends at CR, LF or CRLF, even when a chunk ends between the CR and the LF;
-* a blank line dispatches an event only if a `data` line came since the last
-  one (so a keep-alive comment never becomes a phantom event);
-* an `id` holding NUL is ignored; `retry` is kept when `int` reads it, per
-  event, while the last `id` stays for later events;
+* a blank line dispatches an event only if a `data` line came since the last one
+  (a keep-alive comment never becomes a phantom event);
+* an `id` holding NUL is ignored; `retry` is kept when `int` reads it, per event,
+  while the last `id` stays for later events;
 * an event not ended by a blank line when the body ends is dropped;
-* `max_event_bytes` (None for none) bounds a line, and an event's data (its
-  `data` lines joined by LF), in bytes of UTF-8: past it the decoder raises
-  `EventTooLarge`, as soon as that much has arrived.
+* `max_event_bytes` (None: none) bounds a line, and an event's data (its `data` lines
+  joined by LF), in bytes of UTF-8: `EventTooLarge` as soon as that much has arrived.
 
 `loads` is `json.loads` keeping every number's value: an integer past
-`sys.get_int_max_str_digits()` (the program's setting, not ours to change) and a number
-past a float's range become a `decimal.Decimal`. `most_values` bounds, before decoding,
-how many values `loads` would build (the cap: `DEFAULTS.bytes_per_value`).
-
-The fast path (CONTRIBUTING, "Fast paths"): the events and the history are read by
-pydantic's parser when `FAST_PATH` is on, and by `loads` whenever that parser refuses
-the text (nesting past 200, a lone surrogate, an integer past 4,300 digits, anything
-not JSON) or its result `holds_infinity`. `FAST` is the switch `benchmarks/ablation.py`
-turns off; `FAST_PATH` is also off where pydantic-core misreads a `\\u` escape.
+`sys.get_int_max_str_digits()` (the program's setting) and a number past a float's
+range become a `decimal.Decimal`. `most_values` bounds, before decoding, how many
+values `loads` would build. The fast path (CONTRIBUTING, "Fast paths"): with `FAST_PATH`
+on, pydantic's parser reads the events and the history, and `loads` whatever it refuses
+(nesting past 200, a lone surrogate, an integer past 4,300 digits, anything not JSON) or
+whose result `holds_infinity`. `FAST` is the switch `benchmarks/ablation.py` turns off;
+`FAST_PATH` is also off where pydantic-core misreads a `\\u` escape.
 """
 
 from __future__ import annotations
@@ -86,14 +82,57 @@ class SSEDecoder:
             text = text[1:]
         self._after_cr = text.endswith("\r")
         *lines, rest = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if lines and self._partial:  # the line the last chunk began
+            lines[0] = "".join(self._partial) + lines[0]
+            self._partial.clear()
+            self._partial_bytes = 0
         events: list[ServerSentEvent] = []
         try:
             for line in lines:
-                self._line(line, events)
+                # 4 bytes a character at most: a shorter line cannot be over
+                if len(line) * 4 > self._limit and len(line.encode()) > self._limit:
+                    raise EventTooLarge(self._limit)
+                if not line:  # a blank line dispatches the event, if a `data` line came
+                    if data := self._data:
+                        joined = data[0] if len(data) == 1 else "\n".join(data)
+                        events.append(
+                            ServerSentEvent(self._event, joined, self._last_id, self._retry)
+                        )
+                        self._data = []
+                        self._data_bytes = 0
+                    self._event = ""
+                    self._retry = None
+                    continue
+                # `name: value`, `name:value`, or a bare `name` (empty value); a line
+                # starting with a colon is a comment (an empty name, ignored). The two
+                # lines of nearly every event are looked for first.
+                if line.startswith("data: "):
+                    name, value = "data", line[6:]
+                elif line.startswith("event: "):
+                    self._event = line[7:]
+                    continue
+                else:
+                    name, _, value = line.partition(":")
+                    if value.startswith(" "):
+                        value = value[1:]
+                if name == "data":
+                    self._data.append(value)
+                    self._data_bytes += len(value.encode()) + 1
+                    if self._data_bytes > self._limit + 1:
+                        raise EventTooLarge(self._limit)
+                elif name == "event":
+                    self._event = value
+                elif name == "id":
+                    if "\0" not in value:
+                        self._last_id = value
+                elif name == "retry":
+                    with suppress(ValueError):  # httpx-sse's rule: what `int` reads
+                        self._retry = int(value)
             if rest:
                 self._partial.append(rest)
                 self._partial_bytes += len(rest.encode())
-                self._check(self._partial_bytes)
+                if self._partial_bytes > self._limit:
+                    raise EventTooLarge(self._limit)
         except EventTooLarge as error:
             self._too_large = error
             if not events:
@@ -110,52 +149,6 @@ class SSEDecoder:
         if self._too_large is not None:
             raise self._too_large
         return []
-
-    def _check(self, size: int) -> None:
-        if size > self._limit:
-            raise EventTooLarge(self._limit)
-
-    def _line(self, line: str, events: list[ServerSentEvent]) -> None:
-        if self._partial:  # the line the last chunk began
-            line = "".join(self._partial) + line
-            self._partial.clear()
-            self._partial_bytes = 0
-        if len(line) * 4 > self._limit:  # else it cannot be over: 4 bytes a character at most
-            self._check(len(line.encode()))
-        if not line:  # a blank line dispatches the event, if a `data` line came
-            if self._data:
-                data = self._data[0] if len(self._data) == 1 else "\n".join(self._data)
-                events.append(ServerSentEvent(self._event, data, self._last_id, self._retry))
-                self._data = []
-                self._data_bytes = 0
-            self._event = ""
-            self._retry = None
-            return
-        # `name: value`, `name:value`, or a bare `name` (empty value); a line
-        # starting with a colon is a comment (an empty name, ignored). The two
-        # lines of nearly every event are looked for first.
-        if line.startswith("data: "):
-            name, value = "data", line[6:]
-        elif line.startswith("event: "):
-            self._event = line[7:]
-            return
-        else:
-            name, _, value = line.partition(":")
-            if value.startswith(" "):
-                value = value[1:]
-        if name == "data":
-            self._data.append(value)
-            self._data_bytes += len(value.encode()) + 1
-            if self._data_bytes > self._limit + 1:
-                raise EventTooLarge(self._limit)
-        elif name == "event":
-            self._event = value
-        elif name == "id":
-            if "\0" not in value:
-                self._last_id = value
-        elif name == "retry":
-            with suppress(ValueError):  # httpx-sse's rule: what `int` reads
-                self._retry = int(value)
 
 
 # --------------------------------------------------------------------------------- JSON

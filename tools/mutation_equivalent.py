@@ -55,37 +55,37 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._sse.xǁSSEDecoderǁ__init____mutmut_25": (
         "None for `_event = ''`: ServerSentEvent names an event None or '' alike, 'message'"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_32": (
-        "None for `_event = ''`: ServerSentEvent names an event None or '' alike, 'message'"
-    ),
     "silvia_client._sse.xǁSSEDecoderǁ__init____mutmut_30": (
         "None for `_last_id = ''`: ServerSentEvent makes an id of None ''"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_8": (
+    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_41": (
         "len * 5 > limit: more lines measured, and the measure decides alone (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_9": (
+    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_42": (
         "len * 4 >= limit: a line of exactly limit / 4 measured too, the measure decides (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_13": (
+    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_47": (
         "joins one data line too: the same string (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_36": (
+    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_66": (
+        "None for `_event = ''`: ServerSentEvent names an event None or '' alike, 'message'"
+    ),
+    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_71": (
         "`data: ` lines left to the general field branch, which reads them the same (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_37": (
+    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_72": (
         "`data: ` lines left to the general field branch, which reads them the same (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_43": (
+    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_78": (
         "`event: ` lines left to the general field branch, which reads them the same (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_44": (
+    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_79": (
         "`event: ` lines left to the general field branch, which reads them the same (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_40": (
+    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_126": (
         "joins one line into itself: the same string (memory)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_41": (
+    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_127": (
         "two lines kept unjoined until the next chunk or the event's end (memory, not output)"
     ),
     "silvia_client.citations._rows.x__read_target__mutmut_2": (
@@ -136,7 +136,7 @@ EQUIVALENT: dict[str, str] = {
         "flush's error text: `feed` reads every byte given (to an empty unconsumed_tail), so "
         "zlib's flush has nothing left that can fail"
     ),
-    "silvia_client._async._body.x_body_chunks__mutmut_5": (
+    "silvia_client._async._body.x_body_chunks__mutmut_6": (
         "'CONTENT-ENCODING' for 'content-encoding': httpx.Headers are case-insensitive"
     ),
     # The async drain has two bounds, the guard's alarm (which the sync side needs alone) and
@@ -159,14 +159,11 @@ EQUIVALENT: dict[str, str] = {
         "`data[:limit]` either way"
     ),
     # the argument table (`_deadline.py`)
-    "silvia_client._deadline.x__extra_body__mutmut_7": (
+    "silvia_client._deadline.x__fields__mutmut_10": (
         "json.dumps(allow_nan=None): None is false, so NaN is refused as with False"
     ),
-    "silvia_client._deadline.x_check__mutmut_9": (
+    "silvia_client._deadline.x_check__mutmut_16": (
         "'UTF-8' for 'utf-8': codec names are case-insensitive"
-    ),
-    "silvia_client._deadline.x_rules_table__mutmut_9": (
-        "the fallback for a reader without a docstring: every reader has one"
     ),
     # the deadline (`_deadline.py`)
     "silvia_client._deadline.xǁHaltǁ__init____mutmut_1": (
@@ -184,7 +181,7 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._deadline.xǁCallǁwait_between_events__mutmut_3": (
         "left < 0 for <= 0: differs only when the deadline is now to the float, once"
     ),
-    "silvia_client._deadline.xǁ_Watchdogǁcall_at__mutmut_6": (
+    "silvia_client._deadline.xǁ_Watchdogǁcall_at__mutmut_10": (
         "len(heap) > 65 for > 64: the two differ at 65 only, which is no multiple of 64"
     ),
     "silvia_client._deadline.xǁ_Watchdogǁ_next__mutmut_4": (

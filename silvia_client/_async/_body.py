@@ -53,8 +53,9 @@ class Inflater:
             raise httpx.DecodingError(str(error)) from error
 
 
-def inflater_for(header: str) -> Inflater | None:
+def inflater_for(header: str | None) -> Inflater | None:
     """The decoder a Content-Encoding needs (None: none), or a `DecodingError` if we cannot."""
+    header = header or ""
     codings = [c for c in header.lower().replace(" ", "").split(",") if c not in ("", "identity")]
     if not codings:
         return None
@@ -68,16 +69,17 @@ def inflater_for(header: str) -> Inflater | None:
 
 def encoding_error(response: httpx.Response) -> str | None:
     """Why the body's Content-Encoding cannot be decoded here (`br`, `zstd`, stacked)."""
-    header = response.headers.get("content-encoding")
-    if header is not None:
-        try:
-            inflater_for(header)
-        except httpx.DecodingError as error:
-            return str(error)
+    try:
+        inflater_for(response.headers.get("content-encoding"))
+    except httpx.DecodingError as error:
+        return str(error)
     return None
 
 
-def content_pieces(response: httpx.Response) -> Iterator[bytes]:
+_UNBOUNDED = 2**62  # for a reader that stops itself
+
+
+async def _content(response: httpx.Response) -> AsyncGenerator[bytes, None]:
     """A body already read (by a caller's transport or event hook), whole."""
     try:
         content = response.content
@@ -85,14 +87,6 @@ def content_pieces(response: httpx.Response) -> Iterator[bytes]:
         return
     if content:
         yield content
-
-
-_UNBOUNDED = 2**62  # for a reader that stops itself
-
-
-async def _content(response: httpx.Response) -> AsyncGenerator[bytes, None]:
-    for piece in content_pieces(response):
-        yield piece
 
 
 async def _inflated(raw: AsyncIterable[bytes], inflater: Inflater) -> AsyncGenerator[bytes, None]:
@@ -113,8 +107,7 @@ def body_chunks(response: httpx.Response) -> AsyncIterable[bytes]:
     a body read already is as httpx decoded it."""
     if response.is_stream_consumed:
         return _content(response)
-    header = response.headers.get("content-encoding")
-    inflater = None if header is None else inflater_for(header)
+    inflater = inflater_for(response.headers.get("content-encoding"))
     if inflater is None:
         return response.aiter_raw()
     return _inflated(response.aiter_raw(), inflater)

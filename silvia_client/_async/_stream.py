@@ -314,16 +314,12 @@ class AsyncChat:
     ) -> AsyncChatStream:
         """Start a turn; the request is sent when the stream is entered or first read.
 
-        Pass `session_id` to continue a session; leave it out to start one.
-        A `message` or `session_id` that is not a `str` is a `TypeError`; an
-        empty (or all-whitespace) message, an empty session id, or one that
-        cannot be sent as UTF-8 (a lone surrogate) is a `ConfigurationError`,
-        a `ValueError`. Nothing is sent then.
-
-        The other keywords are this turn's options, each None for the client's
-        setting; their table is `RequestOptions`'s (in `silvia_client._deadline`).
-        `timeout` bounds the wait for the answer to start; `idle_timeout`, each
-        silence between its events after that.
+        Pass `session_id` to continue a session; leave it out to start one. Each argument
+        is checked first, nothing sent if one is refused: another type than `str` is a
+        `TypeError`; an empty or blank message, or text that cannot go out as UTF-8, a
+        `ConfigurationError` (docs/configuration.md). The other keywords are this turn's
+        options, each None for the client's setting (`RequestOptions`): `timeout` bounds
+        the wait for the answer to start; `idle_timeout`, each silence between its events.
         """
         check("message", message)
         if session_id is not None:  # None: a new session

@@ -34,7 +34,6 @@ from starlette.routing import Route
 from silvia_client._async._body import (
     Inflater,
     _inflated,
-    content_pieces,
     drain,
     encoding_error,
     guarded,
@@ -43,6 +42,7 @@ from silvia_client._async._body import (
     read_body,
 )
 from silvia_client._deadline import Guard, Halt
+from silvia_client._sync._body import _content
 from silvia_client._wire import DEFAULTS
 
 from .conftest import Api, no_alarm
@@ -231,10 +231,10 @@ def test_no_coding_is_none_and_what_the_sdk_cannot_decode_is_named() -> None:
 
 
 def test_a_body_read_already_is_handed_on_whole() -> None:
-    assert list(content_pieces(httpx.Response(200, content=b"read"))) == [b"read"]
-    assert list(content_pieces(httpx.Response(200, content=b""))) == []
+    assert list(_content(httpx.Response(200, content=b"read"))) == [b"read"]
+    assert list(_content(httpx.Response(200, content=b""))) == []
     streamed = httpx.Response(200, stream=httpx.ByteStream(b"unread"))
-    assert list(content_pieces(streamed)) == []  # not read, so not kept: nothing to hand on
+    assert list(_content(streamed)) == []  # not read, so not kept: nothing to hand on
 
 
 # ------------------------------------------------------------- the connection, back to the pool

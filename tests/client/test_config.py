@@ -404,6 +404,7 @@ def test_a_row_keeps_what_it_accepts_and_says_what_was_wrong() -> None:
         ("extra_headers", {"X-A": "1"}, httpx.Headers({"x-a": "1"})),
         ("default_headers", None, httpx.Headers()),
         ("tracer_provider", provider, provider),
+        ("session_id", " ", " "),  # only the message is refused blank
     ]:
         assert check(name, value) == kept, (name, value)
     # A caller reads the error to fix the call: each names the argument and what was wrong.
