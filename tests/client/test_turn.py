@@ -63,7 +63,6 @@ from .sse import (
     citation,
     done,
     event,
-    json_response,
     message,
     row,
     session,
@@ -85,10 +84,10 @@ async def turn_of(api: Api, server: respx.MockRouter, *parts: bytes, **kwargs: A
 # ---------------------------------------------------------------------------------------- assembly
 
 
-async def test_turn_assembles_everything_that_arrived(api: Api, server: respx.MockRouter) -> None:
-    turn = await turn_of(
-        api,
-        server,
+async def test_a_turn_assembles_what_arrived_and_current_turn_is_it_so_far(
+    api: Api, server: respx.MockRouter
+) -> None:
+    parts = [
         session("sess_1"),
         citation(row("silvia://your-portfolio", {"kind": "portfolio"})),  # offset 0
         text("You have "),
@@ -102,7 +101,25 @@ async def test_turn_assembles_everything_that_arrived(api: Api, server: respx.Mo
         summary([row(WEB_URL, web()), row(ACCOUNT_SOURCE, account(ACCOUNT_A))]),
         message(FINAL_MESSAGE),
         done(),
-    )
+    ]
+    server.post(CHAT_URL).mock(side_effect=lambda request: sse_response(b"".join(parts)))
+    applied: list[ChatEvent] = []
+    seen: list[Turn] = []
+    async with api.stream(api.client()) as stream:
+        assert stream.raw.current_turn.text == ""  # entered, nothing read yet
+        for _ in parts:
+            applied.append(await stream.next())
+            so_far = stream.raw.current_turn
+            assert stream.raw.current_turn is so_far
+            assert fields(so_far) == {**fields(built(applied)), "request_id": "req_123"}
+            assert so_far.timings.first_byte is not None, "the head came: the stream stamped it"
+            seen.append(so_far)
+        turn = await stream.until_done()
+        assert stream.raw.current_turn is turn
+    assert [len(so_far.text) for so_far in seen] == [0, 0, 9, 9, 13, *[27] * 8]
+    assert [so_far.complete for so_far in seen] == [False] * 12 + [True]
+    assert seen[3].inline_citations == turn.inline_citations[:2]
+    assert fields(seen[-1]) == fields(turn)
     assert turn.text == "You have $120 in checking. "
     assert [(c.source, c.offset) for c in turn.inline_citations] == [
         ("silvia://your-portfolio", 0),
@@ -279,39 +296,6 @@ def test_after_each_event_the_snapshot_is_what_a_fresh_builder_builds(
     assert fields(builder.build()) == fields(built(applied))
 
 
-async def test_current_turn_is_the_turn_so_far_then_the_final_one(
-    api: Api, server: respx.MockRouter
-) -> None:
-    parts = [
-        session("s1"),
-        text("Hel"),
-        citation(row(ACCOUNT_SOURCE, account(ACCOUNT_A))),
-        event("brand_new_event", {}),
-        text("lo"),
-        summary([row(ACCOUNT_SOURCE, account(ACCOUNT_A))]),
-        message(FINAL_MESSAGE),
-        done(),
-    ]
-    server.post(CHAT_URL).mock(side_effect=lambda request: sse_response(b"".join(parts)))
-    applied: list[ChatEvent] = []
-    seen: list[Turn] = []
-    async with api.stream(api.client()) as stream:
-        assert stream.raw.current_turn.text == ""  # entered, nothing read yet
-        for _ in parts:
-            applied.append(await stream.next())
-            turn = stream.raw.current_turn
-            assert stream.raw.current_turn is turn
-            assert fields(turn) == {**fields(built(applied)), "request_id": "req_123"}
-            assert turn.timings.first_byte is not None, "the head came: the stream stamped it"
-            seen.append(turn)
-        final = await stream.until_done()
-        assert stream.raw.current_turn is final
-    assert [turn.text for turn in seen] == ["", "Hel", "Hel", "Hel", *["Hello"] * 4]
-    assert [turn.complete for turn in seen] == [False] * 7 + [True]
-    assert seen[2].inline_citations == final.inline_citations
-    assert fields(seen[-1]) == fields(final)
-
-
 def test_the_turn_so_far_pickles_and_copies_as_a_plain_turn() -> None:
     # Every field away from its default, so that a field the copy left out shows.
     for wire in ([*KINDS[:-2], TEXT_HEL, KINDS[-1]], [TEXT_HEL, KINDS[-2]]):
@@ -399,7 +383,6 @@ async def test_each_milestone_is_stamped_in_order_and_shows_the_waits(
 
 # ----------------------------------------------------------- rows as sent, live and on reload
 
-ACCOUNT = AccountTarget(ACCOUNT_A, "plaid")
 CARDS = "silvia://your-account/cards"
 SOURCES = (ACCOUNT_SOURCE, CARDS, "https://a.test/")
 
@@ -408,38 +391,6 @@ def stored(citations: list[dict[str, Any]], inline: list[dict[str, Any]]) -> dic
     """A session body whose answer stored these rows (inline rows as they streamed)."""
     answer = {"id": "m2", "role": "assistant", "content": "x"}
     return {"messages": [{**answer, "citations": citations, "inline_citations": inline}]}
-
-
-async def test_a_source_streamed_untyped_then_typed_reads_as_sent_live_and_reloaded(
-    api: Api, server: respx.MockRouter
-) -> None:
-    # The issue's first reproduction: untyped, then typed, then a summary that types it.
-    untyped = row(ACCOUNT_SOURCE, cited_text="Checking held $4,210.55")
-    typed = row(ACCOUNT_SOURCE, account(ACCOUNT_A), cited_text="Checking holds $4,310.55")
-    summary_rows = [{**untyped, "target": account(ACCOUNT_A)}, typed]
-    parts = [session("sess_1"), text("Checking held $4,210.55"), citation(untyped)]
-    parts += [text(" and holds $4,310.55 now."), citation(typed), summary(summary_rows), done()]
-    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(b"".join(parts)))
-    server.get("/api/chat/sessions/sess_1").mock(
-        return_value=json_response(stored(summary_rows, [untyped, typed]))
-    )
-    client = api.client()
-    live = await api.turn(client)
-    assert live.target_for(ACCOUNT_SOURCE) == ACCOUNT
-    assert [c.target for c in live.inline_citations] == [None, ACCOUNT]  # as sent
-    assert [c.target for c in live.citations] == [ACCOUNT, ACCOUNT]
-    assert [c.offset for c in live.inline_citations] == [
-        len("Checking held $4,210.55"),
-        len("Checking held $4,210.55 and holds $4,310.55 now."),
-    ]
-    answer = (await api.session(client, "sess_1")).messages[-1]
-
-    def rows(citations: tuple[Any, ...]) -> list[tuple[object, ...]]:
-        return [(c.source, c.title, c.cited_text, c.target) for c in citations]
-
-    assert rows(answer.citations) == rows(live.citations)
-    assert rows(answer.inline_citations) == rows(live.inline_citations)  # each as it streamed
-    assert answer.target_for(ACCOUNT_SOURCE) == ACCOUNT
 
 
 def test_the_final_word_is_read_off_the_rows_once_on_first_use(
@@ -496,9 +447,13 @@ BOTH = accounts((B, "plaid"), (A, "manual"))
     [(ACCOUNT_SOURCE, account(B, "plaid")), (ACCOUNT_SOURCE, account(A, "manual"))],
     [(ACCOUNT_SOURCE, accounts((A, "manual"), (C, "snaptrade")))],
 )
-# The issue's second reproduction: untyped then typed inline, typed in the summary.
+# The issue's reproductions: untyped then typed inline, typed in the summary (one row or both).
 @example(
     [(ACCOUNT_SOURCE, _NO_TARGET), (ACCOUNT_SOURCE, account(A))], [(ACCOUNT_SOURCE, account(A))]
+)
+@example(
+    [(ACCOUNT_SOURCE, _NO_TARGET), (ACCOUNT_SOURCE, account(A))],
+    [(ACCOUNT_SOURCE, account(A)), (ACCOUNT_SOURCE, account(A))],
 )
 # Each row keeps its own target whatever the sequence: whether it follows the server's
 # rule is QA's to judge. Typed then untyped; untyped then typed (after an old checkpoint).
