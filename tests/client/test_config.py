@@ -97,42 +97,65 @@ async def test_base_url_and_token_from_arguments_else_the_environment(
     assert "authorization" not in route.calls.last.request.headers
 
 
-def test_a_missing_or_bad_base_url_is_refused_naming_where_it_came_from(
+def test_a_bad_base_url_or_token_is_refused_unseen_naming_where_it_came_from(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
     monkeypatch.delenv("SILVIA_TOKEN", raising=False)
     not_absolute = "must be an absolute http(s) URL"
     query = "must not have a query (?) or a fragment (#)"
+    not_printable = (
+        "holds whitespace, a control character or a non-ASCII character "
+        "(a trailing newline from a file?): a bearer token is printable ASCII"
+    )
+    secret = "sk-hostile-0123456789-SECRET"
     cases = [
-        ("ftp://silvia.test", not_absolute),
-        ("silvia.test", not_absolute),
-        ("https://silvia.test/?q=1", query),
-        ("https://silvia.test/#top", query),
+        ("base_url", "ftp://silvia.test", not_absolute),
+        ("base_url", "silvia.test", not_absolute),
+        ("base_url", "https://silvia.test/?q=1", query),
+        ("base_url", "https://silvia.test/#top", query),
         # httpx would turn credentials in the URL into Basic auth, in place of the token.
         (
+            "base_url",
             "https://someone:hunter2@silvia.test/base",
             "must not hold credentials (user:password@): "
             "pass the token as token=... or in SILVIA_TOKEN",
         ),
+        *(("token", bad, not_printable) for bad in (f"{secret}\n", f"{secret}\r", f" {secret}")),
+        ("token", "tok en-0123456789", not_printable),
+        ("token", "ключ-0123456789", not_printable),
     ]
-    for cls in (SilviaClient, AsyncSilviaClient):
-        for missing in (None, ""):
-            with pytest.raises(ConfigurationError, match="SILVIA_BASE_URL"):
-                cls(base_url=missing, token=TOKEN)
-        with pytest.raises(ConfigurationError, match=r"^base_url must be a str, not int$"):
-            cls(base_url=5, token=TOKEN)  # type: ignore[arg-type]
-        for bad, said in cases:
-            with pytest.raises(ConfigurationError) as caught:
-                cls(base_url=bad, token=TOKEN)
-            assert str(caught.value) == f"base_url {said}", bad
-            assert "hunter2" not in repr(caught.value)
-            monkeypatch.setenv("SILVIA_BASE_URL", bad)
-            with pytest.raises(ConfigurationError) as caught:
-                cls()
-            assert str(caught.value) == f"SILVIA_BASE_URL {said}", bad
-            assert "hunter2" not in repr(caught.value)
-            monkeypatch.delenv("SILVIA_BASE_URL")
+    # The argument, its variable, and how an error names the variable.
+    variables = {
+        "base_url": ("SILVIA_BASE_URL", "SILVIA_BASE_URL"),
+        "token": ("SILVIA_TOKEN", "the SILVIA_TOKEN environment variable"),
+    }
+    good = {"base_url": BASE_URL, "token": TOKEN}
+    for option, bad, said in cases:
+        variable, named = variables[option]
+        others = {name: value for name, value in good.items() if name != option}
+        with pytest.raises(ConfigurationError) as given:
+            SilviaClient(**others, **{option: bad})
+        monkeypatch.setenv(variable, bad)
+        with pytest.raises(ConfigurationError) as read:
+            SilviaClient(**others)
+        monkeypatch.delenv(variable)
+        assert str(given.value) == f"{option} {said}", bad
+        assert str(read.value) == f"{named} {said}", bad
+        for shown in (repr(given.value), repr(read.value)):
+            assert "hunter2" not in shown
+            assert secret not in shown
+    for missing in (None, ""):
+        with pytest.raises(ConfigurationError, match="SILVIA_BASE_URL"):
+            SilviaClient(base_url=missing, token=TOKEN)
+    with pytest.raises(ConfigurationError) as caught:
+        SilviaClient(base_url=BASE_URL, token="")
+    assert str(caught.value) == (
+        "token is empty: pass the token, or leave token out to use SILVIA_TOKEN"
+    )
+    for option in ("base_url", "token"):
+        with pytest.raises(ConfigurationError, match=f"^{option} must be a str, not int$"):
+            SilviaClient(**{**good, option: 5})
     # Only the trailing slashes go (not the X before them); an @ past the host is no credential.
     with SilviaClient(base_url="https://silvia.test/team@X//", token="t") as client:
         assert client.base_url == "https://silvia.test/team@X"
