@@ -173,70 +173,41 @@ def broken(body: bytes, fail: Exception) -> Answer:
     return lambda: sse_response(Body(body, fail=fail))
 
 
-# Each failure: the endpoint, and what answers it (a response, or an error raised).
-FAILURES: dict[str, tuple[str, Answer]] = {
-    "401": ("chat", lambda: httpx.Response(401, json={"error": "bad token"})),
-    "403": ("chat", lambda: httpx.Response(403, text="no")),
-    "429": ("chat", lambda: httpx.Response(429, headers={"retry-after": "1"})),
-    "500": ("chat", lambda: httpx.Response(500)),
-    "not-a-stream": ("chat", lambda: httpx.Response(200, json={"citations": rows("plaid")})),
-    "connect": ("chat", lambda: httpx.ConnectError("refused")),
-    "read-before-headers": ("chat", lambda: httpx.ReadError("reset")),
-    "dropped": ("chat", broken(turn_body("plaid", b""), httpx.ReadError("x"))),
-    "idle": ("chat", broken(turn_body("plaid", b""), httpx.ReadTimeout("x"))),
-    "error-event": ("chat", lambda: sse_response(turn_body("plaid", error("nope")))),
-    "no-done": ("chat", lambda: sse_response(turn_body("snaptrade", b""))),
-    "session-404": ("session", lambda: httpx.Response(404)),
-    "session-500": ("session", lambda: httpx.Response(500, text="down")),
-    "session-not-json": ("session", lambda: httpx.Response(200, text="<html>")),
-    "session-not-a-session": (
-        "session",
-        lambda: json_response({"messages": {"0": session_body("snaptrade")["messages"][0]}}),
-    ),
-    "session-connect": ("session", lambda: httpx.ConnectError("refused")),
-}
+def failures(provider: str) -> dict[str, tuple[str, Answer]]:
+    """Each failure: the endpoint, and what answers it (a response, or an error raised)."""
+    cut = turn_body(provider, b"")
+    payload = json.dumps({"citations": rows(provider)})  # no stream nor session: previewed
+    answer = session_body(provider)["messages"][0]
+    return {
+        "401": ("chat", lambda: httpx.Response(401, json={"error": "bad token"})),
+        "403": ("chat", lambda: httpx.Response(403, text="no")),
+        "429": ("chat", lambda: httpx.Response(429, headers={"retry-after": "1"})),
+        "500": ("chat", lambda: httpx.Response(500)),
+        "not-a-stream": ("chat", lambda: httpx.Response(200, text=payload)),
+        "connect": ("chat", lambda: httpx.ConnectError("refused")),
+        "read-before-headers": ("chat", lambda: httpx.ReadError("reset")),
+        "dropped": ("chat", broken(cut, httpx.ReadError("x"))),
+        "idle": ("chat", broken(cut, httpx.ReadTimeout("x"))),
+        "error-event": ("chat", lambda: sse_response(turn_body(provider, error("nope")))),
+        "no-done": ("chat", lambda: sse_response(cut)),
+        "session-404": ("session", lambda: httpx.Response(404)),
+        "session-500": ("session", lambda: httpx.Response(500, text="down")),
+        # Cut inside the first provider.
+        "session-not-json": ("session", lambda: httpx.Response(200, text=payload[:150])),
+        "session-not-a-session": ("session", lambda: json_response({"messages": {"0": answer}})),
+        "session-connect": ("session", lambda: httpx.ConnectError("refused")),
+    }
 
 
-async def test_no_secret_in_any_failure_nor_in_its_log_records(
+# ------------------------------------------------- reprs, errors and logs: same with any provider
+
+
+async def test_no_repr_failure_or_log_record_depends_on_the_provider(
     api: Api, server: respx.MockRouter, sleeps: list[float], caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="silvia_client")
-    for name, (endpoint, answer) in FAILURES.items():
-
-        def respond(request: httpx.Request, answer: Answer = answer) -> httpx.Response:
-            made = answer()
-            if isinstance(made, Exception):
-                raise made
-            return made
-
-        route = server.post(CHAT_URL) if endpoint == "chat" else server.get(SESSION_PATH)
-        route.mock(side_effect=respond)
-        try:
-            await api.request(api.client(), endpoint)
-        except SilviaError as error:
-            assert_error_hidden(error)
-        else:
-            pytest.fail(f"{name}: no error")
-    # And a full turn and a session read, their malformed rows holding providers.
-    server.post(CHAT_URL).mock(return_value=sse_response(turn_body("snaptrade")))
-    server.get(SESSION_PATH).mock(return_value=json_response(session_body("plaid")))
-    assert (await api.turn(api.client())).complete
-    await api.session(api.client(), "s1")
-    ours = [r for r in caplog.records if r.name.startswith("silvia_client")]
-    # The records this test relies on exist (a silent SDK would pass vacuously): retried
-    # GETs, a 401, and turns with malformed rows holding providers.
-    assert any("retrying" in r.getMessage() for r in ours)
-    assert any("401" in r.getMessage() for r in ours)
-    assert any("malformed" in r.getMessage() for r in ours)
-    assert_records_hidden(caplog)
-
-
-# -------------------------------------------------------- reprs: same with the provider or without
-
-
-async def test_reprs_do_not_depend_on_the_provider(api: Api, server: respx.MockRouter) -> None:
     reprs: list[str] = []
-    previews: list[str] = []
+    said: list[dict[str, str]] = []  # each failure's message, per provider
     for provider in ("snaptrade", "manual", None):
         body = turn_body(provider)
         server.post(CHAT_URL).mock(side_effect=lambda r, body=body: sse_response(body))
@@ -253,20 +224,35 @@ async def test_reprs_do_not_depend_on_the_provider(api: Api, server: respx.MockR
         errors = (*turn.citation_errors, *msg.citation_errors, *msg.inline_citation_errors)
         shown = (events, turn, turn.citations, got, msg, msg.citations, msg.inline_citations)
         reprs.append(repr((*shown, *errors)) + str([e.reason for e in errors]))
-        if provider is not None:  # a body that is no stream nor session, shown in the error
-            payload = json.dumps({"citations": rows(provider)})
-            server.post(CHAT_URL).mock(return_value=httpx.Response(200, text=payload))
-            server.get(SESSION_PATH).mock(return_value=httpx.Response(200, text=payload[:150]))
-            for endpoint in ("chat", "session"):  # whole, and cut inside a provider
-                with pytest.raises(SilviaError) as info:
-                    await api.request(api.client(), endpoint)
-                previews.append(str(info.value))
+        if provider is None:  # a preview shows `null` as sent, and blanks a provider's name
+            continue
+        said.append({})
+        for name, (endpoint, answer) in failures(provider).items():
+
+            def respond(request: httpx.Request, answer: Answer = answer) -> httpx.Response:
+                made = answer()
+                if isinstance(made, Exception):
+                    raise made
+                return made
+
+            route = server.post(CHAT_URL) if endpoint == "chat" else server.get(SESSION_PATH)
+            route.mock(side_effect=respond)
+            with pytest.raises(SilviaError) as caught:
+                await api.request(api.client(), endpoint)
+            assert_error_hidden(caught.value)
+            said[-1][name] = str(caught.value)
     with_vendor, with_manual, without = reprs
     assert with_vendor == without
     assert with_manual == without
     assert leaks(with_vendor) == []
-    assert "accountId" in previews[0]  # the start of the body is still shown
-    assert previews[:2] == previews[2:]
+    assert said[0] == said[1]
+    assert "accountId" in said[0]["not-a-stream"]  # the start of the body is still shown
+    # The records this test relies on exist (a silent SDK would pass vacuously): retried
+    # GETs, a 401, and turns with malformed rows holding providers.
+    ours = [r.getMessage() for r in caplog.records if r.name.startswith("silvia_client")]
+    for logged in ("retrying", "401", "malformed"):
+        assert any(logged in message for message in ours), logged
+    assert_records_hidden(caplog)
 
 
 async def test_a_token_the_server_echoes_is_blanked_unless_too_short_to_be_one(api: Api) -> None:
