@@ -1,16 +1,10 @@
-"""Privacy: the bearer token and an account's provider never show.
+"""Privacy: the bearer token and an account's provider never show: not in a repr, an exception
+(nor any error behind it), the partial turn, its events, or a log record.
 
-Not in a repr, an exception, or a log record. Providers are checked two ways:
-the vendor names are absent, and every repr is the same as for the same data
-with the provider left out (so a vendor name nobody thought of is covered too).
-
-The second half: a server that echoes the token back, on every path: it never shows.
-
-The server is `tests.hostile.HostileServer` on 127.0.0.1, so every byte is the
-test's and the real HTTP stack (httpx, httpcore, h11) runs and logs. Each path
-is checked for the exception's str and repr (and every error behind it), the
-partial turn and its `error` event, the events' reprs, and every log record at
-DEBUG, wherever it comes from (root, silvia_client, httpx, httpcore).
+Providers are checked two ways: the vendor names are absent, and what shows is the same for
+another provider or none (so a vendor name nobody thought of is covered too). The second half:
+a server that echoes the token (`tests.hostile.HostileServer`, so the real HTTP stack runs and
+logs, at DEBUG from the root down), on every path.
 """
 
 from __future__ import annotations
