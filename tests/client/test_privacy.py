@@ -249,17 +249,15 @@ async def test_no_repr_failure_or_log_record_depends_on_the_provider(
     assert_records_hidden(caplog)
 
 
-async def test_a_token_the_server_echoes_is_blanked_unless_too_short_to_be_one(api: Api) -> None:
+async def test_a_token_the_server_echoes_is_blanked_unless_too_short_to_be_one(
+    api: Api, server: respx.MockRouter
+) -> None:
     # Under 8 characters a token cannot be a secret; blanking it would blank words.
     for token, shown in [("sk-live-0123456789abcdef", "bad <token>"), ("abc", "bad abc")]:
-
-        def handler(request: httpx.Request, token: str = token) -> httpx.Response:
-            return httpx.Response(401, json={"error": {"type": "auth", "message": f"bad {token}"}})
-
-        http = api.http(transport=httpx.MockTransport(handler))
-        client = api.client(base_url="http://silvia.test", token=token, http_client=http)
+        echo = {"error": {"type": "auth", "message": f"bad {token}"}}
+        server.get(SESSION_PATH).mock(return_value=httpx.Response(401, json=echo))
         with pytest.raises(AuthenticationError) as caught:
-            await api.call(client.sessions.get, "s1")
+            await api.session(api.client(token=token), "s1")
         assert caught.value.message == shown, token
         assert shown in str(caught.value), token
     assert "0123456789abcdef" not in repr(caught.value.body) + str(caught.value)
@@ -428,28 +426,17 @@ async def test_a_stream_error_blanks_the_session_id_the_turn_keeps_as_sent(
 # ------------------------------------------------------------------------------------- redirects
 
 
-async def test_a_redirect_is_never_followed(api: Api) -> None:
-    elsewhere: list[Request] = []
-
-    def other(request: Request, connection: Connection) -> None:
-        elsewhere.append(request)
-        connection.send(response(200, b"{}", JSON))
-
-    with HostileServer(other) as target:
-
-        def redirect(request: Request, connection: Connection) -> None:
-            connection.send(response(307, b"", {"location": target.url + "/api/claude"}))
-
-        with HostileServer(redirect) as server:
-            http = api.http(follow_redirects=True)
-            client = api.client(base_url=server.url, token=SECRET, http_client=http)
-            _, error = await api.read(client)
-            with pytest.raises(APIStatusError) as caught:
-                await api.session(client, "s1")
+async def test_a_redirect_is_never_followed(api: Api, server: respx.MockRouter) -> None:
+    # Followed, the request would go to a host no route mocks: an error other than the 307.
+    moved = httpx.Response(307, headers={"location": "https://elsewhere.test/api/claude"})
+    server.post(CHAT_URL).mock(return_value=moved)
+    server.get(SESSION_PATH).mock(return_value=moved)
+    client = api.client(http_client=api.http(follow_redirects=True))
+    _, error = await api.read(client)
+    with pytest.raises(APIStatusError) as caught:
+        await api.session(client, "s1")
     assert isinstance(error, APIStatusError)
-    assert error.status_code == 307
-    assert caught.value.status_code == 307
-    assert elsewhere == []
+    assert (error.status_code, caught.value.status_code) == (307, 307)
 
 
 # ---------------------------------------------------------------------------------- plain http
