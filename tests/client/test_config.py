@@ -159,9 +159,6 @@ def test_a_bad_base_url_or_token_is_refused_unseen_naming_where_it_came_from(
         assert client.base_url == "https://silvia.test/team@X"
 
 
-# ---------------------------------------------------------------------------------------- timeouts
-
-
 async def test_the_timeouts_requests_go_out_with(api: Api, server: respx.MockRouter) -> None:
     # The read phase bounds the wait for the head; the stream's reads after it wait
     # `idle_timeout` (test_deadline.py).
@@ -184,9 +181,6 @@ async def test_the_timeouts_requests_go_out_with(api: Api, server: respx.MockRou
     assert turns.sent[-1] == dict.fromkeys(phases, 5.0)
     await api.turn(client, timeout=httpx.Timeout(1.0, connect=2.0), idle_timeout=4.0)
     assert turns.sent[-1] == {"connect": 2.0, "read": 1.0, "write": 1.0, "pool": 1.0}
-
-
-# ----------------------------------------------------------------------------------------- headers
 
 
 async def test_request_headers(api: Api, server: respx.MockRouter) -> None:
@@ -364,9 +358,6 @@ def test_a_cookie_update_is_kept_and_a_new_name_past_the_bound_is_not() -> None:
     assert len(small) == 0
 
 
-# --------------------------------------------------------------------------- one home for defaults
-
-
 def test_the_constructors_defaults_are_the_one_defaults_value() -> None:
     names = "timeout idle_timeout max_event_bytes max_response_bytes max_retries retry_backoff"
     for cls in (SilviaClient, AsyncSilviaClient):
@@ -379,9 +370,6 @@ def test_the_constructors_defaults_are_the_one_defaults_value() -> None:
         max_delay=DEFAULTS.max_backoff,
         max_retry_after=DEFAULTS.max_retry_after,
     )
-
-
-# ------------------------------------------------------------------------------ the one table
 
 
 def test_a_row_keeps_what_it_accepts_and_says_what_was_wrong() -> None:
@@ -546,8 +534,6 @@ def test_the_configuration_page_shows_the_table_as_the_code_has_it() -> None:
     shown = page.split("<!-- rules-table -->\n", 1)[1].split("\n<!-- /rules-table -->", 1)[0]
     assert shown == rules_table()
 
-
-# ------------------------------------------------------------------ no error of httpx's escapes
 
 # What a careless or hostile caller passes (a number: the tests above): each call returns, or
 # raises a `SilviaError` (a `TypeError` for a value of the wrong type), never an httpx error.

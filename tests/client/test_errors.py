@@ -167,9 +167,6 @@ async def test_an_error_body_missing_huge_or_undecodable(
     assert route.call_count == 1
 
 
-# ------------------------------------------------------------------------------------ not a stream
-
-
 async def test_a_200_that_is_not_an_event_stream(api: Api, server: respx.MockRouter) -> None:
     page = "<html><body>" + "Please sign in. " * 100 + "</body></html>"
     server.post(CHAT_URL).mock(

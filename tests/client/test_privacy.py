@@ -143,9 +143,6 @@ def session_body(provider: str | None) -> dict[str, Any]:
     }
 
 
-# --------------------------------------------------------------------------------------- the token
-
-
 def test_token_not_in_client_repr(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
     for client in (
@@ -423,9 +420,6 @@ async def test_a_stream_error_blanks_the_session_id_the_turn_keeps_as_sent(
     assert failure.turn.session_id == f"s-{TOKEN}\n"
 
 
-# ------------------------------------------------------------------------------------- redirects
-
-
 async def test_a_redirect_is_never_followed(api: Api, server: respx.MockRouter) -> None:
     # Followed, the request would go to a host no route mocks: an error other than the 307.
     moved = httpx.Response(307, headers={"location": "https://elsewhere.test/api/claude"})
@@ -437,9 +431,6 @@ async def test_a_redirect_is_never_followed(api: Api, server: respx.MockRouter) 
         await api.session(client, "s1")
     assert isinstance(error, APIStatusError)
     assert (error.status_code, caught.value.status_code) == (307, 307)
-
-
-# ---------------------------------------------------------------------------------- plain http
 
 
 def test_plain_http_with_a_token_warns_once_per_client_unless_the_host_stays_local(

@@ -151,9 +151,6 @@ def event_names(span: ReadableSpan) -> list[str]:
     return [event.name for event in span.events]
 
 
-# --------------------------------------------------------------------------- a turn, a GET
-
-
 async def test_a_call_is_one_span_over_a_client_span_per_attempt_sending_context_if_asked(
     api: Api, url: str, recorder: Recorder, provider: TracerProvider, exporter: InMemorySpanExporter
 ) -> None:
@@ -242,9 +239,6 @@ async def test_a_call_is_one_span_over_a_client_span_per_attempt_sending_context
     assert first.context.trace_id == get.context.trace_id
 
 
-# --------------------------------------------------------------------------- errors
-
-
 async def test_an_error_sets_the_span_status_and_records_the_type_alone(
     api: Api, url: str, provider: TracerProvider, exporter: InMemorySpanExporter
 ) -> None:
@@ -289,9 +283,6 @@ async def test_an_error_sets_the_span_status_and_records_the_type_alone(
     assert attributes(attempt)["error.type"] == "ConnectError"
     assert attributes(turn)["error.type"] == type(error).__name__
     assert "http.response.status_code" not in attributes(attempt)
-
-
-# --------------------------------------------------------------------------- closed early
 
 
 async def test_a_stream_closed_early_abandoned_unread_or_cancelled_ends_its_span_incomplete(
@@ -339,9 +330,6 @@ async def test_a_stream_closed_early_abandoned_unread_or_cancelled_ends_its_span
     assert attributes(turn)["silvia.turn.complete"] is False
     assert attributes(turn)["silvia.turn.events"] > 0
     assert turn.status.status_code is StatusCode.UNSET
-
-
-# --------------------------------------------------------------------------- privacy
 
 
 def strings(value: object) -> Iterator[str]:

@@ -179,8 +179,6 @@ def test_the_builder_counts_what_it_applies_and_carries_the_request_id_and_timin
     assert builder.build().timings == Timings(first_byte=0.25, first_text=1.0, done=2.5)
 
 
-# ------------------------------------------------------------------------------------------ reprs
-
 VENDOR = "plaid-vendor-name"
 
 
@@ -324,8 +322,6 @@ def test_each_copied_field_defaults_as_a_turns_and_reads_its_own_list() -> None:
     so_far = {f.name: f.default for f in dataclasses.fields(snapshot) if f.name in defaults}
     assert so_far == defaults
 
-
-# ---------------------------------------------------------------------------------------- timings
 
 PAUSE = 0.05  # seconds the server waits before a chunk; a floor the timings must show
 
