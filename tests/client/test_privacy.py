@@ -33,7 +33,6 @@ from silvia_client.errors import (
 )
 
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, head, response
-from ..hostile import event as wire_event
 from .conftest import Api
 from .sse import (
     ACCOUNT_A,
@@ -260,12 +259,6 @@ async def test_a_token_the_server_echoes_is_blanked_unless_too_short_to_be_one(
     assert "0123456789abcdef" not in repr(caught.value.body) + str(caught.value)
 
 
-@pytest.fixture
-def logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
-    caplog.set_level(logging.DEBUG)  # the root: httpx, httpcore and silvia_client propagate
-    return caplog
-
-
 def serving(*answers: bytes) -> HostileServer:
     """A server giving `answers` in turn (the last one again), then closing the connection."""
     given: list[bytes] = list(answers)
@@ -282,17 +275,14 @@ ECHO = {"x-request-id": SECRET}
 ESCAPED = "".join(f"\\u{ord(c):04x}" for c in SECRET).encode()
 
 
-def sse_body(*events: bytes) -> bytes:
-    return b"".join(chunk(e) for e in events) + chunk(b"")
-
-
 def echoing(status: int, body: bytes, content_type: str = "application/json") -> bytes:
     """A whole response whose request id is the token."""
     return response(status, body, {"content-type": content_type, **ECHO})
 
 
-def echoing_stream(*events: bytes) -> bytes:
-    return head(200, {**SSE, **ECHO}, chunked=True) + sse_body(*events)
+def echoing_stream(*events: bytes, echo: dict[str, str] = ECHO) -> bytes:
+    """A whole event stream whose request id is the token (unless `echo` is {})."""
+    return head(200, {**SSE, **echo}, chunked=True) + b"".join(map(chunk, [*events, b""]))
 
 
 HTML = f"<html>{SECRET}</html>".encode()
@@ -318,25 +308,14 @@ CHAT_FAILURES = {
     "500-reason": (REASON, InternalServerError),
     "200-not-a-stream": (echoing(200, HTML, "text/html"), UnexpectedResponseError),
     "error-event": (
-        echoing_stream(
-            wire_event("session", {"sessionId": "s1"}),
-            wire_event("text", {"text": "Hello"}),
-            wire_event(
-                "error", {"error": {"type": "overloaded", "message": f"echo {SECRET}\x1b[0m"}}
-            ),
-        ),
+        echoing_stream(session("s1"), text("Hello"), error(f"echo {SECRET}\x1b[0m", "overloaded")),
         ServerStreamError,
     ),
     "error-event-string": (
-        head(200, SSE, chunked=True) + sse_body(wire_event("error", {"error": f"echo {SECRET}"})),
+        echoing_stream(event("error", {"error": f"echo {SECRET}"}), echo={}),
         ServerStreamError,
     ),
-    "no-done": (
-        echoing_stream(
-            wire_event("session", {"sessionId": "s1"}), wire_event("text", {"text": "Hi"})
-        ),
-        IncompleteTurnError,
-    ),
+    "no-done": (echoing_stream(session("s1"), text("Hi")), IncompleteTurnError),
     "malformed-header": (
         f"HTTP/1.1 200 OK\r\nx-echo {SECRET}\r\n\r\n".encode(),
         APIConnectionError,
@@ -353,16 +332,13 @@ SESSION_FAILURES = {
     "404-json": (echoing(404, json.dumps({"error": SECRET}).encode()), APIStatusError),
     "500-reason": (REASON, InternalServerError),
 }
-GOOD_TURN_ECHOING = echoing_stream(
-    wire_event("session", {"sessionId": "s1"}),
-    wire_event("text", {"text": "Hi"}),
-    wire_event("done", {}),
-)
+GOOD_TURN_ECHOING = echoing_stream(session("s1"), text("Hi"), done())
 
 
 async def test_failures_and_a_good_turn_never_show_the_token(
-    api: Api, logs: pytest.LogCaptureFixture
+    api: Api, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.DEBUG)  # the root: httpx, httpcore and silvia_client propagate
     cases = [("chat", name, case) for name, case in CHAT_FAILURES.items()]
     cases += [("session", name, case) for name, case in SESSION_FAILURES.items()]
     answers = [answer for _, _, (answer, _) in cases]
@@ -392,9 +368,9 @@ async def test_failures_and_a_good_turn_never_show_the_token(
             turn = await stream.until_done()
     assert turn.complete
     assert stream.raw.request_id == turn.request_id == "<token>"
-    assert_records_hidden(logs)
-    assert any(r.name.startswith("httpcore") for r in logs.records)  # the stack did log
-    assert any("request id <token>" in r.getMessage() for r in logs.records)
+    assert_records_hidden(caplog)
+    assert any(r.name.startswith("httpcore") for r in caplog.records)  # the stack did log
+    assert any("request id <token>" in r.getMessage() for r in caplog.records)
     # Control characters are escaped: a newline would forge a log line, an escape sequence
     # drive a terminal (in a text preview; and in a JSON message, once parsed).
     assert shown["500-text"] == "500: \\x1b[2Jdown FAKE LOG LINE <token> (request id <token>)"
