@@ -100,18 +100,16 @@ def test_a_bad_base_url_or_token_is_refused_unseen_naming_where_it_came_from(
 ) -> None:
     monkeypatch.delenv("SILVIA_BASE_URL", raising=False)
     monkeypatch.delenv("SILVIA_TOKEN", raising=False)
-    not_absolute = "must be an absolute http(s) URL"
-    query = "must not have a query (?) or a fragment (#)"
+    secret = "sk-hostile-0123456789-SECRET"
     not_printable = (
         "holds whitespace, a control character or a non-ASCII character "
         "(a trailing newline from a file?): a bearer token is printable ASCII"
     )
-    secret = "sk-hostile-0123456789-SECRET"
+    not_absolute = "must be an absolute http(s) URL"
+    query = "must not have a query (?) or a fragment (#)"
     cases = [
-        ("base_url", "ftp://silvia.test", not_absolute),
-        ("base_url", "silvia.test", not_absolute),
-        ("base_url", "https://silvia.test/?q=1", query),
-        ("base_url", "https://silvia.test/#top", query),
+        *(("base_url", bad, not_absolute) for bad in ("ftp://x.test", "x.test")),
+        *(("base_url", bad, query) for bad in ("https://x.test/?q=1", "https://x.test/#top")),
         # httpx would turn credentials in the URL into Basic auth, in place of the token.
         (
             "base_url",
@@ -120,17 +118,12 @@ def test_a_bad_base_url_or_token_is_refused_unseen_naming_where_it_came_from(
             "pass the token as token=... or in SILVIA_TOKEN",
         ),
         *(("token", bad, not_printable) for bad in (f"{secret}\n", f"{secret}\r", f" {secret}")),
-        ("token", "tok en-0123456789", not_printable),
-        ("token", "ключ-0123456789", not_printable),
+        *(("token", f"{secret}{inside}", not_printable) for inside in (" x", "ключ")),
     ]
-    # The argument, its variable, and how an error names the variable.
-    variables = {
-        "base_url": ("SILVIA_BASE_URL", "SILVIA_BASE_URL"),
-        "token": ("SILVIA_TOKEN", "the SILVIA_TOKEN environment variable"),
-    }
     good = {"base_url": BASE_URL, "token": TOKEN}
     for option, bad, said in cases:
-        variable, named = variables[option]
+        variable = f"SILVIA_{option.upper()}"
+        named = variable if option == "base_url" else f"the {variable} environment variable"
         others = {name: value for name, value in good.items() if name != option}
         with pytest.raises(ConfigurationError) as given:
             SilviaClient(**others, **{option: bad})
@@ -140,9 +133,8 @@ def test_a_bad_base_url_or_token_is_refused_unseen_naming_where_it_came_from(
         monkeypatch.delenv(variable)
         assert str(given.value) == f"{option} {said}", bad
         assert str(read.value) == f"{named} {said}", bad
-        for shown in (repr(given.value), repr(read.value)):
-            assert "hunter2" not in shown
-            assert secret not in shown
+        shown = repr(given.value) + repr(read.value)
+        assert [part for part in ("hunter2", secret) if part in shown] == [], bad
     for missing in (None, ""):
         with pytest.raises(ConfigurationError, match="SILVIA_BASE_URL"):
             SilviaClient(base_url=missing, token=TOKEN)
@@ -331,15 +323,13 @@ async def test_the_cookie_header_stays_bounded_and_keeps_the_sticky_session(
     assert len(headers[-1].split("; ")) == 2 * PER_RESPONSE  # 300 + 300 on its third request
 
 
-async def test_the_sdks_pools_and_the_testing_kits_have_the_bounded_jar() -> None:
+async def test_the_testing_kits_have_the_sdks_bounded_jar() -> None:
     server = ReferenceServer()
     kit, async_kit = server.client(), server.async_client()
-    production = AsyncSilviaClient(base_url="http://127.0.0.1:9")
-    for client in (kit, async_kit, production):
+    for client in (kit, async_kit):
         assert isinstance(client._pool.get().cookies.jar, BoundedCookieJar)
     kit.close()
     await async_kit.close()
-    await production.close()
 
 
 def test_a_cookie_update_is_kept_and_a_new_name_past_the_bound_is_not() -> None:
