@@ -1,10 +1,7 @@
 """Failures: HTTP statuses, responses that are not a stream, streams that stop early, and
-servers that are not there.
-
-Every error is a typed `SilviaError`; a stream that stops early hands back the
-partial turn, with everything that arrived (what is retried: test_retries.py). Every
-`APIStatusError` has `.response` (a read copy of what the SDK kept, the token blanked)
-and `.headers`.
+servers that are not there. Every error is a typed `SilviaError`; a stream that stops early
+hands back the partial turn, with everything that arrived (what is retried: test_retries.py);
+an `APIStatusError` has `.response` (a read copy of what the SDK kept, the token blanked).
 """
 
 from __future__ import annotations
@@ -114,7 +111,7 @@ async def test_status_maps_to_its_error(api: Api, server: respx.MockRouter, endp
     for status, cls in STATUSES:
         for body, content_type, text_, kind in BODIES:
             case = (status, body)
-            route = route_for(server, endpoint).mock(
+            route_for(server, endpoint).mock(
                 return_value=httpx.Response(
                     status,
                     content=body,
@@ -123,17 +120,14 @@ async def test_status_maps_to_its_error(api: Api, server: respx.MockRouter, endp
             )
             err = await call(api, endpoint, max_retries=0)
             assert type(err) is cls, case
-            assert isinstance(err, APIStatusError), case
             assert err.status_code == status, case
             assert err.request_id == "req_9", case
             assert err.message == text_, case
             assert err.error_type == kind, case
             assert str(err) == f"{status}: {text_} (request id req_9)", case
-            assert route.call_count == 1, case
-            route.reset()
 
 
-async def test_an_error_body_missing_huge_or_undecodable(
+async def test_an_error_body_missing_huge_undecodable_or_not_a_stream(
     api: Api, server: respx.MockRouter
 ) -> None:
     server.post(CHAT_URL).mock(return_value=httpx.Response(502))
@@ -153,8 +147,7 @@ async def test_an_error_body_missing_huge_or_undecodable(
     assert body.closed
     assert err.response is not None
     assert 0 < len(err.response.content) <= 64 * 1024
-    server.reset()
-    route = server.post(CHAT_URL).mock(
+    server.post(CHAT_URL).mock(
         side_effect=lambda r: httpx.Response(
             503,
             stream=Body(b"not gzip at all"),
@@ -164,10 +157,7 @@ async def test_an_error_body_missing_huge_or_undecodable(
     err = await call(api, "chat")
     assert isinstance(err, InternalServerError)
     assert (err.status_code, err.request_id) == (503, "req_2")
-    assert route.call_count == 1
-
-
-async def test_a_200_that_is_not_an_event_stream(api: Api, server: respx.MockRouter) -> None:
+    # A 200 that is not an event stream.
     page = "<html><body>" + "Please sign in. " * 100 + "</body></html>"
     server.post(CHAT_URL).mock(
         return_value=httpx.Response(
