@@ -42,7 +42,7 @@ from silvia_client.errors import (
 )
 from silvia_client.testing import ReferenceServer
 
-from .conftest import Api, Client, settled
+from .conftest import Api, settled
 from .sse import (
     BASE_URL,
     CHAT_URL,
@@ -534,33 +534,26 @@ HEADERS: list[Any] = [{"x-a": "line\r\nbreak"}, {"x-a": "\x00"}, {"bad name": "v
 HEADERS += [{"": "v"}, {"x-a": 5}, "not a mapping"]
 
 
-def careless_calls(client: Client) -> list[tuple[str, Callable[[], object]]]:
-    send, get = client.chat.send, client.sessions.get
-    out: list[tuple[str, Callable[[], object]]] = []
-    for sid in SESSION_IDS:
-        out.append((f"get({sid!r:.20})", partial(get, sid)))
-        out.append((f"get_raw({sid!r:.20})", partial(client.sessions.get_raw, sid)))
-        out.append((f"send(session_id={sid!r:.20})", partial(send, "hi", session_id=sid)))
-    out += [(f"send({message!r:.20})", partial(send, message)) for message in MESSAGES]
-    for headers in HEADERS:
-        name = f"{headers!r:.30}"
-        out.append((f"send(extra_headers={name})", partial(send, "hi", extra_headers=headers)))
-        out.append((f"get(extra_headers={name})", partial(get, "s", extra_headers=headers)))
-        given = partial(client.with_options, default_headers=headers)
-        out.append((f"with_options(default_headers={name})", given))
-    return out
-
-
 async def test_no_public_method_of_either_client_lets_an_httpx_error_out(api: Api) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
-        if request.method == "POST":
-            return httpx.Response(200, headers=SSE_HEADERS, content=full_turn())
-        return httpx.Response(200, json={"session": {"id": "s"}, "messages": []})
+        return json_response(SESSION_BODY) if request.method == "GET" else sse_response(full_turn())
 
-    http = api.http(transport=httpx.MockTransport(handler))
-    client = api.client(http_client=http)
+    client = api.client(http_client=api.http(transport=httpx.MockTransport(handler)))
+    send, get = client.chat.send, client.sessions.get
+    calls: list[tuple[str, Callable[[], object]]] = []
+    for sid in SESSION_IDS:
+        calls.append((f"get({sid!r:.20})", partial(get, sid)))
+        calls.append((f"get_raw({sid!r:.20})", partial(client.sessions.get_raw, sid)))
+        calls.append((f"send(session_id={sid!r:.20})", partial(send, "hi", session_id=sid)))
+    calls += [(f"send({message!r:.20})", partial(send, message)) for message in MESSAGES]
+    for headers in HEADERS:
+        name = f"{headers!r:.30}"
+        calls.append((f"send(extra_headers={name})", partial(send, "hi", extra_headers=headers)))
+        calls.append((f"get(extra_headers={name})", partial(get, "s", extra_headers=headers)))
+        given = partial(client.with_options, default_headers=headers)
+        calls.append((f"with_options(default_headers={name})", given))
     escaped: dict[str, str] = {}
-    for name, call in careless_calls(client):
+    for name, call in calls:
         try:
             await settled(call())
         except (SilviaError, TypeError):

@@ -82,23 +82,18 @@ def child_result(pid, read, seconds=20.0):
     return json.loads(data)
 
 
-def timed(client, message):
-    started = time.monotonic()
-    try:
-        client.chat.send(message)
-    except SilviaError as error:
-        return [type(error).__name__, time.monotonic() - started]
-    return ["no error", time.monotonic() - started]
-
-
 def run(case):
     """What each side read; each message names its case (`own-child`), the server's key."""
     report = {}
     if case == "deadline":
         client = SilviaClient(base_url=url, **SHORT)
         report["before"] = answer(client, "deadline-before")  # the deadline thread starts here
-        fresh = lambda: SilviaClient(base_url=url, token="t", max_retries=0, deadline=0.5)
-        pid, read = in_child(lambda: timed(fresh(), "keep-alive"))
+        def timed():
+            started = time.monotonic()
+            fresh = SilviaClient(base_url=url, token="t", max_retries=0, deadline=0.5)
+            return [answer(fresh, "keep-alive"), time.monotonic() - started]
+
+        pid, read = in_child(timed)
         report["child"] = child_result(pid, read)
         return report
     own = case == "own"  # a caller's own http client, used before the fork
@@ -173,7 +168,7 @@ def test_a_forked_child_reads_its_own_answers_and_its_deadlines_fire() -> None:
     report = everything["deadline"]
     assert isinstance(report["child"], list), report  # else: no answer from the child in 20 s
     error, seconds = report["child"]
-    assert error in ("StreamTimeoutError", "APITimeoutError"), report
+    assert error.startswith(("StreamTimeoutError: ", "APITimeoutError: ")), report
     assert seconds < 15  # deadline=0.5; before, the read went on until the server stopped
 
     # A caller's own http client, used before the fork, is refused in the child.
