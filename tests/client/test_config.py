@@ -64,9 +64,6 @@ def chat_route(server: respx.MockRouter, url: str = CHAT_URL) -> respx.Route:
     return server.post(url).mock(side_effect=lambda request: sse_response(full_turn()))
 
 
-# --------------------------------------------------------------------------------- base URL, token
-
-
 async def test_base_url_and_token_from_arguments_else_the_environment(
     api: Api, server: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -202,9 +199,6 @@ async def test_request_headers(api: Api, server: respx.MockRouter) -> None:
     assert chat.calls.last.request.headers["x-app"] == "notebook"
     await api.turn(api.client())
     assert chat.calls.last.request.headers["user-agent"].startswith("silvia-client/")
-
-
-# ------------------------------------------------------------------------------------ whose client
 
 
 async def test_a_callers_http_client_is_used_and_a_response_read_already_works(
@@ -404,9 +398,6 @@ def test_a_row_keeps_what_it_accepts_and_says_what_was_wrong() -> None:
             check(name, object())
         assert str(caught.value) == rule.error
         assert str(caught.value).startswith(name)
-
-
-# ---------------------------------------------------------------------------- refused values
 
 
 SECONDS = ("timeout", "idle_timeout", "deadline", "retry_backoff")

@@ -103,9 +103,6 @@ def route_for(server: respx.MockRouter, endpoint: str) -> respx.Route:
     return server.post(CHAT_URL) if endpoint == "chat" else server.get(SESSION_PATH)
 
 
-# ----------------------------------------------------------------------------------- HTTP statuses
-
-
 @pytest.mark.parametrize("endpoint", ["chat", "session"])
 async def test_status_maps_to_its_error(api: Api, server: respx.MockRouter, endpoint: str) -> None:
     for status, cls in STATUSES:
@@ -175,9 +172,6 @@ async def test_an_error_body_missing_huge_undecodable_or_not_a_stream(
     err = await call(api, "chat")  # no content type at all
     assert isinstance(err, UnexpectedResponseError)
     assert '{"ok": true}' in str(err)
-
-
-# ------------------------------------------------------------------------- streams that stop early
 
 
 # What arrived before each failure: a session, text, citations, a summary, an unknown event.

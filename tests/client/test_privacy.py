@@ -100,9 +100,6 @@ def assert_records_hidden(caplog: pytest.LogCaptureFixture) -> None:
         assert leaks(repr(record.__dict__)) == [], record.name
 
 
-# --------------------------------------------------------------------- wire data holding providers
-
-
 def rows(provider: str | None) -> list[Any]:
     pair = accounts((ACCOUNT_A, provider), (ACCOUNT_B, provider))
     return [
@@ -187,9 +184,6 @@ def failures(provider: str) -> dict[str, tuple[str, Answer]]:
         "session-not-a-session": ("session", lambda: json_response({"messages": {"0": answer}})),
         "session-connect": ("session", lambda: httpx.ConnectError("refused")),
     }
-
-
-# ------------------------------------------------- reprs, errors and logs: same with any provider
 
 
 async def test_no_repr_failure_or_log_record_depends_on_the_provider(
@@ -357,9 +351,9 @@ async def test_failures_and_a_good_turn_never_show_the_token(
             assert error is not None
             assert_error_hidden(error)
             assert_hidden(events)
-            for got in events:
-                if isinstance(got, ErrorEvent):
-                    assert_hidden(got.message, got.body, got.error_type)
+            assert_hidden(
+                *[(e.message, e.body, e.error_type) for e in events if isinstance(e, ErrorEvent)]
+            )
             shown[name] = str(error)
             if name == "error-event":
                 stopped, stopped_events = error, events

@@ -78,9 +78,6 @@ async def turn_of(api: Api, server: respx.MockRouter, *parts: bytes, **kwargs: A
     return await api.turn(api.client(), **kwargs)
 
 
-# ---------------------------------------------------------------------------------------- assembly
-
-
 async def test_a_turn_assembles_what_arrived_and_current_turn_is_it_so_far(
     api: Api, server: respx.MockRouter
 ) -> None:
@@ -219,9 +216,6 @@ def test_the_repr_previews_60_characters_and_names_a_rows_extras_never_their_val
         shown += [repr(turn.inline_citations), repr(turn), repr(history), repr(history.messages)]
         assert [text_ for text_ in shown if VENDOR in text_] == []
         assert f"extra_keys=({next(iter(extra))!r},)" in repr(inline)
-
-
-# -------------------------------------------------------------------------------- the turn so far
 
 
 def fields(turn: Turn) -> dict[str, Any]:
@@ -372,8 +366,6 @@ async def test_each_milestone_is_stamped_in_order_and_shows_the_waits(
     assert timings.first_text is not None
     assert timings.done is None
 
-
-# ----------------------------------------------------------- rows as sent, live and on reload
 
 CARDS = "silvia://your-account/cards"
 SOURCES = (ACCOUNT_SOURCE, CARDS, "https://a.test/")
