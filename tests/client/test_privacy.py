@@ -61,7 +61,6 @@ pytestmark = pytest.mark.anyio
 SESSION_PATH = "/api/chat/sessions/s1"
 VENDORS = ("plaid", "snaptrade")  # "manual" is also an English word; checked by comparison
 SECRET = "sk-hostile-0123456789-SECRET"  # the hostile server's token, which it echoes
-JSON = {"content-type": "application/json"}
 
 
 def leaks(value: object) -> list[str]:
@@ -74,19 +73,13 @@ def assert_hidden(*values: object) -> None:
         assert leaks(value) == leaks(repr(value)) == [], repr(value)
 
 
-def chain(error: BaseException) -> list[BaseException]:
-    """The error, and every cause and context behind it."""
-    seen: list[BaseException] = []
-    current: BaseException | None = error
-    while current is not None and current not in seen:
-        seen.append(current)
-        current = current.__cause__ or current.__context__
-    return seen
-
-
 def assert_error_hidden(error: BaseException) -> None:
-    for link in chain(error):
+    seen: list[BaseException] = []
+    link: BaseException | None = error
+    while link is not None and link not in seen:  # the error, every cause and context behind it
+        seen.append(link)
         assert_hidden(link, link.args)
+        link = link.__cause__ or link.__context__
     if isinstance(error, APIStatusError):
         assert_hidden(error.body, error.request_id, error.error_type)
     if isinstance(error, StreamError):
@@ -142,8 +135,7 @@ def session_body(provider: str | None) -> dict[str, Any]:
 def test_token_not_in_client_repr(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
     for client in (
-        SilviaClient(base_url=BASE_URL, token=TOKEN),
-        AsyncSilviaClient(base_url=BASE_URL, token=TOKEN),
+        SilviaClient(base_url=BASE_URL, token=TOKEN),  # the async one's: generated alike
         SilviaClient(base_url=BASE_URL),  # the token from the environment
     ):
         assert TOKEN not in repr(client)
