@@ -148,10 +148,6 @@ def test_token_not_in_client_repr(monkeypatch: pytest.MonkeyPatch) -> None:
 Answer = Callable[[], httpx.Response | Exception]
 
 
-def broken(body: bytes, fail: Exception) -> Answer:
-    return lambda: sse_response(Body(body, fail=fail))
-
-
 def failures(provider: str) -> dict[str, tuple[str, Answer]]:
     """Each failure: the endpoint, and what answers it (a response, or an error raised)."""
     cut = turn_body(provider, b"")
@@ -165,8 +161,8 @@ def failures(provider: str) -> dict[str, tuple[str, Answer]]:
         "not-a-stream": ("chat", lambda: httpx.Response(200, text=payload)),
         "connect": ("chat", lambda: httpx.ConnectError("refused")),
         "read-before-headers": ("chat", lambda: httpx.ReadError("reset")),
-        "dropped": ("chat", broken(cut, httpx.ReadError("x"))),
-        "idle": ("chat", broken(cut, httpx.ReadTimeout("x"))),
+        "dropped": ("chat", lambda: sse_response(Body(cut, fail=httpx.ReadError("x")))),
+        "idle": ("chat", lambda: sse_response(Body(cut, fail=httpx.ReadTimeout("x")))),
         "error-event": ("chat", lambda: sse_response(turn_body(provider, error("nope")))),
         "no-done": ("chat", lambda: sse_response(cut)),
         "session-404": ("session", lambda: httpx.Response(404)),
