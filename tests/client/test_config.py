@@ -117,13 +117,13 @@ def test_a_bad_base_url_or_token_is_refused_unseen_naming_where_it_came_from(
         *(("token", bad, not_printable) for bad in (f"{secret}\n", f"{secret}\r", f" {secret}")),
         *(("token", f"{secret}{inside}", not_printable) for inside in (" x", "ключ")),
     ]
-    good = {"base_url": BASE_URL, "token": TOKEN}
+    good: dict[str, Any] = {"base_url": BASE_URL, "token": TOKEN}
     for option, bad, said in cases:
         variable = f"SILVIA_{option.upper()}"
         named = variable if option == "base_url" else f"the {variable} environment variable"
         others = {name: value for name, value in good.items() if name != option}
         with pytest.raises(ConfigurationError) as given:
-            SilviaClient(**others, **{option: bad})
+            SilviaClient(**{**good, option: bad})
         monkeypatch.setenv(variable, bad)
         with pytest.raises(ConfigurationError) as read:
             SilviaClient(**others)
