@@ -1,10 +1,8 @@
 """Fixtures of the client tests: a mocked server, the sync/async twin harness, recorded sleeps.
 
-`Api` runs one scenario against either client: `api.call(method, ...)` awaits what the
-async client returns, `api.stream(client, ...)` gives a chat stream of either one a single
-async face (`Stream`), and `api.http()` is an httpx client of the matching kind.
+`Api` runs one scenario against either client (`Stream`: either's chat stream, one async face);
 `no_alarm` and `started_call` serve the tests of decisions made without I/O (retries,
-deadlines, guards); `by_case`, the tests that need a server per case.
+deadlines, guards); `once` and `by_case`, the tests that need a hostile server.
 """
 
 from __future__ import annotations
@@ -170,12 +168,8 @@ class Stream:
 
 
 class Api:
-    """One face for both clients, so that each scenario runs against the sync and the async one.
-
-    The sync client is called directly (its mocked I/O never blocks); the async
-    one is awaited. Helpers that read a turn return what arrived and the error,
-    if any, so a test can check both.
-    """
+    """One face for both clients, so that each scenario runs against the sync and the async one
+    (the sync one called directly: its mocked I/O never blocks)."""
 
     def __init__(self, mode: str) -> None:
         self.mode = mode

@@ -7,7 +7,6 @@ one may have imported it for `test_tracing.py`), whether or not OpenTelemetry is
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import tracemalloc
@@ -16,30 +15,26 @@ import httpx
 
 from silvia_client import SilviaClient
 
+from .sse import SSE_HEADERS, citation, done, row, session, web
+
 MIB = 1024 * 1024
 
 
 def hostile_stream(rows: int = 200, extras: int = 400) -> bytes:
     """A stream of `rows` citations, each with its own target and `extras` keys of its own."""
-    events = [b'event: session\ndata: {"sessionId":"s1"}\n\n']
+    events = [session("s1")]
     for n in range(rows):
-        row = {
-            "source": f"https://example.com/{n}",
-            "title": "t" * 200,
-            "target": {"kind": "web", "url": f"https://example.com/{n}?{'q' * 2000}"},
-            **{f"extra_{n}_{k}": "v" * 100 for k in range(extras)},
-        }
-        data = json.dumps({"citation": row}).encode()
-        events.append(b"event: citation\ndata: " + data + b"\n\n")
-    events.append(b"event: done\ndata: {}\n\n")
-    return b"".join(events)
+        url = f"https://example.com/{n}"
+        extra = {f"extra_{n}_{k}": "v" * 100 for k in range(extras)}
+        events.append(citation(row(url, web(f"{url}?{'q' * 2000}"), title="t" * 200, **extra)))
+    return b"".join([*events, done()])
 
 
 BODY = hostile_stream()
 
 
 def _handler(request: httpx.Request) -> httpx.Response:
-    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=BODY)
+    return httpx.Response(200, headers=SSE_HEADERS, content=BODY)
 
 
 def _one_turn() -> int:

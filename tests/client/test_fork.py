@@ -1,11 +1,9 @@
 """A forked child never reads from its parent's connections, and its deadlines fire (issue 28,
-finding 4). Before, the two processes shared the parent's kept-alive connection and read each
-other's answers (one user's answer in another's request, in a pre-fork web server), and in
-the child the deadline thread was gone while the SDK believed it ran.
-
-The cases run in one `python -c` script, so that this test process never forks (Python 3.12
-warns of `fork()` in a process with threads, and pytest has some). The server runs here, on
-127.0.0.1, and notes the connection (the client's port) each message came on.
+finding 4): before, the two processes read each other's answers on the parent's kept-alive
+connection (one user's answer in another's request, in a pre-fork web server), and in the child
+the deadline thread was gone. The cases run in one `python -c` script, so that this process never
+forks (Python 3.12 warns of `fork()` in a process with threads, and pytest has some); the server
+runs here, on 127.0.0.1, and notes the connection (the client's port) each message came on.
 """
 
 from __future__ import annotations
@@ -82,23 +80,18 @@ def child_result(pid, read, seconds=20.0):
     return json.loads(data)
 
 
-def timed(client, message):
-    started = time.monotonic()
-    try:
-        client.chat.send(message)
-    except SilviaError as error:
-        return [type(error).__name__, time.monotonic() - started]
-    return ["no error", time.monotonic() - started]
-
-
 def run(case):
     """What each side read; each message names its case (`own-child`), the server's key."""
     report = {}
     if case == "deadline":
         client = SilviaClient(base_url=url, **SHORT)
         report["before"] = answer(client, "deadline-before")  # the deadline thread starts here
-        fresh = lambda: SilviaClient(base_url=url, token="t", max_retries=0, deadline=0.5)
-        pid, read = in_child(lambda: timed(fresh(), "keep-alive"))
+        def timed():
+            started = time.monotonic()
+            fresh = SilviaClient(base_url=url, token="t", max_retries=0, deadline=0.5)
+            return [answer(fresh, "keep-alive"), time.monotonic() - started]
+
+        pid, read = in_child(timed)
         report["child"] = child_result(pid, read)
         return report
     own = case == "own"  # a caller's own http client, used before the fork
@@ -173,7 +166,7 @@ def test_a_forked_child_reads_its_own_answers_and_its_deadlines_fire() -> None:
     report = everything["deadline"]
     assert isinstance(report["child"], list), report  # else: no answer from the child in 20 s
     error, seconds = report["child"]
-    assert error in ("StreamTimeoutError", "APITimeoutError"), report
+    assert error.startswith(("StreamTimeoutError: ", "APITimeoutError: ")), report
     assert seconds < 15  # deadline=0.5; before, the read went on until the server stopped
 
     # A caller's own http client, used before the fork, is refused in the child.

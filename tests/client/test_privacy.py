@@ -1,16 +1,10 @@
-"""Privacy: the bearer token and an account's provider never show.
+"""Privacy: the bearer token and an account's provider never show: not in a repr, an exception
+(nor any error behind it), the partial turn, its events, or a log record.
 
-Not in a repr, an exception, or a log record. Providers are checked two ways:
-the vendor names are absent, and every repr is the same as for the same data
-with the provider left out (so a vendor name nobody thought of is covered too).
-
-The second half: a server that echoes the token back, on every path: it never shows.
-
-The server is `tests.hostile.HostileServer` on 127.0.0.1, so every byte is the
-test's and the real HTTP stack (httpx, httpcore, h11) runs and logs. Each path
-is checked for the exception's str and repr (and every error behind it), the
-partial turn and its `error` event, the events' reprs, and every log record at
-DEBUG, wherever it comes from (root, silvia_client, httpx, httpcore).
+Providers are checked two ways: the vendor names are absent, and what shows is the same for
+another provider or none (so a vendor name nobody thought of is covered too). The second half:
+a server that echoes the token (`tests.hostile.HostileServer`, so the real HTTP stack runs and
+logs, at DEBUG from the root down), on every path.
 """
 
 from __future__ import annotations
@@ -30,7 +24,6 @@ from silvia_client.errors import (
     APIConnectionError,
     APIStatusError,
     AuthenticationError,
-    ConfigurationError,
     IncompleteTurnError,
     InternalServerError,
     ServerStreamError,
@@ -40,7 +33,6 @@ from silvia_client.errors import (
 )
 
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, head, response
-from ..hostile import event as wire_event
 from .conftest import Api
 from .sse import (
     ACCOUNT_A,
@@ -69,7 +61,6 @@ pytestmark = pytest.mark.anyio
 SESSION_PATH = "/api/chat/sessions/s1"
 VENDORS = ("plaid", "snaptrade")  # "manual" is also an English word; checked by comparison
 SECRET = "sk-hostile-0123456789-SECRET"  # the hostile server's token, which it echoes
-JSON = {"content-type": "application/json"}
 
 
 def leaks(value: object) -> list[str]:
@@ -82,19 +73,13 @@ def assert_hidden(*values: object) -> None:
         assert leaks(value) == leaks(repr(value)) == [], repr(value)
 
 
-def chain(error: BaseException) -> list[BaseException]:
-    """The error, and every cause and context behind it."""
-    seen: list[BaseException] = []
-    current: BaseException | None = error
-    while current is not None and current not in seen:
-        seen.append(current)
-        current = current.__cause__ or current.__context__
-    return seen
-
-
 def assert_error_hidden(error: BaseException) -> None:
-    for link in chain(error):
+    seen: list[BaseException] = []
+    link: BaseException | None = error
+    while link is not None and link not in seen:  # the error, every cause and context behind it
+        seen.append(link)
         assert_hidden(link, link.args)
+        link = link.__cause__ or link.__context__
     if isinstance(error, APIStatusError):
         assert_hidden(error.body, error.request_id, error.error_type)
     if isinstance(error, StreamError):
@@ -106,9 +91,6 @@ def assert_records_hidden(caplog: pytest.LogCaptureFixture) -> None:
         assert leaks(record.getMessage()) == [], (record.name, record.getMessage())
         assert leaks(repr(record.args)) == [], record.name
         assert leaks(repr(record.__dict__)) == [], record.name
-
-
-# --------------------------------------------------------------------- wire data holding providers
 
 
 def rows(provider: str | None) -> list[Any]:
@@ -150,14 +132,10 @@ def session_body(provider: str | None) -> dict[str, Any]:
     }
 
 
-# --------------------------------------------------------------------------------------- the token
-
-
 def test_token_not_in_client_repr(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
     for client in (
-        SilviaClient(base_url=BASE_URL, token=TOKEN),
-        AsyncSilviaClient(base_url=BASE_URL, token=TOKEN),
+        SilviaClient(base_url=BASE_URL, token=TOKEN),  # the async one's: generated alike
         SilviaClient(base_url=BASE_URL),  # the token from the environment
     ):
         assert TOKEN not in repr(client)
@@ -170,74 +148,38 @@ def test_token_not_in_client_repr(monkeypatch: pytest.MonkeyPatch) -> None:
 Answer = Callable[[], httpx.Response | Exception]
 
 
-def broken(body: bytes, fail: Exception) -> Answer:
-    return lambda: sse_response(Body(body, fail=fail))
+def failures(provider: str) -> dict[str, tuple[str, Answer]]:
+    """Each failure: the endpoint, and what answers it (a response, or an error raised)."""
+    cut = turn_body(provider, b"")
+    payload = json.dumps({"citations": rows(provider)})  # no stream nor session: previewed
+    answer = session_body(provider)["messages"][0]
+    return {
+        "401": ("chat", lambda: httpx.Response(401, json={"error": "bad token"})),
+        "403": ("chat", lambda: httpx.Response(403, text="no")),
+        "429": ("chat", lambda: httpx.Response(429, headers={"retry-after": "1"})),
+        "500": ("chat", lambda: httpx.Response(500)),
+        "not-a-stream": ("chat", lambda: httpx.Response(200, text=payload)),
+        "connect": ("chat", lambda: httpx.ConnectError("refused")),
+        "read-before-headers": ("chat", lambda: httpx.ReadError("reset")),
+        "dropped": ("chat", lambda: sse_response(Body(cut, fail=httpx.ReadError("x")))),
+        "idle": ("chat", lambda: sse_response(Body(cut, fail=httpx.ReadTimeout("x")))),
+        "error-event": ("chat", lambda: sse_response(turn_body(provider, error("nope")))),
+        "no-done": ("chat", lambda: sse_response(cut)),
+        "session-404": ("session", lambda: httpx.Response(404)),
+        "session-500": ("session", lambda: httpx.Response(500, text="down")),
+        # Cut inside the first provider.
+        "session-not-json": ("session", lambda: httpx.Response(200, text=payload[:150])),
+        "session-not-a-session": ("session", lambda: json_response({"messages": {"0": answer}})),
+        "session-connect": ("session", lambda: httpx.ConnectError("refused")),
+    }
 
 
-# Each failure: the endpoint, and what answers it (a response, or an error raised).
-FAILURES: dict[str, tuple[str, Answer]] = {
-    "401": ("chat", lambda: httpx.Response(401, json={"error": "bad token"})),
-    "403": ("chat", lambda: httpx.Response(403, text="no")),
-    "429": ("chat", lambda: httpx.Response(429, headers={"retry-after": "1"})),
-    "500": ("chat", lambda: httpx.Response(500)),
-    "not-a-stream": ("chat", lambda: httpx.Response(200, json={"citations": rows("plaid")})),
-    "connect": ("chat", lambda: httpx.ConnectError("refused")),
-    "read-before-headers": ("chat", lambda: httpx.ReadError("reset")),
-    "dropped": ("chat", broken(turn_body("plaid", b""), httpx.ReadError("x"))),
-    "idle": ("chat", broken(turn_body("plaid", b""), httpx.ReadTimeout("x"))),
-    "error-event": ("chat", lambda: sse_response(turn_body("plaid", error("nope")))),
-    "no-done": ("chat", lambda: sse_response(turn_body("snaptrade", b""))),
-    "session-404": ("session", lambda: httpx.Response(404)),
-    "session-500": ("session", lambda: httpx.Response(500, text="down")),
-    "session-not-json": ("session", lambda: httpx.Response(200, text="<html>")),
-    "session-not-a-session": (
-        "session",
-        lambda: json_response({"messages": {"0": session_body("snaptrade")["messages"][0]}}),
-    ),
-    "session-connect": ("session", lambda: httpx.ConnectError("refused")),
-}
-
-
-async def test_no_secret_in_any_failure_nor_in_its_log_records(
+async def test_no_repr_failure_or_log_record_depends_on_the_provider(
     api: Api, server: respx.MockRouter, sleeps: list[float], caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="silvia_client")
-    for name, (endpoint, answer) in FAILURES.items():
-
-        def respond(request: httpx.Request, answer: Answer = answer) -> httpx.Response:
-            made = answer()
-            if isinstance(made, Exception):
-                raise made
-            return made
-
-        route = server.post(CHAT_URL) if endpoint == "chat" else server.get(SESSION_PATH)
-        route.mock(side_effect=respond)
-        try:
-            await api.request(api.client(), endpoint)
-        except SilviaError as error:
-            assert_error_hidden(error)
-        else:
-            pytest.fail(f"{name}: no error")
-    # And a full turn and a session read, their malformed rows holding providers.
-    server.post(CHAT_URL).mock(return_value=sse_response(turn_body("snaptrade")))
-    server.get(SESSION_PATH).mock(return_value=json_response(session_body("plaid")))
-    assert (await api.turn(api.client())).complete
-    await api.session(api.client(), "s1")
-    ours = [r for r in caplog.records if r.name.startswith("silvia_client")]
-    # The records this test relies on exist (a silent SDK would pass vacuously): retried
-    # GETs, a 401, and turns with malformed rows holding providers.
-    assert any("retrying" in r.getMessage() for r in ours)
-    assert any("401" in r.getMessage() for r in ours)
-    assert any("malformed" in r.getMessage() for r in ours)
-    assert_records_hidden(caplog)
-
-
-# -------------------------------------------------------- reprs: same with the provider or without
-
-
-async def test_reprs_do_not_depend_on_the_provider(api: Api, server: respx.MockRouter) -> None:
     reprs: list[str] = []
-    previews: list[str] = []
+    said: list[dict[str, str]] = []  # each failure's message, per provider
     for provider in ("snaptrade", "manual", None):
         body = turn_body(provider)
         server.post(CHAT_URL).mock(side_effect=lambda r, body=body: sse_response(body))
@@ -254,42 +196,49 @@ async def test_reprs_do_not_depend_on_the_provider(api: Api, server: respx.MockR
         errors = (*turn.citation_errors, *msg.citation_errors, *msg.inline_citation_errors)
         shown = (events, turn, turn.citations, got, msg, msg.citations, msg.inline_citations)
         reprs.append(repr((*shown, *errors)) + str([e.reason for e in errors]))
-        if provider is not None:  # a body that is no stream nor session, shown in the error
-            payload = json.dumps({"citations": rows(provider)})
-            server.post(CHAT_URL).mock(return_value=httpx.Response(200, text=payload))
-            server.get(SESSION_PATH).mock(return_value=httpx.Response(200, text=payload[:150]))
-            for endpoint in ("chat", "session"):  # whole, and cut inside a provider
-                with pytest.raises(SilviaError) as info:
-                    await api.request(api.client(), endpoint)
-                previews.append(str(info.value))
+        if provider is None:  # a preview shows `null` as sent, and blanks a provider's name
+            continue
+        said.append({})
+        for name, (endpoint, answer) in failures(provider).items():
+
+            def respond(request: httpx.Request, answer: Answer = answer) -> httpx.Response:
+                made = answer()
+                if isinstance(made, Exception):
+                    raise made
+                return made
+
+            route = server.post(CHAT_URL) if endpoint == "chat" else server.get(SESSION_PATH)
+            route.mock(side_effect=respond)
+            with pytest.raises(SilviaError) as caught:
+                await api.request(api.client(), endpoint)
+            assert_error_hidden(caught.value)
+            said[-1][name] = str(caught.value)
     with_vendor, with_manual, without = reprs
     assert with_vendor == without
     assert with_manual == without
     assert leaks(with_vendor) == []
-    assert "accountId" in previews[0]  # the start of the body is still shown
-    assert previews[:2] == previews[2:]
+    assert said[0] == said[1]
+    assert "accountId" in said[0]["not-a-stream"]  # the start of the body is still shown
+    # The records this test relies on exist (a silent SDK would pass vacuously): retried
+    # GETs, a 401, and turns with malformed rows holding providers.
+    ours = [r.getMessage() for r in caplog.records if r.name.startswith("silvia_client")]
+    for logged in ("retrying", "401", "malformed"):
+        assert any(logged in message for message in ours), logged
+    assert_records_hidden(caplog)
 
 
-async def test_a_token_the_server_echoes_is_blanked_unless_too_short_to_be_one(api: Api) -> None:
+async def test_a_token_the_server_echoes_is_blanked_unless_too_short_to_be_one(
+    api: Api, server: respx.MockRouter
+) -> None:
     # Under 8 characters a token cannot be a secret; blanking it would blank words.
     for token, shown in [("sk-live-0123456789abcdef", "bad <token>"), ("abc", "bad abc")]:
-
-        def handler(request: httpx.Request, token: str = token) -> httpx.Response:
-            return httpx.Response(401, json={"error": {"type": "auth", "message": f"bad {token}"}})
-
-        http = api.http(transport=httpx.MockTransport(handler))
-        client = api.client(base_url="http://silvia.test", token=token, http_client=http)
+        echo = {"error": {"type": "auth", "message": f"bad {token}"}}
+        server.get(SESSION_PATH).mock(return_value=httpx.Response(401, json=echo))
         with pytest.raises(AuthenticationError) as caught:
-            await api.call(client.sessions.get, "s1")
+            await api.session(api.client(token=token), "s1")
         assert caught.value.message == shown, token
         assert shown in str(caught.value), token
     assert "0123456789abcdef" not in repr(caught.value.body) + str(caught.value)
-
-
-@pytest.fixture
-def logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
-    caplog.set_level(logging.DEBUG)  # the root: httpx, httpcore and silvia_client propagate
-    return caplog
 
 
 def serving(*answers: bytes) -> HostileServer:
@@ -308,17 +257,14 @@ ECHO = {"x-request-id": SECRET}
 ESCAPED = "".join(f"\\u{ord(c):04x}" for c in SECRET).encode()
 
 
-def sse_body(*events: bytes) -> bytes:
-    return b"".join(chunk(e) for e in events) + chunk(b"")
-
-
 def echoing(status: int, body: bytes, content_type: str = "application/json") -> bytes:
     """A whole response whose request id is the token."""
     return response(status, body, {"content-type": content_type, **ECHO})
 
 
-def echoing_stream(*events: bytes) -> bytes:
-    return head(200, {**SSE, **ECHO}, chunked=True) + sse_body(*events)
+def echoing_stream(*events: bytes, echo: dict[str, str] = ECHO) -> bytes:
+    """A whole event stream whose request id is the token (unless `echo` is {})."""
+    return head(200, {**SSE, **echo}, chunked=True) + b"".join(map(chunk, [*events, b""]))
 
 
 HTML = f"<html>{SECRET}</html>".encode()
@@ -344,51 +290,19 @@ CHAT_FAILURES = {
     "500-reason": (REASON, InternalServerError),
     "200-not-a-stream": (echoing(200, HTML, "text/html"), UnexpectedResponseError),
     "error-event": (
-        echoing_stream(
-            wire_event("session", {"sessionId": "s1"}),
-            wire_event("text", {"text": "Hello"}),
-            wire_event("error", {"error": {"type": "overloaded", "message": f"echo {SECRET}"}}),
-        ),
+        echoing_stream(session("s1"), text("Hello"), error(f"echo {SECRET}\x1b[0m", "overloaded")),
         ServerStreamError,
     ),
     "error-event-string": (
-        head(200, SSE, chunked=True) + sse_body(wire_event("error", {"error": f"echo {SECRET}"})),
+        echoing_stream(event("error", {"error": f"echo {SECRET}"}), echo={}),
         ServerStreamError,
     ),
-    "no-done": (
-        echoing_stream(
-            wire_event("session", {"sessionId": "s1"}), wire_event("text", {"text": "Hi"})
-        ),
-        IncompleteTurnError,
-    ),
+    "no-done": (echoing_stream(session("s1"), text("Hi")), IncompleteTurnError),
     "malformed-header": (
         f"HTTP/1.1 200 OK\r\nx-echo {SECRET}\r\n\r\n".encode(),
         APIConnectionError,
     ),
 }
-
-
-async def test_the_error_event_and_the_session_id_are_blanked_as_the_turn_keeps_them(
-    api: Api,
-) -> None:
-    answer = echoing_stream(
-        wire_event("session", {"sessionId": f"s-{SECRET}\n"}),
-        wire_event("error", {"error": {"type": "overloaded", "message": f"echo {SECRET}\x1b[0m"}}),
-    )
-    with serving(answer) as server:
-        events, error = await api.read(api.client(base_url=server.url, token=SECRET))
-    assert isinstance(error, ServerStreamError)
-    (sent,) = [e for e in events if isinstance(e, ErrorEvent)]
-    assert sent.message == "echo <token>\\x1b[0m"  # blanked, and the escape sequence shown
-    assert error.turn.error is not None
-    assert error.turn.error.message == sent.message
-    assert "<token>" in str(error)
-    assert SECRET not in str(error)
-    assert error.request_id == "<token>"
-    # The turn keeps the session id as sent (it is what continues the session); the error,
-    # which is for showing, blanks it.
-    assert error.session_id == "s-<token>\\n"
-    assert error.turn.session_id == f"s-{SECRET}\n"
 
 
 SESSION_FAILURES = {
@@ -400,16 +314,13 @@ SESSION_FAILURES = {
     "404-json": (echoing(404, json.dumps({"error": SECRET}).encode()), APIStatusError),
     "500-reason": (REASON, InternalServerError),
 }
-GOOD_TURN_ECHOING = echoing_stream(
-    wire_event("session", {"sessionId": "s1"}),
-    wire_event("text", {"text": "Hi"}),
-    wire_event("done", {}),
-)
+GOOD_TURN_ECHOING = echoing_stream(session("s1"), text("Hi"), done())
 
 
 async def test_failures_and_a_good_turn_never_show_the_token(
-    api: Api, logs: pytest.LogCaptureFixture
+    api: Api, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.DEBUG)  # the root: httpx, httpcore and silvia_client propagate
     cases = [("chat", name, case) for name, case in CHAT_FAILURES.items()]
     cases += [("session", name, case) for name, case in SESSION_FAILURES.items()]
     answers = [answer for _, _, (answer, _) in cases]
@@ -428,87 +339,56 @@ async def test_failures_and_a_good_turn_never_show_the_token(
             assert error is not None
             assert_error_hidden(error)
             assert_hidden(events)
-            for got in events:
-                if isinstance(got, ErrorEvent):
-                    assert_hidden(got.message, got.body, got.error_type)
+            assert_hidden(
+                *[(e.message, e.body, e.error_type) for e in events if isinstance(e, ErrorEvent)]
+            )
             shown[name] = str(error)
+            if name == "error-event":
+                stopped, stopped_events = error, events
         # A good turn whose request id echoes the token.
         async with api.stream(api.client(base_url=server.url, token=SECRET)) as stream:
             turn = await stream.until_done()
     assert turn.complete
     assert stream.raw.request_id == turn.request_id == "<token>"
-    assert_records_hidden(logs)
-    assert any(r.name.startswith("httpcore") for r in logs.records)  # the stack did log
-    assert any("request id <token>" in r.getMessage() for r in logs.records)
+    assert_records_hidden(caplog)
+    assert any(r.name.startswith("httpcore") for r in caplog.records)  # the stack did log
+    assert any("request id <token>" in r.getMessage() for r in caplog.records)
     # Control characters are escaped: a newline would forge a log line, an escape sequence
     # drive a terminal (in a text preview; and in a JSON message, once parsed).
     assert shown["500-text"] == "500: \\x1b[2Jdown FAKE LOG LINE <token> (request id <token>)"
     assert shown["500-json"] == "500: down\\nFAKE LOG LINE\\u202e (request id <token>)"
+    # The error event blanked, its escape sequence shown.
+    assert isinstance(stopped, ServerStreamError)
+    assert stopped.turn.error is not None
+    assert stopped.turn.error.message == "echo <token>\\x1b[0m"
+    assert [e.message for e in stopped_events if isinstance(e, ErrorEvent)] == [
+        stopped.turn.error.message
+    ]
+    assert stopped.request_id == "<token>"
 
 
-# ------------------------------------------------------------------------------ the token's shape
-
-
-def test_a_bad_token_is_refused_unseen_saying_where_it_came_from(
-    monkeypatch: pytest.MonkeyPatch,
+async def test_a_stream_error_blanks_the_session_id_the_turn_keeps_as_sent(
+    api: Api, server: respx.MockRouter
 ) -> None:
-    bad_token = (
-        "holds whitespace, a control character or a non-ASCII character "
-        "(a trailing newline from a file?): a bearer token is printable ASCII"
-    )
-    for cls in (SilviaClient, AsyncSilviaClient):
-        with pytest.raises(ConfigurationError) as caught:
-            cls(base_url="https://silvia.test", token="")
-        assert str(caught.value) == (
-            "token is empty: pass the token, or leave token out to use SILVIA_TOKEN"
-        )
-        with pytest.raises(ConfigurationError, match=r"^token must be a str, not int$"):
-            cls(base_url="https://silvia.test", token=5)  # type: ignore[arg-type]
-        for bad in [
-            SECRET + "\n",
-            SECRET + "\r",
-            " " + SECRET,
-            "tok en-0123456789",
-            "ключ-0123456789",
-        ]:
-            with pytest.raises(ConfigurationError) as caught:
-                cls(base_url="https://silvia.test", token=bad)
-            assert str(caught.value) == f"token {bad_token}", bad
-            monkeypatch.setenv("SILVIA_TOKEN", bad)
-            with pytest.raises(ConfigurationError) as caught:
-                cls(base_url="https://silvia.test")
-            assert str(caught.value) == f"the SILVIA_TOKEN environment variable {bad_token}", bad
-            monkeypatch.delenv("SILVIA_TOKEN")
+    # The turn's is what continues the session; the error's is for showing.
+    server.post(CHAT_URL).mock(return_value=sse_response(session(f"s-{TOKEN}\n") + error("x")))
+    _, failure = await api.read(api.client())
+    assert isinstance(failure, ServerStreamError)
+    assert failure.session_id == "s-<token>\\n"
+    assert failure.turn.session_id == f"s-{TOKEN}\n"
 
 
-# ------------------------------------------------------------------------------------- redirects
-
-
-async def test_a_redirect_is_never_followed(api: Api) -> None:
-    elsewhere: list[Request] = []
-
-    def other(request: Request, connection: Connection) -> None:
-        elsewhere.append(request)
-        connection.send(response(200, b"{}", JSON))
-
-    with HostileServer(other) as target:
-
-        def redirect(request: Request, connection: Connection) -> None:
-            connection.send(response(307, b"", {"location": target.url + "/api/claude"}))
-
-        with HostileServer(redirect) as server:
-            http = api.http(follow_redirects=True)
-            client = api.client(base_url=server.url, token=SECRET, http_client=http)
-            _, error = await api.read(client)
-            with pytest.raises(APIStatusError) as caught:
-                await api.session(client, "s1")
+async def test_a_redirect_is_never_followed(api: Api, server: respx.MockRouter) -> None:
+    # Followed, the request would go to a host no route mocks: an error other than the 307.
+    moved = httpx.Response(307, headers={"location": "https://elsewhere.test/api/claude"})
+    server.post(CHAT_URL).mock(return_value=moved)
+    server.get(SESSION_PATH).mock(return_value=moved)
+    client = api.client(http_client=api.http(follow_redirects=True))
+    _, error = await api.read(client)
+    with pytest.raises(APIStatusError) as caught:
+        await api.session(client, "s1")
     assert isinstance(error, APIStatusError)
-    assert error.status_code == 307
-    assert caught.value.status_code == 307
-    assert elsewhere == []
-
-
-# ---------------------------------------------------------------------------------- plain http
+    assert (error.status_code, caught.value.status_code) == (307, 307)
 
 
 def test_plain_http_with_a_token_warns_once_per_client_unless_the_host_stays_local(
@@ -532,12 +412,9 @@ def test_plain_http_with_a_token_warns_once_per_client_unless_the_host_stays_loc
         ("http://api.localhost", False),
         ("http://silvia.test", False),
     ]:
-        for cls in (SilviaClient, AsyncSilviaClient):
-            caplog.clear()
-            client = cls(base_url=url, token=SECRET)
-            cls(base_url=url)  # no token, nothing to warn about
-            warnings = [r for r in caplog.records if "plain http" in r.getMessage()]
-            assert len(warnings) == (1 if warned else 0), (cls, url)
-            assert_records_hidden(caplog)
-            if isinstance(client, SilviaClient):
-                client.close()
+        caplog.clear()
+        AsyncSilviaClient(base_url=url, token=SECRET)
+        AsyncSilviaClient(base_url=url)  # no token, nothing to warn about
+        warnings = [r for r in caplog.records if "plain http" in r.getMessage()]
+        assert len(warnings) == (1 if warned else 0), url
+        assert_records_hidden(caplog)
