@@ -2,9 +2,8 @@
 guarded, decoded, and what each reader hands back when a body ends early; a body's
 Content-Encoding: what is decoded, in bounded pieces, and what is refused, by name
 (compared with zlib's own one-shot decoding); and after `done`, the drain that hands
-the connection back to the pool, against uvicorn with sse-starlette on 127.0.0.1 (the
-stack a Python Silvia would run), which request came on which connection told by its
-client port.
+the connection back to the pool, against a server on 127.0.0.1 that tells which request
+came on which connection by its client port.
 """
 
 from __future__ import annotations
@@ -12,24 +11,15 @@ from __future__ import annotations
 import asyncio
 import gc
 import gzip
-import json
 import random
-import threading
-import time
 import warnings
 import zlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
 import httpx
 import pytest
-import uvicorn
-from sse_starlette.sse import EventSourceResponse
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from silvia_client._async._body import (
     Inflater,
@@ -45,8 +35,9 @@ from silvia_client._async._body import (
 from silvia_client._deadline import Guard, Halt
 from silvia_client._wire import DEFAULTS
 
+from ..hostile import SSE, Connection, HostileServer, Request, chunk, head, response
 from .conftest import Api, no_alarm
-from .sse import Body
+from .sse import Body, comment, done, session, text
 
 pytestmark = pytest.mark.anyio
 
@@ -90,9 +81,9 @@ async def test_drain_reads_the_rest_and_swallows_how_it_ends() -> None:
     seen: list[bytes] = []
 
     async def rest(chunks: list[bytes], error: Exception | None = None) -> AsyncIterator[bytes]:
-        for chunk in chunks:
-            seen.append(chunk)
-            yield chunk
+        for piece in chunks:
+            seen.append(piece)
+            yield piece
         if error is not None:
             raise error
 
@@ -242,58 +233,31 @@ def test_a_body_read_already_is_handed_on_whole() -> None:
 GUARD = 60.0
 
 
-async def turn_events(after: str) -> AsyncIterator[dict[str, str]]:
-    yield {"event": "session", "data": json.dumps({"sessionId": "s1"})}
-    yield {"event": "text", "data": json.dumps({"text": "Hello"})}
-    yield {"event": "done", "data": "{}"}
-    if after == "hang":  # the body never ends
-        await asyncio.Event().wait()
-    elif after == "chatter":  # far more than the drain reads, then the end
-        for _ in range(64):
-            yield {"comment": "x" * 16_384}
-
-
 class App:
-    """The chat and session endpoints, recording the client port of each request."""
+    """A turn (`after` says what follows its `done`) and a session, each request's client
+    port noted: which connection it came on."""
 
     def __init__(self) -> None:
         self.ports: list[int] = []
         self.after = "end"
 
-    async def answer(self, request: Request) -> Response:
-        assert request.client is not None
-        self.ports.append(request.client.port)
-        if request.method == "POST":
-            return EventSourceResponse(turn_events(self.after))
-        return JSONResponse({"session": {"id": "s1", "title": "t"}, "messages": []})
-
-    def asgi(self) -> Starlette:
-        return Starlette(
-            routes=[
-                Route("/api/claude", self.answer, methods=["POST"]),
-                Route("/api/chat/sessions/{id}", self.answer),
-            ]
-        )
-
-
-@pytest.fixture
-def served() -> Iterator[tuple[App, str]]:
-    app = App()
-    config = uvicorn.Config(
-        app.asgi(), host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    start = time.monotonic()
-    while not server.started and time.monotonic() - start < GUARD:
-        time.sleep(0.01)
-    assert server.started
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield app, f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(GUARD)
-    assert not thread.is_alive()
+    def __call__(self, request: Request, connection: Connection) -> None:
+        self.ports.append(connection.sock.getpeername()[1])
+        if request.method == "GET":
+            history = b'{"session": {"id": "s1", "title": "t"}, "messages": []}'
+            connection.send(response(200, history, {"content-type": "application/json"}))
+            return
+        turn = head(200, SSE, chunked=True) + chunk(session("s1") + text("Hello") + done())
+        if not connection.send(turn):
+            return
+        if self.after == "hang":  # the body never ends
+            connection.wait_for_close(GUARD)
+            return
+        if self.after == "chatter":  # far more than the drain reads, then the end
+            for _ in range(64):
+                if not connection.send(chunk(comment("x" * 16_384))):
+                    return
+        connection.send(chunk(b""))
 
 
 async def turn(api: Api, client: Any) -> Any:
@@ -302,18 +266,17 @@ async def turn(api: Api, client: Any) -> Any:
     )
 
 
-async def test_after_done_the_connection_is_used_again_unless_the_body_goes_on(
-    api: Api, served: tuple[App, str]
-) -> None:
-    app, url = served
-    client = api.client(base_url=url, token="t")
-    for _ in range(3):
-        assert (await turn(api, client)).complete
-    await api.session(client, "s1")
-    assert len(app.ports) == 4
-    assert len(set(app.ports)) == 1, app.ports  # one connection for all four
-    # A body that never ends; 1 MiB of comments after `done`; then one that ends.
-    for after in ("hang", "chatter", "end"):
-        app.after = after
-        assert (await turn(api, client)).complete, after  # the drain gives up at its bound
-    assert len(set(app.ports)) == 3  # and closed the connection each time
+async def test_after_done_the_connection_is_used_again_unless_the_body_goes_on(api: Api) -> None:
+    app = App()
+    with HostileServer(app) as hostile:
+        client = api.client(base_url=hostile.url, token="t")
+        for _ in range(3):
+            assert (await turn(api, client)).complete
+        await api.session(client, "s1")
+        assert len(app.ports) == 4
+        assert len(set(app.ports)) == 1, app.ports  # one connection for all four
+        # A body that never ends; 1 MiB of comments after `done`; then one that ends.
+        for after in ("hang", "chatter", "end"):
+            app.after = after
+            assert (await turn(api, client)).complete, after  # the drain gives up at its bound
+        assert len(set(app.ports)) == 3  # and closed the connection each time

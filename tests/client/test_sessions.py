@@ -31,7 +31,6 @@ from silvia_client.sessions import (
 )
 
 from .conftest import Api
-from .session_bodies import PATH, assistant, body, cite, user
 from .sse import (
     ACCOUNT_A,
     ACCOUNT_B,
@@ -43,11 +42,29 @@ from .sse import (
     accounts,
     done,
     json_response,
+    row,
     sse_response,
     web,
 )
 
 pytestmark = pytest.mark.anyio
+PATH = "/api/chat/sessions/sess_1"
+
+
+def body(*messages: dict[str, Any], **session_fields: Any) -> dict[str, Any]:
+    """A `GET /api/chat/sessions/sess_1` answer."""
+    session = {"id": "sess_1", "title": "Checking", **session_fields}
+    return {"session": session, "messages": list(messages)}
+
+
+def user(text: str = "How much is in checking?") -> dict[str, Any]:
+    return {"id": "m1", "role": "user", "content": text, "created_at": "2025-01-01T00:00:00Z"}
+
+
+def assistant(**fields: Any) -> dict[str, Any]:
+    content = [{"type": "text", "text": "You have "}, {"type": "text", "text": "$120."}]
+    answer = {"id": "m2", "role": "assistant", "content": content}
+    return {**answer, "created_at": "2025-01-01T00:00:05Z", **fields}
 
 
 async def get(api: Api, server: respx.MockRouter, payload: object, sid: str = "sess_1") -> Session:
@@ -63,10 +80,10 @@ async def test_messages_and_typed_citations(api: Api, server: respx.MockRouter) 
             user(),
             assistant(
                 citations=[
-                    cite(ACCOUNT_SOURCE, accounts((ACCOUNT_A, "plaid"), (ACCOUNT_B, None))),
-                    cite(WEB_URL, web()),
+                    row(ACCOUNT_SOURCE, accounts((ACCOUNT_A, "plaid"), (ACCOUNT_B, None))),
+                    row(WEB_URL, web()),
                 ],
-                inline_citations=[cite(WEB_URL, web(), start=0, end=9)],
+                inline_citations=[row(WEB_URL, web(), start=0, end=9)],
             ),
         ),
     )
@@ -102,7 +119,7 @@ async def test_fields_the_sdk_does_not_model_are_kept(api: Api, server: respx.Mo
         assistant(
             model="claude-x",
             feedback={"score": 1},
-            citations=[cite(WEB_URL, web(), type="search_result_location", search_result_index=0)],
+            citations=[row(WEB_URL, web(), type="search_result_location", search_result_index=0)],
         ),
         created_at="2025-01-01",
         archived=False,
@@ -178,7 +195,7 @@ async def test_an_ordinary_body_takes_the_fast_path(
         raise AssertionError("read the plain way")
 
     monkeypatch.setattr(_history, "loads", plain_way)
-    session = await get(api, server, body(user(), assistant(citations=[cite(WEB_URL, web())])))
+    session = await get(api, server, body(user(), assistant(citations=[row(WEB_URL, web())])))
     assert [m.id for m in session.messages] == ["m1", "m2"]
 
 
@@ -187,10 +204,10 @@ async def test_what_is_not_a_row_or_a_message_is_skipped_and_reported(
 ) -> None:
     bad_rows = assistant(
         citations=[
-            cite(WEB_URL, web()),
+            row(WEB_URL, web()),
             {"title": "no source", "target": account(ACCOUNT_A, "snaptrade")},
             "not a row",
-            cite(ACCOUNT_SOURCE, account(ACCOUNT_A)),
+            row(ACCOUNT_SOURCE, account(ACCOUNT_A)),
         ],
         inline_citations=[{"source": 5}],
     )
@@ -210,7 +227,7 @@ async def test_what_is_not_a_row_or_a_message_is_skipped_and_reported(
     assert [e.index for e in msg.inline_citation_errors] == [0]
     assert all(e.reason for e in (*msg.citation_errors, *msg.inline_citation_errors))
     # A list that is not a list is one error of its own list.
-    session = await get(api, server, body(assistant(citations={"0": cite(WEB_URL)})))
+    session = await get(api, server, body(assistant(citations={"0": row(WEB_URL)})))
     (msg,) = session.messages
     assert (msg.citations, len(msg.citation_errors), msg.inline_citation_errors) == ((), 1, ())
     session = await get(api, server, body(assistant(inline_citations="rows")))
@@ -232,7 +249,7 @@ async def test_bad_rows_are_logged_per_list_with_the_collector_on(
     caplog.handler.addFilter(note)
     # Two bad rows and one in the first message, one in the second.
     bad_rows = body(
-        assistant(citations=[cite(WEB_URL), None, 3], inline_citations=[{"source": 5}]),
+        assistant(citations=[row(WEB_URL), None, 3], inline_citations=[{"source": 5}]),
         assistant(citations=["x"]),
     )
     await get(api, server, bad_rows)  # fetched, parsed, read: the same warnings each time
@@ -269,7 +286,7 @@ async def test_a_message_repr_previews_its_text_and_shows_no_target(
     api: Api, server: respx.MockRouter
 ) -> None:
     text = "You have $4,210.55 in checking and $1,599.49 owed across your two credit cards."
-    rows = [cite(ACCOUNT_SOURCE, account(ACCOUNT_A, "plaid"))]
+    rows = [row(ACCOUNT_SOURCE, account(ACCOUNT_A, "plaid"))]
     session = await get(
         api, server, body(assistant(content=text, citations=rows, inline_citations=rows))
     )
