@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
@@ -105,7 +106,8 @@ def full_turn(session_id: str = "sess_1") -> bytes:
 
 
 class Body(httpx.SyncByteStream, httpx.AsyncByteStream):
-    """A response body: `chunks`, then `fail` raised (if given), or a hang (async only)."""
+    """A response body: `chunks`, then `fail` raised (if given), or a hang (async only), or
+    a keep-alive comment every `ping` seconds, forever."""
 
     def __init__(
         self,
@@ -113,10 +115,12 @@ class Body(httpx.SyncByteStream, httpx.AsyncByteStream):
         *,
         fail: Exception | None = None,
         hang: bool = False,
+        ping: float | None = None,
     ) -> None:
         self.chunks = [chunks] if isinstance(chunks, bytes) else list(chunks)
         self.fail = fail
         self.hang = hang
+        self.ping = ping
         self.closed = False
         self.sent = 0  # chunks handed out so far
 
@@ -124,6 +128,9 @@ class Body(httpx.SyncByteStream, httpx.AsyncByteStream):
         for chunk in self.chunks:
             self.sent += 1
             yield chunk
+        while self.ping is not None:
+            time.sleep(self.ping)
+            yield comment()
         if self.fail is not None:
             raise self.fail
 
@@ -133,6 +140,9 @@ class Body(httpx.SyncByteStream, httpx.AsyncByteStream):
             yield chunk
         if self.hang:
             await asyncio.Event().wait()  # until cancelled
+        while self.ping is not None:
+            await asyncio.sleep(self.ping)
+            yield comment()
         if self.fail is not None:
             raise self.fail
 

@@ -1,12 +1,9 @@
-"""The async client under asyncio and under trio (anyio): the named subset run on both.
+"""The async client under asyncio and under trio (anyio): what depends on the event loop.
 
-The rest of the async suite runs on asyncio only (`anyio_backend` in conftest.py);
-these are what depends on the event loop: a turn and a session over real
-sockets, a retry's sleep, the deadline and the idle timeout firing mid-stream,
-a close from another task, a cancelled read, and the one event loop a client's
-pool serves. Servers that stall run on 127.0.0.1 (`tests.hostile`), in threads of
-their own, so they serve either loop. No test asserts how long anything took:
-only that it ends (within `GUARD`), and how.
+A turn and a session over real sockets, a retry's sleep, the deadline and the idle
+timeout firing mid-stream, a close from another task, a cancelled read, and the one
+event loop a client's pool serves (the testing kit's as production's). The rest of the
+async suite runs on asyncio only (`anyio_backend` in conftest.py).
 """
 
 from __future__ import annotations
@@ -133,14 +130,23 @@ async def test_a_cancelled_read_closes_the_stream_and_the_client_goes_on() -> No
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_second_event_loop_is_refused_on_either_backend(backend: str) -> None:
-    with ReferenceServer(token=TOKEN).serve_loopback() as url:
-        client = AsyncSilviaClient(base_url=url, token=TOKEN)
+def test_a_second_event_loop_is_refused_alike_in_the_testing_kit_and_in_production(
+    backend: str,
+) -> None:
+    server = ReferenceServer(token=TOKEN)
+    said: list[str] = []
+    with server.serve_loopback() as url:
+        for client in (server.async_client(), AsyncSilviaClient(base_url=url, token=TOKEN)):
 
-        async def turn() -> bool:
-            # No connection outlives the first loop (it could not be closed from another).
-            return (await client.chat.send("hello", extra_headers={"connection": "close"})).complete
+            async def turn(client: AsyncSilviaClient = client) -> bool:
+                # No connection outlives the first loop (it could not be closed from another).
+                headers = {"connection": "close"}
+                return (await client.chat.send("hello", extra_headers=headers)).complete
 
-        assert anyio.run(turn, backend=backend)
-        with pytest.raises(EventLoopChangedError):
-            anyio.run(turn, backend=backend)
+            assert anyio.run(turn, backend=backend)
+            with pytest.raises(EventLoopChangedError) as caught:
+                anyio.run(turn, backend=backend)
+            said.append(str(caught.value))
+    assert said[0] == said[1]
+    assert "one per asyncio.run" in said[0]
+    assert len(server.sessions) == 2  # one turn each: the second loop's was never sent

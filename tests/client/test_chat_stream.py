@@ -315,8 +315,9 @@ async def test_every_way_out_closes_the_response(api: Api, server: respx.MockRou
     assert bodies[-1].closed
     stream = api.stream(client)
     await stream.next()
-    await stream.close()
+    await stream.close()  # by the reader, between two events
     assert bodies[-1].closed
+    assert "state='closed'" in repr(stream.raw)
     # What arrived is kept; the turn is not complete.
     with pytest.raises(IncompleteTurnError) as info:
         await stream.until_done()

@@ -12,12 +12,10 @@ another task, under asyncio and trio: test_backends.py.
 from __future__ import annotations
 
 import asyncio
-import gc
 import math
 import threading
 import time
-import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any, TypeVar
 
@@ -29,7 +27,6 @@ from silvia_client import AsyncSilviaClient, ClientClosedError, EventLoopChanged
 from silvia_client._deadline import Halt
 from silvia_client.chat import ChatEvent, TextEvent
 from silvia_client.errors import APITimeoutError, IncompleteTurnError, StreamTimeoutError
-from silvia_client.testing import ReferenceServer
 
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head
 from .conftest import Api, by_case, no_alarm
@@ -197,36 +194,10 @@ async def test_after_the_head_a_pause_is_the_idle_timeouts_to_judge(api: Api) ->
     assert turn.text == "Hello"
 
 
-class Dripping(httpx.SyncByteStream, httpx.AsyncByteStream):
-    """A body with no socket under it: `first`, then a keep-alive now and then, forever."""
-
-    def __init__(self, first: bytes) -> None:
-        self.first = first
-        self.closed = False
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield self.first
-        while True:
-            time.sleep(0.05)
-            yield b": ping\n\n"
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        yield self.first
-        while True:
-            await asyncio.sleep(0.05)
-            yield b": ping\n\n"
-
-    def close(self) -> None:
-        self.closed = True
-
-    async def aclose(self) -> None:
-        self.closed = True
-
-
 async def test_the_deadline_holds_on_a_transport_without_a_socket(
     api: Api, server: respx.MockRouter
 ) -> None:
-    body = Dripping(session("s1") + text("Hi"))
+    body = Body(session("s1") + text("Hi"), ping=0.05)  # no socket under it
     server.post(CHAT_URL).mock(
         side_effect=lambda r: httpx.Response(200, headers=SSE_HEADERS, stream=body)
     )
@@ -306,22 +277,6 @@ def _close_from_another_thread(closer: str) -> None:
         client.chat.send("again")
 
 
-def test_closing_in_the_reading_thread_still_closes_at_once(server: respx.MockRouter) -> None:
-    body = Body([session("s1"), text("a"), text("b")])
-    server.post(CHAT_URL).mock(
-        side_effect=lambda r: httpx.Response(200, headers=SSE_HEADERS, stream=body)
-    )
-    with SilviaClient(base_url="https://silvia.test", token="t") as client:
-        stream = client.chat.stream("hi")
-        with stream:
-            for one in stream:
-                if isinstance(one, TextEvent):
-                    stream.close()
-                    break
-        assert body.closed
-        assert "closed" in repr(stream)
-
-
 async def test_close_closes_the_sdks_own_pool_and_every_call_after_is_a_client_closed_error(
     api: Api, server: respx.MockRouter
 ) -> None:
@@ -361,38 +316,6 @@ async def test_close_closes_the_sdks_own_pool_and_every_call_after_is_a_client_c
     await api.call(http.aclose if isinstance(http, httpx.AsyncClient) else http.close)
     with pytest.raises(ClientClosedError, match="pool is closed"):
         await api.turn(client)
-
-
-def test_the_kit_and_production_refuse_a_second_event_loop_alike() -> None:
-    # An async client serves one event loop, in the testing kit as in production.
-    def second_loop(client: AsyncSilviaClient) -> tuple[type[BaseException], str] | None:
-        """What a turn in a second `asyncio.run` raised: its class and message (the error
-        itself would keep the client, and its first loop's connection)."""
-
-        async def turn() -> bool:
-            return (await client.chat.send("hi")).complete
-
-        assert asyncio.run(turn())
-        try:
-            asyncio.run(turn())
-        except ClientClosedError as error:  # what code written before the new name catches
-            return type(error), str(error)
-        return None
-
-    server = ReferenceServer()
-    with server.serve_loopback() as url:
-        kit = second_loop(server.async_client())
-        production = second_loop(AsyncSilviaClient(base_url=url, token="t"))
-        # The first loop's pooled connection cannot be closed once its loop has ended:
-        # let it go here, quietly, rather than warn in whichever test runs next.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ResourceWarning)
-            gc.collect()
-    assert kit is not None
-    assert kit == production
-    assert kit[0] is EventLoopChangedError
-    assert "one per asyncio.run" in kit[1]
-    assert len(server.sessions) == 2  # one turn each: the second loop's was never sent
 
 
 async def test_the_async_silvia_fixture_refuses_another_event_loop(
