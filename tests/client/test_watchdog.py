@@ -100,7 +100,7 @@ def in_a_forked_child(watchdog: _Watchdog) -> threading.Event:
     return parents
 
 
-def test_a_forked_child_starts_over_without_the_parents_alarms() -> None:
+def test_a_forked_child_starts_over_without_the_parents_alarms_and_a_held_lock() -> None:
     watchdog = _Watchdog()
     parents = in_a_forked_child(watchdog)
     lock = watchdog._fork_lock
@@ -113,19 +113,17 @@ def test_a_forked_child_starts_over_without_the_parents_alarms() -> None:
     assert not parents.is_set()
     assert watchdog._pid == os.getpid()
     assert watchdog._fork_lock is lock  # free at the fork: kept
-
-
-def test_a_fork_lock_held_at_the_fork_is_replaced_after_a_short_wait() -> None:
+    # A lock held at the fork (by a parent's thread) is replaced after a short wait.
     watchdog = _Watchdog()
     watchdog.FORK_LOCK_WAIT = 0.01
-    assert watchdog._fork_lock.acquire()  # held by a parent's thread when it forked
-    held = watchdog._fork_lock
+    lock = watchdog._fork_lock
+    assert lock.acquire()
     parents = in_a_forked_child(watchdog)
     fired = threading.Event()
     watchdog.call_at(time.monotonic(), fired.set)
     assert fired.wait(HANG)
     assert not parents.is_set()
-    assert watchdog._fork_lock is not held
+    assert watchdog._fork_lock is not lock
     # The new lock serves the next start over (in a child of the child).
     watchdog._pid = -1
     again = threading.Event()
@@ -179,7 +177,7 @@ def response(sock: object) -> httpx.Response:
     return httpx.Response(200, extensions={"network_stream": Stream(sock)})
 
 
-def test_a_stop_shuts_the_socket_down_also_one_that_came_after_it() -> None:
+def test_a_stop_shuts_the_socket_down_also_one_that_came_after_it_and_close_stops_all() -> None:
     watched = Sock()
     guard = Guard(no_alarm)
     guard.watch(response(watched))
@@ -191,6 +189,12 @@ def test_a_stop_shuts_the_socket_down_also_one_that_came_after_it() -> None:
     guard.stop("closed")
     guard.watch(response(came_late))  # stopped before the response came: shut at once
     assert came_late.shut == [socket.SHUT_RDWR]
+    # A client's close() stops every guard it tracks, and every one tracked after.
+    life = Lifecycle()
+    before = life.track(Guard(no_alarm))
+    life.close()
+    after = life.track(Guard(no_alarm))
+    assert (before.reason, after.reason) == ("closed", "closed")
 
 
 def test_a_released_guard_cancels_its_alarm_and_arms_none() -> None:
@@ -206,14 +210,6 @@ def test_a_released_guard_cancels_its_alarm_and_arms_none() -> None:
     guard.arm(5.0, "deadline")
     guard.release()
     assert (armed, cancelled) == ([5.0], [5.0])
-
-
-def test_closing_stops_every_guard_tracked_and_every_one_tracked_after() -> None:
-    life = Lifecycle()
-    before = life.track(Guard(no_alarm))
-    life.close()
-    after = life.track(Guard(no_alarm))
-    assert (before.reason, after.reason) == ("closed", "closed")
 
 
 def test_a_guard_without_a_socket_stops_silently_and_a_refusing_one_logs_its_type(
