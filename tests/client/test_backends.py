@@ -46,7 +46,7 @@ async def test_a_retry_sleeps_on_the_running_loop(server: respx.MockRouter) -> N
 async def test_the_deadline_and_the_idle_timeout_fire_mid_stream() -> None:
     responders = {
         "trickle": trickling(STREAM_START, chunk(b": ping\n\n")),
-        "stall": stalling(STREAM_START),
+        "stall": stalling,
     }
     with by_case(responders) as hostile:
         async with AsyncSilviaClient(
@@ -75,7 +75,7 @@ async def test_the_deadline_and_the_idle_timeout_fire_mid_stream() -> None:
 
 @pytest.mark.parametrize("closer", ["stream", "client"])
 async def test_a_close_from_another_task_ends_a_blocked_read(closer: str) -> None:
-    with HostileServer(stalling(STREAM_START)) as hostile:
+    with HostileServer(stalling) as hostile:
         client = AsyncSilviaClient(
             base_url=hostile.url, token=TOKEN, idle_timeout=math.inf, deadline=math.inf
         )
@@ -106,7 +106,7 @@ async def test_a_close_from_another_task_ends_a_blocked_read(closer: str) -> Non
 
 
 async def test_a_cancelled_read_closes_the_stream_and_the_client_goes_on() -> None:
-    with HostileServer(stalling(STREAM_START)) as hostile:
+    with HostileServer(stalling) as hostile:
         async with AsyncSilviaClient(
             base_url=hostile.url, token=TOKEN, idle_timeout=math.inf, deadline=math.inf
         ) as client:

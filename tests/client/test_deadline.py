@@ -16,6 +16,7 @@ import math
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
 from functools import partial
 from typing import Any, TypeVar
 
@@ -49,27 +50,20 @@ T = TypeVar("T")
 
 
 async def ends(api: Api, make: Callable[[], Awaitable[T]]) -> T:
-    """`await make()`, failing the test if it has not ended within `GUARD` seconds.
-
-    The sync client blocks, so it runs in a thread of its own (with its own loop).
-    """
+    """`await make()`, failing the test if it has not ended within `GUARD` seconds; for the
+    sync client, which blocks, in a thread of its own (with its own loop)."""
     if api.is_async:
         return await asyncio.wait_for(make(), GUARD)
-    outcome: dict[str, Any] = {}
+    outcome: Future[T] = Future()
 
     def run() -> None:
         try:
-            outcome["value"] = asyncio.run(make())  # type: ignore[arg-type]
+            outcome.set_result(asyncio.run(make()))  # type: ignore[arg-type]
         except BaseException as error:
-            outcome["error"] = error
+            outcome.set_exception(error)
 
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    await asyncio.to_thread(thread.join, GUARD)
-    assert not thread.is_alive(), "it did not end"
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]  # type: ignore[no-any-return]
+    threading.Thread(target=run, daemon=True).start()
+    return await asyncio.wait_for(asyncio.wrap_future(outcome), GUARD)
 
 
 STREAM_START = head(200, {**SSE, "x-request-id": "req_slow"}, chunked=True) + b"".join(
@@ -95,12 +89,9 @@ def silent(request: Request, connection: Connection) -> None:
     connection.wait_for_close(GUARD)  # reads the request, never answers
 
 
-def stalling(start: bytes) -> Callable[[Request, Connection], None]:
-    def respond(request: Request, connection: Connection) -> None:
-        connection.send(start)
-        connection.wait_for_close(GUARD)
-
-    return respond
+def stalling(request: Request, connection: Connection) -> None:
+    connection.send(STREAM_START)
+    connection.wait_for_close(GUARD)
 
 
 def thinking(request: Request, connection: Connection) -> None:
@@ -126,7 +117,7 @@ async def test_a_turn_that_trickles_or_stalls_ends_at_its_deadline_or_idle_timeo
     responders = {
         "comments": trickling(STREAM_START, chunk(b": ping\n\n")),
         "bytes": trickling(STREAM_START, chunk(b"x"), every=0.1),
-        "stall": stalling(STREAM_START),
+        "stall": stalling,
     }
     with by_case(responders) as hostile:
         for name, options, said in cases:
@@ -241,7 +232,7 @@ def test_a_close_from_another_thread_ends_a_blocked_read() -> None:
 
 
 def _close_from_another_thread(closer: str) -> None:
-    with HostileServer(stalling(STREAM_START)) as hostile:
+    with HostileServer(stalling) as hostile:
         client = SilviaClient(
             base_url=hostile.url, token="t", idle_timeout=math.inf, deadline=math.inf
         )
