@@ -315,7 +315,7 @@ def test_an_event_as_json_names_no_provider_unless_asked() -> None:
         assert set(full) >= set(document), one
 
 
-def test_raw_data_keeps_its_provider_only_when_asked() -> None:
+def test_raw_data_keeps_its_provider_only_when_asked_and_huge_numbers_are_digits() -> None:
     unknown = UnknownEvent("later", RAW)
     assert json.loads(unknown.to_dict()["data"]) == {
         "target": {"type": "account", "account_id": "a1"},
@@ -330,9 +330,6 @@ def test_raw_data_keeps_its_provider_only_when_asked() -> None:
     assert error.to_dict(include_provider=True)["body"] == json.loads(RAW)
     # Data with no provider stays as sent, its layout too.
     assert UnknownEvent("later", '{"a":1}').to_dict()["data"] == '{"a":1}'
-
-
-def test_rows_errors_and_huge_numbers_as_json() -> None:
     # A number past a float's range is read as a Decimal: JSON gives its digits as a string.
     huge = '{"provider": "p", "n": 1e400}'
     assert json.loads(UnknownEvent("later", huge).to_dict()["data"]) == {"n": "1E+400"}
