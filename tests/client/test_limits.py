@@ -1,12 +1,10 @@
 """Memory: a chat stream and a history body are bounded, and a body over the bound is a typed error.
 
-`max_response_bytes` bounds a history body and the whole of a chat stream, counted
-after decompression, and `max_response_bytes // 32` the JSON values and SSE events of a
-call, counted before decoding (tiny values grow 30 to 45 times once decoded: issue 20,
-finding 8; issue 28, finding 6). The read stops there, a stream with its partial turn,
-so memory stays a small multiple of the limit whatever the server sends (measured with
-`tracemalloc` against a raw-socket server on 127.0.0.1; what the caps cost in memory:
-`benchmarks/bench_limits.py`).
+`max_response_bytes` bounds a history body and a whole chat stream, counted decoded, and
+`max_response_bytes // 32` the JSON values and SSE events of a call, counted before decoding
+(tiny values grow 30 to 45 times once decoded: issue 20, finding 8; issue 28, finding 6).
+The read stops there, a stream with its partial turn, so memory stays a small multiple of
+the limit (`tracemalloc`, against a raw socket; the caps' cost: `benchmarks/bench_limits.py`).
 """
 
 from __future__ import annotations
@@ -313,7 +311,7 @@ SHAPES: dict[str, Callable[[int], bytes]] = {
 }
 
 
-async def test_tiny_values_stop_a_history_before_it_is_decoded_and_a_stream_with_its_turn(
+async def test_tiny_values_or_many_events_stop_a_history_undecoded_and_a_stream_with_its_turn(
     api: Api, server: respx.MockRouter
 ) -> None:
     client = api.client(max_retries=0, max_response_bytes=LIMIT)
@@ -325,33 +323,24 @@ async def test_tiny_values_stop_a_history_before_it_is_decoded_and_a_stream_with
         with pytest.raises(ResponseTooLargeError, match="JSON values") as caught:
             await api.session(client, "s1")
         assert caught.value.limit == LIMIT, shape
-    # Citation events whose unmodelled field holds tiny values: three of them, under the
-    # byte limit together, over the cap in values.
+    # Many events (`{"text": "a"}` is the event and 3 values), or citation events whose
+    # unmodelled field holds tiny values: three, under the byte limit, over the cap in values.
+    streams = {"many events": [text("a")] * (CAP // 4 + 10)}
     for shape in ["small arrays", "short strings", "many keys"]:
         data = b'{"citation":{"source":"a","x":' + SHAPES[shape](LIMIT // 4) + b"}}"
         sent = b"event: citation\ndata: " + data + b"\n\n"
         assert 3 * len(sent) < LIMIT
         assert most_values(data) > CAP // 3
-        events = Body([session("s1"), sent, sent, sent])
-        server.post(CHAT_URL).mock(return_value=sse_response(events))
+        streams[shape] = [sent] * 3
+    for name, events in streams.items():
+        body = Body([session("s1"), text("a"), *events])
+        server.post(CHAT_URL).mock(return_value=sse_response(body))
         _, error = await api.read(client)
-        assert isinstance(error, StreamTooLargeError), shape
+        assert isinstance(error, StreamTooLargeError), name
         assert error.limit == LIMIT
-        assert "events and JSON values" in str(error)
+        assert "32,768 events and JSON values" in str(error)
         assert error.turn.session_id == "s1"
-
-
-async def test_a_stream_of_more_events_than_the_cap_stops_with_its_partial_turn(
-    api: Api, server: respx.MockRouter
-) -> None:
-    # `{"text": "a"}`: the event, and 3 values (`{`, `:`, and the first): 4 a text event.
-    events = [session("s1")] + [text("a")] * (CAP // 4 + 10)
-    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(Body(events)))
-    _, error = await api.read(api.client(max_response_bytes=LIMIT))
-    assert isinstance(error, StreamTooLargeError)
-    assert "32,768 events and JSON values" in str(error)
-    assert error.turn.session_id == "s1"
-    assert 0 < len(error.turn.text) < CAP  # what came before the cap, kept
+        assert 0 < len(error.turn.text) < CAP  # what came before the cap, kept
 
 
 def test_the_default_caps_keep_one_call_under_a_gibibyte() -> None:
