@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import zlib
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
@@ -103,6 +104,12 @@ def full_turn(session_id: str = "sess_1") -> bytes:
             done(),
         ]
     )
+
+
+def compressed(data: bytes, wbits: int = 16 + zlib.MAX_WBITS) -> bytes:
+    """`data` gzipped, or by `wbits` zlib-wrapped (15) or raw deflate (-15)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    return packer.compress(data) + packer.flush()
 
 
 class Body(httpx.SyncByteStream, httpx.AsyncByteStream):

@@ -9,7 +9,6 @@ came on which connection by its client port.
 from __future__ import annotations
 
 import gc
-import gzip
 import random
 import warnings
 import zlib
@@ -36,7 +35,7 @@ from silvia_client._wire import DEFAULTS
 
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, head, response
 from .conftest import Api, no_alarm
-from .sse import Body, comment, done, session, text
+from .sse import Body, comment, compressed, done, session, text
 from .test_deadline import ends
 
 pytestmark = pytest.mark.anyio
@@ -52,7 +51,7 @@ def _response(
 async def test_a_body_is_read_whole_decoded_and_within_its_limit() -> None:
     plain = await read_body(_response([b"ab", b"cd"]), Guard(no_alarm), 4)
     assert plain == b"abcd"  # exactly the limit is allowed
-    zipped = gzip.compress(b"x" * 100)
+    zipped = compressed(b"x" * 100)
     body = _response([zipped[:10], zipped[10:]], encoding="gzip")
     assert await read_body(body, Guard(no_alarm), 100) == b"x" * 100
     with pytest.raises(Halt) as halted:
@@ -75,6 +74,10 @@ async def test_read_at_most_keeps_the_first_bytes_and_what_came_before_a_break()
     assert await read_at_most(broken, 100, Guard(no_alarm)) == b"abc"
     undecodable = _response([b"not gzip"], encoding="gzip")
     assert await read_at_most(undecodable, 100, Guard(no_alarm)) == b""
+    # A body read already is handed on whole; one not read is not kept: nothing to hand on.
+    assert list(content_pieces(httpx.Response(200, content=b"read"))) == [b"read"]
+    assert list(content_pieces(httpx.Response(200, content=b""))) == []
+    assert list(content_pieces(httpx.Response(200, stream=httpx.ByteStream(b"unread")))) == []
 
 
 async def test_drain_reads_the_rest_and_swallows_how_it_ends() -> None:
@@ -112,31 +115,26 @@ async def test_guarded_counts_every_chunk_and_a_reader_closed_early_closes_its_s
     reading = guarded(source("guarded", [b"a", b"b"]), Guard(no_alarm), 10)
     assert await reading.__anext__() == b"a"
     await reading.aclose()
-    zipped = gzip.compress(b"x" * 100)
+    zipped = compressed(b"x" * 100)
     inflating = _inflated(source("inflated", [zipped[:20], zipped[20:]]), Inflater("gzip"))
     await inflating.__anext__()
     await inflating.aclose()
     assert closed[-2:] == ["guarded", "inflated"]
 
 
-class _Chunks:
-    """An async iterator that is no generator: what is left unfinished is the SDK's."""
+class _Plain(httpx.AsyncByteStream):
+    """A body whose async iterator is no generator: what is left unfinished is the SDK's."""
 
     def __init__(self) -> None:
         self.items = [b"abc", b"def", b"ghi"]
 
-    def __aiter__(self) -> _Chunks:
+    def __aiter__(self) -> _Plain:
         return self
 
     async def __anext__(self) -> bytes:
         if not self.items:
             raise StopAsyncIteration
         return self.items.pop(0)
-
-
-class _Plain(httpx.AsyncByteStream):
-    def __aiter__(self) -> _Chunks:
-        return _Chunks()
 
 
 def test_read_at_most_leaves_no_reader_unfinished_under_trio() -> None:
@@ -159,11 +157,6 @@ def test_read_at_most_leaves_no_reader_unfinished_under_trio() -> None:
 DATA = random.Random(8).randbytes(64) * (DEFAULTS.piece_bytes // 16)  # opens past one piece
 
 
-def _deflate(data: bytes, wbits: int) -> bytes:
-    packer = zlib.compressobj(wbits=wbits)
-    return packer.compress(data) + packer.flush()
-
-
 def decoded(header: str, body: bytes, chunk: int = 1000) -> bytes:
     inflater = inflater_for(header)
     assert inflater is not None, header
@@ -177,8 +170,8 @@ def decoded(header: str, body: bytes, chunk: int = 1000) -> bytes:
 
 def test_each_coding_the_sdk_asks_for_is_decoded_however_spelled_and_a_bad_body_refused() -> None:
     bodies = {
-        "gzip": gzip.compress(DATA),
-        "deflate": _deflate(DATA, zlib.MAX_WBITS),  # zlib-wrapped, as the RFC says
+        "gzip": compressed(DATA),
+        "deflate": compressed(DATA, zlib.MAX_WBITS),  # zlib-wrapped, as the RFC says
     }
     spellings = {
         "gzip": ["gzip", "x-gzip", "X-GZip", " gzip ", "identity, gzip", "gzip,identity", "gzip,"],
@@ -189,7 +182,7 @@ def test_each_coding_the_sdk_asks_for_is_decoded_however_spelled_and_a_bad_body_
             assert decoded(header, bodies[coding]) == DATA, header
             assert encoding_error(httpx.Response(200, headers={"content-encoding": header})) is None
     # Raw deflate under "deflate", as some servers send it; never under gzip.
-    raw = _deflate(DATA, -zlib.MAX_WBITS)
+    raw = compressed(DATA, -zlib.MAX_WBITS)
     assert decoded("deflate", raw) == DATA
     with pytest.raises(httpx.DecodingError):
         decoded("x-gzip", raw)
@@ -217,13 +210,6 @@ def test_no_coding_is_none_and_what_the_sdk_cannot_decode_is_named() -> None:
         assert f"(it asks for {DEFAULTS.accept_encoding!r}, one at a time)" in message
         response = httpx.Response(200, headers={"Content-Encoding": header})
         assert encoding_error(response) == message, header
-
-
-def test_a_body_read_already_is_handed_on_whole() -> None:
-    assert list(content_pieces(httpx.Response(200, content=b"read"))) == [b"read"]
-    assert list(content_pieces(httpx.Response(200, content=b""))) == []
-    streamed = httpx.Response(200, stream=httpx.ByteStream(b"unread"))
-    assert list(content_pieces(streamed)) == []  # not read, so not kept: nothing to hand on
 
 
 # ------------------------------------------------------------- the connection, back to the pool

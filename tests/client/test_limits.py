@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import tracemalloc
-import zlib
 from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
@@ -32,7 +31,7 @@ from silvia_client.errors import (
 
 from ..hostile import SSE, Connection, Request, chunk, event, head
 from .conftest import Api, by_case, once
-from .sse import CHAT_URL, Body, done, session, sse_response, text
+from .sse import CHAT_URL, Body, compressed, done, session, sse_response, text
 
 pytestmark = pytest.mark.anyio
 
@@ -102,12 +101,6 @@ async def test_a_history_body_over_the_limit_is_response_too_large(
 
 
 # --------------------------------------------------------------------------- decoded, not raw
-
-
-def compressed(data: bytes, wbits: int = 16 + zlib.MAX_WBITS) -> bytes:
-    """`data` gzipped, or by `wbits` zlib-wrapped (15) or raw deflate (-15)."""
-    packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
-    return packer.compress(data) + packer.flush()
 
 
 async def test_a_body_is_decoded_as_its_content_encoding_says_or_refused_naming_it(
@@ -333,8 +326,8 @@ async def test_tiny_values_or_many_events_stop_a_history_undecoded_and_a_stream_
         assert most_values(data) > CAP // 3
         streams[shape] = [sent] * 3
     for name, events in streams.items():
-        body = Body([session("s1"), text("a"), *events])
-        server.post(CHAT_URL).mock(return_value=sse_response(body))
+        stream = Body([session("s1"), text("a"), *events])
+        server.post(CHAT_URL).mock(return_value=sse_response(stream))
         _, error = await api.read(client)
         assert isinstance(error, StreamTooLargeError), name
         assert error.limit == LIMIT
