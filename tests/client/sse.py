@@ -14,6 +14,7 @@ import zlib
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
+import anyio
 import httpx
 
 BASE_URL = "https://silvia.test"
@@ -146,7 +147,7 @@ class Body(httpx.SyncByteStream, httpx.AsyncByteStream):
             self.sent += 1
             yield chunk
         if self.hang:
-            await asyncio.Event().wait()  # until cancelled
+            await anyio.sleep_forever()  # until cancelled
         while self.ping is not None:
             await asyncio.sleep(self.ping)
             yield comment()

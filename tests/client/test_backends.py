@@ -8,6 +8,7 @@ async suite runs on asyncio only (`anyio_backend` in conftest.py).
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import anyio
@@ -15,14 +16,15 @@ import httpx
 import pytest
 import respx
 
-from silvia_client import AsyncSilviaClient, EventLoopChangedError
-from silvia_client.chat import ChatEvent, TextEvent
+from silvia_client import AsyncChatStream, AsyncSilviaClient, EventLoopChangedError
+from silvia_client.chat import ChatEvent
 from silvia_client.errors import IncompleteTurnError, SilviaError, StreamTimeoutError
 from silvia_client.testing import ReferenceServer
 
 from ..hostile import HostileServer, chunk
 from .conftest import by_case
-from .sse import BASE_URL, CHAT_URL, full_turn, sse_response
+from .sse import BASE_URL, CHAT_URL, Body, full_turn, session, sse_response, text
+from .test_chat_stream import eventually, serve_body
 from .test_deadline import GUARD, STREAM_START, stalling, trickling
 
 pytestmark = pytest.mark.anyio
@@ -105,20 +107,33 @@ async def test_a_close_from_another_task_ends_a_blocked_read(closer: str) -> Non
     assert error.turn.text == "Hello"
 
 
-async def test_a_cancelled_read_closes_the_stream_and_the_client_goes_on() -> None:
-    with HostileServer(stalling) as hostile:
-        async with AsyncSilviaClient(
-            base_url=hostile.url, token=TOKEN, idle_timeout=math.inf, deadline=math.inf
-        ) as client:
-            got: list[ChatEvent] = []
-            with anyio.move_on_after(0.3) as scope:
-                async with client.chat.stream("hi") as stream:
-                    async for event in stream:
-                        got.append(event)
-            assert scope.cancelled_caught
-            assert "state='closed'" in repr(stream)
-            assert [type(e) for e in got][-1] is TextEvent
-    # A turn and its session over a real socket.
+async def read_all(stream: AsyncChatStream, entered: bool, got: list[ChatEvent]) -> None:
+    async with stream if entered else contextlib.nullcontext():
+        async for event in stream:
+            got.append(event)
+
+
+async def test_a_cancelled_read_closes_the_response_with_or_without_with(
+    server: respx.MockRouter,
+) -> None:
+    # The body sends a session and a text event, then goes silent.
+    bodies = serve_body(server, lambda: Body([session("s1"), text("a")], hang=True))
+    got: list[ChatEvent] = []
+    async with AsyncSilviaClient(base_url=BASE_URL, token=TOKEN) as client:
+        for entered in (True, False):
+            got.clear()
+            stream = client.chat.stream("hi")
+            with anyio.fail_after(GUARD):
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(read_all, stream, entered, got)
+                    assert await eventually(lambda: len(got) == 2)
+                    assert not bodies[-1].closed
+                    tasks.cancel_scope.cancel()
+            assert await eventually(lambda: bodies[-1].closed), entered
+            assert "state='closed'" in repr(stream), entered
+
+
+async def test_a_turn_and_its_session_over_a_real_socket() -> None:
     with ReferenceServer(token=TOKEN).serve_loopback() as url:
         async with AsyncSilviaClient(base_url=url, token=TOKEN) as client:
             with anyio.fail_after(GUARD):

@@ -1,9 +1,7 @@
-"""Body reading (`_async/_body.py`; `_sync/_body.py` is generated from it): bounded,
-guarded, decoded, and what each reader hands back when a body ends early; a body's
-Content-Encoding: what is decoded, in bounded pieces, and what is refused, by name
-(compared with zlib's own one-shot decoding); and after `done`, the drain that hands
-the connection back to the pool, against a server on 127.0.0.1 that tells which request
-came on which connection by its client port.
+"""Body reading (`_async/_body.py`): bounded, guarded, decoded, and what each reader hands
+back when a body ends early; the Content-Encodings decoded, in bounded pieces, and those
+refused, by name; after `done`, the drain that hands the connection back to the pool (a
+server on 127.0.0.1 tells which connection each request came on by its client port).
 """
 
 from __future__ import annotations

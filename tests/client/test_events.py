@@ -1,11 +1,8 @@
 """Every SSE event of a turn becomes one typed event; nothing is dropped, nothing is fatal;
 every event goes out as JSON for a relay (`to_dict()`, `to_json()`), with no `provider`
-unless asked.
-
-The first part reads events off a response body, sync and async; the second reads
-them through the events' table (`chat/events.py`) alone, on any wire format: bad
-data gives a `MalformedEvent` that says why, with the data as it arrived; a name
-the table does not hold gives an `UnknownEvent`; nothing raises.
+unless asked. Read off a response body, then through the events' table alone
+(`chat/events.py`), on any wire format: bad data is a `MalformedEvent` that says why, a
+name the table does not hold an `UnknownEvent`; nothing raises.
 """
 
 from __future__ import annotations
