@@ -74,7 +74,7 @@ STREAM_START = head(200, {**SSE, "x-request-id": "req_slow"}, chunked=True) + b"
 def trickling(
     start: bytes, drip: bytes, every: float = 0.2
 ) -> Callable[[Request, Connection], None]:
-    """`start`, then `drip` every `every` seconds, forever: never silent for an idle timeout."""
+    """`start`, then `drip` every `every` seconds (0: as fast as it goes), until the client goes."""
 
     def respond(request: Request, connection: Connection) -> None:
         if not connection.send(start):

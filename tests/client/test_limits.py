@@ -29,9 +29,10 @@ from silvia_client.errors import (
     UnexpectedResponseError,
 )
 
-from ..hostile import SSE, Connection, Request, chunk, event, head
+from ..hostile import SSE, chunk, event, head
 from .conftest import Api, by_case, once
 from .sse import CHAT_URL, Body, compressed, done, session, sse_response, text
+from .test_deadline import trickling
 
 pytestmark = pytest.mark.anyio
 
@@ -162,19 +163,6 @@ async def peak_while(run: Callable[[], Awaitable[object]]) -> tuple[int, object]
     return peak - before, outcome
 
 
-def endless(first: bytes, piece: bytes) -> Callable[[Request, Connection], None]:
-    """A chunked response: `first`, then `piece` again and again, until the client goes."""
-
-    def respond(request: Request, connection: Connection) -> None:
-        if not connection.send(first):
-            return
-        framed = chunk(piece)
-        while connection.send(framed):
-            pass
-
-    return respond
-
-
 ZEROS = compressed(b"\0" * (32 * MiB))  # 32 KiB that inflate to 32 MiB
 CHAT_HEAD = head(200, SSE, chunked=True) + chunk(event("session", {"sessionId": "s1"}))
 
@@ -185,21 +173,23 @@ def bomb(content_type: str) -> bytes:
     return head(200, {**headers, "content-length": str(len(ZEROS))}) + ZEROS
 
 
+# Endless: a chunked response that sends its piece again and again, until the client goes.
 MEMORY_CASES = {
-    "endless-line": ("chat", endless(CHAT_HEAD + chunk(b"data: "), b"x" * 65536)),
+    "endless-line": ("chat", trickling(CHAT_HEAD + chunk(b"data: "), chunk(b"x" * 65536), 0)),
     "huge-event": (
         "chat",
-        endless(CHAT_HEAD + chunk(b"event: text\n"), b"data: " + b"y" * 65530 + b"\n"),
+        trickling(CHAT_HEAD + chunk(b"event: text\n"), chunk(b"data: " + b"y" * 65530 + b"\n"), 0),
     ),
-    "endless-events": ("chat", endless(CHAT_HEAD, event("text", {"text": "z" * 1000}))),
+    "endless-events": ("chat", trickling(CHAT_HEAD, chunk(event("text", {"text": "z" * 1000})), 0)),
     "gzip-bomb-chat": ("chat", once(bomb(SSE["content-type"]))),
     "gzip-bomb-history": ("get", once(bomb("application/json"))),
     "huge-history": (
         "get",
-        endless(
+        trickling(
             head(200, {"content-type": "application/json"}, chunked=True)
             + chunk(b'{"messages": ["'),
-            b"w" * 65536,
+            chunk(b"w" * 65536),
+            0,
         ),
     ),
 }
