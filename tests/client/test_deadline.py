@@ -321,7 +321,7 @@ async def test_the_async_silvia_fixture_refuses_another_event_loop(
 # ------------------------------------------------------------ a call's deadline, without I/O
 
 
-def test_a_call_is_not_expired_until_its_guard_stops_or_its_deadline_passes() -> None:
+def test_a_call_expires_when_its_guard_stops_or_its_deadline_passes_and_cuts_its_reads() -> None:
     with SilviaClient(base_url="https://silvia.test", token="t") as client:
         call = client._call("get", deadline=30)
         assert call.guard is None
@@ -342,9 +342,7 @@ def test_a_call_is_not_expired_until_its_guard_stops_or_its_deadline_passes() ->
         with pytest.raises(Halt) as caught:
             call.wait_between_events(request)
         assert caught.value.reason == "deadline"
-
-
-def test_a_calls_reads_wait_timeout_for_the_head_then_idle_timeout_cut_to_the_time_left() -> None:
+    # Its reads wait `timeout` for the head, then `idle_timeout`, each cut to the time left.
     timeout = httpx.Timeout(50, read=4)
     with SilviaClient(
         base_url="https://silvia.test", token="t", timeout=timeout, idle_timeout=9
