@@ -2,11 +2,10 @@
 head, `idle_timeout` the gaps between events; `close()` ends a blocked read from outside, and
 any call after it raises `ClientClosedError` (never httpx's bare `RuntimeError`).
 
-Servers that trickle, stall, pause or never answer run on 127.0.0.1 (`tests.hostile`),
-so the real HTTP stack blocks as it would. No test asserts how long anything took
-but with a generous bound that proves "it ends" (or "it did not wait for the idle
-timeout": `SilviaClient(timeout=2).chat.send(...)` once waited 90 s). The same from
-another task, under asyncio and trio: test_backends.py.
+Servers that trickle, stall, pause or never answer run on 127.0.0.1 (`tests.hostile`), so
+the real HTTP stack blocks as it would. No test asserts how long anything took but with a
+generous bound: "it ends", or "it did not wait for the idle timeout" (with `timeout=2`,
+`chat.send` once waited 90 s). From another task, under asyncio and trio: test_backends.py.
 """
 
 from __future__ import annotations

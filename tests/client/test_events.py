@@ -124,11 +124,16 @@ def cases(wire: WireFormat) -> list[tuple[str, dict[str, Any], ChatEvent]]:
     """Each event name of `wire`, data of the documented shape, and the event it reads as."""
     n = wire.events
     summary_rows = [ROW, {"title": "no source"}]
-    error = {wire.error_key: {"message": "overloaded", "type": "overloaded_error"}}
-    # An error object without its fields has the defaults.
+    message = {"role": "assistant", "content": []}
+    # An error object, and one without its fields: the defaults.
     errors = [
         ({wire.error_key: fields, "request_id": "r1"}, said, kind)
         for fields, said, kind in [
+            (
+                {"message": "overloaded", "type": "overloaded_error"},
+                "overloaded",
+                "overloaded_error",
+            ),
             ({}, "the server reported an error", None),
             ({"message": 5, "type": 7}, "the server reported an error", None),
             ({"type": "overloaded_error"}, "the server reported an error", "overloaded_error"),
@@ -151,12 +156,7 @@ def cases(wire: WireFormat) -> list[tuple[str, dict[str, Any], ChatEvent]]:
                 (RowError(1, "source: missing", summary_rows[1]),),
             ),
         ),
-        (
-            n.message,
-            {"role": "assistant", "content": []},
-            MessageEvent({"role": "assistant", "content": []}),
-        ),
-        (n.error, error, ErrorEvent("overloaded", "overloaded_error", error)),
+        (n.message, message, MessageEvent(message)),
         (n.error, {wire.error_key: "boom"}, ErrorEvent("boom", None, {wire.error_key: "boom"})),
         *((n.error, data, ErrorEvent(said, kind, data)) for data, said, kind in errors),
         (n.done, {}, DoneEvent()),

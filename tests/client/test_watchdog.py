@@ -1,11 +1,8 @@
 """The watchdog that fires every client's deadline alarms (in time order, never a cancelled
 one, on past one that fails; idle threads end; a forked child starts afresh), and the guards
 it fires: a stop shuts its response's socket down, and a socket that refuses is only logged,
-by the error's type (the check between chunks still stops the read).
-
-Each test makes a watchdog of its own (the process's, `thread_timer`, is shared), so that
-its thread and heap are the test's. Alarms are a few hundredths of a second off; the
-waits for them are generous bounds that only prove "does not hang".
+by the error's type. Each test has a watchdog of its own (the process's, `thread_timer`, is
+shared); the waits for alarms are generous bounds that only prove "does not hang".
 """
 
 from __future__ import annotations
