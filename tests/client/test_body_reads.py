@@ -78,34 +78,30 @@ async def test_read_at_most_keeps_the_first_bytes_and_what_came_before_a_break()
     assert list(content_pieces(httpx.Response(200, stream=httpx.ByteStream(b"unread")))) == []
 
 
-async def test_drain_reads_the_rest_and_swallows_how_it_ends() -> None:
+async def test_drain_and_guarded_read_to_their_bound_and_close_what_they_leave() -> None:
     seen: list[bytes] = []
-
-    async def rest(chunks: list[bytes], error: Exception | None = None) -> AsyncIterator[bytes]:
-        for piece in chunks:
-            seen.append(piece)
-            yield piece
-        if error is not None:
-            raise error
-
-    await drain(rest([b"a", b"b"]), Guard(no_alarm))
-    assert seen == [b"a", b"b"]
-    await drain(rest([b"c"], httpx.ReadError("gone")), Guard(no_alarm))
-    too_long = [b"x" * DEFAULTS.drain_bytes, b"y", b"never"]
-    await drain(rest(too_long), Guard(no_alarm))  # past `drain_bytes`: it stops there
-    assert seen[-1] == b"y"
-
-
-async def test_guarded_counts_every_chunk_and_a_reader_closed_early_closes_its_source() -> None:
     closed: list[str] = []
 
-    async def source(name: str, chunks: list[bytes]) -> AsyncIterator[bytes]:
+    async def source(
+        name: str, chunks: list[bytes], error: Exception | None = None
+    ) -> AsyncIterator[bytes]:
         try:
-            for chunk in chunks:
-                yield chunk
+            for piece in chunks:
+                seen.append(piece)
+                yield piece
+            if error is not None:
+                raise error
         finally:
             closed.append(name)
 
+    # The drain reads the rest and swallows how it ends, up to `drain_bytes`.
+    await drain(source("rest", [b"a", b"b"]), Guard(no_alarm))
+    assert seen == [b"a", b"b"]
+    await drain(source("broken", [b"c"], httpx.ReadError("gone")), Guard(no_alarm))
+    too_long = [b"x" * DEFAULTS.drain_bytes, b"y", b"never"]
+    await drain(source("long", too_long), Guard(no_alarm))  # past `drain_bytes`: it stops there
+    assert seen[-1] == b"y"
+    # `guarded` counts every chunk; a reader closed early closes its source.
     counted = guarded(source("counted", [b"ab", b"cd", b"e"]), Guard(no_alarm), 4)
     assert [await counted.__anext__(), await counted.__anext__()] == [b"ab", b"cd"]
     with pytest.raises(Halt):
