@@ -43,7 +43,7 @@ SESSION_PATH = "/api/chat/sessions/s1"
 # ------------------------------------------------------------------------------ the limit itself
 
 
-async def test_a_stream_over_either_limit_stops_there_with_the_partial_turn(
+async def test_a_stream_over_either_limit_stops_with_its_partial_turn_and_a_history_refused(
     api: Api, server: respx.MockRouter
 ) -> None:
     body = Body([session("s1"), *(text("x" * 100) for _ in range(1000)), done()])
@@ -74,11 +74,7 @@ async def test_a_stream_over_either_limit_stops_there_with_the_partial_turn(
     assert isinstance(error, StreamTooLargeError)
     assert error.turn.session_id == "s1"
     assert body.sent < 20
-
-
-async def test_a_history_body_over_the_limit_is_response_too_large(
-    api: Api, server: respx.MockRouter
-) -> None:
+    # A history body over the limit is a ResponseTooLargeError.
     payload = json.dumps({"session": {"id": "s1"}, "messages": [{"content": "x" * 5000}]})
     route = server.get(SESSION_PATH).mock(
         return_value=httpx.Response(200, text=payload, headers={"x-request-id": "req_h"})
@@ -279,17 +275,13 @@ async def test_a_history_is_read_up_to_the_values_cap_and_refused_past_it(
     assert caught.value.limit == cap - 1
 
 
-def many_keys(size: int) -> bytes:
-    return b"{" + b",".join(b'"k%d":0' % i for i in range(size // 12)) + b"}"
-
-
 # The shapes that grow most once decoded, as a JSON value of about `size` bytes. Before,
 # only `{` counted, and each was decoded whole (`[0],` grows 29 times its size).
 SHAPES: dict[str, Callable[[int], bytes]] = {
     "small arrays": partial(repeated, b"[0]"),
     "short strings": partial(repeated, b'"ab"'),
     "small numbers": partial(repeated, b"7"),
-    "many keys": many_keys,
+    "many keys": lambda size: b"{" + b",".join(b'"k%d":0' % i for i in range(size // 12)) + b"}",
     "deep nesting": partial(repeated, b"[" * 500 + b"]" * 500),
 }
 

@@ -1,7 +1,7 @@
-"""Retries: which failures, how many times, and how long to wait (recorded, never slept); a chat
-POST is never sent twice once it may have reached the server. Then the decision alone
-(`after_failure`, `RetryPolicy.delay`, no I/O): at its edges, a closed client and a wait that
-would end exactly as the deadline does."""
+"""Retries: which failures, how many times, how long to wait (recorded, never slept); a chat
+POST is never sent twice once it may have reached the server. Then the decision alone, with
+no I/O (`after_failure`, `RetryPolicy.delay`), at its edges: a closed client, a wait that would
+end exactly as the deadline does."""
 
 from __future__ import annotations
 
