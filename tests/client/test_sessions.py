@@ -351,6 +351,8 @@ async def test_each_option_of_a_call_reaches_its_request_and_get_raw_is_the_body
         assert route.calls.last.request.url.params["q"] == "2"
         await fetch(timeout=7.0)
         assert set(route.calls.last.request.extensions["timeout"].values()) == {7.0}
+        await fetch(deadline=3.0)  # cuts every timeout of the call
+        assert all(0 < t <= 3.0 for t in route.calls.last.request.extensions["timeout"].values())
         await fetch()
         assert route.calls.last.request.extensions["timeout"]["read"] == 30.0  # one call's options
     # `get_raw` is the body as sent, retried as `get` is.
