@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
+import zlib
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
+import anyio
 import httpx
 
 BASE_URL = "https://silvia.test"
@@ -104,8 +107,15 @@ def full_turn(session_id: str = "sess_1") -> bytes:
     )
 
 
+def compressed(data: bytes, wbits: int = 16 + zlib.MAX_WBITS) -> bytes:
+    """`data` gzipped, or by `wbits` zlib-wrapped (15) or raw deflate (-15)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    return packer.compress(data) + packer.flush()
+
+
 class Body(httpx.SyncByteStream, httpx.AsyncByteStream):
-    """A response body: `chunks`, then `fail` raised (if given), or a hang (async only)."""
+    """A response body: `chunks`, then `fail` raised (if given), or a hang (async only), or
+    a keep-alive comment every `ping` seconds, forever."""
 
     def __init__(
         self,
@@ -113,10 +123,12 @@ class Body(httpx.SyncByteStream, httpx.AsyncByteStream):
         *,
         fail: Exception | None = None,
         hang: bool = False,
+        ping: float | None = None,
     ) -> None:
         self.chunks = [chunks] if isinstance(chunks, bytes) else list(chunks)
         self.fail = fail
         self.hang = hang
+        self.ping = ping
         self.closed = False
         self.sent = 0  # chunks handed out so far
 
@@ -124,6 +136,9 @@ class Body(httpx.SyncByteStream, httpx.AsyncByteStream):
         for chunk in self.chunks:
             self.sent += 1
             yield chunk
+        while self.ping is not None:
+            time.sleep(self.ping)
+            yield comment()
         if self.fail is not None:
             raise self.fail
 
@@ -132,7 +147,10 @@ class Body(httpx.SyncByteStream, httpx.AsyncByteStream):
             self.sent += 1
             yield chunk
         if self.hang:
-            await asyncio.Event().wait()  # until cancelled
+            await anyio.sleep_forever()  # until cancelled
+        while self.ping is not None:
+            await asyncio.sleep(self.ping)
+            yield comment()
         if self.fail is not None:
             raise self.fail
 

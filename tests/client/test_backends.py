@@ -1,16 +1,14 @@
-"""The async client under asyncio and under trio (anyio): the named subset run on both.
+"""The async client under asyncio and under trio (anyio): what depends on the event loop.
 
-The rest of the async suite runs on asyncio only (`anyio_backend` in conftest.py);
-these are what depends on the event loop: a turn and a session over real
-sockets, a retry's sleep, the deadline and the idle timeout firing mid-stream,
-a close from another task, a cancelled read, and the one event loop a client's
-pool serves. Servers that stall run on 127.0.0.1 (`tests.hostile`), in threads of
-their own, so they serve either loop. No test asserts how long anything took:
-only that it ends (within `GUARD`), and how.
+A turn and a session over real sockets, a retry's sleep, the deadline and the idle
+timeout firing mid-stream, a close from another task, a cancelled read, and the one
+event loop a client's pool serves (the testing kit's as production's). The rest of the
+async suite runs on asyncio only (`anyio_backend` in conftest.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import anyio
@@ -18,14 +16,15 @@ import httpx
 import pytest
 import respx
 
-from silvia_client import AsyncSilviaClient, EventLoopChangedError
-from silvia_client.chat import ChatEvent, TextEvent
+from silvia_client import AsyncChatStream, AsyncSilviaClient, EventLoopChangedError
+from silvia_client.chat import ChatEvent
 from silvia_client.errors import IncompleteTurnError, SilviaError, StreamTimeoutError
 from silvia_client.testing import ReferenceServer
 
 from ..hostile import HostileServer, chunk
 from .conftest import by_case
-from .sse import BASE_URL, CHAT_URL, full_turn, sse_response
+from .sse import BASE_URL, CHAT_URL, Body, full_turn, session, sse_response, text
+from .test_chat_stream import eventually, serve_body
 from .test_deadline import GUARD, STREAM_START, stalling, trickling
 
 pytestmark = pytest.mark.anyio
@@ -49,7 +48,7 @@ async def test_a_retry_sleeps_on_the_running_loop(server: respx.MockRouter) -> N
 async def test_the_deadline_and_the_idle_timeout_fire_mid_stream() -> None:
     responders = {
         "trickle": trickling(STREAM_START, chunk(b": ping\n\n")),
-        "stall": stalling(STREAM_START),
+        "stall": stalling,
     }
     with by_case(responders) as hostile:
         async with AsyncSilviaClient(
@@ -78,7 +77,7 @@ async def test_the_deadline_and_the_idle_timeout_fire_mid_stream() -> None:
 
 @pytest.mark.parametrize("closer", ["stream", "client"])
 async def test_a_close_from_another_task_ends_a_blocked_read(closer: str) -> None:
-    with HostileServer(stalling(STREAM_START)) as hostile:
+    with HostileServer(stalling) as hostile:
         client = AsyncSilviaClient(
             base_url=hostile.url, token=TOKEN, idle_timeout=math.inf, deadline=math.inf
         )
@@ -108,20 +107,33 @@ async def test_a_close_from_another_task_ends_a_blocked_read(closer: str) -> Non
     assert error.turn.text == "Hello"
 
 
-async def test_a_cancelled_read_closes_the_stream_and_the_client_goes_on() -> None:
-    with HostileServer(stalling(STREAM_START)) as hostile:
-        async with AsyncSilviaClient(
-            base_url=hostile.url, token=TOKEN, idle_timeout=math.inf, deadline=math.inf
-        ) as client:
-            got: list[ChatEvent] = []
-            with anyio.move_on_after(0.3) as scope:
-                async with client.chat.stream("hi") as stream:
-                    async for event in stream:
-                        got.append(event)
-            assert scope.cancelled_caught
-            assert "state='closed'" in repr(stream)
-            assert [type(e) for e in got][-1] is TextEvent
-    # A turn and its session over a real socket.
+async def read_all(stream: AsyncChatStream, entered: bool, got: list[ChatEvent]) -> None:
+    async with stream if entered else contextlib.nullcontext():
+        async for event in stream:
+            got.append(event)
+
+
+async def test_a_cancelled_read_closes_the_response_with_or_without_with(
+    server: respx.MockRouter,
+) -> None:
+    # The body sends a session and a text event, then goes silent.
+    bodies = serve_body(server, lambda: Body([session("s1"), text("a")], hang=True))
+    got: list[ChatEvent] = []
+    async with AsyncSilviaClient(base_url=BASE_URL, token=TOKEN) as client:
+        for entered in (True, False):
+            got.clear()
+            stream = client.chat.stream("hi")
+            with anyio.fail_after(GUARD):
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(read_all, stream, entered, got)
+                    assert await eventually(lambda: len(got) == 2)
+                    assert not bodies[-1].closed
+                    tasks.cancel_scope.cancel()
+            assert await eventually(lambda: bodies[-1].closed), entered
+            assert "state='closed'" in repr(stream), entered
+
+
+async def test_a_turn_and_its_session_over_a_real_socket() -> None:
     with ReferenceServer(token=TOKEN).serve_loopback() as url:
         async with AsyncSilviaClient(base_url=url, token=TOKEN) as client:
             with anyio.fail_after(GUARD):
@@ -133,14 +145,23 @@ async def test_a_cancelled_read_closes_the_stream_and_the_client_goes_on() -> No
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_second_event_loop_is_refused_on_either_backend(backend: str) -> None:
-    with ReferenceServer(token=TOKEN).serve_loopback() as url:
-        client = AsyncSilviaClient(base_url=url, token=TOKEN)
+def test_a_second_event_loop_is_refused_alike_in_the_testing_kit_and_in_production(
+    backend: str,
+) -> None:
+    server = ReferenceServer(token=TOKEN)
+    said: list[str] = []
+    with server.serve_loopback() as url:
+        for client in (server.async_client(), AsyncSilviaClient(base_url=url, token=TOKEN)):
 
-        async def turn() -> bool:
-            # No connection outlives the first loop (it could not be closed from another).
-            return (await client.chat.send("hello", extra_headers={"connection": "close"})).complete
+            async def turn(client: AsyncSilviaClient = client) -> bool:
+                # No connection outlives the first loop (it could not be closed from another).
+                headers = {"connection": "close"}
+                return (await client.chat.send("hello", extra_headers=headers)).complete
 
-        assert anyio.run(turn, backend=backend)
-        with pytest.raises(EventLoopChangedError):
-            anyio.run(turn, backend=backend)
+            assert anyio.run(turn, backend=backend)
+            with pytest.raises(EventLoopChangedError) as caught:
+                anyio.run(turn, backend=backend)
+            said.append(str(caught.value))
+    assert said[0] == said[1]
+    assert "one per asyncio.run" in said[0]
+    assert len(server.sessions) == 2  # one turn each: the second loop's was never sent

@@ -1,35 +1,21 @@
-"""Body reading (`_async/_body.py`; `_sync/_body.py` is generated from it): bounded,
-guarded, decoded, and what each reader hands back when a body ends early; a body's
-Content-Encoding: what is decoded, in bounded pieces, and what is refused, by name
-(compared with zlib's own one-shot decoding); and after `done`, the drain that hands
-the connection back to the pool, against uvicorn with sse-starlette on 127.0.0.1 (the
-stack a Python Silvia would run), which request came on which connection told by its
-client port.
+"""Body reading (`_async/_body.py`): bounded, guarded, decoded, and what each reader hands
+back when a body ends early; the Content-Encodings decoded, in bounded pieces, and those
+refused, by name; after `done`, the drain that hands the connection back to the pool (a
+server on 127.0.0.1 tells which connection each request came on by its client port).
 """
 
 from __future__ import annotations
 
-import asyncio
 import gc
-import gzip
-import json
 import random
-import threading
-import time
 import warnings
 import zlib
-from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from collections.abc import AsyncIterator
+from functools import partial
 
 import anyio
 import httpx
 import pytest
-import uvicorn
-from sse_starlette.sse import EventSourceResponse
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from silvia_client._async._body import (
     Inflater,
@@ -45,8 +31,10 @@ from silvia_client._deadline import Guard, Halt
 from silvia_client._sync._body import _content
 from silvia_client._wire import DEFAULTS
 
+from ..hostile import SSE, Connection, HostileServer, Request, chunk, head, response
 from .conftest import Api, no_alarm
-from .sse import Body
+from .sse import Body, comment, compressed, done, session, text
+from .test_deadline import ends
 
 pytestmark = pytest.mark.anyio
 
@@ -61,7 +49,7 @@ def _response(
 async def test_a_body_is_read_whole_decoded_and_within_its_limit() -> None:
     plain = await read_body(_response([b"ab", b"cd"]), Guard(no_alarm), 4)
     assert plain == b"abcd"  # exactly the limit is allowed
-    zipped = gzip.compress(b"x" * 100)
+    zipped = compressed(b"x" * 100)
     body = _response([zipped[:10], zipped[10:]], encoding="gzip")
     assert await read_body(body, Guard(no_alarm), 100) == b"x" * 100
     with pytest.raises(Halt) as halted:
@@ -84,36 +72,36 @@ async def test_read_at_most_keeps_the_first_bytes_and_what_came_before_a_break()
     assert await read_at_most(broken, 100, Guard(no_alarm)) == b"abc"
     undecodable = _response([b"not gzip"], encoding="gzip")
     assert await read_at_most(undecodable, 100, Guard(no_alarm)) == b""
+    # A body read already is handed on whole; one not read is not kept: nothing to hand on.
+    assert list(_content(httpx.Response(200, content=b"read"))) == [b"read"]
+    assert list(_content(httpx.Response(200, content=b""))) == []
+    assert list(_content(httpx.Response(200, stream=httpx.ByteStream(b"unread")))) == []
 
 
-async def test_drain_reads_the_rest_and_swallows_how_it_ends() -> None:
+async def test_drain_and_guarded_read_to_their_bound_and_close_what_they_leave() -> None:
     seen: list[bytes] = []
-
-    async def rest(chunks: list[bytes], error: Exception | None = None) -> AsyncIterator[bytes]:
-        for chunk in chunks:
-            seen.append(chunk)
-            yield chunk
-        if error is not None:
-            raise error
-
-    await drain(rest([b"a", b"b"]), Guard(no_alarm))
-    assert seen == [b"a", b"b"]
-    await drain(rest([b"c"], httpx.ReadError("gone")), Guard(no_alarm))
-    too_long = [b"x" * DEFAULTS.drain_bytes, b"y", b"never"]
-    await drain(rest(too_long), Guard(no_alarm))  # past `drain_bytes`: it stops there
-    assert seen[-1] == b"y"
-
-
-async def test_guarded_counts_every_chunk_and_a_reader_closed_early_closes_its_source() -> None:
     closed: list[str] = []
 
-    async def source(name: str, chunks: list[bytes]) -> AsyncIterator[bytes]:
+    async def source(
+        name: str, chunks: list[bytes], error: Exception | None = None
+    ) -> AsyncIterator[bytes]:
         try:
-            for chunk in chunks:
-                yield chunk
+            for piece in chunks:
+                seen.append(piece)
+                yield piece
+            if error is not None:
+                raise error
         finally:
             closed.append(name)
 
+    # The drain reads the rest and swallows how it ends, up to `drain_bytes`.
+    await drain(source("rest", [b"a", b"b"]), Guard(no_alarm))
+    assert seen == [b"a", b"b"]
+    await drain(source("broken", [b"c"], httpx.ReadError("gone")), Guard(no_alarm))
+    too_long = [b"x" * DEFAULTS.drain_bytes, b"y", b"never"]
+    await drain(source("long", too_long), Guard(no_alarm))  # past `drain_bytes`: it stops there
+    assert seen[-1] == b"y"
+    # `guarded` counts every chunk; a reader closed early closes its source.
     counted = guarded(source("counted", [b"ab", b"cd", b"e"]), Guard(no_alarm), 4)
     assert [await counted.__anext__(), await counted.__anext__()] == [b"ab", b"cd"]
     with pytest.raises(Halt):
@@ -121,31 +109,26 @@ async def test_guarded_counts_every_chunk_and_a_reader_closed_early_closes_its_s
     reading = guarded(source("guarded", [b"a", b"b"]), Guard(no_alarm), 10)
     assert await reading.__anext__() == b"a"
     await reading.aclose()
-    zipped = gzip.compress(b"x" * 100)
+    zipped = compressed(b"x" * 100)
     inflating = _inflated(source("inflated", [zipped[:20], zipped[20:]]), Inflater("gzip"))
     await inflating.__anext__()
     await inflating.aclose()
     assert closed[-2:] == ["guarded", "inflated"]
 
 
-class _Chunks:
-    """An async iterator that is no generator: what is left unfinished is the SDK's."""
+class _Plain(httpx.AsyncByteStream):
+    """A body whose async iterator is no generator: what is left unfinished is the SDK's."""
 
     def __init__(self) -> None:
         self.items = [b"abc", b"def", b"ghi"]
 
-    def __aiter__(self) -> _Chunks:
+    def __aiter__(self) -> _Plain:
         return self
 
     async def __anext__(self) -> bytes:
         if not self.items:
             raise StopAsyncIteration
         return self.items.pop(0)
-
-
-class _Plain(httpx.AsyncByteStream):
-    def __aiter__(self) -> _Chunks:
-        return _Chunks()
 
 
 def test_read_at_most_leaves_no_reader_unfinished_under_trio() -> None:
@@ -168,11 +151,6 @@ def test_read_at_most_leaves_no_reader_unfinished_under_trio() -> None:
 DATA = random.Random(8).randbytes(64) * (DEFAULTS.piece_bytes // 16)  # opens past one piece
 
 
-def _deflate(data: bytes, wbits: int) -> bytes:
-    packer = zlib.compressobj(wbits=wbits)
-    return packer.compress(data) + packer.flush()
-
-
 def decoded(header: str, body: bytes, chunk: int = 1000) -> bytes:
     inflater = inflater_for(header)
     assert inflater is not None, header
@@ -184,10 +162,10 @@ def decoded(header: str, body: bytes, chunk: int = 1000) -> bytes:
     return b"".join(out) + inflater.flush()
 
 
-def test_each_encoding_the_sdk_asks_for_is_decoded_however_the_header_spells_it() -> None:
+def test_each_coding_the_sdk_asks_for_is_decoded_however_spelled_and_a_bad_body_refused() -> None:
     bodies = {
-        "gzip": gzip.compress(DATA),
-        "deflate": _deflate(DATA, zlib.MAX_WBITS),  # zlib-wrapped, as the RFC says
+        "gzip": compressed(DATA),
+        "deflate": compressed(DATA, zlib.MAX_WBITS),  # zlib-wrapped, as the RFC says
     }
     spellings = {
         "gzip": ["gzip", "x-gzip", "X-GZip", " gzip ", "identity, gzip", "gzip,identity", "gzip,"],
@@ -198,22 +176,20 @@ def test_each_encoding_the_sdk_asks_for_is_decoded_however_the_header_spells_it(
             assert decoded(header, bodies[coding]) == DATA, header
             assert encoding_error(httpx.Response(200, headers={"content-encoding": header})) is None
     # Raw deflate under "deflate", as some servers send it; never under gzip.
-    raw = _deflate(DATA, -zlib.MAX_WBITS)
+    raw = compressed(DATA, -zlib.MAX_WBITS)
     assert decoded("deflate", raw) == DATA
     with pytest.raises(httpx.DecodingError):
         decoded("x-gzip", raw)
-
-
-def test_a_body_that_is_not_what_its_header_says_fails_with_zlibs_words() -> None:
+    # A body that is not what its header says fails with zlib's words.
     for header in ("gzip", "deflate"):
         with pytest.raises(httpx.DecodingError, match="while decompressing data"):
             decoded(header, b"this is not compressed at all")
     # A deflate body that breaks after it began is an error, not a second guess (raw).
-    body = bytearray(_deflate(DATA, zlib.MAX_WBITS))
+    broken = bytearray(bodies["deflate"])
     # Random bytes break a deflate stream about 99 times in 100, and these do.
-    body[len(body) // 2 :] = random.Random(29).randbytes(len(body) - len(body) // 2)
+    broken[len(broken) // 2 :] = random.Random(29).randbytes(len(broken) - len(broken) // 2)
     with pytest.raises(httpx.DecodingError):
-        decoded("deflate", bytes(body), chunk=len(body) // 4)
+        decoded("deflate", bytes(broken), chunk=len(broken) // 4)
 
 
 def test_no_coding_is_none_and_what_the_sdk_cannot_decode_is_named() -> None:
@@ -230,90 +206,47 @@ def test_no_coding_is_none_and_what_the_sdk_cannot_decode_is_named() -> None:
         assert encoding_error(response) == message, header
 
 
-def test_a_body_read_already_is_handed_on_whole() -> None:
-    assert list(_content(httpx.Response(200, content=b"read"))) == [b"read"]
-    assert list(_content(httpx.Response(200, content=b""))) == []
-    streamed = httpx.Response(200, stream=httpx.ByteStream(b"unread"))
-    assert list(_content(streamed)) == []  # not read, so not kept: nothing to hand on
-
-
 # ------------------------------------------------------------- the connection, back to the pool
-
-GUARD = 60.0
-
-
-async def turn_events(after: str) -> AsyncIterator[dict[str, str]]:
-    yield {"event": "session", "data": json.dumps({"sessionId": "s1"})}
-    yield {"event": "text", "data": json.dumps({"text": "Hello"})}
-    yield {"event": "done", "data": "{}"}
-    if after == "hang":  # the body never ends
-        await asyncio.Event().wait()
-    elif after == "chatter":  # far more than the drain reads, then the end
-        for _ in range(64):
-            yield {"comment": "x" * 16_384}
 
 
 class App:
-    """The chat and session endpoints, recording the client port of each request."""
+    """A turn (`after` says what follows its `done`) and a session, each request's client
+    port noted: which connection it came on."""
 
     def __init__(self) -> None:
         self.ports: list[int] = []
         self.after = "end"
 
-    async def answer(self, request: Request) -> Response:
-        assert request.client is not None
-        self.ports.append(request.client.port)
-        if request.method == "POST":
-            return EventSourceResponse(turn_events(self.after))
-        return JSONResponse({"session": {"id": "s1", "title": "t"}, "messages": []})
+    def __call__(self, request: Request, connection: Connection) -> None:
+        self.ports.append(connection.sock.getpeername()[1])
+        if request.method == "GET":
+            history = b'{"session": {"id": "s1", "title": "t"}, "messages": []}'
+            connection.send(response(200, history, {"content-type": "application/json"}))
+            return
+        turn = head(200, SSE, chunked=True) + chunk(session("s1") + text("Hello") + done())
+        if not connection.send(turn):
+            return
+        if self.after == "hang":  # the body never ends
+            connection.wait_for_close(60)
+            return
+        if self.after == "chatter":  # far more than the drain reads, then the end
+            for _ in range(64):
+                if not connection.send(chunk(comment("x" * 16_384))):
+                    return
+        connection.send(chunk(b""))
 
-    def asgi(self) -> Starlette:
-        return Starlette(
-            routes=[
-                Route("/api/claude", self.answer, methods=["POST"]),
-                Route("/api/chat/sessions/{id}", self.answer),
-            ]
-        )
 
-
-@pytest.fixture
-def served() -> Iterator[tuple[App, str]]:
+async def test_after_done_the_connection_is_used_again_unless_the_body_goes_on(api: Api) -> None:
     app = App()
-    config = uvicorn.Config(
-        app.asgi(), host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    start = time.monotonic()
-    while not server.started and time.monotonic() - start < GUARD:
-        time.sleep(0.01)
-    assert server.started
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield app, f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(GUARD)
-    assert not thread.is_alive()
-
-
-async def turn(api: Api, client: Any) -> Any:
-    return (
-        await asyncio.wait_for(api.turn(client), GUARD) if api.is_async else await api.turn(client)
-    )
-
-
-async def test_after_done_the_connection_is_used_again_unless_the_body_goes_on(
-    api: Api, served: tuple[App, str]
-) -> None:
-    app, url = served
-    client = api.client(base_url=url, token="t")
-    for _ in range(3):
-        assert (await turn(api, client)).complete
-    await api.session(client, "s1")
-    assert len(app.ports) == 4
-    assert len(set(app.ports)) == 1, app.ports  # one connection for all four
-    # A body that never ends; 1 MiB of comments after `done`; then one that ends.
-    for after in ("hang", "chatter", "end"):
-        app.after = after
-        assert (await turn(api, client)).complete, after  # the drain gives up at its bound
-    assert len(set(app.ports)) == 3  # and closed the connection each time
+    with HostileServer(app) as hostile:
+        client = api.client(base_url=hostile.url, token="t")
+        for _ in range(3):
+            assert (await ends(api, partial(api.turn, client))).complete
+        await api.session(client, "s1")
+        assert len(app.ports) == 4
+        assert len(set(app.ports)) == 1, app.ports  # one connection for all four
+        # A body that never ends; 1 MiB of comments after `done`; then one that ends.
+        for after in ("hang", "chatter", "end"):
+            app.after = after
+            assert (await ends(api, partial(api.turn, client))).complete, after  # the drain's bound
+        assert len(set(app.ports)) == 3  # and closed the connection each time

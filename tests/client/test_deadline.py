@@ -2,22 +2,20 @@
 head, `idle_timeout` the gaps between events; `close()` ends a blocked read from outside, and
 any call after it raises `ClientClosedError` (never httpx's bare `RuntimeError`).
 
-Servers that trickle, stall, pause or never answer run on 127.0.0.1 (`tests.hostile`),
-so the real HTTP stack blocks as it would. No test asserts how long anything took
-but with a generous bound that proves "it ends" (or "it did not wait for the idle
-timeout": `SilviaClient(timeout=2).chat.send(...)` once waited 90 s). The same from
-another task, under asyncio and trio: test_backends.py.
+Servers that trickle, stall, pause or never answer run on 127.0.0.1 (`tests.hostile`), so
+the real HTTP stack blocks as it would. No test asserts how long anything took but with a
+generous bound: "it ends", or "it did not wait for the idle timeout" (with `timeout=2`,
+`chat.send` once waited 90 s). From another task, under asyncio and trio: test_backends.py.
 """
 
 from __future__ import annotations
 
 import asyncio
-import gc
 import math
 import threading
 import time
-import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
 from functools import partial
 from typing import Any, TypeVar
 
@@ -29,7 +27,6 @@ from silvia_client import AsyncSilviaClient, ClientClosedError, EventLoopChanged
 from silvia_client._deadline import Halt
 from silvia_client.chat import ChatEvent, TextEvent
 from silvia_client.errors import APITimeoutError, IncompleteTurnError, StreamTimeoutError
-from silvia_client.testing import ReferenceServer
 
 from ..hostile import SSE, Connection, HostileServer, Request, chunk, event, head
 from .conftest import Api, by_case, no_alarm
@@ -52,27 +49,20 @@ T = TypeVar("T")
 
 
 async def ends(api: Api, make: Callable[[], Awaitable[T]]) -> T:
-    """`await make()`, failing the test if it has not ended within `GUARD` seconds.
-
-    The sync client blocks, so it runs in a thread of its own (with its own loop).
-    """
+    """`await make()`, failing the test if it has not ended within `GUARD` seconds; for the
+    sync client, which blocks, in a thread of its own (with its own loop)."""
     if api.is_async:
         return await asyncio.wait_for(make(), GUARD)
-    outcome: dict[str, Any] = {}
+    outcome: Future[T] = Future()
 
     def run() -> None:
         try:
-            outcome["value"] = asyncio.run(make())  # type: ignore[arg-type]
+            outcome.set_result(asyncio.run(make()))  # type: ignore[arg-type]
         except BaseException as error:
-            outcome["error"] = error
+            outcome.set_exception(error)
 
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    await asyncio.to_thread(thread.join, GUARD)
-    assert not thread.is_alive(), "it did not end"
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]  # type: ignore[no-any-return]
+    threading.Thread(target=run, daemon=True).start()
+    return await asyncio.wait_for(asyncio.wrap_future(outcome), GUARD)
 
 
 STREAM_START = head(200, {**SSE, "x-request-id": "req_slow"}, chunked=True) + b"".join(
@@ -83,7 +73,7 @@ STREAM_START = head(200, {**SSE, "x-request-id": "req_slow"}, chunked=True) + b"
 def trickling(
     start: bytes, drip: bytes, every: float = 0.2
 ) -> Callable[[Request, Connection], None]:
-    """`start`, then `drip` every `every` seconds, forever: never silent for an idle timeout."""
+    """`start`, then `drip` every `every` seconds (0: as fast as it goes), until the client goes."""
 
     def respond(request: Request, connection: Connection) -> None:
         if not connection.send(start):
@@ -98,12 +88,9 @@ def silent(request: Request, connection: Connection) -> None:
     connection.wait_for_close(GUARD)  # reads the request, never answers
 
 
-def stalling(start: bytes) -> Callable[[Request, Connection], None]:
-    def respond(request: Request, connection: Connection) -> None:
-        connection.send(start)
-        connection.wait_for_close(GUARD)
-
-    return respond
+def stalling(request: Request, connection: Connection) -> None:
+    connection.send(STREAM_START)
+    connection.wait_for_close(GUARD)
 
 
 def thinking(request: Request, connection: Connection) -> None:
@@ -129,7 +116,7 @@ async def test_a_turn_that_trickles_or_stalls_ends_at_its_deadline_or_idle_timeo
     responders = {
         "comments": trickling(STREAM_START, chunk(b": ping\n\n")),
         "bytes": trickling(STREAM_START, chunk(b"x"), every=0.1),
-        "stall": stalling(STREAM_START),
+        "stall": stalling,
     }
     with by_case(responders) as hostile:
         for name, options, said in cases:
@@ -197,36 +184,10 @@ async def test_after_the_head_a_pause_is_the_idle_timeouts_to_judge(api: Api) ->
     assert turn.text == "Hello"
 
 
-class Dripping(httpx.SyncByteStream, httpx.AsyncByteStream):
-    """A body with no socket under it: `first`, then a keep-alive now and then, forever."""
-
-    def __init__(self, first: bytes) -> None:
-        self.first = first
-        self.closed = False
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield self.first
-        while True:
-            time.sleep(0.05)
-            yield b": ping\n\n"
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        yield self.first
-        while True:
-            await asyncio.sleep(0.05)
-            yield b": ping\n\n"
-
-    def close(self) -> None:
-        self.closed = True
-
-    async def aclose(self) -> None:
-        self.closed = True
-
-
 async def test_the_deadline_holds_on_a_transport_without_a_socket(
     api: Api, server: respx.MockRouter
 ) -> None:
-    body = Dripping(session("s1") + text("Hi"))
+    body = Body(session("s1") + text("Hi"), ping=0.05)  # no socket under it
     server.post(CHAT_URL).mock(
         side_effect=lambda r: httpx.Response(200, headers=SSE_HEADERS, stream=body)
     )
@@ -270,7 +231,7 @@ def test_a_close_from_another_thread_ends_a_blocked_read() -> None:
 
 
 def _close_from_another_thread(closer: str) -> None:
-    with HostileServer(stalling(STREAM_START)) as hostile:
+    with HostileServer(stalling) as hostile:
         client = SilviaClient(
             base_url=hostile.url, token="t", idle_timeout=math.inf, deadline=math.inf
         )
@@ -304,22 +265,6 @@ def _close_from_another_thread(closer: str) -> None:
         stream.until_done()
     with pytest.raises(ClientClosedError):
         client.chat.send("again")
-
-
-def test_closing_in_the_reading_thread_still_closes_at_once(server: respx.MockRouter) -> None:
-    body = Body([session("s1"), text("a"), text("b")])
-    server.post(CHAT_URL).mock(
-        side_effect=lambda r: httpx.Response(200, headers=SSE_HEADERS, stream=body)
-    )
-    with SilviaClient(base_url="https://silvia.test", token="t") as client:
-        stream = client.chat.stream("hi")
-        with stream:
-            for one in stream:
-                if isinstance(one, TextEvent):
-                    stream.close()
-                    break
-        assert body.closed
-        assert "closed" in repr(stream)
 
 
 async def test_close_closes_the_sdks_own_pool_and_every_call_after_is_a_client_closed_error(
@@ -363,38 +308,6 @@ async def test_close_closes_the_sdks_own_pool_and_every_call_after_is_a_client_c
         await api.turn(client)
 
 
-def test_the_kit_and_production_refuse_a_second_event_loop_alike() -> None:
-    # An async client serves one event loop, in the testing kit as in production.
-    def second_loop(client: AsyncSilviaClient) -> tuple[type[BaseException], str] | None:
-        """What a turn in a second `asyncio.run` raised: its class and message (the error
-        itself would keep the client, and its first loop's connection)."""
-
-        async def turn() -> bool:
-            return (await client.chat.send("hi")).complete
-
-        assert asyncio.run(turn())
-        try:
-            asyncio.run(turn())
-        except ClientClosedError as error:  # what code written before the new name catches
-            return type(error), str(error)
-        return None
-
-    server = ReferenceServer()
-    with server.serve_loopback() as url:
-        kit = second_loop(server.async_client())
-        production = second_loop(AsyncSilviaClient(base_url=url, token="t"))
-        # The first loop's pooled connection cannot be closed once its loop has ended:
-        # let it go here, quietly, rather than warn in whichever test runs next.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ResourceWarning)
-            gc.collect()
-    assert kit is not None
-    assert kit == production
-    assert kit[0] is EventLoopChangedError
-    assert "one per asyncio.run" in kit[1]
-    assert len(server.sessions) == 2  # one turn each: the second loop's was never sent
-
-
 async def test_the_async_silvia_fixture_refuses_another_event_loop(
     async_silvia: AsyncSilviaClient,
 ) -> None:
@@ -407,7 +320,7 @@ async def test_the_async_silvia_fixture_refuses_another_event_loop(
 # ------------------------------------------------------------ a call's deadline, without I/O
 
 
-def test_a_call_is_not_expired_until_its_guard_stops_or_its_deadline_passes() -> None:
+def test_a_call_expires_when_its_guard_stops_or_its_deadline_passes_and_cuts_its_reads() -> None:
     with SilviaClient(base_url="https://silvia.test", token="t") as client:
         call = client._call("get", deadline=30)
         assert call.guard is None
@@ -428,9 +341,7 @@ def test_a_call_is_not_expired_until_its_guard_stops_or_its_deadline_passes() ->
         with pytest.raises(Halt) as caught:
             call.wait_between_events(request)
         assert caught.value.reason == "deadline"
-
-
-def test_a_calls_reads_wait_timeout_for_the_head_then_idle_timeout_cut_to_the_time_left() -> None:
+    # Its reads wait `timeout` for the head, then `idle_timeout`, each cut to the time left.
     timeout = httpx.Timeout(50, read=4)
     with SilviaClient(
         base_url="https://silvia.test", token="t", timeout=timeout, idle_timeout=9

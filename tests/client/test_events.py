@@ -1,11 +1,8 @@
 """Every SSE event of a turn becomes one typed event; nothing is dropped, nothing is fatal;
 every event goes out as JSON for a relay (`to_dict()`, `to_json()`), with no `provider`
-unless asked.
-
-The first part reads events off a response body, sync and async; the second reads
-them through the events' table (`chat/events.py`) alone, on any wire format: bad
-data gives a `MalformedEvent` that says why, with the data as it arrived; a name
-the table does not hold gives an `UnknownEvent`; nothing raises.
+unless asked. Read off a response body, then through the events' table alone
+(`chat/events.py`), on any wire format: bad data is a `MalformedEvent` that says why, a
+name the table does not hold an `UnknownEvent`; nothing raises.
 """
 
 from __future__ import annotations
@@ -63,17 +60,9 @@ async def test_each_event_of_a_stream_becomes_its_typed_event_and_nothing_stops_
     api: Api, server: respx.MockRouter
 ) -> None:
     unknown = [("thinking_delta", '{"thinking": "hmm"}'), ("weird", "not json at all")]
-    # A known name whose data is not JSON, or not the documented shape.
-    malformed = [
-        ("session", "{not json"),
-        ("session", '{"sessionId": 7}'),
-        ("text", '{"text": null}'),
-        ("text", '"just a string"'),
-        ("citation", '{"citation": {"title": "no source"}}'),
-        ("citations_summary", "{"),
-        ("message", "[1, 2]"),
-        ("error", '{"error": 5}'),
-    ]
+    # A known name whose data is not JSON, or not the documented shape (each reason: below).
+    malformed = [("session", "{not json"), ("text", '{"text": null}'), ("message", "[1, 2]")]
+    malformed += [("citation", '{"citation": {"title": "no source"}}'), ("error", '{"error": 5}')]
     inline = row(WEB_URL, web(), type="search_result_location", search_result_index=2)
     wire = [comment(), session("sess_9"), comment("ping"), text("Hello"), citation(inline)]
     wire += [b": ping\n", b'event: text\n: keep-alive\ndata: {"text": "b"}\n\n']  # comments inside
@@ -135,11 +124,16 @@ def cases(wire: WireFormat) -> list[tuple[str, dict[str, Any], ChatEvent]]:
     """Each event name of `wire`, data of the documented shape, and the event it reads as."""
     n = wire.events
     summary_rows = [ROW, {"title": "no source"}]
-    error = {wire.error_key: {"message": "overloaded", "type": "overloaded_error"}}
-    # An error object without its fields has the defaults.
+    message = {"role": "assistant", "content": []}
+    # An error object, and one without its fields: the defaults.
     errors = [
         ({wire.error_key: fields, "request_id": "r1"}, said, kind)
         for fields, said, kind in [
+            (
+                {"message": "overloaded", "type": "overloaded_error"},
+                "overloaded",
+                "overloaded_error",
+            ),
             ({}, "the server reported an error", None),
             ({"message": 5, "type": 7}, "the server reported an error", None),
             ({"type": "overloaded_error"}, "the server reported an error", "overloaded_error"),
@@ -162,12 +156,7 @@ def cases(wire: WireFormat) -> list[tuple[str, dict[str, Any], ChatEvent]]:
                 (RowError(1, "source: missing", summary_rows[1]),),
             ),
         ),
-        (
-            n.message,
-            {"role": "assistant", "content": []},
-            MessageEvent({"role": "assistant", "content": []}),
-        ),
-        (n.error, error, ErrorEvent("overloaded", "overloaded_error", error)),
+        (n.message, message, MessageEvent(message)),
         (n.error, {wire.error_key: "boom"}, ErrorEvent("boom", None, {wire.error_key: "boom"})),
         *((n.error, data, ErrorEvent(said, kind, data)) for data, said, kind in errors),
         (n.done, {}, DoneEvent()),
@@ -229,10 +218,6 @@ def test_a_malformed_or_unknown_event_says_why_and_keeps_the_data() -> None:
     assert event_decoder(RENAMED) is not event_decoder(DEFAULT_WIRE)
 
 
-# Property: any data for any name gives one event, never an exception; a known name
-# whose data is an object holding a string under its key reads as that string, and
-# any other data (JSON or not) as a `MalformedEvent` with the data as sent.
-
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
     lambda inner: (
@@ -240,46 +225,28 @@ json_values = st.recursive(
     ),
     max_leaves=8,
 )
-
-
-@settings(max_examples=examples(100), deadline=None)
-@given(
-    wire=st.sampled_from(WIRES),
-    field=st.sampled_from(["session", "text"]),
-    value=json_values,
-    keyed=st.booleans(),
-)
-def test_a_string_field_is_read_when_it_is_one_and_malformed_otherwise(
-    wire: WireFormat, field: str, value: object, keyed: bool
-) -> None:
-    name = getattr(wire.events, field)
-    key = wire.session_id_key if field == "session" else wire.text_key
-    payload = {key: value} if keyed else value
-    data = json.dumps(payload)
-    event = decode_event(name, data, wire)
-    if isinstance(payload, dict) and isinstance(payload.get(key), str):
-        assert event == (
-            SessionEvent(payload[key]) if field == "session" else TextEvent(payload[key])
-        )
-    else:
-        assert isinstance(event, MalformedEvent)
-        assert (event.event, event.data) == (name, data)
-        assert event.reason.startswith("expected ")
-
-
 NAMES = sorted({name for wire in WIRES for name in vars(wire.events).values()})
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     wire=st.sampled_from(WIRES),
     name=st.one_of(st.sampled_from(NAMES), st.text(max_size=6)),
     data=st.one_of(st.text(max_size=30), json_values.map(json.dumps)),
+    value=json_values,
+    keyed=st.sampled_from([None, True, False]),
 )
-def test_any_data_gives_one_event_and_never_raises(wire: WireFormat, name: str, data: str) -> None:
-    known = set(vars(wire.events).values())
+def test_any_data_gives_one_event_and_a_string_field_reads_only_as_a_string(
+    wire: WireFormat, name: str, data: str, value: object, keyed: bool | None
+) -> None:
+    # Never an exception. A known name whose data is an object holding a string under its
+    # key reads as that string; any other data (JSON or not) is a `MalformedEvent` as sent.
+    keys = {wire.events.session: wire.session_id_key, wire.events.text: wire.text_key}
+    payload = {keys.get(name): value} if keyed else value
+    if name in keys and keyed is not None:  # JSON: the value under the event's key, or bare
+        data = json.dumps(payload)
     event = EventDecoder(wire)(name, data)
-    if name not in known:
+    if name not in set(vars(wire.events).values()):
         assert event == UnknownEvent(name, data)
     elif isinstance(event, MalformedEvent):
         assert (event.event, event.data) == (name, data)
@@ -287,6 +254,15 @@ def test_any_data_gives_one_event_and_never_raises(wire: WireFormat, name: str, 
     else:
         assert not isinstance(event, UnknownEvent)
         assert event == decode_event(name, data, wire)
+    if name in keys and keyed is not None:
+        string = payload.get(keys[name]) if isinstance(payload, dict) else None
+        if not isinstance(string, str):
+            assert isinstance(event, MalformedEvent)
+            assert event.reason.startswith("expected ")
+        elif name == wire.events.session:
+            assert event == SessionEvent(string)
+        else:
+            assert event == TextEvent(string)
 
 
 # --------------------------------------------------------------------- as JSON, for a relay
@@ -336,7 +312,7 @@ def test_an_event_as_json_names_no_provider_unless_asked() -> None:
         assert set(full) >= set(document), one
 
 
-def test_raw_data_keeps_its_provider_only_when_asked() -> None:
+def test_raw_data_keeps_its_provider_only_when_asked_and_huge_numbers_are_digits() -> None:
     unknown = UnknownEvent("later", RAW)
     assert json.loads(unknown.to_dict()["data"]) == {
         "target": {"type": "account", "account_id": "a1"},
@@ -351,9 +327,6 @@ def test_raw_data_keeps_its_provider_only_when_asked() -> None:
     assert error.to_dict(include_provider=True)["body"] == json.loads(RAW)
     # Data with no provider stays as sent, its layout too.
     assert UnknownEvent("later", '{"a":1}').to_dict()["data"] == '{"a":1}'
-
-
-def test_rows_errors_and_huge_numbers_as_json() -> None:
     # A number past a float's range is read as a Decimal: JSON gives its digits as a string.
     huge = '{"provider": "p", "n": 1e400}'
     assert json.loads(UnknownEvent("later", huge).to_dict()["data"]) == {"n": "1E+400"}

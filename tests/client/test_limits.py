@@ -1,12 +1,10 @@
 """Memory: a chat stream and a history body are bounded, and a body over the bound is a typed error.
 
-`max_response_bytes` bounds a history body and the whole of a chat stream, counted
-after decompression, and `max_response_bytes // 32` the JSON values and SSE events of a
-call, counted before decoding (tiny values grow 30 to 45 times once decoded: issue 20,
-finding 8; issue 28, finding 6). The read stops there, a stream with its partial turn,
-so memory stays a small multiple of the limit whatever the server sends (measured with
-`tracemalloc` against a raw-socket server on 127.0.0.1; what the caps cost in memory:
-`benchmarks/bench_limits.py`).
+`max_response_bytes` bounds a history body and a whole chat stream, counted decoded, and
+`max_response_bytes // 32` the JSON values and SSE events of a call, counted before decoding
+(tiny values grow 30 to 45 times once decoded: issue 20, finding 8; issue 28, finding 6).
+The read stops there, a stream with its partial turn, so memory stays a small multiple of
+the limit (`tracemalloc`, against a raw socket; the caps' cost: `benchmarks/bench_limits.py`).
 """
 
 from __future__ import annotations
@@ -14,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import tracemalloc
-import zlib
 from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
@@ -32,9 +29,10 @@ from silvia_client.errors import (
     UnexpectedResponseError,
 )
 
-from ..hostile import SSE, Connection, Request, Respond, chunk, event, head, response
+from ..hostile import SSE, chunk, event, head
 from .conftest import Api, by_case, once
-from .sse import CHAT_URL, Body, done, session, sse_response, text
+from .sse import CHAT_URL, Body, compressed, done, session, sse_response, text
+from .test_deadline import trickling
 
 pytestmark = pytest.mark.anyio
 
@@ -45,7 +43,7 @@ SESSION_PATH = "/api/chat/sessions/s1"
 # ------------------------------------------------------------------------------ the limit itself
 
 
-async def test_a_stream_over_either_limit_stops_there_with_the_partial_turn(
+async def test_a_stream_over_either_limit_stops_with_its_partial_turn_and_a_history_refused(
     api: Api, server: respx.MockRouter
 ) -> None:
     body = Body([session("s1"), *(text("x" * 100) for _ in range(1000)), done()])
@@ -76,11 +74,7 @@ async def test_a_stream_over_either_limit_stops_there_with_the_partial_turn(
     assert isinstance(error, StreamTooLargeError)
     assert error.turn.session_id == "s1"
     assert body.sent < 20
-
-
-async def test_a_history_body_over_the_limit_is_response_too_large(
-    api: Api, server: respx.MockRouter
-) -> None:
+    # A history body over the limit is a ResponseTooLargeError.
     payload = json.dumps({"session": {"id": "s1"}, "messages": [{"content": "x" * 5000}]})
     route = server.get(SESSION_PATH).mock(
         return_value=httpx.Response(200, text=payload, headers={"x-request-id": "req_h"})
@@ -106,20 +100,18 @@ async def test_a_history_body_over_the_limit_is_response_too_large(
 # --------------------------------------------------------------------------- decoded, not raw
 
 
-def compressed(data: bytes, wbits: int = 16 + zlib.MAX_WBITS) -> bytes:
-    """`data` gzipped, or by `wbits` zlib-wrapped (15) or raw deflate (-15)."""
-    packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
-    return packer.compress(data) + packer.flush()
-
-
-async def test_compressed_bodies_are_decoded_here_and_counted_decoded(
+async def test_a_body_is_decoded_as_its_content_encoding_says_or_refused_naming_it(
     api: Api, server: respx.MockRouter
 ) -> None:
+    # Each spelling of a coding: test_body_reads.py. Counted decoded: the gzip bombs below.
     whole = session("s1") + text("Hello") + done()
     payload = json.dumps({"session": {"id": "s1"}, "messages": []}).encode()
-    for encoding, wbits in [("gzip", 31), ("deflate", 15), ("deflate", -15)]:
+    client = api.client(max_retries=0)
+    codings = [("gzip", 31), ("deflate", 15), ("deflate", -15)]
+    codings += [(refused, 31) for refused in ("br", "zstd", "gzip, gzip", "compress")]
+    for encoding, wbits in codings:
         packed = compressed(whole, wbits)
-        server.post(CHAT_URL).mock(
+        route = server.post(CHAT_URL).mock(
             side_effect=lambda r, packed=packed, encoding=encoding: sse_response(
                 Body([packed[:7], packed[7:]]), headers={"content-encoding": encoding}
             )
@@ -131,42 +123,18 @@ async def test_compressed_bodies_are_decoded_here_and_counted_decoded(
                 headers={"content-encoding": encoding, "content-type": "application/json"},
             )
         )
-        client = api.client()
-        assert (await api.turn(client)).complete, wbits
-        assert (await api.session(client, "s1")).id == "s1", wbits
-    # Counted after decompression: 100 kB of text in under 2 kB.
-    packed = compressed(session("s1") + text(" " * 100_000) + done())
-    assert len(packed) < 2_000
-    server.post(CHAT_URL).mock(
-        side_effect=lambda r: sse_response(Body(packed), headers={"content-encoding": "gzip"})
-    )
-    _, error = await api.read(api.client(max_response_bytes=50_000))
-    assert isinstance(error, StreamTooLargeError)
-
-
-async def test_an_encoding_the_sdk_did_not_ask_for_is_an_unexpected_response_naming_it(
-    api: Api, server: respx.MockRouter
-) -> None:
-    client = api.client(max_retries=0)
-    for encoding in ["br", "zstd", "gzip, gzip", "compress"]:
-        route = server.post(CHAT_URL).mock(
-            side_effect=lambda r, encoding=encoding: sse_response(
-                Body(b"\x00\x01"), headers={"content-encoding": encoding}
-            )
-        )
-        server.get(SESSION_PATH).mock(
-            return_value=httpx.Response(
-                200, stream=Body(b"{}"), headers={"content-encoding": encoding}
-            )
-        )
+        if encoding in ("gzip", "deflate"):
+            assert (await api.turn(client)).complete, wbits
+            assert (await api.session(client, "s1")).id == "s1", wbits
+            continue
         with pytest.raises(UnexpectedResponseError) as caught:
             await api.turn(client)
         assert repr(encoding) in str(caught.value)
         assert "DecodingError" not in str(caught.value)
-        assert route.calls.last.request.headers["accept-encoding"] == "gzip, deflate"
         with pytest.raises(UnexpectedResponseError, match="Content-Encoding") as caught:
             await api.session(client, "s1")
         assert repr(encoding) in str(caught.value)
+    assert route.calls.last.request.headers["accept-encoding"] == "gzip, deflate"
 
 
 # ----------------------------------------------------------------- memory, against a real socket
@@ -191,19 +159,6 @@ async def peak_while(run: Callable[[], Awaitable[object]]) -> tuple[int, object]
     return peak - before, outcome
 
 
-def endless(first: bytes, piece: bytes) -> Callable[[Request, Connection], None]:
-    """A chunked response: `first`, then `piece` again and again, until the client goes."""
-
-    def respond(request: Request, connection: Connection) -> None:
-        if not connection.send(first):
-            return
-        framed = chunk(piece)
-        while connection.send(framed):
-            pass
-
-    return respond
-
-
 ZEROS = compressed(b"\0" * (32 * MiB))  # 32 KiB that inflate to 32 MiB
 CHAT_HEAD = head(200, SSE, chunked=True) + chunk(event("session", {"sessionId": "s1"}))
 
@@ -214,21 +169,23 @@ def bomb(content_type: str) -> bytes:
     return head(200, {**headers, "content-length": str(len(ZEROS))}) + ZEROS
 
 
+# Endless: a chunked response that sends its piece again and again, until the client goes.
 MEMORY_CASES = {
-    "endless-line": ("chat", endless(CHAT_HEAD + chunk(b"data: "), b"x" * 65536)),
+    "endless-line": ("chat", trickling(CHAT_HEAD + chunk(b"data: "), chunk(b"x" * 65536), 0)),
     "huge-event": (
         "chat",
-        endless(CHAT_HEAD + chunk(b"event: text\n"), b"data: " + b"y" * 65530 + b"\n"),
+        trickling(CHAT_HEAD + chunk(b"event: text\n"), chunk(b"data: " + b"y" * 65530 + b"\n"), 0),
     ),
-    "endless-events": ("chat", endless(CHAT_HEAD, event("text", {"text": "z" * 1000}))),
+    "endless-events": ("chat", trickling(CHAT_HEAD, chunk(event("text", {"text": "z" * 1000})), 0)),
     "gzip-bomb-chat": ("chat", once(bomb(SSE["content-type"]))),
     "gzip-bomb-history": ("get", once(bomb("application/json"))),
     "huge-history": (
         "get",
-        endless(
+        trickling(
             head(200, {"content-type": "application/json"}, chunked=True)
             + chunk(b'{"messages": ["'),
-            b"w" * 65536,
+            chunk(b"w" * 65536),
+            0,
         ),
     ),
 }
@@ -318,86 +275,47 @@ async def test_a_history_is_read_up_to_the_values_cap_and_refused_past_it(
     assert caught.value.limit == cap - 1
 
 
-def many_keys(size: int) -> bytes:
-    return b"{" + b",".join(b'"k%d":0' % i for i in range(size // 12)) + b"}"
-
-
 # The shapes that grow most once decoded, as a JSON value of about `size` bytes. Before,
 # only `{` counted, and each was decoded whole (`[0],` grows 29 times its size).
 SHAPES: dict[str, Callable[[int], bytes]] = {
     "small arrays": partial(repeated, b"[0]"),
     "short strings": partial(repeated, b'"ab"'),
     "small numbers": partial(repeated, b"7"),
-    "many keys": many_keys,
+    "many keys": lambda size: b"{" + b",".join(b'"k%d":0' % i for i in range(size // 12)) + b"}",
     "deep nesting": partial(repeated, b"[" * 500 + b"]" * 500),
 }
 
 
-def history_answer(shape: str) -> Respond:
-    body = history_with(SHAPES[shape](LIMIT - 200))
-    assert len(body) < LIMIT  # under the byte limit, over the cap in values
-    assert most_values(body) > CAP
-    answer = response(200, body, {"content-type": "application/json"})
-    return once(answer)
-
-
-def stream_answer(shape: str) -> Respond:
-    # Citation events whose unmodelled field holds tiny values: three of them, under the
-    # byte limit together, over the cap in values.
-    data = b'{"citation":{"source":"a","x":' + SHAPES[shape](LIMIT // 4) + b"}}"
-    sent = chunk(b"event: citation\ndata: " + data + b"\n\n")
-    assert 3 * len(sent) < LIMIT
-    assert most_values(data) > CAP // 3
-    answer = head(200, SSE, chunked=True) + chunk(session("s1")) + 3 * sent + chunk(b"")
-    return once(answer)
-
-
-async def test_tiny_values_stop_a_history_before_it_is_decoded_and_a_stream_with_its_turn(
-    api: Api,
-) -> None:
-    streamed = ["small arrays", "short strings", "many keys"]
-    responders = {f"get {shape}": history_answer(shape) for shape in SHAPES}
-    responders |= {f"chat {shape}": stream_answer(shape) for shape in streamed}
-    with by_case(responders) as hostile:
-        for name in responders:
-            case = {"x-case": name}
-            client = api.client(
-                base_url=hostile.url, default_headers=case, max_retries=0, max_response_bytes=LIMIT
-            )
-            if name.startswith("get"):
-                with pytest.raises(ResponseTooLargeError) as caught:
-                    await api.session(client, "s1")
-                assert caught.value.limit == LIMIT, name
-                assert "JSON values" in str(caught.value), name
-                continue
-            _, error = await api.read(client)
-            assert isinstance(error, StreamTooLargeError), name
-            assert error.limit == LIMIT
-            assert "events and JSON values" in str(error)
-            assert error.turn.session_id == "s1"
-
-
-async def test_a_stream_of_more_events_than_the_cap_stops_with_its_partial_turn(
+async def test_tiny_values_or_many_events_stop_a_history_undecoded_and_a_stream_with_its_turn(
     api: Api, server: respx.MockRouter
 ) -> None:
-    # `{"text": "a"}`: the event, and 3 values (`{`, `:`, and the first): 4 a text event.
-    events = [session("s1")] + [text("a")] * (CAP // 4 + 10)
-    server.post(CHAT_URL).mock(side_effect=lambda r: sse_response(Body(events)))
-    _, error = await api.read(api.client(max_response_bytes=LIMIT))
-    assert isinstance(error, StreamTooLargeError)
-    assert "32,768 events and JSON values" in str(error)
-    assert error.turn.session_id == "s1"
-    assert 0 < len(error.turn.text) < CAP  # what came before the cap, kept
-
-
-async def test_a_small_limit_still_reads_a_small_body_of_many_values(
-    api: Api, server: respx.MockRouter
-) -> None:
-    body = history(500)  # 8.5 KB: 1,500 values, past 8,500 // 32 but under the floor
-    server.get(SESSION_PATH).mock(return_value=httpx.Response(200, content=body))
-    got = await api.session(api.client(max_response_bytes=len(body)), "s1")
-    assert len(got.messages[0].citations) == 500
-    assert most_values(body) < DEFAULTS.min_values
+    client = api.client(max_retries=0, max_response_bytes=LIMIT)
+    for shape, make in SHAPES.items():
+        body = history_with(make(LIMIT - 200))
+        assert len(body) < LIMIT  # under the byte limit, over the cap in values
+        assert most_values(body) > CAP
+        server.get(SESSION_PATH).mock(return_value=httpx.Response(200, content=body))
+        with pytest.raises(ResponseTooLargeError, match="JSON values") as caught:
+            await api.session(client, "s1")
+        assert caught.value.limit == LIMIT, shape
+    # Many events (`{"text": "a"}` is the event and 3 values), or citation events whose
+    # unmodelled field holds tiny values: three, under the byte limit, over the cap in values.
+    streams = {"many events": [text("a")] * (CAP // 4 + 10)}
+    for shape in ["small arrays", "short strings", "many keys"]:
+        data = b'{"citation":{"source":"a","x":' + SHAPES[shape](LIMIT // 4) + b"}}"
+        sent = b"event: citation\ndata: " + data + b"\n\n"
+        assert 3 * len(sent) < LIMIT
+        assert most_values(data) > CAP // 3
+        streams[shape] = [sent] * 3
+    for name, events in streams.items():
+        stream = Body([session("s1"), text("a"), *events])
+        server.post(CHAT_URL).mock(return_value=sse_response(stream))
+        _, error = await api.read(client)
+        assert isinstance(error, StreamTooLargeError), name
+        assert error.limit == LIMIT
+        assert "32,768 events and JSON values" in str(error)
+        assert error.turn.session_id == "s1"
+        assert 0 < len(error.turn.text) < CAP  # what came before the cap, kept
 
 
 def test_the_default_caps_keep_one_call_under_a_gibibyte() -> None:

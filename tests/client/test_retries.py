@@ -1,7 +1,7 @@
-"""Retries: which failures, how many times, and how long to wait (recorded, never slept); a chat
-POST is never sent twice once it may have reached the server. Then the decision alone
-(`after_failure`, `RetryPolicy.delay`, no I/O): at its edges, a closed client and a wait that
-would end exactly as the deadline does."""
+"""Retries: which failures, how many times, how long to wait (recorded, never slept); a chat
+POST is never sent twice once it may have reached the server. Then the decision alone, with
+no I/O (`after_failure`, `RetryPolicy.delay`), at its edges: a closed client, a wait that would
+end exactly as the deadline does."""
 
 from __future__ import annotations
 
@@ -69,16 +69,6 @@ RETRIED: list[tuple[str, Make, type[Exception]]] = [
 ]
 
 
-def _answer(make: Make) -> Callable[[httpx.Request], httpx.Response]:
-    def respond(request: httpx.Request) -> httpx.Response:
-        value = make()
-        if isinstance(value, Exception):
-            raise value
-        return value
-
-    return respond
-
-
 async def test_what_is_safe_to_send_again_is_retried_twice_then_succeeds_or_gives_up(
     api: Api, server: respx.MockRouter, sleeps: list[float]
 ) -> None:
@@ -90,7 +80,7 @@ async def test_what_is_safe_to_send_again_is_retried_twice_then_succeeds_or_give
         await api.request(api.client(), endpoint)
         assert route.call_count == 3, case
         route.reset()
-        route.mock(side_effect=_answer(make))
+        route.mock(side_effect=[make(), make(), make()])
         with pytest.raises(cls) as info:
             await api.request(api.client(), endpoint)
         assert type(info.value) is cls, case
@@ -135,10 +125,7 @@ async def test_max_retries_and_what_is_never_sent_twice(
     sleeps.clear()
     for endpoint, answer, cls in NOT_RETRIED:
         route = server.get(PATH) if endpoint == "session" else server.post(CHAT_URL)
-        if isinstance(answer, httpx.Response):
-            route.mock(return_value=answer)
-        else:
-            route.mock(side_effect=answer)
+        route.mock(side_effect=[answer])
         with pytest.raises(cls) as caught:
             await api.request(api.client(), endpoint)
         assert type(caught.value) is cls or cls is APIStatusError, answer
@@ -221,16 +208,6 @@ async def test_a_retry_after_is_waited_for_up_to_the_cap_if_the_time_left_allows
         route.reset()
 
 
-def test_backoff_is_capped_and_jittered(monkeypatch: pytest.MonkeyPatch) -> None:
-    policy = RetryPolicy(max_retries=20, initial_delay=0.5, max_delay=8.0)
-    error = httpx.ConnectError("x")
-    monkeypatch.setattr("random.random", lambda: 0.0)
-    delays = [policy.delay(error, n, repeatable=True) for n in range(7)]
-    assert delays == [0.5, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0]
-    monkeypatch.setattr("random.random", lambda: 0.999999)
-    assert policy.delay(error, 10, repeatable=True) == pytest.approx(6.0, abs=1e-4)
-
-
 def test_retry_policy_is_checked_by_the_options_table() -> None:
     with pytest.raises(ValueError, match="max_retries"):
         RetryPolicy(max_retries=-1)
@@ -243,7 +220,7 @@ def test_retry_policy_is_checked_by_the_options_table() -> None:
 # ------------------------------------------------------------------ the decision, without I/O
 
 
-def test_after_failure_past_the_deadline_is_the_deadlines_timeout() -> None:
+def test_past_the_deadline_or_after_close_a_failure_is_the_timeout_or_the_closed_error() -> None:
     broken = APIConnectionError("reset")
     late = started_call("get", -1)
     timed_out = after_failure(RetryPolicy(), late, httpx.ReadError("x"), broken, 0)
@@ -253,29 +230,31 @@ def test_after_failure_past_the_deadline_is_the_deadlines_timeout() -> None:
     # A status is its own error, even then.
     status = InternalServerError("down", status_code=503)
     assert after_failure(RetryPolicy(), late, httpx.Response(503), status, 0) is status
-
-
-def test_a_failure_after_the_client_closed_is_the_closed_error_whatever_it_was() -> None:
-    call = started_call()
-    call.guard.stop("closed")  # type: ignore[union-attr]
+    # A closed client's call: the closed error, whatever the failure; not a deadline's stop.
     for failure in (httpx.Response(503), httpx.ConnectError("x")):
-        error = InternalServerError("down", status_code=503)
-        step = after_failure(RetryPolicy(), call, failure, error, 0)
+        call = started_call()
+        call.guard.stop("closed")  # type: ignore[union-attr]
+        step = after_failure(RetryPolicy(), call, failure, status, 0)
         assert isinstance(step, ClientClosedError), failure
         assert str(step) == "the client was closed while the request was under way"
-    # Stopped by its deadline, it is not the closed error.
-    late = started_call()
-    late.guard.stop("deadline")  # type: ignore[union-attr]
-    step = after_failure(RetryPolicy(), late, httpx.ReadError("x"), APIConnectionError("r"), 0)
+    call = started_call()
+    call.guard.stop("deadline")  # type: ignore[union-attr]
+    step = after_failure(RetryPolicy(), call, httpx.ReadError("x"), APIConnectionError("r"), 0)
     assert not isinstance(step, ClientClosedError)
 
 
-def test_no_wait_that_ends_as_the_time_left_does(monkeypatch: pytest.MonkeyPatch) -> None:
-    policy = RetryPolicy(initial_delay=2.0)
+def test_backoff_is_capped_and_jittered_and_no_wait_ends_as_the_time_left_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    policy = RetryPolicy(max_retries=20, initial_delay=0.5, max_delay=8.0)
+    error = httpx.ConnectError("x")
+    monkeypatch.setattr("random.random", lambda: 0.999999)
+    assert policy.delay(error, 10, repeatable=True) == pytest.approx(6.0, abs=1e-4)
+    monkeypatch.setattr("random.random", lambda: 0.0)  # no jitter
+    delays = [policy.delay(error, n, repeatable=True) for n in range(7)]
+    assert delays == [0.5, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0]
     asks_5 = httpx.Response(503, headers={"retry-after": "5"})
     assert policy.delay(asks_5, 0, repeatable=True, time_left=5.0) is None
     assert policy.delay(asks_5, 0, repeatable=True, time_left=5.001) == 5.0
-    monkeypatch.setattr("random.random", lambda: 0.0)  # no jitter: the backoff is 2 s
-    broken = httpx.ReadError("x")
-    assert policy.delay(broken, 0, repeatable=True, time_left=2.0) is None
-    assert policy.delay(broken, 0, repeatable=True, time_left=2.001) == 2.0
+    assert policy.delay(error, 2, repeatable=True, time_left=2.0) is None  # the backoff: 2 s
+    assert policy.delay(error, 2, repeatable=True, time_left=2.001) == 2.0

@@ -1,11 +1,8 @@
 """The watchdog that fires every client's deadline alarms (in time order, never a cancelled
 one, on past one that fails; idle threads end; a forked child starts afresh), and the guards
 it fires: a stop shuts its response's socket down, and a socket that refuses is only logged,
-by the error's type (the check between chunks still stops the read).
-
-Each test makes a watchdog of its own (the process's, `thread_timer`, is shared), so that
-its thread and heap are the test's. Alarms are a few hundredths of a second off; the
-waits for them are generous bounds that only prove "does not hang".
+by the error's type. Each test has a watchdog of its own (the process's, `thread_timer`, is
+shared); the waits for alarms are generous bounds that only prove "does not hang".
 """
 
 from __future__ import annotations
@@ -27,7 +24,7 @@ from .conftest import no_alarm
 HANG = 5.0  # seconds: far past any alarm here
 
 
-def test_alarms_fire_in_time_order_never_a_cancelled_one_and_on_past_one_that_fails(
+def test_alarms_fire_in_time_order_never_a_cancelled_one_on_past_one_that_fails_or_sooner(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="silvia_client")
@@ -55,9 +52,7 @@ def test_alarms_fire_in_time_order_never_a_cancelled_one_and_on_past_one_that_fa
     assert len(failed) == 1
     assert failed[0].exc_info is not None
     assert isinstance(failed[0].exc_info[1], RuntimeError)
-
-
-def test_an_alarm_sooner_than_the_one_waited_for_wakes_the_thread() -> None:
+    # An alarm sooner than the one the thread waits for wakes it.
     watchdog = _Watchdog()
     cancel_far = watchdog.call_at(time.monotonic() + 600, lambda: None)
     started = threading.Event()
@@ -100,7 +95,7 @@ def in_a_forked_child(watchdog: _Watchdog) -> threading.Event:
     return parents
 
 
-def test_a_forked_child_starts_over_without_the_parents_alarms() -> None:
+def test_a_forked_child_starts_over_without_the_parents_alarms_and_a_held_lock() -> None:
     watchdog = _Watchdog()
     parents = in_a_forked_child(watchdog)
     lock = watchdog._fork_lock
@@ -113,19 +108,17 @@ def test_a_forked_child_starts_over_without_the_parents_alarms() -> None:
     assert not parents.is_set()
     assert watchdog._pid == os.getpid()
     assert watchdog._fork_lock is lock  # free at the fork: kept
-
-
-def test_a_fork_lock_held_at_the_fork_is_replaced_after_a_short_wait() -> None:
+    # A lock held at the fork (by a parent's thread) is replaced after a short wait.
     watchdog = _Watchdog()
     watchdog.FORK_LOCK_WAIT = 0.01
-    assert watchdog._fork_lock.acquire()  # held by a parent's thread when it forked
-    held = watchdog._fork_lock
+    lock = watchdog._fork_lock
+    assert lock.acquire()
     parents = in_a_forked_child(watchdog)
     fired = threading.Event()
     watchdog.call_at(time.monotonic(), fired.set)
     assert fired.wait(HANG)
     assert not parents.is_set()
-    assert watchdog._fork_lock is not held
+    assert watchdog._fork_lock is not lock
     # The new lock serves the next start over (in a child of the child).
     watchdog._pid = -1
     again = threading.Event()
@@ -179,7 +172,7 @@ def response(sock: object) -> httpx.Response:
     return httpx.Response(200, extensions={"network_stream": Stream(sock)})
 
 
-def test_a_stop_shuts_the_socket_down_also_one_that_came_after_it() -> None:
+def test_a_stop_shuts_the_socket_down_also_one_that_came_after_it_and_close_stops_all() -> None:
     watched = Sock()
     guard = Guard(no_alarm)
     guard.watch(response(watched))
@@ -191,6 +184,12 @@ def test_a_stop_shuts_the_socket_down_also_one_that_came_after_it() -> None:
     guard.stop("closed")
     guard.watch(response(came_late))  # stopped before the response came: shut at once
     assert came_late.shut == [socket.SHUT_RDWR]
+    # A client's close() stops every guard it tracks, and every one tracked after.
+    life = Lifecycle()
+    before = life.track(Guard(no_alarm))
+    life.close()
+    after = life.track(Guard(no_alarm))
+    assert (before.reason, after.reason) == ("closed", "closed")
 
 
 def test_a_released_guard_cancels_its_alarm_and_arms_none() -> None:
@@ -206,14 +205,6 @@ def test_a_released_guard_cancels_its_alarm_and_arms_none() -> None:
     guard.arm(5.0, "deadline")
     guard.release()
     assert (armed, cancelled) == ([5.0], [5.0])
-
-
-def test_closing_stops_every_guard_tracked_and_every_one_tracked_after() -> None:
-    life = Lifecycle()
-    before = life.track(Guard(no_alarm))
-    life.close()
-    after = life.track(Guard(no_alarm))
-    assert (before.reason, after.reason) == ("closed", "closed")
 
 
 def test_a_guard_without_a_socket_stops_silently_and_a_refusing_one_logs_its_type(
