@@ -1,19 +1,10 @@
 """Headless Chromium for tests: load a page from 127.0.0.1 and read it after its scripts ran.
 
-::
-
-    def test_a_page(chromium: Chromium) -> None:   # the fixture, through a conftest
-        page = chromium.load("<!doctype html>...")
-        page.dom        # the DOM as Chromium serialises it, once the page has settled
-        page.requests   # every path the page asked the server for, in order
-
-Pages are served over http from 127.0.0.1 (port 0), so relative links resolve as in a
-notebook or a web app. Chromium runs with `--dump-dom` and a virtual-time budget:
-timers, image errors and other events fire in virtual time, so a page's own scripts
-(and any that should not have run) have run when the DOM is read. A page reports
-what it found by writing it into its DOM (`report_script`, `read_report`). `OFFLINE`
-fails every host name at once (a page's CDN scripts) instead of waiting on DNS.
-Tests that use the fixture carry the `browser` marker (`.ci/run` runs them on one Python).
+`chromium.load(html)` (the fixture, through a conftest) gives a `Page`: its `dom` once
+settled, its `requests` (paths asked for, in order). Pages are served over http from
+127.0.0.1 so relative links resolve; `--dump-dom` with a virtual-time budget lets timers and
+events fire first. A page reports by writing into its DOM (`report_script`, `read_report`);
+`OFFLINE` fails every host name at once. Tests using it carry the `browser` marker.
 """
 
 from __future__ import annotations

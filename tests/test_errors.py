@@ -1,13 +1,9 @@
 """Every `SilviaError`: drawn in `errors.py`'s docstring as the classes make it, and pickled.
 
-A reader learns the exceptions from that drawing: a class added, moved or re-parented
-without it would leave it wrong unnoticed. An error raised in a `ProcessPoolExecutor`
-worker is pickled back to the parent; one that cannot be rebuilt (most take keyword-only
-arguments) broke the pool (`BrokenProcessPool`). Every subclass the package defines,
-built with a value for each argument, and the errors a real client raised (its token
-set, a server that echoes it), must come back from `pickle` and `deepcopy` with their
-type, message and every attribute (a stream error's partial `Turn` too, its targets
-included), and the pickles hold no token.
+An error raised in a `ProcessPoolExecutor` worker is pickled back: every subclass, built
+with a value for each argument, and the errors a real client raised must come back from
+`pickle` and `deepcopy` with type, message and attributes (a partial `Turn` with its
+targets too), and no pickle holds the token.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Types as a user's editor sees them: pyright on the package, the examples and a typed script.
 
-With pyright (the `types` extra; skipped, saying so, when it is not installed):
-`--verifytypes` scores the package's public types 100%, every public function and class
-documented (on a wheel, as `.ci/run` installs one); strict mode finds nothing in
-`examples/` nor in `tests/typed_user.py`. Then the typed script runs on the reference
-server: what it exercises is real (which error each status or fault raises:
-`tests/client/test_errors.py` and the stream's tests).
+With pyright (the `types` extra; else skipped): `--verifytypes` scores the installed wheel's
+public types 100%, all documented; strict mode finds nothing in `examples/` nor in
+`tests/typed_user.py`, which then runs on the reference server.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""A user's own script, strictly typed: the public names of design.md as an editor sees them.
+"""A user's own script, strictly typed (no `Any`, no cast): the public names as an editor sees them.
 
-Written as an integrator would, with no `Any` and no cast: the events matched one class
-at a time (`assert_never` proves the union closed), a target narrowed on `target.kind`
-to read its own attributes, every error caught by its own class. `tests/test_typed_user.py`
-checks it with pyright strict (as a user's editor does: `[tool.pyright]` in
-pyproject.toml) and runs it on the reference server.
+Events matched one class at a time and targets narrowed on `kind` (`assert_never` proves
+each union closed), every error caught by its own class. `tests/test_typed_user.py` checks
+it with pyright strict and runs it on the reference server.
 """
 
 from __future__ import annotations
@@ -372,9 +370,3 @@ def main() -> dict[str, list[str]]:
 
     out["async"] = asyncio.run(both())
     return out
-
-
-if __name__ == "__main__":
-    for part, lines in main().items():
-        print(f"== {part}")
-        print("\n".join(lines))
