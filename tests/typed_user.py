@@ -178,24 +178,15 @@ def caught(client: SilviaClient) -> str:
     except APIStatusError as error:
         request_id: str | None = error.request_id
         return f"APIStatusError {error.status_code} {error.error_type} {request_id}"
-    # Talking to the server went wrong otherwise.
-    except APITimeoutError:
-        return "APITimeoutError"
-    except APIConnectionError:
-        return "APIConnectionError"
     except UnexpectedResponseError as error:
         return f"UnexpectedResponseError {error.status_code} {error.content_type}"
     except ResponseTooLargeError as error:
         return f"ResponseTooLargeError {error.limit}"
-    except APIError:
-        return "APIError"
     # The stream broke off: what arrived is on `.turn`.
     except ServerStreamError as error:
         return f"ServerStreamError {error.error_type} after {len(error.turn.text)} characters"
-    except StreamDisconnectedError as error:
-        return f"StreamDisconnectedError complete={error.turn.complete}"
-    except StreamTimeoutError:
-        return "StreamTimeoutError"
+    except (StreamDisconnectedError, StreamTimeoutError) as error:
+        return f"{type(error).__name__} complete={error.turn.complete}"
     except StreamTooLargeError as error:
         return f"StreamTooLargeError {error.limit}"
     except IncompleteTurnError as error:
@@ -204,10 +195,9 @@ def caught(client: SilviaClient) -> str:
     except StreamError as error:
         ids: tuple[str | None, str | None] = (error.request_id, error.session_id)
         return f"StreamError {ids}"
-    except ConfigurationError:
-        return "ConfigurationError"
-    except SilviaError:
-        return "SilviaError"
+    # Talking to the server went wrong otherwise, or anything else of the SDK's.
+    except (APITimeoutError, APIConnectionError, ConfigurationError, APIError, SilviaError) as e:
+        return type(e).__name__
     turn_id: str | None = turn.request_id  # what to quote to support about this turn
     return f"ok complete={turn.complete} request id given={turn_id is not None}"
 
