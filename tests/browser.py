@@ -46,15 +46,6 @@ LAUNCH_TIMEOUT = 180  # seconds: a guard against a hung browser, not a bound on 
 REPORT_ID = "silvia-browser-report"
 
 
-def find_chromium() -> str | None:
-    """The path of a Chromium (or Chrome) on PATH, or None."""
-    for name in CANDIDATES:
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
 @dataclass(frozen=True)
 class Page:
     """A page as Chromium left it: its serialised DOM and the paths it requested."""
@@ -178,7 +169,7 @@ def read_report(page: Page) -> Any:
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Chromium]:
     """Headless Chromium: skipped when it is missing, a failure when it is missing under CI."""
-    path = find_chromium()
+    path = next(filter(None, map(shutil.which, CANDIDATES)), None)  # Chromium or Chrome
     if path is None:
         message = "Chromium is not installed (apt-get install chromium): browser tests not run"
         if os.environ.get("CI"):

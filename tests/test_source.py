@@ -46,14 +46,6 @@ def _is_private_name(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
-def _has_lone_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
 def _tool_of(module: str) -> str | None:
     return next((tool for tool in TOOLS if f"{module}.".startswith(f"{tool}.")), None)
 
@@ -116,7 +108,7 @@ class _Finder(ast.NodeVisitor):
         # getattr(model, "__pydantic_fields_set__") and its kind
         if isinstance(node.value, str) and node.value.startswith("__pydantic_"):
             self._say(node, repr(node.value))
-        if isinstance(node.value, str) and _has_lone_surrogate(node.value):
+        if isinstance(node.value, str) and any(0xD800 <= ord(c) < 0xE000 for c in node.value):
             self._say(node, "a string constant holds a lone surrogate")
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:

@@ -67,10 +67,6 @@ _interesting_strings = st.sampled_from(_interesting)
 texts = st.one_of(any_text, _interesting_strings)
 
 
-def lone_surrogate() -> st.SearchStrategy[str]:
-    return st.integers(0xD800, 0xDFFF).map(chr)
-
-
 # --------------------------------------------------------------------------- junk
 
 json_scalars = st.one_of(
@@ -83,23 +79,19 @@ json_scalars = st.one_of(
 )
 _keys = st.one_of(st.sampled_from(REAL_KEYS), any_text)
 
-json_like: st.SearchStrategy[Any] = st.recursive(
-    json_scalars,
-    lambda children: st.one_of(
-        st.lists(children, max_size=5),
-        st.dictionaries(_keys, children, max_size=5),
-    ),
-    max_leaves=16,
-)
 
-# Values of the wrong type for every field: everything JSON can hold.
-_wrong: st.SearchStrategy[Any] = st.recursive(
-    json_scalars,
-    lambda children: st.one_of(
-        st.lists(children, max_size=3), st.dictionaries(_keys, children, max_size=3)
-    ),
-    max_leaves=6,
-)
+def _json(size: int, leaves: int) -> st.SearchStrategy[Any]:
+    return st.recursive(
+        json_scalars,
+        lambda children: (
+            st.lists(children, max_size=size) | st.dictionaries(_keys, children, max_size=size)
+        ),
+        max_leaves=leaves,
+    )
+
+
+json_like = _json(5, 16)
+_wrong = _json(3, 6)  # values of the wrong type for every field: anything JSON holds
 
 
 def _junk_account_entry() -> st.SearchStrategy[Any]:

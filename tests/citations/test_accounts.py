@@ -178,14 +178,3 @@ def test_find_account_and_accounts() -> None:
     found_all = find_accounts(target, iter(ACCOUNTS))
     assert [None if f is None else f["name"] for f in found_all] == ["House", None, "Checking"]
     assert find_accounts(AccountTarget(B, "snaptrade"), ACCOUNTS) == [ACCOUNTS[1]]
-
-
-@PROPERTY
-@given(st.lists(st.integers(0, 16**12 - 1), unique=True, max_size=8))
-def test_every_candidate_finds_its_row(numbers: list[int]) -> None:
-    ids = [f"acct{n:012x}" for n in numbers]
-    accounts = [{"account_id": i, "name": str(n)} for n, i in enumerate(ids)]
-    for n, account_id in enumerate(ids):
-        found = find_account(AccountRef(account_id), accounts)
-        assert found is not None
-        assert found["name"] == str(n)
