@@ -117,23 +117,6 @@ def test_targets_rows_labels_and_links_hide_the_provider(
         assert _shown(ref) == _shown(ref_none)
 
 
-def test_rows_listing_hides_the_provider() -> None:
-    wire = {"kind": "account", "accountId": ID, "provider": "x"}
-    rows = [
-        {"source": "silvia://your-account/checking", "target": wire},
-        {"source": 7, "target": wire},  # a bad row holding a target
-        {"title": "no source", "target": {"kind": "accounts", "accounts": [wire]}},
-    ]
-    without = load_citations([_with_provider(r, None) for r in rows], Citation)
-    for provider in PROVIDER_NAMES:
-        with_p = load_citations([_with_provider(r, provider) for r in rows], Citation)
-        assert _shown(with_p) == _shown(without), provider
-        assert len(with_p.errors) == 2
-        for error, error_none in zip(with_p.errors, without.errors, strict=True):
-            assert _shown(error) == _shown(error_none), provider
-            assert provider not in repr(error) + error.reason
-
-
 # --------------------------------------------------------------------------- dumps
 
 
@@ -253,10 +236,12 @@ def test_validation_error_hides_the_provider() -> None:
                         assert provider not in str(error) + repr(error), case
 
 
-# --------------------------------------------------------------------------- logging
+# --------------------------------------------------------------------------- loading
 
 
-def test_targets_are_not_logged(caplog: pytest.LogCaptureFixture) -> None:
+def test_loading_rows_shows_no_provider_and_logs_no_target(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     url = "https://secret-doc.example/path"
     for provider in PROVIDER_NAMES:
         targets: list[dict[str, Any]] = [
@@ -266,7 +251,7 @@ def test_targets_are_not_logged(caplog: pytest.LogCaptureFixture) -> None:
             {"kind": "web", "url": url},
             {"kind": "account", "accountId": "a\ud800b-lone-surrogate", "provider": provider},
         ]
-        rows: list[Any] = ["junk"]
+        rows: list[Any] = ["junk", {"title": "no source", "target": targets[1]}]
         for target in targets:
             rows.append({"source": "silvia://your-account/x", "title": "X", "target": target})
             rows.append({"source": 7, "target": target})  # bad rows get logged about
@@ -279,8 +264,14 @@ def test_targets_are_not_logged(caplog: pytest.LogCaptureFixture) -> None:
                     resolve_citation(citation, web_url=BASE)
             for target in targets:
                 parse_citation_target(target)
-        assert result.errors  # the loader had something to say
-        assert caplog.records
+        # What a listing of the rows and their errors shows is what it shows without providers.
+        without = load_citations([_with_provider(row, None) for row in rows], MODELS[-1])
+        assert _shown(result) == _shown(without), provider
+        assert len(result.errors) == 7
+        for error, error_none in zip(result.errors, without.errors, strict=True):
+            assert _shown(error) == _shown(error_none), provider
+            assert provider not in repr(error) + error.reason
+        assert caplog.records  # the loader had something to say
         secrets = (ID, ID2, url, provider, "a\ud800b")
         for record in caplog.records:
             message = record.getMessage()
