@@ -2,9 +2,9 @@
 
 A generated module says so, and an edit on one side only fails the tool's check. The twins
 by hand (CONTRIBUTING, "Twins") are found by name (`AsyncX`/`X`, `_AsyncX`/`_SyncX` or `_X`,
-`aX` or `async_X`/`X`, classes, functions and methods), the async one made sync on its
-syntax tree, unparsed (no docstrings or comments), renamed, and compared statement by
-statement. A difference meant goes in `ALLOWED` with its reason, a twin whose async half
+`aX` or `async_X`/`X`, classes, functions and methods), the async one unparsed (no
+docstrings or comments), made sync by the generator's substitutions and the twins' names,
+and compared statement by statement. A difference meant goes in `ALLOWED` with its reason, a twin whose async half
 does more in `NOT_MIRRORED`; any other difference fails, and so does an entry matching nothing.
 """
 
@@ -27,11 +27,19 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "silvia_client"
 TOOL = ROOT / "tools" / "unasync.py"
 
-# Sync names of what async code calls, beside each twin's own name (found).
+
+def _tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("unasync_tool", TOOL)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# Sync names of what async code calls, beside the generator's substitutions and each
+# twin's own name (found).
 RENAMES: tuple[tuple[str, str], ...] = (
-    (r"\b__aenter__\b", "__enter__"),
-    (r"\b__aexit__\b", "__exit__"),
-    (r"\b__aiter__\b", "__iter__"),
     (r"\baiter_(?=\w)", "iter_"),  # aiter_bytes, aiter_raw, aiter_lines, aiter_sse
     (r"\baread\b", "read"),
     (r"\bhandle_async_request\b", "handle_request"),
@@ -117,41 +125,6 @@ def twin_renames(twins: list[Twin]) -> dict[str, str]:
 # -- making async code sync ------------------------------------------------------------
 
 
-class _Unasync(ast.NodeTransformer):
-    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.FunctionDef:
-        self.generic_visit(node)
-        fields = {field: getattr(node, field) for field in node._fields}
-        return ast.copy_location(ast.FunctionDef(**fields), node)
-
-    def visit_AsyncWith(self, node: ast.AsyncWith) -> ast.With:
-        self.generic_visit(node)
-        return ast.copy_location(ast.With(node.items, node.body, node.type_comment), node)
-
-    def visit_AsyncFor(self, node: ast.AsyncFor) -> ast.For:
-        self.generic_visit(node)
-        return ast.copy_location(
-            ast.For(node.target, node.iter, node.body, node.orelse, node.type_comment), node
-        )
-
-    def visit_comprehension(self, node: ast.comprehension) -> ast.comprehension:
-        self.generic_visit(node)
-        node.is_async = 0
-        return node
-
-    def visit_Await(self, node: ast.Await) -> ast.expr:
-        self.generic_visit(node)
-        return node.value
-
-    def visit_Subscript(self, node: ast.Subscript) -> ast.Subscript:
-        # `Generator` has a return type that `AsyncGenerator` has not.
-        self.generic_visit(node)
-        name = node.value.attr if isinstance(node.value, ast.Attribute) else None
-        name = node.value.id if isinstance(node.value, ast.Name) else name
-        if name == "AsyncGenerator" and isinstance(node.slice, ast.Tuple):
-            node.slice.elts.append(ast.Constant(None))
-        return node
-
-
 class _OneWith(ast.NodeTransformer):
     def visit_With(self, node: ast.With) -> ast.With:
         self.generic_visit(node)
@@ -183,12 +156,13 @@ def code_lines(source: str, dotted: str, renames: dict[str, str] | None = None) 
     node = _without_docstrings(_find(ast.parse(source), dotted))
     if renames is None:
         return _unparse(_OneWith().visit(node))
-    text = "\n".join(_unparse(_OneWith().visit(_Unasync().visit(node))))
+    # The generator's own substitutions, then the twins' names and what else they call.
+    text = "\n".join(map(UNASYNC_LINE, ast.unparse(node).splitlines()))
     for name, sync in renames.items():
         text = re.sub(rf"\b{name}\b", sync, text)
     for pattern, replacement in RENAMES:
         text = re.sub(pattern, replacement, text)
-    return text.splitlines()
+    return _unparse(_OneWith().visit(ast.parse(text)))
 
 
 # Python 3.10 prints a tuple it assigns to or loops over in parentheses; later ones do not.
@@ -249,6 +223,7 @@ NOT_MIRRORED = {
     "chains of continued prompts in order; `run_script` runs them one after another",
 }
 
+UNASYNC_LINE = _tool().unasync_line
 TWINS = all_twins()
 RENAMED = twin_renames(TWINS)
 
@@ -310,15 +285,6 @@ def test_every_twin_not_mirrored_is_a_twin_whose_halves_differ_and_says_why() ->
 
 
 # -- the generated I/O ----------------------------------------------------------------
-
-
-def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("unasync_tool", TOOL)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_an_edit_on_one_side_only_fails_the_check(
