@@ -35,6 +35,7 @@ from silvia_client.sessions import parse_session, read_session
 from silvia_client.sessions._history import _fast_session
 
 from .depth import examples
+from .test_sse import scalars
 
 # What pydantic's parser refuses or reads otherwise than `json.loads`, and a few plain numbers.
 SPECIAL = [
@@ -54,13 +55,6 @@ TARGETS = [
 ROW_KEYS = ["source", "title", "cited_text", "target", "offset", "type", "search_result_index", "x"]
 KEYS = [*ROW_KEYS, "kind", "url", "text", "citation", "citations", "sessionId", "error", "a"]
 
-scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=6)
-)
 leaves = st.sampled_from(SPECIAL) | scalars.map(json.dumps) | st.just('"s"')
 
 

@@ -29,10 +29,7 @@ from silvia_client.citations import _rows
 SUBCOMMAND_INTERFACE = {"register", "run"}
 LAZY_PACKAGES = (
     "silvia_client",
-    "silvia_client.chat",
-    "silvia_client.sessions",
-    "silvia_client.testing",
-    "silvia_client.qa",
+    *(f"silvia_client.{n}" for n in ("chat", "sessions", "testing", "qa")),
 )
 
 

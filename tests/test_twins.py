@@ -316,15 +316,3 @@ def test_an_edit_on_one_side_only_fails_the_check(
     ]
     assert tool.main([]) == 1  # generates again, and still names the orphan
     assert tool.run(check=True) == ["_sync/_orphan.py has no source in _async"]
-
-
-def test_the_substitutions_make_async_code_sync() -> None:
-    line = _tool().unasync_line
-    assert line("    async def __aenter__(self) -> Self:") == "    def __enter__(self) -> Self:"
-    assert line("        async for chunk in await self.aiter_raw():") == (
-        "        for chunk in self.iter_raw():"
-    )
-    assert line("x: AsyncGenerator[Pair, None] | None") == "x: Generator[Pair, None, None] | None"
-    assert line("async with AsyncSilviaClient() as client:") == "with SilviaClient() as client:"
-    assert line("asyncio.run(main)") == "asyncio.run(main)"  # whole words only
-    assert line("await response.aclose()") == "response.close()"

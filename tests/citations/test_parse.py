@@ -258,7 +258,7 @@ def _nest(depth: int, leaf: object, key: str | None = None) -> object:
 DEPTH = 20_000  # well past the interpreter's recursion limit, and past pydantic's
 
 
-def test_deeply_nested_value_at_each_field() -> None:
+def test_deeply_nested_value_at_each_field_and_inside_accounts() -> None:
     for key in REAL_KEYS:
         # Built once per shape for every kind (the parser must not change them).
         shapes = (_nest(DEPTH, None), _nest(DEPTH, "web", key))
@@ -273,9 +273,6 @@ def test_deeply_nested_value_at_each_field() -> None:
                 assert expected is not None
             for nested in shapes:
                 assert parse_citation_target({**VALID[kind], key: nested}) == expected, (key, kind)
-
-
-def test_deeply_nested_inside_accounts() -> None:
     entry_id = {"accountId": _nest(DEPTH, ID, "accountId"), "provider": "plaid"}
     entry_provider = {"accountId": ID, "provider": _nest(DEPTH, "plaid")}
     assert parse_citation_target({"kind": "accounts", "accounts": [entry_id]}) is None
