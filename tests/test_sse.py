@@ -16,7 +16,6 @@ from decimal import Decimal
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-import httpx
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -184,12 +183,6 @@ def test_events_come_out_as_soon_as_complete() -> None:
     assert parser.feed(b"\ndata: d\n") == []
     assert tuples(parser.feed(b"\n")) == [m("d")]
     assert parser.close() == []
-
-
-def test_a_declared_charset_is_ignored() -> None:
-    headers = {"content-type": "text/event-stream; charset=latin-1"}
-    response = httpx.Response(200, headers=headers, content="data: €ü日\n\n".encode())
-    assert read(response.iter_bytes()) == ([m("€ü日")], None)
 
 
 def test_the_error_says_the_limit_and_nothing_of_the_data_and_keeps_being_raised() -> None:
