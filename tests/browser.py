@@ -145,11 +145,8 @@ class Chromium:
 
 
 def report_script(expression: str) -> str:
-    """A `<script>` that, once the page has loaded and settled, writes `expression` as JSON.
-
-    `expression` is JavaScript evaluated then; `read_report` reads the value back.
-    Put it in the `<head>`, so it runs however the body turns out.
-    """
+    """A `<script>` (for the `<head>`) that, once the page has settled, writes the JavaScript
+    `expression`'s value as JSON, for `read_report`."""
     return (
         "<script>window.addEventListener('load', () => setTimeout(() => {"
         f"const out = document.createElement('pre'); out.id = '{REPORT_ID}';"

@@ -56,8 +56,7 @@ def test_every_public_error_is_drawn_under_its_parent_and_named_from_errors_py()
     for name in drawn:
         parent = next(b for b in errors[name].__mro__[1:] if issubclass(b, SilviaError))
         assert drawn[name] == parent.__name__, name
-    # A traceback names `module.Class` as a user imports it, not a private module it
-    # once lived in (`_errors_root`).
+    # A traceback names `module.Class` as a user imports it.
     homes = {getattr(errors_py, name).__module__ for name in errors_py.__all__}
     assert homes == {"silvia_client.errors"}
 
@@ -65,8 +64,7 @@ def test_every_public_error_is_drawn_under_its_parent_and_named_from_errors_py()
 # --------------------------------------------------------------------------- pickle
 
 TOKEN = "pickle-s3cret-token-0123456789"
-# Scenarios whose errors cover every way a client fails: statuses, an in-band error,
-# a drop, a stream without `done`, and a server that echoes the token.
+# Every way a client fails: statuses, an in-band error, a drop, no `done`, an echoed token.
 FAILING = (
     *("status-404", "status-429", "status-500", "fault-echo-token-401", "fault-echo-token"),
     *("fault-error-event", "fault-drop", "fault-no-done"),

@@ -24,8 +24,7 @@ import silvia_client
 import silvia_client.citations as citations
 from silvia_client.citations import _rows
 
-# Each `silvia` subcommand's module offers the same two functions, which the
-# command line's `__init__` calls by these names: one interface, many modules.
+# Every `silvia` subcommand's module offers these two (one interface, many modules).
 SUBCOMMAND_INTERFACE = {"register", "run"}
 LAZY_PACKAGES = (
     "silvia_client",
@@ -100,11 +99,9 @@ def test_a_name_a_package_lacks_is_an_attribute_error_naming_it() -> None:
 
 
 def test_what_loads_on_first_use_and_a_public_name_keeps_its_meaning() -> None:
-    # pydantic's model machinery is most of an import's cost; like `import pydantic`, the
-    # package leaves it until a citation model is first needed. The views load only when
-    # shown, even where the command line is built; pandas only for `to_pandas`. Then
-    # `silvia_client.qa.observe`, a function and the module defining it: importing the
-    # module does not replace the function. In a fresh interpreter.
+    # pydantic's models (most of an import's cost) wait for a citation model, the views
+    # for a view, pandas for `to_pandas`; importing the module `qa.observe` does not
+    # replace the function. In a fresh interpreter.
     code = (
         "import sys, silvia_client, silvia_client.cli\n"
         "silvia_client.cli.build_parser()\n"

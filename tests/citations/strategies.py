@@ -36,10 +36,8 @@ from silvia_client.citations import (
 
 from ..depth import PROFILE
 
-# Per-test settings objects, made after tests/conftest.py loaded the run's profile: its
-# example count (tests/depth.py says why), and no deadline (a loaded CI box is slow, not
-# wrong). The parser's never-raises fuzz searches further: the values that matter are
-# listed in the tests, the search is for what nobody listed.
+# The run's profile (tests/depth.py), no deadline; the never-raises fuzz searches further,
+# for what nobody listed.
 PROPERTY = settings(
     deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )
@@ -229,11 +227,8 @@ _anthropic_extras = st.fixed_dictionaries(
 def citation_rows(
     draw: st.DrawFn, *, target: st.SearchStrategy[Any] | None = None
 ) -> dict[str, Any]:
-    """A well-formed wire citation row: `source` a string, `title`/`cited_text` strings or null.
-
-    `target` is drawn from `target` (default: valid, malformed and junk targets,
-    or no `target` key at all, as in rows saved before targets existed).
-    """
+    """A well-formed wire row (`title`/`cited_text` strings or null), its `target` drawn from
+    `target` (default: valid, malformed, junk, or none, as rows saved before targets)."""
     row: dict[str, Any] = {"source": draw(sources)}
     row.update(draw(_anthropic_extras))
     for name in ("title", "cited_text"):

@@ -144,8 +144,7 @@ def test_every_link_is_http_or_an_encoded_account_page(
 
 
 def test_not_http_urls_are_no_url_and_no_link_even_hand_built() -> None:
-    # On the wire as any url-carrying kind (the property above), and in a hand-built
-    # target of each url type: never an http(s) URL, never a link.
+    # Never an http(s) URL: not parsed on the wire, and no link in a hand-built target.
     for url in NOT_HTTP_URLS:
         assert not is_http_url(url), url
         for kind in ("web", *URL_KINDS):

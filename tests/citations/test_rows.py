@@ -262,8 +262,7 @@ class _SaysOtherwise(dict):  # type: ignore[type-arg]
 
 
 def test_dict_subclass_rows() -> None:
-    # "Never fails the whole list for one bad row": a row that cannot even be read
-    # is a bad row like any other; the good rows around it are kept.
+    # A row that cannot even be read is a bad row like any other.
     rows = [_row(), RaisingDict(source="s"), _row()]
     result = load_citations(rows, Citation)
     assert len(result.citations) == 2
@@ -271,8 +270,7 @@ def test_dict_subclass_rows() -> None:
     (error,) = result.errors
     assert (error.index, error.reason) == (1, "unreadable row: RuntimeError")
     assert error.raw is rows[1]
-    # As `dict()` copies it (what it holds), whichever methods pydantic-core would call:
-    # older pydantic-core reads a dict subclass's storage, newer its `get` and `items`.
+    # Read as `dict()` copies it, whichever methods a pydantic-core version calls.
     row = _SaysOtherwise(_row({"kind": "web", "url": "https://e.example"}, offset=3))
     for model in MODELS:
         result = load_citations([row], model)

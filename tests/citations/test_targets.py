@@ -94,8 +94,7 @@ def test_targets_are_frozen_and_read_back_from_their_wire_form(target: CitationT
             setattr(target, name, "https://changed.example")
         with pytest.raises(AttributeError):
             delattr(target, name)
-    # Names that are not fields cannot be set either. (A frozen dataclass with
-    # slots raises TypeError here rather than FrozenInstanceError: a CPython quirk.)
+    # Nor names that are not fields (TypeError: frozen with slots, a CPython quirk).
     for name in {"kind", *ATTRIBUTES, "other"} - set(fields):
         with pytest.raises((AttributeError, TypeError)):
             setattr(target, name, "https://changed.example")
