@@ -71,14 +71,6 @@ FAILING = (
 )
 
 
-def _raised(scenario: str) -> SilviaError:
-    """The error one turn of `scenario` ends in, from a client whose token is set."""
-    client = ReferenceServer().client(token=TOKEN, max_retries=0)  # no backoff
-    with client, pytest.raises(SilviaError) as caught:
-        client.chat.send(f"/scenario {scenario} What do I owe on my cards?")
-    return caught.value
-
-
 def _every_error_class(root: type[SilviaError] = SilviaError) -> Iterator[type[SilviaError]]:
     """Every subclass of `root` the package defines (its modules imported first)."""
     packages = (silvia_client, silvia_client.citations, silvia_client.qa, silvia_client.testing)
@@ -134,7 +126,14 @@ def _assert_survives(error: SilviaError) -> bytes:
 
 @pytest.fixture(scope="module")
 def raised() -> list[SilviaError]:
-    return [_raised(scenario) for scenario in FAILING]
+    """The error one turn of each scenario ends in, from a client whose token is set."""
+    found = []
+    for scenario in FAILING:
+        client = ReferenceServer().client(token=TOKEN, max_retries=0)  # no backoff
+        with client, pytest.raises(SilviaError) as caught:
+            client.chat.send(f"/scenario {scenario} What do I owe on my cards?")
+        found.append(caught.value)
+    return found
 
 
 @pytest.fixture(scope="module")

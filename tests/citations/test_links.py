@@ -378,7 +378,6 @@ def test_a_lone_surrogate_or_a_dot_segment_is_an_invalid_account_id(
         assert str(info.value) == (
             "an account id of '.' or '..' would be a dot segment, which leaves /accounts/"
         )
-        assert isinstance(info.value, (SilviaError, ValueError))
         assert encode_uri_component(account_id) == account_id  # the escaping itself stays exact
 
 
