@@ -155,28 +155,14 @@ def code_lines(source: str, dotted: str, renames: dict[str, str] | None = None) 
     """The definition `dotted` of `source` as compared: made sync when `renames` is given."""
     node = _without_docstrings(_find(ast.parse(source), dotted))
     if renames is None:
-        return _unparse(_OneWith().visit(node))
+        return ast.unparse(_OneWith().visit(node)).splitlines()
     # The generator's own substitutions, then the twins' names and what else they call.
     text = "\n".join(map(UNASYNC_LINE, ast.unparse(node).splitlines()))
     for name, sync in renames.items():
         text = re.sub(rf"\b{name}\b", sync, text)
     for pattern, replacement in RENAMES:
         text = re.sub(pattern, replacement, text)
-    return _unparse(_OneWith().visit(ast.parse(text)))
-
-
-# Python 3.10 prints a tuple it assigns to or loops over in parentheses; later ones do not.
-_TUPLE_TARGETS = (
-    re.compile(r"^(\s*)\(([^()]*)\)(?= = )"),
-    re.compile(r"(\bfor )\(([^()]*)\)(?= in )"),
-)
-
-
-def _unparse(node: ast.AST) -> list[str]:
-    lines = ast.unparse(node).splitlines()
-    for pattern in _TUPLE_TARGETS:
-        lines = [pattern.sub(r"\1\2", line) for line in lines]
-    return lines
+    return ast.unparse(_OneWith().visit(ast.parse(text))).splitlines()
 
 
 def differences(source: str, twin: Twin, renames: dict[str, str]) -> list[Hunk]:
