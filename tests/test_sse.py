@@ -107,7 +107,6 @@ CASES: list[tuple[str, bytes, list[Ev]]] = [
     ("UTF-8", "event: €\ndata: 日本 😀\n\n".encode(), [m("日本 😀", event="€")]),
     ("invalid UTF-8", b"data: a\xffb\xe2\x82\n\n", [m("a\ufffdb\ufffd")]),
     ("truncated UTF-8 at the end", b"data: a\n\n\xe2\x82", [m("a")]),
-    # No phantom events.
     ("comment after id", b"id: 1\ndata: a\n\n: ping\n\n:\n\ndata: b\n\n",
      [m("a", "1"), m("b", "1")]),
     ("id alone sticks", b"id: 9\n\ndata: a\n\n", [m("a", "9")]),
@@ -132,16 +131,13 @@ LIMIT_CASES: list[tuple[str, bytes, int, Outcome]] = [
     # One line: "data: " and 10 bytes is 16, the limit; then one byte more.
     ("line at the limit", b"data: 0123456789\n\n", 16, ([m("0123456789")], None)),
     ("line one over", b"data: a\n\ndata: 0123456789x\n\n", 16, ([m("a")], 16)),
-    # Bytes, not characters: "é" is two bytes, "😀" four.
     ("two-byte characters at the limit", "data: éééé\n\n".encode(), 14, ([m("éééé")], None)),
     ("two-byte characters one over", "data: ééééé\n\n".encode(), 15, ([], 15)),
     ("four-byte characters one over", "data: 😀😀\n\n".encode(), 13, ([], 13)),
-    # A comment or an unknown field counts as any line does.
     ("comment over", b"data: a\n\n: " + b"p" * 20 + b"\n", 16, ([m("a")], 16)),
     # Many short lines: 8 x "aaa" joined by LF is 31 bytes; each line is 9.
     ("data at the limit", b"data: aaa\n" * 8 + b"\n", 31, ([m("aaa\n" * 7 + "aaa")], None)),
     ("data one over", b"data: x\n\n" + b"data: aaa\n" * 8 + b"\n", 30, ([m("x")], 30)),
-    # Over the limit before its blank line arrives, or with none at all.
     ("data over, never ended", b"data: aaa\n" * 8, 30, ([], 30)),
     # The count starts afresh after an event: the second is at the limit, not over.
     ("the next event's data at the limit", b"data: x\n\n" + b"data: aaa\n" * 8 + b"\n", 31,
@@ -152,13 +148,11 @@ LIMIT_CASES: list[tuple[str, bytes, int, Outcome]] = [
     # ...and an event after one dispatched is counted from its first line.
     ("counted from the first line", b"data: a\n\ndata: 0123456789\ndata: 0123456789\n", 20,
      ([m("a")], 20)),
-    # Other events do not add up: each is within the limit.
     ("events each within", b"data: 0123456789\n\n" * 5, 16, ([m("0123456789")] * 5, None)),
     # A line not ended at all, over the limit: raised, though it would never be read.
     ("unended line over", b"data: a\n\ndata: " + b"z" * 20, 16, ([m("a")], 16)),
     # A line of fewer bytes than a BOM, over the limit: raised, as any line over it.
     ("a short line over a tiny limit", b"ab", 1, ([], 1)),
-    # A limit of 0 lets blank lines through, and nothing else.
     ("zero", b"\n\r\n\r", 0, ([], None)),
     ("zero, a comment", b"\n:\n", 0, ([], 0)),
 ]  # fmt: skip

@@ -27,6 +27,7 @@ from silvia_client.citations import (
     CardDocumentTarget,
     Citation,
     CitationTarget,
+    InlineCitation,
     MarketDataTarget,
     MortgageReferenceTarget,
     PortfolioTarget,
@@ -45,6 +46,7 @@ FUZZ = settings(PROPERTY, max_examples={"dev": 10, "mutation": 500}.get(PROFILE,
 
 # --------------------------------------------------------------------------- constants
 
+MODELS = (Citation, InlineCitation)  # the two row models
 URL_KINDS = ("tax_reference", "card_document", "mortgage_reference")
 KINDS = ("web", *URL_KINDS, "market_data", "analysis", "account", "accounts", "portfolio")
 PROVIDER_NAMES = ("plaid", "manual", "snaptrade")

@@ -27,7 +27,6 @@ from silvia_client.citations import (
     AccountTarget,
     CardDocumentTarget,
     Citation,
-    InlineCitation,
     InvalidAccountIdError,
     MarketDataTarget,
     MortgageReferenceTarget,
@@ -48,6 +47,7 @@ from .strategies import (
     DOT_SEGMENTS,
     ID,
     ID2,
+    MODELS,
     PROPERTY,
     PROVIDER_NAMES,
     SURROGATES,
@@ -57,7 +57,6 @@ from .strategies import (
     targets,
 )
 
-MODELS = (Citation, InlineCitation)
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 # Scheme-shaped strings that are not http(s) URLs: each would be a script, another
 # protocol, or a backslash form a browser may read as a URL of its own choosing.

@@ -29,7 +29,6 @@ from silvia_client.citations import (
     AccountTarget,
     Citation,
     CitationTarget,
-    InlineCitation,
     load_citations,
     parse_citation_target,
     resolve_citation,
@@ -39,6 +38,7 @@ from .strategies import (
     BASE,
     ID,
     ID2,
+    MODELS,
     PROPERTY,
     PROVIDER_NAMES,
     account_bearing_targets,
@@ -48,8 +48,6 @@ from .strategies import (
     cite,
     every_key,
 )
-
-MODELS = (Citation, InlineCitation)
 
 
 def _with_provider(wire: Any, provider: str | None) -> Any:

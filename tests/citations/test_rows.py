@@ -26,6 +26,7 @@ from silvia_client.citations import (
 
 from .strategies import (
     ID,
+    MODELS,
     PROPERTY,
     RaisingDict,
     bad_citation_rows,
@@ -35,7 +36,6 @@ from .strategies import (
     targets,
 )
 
-MODELS = (Citation, InlineCitation)
 WIRE = {"include_provider": True}  # the full wire form: a dump asks for the provider by name
 
 
