@@ -28,17 +28,14 @@ import pytest
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 # Nothing leaves the machine: no sync, updates, field trials or QUIC; a profile of its own.
 FLAGS = (
-    "--headless",
-    "--no-sandbox",  # the tests run as root in CI
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-quic",
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-extensions",
+    *(
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+    ),  # no sandbox: CI runs as root
+    *("--disable-quic", "--no-first-run", "--no-default-browser-check", "--disable-sync"),
+    *("--disable-background-networking", "--disable-component-update", "--disable-extensions"),
     "--virtual-time-budget=10000",  # virtual milliseconds for the page to settle
 )
 OFFLINE = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
