@@ -136,16 +136,11 @@ def raised() -> list[SilviaError]:
     return found
 
 
-@pytest.fixture(scope="module")
-def partial_turn(raised: list[SilviaError]) -> Turn:
-    """A partial turn with citations and their targets, as a stream error carries it."""
-    [error] = [error for error in raised if isinstance(error, IncompleteTurnError)]
-    assert error.turn.citations
-    assert error.turn.sources
-    return error.turn
-
-
-def test_every_silvia_error_class_survives_pickle_and_deepcopy(partial_turn: Turn) -> None:
+def test_every_silvia_error_class_survives_pickle_and_deepcopy(raised: list[SilviaError]) -> None:
+    # A partial turn with citations and their targets, as a stream error carries it.
+    [partial] = [error for error in raised if isinstance(error, IncompleteTurnError)]
+    assert partial.turn.citations
+    assert partial.turn.sources
     values: dict[str, Any] = {
         "message": "boom",
         "status_code": 418,
@@ -157,7 +152,7 @@ def test_every_silvia_error_class_survives_pickle_and_deepcopy(partial_turn: Tur
         "content_type": "text/html",
         "limit": 1024,
         "line": 3,
-        "turn": partial_turn,
+        "turn": partial.turn,
     }
     classes: list[type[SilviaError]] = [SilviaError, *_every_error_class()]
     assert {"NotFoundError", "ServerStreamError", "RecordingFormatError"} <= {

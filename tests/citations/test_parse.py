@@ -327,10 +327,6 @@ class _HostileKey:
         return False
 
 
-class _Kind(str):
-    pass
-
-
 def test_hostile_mappings_and_strings_give_none() -> None:
     for kind, fields in [("web", {"url": "https://e.com"}), ("account", {"accountId": ID})]:
         assert parse_citation_target(RaisingDict(kind=kind, **fields)) is None, kind
@@ -346,7 +342,7 @@ def test_hostile_mappings_and_strings_give_none() -> None:
     ):
         result = parse_citation_target(value)
         assert result is None or all(type(v) is str for v in result.to_wire().values())
-    assert parse_citation_target({"kind": _Kind("portfolio")}) is None
+    assert parse_citation_target({"kind": _Str("portfolio")}) is None
     keyed = {_HostileKey(): 1, "kind": "web", "url": "https://example.com"}
     _HostileKey.armed = True
     try:
