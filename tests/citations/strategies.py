@@ -94,20 +94,16 @@ json_like = _json(5, 16)
 _wrong = _json(3, 6)  # values of the wrong type for every field: anything JSON holds
 
 
-def _junk_account_entry() -> st.SearchStrategy[Any]:
-    entry = st.fixed_dictionaries(
-        {},
-        optional={"accountId": st.one_of(_wrong, account_ids), "provider": _providers_or_junk},
-    )
-    return st.one_of(entry, _wrong)
-
-
 account_ids = st.one_of(
     st.from_regex(r"[A-Za-z0-9_-]{16,40}", fullmatch=True),
     st.text(alphabet=any_char, min_size=1, max_size=24),
 )
 providers = st.sampled_from((*PROVIDER_NAMES, None))
 _providers_or_junk = st.one_of(providers, _wrong)
+_wire_ref = st.fixed_dictionaries({"accountId": account_ids, "provider": providers})
+_junk_ref = st.fixed_dictionaries(
+    {}, optional={"accountId": st.one_of(_wrong, account_ids), "provider": _providers_or_junk}
+)
 
 target_junk: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries(
     {"kind": st.one_of(st.sampled_from(KINDS), _wrong)},
@@ -116,7 +112,7 @@ target_junk: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries(
         "ticker": _wrong,
         "accountId": st.one_of(_wrong, account_ids),
         "provider": _providers_or_junk,
-        "accounts": st.one_of(_wrong, st.lists(_junk_account_entry(), max_size=4)),
+        "accounts": st.one_of(_wrong, st.lists(_junk_ref | _wrong, max_size=4)),
     },
 )
 
@@ -154,10 +150,6 @@ targets: st.SearchStrategy[CitationTarget] = st.one_of(
 )
 
 
-def _wire_ref() -> st.SearchStrategy[dict[str, Any]]:
-    return st.fixed_dictionaries({"accountId": account_ids, "provider": providers})
-
-
 # Canonical wire dicts, written out by hand rather than through `to_wire()`:
 # exactly the shape `types/chat.ts` gives, every field present.
 canonical_wire_targets: st.SearchStrategy[dict[str, Any]] = st.one_of(
@@ -172,7 +164,7 @@ canonical_wire_targets: st.SearchStrategy[dict[str, Any]] = st.one_of(
         {"kind": st.just("account"), "accountId": account_ids, "provider": providers}
     ),
     st.fixed_dictionaries(
-        {"kind": st.just("accounts"), "accounts": st.lists(_wire_ref(), min_size=1, max_size=6)}
+        {"kind": st.just("accounts"), "accounts": st.lists(_wire_ref, min_size=1, max_size=6)}
     ),
     st.fixed_dictionaries({"kind": st.just("portfolio")}),
 )

@@ -78,7 +78,6 @@ NOT_LINK_SOURCES = [
     *("/accounts/abc", "silvia://your-portfolio", "https://exa mple.com", "https://"),
 ]
 WEBS = ["", BASE, BASE + "/app/"]  # no origin, an origin, one with a path
-HAND_BUILT = (WebTarget, TaxReferenceTarget, CardDocumentTarget, MortgageReferenceTarget)
 
 
 def _hostile_rows() -> list[dict[str, Any]]:
@@ -148,7 +147,12 @@ def test_not_http_urls_are_no_url_and_no_link_even_hand_built() -> None:
         assert not is_http_url(url), url
         for kind in ("web", *URL_KINDS):
             assert parse_citation_target({"kind": kind, "url": url}) is None, (kind, url)
-        for target_type in HAND_BUILT:
+        for target_type in (
+            WebTarget,
+            TaxReferenceTarget,
+            CardDocumentTarget,
+            MortgageReferenceTarget,
+        ):
             target = target_type(url)
             citation = Citation(source=url, title="T").model_copy(update={"target": target})
             assert citation.target is target
