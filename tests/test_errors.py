@@ -61,8 +61,6 @@ def test_every_public_error_is_drawn_under_its_parent_and_named_from_errors_py()
     assert homes == {"silvia_client.errors"}
 
 
-# --------------------------------------------------------------------------- pickle
-
 TOKEN = "pickle-s3cret-token-0123456789"
 # Every way a client fails: statuses, an in-band error, a drop, no `done`, an echoed token.
 FAILING = (

@@ -206,9 +206,6 @@ def test_what_each_rule_allows() -> None:
     assert _finder(frozen, "silvia_client.citations._targets").found == []
 
 
-# --------------------------------------------------------------------------- import circles
-
-
 def test_no_module_is_imported_back_by_what_it_imports() -> None:
     graph = grimp.build_graph("silvia_client", exclude_type_checking_imports=True, cache_dir=None)
     circles = {

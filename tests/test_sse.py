@@ -288,8 +288,6 @@ def test_the_decoder_reads_by_the_book_cut_anywhere(
     assert read(chunks, limit) == expected
 
 
-# --------------------------------------------------------------------------- JSON
-
 scalars = (
     st.none()
     | st.booleans()

@@ -216,9 +216,6 @@ def test_only_the_kinds_own_fields_matter_and_the_input_is_left_alone(
     assert expected.to_wire() == snapshot
 
 
-# --------------------------------------------------------------------------- never raises
-
-
 @FUZZ
 @given(any_target_value)
 def test_never_raises_over_json_like_values(value: Any) -> None:
@@ -289,9 +286,6 @@ def test_large_values() -> None:
     many: dict[str, object] = {f"k{i}": i for i in range(50_000)}
     many.update({"kind": "account", "accountId": ID, "provider": "manual"})
     assert parse_citation_target(many) == AccountTarget(ID, "manual")
-
-
-# --------------------------------------------------------------------------- hostile mappings
 
 
 class _RecursionDict(dict):  # type: ignore[type-arg]

@@ -99,9 +99,6 @@ def test_targets_rows_labels_and_links_hide_the_provider(
         assert _shown(ref) == _shown(ref_none)
 
 
-# --------------------------------------------------------------------------- dumps
-
-
 # JSON values (no NaN: a row must equal itself) whose objects often hold a `provider`.
 _extra_values: st.SearchStrategy[Any] = st.recursive(
     st.none()
@@ -167,8 +164,6 @@ def test_a_tuple_extra_stays_a_tuple_without_its_providers() -> None:
     assert citation.model_dump(context={"include_provider": True})["trace"] == trace
 
 
-# --------------------------------------------------------------------------- exceptions
-
 BAD_ROWS: list[dict[str, Any]] = [
     {"source": 7},
     {"title": "no source"},
@@ -208,9 +203,6 @@ def test_validation_error_hides_the_provider() -> None:
                             assert str(error) == str(error_none), case
                             assert repr(error) == repr(error_none), case
                         assert provider not in str(error) + repr(error), case
-
-
-# --------------------------------------------------------------------------- loading
 
 
 def test_loading_rows_shows_no_provider_and_logs_no_target(

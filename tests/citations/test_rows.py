@@ -148,9 +148,6 @@ def test_citations_are_frozen_and_inline_ones_keep_their_offset() -> None:
     assert InlineCitation.model_validate(_row()).offset is None
 
 
-# --------------------------------------------------------------------------- load_citations
-
-
 @PROPERTY
 @given(
     st.lists(
