@@ -278,6 +278,7 @@ def test_web_url_defaults_to_silvia_web_url_and_must_be_http(
         with pytest.raises(ConfigurationError, match=r"^web_url must be an absolute http"):
             resolve_citation(citation, web_url=web)
     assert resolve_citation(citation).href == f"/accounts/{ID}"
+    assert web_origin(None) == ""  # SILVIA_WEB_URL unset: "", not None
     monkeypatch.setenv("SILVIA_WEB_URL", BASE)
     assert resolve_citation(citation).href == f"{BASE}/accounts/{ID}"
     other = "http://other.example"
