@@ -1,19 +1,10 @@
 """Headless Chromium for tests: load a page from 127.0.0.1 and read it after its scripts ran.
 
-::
-
-    def test_a_page(chromium: Chromium) -> None:   # the fixture, through a conftest
-        page = chromium.load("<!doctype html>...")
-        page.dom        # the DOM as Chromium serialises it, once the page has settled
-        page.requests   # every path the page asked the server for, in order
-
-Pages are served over http from 127.0.0.1 (port 0), so relative links resolve as in a
-notebook or a web app. Chromium runs with `--dump-dom` and a virtual-time budget:
-timers, image errors and other events fire in virtual time, so a page's own scripts
-(and any that should not have run) have run when the DOM is read. A page reports
-what it found by writing it into its DOM (`report_script`, `read_report`). `OFFLINE`
-fails every host name at once (a page's CDN scripts) instead of waiting on DNS.
-Tests that use the fixture carry the `browser` marker (`.ci/run` runs them on one Python).
+`chromium.load(html)` (the fixture, through a conftest) gives a `Page`: its `dom` once
+settled, its `requests` (paths asked for, in order). Pages are served over http from
+127.0.0.1 so relative links resolve; `--dump-dom` with a virtual-time budget lets timers and
+events fire first. A page reports by writing into its DOM (`report_script`, `read_report`);
+`OFFLINE` fails every host name at once. Tests using it carry the `browser` marker.
 """
 
 from __future__ import annotations
@@ -37,31 +28,19 @@ import pytest
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 # Nothing leaves the machine: no sync, updates, field trials or QUIC; a profile of its own.
 FLAGS = (
-    "--headless",
-    "--no-sandbox",  # the tests run as root in CI
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-quic",
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-extensions",
+    *(
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+    ),  # no sandbox: CI runs as root
+    *("--disable-quic", "--no-first-run", "--no-default-browser-check", "--disable-sync"),
+    *("--disable-background-networking", "--disable-component-update", "--disable-extensions"),
     "--virtual-time-budget=10000",  # virtual milliseconds for the page to settle
 )
 OFFLINE = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
 LAUNCH_TIMEOUT = 180  # seconds: a guard against a hung browser, not a bound on speed
 REPORT_ID = "silvia-browser-report"
-
-
-def find_chromium() -> str | None:
-    """The path of a Chromium (or Chrome) on PATH, or None."""
-    for name in CANDIDATES:
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
 
 
 @dataclass(frozen=True)
@@ -163,11 +142,8 @@ class Chromium:
 
 
 def report_script(expression: str) -> str:
-    """A `<script>` that, once the page has loaded and settled, writes `expression` as JSON.
-
-    `expression` is JavaScript evaluated then; `read_report` reads the value back.
-    Put it in the `<head>`, so it runs however the body turns out.
-    """
+    """A `<script>` (for the `<head>`) that, once the page has settled, writes the JavaScript
+    `expression`'s value as JSON, for `read_report`."""
     return (
         "<script>window.addEventListener('load', () => setTimeout(() => {"
         f"const out = document.createElement('pre'); out.id = '{REPORT_ID}';"
@@ -187,7 +163,7 @@ def read_report(page: Page) -> Any:
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Chromium]:
     """Headless Chromium: skipped when it is missing, a failure when it is missing under CI."""
-    path = find_chromium()
+    path = next(filter(None, map(shutil.which, CANDIDATES)), None)  # Chromium or Chrome
     if path is None:
         message = "Chromium is not installed (apt-get install chromium): browser tests not run"
         if os.environ.get("CI"):

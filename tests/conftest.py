@@ -7,19 +7,14 @@ from hypothesis import HealthCheck, settings
 
 from .depth import DEV_EXAMPLES, PROFILE
 
-# tools/mutation.py runs the tests against hundreds of mutants (`--hypothesis-profile
-# mutation`): fewer examples, the same ones every run so that scores compare, and no
-# database carrying one mutant's failing example into the next one's run. No deadline:
-# mutmut calls every mutated function through a wrapper, which slows it down.
+# tools/mutation.py's profile: few examples, the same each run (scores compare), no
+# database carrying one mutant's failure into the next, no deadline (mutmut's wrapper is slow).
 settings.register_profile(
     "mutation", max_examples=50, derandomize=True, database=None, deadline=None
 )
 
-# Every other run (`HYPOTHESIS_PROFILE`: "ci", the default, or "dev"; the example counts
-# are tests/depth.py's) shares two cores with three other workers in `.ci/run`: a draw or
-# an example may take longer there than hypothesis's defaults allow (200 ms an example, a
-# second for the first draws) without anything being wrong, and a test must not fail for it.
-# A bare `@given`'s examples: tests/depth.py says why.
+# The others share two cores with other workers in `.ci/run`: no deadline, no too_slow
+# health check (slow is not wrong). Example counts: tests/depth.py.
 for _name, _examples in (("ci", 50), ("dev", DEV_EXAMPLES)):
     settings.register_profile(
         _name,

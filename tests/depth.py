@@ -1,12 +1,9 @@
 """How many examples a hypothesis test runs, by the run's profile (`HYPOTHESIS_PROFILE`).
 
-Unset or "ci", the main run: at most `CI_EXAMPLES` a test, 50 a bare `@given` or a
-citation property (the depth at which `tools/mutation.py` kills or lists every mutant,
-with room to spare for a search that changes every run). "dev", `.ci/run`'s other
-Pythons and lowest versions (and a quick run by hand): 10, since those runs look for
-what an interpreter or a dependency's version changes, which the listed examples and
-the first draws reach. "mutation", `tools/mutation.py`: at most 50. A test's own
-`@settings(max_examples=...)` overrides the profile's, so it takes it through `examples()`.
+"ci" (the default): at most `CI_EXAMPLES` a test, 50 a bare `@given` or a citation
+property (where `tools/mutation.py` kills or lists every mutant, with room to spare).
+"dev" (other Pythons, lowest pins, by hand): 10, enough for what a version changes.
+"mutation": at most 50. A test's own `max_examples` goes through `examples()`.
 """
 
 from __future__ import annotations

@@ -88,11 +88,8 @@ def _read_request(sock: socket.socket) -> Request | None:
 
 
 class HostileServer:
-    """Runs `respond` for every request, on a free port, in background threads.
-
-    `requests` lists what arrived, in order. Connections are kept alive unless `respond`
-    closes them.
-    """
+    """Runs `respond` for every request (`requests`, in order), on a free port, in threads;
+    a connection is kept alive unless `respond` closes it."""
 
     def __init__(self, respond: Respond) -> None:
         self._respond = respond

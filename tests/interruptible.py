@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import sys
 
-# A shell starts a background job with SIGINT ignored, and an ignored signal stays
-# ignored across exec, so Python in the child would never raise KeyboardInterrupt
-# (a CI run started with `&` saw the command finish its turn and exit 0). The child
-# puts Python's own handler back before the command starts.
+# A shell starts a background job with SIGINT ignored, inherited across exec (a CI run
+# started with `&` never saw KeyboardInterrupt): the child puts Python's handler back.
 _RUN = (
     "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
     "runpy.run_module('silvia_client', run_name='__main__', alter_sys=True)"

@@ -1,8 +1,5 @@
-"""How the tests drive the one SSE decoder (`silvia_client._sse.SSEDecoder`).
-
-The SDK feeds it from one loop (`_async/_stream.py`), sync and async alike; the
-tests feed it chunk lists, so that small loop lives here, not in the package.
-"""
+"""How the tests drive the SSE decoder (`_sse.SSEDecoder`): chunk lists, fed as the
+stream's loop (`_async/_stream.py`) feeds it."""
 
 from __future__ import annotations
 

@@ -1,13 +1,9 @@
 """Every `SilviaError`: drawn in `errors.py`'s docstring as the classes make it, and pickled.
 
-A reader learns the exceptions from that drawing: a class added, moved or re-parented
-without it would leave it wrong unnoticed. An error raised in a `ProcessPoolExecutor`
-worker is pickled back to the parent; one that cannot be rebuilt (most take keyword-only
-arguments) broke the pool (`BrokenProcessPool`). Every subclass the package defines,
-built with a value for each argument, and the errors a real client raised (its token
-set, a server that echoes it), must come back from `pickle` and `deepcopy` with their
-type, message and every attribute (a stream error's partial `Turn` too, its targets
-included), and the pickles hold no token.
+An error raised in a `ProcessPoolExecutor` worker is pickled back: every subclass, built
+with a value for each argument, and the errors a real client raised must come back from
+`pickle` and `deepcopy` with type, message and attributes (a partial `Turn` with its
+targets too), and no pickle holds the token.
 """
 
 from __future__ import annotations
@@ -60,29 +56,17 @@ def test_every_public_error_is_drawn_under_its_parent_and_named_from_errors_py()
     for name in drawn:
         parent = next(b for b in errors[name].__mro__[1:] if issubclass(b, SilviaError))
         assert drawn[name] == parent.__name__, name
-    # A traceback names `module.Class` as a user imports it, not a private module it
-    # once lived in (`_errors_root`).
+    # A traceback names `module.Class` as a user imports it.
     homes = {getattr(errors_py, name).__module__ for name in errors_py.__all__}
     assert homes == {"silvia_client.errors"}
 
 
-# --------------------------------------------------------------------------- pickle
-
 TOKEN = "pickle-s3cret-token-0123456789"
-# Scenarios whose errors cover every way a client fails: statuses, an in-band error,
-# a drop, a stream without `done`, and a server that echoes the token.
+# Every way a client fails: statuses, an in-band error, a drop, no `done`, an echoed token.
 FAILING = (
     *("status-404", "status-429", "status-500", "fault-echo-token-401", "fault-echo-token"),
     *("fault-error-event", "fault-drop", "fault-no-done"),
 )
-
-
-def _raised(scenario: str) -> SilviaError:
-    """The error one turn of `scenario` ends in, from a client whose token is set."""
-    client = ReferenceServer().client(token=TOKEN, max_retries=0)  # no backoff
-    with client, pytest.raises(SilviaError) as caught:
-        client.chat.send(f"/scenario {scenario} What do I owe on my cards?")
-    return caught.value
 
 
 def _every_error_class(root: type[SilviaError] = SilviaError) -> Iterator[type[SilviaError]]:
@@ -140,19 +124,21 @@ def _assert_survives(error: SilviaError) -> bytes:
 
 @pytest.fixture(scope="module")
 def raised() -> list[SilviaError]:
-    return [_raised(scenario) for scenario in FAILING]
+    """The error one turn of each scenario ends in, from a client whose token is set."""
+    found = []
+    for scenario in FAILING:
+        client = ReferenceServer().client(token=TOKEN, max_retries=0)  # no backoff
+        with client, pytest.raises(SilviaError) as caught:
+            client.chat.send(f"/scenario {scenario} What do I owe on my cards?")
+        found.append(caught.value)
+    return found
 
 
-@pytest.fixture(scope="module")
-def partial_turn(raised: list[SilviaError]) -> Turn:
-    """A partial turn with citations and their targets, as a stream error carries it."""
-    [error] = [error for error in raised if isinstance(error, IncompleteTurnError)]
-    assert error.turn.citations
-    assert error.turn.sources
-    return error.turn
-
-
-def test_every_silvia_error_class_survives_pickle_and_deepcopy(partial_turn: Turn) -> None:
+def test_every_silvia_error_class_survives_pickle_and_deepcopy(raised: list[SilviaError]) -> None:
+    # A partial turn with citations and their targets, as a stream error carries it.
+    [partial] = [error for error in raised if isinstance(error, IncompleteTurnError)]
+    assert partial.turn.citations
+    assert partial.turn.sources
     values: dict[str, Any] = {
         "message": "boom",
         "status_code": 418,
@@ -164,7 +150,7 @@ def test_every_silvia_error_class_survives_pickle_and_deepcopy(partial_turn: Tur
         "content_type": "text/html",
         "limit": 1024,
         "line": 3,
-        "turn": partial_turn,
+        "turn": partial.turn,
     }
     classes: list[type[SilviaError]] = [SilviaError, *_every_error_class()]
     assert {"NotFoundError", "ServerStreamError", "RecordingFormatError"} <= {

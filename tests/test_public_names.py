@@ -24,15 +24,11 @@ import silvia_client
 import silvia_client.citations as citations
 from silvia_client.citations import _rows
 
-# Each `silvia` subcommand's module offers the same two functions, which the
-# command line's `__init__` calls by these names: one interface, many modules.
+# Every `silvia` subcommand's module offers these two (one interface, many modules).
 SUBCOMMAND_INTERFACE = {"register", "run"}
 LAZY_PACKAGES = (
     "silvia_client",
-    "silvia_client.chat",
-    "silvia_client.sessions",
-    "silvia_client.testing",
-    "silvia_client.qa",
+    *(f"silvia_client.{n}" for n in ("chat", "sessions", "testing", "qa")),
 )
 
 
@@ -102,45 +98,34 @@ def test_a_name_a_package_lacks_is_an_attribute_error_naming_it() -> None:
         assert "NoSuchName" not in vars(package)
 
 
-def _fresh(code: str) -> list[str]:
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
-    return result.stdout.splitlines()
-
-
-def test_a_public_name_keeps_its_meaning_whichever_module_is_imported_first() -> None:
-    # `silvia_client.qa.observe` is both a function (the public name) and the module
-    # defining it; importing the module directly first must not replace the function.
-    out = _fresh(
-        "import silvia_client.qa.runner\n"
-        "import silvia_client.qa as qa\n"
-        "from silvia_client.qa import observe\n"
-        "print(callable(observe), qa.observe is observe, type(qa.observe).__name__)\n"
-    )
-    assert out == ["True True function"]
-
-
-def test_the_models_and_the_views_load_on_first_use_not_at_import() -> None:
-    # pydantic's model machinery is most of an import's cost; like `import pydantic`,
-    # the package leaves it until a citation model is first needed. The views load
-    # only when shown, even where the command line is built; pandas only for `to_pandas`.
-    out = _fresh(
+def test_what_loads_on_first_use_and_a_public_name_keeps_its_meaning() -> None:
+    # pydantic's models (most of an import's cost) wait for a citation model, the views
+    # for a view, pandas for `to_pandas`; importing the module `qa.observe` does not
+    # replace the function. In a fresh interpreter.
+    code = (
         "import sys, silvia_client, silvia_client.cli\n"
         "silvia_client.cli.build_parser()\n"
         "print(*(m in sys.modules for m in "
         "('silvia_client.citations._rows', 'pydantic.main', 'silvia_client.display')))\n"
+        "import silvia_client.qa.runner\n"
         "from silvia_client.testing import ReferenceServer\n"
         "turn = ReferenceServer().client().chat.send('hi')\n"
         "print(len(turn.citation_records()) > 0, 'pandas' in sys.modules)\n"
         "from silvia_client import Citation\n"
         "from silvia_client.citations import InlineCitation, load_citations\n"
         "print(Citation.__module__, InlineCitation.__module__, load_citations.__module__)\n"
+        "import silvia_client.qa as qa\n"
+        "from silvia_client.qa import observe\n"
+        "print(callable(observe), qa.observe is observe, type(qa.observe).__name__)\n"
     )
-    assert out == [
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.splitlines() == [
         "False False False",
         "True False",
         "silvia_client.citations._rows silvia_client.citations._rows silvia_client.citations._rows",
+        "True True function",
     ]
 
 

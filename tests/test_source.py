@@ -1,21 +1,12 @@
 """What the package's source may hold, read off its syntax trees (comments don't count).
 
-Public APIs only, no process-wide side effect: no `import gc`; no import from a
-dependency's private module (`httpx._...`, `httpx_sse._...`, `pydantic._...`,
-`pydantic_core._...`); no `__pydantic_*__` attribute; no `object.__setattr__` but in a
-dataclass's own `__post_init__` (how a frozen dataclass normalises its fields); no private
-name taken from a sibling module (`from .report import _rules`: what a sibling needs is
-named without the underscore; a private submodule, `from . import _rows`, is fine). The
-tools (`qa/`, `cli/`, `testing/`) take from the rest of the package only what a user can
-(no private part in the dotted path), and `TOOLS_MAY_IMPORT` besides, each with its
-reason: a name made public for the tools alone would be one more name users must keep.
-No string constant holds a lone surrogate: Python 3.13.0 cannot compile such a module
-once pytest has rewritten it, so one docstring that wrote `\\ud800` unescaped broke every
-test on that Python (a pattern says it in a raw string, which `re` reads).
-
-No import circle: no module imports itself back through any chain, at module level or
-inside a function, as grimp reads them (one under `if TYPE_CHECKING:` is no edge at run
-time). pyproject.toml's contracts say where each import may go; this holds every module.
+Public APIs only, no process-wide side effect: no `import gc`, no dependency's private
+module, no `__pydantic_*__` attribute, no `object.__setattr__` but in a dataclass's
+`__post_init__`, no private name from a sibling module (a private submodule is fine). The
+tools (`qa/`, `cli/`, `testing/`) take from the rest only what a user can, and
+`TOOLS_MAY_IMPORT`, each with its reason. No string constant holds a lone surrogate (Python
+3.13.0 cannot compile such a module once pytest rewrote it). No import circle, as grimp
+reads them (`if TYPE_CHECKING:` imports apart).
 """
 
 from __future__ import annotations
@@ -53,14 +44,6 @@ def _is_private_dependency(module: str) -> bool:
 
 def _is_private_name(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
-
-
-def _has_lone_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def _tool_of(module: str) -> str | None:
@@ -125,7 +108,7 @@ class _Finder(ast.NodeVisitor):
         # getattr(model, "__pydantic_fields_set__") and its kind
         if isinstance(node.value, str) and node.value.startswith("__pydantic_"):
             self._say(node, repr(node.value))
-        if isinstance(node.value, str) and _has_lone_surrogate(node.value):
+        if isinstance(node.value, str) and any(0xD800 <= ord(c) < 0xE000 for c in node.value):
             self._say(node, "a string constant holds a lone surrogate")
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
@@ -221,9 +204,6 @@ def test_what_each_rule_allows() -> None:
         "    def __post_init__(self):\n        object.__setattr__(self, 'x', tuple(self.x))\n"
     )
     assert _finder(frozen, "silvia_client.citations._targets").found == []
-
-
-# --------------------------------------------------------------------------- import circles
 
 
 def test_no_module_is_imported_back_by_what_it_imports() -> None:

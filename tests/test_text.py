@@ -1,11 +1,8 @@
 """The core's cleaners, one per medium (`silvia_client._text`), over any text.
 
-For any string (lone surrogates, controls, bidi controls and XML's non-characters drawn
-often): `terminal_text` escapes every raw control but `\\n` and `\\t`, drops bidi
-controls and keeps the rest in order; `xml_text` gives text an XML 1.0 parser reads back
-unchanged, as text and as an attribute; `json_clean` a value that dumps, encodes and reads
-back; `carried` text its encoding writes. Each is idempotent and leaves plain text alone.
-They are the tools' own (the QA reports, the `silvia` command): no public module offers them.
+`terminal_text` escapes every raw control but `\\n` and `\\t` and drops bidi controls;
+`xml_text` reads back unchanged through an XML parser; `json_clean` dumps, encodes and reads
+back; `carried` is what its encoding writes. Each is idempotent; none is a public name.
 """
 
 from __future__ import annotations

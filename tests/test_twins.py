@@ -1,17 +1,11 @@
 """The twins: the sync I/O `tools/unasync.py` generates, and the twins written twice by hand.
 
-A generated module says so, and an edit on one side only fails the tool's check. The
-twins by hand (CONTRIBUTING, "Twins") are found by name, so a new one is checked without
-being listed: `AsyncX` beside `X`, `_AsyncX` beside `_SyncX` or `_X`, `aX` or `async_X`
-beside `X`, for classes, functions and the methods of a class that is not itself a twin
-(`__aiter__` beside `__iter__`, `handle_async_request` beside `handle_request`). The
-async one is made sync on its syntax tree (`async def`/`with`/`for` to plain ones, in
-comprehensions too, `await x` to `x`, `AsyncGenerator[T, None]` to `Generator[T, None,
-None]`; on both sides, a `with` holding only a `with` is one `with`), printed by
-`ast.unparse` (no docstrings, comments or wrapping), its names made sync (each twin's,
-and `RENAMES`), and compared statement by statement. A difference that is meant goes in
-`ALLOWED` with its reason, a twin whose async half does more in `NOT_MIRRORED`; any other
-difference fails, and so does an entry that matches nothing.
+A generated module says so, and an edit on one side only fails the tool's check. The twins
+by hand (CONTRIBUTING, "Twins") are found by name (`AsyncX`/`X`, `_AsyncX`/`_SyncX` or `_X`,
+`aX` or `async_X`/`X`, classes, functions and methods), the async one unparsed (no
+docstrings or comments), made sync by the generator's substitutions and the twins' names,
+and compared statement by statement. A difference meant goes in `ALLOWED` with its reason, a twin whose async half
+does more in `NOT_MIRRORED`; any other difference fails, and so does an entry matching nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +17,6 @@ import importlib.util
 import re
 import shutil
 import textwrap
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -34,11 +27,19 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "silvia_client"
 TOOL = ROOT / "tools" / "unasync.py"
 
-# Sync names of what async code calls, beside each twin's own name (found).
+
+def _tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("unasync_tool", TOOL)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# Sync names of what async code calls, beside the generator's substitutions and each
+# twin's own name (found).
 RENAMES: tuple[tuple[str, str], ...] = (
-    (r"\b__aenter__\b", "__enter__"),
-    (r"\b__aexit__\b", "__exit__"),
-    (r"\b__aiter__\b", "__iter__"),
     (r"\baiter_(?=\w)", "iter_"),  # aiter_bytes, aiter_raw, aiter_lines, aiter_sse
     (r"\baread\b", "read"),
     (r"\bhandle_async_request\b", "handle_request"),
@@ -58,19 +59,8 @@ class Twin:
         return f"{self.module}:{self.sync}"
 
 
-@dataclass(frozen=True)
-class Hunk:
-    """One place where they differ: the sync lines, and the async lines made sync.
-
-    Each side is dedented as a block, so that a hunk reads the same wherever it sits.
-    """
-
-    sync: str
-    async_: str
-
-    def shown(self) -> str:
-        sync = [f"  - {line}" for line in self.sync.splitlines()]
-        return "\n".join(sync + [f"  + {line}" for line in self.async_.splitlines()])
+# One place where they differ: the sync lines, and the async lines made sync (each dedented).
+Hunk = tuple[str, str]
 
 
 # -- finding the twins -----------------------------------------------------------------
@@ -135,41 +125,6 @@ def twin_renames(twins: list[Twin]) -> dict[str, str]:
 # -- making async code sync ------------------------------------------------------------
 
 
-class _Unasync(ast.NodeTransformer):
-    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.FunctionDef:
-        self.generic_visit(node)
-        fields = {field: getattr(node, field) for field in node._fields}
-        return ast.copy_location(ast.FunctionDef(**fields), node)
-
-    def visit_AsyncWith(self, node: ast.AsyncWith) -> ast.With:
-        self.generic_visit(node)
-        return ast.copy_location(ast.With(node.items, node.body, node.type_comment), node)
-
-    def visit_AsyncFor(self, node: ast.AsyncFor) -> ast.For:
-        self.generic_visit(node)
-        return ast.copy_location(
-            ast.For(node.target, node.iter, node.body, node.orelse, node.type_comment), node
-        )
-
-    def visit_comprehension(self, node: ast.comprehension) -> ast.comprehension:
-        self.generic_visit(node)
-        node.is_async = 0
-        return node
-
-    def visit_Await(self, node: ast.Await) -> ast.expr:
-        self.generic_visit(node)
-        return node.value
-
-    def visit_Subscript(self, node: ast.Subscript) -> ast.Subscript:
-        # `Generator` has a return type that `AsyncGenerator` has not.
-        self.generic_visit(node)
-        name = node.value.attr if isinstance(node.value, ast.Attribute) else None
-        name = node.value.id if isinstance(node.value, ast.Name) else name
-        if name == "AsyncGenerator" and isinstance(node.slice, ast.Tuple):
-            node.slice.elts.append(ast.Constant(None))
-        return node
-
-
 class _OneWith(ast.NodeTransformer):
     def visit_With(self, node: ast.With) -> ast.With:
         self.generic_visit(node)
@@ -182,11 +137,9 @@ class _OneWith(ast.NodeTransformer):
 def _without_docstrings(node: ast.AST) -> ast.AST:
     node = copy.deepcopy(node)
     for inner in ast.walk(node):
-        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            first = inner.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                docstring = isinstance(first.value.value, str)
-                inner.body = (inner.body[1:] or [ast.Pass()]) if docstring else inner.body
+        kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        if isinstance(inner, kinds) and ast.get_docstring(inner) is not None:
+            inner.body = inner.body[1:] or [ast.Pass()]
     return node
 
 
@@ -202,27 +155,14 @@ def code_lines(source: str, dotted: str, renames: dict[str, str] | None = None) 
     """The definition `dotted` of `source` as compared: made sync when `renames` is given."""
     node = _without_docstrings(_find(ast.parse(source), dotted))
     if renames is None:
-        return _unparse(_OneWith().visit(node))
-    text = "\n".join(_unparse(_OneWith().visit(_Unasync().visit(node))))
+        return ast.unparse(_OneWith().visit(node)).splitlines()
+    # The generator's own substitutions, then the twins' names and what else they call.
+    text = "\n".join(map(UNASYNC_LINE, ast.unparse(node).splitlines()))
     for name, sync in renames.items():
         text = re.sub(rf"\b{name}\b", sync, text)
     for pattern, replacement in RENAMES:
         text = re.sub(pattern, replacement, text)
-    return text.splitlines()
-
-
-# Python 3.10 prints a tuple it assigns to or loops over in parentheses; later ones do not.
-_TUPLE_TARGETS = (
-    re.compile(r"^(\s*)\(([^()]*)\)(?= = )"),
-    re.compile(r"(\bfor )\(([^()]*)\)(?= in )"),
-)
-
-
-def _unparse(node: ast.AST) -> list[str]:
-    lines = ast.unparse(node).splitlines()
-    for pattern in _TUPLE_TARGETS:
-        lines = [pattern.sub(r"\1\2", line) for line in lines]
-    return lines
+    return ast.unparse(_OneWith().visit(ast.parse(text))).splitlines()
 
 
 def differences(source: str, twin: Twin, renames: dict[str, str]) -> list[Hunk]:
@@ -231,7 +171,7 @@ def differences(source: str, twin: Twin, renames: dict[str, str]) -> list[Hunk]:
     theirs = code_lines(source, twin.async_, renames)
     matcher = difflib.SequenceMatcher(a=ours, b=theirs, autojunk=False)
     return [
-        Hunk(block("\n".join(ours[i1:i2])), block("\n".join(theirs[j1:j2])))
+        (block("\n".join(ours[i1:i2])), block("\n".join(theirs[j1:j2])))
         for tag, i1, i2, j1, j2 in matcher.get_opcodes()
         if tag != "equal"
     ]
@@ -245,52 +185,22 @@ def block(text: str) -> str:
 # -- the twins written by hand ------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Difference:
-    """The sync lines, the async lines made sync, and why they differ."""
-
-    sync: str
-    async_: str
-    why: str
-
-    @property
-    def hunk(self) -> Hunk:
-        return Hunk(block(self.sync), block(self.async_))
-
-
-ALLOWED: dict[str, tuple[Difference, ...]] = {
-    "testing/_record_transport.py:RecordingTransport.handle_request": (
-        Difference(
-            sync="""
-                raise TypeError('this RecordingTransport wraps an async transport')
-            """,
-            async_="""
-                raise TypeError('this RecordingTransport wraps a sync transport')
-            """,
-            why="each says which kind of transport it cannot send through",
-        ),
-    ),
-    "testing/pytest_plugin.py:silvia": (
-        Difference(
-            sync="""
-                with silvia_server.client(**_OPTIONS) as client:
-            """,
-            async_="""
-                client = silvia_server.client(**_OPTIONS)
-                try:
-            """,
-            why="a sync fixture cannot `async with`: the async client is closed on a loop "
-            "of its own after the test (the test's loop may be gone by then)",
-        ),
-        Difference(
-            sync="",
-            async_="""
-                finally:
-                    _close_on_own_loop(client)
-            """,
-            why="the other half of the `try` above",
-        ),
-    ),
+# Each twin's hunks that are meant, and why.
+ALLOWED: dict[str, dict[Hunk, str]] = {
+    "testing/_record_transport.py:RecordingTransport.handle_request": {
+        (
+            "raise TypeError('this RecordingTransport wraps an async transport')",
+            "raise TypeError('this RecordingTransport wraps a sync transport')",
+        ): "each says which kind of transport it cannot send through",
+    },
+    "testing/pytest_plugin.py:silvia": {
+        (
+            "with silvia_server.client(**_OPTIONS) as client:",
+            "client = silvia_server.client(**_OPTIONS)\ntry:",
+        ): "a sync fixture cannot `async with`: the async client is closed on a loop of its "
+        "own after the test (the test's loop may be gone by then)",
+        ("", "finally:\n    _close_on_own_loop(client)"): "the other half of the `try` above",
+    },
 }
 
 # Twins whose async half does more than its sync one, so is not a mirror of it.
@@ -299,6 +209,7 @@ NOT_MIRRORED = {
     "chains of continued prompts in order; `run_script` runs them one after another",
 }
 
+UNASYNC_LINE = _tool().unasync_line
 TWINS = all_twins()
 RENAMED = twin_renames(TWINS)
 
@@ -307,43 +218,46 @@ def _differences(twin: Twin) -> list[Hunk]:
     return differences((PACKAGE / twin.module).read_text("utf-8"), twin, RENAMED)
 
 
-def _unlisted(twin: Twin) -> Iterator[Hunk]:
-    listed = {difference.hunk for difference in ALLOWED.get(str(twin), ())}
-    return (hunk for hunk in _differences(twin) if hunk not in listed)
+def _unlisted(twin: Twin) -> list[Hunk]:
+    return [hunk for hunk in _differences(twin) if hunk not in ALLOWED.get(str(twin), {})]
 
 
 def test_the_twins_of_the_modules_with_twins_are_found() -> None:
     # The generated I/O has none: each of its modules holds one side.
-    assert {str(twin) for twin in TWINS} >= {
-        "display/_live.py:live",
-        "testing/_server.py:ReferenceServer.client",
-        "testing/_recording.py:Recording.client",
-        "testing/pytest_plugin.py:silvia",
-        "testing/_transport.py:InProcessTransport.handle_request",
-        "testing/_record_transport.py:_CapturedStream.close",
-        "testing/_record_transport.py:RecordingTransport.handle_request",
-        "testing/_record_transport.py:record_turn",
-    }
+    testing = [
+        *("_server.py:ReferenceServer.client", "_recording.py:Recording.client"),
+        *("pytest_plugin.py:silvia", "_transport.py:InProcessTransport.handle_request"),
+        *("_record_transport.py:_CapturedStream.close", "_record_transport.py:record_turn"),
+        "_record_transport.py:RecordingTransport.handle_request",
+    ]
+    expected = {"display/_live.py:live", *(f"testing/{name}" for name in testing)}
+    assert {str(twin) for twin in TWINS} >= expected
 
 
 @pytest.mark.parametrize("twin", [twin for twin in TWINS if str(twin) not in NOT_MIRRORED], ids=str)
 def test_each_async_twin_is_its_sync_half_made_sync(twin: Twin) -> None:
-    unlisted = list(_unlisted(twin))
-    assert not unlisted, (
+    shown = [
+        "\n".join(
+            [f"  - {line}" for line in sync.splitlines()]
+            + [f"  + {line}" for line in a.splitlines()]
+        )
+        for sync, a in _unlisted(twin)
+    ]
+    assert not shown, (
         f"{twin.async_} differs from {twin.sync} in silvia_client/{twin.module}"
         " (- sync, + async made sync); align them, or add to ALLOWED with the reason:\n"
-        + "\n".join(hunk.shown() for hunk in unlisted)
+        + "\n".join(shown)
     )
 
 
 def test_every_listed_difference_is_still_there() -> None:
     by_name = {str(twin): twin for twin in TWINS}
     gone = [f"{name}: no such twin" for name in ALLOWED if name not in by_name]
-    assert all(difference.why.strip() for listed in ALLOWED.values() for difference in listed)
+    assert all(why.strip() for listed in ALLOWED.values() for why in listed.values())
     for name, listed in ALLOWED.items():
         if name in by_name:
             present = set(_differences(by_name[name]))
-            gone += [f"{name}: {d.why}" for d in listed if d.hunk not in present]
+            gone += [f"{name}: {why}" for hunk, why in listed.items() if hunk not in present]
     assert not gone, "listed differences that are gone:\n" + "\n".join(gone)
 
 
@@ -357,31 +271,6 @@ def test_every_twin_not_mirrored_is_a_twin_whose_halves_differ_and_says_why() ->
 # -- the generated I/O ----------------------------------------------------------------
 
 
-def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("unasync_tool", TOOL)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_each_generated_module_says_so_and_names_its_source() -> None:
-    tool = _tool()
-    sources = tool.sources()
-    assert {path.name for path in sources} >= {
-        "_body.py",
-        "_client.py",
-        "_sessions.py",
-        "_stream.py",
-    }
-    for source in sources:
-        generated = (tool.TARGET / source.name).read_text("utf-8")
-        assert generated.startswith(
-            f"# generated by tools/unasync.py from silvia_client/_async/{source.name}; do not edit"
-        )
-
-
 def test_an_edit_on_one_side_only_fails_the_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -392,6 +281,16 @@ def test_an_edit_on_one_side_only_fails_the_check(
     monkeypatch.setattr(tool, "SOURCE", tmp_path / "_async")
     monkeypatch.setattr(tool, "TARGET", tmp_path / "_sync")
     assert tool.main(["--check"]) == 0  # the committed files, as CI checks them
+    sources = [path.name for path in tool.sources()]
+    assert {"_body.py", "_client.py", "_sessions.py", "_stream.py"} <= set(sources)
+    for name in sources:  # each says it is generated, and from what
+        assert (
+            (tmp_path / "_sync" / name)
+            .read_text("utf-8")
+            .startswith(
+                f"# generated by tools/unasync.py from silvia_client/_async/{name}; do not edit"
+            )
+        )
     stream = tmp_path / "_sync" / "_stream.py"
     stream.write_text(stream.read_text("utf-8").replace("self._closed = True", "pass"), "utf-8")
     (tmp_path / "_sync" / "_orphan.py").write_text("", "utf-8")
@@ -401,15 +300,3 @@ def test_an_edit_on_one_side_only_fails_the_check(
     ]
     assert tool.main([]) == 1  # generates again, and still names the orphan
     assert tool.run(check=True) == ["_sync/_orphan.py has no source in _async"]
-
-
-def test_the_substitutions_make_async_code_sync() -> None:
-    line = _tool().unasync_line
-    assert line("    async def __aenter__(self) -> Self:") == "    def __enter__(self) -> Self:"
-    assert line("        async for chunk in await self.aiter_raw():") == (
-        "        for chunk in self.iter_raw():"
-    )
-    assert line("x: AsyncGenerator[Pair, None] | None") == "x: Generator[Pair, None, None] | None"
-    assert line("async with AsyncSilviaClient() as client:") == "with SilviaClient() as client:"
-    assert line("asyncio.run(main)") == "asyncio.run(main)"  # whole words only
-    assert line("await response.aclose()") == "response.close()"

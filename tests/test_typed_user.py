@@ -1,11 +1,8 @@
 """Types as a user's editor sees them: pyright on the package, the examples and a typed script.
 
-With pyright (the `types` extra; skipped, saying so, when it is not installed):
-`--verifytypes` scores the package's public types 100%, every public function and class
-documented (on a wheel, as `.ci/run` installs one); strict mode finds nothing in
-`examples/` nor in `tests/typed_user.py`. Then the typed script runs on the reference
-server: what it exercises is real (which error each status or fault raises:
-`tests/client/test_errors.py` and the stream's tests).
+With pyright (the `types` extra; else skipped): `--verifytypes` scores the installed wheel's
+public types 100%, all documented; strict mode finds nothing in `examples/` nor in
+`tests/typed_user.py`, which then runs on the reference server.
 """
 
 from __future__ import annotations
@@ -42,8 +39,7 @@ NOT_USER_NAMES = {
 
 
 def pyright(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    # pyright asks the `python` on PATH for its import paths (`--pythonpath` would follow a
-    # venv's symlink out of the venv): this one first.
+    # pyright asks the `python` on PATH for its import paths: this one first.
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     return subprocess.run(
         [sys.executable, "-m", "pyright", *args],
@@ -56,11 +52,8 @@ def pyright(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def installed_from_a_wheel() -> bool:
-    """Whether this Python imports the package from site-packages, not from a source tree.
-
-    Elsewhere (an editable install, PYTHONPATH) pyright scores it as first-party code, with
-    unknowns a user never meets: issue 21 asks for the installed wheel's score.
-    """
+    """Whether the package comes from site-packages: from a source tree pyright scores it as
+    first-party code, with unknowns a user never meets (issue 21: the wheel's score)."""
     package = Path(silvia_client.__file__).resolve().parent
     return any(package.parent == Path(path).resolve() for path in site.getsitepackages())
 

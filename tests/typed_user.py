@@ -1,10 +1,8 @@
-"""A user's own script, strictly typed: the public names of design.md as an editor sees them.
+"""A user's own script, strictly typed (no `Any`, no cast): the public names as an editor sees them.
 
-Written as an integrator would, with no `Any` and no cast: the events matched one class
-at a time (`assert_never` proves the union closed), a target narrowed on `target.kind`
-to read its own attributes, every error caught by its own class. `tests/test_typed_user.py`
-checks it with pyright strict (as a user's editor does: `[tool.pyright]` in
-pyproject.toml) and runs it on the reference server.
+Events matched one class at a time and targets narrowed on `kind` (`assert_never` proves
+each union closed), every error caught by its own class. `tests/test_typed_user.py` checks
+it with pyright strict and runs it on the reference server.
 """
 
 from __future__ import annotations
@@ -180,24 +178,15 @@ def caught(client: SilviaClient) -> str:
     except APIStatusError as error:
         request_id: str | None = error.request_id
         return f"APIStatusError {error.status_code} {error.error_type} {request_id}"
-    # Talking to the server went wrong otherwise.
-    except APITimeoutError:
-        return "APITimeoutError"
-    except APIConnectionError:
-        return "APIConnectionError"
     except UnexpectedResponseError as error:
         return f"UnexpectedResponseError {error.status_code} {error.content_type}"
     except ResponseTooLargeError as error:
         return f"ResponseTooLargeError {error.limit}"
-    except APIError:
-        return "APIError"
     # The stream broke off: what arrived is on `.turn`.
     except ServerStreamError as error:
         return f"ServerStreamError {error.error_type} after {len(error.turn.text)} characters"
-    except StreamDisconnectedError as error:
-        return f"StreamDisconnectedError complete={error.turn.complete}"
-    except StreamTimeoutError:
-        return "StreamTimeoutError"
+    except (StreamDisconnectedError, StreamTimeoutError) as error:
+        return f"{type(error).__name__} complete={error.turn.complete}"
     except StreamTooLargeError as error:
         return f"StreamTooLargeError {error.limit}"
     except IncompleteTurnError as error:
@@ -206,10 +195,9 @@ def caught(client: SilviaClient) -> str:
     except StreamError as error:
         ids: tuple[str | None, str | None] = (error.request_id, error.session_id)
         return f"StreamError {ids}"
-    except ConfigurationError:
-        return "ConfigurationError"
-    except SilviaError:
-        return "SilviaError"
+    # Talking to the server went wrong otherwise, or anything else of the SDK's.
+    except (APITimeoutError, APIConnectionError, ConfigurationError, APIError, SilviaError) as e:
+        return type(e).__name__
     turn_id: str | None = turn.request_id  # what to quote to support about this turn
     return f"ok complete={turn.complete} request id given={turn_id is not None}"
 
@@ -372,9 +360,3 @@ def main() -> dict[str, list[str]]:
 
     out["async"] = asyncio.run(both())
     return out
-
-
-if __name__ == "__main__":
-    for part, lines in main().items():
-        print(f"== {part}")
-        print("\n".join(lines))

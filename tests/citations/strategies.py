@@ -27,6 +27,7 @@ from silvia_client.citations import (
     CardDocumentTarget,
     Citation,
     CitationTarget,
+    InlineCitation,
     MarketDataTarget,
     MortgageReferenceTarget,
     PortfolioTarget,
@@ -36,10 +37,8 @@ from silvia_client.citations import (
 
 from ..depth import PROFILE
 
-# Per-test settings objects, made after tests/conftest.py loaded the run's profile: its
-# example count (tests/depth.py says why), and no deadline (a loaded CI box is slow, not
-# wrong). The parser's never-raises fuzz searches further: the values that matter are
-# listed in the tests, the search is for what nobody listed.
+# The run's profile (tests/depth.py), no deadline; the never-raises fuzz searches further,
+# for what nobody listed.
 PROPERTY = settings(
     deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )
@@ -47,6 +46,7 @@ FUZZ = settings(PROPERTY, max_examples={"dev": 10, "mutation": 500}.get(PROFILE,
 
 # --------------------------------------------------------------------------- constants
 
+MODELS = (Citation, InlineCitation)  # the two row models
 URL_KINDS = ("tax_reference", "card_document", "mortgage_reference")
 KINDS = ("web", *URL_KINDS, "market_data", "analysis", "account", "accounts", "portfolio")
 PROVIDER_NAMES = ("plaid", "manual", "snaptrade")
@@ -67,10 +67,6 @@ _interesting_strings = st.sampled_from(_interesting)
 texts = st.one_of(any_text, _interesting_strings)
 
 
-def lone_surrogate() -> st.SearchStrategy[str]:
-    return st.integers(0xD800, 0xDFFF).map(chr)
-
-
 # --------------------------------------------------------------------------- junk
 
 json_scalars = st.one_of(
@@ -83,31 +79,19 @@ json_scalars = st.one_of(
 )
 _keys = st.one_of(st.sampled_from(REAL_KEYS), any_text)
 
-json_like: st.SearchStrategy[Any] = st.recursive(
-    json_scalars,
-    lambda children: st.one_of(
-        st.lists(children, max_size=5),
-        st.dictionaries(_keys, children, max_size=5),
-    ),
-    max_leaves=16,
-)
 
-# Values of the wrong type for every field: everything JSON can hold.
-_wrong: st.SearchStrategy[Any] = st.recursive(
-    json_scalars,
-    lambda children: st.one_of(
-        st.lists(children, max_size=3), st.dictionaries(_keys, children, max_size=3)
-    ),
-    max_leaves=6,
-)
-
-
-def _junk_account_entry() -> st.SearchStrategy[Any]:
-    entry = st.fixed_dictionaries(
-        {},
-        optional={"accountId": st.one_of(_wrong, account_ids), "provider": _providers_or_junk},
+def _json(size: int, leaves: int) -> st.SearchStrategy[Any]:
+    return st.recursive(
+        json_scalars,
+        lambda children: (
+            st.lists(children, max_size=size) | st.dictionaries(_keys, children, max_size=size)
+        ),
+        max_leaves=leaves,
     )
-    return st.one_of(entry, _wrong)
+
+
+json_like = _json(5, 16)
+_wrong = _json(3, 6)  # values of the wrong type for every field: anything JSON holds
 
 
 account_ids = st.one_of(
@@ -116,6 +100,10 @@ account_ids = st.one_of(
 )
 providers = st.sampled_from((*PROVIDER_NAMES, None))
 _providers_or_junk = st.one_of(providers, _wrong)
+_wire_ref = st.fixed_dictionaries({"accountId": account_ids, "provider": providers})
+_junk_ref = st.fixed_dictionaries(
+    {}, optional={"accountId": st.one_of(_wrong, account_ids), "provider": _providers_or_junk}
+)
 
 target_junk: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries(
     {"kind": st.one_of(st.sampled_from(KINDS), _wrong)},
@@ -124,7 +112,7 @@ target_junk: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries(
         "ticker": _wrong,
         "accountId": st.one_of(_wrong, account_ids),
         "provider": _providers_or_junk,
-        "accounts": st.one_of(_wrong, st.lists(_junk_account_entry(), max_size=4)),
+        "accounts": st.one_of(_wrong, st.lists(_junk_ref | _wrong, max_size=4)),
     },
 )
 
@@ -162,10 +150,6 @@ targets: st.SearchStrategy[CitationTarget] = st.one_of(
 )
 
 
-def _wire_ref() -> st.SearchStrategy[dict[str, Any]]:
-    return st.fixed_dictionaries({"accountId": account_ids, "provider": providers})
-
-
 # Canonical wire dicts, written out by hand rather than through `to_wire()`:
 # exactly the shape `types/chat.ts` gives, every field present.
 canonical_wire_targets: st.SearchStrategy[dict[str, Any]] = st.one_of(
@@ -180,7 +164,7 @@ canonical_wire_targets: st.SearchStrategy[dict[str, Any]] = st.one_of(
         {"kind": st.just("account"), "accountId": account_ids, "provider": providers}
     ),
     st.fixed_dictionaries(
-        {"kind": st.just("accounts"), "accounts": st.lists(_wire_ref(), min_size=1, max_size=6)}
+        {"kind": st.just("accounts"), "accounts": st.lists(_wire_ref, min_size=1, max_size=6)}
     ),
     st.fixed_dictionaries({"kind": st.just("portfolio")}),
 )
@@ -237,11 +221,8 @@ _anthropic_extras = st.fixed_dictionaries(
 def citation_rows(
     draw: st.DrawFn, *, target: st.SearchStrategy[Any] | None = None
 ) -> dict[str, Any]:
-    """A well-formed wire citation row: `source` a string, `title`/`cited_text` strings or null.
-
-    `target` is drawn from `target` (default: valid, malformed and junk targets,
-    or no `target` key at all, as in rows saved before targets existed).
-    """
+    """A well-formed wire row (`title`/`cited_text` strings or null), its `target` drawn from
+    `target` (default: valid, malformed, junk, or none, as rows saved before targets)."""
     row: dict[str, Any] = {"source": draw(sources)}
     row.update(draw(_anthropic_extras))
     for name in ("title", "cited_text"):

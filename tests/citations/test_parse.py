@@ -100,43 +100,84 @@ UNKNOWN_PROVIDERS: list[object] = [
     *(None, "", "Plaid", "PLAID", " plaid", "plaid ", "stripe", "coinbase", "\ud800"),
     *(1, 0, True, 1.5, math.nan, ["plaid"], {"name": "plaid"}),
 ]
+NOT_JSON_OBJECTS: list[object] = [
+    *(None, True, 0, -1, 1.5, math.nan, math.inf, -math.inf, "", "web", "\ud800"),
+    *('{"kind": "web", "url": "https://example.com"}', b'{"kind": "portfolio"}'),
+    *([], [{"kind": "portfolio"}], ("kind", "portfolio"), {("kind",): "portfolio"}),
+    *(object(), {"kind": "portfolio"}.items()),
+]
 BAD_ENTRIES: list[object] = [
     *(None, ID, [ID], 1, {}, {"accountId": ""}, {"accountId": None, "provider": "plaid"}),
     *({"accountId": 12345678901234567}, {"provider": "plaid"}, {"account_id": ID}),
 ]
+NOT_LISTS: list[object] = [[], None, {}, "accounts", 1, {"accountId": ID}]
+GOOD_ENTRIES: list[object] = [{"accountId": ID, "provider": "plaid"}, {"accountId": ID2}]
+ENTRIES = [
+    *({"accountId": ID, "provider": "plaid"}, {"accountId": ID2, "provider": "unknown-vendor"}),
+    *({"accountId": ID, "provider": "snaptrade"}, {"accountId": "x"}),
+]
+DOCUMENT_URLS = ("https://www.irs.gov/pub/irs-pdf/p17.pdf", "http://example.com/x", None)
+# (wire value, what it reads as): each kind's rules.
+RULES: list[tuple[object, CitationTarget | None]] = [
+    *((value, None) for value in NOT_JSON_OBJECTS),
+    *(({"kind": kind, "url": "https://example.com"}, None) for kind in UNKNOWN_KINDS),
+    *(({"url": "https://example.com"}, None), ({}, None)),
+    # An absolute http(s) URL; a document's may also be null or missing.
+    *(({"kind": "web", "url": url}, WebTarget(url)) for url in GOOD_URLS),
+    *(({"kind": "web", "url": bad}, None) for bad in [*BAD_URLS, None]),
+    ({"kind": "web"}, None),
+    *(({"kind": kind}, cls(None)) for kind, cls in URL_TARGETS.items()),
+    *(
+        ({"kind": kind, "url": url}, cls(url))
+        for kind, cls in URL_TARGETS.items()
+        for url in DOCUMENT_URLS
+    ),
+    *(({"kind": kind, "url": bad}, None) for kind in URL_TARGETS for bad in BAD_URLS),
+    # A non-empty string ticker.
+    *(({"kind": "market_data", "ticker": t}, MarketDataTarget(t)) for t in ("AAPL", "BRK.B")),
+    *(
+        ({"kind": "market_data", "ticker": bad}, None)
+        for bad in ("", None, 1, 1.0, True, ["A"], {"s": "A"})
+    ),
+    ({"kind": "market_data"}, None),
+    # An account id, kept whatever the provider (readable, for routing; an unknown one None).
+    *(
+        ({"kind": "account", "accountId": ID, "provider": p}, AccountTarget(ID, p))
+        for p in ("plaid", "manual", "snaptrade")
+    ),
+    *(
+        ({"kind": "account", "accountId": ID, "provider": p}, AccountTarget(ID))
+        for p in UNKNOWN_PROVIDERS
+    ),
+    ({"kind": "account", "accountId": ID}, AccountTarget(ID)),
+    *(
+        ({"kind": "account", "accountId": bad, "provider": "plaid"}, None)
+        for bad in ("", None, 1, 1.0, True, [ID], {"id": ID})
+    ),
+    *(
+        ({"kind": "account", "provider": "plaid"}, None),
+        ({"kind": "account", "account_id": ID}, None),
+    ),
+    # Every entry, in order; no list, an empty one or one bad entry anywhere: None.
+    (
+        {"kind": "accounts", "accounts": ENTRIES},
+        AccountsTarget(
+            (AccountRef(ID, "plaid"), AccountRef(ID2), AccountRef(ID, "snaptrade"), AccountRef("x"))
+        ),
+    ),
+    *(({"kind": "accounts", "accounts": bad}, None) for bad in NOT_LISTS),
+    ({"kind": "accounts"}, None),
+    *(
+        ({"kind": "accounts", "accounts": [*GOOD_ENTRIES[:i], bad, *GOOD_ENTRIES[i:]]}, None)
+        for bad in BAD_ENTRIES
+        for i in (0, 1, 2)
+    ),
+]
 
 
-def test_kind_must_be_one_of_the_nine() -> None:
-    for kind in UNKNOWN_KINDS:
-        assert parse_citation_target({"kind": kind, "url": "https://example.com"}) is None, kind
-    assert parse_citation_target({"url": "https://example.com"}) is None
-    assert parse_citation_target({}) is None
-
-
-def test_url_kinds_take_an_absolute_http_url_and_documents_also_none() -> None:
-    for url in GOOD_URLS:
-        assert parse_citation_target({"kind": "web", "url": url}) == WebTarget(url), url
-    for bad in [*BAD_URLS, None]:
-        assert parse_citation_target({"kind": "web", "url": bad}) is None, bad
-    assert parse_citation_target({"kind": "web"}) is None
-    for kind, cls in URL_TARGETS.items():
-        assert parse_citation_target({"kind": kind, "url": None}) == cls(None)
-        assert parse_citation_target({"kind": kind}) == cls(None)
-        for url in ("https://www.irs.gov/pub/irs-pdf/p17.pdf", "http://example.com/x"):
-            result = parse_citation_target({"kind": kind, "url": url})
-            assert isinstance(result, cls)
-            assert result.url == url
-        for bad in BAD_URLS:
-            assert parse_citation_target({"kind": kind, "url": bad}) is None, (kind, bad)
-
-
-def test_market_data_needs_a_non_empty_string_ticker() -> None:
-    for ticker in ("AAPL", "BRK.B"):
-        wire = {"kind": "market_data", "ticker": ticker}
-        assert parse_citation_target(wire) == MarketDataTarget(ticker)
-    for bad in ("", None, 1, 1.0, True, ["AAPL"], {"symbol": "AAPL"}):
-        assert parse_citation_target({"kind": "market_data", "ticker": bad}) is None, bad
-    assert parse_citation_target({"kind": "market_data"}) is None
+def test_each_wire_value_reads_as_the_contract_says() -> None:
+    for wire, expected in RULES:
+        assert parse_citation_target(wire) == expected, wire
 
 
 def test_fieldless_kinds_read_as_one_shared_value_whatever_else_they_hold() -> None:
@@ -148,48 +189,6 @@ def test_fieldless_kinds_read_as_one_shared_value_whatever_else_they_hold() -> N
         noisy = {"kind": kind, "url": "javascript:x", "ticker": 1, "accountId": None, "accounts": 3}
         # One value for every row, as None is: a long history adds no object per row for it.
         assert parse_citation_target(noisy) is first
-
-
-def test_account_needs_an_id_and_keeps_it_whatever_the_provider() -> None:
-    for provider in ("plaid", "manual", "snaptrade"):
-        result = parse_citation_target({"kind": "account", "accountId": ID, "provider": provider})
-        assert isinstance(result, AccountTarget)
-        assert (result.account_id, result.provider) == (ID, provider)  # readable, for routing
-    for unknown in UNKNOWN_PROVIDERS:
-        result = parse_citation_target({"kind": "account", "accountId": ID, "provider": unknown})
-        assert result == AccountTarget(ID, None), unknown
-    assert parse_citation_target({"kind": "account", "accountId": ID}) == AccountTarget(ID, None)
-    for account_id in ("", None, 1, 1.0, True, [ID], {"id": ID}):
-        value = {"kind": "account", "accountId": account_id, "provider": "plaid"}
-        assert parse_citation_target(value) is None, account_id
-    assert parse_citation_target({"kind": "account", "provider": "plaid"}) is None
-    assert parse_citation_target({"kind": "account", "account_id": ID}) is None  # not snake_case
-
-
-def test_accounts_keeps_every_entry_in_order_and_one_bad_entry_voids_it() -> None:
-    entries = [
-        {"accountId": ID, "provider": "plaid"},
-        {"accountId": ID2, "provider": "unknown-vendor"},
-        {"accountId": ID, "provider": "snaptrade"},
-        {"accountId": "x"},
-    ]
-    result = parse_citation_target({"kind": "accounts", "accounts": entries})
-    assert result == AccountsTarget(
-        (AccountRef(ID, "plaid"), AccountRef(ID2), AccountRef(ID, "snaptrade"), AccountRef("x"))
-    )
-    assert isinstance(result, AccountsTarget)
-    assert isinstance(result.accounts, tuple)
-    not_lists: list[object] = [[], None, {}, "accounts", 1, {"accountId": ID}]
-    for not_a_list in not_lists:
-        wire = {"kind": "accounts", "accounts": not_a_list}
-        assert parse_citation_target(wire) is None, not_a_list
-    assert parse_citation_target({"kind": "accounts"}) is None
-    for bad in BAD_ENTRIES:
-        for position in (0, 1, 2):
-            good: list[object] = [{"accountId": ID, "provider": "plaid"}, {"accountId": ID2}]
-            good.insert(position, bad)
-            wire = {"kind": "accounts", "accounts": good}
-            assert parse_citation_target(wire) is None, wire
 
 
 @PROPERTY
@@ -217,9 +216,6 @@ def test_only_the_kinds_own_fields_matter_and_the_input_is_left_alone(
     assert expected.to_wire() == snapshot
 
 
-# --------------------------------------------------------------------------- never raises
-
-
 @FUZZ
 @given(any_target_value)
 def test_never_raises_over_json_like_values(value: Any) -> None:
@@ -230,22 +226,8 @@ def test_never_raises_over_json_like_values(value: Any) -> None:
 
 def test_fuzz_strategy_generates_lone_surrogates() -> None:
     # The property above is only as good as its input: its text holds lone surrogates.
-    # Looked for long enough to always find one (the profile's depth is for properties).
     found = find(any_char, lambda c: ord(c) in SURROGATES, settings=settings(max_examples=20_000))
     assert ord(found) in SURROGATES
-
-
-NOT_JSON_OBJECTS: list[object] = [
-    *(None, True, 0, -1, 1.5, math.nan, math.inf, -math.inf, "", "web", "\ud800"),
-    *('{"kind": "web", "url": "https://example.com"}', b'{"kind": "portfolio"}'),
-    *([], [{"kind": "portfolio"}], ("kind", "portfolio"), {("kind",): "portfolio"}),
-    *(object(), {"kind": "portfolio"}.items()),
-]
-
-
-def test_not_a_json_object_gives_none() -> None:
-    for value in NOT_JSON_OBJECTS:
-        assert parse_citation_target(value) is None, value
 
 
 def _nest(depth: int, leaf: object, key: str | None = None) -> object:
@@ -258,7 +240,7 @@ def _nest(depth: int, leaf: object, key: str | None = None) -> object:
 DEPTH = 20_000  # well past the interpreter's recursion limit, and past pydantic's
 
 
-def test_deeply_nested_value_at_each_field() -> None:
+def test_deeply_nested_value_at_each_field_and_inside_accounts() -> None:
     for key in REAL_KEYS:
         # Built once per shape for every kind (the parser must not change them).
         shapes = (_nest(DEPTH, None), _nest(DEPTH, "web", key))
@@ -273,9 +255,6 @@ def test_deeply_nested_value_at_each_field() -> None:
                 assert expected is not None
             for nested in shapes:
                 assert parse_citation_target({**VALID[kind], key: nested}) == expected, (key, kind)
-
-
-def test_deeply_nested_inside_accounts() -> None:
     entry_id = {"accountId": _nest(DEPTH, ID, "accountId"), "provider": "plaid"}
     entry_provider = {"accountId": ID, "provider": _nest(DEPTH, "plaid")}
     assert parse_citation_target({"kind": "accounts", "accounts": [entry_id]}) is None
@@ -307,9 +286,6 @@ def test_large_values() -> None:
     many: dict[str, object] = {f"k{i}": i for i in range(50_000)}
     many.update({"kind": "account", "accountId": ID, "provider": "manual"})
     assert parse_citation_target(many) == AccountTarget(ID, "manual")
-
-
-# --------------------------------------------------------------------------- hostile mappings
 
 
 class _RecursionDict(dict):  # type: ignore[type-arg]
@@ -345,10 +321,6 @@ class _HostileKey:
         return False
 
 
-class _Kind(str):
-    pass
-
-
 def test_hostile_mappings_and_strings_give_none() -> None:
     for kind, fields in [("web", {"url": "https://e.com"}), ("account", {"accountId": ID})]:
         assert parse_citation_target(RaisingDict(kind=kind, **fields)) is None, kind
@@ -364,7 +336,7 @@ def test_hostile_mappings_and_strings_give_none() -> None:
     ):
         result = parse_citation_target(value)
         assert result is None or all(type(v) is str for v in result.to_wire().values())
-    assert parse_citation_target({"kind": _Kind("portfolio")}) is None
+    assert parse_citation_target({"kind": _Str("portfolio")}) is None
     keyed = {_HostileKey(): 1, "kind": "web", "url": "https://example.com"}
     _HostileKey.armed = True
     try:
