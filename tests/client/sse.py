@@ -1,4 +1,4 @@
-"""Event-stream bodies built by hand, and response bodies that misbehave on cue.
+"""Event-stream and session bodies built by hand, and response bodies that misbehave on cue.
 
 `event(...)` and friends build the exact bytes of one SSE event; `Body` is a
 response body (sync and async) that yields given chunks, then optionally raises
@@ -105,6 +105,22 @@ def full_turn(session_id: str = "sess_1") -> bytes:
             done(),
         ]
     )
+
+
+def body(*messages: dict[str, Any], **session_fields: Any) -> dict[str, Any]:
+    """A `GET /api/chat/sessions/sess_1` answer."""
+    session = {"id": "sess_1", "title": "Checking", **session_fields}
+    return {"session": session, "messages": list(messages)}
+
+
+def user(text: str = "How much is in checking?") -> dict[str, Any]:
+    return {"id": "m1", "role": "user", "content": text, "created_at": "2025-01-01T00:00:00Z"}
+
+
+def assistant(**fields: Any) -> dict[str, Any]:
+    content = [{"type": "text", "text": "You have "}, {"type": "text", "text": "$120."}]
+    answer = {"id": "m2", "role": "assistant", "content": content}
+    return {**answer, "created_at": "2025-01-01T00:00:05Z", **fields}
 
 
 def compressed(data: bytes, wbits: int = 16 + zlib.MAX_WBITS) -> bytes:

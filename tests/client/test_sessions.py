@@ -40,32 +40,19 @@ from .sse import (
     Body,
     account,
     accounts,
+    assistant,
+    body,
     done,
     event,
     json_response,
     row,
     sse_response,
+    user,
     web,
 )
 
 pytestmark = pytest.mark.anyio
 PATH = "/api/chat/sessions/sess_1"
-
-
-def body(*messages: dict[str, Any], **session_fields: Any) -> dict[str, Any]:
-    """A `GET /api/chat/sessions/sess_1` answer."""
-    session = {"id": "sess_1", "title": "Checking", **session_fields}
-    return {"session": session, "messages": list(messages)}
-
-
-def user(text: str = "How much is in checking?") -> dict[str, Any]:
-    return {"id": "m1", "role": "user", "content": text, "created_at": "2025-01-01T00:00:00Z"}
-
-
-def assistant(**fields: Any) -> dict[str, Any]:
-    content = [{"type": "text", "text": "You have "}, {"type": "text", "text": "$120."}]
-    answer = {"id": "m2", "role": "assistant", "content": content}
-    return {**answer, "created_at": "2025-01-01T00:00:05Z", **fields}
 
 
 async def get(api: Api, server: respx.MockRouter, payload: object) -> Session:

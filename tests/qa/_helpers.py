@@ -17,7 +17,7 @@ from silvia_client.qa import Observation, Reload, SentEvent
 from silvia_client.qa.observe import NOT_JSON
 
 from ..cli._cli import run
-from ..client.session_bodies import assistant, body, user
+from ..client.sse import assistant, body, user
 
 run_cli = run  # `silvia qa ...` in-process, as the CLI tests run a command
 SECRET = "qa-s3cret-t0ken-7f2b"  # a token no output may hold
