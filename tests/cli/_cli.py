@@ -27,7 +27,7 @@ CHECKING = "/accounts/vzeNDwK7KQIm4yEog683uElbp9GRLEFXGK98D"
 
 @pytest.fixture(autouse=True)
 def _no_silvia_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("SILVIA_BASE_URL", "SILVIA_TOKEN", "SILVIA_DEBUG", "NO_COLOR"):
+    for name in ("SILVIA_BASE_URL", "SILVIA_TOKEN", "SILVIA_WEB_URL", "SILVIA_DEBUG", "NO_COLOR"):
         monkeypatch.delenv(name, raising=False)
 
 

@@ -1,10 +1,6 @@
-"""`silvia chat`, `silvia session show` and `silvia demo` as a user runs them: the output,
-where the message comes from (`-`, stdin, a line per turn on a terminal), `--scenario` (a
-header, not the message), which server (`--base-url`, else `SILVIA_BASE_URL`, else embedded,
-said on stderr with no token, password or query), and the command line's own hints where the
-client's say `token=...`. In-process through `main(argv)`; `silvia chat` on a terminal as a
-subprocess under a pty (Ctrl-C is SIGINT, as the terminal sends it; Ctrl-D the end-of-input
-character), against the loopback server, which is asked for the session afterwards."""
+"""`silvia chat`, `session show` and `demo` as a user runs them: the output, where the message
+comes from, `--scenario`, which server (said on stderr with nothing private) and the command
+line's own hints. In-process through `main(argv)`; on a terminal, a subprocess under a pty."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""How a command ends. An internal error is one line and exit 4 (its type, never its message,
-which holds a secret here), the traceback only with `--debug` or `SILVIA_DEBUG=1`, the
-token blanked, and `silvia qa` still writes the reports it had started. Ctrl-C is
-"interrupted" and 130 (in-process where the work is; `silvia chat` streaming over
-127.0.0.1 as a subprocess sent SIGINT; `silvia serve`'s in test_serve.py). A stdout
-closed before the command writes (`silvia ... | head`) ends it with 1 and no internal error."""
+"""How a command ends: an internal error is one line and exit 4 (its type, never its message;
+the traceback with `--debug`), Ctrl-C is "interrupted" and 130 (`silvia serve`'s in
+test_serve.py), a closed stdout (`silvia ... | head`) is 1 and no internal error."""
 
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
 """Whatever a server sends, the commands show no token and no raw control.
 
-`PAYLOAD` (terminal escapes, C1, DEL, NUL, bidi controls, a lone surrogate, non-characters,
-a forged OSC 8 link) in every field a server controls (in a recording, the request id and a
-header too), through `chat`, `session show`, `qa run` and `qa check`: no raw control but
-newline and tab, no bidi control or lone surrogate, reaches stdout, stderr or a report; a
-server echoing the token: never shown. Text a stream cannot carry (a lone surrogate, valid
-JSON as `"\\ud800"`) is written escaped (`cli._output`), never a crash: `LONE` holds them in
-the answer and a title (with an `é` and an emoji, which UTF-8 carries), `MISFIT` also in a
-ticker whose target does not fit its source, which `silvia qa`'s finding quotes."""
+`PAYLOAD` in every field a server controls, through `chat`, `session show`, `qa run` and `qa
+check`: no raw control but newline and tab (`RAW`) reaches stdout, stderr or a report. Text a
+stream cannot carry (`LONE`, `MISFIT`: lone surrogates) is written escaped, never a crash."""
 
 from __future__ import annotations
 
@@ -53,10 +48,7 @@ PAYLOAD = (
 SENT = PAYLOAD.replace("\ud800", "")
 URL = "https://example.com/rates"
 LONE_PROMPTS = [("lone", "lone-surrogates"), ("misfit", "lone-surrogates-misfit")]
-# What no terminal stream and no report may hold raw: C0 but \n and \t, DEL, C1, the
-# line separators, lone surrogates, bidi controls.
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
-
 
 TITLE = "Rates \ud800 today"
 TEXT = "Half \ud800 of a pair, \udfff alone, caf\u00e9 \U0001f600"

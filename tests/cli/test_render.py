@@ -46,7 +46,6 @@ def test_hyperlinks_are_osc_8_only_on_a_capable_terminal_for_sources() -> None:
         assert supports_hyperlinks(Tty() if tty else io.StringIO(), env) is expected, (tty, env)
     assert supports_hyperlinks(object(), {"TERM": "xterm"}) is False  # type: ignore[arg-type]
     assert TerminalRenderer(io.StringIO()).links is False
-    assert TerminalRenderer(io.StringIO()).links is False
     assert hyperlink("https://e.example/a", "text") == (
         f"{ESC}]8;;https://e.example/a{ESC}\\text{ESC}]8;;{ESC}\\"
     )

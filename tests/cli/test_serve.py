@@ -1,9 +1,6 @@
-"""`silvia record` (the answer on stderr, a replayable file, which server, what goes wrong), and
-`silvia serve`: `--replay`'s refusals, its own names only (a DNS-rebinding page's `Host` gets
-421), a log with nothing private (`-v`: method, path without query, status, scenario,
-duration), and how it stops (SIGTERM 0, Ctrl-C 130). The parts in-process; then the
-command, in a subprocess.
-"""
+"""`silvia record` (the answer, a replayable file, which server, what goes wrong), and `silvia
+serve`: `--replay`'s refusals, its own names only (a rebinding `Host` gets 421), a log with
+nothing private, and how it stops (SIGTERM 0, Ctrl-C 130): in-process, then a subprocess."""
 
 from __future__ import annotations
 

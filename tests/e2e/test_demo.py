@@ -1,8 +1,5 @@
 """`silvia demo`, run the way a new user runs it: a fresh process, no network, no settings.
-
-(How the terminal renderer writes the answer's markers and the sources, for this very
-turn: `silvia chat`'s tests, tests/cli/test_chat.py.)
-"""
+(The answer's markers and sources as rendered: tests/cli/test_chat.py.)"""
 
 from __future__ import annotations
 

@@ -5,13 +5,11 @@ the token the server echoes never printed. (With the clients alone: `test_scenar
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from silvia_client.testing import LoopbackServer, ReferenceServer
 
-from ..cli._cli import run
+from ..cli._cli import _no_silvia_environment, run  # noqa: F401  (its clean environment)
 from .conftest import TOKEN
 
 
@@ -21,8 +19,6 @@ def test_silvia_chat_ends_with_the_error_and_never_prints_the_token(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    for key in [key for key in os.environ if key.startswith("SILVIA_")]:
-        monkeypatch.delenv(key)
     monkeypatch.setenv("SILVIA_TOKEN", TOKEN)
     for name, error in {
         "fault-echo-token": "ServerStreamError",

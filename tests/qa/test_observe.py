@@ -212,27 +212,20 @@ def shape(observation: Observation) -> tuple[object, ...]:
 REPLAYED = {"demo", "fault-drop", "status-500", *BROKEN_SCENARIOS}
 
 
-def sync_observation(scenario: str) -> Observation:
+async def async_observation(scenario: str) -> Observation:
     server = ReferenceServer(deterministic=True)  # the same ids, session and message, each time
-    with Observer.reference(server=server, timeout=0.5, record=True) as qa:
-        return qa.observe("How are my accounts?", scenario=scenario)
-
-
-def async_observation(scenario: str) -> Observation:
-    async def run() -> Observation:
-        server = ReferenceServer(deterministic=True)
-        async with AsyncObserver.reference(server=server, timeout=0.5, record=True) as qa:
-            return await qa.observe("How are my accounts?", scenario=scenario)
-
-    return asyncio.run(run())
+    async with AsyncObserver.reference(server=server, timeout=0.5, record=True) as qa:
+        return await qa.observe("How are my accounts?", scenario=scenario)
 
 
 def test_the_twins_observe_a_turn_alike_time_it_and_capture_it_and_name_refused_credentials(
     tmp_path: Path,
 ) -> None:
     for scenario in SCENARIOS:
-        observed = sync_observation(scenario)
-        twins = {"Observer": observed, "AsyncObserver": async_observation(scenario)}
+        server = ReferenceServer(deterministic=True)
+        with Observer.reference(server=server, timeout=0.5, record=True) as qa:
+            observed = qa.observe("How are my accounts?", scenario=scenario)
+        twins = {"Observer": observed, "AsyncObserver": asyncio.run(async_observation(scenario))}
         assert shape(twins["AsyncObserver"]) == shape(observed), scenario
         assert observed.request_id, scenario  # the reference server names every request
         for twin, observation in twins.items():

@@ -1,9 +1,6 @@
-"""A QA suite as plain pytest tests: `silvia_qa`, `--silvia-base-url` and `assert_conforms`.
-
-A small pytest session (`pytester`) runs with plugin autoloading off and the plugin
-loaded by `-p`, as an integrator would load it: in a subprocess where the SDK runs (an
-in-process run drops the modules it imported, and a second one would import them anew).
-"""
+"""A QA suite as plain pytest tests: `silvia_qa`, `--silvia-base-url` and `assert_conforms`,
+in a `pytester` subprocess with the plugin loaded by `-p`, as an integrator loads it (an
+in-process run drops the modules it imported, and a second one would import them anew)."""
 
 from __future__ import annotations
 

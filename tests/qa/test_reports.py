@@ -1,11 +1,6 @@
 """The reports' privacy, and `--html`: one self-contained page in which a hostile turn runs
-nothing, its chart at the edges of a float, and a hundred prompts' page laid out in a browser.
-
-Every string the server or the script controls in `hostile_run` carries a payload that would
-set `top.document.title` and a global if it ran. One headless Chromium (`tests/browser.py`)
-frames the hundred prompts' report at 1280 and 800 px (a screenshot of it goes to
-`tests/artifacts/`) and the hostile one, with and without its Content-Security-Policy.
-"""
+nothing (`hostile_run`'s payloads would set `top.document.title` if they ran), its chart at
+the edges of a float, and a hundred prompts' page laid out in headless Chromium."""
 
 from __future__ import annotations
 
