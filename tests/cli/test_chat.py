@@ -5,7 +5,6 @@ line's own hints. In-process through `main(argv)`; on a terminal, a subprocess u
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 import select
@@ -23,6 +22,7 @@ from silvia_client.sessions import Session
 from silvia_client.testing import ReferenceServer
 
 from ..interruptible import silvia_command
+from ..qa._helpers import write_script
 from ._cli import CHECKING, TOKEN, Tty, private, reference_turn, run, session_of, with_markers
 
 QUESTION = "How much is in checking?"
@@ -242,8 +242,7 @@ EMBEDDED = (
 
 def _commands(tmp_path: Path) -> dict[str, list[str]]:
     """Each command that talks to a server, by the name it gives itself."""
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"prompts": [{"message": "hi", "scenario": "demo"}]}))
+    script = write_script(tmp_path / "script.json", [{"message": "hi", "scenario": "demo"}])
     return {
         "chat": ["chat", "hi"],
         "record": ["record", "hi", "-o", str(tmp_path / "turn.jsonl")],

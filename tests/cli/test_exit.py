@@ -9,7 +9,6 @@ import json
 import os
 import signal
 import subprocess
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ import silvia_client.qa.report
 from silvia_client.testing import Recording, ReferenceServer
 
 from ..interruptible import silvia_command
-from ..qa._helpers import EXAMPLE
+from ..qa._helpers import EXAMPLE, cases, write_script
 from ._cli import TOKEN, run
 
 SECRET = "sk-live-0123456789abcdef-SECRET"
@@ -97,9 +96,8 @@ def test_qa_run_writes_its_reports_before_exit_4(
             boom()
         return real(*args)
 
-    script = tmp_path / "s.json"
     prompts = [{"message": "Hi", "scenario": s} for s in ("demo", "account", "pooling", "demo")]
-    script.write_text(json.dumps({"prompts": prompts}), encoding="utf-8")
+    script = write_script(tmp_path / "s.json", prompts)
     monkeypatch.setattr(qa_cli, "_progress_line", progress_line)
     for concurrency in ("1", "2"):
         calls.clear()
@@ -119,7 +117,7 @@ def test_qa_run_writes_its_reports_before_exit_4(
             assert out.count("[not run]") == 2
         else:
             assert len(data["prompts"]) > data["not_run"]
-        assert len(list(ET.parse(junit).getroot().iter("testcase"))) > 0
+        assert cases(junit)
         assert "<html" in html.read_text(encoding="utf-8").lower()
         assert "silvia qa: 4 prompt(s)" in out  # the table was printed
 

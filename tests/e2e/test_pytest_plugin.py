@@ -27,7 +27,6 @@ async def test_every_fixture_serves_the_tests_own_server_and_the_older_names_are
     silvia_loopback_client: SilviaClient,
     silvia_loopback_url: str,
 ) -> None:
-    # (A fresh server for each test: the nested run below, which checks it in every test.)
     assert silvia_client is silvia
     assert async_silvia_client is async_silvia
     for client in (silvia, async_silvia):
@@ -67,11 +66,7 @@ def test_the_async_clients_are_closed_after_their_test(pytester: pytest.Pytester
     pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=2)
 
 
-# The plugins' modules and the packages above them, whose `__init__`s import nothing.
-FEW = 6
-
-
-LOAD_THE_PLUGINS = f"""
+LOAD_THE_PLUGINS = """
 import sys
 from importlib.metadata import entry_points
 ours = [ep for ep in entry_points(group="pytest11") if ep.value.startswith("silvia_client")]
@@ -81,7 +76,7 @@ assert sorted(ep.value for ep in ours) == [
 for ep in ours:
     ep.load()
 modules = [m for m in sys.modules if m.split(".")[0] == "silvia_client"]
-assert len(modules) <= {FEW}, modules
+assert len(modules) <= 6, modules  # the plugins' and their packages' (which import nothing)
 assert "pydantic" not in sys.modules
 assert "httpx" not in sys.modules
 """
