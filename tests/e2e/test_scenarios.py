@@ -151,22 +151,6 @@ def _key(citation: Citation) -> tuple[object, ...]:
     return (citation.source, citation.title, citation.cited_text, citation.target)
 
 
-def assert_reload_agrees(turn: Turn, session: Session) -> None:
-    """`sessions.get` after the turn gives the live turn's text, rows and targets as sent."""
-    assert session.id == turn.session_id
-    assert session.messages, "the session holds no message"
-    stored = session.messages[-1]
-    assert stored.role == "assistant", [m.role for m in session.messages]
-    assert stored.text == turn.text
-    for message in session.messages:  # rows saved before targets existed read untyped
-        assert (message.citation_errors, message.inline_citation_errors) == ((), ())
-    assert [_key(c) for c in stored.citations] == [_key(c) for c in turn.citations]
-    # Inline citations agree too, offsets aside (a reloaded row has no stream position).
-    assert [_key(c) for c in stored.inline_citations] == [_key(c) for c in turn.inline_citations]
-    for source in turn.sources:
-        assert stored.target_for(source) == turn.target_for(source), source
-
-
 @dataclass(frozen=True)
 class Played:
     """A turn on either client (partial, on a `StreamError`), its error and its reload."""
@@ -211,15 +195,26 @@ def _check(scenario: Scenario, expected: ExpectedTurn, played: Played) -> None:
     assert turn is not None
     assert session is not None
     assert_turn_matches(turn, expected, scenario)
-    if expected.complete:
+    assert session.id == turn.session_id
+    assert session.messages, "the session holds no message"
+    stored = session.messages[-1]
+    if expected.complete:  # the reload gives the live turn's text, rows and targets as sent
         assert error is None, repr(error)
-        assert_reload_agrees(turn, session)
+        assert stored.role == "assistant", [m.role for m in session.messages]
+        assert stored.text == turn.text
+        for message in session.messages:  # rows saved before targets existed read untyped
+            assert (message.citation_errors, message.inline_citation_errors) == ((), ())
+        assert [_key(c) for c in stored.citations] == [_key(c) for c in turn.citations]
+        # Inline citations agree too, offsets aside (a reloaded row has no stream position).
+        inline = [_key(c) for c in turn.inline_citations]
+        assert [_key(c) for c in stored.inline_citations] == inline
+        for source in turn.sources:
+            assert stored.target_for(source) == turn.target_for(source), source
     else:
         assert isinstance(error, STREAM_ERRORS[expected.fault]), repr(error)
         # It stored the question and no answer.
-        assert session.messages, "the session holds no message"
-        assert session.messages[-1].role == "user"
-        assert session.messages[-1].text == f"/scenario {scenario.name}"
+        assert stored.role == "user"
+        assert stored.text == f"/scenario {scenario.name}"
 
 
 def assert_same(replayed: Played, live: Played, case: str) -> None:
