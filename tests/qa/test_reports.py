@@ -10,7 +10,6 @@ import math
 import re
 import tempfile
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -199,12 +198,6 @@ TEMPLATES = [
 ]  # fmt: skip
 
 
-def payloads() -> Iterator[tuple[int, str]]:
-    for number, template in enumerate(TEMPLATES, start=1):
-        js = f"top.document.title='pwned-{number}';top.__silvia_pwned={number}"
-        yield number, template.replace("{js}", js)
-
-
 def hostile_result(number: int, p: str) -> PromptResult:
     """A prompt whose message, turn text, titles, quotes, sources and targets all carry `p`."""
     streamed = [
@@ -238,7 +231,10 @@ def dom(page: str) -> Node:
 
 
 def hostile_run() -> RunResult:
-    results = [hostile_result(number, p) for number, p in payloads()]
+    results = []
+    for number, template in enumerate(TEMPLATES, start=1):
+        js = f"top.document.title='pwned-{number}';top.__silvia_pwned={number}"
+        results.append(hostile_result(number, template.replace("{js}", js)))
     script = Script(tuple(result.prompt for result in results), name="<script>x</script>")
     return RunResult(script, "https://staging.example/<b>", tuple(results))
 
@@ -326,7 +322,9 @@ WIDTHS = (1280, 800)
 MARK_CLASS = {"pass": "pass", "warn": "warn", "fail": "fail", "skip": "skip", "not_run": "not-run"}
 
 
-def hundred_prompts() -> list[dict[str, object]]:
+@pytest.fixture(scope="module")
+def hundred(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]:
+    """(the HTML page, the JSON report) of one run of the hundred prompts."""
     broken = list(BROKEN_SCENARIOS)
     prompts: list[dict[str, object]] = []
     for n in range(1, COUNT + 1):
@@ -342,14 +340,8 @@ def hundred_prompts() -> list[dict[str, object]]:
     prompts[8]["expect"] = {"cites_kinds": ["web"]}
     prompts[9]["expect"] = {"max_turn_s": 1e-9}  # over budget: a warning
     prompts[50]["scenario"] = "status-500"  # the request fails: not run
-    return prompts
-
-
-@pytest.fixture(scope="module")
-def hundred(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]:
-    """(the HTML page, the JSON report) of one run of the hundred prompts."""
     folder = tmp_path_factory.mktemp("hundred")
-    script = write_script(folder / "s.json", hundred_prompts(), name="a hundred prompts")
+    script = write_script(folder / "s.json", prompts, name="a hundred prompts")
     page, report = folder / "r.html", folder / "r.json"
     with pytest.MonkeyPatch.context() as patch:  # the embedded reference server
         patch.delenv("SILVIA_TOKEN", raising=False)
@@ -522,17 +514,6 @@ PROBE = f"""(() => {{
 TITLE = "silvia qa: <script>x</script>"
 
 
-def framed(*pages: tuple[str, int]) -> str:
-    """A page framing each (page, width), with the probe."""
-    frames = "".join(
-        f'<iframe style="border: 0; display: block" width="{width}" height="1000" '
-        f'srcdoc="{html.escape(page, quote=True)}"></iframe>'
-        for page, width in pages
-    )
-    head = f"<title>probe</title>{report_script(PROBE)}"
-    return f"<!doctype html><html><head>{head}</head><body>{frames}</body></html>"
-
-
 @pytest.mark.browser
 def test_in_chromium_a_hostile_report_runs_nothing_and_a_hundred_prompts_fit_and_show(
     chromium: Chromium, hundred: tuple[str, dict[str, Any]]
@@ -545,7 +526,13 @@ def test_in_chromium_a_hostile_report_runs_nothing_and_a_hundred_prompts_fit_and
     shot = ARTIFACTS / "qa-report-100.png"  # of the top frame: the hundred prompts at 1280 px
     ARTIFACTS.mkdir(exist_ok=True)
     shot.unlink(missing_ok=True)
-    pages = framed(*((page, w) for w in WIDTHS), (hostile, 1280), (bare_page, 1280))
+    frames = "".join(  # each page framed at its width, beside the probe
+        f'<iframe style="border: 0; display: block" width="{width}" height="1000" '
+        f'srcdoc="{html.escape(framed, quote=True)}"></iframe>'
+        for framed, width in [*((page, w) for w in WIDTHS), (hostile, 1280), (bare_page, 1280)]
+    )
+    head = f"<title>probe</title>{report_script(PROBE)}"
+    pages = f"<!doctype html><html><head>{head}</head><body>{frames}</body></html>"
     loaded = chromium.load(pages, window=(1300, 1000), flags=(f"--screenshot={shot}",))
     assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     assert {path.split("?")[0] for path in loaded.requests[1:]} <= {"/favicon.ico"}
