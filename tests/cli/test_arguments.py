@@ -30,19 +30,15 @@ _FLAG_ITEM = re.compile(r"^- ((?:`-[^`]+`(?:, )?)+):")
 _CODE = re.compile(r"`(-[^` ]+)[^`]*`")
 
 
-def _parsers() -> Iterator[tuple[str, argparse.ArgumentParser]]:
+def _parsers(
+    path: str, parser: argparse.ArgumentParser
+) -> Iterator[tuple[str, argparse.ArgumentParser]]:
     """Every command as typed (`""` for `silvia` itself, `qa run`), with its parser."""
-
-    def walk(
-        path: str, parser: argparse.ArgumentParser
-    ) -> Iterator[tuple[str, argparse.ArgumentParser]]:
-        yield path, parser
-        for action in parser._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                for name, sub in action.choices.items():
-                    yield from walk(f"{path} {name}".strip(), sub)
-
-    yield from walk("", build_parser())
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _parsers(f"{path} {name}".strip(), sub)
 
 
 def _flags(parser: argparse.ArgumentParser) -> dict[str, bool]:
@@ -74,7 +70,7 @@ def _documented() -> dict[str, set[str]]:
 def test_every_flag_is_in_the_help_and_the_docs_and_the_docs_list_no_other(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    parsers = dict(_parsers())
+    parsers = dict(_parsers("", build_parser()))
     assert {"chat", "session show", "qa run", "qa check", "demo", "serve", "record"} <= set(parsers)
     documented = _documented()
     assert set(documented) <= set(parsers)
