@@ -1,16 +1,8 @@
-"""What both clients share that does no I/O.
-
-- `Scrubber`: what the server sends that may reach an exception, a log record or the
-  command line goes through it: the token blanked (one of 8 characters or more: a
-  shorter one is no secret; in httpx's and httpcore's log records too), and in a
-  message control characters escaped, so a server cannot forge log lines or drive a
-  terminal.
-- `Pool`, `BoundedCookieJar`: a client's connection pool (this process's and one event
-  loop's) and its bounded cookie jar.
-- `ResponseErrors`: a response that is not what was asked for, or a transport error,
-  as a typed error (the status, the request id and the server's text, scrubbed).
-- `token_from`, `base_url_from`: the token and the base URL, from the arguments or the
-  environment, checked.
+"""What both clients share that does no I/O: `token_from` and `base_url_from` (the
+arguments or the environment, checked); `Scrubber`, through which whatever the server
+sends passes before an exception, a log record or the command line shows it; `Pool` and
+`BoundedCookieJar`, a client's connection pool and cookie jar; `ResponseErrors`, a
+response or a transport error as a typed error.
 """
 
 from __future__ import annotations
@@ -137,8 +129,6 @@ def is_local(host: str) -> bool:
         return False
 
 
-# ------------------------------------------------------------------------ the scrubber
-
 MIN_SECRET_LENGTH = 8
 BLANK = "<token>"
 
@@ -243,8 +233,6 @@ def _blank_tokens(record: logging.LogRecord) -> bool:
         record.msg, record.args = clean, ()
     return True
 
-
-# -------------------------------------------------------------------- the connection pool
 
 H = TypeVar("H", httpx.Client, httpx.AsyncClient)
 
@@ -388,8 +376,6 @@ def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
     # The environment httpx reads (`SSL_CERT_FILE`, `SSL_CERT_DIR`) is the key.
     return httpx.create_ssl_context()
 
-
-# ------------------------------------------------------------------- responses into errors
 
 _STATUS_ERRORS: dict[int, type[APIStatusError]] = {
     400: BadRequestError,

@@ -1,18 +1,14 @@
 """One call: its options, checked by one table; its deadline; the one way to end a blocked read.
 
-- `RULES`, `check`: every option a client or a call takes, read as the SDK keeps it, or
-  refused when given (a `ConfigurationError`, never a `ValueError` from httpx later).
-  `RequestOptions`: one call's, frozen.
-- `Call`: one operation (a chat turn, a GET): its options, and once started its
-  deadline, its `Guard` and its spans. The deadline bounds connecting, every retry and
-  the wait before it, and every read (each cut to the time left).
+- `RULES`, `check`, `RequestOptions`: a call's options, refused when given (a
+  `ConfigurationError`, never a `ValueError` from httpx later).
+- `Call`: its deadline bounds connecting, every retry and the wait before it, and every
+  read (each cut to the time left).
 - `Guard`: a read already waiting keeps its timeout, and closing its response from
   another thread does not wake it; shutting its socket down does. So the deadline's
-  alarm, a `close()` from elsewhere, or a drain that takes too long stops the guard:
-  `reason` is set (readers check it between chunks) and the socket is shut down.
-  `Lifecycle`: what a client's `close()` stops.
-- `thread_timer`: one watchdog thread per process runs every client's alarms, sync or
-  async: an alarm only sets a flag and shuts a socket down, safe from any thread.
+  alarm, a `close()` from elsewhere (`Lifecycle`), or a drain that takes too long stops
+  the guard: `reason` is set (readers check it between chunks) and the socket is shut down.
+- `thread_timer`: an alarm only sets a flag and shuts a socket down, safe from any thread.
 """
 
 from __future__ import annotations
@@ -46,9 +42,6 @@ logger = logging.getLogger("silvia_client")
 StopReason = Literal["deadline", "closed", "drained"]
 
 Kind = Literal["chat", "get"]
-
-
-# --------------------------------------------------------------------------- the table
 
 
 class _Refused(Exception):
@@ -260,9 +253,6 @@ class RequestOptions:
         return self.kind == "get"
 
 
-# ------------------------------------------------------------------------ the deadline
-
-
 class Halt(Exception):
     """A read stopped by its guard, or at a size limit (`limit` set)."""
 
@@ -413,9 +403,6 @@ class Lifecycle:
             guards = list(self._guards)
         for guard in guards:
             guard.stop("closed")
-
-
-# ------------------------------------------------------------------------------ the clients' timer
 
 
 class _Watchdog:

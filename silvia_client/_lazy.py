@@ -12,8 +12,6 @@ import sys
 from collections.abc import Mapping
 from types import ModuleType
 
-__all__ = ["load_on_first_use"]
-
 
 class _LazyPackage(ModuleType):
     """A package module whose missing public names are imported when first asked for."""

@@ -128,10 +128,8 @@ def document(said: Turn | Message | Session, include_provider: bool = False) -> 
 def _rows(said: Turn | Message, include_provider: bool) -> dict[str, Any]:
     context = {INCLUDE_PROVIDER: include_provider}
     return {
-        "citations": [row.model_dump(mode="json", context=context) for row in said.citations],
-        "inline_citations": [
-            row.model_dump(mode="json", context=context) for row in said.inline_citations
-        ],
+        key: [row.model_dump(mode="json", context=context) for row in getattr(said, key)]
+        for key in ("citations", "inline_citations")
     }
 
 

@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from ._deadline import Call
     from .errors import SilviaError
 
-__all__ = ["Failure", "RetryPolicy", "after_failure", "parse_retry_after"]
 
 Failure = httpx.Response | httpx.TransportError  # how an attempt ended, when not with a 2xx
 

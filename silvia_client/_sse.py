@@ -151,8 +151,6 @@ class SSEDecoder:
         return []
 
 
-# --------------------------------------------------------------------------------- JSON
-
 FAST = True  # pydantic's parser first, `loads` when it refuses (the module's docstring)
 
 

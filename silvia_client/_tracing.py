@@ -1,9 +1,7 @@
 """OpenTelemetry traces of a client's operations: one span per operation, one per HTTP attempt.
 
-A client given a `tracer_provider` makes a `Tracing`; `Tracing.start` opens an `Operation` (a chat
-turn, a session GET), kept as `Call.trace`, which `_send` tells of each attempt and the stream of
-how the turn ended. Without a provider, `Call.trace` is None, the call sites check that, and neither
-this module nor OpenTelemetry is imported. The page for users is `docs/tracing.md`.
+An operation's `Operation` is its `Call.trace`: None without a `tracer_provider`, and then
+neither this module nor OpenTelemetry is imported. The page for users is `docs/tracing.md`.
 
 What a span holds is chosen for privacy: ids, counts, statuses, the server's address, timings and
 error types; never a message, an answer's text, a citation or its target, a header (so never the
@@ -27,7 +25,6 @@ if TYPE_CHECKING:
     from ._base import ResponseErrors
     from .chat._turn import TurnBuilder
 
-__all__ = ["Operation", "Tracing"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # One span per operation, named for what the user called.

@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # imported where it is used: `silvia --help` reads `DEFAULTS` without httpx
     import httpx
 
-__all__ = ["DEFAULTS", "DEFAULT_WIRE", "ClientDefaults", "EventNames", "WireFormat"]
-
 
 @dataclass(frozen=True)
 class EventNames:

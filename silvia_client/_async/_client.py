@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from ._sessions import AsyncSessions
     from ._stream import AsyncChat
 
-__all__ = ["AsyncSilviaClient"]
 
 logger = logging.getLogger("silvia_client")
 

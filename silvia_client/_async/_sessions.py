@@ -13,8 +13,6 @@ if TYPE_CHECKING:
 
     from ._client import AsyncSilviaClient
 
-__all__ = ["AsyncSessions"]
-
 
 def _request(client: AsyncSilviaClient, session_id: str, **options: object) -> tuple[str, Call]:
     if check("session_id", session_id) is None:

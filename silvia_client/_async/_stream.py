@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
     from ._client import AsyncSilviaClient
 
-__all__ = ["AsyncChat", "AsyncChatStream"]
 
 Pair = tuple[ServerSentEvent, ChatEvent]
 CLOSED_EARLY = "the stream was closed before `done`"

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from ._sessions import Sessions
     from ._stream import Chat
 
-__all__ = ["SilviaClient"]
 
 logger = logging.getLogger("silvia_client")
 

@@ -15,8 +15,6 @@ if TYPE_CHECKING:
 
     from ._client import SilviaClient
 
-__all__ = ["Sessions"]
-
 
 def _request(client: SilviaClient, session_id: str, **options: object) -> tuple[str, Call]:
     if check("session_id", session_id) is None:

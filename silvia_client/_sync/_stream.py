@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 
     from ._client import SilviaClient
 
-__all__ = ["Chat", "ChatStream"]
 
 Pair = tuple[ServerSentEvent, ChatEvent]
 CLOSED_EARLY = "the stream was closed before `done`"

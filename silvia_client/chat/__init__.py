@@ -53,25 +53,13 @@ __all__ = [
 
 # Each name is imported on first use (`_lazy.py`): the streams and resources import this
 # package's modules, and this package names them.
-load_on_first_use(
-    __name__,
-    {
-        ".._async._stream": ("AsyncChat", "AsyncChatStream"),
-        ".._sync._stream": ("Chat", "ChatStream"),
-        "._turn": ("Timings", "Turn", "TurnBuilder"),
-        ".events": (
-            "ChatEvent",
-            "CitationEvent",
-            "CitationsSummaryEvent",
-            "DoneEvent",
-            "ErrorEvent",
-            "MalformedEvent",
-            "MessageEvent",
-            "RawEvent",
-            "SessionEvent",
-            "TextEvent",
-            "UnknownEvent",
-            "decode_event",
-        ),
-    },
-)
+_WHERE = {
+    ".._async._stream": "AsyncChat AsyncChatStream",
+    ".._sync._stream": "Chat ChatStream",
+    "._turn": "Timings Turn TurnBuilder",
+    ".events": (
+        "ChatEvent CitationEvent CitationsSummaryEvent DoneEvent ErrorEvent MalformedEvent "
+        "MessageEvent RawEvent SessionEvent TextEvent UnknownEvent decode_event"
+    ),
+}
+load_on_first_use(__name__, {module: tuple(names.split()) for module, names in _WHERE.items()})

@@ -31,7 +31,6 @@ from .events import (
 if TYPE_CHECKING:
     from ..citations import Citation, InlineCitation
 
-__all__ = ["Timings", "Turn", "TurnBuilder", "TurnSoFar", "text_preview"]
 
 _PREVIEW_CHARS = 60
 T = TypeVar("T")

@@ -28,7 +28,6 @@ _MD_HREF = {ord("&"): "&amp;"} | {ord(c): f"%{ord(c):02X}" for c in "\\() <>'\"`
 
 
 def _m(text: str) -> str:
-    """Text that Markdown shows as is: special characters escaped, HTML neutralised."""
     escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", strip_bidi_controls(text))
     return escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 

@@ -22,11 +22,9 @@ __all__ = [
 
 # Each name is imported on first use (`_lazy.py`): the resources import this package's
 # modules, and this package names them.
-load_on_first_use(
-    __name__,
-    {
-        ".._async._sessions": ("AsyncSessions",),
-        ".._sync._sessions": ("Sessions",),
-        "._history": ("Message", "Session", "parse_session", "read_session", "session_path"),
-    },
-)
+_WHERE = {
+    ".._async._sessions": "AsyncSessions",
+    ".._sync._sessions": "Sessions",
+    "._history": "Message Session parse_session read_session session_path",
+}
+load_on_first_use(__name__, {module: tuple(names.split()) for module, names in _WHERE.items()})
