@@ -1,12 +1,13 @@
 """Server text made fit to show: the bidi rule (public as `display.strip_bidi_controls`,
-here because labels need it), and one idempotent cleaner per medium, for the client, the
-views, `qa` and `cli`. Blanking the token (the client's scrubber, `_base.py`) comes first.
+here because labels need it), `escaped`, and `terminal_text`, the cleaner that `qa` and
+`cli` share (each keeps its other media's own: XML and JSON in `qa/report.py`, a stream's
+encoding in `cli/_output.py`). Blanking the token (the client's scrubber, `_base.py`) comes
+first.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 
 def escaped(match: re.Match[str]) -> str:
@@ -32,8 +33,6 @@ def strip_bidi_controls(text: str) -> str:
 # A str holds a pair as one code point, so any surrogate is alone. A raw pattern: the
 # source holds no lone surrogate (Python 3.13.0 cannot compile a module whose constants do).
 _TERMINAL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
-# What XML 1.0 forbids beyond those (its Char production): U+FFFE and U+FFFF.
-_XML_EXTRA = re.compile("[\ufffe\uffff]")
 
 
 def terminal_text(text: str) -> str:
@@ -43,34 +42,3 @@ def terminal_text(text: str) -> str:
     if text.isascii() and text.isprintable():  # the common case, and a cheap one
         return text
     return _TERMINAL.sub(escaped, strip_bidi_controls(text))
-
-
-def xml_text(text: str) -> str:
-    """`text` fit for XML 1.0 (JUnit): `terminal_text`, and U+FFFE/U+FFFF escaped."""
-    return _XML_EXTRA.sub(escaped, terminal_text(text))
-
-
-def json_clean(value: Any) -> Any:
-    """A JSON value for a report file, every string in it (keys too) through `terminal_text`."""
-    if isinstance(value, str):
-        return terminal_text(value)
-    if isinstance(value, dict):
-        return {
-            (terminal_text(key) if isinstance(key, str) else key): json_clean(item)
-            for key, item in value.items()
-        }
-    if isinstance(value, (list, tuple)):
-        return [json_clean(item) for item in value]
-    return value
-
-
-def carried(text: str, encoding: str | None, errors: str | None = None) -> str:
-    """`text` as a stream in `encoding` (and `errors`; None, a `StringIO`, takes anything)
-    can write it: else backslash-escaped."""
-    if encoding is None or text.isascii():
-        return text
-    try:
-        text.encode(encoding, errors or "strict")
-    except UnicodeEncodeError:
-        return text.encode(encoding, "backslashreplace").decode(encoding)
-    return text

@@ -1,4 +1,4 @@
-"""The core's cleaners, one per medium (`silvia_client._text`), over any text.
+"""The cleaners, one per medium (`_text`, `qa/report.py`, `cli/_output.py`), over any text.
 
 `terminal_text` escapes every raw control but `\\n` and `\\t` and drops bidi controls;
 `xml_text` reads back unchanged through an XML parser; `json_clean` dumps, encodes and reads
@@ -15,7 +15,9 @@ import xml.etree.ElementTree as ET
 from hypothesis import given
 from hypothesis import strategies as st
 
-from silvia_client._text import BIDI_CONTROLS, carried, json_clean, terminal_text, xml_text
+from silvia_client._text import BIDI_CONTROLS, terminal_text
+from silvia_client.cli._output import carried
+from silvia_client.qa.report import json_clean, xml_text
 
 from .citations.strategies import PROPERTY
 from .test_public_names import public_modules

@@ -3,7 +3,7 @@
 `main` runs every command inside `writing_safely()`: `sys.stdout` and `sys.stderr`
 wrapped in a `SafeStream`, which writes what the stream's encoding cannot carry
 (a lone surrogate on UTF-8, anything outside ASCII under `PYTHONIOENCODING=ascii`)
-escaped (`carried`, the core's cleaner for this medium). `say` is a command's
+escaped (`carried`). `say` is a command's
 line on stderr, server text in it cleaned (`terminal_text`). `internal_error_lines`
 is what an internal error (exit 4) writes: the command and the exception's type,
 never its message; with `debug`, the traceback first, the token blanked.
@@ -18,10 +18,22 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO, cast
 
-from .._text import carried, terminal_text
+from .._text import terminal_text
 
 DEBUG_VARIABLE = "SILVIA_DEBUG"
 _MIN_SECRET_LENGTH = 8  # shorter values cannot be real tokens (the client's rule too)
+
+
+def carried(text: str, encoding: str | None, errors: str | None = None) -> str:
+    """`text` as a stream in `encoding` (and `errors`; None, a `StringIO`, takes anything)
+    can write it: else backslash-escaped."""
+    if encoding is None or text.isascii():
+        return text
+    try:
+        text.encode(encoding, errors or "strict")
+    except UnicodeEncodeError:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    return text
 
 
 class SafeStream:

@@ -13,12 +13,14 @@ terminal raw and every report parses.
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from .. import __version__
-from .._text import json_clean, terminal_text, xml_text
+from .._text import escaped, terminal_text
 from ..chat import Timings
 from ._rule import format_finding, short, turn_ids
 from .runner import (
@@ -47,6 +49,29 @@ __all__ = [
     "write_json",
     "write_junit",
 ]
+
+# What XML 1.0 forbids beyond what `terminal_text` escapes (its Char production).
+_XML_EXTRA = re.compile("[\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """`text` fit for XML 1.0 (JUnit): `terminal_text`, and U+FFFE/U+FFFF escaped."""
+    return _XML_EXTRA.sub(escaped, terminal_text(text))
+
+
+def json_clean(value: Any) -> Any:
+    """A JSON value for a report file, every string in it (keys too) through `terminal_text`."""
+    if isinstance(value, str):
+        return terminal_text(value)
+    if isinstance(value, dict):
+        return {
+            (terminal_text(key) if isinstance(key, str) else key): json_clean(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [json_clean(item) for item in value]
+    return value
+
 
 _MESSAGE_CHARS = 60
 
