@@ -128,17 +128,13 @@ def _without_docstrings(node: ast.AST) -> ast.AST:
     return node
 
 
-def _find(tree: ast.Module, dotted: str) -> ast.AST:
-    node: ast.AST = tree
+def code_lines(source: str, dotted: str, renames: dict[str, str] | None = None) -> list[str]:
+    """The definition `dotted` of `source` as compared: made sync when `renames` is given."""
+    node: ast.AST = ast.parse(source)
     for part in dotted.split("."):
         assert isinstance(node, (ast.Module, ast.ClassDef))
         node = _definitions(node.body)[part]
-    return node
-
-
-def code_lines(source: str, dotted: str, renames: dict[str, str] | None = None) -> list[str]:
-    """The definition `dotted` of `source` as compared: made sync when `renames` is given."""
-    node = _without_docstrings(_find(ast.parse(source), dotted))
+    node = _without_docstrings(node)
     if renames is None:
         return ast.unparse(_OneWith().visit(node)).splitlines()
     # The generator's own substitutions, then the twins' names and what else they call.

@@ -33,12 +33,9 @@ def hostile_stream(rows: int = 200, extras: int = 400) -> bytes:
 BODY = hostile_stream()
 
 
-def _handler(request: httpx.Request) -> httpx.Response:
-    return httpx.Response(200, headers=SSE_HEADERS, content=BODY)
-
-
 def _one_turn() -> int:
-    http = httpx.Client(transport=httpx.MockTransport(_handler))
+    answer = httpx.Response(200, headers=SSE_HEADERS, content=BODY)
+    http = httpx.Client(transport=httpx.MockTransport(lambda request: answer))
     with SilviaClient(base_url="https://silvia.test", token="t", http_client=http) as client:
         turn = client.chat.send("hi")
         assert len(turn.inline_citations) == 200

@@ -65,23 +65,6 @@ FRAMES_PROBE = (
 )
 
 
-def hostile_turn() -> str:
-    long_url = "https://e.example/" + "a" * 300
-    word = "W" * 250
-    markup = '<script>alert(1)</script>"><img src=x onerror=alert(1)> \u202eevil\u202c'
-    return turn_html(
-        build_turn(
-            f"{markup} {word}",
-            row(long_url, word, web(long_url), cited_text=f"{markup} {word}"),
-            row("silvia://your-account/x", markup, account(word),
-                cited_text=f"{word}: {word}, k: v"),
-            row(markup, markup, cited_text=markup),
-            error=markup,
-            done=False,
-        )
-    )  # fmt: skip
-
-
 def theme_page(body_attributes: str, views: dict[str, str]) -> str:
     columns = "".join(
         f'<div data-frame="{name} at {width}px" style="width:{width}px;flex:none">{view}</div>'
@@ -145,7 +128,21 @@ def measured(chromium: Chromium) -> dict[str, Any]:
         for scenario in ("pooling", "portfolio"):
             client.chat.send(f"/scenario {scenario}", session_id=turn.session_id)
         session = client.sessions.get(str(turn.session_id))
-    views = {"turn": turn_html(turn), "session": session_html(session), "hostile": hostile_turn()}
+    long_url, word = "https://e.example/" + "a" * 300, "W" * 250
+    markup = '<script>alert(1)</script>"><img src=x onerror=alert(1)> \u202eevil\u202c'
+    hostile = build_turn(
+        f"{markup} {word}",
+        row(long_url, word, web(long_url), cited_text=f"{markup} {word}"),
+        row("silvia://your-account/x", markup, account(word), cited_text=f"{word}: {word}, k: v"),
+        row(markup, markup, cited_text=markup),
+        error=markup,
+        done=False,
+    )
+    views = {
+        "turn": turn_html(turn),
+        "session": session_html(session),
+        "hostile": turn_html(hostile),
+    }
     frames = {
         host: ("themes", theme_page(attributes, views), THEME_WIDTH)
         for host, attributes in HOSTS.items()
