@@ -1,8 +1,6 @@
-"""OpenTelemetry traces (`tracer_provider=`), sync and async, against the loopback reference
-server behind `Recorder` (each request's headers and each reply's request id; a first GET
-refused with 503 on demand). Spans go to an `InMemorySpanExporter`; the privacy test reads
-every span of traced turns over the whole scenario library. That tracing off imports nothing
-of OpenTelemetry is `test_footprint.py`'s.
+"""OpenTelemetry traces (`tracer_provider=`), sync and async, from the loopback reference
+server behind `Recorder`, into an `InMemorySpanExporter`; the privacy test reads every span
+of the whole scenario library. Tracing off is `test_footprint.py`'s.
 """
 
 from __future__ import annotations

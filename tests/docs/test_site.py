@@ -1,11 +1,8 @@
 """The documentation site in headless Chromium: every page loads clean, links, and is found.
 
-The site is built from this tree (`built_site`) and served on 127.0.0.1 (`site.py`).
-Every page of the navigation is loaded once, in one launch, with a search for a word
-of its own (`?q=WORD`): no page logs an error or misses a file, asks for nothing
-remote, links only ids that exist; the search finds it; the reference pages anchor
-every public name and the entry points. A page of the test's own (`SELF_TEST`), in
-the same launch, shows that the probe sees what it is for.
+Every page of the navigation, loaded once with a search for a word of its own (`?q=WORD`),
+logs no error, misses no file, asks for nothing remote and links only ids that exist; the
+search finds it; the reference anchors every public name. `SELF_TEST` proves the probe.
 """
 
 from __future__ import annotations
