@@ -1,10 +1,8 @@
 """The views in headless Chromium, at 1200 and 400 px: under each theme signal, and exported.
 
-One launch measures every case, each a page in a frame (a second launch: a system that
-prefers dark). Under each theme (`HOSTS`), nothing reaches past its column or is clipped
-and every text has a contrast of at least 4.5:1 (`themes_probe.js`); exported by
-nbconvert, the session is folded and short, no key wraps inside a word and nothing
-scrolls sideways (`export_probe.js`). Screenshots go to `tests/artifacts/` (git-ignored).
+Under each theme (`HOSTS`, and a system that prefers dark), nothing reaches past its column
+or is clipped, and every text is legible (`themes_probe.js`); exported by nbconvert, the
+session is folded and short, and nothing wraps or scrolls sideways (`export_probe.js`).
 """
 
 from __future__ import annotations
