@@ -59,7 +59,8 @@ SELF_TEST = b"""<!doctype html><html><head><title>probe</title><link rel="icon" 
 <a href="/streaming/">a link</a></body></html>"""
 
 
-def search_words(site: Path) -> dict[str, str]:
+@pytest.fixture(scope="module")
+def words(built_site: Path) -> dict[str, str]:
     """For each page, a word on it that is on as few other pages as possible.
 
     Read from the site's own search index. Only a word that stands alone between
@@ -67,7 +68,7 @@ def search_words(site: Path) -> dict[str, str]:
     between camel-case parts too, and does not stem a word next to punctuation
     (`(accumulating` is found by no query), so such a word is one it may not find.
     """
-    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
     pages_of: dict[str, set[str]] = {}
     for entry in index["docs"]:
         page = "/" + str(entry["location"]).split("#", 1)[0]
@@ -87,11 +88,6 @@ def search_words(site: Path) -> dict[str, str]:
 def server(built_site: Path) -> Iterator[SiteServer]:
     with SiteServer(built_site, extra={SELF_TEST_PATH: SELF_TEST}) as served:
         yield served
-
-
-@pytest.fixture(scope="module")
-def words(built_site: Path) -> dict[str, str]:
-    return search_words(built_site)
 
 
 @pytest.fixture(scope="module")
