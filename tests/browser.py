@@ -28,12 +28,8 @@ import pytest
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 # Nothing leaves the machine: no sync, updates, field trials or QUIC; a profile of its own.
 FLAGS = (
-    *(
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-    ),  # no sandbox: CI runs as root
+    # No sandbox: CI runs as root.
+    *("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"),
     *("--disable-quic", "--no-first-run", "--no-default-browser-check", "--disable-sync"),
     *("--disable-background-networking", "--disable-component-update", "--disable-extensions"),
     "--virtual-time-budget=10000",  # virtual milliseconds for the page to settle
@@ -114,31 +110,13 @@ class Chromium:
         self, page: str, *, window: tuple[int, int] | None = None, flags: tuple[str, ...] = ()
     ) -> Page:
         """Serve `page` (an HTML document), load it in a fresh Chromium, return what it left."""
-        path = self._serve(page)
+        self._count += 1
+        path = self.publish(f"/page-{self._count}.html", page)
         self._server.requests.clear()
         size = () if window is None else (f"--window-size={window[0]},{window[1]}",)
         dom = self.run(self.origin + path, *flags, *size, "--dump-dom").decode("utf-8")
         assert dom.strip(), "Chromium wrote no DOM"
         return Page(dom, tuple(self._server.requests))
-
-    def screenshot(
-        self,
-        page: str,
-        path: Path,
-        *,
-        width: int = 1200,
-        height: int = 1600,
-        flags: tuple[str, ...] = (),
-    ) -> None:
-        """Serve `page`, load it in a fresh Chromium, and save a PNG of it at `path`."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        size, target = f"--window-size={width},{height}", f"--screenshot={path}"
-        self.run(self.origin + self._serve(page), *flags, size, target)
-        assert path.is_file(), "Chromium made no screenshot"
-
-    def _serve(self, page: str) -> str:
-        self._count += 1
-        return self.publish(f"/page-{self._count}.html", page)
 
 
 def report_script(expression: str) -> str:

@@ -1,9 +1,7 @@
 """Every `SilviaError`: drawn in `errors.py`'s docstring as the classes make it, and pickled.
 
-An error raised in a `ProcessPoolExecutor` worker is pickled back: every subclass, built
-with a value for each argument, and the errors a real client raised must come back from
-`pickle` and `deepcopy` with type, message and attributes (a partial `Turn` with its
-targets too), and no pickle holds the token.
+As a `ProcessPoolExecutor` worker's error is: every subclass, and the errors a real client
+raised, come back from `pickle` and `deepcopy` whole, and no pickle holds the token.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """What the package's source may hold, read off its syntax trees (comments don't count).
 
-Public APIs only, no process-wide side effect: no `import gc`, no dependency's private
-module, no `__pydantic_*__` attribute, no `object.__setattr__` but in a dataclass's
-`__post_init__`, no private name from a sibling module (a private submodule is fine). The
-tools (`qa/`, `cli/`, `testing/`) take from the rest only what a user can, and
-`TOOLS_MAY_IMPORT`, each with its reason. No string constant holds a lone surrogate (Python
-3.13.0 cannot compile such a module once pytest rewrote it). No import circle, as grimp
-reads them (`if TYPE_CHECKING:` imports apart).
+Public APIs only and no process-wide side effect (the rules: `_Finder`); the tools take
+from the rest only what a user can, and `TOOLS_MAY_IMPORT`; no lone surrogate in a string
+(Python 3.13.0 cannot compile one once pytest rewrote it); no import circle, as grimp reads.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """The twins: the sync I/O `tools/unasync.py` generates, and the twins written twice by hand.
 
-A generated module says so, and an edit on one side only fails the tool's check. The twins
-by hand (CONTRIBUTING, "Twins") are found by name (`AsyncX`/`X`, `_AsyncX`/`_SyncX` or `_X`,
-`aX` or `async_X`/`X`, classes, functions and methods), the async one unparsed (no
-docstrings or comments), made sync by the generator's substitutions and the twins' names,
-and compared statement by statement. A difference meant goes in `ALLOWED` with its reason, a twin whose async half
-does more in `NOT_MIRRORED`; any other difference fails, and so does an entry matching nothing.
+A generated module says so; an edit on one side only fails the tool's check. The twins by
+hand (CONTRIBUTING, "Twins") are found by name, the async one made sync by the generator's
+substitutions and the twins' names, and compared statement by statement (docstrings aside).
+A difference meant goes in `ALLOWED` with its reason, a twin whose async half does more in
+`NOT_MIRRORED`; any other difference fails, and so does an entry matching nothing.
 """
 
 from __future__ import annotations
@@ -108,20 +107,6 @@ def twins_in(module: str, source: str) -> list[Twin]:
     return found
 
 
-def all_twins() -> list[Twin]:
-    """Every twin in the package, module by module."""
-    return [
-        twin
-        for path in sorted(PACKAGE.rglob("*.py"))
-        for twin in twins_in(path.relative_to(PACKAGE).as_posix(), path.read_text("utf-8"))
-    ]
-
-
-def twin_renames(twins: list[Twin]) -> dict[str, str]:
-    """Every twin's async name -> its sync name (one twin calls another)."""
-    return {twin.async_.rpartition(".")[2]: twin.sync.rpartition(".")[2] for twin in twins}
-
-
 # -- making async code sync ------------------------------------------------------------
 
 
@@ -143,17 +128,13 @@ def _without_docstrings(node: ast.AST) -> ast.AST:
     return node
 
 
-def _find(tree: ast.Module, dotted: str) -> ast.AST:
-    node: ast.AST = tree
+def code_lines(source: str, dotted: str, renames: dict[str, str] | None = None) -> list[str]:
+    """The definition `dotted` of `source` as compared: made sync when `renames` is given."""
+    node: ast.AST = ast.parse(source)
     for part in dotted.split("."):
         assert isinstance(node, (ast.Module, ast.ClassDef))
         node = _definitions(node.body)[part]
-    return node
-
-
-def code_lines(source: str, dotted: str, renames: dict[str, str] | None = None) -> list[str]:
-    """The definition `dotted` of `source` as compared: made sync when `renames` is given."""
-    node = _without_docstrings(_find(ast.parse(source), dotted))
+    node = _without_docstrings(node)
     if renames is None:
         return ast.unparse(_OneWith().visit(node)).splitlines()
     # The generator's own substitutions, then the twins' names and what else they call.
@@ -165,10 +146,11 @@ def code_lines(source: str, dotted: str, renames: dict[str, str] | None = None) 
     return ast.unparse(_OneWith().visit(ast.parse(text))).splitlines()
 
 
-def differences(source: str, twin: Twin, renames: dict[str, str]) -> list[Hunk]:
+def differences(twin: Twin) -> list[Hunk]:
     """Where the async twin made sync differs from the sync one, hunk by hunk."""
+    source = (PACKAGE / twin.module).read_text("utf-8")
     ours = code_lines(source, twin.sync)
-    theirs = code_lines(source, twin.async_, renames)
+    theirs = code_lines(source, twin.async_, RENAMED)
     matcher = difflib.SequenceMatcher(a=ours, b=theirs, autojunk=False)
     return [
         (block("\n".join(ours[i1:i2])), block("\n".join(theirs[j1:j2])))
@@ -210,16 +192,13 @@ NOT_MIRRORED = {
 }
 
 UNASYNC_LINE = _tool().unasync_line
-TWINS = all_twins()
-RENAMED = twin_renames(TWINS)
-
-
-def _differences(twin: Twin) -> list[Hunk]:
-    return differences((PACKAGE / twin.module).read_text("utf-8"), twin, RENAMED)
-
-
-def _unlisted(twin: Twin) -> list[Hunk]:
-    return [hunk for hunk in _differences(twin) if hunk not in ALLOWED.get(str(twin), {})]
+TWINS = [
+    twin
+    for path in sorted(PACKAGE.rglob("*.py"))
+    for twin in twins_in(path.relative_to(PACKAGE).as_posix(), path.read_text("utf-8"))
+]
+# Every twin's async name -> its sync name (one twin calls another).
+RENAMED = {twin.async_.rpartition(".")[2]: twin.sync.rpartition(".")[2] for twin in TWINS}
 
 
 def test_the_twins_of_the_modules_with_twins_are_found() -> None:
@@ -241,7 +220,8 @@ def test_each_async_twin_is_its_sync_half_made_sync(twin: Twin) -> None:
             [f"  - {line}" for line in sync.splitlines()]
             + [f"  + {line}" for line in a.splitlines()]
         )
-        for sync, a in _unlisted(twin)
+        for sync, a in differences(twin)
+        if (sync, a) not in ALLOWED.get(str(twin), {})
     ]
     assert not shown, (
         f"{twin.async_} differs from {twin.sync} in silvia_client/{twin.module}"
@@ -256,7 +236,7 @@ def test_every_listed_difference_is_still_there() -> None:
     assert all(why.strip() for listed in ALLOWED.values() for why in listed.values())
     for name, listed in ALLOWED.items():
         if name in by_name:
-            present = set(_differences(by_name[name]))
+            present = set(differences(by_name[name]))
             gone += [f"{name}: {why}" for hunk, why in listed.items() if hunk not in present]
     assert not gone, "listed differences that are gone:\n" + "\n".join(gone)
 
@@ -264,7 +244,7 @@ def test_every_listed_difference_is_still_there() -> None:
 def test_every_twin_not_mirrored_is_a_twin_whose_halves_differ_and_says_why() -> None:
     by_name = {str(twin): twin for twin in TWINS}
     assert set(NOT_MIRRORED) <= set(by_name)
-    assert all(_differences(by_name[name]) for name in NOT_MIRRORED)
+    assert all(differences(by_name[name]) for name in NOT_MIRRORED)
     assert all(why.strip() for why in NOT_MIRRORED.values())
 
 

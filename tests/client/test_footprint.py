@@ -1,8 +1,6 @@
-"""What a client leaves behind in its process: no server data outlives its turn (issue 20,
-finding 7: nothing at module level keys on what a server sent, so once a hostile turn and
-its client are gone, the memory they held is back); and with tracing off, the default,
-nothing of OpenTelemetry nor the SDK's tracing is imported (in a fresh interpreter: this
-one may have imported it for `test_tracing.py`), whether or not OpenTelemetry is installed.
+"""What a client leaves behind in its process: once a hostile turn and its client are gone,
+the memory they held is back (issue 20, finding 7); with tracing off, the default, nothing
+of OpenTelemetry is imported (in a fresh interpreter: this one may have imported it).
 """
 
 from __future__ import annotations
@@ -33,12 +31,9 @@ def hostile_stream(rows: int = 200, extras: int = 400) -> bytes:
 BODY = hostile_stream()
 
 
-def _handler(request: httpx.Request) -> httpx.Response:
-    return httpx.Response(200, headers=SSE_HEADERS, content=BODY)
-
-
 def _one_turn() -> int:
-    http = httpx.Client(transport=httpx.MockTransport(_handler))
+    answer = httpx.Response(200, headers=SSE_HEADERS, content=BODY)
+    http = httpx.Client(transport=httpx.MockTransport(lambda request: answer))
     with SilviaClient(base_url="https://silvia.test", token="t", http_client=http) as client:
         turn = client.chat.send("hi")
         assert len(turn.inline_citations) == 200

@@ -1,9 +1,7 @@
 """A forked child never reads from its parent's connections, and its deadlines fire (issue 28,
-finding 4): before, the two processes read each other's answers on the parent's kept-alive
-connection (one user's answer in another's request, in a pre-fork web server), and in the child
-the deadline thread was gone. The cases run in one `python -c` script, so that this process never
-forks (Python 3.12 warns of `fork()` in a process with threads, and pytest has some); the server
-runs here, on 127.0.0.1, and notes the connection (the client's port) each message came on.
+finding 4: a pre-fork server's workers read each other's answers). The cases run in one
+`python -c` script, so that this process never forks (pytest has threads); the server runs
+here and notes the connection (the client's port) each message came on.
 """
 
 from __future__ import annotations

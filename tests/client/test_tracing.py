@@ -1,15 +1,13 @@
-"""OpenTelemetry traces (`tracer_provider=`), sync and async, against the loopback reference
-server behind `Recorder` (each request's headers and each reply's request id; a first GET
-refused with 503 on demand). Spans go to an `InMemorySpanExporter`; the privacy test reads
-every span of traced turns over the whole scenario library. That tracing off imports nothing
-of OpenTelemetry is `test_footprint.py`'s.
+"""OpenTelemetry traces (`tracer_provider=`), sync and async, from the loopback reference
+server behind `Recorder`, into an `InMemorySpanExporter`; the privacy test reads every span
+of the whole scenario library. Tracing off is `test_footprint.py`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -125,20 +123,16 @@ def traced(api: Api, url: str, provider: TracerProvider, **options: Any) -> Any:
     return api.client(base_url=url, token=TOKEN, tracer_provider=provider, **options)
 
 
-def finished(exporter: InMemorySpanExporter) -> list[ReadableSpan]:
-    return list(exporter.get_finished_spans())
-
-
-def named(spans: list[ReadableSpan], name: str) -> list[ReadableSpan]:
+def named(spans: Sequence[ReadableSpan], name: str) -> list[ReadableSpan]:
     return [span for span in spans if span.name == name]
 
 
-def only(spans: list[ReadableSpan], name: str) -> ReadableSpan:
+def only(spans: Sequence[ReadableSpan], name: str) -> ReadableSpan:
     (span,) = named(spans, name)
     return span
 
 
-def children(spans: list[ReadableSpan], parent: ReadableSpan) -> list[ReadableSpan]:
+def children(spans: Sequence[ReadableSpan], parent: ReadableSpan) -> list[ReadableSpan]:
     assert parent.context is not None
     return [s for s in spans if s.parent is not None and s.parent.span_id == parent.context.span_id]
 
@@ -157,7 +151,7 @@ async def test_a_call_is_one_span_over_a_client_span_per_attempt_sending_context
     client = traced(api, url, provider)
     events, error = await api.read(client, MESSAGE)
     assert error is None
-    spans = finished(exporter)
+    spans = exporter.get_finished_spans()
     turn = only(spans, "silvia.chat")
     (attempt,) = children(spans, turn)
     assert len(spans) == 2
@@ -198,7 +192,7 @@ async def test_a_call_is_one_span_over_a_client_span_per_attempt_sending_context
     client = traced(api, url, provider, propagate_context=True)
     with provider.get_tracer("app").start_as_current_span("handle request") as outer:
         await api.turn(client.with_options(timeout=30, max_retries=0), MESSAGE)
-    turn = only(finished(exporter), "silvia.chat")
+    turn = only(exporter.get_finished_spans(), "silvia.chat")
     assert turn.parent is not None
     assert turn.parent.span_id == outer.get_span_context().span_id
     # A retried GET: two attempts under one span, the second counted a resend.
@@ -207,7 +201,7 @@ async def test_a_call_is_one_span_over_a_client_span_per_attempt_sending_context
     recorder.fail_first_get = True
     session_id = recorder.server.seed_legacy_session()
     await api.session(client.with_options(max_retries=1), session_id)
-    spans = finished(exporter)
+    spans = exporter.get_finished_spans()
     get = only(spans, "silvia.sessions.get")
     first, second = sorted(children(spans, get), key=lambda span: span.start_time or 0)
     assert len(spans) == 3
@@ -242,7 +236,7 @@ async def test_an_error_sets_the_span_status_and_records_the_type_alone(
     client = traced(api, url, provider)
     with pytest.raises(NotFoundError):
         await api.session(client, "no-such-session")
-    spans = finished(exporter)
+    spans = exporter.get_finished_spans()
     get = only(spans, "silvia.sessions.get")
     assert get.status.status_code is StatusCode.ERROR
     assert get.status.description == "NotFoundError"
@@ -258,7 +252,7 @@ async def test_an_error_sets_the_span_status_and_records_the_type_alone(
     fault = {SCENARIO_HEADER: "fault-error-event"}
     events, error = await api.read(client, MESSAGE, extra_headers=fault)
     assert isinstance(error, ServerStreamError)
-    spans = finished(exporter)
+    spans = exporter.get_finished_spans()
     turn = only(spans, "silvia.chat")
     assert turn.status.status_code is StatusCode.ERROR
     assert attributes(turn)["error.type"] == "ServerStreamError"
@@ -274,7 +268,7 @@ async def test_an_error_sets_the_span_status_and_records_the_type_alone(
     _, error = await api.read(traced(api, refusing, provider, max_retries=0), MESSAGE)
     assert error is not None
     assert not isinstance(error, StreamError)
-    spans = finished(exporter)
+    spans = exporter.get_finished_spans()
     turn = only(spans, "silvia.chat")
     (attempt,) = children(spans, turn)
     assert attributes(attempt)["error.type"] == "ConnectError"
@@ -289,7 +283,7 @@ async def test_a_stream_closed_early_abandoned_unread_or_cancelled_ends_its_span
     with SilviaClient(base_url=url, token=TOKEN, tracer_provider=provider) as client:
         with client.chat.stream(MESSAGE) as closed_early:
             next(iter(closed_early))
-        turn = only(finished(exporter), "silvia.chat")
+        turn = only(exporter.get_finished_spans(), "silvia.chat")
         assert attributes(turn)["silvia.turn.complete"] is False
         assert attributes(turn)["silvia.turn.events"] == 1
         assert "done" not in event_names(turn)
@@ -298,13 +292,13 @@ async def test_a_stream_closed_early_abandoned_unread_or_cancelled_ends_its_span
         stream = client.chat.stream(MESSAGE)
         for _ in stream:  # no `with`, no close(): the loop's iterator is dropped at `break`
             break
-        turn = only(finished(exporter), "silvia.chat")
+        turn = only(exporter.get_finished_spans(), "silvia.chat")
         assert attributes(turn)["silvia.turn.complete"] is False
         assert turn.end_time is not None
         exporter.clear()
         with client.chat.stream(MESSAGE):  # entered and closed unread
             pass
-        turn = only(finished(exporter), "silvia.chat")
+        turn = only(exporter.get_finished_spans(), "silvia.chat")
     assert attributes(turn)["silvia.turn.complete"] is False
     assert attributes(turn)["silvia.turn.events"] == 0
     assert event_names(turn) == ["first_byte"]
@@ -323,7 +317,7 @@ async def test_a_stream_closed_early_abandoned_unread_or_cancelled_ends_its_span
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-    turn = only(finished(exporter), "silvia.chat")
+    turn = only(exporter.get_finished_spans(), "silvia.chat")
     assert attributes(turn)["silvia.turn.complete"] is False
     assert attributes(turn)["silvia.turn.events"] > 0
     assert turn.status.status_code is StatusCode.UNSET
@@ -404,7 +398,7 @@ async def test_no_span_of_any_scenario_holds_a_message_a_text_a_target_or_the_to
     recorder.server.seed_legacy_session(session_id=TOKEN)
     await api.turn(client, MESSAGE, session_id=TOKEN)
     await api.session(client, TOKEN)
-    spans = finished(exporter)
+    spans = exporter.get_finished_spans()
     assert len(named(spans, "silvia.chat")) == len(SCENARIOS) + len(BROKEN_SCENARIOS) + 1
     assert named(spans, "silvia.sessions.get")
     for span in spans:

@@ -1,9 +1,8 @@
 """The notebook views in a real browser: hostile server strings run no script, make no bad link.
 
-Each payload of `TEMPLATES`, in every server-controlled field, shown by every view (HTML,
-and Markdown read by python-markdown and markdown-it), is a `<section>` of one page that
-headless Chromium loads: no payload runs (it would mark the page with its number), every
-view has the HTML view's links, elements and attributes only of the views', no bidi control.
+Each payload of `TEMPLATES`, in every server-controlled field of every view (HTML, and
+Markdown read by both `READERS`), is a `<section>` of one page that Chromium loads: none
+runs, and each view has the HTML view's links, only the views' elements, no bidi control.
 """
 
 from __future__ import annotations

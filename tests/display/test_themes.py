@@ -1,10 +1,8 @@
 """The views in headless Chromium, at 1200 and 400 px: under each theme signal, and exported.
 
-One launch measures every case, each a page in a frame (a second launch: a system that
-prefers dark). Under each theme (`HOSTS`), nothing reaches past its column or is clipped
-and every text has a contrast of at least 4.5:1 (`themes_probe.js`); exported by
-nbconvert, the session is folded and short, no key wraps inside a word and nothing
-scrolls sideways (`export_probe.js`). Screenshots go to `tests/artifacts/` (git-ignored).
+Under each theme (`HOSTS`, and a system that prefers dark), nothing reaches past its column
+or is clipped, and every text is legible (`themes_probe.js`); exported by nbconvert, the
+session is folded and short, and nothing wraps or scrolls sideways (`export_probe.js`).
 """
 
 from __future__ import annotations
@@ -63,23 +61,6 @@ FRAMES_PROBE = (
     "Object.fromEntries([...document.querySelectorAll('iframe')].map((f) => "
     f"[f.dataset.case, f.contentWindow.eval({json.dumps(PROBES)}[f.dataset.probe])]))"
 )
-
-
-def hostile_turn() -> str:
-    long_url = "https://e.example/" + "a" * 300
-    word = "W" * 250
-    markup = '<script>alert(1)</script>"><img src=x onerror=alert(1)> \u202eevil\u202c'
-    return turn_html(
-        build_turn(
-            f"{markup} {word}",
-            row(long_url, word, web(long_url), cited_text=f"{markup} {word}"),
-            row("silvia://your-account/x", markup, account(word),
-                cited_text=f"{word}: {word}, k: v"),
-            row(markup, markup, cited_text=markup),
-            error=markup,
-            done=False,
-        )
-    )  # fmt: skip
 
 
 def theme_page(body_attributes: str, views: dict[str, str]) -> str:
@@ -145,7 +126,21 @@ def measured(chromium: Chromium) -> dict[str, Any]:
         for scenario in ("pooling", "portfolio"):
             client.chat.send(f"/scenario {scenario}", session_id=turn.session_id)
         session = client.sessions.get(str(turn.session_id))
-    views = {"turn": turn_html(turn), "session": session_html(session), "hostile": hostile_turn()}
+    long_url, word = "https://e.example/" + "a" * 300, "W" * 250
+    markup = '<script>alert(1)</script>"><img src=x onerror=alert(1)> \u202eevil\u202c'
+    hostile = build_turn(
+        f"{markup} {word}",
+        row(long_url, word, web(long_url), cited_text=f"{markup} {word}"),
+        row("silvia://your-account/x", markup, account(word), cited_text=f"{word}: {word}, k: v"),
+        row(markup, markup, cited_text=markup),
+        error=markup,
+        done=False,
+    )
+    views = {
+        "turn": turn_html(turn),
+        "session": session_html(session),
+        "hostile": turn_html(hostile),
+    }
     frames = {
         host: ("themes", theme_page(attributes, views), THEME_WIDTH)
         for host, attributes in HOSTS.items()

@@ -8,13 +8,11 @@
         pages["/streaming/?q=word"]  # what the probe saw: errors, links, ids, results
         server.missing                      # every path it answered 404
 
-Served over http: the search runs in a web worker, which file:// does not start.
-Each HTML page gets `PROBE` first in its `<head>`: it records console errors, uncaught
-errors and failed loads and, once loaded (and searched, given `?q=WORD`), writes its
-report into the DOM. `load` opens the pages in turn in a frame of one page (`PAGES`),
-in one launch. Chromium's virtual time does not wait for a worker, so while the search
-runs the probe fetches `/__tick`, which the server answers after a few real
-milliseconds. Every host but 127.0.0.1 resolves to nothing.
+Served over http (the search's web worker does not start on file://). Each HTML page gets
+`PROBE` first in its `<head>`, which reports errors and failed loads (and the search's
+results, given `?q=WORD`) into the DOM; `load` opens the pages in turn in frames of one
+page, in one launch. Virtual time does not wait for a worker: while the search runs, the
+probe polls `/__tick`, which the server answers after a few real milliseconds.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """The documentation site in headless Chromium: every page loads clean, links, and is found.
 
-The site is built from this tree (`built_site`) and served on 127.0.0.1 (`site.py`).
-Every page of the navigation is loaded once, in one launch, with a search for a word
-of its own (`?q=WORD`): no page logs an error or misses a file, asks for nothing
-remote, links only ids that exist; the search finds it; the reference pages anchor
-every public name and the entry points. A page of the test's own (`SELF_TEST`), in
-the same launch, shows that the probe sees what it is for.
+Every page of the navigation, loaded once with a search for a word of its own (`?q=WORD`),
+logs no error, misses no file, asks for nothing remote and links only ids that exist; the
+search finds it; the reference anchors every public name. `SELF_TEST` proves the probe.
 """
 
 from __future__ import annotations
@@ -62,7 +59,8 @@ SELF_TEST = b"""<!doctype html><html><head><title>probe</title><link rel="icon" 
 <a href="/streaming/">a link</a></body></html>"""
 
 
-def search_words(site: Path) -> dict[str, str]:
+@pytest.fixture(scope="module")
+def words(built_site: Path) -> dict[str, str]:
     """For each page, a word on it that is on as few other pages as possible.
 
     Read from the site's own search index. Only a word that stands alone between
@@ -70,7 +68,7 @@ def search_words(site: Path) -> dict[str, str]:
     between camel-case parts too, and does not stem a word next to punctuation
     (`(accumulating` is found by no query), so such a word is one it may not find.
     """
-    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
     pages_of: dict[str, set[str]] = {}
     for entry in index["docs"]:
         page = "/" + str(entry["location"]).split("#", 1)[0]
@@ -90,11 +88,6 @@ def search_words(site: Path) -> dict[str, str]:
 def server(built_site: Path) -> Iterator[SiteServer]:
     with SiteServer(built_site, extra={SELF_TEST_PATH: SELF_TEST}) as served:
         yield served
-
-
-@pytest.fixture(scope="module")
-def words(built_site: Path) -> dict[str, str]:
-    return search_words(built_site)
 
 
 @pytest.fixture(scope="module")

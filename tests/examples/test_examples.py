@@ -1,9 +1,8 @@
 """Every `examples/*.py` but the relay (`test_relay_fastapi.py`) runs as a user runs it.
 
-`python examples/NAME.py` in a subprocess, from a folder outside the repository,
-once on the embedded reference server (no `SILVIA_BASE_URL`) and once on a
-loopback server of its own (`SILVIA_BASE_URL`, `SILVIA_TOKEN`), which must then
-have served it; all started together. Each exits 0, printing no token nor provider.
+`python examples/NAME.py` from a folder outside the repository, on the embedded reference
+server and on a loopback one (`SILVIA_BASE_URL`, `SILVIA_TOKEN`), all started together:
+each exits 0, printing no token nor provider.
 """
 
 from __future__ import annotations
@@ -32,18 +31,15 @@ Result = subprocess.CompletedProcess[str]
 Results = tuple[dict[tuple[str, str], Result], dict[str, ReferenceServer]]
 
 
-def _env(**extra: str) -> dict[str, str]:
-    return {**{k: v for k, v in os.environ.items() if not k.startswith("SILVIA_")}, **extra}
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Results]:
     elsewhere = tmp_path_factory.mktemp("cwd")  # a script needs nothing from its folder
     servers = {script: ReferenceServer(token=TOKEN) for script in SCRIPTS}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SILVIA_")}
     with ExitStack() as stack:
         urls = {script: stack.enter_context(s.serve_loopback()) for script, s in servers.items()}
-        envs = {("embedded", script): _env() for script in SCRIPTS} | {
-            ("loopback", script): _env(SILVIA_BASE_URL=url, SILVIA_TOKEN=TOKEN)
+        envs = {("embedded", script): env for script in SCRIPTS} | {
+            ("loopback", script): {**env, "SILVIA_BASE_URL": url, "SILVIA_TOKEN": TOKEN}
             for script, url in urls.items()
         }
         running = {

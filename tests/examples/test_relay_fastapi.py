@@ -1,9 +1,8 @@
 """`examples/relay_fastapi.py` under uvicorn on 127.0.0.1, before a reference server on loopback.
 
-Run as a user runs it (a subprocess, `SILVIA_BASE_URL` and `SILVIA_TOKEN` set), on a
-socket the test hands over (`--fd`). No byte it sends its client names a provider (no
-`provider` key in any JSON, no vendor's name), though upstream cites them; a client that
-leaves mid-stream closes the upstream stream.
+Run as a user runs it, on a socket the test hands over (`--fd`). No byte it sends its
+client names a provider, though upstream cites them; a client that leaves mid-stream
+closes the upstream stream.
 """
 
 from __future__ import annotations
