@@ -197,15 +197,6 @@ RULES: Mapping[str, Rule] = {
 }
 
 
-def rules_table() -> str:
-    """`RULES` as the Markdown table the docs show: each argument and what it accepts."""
-    rows = ["| argument | refused with |", "| --- | --- |"]
-    for name, rule in RULES.items():
-        otherwise = "`TypeError` for another type; else " if rule.type_error else ""
-        rows.append(f"| `{name}` | {otherwise}`ConfigurationError`: {rule.error} |")
-    return "\n".join(rows)
-
-
 def check(name: str, value: object) -> Any:
     """`value` as the SDK keeps it, if `RULES[name]` accepts it; else `ConfigurationError`."""
     rule = RULES[name]

@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 from silvia_client import AsyncSilviaClient, SilviaClient
 from silvia_client._base import BoundedCookieJar
-from silvia_client._deadline import RULES, check, rules_table
+from silvia_client._deadline import RULES, check
 from silvia_client._retries import RetryPolicy
 from silvia_client._wire import DEFAULTS
 from silvia_client.errors import (
@@ -504,6 +504,15 @@ def test_every_number_is_kept_or_refused_with_a_configuration_error(name: str, v
         assert str(refused).startswith(name)
     else:
         _kept_is_holdable(name, kept)
+
+
+def rules_table() -> str:
+    """`RULES` as the Markdown table the configuration page shows."""
+    rows = ["| argument | refused with |", "| --- | --- |"]
+    for name, rule in RULES.items():
+        otherwise = "`TypeError` for another type; else " if rule.type_error else ""
+        rows.append(f"| `{name}` | {otherwise}`ConfigurationError`: {rule.error} |")
+    return "\n".join(rows)
 
 
 def test_the_configuration_page_shows_the_table_as_the_code_has_it() -> None:
