@@ -82,57 +82,14 @@ class SSEDecoder:
             text = text[1:]
         self._after_cr = text.endswith("\r")
         *lines, rest = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-        if lines and self._partial:  # the line the last chunk began
-            lines[0] = "".join(self._partial) + lines[0]
-            self._partial.clear()
-            self._partial_bytes = 0
         events: list[ServerSentEvent] = []
         try:
             for line in lines:
-                # 4 bytes a character at most: a shorter line cannot be over
-                if len(line) * 4 > self._limit and len(line.encode()) > self._limit:
-                    raise EventTooLarge(self._limit)
-                if not line:  # a blank line dispatches the event, if a `data` line came
-                    if data := self._data:
-                        joined = data[0] if len(data) == 1 else "\n".join(data)
-                        events.append(
-                            ServerSentEvent(self._event, joined, self._last_id, self._retry)
-                        )
-                        self._data = []
-                        self._data_bytes = 0
-                    self._event = ""
-                    self._retry = None
-                    continue
-                # `name: value`, `name:value`, or a bare `name` (empty value); a line
-                # starting with a colon is a comment (an empty name, ignored). The two
-                # lines of nearly every event are looked for first.
-                if line.startswith("data: "):
-                    name, value = "data", line[6:]
-                elif line.startswith("event: "):
-                    self._event = line[7:]
-                    continue
-                else:
-                    name, _, value = line.partition(":")
-                    if value.startswith(" "):
-                        value = value[1:]
-                if name == "data":
-                    self._data.append(value)
-                    self._data_bytes += len(value.encode()) + 1
-                    if self._data_bytes > self._limit + 1:
-                        raise EventTooLarge(self._limit)
-                elif name == "event":
-                    self._event = value
-                elif name == "id":
-                    if "\0" not in value:
-                        self._last_id = value
-                elif name == "retry":
-                    with suppress(ValueError):  # httpx-sse's rule: what `int` reads
-                        self._retry = int(value)
+                self._line(line, events)
             if rest:
                 self._partial.append(rest)
                 self._partial_bytes += len(rest.encode())
-                if self._partial_bytes > self._limit:
-                    raise EventTooLarge(self._limit)
+                self._check(self._partial_bytes)
         except EventTooLarge as error:
             self._too_large = error
             if not events:
@@ -149,6 +106,52 @@ class SSEDecoder:
         if self._too_large is not None:
             raise self._too_large
         return []
+
+    def _check(self, size: int) -> None:
+        if size > self._limit:
+            raise EventTooLarge(self._limit)
+
+    def _line(self, line: str, events: list[ServerSentEvent]) -> None:
+        if self._partial:  # the line the last chunk began
+            line = "".join(self._partial) + line
+            self._partial.clear()
+            self._partial_bytes = 0
+        if len(line) * 4 > self._limit:  # else it cannot be over: 4 bytes a character at most
+            self._check(len(line.encode()))
+        if not line:  # a blank line dispatches the event, if a `data` line came
+            if self._data:
+                data = self._data[0] if len(self._data) == 1 else "\n".join(self._data)
+                events.append(ServerSentEvent(self._event, data, self._last_id, self._retry))
+                self._data = []
+                self._data_bytes = 0
+            self._event = ""
+            self._retry = None
+            return
+        # `name: value`, `name:value`, or a bare `name` (empty value); a line
+        # starting with a colon is a comment (an empty name, ignored). The two
+        # lines of nearly every event are looked for first.
+        if line.startswith("data: "):
+            name, value = "data", line[6:]
+        elif line.startswith("event: "):
+            self._event = line[7:]
+            return
+        else:
+            name, _, value = line.partition(":")
+            if value.startswith(" "):
+                value = value[1:]
+        if name == "data":
+            self._data.append(value)
+            self._data_bytes += len(value.encode()) + 1
+            if self._data_bytes > self._limit + 1:
+                raise EventTooLarge(self._limit)
+        elif name == "event":
+            self._event = value
+        elif name == "id":
+            if "\0" not in value:
+                self._last_id = value
+        elif name == "retry":
+            with suppress(ValueError):  # httpx-sse's rule: what `int` reads
+                self._retry = int(value)
 
 
 FAST = True  # pydantic's parser first, `loads` when it refuses (the module's docstring)

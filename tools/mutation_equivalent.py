@@ -55,37 +55,37 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._sse.xǁSSEDecoderǁ__init____mutmut_25": (
         "None for `_event = ''`: ServerSentEvent names an event None or '' alike, 'message'"
     ),
+    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_32": (
+        "None for `_event = ''`: ServerSentEvent names an event None or '' alike, 'message'"
+    ),
     "silvia_client._sse.xǁSSEDecoderǁ__init____mutmut_30": (
         "None for `_last_id = ''`: ServerSentEvent makes an id of None ''"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_41": (
+    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_8": (
         "len * 5 > limit: more lines measured, and the measure decides alone (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_42": (
+    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_9": (
         "len * 4 >= limit: a line of exactly limit / 4 measured too, the measure decides (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_47": (
+    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_13": (
         "joins one data line too: the same string (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_66": (
-        "None for `_event = ''`: ServerSentEvent names an event None or '' alike, 'message'"
-    ),
-    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_71": (
+    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_36": (
         "`data: ` lines left to the general field branch, which reads them the same (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_72": (
+    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_37": (
         "`data: ` lines left to the general field branch, which reads them the same (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_78": (
+    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_43": (
         "`event: ` lines left to the general field branch, which reads them the same (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_79": (
+    "silvia_client._sse.xǁSSEDecoderǁ_line__mutmut_44": (
         "`event: ` lines left to the general field branch, which reads them the same (speed)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_126": (
+    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_40": (
         "joins one line into itself: the same string (memory)"
     ),
-    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_127": (
+    "silvia_client._sse.xǁSSEDecoderǁfeed__mutmut_41": (
         "two lines kept unjoined until the next chunk or the event's end (memory, not output)"
     ),
     "silvia_client.citations._rows.x__read_target__mutmut_2": (

@@ -60,6 +60,18 @@ class RawEvent:
     data: str = field(repr=False)
 
 
+def _raw_data(data: str, include_provider: bool) -> str | None:
+    """An event's raw data: as sent, or without its `provider` members, or None if not JSON."""
+    if include_provider:
+        return data
+    try:
+        value = loads(data)
+    except (ValueError, RecursionError):
+        return None
+    kept = without_provider(value)
+    return data if kept == value else json.dumps(kept, default=str)
+
+
 def _jsonable(value: object, include_provider: bool) -> object:
     if isinstance(value, tuple):
         return [_jsonable(item, include_provider) for item in value]
@@ -84,18 +96,12 @@ class _Event:
         document: dict[str, Any] = {"type": self.type}
         for item in fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
             value = getattr(self, item.name)
-            if item.name != "data" or not isinstance(value, str):
-                document[item.name] = _jsonable(value, include_provider)
-            elif include_provider:
-                document["data"] = value  # raw, as sent
+            if item.name == "data" and isinstance(value, str):
+                raw = _raw_data(value, include_provider)
+                if raw is not None:
+                    document["data"] = raw
             else:
-                try:
-                    loaded = loads(value)
-                except (ValueError, RecursionError):
-                    pass  # not JSON: left out
-                else:
-                    kept = without_provider(loaded)
-                    document["data"] = value if kept == loaded else json.dumps(kept, default=str)
+                document[item.name] = _jsonable(value, include_provider)
         return document
 
     def to_json(self, *, include_provider: bool = False) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Generic, Literal, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
@@ -55,23 +55,6 @@ def without_provider(value: object) -> object:
     return value
 
 
-class _Target:
-    """The nine targets' base: `to_wire`, read off each one's fields."""
-
-    __slots__ = ()
-    kind: ClassVar[TargetKind]
-
-    def to_wire(self) -> WireDict:
-        """The full wire form (for routing): the server's JSON object, `provider` included."""
-        wire: WireDict = {"kind": self.kind}
-        for item in fields(self):  # type: ignore[arg-type]  # every target is a dataclass
-            value = getattr(self, item.name)
-            if isinstance(value, tuple):  # an `accounts` target's refs
-                value = [ref.to_wire() for ref in value]
-            wire["accountId" if item.name == "account_id" else item.name] = value
-        return wire
-
-
 @dataclass(frozen=True, slots=True)
 class AccountRef:
     """One of the user's own accounts: its id, and the vendor that holds it (never shown)."""
@@ -85,54 +68,78 @@ class AccountRef:
 
 
 @dataclass(frozen=True, slots=True)
-class WebTarget(_Target):
+class WebTarget:
     """A web page."""
 
     kind: ClassVar[Literal["web"]] = "web"
     url: str
 
+    def to_wire(self) -> WireDict:
+        """The full wire form (for routing): the server's JSON object."""
+        return {"kind": "web", "url": self.url}
+
 
 @dataclass(frozen=True, slots=True)
-class TaxReferenceTarget(_Target):
+class TaxReferenceTarget:
     """A tax authority document; `url` is None for a document of Silvia's own library."""
 
     kind: ClassVar[Literal["tax_reference"]] = "tax_reference"
     url: str | None = None
 
+    def to_wire(self) -> WireDict:
+        """The full wire form (for routing): the server's JSON object."""
+        return {"kind": "tax_reference", "url": self.url}
+
 
 @dataclass(frozen=True, slots=True)
-class CardDocumentTarget(_Target):
+class CardDocumentTarget:
     """A credit card issuer's document; `url` is None for a library copy."""
 
     kind: ClassVar[Literal["card_document"]] = "card_document"
     url: str | None = None
 
+    def to_wire(self) -> WireDict:
+        """The full wire form (for routing): the server's JSON object."""
+        return {"kind": "card_document", "url": self.url}
+
 
 @dataclass(frozen=True, slots=True)
-class MortgageReferenceTarget(_Target):
+class MortgageReferenceTarget:
     """A mortgage regulator's or agency's document; `url` is None for a library copy."""
 
     kind: ClassVar[Literal["mortgage_reference"]] = "mortgage_reference"
     url: str | None = None
 
+    def to_wire(self) -> WireDict:
+        """The full wire form (for routing): the server's JSON object."""
+        return {"kind": "mortgage_reference", "url": self.url}
+
 
 @dataclass(frozen=True, slots=True)
-class MarketDataTarget(_Target):
+class MarketDataTarget:
     """A ticker's market data."""
 
     kind: ClassVar[Literal["market_data"]] = "market_data"
     ticker: str
 
+    def to_wire(self) -> WireDict:
+        """The full wire form (for routing): the server's JSON object."""
+        return {"kind": "market_data", "ticker": self.ticker}
+
 
 @dataclass(frozen=True, slots=True)
-class AnalysisTarget(_Target):
+class AnalysisTarget:
     """The output of an analysis Silvia ran (labelled by its source: live data or analysis)."""
 
     kind: ClassVar[Literal["analysis"]] = "analysis"
 
+    def to_wire(self) -> WireDict:
+        """The full wire form (for routing): the server's JSON object."""
+        return {"kind": "analysis"}
+
 
 @dataclass(frozen=True, slots=True)
-class AccountTarget(_Target):
+class AccountTarget:
     """One of the user's own accounts."""
 
     kind: ClassVar[Literal["account"]] = "account"
@@ -143,20 +150,32 @@ class AccountTarget(_Target):
     def ref(self) -> AccountRef:
         return AccountRef(self.account_id, self.provider)
 
+    def to_wire(self) -> WireDict:
+        """The full wire form (for routing): the server's JSON object, `provider` included."""
+        return {"kind": "account", "accountId": self.account_id, "provider": self.provider}
+
 
 @dataclass(frozen=True, slots=True)
-class AccountsTarget(_Target):
+class AccountsTarget:
     """Several of the user's accounts: the citation covers all of them."""
 
     kind: ClassVar[Literal["accounts"]] = "accounts"
     accounts: tuple[AccountRef, ...]
 
+    def to_wire(self) -> WireDict:
+        """The full wire form (for routing): the server's JSON object, each `provider` included."""
+        return {"kind": "accounts", "accounts": [ref.to_wire() for ref in self.accounts]}
+
 
 @dataclass(frozen=True, slots=True)
-class PortfolioTarget(_Target):
+class PortfolioTarget:
     """The user's whole portfolio."""
 
     kind: ClassVar[Literal["portfolio"]] = "portfolio"
+
+    def to_wire(self) -> WireDict:
+        """The full wire form (for routing): the server's JSON object."""
+        return {"kind": "portfolio"}
 
 
 CitationTarget: TypeAlias = (
