@@ -213,8 +213,15 @@ class Scrubber:
 
 
 _LIVE: weakref.WeakSet[Scrubber] = weakref.WeakSet()
-_HTTPCORE = ("connection", "http11", "http2", "proxy", "socks")
-_LIBRARY_LOGGERS = ("httpx", "hpack.hpack", *(f"httpcore.{name}" for name in _HTTPCORE))
+_LIBRARY_LOGGERS = (
+    "httpx",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+    "httpcore.socks",
+    "hpack.hpack",
+)
 
 
 def _blank_tokens(record: logging.LogRecord) -> bool:
