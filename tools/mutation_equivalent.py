@@ -136,7 +136,7 @@ EQUIVALENT: dict[str, str] = {
         "flush's error text: `feed` reads every byte given (to an empty unconsumed_tail), so "
         "zlib's flush has nothing left that can fail"
     ),
-    "silvia_client._async._body.x_body_chunks__mutmut_6": (
+    "silvia_client._async._body.x_body_chunks__mutmut_5": (
         "'CONTENT-ENCODING' for 'content-encoding': httpx.Headers are case-insensitive"
     ),
     # The async drain has two bounds, the guard's alarm (which the sync side needs alone) and
@@ -210,7 +210,7 @@ EQUIVALENT: dict[str, str] = {
     "silvia_client._deadline.xǁCallǁtimeouts__mutmut_3": (
         "left < 0 for <= 0: differs only when the deadline is now to the float, once"
     ),
-    "silvia_client.chat._turn.xǁ_Copiedǁ__get____mutmut_16": (
+    "silvia_client.chat._turn.xǁ_CopiedOnFirstUseǁ__get____mutmut_6": (
         "cast(None, value) for cast(T, value): `cast` returns its value, whatever the type"
     ),
     "silvia_client.chat._turn.xǁTurnBuilderǁ_text_to__mutmut_2": (

@@ -107,7 +107,8 @@ def body_chunks(response: httpx.Response) -> AsyncIterable[bytes]:
     a body read already is as httpx decoded it."""
     if response.is_stream_consumed:
         return _content(response)
-    inflater = inflater_for(response.headers.get("content-encoding"))
+    header = response.headers.get("content-encoding")
+    inflater = None if header is None else inflater_for(header)
     if inflater is None:
         return response.aiter_raw()
     return _inflated(response.aiter_raw(), inflater)

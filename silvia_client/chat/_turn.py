@@ -8,6 +8,7 @@ sent it; `Turn.target_for` reads the server's final word off the rows (`citation
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
@@ -55,11 +56,12 @@ class Timings:
 class Turn(FinalTargets, Shared):
     """One chat turn as the client assembled it.
 
-    `citations` are the `citations_summary` rows as sent; `inline_citations` are the streamed rows
-    as sent, in order, each with its own target and its `offset` in `text`. A source's rows may
-    carry different targets (the server pools accounts, or untypes a source, as the turn goes on);
-    `target_for` is where the source ended. `complete` is True only when `done` arrived. `timings`
-    says when the turn reached its milestones.
+    `citations` are the `citations_summary` rows as sent; `inline_citations`
+    are the streamed rows as sent, in order, each with its own target and its
+    `offset` in `text`. A source's rows may carry different targets (the
+    server pools accounts, or untypes a source, as the turn goes on);
+    `target_for` is where the source ended. `complete` is True only when
+    `done` arrived. `timings` says when the turn reached its milestones.
     """
 
     _said: ClassVar[str] = "turn"
@@ -97,15 +99,15 @@ class Turn(FinalTargets, Shared):
         return to_json(self, include_provider, indent)
 
 
-class _Copied(Generic[T]):
+class _CopiedOnFirstUse(Generic[T]):
     """A field of `TurnSoFar` (a descriptor-typed dataclass field, as `dataclasses` has them):
-    its builder's list (`items`, text pieces or rows) up to the snapshot's reach, copied on
-    first read, then kept; read off the class, its default."""
+    copied out of its builder's lists on first read, then kept; read off the class, its default."""
 
     _name: str  # the field's, given by `__set_name__`
 
-    def __init__(self, default: T, items: str) -> None:
-        self._default, self._items = default, items
+    def __init__(self, default: T, copy: Callable[[TurnSoFar], T]) -> None:
+        self._default = default
+        self._copy = copy
 
     def __set_name__(self, owner: type[TurnSoFar], name: str) -> None:
         self._name = name
@@ -115,36 +117,39 @@ class _Copied(Generic[T]):
             return self._default
         kept = turn._kept  # filled in place: the frozen value is never reassigned
         if self._name not in kept:
-            builder, reach = turn._source, turn._reach[self._items]
-            if self._items == "_pieces":
-                kept[self._name] = builder._text_to(reach)
-            else:
-                kept[self._name] = tuple(getattr(builder, self._items)[:reach])
+            kept[self._name] = self._copy(turn)
         return cast(T, kept[self._name])
 
     def __set__(self, turn: TurnSoFar, default: T) -> None:
         """`__init__` gives the field's default: the builder holds the value."""
 
 
-# The builder's lists a `TurnSoFar` reads on first use, which only grow.
-_GROWING = ("_pieces", "_inline", "_unknown", "_malformed", "_citation_errors")
-
-
 @dataclass(frozen=True, eq=False, repr=False)
 class TurnSoFar(Turn):
     """A `Turn` as its builder stood when it was taken: what a stream's `current_turn` gives.
 
-    Its text and rows are copied off the builder's lists up to `_reach` on first use, then
-    kept. It pickles and copies as a plain `Turn`.
+    Its text and rows are copied off the builder's lists (which only grow) up to `_reach`
+    on first use, then kept. It pickles and copies as a plain `Turn`.
     """
 
-    text: _Copied[str] = _Copied("", "_pieces")
-    inline_citations: _Copied[tuple[InlineCitation, ...]] = _Copied((), "_inline")
-    unknown_events: _Copied[tuple[UnknownEvent, ...]] = _Copied((), "_unknown")
-    malformed_events: _Copied[tuple[MalformedEvent, ...]] = _Copied((), "_malformed")
-    citation_errors: _Copied[tuple[RowError, ...]] = _Copied((), "_citation_errors")
+    text: _CopiedOnFirstUse[str] = _CopiedOnFirstUse(
+        "", lambda turn: turn._source._text_to(turn._reach[0])
+    )
+    inline_citations: _CopiedOnFirstUse[tuple[InlineCitation, ...]] = _CopiedOnFirstUse(
+        (), lambda turn: tuple(turn._source._inline[: turn._reach[1]])
+    )
+    unknown_events: _CopiedOnFirstUse[tuple[UnknownEvent, ...]] = _CopiedOnFirstUse(
+        (), lambda turn: tuple(turn._source._unknown[: turn._reach[2]])
+    )
+    malformed_events: _CopiedOnFirstUse[tuple[MalformedEvent, ...]] = _CopiedOnFirstUse(
+        (), lambda turn: tuple(turn._source._malformed[: turn._reach[3]])
+    )
+    citation_errors: _CopiedOnFirstUse[tuple[RowError, ...]] = _CopiedOnFirstUse(
+        (), lambda turn: tuple(turn._source._citation_errors[: turn._reach[4]])
+    )
     _source: TurnBuilder = field(default_factory=lambda: TurnBuilder(), repr=False)
-    _reach: dict[str, int] = field(default_factory=dict, repr=False)  # each list's length
+    # How far the lists had come: text pieces, inline rows, unknown, malformed, row errors.
+    _reach: tuple[int, ...] = field(default=(0, 0, 0, 0, 0), repr=False)
     _kept: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     def turn(self) -> Turn:
@@ -232,7 +237,13 @@ class TurnBuilder:
                 error=self.error,
                 timings=self.timings(),
                 _source=self,
-                _reach={name: len(getattr(self, name)) for name in _GROWING},
+                _reach=(  # how far each list a `TurnSoFar` reads on first use has come
+                    len(self._pieces),
+                    len(self._inline),
+                    len(self._unknown),
+                    len(self._malformed),
+                    len(self._citation_errors),
+                ),
             )
             self._snapshot_key = key
         return self._snapshot
