@@ -53,9 +53,8 @@ class Inflater:
             raise httpx.DecodingError(str(error)) from error
 
 
-def inflater_for(header: str | None) -> Inflater | None:
+def inflater_for(header: str) -> Inflater | None:
     """The decoder a Content-Encoding needs (None: none), or a `DecodingError` if we cannot."""
-    header = header or ""
     codings = [c for c in header.lower().replace(" ", "").split(",") if c not in ("", "identity")]
     if not codings:
         return None
@@ -69,10 +68,12 @@ def inflater_for(header: str | None) -> Inflater | None:
 
 def encoding_error(response: httpx.Response) -> str | None:
     """Why the body's Content-Encoding cannot be decoded here (`br`, `zstd`, stacked)."""
-    try:
-        inflater_for(response.headers.get("content-encoding"))
-    except httpx.DecodingError as error:
-        return str(error)
+    header = response.headers.get("content-encoding")
+    if header is not None:
+        try:
+            inflater_for(header)
+        except httpx.DecodingError as error:
+            return str(error)
     return None
 
 
