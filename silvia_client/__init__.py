@@ -11,7 +11,9 @@ with SilviaClient() as client:  # SILVIA_BASE_URL, SILVIA_TOKEN
 
 from typing import TYPE_CHECKING
 
+from . import errors
 from ._lazy import load_on_first_use
+from .errors import *  # noqa: F403  (the error tree imports nothing: it loads with the package)
 
 if TYPE_CHECKING:
     from ._async._client import AsyncSilviaClient
@@ -27,82 +29,31 @@ if TYPE_CHECKING:
         parse_citation_target,
         resolve_citation,
     )
-    from .errors import (
-        APIConnectionError,
-        APIError,
-        APIStatusError,
-        APITimeoutError,
-        AuthenticationError,
-        BadRequestError,
-        ClientClosedError,
-        ConfigurationError,
-        ConflictError,
-        EventLoopChangedError,
-        IncompleteTurnError,
-        InternalServerError,
-        NotFoundError,
-        PermissionDeniedError,
-        RateLimitError,
-        RequestTooLargeError,
-        ResponseTooLargeError,
-        ServerStreamError,
-        SilviaError,
-        StreamDisconnectedError,
-        StreamError,
-        StreamTimeoutError,
-        StreamTooLargeError,
-        UnexpectedResponseError,
-        UnprocessableEntityError,
-    )
     from .sessions import Message, Session
 
 __all__ = [
     "DEFAULT_WIRE",
-    "APIConnectionError",
-    "APIError",
-    "APIStatusError",
-    "APITimeoutError",
     "AccountRef",
     "AsyncChatStream",
     "AsyncSilviaClient",
-    "AuthenticationError",
-    "BadRequestError",
     "ChatEvent",
     "ChatStream",
     "Citation",
     "CitationTarget",
-    "ClientClosedError",
-    "ConfigurationError",
-    "ConflictError",
-    "EventLoopChangedError",
     "EventNames",
-    "IncompleteTurnError",
     "InlineCitation",
-    "InternalServerError",
     "Message",
-    "NotFoundError",
-    "PermissionDeniedError",
-    "RateLimitError",
-    "RequestTooLargeError",
-    "ResponseTooLargeError",
-    "ServerStreamError",
     "Session",
     "SilviaClient",
-    "SilviaError",
-    "StreamDisconnectedError",
-    "StreamError",
-    "StreamTimeoutError",
-    "StreamTooLargeError",
     "Turn",
-    "UnexpectedResponseError",
-    "UnprocessableEntityError",
     "WireFormat",
     "__version__",
     "parse_citation_target",
     "resolve_citation",
 ]
+__all__ += errors.__all__  # every error, named once: in `errors.py`
 
-# Where each public name lives; each is imported on first use (`_lazy.py` says why).
+# Where each other public name lives; each is imported on first use (`_lazy.py` says why).
 _WHERE = {
     "._async._client": "AsyncSilviaClient",
     "._sync._client": "SilviaClient",
@@ -112,8 +63,6 @@ _WHERE = {
     ".citations": (
         "AccountRef Citation CitationTarget InlineCitation parse_citation_target resolve_citation"
     ),
-    # The error tree: every name of `__all__` that ends in "Error", and only those.
-    ".errors": " ".join(name for name in __all__ if name.endswith("Error")),
     ".sessions": "Message Session",
 }
 load_on_first_use(__name__, {module: tuple(names.split()) for module, names in _WHERE.items()})
