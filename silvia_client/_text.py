@@ -19,7 +19,6 @@ def escaped(match: re.Match[str]) -> str:
 # it on screen: left open in a title, an override reverses the rest of the answer and the
 # labels around it (visual spoofing). The marks U+200E, U+200F and U+061C open no scope,
 # and right-to-left names need them: they stay.
-BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 _BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 

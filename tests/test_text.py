@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from hypothesis import given
 from hypothesis import strategies as st
 
-from silvia_client._text import BIDI_CONTROLS, terminal_text
+from silvia_client._text import terminal_text
 from silvia_client.cli._output import carried
 from silvia_client.qa.report import json_clean, xml_text
 
@@ -35,6 +35,7 @@ texts = st.lists(
 # What must never be written raw to a terminal: C0 but \n and \t, DEL, C1, the line
 # and paragraph separators, lone surrogates.
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 

@@ -166,10 +166,6 @@ class AsyncSilviaClient:
         )
         self._bind()
 
-    @property
-    def _http(self) -> httpx.AsyncClient:  # for tests
-        return self._pool.get()
-
     def _bind(self) -> None:
         # Here: `from silvia_client import SilviaClient` stays without httpx-sse and
         # pydantic-core until a client is made.

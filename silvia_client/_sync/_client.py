@@ -168,10 +168,6 @@ class SilviaClient:
         )
         self._bind()
 
-    @property
-    def _http(self) -> httpx.Client:  # for tests
-        return self._pool.get()
-
     def _bind(self) -> None:
         # Here: `from silvia_client import SilviaClient` stays without httpx-sse and
         # pydantic-core until a client is made.

@@ -56,11 +56,6 @@ LEGACY_NAME = "Untyped"
 # Jupyter typesets `$...$` in outputs with MathJax unless told not to (2 and 3).
 _NO_MATH = "tex2jax_ignore mathjax_ignore"
 _POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'"
-_PAGE_STYLE = (
-    "<style>:root{color-scheme:light dark}"
-    "body{margin:0 auto;padding:1rem;max-width:64rem;background:Canvas;color:CanvasText}"
-    "</style>"
-)
 
 
 def kind_class(kind: str | None) -> str:
@@ -71,9 +66,10 @@ def kind_class(kind: str | None) -> str:
 
 
 @functools.cache
-def style() -> str:
-    """The `<style>` of every view: `style.css`, read once, on one line as views always had it."""
-    css = resources.files(__package__).joinpath("style.css").read_text(encoding="utf-8")
+def style(sheet: str = "style.css") -> str:
+    """A `<style>` of `sheet`, read once, on one line: `style.css` is every view's, `page.css`
+    a `page`'s body."""
+    css = resources.files(__package__).joinpath(sheet).read_text(encoding="utf-8")
     return "<style>" + css.replace("\n", "") + "</style>"
 
 
@@ -354,7 +350,7 @@ def page(
         f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="color-scheme" content="light dark">'
-        f"<title>{escape(title or shown)}</title>{_PAGE_STYLE}</head>\n"
+        f"<title>{escape(title or shown)}</title>{style('page.css')}</head>\n"
         f"<body>{html}</body></html>\n"
     )
     if path is not None:

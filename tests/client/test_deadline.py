@@ -291,15 +291,15 @@ async def test_close_closes_the_sdks_own_pool_and_every_call_after_is_a_client_c
     for mine in (http, None):
         client = api.client(http_client=mine)
         await api.close(client)
-        assert client._http.is_closed is (mine is None)
+        assert client._pool.get().is_closed is (mine is None)
         client = api.client(http_client=mine)
         if isinstance(client, AsyncSilviaClient):
             async with client:
-                assert not client._http.is_closed
+                assert not client._pool.get().is_closed
         else:
             with client:
-                assert not client._http.is_closed
-        assert client._http.is_closed is (mine is None)
+                assert not client._pool.get().is_closed
+        assert client._pool.get().is_closed is (mine is None)
     assert not http.is_closed
     # A pool its caller closed under the client.
     client = api.client(http_client=http)
@@ -347,7 +347,7 @@ def test_a_call_expires_when_its_guard_stops_or_its_deadline_passes_and_cuts_its
         base_url="https://silvia.test", token="t", timeout=timeout, idle_timeout=9
     ) as client:
         chat = client._call("chat", deadline=math.inf)
-        request = client._http.build_request("POST", "https://silvia.test/api/chat")
+        request = client._pool.get().build_request("POST", "https://silvia.test/api/chat")
         request.extensions["timeout"] = chat.timeouts()
         assert request.extensions["timeout"] == {"connect": 50, "read": 4, "write": 50, "pool": 50}
         chat.wait_between_events(request)

@@ -502,8 +502,8 @@ async def test_a_ready_client_sends_the_servers_token_and_keywords_and_finds_ses
         assert played.target_for(POOLED) == parse_citation_target(expected.target_for(POOLED))
         assert session.messages[-1].citations == played.citations
     assert len(server.sessions) == 2  # this server's store, not another's
-    assert client._http.is_closed  # the httpx clients they made, closed with them
-    assert aclient._http.is_closed
+    assert client._pool.get().is_closed  # the httpx clients they made, closed with them
+    assert aclient._pool.get().is_closed
     # Given another token, they send it (shown in no 401: tests/client/test_privacy.py).
     async with clients(server, token="a-wrong-token") as (client, aclient):
         with pytest.raises(AuthenticationError):
