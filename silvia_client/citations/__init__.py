@@ -13,6 +13,7 @@ Where things are:
 
 from typing import TYPE_CHECKING
 
+from .._lazy import load_on_first_use
 from ._accounts import (
     account_id_candidates,
     account_ref_from_row,
@@ -87,14 +88,6 @@ __all__ = [
 if TYPE_CHECKING:
     from ._rows import Citation, InlineCitation, load_citations
 
-
-def __getattr__(name: str) -> object:
-    # The citation rows are pydantic models. Like `import pydantic` itself, importing
-    # this package leaves pydantic's model machinery (about 40 ms) until first use.
-    if name in ("Citation", "InlineCitation", "load_citations"):
-        from . import _rows
-
-        value = getattr(_rows, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The citation rows are pydantic models. Like `import pydantic` itself, importing this
+# package leaves pydantic's model machinery (about 40 ms) until first use (`_lazy.py`).
+load_on_first_use(__name__, {"._rows": ("Citation", "InlineCitation", "load_citations")})
