@@ -48,7 +48,6 @@ from .errors import (
 )
 
 logger = logging.getLogger("silvia_client")
-DEFAULT_PORTS = {"http": 80, "https": 443}  # a URL without a port names its scheme's
 
 
 class _Token:
@@ -512,7 +511,7 @@ class ResponseErrors:
         """The error for a transport error, caused by it: it names `scheme://host:port`,
         never the path or the query (a session id), nor any userinfo."""
         self.scrub.exception(error)
-        port = url.port or DEFAULT_PORTS.get(url.scheme)
+        port = url.port or {"http": 80, "https": 443}.get(url.scheme)
         where = f"{url.scheme}://{url.host}:{port}"
         if isinstance(error, httpx.TimeoutException):
             failure: APIConnectionError = APITimeoutError(

@@ -16,7 +16,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from ._base import DEFAULT_PORTS
 from .errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
     from .chat._turn import TurnBuilder
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 # One span per operation, named for what the user called.
 _NAMES = {"chat": "silvia.chat", "get": "silvia.sessions.get"}
 
@@ -98,7 +98,7 @@ class Operation:
         attributes: dict[str, str | int] = {
             "http.request.method": request.method,
             "server.address": url.host,
-            "server.port": url.port or DEFAULT_PORTS.get(url.scheme, 0),
+            "server.port": url.port or _DEFAULT_PORTS.get(url.scheme, 0),
             "url.scheme": url.scheme,
             # The client's own URL: the base URL (no credentials, no query) and a path
             # that holds at most a session id, scrubbed as the span's own is.
