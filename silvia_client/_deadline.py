@@ -71,11 +71,14 @@ def _timeout(value: object) -> httpx.Timeout:
     return timeout
 
 
-def _seconds(value: object, *, backoff: bool = False) -> float:
-    # A wait is above 0 (`math.inf`: none); a backoff may be 0, and is finite.
-    if not _is_number(value) or not _within_clock(value):
+def _wait(value: object) -> float:  # above 0 (`math.inf`: none)
+    if not _is_number(value) or not _within_clock(value) or not value > 0:  # type: ignore[operator]
         raise _Refused
-    if not (value != math.inf if backoff else value > 0):  # type: ignore[operator]
+    return float(value)  # type: ignore[arg-type]
+
+
+def _backoff(value: object) -> float:  # 0 or more, and finite
+    if not _is_number(value) or not _within_clock(value) or value == math.inf:
         raise _Refused
     return float(value)  # type: ignore[arg-type]
 
@@ -159,14 +162,12 @@ RULES: Mapping[str, Rule] = {
         f"timeout must be seconds for every phase (above 0, at most {_MAX}), an httpx.Timeout "
         "or None (none)",
     ),
-    "idle_timeout": Rule(_seconds, f"idle_timeout {_SECONDS}"),
-    "deadline": Rule(_seconds, f"deadline {_SECONDS}, or None for the defaults", "optional"),
+    "idle_timeout": Rule(_wait, f"idle_timeout {_SECONDS}"),
+    "deadline": Rule(_wait, f"deadline {_SECONDS}, or None for the defaults", "optional"),
     "max_event_bytes": Rule(_whole, f"max_event_bytes {_BYTES}"),
     "max_response_bytes": Rule(_whole, f"max_response_bytes {_BYTES}"),
     "max_retries": Rule(partial(_whole, least=0), "max_retries must be a whole number, 0 or more"),
-    "retry_backoff": Rule(
-        partial(_seconds, backoff=True), f"retry_backoff must be a number of seconds, 0 to {_MAX}"
-    ),
+    "retry_backoff": Rule(_backoff, f"retry_backoff must be a number of seconds, 0 to {_MAX}"),
     "message": Rule(
         partial(_text, blank=DEFAULTS.refuse_blank_message),
         "message must not be empty or only whitespace",
