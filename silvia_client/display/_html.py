@@ -4,9 +4,10 @@ Policy allows no script, request or form.
 A turn is its answer with a numbered chip where each citation streamed in, then its
 "Sources" (`sources_html`); a session opens with a line that sums it up (`glance_html`)
 and folds each message's sources; what a reader could miss is said once (`_Notes`).
-`style.css`, the one stylesheet, styles only `.silvia-*`, in the host's colours where it
-has them, every text on its background at least 4.5:1 (`tests/display/test_themes.py`);
-the views are semantic HTML, readable where the `<style>` is stripped.
+`style.css`, the views' one stylesheet, styles only `.silvia-*`, in the host's colours
+where it has them, every text on its background at least 4.5:1
+(`tests/display/test_themes.py`); the views are semantic HTML, readable where the
+`<style>` is stripped. `page.css` styles only a `page`'s own body.
 """
 
 from __future__ import annotations
